@@ -1,0 +1,11 @@
+# LAZYGEN_SANITIZE=address,undefined | thread: instruments every target of this build.
+if(LAZYGEN_SANITIZE)
+  if(LAZYGEN_SANITIZE MATCHES "thread" AND LAZYGEN_SANITIZE MATCHES "address")
+    message(FATAL_ERROR "LAZYGEN_SANITIZE: 'thread' cannot be combined with 'address'")
+  endif()
+  add_compile_options(-fsanitize=${LAZYGEN_SANITIZE} -fno-omit-frame-pointer -fno-sanitize-recover=all)
+  add_link_options(-fsanitize=${LAZYGEN_SANITIZE})
+  set(LAZYGEN_SANITIZE_STATUS "${LAZYGEN_SANITIZE}")
+else()
+  set(LAZYGEN_SANITIZE_STATUS "off")
+endif()

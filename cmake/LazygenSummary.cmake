@@ -1,0 +1,11 @@
+# One readable block at the end of configuration: what is on, what is off and why.
+message(STATUS "")
+message(STATUS "lazygen ${PROJECT_VERSION} configuration")
+message(STATUS "  build type      : ${CMAKE_BUILD_TYPE}")
+message(STATUS "  warnings=errors : ${LAZYGEN_WERROR}")
+message(STATUS "  ccache          : ${LAZYGEN_CCACHE_STATUS}")
+message(STATUS "  CUDA backend    : ${LAZYGEN_CUDA_STATUS}")
+message(STATUS "  hook checker    : ${LAZYGEN_HOOK_CHECKER_STATUS}")
+message(STATUS "  sanitizers      : ${LAZYGEN_SANITIZE_STATUS}")
+message(STATUS "  tests/bench/ex  : ${LAZYGEN_BUILD_TESTS}/${LAZYGEN_BUILD_BENCHMARKS}/${LAZYGEN_BUILD_EXAMPLES}")
+message(STATUS "")
