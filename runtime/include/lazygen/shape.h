@@ -1,0 +1,46 @@
+// Shape: what shape inference knows about a tensor before it has data (dtype and sizes).
+//
+// Shape functions (generated from ops.yaml's `shape:` rules or hand-written `compute_shape_*`)
+// map input Shapes to output Shapes. The same functions serve eager kernels (to allocate outputs)
+// and lazy tracing (to give IR nodes their shapes), so an op rejects bad shapes the same way on
+// every device, at call time. Errors are ShapeError, naming the op and the shapes.
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "lazygen/dtype.h"
+
+namespace lazygen {
+
+struct Shape {
+  DType dtype = DType::Float32;
+  std::vector<int64_t> sizes;
+
+  Shape() = default;
+  Shape(DType t, std::vector<int64_t> s) : dtype(t), sizes(std::move(s)) {}
+  int64_t dim() const { return static_cast<int64_t>(sizes.size()); }
+  int64_t numel() const;
+  // Bounds-checked size update; throws std::out_of_range naming the dim and the rank.
+  void set_size(int64_t dim, int64_t size);
+  std::string str() const;  // "float32[2, 3]"
+  friend bool operator==(const Shape&, const Shape&) = default;
+};
+
+// A user error found at trace/call time: wrong shapes, dtypes or arguments for an op.
+// what() reads: "add.Tensor: shapes [2, 3] and [4] cannot be broadcast (dim 1: 3 vs 4)".
+class ShapeError : public std::invalid_argument {
+ public:
+  ShapeError(const std::string& op, const std::string& detail);
+};
+
+std::string sizes_str(const std::vector<int64_t>& sizes);  // "[2, 3]"
+// Wraps a possibly negative dim into [0, rank); throws ShapeError naming `op` when out of range.
+int64_t wrap_dim(const char* op, int64_t dim, int64_t rank);
+// Broadcast two size lists as PyTorch does; throws ShapeError naming `op` and both shapes.
+std::vector<int64_t> broadcast_sizes(const char* op, const std::vector<int64_t>& a,
+                                     const std::vector<int64_t>& b);
+
+}  // namespace lazygen
