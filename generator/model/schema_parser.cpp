@@ -12,36 +12,20 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <charconv>
 
 #include "model/schema.h"
+#include "model/suggest.h"
 
 namespace lazygen::gen {
 namespace {
 
-struct TypeSpelling {
-  std::string_view name;
-  BaseType type;
-};
+// Every BaseType, in declaration order (the enum is dense, ConstQuantizerPtr is last).
+constexpr int kBaseTypeCount = static_cast<int>(BaseType::ConstQuantizerPtr) + 1;
 
-constexpr std::array<TypeSpelling, 17> kBaseTypes = {{
-    {"Tensor", BaseType::Tensor},
-    {"int", BaseType::Int},
-    {"SymInt", BaseType::SymInt},
-    {"float", BaseType::Float},
-    {"bool", BaseType::Bool},
-    {"str", BaseType::Str},
-    {"Scalar", BaseType::Scalar},
-    {"ScalarType", BaseType::ScalarType},
-    {"Layout", BaseType::Layout},
-    {"Device", BaseType::Device},
-    {"MemoryFormat", BaseType::MemoryFormat},
-    {"Generator", BaseType::Generator},
-    {"Dimname", BaseType::Dimname},
-    {"Storage", BaseType::Storage},
-    {"Stream", BaseType::Stream},
-    {"QScheme", BaseType::QScheme},
-    {"ConstQuantizerPtr", BaseType::ConstQuantizerPtr},
-}};
+BaseType base_type_at(int i) {
+  return static_cast<BaseType>(i);
+}
 
 // C++ spellings people write by habit, mapped to the schema spelling they mean.
 constexpr std::array<std::pair<std::string_view, std::string_view>, 5> kCppSpellings = {{
@@ -69,90 +53,54 @@ bool is_ident_char(char c) {
 bool is_digit(char c) {
   return c >= '0' && c <= '9';
 }
-char lower(char c) {
-  return static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-}
 
-// Case-insensitive edit distance, for "did you mean" hints on misspelled types.
-size_t edit_distance(std::string_view a, std::string_view b) {
-  std::vector<size_t> row(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    size_t diagonal = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      size_t substitute = diagonal + (lower(a[i - 1]) == lower(b[j - 1]) ? 0 : 1);
-      diagonal = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, substitute});
-    }
-  }
-  return row[b.size()];
+// The schema spellings of all base types, for suggestions.
+std::vector<std::string> type_names() {
+  std::vector<std::string> names;
+  for (int i = 0; i < kBaseTypeCount; ++i) names.emplace_back(base_type_name(base_type_at(i)));
+  return names;
 }
 
 std::string all_type_names() {
   std::string out;
-  for (const TypeSpelling& t : kBaseTypes) {
-    if (!out.empty()) out += ", ";
-    out += t.name;
-  }
+  for (const std::string& name : type_names()) out += (out.empty() ? "" : ", ") + name;
   return out;
 }
 
-// The schema type closest to a misspelled one, or "" when none is close enough to be a typo.
-std::string_view closest_type(std::string_view word) {
+// The schema type a misspelled one most likely means, or "" when none is close enough.
+std::string closest_type(std::string_view word) {
   for (const auto& [cpp, schema] : kCppSpellings) {
-    if (word == cpp) return schema;
+    if (word == cpp) return std::string(schema);
   }
-  // Up to two edits (more for long names) still reads as a typo rather than another word.
-  size_t best_distance = std::max<size_t>(2, word.size() / 3) + 1;
-  std::string_view best;
-  for (const TypeSpelling& t : kBaseTypes) {
-    size_t d = edit_distance(word, t.name);
-    if (d < best_distance) {
-      best_distance = d;
-      best = t.name;
-    }
+  std::string near = nearest(word, type_names());
+  if (!near.empty() || word.size() < 3) return near;
+  // A cut-off spelling ("Tens", "Scal") is too far for an edit distance but still unambiguous.
+  for (const std::string& name : type_names()) {
+    if (name.starts_with(word)) return name;
   }
-  return best;
+  return "";
 }
 
 // "did you mean 'Tensor'? types are: ..." or just the list when nothing is close.
 std::string unknown_type_hint(std::string_view word) {
-  std::string_view best = closest_type(word);
+  std::string best = closest_type(word);
   std::string types = "types are: " + all_type_names();
-  return best.empty() ? types : "did you mean '" + std::string(best) + "'? " + types;
+  return best.empty() ? types : "did you mean '" + best + "'? " + types;
 }
 
 // Kind of a bare (unquoted, non-list) default, or nullopt when it is not a valid value.
-bool is_number(std::string_view s) {
-  size_t i = (!s.empty() && s[0] == '-') ? 1 : 0;
-  size_t digits_start = i;
-  while (i < s.size() && is_digit(s[i])) ++i;
-  if (i < s.size() && s[i] == '.') {
-    ++i;
-    while (i < s.size() && is_digit(s[i])) ++i;
-  }
-  if (i == digits_start || (i == digits_start + 1 && s[digits_start] == '.')) return false;
-  if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
-    ++i;
-    if (i < s.size() && (s[i] == '+' || s[i] == '-')) ++i;
-    size_t exponent_start = i;
-    while (i < s.size() && is_digit(s[i])) ++i;
-    if (i == exponent_start) return false;
-  }
-  return i == s.size();
-}
-
 std::optional<DefaultValue::Kind> classify_bare_default(std::string_view s) {
   using Kind = DefaultValue::Kind;
+  if (s.empty()) return std::nullopt;
   if (s == "None") return Kind::None;
   if (s == "True" || s == "False") return Kind::Bool;
-  if (s == "inf" || s == "-inf" || s == "nan") return Kind::Float;
-  if (is_number(s)) {
-    bool integral = s.find_first_of(".eE") == std::string_view::npos;
-    return integral ? Kind::Int : Kind::Float;
+  double number = 0;
+  auto [end, error] = std::from_chars(s.data(), s.data() + s.size(), number);
+  if (error == std::errc() && end == s.data() + s.size()) {
+    bool integral = s.find_first_not_of("-0123456789") == std::string_view::npos;
+    return integral ? Kind::Int : Kind::Float;  // `1e-05`, `0.5`, `inf` are floats
   }
-  if (!s.empty() && is_ident_start(s[0]) && std::all_of(s.begin(), s.end(), is_ident_char)) {
+  if (is_ident_start(s[0]) && std::all_of(s.begin(), s.end(), is_ident_char)) {
     return Kind::Identifier;
   }
   return std::nullopt;
@@ -177,11 +125,16 @@ class Parser {
   void skip_spaces() {
     while (!at_end() && (text_[pos_] == ' ' || text_[pos_] == '\t')) ++pos_;
   }
-  bool consume(char c) {
-    skip_spaces();
+  // Takes `c` if it is the very next character (suffixes like `?` and `!` allow no space).
+  bool accept(char c) {
     if (peek() != c) return false;
     ++pos_;
     return true;
+  }
+  // Takes `c` if it is the next token.
+  bool consume(char c) {
+    skip_spaces();
+    return accept(c);
   }
   std::string_view scan_identifier() {
     size_t start = pos_;
@@ -238,8 +191,7 @@ OperatorName Parser::parse_operator_name() {
     fail(pos_, "expected an operator name, found " + quoted_at(pos_),
          "operator names are identifiers such as 'add' or 'add.Tensor'");
   }
-  if (peek() == '.') {
-    ++pos_;
+  if (accept('.')) {
     name.overload = scan_identifier();
     if (name.overload.empty()) {
       fail(pos_, "expected an overload name after '" + name.base + ".', found " + quoted_at(pos_),
@@ -274,8 +226,9 @@ std::vector<Argument> Parser::parse_arguments() {
       fail(pos_, "expected ')' to close the argument list",
            "the argument list ends with ')', followed by '-> ReturnType'");
     }
-    std::string after = args.empty() ? "'*'" : "argument '" + args.back().name + "'";
-    fail(pos_, "expected ',' or ')' after " + after + ", found " + quoted_at(pos_),
+    // Only reached after an argument: parse_star() has already checked the ',' after a '*'.
+    fail(pos_,
+         "expected ',' or ')' after argument '" + args.back().name + "', found " + quoted_at(pos_),
          "separate arguments with ', ' and close the list with ')'");
   }
 }
@@ -287,13 +240,14 @@ bool Parser::parse_star(bool seen_star) {
     fail(star, "'*' may appear only once",
          "every argument after the first '*' is already keyword-only; remove this '*'");
   }
-  size_t after = pos_;
-  if (!consume(',')) {
-    fail(after, "'*' must be followed by keyword-only arguments, found " + quoted_at(after),
+  skip_spaces();
+  if (peek() == ',') return true;  // the ',' itself is left for the argument loop
+  if (at_end() || peek() == ')') {
+    fail(pos_, "'*' must be followed by keyword-only arguments, found " + quoted_at(pos_),
          "write '*, Scalar alpha=1' or remove the '*'");
   }
-  pos_ = after;  // leave the ',' for the argument loop
-  return true;
+  fail(pos_, "expected ',' after '*', found " + quoted_at(pos_),
+       "separate the '*' from the keyword-only arguments: '*, Scalar alpha=1'");
 }
 
 Argument Parser::parse_argument(bool kwarg_only, const std::vector<Argument>& earlier) {
@@ -342,13 +296,15 @@ BaseType Parser::parse_base_type() {
     fail(start, "expected a type, found " + quoted_at(start),
          "write a type such as 'Tensor' or 'int'; types are: " + all_type_names());
   }
-  for (const TypeSpelling& t : kBaseTypes) {
-    if (t.name == word) return t.type;
+  // A C++ reference (`Tensor&`) is never a schema type, even when the word before it is.
+  if (accept('&')) {
+    word = text_.substr(start, pos_ - start);
+  } else {
+    for (int i = 0; i < kBaseTypeCount; ++i) {
+      if (base_type_name(base_type_at(i)) == word) return base_type_at(i);
+    }
   }
-  // Let a trailing '&' take part in the suggestion ("Tensor&" -> "Tensor").
-  std::string_view shown = word;
-  if (peek() == '&') shown = text_.substr(start, pos_ + 1 - start);
-  fail(start, "unknown type '" + std::string(shown) + "'", unknown_type_hint(shown));
+  fail(start, "unknown type '" + std::string(word) + "'", unknown_type_hint(word));
 }
 
 // `(a)`, `(a!)`, `(a|b)`, `(a -> *)`, `(a! -> a|b)`; the position is at the '('.
@@ -356,10 +312,7 @@ Annotation Parser::parse_annotation() {
   ++pos_;
   Annotation annotation;
   annotation.alias_sets = parse_alias_sets();
-  if (peek() == '!') {
-    annotation.is_write = true;
-    ++pos_;
-  }
+  annotation.is_write = accept('!');
   skip_spaces();
   if (text_.substr(pos_).starts_with("->")) {
     pos_ += 2;
@@ -367,10 +320,7 @@ Annotation Parser::parse_annotation() {
     annotation.alias_sets_after = parse_alias_sets();
     skip_spaces();
   }
-  if (peek() == ')') {
-    ++pos_;
-    return annotation;
-  }
+  if (accept(')')) return annotation;
   if (at_end()) fail(pos_, "expected ')' to close the alias annotation", kAnnotationHint);
   fail(pos_, "unexpected " + quoted_at(pos_) + " in alias annotation", kAnnotationHint);
 }
@@ -381,8 +331,7 @@ std::vector<std::string> Parser::parse_alias_sets() {
   do {
     skip_spaces();
     size_t start = pos_;
-    if (peek() == '*') {
-      ++pos_;
+    if (accept('*')) {
       sets.emplace_back("*");
       continue;
     }
@@ -397,17 +346,11 @@ std::vector<std::string> Parser::parse_alias_sets() {
 }
 
 void Parser::parse_type_suffixes(Type& type, size_t type_start) {
-  if (peek() == '?') {
-    type.elem_optional = true;
-    ++pos_;
-  }
-  if (peek() == '[') {
+  type.elem_optional = accept('?');
+  if (accept('[')) {
     type.is_list = true;
     type.list_size = parse_list_size();
-    if (peek() == '?') {
-      type.list_optional = true;
-      ++pos_;
-    }
+    type.list_optional = accept('?');
   }
   if (peek() == '?' || peek() == '[') {
     fail(pos_,
@@ -417,27 +360,15 @@ void Parser::parse_type_suffixes(Type& type, size_t type_start) {
   }
 }
 
-// `[]` or `[N]`; the position is at the '['.
+// `]` or `N]` after the '[' of a list type.
 std::optional<int> Parser::parse_list_size() {
-  ++pos_;
-  if (peek() == ']') {
-    ++pos_;
-    return std::nullopt;
-  }
+  if (accept(']')) return std::nullopt;
   size_t start = pos_;
   int size = 0;
   while (is_digit(peek()) && pos_ - start < 6) size = size * 10 + (text_[pos_++] - '0');
-  if (peek() == ']' && size > 0) {
-    ++pos_;
-    return size;
-  }
-  size_t end = text_.find_first_of("],) ", start);
-  std::string_view bad =
-      text_.substr(start, (end == std::string_view::npos ? text_.size() : end) - start);
-  if (end == std::string_view::npos || text_[end] != ']') {
-    fail(pos_, "expected ']' to close the list type",
-         "write '[]' for a list of any length or '[N]' for a fixed length, e.g. 'int[2]'");
-  }
+  if (size > 0 && accept(']')) return size;
+  if (size > 0) fail(pos_, "expected ']' to close the list type", kSuffixHint);
+  std::string_view bad = text_.substr(start, text_.find_first_of("],) ", start) - start);
   fail(start, "invalid list size '" + std::string(bad) + "'",
        "write '[]' for a list of any length or '[N]' with N a positive integer, e.g. 'int[2]'");
 }
@@ -556,12 +487,10 @@ std::vector<Return> Parser::parse_return_tuple() {
     returns.push_back(parse_return());
   } while (consume(','));
   if (consume(')')) return returns;
-  if (at_end()) {
-    fail(pos_, "expected ')' to close the return tuple",
-         "write the returns as '(Tensor, Tensor)' or '(Tensor values, Tensor indices)'");
-  }
-  fail(pos_, "expected ',' or ')' in the return tuple, found " + quoted_at(pos_),
-       "write the returns as '(Tensor, Tensor)' or '(Tensor values, Tensor indices)'");
+  constexpr std::string_view kTupleHint =
+      "write the returns as '(Tensor, Tensor)' or '(Tensor values, Tensor indices)'";
+  if (at_end()) fail(pos_, "expected ')' to close the return tuple", kTupleHint);
+  fail(pos_, "expected ',' or ')' in the return tuple, found " + quoted_at(pos_), kTupleHint);
 }
 
 Return Parser::parse_return() {

@@ -1,0 +1,77 @@
+// See cli.h.
+#include "cli.h"
+
+#include <filesystem>
+#include <ostream>
+#include <sstream>
+
+#include "api/names.h"
+
+namespace fs = std::filesystem;
+
+namespace lazygen::gen {
+namespace {
+
+std::vector<std::string> split_commas(const std::string& s) {
+  std::vector<std::string> out;
+  std::stringstream in(s);
+  for (std::string part; std::getline(in, part, ',');) {
+    if (!part.empty()) out.push_back(part);
+  }
+  return out;
+}
+
+void fill_defaults(Options& opt) {
+  fs::path dir = fs::path(opt.input).parent_path();
+  if (opt.out_dir.empty()) opt.out_dir = (dir / "generated").string();
+  if (opt.template_dir.empty()) opt.template_dir = LAZYGEN_TEMPLATE_DIR;
+  if (opt.style_file.empty() && fs::exists(dir / ".clang-format")) opt.style_file = (dir / ".clang-format").string();
+  if (opt.style_file.empty()) opt.style_file = LAZYGEN_STYLE_FILE;
+}
+
+}  // namespace
+
+void print_usage(std::ostream& os) {
+  os << "usage: lazygen [options] OPS_YAML\n"
+        "  -o, --out DIR        where generated files go (default: generated/ beside OPS_YAML)\n"
+        "  --check              write nothing; exit 1 with a diff if the output is stale\n"
+        "  --dump-schema        print every entry's schema in canonical form, one per line\n"
+        "  --native             OPS_YAML is PyTorch's native_functions.yaml (its keys are ignored)\n"
+        "  --ops A,B,...        generate only these ops (schema names, e.g. add.Tensor,mm)\n"
+        "  --ir-only            emit only the op list and the IR node classes\n"
+        "  --templates DIR      templates to use (default: the ones lazygen was built with)\n"
+        "  --style FILE         .clang-format for the output (default: beside OPS_YAML)\n"
+        "  --no-format          do not run clang-format on the output\n";
+}
+
+Options parse_options(int argc, char** argv) {
+  Options opt;
+  auto value = [&](int& i, const std::string& flag) -> std::string {
+    if (i + 1 >= argc) throw GenError({}, flag + " needs a value", "see lazygen --help");
+    return argv[++i];
+  };
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "-h" || a == "--help") opt.help = true;
+    else if (a == "-o" || a == "--out") opt.out_dir = value(i, a);
+    else if (a == "--check") opt.check = true;
+    else if (a == "--dump-schema") opt.dump_schema = true;
+    else if (a == "--native") opt.native = true;
+    else if (a == "--ops") opt.select = split_commas(value(i, a));
+    else if (a == "--ir-only") opt.ir_only = true;
+    else if (a == "--templates") opt.template_dir = value(i, a);
+    else if (a == "--style") opt.style_file = value(i, a);
+    else if (a == "--no-format") opt.format = false;
+    else if (!a.empty() && a[0] == '-') throw GenError({}, "unknown option '" + a + "'", "see lazygen --help");
+    else if (opt.input.empty()) opt.input = a;
+    else throw GenError({}, "more than one input file ('" + opt.input + "' and '" + a + "')", "pass one ops file");
+  }
+  if (opt.help) return opt;
+  if (opt.input.empty()) throw GenError({}, "no ops file given", "usage: lazygen [options] OPS_YAML");
+  fill_defaults(opt);
+  return opt;
+}
+
+void check_op_names(const OpsFile& file) { api::check_unique_ids(file.ops); }
+
+}  // namespace lazygen::gen

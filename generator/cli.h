@@ -1,0 +1,32 @@
+// Command-line options of the lazygen driver.
+#pragma once
+
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include "model/op_entry.h"
+
+namespace lazygen::gen {
+
+struct Options {
+  std::string input;
+  std::string out_dir;       // default: <dir of input>/generated
+  std::string template_dir;  // default: the templates/ lazygen was built with
+  std::string style_file;    // default: <dir of input>/.clang-format if present
+  std::vector<std::string> select;
+  bool check = false;
+  bool dump_schema = false;
+  bool native = false;
+  bool ir_only = false;
+  bool format = true;
+  bool help = false;
+};
+
+// Throws GenError (with the usage hint) on unknown flags or missing values.
+Options parse_options(int argc, char** argv);
+void print_usage(std::ostream& os);
+// Throws GenError when two ops derive the same C++ names.
+void check_op_names(const OpsFile& file);
+
+}  // namespace lazygen::gen

@@ -1,0 +1,76 @@
+// See common.h.
+#include "dest/common.h"
+
+#include <set>
+
+#include "api/cpp_types.h"
+#include "api/names.h"
+#include "model/expr_scan.h"
+
+namespace lazygen::gen::dest {
+
+std::string join(const std::vector<std::string>& items, const std::string& sep) {
+  std::string out;
+  for (size_t i = 0; i < items.size(); ++i) out += (i ? sep : "") + items[i];
+  return out;
+}
+
+PointwiseInputs pointwise_inputs(const OpEntry& op) {
+  std::set<std::string> used;
+  for (const ExprIdent& id : scan_identifiers(*op.pointwise)) {
+    if (!id.is_call && !id.is_member) used.insert(id.name);
+  }
+  PointwiseInputs in;
+  for (const Argument& a : op.schema.arguments) {
+    if (!used.count(a.name) || (a.kwarg_only && a.is_write())) continue;
+    if (a.type.base == BaseType::Tensor) in.tensors.push_back(&a);
+    else if (api::is_scalar(a)) in.scalars.push_back(&a);
+  }
+  return in;
+}
+
+const Argument* written_argument(const OpEntry& op) {
+  for (const Argument& a : op.schema.arguments) {
+    if (a.is_write()) return &a;
+  }
+  return nullptr;
+}
+
+std::string shape_call(const OpEntry& op) {
+  std::vector<std::string> args;
+  for (const Argument& a : op.schema.arguments) {
+    std::string name = api::cpp_name(a.name);
+    if (a.type.base != BaseType::Tensor) args.push_back(name);
+    else if (a.type.is_list) args.push_back("detail::shapes_of(" + name + ")");
+    else if (a.type.is_optional()) args.push_back("detail::shape_of(" + name + ")");
+    else args.push_back(name + ".shape()");
+  }
+  return api::shape_fn_name(op.schema.name) + "(" + join(args, ", ") + ")";
+}
+
+std::string device_expr(const OpEntry& op) {
+  for (const Argument& a : op.schema.arguments) {
+    if (a.type.base != BaseType::Tensor || a.type.is_optional()) continue;
+    std::string name = api::cpp_name(a.name);
+    return a.type.is_list ? "detail::first_device(" + name + ")" : name + ".device()";
+  }
+  return "kLazy";
+}
+
+std::string device_args(const OpEntry& op) {
+  std::vector<std::string> args;
+  for (const Argument& a : op.schema.arguments) {
+    if (a.type.base == BaseType::Tensor) args.push_back("detail::device_of(" + api::cpp_name(a.name) + ")");
+  }
+  return "{" + join(args, ", ") + "}";
+}
+
+std::string member_name(const Argument& arg) {
+  static const std::set<std::string> kNodeNames = {"op", "operands", "shapes", "shape", "num_outputs",
+                                                   "node_hash", "dag_hash", "to_string", "attrs_string",
+                                                   "can_reuse", "kKind"};
+  std::string name = api::cpp_name(arg.name);
+  return kNodeNames.count(name) ? name + "_" : name;
+}
+
+}  // namespace lazygen::gen::dest

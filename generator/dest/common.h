@@ -1,0 +1,37 @@
+// Small pieces several emitters share: which arguments play which role, and the one-line C++
+// expressions built from them (argument lists, shape-function calls).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "api/signature.h"
+#include "model/op_entry.h"
+
+namespace lazygen::gen::dest {
+
+inline constexpr const char* kIncludeDir = "include/lazygen/generated/";
+
+// Tensor inputs of a pointwise expression, then its Scalars, as the expression references them
+// (schema order; `out` arguments never).
+struct PointwiseInputs {
+  std::vector<const Argument*> tensors;
+  std::vector<const Argument*> scalars;
+};
+PointwiseInputs pointwise_inputs(const OpEntry& op);
+
+// The written argument an in-place/out= op returns (`self` / `out`), or nullptr if functional.
+const Argument* written_argument(const OpEntry& op);
+
+// "compute_shape_add_tensor(self.shape(), other.shape(), alpha)" for eager/lazy callers.
+std::string shape_call(const OpEntry& op);
+// "self.device()" or "tensors.front().device()": where a lazy result lives.
+std::string device_expr(const OpEntry& op);
+// "{detail::device_of(self), detail::device_of(other)}"
+std::string device_args(const OpEntry& op);
+// A member name for an attribute that cannot clash with Node's own methods.
+std::string member_name(const Argument& arg);
+
+std::string join(const std::vector<std::string>& items, const std::string& sep);
+
+}  // namespace lazygen::gen::dest

@@ -1,0 +1,38 @@
+// The emitters: one per kind of generated output. Each turns the validated ops into template
+// values and renders templates/ files; none touches the disk (the FileWriter does).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "model/op_entry.h"
+#include "writer/template.h"
+
+namespace lazygen::gen::dest {
+
+struct GeneratedFile {
+  std::string path;  // relative to the output directory
+  std::string content;
+};
+
+struct EmitContext {
+  const std::vector<OpEntry>& ops;
+  TemplateDir& templates;
+  std::string source;  // what generated comments name, e.g. "ops.yaml"
+};
+
+std::vector<GeneratedFile> emit_op_list(const EmitContext& ctx);
+std::vector<GeneratedFile> emit_op_api(const EmitContext& ctx);
+std::vector<GeneratedFile> emit_shapes(const EmitContext& ctx);
+std::vector<GeneratedFile> emit_pointwise(const EmitContext& ctx);
+std::vector<GeneratedFile> emit_ir_nodes(const EmitContext& ctx);
+std::vector<GeneratedFile> emit_lazy_ops(const EmitContext& ctx);
+std::vector<GeneratedFile> emit_lowering(const EmitContext& ctx);
+// sources.cmake listing every generated .cpp among `files`.
+GeneratedFile emit_sources(const EmitContext& ctx, const std::vector<GeneratedFile>& files);
+
+// Everything above, in a fixed order. `ir_only` (used for PyTorch's full file) emits only the op
+// list and the IR node classes.
+std::vector<GeneratedFile> emit_all(const EmitContext& ctx, bool ir_only = false);
+
+}  // namespace lazygen::gen::dest

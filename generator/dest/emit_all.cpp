@@ -1,0 +1,32 @@
+// emit_all and sources.cmake: the fixed order in which every generated file is produced.
+#include "dest/common.h"
+#include "dest/emit.h"
+
+namespace lazygen::gen::dest {
+
+GeneratedFile emit_sources(const EmitContext& ctx, const std::vector<GeneratedFile>& files) {
+  std::vector<std::string> sources;
+  for (const GeneratedFile& f : files) {
+    if (f.path.ends_with(".cpp")) sources.push_back("${CMAKE_CURRENT_LIST_DIR}/" + f.path);
+  }
+  return {"sources.cmake", ctx.templates.render("sources.cmake.tmpl", {{"source", ctx.source}, {"sources", sources}})};
+}
+
+std::vector<GeneratedFile> emit_all(const EmitContext& ctx, bool ir_only) {
+  std::vector<GeneratedFile> files;
+  auto add = [&](std::vector<GeneratedFile> more) {
+    for (auto& f : more) files.push_back(std::move(f));
+  };
+  add(emit_op_list(ctx));
+  add(emit_ir_nodes(ctx));
+  if (ir_only) return files;
+  add(emit_shapes(ctx));
+  add(emit_op_api(ctx));
+  add(emit_pointwise(ctx));
+  add(emit_lazy_ops(ctx));
+  add(emit_lowering(ctx));
+  files.push_back(emit_sources(ctx, files));
+  return files;
+}
+
+}  // namespace lazygen::gen::dest

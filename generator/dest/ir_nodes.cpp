@@ -1,0 +1,80 @@
+// Emits one IR node class per op (ir_nodes.h). See templates/ir_node_class.h.tmpl and the
+// contract in runtime/core/ir/node.h: operands for tensors and Scalars, const members for the rest.
+#include "api/cpp_types.h"
+#include "api/names.h"
+#include "dest/common.h"
+#include "dest/emit.h"
+
+namespace lazygen::gen::dest {
+namespace {
+
+struct NodeParts {
+  std::vector<std::string> params;     // constructor / can_reuse parameters (without shapes)
+  std::vector<std::string> operands;   // names passed to operand_list
+  std::vector<std::string> hashed;     // attribute expressions hashed at construction
+  std::vector<std::string> members;    // "const int64_t dim;"
+  std::vector<std::string> inits;      // "dim(dim)"
+  std::vector<std::string> compares;   // "attr_equal(dim, this->dim)"
+  std::vector<std::string> attr_pairs; // "{\"dim\", attr_str(dim)}"
+};
+
+void add_operand(NodeParts& p, const Argument& a) {
+  std::string name = member_name(a);
+  bool list = a.type.is_list;
+  p.params.push_back((list ? "const std::vector<Value>& " : "const Value& ") + name);
+  p.operands.push_back(name);
+  if (list) p.hashed.push_back(name + ".size()");  // keeps list boundaries in the identity
+}
+
+void add_attribute(NodeParts& p, const Argument& a, const SourceLoc& loc) {
+  std::string name = member_name(a);
+  std::string type = api::cpp_type(a, api::TypeUse::Member, loc);
+  p.params.push_back("const " + type + "& " + name);
+  p.hashed.push_back(name);
+  p.members.push_back("const " + type + " " + name + ";");
+  p.inits.push_back(name + "(" + name + ")");
+  p.compares.push_back("attr_equal(" + name + ", this->" + name + ")");
+  p.attr_pairs.push_back("{\"" + a.name + "\", attr_str(" + name + ")}");
+}
+
+NodeParts node_parts(const OpEntry& op) {
+  NodeParts p;
+  for (const Argument& a : op.schema.arguments) {
+    if (api::is_operand(a)) add_operand(p, a);
+    else add_attribute(p, a, op.func_loc);
+  }
+  return p;
+}
+
+std::string class_definition(const EmitContext& ctx, const OpEntry& op) {
+  NodeParts p = node_parts(op);
+  std::string operands = "operand_list(" + join(p.operands, ", ") + ")";
+  std::vector<std::string> ctor_params = p.params;
+  ctor_params.push_back("std::vector<Shape> shapes");
+  std::vector<std::string> inits = {"Node(kKind, " + operands + ", std::move(shapes), hash_all(" + join(p.hashed, ", ") + "))"};
+  inits.insert(inits.end(), p.inits.begin(), p.inits.end());
+  std::vector<std::string> reuse = {"operands_match(" + operands + ")"};
+  reuse.insert(reuse.end(), p.compares.begin(), p.compares.end());
+  return ctx.templates.render("ir_node_class.h.tmpl", {
+      {"schema", op.func},
+      {"class_name", api::class_name(op.schema.name)},
+      {"op_id", api::op_id(op.schema.name)},
+      {"ctor_params", join(ctor_params, ", ")},
+      {"initializers", join(inits, ", ")},
+      {"reuse_params", join(p.params, ", ")},
+      {"reuse_condition", join(reuse, " && ")},
+      {"attr_pairs", join(p.attr_pairs, ", ")},
+      {"members", p.members},
+  });
+}
+
+}  // namespace
+
+std::vector<GeneratedFile> emit_ir_nodes(const EmitContext& ctx) {
+  std::vector<std::string> classes;
+  for (const OpEntry& op : ctx.ops) classes.push_back(class_definition(ctx, op));
+  return {{std::string(kIncludeDir) + "ir_nodes.h",
+           ctx.templates.render("ir_nodes.h.tmpl", {{"source", ctx.source}, {"classes", classes}})}};
+}
+
+}  // namespace lazygen::gen::dest

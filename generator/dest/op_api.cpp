@@ -1,0 +1,74 @@
+// Emits the op list (op_list.inc) and the op API: ops.h, tensor_methods.inc and src/ops.cpp.
+#include "api/names.h"
+#include "api/signature.h"
+#include "dest/common.h"
+#include "dest/emit.h"
+
+namespace lazygen::gen::dest {
+namespace {
+
+std::string function_definition(const EmitContext& ctx, const OpEntry& op) {
+  api::CppSignature sig = api::op_signature(op, api::api_name(op.schema), api::TypeUse::Api);
+  return ctx.templates.render("op_function.cpp.tmpl", {
+      {"schema", op.func},
+      {"signature", sig.definition()},
+      {"schema_name", op.schema.name.str()},
+      {"device_args", device_args(op)},
+      {"op_id", api::op_id(op.schema.name)},
+      {"call_args", sig.call_args()},
+  });
+}
+
+std::string method_definition(const EmitContext& ctx, const OpEntry& op) {
+  api::CppSignature sig = api::method_signature(op);
+  std::vector<std::string> args;
+  for (const api::CppParam& p : api::op_signature(op, "", api::TypeUse::Api).params) {
+    args.push_back(p.name == "self" ? "*this" : p.name);
+  }
+  return ctx.templates.render("tensor_method.cpp.tmpl", {
+      {"schema", op.func},
+      {"signature", sig.definition("Tensor::")},
+      {"api_name", api::api_name(op.schema)},
+      {"call_args", join(args, ", ")},
+  });
+}
+
+bool has_method(const OpEntry& op) {
+  return op.method_variant && op.schema.find_argument("self") != nullptr;
+}
+
+}  // namespace
+
+std::vector<GeneratedFile> emit_op_list(const EmitContext& ctx) {
+  std::vector<std::string> lines;
+  for (const OpEntry& op : ctx.ops) {
+    lines.push_back("LAZYGEN_OP(" + api::op_id(op.schema.name) + ", \"" + op.schema.name.str() + "\", " +
+                    api::class_name(op.schema.name) + ")");
+  }
+  std::string text = ctx.templates.render("op_list.inc.tmpl", {{"source", ctx.source}, {"op_lines", lines}});
+  return {{std::string(kIncludeDir) + "op_list.inc", text}};
+}
+
+std::vector<GeneratedFile> emit_op_api(const EmitContext& ctx) {
+  std::vector<std::string> decls, method_decls, functions, methods;
+  for (const OpEntry& op : ctx.ops) {
+    api::CppSignature sig = api::op_signature(op, api::api_name(op.schema), api::TypeUse::Api);
+    // Method-only ops get the free function too: methods forward to it.
+    decls.push_back("// " + op.func + "\n" + sig.declaration());
+    functions.push_back(function_definition(ctx, op));
+    if (!has_method(op)) continue;
+    method_decls.push_back("// " + op.func + "\n" + api::method_signature(op).declaration());
+    methods.push_back(method_definition(ctx, op));
+  }
+  return {
+      {std::string(kIncludeDir) + "ops.h",
+       ctx.templates.render("ops.h.tmpl", {{"source", ctx.source}, {"declarations", decls}})},
+      {std::string(kIncludeDir) + "tensor_methods.inc",
+       ctx.templates.render("tensor_methods.inc.tmpl", {{"source", ctx.source}, {"declarations", method_decls}})},
+      {"src/ops.cpp", ctx.templates.render("ops.cpp.tmpl", {{"source", ctx.source},
+                                                            {"functions", functions},
+                                                            {"methods", methods}})},
+  };
+}
+
+}  // namespace lazygen::gen::dest

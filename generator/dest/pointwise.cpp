@@ -1,0 +1,108 @@
+// Emits what `pointwise:` expressions generate: the scalar functors (pointwise_ops.h), the eager
+// CPU kernels and compute-dtype functions (cpu_kernels.h / src/cpu_kernels.cpp). Custom kernels
+// are declared here too, so hand-written code implements a generated declaration.
+#include "api/cpp_types.h"
+#include "api/names.h"
+#include "api/signature.h"
+#include "dest/common.h"
+#include "dest/emit.h"
+
+namespace lazygen::gen::dest {
+namespace {
+
+std::vector<std::string> names_of(const std::vector<const Argument*>& args, const std::string& suffix = "") {
+  std::vector<std::string> out;
+  for (const Argument* a : args) out.push_back(api::cpp_name(a->name) + suffix);
+  return out;
+}
+
+std::string functor(const EmitContext& ctx, const OpEntry& op) {
+  PointwiseInputs in = pointwise_inputs(op);
+  std::vector<std::string> params;
+  for (const Argument* a : in.tensors) params.push_back("T " + api::cpp_name(a->name));
+  for (const Argument* a : in.scalars) params.push_back("T " + api::cpp_name(a->name));
+  return ctx.templates.render("pointwise_functor.h.tmpl", {
+      {"schema", op.func},
+      {"functor", api::functor_name(op.schema.name)},
+      {"num_tensors", std::to_string(in.tensors.size())},
+      {"num_scalars", std::to_string(in.scalars.size())},
+      {"params", join(params, ", ")},
+      {"expression", *op.pointwise},
+  });
+}
+
+std::string compute_dtype_name(const OpEntry& op) { return "compute_dtype_" + api::op_id(op.schema.name); }
+
+// DType compute_dtype_add_tensor(const Shape& self, const Shape& other, const Scalar& alpha)
+std::string compute_dtype_signature(const OpEntry& op) {
+  PointwiseInputs in = pointwise_inputs(op);
+  std::vector<std::string> params;
+  for (const Argument* a : in.tensors) params.push_back("const Shape& " + api::cpp_name(a->name));
+  for (const Argument* a : in.scalars) params.push_back("const Scalar& " + api::cpp_name(a->name));
+  return "DType " + compute_dtype_name(op) + "(" + join(params, ", ") + ")";
+}
+
+std::string compute_dtype_definition(const EmitContext& ctx, const OpEntry& op) {
+  PointwiseInputs in = pointwise_inputs(op);
+  // result_type takes pointers to the parameters.
+  std::vector<std::string> t, s;
+  for (const Argument* a : in.tensors) t.push_back("&" + api::cpp_name(a->name));
+  for (const Argument* a : in.scalars) s.push_back("&" + api::cpp_name(a->name));
+  std::string expr = "shape_rules::result_type({" + join(t, ", ") + "}, {" + join(s, ", ") + "})";
+  if (op.dtype == DTypeRule::Float) expr = "to_floating(" + expr + ")";
+  if (in.tensors.empty() && in.scalars.empty()) expr = "DType::Float64";
+  return ctx.templates.render("compute_dtype.cpp.tmpl",
+                              {{"schema", op.func}, {"signature", compute_dtype_signature(op)}, {"expression", expr}});
+}
+
+std::string kernel_definition(const EmitContext& ctx, const OpEntry& op) {
+  PointwiseInputs in = pointwise_inputs(op);
+  const Argument* written = written_argument(op);
+  std::string out = written ? api::cpp_name(written->name) : "out";
+  std::vector<std::string> out_decl;
+  if (!written) out_decl.push_back("Tensor out = empty(shapes[0].sizes, shapes[0].dtype, kCPU);");
+  std::vector<std::string> dtype_args = names_of(in.tensors, ".shape()");
+  for (const Argument* a : in.scalars) dtype_args.push_back(api::cpp_name(a->name));
+  api::CppSignature sig = api::op_signature(op, api::op_id(op.schema.name), api::TypeUse::Api);
+  return ctx.templates.render("cpu_pointwise_kernel.cpp.tmpl", {
+      {"schema", op.func},
+      {"signature", sig.definition()},
+      {"shape_call", shape_call(op)},
+      {"out_decl", out_decl},
+      {"functor", api::functor_name(op.schema.name)},
+      {"schema_name", op.schema.name.str()},
+      {"out", out},
+      {"tensor_args", join(names_of(in.tensors), ", ")},
+      {"scalar_args", join(names_of(in.scalars), ", ")},
+      {"compute_call", compute_dtype_name(op) + "(" + join(dtype_args, ", ") + ")"},
+  });
+}
+
+}  // namespace
+
+std::vector<GeneratedFile> emit_pointwise(const EmitContext& ctx) {
+  std::vector<std::string> functors, decls, dtype_decls, dtype_defs, kernels;
+  for (const OpEntry& op : ctx.ops) {
+    api::CppSignature sig = api::op_signature(op, api::op_id(op.schema.name), api::TypeUse::Api);
+    for (auto& p : sig.params) p.default_value.clear();
+    decls.push_back("// " + op.func + (op.pointwise ? "" : " (hand-written)") + "\n" + sig.declaration());
+    if (!op.pointwise) continue;
+    functors.push_back(functor(ctx, op));
+    dtype_decls.push_back(compute_dtype_signature(op) + ";");
+    dtype_defs.push_back(compute_dtype_definition(ctx, op));
+    kernels.push_back(kernel_definition(ctx, op));
+  }
+  return {
+      {std::string(kIncludeDir) + "pointwise_ops.h",
+       ctx.templates.render("pointwise_ops.h.tmpl", {{"source", ctx.source}, {"functors", functors}})},
+      {std::string(kIncludeDir) + "cpu_kernels.h",
+       ctx.templates.render("cpu_kernels.h.tmpl", {{"source", ctx.source},
+                                                   {"declarations", decls},
+                                                   {"compute_dtype_declarations", dtype_decls}})},
+      {"src/cpu_kernels.cpp", ctx.templates.render("cpu_kernels.cpp.tmpl", {{"source", ctx.source},
+                                                                            {"compute_dtypes", dtype_defs},
+                                                                            {"kernels", kernels}})},
+  };
+}
+
+}  // namespace lazygen::gen::dest

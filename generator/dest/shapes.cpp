@@ -1,0 +1,105 @@
+// Emits shape inference: declarations for every op (shape_inference.h) and generated bodies for
+// the rule-based ones (src/shape_inference.cpp). See runtime/core/tensor/shape_rules.h.
+#include "api/cpp_types.h"
+#include "api/names.h"
+#include "api/signature.h"
+#include "dest/common.h"
+#include "dest/emit.h"
+
+namespace lazygen::gen::dest {
+namespace {
+
+// Non-optional, non-list tensor inputs (never the out= argument): what broadcasting combines.
+std::vector<const Argument*> input_tensors(const OpEntry& op) {
+  std::vector<const Argument*> out;
+  for (const Argument& a : op.schema.arguments) {
+    if (a.type.base == BaseType::Tensor && !a.type.is_list && !a.type.is_optional() &&
+        !(a.kwarg_only && a.is_write())) {
+      out.push_back(&a);
+    }
+  }
+  return out;
+}
+
+std::string address_list(const std::vector<const Argument*>& args) {
+  std::vector<std::string> out;
+  for (const Argument* a : args) out.push_back("&" + api::cpp_name(a->name));
+  return "{" + join(out, ", ") + "}";
+}
+
+std::string result_type_expr(const OpEntry& op) {
+  std::vector<const Argument*> scalars;
+  for (const Argument& a : op.schema.arguments) {
+    if (api::is_scalar(a)) scalars.push_back(&a);
+  }
+  return "shape_rules::result_type(" + address_list(input_tensors(op)) + ", " + address_list(scalars) + ")";
+}
+
+std::string dtype_expr(const OpEntry& op) {
+  if (const Argument* w = written_argument(op)) return api::cpp_name(w->name) + ".dtype";
+  switch (op.dtype) {
+    case DTypeRule::Bool: return "DType::Bool";
+    case DTypeRule::Index: return "DType::Int64";
+    case DTypeRule::Self: return "self.dtype";
+    case DTypeRule::Float: return "to_floating(" + result_type_expr(op) + ")";
+    case DTypeRule::Promote: break;
+  }
+  return result_type_expr(op);
+}
+
+// reduce: dims from `dim` (int[1]?, int[1] or int?), keepdim if present, dtype from the rule or
+// an explicit `dtype` argument (sum of integers accumulates in int64, as PyTorch's does).
+std::vector<std::string> reduce_statements(const OpEntry& op) {
+  const Argument* dim = op.schema.find_argument("dim");
+  std::string dims = "std::nullopt";
+  if (dim && dim->type.is_list) dims = dim->type.list_optional ? "dim" : "std::optional<std::vector<int64_t>>(dim)";
+  if (dim && !dim->type.is_list) dims = "dim ? std::optional<std::vector<int64_t>>({*dim}) : std::nullopt";
+  std::string keepdim = op.schema.find_argument("keepdim") ? "keepdim" : "false";
+  std::string dtype = op.dtype == DTypeRule::Promote
+                          ? "is_floating(self.dtype) ? self.dtype : DType::Int64"
+                          : (op.dtype == DTypeRule::Float ? "to_floating(self.dtype)" : dtype_expr(op));
+  if (op.schema.find_argument("dtype")) dtype = "dtype.value_or(" + dtype + ")";
+  return {"return {shape_rules::reduce(\"" + op.schema.name.str() + "\", self, " + dims + ", " + keepdim +
+          ", " + dtype + ")};"};
+}
+
+std::vector<std::string> elementwise_statements(const OpEntry& op) {
+  std::vector<const Argument*> inputs = input_tensors(op);
+  std::string first = api::cpp_name(inputs.at(0)->name);
+  std::string sizes = op.shape == ShapeRule::Same
+                          ? first + ".sizes"
+                          : "shape_rules::broadcast(\"" + op.schema.name.str() + "\", " + address_list(inputs) + ")";
+  std::vector<std::string> out = {"std::vector<int64_t> sizes = " + sizes + ";"};
+  if (const Argument* w = written_argument(op)) {
+    out.push_back("shape_rules::check_inplace(\"" + op.schema.name.str() + "\", " + api::cpp_name(w->name) + ", sizes);");
+  }
+  out.push_back("return {Shape(" + dtype_expr(op) + ", std::move(sizes))};");
+  return out;
+}
+
+std::string rule_definition(const EmitContext& ctx, const OpEntry& op) {
+  api::CppSignature sig = api::op_signature(op, api::shape_fn_name(op.schema.name), api::TypeUse::ShapeFn);
+  std::vector<std::string> body = op.shape == ShapeRule::Reduce ? reduce_statements(op) : elementwise_statements(op);
+  return ctx.templates.render("shape_rule.cpp.tmpl",
+                              {{"schema", op.func}, {"signature", sig.definition()}, {"statements", body}});
+}
+
+}  // namespace
+
+std::vector<GeneratedFile> emit_shapes(const EmitContext& ctx) {
+  std::vector<std::string> decls, functions;
+  for (const OpEntry& op : ctx.ops) {
+    api::CppSignature sig = api::op_signature(op, api::shape_fn_name(op.schema.name), api::TypeUse::ShapeFn);
+    std::string note = op.has_custom_shape() ? " (hand-written)" : "";
+    decls.push_back("// " + op.func + note + "\n" + sig.declaration());
+    if (!op.has_custom_shape()) functions.push_back(rule_definition(ctx, op));
+  }
+  return {
+      {std::string(kIncludeDir) + "shape_inference.h",
+       ctx.templates.render("shape_inference.h.tmpl", {{"source", ctx.source}, {"declarations", decls}})},
+      {"src/shape_inference.cpp",
+       ctx.templates.render("shape_inference.cpp.tmpl", {{"source", ctx.source}, {"functions", functions}})},
+  };
+}
+
+}  // namespace lazygen::gen::dest

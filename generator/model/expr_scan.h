@@ -1,0 +1,25 @@
+// A scanner for the small C++ expressions ops.yaml holds (`pointwise:` and derivative formulas).
+// It finds identifiers and how they are used, which is all validation and emission need: a
+// name followed by `(` is a call, a name after `.` is a member, anything else is a variable.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace lazygen::gen {
+
+struct ExprIdent {
+  std::string name;
+  int offset = 0;         // 0-based, in the expression text
+  bool is_call = false;   // followed by `(`
+  bool is_member = false; // preceded by `.`
+};
+
+// Every identifier outside numeric literals, in order. Numeric suffixes (1e-5, 2.0f) are skipped.
+std::vector<ExprIdent> scan_identifiers(std::string_view expr);
+
+// Replaces each variable (not call, not member) named `from` by `to`.
+std::string rename_variables(std::string_view expr, std::string_view from, std::string_view to);
+
+}  // namespace lazygen::gen

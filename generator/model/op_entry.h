@@ -1,0 +1,76 @@
+// An ops.yaml entry: a native-function schema plus the lazygen keys that say what is generated
+// and what is hand-written (the contract is explicit, never guessed; see README.md "ops.yaml").
+//
+//   - func: add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
+//     variants: function, method
+//     shape: broadcast
+//     pointwise: self + alpha * other
+//     derivatives: {self: grad, other: grad * alpha}
+//
+// Every value keeps the SourceLoc of its YAML node so later stages (validation, the hook
+// checker) can point back at ops.yaml.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "model/diagnostic.h"
+#include "model/schema.h"
+
+namespace lazygen::gen {
+
+// How output shapes are computed. Custom and View name a hand-written compute_shape_<op>.
+enum class ShapeRule { Same, Broadcast, Reduce, View, Custom };
+// The output dtype: result_type of the inputs, bool, result_type made floating, self's, int64.
+enum class DTypeRule { Promote, Bool, Float, Self, Index };
+
+std::string_view shape_rule_name(ShapeRule r);
+std::string_view dtype_rule_name(DTypeRule r);
+
+struct Derivative {
+  std::string argument;  // the differentiable input ("self")
+  std::string formula;   // a C++ expression over the op API, `grad`, `result` and the arguments
+  SourceLoc loc;         // of the formula
+  SourceLoc key_loc;     // of the argument key
+};
+
+struct OpEntry {
+  FunctionSchema schema;
+  std::string func;  // the schema string exactly as written
+  SourceLoc func_loc;
+  SourceLoc entry_loc;  // the `- func:` line
+
+  bool function_variant = true;
+  bool method_variant = false;
+  ShapeRule shape = ShapeRule::Custom;
+  SourceLoc shape_loc;
+  DTypeRule dtype = DTypeRule::Promote;
+  std::optional<std::string> pointwise;
+  SourceLoc pointwise_loc;
+  bool custom_kernel = false;
+  SourceLoc kernel_loc;
+  std::vector<Derivative> derivatives;
+
+  bool has_custom_shape() const { return shape == ShapeRule::Custom || shape == ShapeRule::View; }
+};
+
+struct OpsFile {
+  std::string path;
+  std::vector<OpEntry> ops;
+};
+
+// Which keys are accepted: lazygen's own files are strict; PyTorch's native_functions.yaml
+// carries its own keys (dispatch, structured, ...) which are accepted and ignored.
+enum class OpsDialect { Lazygen, Native };
+
+// Loads and validates an ops file. Throws GenError (file:line:col, offending text, hint) on the
+// first problem. `select` (Native dialect): schema names to keep, e.g. {"add.Tensor", "mm"}; an
+// unknown name is an error. Empty = all.
+OpsFile load_ops_file(const std::string& path, OpsDialect dialect,
+                      const std::vector<std::string>& select = {});
+// Same, from text already in memory (tests); `path` is used in messages only.
+OpsFile load_ops_text(const std::string& text, const std::string& path, OpsDialect dialect,
+                      const std::vector<std::string>& select = {});
+
+}  // namespace lazygen::gen

@@ -1,0 +1,174 @@
+// Loading ops files with yaml-cpp: YAML structure -> OpEntry, keeping a SourceLoc for every value.
+// Semantic checks live in validate.cpp; this file only reads (and rejects malformed structure).
+#include <yaml-cpp/yaml.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "model/op_entry.h"
+#include "model/suggest.h"
+#include "model/validate.h"
+
+namespace lazygen::gen {
+namespace {
+
+const std::vector<std::string> kLazygenKeys = {"func",   "variants", "shape",      "dtype",
+                                               "pointwise", "kernel", "derivatives"};
+// Keys of PyTorch's native_functions.yaml: accepted and ignored, so real entries can be pasted.
+const std::vector<std::string> kNativeKeys = {
+    "dispatch",     "device_check",       "python_module",       "autogen",
+    "structured_delegate", "structured",  "structured_inherits", "tags",
+    "device_guard", "manual_cpp_binding", "cpp_no_default_args", "use_const_ref_for_mutable_tensors",
+    "precomputed",  "category_override",  "ufunc_inner_loop",    "manual_kernel_registration",
+    "abstract",     "has_composite_implicit_autograd_kernel"};
+
+SourceLoc loc_of(const std::string& path, const YAML::Node& node) {
+  const YAML::Mark m = node.Mark();
+  if (m.line < 0) return {path, 0, 0};
+  return {path, m.line + 1, m.column + 1};
+}
+
+std::string scalar_of(const std::string& path, const YAML::Node& node, const std::string& key) {
+  if (!node.IsScalar()) {
+    throw GenError(loc_of(path, node), "'" + key + "' must be a single value",
+                   "write it on one line, e.g. '" + key + ": ...'");
+  }
+  return node.Scalar();
+}
+
+template <class Enum>
+Enum parse_choice(const std::string& path, const YAML::Node& node, const std::string& key,
+                  const std::vector<std::pair<std::string, Enum>>& choices) {
+  std::string text = scalar_of(path, node, key);
+  std::vector<std::string> names;
+  for (const auto& [name, value] : choices) {
+    if (name == text) return value;
+    names.push_back(name);
+  }
+  throw GenError(loc_of(path, node), "invalid " + key + " '" + text + "'", suggest_hint(text, names));
+}
+
+void read_variants(const std::string& path, const YAML::Node& node, OpEntry& op) {
+  op.function_variant = false;
+  std::stringstream parts(scalar_of(path, node, "variants"));
+  std::string part;
+  while (std::getline(parts, part, ',')) {
+    part.erase(0, part.find_first_not_of(' '));
+    part.erase(part.find_last_not_of(' ') + 1);
+    if (part == "function") op.function_variant = true;
+    else if (part == "method") op.method_variant = true;
+    else throw GenError(loc_of(path, node), "invalid variant '" + part + "'",
+                        suggest_hint(part, {"function", "method"}));
+  }
+}
+
+void read_derivatives(const std::string& path, const YAML::Node& node, OpEntry& op) {
+  if (!node.IsMap()) {
+    throw GenError(loc_of(path, node), "'derivatives' must be a map from argument to formula",
+                   "write e.g.\n    derivatives:\n      self: grad * other");
+  }
+  for (const auto& kv : node) {
+    Derivative d;
+    d.argument = scalar_of(path, kv.first, "derivative argument");
+    d.formula = scalar_of(path, kv.second, d.argument);
+    d.key_loc = loc_of(path, kv.first);
+    d.loc = loc_of(path, kv.second);
+    op.derivatives.push_back(std::move(d));
+  }
+}
+
+void check_key(const std::string& path, const YAML::Node& key_node) {
+  const std::string key = key_node.Scalar();
+  for (const auto& k : kLazygenKeys) if (k == key) return;
+  for (const auto& k : kNativeKeys) if (k == key) return;
+  throw GenError(loc_of(path, key_node), "unknown key '" + key + "'", suggest_hint(key, kLazygenKeys));
+}
+
+void read_lazygen_key(const std::string& path, const std::string& key, const YAML::Node& value,
+                      OpEntry& op) {
+  if (key == "variants") {
+    read_variants(path, value, op);
+  } else if (key == "shape") {
+    op.shape = parse_choice<ShapeRule>(path, value, key,
+        {{"same", ShapeRule::Same}, {"broadcast", ShapeRule::Broadcast}, {"reduce", ShapeRule::Reduce},
+         {"view", ShapeRule::View}, {"custom", ShapeRule::Custom}});
+    op.shape_loc = loc_of(path, value);
+  } else if (key == "dtype") {
+    op.dtype = parse_choice<DTypeRule>(path, value, key,
+        {{"promote", DTypeRule::Promote}, {"bool", DTypeRule::Bool}, {"float", DTypeRule::Float},
+         {"self", DTypeRule::Self}, {"index", DTypeRule::Index}});
+  } else if (key == "pointwise") {
+    op.pointwise = scalar_of(path, value, key);
+    op.pointwise_loc = loc_of(path, value);
+  } else if (key == "kernel") {
+    parse_choice<bool>(path, value, key, {{"custom", true}});
+    op.custom_kernel = true;
+    op.kernel_loc = loc_of(path, value);
+  } else if (key == "derivatives") {
+    read_derivatives(path, value, op);
+  }
+}
+
+OpEntry read_entry(const std::string& path, const YAML::Node& entry) {
+  if (!entry.IsMap()) {
+    throw GenError(loc_of(path, entry), "each entry must be a map starting with 'func:'",
+                   "write e.g.\n  - func: relu(Tensor self) -> Tensor\n    shape: same");
+  }
+  OpEntry op;
+  op.entry_loc = loc_of(path, entry);
+  bool has_func = false;
+  for (const auto& kv : entry) {
+    check_key(path, kv.first);
+    const std::string key = kv.first.Scalar();
+    if (key == "func") {
+      op.func = scalar_of(path, kv.second, "func");
+      op.func_loc = loc_of(path, kv.second);
+      op.schema = parse_schema(op.func, op.func_loc);
+      has_func = true;
+    } else {
+      read_lazygen_key(path, key, kv.second, op);
+    }
+  }
+  if (!has_func) {
+    throw GenError(op.entry_loc, "entry has no 'func:' key",
+                   "every entry starts with the schema, e.g. '- func: relu(Tensor self) -> Tensor'");
+  }
+  return op;
+}
+
+YAML::Node parse_yaml(const std::string& text, const std::string& path) {
+  try {
+    return YAML::Load(text);
+  } catch (const YAML::ParserException& e) {
+    throw GenError({path, e.mark.line + 1, e.mark.column + 1}, "malformed YAML: " + e.msg,
+                   "check the indentation and quoting near this position");
+  }
+}
+
+}  // namespace
+
+OpsFile load_ops_text(const std::string& text, const std::string& path, OpsDialect dialect,
+                      const std::vector<std::string>& select) {
+  YAML::Node root = parse_yaml(text, path);
+  OpsFile file{path, {}};
+  if (root.IsNull()) return file;
+  if (!root.IsSequence()) {
+    throw GenError(loc_of(path, root), "an ops file is a list of entries",
+                   "start each entry with '- func: <schema>'");
+  }
+  for (const auto& entry : root) file.ops.push_back(read_entry(path, entry));
+  if (!select.empty()) file.ops = select_ops(file, select);
+  validate_ops(file, dialect);
+  return file;
+}
+
+OpsFile load_ops_file(const std::string& path, OpsDialect dialect,
+                      const std::vector<std::string>& select) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw GenError({path, 0, 0}, "cannot open file", "check the path");
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return load_ops_text(buffer.str(), path, dialect, select);
+}
+
+}  // namespace lazygen::gen

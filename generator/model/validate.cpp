@@ -1,0 +1,141 @@
+// See validate.h. One function per rule; validate_ops runs them in file order.
+#include "model/validate.h"
+
+#include <map>
+
+#include "model/expr_scan.h"
+#include "model/suggest.h"
+
+namespace lazygen::gen {
+namespace {
+
+std::vector<std::string> argument_names(const FunctionSchema& s, bool tensors_and_scalars_only) {
+  std::vector<std::string> names;
+  for (const Argument& a : s.arguments) {
+    bool value_like = (a.type.base == BaseType::Tensor || a.type.base == BaseType::Scalar) &&
+                      !a.type.is_list && !a.type.is_optional();
+    if (!tensors_and_scalars_only || value_like) names.push_back(a.name);
+  }
+  return names;
+}
+
+bool contains(const std::vector<std::string>& v, const std::string& x) {
+  for (const auto& s : v) if (s == x) return true;
+  return false;
+}
+
+void check_pointwise(const OpEntry& op) {
+  if (!op.pointwise) return;
+  const auto& returns = op.schema.returns;
+  if (returns.size() != 1 || returns[0].type.base != BaseType::Tensor || returns[0].type.is_list) {
+    throw GenError(op.pointwise_loc, op.schema.name.str() + ": 'pointwise' needs an op returning one Tensor",
+                   "use 'kernel: custom' for ops with several or non-tensor results");
+  }
+  if (op.custom_kernel) {
+    throw GenError(op.kernel_loc, op.schema.name.str() + ": both 'pointwise' and 'kernel: custom' given",
+                   "keep one: 'pointwise:' generates the kernel, 'kernel: custom' means it is hand-written");
+  }
+  std::vector<std::string> inputs = argument_names(op.schema, true);
+  for (const ExprIdent& id : scan_identifiers(*op.pointwise)) {
+    if (id.is_member) continue;
+    const auto& known = id.is_call ? pointwise_functions() : inputs;
+    if (contains(known, id.name)) continue;
+    std::string what = id.is_call ? "unknown function '" : "unknown input '";
+    throw GenError(op.pointwise_loc.advanced(id.offset),
+                   op.schema.name.str() + ": pointwise expression uses " + what + id.name + "'",
+                   suggest_hint(id.name, known));
+  }
+}
+
+void check_derivatives(const OpEntry& op) {
+  std::vector<std::string> tensors;
+  for (const Argument* a : op.schema.tensor_arguments()) tensors.push_back(a->name);
+  std::vector<std::string> variables = argument_names(op.schema, false);
+  variables.push_back("grad");
+  variables.push_back("result");
+  for (const Derivative& d : op.derivatives) {
+    if (!contains(tensors, d.argument)) {
+      throw GenError(d.key_loc, op.schema.name.str() + ": derivative for '" + d.argument +
+                     "', which is not a Tensor argument of " + op.func,
+                     suggest_hint(d.argument, tensors));
+    }
+    for (const ExprIdent& id : scan_identifiers(d.formula)) {
+      if (id.is_call || id.is_member || contains(variables, id.name)) continue;
+      throw GenError(d.loc.advanced(id.offset),
+                     op.schema.name.str() + ": formula names '" + id.name + "', which " + op.func + " lacks",
+                     suggest_hint(id.name, variables));
+    }
+  }
+}
+
+void check_hooks_have_tensors(const OpEntry& op) {
+  if (!op.has_custom_shape() && !op.custom_kernel) return;
+  if (!op.schema.tensor_arguments().empty()) return;
+  const SourceLoc& at = op.custom_kernel ? op.kernel_loc : op.shape_loc;
+  throw GenError(at, op.schema.name.str() + ": a custom hook needs at least one Tensor argument",
+                 "ops without tensor inputs are factories: write them in runtime/ops by hand");
+}
+
+void check_computable(const OpEntry& op) {
+  if (op.shape_loc.line == 0) {
+    throw GenError(op.entry_loc, op.schema.name.str() + ": missing 'shape:'",
+                   "add 'shape: same|broadcast|reduce|view|custom'");
+  }
+  if (!op.pointwise && !op.custom_kernel) {
+    throw GenError(op.entry_loc, op.schema.name.str() + ": no kernel",
+                   "add 'pointwise: <expression>' or 'kernel: custom' (hand-written lazygen::cpu kernel)");
+  }
+  if (op.shape == ShapeRule::Reduce && !op.schema.find_argument("self")) {
+    throw GenError(op.shape_loc, op.schema.name.str() + ": 'shape: reduce' needs a 'self' argument",
+                   "use 'shape: custom' and write compute_shape_<op> by hand");
+  }
+}
+
+void check_unique(const OpsFile& file) {
+  std::map<std::string, const OpEntry*> seen;
+  for (const OpEntry& op : file.ops) {
+    auto [it, inserted] = seen.emplace(op.schema.name.str(), &op);
+    if (inserted) continue;
+    throw GenError(op.func_loc, "duplicate op '" + op.schema.name.str() + "'",
+                   "it is already defined at " + it->second->func_loc.str() + "; remove one entry");
+  }
+}
+
+}  // namespace
+
+const std::vector<std::string>& pointwise_functions() {
+  static const std::vector<std::string> kFunctions = {"exp", "log", "sqrt", "rsqrt", "tanh", "sigmoid",
+                                                      "abs", "max", "min", "where", "pow"};
+  return kFunctions;
+}
+
+void validate_ops(const OpsFile& file, OpsDialect dialect) {
+  check_unique(file);
+  for (const OpEntry& op : file.ops) {
+    if (dialect == OpsDialect::Lazygen) check_computable(op);
+    check_pointwise(op);
+    check_derivatives(op);
+    check_hooks_have_tensors(op);
+  }
+}
+
+std::vector<OpEntry> select_ops(const OpsFile& file, const std::vector<std::string>& select) {
+  std::map<std::string, const OpEntry*> by_name;
+  std::vector<std::string> names;
+  for (const OpEntry& op : file.ops) {
+    by_name.emplace(op.schema.name.str(), &op);
+    names.push_back(op.schema.name.str());
+  }
+  std::vector<OpEntry> out;
+  for (const std::string& name : select) {
+    auto it = by_name.find(name);
+    if (it == by_name.end()) {
+      throw GenError({file.path, 0, 0}, "--ops names '" + name + "', which " + file.path + " lacks",
+                     suggest_hint(name, {nearest(name, names)}));
+    }
+    out.push_back(*it->second);
+  }
+  return out;
+}
+
+}  // namespace lazygen::gen
