@@ -31,8 +31,10 @@ target_link_libraries(lazygen_blas INTERFACE ${BLAS_LIBRARIES})
 target_include_directories(lazygen_blas SYSTEM INTERFACE ${LAZYGEN_CBLAS_INCLUDE})
 
 if(LAZYGEN_HOOK_CHECKER)
-  lazygen_require(Clang 14 CONFIG PATHS /usr/lib/llvm-14/lib/cmake/clang /usr/lib/cmake/clang-14
-                  DEBIAN libclang-14-dev libclang-cpp14-dev llvm-14-dev)
+  # Debian's Clang config has no version file: pin the version through LLVM's, then find Clang.
+  lazygen_require(LLVM 14 CONFIG PATHS /usr/lib/llvm-14/lib/cmake/llvm DEBIAN llvm-14-dev)
+  lazygen_require(Clang CONFIG PATHS /usr/lib/llvm-14/lib/cmake/clang NO_DEFAULT_PATH
+                  DEBIAN libclang-14-dev libclang-cpp14-dev)
   set(LAZYGEN_HOOK_CHECKER_STATUS "on (Clang ${LLVM_PACKAGE_VERSION})")
 else()
   set(LAZYGEN_HOOK_CHECKER_STATUS "off (LAZYGEN_HOOK_CHECKER=OFF): custom hooks are not verified")

@@ -41,7 +41,11 @@ void print_usage(std::ostream& os) {
         "  --ir-only            emit only the op list and the IR node classes\n"
         "  --templates DIR      templates to use (default: the ones lazygen was built with)\n"
         "  --style FILE         .clang-format for the output (default: beside OPS_YAML)\n"
-        "  --no-format          do not run clang-format on the output\n";
+        "  --no-format          do not run clang-format on the output\n"
+        "  --hooks P,...        verify custom hooks (shape: custom|view, kernel: custom) in these\n"
+        "                       hand-written sources or directories, with Clang LibTooling\n"
+        "  --compile-commands D the build directory holding compile_commands.json\n"
+        "  --stubs FILE         write throwing definitions of missing hooks to FILE\n";
 }
 
 Options parse_options(int argc, char** argv) {
@@ -62,6 +66,9 @@ Options parse_options(int argc, char** argv) {
     else if (a == "--templates") opt.template_dir = value(i, a);
     else if (a == "--style") opt.style_file = value(i, a);
     else if (a == "--no-format") opt.format = false;
+    else if (a == "--hooks") opt.hook_sources = split_commas(value(i, a));
+    else if (a == "--compile-commands") opt.compile_commands_dir = value(i, a);
+    else if (a == "--stubs") opt.stubs_file = value(i, a);
     else if (!a.empty() && a[0] == '-') throw GenError({}, "unknown option '" + a + "'", "see lazygen --help");
     else if (opt.input.empty()) opt.input = a;
     else throw GenError({}, "more than one input file ('" + opt.input + "' and '" + a + "')", "pass one ops file");

@@ -21,6 +21,9 @@ struct Options {
   bool ir_only = false;
   bool format = true;
   bool help = false;
+  std::vector<std::string> hook_sources;   // --hooks: hand-written sources to verify
+  std::string compile_commands_dir;        // --compile-commands
+  std::string stubs_file;                  // --stubs
 };
 
 // Throws GenError (with the usage hint) on unknown flags or missing values.

@@ -10,6 +10,9 @@
 #include <iostream>
 
 #include "cli.h"
+#ifdef LAZYGEN_HAVE_HOOK_CHECKER
+#include "hooks.h"
+#endif
 #include "dest/emit.h"
 #include "model/op_entry.h"
 #include "writer/file_writer.h"
@@ -38,6 +41,17 @@ WriterOptions writer_options(const Options& opt) {
   return w;
 }
 
+// Verifies custom hooks when --hooks is given; returns the number of problems.
+int run_hook_check(const std::vector<OpEntry>& ops, const Options& opt) {
+  if (opt.hook_sources.empty()) return 0;
+#ifdef LAZYGEN_HAVE_HOOK_CHECKER
+  return check_and_stub_hooks(ops, {opt.hook_sources, opt.compile_commands_dir, opt.stubs_file});
+#else
+  throw GenError({}, "--hooks needs the LibTooling hook checker, which this lazygen was built without",
+                 "rebuild with -DLAZYGEN_HOOK_CHECKER=ON (apt-get install libclang-cpp14-dev libclang-14-dev)");
+#endif
+}
+
 int generate(const Options& opt) {
   auto start = std::chrono::steady_clock::now();
   OpsDialect dialect = opt.native ? OpsDialect::Native : OpsDialect::Lazygen;
@@ -46,11 +60,16 @@ int generate(const Options& opt) {
   TemplateDir templates(opt.template_dir);
   dest::EmitContext ctx{file.ops, templates, fs::path(opt.input).filename().string()};
   std::vector<dest::GeneratedFile> files = dest::emit_all(ctx, opt.ir_only);
+  int hook_problems = run_hook_check(file.ops, opt);
   FileWriter writer(writer_options(opt));
   for (const auto& f : files) writer.emit(f.path, f.content);
   std::string report;
   bool in_sync = writer.finish(report);
   double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  if (hook_problems > 0) {
+    std::cerr << "lazygen: " << hook_problems << " hand-written hook(s) missing or mismatched\n";
+    return 2;
+  }
   if (opt.check && !in_sync) {
     std::cerr << report << "lazygen: " << opt.out_dir << " is stale; run `lazygen " << opt.input << "` to regenerate\n";
     return 1;

@@ -336,7 +336,7 @@ Tensor where_self(const Tensor& condition, const Tensor& self, const Tensor& oth
 }
 
 // sum(Tensor self, *, ScalarType? dtype=None) -> Tensor
-Tensor sum(const Tensor& self, const std::optional<DType>& dtype) {
+Tensor sum(const Tensor& self, std::optional<DType> dtype) {
   std::vector<Shape> shapes = compute_shape_sum(self.shape(), dtype);
   ir::NodePtr node = ir::cached_node<ir::Sum>(ir_value(self), dtype, std::move(shapes));
   return make_lazy_tensor(node, 0, self.device());
@@ -345,7 +345,7 @@ Tensor sum(const Tensor& self, const std::optional<DType>& dtype) {
 // sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) ->
 // Tensor
 Tensor sum_dim_intlist(const Tensor& self, const std::optional<std::vector<int64_t>>& dim,
-                       bool keepdim, const std::optional<DType>& dtype) {
+                       bool keepdim, std::optional<DType> dtype) {
   std::vector<Shape> shapes = compute_shape_sum_dim_intlist(self.shape(), dim, keepdim, dtype);
   ir::NodePtr node =
       ir::cached_node<ir::SumDimIntlist>(ir_value(self), dim, keepdim, dtype, std::move(shapes));
@@ -354,7 +354,7 @@ Tensor sum_dim_intlist(const Tensor& self, const std::optional<std::vector<int64
 
 // mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 Tensor mean_dim(const Tensor& self, const std::optional<std::vector<int64_t>>& dim, bool keepdim,
-                const std::optional<DType>& dtype) {
+                std::optional<DType> dtype) {
   std::vector<Shape> shapes = compute_shape_mean_dim(self.shape(), dim, keepdim, dtype);
   ir::NodePtr node =
       ir::cached_node<ir::MeanDim>(ir_value(self), dim, keepdim, dtype, std::move(shapes));
@@ -376,7 +376,7 @@ std::tuple<Tensor, Tensor> max_dim(const Tensor& self, int64_t dim, bool keepdim
 }
 
 // argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor
-Tensor argmax(const Tensor& self, const std::optional<int64_t>& dim, bool keepdim) {
+Tensor argmax(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
   std::vector<Shape> shapes = compute_shape_argmax(self.shape(), dim, keepdim);
   ir::NodePtr node = ir::cached_node<ir::Argmax>(ir_value(self), dim, keepdim, std::move(shapes));
   return make_lazy_tensor(node, 0, self.device());
@@ -461,8 +461,8 @@ Tensor expand(const Tensor& self, const std::vector<int64_t>& size, bool implici
 
 // slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) ->
 // Tensor(a)
-Tensor slice_tensor(const Tensor& self, int64_t dim, const std::optional<int64_t>& start,
-                    const std::optional<int64_t>& end, int64_t step) {
+Tensor slice_tensor(const Tensor& self, int64_t dim, std::optional<int64_t> start,
+                    std::optional<int64_t> end, int64_t step) {
   std::vector<Shape> shapes = compute_shape_slice_tensor(self.shape(), dim, start, end, step);
   ir::NodePtr node =
       ir::cached_node<ir::SliceTensor>(ir_value(self), dim, start, end, step, std::move(shapes));

@@ -417,7 +417,7 @@ Tensor where(const Tensor& condition, const Tensor& self, const Tensor& other) {
 }
 
 // sum(Tensor self, *, ScalarType? dtype=None) -> Tensor
-Tensor sum(const Tensor& self, const std::optional<DType>& dtype) {
+Tensor sum(const Tensor& self, std::optional<DType> dtype) {
   switch (detail::op_device("sum", {detail::device_of(self)})) {
     case DeviceType::Lazy:
       return lazy::sum(self, dtype);
@@ -429,7 +429,7 @@ Tensor sum(const Tensor& self, const std::optional<DType>& dtype) {
 // sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) ->
 // Tensor
 Tensor sum(const Tensor& self, const std::optional<std::vector<int64_t>>& dim, bool keepdim,
-           const std::optional<DType>& dtype) {
+           std::optional<DType> dtype) {
   switch (detail::op_device("sum.dim_IntList", {detail::device_of(self)})) {
     case DeviceType::Lazy:
       return lazy::sum_dim_intlist(self, dim, keepdim, dtype);
@@ -440,7 +440,7 @@ Tensor sum(const Tensor& self, const std::optional<std::vector<int64_t>>& dim, b
 
 // mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 Tensor mean(const Tensor& self, const std::optional<std::vector<int64_t>>& dim, bool keepdim,
-            const std::optional<DType>& dtype) {
+            std::optional<DType> dtype) {
   switch (detail::op_device("mean.dim", {detail::device_of(self)})) {
     case DeviceType::Lazy:
       return lazy::mean_dim(self, dim, keepdim, dtype);
@@ -470,7 +470,7 @@ std::tuple<Tensor, Tensor> max(const Tensor& self, int64_t dim, bool keepdim) {
 }
 
 // argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor
-Tensor argmax(const Tensor& self, const std::optional<int64_t>& dim, bool keepdim) {
+Tensor argmax(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
   switch (detail::op_device("argmax", {detail::device_of(self)})) {
     case DeviceType::Lazy:
       return lazy::argmax(self, dim, keepdim);
@@ -583,8 +583,8 @@ Tensor expand(const Tensor& self, const std::vector<int64_t>& size, bool implici
 
 // slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) ->
 // Tensor(a)
-Tensor slice(const Tensor& self, int64_t dim, const std::optional<int64_t>& start,
-             const std::optional<int64_t>& end, int64_t step) {
+Tensor slice(const Tensor& self, int64_t dim, std::optional<int64_t> start,
+             std::optional<int64_t> end, int64_t step) {
   switch (detail::op_device("slice.Tensor", {detail::device_of(self)})) {
     case DeviceType::Lazy:
       return lazy::slice_tensor(self, dim, start, end, step);
@@ -826,20 +826,20 @@ Tensor Tensor::where(const Tensor& condition, const Tensor& other) const {
 }
 
 // sum(Tensor self, *, ScalarType? dtype=None) -> Tensor
-Tensor Tensor::sum(const std::optional<DType>& dtype) const {
+Tensor Tensor::sum(std::optional<DType> dtype) const {
   return lazygen::sum(*this, dtype);
 }
 
 // sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) ->
 // Tensor
 Tensor Tensor::sum(const std::optional<std::vector<int64_t>>& dim, bool keepdim,
-                   const std::optional<DType>& dtype) const {
+                   std::optional<DType> dtype) const {
   return lazygen::sum(*this, dim, keepdim, dtype);
 }
 
 // mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 Tensor Tensor::mean(const std::optional<std::vector<int64_t>>& dim, bool keepdim,
-                    const std::optional<DType>& dtype) const {
+                    std::optional<DType> dtype) const {
   return lazygen::mean(*this, dim, keepdim, dtype);
 }
 
@@ -854,7 +854,7 @@ std::tuple<Tensor, Tensor> Tensor::max(int64_t dim, bool keepdim) const {
 }
 
 // argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor
-Tensor Tensor::argmax(const std::optional<int64_t>& dim, bool keepdim) const {
+Tensor Tensor::argmax(std::optional<int64_t> dim, bool keepdim) const {
   return lazygen::argmax(*this, dim, keepdim);
 }
 
@@ -901,8 +901,8 @@ Tensor Tensor::expand(const std::vector<int64_t>& size, bool implicit) const {
 
 // slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) ->
 // Tensor(a)
-Tensor Tensor::slice(int64_t dim, const std::optional<int64_t>& start,
-                     const std::optional<int64_t>& end, int64_t step) const {
+Tensor Tensor::slice(int64_t dim, std::optional<int64_t> start, std::optional<int64_t> end,
+                     int64_t step) const {
   return lazygen::slice(*this, dim, start, end, step);
 }
 

@@ -268,7 +268,7 @@ std::vector<Shape> compute_shape_where_self(const Shape& condition, const Shape&
 }
 
 // sum(Tensor self, *, ScalarType? dtype=None) -> Tensor
-std::vector<Shape> compute_shape_sum(const Shape& self, const std::optional<DType>& dtype) {
+std::vector<Shape> compute_shape_sum(const Shape& self, std::optional<DType> dtype) {
   return {shape_rules::reduce("sum", self, std::nullopt, false,
                               dtype.value_or(is_floating(self.dtype) ? self.dtype : DType::Int64))};
 }
@@ -277,7 +277,7 @@ std::vector<Shape> compute_shape_sum(const Shape& self, const std::optional<DTyp
 // Tensor
 std::vector<Shape> compute_shape_sum_dim_intlist(const Shape& self,
                                                  const std::optional<std::vector<int64_t>>& dim,
-                                                 bool keepdim, const std::optional<DType>& dtype) {
+                                                 bool keepdim, std::optional<DType> dtype) {
   return {shape_rules::reduce("sum.dim_IntList", self, dim, keepdim,
                               dtype.value_or(is_floating(self.dtype) ? self.dtype : DType::Int64))};
 }
@@ -285,7 +285,7 @@ std::vector<Shape> compute_shape_sum_dim_intlist(const Shape& self,
 // mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 std::vector<Shape> compute_shape_mean_dim(const Shape& self,
                                           const std::optional<std::vector<int64_t>>& dim,
-                                          bool keepdim, const std::optional<DType>& dtype) {
+                                          bool keepdim, std::optional<DType> dtype) {
   return {shape_rules::reduce("mean.dim", self, dim, keepdim,
                               dtype.value_or(is_floating(self.dtype) ? self.dtype : DType::Int64))};
 }
@@ -298,7 +298,7 @@ std::vector<Shape> compute_shape_amax(const Shape& self, const std::vector<int64
 }
 
 // argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor
-std::vector<Shape> compute_shape_argmax(const Shape& self, const std::optional<int64_t>& dim,
+std::vector<Shape> compute_shape_argmax(const Shape& self, std::optional<int64_t> dim,
                                         bool keepdim) {
   return {shape_rules::reduce("argmax", self,
                               dim ? std::optional<std::vector<int64_t>>({*dim}) : std::nullopt,

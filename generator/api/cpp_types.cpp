@@ -30,6 +30,8 @@ std::string element_type(BaseType base, TypeUse use, const SourceLoc& loc) {
 }
 
 bool passed_by_value(const std::string& t) {
+  const std::string opt = "std::optional<";
+  if (t.starts_with(opt)) return passed_by_value(t.substr(opt.size(), t.size() - opt.size() - 1));
   return t == "int64_t" || t == "double" || t == "bool" || t == "DType" || t == "Layout" ||
          t == "Device" || t == "MemoryFormat" || t == "std::string_view" || t == "Stream";
 }

@@ -68,8 +68,11 @@ void check_derivatives(const OpEntry& op) {
   }
 }
 
+// Only hooks the entry asks for: a Native entry without `shape:` has ShapeRule::Custom by
+// default but names no hook.
 void check_hooks_have_tensors(const OpEntry& op) {
-  if (!op.has_custom_shape() && !op.custom_kernel) return;
+  bool custom_shape = op.shape_loc.line > 0 && op.has_custom_shape();
+  if (!custom_shape && !op.custom_kernel) return;
   if (!op.schema.tensor_arguments().empty()) return;
   const SourceLoc& at = op.custom_kernel ? op.kernel_loc : op.shape_loc;
   throw GenError(at, op.schema.name.str() + ": a custom hook needs at least one Tensor argument",

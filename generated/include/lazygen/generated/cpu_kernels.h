@@ -99,22 +99,22 @@ Tensor gt_scalar(const Tensor& self, const Scalar& other);
 // where.self(Tensor condition, Tensor self, Tensor other) -> Tensor
 Tensor where_self(const Tensor& condition, const Tensor& self, const Tensor& other);
 // sum(Tensor self, *, ScalarType? dtype=None) -> Tensor (hand-written)
-Tensor sum(const Tensor& self, const std::optional<DType>& dtype);
+Tensor sum(const Tensor& self, std::optional<DType> dtype);
 // sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) ->
 // Tensor (hand-written)
 Tensor sum_dim_intlist(const Tensor& self, const std::optional<std::vector<int64_t>>& dim,
-                       bool keepdim, const std::optional<DType>& dtype);
+                       bool keepdim, std::optional<DType> dtype);
 // mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 // (hand-written)
 Tensor mean_dim(const Tensor& self, const std::optional<std::vector<int64_t>>& dim, bool keepdim,
-                const std::optional<DType>& dtype);
+                std::optional<DType> dtype);
 // amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor (hand-written)
 Tensor amax(const Tensor& self, const std::vector<int64_t>& dim, bool keepdim);
 // max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
 // (hand-written)
 std::tuple<Tensor, Tensor> max_dim(const Tensor& self, int64_t dim, bool keepdim);
 // argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor (hand-written)
-Tensor argmax(const Tensor& self, const std::optional<int64_t>& dim, bool keepdim);
+Tensor argmax(const Tensor& self, std::optional<int64_t> dim, bool keepdim);
 // _softmax(Tensor self, int dim, bool half_to_float) -> Tensor (hand-written)
 Tensor _softmax(const Tensor& self, int64_t dim, bool half_to_float);
 // _log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor (hand-written)
@@ -139,8 +139,8 @@ Tensor t(const Tensor& self);
 Tensor expand(const Tensor& self, const std::vector<int64_t>& size, bool implicit);
 // slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) ->
 // Tensor(a) (hand-written)
-Tensor slice_tensor(const Tensor& self, int64_t dim, const std::optional<int64_t>& start,
-                    const std::optional<int64_t>& end, int64_t step);
+Tensor slice_tensor(const Tensor& self, int64_t dim, std::optional<int64_t> start,
+                    std::optional<int64_t> end, int64_t step);
 // select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a) (hand-written)
 Tensor select_int(const Tensor& self, int64_t dim, int64_t index);
 // squeeze.dim(Tensor(a) self, int dim) -> Tensor(a) (hand-written)

@@ -98,21 +98,20 @@ Tensor gt(const Tensor& self, const Scalar& other);
 // where.self(Tensor condition, Tensor self, Tensor other) -> Tensor
 Tensor where(const Tensor& condition, const Tensor& self, const Tensor& other);
 // sum(Tensor self, *, ScalarType? dtype=None) -> Tensor
-Tensor sum(const Tensor& self, const std::optional<DType>& dtype = std::nullopt);
+Tensor sum(const Tensor& self, std::optional<DType> dtype = std::nullopt);
 // sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) ->
 // Tensor
 Tensor sum(const Tensor& self, const std::optional<std::vector<int64_t>>& dim, bool keepdim = false,
-           const std::optional<DType>& dtype = std::nullopt);
+           std::optional<DType> dtype = std::nullopt);
 // mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 Tensor mean(const Tensor& self, const std::optional<std::vector<int64_t>>& dim,
-            bool keepdim = false, const std::optional<DType>& dtype = std::nullopt);
+            bool keepdim = false, std::optional<DType> dtype = std::nullopt);
 // amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor
 Tensor amax(const Tensor& self, const std::vector<int64_t>& dim = {}, bool keepdim = false);
 // max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
 std::tuple<Tensor, Tensor> max(const Tensor& self, int64_t dim, bool keepdim = false);
 // argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor
-Tensor argmax(const Tensor& self, const std::optional<int64_t>& dim = std::nullopt,
-              bool keepdim = false);
+Tensor argmax(const Tensor& self, std::optional<int64_t> dim = std::nullopt, bool keepdim = false);
 // _softmax(Tensor self, int dim, bool half_to_float) -> Tensor
 Tensor _softmax(const Tensor& self, int64_t dim, bool half_to_float);
 // _log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor
@@ -136,9 +135,8 @@ Tensor t(const Tensor& self);
 Tensor expand(const Tensor& self, const std::vector<int64_t>& size, bool implicit = false);
 // slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) ->
 // Tensor(a)
-Tensor slice(const Tensor& self, int64_t dim = 0,
-             const std::optional<int64_t>& start = std::nullopt,
-             const std::optional<int64_t>& end = std::nullopt, int64_t step = 1);
+Tensor slice(const Tensor& self, int64_t dim = 0, std::optional<int64_t> start = std::nullopt,
+             std::optional<int64_t> end = std::nullopt, int64_t step = 1);
 // select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)
 Tensor select(const Tensor& self, int64_t dim, int64_t index);
 // squeeze.dim(Tensor(a) self, int dim) -> Tensor(a)

@@ -108,16 +108,16 @@ std::vector<Shape> compute_shape_gt_scalar(const Shape& self, const Scalar& othe
 std::vector<Shape> compute_shape_where_self(const Shape& condition, const Shape& self,
                                             const Shape& other);
 // sum(Tensor self, *, ScalarType? dtype=None) -> Tensor
-std::vector<Shape> compute_shape_sum(const Shape& self, const std::optional<DType>& dtype);
+std::vector<Shape> compute_shape_sum(const Shape& self, std::optional<DType> dtype);
 // sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) ->
 // Tensor
 std::vector<Shape> compute_shape_sum_dim_intlist(const Shape& self,
                                                  const std::optional<std::vector<int64_t>>& dim,
-                                                 bool keepdim, const std::optional<DType>& dtype);
+                                                 bool keepdim, std::optional<DType> dtype);
 // mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 std::vector<Shape> compute_shape_mean_dim(const Shape& self,
                                           const std::optional<std::vector<int64_t>>& dim,
-                                          bool keepdim, const std::optional<DType>& dtype);
+                                          bool keepdim, std::optional<DType> dtype);
 // amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor
 std::vector<Shape> compute_shape_amax(const Shape& self, const std::vector<int64_t>& dim,
                                       bool keepdim);
@@ -125,7 +125,7 @@ std::vector<Shape> compute_shape_amax(const Shape& self, const std::vector<int64
 // (hand-written)
 std::vector<Shape> compute_shape_max_dim(const Shape& self, int64_t dim, bool keepdim);
 // argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor
-std::vector<Shape> compute_shape_argmax(const Shape& self, const std::optional<int64_t>& dim,
+std::vector<Shape> compute_shape_argmax(const Shape& self, std::optional<int64_t> dim,
                                         bool keepdim);
 // _softmax(Tensor self, int dim, bool half_to_float) -> Tensor
 std::vector<Shape> compute_shape__softmax(const Shape& self, int64_t dim, bool half_to_float);
@@ -153,8 +153,8 @@ std::vector<Shape> compute_shape_expand(const Shape& self, const std::vector<int
 // slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) ->
 // Tensor(a) (hand-written)
 std::vector<Shape> compute_shape_slice_tensor(const Shape& self, int64_t dim,
-                                              const std::optional<int64_t>& start,
-                                              const std::optional<int64_t>& end, int64_t step);
+                                              std::optional<int64_t> start,
+                                              std::optional<int64_t> end, int64_t step);
 // select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a) (hand-written)
 std::vector<Shape> compute_shape_select_int(const Shape& self, int64_t dim, int64_t index);
 // squeeze.dim(Tensor(a) self, int dim) -> Tensor(a) (hand-written)
