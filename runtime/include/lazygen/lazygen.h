@@ -1,0 +1,13 @@
+// The whole public API in one include: tensors, factories, the generated ops and operators, the
+// lazy device's sync points, and metrics.
+#pragma once
+
+#include "lazygen/device.h"
+#include "lazygen/dtype.h"
+#include "lazygen/factory.h"
+#include "lazygen/generated/ops.h"
+#include "lazygen/lazy.h"
+#include "lazygen/metrics.h"
+#include "lazygen/operators.h"
+#include "lazygen/scalar.h"
+#include "lazygen/tensor.h"

@@ -1,0 +1,35 @@
+// Arithmetic and comparison operators on tensors, as in PyTorch's C++ API: x + y, x * 2.0, -x,
+// x > 0. Each forwards to the generated op (add, mul, gt, ...), so it works on every device.
+#pragma once
+
+#include "lazygen/generated/ops.h"
+#include "lazygen/tensor.h"
+
+namespace lazygen {
+
+inline Tensor operator+(const Tensor& a, const Tensor& b) { return add(a, b); }
+inline Tensor operator+(const Tensor& a, const Scalar& b) { return add(a, b); }
+inline Tensor operator+(const Scalar& a, const Tensor& b) { return add(b, a); }
+inline Tensor operator-(const Tensor& a, const Tensor& b) { return sub(a, b); }
+inline Tensor operator-(const Tensor& a, const Scalar& b) { return sub(a, b); }
+inline Tensor operator-(const Scalar& a, const Tensor& b) { return add(neg(b), a); }
+inline Tensor operator*(const Tensor& a, const Tensor& b) { return mul(a, b); }
+inline Tensor operator*(const Tensor& a, const Scalar& b) { return mul(a, b); }
+inline Tensor operator*(const Scalar& a, const Tensor& b) { return mul(b, a); }
+inline Tensor operator/(const Tensor& a, const Tensor& b) { return div(a, b); }
+inline Tensor operator/(const Tensor& a, const Scalar& b) { return div(a, b); }
+inline Tensor operator/(const Scalar& a, const Tensor& b) { return mul(reciprocal(b), a); }
+inline Tensor operator-(const Tensor& a) { return neg(a); }
+inline Tensor operator>(const Tensor& a, const Scalar& b) { return gt(a, b); }
+inline Tensor operator>(const Tensor& a, const Tensor& b) { return gt(a, b); }
+inline Tensor operator<(const Tensor& a, const Tensor& b) { return lt(a, b); }
+inline Tensor operator<=(const Tensor& a, const Tensor& b) { return le(a, b); }
+inline Tensor operator>=(const Tensor& a, const Tensor& b) { return ge(a, b); }
+inline Tensor operator==(const Tensor& a, const Tensor& b) { return eq(a, b); }
+inline Tensor operator!=(const Tensor& a, const Tensor& b) { return ne(a, b); }
+
+inline const Tensor& operator+=(const Tensor& a, const Tensor& b) { return a.add_(b); }
+inline const Tensor& operator*=(const Tensor& a, const Tensor& b) { return a.mul_(b); }
+inline const Tensor& operator*=(const Tensor& a, const Scalar& b) { return a.mul_(b); }
+
+}  // namespace lazygen
