@@ -32,7 +32,7 @@ void fill_defaults(Options& opt) {
 }  // namespace
 
 void print_usage(std::ostream& os) {
-  os << "usage: lazygen [options] OPS_YAML\n"
+  os << "usage: lazygen [options] OPS_YAML...   (several files are merged in order)\n"
         "  -o, --out DIR        where generated files go (default: generated/ beside OPS_YAML)\n"
         "  --check              write nothing; exit 1 with a diff if the output is stale\n"
         "  --dump-schema        print every entry's schema in canonical form, one per line\n"
@@ -45,7 +45,8 @@ void print_usage(std::ostream& os) {
         "  --hooks P,...        verify custom hooks (shape: custom|view, kernel: custom) in these\n"
         "                       hand-written sources or directories, with Clang LibTooling\n"
         "  --compile-commands D the build directory holding compile_commands.json\n"
-        "  --stubs FILE         write throwing definitions of missing hooks to FILE\n";
+        "  --stubs FILE         write throwing definitions of missing hooks to FILE\n"
+        "  --hook-includes D,.. include dirs for hook sources absent from compile_commands.json\n";
 }
 
 Options parse_options(int argc, char** argv) {
@@ -70,13 +71,22 @@ Options parse_options(int argc, char** argv) {
     else if (a == "--compile-commands") opt.compile_commands_dir = value(i, a);
     else if (a == "--stubs") opt.stubs_file = value(i, a);
     else if (!a.empty() && a[0] == '-') throw GenError({}, "unknown option '" + a + "'", "see lazygen --help");
-    else if (opt.input.empty()) opt.input = a;
-    else throw GenError({}, "more than one input file ('" + opt.input + "' and '" + a + "')", "pass one ops file");
+    else if (a == "--hook-includes") opt.hook_includes = split_commas(value(i, a));
+    else opt.inputs.push_back(a);
   }
   if (opt.help) return opt;
-  if (opt.input.empty()) throw GenError({}, "no ops file given", "usage: lazygen [options] OPS_YAML");
+  if (opt.inputs.empty()) throw GenError({}, "no ops file given", "usage: lazygen [options] OPS_YAML...");
+  opt.input = opt.inputs.front();
   fill_defaults(opt);
   return opt;
+}
+
+std::string source_names(const Options& opt) {
+  std::vector<std::string> names;
+  for (const auto& in : opt.inputs) names.push_back(fs::path(in).filename().string());
+  std::string out;
+  for (size_t i = 0; i < names.size(); ++i) out += (i ? ", " : "") + names[i];
+  return out;
 }
 
 void check_op_names(const OpsFile& file) { api::check_unique_ids(file.ops); }

@@ -10,7 +10,8 @@
 namespace lazygen::gen {
 
 struct Options {
-  std::string input;
+  std::string input;                // the first ops file: output and style default beside it
+  std::vector<std::string> inputs;  // every ops file, merged in order (e.g. lazygen's + yours)
   std::string out_dir;       // default: <dir of input>/generated
   std::string template_dir;  // default: the templates/ lazygen was built with
   std::string style_file;    // default: <dir of input>/.clang-format if present
@@ -24,7 +25,11 @@ struct Options {
   std::vector<std::string> hook_sources;   // --hooks: hand-written sources to verify
   std::string compile_commands_dir;        // --compile-commands
   std::string stubs_file;                  // --stubs
+  std::vector<std::string> hook_includes;  // --hook-includes: -I dirs for sources not in the database
 };
+
+// "ops.yaml" or "ops.yaml, my_ops.yaml": what generated banners name.
+std::string source_names(const Options& opt);
 
 // Throws GenError (with the usage hint) on unknown flags or missing values.
 Options parse_options(int argc, char** argv);

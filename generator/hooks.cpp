@@ -76,6 +76,8 @@ int check_and_stub_hooks(const std::vector<OpEntry>& ops, const HookOptions& opt
   HookCheckInput input;
   input.compile_commands_dir = options.compile_commands_dir;
   input.sources = expand_sources(options.sources);
+  input.fallback_args = {"-std=c++20"};
+  for (const auto& dir : options.include_dirs) input.fallback_args.push_back("-I" + dir);
   std::vector<HookFinding> findings = check_hooks(specs, input);
   std::vector<const Hook*> missing;
   int problems = 0;

@@ -14,6 +14,7 @@ struct HookOptions {
   std::vector<std::string> sources;  // files or directories (searched for .cpp)
   std::string compile_commands_dir;
   std::string stubs_file;            // "" = no stubs
+  std::vector<std::string> include_dirs;  // -I for sources absent from the compile database
 };
 
 // Checks every custom hook; prints each problem to stderr. Returns the number of problems.

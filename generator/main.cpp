@@ -15,6 +15,7 @@
 #endif
 #include "dest/emit.h"
 #include "model/op_entry.h"
+#include "model/validate.h"
 #include "writer/file_writer.h"
 
 namespace fs = std::filesystem;
@@ -31,7 +32,7 @@ int dump_schemas(const Options& opt) {
 WriterOptions writer_options(const Options& opt) {
   WriterOptions w;
   w.out_dir = opt.out_dir;
-  w.source_name = fs::path(opt.input).filename().string();
+  w.source_name = source_names(opt);
   w.clang_format = opt.format ? find_clang_format() : "";
   w.style_file = opt.style_file;
   w.check = opt.check;
@@ -41,11 +42,26 @@ WriterOptions writer_options(const Options& opt) {
   return w;
 }
 
+// Loads every input and validates the merged list (duplicates across files are errors too).
+OpsFile load_inputs(const Options& opt, OpsDialect dialect) {
+  OpsFile merged{opt.input, {}};
+  for (const std::string& path : opt.inputs) {
+    OpsFile one = load_ops_file(path, dialect, opt.inputs.size() == 1 ? opt.select : std::vector<std::string>{});
+    for (auto& op : one.ops) merged.ops.push_back(std::move(op));
+  }
+  if (opt.inputs.size() > 1) {
+    if (!opt.select.empty()) merged.ops = select_ops(merged, opt.select);
+    validate_ops(merged, dialect);
+  }
+  check_op_names(merged);
+  return merged;
+}
+
 // Verifies custom hooks when --hooks is given; returns the number of problems.
 int run_hook_check(const std::vector<OpEntry>& ops, const Options& opt) {
   if (opt.hook_sources.empty()) return 0;
 #ifdef LAZYGEN_HAVE_HOOK_CHECKER
-  return check_and_stub_hooks(ops, {opt.hook_sources, opt.compile_commands_dir, opt.stubs_file});
+  return check_and_stub_hooks(ops, {opt.hook_sources, opt.compile_commands_dir, opt.stubs_file, opt.hook_includes});
 #else
   throw GenError({}, "--hooks needs the LibTooling hook checker, which this lazygen was built without",
                  "rebuild with -DLAZYGEN_HOOK_CHECKER=ON (apt-get install libclang-cpp14-dev libclang-14-dev)");
@@ -55,10 +71,9 @@ int run_hook_check(const std::vector<OpEntry>& ops, const Options& opt) {
 int generate(const Options& opt) {
   auto start = std::chrono::steady_clock::now();
   OpsDialect dialect = opt.native ? OpsDialect::Native : OpsDialect::Lazygen;
-  OpsFile file = load_ops_file(opt.input, dialect, opt.select);
-  check_op_names(file);
+  OpsFile file = load_inputs(opt, dialect);
   TemplateDir templates(opt.template_dir);
-  dest::EmitContext ctx{file.ops, templates, fs::path(opt.input).filename().string()};
+  dest::EmitContext ctx{file.ops, templates, source_names(opt)};
   std::vector<dest::GeneratedFile> files = dest::emit_all(ctx, opt.ir_only);
   int hook_problems = run_hook_check(file.ops, opt);
   FileWriter writer(writer_options(opt));

@@ -20,7 +20,7 @@ std::string element_type(BaseType base, TypeUse use, const SourceLoc& loc) {
     case BaseType::MemoryFormat: return "MemoryFormat";
     case BaseType::Generator: return "Generator";
     case BaseType::Dimname: return "std::string";
-    case BaseType::Storage: return "Storage";
+    case BaseType::Storage: return "std::shared_ptr<Storage>";  // shared, like a tensor's; not copyable
     case BaseType::Stream: return "Stream";
     case BaseType::QScheme:
     case BaseType::ConstQuantizerPtr: break;

@@ -10,6 +10,11 @@
 //   str           std::string_view                                                   std::string
 //   Scalar        const Scalar&                                                      operand (ScalarParam)
 //   ScalarType    DType                                                              DType
+//   Layout, MemoryFormat, Device, Stream  by value (Layout, ...)                       same
+//   Generator     const Generator&                                                   Generator
+//   Dimname       const std::string&                                                 std::string
+//   Storage       const std::shared_ptr<Storage>&                                    std::shared_ptr<Storage>
+//   QScheme, ConstQuantizerPtr   no mapping (quantized ops are not supported): GenError
 //   T?            std::optional<T> (by const& when T is not trivially small)
 #pragma once
 

@@ -17,11 +17,14 @@ std::string lower(std::string s) {
   return s;
 }
 
+// add_inplace_tensor -> AddInplaceTensor. A trailing '_' is kept: range.out_ (RangeOut_) and
+// range.out (RangeOut) are both in native_functions.yaml.
 std::string pascal(const std::string& id) {
   std::string out;
   bool upper = true;
-  for (char c : id) {
-    if (c == '_') {
+  for (size_t i = 0; i < id.size(); ++i) {
+    char c = id[i];
+    if (c == '_' && i + 1 < id.size()) {
       upper = true;
       continue;
     }
@@ -31,14 +34,17 @@ std::string pascal(const std::string& id) {
   return out;
 }
 
+bool is_dunder(const std::string& base) {
+  return base.size() > 4 && base.starts_with("__") && base.ends_with("__");
+}
+
 }  // namespace
 
 std::string op_id(const OperatorName& name) {
   std::string base = name.base;
-  if (name.is_inplace() && base.back() == '_') base = base.substr(0, base.size() - 1) + "_inplace";
-  // Dunder names (__and__) keep their letters only.
-  while (!base.empty() && base.front() == '_' && base.size() > 1 && base[1] == '_') base.erase(0, 1);
-  while (base.size() > 1 && base.back() == '_' && base[base.size() - 2] == '_') base.pop_back();
+  // Dunder names keep their letters only: __and__ -> and, __iand__ (in-place) -> iand.
+  if (is_dunder(base)) base = base.substr(2, base.size() - 4);
+  else if (name.is_inplace()) base = base.substr(0, base.size() - 1) + "_inplace";
   if (name.overload.empty()) return base;
   return base + "_" + lower(name.overload);
 }
@@ -81,7 +87,8 @@ bool same_inputs(const FunctionSchema& functional, const FunctionSchema& out_op)
 const OpEntry* find_functional(const OpEntry& op, const std::vector<OpEntry>& ops) {
   SchemaKind kind = op.schema.kind();
   std::string base = op.schema.name.base;
-  if (kind == SchemaKind::Inplace) base.pop_back();
+  if (kind == SchemaKind::Inplace && is_dunder(base)) base.erase(2, 1);  // __iand__ -> __and__
+  else if (kind == SchemaKind::Inplace) base.pop_back();
   for (const OpEntry& candidate : ops) {
     const FunctionSchema& s = candidate.schema;
     if (s.kind() != SchemaKind::Functional || s.name.base != base) continue;
@@ -92,15 +99,18 @@ const OpEntry* find_functional(const OpEntry& op, const std::vector<OpEntry>& op
 }
 
 void check_unique_ids(const std::vector<OpEntry>& ops) {
+  // Op ids and class names are checked separately: PascalCase drops underscores, so distinct
+  // ids (foo_bar, foo__bar) could still meet in one class name.
   std::map<std::string, const OpEntry*> seen;
   for (const OpEntry& op : ops) {
-    auto [it, inserted] = seen.emplace(op_id(op.schema.name), &op);
-    if (inserted) continue;
-    throw GenError(op.func_loc,
-                   "'" + op.schema.name.str() + "' and '" + it->second->schema.name.str() +
-                       "' (at " + it->second->func_loc.str() + ") both derive the C++ name '" +
-                       it->first + "'",
-                   "rename one overload");
+    for (const std::string& name : {op_id(op.schema.name), class_name(op.schema.name)}) {
+      auto [it, inserted] = seen.emplace(name, &op);
+      if (inserted || it->second == &op) continue;
+      throw GenError(op.func_loc,
+                     "'" + op.schema.name.str() + "' and '" + it->second->schema.name.str() + "' (at " +
+                         it->second->func_loc.str() + ") both derive the C++ name '" + it->first + "'",
+                     "rename one overload");
+    }
   }
 }
 
