@@ -7,7 +7,7 @@
 // collected and reported with a readable diff.
 #pragma once
 
-#include <set>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -25,12 +25,13 @@ class FileWriter {
  public:
   explicit FileWriter(WriterOptions options);
 
-  // Adds the banner (// or # comment style by extension), formats C/C++/CUDA, then writes or
-  // compares `rel_path` under out_dir.
+  // Queues `rel_path` (under out_dir) with the banner added (// or # style by extension).
   void emit(const std::string& rel_path, const std::string& content);
 
-  // Check mode: reports every difference (and files under out_dir that lazygen did not emit)
-  // to `report`; returns true when all is in sync. Write mode: removes nothing, returns true.
+  // Formats every queued C/C++/CUDA file in one clang-format run, then writes the changed ones
+  // (write mode) or compares (check mode). Files under out_dir that lazygen did not emit are
+  // stale: deleted in write mode, reported in check mode. Returns true when all was in sync
+  // (check mode) or written (write mode); `report` lists what differed.
   bool finish(std::string& report);
 
   int written() const { return written_; }
@@ -38,10 +39,12 @@ class FileWriter {
 
  private:
   std::string banner_for(const std::string& rel_path) const;
-  std::string format(const std::string& rel_path, const std::string& content) const;
+  void format_all();
+  void write_or_compare(const std::string& rel_path, const std::string& text);
+  void remove_or_report_stale();
 
   WriterOptions options_;
-  std::set<std::string> emitted_;
+  std::map<std::string, std::string> pending_;  // rel_path -> content, in path order
   std::vector<std::string> problems_;
   int written_ = 0;
   int unchanged_ = 0;
