@@ -70,8 +70,8 @@ Options parse_options(int argc, char** argv) {
     else if (a == "--hooks") opt.hook_sources = split_commas(value(i, a));
     else if (a == "--compile-commands") opt.compile_commands_dir = value(i, a);
     else if (a == "--stubs") opt.stubs_file = value(i, a);
-    else if (!a.empty() && a[0] == '-') throw GenError({}, "unknown option '" + a + "'", "see lazygen --help");
     else if (a == "--hook-includes") opt.hook_includes = split_commas(value(i, a));
+    else if (!a.empty() && a[0] == '-') throw GenError({}, "unknown option '" + a + "'", "see lazygen --help");
     else opt.inputs.push_back(a);
   }
   if (opt.help) return opt;

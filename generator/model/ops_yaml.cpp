@@ -2,8 +2,10 @@
 // Semantic checks live in validate.cpp; this file only reads (and rejects malformed structure).
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
+#include <string_view>
 
 #include "model/op_entry.h"
 #include "model/suggest.h"
@@ -28,9 +30,16 @@ SourceLoc loc_of(const std::string& path, const YAML::Node& node) {
   return {path, m.line + 1, m.column + 1};
 }
 
+// What a node is, for messages: "'relu'" for a scalar, else "a list" / "a map".
+std::string describe(const YAML::Node& node) {
+  if (node.IsScalar()) return "'" + node.Scalar() + "'";
+  return node.IsSequence() ? "a list" : node.IsMap() ? "a map" : "an empty value";
+}
+
 std::string scalar_of(const std::string& path, const YAML::Node& node, const std::string& key) {
   if (!node.IsScalar()) {
-    throw GenError(loc_of(path, node), "'" + key + "' must be a single value",
+    throw GenError(loc_of(path, node),
+                   "'" + key + "' must be a single value, not " + describe(node),
                    "write it on one line, e.g. '" + key + ": ...'");
   }
   return node.Scalar();
@@ -50,15 +59,22 @@ Enum parse_choice(const std::string& path, const YAML::Node& node, const std::st
 
 void read_variants(const std::string& path, const YAML::Node& node, OpEntry& op) {
   op.function_variant = false;
-  std::stringstream parts(scalar_of(path, node, "variants"));
-  std::string part;
-  while (std::getline(parts, part, ',')) {
-    part.erase(0, part.find_first_not_of(' '));
-    part.erase(part.find_last_not_of(' ') + 1);
-    if (part == "function") op.function_variant = true;
-    else if (part == "method") op.method_variant = true;
-    else throw GenError(loc_of(path, node), "invalid variant '" + part + "'",
-                        suggest_hint(part, {"function", "method"}));
+  const std::string text = scalar_of(path, node, "variants");
+  for (size_t start = 0; start <= text.size();) {
+    size_t end = std::min(text.find(',', start), text.size());
+    size_t first = text.find_first_not_of(' ', start);
+    size_t last = text.find_last_not_of(' ', end - 1);
+    std::string part =
+        first < end && last != std::string::npos ? text.substr(first, last + 1 - first) : "";
+    if (part == "function") {
+      op.function_variant = true;
+    } else if (part == "method") {
+      op.method_variant = true;
+    } else {
+      throw GenError(loc_of(path, node).advanced(static_cast<int>(std::min(first, end))),
+                     "invalid variant '" + part + "'", suggest_hint(part, {"function", "method"}));
+    }
+    start = end + 1;
   }
 }
 
@@ -111,7 +127,8 @@ void read_lazygen_key(const std::string& path, const std::string& key, const YAM
 
 OpEntry read_entry(const std::string& path, const YAML::Node& entry) {
   if (!entry.IsMap()) {
-    throw GenError(loc_of(path, entry), "each entry must be a map starting with 'func:'",
+    throw GenError(loc_of(path, entry),
+                   "each entry must be a map starting with 'func:', not " + describe(entry),
                    "write e.g.\n  - func: relu(Tensor self) -> Tensor\n    shape: same");
   }
   OpEntry op;
@@ -123,7 +140,6 @@ OpEntry read_entry(const std::string& path, const YAML::Node& entry) {
     if (key == "func") {
       op.func = scalar_of(path, kv.second, "func");
       op.func_loc = loc_of(path, kv.second);
-      op.schema = parse_schema(op.func, op.func_loc);
       has_func = true;
     } else {
       read_lazygen_key(path, key, kv.second, op);
@@ -134,6 +150,41 @@ OpEntry read_entry(const std::string& path, const YAML::Node& entry) {
                    "every entry starts with the schema, e.g. '- func: relu(Tensor self) -> Tensor'");
   }
   return op;
+}
+
+// The 1-based line `n` of `text` ("" past the end).
+std::string_view nth_line(std::string_view text, int n) {
+  size_t start = 0;
+  for (int i = 1; i < n && start != std::string_view::npos; ++i) {
+    start = text.find('\n', start);
+    if (start != std::string_view::npos) ++start;
+  }
+  if (start == std::string_view::npos || start > text.size()) return {};
+  return text.substr(start, text.find('\n', start) - start);
+}
+
+// yaml-cpp marks a quoted scalar at its opening quote and a block scalar (`|`, `>`) at its
+// indicator; errors inside a value count from its first character. See validate.h, Note
+// [Columns inside values].
+SourceLoc value_start(std::string_view text, const SourceLoc& loc) {
+  std::string_view line = nth_line(text, loc.line);
+  if (loc.col < 1 || static_cast<size_t>(loc.col) > line.size()) return loc;
+  char c = line[loc.col - 1];
+  if (c == '"' || c == '\'') return loc.advanced(1);
+  if (c != '|' && c != '>') return loc;
+  std::string_view next = nth_line(text, loc.line + 1);
+  size_t indent = next.find_first_not_of(' ');
+  return {loc.file, loc.line + 1,
+          indent == std::string_view::npos ? 0 : static_cast<int>(indent) + 1};
+}
+
+// Moves the locations of expression values (func, pointwise, formulas) onto their first
+// character, then parses the schema, whose errors point inside the string.
+void finish_entry(std::string_view text, OpEntry& op) {
+  op.func_loc = value_start(text, op.func_loc);
+  if (op.pointwise) op.pointwise_loc = value_start(text, op.pointwise_loc);
+  for (Derivative& d : op.derivatives) d.loc = value_start(text, d.loc);
+  op.schema = parse_schema(op.func, op.func_loc);
 }
 
 YAML::Node parse_yaml(const std::string& text, const std::string& path) {
@@ -153,10 +204,13 @@ OpsFile load_ops_text(const std::string& text, const std::string& path, OpsDiale
   OpsFile file{path, {}};
   if (root.IsNull()) return file;
   if (!root.IsSequence()) {
-    throw GenError(loc_of(path, root), "an ops file is a list of entries",
+    throw GenError(loc_of(path, root), "an ops file is a list of entries, not " + describe(root),
                    "start each entry with '- func: <schema>'");
   }
-  for (const auto& entry : root) file.ops.push_back(read_entry(path, entry));
+  for (const auto& entry : root) {
+    file.ops.push_back(read_entry(path, entry));
+    finish_entry(text, file.ops.back());
+  }
   if (!select.empty()) file.ops = select_ops(file, select);
   validate_ops(file, dialect);
   return file;

@@ -7,7 +7,8 @@
 
 namespace lazygen::gen {
 
-// Edit distance (insertions, deletions, substitutions; case-sensitive).
+// Edit distance (insertions, deletions, substitutions, swaps of adjacent characters;
+// case-sensitive).
 int edit_distance(std::string_view a, std::string_view b);
 // The candidate nearest to `word` if it is close enough to be a plausible typo, else "".
 std::string nearest(std::string_view word, const std::vector<std::string>& candidates);

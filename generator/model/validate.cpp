@@ -123,20 +123,19 @@ void validate_ops(const OpsFile& file, OpsDialect dialect) {
 }
 
 std::vector<OpEntry> select_ops(const OpsFile& file, const std::vector<std::string>& select) {
-  std::map<std::string, const OpEntry*> by_name;
   std::vector<std::string> names;
-  for (const OpEntry& op : file.ops) {
-    by_name.emplace(op.schema.name.str(), &op);
-    names.push_back(op.schema.name.str());
+  for (const OpEntry& op : file.ops) names.push_back(op.schema.name.str());
+  for (const std::string& name : select) {
+    if (contains(names, name)) continue;
+    std::string near = nearest(name, names);
+    throw GenError({file.path, 0, 0}, "--ops names '" + name + "', which " + file.path + " lacks",
+                   near.empty() ? "no op has a similar name; `lazygen --dump-schema " + file.path +
+                                      "` lists every schema"
+                                : "did you mean '" + near + "'?");
   }
   std::vector<OpEntry> out;
-  for (const std::string& name : select) {
-    auto it = by_name.find(name);
-    if (it == by_name.end()) {
-      throw GenError({file.path, 0, 0}, "--ops names '" + name + "', which " + file.path + " lacks",
-                     suggest_hint(name, {nearest(name, names)}));
-    }
-    out.push_back(*it->second);
+  for (const OpEntry& op : file.ops) {
+    if (contains(select, op.schema.name.str())) out.push_back(op);
   }
   return out;
 }

@@ -1,5 +1,12 @@
 // Semantic checks of an ops file, after loading: each problem is a GenError pointing at the
 // offending YAML value, quoting it, and saying what to write instead.
+//
+// Note [Columns inside values]: errors inside a `func:` schema, a `pointwise:` expression or a
+// derivative formula point at the offending character: the value's column plus the offset in
+// the string. yaml-cpp marks a quoted scalar at its opening quote, so the loader starts such
+// values one column later (exact unless the string holds escapes such as \"); a block scalar
+// (`|`, `>`) starts on the line after its indicator. Offsets past the first line of a multi-line
+// value are counted as if the value were one line: write these values on one line.
 #pragma once
 
 #include <string>
@@ -13,7 +20,8 @@ namespace lazygen::gen {
 // it is computed (`pointwise:` or `kernel: custom`) and how its shape is inferred (`shape:`).
 void validate_ops(const OpsFile& file, OpsDialect dialect);
 
-// The entries named in `select`, in file order; throws GenError for a name the file lacks.
+// The entries named in `select`, in file order (each once, however often named); throws
+// GenError for a name the file lacks, suggesting the nearest one.
 std::vector<OpEntry> select_ops(const OpsFile& file, const std::vector<std::string>& select);
 
 // Functions a `pointwise:` expression may call (see pointwise_math.h in the runtime).

@@ -1,0 +1,148 @@
+// Golden tests for the emitters (dest/): tests/generator/dest/golden/tiny_ops.yaml is run through
+// dest::emit_all with the repository's templates/, and every generated file is compared byte for
+// byte with tests/generator/dest/golden/expected/<path>.golden. The comparison is on the emitters'
+// own text (no banner, no clang-format), so it does not depend on the clang-format version. The
+// `.golden` suffix keeps build and format tooling away from the expected files.
+//
+// After an intended change to an emitter or a template, regenerate the expected files and review
+// the diff:
+//
+//   LAZYGEN_UPDATE_GOLDEN=1 ctest --test-dir build -R GoldenTest    (or run the test binary)
+//
+// Tests run with the source root as working directory (or LAZYGEN_SOURCE_DIR set).
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "dest/emit.h"
+#include "model/op_entry.h"
+#include "writer/file_writer.h"
+
+namespace fs = std::filesystem;
+
+namespace lazygen::gen::dest {
+namespace {
+
+fs::path source_root() {
+  const char* dir = std::getenv("LAZYGEN_SOURCE_DIR");
+  return dir ? fs::path(dir) : fs::current_path();
+}
+
+fs::path golden_dir() {
+  return source_root() / "tests/generator/dest/golden";
+}
+fs::path expected_path(const std::string& rel) {
+  return golden_dir() / "expected" / (rel + ".golden");
+}
+
+bool updating() {
+  const char* v = std::getenv("LAZYGEN_UPDATE_GOLDEN");
+  return v && std::string(v) == "1";
+}
+
+std::string read(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::vector<GeneratedFile> emit_tiny(bool ir_only = false) {
+  OpsFile file = load_ops_file((golden_dir() / "tiny_ops.yaml").string(), OpsDialect::Lazygen);
+  TemplateDir templates((source_root() / "templates").string());
+  EmitContext ctx{file.ops, templates, "tiny_ops.yaml"};
+  return emit_all(ctx, ir_only);
+}
+
+// Every expected file on disk, as generated paths ("src/ops.cpp").
+std::set<std::string> expected_files() {
+  std::set<std::string> out;
+  fs::path root = golden_dir() / "expected";
+  if (!fs::exists(root)) return out;
+  for (const auto& entry : fs::recursive_directory_iterator(root)) {
+    std::string rel = fs::relative(entry.path(), root).generic_string();
+    if (entry.is_regular_file() && rel.ends_with(".golden"))
+      out.insert(rel.substr(0, rel.size() - 7));
+  }
+  return out;
+}
+
+void update_expected(const std::vector<GeneratedFile>& files) {
+  std::set<std::string> stale = expected_files();
+  for (const GeneratedFile& f : files) {
+    stale.erase(f.path);
+    fs::create_directories(expected_path(f.path).parent_path());
+    std::ofstream(expected_path(f.path), std::ios::binary) << f.content;
+  }
+  for (const std::string& rel : stale) fs::remove(expected_path(rel));
+}
+
+TEST(GoldenTest, EmittersMatchTheExpectedFiles) {
+  std::vector<GeneratedFile> files = emit_tiny();
+  if (updating()) {
+    update_expected(files);
+    GTEST_SKIP() << "LAZYGEN_UPDATE_GOLDEN=1: wrote " << files.size() << " expected files";
+  }
+  std::set<std::string> unexpected = expected_files();
+  for (const GeneratedFile& f : files) {
+    unexpected.erase(f.path);
+    fs::path path = expected_path(f.path);
+    ASSERT_TRUE(fs::exists(path)) << path << " is missing; regenerate with LAZYGEN_UPDATE_GOLDEN=1";
+    std::string expected = read(path);
+    EXPECT_EQ(f.content, expected)
+        << line_diff(path.string(), expected, f.content)
+        << "if the change is intended, regenerate with LAZYGEN_UPDATE_GOLDEN=1";
+  }
+  EXPECT_TRUE(unexpected.empty()) << "expected files no emitter produces, e.g. "
+                                  << *unexpected.begin();
+}
+
+TEST(GoldenTest, EmitsTheFilesInAFixedOrder) {
+  std::vector<std::string> paths;
+  for (const GeneratedFile& f : emit_tiny()) paths.push_back(f.path);
+  EXPECT_EQ(paths, (std::vector<std::string>{
+                       "include/lazygen/generated/op_list.inc",
+                       "include/lazygen/generated/ir_nodes.h",
+                       "include/lazygen/generated/shape_inference.h",
+                       "src/shape_inference.cpp",
+                       "include/lazygen/generated/ops.h",
+                       "include/lazygen/generated/tensor_methods.inc",
+                       "src/ops.cpp",
+                       "include/lazygen/generated/pointwise_ops.h",
+                       "include/lazygen/generated/cpu_kernels.h",
+                       "src/cpu_kernels.cpp",
+                       "include/lazygen/generated/lazy_ops.h",
+                       "src/lazy_ops.cpp",
+                       "src/lowering.cpp",
+                       "sources.cmake",
+                   }));
+}
+
+TEST(GoldenTest, IrOnlyEmitsTheOpListAndNodeClassesAsTheFullRunDoes) {
+  std::vector<GeneratedFile> full = emit_tiny();
+  std::vector<GeneratedFile> ir = emit_tiny(/*ir_only=*/true);
+  ASSERT_EQ(ir.size(), 2u);
+  for (size_t i = 0; i < ir.size(); ++i) {
+    EXPECT_EQ(ir[i].path, full[i].path);
+    EXPECT_EQ(ir[i].content, full[i].content);
+  }
+}
+
+TEST(GoldenTest, TwoRunsGiveIdenticalBytes) {
+  std::vector<GeneratedFile> first = emit_tiny();
+  std::vector<GeneratedFile> second = emit_tiny();
+  ASSERT_EQ(first.size(), second.size());
+  for (size_t i = 0; i < first.size(); ++i) {
+    EXPECT_EQ(first[i].path, second[i].path);
+    EXPECT_EQ(first[i].content, second[i].content) << first[i].path;
+  }
+}
+
+}  // namespace
+}  // namespace lazygen::gen::dest
