@@ -3,6 +3,7 @@
 #include "lazygen/generated/cpu_kernels.h"
 
 #include "backend/cpu/pointwise.h"
+#include "core/dispatch.h"
 #include "core/tensor/shape_rules.h"
 #include "lazygen/factory.h"
 #include "lazygen/generated/pointwise_ops.h"

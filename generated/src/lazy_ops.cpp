@@ -2,6 +2,7 @@
 // Generated lazy-device ops of ops.yaml.
 #include "lazygen/generated/lazy_ops.h"
 
+#include "core/dispatch.h"
 #include "core/ir/trie_cache.h"
 #include "core/lazy/lazy_tensor.h"
 #include "lazygen/generated/ir_nodes.h"

@@ -300,9 +300,10 @@ std::vector<Shape> compute_shape_amax(const Shape& self, const std::vector<int64
 // argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor
 std::vector<Shape> compute_shape_argmax(const Shape& self, std::optional<int64_t> dim,
                                         bool keepdim) {
-  return {shape_rules::reduce("argmax", self,
-                              dim ? std::optional<std::vector<int64_t>>({*dim}) : std::nullopt,
-                              keepdim, DType::Int64)};
+  return {shape_rules::reduce(
+      "argmax", self,
+      dim ? std::optional<std::vector<int64_t>>(std::vector<int64_t>{*dim}) : std::nullopt, keepdim,
+      DType::Int64)};
 }
 
 // _softmax(Tensor self, int dim, bool half_to_float) -> Tensor

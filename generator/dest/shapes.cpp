@@ -53,7 +53,9 @@ std::vector<std::string> reduce_statements(const OpEntry& op) {
   const Argument* dim = op.schema.find_argument("dim");
   std::string dims = "std::nullopt";
   if (dim && dim->type.is_list) dims = dim->type.list_optional ? "dim" : "std::optional<std::vector<int64_t>>(dim)";
-  if (dim && !dim->type.is_list) dims = "dim ? std::optional<std::vector<int64_t>>({*dim}) : std::nullopt";
+  if (dim && !dim->type.is_list) {
+    dims = "dim ? std::optional<std::vector<int64_t>>(std::vector<int64_t>{*dim}) : std::nullopt";
+  }
   std::string keepdim = op.schema.find_argument("keepdim") ? "keepdim" : "false";
   std::string dtype = op.dtype == DTypeRule::Promote
                           ? "is_floating(self.dtype) ? self.dtype : DType::Int64"

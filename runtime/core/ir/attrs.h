@@ -4,6 +4,7 @@
 
 #include <cstring>
 #include <initializer_list>
+#include <memory>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -35,6 +36,10 @@ std::vector<Value> operand_list(const Parts&... parts) {
 
 // attr_equal(a, b): the trie cache's reuse relation for attributes, the same one hashing uses:
 // bitwise for floating point (0.0 and -0.0 differ, NaN equals NaN), == otherwise.
+template <class T>
+bool attr_equal(const std::optional<T>& a, const std::optional<T>& b);
+template <class T>
+bool attr_equal(const std::vector<T>& a, const std::vector<T>& b);
 inline bool attr_equal(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
 inline bool attr_equal(const Scalar& a, const Scalar& b) { return a.identical(b); }
 template <class T>
@@ -55,6 +60,11 @@ bool attr_equal(const std::vector<T>& a, const std::vector<T>& b) {
 }
 
 // attr_str(x): how an attribute prints in IR dumps (ints, bools as 0/1, dtypes by name, lists).
+// The container overloads are declared first so that each finds the other (optional<vector<T>>).
+template <class T>
+std::string attr_str(const std::optional<T>& v);
+template <class T>
+std::string attr_str(const std::vector<T>& v);
 inline std::string attr_str(int64_t v) { return std::to_string(v); }
 inline std::string attr_str(bool v) { return v ? "1" : "0"; }
 inline std::string attr_str(double v) {
@@ -66,6 +76,16 @@ inline std::string attr_str(const std::string& v) { return "\"" + v + "\""; }
 inline std::string attr_str(DType v) { return std::string(dtype_name(v)); }
 inline std::string attr_str(const Device& v) { return v.str(); }
 inline std::string attr_str(const Scalar& v) { return v.str(); }
+inline std::string attr_str(const Stream& v) {
+  return "Stream(" + std::to_string(v.id) + ")";
+}
+inline std::string attr_str(const Generator& v) {
+  return "Generator(seed=" + std::to_string(v.seed()) + ", offset=" + std::to_string(v.offset()) +
+         ")";
+}
+inline std::string attr_str(const std::shared_ptr<Storage>& v) {
+  return v ? "Storage(" + std::to_string(v->nbytes()) + " bytes)" : "None";
+}
 template <class E, std::enable_if_t<std::is_enum_v<E>, int> = 0>
 std::string attr_str(E v) {
   return std::to_string(static_cast<int>(v));

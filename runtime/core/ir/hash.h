@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <optional>
 #include <string_view>
 #include <type_traits>
@@ -14,6 +15,7 @@
 #include "lazygen/device.h"
 #include "lazygen/scalar.h"
 #include "lazygen/shape.h"
+#include "lazygen/types.h"
 
 namespace lazygen::ir {
 
@@ -46,6 +48,22 @@ hash_t hash_value(E v) {
 inline hash_t hash_value(const Scalar& s) { return hash_combine(hash_value(s.dtype()), s.bits()); }
 inline hash_t hash_value(const Device& d) { return hash_combine(hash_value(d.type), d.index); }
 hash_t hash_value(const Shape& s);
+// Without this a string literal would convert to bool and hash as `true`.
+inline hash_t hash_value(const char* s) { return hash_value(std::string_view(s)); }
+inline hash_t hash_value(const Stream& s) { return hash_combine(0x510e527fULL, hash_value(s.id)); }
+inline hash_t hash_value(const Generator& g) {
+  return hash_combine(hash_value(g.seed()), hash_value(g.offset()));
+}
+// A Storage attribute is compared by identity (attr_equal on the pointer); its hash uses only what
+// identity implies (size, device), never the address, so it stays stable across processes.
+inline hash_t hash_value(const std::shared_ptr<Storage>& s) {
+  return s ? hash_combine(hash_value(s->nbytes()), hash_value(s->device())) : 0x6a09e667ULL;
+}
+// Declared before their definitions so that each container overload finds the other.
+template <class T>
+hash_t hash_value(const std::optional<T>& v);
+template <class T>
+hash_t hash_value(const std::vector<T>& v);
 template <class T>
 hash_t hash_value(const std::optional<T>& v) {
   return v ? hash_combine(0x2545f491ULL, hash_value(*v)) : 0x4f1bbcdcULL;

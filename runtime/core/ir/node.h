@@ -35,6 +35,16 @@ enum class OpKind : uint16_t {
 
 // The schema name ("add.Tensor") or internal name ("device_data") of a kind.
 const char* op_kind_name(OpKind k);
+// The IR class name of a kind ("AddTensor", "DeviceData"), as IR dumps print it.
+const char* op_kind_class_name(OpKind k);
+
+// Kinds for nodes defined outside ops.yaml (test nodes, backend-internal nodes such as fusion
+// groups): each call returns a new kind above kNumOpKinds with the given names, for
+// op_kind_name and op_kind_class_name. At most kMaxExtensionOpKinds per process (throws
+// std::length_error beyond). Thread-safe; typically called once per class in a static:
+//   static inline const OpKind kKind = register_op_kind("test.binary", "TestBinary");
+inline constexpr size_t kMaxExtensionOpKinds = 64;
+OpKind register_op_kind(const char* name, const char* class_name);
 
 class Node;
 using NodePtr = std::shared_ptr<Node>;
@@ -56,7 +66,9 @@ struct Value {
 class Node {
  public:
   Node(OpKind op, std::vector<Value> operands, std::vector<Shape> shapes, hash_t attrs_hash);
-  virtual ~Node() = default;
+  // Iterative: releasing the last reference to a long chain of nodes does not recurse once
+  // per node (See Note [Iterative node destruction] in node.cpp).
+  virtual ~Node();
   Node(const Node&) = delete;
   Node& operator=(const Node&) = delete;
 
@@ -73,11 +85,33 @@ class Node {
   // The attribute part of to_string ("dim=[1], keepdim=1"); empty for ops without attributes.
   virtual std::string attrs_string() const { return {}; }
 
+  // Appends an operand without rehashing. Only for tests that need malformed graphs (a cycle);
+  // real nodes receive every operand at construction.
+  void add_operand_for_testing(Value v) { operands_.push_back(std::move(v)); }
+
  protected:
   // True when `operands` are the very same values as this node's (identity, presence included).
   bool operands_match(const std::vector<Value>& operands) const;
+  // operands_match(operand_list(parts...)) without building the list: each part is a Value or a
+  // std::vector<Value> (a Tensor[] argument). This runs on every trie cache probe, so it must
+  // not allocate or touch reference counts.
+  template <class... Parts>
+  bool operands_match(const Parts&... parts) const {
+    size_t i = 0;
+    return (match_part(i, parts) && ...) && i == operands_.size();
+  }
 
  private:
+  bool match_part(size_t& i, const Value& v) const {
+    return i < operands_.size() && operands_[i++] == v;
+  }
+  bool match_part(size_t& i, const std::vector<Value>& vs) const {
+    for (const Value& v : vs) {
+      if (!match_part(i, v)) return false;
+    }
+    return true;
+  }
+
   OpKind op_;
   std::vector<Value> operands_;
   std::vector<Shape> shapes_;

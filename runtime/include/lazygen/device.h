@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <iosfwd>
 #include <string>
 
 namespace lazygen {
@@ -27,5 +28,7 @@ struct Device {
 
 inline constexpr Device kCPU{DeviceType::CPU};
 inline constexpr Device kLazy{DeviceType::Lazy};
+
+std::ostream& operator<<(std::ostream& os, const Device& d);  // prints d.str()
 
 }  // namespace lazygen

@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <iosfwd>
 #include <string_view>
 
 namespace lazygen {
@@ -21,6 +22,8 @@ bool is_integral(DType t);  // excludes Bool
 DType promote_types(DType a, DType b);
 // The dtype floating-point ops produce for an input dtype: itself if floating, float32 otherwise.
 DType to_floating(DType t);
+// Prints dtype_name(t) (gtest and error messages).
+std::ostream& operator<<(std::ostream& os, DType t);
 
 // Maps a C++ type to its DType at compile time: dtype_of<float> == DType::Float32.
 template <class T>

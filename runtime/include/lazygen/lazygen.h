@@ -11,3 +11,4 @@
 #include "lazygen/operators.h"
 #include "lazygen/scalar.h"
 #include "lazygen/tensor.h"
+#include "lazygen/version.h"

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <iosfwd>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -42,5 +43,9 @@ int64_t wrap_dim(const char* op, int64_t dim, int64_t rank);
 // Broadcast two size lists as PyTorch does; throws ShapeError naming `op` and both shapes.
 std::vector<int64_t> broadcast_sizes(const char* op, const std::vector<int64_t>& a,
                                      const std::vector<int64_t>& b);
+// The product of `sizes` (1 for an empty list); throws ShapeError naming `op` on a negative size.
+int64_t checked_numel(const char* op, const std::vector<int64_t>& sizes);
+
+std::ostream& operator<<(std::ostream& os, const Shape& s);  // prints s.str()
 
 }  // namespace lazygen

@@ -21,7 +21,7 @@
 
 namespace lazygen {
 
-class TensorImpl;  // runtime/core/tensor_impl.h
+class TensorImpl;  // runtime/core/tensor/tensor_impl.h
 
 class Tensor {
  public:
@@ -59,7 +59,7 @@ class Tensor {
 
   // Autograd slots (runtime/autograd/): whether gradients flow, and the accumulated gradient.
   bool requires_grad() const;
-  Tensor& requires_grad_(bool requires = true);
+  Tensor& requires_grad_(bool value = true);  // (`requires` is a C++20 keyword)
   Tensor grad() const;
 
   TensorImpl* impl() const { return impl_.get(); }

@@ -1,0 +1,171 @@
+// Tracing cost on the lazy device: what one op costs while a training loop runs with a warm trie
+// cache, and what the executor adds per step. Goal: <= 0.1 us per traced op (LTC: ~3 us).
+//
+//   node_warm            cached_node<TestBinary> + its ScalarParam, warm trie, shape inference
+//                        skipped on hits (cached_node with a shape callable)
+//   node_warm_eager_shapes   the same with the shape vector built before the lookup, as the
+//                        generated ops do today
+//   node_warm_list_match the same with can_reuse through operands_match(operand_list(...)), as
+//                        the generated node classes do today (a vector per probe)
+//   node_cold            a fresh trie every iteration: node construction and hashing
+//   tensor_warm          a whole lazy op: IR values, trie, a new lazy Tensor (TensorImpl,
+//                        LazyState, live registry), shapes built up front like generated ops
+//   tensor_warm_lazy_shapes  the same with shapes built only on a trie miss
+//   mark_step_hit        executor overhead per step for a chain graph (null backend, cache hit)
+// Each benchmark traces a chain of kOps ops per iteration; items/s is ops/s (time per op =
+// 1 / items_per_second).
+#include <benchmark/benchmark.h>
+
+#include "backend/null/null_backend.h"
+#include "core/ir/attrs.h"
+#include "core/ir/builtin_nodes.h"
+#include "core/ir/trie_cache.h"
+#include "core/lazy/lazy_tensor.h"
+#include "exec/graph_executor.h"
+#include "lazygen/factory.h"
+#include "test_nodes.h"
+
+namespace lazygen {
+namespace {
+
+using testing::TestBinary;
+
+constexpr int kOps = 1000;
+
+// TestBinary with the generated classes' current reuse test (builds an operand vector).
+class ListMatchBinary final : public ir::Node {
+ public:
+  static inline const ir::OpKind kKind = ir::register_op_kind("bench.list_match", "ListMatch");
+  ListMatchBinary(const ir::Value& x, const ir::Value& y, const ir::Value& a, std::vector<Shape> s)
+      : Node(kKind, ir::operand_list(x, y, a), std::move(s), ir::hash_all()) {}
+  bool can_reuse(const ir::Value& x, const ir::Value& y, const ir::Value& a) const {
+    return operands_match(ir::operand_list(x, y, a));
+  }
+};
+
+template <class NodeT, bool kEagerShapes>
+ir::Value trace_chain(const ir::Value& x) {
+  ir::Value v = x;
+  for (int i = 0; i < kOps; ++i) {
+    ir::Value alpha = lazy::scalar_value(0.5);
+    if constexpr (kEagerShapes) {
+      std::vector<Shape> shapes{v.shape()};
+      v = ir::Value{ir::cached_node<NodeT>(v, x, alpha, std::move(shapes)), 0};
+    } else {
+      v = ir::Value{
+          ir::cached_node<NodeT>(v, x, alpha, [&] { return std::vector<Shape>{v.shape()}; }), 0};
+    }
+  }
+  return v;
+}
+
+template <class NodeT, bool kEagerShapes>
+void warm_nodes(benchmark::State& state) {
+  ir::TrieCache& trie = ir::TrieCache::current();
+  trie.reset();
+  ir::Value x{std::make_shared<testing::TestLeaf>(0, std::vector<Shape>{testing::f32({64})}), 0};
+  trace_chain<NodeT, kEagerShapes>(x);  // warm up the trie
+  for (auto _ : state) {
+    trie.reset_position();
+    benchmark::DoNotOptimize(trace_chain<NodeT, kEagerShapes>(x));
+  }
+  state.SetItemsProcessed(state.iterations() * kOps);
+  trie.reset();
+}
+
+void node_warm(benchmark::State& state) {
+  warm_nodes<TestBinary, false>(state);
+}
+void node_warm_eager_shapes(benchmark::State& state) {
+  warm_nodes<TestBinary, true>(state);
+}
+void node_warm_list_match(benchmark::State& state) {
+  warm_nodes<ListMatchBinary, true>(state);
+}
+
+void node_cold(benchmark::State& state) {
+  ir::TrieCache& trie = ir::TrieCache::current();
+  ir::Value x{std::make_shared<testing::TestLeaf>(0, std::vector<Shape>{testing::f32({64})}), 0};
+  for (auto _ : state) {
+    trie.reset();
+    benchmark::DoNotOptimize(trace_chain<TestBinary, true>(x));
+  }
+  state.SetItemsProcessed(state.iterations() * kOps);
+  trie.reset();
+}
+
+// Traced like a generated op: shapes computed up front (kEagerShapes) or only on a trie miss.
+template <bool kEagerShapes = true>
+Tensor lazy_add(const Tensor& x, const Tensor& y, const Scalar& alpha) {
+  ir::NodePtr node;
+  if constexpr (kEagerShapes) {
+    std::vector<Shape> shapes{x.shape()};
+    node = ir::cached_node<TestBinary>(lazy::ir_value(x), lazy::ir_value(y),
+                                       lazy::scalar_value(alpha), std::move(shapes));
+  } else {
+    node =
+        ir::cached_node<TestBinary>(lazy::ir_value(x), lazy::ir_value(y), lazy::scalar_value(alpha),
+                                    [&] { return std::vector<Shape>{x.shape()}; });
+  }
+  return lazy::make_lazy_tensor(node, 0, x.device());
+}
+
+template <bool kEagerShapes>
+void warm_tensors(benchmark::State& state) {
+  ir::TrieCache::current().reset();
+  exec::GraphExecutor executor(std::make_shared<exec::NullBackend>());
+  Tensor x = lazy::make_lazy_tensor_from_data(zeros({64}), kLazy);
+  auto trace = [&] {
+    Tensor v = x;
+    for (int i = 0; i < kOps; ++i) v = lazy_add<kEagerShapes>(v, x, 0.5);
+    return v;
+  };
+  trace();
+  executor.mark_step();
+  for (auto _ : state) {
+    Tensor v = trace();
+    state.PauseTiming();
+    v = Tensor();
+    executor.mark_step();  // nothing live is pending: ends the trace only
+    state.ResumeTiming();
+  }
+  state.SetItemsProcessed(state.iterations() * kOps);
+  ir::TrieCache::current().reset();
+}
+
+void tensor_warm(benchmark::State& state) {
+  warm_tensors<true>(state);
+}
+void tensor_warm_lazy_shapes(benchmark::State& state) {
+  warm_tensors<false>(state);
+}
+
+void mark_step_hit(benchmark::State& state) {
+  ir::TrieCache::current().reset();
+  auto backend = std::make_shared<exec::NullBackend>();
+  exec::GraphExecutor executor(backend);
+  Tensor w = lazy::make_lazy_tensor_from_data(zeros({64}), kLazy);
+  const auto ops = state.range(0);
+  for (auto _ : state) {
+    state.PauseTiming();
+    for (int64_t i = 0; i < ops; ++i) lazy::set_ir_value(w, lazy::ir_value(lazy_add(w, w, 0.5)));
+    state.ResumeTiming();
+    executor.mark_step();
+  }
+  state.counters["compiles"] = static_cast<double>(backend->compiles().size());
+  state.SetItemsProcessed(state.iterations() * ops);
+  ir::TrieCache::current().reset();
+}
+
+BENCHMARK(node_warm);
+BENCHMARK(node_warm_eager_shapes);
+BENCHMARK(node_warm_list_match);
+BENCHMARK(node_cold);
+BENCHMARK(tensor_warm);
+BENCHMARK(tensor_warm_lazy_shapes);
+BENCHMARK(mark_step_hit)->Arg(10)->Arg(100)->Arg(1000);
+
+}  // namespace
+}  // namespace lazygen
+
+BENCHMARK_MAIN();

@@ -1,0 +1,74 @@
+// The backend contract: what the graph executor asks of a device that runs lazy graphs.
+//
+// The executor (exec/graph_executor.h) turns the pending IR of some lazy tensors into an
+// exec::Graph (exec/graph.h), looks it up in its computation cache by Graph::hash() mixed with
+// Backend::name(), and on a miss calls compile(); then it calls execute() with the graph's inputs.
+// It knows no backend by name: backends are installed with GraphExecutor::set_backend().
+//
+// compile(graph) -> Executable
+//   Called once per distinct graph key. May take long (fusion, code generation); its result is
+//   cached and reused for every later graph with the same key, so it must not depend on
+//   anything the key does not cover:
+//     - it may read each node's op kind, attributes, operands (as graph positions) and shapes;
+//     - it must NOT read DeviceData::data() or ScalarParam::value(): those change between runs
+//       and arrive as execute() inputs instead.
+//   It may keep the graph's roots (and so its nodes) alive, e.g. to call lowerings later.
+//   On failure it throws (CompileError for unsupported graphs); nothing is cached then.
+//
+// execute(executable, inputs) -> outputs
+//   inputs: one tensor per graph input, in Graph::inputs() order, on this backend's device:
+//     DeviceData input  -> the data tensor;
+//     ScalarParam input -> a 0-dim tensor of the scalar's dtype category (bool, int64, float64).
+//   Inputs are read-only: a backend must never write into them (lazy tensors share buffers).
+//   outputs: one tensor per graph output, in Graph::outputs() order, with exactly the
+//   output's shape (dtype and sizes); the executor checks this. Outputs may alias inputs or
+//   each other but must not be written after execute returns.
+//   Execution may be asynchronous: execute may return tensors whose contents are still being
+//   produced, provided any read through the tensor API waits for them (see synchronize()).
+//
+// synchronize()
+//   Blocks until all work launched by earlier execute() calls has finished (wait_device_ops()).
+//
+// Thread safety: the executor serializes compile and execute calls on one backend; an
+// Executable may be executed again while an earlier execution of it is still in flight.
+#pragma once
+
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "exec/graph.h"
+#include "lazygen/device.h"
+#include "lazygen/tensor.h"
+
+namespace lazygen::exec {
+
+// A graph the backend cannot compile (an op without lowering, an unsupported dtype, ...).
+class CompileError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// A compiled graph. Backends subclass it with whatever execute() needs.
+class Executable {
+ public:
+  virtual ~Executable() = default;
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+
+  // Stable identifier, part of the computation cache key ("cpu-lowering", "null").
+  virtual std::string name() const = 0;
+  // Where inputs must be and outputs will be.
+  virtual Device device() const = 0;
+
+  virtual std::unique_ptr<Executable> compile(const Graph& graph) = 0;
+  virtual std::vector<Tensor> execute(const Executable& executable,
+                                      const std::vector<Tensor>& inputs) = 0;
+  virtual void synchronize() {}
+};
+
+}  // namespace lazygen::exec

@@ -1,0 +1,29 @@
+// DeviceData and ScalarParam (core/ir/builtin_nodes.h).
+#include "core/ir/builtin_nodes.h"
+
+#include "core/ir/hash.h"
+
+namespace lazygen::ir {
+
+DeviceData::DeviceData(const Tensor& data, std::vector<Shape> shapes)
+    : Node(kKind, {}, std::move(shapes), hash_all(data.device())),
+      device_(data.device()),
+      data_(data) {}
+
+bool DeviceData::can_reuse(const Tensor& data) const {
+  const Shape& s = shape();
+  return data.device() == device_ && data.dtype() == s.dtype && data.sizes() == s.sizes;
+}
+
+std::string DeviceData::attrs_string() const {
+  return "device=" + device_.str();
+}
+
+ScalarParam::ScalarParam(const Scalar& value, std::vector<Shape> shapes)
+    : Node(kKind, {}, std::move(shapes), hash_all()), value_(value) {}
+
+std::vector<Shape> scalar_param_shapes(const Scalar& value) {
+  return {Shape(value.dtype(), {})};
+}
+
+}  // namespace lazygen::ir

@@ -1,0 +1,70 @@
+// The two IR node kinds that are not ops from ops.yaml: the inputs of every graph.
+//
+// DeviceData holds a materialized tensor (a lazy tensor's data, or the result of an earlier
+// execution) and ScalarParam holds a Scalar passed to an op. Neither value is part of a node's
+// hash: a graph is keyed by structure and input shapes, and the executor feeds the current
+// values at run time, so new data or a new scalar value reuses the compiled computation.
+//
+// Both are reused through the trie cache like op nodes (see Note [Trie reuse of input nodes] in
+// trie_cache.h): can_reuse() matches on shape / dtype category only and rebind() installs the new
+// value in the reused node.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/ir/node.h"
+#include "lazygen/scalar.h"
+#include "lazygen/tensor.h"
+
+namespace lazygen::ir {
+
+class DeviceData final : public Node {
+ public:
+  static constexpr OpKind kKind = OpKind::device_data;
+
+  // REQUIRES: data is defined and shapes == {data's shape}. The node shares `data` (no copy).
+  DeviceData(const Tensor& data, std::vector<Shape> shapes);
+
+  // Same shape, dtype and device: the node can stand for `data` once rebound to it.
+  bool can_reuse(const Tensor& data) const;
+  void rebind(const Tensor& data) { data_ = data; }
+  // The data, or an undefined tensor once released. See Note [DeviceData lifetime].
+  const Tensor& data() const { return data_; }
+  void release_data() { data_ = Tensor(); }
+
+  std::string attrs_string() const override;
+
+ private:
+  Device device_;
+  Tensor data_;
+};
+
+class ScalarParam final : public Node {
+ public:
+  static constexpr OpKind kKind = OpKind::scalar_param;
+
+  // REQUIRES: shapes == scalar_param_shapes(value).
+  ScalarParam(const Scalar& value, std::vector<Shape> shapes);
+
+  // Same dtype category (bool, integral, floating): the category drives type promotion, the
+  // value does not.
+  bool can_reuse(const Scalar& value) const { return value.dtype() == value_.dtype(); }
+  void rebind(const Scalar& value) { value_ = value; }
+  const Scalar& value() const { return value_; }
+
+  std::string attrs_string() const override { return "value=" + value_.str(); }
+
+ private:
+  Scalar value_;
+};
+
+// {0-dim Shape of the scalar's dtype category}: the output shapes of a ScalarParam.
+std::vector<Shape> scalar_param_shapes(const Scalar& value);
+
+// True for DeviceData and ScalarParam: nodes the executor feeds rather than computes.
+inline bool is_input(OpKind k) {
+  return k == OpKind::device_data || k == OpKind::scalar_param;
+}
+
+}  // namespace lazygen::ir

@@ -1,0 +1,157 @@
+// The trie cache: IR node reuse across iterations of a traced loop.
+//
+// Note [Trie cache]
+// A training loop traces the same op sequence every step. The trie records that sequence: each
+// trie entry holds one IR node and its children are the nodes traced right after it in earlier
+// traces. Tracing an op asks the current position for a child of the same kind that
+// can_reuse() the op's arguments; a hit returns that very node (no allocation, no hashing) and
+// advances; a miss constructs the node, adds it as a new child (a fork when siblings exist) and
+// advances. mark_step returns the position to the root, so from the second step on a repeated
+// trace returns the same node objects, and a step that diverges grows a sibling branch while
+// both branches stay reusable.
+//
+// Reuse is exact: op kind, attributes bitwise (generated can_reuse) and operands by identity,
+// with an absent optional operand never matching a present one. PyTorch's trie compared
+// optional operands positionally and returned a wrong node when f(x, None, w) followed
+// f(x, w, None); see TrieCache tests.
+//
+// Note [Trie reuse of input nodes]
+// DeviceData and ScalarParam nodes go through the trie too, matched on shape only and rebound to
+// the new data or scalar value (see builtin_nodes.h); otherwise every op consuming them would
+// miss from the second step on. Rebinding mutates a node that earlier graphs may reference.
+// That is safe because the position only moves down within a trace (no entry is used twice
+// before the next reset_position), and reset_position is only called by mark_step after every
+// live tensor was synced, so no pending graph still refers to a node from before.
+//
+// Thread safety: one TrieCache per thread (current()); not shared.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "core/ir/node.h"
+#include "lazygen/metrics.h"
+
+namespace lazygen::ir {
+
+class TrieCache {
+ public:
+  struct Stats {
+    int64_t hits = 0;    // nodes reused
+    int64_t misses = 0;  // nodes constructed
+    int64_t forks = 0;   // misses at a position that already had children
+  };
+
+  TrieCache();
+  ~TrieCache();
+  TrieCache(const TrieCache&) = delete;
+  TrieCache& operator=(const TrieCache&) = delete;
+
+  // This thread's cache.
+  static TrieCache& current();
+
+  // The child of the current position of kind `kind` whose node satisfies `reusable`, after
+  // advancing to it; nullptr (and no move) when there is none.
+  template <class Reusable>
+  const NodePtr* find(OpKind kind, Reusable&& reusable);
+  // Adds `node` as a child of the current position and advances to it.
+  void insert(NodePtr node);
+  // Moves back to the root. REQUIRES: no live tensor holds a pending value traced since the
+  // last reset (mark_step guarantees it). See Note [Trie reuse of input nodes].
+  void reset_position();
+  // Forgets every cached node and moves to the root. Always safe: pending graphs own their nodes.
+  void reset();
+
+  const Stats& stats() const { return stats_; }
+  size_t size() const { return size_; }  // cached nodes
+  bool at_root() const { return current_ == &root_; }
+
+ private:
+  struct Entry {
+    OpKind kind = OpKind::kNumOpKinds;
+    NodePtr node;
+    std::vector<std::unique_ptr<Entry>> children;
+  };
+
+  void note_hit();
+  void destroy_children(Entry& entry);
+
+  Entry root_;
+  Entry* current_ = &root_;
+  size_t size_ = 0;
+  Stats stats_;
+};
+
+// Counts one traced op of kind `k` in the metric `lazy.op.<schema name>`.
+void count_traced_op(OpKind k);
+
+namespace detail {
+
+inline std::vector<Shape> take_shapes(std::vector<Shape> shapes) {
+  return shapes;
+}
+template <class ShapeFn, std::enable_if_t<std::is_invocable_v<ShapeFn&>, int> = 0>
+std::vector<Shape> take_shapes(ShapeFn&& fn) {
+  return fn();
+}
+
+template <class NodeT, class Tuple, size_t... I>
+NodePtr cached_node_impl(Tuple&& args, std::index_sequence<I...>) {
+  TrieCache& trie = TrieCache::current();
+  const NodePtr* hit = trie.find(NodeT::kKind, [&](const Node& n) {
+    return static_cast<const NodeT&>(n).can_reuse(std::get<I>(args)...);
+  });
+  if (NodeT::kKind != OpKind::device_data && NodeT::kKind != OpKind::scalar_param) {
+    count_traced_op(NodeT::kKind);
+  }
+  if (hit != nullptr) {
+    if constexpr (requires(NodeT & n) { n.rebind(std::get<I>(args)...); }) {
+      static_cast<NodeT&>(**hit).rebind(std::get<I>(args)...);
+    }
+    return *hit;
+  }
+  constexpr size_t kShapes = sizeof...(I);
+  NodePtr node = std::make_shared<NodeT>(std::get<I>(args)...,
+                                         take_shapes(std::get<kShapes>(std::move(args))));
+  trie.insert(node);
+  return node;
+}
+
+}  // namespace detail
+
+// cached_node<NodeT>(args..., shapes): the node for this op at the current trie position,
+// reused when a child there can_reuse(args...), else `std::make_shared<NodeT>(args..., shapes)`
+// inserted as a new child; either way the position advances to it. `shapes` is a
+// std::vector<Shape> or a callable returning one; a callable is only invoked on a miss, which
+// saves shape inference on the warm path (a hit has identical operands and attributes, so its
+// shapes were already checked). See Note [Trie cache].
+template <class NodeT, class... Args>
+NodePtr cached_node(Args&&... args) {
+  static_assert(sizeof...(Args) >= 1, "cached_node<NodeT>(args..., shapes)");
+  return detail::cached_node_impl<NodeT>(std::forward_as_tuple(std::forward<Args>(args)...),
+                                         std::make_index_sequence<sizeof...(Args) - 1>{});
+}
+
+template <class Reusable>
+const NodePtr* TrieCache::find(OpKind kind, Reusable&& reusable) {
+  for (const std::unique_ptr<Entry>& child : current_->children) {
+    if (child->kind == kind && reusable(*child->node)) {
+      current_ = child.get();
+      note_hit();
+      return &child->node;
+    }
+  }
+  return nullptr;
+}
+
+inline void TrieCache::note_hit() {
+  static metrics::Counter& hits = metrics::counter("trie_cache.hit");
+  hits.add();
+  ++stats_.hits;
+}
+
+}  // namespace lazygen::ir

@@ -1,0 +1,50 @@
+// LazyState: what a lazy tensor's TensorImpl holds instead of a Storage, and the registry of
+// every live one (so that mark_step can sync them all).
+//
+// Note [Lazy tensor state]
+// A lazy tensor is in one of two states:
+//   pending       `data` is undefined and `value` is the IR value that will compute it;
+//   materialized  `data` holds the result on the backend's device (cpu for now), and `value` is
+//                 either absent or the DeviceData node that feeds `data` to graphs traced in the
+//                 current trace (bound by lazy::ir_value through the trie cache).
+// Ops create pending tensors; syncing (mark_step, item(), cpu(), printing) executes the pending
+// value and makes the tensor materialized, dropping its IR. An in-place op sets a new pending
+// value and drops the old data reference (set_ir_value), so a tensor updated every step holds
+// one graph and, after each sync, one buffer: neither grows. A materialized tensor's data is
+// never written again; a new value always means a new buffer.
+//
+// Thread safety: a LazyState follows Tensor's rule (one writer at a time). The registry is
+// internally locked.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <vector>
+
+#include "core/ir/node.h"
+#include "lazygen/tensor.h"
+
+namespace lazygen::lazy {
+
+struct LazyState : std::enable_shared_from_this<LazyState> {
+  // Registers with the live registry; unregisters in the destructor.
+  LazyState();
+  ~LazyState();
+  LazyState(const LazyState&) = delete;
+  LazyState& operator=(const LazyState&) = delete;
+
+  bool pending() const { return !data.defined(); }
+
+  ir::Value value;  // See Note [Lazy tensor state]
+  Tensor data;
+
+  // Registry links, guarded by the registry's lock.
+  LazyState* prev_live = nullptr;
+  LazyState* next_live = nullptr;
+};
+
+// Every LazyState alive now (pending or not), oldest first.
+std::vector<std::shared_ptr<LazyState>> live_states();
+size_t live_state_count();
+
+}  // namespace lazygen::lazy

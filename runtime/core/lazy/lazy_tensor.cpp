@@ -1,0 +1,123 @@
+// Lazy tensor creation and the IR values of tensors and scalars (core/lazy/lazy_tensor.h).
+//
+// Note [DeviceData lifetime]
+// A DeviceData node holds its data so that pending graphs can run after the tensor that fed it
+// was updated in place or destroyed. The trie cache (and cached computations, through their
+// nodes) keep DeviceData nodes alive across steps, and with them their last data: after a step
+// a parameter's previous buffer would stay alive next to its new one, doubling persistent memory.
+// So each thread remembers the DeviceData nodes it bound in the current trace and end_trace()
+// releases their data once mark_step has synced every live tensor; the next trace rebinds them.
+// Nothing can need the released data: all pending graphs were executed, and executions received
+// their inputs as tensors, not nodes.
+#include "core/lazy/lazy_tensor.h"
+
+#include <stdexcept>
+#include <string>
+
+#include "core/ir/builtin_nodes.h"
+#include "core/ir/trie_cache.h"
+#include "core/tensor/tensor_impl.h"
+#include "lazygen/metrics.h"
+
+namespace lazygen::lazy {
+namespace {
+
+// The DeviceData nodes this thread bound since its last end_trace.
+std::vector<ir::NodePtr>& bound_device_data() {
+  thread_local std::vector<ir::NodePtr> nodes;
+  return nodes;
+}
+
+void bind_device_data(LazyState& s) {
+  const Tensor& data = s.data;
+  ir::NodePtr node =
+      ir::cached_node<ir::DeviceData>(data, [&] { return std::vector<Shape>{data.shape()}; });
+  bound_device_data().push_back(node);
+  s.value = ir::Value{std::move(node), 0};
+}
+
+Tensor make_tensor(const Shape& shape, Device device, std::shared_ptr<LazyState> state) {
+  if (!device.is_lazy()) {
+    throw std::invalid_argument("lazy tensors need a lazy device, got " + device.str());
+  }
+  static metrics::Counter& created = metrics::counter("lazy.tensor_created");
+  created.add();
+  return Tensor(std::make_shared<TensorImpl>(shape, device, std::move(state)));
+}
+
+}  // namespace
+
+LazyState& lazy_state(const Tensor& t) {
+  if (!t.defined()) throw std::invalid_argument("expected a lazy tensor, got an undefined tensor");
+  const std::shared_ptr<LazyState>& state = t.impl()->lazy_state();
+  if (state == nullptr) {
+    throw std::invalid_argument("expected a lazy tensor, got a tensor on " + t.device().str() +
+                                " (move it with .to(lazygen::kLazy))");
+  }
+  return *state;
+}
+
+ir::Value ir_value(const Tensor& t) {
+  LazyState& s = lazy_state(t);
+  if (!s.value.present()) bind_device_data(s);
+  return s.value;
+}
+
+ir::Value ir_value(const std::optional<Tensor>& t) {
+  return t && t->defined() ? ir_value(*t) : ir::Value{};
+}
+
+std::vector<ir::Value> ir_values(const std::vector<Tensor>& ts) {
+  std::vector<ir::Value> out;
+  out.reserve(ts.size());
+  for (const Tensor& t : ts) out.push_back(ir_value(t));
+  return out;
+}
+
+ir::Value scalar_value(const Scalar& s) {
+  return ir::Value{ir::cached_node<ir::ScalarParam>(s, [&] { return ir::scalar_param_shapes(s); }),
+                   0};
+}
+
+Tensor make_lazy_tensor(ir::NodePtr node, uint32_t index, Device device) {
+  const Shape& shape = node->shape(index);
+  auto state = std::make_shared<LazyState>();
+  state->value = ir::Value{std::move(node), index};
+  return make_tensor(shape, device, std::move(state));
+}
+
+Tensor make_lazy_tensor_from_data(Tensor data, Device device) {
+  if (!data.defined()) throw std::invalid_argument("make_lazy_tensor_from_data: undefined data");
+  Shape shape = data.shape();
+  auto state = std::make_shared<LazyState>();
+  state->data = std::move(data);
+  return make_tensor(shape, device, std::move(state));
+}
+
+void set_ir_value(const Tensor& self, ir::Value value) {
+  LazyState& s = lazy_state(self);
+  if (!value.present() || value.shape() != self.shape()) {
+    throw std::invalid_argument("set_ir_value: an in-place update must keep the tensor's shape " +
+                                self.shape().str() + ", got " +
+                                (value.present() ? value.shape().str() : "an absent value"));
+  }
+  s.value = std::move(value);
+  s.data = Tensor();
+}
+
+void end_trace() {
+  std::vector<std::shared_ptr<LazyState>> live = live_states();
+  for (const auto& s : live) {
+    if (s->pending()) {
+      throw std::logic_error("end_trace: a live lazy tensor of shape " + s->value.shape().str() +
+                             " is still pending; sync before ending the trace");
+    }
+  }
+  for (const auto& s : live) s->value = ir::Value{};
+  std::vector<ir::NodePtr>& bound = bound_device_data();
+  for (const ir::NodePtr& n : bound) static_cast<ir::DeviceData&>(*n).release_data();
+  bound.clear();
+  ir::TrieCache::current().reset_position();
+}
+
+}  // namespace lazygen::lazy

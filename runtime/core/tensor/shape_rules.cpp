@@ -1,0 +1,88 @@
+// The shape rules of shape_rules.h.
+#include "core/tensor/shape_rules.h"
+
+#include <string>
+
+namespace lazygen::shape_rules {
+namespace {
+
+// The promotion state of one participant class (dimensioned, zero-dim or scalar).
+struct Category {
+  std::optional<DType> dtype;
+  void add(DType t) { dtype = dtype ? promote_types(*dtype, t) : t; }
+};
+
+// PyTorch's combine_categories: `lower` only matters when it is of a higher category.
+std::optional<DType> combine(std::optional<DType> higher, std::optional<DType> lower) {
+  if (!higher) return lower;
+  if (!lower || is_floating(*higher)) return higher;
+  if (*higher == DType::Bool || is_floating(*lower)) return promote_types(*higher, *lower);
+  return higher;
+}
+
+DType wrapped_number_dtype(const Scalar& s) {
+  // A Python float is a double, but as a wrapped number it counts as the default dtype.
+  return s.is_floating() ? DType::Float32 : s.dtype();
+}
+
+}  // namespace
+
+DType result_type(std::initializer_list<const Shape*> tensors,
+                  std::initializer_list<const Scalar*> scalars) {
+  Category dimensioned, zero_dim, wrapped;
+  for (const Shape* t : tensors) {
+    if (t == nullptr) continue;
+    (t->dim() > 0 ? dimensioned : zero_dim).add(t->dtype);
+  }
+  for (const Scalar* s : scalars) {
+    if (s != nullptr) wrapped.add(wrapped_number_dtype(*s));
+  }
+  return combine(dimensioned.dtype, combine(zero_dim.dtype, wrapped.dtype))
+      .value_or(DType::Float32);
+}
+
+std::vector<int64_t> broadcast(const char* op, std::initializer_list<const Shape*> tensors) {
+  std::vector<int64_t> out;
+  for (const Shape* t : tensors) {
+    if (t != nullptr) out = broadcast_sizes(op, out, t->sizes);
+  }
+  return out;
+}
+
+void check_inplace(const char* op, const Shape& self, const std::vector<int64_t>& result_sizes) {
+  if (self.sizes != result_sizes) {
+    throw ShapeError(op, "output with shape " + sizes_str(self.sizes) +
+                             " doesn't match the broadcast shape " + sizes_str(result_sizes));
+  }
+}
+
+std::vector<bool> reduced_dims(const char* op, int64_t rank,
+                               const std::optional<std::vector<int64_t>>& dims) {
+  std::vector<bool> mask(static_cast<size_t>(rank), !dims || dims->empty());
+  if (!dims) return mask;
+  for (int64_t d : *dims) {
+    const int64_t w = wrap_dim(op, d, rank);
+    if (rank == 0) continue;  // dim 0 / -1 of a zero-dim tensor reduces nothing further
+    if (mask[static_cast<size_t>(w)]) {
+      throw ShapeError(op, "dim " + std::to_string(w) + " appears multiple times in the list of dims");
+    }
+    mask[static_cast<size_t>(w)] = true;
+  }
+  return mask;
+}
+
+Shape reduce(const char* op, const Shape& self, const std::optional<std::vector<int64_t>>& dims,
+             bool keepdim, DType out) {
+  const auto mask = reduced_dims(op, self.dim(), dims);
+  Shape result(out, {});
+  for (int64_t d = 0; d < self.dim(); ++d) {
+    if (!mask[static_cast<size_t>(d)]) {
+      result.sizes.push_back(self.sizes[static_cast<size_t>(d)]);
+    } else if (keepdim) {
+      result.sizes.push_back(1);
+    }
+  }
+  return result;
+}
+
+}  // namespace lazygen::shape_rules

@@ -1,0 +1,41 @@
+// The shape rules that generated shape functions are built from (ops.yaml `shape:` and `dtype:`).
+//
+// A generated compute_shape_<op> calls these with the op's schema name, so every error is a
+// ShapeError naming the op ("add.Tensor: shapes [2, 3] and [4] cannot be broadcast (dim 1: 3 vs
+// 4)"). Pointers in the initializer lists may be null: an absent optional tensor, skipped.
+#pragma once
+
+#include <cstdint>
+#include <initializer_list>
+#include <optional>
+#include <vector>
+
+#include "lazygen/dtype.h"
+#include "lazygen/scalar.h"
+#include "lazygen/shape.h"
+
+namespace lazygen::shape_rules {
+
+// PyTorch's result_type over tensors and scalars. Categories are bool < integral < floating.
+// Tensors with dims take part fully (promote_types); zero-dim tensors, then scalars, only raise
+// the category: int scalar + float32 tensor -> float32; float scalar + int64 tensor -> float32
+// (the default dtype); zero-dim float64 + float32 tensor -> float32. Float32 when given nothing.
+DType result_type(std::initializer_list<const Shape*> tensors,
+                  std::initializer_list<const Scalar*> scalars = {});
+
+// The sizes all `tensors` broadcast to (PyTorch's rules); ShapeError names `op` and the shapes.
+std::vector<int64_t> broadcast(const char* op, std::initializer_list<const Shape*> tensors);
+
+// An in-place op's broadcast result must keep self's sizes; else ShapeError naming both.
+void check_inplace(const char* op, const Shape& self, const std::vector<int64_t>& result_sizes);
+
+// The shape of reducing `self` over `dims` (nullopt or empty: every dim) with dtype `out`.
+// Negative dims wrap; a dim out of range or repeated is a ShapeError naming `op`.
+Shape reduce(const char* op, const Shape& self, const std::optional<std::vector<int64_t>>& dims,
+             bool keepdim, DType out);
+
+// Which dims `reduce` reduces: a mask of self.dim() entries (all true for nullopt or empty).
+std::vector<bool> reduced_dims(const char* op, int64_t rank,
+                               const std::optional<std::vector<int64_t>>& dims);
+
+}  // namespace lazygen::shape_rules

@@ -1,0 +1,65 @@
+// Graph: one pending computation, in the form the executor hashes and backends compile.
+//
+// Built from the IR values to compute (the roots), it lists every reachable node in post-order
+// (operands first; see core/ir/post_order.h) and gives positions instead of pointers: each
+// node's operands as ValueRefs into that list, the inputs (DeviceData and ScalarParam nodes) in
+// the order execute() receives their tensors, and the outputs in the order roots were given.
+//
+// Note [Graph hash]
+// The computation cache is keyed by hash(): for each node in post-order its node_hash (op,
+// attributes, operand presence, output shapes) and the positions of its operands, then the
+// output positions. Position-based hashing captures sharing, which dag hashes do not: add(x, y)
+// and add(x, x) have equal dag hashes when x and y have equal shapes, yet one takes two inputs
+// and the other one. Input data and scalar values are not hashed (they are fed at execution),
+// input shapes and dtypes are (through DeviceData / ScalarParam node hashes). The executor adds
+// the backend's name.
+//
+// A Graph keeps its roots, and so every node, alive. It is immutable once built.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "core/ir/node.h"
+
+namespace lazygen::exec {
+
+// Output `output` of the node at position `node`; node == kAbsent for an absent operand.
+struct ValueRef {
+  static constexpr uint32_t kAbsent = UINT32_MAX;
+  uint32_t node = kAbsent;
+  uint32_t output = 0;
+  bool present() const { return node != kAbsent; }
+  friend bool operator==(const ValueRef&, const ValueRef&) = default;
+};
+
+class Graph {
+ public:
+  // REQUIRES: every root is present. Throws ir::IrCycleError on a cyclic graph.
+  explicit Graph(std::vector<ir::Value> roots);
+
+  const std::vector<ir::Value>& roots() const { return roots_; }
+  // Every node, operands before users.
+  const std::vector<const ir::Node*>& nodes() const { return nodes_; }
+  const ir::Node& node(size_t i) const { return *nodes_[i]; }
+  std::span<const ValueRef> operands(size_t i) const;
+  // Positions of the DeviceData and ScalarParam nodes, in post-order.
+  const std::vector<uint32_t>& inputs() const { return inputs_; }
+  // One per root, in root order.
+  const std::vector<ValueRef>& outputs() const { return outputs_; }
+  // Input shapes in `inputs()` order (what execute() must be fed).
+  std::vector<Shape> input_shapes() const;
+  ir::hash_t hash() const { return hash_; }  // See Note [Graph hash]
+
+ private:
+  std::vector<ir::Value> roots_;
+  std::vector<const ir::Node*> nodes_;
+  std::vector<ValueRef> operand_refs_;   // all nodes' operands, concatenated
+  std::vector<uint32_t> operand_begin_;  // node i's operands: [begin[i], begin[i + 1])
+  std::vector<uint32_t> inputs_;
+  std::vector<ValueRef> outputs_;
+  ir::hash_t hash_ = 0;
+};
+
+}  // namespace lazygen::exec

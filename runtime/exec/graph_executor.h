@@ -1,0 +1,74 @@
+// GraphExecutor: turns the pending IR of lazy tensors into results.
+//
+// sync(states) gathers the pending values of `states` into one Graph (exec/graph.h), looks its
+// key up in the computation cache (an LRU of compiled executables; key = Graph::hash() mixed
+// with the backend's name, see Note [Graph hash]), compiles on a miss (storing the executable
+// only once compile succeeded), feeds the inputs (DeviceData data, ScalarParam values) and
+// executes. Each synced tensor then holds its result as data and drops its IR
+// (See Note [Lazy tensor state]). mark_step() syncs every live lazy tensor and ends the trace
+// (lazy::end_trace: the trie cache returns to its root).
+//
+// Consequences: the same trace hits the cache from the second step on; a new input shape or
+// dtype compiles anew; a new scalar value or new input data does not.
+//
+// Note [Asynchronous execution]
+// Execution is synchronous for now: sync returns with results in place. The API already has the
+// shape asynchrony needs: sync() captures everything execution reads (input tensors, scalar
+// values) before executing, so a worker thread can take over execute() later, and
+// wait_device_ops() (Backend::synchronize) is the barrier callers use.
+//
+// Metrics: computation_cache.{hit,miss,evict}, exec.{sync,mark_step,graph_nodes},
+// exec.{build_graph_ms,compile_ms,execute_ms}.
+// Thread safety: all methods may be called from any thread; syncs are serialized.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "backend/backend.h"
+#include "core/ir/hash.h"
+#include "core/lazy/lazy_state.h"
+#include "exec/lru_cache.h"
+
+namespace lazygen::exec {
+
+class GraphExecutor {
+ public:
+  static constexpr size_t kDefaultCacheCapacity = 1024;
+
+  GraphExecutor(std::shared_ptr<Backend> backend, size_t cache_capacity = kDefaultCacheCapacity);
+
+  // The process-wide executor behind mark_step(), item(), cpu() and printing. Its backend is
+  // cpu-lowering; its cache capacity LAZYGEN_COMPUTATION_CACHE_SIZE, else kDefaultCacheCapacity.
+  static GraphExecutor& global();
+
+  // Installs a backend and empties the computation cache.
+  void set_backend(std::shared_ptr<Backend> backend);
+  std::shared_ptr<Backend> backend() const;
+  void set_cache_capacity(size_t capacity);
+  size_t cache_size() const { return cache_.size(); }
+  void clear_cache() { cache_.clear(); }
+
+  // Executes the pending values of `states` as one graph; materialized states are skipped.
+  void sync(const std::vector<std::shared_ptr<lazy::LazyState>>& states);
+  // Syncs every live lazy tensor, then ends the trace (See Note [Trie reuse of input nodes]).
+  void mark_step();
+  // Waits for all launched executions. See Note [Asynchronous execution].
+  void wait();
+
+ private:
+  struct Cached;  // an executable and what it was compiled for
+  struct IdentityHash {
+    size_t operator()(ir::hash_t h) const { return static_cast<size_t>(h); }
+  };
+
+  std::shared_ptr<Cached> lookup_or_compile(const Graph& graph, Backend& backend);
+
+  mutable std::mutex mutex_;  // serializes syncs and guards backend_
+  std::shared_ptr<Backend> backend_;
+  LruCache<ir::hash_t, Cached, IdentityHash> cache_;
+};
+
+}  // namespace lazygen::exec

@@ -1,0 +1,111 @@
+// The lazy device's wiring: the process-wide executor, the device hooks through which the
+// tensor core moves data to and from the lazy device (core/tensor/lazy_hooks.h), and the public
+// API of lazygen/lazy.h.
+//
+// The hooks are registered by a namespace-scope initializer of this file. In a static library
+// that happens only when the program links this file, which every use of mark_step, sync or
+// GraphExecutor::global (item(), cpu(), printing of lazy tensors go through the hooks) does.
+#include <cstdlib>
+#include <string>
+
+#include "core/ir/dump.h"
+#include "core/lazy/lazy_tensor.h"
+#include "core/tensor/lazy_hooks.h"
+#include "core/tensor/tensor_impl.h"
+#include "exec/graph_executor.h"
+#include "exec/lowering_backend.h"
+#include "lazygen/lazy.h"
+
+namespace lazygen {
+namespace exec {
+namespace {
+
+size_t cache_capacity_from_env() {
+  const char* text = std::getenv("LAZYGEN_COMPUTATION_CACHE_SIZE");
+  if (text == nullptr || *text == '\0') return GraphExecutor::kDefaultCacheCapacity;
+  char* end = nullptr;
+  unsigned long long n = std::strtoull(text, &end, 10);
+  return *end == '\0' ? static_cast<size_t>(n) : GraphExecutor::kDefaultCacheCapacity;
+}
+
+// The lazy tensor's data, executing its pending value first. A copy: lazy data is shared by
+// DeviceData nodes and other lazy tensors and must never be written, while the caller (cpu(),
+// item()) hands the result out as an ordinary cpu tensor.
+Tensor lazy_to_cpu_hook(const Tensor& t) {
+  const lazy::LazyState& s = lazy::lazy_state(t);
+  if (s.pending()) GraphExecutor::global().sync({t.impl()->lazy_state()});
+  return s.data.clone();
+}
+
+// A copy for the same reason: the caller may keep writing the cpu tensor.
+Tensor cpu_to_lazy_hook(const Tensor& cpu, Device target) {
+  return lazy::make_lazy_tensor_from_data(cpu.clone(), target);
+}
+
+// A clone shares the pending value or the (never written) data: no work until it is used.
+Tensor lazy_clone_hook(const Tensor& t) {
+  const lazy::LazyState& s = lazy::lazy_state(t);
+  if (!s.pending()) return lazy::make_lazy_tensor_from_data(s.data, t.device());
+  return lazy::make_lazy_tensor(s.value.node, s.value.index, t.device());
+}
+
+const bool kHooksRegistered = [] {
+  DeviceHooks hooks;
+  hooks.to_cpu = &lazy_to_cpu_hook;
+  hooks.from_cpu = &cpu_to_lazy_hook;
+  hooks.clone = &lazy_clone_hook;
+  set_device_hooks(DeviceType::Lazy, hooks);
+  return true;
+}();
+
+std::vector<ir::Value> dump_roots(const std::vector<Tensor>& tensors) {
+  std::vector<ir::Value> roots;
+  for (const Tensor& t : tensors) {
+    if (!t.defined() || !t.device().is_lazy()) continue;
+    const lazy::LazyState& s = lazy::lazy_state(t);
+    if (s.value.present()) roots.push_back(s.value);
+  }
+  return roots;
+}
+
+}  // namespace
+
+GraphExecutor& GraphExecutor::global() {
+  static GraphExecutor* executor = [] {
+    (void)kHooksRegistered;
+    return new GraphExecutor(std::make_shared<LoweringBackend>(), cache_capacity_from_env());
+  }();
+  return *executor;
+}
+
+}  // namespace exec
+
+void mark_step() {
+  exec::GraphExecutor::global().mark_step();
+}
+
+void sync(const std::vector<Tensor>& tensors) {
+  std::vector<std::shared_ptr<lazy::LazyState>> states;
+  for (const Tensor& t : tensors) {
+    if (t.defined() && t.impl()->lazy_state()) states.push_back(t.impl()->lazy_state());
+  }
+  exec::GraphExecutor::global().sync(states);
+}
+
+void wait_device_ops() {
+  exec::GraphExecutor::global().wait();
+}
+
+std::string ir_dump_text(const std::vector<Tensor>& tensors) {
+  return ir::dump_text(exec::dump_roots(tensors));
+}
+
+std::string ir_dump_dot(const std::vector<Tensor>& tensors) {
+  return ir::dump_dot(exec::dump_roots(tensors));
+}
+
+void set_computation_cache_capacity(size_t capacity) {
+  exec::GraphExecutor::global().set_cache_capacity(capacity);
+}
+
+}  // namespace lazygen

@@ -1,0 +1,38 @@
+// LoweringBackend ("cpu-lowering"): runs a graph node by node through the lowering table.
+//
+// compile() checks that every op has a lowering (CompileError naming the first that does not),
+// assigns each node output a slot and records, per slot, the step after which nothing reads it.
+// execute() walks the post-order calling one LowerFn per node with its operands' tensors and
+// drops each intermediate at its last use, so peak memory is the live set, not the whole graph.
+// No fusion: a correct reference that the fused CPU backend (backend/cpu) is checked against.
+//
+// The lowering lookup is injectable so that tests can run graphs of their own node types.
+// Thread safety: stateless after construction; executables are immutable.
+#pragma once
+
+#include <string>
+
+#include "backend/backend.h"
+#include "exec/lowering.h"
+
+namespace lazygen::exec {
+
+using LoweringLookup = LowerFn (*)(ir::OpKind kind);
+
+class LoweringBackend final : public Backend {
+ public:
+  explicit LoweringBackend(LoweringLookup lookup = &lowering_for,
+                           std::string name = "cpu-lowering");
+
+  std::string name() const override { return name_; }
+  Device device() const override { return kCPU; }
+  std::unique_ptr<Executable> compile(const Graph& graph) override;
+  std::vector<Tensor> execute(const Executable& executable,
+                              const std::vector<Tensor>& inputs) override;
+
+ private:
+  LoweringLookup lookup_;
+  std::string name_;
+};
+
+}  // namespace lazygen::exec

@@ -1,0 +1,46 @@
+// The lazy device: tensors on `lazygen::kLazy` record ops as IR instead of running them, and run
+// them, compiled and cached, when their values are needed.
+//
+//   Tensor w = randn({64, 64}, DType::Float32, kLazy);
+//   for (int step = 0; step < n; ++step) {
+//     Tensor loss = ...;      // traced, nothing runs yet
+//     w.sub_(grad * lr);      // in-place: w's pending value is replaced, nothing grows
+//     mark_step();            // one graph runs; from the second step on it is a cache hit
+//   }
+//   float v = loss.item<float>();  // item(), cpu() and printing sync what they need
+//
+// A step's graph is compiled once per distinct structure and input shapes; scalars passed to
+// ops are runtime parameters (a new learning rate does not recompile). See metrics_report()
+// (lazygen/metrics.h) for trace, cache and execution counters.
+// Thread safety: tracing is per thread; mark_step must not run while another thread traces.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "lazygen/metrics.h"
+#include "lazygen/tensor.h"
+
+namespace lazygen {
+
+// Executes everything pending on every live lazy tensor as one graph and ends the trace: the
+// next ops are matched against the previous steps' IR (the trie cache), so call it once per
+// iteration of a loop.
+void mark_step();
+// Executes the pending values of `tensors` (non-lazy or already materialized ones are skipped)
+// without ending the trace.
+void sync(const std::vector<Tensor>& tensors);
+// Blocks until every launched execution has finished.
+void wait_device_ops();
+
+// The pending IR behind `tensors` as text or Graphviz dot (See core/ir/dump.h for the format).
+// Materialized tensors contribute their DeviceData node if they were used in the current trace
+// and nothing otherwise. Dumping neither syncs nor changes the trace.
+std::string ir_dump_text(const std::vector<Tensor>& tensors);
+std::string ir_dump_dot(const std::vector<Tensor>& tensors);
+
+// Bounds the number of compiled graphs kept (least recently used go first).
+void set_computation_cache_capacity(size_t capacity);
+
+}  // namespace lazygen

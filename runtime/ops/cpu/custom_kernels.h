@@ -1,0 +1,63 @@
+// Hand-written eager cpu kernels for the ops.yaml entries with `kernel: custom`: reductions,
+// softmax, matrix products, views and cat. lazygen derives these names and signatures (op id:
+// `sum.dim_IntList` -> sum_dim_intlist) and declares them again in generated cpu_kernels.h.
+//
+// Each kernel first calls its shape function (ops/shape/custom_shapes.h or the shape rule of
+// its `shape:` kind), so errors match lazy tracing. Operands must be cpu tensors. Views return
+// tensors sharing self's storage (writes through one are visible in the other); every other
+// kernel returns new contiguous memory. Large kernels split work over the cpu thread pool.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <tuple>
+#include <vector>
+
+#include "lazygen/dtype.h"
+#include "lazygen/scalar.h"
+#include "lazygen/tensor.h"
+
+namespace lazygen::cpu {
+
+// ---- reductions (ops/cpu/reduce.cpp). Float sums accumulate in double; integral and bool
+// sums produce int64. A given dtype converts the input first, as PyTorch does.
+Tensor sum(const Tensor& self, std::optional<DType> dtype);
+Tensor sum_dim_intlist(const Tensor& self, const std::optional<std::vector<int64_t>>& dim,
+                       bool keepdim, std::optional<DType> dtype);
+// Floating inputs (or a floating dtype) only.
+Tensor mean_dim(const Tensor& self, const std::optional<std::vector<int64_t>>& dim, bool keepdim,
+                std::optional<DType> dtype);
+// NaN propagates; reduced dims must be non-empty.
+Tensor amax(const Tensor& self, const std::vector<int64_t>& dim, bool keepdim);
+// Values and the int64 index of the first maximum (of the first NaN, if any).
+std::tuple<Tensor, Tensor> max_dim(const Tensor& self, int64_t dim, bool keepdim);
+// Over the flattened tensor when dim is nullopt.
+Tensor argmax(const Tensor& self, std::optional<int64_t> dim, bool keepdim);
+
+// ---- softmax (ops/cpu/softmax.cpp): in the input's floating dtype; half_to_float must be false.
+Tensor _softmax(const Tensor& self, int64_t dim, bool half_to_float);
+Tensor _log_softmax(const Tensor& self, int64_t dim, bool half_to_float);
+
+// ---- matrix products (ops/cpu/matmul.cpp): OpenBLAS for float32/float64, read in place when
+// the operands' strides allow (transposed views included); a plain loop for other dtypes.
+Tensor mm(const Tensor& self, const Tensor& mat2);
+Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const Scalar& beta,
+             const Scalar& alpha);
+Tensor bmm(const Tensor& self, const Tensor& mat2);
+
+// ---- views (ops/cpu/views.cpp)
+Tensor view(const Tensor& self, const std::vector<int64_t>& size);
+Tensor permute(const Tensor& self, const std::vector<int64_t>& dims);
+Tensor transpose_int(const Tensor& self, int64_t dim0, int64_t dim1);
+Tensor t(const Tensor& self);
+Tensor expand(const Tensor& self, const std::vector<int64_t>& size, bool implicit);
+Tensor slice_tensor(const Tensor& self, int64_t dim, std::optional<int64_t> start,
+                    std::optional<int64_t> end, int64_t step);
+Tensor select_int(const Tensor& self, int64_t dim, int64_t index);
+Tensor squeeze_dim(const Tensor& self, int64_t dim);
+Tensor unsqueeze(const Tensor& self, int64_t dim);
+
+// ---- copies (ops/cpu/cat.cpp)
+Tensor cat(const std::vector<Tensor>& tensors, int64_t dim);
+
+}  // namespace lazygen::cpu

@@ -1,0 +1,144 @@
+// mm, addmm and bmm (custom_kernels.h).
+//
+// float32/float64 go to OpenBLAS's row-major gemm. An operand is passed in place when its
+// strides describe a row-major matrix (NoTrans) or a transposed one (Trans, as for x.t()), with
+// a leading dimension BLAS accepts; anything else is copied contiguous first. Other dtypes use a
+// plain i-k-j loop (accumulating in the dtype itself, int64 for bool), as PyTorch does.
+#include <cblas.h>
+
+#include <limits>
+#include <optional>
+
+#include "core/tensor/strided_loop.h"
+#include "core/tensor/tensor_impl.h"
+#include "ops/cpu/custom_kernels.h"
+#include "ops/shape/custom_shapes.h"
+
+namespace lazygen::cpu {
+namespace {
+
+struct BlasMatrix {
+  const void* data;
+  CBLAS_TRANSPOSE trans;
+  blasint ld;
+};
+
+blasint blas_int(int64_t v) {
+  if (v > std::numeric_limits<blasint>::max()) {
+    throw ShapeError("mm", "matrix dimension " + std::to_string(v) + " is too large for BLAS");
+  }
+  return static_cast<blasint>(v);
+}
+
+// How BLAS can read the 2-D [rows, cols] matrix m in place, if it can.
+std::optional<BlasMatrix> blas_view(const Tensor& m) {
+  const int64_t rows = m.size(0), cols = m.size(1), s0 = m.stride(0), s1 = m.stride(1);
+  if ((cols == 1 || s1 == 1) && (rows == 1 || s0 >= std::max<int64_t>(1, cols))) {
+    return BlasMatrix{m.raw_data(), CblasNoTrans, blas_int(rows == 1 ? std::max<int64_t>(1, cols) : s0)};
+  }
+  if ((rows == 1 || s0 == 1) && (cols == 1 || s1 >= std::max<int64_t>(1, rows))) {
+    return BlasMatrix{m.raw_data(), CblasTrans, blas_int(cols == 1 ? std::max<int64_t>(1, rows) : s1)};
+  }
+  return std::nullopt;
+}
+
+void gemm(CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, blasint m, blasint n, blasint k, float alpha,
+          const float* a, blasint lda, const float* b, blasint ldb, float beta, float* c,
+          blasint ldc) {
+  cblas_sgemm(CblasRowMajor, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+}
+void gemm(CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, blasint m, blasint n, blasint k, double alpha,
+          const double* a, blasint lda, const double* b, blasint ldb, double beta, double* c,
+          blasint ldc) {
+  cblas_dgemm(CblasRowMajor, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+}
+
+// c = alpha * a @ b + beta * c for 2-D a [m, k], b [k, n] and contiguous c [m, n] (BLAS dtypes).
+template <class T>
+void blas_product(const Tensor& c, const Tensor& a, const Tensor& b, T alpha, T beta) {
+  Tensor a_in = a, b_in = b;
+  auto va = blas_view(a_in), vb = blas_view(b_in);
+  if (!va) va = blas_view(a_in = a.contiguous());
+  if (!vb) vb = blas_view(b_in = b.contiguous());
+  gemm(va->trans, vb->trans, blas_int(a.size(0)), blas_int(b.size(1)), blas_int(a.size(1)), alpha,
+       static_cast<const T*>(va->data), va->ld, static_cast<const T*>(vb->data), vb->ld, beta,
+       static_cast<T*>(c.raw_data()), blas_int(std::max<int64_t>(1, c.size(1))));
+}
+
+// The same for other dtypes, by loops over contiguous copies.
+template <class T>
+void loop_product(const Tensor& c, const Tensor& a, const Tensor& b, T alpha, T beta) {
+  using Acc = std::conditional_t<std::is_same_v<T, bool>, int64_t, T>;
+  const Tensor ac = a.contiguous(), bc = b.contiguous();
+  const T* pa = ac.data_ptr<T>();
+  const T* pb = bc.data_ptr<T>();
+  T* pc = c.data_ptr<T>();
+  const int64_t m = a.size(0), k = a.size(1), n = b.size(1);
+  std::vector<Acc> row(static_cast<size_t>(n));
+  for (int64_t i = 0; i < m; ++i) {
+    std::fill(row.begin(), row.end(), Acc(0));
+    for (int64_t p = 0; p < k; ++p) {
+      const Acc x = pa[i * k + p];
+      for (int64_t j = 0; j < n; ++j) row[j] += x * static_cast<Acc>(pb[p * n + j]);
+    }
+    for (int64_t j = 0; j < n; ++j) {
+      const Acc prior = beta ? static_cast<Acc>(beta) * static_cast<Acc>(pc[i * n + j]) : Acc(0);
+      pc[i * n + j] = static_cast<T>(static_cast<Acc>(alpha) * row[j] + prior);
+    }
+  }
+}
+
+// c = alpha * a @ b + beta * c; beta == 0 ignores c's contents (NaN included).
+void product(const Tensor& c, const Tensor& a, const Tensor& b, const Scalar& alpha,
+             const Scalar& beta) {
+  if (c.numel() == 0) return;
+  dispatch_dtype(c.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    if (a.size(1) == 0) {  // an empty sum: only beta * c remains
+      T* pc = c.data_ptr<T>();
+      for (int64_t i = 0; i < c.numel(); ++i) pc[i] = beta.to<T>() ? static_cast<T>(beta.to<T>() * pc[i]) : T(0);
+    } else if constexpr (std::is_floating_point_v<T>) {
+      blas_product<T>(c, a, b, alpha.to<T>(), beta.to<T>());
+    } else {
+      loop_product<T>(c, a, b, alpha.to<T>(), beta.to<T>());
+    }
+  });
+}
+
+}  // namespace
+
+Tensor mm(const Tensor& self, const Tensor& mat2) {
+  const Shape shape = compute_shape_mm(self.shape(), mat2.shape())[0];
+  Tensor out = make_cpu_tensor(shape.sizes, shape.dtype);
+  product(out, self, mat2, 1, 0);
+  return out;
+}
+
+Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const Scalar& beta,
+             const Scalar& alpha) {
+  const Shape shape =
+      compute_shape_addmm(self.shape(), mat1.shape(), mat2.shape(), beta, alpha)[0];
+  Tensor out = make_cpu_tensor(shape.sizes, shape.dtype);
+  const bool use_self = beta.to<double>() != 0;
+  if (use_self) lazygen::detail::copy_into("addmm", out, self);
+  product(out, mat1, mat2, alpha, use_self ? beta : Scalar(0));
+  return out;
+}
+
+Tensor bmm(const Tensor& self, const Tensor& mat2) {
+  const Shape shape = compute_shape_bmm(self.shape(), mat2.shape())[0];
+  Tensor out = make_cpu_tensor(shape.sizes, shape.dtype);
+  const int64_t m = shape.sizes[1], n = shape.sizes[2], k = self.size(2);
+  for (int64_t i = 0; i < shape.sizes[0]; ++i) {
+    // Batch i of each operand as a 2-D view (no copy).
+    const Tensor a = make_view(self, {m, k}, {self.stride(1), self.stride(2)},
+                               self.storage_offset() + i * self.stride(0));
+    const Tensor b = make_view(mat2, {k, n}, {mat2.stride(1), mat2.stride(2)},
+                               mat2.storage_offset() + i * mat2.stride(0));
+    const Tensor c = make_view(out, {m, n}, {n, 1}, i * m * n);
+    product(c, a, b, 1, 0);
+  }
+  return out;
+}
+
+}  // namespace lazygen::cpu

@@ -1,0 +1,183 @@
+// sum, mean and amax (custom_kernels.h) over the layouts of reduce_plan.h.
+//
+// Accumulation: float inputs sum in double and integral or bool inputs in int64, with eight
+// independent accumulators per contiguous run (so the loop vectorizes and rounding error grows
+// slowly). A reduction to one value splits its run into fixed 64K-element parts summed in
+// order, and the Outer layout splits outputs into fixed column chunks: results never depend on
+// the thread count.
+#include <algorithm>
+#include <limits>
+#include <type_traits>
+
+#include "backend/cpu/thread_pool.h"
+#include "core/tensor/shape_rules.h"
+#include "core/tensor/strided_loop.h"
+#include "core/tensor/tensor_impl.h"
+#include "lazygen/kernels/pointwise_math.h"
+#include "ops/cpu/custom_kernels.h"
+#include "ops/cpu/reduce_plan.h"
+
+namespace lazygen::cpu {
+namespace {
+
+constexpr int64_t kWork = 32 * 1024;     // elements per task worth a thread
+constexpr int64_t kPart = 64 * 1024;     // elements per partial result of a single reduction
+constexpr int64_t kColumns = 4 * 1024;   // outputs per task in the Outer layout
+
+template <class T>
+struct SumOp {
+  using Acc = std::conditional_t<std::is_floating_point_v<T>, double, int64_t>;
+  static Acc init() { return 0; }
+  static Acc step(Acc a, T v) { return a + static_cast<Acc>(v); }
+  static Acc merge(Acc a, Acc b) { return a + b; }
+};
+
+template <class T>
+struct MaxOp {
+  using Acc = T;
+  static Acc init() {
+    if constexpr (std::numeric_limits<T>::has_infinity) return -std::numeric_limits<T>::infinity();
+    return std::numeric_limits<T>::lowest();
+  }
+  static Acc step(Acc a, T v) { return static_cast<T>(kernels::max(a, v)); }
+  static Acc merge(Acc a, Acc b) { return step(a, b); }
+};
+
+// Op over p[0, n), with eight accumulators so that the loop vectorizes.
+template <class Op, class T>
+typename Op::Acc reduce_run(const T* p, int64_t n) {
+  using Acc = typename Op::Acc;
+  Acc a[8];
+  std::fill(a, a + 8, Op::init());
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    for (int k = 0; k < 8; ++k) a[k] = Op::step(a[k], p[i + k]);
+  }
+  for (; i < n; ++i) a[0] = Op::step(a[0], p[i]);
+  return Op::merge(Op::merge(Op::merge(a[0], a[1]), Op::merge(a[2], a[3])),
+                   Op::merge(Op::merge(a[4], a[5]), Op::merge(a[6], a[7])));
+}
+
+template <class Op, class T>
+void reduce_inner(const detail::ReducePlan& plan, const T* base, typename Op::Acc* out) {
+  using Acc = typename Op::Acc;
+  const int64_t run = plan.run;
+  if (plan.num_outputs == 1 && run > kPart) {
+    std::vector<Acc> parts(static_cast<size_t>((run + kPart - 1) / kPart), Op::init());
+    const T* p = base + plan.outer_offsets[0];
+    parallel_for(0, static_cast<int64_t>(parts.size()), std::max<int64_t>(1, kWork / kPart),
+                 [&](int64_t b, int64_t e) {
+                   for (int64_t c = b; c < e; ++c) {
+                     parts[c] = reduce_run<Op>(p + c * kPart, std::min(kPart, run - c * kPart));
+                   }
+                 });
+    Acc total = Op::init();
+    for (Acc part : parts) total = Op::merge(total, part);
+    out[0] = total;
+    return;
+  }
+  parallel_for(0, plan.num_outputs, std::max<int64_t>(1, kWork / std::max<int64_t>(run, 1)),
+               [&](int64_t b, int64_t e) {
+                 for (int64_t o = b; o < e; ++o) {
+                   out[o] = reduce_run<Op>(base + plan.outer_offsets[o], run);
+                 }
+               });
+}
+
+template <class Op, class T>
+void reduce_outer(const detail::ReducePlan& plan, const T* base, typename Op::Acc* out) {
+  const int64_t run = plan.run, chunks = (run + kColumns - 1) / kColumns;
+  const auto outer = static_cast<int64_t>(plan.outer_offsets.size());
+  const auto depth = static_cast<int64_t>(plan.reduce_offsets.size());
+  const int64_t grain = std::max<int64_t>(1, kWork / std::max<int64_t>(1, depth * kColumns));
+  parallel_for(0, outer * chunks, grain, [&](int64_t b, int64_t e) {
+    for (int64_t task = b; task < e; ++task) {
+      const int64_t o = task / chunks, j0 = task % chunks * kColumns;
+      const int64_t n = std::min(kColumns, run - j0);
+      typename Op::Acc* acc = out + o * run + j0;
+      std::fill(acc, acc + n, Op::init());
+      for (int64_t q = 0; q < depth; ++q) {
+        const T* p = base + plan.outer_offsets[o] + plan.reduce_offsets[q] + j0;
+        for (int64_t j = 0; j < n; ++j) acc[j] = Op::step(acc[j], p[j]);
+      }
+    }
+  });
+}
+
+// Reduces `x` over `mask` with Op<T> into `acc`, a contiguous tensor of Op's Acc dtype.
+template <template <class> class Op>
+void reduce_into(const Tensor& x, const std::vector<bool>& mask, const Tensor& acc) {
+  const detail::ReducePlan plan = detail::make_reduce_plan(x, mask);
+  dispatch_dtype(x.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    using Acc = typename Op<T>::Acc;
+    const T* base = static_cast<const T*>(plan.input.raw_data());
+    Acc* out = acc.data_ptr<Acc>();
+    if (plan.kind == detail::ReducePlan::Kind::Inner) {
+      reduce_inner<Op<T>>(plan, base, out);
+    } else {
+      reduce_outer<Op<T>>(plan, base, out);
+    }
+  });
+}
+
+DType sum_acc_dtype(DType t) { return is_floating(t) ? DType::Float64 : DType::Int64; }
+
+// sum (divide == false) or mean of x over mask, into a new tensor of `shape`.
+Tensor sum_or_mean(const Tensor& x, const std::vector<bool>& mask, const Shape& shape,
+                   bool divide) {
+  Tensor out = make_cpu_tensor(shape.sizes, shape.dtype);
+  const DType acc_dtype = sum_acc_dtype(x.dtype());
+  Tensor acc = acc_dtype == shape.dtype && !divide ? out : make_cpu_tensor(shape.sizes, acc_dtype);
+  reduce_into<SumOp>(x, mask, acc);
+  if (divide) {
+    int64_t count = 1;
+    for (int64_t d = 0; d < x.dim(); ++d) count *= mask[static_cast<size_t>(d)] ? x.size(d) : 1;
+    double* a = acc.data_ptr<double>();
+    for (int64_t i = 0; i < acc.numel(); ++i) a[i] /= static_cast<double>(count);
+  }
+  if (!acc.is_same(out)) lazygen::detail::copy_into("sum", out, acc);
+  return out;
+}
+
+}  // namespace
+
+Tensor sum(const Tensor& self, std::optional<DType> dtype) {
+  return sum_dim_intlist(self, std::nullopt, false, dtype);
+}
+
+Tensor sum_dim_intlist(const Tensor& self, const std::optional<std::vector<int64_t>>& dim,
+                       bool keepdim, std::optional<DType> dtype) {
+  const DType out = dtype.value_or(is_floating(self.dtype()) ? self.dtype() : DType::Int64);
+  const Shape shape = shape_rules::reduce("sum.dim_IntList", self.shape(), dim, keepdim, out);
+  const auto mask = shape_rules::reduced_dims("sum.dim_IntList", self.dim(), dim);
+  return sum_or_mean(dtype ? self.to(*dtype) : self, mask, shape, false);
+}
+
+Tensor mean_dim(const Tensor& self, const std::optional<std::vector<int64_t>>& dim, bool keepdim,
+                std::optional<DType> dtype) {
+  const DType out = dtype.value_or(self.dtype());
+  if (!is_floating(out)) {
+    throw ShapeError("mean.dim", "could not infer output dtype: the input dtype must be floating, "
+                                 "got " + std::string(dtype_name(out)));
+  }
+  const Shape shape = shape_rules::reduce("mean.dim", self.shape(), dim, keepdim, out);
+  const auto mask = shape_rules::reduced_dims("mean.dim", self.dim(), dim);
+  return sum_or_mean(self.to(out), mask, shape, true);
+}
+
+Tensor amax(const Tensor& self, const std::vector<int64_t>& dim, bool keepdim) {
+  const Shape shape = shape_rules::reduce("amax", self.shape(), dim, keepdim, self.dtype());
+  const auto mask = shape_rules::reduced_dims("amax", self.dim(), dim);
+  for (int64_t d = 0; d < self.dim(); ++d) {
+    if (mask[static_cast<size_t>(d)] && self.size(d) == 0) {
+      throw ShapeError("amax", "expected reduction dim " + std::to_string(d) +
+                                   " to have non-zero size");
+    }
+  }
+  Tensor out = make_cpu_tensor(shape.sizes, shape.dtype);
+  reduce_into<MaxOp>(self, mask, out);
+  return out;
+}
+
+}  // namespace lazygen::cpu

@@ -1,0 +1,57 @@
+// Hand-written shape functions for the ops.yaml entries with `shape: custom` or `shape: view`.
+//
+// Each maps the op's arguments (a Shape for each Tensor, std::vector<Shape> for Tensor[]) to the
+// Shapes of its outputs, with exactly the signature lazygen derives (it checks them, and
+// declares them again in generated shape_inference.h). The same function serves eager kernels
+// (runtime/ops/cpu/, which call it first) and lazy tracing, so an op rejects bad arguments the
+// same way on every device: a ShapeError naming the op's schema name and the shapes.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "lazygen/scalar.h"
+#include "lazygen/shape.h"
+
+namespace lazygen {
+
+// ---- reductions
+// Values (self's dtype) and int64 indices of the maximum over `dim`; the dim must be non-empty.
+std::vector<Shape> compute_shape_max_dim(const Shape& self, int64_t dim, bool keepdim);
+
+// ---- matrix products: operands share one dtype
+std::vector<Shape> compute_shape_mm(const Shape& self, const Shape& mat2);
+std::vector<Shape> compute_shape_addmm(const Shape& self, const Shape& mat1, const Shape& mat2,
+                                       const Scalar& beta, const Scalar& alpha);
+std::vector<Shape> compute_shape_bmm(const Shape& self, const Shape& mat2);
+
+// ---- views (the result aliases self on eager devices)
+// One size may be -1 (inferred); the element count must not change.
+std::vector<Shape> compute_shape_view(const Shape& self, const std::vector<int64_t>& size);
+std::vector<Shape> compute_shape_permute(const Shape& self, const std::vector<int64_t>& dims);
+std::vector<Shape> compute_shape_transpose_int(const Shape& self, int64_t dim0, int64_t dim1);
+std::vector<Shape> compute_shape_t(const Shape& self);
+// Sizes of -1 keep self's size; new leading dims are allowed; only size-1 dims grow.
+std::vector<Shape> compute_shape_expand(const Shape& self, const std::vector<int64_t>& size,
+                                        bool implicit);
+std::vector<Shape> compute_shape_slice_tensor(const Shape& self, int64_t dim,
+                                              std::optional<int64_t> start,
+                                              std::optional<int64_t> end, int64_t step);
+std::vector<Shape> compute_shape_select_int(const Shape& self, int64_t dim, int64_t index);
+std::vector<Shape> compute_shape_squeeze_dim(const Shape& self, int64_t dim);
+std::vector<Shape> compute_shape_unsqueeze(const Shape& self, int64_t dim);
+
+// ---- copies
+// Sizes agree except along dim (1-D empty tensors are skipped, as in PyTorch); dtypes promote.
+std::vector<Shape> compute_shape_cat(const std::vector<Shape>& tensors, int64_t dim);
+
+// The start and length a slice takes along a dim of `size` (start/end clamped like PyTorch).
+struct SliceRange {
+  int64_t start;
+  int64_t length;
+};
+SliceRange slice_range(const char* op, int64_t size, std::optional<int64_t> start,
+                       std::optional<int64_t> end, int64_t step);
+
+}  // namespace lazygen

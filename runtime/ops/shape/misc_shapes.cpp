@@ -1,0 +1,70 @@
+// Shape functions of max.dim and cat (custom_shapes.h).
+#include <string>
+
+#include "core/tensor/shape_rules.h"
+#include "ops/shape/custom_shapes.h"
+
+namespace lazygen {
+
+std::vector<Shape> compute_shape_max_dim(const Shape& self, int64_t dim, bool keepdim) {
+  const int64_t d = wrap_dim("max.dim", dim, self.dim());
+  if (self.dim() > 0 && self.sizes[d] == 0) {
+    throw ShapeError("max.dim", "expected reduction dim " + std::to_string(d) +
+                                    " to have non-zero size");
+  }
+  Shape values = shape_rules::reduce("max.dim", self, std::vector<int64_t>{d}, keepdim, self.dtype);
+  Shape indices = values;
+  indices.dtype = DType::Int64;
+  return {values, indices};
+}
+
+namespace {
+
+// PyTorch skips 1-D tensors of size 0 in cat (a legacy placeholder for "nothing").
+bool skipped_in_cat(const Shape& s) { return s.dim() == 1 && s.sizes[0] == 0; }
+
+void check_cat_operand(const Shape& first, const Shape& s, int64_t dim, size_t index) {
+  if (s.dim() != first.dim()) {
+    throw ShapeError("cat", "tensors must have same number of dimensions: got " +
+                                std::to_string(first.dim()) + " and " + std::to_string(s.dim()));
+  }
+  for (int64_t d = 0; d < s.dim(); ++d) {
+    if (d != dim && s.sizes[d] != first.sizes[d]) {
+      throw ShapeError("cat", "sizes of tensors must match except in dimension " +
+                                  std::to_string(dim) + ". Expected size " +
+                                  std::to_string(first.sizes[d]) + " but got size " +
+                                  std::to_string(s.sizes[d]) + " for tensor number " +
+                                  std::to_string(index) + " in the list");
+    }
+  }
+}
+
+}  // namespace
+
+std::vector<Shape> compute_shape_cat(const std::vector<Shape>& tensors, int64_t dim) {
+  if (tensors.empty()) throw ShapeError("cat", "expected a non-empty list of tensors");
+  const Shape* first = nullptr;
+  DType dtype = tensors[0].dtype;
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    const Shape& s = tensors[i];
+    if (s.dim() == 0) {
+      throw ShapeError("cat", "zero-dimensional tensor (at position " + std::to_string(i) +
+                                  ") cannot be concatenated");
+    }
+    dtype = promote_types(dtype, s.dtype);
+    if (skipped_in_cat(s)) continue;
+    if (first == nullptr) first = &s;
+  }
+  if (first == nullptr) return {Shape(dtype, {0})};
+  const int64_t d = wrap_dim("cat", dim, first->dim());
+  Shape out(dtype, first->sizes);
+  out.sizes[d] = 0;
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    if (skipped_in_cat(tensors[i])) continue;
+    check_cat_operand(*first, tensors[i], d, i);
+    out.sizes[d] += tensors[i].sizes[d];
+  }
+  return {out};
+}
+
+}  // namespace lazygen

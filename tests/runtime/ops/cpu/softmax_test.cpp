@@ -1,0 +1,82 @@
+// Tests for _softmax and _log_softmax (ops/cpu/softmax.cpp) against a naive loop.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "lazygen/factory.h"
+#include "ops/cpu/custom_kernels.h"
+#include "runtime/core/tensor/tensor_testing.h"
+#include "runtime/ops/cpu/reference.h"
+
+namespace lazygen::cpu {
+namespace {
+
+using testing::values;
+
+// softmax (or log_softmax) of row-major data along `dim`, in double.
+std::vector<double> naive_softmax(const Tensor& x, int64_t dim, bool log) {
+  const auto data = values<double>(x);
+  const auto sizes = x.sizes();
+  std::vector<bool> mask(sizes.size(), false);
+  mask[static_cast<size_t>(dim)] = true;
+  const auto max = testing::reduce(data, sizes, mask, -INFINITY,
+                                   [](double a, double b) { return std::max(a, b); });
+  auto reduced_at = [&](const testing::Sizes& index) {
+    testing::Sizes r = index, rs = sizes;
+    r[static_cast<size_t>(dim)] = 0;
+    rs[static_cast<size_t>(dim)] = 1;
+    return static_cast<size_t>(testing::linear_index(rs, r));
+  };
+  std::vector<double> sum(max.size(), 0.0), out(data.size());
+  testing::for_each_index(sizes, [&](const testing::Sizes& i) {
+    sum[reduced_at(i)] += std::exp(data[testing::linear_index(sizes, i)] - max[reduced_at(i)]);
+  });
+  testing::for_each_index(sizes, [&](const testing::Sizes& i) {
+    const size_t k = static_cast<size_t>(testing::linear_index(sizes, i));
+    const double shifted = data[k] - max[reduced_at(i)];
+    out[k] = log ? shifted - std::log(sum[reduced_at(i)]) : std::exp(shifted) / sum[reduced_at(i)];
+  });
+  return out;
+}
+
+void expect_close(const Tensor& got, const std::vector<double>& want) {
+  const auto v = values<double>(got);
+  ASSERT_EQ(v.size(), want.size());
+  for (size_t i = 0; i < v.size(); ++i) EXPECT_NEAR(v[i], want[i], 1e-5) << i;
+}
+
+TEST(Softmax, MatchesNaiveLoopAlongEveryDim) {
+  Generator g(21);
+  Tensor x = randn({3, 4, 5}, g);
+  for (int64_t dim = 0; dim < 3; ++dim) {
+    SCOPED_TRACE(dim);
+    expect_close(_softmax(x, dim, false), naive_softmax(x, dim, false));
+    expect_close(_log_softmax(x, dim, false), naive_softmax(x, dim, true));
+  }
+  Tensor xt = transpose_int(x, 0, 2);  // non-contiguous input
+  expect_close(_softmax(xt, -1, false), naive_softmax(xt.contiguous(), 2, false));
+}
+
+TEST(Softmax, IsStableForLargeInputs) {
+  Tensor x = tensor({1000.f, 1001.f, 1002.f});
+  const auto s = values<double>(_softmax(x, 0, false));
+  EXPECT_NEAR(s[2], 0.66524096, 1e-6);
+  EXPECT_NEAR(values<double>(_log_softmax(x, 0, false))[0], -2.40760596, 1e-5);
+}
+
+TEST(Softmax, IntegerInputsGiveFloat32AndDoublesStayDouble) {
+  Tensor s = _softmax(tensor<int64_t>({1, 1}), 0, false);
+  EXPECT_EQ(s.dtype(), DType::Float32);
+  EXPECT_EQ(values<float>(s), (std::vector<float>{0.5f, 0.5f}));
+  EXPECT_EQ(_softmax(tensor<double>({1, 2}), 0, false).dtype(), DType::Float64);
+  EXPECT_EQ(_softmax(scalar_tensor(3.0), 0, false).item<float>(), 1.0f);
+  EXPECT_EQ(_softmax(empty({0, 3}), 1, false).numel(), 0);
+}
+
+TEST(Softmax, RejectsHalfToFloatAndBadDims) {
+  EXPECT_THROW(_softmax(tensor({1.f}), 0, true), ShapeError);
+  EXPECT_THROW(_log_softmax(tensor({1.f}), 1, false), ShapeError);
+}
+
+}  // namespace
+}  // namespace lazygen::cpu
