@@ -17,9 +17,11 @@ set(LAZYGEN_GENERATED_HEADERS
   include/lazygen/generated/op_list.inc include/lazygen/generated/ir_nodes.h
   include/lazygen/generated/shape_inference.h include/lazygen/generated/ops.h
   include/lazygen/generated/tensor_methods.inc include/lazygen/generated/pointwise_ops.h
-  include/lazygen/generated/cpu_kernels.h include/lazygen/generated/lazy_ops.h)
+  include/lazygen/generated/cpu_kernels.h include/lazygen/generated/lazy_ops.h
+  include/lazygen/generated/backward.h)
 set(LAZYGEN_GENERATED_SOURCES
-  src/shape_inference.cpp src/ops.cpp src/cpu_kernels.cpp src/lazy_ops.cpp src/lowering.cpp)
+  src/shape_inference.cpp src/ops.cpp src/cpu_kernels.cpp src/lazy_ops.cpp src/lowering.cpp
+  src/backward.cpp)
 
 function(lazygen_add_runtime target)
   cmake_parse_arguments(arg "NO_HOOK_CHECK" "" "OPS;HOOKS" ${ARGN})

@@ -6,4 +6,5 @@ target_sources(lazygen_runtime PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/src/cpu_kernels.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/lazy_ops.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/lowering.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/backward.cpp
 )

@@ -25,6 +25,7 @@ std::vector<GeneratedFile> emit_all(const EmitContext& ctx, bool ir_only) {
   add(emit_pointwise(ctx));
   add(emit_lazy_ops(ctx));
   add(emit_lowering(ctx));
+  add(emit_backward(ctx));
   files.push_back(emit_sources(ctx, files));
   return files;
 }

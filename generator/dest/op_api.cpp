@@ -7,15 +7,36 @@
 namespace lazygen::gen::dest {
 namespace {
 
-std::string function_definition(const EmitContext& ctx, const OpEntry& op) {
-  api::CppSignature sig = api::op_signature(op, api::api_name(op.schema), api::TypeUse::Api);
-  return ctx.templates.render("op_function.cpp.tmpl", {
+std::string dispatcher(const EmitContext& ctx, const OpEntry& op) {
+  api::CppSignature sig = api::op_signature(op, "dispatch_" + api::op_id(op.schema.name), api::TypeUse::Api);
+  for (auto& p : sig.params) p.default_value.clear();
+  return ctx.templates.render("op_dispatch.cpp.tmpl", {
       {"schema", op.func},
       {"signature", sig.definition()},
       {"schema_name", op.schema.name.str()},
       {"device_args", device_args(op)},
       {"op_id", api::op_id(op.schema.name)},
       {"call_args", sig.call_args()},
+  });
+}
+
+// The API function: dispatch, then (ops with derivatives) record autograd history.
+std::string function_definition(const EmitContext& ctx, const OpEntry& op) {
+  api::CppSignature sig = api::op_signature(op, api::api_name(op.schema), api::TypeUse::Api);
+  bool records = !op.derivatives.empty();
+  std::vector<std::string> record, result_return;
+  if (records) {
+    record.push_back(record_statement(op));
+    result_return.push_back("return result;");
+  }
+  return ctx.templates.render("op_function.cpp.tmpl", {
+      {"schema", op.func},
+      {"signature", sig.definition()},
+      {"result_decl", records ? "decltype(auto) result = " : "return "},
+      {"op_id", api::op_id(op.schema.name)},
+      {"call_args", sig.call_args()},
+      {"record", record},
+      {"result_return", result_return},
   });
 }
 
@@ -50,11 +71,12 @@ std::vector<GeneratedFile> emit_op_list(const EmitContext& ctx) {
 }
 
 std::vector<GeneratedFile> emit_op_api(const EmitContext& ctx) {
-  std::vector<std::string> decls, method_decls, functions, methods;
+  std::vector<std::string> decls, method_decls, dispatchers, functions, methods;
   for (const OpEntry& op : ctx.ops) {
     api::CppSignature sig = api::op_signature(op, api::api_name(op.schema), api::TypeUse::Api);
     // Method-only ops get the free function too: methods forward to it.
     decls.push_back("// " + op.func + "\n" + sig.declaration());
+    dispatchers.push_back(dispatcher(ctx, op));
     functions.push_back(function_definition(ctx, op));
     if (!has_method(op)) continue;
     method_decls.push_back("// " + op.func + "\n" + api::method_signature(op).declaration());
@@ -66,6 +88,7 @@ std::vector<GeneratedFile> emit_op_api(const EmitContext& ctx) {
       {std::string(kIncludeDir) + "tensor_methods.inc",
        ctx.templates.render("tensor_methods.inc.tmpl", {{"source", ctx.source}, {"declarations", method_decls}})},
       {"src/ops.cpp", ctx.templates.render("ops.cpp.tmpl", {{"source", ctx.source},
+                                                            {"dispatchers", dispatchers},
                                                             {"functions", functions},
                                                             {"methods", methods}})},
   };

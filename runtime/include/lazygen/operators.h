@@ -28,6 +28,22 @@ inline Tensor operator>=(const Tensor& a, const Tensor& b) { return ge(a, b); }
 inline Tensor operator==(const Tensor& a, const Tensor& b) { return eq(a, b); }
 inline Tensor operator!=(const Tensor& a, const Tensor& b) { return ne(a, b); }
 
+// Scalar arithmetic, for derivative formulas such as `pow(self, exponent - 1)`: integral when
+// both sides are, floating otherwise.
+inline Scalar operator-(const Scalar& a, const Scalar& b) {
+  if (a.is_floating() || b.is_floating()) return a.to<double>() - b.to<double>();
+  return a.to<int64_t>() - b.to<int64_t>();
+}
+inline Scalar operator+(const Scalar& a, const Scalar& b) {
+  if (a.is_floating() || b.is_floating()) return a.to<double>() + b.to<double>();
+  return a.to<int64_t>() + b.to<int64_t>();
+}
+inline Scalar operator*(const Scalar& a, const Scalar& b) {
+  if (a.is_floating() || b.is_floating()) return a.to<double>() * b.to<double>();
+  return a.to<int64_t>() * b.to<int64_t>();
+}
+inline Scalar operator-(const Scalar& a) { return a.is_floating() ? Scalar(-a.to<double>()) : Scalar(-a.to<int64_t>()); }
+
 inline const Tensor& operator+=(const Tensor& a, const Tensor& b) { return a.add_(b); }
 inline const Tensor& operator*=(const Tensor& a, const Tensor& b) { return a.mul_(b); }
 inline const Tensor& operator*=(const Tensor& a, const Scalar& b) { return a.mul_(b); }

@@ -1,0 +1,146 @@
+// Emits autograd support from `derivatives:` (backward.h / src/backward.cpp): per op, a Function
+// subclass whose apply() evaluates the formulas, and record_<op id>() that saves what the formulas
+// read and attaches the function to the result. See runtime/autograd/function.h.
+#include <set>
+
+#include "api/cpp_types.h"
+#include "api/names.h"
+#include "api/signature.h"
+#include "dest/common.h"
+#include "dest/emit.h"
+#include "model/expr_scan.h"
+
+namespace lazygen::gen::dest {
+namespace {
+
+// Tensor arguments: each has an edge (in schema order), differentiable or not.
+std::vector<const Argument*> edge_arguments(const OpEntry& op) {
+  std::vector<const Argument*> out;
+  for (const Argument& a : op.schema.arguments) {
+    if (a.type.base == BaseType::Tensor && !a.type.is_list) out.push_back(&a);
+  }
+  return out;
+}
+
+// Names the formulas read: arguments (saved as members) and `result`.
+std::set<std::string> read_names(const OpEntry& op) {
+  std::set<std::string> names;
+  for (const Derivative& d : op.derivatives) {
+    for (const ExprIdent& id : scan_identifiers(d.formula)) {
+      if (!id.is_call && !id.is_member) names.insert(id.name);
+    }
+  }
+  return names;
+}
+
+struct Saved {
+  std::string member;  // "Tensor self;"
+  std::string save;    // "fn->self = saved(self);"
+  std::string release; // "self = Tensor();"
+};
+
+Saved saved_argument(const OpEntry& op, const Argument& a) {
+  std::string name = api::cpp_name(a.name);
+  if (a.type.base == BaseType::Tensor) {
+    std::string value = a.type.is_optional() ? name + ".value_or(Tensor())" : name;
+    return {"Tensor " + name + ";", "fn->" + name + " = saved(" + value + ");", name + " = Tensor();"};
+  }
+  std::string type = api::cpp_type(a, api::TypeUse::Member, op.func_loc);
+  return {type + " " + name + "{};", "fn->" + name + " = " + name + ";", ""};
+}
+
+std::vector<Saved> saved_values(const OpEntry& op) {
+  std::set<std::string> names = read_names(op);
+  std::vector<Saved> out;
+  for (const Argument& a : op.schema.arguments) {
+    if (names.count(a.name)) out.push_back(saved_argument(op, a));
+  }
+  if (names.count("result")) {
+    out.push_back({"Tensor result;", "fn->result = saved(" + std::string(op.schema.returns.size() == 1 ? "result" : "std::get<0>(result)") + ");", "result = Tensor();"});
+  }
+  return out;
+}
+
+std::string class_name(const OpEntry& op) { return api::class_name(op.schema.name) + "Backward"; }
+
+std::string function_class(const EmitContext& ctx, const OpEntry& op) {
+  std::vector<const Argument*> edges = edge_arguments(op);
+  std::vector<std::string> formulas, members, releases;
+  for (const Derivative& d : op.derivatives) {
+    for (size_t i = 0; i < edges.size(); ++i) {
+      if (edges[i]->name != d.argument) continue;
+      std::string idx = std::to_string(i);
+      formulas.push_back("if (needs_input_grad(" + idx + ")) grad_inputs[" + idx + "] = " + d.formula + ";");
+    }
+  }
+  for (const Saved& s : saved_values(op)) {
+    members.push_back(s.member);
+    if (!s.release.empty()) releases.push_back(s.release);
+  }
+  return ctx.templates.render("backward_function.cpp.tmpl", {
+      {"schema", op.func}, {"class_name", class_name(op)}, {"num_inputs", std::to_string(edges.size())},
+      {"formulas", formulas}, {"releases", releases}, {"members", members}});
+}
+
+api::CppSignature record_signature(const OpEntry& op) {
+  api::CppSignature sig = api::op_signature(op, "record_" + api::op_id(op.schema.name), api::TypeUse::Api);
+  for (auto& p : sig.params) p.default_value.clear();
+  std::string result_type = api::cpp_return_type(op.schema, op.func_loc);
+  sig.params.insert(sig.params.begin(), {"const " + result_type + "&", "result", "", nullptr});
+  sig.return_type = "void";
+  return sig;
+}
+
+std::string record_function(const EmitContext& ctx, const OpEntry& op) {
+  std::vector<std::string> edges, shapes, saves, histories;
+  for (const Argument* a : edge_arguments(op)) {
+    std::string name = api::cpp_name(a->name);
+    bool opt = a->type.is_optional();
+    edges.push_back(opt ? "gradient_edge(" + name + ".value_or(Tensor()))" : "gradient_edge(" + name + ")");
+    shapes.push_back(opt ? "(" + name + " ? " + name + "->shape() : Shape())" : name + ".shape()");
+  }
+  for (const Saved& s : saved_values(op)) saves.push_back(s.save);
+  size_t n = op.schema.returns.size();
+  for (size_t i = 0; i < n; ++i) {
+    std::string out = n == 1 ? "result" : "std::get<" + std::to_string(i) + ">(result)";
+    histories.push_back("set_history(" + out + ", fn, " + std::to_string(i) + ");");
+  }
+  return ctx.templates.render("record_function.cpp.tmpl", {
+      {"schema", op.func}, {"signature", record_signature(op).definition()}, {"class_name", class_name(op)},
+      {"edges", join(edges, ", ")}, {"input_shapes", join(shapes, ", ")},
+      {"num_outputs", std::to_string(n)}, {"saves", saves}, {"histories", histories}});
+}
+
+}  // namespace
+
+std::string record_statement(const OpEntry& op) {
+  std::vector<std::string> inputs;
+  for (const Derivative& d : op.derivatives) {
+    const Argument* a = op.schema.find_argument(d.argument);
+    std::string name = api::cpp_name(a->name);
+    inputs.push_back(a->type.is_optional() ? "(" + name + " ? &*" + name + " : nullptr)" : "&" + name);
+  }
+  std::vector<std::string> args = {"result"};
+  for (const api::CppParam& p : api::op_signature(op, "", api::TypeUse::Api).params) args.push_back(p.name);
+  return "if (autograd::needs_grad({" + join(inputs, ", ") + "})) autograd::record_" + api::op_id(op.schema.name) +
+         "(" + join(args, ", ") + ");";
+}
+
+std::vector<GeneratedFile> emit_backward(const EmitContext& ctx) {
+  std::vector<std::string> decls, classes, records;
+  for (const OpEntry& op : ctx.ops) {
+    if (op.derivatives.empty()) continue;
+    decls.push_back("// " + op.func + "\n" + record_signature(op).declaration());
+    classes.push_back(function_class(ctx, op));
+    records.push_back(record_function(ctx, op));
+  }
+  return {
+      {std::string(kIncludeDir) + "backward.h",
+       ctx.templates.render("backward.h.tmpl", {{"source", ctx.source}, {"declarations", decls}})},
+      {"src/backward.cpp", ctx.templates.render("backward.cpp.tmpl", {{"source", ctx.source},
+                                                                      {"classes", classes},
+                                                                      {"records", records}})},
+  };
+}
+
+}  // namespace lazygen::gen::dest
