@@ -12,18 +12,17 @@
 # LAZYGEN_EXECUTABLE, LAZYGEN_TEMPLATE_DIR, LAZYGEN_RUNTIME_SOURCE_DIR and
 # LAZYGEN_RUNTIME_SOURCES are set by whichever of the two brought this file in.
 
-# The files lazygen writes (kept in sync with generator/dest/emit_all.cpp by a test).
-set(LAZYGEN_GENERATED_HEADERS
-  include/lazygen/generated/op_list.inc include/lazygen/generated/ir_nodes.h
-  include/lazygen/generated/shape_inference.h include/lazygen/generated/ops.h
-  include/lazygen/generated/tensor_methods.inc include/lazygen/generated/pointwise_ops.h
-  include/lazygen/generated/cpu_kernels.h include/lazygen/generated/lazy_ops.h
-  include/lazygen/generated/backward.h)
-set(LAZYGEN_GENERATED_SOURCES
-  src/shape_inference.cpp src/ops.cpp src/cpu_kernels.cpp src/lazy_ops.cpp src/lowering.cpp
-  src/backward.cpp)
-
 function(lazygen_add_runtime target)
+  # The files lazygen writes (kept in sync with generator/dest/emit_all.cpp by a test).
+  set(LAZYGEN_GENERATED_HEADERS
+    include/lazygen/generated/op_list.inc include/lazygen/generated/ir_nodes.h
+    include/lazygen/generated/shape_inference.h include/lazygen/generated/ops.h
+    include/lazygen/generated/tensor_methods.inc include/lazygen/generated/pointwise_ops.h
+    include/lazygen/generated/cpu_kernels.h include/lazygen/generated/lazy_ops.h
+    include/lazygen/generated/backward.h)
+  set(LAZYGEN_GENERATED_SOURCES
+    src/shape_inference.cpp src/ops.cpp src/cpu_kernels.cpp src/lazy_ops.cpp src/lowering.cpp
+    src/backward.cpp src/tile_kernels.cpp)
   cmake_parse_arguments(arg "NO_HOOK_CHECK" "" "OPS;HOOKS" ${ARGN})
   if(NOT arg_OPS)
     message(FATAL_ERROR "lazygen_add_runtime(${target}): OPS <ops.yaml> is required")
@@ -67,7 +66,8 @@ function(lazygen_add_runtime target)
   target_include_directories(${target} SYSTEM PRIVATE "${_lazygen_cblas}")
   target_link_libraries(${target} PUBLIC Threads::Threads PRIVATE ${BLAS_LIBRARIES})
   if(LAZYGEN_HOOK_CHECK_AVAILABLE AND NOT arg_NO_HOOK_CHECK AND hook_sources)
-    _lazygen_add_hook_check(${target} "${arg_OPS}" "${hook_sources}")
+    # lazygen's own hooks (runtime/ops) implement the ops of lazygen's ops.yaml.
+    _lazygen_add_hook_check(${target} "${arg_OPS}" "${hook_sources};${LAZYGEN_RUNTIME_SOURCE_DIR}/ops")
   endif()
 endfunction()
 

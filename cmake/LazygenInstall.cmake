@@ -1,0 +1,51 @@
+# What `cmake --install` puts where, and the variables lazygen_add_runtime() needs in-tree.
+#
+#   bin/lazygen                       the generator
+#   share/lazygen/templates/          its templates
+#   share/lazygen/runtime/            runtime sources, for lazygen_add_runtime() in your project
+#   share/lazygen/ops.yaml            lazygen's own ops (start your ops list from it)
+#   lib/liblazygen_runtime.a, include/ the runtime prebuilt with lazygen's own ops (lazygen::runtime)
+#   lib/cmake/lazygen/                find_package(lazygen) config + LazygenGenerate.cmake
+include(GNUInstallDirs)
+include(CMakePackageConfigHelpers)
+
+# In-tree use (a parent project's add_subdirectory(lazygen)): cache variables are visible there.
+get_target_property(_lazygen_runtime_sources lazygen_runtime SOURCES)
+set(_lazygen_sources "")
+foreach(src IN LISTS _lazygen_runtime_sources)
+  if(NOT IS_ABSOLUTE "${src}")
+    set(src "${PROJECT_SOURCE_DIR}/runtime/${src}")
+  endif()
+  if(NOT src MATCHES "/generated/")
+    list(APPEND _lazygen_sources "${src}")
+  endif()
+endforeach()
+set(LAZYGEN_RUNTIME_SOURCES "${_lazygen_sources}" CACHE INTERNAL "hand-written runtime sources")
+set(LAZYGEN_RUNTIME_SOURCE_DIR "${PROJECT_SOURCE_DIR}/runtime" CACHE INTERNAL "")
+set(LAZYGEN_TEMPLATE_DIR "${PROJECT_SOURCE_DIR}/templates" CACHE INTERNAL "")
+set(LAZYGEN_EXECUTABLE lazygen CACHE INTERNAL "the lazygen target (replaced by its path in commands)")
+set(LAZYGEN_OPS_YAML "${PROJECT_SOURCE_DIR}/ops.yaml" CACHE INTERNAL "lazygen's own ops")
+set(LAZYGEN_HOOK_CHECK_AVAILABLE ${LAZYGEN_HOOK_CHECKER} CACHE INTERNAL "")
+set(LAZYGEN_VERSION_STRING ${PROJECT_VERSION} CACHE INTERNAL "")
+
+# Installed layout.
+install(TARGETS lazygen RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+install(DIRECTORY templates/ DESTINATION ${CMAKE_INSTALL_DATADIR}/lazygen/templates)
+install(DIRECTORY runtime/ DESTINATION ${CMAKE_INSTALL_DATADIR}/lazygen/runtime
+        FILES_MATCHING PATTERN "*.h" PATTERN "*.cpp" PATTERN "*.inc")
+install(FILES ops.yaml .clang-format DESTINATION ${CMAKE_INSTALL_DATADIR}/lazygen)
+install(DIRECTORY runtime/include/ generated/include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+# Internal headers the public ones and generated code include ("core/...", "exec/...").
+install(DIRECTORY runtime/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
+        FILES_MATCHING PATTERN "*.h" PATTERN "include" EXCLUDE)
+install(TARGETS lazygen_runtime lazygen_blas EXPORT lazygenTargets
+        ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
+install(EXPORT lazygenTargets NAMESPACE lazygen:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/lazygen)
+configure_package_config_file(cmake/lazygenConfig.cmake.in
+  "${PROJECT_BINARY_DIR}/lazygenConfig.cmake"
+  INSTALL_DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/lazygen)
+write_basic_package_version_file("${PROJECT_BINARY_DIR}/lazygenConfigVersion.cmake"
+  COMPATIBILITY SameMinorVersion)
+install(FILES "${PROJECT_BINARY_DIR}/lazygenConfig.cmake" "${PROJECT_BINARY_DIR}/lazygenConfigVersion.cmake"
+              cmake/LazygenGenerate.cmake
+        DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/lazygen)

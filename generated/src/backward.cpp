@@ -325,6 +325,25 @@ class SumBackward final : public Function {
   Tensor self;
 };
 
+// _log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor
+class UnderscoreLogSoftmaxBackward final : public Function {
+ public:
+  const char* name() const override { return "UnderscoreLogSoftmaxBackward"; }
+
+  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
+    [[maybe_unused]] const Tensor& grad = grads[0];
+    std::vector<Tensor> grad_inputs(1);
+    if (needs_input_grad(0))
+      grad_inputs[0] = _log_softmax_backward_data(grad, result, dim, result.dtype());
+    return grad_inputs;
+  }
+
+  void release_saved() override { result = Tensor(); }
+
+  int64_t dim{};
+  Tensor result;
+};
+
 // mm(Tensor self, Tensor mat2) -> Tensor
 class MmBackward final : public Function {
  public:
@@ -345,6 +364,165 @@ class MmBackward final : public Function {
 
   Tensor self;
   Tensor mat2;
+};
+
+// addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
+class AddmmBackward final : public Function {
+ public:
+  const char* name() const override { return "AddmmBackward"; }
+
+  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
+    [[maybe_unused]] const Tensor& grad = grads[0];
+    std::vector<Tensor> grad_inputs(3);
+    if (needs_input_grad(0)) grad_inputs[0] = grad * beta;
+    if (needs_input_grad(1)) grad_inputs[1] = mm(grad, mat2.t()) * alpha;
+    if (needs_input_grad(2)) grad_inputs[2] = mm(mat1.t(), grad) * alpha;
+    return grad_inputs;
+  }
+
+  void release_saved() override {
+    mat1 = Tensor();
+    mat2 = Tensor();
+  }
+
+  Tensor mat1;
+  Tensor mat2;
+  Scalar beta{};
+  Scalar alpha{};
+};
+
+// view(Tensor(a) self, SymInt[] size) -> Tensor(a)
+class ViewBackward final : public Function {
+ public:
+  const char* name() const override { return "ViewBackward"; }
+
+  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
+    [[maybe_unused]] const Tensor& grad = grads[0];
+    std::vector<Tensor> grad_inputs(1);
+    if (needs_input_grad(0)) grad_inputs[0] = grad.contiguous().view(self.sizes());
+    return grad_inputs;
+  }
+
+  void release_saved() override { self = Tensor(); }
+
+  Tensor self;
+};
+
+// transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)
+class TransposeIntBackward final : public Function {
+ public:
+  const char* name() const override { return "TransposeIntBackward"; }
+
+  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
+    [[maybe_unused]] const Tensor& grad = grads[0];
+    std::vector<Tensor> grad_inputs(1);
+    if (needs_input_grad(0)) grad_inputs[0] = grad.transpose(dim0, dim1);
+    return grad_inputs;
+  }
+
+  void release_saved() override {}
+
+  int64_t dim0{};
+  int64_t dim1{};
+};
+
+// t(Tensor(a) self) -> Tensor(a)
+class TBackward final : public Function {
+ public:
+  const char* name() const override { return "TBackward"; }
+
+  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
+    [[maybe_unused]] const Tensor& grad = grads[0];
+    std::vector<Tensor> grad_inputs(1);
+    if (needs_input_grad(0)) grad_inputs[0] = grad.t();
+    return grad_inputs;
+  }
+
+  void release_saved() override {}
+};
+
+// conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, int[2] padding=0, int[2]
+// dilation=1, int groups=1) -> Tensor
+class Conv2dBackward final : public Function {
+ public:
+  const char* name() const override { return "Conv2dBackward"; }
+
+  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
+    [[maybe_unused]] const Tensor& grad = grads[0];
+    std::vector<Tensor> grad_inputs(3);
+    if (needs_input_grad(0))
+      grad_inputs[0] =
+          conv2d_backward_input(grad, weight, input.sizes(), stride, padding, dilation, groups);
+    if (needs_input_grad(1))
+      grad_inputs[1] =
+          conv2d_backward_weight(grad, input, weight.sizes(), stride, padding, dilation, groups);
+    if (needs_input_grad(2)) grad_inputs[2] = sum(grad, {{0, 2, 3}});
+    return grad_inputs;
+  }
+
+  void release_saved() override {
+    input = Tensor();
+    weight = Tensor();
+  }
+
+  Tensor input;
+  Tensor weight;
+  std::vector<int64_t> stride{};
+  std::vector<int64_t> padding{};
+  std::vector<int64_t> dilation{};
+  int64_t groups{};
+};
+
+// max_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2]
+// dilation=1, bool ceil_mode=False) -> Tensor
+class MaxPool2dBackward final : public Function {
+ public:
+  const char* name() const override { return "MaxPool2dBackward"; }
+
+  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
+    [[maybe_unused]] const Tensor& grad = grads[0];
+    std::vector<Tensor> grad_inputs(1);
+    if (needs_input_grad(0))
+      grad_inputs[0] =
+          max_pool2d_backward(grad, self, kernel_size, stride, padding, dilation, ceil_mode);
+    return grad_inputs;
+  }
+
+  void release_saved() override { self = Tensor(); }
+
+  Tensor self;
+  std::vector<int64_t> kernel_size{};
+  std::vector<int64_t> stride{};
+  std::vector<int64_t> padding{};
+  std::vector<int64_t> dilation{};
+  bool ceil_mode{};
+};
+
+// nll_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt
+// ignore_index=-100) -> Tensor
+class NllLossBackward final : public Function {
+ public:
+  const char* name() const override { return "NllLossBackward"; }
+
+  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
+    [[maybe_unused]] const Tensor& grad = grads[0];
+    std::vector<Tensor> grad_inputs(3);
+    if (needs_input_grad(0))
+      grad_inputs[0] = nll_loss_backward(grad, self, target, weight, reduction, ignore_index);
+    return grad_inputs;
+  }
+
+  void release_saved() override {
+    self = Tensor();
+    target = Tensor();
+    weight = Tensor();
+  }
+
+  Tensor self;
+  Tensor target;
+  Tensor weight;
+  int64_t reduction{};
+  int64_t ignore_index{};
 };
 
 }  // namespace
@@ -534,6 +712,18 @@ void record_sum(const Tensor& result, const Tensor& self, std::optional<DType> d
   set_history(result, fn, 0);
 }
 
+// _log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor
+void record__log_softmax(const Tensor& result, const Tensor& self, int64_t dim,
+                         bool half_to_float) {
+  auto fn = std::make_shared<UnderscoreLogSoftmaxBackward>();
+  fn->next_edges = {gradient_edge(self)};
+  fn->input_shapes = {self.shape()};
+  fn->num_outputs = 1;
+  fn->dim = dim;
+  fn->result = saved(result);
+  set_history(result, fn, 0);
+}
+
 // mm(Tensor self, Tensor mat2) -> Tensor
 void record_mm(const Tensor& result, const Tensor& self, const Tensor& mat2) {
   auto fn = std::make_shared<MmBackward>();
@@ -542,6 +732,106 @@ void record_mm(const Tensor& result, const Tensor& self, const Tensor& mat2) {
   fn->num_outputs = 1;
   fn->self = saved(self);
   fn->mat2 = saved(mat2);
+  set_history(result, fn, 0);
+}
+
+// addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
+void record_addmm(const Tensor& result, const Tensor& self, const Tensor& mat1, const Tensor& mat2,
+                  const Scalar& beta, const Scalar& alpha) {
+  auto fn = std::make_shared<AddmmBackward>();
+  fn->next_edges = {gradient_edge(self), gradient_edge(mat1), gradient_edge(mat2)};
+  fn->input_shapes = {self.shape(), mat1.shape(), mat2.shape()};
+  fn->num_outputs = 1;
+  fn->mat1 = saved(mat1);
+  fn->mat2 = saved(mat2);
+  fn->beta = beta;
+  fn->alpha = alpha;
+  set_history(result, fn, 0);
+}
+
+// view(Tensor(a) self, SymInt[] size) -> Tensor(a)
+void record_view(const Tensor& result, const Tensor& self, const std::vector<int64_t>& size) {
+  auto fn = std::make_shared<ViewBackward>();
+  fn->next_edges = {gradient_edge(self)};
+  fn->input_shapes = {self.shape()};
+  fn->num_outputs = 1;
+  fn->self = saved(self);
+  set_history(result, fn, 0);
+}
+
+// transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)
+void record_transpose_int(const Tensor& result, const Tensor& self, int64_t dim0, int64_t dim1) {
+  auto fn = std::make_shared<TransposeIntBackward>();
+  fn->next_edges = {gradient_edge(self)};
+  fn->input_shapes = {self.shape()};
+  fn->num_outputs = 1;
+  fn->dim0 = dim0;
+  fn->dim1 = dim1;
+  set_history(result, fn, 0);
+}
+
+// t(Tensor(a) self) -> Tensor(a)
+void record_t(const Tensor& result, const Tensor& self) {
+  auto fn = std::make_shared<TBackward>();
+  fn->next_edges = {gradient_edge(self)};
+  fn->input_shapes = {self.shape()};
+  fn->num_outputs = 1;
+  set_history(result, fn, 0);
+}
+
+// conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, int[2] padding=0, int[2]
+// dilation=1, int groups=1) -> Tensor
+void record_conv2d(const Tensor& result, const Tensor& input, const Tensor& weight,
+                   const std::optional<Tensor>& bias, const std::vector<int64_t>& stride,
+                   const std::vector<int64_t>& padding, const std::vector<int64_t>& dilation,
+                   int64_t groups) {
+  auto fn = std::make_shared<Conv2dBackward>();
+  fn->next_edges = {gradient_edge(input), gradient_edge(weight),
+                    gradient_edge(bias.value_or(Tensor()))};
+  fn->input_shapes = {input.shape(), weight.shape(), (bias ? bias->shape() : Shape())};
+  fn->num_outputs = 1;
+  fn->input = saved(input);
+  fn->weight = saved(weight);
+  fn->stride = stride;
+  fn->padding = padding;
+  fn->dilation = dilation;
+  fn->groups = groups;
+  set_history(result, fn, 0);
+}
+
+// max_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2]
+// dilation=1, bool ceil_mode=False) -> Tensor
+void record_max_pool2d(const Tensor& result, const Tensor& self,
+                       const std::vector<int64_t>& kernel_size, const std::vector<int64_t>& stride,
+                       const std::vector<int64_t>& padding, const std::vector<int64_t>& dilation,
+                       bool ceil_mode) {
+  auto fn = std::make_shared<MaxPool2dBackward>();
+  fn->next_edges = {gradient_edge(self)};
+  fn->input_shapes = {self.shape()};
+  fn->num_outputs = 1;
+  fn->self = saved(self);
+  fn->kernel_size = kernel_size;
+  fn->stride = stride;
+  fn->padding = padding;
+  fn->dilation = dilation;
+  fn->ceil_mode = ceil_mode;
+  set_history(result, fn, 0);
+}
+
+// nll_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt
+// ignore_index=-100) -> Tensor
+void record_nll_loss(const Tensor& result, const Tensor& self, const Tensor& target,
+                     const std::optional<Tensor>& weight, int64_t reduction, int64_t ignore_index) {
+  auto fn = std::make_shared<NllLossBackward>();
+  fn->next_edges = {gradient_edge(self), gradient_edge(target),
+                    gradient_edge(weight.value_or(Tensor()))};
+  fn->input_shapes = {self.shape(), target.shape(), (weight ? weight->shape() : Shape())};
+  fn->num_outputs = 1;
+  fn->self = saved(self);
+  fn->target = saved(target);
+  fn->weight = saved(weight.value_or(Tensor()));
+  fn->reduction = reduction;
+  fn->ignore_index = ignore_index;
   set_history(result, fn, 0);
 }
 

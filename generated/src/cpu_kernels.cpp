@@ -214,6 +214,21 @@ DType compute_dtype_where_self(const Shape& condition, const Shape& self, const 
   return shape_rules::result_type({&condition, &self, &other}, {});
 }
 
+// sqrt_(Tensor(a!) self) -> Tensor(a!)
+DType compute_dtype_sqrt_inplace(const Shape& self) {
+  return shape_rules::result_type({&self}, {});
+}
+
+// div_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+DType compute_dtype_div_inplace_tensor(const Shape& self, const Shape& other) {
+  return shape_rules::result_type({&self, &other}, {});
+}
+
+// div_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+DType compute_dtype_div_inplace_scalar(const Shape& self, const Scalar& other) {
+  return shape_rules::result_type({&self}, {&other});
+}
+
 // add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
 Tensor add_tensor(const Tensor& self, const Tensor& other, const Scalar& alpha) {
   std::vector<Shape> shapes = compute_shape_add_tensor(self.shape(), other.shape(), alpha);
@@ -566,6 +581,31 @@ Tensor where_self(const Tensor& condition, const Tensor& self, const Tensor& oth
       "where.self", out, {condition, self, other}, {},
       compute_dtype_where_self(condition.shape(), self.shape(), other.shape()));
   return out;
+}
+
+// sqrt_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& sqrt_inplace(const Tensor& self) {
+  std::vector<Shape> shapes = compute_shape_sqrt_inplace(self.shape());
+  run_pointwise<kernels::SqrtInplace>("sqrt_", self, {self}, {},
+                                      compute_dtype_sqrt_inplace(self.shape()));
+  return self;
+}
+
+// div_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+const Tensor& div_inplace_tensor(const Tensor& self, const Tensor& other) {
+  std::vector<Shape> shapes = compute_shape_div_inplace_tensor(self.shape(), other.shape());
+  run_pointwise<kernels::DivInplaceTensor>(
+      "div_.Tensor", self, {self, other}, {},
+      compute_dtype_div_inplace_tensor(self.shape(), other.shape()));
+  return self;
+}
+
+// div_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+const Tensor& div_inplace_scalar(const Tensor& self, const Scalar& other) {
+  std::vector<Shape> shapes = compute_shape_div_inplace_scalar(self.shape(), other);
+  run_pointwise<kernels::DivInplaceScalar>("div_.Scalar", self, {self}, {other},
+                                           compute_dtype_div_inplace_scalar(self.shape(), other));
+  return self;
 }
 
 }  // namespace lazygen::cpu

@@ -12,17 +12,17 @@ namespace lazygen::lazy {
 
 // add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
 Tensor add_tensor(const Tensor& self, const Tensor& other, const Scalar& alpha) {
-  std::vector<Shape> shapes = compute_shape_add_tensor(self.shape(), other.shape(), alpha);
-  ir::NodePtr node = ir::cached_node<ir::AddTensor>(ir_value(self), ir_value(other),
-                                                    scalar_value(alpha), std::move(shapes));
+  ir::NodePtr node = ir::cached_node<ir::AddTensor>(
+      ir_value(self), ir_value(other), scalar_value(alpha),
+      [&] { return compute_shape_add_tensor(self.shape(), other.shape(), alpha); });
   return make_lazy_tensor(node, 0, self.device());
 }
 
 // add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)
 const Tensor& add_inplace_tensor(const Tensor& self, const Tensor& other, const Scalar& alpha) {
-  std::vector<Shape> shapes = compute_shape_add_inplace_tensor(self.shape(), other.shape(), alpha);
-  ir::NodePtr node = ir::cached_node<ir::AddInplaceTensor>(ir_value(self), ir_value(other),
-                                                           scalar_value(alpha), std::move(shapes));
+  ir::NodePtr node = ir::cached_node<ir::AddInplaceTensor>(
+      ir_value(self), ir_value(other), scalar_value(alpha),
+      [&] { return compute_shape_add_inplace_tensor(self.shape(), other.shape(), alpha); });
   set_ir_value(self, ir::Value{node, 0});
   return self;
 }
@@ -30,206 +30,205 @@ const Tensor& add_inplace_tensor(const Tensor& self, const Tensor& other, const 
 // add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)
 const Tensor& add_out(const Tensor& out, const Tensor& self, const Tensor& other,
                       const Scalar& alpha) {
-  std::vector<Shape> shapes =
-      compute_shape_add_out(self.shape(), other.shape(), alpha, out.shape());
   ir::NodePtr node = ir::cached_node<ir::AddOut>(
-      ir_value(self), ir_value(other), scalar_value(alpha), ir_value(out), std::move(shapes));
+      ir_value(self), ir_value(other), scalar_value(alpha), ir_value(out),
+      [&] { return compute_shape_add_out(self.shape(), other.shape(), alpha, out.shape()); });
   set_ir_value(out, ir::Value{node, 0});
   return out;
 }
 
 // add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
 Tensor add_scalar(const Tensor& self, const Scalar& other, const Scalar& alpha) {
-  std::vector<Shape> shapes = compute_shape_add_scalar(self.shape(), other, alpha);
-  ir::NodePtr node = ir::cached_node<ir::AddScalar>(ir_value(self), scalar_value(other),
-                                                    scalar_value(alpha), std::move(shapes));
+  ir::NodePtr node = ir::cached_node<ir::AddScalar>(
+      ir_value(self), scalar_value(other), scalar_value(alpha),
+      [&] { return compute_shape_add_scalar(self.shape(), other, alpha); });
   return make_lazy_tensor(node, 0, self.device());
 }
 
 // sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
 Tensor sub_tensor(const Tensor& self, const Tensor& other, const Scalar& alpha) {
-  std::vector<Shape> shapes = compute_shape_sub_tensor(self.shape(), other.shape(), alpha);
-  ir::NodePtr node = ir::cached_node<ir::SubTensor>(ir_value(self), ir_value(other),
-                                                    scalar_value(alpha), std::move(shapes));
+  ir::NodePtr node = ir::cached_node<ir::SubTensor>(
+      ir_value(self), ir_value(other), scalar_value(alpha),
+      [&] { return compute_shape_sub_tensor(self.shape(), other.shape(), alpha); });
   return make_lazy_tensor(node, 0, self.device());
 }
 
 // sub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
 Tensor sub_scalar(const Tensor& self, const Scalar& other, const Scalar& alpha) {
-  std::vector<Shape> shapes = compute_shape_sub_scalar(self.shape(), other, alpha);
-  ir::NodePtr node = ir::cached_node<ir::SubScalar>(ir_value(self), scalar_value(other),
-                                                    scalar_value(alpha), std::move(shapes));
+  ir::NodePtr node = ir::cached_node<ir::SubScalar>(
+      ir_value(self), scalar_value(other), scalar_value(alpha),
+      [&] { return compute_shape_sub_scalar(self.shape(), other, alpha); });
   return make_lazy_tensor(node, 0, self.device());
 }
 
 // mul.Tensor(Tensor self, Tensor other) -> Tensor
 Tensor mul_tensor(const Tensor& self, const Tensor& other) {
-  std::vector<Shape> shapes = compute_shape_mul_tensor(self.shape(), other.shape());
-  ir::NodePtr node =
-      ir::cached_node<ir::MulTensor>(ir_value(self), ir_value(other), std::move(shapes));
+  ir::NodePtr node = ir::cached_node<ir::MulTensor>(ir_value(self), ir_value(other), [&] {
+    return compute_shape_mul_tensor(self.shape(), other.shape());
+  });
   return make_lazy_tensor(node, 0, self.device());
 }
 
 // mul_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
 const Tensor& mul_inplace_tensor(const Tensor& self, const Tensor& other) {
-  std::vector<Shape> shapes = compute_shape_mul_inplace_tensor(self.shape(), other.shape());
-  ir::NodePtr node =
-      ir::cached_node<ir::MulInplaceTensor>(ir_value(self), ir_value(other), std::move(shapes));
+  ir::NodePtr node = ir::cached_node<ir::MulInplaceTensor>(ir_value(self), ir_value(other), [&] {
+    return compute_shape_mul_inplace_tensor(self.shape(), other.shape());
+  });
   set_ir_value(self, ir::Value{node, 0});
   return self;
 }
 
 // mul.Scalar(Tensor self, Scalar other) -> Tensor
 Tensor mul_scalar(const Tensor& self, const Scalar& other) {
-  std::vector<Shape> shapes = compute_shape_mul_scalar(self.shape(), other);
-  ir::NodePtr node =
-      ir::cached_node<ir::MulScalar>(ir_value(self), scalar_value(other), std::move(shapes));
+  ir::NodePtr node = ir::cached_node<ir::MulScalar>(ir_value(self), scalar_value(other), [&] {
+    return compute_shape_mul_scalar(self.shape(), other);
+  });
   return make_lazy_tensor(node, 0, self.device());
 }
 
 // mul_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
 const Tensor& mul_inplace_scalar(const Tensor& self, const Scalar& other) {
-  std::vector<Shape> shapes = compute_shape_mul_inplace_scalar(self.shape(), other);
-  ir::NodePtr node =
-      ir::cached_node<ir::MulInplaceScalar>(ir_value(self), scalar_value(other), std::move(shapes));
+  ir::NodePtr node = ir::cached_node<ir::MulInplaceScalar>(
+      ir_value(self), scalar_value(other),
+      [&] { return compute_shape_mul_inplace_scalar(self.shape(), other); });
   set_ir_value(self, ir::Value{node, 0});
   return self;
 }
 
 // div.Tensor(Tensor self, Tensor other) -> Tensor
 Tensor div_tensor(const Tensor& self, const Tensor& other) {
-  std::vector<Shape> shapes = compute_shape_div_tensor(self.shape(), other.shape());
-  ir::NodePtr node =
-      ir::cached_node<ir::DivTensor>(ir_value(self), ir_value(other), std::move(shapes));
+  ir::NodePtr node = ir::cached_node<ir::DivTensor>(ir_value(self), ir_value(other), [&] {
+    return compute_shape_div_tensor(self.shape(), other.shape());
+  });
   return make_lazy_tensor(node, 0, self.device());
 }
 
 // div.Scalar(Tensor self, Scalar other) -> Tensor
 Tensor div_scalar(const Tensor& self, const Scalar& other) {
-  std::vector<Shape> shapes = compute_shape_div_scalar(self.shape(), other);
-  ir::NodePtr node =
-      ir::cached_node<ir::DivScalar>(ir_value(self), scalar_value(other), std::move(shapes));
+  ir::NodePtr node = ir::cached_node<ir::DivScalar>(ir_value(self), scalar_value(other), [&] {
+    return compute_shape_div_scalar(self.shape(), other);
+  });
   return make_lazy_tensor(node, 0, self.device());
 }
 
 // maximum(Tensor self, Tensor other) -> Tensor
 Tensor maximum(const Tensor& self, const Tensor& other) {
-  std::vector<Shape> shapes = compute_shape_maximum(self.shape(), other.shape());
-  ir::NodePtr node =
-      ir::cached_node<ir::Maximum>(ir_value(self), ir_value(other), std::move(shapes));
+  ir::NodePtr node = ir::cached_node<ir::Maximum>(ir_value(self), ir_value(other), [&] {
+    return compute_shape_maximum(self.shape(), other.shape());
+  });
   return make_lazy_tensor(node, 0, self.device());
 }
 
 // minimum(Tensor self, Tensor other) -> Tensor
 Tensor minimum(const Tensor& self, const Tensor& other) {
-  std::vector<Shape> shapes = compute_shape_minimum(self.shape(), other.shape());
-  ir::NodePtr node =
-      ir::cached_node<ir::Minimum>(ir_value(self), ir_value(other), std::move(shapes));
+  ir::NodePtr node = ir::cached_node<ir::Minimum>(ir_value(self), ir_value(other), [&] {
+    return compute_shape_minimum(self.shape(), other.shape());
+  });
   return make_lazy_tensor(node, 0, self.device());
 }
 
 // pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor
 Tensor pow_tensor_scalar(const Tensor& self, const Scalar& exponent) {
-  std::vector<Shape> shapes = compute_shape_pow_tensor_scalar(self.shape(), exponent);
-  ir::NodePtr node = ir::cached_node<ir::PowTensorScalar>(ir_value(self), scalar_value(exponent),
-                                                          std::move(shapes));
+  ir::NodePtr node = ir::cached_node<ir::PowTensorScalar>(
+      ir_value(self), scalar_value(exponent),
+      [&] { return compute_shape_pow_tensor_scalar(self.shape(), exponent); });
   return make_lazy_tensor(node, 0, self.device());
 }
 
 // neg(Tensor self) -> Tensor
 Tensor neg(const Tensor& self) {
-  std::vector<Shape> shapes = compute_shape_neg(self.shape());
-  ir::NodePtr node = ir::cached_node<ir::Neg>(ir_value(self), std::move(shapes));
+  ir::NodePtr node =
+      ir::cached_node<ir::Neg>(ir_value(self), [&] { return compute_shape_neg(self.shape()); });
   return make_lazy_tensor(node, 0, self.device());
 }
 
 // exp(Tensor self) -> Tensor
 Tensor exp(const Tensor& self) {
-  std::vector<Shape> shapes = compute_shape_exp(self.shape());
-  ir::NodePtr node = ir::cached_node<ir::Exp>(ir_value(self), std::move(shapes));
+  ir::NodePtr node =
+      ir::cached_node<ir::Exp>(ir_value(self), [&] { return compute_shape_exp(self.shape()); });
   return make_lazy_tensor(node, 0, self.device());
 }
 
 // log(Tensor self) -> Tensor
 Tensor log(const Tensor& self) {
-  std::vector<Shape> shapes = compute_shape_log(self.shape());
-  ir::NodePtr node = ir::cached_node<ir::Log>(ir_value(self), std::move(shapes));
+  ir::NodePtr node =
+      ir::cached_node<ir::Log>(ir_value(self), [&] { return compute_shape_log(self.shape()); });
   return make_lazy_tensor(node, 0, self.device());
 }
 
 // sqrt(Tensor self) -> Tensor
 Tensor sqrt(const Tensor& self) {
-  std::vector<Shape> shapes = compute_shape_sqrt(self.shape());
-  ir::NodePtr node = ir::cached_node<ir::Sqrt>(ir_value(self), std::move(shapes));
+  ir::NodePtr node =
+      ir::cached_node<ir::Sqrt>(ir_value(self), [&] { return compute_shape_sqrt(self.shape()); });
   return make_lazy_tensor(node, 0, self.device());
 }
 
 // rsqrt(Tensor self) -> Tensor
 Tensor rsqrt(const Tensor& self) {
-  std::vector<Shape> shapes = compute_shape_rsqrt(self.shape());
-  ir::NodePtr node = ir::cached_node<ir::Rsqrt>(ir_value(self), std::move(shapes));
+  ir::NodePtr node =
+      ir::cached_node<ir::Rsqrt>(ir_value(self), [&] { return compute_shape_rsqrt(self.shape()); });
   return make_lazy_tensor(node, 0, self.device());
 }
 
 // abs(Tensor self) -> Tensor
 Tensor abs(const Tensor& self) {
-  std::vector<Shape> shapes = compute_shape_abs(self.shape());
-  ir::NodePtr node = ir::cached_node<ir::Abs>(ir_value(self), std::move(shapes));
+  ir::NodePtr node =
+      ir::cached_node<ir::Abs>(ir_value(self), [&] { return compute_shape_abs(self.shape()); });
   return make_lazy_tensor(node, 0, self.device());
 }
 
 // relu(Tensor self) -> Tensor
 Tensor relu(const Tensor& self) {
-  std::vector<Shape> shapes = compute_shape_relu(self.shape());
-  ir::NodePtr node = ir::cached_node<ir::Relu>(ir_value(self), std::move(shapes));
+  ir::NodePtr node =
+      ir::cached_node<ir::Relu>(ir_value(self), [&] { return compute_shape_relu(self.shape()); });
   return make_lazy_tensor(node, 0, self.device());
 }
 
 // relu_(Tensor(a!) self) -> Tensor(a!)
 const Tensor& relu_inplace(const Tensor& self) {
-  std::vector<Shape> shapes = compute_shape_relu_inplace(self.shape());
-  ir::NodePtr node = ir::cached_node<ir::ReluInplace>(ir_value(self), std::move(shapes));
+  ir::NodePtr node = ir::cached_node<ir::ReluInplace>(
+      ir_value(self), [&] { return compute_shape_relu_inplace(self.shape()); });
   set_ir_value(self, ir::Value{node, 0});
   return self;
 }
 
 // threshold_backward(Tensor grad_output, Tensor self, Scalar threshold) -> Tensor
 Tensor threshold_backward(const Tensor& grad_output, const Tensor& self, const Scalar& threshold) {
-  std::vector<Shape> shapes =
-      compute_shape_threshold_backward(grad_output.shape(), self.shape(), threshold);
   ir::NodePtr node = ir::cached_node<ir::ThresholdBackward>(
-      ir_value(grad_output), ir_value(self), scalar_value(threshold), std::move(shapes));
+      ir_value(grad_output), ir_value(self), scalar_value(threshold), [&] {
+        return compute_shape_threshold_backward(grad_output.shape(), self.shape(), threshold);
+      });
   return make_lazy_tensor(node, 0, grad_output.device());
 }
 
 // sigmoid(Tensor self) -> Tensor
 Tensor sigmoid(const Tensor& self) {
-  std::vector<Shape> shapes = compute_shape_sigmoid(self.shape());
-  ir::NodePtr node = ir::cached_node<ir::Sigmoid>(ir_value(self), std::move(shapes));
+  ir::NodePtr node = ir::cached_node<ir::Sigmoid>(
+      ir_value(self), [&] { return compute_shape_sigmoid(self.shape()); });
   return make_lazy_tensor(node, 0, self.device());
 }
 
 // tanh(Tensor self) -> Tensor
 Tensor tanh(const Tensor& self) {
-  std::vector<Shape> shapes = compute_shape_tanh(self.shape());
-  ir::NodePtr node = ir::cached_node<ir::Tanh>(ir_value(self), std::move(shapes));
+  ir::NodePtr node =
+      ir::cached_node<ir::Tanh>(ir_value(self), [&] { return compute_shape_tanh(self.shape()); });
   return make_lazy_tensor(node, 0, self.device());
 }
 
 // reciprocal(Tensor self) -> Tensor
 Tensor reciprocal(const Tensor& self) {
-  std::vector<Shape> shapes = compute_shape_reciprocal(self.shape());
-  ir::NodePtr node = ir::cached_node<ir::Reciprocal>(ir_value(self), std::move(shapes));
+  ir::NodePtr node = ir::cached_node<ir::Reciprocal>(
+      ir_value(self), [&] { return compute_shape_reciprocal(self.shape()); });
   return make_lazy_tensor(node, 0, self.device());
 }
 
 // addcmul_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)
 const Tensor& addcmul_inplace(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2,
                               const Scalar& value) {
-  std::vector<Shape> shapes =
-      compute_shape_addcmul_inplace(self.shape(), tensor1.shape(), tensor2.shape(), value);
   ir::NodePtr node = ir::cached_node<ir::AddcmulInplace>(
-      ir_value(self), ir_value(tensor1), ir_value(tensor2), scalar_value(value), std::move(shapes));
+      ir_value(self), ir_value(tensor1), ir_value(tensor2), scalar_value(value), [&] {
+        return compute_shape_addcmul_inplace(self.shape(), tensor1.shape(), tensor2.shape(), value);
+      });
   set_ir_value(self, ir::Value{node, 0});
   return self;
 }
@@ -237,109 +236,108 @@ const Tensor& addcmul_inplace(const Tensor& self, const Tensor& tensor1, const T
 // addcdiv_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)
 const Tensor& addcdiv_inplace(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2,
                               const Scalar& value) {
-  std::vector<Shape> shapes =
-      compute_shape_addcdiv_inplace(self.shape(), tensor1.shape(), tensor2.shape(), value);
   ir::NodePtr node = ir::cached_node<ir::AddcdivInplace>(
-      ir_value(self), ir_value(tensor1), ir_value(tensor2), scalar_value(value), std::move(shapes));
+      ir_value(self), ir_value(tensor1), ir_value(tensor2), scalar_value(value), [&] {
+        return compute_shape_addcdiv_inplace(self.shape(), tensor1.shape(), tensor2.shape(), value);
+      });
   set_ir_value(self, ir::Value{node, 0});
   return self;
 }
 
 // fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)
 const Tensor& fill_inplace_scalar(const Tensor& self, const Scalar& value) {
-  std::vector<Shape> shapes = compute_shape_fill_inplace_scalar(self.shape(), value);
-  ir::NodePtr node = ir::cached_node<ir::FillInplaceScalar>(ir_value(self), scalar_value(value),
-                                                            std::move(shapes));
+  ir::NodePtr node = ir::cached_node<ir::FillInplaceScalar>(
+      ir_value(self), scalar_value(value),
+      [&] { return compute_shape_fill_inplace_scalar(self.shape(), value); });
   set_ir_value(self, ir::Value{node, 0});
   return self;
 }
 
 // zero_(Tensor(a!) self) -> Tensor(a!)
 const Tensor& zero_inplace(const Tensor& self) {
-  std::vector<Shape> shapes = compute_shape_zero_inplace(self.shape());
-  ir::NodePtr node = ir::cached_node<ir::ZeroInplace>(ir_value(self), std::move(shapes));
+  ir::NodePtr node = ir::cached_node<ir::ZeroInplace>(
+      ir_value(self), [&] { return compute_shape_zero_inplace(self.shape()); });
   set_ir_value(self, ir::Value{node, 0});
   return self;
 }
 
 // copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)
 const Tensor& copy_inplace(const Tensor& self, const Tensor& src, bool non_blocking) {
-  std::vector<Shape> shapes = compute_shape_copy_inplace(self.shape(), src.shape(), non_blocking);
-  ir::NodePtr node = ir::cached_node<ir::CopyInplace>(ir_value(self), ir_value(src), non_blocking,
-                                                      std::move(shapes));
+  ir::NodePtr node = ir::cached_node<ir::CopyInplace>(
+      ir_value(self), ir_value(src), non_blocking,
+      [&] { return compute_shape_copy_inplace(self.shape(), src.shape(), non_blocking); });
   set_ir_value(self, ir::Value{node, 0});
   return self;
 }
 
 // eq.Tensor(Tensor self, Tensor other) -> Tensor
 Tensor eq_tensor(const Tensor& self, const Tensor& other) {
-  std::vector<Shape> shapes = compute_shape_eq_tensor(self.shape(), other.shape());
-  ir::NodePtr node =
-      ir::cached_node<ir::EqTensor>(ir_value(self), ir_value(other), std::move(shapes));
+  ir::NodePtr node = ir::cached_node<ir::EqTensor>(ir_value(self), ir_value(other), [&] {
+    return compute_shape_eq_tensor(self.shape(), other.shape());
+  });
   return make_lazy_tensor(node, 0, self.device());
 }
 
 // ne.Tensor(Tensor self, Tensor other) -> Tensor
 Tensor ne_tensor(const Tensor& self, const Tensor& other) {
-  std::vector<Shape> shapes = compute_shape_ne_tensor(self.shape(), other.shape());
-  ir::NodePtr node =
-      ir::cached_node<ir::NeTensor>(ir_value(self), ir_value(other), std::move(shapes));
+  ir::NodePtr node = ir::cached_node<ir::NeTensor>(ir_value(self), ir_value(other), [&] {
+    return compute_shape_ne_tensor(self.shape(), other.shape());
+  });
   return make_lazy_tensor(node, 0, self.device());
 }
 
 // lt.Tensor(Tensor self, Tensor other) -> Tensor
 Tensor lt_tensor(const Tensor& self, const Tensor& other) {
-  std::vector<Shape> shapes = compute_shape_lt_tensor(self.shape(), other.shape());
-  ir::NodePtr node =
-      ir::cached_node<ir::LtTensor>(ir_value(self), ir_value(other), std::move(shapes));
+  ir::NodePtr node = ir::cached_node<ir::LtTensor>(ir_value(self), ir_value(other), [&] {
+    return compute_shape_lt_tensor(self.shape(), other.shape());
+  });
   return make_lazy_tensor(node, 0, self.device());
 }
 
 // le.Tensor(Tensor self, Tensor other) -> Tensor
 Tensor le_tensor(const Tensor& self, const Tensor& other) {
-  std::vector<Shape> shapes = compute_shape_le_tensor(self.shape(), other.shape());
-  ir::NodePtr node =
-      ir::cached_node<ir::LeTensor>(ir_value(self), ir_value(other), std::move(shapes));
+  ir::NodePtr node = ir::cached_node<ir::LeTensor>(ir_value(self), ir_value(other), [&] {
+    return compute_shape_le_tensor(self.shape(), other.shape());
+  });
   return make_lazy_tensor(node, 0, self.device());
 }
 
 // gt.Tensor(Tensor self, Tensor other) -> Tensor
 Tensor gt_tensor(const Tensor& self, const Tensor& other) {
-  std::vector<Shape> shapes = compute_shape_gt_tensor(self.shape(), other.shape());
-  ir::NodePtr node =
-      ir::cached_node<ir::GtTensor>(ir_value(self), ir_value(other), std::move(shapes));
+  ir::NodePtr node = ir::cached_node<ir::GtTensor>(ir_value(self), ir_value(other), [&] {
+    return compute_shape_gt_tensor(self.shape(), other.shape());
+  });
   return make_lazy_tensor(node, 0, self.device());
 }
 
 // ge.Tensor(Tensor self, Tensor other) -> Tensor
 Tensor ge_tensor(const Tensor& self, const Tensor& other) {
-  std::vector<Shape> shapes = compute_shape_ge_tensor(self.shape(), other.shape());
-  ir::NodePtr node =
-      ir::cached_node<ir::GeTensor>(ir_value(self), ir_value(other), std::move(shapes));
+  ir::NodePtr node = ir::cached_node<ir::GeTensor>(ir_value(self), ir_value(other), [&] {
+    return compute_shape_ge_tensor(self.shape(), other.shape());
+  });
   return make_lazy_tensor(node, 0, self.device());
 }
 
 // gt.Scalar(Tensor self, Scalar other) -> Tensor
 Tensor gt_scalar(const Tensor& self, const Scalar& other) {
-  std::vector<Shape> shapes = compute_shape_gt_scalar(self.shape(), other);
-  ir::NodePtr node =
-      ir::cached_node<ir::GtScalar>(ir_value(self), scalar_value(other), std::move(shapes));
+  ir::NodePtr node = ir::cached_node<ir::GtScalar>(ir_value(self), scalar_value(other), [&] {
+    return compute_shape_gt_scalar(self.shape(), other);
+  });
   return make_lazy_tensor(node, 0, self.device());
 }
 
 // where.self(Tensor condition, Tensor self, Tensor other) -> Tensor
 Tensor where_self(const Tensor& condition, const Tensor& self, const Tensor& other) {
-  std::vector<Shape> shapes =
-      compute_shape_where_self(condition.shape(), self.shape(), other.shape());
-  ir::NodePtr node = ir::cached_node<ir::WhereSelf>(ir_value(condition), ir_value(self),
-                                                    ir_value(other), std::move(shapes));
+  ir::NodePtr node = ir::cached_node<ir::WhereSelf>(
+      ir_value(condition), ir_value(self), ir_value(other),
+      [&] { return compute_shape_where_self(condition.shape(), self.shape(), other.shape()); });
   return make_lazy_tensor(node, 0, condition.device());
 }
 
 // sum(Tensor self, *, ScalarType? dtype=None) -> Tensor
 Tensor sum(const Tensor& self, std::optional<DType> dtype) {
-  std::vector<Shape> shapes = compute_shape_sum(self.shape(), dtype);
-  ir::NodePtr node = ir::cached_node<ir::Sum>(ir_value(self), dtype, std::move(shapes));
+  ir::NodePtr node = ir::cached_node<ir::Sum>(
+      ir_value(self), dtype, [&] { return compute_shape_sum(self.shape(), dtype); });
   return make_lazy_tensor(node, 0, self.device());
 }
 
@@ -347,116 +345,118 @@ Tensor sum(const Tensor& self, std::optional<DType> dtype) {
 // Tensor
 Tensor sum_dim_intlist(const Tensor& self, const std::optional<std::vector<int64_t>>& dim,
                        bool keepdim, std::optional<DType> dtype) {
-  std::vector<Shape> shapes = compute_shape_sum_dim_intlist(self.shape(), dim, keepdim, dtype);
-  ir::NodePtr node =
-      ir::cached_node<ir::SumDimIntlist>(ir_value(self), dim, keepdim, dtype, std::move(shapes));
+  ir::NodePtr node = ir::cached_node<ir::SumDimIntlist>(ir_value(self), dim, keepdim, dtype, [&] {
+    return compute_shape_sum_dim_intlist(self.shape(), dim, keepdim, dtype);
+  });
   return make_lazy_tensor(node, 0, self.device());
 }
 
 // mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 Tensor mean_dim(const Tensor& self, const std::optional<std::vector<int64_t>>& dim, bool keepdim,
                 std::optional<DType> dtype) {
-  std::vector<Shape> shapes = compute_shape_mean_dim(self.shape(), dim, keepdim, dtype);
-  ir::NodePtr node =
-      ir::cached_node<ir::MeanDim>(ir_value(self), dim, keepdim, dtype, std::move(shapes));
+  ir::NodePtr node = ir::cached_node<ir::MeanDim>(ir_value(self), dim, keepdim, dtype, [&] {
+    return compute_shape_mean_dim(self.shape(), dim, keepdim, dtype);
+  });
   return make_lazy_tensor(node, 0, self.device());
 }
 
 // amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor
 Tensor amax(const Tensor& self, const std::vector<int64_t>& dim, bool keepdim) {
-  std::vector<Shape> shapes = compute_shape_amax(self.shape(), dim, keepdim);
-  ir::NodePtr node = ir::cached_node<ir::Amax>(ir_value(self), dim, keepdim, std::move(shapes));
+  ir::NodePtr node = ir::cached_node<ir::Amax>(
+      ir_value(self), dim, keepdim, [&] { return compute_shape_amax(self.shape(), dim, keepdim); });
   return make_lazy_tensor(node, 0, self.device());
 }
 
 // max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
 std::tuple<Tensor, Tensor> max_dim(const Tensor& self, int64_t dim, bool keepdim) {
-  std::vector<Shape> shapes = compute_shape_max_dim(self.shape(), dim, keepdim);
-  ir::NodePtr node = ir::cached_node<ir::MaxDim>(ir_value(self), dim, keepdim, std::move(shapes));
+  ir::NodePtr node = ir::cached_node<ir::MaxDim>(ir_value(self), dim, keepdim, [&] {
+    return compute_shape_max_dim(self.shape(), dim, keepdim);
+  });
   return {make_lazy_tensor(node, 0, self.device()), make_lazy_tensor(node, 1, self.device())};
 }
 
 // argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor
 Tensor argmax(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
-  std::vector<Shape> shapes = compute_shape_argmax(self.shape(), dim, keepdim);
-  ir::NodePtr node = ir::cached_node<ir::Argmax>(ir_value(self), dim, keepdim, std::move(shapes));
+  ir::NodePtr node = ir::cached_node<ir::Argmax>(ir_value(self), dim, keepdim, [&] {
+    return compute_shape_argmax(self.shape(), dim, keepdim);
+  });
   return make_lazy_tensor(node, 0, self.device());
 }
 
 // _softmax(Tensor self, int dim, bool half_to_float) -> Tensor
 Tensor _softmax(const Tensor& self, int64_t dim, bool half_to_float) {
-  std::vector<Shape> shapes = compute_shape__softmax(self.shape(), dim, half_to_float);
-  ir::NodePtr node =
-      ir::cached_node<ir::UnderscoreSoftmax>(ir_value(self), dim, half_to_float, std::move(shapes));
+  ir::NodePtr node = ir::cached_node<ir::UnderscoreSoftmax>(
+      ir_value(self), dim, half_to_float,
+      [&] { return compute_shape__softmax(self.shape(), dim, half_to_float); });
   return make_lazy_tensor(node, 0, self.device());
 }
 
 // _log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor
 Tensor _log_softmax(const Tensor& self, int64_t dim, bool half_to_float) {
-  std::vector<Shape> shapes = compute_shape__log_softmax(self.shape(), dim, half_to_float);
-  ir::NodePtr node = ir::cached_node<ir::UnderscoreLogSoftmax>(ir_value(self), dim, half_to_float,
-                                                               std::move(shapes));
+  ir::NodePtr node = ir::cached_node<ir::UnderscoreLogSoftmax>(
+      ir_value(self), dim, half_to_float,
+      [&] { return compute_shape__log_softmax(self.shape(), dim, half_to_float); });
   return make_lazy_tensor(node, 0, self.device());
 }
 
 // mm(Tensor self, Tensor mat2) -> Tensor
 Tensor mm(const Tensor& self, const Tensor& mat2) {
-  std::vector<Shape> shapes = compute_shape_mm(self.shape(), mat2.shape());
-  ir::NodePtr node = ir::cached_node<ir::Mm>(ir_value(self), ir_value(mat2), std::move(shapes));
+  ir::NodePtr node = ir::cached_node<ir::Mm>(
+      ir_value(self), ir_value(mat2), [&] { return compute_shape_mm(self.shape(), mat2.shape()); });
   return make_lazy_tensor(node, 0, self.device());
 }
 
 // addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
 Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const Scalar& beta,
              const Scalar& alpha) {
-  std::vector<Shape> shapes =
-      compute_shape_addmm(self.shape(), mat1.shape(), mat2.shape(), beta, alpha);
-  ir::NodePtr node =
-      ir::cached_node<ir::Addmm>(ir_value(self), ir_value(mat1), ir_value(mat2), scalar_value(beta),
-                                 scalar_value(alpha), std::move(shapes));
+  ir::NodePtr node = ir::cached_node<ir::Addmm>(
+      ir_value(self), ir_value(mat1), ir_value(mat2), scalar_value(beta), scalar_value(alpha),
+      [&] { return compute_shape_addmm(self.shape(), mat1.shape(), mat2.shape(), beta, alpha); });
   return make_lazy_tensor(node, 0, self.device());
 }
 
 // bmm(Tensor self, Tensor mat2) -> Tensor
 Tensor bmm(const Tensor& self, const Tensor& mat2) {
-  std::vector<Shape> shapes = compute_shape_bmm(self.shape(), mat2.shape());
-  ir::NodePtr node = ir::cached_node<ir::Bmm>(ir_value(self), ir_value(mat2), std::move(shapes));
+  ir::NodePtr node = ir::cached_node<ir::Bmm>(ir_value(self), ir_value(mat2), [&] {
+    return compute_shape_bmm(self.shape(), mat2.shape());
+  });
   return make_lazy_tensor(node, 0, self.device());
 }
 
 // view(Tensor(a) self, SymInt[] size) -> Tensor(a)
 Tensor view(const Tensor& self, const std::vector<int64_t>& size) {
-  std::vector<Shape> shapes = compute_shape_view(self.shape(), size);
-  ir::NodePtr node = ir::cached_node<ir::View>(ir_value(self), size, std::move(shapes));
+  ir::NodePtr node = ir::cached_node<ir::View>(
+      ir_value(self), size, [&] { return compute_shape_view(self.shape(), size); });
   return make_lazy_tensor(node, 0, self.device());
 }
 
 // permute(Tensor(a) self, int[] dims) -> Tensor(a)
 Tensor permute(const Tensor& self, const std::vector<int64_t>& dims) {
-  std::vector<Shape> shapes = compute_shape_permute(self.shape(), dims);
-  ir::NodePtr node = ir::cached_node<ir::Permute>(ir_value(self), dims, std::move(shapes));
+  ir::NodePtr node = ir::cached_node<ir::Permute>(
+      ir_value(self), dims, [&] { return compute_shape_permute(self.shape(), dims); });
   return make_lazy_tensor(node, 0, self.device());
 }
 
 // transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)
 Tensor transpose_int(const Tensor& self, int64_t dim0, int64_t dim1) {
-  std::vector<Shape> shapes = compute_shape_transpose_int(self.shape(), dim0, dim1);
-  ir::NodePtr node =
-      ir::cached_node<ir::TransposeInt>(ir_value(self), dim0, dim1, std::move(shapes));
+  ir::NodePtr node = ir::cached_node<ir::TransposeInt>(ir_value(self), dim0, dim1, [&] {
+    return compute_shape_transpose_int(self.shape(), dim0, dim1);
+  });
   return make_lazy_tensor(node, 0, self.device());
 }
 
 // t(Tensor(a) self) -> Tensor(a)
 Tensor t(const Tensor& self) {
-  std::vector<Shape> shapes = compute_shape_t(self.shape());
-  ir::NodePtr node = ir::cached_node<ir::T>(ir_value(self), std::move(shapes));
+  ir::NodePtr node =
+      ir::cached_node<ir::T>(ir_value(self), [&] { return compute_shape_t(self.shape()); });
   return make_lazy_tensor(node, 0, self.device());
 }
 
 // expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)
 Tensor expand(const Tensor& self, const std::vector<int64_t>& size, bool implicit) {
-  std::vector<Shape> shapes = compute_shape_expand(self.shape(), size, implicit);
-  ir::NodePtr node = ir::cached_node<ir::Expand>(ir_value(self), size, implicit, std::move(shapes));
+  ir::NodePtr node = ir::cached_node<ir::Expand>(ir_value(self), size, implicit, [&] {
+    return compute_shape_expand(self.shape(), size, implicit);
+  });
   return make_lazy_tensor(node, 0, self.device());
 }
 
@@ -464,38 +464,213 @@ Tensor expand(const Tensor& self, const std::vector<int64_t>& size, bool implici
 // Tensor(a)
 Tensor slice_tensor(const Tensor& self, int64_t dim, std::optional<int64_t> start,
                     std::optional<int64_t> end, int64_t step) {
-  std::vector<Shape> shapes = compute_shape_slice_tensor(self.shape(), dim, start, end, step);
-  ir::NodePtr node =
-      ir::cached_node<ir::SliceTensor>(ir_value(self), dim, start, end, step, std::move(shapes));
+  ir::NodePtr node = ir::cached_node<ir::SliceTensor>(ir_value(self), dim, start, end, step, [&] {
+    return compute_shape_slice_tensor(self.shape(), dim, start, end, step);
+  });
   return make_lazy_tensor(node, 0, self.device());
 }
 
 // select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)
 Tensor select_int(const Tensor& self, int64_t dim, int64_t index) {
-  std::vector<Shape> shapes = compute_shape_select_int(self.shape(), dim, index);
-  ir::NodePtr node = ir::cached_node<ir::SelectInt>(ir_value(self), dim, index, std::move(shapes));
+  ir::NodePtr node = ir::cached_node<ir::SelectInt>(ir_value(self), dim, index, [&] {
+    return compute_shape_select_int(self.shape(), dim, index);
+  });
   return make_lazy_tensor(node, 0, self.device());
 }
 
 // squeeze.dim(Tensor(a) self, int dim) -> Tensor(a)
 Tensor squeeze_dim(const Tensor& self, int64_t dim) {
-  std::vector<Shape> shapes = compute_shape_squeeze_dim(self.shape(), dim);
-  ir::NodePtr node = ir::cached_node<ir::SqueezeDim>(ir_value(self), dim, std::move(shapes));
+  ir::NodePtr node = ir::cached_node<ir::SqueezeDim>(
+      ir_value(self), dim, [&] { return compute_shape_squeeze_dim(self.shape(), dim); });
   return make_lazy_tensor(node, 0, self.device());
 }
 
 // unsqueeze(Tensor(a) self, int dim) -> Tensor(a)
 Tensor unsqueeze(const Tensor& self, int64_t dim) {
-  std::vector<Shape> shapes = compute_shape_unsqueeze(self.shape(), dim);
-  ir::NodePtr node = ir::cached_node<ir::Unsqueeze>(ir_value(self), dim, std::move(shapes));
+  ir::NodePtr node = ir::cached_node<ir::Unsqueeze>(
+      ir_value(self), dim, [&] { return compute_shape_unsqueeze(self.shape(), dim); });
   return make_lazy_tensor(node, 0, self.device());
 }
 
 // cat(Tensor[] tensors, int dim=0) -> Tensor
 Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
-  std::vector<Shape> shapes = compute_shape_cat(detail::shapes_of(tensors), dim);
-  ir::NodePtr node = ir::cached_node<ir::Cat>(ir_values(tensors), dim, std::move(shapes));
+  ir::NodePtr node = ir::cached_node<ir::Cat>(
+      ir_values(tensors), dim, [&] { return compute_shape_cat(detail::shapes_of(tensors), dim); });
   return make_lazy_tensor(node, 0, detail::first_device(tensors));
+}
+
+// conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, int[2] padding=0, int[2]
+// dilation=1, int groups=1) -> Tensor
+Tensor conv2d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
+              const std::vector<int64_t>& stride, const std::vector<int64_t>& padding,
+              const std::vector<int64_t>& dilation, int64_t groups) {
+  ir::NodePtr node = ir::cached_node<ir::Conv2d>(
+      ir_value(input), ir_value(weight), ir_value(bias), stride, padding, dilation, groups, [&] {
+        return compute_shape_conv2d(input.shape(), weight.shape(), detail::shape_of(bias), stride,
+                                    padding, dilation, groups);
+      });
+  return make_lazy_tensor(node, 0, input.device());
+}
+
+// conv2d_backward_input(Tensor grad_output, Tensor weight, int[] input_size, int[2] stride, int[2]
+// padding, int[2] dilation, int groups) -> Tensor
+Tensor conv2d_backward_input(const Tensor& grad_output, const Tensor& weight,
+                             const std::vector<int64_t>& input_size,
+                             const std::vector<int64_t>& stride,
+                             const std::vector<int64_t>& padding,
+                             const std::vector<int64_t>& dilation, int64_t groups) {
+  ir::NodePtr node = ir::cached_node<ir::Conv2dBackwardInput>(
+      ir_value(grad_output), ir_value(weight), input_size, stride, padding, dilation, groups, [&] {
+        return compute_shape_conv2d_backward_input(grad_output.shape(), weight.shape(), input_size,
+                                                   stride, padding, dilation, groups);
+      });
+  return make_lazy_tensor(node, 0, grad_output.device());
+}
+
+// conv2d_backward_weight(Tensor grad_output, Tensor input, int[] weight_size, int[2] stride, int[2]
+// padding, int[2] dilation, int groups) -> Tensor
+Tensor conv2d_backward_weight(const Tensor& grad_output, const Tensor& input,
+                              const std::vector<int64_t>& weight_size,
+                              const std::vector<int64_t>& stride,
+                              const std::vector<int64_t>& padding,
+                              const std::vector<int64_t>& dilation, int64_t groups) {
+  ir::NodePtr node = ir::cached_node<ir::Conv2dBackwardWeight>(
+      ir_value(grad_output), ir_value(input), weight_size, stride, padding, dilation, groups, [&] {
+        return compute_shape_conv2d_backward_weight(grad_output.shape(), input.shape(), weight_size,
+                                                    stride, padding, dilation, groups);
+      });
+  return make_lazy_tensor(node, 0, grad_output.device());
+}
+
+// max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0,
+// int[2] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)
+std::tuple<Tensor, Tensor> max_pool2d_with_indices(
+    const Tensor& self, const std::vector<int64_t>& kernel_size, const std::vector<int64_t>& stride,
+    const std::vector<int64_t>& padding, const std::vector<int64_t>& dilation, bool ceil_mode) {
+  ir::NodePtr node = ir::cached_node<ir::MaxPool2dWithIndices>(
+      ir_value(self), kernel_size, stride, padding, dilation, ceil_mode, [&] {
+        return compute_shape_max_pool2d_with_indices(self.shape(), kernel_size, stride, padding,
+                                                     dilation, ceil_mode);
+      });
+  return {make_lazy_tensor(node, 0, self.device()), make_lazy_tensor(node, 1, self.device())};
+}
+
+// max_pool2d_with_indices_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2]
+// stride, int[2] padding, int[2] dilation, bool ceil_mode, Tensor indices) -> Tensor
+Tensor max_pool2d_with_indices_backward(const Tensor& grad_output, const Tensor& self,
+                                        const std::vector<int64_t>& kernel_size,
+                                        const std::vector<int64_t>& stride,
+                                        const std::vector<int64_t>& padding,
+                                        const std::vector<int64_t>& dilation, bool ceil_mode,
+                                        const Tensor& indices) {
+  ir::NodePtr node = ir::cached_node<ir::MaxPool2dWithIndicesBackward>(
+      ir_value(grad_output), ir_value(self), kernel_size, stride, padding, dilation, ceil_mode,
+      ir_value(indices), [&] {
+        return compute_shape_max_pool2d_with_indices_backward(grad_output.shape(), self.shape(),
+                                                              kernel_size, stride, padding,
+                                                              dilation, ceil_mode, indices.shape());
+      });
+  return make_lazy_tensor(node, 0, grad_output.device());
+}
+
+// max_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2]
+// dilation=1, bool ceil_mode=False) -> Tensor
+Tensor max_pool2d(const Tensor& self, const std::vector<int64_t>& kernel_size,
+                  const std::vector<int64_t>& stride, const std::vector<int64_t>& padding,
+                  const std::vector<int64_t>& dilation, bool ceil_mode) {
+  ir::NodePtr node = ir::cached_node<ir::MaxPool2d>(
+      ir_value(self), kernel_size, stride, padding, dilation, ceil_mode, [&] {
+        return compute_shape_max_pool2d(self.shape(), kernel_size, stride, padding, dilation,
+                                        ceil_mode);
+      });
+  return make_lazy_tensor(node, 0, self.device());
+}
+
+// max_pool2d_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2]
+// padding, int[2] dilation, bool ceil_mode) -> Tensor
+Tensor max_pool2d_backward(const Tensor& grad_output, const Tensor& self,
+                           const std::vector<int64_t>& kernel_size,
+                           const std::vector<int64_t>& stride, const std::vector<int64_t>& padding,
+                           const std::vector<int64_t>& dilation, bool ceil_mode) {
+  ir::NodePtr node = ir::cached_node<ir::MaxPool2dBackward>(
+      ir_value(grad_output), ir_value(self), kernel_size, stride, padding, dilation, ceil_mode,
+      [&] {
+        return compute_shape_max_pool2d_backward(grad_output.shape(), self.shape(), kernel_size,
+                                                 stride, padding, dilation, ceil_mode);
+      });
+  return make_lazy_tensor(node, 0, grad_output.device());
+}
+
+// _log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) ->
+// Tensor
+Tensor _log_softmax_backward_data(const Tensor& grad_output, const Tensor& output, int64_t dim,
+                                  DType input_dtype) {
+  ir::NodePtr node = ir::cached_node<ir::UnderscoreLogSoftmaxBackwardData>(
+      ir_value(grad_output), ir_value(output), dim, input_dtype, [&] {
+        return compute_shape__log_softmax_backward_data(grad_output.shape(), output.shape(), dim,
+                                                        input_dtype);
+      });
+  return make_lazy_tensor(node, 0, grad_output.device());
+}
+
+// nll_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt
+// ignore_index=-100) -> Tensor
+Tensor nll_loss(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight,
+                int64_t reduction, int64_t ignore_index) {
+  ir::NodePtr node = ir::cached_node<ir::NllLoss>(
+      ir_value(self), ir_value(target), ir_value(weight), reduction, ignore_index, [&] {
+        return compute_shape_nll_loss(self.shape(), target.shape(), detail::shape_of(weight),
+                                      reduction, ignore_index);
+      });
+  return make_lazy_tensor(node, 0, self.device());
+}
+
+// nll_loss_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction,
+// SymInt ignore_index) -> Tensor
+Tensor nll_loss_backward(const Tensor& grad_output, const Tensor& self, const Tensor& target,
+                         const std::optional<Tensor>& weight, int64_t reduction,
+                         int64_t ignore_index) {
+  ir::NodePtr node = ir::cached_node<ir::NllLossBackward>(
+      ir_value(grad_output), ir_value(self), ir_value(target), ir_value(weight), reduction,
+      ignore_index, [&] {
+        return compute_shape_nll_loss_backward(grad_output.shape(), self.shape(), target.shape(),
+                                               detail::shape_of(weight), reduction, ignore_index);
+      });
+  return make_lazy_tensor(node, 0, grad_output.device());
+}
+
+// _dropout_mask(Tensor self, Scalar p, Scalar seed) -> Tensor
+Tensor _dropout_mask(const Tensor& self, const Scalar& p, const Scalar& seed) {
+  ir::NodePtr node = ir::cached_node<ir::UnderscoreDropoutMask>(
+      ir_value(self), scalar_value(p), scalar_value(seed),
+      [&] { return compute_shape__dropout_mask(self.shape(), p, seed); });
+  return make_lazy_tensor(node, 0, self.device());
+}
+
+// sqrt_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& sqrt_inplace(const Tensor& self) {
+  ir::NodePtr node = ir::cached_node<ir::SqrtInplace>(
+      ir_value(self), [&] { return compute_shape_sqrt_inplace(self.shape()); });
+  set_ir_value(self, ir::Value{node, 0});
+  return self;
+}
+
+// div_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+const Tensor& div_inplace_tensor(const Tensor& self, const Tensor& other) {
+  ir::NodePtr node = ir::cached_node<ir::DivInplaceTensor>(ir_value(self), ir_value(other), [&] {
+    return compute_shape_div_inplace_tensor(self.shape(), other.shape());
+  });
+  set_ir_value(self, ir::Value{node, 0});
+  return self;
+}
+
+// div_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+const Tensor& div_inplace_scalar(const Tensor& self, const Scalar& other) {
+  ir::NodePtr node = ir::cached_node<ir::DivInplaceScalar>(
+      ir_value(self), scalar_value(other),
+      [&] { return compute_shape_div_inplace_scalar(self.shape(), other); });
+  set_ir_value(self, ir::Value{node, 0});
+  return self;
 }
 
 }  // namespace lazygen::lazy

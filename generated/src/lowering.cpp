@@ -493,6 +493,125 @@ std::vector<Tensor> lower_cat(const ir::Node& node, const std::vector<Tensor>& i
   return {cpu::cat(std::vector<Tensor>(inputs.begin() + 0, inputs.end() - 0), n.dim)};
 }
 
+// conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, int[2] padding=0, int[2]
+// dilation=1, int groups=1) -> Tensor
+std::vector<Tensor> lower_conv2d(const ir::Node& node, const std::vector<Tensor>& inputs) {
+  const auto& n = static_cast<const ir::Conv2d&>(node);
+  return {cpu::conv2d(inputs[0], inputs[1], optional_input(inputs[2]), n.stride, n.padding,
+                      n.dilation, n.groups)};
+}
+
+// conv2d_backward_input(Tensor grad_output, Tensor weight, int[] input_size, int[2] stride, int[2]
+// padding, int[2] dilation, int groups) -> Tensor
+std::vector<Tensor> lower_conv2d_backward_input(const ir::Node& node,
+                                                const std::vector<Tensor>& inputs) {
+  const auto& n = static_cast<const ir::Conv2dBackwardInput&>(node);
+  return {cpu::conv2d_backward_input(inputs[0], inputs[1], n.input_size, n.stride, n.padding,
+                                     n.dilation, n.groups)};
+}
+
+// conv2d_backward_weight(Tensor grad_output, Tensor input, int[] weight_size, int[2] stride, int[2]
+// padding, int[2] dilation, int groups) -> Tensor
+std::vector<Tensor> lower_conv2d_backward_weight(const ir::Node& node,
+                                                 const std::vector<Tensor>& inputs) {
+  const auto& n = static_cast<const ir::Conv2dBackwardWeight&>(node);
+  return {cpu::conv2d_backward_weight(inputs[0], inputs[1], n.weight_size, n.stride, n.padding,
+                                      n.dilation, n.groups)};
+}
+
+// max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0,
+// int[2] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)
+std::vector<Tensor> lower_max_pool2d_with_indices(const ir::Node& node,
+                                                  const std::vector<Tensor>& inputs) {
+  const auto& n = static_cast<const ir::MaxPool2dWithIndices&>(node);
+  auto result = cpu::max_pool2d_with_indices(inputs[0], n.kernel_size, n.stride, n.padding,
+                                             n.dilation, n.ceil_mode);
+  return {std::get<0>(result), std::get<1>(result)};
+}
+
+// max_pool2d_with_indices_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2]
+// stride, int[2] padding, int[2] dilation, bool ceil_mode, Tensor indices) -> Tensor
+std::vector<Tensor> lower_max_pool2d_with_indices_backward(const ir::Node& node,
+                                                           const std::vector<Tensor>& inputs) {
+  const auto& n = static_cast<const ir::MaxPool2dWithIndicesBackward&>(node);
+  return {cpu::max_pool2d_with_indices_backward(inputs[0], inputs[1], n.kernel_size, n.stride,
+                                                n.padding, n.dilation, n.ceil_mode, inputs[2])};
+}
+
+// max_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2]
+// dilation=1, bool ceil_mode=False) -> Tensor
+std::vector<Tensor> lower_max_pool2d(const ir::Node& node, const std::vector<Tensor>& inputs) {
+  const auto& n = static_cast<const ir::MaxPool2d&>(node);
+  return {cpu::max_pool2d(inputs[0], n.kernel_size, n.stride, n.padding, n.dilation, n.ceil_mode)};
+}
+
+// max_pool2d_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2]
+// padding, int[2] dilation, bool ceil_mode) -> Tensor
+std::vector<Tensor> lower_max_pool2d_backward(const ir::Node& node,
+                                              const std::vector<Tensor>& inputs) {
+  const auto& n = static_cast<const ir::MaxPool2dBackward&>(node);
+  return {cpu::max_pool2d_backward(inputs[0], inputs[1], n.kernel_size, n.stride, n.padding,
+                                   n.dilation, n.ceil_mode)};
+}
+
+// _log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) ->
+// Tensor
+std::vector<Tensor> lower__log_softmax_backward_data(const ir::Node& node,
+                                                     const std::vector<Tensor>& inputs) {
+  const auto& n = static_cast<const ir::UnderscoreLogSoftmaxBackwardData&>(node);
+  return {cpu::_log_softmax_backward_data(inputs[0], inputs[1], n.dim, n.input_dtype)};
+}
+
+// nll_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt
+// ignore_index=-100) -> Tensor
+std::vector<Tensor> lower_nll_loss(const ir::Node& node, const std::vector<Tensor>& inputs) {
+  const auto& n = static_cast<const ir::NllLoss&>(node);
+  return {
+      cpu::nll_loss(inputs[0], inputs[1], optional_input(inputs[2]), n.reduction, n.ignore_index)};
+}
+
+// nll_loss_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction,
+// SymInt ignore_index) -> Tensor
+std::vector<Tensor> lower_nll_loss_backward(const ir::Node& node,
+                                            const std::vector<Tensor>& inputs) {
+  const auto& n = static_cast<const ir::NllLossBackward&>(node);
+  return {cpu::nll_loss_backward(inputs[0], inputs[1], inputs[2], optional_input(inputs[3]),
+                                 n.reduction, n.ignore_index)};
+}
+
+// _dropout_mask(Tensor self, Scalar p, Scalar seed) -> Tensor
+std::vector<Tensor> lower__dropout_mask(const ir::Node& node, const std::vector<Tensor>& inputs) {
+  return {cpu::_dropout_mask(inputs[0], scalar_of(inputs[1]), scalar_of(inputs[2]))};
+}
+
+// sqrt_(Tensor(a!) self) -> Tensor(a!)
+std::vector<Tensor> lower_sqrt_inplace(const ir::Node& node, const std::vector<Tensor>& inputs) {
+  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
+  cpu::run_pointwise<kernels::SqrtInplace>("sqrt_", out, {inputs[0]}, {},
+                                           cpu::compute_dtype_sqrt_inplace(inputs[0].shape()));
+  return {out};
+}
+
+// div_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+std::vector<Tensor> lower_div_inplace_tensor(const ir::Node& node,
+                                             const std::vector<Tensor>& inputs) {
+  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
+  cpu::run_pointwise<kernels::DivInplaceTensor>(
+      "div_.Tensor", out, {inputs[0], inputs[1]}, {},
+      cpu::compute_dtype_div_inplace_tensor(inputs[0].shape(), inputs[1].shape()));
+  return {out};
+}
+
+// div_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+std::vector<Tensor> lower_div_inplace_scalar(const ir::Node& node,
+                                             const std::vector<Tensor>& inputs) {
+  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
+  cpu::run_pointwise<kernels::DivInplaceScalar>(
+      "div_.Scalar", out, {inputs[0]}, {scalar_of(inputs[1])},
+      cpu::compute_dtype_div_inplace_scalar(inputs[0].shape(), scalar_of(inputs[1])));
+  return {out};
+}
+
 }  // namespace
 
 LowerFn lowering_for(ir::OpKind kind) {
@@ -619,6 +738,34 @@ LowerFn lowering_for(ir::OpKind kind) {
       return &lower_unsqueeze;
     case ir::OpKind::cat:
       return &lower_cat;
+    case ir::OpKind::conv2d:
+      return &lower_conv2d;
+    case ir::OpKind::conv2d_backward_input:
+      return &lower_conv2d_backward_input;
+    case ir::OpKind::conv2d_backward_weight:
+      return &lower_conv2d_backward_weight;
+    case ir::OpKind::max_pool2d_with_indices:
+      return &lower_max_pool2d_with_indices;
+    case ir::OpKind::max_pool2d_with_indices_backward:
+      return &lower_max_pool2d_with_indices_backward;
+    case ir::OpKind::max_pool2d:
+      return &lower_max_pool2d;
+    case ir::OpKind::max_pool2d_backward:
+      return &lower_max_pool2d_backward;
+    case ir::OpKind::_log_softmax_backward_data:
+      return &lower__log_softmax_backward_data;
+    case ir::OpKind::nll_loss:
+      return &lower_nll_loss;
+    case ir::OpKind::nll_loss_backward:
+      return &lower_nll_loss_backward;
+    case ir::OpKind::_dropout_mask:
+      return &lower__dropout_mask;
+    case ir::OpKind::sqrt_inplace:
+      return &lower_sqrt_inplace;
+    case ir::OpKind::div_inplace_tensor:
+      return &lower_div_inplace_tensor;
+    case ir::OpKind::div_inplace_scalar:
+      return &lower_div_inplace_scalar;
     default:
       return nullptr;
   }

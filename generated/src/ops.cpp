@@ -641,6 +641,202 @@ Tensor dispatch_cat(const std::vector<Tensor>& tensors, int64_t dim) {
   }
 }
 
+// conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, int[2] padding=0, int[2]
+// dilation=1, int groups=1) -> Tensor
+Tensor dispatch_conv2d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
+                       const std::vector<int64_t>& stride, const std::vector<int64_t>& padding,
+                       const std::vector<int64_t>& dilation, int64_t groups) {
+  switch (detail::op_device(
+      "conv2d", {detail::device_of(input), detail::device_of(weight), detail::device_of(bias)})) {
+    case DeviceType::Lazy:
+      return lazy::conv2d(input, weight, bias, stride, padding, dilation, groups);
+    default:
+      return cpu::conv2d(input, weight, bias, stride, padding, dilation, groups);
+  }
+}
+
+// conv2d_backward_input(Tensor grad_output, Tensor weight, int[] input_size, int[2] stride, int[2]
+// padding, int[2] dilation, int groups) -> Tensor
+Tensor dispatch_conv2d_backward_input(const Tensor& grad_output, const Tensor& weight,
+                                      const std::vector<int64_t>& input_size,
+                                      const std::vector<int64_t>& stride,
+                                      const std::vector<int64_t>& padding,
+                                      const std::vector<int64_t>& dilation, int64_t groups) {
+  switch (detail::op_device("conv2d_backward_input",
+                            {detail::device_of(grad_output), detail::device_of(weight)})) {
+    case DeviceType::Lazy:
+      return lazy::conv2d_backward_input(grad_output, weight, input_size, stride, padding, dilation,
+                                         groups);
+    default:
+      return cpu::conv2d_backward_input(grad_output, weight, input_size, stride, padding, dilation,
+                                        groups);
+  }
+}
+
+// conv2d_backward_weight(Tensor grad_output, Tensor input, int[] weight_size, int[2] stride, int[2]
+// padding, int[2] dilation, int groups) -> Tensor
+Tensor dispatch_conv2d_backward_weight(const Tensor& grad_output, const Tensor& input,
+                                       const std::vector<int64_t>& weight_size,
+                                       const std::vector<int64_t>& stride,
+                                       const std::vector<int64_t>& padding,
+                                       const std::vector<int64_t>& dilation, int64_t groups) {
+  switch (detail::op_device("conv2d_backward_weight",
+                            {detail::device_of(grad_output), detail::device_of(input)})) {
+    case DeviceType::Lazy:
+      return lazy::conv2d_backward_weight(grad_output, input, weight_size, stride, padding,
+                                          dilation, groups);
+    default:
+      return cpu::conv2d_backward_weight(grad_output, input, weight_size, stride, padding, dilation,
+                                         groups);
+  }
+}
+
+// max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0,
+// int[2] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)
+std::tuple<Tensor, Tensor> dispatch_max_pool2d_with_indices(
+    const Tensor& self, const std::vector<int64_t>& kernel_size, const std::vector<int64_t>& stride,
+    const std::vector<int64_t>& padding, const std::vector<int64_t>& dilation, bool ceil_mode) {
+  switch (detail::op_device("max_pool2d_with_indices", {detail::device_of(self)})) {
+    case DeviceType::Lazy:
+      return lazy::max_pool2d_with_indices(self, kernel_size, stride, padding, dilation, ceil_mode);
+    default:
+      return cpu::max_pool2d_with_indices(self, kernel_size, stride, padding, dilation, ceil_mode);
+  }
+}
+
+// max_pool2d_with_indices_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2]
+// stride, int[2] padding, int[2] dilation, bool ceil_mode, Tensor indices) -> Tensor
+Tensor dispatch_max_pool2d_with_indices_backward(const Tensor& grad_output, const Tensor& self,
+                                                 const std::vector<int64_t>& kernel_size,
+                                                 const std::vector<int64_t>& stride,
+                                                 const std::vector<int64_t>& padding,
+                                                 const std::vector<int64_t>& dilation,
+                                                 bool ceil_mode, const Tensor& indices) {
+  switch (detail::op_device(
+      "max_pool2d_with_indices_backward",
+      {detail::device_of(grad_output), detail::device_of(self), detail::device_of(indices)})) {
+    case DeviceType::Lazy:
+      return lazy::max_pool2d_with_indices_backward(grad_output, self, kernel_size, stride, padding,
+                                                    dilation, ceil_mode, indices);
+    default:
+      return cpu::max_pool2d_with_indices_backward(grad_output, self, kernel_size, stride, padding,
+                                                   dilation, ceil_mode, indices);
+  }
+}
+
+// max_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2]
+// dilation=1, bool ceil_mode=False) -> Tensor
+Tensor dispatch_max_pool2d(const Tensor& self, const std::vector<int64_t>& kernel_size,
+                           const std::vector<int64_t>& stride, const std::vector<int64_t>& padding,
+                           const std::vector<int64_t>& dilation, bool ceil_mode) {
+  switch (detail::op_device("max_pool2d", {detail::device_of(self)})) {
+    case DeviceType::Lazy:
+      return lazy::max_pool2d(self, kernel_size, stride, padding, dilation, ceil_mode);
+    default:
+      return cpu::max_pool2d(self, kernel_size, stride, padding, dilation, ceil_mode);
+  }
+}
+
+// max_pool2d_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2]
+// padding, int[2] dilation, bool ceil_mode) -> Tensor
+Tensor dispatch_max_pool2d_backward(const Tensor& grad_output, const Tensor& self,
+                                    const std::vector<int64_t>& kernel_size,
+                                    const std::vector<int64_t>& stride,
+                                    const std::vector<int64_t>& padding,
+                                    const std::vector<int64_t>& dilation, bool ceil_mode) {
+  switch (detail::op_device("max_pool2d_backward",
+                            {detail::device_of(grad_output), detail::device_of(self)})) {
+    case DeviceType::Lazy:
+      return lazy::max_pool2d_backward(grad_output, self, kernel_size, stride, padding, dilation,
+                                       ceil_mode);
+    default:
+      return cpu::max_pool2d_backward(grad_output, self, kernel_size, stride, padding, dilation,
+                                      ceil_mode);
+  }
+}
+
+// _log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) ->
+// Tensor
+Tensor dispatch__log_softmax_backward_data(const Tensor& grad_output, const Tensor& output,
+                                           int64_t dim, DType input_dtype) {
+  switch (detail::op_device("_log_softmax_backward_data",
+                            {detail::device_of(grad_output), detail::device_of(output)})) {
+    case DeviceType::Lazy:
+      return lazy::_log_softmax_backward_data(grad_output, output, dim, input_dtype);
+    default:
+      return cpu::_log_softmax_backward_data(grad_output, output, dim, input_dtype);
+  }
+}
+
+// nll_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt
+// ignore_index=-100) -> Tensor
+Tensor dispatch_nll_loss(const Tensor& self, const Tensor& target,
+                         const std::optional<Tensor>& weight, int64_t reduction,
+                         int64_t ignore_index) {
+  switch (detail::op_device("nll_loss", {detail::device_of(self), detail::device_of(target),
+                                         detail::device_of(weight)})) {
+    case DeviceType::Lazy:
+      return lazy::nll_loss(self, target, weight, reduction, ignore_index);
+    default:
+      return cpu::nll_loss(self, target, weight, reduction, ignore_index);
+  }
+}
+
+// nll_loss_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction,
+// SymInt ignore_index) -> Tensor
+Tensor dispatch_nll_loss_backward(const Tensor& grad_output, const Tensor& self,
+                                  const Tensor& target, const std::optional<Tensor>& weight,
+                                  int64_t reduction, int64_t ignore_index) {
+  switch (detail::op_device("nll_loss_backward",
+                            {detail::device_of(grad_output), detail::device_of(self),
+                             detail::device_of(target), detail::device_of(weight)})) {
+    case DeviceType::Lazy:
+      return lazy::nll_loss_backward(grad_output, self, target, weight, reduction, ignore_index);
+    default:
+      return cpu::nll_loss_backward(grad_output, self, target, weight, reduction, ignore_index);
+  }
+}
+
+// _dropout_mask(Tensor self, Scalar p, Scalar seed) -> Tensor
+Tensor dispatch__dropout_mask(const Tensor& self, const Scalar& p, const Scalar& seed) {
+  switch (detail::op_device("_dropout_mask", {detail::device_of(self)})) {
+    case DeviceType::Lazy:
+      return lazy::_dropout_mask(self, p, seed);
+    default:
+      return cpu::_dropout_mask(self, p, seed);
+  }
+}
+
+// sqrt_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& dispatch_sqrt_inplace(const Tensor& self) {
+  switch (detail::op_device("sqrt_", {detail::device_of(self)})) {
+    case DeviceType::Lazy:
+      return lazy::sqrt_inplace(self);
+    default:
+      return cpu::sqrt_inplace(self);
+  }
+}
+
+// div_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+const Tensor& dispatch_div_inplace_tensor(const Tensor& self, const Tensor& other) {
+  switch (detail::op_device("div_.Tensor", {detail::device_of(self), detail::device_of(other)})) {
+    case DeviceType::Lazy:
+      return lazy::div_inplace_tensor(self, other);
+    default:
+      return cpu::div_inplace_tensor(self, other);
+  }
+}
+
+// div_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+const Tensor& dispatch_div_inplace_scalar(const Tensor& self, const Scalar& other) {
+  switch (detail::op_device("div_.Scalar", {detail::device_of(self)})) {
+    case DeviceType::Lazy:
+      return lazy::div_inplace_scalar(self, other);
+    default:
+      return cpu::div_inplace_scalar(self, other);
+  }
+}
+
 }  // namespace
 
 // add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
@@ -925,7 +1121,10 @@ Tensor _softmax(const Tensor& self, int64_t dim, bool half_to_float) {
 
 // _log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor
 Tensor _log_softmax(const Tensor& self, int64_t dim, bool half_to_float) {
-  return dispatch__log_softmax(self, dim, half_to_float);
+  decltype(auto) result = dispatch__log_softmax(self, dim, half_to_float);
+  if (autograd::needs_grad({&self}))
+    autograd::record__log_softmax(result, self, dim, half_to_float);
+  return result;
 }
 
 // mm(Tensor self, Tensor mat2) -> Tensor
@@ -938,7 +1137,10 @@ Tensor mm(const Tensor& self, const Tensor& mat2) {
 // addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
 Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const Scalar& beta,
              const Scalar& alpha) {
-  return dispatch_addmm(self, mat1, mat2, beta, alpha);
+  decltype(auto) result = dispatch_addmm(self, mat1, mat2, beta, alpha);
+  if (autograd::needs_grad({&self, &mat1, &mat2}))
+    autograd::record_addmm(result, self, mat1, mat2, beta, alpha);
+  return result;
 }
 
 // bmm(Tensor self, Tensor mat2) -> Tensor
@@ -948,7 +1150,9 @@ Tensor bmm(const Tensor& self, const Tensor& mat2) {
 
 // view(Tensor(a) self, SymInt[] size) -> Tensor(a)
 Tensor view(const Tensor& self, const std::vector<int64_t>& size) {
-  return dispatch_view(self, size);
+  decltype(auto) result = dispatch_view(self, size);
+  if (autograd::needs_grad({&self})) autograd::record_view(result, self, size);
+  return result;
 }
 
 // permute(Tensor(a) self, int[] dims) -> Tensor(a)
@@ -958,12 +1162,16 @@ Tensor permute(const Tensor& self, const std::vector<int64_t>& dims) {
 
 // transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)
 Tensor transpose(const Tensor& self, int64_t dim0, int64_t dim1) {
-  return dispatch_transpose_int(self, dim0, dim1);
+  decltype(auto) result = dispatch_transpose_int(self, dim0, dim1);
+  if (autograd::needs_grad({&self})) autograd::record_transpose_int(result, self, dim0, dim1);
+  return result;
 }
 
 // t(Tensor(a) self) -> Tensor(a)
 Tensor t(const Tensor& self) {
-  return dispatch_t(self);
+  decltype(auto) result = dispatch_t(self);
+  if (autograd::needs_grad({&self})) autograd::record_t(result, self);
+  return result;
 }
 
 // expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)
@@ -996,6 +1204,126 @@ Tensor unsqueeze(const Tensor& self, int64_t dim) {
 // cat(Tensor[] tensors, int dim=0) -> Tensor
 Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
   return dispatch_cat(tensors, dim);
+}
+
+// conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, int[2] padding=0, int[2]
+// dilation=1, int groups=1) -> Tensor
+Tensor conv2d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
+              const std::vector<int64_t>& stride, const std::vector<int64_t>& padding,
+              const std::vector<int64_t>& dilation, int64_t groups) {
+  decltype(auto) result = dispatch_conv2d(input, weight, bias, stride, padding, dilation, groups);
+  if (autograd::needs_grad({&input, &weight, (bias ? &*bias : nullptr)}))
+    autograd::record_conv2d(result, input, weight, bias, stride, padding, dilation, groups);
+  return result;
+}
+
+// conv2d_backward_input(Tensor grad_output, Tensor weight, int[] input_size, int[2] stride, int[2]
+// padding, int[2] dilation, int groups) -> Tensor
+Tensor conv2d_backward_input(const Tensor& grad_output, const Tensor& weight,
+                             const std::vector<int64_t>& input_size,
+                             const std::vector<int64_t>& stride,
+                             const std::vector<int64_t>& padding,
+                             const std::vector<int64_t>& dilation, int64_t groups) {
+  return dispatch_conv2d_backward_input(grad_output, weight, input_size, stride, padding, dilation,
+                                        groups);
+}
+
+// conv2d_backward_weight(Tensor grad_output, Tensor input, int[] weight_size, int[2] stride, int[2]
+// padding, int[2] dilation, int groups) -> Tensor
+Tensor conv2d_backward_weight(const Tensor& grad_output, const Tensor& input,
+                              const std::vector<int64_t>& weight_size,
+                              const std::vector<int64_t>& stride,
+                              const std::vector<int64_t>& padding,
+                              const std::vector<int64_t>& dilation, int64_t groups) {
+  return dispatch_conv2d_backward_weight(grad_output, input, weight_size, stride, padding, dilation,
+                                         groups);
+}
+
+// max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0,
+// int[2] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)
+std::tuple<Tensor, Tensor> max_pool2d_with_indices(
+    const Tensor& self, const std::vector<int64_t>& kernel_size, const std::vector<int64_t>& stride,
+    const std::vector<int64_t>& padding, const std::vector<int64_t>& dilation, bool ceil_mode) {
+  return dispatch_max_pool2d_with_indices(self, kernel_size, stride, padding, dilation, ceil_mode);
+}
+
+// max_pool2d_with_indices_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2]
+// stride, int[2] padding, int[2] dilation, bool ceil_mode, Tensor indices) -> Tensor
+Tensor max_pool2d_with_indices_backward(const Tensor& grad_output, const Tensor& self,
+                                        const std::vector<int64_t>& kernel_size,
+                                        const std::vector<int64_t>& stride,
+                                        const std::vector<int64_t>& padding,
+                                        const std::vector<int64_t>& dilation, bool ceil_mode,
+                                        const Tensor& indices) {
+  return dispatch_max_pool2d_with_indices_backward(grad_output, self, kernel_size, stride, padding,
+                                                   dilation, ceil_mode, indices);
+}
+
+// max_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2]
+// dilation=1, bool ceil_mode=False) -> Tensor
+Tensor max_pool2d(const Tensor& self, const std::vector<int64_t>& kernel_size,
+                  const std::vector<int64_t>& stride, const std::vector<int64_t>& padding,
+                  const std::vector<int64_t>& dilation, bool ceil_mode) {
+  decltype(auto) result =
+      dispatch_max_pool2d(self, kernel_size, stride, padding, dilation, ceil_mode);
+  if (autograd::needs_grad({&self}))
+    autograd::record_max_pool2d(result, self, kernel_size, stride, padding, dilation, ceil_mode);
+  return result;
+}
+
+// max_pool2d_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2]
+// padding, int[2] dilation, bool ceil_mode) -> Tensor
+Tensor max_pool2d_backward(const Tensor& grad_output, const Tensor& self,
+                           const std::vector<int64_t>& kernel_size,
+                           const std::vector<int64_t>& stride, const std::vector<int64_t>& padding,
+                           const std::vector<int64_t>& dilation, bool ceil_mode) {
+  return dispatch_max_pool2d_backward(grad_output, self, kernel_size, stride, padding, dilation,
+                                      ceil_mode);
+}
+
+// _log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) ->
+// Tensor
+Tensor _log_softmax_backward_data(const Tensor& grad_output, const Tensor& output, int64_t dim,
+                                  DType input_dtype) {
+  return dispatch__log_softmax_backward_data(grad_output, output, dim, input_dtype);
+}
+
+// nll_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt
+// ignore_index=-100) -> Tensor
+Tensor nll_loss(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight,
+                int64_t reduction, int64_t ignore_index) {
+  decltype(auto) result = dispatch_nll_loss(self, target, weight, reduction, ignore_index);
+  if (autograd::needs_grad({&self}))
+    autograd::record_nll_loss(result, self, target, weight, reduction, ignore_index);
+  return result;
+}
+
+// nll_loss_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction,
+// SymInt ignore_index) -> Tensor
+Tensor nll_loss_backward(const Tensor& grad_output, const Tensor& self, const Tensor& target,
+                         const std::optional<Tensor>& weight, int64_t reduction,
+                         int64_t ignore_index) {
+  return dispatch_nll_loss_backward(grad_output, self, target, weight, reduction, ignore_index);
+}
+
+// _dropout_mask(Tensor self, Scalar p, Scalar seed) -> Tensor
+Tensor _dropout_mask(const Tensor& self, const Scalar& p, const Scalar& seed) {
+  return dispatch__dropout_mask(self, p, seed);
+}
+
+// sqrt_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& sqrt_(const Tensor& self) {
+  return dispatch_sqrt_inplace(self);
+}
+
+// div_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+const Tensor& div_(const Tensor& self, const Tensor& other) {
+  return dispatch_div_inplace_tensor(self, other);
+}
+
+// div_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+const Tensor& div_(const Tensor& self, const Scalar& other) {
+  return dispatch_div_inplace_scalar(self, other);
 }
 
 // add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
@@ -1284,6 +1612,21 @@ Tensor Tensor::squeeze(int64_t dim) const {
 // unsqueeze(Tensor(a) self, int dim) -> Tensor(a)
 Tensor Tensor::unsqueeze(int64_t dim) const {
   return lazygen::unsqueeze(*this, dim);
+}
+
+// sqrt_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& Tensor::sqrt_() const {
+  return lazygen::sqrt_(*this);
+}
+
+// div_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+const Tensor& Tensor::div_(const Tensor& other) const {
+  return lazygen::div_(*this, other);
+}
+
+// div_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+const Tensor& Tensor::div_(const Scalar& other) const {
+  return lazygen::div_(*this, other);
 }
 
 }  // namespace lazygen

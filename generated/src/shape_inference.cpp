@@ -318,4 +318,25 @@ std::vector<Shape> compute_shape__log_softmax(const Shape& self, int64_t dim, bo
   return {Shape(to_floating(shape_rules::result_type({&self}, {})), std::move(sizes))};
 }
 
+// sqrt_(Tensor(a!) self) -> Tensor(a!)
+std::vector<Shape> compute_shape_sqrt_inplace(const Shape& self) {
+  std::vector<int64_t> sizes = self.sizes;
+  shape_rules::check_inplace("sqrt_", self, sizes);
+  return {Shape(self.dtype, std::move(sizes))};
+}
+
+// div_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+std::vector<Shape> compute_shape_div_inplace_tensor(const Shape& self, const Shape& other) {
+  std::vector<int64_t> sizes = shape_rules::broadcast("div_.Tensor", {&self, &other});
+  shape_rules::check_inplace("div_.Tensor", self, sizes);
+  return {Shape(self.dtype, std::move(sizes))};
+}
+
+// div_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+std::vector<Shape> compute_shape_div_inplace_scalar(const Shape& self, const Scalar& other) {
+  std::vector<int64_t> sizes = self.sizes;
+  shape_rules::check_inplace("div_.Scalar", self, sizes);
+  return {Shape(self.dtype, std::move(sizes))};
+}
+
 }  // namespace lazygen

@@ -29,6 +29,7 @@ std::vector<GeneratedFile> emit_ir_nodes(const EmitContext& ctx);
 std::vector<GeneratedFile> emit_lazy_ops(const EmitContext& ctx);
 std::vector<GeneratedFile> emit_lowering(const EmitContext& ctx);
 std::vector<GeneratedFile> emit_backward(const EmitContext& ctx);
+std::vector<GeneratedFile> emit_tile_kernels(const EmitContext& ctx);
 // The op API's autograd hook for an op with derivatives: "if (autograd::needs_grad(...)) ...".
 std::string record_statement(const OpEntry& op);
 // sources.cmake listing every generated .cpp among `files`.

@@ -26,6 +26,7 @@ std::vector<GeneratedFile> emit_all(const EmitContext& ctx, bool ir_only) {
   add(emit_lazy_ops(ctx));
   add(emit_lowering(ctx));
   add(emit_backward(ctx));
+  add(emit_tile_kernels(ctx));
   files.push_back(emit_sources(ctx, files));
   return files;
 }

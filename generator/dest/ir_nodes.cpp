@@ -53,7 +53,8 @@ std::string class_definition(const EmitContext& ctx, const OpEntry& op) {
   ctor_params.push_back("std::vector<Shape> shapes");
   std::vector<std::string> inits = {"Node(kKind, " + operands + ", std::move(shapes), hash_all(" + join(p.hashed, ", ") + "))"};
   inits.insert(inits.end(), p.inits.begin(), p.inits.end());
-  std::vector<std::string> reuse = {"operands_match(" + operands + ")"};
+  // The variadic operands_match compares in place: trie probes must not allocate.
+  std::vector<std::string> reuse = {"operands_match(" + join(p.operands, ", ") + ")"};
   reuse.insert(reuse.end(), p.compares.begin(), p.compares.end());
   return ctx.templates.render("ir_node_class.h.tmpl", {
       {"schema", op.func},

@@ -17,7 +17,8 @@ std::vector<std::string> node_args(const OpEntry& op) {
     else if (a.type.base == BaseType::Tensor) args.push_back((a.type.is_list ? "ir_values(" : "ir_value(") + name + ")");
     else args.push_back(name);
   }
-  args.push_back("std::move(shapes)");
+  // Shapes are computed only when the trie cache misses (a hit was already checked).
+  args.push_back("[&] { return " + shape_call(op) + "; }");
   return args;
 }
 
@@ -55,7 +56,6 @@ std::vector<GeneratedFile> emit_lazy_ops(const EmitContext& ctx) {
     functions.push_back(ctx.templates.render("lazy_op.cpp.tmpl", {
         {"schema", op.func},
         {"signature", sig.definition()},
-        {"shape_call", shape_call(op)},
         {"class_name", api::class_name(op.schema.name)},
         {"node_args", join(node_args(op), ", ")},
         {"result_statements", result_statements(op)},

@@ -16,8 +16,10 @@
 #include <cstdint>
 #include <initializer_list>
 #include <memory>
+#include <optional>
 #include <vector>
 
+#include "lazygen/autograd.h"
 #include "lazygen/shape.h"
 #include "lazygen/tensor.h"
 
@@ -46,25 +48,15 @@ class Function {
 
   bool needs_input_grad(size_t i) const { return i < next_edges.size() && next_edges[i].valid(); }
 
-  std::vector<Edge> next_edges;    // one per tensor argument, in schema order
+  std::vector<Edge> next_edges;     // one per tensor argument, in schema order
   std::vector<Shape> input_shapes;  // gradients are summed to these shapes (broadcasting)
   uint32_t num_outputs = 1;
-  uint64_t sequence_nr = 0;        // creation order: later functions run first
-  bool released = false;           // release_saved() ran
+  uint64_t sequence_nr = 0;  // creation order: later functions run first
+  bool released = false;     // release_saved() ran
 };
 
-// Grad mode (thread-local, on by default) and a scope that turns it off.
-bool grad_mode_enabled();
-class NoGradGuard {
- public:
-  NoGradGuard();
-  ~NoGradGuard();
-  NoGradGuard(const NoGradGuard&) = delete;
-  NoGradGuard& operator=(const NoGradGuard&) = delete;
-
- private:
-  bool previous_;
-};
+// Grad mode (thread-local, on by default) and NoGradGuard, the scope that turns it off, are
+// declared in lazygen/autograd.h (public: users need them) and included above.
 
 // True when grad mode is on and a defined tensor among `tensors` requires grad.
 bool needs_grad(std::initializer_list<const Tensor*> tensors);
@@ -73,14 +65,25 @@ bool needs_grad(const std::vector<Tensor>& tensors);
 // The edge a gradient for `t` must flow along: its grad_fn (for results of recorded ops), its
 // gradient accumulator (for leaves that require grad), or an invalid edge.
 Edge gradient_edge(const Tensor& t);
+// An invalid edge for an absent optional (a `Tensor?` argument passed as None).
+Edge gradient_edge(const std::optional<Tensor>& t);
 std::vector<Edge> gradient_edges(const std::vector<Tensor>& ts);
 
 // Makes `fn` the history of `result` (output `output_nr` of fn's op): result.requires_grad()
 // becomes true. Also stamps fn's sequence number.
 void set_history(const Tensor& result, const std::shared_ptr<Function>& fn, uint32_t output_nr);
 
+// For the op API of in-place ops, which record no history: throws std::runtime_error naming
+// `op` when grad mode is on and `self` requires grad (a leaf would silently lose its updates'
+// effect on gradients, a result would silently feed wrong values to backward functions that
+// saved it). Under NoGradGuard (optimizer steps) in-place updates are fine.
+void check_inplace(const Tensor& self, const char* op);
+
 // A copy of `t` for a backward function to keep: same data (or pending IR value), no autograd
 // history. Undefined stays undefined.
 Tensor saved(const Tensor& t);
+// For `Tensor?` arguments: absent stays absent (so the backward formula passes None on, not an
+// undefined tensor).
+std::optional<Tensor> saved(const std::optional<Tensor>& t);
 
 }  // namespace lazygen::autograd

@@ -2,9 +2,9 @@
 // tensor core moves data to and from the lazy device (core/tensor/lazy_hooks.h), and the public
 // API of lazygen/lazy.h.
 //
-// The hooks are registered by a namespace-scope initializer of this file. In a static library
-// that happens only when the program links this file, which every use of mark_step, sync or
-// GraphExecutor::global (item(), cpu(), printing of lazy tensors go through the hooks) does.
+// The hooks are registered by the initializer of kLazyDeviceLinked. A static library only links
+// (and initializes) an object file that something references, so core/lazy/lazy_tensor.cpp,
+// which every program creating lazy tensors links, keeps a reference to kLazyDeviceLinked.
 #include <cstdlib>
 #include <string>
 
@@ -49,14 +49,14 @@ Tensor lazy_clone_hook(const Tensor& t) {
   return lazy::make_lazy_tensor(s.value.node, s.value.index, t.device());
 }
 
-const bool kHooksRegistered = [] {
+bool register_lazy_device() {
   DeviceHooks hooks;
   hooks.to_cpu = &lazy_to_cpu_hook;
   hooks.from_cpu = &cpu_to_lazy_hook;
   hooks.clone = &lazy_clone_hook;
   set_device_hooks(DeviceType::Lazy, hooks);
   return true;
-}();
+}
 
 std::vector<ir::Value> dump_roots(const std::vector<Tensor>& tensors) {
   std::vector<ir::Value> roots;
@@ -70,11 +70,11 @@ std::vector<ir::Value> dump_roots(const std::vector<Tensor>& tensors) {
 
 }  // namespace
 
+extern const bool kLazyDeviceLinked = register_lazy_device();
+
 GraphExecutor& GraphExecutor::global() {
-  static GraphExecutor* executor = [] {
-    (void)kHooksRegistered;
-    return new GraphExecutor(std::make_shared<LoweringBackend>(), cache_capacity_from_env());
-  }();
+  static GraphExecutor* executor =
+      new GraphExecutor(std::make_shared<LoweringBackend>(), cache_capacity_from_env());
   return *executor;
 }
 

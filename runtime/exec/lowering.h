@@ -9,6 +9,7 @@
 // its inputs (lazy tensors share buffers).
 #pragma once
 
+#include <optional>
 #include <vector>
 
 #include "core/ir/node.h"
@@ -22,6 +23,12 @@ using LowerFn = std::vector<Tensor> (*)(const ir::Node& node, const std::vector<
 // The lowering of `kind`; nullptr for kinds without one (device_data and scalar_param are fed,
 // not computed). Defined by the generator, one case per op of ops.yaml.
 LowerFn lowering_for(ir::OpKind kind);
+
+// An optional tensor operand as a kernel's `Tensor?` argument: nullopt for an absent operand
+// (which arrives as an undefined Tensor).
+inline std::optional<Tensor> optional_input(const Tensor& t) {
+  return t.defined() ? std::optional<Tensor>(t) : std::nullopt;
+}
 
 // The value of a one-element tensor as a Scalar of its dtype category (what a ScalarParam
 // operand arrives as). Throws std::invalid_argument unless `t` is a cpu tensor of one element.

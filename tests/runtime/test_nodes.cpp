@@ -3,7 +3,10 @@
 
 #include <stdexcept>
 
+#include "core/ir/trie_cache.h"
+#include "core/lazy/lazy_tensor.h"
 #include "core/tensor/tensor_impl.h"
+#include "lazygen/factory.h"
 
 namespace lazygen::testing {
 namespace {
@@ -49,6 +52,17 @@ exec::LowerFn test_lowering(OpKind kind) {
   if (kind == TestOptional::kKind) return &lower_optional;
   if (kind == TestTwoOutputs::kKind) return &lower_two_outputs;
   return nullptr;
+}
+
+Tensor lazy_zeros(const std::vector<int64_t>& sizes) {
+  return lazy::make_lazy_tensor_from_data(zeros(sizes), kLazy);
+}
+
+Tensor trace_binary(const Tensor& x, const Tensor& y, const Scalar& alpha) {
+  ir::NodePtr node =
+      ir::cached_node<TestBinary>(lazy::ir_value(x), lazy::ir_value(y), lazy::scalar_value(alpha),
+                                  std::vector<Shape>{x.shape()});
+  return lazy::make_lazy_tensor(node, 0, x.device());
 }
 
 }  // namespace lazygen::testing

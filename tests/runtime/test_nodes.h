@@ -9,7 +9,8 @@
 //   TestFloatAttr(x, v)       a double attribute, compared bitwise
 //   TestTwoOutputs(x)         two outputs, like max.dim (values, indices)
 //
-// test_lowering() lowers them with plain loops over contiguous float32 data.
+// test_lowering() lowers them with plain loops over contiguous float32 data; lazy_zeros and
+// trace_binary build lazy tensors on them the way generated ops do.
 #pragma once
 
 #include <cmath>
@@ -20,6 +21,7 @@
 #include "core/ir/hash.h"
 #include "core/ir/node.h"
 #include "exec/lowering.h"
+#include "lazygen/tensor.h"
 
 namespace lazygen::testing {
 
@@ -92,5 +94,10 @@ inline Shape f32(std::vector<int64_t> sizes) {
 // Lowerings over contiguous float32 data: unary x+1, binary x + alpha*y (same sizes), optional
 // x + bias (when present) + 2*weight (when present), two outputs (2x, 3x).
 exec::LowerFn test_lowering(OpKind kind);
+
+// A materialized float32 lazy tensor of zeros.
+Tensor lazy_zeros(const std::vector<int64_t>& sizes);
+// x + alpha * y on TestBinary, traced like a generated op (shapes: x's).
+Tensor trace_binary(const Tensor& x, const Tensor& y, const Scalar& alpha);
 
 }  // namespace lazygen::testing

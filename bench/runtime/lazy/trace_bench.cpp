@@ -11,6 +11,7 @@
 //   tensor_warm          a whole lazy op: IR values, trie, a new lazy Tensor (TensorImpl,
 //                        LazyState, live registry), shapes built up front like generated ops
 //   tensor_warm_lazy_shapes  the same with shapes built only on a trie miss
+//   generated_add_warm   the generated lazy::add_tensor as emitted today (ops.yaml's add.Tensor)
 //   mark_step_hit        executor overhead per step for a chain graph (null backend, cache hit)
 // Each benchmark traces a chain of kOps ops per iteration; items/s is ops/s (time per op =
 // 1 / items_per_second).
@@ -23,6 +24,7 @@
 #include "core/lazy/lazy_tensor.h"
 #include "exec/graph_executor.h"
 #include "lazygen/factory.h"
+#include "lazygen/generated/lazy_ops.h"
 #include "test_nodes.h"
 
 namespace lazygen {
@@ -110,14 +112,16 @@ Tensor lazy_add(const Tensor& x, const Tensor& y, const Scalar& alpha) {
   return lazy::make_lazy_tensor(node, 0, x.device());
 }
 
-template <bool kEagerShapes>
-void warm_tensors(benchmark::State& state) {
+// Traces kOps chained tensor ops `op(v, x)` per iteration with a warm trie; mark_step between
+// iterations (untimed) only ends the trace, as nothing live is pending.
+template <class Op>
+void warm_tensors(benchmark::State& state, Op op) {
   ir::TrieCache::current().reset();
   exec::GraphExecutor executor(std::make_shared<exec::NullBackend>());
-  Tensor x = lazy::make_lazy_tensor_from_data(zeros({64}), kLazy);
+  Tensor x = testing::lazy_zeros({64});
   auto trace = [&] {
     Tensor v = x;
-    for (int i = 0; i < kOps; ++i) v = lazy_add<kEagerShapes>(v, x, 0.5);
+    for (int i = 0; i < kOps; ++i) v = op(v, x);
     return v;
   };
   trace();
@@ -126,7 +130,7 @@ void warm_tensors(benchmark::State& state) {
     Tensor v = trace();
     state.PauseTiming();
     v = Tensor();
-    executor.mark_step();  // nothing live is pending: ends the trace only
+    executor.mark_step();
     state.ResumeTiming();
   }
   state.SetItemsProcessed(state.iterations() * kOps);
@@ -134,17 +138,20 @@ void warm_tensors(benchmark::State& state) {
 }
 
 void tensor_warm(benchmark::State& state) {
-  warm_tensors<true>(state);
+  warm_tensors(state, [](const Tensor& v, const Tensor& x) { return lazy_add<true>(v, x, 0.5); });
 }
 void tensor_warm_lazy_shapes(benchmark::State& state) {
-  warm_tensors<false>(state);
+  warm_tensors(state, [](const Tensor& v, const Tensor& x) { return lazy_add<false>(v, x, 0.5); });
+}
+void generated_add_warm(benchmark::State& state) {
+  warm_tensors(state, [](const Tensor& v, const Tensor& x) { return lazy::add_tensor(v, x, 0.5); });
 }
 
 void mark_step_hit(benchmark::State& state) {
   ir::TrieCache::current().reset();
   auto backend = std::make_shared<exec::NullBackend>();
   exec::GraphExecutor executor(backend);
-  Tensor w = lazy::make_lazy_tensor_from_data(zeros({64}), kLazy);
+  Tensor w = testing::lazy_zeros({64});
   const auto ops = state.range(0);
   for (auto _ : state) {
     state.PauseTiming();
@@ -163,6 +170,7 @@ BENCHMARK(node_warm_list_match);
 BENCHMARK(node_cold);
 BENCHMARK(tensor_warm);
 BENCHMARK(tensor_warm_lazy_shapes);
+BENCHMARK(generated_add_warm);
 BENCHMARK(mark_step_hit)->Arg(10)->Arg(100)->Arg(1000);
 
 }  // namespace

@@ -7,7 +7,8 @@ namespace lazygen::cpu::detail {
 
 void check_counts(const char* op, size_t tensors, size_t scalars, int want_tensors,
                   int want_scalars) {
-  if (tensors != static_cast<size_t>(want_tensors) || scalars != static_cast<size_t>(want_scalars)) {
+  if (tensors != static_cast<size_t>(want_tensors) ||
+      scalars != static_cast<size_t>(want_scalars)) {
     throw ShapeError(op, "the pointwise kernel takes " + std::to_string(want_tensors) +
                              " tensors and " + std::to_string(want_scalars) + " scalars, got " +
                              std::to_string(tensors) + " and " + std::to_string(scalars));

@@ -38,24 +38,24 @@ inline constexpr int64_t kParallelThreshold = 32 * 1024;  // elements
 
 namespace detail {
 
-using lazygen::detail::kBlockSize;
+using lazygen::detail::kMaxBlockElements;
 using lazygen::detail::StridedBlock;
 using lazygen::detail::StridedPlan;
 
 // The storable type of a functor result: bool, int32_t, int64_t, float or double.
 template <class R>
-using Stored = std::conditional_t<
-    std::is_same_v<R, bool>, bool,
-    std::conditional_t<std::is_floating_point_v<R>,
-                       std::conditional_t<(sizeof(R) <= 4), float, double>,
-                       std::conditional_t<(sizeof(R) <= 4), int32_t, int64_t>>>;
+using Stored =
+    std::conditional_t<std::is_same_v<R, bool>, bool,
+                       std::conditional_t<std::is_floating_point_v<R>,
+                                          std::conditional_t<(sizeof(R) <= 4), float, double>,
+                                          std::conditional_t<(sizeof(R) <= 4), int32_t, int64_t>>>;
 
 template <class T, size_t>
 using Repeat = T;
 template <class Fn, class T, size_t... K, size_t... J>
 auto result_of(std::index_sequence<K...>, std::index_sequence<J...>)
     -> decltype(std::declval<const Fn&>().template operator()<T>(Repeat<T, K>()...,
-                                                                  Repeat<T, J>()...));
+                                                                 Repeat<T, J>()...));
 // What Fn returns for compute type T, made storable.
 template <class Fn, class T>
 using Result = Stored<decltype(result_of<Fn, T>(std::make_index_sequence<Fn::kTensors>(),
@@ -75,40 +75,59 @@ void dense_loop(const StridedPlan& plan, const std::array<T, sizeof...(J)>& s, i
   O* out = reinterpret_cast<O*>(plan.data[0]);
   // One named pointer per input (not an array) so that they stay in registers.
   [&](const auto*... in) {
-    for (int64_t i = begin; i < end; ++i) out[i] = static_cast<O>(fn.template operator()<T>(in[i]..., s[J]...));
+    for (int64_t i = begin; i < end; ++i)
+      out[i] = static_cast<O>(fn.template operator()<T>(in[i]..., s[J]...));
   }(reinterpret_cast<const T*>(plan.data[K + 1])...);
 }
 
-// One block of the general path: inputs are read in place when they are dense T already and
-// converted into T buffers otherwise; results go straight to out when it is dense R.
+// Where block input k is read as T: in place when it already is T along each row, otherwise
+// converted (rows == 1) or gathered tile-wise (rows > 1) into `buffer`. Returns the first row
+// and sets `row_step` to the bytes between rows.
+template <class T>
+const char* load_input(const StridedBlock& b, int k, DType dtype, T* buffer, int64_t& row_step) {
+  if (dtype == dtype_of<T>() && b.strides[k] == static_cast<int64_t>(sizeof(T))) {
+    row_step = b.row_strides[k];
+    return b.data[k];
+  }
+  row_step = b.n * static_cast<int64_t>(sizeof(T));
+  char* out = reinterpret_cast<char*>(buffer);
+  if (b.rows == 1) {
+    lazygen::detail::convert_elements(dtype, b.data[k], b.strides[k], dtype_of<T>(), out, sizeof(T),
+                                      b.n);
+  } else {
+    lazygen::detail::gather_tile(dtype, b.data[k], b.strides[k], b.row_strides[k], b.rows, b.n,
+                                 dtype_of<T>(), out);
+  }
+  return out;
+}
+
+// One block of the general path: inputs loaded as T (load_input), then each row computed, with
+// results going straight to out when it is R along the row and converted on store otherwise.
 template <class Fn, class T, size_t... K, size_t... J>
-void run_block(const StridedBlock& b, const StridedPlan& plan,
-               const std::array<T, sizeof...(J)>& s, std::index_sequence<K...>,
-               std::index_sequence<J...>) {
+void run_block(const StridedBlock& b, const StridedPlan& plan, const std::array<T, sizeof...(J)>& s,
+               std::index_sequence<K...>, std::index_sequence<J...>) {
   using R = Result<Fn, T>;
   const Fn fn{};
-  alignas(64) T buffers[sizeof...(K) + 1][kBlockSize];
-  const T* in[sizeof...(K) + 1] = {};
-  for (size_t k = 0; k < sizeof...(K); ++k) {
-    if (plan.dtypes[k + 1] == dtype_of<T>() && b.strides[k + 1] == static_cast<int64_t>(sizeof(T))) {
-      in[k] = reinterpret_cast<const T*>(b.data[k + 1]);
-      continue;
-    }
-    lazygen::detail::convert_elements(plan.dtypes[k + 1], b.data[k + 1], b.strides[k + 1],
-                                      dtype_of<T>(), reinterpret_cast<char*>(buffers[k]),
-                                      sizeof(T), b.n);
-    in[k] = buffers[k];
-  }
-  alignas(64) R results[kBlockSize];
-  const bool direct = plan.dtypes[0] == dtype_of<R>() && b.strides[0] == static_cast<int64_t>(sizeof(R));
-  R* res = direct ? reinterpret_cast<R*>(b.data[0]) : results;
+  alignas(64) T buffers[sizeof...(K) + 1][kMaxBlockElements];
+  const char* in[sizeof...(K) + 1] = {};
+  int64_t step[sizeof...(K) + 1] = {};
+  ((in[K] = load_input<T>(b, K + 1, plan.dtypes[K + 1], buffers[K], step[K])), ...);
+  (void)buffers, (void)in, (void)step;  // unused by functors without tensor inputs
+  alignas(64) R results[kMaxBlockElements];
+  const bool direct =
+      plan.dtypes[0] == dtype_of<R>() && b.strides[0] == static_cast<int64_t>(sizeof(R));
   const int64_t n = b.n;
-  [&](const auto*... p) {
-    for (int64_t i = 0; i < n; ++i) res[i] = static_cast<R>(fn.template operator()<T>(p[i]..., s[J]...));
-  }(in[K]...);
-  if (!direct) {
-    lazygen::detail::convert_elements(dtype_of<R>(), reinterpret_cast<const char*>(results),
-                                      sizeof(R), plan.dtypes[0], b.data[0], b.strides[0], n);
+  for (int64_t r = 0; r < b.rows; ++r) {
+    R* res = direct ? reinterpret_cast<R*>(b.data[0] + r * b.row_strides[0]) : results;
+    [&](const auto*... p) {
+      for (int64_t i = 0; i < n; ++i)
+        res[i] = static_cast<R>(fn.template operator()<T>(p[i]..., s[J]...));
+    }(reinterpret_cast<const T*>(in[K] + r * step[K])...);
+    if (!direct) {
+      lazygen::detail::convert_elements(dtype_of<R>(), reinterpret_cast<const char*>(results),
+                                        sizeof(R), plan.dtypes[0], b.data[0] + r * b.row_strides[0],
+                                        b.strides[0], n);
+    }
   }
 }
 
@@ -120,15 +139,13 @@ void run_typed(const StridedPlan& plan, const std::array<T, Fn::kScalars>& s) {
   constexpr int64_t grain = kParallelThreshold / 2;
   if (plan.dense && inputs_have_dtype(plan, dtype_of<T>())) {
     if (plan.dtypes[0] == dtype_of<T>()) {
-      parallel_for(0, plan.numel, grain, [&](int64_t b, int64_t e) {
-        dense_loop<Fn, T, T>(plan, s, b, e, ks, js);
-      });
+      parallel_for(0, plan.numel, grain,
+                   [&](int64_t b, int64_t e) { dense_loop<Fn, T, T>(plan, s, b, e, ks, js); });
       return;
     }
     if (plan.dtypes[0] == dtype_of<R>()) {
-      parallel_for(0, plan.numel, grain, [&](int64_t b, int64_t e) {
-        dense_loop<Fn, T, R>(plan, s, b, e, ks, js);
-      });
+      parallel_for(0, plan.numel, grain,
+                   [&](int64_t b, int64_t e) { dense_loop<Fn, T, R>(plan, s, b, e, ks, js); });
       return;
     }
   }

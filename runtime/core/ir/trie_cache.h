@@ -11,9 +11,10 @@
 // both branches stay reusable.
 //
 // Reuse is exact: op kind, attributes bitwise (generated can_reuse) and operands by identity,
-// with an absent optional operand never matching a present one. PyTorch's trie compared
-// optional operands positionally and returned a wrong node when f(x, None, w) followed
-// f(x, w, None); see TrieCache tests.
+// with an absent optional operand never matching a present one. PyTorch's lazy core drops
+// absent optional operands from the operand list, so f(x, w, None) and f(x, None, w) both have
+// operands (x, w) and the trie returned the first node for the second call (wrong results);
+// here absent operands keep their slot. See the TrieCache tests.
 //
 // Note [Trie reuse of input nodes]
 // DeviceData and ScalarParam nodes go through the trie too, matched on shape only and rebound to

@@ -33,6 +33,16 @@ Registry& registry() {
                               "another kind; cannot use it as a " + wanted);
 }
 
+// The metric `name` in `mine`, registered on first use; throws if `other` has the name.
+template <class Metric, class OtherMap>
+Metric& find_or_register(std::map<std::string, std::unique_ptr<Metric>, std::less<>>& mine,
+                         const OtherMap& other, std::string_view name, const char* kind) {
+  if (auto it = mine.find(name); it != mine.end()) return *it->second;
+  if (other.count(name)) throw_kind_clash(name, kind);
+  auto [it, inserted] = mine.emplace(name, std::make_unique<Metric>(std::string(name)));
+  return *it->second;
+}
+
 // Nearest-rank percentile of sorted samples.
 double percentile(const std::vector<double>& sorted, double p) {
   if (sorted.empty()) return 0.0;
@@ -103,19 +113,13 @@ void TimedMetric::reset() {
 Counter& counter(std::string_view name) {
   Registry& r = registry();
   std::lock_guard<std::mutex> lock(r.mutex);
-  if (auto it = r.counters.find(name); it != r.counters.end()) return *it->second;
-  if (r.timed.count(name)) throw_kind_clash(name, "counter");
-  auto [it, inserted] = r.counters.emplace(name, std::make_unique<Counter>(std::string(name)));
-  return *it->second;
+  return find_or_register(r.counters, r.timed, name, "counter");
 }
 
 TimedMetric& timed(std::string_view name) {
   Registry& r = registry();
   std::lock_guard<std::mutex> lock(r.mutex);
-  if (auto it = r.timed.find(name); it != r.timed.end()) return *it->second;
-  if (r.counters.count(name)) throw_kind_clash(name, "timed metric");
-  auto [it, inserted] = r.timed.emplace(name, std::make_unique<TimedMetric>(std::string(name)));
-  return *it->second;
+  return find_or_register(r.timed, r.counters, name, "timed metric");
 }
 
 int64_t counter_value(std::string_view name) {

@@ -6,17 +6,35 @@
 #include <cstdlib>
 #include <new>
 
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
+
 namespace lazygen {
 namespace {
 
 constexpr std::size_t kSmallLimit = 1024;  // sizes up to here use 64-byte steps
 constexpr int kSmallClasses = 16;
-constexpr int kFirstLargeExponent = 11;  // 1 KiB < n <= 2 KiB
+constexpr int kFirstLargeExponent = 11;                  // 1 KiB < n <= 2 KiB
 constexpr std::size_t kMaxBytes = std::size_t{1} << 50;  // the largest size class
+constexpr std::size_t kHugePage = std::size_t{2} << 20;
+
+// A new block from the system. Blocks of 2 MiB and more are 2 MiB aligned and asked to be backed
+// by transparent huge pages: one page fault per 2 MiB instead of 512, and one TLB entry too.
+void* system_allocate(std::size_t capacity) {
+  if (capacity < kHugePage) return std::aligned_alloc(CachingAllocator::kAlignment, capacity);
+  void* data = std::aligned_alloc(kHugePage, capacity);
+#if defined(MADV_HUGEPAGE)
+  if (data != nullptr) madvise(data, capacity, MADV_HUGEPAGE);  // advice only: failure is fine
+#endif
+  return data;
+}
 
 }  // namespace
 
-CachingAllocator::~CachingAllocator() { empty_cache(); }
+CachingAllocator::~CachingAllocator() {
+  empty_cache();
+}
 
 std::size_t CachingAllocator::size_class(std::size_t nbytes) {
   if (nbytes <= kSmallLimit) return (nbytes + kAlignment - 1) / kAlignment * kAlignment;
@@ -53,7 +71,7 @@ CachingAllocator::Block CachingAllocator::allocate(std::size_t nbytes) {
     }
   }
   // Allocate outside the lock: a fresh large block may take a while to map.
-  void* data = std::aligned_alloc(kAlignment, capacity);
+  void* data = system_allocate(capacity);
   if (data == nullptr) throw std::bad_alloc();
   std::lock_guard<std::mutex> lock(mutex_);
   ++stats_.misses;

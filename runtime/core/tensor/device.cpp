@@ -52,6 +52,8 @@ std::string Device::str() const {
   return "lazy:" + std::to_string(index);
 }
 
-std::ostream& operator<<(std::ostream& os, const Device& d) { return os << d.str(); }
+std::ostream& operator<<(std::ostream& os, const Device& d) {
+  return os << d.str();
+}
 
 }  // namespace lazygen

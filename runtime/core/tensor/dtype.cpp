@@ -6,7 +6,9 @@
 namespace lazygen {
 namespace {
 
-constexpr int index(DType t) { return static_cast<int>(t); }
+constexpr int index(DType t) {
+  return static_cast<int>(t);
+}
 
 }  // namespace
 
@@ -21,8 +23,12 @@ std::string_view dtype_name(DType t) {
   return kNames[index(t)];
 }
 
-bool is_floating(DType t) { return t == DType::Float32 || t == DType::Float64; }
-bool is_integral(DType t) { return t == DType::Int32 || t == DType::Int64; }
+bool is_floating(DType t) {
+  return t == DType::Float32 || t == DType::Float64;
+}
+bool is_integral(DType t) {
+  return t == DType::Int32 || t == DType::Int64;
+}
 
 DType promote_types(DType a, DType b) {
   // The enum is ordered so that, for these five types, promotion is the maximum: bool < int32 <
@@ -30,8 +36,12 @@ DType promote_types(DType a, DType b) {
   return index(a) > index(b) ? a : b;
 }
 
-DType to_floating(DType t) { return is_floating(t) ? t : DType::Float32; }
+DType to_floating(DType t) {
+  return is_floating(t) ? t : DType::Float32;
+}
 
-std::ostream& operator<<(std::ostream& os, DType t) { return os << dtype_name(t); }
+std::ostream& operator<<(std::ostream& os, DType t) {
+  return os << dtype_name(t);
+}
 
 }  // namespace lazygen

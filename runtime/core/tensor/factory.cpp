@@ -11,7 +11,9 @@ namespace lazygen {
 namespace {
 
 // Factories build on the cpu; other devices receive the finished data.
-Tensor place(const Tensor& cpu, Device device) { return device.is_cpu() ? cpu : cpu.to(device); }
+Tensor place(const Tensor& cpu, Device device) {
+  return device.is_cpu() ? cpu : cpu.to(device);
+}
 
 void fill(const Tensor& t, const Scalar& value) {
   dispatch_dtype(t.dtype(), [&](auto tag) {
@@ -25,8 +27,8 @@ void fill(const Tensor& t, const Scalar& value) {
 // The extent in elements a strided tensor touches (0 when it has no elements).
 int64_t strided_extent(const char* op, const IntList& sizes, const IntList& strides) {
   if (sizes.size() != strides.size()) {
-    throw ShapeError(op, "sizes " + sizes_str(sizes) + " and strides " + sizes_str(strides) +
-                             " differ in rank");
+    throw ShapeError(
+        op, "sizes " + sizes_str(sizes) + " and strides " + sizes_str(strides) + " differ in rank");
   }
   if (checked_numel(op, sizes) == 0) return 0;
   int64_t extent = 1;
@@ -116,8 +118,8 @@ Tensor from_blob(void* data, const IntList& sizes, const IntList& strides, DType
 Tensor tensor_from_values(const void* data, int64_t count, DType value_dtype, const IntList& sizes,
                           DType dtype, Device device) {
   if (checked_numel("tensor", sizes) != count) {
-    throw ShapeError("tensor", std::to_string(count) + " values cannot fill sizes " +
-                                   sizes_str(sizes));
+    throw ShapeError("tensor",
+                     std::to_string(count) + " values cannot fill sizes " + sizes_str(sizes));
   }
   Tensor t = make_cpu_tensor(sizes, dtype);
   const auto src_item = static_cast<int64_t>(itemsize(value_dtype));

@@ -19,10 +19,10 @@
 namespace lazygen {
 
 struct DeviceHooks {
-  Tensor (*to_cpu)(const Tensor& t) = nullptr;                      // required
+  Tensor (*to_cpu)(const Tensor& t) = nullptr;                     // required
   Tensor (*from_cpu)(const Tensor& cpu, Device target) = nullptr;  // required
-  Tensor (*to_dtype)(const Tensor& t, DType dtype) = nullptr;       // optional
-  Tensor (*clone)(const Tensor& t) = nullptr;                       // optional
+  Tensor (*to_dtype)(const Tensor& t, DType dtype) = nullptr;      // optional
+  Tensor (*clone)(const Tensor& t) = nullptr;                      // optional
 };
 
 // Installs the hooks of `type` and returns the ones it replaces (all null if none). Hooks with
@@ -33,7 +33,9 @@ const DeviceHooks& device_hooks(DeviceType type);
 bool has_device_hooks(DeviceType type);
 
 // The lazy device's to_cpu / from_cpu (what lazy tensors' cpu() and lazy factories call).
-inline Tensor lazy_to_cpu(const Tensor& t) { return device_hooks(DeviceType::Lazy).to_cpu(t); }
+inline Tensor lazy_to_cpu(const Tensor& t) {
+  return device_hooks(DeviceType::Lazy).to_cpu(t);
+}
 inline Tensor cpu_to_lazy(const Tensor& cpu, Device target = kLazy) {
   return device_hooks(DeviceType::Lazy).from_cpu(cpu, target);
 }

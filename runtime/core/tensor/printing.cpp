@@ -220,6 +220,8 @@ std::string Tensor::str() const {
   return add_suffixes("tensor(" + body, suffixes(*this, empty));
 }
 
-std::ostream& operator<<(std::ostream& os, const Tensor& t) { return os << t.str(); }
+std::ostream& operator<<(std::ostream& os, const Tensor& t) {
+  return os << t.str();
+}
 
 }  // namespace lazygen

@@ -40,7 +40,9 @@ std::pair<uint64_t, uint64_t> claim(Generator* generator, int64_t numel, int per
 double u53(uint32_t hi, uint32_t lo) {  // [0, 1) from 53 bits
   return static_cast<double>(((uint64_t{hi} << 32) | lo) >> 11) * 0x1p-53;
 }
-double u32_open(uint32_t w) { return (static_cast<double>(w) + 0.5) * 0x1p-32; }  // (0, 1)
+double u32_open(uint32_t w) {
+  return (static_cast<double>(w) + 0.5) * 0x1p-32;
+}  // (0, 1)
 
 // Fills `numel` values: fn(block, out, count) writes up to `per_block` values from one block.
 template <class T, class Fn>

@@ -20,9 +20,13 @@ void Shape::set_size(int64_t dim, int64_t size) {
   sizes[static_cast<size_t>(dim)] = size;
 }
 
-std::string Shape::str() const { return std::string(dtype_name(dtype)) + sizes_str(sizes); }
+std::string Shape::str() const {
+  return std::string(dtype_name(dtype)) + sizes_str(sizes);
+}
 
-std::ostream& operator<<(std::ostream& os, const Shape& s) { return os << s.str(); }
+std::ostream& operator<<(std::ostream& os, const Shape& s) {
+  return os << s.str();
+}
 
 ShapeError::ShapeError(const std::string& op, const std::string& detail)
     : std::invalid_argument(op + ": " + detail) {}

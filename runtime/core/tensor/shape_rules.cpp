@@ -64,7 +64,8 @@ std::vector<bool> reduced_dims(const char* op, int64_t rank,
     const int64_t w = wrap_dim(op, d, rank);
     if (rank == 0) continue;  // dim 0 / -1 of a zero-dim tensor reduces nothing further
     if (mask[static_cast<size_t>(w)]) {
-      throw ShapeError(op, "dim " + std::to_string(w) + " appears multiple times in the list of dims");
+      throw ShapeError(op,
+                       "dim " + std::to_string(w) + " appears multiple times in the list of dims");
     }
     mask[static_cast<size_t>(w)] = true;
   }

@@ -1,9 +1,9 @@
-// The strided iteration plan, block walk, dtype conversion and copy of strided_loop.h.
+// The strided iteration plan and block walks of strided_loop.h; conversions and copies are in
+// strided_copy.cpp.
 #include "core/tensor/strided_loop.h"
 
 #include <algorithm>
-#include <cstring>
-#include <numeric>
+#include <cstdlib>
 
 #include "core/tensor/tensor_impl.h"
 #include "lazygen/shape.h"
@@ -14,97 +14,114 @@ namespace {
 void check_operand(const char* op, const Tensor& t, const char* role) {
   if (!t.defined()) throw ShapeError(op, std::string("undefined ") + role + " tensor");
   if (!t.device().is_cpu() || !t.impl()->has_storage()) {
-    throw ShapeError(op, std::string("expected a cpu ") + role + " tensor, got one on " +
-                             t.device().str());
+    throw ShapeError(
+        op, std::string("expected a cpu ") + role + " tensor, got one on " + t.device().str());
   }
 }
 
-// Element strides of `in` viewed with `out_sizes` (0 along broadcast dims).
-std::vector<int64_t> broadcast_strides(const char* op, const Tensor& in,
-                                       const std::vector<int64_t>& out_sizes) {
+[[noreturn]] void not_broadcastable(const char* op, const Tensor& in, const Tensor& out) {
+  throw ShapeError(op, "input shape " + sizes_str(in.sizes()) +
+                           " cannot be broadcast to output shape " + sizes_str(out.sizes()));
+}
+
+// Element strides of `in` viewed with out's sizes (0 along broadcast dims).
+DimArray broadcast_strides(const char* op, const Tensor& in, const Tensor& out) {
   const auto& sizes = in.sizes();
-  const size_t rank = out_sizes.size();
-  if (sizes.size() > rank) {
-    throw ShapeError(op, "input shape " + sizes_str(sizes) +
-                             " cannot be broadcast to output shape " + sizes_str(out_sizes));
-  }
-  std::vector<int64_t> strides(rank, 0);
-  const size_t lead = rank - sizes.size();
+  const auto& out_sizes = out.sizes();
+  if (sizes.size() > out_sizes.size()) not_broadcastable(op, in, out);
+  DimArray strides;
+  const size_t lead = out_sizes.size() - sizes.size();
+  std::fill(strides.begin(), strides.begin() + lead, 0);
   for (size_t i = 0; i < sizes.size(); ++i) {
-    if (sizes[i] == out_sizes[lead + i]) {
-      strides[lead + i] = in.strides()[i];
-    } else if (sizes[i] != 1) {
-      throw ShapeError(op, "input shape " + sizes_str(sizes) +
-                               " cannot be broadcast to output shape " + sizes_str(out_sizes));
-    }
+    if (sizes[i] != out_sizes[lead + i] && sizes[i] != 1) not_broadcastable(op, in, out);
+    strides[lead + i] = sizes[i] == out_sizes[lead + i] ? in.strides()[i] : 0;
   }
   return strides;
 }
 
-// [first byte, one past the last byte] touched by a tensor with these sizes and strides.
-std::pair<const char*, const char*> byte_range(const char* data, const std::vector<int64_t>& sizes,
-                                               const std::vector<int64_t>& strides, DType dtype) {
+// One past the last byte a layout touches, from its first byte.
+const char* end_of(const char* data, const Tensor& out, const int64_t* strides, DType dtype) {
   int64_t last = 0;
-  for (size_t i = 0; i < sizes.size(); ++i) last += (sizes[i] - 1) * strides[i];
-  return {data, data + (last + 1) * static_cast<int64_t>(itemsize(dtype))};
+  for (int64_t i = 0; i < out.dim(); ++i) last += (out.sizes()[i] - 1) * strides[i];
+  return data + (last + 1) * static_cast<int64_t>(itemsize(dtype));
 }
 
 // True when reading `in` (with broadcast strides) while writing `out` could read an element
 // after it was overwritten: they overlap in memory without being the very same elements.
-bool partially_overlaps(const Tensor& out, const Tensor& in, const std::vector<int64_t>& strides) {
+bool partially_overlaps(const Tensor& out, const Tensor& in, const DimArray& strides) {
   if (in.impl()->storage() != out.impl()->storage() || in.numel() == 0) return false;
-  const char* in_data = static_cast<const char*>(in.raw_data());
-  const char* out_data = static_cast<const char*>(out.raw_data());
-  if (in_data == out_data && strides == out.strides() && in.dtype() == out.dtype()) return false;
-  auto [in_lo, in_hi] = byte_range(in_data, out.sizes(), strides, in.dtype());
-  auto [out_lo, out_hi] = byte_range(out_data, out.sizes(), out.strides(), out.dtype());
-  return in_lo < out_hi && out_lo < in_hi;
+  const char* in_lo = static_cast<const char*>(in.raw_data());
+  const char* out_lo = static_cast<const char*>(out.raw_data());
+  const bool same_strides = std::equal(out.strides().begin(), out.strides().end(), strides.begin());
+  if (in_lo == out_lo && same_strides && in.dtype() == out.dtype()) return false;
+  return in_lo < end_of(out_lo, out, out.strides().data(), out.dtype()) &&
+         out_lo < end_of(in_lo, out, strides.data(), in.dtype());
 }
 
-void check_output_overlap(const char* op, const Tensor& out) {
+void check_output(const char* op, const Tensor& out) {
+  if (out.dim() > kMaxDims) {
+    throw ShapeError(op, "elementwise ops support at most " + std::to_string(kMaxDims) +
+                             " dims, got " + std::to_string(out.dim()));
+  }
   for (int64_t d = 0; d < out.dim(); ++d) {
     if (out.strides()[d] == 0 && out.sizes()[d] > 1) {
-      throw ShapeError(op, "unsupported operation: more than one element of the written-to "
-                           "tensor refers to a single memory location");
+      throw ShapeError(op,
+                       "unsupported operation: more than one element of the written-to "
+                       "tensor refers to a single memory location");
     }
   }
+}
+
+// Adds `t` with its element strides over the output's `rank` dims (converted to bytes).
+void add_operand(StridedPlan& plan, const Tensor& t, const int64_t* elem_strides, int64_t rank) {
+  const int k = plan.num_operands++;
+  plan.data[k] = static_cast<char*>(t.raw_data());
+  plan.dtypes[k] = t.dtype();
+  const auto item = static_cast<int64_t>(itemsize(t.dtype()));
+  for (int64_t d = 0; d < rank; ++d) plan.strides[k][d] = elem_strides[d] * item;
+}
+
+// Dims with more than one element, ordered by decreasing output stride (stable).
+int sorted_dims(const StridedPlan& plan, const std::vector<int64_t>& sizes, int* order) {
+  int n = 0;
+  for (int d = 0; d < static_cast<int>(sizes.size()); ++d) {
+    if (sizes[d] == 1) continue;
+    int i = n++;
+    for (; i > 0 && plan.strides[0][order[i - 1]] < plan.strides[0][d]; --i)
+      order[i] = order[i - 1];
+    order[i] = d;
+  }
+  return n;
 }
 
 // Drops size-1 dims, orders dims by decreasing output stride and merges contiguous neighbours.
-void simplify(StridedPlan& plan, std::vector<int64_t> sizes) {
-  const int n = plan.num_operands;
-  std::vector<size_t> order;
-  for (size_t d = 0; d < sizes.size(); ++d) {
-    if (sizes[d] != 1) order.push_back(d);
-  }
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-    return plan.strides[0][a] > plan.strides[0][b];
-  });
-  std::vector<int64_t> out_sizes;
-  std::array<std::vector<int64_t>, kMaxOperands> out_strides;
-  for (size_t d : order) {
-    bool merge = !out_sizes.empty();
-    for (int k = 0; k < n && merge; ++k) {
-      merge = out_strides[k].back() == plan.strides[k][d] * sizes[d];
+void simplify(StridedPlan& plan, const std::vector<int64_t>& sizes) {
+  int order[kMaxDims];
+  const int n = sorted_dims(plan, sizes, order);
+  std::array<DimArray, kMaxOperands> strides;
+  DimArray out_sizes;
+  int nd = 0;
+  for (int i = 0; i < n; ++i) {
+    const int d = order[i];
+    bool merge = nd > 0;
+    for (int k = 0; k < plan.num_operands && merge; ++k) {
+      merge = strides[k][nd - 1] == plan.strides[k][d] * sizes[d];
     }
-    if (merge) {
-      out_sizes.back() *= sizes[d];
-      for (int k = 0; k < n; ++k) out_strides[k].back() = plan.strides[k][d];
-      continue;
-    }
-    out_sizes.push_back(sizes[d]);
-    for (int k = 0; k < n; ++k) out_strides[k].push_back(plan.strides[k][d]);
+    if (!merge) out_sizes[nd++] = 1;
+    out_sizes[nd - 1] *= sizes[d];
+    for (int k = 0; k < plan.num_operands; ++k) strides[k][nd - 1] = plan.strides[k][d];
   }
-  if (out_sizes.empty()) {  // a single element
-    out_sizes.push_back(1);
-    for (int k = 0; k < n; ++k) out_strides[k].push_back(0);
+  if (nd == 0) {  // a single element
+    out_sizes[nd++] = 1;
+    for (int k = 0; k < plan.num_operands; ++k) strides[k][0] = 0;
   }
-  plan.sizes = std::move(out_sizes);
-  plan.strides = std::move(out_strides);
+  plan.ndim = nd;
+  plan.sizes = out_sizes;
+  plan.strides = strides;
 }
 
 bool is_dense(const StridedPlan& plan) {
-  if (plan.sizes.size() != 1) return false;
+  if (plan.ndim != 1) return false;
   for (int k = 0; k < plan.num_operands; ++k) {
     if (plan.strides[k][0] != static_cast<int64_t>(itemsize(plan.dtypes[k])) &&
         plan.sizes[0] != 1) {
@@ -114,23 +131,17 @@ bool is_dense(const StridedPlan& plan) {
   return true;
 }
 
-// The multi-index of linear element `linear` in a row-major iteration over `sizes`.
-std::vector<int64_t> unravel(const std::vector<int64_t>& sizes, int64_t linear) {
-  std::vector<int64_t> index(sizes.size());
-  for (size_t d = sizes.size(); d-- > 0;) {
-    index[d] = linear % sizes[d];
-    linear /= sizes[d];
+// Tiles pay off when an input's innermost stride spans cache lines while its next one is smaller.
+bool wants_tiles(const StridedPlan& plan) {
+  constexpr int64_t kCacheLine = 64;
+  const int nd = plan.ndim;
+  if (nd < 2 || plan.sizes[nd - 1] < kTileCols || plan.sizes[nd - 2] < kTileRows) return false;
+  for (int k = 1; k < plan.num_operands; ++k) {
+    const int64_t inner = std::abs(plan.strides[k][nd - 1]),
+                  outer = std::abs(plan.strides[k][nd - 2]);
+    if (inner >= kCacheLine && outer < inner) return true;
   }
-  return index;
-}
-
-void add_operand(StridedPlan& plan, const Tensor& t, const std::vector<int64_t>& elem_strides) {
-  const int k = plan.num_operands++;
-  plan.data[k] = static_cast<char*>(t.raw_data());
-  plan.dtypes[k] = t.dtype();
-  const auto item = static_cast<int64_t>(itemsize(t.dtype()));
-  plan.strides[k].clear();
-  for (int64_t s : elem_strides) plan.strides[k].push_back(s * item);
+  return false;
 }
 
 }  // namespace
@@ -140,102 +151,103 @@ StridedPlan make_strided_plan(const char* op, const Tensor& out, std::span<const
     throw ShapeError(op, "too many inputs for one elementwise loop");
   }
   check_operand(op, out, "output");
-  check_output_overlap(op, out);
+  check_output(op, out);
   StridedPlan plan;
   plan.numel = out.numel();
-  add_operand(plan, out, out.strides());
+  add_operand(plan, out, out.strides().data(), out.dim());
   for (const Tensor& given : inputs) {
     check_operand(op, given, "input");
-    Tensor in = given;
-    auto strides = broadcast_strides(op, in, out.sizes());
-    if (partially_overlaps(out, in, strides)) {
-      in = in.clone();
-      strides = broadcast_strides(op, in, out.sizes());
-      plan.temporaries.push_back(in);
+    DimArray strides = broadcast_strides(op, given, out);
+    if (!partially_overlaps(out, given, strides)) {
+      add_operand(plan, given, strides.data(), out.dim());
+      continue;
     }
-    add_operand(plan, in, strides);
+    plan.temporaries.push_back(given.clone());
+    strides = broadcast_strides(op, plan.temporaries.back(), out);
+    add_operand(plan, plan.temporaries.back(), strides.data(), out.dim());
   }
   if (plan.numel == 0) return plan;
   simplify(plan, out.sizes());
   plan.dense = is_dense(plan);
+  plan.tiled = wants_tiles(plan);
   return plan;
-}
-
-void for_each_block(const StridedPlan& plan, int64_t begin, int64_t end, BlockFn fn, void* ctx) {
-  if (plan.numel == 0 || begin >= end) return;
-  const size_t ndim = plan.sizes.size();
-  const int64_t inner = plan.sizes.back();
-  std::vector<int64_t> index = unravel(plan.sizes, begin);
-  StridedBlock block;
-  for (int k = 0; k < plan.num_operands; ++k) block.strides[k] = plan.strides[k].back();
-  for (int64_t pos = begin; pos < end;) {
-    std::array<char*, kMaxOperands> row{};
-    for (int k = 0; k < plan.num_operands; ++k) {
-      int64_t offset = 0;
-      for (size_t d = 0; d < ndim; ++d) offset += index[d] * plan.strides[k][d];
-      row[k] = plan.data[k] + offset;
-    }
-    const int64_t run = std::min(inner - index.back(), end - pos);
-    for (int64_t done = 0; done < run; done += kBlockSize) {
-      block.n = std::min(kBlockSize, run - done);
-      for (int k = 0; k < plan.num_operands; ++k) block.data[k] = row[k] + done * block.strides[k];
-      fn(ctx, block);
-    }
-    pos += run;
-    index.back() += run;
-    for (size_t d = ndim - 1; d > 0 && index[d] == plan.sizes[d]; --d) {
-      index[d] = 0;
-      ++index[d - 1];
-    }
-  }
 }
 
 namespace {
 
-template <class S, class D>
-void convert_typed(const char* src, int64_t src_stride, char* dst, int64_t dst_stride, int64_t n) {
-  if (src_stride == sizeof(S) && dst_stride == sizeof(D)) {
-    // The common dense case: a loop the compiler vectorizes.
-    const S* s = reinterpret_cast<const S*>(src);
-    D* d = reinterpret_cast<D*>(dst);
-    for (int64_t i = 0; i < n; ++i) d[i] = static_cast<D>(s[i]);
-    return;
+// Pointers of every operand at the start of row `row` (all dims but the innermost).
+void row_pointers(const StridedPlan& plan, int64_t row, std::array<char*, kMaxOperands>& out) {
+  out = plan.data;
+  for (int d = plan.ndim - 2; d >= 0; --d) {
+    const int64_t i = row % plan.sizes[d];
+    row /= plan.sizes[d];
+    for (int k = 0; k < plan.num_operands; ++k) out[k] += i * plan.strides[k][d];
   }
-  for (int64_t i = 0; i < n; ++i) {
-    *reinterpret_cast<D*>(dst + i * dst_stride) =
-        static_cast<D>(*reinterpret_cast<const S*>(src + i * src_stride));
+}
+
+// Blocks of at most `limit` elements covering [begin, end) row by row.
+void walk_rows(const StridedPlan& plan, int64_t begin, int64_t end, int64_t limit, BlockFn fn,
+               void* ctx) {
+  const int64_t inner = plan.sizes[plan.ndim - 1];
+  StridedBlock block;
+  block.rows = 1;
+  for (int k = 0; k < plan.num_operands; ++k) {
+    block.strides[k] = plan.strides[k][plan.ndim - 1];
+    block.row_strides[k] = 0;
+  }
+  std::array<char*, kMaxOperands> row;
+  for (int64_t pos = begin; pos < end;) {
+    const int64_t r = pos / inner, j = pos % inner;
+    row_pointers(plan, r, row);
+    const int64_t run = std::min(inner - j, end - pos);
+    for (int64_t done = 0; done < run; done += limit) {
+      block.n = std::min(limit, run - done);
+      for (int k = 0; k < plan.num_operands; ++k)
+        block.data[k] = row[k] + (j + done) * block.strides[k];
+      fn(ctx, block);
+    }
+    pos += run;
+  }
+}
+
+// Whole rows [row_begin, row_end) in tiles of at most kTileRows rows (of one 2-D slice) by
+// kTileCols columns. Tiles go down the rows first, so a transposed input is read as kTileCols
+// sequential streams and every output tile row fills whole cache lines.
+void walk_tiles(const StridedPlan& plan, int64_t row_begin, int64_t row_end, BlockFn fn,
+                void* ctx) {
+  const int nd = plan.ndim;
+  const int64_t inner = plan.sizes[nd - 1], slice_rows = plan.sizes[nd - 2];
+  StridedBlock block;
+  for (int k = 0; k < plan.num_operands; ++k) {
+    block.strides[k] = plan.strides[k][nd - 1];
+    block.row_strides[k] = plan.strides[k][nd - 2];
+  }
+  std::array<char*, kMaxOperands> first;
+  for (int64_t j = 0; j < inner; j += kTileCols) {
+    block.n = std::min(kTileCols, inner - j);
+    for (int64_t r0 = row_begin; r0 < row_end;) {
+      const int64_t r1 = std::min({row_end, r0 + kTileRows, (r0 / slice_rows + 1) * slice_rows});
+      row_pointers(plan, r0, first);
+      block.rows = r1 - r0;
+      for (int k = 0; k < plan.num_operands; ++k) block.data[k] = first[k] + j * block.strides[k];
+      fn(ctx, block);
+      r0 = r1;
+    }
   }
 }
 
 }  // namespace
 
-void convert_elements(DType from, const char* src, int64_t src_stride, DType to, char* dst,
-                      int64_t dst_stride, int64_t n) {
-  const auto item = static_cast<int64_t>(itemsize(from));
-  if (from == to && src_stride == item && dst_stride == item) {
-    std::memmove(dst, src, static_cast<size_t>(n * item));
-    return;
-  }
-  dispatch_dtype(from, [&](auto s) {
-    dispatch_dtype(to, [&](auto d) {
-      convert_typed<decltype(s), decltype(d)>(src, src_stride, dst, dst_stride, n);
-    });
-  });
-}
-
-void copy_into(const char* op, const Tensor& dst, const Tensor& src) {
-  const Tensor inputs[] = {src};
-  StridedPlan plan = make_strided_plan(op, dst, inputs);
-  auto copy_block = [&](const StridedBlock& b) {
-    convert_elements(plan.dtypes[1], b.data[1], b.strides[1], plan.dtypes[0], b.data[0],
-                     b.strides[0], b.n);
-  };
-  if (plan.dense) {  // one call over everything: memmove or a single conversion loop
-    convert_elements(plan.dtypes[1], plan.data[1], plan.strides[1][0], plan.dtypes[0],
-                     plan.data[0], plan.strides[0][0], plan.numel);
-    return;
-  }
-  for_each_block(plan, 0, plan.numel, copy_block);
+void for_each_block(const StridedPlan& plan, int64_t begin, int64_t end, BlockFn fn, void* ctx) {
+  if (plan.numel == 0 || begin >= end) return;
+  if (!plan.tiled) return walk_rows(plan, begin, end, kBlockSize, fn, ctx);
+  // Partial rows at the ends of the range are walked plainly, whole rows in tiles.
+  const int64_t inner = plan.sizes[plan.ndim - 1];
+  const int64_t first_row = (begin + inner - 1) / inner, last_row = end / inner;
+  if (first_row > last_row) return walk_rows(plan, begin, end, kBlockSize, fn, ctx);
+  walk_rows(plan, begin, first_row * inner, kBlockSize, fn, ctx);
+  walk_tiles(plan, first_row, last_row, fn, ctx);
+  walk_rows(plan, last_row * inner, end, kBlockSize, fn, ctx);
 }
 
 }  // namespace lazygen::detail

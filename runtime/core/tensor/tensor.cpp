@@ -22,9 +22,9 @@ size_t checked_dim(const char* what, int64_t dim, int64_t rank) {
   if (dim < -rank || dim >= rank) {
     throw std::out_of_range(std::string(what) + ": dim " + std::to_string(dim) +
                             " is out of range for a tensor of rank " + std::to_string(rank) +
-                            (rank == 0 ? "" :
-                                       " (expected to be in range of [" + std::to_string(-rank) +
-                                           ", " + std::to_string(rank - 1) + "])"));
+                            (rank == 0 ? ""
+                                       : " (expected to be in range of [" + std::to_string(-rank) +
+                                             ", " + std::to_string(rank - 1) + "])"));
   }
   return static_cast<size_t>(dim < 0 ? dim + rank : dim);
 }
@@ -37,18 +37,36 @@ Tensor cpu_copy(const Tensor& src, DType dtype) {
 
 }  // namespace
 
-const std::vector<int64_t>& Tensor::sizes() const { return impl_of(impl_).sizes(); }
-const std::vector<int64_t>& Tensor::strides() const { return impl_of(impl_).strides(); }
-int64_t Tensor::size(int64_t dim) const { return sizes()[checked_dim("size()", dim, this->dim())]; }
+const std::vector<int64_t>& Tensor::sizes() const {
+  return impl_of(impl_).sizes();
+}
+const std::vector<int64_t>& Tensor::strides() const {
+  return impl_of(impl_).strides();
+}
+int64_t Tensor::size(int64_t dim) const {
+  return sizes()[checked_dim("size()", dim, this->dim())];
+}
 int64_t Tensor::stride(int64_t dim) const {
   return strides()[checked_dim("stride()", dim, this->dim())];
 }
-int64_t Tensor::dim() const { return impl_of(impl_).dim(); }
-int64_t Tensor::numel() const { return impl_of(impl_).numel(); }
-int64_t Tensor::storage_offset() const { return impl_of(impl_).storage_offset(); }
-DType Tensor::dtype() const { return impl_of(impl_).dtype(); }
-Device Tensor::device() const { return impl_of(impl_).device(); }
-bool Tensor::is_contiguous() const { return impl_of(impl_).is_contiguous(); }
+int64_t Tensor::dim() const {
+  return impl_of(impl_).dim();
+}
+int64_t Tensor::numel() const {
+  return impl_of(impl_).numel();
+}
+int64_t Tensor::storage_offset() const {
+  return impl_of(impl_).storage_offset();
+}
+DType Tensor::dtype() const {
+  return impl_of(impl_).dtype();
+}
+Device Tensor::device() const {
+  return impl_of(impl_).device();
+}
+bool Tensor::is_contiguous() const {
+  return impl_of(impl_).is_contiguous();
+}
 
 void* Tensor::raw_data() const {
   const TensorImpl& impl = impl_of(impl_);
@@ -82,8 +100,8 @@ T Tensor::item() const {
   });
 }
 
-#define LAZYGEN_INSTANTIATE(T)                \
-  template T* Tensor::data_ptr<T>() const;    \
+#define LAZYGEN_INSTANTIATE(T)             \
+  template T* Tensor::data_ptr<T>() const; \
   template T Tensor::item<T>() const;
 LAZYGEN_INSTANTIATE(bool)
 LAZYGEN_INSTANTIATE(int32_t)

@@ -64,8 +64,8 @@ void* TensorImpl::data() const {
 Tensor make_cpu_tensor(const std::vector<int64_t>& sizes, DType dtype) {
   const int64_t numel = checked_numel("empty", sizes);
   auto storage = Storage::allocate_cpu(static_cast<size_t>(numel) * itemsize(dtype));
-  return Tensor(std::make_shared<TensorImpl>(std::move(storage), sizes, contiguous_strides(sizes),
-                                             0, dtype));
+  return Tensor(
+      std::make_shared<TensorImpl>(std::move(storage), sizes, contiguous_strides(sizes), 0, dtype));
 }
 
 Tensor make_view(const Tensor& base, std::vector<int64_t> sizes, std::vector<int64_t> strides,

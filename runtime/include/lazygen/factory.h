@@ -61,7 +61,8 @@ Tensor randint(int64_t low, int64_t high, const IntList& sizes, Generator& gener
 Tensor from_blob(void* data, const IntList& sizes, DType dtype = DType::Float32);
 Tensor from_blob(void* data, const IntList& sizes, const IntList& strides, DType dtype);
 
-// A tensor copied from `count` values of type `dtype` at `data` (the non-template half of tensor()).
+// A tensor copied from `count` values of type `dtype` at `data` (the non-template half of
+// tensor()).
 Tensor tensor_from_values(const void* data, int64_t count, DType value_dtype, const IntList& sizes,
                           DType dtype, Device device);
 
@@ -91,6 +92,7 @@ Tensor tensor(std::initializer_list<T> values, std::optional<IntList> sizes = st
 Tensor empty_like(const Tensor& like, std::optional<DType> dtype = std::nullopt);
 Tensor zeros_like(const Tensor& like, std::optional<DType> dtype = std::nullopt);
 Tensor ones_like(const Tensor& like, std::optional<DType> dtype = std::nullopt);
-Tensor full_like(const Tensor& like, const Scalar& value, std::optional<DType> dtype = std::nullopt);
+Tensor full_like(const Tensor& like, const Scalar& value,
+                 std::optional<DType> dtype = std::nullopt);
 
 }  // namespace lazygen

@@ -22,6 +22,9 @@
 namespace lazygen {
 
 class TensorImpl;  // runtime/core/tensor/tensor_impl.h
+namespace autograd {
+class Function;  // runtime/autograd/function.h
+}  // namespace autograd
 
 class Tensor {
  public:
@@ -57,10 +60,22 @@ class Tensor {
   Tensor clone() const;
   std::string str() const;  // printed like PyTorch: tensor([[1., 2.]], device='lazy:0')
 
-  // Autograd slots (runtime/autograd/): whether gradients flow, and the accumulated gradient.
+  // Autograd (runtime/autograd/; see lazygen/autograd.h). requires_grad(): gradients flow to or
+  // through this tensor (a leaf marked with requires_grad_, or the result of a recorded op).
+  // requires_grad_ marks a leaf; it throws for non-floating dtypes and for non-leaves asked to
+  // stop requiring grad. grad(): the gradient accumulated by backward() (undefined before).
   bool requires_grad() const;
   Tensor& requires_grad_(bool value = true);  // (`requires` is a C++20 keyword)
   Tensor grad() const;
+  // lazygen::backward(*this, gradient, retain_graph).
+  void backward(const Tensor& gradient = Tensor(), bool retain_graph = false) const;
+  // A tensor sharing this one's data (or, on the lazy device, its pending value) without
+  // autograd history: it does not require grad, and in-place updates are seen by both.
+  Tensor detach() const;
+  // Resets grad() to undefined (PyTorch's zero_grad(set_to_none=True)).
+  void zero_grad_() const;
+  // The backward function of the op that produced this tensor; null for leaves.
+  const std::shared_ptr<autograd::Function>& grad_fn() const;
 
   TensorImpl* impl() const { return impl_.get(); }
   const std::shared_ptr<TensorImpl>& impl_ptr() const { return impl_; }

@@ -64,8 +64,8 @@ std::tuple<Tensor, Tensor> max_dim(const Tensor& self, int64_t dim, bool keepdim
 }
 
 Tensor argmax(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
-  const auto dims = dim ? std::optional<std::vector<int64_t>>(std::vector<int64_t>{*dim})
-                        : std::nullopt;
+  const auto dims =
+      dim ? std::optional<std::vector<int64_t>>(std::vector<int64_t>{*dim}) : std::nullopt;
   const Shape shape = shape_rules::reduce("argmax", self.shape(), dims, keepdim, DType::Int64);
   Tensor indices = make_cpu_tensor(shape.sizes, DType::Int64);
   if (!dim) {
@@ -79,8 +79,8 @@ Tensor argmax(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
   }
   const int64_t d = wrap_dim("argmax", *dim, self.dim());
   if (self.dim() > 0 && self.size(d) == 0) {
-    throw ShapeError("argmax", "expected reduction dim " + std::to_string(d) +
-                                   " to have non-zero size");
+    throw ShapeError("argmax",
+                     "expected reduction dim " + std::to_string(d) + " to have non-zero size");
   }
   if (indices.numel() > 0) run_arg_max(self, d, nullptr, indices);
   return indices;

@@ -34,10 +34,12 @@ blasint blas_int(int64_t v) {
 std::optional<BlasMatrix> blas_view(const Tensor& m) {
   const int64_t rows = m.size(0), cols = m.size(1), s0 = m.stride(0), s1 = m.stride(1);
   if ((cols == 1 || s1 == 1) && (rows == 1 || s0 >= std::max<int64_t>(1, cols))) {
-    return BlasMatrix{m.raw_data(), CblasNoTrans, blas_int(rows == 1 ? std::max<int64_t>(1, cols) : s0)};
+    return BlasMatrix{m.raw_data(), CblasNoTrans,
+                      blas_int(rows == 1 ? std::max<int64_t>(1, cols) : s0)};
   }
   if ((rows == 1 || s0 == 1) && (cols == 1 || s1 >= std::max<int64_t>(1, rows))) {
-    return BlasMatrix{m.raw_data(), CblasTrans, blas_int(cols == 1 ? std::max<int64_t>(1, rows) : s1)};
+    return BlasMatrix{m.raw_data(), CblasTrans,
+                      blas_int(cols == 1 ? std::max<int64_t>(1, rows) : s1)};
   }
   return std::nullopt;
 }
@@ -96,7 +98,8 @@ void product(const Tensor& c, const Tensor& a, const Tensor& b, const Scalar& al
     using T = decltype(tag);
     if (a.size(1) == 0) {  // an empty sum: only beta * c remains
       T* pc = c.data_ptr<T>();
-      for (int64_t i = 0; i < c.numel(); ++i) pc[i] = beta.to<T>() ? static_cast<T>(beta.to<T>() * pc[i]) : T(0);
+      for (int64_t i = 0; i < c.numel(); ++i)
+        pc[i] = beta.to<T>() ? static_cast<T>(beta.to<T>() * pc[i]) : T(0);
     } else if constexpr (std::is_floating_point_v<T>) {
       blas_product<T>(c, a, b, alpha.to<T>(), beta.to<T>());
     } else {
@@ -116,8 +119,7 @@ Tensor mm(const Tensor& self, const Tensor& mat2) {
 
 Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const Scalar& beta,
              const Scalar& alpha) {
-  const Shape shape =
-      compute_shape_addmm(self.shape(), mat1.shape(), mat2.shape(), beta, alpha)[0];
+  const Shape shape = compute_shape_addmm(self.shape(), mat1.shape(), mat2.shape(), beta, alpha)[0];
   Tensor out = make_cpu_tensor(shape.sizes, shape.dtype);
   const bool use_self = beta.to<double>() != 0;
   if (use_self) lazygen::detail::copy_into("addmm", out, self);

@@ -20,9 +20,9 @@
 namespace lazygen::cpu {
 namespace {
 
-constexpr int64_t kWork = 32 * 1024;     // elements per task worth a thread
-constexpr int64_t kPart = 64 * 1024;     // elements per partial result of a single reduction
-constexpr int64_t kColumns = 4 * 1024;   // outputs per task in the Outer layout
+constexpr int64_t kWork = 32 * 1024;  // elements per task worth a thread
+constexpr int64_t kPart = 64 * 1024;  // elements per partial result of a single reduction
+constexpr int64_t kColumns = 1024;    // outputs per task in the Outer layout
 
 template <class T>
 struct SumOp {
@@ -96,8 +96,19 @@ void reduce_outer(const detail::ReducePlan& plan, const T* base, typename Op::Ac
       const int64_t n = std::min(kColumns, run - j0);
       typename Op::Acc* acc = out + o * run + j0;
       std::fill(acc, acc + n, Op::init());
-      for (int64_t q = 0; q < depth; ++q) {
-        const T* p = base + plan.outer_offsets[o] + plan.reduce_offsets[q] + j0;
+      const T* row = base + plan.outer_offsets[o] + j0;
+      const int64_t* offsets = plan.reduce_offsets.data();
+      int64_t q = 0;
+      // Four input rows per pass: a quarter of the accumulator traffic, the same summation order.
+      for (; q + 4 <= depth; q += 4) {
+        const T *p0 = row + offsets[q], *p1 = row + offsets[q + 1], *p2 = row + offsets[q + 2],
+                *p3 = row + offsets[q + 3];
+        for (int64_t j = 0; j < n; ++j) {
+          acc[j] = Op::step(Op::step(Op::step(Op::step(acc[j], p0[j]), p1[j]), p2[j]), p3[j]);
+        }
+      }
+      for (; q < depth; ++q) {
+        const T* p = row + offsets[q];
         for (int64_t j = 0; j < n; ++j) acc[j] = Op::step(acc[j], p[j]);
       }
     }
@@ -121,7 +132,9 @@ void reduce_into(const Tensor& x, const std::vector<bool>& mask, const Tensor& a
   });
 }
 
-DType sum_acc_dtype(DType t) { return is_floating(t) ? DType::Float64 : DType::Int64; }
+DType sum_acc_dtype(DType t) {
+  return is_floating(t) ? DType::Float64 : DType::Int64;
+}
 
 // sum (divide == false) or mean of x over mask, into a new tensor of `shape`.
 Tensor sum_or_mean(const Tensor& x, const std::vector<bool>& mask, const Shape& shape,
@@ -158,8 +171,10 @@ Tensor mean_dim(const Tensor& self, const std::optional<std::vector<int64_t>>& d
                 std::optional<DType> dtype) {
   const DType out = dtype.value_or(self.dtype());
   if (!is_floating(out)) {
-    throw ShapeError("mean.dim", "could not infer output dtype: the input dtype must be floating, "
-                                 "got " + std::string(dtype_name(out)));
+    throw ShapeError("mean.dim",
+                     "could not infer output dtype: the input dtype must be floating, "
+                     "got " +
+                         std::string(dtype_name(out)));
   }
   const Shape shape = shape_rules::reduce("mean.dim", self.shape(), dim, keepdim, out);
   const auto mask = shape_rules::reduced_dims("mean.dim", self.dim(), dim);
@@ -171,8 +186,8 @@ Tensor amax(const Tensor& self, const std::vector<int64_t>& dim, bool keepdim) {
   const auto mask = shape_rules::reduced_dims("amax", self.dim(), dim);
   for (int64_t d = 0; d < self.dim(); ++d) {
     if (mask[static_cast<size_t>(d)] && self.size(d) == 0) {
-      throw ShapeError("amax", "expected reduction dim " + std::to_string(d) +
-                                   " to have non-zero size");
+      throw ShapeError("amax",
+                       "expected reduction dim " + std::to_string(d) + " to have non-zero size");
     }
   }
   Tensor out = make_cpu_tensor(shape.sizes, shape.dtype);

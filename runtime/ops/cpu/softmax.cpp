@@ -38,8 +38,10 @@ void softmax_row(const T* x, T* y, int64_t n, bool log) {
   double sum = 0;
   for (int64_t i = 0; i < n; ++i) sum += static_cast<double>(std::exp(x[i] - max));
   if (log) {
-    const T shift = max + static_cast<T>(std::log(sum));
-    for (int64_t i = 0; i < n; ++i) y[i] = x[i] - shift;
+    // (x - max) - log(sum), not x - (max + log(sum)): x - max is exact, so small results keep
+    // their precision when max is large.
+    const T log_sum = static_cast<T>(std::log(sum));
+    for (int64_t i = 0; i < n; ++i) y[i] = (x[i] - max) - log_sum;
   } else {
     const T scale = static_cast<T>(1.0 / sum);
     for (int64_t i = 0; i < n; ++i) y[i] = std::exp(x[i] - max) * scale;
@@ -63,14 +65,13 @@ void softmax_columns(const T* x, T* y, int64_t n, int64_t inner, bool log) {
   for (int64_t i = 0; i < n; ++i) {
     for (int64_t j = 0; j < inner; ++j) {
       const T v = x[i * inner + j] - max[j];
-      y[i * inner + j] = log ? v - static_cast<T>(std::log(sum[j]))
-                             : static_cast<T>(std::exp(v) / sum[j]);
+      y[i * inner + j] =
+          log ? v - static_cast<T>(std::log(sum[j])) : static_cast<T>(std::exp(v) / sum[j]);
     }
   }
 }
 
-Tensor softmax_impl(const char* op, const Tensor& self, int64_t dim, bool half_to_float,
-                    bool log) {
+Tensor softmax_impl(const char* op, const Tensor& self, int64_t dim, bool half_to_float, bool log) {
   if (half_to_float) {
     throw ShapeError(op, "half_to_float=True needs a float16 input, which lazygen does not have");
   }

@@ -118,7 +118,8 @@ Tensor select_int(const Tensor& self, int64_t dim, int64_t index) {
 
 Tensor squeeze_dim(const Tensor& self, int64_t dim) {
   const Shape shape = compute_shape_squeeze_dim(self.shape(), dim)[0];
-  if (shape.dim() == self.dim()) return make_view(self, self.sizes(), self.strides(), self.storage_offset());
+  if (shape.dim() == self.dim())
+    return make_view(self, self.sizes(), self.strides(), self.storage_offset());
   const int64_t d = wrap_dim("squeeze.dim", dim, self.dim());
   return make_view(self, shape.sizes, erased(self.strides(), d), self.storage_offset());
 }

@@ -22,8 +22,8 @@ void require_rank(const char* op, const Shape& s, const char* name, int64_t rank
 void require_same_dtype(const char* op, const Shape& a, const Shape& b) {
   if (a.dtype != b.dtype) {
     throw ShapeError(op, "expected both operands to have the same dtype, but got: " +
-                             std::string(dtype_name(a.dtype)) + " != " +
-                             std::string(dtype_name(b.dtype)));
+                             std::string(dtype_name(a.dtype)) +
+                             " != " + std::string(dtype_name(b.dtype)));
   }
 }
 

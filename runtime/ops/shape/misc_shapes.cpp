@@ -9,8 +9,8 @@ namespace lazygen {
 std::vector<Shape> compute_shape_max_dim(const Shape& self, int64_t dim, bool keepdim) {
   const int64_t d = wrap_dim("max.dim", dim, self.dim());
   if (self.dim() > 0 && self.sizes[d] == 0) {
-    throw ShapeError("max.dim", "expected reduction dim " + std::to_string(d) +
-                                    " to have non-zero size");
+    throw ShapeError("max.dim",
+                     "expected reduction dim " + std::to_string(d) + " to have non-zero size");
   }
   Shape values = shape_rules::reduce("max.dim", self, std::vector<int64_t>{d}, keepdim, self.dtype);
   Shape indices = values;
@@ -21,7 +21,9 @@ std::vector<Shape> compute_shape_max_dim(const Shape& self, int64_t dim, bool ke
 namespace {
 
 // PyTorch skips 1-D tensors of size 0 in cat (a legacy placeholder for "nothing").
-bool skipped_in_cat(const Shape& s) { return s.dim() == 1 && s.sizes[0] == 0; }
+bool skipped_in_cat(const Shape& s) {
+  return s.dim() == 1 && s.sizes[0] == 0;
+}
 
 void check_cat_operand(const Shape& first, const Shape& s, int64_t dim, size_t index) {
   if (s.dim() != first.dim()) {

@@ -9,10 +9,13 @@
 namespace lazygen {
 namespace {
 
-std::string str(int64_t v) { return std::to_string(v); }
+std::string str(int64_t v) {
+  return std::to_string(v);
+}
 
 void require_dims(const char* op, const Shape& self, const char* what) {
-  if (self.dim() == 0) throw ShapeError(op, std::string(what) + " cannot be applied to a 0-dim tensor");
+  if (self.dim() == 0)
+    throw ShapeError(op, std::string(what) + " cannot be applied to a 0-dim tensor");
 }
 
 // The sizes of `size` with a -1 replaced so that the element count equals `numel`.
@@ -33,8 +36,8 @@ std::vector<int64_t> infer_size(const char* op, const std::vector<int64_t>& size
   }
   const bool fits = infer ? known != 0 && numel % known == 0 : known == numel;
   if (!fits) {
-    throw ShapeError(op, "shape '" + sizes_str(size) + "' is invalid for input of size " +
-                             str(numel));
+    throw ShapeError(op,
+                     "shape '" + sizes_str(size) + "' is invalid for input of size " + str(numel));
   }
   if (infer) out[*infer] = numel / known;
   return out;
@@ -48,14 +51,15 @@ std::vector<Shape> compute_shape_view(const Shape& self, const std::vector<int64
 
 std::vector<Shape> compute_shape_permute(const Shape& self, const std::vector<int64_t>& dims) {
   if (static_cast<int64_t>(dims.size()) != self.dim()) {
-    throw ShapeError("permute", "number of dims don't match in permute: got " +
-                                    sizes_str(dims) + " for a tensor of rank " + str(self.dim()));
+    throw ShapeError("permute", "number of dims don't match in permute: got " + sizes_str(dims) +
+                                    " for a tensor of rank " + str(self.dim()));
   }
   Shape out(self.dtype, std::vector<int64_t>(dims.size()));
   std::vector<bool> seen(dims.size());
   for (size_t i = 0; i < dims.size(); ++i) {
     const auto d = static_cast<size_t>(wrap_dim("permute", dims[i], self.dim()));
-    if (seen[d]) throw ShapeError("permute", "repeated dim " + str(int64_t(d)) + " in " + sizes_str(dims));
+    if (seen[d])
+      throw ShapeError("permute", "repeated dim " + str(int64_t(d)) + " in " + sizes_str(dims));
     seen[d] = true;
     out.sizes[i] = self.sizes[d];
   }
@@ -72,8 +76,8 @@ std::vector<Shape> compute_shape_transpose_int(const Shape& self, int64_t dim0, 
 
 std::vector<Shape> compute_shape_t(const Shape& self) {
   if (self.dim() > 2) {
-    throw ShapeError("t", "t() expects a tensor with <= 2 dimensions, but self is " +
-                              str(self.dim()) + "D");
+    throw ShapeError(
+        "t", "t() expects a tensor with <= 2 dimensions, but self is " + str(self.dim()) + "D");
   }
   Shape out = self;
   if (self.dim() == 2) std::swap(out.sizes[0], out.sizes[1]);
@@ -86,7 +90,8 @@ std::vector<Shape> compute_shape_expand(const Shape& self, const std::vector<int
   if (n < rank) {
     throw ShapeError("expand", "the number of sizes provided (" + str(n) +
                                    ") must be greater or equal to the number of dimensions in "
-                                   "the tensor (" + str(rank) + ")");
+                                   "the tensor (" +
+                                   str(rank) + ")");
   }
   Shape out(self.dtype, size);
   for (int64_t i = 0; i < n; ++i) {
@@ -104,8 +109,9 @@ std::vector<Shape> compute_shape_expand(const Shape& self, const std::vector<int
     if (out.sizes[i] != have && have != 1) {
       throw ShapeError("expand", "the expanded size of the tensor (" + str(size[i]) +
                                      ") must match the existing size (" + str(have) +
-                                     ") at non-singleton dimension " + str(i) + ".  Target sizes: " +
-                                     sizes_str(size) + ".  Tensor sizes: " + sizes_str(self.sizes));
+                                     ") at non-singleton dimension " + str(i) +
+                                     ".  Target sizes: " + sizes_str(size) +
+                                     ".  Tensor sizes: " + sizes_str(self.sizes));
     }
   }
   return {out};

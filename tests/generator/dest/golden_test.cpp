@@ -122,6 +122,7 @@ TEST(GoldenTest, EmitsTheFilesInAFixedOrder) {
                        "src/lowering.cpp",
                        "include/lazygen/generated/backward.h",
                        "src/backward.cpp",
+                       "src/tile_kernels.cpp",
                        "sources.cmake",
                    }));
 }

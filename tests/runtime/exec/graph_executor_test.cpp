@@ -19,21 +19,15 @@ namespace {
 
 using lazy::ir_value;
 using lazy::lazy_state;
-using testing::TestBinary;
+using testing::lazy_zeros;
 
 class GraphExecutorTest : public ::testing::Test {
  protected:
   void SetUp() override { ir::TrieCache::current().reset(); }
   void TearDown() override { ir::TrieCache::current().reset(); }
 
-  static Tensor lazy_zeros(std::vector<int64_t> sizes) {
-    return lazy::make_lazy_tensor_from_data(zeros(sizes), kLazy);
-  }
-  // x + alpha * y, traced like a generated op.
   static Tensor add(const Tensor& x, const Tensor& y, const Scalar& alpha) {
-    ir::NodePtr node = ir::cached_node<TestBinary>(
-        ir_value(x), ir_value(y), lazy::scalar_value(alpha), std::vector<Shape>{x.shape()});
-    return lazy::make_lazy_tensor(node, 0, x.device());
+    return testing::trace_binary(x, y, alpha);
   }
   static void add_(const Tensor& x, const Tensor& y, const Scalar& alpha) {
     lazy::set_ir_value(x, ir_value(add(x, y, alpha)));

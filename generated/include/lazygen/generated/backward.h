@@ -56,7 +56,34 @@ void record_where_self(const Tensor& result, const Tensor& condition, const Tens
                        const Tensor& other);
 // sum(Tensor self, *, ScalarType? dtype=None) -> Tensor
 void record_sum(const Tensor& result, const Tensor& self, std::optional<DType> dtype);
+// _log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor
+void record__log_softmax(const Tensor& result, const Tensor& self, int64_t dim, bool half_to_float);
 // mm(Tensor self, Tensor mat2) -> Tensor
 void record_mm(const Tensor& result, const Tensor& self, const Tensor& mat2);
+// addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
+void record_addmm(const Tensor& result, const Tensor& self, const Tensor& mat1, const Tensor& mat2,
+                  const Scalar& beta, const Scalar& alpha);
+// view(Tensor(a) self, SymInt[] size) -> Tensor(a)
+void record_view(const Tensor& result, const Tensor& self, const std::vector<int64_t>& size);
+// transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)
+void record_transpose_int(const Tensor& result, const Tensor& self, int64_t dim0, int64_t dim1);
+// t(Tensor(a) self) -> Tensor(a)
+void record_t(const Tensor& result, const Tensor& self);
+// conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, int[2] padding=0, int[2]
+// dilation=1, int groups=1) -> Tensor
+void record_conv2d(const Tensor& result, const Tensor& input, const Tensor& weight,
+                   const std::optional<Tensor>& bias, const std::vector<int64_t>& stride,
+                   const std::vector<int64_t>& padding, const std::vector<int64_t>& dilation,
+                   int64_t groups);
+// max_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2]
+// dilation=1, bool ceil_mode=False) -> Tensor
+void record_max_pool2d(const Tensor& result, const Tensor& self,
+                       const std::vector<int64_t>& kernel_size, const std::vector<int64_t>& stride,
+                       const std::vector<int64_t>& padding, const std::vector<int64_t>& dilation,
+                       bool ceil_mode);
+// nll_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt
+// ignore_index=-100) -> Tensor
+void record_nll_loss(const Tensor& result, const Tensor& self, const Tensor& target,
+                     const std::optional<Tensor>& weight, int64_t reduction, int64_t ignore_index);
 
 }  // namespace lazygen::autograd

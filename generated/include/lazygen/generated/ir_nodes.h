@@ -27,7 +27,7 @@ class AddTensor final : public Node {
       : Node(kKind, operand_list(self, other, alpha), std::move(shapes), hash_all()) {}
 
   bool can_reuse(const Value& self, const Value& other, const Value& alpha) const {
-    return operands_match(operand_list(self, other, alpha));
+    return operands_match(self, other, alpha);
   }
   std::string attrs_string() const override { return format_attrs({}); }
 };
@@ -42,7 +42,7 @@ class AddInplaceTensor final : public Node {
       : Node(kKind, operand_list(self, other, alpha), std::move(shapes), hash_all()) {}
 
   bool can_reuse(const Value& self, const Value& other, const Value& alpha) const {
-    return operands_match(operand_list(self, other, alpha));
+    return operands_match(self, other, alpha);
   }
   std::string attrs_string() const override { return format_attrs({}); }
 };
@@ -58,7 +58,7 @@ class AddOut final : public Node {
 
   bool can_reuse(const Value& self, const Value& other, const Value& alpha,
                  const Value& out) const {
-    return operands_match(operand_list(self, other, alpha, out));
+    return operands_match(self, other, alpha, out);
   }
   std::string attrs_string() const override { return format_attrs({}); }
 };
@@ -72,7 +72,7 @@ class AddScalar final : public Node {
       : Node(kKind, operand_list(self, other, alpha), std::move(shapes), hash_all()) {}
 
   bool can_reuse(const Value& self, const Value& other, const Value& alpha) const {
-    return operands_match(operand_list(self, other, alpha));
+    return operands_match(self, other, alpha);
   }
   std::string attrs_string() const override { return format_attrs({}); }
 };
@@ -86,7 +86,7 @@ class SubTensor final : public Node {
       : Node(kKind, operand_list(self, other, alpha), std::move(shapes), hash_all()) {}
 
   bool can_reuse(const Value& self, const Value& other, const Value& alpha) const {
-    return operands_match(operand_list(self, other, alpha));
+    return operands_match(self, other, alpha);
   }
   std::string attrs_string() const override { return format_attrs({}); }
 };
@@ -100,7 +100,7 @@ class SubScalar final : public Node {
       : Node(kKind, operand_list(self, other, alpha), std::move(shapes), hash_all()) {}
 
   bool can_reuse(const Value& self, const Value& other, const Value& alpha) const {
-    return operands_match(operand_list(self, other, alpha));
+    return operands_match(self, other, alpha);
   }
   std::string attrs_string() const override { return format_attrs({}); }
 };
@@ -114,7 +114,7 @@ class MulTensor final : public Node {
       : Node(kKind, operand_list(self, other), std::move(shapes), hash_all()) {}
 
   bool can_reuse(const Value& self, const Value& other) const {
-    return operands_match(operand_list(self, other));
+    return operands_match(self, other);
   }
   std::string attrs_string() const override { return format_attrs({}); }
 };
@@ -128,7 +128,7 @@ class MulInplaceTensor final : public Node {
       : Node(kKind, operand_list(self, other), std::move(shapes), hash_all()) {}
 
   bool can_reuse(const Value& self, const Value& other) const {
-    return operands_match(operand_list(self, other));
+    return operands_match(self, other);
   }
   std::string attrs_string() const override { return format_attrs({}); }
 };
@@ -142,7 +142,7 @@ class MulScalar final : public Node {
       : Node(kKind, operand_list(self, other), std::move(shapes), hash_all()) {}
 
   bool can_reuse(const Value& self, const Value& other) const {
-    return operands_match(operand_list(self, other));
+    return operands_match(self, other);
   }
   std::string attrs_string() const override { return format_attrs({}); }
 };
@@ -156,7 +156,7 @@ class MulInplaceScalar final : public Node {
       : Node(kKind, operand_list(self, other), std::move(shapes), hash_all()) {}
 
   bool can_reuse(const Value& self, const Value& other) const {
-    return operands_match(operand_list(self, other));
+    return operands_match(self, other);
   }
   std::string attrs_string() const override { return format_attrs({}); }
 };
@@ -170,7 +170,7 @@ class DivTensor final : public Node {
       : Node(kKind, operand_list(self, other), std::move(shapes), hash_all()) {}
 
   bool can_reuse(const Value& self, const Value& other) const {
-    return operands_match(operand_list(self, other));
+    return operands_match(self, other);
   }
   std::string attrs_string() const override { return format_attrs({}); }
 };
@@ -184,7 +184,7 @@ class DivScalar final : public Node {
       : Node(kKind, operand_list(self, other), std::move(shapes), hash_all()) {}
 
   bool can_reuse(const Value& self, const Value& other) const {
-    return operands_match(operand_list(self, other));
+    return operands_match(self, other);
   }
   std::string attrs_string() const override { return format_attrs({}); }
 };
@@ -198,7 +198,7 @@ class Maximum final : public Node {
       : Node(kKind, operand_list(self, other), std::move(shapes), hash_all()) {}
 
   bool can_reuse(const Value& self, const Value& other) const {
-    return operands_match(operand_list(self, other));
+    return operands_match(self, other);
   }
   std::string attrs_string() const override { return format_attrs({}); }
 };
@@ -212,7 +212,7 @@ class Minimum final : public Node {
       : Node(kKind, operand_list(self, other), std::move(shapes), hash_all()) {}
 
   bool can_reuse(const Value& self, const Value& other) const {
-    return operands_match(operand_list(self, other));
+    return operands_match(self, other);
   }
   std::string attrs_string() const override { return format_attrs({}); }
 };
@@ -226,7 +226,7 @@ class PowTensorScalar final : public Node {
       : Node(kKind, operand_list(self, exponent), std::move(shapes), hash_all()) {}
 
   bool can_reuse(const Value& self, const Value& exponent) const {
-    return operands_match(operand_list(self, exponent));
+    return operands_match(self, exponent);
   }
   std::string attrs_string() const override { return format_attrs({}); }
 };
@@ -239,7 +239,7 @@ class Neg final : public Node {
   Neg(const Value& self, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self), std::move(shapes), hash_all()) {}
 
-  bool can_reuse(const Value& self) const { return operands_match(operand_list(self)); }
+  bool can_reuse(const Value& self) const { return operands_match(self); }
   std::string attrs_string() const override { return format_attrs({}); }
 };
 
@@ -251,7 +251,7 @@ class Exp final : public Node {
   Exp(const Value& self, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self), std::move(shapes), hash_all()) {}
 
-  bool can_reuse(const Value& self) const { return operands_match(operand_list(self)); }
+  bool can_reuse(const Value& self) const { return operands_match(self); }
   std::string attrs_string() const override { return format_attrs({}); }
 };
 
@@ -263,7 +263,7 @@ class Log final : public Node {
   Log(const Value& self, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self), std::move(shapes), hash_all()) {}
 
-  bool can_reuse(const Value& self) const { return operands_match(operand_list(self)); }
+  bool can_reuse(const Value& self) const { return operands_match(self); }
   std::string attrs_string() const override { return format_attrs({}); }
 };
 
@@ -275,7 +275,7 @@ class Sqrt final : public Node {
   Sqrt(const Value& self, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self), std::move(shapes), hash_all()) {}
 
-  bool can_reuse(const Value& self) const { return operands_match(operand_list(self)); }
+  bool can_reuse(const Value& self) const { return operands_match(self); }
   std::string attrs_string() const override { return format_attrs({}); }
 };
 
@@ -287,7 +287,7 @@ class Rsqrt final : public Node {
   Rsqrt(const Value& self, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self), std::move(shapes), hash_all()) {}
 
-  bool can_reuse(const Value& self) const { return operands_match(operand_list(self)); }
+  bool can_reuse(const Value& self) const { return operands_match(self); }
   std::string attrs_string() const override { return format_attrs({}); }
 };
 
@@ -299,7 +299,7 @@ class Abs final : public Node {
   Abs(const Value& self, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self), std::move(shapes), hash_all()) {}
 
-  bool can_reuse(const Value& self) const { return operands_match(operand_list(self)); }
+  bool can_reuse(const Value& self) const { return operands_match(self); }
   std::string attrs_string() const override { return format_attrs({}); }
 };
 
@@ -311,7 +311,7 @@ class Relu final : public Node {
   Relu(const Value& self, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self), std::move(shapes), hash_all()) {}
 
-  bool can_reuse(const Value& self) const { return operands_match(operand_list(self)); }
+  bool can_reuse(const Value& self) const { return operands_match(self); }
   std::string attrs_string() const override { return format_attrs({}); }
 };
 
@@ -323,7 +323,7 @@ class ReluInplace final : public Node {
   ReluInplace(const Value& self, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self), std::move(shapes), hash_all()) {}
 
-  bool can_reuse(const Value& self) const { return operands_match(operand_list(self)); }
+  bool can_reuse(const Value& self) const { return operands_match(self); }
   std::string attrs_string() const override { return format_attrs({}); }
 };
 
@@ -337,7 +337,7 @@ class ThresholdBackward final : public Node {
       : Node(kKind, operand_list(grad_output, self, threshold), std::move(shapes), hash_all()) {}
 
   bool can_reuse(const Value& grad_output, const Value& self, const Value& threshold) const {
-    return operands_match(operand_list(grad_output, self, threshold));
+    return operands_match(grad_output, self, threshold);
   }
   std::string attrs_string() const override { return format_attrs({}); }
 };
@@ -350,7 +350,7 @@ class Sigmoid final : public Node {
   Sigmoid(const Value& self, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self), std::move(shapes), hash_all()) {}
 
-  bool can_reuse(const Value& self) const { return operands_match(operand_list(self)); }
+  bool can_reuse(const Value& self) const { return operands_match(self); }
   std::string attrs_string() const override { return format_attrs({}); }
 };
 
@@ -362,7 +362,7 @@ class Tanh final : public Node {
   Tanh(const Value& self, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self), std::move(shapes), hash_all()) {}
 
-  bool can_reuse(const Value& self) const { return operands_match(operand_list(self)); }
+  bool can_reuse(const Value& self) const { return operands_match(self); }
   std::string attrs_string() const override { return format_attrs({}); }
 };
 
@@ -374,7 +374,7 @@ class Reciprocal final : public Node {
   Reciprocal(const Value& self, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self), std::move(shapes), hash_all()) {}
 
-  bool can_reuse(const Value& self) const { return operands_match(operand_list(self)); }
+  bool can_reuse(const Value& self) const { return operands_match(self); }
   std::string attrs_string() const override { return format_attrs({}); }
 };
 
@@ -389,7 +389,7 @@ class AddcmulInplace final : public Node {
 
   bool can_reuse(const Value& self, const Value& tensor1, const Value& tensor2,
                  const Value& value) const {
-    return operands_match(operand_list(self, tensor1, tensor2, value));
+    return operands_match(self, tensor1, tensor2, value);
   }
   std::string attrs_string() const override { return format_attrs({}); }
 };
@@ -405,7 +405,7 @@ class AddcdivInplace final : public Node {
 
   bool can_reuse(const Value& self, const Value& tensor1, const Value& tensor2,
                  const Value& value) const {
-    return operands_match(operand_list(self, tensor1, tensor2, value));
+    return operands_match(self, tensor1, tensor2, value);
   }
   std::string attrs_string() const override { return format_attrs({}); }
 };
@@ -419,7 +419,7 @@ class FillInplaceScalar final : public Node {
       : Node(kKind, operand_list(self, value), std::move(shapes), hash_all()) {}
 
   bool can_reuse(const Value& self, const Value& value) const {
-    return operands_match(operand_list(self, value));
+    return operands_match(self, value);
   }
   std::string attrs_string() const override { return format_attrs({}); }
 };
@@ -432,7 +432,7 @@ class ZeroInplace final : public Node {
   ZeroInplace(const Value& self, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self), std::move(shapes), hash_all()) {}
 
-  bool can_reuse(const Value& self) const { return operands_match(operand_list(self)); }
+  bool can_reuse(const Value& self) const { return operands_match(self); }
   std::string attrs_string() const override { return format_attrs({}); }
 };
 
@@ -447,7 +447,7 @@ class CopyInplace final : public Node {
         non_blocking(non_blocking) {}
 
   bool can_reuse(const Value& self, const Value& src, const bool& non_blocking) const {
-    return operands_match(operand_list(self, src)) && attr_equal(non_blocking, this->non_blocking);
+    return operands_match(self, src) && attr_equal(non_blocking, this->non_blocking);
   }
   std::string attrs_string() const override {
     return format_attrs({{"non_blocking", attr_str(non_blocking)}});
@@ -465,7 +465,7 @@ class EqTensor final : public Node {
       : Node(kKind, operand_list(self, other), std::move(shapes), hash_all()) {}
 
   bool can_reuse(const Value& self, const Value& other) const {
-    return operands_match(operand_list(self, other));
+    return operands_match(self, other);
   }
   std::string attrs_string() const override { return format_attrs({}); }
 };
@@ -479,7 +479,7 @@ class NeTensor final : public Node {
       : Node(kKind, operand_list(self, other), std::move(shapes), hash_all()) {}
 
   bool can_reuse(const Value& self, const Value& other) const {
-    return operands_match(operand_list(self, other));
+    return operands_match(self, other);
   }
   std::string attrs_string() const override { return format_attrs({}); }
 };
@@ -493,7 +493,7 @@ class LtTensor final : public Node {
       : Node(kKind, operand_list(self, other), std::move(shapes), hash_all()) {}
 
   bool can_reuse(const Value& self, const Value& other) const {
-    return operands_match(operand_list(self, other));
+    return operands_match(self, other);
   }
   std::string attrs_string() const override { return format_attrs({}); }
 };
@@ -507,7 +507,7 @@ class LeTensor final : public Node {
       : Node(kKind, operand_list(self, other), std::move(shapes), hash_all()) {}
 
   bool can_reuse(const Value& self, const Value& other) const {
-    return operands_match(operand_list(self, other));
+    return operands_match(self, other);
   }
   std::string attrs_string() const override { return format_attrs({}); }
 };
@@ -521,7 +521,7 @@ class GtTensor final : public Node {
       : Node(kKind, operand_list(self, other), std::move(shapes), hash_all()) {}
 
   bool can_reuse(const Value& self, const Value& other) const {
-    return operands_match(operand_list(self, other));
+    return operands_match(self, other);
   }
   std::string attrs_string() const override { return format_attrs({}); }
 };
@@ -535,7 +535,7 @@ class GeTensor final : public Node {
       : Node(kKind, operand_list(self, other), std::move(shapes), hash_all()) {}
 
   bool can_reuse(const Value& self, const Value& other) const {
-    return operands_match(operand_list(self, other));
+    return operands_match(self, other);
   }
   std::string attrs_string() const override { return format_attrs({}); }
 };
@@ -549,7 +549,7 @@ class GtScalar final : public Node {
       : Node(kKind, operand_list(self, other), std::move(shapes), hash_all()) {}
 
   bool can_reuse(const Value& self, const Value& other) const {
-    return operands_match(operand_list(self, other));
+    return operands_match(self, other);
   }
   std::string attrs_string() const override { return format_attrs({}); }
 };
@@ -564,7 +564,7 @@ class WhereSelf final : public Node {
       : Node(kKind, operand_list(condition, self, other), std::move(shapes), hash_all()) {}
 
   bool can_reuse(const Value& condition, const Value& self, const Value& other) const {
-    return operands_match(operand_list(condition, self, other));
+    return operands_match(condition, self, other);
   }
   std::string attrs_string() const override { return format_attrs({}); }
 };
@@ -578,7 +578,7 @@ class Sum final : public Node {
       : Node(kKind, operand_list(self), std::move(shapes), hash_all(dtype)), dtype(dtype) {}
 
   bool can_reuse(const Value& self, const std::optional<DType>& dtype) const {
-    return operands_match(operand_list(self)) && attr_equal(dtype, this->dtype);
+    return operands_match(self) && attr_equal(dtype, this->dtype);
   }
   std::string attrs_string() const override { return format_attrs({{"dtype", attr_str(dtype)}}); }
 
@@ -600,7 +600,7 @@ class SumDimIntlist final : public Node {
 
   bool can_reuse(const Value& self, const std::optional<std::vector<int64_t>>& dim,
                  const bool& keepdim, const std::optional<DType>& dtype) const {
-    return operands_match(operand_list(self)) && attr_equal(dim, this->dim) &&
+    return operands_match(self) && attr_equal(dim, this->dim) &&
            attr_equal(keepdim, this->keepdim) && attr_equal(dtype, this->dtype);
   }
   std::string attrs_string() const override {
@@ -627,7 +627,7 @@ class MeanDim final : public Node {
 
   bool can_reuse(const Value& self, const std::optional<std::vector<int64_t>>& dim,
                  const bool& keepdim, const std::optional<DType>& dtype) const {
-    return operands_match(operand_list(self)) && attr_equal(dim, this->dim) &&
+    return operands_match(self) && attr_equal(dim, this->dim) &&
            attr_equal(keepdim, this->keepdim) && attr_equal(dtype, this->dtype);
   }
   std::string attrs_string() const override {
@@ -652,8 +652,7 @@ class Amax final : public Node {
         keepdim(keepdim) {}
 
   bool can_reuse(const Value& self, const std::vector<int64_t>& dim, const bool& keepdim) const {
-    return operands_match(operand_list(self)) && attr_equal(dim, this->dim) &&
-           attr_equal(keepdim, this->keepdim);
+    return operands_match(self) && attr_equal(dim, this->dim) && attr_equal(keepdim, this->keepdim);
   }
   std::string attrs_string() const override {
     return format_attrs({{"dim", attr_str(dim)}, {"keepdim", attr_str(keepdim)}});
@@ -674,8 +673,7 @@ class MaxDim final : public Node {
         keepdim(keepdim) {}
 
   bool can_reuse(const Value& self, const int64_t& dim, const bool& keepdim) const {
-    return operands_match(operand_list(self)) && attr_equal(dim, this->dim) &&
-           attr_equal(keepdim, this->keepdim);
+    return operands_match(self) && attr_equal(dim, this->dim) && attr_equal(keepdim, this->keepdim);
   }
   std::string attrs_string() const override {
     return format_attrs({{"dim", attr_str(dim)}, {"keepdim", attr_str(keepdim)}});
@@ -697,8 +695,7 @@ class Argmax final : public Node {
         keepdim(keepdim) {}
 
   bool can_reuse(const Value& self, const std::optional<int64_t>& dim, const bool& keepdim) const {
-    return operands_match(operand_list(self)) && attr_equal(dim, this->dim) &&
-           attr_equal(keepdim, this->keepdim);
+    return operands_match(self) && attr_equal(dim, this->dim) && attr_equal(keepdim, this->keepdim);
   }
   std::string attrs_string() const override {
     return format_attrs({{"dim", attr_str(dim)}, {"keepdim", attr_str(keepdim)}});
@@ -720,7 +717,7 @@ class UnderscoreSoftmax final : public Node {
         half_to_float(half_to_float) {}
 
   bool can_reuse(const Value& self, const int64_t& dim, const bool& half_to_float) const {
-    return operands_match(operand_list(self)) && attr_equal(dim, this->dim) &&
+    return operands_match(self) && attr_equal(dim, this->dim) &&
            attr_equal(half_to_float, this->half_to_float);
   }
   std::string attrs_string() const override {
@@ -743,7 +740,7 @@ class UnderscoreLogSoftmax final : public Node {
         half_to_float(half_to_float) {}
 
   bool can_reuse(const Value& self, const int64_t& dim, const bool& half_to_float) const {
-    return operands_match(operand_list(self)) && attr_equal(dim, this->dim) &&
+    return operands_match(self) && attr_equal(dim, this->dim) &&
            attr_equal(half_to_float, this->half_to_float);
   }
   std::string attrs_string() const override {
@@ -762,9 +759,7 @@ class Mm final : public Node {
   Mm(const Value& self, const Value& mat2, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self, mat2), std::move(shapes), hash_all()) {}
 
-  bool can_reuse(const Value& self, const Value& mat2) const {
-    return operands_match(operand_list(self, mat2));
-  }
+  bool can_reuse(const Value& self, const Value& mat2) const { return operands_match(self, mat2); }
   std::string attrs_string() const override { return format_attrs({}); }
 };
 
@@ -779,7 +774,7 @@ class Addmm final : public Node {
 
   bool can_reuse(const Value& self, const Value& mat1, const Value& mat2, const Value& beta,
                  const Value& alpha) const {
-    return operands_match(operand_list(self, mat1, mat2, beta, alpha));
+    return operands_match(self, mat1, mat2, beta, alpha);
   }
   std::string attrs_string() const override { return format_attrs({}); }
 };
@@ -792,9 +787,7 @@ class Bmm final : public Node {
   Bmm(const Value& self, const Value& mat2, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self, mat2), std::move(shapes), hash_all()) {}
 
-  bool can_reuse(const Value& self, const Value& mat2) const {
-    return operands_match(operand_list(self, mat2));
-  }
+  bool can_reuse(const Value& self, const Value& mat2) const { return operands_match(self, mat2); }
   std::string attrs_string() const override { return format_attrs({}); }
 };
 
@@ -807,7 +800,7 @@ class View final : public Node {
       : Node(kKind, operand_list(self), std::move(shapes), hash_all(size)), size(size) {}
 
   bool can_reuse(const Value& self, const std::vector<int64_t>& size) const {
-    return operands_match(operand_list(self)) && attr_equal(size, this->size);
+    return operands_match(self) && attr_equal(size, this->size);
   }
   std::string attrs_string() const override { return format_attrs({{"size", attr_str(size)}}); }
 
@@ -823,7 +816,7 @@ class Permute final : public Node {
       : Node(kKind, operand_list(self), std::move(shapes), hash_all(dims)), dims(dims) {}
 
   bool can_reuse(const Value& self, const std::vector<int64_t>& dims) const {
-    return operands_match(operand_list(self)) && attr_equal(dims, this->dims);
+    return operands_match(self) && attr_equal(dims, this->dims);
   }
   std::string attrs_string() const override { return format_attrs({{"dims", attr_str(dims)}}); }
 
@@ -842,8 +835,7 @@ class TransposeInt final : public Node {
         dim1(dim1) {}
 
   bool can_reuse(const Value& self, const int64_t& dim0, const int64_t& dim1) const {
-    return operands_match(operand_list(self)) && attr_equal(dim0, this->dim0) &&
-           attr_equal(dim1, this->dim1);
+    return operands_match(self) && attr_equal(dim0, this->dim0) && attr_equal(dim1, this->dim1);
   }
   std::string attrs_string() const override {
     return format_attrs({{"dim0", attr_str(dim0)}, {"dim1", attr_str(dim1)}});
@@ -861,7 +853,7 @@ class T final : public Node {
   T(const Value& self, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self), std::move(shapes), hash_all()) {}
 
-  bool can_reuse(const Value& self) const { return operands_match(operand_list(self)); }
+  bool can_reuse(const Value& self) const { return operands_match(self); }
   std::string attrs_string() const override { return format_attrs({}); }
 };
 
@@ -877,7 +869,7 @@ class Expand final : public Node {
         implicit(implicit) {}
 
   bool can_reuse(const Value& self, const std::vector<int64_t>& size, const bool& implicit) const {
-    return operands_match(operand_list(self)) && attr_equal(size, this->size) &&
+    return operands_match(self) && attr_equal(size, this->size) &&
            attr_equal(implicit, this->implicit);
   }
   std::string attrs_string() const override {
@@ -904,9 +896,8 @@ class SliceTensor final : public Node {
 
   bool can_reuse(const Value& self, const int64_t& dim, const std::optional<int64_t>& start,
                  const std::optional<int64_t>& end, const int64_t& step) const {
-    return operands_match(operand_list(self)) && attr_equal(dim, this->dim) &&
-           attr_equal(start, this->start) && attr_equal(end, this->end) &&
-           attr_equal(step, this->step);
+    return operands_match(self) && attr_equal(dim, this->dim) && attr_equal(start, this->start) &&
+           attr_equal(end, this->end) && attr_equal(step, this->step);
   }
   std::string attrs_string() const override {
     return format_attrs({{"dim", attr_str(dim)},
@@ -932,8 +923,7 @@ class SelectInt final : public Node {
         index(index) {}
 
   bool can_reuse(const Value& self, const int64_t& dim, const int64_t& index) const {
-    return operands_match(operand_list(self)) && attr_equal(dim, this->dim) &&
-           attr_equal(index, this->index);
+    return operands_match(self) && attr_equal(dim, this->dim) && attr_equal(index, this->index);
   }
   std::string attrs_string() const override {
     return format_attrs({{"dim", attr_str(dim)}, {"index", attr_str(index)}});
@@ -952,7 +942,7 @@ class SqueezeDim final : public Node {
       : Node(kKind, operand_list(self), std::move(shapes), hash_all(dim)), dim(dim) {}
 
   bool can_reuse(const Value& self, const int64_t& dim) const {
-    return operands_match(operand_list(self)) && attr_equal(dim, this->dim);
+    return operands_match(self) && attr_equal(dim, this->dim);
   }
   std::string attrs_string() const override { return format_attrs({{"dim", attr_str(dim)}}); }
 
@@ -968,7 +958,7 @@ class Unsqueeze final : public Node {
       : Node(kKind, operand_list(self), std::move(shapes), hash_all(dim)), dim(dim) {}
 
   bool can_reuse(const Value& self, const int64_t& dim) const {
-    return operands_match(operand_list(self)) && attr_equal(dim, this->dim);
+    return operands_match(self) && attr_equal(dim, this->dim);
   }
   std::string attrs_string() const override { return format_attrs({{"dim", attr_str(dim)}}); }
 
@@ -985,11 +975,430 @@ class Cat final : public Node {
         dim(dim) {}
 
   bool can_reuse(const std::vector<Value>& tensors, const int64_t& dim) const {
-    return operands_match(operand_list(tensors)) && attr_equal(dim, this->dim);
+    return operands_match(tensors) && attr_equal(dim, this->dim);
   }
   std::string attrs_string() const override { return format_attrs({{"dim", attr_str(dim)}}); }
 
   const int64_t dim;
+};
+
+// conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, int[2] padding=0, int[2]
+// dilation=1, int groups=1) -> Tensor
+class Conv2d final : public Node {
+ public:
+  static constexpr OpKind kKind = OpKind::conv2d;
+
+  Conv2d(const Value& input, const Value& weight, const Value& bias,
+         const std::vector<int64_t>& stride, const std::vector<int64_t>& padding,
+         const std::vector<int64_t>& dilation, const int64_t& groups, std::vector<Shape> shapes)
+      : Node(kKind, operand_list(input, weight, bias), std::move(shapes),
+             hash_all(stride, padding, dilation, groups)),
+        stride(stride),
+        padding(padding),
+        dilation(dilation),
+        groups(groups) {}
+
+  bool can_reuse(const Value& input, const Value& weight, const Value& bias,
+                 const std::vector<int64_t>& stride, const std::vector<int64_t>& padding,
+                 const std::vector<int64_t>& dilation, const int64_t& groups) const {
+    return operands_match(input, weight, bias) && attr_equal(stride, this->stride) &&
+           attr_equal(padding, this->padding) && attr_equal(dilation, this->dilation) &&
+           attr_equal(groups, this->groups);
+  }
+  std::string attrs_string() const override {
+    return format_attrs({{"stride", attr_str(stride)},
+                         {"padding", attr_str(padding)},
+                         {"dilation", attr_str(dilation)},
+                         {"groups", attr_str(groups)}});
+  }
+
+  const std::vector<int64_t> stride;
+  const std::vector<int64_t> padding;
+  const std::vector<int64_t> dilation;
+  const int64_t groups;
+};
+
+// conv2d_backward_input(Tensor grad_output, Tensor weight, int[] input_size, int[2] stride, int[2]
+// padding, int[2] dilation, int groups) -> Tensor
+class Conv2dBackwardInput final : public Node {
+ public:
+  static constexpr OpKind kKind = OpKind::conv2d_backward_input;
+
+  Conv2dBackwardInput(const Value& grad_output, const Value& weight,
+                      const std::vector<int64_t>& input_size, const std::vector<int64_t>& stride,
+                      const std::vector<int64_t>& padding, const std::vector<int64_t>& dilation,
+                      const int64_t& groups, std::vector<Shape> shapes)
+      : Node(kKind, operand_list(grad_output, weight), std::move(shapes),
+             hash_all(input_size, stride, padding, dilation, groups)),
+        input_size(input_size),
+        stride(stride),
+        padding(padding),
+        dilation(dilation),
+        groups(groups) {}
+
+  bool can_reuse(const Value& grad_output, const Value& weight,
+                 const std::vector<int64_t>& input_size, const std::vector<int64_t>& stride,
+                 const std::vector<int64_t>& padding, const std::vector<int64_t>& dilation,
+                 const int64_t& groups) const {
+    return operands_match(grad_output, weight) && attr_equal(input_size, this->input_size) &&
+           attr_equal(stride, this->stride) && attr_equal(padding, this->padding) &&
+           attr_equal(dilation, this->dilation) && attr_equal(groups, this->groups);
+  }
+  std::string attrs_string() const override {
+    return format_attrs({{"input_size", attr_str(input_size)},
+                         {"stride", attr_str(stride)},
+                         {"padding", attr_str(padding)},
+                         {"dilation", attr_str(dilation)},
+                         {"groups", attr_str(groups)}});
+  }
+
+  const std::vector<int64_t> input_size;
+  const std::vector<int64_t> stride;
+  const std::vector<int64_t> padding;
+  const std::vector<int64_t> dilation;
+  const int64_t groups;
+};
+
+// conv2d_backward_weight(Tensor grad_output, Tensor input, int[] weight_size, int[2] stride, int[2]
+// padding, int[2] dilation, int groups) -> Tensor
+class Conv2dBackwardWeight final : public Node {
+ public:
+  static constexpr OpKind kKind = OpKind::conv2d_backward_weight;
+
+  Conv2dBackwardWeight(const Value& grad_output, const Value& input,
+                       const std::vector<int64_t>& weight_size, const std::vector<int64_t>& stride,
+                       const std::vector<int64_t>& padding, const std::vector<int64_t>& dilation,
+                       const int64_t& groups, std::vector<Shape> shapes)
+      : Node(kKind, operand_list(grad_output, input), std::move(shapes),
+             hash_all(weight_size, stride, padding, dilation, groups)),
+        weight_size(weight_size),
+        stride(stride),
+        padding(padding),
+        dilation(dilation),
+        groups(groups) {}
+
+  bool can_reuse(const Value& grad_output, const Value& input,
+                 const std::vector<int64_t>& weight_size, const std::vector<int64_t>& stride,
+                 const std::vector<int64_t>& padding, const std::vector<int64_t>& dilation,
+                 const int64_t& groups) const {
+    return operands_match(grad_output, input) && attr_equal(weight_size, this->weight_size) &&
+           attr_equal(stride, this->stride) && attr_equal(padding, this->padding) &&
+           attr_equal(dilation, this->dilation) && attr_equal(groups, this->groups);
+  }
+  std::string attrs_string() const override {
+    return format_attrs({{"weight_size", attr_str(weight_size)},
+                         {"stride", attr_str(stride)},
+                         {"padding", attr_str(padding)},
+                         {"dilation", attr_str(dilation)},
+                         {"groups", attr_str(groups)}});
+  }
+
+  const std::vector<int64_t> weight_size;
+  const std::vector<int64_t> stride;
+  const std::vector<int64_t> padding;
+  const std::vector<int64_t> dilation;
+  const int64_t groups;
+};
+
+// max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0,
+// int[2] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)
+class MaxPool2dWithIndices final : public Node {
+ public:
+  static constexpr OpKind kKind = OpKind::max_pool2d_with_indices;
+
+  MaxPool2dWithIndices(const Value& self, const std::vector<int64_t>& kernel_size,
+                       const std::vector<int64_t>& stride, const std::vector<int64_t>& padding,
+                       const std::vector<int64_t>& dilation, const bool& ceil_mode,
+                       std::vector<Shape> shapes)
+      : Node(kKind, operand_list(self), std::move(shapes),
+             hash_all(kernel_size, stride, padding, dilation, ceil_mode)),
+        kernel_size(kernel_size),
+        stride(stride),
+        padding(padding),
+        dilation(dilation),
+        ceil_mode(ceil_mode) {}
+
+  bool can_reuse(const Value& self, const std::vector<int64_t>& kernel_size,
+                 const std::vector<int64_t>& stride, const std::vector<int64_t>& padding,
+                 const std::vector<int64_t>& dilation, const bool& ceil_mode) const {
+    return operands_match(self) && attr_equal(kernel_size, this->kernel_size) &&
+           attr_equal(stride, this->stride) && attr_equal(padding, this->padding) &&
+           attr_equal(dilation, this->dilation) && attr_equal(ceil_mode, this->ceil_mode);
+  }
+  std::string attrs_string() const override {
+    return format_attrs({{"kernel_size", attr_str(kernel_size)},
+                         {"stride", attr_str(stride)},
+                         {"padding", attr_str(padding)},
+                         {"dilation", attr_str(dilation)},
+                         {"ceil_mode", attr_str(ceil_mode)}});
+  }
+
+  const std::vector<int64_t> kernel_size;
+  const std::vector<int64_t> stride;
+  const std::vector<int64_t> padding;
+  const std::vector<int64_t> dilation;
+  const bool ceil_mode;
+};
+
+// max_pool2d_with_indices_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2]
+// stride, int[2] padding, int[2] dilation, bool ceil_mode, Tensor indices) -> Tensor
+class MaxPool2dWithIndicesBackward final : public Node {
+ public:
+  static constexpr OpKind kKind = OpKind::max_pool2d_with_indices_backward;
+
+  MaxPool2dWithIndicesBackward(const Value& grad_output, const Value& self,
+                               const std::vector<int64_t>& kernel_size,
+                               const std::vector<int64_t>& stride,
+                               const std::vector<int64_t>& padding,
+                               const std::vector<int64_t>& dilation, const bool& ceil_mode,
+                               const Value& indices, std::vector<Shape> shapes)
+      : Node(kKind, operand_list(grad_output, self, indices), std::move(shapes),
+             hash_all(kernel_size, stride, padding, dilation, ceil_mode)),
+        kernel_size(kernel_size),
+        stride(stride),
+        padding(padding),
+        dilation(dilation),
+        ceil_mode(ceil_mode) {}
+
+  bool can_reuse(const Value& grad_output, const Value& self,
+                 const std::vector<int64_t>& kernel_size, const std::vector<int64_t>& stride,
+                 const std::vector<int64_t>& padding, const std::vector<int64_t>& dilation,
+                 const bool& ceil_mode, const Value& indices) const {
+    return operands_match(grad_output, self, indices) &&
+           attr_equal(kernel_size, this->kernel_size) && attr_equal(stride, this->stride) &&
+           attr_equal(padding, this->padding) && attr_equal(dilation, this->dilation) &&
+           attr_equal(ceil_mode, this->ceil_mode);
+  }
+  std::string attrs_string() const override {
+    return format_attrs({{"kernel_size", attr_str(kernel_size)},
+                         {"stride", attr_str(stride)},
+                         {"padding", attr_str(padding)},
+                         {"dilation", attr_str(dilation)},
+                         {"ceil_mode", attr_str(ceil_mode)}});
+  }
+
+  const std::vector<int64_t> kernel_size;
+  const std::vector<int64_t> stride;
+  const std::vector<int64_t> padding;
+  const std::vector<int64_t> dilation;
+  const bool ceil_mode;
+};
+
+// max_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2]
+// dilation=1, bool ceil_mode=False) -> Tensor
+class MaxPool2d final : public Node {
+ public:
+  static constexpr OpKind kKind = OpKind::max_pool2d;
+
+  MaxPool2d(const Value& self, const std::vector<int64_t>& kernel_size,
+            const std::vector<int64_t>& stride, const std::vector<int64_t>& padding,
+            const std::vector<int64_t>& dilation, const bool& ceil_mode, std::vector<Shape> shapes)
+      : Node(kKind, operand_list(self), std::move(shapes),
+             hash_all(kernel_size, stride, padding, dilation, ceil_mode)),
+        kernel_size(kernel_size),
+        stride(stride),
+        padding(padding),
+        dilation(dilation),
+        ceil_mode(ceil_mode) {}
+
+  bool can_reuse(const Value& self, const std::vector<int64_t>& kernel_size,
+                 const std::vector<int64_t>& stride, const std::vector<int64_t>& padding,
+                 const std::vector<int64_t>& dilation, const bool& ceil_mode) const {
+    return operands_match(self) && attr_equal(kernel_size, this->kernel_size) &&
+           attr_equal(stride, this->stride) && attr_equal(padding, this->padding) &&
+           attr_equal(dilation, this->dilation) && attr_equal(ceil_mode, this->ceil_mode);
+  }
+  std::string attrs_string() const override {
+    return format_attrs({{"kernel_size", attr_str(kernel_size)},
+                         {"stride", attr_str(stride)},
+                         {"padding", attr_str(padding)},
+                         {"dilation", attr_str(dilation)},
+                         {"ceil_mode", attr_str(ceil_mode)}});
+  }
+
+  const std::vector<int64_t> kernel_size;
+  const std::vector<int64_t> stride;
+  const std::vector<int64_t> padding;
+  const std::vector<int64_t> dilation;
+  const bool ceil_mode;
+};
+
+// max_pool2d_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2]
+// padding, int[2] dilation, bool ceil_mode) -> Tensor
+class MaxPool2dBackward final : public Node {
+ public:
+  static constexpr OpKind kKind = OpKind::max_pool2d_backward;
+
+  MaxPool2dBackward(const Value& grad_output, const Value& self,
+                    const std::vector<int64_t>& kernel_size, const std::vector<int64_t>& stride,
+                    const std::vector<int64_t>& padding, const std::vector<int64_t>& dilation,
+                    const bool& ceil_mode, std::vector<Shape> shapes)
+      : Node(kKind, operand_list(grad_output, self), std::move(shapes),
+             hash_all(kernel_size, stride, padding, dilation, ceil_mode)),
+        kernel_size(kernel_size),
+        stride(stride),
+        padding(padding),
+        dilation(dilation),
+        ceil_mode(ceil_mode) {}
+
+  bool can_reuse(const Value& grad_output, const Value& self,
+                 const std::vector<int64_t>& kernel_size, const std::vector<int64_t>& stride,
+                 const std::vector<int64_t>& padding, const std::vector<int64_t>& dilation,
+                 const bool& ceil_mode) const {
+    return operands_match(grad_output, self) && attr_equal(kernel_size, this->kernel_size) &&
+           attr_equal(stride, this->stride) && attr_equal(padding, this->padding) &&
+           attr_equal(dilation, this->dilation) && attr_equal(ceil_mode, this->ceil_mode);
+  }
+  std::string attrs_string() const override {
+    return format_attrs({{"kernel_size", attr_str(kernel_size)},
+                         {"stride", attr_str(stride)},
+                         {"padding", attr_str(padding)},
+                         {"dilation", attr_str(dilation)},
+                         {"ceil_mode", attr_str(ceil_mode)}});
+  }
+
+  const std::vector<int64_t> kernel_size;
+  const std::vector<int64_t> stride;
+  const std::vector<int64_t> padding;
+  const std::vector<int64_t> dilation;
+  const bool ceil_mode;
+};
+
+// _log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) ->
+// Tensor
+class UnderscoreLogSoftmaxBackwardData final : public Node {
+ public:
+  static constexpr OpKind kKind = OpKind::_log_softmax_backward_data;
+
+  UnderscoreLogSoftmaxBackwardData(const Value& grad_output, const Value& output,
+                                   const int64_t& dim, const DType& input_dtype,
+                                   std::vector<Shape> shapes)
+      : Node(kKind, operand_list(grad_output, output), std::move(shapes),
+             hash_all(dim, input_dtype)),
+        dim(dim),
+        input_dtype(input_dtype) {}
+
+  bool can_reuse(const Value& grad_output, const Value& output, const int64_t& dim,
+                 const DType& input_dtype) const {
+    return operands_match(grad_output, output) && attr_equal(dim, this->dim) &&
+           attr_equal(input_dtype, this->input_dtype);
+  }
+  std::string attrs_string() const override {
+    return format_attrs({{"dim", attr_str(dim)}, {"input_dtype", attr_str(input_dtype)}});
+  }
+
+  const int64_t dim;
+  const DType input_dtype;
+};
+
+// nll_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt
+// ignore_index=-100) -> Tensor
+class NllLoss final : public Node {
+ public:
+  static constexpr OpKind kKind = OpKind::nll_loss;
+
+  NllLoss(const Value& self, const Value& target, const Value& weight, const int64_t& reduction,
+          const int64_t& ignore_index, std::vector<Shape> shapes)
+      : Node(kKind, operand_list(self, target, weight), std::move(shapes),
+             hash_all(reduction, ignore_index)),
+        reduction(reduction),
+        ignore_index(ignore_index) {}
+
+  bool can_reuse(const Value& self, const Value& target, const Value& weight,
+                 const int64_t& reduction, const int64_t& ignore_index) const {
+    return operands_match(self, target, weight) && attr_equal(reduction, this->reduction) &&
+           attr_equal(ignore_index, this->ignore_index);
+  }
+  std::string attrs_string() const override {
+    return format_attrs(
+        {{"reduction", attr_str(reduction)}, {"ignore_index", attr_str(ignore_index)}});
+  }
+
+  const int64_t reduction;
+  const int64_t ignore_index;
+};
+
+// nll_loss_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction,
+// SymInt ignore_index) -> Tensor
+class NllLossBackward final : public Node {
+ public:
+  static constexpr OpKind kKind = OpKind::nll_loss_backward;
+
+  NllLossBackward(const Value& grad_output, const Value& self, const Value& target,
+                  const Value& weight, const int64_t& reduction, const int64_t& ignore_index,
+                  std::vector<Shape> shapes)
+      : Node(kKind, operand_list(grad_output, self, target, weight), std::move(shapes),
+             hash_all(reduction, ignore_index)),
+        reduction(reduction),
+        ignore_index(ignore_index) {}
+
+  bool can_reuse(const Value& grad_output, const Value& self, const Value& target,
+                 const Value& weight, const int64_t& reduction, const int64_t& ignore_index) const {
+    return operands_match(grad_output, self, target, weight) &&
+           attr_equal(reduction, this->reduction) && attr_equal(ignore_index, this->ignore_index);
+  }
+  std::string attrs_string() const override {
+    return format_attrs(
+        {{"reduction", attr_str(reduction)}, {"ignore_index", attr_str(ignore_index)}});
+  }
+
+  const int64_t reduction;
+  const int64_t ignore_index;
+};
+
+// _dropout_mask(Tensor self, Scalar p, Scalar seed) -> Tensor
+class UnderscoreDropoutMask final : public Node {
+ public:
+  static constexpr OpKind kKind = OpKind::_dropout_mask;
+
+  UnderscoreDropoutMask(const Value& self, const Value& p, const Value& seed,
+                        std::vector<Shape> shapes)
+      : Node(kKind, operand_list(self, p, seed), std::move(shapes), hash_all()) {}
+
+  bool can_reuse(const Value& self, const Value& p, const Value& seed) const {
+    return operands_match(self, p, seed);
+  }
+  std::string attrs_string() const override { return format_attrs({}); }
+};
+
+// sqrt_(Tensor(a!) self) -> Tensor(a!)
+class SqrtInplace final : public Node {
+ public:
+  static constexpr OpKind kKind = OpKind::sqrt_inplace;
+
+  SqrtInplace(const Value& self, std::vector<Shape> shapes)
+      : Node(kKind, operand_list(self), std::move(shapes), hash_all()) {}
+
+  bool can_reuse(const Value& self) const { return operands_match(self); }
+  std::string attrs_string() const override { return format_attrs({}); }
+};
+
+// div_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+class DivInplaceTensor final : public Node {
+ public:
+  static constexpr OpKind kKind = OpKind::div_inplace_tensor;
+
+  DivInplaceTensor(const Value& self, const Value& other, std::vector<Shape> shapes)
+      : Node(kKind, operand_list(self, other), std::move(shapes), hash_all()) {}
+
+  bool can_reuse(const Value& self, const Value& other) const {
+    return operands_match(self, other);
+  }
+  std::string attrs_string() const override { return format_attrs({}); }
+};
+
+// div_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+class DivInplaceScalar final : public Node {
+ public:
+  static constexpr OpKind kKind = OpKind::div_inplace_scalar;
+
+  DivInplaceScalar(const Value& self, const Value& other, std::vector<Shape> shapes)
+      : Node(kKind, operand_list(self, other), std::move(shapes), hash_all()) {}
+
+  bool can_reuse(const Value& self, const Value& other) const {
+    return operands_match(self, other);
+  }
+  std::string attrs_string() const override { return format_attrs({}); }
 };
 
 }  // namespace lazygen::ir

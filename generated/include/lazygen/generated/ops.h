@@ -145,5 +145,76 @@ Tensor squeeze(const Tensor& self, int64_t dim);
 Tensor unsqueeze(const Tensor& self, int64_t dim);
 // cat(Tensor[] tensors, int dim=0) -> Tensor
 Tensor cat(const std::vector<Tensor>& tensors, int64_t dim = 0);
+// conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, int[2] padding=0, int[2]
+// dilation=1, int groups=1) -> Tensor
+Tensor conv2d(const Tensor& input, const Tensor& weight,
+              const std::optional<Tensor>& bias = std::nullopt,
+              const std::vector<int64_t>& stride = {1, 1},
+              const std::vector<int64_t>& padding = {0, 0},
+              const std::vector<int64_t>& dilation = {1, 1}, int64_t groups = 1);
+// conv2d_backward_input(Tensor grad_output, Tensor weight, int[] input_size, int[2] stride, int[2]
+// padding, int[2] dilation, int groups) -> Tensor
+Tensor conv2d_backward_input(const Tensor& grad_output, const Tensor& weight,
+                             const std::vector<int64_t>& input_size,
+                             const std::vector<int64_t>& stride,
+                             const std::vector<int64_t>& padding,
+                             const std::vector<int64_t>& dilation, int64_t groups);
+// conv2d_backward_weight(Tensor grad_output, Tensor input, int[] weight_size, int[2] stride, int[2]
+// padding, int[2] dilation, int groups) -> Tensor
+Tensor conv2d_backward_weight(const Tensor& grad_output, const Tensor& input,
+                              const std::vector<int64_t>& weight_size,
+                              const std::vector<int64_t>& stride,
+                              const std::vector<int64_t>& padding,
+                              const std::vector<int64_t>& dilation, int64_t groups);
+// max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0,
+// int[2] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)
+std::tuple<Tensor, Tensor> max_pool2d_with_indices(const Tensor& self,
+                                                   const std::vector<int64_t>& kernel_size,
+                                                   const std::vector<int64_t>& stride = {},
+                                                   const std::vector<int64_t>& padding = {0, 0},
+                                                   const std::vector<int64_t>& dilation = {1, 1},
+                                                   bool ceil_mode = false);
+// max_pool2d_with_indices_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2]
+// stride, int[2] padding, int[2] dilation, bool ceil_mode, Tensor indices) -> Tensor
+Tensor max_pool2d_with_indices_backward(const Tensor& grad_output, const Tensor& self,
+                                        const std::vector<int64_t>& kernel_size,
+                                        const std::vector<int64_t>& stride,
+                                        const std::vector<int64_t>& padding,
+                                        const std::vector<int64_t>& dilation, bool ceil_mode,
+                                        const Tensor& indices);
+// max_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2]
+// dilation=1, bool ceil_mode=False) -> Tensor
+Tensor max_pool2d(const Tensor& self, const std::vector<int64_t>& kernel_size,
+                  const std::vector<int64_t>& stride = {},
+                  const std::vector<int64_t>& padding = {0, 0},
+                  const std::vector<int64_t>& dilation = {1, 1}, bool ceil_mode = false);
+// max_pool2d_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2]
+// padding, int[2] dilation, bool ceil_mode) -> Tensor
+Tensor max_pool2d_backward(const Tensor& grad_output, const Tensor& self,
+                           const std::vector<int64_t>& kernel_size,
+                           const std::vector<int64_t>& stride, const std::vector<int64_t>& padding,
+                           const std::vector<int64_t>& dilation, bool ceil_mode);
+// _log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) ->
+// Tensor
+Tensor _log_softmax_backward_data(const Tensor& grad_output, const Tensor& output, int64_t dim,
+                                  DType input_dtype);
+// nll_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt
+// ignore_index=-100) -> Tensor
+Tensor nll_loss(const Tensor& self, const Tensor& target,
+                const std::optional<Tensor>& weight = std::nullopt, int64_t reduction = 1,
+                int64_t ignore_index = -100);
+// nll_loss_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction,
+// SymInt ignore_index) -> Tensor
+Tensor nll_loss_backward(const Tensor& grad_output, const Tensor& self, const Tensor& target,
+                         const std::optional<Tensor>& weight, int64_t reduction,
+                         int64_t ignore_index);
+// _dropout_mask(Tensor self, Scalar p, Scalar seed) -> Tensor
+Tensor _dropout_mask(const Tensor& self, const Scalar& p, const Scalar& seed);
+// sqrt_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& sqrt_(const Tensor& self);
+// div_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+const Tensor& div_(const Tensor& self, const Tensor& other);
+// div_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+const Tensor& div_(const Tensor& self, const Scalar& other);
 
 }  // namespace lazygen

@@ -408,4 +408,34 @@ struct WhereSelf {
   }
 };
 
+// sqrt_(Tensor(a!) self) -> Tensor(a!)
+struct SqrtInplace {
+  static constexpr int kTensors = 1;
+  static constexpr int kScalars = 0;
+  template <class T>
+  LAZYGEN_HD auto operator()(T self) const {
+    return sqrt(self);
+  }
+};
+
+// div_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+struct DivInplaceTensor {
+  static constexpr int kTensors = 2;
+  static constexpr int kScalars = 0;
+  template <class T>
+  LAZYGEN_HD auto operator()(T self, T other) const {
+    return self / other;
+  }
+};
+
+// div_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+struct DivInplaceScalar {
+  static constexpr int kTensors = 1;
+  static constexpr int kScalars = 1;
+  template <class T>
+  LAZYGEN_HD auto operator()(T self, T other) const {
+    return self / other;
+  }
+};
+
 }  // namespace lazygen::kernels

@@ -163,5 +163,75 @@ std::vector<Shape> compute_shape_squeeze_dim(const Shape& self, int64_t dim);
 std::vector<Shape> compute_shape_unsqueeze(const Shape& self, int64_t dim);
 // cat(Tensor[] tensors, int dim=0) -> Tensor (hand-written)
 std::vector<Shape> compute_shape_cat(const std::vector<Shape>& tensors, int64_t dim);
+// conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, int[2] padding=0, int[2]
+// dilation=1, int groups=1) -> Tensor (hand-written)
+std::vector<Shape> compute_shape_conv2d(const Shape& input, const Shape& weight,
+                                        const std::optional<Shape>& bias,
+                                        const std::vector<int64_t>& stride,
+                                        const std::vector<int64_t>& padding,
+                                        const std::vector<int64_t>& dilation, int64_t groups);
+// conv2d_backward_input(Tensor grad_output, Tensor weight, int[] input_size, int[2] stride, int[2]
+// padding, int[2] dilation, int groups) -> Tensor (hand-written)
+std::vector<Shape> compute_shape_conv2d_backward_input(
+    const Shape& grad_output, const Shape& weight, const std::vector<int64_t>& input_size,
+    const std::vector<int64_t>& stride, const std::vector<int64_t>& padding,
+    const std::vector<int64_t>& dilation, int64_t groups);
+// conv2d_backward_weight(Tensor grad_output, Tensor input, int[] weight_size, int[2] stride, int[2]
+// padding, int[2] dilation, int groups) -> Tensor (hand-written)
+std::vector<Shape> compute_shape_conv2d_backward_weight(
+    const Shape& grad_output, const Shape& input, const std::vector<int64_t>& weight_size,
+    const std::vector<int64_t>& stride, const std::vector<int64_t>& padding,
+    const std::vector<int64_t>& dilation, int64_t groups);
+// max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0,
+// int[2] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor) (hand-written)
+std::vector<Shape> compute_shape_max_pool2d_with_indices(
+    const Shape& self, const std::vector<int64_t>& kernel_size, const std::vector<int64_t>& stride,
+    const std::vector<int64_t>& padding, const std::vector<int64_t>& dilation, bool ceil_mode);
+// max_pool2d_with_indices_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2]
+// stride, int[2] padding, int[2] dilation, bool ceil_mode, Tensor indices) -> Tensor (hand-written)
+std::vector<Shape> compute_shape_max_pool2d_with_indices_backward(
+    const Shape& grad_output, const Shape& self, const std::vector<int64_t>& kernel_size,
+    const std::vector<int64_t>& stride, const std::vector<int64_t>& padding,
+    const std::vector<int64_t>& dilation, bool ceil_mode, const Shape& indices);
+// max_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2]
+// dilation=1, bool ceil_mode=False) -> Tensor (hand-written)
+std::vector<Shape> compute_shape_max_pool2d(const Shape& self,
+                                            const std::vector<int64_t>& kernel_size,
+                                            const std::vector<int64_t>& stride,
+                                            const std::vector<int64_t>& padding,
+                                            const std::vector<int64_t>& dilation, bool ceil_mode);
+// max_pool2d_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2]
+// padding, int[2] dilation, bool ceil_mode) -> Tensor (hand-written)
+std::vector<Shape> compute_shape_max_pool2d_backward(const Shape& grad_output, const Shape& self,
+                                                     const std::vector<int64_t>& kernel_size,
+                                                     const std::vector<int64_t>& stride,
+                                                     const std::vector<int64_t>& padding,
+                                                     const std::vector<int64_t>& dilation,
+                                                     bool ceil_mode);
+// _log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) ->
+// Tensor (hand-written)
+std::vector<Shape> compute_shape__log_softmax_backward_data(const Shape& grad_output,
+                                                            const Shape& output, int64_t dim,
+                                                            DType input_dtype);
+// nll_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt
+// ignore_index=-100) -> Tensor (hand-written)
+std::vector<Shape> compute_shape_nll_loss(const Shape& self, const Shape& target,
+                                          const std::optional<Shape>& weight, int64_t reduction,
+                                          int64_t ignore_index);
+// nll_loss_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction,
+// SymInt ignore_index) -> Tensor (hand-written)
+std::vector<Shape> compute_shape_nll_loss_backward(const Shape& grad_output, const Shape& self,
+                                                   const Shape& target,
+                                                   const std::optional<Shape>& weight,
+                                                   int64_t reduction, int64_t ignore_index);
+// _dropout_mask(Tensor self, Scalar p, Scalar seed) -> Tensor (hand-written)
+std::vector<Shape> compute_shape__dropout_mask(const Shape& self, const Scalar& p,
+                                               const Scalar& seed);
+// sqrt_(Tensor(a!) self) -> Tensor(a!)
+std::vector<Shape> compute_shape_sqrt_inplace(const Shape& self);
+// div_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+std::vector<Shape> compute_shape_div_inplace_tensor(const Shape& self, const Shape& other);
+// div_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+std::vector<Shape> compute_shape_div_inplace_scalar(const Shape& self, const Scalar& other);
 
 }  // namespace lazygen

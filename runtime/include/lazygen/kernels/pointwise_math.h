@@ -50,13 +50,21 @@ template <class T>
 inline constexpr bool kIsFloat = FloatOf<T>::kIsFloat;
 
 #if defined(__CUDACC_RTC__)
-#define LAZYGEN_MATH_FN(name)                                      \
-  LAZYGEN_HD inline float f##name(float x) { return ::name##f(x); } \
-  LAZYGEN_HD inline double f##name(double x) { return ::name(x); }
+#define LAZYGEN_MATH_FN(name)                  \
+  LAZYGEN_HD inline float f##name(float x) {   \
+    return ::name##f(x);                       \
+  }                                            \
+  LAZYGEN_HD inline double f##name(double x) { \
+    return ::name(x);                          \
+  }
 #else
-#define LAZYGEN_MATH_FN(name)                                         \
-  LAZYGEN_HD inline float f##name(float x) { return std::name(x); }    \
-  LAZYGEN_HD inline double f##name(double x) { return std::name(x); }
+#define LAZYGEN_MATH_FN(name)                  \
+  LAZYGEN_HD inline float f##name(float x) {   \
+    return std::name(x);                       \
+  }                                            \
+  LAZYGEN_HD inline double f##name(double x) { \
+    return std::name(x);                       \
+  }
 #endif
 LAZYGEN_MATH_FN(exp)
 LAZYGEN_MATH_FN(log)
@@ -66,11 +74,19 @@ LAZYGEN_MATH_FN(fabs)
 #undef LAZYGEN_MATH_FN
 
 #if defined(__CUDACC_RTC__)
-LAZYGEN_HD inline float fpow(float a, float b) { return ::powf(a, b); }
-LAZYGEN_HD inline double fpow(double a, double b) { return ::pow(a, b); }
+LAZYGEN_HD inline float fpow(float a, float b) {
+  return ::powf(a, b);
+}
+LAZYGEN_HD inline double fpow(double a, double b) {
+  return ::pow(a, b);
+}
 #else
-LAZYGEN_HD inline float fpow(float a, float b) { return std::pow(a, b); }
-LAZYGEN_HD inline double fpow(double a, double b) { return std::pow(a, b); }
+LAZYGEN_HD inline float fpow(float a, float b) {
+  return std::pow(a, b);
+}
+LAZYGEN_HD inline double fpow(double a, double b) {
+  return std::pow(a, b);
+}
 #endif
 
 // Integer power by squaring; negative exponents give 0 except for bases 1 and -1 (PyTorch's rule).

@@ -149,8 +149,7 @@ TEST(Pointwise, PartiallyOverlappingInputsReadOriginalValues) {
 TEST(Pointwise, InPlaceWritesThroughAViewReachTheBase) {
   Tensor base = zeros({2, 3});
   Tensor row = make_view(base, {3}, {1}, 3);
-  run_pointwise<AddTensor>("add_.Tensor", row, {row, tensor({1.f, 2.f, 3.f})}, {1},
-                           DType::Float32);
+  run_pointwise<AddTensor>("add_.Tensor", row, {row, tensor({1.f, 2.f, 3.f})}, {1}, DType::Float32);
   EXPECT_EQ(values<float>(base), (std::vector<float>{0, 0, 0, 1, 2, 3}));
 }
 
@@ -196,20 +195,35 @@ TEST(Pointwise, LargeTensorsMatchAReferenceLoop) {
   }
 }
 
+TEST(Pointwise, TransposedMixedDTypeInputsGoThroughTiles) {
+  // A transposed int32 input (gathered tile by tile), a broadcast float row, a float64 output.
+  Tensor base = arange(0, 300 * 200, 1, DType::Int32);
+  Tensor at = make_view(base, {200, 300}, {1, 200}, 0);  // at[i, j] == j * 200 + i
+  Tensor row = arange(0, 300, 1, DType::Float32);
+  Tensor out = empty({200, 300}, DType::Float64);
+  run_pointwise<AddTensor>("add.Tensor", out, {at, row}, {2}, DType::Float64);
+  const double* po = out.data_ptr<double>();
+  for (int64_t i = 0; i < 200; ++i) {
+    for (int64_t j = 0; j < 300; ++j)
+      ASSERT_EQ(po[i * 300 + j], j * 200 + i + 2.0 * j) << i << "," << j;
+  }
+}
+
 TEST(Pointwise, ErrorsNameTheOp) {
   Tensor out = empty({2});
   try {
     run_pointwise<AddTensor>("add.Tensor", out, {out}, {1}, DType::Float32);
     FAIL();
   } catch (const ShapeError& e) {
-    EXPECT_STREQ(e.what(), "add.Tensor: the pointwise kernel takes 2 tensors and 1 scalars, got 1 and 1");
+    EXPECT_STREQ(e.what(),
+                 "add.Tensor: the pointwise kernel takes 2 tensors and 1 scalars, got 1 and 1");
   }
   EXPECT_THROW(run_pointwise<AddTensor>("add.Tensor", out, {out, empty({3})}, {1}, DType::Float32),
                ShapeError);
   testing::FakeDevice fake(DeviceType::Lazy);
-  EXPECT_THROW(run_pointwise<AddTensor>("add.Tensor", out, {out, out.to(kLazy)}, {1},
-                                        DType::Float32),
-               ShapeError);
+  EXPECT_THROW(
+      run_pointwise<AddTensor>("add.Tensor", out, {out, out.to(kLazy)}, {1}, DType::Float32),
+      ShapeError);
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 namespace lazygen::lazy {
 namespace {
 
+using testing::lazy_zeros;
 using testing::TestUnary;
 
 class LazyTensorTest : public ::testing::Test {
@@ -20,9 +21,6 @@ class LazyTensorTest : public ::testing::Test {
   void SetUp() override { ir::TrieCache::current().reset(); }
   void TearDown() override { ir::TrieCache::current().reset(); }
 
-  static Tensor lazy_zeros(std::vector<int64_t> sizes) {
-    return make_lazy_tensor_from_data(zeros(sizes), kLazy);
-  }
   static Tensor unary(const Tensor& x) {
     ir::Value v = ir_value(x);
     return make_lazy_tensor(ir::cached_node<TestUnary>(v, std::vector<Shape>{v.shape()}), 0,

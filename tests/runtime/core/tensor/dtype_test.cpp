@@ -8,8 +8,7 @@
 namespace lazygen {
 namespace {
 
-constexpr DType kAll[] = {DType::Bool, DType::Int32, DType::Int64, DType::Float32,
-                          DType::Float64};
+constexpr DType kAll[] = {DType::Bool, DType::Int32, DType::Int64, DType::Float32, DType::Float64};
 
 TEST(DType, ItemsizesAndNamesMatchPyTorch) {
   EXPECT_EQ(itemsize(DType::Bool), 1u);
@@ -37,11 +36,8 @@ TEST(DType, PromotionTableMatchesTorchPromoteTypes) {
   // Rows and columns in kAll order; from torch.promote_types.
   constexpr DType B = DType::Bool, I = DType::Int32, L = DType::Int64, F = DType::Float32,
                   D = DType::Float64;
-  const DType expected[5][5] = {{B, I, L, F, D},
-                                {I, I, L, F, D},
-                                {L, L, L, F, D},
-                                {F, F, F, F, D},
-                                {D, D, D, D, D}};
+  const DType expected[5][5] = {
+      {B, I, L, F, D}, {I, I, L, F, D}, {L, L, L, F, D}, {F, F, F, F, D}, {D, D, D, D, D}};
   for (int a = 0; a < 5; ++a) {
     for (int b = 0; b < 5; ++b) {
       EXPECT_EQ(promote_types(kAll[a], kAll[b]), expected[a][b]) << a << " " << b;

@@ -23,18 +23,23 @@ TEST(StridedPlan, MergesContiguousDimsIntoOneDenseDim) {
   Tensor out = empty({2, 3, 4}), in = empty({2, 3, 4}, DType::Int32);
   const Tensor inputs[] = {in};
   auto plan = make_strided_plan("op", out, inputs);
-  EXPECT_EQ(plan.sizes, (std::vector<int64_t>{24}));
+  ASSERT_EQ(plan.ndim, 1);
+  EXPECT_EQ(plan.sizes[0], 24);
   EXPECT_TRUE(plan.dense);
-  EXPECT_EQ(plan.strides[1], (std::vector<int64_t>{4}));
+  EXPECT_EQ(plan.strides[1][0], 4);
 }
 
 TEST(StridedPlan, BroadcastDimsGetStrideZeroAndStayApart) {
   Tensor out = empty({2, 3}), row = empty({3});
   const Tensor inputs[] = {row};
   auto plan = make_strided_plan("op", out, inputs);
-  EXPECT_EQ(plan.sizes, (std::vector<int64_t>{2, 3}));
-  EXPECT_EQ(plan.strides[1], (std::vector<int64_t>{0, 4}));
+  ASSERT_EQ(plan.ndim, 2);
+  EXPECT_EQ(plan.sizes[0], 2);
+  EXPECT_EQ(plan.sizes[1], 3);
+  EXPECT_EQ(plan.strides[1][0], 0);
+  EXPECT_EQ(plan.strides[1][1], 4);
   EXPECT_FALSE(plan.dense);
+  EXPECT_FALSE(plan.tiled);
 }
 
 TEST(StridedPlan, RejectsInputsThatDoNotBroadcast) {
@@ -44,7 +49,8 @@ TEST(StridedPlan, RejectsInputsThatDoNotBroadcast) {
     make_strided_plan("mul.Tensor", out, inputs);
     FAIL();
   } catch (const ShapeError& e) {
-    EXPECT_STREQ(e.what(), "mul.Tensor: input shape [2] cannot be broadcast to output shape [2, 3]");
+    EXPECT_STREQ(e.what(),
+                 "mul.Tensor: input shape [2] cannot be broadcast to output shape [2, 3]");
   }
 }
 
@@ -66,6 +72,41 @@ TEST(StridedPlan, BlocksCoverAnySubRangeInRowMajorOrder) {
   detail::for_each_block(plan, 650, 1500, record);
   ASSERT_EQ(seen.size(), 850u);
   for (size_t i = 0; i < seen.size(); ++i) EXPECT_EQ(seen[i], 650 + static_cast<int64_t>(i));
+}
+
+TEST(StridedPlan, TransposedInputsAreWalkedInTiles) {
+  Tensor base = arange(0, 100 * 70, 1, DType::Int64);
+  Tensor transposed = view(base, {70, 100}, {1, 70});
+  Tensor out = empty({70, 100}, DType::Int64);
+  const Tensor inputs[] = {transposed};
+  auto plan = make_strided_plan("op", out, inputs);
+  EXPECT_TRUE(plan.tiled);
+  // Every element is visited exactly once for any sub-range, partial rows included.
+  for (auto [begin, end] :
+       {std::pair<int64_t, int64_t>{0, 7000}, {5, 6999}, {130, 170}, {99, 101}}) {
+    std::vector<int> hits(7000);
+    auto* base_out = static_cast<char*>(out.raw_data());
+    auto record = [&](const detail::StridedBlock& b) {
+      EXPECT_LE(b.n * b.rows, detail::kMaxBlockElements);  // tiles inside, rows at the ends
+      for (int64_t r = 0; r < b.rows; ++r) {
+        for (int64_t i = 0; i < b.n; ++i) {
+          ++hits[(b.data[0] + r * b.row_strides[0] + i * b.strides[0] - base_out) / 8];
+        }
+      }
+    };
+    detail::for_each_block(plan, begin, end, record);
+    for (int64_t i = 0; i < 7000; ++i) ASSERT_EQ(hits[i], i >= begin && i < end ? 1 : 0) << i;
+  }
+  copy_into("copy_", out, transposed);
+  const auto v = values<int64_t>(out);
+  for (int64_t i = 0; i < 70; ++i) {
+    for (int64_t j = 0; j < 100; ++j) ASSERT_EQ(v[i * 100 + j], j * 70 + i);
+  }
+}
+
+TEST(StridedPlan, RejectsMoreThanMaxDims) {
+  Tensor out = empty(std::vector<int64_t>(detail::kMaxDims + 1, 1));
+  EXPECT_THROW(make_strided_plan("op", out, {}), ShapeError);
 }
 
 TEST(CopyInto, ConvertsDTypes) {

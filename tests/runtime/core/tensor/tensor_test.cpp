@@ -78,8 +78,7 @@ TEST(Tensor, DataPtrChecksTheDType) {
 TEST(Tensor, ToDTypeConvertsAndSameDTypeAliases) {
   Tensor t = tensor({1.5f, -2.5f, 0.f});
   EXPECT_TRUE(t.to(DType::Float32).is_same(t));
-  EXPECT_EQ(values<int64_t>(t.to(DType::Int64).to(DType::Int64)),
-            (std::vector<int64_t>{1, -2, 0}));
+  EXPECT_EQ(values<int64_t>(t.to(DType::Int64).to(DType::Int64)), (std::vector<int64_t>{1, -2, 0}));
   EXPECT_EQ(values<bool>(t.to(DType::Bool)), (std::vector<bool>{true, true, false}));
   EXPECT_EQ(t.to(DType::Float64).dtype(), DType::Float64);
 }

@@ -38,8 +38,9 @@ TEST(Cat, ErrorsNameTheMismatch) {
     cat({empty({2, 3}), empty({2, 4})}, 0);
     FAIL();
   } catch (const ShapeError& e) {
-    EXPECT_STREQ(e.what(), "cat: sizes of tensors must match except in dimension 0. Expected size 3 "
-                           "but got size 4 for tensor number 1 in the list");
+    EXPECT_STREQ(e.what(),
+                 "cat: sizes of tensors must match except in dimension 0. Expected size 3 "
+                 "but got size 4 for tensor number 1 in the list");
   }
   EXPECT_THROW(cat({}, 0), ShapeError);
   EXPECT_THROW(cat({scalar_tensor(1)}, 0), ShapeError);

@@ -11,18 +11,21 @@ using V = std::vector<int64_t>;
 const Shape kMat(DType::Float32, {2, 3});
 
 TEST(CustomShapes, MatrixProducts) {
-  EXPECT_EQ(compute_shape_mm(kMat, Shape(DType::Float32, {3, 4}))[0], Shape(DType::Float32, {2, 4}));
-  EXPECT_EQ(compute_shape_addmm(Shape(DType::Float32, {4}), kMat, Shape(DType::Float32, {3, 4}),
-                                1, 1)[0],
+  EXPECT_EQ(compute_shape_mm(kMat, Shape(DType::Float32, {3, 4}))[0],
             Shape(DType::Float32, {2, 4}));
-  EXPECT_EQ(compute_shape_bmm(Shape(DType::Float64, {5, 2, 3}), Shape(DType::Float64, {5, 3, 1}))[0],
-            Shape(DType::Float64, {5, 2, 1}));
+  EXPECT_EQ(
+      compute_shape_addmm(Shape(DType::Float32, {4}), kMat, Shape(DType::Float32, {3, 4}), 1, 1)[0],
+      Shape(DType::Float32, {2, 4}));
+  EXPECT_EQ(
+      compute_shape_bmm(Shape(DType::Float64, {5, 2, 3}), Shape(DType::Float64, {5, 3, 1}))[0],
+      Shape(DType::Float64, {5, 2, 1}));
   try {
     compute_shape_mm(kMat, Shape(DType::Float64, {3, 4}));
     FAIL();
   } catch (const ShapeError& e) {
-    EXPECT_STREQ(e.what(), "mm: expected both operands to have the same dtype, but got: float32 != "
-                           "float64");
+    EXPECT_STREQ(e.what(),
+                 "mm: expected both operands to have the same dtype, but got: float32 != "
+                 "float64");
   }
 }
 
@@ -51,8 +54,9 @@ TEST(CustomShapes, DimErrorsNameTheOp) {
     compute_shape_transpose_int(kMat, 0, 2);
     FAIL();
   } catch (const ShapeError& e) {
-    EXPECT_STREQ(e.what(), "transpose.int: dim 2 is out of range for a tensor of rank 2 (expected "
-                           "to be in range of [-2, 1])");
+    EXPECT_STREQ(e.what(),
+                 "transpose.int: dim 2 is out of range for a tensor of rank 2 (expected "
+                 "to be in range of [-2, 1])");
   }
 }
 

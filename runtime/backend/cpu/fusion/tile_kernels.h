@@ -1,0 +1,75 @@
+// Per-op vector tile kernels: the building blocks the fused CPU interpreter composes (See Note
+// [Blocked vector interpreter] in interpreter.h).
+//
+// For every `pointwise:` op the generator emits (generated/src/tile_kernels.cpp) a
+// PointwiseInfo: which of the node's operands feed the op's scalar functor as tensors and which as
+// Scalars, and a TileFn per compute dtype instantiated from the same functor the eager kernels
+// use (kernels::AddTensor etc.), so fused and eager results are computed by the same expression.
+//
+// A TileFn computes `n` elements of one op over a tile: out[i] = fn(in0[i*s0], in1[i*s1], ...,
+// scalars...), all in the compute type T (the group's dtype). Strides are 0 (a broadcast value)
+// or 1 (contiguous). `out` may alias an input (tile temporaries are reused).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <utility>
+
+#include "core/ir/node.h"
+#include "lazygen/dtype.h"
+
+namespace lazygen::cpu {
+
+inline constexpr int kMaxTileInputs = 4;
+inline constexpr int kMaxTileScalars = 4;
+
+struct TileArgs {
+  int64_t n = 0;
+  void* out = nullptr;
+  std::array<const void*, kMaxTileInputs> in{};
+  std::array<int64_t, kMaxTileInputs> stride{};  // 0 or 1
+  std::array<double, kMaxTileScalars> scalars{};  // converted to T by the kernel
+};
+
+using TileFn = void (*)(const TileArgs&);
+
+struct PointwiseInfo {
+  const char* schema_name = "";
+  int num_tensors = 0;                                  // functor tensor parameters
+  int num_scalars = 0;                                  // functor Scalar parameters
+  std::array<int8_t, kMaxTileInputs> tensor_operand{};  // node operand index of each
+  std::array<int8_t, kMaxTileScalars> scalar_operand{};
+  bool result_is_bool = false;  // comparisons: the value is 0/1 in T, cast at the group's edge
+  TileFn float32 = nullptr;
+  TileFn float64 = nullptr;
+  TileFn int64 = nullptr;
+  TileFn int32 = nullptr;
+
+  TileFn for_dtype(DType t) const;
+};
+
+// The tile info of a pointwise op kind; nullptr for ops that are not pointwise (generated).
+const PointwiseInfo* pointwise_info(ir::OpKind kind);
+
+// tile_fn<Fn, T>: the tile kernel of functor Fn in compute type T. Contiguous inputs take a loop
+// the compiler vectorizes; any stride-0 input takes the general loop.
+template <class Fn, class T, size_t... I, size_t... S>
+void tile_loop(const TileArgs& a, std::index_sequence<I...>, std::index_sequence<S...>) {
+  T* out = static_cast<T*>(a.out);
+  [[maybe_unused]] const T scalars[sizeof...(S) + 1] = {static_cast<T>(a.scalars[S])..., T{}};
+  [[maybe_unused]] const T* in[sizeof...(I) + 1] = {static_cast<const T*>(a.in[I])..., nullptr};
+  bool contiguous = ((a.stride[I] == 1) && ... && true);
+  Fn fn;
+  if (contiguous) {
+    for (int64_t i = 0; i < a.n; ++i) out[i] = static_cast<T>(fn.template operator()<T>(in[I][i]..., scalars[S]...));
+  } else {
+    for (int64_t i = 0; i < a.n; ++i) out[i] = static_cast<T>(fn.template operator()<T>(in[I][i * a.stride[I]]..., scalars[S]...));
+  }
+}
+
+template <class Fn, class T>
+void tile_fn(const TileArgs& a) {
+  tile_loop<Fn, T>(a, std::make_index_sequence<Fn::kTensors>{}, std::make_index_sequence<Fn::kScalars>{});
+}
+
+}  // namespace lazygen::cpu

@@ -1,0 +1,64 @@
+// nn::functional (lazygen/nn/functional.h): compositions of generated ops.
+#include "lazygen/nn/functional.h"
+
+#include <stdexcept>
+#include <string>
+
+#include "lazygen/factory.h"
+#include "lazygen/generated/ops.h"
+#include "lazygen/operators.h"
+
+namespace lazygen::nn::functional {
+
+Tensor relu(const Tensor& x) { return lazygen::relu(x); }
+
+Tensor log_softmax(const Tensor& x, int64_t dim) { return _log_softmax(x, dim, false); }
+
+Tensor nll_loss(const Tensor& log_probs, const Tensor& target, int64_t ignore_index) {
+  constexpr int64_t kMean = 1;
+  return lazygen::nll_loss(log_probs, target, std::nullopt, kMean, ignore_index);
+}
+
+Tensor max_pool2d(const Tensor& x, int64_t kernel_size, std::optional<int64_t> stride,
+                  int64_t padding) {
+  const std::vector<int64_t> strides =
+      stride ? std::vector<int64_t>{*stride, *stride} : std::vector<int64_t>{};
+  return lazygen::max_pool2d(x, {kernel_size, kernel_size}, strides, {padding, padding});
+}
+
+Tensor flatten(const Tensor& x, int64_t start_dim, int64_t end_dim) {
+  const int64_t rank = std::max<int64_t>(x.dim(), 1);
+  const int64_t start = wrap_dim("flatten", start_dim, rank);
+  const int64_t end = wrap_dim("flatten", end_dim, rank);
+  if (start > end) {
+    throw ShapeError("flatten", "start_dim " + std::to_string(start_dim) +
+                                    " comes after end_dim " + std::to_string(end_dim));
+  }
+  if (x.dim() == 0) return x.view({1});
+  std::vector<int64_t> sizes(x.sizes().begin(), x.sizes().begin() + start);
+  int64_t merged = 1;
+  for (int64_t d = start; d <= end; ++d) merged *= x.size(d);
+  sizes.push_back(merged);
+  sizes.insert(sizes.end(), x.sizes().begin() + end + 1, x.sizes().end());
+  return sizes == x.sizes() ? x : x.view(sizes);
+}
+
+Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
+  if (bias.defined()) return addmm(bias, x, weight.t());
+  return mm(x, weight.t());
+}
+
+Tensor dropout(const Tensor& x, double p, bool training, Generator* generator) {
+  if (p < 0 || p > 1) {
+    throw std::invalid_argument("dropout probability has to be between 0 and 1, but got " +
+                                std::to_string(p));
+  }
+  if (!training || p == 0) return x;
+  // A fresh 62-bit seed per call: a Scalar, so the lazy graph does not change with it.
+  constexpr int64_t kSeedRange = int64_t{1} << 62;
+  const Tensor draw = generator != nullptr ? randint(0, kSeedRange, {}, *generator)
+                                           : randint(0, kSeedRange, {});
+  return x * _dropout_mask(x, p, draw.item<int64_t>());
+}
+
+}  // namespace lazygen::nn::functional

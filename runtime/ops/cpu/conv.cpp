@@ -1,0 +1,281 @@
+// conv2d, conv2d_backward_input and conv2d_backward_weight (training_kernels.h).
+//
+// Note [im2col convolution]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~
+// Per sample and group, im2col copies the input windows into a [c/g * kh * kw, oh * ow] column
+// matrix (zeros where a window hangs over the padding). Then
+//   forward:         y_g  = w_g [o/g, rows] @ col [rows, cols]   (written straight into NCHW y)
+//   weight gradient: dw_g += dy_g [o/g, cols] @ col^T             (summed over samples)
+//   input gradient:  dcol = w_g^T @ dy_g, added back into dx by col2im
+// A 1x1 kernel with unit stride and dilation and no padding needs no copy: the input planes
+// already are the column matrix. Columns stay per sample (a few hundred KiB for the tutorial
+// CNN), so a gemm reads them from cache. Samples are split over the cpu thread pool, each chunk
+// with its own column buffer (and, for the weight gradient, its own accumulator, summed at the
+// end); the gemms inside are OpenBLAS's.
+#include <cblas.h>
+
+#include <algorithm>
+#include <limits>
+#include <string>
+
+#include "backend/cpu/thread_pool.h"
+#include "core/tensor/tensor_impl.h"
+#include "ops/cpu/training_kernels.h"
+#include "ops/shape/training_shapes.h"
+
+namespace lazygen::cpu {
+namespace {
+
+blasint blas_int(int64_t v) {
+  if (v > std::numeric_limits<blasint>::max()) {
+    throw ShapeError("conv2d", "dimension " + std::to_string(v) + " is too large for BLAS");
+  }
+  return static_cast<blasint>(v);
+}
+
+// Row-major c [m, n] = op(a) [m, k] @ op(b) [k, n] + beta * c.
+struct Gemm {
+  bool trans_a = false, trans_b = false;
+  int64_t m = 0, n = 0, k = 0;
+};
+
+void gemm(const Gemm& g, const float* a, const float* b, float beta, float* c) {
+  cblas_sgemm(CblasRowMajor, g.trans_a ? CblasTrans : CblasNoTrans,
+              g.trans_b ? CblasTrans : CblasNoTrans, blas_int(g.m), blas_int(g.n), blas_int(g.k),
+              1.0f, a, blas_int(g.trans_a ? g.m : g.k), b, blas_int(g.trans_b ? g.k : g.n), beta, c,
+              blas_int(g.n));
+}
+void gemm(const Gemm& g, const double* a, const double* b, double beta, double* c) {
+  cblas_dgemm(CblasRowMajor, g.trans_a ? CblasTrans : CblasNoTrans,
+              g.trans_b ? CblasTrans : CblasNoTrans, blas_int(g.m), blas_int(g.n), blas_int(g.k),
+              1.0, a, blas_int(g.trans_a ? g.m : g.k), b, blas_int(g.trans_b ? g.k : g.n), beta, c,
+              blas_int(g.n));
+}
+
+bool is_pointwise(const Conv2dGeometry& g) {
+  return g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.ph == 0 && g.pw == 0;
+}
+
+// The output columns [lo, hi) whose input column ox * sw + x0 lies inside [0, w).
+std::pair<int64_t, int64_t> valid_columns(const Conv2dGeometry& g, int64_t x0) {
+  if (x0 >= g.w) return {0, 0};
+  const int64_t lo = x0 >= 0 ? 0 : std::min(g.ow, (-x0 + g.sw - 1) / g.sw);
+  const int64_t hi = std::min(g.ow, (g.w - 1 - x0) / g.sw + 1);
+  return {lo, std::max(lo, hi)};
+}
+
+// Copies (Add = false) one column-matrix row out of, or adds it (Add = true) back into, the
+// input plane for kernel tap (ki, kj).
+template <bool Add, class T>
+void transfer_row(T* plane, T* row, const Conv2dGeometry& g, int64_t ki, int64_t kj) {
+  const int64_t x0 = kj * g.dw - g.pw;
+  const auto [lo, hi] = valid_columns(g, x0);
+  for (int64_t oy = 0; oy < g.oh; ++oy) {
+    T* r = row + oy * g.ow;
+    const int64_t iy = oy * g.sh - g.ph + ki * g.dh;
+    const bool inside = iy >= 0 && iy < g.h;
+    if constexpr (!Add) {
+      if (!inside) {
+        std::fill(r, r + g.ow, T(0));
+        continue;
+      }
+      std::fill(r, r + lo, T(0));
+      std::fill(r + hi, r + g.ow, T(0));
+    }
+    if (!inside) continue;
+    T* in = plane + iy * g.w + x0;
+    for (int64_t ox = lo; ox < hi; ++ox) {
+      if constexpr (Add) {
+        in[ox * g.sw] += r[ox];
+      } else {
+        r[ox] = in[ox * g.sw];
+      }
+    }
+  }
+}
+
+// im2col (Add = false) or col2im (Add = true) for one group's [c/g, h, w] input planes.
+template <bool Add, class T>
+void transfer(T* planes, T* col, const Conv2dGeometry& g) {
+  const int64_t cols = g.col_cols();
+  for (int64_t c = 0; c < g.in_per_group(); ++c) {
+    for (int64_t ki = 0; ki < g.kh; ++ki) {
+      for (int64_t kj = 0; kj < g.kw; ++kj) {
+        T* row = col + ((c * g.kh + ki) * g.kw + kj) * cols;
+        transfer_row<Add>(planes + c * g.h * g.w, row, g, ki, kj);
+      }
+    }
+  }
+}
+
+// Calls fn(chunk, begin, end) for up to num_threads() contiguous chunks of [0, n), in parallel.
+template <class F>
+void for_sample_chunks(int64_t n, const F& fn) {
+  const int64_t chunks = std::max<int64_t>(1, std::min<int64_t>(num_threads(), n));
+  parallel_for(0, chunks, 1, [&](int64_t b, int64_t e) {
+    for (int64_t c = b; c < e; ++c) fn(c, c * n / chunks, (c + 1) * n / chunks);
+  });
+}
+
+// A scratch column matrix per chunk (from the caching allocator); none for 1x1 kernels.
+Tensor column_buffer(const Conv2dGeometry& g, DType dtype) {
+  return make_cpu_tensor({is_pointwise(g) ? 0 : g.col_rows() * g.col_cols()}, dtype);
+}
+
+template <class T>
+void forward_sample(const T* x, const T* w, const T* bias, T* y, T* col, const Conv2dGeometry& g) {
+  const int64_t rows = g.col_rows(), cols = g.col_cols(), opg = g.out_per_group();
+  for (int64_t gi = 0; gi < g.groups; ++gi) {
+    T* xg = const_cast<T*>(x) + gi * g.in_per_group() * g.h * g.w;
+    const T* b = xg;
+    if (!is_pointwise(g)) {
+      transfer<false>(xg, col, g);
+      b = col;
+    }
+    T* yg = y + gi * opg * cols;
+    if (bias != nullptr) {
+      for (int64_t oc = 0; oc < opg; ++oc) std::fill_n(yg + oc * cols, cols, bias[gi * opg + oc]);
+    }
+    gemm(Gemm{false, false, opg, cols, rows}, w + gi * opg * rows, b, T(bias ? 1 : 0), yg);
+  }
+}
+
+}  // namespace
+
+Tensor conv2d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
+              const std::vector<int64_t>& stride, const std::vector<int64_t>& padding,
+              const std::vector<int64_t>& dilation, int64_t groups) {
+  const bool has_bias = bias && bias->defined();
+  const std::optional<Shape> bias_shape = has_bias ? std::optional(bias->shape()) : std::nullopt;
+  const Shape shape = compute_shape_conv2d(input.shape(), weight.shape(), bias_shape, stride,
+                                           padding, dilation, groups)[0];
+  const Conv2dGeometry g =
+      conv2d_geometry("conv2d", input.sizes(), weight.sizes(), stride, padding, dilation, groups);
+  Tensor out = make_cpu_tensor(shape.sizes, shape.dtype);
+  const Tensor x = input.contiguous(), w = weight.contiguous();
+  const Tensor b = has_bias ? bias->contiguous() : Tensor();
+  const int64_t in_size = g.c * g.h * g.w, out_size = g.o * g.oh * g.ow;
+  dispatch_dtype(shape.dtype, [&](auto tag) {
+    using T = decltype(tag);
+    if constexpr (std::is_floating_point_v<T>) {
+      for_sample_chunks(g.n, [&](int64_t, int64_t begin, int64_t end) {
+        Tensor col = column_buffer(g, shape.dtype);
+        for (int64_t s = begin; s < end; ++s) {
+          forward_sample(x.data_ptr<T>() + s * in_size, w.data_ptr<T>(),
+                         has_bias ? b.data_ptr<T>() : nullptr, out.data_ptr<T>() + s * out_size,
+                         col.data_ptr<T>(), g);
+        }
+      });
+    }
+  });
+  return out;
+}
+
+namespace {
+
+template <class T>
+void backward_input_sample(const T* dy, const T* w, T* dx, T* col, const Conv2dGeometry& g) {
+  const int64_t rows = g.col_rows(), cols = g.col_cols(), opg = g.out_per_group();
+  std::fill_n(dx, g.c * g.h * g.w, T(0));
+  for (int64_t gi = 0; gi < g.groups; ++gi) {
+    T* dxg = dx + gi * g.in_per_group() * g.h * g.w;
+    // A 1x1 kernel's column matrix is dx itself: the gemm writes it directly.
+    T* dcol = is_pointwise(g) ? dxg : col;
+    gemm(Gemm{true, false, rows, cols, opg}, w + gi * opg * rows, dy + gi * opg * cols, T(0), dcol);
+    if (!is_pointwise(g)) transfer<true>(dxg, dcol, g);
+  }
+}
+
+template <class T>
+void backward_weight_sample(const T* dy, const T* x, T* dw, T* col, const Conv2dGeometry& g) {
+  // Accumulates (beta = 1) into dw.
+  const int64_t rows = g.col_rows(), cols = g.col_cols(), opg = g.out_per_group();
+  for (int64_t gi = 0; gi < g.groups; ++gi) {
+    T* xg = const_cast<T*>(x) + gi * g.in_per_group() * g.h * g.w;
+    const T* b = xg;
+    if (!is_pointwise(g)) {
+      transfer<false>(xg, col, g);
+      b = col;
+    }
+    gemm(Gemm{false, true, opg, rows, cols}, dy + gi * opg * cols, b, T(1), dw + gi * opg * rows);
+  }
+}
+
+}  // namespace
+
+Tensor conv2d_backward_input(const Tensor& grad_output, const Tensor& weight,
+                             const std::vector<int64_t>& input_size,
+                             const std::vector<int64_t>& stride,
+                             const std::vector<int64_t>& padding,
+                             const std::vector<int64_t>& dilation, int64_t groups) {
+  constexpr const char* kOp = "conv2d_backward_input";
+  const Shape shape = compute_shape_conv2d_backward_input(
+      grad_output.shape(), weight.shape(), input_size, stride, padding, dilation, groups)[0];
+  const Conv2dGeometry g =
+      conv2d_geometry(kOp, input_size, weight.sizes(), stride, padding, dilation, groups);
+  Tensor out = make_cpu_tensor(shape.sizes, shape.dtype);
+  const Tensor dy = grad_output.contiguous(), w = weight.contiguous();
+  const int64_t in_size = g.c * g.h * g.w, out_size = g.o * g.oh * g.ow;
+  dispatch_dtype(shape.dtype, [&](auto tag) {
+    using T = decltype(tag);
+    if constexpr (std::is_floating_point_v<T>) {
+      for_sample_chunks(g.n, [&](int64_t, int64_t begin, int64_t end) {
+        Tensor col = column_buffer(g, shape.dtype);
+        for (int64_t s = begin; s < end; ++s) {
+          backward_input_sample(dy.data_ptr<T>() + s * out_size, w.data_ptr<T>(),
+                                out.data_ptr<T>() + s * in_size, col.data_ptr<T>(), g);
+        }
+      });
+    }
+  });
+  return out;
+}
+
+namespace {
+
+// Sums the chunks' partial weight gradients [chunks, numel] into out (numel elements).
+template <class T>
+void sum_partials(const T* partials, int64_t chunks, int64_t numel, T* out) {
+  std::copy_n(partials, numel, out);
+  for (int64_t c = 1; c < chunks; ++c) {
+    const T* p = partials + c * numel;
+    for (int64_t i = 0; i < numel; ++i) out[i] += p[i];
+  }
+}
+
+}  // namespace
+
+Tensor conv2d_backward_weight(const Tensor& grad_output, const Tensor& input,
+                              const std::vector<int64_t>& weight_size,
+                              const std::vector<int64_t>& stride,
+                              const std::vector<int64_t>& padding,
+                              const std::vector<int64_t>& dilation, int64_t groups) {
+  constexpr const char* kOp = "conv2d_backward_weight";
+  const Shape shape = compute_shape_conv2d_backward_weight(
+      grad_output.shape(), input.shape(), weight_size, stride, padding, dilation, groups)[0];
+  const Conv2dGeometry g =
+      conv2d_geometry(kOp, input.sizes(), weight_size, stride, padding, dilation, groups);
+  Tensor out = make_cpu_tensor(shape.sizes, shape.dtype);
+  const Tensor dy = grad_output.contiguous(), x = input.contiguous();
+  const int64_t in_size = g.c * g.h * g.w, out_size = g.o * g.oh * g.ow, numel = out.numel();
+  const int64_t chunks = std::max<int64_t>(1, std::min<int64_t>(num_threads(), g.n));
+  Tensor partials = make_cpu_tensor({chunks, numel}, shape.dtype);
+  dispatch_dtype(shape.dtype, [&](auto tag) {
+    using T = decltype(tag);
+    if constexpr (std::is_floating_point_v<T>) {
+      T* acc = partials.data_ptr<T>();
+      std::fill_n(acc, chunks * numel, T(0));
+      for_sample_chunks(g.n, [&](int64_t chunk, int64_t begin, int64_t end) {
+        Tensor col = column_buffer(g, shape.dtype);
+        for (int64_t s = begin; s < end; ++s) {
+          backward_weight_sample(dy.data_ptr<T>() + s * out_size, x.data_ptr<T>() + s * in_size,
+                                 acc + chunk * numel, col.data_ptr<T>(), g);
+        }
+      });
+      sum_partials(acc, chunks, numel, out.data_ptr<T>());
+    }
+  });
+  return out;
+}
+
+}  // namespace lazygen::cpu

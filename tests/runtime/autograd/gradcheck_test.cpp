@@ -1,0 +1,366 @@
+// Numerical gradient checks of every op with `derivatives:` in ops.yaml, on the cpu (eager) and
+// lazy devices: one table of cases (broadcasting variants for binary ops, inputs kept away from
+// points where an op is not differentiable), each run through gradcheck() on both devices, plus
+// a test that the table covers every differentiable op of ops.yaml.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <functional>
+#include <ostream>
+#include <set>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "gradcheck.h"
+#include "lazygen/autograd.h"
+#include "lazygen/factory.h"
+#include "lazygen/generated/ops.h"
+#include "lazygen/operators.h"
+
+namespace lazygen::testing {
+namespace {
+
+using Inputs = std::vector<Tensor>;
+
+struct GradCase {
+  std::string name;  // test name suffix
+  std::string op;    // the ops.yaml schema name it checks
+  GradFn fn;
+  std::function<Inputs()> inputs;
+};
+
+// Uniform float64 values on [lo, hi).
+Tensor uniform(const IntList& sizes, double lo, double hi, uint64_t seed) {
+  NoGradGuard no_grad;
+  Generator generator(seed);
+  return add(mul(rand(sizes, generator, DType::Float64), hi - lo), lo);
+}
+Tensor values(const IntList& sizes, uint64_t seed) {
+  return uniform(sizes, -1.0, 1.0, seed);
+}
+Tensor positive(const IntList& sizes, uint64_t seed) {
+  return uniform(sizes, 0.5, 2.0, seed);
+}
+// Values with 0.2 <= |x| < 1.2: relu's kink at 0 stays out of the finite differences' reach.
+Tensor away_from_zero(const IntList& sizes, uint64_t seed) {
+  NoGradGuard no_grad;
+  Tensor u = uniform(sizes, 0.2, 1.2, seed);
+  Tensor sign = gt(uniform(sizes, 0.0, 1.0, seed + 1), 0.5);
+  return where(sign, u, neg(u));
+}
+Tensor condition(const IntList& sizes, uint64_t seed) {
+  return gt(uniform(sizes, 0.0, 1.0, seed), 0.5);
+}
+
+std::vector<GradCase> binary_cases() {
+  return {
+      {"add_tensor", "add.Tensor", [](const Inputs& in) { return add(in[0], in[1]); },
+       [] {
+         return Inputs{values({2, 3}, 1), values({2, 3}, 2)};
+       }},
+      {"add_tensor_alpha_broadcast", "add.Tensor",
+       [](const Inputs& in) { return add(in[0], in[1], 2.5); },
+       [] {
+         return Inputs{values({2, 3}, 3), values({3}, 4)};
+       }},
+      {"add_tensor_broadcast_both", "add.Tensor", [](const Inputs& in) { return in[0] + in[1]; },
+       [] {
+         return Inputs{values({2, 1}, 5), values({1, 3}, 6)};
+       }},
+      {"add_tensor_zero_dim", "add.Tensor", [](const Inputs& in) { return in[0] + in[1]; },
+       [] {
+         return Inputs{values({2, 3}, 7), values({}, 8)};
+       }},
+      {"add_scalar", "add.Scalar", [](const Inputs& in) { return add(in[0], 1.5, 2); },
+       [] {
+         return Inputs{values({2, 3}, 9)};
+       }},
+      {"sub_tensor_alpha_broadcast", "sub.Tensor",
+       [](const Inputs& in) { return sub(in[0], in[1], 0.5); },
+       [] {
+         return Inputs{values({4, 1}, 10), values({3}, 11)};
+       }},
+      {"sub_scalar", "sub.Scalar", [](const Inputs& in) { return sub(in[0], 2.0, 3); },
+       [] { return Inputs{values({3}, 12)}; }},
+      {"mul_tensor", "mul.Tensor", [](const Inputs& in) { return mul(in[0], in[1]); },
+       [] {
+         return Inputs{values({2, 3}, 13), values({2, 3}, 14)};
+       }},
+      {"mul_tensor_broadcast", "mul.Tensor", [](const Inputs& in) { return in[0] * in[1]; },
+       [] {
+         return Inputs{values({3}, 15), values({2, 1}, 16)};
+       }},
+      {"mul_tensor_integer_operand", "mul.Tensor", [](const Inputs& in) { return in[0] * in[1]; },
+       [] {
+         return Inputs{arange(6).view({2, 3}), values({2, 3}, 17)};
+       }},
+      {"mul_scalar", "mul.Scalar", [](const Inputs& in) { return mul(in[0], -1.75); },
+       [] {
+         return Inputs{values({2, 2}, 18)};
+       }},
+      {"div_tensor", "div.Tensor", [](const Inputs& in) { return div(in[0], in[1]); },
+       [] {
+         return Inputs{values({2, 3}, 19), positive({2, 3}, 20)};
+       }},
+      {"div_tensor_broadcast", "div.Tensor", [](const Inputs& in) { return in[0] / in[1]; },
+       [] {
+         return Inputs{values({3}, 21), positive({2, 3}, 22)};
+       }},
+      {"div_scalar", "div.Scalar", [](const Inputs& in) { return div(in[0], 0.4); },
+       [] {
+         return Inputs{values({2, 3}, 23)};
+       }},
+      {"pow_int_exponent", "pow.Tensor_Scalar", [](const Inputs& in) { return pow(in[0], 3); },
+       [] {
+         return Inputs{values({2, 3}, 24)};
+       }},
+      {"pow_fractional_exponent", "pow.Tensor_Scalar",
+       [](const Inputs& in) { return pow(in[0], -1.5); },
+       [] {
+         return Inputs{positive({2, 3}, 25)};
+       }},
+  };
+}
+
+std::vector<GradCase> unary_and_other_cases() {
+  return {
+      {"neg", "neg", [](const Inputs& in) { return neg(in[0]); },
+       [] {
+         return Inputs{values({2, 3}, 30)};
+       }},
+      {"exp", "exp", [](const Inputs& in) { return exp(in[0]); },
+       [] {
+         return Inputs{values({2, 3}, 31)};
+       }},
+      {"log", "log", [](const Inputs& in) { return log(in[0]); },
+       [] {
+         return Inputs{positive({2, 3}, 32)};
+       }},
+      {"sqrt", "sqrt", [](const Inputs& in) { return sqrt(in[0]); },
+       [] {
+         return Inputs{positive({2, 3}, 33)};
+       }},
+      {"relu", "relu", [](const Inputs& in) { return relu(in[0]); },
+       [] {
+         return Inputs{away_from_zero({3, 4}, 34)};
+       }},
+      {"sigmoid", "sigmoid", [](const Inputs& in) { return sigmoid(in[0]); },
+       [] {
+         return Inputs{values({2, 3}, 35)};
+       }},
+      {"tanh", "tanh", [](const Inputs& in) { return tanh(in[0]); },
+       [] {
+         return Inputs{values({2, 3}, 36)};
+       }},
+      {"where_broadcast_other", "where.self",
+       [](const Inputs& in) { return where(in[0], in[1], in[2]); },
+       [] {
+         return Inputs{condition({2, 3}, 37), values({2, 3}, 38), values({3}, 39)};
+       }},
+      {"where_broadcast_condition", "where.self",
+       [](const Inputs& in) { return where(in[0], in[1], in[2]); },
+       [] {
+         return Inputs{condition({3}, 40), values({2, 3}, 41), values({2, 1}, 42)};
+       }},
+      {"sum", "sum", [](const Inputs& in) { return sum(in[0]); },
+       [] {
+         return Inputs{values({2, 3, 4}, 43)};
+       }},
+      {"sum_zero_dim", "sum", [](const Inputs& in) { return sum(in[0]); },
+       [] { return Inputs{values({}, 44)}; }},
+      {"mm", "mm", [](const Inputs& in) { return mm(in[0], in[1]); },
+       [] {
+         return Inputs{values({2, 3}, 45), values({3, 4}, 46)};
+       }},
+      {"mm_transposed_operand", "mm", [](const Inputs& in) { return mm(in[0].t(), in[1]); },
+       [] {
+         return Inputs{values({3, 2}, 47), values({3, 4}, 48)};
+       }},
+  };
+}
+
+std::vector<GradCase> matmul_and_view_cases() {
+  return {
+      {"log_softmax_last_dim", "_log_softmax",
+       [](const Inputs& in) { return _log_softmax(in[0], 1, false); },
+       [] {
+         return Inputs{values({3, 4}, 60)};
+       }},
+      {"log_softmax_first_dim", "_log_softmax",
+       [](const Inputs& in) { return _log_softmax(in[0], 0, false); },
+       [] {
+         return Inputs{values({3, 4}, 61)};
+       }},
+      {"addmm", "addmm", [](const Inputs& in) { return addmm(in[0], in[1], in[2], 0.5, 2.0); },
+       [] {
+         return Inputs{values({2, 4}, 62), values({2, 3}, 63), values({3, 4}, 64)};
+       }},
+      {"addmm_broadcast_self", "addmm", [](const Inputs& in) { return addmm(in[0], in[1], in[2]); },
+       [] {
+         return Inputs{values({4}, 65), values({2, 3}, 66), values({3, 4}, 67)};
+       }},
+      {"view", "view",
+       [](const Inputs& in) {
+         return in[0].view({3, 2}) * in[1];
+       },
+       [] {
+         return Inputs{values({2, 3}, 68), values({3, 2}, 69)};
+       }},
+      {"transpose", "transpose.int", [](const Inputs& in) { return transpose(in[0], 0, 2); },
+       [] {
+         return Inputs{values({2, 3, 4}, 70)};
+       }},
+      {"t", "t", [](const Inputs& in) { return t(in[0]); },
+       [] {
+         return Inputs{values({2, 3}, 71)};
+       }},
+  };
+}
+
+// Class weights for nll_loss on `like`'s device: a constant, not an input (its formula gives no
+// weight gradient).
+Tensor class_weights(const Tensor& like) {
+  return tensor<double>({0.5, 2.0, 1.0}).to(like.device());
+}
+
+std::vector<GradCase> training_cases() {
+  return {
+      {"conv2d_padded_with_bias", "conv2d",
+       [](const Inputs& in) {
+         return conv2d(in[0], in[1], in[2], {1, 1}, {1, 1});
+       },
+       [] {
+         return Inputs{values({2, 2, 5, 5}, 80), values({3, 2, 3, 3}, 81), values({3}, 82)};
+       }},
+      {"conv2d_strided_dilated_grouped", "conv2d",
+       [](const Inputs& in) {
+         return conv2d(in[0], in[1], std::nullopt, {2, 1}, {1, 0}, {2, 1}, 2);
+       },
+       [] {
+         return Inputs{values({1, 4, 6, 5}, 83), values({4, 2, 2, 3}, 84)};
+       }},
+      {"max_pool2d", "max_pool2d",
+       [](const Inputs& in) {
+         return max_pool2d(in[0], {2, 2});
+       },
+       [] {
+         return Inputs{values({2, 2, 4, 4}, 85)};
+       }},
+      {"max_pool2d_overlapping_padded", "max_pool2d",
+       [](const Inputs& in) {
+         return max_pool2d(in[0], {3, 3}, {1, 1}, {1, 1});
+       },
+       [] {
+         return Inputs{values({1, 2, 4, 5}, 86)};
+       }},
+      {"nll_loss_mean", "nll_loss", [](const Inputs& in) { return nll_loss(in[0], in[1]); },
+       [] {
+         return Inputs{values({4, 3}, 87), tensor<int64_t>({2, 0, 1, 2})};
+       }},
+      {"nll_loss_sum_weighted", "nll_loss",
+       [](const Inputs& in) { return nll_loss(in[0], in[1], class_weights(in[0]), 2); },
+       [] {
+         return Inputs{values({4, 3}, 88), tensor<int64_t>({2, 0, 1, 2})};
+       }},
+      {"nll_loss_none_ignore_index", "nll_loss",
+       [](const Inputs& in) { return nll_loss(in[0], in[1], std::nullopt, 0, 1); },
+       [] {
+         return Inputs{values({4, 3}, 89), tensor<int64_t>({2, 1, 0, 1})};
+       }},
+      {"nll_loss_mean_weighted_ignore_index", "nll_loss",
+       [](const Inputs& in) { return nll_loss(in[0], in[1], class_weights(in[0]), 1, 0); },
+       [] {
+         return Inputs{values({4, 3}, 90), tensor<int64_t>({2, 0, 1, 2})};
+       }},
+  };
+}
+
+// Compositions: shared inputs (diamonds), chains, broadcasting into a matmul.
+std::vector<GradCase> composite_cases() {
+  return {
+      {"mlp_layer", "", [](const Inputs& in) { return tanh(mm(in[0], in[1]) + in[2]); },
+       [] {
+         return Inputs{values({4, 3}, 50), values({3, 2}, 51), values({2}, 52)};
+       }},
+      {"diamond", "", [](const Inputs& in) { return in[0] * in[0] + exp(in[0]) / in[0]; },
+       [] { return Inputs{positive({5}, 53)}; }},
+      {"softplus_like", "", [](const Inputs& in) { return log(exp(in[0]) + 1) * sigmoid(in[0]); },
+       [] {
+         return Inputs{values({2, 3}, 54)};
+       }},
+      {"cross_entropy", "",
+       [](const Inputs& in) { return nll_loss(_log_softmax(in[0], 1, false), in[1]); },
+       [] {
+         return Inputs{values({4, 3}, 55), tensor<int64_t>({2, 0, 1, 2})};
+       }},
+      {"conv_net", "",
+       [](const Inputs& in) {
+         Tensor h = max_pool2d(relu(conv2d(in[0], in[1], in[2], {1, 1}, {1, 1})), {2, 2});
+         return mm(h.view({2, 8}), in[3]);
+       },
+       [] {
+         return Inputs{values({2, 1, 4, 4}, 56), values({2, 1, 3, 3}, 57), values({2}, 58),
+                       values({8, 3}, 59)};
+       }},
+  };
+}
+
+std::vector<GradCase> all_cases() {
+  std::vector<GradCase> cases = binary_cases();
+  for (auto& c : unary_and_other_cases()) cases.push_back(std::move(c));
+  for (auto& c : matmul_and_view_cases()) cases.push_back(std::move(c));
+  for (auto& c : training_cases()) cases.push_back(std::move(c));
+  for (auto& c : composite_cases()) cases.push_back(std::move(c));
+  return cases;
+}
+
+void PrintTo(const GradCase& c, std::ostream* os) {
+  *os << c.name;
+}
+
+class Gradcheck : public ::testing::TestWithParam<std::tuple<GradCase, Device>> {};
+
+TEST_P(Gradcheck, MatchesFiniteDifferences) {
+  const auto& [c, device] = GetParam();
+  EXPECT_TRUE(gradcheck(c.fn, c.inputs(), {.device = device})) << c.name;
+}
+
+INSTANTIATE_TEST_SUITE_P(Ops, Gradcheck,
+                         ::testing::Combine(::testing::ValuesIn(all_cases()),
+                                            ::testing::Values(kCPU, kLazy)),
+                         [](const ::testing::TestParamInfo<std::tuple<GradCase, Device>>& info) {
+                           return std::get<0>(info.param).name +
+                                  (std::get<1>(info.param).is_lazy() ? "_lazy" : "_cpu");
+                         });
+
+// The schema names of ops.yaml entries that have `derivatives:` (a line scan: entries start with
+// "- func: <name>(", keys are indented).
+std::set<std::string> differentiable_ops_in_ops_yaml() {
+  std::ifstream in("ops.yaml");
+  std::set<std::string> ops;
+  std::string line, current;
+  while (std::getline(in, line)) {
+    const std::string func = "- func: ";
+    if (line.rfind(func, 0) == 0) {
+      current = line.substr(func.size(), line.find('(') - func.size());
+    } else if (line.rfind("  derivatives:", 0) == 0) {
+      ops.insert(current);
+    }
+  }
+  return ops;
+}
+
+TEST(Gradcheck, CoversEveryOpWithDerivativesInOpsYaml) {
+  std::set<std::string> differentiable = differentiable_ops_in_ops_yaml();
+  ASSERT_FALSE(differentiable.empty()) << "ops.yaml not found from "
+                                       << "the working directory";
+  std::set<std::string> covered;
+  for (const GradCase& c : all_cases()) covered.insert(c.op);
+  for (const std::string& op : differentiable) {
+    EXPECT_TRUE(covered.count(op)) << op << " has derivatives but no gradcheck case";
+  }
+}
+
+}  // namespace
+}  // namespace lazygen::testing
