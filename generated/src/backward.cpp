@@ -508,7 +508,9 @@ class NllLossBackward final : public Function {
     [[maybe_unused]] const Tensor& grad = grads[0];
     std::vector<Tensor> grad_inputs(3);
     if (needs_input_grad(0))
-      grad_inputs[0] = nll_loss_backward(grad, self, target, weight, reduction, ignore_index);
+      grad_inputs[0] = weight.defined()
+                           ? nll_loss_backward(grad, self, target, weight, reduction, ignore_index)
+                           : nll_loss_backward(grad, self, target, {}, reduction, ignore_index);
     return grad_inputs;
   }
 

@@ -39,7 +39,7 @@ class FileWriter {
 
  private:
   std::string banner_for(const std::string& rel_path) const;
-  void format_all();
+  void format_with_cache();
   void write_or_compare(const std::string& rel_path, const std::string& text);
   void remove_or_report_stale();
 
