@@ -9,12 +9,13 @@ if(NOT LAZYGEN_CUDA STREQUAL "OFF")
   check_language(CUDA)
   find_package(CUDAToolkit QUIET)
   if(CMAKE_CUDA_COMPILER AND CUDAToolkit_FOUND AND TARGET CUDA::nvrtc AND TARGET CUDA::cublas)
+    # Set before enable_language, which otherwise fixes the compiler's default architecture.
+    if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES OR CMAKE_CUDA_ARCHITECTURES STREQUAL "")
+      set(CMAKE_CUDA_ARCHITECTURES 90)  # H100/H200; override with -DCMAKE_CUDA_ARCHITECTURES
+    endif()
     enable_language(CUDA)
     set(LAZYGEN_HAVE_CUDA ON)
-    if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES OR CMAKE_CUDA_ARCHITECTURES STREQUAL "")
-      set(CMAKE_CUDA_ARCHITECTURES 80 90)
-    endif()
-    set(CMAKE_CUDA_STANDARD 20)
+    set(CMAKE_CUDA_STANDARD 17)  # what CMake 3.25 knows for nvcc; the kernels need no more
     set(LAZYGEN_CUDA_STATUS "on (CUDA ${CUDAToolkit_VERSION}, archs ${CMAKE_CUDA_ARCHITECTURES})")
   elseif(LAZYGEN_CUDA STREQUAL "ON")
     message(FATAL_ERROR "LAZYGEN_CUDA=ON but the CUDA toolkit (nvcc, NVRTC, cuBLAS) was not found.\n"

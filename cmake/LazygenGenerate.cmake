@@ -19,7 +19,8 @@ function(lazygen_add_runtime target)
     include/lazygen/generated/shape_inference.h include/lazygen/generated/ops.h
     include/lazygen/generated/tensor_methods.inc include/lazygen/generated/pointwise_ops.h
     include/lazygen/generated/cpu_kernels.h include/lazygen/generated/lazy_ops.h
-    include/lazygen/generated/backward.h)
+    include/lazygen/generated/backward.h include/lazygen/generated/cuda_device_functions.inc
+    include/lazygen/generated/cuda_kernels.h src/cuda_kernels.cu)
   set(LAZYGEN_GENERATED_SOURCES
     src/shape_inference.cpp src/ops.cpp src/cpu_kernels.cpp src/lazy_ops.cpp src/lowering.cpp
     src/backward.cpp src/tile_kernels.cpp)

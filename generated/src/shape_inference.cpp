@@ -282,19 +282,11 @@ std::vector<Shape> compute_shape_sum_dim_intlist(const Shape& self,
                               dtype.value_or(is_floating(self.dtype) ? self.dtype : DType::Int64))};
 }
 
-// mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
-std::vector<Shape> compute_shape_mean_dim(const Shape& self,
-                                          const std::optional<std::vector<int64_t>>& dim,
-                                          bool keepdim, std::optional<DType> dtype) {
-  return {shape_rules::reduce("mean.dim", self, dim, keepdim,
-                              dtype.value_or(is_floating(self.dtype) ? self.dtype : DType::Int64))};
-}
-
 // amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor
 std::vector<Shape> compute_shape_amax(const Shape& self, const std::vector<int64_t>& dim,
                                       bool keepdim) {
   return {shape_rules::reduce("amax", self, std::optional<std::vector<int64_t>>(dim), keepdim,
-                              is_floating(self.dtype) ? self.dtype : DType::Int64)};
+                              self.dtype)};
 }
 
 // argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor

@@ -30,6 +30,9 @@ std::vector<GeneratedFile> emit_lazy_ops(const EmitContext& ctx);
 std::vector<GeneratedFile> emit_lowering(const EmitContext& ctx);
 std::vector<GeneratedFile> emit_backward(const EmitContext& ctx);
 std::vector<GeneratedFile> emit_tile_kernels(const EmitContext& ctx);
+std::vector<GeneratedFile> emit_cuda(const EmitContext& ctx);
+// The scalar functor of a `pointwise:` op (struct kernels::<Functor>), as pointwise_ops.h holds it.
+std::string pointwise_functor(const EmitContext& ctx, const OpEntry& op);
 // The op API's autograd hook for an op with derivatives: "if (autograd::needs_grad(...)) ...".
 std::string record_statement(const OpEntry& op);
 // sources.cmake listing every generated .cpp among `files`.

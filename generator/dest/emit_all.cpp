@@ -27,6 +27,7 @@ std::vector<GeneratedFile> emit_all(const EmitContext& ctx, bool ir_only) {
   add(emit_lowering(ctx));
   add(emit_backward(ctx));
   add(emit_tile_kernels(ctx));
+  add(emit_cuda(ctx));
   files.push_back(emit_sources(ctx, files));
   return files;
 }

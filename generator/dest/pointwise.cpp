@@ -16,7 +16,9 @@ std::vector<std::string> names_of(const std::vector<const Argument*>& args, cons
   return out;
 }
 
-std::string functor(const EmitContext& ctx, const OpEntry& op) {
+}  // namespace
+
+std::string pointwise_functor(const EmitContext& ctx, const OpEntry& op) {
   PointwiseInputs in = pointwise_inputs(op);
   std::vector<std::string> params;
   for (const Argument* a : in.tensors) params.push_back("T " + api::cpp_name(a->name));
@@ -30,6 +32,8 @@ std::string functor(const EmitContext& ctx, const OpEntry& op) {
       {"expression", *op.pointwise},
   });
 }
+
+namespace {
 
 std::string compute_dtype_name(const OpEntry& op) { return "compute_dtype_" + api::op_id(op.schema.name); }
 
@@ -87,7 +91,7 @@ std::vector<GeneratedFile> emit_pointwise(const EmitContext& ctx) {
     for (auto& p : sig.params) p.default_value.clear();
     decls.push_back("// " + op.func + (op.pointwise ? "" : " (hand-written)") + "\n" + sig.declaration());
     if (!op.pointwise) continue;
-    functors.push_back(functor(ctx, op));
+    functors.push_back(pointwise_functor(ctx, op));
     dtype_decls.push_back(compute_dtype_signature(op) + ";");
     dtype_defs.push_back(compute_dtype_definition(ctx, op));
     kernels.push_back(kernel_definition(ctx, op));

@@ -123,6 +123,9 @@ TEST(GoldenTest, EmitsTheFilesInAFixedOrder) {
                        "include/lazygen/generated/backward.h",
                        "src/backward.cpp",
                        "src/tile_kernels.cpp",
+                       "include/lazygen/generated/cuda_device_functions.inc",
+                       "include/lazygen/generated/cuda_kernels.h",
+                       "src/cuda_kernels.cu",
                        "sources.cmake",
                    }));
 }

@@ -115,6 +115,7 @@ std::vector<Shape> compute_shape_sum_dim_intlist(const Shape& self,
                                                  const std::optional<std::vector<int64_t>>& dim,
                                                  bool keepdim, std::optional<DType> dtype);
 // mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+// (hand-written)
 std::vector<Shape> compute_shape_mean_dim(const Shape& self,
                                           const std::optional<std::vector<int64_t>>& dim,
                                           bool keepdim, std::optional<DType> dtype);

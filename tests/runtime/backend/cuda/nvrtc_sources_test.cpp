@@ -1,0 +1,80 @@
+// Every generated CUDA device function compiles through NVRTC to PTX. Needs the NVRTC library,
+// not a GPU, so it runs on every machine with the CUDA toolkit. The source handed to NVRTC is
+// what the CUDA JIT will use: the include-free pointwise_math.h, the op's functor, and a probe
+// kernel instantiating the functor for float and double.
+#include <gtest/gtest.h>
+#include <nvrtc.h>
+
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "backend/cpu/fusion/tile_kernels.h"
+#include "core/ir/node.h"
+
+namespace lazygen {
+namespace {
+
+struct DeviceFunction {
+  const char* op_id;
+  ir::OpKind kind;
+  const char* functor;
+  const char* source;
+};
+
+const std::vector<DeviceFunction>& device_functions() {
+  static const std::vector<DeviceFunction> kAll = {
+#define LAZYGEN_DEVICE_FUNCTION(op_id, functor, source) {#op_id, ir::OpKind::op_id, functor, source},
+#include "lazygen/generated/cuda_device_functions.inc"
+#undef LAZYGEN_DEVICE_FUNCTION
+  };
+  return kAll;
+}
+
+std::string read_math_header() {
+  std::ifstream in(LAZYGEN_POINTWISE_MATH_H);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// extern "C" __global__ void probe_T(T* out, const T* in, const T* s): out[0] = fn(in[0], ..., s[0], ...).
+std::string probe_kernel(const DeviceFunction& f, const char* type) {
+  const cpu::PointwiseInfo* info = cpu::pointwise_info(f.kind);
+  std::string args;
+  for (int i = 0; i < info->num_tensors; ++i) args += (args.empty() ? "" : ", ") + std::string("in[") + std::to_string(i) + "]";
+  for (int i = 0; i < info->num_scalars; ++i) args += (args.empty() ? "" : ", ") + std::string("s[") + std::to_string(i) + "]";
+  return std::string("extern \"C\" __global__ void probe_") + type + "(" + type + "* out, const " + type + "* in, const " +
+         type + "* s) { lazygen::kernels::" + f.functor + " fn; out[0] = (" + type + ")fn.template operator()<" + type +
+         ">(" + args + "); }\n";
+}
+
+std::string compile_log(nvrtcProgram prog) {
+  size_t size = 0;
+  nvrtcGetProgramLogSize(prog, &size);
+  std::string log(size, '\0');
+  nvrtcGetProgramLog(prog, log.data());
+  return log;
+}
+
+TEST(NvrtcSources, EveryGeneratedDeviceFunctionCompilesToPtx) {
+  std::string math = read_math_header();
+  ASSERT_FALSE(math.empty()) << "cannot read " << LAZYGEN_POINTWISE_MATH_H;
+  ASSERT_FALSE(device_functions().empty());
+  for (const DeviceFunction& f : device_functions()) {
+    std::string source = math + f.source + probe_kernel(f, "float") + probe_kernel(f, "double");
+    nvrtcProgram prog;
+    ASSERT_EQ(nvrtcCreateProgram(&prog, source.c_str(), f.op_id, 0, nullptr, nullptr), NVRTC_SUCCESS);
+    const char* options[] = {"--std=c++17", "-arch=compute_90"};
+    nvrtcResult result = nvrtcCompileProgram(prog, 2, options);
+    EXPECT_EQ(result, NVRTC_SUCCESS) << f.op_id << ":\n" << compile_log(prog);
+    size_t ptx_size = 0;
+    if (result == NVRTC_SUCCESS) nvrtcGetPTXSize(prog, &ptx_size);
+    EXPECT_GT(ptx_size, 0u) << f.op_id;
+    nvrtcDestroyProgram(&prog);
+  }
+}
+
+}  // namespace
+}  // namespace lazygen
