@@ -508,21 +508,19 @@ class NllLossBackward final : public Function {
     [[maybe_unused]] const Tensor& grad = grads[0];
     std::vector<Tensor> grad_inputs(3);
     if (needs_input_grad(0))
-      grad_inputs[0] = weight.defined()
-                           ? nll_loss_backward(grad, self, target, weight, reduction, ignore_index)
-                           : nll_loss_backward(grad, self, target, {}, reduction, ignore_index);
+      grad_inputs[0] = nll_loss_backward(grad, self, target, weight, reduction, ignore_index);
     return grad_inputs;
   }
 
   void release_saved() override {
     self = Tensor();
     target = Tensor();
-    weight = Tensor();
+    weight = std::optional<Tensor>();
   }
 
   Tensor self;
   Tensor target;
-  Tensor weight;
+  std::optional<Tensor> weight;
   int64_t reduction{};
   int64_t ignore_index{};
 };
@@ -788,8 +786,7 @@ void record_conv2d(const Tensor& result, const Tensor& input, const Tensor& weig
                    const std::vector<int64_t>& padding, const std::vector<int64_t>& dilation,
                    int64_t groups) {
   auto fn = std::make_shared<Conv2dBackward>();
-  fn->next_edges = {gradient_edge(input), gradient_edge(weight),
-                    gradient_edge(bias.value_or(Tensor()))};
+  fn->next_edges = {gradient_edge(input), gradient_edge(weight), gradient_edge(bias)};
   fn->input_shapes = {input.shape(), weight.shape(), (bias ? bias->shape() : Shape())};
   fn->num_outputs = 1;
   fn->input = saved(input);
@@ -825,13 +822,12 @@ void record_max_pool2d(const Tensor& result, const Tensor& self,
 void record_nll_loss(const Tensor& result, const Tensor& self, const Tensor& target,
                      const std::optional<Tensor>& weight, int64_t reduction, int64_t ignore_index) {
   auto fn = std::make_shared<NllLossBackward>();
-  fn->next_edges = {gradient_edge(self), gradient_edge(target),
-                    gradient_edge(weight.value_or(Tensor()))};
+  fn->next_edges = {gradient_edge(self), gradient_edge(target), gradient_edge(weight)};
   fn->input_shapes = {self.shape(), target.shape(), (weight ? weight->shape() : Shape())};
   fn->num_outputs = 1;
   fn->self = saved(self);
   fn->target = saved(target);
-  fn->weight = saved(weight.value_or(Tensor()));
+  fn->weight = saved(weight);
   fn->reduction = reduction;
   fn->ignore_index = ignore_index;
   set_history(result, fn, 0);

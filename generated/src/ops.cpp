@@ -849,12 +849,14 @@ Tensor add(const Tensor& self, const Tensor& other, const Scalar& alpha) {
 
 // add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)
 const Tensor& add_(const Tensor& self, const Tensor& other, const Scalar& alpha) {
+  autograd::check_inplace(self, "add_.Tensor");
   return dispatch_add_inplace_tensor(self, other, alpha);
 }
 
 // add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)
 const Tensor& add_out(const Tensor& out, const Tensor& self, const Tensor& other,
                       const Scalar& alpha) {
+  autograd::check_inplace(out, "add.out");
   return dispatch_add_out(out, self, other, alpha);
 }
 
@@ -889,6 +891,7 @@ Tensor mul(const Tensor& self, const Tensor& other) {
 
 // mul_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
 const Tensor& mul_(const Tensor& self, const Tensor& other) {
+  autograd::check_inplace(self, "mul_.Tensor");
   return dispatch_mul_inplace_tensor(self, other);
 }
 
@@ -901,6 +904,7 @@ Tensor mul(const Tensor& self, const Scalar& other) {
 
 // mul_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
 const Tensor& mul_(const Tensor& self, const Scalar& other) {
+  autograd::check_inplace(self, "mul_.Scalar");
   return dispatch_mul_inplace_scalar(self, other);
 }
 
@@ -982,6 +986,7 @@ Tensor relu(const Tensor& self) {
 
 // relu_(Tensor(a!) self) -> Tensor(a!)
 const Tensor& relu_(const Tensor& self) {
+  autograd::check_inplace(self, "relu_");
   return dispatch_relu_inplace(self);
 }
 
@@ -1012,27 +1017,32 @@ Tensor reciprocal(const Tensor& self) {
 // addcmul_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)
 const Tensor& addcmul_(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2,
                        const Scalar& value) {
+  autograd::check_inplace(self, "addcmul_");
   return dispatch_addcmul_inplace(self, tensor1, tensor2, value);
 }
 
 // addcdiv_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)
 const Tensor& addcdiv_(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2,
                        const Scalar& value) {
+  autograd::check_inplace(self, "addcdiv_");
   return dispatch_addcdiv_inplace(self, tensor1, tensor2, value);
 }
 
 // fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)
 const Tensor& fill_(const Tensor& self, const Scalar& value) {
+  autograd::check_inplace(self, "fill_.Scalar");
   return dispatch_fill_inplace_scalar(self, value);
 }
 
 // zero_(Tensor(a!) self) -> Tensor(a!)
 const Tensor& zero_(const Tensor& self) {
+  autograd::check_inplace(self, "zero_");
   return dispatch_zero_inplace(self);
 }
 
 // copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)
 const Tensor& copy_(const Tensor& self, const Tensor& src, bool non_blocking) {
+  autograd::check_inplace(self, "copy_");
   return dispatch_copy_inplace(self, src, non_blocking);
 }
 
@@ -1313,16 +1323,19 @@ Tensor _dropout_mask(const Tensor& self, const Scalar& p, const Scalar& seed) {
 
 // sqrt_(Tensor(a!) self) -> Tensor(a!)
 const Tensor& sqrt_(const Tensor& self) {
+  autograd::check_inplace(self, "sqrt_");
   return dispatch_sqrt_inplace(self);
 }
 
 // div_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
 const Tensor& div_(const Tensor& self, const Tensor& other) {
+  autograd::check_inplace(self, "div_.Tensor");
   return dispatch_div_inplace_tensor(self, other);
 }
 
 // div_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
 const Tensor& div_(const Tensor& self, const Scalar& other) {
+  autograd::check_inplace(self, "div_.Scalar");
   return dispatch_div_inplace_scalar(self, other);
 }
 

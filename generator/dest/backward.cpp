@@ -42,8 +42,9 @@ struct Saved {
 Saved saved_argument(const OpEntry& op, const Argument& a) {
   std::string name = api::cpp_name(a.name);
   if (a.type.base == BaseType::Tensor) {
-    std::string value = a.type.is_optional() ? name + ".value_or(Tensor())" : name;
-    return {"Tensor " + name + ";", "fn->" + name + " = saved(" + value + ");", name + " = Tensor();"};
+    // An absent optional stays absent (formulas pass it on as std::optional<Tensor>).
+    std::string type = a.type.is_optional() ? "std::optional<Tensor>" : "Tensor";
+    return {type + " " + name + ";", "fn->" + name + " = saved(" + name + ");", name + " = " + type + "();"};
   }
   std::string type = api::cpp_type(a, api::TypeUse::Member, op.func_loc);
   return {type + " " + name + "{};", "fn->" + name + " = " + name + ";", ""};
@@ -96,7 +97,7 @@ std::string record_function(const EmitContext& ctx, const OpEntry& op) {
   for (const Argument* a : edge_arguments(op)) {
     std::string name = api::cpp_name(a->name);
     bool opt = a->type.is_optional();
-    edges.push_back(opt ? "gradient_edge(" + name + ".value_or(Tensor()))" : "gradient_edge(" + name + ")");
+    edges.push_back("gradient_edge(" + name + ")");
     shapes.push_back(opt ? "(" + name + " ? " + name + "->shape() : Shape())" : name + ".shape()");
   }
   for (const Saved& s : saved_values(op)) saves.push_back(s.save);

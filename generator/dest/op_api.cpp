@@ -29,9 +29,15 @@ std::string function_definition(const EmitContext& ctx, const OpEntry& op) {
     record.push_back(record_statement(op));
     result_return.push_back("return result;");
   }
+  // In-place and out= ops record no history: writing into a tensor autograd needs is an error.
+  std::vector<std::string> guards;
+  if (const Argument* w = written_argument(op)) {
+    guards.push_back("autograd::check_inplace(" + api::cpp_name(w->name) + ", \"" + op.schema.name.str() + "\");");
+  }
   return ctx.templates.render("op_function.cpp.tmpl", {
       {"schema", op.func},
       {"signature", sig.definition()},
+      {"guards", guards},
       {"result_decl", records ? "decltype(auto) result = " : "return "},
       {"op_id", api::op_id(op.schema.name)},
       {"call_args", sig.call_args()},

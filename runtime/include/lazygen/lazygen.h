@@ -3,6 +3,7 @@
 #pragma once
 
 #include "lazygen/device.h"
+#include "lazygen/autograd.h"
 #include "lazygen/dtype.h"
 #include "lazygen/factory.h"
 #include "lazygen/generated/ops.h"
