@@ -18,11 +18,14 @@ function(lazygen_add_runtime target)
     include/lazygen/generated/op_list.inc include/lazygen/generated/ir_nodes.h
     include/lazygen/generated/shape_inference.h include/lazygen/generated/ops.h
     include/lazygen/generated/tensor_methods.inc include/lazygen/generated/pointwise_ops.h
+    include/lazygen/generated/pointwise_ops_0.h include/lazygen/generated/pointwise_ops_1.h
+    include/lazygen/generated/pointwise_ops_2.h include/lazygen/generated/pointwise_ops_3.h
     include/lazygen/generated/cpu_kernels.h include/lazygen/generated/lazy_ops.h
     include/lazygen/generated/backward.h include/lazygen/generated/cuda_device_functions.inc
     include/lazygen/generated/cuda_kernels.h src/cuda_kernels.cu)
   set(LAZYGEN_GENERATED_SOURCES
-    src/shape_inference.cpp src/ops.cpp src/cpu_kernels.cpp src/lazy_ops.cpp src/lowering.cpp
+    src/shape_inference.cpp src/ops.cpp src/cpu_kernels_0.cpp src/cpu_kernels_1.cpp
+    src/cpu_kernels_2.cpp src/cpu_kernels_3.cpp src/lazy_ops.cpp src/lowering.cpp
     src/backward.cpp src/tile_kernels.cpp)
   cmake_parse_arguments(arg "NO_HOOK_CHECK" "" "OPS;HOOKS" ${ARGN})
   if(NOT arg_OPS)

@@ -3,7 +3,10 @@
 target_sources(lazygen_runtime PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/src/shape_inference.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/ops.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/src/cpu_kernels.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/cpu_kernels_0.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/cpu_kernels_1.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/cpu_kernels_2.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/cpu_kernels_3.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/lazy_ops.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/lowering.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/backward.cpp

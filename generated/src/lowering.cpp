@@ -3,11 +3,9 @@
 // (contract: runtime/exec/lowering.h). `inputs` are the node's operands, materialized.
 #include "exec/lowering.h"
 
-#include "backend/cpu/pointwise.h"
 #include "lazygen/factory.h"
 #include "lazygen/generated/cpu_kernels.h"
 #include "lazygen/generated/ir_nodes.h"
-#include "lazygen/generated/pointwise_ops.h"
 
 namespace lazygen::exec {
 namespace {
@@ -15,8 +13,8 @@ namespace {
 // add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
 std::vector<Tensor> lower_add_tensor(const ir::Node& node, const std::vector<Tensor>& inputs) {
   Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
-  cpu::run_pointwise<kernels::AddTensor>(
-      "add.Tensor", out, {inputs[0], inputs[1]}, {scalar_of(inputs[2])},
+  cpu::run_add_tensor(
+      out, {inputs[0], inputs[1]}, {scalar_of(inputs[2])},
       cpu::compute_dtype_add_tensor(inputs[0].shape(), inputs[1].shape(), scalar_of(inputs[2])));
   return {out};
 }
@@ -25,18 +23,17 @@ std::vector<Tensor> lower_add_tensor(const ir::Node& node, const std::vector<Ten
 std::vector<Tensor> lower_add_inplace_tensor(const ir::Node& node,
                                              const std::vector<Tensor>& inputs) {
   Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
-  cpu::run_pointwise<kernels::AddInplaceTensor>(
-      "add_.Tensor", out, {inputs[0], inputs[1]}, {scalar_of(inputs[2])},
-      cpu::compute_dtype_add_inplace_tensor(inputs[0].shape(), inputs[1].shape(),
-                                            scalar_of(inputs[2])));
+  cpu::run_add_inplace_tensor(out, {inputs[0], inputs[1]}, {scalar_of(inputs[2])},
+                              cpu::compute_dtype_add_inplace_tensor(
+                                  inputs[0].shape(), inputs[1].shape(), scalar_of(inputs[2])));
   return {out};
 }
 
 // add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)
 std::vector<Tensor> lower_add_out(const ir::Node& node, const std::vector<Tensor>& inputs) {
   Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
-  cpu::run_pointwise<kernels::AddOut>(
-      "add.out", out, {inputs[0], inputs[1]}, {scalar_of(inputs[2])},
+  cpu::run_add_out(
+      out, {inputs[0], inputs[1]}, {scalar_of(inputs[2])},
       cpu::compute_dtype_add_out(inputs[0].shape(), inputs[1].shape(), scalar_of(inputs[2])));
   return {out};
 }
@@ -44,8 +41,8 @@ std::vector<Tensor> lower_add_out(const ir::Node& node, const std::vector<Tensor
 // add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
 std::vector<Tensor> lower_add_scalar(const ir::Node& node, const std::vector<Tensor>& inputs) {
   Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
-  cpu::run_pointwise<kernels::AddScalar>(
-      "add.Scalar", out, {inputs[0]}, {scalar_of(inputs[1]), scalar_of(inputs[2])},
+  cpu::run_add_scalar(
+      out, {inputs[0]}, {scalar_of(inputs[1]), scalar_of(inputs[2])},
       cpu::compute_dtype_add_scalar(inputs[0].shape(), scalar_of(inputs[1]), scalar_of(inputs[2])));
   return {out};
 }
@@ -53,8 +50,8 @@ std::vector<Tensor> lower_add_scalar(const ir::Node& node, const std::vector<Ten
 // sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
 std::vector<Tensor> lower_sub_tensor(const ir::Node& node, const std::vector<Tensor>& inputs) {
   Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
-  cpu::run_pointwise<kernels::SubTensor>(
-      "sub.Tensor", out, {inputs[0], inputs[1]}, {scalar_of(inputs[2])},
+  cpu::run_sub_tensor(
+      out, {inputs[0], inputs[1]}, {scalar_of(inputs[2])},
       cpu::compute_dtype_sub_tensor(inputs[0].shape(), inputs[1].shape(), scalar_of(inputs[2])));
   return {out};
 }
@@ -62,8 +59,8 @@ std::vector<Tensor> lower_sub_tensor(const ir::Node& node, const std::vector<Ten
 // sub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
 std::vector<Tensor> lower_sub_scalar(const ir::Node& node, const std::vector<Tensor>& inputs) {
   Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
-  cpu::run_pointwise<kernels::SubScalar>(
-      "sub.Scalar", out, {inputs[0]}, {scalar_of(inputs[1]), scalar_of(inputs[2])},
+  cpu::run_sub_scalar(
+      out, {inputs[0]}, {scalar_of(inputs[1]), scalar_of(inputs[2])},
       cpu::compute_dtype_sub_scalar(inputs[0].shape(), scalar_of(inputs[1]), scalar_of(inputs[2])));
   return {out};
 }
@@ -71,9 +68,8 @@ std::vector<Tensor> lower_sub_scalar(const ir::Node& node, const std::vector<Ten
 // mul.Tensor(Tensor self, Tensor other) -> Tensor
 std::vector<Tensor> lower_mul_tensor(const ir::Node& node, const std::vector<Tensor>& inputs) {
   Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
-  cpu::run_pointwise<kernels::MulTensor>(
-      "mul.Tensor", out, {inputs[0], inputs[1]}, {},
-      cpu::compute_dtype_mul_tensor(inputs[0].shape(), inputs[1].shape()));
+  cpu::run_mul_tensor(out, {inputs[0], inputs[1]}, {},
+                      cpu::compute_dtype_mul_tensor(inputs[0].shape(), inputs[1].shape()));
   return {out};
 }
 
@@ -81,8 +77,8 @@ std::vector<Tensor> lower_mul_tensor(const ir::Node& node, const std::vector<Ten
 std::vector<Tensor> lower_mul_inplace_tensor(const ir::Node& node,
                                              const std::vector<Tensor>& inputs) {
   Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
-  cpu::run_pointwise<kernels::MulInplaceTensor>(
-      "mul_.Tensor", out, {inputs[0], inputs[1]}, {},
+  cpu::run_mul_inplace_tensor(
+      out, {inputs[0], inputs[1]}, {},
       cpu::compute_dtype_mul_inplace_tensor(inputs[0].shape(), inputs[1].shape()));
   return {out};
 }
@@ -90,9 +86,8 @@ std::vector<Tensor> lower_mul_inplace_tensor(const ir::Node& node,
 // mul.Scalar(Tensor self, Scalar other) -> Tensor
 std::vector<Tensor> lower_mul_scalar(const ir::Node& node, const std::vector<Tensor>& inputs) {
   Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
-  cpu::run_pointwise<kernels::MulScalar>(
-      "mul.Scalar", out, {inputs[0]}, {scalar_of(inputs[1])},
-      cpu::compute_dtype_mul_scalar(inputs[0].shape(), scalar_of(inputs[1])));
+  cpu::run_mul_scalar(out, {inputs[0]}, {scalar_of(inputs[1])},
+                      cpu::compute_dtype_mul_scalar(inputs[0].shape(), scalar_of(inputs[1])));
   return {out};
 }
 
@@ -100,8 +95,8 @@ std::vector<Tensor> lower_mul_scalar(const ir::Node& node, const std::vector<Ten
 std::vector<Tensor> lower_mul_inplace_scalar(const ir::Node& node,
                                              const std::vector<Tensor>& inputs) {
   Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
-  cpu::run_pointwise<kernels::MulInplaceScalar>(
-      "mul_.Scalar", out, {inputs[0]}, {scalar_of(inputs[1])},
+  cpu::run_mul_inplace_scalar(
+      out, {inputs[0]}, {scalar_of(inputs[1])},
       cpu::compute_dtype_mul_inplace_scalar(inputs[0].shape(), scalar_of(inputs[1])));
   return {out};
 }
@@ -109,36 +104,32 @@ std::vector<Tensor> lower_mul_inplace_scalar(const ir::Node& node,
 // div.Tensor(Tensor self, Tensor other) -> Tensor
 std::vector<Tensor> lower_div_tensor(const ir::Node& node, const std::vector<Tensor>& inputs) {
   Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
-  cpu::run_pointwise<kernels::DivTensor>(
-      "div.Tensor", out, {inputs[0], inputs[1]}, {},
-      cpu::compute_dtype_div_tensor(inputs[0].shape(), inputs[1].shape()));
+  cpu::run_div_tensor(out, {inputs[0], inputs[1]}, {},
+                      cpu::compute_dtype_div_tensor(inputs[0].shape(), inputs[1].shape()));
   return {out};
 }
 
 // div.Scalar(Tensor self, Scalar other) -> Tensor
 std::vector<Tensor> lower_div_scalar(const ir::Node& node, const std::vector<Tensor>& inputs) {
   Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
-  cpu::run_pointwise<kernels::DivScalar>(
-      "div.Scalar", out, {inputs[0]}, {scalar_of(inputs[1])},
-      cpu::compute_dtype_div_scalar(inputs[0].shape(), scalar_of(inputs[1])));
+  cpu::run_div_scalar(out, {inputs[0]}, {scalar_of(inputs[1])},
+                      cpu::compute_dtype_div_scalar(inputs[0].shape(), scalar_of(inputs[1])));
   return {out};
 }
 
 // maximum(Tensor self, Tensor other) -> Tensor
 std::vector<Tensor> lower_maximum(const ir::Node& node, const std::vector<Tensor>& inputs) {
   Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
-  cpu::run_pointwise<kernels::Maximum>(
-      "maximum", out, {inputs[0], inputs[1]}, {},
-      cpu::compute_dtype_maximum(inputs[0].shape(), inputs[1].shape()));
+  cpu::run_maximum(out, {inputs[0], inputs[1]}, {},
+                   cpu::compute_dtype_maximum(inputs[0].shape(), inputs[1].shape()));
   return {out};
 }
 
 // minimum(Tensor self, Tensor other) -> Tensor
 std::vector<Tensor> lower_minimum(const ir::Node& node, const std::vector<Tensor>& inputs) {
   Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
-  cpu::run_pointwise<kernels::Minimum>(
-      "minimum", out, {inputs[0], inputs[1]}, {},
-      cpu::compute_dtype_minimum(inputs[0].shape(), inputs[1].shape()));
+  cpu::run_minimum(out, {inputs[0], inputs[1]}, {},
+                   cpu::compute_dtype_minimum(inputs[0].shape(), inputs[1].shape()));
   return {out};
 }
 
@@ -146,8 +137,8 @@ std::vector<Tensor> lower_minimum(const ir::Node& node, const std::vector<Tensor
 std::vector<Tensor> lower_pow_tensor_scalar(const ir::Node& node,
                                             const std::vector<Tensor>& inputs) {
   Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
-  cpu::run_pointwise<kernels::PowTensorScalar>(
-      "pow.Tensor_Scalar", out, {inputs[0]}, {scalar_of(inputs[1])},
+  cpu::run_pow_tensor_scalar(
+      out, {inputs[0]}, {scalar_of(inputs[1])},
       cpu::compute_dtype_pow_tensor_scalar(inputs[0].shape(), scalar_of(inputs[1])));
   return {out};
 }
@@ -155,64 +146,56 @@ std::vector<Tensor> lower_pow_tensor_scalar(const ir::Node& node,
 // neg(Tensor self) -> Tensor
 std::vector<Tensor> lower_neg(const ir::Node& node, const std::vector<Tensor>& inputs) {
   Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
-  cpu::run_pointwise<kernels::Neg>("neg", out, {inputs[0]}, {},
-                                   cpu::compute_dtype_neg(inputs[0].shape()));
+  cpu::run_neg(out, {inputs[0]}, {}, cpu::compute_dtype_neg(inputs[0].shape()));
   return {out};
 }
 
 // exp(Tensor self) -> Tensor
 std::vector<Tensor> lower_exp(const ir::Node& node, const std::vector<Tensor>& inputs) {
   Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
-  cpu::run_pointwise<kernels::Exp>("exp", out, {inputs[0]}, {},
-                                   cpu::compute_dtype_exp(inputs[0].shape()));
+  cpu::run_exp(out, {inputs[0]}, {}, cpu::compute_dtype_exp(inputs[0].shape()));
   return {out};
 }
 
 // log(Tensor self) -> Tensor
 std::vector<Tensor> lower_log(const ir::Node& node, const std::vector<Tensor>& inputs) {
   Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
-  cpu::run_pointwise<kernels::Log>("log", out, {inputs[0]}, {},
-                                   cpu::compute_dtype_log(inputs[0].shape()));
+  cpu::run_log(out, {inputs[0]}, {}, cpu::compute_dtype_log(inputs[0].shape()));
   return {out};
 }
 
 // sqrt(Tensor self) -> Tensor
 std::vector<Tensor> lower_sqrt(const ir::Node& node, const std::vector<Tensor>& inputs) {
   Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
-  cpu::run_pointwise<kernels::Sqrt>("sqrt", out, {inputs[0]}, {},
-                                    cpu::compute_dtype_sqrt(inputs[0].shape()));
+  cpu::run_sqrt(out, {inputs[0]}, {}, cpu::compute_dtype_sqrt(inputs[0].shape()));
   return {out};
 }
 
 // rsqrt(Tensor self) -> Tensor
 std::vector<Tensor> lower_rsqrt(const ir::Node& node, const std::vector<Tensor>& inputs) {
   Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
-  cpu::run_pointwise<kernels::Rsqrt>("rsqrt", out, {inputs[0]}, {},
-                                     cpu::compute_dtype_rsqrt(inputs[0].shape()));
+  cpu::run_rsqrt(out, {inputs[0]}, {}, cpu::compute_dtype_rsqrt(inputs[0].shape()));
   return {out};
 }
 
 // abs(Tensor self) -> Tensor
 std::vector<Tensor> lower_abs(const ir::Node& node, const std::vector<Tensor>& inputs) {
   Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
-  cpu::run_pointwise<kernels::Abs>("abs", out, {inputs[0]}, {},
-                                   cpu::compute_dtype_abs(inputs[0].shape()));
+  cpu::run_abs(out, {inputs[0]}, {}, cpu::compute_dtype_abs(inputs[0].shape()));
   return {out};
 }
 
 // relu(Tensor self) -> Tensor
 std::vector<Tensor> lower_relu(const ir::Node& node, const std::vector<Tensor>& inputs) {
   Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
-  cpu::run_pointwise<kernels::Relu>("relu", out, {inputs[0]}, {},
-                                    cpu::compute_dtype_relu(inputs[0].shape()));
+  cpu::run_relu(out, {inputs[0]}, {}, cpu::compute_dtype_relu(inputs[0].shape()));
   return {out};
 }
 
 // relu_(Tensor(a!) self) -> Tensor(a!)
 std::vector<Tensor> lower_relu_inplace(const ir::Node& node, const std::vector<Tensor>& inputs) {
   Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
-  cpu::run_pointwise<kernels::ReluInplace>("relu_", out, {inputs[0]}, {},
-                                           cpu::compute_dtype_relu_inplace(inputs[0].shape()));
+  cpu::run_relu_inplace(out, {inputs[0]}, {}, cpu::compute_dtype_relu_inplace(inputs[0].shape()));
   return {out};
 }
 
@@ -220,42 +203,38 @@ std::vector<Tensor> lower_relu_inplace(const ir::Node& node, const std::vector<T
 std::vector<Tensor> lower_threshold_backward(const ir::Node& node,
                                              const std::vector<Tensor>& inputs) {
   Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
-  cpu::run_pointwise<kernels::ThresholdBackward>(
-      "threshold_backward", out, {inputs[0], inputs[1]}, {scalar_of(inputs[2])},
-      cpu::compute_dtype_threshold_backward(inputs[0].shape(), inputs[1].shape(),
-                                            scalar_of(inputs[2])));
+  cpu::run_threshold_backward(out, {inputs[0], inputs[1]}, {scalar_of(inputs[2])},
+                              cpu::compute_dtype_threshold_backward(
+                                  inputs[0].shape(), inputs[1].shape(), scalar_of(inputs[2])));
   return {out};
 }
 
 // sigmoid(Tensor self) -> Tensor
 std::vector<Tensor> lower_sigmoid(const ir::Node& node, const std::vector<Tensor>& inputs) {
   Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
-  cpu::run_pointwise<kernels::Sigmoid>("sigmoid", out, {inputs[0]}, {},
-                                       cpu::compute_dtype_sigmoid(inputs[0].shape()));
+  cpu::run_sigmoid(out, {inputs[0]}, {}, cpu::compute_dtype_sigmoid(inputs[0].shape()));
   return {out};
 }
 
 // tanh(Tensor self) -> Tensor
 std::vector<Tensor> lower_tanh(const ir::Node& node, const std::vector<Tensor>& inputs) {
   Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
-  cpu::run_pointwise<kernels::Tanh>("tanh", out, {inputs[0]}, {},
-                                    cpu::compute_dtype_tanh(inputs[0].shape()));
+  cpu::run_tanh(out, {inputs[0]}, {}, cpu::compute_dtype_tanh(inputs[0].shape()));
   return {out};
 }
 
 // reciprocal(Tensor self) -> Tensor
 std::vector<Tensor> lower_reciprocal(const ir::Node& node, const std::vector<Tensor>& inputs) {
   Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
-  cpu::run_pointwise<kernels::Reciprocal>("reciprocal", out, {inputs[0]}, {},
-                                          cpu::compute_dtype_reciprocal(inputs[0].shape()));
+  cpu::run_reciprocal(out, {inputs[0]}, {}, cpu::compute_dtype_reciprocal(inputs[0].shape()));
   return {out};
 }
 
 // addcmul_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)
 std::vector<Tensor> lower_addcmul_inplace(const ir::Node& node, const std::vector<Tensor>& inputs) {
   Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
-  cpu::run_pointwise<kernels::AddcmulInplace>(
-      "addcmul_", out, {inputs[0], inputs[1], inputs[2]}, {scalar_of(inputs[3])},
+  cpu::run_addcmul_inplace(
+      out, {inputs[0], inputs[1], inputs[2]}, {scalar_of(inputs[3])},
       cpu::compute_dtype_addcmul_inplace(inputs[0].shape(), inputs[1].shape(), inputs[2].shape(),
                                          scalar_of(inputs[3])));
   return {out};
@@ -264,8 +243,8 @@ std::vector<Tensor> lower_addcmul_inplace(const ir::Node& node, const std::vecto
 // addcdiv_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)
 std::vector<Tensor> lower_addcdiv_inplace(const ir::Node& node, const std::vector<Tensor>& inputs) {
   Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
-  cpu::run_pointwise<kernels::AddcdivInplace>(
-      "addcdiv_", out, {inputs[0], inputs[1], inputs[2]}, {scalar_of(inputs[3])},
+  cpu::run_addcdiv_inplace(
+      out, {inputs[0], inputs[1], inputs[2]}, {scalar_of(inputs[3])},
       cpu::compute_dtype_addcdiv_inplace(inputs[0].shape(), inputs[1].shape(), inputs[2].shape(),
                                          scalar_of(inputs[3])));
   return {out};
@@ -275,95 +254,86 @@ std::vector<Tensor> lower_addcdiv_inplace(const ir::Node& node, const std::vecto
 std::vector<Tensor> lower_fill_inplace_scalar(const ir::Node& node,
                                               const std::vector<Tensor>& inputs) {
   Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
-  cpu::run_pointwise<kernels::FillInplaceScalar>(
-      "fill_.Scalar", out, {}, {scalar_of(inputs[1])},
-      cpu::compute_dtype_fill_inplace_scalar(scalar_of(inputs[1])));
+  cpu::run_fill_inplace_scalar(out, {}, {scalar_of(inputs[1])},
+                               cpu::compute_dtype_fill_inplace_scalar(scalar_of(inputs[1])));
   return {out};
 }
 
 // zero_(Tensor(a!) self) -> Tensor(a!)
 std::vector<Tensor> lower_zero_inplace(const ir::Node& node, const std::vector<Tensor>& inputs) {
   Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
-  cpu::run_pointwise<kernels::ZeroInplace>("zero_", out, {}, {}, cpu::compute_dtype_zero_inplace());
+  cpu::run_zero_inplace(out, {}, {}, cpu::compute_dtype_zero_inplace());
   return {out};
 }
 
 // copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)
 std::vector<Tensor> lower_copy_inplace(const ir::Node& node, const std::vector<Tensor>& inputs) {
   Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
-  cpu::run_pointwise<kernels::CopyInplace>("copy_", out, {inputs[1]}, {},
-                                           cpu::compute_dtype_copy_inplace(inputs[1].shape()));
+  cpu::run_copy_inplace(out, {inputs[1]}, {}, cpu::compute_dtype_copy_inplace(inputs[1].shape()));
   return {out};
 }
 
 // eq.Tensor(Tensor self, Tensor other) -> Tensor
 std::vector<Tensor> lower_eq_tensor(const ir::Node& node, const std::vector<Tensor>& inputs) {
   Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
-  cpu::run_pointwise<kernels::EqTensor>(
-      "eq.Tensor", out, {inputs[0], inputs[1]}, {},
-      cpu::compute_dtype_eq_tensor(inputs[0].shape(), inputs[1].shape()));
+  cpu::run_eq_tensor(out, {inputs[0], inputs[1]}, {},
+                     cpu::compute_dtype_eq_tensor(inputs[0].shape(), inputs[1].shape()));
   return {out};
 }
 
 // ne.Tensor(Tensor self, Tensor other) -> Tensor
 std::vector<Tensor> lower_ne_tensor(const ir::Node& node, const std::vector<Tensor>& inputs) {
   Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
-  cpu::run_pointwise<kernels::NeTensor>(
-      "ne.Tensor", out, {inputs[0], inputs[1]}, {},
-      cpu::compute_dtype_ne_tensor(inputs[0].shape(), inputs[1].shape()));
+  cpu::run_ne_tensor(out, {inputs[0], inputs[1]}, {},
+                     cpu::compute_dtype_ne_tensor(inputs[0].shape(), inputs[1].shape()));
   return {out};
 }
 
 // lt.Tensor(Tensor self, Tensor other) -> Tensor
 std::vector<Tensor> lower_lt_tensor(const ir::Node& node, const std::vector<Tensor>& inputs) {
   Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
-  cpu::run_pointwise<kernels::LtTensor>(
-      "lt.Tensor", out, {inputs[0], inputs[1]}, {},
-      cpu::compute_dtype_lt_tensor(inputs[0].shape(), inputs[1].shape()));
+  cpu::run_lt_tensor(out, {inputs[0], inputs[1]}, {},
+                     cpu::compute_dtype_lt_tensor(inputs[0].shape(), inputs[1].shape()));
   return {out};
 }
 
 // le.Tensor(Tensor self, Tensor other) -> Tensor
 std::vector<Tensor> lower_le_tensor(const ir::Node& node, const std::vector<Tensor>& inputs) {
   Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
-  cpu::run_pointwise<kernels::LeTensor>(
-      "le.Tensor", out, {inputs[0], inputs[1]}, {},
-      cpu::compute_dtype_le_tensor(inputs[0].shape(), inputs[1].shape()));
+  cpu::run_le_tensor(out, {inputs[0], inputs[1]}, {},
+                     cpu::compute_dtype_le_tensor(inputs[0].shape(), inputs[1].shape()));
   return {out};
 }
 
 // gt.Tensor(Tensor self, Tensor other) -> Tensor
 std::vector<Tensor> lower_gt_tensor(const ir::Node& node, const std::vector<Tensor>& inputs) {
   Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
-  cpu::run_pointwise<kernels::GtTensor>(
-      "gt.Tensor", out, {inputs[0], inputs[1]}, {},
-      cpu::compute_dtype_gt_tensor(inputs[0].shape(), inputs[1].shape()));
+  cpu::run_gt_tensor(out, {inputs[0], inputs[1]}, {},
+                     cpu::compute_dtype_gt_tensor(inputs[0].shape(), inputs[1].shape()));
   return {out};
 }
 
 // ge.Tensor(Tensor self, Tensor other) -> Tensor
 std::vector<Tensor> lower_ge_tensor(const ir::Node& node, const std::vector<Tensor>& inputs) {
   Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
-  cpu::run_pointwise<kernels::GeTensor>(
-      "ge.Tensor", out, {inputs[0], inputs[1]}, {},
-      cpu::compute_dtype_ge_tensor(inputs[0].shape(), inputs[1].shape()));
+  cpu::run_ge_tensor(out, {inputs[0], inputs[1]}, {},
+                     cpu::compute_dtype_ge_tensor(inputs[0].shape(), inputs[1].shape()));
   return {out};
 }
 
 // gt.Scalar(Tensor self, Scalar other) -> Tensor
 std::vector<Tensor> lower_gt_scalar(const ir::Node& node, const std::vector<Tensor>& inputs) {
   Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
-  cpu::run_pointwise<kernels::GtScalar>(
-      "gt.Scalar", out, {inputs[0]}, {scalar_of(inputs[1])},
-      cpu::compute_dtype_gt_scalar(inputs[0].shape(), scalar_of(inputs[1])));
+  cpu::run_gt_scalar(out, {inputs[0]}, {scalar_of(inputs[1])},
+                     cpu::compute_dtype_gt_scalar(inputs[0].shape(), scalar_of(inputs[1])));
   return {out};
 }
 
 // where.self(Tensor condition, Tensor self, Tensor other) -> Tensor
 std::vector<Tensor> lower_where_self(const ir::Node& node, const std::vector<Tensor>& inputs) {
   Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
-  cpu::run_pointwise<kernels::WhereSelf>(
-      "where.self", out, {inputs[0], inputs[1], inputs[2]}, {},
+  cpu::run_where_self(
+      out, {inputs[0], inputs[1], inputs[2]}, {},
       cpu::compute_dtype_where_self(inputs[0].shape(), inputs[1].shape(), inputs[2].shape()));
   return {out};
 }
@@ -587,8 +557,7 @@ std::vector<Tensor> lower__dropout_mask(const ir::Node& node, const std::vector<
 // sqrt_(Tensor(a!) self) -> Tensor(a!)
 std::vector<Tensor> lower_sqrt_inplace(const ir::Node& node, const std::vector<Tensor>& inputs) {
   Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
-  cpu::run_pointwise<kernels::SqrtInplace>("sqrt_", out, {inputs[0]}, {},
-                                           cpu::compute_dtype_sqrt_inplace(inputs[0].shape()));
+  cpu::run_sqrt_inplace(out, {inputs[0]}, {}, cpu::compute_dtype_sqrt_inplace(inputs[0].shape()));
   return {out};
 }
 
@@ -596,8 +565,8 @@ std::vector<Tensor> lower_sqrt_inplace(const ir::Node& node, const std::vector<T
 std::vector<Tensor> lower_div_inplace_tensor(const ir::Node& node,
                                              const std::vector<Tensor>& inputs) {
   Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
-  cpu::run_pointwise<kernels::DivInplaceTensor>(
-      "div_.Tensor", out, {inputs[0], inputs[1]}, {},
+  cpu::run_div_inplace_tensor(
+      out, {inputs[0], inputs[1]}, {},
       cpu::compute_dtype_div_inplace_tensor(inputs[0].shape(), inputs[1].shape()));
   return {out};
 }
@@ -606,8 +575,8 @@ std::vector<Tensor> lower_div_inplace_tensor(const ir::Node& node,
 std::vector<Tensor> lower_div_inplace_scalar(const ir::Node& node,
                                              const std::vector<Tensor>& inputs) {
   Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
-  cpu::run_pointwise<kernels::DivInplaceScalar>(
-      "div_.Scalar", out, {inputs[0]}, {scalar_of(inputs[1])},
+  cpu::run_div_inplace_scalar(
+      out, {inputs[0]}, {scalar_of(inputs[1])},
       cpu::compute_dtype_div_inplace_scalar(inputs[0].shape(), scalar_of(inputs[1])));
   return {out};
 }

@@ -31,6 +31,9 @@ std::vector<GeneratedFile> emit_lowering(const EmitContext& ctx);
 std::vector<GeneratedFile> emit_backward(const EmitContext& ctx);
 std::vector<GeneratedFile> emit_tile_kernels(const EmitContext& ctx);
 std::vector<GeneratedFile> emit_cuda(const EmitContext& ctx);
+// Pointwise kernels are spread over this many shards (See Note [Pointwise shards]).
+inline constexpr int kPointwiseShards = 4;
+int pointwise_shard(const OpEntry& op);
 // The scalar functor of a `pointwise:` op (struct kernels::<Functor>), as pointwise_ops.h holds it.
 std::string pointwise_functor(const EmitContext& ctx, const OpEntry& op);
 // The op API's autograd hook for an op with derivatives: "if (autograd::needs_grad(...)) ...".

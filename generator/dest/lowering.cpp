@@ -61,9 +61,8 @@ std::vector<std::string> pointwise_statements(const OpEntry& op, const std::vect
   }
   std::string id = api::op_id(op.schema.name);
   return {"Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);",
-          "cpu::run_pointwise<kernels::" + api::functor_name(op.schema.name) + ">(\"" + op.schema.name.str() +
-              "\", out, {" + join(tensors, ", ") + "}, {" + join(scalars, ", ") + "}, cpu::compute_dtype_" + id +
-              "(" + join(dtype_args, ", ") + "));",
+          "cpu::run_" + id + "(out, {" + join(tensors, ", ") + "}, {" + join(scalars, ", ") + "}, cpu::compute_dtype_" +
+              id + "(" + join(dtype_args, ", ") + "));",
           "return {out};"};
 }
 

@@ -73,8 +73,7 @@ std::string kernel_definition(const EmitContext& ctx, const OpEntry& op) {
       {"signature", sig.definition()},
       {"shape_call", shape_call(op)},
       {"out_decl", out_decl},
-      {"functor", api::functor_name(op.schema.name)},
-      {"schema_name", op.schema.name.str()},
+      {"op_id", api::op_id(op.schema.name)},
       {"out", out},
       {"tensor_args", join(names_of(in.tensors), ", ")},
       {"scalar_args", join(names_of(in.scalars), ", ")},
@@ -84,29 +83,74 @@ std::string kernel_definition(const EmitContext& ctx, const OpEntry& op) {
 
 }  // namespace
 
+// Note [Pointwise shards]: an op's functor, loop instantiation and eager kernel go to shard
+// fnv1a(op id) % kPointwiseShards, stable when other ops are added or edited; the shard count is
+// fixed so build systems know the file names up front (cmake/LazygenGenerate.cmake).
+int pointwise_shard(const OpEntry& op) {
+  uint32_t h = 2166136261u;
+  for (unsigned char c : api::op_id(op.schema.name)) h = (h ^ c) * 16777619u;
+  return static_cast<int>(h % kPointwiseShards);
+}
+
+namespace {
+
+struct Shard {
+  std::vector<std::string> functors, dtype_defs, runners, kernels;
+};
+
+std::string run_declaration(const OpEntry& op) {
+  return "// " + op.func + "\nvoid run_" + api::op_id(op.schema.name) +
+         "(const Tensor& out, std::initializer_list<Tensor> inputs, std::initializer_list<Scalar> scalars, DType compute);";
+}
+
+std::vector<GeneratedFile> shard_files(const EmitContext& ctx, const std::vector<Shard>& shards) {
+  std::vector<GeneratedFile> out;
+  std::vector<std::string> includes;
+  for (int k = 0; k < kPointwiseShards; ++k) {
+    std::string n = std::to_string(k);
+    includes.push_back("#include \"lazygen/generated/pointwise_ops_" + n + ".h\"");
+    out.push_back({std::string(kIncludeDir) + "pointwise_ops_" + n + ".h",
+                   ctx.templates.render("pointwise_ops_shard.h.tmpl",
+                                        {{"source", ctx.source}, {"shard", n}, {"functors", shards[k].functors}})});
+    out.push_back({"src/cpu_kernels_" + n + ".cpp",
+                   ctx.templates.render("cpu_kernels.cpp.tmpl", {{"source", ctx.source}, {"shard", n},
+                                                                 {"num_shards", std::to_string(kPointwiseShards)},
+                                                                 {"compute_dtypes", shards[k].dtype_defs},
+                                                                 {"runners", shards[k].runners},
+                                                                 {"kernels", shards[k].kernels}})});
+  }
+  out.insert(out.begin(), {std::string(kIncludeDir) + "pointwise_ops.h",
+                           ctx.templates.render("pointwise_ops.h.tmpl", {{"source", ctx.source}, {"shard_includes", includes}})});
+  return out;
+}
+
+}  // namespace
+
 std::vector<GeneratedFile> emit_pointwise(const EmitContext& ctx) {
-  std::vector<std::string> functors, decls, dtype_decls, dtype_defs, kernels;
+  std::vector<std::string> decls, dtype_decls, run_decls;
+  std::vector<Shard> shards(kPointwiseShards);
   for (const OpEntry& op : ctx.ops) {
     api::CppSignature sig = api::op_signature(op, api::op_id(op.schema.name), api::TypeUse::Api);
     for (auto& p : sig.params) p.default_value.clear();
     decls.push_back("// " + op.func + (op.pointwise ? "" : " (hand-written)") + "\n" + sig.declaration());
     if (!op.pointwise) continue;
-    functors.push_back(pointwise_functor(ctx, op));
+    Shard& shard = shards[pointwise_shard(op)];
+    shard.functors.push_back(pointwise_functor(ctx, op));
+    shard.dtype_defs.push_back(compute_dtype_definition(ctx, op));
+    shard.runners.push_back(ctx.templates.render("cpu_pointwise_run.cpp.tmpl", {
+        {"schema", op.func}, {"op_id", api::op_id(op.schema.name)},
+        {"functor", api::functor_name(op.schema.name)}, {"schema_name", op.schema.name.str()}}));
+    shard.kernels.push_back(kernel_definition(ctx, op));
     dtype_decls.push_back(compute_dtype_signature(op) + ";");
-    dtype_defs.push_back(compute_dtype_definition(ctx, op));
-    kernels.push_back(kernel_definition(ctx, op));
+    run_decls.push_back(run_declaration(op));
   }
-  return {
-      {std::string(kIncludeDir) + "pointwise_ops.h",
-       ctx.templates.render("pointwise_ops.h.tmpl", {{"source", ctx.source}, {"functors", functors}})},
-      {std::string(kIncludeDir) + "cpu_kernels.h",
-       ctx.templates.render("cpu_kernels.h.tmpl", {{"source", ctx.source},
-                                                   {"declarations", decls},
-                                                   {"compute_dtype_declarations", dtype_decls}})},
-      {"src/cpu_kernels.cpp", ctx.templates.render("cpu_kernels.cpp.tmpl", {{"source", ctx.source},
-                                                                            {"compute_dtypes", dtype_defs},
-                                                                            {"kernels", kernels}})},
-  };
+  std::vector<GeneratedFile> files = shard_files(ctx, shards);
+  files.insert(files.begin() + 1, {std::string(kIncludeDir) + "cpu_kernels.h",
+                                   ctx.templates.render("cpu_kernels.h.tmpl", {{"source", ctx.source},
+                                                                               {"declarations", decls},
+                                                                               {"run_declarations", run_decls},
+                                                                               {"compute_dtype_declarations", dtype_decls}})});
+  return files;
 }
 
 }  // namespace lazygen::gen::dest

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <optional>
 #include <string_view>
 #include <tuple>
@@ -213,6 +214,138 @@ const Tensor& sqrt_inplace(const Tensor& self);
 const Tensor& div_inplace_tensor(const Tensor& self, const Tensor& other);
 // div_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
 const Tensor& div_inplace_scalar(const Tensor& self, const Scalar& other);
+
+// The pointwise loop of each `pointwise:` op, into `out` (which may alias an input), computing in
+// `compute`: its one instantiation, shared by the eager kernel and lowering.
+// add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
+void run_add_tensor(const Tensor& out, std::initializer_list<Tensor> inputs,
+                    std::initializer_list<Scalar> scalars, DType compute);
+// add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)
+void run_add_inplace_tensor(const Tensor& out, std::initializer_list<Tensor> inputs,
+                            std::initializer_list<Scalar> scalars, DType compute);
+// add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)
+void run_add_out(const Tensor& out, std::initializer_list<Tensor> inputs,
+                 std::initializer_list<Scalar> scalars, DType compute);
+// add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
+void run_add_scalar(const Tensor& out, std::initializer_list<Tensor> inputs,
+                    std::initializer_list<Scalar> scalars, DType compute);
+// sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
+void run_sub_tensor(const Tensor& out, std::initializer_list<Tensor> inputs,
+                    std::initializer_list<Scalar> scalars, DType compute);
+// sub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
+void run_sub_scalar(const Tensor& out, std::initializer_list<Tensor> inputs,
+                    std::initializer_list<Scalar> scalars, DType compute);
+// mul.Tensor(Tensor self, Tensor other) -> Tensor
+void run_mul_tensor(const Tensor& out, std::initializer_list<Tensor> inputs,
+                    std::initializer_list<Scalar> scalars, DType compute);
+// mul_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+void run_mul_inplace_tensor(const Tensor& out, std::initializer_list<Tensor> inputs,
+                            std::initializer_list<Scalar> scalars, DType compute);
+// mul.Scalar(Tensor self, Scalar other) -> Tensor
+void run_mul_scalar(const Tensor& out, std::initializer_list<Tensor> inputs,
+                    std::initializer_list<Scalar> scalars, DType compute);
+// mul_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+void run_mul_inplace_scalar(const Tensor& out, std::initializer_list<Tensor> inputs,
+                            std::initializer_list<Scalar> scalars, DType compute);
+// div.Tensor(Tensor self, Tensor other) -> Tensor
+void run_div_tensor(const Tensor& out, std::initializer_list<Tensor> inputs,
+                    std::initializer_list<Scalar> scalars, DType compute);
+// div.Scalar(Tensor self, Scalar other) -> Tensor
+void run_div_scalar(const Tensor& out, std::initializer_list<Tensor> inputs,
+                    std::initializer_list<Scalar> scalars, DType compute);
+// maximum(Tensor self, Tensor other) -> Tensor
+void run_maximum(const Tensor& out, std::initializer_list<Tensor> inputs,
+                 std::initializer_list<Scalar> scalars, DType compute);
+// minimum(Tensor self, Tensor other) -> Tensor
+void run_minimum(const Tensor& out, std::initializer_list<Tensor> inputs,
+                 std::initializer_list<Scalar> scalars, DType compute);
+// pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor
+void run_pow_tensor_scalar(const Tensor& out, std::initializer_list<Tensor> inputs,
+                           std::initializer_list<Scalar> scalars, DType compute);
+// neg(Tensor self) -> Tensor
+void run_neg(const Tensor& out, std::initializer_list<Tensor> inputs,
+             std::initializer_list<Scalar> scalars, DType compute);
+// exp(Tensor self) -> Tensor
+void run_exp(const Tensor& out, std::initializer_list<Tensor> inputs,
+             std::initializer_list<Scalar> scalars, DType compute);
+// log(Tensor self) -> Tensor
+void run_log(const Tensor& out, std::initializer_list<Tensor> inputs,
+             std::initializer_list<Scalar> scalars, DType compute);
+// sqrt(Tensor self) -> Tensor
+void run_sqrt(const Tensor& out, std::initializer_list<Tensor> inputs,
+              std::initializer_list<Scalar> scalars, DType compute);
+// rsqrt(Tensor self) -> Tensor
+void run_rsqrt(const Tensor& out, std::initializer_list<Tensor> inputs,
+               std::initializer_list<Scalar> scalars, DType compute);
+// abs(Tensor self) -> Tensor
+void run_abs(const Tensor& out, std::initializer_list<Tensor> inputs,
+             std::initializer_list<Scalar> scalars, DType compute);
+// relu(Tensor self) -> Tensor
+void run_relu(const Tensor& out, std::initializer_list<Tensor> inputs,
+              std::initializer_list<Scalar> scalars, DType compute);
+// relu_(Tensor(a!) self) -> Tensor(a!)
+void run_relu_inplace(const Tensor& out, std::initializer_list<Tensor> inputs,
+                      std::initializer_list<Scalar> scalars, DType compute);
+// threshold_backward(Tensor grad_output, Tensor self, Scalar threshold) -> Tensor
+void run_threshold_backward(const Tensor& out, std::initializer_list<Tensor> inputs,
+                            std::initializer_list<Scalar> scalars, DType compute);
+// sigmoid(Tensor self) -> Tensor
+void run_sigmoid(const Tensor& out, std::initializer_list<Tensor> inputs,
+                 std::initializer_list<Scalar> scalars, DType compute);
+// tanh(Tensor self) -> Tensor
+void run_tanh(const Tensor& out, std::initializer_list<Tensor> inputs,
+              std::initializer_list<Scalar> scalars, DType compute);
+// reciprocal(Tensor self) -> Tensor
+void run_reciprocal(const Tensor& out, std::initializer_list<Tensor> inputs,
+                    std::initializer_list<Scalar> scalars, DType compute);
+// addcmul_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)
+void run_addcmul_inplace(const Tensor& out, std::initializer_list<Tensor> inputs,
+                         std::initializer_list<Scalar> scalars, DType compute);
+// addcdiv_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)
+void run_addcdiv_inplace(const Tensor& out, std::initializer_list<Tensor> inputs,
+                         std::initializer_list<Scalar> scalars, DType compute);
+// fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)
+void run_fill_inplace_scalar(const Tensor& out, std::initializer_list<Tensor> inputs,
+                             std::initializer_list<Scalar> scalars, DType compute);
+// zero_(Tensor(a!) self) -> Tensor(a!)
+void run_zero_inplace(const Tensor& out, std::initializer_list<Tensor> inputs,
+                      std::initializer_list<Scalar> scalars, DType compute);
+// copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)
+void run_copy_inplace(const Tensor& out, std::initializer_list<Tensor> inputs,
+                      std::initializer_list<Scalar> scalars, DType compute);
+// eq.Tensor(Tensor self, Tensor other) -> Tensor
+void run_eq_tensor(const Tensor& out, std::initializer_list<Tensor> inputs,
+                   std::initializer_list<Scalar> scalars, DType compute);
+// ne.Tensor(Tensor self, Tensor other) -> Tensor
+void run_ne_tensor(const Tensor& out, std::initializer_list<Tensor> inputs,
+                   std::initializer_list<Scalar> scalars, DType compute);
+// lt.Tensor(Tensor self, Tensor other) -> Tensor
+void run_lt_tensor(const Tensor& out, std::initializer_list<Tensor> inputs,
+                   std::initializer_list<Scalar> scalars, DType compute);
+// le.Tensor(Tensor self, Tensor other) -> Tensor
+void run_le_tensor(const Tensor& out, std::initializer_list<Tensor> inputs,
+                   std::initializer_list<Scalar> scalars, DType compute);
+// gt.Tensor(Tensor self, Tensor other) -> Tensor
+void run_gt_tensor(const Tensor& out, std::initializer_list<Tensor> inputs,
+                   std::initializer_list<Scalar> scalars, DType compute);
+// ge.Tensor(Tensor self, Tensor other) -> Tensor
+void run_ge_tensor(const Tensor& out, std::initializer_list<Tensor> inputs,
+                   std::initializer_list<Scalar> scalars, DType compute);
+// gt.Scalar(Tensor self, Scalar other) -> Tensor
+void run_gt_scalar(const Tensor& out, std::initializer_list<Tensor> inputs,
+                   std::initializer_list<Scalar> scalars, DType compute);
+// where.self(Tensor condition, Tensor self, Tensor other) -> Tensor
+void run_where_self(const Tensor& out, std::initializer_list<Tensor> inputs,
+                    std::initializer_list<Scalar> scalars, DType compute);
+// sqrt_(Tensor(a!) self) -> Tensor(a!)
+void run_sqrt_inplace(const Tensor& out, std::initializer_list<Tensor> inputs,
+                      std::initializer_list<Scalar> scalars, DType compute);
+// div_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+void run_div_inplace_tensor(const Tensor& out, std::initializer_list<Tensor> inputs,
+                            std::initializer_list<Scalar> scalars, DType compute);
+// div_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+void run_div_inplace_scalar(const Tensor& out, std::initializer_list<Tensor> inputs,
+                            std::initializer_list<Scalar> scalars, DType compute);
 
 // The compute dtype of each pointwise op: its inputs' result type (made floating where the op's
 // dtype rule says so). Shared by the eager kernels and lowering.
