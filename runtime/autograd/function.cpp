@@ -111,4 +111,9 @@ Tensor saved(const Tensor& t) {
   return t.defined() ? t.detach() : Tensor();
 }
 
+std::optional<Tensor> saved(const std::optional<Tensor>& t) {
+  if (!t || !t->defined()) return std::nullopt;  // absent stays absent
+  return saved(*t);
+}
+
 }  // namespace lazygen::autograd

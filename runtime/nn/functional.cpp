@@ -10,9 +10,13 @@
 
 namespace lazygen::nn::functional {
 
-Tensor relu(const Tensor& x) { return lazygen::relu(x); }
+Tensor relu(const Tensor& x) {
+  return lazygen::relu(x);
+}
 
-Tensor log_softmax(const Tensor& x, int64_t dim) { return _log_softmax(x, dim, false); }
+Tensor log_softmax(const Tensor& x, int64_t dim) {
+  return _log_softmax(x, dim, false);
+}
 
 Tensor nll_loss(const Tensor& log_probs, const Tensor& target, int64_t ignore_index) {
   constexpr int64_t kMean = 1;
@@ -31,8 +35,8 @@ Tensor flatten(const Tensor& x, int64_t start_dim, int64_t end_dim) {
   const int64_t start = wrap_dim("flatten", start_dim, rank);
   const int64_t end = wrap_dim("flatten", end_dim, rank);
   if (start > end) {
-    throw ShapeError("flatten", "start_dim " + std::to_string(start_dim) +
-                                    " comes after end_dim " + std::to_string(end_dim));
+    throw ShapeError("flatten", "start_dim " + std::to_string(start_dim) + " comes after end_dim " +
+                                    std::to_string(end_dim));
   }
   if (x.dim() == 0) return x.view({1});
   std::vector<int64_t> sizes(x.sizes().begin(), x.sizes().begin() + start);
@@ -56,8 +60,8 @@ Tensor dropout(const Tensor& x, double p, bool training, Generator* generator) {
   if (!training || p == 0) return x;
   // A fresh 62-bit seed per call: a Scalar, so the lazy graph does not change with it.
   constexpr int64_t kSeedRange = int64_t{1} << 62;
-  const Tensor draw = generator != nullptr ? randint(0, kSeedRange, {}, *generator)
-                                           : randint(0, kSeedRange, {});
+  const Tensor draw =
+      generator != nullptr ? randint(0, kSeedRange, {}, *generator) : randint(0, kSeedRange, {});
   return x * _dropout_mask(x, p, draw.item<int64_t>());
 }
 

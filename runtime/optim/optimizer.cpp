@@ -15,7 +15,8 @@ namespace lazygen::optim {
 namespace {
 
 void check_non_negative(const char* what, double v) {
-  if (!(v >= 0)) throw std::invalid_argument(std::string("invalid ") + what + ": " + std::to_string(v));
+  if (!(v >= 0))
+    throw std::invalid_argument(std::string("invalid ") + what + ": " + std::to_string(v));
 }
 
 // The gradient with weight decay folded in (a new tensor; grad() itself is left alone).
@@ -107,7 +108,8 @@ Adam::Adam(std::vector<Tensor> params, AdamOptions options)
       exp_avg_sq_(params_.size()),
       steps_(params_.size(), 0) {
   for (double beta : {options.beta1, options.beta2}) {
-    if (!(beta >= 0 && beta < 1)) throw std::invalid_argument("invalid beta: " + std::to_string(beta));
+    if (!(beta >= 0 && beta < 1))
+      throw std::invalid_argument("invalid beta: " + std::to_string(beta));
   }
   check_non_negative("epsilon", options.eps);
   check_non_negative("weight_decay", options.weight_decay);

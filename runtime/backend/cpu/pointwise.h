@@ -14,9 +14,11 @@
 //     caller allocates it from the op's shape function.
 //   - Errors (wrong counts, non-cpu operands, bad broadcast) are ShapeError naming `op`.
 // Paths: if every operand is dense with the same layout and the inputs already have dtype T, one
-// flat loop the compiler vectorizes (build kernel TUs with -O3); otherwise blocks of up to
-// kBlockSize elements along the innermost dim, inputs converted into T buffers where needed.
-// Both paths split the range over the cpu thread pool from kParallelThreshold elements.
+// flat loop the compiler vectorizes (build kernel TUs with -O3); otherwise blocks along the
+// innermost dim (core/tensor/strided_loop.h), inputs read in place when they are dense T and
+// converted into T buffers otherwise; a transposed input makes the blocks 2-D tiles, gathered
+// along the input's own fast direction. Both paths split the range over the cpu thread pool from
+// kParallelThreshold elements. Results never depend on the thread count.
 #pragma once
 
 #include <array>

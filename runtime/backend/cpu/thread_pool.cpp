@@ -67,7 +67,7 @@ class ThreadPool {
   bool run(Job& job);
 
  private:
-  void worker_loop();
+  void worker_loop(uint64_t seen);
   bool wait_for_job(uint64_t& seen);
 
   std::mutex run_mutex_;  // one job at a time
@@ -90,7 +90,10 @@ void ThreadPool::resize(int threads) {
   for (auto& w : workers_) w.join();
   workers_.clear();
   stopping_ = false;
-  for (int i = 1; i < threads; ++i) workers_.emplace_back([this] { worker_loop(); });
+  // Workers start from the generation current now (no job can be published while run_mutex_ is
+  // held), so a job published before a new thread gets going is still picked up.
+  const uint64_t start = generation_.load();
+  for (int i = 1; i < threads; ++i) workers_.emplace_back([this, start] { worker_loop(start); });
 }
 
 // Waits for a generation other than `seen`; false when the pool is stopping.
@@ -105,9 +108,8 @@ bool ThreadPool::wait_for_job(uint64_t& seen) {
   return !stopping_;
 }
 
-void ThreadPool::worker_loop() {
+void ThreadPool::worker_loop(uint64_t seen) {
   t_in_pool_task = true;  // a kernel running here must not wait on the pool again
-  uint64_t seen = generation_.load();
   while (wait_for_job(seen)) {
     active_.fetch_add(1);
     if (Job* job = job_.load()) run_chunks(*job);

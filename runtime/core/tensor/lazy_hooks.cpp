@@ -2,6 +2,8 @@
 #include "core/tensor/lazy_hooks.h"
 
 #include <atomic>
+#include <deque>
+#include <mutex>
 #include <stdexcept>
 #include <string>
 
@@ -10,11 +12,19 @@ namespace {
 
 constexpr int kNumDeviceTypes = 3;
 
-// Each registration is leaked so that a reader holding a pointer never sees it freed; a process
-// registers each device once or a handful of times (tests).
 std::atomic<const DeviceHooks*>& slot(DeviceType type) {
   static std::atomic<const DeviceHooks*> slots[kNumDeviceTypes] = {};
   return slots[static_cast<int>(type)];
+}
+
+// Every registration is kept (a process registers each device once, tests a few times more) so
+// that a reader holding a pointer never sees it freed. The store itself is never destroyed, so
+// hooks stay valid during static destruction.
+const DeviceHooks* keep(const DeviceHooks& hooks) {
+  static std::mutex mutex;
+  static auto* store = new std::deque<DeviceHooks>();
+  std::lock_guard<std::mutex> lock(mutex);
+  return &store->emplace_back(hooks);
 }
 
 std::string type_name(DeviceType type) {
@@ -30,7 +40,7 @@ DeviceHooks set_device_hooks(DeviceType type, const DeviceHooks& hooks) {
     throw std::invalid_argument("set_device_hooks: to_cpu and from_cpu are required");
   }
   const DeviceHooks* previous =
-      slot(type).exchange(clear ? nullptr : new DeviceHooks(hooks), std::memory_order_acq_rel);
+      slot(type).exchange(clear ? nullptr : keep(hooks), std::memory_order_acq_rel);
   return previous != nullptr ? *previous : DeviceHooks{};
 }
 

@@ -43,4 +43,15 @@ std::string ir_dump_dot(const std::vector<Tensor>& tensors);
 // Bounds the number of compiled graphs kept (least recently used go first).
 void set_computation_cache_capacity(size_t capacity);
 
+// Fusion: the lazy device runs graphs on the fused cpu backend (fusion groups in the blocked
+// vector interpreter) unless the environment sets LAZYGEN_FUSION=0 or this turns it off; off,
+// every op runs alone through its eager kernel (the reference for A/B checks). Switching
+// empties the computation cache. Call it between steps, not while another thread traces.
+void set_fusion_enabled(bool enabled);
+bool fusion_enabled();
+// How the pending IR behind `tensors` would be fused: groups in execution order with their
+// members, inputs and why each ended, and the nodes run alone (neither syncs nor changes the
+// trace).
+std::string fusion_plan_dump(const std::vector<Tensor>& tensors);
+
 }  // namespace lazygen

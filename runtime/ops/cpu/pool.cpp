@@ -1,13 +1,15 @@
 // max_pool2d_with_indices, max_pool2d and their backward ops (training_kernels.h).
 //
 // Every kernel works plane by plane (n * c planes of [h, w], split over the cpu thread pool) and
-// finds a window's maximum with window_argmax, so the forward ops and max_pool2d_backward (which
-// finds the maxima again instead of keeping indices) agree on every tie and NaN.
+// row of outputs by row: scan_row visits each window's taps in row-major order, but tap-major
+// across the row (for each tap, every output whose window holds it), so the inner loop is a
+// branch-light sweep along the row. The forward ops and max_pool2d_backward (which finds the
+// maxima again instead of keeping indices) share scan_row, so they agree on every tie and NaN.
 #include <algorithm>
-#include <cmath>
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "backend/cpu/thread_pool.h"
 #include "core/tensor/tensor_impl.h"
@@ -19,27 +21,104 @@ namespace {
 
 constexpr int64_t kPlaneGrain = 16;
 
-// Index within the plane (iy * w + ix) of the maximum of output window (oy, ox): PyTorch's rule,
-// the first largest element in row-major order or the last NaN; padding never wins.
-template <class T>
-int64_t window_argmax(const T* plane, const Pool2dGeometry& g, int64_t oy, int64_t ox) {
-  int64_t y0 = oy * g.sh - g.ph, x0 = ox * g.sw - g.pw;
-  const int64_t y1 = std::min(y0 + (g.kh - 1) * g.dh + 1, g.h);
-  const int64_t x1 = std::min(x0 + (g.kw - 1) * g.dw + 1, g.w);
-  while (y0 < 0) y0 += g.dh;
-  while (x0 < 0) x0 += g.dw;
-  int64_t best = y0 * g.w + x0;
-  T max = -std::numeric_limits<T>::infinity();
-  for (int64_t y = y0; y < y1; y += g.dh) {
-    for (int64_t x = x0; x < x1; x += g.dw) {
-      const T v = plane[y * g.w + x];
-      if (v > max || std::isnan(v)) {
-        max = v;
-        best = y * g.w + x;
+// The outputs [lo, hi) along one dim whose kernel tap `k` lands inside [0, in), and the first
+// input position of each output's window (on the dilation grid, inside the input).
+struct Axis {
+  std::vector<int64_t> lo, hi;  // per tap
+  std::vector<int64_t> first;   // per output
+};
+
+Axis make_axis(int64_t out, int64_t in, int64_t k, int64_t s, int64_t p, int64_t d) {
+  Axis a;
+  for (int64_t t = 0; t < k; ++t) {
+    const TapRange r = tap_range(out, in, s, t * d - p);
+    a.lo.push_back(r.lo);
+    a.hi.push_back(r.hi);
+  }
+  for (int64_t o = 0; o < out; ++o) {
+    int64_t x = o * s - p;
+    while (x < 0) x += d;
+    a.first.push_back(x);
+  }
+  return a;
+}
+
+struct Axes {
+  Axis y, x;
+};
+
+// The maxima of output row oy of one plane: values into best, plane indices into at (when
+// WithIndex). PyTorch's rule: the first largest element in row-major window order, or the last
+// NaN; padding never wins.
+template <bool WithIndex, class T>
+void scan_row(const T* plane, const Pool2dGeometry& g, const Axes& a, int64_t oy,
+              T* __restrict best, int32_t* __restrict at) {
+  std::fill_n(best, g.ow, -std::numeric_limits<T>::infinity());
+  if constexpr (WithIndex) {
+    for (int64_t ox = 0; ox < g.ow; ++ox) {
+      at[ox] = static_cast<int32_t>(a.y.first[oy] * g.w + a.x.first[ox]);
+    }
+  }
+  for (int64_t ky = 0; ky < g.kh; ++ky) {
+    if (oy < a.y.lo[ky] || oy >= a.y.hi[ky]) continue;
+    const int64_t y = oy * g.sh - g.ph + ky * g.dh;
+    const T* row = plane + y * g.w;
+    for (int64_t kx = 0; kx < g.kw; ++kx) {
+      const int64_t x0 = kx * g.dw - g.pw;
+      const int64_t lo = a.x.lo[kx], hi = a.x.hi[kx], sw = g.sw;
+      const auto base = static_cast<int32_t>(y * g.w + x0), step = static_cast<int32_t>(sw);
+      const T* __restrict in = row + x0;
+      // Written to vectorize (selects, not branches: on real activations the comparison is a
+      // coin flip, so a branch mispredicts half the time).
+      for (int64_t ox = lo; ox < hi; ++ox) {
+        const T v = in[ox * sw], b = best[ox];
+        const bool take = (v > b) | (v != v);
+        best[ox] = take ? v : b;
+        if constexpr (WithIndex) at[ox] = take ? base + static_cast<int32_t>(ox) * step : at[ox];
       }
     }
   }
-  return best;
+}
+
+Pool2dGeometry geometry(const char* op, const Tensor& self, const std::vector<int64_t>& kernel_size,
+                        const std::vector<int64_t>& stride, const std::vector<int64_t>& padding,
+                        const std::vector<int64_t>& dilation, bool ceil_mode) {
+  return pool2d_geometry(op, self.sizes(), kernel_size, stride, padding, dilation, ceil_mode);
+}
+
+Axes axes(const Pool2dGeometry& g) {
+  return {make_axis(g.oh, g.h, g.kh, g.sh, g.ph, g.dh),
+          make_axis(g.ow, g.w, g.kw, g.sw, g.pw, g.dw)};
+}
+
+// values (and, when `indices` is defined, indices) of self's windows.
+void pool_forward(const Tensor& self, const Pool2dGeometry& g, const Tensor& values,
+                  const Tensor& indices) {
+  const Tensor x = self.contiguous();
+  const Axes a = axes(g);
+  const int64_t in_plane = g.h * g.w, out_plane = g.oh * g.ow;
+  dispatch_dtype(x.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    if constexpr (std::is_floating_point_v<T>) {
+      const T* in = x.data_ptr<T>();
+      T* out = values.data_ptr<T>();
+      int64_t* idx = indices.defined() ? indices.data_ptr<int64_t>() : nullptr;
+      parallel_for(0, g.planes, kPlaneGrain, [&](int64_t b, int64_t e) {
+        std::vector<int32_t> at(static_cast<size_t>(g.ow));
+        for (int64_t p = b; p < e; ++p) {
+          for (int64_t oy = 0; oy < g.oh; ++oy) {
+            const int64_t o = p * out_plane + oy * g.ow;
+            if (idx == nullptr) {
+              scan_row<false, T>(in + p * in_plane, g, a, oy, out + o, nullptr);
+              continue;
+            }
+            scan_row<true>(in + p * in_plane, g, a, oy, out + o, at.data());
+            std::copy(at.begin(), at.end(), idx + o);
+          }
+        }
+      });
+    }
+  });
 }
 
 void check_index(const char* op, int64_t at, int64_t in_plane) {
@@ -50,35 +129,26 @@ void check_index(const char* op, int64_t at, int64_t in_plane) {
   }
 }
 
-Pool2dGeometry geometry(const char* op, const Tensor& self, const std::vector<int64_t>& kernel_size,
-                        const std::vector<int64_t>& stride, const std::vector<int64_t>& padding,
-                        const std::vector<int64_t>& dilation, bool ceil_mode) {
-  return pool2d_geometry(op, self.sizes(), kernel_size, stride, padding, dilation, ceil_mode);
-}
-
-// values (and, when `indices` is defined, indices) of self's windows.
-void pool_forward(const Tensor& self, const Pool2dGeometry& g, const Tensor& values,
-                  const Tensor& indices) {
-  const Tensor x = self.contiguous();
+// Adds one plane's grad_output into grad_input at the maxima: from `idx` when given, else
+// found again in the plane of self `x`.
+template <class T>
+void scatter_plane(const char* op, const T* go, const T* x, const int64_t* idx, T* gi,
+                   const Pool2dGeometry& g, const Axes& a) {
   const int64_t in_plane = g.h * g.w, out_plane = g.oh * g.ow;
-  dispatch_dtype(x.dtype(), [&](auto tag) {
-    using T = decltype(tag);
-    if constexpr (std::is_floating_point_v<T>) {
-      const T* in = x.data_ptr<T>();
-      T* out = values.data_ptr<T>();
-      int64_t* idx = indices.defined() ? indices.data_ptr<int64_t>() : nullptr;
-      parallel_for(0, g.planes, kPlaneGrain, [&](int64_t b, int64_t e) {
-        for (int64_t p = b; p < e; ++p) {
-          const T* plane = in + p * in_plane;
-          for (int64_t o = 0; o < out_plane; ++o) {
-            const int64_t best = window_argmax(plane, g, o / g.ow, o % g.ow);
-            out[p * out_plane + o] = plane[best];
-            if (idx != nullptr) idx[p * out_plane + o] = best;
-          }
-        }
-      });
+  std::fill_n(gi, in_plane, T(0));
+  if (idx != nullptr) {
+    for (int64_t o = 0; o < out_plane; ++o) {
+      check_index(op, idx[o], in_plane);
+      gi[idx[o]] += go[o];
     }
-  });
+    return;
+  }
+  std::vector<T> best(static_cast<size_t>(g.ow));
+  std::vector<int32_t> at(static_cast<size_t>(g.ow));
+  for (int64_t oy = 0; oy < g.oh; ++oy) {
+    scan_row<true>(x, g, a, oy, best.data(), at.data());
+    for (int64_t ox = 0; ox < g.ow; ++ox) gi[at[ox]] += go[oy * g.ow + ox];
+  }
 }
 
 // grad_input [planes, h, w] with each grad_output element added at its window's maximum: taken
@@ -89,6 +159,7 @@ Tensor pool_backward(const char* op, const Tensor& grad_output, const Tensor& se
   const Tensor dy = grad_output.contiguous();
   const Tensor x = indices.defined() ? Tensor() : self.contiguous();
   const Tensor idx = indices.defined() ? indices.contiguous() : Tensor();
+  const Axes a = axes(g);
   const int64_t in_plane = g.h * g.w, out_plane = g.oh * g.ow;
   dispatch_dtype(self.dtype(), [&](auto tag) {
     using T = decltype(tag);
@@ -99,15 +170,8 @@ Tensor pool_backward(const char* op, const Tensor& grad_output, const Tensor& se
       T* gi = grad_input.data_ptr<T>();
       parallel_for(0, g.planes, kPlaneGrain, [&](int64_t b, int64_t e) {
         for (int64_t p = b; p < e; ++p) {
-          T* plane = gi + p * in_plane;
-          std::fill_n(plane, in_plane, T(0));
-          for (int64_t o = 0; o < out_plane; ++o) {
-            const int64_t at = ip != nullptr
-                                   ? ip[p * out_plane + o]
-                                   : window_argmax(xp + p * in_plane, g, o / g.ow, o % g.ow);
-            check_index(op, at, in_plane);
-            plane[at] += go[p * out_plane + o];
-          }
+          scatter_plane(op, go + p * out_plane, xp ? xp + p * in_plane : nullptr,
+                        ip ? ip + p * out_plane : nullptr, gi + p * in_plane, g, a);
         }
       });
     }

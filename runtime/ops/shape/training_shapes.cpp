@@ -77,6 +77,13 @@ void set_conv_params(const char* op, Conv2dGeometry& g, const std::vector<int64_
 
 }  // namespace
 
+TapRange tap_range(int64_t out, int64_t in, int64_t s, int64_t offset) {
+  if (offset >= in) return {};
+  const int64_t lo = offset >= 0 ? 0 : std::min(out, (-offset + s - 1) / s);
+  const int64_t hi = std::min(out, (in - 1 - offset) / s + 1);
+  return {lo, std::max(lo, hi)};
+}
+
 Conv2dGeometry conv2d_geometry(const char* op, const std::vector<int64_t>& input,
                                const std::vector<int64_t>& weight,
                                const std::vector<int64_t>& stride,

@@ -64,6 +64,14 @@ Pool2dGeometry pool2d_geometry(const char* op, const std::vector<int64_t>& self,
                                const std::vector<int64_t>& padding,
                                const std::vector<int64_t>& dilation, bool ceil_mode);
 
+// The outputs [lo, hi) of a sweep of `out` windows with stride s whose tap at input position
+// o * s + offset lies inside [0, in) (empty when none does): the loop bounds im2col and pooling
+// use to skip padding without a test per element.
+struct TapRange {
+  int64_t lo = 0, hi = 0;
+};
+TapRange tap_range(int64_t out, int64_t in, int64_t s, int64_t offset);
+
 // ---- convolution: float32 or float64, one dtype for all operands
 std::vector<Shape> compute_shape_conv2d(const Shape& input, const Shape& weight,
                                         const std::optional<Shape>& bias,

@@ -39,8 +39,8 @@ struct Conv2dOptions {
 // 2-D convolution of [batch, in_channels, h, w] with square kernels.
 class Conv2d : public Module {
  public:
-  Conv2d(int64_t in_channels, int64_t out_channels, int64_t kernel_size,
-         Conv2dOptions options = {}, Generator* generator = nullptr);
+  Conv2d(int64_t in_channels, int64_t out_channels, int64_t kernel_size, Conv2dOptions options = {},
+         Generator* generator = nullptr);
   Tensor forward(const Tensor& x) const;
   Tensor operator()(const Tensor& x) const { return forward(x); }
 

@@ -1,6 +1,6 @@
 // Tests for _dropout_mask (ops/cpu/dropout.cpp): its values and keep rate, determinism per seed,
 // agreement with rand() and between devices, and that a new seed each step does not recompile
-// the lazy graph. Also the optimizers' in-place ops sqrt_ and div_.
+// the lazy graph.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -64,23 +64,6 @@ TEST(DropoutMask, LazyMatchesEagerAndANewSeedDoesNotRecompile) {
     EXPECT_EQ(values<float>(lazy), values<float>(x * cpu::_dropout_mask(x, 0.25, seed)));
   }
   EXPECT_EQ(metrics::counter_value("computation_cache.miss"), misses + 1);
-}
-
-TEST(InPlaceOptimizerOps, SqrtAndDivUpdateSelfOnEveryDevice) {
-  Generator g(11);
-  Tensor a = rand({5, 6}, g), b = rand({6}, g);
-  testing::expect_lazy_matches_eager({a, b}, [](const std::vector<Tensor>& t) {
-    Tensor s = t[0].clone();
-    sqrt_(s);
-    s.div_(t[1]);
-    s.div_(4.0);
-    return s;
-  });
-  Tensor s = a.clone();
-  s.sqrt_().div_(b);
-  const auto av = values<float>(a), bv = values<float>(b), sv = values<float>(s);
-  for (size_t i = 0; i < sv.size(); ++i) EXPECT_NEAR(sv[i], std::sqrt(av[i]) / bv[i % 6], 1e-5);
-  EXPECT_THROW(zeros({6}).div_(zeros({5, 6})), ShapeError);  // may not grow self
 }
 
 }  // namespace

@@ -1,0 +1,176 @@
+// train_cnn: trains PyTorch's lazy-tensor tutorial CNN on Fashion-MNIST, on the lazy device.
+//
+//   train_cnn [--device lazy|cpu] [--epochs N] [--steps N] [--mlp] [--batch N] [--lr X]
+//             [--gamma X] [--seed N] [--log-every N] [--data DIR]
+//
+// The model (torch_peer.py's `cnn`): conv 1->32 3x3, relu, conv 32->64 3x3, relu, max_pool 2,
+// dropout 0.25, flatten, fc 9216->128, relu, dropout 0.5, fc 128->10, log_softmax; nll_loss;
+// Adadelta (lr 1.0) with StepLR (gamma 0.7) per epoch; batches of 64. --mlp trains the
+// 784->128->10 MLP of torch_peer's `mlp` instead. On the lazy device each step (forward,
+// backward and the optimizer's in-place update) is traced and run as one graph at mark_step():
+// compiled at the first step, a cache hit afterwards. Prints a progress line (loss, steps/s),
+// the test accuracy after each epoch and, at the end, the metrics report.
+// --steps N stops after N training steps (a short run; the test accuracy is then measured on
+// the first 1000 test images). Exit status: 0, 1 on bad arguments or missing data.
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <memory>
+#include <string>
+
+#include "lazygen/autograd.h"
+#include "lazygen/data/fashion_mnist.h"
+#include "tutorial_models.h"
+
+using namespace lazygen;
+using examples::Classifier;
+
+namespace {
+
+struct Options {
+  Device device = kLazy;
+  int64_t epochs = 3, steps = 0, batch = 64, seed = 1, log_every = 100;
+  double lr = 1.0, gamma = 0.7;
+  bool mlp = false;
+  std::string data = data::kFashionMnistDir;
+};
+
+void usage() {
+  std::fprintf(stderr,
+               "usage: train_cnn [--device lazy|cpu] [--epochs N] [--steps N] [--mlp] "
+               "[--batch N] [--lr X] [--gamma X] [--seed N] [--log-every N] [--data DIR]\n");
+}
+
+// Sets the option `name` from `value`; false when there is no such option.
+bool set_option(Options& o, const std::string& name, const std::string& value) {
+  if (name == "--device") {
+    if (value != "lazy" && value != "cpu") return false;
+    o.device = value == "cpu" ? kCPU : kLazy;
+    return true;
+  }
+  if (name == "--data") {
+    o.data = value;
+    return true;
+  }
+  int64_t* ints[] = {&o.epochs, &o.steps, &o.batch, &o.seed, &o.log_every};
+  const char* int_names[] = {"--epochs", "--steps", "--batch", "--seed", "--log-every"};
+  for (size_t i = 0; i < std::size(ints); ++i) {
+    if (name == int_names[i]) return (*ints[i] = std::stoll(value)) > 0 || name == "--steps";
+  }
+  if (name == "--lr" || name == "--gamma") {
+    (name == "--lr" ? o.lr : o.gamma) = std::stod(value);
+    return true;
+  }
+  return false;
+}
+
+// Parses argv into options; false (after printing usage) on anything unknown or malformed.
+bool parse(int argc, char** argv, Options& o) {
+  try {
+    for (int i = 1; i < argc; ++i) {
+      const std::string arg = argv[i];
+      if (arg == "--mlp") {
+        o.mlp = true;
+      } else if (i + 1 >= argc || !set_option(o, arg, argv[++i])) {
+        usage();
+        return false;
+      }
+    }
+  } catch (const std::exception&) {  // std::stoll / std::stod on a non-number
+    usage();
+    return false;
+  }
+  return true;
+}
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// Trains one epoch (or what is left of --steps); returns the steps taken.
+int64_t train_epoch(Classifier& model, optim::Optimizer& opt, data::DataLoader& loader,
+                    const Options& o, int64_t epoch, int64_t budget) {
+  model.train();
+  const int64_t steps = std::min(loader.num_batches(), budget);
+  auto window = std::chrono::steady_clock::now();
+  for (int64_t i = 0; i < steps; ++i) {
+    const data::Batch b = loader.batch(i);
+    const Tensor loss = examples::train_step(model, opt, b.images, b.targets, o.device);
+    if ((i + 1) % o.log_every == 0 || i + 1 == steps) {
+      const double rate = static_cast<double>((i % o.log_every) + 1) / seconds_since(window);
+      std::printf("epoch %lld step %5lld/%lld  loss %.4f  %.1f steps/s\n",
+                  static_cast<long long>(epoch), static_cast<long long>(i + 1),
+                  static_cast<long long>(loader.num_batches()), loss.item<float>(), rate);
+      std::fflush(stdout);
+      window = std::chrono::steady_clock::now();
+    }
+  }
+  return steps;
+}
+
+// Accuracy on the first `limit` test images, in batches of 1000.
+double test_accuracy(Classifier& model, const data::FashionMnist& test, Device device,
+                     int64_t limit) {
+  NoGradGuard no_grad;
+  model.eval();
+  data::DataLoader loader(test, 1000, /*shuffle=*/false);
+  int64_t correct = 0, seen = 0;
+  for (int64_t i = 0; i < loader.num_batches() && seen < limit; ++i) {
+    const data::Batch b = loader.batch(i);
+    const Tensor out = model.forward(b.images.to(device));
+    const Tensor hits = sum(eq(argmax(out, 1), b.targets.to(device)));
+    if (device.is_lazy()) mark_step();
+    correct += hits.item<int64_t>();
+    seen += b.targets.size(0);
+  }
+  return static_cast<double>(correct) / static_cast<double>(seen);
+}
+
+int run(const Options& o) {
+  const data::FashionMnist train(data::Split::Train, o.data), test(data::Split::Test, o.data);
+  manual_seed(static_cast<uint64_t>(o.seed));
+  std::unique_ptr<Classifier> model;
+  if (o.mlp) {
+    model = std::make_unique<examples::Mlp>();
+  } else {
+    model = std::make_unique<examples::TutorialCnn>();
+  }
+  model->to(o.device);
+  optim::Adadelta opt(model->parameters(), {.lr = o.lr});
+  optim::StepLR scheduler(opt, 1, o.gamma);
+  data::DataLoader loader(train, o.batch, /*shuffle=*/true, static_cast<uint64_t>(o.seed));
+  std::printf("%s, %lld parameters, on %s, batch %lld, Adadelta lr %g, StepLR gamma %g\n",
+              o.mlp ? "MLP 784-128-10" : "tutorial CNN",
+              static_cast<long long>(model->parameter_count()), o.device.str().c_str(),
+              static_cast<long long>(o.batch), o.lr, o.gamma);
+  int64_t budget = o.steps > 0 ? o.steps : INT64_MAX;
+  for (int64_t epoch = 1; epoch <= o.epochs && budget > 0; ++epoch) {
+    const auto start = std::chrono::steady_clock::now();
+    const int64_t steps = train_epoch(*model, opt, loader, o, epoch, budget);
+    const double secs = seconds_since(start);
+    budget -= steps;
+    const double acc = test_accuracy(*model, test, o.device, o.steps > 0 ? 1000 : test.size());
+    std::printf("epoch %lld: %lld steps in %.1f s (%.1f steps/s), test accuracy %.2f%%\n",
+                static_cast<long long>(epoch), static_cast<long long>(steps), secs,
+                static_cast<double>(steps) / secs, 100 * acc);
+    scheduler.step();
+    loader.next_epoch();
+  }
+  std::printf("\n%s", metrics_report().c_str());
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options options;
+  if (!parse(argc, argv, options)) return 1;
+  try {
+    return run(options);
+  } catch (const data::DataError& e) {
+    std::fprintf(stderr, "train_cnn: %s\n", e.what());
+    return 1;
+  }
+}

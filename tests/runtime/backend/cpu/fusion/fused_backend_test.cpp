@@ -1,0 +1,213 @@
+// The fused cpu backend against eager execution. Pointwise chains must match eager bit for bit:
+// each member computes in the eager kernel's compute dtype with the same functor (See Note
+// [Fused compute dtype]). Folded reductions add in another order (per tile, then per part)
+// than the eager kernels (eight accumulators per run), so they are compared to a tolerance.
+#include "backend/cpu/fusion/fused_backend.h"
+
+#include <gtest/gtest.h>
+
+#include "backend/cpu/thread_pool.h"
+#include "core/tensor/allocator.h"
+#include "fusion_test_util.h"
+
+namespace lazygen::cpu::fusion {
+namespace {
+
+using lazygen::testing::bitwise_equal;
+using lazygen::testing::expect_fused_matches_eager;
+using lazygen::testing::to_lazy;
+using Ts = std::vector<Tensor>;
+
+class FusedBackendTest : public lazygen::testing::FusionTest {};
+
+// The chain of torch_peer's `chain` benchmark, with broadcasts and a second output.
+Ts chain(const Ts& in) {
+  Tensor v = in[0];
+  for (int i = 0; i < 8; ++i) {
+    switch (i % 4) {
+      case 0:
+        v = v * 1.0001;
+        break;
+      case 1:
+        v = v + 0.5;
+        break;
+      case 2:
+        v = relu(v);
+        break;
+      default:
+        v = v - 0.25;
+        break;
+    }
+  }
+  return {v};
+}
+
+TEST_F(FusedBackendTest, APointwiseChainMatchesEagerBitForBit) {
+  expect_fused_matches_eager(chain, {randn({1000})});
+  expect_fused_matches_eager(chain, {randn({3, 5, 7}, DType::Float64)});
+}
+
+TEST_F(FusedBackendTest, BroadcastsAndScalarsMatchEager) {
+  auto program = [](const Ts& in) {
+    Tensor a = in[0] * in[1] + in[2];  // [6, 5] * [5] + [6, 1]
+    Tensor b = a * 0.25 - in[3];       // a 0-dim tensor operand
+    return Ts{sigmoid(b) / (abs(a) + 1.0), b};
+  };
+  expect_fused_matches_eager(program, {randn({6, 5}), randn({5}), randn({6, 1}), randn({})});
+}
+
+TEST_F(FusedBackendTest, ViewsMatchEager) {
+  auto program = [](const Ts& in) {
+    Tensor x = in[0];                                       // [8, 6]
+    Tensor a = t(x) * 2.0 + select(in[1], 0, 1);            // [6, 8] + [8]
+    Tensor b = unsqueeze(slice(in[2], 0, 1, 7), 1) * a;     // [6, 1] * [6, 8]
+    Tensor c = expand(unsqueeze(in[3], 1), {6, 8}) - a;     // [6] -> [6, 1] -> [6, 8]
+    Tensor d = permute(view(in[4], {8, 3, 2}), {1, 2, 0});  // [3, 2, 8]
+    return Ts{b, c, d * 3.0};
+  };
+  expect_fused_matches_eager(program,
+                             {randn({8, 6}), randn({3, 8}), randn({8}), randn({6}), randn({48})});
+}
+
+TEST_F(FusedBackendTest, MixedDtypesComparisonsAndWhereMatchEager) {
+  auto program = [](const Ts& in) {
+    Tensor mixed = in[0] + in[1];  // float32 + int32: computed in float32
+    Tensor mask = mixed > 0.5;     // bool output
+    Tensor w = where(mask, mixed * 2.0, in[0]);
+    Tensor ints = in[1] * in[2] + 3;  // int32 * int64: an int64 group
+    Tensor cmp = lt(ints, in[2]);
+    return Ts{mask, w, ints, cmp, maximum(in[3], in[3] * 0.5)};
+  };
+  expect_fused_matches_eager(program, {randn({7, 9}), randint(-5, 5, {7, 9}, DType::Int32),
+                                       randint(-9, 9, {9}), randn({7, 9}, DType::Float64)});
+}
+
+TEST_F(FusedBackendTest, EmptyAndOneElementTensorsMatchEager) {
+  auto program = [](const Ts& in) { return Ts{exp(in[0] * 2.0) + in[1], sum(in[0] * 2.0)}; };
+  expect_fused_matches_eager(program, {randn({0, 3}), randn({3})});
+  expect_fused_matches_eager(program, {randn({1}), randn({1})});
+  expect_fused_matches_eager(program, {randn({}), randn({})});
+}
+
+TEST_F(FusedBackendTest, NonContiguousInputsAreCopiedOnce) {
+  Tensor x = randn({16, 8});
+  Tensor lx = x.to(kLazy);
+  Tensor lt_ = t(lx);  // materialized as a view: a strided input for the next graph
+  mark_step();
+  const int64_t copies = metrics::counter_value("fusion.input_copies");
+  Tensor y = lt_ * 2.0 + 1.0;
+  EXPECT_TRUE(bitwise_equal(y, t(x) * 2.0 + 1.0));
+  EXPECT_EQ(metrics::counter_value("fusion.input_copies"), copies + 1);
+}
+
+TEST_F(FusedBackendTest, LargeGroupsRunOnAllThreadsAndMatchEager) {
+  ASSERT_GE(num_threads(), 1);
+  auto program = [](const Ts& in) {
+    Tensor a = (in[0] * in[1] + in[2]) * 0.5;  // [256, 1024] * [1024] + [256, 1]
+    return Ts{relu(a), t(in[0]) * 3.0};
+  };
+  expect_fused_matches_eager(program, {randn({256, 1024}), randn({1024}), randn({256, 1})});
+}
+
+TEST_F(FusedBackendTest, FoldedReductionsMatchEagerToRounding) {
+  auto program = [](const Ts& in) {
+    Tensor e = exp(in[0] * 0.5);
+    Tensor last = sum(e, std::vector<int64_t>{1});
+    Tensor all = sum(e * in[1]);
+    Tensor mx = amax(in[0] * in[1], {1}, true);
+    Tensor mn = mean(e - 1.0, std::vector<int64_t>{0, 1});
+    return Ts{last, all, mx, mn};
+  };
+  // Sums of 3000 terms in double then rounded to float32: within float32 rounding.
+  expect_fused_matches_eager(program, {randn({70, 3000}), randn({3000})}, 1e-6);
+  expect_fused_matches_eager(program, {randn({5, 3}), randn({3})}, 1e-6);
+}
+
+TEST_F(FusedBackendTest, ReductionsAreExactForIntegersAndNanForAmax) {
+  auto program = [](const Ts& in) {
+    return Ts{sum(in[0] * 3 + 1, std::vector<int64_t>{1}), amax(in[1] * 2.0)};
+  };
+  Tensor f = randn({300, 7});
+  f = where(gt(f, 2.5), full({300, 7}, std::nan("")), f);
+  expect_fused_matches_eager(program, {randint(-100, 100, {300, 7}), f});
+}
+
+TEST_F(FusedBackendTest, DiamondsAndChainsLongerThanABudgetMatchEager) {
+  auto program = [](const Ts& in) {
+    Tensor a = in[0] * 1.5;
+    Tensor b = exp(a), c = a * a, d = relu(a - 0.5);  // three values live across the diamond
+    Tensor v = (b - c) * d + a;
+    for (int i = 0; i < 300; ++i) v = i % 2 ? v * 0.999 : v + in[1];  // two node budgets
+    return Ts{v, c};
+  };
+  expect_fused_matches_eager(program, {randn({5000}), randn({5000})});
+}
+
+TEST_F(FusedBackendTest, ReductionsDoNotDependOnTheThreadCount) {
+  auto program = [](const Ts& in) {
+    return Ts{sum(in[0] * 1.1), mean(exp(in[0]), std::vector<int64_t>{1})};
+  };
+  const Ts inputs = {randn({64, 40000})};
+  const int threads = num_threads();
+  set_num_threads(1);
+  Ts one = program(to_lazy(inputs));
+  sync(one);
+  set_num_threads(2);
+  Ts two = program(to_lazy(inputs));
+  sync(two);
+  set_num_threads(threads);
+  for (size_t k = 0; k < one.size(); ++k) EXPECT_TRUE(bitwise_equal(one[k], two[k])) << k;
+}
+
+TEST_F(FusedBackendTest, FusionOnAndOffGiveTheSameBits) {
+  auto program = [](const Ts& in) {
+    Tensor h = relu(mm(in[0], in[1]) + in[2]);  // library op between two groups
+    Tensor y = tanh(h * 0.1) - h / (abs(h) + 1.0);
+    return Ts{y, t(y) * 2.0};
+  };
+  const Ts inputs = {randn({32, 16}), randn({16, 24}), randn({24})};
+  set_fusion_enabled(false);
+  EXPECT_FALSE(fusion_enabled());
+  Ts off = program(to_lazy(inputs));
+  sync(off);
+  set_fusion_enabled(true);
+  EXPECT_TRUE(fusion_enabled());
+  Ts on = program(to_lazy(inputs));
+  sync(on);
+  for (size_t k = 0; k < on.size(); ++k) EXPECT_TRUE(bitwise_equal(on[k], off[k])) << k;
+}
+
+TEST_F(FusedBackendTest, ATrainingLoopKeepsMemoryFlatOverManySteps) {
+  Tensor w = randn({256, 64}).to(kLazy);
+  Tensor v = zeros({256, 64}).to(kLazy);
+  Tensor x = randn({64, 64}).to(kLazy);
+  auto step = [&](int i) {
+    Tensor g = mm(w, x) * 0.01;       // library op, then a group
+    v.mul_(0.9).add_(g, 1.0);         // optimizer state updated in place
+    w.add_(v, -0.001 * (1 + i % 3));  // new scalar values: no recompilation
+    Tensor loss = sum(w * w);
+    mark_step();
+    return loss;
+  };
+  for (int i = 0; i < 10; ++i) step(i);
+  const AllocatorStats before = cpu_allocator().stats();
+  const int64_t misses = metrics::counter_value("computation_cache.miss");
+  for (int i = 0; i < 1000; ++i) step(i);
+  const AllocatorStats after = cpu_allocator().stats();
+  EXPECT_EQ(after.bytes_in_use, before.bytes_in_use);
+  EXPECT_EQ(after.misses, before.misses);  // every block came from the cache
+  EXPECT_EQ(metrics::counter_value("computation_cache.miss"), misses);
+}
+
+TEST_F(FusedBackendTest, AnOutputNobodyHoldsIsReusedByTheNextExecution) {
+  Tensor x = randn({64}).to(kLazy);
+  const int64_t reused = metrics::counter_value("fusion.output_reuse");
+  for (int i = 0; i < 3; ++i) {
+    Tensor y = relu(x * 2.0);
+    mark_step();
+  }  // y dies at the end of each iteration
+  EXPECT_EQ(metrics::counter_value("fusion.output_reuse"), reused + 2);
+}
+
+}  // namespace
+}  // namespace lazygen::cpu::fusion

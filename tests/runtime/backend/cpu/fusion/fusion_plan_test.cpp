@@ -1,0 +1,258 @@
+// The fusion planner on graphs traced from real ops: which nodes form groups, why each group
+// ends, what is materialized or recomputed, and that views are index maps rather than copies.
+#include "backend/cpu/fusion/fusion_plan.h"
+
+#include <gtest/gtest.h>
+
+#include "fusion_test_util.h"
+
+namespace lazygen::cpu::fusion {
+namespace {
+
+using lazygen::testing::graph_of;
+
+class FusionPlanTest : public lazygen::testing::FusionTest {
+ protected:
+  // Plans the pending values of `outs`.
+  FusionPlan plan(const std::vector<Tensor>& outs, const Budgets& budgets = {}) {
+    graph_ = std::make_unique<exec::Graph>(graph_of(outs));
+    return plan_fusion(*graph_, budgets);
+  }
+  std::vector<std::string> ops(const std::vector<uint32_t>& nodes) const {
+    std::vector<std::string> names;
+    for (uint32_t n : nodes) names.push_back(ir::op_kind_name(graph_->node(n).op()));
+    return names;
+  }
+  std::vector<EndReason> ends(const FusionPlan& p) const {
+    std::vector<EndReason> r;
+    for (const Group& g : p.groups) r.push_back(g.end);
+    return r;
+  }
+  size_t lowered(const FusionPlan& p) const {
+    return static_cast<size_t>(
+        std::count_if(p.schedule.begin(), p.schedule.end(),
+                      [](const Step& s) { return s.kind == Step::Kind::Lower; }));
+  }
+  uint32_t position_of(const Tensor& t) const {
+    const ir::Node* n = lazy::lazy_state(t).value.node.get();
+    for (uint32_t i = 0; i < graph_->nodes().size(); ++i) {
+      if (&graph_->node(i) == n) return i;
+    }
+    return kNone;
+  }
+  std::unique_ptr<exec::Graph> graph_;
+};
+
+using Strings = std::vector<std::string>;
+
+TEST_F(FusionPlanTest, AChainOfPointwiseOpsIsOneGroupStoringOnlyItsResult) {
+  Tensor x = randn({64}).to(kLazy);
+  Tensor a = x * 2.0, b = a + 1.0, c = relu(b), y = c - 0.5;
+  FusionPlan p = plan({y});
+  ASSERT_EQ(p.groups.size(), 1u);
+  EXPECT_EQ(ops(p.groups[0].members), (Strings{"mul.Scalar", "add.Scalar", "relu", "sub.Scalar"}));
+  EXPECT_EQ(ends(p), std::vector<EndReason>{EndReason::EndOfGraph});
+  EXPECT_EQ(lowered(p), 0u);
+  EXPECT_EQ(p.storage[position_of(a)], Materialization::None);
+  EXPECT_EQ(p.storage[position_of(c)], Materialization::None);
+  EXPECT_EQ(p.storage[position_of(y)], Materialization::Tensor);
+}
+
+TEST_F(FusionPlanTest, SeveralMembersMayBeOutputs) {
+  Tensor x = randn({8}).to(kLazy);
+  Tensor a = x * 2.0, b = exp(a);
+  FusionPlan p = plan({a, b});
+  ASSERT_EQ(p.groups.size(), 1u);
+  EXPECT_EQ(p.storage[position_of(a)], Materialization::Tensor);
+  EXPECT_EQ(p.storage[position_of(b)], Materialization::Tensor);
+}
+
+TEST_F(FusionPlanTest, ALastDimReductionIsFoldedAsTheLastStep) {
+  Tensor x = randn({8, 16}).to(kLazy), y = randn({16}).to(kLazy);
+  Tensor s = sum(exp(x) * y, std::vector<int64_t>{1});
+  FusionPlan p = plan({s});
+  ASSERT_EQ(p.groups.size(), 1u);
+  EXPECT_EQ(ops(p.groups[0].members), (Strings{"exp", "mul.Tensor"}));
+  EXPECT_EQ(ops({p.groups[0].reduction}), Strings{"sum.dim_IntList"});
+  EXPECT_EQ(ends(p), std::vector<EndReason>{EndReason::Reduction});
+  EXPECT_EQ(p.storage[position_of(s)], Materialization::Tensor);
+}
+
+TEST_F(FusionPlanTest, AFullReductionIsFolded) {
+  Tensor x = randn({8, 16}).to(kLazy);
+  FusionPlan p = plan({amax(x * x)});
+  ASSERT_EQ(p.groups.size(), 1u);
+  EXPECT_EQ(ops({p.groups[0].reduction}), Strings{"amax"});
+}
+
+TEST_F(FusionPlanTest, AReductionOverALeadingDimRunsAloneAfterTheGroup) {
+  Tensor x = randn({8, 16}).to(kLazy);
+  Tensor a = x * 2.0;
+  FusionPlan p = plan({sum(a, std::vector<int64_t>{0})});
+  ASSERT_EQ(p.groups.size(), 1u);
+  EXPECT_EQ(p.groups[0].reduction, kNone);
+  EXPECT_EQ(ends(p), std::vector<EndReason>{EndReason::LibraryConsumer});
+  ASSERT_EQ(p.schedule.size(), 2u);
+  EXPECT_EQ(p.schedule[1].kind, Step::Kind::Lower);
+  EXPECT_EQ(p.storage[position_of(a)], Materialization::Tensor);
+}
+
+TEST_F(FusionPlanTest, ADTypeChangeEndsAGroup) {
+  Tensor x = randn({64}).to(kLazy), d = randn({64}, DType::Float64).to(kLazy);
+  Tensor a = x * 2.0;
+  Tensor b = (a + d) * 3.0;  // float64
+  FusionPlan p = plan({b});
+  ASSERT_EQ(p.groups.size(), 2u);
+  EXPECT_EQ(ends(p), (std::vector<EndReason>{EndReason::DTypeChange, EndReason::EndOfGraph}));
+  EXPECT_EQ(p.groups[1].dtype, DType::Float64);
+  EXPECT_EQ(p.storage[position_of(a)], Materialization::Arena);  // only a group reads it
+}
+
+TEST_F(FusionPlanTest, AShapeChangeEndsAGroupAndTheNextReadsItsResultBroadcast) {
+  Tensor x = randn({4, 8}).to(kLazy), z = randn({3, 4, 8}).to(kLazy);
+  Tensor a = exp(x);
+  Tensor c = a * z;
+  FusionPlan p = plan({c});
+  ASSERT_EQ(p.groups.size(), 2u);
+  EXPECT_EQ(ends(p)[0], EndReason::ShapeChange);
+  const Group& second = p.groups[1];
+  ASSERT_EQ(second.inputs.size(), 2u);
+  EXPECT_EQ(broadcast_strides(second.inputs[0].layout, second.sizes),
+            (std::vector<int64_t>{0, 8, 1}));
+}
+
+TEST_F(FusionPlanTest, ALibraryConsumerEndsAGroupAndItsInputBecomesATensor) {
+  Tensor x = randn({4, 4}).to(kLazy), w = randn({4, 4}).to(kLazy);
+  Tensor a = x * 2.0;
+  Tensor m = mm(a, w);
+  Tensor r = relu(m);
+  FusionPlan p = plan({r});
+  ASSERT_EQ(p.groups.size(), 2u);
+  EXPECT_EQ(ends(p)[0], EndReason::LibraryConsumer);
+  ASSERT_EQ(p.schedule.size(), 3u);
+  EXPECT_EQ(p.schedule[1].kind, Step::Kind::Lower);
+  EXPECT_EQ(ops({p.schedule[1].index}), Strings{"mm"});
+  EXPECT_EQ(p.storage[position_of(a)], Materialization::Tensor);
+}
+
+TEST_F(FusionPlanTest, ViewsOfInputsAreIndexMapsNotCopies) {
+  Tensor x = randn({4, 8}).to(kLazy), row = randn({16}).to(kLazy);
+  Tensor y = t(x) * 2.0 + slice(row, 0, 0, 16, 2).unsqueeze(1);
+  FusionPlan p = plan({y});
+  ASSERT_EQ(p.groups.size(), 1u);
+  EXPECT_EQ(lowered(p), 0u);
+  const Group& g = p.groups[0];
+  ASSERT_EQ(g.inputs.size(), 2u);
+  EXPECT_EQ(broadcast_strides(g.inputs[0].layout, g.sizes), (std::vector<int64_t>{1, 8}));
+  EXPECT_EQ(broadcast_strides(g.inputs[1].layout, g.sizes), (std::vector<int64_t>{2, 0}));
+}
+
+TEST_F(FusionPlanTest, AViewNeededAsATensorIsLoweredAndAliases) {
+  Tensor x = randn({4, 8}).to(kLazy), w = randn({4, 3}).to(kLazy);
+  Tensor m = mm(t(x * 2.0), w);
+  FusionPlan p = plan({m});
+  ASSERT_EQ(p.schedule.size(), 3u);  // group, t, mm
+  EXPECT_EQ(ops({p.schedule[1].index}), Strings{"t"});
+}
+
+TEST_F(FusionPlanTest, AReorderingViewOfAMemberEndsTheGroup) {
+  Tensor x = randn({4, 4}).to(kLazy);
+  Tensor a = x * 2.0;
+  Tensor b = t(a) + x;
+  FusionPlan p = plan({b});
+  ASSERT_EQ(p.groups.size(), 2u);
+  EXPECT_EQ(ends(p)[0], EndReason::ViewOfGroupValue);
+  EXPECT_EQ(p.storage[position_of(a)], Materialization::Arena);
+  EXPECT_EQ(lowered(p), 0u);
+}
+
+TEST_F(FusionPlanTest, TheNodeBudgetEndsGroups) {
+  Tensor v = randn({16}).to(kLazy);
+  for (int i = 0; i < 10; ++i) v = relu(v);
+  Budgets b;
+  b.max_nodes = 4;
+  FusionPlan p = plan({v}, b);
+  EXPECT_EQ(ends(p), (std::vector<EndReason>{EndReason::NodeBudget, EndReason::NodeBudget,
+                                             EndReason::EndOfGraph}));
+  EXPECT_EQ(p.groups[2].members.size(), 2u);
+}
+
+TEST_F(FusionPlanTest, TheScalarAndInputBudgetsEndGroups) {
+  Tensor v = randn({16}).to(kLazy);
+  for (int i = 0; i < 4; ++i) v = v * 1.5;  // one scalar each
+  Budgets b;
+  b.max_scalars = 3;
+  EXPECT_EQ(ends(plan({v}, b))[0], EndReason::ScalarBudget);
+  mark_step();
+  std::vector<Tensor> xs;
+  for (int i = 0; i < 4; ++i) xs.push_back(randn({16}).to(kLazy));
+  Tensor s = xs[0] * xs[1] * xs[2] * xs[3];
+  Budgets two;
+  two.max_inputs = 2;
+  FusionPlan p = plan({s}, two);
+  EXPECT_EQ(ends(p)[0], EndReason::InputBudget);
+  for (const Group& g : p.groups) EXPECT_LE(g.inputs.size(), 2u);
+}
+
+TEST_F(FusionPlanTest, ACheapNodeReadByALaterGroupIsRecomputedNotStored) {
+  Tensor x = randn({8, 16}).to(kLazy);
+  Tensor a = x * 2.0;
+  Tensor m = amax(a, {1}, true);
+  Tensor y = exp(a - m);  // softmax's numerator: a is read again after the reduction
+  FusionPlan p = plan({y});
+  ASSERT_EQ(p.groups.size(), 2u);
+  EXPECT_EQ(ends(p)[0], EndReason::Reduction);
+  EXPECT_EQ(ops(p.groups[1].recomputed), Strings{"mul.Scalar"});
+  EXPECT_EQ(p.storage[position_of(a)], Materialization::None);
+  EXPECT_NE(dump_plan(*graph_, p).find("(recomputed)"), std::string::npos);
+}
+
+TEST_F(FusionPlanTest, AnExpensiveNodeReadByALaterGroupIsStored) {
+  Tensor x = randn({8, 16}).to(kLazy);
+  Tensor a = exp(x);
+  Tensor s = sum(a, std::vector<int64_t>{1}, true);
+  Tensor y = a / s;
+  FusionPlan p = plan({y});
+  ASSERT_EQ(p.groups.size(), 2u);
+  EXPECT_TRUE(p.groups[1].recomputed.empty());
+  EXPECT_EQ(p.storage[position_of(a)], Materialization::Arena);
+}
+
+TEST_F(FusionPlanTest, ComparisonsJoinTheGroupOfTheirOperands) {
+  Tensor x = randn({32}).to(kLazy);
+  Tensor y = where(x * 2.0 > 0.5, x, x * 3.0);
+  FusionPlan p = plan({y});
+  ASSERT_EQ(p.groups.size(), 1u);
+  EXPECT_EQ(ops(p.groups[0].members),
+            (Strings{"mul.Scalar", "gt.Scalar", "mul.Scalar", "where.self"}));
+}
+
+TEST_F(FusionPlanTest, TheDumpShowsStepsMembersInputsAndEndReasons) {
+  Tensor x = randn({4, 4}).to(kLazy), w = randn({4, 4}).to(kLazy);
+  Tensor m = mm(relu(x), w);
+  FusionPlan p = plan({m * 2.0});
+  const std::string dump = dump_plan(*graph_, p);
+  EXPECT_NE(dump.find("fusion plan: 2 groups, 1 lowered steps"), std::string::npos) << dump;
+  EXPECT_NE(dump.find("group 0: float32[4, 4], 1 nodes, ended by library_consumer"),
+            std::string::npos)
+      << dump;
+  EXPECT_NE(dump.find("= relu(%0)  -> tensor"), std::string::npos) << dump;
+  EXPECT_NE(dump.find("lower %"), std::string::npos) << dump;
+  EXPECT_NE(dump.find("reads %0 in place"), std::string::npos) << dump;
+  EXPECT_NE(fusion_plan_dump({m}).find("ended by library_consumer"), std::string::npos);
+}
+
+TEST_F(FusionPlanTest, CompilingRecordsGroupMetrics) {
+  const int64_t groups = metrics::counter_value("fusion.groups");
+  const int64_t reductions = metrics::counter_value("fusion.end.reduction");
+  Tensor x = randn({8, 16}).to(kLazy);
+  Tensor s = sum(x * 2.0, std::vector<int64_t>{1});
+  mark_step();
+  EXPECT_EQ(metrics::counter_value("fusion.groups"), groups + 1);
+  EXPECT_EQ(metrics::counter_value("fusion.end.reduction"), reductions + 1);
+  EXPECT_GE(metrics::counter_value("fusion.group_nodes"), 2);
+  EXPECT_NE(metrics_report().find("fusion.end.reduction"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace lazygen::cpu::fusion
