@@ -56,8 +56,12 @@ std::vector<Saved> saved_values(const OpEntry& op) {
   for (const Argument& a : op.schema.arguments) {
     if (names.count(a.name)) out.push_back(saved_argument(op, a));
   }
-  if (names.count("result")) {
-    out.push_back({"Tensor result;", "fn->result = saved(" + std::string(op.schema.returns.size() == 1 ? "result" : "std::get<0>(result)") + ");", "result = Tensor();"});
+  bool tuple = op.schema.returns.size() > 1;
+  for (const auto& [name, index] : op.schema.result_names()) {
+    if (!names.count(name)) continue;
+    std::string value = tuple ? "std::get<" + std::to_string(index) + ">(result)" : "result";
+    // The function's parameter is `result` (the whole output): save under the formula's name.
+    out.push_back({"Tensor " + name + ";", "fn->" + name + " = saved(" + value + ");", name + " = Tensor();"});
   }
   return out;
 }

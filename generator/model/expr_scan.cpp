@@ -25,6 +25,8 @@ char next_non_space(std::string_view s, size_t i) {
   return i < s.size() ? s[i] : '\0';
 }
 
+bool preceded_by_scope(std::string_view s, size_t i) { return i >= 2 && s.substr(i - 2, 2) == "::"; }
+
 char prev_non_space(std::string_view s, size_t i) {
   while (i > 0 && std::isspace(static_cast<unsigned char>(s[i - 1]))) --i;
   return i > 0 ? s[i - 1] : '\0';
@@ -44,7 +46,8 @@ std::vector<ExprIdent> scan_identifiers(std::string_view expr) {
       while (i < expr.size() && ident_char(expr[i])) ++i;
       ExprIdent id{std::string(expr.substr(start, i - start)), static_cast<int>(start)};
       id.is_call = next_non_space(expr, i) == '(';
-      id.is_member = prev_non_space(expr, start) == '.';
+      id.is_member = prev_non_space(expr, start) == '.' || preceded_by_scope(expr, start) ||
+                     expr.substr(i, 2) == "::";
       out.push_back(std::move(id));
     } else {
       ++i;

@@ -13,7 +13,7 @@ struct ExprIdent {
   std::string name;
   int offset = 0;         // 0-based, in the expression text
   bool is_call = false;   // followed by `(`
-  bool is_member = false; // preceded by `.`
+  bool is_member = false; // preceded by `.`, or part of a qualified name (`std::get`)
 };
 
 // Every identifier outside numeric literals, in order. Numeric suffixes (1e-5, 2.0f) are skipped.

@@ -126,4 +126,16 @@ const Argument* FunctionSchema::find_argument(std::string_view name) const {
   return nullptr;
 }
 
+std::vector<std::pair<std::string, int>> FunctionSchema::result_names() const {
+  std::vector<std::pair<std::string, int>> names;
+  if (!returns.empty()) names.push_back({"result", 0});
+  for (size_t i = 0; i < returns.size() && returns.size() > 1; ++i) {
+    names.push_back({"result" + std::to_string(i), static_cast<int>(i)});
+  }
+  for (size_t i = 0; i < returns.size(); ++i) {
+    if (!returns[i].name.empty()) names.push_back({returns[i].name, static_cast<int>(i)});
+  }
+  return names;
+}
+
 }  // namespace lazygen::gen

@@ -15,6 +15,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "model/diagnostic.h"
@@ -121,6 +122,9 @@ struct FunctionSchema {
   std::vector<const Argument*> tensor_arguments() const;  // every Tensor-typed argument
   std::vector<const Argument*> out_arguments() const;     // kwarg-only written arguments
   const Argument* find_argument(std::string_view name) const;
+  // How derivative formulas name the outputs, with the output index of each: `result` (output
+  // 0), `result0`, `result1`, ... and the names of named returns.
+  std::vector<std::pair<std::string, int>> result_names() const;
   friend bool operator==(const FunctionSchema&, const FunctionSchema&) = default;
 };
 

@@ -52,7 +52,7 @@ void check_derivatives(const OpEntry& op) {
   for (const Argument* a : op.schema.tensor_arguments()) tensors.push_back(a->name);
   std::vector<std::string> variables = argument_names(op.schema, false);
   variables.push_back("grad");
-  variables.push_back("result");
+  for (const auto& [name, index] : op.schema.result_names()) variables.push_back(name);
   for (const Derivative& d : op.derivatives) {
     if (!contains(tensors, d.argument)) {
       throw GenError(d.key_loc, op.schema.name.str() + ": derivative for '" + d.argument +

@@ -471,3 +471,40 @@ TEST(OpsYaml, LoadOpsFileReportsAMissingFile) {
 
 }  // namespace
 }  // namespace lazygen::gen
+
+namespace lazygen::gen {
+namespace {
+
+// Multi-output ops: formulas name outputs as result (output 0), result0, result1, ... or by the
+// return's name; qualified names (std::get) are not taken for variables.
+TEST(OpsYaml, FormulasMayNameEachOutputOfAMultiOutputOp) {
+  OpsFile file = load_ops_text(
+      "- func: pool(Tensor self) -> (Tensor out, Tensor indices)\n"
+      "  shape: custom\n"
+      "  kernel: custom\n"
+      "  derivatives:\n"
+      "    self: pool_backward(grad, self, result1, indices, std::get<0>(std::make_tuple(result0)))\n",
+      "ops.yaml", OpsDialect::Lazygen);
+  ASSERT_EQ(file.ops.size(), 1u);
+  auto names = file.ops[0].schema.result_names();
+  ASSERT_EQ(names.size(), 5u);
+  EXPECT_EQ(names[1], std::make_pair(std::string("result0"), 0));
+  EXPECT_EQ(names[2], std::make_pair(std::string("result1"), 1));
+  EXPECT_EQ(names[4], std::make_pair(std::string("indices"), 1));
+}
+
+TEST(OpsYaml, FormulaNamingAMissingOutputSuggestsTheOutputs) {
+  try {
+    load_ops_text(
+        "- func: pool(Tensor self) -> (Tensor, Tensor)\n  shape: custom\n  kernel: custom\n"
+        "  derivatives:\n    self: f(grad, result2)\n",
+        "ops.yaml", OpsDialect::Lazygen);
+    FAIL() << "expected an error";
+  } catch (const GenError& e) {
+    EXPECT_EQ(e.loc().str(), "ops.yaml:5:19");
+    EXPECT_NE(e.hint().find("result1"), std::string::npos) << e.hint();
+  }
+}
+
+}  // namespace
+}  // namespace lazygen::gen
