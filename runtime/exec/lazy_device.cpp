@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "backend/cpu/fusion/fused_backend.h"
 #include "core/ir/dump.h"
 #include "core/lazy/lazy_tensor.h"
 #include "core/tensor/lazy_hooks.h"
@@ -68,13 +69,24 @@ std::vector<ir::Value> dump_roots(const std::vector<Tensor>& tensors) {
   return roots;
 }
 
+// The fused cpu backend unless LAZYGEN_FUSION=0 asks for the unfused reference (A/B checks).
+std::shared_ptr<Backend> make_backend(bool fused) {
+  if (fused) return std::make_shared<cpu::fusion::FusedBackend>();
+  return std::make_shared<LoweringBackend>();
+}
+
+bool fusion_from_env() {
+  const char* text = std::getenv("LAZYGEN_FUSION");
+  return text == nullptr || std::string(text) != "0";
+}
+
 }  // namespace
 
 extern const bool kLazyDeviceLinked = register_lazy_device();
 
 GraphExecutor& GraphExecutor::global() {
   static GraphExecutor* executor =
-      new GraphExecutor(std::make_shared<LoweringBackend>(), cache_capacity_from_env());
+      new GraphExecutor(make_backend(fusion_from_env()), cache_capacity_from_env());
   return *executor;
 }
 
@@ -106,6 +118,23 @@ std::string ir_dump_dot(const std::vector<Tensor>& tensors) {
 
 void set_computation_cache_capacity(size_t capacity) {
   exec::GraphExecutor::global().set_cache_capacity(capacity);
+}
+
+void set_fusion_enabled(bool enabled) {
+  if (enabled != fusion_enabled()) {
+    exec::GraphExecutor::global().set_backend(exec::make_backend(enabled));
+  }
+}
+
+bool fusion_enabled() {
+  return exec::GraphExecutor::global().backend()->name() == "cpu-fused";
+}
+
+std::string fusion_plan_dump(const std::vector<Tensor>& tensors) {
+  std::vector<ir::Value> roots = exec::dump_roots(tensors);
+  if (roots.empty()) return "fusion plan: nothing pending\n";
+  exec::Graph graph(std::move(roots));
+  return cpu::fusion::dump_plan(graph, cpu::fusion::plan_fusion(graph));
 }
 
 }  // namespace lazygen

@@ -51,10 +51,21 @@ struct PointwiseInfo {
 // The tile info of a pointwise op kind; nullptr for ops that are not pointwise (generated).
 const PointwiseInfo* pointwise_info(ir::OpKind kind);
 
+// Note [Tile kernel clones]
+// On x86-64 with GCC every tile loop is compiled twice, for the baseline ISA and for AVX2, and the
+// loader picks one (function multi-versioning): a fused group's ops run from L1 and are bound by
+// vector width, so AVX2 halves them. Results do not change: avx2 does not imply fma, so neither
+// clone contracts a * b + c, and each lane computes the IEEE operation the scalar code does.
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+#define LAZYGEN_TILE_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define LAZYGEN_TILE_CLONES
+#endif
+
 // tile_fn<Fn, T>: the tile kernel of functor Fn in compute type T. Contiguous inputs take a loop
 // the compiler vectorizes; any stride-0 input takes the general loop.
 template <class Fn, class T, size_t... I, size_t... S>
-void tile_loop(const TileArgs& a, std::index_sequence<I...>, std::index_sequence<S...>) {
+LAZYGEN_TILE_CLONES void tile_loop(const TileArgs& a, std::index_sequence<I...>, std::index_sequence<S...>) {
   T* out = static_cast<T*>(a.out);
   [[maybe_unused]] const T scalars[sizeof...(S) + 1] = {static_cast<T>(a.scalars[S])..., T{}};
   [[maybe_unused]] const T* in[sizeof...(I) + 1] = {static_cast<const T*>(a.in[I])..., nullptr};

@@ -47,6 +47,14 @@ TEST_F(FusedBackendTest, APointwiseChainMatchesEagerBitForBit) {
   expect_fused_matches_eager(chain, {randn({3, 5, 7}, DType::Float64)});
 }
 
+TEST_F(FusedBackendTest, GroupsLargerThanTheCachesStreamAndMatchEager) {
+  auto program = [](const Ts& in) {  // 12 MiB outputs: prefetched inputs, streaming stores
+    Tensor a = chain({in[0]})[0];
+    return Ts{a, a > 0.25, a * in[1]};
+  };
+  expect_fused_matches_eager(program, {randn({3 << 20}), randn({1})});
+}
+
 TEST_F(FusedBackendTest, BroadcastsAndScalarsMatchEager) {
   auto program = [](const Ts& in) {
     Tensor a = in[0] * in[1] + in[2];  // [6, 5] * [5] + [6, 1]

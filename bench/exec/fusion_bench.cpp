@@ -1,0 +1,173 @@
+// The fused cpu backend against the machine's copy bandwidth and against eager execution, each
+// ratio measured in the same run (this VM is noisy: compare numbers from one process only).
+//
+//   chain_16m/fused    the torch_peer `chain` cycle (x*1.0001, x+0.5, relu, x-0.25) eight ops
+//                      long on 16M float32, traced and run with mark_step; warm. Counters:
+//                      gbps (one read + one write of the data per chain), copy_gbps (eager
+//                      copy_ into a preallocated buffer, interleaved), frac_of_copy (goal >=
+//                      0.8), eager_ms and speedup_vs_eager (the same ops run eagerly), and the
+//                      same for fusion off (lazy_unfused_ms: one kernel per op on the lazy device).
+//   chain_1000x16      a 1000-op chain of the same cycle on 16 elements, steady state (trace +
+//                      cached execute per iteration): us_per_op (goal <= 0.2), split into tracing
+//                      and mark_step (and the executor's build-graph and execute shares), and
+//                      eager's.
+//   mark_step_100      mark_step of a pending 100-node graph (44 ops on 16 elements and their
+//                      scalars) that hits the computation cache: us per step (goal <= 5), with
+//                      the executor's build-graph and execute shares.
+#include <benchmark/benchmark.h>
+
+#include <chrono>
+
+#include "core/ir/trie_cache.h"
+#include "lazygen/lazygen.h"
+
+namespace lazygen {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+// The peer's op cycle, `ops` long.
+Tensor chain(Tensor x, int ops) {
+  for (int i = 0; i < ops; ++i) {
+    switch (i % 4) {
+      case 0:
+        x = x * 1.0001;
+        break;
+      case 1:
+        x = x + 0.5;
+        break;
+      case 2:
+        x = relu(x);
+        break;
+      default:
+        x = x - 0.25;
+        break;
+    }
+  }
+  return x;
+}
+
+// Seconds for one lazy chain, including its materialization (mark_step runs it).
+double time_lazy_chain(const Tensor& x, int ops) {
+  const auto start = Clock::now();
+  Tensor y = chain(x, ops);
+  mark_step();
+  wait_device_ops();
+  const double s = seconds_since(start);
+  benchmark::DoNotOptimize(y.impl());
+  return s;
+}
+
+void chain_16m(benchmark::State& state) {
+  constexpr int64_t kNumel = 16 << 20;
+  constexpr int kOps = 8;
+  const double bytes = 2.0 * 4 * kNumel;  // one fused pass: read x, write y
+  Tensor src = randn({kNumel}), dst = empty({kNumel});
+  Tensor x = src.to(kLazy);
+  mark_step();
+  double fused_s = 0, copy_s = 0, eager_s = 0, unfused_s = 0;
+  for (int warm = 0; warm < 2; ++warm) time_lazy_chain(x, kOps);
+  for (auto _ : state) {
+    auto start = Clock::now();
+    dst.copy_(src);
+    copy_s += seconds_since(start);
+    start = Clock::now();
+    benchmark::DoNotOptimize(chain(src, kOps).impl());
+    eager_s += seconds_since(start);
+    set_fusion_enabled(false);
+    time_lazy_chain(x, kOps);  // compiles after the switch (untimed)
+    unfused_s += time_lazy_chain(x, kOps);
+    set_fusion_enabled(true);
+    time_lazy_chain(x, kOps);  // recompiles after the switch (untimed)
+    const double s = time_lazy_chain(x, kOps);
+    fused_s += s;
+    state.SetIterationTime(s);
+  }
+  const double n = static_cast<double>(state.iterations());
+  state.counters["gbps"] = bytes * n / fused_s / 1e9;
+  state.counters["copy_gbps"] = bytes * n / copy_s / 1e9;
+  state.counters["frac_of_copy"] = copy_s / fused_s;
+  state.counters["fused_ms"] = fused_s / n * 1e3;
+  state.counters["eager_ms"] = eager_s / n * 1e3;
+  state.counters["lazy_unfused_ms"] = unfused_s / n * 1e3;
+  state.counters["speedup_vs_eager"] = eager_s / fused_s;
+  state.counters["speedup_vs_unfused"] = unfused_s / fused_s;
+}
+
+// Adds the executor's mean build-graph and execute times (us) to `state`'s counters.
+void executor_counters(benchmark::State& state, double per) {
+  if (auto build = metrics::timed_stats("exec.build_graph_ms")) {
+    state.counters["build_graph_us"] = build->mean_ms() * 1e3 / per;
+  }
+  if (auto execute = metrics::timed_stats("exec.execute_ms")) {
+    state.counters["execute_us"] = execute->mean_ms() * 1e3 / per;
+  }
+}
+
+void chain_1000x16(benchmark::State& state) {
+  constexpr int kOps = 1000;
+  ir::TrieCache::current().reset();
+  Tensor src = randn({16});
+  Tensor x = src.to(kLazy);
+  mark_step();
+  for (int warm = 0; warm < 3; ++warm) time_lazy_chain(x, kOps);
+  metrics::reset();
+  double trace_s = 0, step_s = 0, eager_s = 0;
+  for (auto _ : state) {
+    auto start = Clock::now();
+    Tensor y = chain(x, kOps);
+    trace_s += seconds_since(start);
+    const auto traced = Clock::now();
+    mark_step();
+    step_s += seconds_since(traced);
+    state.SetIterationTime(seconds_since(start));
+    benchmark::DoNotOptimize(y.impl());
+    start = Clock::now();
+    benchmark::DoNotOptimize(chain(src, kOps).impl());
+    eager_s += seconds_since(start);
+  }
+  const double n = static_cast<double>(state.iterations()) * kOps;
+  state.counters["us_per_op"] = (trace_s + step_s) / n * 1e6;
+  state.counters["trace_us_per_op"] = trace_s / n * 1e6;
+  state.counters["mark_step_us_per_op"] = step_s / n * 1e6;
+  state.counters["eager_us_per_op"] = eager_s / n * 1e6;
+  state.counters["speedup_vs_eager"] = eager_s / (trace_s + step_s);
+  executor_counters(state, kOps);  // per op
+}
+
+void mark_step_100(benchmark::State& state) {
+  constexpr int kOps = 44;  // 11 cycles of 4 ops and 5 scalars: 99 nodes, plus the input
+  ir::TrieCache::current().reset();
+  Tensor x = randn({16}).to(kLazy);
+  mark_step();
+  for (int warm = 0; warm < 3; ++warm) time_lazy_chain(x, kOps);
+  metrics::reset();
+  double step_s = 0;
+  for (auto _ : state) {
+    Tensor y = chain(x, kOps);
+    const auto start = Clock::now();
+    mark_step();
+    const double s = seconds_since(start);
+    step_s += s;
+    state.SetIterationTime(s);
+    benchmark::DoNotOptimize(y.impl());
+  }
+  const double n = static_cast<double>(state.iterations());
+  state.counters["us_per_step"] = step_s / n * 1e6;
+  state.counters["graph_nodes"] =
+      static_cast<double>(metrics::counter_value("exec.graph_nodes")) / n;
+  executor_counters(state, 1);
+}
+
+BENCHMARK(chain_16m)->UseManualTime()->Unit(benchmark::kMillisecond)->MinTime(2.0);
+BENCHMARK(chain_1000x16)->UseManualTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK(mark_step_100)->UseManualTime()->Unit(benchmark::kMicrosecond);
+
+}  // namespace
+}  // namespace lazygen
+
+BENCHMARK_MAIN();

@@ -1,0 +1,192 @@
+// FusedBackend::compile (fused_backend.h): a fusion plan flattened into a FusedExecutable.
+#include <algorithm>
+#include <stdexcept>
+
+#include "backend/cpu/fusion/fused_backend.h"
+#include "backend/cpu/fusion/fused_executable.h"
+#include "backend/cpu/fusion/memory_plan.h"
+
+namespace lazygen::cpu::fusion {
+namespace {
+
+class Compiler {
+ public:
+  Compiler(const exec::Graph& graph, const FusionPlan& plan, FusedExecutable& e)
+      : g_(graph), plan_(plan), e_(e) {}
+
+  void run() {
+    assign_slots();
+    group_positions();
+    plan_arena();
+    for (uint32_t s = 0; s < plan_.schedule.size(); ++s) {
+      const Step& step = plan_.schedule[s];
+      if (step.kind == Step::Kind::Group) {
+        add_group(step.index);
+      } else {
+        add_lower(step.index);
+      }
+    }
+    plan_releases();
+  }
+
+ private:
+  uint32_t slot(const exec::ValueRef& v) const { return first_slot_[v.node] + v.output; }
+  Place place(const exec::ValueRef& v) const {
+    if (plan_.storage[v.node] == Materialization::Arena) return Place{kNoSlot, offset_[v.node]};
+    return Place{slot(v), 0};
+  }
+  OutputPlace output_place(uint32_t node);
+  void assign_slots();
+  void group_positions();
+  void plan_arena();
+  void add_group(uint32_t g);
+  void add_lower(uint32_t node);
+  void plan_releases();
+
+  const exec::Graph& g_;
+  const FusionPlan& plan_;
+  FusedExecutable& e_;
+  std::vector<uint32_t> first_slot_;
+  std::vector<uint32_t> group_step_;  // per group: its schedule position
+  std::vector<int64_t> offset_;       // per node in the arena
+  std::vector<bool> is_output_;
+};
+
+void Compiler::assign_slots() {
+  first_slot_.resize(g_.nodes().size());
+  uint32_t next = 0;
+  for (size_t i = 0; i < g_.nodes().size(); ++i) {
+    first_slot_[i] = next;
+    next += static_cast<uint32_t>(g_.node(i).num_outputs());
+  }
+  e_.num_slots = next;
+  for (uint32_t i : g_.inputs()) e_.input_slots.push_back(first_slot_[i]);
+  is_output_.assign(g_.nodes().size(), false);
+  for (const exec::ValueRef& r : g_.outputs()) {
+    if (plan_.storage[r.node] != Materialization::Tensor) {
+      throw std::logic_error("cpu-fused: graph output %" + std::to_string(r.node) +
+                             " is not planned as a tensor");
+    }
+    e_.output_slots.push_back(slot(r));
+    is_output_[r.node] = true;
+  }
+}
+
+void Compiler::group_positions() {
+  group_step_.assign(plan_.groups.size(), 0);
+  for (uint32_t s = 0; s < plan_.schedule.size(); ++s) {
+    if (plan_.schedule[s].kind == Step::Kind::Group) group_step_[plan_.schedule[s].index] = s;
+  }
+}
+
+// Arena values: written by their group's step, read by the steps of the groups that load them.
+void Compiler::plan_arena() {
+  offset_.assign(g_.nodes().size(), 0);
+  std::vector<uint32_t> nodes;
+  std::vector<BufferRequest> requests;
+  std::vector<int64_t> request_of(g_.nodes().size(), -1);
+  for (uint32_t i = 0; i < g_.nodes().size(); ++i) {
+    if (plan_.storage[i] != Materialization::Arena) continue;
+    request_of[i] = static_cast<int64_t>(requests.size());
+    const uint32_t s = group_step_[plan_.group_of[i]];
+    const Shape& shape = g_.node(i).shape(0);
+    requests.push_back({shape.numel() * static_cast<int64_t>(itemsize(shape.dtype)), s, s});
+    nodes.push_back(i);
+  }
+  for (uint32_t g = 0; g < plan_.groups.size(); ++g) {
+    for (const GroupInput& in : plan_.groups[g].inputs) {
+      if (request_of[in.base.node] < 0) continue;
+      BufferRequest& r = requests[static_cast<size_t>(request_of[in.base.node])];
+      r.last_step = std::max(r.last_step, group_step_[g]);
+    }
+  }
+  MemoryPlan memory = plan_memory(requests);
+  for (size_t r = 0; r < nodes.size(); ++r) offset_[nodes[r]] = memory.offsets[r];
+  e_.arena_bytes = memory.arena_bytes;
+}
+
+OutputPlace Compiler::output_place(uint32_t node) {
+  OutputPlace out{place(exec::ValueRef{node, 0}), g_.node(node).shape(0), -1};
+  if (is_output_[node]) out.reuse = e_.num_reusable++;
+  return out;
+}
+
+void Compiler::add_group(uint32_t g) {
+  GroupStep step;
+  step.program = compile_group(g_, plan_, g);
+  for (const GroupInput& in : plan_.groups[g].inputs) step.inputs.push_back(place(in.base));
+  for (const GroupProgram::Output& o : step.program.outputs) {
+    step.outputs.push_back(output_place(o.node));
+  }
+  if (step.program.has_reduction) step.reduction = output_place(step.program.reduce_node);
+  for (uint32_t n : step.program.scalar_nodes) step.scalar_slots.push_back(first_slot_[n]);
+  e_.steps.push_back({true, static_cast<uint32_t>(e_.groups.size()), 0, 0});
+  e_.groups.push_back(std::move(step));
+}
+
+void Compiler::add_lower(uint32_t node) {
+  const ir::Node& n = g_.node(node);
+  LowerStep step{&n, exec::lowering_for(n.op()), {}, first_slot_[node]};
+  if (step.fn == nullptr) {
+    throw exec::CompileError(std::string("cpu-fused: no lowering for op ") +
+                             ir::op_kind_name(n.op()) + " (" + n.to_string() + ")");
+  }
+  for (const exec::ValueRef& r : g_.operands(node)) {
+    if (r.present() && plan_.storage[r.node] != Materialization::Tensor) {
+      throw std::logic_error("cpu-fused: %" + std::to_string(node) + " reads %" +
+                             std::to_string(r.node) + ", which is not planned as a tensor");
+    }
+    step.operand_slots.push_back(r.present() ? slot(r) : kNoSlot);
+  }
+  e_.steps.push_back({false, static_cast<uint32_t>(e_.lowers.size()), 0, 0});
+  e_.lowers.push_back(std::move(step));
+}
+
+// Each slot that is neither a graph input nor an output is dropped after the last step that
+// writes or reads it.
+void Compiler::plan_releases() {
+  constexpr uint32_t kNever = UINT32_MAX;
+  std::vector<uint32_t> release_at(e_.num_slots, kNever);
+  auto touch = [&](uint32_t slot, uint32_t s) {
+    if (slot != kNoSlot)
+      release_at[slot] = release_at[slot] == kNever ? s : std::max(release_at[slot], s);
+  };
+  for (uint32_t s = 0; s < e_.steps.size(); ++s) {
+    if (e_.steps[s].is_group) {
+      const GroupStep& gs = e_.groups[e_.steps[s].index];
+      for (const Place& p : gs.inputs) touch(p.slot, s);
+      for (const OutputPlace& o : gs.outputs) touch(o.place.slot, s);
+      if (gs.program.has_reduction) touch(gs.reduction.place.slot, s);
+      for (uint32_t slot : gs.scalar_slots) touch(slot, s);
+    } else {
+      const LowerStep& ls = e_.lowers[e_.steps[s].index];
+      for (uint32_t slot : ls.operand_slots) touch(slot, s);
+      for (uint32_t j = 0; j < ls.node->num_outputs(); ++j) touch(ls.first_slot + j, s);
+    }
+  }
+  for (uint32_t slot : e_.input_slots) release_at[slot] = kNever;
+  for (uint32_t slot : e_.output_slots) release_at[slot] = kNever;
+  std::vector<std::vector<uint32_t>> per_step(e_.steps.size());
+  for (uint32_t slot = 0; slot < e_.num_slots; ++slot) {
+    if (release_at[slot] != kNever) per_step[release_at[slot]].push_back(slot);
+  }
+  for (uint32_t s = 0; s < e_.steps.size(); ++s) {
+    e_.steps[s].release_begin = static_cast<uint32_t>(e_.releases.size());
+    e_.releases.insert(e_.releases.end(), per_step[s].begin(), per_step[s].end());
+    e_.steps[s].release_end = static_cast<uint32_t>(e_.releases.size());
+  }
+}
+
+}  // namespace
+
+std::unique_ptr<exec::Executable> FusedBackend::compile(const exec::Graph& graph) {
+  auto e = std::make_unique<FusedExecutable>();
+  e->keep_alive = graph.roots();
+  const FusionPlan plan = plan_fusion(graph, budgets_);
+  Compiler(graph, plan, *e).run();
+  e->reuse.resize(static_cast<size_t>(e->num_reusable));
+  record_plan_metrics(plan);
+  return e;
+}
+
+}  // namespace lazygen::cpu::fusion

@@ -1,0 +1,83 @@
+// The compiled form of a graph on the fused cpu backend (fused_backend.h): what compile()
+// (fused_compile.cpp) builds and execute() (fused_execute.cpp) walks. Internal to the backend.
+//
+// Values live in slots (tensors, one per node output, as in the cpu-lowering backend) or in
+// the arena (See memory_plan.h). Steps run in schedule order; after each, the slots it read for
+// the last time are dropped, so intermediate tensors go back to the allocator early.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <vector>
+
+#include "backend/backend.h"
+#include "backend/cpu/fusion/group_program.h"
+#include "exec/lowering.h"
+
+namespace lazygen::cpu::fusion {
+
+inline constexpr uint32_t kNoSlot = UINT32_MAX;
+
+// Where a value is during an execution: a tensor slot, or else an arena offset.
+struct Place {
+  uint32_t slot = kNoSlot;
+  int64_t offset = 0;
+};
+
+// A value a group writes. Slot values get a new tensor of `shape` (or, for a graph output, the
+// previous execution's tensor when nobody holds it any more: `reuse` indexes those).
+struct OutputPlace {
+  Place place;
+  Shape shape;
+  int32_t reuse = -1;
+};
+
+struct GroupStep {
+  GroupProgram program;
+  std::vector<Place> inputs;           // per Group::inputs
+  std::vector<OutputPlace> outputs;    // per GroupProgram::outputs
+  OutputPlace reduction;               // when the program reduces
+  std::vector<uint32_t> scalar_slots;  // per GroupProgram::scalar_nodes
+};
+
+struct LowerStep {
+  const ir::Node* node = nullptr;
+  exec::LowerFn fn = nullptr;
+  std::vector<uint32_t> operand_slots;  // kNoSlot for an absent operand
+  uint32_t first_slot = 0;              // of its outputs
+};
+
+struct ExecStep {
+  bool is_group = false;
+  uint32_t index = 0;                           // into groups or lowers
+  uint32_t release_begin = 0, release_end = 0;  // slots dropped after it: releases[begin, end)
+};
+
+// What one execution works in; reused by the next execution of the same executable.
+struct ExecScratch {
+  std::vector<Tensor> slots;
+  std::vector<Tensor> args;
+  std::vector<double> scalars;
+  std::vector<const char*> inputs;
+  std::vector<char*> outputs;
+  std::vector<int64_t> partials;
+};
+
+struct FusedExecutable final : exec::Executable {
+  std::vector<ir::Value> keep_alive;  // the graph's roots: owners of every node used here
+  uint32_t num_slots = 0;
+  std::vector<uint32_t> input_slots;   // per graph input
+  std::vector<uint32_t> output_slots;  // per graph output
+  std::vector<GroupStep> groups;
+  std::vector<LowerStep> lowers;
+  std::vector<ExecStep> steps;
+  std::vector<uint32_t> releases;
+  int64_t arena_bytes = 0;
+  int32_t num_reusable = 0;
+
+  mutable std::vector<Tensor> reuse;  // previous outputs, See Note [Memory across executions]
+  mutable ExecScratch scratch;
+  mutable std::atomic<bool> busy{false};
+};
+
+}  // namespace lazygen::cpu::fusion

@@ -1,0 +1,200 @@
+// FusedBackend::execute (fused_backend.h): walks a FusedExecutable's steps.
+#include <exception>
+#include <stdexcept>
+#include <string>
+
+#include "backend/cpu/fusion/fused_backend.h"
+#include "backend/cpu/fusion/fused_executable.h"
+#include "backend/cpu/fusion/interpreter.h"
+#include "core/tensor/allocator.h"
+#include "core/tensor/tensor_impl.h"
+#include "lazygen/metrics.h"
+
+namespace lazygen::cpu::fusion {
+namespace {
+
+// Outputs up to this size are kept for reuse by the next execution (See Note [Memory across
+// executions]); larger ones go back to the caching allocator, so that a cached graph never
+// pins much memory while it is not running.
+constexpr size_t kReuseMaxBytes = size_t{1} << 20;
+
+double scalar_value(const Tensor& t) {
+  return dispatch_dtype(t.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    return static_cast<double>(*static_cast<const T*>(t.raw_data()));
+  });
+}
+
+// One arena block from the caching allocator for the duration of an execution.
+class ArenaBlock {
+ public:
+  explicit ArenaBlock(int64_t bytes)
+      : block_(bytes > 0 ? cpu_allocator().allocate(static_cast<size_t>(bytes))
+                         : CachingAllocator::Block{}) {}
+  ~ArenaBlock() {
+    if (block_.data != nullptr) cpu_allocator().release(block_.data, block_.capacity);
+  }
+  ArenaBlock(const ArenaBlock&) = delete;
+  ArenaBlock& operator=(const ArenaBlock&) = delete;
+  char* data() const { return static_cast<char*>(block_.data); }
+
+ private:
+  CachingAllocator::Block block_;
+};
+
+class Execution {
+ public:
+  Execution(const FusedExecutable& e, ExecScratch& s, bool exclusive)
+      : e_(e), s_(s), exclusive_(exclusive), arena_(e.arena_bytes) {}
+
+  void run() {
+    for (const ExecStep& step : e_.steps) {
+      if (step.is_group) {
+        run_group_step(e_.groups[step.index]);
+      } else {
+        run_lower_step(e_.lowers[step.index]);
+      }
+      for (uint32_t r = step.release_begin; r < step.release_end; ++r) {
+        s_.slots[e_.releases[r]] = Tensor();
+      }
+    }
+  }
+
+ private:
+  const char* input_data(const Place& p);
+  Tensor allocate(const OutputPlace& o);
+  char* output_data(const OutputPlace& o);
+  void run_group_step(const GroupStep& g);
+  void run_lower_step(const LowerStep& l);
+
+  const FusedExecutable& e_;
+  ExecScratch& s_;
+  bool exclusive_;  // owns the executable's reuse list
+  ArenaBlock arena_;
+};
+
+// See Note [Views as index maps]: groups read bases as contiguous buffers.
+const char* Execution::input_data(const Place& p) {
+  static metrics::Counter& copies = metrics::counter("fusion.input_copies");
+  if (p.slot == kNoSlot) return arena_.data() + p.offset;
+  Tensor& t = s_.slots[p.slot];
+  if (!t.is_contiguous()) {
+    copies.add();
+    t = t.contiguous();
+  }
+  return static_cast<const char*>(t.raw_data());
+}
+
+Tensor Execution::allocate(const OutputPlace& o) {
+  static metrics::Counter& reused = metrics::counter("fusion.output_reuse");
+  if (o.reuse < 0 || !exclusive_) return make_cpu_tensor(o.shape.sizes, o.shape.dtype);
+  Tensor& previous = e_.reuse[static_cast<size_t>(o.reuse)];
+  if (previous.defined() && previous.impl_ptr().use_count() == 1 &&
+      previous.impl()->storage().use_count() == 1) {
+    reused.add();
+    return previous;
+  }
+  Tensor t = make_cpu_tensor(o.shape.sizes, o.shape.dtype);
+  const size_t bytes = static_cast<size_t>(t.numel()) * itemsize(t.dtype());
+  previous = bytes <= kReuseMaxBytes ? t : Tensor();
+  return t;
+}
+
+char* Execution::output_data(const OutputPlace& o) {
+  if (o.place.slot == kNoSlot) return arena_.data() + o.place.offset;
+  Tensor& t = s_.slots[o.place.slot];
+  t = allocate(o);
+  return static_cast<char*>(t.raw_data());
+}
+
+void Execution::run_group_step(const GroupStep& g) {
+  const GroupProgram& p = g.program;
+  s_.inputs.resize(g.inputs.size());
+  for (size_t i = 0; i < g.inputs.size(); ++i) s_.inputs[i] = input_data(g.inputs[i]);
+  s_.outputs.resize(g.outputs.size());
+  for (size_t j = 0; j < g.outputs.size(); ++j) s_.outputs[j] = output_data(g.outputs[j]);
+  s_.scalars.resize(g.scalar_slots.size());
+  for (size_t k = 0; k < g.scalar_slots.size(); ++k) {
+    s_.scalars[k] = scalar_value(s_.slots[g.scalar_slots[k]]);
+  }
+  GroupBindings b;
+  b.inputs = s_.inputs.data();
+  b.outputs = s_.outputs.data();
+  b.scalars = s_.scalars.data();
+  if (p.has_reduction) {
+    b.reduction = output_data(g.reduction);
+    s_.partials.resize(static_cast<size_t>(num_partials(p)));
+    b.partials = s_.partials.data();
+  }
+  run_group(p, b);
+}
+
+void Execution::run_lower_step(const LowerStep& l) {
+  s_.args.clear();
+  for (uint32_t slot : l.operand_slots)
+    s_.args.push_back(slot == kNoSlot ? Tensor() : s_.slots[slot]);
+  std::vector<Tensor> outs = l.fn(*l.node, s_.args);
+  s_.args.clear();
+  if (outs.size() != l.node->num_outputs()) {
+    throw std::logic_error("cpu-fused: the lowering of " + l.node->to_string() + " returned " +
+                           std::to_string(outs.size()) + " tensors, expected " +
+                           std::to_string(l.node->num_outputs()));
+  }
+  for (size_t j = 0; j < outs.size(); ++j) s_.slots[l.first_slot + j] = std::move(outs[j]);
+}
+
+// Marks an executable's scratch as in use for the lifetime of one execution, and leaves no
+// tensor behind in it (also when a step throws).
+class ScratchLease {
+ public:
+  explicit ScratchLease(const FusedExecutable& e)
+      : e_(e),
+        exclusive_(!e.busy.exchange(true, std::memory_order_acquire)),
+        exceptions_(std::uncaught_exceptions()) {
+    scratch().slots.resize(e.num_slots);
+  }
+  // Steps release what they no longer need, so after a normal run only the graph's inputs and
+  // outputs are left; after an exception anything may be.
+  ~ScratchLease() {
+    std::vector<Tensor>& slots = scratch().slots;
+    if (std::uncaught_exceptions() > exceptions_) {
+      for (Tensor& t : slots) t = Tensor();
+    } else {
+      for (uint32_t slot : e_.input_slots) slots[slot] = Tensor();
+      for (uint32_t slot : e_.output_slots) slots[slot] = Tensor();
+    }
+    scratch().args.clear();
+    if (exclusive_) e_.busy.store(false, std::memory_order_release);
+  }
+  ScratchLease(const ScratchLease&) = delete;
+  ScratchLease& operator=(const ScratchLease&) = delete;
+  ExecScratch& scratch() { return exclusive_ ? e_.scratch : local_; }
+  bool exclusive() const { return exclusive_; }
+
+ private:
+  const FusedExecutable& e_;
+  bool exclusive_;
+  int exceptions_;
+  ExecScratch local_;
+};
+
+}  // namespace
+
+std::vector<Tensor> FusedBackend::execute(const exec::Executable& executable,
+                                          const std::vector<Tensor>& inputs) {
+  const auto& e = static_cast<const FusedExecutable&>(executable);
+  if (inputs.size() != e.input_slots.size()) {
+    throw std::invalid_argument("cpu-fused: " + std::to_string(inputs.size()) +
+                                " inputs for a graph with " + std::to_string(e.input_slots.size()));
+  }
+  ScratchLease lease(e);
+  ExecScratch& s = lease.scratch();
+  for (size_t k = 0; k < inputs.size(); ++k) s.slots[e.input_slots[k]] = inputs[k];
+  Execution(e, s, lease.exclusive()).run();
+  std::vector<Tensor> out;
+  out.reserve(e.output_slots.size());
+  for (uint32_t slot : e.output_slots) out.push_back(s.slots[slot]);
+  return out;
+}
+
+}  // namespace lazygen::cpu::fusion

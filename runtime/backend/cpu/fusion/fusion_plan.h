@@ -1,0 +1,117 @@
+// The fusion planner: which nodes of a compiled graph run together as one fusion group in the
+// blocked vector interpreter, which run alone through the lowering table, and in what order.
+//
+// A group is a chain of pointwise nodes of one compute dtype over one iteration space (their
+// output sizes), with broadcast operands, plus at most one terminal reduction folded per tile.
+// Its inputs are values it reads but does not compute: graph inputs, outputs of library steps
+// and of earlier groups, each read in place through an index map (views and broadcasts; See
+// Note [Views as index maps]). A group member is materialized (written to memory) only when
+// something outside the group needs it; several members may be. See Note [Greedy fusion].
+//
+// Note [Greedy fusion]
+// The planner sweeps the post-order once with at most one open group. A pointwise node joins
+// it when it has the group's dtype and sizes, reads group members only in place (not through a
+// view that reorders them) and the budgets allow; otherwise the open group ends and the node
+// starts a new one. A library node that reads the open group ends it first (the group runs, then
+// the library op); one that does not leaves it open, so the group runs after it. A foldable
+// reduction of a member ends the group as its last step. Each group therefore runs at the point
+// where it ended, after everything it reads, and the schedule needs no cycle check.
+// Why each group ended is recorded (EndReason): the dump and the `fusion.end.*` counters show it.
+//
+// Note [Recompute instead of materialize]
+// A member V of an ended group that a later group reads would cost a store and a load. When V
+// is one cheap pointwise op (not transcendental) over values that are materialized anyway (graph
+// inputs, library outputs), of the reader's dtype and sizes, not a graph output, and every user
+// of V is a pointwise node or a reduction (others need V in memory anyway), the reading group
+// computes V again from V's own inputs instead, and V is stored only if some user still needs it
+// in memory; a member nobody reads any more is dropped from its group.
+//
+// Thread safety: plan_fusion is a pure function of the graph.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "backend/cpu/fusion/index_map.h"
+#include "backend/cpu/fusion/node_traits.h"
+#include "exec/graph.h"
+
+namespace lazygen::cpu::fusion {
+
+inline constexpr uint32_t kNone = UINT32_MAX;
+inline constexpr int kMaxGroupInputs = 16;  // distinct (buffer, index map) reads per group
+
+struct Budgets {
+  int max_nodes = 256;  // pointwise members, recomputed ones included
+  int max_inputs = kMaxGroupInputs;
+  int max_scalars = 256;
+};
+
+enum class EndReason : uint8_t {
+  EndOfGraph,        // nothing left to fuse
+  NodeBudget,        // the next node would exceed Budgets::max_nodes
+  InputBudget,       // ... Budgets::max_inputs
+  ScalarBudget,      // ... Budgets::max_scalars
+  DTypeChange,       // the next pointwise node computes in another dtype
+  ShapeChange,       // the next pointwise node has other sizes
+  ViewOfGroupValue,  // the next pointwise node reads a member through a reordering view
+  LibraryConsumer,   // a node without a tile kernel reads a member
+  Reduction,         // a reduction was folded as the last step
+};
+inline constexpr int kNumEndReasons = 9;
+// "end_of_graph", "node_budget", ...: the dump's words and the counter suffixes.
+const char* end_reason_name(EndReason reason);
+
+// A value read by a group: `base`'s buffer through `layout` broadcast to the group's sizes.
+struct GroupInput {
+  exec::ValueRef base;
+  Layout layout;  // over base's contiguous buffer
+};
+
+struct Group {
+  DType dtype = DType::Float32;
+  std::vector<int64_t> sizes;     // the iteration space: every member's output sizes
+  std::vector<uint32_t> members;  // pointwise nodes in evaluation order, recomputed ones included
+  std::vector<uint32_t> recomputed;  // members owned by an earlier group
+  uint32_t reduction = kNone;        // the folded reduction node
+  std::vector<GroupInput> inputs;
+  int num_scalars = 0;
+  EndReason end = EndReason::EndOfGraph;
+};
+
+// A step of the schedule: run group `index`, or run node `index` through its lowering.
+struct Step {
+  enum class Kind : uint8_t { Group, Lower };
+  Kind kind;
+  uint32_t index;
+};
+
+// How a node's value is available to the steps after the one that computes it.
+enum class Materialization : uint8_t {
+  None,    // not materialized: read only inside its group (or recomputed)
+  Arena,   // a planned buffer, read only by later groups (See memory_plan.h)
+  Tensor,  // a tensor: a graph output, or read by a lowered step
+};
+
+struct FusionPlan {
+  std::vector<NodeTraits> traits;        // per node
+  std::vector<uint32_t> group_of;        // per node: owning group, kNone if none
+  std::vector<Materialization> storage;  // per node (all outputs of a multi-output node alike)
+  std::vector<GroupInput> resolved;      // per node: for a view with an index map, base and layout
+  std::vector<Group> groups;
+  std::vector<Step> schedule;
+};
+
+FusionPlan plan_fusion(const exec::Graph& graph, const Budgets& budgets = {});
+
+// A readable account of a plan: each step in order; for a group its dtype, sizes, members
+// (materialized ones marked, recomputed ones too), inputs with their access kind, and why it
+// ended. Node names are post-order positions (%3) as in exec::Graph.
+std::string dump_plan(const exec::Graph& graph, const FusionPlan& plan);
+
+// Adds a plan's statistics to the metrics: fusion.groups, fusion.group_nodes,
+// fusion.recomputed, fusion.lowered_steps and fusion.end.<reason> per group.
+void record_plan_metrics(const FusionPlan& plan);
+
+}  // namespace lazygen::cpu::fusion

@@ -1,0 +1,43 @@
+// The blocked vector interpreter: runs a compiled fusion group (group_program.h) over its
+// bound buffers.
+//
+// Note [Blocked vector interpreter]
+// A group runs tile by tile over its collapsed row-major iteration space. A tile is up to
+// GroupProgram::tile elements of one innermost row: each input is read in place when it already
+// holds T and its innermost stride is 1 (contiguous) or 0 (broadcast along the row), and is
+// otherwise converted or gathered into its tile buffer; then the per-op tile kernels run one
+// after the other on L1-resident tile registers (See Note [Tile registers]); members stored
+// as T are computed straight into their output memory, others (bool comparisons) converted
+// into it right after their op. A folded reduction adds each tile of its input into the
+// accumulator of the output the tile belongs to (outputs reduce consecutive ranges, as the
+// planner only folds reductions over a suffix of dims). No allocation and no compiler: pointers
+// are computed per tile from the program's strides, and registers live in per-thread scratch
+// memory that grows once.
+// Threads: ranges of rows (or of reduction outputs) are split over the cpu thread pool once the
+// group's work (elements times ops) is worth it. Full reductions sum fixed 64K-element parts in
+// order, so results never depend on the thread count; accumulators are double for floating T
+// and int64 for integral T, as the eager kernels use.
+//
+// Thread safety: run_group may run concurrently on distinct bindings.
+#pragma once
+
+#include <cstdint>
+
+#include "backend/cpu/fusion/group_program.h"
+
+namespace lazygen::cpu::fusion {
+
+struct GroupBindings {
+  const char* const* inputs = nullptr;  // per Group::inputs: element 0 of its contiguous base
+  char* const* outputs = nullptr;       // per GroupProgram::outputs: contiguous memory
+  char* reduction = nullptr;            // the reduction's contiguous output
+  const double* scalars = nullptr;      // per GroupProgram::scalar_nodes
+  void* partials = nullptr;             // 8 bytes per num_partials(program)
+};
+
+// Scratch a full reduction needs in GroupBindings::partials (0 for other groups).
+int64_t num_partials(const GroupProgram& program);
+
+void run_group(const GroupProgram& program, const GroupBindings& bindings);
+
+}  // namespace lazygen::cpu::fusion

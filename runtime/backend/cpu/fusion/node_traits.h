@@ -1,0 +1,58 @@
+// What the fusion planner needs to know about one node of a compiled graph: is it an input, a
+// view (an index map, not a copy), a pointwise op the tile interpreter can run (and in which
+// dtype), a reduction it can fold, or something that runs through the lowering table.
+//
+// Note [Fused compute dtype]
+// The eager kernel of a pointwise op computes in its compute dtype C (PyTorch's result type of
+// its operands, made floating for `dtype: float` ops) and casts the result to the output dtype.
+// A fusion group computes every member in one dtype T held in tile buffers, so a node may join a
+// group only where that changes nothing: C == T and the output dtype is T, or the output is bool
+// and the op is a comparison (its 0/1 result is exact in T and cast to bool at the group's
+// edge). C is derived from operand shapes and scalar categories alone (scalar values are not
+// known at compile time, their categories are), so the group computes bit for bit what eager
+// computes. Ops without tensor inputs (fill_, zero_) compute in their output dtype; their value
+// is a scalar converted once, which is the same in every dtype wide enough to hold it.
+// One known gap: tile kernels receive scalars as double (TileArgs), so an integral scalar beyond
+// 2^53 in magnitude reaches an int64 group rounded, where the eager kernel converts it exactly.
+//
+// Thread safety: pure functions of the graph.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "backend/cpu/fusion/tile_kernels.h"
+#include "exec/graph.h"
+
+namespace lazygen::cpu::fusion {
+
+// Pointwise nodes of higher rank run through the lowering table (the interpreter keeps one
+// index per dim on the stack).
+inline constexpr int kMaxGroupDims = 16;
+
+enum class NodeKind : uint8_t {
+  Input,      // DeviceData or ScalarParam: fed at execution
+  View,       // view, permute, transpose, t, expand, slice, select, squeeze, unsqueeze
+  Pointwise,  // has a tile kernel in a fusable compute dtype (See Note [Fused compute dtype])
+  Reduction,  // sum, sum.dim_IntList, mean.dim, amax that a group may fold as its last step
+  Library,    // everything else: runs through exec::lowering_for
+};
+
+enum class ReduceOp : uint8_t { Sum, Mean, Amax };
+
+struct NodeTraits {
+  NodeKind kind = NodeKind::Library;
+  DType compute = DType::Float32;            // Pointwise, Reduction: the dtype it computes in
+  const PointwiseInfo* pointwise = nullptr;  // Pointwise
+  ReduceOp reduce_op = ReduceOp::Sum;        // Reduction
+  std::vector<bool> reduced;                 // Reduction: per input dim, reduced or not
+  bool cheap = false;                        // Pointwise: worth recomputing instead of storing
+};
+
+// The traits of node `i` of `graph`.
+NodeTraits classify(const exec::Graph& graph, size_t i);
+
+// True for the view kinds listed above.
+bool is_view_kind(ir::OpKind kind);
+
+}  // namespace lazygen::cpu::fusion
