@@ -43,7 +43,8 @@ install(TARGETS lazygen_runtime lazygen_blas EXPORT lazygenTargets
 install(EXPORT lazygenTargets NAMESPACE lazygen:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/lazygen)
 configure_package_config_file(cmake/lazygenConfig.cmake.in
   "${PROJECT_BINARY_DIR}/lazygenConfig.cmake"
-  INSTALL_DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/lazygen)
+  INSTALL_DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/lazygen
+  PATH_VARS CMAKE_INSTALL_BINDIR CMAKE_INSTALL_DATADIR)
 write_basic_package_version_file("${PROJECT_BINARY_DIR}/lazygenConfigVersion.cmake"
   COMPATIBILITY SameMinorVersion)
 install(FILES "${PROJECT_BINARY_DIR}/lazygenConfig.cmake" "${PROJECT_BINARY_DIR}/lazygenConfigVersion.cmake"
