@@ -22,8 +22,9 @@
 // overlap the L1-bound ops instead of stalling the first op of each tile; and its outputs of
 // dtype T are computed into registers and copied out with non-temporal stores, which skip the
 // read-for-ownership of lines that are overwritten whole and leave the caches to the inputs
-// (smaller outputs are computed in place: a consumer soon reads them from cache). On the
-// 16M-element chain benchmark this took the fused pass from about 5.4 ms to 4.5 ms.
+// (smaller outputs are computed in place: a consumer soon reads them from cache). Each gained
+// about 10% on the 16M-element chain benchmark (bench/exec), and 1K-element tiles another 10%
+// over 2K: with less of L1 taken by registers, the streaming lines stay in it.
 //
 // Thread safety: immutable after compile_group.
 #pragma once

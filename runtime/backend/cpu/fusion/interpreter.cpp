@@ -2,15 +2,15 @@
 #include "backend/cpu/fusion/interpreter.h"
 
 #include <algorithm>
-#include <cstring>
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
 #include <atomic>
+#include <cstring>
 #include <limits>
 #include <new>
 #include <stdexcept>
 #include <type_traits>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "backend/cpu/thread_pool.h"
 #include "core/tensor/strided_loop.h"

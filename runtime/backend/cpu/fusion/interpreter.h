@@ -13,10 +13,12 @@
 // planner only folds reductions over a suffix of dims). No allocation and no compiler: pointers
 // are computed per tile from the program's strides, and registers live in per-thread scratch
 // memory that grows once.
-// Threads: ranges of rows (or of reduction outputs) are split over the cpu thread pool once the
-// group's work (elements times ops) is worth it. Full reductions sum fixed 64K-element parts in
-// order, so results never depend on the thread count; accumulators are double for floating T
-// and int64 for integral T, as the eager kernels use.
+// Threads: once a group's work (elements times ops) is worth it, the pool's threads take blocks
+// of elements (or of whole reduction outputs, or reduction parts) from a shared counter, so a
+// thread the OS delays on these shared cores does fewer blocks instead of holding up the rest.
+// Full reductions sum fixed 64K-element parts in order, so results never depend on the thread
+// count; accumulators are double for floating T and int64 for integral T, as the eager kernels
+// use. Groups larger than the caches stream (See Note [Streaming groups]).
 //
 // Thread safety: run_group may run concurrently on distinct bindings.
 #pragma once
