@@ -23,8 +23,8 @@ struct Hook {
 
 Hook make_hook(const OpEntry& op, bool shape) {
   std::string name = shape ? api::shape_fn_name(op.schema.name) : api::op_id(op.schema.name);
-  api::CppSignature sig = api::op_signature(op, name, shape ? api::TypeUse::ShapeFn : api::TypeUse::Api);
-  for (auto& p : sig.params) p.default_value.clear();
+  api::CppSignature sig =
+      api::op_signature(op, name, shape ? api::TypeUse::ShapeFn : api::TypeUse::Api).without_defaults();
   std::string ns = shape ? "lazygen" : "lazygen::cpu";
   HookSpec spec{ns + "::" + name, sig.declaration(), op.schema.name.str(),
                 shape ? "shape function" : "CPU kernel", shape ? op.shape_loc : op.kernel_loc};

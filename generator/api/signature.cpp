@@ -52,6 +52,12 @@ std::string CppSignature::call_args() const {
   return out;
 }
 
+CppSignature CppSignature::without_defaults() const {
+  CppSignature out = *this;
+  for (CppParam& p : out.params) p.default_value.clear();
+  return out;
+}
+
 CppSignature op_signature(const OpEntry& op, const std::string& name, TypeUse use) {
   CppSignature sig;
   sig.name = name;

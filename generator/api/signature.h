@@ -27,6 +27,8 @@ struct CppSignature {
   std::string declaration() const;  // "Tensor add(const Tensor& self, ..., const Scalar& alpha = 1);"
   std::string definition(const std::string& qualifier = "") const;  // no defaults, no ';'
   std::string call_args() const;    // "self, other, alpha"
+  // The same signature with no default arguments (for kernels, hooks and other non-API functions).
+  CppSignature without_defaults() const;
 };
 
 // The op's signature for the API and kernels (Api types) or for its shape function (ShapeFn

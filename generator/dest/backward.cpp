@@ -88,8 +88,8 @@ std::string function_class(const EmitContext& ctx, const OpEntry& op) {
 }
 
 api::CppSignature record_signature(const OpEntry& op) {
-  api::CppSignature sig = api::op_signature(op, "record_" + api::op_id(op.schema.name), api::TypeUse::Api);
-  for (auto& p : sig.params) p.default_value.clear();
+  api::CppSignature sig =
+      api::op_signature(op, "record_" + api::op_id(op.schema.name), api::TypeUse::Api).without_defaults();
   std::string result_type = api::cpp_return_type(op.schema, op.func_loc);
   sig.params.insert(sig.params.begin(), {"const " + result_type + "&", "result", "", nullptr});
   sig.return_type = "void";

@@ -50,8 +50,7 @@ std::vector<GeneratedFile> emit_lazy_ops(const EmitContext& ctx) {
   std::vector<std::string> decls, functions;
   for (const OpEntry& op : ctx.ops) {
     if (!traceable(op)) continue;
-    api::CppSignature sig = api::op_signature(op, api::op_id(op.schema.name), api::TypeUse::Api);
-    for (auto& p : sig.params) p.default_value.clear();
+    api::CppSignature sig = api::op_signature(op, api::op_id(op.schema.name), api::TypeUse::Api).without_defaults();
     decls.push_back("// " + op.func + "\n" + sig.declaration());
     functions.push_back(ctx.templates.render("lazy_op.cpp.tmpl", {
         {"schema", op.func},

@@ -9,7 +9,6 @@ namespace {
 
 std::string dispatcher(const EmitContext& ctx, const OpEntry& op) {
   api::CppSignature sig = api::op_signature(op, "dispatch_" + api::op_id(op.schema.name), api::TypeUse::Api);
-  for (auto& p : sig.params) p.default_value.clear();
   return ctx.templates.render("op_dispatch.cpp.tmpl", {
       {"schema", op.func},
       {"signature", sig.definition()},

@@ -130,8 +130,7 @@ std::vector<GeneratedFile> emit_pointwise(const EmitContext& ctx) {
   std::vector<std::string> decls, dtype_decls, run_decls;
   std::vector<Shard> shards(kPointwiseShards);
   for (const OpEntry& op : ctx.ops) {
-    api::CppSignature sig = api::op_signature(op, api::op_id(op.schema.name), api::TypeUse::Api);
-    for (auto& p : sig.params) p.default_value.clear();
+    api::CppSignature sig = api::op_signature(op, api::op_id(op.schema.name), api::TypeUse::Api).without_defaults();
     decls.push_back("// " + op.func + (op.pointwise ? "" : " (hand-written)") + "\n" + sig.declaration());
     if (!op.pointwise) continue;
     Shard& shard = shards[pointwise_shard(op)];
