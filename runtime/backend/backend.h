@@ -16,9 +16,11 @@
 //   On failure it throws (CompileError for unsupported graphs); nothing is cached then.
 //
 // execute(executable, inputs) -> outputs
-//   inputs: one tensor per graph input, in Graph::inputs() order, on this backend's device:
-//     DeviceData input  -> the data tensor;
-//     ScalarParam input -> a 0-dim tensor of the scalar's dtype category (bool, int64, float64).
+//   inputs: one Input per graph input, in Graph::inputs() order:
+//     DeviceData input  -> Input::tensor, the data, on this backend's device;
+//     ScalarParam input -> Input::scalar, the value (Input::tensor undefined). Scalars travel as
+//                          values, not tensors: a step feeds dozens of them, and a 0-dim tensor
+//                          each would cost more than executing a small cached graph.
 //   Inputs are read-only: a backend must never write into them (lazy tensors share buffers).
 //   outputs: one tensor per graph output, in Graph::outputs() order, with exactly the
 //   output's shape (dtype and sizes); the executor checks this. Outputs may alias inputs or
@@ -40,6 +42,7 @@
 
 #include "exec/graph.h"
 #include "lazygen/device.h"
+#include "lazygen/scalar.h"
 #include "lazygen/tensor.h"
 
 namespace lazygen::exec {
@@ -48,6 +51,13 @@ namespace lazygen::exec {
 class CompileError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
+};
+
+// One execute() input: a DeviceData node's tensor, or (tensor undefined) a ScalarParam's value.
+struct Input {
+  Tensor tensor;
+  Scalar scalar;
+  bool is_scalar() const { return !tensor.defined(); }
 };
 
 // A compiled graph. Backends subclass it with whatever execute() needs.
@@ -67,7 +77,7 @@ class Backend {
 
   virtual std::unique_ptr<Executable> compile(const Graph& graph) = 0;
   virtual std::vector<Tensor> execute(const Executable& executable,
-                                      const std::vector<Tensor>& inputs) = 0;
+                                      const std::vector<Input>& inputs) = 0;
   virtual void synchronize() {}
 };
 

@@ -17,7 +17,10 @@
 // values) before executing, so a worker thread can take over execute() later, and
 // wait_device_ops() (Backend::synchronize) is the barrier callers use.
 //
-// Metrics: computation_cache.{hit,miss,evict}, exec.{sync,mark_step,graph_nodes},
+// Syncing the very roots of a recent sync again (every step of a loop) skips building the graph
+// and the cache lookup: See Note [Graph memo].
+//
+// Metrics: computation_cache.{hit,miss,evict}, exec.{sync,mark_step,graph_nodes,graph_memo_hit},
 // exec.{build_graph_ms,compile_ms,execute_ms}.
 // Thread safety: all methods may be called from any thread; syncs are serialized.
 #pragma once
@@ -30,6 +33,7 @@
 #include "backend/backend.h"
 #include "core/ir/hash.h"
 #include "core/lazy/lazy_state.h"
+#include "exec/graph_memo.h"
 #include "exec/lru_cache.h"
 
 namespace lazygen::exec {
@@ -49,7 +53,8 @@ class GraphExecutor {
   std::shared_ptr<Backend> backend() const;
   void set_cache_capacity(size_t capacity);
   size_t cache_size() const { return cache_.size(); }
-  void clear_cache() { cache_.clear(); }
+  // Empties the computation cache (and the graph memo, See Note [Graph memo]).
+  void clear_cache();
 
   // Executes the pending values of `states` as one graph; materialized states are skipped.
   void sync(const std::vector<std::shared_ptr<lazy::LazyState>>& states);
@@ -64,11 +69,20 @@ class GraphExecutor {
     size_t operator()(ir::hash_t h) const { return static_cast<size_t>(h); }
   };
 
-  std::shared_ptr<Cached> lookup_or_compile(const Graph& graph, Backend& backend);
+  struct Compiled {  // a memo entry's computation-cache key and entry
+    ir::hash_t key = 0;
+    std::shared_ptr<Cached> cached;
+  };
+  using Memo = GraphMemo<Compiled>;
+
+  const Memo::Entry& graph_for(std::vector<ir::Value> roots, Backend& backend);
+  static ir::hash_t cache_key(const Graph& graph, const Backend& backend);
+  std::shared_ptr<Cached> lookup_or_compile(ir::hash_t key, const Graph& graph, Backend& backend);
 
   mutable std::mutex mutex_;  // serializes syncs and guards backend_
   std::shared_ptr<Backend> backend_;
   LruCache<ir::hash_t, Cached, IdentityHash> cache_;
+  Memo memo_;
 };
 
 }  // namespace lazygen::exec

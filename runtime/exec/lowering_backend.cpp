@@ -4,6 +4,7 @@
 #include <cstdint>
 
 #include "core/ir/builtin_nodes.h"
+#include "lazygen/factory.h"
 
 namespace lazygen::exec {
 namespace {
@@ -74,6 +75,11 @@ void plan_releases(Plan& plan) {
 
 }  // namespace
 
+Tensor input_as_tensor(const Input& input) {
+  if (!input.is_scalar()) return input.tensor;
+  return scalar_tensor(input.scalar, input.scalar.dtype());
+}
+
 LoweringBackend::LoweringBackend(LoweringLookup lookup, std::string name)
     : lookup_(lookup), name_(std::move(name)) {}
 
@@ -90,10 +96,10 @@ std::unique_ptr<Executable> LoweringBackend::compile(const Graph& graph) {
 }
 
 std::vector<Tensor> LoweringBackend::execute(const Executable& executable,
-                                             const std::vector<Tensor>& inputs) {
+                                             const std::vector<Input>& inputs) {
   const Plan& plan = static_cast<const Plan&>(executable);
   std::vector<Tensor> slots(plan.num_slots);
-  for (size_t k = 0; k < inputs.size(); ++k) slots[plan.input_slots[k]] = inputs[k];
+  for (size_t k = 0; k < inputs.size(); ++k) slots[plan.input_slots[k]] = input_as_tensor(inputs[k]);
   std::vector<Tensor> args;
   for (const Step& step : plan.steps) {
     args.clear();

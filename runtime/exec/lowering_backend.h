@@ -19,6 +19,10 @@ namespace lazygen::exec {
 
 using LoweringLookup = LowerFn (*)(ir::OpKind kind);
 
+// An execute() input as a LowerFn operand: the tensor, or a scalar as a 0-dim tensor of its
+// dtype category (see exec/lowering.h).
+Tensor input_as_tensor(const Input& input);
+
 class LoweringBackend final : public Backend {
  public:
   explicit LoweringBackend(LoweringLookup lookup = &lowering_for,
@@ -28,7 +32,7 @@ class LoweringBackend final : public Backend {
   Device device() const override { return kCPU; }
   std::unique_ptr<Executable> compile(const Graph& graph) override;
   std::vector<Tensor> execute(const Executable& executable,
-                              const std::vector<Tensor>& inputs) override;
+                              const std::vector<Input>& inputs) override;
 
  private:
   LoweringLookup lookup_;

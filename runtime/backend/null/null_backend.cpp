@@ -28,11 +28,15 @@ std::unique_ptr<Executable> NullBackend::compile(const Graph& graph) {
 }
 
 std::vector<Tensor> NullBackend::execute(const Executable& executable,
-                                         const std::vector<Tensor>& inputs) {
+                                         const std::vector<Input>& inputs) {
   ExecuteRecord record;
-  for (const Tensor& t : inputs) {
-    record.input_shapes.push_back(t.shape());
-    if (t.dim() == 0) record.scalars.push_back(scalar_of(t));
+  for (const Input& in : inputs) {
+    if (in.is_scalar()) {
+      record.input_shapes.push_back(Shape(in.scalar.dtype(), {}));
+      record.scalars.push_back(in.scalar);
+    } else {
+      record.input_shapes.push_back(in.tensor.shape());
+    }
   }
   {
     std::lock_guard<std::mutex> lock(mutex_);

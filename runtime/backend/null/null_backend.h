@@ -3,8 +3,7 @@
 //
 // compile() records the graph it was given (hash, node count, input shapes, text dump) and
 // returns a token executable; with fail_next_compile() set it throws CompileError instead.
-// execute() records its inputs (shapes, and the values of 0-dim inputs, i.e. scalar
-// parameters) and returns zero-filled cpu tensors of the output shapes. Tests then assert on
+// execute() records its inputs (shapes, and the values of scalar inputs) and returns zero-filled cpu tensors of the output shapes. Tests then assert on
 // how often the executor compiled and what it fed, without depending on any kernel.
 // Thread safety: the records are guarded by a lock.
 #pragma once
@@ -27,14 +26,14 @@ class NullBackend final : public Backend {
   };
   struct ExecuteRecord {
     std::vector<Shape> input_shapes;
-    std::vector<Scalar> scalars;  // values of the 0-dim inputs, in input order
+    std::vector<Scalar> scalars;  // values of the scalar inputs, in input order
   };
 
   std::string name() const override { return "null"; }
   Device device() const override { return kCPU; }
   std::unique_ptr<Executable> compile(const Graph& graph) override;
   std::vector<Tensor> execute(const Executable& executable,
-                              const std::vector<Tensor>& inputs) override;
+                              const std::vector<Input>& inputs) override;
 
   // Makes the next compile() throw CompileError.
   void fail_next_compile();

@@ -50,6 +50,32 @@ TEST_F(GraphExecutorTest, TheSameTraceHitsTheCacheFromTheSecondStepOn) {
   EXPECT_EQ(executor_.cache_size(), 1u);
 }
 
+TEST_F(GraphExecutorTest, SyncingTheSameRootsAgainReusesTheGraphWithNewInputs) {
+  int64_t memo_hits = metrics::counter_value("exec.graph_memo_hit");
+  Tensor w = lazy_zeros({4}), g = lazy_zeros({4});
+  for (int step = 0; step < 4; ++step) {
+    add_(w, g, -0.5 * step);  // the same nodes every step, a new scalar value each time
+    executor_.mark_step();
+  }
+  EXPECT_EQ(backend_->compiles().size(), 1u);
+  EXPECT_EQ(metrics::counter_value("exec.graph_memo_hit"), memo_hits + 3);
+  ASSERT_EQ(backend_->executions().size(), 4u);
+  for (int step = 0; step < 4; ++step) {  // fed the value of its own step, not a remembered one
+    ASSERT_EQ(backend_->executions()[step].scalars.size(), 1u);
+    EXPECT_EQ(backend_->executions()[step].scalars[0].to<double>(), -0.5 * step);
+  }
+}
+
+TEST_F(GraphExecutorTest, TheGraphMemoNeverOutlivesTheCacheEntry) {
+  Tensor w = lazy_zeros({4}), g = lazy_zeros({4});
+  add_(w, g, 1.0);
+  executor_.mark_step();
+  executor_.clear_cache();
+  add_(w, g, 1.0);  // the same trie nodes as before: the memo would know them
+  executor_.mark_step();
+  EXPECT_EQ(backend_->compiles().size(), 2u);
+}
+
 TEST_F(GraphExecutorTest, AChangedInputShapeCompilesAnew) {
   for (int64_t n : {4, 4, 5, 5, 4}) {
     Tensor x = lazy_zeros({n});

@@ -34,14 +34,15 @@ template <class NodeT, class... Args>
 ir::Value node(std::vector<Shape> shapes, uint32_t index, const Args&... args) {
   return ir::Value{std::make_shared<NodeT>(args..., std::move(shapes)), index};
 }
-std::vector<Tensor> inputs_of(const Graph& g) {
-  std::vector<Tensor> out;
+std::vector<Input> inputs_of(const Graph& g) {
+  std::vector<Input> out;
   for (uint32_t i : g.inputs()) {
     const ir::Node& n = g.node(i);
-    out.push_back(
-        n.op() == ir::OpKind::device_data
-            ? static_cast<const ir::DeviceData&>(n).data()
-            : scalar_tensor(static_cast<const ir::ScalarParam&>(n).value(), DType::Float64));
+    if (n.op() == ir::OpKind::device_data) {
+      out.push_back({static_cast<const ir::DeviceData&>(n).data(), Scalar()});
+    } else {
+      out.push_back({Tensor(), static_cast<const ir::ScalarParam&>(n).value()});
+    }
   }
   return out;
 }

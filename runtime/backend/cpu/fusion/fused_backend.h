@@ -37,7 +37,7 @@ class FusedBackend final : public exec::Backend {
   Device device() const override { return kCPU; }
   std::unique_ptr<exec::Executable> compile(const exec::Graph& graph) override;
   std::vector<Tensor> execute(const exec::Executable& executable,
-                              const std::vector<Tensor>& inputs) override;
+                              const std::vector<exec::Input>& inputs) override;
 
   const Budgets& budgets() const { return budgets_; }
 

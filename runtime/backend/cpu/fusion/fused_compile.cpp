@@ -27,6 +27,7 @@ class Compiler {
       }
     }
     plan_releases();
+    plan_scalar_inputs();
   }
 
  private:
@@ -42,6 +43,7 @@ class Compiler {
   void add_group(uint32_t g);
   void add_lower(uint32_t node);
   void plan_releases();
+  void plan_scalar_inputs();
 
   const exec::Graph& g_;
   const FusionPlan& plan_;
@@ -175,6 +177,17 @@ void Compiler::plan_releases() {
     e_.releases.insert(e_.releases.end(), per_step[s].begin(), per_step[s].end());
     e_.steps[s].release_end = static_cast<uint32_t>(e_.releases.size());
   }
+}
+
+// Scalar inputs reach groups as values; only a lowered op reading one needs it as a tensor.
+void Compiler::plan_scalar_inputs() {
+  std::vector<bool> lowered_reads(e_.num_slots, false);
+  for (const LowerStep& ls : e_.lowers) {
+    for (uint32_t slot : ls.operand_slots) {
+      if (slot != kNoSlot) lowered_reads[slot] = true;
+    }
+  }
+  for (uint32_t slot : e_.input_slots) e_.input_as_tensor.push_back(lowered_reads[slot]);
 }
 
 }  // namespace

@@ -56,6 +56,7 @@ struct ExecStep {
 // What one execution works in; reused by the next execution of the same executable.
 struct ExecScratch {
   std::vector<Tensor> slots;
+  std::vector<double> slot_scalars;  // per slot: a scalar input's value (other slots unused)
   std::vector<Tensor> args;
   std::vector<double> scalars;
   std::vector<const char*> inputs;
@@ -67,6 +68,7 @@ struct FusedExecutable final : exec::Executable {
   std::vector<ir::Value> keep_alive;  // the graph's roots: owners of every node used here
   uint32_t num_slots = 0;
   std::vector<uint32_t> input_slots;   // per graph input
+  std::vector<bool> input_as_tensor;   // per graph input: a scalar input a lowered op reads
   std::vector<uint32_t> output_slots;  // per graph output
   std::vector<GroupStep> groups;
   std::vector<LowerStep> lowers;

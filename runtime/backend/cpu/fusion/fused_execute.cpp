@@ -8,6 +8,7 @@
 #include "backend/cpu/fusion/interpreter.h"
 #include "core/tensor/allocator.h"
 #include "core/tensor/tensor_impl.h"
+#include "exec/lowering_backend.h"
 #include "lazygen/metrics.h"
 
 namespace lazygen::cpu::fusion {
@@ -17,13 +18,6 @@ namespace {
 // executions]); larger ones go back to the caching allocator, so that a cached graph never
 // pins much memory while it is not running.
 constexpr size_t kReuseMaxBytes = size_t{1} << 20;
-
-double scalar_value(const Tensor& t) {
-  return dispatch_dtype(t.dtype(), [&](auto tag) {
-    using T = decltype(tag);
-    return static_cast<double>(*static_cast<const T*>(t.raw_data()));
-  });
-}
 
 // One arena block from the caching allocator for the duration of an execution.
 class ArenaBlock {
@@ -115,7 +109,7 @@ void Execution::run_group_step(const GroupStep& g) {
   for (size_t j = 0; j < g.outputs.size(); ++j) s_.outputs[j] = output_data(g.outputs[j]);
   s_.scalars.resize(g.scalar_slots.size());
   for (size_t k = 0; k < g.scalar_slots.size(); ++k) {
-    s_.scalars[k] = scalar_value(s_.slots[g.scalar_slots[k]]);
+    s_.scalars[k] = s_.slot_scalars[g.scalar_slots[k]];
   }
   GroupBindings b;
   b.inputs = s_.inputs.data();
@@ -181,7 +175,7 @@ class ScratchLease {
 }  // namespace
 
 std::vector<Tensor> FusedBackend::execute(const exec::Executable& executable,
-                                          const std::vector<Tensor>& inputs) {
+                                          const std::vector<exec::Input>& inputs) {
   const auto& e = static_cast<const FusedExecutable&>(executable);
   if (inputs.size() != e.input_slots.size()) {
     throw std::invalid_argument("cpu-fused: " + std::to_string(inputs.size()) +
@@ -189,7 +183,17 @@ std::vector<Tensor> FusedBackend::execute(const exec::Executable& executable,
   }
   ScratchLease lease(e);
   ExecScratch& s = lease.scratch();
-  for (size_t k = 0; k < inputs.size(); ++k) s.slots[e.input_slots[k]] = inputs[k];
+  s.slot_scalars.resize(e.num_slots);
+  for (size_t k = 0; k < inputs.size(); ++k) {
+    const exec::Input& in = inputs[k];
+    const uint32_t slot = e.input_slots[k];
+    if (!in.is_scalar()) {
+      s.slots[slot] = in.tensor;
+      continue;
+    }
+    s.slot_scalars[slot] = in.scalar.to<double>();
+    if (e.input_as_tensor[k]) s.slots[slot] = exec::input_as_tensor(in);
+  }
   Execution(e, s, lease.exclusive()).run();
   std::vector<Tensor> out;
   out.reserve(e.output_slots.size());
