@@ -12,7 +12,7 @@ namespace lazygen::lazy {
 
 // add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
 Tensor add_tensor(const Tensor& self, const Tensor& other, const Scalar& alpha) {
-  ir::NodePtr node = ir::cached_node<ir::AddTensor>(
+  const ir::NodePtr& node = ir::cached_node<ir::AddTensor>(
       ir_value(self), ir_value(other), scalar_value(alpha),
       [&] { return compute_shape_add_tensor(self.shape(), other.shape(), alpha); });
   return make_lazy_tensor(node, 0, self.device());
@@ -20,7 +20,7 @@ Tensor add_tensor(const Tensor& self, const Tensor& other, const Scalar& alpha) 
 
 // add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)
 const Tensor& add_inplace_tensor(const Tensor& self, const Tensor& other, const Scalar& alpha) {
-  ir::NodePtr node = ir::cached_node<ir::AddInplaceTensor>(
+  const ir::NodePtr& node = ir::cached_node<ir::AddInplaceTensor>(
       ir_value(self), ir_value(other), scalar_value(alpha),
       [&] { return compute_shape_add_inplace_tensor(self.shape(), other.shape(), alpha); });
   set_ir_value(self, ir::Value{node, 0});
@@ -30,7 +30,7 @@ const Tensor& add_inplace_tensor(const Tensor& self, const Tensor& other, const 
 // add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)
 const Tensor& add_out(const Tensor& out, const Tensor& self, const Tensor& other,
                       const Scalar& alpha) {
-  ir::NodePtr node = ir::cached_node<ir::AddOut>(
+  const ir::NodePtr& node = ir::cached_node<ir::AddOut>(
       ir_value(self), ir_value(other), scalar_value(alpha), ir_value(out),
       [&] { return compute_shape_add_out(self.shape(), other.shape(), alpha, out.shape()); });
   set_ir_value(out, ir::Value{node, 0});
@@ -39,7 +39,7 @@ const Tensor& add_out(const Tensor& out, const Tensor& self, const Tensor& other
 
 // add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
 Tensor add_scalar(const Tensor& self, const Scalar& other, const Scalar& alpha) {
-  ir::NodePtr node = ir::cached_node<ir::AddScalar>(
+  const ir::NodePtr& node = ir::cached_node<ir::AddScalar>(
       ir_value(self), scalar_value(other), scalar_value(alpha),
       [&] { return compute_shape_add_scalar(self.shape(), other, alpha); });
   return make_lazy_tensor(node, 0, self.device());
@@ -47,7 +47,7 @@ Tensor add_scalar(const Tensor& self, const Scalar& other, const Scalar& alpha) 
 
 // sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
 Tensor sub_tensor(const Tensor& self, const Tensor& other, const Scalar& alpha) {
-  ir::NodePtr node = ir::cached_node<ir::SubTensor>(
+  const ir::NodePtr& node = ir::cached_node<ir::SubTensor>(
       ir_value(self), ir_value(other), scalar_value(alpha),
       [&] { return compute_shape_sub_tensor(self.shape(), other.shape(), alpha); });
   return make_lazy_tensor(node, 0, self.device());
@@ -55,7 +55,7 @@ Tensor sub_tensor(const Tensor& self, const Tensor& other, const Scalar& alpha) 
 
 // sub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
 Tensor sub_scalar(const Tensor& self, const Scalar& other, const Scalar& alpha) {
-  ir::NodePtr node = ir::cached_node<ir::SubScalar>(
+  const ir::NodePtr& node = ir::cached_node<ir::SubScalar>(
       ir_value(self), scalar_value(other), scalar_value(alpha),
       [&] { return compute_shape_sub_scalar(self.shape(), other, alpha); });
   return make_lazy_tensor(node, 0, self.device());
@@ -63,7 +63,7 @@ Tensor sub_scalar(const Tensor& self, const Scalar& other, const Scalar& alpha) 
 
 // mul.Tensor(Tensor self, Tensor other) -> Tensor
 Tensor mul_tensor(const Tensor& self, const Tensor& other) {
-  ir::NodePtr node = ir::cached_node<ir::MulTensor>(ir_value(self), ir_value(other), [&] {
+  const ir::NodePtr& node = ir::cached_node<ir::MulTensor>(ir_value(self), ir_value(other), [&] {
     return compute_shape_mul_tensor(self.shape(), other.shape());
   });
   return make_lazy_tensor(node, 0, self.device());
@@ -71,24 +71,24 @@ Tensor mul_tensor(const Tensor& self, const Tensor& other) {
 
 // mul_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
 const Tensor& mul_inplace_tensor(const Tensor& self, const Tensor& other) {
-  ir::NodePtr node = ir::cached_node<ir::MulInplaceTensor>(ir_value(self), ir_value(other), [&] {
-    return compute_shape_mul_inplace_tensor(self.shape(), other.shape());
-  });
+  const ir::NodePtr& node = ir::cached_node<ir::MulInplaceTensor>(
+      ir_value(self), ir_value(other),
+      [&] { return compute_shape_mul_inplace_tensor(self.shape(), other.shape()); });
   set_ir_value(self, ir::Value{node, 0});
   return self;
 }
 
 // mul.Scalar(Tensor self, Scalar other) -> Tensor
 Tensor mul_scalar(const Tensor& self, const Scalar& other) {
-  ir::NodePtr node = ir::cached_node<ir::MulScalar>(ir_value(self), scalar_value(other), [&] {
-    return compute_shape_mul_scalar(self.shape(), other);
-  });
+  const ir::NodePtr& node =
+      ir::cached_node<ir::MulScalar>(ir_value(self), scalar_value(other),
+                                     [&] { return compute_shape_mul_scalar(self.shape(), other); });
   return make_lazy_tensor(node, 0, self.device());
 }
 
 // mul_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
 const Tensor& mul_inplace_scalar(const Tensor& self, const Scalar& other) {
-  ir::NodePtr node = ir::cached_node<ir::MulInplaceScalar>(
+  const ir::NodePtr& node = ir::cached_node<ir::MulInplaceScalar>(
       ir_value(self), scalar_value(other),
       [&] { return compute_shape_mul_inplace_scalar(self.shape(), other); });
   set_ir_value(self, ir::Value{node, 0});
@@ -97,7 +97,7 @@ const Tensor& mul_inplace_scalar(const Tensor& self, const Scalar& other) {
 
 // div.Tensor(Tensor self, Tensor other) -> Tensor
 Tensor div_tensor(const Tensor& self, const Tensor& other) {
-  ir::NodePtr node = ir::cached_node<ir::DivTensor>(ir_value(self), ir_value(other), [&] {
+  const ir::NodePtr& node = ir::cached_node<ir::DivTensor>(ir_value(self), ir_value(other), [&] {
     return compute_shape_div_tensor(self.shape(), other.shape());
   });
   return make_lazy_tensor(node, 0, self.device());
@@ -105,15 +105,15 @@ Tensor div_tensor(const Tensor& self, const Tensor& other) {
 
 // div.Scalar(Tensor self, Scalar other) -> Tensor
 Tensor div_scalar(const Tensor& self, const Scalar& other) {
-  ir::NodePtr node = ir::cached_node<ir::DivScalar>(ir_value(self), scalar_value(other), [&] {
-    return compute_shape_div_scalar(self.shape(), other);
-  });
+  const ir::NodePtr& node =
+      ir::cached_node<ir::DivScalar>(ir_value(self), scalar_value(other),
+                                     [&] { return compute_shape_div_scalar(self.shape(), other); });
   return make_lazy_tensor(node, 0, self.device());
 }
 
 // maximum(Tensor self, Tensor other) -> Tensor
 Tensor maximum(const Tensor& self, const Tensor& other) {
-  ir::NodePtr node = ir::cached_node<ir::Maximum>(ir_value(self), ir_value(other), [&] {
+  const ir::NodePtr& node = ir::cached_node<ir::Maximum>(ir_value(self), ir_value(other), [&] {
     return compute_shape_maximum(self.shape(), other.shape());
   });
   return make_lazy_tensor(node, 0, self.device());
@@ -121,7 +121,7 @@ Tensor maximum(const Tensor& self, const Tensor& other) {
 
 // minimum(Tensor self, Tensor other) -> Tensor
 Tensor minimum(const Tensor& self, const Tensor& other) {
-  ir::NodePtr node = ir::cached_node<ir::Minimum>(ir_value(self), ir_value(other), [&] {
+  const ir::NodePtr& node = ir::cached_node<ir::Minimum>(ir_value(self), ir_value(other), [&] {
     return compute_shape_minimum(self.shape(), other.shape());
   });
   return make_lazy_tensor(node, 0, self.device());
@@ -129,7 +129,7 @@ Tensor minimum(const Tensor& self, const Tensor& other) {
 
 // pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor
 Tensor pow_tensor_scalar(const Tensor& self, const Scalar& exponent) {
-  ir::NodePtr node = ir::cached_node<ir::PowTensorScalar>(
+  const ir::NodePtr& node = ir::cached_node<ir::PowTensorScalar>(
       ir_value(self), scalar_value(exponent),
       [&] { return compute_shape_pow_tensor_scalar(self.shape(), exponent); });
   return make_lazy_tensor(node, 0, self.device());
@@ -137,56 +137,56 @@ Tensor pow_tensor_scalar(const Tensor& self, const Scalar& exponent) {
 
 // neg(Tensor self) -> Tensor
 Tensor neg(const Tensor& self) {
-  ir::NodePtr node =
+  const ir::NodePtr& node =
       ir::cached_node<ir::Neg>(ir_value(self), [&] { return compute_shape_neg(self.shape()); });
   return make_lazy_tensor(node, 0, self.device());
 }
 
 // exp(Tensor self) -> Tensor
 Tensor exp(const Tensor& self) {
-  ir::NodePtr node =
+  const ir::NodePtr& node =
       ir::cached_node<ir::Exp>(ir_value(self), [&] { return compute_shape_exp(self.shape()); });
   return make_lazy_tensor(node, 0, self.device());
 }
 
 // log(Tensor self) -> Tensor
 Tensor log(const Tensor& self) {
-  ir::NodePtr node =
+  const ir::NodePtr& node =
       ir::cached_node<ir::Log>(ir_value(self), [&] { return compute_shape_log(self.shape()); });
   return make_lazy_tensor(node, 0, self.device());
 }
 
 // sqrt(Tensor self) -> Tensor
 Tensor sqrt(const Tensor& self) {
-  ir::NodePtr node =
+  const ir::NodePtr& node =
       ir::cached_node<ir::Sqrt>(ir_value(self), [&] { return compute_shape_sqrt(self.shape()); });
   return make_lazy_tensor(node, 0, self.device());
 }
 
 // rsqrt(Tensor self) -> Tensor
 Tensor rsqrt(const Tensor& self) {
-  ir::NodePtr node =
+  const ir::NodePtr& node =
       ir::cached_node<ir::Rsqrt>(ir_value(self), [&] { return compute_shape_rsqrt(self.shape()); });
   return make_lazy_tensor(node, 0, self.device());
 }
 
 // abs(Tensor self) -> Tensor
 Tensor abs(const Tensor& self) {
-  ir::NodePtr node =
+  const ir::NodePtr& node =
       ir::cached_node<ir::Abs>(ir_value(self), [&] { return compute_shape_abs(self.shape()); });
   return make_lazy_tensor(node, 0, self.device());
 }
 
 // relu(Tensor self) -> Tensor
 Tensor relu(const Tensor& self) {
-  ir::NodePtr node =
+  const ir::NodePtr& node =
       ir::cached_node<ir::Relu>(ir_value(self), [&] { return compute_shape_relu(self.shape()); });
   return make_lazy_tensor(node, 0, self.device());
 }
 
 // relu_(Tensor(a!) self) -> Tensor(a!)
 const Tensor& relu_inplace(const Tensor& self) {
-  ir::NodePtr node = ir::cached_node<ir::ReluInplace>(
+  const ir::NodePtr& node = ir::cached_node<ir::ReluInplace>(
       ir_value(self), [&] { return compute_shape_relu_inplace(self.shape()); });
   set_ir_value(self, ir::Value{node, 0});
   return self;
@@ -194,7 +194,7 @@ const Tensor& relu_inplace(const Tensor& self) {
 
 // threshold_backward(Tensor grad_output, Tensor self, Scalar threshold) -> Tensor
 Tensor threshold_backward(const Tensor& grad_output, const Tensor& self, const Scalar& threshold) {
-  ir::NodePtr node = ir::cached_node<ir::ThresholdBackward>(
+  const ir::NodePtr& node = ir::cached_node<ir::ThresholdBackward>(
       ir_value(grad_output), ir_value(self), scalar_value(threshold), [&] {
         return compute_shape_threshold_backward(grad_output.shape(), self.shape(), threshold);
       });
@@ -203,21 +203,21 @@ Tensor threshold_backward(const Tensor& grad_output, const Tensor& self, const S
 
 // sigmoid(Tensor self) -> Tensor
 Tensor sigmoid(const Tensor& self) {
-  ir::NodePtr node = ir::cached_node<ir::Sigmoid>(
+  const ir::NodePtr& node = ir::cached_node<ir::Sigmoid>(
       ir_value(self), [&] { return compute_shape_sigmoid(self.shape()); });
   return make_lazy_tensor(node, 0, self.device());
 }
 
 // tanh(Tensor self) -> Tensor
 Tensor tanh(const Tensor& self) {
-  ir::NodePtr node =
+  const ir::NodePtr& node =
       ir::cached_node<ir::Tanh>(ir_value(self), [&] { return compute_shape_tanh(self.shape()); });
   return make_lazy_tensor(node, 0, self.device());
 }
 
 // reciprocal(Tensor self) -> Tensor
 Tensor reciprocal(const Tensor& self) {
-  ir::NodePtr node = ir::cached_node<ir::Reciprocal>(
+  const ir::NodePtr& node = ir::cached_node<ir::Reciprocal>(
       ir_value(self), [&] { return compute_shape_reciprocal(self.shape()); });
   return make_lazy_tensor(node, 0, self.device());
 }
@@ -225,7 +225,7 @@ Tensor reciprocal(const Tensor& self) {
 // addcmul_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)
 const Tensor& addcmul_inplace(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2,
                               const Scalar& value) {
-  ir::NodePtr node = ir::cached_node<ir::AddcmulInplace>(
+  const ir::NodePtr& node = ir::cached_node<ir::AddcmulInplace>(
       ir_value(self), ir_value(tensor1), ir_value(tensor2), scalar_value(value), [&] {
         return compute_shape_addcmul_inplace(self.shape(), tensor1.shape(), tensor2.shape(), value);
       });
@@ -236,7 +236,7 @@ const Tensor& addcmul_inplace(const Tensor& self, const Tensor& tensor1, const T
 // addcdiv_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)
 const Tensor& addcdiv_inplace(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2,
                               const Scalar& value) {
-  ir::NodePtr node = ir::cached_node<ir::AddcdivInplace>(
+  const ir::NodePtr& node = ir::cached_node<ir::AddcdivInplace>(
       ir_value(self), ir_value(tensor1), ir_value(tensor2), scalar_value(value), [&] {
         return compute_shape_addcdiv_inplace(self.shape(), tensor1.shape(), tensor2.shape(), value);
       });
@@ -246,7 +246,7 @@ const Tensor& addcdiv_inplace(const Tensor& self, const Tensor& tensor1, const T
 
 // fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)
 const Tensor& fill_inplace_scalar(const Tensor& self, const Scalar& value) {
-  ir::NodePtr node = ir::cached_node<ir::FillInplaceScalar>(
+  const ir::NodePtr& node = ir::cached_node<ir::FillInplaceScalar>(
       ir_value(self), scalar_value(value),
       [&] { return compute_shape_fill_inplace_scalar(self.shape(), value); });
   set_ir_value(self, ir::Value{node, 0});
@@ -255,7 +255,7 @@ const Tensor& fill_inplace_scalar(const Tensor& self, const Scalar& value) {
 
 // zero_(Tensor(a!) self) -> Tensor(a!)
 const Tensor& zero_inplace(const Tensor& self) {
-  ir::NodePtr node = ir::cached_node<ir::ZeroInplace>(
+  const ir::NodePtr& node = ir::cached_node<ir::ZeroInplace>(
       ir_value(self), [&] { return compute_shape_zero_inplace(self.shape()); });
   set_ir_value(self, ir::Value{node, 0});
   return self;
@@ -263,7 +263,7 @@ const Tensor& zero_inplace(const Tensor& self) {
 
 // copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)
 const Tensor& copy_inplace(const Tensor& self, const Tensor& src, bool non_blocking) {
-  ir::NodePtr node = ir::cached_node<ir::CopyInplace>(
+  const ir::NodePtr& node = ir::cached_node<ir::CopyInplace>(
       ir_value(self), ir_value(src), non_blocking,
       [&] { return compute_shape_copy_inplace(self.shape(), src.shape(), non_blocking); });
   set_ir_value(self, ir::Value{node, 0});
@@ -272,7 +272,7 @@ const Tensor& copy_inplace(const Tensor& self, const Tensor& src, bool non_block
 
 // eq.Tensor(Tensor self, Tensor other) -> Tensor
 Tensor eq_tensor(const Tensor& self, const Tensor& other) {
-  ir::NodePtr node = ir::cached_node<ir::EqTensor>(ir_value(self), ir_value(other), [&] {
+  const ir::NodePtr& node = ir::cached_node<ir::EqTensor>(ir_value(self), ir_value(other), [&] {
     return compute_shape_eq_tensor(self.shape(), other.shape());
   });
   return make_lazy_tensor(node, 0, self.device());
@@ -280,7 +280,7 @@ Tensor eq_tensor(const Tensor& self, const Tensor& other) {
 
 // ne.Tensor(Tensor self, Tensor other) -> Tensor
 Tensor ne_tensor(const Tensor& self, const Tensor& other) {
-  ir::NodePtr node = ir::cached_node<ir::NeTensor>(ir_value(self), ir_value(other), [&] {
+  const ir::NodePtr& node = ir::cached_node<ir::NeTensor>(ir_value(self), ir_value(other), [&] {
     return compute_shape_ne_tensor(self.shape(), other.shape());
   });
   return make_lazy_tensor(node, 0, self.device());
@@ -288,7 +288,7 @@ Tensor ne_tensor(const Tensor& self, const Tensor& other) {
 
 // lt.Tensor(Tensor self, Tensor other) -> Tensor
 Tensor lt_tensor(const Tensor& self, const Tensor& other) {
-  ir::NodePtr node = ir::cached_node<ir::LtTensor>(ir_value(self), ir_value(other), [&] {
+  const ir::NodePtr& node = ir::cached_node<ir::LtTensor>(ir_value(self), ir_value(other), [&] {
     return compute_shape_lt_tensor(self.shape(), other.shape());
   });
   return make_lazy_tensor(node, 0, self.device());
@@ -296,7 +296,7 @@ Tensor lt_tensor(const Tensor& self, const Tensor& other) {
 
 // le.Tensor(Tensor self, Tensor other) -> Tensor
 Tensor le_tensor(const Tensor& self, const Tensor& other) {
-  ir::NodePtr node = ir::cached_node<ir::LeTensor>(ir_value(self), ir_value(other), [&] {
+  const ir::NodePtr& node = ir::cached_node<ir::LeTensor>(ir_value(self), ir_value(other), [&] {
     return compute_shape_le_tensor(self.shape(), other.shape());
   });
   return make_lazy_tensor(node, 0, self.device());
@@ -304,7 +304,7 @@ Tensor le_tensor(const Tensor& self, const Tensor& other) {
 
 // gt.Tensor(Tensor self, Tensor other) -> Tensor
 Tensor gt_tensor(const Tensor& self, const Tensor& other) {
-  ir::NodePtr node = ir::cached_node<ir::GtTensor>(ir_value(self), ir_value(other), [&] {
+  const ir::NodePtr& node = ir::cached_node<ir::GtTensor>(ir_value(self), ir_value(other), [&] {
     return compute_shape_gt_tensor(self.shape(), other.shape());
   });
   return make_lazy_tensor(node, 0, self.device());
@@ -312,7 +312,7 @@ Tensor gt_tensor(const Tensor& self, const Tensor& other) {
 
 // ge.Tensor(Tensor self, Tensor other) -> Tensor
 Tensor ge_tensor(const Tensor& self, const Tensor& other) {
-  ir::NodePtr node = ir::cached_node<ir::GeTensor>(ir_value(self), ir_value(other), [&] {
+  const ir::NodePtr& node = ir::cached_node<ir::GeTensor>(ir_value(self), ir_value(other), [&] {
     return compute_shape_ge_tensor(self.shape(), other.shape());
   });
   return make_lazy_tensor(node, 0, self.device());
@@ -320,7 +320,7 @@ Tensor ge_tensor(const Tensor& self, const Tensor& other) {
 
 // gt.Scalar(Tensor self, Scalar other) -> Tensor
 Tensor gt_scalar(const Tensor& self, const Scalar& other) {
-  ir::NodePtr node = ir::cached_node<ir::GtScalar>(ir_value(self), scalar_value(other), [&] {
+  const ir::NodePtr& node = ir::cached_node<ir::GtScalar>(ir_value(self), scalar_value(other), [&] {
     return compute_shape_gt_scalar(self.shape(), other);
   });
   return make_lazy_tensor(node, 0, self.device());
@@ -328,7 +328,7 @@ Tensor gt_scalar(const Tensor& self, const Scalar& other) {
 
 // where.self(Tensor condition, Tensor self, Tensor other) -> Tensor
 Tensor where_self(const Tensor& condition, const Tensor& self, const Tensor& other) {
-  ir::NodePtr node = ir::cached_node<ir::WhereSelf>(
+  const ir::NodePtr& node = ir::cached_node<ir::WhereSelf>(
       ir_value(condition), ir_value(self), ir_value(other),
       [&] { return compute_shape_where_self(condition.shape(), self.shape(), other.shape()); });
   return make_lazy_tensor(node, 0, condition.device());
@@ -336,7 +336,7 @@ Tensor where_self(const Tensor& condition, const Tensor& self, const Tensor& oth
 
 // sum(Tensor self, *, ScalarType? dtype=None) -> Tensor
 Tensor sum(const Tensor& self, std::optional<DType> dtype) {
-  ir::NodePtr node = ir::cached_node<ir::Sum>(
+  const ir::NodePtr& node = ir::cached_node<ir::Sum>(
       ir_value(self), dtype, [&] { return compute_shape_sum(self.shape(), dtype); });
   return make_lazy_tensor(node, 0, self.device());
 }
@@ -345,16 +345,16 @@ Tensor sum(const Tensor& self, std::optional<DType> dtype) {
 // Tensor
 Tensor sum_dim_intlist(const Tensor& self, const std::optional<std::vector<int64_t>>& dim,
                        bool keepdim, std::optional<DType> dtype) {
-  ir::NodePtr node = ir::cached_node<ir::SumDimIntlist>(ir_value(self), dim, keepdim, dtype, [&] {
-    return compute_shape_sum_dim_intlist(self.shape(), dim, keepdim, dtype);
-  });
+  const ir::NodePtr& node = ir::cached_node<ir::SumDimIntlist>(
+      ir_value(self), dim, keepdim, dtype,
+      [&] { return compute_shape_sum_dim_intlist(self.shape(), dim, keepdim, dtype); });
   return make_lazy_tensor(node, 0, self.device());
 }
 
 // mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 Tensor mean_dim(const Tensor& self, const std::optional<std::vector<int64_t>>& dim, bool keepdim,
                 std::optional<DType> dtype) {
-  ir::NodePtr node = ir::cached_node<ir::MeanDim>(ir_value(self), dim, keepdim, dtype, [&] {
+  const ir::NodePtr& node = ir::cached_node<ir::MeanDim>(ir_value(self), dim, keepdim, dtype, [&] {
     return compute_shape_mean_dim(self.shape(), dim, keepdim, dtype);
   });
   return make_lazy_tensor(node, 0, self.device());
@@ -362,14 +362,14 @@ Tensor mean_dim(const Tensor& self, const std::optional<std::vector<int64_t>>& d
 
 // amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor
 Tensor amax(const Tensor& self, const std::vector<int64_t>& dim, bool keepdim) {
-  ir::NodePtr node = ir::cached_node<ir::Amax>(
+  const ir::NodePtr& node = ir::cached_node<ir::Amax>(
       ir_value(self), dim, keepdim, [&] { return compute_shape_amax(self.shape(), dim, keepdim); });
   return make_lazy_tensor(node, 0, self.device());
 }
 
 // max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
 std::tuple<Tensor, Tensor> max_dim(const Tensor& self, int64_t dim, bool keepdim) {
-  ir::NodePtr node = ir::cached_node<ir::MaxDim>(ir_value(self), dim, keepdim, [&] {
+  const ir::NodePtr& node = ir::cached_node<ir::MaxDim>(ir_value(self), dim, keepdim, [&] {
     return compute_shape_max_dim(self.shape(), dim, keepdim);
   });
   return {make_lazy_tensor(node, 0, self.device()), make_lazy_tensor(node, 1, self.device())};
@@ -377,7 +377,7 @@ std::tuple<Tensor, Tensor> max_dim(const Tensor& self, int64_t dim, bool keepdim
 
 // argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor
 Tensor argmax(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
-  ir::NodePtr node = ir::cached_node<ir::Argmax>(ir_value(self), dim, keepdim, [&] {
+  const ir::NodePtr& node = ir::cached_node<ir::Argmax>(ir_value(self), dim, keepdim, [&] {
     return compute_shape_argmax(self.shape(), dim, keepdim);
   });
   return make_lazy_tensor(node, 0, self.device());
@@ -385,7 +385,7 @@ Tensor argmax(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
 
 // _softmax(Tensor self, int dim, bool half_to_float) -> Tensor
 Tensor _softmax(const Tensor& self, int64_t dim, bool half_to_float) {
-  ir::NodePtr node = ir::cached_node<ir::UnderscoreSoftmax>(
+  const ir::NodePtr& node = ir::cached_node<ir::UnderscoreSoftmax>(
       ir_value(self), dim, half_to_float,
       [&] { return compute_shape__softmax(self.shape(), dim, half_to_float); });
   return make_lazy_tensor(node, 0, self.device());
@@ -393,7 +393,7 @@ Tensor _softmax(const Tensor& self, int64_t dim, bool half_to_float) {
 
 // _log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor
 Tensor _log_softmax(const Tensor& self, int64_t dim, bool half_to_float) {
-  ir::NodePtr node = ir::cached_node<ir::UnderscoreLogSoftmax>(
+  const ir::NodePtr& node = ir::cached_node<ir::UnderscoreLogSoftmax>(
       ir_value(self), dim, half_to_float,
       [&] { return compute_shape__log_softmax(self.shape(), dim, half_to_float); });
   return make_lazy_tensor(node, 0, self.device());
@@ -401,7 +401,7 @@ Tensor _log_softmax(const Tensor& self, int64_t dim, bool half_to_float) {
 
 // mm(Tensor self, Tensor mat2) -> Tensor
 Tensor mm(const Tensor& self, const Tensor& mat2) {
-  ir::NodePtr node = ir::cached_node<ir::Mm>(
+  const ir::NodePtr& node = ir::cached_node<ir::Mm>(
       ir_value(self), ir_value(mat2), [&] { return compute_shape_mm(self.shape(), mat2.shape()); });
   return make_lazy_tensor(node, 0, self.device());
 }
@@ -409,7 +409,7 @@ Tensor mm(const Tensor& self, const Tensor& mat2) {
 // addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
 Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const Scalar& beta,
              const Scalar& alpha) {
-  ir::NodePtr node = ir::cached_node<ir::Addmm>(
+  const ir::NodePtr& node = ir::cached_node<ir::Addmm>(
       ir_value(self), ir_value(mat1), ir_value(mat2), scalar_value(beta), scalar_value(alpha),
       [&] { return compute_shape_addmm(self.shape(), mat1.shape(), mat2.shape(), beta, alpha); });
   return make_lazy_tensor(node, 0, self.device());
@@ -417,7 +417,7 @@ Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const S
 
 // bmm(Tensor self, Tensor mat2) -> Tensor
 Tensor bmm(const Tensor& self, const Tensor& mat2) {
-  ir::NodePtr node = ir::cached_node<ir::Bmm>(ir_value(self), ir_value(mat2), [&] {
+  const ir::NodePtr& node = ir::cached_node<ir::Bmm>(ir_value(self), ir_value(mat2), [&] {
     return compute_shape_bmm(self.shape(), mat2.shape());
   });
   return make_lazy_tensor(node, 0, self.device());
@@ -425,21 +425,21 @@ Tensor bmm(const Tensor& self, const Tensor& mat2) {
 
 // view(Tensor(a) self, SymInt[] size) -> Tensor(a)
 Tensor view(const Tensor& self, const std::vector<int64_t>& size) {
-  ir::NodePtr node = ir::cached_node<ir::View>(
+  const ir::NodePtr& node = ir::cached_node<ir::View>(
       ir_value(self), size, [&] { return compute_shape_view(self.shape(), size); });
   return make_lazy_tensor(node, 0, self.device());
 }
 
 // permute(Tensor(a) self, int[] dims) -> Tensor(a)
 Tensor permute(const Tensor& self, const std::vector<int64_t>& dims) {
-  ir::NodePtr node = ir::cached_node<ir::Permute>(
+  const ir::NodePtr& node = ir::cached_node<ir::Permute>(
       ir_value(self), dims, [&] { return compute_shape_permute(self.shape(), dims); });
   return make_lazy_tensor(node, 0, self.device());
 }
 
 // transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)
 Tensor transpose_int(const Tensor& self, int64_t dim0, int64_t dim1) {
-  ir::NodePtr node = ir::cached_node<ir::TransposeInt>(ir_value(self), dim0, dim1, [&] {
+  const ir::NodePtr& node = ir::cached_node<ir::TransposeInt>(ir_value(self), dim0, dim1, [&] {
     return compute_shape_transpose_int(self.shape(), dim0, dim1);
   });
   return make_lazy_tensor(node, 0, self.device());
@@ -447,14 +447,14 @@ Tensor transpose_int(const Tensor& self, int64_t dim0, int64_t dim1) {
 
 // t(Tensor(a) self) -> Tensor(a)
 Tensor t(const Tensor& self) {
-  ir::NodePtr node =
+  const ir::NodePtr& node =
       ir::cached_node<ir::T>(ir_value(self), [&] { return compute_shape_t(self.shape()); });
   return make_lazy_tensor(node, 0, self.device());
 }
 
 // expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)
 Tensor expand(const Tensor& self, const std::vector<int64_t>& size, bool implicit) {
-  ir::NodePtr node = ir::cached_node<ir::Expand>(ir_value(self), size, implicit, [&] {
+  const ir::NodePtr& node = ir::cached_node<ir::Expand>(ir_value(self), size, implicit, [&] {
     return compute_shape_expand(self.shape(), size, implicit);
   });
   return make_lazy_tensor(node, 0, self.device());
@@ -464,15 +464,15 @@ Tensor expand(const Tensor& self, const std::vector<int64_t>& size, bool implici
 // Tensor(a)
 Tensor slice_tensor(const Tensor& self, int64_t dim, std::optional<int64_t> start,
                     std::optional<int64_t> end, int64_t step) {
-  ir::NodePtr node = ir::cached_node<ir::SliceTensor>(ir_value(self), dim, start, end, step, [&] {
-    return compute_shape_slice_tensor(self.shape(), dim, start, end, step);
-  });
+  const ir::NodePtr& node = ir::cached_node<ir::SliceTensor>(
+      ir_value(self), dim, start, end, step,
+      [&] { return compute_shape_slice_tensor(self.shape(), dim, start, end, step); });
   return make_lazy_tensor(node, 0, self.device());
 }
 
 // select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)
 Tensor select_int(const Tensor& self, int64_t dim, int64_t index) {
-  ir::NodePtr node = ir::cached_node<ir::SelectInt>(ir_value(self), dim, index, [&] {
+  const ir::NodePtr& node = ir::cached_node<ir::SelectInt>(ir_value(self), dim, index, [&] {
     return compute_shape_select_int(self.shape(), dim, index);
   });
   return make_lazy_tensor(node, 0, self.device());
@@ -480,21 +480,21 @@ Tensor select_int(const Tensor& self, int64_t dim, int64_t index) {
 
 // squeeze.dim(Tensor(a) self, int dim) -> Tensor(a)
 Tensor squeeze_dim(const Tensor& self, int64_t dim) {
-  ir::NodePtr node = ir::cached_node<ir::SqueezeDim>(
+  const ir::NodePtr& node = ir::cached_node<ir::SqueezeDim>(
       ir_value(self), dim, [&] { return compute_shape_squeeze_dim(self.shape(), dim); });
   return make_lazy_tensor(node, 0, self.device());
 }
 
 // unsqueeze(Tensor(a) self, int dim) -> Tensor(a)
 Tensor unsqueeze(const Tensor& self, int64_t dim) {
-  ir::NodePtr node = ir::cached_node<ir::Unsqueeze>(
+  const ir::NodePtr& node = ir::cached_node<ir::Unsqueeze>(
       ir_value(self), dim, [&] { return compute_shape_unsqueeze(self.shape(), dim); });
   return make_lazy_tensor(node, 0, self.device());
 }
 
 // cat(Tensor[] tensors, int dim=0) -> Tensor
 Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
-  ir::NodePtr node = ir::cached_node<ir::Cat>(
+  const ir::NodePtr& node = ir::cached_node<ir::Cat>(
       ir_values(tensors), dim, [&] { return compute_shape_cat(detail::shapes_of(tensors), dim); });
   return make_lazy_tensor(node, 0, detail::first_device(tensors));
 }
@@ -504,7 +504,7 @@ Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
 Tensor conv2d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
               const std::vector<int64_t>& stride, const std::vector<int64_t>& padding,
               const std::vector<int64_t>& dilation, int64_t groups) {
-  ir::NodePtr node = ir::cached_node<ir::Conv2d>(
+  const ir::NodePtr& node = ir::cached_node<ir::Conv2d>(
       ir_value(input), ir_value(weight), ir_value(bias), stride, padding, dilation, groups, [&] {
         return compute_shape_conv2d(input.shape(), weight.shape(), detail::shape_of(bias), stride,
                                     padding, dilation, groups);
@@ -519,7 +519,7 @@ Tensor conv2d_backward_input(const Tensor& grad_output, const Tensor& weight,
                              const std::vector<int64_t>& stride,
                              const std::vector<int64_t>& padding,
                              const std::vector<int64_t>& dilation, int64_t groups) {
-  ir::NodePtr node = ir::cached_node<ir::Conv2dBackwardInput>(
+  const ir::NodePtr& node = ir::cached_node<ir::Conv2dBackwardInput>(
       ir_value(grad_output), ir_value(weight), input_size, stride, padding, dilation, groups, [&] {
         return compute_shape_conv2d_backward_input(grad_output.shape(), weight.shape(), input_size,
                                                    stride, padding, dilation, groups);
@@ -534,7 +534,7 @@ Tensor conv2d_backward_weight(const Tensor& grad_output, const Tensor& input,
                               const std::vector<int64_t>& stride,
                               const std::vector<int64_t>& padding,
                               const std::vector<int64_t>& dilation, int64_t groups) {
-  ir::NodePtr node = ir::cached_node<ir::Conv2dBackwardWeight>(
+  const ir::NodePtr& node = ir::cached_node<ir::Conv2dBackwardWeight>(
       ir_value(grad_output), ir_value(input), weight_size, stride, padding, dilation, groups, [&] {
         return compute_shape_conv2d_backward_weight(grad_output.shape(), input.shape(), weight_size,
                                                     stride, padding, dilation, groups);
@@ -547,7 +547,7 @@ Tensor conv2d_backward_weight(const Tensor& grad_output, const Tensor& input,
 std::tuple<Tensor, Tensor> max_pool2d_with_indices(
     const Tensor& self, const std::vector<int64_t>& kernel_size, const std::vector<int64_t>& stride,
     const std::vector<int64_t>& padding, const std::vector<int64_t>& dilation, bool ceil_mode) {
-  ir::NodePtr node = ir::cached_node<ir::MaxPool2dWithIndices>(
+  const ir::NodePtr& node = ir::cached_node<ir::MaxPool2dWithIndices>(
       ir_value(self), kernel_size, stride, padding, dilation, ceil_mode, [&] {
         return compute_shape_max_pool2d_with_indices(self.shape(), kernel_size, stride, padding,
                                                      dilation, ceil_mode);
@@ -563,7 +563,7 @@ Tensor max_pool2d_with_indices_backward(const Tensor& grad_output, const Tensor&
                                         const std::vector<int64_t>& padding,
                                         const std::vector<int64_t>& dilation, bool ceil_mode,
                                         const Tensor& indices) {
-  ir::NodePtr node = ir::cached_node<ir::MaxPool2dWithIndicesBackward>(
+  const ir::NodePtr& node = ir::cached_node<ir::MaxPool2dWithIndicesBackward>(
       ir_value(grad_output), ir_value(self), kernel_size, stride, padding, dilation, ceil_mode,
       ir_value(indices), [&] {
         return compute_shape_max_pool2d_with_indices_backward(grad_output.shape(), self.shape(),
@@ -578,7 +578,7 @@ Tensor max_pool2d_with_indices_backward(const Tensor& grad_output, const Tensor&
 Tensor max_pool2d(const Tensor& self, const std::vector<int64_t>& kernel_size,
                   const std::vector<int64_t>& stride, const std::vector<int64_t>& padding,
                   const std::vector<int64_t>& dilation, bool ceil_mode) {
-  ir::NodePtr node = ir::cached_node<ir::MaxPool2d>(
+  const ir::NodePtr& node = ir::cached_node<ir::MaxPool2d>(
       ir_value(self), kernel_size, stride, padding, dilation, ceil_mode, [&] {
         return compute_shape_max_pool2d(self.shape(), kernel_size, stride, padding, dilation,
                                         ceil_mode);
@@ -592,7 +592,7 @@ Tensor max_pool2d_backward(const Tensor& grad_output, const Tensor& self,
                            const std::vector<int64_t>& kernel_size,
                            const std::vector<int64_t>& stride, const std::vector<int64_t>& padding,
                            const std::vector<int64_t>& dilation, bool ceil_mode) {
-  ir::NodePtr node = ir::cached_node<ir::MaxPool2dBackward>(
+  const ir::NodePtr& node = ir::cached_node<ir::MaxPool2dBackward>(
       ir_value(grad_output), ir_value(self), kernel_size, stride, padding, dilation, ceil_mode,
       [&] {
         return compute_shape_max_pool2d_backward(grad_output.shape(), self.shape(), kernel_size,
@@ -605,7 +605,7 @@ Tensor max_pool2d_backward(const Tensor& grad_output, const Tensor& self,
 // Tensor
 Tensor _log_softmax_backward_data(const Tensor& grad_output, const Tensor& output, int64_t dim,
                                   DType input_dtype) {
-  ir::NodePtr node = ir::cached_node<ir::UnderscoreLogSoftmaxBackwardData>(
+  const ir::NodePtr& node = ir::cached_node<ir::UnderscoreLogSoftmaxBackwardData>(
       ir_value(grad_output), ir_value(output), dim, input_dtype, [&] {
         return compute_shape__log_softmax_backward_data(grad_output.shape(), output.shape(), dim,
                                                         input_dtype);
@@ -617,7 +617,7 @@ Tensor _log_softmax_backward_data(const Tensor& grad_output, const Tensor& outpu
 // ignore_index=-100) -> Tensor
 Tensor nll_loss(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight,
                 int64_t reduction, int64_t ignore_index) {
-  ir::NodePtr node = ir::cached_node<ir::NllLoss>(
+  const ir::NodePtr& node = ir::cached_node<ir::NllLoss>(
       ir_value(self), ir_value(target), ir_value(weight), reduction, ignore_index, [&] {
         return compute_shape_nll_loss(self.shape(), target.shape(), detail::shape_of(weight),
                                       reduction, ignore_index);
@@ -630,7 +630,7 @@ Tensor nll_loss(const Tensor& self, const Tensor& target, const std::optional<Te
 Tensor nll_loss_backward(const Tensor& grad_output, const Tensor& self, const Tensor& target,
                          const std::optional<Tensor>& weight, int64_t reduction,
                          int64_t ignore_index) {
-  ir::NodePtr node = ir::cached_node<ir::NllLossBackward>(
+  const ir::NodePtr& node = ir::cached_node<ir::NllLossBackward>(
       ir_value(grad_output), ir_value(self), ir_value(target), ir_value(weight), reduction,
       ignore_index, [&] {
         return compute_shape_nll_loss_backward(grad_output.shape(), self.shape(), target.shape(),
@@ -641,7 +641,7 @@ Tensor nll_loss_backward(const Tensor& grad_output, const Tensor& self, const Te
 
 // _dropout_mask(Tensor self, Scalar p, Scalar seed) -> Tensor
 Tensor _dropout_mask(const Tensor& self, const Scalar& p, const Scalar& seed) {
-  ir::NodePtr node = ir::cached_node<ir::UnderscoreDropoutMask>(
+  const ir::NodePtr& node = ir::cached_node<ir::UnderscoreDropoutMask>(
       ir_value(self), scalar_value(p), scalar_value(seed),
       [&] { return compute_shape__dropout_mask(self.shape(), p, seed); });
   return make_lazy_tensor(node, 0, self.device());
@@ -649,7 +649,7 @@ Tensor _dropout_mask(const Tensor& self, const Scalar& p, const Scalar& seed) {
 
 // sqrt_(Tensor(a!) self) -> Tensor(a!)
 const Tensor& sqrt_inplace(const Tensor& self) {
-  ir::NodePtr node = ir::cached_node<ir::SqrtInplace>(
+  const ir::NodePtr& node = ir::cached_node<ir::SqrtInplace>(
       ir_value(self), [&] { return compute_shape_sqrt_inplace(self.shape()); });
   set_ir_value(self, ir::Value{node, 0});
   return self;
@@ -657,16 +657,16 @@ const Tensor& sqrt_inplace(const Tensor& self) {
 
 // div_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
 const Tensor& div_inplace_tensor(const Tensor& self, const Tensor& other) {
-  ir::NodePtr node = ir::cached_node<ir::DivInplaceTensor>(ir_value(self), ir_value(other), [&] {
-    return compute_shape_div_inplace_tensor(self.shape(), other.shape());
-  });
+  const ir::NodePtr& node = ir::cached_node<ir::DivInplaceTensor>(
+      ir_value(self), ir_value(other),
+      [&] { return compute_shape_div_inplace_tensor(self.shape(), other.shape()); });
   set_ir_value(self, ir::Value{node, 0});
   return self;
 }
 
 // div_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
 const Tensor& div_inplace_scalar(const Tensor& self, const Scalar& other) {
-  ir::NodePtr node = ir::cached_node<ir::DivInplaceScalar>(
+  const ir::NodePtr& node = ir::cached_node<ir::DivInplaceScalar>(
       ir_value(self), scalar_value(other),
       [&] { return compute_shape_div_inplace_scalar(self.shape(), other); });
   set_ir_value(self, ir::Value{node, 0});

@@ -70,6 +70,8 @@ class TrieCache {
   const Stats& stats() const { return stats_; }
   size_t size() const { return size_; }  // cached nodes
   bool at_root() const { return current_ == &root_; }
+  // The node at the current position. REQUIRES: !at_root().
+  const NodePtr& current_node() const { return current_->node; }
 
  private:
   struct Entry {
@@ -101,7 +103,7 @@ std::vector<Shape> take_shapes(ShapeFn&& fn) {
 }
 
 template <class NodeT, class Tuple, size_t... I>
-NodePtr cached_node_impl(Tuple&& args, std::index_sequence<I...>) {
+const NodePtr& cached_node_impl(Tuple&& args, std::index_sequence<I...>) {
   TrieCache& trie = TrieCache::current();
   const NodePtr* hit = trie.find(NodeT::kKind, [&](const Node& n) {
     return static_cast<const NodeT&>(n).can_reuse(std::get<I>(args)...);
@@ -118,20 +120,21 @@ NodePtr cached_node_impl(Tuple&& args, std::index_sequence<I...>) {
   constexpr size_t kShapes = sizeof...(I);
   NodePtr node = std::make_shared<NodeT>(std::get<I>(args)...,
                                          take_shapes(std::get<kShapes>(std::move(args))));
-  trie.insert(node);
-  return node;
+  trie.insert(std::move(node));
+  return trie.current_node();
 }
 
 }  // namespace detail
 
 // cached_node<NodeT>(args..., shapes): the node for this op at the current trie position,
 // reused when a child there can_reuse(args...), else `std::make_shared<NodeT>(args..., shapes)`
-// inserted as a new child; either way the position advances to it. `shapes` is a
+// inserted as a new child; either way the position advances to it. The result refers to the
+// trie's own pointer (valid until the trie is reset): copy it to keep the node. `shapes` is a
 // std::vector<Shape> or a callable returning one; a callable is only invoked on a miss, which
 // saves shape inference on the warm path (a hit has identical operands and attributes, so its
 // shapes were already checked). See Note [Trie cache].
 template <class NodeT, class... Args>
-NodePtr cached_node(Args&&... args) {
+const NodePtr& cached_node(Args&&... args) {
   static_assert(sizeof...(Args) >= 1, "cached_node<NodeT>(args..., shapes)");
   return detail::cached_node_impl<NodeT>(std::forward_as_tuple(std::forward<Args>(args)...),
                                          std::make_index_sequence<sizeof...(Args) - 1>{});

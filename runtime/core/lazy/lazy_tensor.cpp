@@ -66,7 +66,7 @@ LazyState& lazy_state(const Tensor& t) {
   return *state;
 }
 
-ir::Value ir_value(const Tensor& t) {
+const ir::Value& ir_value(const Tensor& t) {
   LazyState& s = lazy_state(t);
   if (!s.value.present()) bind_device_data(s);
   return s.value;

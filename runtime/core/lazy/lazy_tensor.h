@@ -33,7 +33,8 @@ LazyState& lazy_state(const Tensor& t);
 // The IR value standing for `t` in an op traced now: its pending value, or a DeviceData node
 // feeding its materialized data (reused through the trie; see Note [Trie reuse of input
 // nodes]). Throws std::invalid_argument when `t` is not a lazy tensor.
-ir::Value ir_value(const Tensor& t);
+// The result refers into the state (valid while the tensor lives and is not updated).
+const ir::Value& ir_value(const Tensor& t);
 // An absent value for nullopt (an optional tensor argument passed as None).
 ir::Value ir_value(const std::optional<Tensor>& t);
 // One value per tensor, for Tensor[] arguments.

@@ -9,7 +9,8 @@
 //   static metrics::Counter& created = metrics::counter("ir.nodes_created");
 //   created.add();
 //
-// Cost: Counter::add is one relaxed atomic add (safe on hot paths such as tracing one op).
+// Cost: Counter::add is a plain add to the calling thread's own slot, no atomic read-modify-write
+// (safe and cheap on hot paths such as tracing one op, also with many threads tracing at once).
 // TimedMetric::record takes a lock; use it once per compile or execution, not per element.
 // Thread safety: everything here may be called from any thread.
 #pragma once
@@ -24,21 +25,50 @@
 
 namespace lazygen::metrics {
 
+namespace detail {
+
+// Per-thread counter slots. See Note [Thread-local counters] in core/metrics/counter.cpp.
+inline constexpr uint32_t kCounterChunk = 64;    // slots per chunk
+inline constexpr uint32_t kCounterChunks = 128;  // so at most 8192 counters
+struct ThreadSlots {
+  std::atomic<std::atomic<int64_t>*> chunks[kCounterChunks] = {};
+};
+extern constinit thread_local ThreadSlots* tls_counter_slots;
+void counter_add_slow(uint32_t index, int64_t n);
+
+}  // namespace detail
+
 // A monotonically updated integer (events, bytes).
 class Counter {
  public:
-  explicit Counter(std::string name) : name_(std::move(name)) {}
+  explicit Counter(std::string name);
   Counter(const Counter&) = delete;
   Counter& operator=(const Counter&) = delete;
 
-  void add(int64_t n = 1) { value_.fetch_add(n, std::memory_order_relaxed); }
-  int64_t value() const { return value_.load(std::memory_order_relaxed); }
-  void reset() { value_.store(0, std::memory_order_relaxed); }
+  // No atomic read-modify-write: the calling thread's own slot. Safe from any thread.
+  void add(int64_t n = 1) {
+    if (detail::ThreadSlots* t = detail::tls_counter_slots) {
+      if (std::atomic<int64_t>* chunk =
+              t->chunks[index_ / detail::kCounterChunk].load(std::memory_order_relaxed)) {
+        std::atomic<int64_t>& slot = chunk[index_ % detail::kCounterChunk];
+        slot.store(slot.load(std::memory_order_relaxed) + n, std::memory_order_relaxed);
+        return;
+      }
+    }
+    detail::counter_add_slow(index_, n);
+  }
+  // The sum over every thread since the last reset (exact once the adding threads are quiet).
+  int64_t value() const;
+  void reset();
   const std::string& name() const { return name_; }
+  uint32_t index() const { return index_; }
 
  private:
+  friend struct CounterAccess;
   std::string name_;
-  std::atomic<int64_t> value_{0};
+  uint32_t index_;
+  std::atomic<int64_t> retired_{0};  // added by threads that have exited
+  std::atomic<int64_t> offset_{0};   // the total at the last reset
 };
 
 // Summary of a timed metric. Percentiles are over the most recent kWindow samples; count, total,
