@@ -5,8 +5,8 @@
 // with the backend's name, see Note [Graph hash]), compiles on a miss (storing the executable
 // only once compile succeeded), feeds the inputs (DeviceData data, ScalarParam values) and
 // executes. Each synced tensor then holds its result as data and drops its IR
-// (See Note [Lazy tensor state]). mark_step() syncs every live lazy tensor and ends the trace
-// (lazy::end_trace: the trie cache returns to its root).
+// (See Note [Lazy tensor state]). mark_step() syncs every live lazy tensor of the calling thread
+// and ends its trace (lazy::end_trace: the trie cache returns to its root).
 //
 // Consequences: the same trace hits the cache from the second step on; a new input shape or
 // dtype compiles anew; a new scalar value or new input data does not.
@@ -58,7 +58,8 @@ class GraphExecutor {
 
   // Executes the pending values of `states` as one graph; materialized states are skipped.
   void sync(const std::vector<std::shared_ptr<lazy::LazyState>>& states);
-  // Syncs every live lazy tensor, then ends the trace (See Note [Trie reuse of input nodes]).
+  // Syncs every live lazy tensor of the calling thread, then ends its trace (See Note [Trie
+  // reuse of input nodes] and Note [Live tensors per thread]).
   void mark_step();
   // Waits for all launched executions. See Note [Asynchronous execution].
   void wait();

@@ -13,7 +13,15 @@
 // one graph and, after each sync, one buffer: neither grows. A materialized tensor's data is
 // never written again; a new value always means a new buffer.
 //
-// Thread safety: a LazyState follows Tensor's rule (one writer at a time). The registry is
+// Note [Live tensors per thread]
+// Each thread traces its own graphs (its own trie cache, core/ir/trie_cache.h), and mark_step
+// syncs and ends the calling thread's trace. So the registry of live states is per thread too: a
+// state registers with the registry of the thread that created it, and live_states() lists the
+// calling thread's. A thread's mark_step therefore never touches tensors another thread is
+// tracing. A state may die on another thread (it unlinks itself under its registry's lock); a
+// registry outlives its thread and is handed to the next new thread, with any states still in it.
+//
+// Thread safety: a LazyState follows Tensor's rule (one writer at a time). Registries are
 // internally locked.
 #pragma once
 
@@ -26,8 +34,10 @@
 
 namespace lazygen::lazy {
 
+struct LiveRegistry;
+
 struct LazyState : std::enable_shared_from_this<LazyState> {
-  // Registers with the live registry; unregisters in the destructor.
+  // Registers with the calling thread's live registry; unregisters in the destructor.
   LazyState();
   ~LazyState();
   LazyState(const LazyState&) = delete;
@@ -39,12 +49,14 @@ struct LazyState : std::enable_shared_from_this<LazyState> {
   Tensor data;
 
   // Registry links, guarded by the registry's lock.
+  LiveRegistry* const registry_;
   LazyState* prev_live = nullptr;
   LazyState* next_live = nullptr;
 };
 
-// Every LazyState alive now (pending or not), oldest first.
+// Every LazyState created by the calling thread and alive now (pending or not), oldest first.
+// See Note [Live tensors per thread].
 std::vector<std::shared_ptr<LazyState>> live_states();
-size_t live_state_count();
+size_t live_state_count();  // of the calling thread
 
 }  // namespace lazygen::lazy

@@ -12,7 +12,10 @@
 // A step's graph is compiled once per distinct structure and input shapes; scalars passed to
 // ops are runtime parameters (a new learning rate does not recompile). See metrics_report()
 // (lazygen/metrics.h) for trace, cache and execution counters.
-// Thread safety: tracing is per thread; mark_step must not run while another thread traces.
+// Thread safety: each thread traces its own graphs (its own trie cache and its own set of live
+// tensors); mark_step syncs and ends the calling thread's trace only, so threads may trace and
+// step concurrently. Compiled graphs, the allocator and metrics are shared and safe. A tensor
+// handed to another thread must not be used by two threads at once (Tensor's rule).
 #pragma once
 
 #include <cstddef>
@@ -24,9 +27,9 @@
 
 namespace lazygen {
 
-// Executes everything pending on every live lazy tensor as one graph and ends the trace: the
-// next ops are matched against the previous steps' IR (the trie cache), so call it once per
-// iteration of a loop.
+// Executes everything pending on every live lazy tensor of the calling thread as one graph and
+// ends the thread's trace: the next ops are matched against the previous steps' IR (the trie
+// cache), so call it once per iteration of a loop.
 void mark_step();
 // Executes the pending values of `tensors` (non-lazy or already materialized ones are skipped)
 // without ending the trace.
