@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <thread>
 #include <vector>
 
@@ -97,6 +98,34 @@ TEST(Metrics, CountersAreThreadSafe) {
   for (std::thread& t : threads) t.join();
   EXPECT_EQ(c.value(), 40000);
   EXPECT_EQ(timed("test.metrics.threads_ms").stats().count, 400);
+}
+
+// See Note [Thread-local counters]: live threads' slots are summed on read, exited threads' are
+// folded in, and a reset in the middle counts from the reset on.
+TEST(Metrics, CountersSumLiveAndExitedThreadsAndResetWhileThreadsRun) {
+  Counter& c = counter("test.metrics.thread_slots");
+  c.reset();
+  std::atomic<int> phase{0};
+  std::thread live([&] {
+    c.add(5);
+    phase.store(1);
+    while (phase.load() != 2) std::this_thread::yield();
+    c.add(7);
+    phase.store(3);
+    while (phase.load() != 4) std::this_thread::yield();
+  });
+  while (phase.load() != 1) std::this_thread::yield();
+  EXPECT_EQ(c.value(), 5);  // read while the adding thread is alive
+  c.reset();
+  EXPECT_EQ(c.value(), 0);
+  phase.store(2);
+  while (phase.load() != 3) std::this_thread::yield();
+  EXPECT_EQ(c.value(), 7);
+  phase.store(4);
+  live.join();
+  EXPECT_EQ(c.value(), 7);  // kept after the thread exited
+  std::thread([&] { c.add(2); }).join();
+  EXPECT_EQ(c.value(), 9);
 }
 
 TEST(Metrics, NamesAreSorted) {
