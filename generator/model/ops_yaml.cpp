@@ -8,14 +8,16 @@
 #include <string_view>
 
 #include "model/op_entry.h"
+#include "model/samples.h"
 #include "model/suggest.h"
 #include "model/validate.h"
+#include "model/yaml_node.h"
 
 namespace lazygen::gen {
 namespace {
 
-const std::vector<std::string> kLazygenKeys = {"func",   "variants", "shape",      "dtype",
-                                               "pointwise", "kernel", "derivatives"};
+const std::vector<std::string> kLazygenKeys = {"func",   "variants", "shape",       "dtype",  "pointwise",
+                                               "kernel", "derivatives", "domain", "samples"};
 // Keys of PyTorch's native_functions.yaml: accepted and ignored, so real entries can be pasted.
 const std::vector<std::string> kNativeKeys = {
     "dispatch",     "device_check",       "python_module",       "autogen",
@@ -23,18 +25,6 @@ const std::vector<std::string> kNativeKeys = {
     "device_guard", "manual_cpp_binding", "cpp_no_default_args", "use_const_ref_for_mutable_tensors",
     "precomputed",  "category_override",  "ufunc_inner_loop",    "manual_kernel_registration",
     "abstract",     "has_composite_implicit_autograd_kernel"};
-
-SourceLoc loc_of(const std::string& path, const YAML::Node& node) {
-  const YAML::Mark m = node.Mark();
-  if (m.line < 0) return {path, 0, 0};
-  return {path, m.line + 1, m.column + 1};
-}
-
-// What a node is, for messages: "'relu'" for a scalar, else "a list" / "a map".
-std::string describe(const YAML::Node& node) {
-  if (node.IsScalar()) return "'" + node.Scalar() + "'";
-  return node.IsSequence() ? "a list" : node.IsMap() ? "a map" : "an empty value";
-}
 
 std::string scalar_of(const std::string& path, const YAML::Node& node, const std::string& key) {
   if (!node.IsScalar()) {
@@ -210,6 +200,7 @@ OpsFile load_ops_text(const std::string& text, const std::string& path, OpsDiale
   for (const auto& entry : root) {
     file.ops.push_back(read_entry(path, entry));
     finish_entry(text, file.ops.back());
+    read_test_inputs(path, entry, file.ops.back());
   }
   if (!select.empty()) file.ops = select_ops(file, select);
   validate_ops(file, dialect);
