@@ -851,7 +851,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .args =
               {
                   {.name = "self", .kind = ArgKind::Tensor},
-                  {.name = "other", .kind = ArgKind::Tensor},
+                  {.name = "other", .kind = ArgKind::Tensor, .domain = Domain{Domain::Nonzero, 0}},
               },
           .num_outputs = 1,
           .samples = {},
@@ -926,7 +926,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .pointwise = true,
           .args =
               {
-                  {.name = "self", .kind = ArgKind::Tensor},
+                  {.name = "self", .kind = ArgKind::Tensor, .domain = Domain{Domain::Positive, 0}},
                   {.name = "exponent", .kind = ArgKind::Scalar},
               },
           .num_outputs = 1,
@@ -981,7 +981,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .pointwise = true,
           .args =
               {
-                  {.name = "self", .kind = ArgKind::Tensor},
+                  {.name = "self", .kind = ArgKind::Tensor, .domain = Domain{Domain::Positive, 0}},
               },
           .num_outputs = 1,
           .samples = {},
@@ -999,7 +999,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .pointwise = true,
           .args =
               {
-                  {.name = "self", .kind = ArgKind::Tensor},
+                  {.name = "self", .kind = ArgKind::Tensor, .domain = Domain{Domain::Positive, 0}},
               },
           .num_outputs = 1,
           .samples = {},
@@ -1017,7 +1017,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .pointwise = true,
           .args =
               {
-                  {.name = "self", .kind = ArgKind::Tensor},
+                  {.name = "self", .kind = ArgKind::Tensor, .domain = Domain{Domain::Positive, 0}},
               },
           .num_outputs = 1,
           .samples = {},
@@ -1146,7 +1146,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .pointwise = true,
           .args =
               {
-                  {.name = "self", .kind = ArgKind::Tensor},
+                  {.name = "self", .kind = ArgKind::Tensor, .domain = Domain{Domain::Nonzero, 0}},
               },
           .num_outputs = 1,
           .samples = {},
@@ -1192,7 +1192,9 @@ const std::vector<OpInfo>& detail::op_info_table() {
               {
                   {.name = "self", .kind = ArgKind::Tensor, .written = true},
                   {.name = "tensor1", .kind = ArgKind::Tensor},
-                  {.name = "tensor2", .kind = ArgKind::Tensor},
+                  {.name = "tensor2",
+                   .kind = ArgKind::Tensor,
+                   .domain = Domain{Domain::Nonzero, 0}},
                   {.name = "value",
                    .kind = ArgKind::Scalar,
                    .kwarg_only = true,
@@ -1406,7 +1408,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .pointwise = true,
           .args =
               {
-                  {.name = "condition", .kind = ArgKind::Tensor},
+                  {.name = "condition", .kind = ArgKind::Tensor, .domain = Domain{Domain::Bool, 0}},
                   {.name = "self", .kind = ArgKind::Tensor},
                   {.name = "other", .kind = ArgKind::Tensor},
               },
@@ -1491,7 +1493,21 @@ const std::vector<OpInfo>& detail::op_info_table() {
                    .default_value = detail::box<std::optional<DType>>(std::nullopt)},
               },
           .num_outputs = 1,
-          .samples = {},
+          .samples =
+              {
+                  Sample{{{"self", TensorSample{{3, 4, 5}}},
+                          {"dim", Arg(std::vector<int64_t>{0, 2})}}},
+                  Sample{{{"self", TensorSample{{3, 4}}},
+                          {"dim", Arg(std::vector<int64_t>{-1})},
+                          {"keepdim", Arg(true)}}},
+                  Sample{{{"self", TensorSample{{3, 4}}}, {"dim", Arg()}}},
+                  Sample{{{"self", TensorSample{{0, 3}}}, {"dim", Arg(std::vector<int64_t>{1})}}},
+                  Sample{{{"self", TensorSample{{2, 3}}},
+                          {"dim", Arg(std::vector<int64_t>{1})},
+                          {"dtype", Arg(DType::Float64)}}},
+                  Sample{
+                      {{"self", TensorSample{{41, 1000}}}, {"dim", Arg(std::vector<int64_t>{-1})}}},
+              },
           .call = &call_mean_dim,
       },
       // amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor
@@ -1538,7 +1554,16 @@ const std::vector<OpInfo>& detail::op_info_table() {
                    .default_value = detail::box<bool>(false)},
               },
           .num_outputs = 2,
-          .samples = {},
+          .samples =
+              {
+                  Sample{{{"self", TensorSample{{3, 4}}}, {"dim", Arg(int64_t{1})}}},
+                  Sample{{{"self", TensorSample{{3, 4, 5}}},
+                          {"dim", Arg(int64_t{0})},
+                          {"keepdim", Arg(true)}}},
+                  Sample{{{"self", TensorSample{{}}}, {"dim", Arg(int64_t{0})}}},
+                  Sample{{{"self", TensorSample{{5}}}, {"dim", Arg(int64_t{-1})}}},
+                  Sample{{{"self", TensorSample{{0, 3}}}, {"dim", Arg(int64_t{1})}}},
+              },
           .call = &call_max_dim,
       },
       // argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor
@@ -1622,7 +1647,14 @@ const std::vector<OpInfo>& detail::op_info_table() {
                   {.name = "mat2", .kind = ArgKind::Tensor},
               },
           .num_outputs = 1,
-          .samples = {},
+          .samples =
+              {
+                  Sample{{{"self", TensorSample{{2, 3}}}, {"mat2", TensorSample{{3, 4}}}}},
+                  Sample{{{"self", TensorSample{{0, 3}}}, {"mat2", TensorSample{{3, 2}}}}},
+                  Sample{{{"self", TensorSample{{3, 0}}}, {"mat2", TensorSample{{0, 2}}}}},
+                  Sample{{{"self", TensorSample{{1, 1}}}, {"mat2", TensorSample{{1, 1}}}}},
+                  Sample{{{"self", TensorSample{{64, 48}}}, {"mat2", TensorSample{{48, 80}}}}},
+              },
           .call = &call_mm,
       },
       // addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
@@ -1651,7 +1683,24 @@ const std::vector<OpInfo>& detail::op_info_table() {
                    .default_value = detail::box<Scalar>(1)},
               },
           .num_outputs = 1,
-          .samples = {},
+          .samples =
+              {
+                  Sample{{{"self", TensorSample{{4}}},
+                          {"mat1", TensorSample{{2, 3}}},
+                          {"mat2", TensorSample{{3, 4}}}}},
+                  Sample{{{"self", TensorSample{{2, 4}}},
+                          {"mat1", TensorSample{{2, 3}}},
+                          {"mat2", TensorSample{{3, 4}}},
+                          {"beta", Arg(0.5)},
+                          {"alpha", Arg(int64_t{2})}}},
+                  Sample{{{"self", TensorSample{{1, 4}}},
+                          {"mat1", TensorSample{{0, 3}}},
+                          {"mat2", TensorSample{{3, 4}}}}},
+                  Sample{{{"self", TensorSample{{}}},
+                          {"mat1", TensorSample{{2, 3}}},
+                          {"mat2", TensorSample{{3, 4}}},
+                          {"beta", Arg(int64_t{0})}}},
+              },
           .call = &call_addmm,
       },
       // bmm(Tensor self, Tensor mat2) -> Tensor
@@ -1670,7 +1719,12 @@ const std::vector<OpInfo>& detail::op_info_table() {
                   {.name = "mat2", .kind = ArgKind::Tensor},
               },
           .num_outputs = 1,
-          .samples = {},
+          .samples =
+              {
+                  Sample{{{"self", TensorSample{{2, 2, 3}}}, {"mat2", TensorSample{{2, 3, 4}}}}},
+                  Sample{{{"self", TensorSample{{0, 2, 3}}}, {"mat2", TensorSample{{0, 3, 1}}}}},
+                  Sample{{{"self", TensorSample{{3, 1, 2}}}, {"mat2", TensorSample{{3, 2, 1}}}}},
+              },
           .call = &call_bmm,
       },
       // view(Tensor(a) self, SymInt[] size) -> Tensor(a)
@@ -1689,7 +1743,15 @@ const std::vector<OpInfo>& detail::op_info_table() {
                   {.name = "size", .kind = ArgKind::IntList},
               },
           .num_outputs = 1,
-          .samples = {},
+          .samples =
+              {
+                  Sample{{{"self", TensorSample{{2, 3, 4}}},
+                          {"size", Arg(std::vector<int64_t>{6, 4})}}},
+                  Sample{{{"self", TensorSample{{2, 3}}}, {"size", Arg(std::vector<int64_t>{-1})}}},
+                  Sample{
+                      {{"self", TensorSample{{0, 3}}}, {"size", Arg(std::vector<int64_t>{3, 0})}}},
+                  Sample{{{"self", TensorSample{{}}}, {"size", Arg(std::vector<int64_t>{1})}}},
+              },
           .call = &call_view,
       },
       // permute(Tensor(a) self, int[] dims) -> Tensor(a)
@@ -1708,7 +1770,14 @@ const std::vector<OpInfo>& detail::op_info_table() {
                   {.name = "dims", .kind = ArgKind::IntList},
               },
           .num_outputs = 1,
-          .samples = {},
+          .samples =
+              {
+                  Sample{{{"self", TensorSample{{2, 3, 4}}},
+                          {"dims", Arg(std::vector<int64_t>{2, 0, 1})}}},
+                  Sample{
+                      {{"self", TensorSample{{0, 3}}}, {"dims", Arg(std::vector<int64_t>{1, 0})}}},
+                  Sample{{{"self", TensorSample{{}}}, {"dims", Arg(std::vector<int64_t>{})}}},
+              },
           .call = &call_permute,
       },
       // transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)
@@ -1728,7 +1797,18 @@ const std::vector<OpInfo>& detail::op_info_table() {
                   {.name = "dim1", .kind = ArgKind::Int},
               },
           .num_outputs = 1,
-          .samples = {},
+          .samples =
+              {
+                  Sample{{{"self", TensorSample{{2, 3, 4}}},
+                          {"dim0", Arg(int64_t{0})},
+                          {"dim1", Arg(int64_t{2})}}},
+                  Sample{{{"self", TensorSample{{3}}},
+                          {"dim0", Arg(int64_t{0})},
+                          {"dim1", Arg(int64_t{-1})}}},
+                  Sample{{{"self", TensorSample{{0, 2}}},
+                          {"dim0", Arg(int64_t{0})},
+                          {"dim1", Arg(int64_t{1})}}},
+              },
           .call = &call_transpose_int,
       },
       // t(Tensor(a) self) -> Tensor(a)
@@ -1746,7 +1826,12 @@ const std::vector<OpInfo>& detail::op_info_table() {
                   {.name = "self", .kind = ArgKind::Tensor},
               },
           .num_outputs = 1,
-          .samples = {},
+          .samples =
+              {
+                  Sample{{{"self", TensorSample{{2, 3}}}}},
+                  Sample{{{"self", TensorSample{{3}}}}},
+                  Sample{{{"self", TensorSample{{}}}}},
+              },
           .call = &call_t,
       },
       // expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)
@@ -1769,7 +1854,18 @@ const std::vector<OpInfo>& detail::op_info_table() {
                    .default_value = detail::box<bool>(false)},
               },
           .num_outputs = 1,
-          .samples = {},
+          .samples =
+              {
+                  Sample{
+                      {{"self", TensorSample{{3, 1}}}, {"size", Arg(std::vector<int64_t>{3, 4})}}},
+                  Sample{
+                      {{"self", TensorSample{{4}}}, {"size", Arg(std::vector<int64_t>{2, 3, 4})}}},
+                  Sample{
+                      {{"self", TensorSample{{2, 1}}}, {"size", Arg(std::vector<int64_t>{-1, 3})}}},
+                  Sample{{{"self", TensorSample{{}}}, {"size", Arg(std::vector<int64_t>{2, 2})}}},
+                  Sample{
+                      {{"self", TensorSample{{1, 3}}}, {"size", Arg(std::vector<int64_t>{0, 3})}}},
+              },
           .call = &call_expand,
       },
       // slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt
@@ -1799,7 +1895,24 @@ const std::vector<OpInfo>& detail::op_info_table() {
                   {.name = "step", .kind = ArgKind::Int, .default_value = detail::box<int64_t>(1)},
               },
           .num_outputs = 1,
-          .samples = {},
+          .samples =
+              {
+                  Sample{{{"self", TensorSample{{5, 4}}},
+                          {"dim", Arg(int64_t{0})},
+                          {"start", Arg(int64_t{1})},
+                          {"end", Arg(int64_t{4})},
+                          {"step", Arg(int64_t{2})}}},
+                  Sample{{{"self", TensorSample{{5, 4}}},
+                          {"dim", Arg(int64_t{1})},
+                          {"start", Arg(int64_t{-3})},
+                          {"end", Arg()}}},
+                  Sample{{{"self", TensorSample{{5}}},
+                          {"start", Arg(int64_t{2})},
+                          {"end", Arg(int64_t{100})}}},
+                  Sample{{{"self", TensorSample{{5}}},
+                          {"start", Arg(int64_t{3})},
+                          {"end", Arg(int64_t{1})}}},
+              },
           .call = &call_slice_tensor,
       },
       // select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)
@@ -1819,7 +1932,18 @@ const std::vector<OpInfo>& detail::op_info_table() {
                   {.name = "index", .kind = ArgKind::Int},
               },
           .num_outputs = 1,
-          .samples = {},
+          .samples =
+              {
+                  Sample{{{"self", TensorSample{{3, 4}}},
+                          {"dim", Arg(int64_t{0})},
+                          {"index", Arg(int64_t{1})}}},
+                  Sample{{{"self", TensorSample{{3, 4}}},
+                          {"dim", Arg(int64_t{1})},
+                          {"index", Arg(int64_t{-1})}}},
+                  Sample{{{"self", TensorSample{{5}}},
+                          {"dim", Arg(int64_t{0})},
+                          {"index", Arg(int64_t{2})}}},
+              },
           .call = &call_select_int,
       },
       // squeeze.dim(Tensor(a) self, int dim) -> Tensor(a)
@@ -1838,7 +1962,13 @@ const std::vector<OpInfo>& detail::op_info_table() {
                   {.name = "dim", .kind = ArgKind::Int},
               },
           .num_outputs = 1,
-          .samples = {},
+          .samples =
+              {
+                  Sample{{{"self", TensorSample{{3, 1, 4}}}, {"dim", Arg(int64_t{1})}}},
+                  Sample{{{"self", TensorSample{{3, 4}}}, {"dim", Arg(int64_t{0})}}},
+                  Sample{{{"self", TensorSample{{1}}}, {"dim", Arg(int64_t{0})}}},
+                  Sample{{{"self", TensorSample{{}}}, {"dim", Arg(int64_t{0})}}},
+              },
           .call = &call_squeeze_dim,
       },
       // unsqueeze(Tensor(a) self, int dim) -> Tensor(a)
@@ -1857,7 +1987,13 @@ const std::vector<OpInfo>& detail::op_info_table() {
                   {.name = "dim", .kind = ArgKind::Int},
               },
           .num_outputs = 1,
-          .samples = {},
+          .samples =
+              {
+                  Sample{{{"self", TensorSample{{3, 4}}}, {"dim", Arg(int64_t{0})}}},
+                  Sample{{{"self", TensorSample{{3, 4}}}, {"dim", Arg(int64_t{-1})}}},
+                  Sample{{{"self", TensorSample{{}}}, {"dim", Arg(int64_t{0})}}},
+                  Sample{{{"self", TensorSample{{0}}}, {"dim", Arg(int64_t{1})}}},
+              },
           .call = &call_unsqueeze,
       },
       // cat(Tensor[] tensors, int dim=0) -> Tensor
@@ -1876,7 +2012,21 @@ const std::vector<OpInfo>& detail::op_info_table() {
                   {.name = "dim", .kind = ArgKind::Int, .default_value = detail::box<int64_t>(0)},
               },
           .num_outputs = 1,
-          .samples = {},
+          .samples =
+              {
+                  Sample{{{"tensors",
+                           std::vector<TensorSample>{TensorSample{{2, 3}}, TensorSample{{4, 3}}}}}},
+                  Sample{{{"tensors",
+                           std::vector<TensorSample>{TensorSample{{2, 3}}, TensorSample{{2, 5}}}},
+                          {"dim", Arg(int64_t{1})}}},
+                  Sample{{{"tensors",
+                           std::vector<TensorSample>{TensorSample{{0, 3}}, TensorSample{{2, 3}}}}}},
+                  Sample{{{"tensors", std::vector<TensorSample>{TensorSample{{3}}}}}},
+                  Sample{{{"tensors",
+                           std::vector<TensorSample>{TensorSample{{2, 3}}, TensorSample{{2, 3}},
+                                                     TensorSample{{1, 3}}}},
+                          {"dim", Arg(int64_t{-2})}}},
+              },
           .call = &call_cat,
       },
       // conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, int[2] padding=0,
@@ -1913,7 +2063,20 @@ const std::vector<OpInfo>& detail::op_info_table() {
                    .default_value = detail::box<int64_t>(1)},
               },
           .num_outputs = 1,
-          .samples = {},
+          .samples =
+              {
+                  Sample{{{"input", TensorSample{{2, 3, 6, 6}}},
+                          {"weight", TensorSample{{4, 3, 3, 3}}},
+                          {"bias", TensorSample{{4}}}}},
+                  Sample{{{"input", TensorSample{{1, 4, 5, 7}}},
+                          {"weight", TensorSample{{4, 2, 2, 3}}},
+                          {"stride", Arg(std::vector<int64_t>{2, 1})},
+                          {"padding", Arg(std::vector<int64_t>{1, 0})},
+                          {"dilation", Arg(std::vector<int64_t>{2, 1})},
+                          {"groups", Arg(int64_t{2})}}},
+                  Sample{{{"input", TensorSample{{0, 3, 5, 5}}},
+                          {"weight", TensorSample{{2, 3, 3, 3}}}}},
+              },
           .call = &call_conv2d,
       },
       // conv2d_backward_input(Tensor grad_output, Tensor weight, int[] input_size, int[2] stride,
@@ -1939,7 +2102,23 @@ const std::vector<OpInfo>& detail::op_info_table() {
                   {.name = "groups", .kind = ArgKind::Int},
               },
           .num_outputs = 1,
-          .samples = {},
+          .samples =
+              {
+                  Sample{{{"grad_output", TensorSample{{2, 4, 4, 4}}},
+                          {"weight", TensorSample{{4, 3, 3, 3}}},
+                          {"input_size", Arg(std::vector<int64_t>{2, 3, 6, 6})},
+                          {"stride", Arg(std::vector<int64_t>{1, 1})},
+                          {"padding", Arg(std::vector<int64_t>{0, 0})},
+                          {"dilation", Arg(std::vector<int64_t>{1, 1})},
+                          {"groups", Arg(int64_t{1})}}},
+                  Sample{{{"grad_output", TensorSample{{1, 4, 3, 3}}},
+                          {"weight", TensorSample{{4, 2, 2, 3}}},
+                          {"input_size", Arg(std::vector<int64_t>{1, 4, 5, 7})},
+                          {"stride", Arg(std::vector<int64_t>{2, 1})},
+                          {"padding", Arg(std::vector<int64_t>{1, 0})},
+                          {"dilation", Arg(std::vector<int64_t>{2, 1})},
+                          {"groups", Arg(int64_t{2})}}},
+              },
           .call = &call_conv2d_backward_input,
       },
       // conv2d_backward_weight(Tensor grad_output, Tensor input, int[] weight_size, int[2] stride,
@@ -1965,7 +2144,23 @@ const std::vector<OpInfo>& detail::op_info_table() {
                   {.name = "groups", .kind = ArgKind::Int},
               },
           .num_outputs = 1,
-          .samples = {},
+          .samples =
+              {
+                  Sample{{{"grad_output", TensorSample{{2, 4, 4, 4}}},
+                          {"input", TensorSample{{2, 3, 6, 6}}},
+                          {"weight_size", Arg(std::vector<int64_t>{4, 3, 3, 3})},
+                          {"stride", Arg(std::vector<int64_t>{1, 1})},
+                          {"padding", Arg(std::vector<int64_t>{0, 0})},
+                          {"dilation", Arg(std::vector<int64_t>{1, 1})},
+                          {"groups", Arg(int64_t{1})}}},
+                  Sample{{{"grad_output", TensorSample{{1, 4, 3, 3}}},
+                          {"input", TensorSample{{1, 4, 5, 7}}},
+                          {"weight_size", Arg(std::vector<int64_t>{4, 2, 2, 3})},
+                          {"stride", Arg(std::vector<int64_t>{2, 1})},
+                          {"padding", Arg(std::vector<int64_t>{1, 0})},
+                          {"dilation", Arg(std::vector<int64_t>{2, 1})},
+                          {"groups", Arg(int64_t{2})}}},
+              },
           .call = &call_conv2d_backward_weight,
       },
       // max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2]
@@ -1999,7 +2194,18 @@ const std::vector<OpInfo>& detail::op_info_table() {
                    .default_value = detail::box<bool>(false)},
               },
           .num_outputs = 2,
-          .samples = {},
+          .samples =
+              {
+                  Sample{{{"self", TensorSample{{2, 3, 6, 6}}},
+                          {"kernel_size", Arg(std::vector<int64_t>{2, 2})}}},
+                  Sample{{{"self", TensorSample{{1, 2, 5, 7}}},
+                          {"kernel_size", Arg(std::vector<int64_t>{3, 3})},
+                          {"stride", Arg(std::vector<int64_t>{2, 2})},
+                          {"padding", Arg(std::vector<int64_t>{1, 1})}}},
+                  Sample{{{"self", TensorSample{{1, 1, 5, 5}}},
+                          {"kernel_size", Arg(std::vector<int64_t>{2, 2})},
+                          {"ceil_mode", Arg(true)}}},
+              },
           .call = &call_max_pool2d_with_indices,
       },
       // max_pool2d_with_indices_backward(Tensor grad_output, Tensor self, int[2] kernel_size,
@@ -2027,7 +2233,17 @@ const std::vector<OpInfo>& detail::op_info_table() {
                   {.name = "indices", .kind = ArgKind::Tensor},
               },
           .num_outputs = 1,
-          .samples = {},
+          .samples =
+              {
+                  Sample{{{"grad_output", TensorSample{{2, 3, 3, 3}}},
+                          {"self", TensorSample{{2, 3, 6, 6}}},
+                          {"kernel_size", Arg(std::vector<int64_t>{2, 2})},
+                          {"stride", Arg(std::vector<int64_t>{2, 2})},
+                          {"padding", Arg(std::vector<int64_t>{0, 0})},
+                          {"dilation", Arg(std::vector<int64_t>{1, 1})},
+                          {"ceil_mode", Arg(false)},
+                          {"indices", TensorSample{{2, 3, 3, 3}, Domain{Domain::Index, 36}}}}},
+              },
           .call = &call_max_pool2d_with_indices_backward,
       },
       // max_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2]
@@ -2060,7 +2276,18 @@ const std::vector<OpInfo>& detail::op_info_table() {
                    .default_value = detail::box<bool>(false)},
               },
           .num_outputs = 1,
-          .samples = {},
+          .samples =
+              {
+                  Sample{{{"self", TensorSample{{2, 3, 6, 6}}},
+                          {"kernel_size", Arg(std::vector<int64_t>{2, 2})}}},
+                  Sample{{{"self", TensorSample{{1, 2, 5, 7}}},
+                          {"kernel_size", Arg(std::vector<int64_t>{3, 3})},
+                          {"stride", Arg(std::vector<int64_t>{2, 2})},
+                          {"padding", Arg(std::vector<int64_t>{1, 1})}}},
+                  Sample{{{"self", TensorSample{{1, 1, 5, 5}}},
+                          {"kernel_size", Arg(std::vector<int64_t>{2, 2})},
+                          {"ceil_mode", Arg(true)}}},
+              },
           .call = &call_max_pool2d,
       },
       // max_pool2d_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride,
@@ -2086,7 +2313,23 @@ const std::vector<OpInfo>& detail::op_info_table() {
                   {.name = "ceil_mode", .kind = ArgKind::Bool},
               },
           .num_outputs = 1,
-          .samples = {},
+          .samples =
+              {
+                  Sample{{{"grad_output", TensorSample{{2, 3, 3, 3}}},
+                          {"self", TensorSample{{2, 3, 6, 6}}},
+                          {"kernel_size", Arg(std::vector<int64_t>{2, 2})},
+                          {"stride", Arg(std::vector<int64_t>{2, 2})},
+                          {"padding", Arg(std::vector<int64_t>{0, 0})},
+                          {"dilation", Arg(std::vector<int64_t>{1, 1})},
+                          {"ceil_mode", Arg(false)}}},
+                  Sample{{{"grad_output", TensorSample{{1, 2, 3, 4}}},
+                          {"self", TensorSample{{1, 2, 5, 7}}},
+                          {"kernel_size", Arg(std::vector<int64_t>{3, 3})},
+                          {"stride", Arg(std::vector<int64_t>{2, 2})},
+                          {"padding", Arg(std::vector<int64_t>{1, 1})},
+                          {"dilation", Arg(std::vector<int64_t>{1, 1})},
+                          {"ceil_mode", Arg(false)}}},
+              },
           .call = &call_max_pool2d_backward,
       },
       // _log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType
@@ -2109,7 +2352,17 @@ const std::vector<OpInfo>& detail::op_info_table() {
                   {.name = "input_dtype", .kind = ArgKind::ScalarType},
               },
           .num_outputs = 1,
-          .samples = {},
+          .samples =
+              {
+                  Sample{{{"grad_output", TensorSample{{3, 4}}},
+                          {"output", TensorSample{{3, 4}}},
+                          {"dim", Arg(int64_t{1})},
+                          {"input_dtype", Arg(DType::Float32)}}},
+                  Sample{{{"grad_output", TensorSample{{3, 4}}},
+                          {"output", TensorSample{{3, 4}}},
+                          {"dim", Arg(int64_t{0})},
+                          {"input_dtype", Arg(DType::Float64)}}},
+              },
           .call = &call__log_softmax_backward_data,
       },
       // nll_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt
@@ -2140,7 +2393,22 @@ const std::vector<OpInfo>& detail::op_info_table() {
                    .default_value = detail::box<int64_t>(-100)},
               },
           .num_outputs = 1,
-          .samples = {},
+          .samples =
+              {
+                  Sample{{{"self", TensorSample{{4, 3}}},
+                          {"target", TensorSample{{4}, Domain{Domain::Index, 3}}}}},
+                  Sample{{{"self", TensorSample{{4, 3}}},
+                          {"target", TensorSample{{4}, Domain{Domain::Index, 3}}},
+                          {"weight", TensorSample{{3}}},
+                          {"reduction", Arg(int64_t{2})}}},
+                  Sample{{{"self", TensorSample{{4, 3}}},
+                          {"target", TensorSample{{4}, Domain{Domain::Index, 3}}},
+                          {"reduction", Arg(int64_t{0})},
+                          {"ignore_index", Arg(int64_t{1})}}},
+                  Sample{{{"self", TensorSample{{0, 3}}},
+                          {"target", TensorSample{{0}, Domain{Domain::Index, 3}}},
+                          {"reduction", Arg(int64_t{2})}}},
+              },
           .call = &call_nll_loss,
       },
       // nll_loss_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int
@@ -2165,7 +2433,21 @@ const std::vector<OpInfo>& detail::op_info_table() {
                   {.name = "ignore_index", .kind = ArgKind::Int},
               },
           .num_outputs = 1,
-          .samples = {},
+          .samples =
+              {
+                  Sample{{{"grad_output", TensorSample{{}}},
+                          {"self", TensorSample{{4, 3}}},
+                          {"target", TensorSample{{4}, Domain{Domain::Index, 3}}},
+                          {"weight", Arg()},
+                          {"reduction", Arg(int64_t{1})},
+                          {"ignore_index", Arg(int64_t{-100})}}},
+                  Sample{{{"grad_output", TensorSample{{4}}},
+                          {"self", TensorSample{{4, 3}}},
+                          {"target", TensorSample{{4}, Domain{Domain::Index, 3}}},
+                          {"weight", TensorSample{{3}}},
+                          {"reduction", Arg(int64_t{0})},
+                          {"ignore_index", Arg(int64_t{1})}}},
+              },
           .call = &call_nll_loss_backward,
       },
       // _dropout_mask(Tensor self, Scalar p, Scalar seed) -> Tensor
@@ -2185,7 +2467,17 @@ const std::vector<OpInfo>& detail::op_info_table() {
                   {.name = "seed", .kind = ArgKind::Scalar},
               },
           .num_outputs = 1,
-          .samples = {},
+          .samples =
+              {
+                  Sample{{{"self", TensorSample{{4, 50}}},
+                          {"p", Arg(0.5)},
+                          {"seed", Arg(int64_t{42})}}},
+                  Sample{
+                      {{"self", TensorSample{{0, 3}}}, {"p", Arg(0.3)}, {"seed", Arg(int64_t{1})}}},
+                  Sample{{{"self", TensorSample{{64, 1024}}},
+                          {"p", Arg(0.25)},
+                          {"seed", Arg(int64_t{7})}}},
+              },
           .call = &call__dropout_mask,
       },
       // sqrt_(Tensor(a!) self) -> Tensor(a!)
@@ -2200,7 +2492,10 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .pointwise = true,
           .args =
               {
-                  {.name = "self", .kind = ArgKind::Tensor, .written = true},
+                  {.name = "self",
+                   .kind = ArgKind::Tensor,
+                   .written = true,
+                   .domain = Domain{Domain::Positive, 0}},
               },
           .num_outputs = 1,
           .samples = {},
@@ -2219,7 +2514,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .args =
               {
                   {.name = "self", .kind = ArgKind::Tensor, .written = true},
-                  {.name = "other", .kind = ArgKind::Tensor},
+                  {.name = "other", .kind = ArgKind::Tensor, .domain = Domain{Domain::Nonzero, 0}},
               },
           .num_outputs = 1,
           .samples = {},
