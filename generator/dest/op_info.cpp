@@ -1,6 +1,7 @@
 // Emits src/op_info.cpp: an OpInfo record per op (schema facts, ops.yaml's shape/dtype rules and
 // test inputs) with a boxed caller that unboxes its arguments and calls the op API. The record
 // types live in the runtime (runtime/include/lazygen/op_info.h); only the table is generated.
+#include <cctype>
 #include <map>
 
 #include "api/cpp_types.h"
@@ -21,50 +22,11 @@ std::string quoted(const std::string& text) {
   return out;
 }
 
-std::string shape_kind(ShapeRule r) {
-  switch (r) {
-    case ShapeRule::Same:
-      return "Same";
-    case ShapeRule::Broadcast:
-      return "Broadcast";
-    case ShapeRule::Reduce:
-      return "Reduce";
-    case ShapeRule::View:
-      return "View";
-    case ShapeRule::Custom:
-      break;
-  }
-  return "Custom";
-}
-
-std::string dtype_rule(DTypeRule r) {
-  switch (r) {
-    case DTypeRule::Promote:
-      return "Promote";
-    case DTypeRule::Bool:
-      return "Bool";
-    case DTypeRule::Float:
-      return "Float";
-    case DTypeRule::Self:
-      return "Self";
-    case DTypeRule::Index:
-      break;
-  }
-  return "Index";
-}
-
-std::string op_kind(SchemaKind k) {
-  switch (k) {
-    case SchemaKind::Functional:
-      return "Functional";
-    case SchemaKind::Inplace:
-      return "Inplace";
-    case SchemaKind::Out:
-      return "Out";
-    case SchemaKind::Mutable:
-      break;
-  }
-  return "Mutable";
+// "broadcast" -> "Broadcast": model names spelled as the runtime's enumerators.
+std::string enumerator(std::string_view name) {
+  std::string out(name);
+  if (!out.empty()) out[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(out[0])));
+  return out;
 }
 
 std::string arg_kind(const Type& t) {
@@ -192,9 +154,9 @@ std::string entry(const EmitContext& ctx, const OpEntry& op) {
                                   {"op_id", api::op_id(op.schema.name)},
                                   {"schema_literal", quoted(op.func)},
                                   {"functional", functional ? functional->schema.name.str() : ""},
-                                  {"shape", shape_kind(op.shape)},
-                                  {"dtype", dtype_rule(op.dtype)},
-                                  {"kind", op_kind(op.schema.kind())},
+                                  {"shape", enumerator(shape_rule_name(op.shape))},
+                                  {"dtype", enumerator(dtype_rule_name(op.dtype))},
+                                  {"kind", enumerator(schema_kind_name(op.schema.kind()))},
                                   {"pointwise", op.pointwise ? "true" : "false"},
                                   {"args", args},
                                   {"num_outputs", std::to_string(op.schema.returns.size())},

@@ -16,6 +16,22 @@
 namespace lazygen::gen {
 namespace {
 
+const std::vector<std::pair<std::string, ShapeRule>> kShapeRules = {
+    {"same", ShapeRule::Same}, {"broadcast", ShapeRule::Broadcast}, {"reduce", ShapeRule::Reduce},
+    {"view", ShapeRule::View}, {"custom", ShapeRule::Custom}};
+const std::vector<std::pair<std::string, DTypeRule>> kDTypeRules = {
+    {"promote", DTypeRule::Promote}, {"bool", DTypeRule::Bool}, {"float", DTypeRule::Float},
+    {"self", DTypeRule::Self}, {"index", DTypeRule::Index}};
+
+// The spelling of `value` in `choices` (as ops.yaml writes it).
+template <class Enum>
+std::string_view choice_name(const std::vector<std::pair<std::string, Enum>>& choices, Enum value) {
+  for (const auto& [name, v] : choices) {
+    if (v == value) return name;
+  }
+  return "?";
+}
+
 const std::vector<std::string> kLazygenKeys = {"func",   "variants", "shape",       "dtype",  "pointwise",
                                                "kernel", "derivatives", "domain", "samples"};
 // Keys of PyTorch's native_functions.yaml: accepted and ignored, so real entries can be pasted.
@@ -95,14 +111,10 @@ void read_lazygen_key(const std::string& path, const std::string& key, const YAM
   if (key == "variants") {
     read_variants(path, value, op);
   } else if (key == "shape") {
-    op.shape = parse_choice<ShapeRule>(path, value, key,
-        {{"same", ShapeRule::Same}, {"broadcast", ShapeRule::Broadcast}, {"reduce", ShapeRule::Reduce},
-         {"view", ShapeRule::View}, {"custom", ShapeRule::Custom}});
+    op.shape = parse_choice<ShapeRule>(path, value, key, kShapeRules);
     op.shape_loc = loc_of(path, value);
   } else if (key == "dtype") {
-    op.dtype = parse_choice<DTypeRule>(path, value, key,
-        {{"promote", DTypeRule::Promote}, {"bool", DTypeRule::Bool}, {"float", DTypeRule::Float},
-         {"self", DTypeRule::Self}, {"index", DTypeRule::Index}});
+    op.dtype = parse_choice<DTypeRule>(path, value, key, kDTypeRules);
   } else if (key == "pointwise") {
     op.pointwise = scalar_of(path, value, key);
     op.pointwise_loc = loc_of(path, value);
@@ -187,6 +199,9 @@ YAML::Node parse_yaml(const std::string& text, const std::string& path) {
 }
 
 }  // namespace
+
+std::string_view shape_rule_name(ShapeRule r) { return choice_name(kShapeRules, r); }
+std::string_view dtype_rule_name(DTypeRule r) { return choice_name(kDTypeRules, r); }
 
 OpsFile load_ops_text(const std::string& text, const std::string& path, OpsDialect dialect,
                       const std::vector<std::string>& select) {
