@@ -26,7 +26,7 @@ function(lazygen_add_runtime target)
   set(LAZYGEN_GENERATED_SOURCES
     src/shape_inference.cpp src/ops.cpp src/cpu_kernels_0.cpp src/cpu_kernels_1.cpp
     src/cpu_kernels_2.cpp src/cpu_kernels_3.cpp src/lazy_ops.cpp src/lowering.cpp
-    src/backward.cpp src/tile_kernels.cpp)
+    src/backward.cpp src/tile_kernels.cpp src/op_info.cpp)
   cmake_parse_arguments(arg "NO_HOOK_CHECK" "" "OPS;HOOKS" ${ARGN})
   if(NOT arg_OPS)
     message(FATAL_ERROR "lazygen_add_runtime(${target}): OPS <ops.yaml> is required")

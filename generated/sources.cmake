@@ -11,4 +11,5 @@ target_sources(lazygen_runtime PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/src/lowering.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/backward.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/tile_kernels.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/op_info.cpp
 )

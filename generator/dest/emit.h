@@ -31,6 +31,8 @@ std::vector<GeneratedFile> emit_lowering(const EmitContext& ctx);
 std::vector<GeneratedFile> emit_backward(const EmitContext& ctx);
 std::vector<GeneratedFile> emit_tile_kernels(const EmitContext& ctx);
 std::vector<GeneratedFile> emit_cuda(const EmitContext& ctx);
+// src/op_info.cpp: every op's OpInfo record and boxed caller (lazygen/op_info.h).
+std::vector<GeneratedFile> emit_op_info(const EmitContext& ctx);
 // Pointwise kernels are spread over this many shards (See Note [Pointwise shards]).
 inline constexpr int kPointwiseShards = 4;
 int pointwise_shard(const OpEntry& op);

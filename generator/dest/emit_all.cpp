@@ -28,6 +28,7 @@ std::vector<GeneratedFile> emit_all(const EmitContext& ctx, bool ir_only) {
   add(emit_backward(ctx));
   add(emit_tile_kernels(ctx));
   add(emit_cuda(ctx));
+  add(emit_op_info(ctx));
   files.push_back(emit_sources(ctx, files));
   return files;
 }

@@ -11,6 +11,7 @@
 // checker) can point back at ops.yaml.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -35,6 +36,30 @@ struct Derivative {
   SourceLoc key_loc;     // of the argument key
 };
 
+// Which values a tensor input may hold in tests (`domain:`; See Note [Op samples] in samples.h).
+struct ValueDomain {
+  enum class Kind { Any, Positive, Nonzero, Bool, Index };
+  Kind kind = Kind::Any;
+  int64_t bound = 0;  // Index: values in [0, bound)
+  SourceLoc loc;
+};
+
+// One argument's value in a `samples:` entry, checked against the argument's schema type.
+struct SampleValue {
+  enum class Kind { Tensor, TensorList, None, Int, IntList, Float, Bool, ScalarType };
+  Kind kind = Kind::None;
+  std::vector<int64_t> sizes;          // Tensor: its sizes; IntList: the ints
+  std::optional<ValueDomain> domain;   // Tensor: `{shape: ..., domain: ...}`
+  std::vector<SampleValue> tensors;    // TensorList: one Tensor value each
+  std::string text;                    // Int, Float, Bool (as written), ScalarType (a dtype name)
+  SourceLoc loc;
+};
+
+struct OpSample {
+  std::vector<std::pair<std::string, SampleValue>> values;  // argument name -> value, as written
+  SourceLoc loc;
+};
+
 struct OpEntry {
   FunctionSchema schema;
   std::string func;  // the schema string exactly as written
@@ -51,6 +76,8 @@ struct OpEntry {
   bool custom_kernel = false;
   SourceLoc kernel_loc;
   std::vector<Derivative> derivatives;
+  std::vector<std::pair<std::string, ValueDomain>> domains;  // `domain:` argument -> domain
+  std::vector<OpSample> samples;                              // `samples:`
 
   bool has_custom_shape() const { return shape == ShapeRule::Custom || shape == ShapeRule::View; }
 };

@@ -8,14 +8,32 @@
 #include <string_view>
 
 #include "model/op_entry.h"
+#include "model/samples.h"
 #include "model/suggest.h"
 #include "model/validate.h"
+#include "model/yaml_node.h"
 
 namespace lazygen::gen {
 namespace {
 
-const std::vector<std::string> kLazygenKeys = {"func",   "variants", "shape",      "dtype",
-                                               "pointwise", "kernel", "derivatives"};
+const std::vector<std::pair<std::string, ShapeRule>> kShapeRules = {
+    {"same", ShapeRule::Same}, {"broadcast", ShapeRule::Broadcast}, {"reduce", ShapeRule::Reduce},
+    {"view", ShapeRule::View}, {"custom", ShapeRule::Custom}};
+const std::vector<std::pair<std::string, DTypeRule>> kDTypeRules = {
+    {"promote", DTypeRule::Promote}, {"bool", DTypeRule::Bool}, {"float", DTypeRule::Float},
+    {"self", DTypeRule::Self}, {"index", DTypeRule::Index}};
+
+// The spelling of `value` in `choices` (as ops.yaml writes it).
+template <class Enum>
+std::string_view choice_name(const std::vector<std::pair<std::string, Enum>>& choices, Enum value) {
+  for (const auto& [name, v] : choices) {
+    if (v == value) return name;
+  }
+  return "?";
+}
+
+const std::vector<std::string> kLazygenKeys = {"func",   "variants", "shape",       "dtype",  "pointwise",
+                                               "kernel", "derivatives", "domain", "samples"};
 // Keys of PyTorch's native_functions.yaml: accepted and ignored, so real entries can be pasted.
 const std::vector<std::string> kNativeKeys = {
     "dispatch",     "device_check",       "python_module",       "autogen",
@@ -23,18 +41,6 @@ const std::vector<std::string> kNativeKeys = {
     "device_guard", "manual_cpp_binding", "cpp_no_default_args", "use_const_ref_for_mutable_tensors",
     "precomputed",  "category_override",  "ufunc_inner_loop",    "manual_kernel_registration",
     "abstract",     "has_composite_implicit_autograd_kernel"};
-
-SourceLoc loc_of(const std::string& path, const YAML::Node& node) {
-  const YAML::Mark m = node.Mark();
-  if (m.line < 0) return {path, 0, 0};
-  return {path, m.line + 1, m.column + 1};
-}
-
-// What a node is, for messages: "'relu'" for a scalar, else "a list" / "a map".
-std::string describe(const YAML::Node& node) {
-  if (node.IsScalar()) return "'" + node.Scalar() + "'";
-  return node.IsSequence() ? "a list" : node.IsMap() ? "a map" : "an empty value";
-}
 
 std::string scalar_of(const std::string& path, const YAML::Node& node, const std::string& key) {
   if (!node.IsScalar()) {
@@ -105,14 +111,10 @@ void read_lazygen_key(const std::string& path, const std::string& key, const YAM
   if (key == "variants") {
     read_variants(path, value, op);
   } else if (key == "shape") {
-    op.shape = parse_choice<ShapeRule>(path, value, key,
-        {{"same", ShapeRule::Same}, {"broadcast", ShapeRule::Broadcast}, {"reduce", ShapeRule::Reduce},
-         {"view", ShapeRule::View}, {"custom", ShapeRule::Custom}});
+    op.shape = parse_choice<ShapeRule>(path, value, key, kShapeRules);
     op.shape_loc = loc_of(path, value);
   } else if (key == "dtype") {
-    op.dtype = parse_choice<DTypeRule>(path, value, key,
-        {{"promote", DTypeRule::Promote}, {"bool", DTypeRule::Bool}, {"float", DTypeRule::Float},
-         {"self", DTypeRule::Self}, {"index", DTypeRule::Index}});
+    op.dtype = parse_choice<DTypeRule>(path, value, key, kDTypeRules);
   } else if (key == "pointwise") {
     op.pointwise = scalar_of(path, value, key);
     op.pointwise_loc = loc_of(path, value);
@@ -198,6 +200,9 @@ YAML::Node parse_yaml(const std::string& text, const std::string& path) {
 
 }  // namespace
 
+std::string_view shape_rule_name(ShapeRule r) { return choice_name(kShapeRules, r); }
+std::string_view dtype_rule_name(DTypeRule r) { return choice_name(kDTypeRules, r); }
+
 OpsFile load_ops_text(const std::string& text, const std::string& path, OpsDialect dialect,
                       const std::vector<std::string>& select) {
   YAML::Node root = parse_yaml(text, path);
@@ -210,6 +215,7 @@ OpsFile load_ops_text(const std::string& text, const std::string& path, OpsDiale
   for (const auto& entry : root) {
     file.ops.push_back(read_entry(path, entry));
     finish_entry(text, file.ops.back());
+    read_test_inputs(path, entry, file.ops.back());
   }
   if (!select.empty()) file.ops = select_ops(file, select);
   validate_ops(file, dialect);

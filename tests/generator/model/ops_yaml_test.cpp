@@ -194,7 +194,7 @@ TEST(OpsYaml, UnknownKeySuggestsNearestKey) {
   EXPECT_EQ(e.message(), "unknown key 'pointwize'");
   EXPECT_EQ(e.hint(),
             "did you mean 'pointwise'? valid: func, variants, shape, dtype, pointwise, kernel, "
-            "derivatives");
+            "derivatives, domain, samples");
 }
 
 TEST(OpsYaml, UnknownKeyIsAnErrorInTheNativeDialectToo) {
@@ -206,7 +206,8 @@ TEST(OpsYaml, UnknownKeyIsAnErrorInTheNativeDialectToo) {
 
 TEST(OpsYaml, UnknownKeyFarFromAnyListsTheValidOnes) {
   GenError e = load_error("- func: relu(Tensor self) -> Tensor\n  frobnicate: yes\n");
-  EXPECT_EQ(e.hint(), "valid: func, variants, shape, dtype, pointwise, kernel, derivatives");
+  EXPECT_EQ(e.hint(),
+            "valid: func, variants, shape, dtype, pointwise, kernel, derivatives, domain, samples");
 }
 
 TEST(OpsYaml, InvalidShapeSuggestsNearest) {
