@@ -56,7 +56,9 @@ const PointwiseInfo* pointwise_info(ir::OpKind kind);
 // loader picks one (function multi-versioning): a fused group's ops run from L1 and are bound by
 // vector width, so AVX2 halves them. Results do not change: avx2 does not imply fma, so neither
 // clone contracts a * b + c, and each lane computes the IEEE operation the scalar code does.
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+// Not under ThreadSanitizer: the loader runs the clones' resolvers before the sanitizer's runtime
+// is up, and the instrumented resolvers crash the program at load time.
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(__SANITIZE_THREAD__)
 #define LAZYGEN_TILE_CLONES __attribute__((target_clones("avx2", "default")))
 #else
 #define LAZYGEN_TILE_CLONES
