@@ -391,6 +391,28 @@ class AddmmBackward final : public Function {
   Scalar alpha{};
 };
 
+// bmm(Tensor self, Tensor mat2) -> Tensor
+class BmmBackward final : public Function {
+ public:
+  const char* name() const override { return "BmmBackward"; }
+
+  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
+    [[maybe_unused]] const Tensor& grad = grads[0];
+    std::vector<Tensor> grad_inputs(2);
+    if (needs_input_grad(0)) grad_inputs[0] = bmm(grad, mat2.transpose(1, 2));
+    if (needs_input_grad(1)) grad_inputs[1] = bmm(self.transpose(1, 2), grad);
+    return grad_inputs;
+  }
+
+  void release_saved() override {
+    self = Tensor();
+    mat2 = Tensor();
+  }
+
+  Tensor self;
+  Tensor mat2;
+};
+
 // view(Tensor(a) self, SymInt[] size) -> Tensor(a)
 class ViewBackward final : public Function {
  public:
@@ -439,6 +461,220 @@ class TBackward final : public Function {
   }
 
   void release_saved() override {}
+};
+
+// expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)
+class ExpandBackward final : public Function {
+ public:
+  const char* name() const override { return "ExpandBackward"; }
+
+  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
+    [[maybe_unused]] const Tensor& grad = grads[0];
+    std::vector<Tensor> grad_inputs(1);
+    if (needs_input_grad(0)) grad_inputs[0] = grad;
+    return grad_inputs;
+  }
+
+  void release_saved() override {}
+};
+
+// reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)
+class ReshapeBackward final : public Function {
+ public:
+  const char* name() const override { return "ReshapeBackward"; }
+
+  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
+    [[maybe_unused]] const Tensor& grad = grads[0];
+    std::vector<Tensor> grad_inputs(1);
+    if (needs_input_grad(0)) grad_inputs[0] = grad.reshape(self.sizes());
+    return grad_inputs;
+  }
+
+  void release_saved() override { self = Tensor(); }
+
+  Tensor self;
+};
+
+// flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)
+class FlattenUsingIntsBackward final : public Function {
+ public:
+  const char* name() const override { return "FlattenUsingIntsBackward"; }
+
+  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
+    [[maybe_unused]] const Tensor& grad = grads[0];
+    std::vector<Tensor> grad_inputs(1);
+    if (needs_input_grad(0)) grad_inputs[0] = grad.reshape(self.sizes());
+    return grad_inputs;
+  }
+
+  void release_saved() override { self = Tensor(); }
+
+  Tensor self;
+};
+
+// narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)
+class NarrowBackward final : public Function {
+ public:
+  const char* name() const override { return "NarrowBackward"; }
+
+  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
+    [[maybe_unused]] const Tensor& grad = grads[0];
+    std::vector<Tensor> grad_inputs(1);
+    if (needs_input_grad(0))
+      grad_inputs[0] =
+          slice_backward(grad, self.sizes(), dim, start < 0 ? start + self.size(dim) : start,
+                         (start < 0 ? start + self.size(dim) : start) + length, 1);
+    return grad_inputs;
+  }
+
+  void release_saved() override { self = Tensor(); }
+
+  Tensor self;
+  int64_t dim{};
+  int64_t start{};
+  int64_t length{};
+};
+
+// slice_backward(Tensor grad_output, SymInt[] input_sizes, int dim, SymInt start, SymInt end,
+// SymInt step) -> Tensor
+class SliceBackwardBackward final : public Function {
+ public:
+  const char* name() const override { return "SliceBackwardBackward"; }
+
+  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
+    [[maybe_unused]] const Tensor& grad = grads[0];
+    std::vector<Tensor> grad_inputs(1);
+    if (needs_input_grad(0)) grad_inputs[0] = grad.slice(dim, start, end, step);
+    return grad_inputs;
+  }
+
+  void release_saved() override {}
+
+  int64_t dim{};
+  int64_t start{};
+  int64_t end{};
+  int64_t step{};
+};
+
+// index_select(Tensor self, int dim, Tensor index) -> Tensor
+class IndexSelectBackward final : public Function {
+ public:
+  const char* name() const override { return "IndexSelectBackward"; }
+
+  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
+    [[maybe_unused]] const Tensor& grad = grads[0];
+    std::vector<Tensor> grad_inputs(2);
+    if (needs_input_grad(0)) grad_inputs[0] = index_add(zeros_like(self), dim, index, grad);
+    return grad_inputs;
+  }
+
+  void release_saved() override {
+    self = Tensor();
+    index = Tensor();
+  }
+
+  Tensor self;
+  int64_t dim{};
+  Tensor index;
+};
+
+// index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor
+class IndexAddBackward final : public Function {
+ public:
+  const char* name() const override { return "IndexAddBackward"; }
+
+  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
+    [[maybe_unused]] const Tensor& grad = grads[0];
+    std::vector<Tensor> grad_inputs(3);
+    if (needs_input_grad(0)) grad_inputs[0] = grad;
+    if (needs_input_grad(2)) grad_inputs[2] = index_select(grad, dim, index) * alpha;
+    return grad_inputs;
+  }
+
+  void release_saved() override { index = Tensor(); }
+
+  int64_t dim{};
+  Tensor index;
+  Scalar alpha{};
+};
+
+// gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor
+class GatherBackward final : public Function {
+ public:
+  const char* name() const override { return "GatherBackward"; }
+
+  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
+    [[maybe_unused]] const Tensor& grad = grads[0];
+    std::vector<Tensor> grad_inputs(2);
+    if (needs_input_grad(0)) grad_inputs[0] = scatter_add(zeros_like(self), dim, index, grad);
+    return grad_inputs;
+  }
+
+  void release_saved() override {
+    self = Tensor();
+    index = Tensor();
+  }
+
+  Tensor self;
+  int64_t dim{};
+  Tensor index;
+};
+
+// scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor
+class ScatterAddBackward final : public Function {
+ public:
+  const char* name() const override { return "ScatterAddBackward"; }
+
+  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
+    [[maybe_unused]] const Tensor& grad = grads[0];
+    std::vector<Tensor> grad_inputs(3);
+    if (needs_input_grad(0)) grad_inputs[0] = grad;
+    if (needs_input_grad(2)) grad_inputs[2] = gather(grad, dim, index);
+    return grad_inputs;
+  }
+
+  void release_saved() override { index = Tensor(); }
+
+  int64_t dim{};
+  Tensor index;
+};
+
+// masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor
+class MaskedFillScalarBackward final : public Function {
+ public:
+  const char* name() const override { return "MaskedFillScalarBackward"; }
+
+  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
+    [[maybe_unused]] const Tensor& grad = grads[0];
+    std::vector<Tensor> grad_inputs(2);
+    if (needs_input_grad(0)) grad_inputs[0] = masked_fill(grad, mask, 0);
+    return grad_inputs;
+  }
+
+  void release_saved() override { mask = Tensor(); }
+
+  Tensor mask;
+};
+
+// clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
+class ClampBackward final : public Function {
+ public:
+  const char* name() const override { return "ClampBackward"; }
+
+  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
+    [[maybe_unused]] const Tensor& grad = grads[0];
+    std::vector<Tensor> grad_inputs(1);
+    if (needs_input_grad(0)) grad_inputs[0] = where(eq(result, self), grad, zeros_like(grad));
+    return grad_inputs;
+  }
+
+  void release_saved() override {
+    self = Tensor();
+    result = Tensor();
+  }
+
+  Tensor self;
+  Tensor result;
 };
 
 // conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, int[2] padding=0, int[2]
@@ -749,6 +985,17 @@ void record_addmm(const Tensor& result, const Tensor& self, const Tensor& mat1, 
   set_history(result, fn, 0);
 }
 
+// bmm(Tensor self, Tensor mat2) -> Tensor
+void record_bmm(const Tensor& result, const Tensor& self, const Tensor& mat2) {
+  auto fn = std::make_shared<BmmBackward>();
+  fn->next_edges = {gradient_edge(self), gradient_edge(mat2)};
+  fn->input_shapes = {self.shape(), mat2.shape()};
+  fn->num_outputs = 1;
+  fn->self = saved(self);
+  fn->mat2 = saved(mat2);
+  set_history(result, fn, 0);
+}
+
 // view(Tensor(a) self, SymInt[] size) -> Tensor(a)
 void record_view(const Tensor& result, const Tensor& self, const std::vector<int64_t>& size) {
   auto fn = std::make_shared<ViewBackward>();
@@ -776,6 +1023,141 @@ void record_t(const Tensor& result, const Tensor& self) {
   fn->next_edges = {gradient_edge(self)};
   fn->input_shapes = {self.shape()};
   fn->num_outputs = 1;
+  set_history(result, fn, 0);
+}
+
+// expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)
+void record_expand(const Tensor& result, const Tensor& self, const std::vector<int64_t>& size,
+                   bool implicit) {
+  auto fn = std::make_shared<ExpandBackward>();
+  fn->next_edges = {gradient_edge(self)};
+  fn->input_shapes = {self.shape()};
+  fn->num_outputs = 1;
+  set_history(result, fn, 0);
+}
+
+// reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)
+void record_reshape(const Tensor& result, const Tensor& self, const std::vector<int64_t>& shape) {
+  auto fn = std::make_shared<ReshapeBackward>();
+  fn->next_edges = {gradient_edge(self)};
+  fn->input_shapes = {self.shape()};
+  fn->num_outputs = 1;
+  fn->self = saved(self);
+  set_history(result, fn, 0);
+}
+
+// flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)
+void record_flatten_using_ints(const Tensor& result, const Tensor& self, int64_t start_dim,
+                               int64_t end_dim) {
+  auto fn = std::make_shared<FlattenUsingIntsBackward>();
+  fn->next_edges = {gradient_edge(self)};
+  fn->input_shapes = {self.shape()};
+  fn->num_outputs = 1;
+  fn->self = saved(self);
+  set_history(result, fn, 0);
+}
+
+// narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)
+void record_narrow(const Tensor& result, const Tensor& self, int64_t dim, int64_t start,
+                   int64_t length) {
+  auto fn = std::make_shared<NarrowBackward>();
+  fn->next_edges = {gradient_edge(self)};
+  fn->input_shapes = {self.shape()};
+  fn->num_outputs = 1;
+  fn->self = saved(self);
+  fn->dim = dim;
+  fn->start = start;
+  fn->length = length;
+  set_history(result, fn, 0);
+}
+
+// slice_backward(Tensor grad_output, SymInt[] input_sizes, int dim, SymInt start, SymInt end,
+// SymInt step) -> Tensor
+void record_slice_backward(const Tensor& result, const Tensor& grad_output,
+                           const std::vector<int64_t>& input_sizes, int64_t dim, int64_t start,
+                           int64_t end, int64_t step) {
+  auto fn = std::make_shared<SliceBackwardBackward>();
+  fn->next_edges = {gradient_edge(grad_output)};
+  fn->input_shapes = {grad_output.shape()};
+  fn->num_outputs = 1;
+  fn->dim = dim;
+  fn->start = start;
+  fn->end = end;
+  fn->step = step;
+  set_history(result, fn, 0);
+}
+
+// index_select(Tensor self, int dim, Tensor index) -> Tensor
+void record_index_select(const Tensor& result, const Tensor& self, int64_t dim,
+                         const Tensor& index) {
+  auto fn = std::make_shared<IndexSelectBackward>();
+  fn->next_edges = {gradient_edge(self), gradient_edge(index)};
+  fn->input_shapes = {self.shape(), index.shape()};
+  fn->num_outputs = 1;
+  fn->self = saved(self);
+  fn->dim = dim;
+  fn->index = saved(index);
+  set_history(result, fn, 0);
+}
+
+// index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor
+void record_index_add(const Tensor& result, const Tensor& self, int64_t dim, const Tensor& index,
+                      const Tensor& source, const Scalar& alpha) {
+  auto fn = std::make_shared<IndexAddBackward>();
+  fn->next_edges = {gradient_edge(self), gradient_edge(index), gradient_edge(source)};
+  fn->input_shapes = {self.shape(), index.shape(), source.shape()};
+  fn->num_outputs = 1;
+  fn->dim = dim;
+  fn->index = saved(index);
+  fn->alpha = alpha;
+  set_history(result, fn, 0);
+}
+
+// gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor
+void record_gather(const Tensor& result, const Tensor& self, int64_t dim, const Tensor& index,
+                   bool sparse_grad) {
+  auto fn = std::make_shared<GatherBackward>();
+  fn->next_edges = {gradient_edge(self), gradient_edge(index)};
+  fn->input_shapes = {self.shape(), index.shape()};
+  fn->num_outputs = 1;
+  fn->self = saved(self);
+  fn->dim = dim;
+  fn->index = saved(index);
+  set_history(result, fn, 0);
+}
+
+// scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor
+void record_scatter_add(const Tensor& result, const Tensor& self, int64_t dim, const Tensor& index,
+                        const Tensor& src) {
+  auto fn = std::make_shared<ScatterAddBackward>();
+  fn->next_edges = {gradient_edge(self), gradient_edge(index), gradient_edge(src)};
+  fn->input_shapes = {self.shape(), index.shape(), src.shape()};
+  fn->num_outputs = 1;
+  fn->dim = dim;
+  fn->index = saved(index);
+  set_history(result, fn, 0);
+}
+
+// masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor
+void record_masked_fill_scalar(const Tensor& result, const Tensor& self, const Tensor& mask,
+                               const Scalar& value) {
+  auto fn = std::make_shared<MaskedFillScalarBackward>();
+  fn->next_edges = {gradient_edge(self), gradient_edge(mask)};
+  fn->input_shapes = {self.shape(), mask.shape()};
+  fn->num_outputs = 1;
+  fn->mask = saved(mask);
+  set_history(result, fn, 0);
+}
+
+// clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
+void record_clamp(const Tensor& result, const Tensor& self, const std::optional<Scalar>& min,
+                  const std::optional<Scalar>& max) {
+  auto fn = std::make_shared<ClampBackward>();
+  fn->next_edges = {gradient_edge(self)};
+  fn->input_shapes = {self.shape()};
+  fn->num_outputs = 1;
+  fn->self = saved(self);
+  fn->result = saved(result);
   set_history(result, fn, 0);
 }
 

@@ -65,6 +65,11 @@ DType compute_dtype_eq_tensor(const Shape& self, const Shape& other) {
   return shape_rules::result_type({&self, &other}, {});
 }
 
+// masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor
+DType compute_dtype_masked_fill_scalar(const Shape& self, const Shape& mask, const Scalar& value) {
+  return shape_rules::result_type({&self, &mask}, {&value});
+}
+
 // add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
 void run_add_scalar(const Tensor& out, std::initializer_list<Tensor> inputs,
                     std::initializer_list<Scalar> scalars, DType compute) {
@@ -123,6 +128,12 @@ void run_copy_inplace(const Tensor& out, std::initializer_list<Tensor> inputs,
 void run_eq_tensor(const Tensor& out, std::initializer_list<Tensor> inputs,
                    std::initializer_list<Scalar> scalars, DType compute) {
   run_pointwise<kernels::EqTensor>("eq.Tensor", out, inputs, scalars, compute);
+}
+
+// masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor
+void run_masked_fill_scalar(const Tensor& out, std::initializer_list<Tensor> inputs,
+                            std::initializer_list<Scalar> scalars, DType compute) {
+  run_pointwise<kernels::MaskedFillScalar>("masked_fill.Scalar", out, inputs, scalars, compute);
 }
 
 // add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
@@ -204,6 +215,15 @@ Tensor eq_tensor(const Tensor& self, const Tensor& other) {
   std::vector<Shape> shapes = compute_shape_eq_tensor(self.shape(), other.shape());
   Tensor out = empty(shapes[0].sizes, shapes[0].dtype, kCPU);
   run_eq_tensor(out, {self, other}, {}, compute_dtype_eq_tensor(self.shape(), other.shape()));
+  return out;
+}
+
+// masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor
+Tensor masked_fill_scalar(const Tensor& self, const Tensor& mask, const Scalar& value) {
+  std::vector<Shape> shapes = compute_shape_masked_fill_scalar(self.shape(), mask.shape(), value);
+  Tensor out = empty(shapes[0].sizes, shapes[0].dtype, kCPU);
+  run_masked_fill_scalar(out, {self, mask}, {value},
+                         compute_dtype_masked_fill_scalar(self.shape(), mask.shape(), value));
   return out;
 }
 

@@ -206,6 +206,11 @@ void launch_where_self(const PointwiseArgs& args, cudaStream_t stream) {
   launch_pointwise<kernels::WhereSelf>(args, stream);
 }
 
+// masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor
+void launch_masked_fill_scalar(const PointwiseArgs& args, cudaStream_t stream) {
+  launch_pointwise<kernels::MaskedFillScalar>(args, stream);
+}
+
 // sqrt_(Tensor(a!) self) -> Tensor(a!)
 void launch_sqrt_inplace(const PointwiseArgs& args, cudaStream_t stream) {
   launch_pointwise<kernels::SqrtInplace>(args, stream);

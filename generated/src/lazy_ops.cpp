@@ -492,11 +492,96 @@ Tensor unsqueeze(const Tensor& self, int64_t dim) {
   return make_lazy_tensor(node, 0, self.device());
 }
 
+// reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)
+Tensor reshape(const Tensor& self, const std::vector<int64_t>& shape) {
+  const ir::NodePtr& node = ir::cached_node<ir::Reshape>(
+      ir_value(self), shape, [&] { return compute_shape_reshape(self.shape(), shape); });
+  return make_lazy_tensor(node, 0, self.device());
+}
+
+// flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)
+Tensor flatten_using_ints(const Tensor& self, int64_t start_dim, int64_t end_dim) {
+  const ir::NodePtr& node = ir::cached_node<ir::FlattenUsingInts>(
+      ir_value(self), start_dim, end_dim,
+      [&] { return compute_shape_flatten_using_ints(self.shape(), start_dim, end_dim); });
+  return make_lazy_tensor(node, 0, self.device());
+}
+
+// narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)
+Tensor narrow(const Tensor& self, int64_t dim, int64_t start, int64_t length) {
+  const ir::NodePtr& node = ir::cached_node<ir::Narrow>(ir_value(self), dim, start, length, [&] {
+    return compute_shape_narrow(self.shape(), dim, start, length);
+  });
+  return make_lazy_tensor(node, 0, self.device());
+}
+
+// slice_backward(Tensor grad_output, SymInt[] input_sizes, int dim, SymInt start, SymInt end,
+// SymInt step) -> Tensor
+Tensor slice_backward(const Tensor& grad_output, const std::vector<int64_t>& input_sizes,
+                      int64_t dim, int64_t start, int64_t end, int64_t step) {
+  const ir::NodePtr& node = ir::cached_node<ir::SliceBackward>(
+      ir_value(grad_output), input_sizes, dim, start, end, step, [&] {
+        return compute_shape_slice_backward(grad_output.shape(), input_sizes, dim, start, end,
+                                            step);
+      });
+  return make_lazy_tensor(node, 0, grad_output.device());
+}
+
 // cat(Tensor[] tensors, int dim=0) -> Tensor
 Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
   const ir::NodePtr& node = ir::cached_node<ir::Cat>(
       ir_values(tensors), dim, [&] { return compute_shape_cat(detail::shapes_of(tensors), dim); });
   return make_lazy_tensor(node, 0, detail::first_device(tensors));
+}
+
+// index_select(Tensor self, int dim, Tensor index) -> Tensor
+Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) {
+  const ir::NodePtr& node = ir::cached_node<ir::IndexSelect>(
+      ir_value(self), dim, ir_value(index),
+      [&] { return compute_shape_index_select(self.shape(), dim, index.shape()); });
+  return make_lazy_tensor(node, 0, self.device());
+}
+
+// index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor
+Tensor index_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source,
+                 const Scalar& alpha) {
+  const ir::NodePtr& node = ir::cached_node<ir::IndexAdd>(
+      ir_value(self), dim, ir_value(index), ir_value(source), scalar_value(alpha), [&] {
+        return compute_shape_index_add(self.shape(), dim, index.shape(), source.shape(), alpha);
+      });
+  return make_lazy_tensor(node, 0, self.device());
+}
+
+// gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor
+Tensor gather(const Tensor& self, int64_t dim, const Tensor& index, bool sparse_grad) {
+  const ir::NodePtr& node = ir::cached_node<ir::Gather>(
+      ir_value(self), dim, ir_value(index), sparse_grad,
+      [&] { return compute_shape_gather(self.shape(), dim, index.shape(), sparse_grad); });
+  return make_lazy_tensor(node, 0, self.device());
+}
+
+// scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor
+Tensor scatter_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+  const ir::NodePtr& node = ir::cached_node<ir::ScatterAdd>(
+      ir_value(self), dim, ir_value(index), ir_value(src),
+      [&] { return compute_shape_scatter_add(self.shape(), dim, index.shape(), src.shape()); });
+  return make_lazy_tensor(node, 0, self.device());
+}
+
+// masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor
+Tensor masked_fill_scalar(const Tensor& self, const Tensor& mask, const Scalar& value) {
+  const ir::NodePtr& node = ir::cached_node<ir::MaskedFillScalar>(
+      ir_value(self), ir_value(mask), scalar_value(value),
+      [&] { return compute_shape_masked_fill_scalar(self.shape(), mask.shape(), value); });
+  return make_lazy_tensor(node, 0, self.device());
+}
+
+// clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
+Tensor clamp(const Tensor& self, const std::optional<Scalar>& min,
+             const std::optional<Scalar>& max) {
+  const ir::NodePtr& node = ir::cached_node<ir::Clamp>(
+      ir_value(self), min, max, [&] { return compute_shape_clamp(self.shape(), min, max); });
+  return make_lazy_tensor(node, 0, self.device());
 }
 
 // conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, int[2] padding=0, int[2]

@@ -457,10 +457,76 @@ std::vector<Tensor> lower_unsqueeze(const ir::Node& node, const std::vector<Tens
   return {cpu::unsqueeze(inputs[0], n.dim)};
 }
 
+// reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)
+std::vector<Tensor> lower_reshape(const ir::Node& node, const std::vector<Tensor>& inputs) {
+  const auto& n = static_cast<const ir::Reshape&>(node);
+  return {cpu::reshape(inputs[0], n.shape_)};
+}
+
+// flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)
+std::vector<Tensor> lower_flatten_using_ints(const ir::Node& node,
+                                             const std::vector<Tensor>& inputs) {
+  const auto& n = static_cast<const ir::FlattenUsingInts&>(node);
+  return {cpu::flatten_using_ints(inputs[0], n.start_dim, n.end_dim)};
+}
+
+// narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)
+std::vector<Tensor> lower_narrow(const ir::Node& node, const std::vector<Tensor>& inputs) {
+  const auto& n = static_cast<const ir::Narrow&>(node);
+  return {cpu::narrow(inputs[0], n.dim, n.start, n.length)};
+}
+
+// slice_backward(Tensor grad_output, SymInt[] input_sizes, int dim, SymInt start, SymInt end,
+// SymInt step) -> Tensor
+std::vector<Tensor> lower_slice_backward(const ir::Node& node, const std::vector<Tensor>& inputs) {
+  const auto& n = static_cast<const ir::SliceBackward&>(node);
+  return {cpu::slice_backward(inputs[0], n.input_sizes, n.dim, n.start, n.end, n.step)};
+}
+
 // cat(Tensor[] tensors, int dim=0) -> Tensor
 std::vector<Tensor> lower_cat(const ir::Node& node, const std::vector<Tensor>& inputs) {
   const auto& n = static_cast<const ir::Cat&>(node);
   return {cpu::cat(std::vector<Tensor>(inputs.begin() + 0, inputs.end() - 0), n.dim)};
+}
+
+// index_select(Tensor self, int dim, Tensor index) -> Tensor
+std::vector<Tensor> lower_index_select(const ir::Node& node, const std::vector<Tensor>& inputs) {
+  const auto& n = static_cast<const ir::IndexSelect&>(node);
+  return {cpu::index_select(inputs[0], n.dim, inputs[1])};
+}
+
+// index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor
+std::vector<Tensor> lower_index_add(const ir::Node& node, const std::vector<Tensor>& inputs) {
+  const auto& n = static_cast<const ir::IndexAdd&>(node);
+  return {cpu::index_add(inputs[0], n.dim, inputs[1], inputs[2], scalar_of(inputs[3]))};
+}
+
+// gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor
+std::vector<Tensor> lower_gather(const ir::Node& node, const std::vector<Tensor>& inputs) {
+  const auto& n = static_cast<const ir::Gather&>(node);
+  return {cpu::gather(inputs[0], n.dim, inputs[1], n.sparse_grad)};
+}
+
+// scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor
+std::vector<Tensor> lower_scatter_add(const ir::Node& node, const std::vector<Tensor>& inputs) {
+  const auto& n = static_cast<const ir::ScatterAdd&>(node);
+  return {cpu::scatter_add(inputs[0], n.dim, inputs[1], inputs[2])};
+}
+
+// masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor
+std::vector<Tensor> lower_masked_fill_scalar(const ir::Node& node,
+                                             const std::vector<Tensor>& inputs) {
+  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
+  cpu::run_masked_fill_scalar(out, {inputs[0], inputs[1]}, {scalar_of(inputs[2])},
+                              cpu::compute_dtype_masked_fill_scalar(
+                                  inputs[0].shape(), inputs[1].shape(), scalar_of(inputs[2])));
+  return {out};
+}
+
+// clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
+std::vector<Tensor> lower_clamp(const ir::Node& node, const std::vector<Tensor>& inputs) {
+  const auto& n = static_cast<const ir::Clamp&>(node);
+  return {cpu::clamp(inputs[0], n.min, n.max)};
 }
 
 // conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, int[2] padding=0, int[2]
@@ -705,8 +771,28 @@ LowerFn lowering_for(ir::OpKind kind) {
       return &lower_squeeze_dim;
     case ir::OpKind::unsqueeze:
       return &lower_unsqueeze;
+    case ir::OpKind::reshape:
+      return &lower_reshape;
+    case ir::OpKind::flatten_using_ints:
+      return &lower_flatten_using_ints;
+    case ir::OpKind::narrow:
+      return &lower_narrow;
+    case ir::OpKind::slice_backward:
+      return &lower_slice_backward;
     case ir::OpKind::cat:
       return &lower_cat;
+    case ir::OpKind::index_select:
+      return &lower_index_select;
+    case ir::OpKind::index_add:
+      return &lower_index_add;
+    case ir::OpKind::gather:
+      return &lower_gather;
+    case ir::OpKind::scatter_add:
+      return &lower_scatter_add;
+    case ir::OpKind::masked_fill_scalar:
+      return &lower_masked_fill_scalar;
+    case ir::OpKind::clamp:
+      return &lower_clamp;
     case ir::OpKind::conv2d:
       return &lower_conv2d;
     case ir::OpKind::conv2d_backward_input:

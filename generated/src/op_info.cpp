@@ -455,11 +455,96 @@ std::vector<Tensor> call_unsqueeze([[maybe_unused]] const std::vector<Arg>& args
         detail::unbox<Tensor>(args, 0), detail::unbox<int64_t>(args, 1));
   });
 }
+// reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)
+std::vector<Tensor> call_reshape([[maybe_unused]] const std::vector<Arg>& args) {
+  return detail::boxed_results([&] {
+    return static_cast<Tensor (*)(const Tensor&, const std::vector<int64_t>&)>(&lazygen::reshape)(
+        detail::unbox<Tensor>(args, 0), detail::unbox<std::vector<int64_t>>(args, 1));
+  });
+}
+// flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)
+std::vector<Tensor> call_flatten_using_ints([[maybe_unused]] const std::vector<Arg>& args) {
+  return detail::boxed_results([&] {
+    return static_cast<Tensor (*)(const Tensor&, int64_t, int64_t)>(&lazygen::flatten)(
+        detail::unbox<Tensor>(args, 0), detail::unbox<int64_t>(args, 1),
+        detail::unbox<int64_t>(args, 2));
+  });
+}
+// narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)
+std::vector<Tensor> call_narrow([[maybe_unused]] const std::vector<Arg>& args) {
+  return detail::boxed_results([&] {
+    return static_cast<Tensor (*)(const Tensor&, int64_t, int64_t, int64_t)>(&lazygen::narrow)(
+        detail::unbox<Tensor>(args, 0), detail::unbox<int64_t>(args, 1),
+        detail::unbox<int64_t>(args, 2), detail::unbox<int64_t>(args, 3));
+  });
+}
+// slice_backward(Tensor grad_output, SymInt[] input_sizes, int dim, SymInt start, SymInt end,
+// SymInt step) -> Tensor
+std::vector<Tensor> call_slice_backward([[maybe_unused]] const std::vector<Arg>& args) {
+  return detail::boxed_results([&] {
+    return static_cast<Tensor (*)(const Tensor&, const std::vector<int64_t>&, int64_t, int64_t,
+                                  int64_t, int64_t)>(&lazygen::slice_backward)(
+        detail::unbox<Tensor>(args, 0), detail::unbox<std::vector<int64_t>>(args, 1),
+        detail::unbox<int64_t>(args, 2), detail::unbox<int64_t>(args, 3),
+        detail::unbox<int64_t>(args, 4), detail::unbox<int64_t>(args, 5));
+  });
+}
 // cat(Tensor[] tensors, int dim=0) -> Tensor
 std::vector<Tensor> call_cat([[maybe_unused]] const std::vector<Arg>& args) {
   return detail::boxed_results([&] {
     return static_cast<Tensor (*)(const std::vector<Tensor>&, int64_t)>(&lazygen::cat)(
         detail::unbox<std::vector<Tensor>>(args, 0), detail::unbox<int64_t>(args, 1));
+  });
+}
+// index_select(Tensor self, int dim, Tensor index) -> Tensor
+std::vector<Tensor> call_index_select([[maybe_unused]] const std::vector<Arg>& args) {
+  return detail::boxed_results([&] {
+    return static_cast<Tensor (*)(const Tensor&, int64_t, const Tensor&)>(&lazygen::index_select)(
+        detail::unbox<Tensor>(args, 0), detail::unbox<int64_t>(args, 1),
+        detail::unbox<Tensor>(args, 2));
+  });
+}
+// index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor
+std::vector<Tensor> call_index_add([[maybe_unused]] const std::vector<Arg>& args) {
+  return detail::boxed_results([&] {
+    return static_cast<Tensor (*)(const Tensor&, int64_t, const Tensor&, const Tensor&,
+                                  const Scalar&)>(&lazygen::index_add)(
+        detail::unbox<Tensor>(args, 0), detail::unbox<int64_t>(args, 1),
+        detail::unbox<Tensor>(args, 2), detail::unbox<Tensor>(args, 3),
+        detail::unbox<Scalar>(args, 4));
+  });
+}
+// gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor
+std::vector<Tensor> call_gather([[maybe_unused]] const std::vector<Arg>& args) {
+  return detail::boxed_results([&] {
+    return static_cast<Tensor (*)(const Tensor&, int64_t, const Tensor&, bool)>(&lazygen::gather)(
+        detail::unbox<Tensor>(args, 0), detail::unbox<int64_t>(args, 1),
+        detail::unbox<Tensor>(args, 2), detail::unbox<bool>(args, 3));
+  });
+}
+// scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor
+std::vector<Tensor> call_scatter_add([[maybe_unused]] const std::vector<Arg>& args) {
+  return detail::boxed_results([&] {
+    return static_cast<Tensor (*)(const Tensor&, int64_t, const Tensor&, const Tensor&)>(
+        &lazygen::scatter_add)(detail::unbox<Tensor>(args, 0), detail::unbox<int64_t>(args, 1),
+                               detail::unbox<Tensor>(args, 2), detail::unbox<Tensor>(args, 3));
+  });
+}
+// masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor
+std::vector<Tensor> call_masked_fill_scalar([[maybe_unused]] const std::vector<Arg>& args) {
+  return detail::boxed_results([&] {
+    return static_cast<Tensor (*)(const Tensor&, const Tensor&, const Scalar&)>(
+        &lazygen::masked_fill)(detail::unbox<Tensor>(args, 0), detail::unbox<Tensor>(args, 1),
+                               detail::unbox<Scalar>(args, 2));
+  });
+}
+// clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
+std::vector<Tensor> call_clamp([[maybe_unused]] const std::vector<Arg>& args) {
+  return detail::boxed_results([&] {
+    return static_cast<Tensor (*)(const Tensor&, const std::optional<Scalar>&,
+                                  const std::optional<Scalar>&)>(&lazygen::clamp)(
+        detail::unbox<Tensor>(args, 0), detail::unbox<std::optional<Scalar>>(args, 1),
+        detail::unbox<std::optional<Scalar>>(args, 2));
   });
 }
 // conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, int[2] padding=0, int[2]
@@ -1996,6 +2081,141 @@ const std::vector<OpInfo>& detail::op_info_table() {
               },
           .call = &call_unsqueeze,
       },
+      // reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)
+      OpInfo{
+          .name = "reshape",
+          .id = "reshape",
+          .schema = "reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)",
+          .functional = "",
+          .shape = ShapeKind::View,
+          .dtype = DTypeRule::Promote,
+          .kind = OpKind::Functional,
+          .pointwise = false,
+          .args =
+              {
+                  {.name = "self", .kind = ArgKind::Tensor},
+                  {.name = "shape", .kind = ArgKind::IntList},
+              },
+          .num_outputs = 1,
+          .samples =
+              {
+                  Sample{{{"self", TensorSample{{2, 3, 4}}},
+                          {"shape", Arg(std::vector<int64_t>{6, 4})}}},
+                  Sample{
+                      {{"self", TensorSample{{2, 3}}}, {"shape", Arg(std::vector<int64_t>{-1})}}},
+                  Sample{
+                      {{"self", TensorSample{{0, 3}}}, {"shape", Arg(std::vector<int64_t>{3, 0})}}},
+                  Sample{{{"self", TensorSample{{}}}, {"shape", Arg(std::vector<int64_t>{1})}}},
+              },
+          .call = &call_reshape,
+      },
+      // flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)
+      OpInfo{
+          .name = "flatten.using_ints",
+          .id = "flatten_using_ints",
+          .schema =
+              "flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)",
+          .functional = "",
+          .shape = ShapeKind::View,
+          .dtype = DTypeRule::Promote,
+          .kind = OpKind::Functional,
+          .pointwise = false,
+          .args =
+              {
+                  {.name = "self", .kind = ArgKind::Tensor},
+                  {.name = "start_dim",
+                   .kind = ArgKind::Int,
+                   .default_value = detail::box<int64_t>(0)},
+                  {.name = "end_dim",
+                   .kind = ArgKind::Int,
+                   .default_value = detail::box<int64_t>(-1)},
+              },
+          .num_outputs = 1,
+          .samples =
+              {
+                  Sample{{{"self", TensorSample{{2, 3, 4}}}}},
+                  Sample{{{"self", TensorSample{{2, 3, 4}}}, {"start_dim", Arg(int64_t{1})}}},
+                  Sample{{{"self", TensorSample{{2, 3, 4}}},
+                          {"start_dim", Arg(int64_t{0})},
+                          {"end_dim", Arg(int64_t{-2})}}},
+                  Sample{{{"self", TensorSample{{}}}}},
+              },
+          .call = &call_flatten_using_ints,
+      },
+      // narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)
+      OpInfo{
+          .name = "narrow",
+          .id = "narrow",
+          .schema = "narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)",
+          .functional = "",
+          .shape = ShapeKind::View,
+          .dtype = DTypeRule::Promote,
+          .kind = OpKind::Functional,
+          .pointwise = false,
+          .args =
+              {
+                  {.name = "self", .kind = ArgKind::Tensor},
+                  {.name = "dim", .kind = ArgKind::Int},
+                  {.name = "start", .kind = ArgKind::Int},
+                  {.name = "length", .kind = ArgKind::Int},
+              },
+          .num_outputs = 1,
+          .samples =
+              {
+                  Sample{{{"self", TensorSample{{4, 3}}},
+                          {"dim", Arg(int64_t{0})},
+                          {"start", Arg(int64_t{1})},
+                          {"length", Arg(int64_t{2})}}},
+                  Sample{{{"self", TensorSample{{4, 3}}},
+                          {"dim", Arg(int64_t{1})},
+                          {"start", Arg(int64_t{-2})},
+                          {"length", Arg(int64_t{2})}}},
+                  Sample{{{"self", TensorSample{{4, 0}}},
+                          {"dim", Arg(int64_t{0})},
+                          {"start", Arg(int64_t{0})},
+                          {"length", Arg(int64_t{0})}}},
+              },
+          .call = &call_narrow,
+      },
+      // slice_backward(Tensor grad_output, SymInt[] input_sizes, int dim, SymInt start, SymInt end,
+      // SymInt step) -> Tensor
+      OpInfo{
+          .name = "slice_backward",
+          .id = "slice_backward",
+          .schema = "slice_backward(Tensor grad_output, SymInt[] input_sizes, int dim, SymInt "
+                    "start, SymInt end, SymInt step) -> Tensor",
+          .functional = "",
+          .shape = ShapeKind::Custom,
+          .dtype = DTypeRule::Promote,
+          .kind = OpKind::Functional,
+          .pointwise = false,
+          .args =
+              {
+                  {.name = "grad_output", .kind = ArgKind::Tensor},
+                  {.name = "input_sizes", .kind = ArgKind::IntList},
+                  {.name = "dim", .kind = ArgKind::Int},
+                  {.name = "start", .kind = ArgKind::Int},
+                  {.name = "end", .kind = ArgKind::Int},
+                  {.name = "step", .kind = ArgKind::Int},
+              },
+          .num_outputs = 1,
+          .samples =
+              {
+                  Sample{{{"grad_output", TensorSample{{2, 3}}},
+                          {"input_sizes", Arg(std::vector<int64_t>{5, 3})},
+                          {"dim", Arg(int64_t{0})},
+                          {"start", Arg(int64_t{1})},
+                          {"end", Arg(int64_t{5})},
+                          {"step", Arg(int64_t{2})}}},
+                  Sample{{{"grad_output", TensorSample{{4, 1}}},
+                          {"input_sizes", Arg(std::vector<int64_t>{4, 3})},
+                          {"dim", Arg(int64_t{1})},
+                          {"start", Arg(int64_t{2})},
+                          {"end", Arg(int64_t{3})},
+                          {"step", Arg(int64_t{1})}}},
+              },
+          .call = &call_slice_backward,
+      },
       // cat(Tensor[] tensors, int dim=0) -> Tensor
       OpInfo{
           .name = "cat",
@@ -2028,6 +2248,201 @@ const std::vector<OpInfo>& detail::op_info_table() {
                           {"dim", Arg(int64_t{-2})}}},
               },
           .call = &call_cat,
+      },
+      // index_select(Tensor self, int dim, Tensor index) -> Tensor
+      OpInfo{
+          .name = "index_select",
+          .id = "index_select",
+          .schema = "index_select(Tensor self, int dim, Tensor index) -> Tensor",
+          .functional = "",
+          .shape = ShapeKind::Custom,
+          .dtype = DTypeRule::Promote,
+          .kind = OpKind::Functional,
+          .pointwise = false,
+          .args =
+              {
+                  {.name = "self", .kind = ArgKind::Tensor},
+                  {.name = "dim", .kind = ArgKind::Int},
+                  {.name = "index", .kind = ArgKind::Tensor},
+              },
+          .num_outputs = 1,
+          .samples =
+              {
+                  Sample{{{"self", TensorSample{{5, 3}}},
+                          {"dim", Arg(int64_t{0})},
+                          {"index", TensorSample{{4}, Domain{Domain::Index, 5}}}}},
+                  Sample{{{"self", TensorSample{{5, 3}}},
+                          {"dim", Arg(int64_t{1})},
+                          {"index", TensorSample{{2}, Domain{Domain::Index, 3}}}}},
+                  Sample{{{"self", TensorSample{{5, 3}}},
+                          {"dim", Arg(int64_t{0})},
+                          {"index", TensorSample{{0}, Domain{Domain::Index, 5}}}}},
+              },
+          .call = &call_index_select,
+      },
+      // index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor
+      OpInfo{
+          .name = "index_add",
+          .id = "index_add",
+          .schema = "index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar "
+                    "alpha=1) -> Tensor",
+          .functional = "",
+          .shape = ShapeKind::Custom,
+          .dtype = DTypeRule::Promote,
+          .kind = OpKind::Functional,
+          .pointwise = false,
+          .args =
+              {
+                  {.name = "self", .kind = ArgKind::Tensor},
+                  {.name = "dim", .kind = ArgKind::Int},
+                  {.name = "index", .kind = ArgKind::Tensor},
+                  {.name = "source", .kind = ArgKind::Tensor},
+                  {.name = "alpha",
+                   .kind = ArgKind::Scalar,
+                   .kwarg_only = true,
+                   .default_value = detail::box<Scalar>(1)},
+              },
+          .num_outputs = 1,
+          .samples =
+              {
+                  Sample{{{"self", TensorSample{{5, 3}}},
+                          {"dim", Arg(int64_t{0})},
+                          {"index", TensorSample{{4}, Domain{Domain::Index, 5}}},
+                          {"source", TensorSample{{4, 3}}}}},
+                  Sample{{{"self", TensorSample{{5, 3}}},
+                          {"dim", Arg(int64_t{1})},
+                          {"index", TensorSample{{2}, Domain{Domain::Index, 3}}},
+                          {"source", TensorSample{{5, 2}}},
+                          {"alpha", Arg(int64_t{2})}}},
+              },
+          .call = &call_index_add,
+      },
+      // gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor
+      OpInfo{
+          .name = "gather",
+          .id = "gather",
+          .schema =
+              "gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor",
+          .functional = "",
+          .shape = ShapeKind::Custom,
+          .dtype = DTypeRule::Promote,
+          .kind = OpKind::Functional,
+          .pointwise = false,
+          .args =
+              {
+                  {.name = "self", .kind = ArgKind::Tensor},
+                  {.name = "dim", .kind = ArgKind::Int},
+                  {.name = "index", .kind = ArgKind::Tensor},
+                  {.name = "sparse_grad",
+                   .kind = ArgKind::Bool,
+                   .kwarg_only = true,
+                   .default_value = detail::box<bool>(false)},
+              },
+          .num_outputs = 1,
+          .samples =
+              {
+                  Sample{{{"self", TensorSample{{4, 3}}},
+                          {"dim", Arg(int64_t{1})},
+                          {"index", TensorSample{{4, 2}, Domain{Domain::Index, 3}}}}},
+                  Sample{{{"self", TensorSample{{4, 3}}},
+                          {"dim", Arg(int64_t{0})},
+                          {"index", TensorSample{{2, 3}, Domain{Domain::Index, 4}}}}},
+              },
+          .call = &call_gather,
+      },
+      // scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor
+      OpInfo{
+          .name = "scatter_add",
+          .id = "scatter_add",
+          .schema = "scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor",
+          .functional = "",
+          .shape = ShapeKind::Custom,
+          .dtype = DTypeRule::Promote,
+          .kind = OpKind::Functional,
+          .pointwise = false,
+          .args =
+              {
+                  {.name = "self", .kind = ArgKind::Tensor},
+                  {.name = "dim", .kind = ArgKind::Int},
+                  {.name = "index", .kind = ArgKind::Tensor},
+                  {.name = "src", .kind = ArgKind::Tensor},
+              },
+          .num_outputs = 1,
+          .samples =
+              {
+                  Sample{{{"self", TensorSample{{4, 3}}},
+                          {"dim", Arg(int64_t{1})},
+                          {"index", TensorSample{{4, 2}, Domain{Domain::Index, 3}}},
+                          {"src", TensorSample{{4, 2}}}}},
+                  Sample{{{"self", TensorSample{{4, 3}}},
+                          {"dim", Arg(int64_t{0})},
+                          {"index", TensorSample{{2, 3}, Domain{Domain::Index, 4}}},
+                          {"src", TensorSample{{2, 3}}}}},
+              },
+          .call = &call_scatter_add,
+      },
+      // masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor
+      OpInfo{
+          .name = "masked_fill.Scalar",
+          .id = "masked_fill_scalar",
+          .schema = "masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor",
+          .functional = "",
+          .shape = ShapeKind::Custom,
+          .dtype = DTypeRule::Promote,
+          .kind = OpKind::Functional,
+          .pointwise = true,
+          .args =
+              {
+                  {.name = "self", .kind = ArgKind::Tensor},
+                  {.name = "mask", .kind = ArgKind::Tensor},
+                  {.name = "value", .kind = ArgKind::Scalar},
+              },
+          .num_outputs = 1,
+          .samples =
+              {
+                  Sample{{{"self", TensorSample{{3, 4}}},
+                          {"mask", TensorSample{{3, 4}, Domain{Domain::Bool, 0}}},
+                          {"value", Arg(1.5)}}},
+                  Sample{{{"self", TensorSample{{3, 4}}},
+                          {"mask", TensorSample{{4}, Domain{Domain::Bool, 0}}},
+                          {"value", Arg(int64_t{-2})}}},
+                  Sample{{{"self", TensorSample{{0, 4}}},
+                          {"mask", TensorSample{{4}, Domain{Domain::Bool, 0}}},
+                          {"value", Arg(0.5)}}},
+              },
+          .call = &call_masked_fill_scalar,
+      },
+      // clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
+      OpInfo{
+          .name = "clamp",
+          .id = "clamp",
+          .schema = "clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor",
+          .functional = "",
+          .shape = ShapeKind::Custom,
+          .dtype = DTypeRule::Promote,
+          .kind = OpKind::Functional,
+          .pointwise = false,
+          .args =
+              {
+                  {.name = "self", .kind = ArgKind::Tensor},
+                  {.name = "min",
+                   .kind = ArgKind::Scalar,
+                   .optional = true,
+                   .default_value = detail::box<std::optional<Scalar>>(std::nullopt)},
+                  {.name = "max",
+                   .kind = ArgKind::Scalar,
+                   .optional = true,
+                   .default_value = detail::box<std::optional<Scalar>>(std::nullopt)},
+              },
+          .num_outputs = 1,
+          .samples =
+              {
+                  Sample{{{"self", TensorSample{{3, 4}}}, {"min", Arg(-0.5)}, {"max", Arg(0.5)}}},
+                  Sample{{{"self", TensorSample{{3, 4}}}, {"min", Arg(-0.5)}}},
+                  Sample{{{"self", TensorSample{{3, 4}}}, {"max", Arg(0.25)}}},
+                  Sample{{{"self", TensorSample{{0, 2}}}, {"min", Arg(int64_t{0})}}},
+              },
+          .call = &call_clamp,
       },
       // conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, int[2] padding=0,
       // int[2] dilation=1, int groups=1) -> Tensor

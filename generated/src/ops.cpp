@@ -631,6 +631,48 @@ Tensor dispatch_unsqueeze(const Tensor& self, int64_t dim) {
   }
 }
 
+// reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)
+Tensor dispatch_reshape(const Tensor& self, const std::vector<int64_t>& shape) {
+  switch (detail::op_device("reshape", {detail::device_of(self)})) {
+    case DeviceType::Lazy:
+      return lazy::reshape(self, shape);
+    default:
+      return cpu::reshape(self, shape);
+  }
+}
+
+// flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)
+Tensor dispatch_flatten_using_ints(const Tensor& self, int64_t start_dim, int64_t end_dim) {
+  switch (detail::op_device("flatten.using_ints", {detail::device_of(self)})) {
+    case DeviceType::Lazy:
+      return lazy::flatten_using_ints(self, start_dim, end_dim);
+    default:
+      return cpu::flatten_using_ints(self, start_dim, end_dim);
+  }
+}
+
+// narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)
+Tensor dispatch_narrow(const Tensor& self, int64_t dim, int64_t start, int64_t length) {
+  switch (detail::op_device("narrow", {detail::device_of(self)})) {
+    case DeviceType::Lazy:
+      return lazy::narrow(self, dim, start, length);
+    default:
+      return cpu::narrow(self, dim, start, length);
+  }
+}
+
+// slice_backward(Tensor grad_output, SymInt[] input_sizes, int dim, SymInt start, SymInt end,
+// SymInt step) -> Tensor
+Tensor dispatch_slice_backward(const Tensor& grad_output, const std::vector<int64_t>& input_sizes,
+                               int64_t dim, int64_t start, int64_t end, int64_t step) {
+  switch (detail::op_device("slice_backward", {detail::device_of(grad_output)})) {
+    case DeviceType::Lazy:
+      return lazy::slice_backward(grad_output, input_sizes, dim, start, end, step);
+    default:
+      return cpu::slice_backward(grad_output, input_sizes, dim, start, end, step);
+  }
+}
+
 // cat(Tensor[] tensors, int dim=0) -> Tensor
 Tensor dispatch_cat(const std::vector<Tensor>& tensors, int64_t dim) {
   switch (detail::op_device("cat", {detail::device_of(tensors)})) {
@@ -638,6 +680,72 @@ Tensor dispatch_cat(const std::vector<Tensor>& tensors, int64_t dim) {
       return lazy::cat(tensors, dim);
     default:
       return cpu::cat(tensors, dim);
+  }
+}
+
+// index_select(Tensor self, int dim, Tensor index) -> Tensor
+Tensor dispatch_index_select(const Tensor& self, int64_t dim, const Tensor& index) {
+  switch (detail::op_device("index_select", {detail::device_of(self), detail::device_of(index)})) {
+    case DeviceType::Lazy:
+      return lazy::index_select(self, dim, index);
+    default:
+      return cpu::index_select(self, dim, index);
+  }
+}
+
+// index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor
+Tensor dispatch_index_add(const Tensor& self, int64_t dim, const Tensor& index,
+                          const Tensor& source, const Scalar& alpha) {
+  switch (detail::op_device("index_add", {detail::device_of(self), detail::device_of(index),
+                                          detail::device_of(source)})) {
+    case DeviceType::Lazy:
+      return lazy::index_add(self, dim, index, source, alpha);
+    default:
+      return cpu::index_add(self, dim, index, source, alpha);
+  }
+}
+
+// gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor
+Tensor dispatch_gather(const Tensor& self, int64_t dim, const Tensor& index, bool sparse_grad) {
+  switch (detail::op_device("gather", {detail::device_of(self), detail::device_of(index)})) {
+    case DeviceType::Lazy:
+      return lazy::gather(self, dim, index, sparse_grad);
+    default:
+      return cpu::gather(self, dim, index, sparse_grad);
+  }
+}
+
+// scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor
+Tensor dispatch_scatter_add(const Tensor& self, int64_t dim, const Tensor& index,
+                            const Tensor& src) {
+  switch (detail::op_device(
+      "scatter_add", {detail::device_of(self), detail::device_of(index), detail::device_of(src)})) {
+    case DeviceType::Lazy:
+      return lazy::scatter_add(self, dim, index, src);
+    default:
+      return cpu::scatter_add(self, dim, index, src);
+  }
+}
+
+// masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor
+Tensor dispatch_masked_fill_scalar(const Tensor& self, const Tensor& mask, const Scalar& value) {
+  switch (
+      detail::op_device("masked_fill.Scalar", {detail::device_of(self), detail::device_of(mask)})) {
+    case DeviceType::Lazy:
+      return lazy::masked_fill_scalar(self, mask, value);
+    default:
+      return cpu::masked_fill_scalar(self, mask, value);
+  }
+}
+
+// clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
+Tensor dispatch_clamp(const Tensor& self, const std::optional<Scalar>& min,
+                      const std::optional<Scalar>& max) {
+  switch (detail::op_device("clamp", {detail::device_of(self)})) {
+    case DeviceType::Lazy:
+      return lazy::clamp(self, min, max);
+    default:
+      return cpu::clamp(self, min, max);
   }
 }
 
@@ -1155,7 +1263,9 @@ Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const S
 
 // bmm(Tensor self, Tensor mat2) -> Tensor
 Tensor bmm(const Tensor& self, const Tensor& mat2) {
-  return dispatch_bmm(self, mat2);
+  decltype(auto) result = dispatch_bmm(self, mat2);
+  if (autograd::needs_grad({&self, &mat2})) autograd::record_bmm(result, self, mat2);
+  return result;
 }
 
 // view(Tensor(a) self, SymInt[] size) -> Tensor(a)
@@ -1186,7 +1296,9 @@ Tensor t(const Tensor& self) {
 
 // expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)
 Tensor expand(const Tensor& self, const std::vector<int64_t>& size, bool implicit) {
-  return dispatch_expand(self, size, implicit);
+  decltype(auto) result = dispatch_expand(self, size, implicit);
+  if (autograd::needs_grad({&self})) autograd::record_expand(result, self, size, implicit);
+  return result;
 }
 
 // slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) ->
@@ -1211,9 +1323,87 @@ Tensor unsqueeze(const Tensor& self, int64_t dim) {
   return dispatch_unsqueeze(self, dim);
 }
 
+// reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)
+Tensor reshape(const Tensor& self, const std::vector<int64_t>& shape) {
+  decltype(auto) result = dispatch_reshape(self, shape);
+  if (autograd::needs_grad({&self})) autograd::record_reshape(result, self, shape);
+  return result;
+}
+
+// flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)
+Tensor flatten(const Tensor& self, int64_t start_dim, int64_t end_dim) {
+  decltype(auto) result = dispatch_flatten_using_ints(self, start_dim, end_dim);
+  if (autograd::needs_grad({&self}))
+    autograd::record_flatten_using_ints(result, self, start_dim, end_dim);
+  return result;
+}
+
+// narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)
+Tensor narrow(const Tensor& self, int64_t dim, int64_t start, int64_t length) {
+  decltype(auto) result = dispatch_narrow(self, dim, start, length);
+  if (autograd::needs_grad({&self})) autograd::record_narrow(result, self, dim, start, length);
+  return result;
+}
+
+// slice_backward(Tensor grad_output, SymInt[] input_sizes, int dim, SymInt start, SymInt end,
+// SymInt step) -> Tensor
+Tensor slice_backward(const Tensor& grad_output, const std::vector<int64_t>& input_sizes,
+                      int64_t dim, int64_t start, int64_t end, int64_t step) {
+  decltype(auto) result = dispatch_slice_backward(grad_output, input_sizes, dim, start, end, step);
+  if (autograd::needs_grad({&grad_output}))
+    autograd::record_slice_backward(result, grad_output, input_sizes, dim, start, end, step);
+  return result;
+}
+
 // cat(Tensor[] tensors, int dim=0) -> Tensor
 Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
   return dispatch_cat(tensors, dim);
+}
+
+// index_select(Tensor self, int dim, Tensor index) -> Tensor
+Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) {
+  decltype(auto) result = dispatch_index_select(self, dim, index);
+  if (autograd::needs_grad({&self})) autograd::record_index_select(result, self, dim, index);
+  return result;
+}
+
+// index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor
+Tensor index_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source,
+                 const Scalar& alpha) {
+  decltype(auto) result = dispatch_index_add(self, dim, index, source, alpha);
+  if (autograd::needs_grad({&self, &source}))
+    autograd::record_index_add(result, self, dim, index, source, alpha);
+  return result;
+}
+
+// gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor
+Tensor gather(const Tensor& self, int64_t dim, const Tensor& index, bool sparse_grad) {
+  decltype(auto) result = dispatch_gather(self, dim, index, sparse_grad);
+  if (autograd::needs_grad({&self})) autograd::record_gather(result, self, dim, index, sparse_grad);
+  return result;
+}
+
+// scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor
+Tensor scatter_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+  decltype(auto) result = dispatch_scatter_add(self, dim, index, src);
+  if (autograd::needs_grad({&self, &src}))
+    autograd::record_scatter_add(result, self, dim, index, src);
+  return result;
+}
+
+// masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor
+Tensor masked_fill(const Tensor& self, const Tensor& mask, const Scalar& value) {
+  decltype(auto) result = dispatch_masked_fill_scalar(self, mask, value);
+  if (autograd::needs_grad({&self})) autograd::record_masked_fill_scalar(result, self, mask, value);
+  return result;
+}
+
+// clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
+Tensor clamp(const Tensor& self, const std::optional<Scalar>& min,
+             const std::optional<Scalar>& max) {
+  decltype(auto) result = dispatch_clamp(self, min, max);
+  if (autograd::needs_grad({&self})) autograd::record_clamp(result, self, min, max);
+  return result;
 }
 
 // conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, int[2] padding=0, int[2]
@@ -1625,6 +1815,52 @@ Tensor Tensor::squeeze(int64_t dim) const {
 // unsqueeze(Tensor(a) self, int dim) -> Tensor(a)
 Tensor Tensor::unsqueeze(int64_t dim) const {
   return lazygen::unsqueeze(*this, dim);
+}
+
+// reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)
+Tensor Tensor::reshape(const std::vector<int64_t>& shape) const {
+  return lazygen::reshape(*this, shape);
+}
+
+// flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)
+Tensor Tensor::flatten(int64_t start_dim, int64_t end_dim) const {
+  return lazygen::flatten(*this, start_dim, end_dim);
+}
+
+// narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)
+Tensor Tensor::narrow(int64_t dim, int64_t start, int64_t length) const {
+  return lazygen::narrow(*this, dim, start, length);
+}
+
+// index_select(Tensor self, int dim, Tensor index) -> Tensor
+Tensor Tensor::index_select(int64_t dim, const Tensor& index) const {
+  return lazygen::index_select(*this, dim, index);
+}
+
+// index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor
+Tensor Tensor::index_add(int64_t dim, const Tensor& index, const Tensor& source,
+                         const Scalar& alpha) const {
+  return lazygen::index_add(*this, dim, index, source, alpha);
+}
+
+// gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor
+Tensor Tensor::gather(int64_t dim, const Tensor& index, bool sparse_grad) const {
+  return lazygen::gather(*this, dim, index, sparse_grad);
+}
+
+// scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor
+Tensor Tensor::scatter_add(int64_t dim, const Tensor& index, const Tensor& src) const {
+  return lazygen::scatter_add(*this, dim, index, src);
+}
+
+// masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor
+Tensor Tensor::masked_fill(const Tensor& mask, const Scalar& value) const {
+  return lazygen::masked_fill(*this, mask, value);
+}
+
+// clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
+Tensor Tensor::clamp(const std::optional<Scalar>& min, const std::optional<Scalar>& max) const {
+  return lazygen::clamp(*this, min, max);
 }
 
 // sqrt_(Tensor(a!) self) -> Tensor(a!)

@@ -489,6 +489,18 @@ const PointwiseInfo kWhereSelfInfo = {"where.self",
                                       &tile_fn<kernels::WhereSelf, int64_t>,
                                       &tile_fn<kernels::WhereSelf, int32_t>};
 
+// masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor
+const PointwiseInfo kMaskedFillScalarInfo = {"masked_fill.Scalar",
+                                             2,
+                                             1,
+                                             {0, 1},
+                                             {2},
+                                             false,
+                                             &tile_fn<kernels::MaskedFillScalar, float>,
+                                             &tile_fn<kernels::MaskedFillScalar, double>,
+                                             &tile_fn<kernels::MaskedFillScalar, int64_t>,
+                                             &tile_fn<kernels::MaskedFillScalar, int32_t>};
+
 // sqrt_(Tensor(a!) self) -> Tensor(a!)
 const PointwiseInfo kSqrtInplaceInfo = {"sqrt_",
                                         1,
@@ -609,6 +621,8 @@ const PointwiseInfo* pointwise_info(ir::OpKind kind) {
       return &kGtScalarInfo;
     case ir::OpKind::where_self:
       return &kWhereSelfInfo;
+    case ir::OpKind::masked_fill_scalar:
+      return &kMaskedFillScalarInfo;
     case ir::OpKind::sqrt_inplace:
       return &kSqrtInplaceInfo;
     case ir::OpKind::div_inplace_tensor:

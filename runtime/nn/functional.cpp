@@ -31,20 +31,7 @@ Tensor max_pool2d(const Tensor& x, int64_t kernel_size, std::optional<int64_t> s
 }
 
 Tensor flatten(const Tensor& x, int64_t start_dim, int64_t end_dim) {
-  const int64_t rank = std::max<int64_t>(x.dim(), 1);
-  const int64_t start = wrap_dim("flatten", start_dim, rank);
-  const int64_t end = wrap_dim("flatten", end_dim, rank);
-  if (start > end) {
-    throw ShapeError("flatten", "start_dim " + std::to_string(start_dim) + " comes after end_dim " +
-                                    std::to_string(end_dim));
-  }
-  if (x.dim() == 0) return x.view({1});
-  std::vector<int64_t> sizes(x.sizes().begin(), x.sizes().begin() + start);
-  int64_t merged = 1;
-  for (int64_t d = start; d <= end; ++d) merged *= x.size(d);
-  sizes.push_back(merged);
-  sizes.insert(sizes.end(), x.sizes().begin() + end + 1, x.sizes().end());
-  return sizes == x.sizes() ? x : x.view(sizes);
+  return lazygen::flatten(x, start_dim, end_dim);
 }
 
 Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {

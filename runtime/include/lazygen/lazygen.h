@@ -1,9 +1,10 @@
-// The whole public API in one include: tensors, factories, the generated ops and operators, the
-// lazy device's sync points, and metrics.
+// The whole public API in one include: tensors, factories, the generated ops, composite ops and
+// operators, the lazy device's sync points, and metrics.
 #pragma once
 
 #include "lazygen/device.h"
 #include "lazygen/autograd.h"
+#include "lazygen/composite.h"
 #include "lazygen/dtype.h"
 #include "lazygen/factory.h"
 #include "lazygen/generated/ops.h"

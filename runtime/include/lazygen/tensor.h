@@ -83,6 +83,8 @@ class Tensor {
 
   // Methods generated from ops.yaml (`variants: method`): x.add(y), x.add_(y), x.sum(), ...
 #include "lazygen/generated/tensor_methods.inc"
+  // Methods of the composite ops (lazygen/composite.h).
+  Tensor matmul(const Tensor& other) const;
 
  private:
   std::shared_ptr<TensorImpl> impl_;

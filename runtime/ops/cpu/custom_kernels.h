@@ -1,6 +1,7 @@
 // Hand-written eager cpu kernels for the ops.yaml entries with `kernel: custom`: reductions,
-// softmax, matrix products, views and cat. lazygen derives these names and signatures (op id:
-// `sum.dim_IntList` -> sum_dim_intlist) and declares them again in generated cpu_kernels.h.
+// softmax, matrix products, views, cat, indexing and clamp. lazygen derives these names and
+// signatures (op id: `sum.dim_IntList` -> sum_dim_intlist) and declares them again in generated
+// cpu_kernels.h.
 //
 // Each kernel first calls its shape function (ops/shape/custom_shapes.h or the shape rule of
 // its `shape:` kind), so errors match lazy tracing. Operands must be cpu tensors. Views return
@@ -56,8 +57,28 @@ Tensor slice_tensor(const Tensor& self, int64_t dim, std::optional<int64_t> star
 Tensor select_int(const Tensor& self, int64_t dim, int64_t index);
 Tensor squeeze_dim(const Tensor& self, int64_t dim);
 Tensor unsqueeze(const Tensor& self, int64_t dim);
+// A view when self's strides allow one (PyTorch's computeStride rule), else a contiguous copy.
+Tensor reshape(const Tensor& self, const std::vector<int64_t>& shape);
+Tensor flatten_using_ints(const Tensor& self, int64_t start_dim, int64_t end_dim);
+Tensor narrow(const Tensor& self, int64_t dim, int64_t start, int64_t length);
 
 // ---- copies (ops/cpu/cat.cpp)
 Tensor cat(const std::vector<Tensor>& tensors, int64_t dim);
+
+// ---- indexing (ops/cpu/indexing.cpp): index values out of [0, size(dim)) throw
+// std::out_of_range naming the op and the shapes. Results are new contiguous tensors.
+Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index);
+Tensor index_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source,
+                 const Scalar& alpha);
+Tensor gather(const Tensor& self, int64_t dim, const Tensor& index, bool sparse_grad);
+// Duplicate indices accumulate, in index's row-major order.
+Tensor scatter_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src);
+// Zeros of input_sizes with grad_output copied into their slice(dim, start, end, step).
+Tensor slice_backward(const Tensor& grad_output, const std::vector<int64_t>& input_sizes,
+                      int64_t dim, int64_t start, int64_t end, int64_t step);
+
+// ---- clamp (ops/cpu/clamp.cpp)
+Tensor clamp(const Tensor& self, const std::optional<Scalar>& min,
+             const std::optional<Scalar>& max);
 
 }  // namespace lazygen::cpu

@@ -1,5 +1,6 @@
 // The view kernels: new TensorImpls over self's storage (custom_kernels.h). Sizes come from the
-// shape functions (ops/shape/view_shapes.cpp); this file derives strides and offsets.
+// shape functions (ops/shape/view_shapes.cpp); this file derives strides and offsets. reshape and
+// flatten copy when no strides fit.
 #include <optional>
 
 #include "core/tensor/tensor_impl.h"
@@ -46,6 +47,17 @@ std::vector<int64_t> erased(std::vector<int64_t> v, int64_t i) {
   return v;
 }
 
+// self with `sizes` (same element count): a view when the strides allow, else a contiguous
+// copy, as PyTorch's reshape. The same sizes keep self's strides.
+Tensor reshaped(const Tensor& self, const std::vector<int64_t>& sizes) {
+  if (sizes == self.sizes()) return make_view(self, sizes, self.strides(), self.storage_offset());
+  if (auto strides = view_strides(self.sizes(), self.strides(), sizes)) {
+    return make_view(self, sizes, std::move(*strides), self.storage_offset());
+  }
+  const Tensor copy = self.clone();
+  return make_view(copy, sizes, contiguous_strides(sizes), copy.storage_offset());
+}
+
 }  // namespace
 
 Tensor view(const Tensor& self, const std::vector<int64_t>& size) {
@@ -60,6 +72,23 @@ Tensor view(const Tensor& self, const std::vector<int64_t>& size) {
                                  "subspaces); copy with contiguous() first");
   }
   return make_view(self, shape.sizes, std::move(*strides), self.storage_offset());
+}
+
+Tensor reshape(const Tensor& self, const std::vector<int64_t>& shape) {
+  return reshaped(self, compute_shape_reshape(self.shape(), shape)[0].sizes);
+}
+
+Tensor flatten_using_ints(const Tensor& self, int64_t start_dim, int64_t end_dim) {
+  return reshaped(self,
+                  compute_shape_flatten_using_ints(self.shape(), start_dim, end_dim)[0].sizes);
+}
+
+Tensor narrow(const Tensor& self, int64_t dim, int64_t start, int64_t length) {
+  const Shape shape = compute_shape_narrow(self.shape(), dim, start, length)[0];
+  const int64_t d = wrap_dim("narrow", dim, self.dim());
+  if (start < 0) start += self.size(d);
+  const int64_t offset = self.storage_offset() + start * self.stride(d);
+  return make_view(self, shape.sizes, self.strides(), offset);
 }
 
 Tensor permute(const Tensor& self, const std::vector<int64_t>& dims) {

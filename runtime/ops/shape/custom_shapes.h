@@ -41,10 +41,44 @@ std::vector<Shape> compute_shape_slice_tensor(const Shape& self, int64_t dim,
 std::vector<Shape> compute_shape_select_int(const Shape& self, int64_t dim, int64_t index);
 std::vector<Shape> compute_shape_squeeze_dim(const Shape& self, int64_t dim);
 std::vector<Shape> compute_shape_unsqueeze(const Shape& self, int64_t dim);
+// reshape/flatten: the sizes alone; whether the result can alias self is the kernel's business.
+std::vector<Shape> compute_shape_reshape(const Shape& self, const std::vector<int64_t>& shape);
+// Dims start_dim..end_dim merged into one; a 0-dim self becomes [1].
+std::vector<Shape> compute_shape_flatten_using_ints(const Shape& self, int64_t start_dim,
+                                                    int64_t end_dim);
+// -size <= start <= size (negative wraps) and start + length <= size after wrapping.
+std::vector<Shape> compute_shape_narrow(const Shape& self, int64_t dim, int64_t start,
+                                        int64_t length);
+// input_sizes (grad_output's dtype); grad_output must have the shape of that slice of them.
+std::vector<Shape> compute_shape_slice_backward(const Shape& grad_output,
+                                                const std::vector<int64_t>& input_sizes,
+                                                int64_t dim, int64_t start, int64_t end,
+                                                int64_t step);
 
 // ---- copies
 // Sizes agree except along dim (1-D empty tensors are skipped, as in PyTorch); dtypes promote.
 std::vector<Shape> compute_shape_cat(const std::vector<Shape>& tensors, int64_t dim);
+
+// ---- indexing (ops/shape/indexing_shapes.cpp)
+// index: int64 or int32 with at most one dim; the result is self with index.numel() at dim.
+std::vector<Shape> compute_shape_index_select(const Shape& self, int64_t dim, const Shape& index);
+// self's shape; source has self's dtype and slice shape, and index.numel() entries at dim.
+std::vector<Shape> compute_shape_index_add(const Shape& self, int64_t dim, const Shape& index,
+                                           const Shape& source, const Scalar& alpha);
+// index: int64 of self's rank, no larger than self apart from dim; the result has its sizes.
+std::vector<Shape> compute_shape_gather(const Shape& self, int64_t dim, const Shape& index,
+                                        bool sparse_grad);
+// self's shape; index as for gather and no larger than src (of self's dtype) in any dim.
+std::vector<Shape> compute_shape_scatter_add(const Shape& self, int64_t dim, const Shape& index,
+                                             const Shape& src);
+// A bool mask; self and mask broadcast; self's dtype.
+std::vector<Shape> compute_shape_masked_fill_scalar(const Shape& self, const Shape& mask,
+                                                    const Scalar& value);
+
+// ---- pointwise with optional bounds (ops/shape/misc_shapes.cpp)
+// At least one bound; not bool; the dtype promotes self with the bounds, as PyTorch's clamp.
+std::vector<Shape> compute_shape_clamp(const Shape& self, const std::optional<Scalar>& min,
+                                       const std::optional<Scalar>& max);
 
 // The start and length a slice takes along a dim of `size` (start/end clamped like PyTorch).
 struct SliceRange {

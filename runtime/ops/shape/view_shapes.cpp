@@ -18,8 +18,10 @@ void require_dims(const char* op, const Shape& self, const char* what) {
     throw ShapeError(op, std::string(what) + " cannot be applied to a 0-dim tensor");
 }
 
-// The sizes of `size` with a -1 replaced so that the element count equals `numel`.
-std::vector<int64_t> infer_size(const char* op, const std::vector<int64_t>& size, int64_t numel) {
+// The sizes of `size` with a -1 replaced so that the element count equals self's.
+std::vector<int64_t> infer_size(const char* op, const std::vector<int64_t>& size,
+                                const Shape& self) {
+  const int64_t numel = self.numel();
   std::vector<int64_t> out = size;
   int64_t known = 1;
   std::optional<size_t> infer;
@@ -36,8 +38,8 @@ std::vector<int64_t> infer_size(const char* op, const std::vector<int64_t>& size
   }
   const bool fits = infer ? known != 0 && numel % known == 0 : known == numel;
   if (!fits) {
-    throw ShapeError(op,
-                     "shape '" + sizes_str(size) + "' is invalid for input of size " + str(numel));
+    throw ShapeError(op, "shape '" + sizes_str(size) + "' is invalid for input of size " +
+                             str(numel) + " (input shape " + sizes_str(self.sizes) + ")");
   }
   if (infer) out[*infer] = numel / known;
   return out;
@@ -46,7 +48,51 @@ std::vector<int64_t> infer_size(const char* op, const std::vector<int64_t>& size
 }  // namespace
 
 std::vector<Shape> compute_shape_view(const Shape& self, const std::vector<int64_t>& size) {
-  return {Shape(self.dtype, infer_size("view", size, self.numel()))};
+  return {Shape(self.dtype, infer_size("view", size, self))};
+}
+
+std::vector<Shape> compute_shape_reshape(const Shape& self, const std::vector<int64_t>& shape) {
+  return {Shape(self.dtype, infer_size("reshape", shape, self))};
+}
+
+std::vector<Shape> compute_shape_flatten_using_ints(const Shape& self, int64_t start_dim,
+                                                    int64_t end_dim) {
+  const char* op = "flatten.using_ints";
+  const int64_t start = wrap_dim(op, start_dim, self.dim());
+  const int64_t end = wrap_dim(op, end_dim, self.dim());
+  if (start > end) {
+    throw ShapeError(op, "start_dim " + str(start_dim) + " cannot come after end_dim " +
+                             str(end_dim) + " (self of shape " + sizes_str(self.sizes) + ")");
+  }
+  if (self.dim() == 0) return {Shape(self.dtype, {1})};
+  std::vector<int64_t> sizes(self.sizes.begin(), self.sizes.begin() + start);
+  int64_t merged = 1;
+  for (int64_t d = start; d <= end; ++d) merged *= self.sizes[d];
+  sizes.push_back(merged);
+  sizes.insert(sizes.end(), self.sizes.begin() + end + 1, self.sizes.end());
+  return {Shape(self.dtype, std::move(sizes))};
+}
+
+std::vector<Shape> compute_shape_narrow(const Shape& self, int64_t dim, int64_t start,
+                                        int64_t length) {
+  const char* op = "narrow";
+  require_dims(op, self, "narrow()");
+  const int64_t d = wrap_dim(op, dim, self.dim());
+  const int64_t size = self.sizes[d];
+  const std::string where = " (self of shape " + sizes_str(self.sizes) + ", dim " + str(d) + ")";
+  if (length < 0) throw ShapeError(op, "length must be non-negative, got " + str(length) + where);
+  if (start < -size || start > size) {
+    throw ShapeError(op, "start out of range (expected to be in range of [" + str(-size) + ", " +
+                             str(size) + "], but got " + str(start) + ")" + where);
+  }
+  const int64_t first = start < 0 ? start + size : start;
+  if (first > size - length) {
+    throw ShapeError(op, "start (" + str(first) + ") + length (" + str(length) +
+                             ") exceeds dimension size (" + str(size) + ")" + where);
+  }
+  Shape out = self;
+  out.sizes[d] = length;
+  return {out};
 }
 
 std::vector<Shape> compute_shape_permute(const Shape& self, const std::vector<int64_t>& dims) {
@@ -137,6 +183,26 @@ std::vector<Shape> compute_shape_slice_tensor(const Shape& self, int64_t dim,
   Shape out = self;
   out.sizes[d] = slice_range("slice.Tensor", self.sizes[d], start, end, step).length;
   return {out};
+}
+
+std::vector<Shape> compute_shape_slice_backward(const Shape& grad_output,
+                                                const std::vector<int64_t>& input_sizes,
+                                                int64_t dim, int64_t start, int64_t end,
+                                                int64_t step) {
+  const char* op = "slice_backward";
+  checked_numel(op, input_sizes);
+  const Shape input(grad_output.dtype, input_sizes);
+  require_dims(op, input, "slice_backward()");
+  const int64_t d = wrap_dim(op, dim, input.dim());
+  std::vector<int64_t> sliced = input_sizes;
+  sliced[d] = slice_range(op, input_sizes[d], start, end, step).length;
+  if (sliced != grad_output.sizes) {
+    throw ShapeError(op, "grad_output of shape " + sizes_str(grad_output.sizes) +
+                             " does not match the slice [" + str(start) + ":" + str(end) + ":" +
+                             str(step) + "] along dim " + str(d) + " of input_sizes " +
+                             sizes_str(input_sizes) + ", which has shape " + sizes_str(sliced));
+  }
+  return {input};
 }
 
 std::vector<Shape> compute_shape_select_int(const Shape& self, int64_t dim, int64_t index) {

@@ -14,6 +14,7 @@
 
 #include "gradcheck.h"
 #include "lazygen/autograd.h"
+#include "lazygen/composite.h"
 #include "lazygen/factory.h"
 #include "lazygen/generated/ops.h"
 #include "lazygen/operators.h"
@@ -218,6 +219,102 @@ std::vector<GradCase> matmul_and_view_cases() {
   };
 }
 
+Tensor index(const std::vector<int64_t>& v, std::optional<IntList> sizes = std::nullopt) {
+  return tensor<int64_t>(v, sizes);
+}
+
+// Views that reshape (including their copying cases), batched products and the indexing ops;
+// indices repeat so that gradients accumulate.
+std::vector<GradCase> reshape_and_indexing_cases() {
+  return {
+      {"bmm", "bmm", [](const Inputs& in) { return bmm(in[0], in[1]); },
+       [] {
+         return Inputs{values({2, 3, 4}, 100), values({2, 4, 2}, 101)};
+       }},
+      {"expand_leading_and_size_one", "expand",
+       [](const Inputs& in) {
+         return in[0].expand({2, 3, 4});
+       },
+       [] {
+         return Inputs{values({3, 1}, 102)};
+       }},
+      {"reshape_view", "reshape",
+       [](const Inputs& in) {
+         return in[0].reshape({3, -1}) * in[1];
+       },
+       [] {
+         return Inputs{values({2, 3, 2}, 103), values({3, 4}, 104)};
+       }},
+      {"reshape_copy", "reshape", [](const Inputs& in) { return reshape(in[0].t(), {6}); },
+       [] {
+         return Inputs{values({2, 3}, 105)};
+       }},
+      {"flatten", "flatten.using_ints", [](const Inputs& in) { return flatten(in[0], 1); },
+       [] {
+         return Inputs{values({2, 3, 4}, 106)};
+       }},
+      {"flatten_copy", "flatten.using_ints",
+       [](const Inputs& in) { return in[0].transpose(0, 2).flatten(0, 1); },
+       [] {
+         return Inputs{values({2, 3, 4}, 107)};
+       }},
+      {"narrow", "narrow", [](const Inputs& in) { return narrow(in[0], 1, 1, 3); },
+       [] {
+         return Inputs{values({2, 5}, 108)};
+       }},
+      {"narrow_negative_start_to_end", "narrow",
+       [](const Inputs& in) { return in[0].narrow(0, -2, 2); },
+       [] {
+         return Inputs{values({4, 3}, 109)};
+       }},
+      {"slice_backward", "slice_backward",
+       [](const Inputs& in) {
+         return slice_backward(in[0], {4, 5}, 1, 1, 5, 2);
+       },
+       [] {
+         return Inputs{values({4, 2}, 110)};
+       }},
+      {"index_select", "index_select",
+       [](const Inputs& in) { return index_select(in[0], 1, in[1]); },
+       [] {
+         return Inputs{values({3, 4}, 111), index({3, 0, 3})};
+       }},
+      {"index_add", "index_add",
+       [](const Inputs& in) { return index_add(in[0], 0, in[1], in[2], 1.5); },
+       [] {
+         return Inputs{values({3, 2}, 112), index({2, 0, 2}), values({3, 2}, 113)};
+       }},
+      {"gather", "gather", [](const Inputs& in) { return gather(in[0], 1, in[1]); },
+       [] {
+         return Inputs{values({3, 4}, 114), index({0, 3, 3, 3, 1, 2}, IntList{3, 2})};
+       }},
+      {"scatter_add", "scatter_add",
+       [](const Inputs& in) { return scatter_add(in[0], 0, in[1], in[2]); },
+       [] {
+         return Inputs{values({3, 4}, 115), index({2, 0, 2, 1, 2, 2, 0, 1}, IntList{2, 4}),
+                       values({2, 4}, 116)};
+       }},
+      {"masked_fill_broadcast_mask", "masked_fill.Scalar",
+       [](const Inputs& in) { return masked_fill(in[0], in[1], 0.5); },
+       [] {
+         return Inputs{values({2, 3}, 117), condition({3}, 118)};
+       }},
+      {"masked_fill_broadcast_self", "masked_fill.Scalar",
+       [](const Inputs& in) { return in[0].masked_fill(in[1], -2); },
+       [] {
+         return Inputs{values({3}, 119), condition({2, 3}, 120)};
+       }},
+      {"clamp", "clamp", [](const Inputs& in) { return clamp(in[0], -0.5, 0.5); },
+       [] {
+         return Inputs{values({3, 4}, 121)};
+       }},
+      {"clamp_min_only", "clamp", [](const Inputs& in) { return in[0].clamp(0.1); },
+       [] {
+         return Inputs{values({3, 4}, 122)};
+       }},
+  };
+}
+
 // Class weights for nll_loss on `like`'s device: a constant, not an input (its formula gives no
 // weight gradient).
 Tensor class_weights(const Tensor& like) {
@@ -294,6 +391,26 @@ std::vector<GradCase> composite_cases() {
        [] {
          return Inputs{values({4, 3}, 55), tensor<int64_t>({2, 0, 1, 2})};
        }},
+      {"matmul_vector_vector", "", [](const Inputs& in) { return matmul(in[0], in[1]); },
+       [] {
+         return Inputs{values({4}, 130), values({4}, 131)};
+       }},
+      {"matmul_matrix_vector", "", [](const Inputs& in) { return matmul(in[0], in[1]); },
+       [] {
+         return Inputs{values({3, 4}, 132), values({4}, 133)};
+       }},
+      {"matmul_vector_batched", "", [](const Inputs& in) { return matmul(in[0], in[1]); },
+       [] {
+         return Inputs{values({4}, 134), values({2, 4, 3}, 135)};
+       }},
+      {"matmul_folded", "", [](const Inputs& in) { return in[0].matmul(in[1]); },
+       [] {
+         return Inputs{values({2, 3, 4}, 136), values({4, 2}, 137)};
+       }},
+      {"matmul_broadcast_batches", "", [](const Inputs& in) { return matmul(in[0], in[1]); },
+       [] {
+         return Inputs{values({2, 1, 3, 4}, 138), values({3, 4, 2}, 139)};
+       }},
       {"conv_net", "",
        [](const Inputs& in) {
          Tensor h = max_pool2d(relu(conv2d(in[0], in[1], in[2], {1, 1}, {1, 1})), {2, 2});
@@ -310,6 +427,7 @@ std::vector<GradCase> all_cases() {
   std::vector<GradCase> cases = binary_cases();
   for (auto& c : unary_and_other_cases()) cases.push_back(std::move(c));
   for (auto& c : matmul_and_view_cases()) cases.push_back(std::move(c));
+  for (auto& c : reshape_and_indexing_cases()) cases.push_back(std::move(c));
   for (auto& c : training_cases()) cases.push_back(std::move(c));
   for (auto& c : composite_cases()) cases.push_back(std::move(c));
   return cases;

@@ -63,12 +63,48 @@ void record_mm(const Tensor& result, const Tensor& self, const Tensor& mat2);
 // addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
 void record_addmm(const Tensor& result, const Tensor& self, const Tensor& mat1, const Tensor& mat2,
                   const Scalar& beta, const Scalar& alpha);
+// bmm(Tensor self, Tensor mat2) -> Tensor
+void record_bmm(const Tensor& result, const Tensor& self, const Tensor& mat2);
 // view(Tensor(a) self, SymInt[] size) -> Tensor(a)
 void record_view(const Tensor& result, const Tensor& self, const std::vector<int64_t>& size);
 // transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)
 void record_transpose_int(const Tensor& result, const Tensor& self, int64_t dim0, int64_t dim1);
 // t(Tensor(a) self) -> Tensor(a)
 void record_t(const Tensor& result, const Tensor& self);
+// expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)
+void record_expand(const Tensor& result, const Tensor& self, const std::vector<int64_t>& size,
+                   bool implicit);
+// reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)
+void record_reshape(const Tensor& result, const Tensor& self, const std::vector<int64_t>& shape);
+// flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)
+void record_flatten_using_ints(const Tensor& result, const Tensor& self, int64_t start_dim,
+                               int64_t end_dim);
+// narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)
+void record_narrow(const Tensor& result, const Tensor& self, int64_t dim, int64_t start,
+                   int64_t length);
+// slice_backward(Tensor grad_output, SymInt[] input_sizes, int dim, SymInt start, SymInt end,
+// SymInt step) -> Tensor
+void record_slice_backward(const Tensor& result, const Tensor& grad_output,
+                           const std::vector<int64_t>& input_sizes, int64_t dim, int64_t start,
+                           int64_t end, int64_t step);
+// index_select(Tensor self, int dim, Tensor index) -> Tensor
+void record_index_select(const Tensor& result, const Tensor& self, int64_t dim,
+                         const Tensor& index);
+// index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor
+void record_index_add(const Tensor& result, const Tensor& self, int64_t dim, const Tensor& index,
+                      const Tensor& source, const Scalar& alpha);
+// gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor
+void record_gather(const Tensor& result, const Tensor& self, int64_t dim, const Tensor& index,
+                   bool sparse_grad);
+// scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor
+void record_scatter_add(const Tensor& result, const Tensor& self, int64_t dim, const Tensor& index,
+                        const Tensor& src);
+// masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor
+void record_masked_fill_scalar(const Tensor& result, const Tensor& self, const Tensor& mask,
+                               const Scalar& value);
+// clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
+void record_clamp(const Tensor& result, const Tensor& self, const std::optional<Scalar>& min,
+                  const std::optional<Scalar>& max);
 // conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, int[2] padding=0, int[2]
 // dilation=1, int groups=1) -> Tensor
 void record_conv2d(const Tensor& result, const Tensor& input, const Tensor& weight,

@@ -148,8 +148,33 @@ Tensor select_int(const Tensor& self, int64_t dim, int64_t index);
 Tensor squeeze_dim(const Tensor& self, int64_t dim);
 // unsqueeze(Tensor(a) self, int dim) -> Tensor(a) (hand-written)
 Tensor unsqueeze(const Tensor& self, int64_t dim);
+// reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a) (hand-written)
+Tensor reshape(const Tensor& self, const std::vector<int64_t>& shape);
+// flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a) (hand-written)
+Tensor flatten_using_ints(const Tensor& self, int64_t start_dim, int64_t end_dim);
+// narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a) (hand-written)
+Tensor narrow(const Tensor& self, int64_t dim, int64_t start, int64_t length);
+// slice_backward(Tensor grad_output, SymInt[] input_sizes, int dim, SymInt start, SymInt end,
+// SymInt step) -> Tensor (hand-written)
+Tensor slice_backward(const Tensor& grad_output, const std::vector<int64_t>& input_sizes,
+                      int64_t dim, int64_t start, int64_t end, int64_t step);
 // cat(Tensor[] tensors, int dim=0) -> Tensor (hand-written)
 Tensor cat(const std::vector<Tensor>& tensors, int64_t dim);
+// index_select(Tensor self, int dim, Tensor index) -> Tensor (hand-written)
+Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index);
+// index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor
+// (hand-written)
+Tensor index_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source,
+                 const Scalar& alpha);
+// gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor (hand-written)
+Tensor gather(const Tensor& self, int64_t dim, const Tensor& index, bool sparse_grad);
+// scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor (hand-written)
+Tensor scatter_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src);
+// masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor
+Tensor masked_fill_scalar(const Tensor& self, const Tensor& mask, const Scalar& value);
+// clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor (hand-written)
+Tensor clamp(const Tensor& self, const std::optional<Scalar>& min,
+             const std::optional<Scalar>& max);
 // conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, int[2] padding=0, int[2]
 // dilation=1, int groups=1) -> Tensor (hand-written)
 Tensor conv2d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
@@ -337,6 +362,9 @@ void run_gt_scalar(const Tensor& out, std::initializer_list<Tensor> inputs,
 // where.self(Tensor condition, Tensor self, Tensor other) -> Tensor
 void run_where_self(const Tensor& out, std::initializer_list<Tensor> inputs,
                     std::initializer_list<Scalar> scalars, DType compute);
+// masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor
+void run_masked_fill_scalar(const Tensor& out, std::initializer_list<Tensor> inputs,
+                            std::initializer_list<Scalar> scalars, DType compute);
 // sqrt_(Tensor(a!) self) -> Tensor(a!)
 void run_sqrt_inplace(const Tensor& out, std::initializer_list<Tensor> inputs,
                       std::initializer_list<Scalar> scalars, DType compute);
@@ -392,6 +420,7 @@ DType compute_dtype_gt_tensor(const Shape& self, const Shape& other);
 DType compute_dtype_ge_tensor(const Shape& self, const Shape& other);
 DType compute_dtype_gt_scalar(const Shape& self, const Scalar& other);
 DType compute_dtype_where_self(const Shape& condition, const Shape& self, const Shape& other);
+DType compute_dtype_masked_fill_scalar(const Shape& self, const Shape& mask, const Scalar& value);
 DType compute_dtype_sqrt_inplace(const Shape& self);
 DType compute_dtype_div_inplace_tensor(const Shape& self, const Shape& other);
 DType compute_dtype_div_inplace_scalar(const Shape& self, const Scalar& other);

@@ -88,6 +88,8 @@ void launch_ge_tensor(const PointwiseArgs& args, cudaStream_t stream);
 void launch_gt_scalar(const PointwiseArgs& args, cudaStream_t stream);
 // where.self(Tensor condition, Tensor self, Tensor other) -> Tensor
 void launch_where_self(const PointwiseArgs& args, cudaStream_t stream);
+// masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor
+void launch_masked_fill_scalar(const PointwiseArgs& args, cudaStream_t stream);
 // sqrt_(Tensor(a!) self) -> Tensor(a!)
 void launch_sqrt_inplace(const PointwiseArgs& args, cudaStream_t stream);
 // div_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)

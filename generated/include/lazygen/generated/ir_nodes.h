@@ -965,6 +965,111 @@ class Unsqueeze final : public Node {
   const int64_t dim;
 };
 
+// reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)
+class Reshape final : public Node {
+ public:
+  static constexpr OpKind kKind = OpKind::reshape;
+
+  Reshape(const Value& self, const std::vector<int64_t>& shape_, std::vector<Shape> shapes)
+      : Node(kKind, operand_list(self), std::move(shapes), hash_all(shape_)), shape_(shape_) {}
+
+  bool can_reuse(const Value& self, const std::vector<int64_t>& shape_) const {
+    return operands_match(self) && attr_equal(shape_, this->shape_);
+  }
+  std::string attrs_string() const override { return format_attrs({{"shape", attr_str(shape_)}}); }
+
+  const std::vector<int64_t> shape_;
+};
+
+// flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)
+class FlattenUsingInts final : public Node {
+ public:
+  static constexpr OpKind kKind = OpKind::flatten_using_ints;
+
+  FlattenUsingInts(const Value& self, const int64_t& start_dim, const int64_t& end_dim,
+                   std::vector<Shape> shapes)
+      : Node(kKind, operand_list(self), std::move(shapes), hash_all(start_dim, end_dim)),
+        start_dim(start_dim),
+        end_dim(end_dim) {}
+
+  bool can_reuse(const Value& self, const int64_t& start_dim, const int64_t& end_dim) const {
+    return operands_match(self) && attr_equal(start_dim, this->start_dim) &&
+           attr_equal(end_dim, this->end_dim);
+  }
+  std::string attrs_string() const override {
+    return format_attrs({{"start_dim", attr_str(start_dim)}, {"end_dim", attr_str(end_dim)}});
+  }
+
+  const int64_t start_dim;
+  const int64_t end_dim;
+};
+
+// narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)
+class Narrow final : public Node {
+ public:
+  static constexpr OpKind kKind = OpKind::narrow;
+
+  Narrow(const Value& self, const int64_t& dim, const int64_t& start, const int64_t& length,
+         std::vector<Shape> shapes)
+      : Node(kKind, operand_list(self), std::move(shapes), hash_all(dim, start, length)),
+        dim(dim),
+        start(start),
+        length(length) {}
+
+  bool can_reuse(const Value& self, const int64_t& dim, const int64_t& start,
+                 const int64_t& length) const {
+    return operands_match(self) && attr_equal(dim, this->dim) && attr_equal(start, this->start) &&
+           attr_equal(length, this->length);
+  }
+  std::string attrs_string() const override {
+    return format_attrs(
+        {{"dim", attr_str(dim)}, {"start", attr_str(start)}, {"length", attr_str(length)}});
+  }
+
+  const int64_t dim;
+  const int64_t start;
+  const int64_t length;
+};
+
+// slice_backward(Tensor grad_output, SymInt[] input_sizes, int dim, SymInt start, SymInt end,
+// SymInt step) -> Tensor
+class SliceBackward final : public Node {
+ public:
+  static constexpr OpKind kKind = OpKind::slice_backward;
+
+  SliceBackward(const Value& grad_output, const std::vector<int64_t>& input_sizes,
+                const int64_t& dim, const int64_t& start, const int64_t& end, const int64_t& step,
+                std::vector<Shape> shapes)
+      : Node(kKind, operand_list(grad_output), std::move(shapes),
+             hash_all(input_sizes, dim, start, end, step)),
+        input_sizes(input_sizes),
+        dim(dim),
+        start(start),
+        end(end),
+        step(step) {}
+
+  bool can_reuse(const Value& grad_output, const std::vector<int64_t>& input_sizes,
+                 const int64_t& dim, const int64_t& start, const int64_t& end,
+                 const int64_t& step) const {
+    return operands_match(grad_output) && attr_equal(input_sizes, this->input_sizes) &&
+           attr_equal(dim, this->dim) && attr_equal(start, this->start) &&
+           attr_equal(end, this->end) && attr_equal(step, this->step);
+  }
+  std::string attrs_string() const override {
+    return format_attrs({{"input_sizes", attr_str(input_sizes)},
+                         {"dim", attr_str(dim)},
+                         {"start", attr_str(start)},
+                         {"end", attr_str(end)},
+                         {"step", attr_str(step)}});
+  }
+
+  const std::vector<int64_t> input_sizes;
+  const int64_t dim;
+  const int64_t start;
+  const int64_t end;
+  const int64_t step;
+};
+
 // cat(Tensor[] tensors, int dim=0) -> Tensor
 class Cat final : public Node {
  public:
@@ -980,6 +1085,121 @@ class Cat final : public Node {
   std::string attrs_string() const override { return format_attrs({{"dim", attr_str(dim)}}); }
 
   const int64_t dim;
+};
+
+// index_select(Tensor self, int dim, Tensor index) -> Tensor
+class IndexSelect final : public Node {
+ public:
+  static constexpr OpKind kKind = OpKind::index_select;
+
+  IndexSelect(const Value& self, const int64_t& dim, const Value& index, std::vector<Shape> shapes)
+      : Node(kKind, operand_list(self, index), std::move(shapes), hash_all(dim)), dim(dim) {}
+
+  bool can_reuse(const Value& self, const int64_t& dim, const Value& index) const {
+    return operands_match(self, index) && attr_equal(dim, this->dim);
+  }
+  std::string attrs_string() const override { return format_attrs({{"dim", attr_str(dim)}}); }
+
+  const int64_t dim;
+};
+
+// index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor
+class IndexAdd final : public Node {
+ public:
+  static constexpr OpKind kKind = OpKind::index_add;
+
+  IndexAdd(const Value& self, const int64_t& dim, const Value& index, const Value& source,
+           const Value& alpha, std::vector<Shape> shapes)
+      : Node(kKind, operand_list(self, index, source, alpha), std::move(shapes), hash_all(dim)),
+        dim(dim) {}
+
+  bool can_reuse(const Value& self, const int64_t& dim, const Value& index, const Value& source,
+                 const Value& alpha) const {
+    return operands_match(self, index, source, alpha) && attr_equal(dim, this->dim);
+  }
+  std::string attrs_string() const override { return format_attrs({{"dim", attr_str(dim)}}); }
+
+  const int64_t dim;
+};
+
+// gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor
+class Gather final : public Node {
+ public:
+  static constexpr OpKind kKind = OpKind::gather;
+
+  Gather(const Value& self, const int64_t& dim, const Value& index, const bool& sparse_grad,
+         std::vector<Shape> shapes)
+      : Node(kKind, operand_list(self, index), std::move(shapes), hash_all(dim, sparse_grad)),
+        dim(dim),
+        sparse_grad(sparse_grad) {}
+
+  bool can_reuse(const Value& self, const int64_t& dim, const Value& index,
+                 const bool& sparse_grad) const {
+    return operands_match(self, index) && attr_equal(dim, this->dim) &&
+           attr_equal(sparse_grad, this->sparse_grad);
+  }
+  std::string attrs_string() const override {
+    return format_attrs({{"dim", attr_str(dim)}, {"sparse_grad", attr_str(sparse_grad)}});
+  }
+
+  const int64_t dim;
+  const bool sparse_grad;
+};
+
+// scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor
+class ScatterAdd final : public Node {
+ public:
+  static constexpr OpKind kKind = OpKind::scatter_add;
+
+  ScatterAdd(const Value& self, const int64_t& dim, const Value& index, const Value& src,
+             std::vector<Shape> shapes)
+      : Node(kKind, operand_list(self, index, src), std::move(shapes), hash_all(dim)), dim(dim) {}
+
+  bool can_reuse(const Value& self, const int64_t& dim, const Value& index,
+                 const Value& src) const {
+    return operands_match(self, index, src) && attr_equal(dim, this->dim);
+  }
+  std::string attrs_string() const override { return format_attrs({{"dim", attr_str(dim)}}); }
+
+  const int64_t dim;
+};
+
+// masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor
+class MaskedFillScalar final : public Node {
+ public:
+  static constexpr OpKind kKind = OpKind::masked_fill_scalar;
+
+  MaskedFillScalar(const Value& self, const Value& mask, const Value& value,
+                   std::vector<Shape> shapes)
+      : Node(kKind, operand_list(self, mask, value), std::move(shapes), hash_all()) {}
+
+  bool can_reuse(const Value& self, const Value& mask, const Value& value) const {
+    return operands_match(self, mask, value);
+  }
+  std::string attrs_string() const override { return format_attrs({}); }
+};
+
+// clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
+class Clamp final : public Node {
+ public:
+  static constexpr OpKind kKind = OpKind::clamp;
+
+  Clamp(const Value& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max,
+        std::vector<Shape> shapes)
+      : Node(kKind, operand_list(self), std::move(shapes), hash_all(min, max)),
+        min(min),
+        max(max) {}
+
+  bool can_reuse(const Value& self, const std::optional<Scalar>& min,
+                 const std::optional<Scalar>& max) const {
+    return operands_match(self) && attr_equal(min, this->min) && attr_equal(max, this->max);
+  }
+  std::string attrs_string() const override {
+    return format_attrs({{"min", attr_str(min)}, {"max", attr_str(max)}});
+  }
+
+  const std::optional<Scalar> min;
+  const std::optional<Scalar> max;
 };
 
 // conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, int[2] padding=0, int[2]

@@ -143,8 +143,32 @@ Tensor select_int(const Tensor& self, int64_t dim, int64_t index);
 Tensor squeeze_dim(const Tensor& self, int64_t dim);
 // unsqueeze(Tensor(a) self, int dim) -> Tensor(a)
 Tensor unsqueeze(const Tensor& self, int64_t dim);
+// reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)
+Tensor reshape(const Tensor& self, const std::vector<int64_t>& shape);
+// flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)
+Tensor flatten_using_ints(const Tensor& self, int64_t start_dim, int64_t end_dim);
+// narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)
+Tensor narrow(const Tensor& self, int64_t dim, int64_t start, int64_t length);
+// slice_backward(Tensor grad_output, SymInt[] input_sizes, int dim, SymInt start, SymInt end,
+// SymInt step) -> Tensor
+Tensor slice_backward(const Tensor& grad_output, const std::vector<int64_t>& input_sizes,
+                      int64_t dim, int64_t start, int64_t end, int64_t step);
 // cat(Tensor[] tensors, int dim=0) -> Tensor
 Tensor cat(const std::vector<Tensor>& tensors, int64_t dim);
+// index_select(Tensor self, int dim, Tensor index) -> Tensor
+Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index);
+// index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor
+Tensor index_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source,
+                 const Scalar& alpha);
+// gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor
+Tensor gather(const Tensor& self, int64_t dim, const Tensor& index, bool sparse_grad);
+// scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor
+Tensor scatter_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src);
+// masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor
+Tensor masked_fill_scalar(const Tensor& self, const Tensor& mask, const Scalar& value);
+// clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
+Tensor clamp(const Tensor& self, const std::optional<Scalar>& min,
+             const std::optional<Scalar>& max);
 // conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, int[2] padding=0, int[2]
 // dilation=1, int groups=1) -> Tensor
 Tensor conv2d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,

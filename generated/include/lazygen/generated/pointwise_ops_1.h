@@ -106,4 +106,14 @@ struct EqTensor {
   }
 };
 
+// masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor
+struct MaskedFillScalar {
+  static constexpr int kTensors = 2;
+  static constexpr int kScalars = 1;
+  template <class T>
+  LAZYGEN_HD auto operator()(T self, T mask, T value) const {
+    return where(mask, value, self);
+  }
+};
+
 }  // namespace lazygen::kernels

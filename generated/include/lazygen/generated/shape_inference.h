@@ -162,8 +162,40 @@ std::vector<Shape> compute_shape_select_int(const Shape& self, int64_t dim, int6
 std::vector<Shape> compute_shape_squeeze_dim(const Shape& self, int64_t dim);
 // unsqueeze(Tensor(a) self, int dim) -> Tensor(a) (hand-written)
 std::vector<Shape> compute_shape_unsqueeze(const Shape& self, int64_t dim);
+// reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a) (hand-written)
+std::vector<Shape> compute_shape_reshape(const Shape& self, const std::vector<int64_t>& shape);
+// flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a) (hand-written)
+std::vector<Shape> compute_shape_flatten_using_ints(const Shape& self, int64_t start_dim,
+                                                    int64_t end_dim);
+// narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a) (hand-written)
+std::vector<Shape> compute_shape_narrow(const Shape& self, int64_t dim, int64_t start,
+                                        int64_t length);
+// slice_backward(Tensor grad_output, SymInt[] input_sizes, int dim, SymInt start, SymInt end,
+// SymInt step) -> Tensor (hand-written)
+std::vector<Shape> compute_shape_slice_backward(const Shape& grad_output,
+                                                const std::vector<int64_t>& input_sizes,
+                                                int64_t dim, int64_t start, int64_t end,
+                                                int64_t step);
 // cat(Tensor[] tensors, int dim=0) -> Tensor (hand-written)
 std::vector<Shape> compute_shape_cat(const std::vector<Shape>& tensors, int64_t dim);
+// index_select(Tensor self, int dim, Tensor index) -> Tensor (hand-written)
+std::vector<Shape> compute_shape_index_select(const Shape& self, int64_t dim, const Shape& index);
+// index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor
+// (hand-written)
+std::vector<Shape> compute_shape_index_add(const Shape& self, int64_t dim, const Shape& index,
+                                           const Shape& source, const Scalar& alpha);
+// gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor (hand-written)
+std::vector<Shape> compute_shape_gather(const Shape& self, int64_t dim, const Shape& index,
+                                        bool sparse_grad);
+// scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor (hand-written)
+std::vector<Shape> compute_shape_scatter_add(const Shape& self, int64_t dim, const Shape& index,
+                                             const Shape& src);
+// masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor (hand-written)
+std::vector<Shape> compute_shape_masked_fill_scalar(const Shape& self, const Shape& mask,
+                                                    const Scalar& value);
+// clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor (hand-written)
+std::vector<Shape> compute_shape_clamp(const Shape& self, const std::optional<Scalar>& min,
+                                       const std::optional<Scalar>& max);
 // conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, int[2] padding=0, int[2]
 // dilation=1, int groups=1) -> Tensor (hand-written)
 std::vector<Shape> compute_shape_conv2d(const Shape& input, const Shape& weight,

@@ -5,6 +5,7 @@
 
 #include "core/tensor/tensor_impl.h"
 #include "exec/lowering.h"
+#include "lazygen/generated/cpu_kernels.h"
 #include "lazygen/types.h"
 
 namespace lazygen::cpu::fusion {
@@ -12,6 +13,17 @@ namespace lazygen::cpu::fusion {
 Layout contiguous_layout(const std::vector<int64_t>& sizes) {
   return Layout{sizes, contiguous_strides(sizes), 0};
 }
+
+namespace {
+
+// reshape and flatten copy where no strides express their sizes, and a copy would read the
+// placeholder's memory, which it does not have. Their index map is view's of the same sizes;
+// where view rejects the layout, the node runs as a library op (and copies).
+bool copies_when_strided(ir::OpKind kind) {
+  return kind == ir::OpKind::reshape || kind == ir::OpKind::flatten_using_ints;
+}
+
+}  // namespace
 
 // See Note [Views as index maps]: the placeholder has a storage object (view kernels require
 // one) over no memory, and view kernels only compute metadata.
@@ -22,7 +34,9 @@ std::optional<Layout> apply_view(const ir::Node& node, const Layout& in, DType d
   Tensor placeholder(
       std::make_shared<TensorImpl>(placeholder_storage, in.sizes, in.strides, in.offset, dtype));
   try {
-    std::vector<Tensor> out = lower(node, {placeholder});
+    std::vector<Tensor> out = copies_when_strided(node.op())
+                                  ? std::vector<Tensor>{cpu::view(placeholder, node.shape(0).sizes)}
+                                  : lower(node, {placeholder});
     if (out.size() != 1 || !out[0].defined()) return std::nullopt;
     return Layout{out[0].sizes(), out[0].strides(), out[0].storage_offset()};
   } catch (const std::exception&) {

@@ -132,6 +132,9 @@ bool classify_reduction(const exec::Graph& graph, size_t i, NodeTraits& traits) 
 bool is_view_kind(ir::OpKind kind) {
   switch (kind) {
     case ir::OpKind::view:
+    case ir::OpKind::reshape:
+    case ir::OpKind::flatten_using_ints:
+    case ir::OpKind::narrow:
     case ir::OpKind::permute:
     case ir::OpKind::transpose_int:
     case ir::OpKind::t:

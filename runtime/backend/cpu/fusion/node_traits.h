@@ -32,7 +32,8 @@ inline constexpr int kMaxGroupDims = 16;
 
 enum class NodeKind : uint8_t {
   Input,      // DeviceData or ScalarParam: fed at execution
-  View,       // view, permute, transpose, t, expand, slice, select, squeeze, unsqueeze
+  View,       // view, reshape, flatten, permute, transpose, t, expand, slice, narrow, select,
+              // squeeze, unsqueeze
   Pointwise,  // has a tile kernel in a fusable compute dtype (See Note [Fused compute dtype])
   Reduction,  // sum, sum.dim_IntList, mean.dim, amax that a group may fold as its last step
   Library,    // everything else: runs through exec::lowering_for

@@ -20,7 +20,8 @@ Tensor nll_loss(const Tensor& log_probs, const Tensor& target, int64_t ignore_in
 // Square windows; stride defaults to the kernel size.
 Tensor max_pool2d(const Tensor& x, int64_t kernel_size, std::optional<int64_t> stride = {},
                   int64_t padding = 0);
-// Merges dims start_dim..end_dim (negative counts from the end) into one.
+// Merges dims start_dim..end_dim (negative counts from the end) into one: lazygen::flatten (the
+// op flatten.using_ints) with nn.Flatten's default start_dim of 1.
 Tensor flatten(const Tensor& x, int64_t start_dim = 1, int64_t end_dim = -1);
 // x @ weight^T + bias for 2-D x (bias may be undefined).
 Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias = Tensor());

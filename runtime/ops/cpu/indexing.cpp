@@ -1,0 +1,191 @@
+// Indexing kernels (custom_kernels.h): index_select, index_add, gather, scatter_add and
+// slice_backward.
+//
+// Operands are made contiguous first (a no-op for contiguous ones), so each kernel has one
+// layout to walk. index_select and index_add see self as [outer, size(dim), inner] and move
+// whole inner rows; gather and scatter_add walk index's elements with running offsets. Index
+// values are checked before anything is written: one out of [0, size(dim)) throws
+// std::out_of_range naming the op, the index, the dim and the shapes.
+#include <cstring>
+#include <stdexcept>
+#include <string>
+
+#include "core/tensor/strided_loop.h"
+#include "core/tensor/tensor_impl.h"
+#include "lazygen/factory.h"
+#include "ops/cpu/custom_kernels.h"
+#include "ops/shape/custom_shapes.h"
+
+namespace lazygen::cpu {
+namespace {
+
+// Sizes of a tensor as [outer, size(d), inner] (a 0-dim tensor as [1, 1, 1]).
+struct Split {
+  int64_t outer = 1, size = 1, inner = 1;
+};
+Split split_at(const std::vector<int64_t>& sizes, int64_t d) {
+  Split s;
+  for (int64_t i = 0; i < static_cast<int64_t>(sizes.size()); ++i) {
+    if (i < d) s.outer *= sizes[i];
+    if (i == d) s.size = sizes[i];
+    if (i > d) s.inner *= sizes[i];
+  }
+  return s;
+}
+
+// index as contiguous int64 values, each checked against [0, size).
+Tensor checked_index(const char* op, const Tensor& index, int64_t size, int64_t d,
+                     const Tensor& self) {
+  Tensor idx = (index.dtype() == DType::Int64 ? index : index.to(DType::Int64)).contiguous();
+  const int64_t* p = idx.data_ptr<int64_t>();
+  for (int64_t i = 0; i < idx.numel(); ++i) {
+    if (p[i] < 0 || p[i] >= size) {
+      throw std::out_of_range(
+          std::string(op) + ": index " + std::to_string(p[i]) + " is out of bounds for dimension " +
+          std::to_string(d) + " with size " + std::to_string(size) + " (self of shape " +
+          sizes_str(self.sizes()) + ", index of shape " + sizes_str(index.sizes()) + ")");
+    }
+  }
+  return idx;
+}
+
+// Calls f(i, a, b) for element i (row-major) of the space `sizes`, with a and b the offsets of
+// that position under strides_a (dim `skip` ignored) and strides_b.
+template <class F>
+void for_each_offset(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides_a,
+                     int64_t skip, const std::vector<int64_t>& strides_b, F&& f) {
+  const auto rank = static_cast<int64_t>(sizes.size());
+  if (rank == 0) return f(0, 0, 0);
+  int64_t numel = 1;
+  for (int64_t s : sizes) numel *= s;
+  if (numel == 0) return;
+  const auto stride_a = [&](int64_t k) { return k == skip ? 0 : strides_a[k]; };
+  const int64_t inner = sizes.back(), inner_a = stride_a(rank - 1), inner_b = strides_b.back();
+  std::vector<int64_t> pos(static_cast<size_t>(rank), 0);
+  int64_t a = 0, b = 0;
+  for (int64_t i = 0; i < numel; i += inner) {
+    for (int64_t j = 0; j < inner; ++j) f(i + j, a + j * inner_a, b + j * inner_b);
+    for (int64_t k = rank - 2; k >= 0; --k) {  // the odometer over the outer dims
+      if (++pos[k] < sizes[k]) {
+        a += stride_a(k);
+        b += strides_b[k];
+        break;
+      }
+      a -= (sizes[k] - 1) * stride_a(k);
+      b -= (sizes[k] - 1) * strides_b[k];
+      pos[k] = 0;
+    }
+  }
+}
+
+}  // namespace
+
+Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) {
+  const Shape shape = compute_shape_index_select(self.shape(), dim, index.shape())[0];
+  const int64_t d = wrap_dim("index_select", dim, self.dim());
+  const Split in = split_at(self.sizes(), d);
+  const Tensor idx = checked_index("index_select", index, in.size, d, self);
+  Tensor out = make_cpu_tensor(shape.sizes, shape.dtype);
+  if (out.numel() == 0) return out;
+  const Tensor src = self.contiguous();
+  const int64_t row = in.inner * static_cast<int64_t>(itemsize(self.dtype()));  // bytes
+  const char* ps = static_cast<const char*>(src.raw_data());
+  char* po = static_cast<char*>(out.raw_data());
+  const int64_t* pi = idx.data_ptr<int64_t>();
+  const int64_t n = idx.numel();
+  for (int64_t o = 0; o < in.outer; ++o) {
+    for (int64_t j = 0; j < n; ++j) {
+      std::memcpy(po + (o * n + j) * row, ps + (o * in.size + pi[j]) * row,
+                  static_cast<size_t>(row));
+    }
+  }
+  return out;
+}
+
+Tensor index_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source,
+                 const Scalar& alpha) {
+  compute_shape_index_add(self.shape(), dim, index.shape(), source.shape(), alpha);
+  const int64_t d = wrap_dim("index_add", dim, self.dim());
+  const Split in = split_at(self.sizes(), d);
+  const Tensor idx = checked_index("index_add", index, in.size, d, self);
+  Tensor out = self.clone();
+  if (out.numel() == 0 || idx.numel() == 0) return out;
+  const Tensor src = source.contiguous();
+  const int64_t* pi = idx.data_ptr<int64_t>();
+  const int64_t n = idx.numel();
+  dispatch_dtype(out.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    const T a = alpha.to<T>();
+    const T* ps = src.data_ptr<T>();
+    T* po = out.data_ptr<T>();
+    for (int64_t o = 0; o < in.outer; ++o) {
+      for (int64_t j = 0; j < n; ++j) {
+        T* dst = po + (o * in.size + pi[j]) * in.inner;
+        const T* from = ps + (o * n + j) * in.inner;
+        for (int64_t k = 0; k < in.inner; ++k) dst[k] = static_cast<T>(dst[k] + a * from[k]);
+      }
+    }
+  });
+  return out;
+}
+
+Tensor gather(const Tensor& self, int64_t dim, const Tensor& index, bool sparse_grad) {
+  const Shape shape = compute_shape_gather(self.shape(), dim, index.shape(), sparse_grad)[0];
+  const int64_t d = wrap_dim("gather", dim, self.dim());
+  const int64_t size = self.dim() == 0 ? 1 : self.size(d);
+  const Tensor idx = checked_index("gather", index, size, d, self);
+  Tensor out = make_cpu_tensor(shape.sizes, shape.dtype);
+  if (out.numel() == 0) return out;
+  const Tensor src = self.contiguous();
+  const std::vector<int64_t>& strides = src.strides();
+  const int64_t stride_d = self.dim() == 0 ? 0 : strides[d];
+  const int64_t* pi = idx.data_ptr<int64_t>();
+  dispatch_dtype(out.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    const T* ps = src.data_ptr<T>();
+    T* po = out.data_ptr<T>();
+    for_each_offset(idx.sizes(), strides, d, idx.strides(),
+                    [&](int64_t i, int64_t a, int64_t) { po[i] = ps[a + pi[i] * stride_d]; });
+  });
+  return out;
+}
+
+Tensor scatter_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+  compute_shape_scatter_add(self.shape(), dim, index.shape(), src.shape());
+  const int64_t d = wrap_dim("scatter_add", dim, self.dim());
+  const int64_t size = self.dim() == 0 ? 1 : self.size(d);
+  const Tensor idx = checked_index("scatter_add", index, size, d, self);
+  Tensor out = self.clone();
+  if (idx.numel() == 0) return out;
+  const Tensor from = src.contiguous();
+  // A 0-dim src beside a one-element 1-D index: read its one element at every position.
+  const std::vector<int64_t> from_strides =
+      from.dim() == idx.dim() ? from.strides() : std::vector<int64_t>(idx.sizes().size(), 0);
+  const std::vector<int64_t>& strides = out.strides();
+  const int64_t stride_d = self.dim() == 0 ? 0 : strides[d];
+  const int64_t* pi = idx.data_ptr<int64_t>();
+  dispatch_dtype(out.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    const T* ps = from.data_ptr<T>();
+    T* po = out.data_ptr<T>();
+    // index may be smaller than src: read src at index's positions through src's strides.
+    for_each_offset(idx.sizes(), strides, d, from_strides, [&](int64_t i, int64_t a, int64_t b) {
+      T& dst = po[a + pi[i] * stride_d];
+      dst = static_cast<T>(dst + ps[b]);
+    });
+  });
+  return out;
+}
+
+Tensor slice_backward(const Tensor& grad_output, const std::vector<int64_t>& input_sizes,
+                      int64_t dim, int64_t start, int64_t end, int64_t step) {
+  const Shape shape =
+      compute_shape_slice_backward(grad_output.shape(), input_sizes, dim, start, end, step)[0];
+  Tensor out = zeros(shape.sizes, shape.dtype);
+  if (grad_output.numel() == 0) return out;
+  const Tensor slice = slice_tensor(out, dim, start, end, step);
+  lazygen::detail::copy_into("slice_backward", slice, grad_output);
+  return out;
+}
+
+}  // namespace lazygen::cpu
