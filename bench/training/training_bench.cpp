@@ -69,6 +69,16 @@ BENCHMARK_CAPTURE(cnn, eager, kCPU)->Unit(benchmark::kMillisecond)->UseRealTime(
 BENCHMARK_CAPTURE(cnn, lazy, kLazy)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(25);
 BENCHMARK_CAPTURE(mlp, eager, kCPU)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(200);
 BENCHMARK_CAPTURE(mlp, lazy, kLazy)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(200);
+// The memory check: resident memory after the warm-up steps does not grow over 1000
+// steps (rss_growth_mb). Run them with --benchmark_filter=steps_1000 (the CNN takes a minute).
+BENCHMARK_CAPTURE(mlp, lazy_steps_1000, kLazy)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->Iterations(1000);
+BENCHMARK_CAPTURE(cnn, lazy_steps_1000, kLazy)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->Iterations(1000);
 
 }  // namespace
 }  // namespace lazygen::examples
