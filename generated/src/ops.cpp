@@ -16,7 +16,8 @@ namespace {
 
 // add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
 Tensor dispatch_add_tensor(const Tensor& self, const Tensor& other, const Scalar& alpha) {
-  switch (detail::op_device("add.Tensor", {detail::device_of(self), detail::device_of(other)})) {
+  switch (detail::op_device("add.Tensor", {detail::device_of(self, "add.Tensor", "self"),
+                                           detail::device_of(other, "add.Tensor", "other")})) {
     case DeviceType::Lazy:
       return lazy::add_tensor(self, other, alpha);
     default:
@@ -27,7 +28,8 @@ Tensor dispatch_add_tensor(const Tensor& self, const Tensor& other, const Scalar
 // add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)
 const Tensor& dispatch_add_inplace_tensor(const Tensor& self, const Tensor& other,
                                           const Scalar& alpha) {
-  switch (detail::op_device("add_.Tensor", {detail::device_of(self), detail::device_of(other)})) {
+  switch (detail::op_device("add_.Tensor", {detail::device_of(self, "add_.Tensor", "self"),
+                                            detail::device_of(other, "add_.Tensor", "other")})) {
     case DeviceType::Lazy:
       return lazy::add_inplace_tensor(self, other, alpha);
     default:
@@ -38,8 +40,9 @@ const Tensor& dispatch_add_inplace_tensor(const Tensor& self, const Tensor& othe
 // add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)
 const Tensor& dispatch_add_out(const Tensor& out, const Tensor& self, const Tensor& other,
                                const Scalar& alpha) {
-  switch (detail::op_device(
-      "add.out", {detail::device_of(self), detail::device_of(other), detail::device_of(out)})) {
+  switch (detail::op_device("add.out", {detail::device_of(self, "add.out", "self"),
+                                        detail::device_of(other, "add.out", "other"),
+                                        detail::device_of(out, "add.out", "out")})) {
     case DeviceType::Lazy:
       return lazy::add_out(out, self, other, alpha);
     default:
@@ -49,7 +52,7 @@ const Tensor& dispatch_add_out(const Tensor& out, const Tensor& self, const Tens
 
 // add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
 Tensor dispatch_add_scalar(const Tensor& self, const Scalar& other, const Scalar& alpha) {
-  switch (detail::op_device("add.Scalar", {detail::device_of(self)})) {
+  switch (detail::op_device("add.Scalar", {detail::device_of(self, "add.Scalar", "self")})) {
     case DeviceType::Lazy:
       return lazy::add_scalar(self, other, alpha);
     default:
@@ -59,7 +62,8 @@ Tensor dispatch_add_scalar(const Tensor& self, const Scalar& other, const Scalar
 
 // sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
 Tensor dispatch_sub_tensor(const Tensor& self, const Tensor& other, const Scalar& alpha) {
-  switch (detail::op_device("sub.Tensor", {detail::device_of(self), detail::device_of(other)})) {
+  switch (detail::op_device("sub.Tensor", {detail::device_of(self, "sub.Tensor", "self"),
+                                           detail::device_of(other, "sub.Tensor", "other")})) {
     case DeviceType::Lazy:
       return lazy::sub_tensor(self, other, alpha);
     default:
@@ -69,7 +73,7 @@ Tensor dispatch_sub_tensor(const Tensor& self, const Tensor& other, const Scalar
 
 // sub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
 Tensor dispatch_sub_scalar(const Tensor& self, const Scalar& other, const Scalar& alpha) {
-  switch (detail::op_device("sub.Scalar", {detail::device_of(self)})) {
+  switch (detail::op_device("sub.Scalar", {detail::device_of(self, "sub.Scalar", "self")})) {
     case DeviceType::Lazy:
       return lazy::sub_scalar(self, other, alpha);
     default:
@@ -79,7 +83,8 @@ Tensor dispatch_sub_scalar(const Tensor& self, const Scalar& other, const Scalar
 
 // mul.Tensor(Tensor self, Tensor other) -> Tensor
 Tensor dispatch_mul_tensor(const Tensor& self, const Tensor& other) {
-  switch (detail::op_device("mul.Tensor", {detail::device_of(self), detail::device_of(other)})) {
+  switch (detail::op_device("mul.Tensor", {detail::device_of(self, "mul.Tensor", "self"),
+                                           detail::device_of(other, "mul.Tensor", "other")})) {
     case DeviceType::Lazy:
       return lazy::mul_tensor(self, other);
     default:
@@ -89,7 +94,8 @@ Tensor dispatch_mul_tensor(const Tensor& self, const Tensor& other) {
 
 // mul_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
 const Tensor& dispatch_mul_inplace_tensor(const Tensor& self, const Tensor& other) {
-  switch (detail::op_device("mul_.Tensor", {detail::device_of(self), detail::device_of(other)})) {
+  switch (detail::op_device("mul_.Tensor", {detail::device_of(self, "mul_.Tensor", "self"),
+                                            detail::device_of(other, "mul_.Tensor", "other")})) {
     case DeviceType::Lazy:
       return lazy::mul_inplace_tensor(self, other);
     default:
@@ -99,7 +105,7 @@ const Tensor& dispatch_mul_inplace_tensor(const Tensor& self, const Tensor& othe
 
 // mul.Scalar(Tensor self, Scalar other) -> Tensor
 Tensor dispatch_mul_scalar(const Tensor& self, const Scalar& other) {
-  switch (detail::op_device("mul.Scalar", {detail::device_of(self)})) {
+  switch (detail::op_device("mul.Scalar", {detail::device_of(self, "mul.Scalar", "self")})) {
     case DeviceType::Lazy:
       return lazy::mul_scalar(self, other);
     default:
@@ -109,7 +115,7 @@ Tensor dispatch_mul_scalar(const Tensor& self, const Scalar& other) {
 
 // mul_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
 const Tensor& dispatch_mul_inplace_scalar(const Tensor& self, const Scalar& other) {
-  switch (detail::op_device("mul_.Scalar", {detail::device_of(self)})) {
+  switch (detail::op_device("mul_.Scalar", {detail::device_of(self, "mul_.Scalar", "self")})) {
     case DeviceType::Lazy:
       return lazy::mul_inplace_scalar(self, other);
     default:
@@ -119,7 +125,8 @@ const Tensor& dispatch_mul_inplace_scalar(const Tensor& self, const Scalar& othe
 
 // div.Tensor(Tensor self, Tensor other) -> Tensor
 Tensor dispatch_div_tensor(const Tensor& self, const Tensor& other) {
-  switch (detail::op_device("div.Tensor", {detail::device_of(self), detail::device_of(other)})) {
+  switch (detail::op_device("div.Tensor", {detail::device_of(self, "div.Tensor", "self"),
+                                           detail::device_of(other, "div.Tensor", "other")})) {
     case DeviceType::Lazy:
       return lazy::div_tensor(self, other);
     default:
@@ -129,7 +136,7 @@ Tensor dispatch_div_tensor(const Tensor& self, const Tensor& other) {
 
 // div.Scalar(Tensor self, Scalar other) -> Tensor
 Tensor dispatch_div_scalar(const Tensor& self, const Scalar& other) {
-  switch (detail::op_device("div.Scalar", {detail::device_of(self)})) {
+  switch (detail::op_device("div.Scalar", {detail::device_of(self, "div.Scalar", "self")})) {
     case DeviceType::Lazy:
       return lazy::div_scalar(self, other);
     default:
@@ -139,7 +146,8 @@ Tensor dispatch_div_scalar(const Tensor& self, const Scalar& other) {
 
 // maximum(Tensor self, Tensor other) -> Tensor
 Tensor dispatch_maximum(const Tensor& self, const Tensor& other) {
-  switch (detail::op_device("maximum", {detail::device_of(self), detail::device_of(other)})) {
+  switch (detail::op_device("maximum", {detail::device_of(self, "maximum", "self"),
+                                        detail::device_of(other, "maximum", "other")})) {
     case DeviceType::Lazy:
       return lazy::maximum(self, other);
     default:
@@ -149,7 +157,8 @@ Tensor dispatch_maximum(const Tensor& self, const Tensor& other) {
 
 // minimum(Tensor self, Tensor other) -> Tensor
 Tensor dispatch_minimum(const Tensor& self, const Tensor& other) {
-  switch (detail::op_device("minimum", {detail::device_of(self), detail::device_of(other)})) {
+  switch (detail::op_device("minimum", {detail::device_of(self, "minimum", "self"),
+                                        detail::device_of(other, "minimum", "other")})) {
     case DeviceType::Lazy:
       return lazy::minimum(self, other);
     default:
@@ -159,7 +168,8 @@ Tensor dispatch_minimum(const Tensor& self, const Tensor& other) {
 
 // pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor
 Tensor dispatch_pow_tensor_scalar(const Tensor& self, const Scalar& exponent) {
-  switch (detail::op_device("pow.Tensor_Scalar", {detail::device_of(self)})) {
+  switch (detail::op_device("pow.Tensor_Scalar",
+                            {detail::device_of(self, "pow.Tensor_Scalar", "self")})) {
     case DeviceType::Lazy:
       return lazy::pow_tensor_scalar(self, exponent);
     default:
@@ -169,7 +179,7 @@ Tensor dispatch_pow_tensor_scalar(const Tensor& self, const Scalar& exponent) {
 
 // neg(Tensor self) -> Tensor
 Tensor dispatch_neg(const Tensor& self) {
-  switch (detail::op_device("neg", {detail::device_of(self)})) {
+  switch (detail::op_device("neg", {detail::device_of(self, "neg", "self")})) {
     case DeviceType::Lazy:
       return lazy::neg(self);
     default:
@@ -179,7 +189,7 @@ Tensor dispatch_neg(const Tensor& self) {
 
 // exp(Tensor self) -> Tensor
 Tensor dispatch_exp(const Tensor& self) {
-  switch (detail::op_device("exp", {detail::device_of(self)})) {
+  switch (detail::op_device("exp", {detail::device_of(self, "exp", "self")})) {
     case DeviceType::Lazy:
       return lazy::exp(self);
     default:
@@ -189,7 +199,7 @@ Tensor dispatch_exp(const Tensor& self) {
 
 // log(Tensor self) -> Tensor
 Tensor dispatch_log(const Tensor& self) {
-  switch (detail::op_device("log", {detail::device_of(self)})) {
+  switch (detail::op_device("log", {detail::device_of(self, "log", "self")})) {
     case DeviceType::Lazy:
       return lazy::log(self);
     default:
@@ -199,7 +209,7 @@ Tensor dispatch_log(const Tensor& self) {
 
 // sqrt(Tensor self) -> Tensor
 Tensor dispatch_sqrt(const Tensor& self) {
-  switch (detail::op_device("sqrt", {detail::device_of(self)})) {
+  switch (detail::op_device("sqrt", {detail::device_of(self, "sqrt", "self")})) {
     case DeviceType::Lazy:
       return lazy::sqrt(self);
     default:
@@ -209,7 +219,7 @@ Tensor dispatch_sqrt(const Tensor& self) {
 
 // rsqrt(Tensor self) -> Tensor
 Tensor dispatch_rsqrt(const Tensor& self) {
-  switch (detail::op_device("rsqrt", {detail::device_of(self)})) {
+  switch (detail::op_device("rsqrt", {detail::device_of(self, "rsqrt", "self")})) {
     case DeviceType::Lazy:
       return lazy::rsqrt(self);
     default:
@@ -219,7 +229,7 @@ Tensor dispatch_rsqrt(const Tensor& self) {
 
 // abs(Tensor self) -> Tensor
 Tensor dispatch_abs(const Tensor& self) {
-  switch (detail::op_device("abs", {detail::device_of(self)})) {
+  switch (detail::op_device("abs", {detail::device_of(self, "abs", "self")})) {
     case DeviceType::Lazy:
       return lazy::abs(self);
     default:
@@ -229,7 +239,7 @@ Tensor dispatch_abs(const Tensor& self) {
 
 // relu(Tensor self) -> Tensor
 Tensor dispatch_relu(const Tensor& self) {
-  switch (detail::op_device("relu", {detail::device_of(self)})) {
+  switch (detail::op_device("relu", {detail::device_of(self, "relu", "self")})) {
     case DeviceType::Lazy:
       return lazy::relu(self);
     default:
@@ -239,7 +249,7 @@ Tensor dispatch_relu(const Tensor& self) {
 
 // relu_(Tensor(a!) self) -> Tensor(a!)
 const Tensor& dispatch_relu_inplace(const Tensor& self) {
-  switch (detail::op_device("relu_", {detail::device_of(self)})) {
+  switch (detail::op_device("relu_", {detail::device_of(self, "relu_", "self")})) {
     case DeviceType::Lazy:
       return lazy::relu_inplace(self);
     default:
@@ -251,7 +261,8 @@ const Tensor& dispatch_relu_inplace(const Tensor& self) {
 Tensor dispatch_threshold_backward(const Tensor& grad_output, const Tensor& self,
                                    const Scalar& threshold) {
   switch (detail::op_device("threshold_backward",
-                            {detail::device_of(grad_output), detail::device_of(self)})) {
+                            {detail::device_of(grad_output, "threshold_backward", "grad_output"),
+                             detail::device_of(self, "threshold_backward", "self")})) {
     case DeviceType::Lazy:
       return lazy::threshold_backward(grad_output, self, threshold);
     default:
@@ -261,7 +272,7 @@ Tensor dispatch_threshold_backward(const Tensor& grad_output, const Tensor& self
 
 // sigmoid(Tensor self) -> Tensor
 Tensor dispatch_sigmoid(const Tensor& self) {
-  switch (detail::op_device("sigmoid", {detail::device_of(self)})) {
+  switch (detail::op_device("sigmoid", {detail::device_of(self, "sigmoid", "self")})) {
     case DeviceType::Lazy:
       return lazy::sigmoid(self);
     default:
@@ -271,7 +282,7 @@ Tensor dispatch_sigmoid(const Tensor& self) {
 
 // tanh(Tensor self) -> Tensor
 Tensor dispatch_tanh(const Tensor& self) {
-  switch (detail::op_device("tanh", {detail::device_of(self)})) {
+  switch (detail::op_device("tanh", {detail::device_of(self, "tanh", "self")})) {
     case DeviceType::Lazy:
       return lazy::tanh(self);
     default:
@@ -281,7 +292,7 @@ Tensor dispatch_tanh(const Tensor& self) {
 
 // reciprocal(Tensor self) -> Tensor
 Tensor dispatch_reciprocal(const Tensor& self) {
-  switch (detail::op_device("reciprocal", {detail::device_of(self)})) {
+  switch (detail::op_device("reciprocal", {detail::device_of(self, "reciprocal", "self")})) {
     case DeviceType::Lazy:
       return lazy::reciprocal(self);
     default:
@@ -292,8 +303,9 @@ Tensor dispatch_reciprocal(const Tensor& self) {
 // addcmul_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)
 const Tensor& dispatch_addcmul_inplace(const Tensor& self, const Tensor& tensor1,
                                        const Tensor& tensor2, const Scalar& value) {
-  switch (detail::op_device("addcmul_", {detail::device_of(self), detail::device_of(tensor1),
-                                         detail::device_of(tensor2)})) {
+  switch (detail::op_device("addcmul_", {detail::device_of(self, "addcmul_", "self"),
+                                         detail::device_of(tensor1, "addcmul_", "tensor1"),
+                                         detail::device_of(tensor2, "addcmul_", "tensor2")})) {
     case DeviceType::Lazy:
       return lazy::addcmul_inplace(self, tensor1, tensor2, value);
     default:
@@ -304,8 +316,9 @@ const Tensor& dispatch_addcmul_inplace(const Tensor& self, const Tensor& tensor1
 // addcdiv_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)
 const Tensor& dispatch_addcdiv_inplace(const Tensor& self, const Tensor& tensor1,
                                        const Tensor& tensor2, const Scalar& value) {
-  switch (detail::op_device("addcdiv_", {detail::device_of(self), detail::device_of(tensor1),
-                                         detail::device_of(tensor2)})) {
+  switch (detail::op_device("addcdiv_", {detail::device_of(self, "addcdiv_", "self"),
+                                         detail::device_of(tensor1, "addcdiv_", "tensor1"),
+                                         detail::device_of(tensor2, "addcdiv_", "tensor2")})) {
     case DeviceType::Lazy:
       return lazy::addcdiv_inplace(self, tensor1, tensor2, value);
     default:
@@ -315,7 +328,7 @@ const Tensor& dispatch_addcdiv_inplace(const Tensor& self, const Tensor& tensor1
 
 // fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)
 const Tensor& dispatch_fill_inplace_scalar(const Tensor& self, const Scalar& value) {
-  switch (detail::op_device("fill_.Scalar", {detail::device_of(self)})) {
+  switch (detail::op_device("fill_.Scalar", {detail::device_of(self, "fill_.Scalar", "self")})) {
     case DeviceType::Lazy:
       return lazy::fill_inplace_scalar(self, value);
     default:
@@ -325,7 +338,7 @@ const Tensor& dispatch_fill_inplace_scalar(const Tensor& self, const Scalar& val
 
 // zero_(Tensor(a!) self) -> Tensor(a!)
 const Tensor& dispatch_zero_inplace(const Tensor& self) {
-  switch (detail::op_device("zero_", {detail::device_of(self)})) {
+  switch (detail::op_device("zero_", {detail::device_of(self, "zero_", "self")})) {
     case DeviceType::Lazy:
       return lazy::zero_inplace(self);
     default:
@@ -335,7 +348,8 @@ const Tensor& dispatch_zero_inplace(const Tensor& self) {
 
 // copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)
 const Tensor& dispatch_copy_inplace(const Tensor& self, const Tensor& src, bool non_blocking) {
-  switch (detail::op_device("copy_", {detail::device_of(self), detail::device_of(src)})) {
+  switch (detail::op_device("copy_", {detail::device_of(self, "copy_", "self"),
+                                      detail::device_of(src, "copy_", "src")})) {
     case DeviceType::Lazy:
       return lazy::copy_inplace(self, src, non_blocking);
     default:
@@ -345,7 +359,8 @@ const Tensor& dispatch_copy_inplace(const Tensor& self, const Tensor& src, bool 
 
 // eq.Tensor(Tensor self, Tensor other) -> Tensor
 Tensor dispatch_eq_tensor(const Tensor& self, const Tensor& other) {
-  switch (detail::op_device("eq.Tensor", {detail::device_of(self), detail::device_of(other)})) {
+  switch (detail::op_device("eq.Tensor", {detail::device_of(self, "eq.Tensor", "self"),
+                                          detail::device_of(other, "eq.Tensor", "other")})) {
     case DeviceType::Lazy:
       return lazy::eq_tensor(self, other);
     default:
@@ -355,7 +370,8 @@ Tensor dispatch_eq_tensor(const Tensor& self, const Tensor& other) {
 
 // ne.Tensor(Tensor self, Tensor other) -> Tensor
 Tensor dispatch_ne_tensor(const Tensor& self, const Tensor& other) {
-  switch (detail::op_device("ne.Tensor", {detail::device_of(self), detail::device_of(other)})) {
+  switch (detail::op_device("ne.Tensor", {detail::device_of(self, "ne.Tensor", "self"),
+                                          detail::device_of(other, "ne.Tensor", "other")})) {
     case DeviceType::Lazy:
       return lazy::ne_tensor(self, other);
     default:
@@ -365,7 +381,8 @@ Tensor dispatch_ne_tensor(const Tensor& self, const Tensor& other) {
 
 // lt.Tensor(Tensor self, Tensor other) -> Tensor
 Tensor dispatch_lt_tensor(const Tensor& self, const Tensor& other) {
-  switch (detail::op_device("lt.Tensor", {detail::device_of(self), detail::device_of(other)})) {
+  switch (detail::op_device("lt.Tensor", {detail::device_of(self, "lt.Tensor", "self"),
+                                          detail::device_of(other, "lt.Tensor", "other")})) {
     case DeviceType::Lazy:
       return lazy::lt_tensor(self, other);
     default:
@@ -375,7 +392,8 @@ Tensor dispatch_lt_tensor(const Tensor& self, const Tensor& other) {
 
 // le.Tensor(Tensor self, Tensor other) -> Tensor
 Tensor dispatch_le_tensor(const Tensor& self, const Tensor& other) {
-  switch (detail::op_device("le.Tensor", {detail::device_of(self), detail::device_of(other)})) {
+  switch (detail::op_device("le.Tensor", {detail::device_of(self, "le.Tensor", "self"),
+                                          detail::device_of(other, "le.Tensor", "other")})) {
     case DeviceType::Lazy:
       return lazy::le_tensor(self, other);
     default:
@@ -385,7 +403,8 @@ Tensor dispatch_le_tensor(const Tensor& self, const Tensor& other) {
 
 // gt.Tensor(Tensor self, Tensor other) -> Tensor
 Tensor dispatch_gt_tensor(const Tensor& self, const Tensor& other) {
-  switch (detail::op_device("gt.Tensor", {detail::device_of(self), detail::device_of(other)})) {
+  switch (detail::op_device("gt.Tensor", {detail::device_of(self, "gt.Tensor", "self"),
+                                          detail::device_of(other, "gt.Tensor", "other")})) {
     case DeviceType::Lazy:
       return lazy::gt_tensor(self, other);
     default:
@@ -395,7 +414,8 @@ Tensor dispatch_gt_tensor(const Tensor& self, const Tensor& other) {
 
 // ge.Tensor(Tensor self, Tensor other) -> Tensor
 Tensor dispatch_ge_tensor(const Tensor& self, const Tensor& other) {
-  switch (detail::op_device("ge.Tensor", {detail::device_of(self), detail::device_of(other)})) {
+  switch (detail::op_device("ge.Tensor", {detail::device_of(self, "ge.Tensor", "self"),
+                                          detail::device_of(other, "ge.Tensor", "other")})) {
     case DeviceType::Lazy:
       return lazy::ge_tensor(self, other);
     default:
@@ -405,7 +425,7 @@ Tensor dispatch_ge_tensor(const Tensor& self, const Tensor& other) {
 
 // gt.Scalar(Tensor self, Scalar other) -> Tensor
 Tensor dispatch_gt_scalar(const Tensor& self, const Scalar& other) {
-  switch (detail::op_device("gt.Scalar", {detail::device_of(self)})) {
+  switch (detail::op_device("gt.Scalar", {detail::device_of(self, "gt.Scalar", "self")})) {
     case DeviceType::Lazy:
       return lazy::gt_scalar(self, other);
     default:
@@ -415,8 +435,9 @@ Tensor dispatch_gt_scalar(const Tensor& self, const Scalar& other) {
 
 // where.self(Tensor condition, Tensor self, Tensor other) -> Tensor
 Tensor dispatch_where_self(const Tensor& condition, const Tensor& self, const Tensor& other) {
-  switch (detail::op_device("where.self", {detail::device_of(condition), detail::device_of(self),
-                                           detail::device_of(other)})) {
+  switch (detail::op_device("where.self", {detail::device_of(condition, "where.self", "condition"),
+                                           detail::device_of(self, "where.self", "self"),
+                                           detail::device_of(other, "where.self", "other")})) {
     case DeviceType::Lazy:
       return lazy::where_self(condition, self, other);
     default:
@@ -426,7 +447,7 @@ Tensor dispatch_where_self(const Tensor& condition, const Tensor& self, const Te
 
 // sum(Tensor self, *, ScalarType? dtype=None) -> Tensor
 Tensor dispatch_sum(const Tensor& self, std::optional<DType> dtype) {
-  switch (detail::op_device("sum", {detail::device_of(self)})) {
+  switch (detail::op_device("sum", {detail::device_of(self, "sum", "self")})) {
     case DeviceType::Lazy:
       return lazy::sum(self, dtype);
     default:
@@ -438,7 +459,8 @@ Tensor dispatch_sum(const Tensor& self, std::optional<DType> dtype) {
 // Tensor
 Tensor dispatch_sum_dim_intlist(const Tensor& self, const std::optional<std::vector<int64_t>>& dim,
                                 bool keepdim, std::optional<DType> dtype) {
-  switch (detail::op_device("sum.dim_IntList", {detail::device_of(self)})) {
+  switch (
+      detail::op_device("sum.dim_IntList", {detail::device_of(self, "sum.dim_IntList", "self")})) {
     case DeviceType::Lazy:
       return lazy::sum_dim_intlist(self, dim, keepdim, dtype);
     default:
@@ -449,7 +471,7 @@ Tensor dispatch_sum_dim_intlist(const Tensor& self, const std::optional<std::vec
 // mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 Tensor dispatch_mean_dim(const Tensor& self, const std::optional<std::vector<int64_t>>& dim,
                          bool keepdim, std::optional<DType> dtype) {
-  switch (detail::op_device("mean.dim", {detail::device_of(self)})) {
+  switch (detail::op_device("mean.dim", {detail::device_of(self, "mean.dim", "self")})) {
     case DeviceType::Lazy:
       return lazy::mean_dim(self, dim, keepdim, dtype);
     default:
@@ -459,7 +481,7 @@ Tensor dispatch_mean_dim(const Tensor& self, const std::optional<std::vector<int
 
 // amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor
 Tensor dispatch_amax(const Tensor& self, const std::vector<int64_t>& dim, bool keepdim) {
-  switch (detail::op_device("amax", {detail::device_of(self)})) {
+  switch (detail::op_device("amax", {detail::device_of(self, "amax", "self")})) {
     case DeviceType::Lazy:
       return lazy::amax(self, dim, keepdim);
     default:
@@ -469,7 +491,7 @@ Tensor dispatch_amax(const Tensor& self, const std::vector<int64_t>& dim, bool k
 
 // max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
 std::tuple<Tensor, Tensor> dispatch_max_dim(const Tensor& self, int64_t dim, bool keepdim) {
-  switch (detail::op_device("max.dim", {detail::device_of(self)})) {
+  switch (detail::op_device("max.dim", {detail::device_of(self, "max.dim", "self")})) {
     case DeviceType::Lazy:
       return lazy::max_dim(self, dim, keepdim);
     default:
@@ -479,7 +501,7 @@ std::tuple<Tensor, Tensor> dispatch_max_dim(const Tensor& self, int64_t dim, boo
 
 // argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor
 Tensor dispatch_argmax(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
-  switch (detail::op_device("argmax", {detail::device_of(self)})) {
+  switch (detail::op_device("argmax", {detail::device_of(self, "argmax", "self")})) {
     case DeviceType::Lazy:
       return lazy::argmax(self, dim, keepdim);
     default:
@@ -489,7 +511,7 @@ Tensor dispatch_argmax(const Tensor& self, std::optional<int64_t> dim, bool keep
 
 // _softmax(Tensor self, int dim, bool half_to_float) -> Tensor
 Tensor dispatch__softmax(const Tensor& self, int64_t dim, bool half_to_float) {
-  switch (detail::op_device("_softmax", {detail::device_of(self)})) {
+  switch (detail::op_device("_softmax", {detail::device_of(self, "_softmax", "self")})) {
     case DeviceType::Lazy:
       return lazy::_softmax(self, dim, half_to_float);
     default:
@@ -499,7 +521,7 @@ Tensor dispatch__softmax(const Tensor& self, int64_t dim, bool half_to_float) {
 
 // _log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor
 Tensor dispatch__log_softmax(const Tensor& self, int64_t dim, bool half_to_float) {
-  switch (detail::op_device("_log_softmax", {detail::device_of(self)})) {
+  switch (detail::op_device("_log_softmax", {detail::device_of(self, "_log_softmax", "self")})) {
     case DeviceType::Lazy:
       return lazy::_log_softmax(self, dim, half_to_float);
     default:
@@ -509,7 +531,8 @@ Tensor dispatch__log_softmax(const Tensor& self, int64_t dim, bool half_to_float
 
 // mm(Tensor self, Tensor mat2) -> Tensor
 Tensor dispatch_mm(const Tensor& self, const Tensor& mat2) {
-  switch (detail::op_device("mm", {detail::device_of(self), detail::device_of(mat2)})) {
+  switch (detail::op_device(
+      "mm", {detail::device_of(self, "mm", "self"), detail::device_of(mat2, "mm", "mat2")})) {
     case DeviceType::Lazy:
       return lazy::mm(self, mat2);
     default:
@@ -521,7 +544,8 @@ Tensor dispatch_mm(const Tensor& self, const Tensor& mat2) {
 Tensor dispatch_addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2,
                       const Scalar& beta, const Scalar& alpha) {
   switch (detail::op_device(
-      "addmm", {detail::device_of(self), detail::device_of(mat1), detail::device_of(mat2)})) {
+      "addmm", {detail::device_of(self, "addmm", "self"), detail::device_of(mat1, "addmm", "mat1"),
+                detail::device_of(mat2, "addmm", "mat2")})) {
     case DeviceType::Lazy:
       return lazy::addmm(self, mat1, mat2, beta, alpha);
     default:
@@ -531,7 +555,8 @@ Tensor dispatch_addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2
 
 // bmm(Tensor self, Tensor mat2) -> Tensor
 Tensor dispatch_bmm(const Tensor& self, const Tensor& mat2) {
-  switch (detail::op_device("bmm", {detail::device_of(self), detail::device_of(mat2)})) {
+  switch (detail::op_device(
+      "bmm", {detail::device_of(self, "bmm", "self"), detail::device_of(mat2, "bmm", "mat2")})) {
     case DeviceType::Lazy:
       return lazy::bmm(self, mat2);
     default:
@@ -541,7 +566,7 @@ Tensor dispatch_bmm(const Tensor& self, const Tensor& mat2) {
 
 // view(Tensor(a) self, SymInt[] size) -> Tensor(a)
 Tensor dispatch_view(const Tensor& self, const std::vector<int64_t>& size) {
-  switch (detail::op_device("view", {detail::device_of(self)})) {
+  switch (detail::op_device("view", {detail::device_of(self, "view", "self")})) {
     case DeviceType::Lazy:
       return lazy::view(self, size);
     default:
@@ -551,7 +576,7 @@ Tensor dispatch_view(const Tensor& self, const std::vector<int64_t>& size) {
 
 // permute(Tensor(a) self, int[] dims) -> Tensor(a)
 Tensor dispatch_permute(const Tensor& self, const std::vector<int64_t>& dims) {
-  switch (detail::op_device("permute", {detail::device_of(self)})) {
+  switch (detail::op_device("permute", {detail::device_of(self, "permute", "self")})) {
     case DeviceType::Lazy:
       return lazy::permute(self, dims);
     default:
@@ -561,7 +586,7 @@ Tensor dispatch_permute(const Tensor& self, const std::vector<int64_t>& dims) {
 
 // transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)
 Tensor dispatch_transpose_int(const Tensor& self, int64_t dim0, int64_t dim1) {
-  switch (detail::op_device("transpose.int", {detail::device_of(self)})) {
+  switch (detail::op_device("transpose.int", {detail::device_of(self, "transpose.int", "self")})) {
     case DeviceType::Lazy:
       return lazy::transpose_int(self, dim0, dim1);
     default:
@@ -571,7 +596,7 @@ Tensor dispatch_transpose_int(const Tensor& self, int64_t dim0, int64_t dim1) {
 
 // t(Tensor(a) self) -> Tensor(a)
 Tensor dispatch_t(const Tensor& self) {
-  switch (detail::op_device("t", {detail::device_of(self)})) {
+  switch (detail::op_device("t", {detail::device_of(self, "t", "self")})) {
     case DeviceType::Lazy:
       return lazy::t(self);
     default:
@@ -581,7 +606,7 @@ Tensor dispatch_t(const Tensor& self) {
 
 // expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)
 Tensor dispatch_expand(const Tensor& self, const std::vector<int64_t>& size, bool implicit) {
-  switch (detail::op_device("expand", {detail::device_of(self)})) {
+  switch (detail::op_device("expand", {detail::device_of(self, "expand", "self")})) {
     case DeviceType::Lazy:
       return lazy::expand(self, size, implicit);
     default:
@@ -593,7 +618,7 @@ Tensor dispatch_expand(const Tensor& self, const std::vector<int64_t>& size, boo
 // Tensor(a)
 Tensor dispatch_slice_tensor(const Tensor& self, int64_t dim, std::optional<int64_t> start,
                              std::optional<int64_t> end, int64_t step) {
-  switch (detail::op_device("slice.Tensor", {detail::device_of(self)})) {
+  switch (detail::op_device("slice.Tensor", {detail::device_of(self, "slice.Tensor", "self")})) {
     case DeviceType::Lazy:
       return lazy::slice_tensor(self, dim, start, end, step);
     default:
@@ -603,7 +628,7 @@ Tensor dispatch_slice_tensor(const Tensor& self, int64_t dim, std::optional<int6
 
 // select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)
 Tensor dispatch_select_int(const Tensor& self, int64_t dim, int64_t index) {
-  switch (detail::op_device("select.int", {detail::device_of(self)})) {
+  switch (detail::op_device("select.int", {detail::device_of(self, "select.int", "self")})) {
     case DeviceType::Lazy:
       return lazy::select_int(self, dim, index);
     default:
@@ -613,7 +638,7 @@ Tensor dispatch_select_int(const Tensor& self, int64_t dim, int64_t index) {
 
 // squeeze.dim(Tensor(a) self, int dim) -> Tensor(a)
 Tensor dispatch_squeeze_dim(const Tensor& self, int64_t dim) {
-  switch (detail::op_device("squeeze.dim", {detail::device_of(self)})) {
+  switch (detail::op_device("squeeze.dim", {detail::device_of(self, "squeeze.dim", "self")})) {
     case DeviceType::Lazy:
       return lazy::squeeze_dim(self, dim);
     default:
@@ -623,7 +648,7 @@ Tensor dispatch_squeeze_dim(const Tensor& self, int64_t dim) {
 
 // unsqueeze(Tensor(a) self, int dim) -> Tensor(a)
 Tensor dispatch_unsqueeze(const Tensor& self, int64_t dim) {
-  switch (detail::op_device("unsqueeze", {detail::device_of(self)})) {
+  switch (detail::op_device("unsqueeze", {detail::device_of(self, "unsqueeze", "self")})) {
     case DeviceType::Lazy:
       return lazy::unsqueeze(self, dim);
     default:
@@ -633,7 +658,7 @@ Tensor dispatch_unsqueeze(const Tensor& self, int64_t dim) {
 
 // reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)
 Tensor dispatch_reshape(const Tensor& self, const std::vector<int64_t>& shape) {
-  switch (detail::op_device("reshape", {detail::device_of(self)})) {
+  switch (detail::op_device("reshape", {detail::device_of(self, "reshape", "self")})) {
     case DeviceType::Lazy:
       return lazy::reshape(self, shape);
     default:
@@ -643,7 +668,8 @@ Tensor dispatch_reshape(const Tensor& self, const std::vector<int64_t>& shape) {
 
 // flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)
 Tensor dispatch_flatten_using_ints(const Tensor& self, int64_t start_dim, int64_t end_dim) {
-  switch (detail::op_device("flatten.using_ints", {detail::device_of(self)})) {
+  switch (detail::op_device("flatten.using_ints",
+                            {detail::device_of(self, "flatten.using_ints", "self")})) {
     case DeviceType::Lazy:
       return lazy::flatten_using_ints(self, start_dim, end_dim);
     default:
@@ -653,7 +679,7 @@ Tensor dispatch_flatten_using_ints(const Tensor& self, int64_t start_dim, int64_
 
 // narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)
 Tensor dispatch_narrow(const Tensor& self, int64_t dim, int64_t start, int64_t length) {
-  switch (detail::op_device("narrow", {detail::device_of(self)})) {
+  switch (detail::op_device("narrow", {detail::device_of(self, "narrow", "self")})) {
     case DeviceType::Lazy:
       return lazy::narrow(self, dim, start, length);
     default:
@@ -665,7 +691,8 @@ Tensor dispatch_narrow(const Tensor& self, int64_t dim, int64_t start, int64_t l
 // SymInt step) -> Tensor
 Tensor dispatch_slice_backward(const Tensor& grad_output, const std::vector<int64_t>& input_sizes,
                                int64_t dim, int64_t start, int64_t end, int64_t step) {
-  switch (detail::op_device("slice_backward", {detail::device_of(grad_output)})) {
+  switch (detail::op_device("slice_backward",
+                            {detail::device_of(grad_output, "slice_backward", "grad_output")})) {
     case DeviceType::Lazy:
       return lazy::slice_backward(grad_output, input_sizes, dim, start, end, step);
     default:
@@ -685,7 +712,8 @@ Tensor dispatch_cat(const std::vector<Tensor>& tensors, int64_t dim) {
 
 // index_select(Tensor self, int dim, Tensor index) -> Tensor
 Tensor dispatch_index_select(const Tensor& self, int64_t dim, const Tensor& index) {
-  switch (detail::op_device("index_select", {detail::device_of(self), detail::device_of(index)})) {
+  switch (detail::op_device("index_select", {detail::device_of(self, "index_select", "self"),
+                                             detail::device_of(index, "index_select", "index")})) {
     case DeviceType::Lazy:
       return lazy::index_select(self, dim, index);
     default:
@@ -696,8 +724,9 @@ Tensor dispatch_index_select(const Tensor& self, int64_t dim, const Tensor& inde
 // index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor
 Tensor dispatch_index_add(const Tensor& self, int64_t dim, const Tensor& index,
                           const Tensor& source, const Scalar& alpha) {
-  switch (detail::op_device("index_add", {detail::device_of(self), detail::device_of(index),
-                                          detail::device_of(source)})) {
+  switch (detail::op_device("index_add", {detail::device_of(self, "index_add", "self"),
+                                          detail::device_of(index, "index_add", "index"),
+                                          detail::device_of(source, "index_add", "source")})) {
     case DeviceType::Lazy:
       return lazy::index_add(self, dim, index, source, alpha);
     default:
@@ -707,7 +736,8 @@ Tensor dispatch_index_add(const Tensor& self, int64_t dim, const Tensor& index,
 
 // gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor
 Tensor dispatch_gather(const Tensor& self, int64_t dim, const Tensor& index, bool sparse_grad) {
-  switch (detail::op_device("gather", {detail::device_of(self), detail::device_of(index)})) {
+  switch (detail::op_device("gather", {detail::device_of(self, "gather", "self"),
+                                       detail::device_of(index, "gather", "index")})) {
     case DeviceType::Lazy:
       return lazy::gather(self, dim, index, sparse_grad);
     default:
@@ -718,8 +748,9 @@ Tensor dispatch_gather(const Tensor& self, int64_t dim, const Tensor& index, boo
 // scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor
 Tensor dispatch_scatter_add(const Tensor& self, int64_t dim, const Tensor& index,
                             const Tensor& src) {
-  switch (detail::op_device(
-      "scatter_add", {detail::device_of(self), detail::device_of(index), detail::device_of(src)})) {
+  switch (detail::op_device("scatter_add", {detail::device_of(self, "scatter_add", "self"),
+                                            detail::device_of(index, "scatter_add", "index"),
+                                            detail::device_of(src, "scatter_add", "src")})) {
     case DeviceType::Lazy:
       return lazy::scatter_add(self, dim, index, src);
     default:
@@ -729,8 +760,9 @@ Tensor dispatch_scatter_add(const Tensor& self, int64_t dim, const Tensor& index
 
 // masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor
 Tensor dispatch_masked_fill_scalar(const Tensor& self, const Tensor& mask, const Scalar& value) {
-  switch (
-      detail::op_device("masked_fill.Scalar", {detail::device_of(self), detail::device_of(mask)})) {
+  switch (detail::op_device("masked_fill.Scalar",
+                            {detail::device_of(self, "masked_fill.Scalar", "self"),
+                             detail::device_of(mask, "masked_fill.Scalar", "mask")})) {
     case DeviceType::Lazy:
       return lazy::masked_fill_scalar(self, mask, value);
     default:
@@ -741,7 +773,7 @@ Tensor dispatch_masked_fill_scalar(const Tensor& self, const Tensor& mask, const
 // clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
 Tensor dispatch_clamp(const Tensor& self, const std::optional<Scalar>& min,
                       const std::optional<Scalar>& max) {
-  switch (detail::op_device("clamp", {detail::device_of(self)})) {
+  switch (detail::op_device("clamp", {detail::device_of(self, "clamp", "self")})) {
     case DeviceType::Lazy:
       return lazy::clamp(self, min, max);
     default:
@@ -755,7 +787,8 @@ Tensor dispatch_conv2d(const Tensor& input, const Tensor& weight, const std::opt
                        const std::vector<int64_t>& stride, const std::vector<int64_t>& padding,
                        const std::vector<int64_t>& dilation, int64_t groups) {
   switch (detail::op_device(
-      "conv2d", {detail::device_of(input), detail::device_of(weight), detail::device_of(bias)})) {
+      "conv2d", {detail::device_of(input, "conv2d", "input"),
+                 detail::device_of(weight, "conv2d", "weight"), detail::device_of(bias)})) {
     case DeviceType::Lazy:
       return lazy::conv2d(input, weight, bias, stride, padding, dilation, groups);
     default:
@@ -771,7 +804,8 @@ Tensor dispatch_conv2d_backward_input(const Tensor& grad_output, const Tensor& w
                                       const std::vector<int64_t>& padding,
                                       const std::vector<int64_t>& dilation, int64_t groups) {
   switch (detail::op_device("conv2d_backward_input",
-                            {detail::device_of(grad_output), detail::device_of(weight)})) {
+                            {detail::device_of(grad_output, "conv2d_backward_input", "grad_output"),
+                             detail::device_of(weight, "conv2d_backward_input", "weight")})) {
     case DeviceType::Lazy:
       return lazy::conv2d_backward_input(grad_output, weight, input_size, stride, padding, dilation,
                                          groups);
@@ -788,8 +822,10 @@ Tensor dispatch_conv2d_backward_weight(const Tensor& grad_output, const Tensor& 
                                        const std::vector<int64_t>& stride,
                                        const std::vector<int64_t>& padding,
                                        const std::vector<int64_t>& dilation, int64_t groups) {
-  switch (detail::op_device("conv2d_backward_weight",
-                            {detail::device_of(grad_output), detail::device_of(input)})) {
+  switch (
+      detail::op_device("conv2d_backward_weight",
+                        {detail::device_of(grad_output, "conv2d_backward_weight", "grad_output"),
+                         detail::device_of(input, "conv2d_backward_weight", "input")})) {
     case DeviceType::Lazy:
       return lazy::conv2d_backward_weight(grad_output, input, weight_size, stride, padding,
                                           dilation, groups);
@@ -804,7 +840,8 @@ Tensor dispatch_conv2d_backward_weight(const Tensor& grad_output, const Tensor& 
 std::tuple<Tensor, Tensor> dispatch_max_pool2d_with_indices(
     const Tensor& self, const std::vector<int64_t>& kernel_size, const std::vector<int64_t>& stride,
     const std::vector<int64_t>& padding, const std::vector<int64_t>& dilation, bool ceil_mode) {
-  switch (detail::op_device("max_pool2d_with_indices", {detail::device_of(self)})) {
+  switch (detail::op_device("max_pool2d_with_indices",
+                            {detail::device_of(self, "max_pool2d_with_indices", "self")})) {
     case DeviceType::Lazy:
       return lazy::max_pool2d_with_indices(self, kernel_size, stride, padding, dilation, ceil_mode);
     default:
@@ -822,7 +859,9 @@ Tensor dispatch_max_pool2d_with_indices_backward(const Tensor& grad_output, cons
                                                  bool ceil_mode, const Tensor& indices) {
   switch (detail::op_device(
       "max_pool2d_with_indices_backward",
-      {detail::device_of(grad_output), detail::device_of(self), detail::device_of(indices)})) {
+      {detail::device_of(grad_output, "max_pool2d_with_indices_backward", "grad_output"),
+       detail::device_of(self, "max_pool2d_with_indices_backward", "self"),
+       detail::device_of(indices, "max_pool2d_with_indices_backward", "indices")})) {
     case DeviceType::Lazy:
       return lazy::max_pool2d_with_indices_backward(grad_output, self, kernel_size, stride, padding,
                                                     dilation, ceil_mode, indices);
@@ -837,7 +876,7 @@ Tensor dispatch_max_pool2d_with_indices_backward(const Tensor& grad_output, cons
 Tensor dispatch_max_pool2d(const Tensor& self, const std::vector<int64_t>& kernel_size,
                            const std::vector<int64_t>& stride, const std::vector<int64_t>& padding,
                            const std::vector<int64_t>& dilation, bool ceil_mode) {
-  switch (detail::op_device("max_pool2d", {detail::device_of(self)})) {
+  switch (detail::op_device("max_pool2d", {detail::device_of(self, "max_pool2d", "self")})) {
     case DeviceType::Lazy:
       return lazy::max_pool2d(self, kernel_size, stride, padding, dilation, ceil_mode);
     default:
@@ -853,7 +892,8 @@ Tensor dispatch_max_pool2d_backward(const Tensor& grad_output, const Tensor& sel
                                     const std::vector<int64_t>& padding,
                                     const std::vector<int64_t>& dilation, bool ceil_mode) {
   switch (detail::op_device("max_pool2d_backward",
-                            {detail::device_of(grad_output), detail::device_of(self)})) {
+                            {detail::device_of(grad_output, "max_pool2d_backward", "grad_output"),
+                             detail::device_of(self, "max_pool2d_backward", "self")})) {
     case DeviceType::Lazy:
       return lazy::max_pool2d_backward(grad_output, self, kernel_size, stride, padding, dilation,
                                        ceil_mode);
@@ -867,8 +907,10 @@ Tensor dispatch_max_pool2d_backward(const Tensor& grad_output, const Tensor& sel
 // Tensor
 Tensor dispatch__log_softmax_backward_data(const Tensor& grad_output, const Tensor& output,
                                            int64_t dim, DType input_dtype) {
-  switch (detail::op_device("_log_softmax_backward_data",
-                            {detail::device_of(grad_output), detail::device_of(output)})) {
+  switch (detail::op_device(
+      "_log_softmax_backward_data",
+      {detail::device_of(grad_output, "_log_softmax_backward_data", "grad_output"),
+       detail::device_of(output, "_log_softmax_backward_data", "output")})) {
     case DeviceType::Lazy:
       return lazy::_log_softmax_backward_data(grad_output, output, dim, input_dtype);
     default:
@@ -881,8 +923,9 @@ Tensor dispatch__log_softmax_backward_data(const Tensor& grad_output, const Tens
 Tensor dispatch_nll_loss(const Tensor& self, const Tensor& target,
                          const std::optional<Tensor>& weight, int64_t reduction,
                          int64_t ignore_index) {
-  switch (detail::op_device("nll_loss", {detail::device_of(self), detail::device_of(target),
-                                         detail::device_of(weight)})) {
+  switch (detail::op_device(
+      "nll_loss", {detail::device_of(self, "nll_loss", "self"),
+                   detail::device_of(target, "nll_loss", "target"), detail::device_of(weight)})) {
     case DeviceType::Lazy:
       return lazy::nll_loss(self, target, weight, reduction, ignore_index);
     default:
@@ -895,9 +938,11 @@ Tensor dispatch_nll_loss(const Tensor& self, const Tensor& target,
 Tensor dispatch_nll_loss_backward(const Tensor& grad_output, const Tensor& self,
                                   const Tensor& target, const std::optional<Tensor>& weight,
                                   int64_t reduction, int64_t ignore_index) {
-  switch (detail::op_device("nll_loss_backward",
-                            {detail::device_of(grad_output), detail::device_of(self),
-                             detail::device_of(target), detail::device_of(weight)})) {
+  switch (detail::op_device(
+      "nll_loss_backward",
+      {detail::device_of(grad_output, "nll_loss_backward", "grad_output"),
+       detail::device_of(self, "nll_loss_backward", "self"),
+       detail::device_of(target, "nll_loss_backward", "target"), detail::device_of(weight)})) {
     case DeviceType::Lazy:
       return lazy::nll_loss_backward(grad_output, self, target, weight, reduction, ignore_index);
     default:
@@ -907,7 +952,7 @@ Tensor dispatch_nll_loss_backward(const Tensor& grad_output, const Tensor& self,
 
 // _dropout_mask(Tensor self, Scalar p, Scalar seed) -> Tensor
 Tensor dispatch__dropout_mask(const Tensor& self, const Scalar& p, const Scalar& seed) {
-  switch (detail::op_device("_dropout_mask", {detail::device_of(self)})) {
+  switch (detail::op_device("_dropout_mask", {detail::device_of(self, "_dropout_mask", "self")})) {
     case DeviceType::Lazy:
       return lazy::_dropout_mask(self, p, seed);
     default:
@@ -917,7 +962,7 @@ Tensor dispatch__dropout_mask(const Tensor& self, const Scalar& p, const Scalar&
 
 // sqrt_(Tensor(a!) self) -> Tensor(a!)
 const Tensor& dispatch_sqrt_inplace(const Tensor& self) {
-  switch (detail::op_device("sqrt_", {detail::device_of(self)})) {
+  switch (detail::op_device("sqrt_", {detail::device_of(self, "sqrt_", "self")})) {
     case DeviceType::Lazy:
       return lazy::sqrt_inplace(self);
     default:
@@ -927,7 +972,8 @@ const Tensor& dispatch_sqrt_inplace(const Tensor& self) {
 
 // div_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
 const Tensor& dispatch_div_inplace_tensor(const Tensor& self, const Tensor& other) {
-  switch (detail::op_device("div_.Tensor", {detail::device_of(self), detail::device_of(other)})) {
+  switch (detail::op_device("div_.Tensor", {detail::device_of(self, "div_.Tensor", "self"),
+                                            detail::device_of(other, "div_.Tensor", "other")})) {
     case DeviceType::Lazy:
       return lazy::div_inplace_tensor(self, other);
     default:
@@ -937,7 +983,7 @@ const Tensor& dispatch_div_inplace_tensor(const Tensor& self, const Tensor& othe
 
 // div_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
 const Tensor& dispatch_div_inplace_scalar(const Tensor& self, const Scalar& other) {
-  switch (detail::op_device("div_.Scalar", {detail::device_of(self)})) {
+  switch (detail::op_device("div_.Scalar", {detail::device_of(self, "div_.Scalar", "self")})) {
     case DeviceType::Lazy:
       return lazy::div_inplace_scalar(self, other);
     default:

@@ -17,7 +17,8 @@ std::vector<Shape> compute_shape_add_tensor(const Shape& self, const Shape& othe
 std::vector<Shape> compute_shape_add_inplace_tensor(const Shape& self, const Shape& other,
                                                     const Scalar& alpha) {
   std::vector<int64_t> sizes = shape_rules::broadcast("add_.Tensor", {&self, &other});
-  shape_rules::check_inplace("add_.Tensor", self, sizes);
+  shape_rules::check_inplace("add_.Tensor", self, sizes,
+                             shape_rules::result_type({&self, &other}, {&alpha}));
   return {Shape(self.dtype, std::move(sizes))};
 }
 
@@ -25,7 +26,8 @@ std::vector<Shape> compute_shape_add_inplace_tensor(const Shape& self, const Sha
 std::vector<Shape> compute_shape_add_out(const Shape& self, const Shape& other, const Scalar& alpha,
                                          const Shape& out) {
   std::vector<int64_t> sizes = shape_rules::broadcast("add.out", {&self, &other});
-  shape_rules::check_inplace("add.out", out, sizes);
+  shape_rules::check_inplace("add.out", out, sizes,
+                             shape_rules::result_type({&self, &other}, {&alpha}));
   return {Shape(out.dtype, std::move(sizes))};
 }
 
@@ -59,7 +61,8 @@ std::vector<Shape> compute_shape_mul_tensor(const Shape& self, const Shape& othe
 // mul_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
 std::vector<Shape> compute_shape_mul_inplace_tensor(const Shape& self, const Shape& other) {
   std::vector<int64_t> sizes = shape_rules::broadcast("mul_.Tensor", {&self, &other});
-  shape_rules::check_inplace("mul_.Tensor", self, sizes);
+  shape_rules::check_inplace("mul_.Tensor", self, sizes,
+                             shape_rules::result_type({&self, &other}, {}));
   return {Shape(self.dtype, std::move(sizes))};
 }
 
@@ -72,7 +75,8 @@ std::vector<Shape> compute_shape_mul_scalar(const Shape& self, const Scalar& oth
 // mul_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
 std::vector<Shape> compute_shape_mul_inplace_scalar(const Shape& self, const Scalar& other) {
   std::vector<int64_t> sizes = self.sizes;
-  shape_rules::check_inplace("mul_.Scalar", self, sizes);
+  shape_rules::check_inplace("mul_.Scalar", self, sizes,
+                             shape_rules::result_type({&self}, {&other}));
   return {Shape(self.dtype, std::move(sizes))};
 }
 
@@ -151,7 +155,7 @@ std::vector<Shape> compute_shape_relu(const Shape& self) {
 // relu_(Tensor(a!) self) -> Tensor(a!)
 std::vector<Shape> compute_shape_relu_inplace(const Shape& self) {
   std::vector<int64_t> sizes = self.sizes;
-  shape_rules::check_inplace("relu_", self, sizes);
+  shape_rules::check_inplace("relu_", self, sizes, shape_rules::result_type({&self}, {}));
   return {Shape(self.dtype, std::move(sizes))};
 }
 
@@ -184,7 +188,8 @@ std::vector<Shape> compute_shape_reciprocal(const Shape& self) {
 std::vector<Shape> compute_shape_addcmul_inplace(const Shape& self, const Shape& tensor1,
                                                  const Shape& tensor2, const Scalar& value) {
   std::vector<int64_t> sizes = shape_rules::broadcast("addcmul_", {&self, &tensor1, &tensor2});
-  shape_rules::check_inplace("addcmul_", self, sizes);
+  shape_rules::check_inplace("addcmul_", self, sizes,
+                             shape_rules::result_type({&self, &tensor1, &tensor2}, {&value}));
   return {Shape(self.dtype, std::move(sizes))};
 }
 
@@ -192,21 +197,23 @@ std::vector<Shape> compute_shape_addcmul_inplace(const Shape& self, const Shape&
 std::vector<Shape> compute_shape_addcdiv_inplace(const Shape& self, const Shape& tensor1,
                                                  const Shape& tensor2, const Scalar& value) {
   std::vector<int64_t> sizes = shape_rules::broadcast("addcdiv_", {&self, &tensor1, &tensor2});
-  shape_rules::check_inplace("addcdiv_", self, sizes);
+  shape_rules::check_inplace("addcdiv_", self, sizes,
+                             shape_rules::result_type({&self, &tensor1, &tensor2}, {&value}));
   return {Shape(self.dtype, std::move(sizes))};
 }
 
 // fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)
 std::vector<Shape> compute_shape_fill_inplace_scalar(const Shape& self, const Scalar& value) {
   std::vector<int64_t> sizes = self.sizes;
-  shape_rules::check_inplace("fill_.Scalar", self, sizes);
+  shape_rules::check_inplace("fill_.Scalar", self, sizes,
+                             shape_rules::result_type({&self}, {&value}));
   return {Shape(self.dtype, std::move(sizes))};
 }
 
 // zero_(Tensor(a!) self) -> Tensor(a!)
 std::vector<Shape> compute_shape_zero_inplace(const Shape& self) {
   std::vector<int64_t> sizes = self.sizes;
-  shape_rules::check_inplace("zero_", self, sizes);
+  shape_rules::check_inplace("zero_", self, sizes, shape_rules::result_type({&self}, {}));
   return {Shape(self.dtype, std::move(sizes))};
 }
 
@@ -214,7 +221,7 @@ std::vector<Shape> compute_shape_zero_inplace(const Shape& self) {
 std::vector<Shape> compute_shape_copy_inplace(const Shape& self, const Shape& src,
                                               bool non_blocking) {
   std::vector<int64_t> sizes = shape_rules::broadcast("copy_", {&self, &src});
-  shape_rules::check_inplace("copy_", self, sizes);
+  shape_rules::check_inplace("copy_", self, sizes, shape_rules::result_type({&self, &src}, {}));
   return {Shape(self.dtype, std::move(sizes))};
 }
 
@@ -258,13 +265,6 @@ std::vector<Shape> compute_shape_ge_tensor(const Shape& self, const Shape& other
 std::vector<Shape> compute_shape_gt_scalar(const Shape& self, const Scalar& other) {
   std::vector<int64_t> sizes = self.sizes;
   return {Shape(DType::Bool, std::move(sizes))};
-}
-
-// where.self(Tensor condition, Tensor self, Tensor other) -> Tensor
-std::vector<Shape> compute_shape_where_self(const Shape& condition, const Shape& self,
-                                            const Shape& other) {
-  std::vector<int64_t> sizes = shape_rules::broadcast("where.self", {&condition, &self, &other});
-  return {Shape(shape_rules::result_type({&condition, &self, &other}, {}), std::move(sizes))};
 }
 
 // sum(Tensor self, *, ScalarType? dtype=None) -> Tensor
@@ -313,21 +313,23 @@ std::vector<Shape> compute_shape__log_softmax(const Shape& self, int64_t dim, bo
 // sqrt_(Tensor(a!) self) -> Tensor(a!)
 std::vector<Shape> compute_shape_sqrt_inplace(const Shape& self) {
   std::vector<int64_t> sizes = self.sizes;
-  shape_rules::check_inplace("sqrt_", self, sizes);
+  shape_rules::check_inplace("sqrt_", self, sizes, shape_rules::result_type({&self}, {}));
   return {Shape(self.dtype, std::move(sizes))};
 }
 
 // div_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
 std::vector<Shape> compute_shape_div_inplace_tensor(const Shape& self, const Shape& other) {
   std::vector<int64_t> sizes = shape_rules::broadcast("div_.Tensor", {&self, &other});
-  shape_rules::check_inplace("div_.Tensor", self, sizes);
+  shape_rules::check_inplace("div_.Tensor", self, sizes,
+                             shape_rules::result_type({&self, &other}, {}));
   return {Shape(self.dtype, std::move(sizes))};
 }
 
 // div_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
 std::vector<Shape> compute_shape_div_inplace_scalar(const Shape& self, const Scalar& other) {
   std::vector<int64_t> sizes = self.sizes;
-  shape_rules::check_inplace("div_.Scalar", self, sizes);
+  shape_rules::check_inplace("div_.Scalar", self, sizes,
+                             shape_rules::result_type({&self}, {&other}));
   return {Shape(self.dtype, std::move(sizes))};
 }
 

@@ -60,7 +60,11 @@ std::string device_expr(const OpEntry& op) {
 std::string device_args(const OpEntry& op) {
   std::vector<std::string> args;
   for (const Argument& a : op.schema.arguments) {
-    if (a.type.base == BaseType::Tensor) args.push_back("detail::device_of(" + api::cpp_name(a.name) + ")");
+    if (a.type.base != BaseType::Tensor) continue;
+    const std::string name = api::cpp_name(a.name);
+    const bool required = !a.type.is_list && !a.type.is_optional();
+    args.push_back(required ? "detail::device_of(" + name + ", \"" + op.schema.name.str() + "\", \"" + a.name + "\")"
+                            : "detail::device_of(" + name + ")");
   }
   return "{" + join(args, ", ") + "}";
 }

@@ -35,8 +35,8 @@ std::string result_type_expr(const OpEntry& op) {
   return "shape_rules::result_type(" + address_list(input_tensors(op)) + ", " + address_list(scalars) + ")";
 }
 
-std::string dtype_expr(const OpEntry& op) {
-  if (const Argument* w = written_argument(op)) return api::cpp_name(w->name) + ".dtype";
+// The dtype the op computes, before any written argument (in-place self, out=) takes it.
+std::string computed_dtype_expr(const OpEntry& op) {
   switch (op.dtype) {
     case DTypeRule::Bool: return "DType::Bool";
     case DTypeRule::Index: return "DType::Int64";
@@ -45,6 +45,11 @@ std::string dtype_expr(const OpEntry& op) {
     case DTypeRule::Promote: break;
   }
   return result_type_expr(op);
+}
+
+std::string dtype_expr(const OpEntry& op) {
+  if (const Argument* w = written_argument(op)) return api::cpp_name(w->name) + ".dtype";
+  return computed_dtype_expr(op);
 }
 
 // reduce: dims from `dim` (int[1]?, int[1] or int?), keepdim if present, dtype from the rule or
@@ -73,7 +78,8 @@ std::vector<std::string> elementwise_statements(const OpEntry& op) {
                           : "shape_rules::broadcast(\"" + op.schema.name.str() + "\", " + address_list(inputs) + ")";
   std::vector<std::string> out = {"std::vector<int64_t> sizes = " + sizes + ";"};
   if (const Argument* w = written_argument(op)) {
-    out.push_back("shape_rules::check_inplace(\"" + op.schema.name.str() + "\", " + api::cpp_name(w->name) + ", sizes);");
+    out.push_back("shape_rules::check_inplace(\"" + op.schema.name.str() + "\", " + api::cpp_name(w->name) +
+                  ", sizes, " + computed_dtype_expr(op) + ");");
   }
   out.push_back("return {Shape(" + dtype_expr(op) + ", std::move(sizes))};");
   return out;

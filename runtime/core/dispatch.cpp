@@ -23,6 +23,13 @@ DeviceType op_device(const char* op, std::initializer_list<std::optional<Device>
   return found->type;
 }
 
+Device device_of(const Tensor& t, const char* op, const char* arg) {
+  if (!t.defined()) {
+    throw ShapeError(op, std::string("argument '") + arg + "' is an undefined tensor");
+  }
+  return t.device();
+}
+
 std::vector<Shape> shapes_of(const std::vector<Tensor>& ts) {
   std::vector<Shape> out;
   out.reserve(ts.size());

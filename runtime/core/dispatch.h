@@ -19,6 +19,9 @@ inline std::optional<Device> device_of(const std::optional<Tensor>& t) {
   return t ? device_of(*t) : std::nullopt;
 }
 std::optional<Device> device_of(const std::vector<Tensor>& ts);
+// A required tensor argument's device. Throws ShapeError naming `op` and `arg` when `t` is
+// undefined (a default-constructed or moved-from Tensor).
+Device device_of(const Tensor& t, const char* op, const char* arg);
 
 // The device every given tensor is on. Throws ShapeError naming `op` when tensors are on
 // different devices or no tensor is defined ("add.Tensor: expected all tensors on one device,

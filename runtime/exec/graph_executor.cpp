@@ -173,17 +173,32 @@ void GraphExecutor::sync(const std::vector<std::shared_ptr<lazy::LazyState>>& st
   const Graph& graph = *entry.graph;
   std::vector<Input> inputs = gather_inputs(graph);
   std::vector<Tensor> outputs;
-  {
+  try {
     metrics::ScopedTimer timer(execute_ms);
     outputs = backend->execute(*entry.payload.cached->executable, inputs);
+    check_outputs(graph, outputs, *backend);
+  } catch (const std::exception& e) {
+    mark_failed(pending.states, e.what());
+    throw;
   }
-  check_outputs(graph, outputs, *backend);
   for (size_t k = 0; k < pending.states.size(); ++k) {
     pending.states[k]->data = outputs[pending.root_of[k]];
     pending.states[k]->value = ir::Value{};
   }
   syncs.add();
   graph_nodes.add(static_cast<int64_t>(graph.nodes().size()));
+}
+
+// See Note [Failed executions].
+void GraphExecutor::mark_failed(const std::vector<std::shared_ptr<lazy::LazyState>>& states,
+                                const char* what) {
+  static metrics::Counter& failures = metrics::counter("exec.failed");
+  failures.add();
+  auto error = std::make_shared<const std::string>(what);
+  for (const auto& s : states) {
+    s->value = ir::Value{};
+    s->error = error;
+  }
 }
 
 // See Note [Graph memo]: a memo hit skips building the graph and looking it up.
@@ -212,7 +227,15 @@ const GraphExecutor::Memo::Entry& GraphExecutor::graph_for(std::vector<ir::Value
 
 void GraphExecutor::mark_step() {
   static metrics::Counter& steps = metrics::counter("exec.mark_step");
-  sync(lazy::live_states());
+  try {
+    sync(lazy::live_states());
+  } catch (const CompileError&) {
+    throw;  // nothing ran and nothing is lost: the tensors stay pending and a retry compiles
+  } catch (...) {
+    lazy::end_trace();  // the failed tensors hold no IR now (See Note [Failed executions])
+    steps.add();
+    throw;
+  }
   lazy::end_trace();
   steps.add();
 }

@@ -20,7 +20,10 @@
 // Syncing the very roots of a recent sync again (every step of a loop) skips building the graph
 // and the cache lookup: See Note [Graph memo].
 //
-// Metrics: computation_cache.{hit,miss,evict}, exec.{sync,mark_step,graph_nodes,graph_memo_hit},
+// A failed execution marks the tensors it was to compute as failed and rethrows: See Note
+// [Failed executions].
+//
+// Metrics: computation_cache.{hit,miss,evict}, exec.{sync,mark_step,graph_nodes,graph_memo_hit,failed},
 // exec.{build_graph_ms,compile_ms,execute_ms}.
 // Thread safety: all methods may be called from any thread; syncs are serialized.
 #pragma once
@@ -76,6 +79,8 @@ class GraphExecutor {
   };
   using Memo = GraphMemo<Compiled>;
 
+  static void mark_failed(const std::vector<std::shared_ptr<lazy::LazyState>>& states,
+                          const char* what);
   const Memo::Entry& graph_for(std::vector<ir::Value> roots, Backend& backend);
   static ir::hash_t cache_key(const Graph& graph, const Backend& backend);
   std::shared_ptr<Cached> lookup_or_compile(ir::hash_t key, const Graph& graph, Backend& backend);

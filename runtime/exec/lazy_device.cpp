@@ -35,7 +35,7 @@ size_t cache_capacity_from_env() {
 Tensor lazy_to_cpu_hook(const Tensor& t) {
   const lazy::LazyState& s = lazy::lazy_state(t);
   if (s.pending()) GraphExecutor::global().sync({t.impl()->lazy_state()});
-  return s.data.clone();
+  return s.materialized().clone();
 }
 
 // A copy for the same reason: the caller may keep writing the cpu tensor.
@@ -46,7 +46,7 @@ Tensor cpu_to_lazy_hook(const Tensor& cpu, Device target) {
 // A clone shares the pending value or the (never written) data: no work until it is used.
 Tensor lazy_clone_hook(const Tensor& t) {
   const lazy::LazyState& s = lazy::lazy_state(t);
-  if (!s.pending()) return lazy::make_lazy_tensor_from_data(s.data, t.device());
+  if (!s.pending()) return lazy::make_lazy_tensor_from_data(s.materialized(), t.device());
   return lazy::make_lazy_tensor(s.value.node, s.value.index, t.device());
 }
 

@@ -71,6 +71,11 @@ LazyState::~LazyState() {
   --r.count;
 }
 
+const Tensor& LazyState::materialized() const {
+  if (error) throw ExecutionFailed("this lazy tensor's computation failed: " + *error);
+  return data;
+}
+
 std::vector<std::shared_ptr<LazyState>> live_states() {
   LiveRegistry& r = this_thread_registry();
   std::lock_guard<std::mutex> lock(r.mutex);

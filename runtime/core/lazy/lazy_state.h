@@ -21,12 +21,22 @@
 // tracing. A state may die on another thread (it unlinks itself under its registry's lock); a
 // registry outlives its thread and is handed to the next new thread, with any states still in it.
 //
+// Note [Failed executions]
+// When executing a graph throws (an index out of range is only seen by the kernel), the executor
+// marks every tensor that graph was to compute as failed: no IR, no data, the error message kept.
+// Reading or using a failed tensor raises that error again (naming the op that failed); all else
+// goes on: the thread's trace ends normally at that mark_step, and later steps do not try the
+// failed graph again. An in-place op cannot revive a failed tensor (it reads its value first);
+// assigning a new tensor to the variable does.
+//
 // Thread safety: a LazyState follows Tensor's rule (one writer at a time). Registries are
 // internally locked.
 #pragma once
 
 #include <cstddef>
 #include <memory>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "core/ir/node.h"
@@ -36,6 +46,12 @@ namespace lazygen::lazy {
 
 struct LiveRegistry;
 
+// A lazy tensor whose computation failed (See Note [Failed executions]).
+class ExecutionFailed : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 struct LazyState : std::enable_shared_from_this<LazyState> {
   // Registers with the calling thread's live registry; unregisters in the destructor.
   LazyState();
@@ -43,10 +59,16 @@ struct LazyState : std::enable_shared_from_this<LazyState> {
   LazyState(const LazyState&) = delete;
   LazyState& operator=(const LazyState&) = delete;
 
-  bool pending() const { return !data.defined(); }
+  bool pending() const { return !data.defined() && error == nullptr; }
+  bool failed() const { return error != nullptr; }
+  // The data. Throws ExecutionFailed when the execution that was to compute it failed.
+  // REQUIRES: !pending().
+  const Tensor& materialized() const;
 
   ir::Value value;  // See Note [Lazy tensor state]
   Tensor data;
+  // Why the execution computing this tensor failed; See Note [Failed executions].
+  std::shared_ptr<const std::string> error;
 
   // Registry links, guarded by the registry's lock.
   LiveRegistry* const registry_;

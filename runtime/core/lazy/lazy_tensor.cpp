@@ -38,7 +38,7 @@ std::vector<ir::NodePtr>& bound_device_data() {
 }
 
 void bind_device_data(LazyState& s) {
-  const Tensor& data = s.data;
+  const Tensor& data = s.materialized();
   ir::NodePtr node =
       ir::cached_node<ir::DeviceData>(data, [&] { return std::vector<Shape>{data.shape()}; });
   bound_device_data().push_back(node);
@@ -112,6 +112,7 @@ void set_ir_value(const Tensor& self, ir::Value value) {
   }
   s.value = std::move(value);
   s.data = Tensor();
+  s.error = nullptr;
 }
 
 void end_trace() {

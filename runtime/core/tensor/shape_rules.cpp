@@ -49,10 +49,19 @@ std::vector<int64_t> broadcast(const char* op, std::initializer_list<const Shape
   return out;
 }
 
-void check_inplace(const char* op, const Shape& self, const std::vector<int64_t>& result_sizes) {
+void check_inplace(const char* op, const Shape& self, const std::vector<int64_t>& result_sizes,
+                   DType result_dtype) {
   if (self.sizes != result_sizes) {
     throw ShapeError(op, "output with shape " + sizes_str(self.sizes) +
                              " doesn't match the broadcast shape " + sizes_str(result_sizes));
+  }
+  const bool narrowing = (is_floating(result_dtype) && !is_floating(self.dtype)) ||
+                         (result_dtype != DType::Bool && self.dtype == DType::Bool);
+  if (narrowing) {
+    throw ShapeError(op, "result type " + std::string(dtype_name(result_dtype)) +
+                             " can't be cast to the desired output type " +
+                             std::string(dtype_name(self.dtype)) + " (output of shape " +
+                             sizes_str(self.sizes) + ")");
   }
 }
 

@@ -26,8 +26,11 @@ DType result_type(std::initializer_list<const Shape*> tensors,
 // The sizes all `tensors` broadcast to (PyTorch's rules); ShapeError names `op` and the shapes.
 std::vector<int64_t> broadcast(const char* op, std::initializer_list<const Shape*> tensors);
 
-// An in-place op's broadcast result must keep self's sizes; else ShapeError naming both.
-void check_inplace(const char* op, const Shape& self, const std::vector<int64_t>& result_sizes);
+// An in-place (or out=) op's result must fit the written tensor `self`: the broadcast sizes must
+// be self's, and the computed dtype must cast to self's under PyTorch's rule (no floating ->
+// integral, no number -> bool); else ShapeError naming the shapes or dtypes.
+void check_inplace(const char* op, const Shape& self, const std::vector<int64_t>& result_sizes,
+                   DType result_dtype);
 
 // The shape of reducing `self` over `dims` (nullopt or empty: every dim) with dtype `out`.
 // Negative dims wrap; a dim out of range or repeated is a ShapeError naming `op`.

@@ -74,6 +74,9 @@ std::vector<Shape> compute_shape_scatter_add(const Shape& self, int64_t dim, con
 // A bool mask; self and mask broadcast; self's dtype.
 std::vector<Shape> compute_shape_masked_fill_scalar(const Shape& self, const Shape& mask,
                                                     const Scalar& value);
+// A bool condition; the three broadcast; self's and other's promoted dtype.
+std::vector<Shape> compute_shape_where_self(const Shape& condition, const Shape& self,
+                                            const Shape& other);
 
 // ---- pointwise with optional bounds (ops/shape/misc_shapes.cpp)
 // At least one bound; not bool; the dtype promotes self with the bounds, as PyTorch's clamp.

@@ -1,9 +1,11 @@
 // Shape functions of the indexing ops (custom_shapes.h): index_select, index_add, gather,
-// scatter_add and masked_fill. They check ranks, sizes and dtypes, as PyTorch's meta functions
-// do; index values are data, bounds-checked by the kernels (ops/cpu/indexing.cpp).
+// scatter_add, masked_fill and where (its bool condition). They check ranks, sizes and dtypes,
+// as PyTorch's meta functions do; index values are data, bounds-checked by the kernels
+// (ops/cpu/indexing.cpp).
 #include <algorithm>
 #include <string>
 
+#include "core/tensor/shape_rules.h"
 #include "ops/shape/custom_shapes.h"
 
 namespace lazygen {
@@ -146,6 +148,19 @@ std::vector<Shape> compute_shape_masked_fill_scalar(const Shape& self, const Sha
                              std::string(dtype_name(mask.dtype)));
   }
   return {Shape(self.dtype, broadcast_sizes(op, self.sizes, mask.sizes))};
+}
+
+std::vector<Shape> compute_shape_where_self(const Shape& condition, const Shape& self,
+                                            const Shape& other) {
+  const char* op = "where.self";
+  if (condition.dtype != DType::Bool) {
+    throw ShapeError(op, "expected condition to be a boolean tensor, but got a tensor with dtype " +
+                             std::string(dtype_name(condition.dtype)) + " (condition of shape " +
+                             sizes_str(condition.sizes) + ")");
+  }
+  const std::vector<int64_t> sizes = broadcast_sizes(
+      op, broadcast_sizes(op, condition.sizes, self.sizes), other.sizes);
+  return {Shape(shape_rules::result_type({&self, &other}), sizes)};
 }
 
 }  // namespace lazygen

@@ -104,7 +104,7 @@ std::vector<Shape> compute_shape_gt_tensor(const Shape& self, const Shape& other
 std::vector<Shape> compute_shape_ge_tensor(const Shape& self, const Shape& other);
 // gt.Scalar(Tensor self, Scalar other) -> Tensor
 std::vector<Shape> compute_shape_gt_scalar(const Shape& self, const Scalar& other);
-// where.self(Tensor condition, Tensor self, Tensor other) -> Tensor
+// where.self(Tensor condition, Tensor self, Tensor other) -> Tensor (hand-written)
 std::vector<Shape> compute_shape_where_self(const Shape& condition, const Shape& self,
                                             const Shape& other);
 // sum(Tensor self, *, ScalarType? dtype=None) -> Tensor

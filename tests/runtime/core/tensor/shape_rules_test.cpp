@@ -63,11 +63,26 @@ TEST(BroadcastRule, ErrorNamesTheOpAndShapes) {
   }
 }
 
+TEST(CheckInplace, RejectsAResultDtypeThatCannotCastToSelfs) {
+  const Shape ints(DType::Int64, {3}), flags(DType::Bool, {3}), floats(DType::Float32, {3});
+  shape_rules::check_inplace("mul_.Tensor", floats, {3}, DType::Float64);  // narrowing floats: ok
+  shape_rules::check_inplace("mul_.Tensor", ints, {3}, DType::Bool);
+  try {
+    shape_rules::check_inplace("mul_.Tensor", ints, {3}, DType::Float32);
+    FAIL();
+  } catch (const ShapeError& e) {
+    EXPECT_STREQ(e.what(),
+                 "mul_.Tensor: result type float32 can't be cast to the desired output type int64 "
+                 "(output of shape [3])");
+  }
+  EXPECT_THROW(shape_rules::check_inplace("add_.Tensor", flags, {3}, DType::Int64), ShapeError);
+}
+
 TEST(CheckInplace, RejectsAResultLargerThanSelf) {
   const Shape self(DType::Float32, {3});
-  shape_rules::check_inplace("add_.Tensor", self, {3});
+  shape_rules::check_inplace("add_.Tensor", self, {3}, DType::Float32);
   try {
-    shape_rules::check_inplace("add_.Tensor", self, {2, 3});
+    shape_rules::check_inplace("add_.Tensor", self, {2, 3}, DType::Float32);
     FAIL();
   } catch (const ShapeError& e) {
     EXPECT_STREQ(e.what(),
