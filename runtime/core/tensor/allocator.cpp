@@ -23,7 +23,9 @@ constexpr std::size_t kHugePage = std::size_t{2} << 20;
 // by transparent huge pages: one page fault per 2 MiB instead of 512, and one TLB entry too.
 void* system_allocate(std::size_t capacity) {
   if (capacity < kHugePage) return std::aligned_alloc(CachingAllocator::kAlignment, capacity);
-  void* data = std::aligned_alloc(kHugePage, capacity);
+  // aligned_alloc wants a multiple of the alignment; size classes above 2 MiB step by quarters.
+  const std::size_t rounded = (capacity + kHugePage - 1) / kHugePage * kHugePage;
+  void* data = std::aligned_alloc(kHugePage, rounded);
 #if defined(MADV_HUGEPAGE)
   if (data != nullptr) madvise(data, capacity, MADV_HUGEPAGE);  // advice only: failure is fine
 #endif

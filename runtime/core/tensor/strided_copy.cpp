@@ -55,6 +55,7 @@ void gather_tile(DType from, const char* src, int64_t col_stride, int64_t row_st
 void convert_elements(DType from, const char* src, int64_t src_stride, DType to, char* dst,
                       int64_t dst_stride, int64_t n) {
   const auto item = static_cast<int64_t>(itemsize(from));
+  if (n <= 0) return;  // zero-size tensors may have null data
   if (from == to && src_stride == item && dst_stride == item) {
     std::memmove(dst, src, static_cast<size_t>(n * item));
     return;
