@@ -13,6 +13,7 @@ option(LAZYGEN_CCACHE "Use ccache as the compiler launcher when it is installed"
 set(LAZYGEN_CUDA "AUTO" CACHE STRING "Build the CUDA backend: AUTO (when the toolkit is found), ON, OFF")
 set_property(CACHE LAZYGEN_CUDA PROPERTY STRINGS AUTO ON OFF)
 set(LAZYGEN_SANITIZE "" CACHE STRING "Sanitizers: '', 'address,undefined' or 'thread'")
+option(LAZYGEN_FUZZ "Clang only: libFuzzer binaries for the schema parser and the ops.yaml loader" OFF)
 option(LAZYGEN_BUILD_TESTS "Build the GoogleTest suites" ON)
 option(LAZYGEN_BUILD_BENCHMARKS "Build the Google Benchmark programs" ON)
 option(LAZYGEN_BUILD_EXAMPLES "Build the examples" ON)

@@ -3,6 +3,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <cctype>
 #include <fstream>
 #include <sstream>
 #include <string_view>
@@ -165,19 +166,54 @@ std::string_view nth_line(std::string_view text, int n) {
   return text.substr(start, text.find('\n', start) - start);
 }
 
-// yaml-cpp marks a quoted scalar at its opening quote and a block scalar (`|`, `>`) at its
-// indicator; errors inside a value count from its first character. See validate.h, Note
+// One node property at `line[at]`: `&anchor` or a tag (`!`, `!!str`, `!e!x`, `!<verbatim>`),
+// scanned with the characters yaml-cpp allows in each; returns where it ends (npos: unclosed).
+size_t skip_property(std::string_view line, size_t at) {
+  constexpr std::string_view kNotInAnchor = " \t,[]{}";
+  constexpr std::string_view kTagPunctuation = "-#;/?:@&=+$,_.~*'()[]!%";
+  if (line[at] == '&') return std::min(line.find_first_of(kNotInAnchor, at), line.size());
+  if (line.substr(at).starts_with("!<")) {
+    size_t close = line.find('>', at);
+    return close == std::string_view::npos ? close : close + 1;
+  }
+  auto in_tag = [&](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) ||
+           kTagPunctuation.find(c) != std::string_view::npos;
+  };
+  do {
+    ++at;
+  } while (at < line.size() && in_tag(line[at]));
+  return at;
+}
+
+// The column (0-based) of a value on `line` after the node properties that yaml-cpp's mark at
+// `col` may point at; npos when the value is not on this line.
+size_t skip_properties(std::string_view line, size_t col) {
+  while (col < line.size() && (line[col] == '!' || line[col] == '&')) {
+    col = skip_property(line, col);
+    if (col == std::string_view::npos) return col;
+    col = line.find_first_not_of(" \t", col);
+  }
+  return col < line.size() ? col : std::string_view::npos;
+}
+
+// yaml-cpp marks a value at its properties (`!!str`, `&a`), a quoted scalar at its opening quote
+// and a block scalar (`|`, `>`) at its indicator; errors inside a value count from its first
+// character. Where that character is not found (a block scalar whose next line is blank or
+// missing, properties on a line of their own), the mark itself is kept. See validate.h, Note
 // [Columns inside values].
 SourceLoc value_start(std::string_view text, const SourceLoc& loc) {
   std::string_view line = nth_line(text, loc.line);
-  if (loc.col < 1 || static_cast<size_t>(loc.col) > line.size()) return loc;
-  char c = line[loc.col - 1];
-  if (c == '"' || c == '\'') return loc.advanced(1);
-  if (c != '|' && c != '>') return loc;
+  if (loc.col < 1) return loc;
+  size_t at = skip_properties(line, static_cast<size_t>(loc.col) - 1);
+  if (at == std::string_view::npos) return loc;
+  SourceLoc value{loc.file, loc.line, static_cast<int>(at) + 1};
+  if (line[at] == '"' || line[at] == '\'') return value.advanced(1);
+  if (line[at] != '|' && line[at] != '>') return value;
   std::string_view next = nth_line(text, loc.line + 1);
   size_t indent = next.find_first_not_of(' ');
-  return {loc.file, loc.line + 1,
-          indent == std::string_view::npos ? 0 : static_cast<int>(indent) + 1};
+  if (indent == std::string_view::npos) return value;
+  return {loc.file, loc.line + 1, static_cast<int>(indent) + 1};
 }
 
 // Moves the locations of expression values (func, pointwise, formulas) onto their first
@@ -189,11 +225,37 @@ void finish_entry(std::string_view text, OpEntry& op) {
   op.schema = parse_schema(op.func, op.func_loc);
 }
 
-YAML::Node parse_yaml(const std::string& text, const std::string& path) {
+// yaml-cpp also reads UTF-16 and UTF-32, chosen by a byte order mark or guessed from NUL bytes
+// among the first four, and then marks positions in the UTF-8 it converted to, which no editor
+// shows. Ops files are UTF-8: the others are rejected where they start to differ (a UTF-16/32
+// byte order mark, or the first NUL byte, which YAML forbids anyway). A UTF-8 byte order mark is
+// dropped, as editors do not count it as a column either.
+std::string_view utf8_text(std::string_view text, const std::string& path) {
+  if (text.starts_with("\xFE\xFF") || text.starts_with("\xFF\xFE")) {
+    throw GenError({path, 1, 1},
+                   "ops files are UTF-8; this one starts with a UTF-16 or UTF-32 byte order mark",
+                   "save it as UTF-8");
+  }
+  if (size_t nul = text.find('\0'); nul != std::string_view::npos) {
+    size_t line_start = text.rfind('\n', nul);
+    line_start = line_start == std::string_view::npos ? 0 : line_start + 1;
+    int line = 1 + static_cast<int>(std::count(text.begin(), text.begin() + nul, '\n'));
+    throw GenError({path, line, static_cast<int>(nul - line_start) + 1}, "NUL byte in an ops file",
+                   "ops files are UTF-8 text; remove it (a file saved as UTF-16 is full of them: "
+                   "save it as UTF-8)");
+  }
+  if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);
+  return text;
+}
+
+YAML::Node parse_yaml(std::string_view text, const std::string& path) {
   try {
-    return YAML::Load(text);
+    return YAML::Load(std::string(text));
   } catch (const YAML::ParserException& e) {
-    throw GenError({path, e.mark.line + 1, e.mark.column + 1}, "malformed YAML: " + e.msg,
+    // An escape cut off by the end of the input is marked past its end: point just after it.
+    int past_end = std::max(0, e.mark.pos - static_cast<int>(text.size()));
+    throw GenError({path, e.mark.line + 1, std::max(1, e.mark.column + 1 - past_end)},
+                   "malformed YAML: " + e.msg,
                    "check the indentation and quoting near this position");
   }
 }
@@ -205,7 +267,8 @@ std::string_view dtype_rule_name(DTypeRule r) { return choice_name(kDTypeRules, 
 
 OpsFile load_ops_text(const std::string& text, const std::string& path, OpsDialect dialect,
                       const std::vector<std::string>& select) {
-  YAML::Node root = parse_yaml(text, path);
+  const std::string_view utf8 = utf8_text(text, path);
+  YAML::Node root = parse_yaml(utf8, path);
   OpsFile file{path, {}};
   if (root.IsNull()) return file;
   if (!root.IsSequence()) {
@@ -214,7 +277,7 @@ OpsFile load_ops_text(const std::string& text, const std::string& path, OpsDiale
   }
   for (const auto& entry : root) {
     file.ops.push_back(read_entry(path, entry));
-    finish_entry(text, file.ops.back());
+    finish_entry(utf8, file.ops.back());
     read_test_inputs(path, entry, file.ops.back());
   }
   if (!select.empty()) file.ops = select_ops(file, select);

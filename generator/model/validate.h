@@ -5,8 +5,9 @@
 // derivative formula point at the offending character: the value's column plus the offset in
 // the string. yaml-cpp marks a quoted scalar at its opening quote, so the loader starts such
 // values one column later (exact unless the string holds escapes such as \"); a block scalar
-// (`|`, `>`) starts on the line after its indicator. Offsets past the first line of a multi-line
-// value are counted as if the value were one line: write these values on one line.
+// (`|`, `>`) starts on the line after its indicator (at the indicator when that line is blank);
+// a tag or anchor before a value (`!!str`, `&a`) is skipped. Offsets past the first line of a
+// multi-line value are counted as if the value were one line: write these values on one line.
 #pragma once
 
 #include <string>

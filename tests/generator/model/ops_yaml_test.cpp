@@ -120,6 +120,36 @@ TEST(OpsYaml, MalformedYamlPointsAtYamlCppsMarkOneBased) {
   EXPECT_EQ(e.hint(), "check the indentation and quoting near this position");
 }
 
+// Found by fuzzing (tests/generator/fuzz): yaml-cpp marks an escape cut off by the end of the
+// input one column past that end.
+TEST(OpsYaml, MalformedYamlCutOffAtTheEndPointsJustPastIt) {
+  GenError e = load_error("- func: \"relu(\\x<");
+  EXPECT_EQ(e.loc().str(), "ops.yaml:1:18");
+  EXPECT_EQ(e.message(), "malformed YAML: bad character found while scanning hex number");
+}
+
+// yaml-cpp would decode these (guessing UTF-16 from NUL bytes too) and mark positions in the
+// converted text; ops files are UTF-8 (found by fuzzing, tests/generator/fuzz).
+TEST(OpsYaml, Utf16FileIsRejectedAtItsByteOrderMark) {
+  GenError e = load_error(std::string("\xFF\xFE-\0 \0f\0", 8));
+  EXPECT_EQ(e.loc().str(), "ops.yaml:1:1");
+  EXPECT_EQ(e.message(),
+            "ops files are UTF-8; this one starts with a UTF-16 or UTF-32 byte order mark");
+}
+
+TEST(OpsYaml, NulBytePointsAtItself) {
+  GenError e =
+      load_error(std::string(kRelu) + std::string("- func: f(Tensor\0 a) -> Tensor\n", 30));
+  EXPECT_EQ(e.loc().str(), "ops.yaml:4:17");
+  EXPECT_EQ(e.message(), "NUL byte in an ops file");
+}
+
+TEST(OpsYaml, Utf8ByteOrderMarkIsNotAColumn) {
+  GenError e = load_error(
+      "\xEF\xBB\xBF- func: relu(Tensor self) -> Tensr\n  shape: same\n  kernel: custom\n");
+  EXPECT_EQ(e.loc().str(), "ops.yaml:1:30");
+}
+
 TEST(OpsYaml, MalformedYamlBadIndentation) {
   GenError e = load_error("- func: relu(Tensor self) -> Tensor\n   shape: same\n");
   EXPECT_EQ(e.loc().str(), "ops.yaml:2:9");
@@ -176,6 +206,26 @@ TEST(OpsYaml, BadSchemaInAQuotedValueCountsFromAfterTheQuote) {
   GenError e =
       load_error("- func: \"relu(Tensor self -> Tensor\"\n  shape: same\n  kernel: custom\n");
   EXPECT_EQ(e.loc().str(), "ops.yaml:1:27");
+}
+
+// Found by fuzzing (tests/generator/fuzz): a block scalar with nothing after it had no column.
+TEST(OpsYaml, BadSchemaInAnEmptyBlockScalarPointsAtItsIndicator) {
+  GenError e = load_error("- func: |\n");
+  EXPECT_EQ(e.loc().str(), "ops.yaml:1:9");
+  EXPECT_EQ(e.message(), "empty schema");
+}
+
+// yaml-cpp marks a value at its tag or anchor; a quote may follow a tag directly (found by
+// fuzzing).
+TEST(OpsYaml, BadSchemaAfterATagOrAnchorCountsFromTheValue) {
+  const char* const kKernel = "\n  shape: same\n  kernel: custom\n";
+  for (const char* func :
+       {"!!str relu(Tensor self) -> Tensr", "&a  relu(Tensor self) -> Tensr",
+        "!!str\"relu(Tensor self) -> Tensr\"", "!<x> relu(Tensor self) -> Tensr"}) {
+    GenError e = load_error(std::string("- func: ") + func + kKernel);
+    EXPECT_EQ(e.loc().col, static_cast<int>(std::string(func).find("Tensr")) + 9) << func;
+    EXPECT_EQ(e.message(), "unknown type 'Tensr'") << func;
+  }
 }
 
 TEST(OpsYaml, UnknownTypeInSchemaPointsAtTheType) {

@@ -43,6 +43,17 @@ TEST(Suggest, NearestAllowsOneEditInShortWords) {
   EXPECT_EQ(nearest("ab", {"abc"}), "abc");
 }
 
+TEST(Suggest, EditDistanceOfLongWords) {
+  EXPECT_EQ(edit_distance(std::string(1000, 'a'), std::string(999, 'a') + "b"), 1);
+  EXPECT_EQ(edit_distance(std::string(500, 'a') + "ba", std::string(500, 'a') + "ab"), 1);
+}
+
+// A fuzzed schema naming a type thousands of characters long must not compare it in full with
+// every candidate: no candidate that much shorter can be a typo of it.
+TEST(Suggest, NearestOfAVeryLongWordIsEmpty) {
+  EXPECT_EQ(nearest(std::string(1000000, 'x'), {"Tensor", "int", "float"}), "");
+}
+
 TEST(Suggest, NearestPrefersTheFirstOfEquallyNearCandidates) {
   EXPECT_EQ(nearest("mat", {"max", "min", "mas"}), "max");
 }
