@@ -8,8 +8,9 @@
 //   <target>_fuzz_smoke [--iterations=N] [--max-seconds=S] [--seed=N] [--max-len=N]
 //                       [--dict=FILE] PATH...
 //
-// A PATH is a file or a directory of files (read in name order). On a crash (a contract
-// violation traps) the input is written to ./crash-<target>.bin first, to replay as a PATH.
+// A PATH is a file or a directory of files (read in name order). Without --iterations only the
+// inputs run, which replays a crash. On a crash (a contract violation traps) the input is first
+// written to ./crash-<executable name>.bin.
 #include <fcntl.h>
 #include <signal.h>
 #include <unistd.h>
@@ -218,7 +219,10 @@ int main(int argc, char** argv) {
   install_crash_handler(argv[0]);
   const std::vector<Bytes> corpus = read_corpus(options.paths);
   for (const Bytes& input : corpus) run_one(input);
-  if (corpus.empty()) return 0;
+  if (corpus.empty() || options.iterations == 0) {
+    std::printf("%zu inputs run\n", corpus.size());
+    return 0;
+  }
 
   Mutator mutator(options.seed, corpus,
                   options.dict.empty() ? std::vector<Bytes>{} : read_dictionary(options.dict),
