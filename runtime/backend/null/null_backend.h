@@ -3,8 +3,9 @@
 //
 // compile() records the graph it was given (hash, node count, input shapes, text dump) and
 // returns a token executable; with fail_next_compile() set it throws CompileError instead.
-// execute() records its inputs (shapes, and the values of scalar inputs) and returns zero-filled cpu tensors of the output shapes. Tests then assert on
-// how often the executor compiled and what it fed, without depending on any kernel.
+// execute() records its inputs (shapes, and the values of scalar inputs) and returns
+// zero-filled cpu tensors of the output shapes. Tests then assert on how often the executor
+// compiled and what it fed, without depending on any kernel.
 // Thread safety: the records are guarded by a lock.
 #pragma once
 

@@ -72,7 +72,7 @@ LazyState::~LazyState() {
 }
 
 const Tensor& LazyState::materialized() const {
-  if (error) throw ExecutionFailed("this lazy tensor's computation failed: " + *error);
+  if (failed()) throw ExecutionFailed("this lazy tensor's computation failed: " + *error);
   return data;
 }
 

@@ -59,8 +59,8 @@ struct LazyState : std::enable_shared_from_this<LazyState> {
   LazyState(const LazyState&) = delete;
   LazyState& operator=(const LazyState&) = delete;
 
-  bool pending() const { return !data.defined() && error == nullptr; }
   bool failed() const { return error != nullptr; }
+  bool pending() const { return !data.defined() && !failed(); }
   // The data. Throws ExecutionFailed when the execution that was to compute it failed.
   // REQUIRES: !pending().
   const Tensor& materialized() const;

@@ -158,9 +158,8 @@ std::vector<Shape> compute_shape_where_self(const Shape& condition, const Shape&
                              std::string(dtype_name(condition.dtype)) + " (condition of shape " +
                              sizes_str(condition.sizes) + ")");
   }
-  const std::vector<int64_t> sizes = broadcast_sizes(
-      op, broadcast_sizes(op, condition.sizes, self.sizes), other.sizes);
-  return {Shape(shape_rules::result_type({&self, &other}), sizes)};
+  return {Shape(shape_rules::result_type({&self, &other}),
+                shape_rules::broadcast(op, {&condition, &self, &other}))};
 }
 
 }  // namespace lazygen

@@ -43,13 +43,10 @@ Reference naive_matmul(const Tensor& a, const Tensor& b) {
   const auto va = values<double>(a), vb = values<double>(b);
   Reference r;
   testing::for_each_index(batch, [&](const V& bi) {
-    const int64_t oa = batch_offset(ba, bi) * n * k, ob = batch_offset(bb, bi) * k * p;
-    for (int64_t i = 0; i < n; ++i)
-      for (int64_t j = 0; j < p; ++j) {
-        double acc = 0;
-        for (int64_t q = 0; q < k; ++q) acc += va[oa + i * k + q] * vb[ob + q * p + j];
-        r.values.push_back(acc);
-      }
+    const auto ma = va.begin() + batch_offset(ba, bi) * n * k;
+    const auto mb = vb.begin() + batch_offset(bb, bi) * k * p;
+    const std::vector<double> c = testing::matmul({ma, ma + n * k}, {mb, mb + k * p}, n, k, p);
+    r.values.insert(r.values.end(), c.begin(), c.end());
   });
   r.sizes = batch;
   if (!a_vec) r.sizes.push_back(n);
