@@ -556,6 +556,30 @@ class SliceBackwardBackward final : public Function {
   int64_t step{};
 };
 
+// slice_scatter(Tensor self, Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, SymInt
+// step=1) -> Tensor
+class SliceScatterBackward final : public Function {
+ public:
+  const char* name() const override { return "SliceScatterBackward"; }
+
+  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
+    [[maybe_unused]] const Tensor& grad = grads[0];
+    std::vector<Tensor> grad_inputs(2);
+    if (needs_input_grad(0))
+      grad_inputs[0] = grad.slice_scatter(zeros_like(src), dim, start, end, step);
+    if (needs_input_grad(1)) grad_inputs[1] = grad.slice(dim, start, end, step);
+    return grad_inputs;
+  }
+
+  void release_saved() override { src = Tensor(); }
+
+  Tensor src;
+  int64_t dim{};
+  std::optional<int64_t> start{};
+  std::optional<int64_t> end{};
+  int64_t step{};
+};
+
 // index_select(Tensor self, int dim, Tensor index) -> Tensor
 class IndexSelectBackward final : public Function {
  public:
@@ -1080,6 +1104,22 @@ void record_slice_backward(const Tensor& result, const Tensor& grad_output,
   fn->next_edges = {gradient_edge(grad_output)};
   fn->input_shapes = {grad_output.shape()};
   fn->num_outputs = 1;
+  fn->dim = dim;
+  fn->start = start;
+  fn->end = end;
+  fn->step = step;
+  set_history(result, fn, 0);
+}
+
+// slice_scatter(Tensor self, Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, SymInt
+// step=1) -> Tensor
+void record_slice_scatter(const Tensor& result, const Tensor& self, const Tensor& src, int64_t dim,
+                          std::optional<int64_t> start, std::optional<int64_t> end, int64_t step) {
+  auto fn = std::make_shared<SliceScatterBackward>();
+  fn->next_edges = {gradient_edge(self), gradient_edge(src)};
+  fn->input_shapes = {self.shape(), src.shape()};
+  fn->num_outputs = 1;
+  fn->src = saved(src);
   fn->dim = dim;
   fn->start = start;
   fn->end = end;

@@ -483,6 +483,13 @@ std::vector<Tensor> lower_slice_backward(const ir::Node& node, const std::vector
   return {cpu::slice_backward(inputs[0], n.input_sizes, n.dim, n.start, n.end, n.step)};
 }
 
+// slice_scatter(Tensor self, Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, SymInt
+// step=1) -> Tensor
+std::vector<Tensor> lower_slice_scatter(const ir::Node& node, const std::vector<Tensor>& inputs) {
+  const auto& n = static_cast<const ir::SliceScatter&>(node);
+  return {cpu::slice_scatter(inputs[0], inputs[1], n.dim, n.start, n.end, n.step)};
+}
+
 // cat(Tensor[] tensors, int dim=0) -> Tensor
 std::vector<Tensor> lower_cat(const ir::Node& node, const std::vector<Tensor>& inputs) {
   const auto& n = static_cast<const ir::Cat&>(node);
@@ -779,6 +786,8 @@ LowerFn lowering_for(ir::OpKind kind) {
       return &lower_narrow;
     case ir::OpKind::slice_backward:
       return &lower_slice_backward;
+    case ir::OpKind::slice_scatter:
+      return &lower_slice_scatter;
     case ir::OpKind::cat:
       return &lower_cat;
     case ir::OpKind::index_select:

@@ -489,6 +489,17 @@ std::vector<Tensor> call_slice_backward([[maybe_unused]] const std::vector<Arg>&
         detail::unbox<int64_t>(args, 4), detail::unbox<int64_t>(args, 5));
   });
 }
+// slice_scatter(Tensor self, Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, SymInt
+// step=1) -> Tensor
+std::vector<Tensor> call_slice_scatter([[maybe_unused]] const std::vector<Arg>& args) {
+  return detail::boxed_results([&] {
+    return static_cast<Tensor (*)(const Tensor&, const Tensor&, int64_t, std::optional<int64_t>,
+                                  std::optional<int64_t>, int64_t)>(&lazygen::slice_scatter)(
+        detail::unbox<Tensor>(args, 0), detail::unbox<Tensor>(args, 1),
+        detail::unbox<int64_t>(args, 2), detail::unbox<std::optional<int64_t>>(args, 3),
+        detail::unbox<std::optional<int64_t>>(args, 4), detail::unbox<int64_t>(args, 5));
+  });
+}
 // cat(Tensor[] tensors, int dim=0) -> Tensor
 std::vector<Tensor> call_cat([[maybe_unused]] const std::vector<Arg>& args) {
   return detail::boxed_results([&] {
@@ -2229,6 +2240,57 @@ const std::vector<OpInfo>& detail::op_info_table() {
                           {"step", Arg(int64_t{1})}}},
               },
           .call = &call_slice_backward,
+      },
+      // slice_scatter(Tensor self, Tensor src, int dim=0, SymInt? start=None, SymInt? end=None,
+      // SymInt step=1) -> Tensor
+      OpInfo{
+          .name = "slice_scatter",
+          .id = "slice_scatter",
+          .schema = "slice_scatter(Tensor self, Tensor src, int dim=0, SymInt? start=None, SymInt? "
+                    "end=None, SymInt step=1) -> Tensor",
+          .functional = "",
+          .shape = ShapeKind::Custom,
+          .dtype = DTypeRule::Self,
+          .kind = OpKind::Functional,
+          .pointwise = false,
+          .args =
+              {
+                  {.name = "self", .kind = ArgKind::Tensor},
+                  {.name = "src", .kind = ArgKind::Tensor},
+                  {.name = "dim", .kind = ArgKind::Int, .default_value = detail::box<int64_t>(0)},
+                  {.name = "start",
+                   .kind = ArgKind::Int,
+                   .optional = true,
+                   .default_value = detail::box<std::optional<int64_t>>(std::nullopt)},
+                  {.name = "end",
+                   .kind = ArgKind::Int,
+                   .optional = true,
+                   .default_value = detail::box<std::optional<int64_t>>(std::nullopt)},
+                  {.name = "step", .kind = ArgKind::Int, .default_value = detail::box<int64_t>(1)},
+              },
+          .num_outputs = 1,
+          .samples =
+              {
+                  Sample{{{"self", TensorSample{{5, 4}}},
+                          {"src", TensorSample{{2, 4}}},
+                          {"dim", Arg(int64_t{0})},
+                          {"start", Arg(int64_t{1})},
+                          {"end", Arg(int64_t{4})},
+                          {"step", Arg(int64_t{2})}}},
+                  Sample{{{"self", TensorSample{{5, 4}}},
+                          {"src", TensorSample{{5, 3}}},
+                          {"dim", Arg(int64_t{1})},
+                          {"start", Arg(int64_t{-3})},
+                          {"end", Arg()}}},
+                  Sample{{{"self", TensorSample{{5}}},
+                          {"src", TensorSample{{3}}},
+                          {"start", Arg(int64_t{2})}}},
+                  Sample{{{"self", TensorSample{{5}}},
+                          {"src", TensorSample{{0}}},
+                          {"start", Arg(int64_t{3})},
+                          {"end", Arg(int64_t{1})}}},
+              },
+          .call = &call_slice_scatter,
       },
       // cat(Tensor[] tensors, int dim=0) -> Tensor
       OpInfo{

@@ -700,6 +700,20 @@ Tensor dispatch_slice_backward(const Tensor& grad_output, const std::vector<int6
   }
 }
 
+// slice_scatter(Tensor self, Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, SymInt
+// step=1) -> Tensor
+Tensor dispatch_slice_scatter(const Tensor& self, const Tensor& src, int64_t dim,
+                              std::optional<int64_t> start, std::optional<int64_t> end,
+                              int64_t step) {
+  switch (detail::op_device("slice_scatter", {detail::device_of(self, "slice_scatter", "self"),
+                                              detail::device_of(src, "slice_scatter", "src")})) {
+    case DeviceType::Lazy:
+      return lazy::slice_scatter(self, src, dim, start, end, step);
+    default:
+      return cpu::slice_scatter(self, src, dim, start, end, step);
+  }
+}
+
 // cat(Tensor[] tensors, int dim=0) -> Tensor
 Tensor dispatch_cat(const std::vector<Tensor>& tensors, int64_t dim) {
   switch (detail::op_device("cat", {detail::device_of(tensors)})) {
@@ -1401,6 +1415,16 @@ Tensor slice_backward(const Tensor& grad_output, const std::vector<int64_t>& inp
   return result;
 }
 
+// slice_scatter(Tensor self, Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, SymInt
+// step=1) -> Tensor
+Tensor slice_scatter(const Tensor& self, const Tensor& src, int64_t dim,
+                     std::optional<int64_t> start, std::optional<int64_t> end, int64_t step) {
+  decltype(auto) result = dispatch_slice_scatter(self, src, dim, start, end, step);
+  if (autograd::needs_grad({&self, &src}))
+    autograd::record_slice_scatter(result, self, src, dim, start, end, step);
+  return result;
+}
+
 // cat(Tensor[] tensors, int dim=0) -> Tensor
 Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
   return dispatch_cat(tensors, dim);
@@ -1876,6 +1900,13 @@ Tensor Tensor::flatten(int64_t start_dim, int64_t end_dim) const {
 // narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)
 Tensor Tensor::narrow(int64_t dim, int64_t start, int64_t length) const {
   return lazygen::narrow(*this, dim, start, length);
+}
+
+// slice_scatter(Tensor self, Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, SymInt
+// step=1) -> Tensor
+Tensor Tensor::slice_scatter(const Tensor& src, int64_t dim, std::optional<int64_t> start,
+                             std::optional<int64_t> end, int64_t step) const {
+  return lazygen::slice_scatter(*this, src, dim, start, end, step);
 }
 
 // index_select(Tensor self, int dim, Tensor index) -> Tensor

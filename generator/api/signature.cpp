@@ -85,4 +85,14 @@ CppSignature method_signature(const OpEntry& op) {
   return sig;
 }
 
+CppSignature view_inverse_signature(const OpEntry& op) {
+  CppSignature sig = op_signature(op, op_id(op.schema.name), TypeUse::Api).without_defaults();
+  const Argument* viewed = op.schema.viewed_argument();
+  std::erase_if(sig.params, [&](const CppParam& p) { return p.arg == viewed; });
+  sig.params.insert(sig.params.begin(), {{"const Tensor&", "base", "", nullptr},
+                                         {"const Tensor&", "mutated_view", "", nullptr}});
+  sig.return_type = "Tensor";
+  return sig;
+}
+
 }  // namespace lazygen::gen::api

@@ -38,6 +38,11 @@ CppSignature op_signature(const OpEntry& op, const std::string& name, TypeUse us
 // As a Tensor method: `self` dropped, " const" added.
 CppSignature method_signature(const OpEntry& op);
 
+// The hand-written inverse of a view op, lazy::view_inverse::<op id>(base, mutated_view, <the
+// op's other arguments>): `base` with `mutated_view` (a new value of the view) written back
+// through the view. REQUIRES: op.schema.viewed_argument() != nullptr.
+CppSignature view_inverse_signature(const OpEntry& op);
+
 // Identifiers that are C++ keywords or would shadow lazygen names get a trailing '_'.
 std::string cpp_name(const std::string& schema_name);
 

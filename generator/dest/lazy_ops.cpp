@@ -1,5 +1,7 @@
 // Emits the lazy-device op implementations (lazy_ops.h / src/lazy_ops.cpp): infer shapes, record
-// or reuse an IR node, return lazy tensors (or, for in-place and out= ops, rebind the written one).
+// or reuse an IR node, return lazy tensors (or, for in-place and out= ops, rebind the written one;
+// for view ops, a view that aliases its base: the op again and its hand-written inverse, declared
+// here as lazy::view_inverse::<op id>; See Note [Lazy views] in runtime/core/lazy/lazy_view.h).
 #include "api/cpp_types.h"
 #include "api/names.h"
 #include "api/signature.h"
@@ -22,7 +24,24 @@ std::vector<std::string> node_args(const OpEntry& op) {
   return args;
 }
 
-std::vector<std::string> result_statements(const OpEntry& op) {
+// `return make_lazy_view(self, node, ViewStep{<the op on a new base>, <its inverse>});`
+std::string view_result(const EmitContext& ctx, const OpEntry& op, const Argument& viewed) {
+  api::CppSignature sig = api::op_signature(op, "", api::TypeUse::Api);
+  std::vector<std::string> apply_args, inverse_args = {"view_base", "view_value"};
+  for (const api::CppParam& p : sig.params) {
+    apply_args.push_back(p.arg == &viewed ? "view_base" : p.name);
+    if (p.arg != &viewed) inverse_args.push_back(p.name);
+  }
+  return ctx.templates.render("lazy_view_result.cpp.tmpl", {
+      {"viewed", api::cpp_name(viewed.name)},
+      {"op_id", api::op_id(op.schema.name)},
+      {"apply_args", join(apply_args, ", ")},
+      {"inverse_args", join(inverse_args, ", ")},
+  });
+}
+
+std::vector<std::string> result_statements(const EmitContext& ctx, const OpEntry& op) {
+  if (const Argument* viewed = op.schema.viewed_argument()) return {view_result(ctx, op, *viewed)};
   if (const Argument* w = written_argument(op)) {
     std::string name = api::cpp_name(w->name);
     return {"set_ir_value(" + name + ", ir::Value{node, 0});", "return " + name + ";"};
@@ -47,22 +66,26 @@ bool traceable(const OpEntry& op) {
 }  // namespace
 
 std::vector<GeneratedFile> emit_lazy_ops(const EmitContext& ctx) {
-  std::vector<std::string> decls, functions;
+  std::vector<std::string> decls, inverse_decls, functions;
   for (const OpEntry& op : ctx.ops) {
     if (!traceable(op)) continue;
     api::CppSignature sig = api::op_signature(op, api::op_id(op.schema.name), api::TypeUse::Api).without_defaults();
     decls.push_back("// " + op.func + "\n" + sig.declaration());
+    if (op.schema.viewed_argument())
+      inverse_decls.push_back("// " + op.func + "\n" + api::view_inverse_signature(op).declaration());
     functions.push_back(ctx.templates.render("lazy_op.cpp.tmpl", {
         {"schema", op.func},
         {"signature", sig.definition()},
         {"class_name", api::class_name(op.schema.name)},
         {"node_args", join(node_args(op), ", ")},
-        {"result_statements", result_statements(op)},
+        {"result_statements", result_statements(ctx, op)},
     }));
   }
   return {
       {std::string(kIncludeDir) + "lazy_ops.h",
-       ctx.templates.render("lazy_ops.h.tmpl", {{"source", ctx.source}, {"declarations", decls}})},
+       ctx.templates.render("lazy_ops.h.tmpl", {{"source", ctx.source},
+                                                 {"declarations", decls},
+                                                 {"view_inverse_declarations", inverse_decls}})},
       {"src/lazy_ops.cpp", ctx.templates.render("lazy_ops.cpp.tmpl", {{"source", ctx.source}, {"functions", functions}})},
   };
 }

@@ -126,6 +126,17 @@ const Argument* FunctionSchema::find_argument(std::string_view name) const {
   return nullptr;
 }
 
+const Argument* FunctionSchema::viewed_argument() const {
+  if (returns.size() != 1 || !returns[0].annotation || returns[0].annotation->is_write) return nullptr;
+  const Annotation& r = *returns[0].annotation;
+  for (const Argument& arg : arguments) {
+    if (arg.type.is_tensor_like() && !arg.type.is_list && arg.annotation && !arg.annotation->is_write &&
+        arg.annotation->alias_sets == r.alias_sets)
+      return &arg;
+  }
+  return nullptr;
+}
+
 std::vector<std::pair<std::string, int>> FunctionSchema::result_names() const {
   std::vector<std::pair<std::string, int>> names;
   if (!returns.empty()) names.push_back({"result", 0});

@@ -122,6 +122,9 @@ struct FunctionSchema {
   std::vector<const Argument*> tensor_arguments() const;  // every Tensor-typed argument
   std::vector<const Argument*> out_arguments() const;     // kwarg-only written arguments
   const Argument* find_argument(std::string_view name) const;
+  // A view op's aliased input: the non-written Tensor argument whose alias set the single
+  // returned Tensor shares (`transpose.int(Tensor(a) self, ...) -> Tensor(a)`), or null.
+  const Argument* viewed_argument() const;
   // How derivative formulas name the outputs, with the output index of each: `result` (output
   // 0), `result0`, `result1`, ... and the names of named returns.
   std::vector<std::pair<std::string, int>> result_names() const;

@@ -46,7 +46,7 @@ Pending collect_pending(const std::vector<std::shared_ptr<lazy::LazyState>>& sta
   Pending p;
   std::map<std::pair<const ir::Node*, uint32_t>, size_t> index;
   for (const auto& s : states) {
-    if (s == nullptr || !s->pending()) continue;
+    if (s == nullptr || !s->pending() || s->stale()) continue;  // See Note [Lazy views]
     size_t root = p.roots.size();
     if (p.roots.size() < kLinearLimit) {
       root = find_root(p.roots, s->value);

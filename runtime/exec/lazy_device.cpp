@@ -99,7 +99,9 @@ void mark_step() {
 void sync(const std::vector<Tensor>& tensors) {
   std::vector<std::shared_ptr<lazy::LazyState>> states;
   for (const Tensor& t : tensors) {
-    if (t.defined() && t.impl()->lazy_state()) states.push_back(t.impl()->lazy_state());
+    if (!t.defined() || !t.impl()->lazy_state()) continue;
+    lazy::lazy_state(t);  // recomputes a stale view (See Note [Lazy views])
+    states.push_back(t.impl()->lazy_state());
   }
   exec::GraphExecutor::global().sync(states);
 }

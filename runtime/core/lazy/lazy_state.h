@@ -29,11 +29,16 @@
 // failed graph again. An in-place op cannot revive a failed tensor (it reads its value first);
 // assigning a new tensor to the variable does.
 //
+// Views: a lazy view (transpose, slice, view, ...) aliases its base as on the cpu; its state keeps
+// the root of its view chain and the root's generation its value was computed from. See Note
+// [Lazy views] in lazy_view.h.
+//
 // Thread safety: a LazyState follows Tensor's rule (one writer at a time). Registries are
 // internally locked.
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -45,6 +50,7 @@
 namespace lazygen::lazy {
 
 struct LiveRegistry;
+struct View;
 
 // A lazy tensor whose computation failed (See Note [Failed executions]).
 class ExecutionFailed : public std::runtime_error {
@@ -69,6 +75,17 @@ struct LazyState : std::enable_shared_from_this<LazyState> {
   Tensor data;
   // Why the execution computing this tensor failed; See Note [Failed executions].
   std::shared_ptr<const std::string> error;
+
+  // See Note [Lazy views]. A root counts its in-place updates in `generation`; a view holds its
+  // chain and the root's generation its value and data were computed from.
+  uint64_t generation = 0;
+  std::shared_ptr<const View> view;
+  uint64_t view_generation = 0;
+  // The root's state when this tensor is a view (the root is never a view itself), else null.
+  const std::shared_ptr<LazyState>& view_root() const;
+  // A view whose root was updated in place since its value was computed: its value and data
+  // are out of date, and lazy_state() recomputes them from the root before anyone reads them.
+  bool stale() const { return view != nullptr && view_generation != view_root()->generation; }
 
   // Registry links, guarded by the registry's lock.
   LiveRegistry* const registry_;

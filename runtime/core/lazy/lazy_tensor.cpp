@@ -16,6 +16,7 @@
 
 #include "core/ir/builtin_nodes.h"
 #include "core/ir/trie_cache.h"
+#include "core/lazy/lazy_view.h"
 #include "core/tensor/tensor_impl.h"
 #include "lazygen/metrics.h"
 
@@ -63,6 +64,7 @@ LazyState& lazy_state(const Tensor& t) {
     throw std::invalid_argument("expected a lazy tensor, got a tensor on " + t.device().str() +
                                 " (move it with .to(lazygen::kLazy))");
   }
+  if (state->stale()) refresh_view(*state);
   return *state;
 }
 
@@ -110,15 +112,20 @@ void set_ir_value(const Tensor& self, ir::Value value) {
                                 self.shape().str() + ", got " +
                                 (value.present() ? value.shape().str() : "an absent value"));
   }
+  if (s.view != nullptr) {
+    write_back(s, std::move(value));
+    return;
+  }
   s.value = std::move(value);
   s.data = Tensor();
   s.error = nullptr;
+  ++s.generation;
 }
 
 void end_trace() {
   std::vector<std::shared_ptr<LazyState>> live = live_states();
   for (const auto& s : live) {
-    if (s->pending()) {
+    if (s->pending() && !s->stale()) {
       throw std::logic_error("end_trace: a live lazy tensor of shape " + s->value.shape().str() +
                              " is still pending; sync before ending the trace");
     }

@@ -27,7 +27,8 @@
 
 namespace lazygen::lazy {
 
-// The state of a lazy tensor. Throws std::invalid_argument when `t` is undefined or not lazy.
+// The state of a lazy tensor, recomputed first if it is a stale view (See Note [Lazy views]).
+// Throws std::invalid_argument when `t` is undefined or not lazy.
 LazyState& lazy_state(const Tensor& t);
 
 // The IR value standing for `t` in an op traced now: its pending value, or a DeviceData node
@@ -48,12 +49,13 @@ Tensor make_lazy_tensor(ir::NodePtr node, uint32_t index, Device device);
 // A new materialized lazy tensor holding `data` (the tensor shares it: no copy).
 // REQUIRES: nobody writes `data` afterwards. See Note [Lazy tensor state].
 Tensor make_lazy_tensor_from_data(Tensor data, Device device);
-// In-place update: `self` becomes pending on `value` and lets go of its data.
+// In-place update: `self` becomes pending on `value` and lets go of its data; through a view,
+// the update reaches its base and the base's other views (See Note [Lazy views]).
 // REQUIRES: value's shape (dtype and sizes) equals self's; throws std::invalid_argument if not.
 void set_ir_value(const Tensor& self, ir::Value value);
 
-// Ends the current trace: every live tensor must be materialized (mark_step syncs first;
-// throws std::logic_error otherwise). Unbinds their DeviceData values, releases the data the
+// Ends the current trace: every live tensor but stale views must be materialized (mark_step
+// syncs first; throws std::logic_error otherwise). Unbinds their DeviceData values, releases the data the
 // trace's DeviceData nodes held and moves the trie cache back to its root.
 // See Note [DeviceData lifetime].
 void end_trace();

@@ -76,6 +76,9 @@ Tensor scatter_add(const Tensor& self, int64_t dim, const Tensor& index, const T
 // Zeros of input_sizes with grad_output copied into their slice(dim, start, end, step).
 Tensor slice_backward(const Tensor& grad_output, const std::vector<int64_t>& input_sizes,
                       int64_t dim, int64_t start, int64_t end, int64_t step);
+// A copy of self with src copied into its slice(dim, start, end, step).
+Tensor slice_scatter(const Tensor& self, const Tensor& src, int64_t dim,
+                     std::optional<int64_t> start, std::optional<int64_t> end, int64_t step);
 
 // ---- clamp (ops/cpu/clamp.cpp)
 Tensor clamp(const Tensor& self, const std::optional<Scalar>& min,

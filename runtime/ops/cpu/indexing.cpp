@@ -1,5 +1,5 @@
-// Indexing kernels (custom_kernels.h): index_select, index_add, gather, scatter_add and
-// slice_backward.
+// Indexing kernels (custom_kernels.h): index_select, index_add, gather, scatter_add,
+// slice_backward and slice_scatter.
 //
 // Operands are made contiguous first (a no-op for contiguous ones), so each kernel has one
 // layout to walk. index_select and index_add see self as [outer, size(dim), inner] and move
@@ -185,6 +185,15 @@ Tensor slice_backward(const Tensor& grad_output, const std::vector<int64_t>& inp
   if (grad_output.numel() == 0) return out;
   const Tensor slice = slice_tensor(out, dim, start, end, step);
   lazygen::detail::copy_into("slice_backward", slice, grad_output);
+  return out;
+}
+
+Tensor slice_scatter(const Tensor& self, const Tensor& src, int64_t dim,
+                     std::optional<int64_t> start, std::optional<int64_t> end, int64_t step) {
+  compute_shape_slice_scatter(self.shape(), src.shape(), dim, start, end, step);
+  Tensor out = self.clone();
+  if (src.numel() == 0) return out;
+  lazygen::detail::copy_into("slice_scatter", slice_tensor(out, dim, start, end, step), src);
   return out;
 }
 

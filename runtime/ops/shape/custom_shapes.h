@@ -54,6 +54,11 @@ std::vector<Shape> compute_shape_slice_backward(const Shape& grad_output,
                                                 const std::vector<int64_t>& input_sizes,
                                                 int64_t dim, int64_t start, int64_t end,
                                                 int64_t step);
+// self's shape; src must have the shape of self.slice(dim, start, end, step) and a dtype that
+// casts to self's.
+std::vector<Shape> compute_shape_slice_scatter(const Shape& self, const Shape& src, int64_t dim,
+                                               std::optional<int64_t> start,
+                                               std::optional<int64_t> end, int64_t step);
 
 // ---- copies
 // Sizes agree except along dim (1-D empty tensors are skipped, as in PyTorch); dtypes promote.

@@ -4,6 +4,7 @@
 #include <limits>
 #include <string>
 
+#include "core/tensor/shape_rules.h"
 #include "ops/shape/custom_shapes.h"
 
 namespace lazygen {
@@ -203,6 +204,24 @@ std::vector<Shape> compute_shape_slice_backward(const Shape& grad_output,
                              sizes_str(input_sizes) + ", which has shape " + sizes_str(sliced));
   }
   return {input};
+}
+
+std::vector<Shape> compute_shape_slice_scatter(const Shape& self, const Shape& src, int64_t dim,
+                                               std::optional<int64_t> start,
+                                               std::optional<int64_t> end, int64_t step) {
+  const char* op = "slice_scatter";
+  require_dims(op, self, "slice_scatter()");
+  const int64_t d = wrap_dim(op, dim, self.dim());
+  std::vector<int64_t> sliced = self.sizes;
+  sliced[d] = slice_range(op, self.sizes[d], start, end, step).length;
+  if (sliced != src.sizes) {
+    throw ShapeError(op, "src of shape " + sizes_str(src.sizes) + " does not match the slice [" +
+                             (start ? str(*start) : "") + ":" + (end ? str(*end) : "") + ":" +
+                             str(step) + "] along dim " + str(d) + " of self " +
+                             sizes_str(self.sizes) + ", which has shape " + sizes_str(sliced));
+  }
+  shape_rules::check_inplace(op, self, self.sizes, src.dtype);
+  return {self};
 }
 
 std::vector<Shape> compute_shape_select_int(const Shape& self, int64_t dim, int64_t index) {

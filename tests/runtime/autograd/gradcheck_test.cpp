@@ -274,6 +274,11 @@ std::vector<GradCase> reshape_and_indexing_cases() {
        [] {
          return Inputs{values({4, 2}, 110)};
        }},
+      {"slice_scatter", "slice_scatter",
+       [](const Inputs& in) { return slice_scatter(in[0], in[1], 1, 1, 5, 2); },
+       [] {
+         return Inputs{values({4, 5}, 127), values({4, 2}, 128)};
+       }},
       {"index_select", "index_select",
        [](const Inputs& in) { return index_select(in[0], 1, in[1]); },
        [] {

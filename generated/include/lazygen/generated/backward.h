@@ -87,6 +87,10 @@ void record_narrow(const Tensor& result, const Tensor& self, int64_t dim, int64_
 void record_slice_backward(const Tensor& result, const Tensor& grad_output,
                            const std::vector<int64_t>& input_sizes, int64_t dim, int64_t start,
                            int64_t end, int64_t step);
+// slice_scatter(Tensor self, Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, SymInt
+// step=1) -> Tensor
+void record_slice_scatter(const Tensor& result, const Tensor& self, const Tensor& src, int64_t dim,
+                          std::optional<int64_t> start, std::optional<int64_t> end, int64_t step);
 // index_select(Tensor self, int dim, Tensor index) -> Tensor
 void record_index_select(const Tensor& result, const Tensor& self, int64_t dim,
                          const Tensor& index);

@@ -158,6 +158,10 @@ Tensor narrow(const Tensor& self, int64_t dim, int64_t start, int64_t length);
 // SymInt step) -> Tensor (hand-written)
 Tensor slice_backward(const Tensor& grad_output, const std::vector<int64_t>& input_sizes,
                       int64_t dim, int64_t start, int64_t end, int64_t step);
+// slice_scatter(Tensor self, Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, SymInt
+// step=1) -> Tensor (hand-written)
+Tensor slice_scatter(const Tensor& self, const Tensor& src, int64_t dim,
+                     std::optional<int64_t> start, std::optional<int64_t> end, int64_t step);
 // cat(Tensor[] tensors, int dim=0) -> Tensor (hand-written)
 Tensor cat(const std::vector<Tensor>& tensors, int64_t dim);
 // index_select(Tensor self, int dim, Tensor index) -> Tensor (hand-written)

@@ -1070,6 +1070,41 @@ class SliceBackward final : public Node {
   const int64_t step;
 };
 
+// slice_scatter(Tensor self, Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, SymInt
+// step=1) -> Tensor
+class SliceScatter final : public Node {
+ public:
+  static constexpr OpKind kKind = OpKind::slice_scatter;
+
+  SliceScatter(const Value& self, const Value& src, const int64_t& dim,
+               const std::optional<int64_t>& start, const std::optional<int64_t>& end,
+               const int64_t& step, std::vector<Shape> shapes)
+      : Node(kKind, operand_list(self, src), std::move(shapes), hash_all(dim, start, end, step)),
+        dim(dim),
+        start(start),
+        end(end),
+        step(step) {}
+
+  bool can_reuse(const Value& self, const Value& src, const int64_t& dim,
+                 const std::optional<int64_t>& start, const std::optional<int64_t>& end,
+                 const int64_t& step) const {
+    return operands_match(self, src) && attr_equal(dim, this->dim) &&
+           attr_equal(start, this->start) && attr_equal(end, this->end) &&
+           attr_equal(step, this->step);
+  }
+  std::string attrs_string() const override {
+    return format_attrs({{"dim", attr_str(dim)},
+                         {"start", attr_str(start)},
+                         {"end", attr_str(end)},
+                         {"step", attr_str(step)}});
+  }
+
+  const int64_t dim;
+  const std::optional<int64_t> start;
+  const std::optional<int64_t> end;
+  const int64_t step;
+};
+
 // cat(Tensor[] tensors, int dim=0) -> Tensor
 class Cat final : public Node {
  public:

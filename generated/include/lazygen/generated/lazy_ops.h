@@ -153,6 +153,10 @@ Tensor narrow(const Tensor& self, int64_t dim, int64_t start, int64_t length);
 // SymInt step) -> Tensor
 Tensor slice_backward(const Tensor& grad_output, const std::vector<int64_t>& input_sizes,
                       int64_t dim, int64_t start, int64_t end, int64_t step);
+// slice_scatter(Tensor self, Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, SymInt
+// step=1) -> Tensor
+Tensor slice_scatter(const Tensor& self, const Tensor& src, int64_t dim,
+                     std::optional<int64_t> start, std::optional<int64_t> end, int64_t step);
 // cat(Tensor[] tensors, int dim=0) -> Tensor
 Tensor cat(const std::vector<Tensor>& tensors, int64_t dim);
 // index_select(Tensor self, int dim, Tensor index) -> Tensor
@@ -233,5 +237,41 @@ const Tensor& sqrt_inplace(const Tensor& self);
 const Tensor& div_inplace_tensor(const Tensor& self, const Tensor& other);
 // div_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
 const Tensor& div_inplace_scalar(const Tensor& self, const Scalar& other);
+
+// Hand-written inverses of the view ops (runtime/core/lazy/view_inverse.cpp): `base` with
+// `mutated_view`, a new value of the view, written back through the view. See Note [Lazy views].
+namespace view_inverse {
+
+// view(Tensor(a) self, SymInt[] size) -> Tensor(a)
+Tensor view(const Tensor& base, const Tensor& mutated_view, const std::vector<int64_t>& size);
+// permute(Tensor(a) self, int[] dims) -> Tensor(a)
+Tensor permute(const Tensor& base, const Tensor& mutated_view, const std::vector<int64_t>& dims);
+// transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)
+Tensor transpose_int(const Tensor& base, const Tensor& mutated_view, int64_t dim0, int64_t dim1);
+// t(Tensor(a) self) -> Tensor(a)
+Tensor t(const Tensor& base, const Tensor& mutated_view);
+// expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)
+Tensor expand(const Tensor& base, const Tensor& mutated_view, const std::vector<int64_t>& size,
+              bool implicit);
+// slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) ->
+// Tensor(a)
+Tensor slice_tensor(const Tensor& base, const Tensor& mutated_view, int64_t dim,
+                    std::optional<int64_t> start, std::optional<int64_t> end, int64_t step);
+// select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)
+Tensor select_int(const Tensor& base, const Tensor& mutated_view, int64_t dim, int64_t index);
+// squeeze.dim(Tensor(a) self, int dim) -> Tensor(a)
+Tensor squeeze_dim(const Tensor& base, const Tensor& mutated_view, int64_t dim);
+// unsqueeze(Tensor(a) self, int dim) -> Tensor(a)
+Tensor unsqueeze(const Tensor& base, const Tensor& mutated_view, int64_t dim);
+// reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)
+Tensor reshape(const Tensor& base, const Tensor& mutated_view, const std::vector<int64_t>& shape);
+// flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)
+Tensor flatten_using_ints(const Tensor& base, const Tensor& mutated_view, int64_t start_dim,
+                          int64_t end_dim);
+// narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)
+Tensor narrow(const Tensor& base, const Tensor& mutated_view, int64_t dim, int64_t start,
+              int64_t length);
+
+}  // namespace view_inverse
 
 }  // namespace lazygen::lazy

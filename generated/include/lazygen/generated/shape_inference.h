@@ -176,6 +176,11 @@ std::vector<Shape> compute_shape_slice_backward(const Shape& grad_output,
                                                 const std::vector<int64_t>& input_sizes,
                                                 int64_t dim, int64_t start, int64_t end,
                                                 int64_t step);
+// slice_scatter(Tensor self, Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, SymInt
+// step=1) -> Tensor (hand-written)
+std::vector<Shape> compute_shape_slice_scatter(const Shape& self, const Shape& src, int64_t dim,
+                                               std::optional<int64_t> start,
+                                               std::optional<int64_t> end, int64_t step);
 // cat(Tensor[] tensors, int dim=0) -> Tensor (hand-written)
 std::vector<Shape> compute_shape_cat(const std::vector<Shape>& tensors, int64_t dim);
 // index_select(Tensor self, int dim, Tensor index) -> Tensor (hand-written)
