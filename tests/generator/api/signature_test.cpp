@@ -86,6 +86,15 @@ TEST(Signature, SeveralOutArgumentsKeepTheirOrder) {
   EXPECT_EQ(api_signature(op).call_args(), "max, max_values, self, dim, keepdim");
 }
 
+TEST(Signature, ViewInverseTakesTheBaseAndTheNewViewValueThenTheOtherArguments) {
+  OpEntry op = entry(
+      "slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) "
+      "-> Tensor(a)");
+  EXPECT_EQ(view_inverse_signature(op).declaration(),
+            "Tensor slice_tensor(const Tensor& base, const Tensor& mutated_view, int64_t dim, "
+            "std::optional<int64_t> start, std::optional<int64_t> end, int64_t step);");
+}
+
 TEST(Signature, ShapeFunctionTakesShapesAndHasNoDefaults) {
   OpEntry op = entry(kAdd);
   CppSignature sig = op_signature(op, shape_fn_name(op.schema.name), TypeUse::ShapeFn);

@@ -92,6 +92,21 @@ TEST(SchemaParser, PutsAnnotationsBetweenBaseTypeAndSuffix) {
   EXPECT_FALSE(s.arguments[1].is_write());
 }
 
+TEST(SchemaParser, FindsTheArgumentAViewAliases) {
+  FunctionSchema t = parse_schema("transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)");
+  ASSERT_NE(t.viewed_argument(), nullptr);
+  EXPECT_EQ(t.viewed_argument()->name, "self");
+  FunctionSchema second = parse_schema("f(Tensor x, Tensor(b) y) -> Tensor(b)");
+  ASSERT_NE(second.viewed_argument(), nullptr);
+  EXPECT_EQ(second.viewed_argument()->name, "y");
+  // Not views: written arguments, no annotation, several returns, another alias set.
+  EXPECT_EQ(parse_schema("add_(Tensor(a!) self) -> Tensor(a!)").viewed_argument(), nullptr);
+  EXPECT_EQ(parse_schema("add(Tensor self) -> Tensor").viewed_argument(), nullptr);
+  EXPECT_EQ(parse_schema("f(Tensor(a) self) -> (Tensor(a), Tensor(a))").viewed_argument(), nullptr);
+  EXPECT_EQ(parse_schema("f(Tensor(a) self) -> Tensor(b)").viewed_argument(), nullptr);
+  EXPECT_EQ(parse_schema("f(Tensor(a)[] xs) -> Tensor(a)").viewed_argument(), nullptr);
+}
+
 TEST(SchemaParser, ClassifiesDefaults) {
   using Kind = DefaultValue::Kind;
   EXPECT_EQ(parse_default("Tensor? w=None"), (DefaultValue{Kind::None, "None"}));
