@@ -428,22 +428,20 @@ Tensor bmm(const Tensor& self, const Tensor& mat2) {
 Tensor view(const Tensor& self, const std::vector<int64_t>& size) {
   const ir::NodePtr& node = ir::cached_node<ir::View>(
       ir_value(self), size, [&] { return compute_shape_view(self.shape(), size); });
-  return make_lazy_view(self, node,
-                        ViewStep{[=](const Tensor& view_base) { return view(view_base, size); },
-                                 [=](const Tensor& view_base, const Tensor& view_value) {
-                                   return view_inverse::view(view_base, view_value, size);
-                                 }});
+  return make_lazy_view(self, node, [=](const Tensor& view_base, const Tensor* view_value) {
+    return view_value == nullptr ? view(view_base, size)
+                                 : view_inverse::view(view_base, *view_value, size);
+  });
 }
 
 // permute(Tensor(a) self, int[] dims) -> Tensor(a)
 Tensor permute(const Tensor& self, const std::vector<int64_t>& dims) {
   const ir::NodePtr& node = ir::cached_node<ir::Permute>(
       ir_value(self), dims, [&] { return compute_shape_permute(self.shape(), dims); });
-  return make_lazy_view(self, node,
-                        ViewStep{[=](const Tensor& view_base) { return permute(view_base, dims); },
-                                 [=](const Tensor& view_base, const Tensor& view_value) {
-                                   return view_inverse::permute(view_base, view_value, dims);
-                                 }});
+  return make_lazy_view(self, node, [=](const Tensor& view_base, const Tensor* view_value) {
+    return view_value == nullptr ? permute(view_base, dims)
+                                 : view_inverse::permute(view_base, *view_value, dims);
+  });
 }
 
 // transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)
@@ -451,23 +449,19 @@ Tensor transpose_int(const Tensor& self, int64_t dim0, int64_t dim1) {
   const ir::NodePtr& node = ir::cached_node<ir::TransposeInt>(ir_value(self), dim0, dim1, [&] {
     return compute_shape_transpose_int(self.shape(), dim0, dim1);
   });
-  return make_lazy_view(
-      self, node,
-      ViewStep{[=](const Tensor& view_base) { return transpose_int(view_base, dim0, dim1); },
-               [=](const Tensor& view_base, const Tensor& view_value) {
-                 return view_inverse::transpose_int(view_base, view_value, dim0, dim1);
-               }});
+  return make_lazy_view(self, node, [=](const Tensor& view_base, const Tensor* view_value) {
+    return view_value == nullptr ? transpose_int(view_base, dim0, dim1)
+                                 : view_inverse::transpose_int(view_base, *view_value, dim0, dim1);
+  });
 }
 
 // t(Tensor(a) self) -> Tensor(a)
 Tensor t(const Tensor& self) {
   const ir::NodePtr& node =
       ir::cached_node<ir::T>(ir_value(self), [&] { return compute_shape_t(self.shape()); });
-  return make_lazy_view(self, node,
-                        ViewStep{[=](const Tensor& view_base) { return t(view_base); },
-                                 [=](const Tensor& view_base, const Tensor& view_value) {
-                                   return view_inverse::t(view_base, view_value);
-                                 }});
+  return make_lazy_view(self, node, [=](const Tensor& view_base, const Tensor* view_value) {
+    return view_value == nullptr ? t(view_base) : view_inverse::t(view_base, *view_value);
+  });
 }
 
 // expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)
@@ -475,12 +469,10 @@ Tensor expand(const Tensor& self, const std::vector<int64_t>& size, bool implici
   const ir::NodePtr& node = ir::cached_node<ir::Expand>(ir_value(self), size, implicit, [&] {
     return compute_shape_expand(self.shape(), size, implicit);
   });
-  return make_lazy_view(
-      self, node,
-      ViewStep{[=](const Tensor& view_base) { return expand(view_base, size, implicit); },
-               [=](const Tensor& view_base, const Tensor& view_value) {
-                 return view_inverse::expand(view_base, view_value, size, implicit);
-               }});
+  return make_lazy_view(self, node, [=](const Tensor& view_base, const Tensor* view_value) {
+    return view_value == nullptr ? expand(view_base, size, implicit)
+                                 : view_inverse::expand(view_base, *view_value, size, implicit);
+  });
 }
 
 // slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) ->
@@ -490,13 +482,11 @@ Tensor slice_tensor(const Tensor& self, int64_t dim, std::optional<int64_t> star
   const ir::NodePtr& node = ir::cached_node<ir::SliceTensor>(
       ir_value(self), dim, start, end, step,
       [&] { return compute_shape_slice_tensor(self.shape(), dim, start, end, step); });
-  return make_lazy_view(
-      self, node,
-      ViewStep{
-          [=](const Tensor& view_base) { return slice_tensor(view_base, dim, start, end, step); },
-          [=](const Tensor& view_base, const Tensor& view_value) {
-            return view_inverse::slice_tensor(view_base, view_value, dim, start, end, step);
-          }});
+  return make_lazy_view(self, node, [=](const Tensor& view_base, const Tensor* view_value) {
+    return view_value == nullptr
+               ? slice_tensor(view_base, dim, start, end, step)
+               : view_inverse::slice_tensor(view_base, *view_value, dim, start, end, step);
+  });
 }
 
 // select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)
@@ -504,46 +494,40 @@ Tensor select_int(const Tensor& self, int64_t dim, int64_t index) {
   const ir::NodePtr& node = ir::cached_node<ir::SelectInt>(ir_value(self), dim, index, [&] {
     return compute_shape_select_int(self.shape(), dim, index);
   });
-  return make_lazy_view(
-      self, node,
-      ViewStep{[=](const Tensor& view_base) { return select_int(view_base, dim, index); },
-               [=](const Tensor& view_base, const Tensor& view_value) {
-                 return view_inverse::select_int(view_base, view_value, dim, index);
-               }});
+  return make_lazy_view(self, node, [=](const Tensor& view_base, const Tensor* view_value) {
+    return view_value == nullptr ? select_int(view_base, dim, index)
+                                 : view_inverse::select_int(view_base, *view_value, dim, index);
+  });
 }
 
 // squeeze.dim(Tensor(a) self, int dim) -> Tensor(a)
 Tensor squeeze_dim(const Tensor& self, int64_t dim) {
   const ir::NodePtr& node = ir::cached_node<ir::SqueezeDim>(
       ir_value(self), dim, [&] { return compute_shape_squeeze_dim(self.shape(), dim); });
-  return make_lazy_view(
-      self, node,
-      ViewStep{[=](const Tensor& view_base) { return squeeze_dim(view_base, dim); },
-               [=](const Tensor& view_base, const Tensor& view_value) {
-                 return view_inverse::squeeze_dim(view_base, view_value, dim);
-               }});
+  return make_lazy_view(self, node, [=](const Tensor& view_base, const Tensor* view_value) {
+    return view_value == nullptr ? squeeze_dim(view_base, dim)
+                                 : view_inverse::squeeze_dim(view_base, *view_value, dim);
+  });
 }
 
 // unsqueeze(Tensor(a) self, int dim) -> Tensor(a)
 Tensor unsqueeze(const Tensor& self, int64_t dim) {
   const ir::NodePtr& node = ir::cached_node<ir::Unsqueeze>(
       ir_value(self), dim, [&] { return compute_shape_unsqueeze(self.shape(), dim); });
-  return make_lazy_view(self, node,
-                        ViewStep{[=](const Tensor& view_base) { return unsqueeze(view_base, dim); },
-                                 [=](const Tensor& view_base, const Tensor& view_value) {
-                                   return view_inverse::unsqueeze(view_base, view_value, dim);
-                                 }});
+  return make_lazy_view(self, node, [=](const Tensor& view_base, const Tensor* view_value) {
+    return view_value == nullptr ? unsqueeze(view_base, dim)
+                                 : view_inverse::unsqueeze(view_base, *view_value, dim);
+  });
 }
 
 // reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)
 Tensor reshape(const Tensor& self, const std::vector<int64_t>& shape) {
   const ir::NodePtr& node = ir::cached_node<ir::Reshape>(
       ir_value(self), shape, [&] { return compute_shape_reshape(self.shape(), shape); });
-  return make_lazy_view(self, node,
-                        ViewStep{[=](const Tensor& view_base) { return reshape(view_base, shape); },
-                                 [=](const Tensor& view_base, const Tensor& view_value) {
-                                   return view_inverse::reshape(view_base, view_value, shape);
-                                 }});
+  return make_lazy_view(self, node, [=](const Tensor& view_base, const Tensor* view_value) {
+    return view_value == nullptr ? reshape(view_base, shape)
+                                 : view_inverse::reshape(view_base, *view_value, shape);
+  });
 }
 
 // flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)
@@ -551,14 +535,11 @@ Tensor flatten_using_ints(const Tensor& self, int64_t start_dim, int64_t end_dim
   const ir::NodePtr& node = ir::cached_node<ir::FlattenUsingInts>(
       ir_value(self), start_dim, end_dim,
       [&] { return compute_shape_flatten_using_ints(self.shape(), start_dim, end_dim); });
-  return make_lazy_view(self, node,
-                        ViewStep{[=](const Tensor& view_base) {
-                                   return flatten_using_ints(view_base, start_dim, end_dim);
-                                 },
-                                 [=](const Tensor& view_base, const Tensor& view_value) {
-                                   return view_inverse::flatten_using_ints(view_base, view_value,
-                                                                           start_dim, end_dim);
-                                 }});
+  return make_lazy_view(self, node, [=](const Tensor& view_base, const Tensor* view_value) {
+    return view_value == nullptr
+               ? flatten_using_ints(view_base, start_dim, end_dim)
+               : view_inverse::flatten_using_ints(view_base, *view_value, start_dim, end_dim);
+  });
 }
 
 // narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)
@@ -566,12 +547,10 @@ Tensor narrow(const Tensor& self, int64_t dim, int64_t start, int64_t length) {
   const ir::NodePtr& node = ir::cached_node<ir::Narrow>(ir_value(self), dim, start, length, [&] {
     return compute_shape_narrow(self.shape(), dim, start, length);
   });
-  return make_lazy_view(
-      self, node,
-      ViewStep{[=](const Tensor& view_base) { return narrow(view_base, dim, start, length); },
-               [=](const Tensor& view_base, const Tensor& view_value) {
-                 return view_inverse::narrow(view_base, view_value, dim, start, length);
-               }});
+  return make_lazy_view(self, node, [=](const Tensor& view_base, const Tensor* view_value) {
+    return view_value == nullptr ? narrow(view_base, dim, start, length)
+                                 : view_inverse::narrow(view_base, *view_value, dim, start, length);
+  });
 }
 
 // slice_backward(Tensor grad_output, SymInt[] input_sizes, int dim, SymInt start, SymInt end,

@@ -24,10 +24,10 @@ std::vector<std::string> node_args(const OpEntry& op) {
   return args;
 }
 
-// `return make_lazy_view(self, node, ViewStep{<the op on a new base>, <its inverse>});`
+// `return make_lazy_view(self, node, <a ViewFn: the op on a new base, or its inverse>);`
 std::string view_result(const EmitContext& ctx, const OpEntry& op, const Argument& viewed) {
   api::CppSignature sig = api::op_signature(op, "", api::TypeUse::Api);
-  std::vector<std::string> apply_args, inverse_args = {"view_base", "view_value"};
+  std::vector<std::string> apply_args, inverse_args = {"view_base", "*view_value"};
   for (const api::CppParam& p : sig.params) {
     apply_args.push_back(p.arg == &viewed ? "view_base" : p.name);
     if (p.arg != &viewed) inverse_args.push_back(p.name);

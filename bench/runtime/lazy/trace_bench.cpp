@@ -146,6 +146,10 @@ void tensor_warm_lazy_shapes(benchmark::State& state) {
 void generated_add_warm(benchmark::State& state) {
   warm_tensors(state, [](const Tensor& v, const Tensor& x) { return lazy::add_tensor(v, x, 0.5); });
 }
+// A view op: the node as for add, plus the view's chain (See Note [Lazy views]).
+void generated_view_warm(benchmark::State& state) {
+  warm_tensors(state, [](const Tensor& v, const Tensor&) { return lazy::view(v, {64}); });
+}
 
 void mark_step_hit(benchmark::State& state) {
   ir::TrieCache::current().reset();
@@ -171,6 +175,7 @@ BENCHMARK(node_cold);
 BENCHMARK(tensor_warm);
 BENCHMARK(tensor_warm_lazy_shapes);
 BENCHMARK(generated_add_warm);
+BENCHMARK(generated_view_warm);
 BENCHMARK(mark_step_hit)->Arg(10)->Arg(100)->Arg(1000);
 
 }  // namespace

@@ -39,7 +39,7 @@ const std::shared_ptr<LazyState>& LazyState::view_root() const {
   return view ? view->root : none;
 }
 
-Tensor make_lazy_view(const Tensor& base, const ir::NodePtr& node, ViewStep step) {
+Tensor make_lazy_view(const Tensor& base, const ir::NodePtr& node, ViewFn step) {
   Tensor out = make_lazy_tensor(node, 0, base.device());
   if (replay_depth > 0) return out;
   const std::shared_ptr<LazyState>& base_state = base.impl()->lazy_state();
@@ -64,7 +64,7 @@ Tensor make_lazy_view(const Tensor& base, const ir::NodePtr& node, ViewStep step
 void refresh_view(LazyState& s) {
   ReplayScope replaying;
   Tensor t = root_tensor(*s.view);
-  for (const View* v : chain_of(*s.view)) t = v->step.apply(t);
+  for (const View* v : chain_of(*s.view)) t = v->step(t, nullptr);
   s.value = ir_value(t);
   s.data = Tensor();
   s.error = nullptr;
@@ -75,9 +75,9 @@ void write_back(LazyState& s, ir::Value value) {
   ReplayScope replaying;
   const std::vector<const View*> chain = chain_of(*s.view);
   std::vector<Tensor> bases{root_tensor(*s.view)};  // bases[i]: what chain[i] views
-  for (size_t i = 0; i + 1 < chain.size(); ++i) bases.push_back(chain[i]->step.apply(bases[i]));
+  for (size_t i = 0; i + 1 < chain.size(); ++i) bases.push_back(chain[i]->step(bases[i], nullptr));
   Tensor written = make_lazy_tensor(value.node, value.index, s.view->device);
-  for (size_t i = chain.size(); i-- > 0;) written = chain[i]->step.inverse(bases[i], written);
+  for (size_t i = chain.size(); i-- > 0;) written = chain[i]->step(bases[i], &written);
   set_ir_value(bases[0], ir_value(written));  // the root: a new generation
   s.value = std::move(value);
   s.data = Tensor();

@@ -6,8 +6,8 @@
 // no storage to share: each holds its own IR value. So the lazy device functionalizes, as
 // PyTorch's functionalization pass does, but while tracing:
 //   - A view op's result records its View: the root it aliases (the first tensor of the chain
-//     that is not a view; a view of a view records its parent view too) and a ViewStep, the op
-//     again with its arguments (to recompute the view from a new base) and its inverse (to write
+//     that is not a view; a view of a view records its parent view too) and a ViewFn: the op
+//     again with its arguments (to recompute the view from a new base) or its inverse (to write
 //     a new value of the view back into the base: lazy::view_inverse::<op id>, hand-written in
 //     runtime/ops/lazy/view_inverse.cpp, e.g. slice_scatter for a slice).
 //   - An in-place op on a view (set_ir_value) writes back: the view's new value goes through the
@@ -40,13 +40,11 @@
 
 namespace lazygen::lazy {
 
-// One view op with its arguments bound (generated for each view op in lazy_ops.cpp).
-struct ViewStep {
-  // The view of `base` (a lazy tensor): the op traced again.
-  std::function<Tensor(const Tensor& base)> apply;
-  // `base` with `value`, a new value of the view, written back through it.
-  std::function<Tensor(const Tensor& base, const Tensor& value)> inverse;
-};
+// One view op with its arguments bound (generated for each view op in lazy_ops.cpp): with
+// `value` null, the view of `base` (a lazy tensor), the op traced again; else `base` with
+// `*value`, a new value of the view, written back through it (the op's inverse). One function
+// for both, so that the op's arguments are captured once.
+using ViewFn = std::function<Tensor(const Tensor& base, const Tensor* value)>;
 
 // A view's chain, immutable and shared by the views of a view.
 struct View {
@@ -54,12 +52,12 @@ struct View {
   Shape root_shape;                    // in-place updates keep it
   Device device;                       // the root's
   std::shared_ptr<const View> parent;  // the view this one views; null when its base is the root
-  ViewStep step;
+  ViewFn step;
 };
 
 // The lazy tensor for output `index` of `node`, a view op's result on `base`, aliasing `base`'s
 // root through `step`. While a chain is replayed or written back, a plain lazy tensor.
-Tensor make_lazy_view(const Tensor& base, const ir::NodePtr& node, ViewStep step);
+Tensor make_lazy_view(const Tensor& base, const ir::NodePtr& node, ViewFn step);
 
 // Recomputes a stale view's value from its root (and drops its data). REQUIRES: s.stale().
 void refresh_view(LazyState& s);
