@@ -64,24 +64,48 @@ Pending collect_pending(const std::vector<std::shared_ptr<lazy::LazyState>>& sta
   return p;
 }
 
+// A DeviceData node bound to a launch (See Note [Asynchronous execution]): its input is filled
+// in when the job runs.
+struct LaunchInput {
+  uint32_t input = 0;
+  std::shared_ptr<ir::Launch> launch;
+  uint32_t index = 0;
+};
+
 Input input_of(const ir::Node& node) {
   if (node.op() == ir::OpKind::scalar_param) {
     return Input{Tensor(), static_cast<const ir::ScalarParam&>(node).value()};
   }
-  const Tensor& data = static_cast<const ir::DeviceData&>(node).data();
-  if (!data.defined()) {
+  const auto& device_data = static_cast<const ir::DeviceData&>(node);
+  if (!device_data.data().defined() && device_data.launch() == nullptr) {
     throw std::logic_error(
         "a pending graph reads a DeviceData node whose data was released at mark_step; "
         "see Note [DeviceData lifetime]");
   }
-  return Input{data, Scalar()};
+  return Input{device_data.data(), Scalar()};
 }
 
-std::vector<Input> gather_inputs(const Graph& graph) {
+std::vector<Input> gather_inputs(const Graph& graph, std::vector<LaunchInput>& from_launches) {
   std::vector<Input> inputs;
   inputs.reserve(graph.inputs().size());
-  for (uint32_t i : graph.inputs()) inputs.push_back(input_of(graph.node(i)));
+  for (uint32_t i : graph.inputs()) {
+    const ir::Node& node = graph.node(i);
+    inputs.push_back(input_of(node));
+    if (node.op() != ir::OpKind::device_data) continue;
+    const auto& device_data = static_cast<const ir::DeviceData&>(node);
+    if (device_data.launch() != nullptr) {
+      from_launches.push_back({static_cast<uint32_t>(inputs.size() - 1), device_data.launch(),
+                               device_data.launch_index()});
+    }
+  }
   return inputs;
+}
+
+std::vector<Shape> root_shapes(const Graph& graph) {
+  std::vector<Shape> shapes;
+  shapes.reserve(graph.roots().size());
+  for (const ir::Value& root : graph.roots()) shapes.push_back(root.shape());
+  return shapes;
 }
 
 void check_outputs(const Graph& graph, const std::vector<Tensor>& outputs, const Backend& b) {
@@ -101,9 +125,44 @@ void check_outputs(const Graph& graph, const std::vector<Tensor>& outputs, const
 
 }  // namespace
 
-GraphExecutor::GraphExecutor(std::shared_ptr<Backend> backend, size_t cache_capacity)
-    : backend_(std::move(backend)), cache_(cache_capacity) {
+struct GraphExecutor::Job {
+  std::shared_ptr<Cached> cached;  // keeps the executable alive if the cache evicts it
+  std::shared_ptr<const Graph> graph;
+  std::shared_ptr<Backend> backend;
+  std::vector<Input> inputs;
+  std::vector<LaunchInput> from_launches;
+  std::shared_ptr<ir::Launch> launch;
+};
+
+GraphExecutor::GraphExecutor(std::shared_ptr<Backend> backend, size_t cache_capacity, bool async)
+    : backend_(std::move(backend)), cache_(cache_capacity), async_(async) {
   if (backend_ == nullptr) throw std::invalid_argument("GraphExecutor: null backend");
+}
+
+GraphExecutor::~GraphExecutor() {
+  {
+    std::lock_guard<std::mutex> lock(queue_mutex_);
+    stop_ = true;
+  }
+  queue_cv_.notify_all();
+  if (worker_.joinable()) worker_.join();
+}
+
+void GraphExecutor::set_async(bool async) {
+  std::lock_guard<std::mutex> lock(mutex_);  // no sync is between launching and enqueuing
+  if (!async) wait_idle();
+  std::lock_guard<std::mutex> queue_lock(queue_mutex_);
+  async_ = async;
+}
+
+bool GraphExecutor::async() const {
+  std::lock_guard<std::mutex> lock(queue_mutex_);
+  return async_;
+}
+
+size_t GraphExecutor::queued() const {
+  std::lock_guard<std::mutex> lock(queue_mutex_);
+  return queue_.size();
 }
 
 void GraphExecutor::set_backend(std::shared_ptr<Backend> backend) {
@@ -164,41 +223,99 @@ std::shared_ptr<GraphExecutor::Cached> GraphExecutor::lookup_or_compile(ir::hash
 void GraphExecutor::sync(const std::vector<std::shared_ptr<lazy::LazyState>>& states) {
   static metrics::Counter& syncs = metrics::counter("exec.sync");
   static metrics::Counter& graph_nodes = metrics::counter("exec.graph_nodes");
-  static metrics::TimedMetric& execute_ms = metrics::timed("exec.execute_ms");
-  std::lock_guard<std::mutex> lock(mutex_);
-  Pending pending = collect_pending(states);
-  if (pending.roots.empty()) return;
-  std::shared_ptr<Backend> backend = backend_;
-  const Memo::Entry& entry = graph_for(std::move(pending.roots), *backend);
-  const Graph& graph = *entry.graph;
-  std::vector<Input> inputs = gather_inputs(graph);
-  std::vector<Tensor> outputs;
-  try {
-    metrics::ScopedTimer timer(execute_ms);
-    outputs = backend->execute(*entry.payload.cached->executable, inputs);
-    check_outputs(graph, outputs, *backend);
-  } catch (const std::exception& e) {
-    mark_failed(pending.states, e.what());
-    throw;
+  auto job = std::make_shared<Job>();
+  Pending pending;
+  bool async = false;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    pending = collect_pending(states);
+    if (pending.roots.empty()) return;
+    job->backend = backend_;
+    const Memo::Entry& entry = graph_for(std::move(pending.roots), *job->backend);
+    job->graph = entry.graph;
+    job->cached = entry.payload.cached;
+    job->inputs = gather_inputs(*job->graph, job->from_launches);
+    job->launch = std::make_shared<ir::Launch>(job->backend->device(), root_shapes(*job->graph));
+    for (size_t k = 0; k < pending.states.size(); ++k) {
+      lazy::LazyState& s = *pending.states[k];
+      s.launch = job->launch;
+      s.launch_index = static_cast<uint32_t>(pending.root_of[k]);
+      s.value = ir::Value{};
+    }
+    syncs.add();
+    graph_nodes.add(static_cast<int64_t>(job->graph->nodes().size()));
+    std::unique_lock<std::mutex> queue_lock(queue_mutex_);
+    async = async_;
+    // One launch queued at most: this step's trace overlapped the previous step's execution;
+    // waiting here keeps the tracing thread from running further ahead (and memory bounded).
+    // Enqueued under mutex_, so launches run in the order their graphs were traced.
+    if (async) {
+      idle_cv_.wait(queue_lock, [this] { return queue_.empty(); });
+      enqueue(job);
+    }
   }
-  for (size_t k = 0; k < pending.states.size(); ++k) {
-    pending.states[k]->data = outputs[pending.root_of[k]];
-    pending.states[k]->value = ir::Value{};
-  }
-  syncs.add();
-  graph_nodes.add(static_cast<int64_t>(graph.nodes().size()));
+  if (async) return;
+  wait_idle();
+  run(*job);
+  for (const auto& s : pending.states) s->take_launch_if_done();
+  if (job->launch->exception()) std::rethrow_exception(job->launch->exception());
 }
 
-// See Note [Failed executions].
-void GraphExecutor::mark_failed(const std::vector<std::shared_ptr<lazy::LazyState>>& states,
-                                const char* what) {
+// Executes one launch (on the worker, or inline when synchronous); never throws: a failure is
+// kept in the launch (See Note [Failed executions]).
+void GraphExecutor::run(Job& job) {
   static metrics::Counter& failures = metrics::counter("exec.failed");
-  failures.add();
-  auto error = std::make_shared<const std::string>(what);
-  for (const auto& s : states) {
-    s->value = ir::Value{};
-    s->error = error;
+  static metrics::TimedMetric& execute_ms = metrics::timed("exec.execute_ms");
+  try {
+    for (const LaunchInput& from : job.from_launches) {
+      from.launch->wait();  // already done: launches run in order
+      if (from.launch->error() != nullptr) throw lazy::ExecutionFailed(*from.launch->error());
+      job.inputs[from.input].tensor = from.launch->output(from.index);
+    }
+    std::vector<Tensor> outputs;
+    {
+      metrics::ScopedTimer timer(execute_ms);
+      outputs = job.backend->execute(*job.cached->executable, job.inputs);
+    }
+    check_outputs(*job.graph, outputs, *job.backend);
+    job.launch->finish(std::move(outputs));
+  } catch (const std::exception& e) {
+    failures.add();
+    job.launch->fail(std::current_exception(), e.what());
   }
+  job.inputs.clear();  // inputs go back to the allocator as early as possible
+  job.from_launches.clear();
+}
+
+// REQUIRES: queue_mutex_ held.
+void GraphExecutor::enqueue(std::shared_ptr<Job> job) {
+  if (!worker_.joinable()) worker_ = std::thread([this] { work(); });
+  queue_.push_back(std::move(job));
+  queue_cv_.notify_one();
+}
+
+void GraphExecutor::work() {
+  for (;;) {
+    std::shared_ptr<Job> job;
+    {
+      std::unique_lock<std::mutex> lock(queue_mutex_);
+      queue_cv_.wait(lock, [this] { return stop_ || !queue_.empty(); });
+      if (queue_.empty()) return;  // stopping, and nothing left to run
+      job = queue_.front();        // stays queued while it runs, for wait_idle
+    }
+    run(*job);
+    job.reset();  // the queue's reference is the last: what the job held is freed by pop_front
+    {
+      std::lock_guard<std::mutex> lock(queue_mutex_);
+      queue_.pop_front();
+    }
+    idle_cv_.notify_all();
+  }
+}
+
+void GraphExecutor::wait_idle() const {
+  std::unique_lock<std::mutex> lock(queue_mutex_);
+  idle_cv_.wait(lock, [this] { return queue_.empty(); });
 }
 
 // See Note [Graph memo]: a memo hit skips building the graph and looking it up.
@@ -241,6 +358,7 @@ void GraphExecutor::mark_step() {
 }
 
 void GraphExecutor::wait() {
+  wait_idle();
   backend()->synchronize();
 }
 

@@ -12,10 +12,18 @@
 // dtype compiles anew; a new scalar value or new input data does not.
 //
 // Note [Asynchronous execution]
-// Execution is synchronous for now: sync returns with results in place. The API already has the
-// shape asynchrony needs: sync() captures everything execution reads (input tensors, scalar
-// values) before executing, so a worker thread can take over execute() later, and
-// wait_device_ops() (Backend::synchronize) is the barrier callers use.
+// An asynchronous executor (the global one unless LAZYGEN_ASYNC=0) compiles on the calling
+// thread, as before (so compile errors still raise at the sync), then hands the execution to its
+// worker thread and returns: each synced tensor becomes in flight, holding the ir::Launch that
+// will compute it (See Note [Lazy tensor state]). Tracing goes on meanwhile. A traced op that
+// reads an in-flight tensor binds a DeviceData node to the launch's output instead of data, so
+// the next step's graph is traced, compiled and queued without waiting; the worker runs launches
+// in order, so a launch's inputs are ready when it runs. Reading data (item(), cpu(), printing)
+// waits for its launch; wait_device_ops() waits for all. An execution error is kept in the
+// launch: the tensors it was to compute raise it when read (and a launch reading one fails with
+// the same message), as a GPU stream reports errors at the next synchronization; mark_step does
+// not raise it. A synchronous executor (the default for executors made directly; tests) runs
+// the launch on the calling thread after the queue drains, resolves the tensors and rethrows.
 //
 // Syncing the very roots of a recent sync again (every step of a loop) skips building the graph
 // and the cache lookup: See Note [Graph memo].
@@ -25,12 +33,16 @@
 //
 // Metrics: computation_cache.{hit,miss,evict}, exec.{sync,mark_step,graph_nodes,graph_memo_hit,failed},
 // exec.{build_graph_ms,compile_ms,execute_ms}.
-// Thread safety: all methods may be called from any thread; syncs are serialized.
+// Thread safety: all methods may be called from any thread; syncs are serialized, and launches
+// execute one at a time in the order they were synced.
 #pragma once
 
+#include <condition_variable>
 #include <cstddef>
+#include <deque>
 #include <memory>
 #include <mutex>
+#include <thread>
 #include <vector>
 
 #include "backend/backend.h"
@@ -45,7 +57,12 @@ class GraphExecutor {
  public:
   static constexpr size_t kDefaultCacheCapacity = 1024;
 
-  GraphExecutor(std::shared_ptr<Backend> backend, size_t cache_capacity = kDefaultCacheCapacity);
+  GraphExecutor(std::shared_ptr<Backend> backend, size_t cache_capacity = kDefaultCacheCapacity,
+                bool async = false);
+  // Runs the queued launches, then stops the worker.
+  ~GraphExecutor();
+  GraphExecutor(const GraphExecutor&) = delete;
+  GraphExecutor& operator=(const GraphExecutor&) = delete;
 
   // The process-wide executor behind mark_step(), item(), cpu() and printing. Its backend is
   // cpu-lowering; its cache capacity LAZYGEN_COMPUTATION_CACHE_SIZE, else kDefaultCacheCapacity.
@@ -59,13 +76,20 @@ class GraphExecutor {
   // Empties the computation cache (and the graph memo, See Note [Graph memo]).
   void clear_cache();
 
-  // Executes the pending values of `states` as one graph; materialized states are skipped.
+  // See Note [Asynchronous execution]. Waits for the queued launches when turning it off.
+  void set_async(bool async);
+  bool async() const;
+
+  // Executes (or launches: See Note [Asynchronous execution]) the pending values of `states` as
+  // one graph; materialized and in-flight states are skipped.
   void sync(const std::vector<std::shared_ptr<lazy::LazyState>>& states);
   // Syncs every live lazy tensor of the calling thread, then ends its trace (See Note [Trie
   // reuse of input nodes] and Note [Live tensors per thread]).
   void mark_step();
   // Waits for all launched executions. See Note [Asynchronous execution].
   void wait();
+  // Launches queued or running now.
+  size_t queued() const;
 
  private:
   struct Cached;  // an executable and what it was compiled for
@@ -78,9 +102,12 @@ class GraphExecutor {
     std::shared_ptr<Cached> cached;
   };
   using Memo = GraphMemo<Compiled>;
+  struct Job;  // one launch: what the worker executes
 
-  static void mark_failed(const std::vector<std::shared_ptr<lazy::LazyState>>& states,
-                          const char* what);
+  static void run(Job& job);
+  void enqueue(std::shared_ptr<Job> job);
+  void wait_idle() const;
+  void work();
   const Memo::Entry& graph_for(std::vector<ir::Value> roots, Backend& backend);
   static ir::hash_t cache_key(const Graph& graph, const Backend& backend);
   std::shared_ptr<Cached> lookup_or_compile(ir::hash_t key, const Graph& graph, Backend& backend);
@@ -89,6 +116,15 @@ class GraphExecutor {
   std::shared_ptr<Backend> backend_;
   LruCache<ir::hash_t, Cached, IdentityHash> cache_;
   Memo memo_;
+
+  // The launch queue (front: running or next); guarded by queue_mutex_.
+  mutable std::mutex queue_mutex_;
+  mutable std::condition_variable queue_cv_;  // a job was queued, or stop
+  mutable std::condition_variable idle_cv_;   // a job finished
+  std::deque<std::shared_ptr<Job>> queue_;
+  bool async_ = false;
+  bool stop_ = false;
+  std::thread worker_;  // started by the first asynchronous launch
 };
 
 }  // namespace lazygen::exec

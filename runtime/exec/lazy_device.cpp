@@ -33,7 +33,7 @@ size_t cache_capacity_from_env() {
 // DeviceData nodes and other lazy tensors and must never be written, while the caller (cpu(),
 // item()) hands the result out as an ordinary cpu tensor.
 Tensor lazy_to_cpu_hook(const Tensor& t) {
-  const lazy::LazyState& s = lazy::lazy_state(t);
+  lazy::LazyState& s = lazy::lazy_state(t);
   if (s.pending()) GraphExecutor::global().sync({t.impl()->lazy_state()});
   return s.materialized().clone();
 }
@@ -45,7 +45,9 @@ Tensor cpu_to_lazy_hook(const Tensor& cpu, Device target) {
 
 // A clone shares the pending value or the (never written) data: no work until it is used.
 Tensor lazy_clone_hook(const Tensor& t) {
-  const lazy::LazyState& s = lazy::lazy_state(t);
+  lazy::LazyState& s = lazy::lazy_state(t);
+  s.take_launch_if_done();
+  if (s.in_flight()) return lazy::make_lazy_tensor_in_flight(s.launch, s.launch_index, t.device());
   if (!s.pending()) return lazy::make_lazy_tensor_from_data(s.materialized(), t.device());
   return lazy::make_lazy_tensor(s.value.node, s.value.index, t.device());
 }
@@ -80,13 +82,25 @@ bool fusion_from_env() {
   return text == nullptr || std::string(text) != "0";
 }
 
+// See Note [Asynchronous execution]; LAZYGEN_ASYNC=0 executes at each sync instead.
+bool async_from_env() {
+  const char* text = std::getenv("LAZYGEN_ASYNC");
+  return text == nullptr || std::string(text) != "0";
+}
+
 }  // namespace
 
 extern const bool kLazyDeviceLinked = register_lazy_device();
 
+// Leaked on purpose (tensors in static storage may sync while the program exits); its launches
+// are run to the end before exit, while the libraries they call (OpenBLAS) are still up.
 GraphExecutor& GraphExecutor::global() {
-  static GraphExecutor* executor =
-      new GraphExecutor(make_backend(fusion_from_env()), cache_capacity_from_env());
+  static GraphExecutor* executor = [] {
+    auto* e = new GraphExecutor(make_backend(fusion_from_env()), cache_capacity_from_env(),
+                                async_from_env());
+    std::atexit([] { global().wait(); });
+    return e;
+  }();
   return *executor;
 }
 
@@ -120,6 +134,14 @@ std::string ir_dump_dot(const std::vector<Tensor>& tensors) {
 
 void set_computation_cache_capacity(size_t capacity) {
   exec::GraphExecutor::global().set_cache_capacity(capacity);
+}
+
+void set_async_execution(bool enabled) {
+  exec::GraphExecutor::global().set_async(enabled);
+}
+
+bool async_execution_enabled() {
+  return exec::GraphExecutor::global().async();
 }
 
 void set_fusion_enabled(bool enabled) {

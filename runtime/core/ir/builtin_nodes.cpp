@@ -10,6 +10,17 @@ DeviceData::DeviceData(const Tensor& data, std::vector<Shape> shapes)
       device_(data.device()),
       data_(data) {}
 
+DeviceData::DeviceData(const std::shared_ptr<Launch>& launch, uint32_t index,
+                       std::vector<Shape> shapes)
+    : Node(kKind, {}, std::move(shapes), hash_all(launch->device())),
+      device_(launch->device()),
+      launch_(launch),
+      launch_index_(index) {}
+
+bool DeviceData::can_reuse(const std::shared_ptr<Launch>& launch, uint32_t index) const {
+  return launch->device() == device_ && launch->shape(index) == shape();
+}
+
 bool DeviceData::can_reuse(const Tensor& data) const {
   const Shape& s = shape();
   return data.device() == device_ && data.dtype() == s.dtype && data.sizes() == s.sizes;

@@ -7,12 +7,15 @@
 //
 // Both are reused through the trie cache like op nodes (see Note [Trie reuse of input nodes] in
 // trie_cache.h): can_reuse() matches on shape / dtype category only and rebind() installs the new
-// value in the reused node.
+// value in the reused node. A DeviceData node may also stand for an output of a launch that has
+// not finished yet (See Note [Asynchronous execution]); it hashes and reuses the same either way,
+// so a graph fed by data and the same graph fed by a launch share one compiled computation.
 #pragma once
 
 #include <string>
 #include <vector>
 
+#include "core/ir/launch.h"
 #include "core/ir/node.h"
 #include "lazygen/scalar.h"
 #include "lazygen/tensor.h"
@@ -26,18 +29,39 @@ class DeviceData final : public Node {
   // REQUIRES: data is defined and shapes == {data's shape}. The node shares `data` (no copy).
   DeviceData(const Tensor& data, std::vector<Shape> shapes);
 
+  // Output `index` of `launch`, which may not have finished. REQUIRES: shapes == {its shape}.
+  DeviceData(const std::shared_ptr<Launch>& launch, uint32_t index, std::vector<Shape> shapes);
+
   // Same shape, dtype and device: the node can stand for `data` once rebound to it.
   bool can_reuse(const Tensor& data) const;
-  void rebind(const Tensor& data) { data_ = data; }
-  // The data, or an undefined tensor once released. See Note [DeviceData lifetime].
+  bool can_reuse(const std::shared_ptr<Launch>& launch, uint32_t index) const;
+  void rebind(const Tensor& data) {
+    data_ = data;
+    launch_ = nullptr;
+  }
+  void rebind(const std::shared_ptr<Launch>& launch, uint32_t index) {
+    data_ = Tensor();
+    launch_ = launch;
+    launch_index_ = index;
+  }
+  // The data, or an undefined tensor when the node is bound to a launch or was released. See
+  // Note [DeviceData lifetime].
   const Tensor& data() const { return data_; }
-  void release_data() { data_ = Tensor(); }
+  // The launch whose output `launch_index()` the node stands for, or null.
+  const std::shared_ptr<Launch>& launch() const { return launch_; }
+  uint32_t launch_index() const { return launch_index_; }
+  void release_data() {
+    data_ = Tensor();
+    launch_ = nullptr;
+  }
 
   std::string attrs_string() const override;
 
  private:
   Device device_;
   Tensor data_;
+  std::shared_ptr<Launch> launch_;
+  uint32_t launch_index_ = 0;
 };
 
 class ScalarParam final : public Node {

@@ -71,7 +71,21 @@ LazyState::~LazyState() {
   --r.count;
 }
 
-const Tensor& LazyState::materialized() const {
+void LazyState::take_launch_if_done() {
+  if (launch == nullptr || !launch->done()) return;
+  if (launch->error() != nullptr) error = launch->error();
+  else data = launch->output(launch_index);
+  launch = nullptr;
+}
+
+const Tensor& LazyState::materialized() {
+  if (launch != nullptr) {
+    const std::shared_ptr<ir::Launch> l = launch;
+    l->wait();
+    take_launch_if_done();
+    // The first read of a failed result raises what the kernel raised; later ones ExecutionFailed.
+    if (l->exception()) std::rethrow_exception(l->exception());
+  }
   if (failed()) throw ExecutionFailed("this lazy tensor's computation failed: " + *error);
   return data;
 }

@@ -7,8 +7,10 @@
 //   materialized  `data` holds the result on the backend's device (cpu for now), and `value` is
 //                 either absent or the DeviceData node that feeds `data` to graphs traced in the
 //                 current trace (bound by lazy::ir_value through the trie cache).
+//   in flight    `data` is undefined and `launch` is the executor's launch computing it (See
+//                Note [Asynchronous execution]): materialized() waits for it and takes its output.
 // Ops create pending tensors; syncing (mark_step, item(), cpu(), printing) executes the pending
-// value and makes the tensor materialized, dropping its IR. An in-place op sets a new pending
+// value (or launches it) and makes the tensor materialized (or in flight), dropping its IR. An in-place op sets a new pending
 // value and drops the old data reference (set_ir_value), so a tensor updated every step holds
 // one graph and, after each sync, one buffer: neither grows. A materialized tensor's data is
 // never written again; a new value always means a new buffer.
@@ -44,6 +46,7 @@
 #include <string>
 #include <vector>
 
+#include "core/ir/launch.h"
 #include "core/ir/node.h"
 #include "lazygen/tensor.h"
 
@@ -66,15 +69,21 @@ struct LazyState : std::enable_shared_from_this<LazyState> {
   LazyState& operator=(const LazyState&) = delete;
 
   bool failed() const { return error != nullptr; }
-  bool pending() const { return !data.defined() && !failed(); }
-  // The data. Throws ExecutionFailed when the execution that was to compute it failed.
-  // REQUIRES: !pending().
-  const Tensor& materialized() const;
+  bool in_flight() const { return launch != nullptr; }
+  bool pending() const { return !data.defined() && !failed() && !in_flight(); }
+  // The data, waiting for the launch computing it first. Throws ExecutionFailed when the
+  // execution that was to compute it failed. REQUIRES: !pending().
+  const Tensor& materialized();
+  // Takes the launch's output or error once it has finished (without waiting).
+  void take_launch_if_done();
 
   ir::Value value;  // See Note [Lazy tensor state]
   Tensor data;
   // Why the execution computing this tensor failed; See Note [Failed executions].
   std::shared_ptr<const std::string> error;
+  // In flight: the launch computing this tensor, and which of its outputs it is.
+  std::shared_ptr<ir::Launch> launch;
+  uint32_t launch_index = 0;
 
   // See Note [Lazy views]. A root counts its in-place updates in `generation`; a view holds its
   // chain and the root's generation its value and data were computed from.

@@ -39,6 +39,16 @@ std::vector<ir::NodePtr>& bound_device_data() {
 }
 
 void bind_device_data(LazyState& s) {
+  s.take_launch_if_done();
+  if (s.in_flight()) {  // See Note [Asynchronous execution]: the next graph reads it later
+    const std::shared_ptr<ir::Launch>& launch = s.launch;
+    const uint32_t index = s.launch_index;
+    ir::NodePtr node = ir::cached_node<ir::DeviceData>(
+        launch, index, [&] { return std::vector<Shape>{launch->shape(index)}; });
+    bound_device_data().push_back(node);
+    s.value = ir::Value{std::move(node), 0};
+    return;
+  }
   const Tensor& data = s.materialized();
   ir::NodePtr node =
       ir::cached_node<ir::DeviceData>(data, [&] { return std::vector<Shape>{data.shape()}; });
@@ -105,6 +115,15 @@ Tensor make_lazy_tensor_from_data(Tensor data, Device device) {
   return make_tensor(shape, device, std::move(state));
 }
 
+Tensor make_lazy_tensor_in_flight(std::shared_ptr<ir::Launch> launch, uint32_t index,
+                                  Device device) {
+  Shape shape = launch->shape(index);
+  auto state = std::make_shared<LazyState>();
+  state->launch = std::move(launch);
+  state->launch_index = index;
+  return make_tensor(shape, device, std::move(state));
+}
+
 void set_ir_value(const Tensor& self, ir::Value value) {
   LazyState& s = lazy_state(self);
   if (!value.present() || value.shape() != self.shape()) {
@@ -119,6 +138,7 @@ void set_ir_value(const Tensor& self, ir::Value value) {
   s.value = std::move(value);
   s.data = Tensor();
   s.error = nullptr;
+  s.launch = nullptr;
   ++s.generation;
 }
 

@@ -49,6 +49,8 @@ Tensor make_lazy_tensor(ir::NodePtr node, uint32_t index, Device device);
 // A new materialized lazy tensor holding `data` (the tensor shares it: no copy).
 // REQUIRES: nobody writes `data` afterwards. See Note [Lazy tensor state].
 Tensor make_lazy_tensor_from_data(Tensor data, Device device);
+// A new in-flight lazy tensor: output `index` of `launch` (See Note [Asynchronous execution]).
+Tensor make_lazy_tensor_in_flight(std::shared_ptr<ir::Launch> launch, uint32_t index, Device device);
 // In-place update: `self` becomes pending on `value` and lets go of its data; through a view,
 // the update reaches its base and the base's other views (See Note [Lazy views]).
 // REQUIRES: value's shape (dtype and sizes) equals self's; throws std::invalid_argument if not.

@@ -68,6 +68,7 @@ void refresh_view(LazyState& s) {
   s.value = ir_value(t);
   s.data = Tensor();
   s.error = nullptr;
+  s.launch = nullptr;
   s.view_generation = s.view->root->generation;
 }
 
@@ -82,6 +83,7 @@ void write_back(LazyState& s, ir::Value value) {
   s.value = std::move(value);
   s.data = Tensor();
   s.error = nullptr;
+  s.launch = nullptr;
   s.view_generation = s.view->root->generation;
 }
 

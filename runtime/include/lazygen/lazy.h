@@ -29,13 +29,20 @@ namespace lazygen {
 
 // Executes everything pending on every live lazy tensor of the calling thread as one graph and
 // ends the thread's trace: the next ops are matched against the previous steps' IR (the trie
-// cache), so call it once per iteration of a loop.
+// cache), so call it once per iteration of a loop. Execution is asynchronous: the graph is
+// compiled (a compile error raises here) and handed to a worker thread, and tracing the next
+// step goes on meanwhile; reading a result (item(), cpu(), printing) waits for it, and an error
+// during execution raises there, when the failed result is read.
 void mark_step();
 // Executes the pending values of `tensors` (non-lazy or already materialized ones are skipped)
 // without ending the trace.
 void sync(const std::vector<Tensor>& tensors);
 // Blocks until every launched execution has finished.
 void wait_device_ops();
+// Asynchronous execution (above) is on unless the environment sets LAZYGEN_ASYNC=0 or this
+// turns it off; off, mark_step and sync execute before they return and raise execution errors.
+void set_async_execution(bool enabled);
+bool async_execution_enabled();
 
 // The pending IR behind `tensors` as text or Graphviz dot (See core/ir/dump.h for the format).
 // Materialized tensors contribute their DeviceData node if they were used in the current trace

@@ -78,14 +78,16 @@ TEST(LazyBadInput, EachMistakeRaisesAClearErrorAndTracingGoesOn) {
   }
 }
 
-// Index values are data, not shapes: they are checked when the kernel runs, which on the lazy
-// device is the sync point. The error names the op; the tensors of that graph are marked failed
-// (using one raises the error again) and the next steps work (See Note [Failed executions]).
-TEST(LazyBadInput, AnOutOfRangeIndexRaisesAtTheSyncAndTheNextStepWorks) {
+// Index values are data, not shapes: they are checked when the kernel runs, after the sync
+// point (on the worker: See Note [Asynchronous execution]). Reading the result raises the error,
+// naming the op; the tensors of that graph stay failed (using one raises the error again) and
+// the next steps work (See Note [Failed executions]).
+TEST(LazyBadInput, AnOutOfRangeIndexRaisesWhenReadAndTheNextStepWorks) {
   Tensor index = tensor<int64_t>({0, 7}, IntList{2}).to(kLazy);
   Tensor picked = index_select(lazy_ones({3, 2}), 0, index);
   try {
-    mark_step();
+    mark_step();  // raises here when execution is synchronous (LAZYGEN_ASYNC=0)
+    picked.cpu();
     ADD_FAILURE() << "no exception";
   } catch (const std::exception& e) {
     EXPECT_NE(std::string(e.what()).find("index_select"), std::string::npos) << e.what();

@@ -37,9 +37,9 @@ TEST_F(LazyApiTest, SyncSkipsNonLazyAndMaterializedTensors) {
   Tensor y = add(x, x, 1.0);
   sync({zeros({2}), x, y, Tensor()});
   EXPECT_FALSE(lazy::lazy_state(y).pending());
+  wait_device_ops();  // the execution may still be in flight (See Note [Asynchronous execution])
   EXPECT_EQ(backend_->executions().size(), 1u);
   EXPECT_EQ(backend_->executions()[0].input_shapes.size(), 2u);  // x's data and alpha
-  wait_device_ops();
 }
 
 TEST_F(LazyApiTest, DumpsThePendingGraph) {
@@ -64,6 +64,7 @@ TEST_F(LazyApiTest, TheMetricsReportShowsTracingCachingAndExecution) {
     lazy::set_ir_value(w, lazy::ir_value(add(w, w, 0.1 * step)));
     mark_step();
   }
+  wait_device_ops();
   std::string report = metrics_report();
   for (const char* name :
        {"computation_cache.hit", "computation_cache.miss", "exec.mark_step", "exec.sync",

@@ -65,9 +65,10 @@ TEST_F(LazyOpsTest, InPlaceUpdatesRetainNoOldBuffers) {
   Tensor g = ones({1 << 16}, DType::Float32, kLazy);
   size_t trie_size = 0;
   for (int step = 0; step < 5; ++step) {
-    Tensor before = lazy::lazy_state(w).data;
+    Tensor before = lazy::lazy_state(w).materialized();
     lazy::add_inplace_tensor(w, g, -1.0);
     mark_step();
+    wait_device_ops();  // the launch holds its inputs until it has run
     EXPECT_EQ(before.impl_ptr().use_count(), 1) << "step " << step;
     if (step == 1) trie_size = ir::TrieCache::current().size();
     if (step > 1) {

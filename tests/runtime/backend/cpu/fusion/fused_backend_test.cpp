@@ -198,9 +198,11 @@ TEST_F(FusedBackendTest, ATrainingLoopKeepsMemoryFlatOverManySteps) {
     return loss;
   };
   for (int i = 0; i < 10; ++i) step(i);
+  wait_device_ops();  // launches in flight hold buffers (See Note [Asynchronous execution])
   const AllocatorStats before = cpu_allocator().stats();
   const int64_t misses = metrics::counter_value("computation_cache.miss");
   for (int i = 0; i < 1000; ++i) step(i);
+  wait_device_ops();
   const AllocatorStats after = cpu_allocator().stats();
   EXPECT_EQ(after.bytes_in_use, before.bytes_in_use);
   EXPECT_EQ(after.misses, before.misses);  // every block came from the cache
@@ -214,6 +216,7 @@ TEST_F(FusedBackendTest, AnOutputNobodyHoldsIsReusedByTheNextExecution) {
     Tensor y = relu(x * 2.0);
     mark_step();
   }  // y dies at the end of each iteration
+  wait_device_ops();
   EXPECT_EQ(metrics::counter_value("fusion.output_reuse"), reused + 2);
 }
 
