@@ -24,12 +24,14 @@
 // registry outlives its thread and is handed to the next new thread, with any states still in it.
 //
 // Note [Failed executions]
-// When executing a graph throws (an index out of range is only seen by the kernel), the executor
-// marks every tensor that graph was to compute as failed: no IR, no data, the error message kept.
-// Reading or using a failed tensor raises that error again (naming the op that failed); all else
-// goes on: the thread's trace ends normally at that mark_step, and later steps do not try the
-// failed graph again. An in-place op cannot revive a failed tensor (it reads its value first);
-// assigning a new tensor to the variable does.
+// When executing a graph throws (an index out of range is only seen by the kernel), its launch
+// keeps the error and every tensor that graph was to compute becomes failed when it takes the
+// launch's result: no IR, no data, the error message kept. The first read raises what the
+// kernel raised; later reads and uses raise ExecutionFailed with the same message (naming the op
+// that failed), and a graph fed by a failed tensor fails with it. All else goes on: the thread's
+// trace ends normally at that mark_step, and later steps do not try the failed graph again. An
+// in-place op cannot revive a failed tensor (it reads its value first); assigning a new tensor
+// to the variable does.
 //
 // Views: a lazy view (transpose, slice, view, ...) aliases its base as on the cpu; its state keeps
 // the root of its view chain and the root's generation its value was computed from. See Note
