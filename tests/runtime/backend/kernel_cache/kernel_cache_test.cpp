@@ -87,8 +87,8 @@ TEST(KernelCache, AFreshCacheOnTheSameDirectoryHitsTheDisk) {
   EXPECT_EQ(disk_cache(tmp.path()).get_or_build(key_for("A"), build.fn()), "ptx-A");
   EXPECT_EQ(build.calls, 1);
   EXPECT_EQ(count("disk_hit"), 1);
-  DecodedEntry entry = decode_entry(read_bytes(entry_of(tmp.path(), "A")), key_for("A").text());
-  EXPECT_EQ(entry.status, EntryStatus::kOk);
+  EXPECT_EQ(decode_entry(read_bytes(entry_of(tmp.path(), "A")), key_for("A").text()).status,
+            EntryStatus::kOk);
 }
 
 TEST(KernelCache, KeysDifferingInAnyFieldAreDifferentEntries) {
@@ -308,8 +308,8 @@ TEST(KernelCache, TwoCachesRacingToStoreOneKeyLeaveOneSoundEntry) {
     t2.join();
     EXPECT_EQ(a, "ptx-" + source);
     EXPECT_EQ(b, "ptx-" + source);
-    DecodedEntry entry =
-        decode_entry(read_bytes(entry_of(tmp.path(), source)), key_for(source).text());
+    const std::string bytes = read_bytes(entry_of(tmp.path(), source));
+    DecodedEntry entry = decode_entry(bytes, key_for(source).text());
     EXPECT_EQ(entry.status, EntryStatus::kOk);
     EXPECT_EQ(entry.payload, "ptx-" + source);
   }
