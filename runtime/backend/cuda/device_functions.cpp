@@ -1,0 +1,34 @@
+// Lookup tables over the generated device functions and the embedded math header.
+#include "backend/cuda/device_functions.h"
+
+#include <unordered_map>
+
+namespace lazygen::cuda {
+namespace {
+
+// Written by CMake from runtime/include/lazygen/kernels/pointwise_math.h as one raw string.
+constexpr char kPointwiseMath[] =
+#include "lazygen_jit/pointwise_math_text.inc"
+    ;
+
+const std::unordered_map<ir::OpKind, DeviceFunction>& table() {
+  static const auto* kTable = new std::unordered_map<ir::OpKind, DeviceFunction>{
+#define LAZYGEN_DEVICE_FUNCTION(op_id, functor, source) {ir::OpKind::op_id, {functor, source}},
+#include "lazygen/generated/cuda_device_functions.inc"
+#undef LAZYGEN_DEVICE_FUNCTION
+  };
+  return *kTable;
+}
+
+}  // namespace
+
+const DeviceFunction* device_function(ir::OpKind kind) {
+  auto it = table().find(kind);
+  return it == table().end() ? nullptr : &it->second;
+}
+
+std::string_view pointwise_math_source() {
+  return {kPointwiseMath, sizeof kPointwiseMath - 1};
+}
+
+}  // namespace lazygen::cuda
