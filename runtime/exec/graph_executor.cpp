@@ -2,6 +2,8 @@
 // the computation cache or compile it, feed inputs, execute, hand results to the tensors.
 #include "exec/graph_executor.h"
 
+#include <atomic>
+#include <chrono>
 #include <map>
 #include <stdexcept>
 #include <string>
@@ -21,6 +23,8 @@ struct GraphExecutor::Cached {
   // instead of running the wrong computation.
   std::vector<Shape> input_shapes;
   size_t num_nodes = 0;
+  // How long its last execution took (-1: never ran); See Note [Short launches run inline].
+  std::atomic<int64_t> last_execute_ns{-1};
 };
 
 namespace {
@@ -225,7 +229,7 @@ void GraphExecutor::sync(const std::vector<std::shared_ptr<lazy::LazyState>>& st
   static metrics::Counter& graph_nodes = metrics::counter("exec.graph_nodes");
   auto job = std::make_shared<Job>();
   Pending pending;
-  bool async = false;
+  bool async = false, inline_run = false;
   {
     std::lock_guard<std::mutex> lock(mutex_);
     pending = collect_pending(states);
@@ -246,19 +250,21 @@ void GraphExecutor::sync(const std::vector<std::shared_ptr<lazy::LazyState>>& st
     graph_nodes.add(static_cast<int64_t>(job->graph->nodes().size()));
     std::unique_lock<std::mutex> queue_lock(queue_mutex_);
     async = async_;
+    const int64_t last_ns = job->cached->last_execute_ns.load(std::memory_order_relaxed);
+    inline_run = !async || (queue_.empty() && last_ns >= 0 && last_ns < kInlineNs);
     // One launch queued at most: this step's trace overlapped the previous step's execution;
     // waiting here keeps the tracing thread from running further ahead (and memory bounded).
     // Enqueued under mutex_, so launches run in the order their graphs were traced.
-    if (async) {
+    if (!inline_run) {
       idle_cv_.wait(queue_lock, [this] { return queue_.empty(); });
       enqueue(job);
     }
   }
-  if (async) return;
-  wait_idle();
+  if (!inline_run) return;
+  if (!async) wait_idle();
   run(*job);
   for (const auto& s : pending.states) s->take_launch_if_done();
-  if (job->launch->exception()) std::rethrow_exception(job->launch->exception());
+  if (!async && job->launch->exception()) std::rethrow_exception(job->launch->exception());
 }
 
 // Executes one launch (on the worker, or inline when synchronous); never throws: a failure is
@@ -266,6 +272,8 @@ void GraphExecutor::sync(const std::vector<std::shared_ptr<lazy::LazyState>>& st
 void GraphExecutor::run(Job& job) {
   static metrics::Counter& failures = metrics::counter("exec.failed");
   static metrics::TimedMetric& execute_ms = metrics::timed("exec.execute_ms");
+  std::lock_guard<std::mutex> lock(run_mutex());
+  const auto start = std::chrono::steady_clock::now();
   try {
     for (const LaunchInput& from : job.from_launches) {
       from.launch->wait();  // already done: launches run in order
@@ -278,6 +286,10 @@ void GraphExecutor::run(Job& job) {
       outputs = job.backend->execute(*job.cached->executable, job.inputs);
     }
     check_outputs(*job.graph, outputs, *job.backend);
+    job.cached->last_execute_ns.store(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start)
+            .count(),
+        std::memory_order_relaxed);
     job.launch->finish(std::move(outputs));
   } catch (const std::exception& e) {
     failures.add();
@@ -285,6 +297,13 @@ void GraphExecutor::run(Job& job) {
   }
   job.inputs.clear();  // inputs go back to the allocator as early as possible
   job.from_launches.clear();
+}
+
+// Executions are serialized: an executable's scratch memory is reused by its next execution, and
+// both cores belong to the running one.
+std::mutex& GraphExecutor::run_mutex() {
+  static std::mutex mutex;
+  return mutex;
 }
 
 // REQUIRES: queue_mutex_ held.
