@@ -6,6 +6,7 @@
 //   lazygen --dump-schema FILE           print every schema in canonical form
 //   lazygen --native FILE --ops a,b -o D IR and glue for a selection of PyTorch's own file
 //   lazygen --kernels app.manifest -o D  AOT kernels for the fusion groups of a manifest
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -124,8 +125,11 @@ int generate_kernels(const Options& opt) {
   OpsFile file = load_inputs(opt, OpsDialect::Lazygen);
   std::vector<KernelKey> keys = load_manifests(opt.manifests);
   TemplateDir templates(opt.template_dir);
+  std::vector<std::string> names;  // sorted: the output does not depend on the order given
+  for (const std::string& m : opt.manifests) names.push_back(fs::path(m).filename().string());
+  std::sort(names.begin(), names.end());
   std::string manifests;
-  for (const std::string& m : opt.manifests) manifests += (manifests.empty() ? "" : ", ") + fs::path(m).filename().string();
+  for (const std::string& n : names) manifests += (manifests.empty() ? "" : ", ") + n;
   dest::EmitContext ctx{file.ops, templates, manifests};
   std::vector<dest::GeneratedFile> files = dest::emit_aot_kernels(ctx, keys, source_names(opt));
   WriterOptions w = writer_options(opt);

@@ -40,7 +40,7 @@ TEST(Manifest, ErrorsNameTheirLocation) {
             "m.manifest:2:31: error: expected a stride class after ':' in 'float32:q'");
   EXPECT_EQ(error_of(h + "kernel T=float32 op=relu(l0)").substr(0, 73),
             "m.manifest:2:26: error: 'l0' names a load the kernel does not have\n  hint");
-  EXPECT_EQ(error_of(h + "kernel T=float32 load=int64:c op=relu(v0)").substr(0, 70),
+  EXPECT_EQ(error_of(h + "kernel T=float32 load=int64:c op=relu(v0)").substr(0, 71),
             "m.manifest:2:39: error: 'v0' names an op that is not computed before it");
   EXPECT_EQ(error_of(h + "kernel T=float32 load=int64:c op=add.Tensor(s0,l0)").substr(0, 60),
             "m.manifest:2:48: error: expected an operand (s followed by a");
@@ -51,7 +51,7 @@ TEST(Manifest, ErrorsNameTheirLocation) {
   EXPECT_EQ(error_of(h + "kernel T=float32 load=int64:c").substr(0, 47),
             "m.manifest:2:30: error: kernel without op=...\n ");
   EXPECT_EQ(error_of(h + "kernel T=float32 load=int64:c op=relu(l0) reduce=prod(v0)").substr(0, 50),
-            "m.manifest:2:44: error: unknown reduction 'prod'\n ");
+            "m.manifest:2:50: error: unknown reduction 'prod'\n ");
 }
 
 TEST(KeyHash, EqualsTheRuntimesPinnedValue) {
