@@ -53,7 +53,8 @@ bool add_to_manifest_file(const std::string& path, const KeySet& keys) {
   if (std::ifstream in(path); in) old << in.rdbuf();
   bool stale = false;
   KeySet all = manifest_keys(old.str(), &stale);
-  if (stale) std::fprintf(stderr, "lazygen: %s has another IR version; rewriting it\n", path.c_str());
+  if (stale)
+    std::fprintf(stderr, "lazygen: %s has another IR version; rewriting it\n", path.c_str());
   all.insert(keys.begin(), keys.end());
   const std::string tmp = path + ".tmp";
   std::ofstream out(tmp, std::ios::trunc);

@@ -13,9 +13,12 @@ char stride_class(int64_t inner) {
 
 const char* reduce_name(ReduceOp op) {
   switch (op) {
-    case ReduceOp::Sum: return "sum";
-    case ReduceOp::Mean: return "mean";
-    case ReduceOp::Amax: return "amax";
+    case ReduceOp::Sum:
+      return "sum";
+    case ReduceOp::Mean:
+      return "mean";
+    case ReduceOp::Amax:
+      return "amax";
   }
   return "?";
 }
@@ -23,7 +26,8 @@ const char* reduce_name(ReduceOp op) {
 // Names the value in each location as the ops write them: l<k> for loads, v<k> for op k.
 class ValueNames {
  public:
-  explicit ValueNames(const GroupProgram& p) : writer_(p.num_locations(), -1), loads_(p.loads.size()) {}
+  explicit ValueNames(const GroupProgram& p)
+      : writer_(p.num_locations(), -1), loads_(p.loads.size()) {}
   std::string name(uint16_t location) const {
     if (location < loads_) return "l" + std::to_string(location);
     return "v" + std::to_string(writer_[location]);
@@ -92,7 +96,8 @@ std::string group_key(const GroupProgram& p) {
     key += " out=v" + std::to_string(of[j]) + ":" + std::string(dtype_name(p.outputs[j].dtype));
   }
   if (p.has_reduction) {
-    key += " reduce=" + std::string(reduce_name(p.reduce_op)) + "(" + names.name(p.reduce_from) + ")";
+    key +=
+        " reduce=" + std::string(reduce_name(p.reduce_op)) + "(" + names.name(p.reduce_from) + ")";
   }
   return key;
 }

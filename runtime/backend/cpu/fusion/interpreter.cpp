@@ -111,7 +111,8 @@ class TileRunner {
   void run_tile(int64_t n);
   void run_aot_tile(int64_t n);
   const char* reduced() const {
-    return aot_ && p_.reduce_from >= p_.loads.size() ? staging(num_staged_ - 1) : ptr_[p_.reduce_from];
+    return aot_ && p_.reduce_from >= p_.loads.size() ? staging(num_staged_ - 1)
+                                                     : ptr_[p_.reduce_from];
   }
   char* staging(size_t s) const { return regs_ + s * tile_bytes_; }
   void store(int16_t output, const char* value, int64_t n);
@@ -121,13 +122,13 @@ class TileRunner {
   const GroupBindings& b_;
   size_t t_size_;
   size_t tile_bytes_;
-  bool aot_;                // runs p_.aot instead of the op list (See Note [AOT kernels])
-  size_t num_staged_ = 0;   // AOT: staging tiles, one per non-direct output (+ the reduced value)
-  char* regs_ = nullptr;    // the first tile register (or staging tile)
+  bool aot_;               // runs p_.aot instead of the op list (See Note [AOT kernels])
+  size_t num_staged_ = 0;  // AOT: staging tiles, one per non-direct output (+ the reduced value)
+  char* regs_ = nullptr;   // the first tile register (or staging tile)
   const void** aot_in_ = nullptr;  // AOT: per load, its tile
   void** aot_out_ = nullptr;       // AOT: per output, where the kernel writes it
-  char** ptr_;       // per location, this tile
-  int64_t* stride_;  // per location, elements
+  char** ptr_;                     // per location, this tile
+  int64_t* stride_;                // per location, elements
   char* gathered_[kMaxGroupInputs] = {};
   int64_t row_off_[kMaxGroupInputs] = {};
   int64_t idx_[kMaxGroupDims] = {};  // outer dim indices
@@ -254,7 +255,8 @@ void TileRunner::run_aot_tile(int64_t n) {
   args.scalars = b_.scalars;
   p_.aot(args);
   for (size_t j = 0; j < p_.outputs.size(); ++j) {
-    if (!p_.outputs[j].direct) store(static_cast<int16_t>(j), static_cast<const char*>(aot_out_[j]), n);
+    if (!p_.outputs[j].direct)
+      store(static_cast<int16_t>(j), static_cast<const char*>(aot_out_[j]), n);
   }
 }
 

@@ -29,7 +29,8 @@ std::string read(const std::string& path) {
 
 TEST(AotManifest, IsSortedAndFreeOfDuplicates) {
   const std::string text = manifest_text({"T=float32 op=b", "T=float32 op=a", "T=float32 op=b"});
-  EXPECT_EQ(text.substr(text.find('\n') + 1), kHeader + "kernel T=float32 op=a\nkernel T=float32 op=b\n");
+  EXPECT_EQ(text.substr(text.find('\n') + 1),
+            kHeader + "kernel T=float32 op=a\nkernel T=float32 op=b\n");
 }
 
 TEST(AotManifest, MergingIsDeterministic) {
@@ -67,7 +68,8 @@ TEST_F(AotRegistryTest, WithoutGeneratedKernelsEveryGroupMissesAndIsReported) {
   EXPECT_EQ(metrics::counter_value("aot.hit"), hits);
   EXPECT_EQ(metrics::counter_value("aot.miss"), misses + 1);
   const std::string report = aot_miss_report();
-  EXPECT_NE(report.find("kernel T=float32 load=float32:c op=mul.Scalar(l0,s0) op=tanh(v0)"), std::string::npos)
+  EXPECT_NE(report.find("kernel T=float32 load=float32:c op=mul.Scalar(l0,s0) op=tanh(v0)"),
+            std::string::npos)
       << report;
   EXPECT_NE(report.find("op=tanh(v0)"), std::string::npos) << report;
 }

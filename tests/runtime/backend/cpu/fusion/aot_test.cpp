@@ -38,35 +38,49 @@ std::vector<Case> cases() {
   nan_f = where(gt(nan_f, 2.5), full({300, 7}, std::nan("")), nan_f);
   return {
       {"chain", [](const Ts& in) { return Ts{chain(in[0])}; }, {randn({1000})}},
-      {"chain_f64", [](const Ts& in) { return Ts{chain(in[0])}; }, {randn({3, 5, 7}, DType::Float64)}},
-      {"streamed", [](const Ts& in) {
+      {"chain_f64",
+       [](const Ts& in) { return Ts{chain(in[0])}; },
+       {randn({3, 5, 7}, DType::Float64)}},
+      {"streamed",
+       [](const Ts& in) {
          Tensor a = chain(in[0]);
          return Ts{a, a > 0.25, a * in[1]};
-       }, {randn({3 << 20}), randn({1})}},
-      {"broadcasts", [](const Ts& in) {
+       },
+       {randn({3 << 20}), randn({1})}},
+      {"broadcasts",
+       [](const Ts& in) {
          Tensor a = in[0] * in[1] + in[2];
          Tensor b = a * 0.25 - in[3];
          return Ts{sigmoid(b) / (abs(a) + 1.0), b};
-       }, {randn({6, 5}), randn({5}), randn({6, 1}), randn({})}},
-      {"views", [](const Ts& in) {
+       },
+       {randn({6, 5}), randn({5}), randn({6, 1}), randn({})}},
+      {"views",
+       [](const Ts& in) {
          Tensor a = t(in[0]) * 2.0 + select(in[1], 0, 1);
          Tensor b = unsqueeze(slice(in[2], 0, 1, 7), 1) * a;
          return Ts{b, expand(unsqueeze(in[3], 1), {6, 8}) - a};
-       }, {randn({8, 6}), randn({3, 8}), randn({8}), randn({6})}},
-      {"mixed_dtypes", [](const Ts& in) {
+       },
+       {randn({8, 6}), randn({3, 8}), randn({8}), randn({6})}},
+      {"mixed_dtypes",
+       [](const Ts& in) {
          Tensor mixed = in[0] + in[1];
          Tensor mask = mixed > 0.5;
          Tensor ints = in[1] * in[2] + 3;
          return Ts{mask, where(mask, mixed * 2.0, in[0]), ints, lt(ints, in[2])};
-       }, {randn({7, 9}), randint(-5, 5, {7, 9}, DType::Int32), randint(-9, 9, {9})}},
-      {"reductions", [](const Ts& in) {
+       },
+       {randn({7, 9}), randint(-5, 5, {7, 9}, DType::Int32), randint(-9, 9, {9})}},
+      {"reductions",
+       [](const Ts& in) {
          Tensor e = exp(in[0] * 0.5);
          return Ts{sum(e, std::vector<int64_t>{1}), sum(e * in[1]), amax(in[0] * in[1], {1}, true),
                    mean(e - 1.0, std::vector<int64_t>{0, 1})};
-       }, {randn({70, 3000}), randn({3000})}},
-      {"int_and_nan_reductions", [](const Ts& in) {
+       },
+       {randn({70, 3000}), randn({3000})}},
+      {"int_and_nan_reductions",
+       [](const Ts& in) {
          return Ts{sum(in[0] * 3 + 1, std::vector<int64_t>{1}), amax(in[1] * 2.0)};
-       }, {randint(-100, 100, {300, 7}), nan_f}},
+       },
+       {randint(-100, 100, {300, 7}), nan_f}},
   };
 }
 
@@ -97,7 +111,8 @@ TEST_F(AotTest, ResultsEqualTheInterpreterBitForBitAndEveryGroupHits) {
     set_aot_enabled(true);
     const Ts aot = run_lazy(c);
     ASSERT_EQ(interpreted.size(), aot.size());
-    for (size_t k = 0; k < aot.size(); ++k) EXPECT_TRUE(bitwise_equal(aot[k], interpreted[k])) << c.name << " " << k;
+    for (size_t k = 0; k < aot.size(); ++k)
+      EXPECT_TRUE(bitwise_equal(aot[k], interpreted[k])) << c.name << " " << k;
   }
   EXPECT_GT(metrics::counter_value("aot.hit"), hits);
   EXPECT_EQ(metrics::counter_value("aot.miss"), misses) << aot_miss_report();
@@ -118,7 +133,8 @@ TEST_F(AotTest, AKernelRunsOnlyWhileAotIsOn) {
   Tensor y = x * 4.0 - 3.0;
   static const std::string key = first_key({y});
   static const KeyHash hash = key_hash(key);
-  static const AotEntry entry{key.c_str(), hash.hi, hash.lo, kAotIrVersion, pointwise_fingerprint(), &fill_42};
+  static const AotEntry entry{key.c_str(), hash.hi, hash.lo, kAotIrVersion, pointwise_fingerprint(),
+                              &fill_42};
   static const AotRegistration registration(&entry, 1);
   sync({y});
   EXPECT_EQ(y.cpu().data_ptr<float>()[7], 42.0f);
@@ -140,7 +156,8 @@ TEST_F(AotTest, StaleEntriesFallBackToTheInterpreter) {
   for (int k = 0; k < 3; ++k) keys.push_back(first_key({program(randn({50}).to(kLazy), k)}));
   for (int k = 0; k < 3; ++k) {
     const KeyHash h = key_hash(keys[k]);
-    entries.push_back({keys[k].c_str(), h.hi, h.lo, kAotIrVersion, pointwise_fingerprint(), &must_not_run});
+    entries.push_back(
+        {keys[k].c_str(), h.hi, h.lo, kAotIrVersion, pointwise_fingerprint(), &must_not_run});
   }
   entries[0].ir_version = kAotIrVersion + 1;
   entries[1].generator_hash = "another ops.yaml";
