@@ -6,8 +6,9 @@
 //   lazygen --kernels app.manifest -o gen # (or lazygen_add_kernels(app MANIFEST app.manifest))
 //   ./app                                 # groups of the manifest run their prebuilt kernels
 //
-// Counters (lazygen/metrics.h): `aot.hit` and `aot.miss` per compiled fusion group, `aot.stale`
-// for a prebuilt kernel of another IR version or ops.yaml (it falls back, never runs).
+// Counters (lazygen/metrics.h): `aot.hit` and `aot.miss` per compiled fusion group that has ops
+// (also while AOT is off: they say whether a kernel exists), `aot.stale` for a prebuilt kernel of
+// another IR version or ops.yaml (it falls back, never runs).
 // Thread safety: every function here may be called from any thread.
 #pragma once
 
