@@ -121,13 +121,20 @@ TEST(Cli, KernelsReportsAMalformedManifestAtItsLocation) {
   EXPECT_FALSE(fs::exists(dir / "out"));
 }
 
-TEST(Cli, KernelsRefusesOpsThatOpsYamlDoesNotHave) {
+TEST(Cli, KernelsRefusesOpsThatOpsYamlDoesNotHaveOrWithOtherOperands) {
   TempDir dir;
   std::ofstream(dir / "app.manifest")
       << "lazygen-manifest 1\nkernel T=float32 load=float32:c op=frobnicate(l0) out=v0:float32\n";
   Result r = lazygen({"--kernels", dir / "app.manifest", "-o", dir / "out", "ops.yaml"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_TRUE(r.output.starts_with(dir / "app.manifest" + ":2:36: error: unknown op 'frobnicate'"))
+      << r.output;
+  std::ofstream(dir / "arity.manifest")
+      << "lazygen-manifest 1\nkernel T=float32 load=float32:c op=relu(l0,l0) out=v0:float32\n";
+  r = lazygen({"--kernels", dir / "arity.manifest", "-o", dir / "out", "ops.yaml"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(r.output.starts_with(dir / "arity.manifest" +
+                                   ":2:36: error: 'relu' takes 1 tensor and 0 Scalar operand(s)"))
       << r.output;
 }
 
