@@ -9,7 +9,8 @@
 // 784->128->10 MLP of torch_peer's `mlp` instead. On the lazy device each step (forward,
 // backward and the optimizer's in-place update) is traced and run as one graph at mark_step():
 // compiled at the first step, a cache hit afterwards. Prints a progress line (loss, steps/s),
-// the test accuracy after each epoch and, at the end, the metrics report.
+// the test accuracy after each epoch and, at the end, the metrics report and the fusion groups
+// that had no AOT kernel (train_cnn.manifest lists those of the tests' runs; See lazygen/aot.h).
 // --steps N stops after N training steps (a short run; the test accuracy is then measured on
 // the first 1000 test images). Exit status: 0, 1 on bad arguments or missing data.
 #include <chrono>
@@ -159,6 +160,7 @@ int run(const Options& o) {
     loader.next_epoch();
   }
   std::printf("\n%s", metrics_report().c_str());
+  if (const std::string misses = aot_miss_report(); !misses.empty()) std::printf("\n%s", misses.c_str());
   return 0;
 }
 

@@ -46,7 +46,10 @@ void print_usage(std::ostream& os) {
         "                       hand-written sources or directories, with Clang LibTooling\n"
         "  --compile-commands D the build directory holding compile_commands.json\n"
         "  --stubs FILE         write throwing definitions of missing hooks to FILE\n"
-        "  --hook-includes D,.. include dirs for hook sources absent from compile_commands.json\n";
+        "  --hook-includes D,.. include dirs for hook sources absent from compile_commands.json\n"
+        "  --kernels M,...      write DIR/aot_kernels.cpp (-o DIR) with an AOT kernel for each\n"
+        "                       fusion group of these manifests (LAZYGEN_RECORD writes them);\n"
+        "                       OPS_YAML defaults to the ops.yaml lazygen was built with\n";
 }
 
 Options parse_options(int argc, char** argv) {
@@ -71,10 +74,13 @@ Options parse_options(int argc, char** argv) {
     else if (a == "--compile-commands") opt.compile_commands_dir = value(i, a);
     else if (a == "--stubs") opt.stubs_file = value(i, a);
     else if (a == "--hook-includes") opt.hook_includes = split_commas(value(i, a));
+    else if (a == "--kernels") opt.manifests = split_commas(value(i, a));
     else if (!a.empty() && a[0] == '-') throw GenError({}, "unknown option '" + a + "'", "see lazygen --help");
     else opt.inputs.push_back(a);
   }
   if (opt.help) return opt;
+  if (!opt.manifests.empty() && opt.out_dir.empty()) throw GenError({}, "--kernels needs -o DIR", "usage: lazygen --kernels MANIFEST -o DIR [OPS_YAML]");
+  if (!opt.manifests.empty() && opt.inputs.empty()) opt.inputs.push_back(LAZYGEN_OPS_YAML);
   if (opt.inputs.empty()) throw GenError({}, "no ops file given", "usage: lazygen [options] OPS_YAML...");
   opt.input = opt.inputs.front();
   fill_defaults(opt);

@@ -22,6 +22,7 @@ struct Options {
   bool ir_only = false;
   bool format = true;
   bool help = false;
+  std::vector<std::string> manifests;      // --kernels: emit AOT kernels for these manifests
   std::vector<std::string> hook_sources;   // --hooks: hand-written sources to verify
   std::string compile_commands_dir;        // --compile-commands
   std::string stubs_file;                  // --stubs
@@ -31,7 +32,8 @@ struct Options {
 // "ops.yaml" or "ops.yaml, my_ops.yaml": what generated banners name.
 std::string source_names(const Options& opt);
 
-// Throws GenError (with the usage hint) on unknown flags or missing values.
+// Throws GenError (with the usage hint) on unknown flags or missing values. With --kernels the
+// ops file defaults to the ops.yaml lazygen was built with, and -o is required.
 Options parse_options(int argc, char** argv);
 void print_usage(std::ostream& os);
 // Throws GenError when two ops derive the same C++ names.

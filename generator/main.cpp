@@ -5,9 +5,14 @@
 //   lazygen --check ops.yaml             exit 1 with a diff when generated/ is stale
 //   lazygen --dump-schema FILE           print every schema in canonical form
 //   lazygen --native FILE --ops a,b -o D IR and glue for a selection of PyTorch's own file
+//   lazygen --kernels app.manifest -o D  AOT kernels for the fusion groups of a manifest
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
+#include <map>
+#include <sstream>
 
 #include "cli.h"
 #ifdef LAZYGEN_HAVE_HOOK_CHECKER
@@ -96,6 +101,51 @@ int generate(const Options& opt) {
   return 0;
 }
 
+std::string read_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw GenError(SourceLoc{path}, "cannot read the manifest", "check the path");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// The keys of every manifest, each once, sorted by their canonical text (See Note [Canonical
+// manifests] in runtime/backend/cpu/fusion/aot_manifest.h): merging is deterministic.
+std::vector<KernelKey> load_manifests(const std::vector<std::string>& paths) {
+  std::map<std::string, KernelKey> unique;
+  for (const std::string& path : paths) {
+    for (KernelKey& key : parse_manifest(read_text(path), path)) unique.emplace(print_key(key), std::move(key));
+  }
+  std::vector<KernelKey> keys;
+  for (auto& [text, key] : unique) keys.push_back(std::move(key));
+  return keys;
+}
+
+int generate_kernels(const Options& opt) {
+  OpsFile file = load_inputs(opt, OpsDialect::Lazygen);
+  std::vector<KernelKey> keys = load_manifests(opt.manifests);
+  TemplateDir templates(opt.template_dir);
+  std::vector<std::string> names;  // sorted: the output does not depend on the order given
+  for (const std::string& m : opt.manifests) names.push_back(fs::path(m).filename().string());
+  std::sort(names.begin(), names.end());
+  std::string manifests;
+  for (const std::string& n : names) manifests += (manifests.empty() ? "" : ", ") + n;
+  dest::EmitContext ctx{file.ops, templates, manifests};
+  std::vector<dest::GeneratedFile> files = dest::emit_aot_kernels(ctx, keys, source_names(opt));
+  WriterOptions w = writer_options(opt);
+  w.source_name = manifests;
+  FileWriter writer(w);
+  for (const auto& f : files) writer.emit(f.path, f.content);
+  std::string report;
+  const bool in_sync = writer.finish(report);
+  if (opt.check && !in_sync) {
+    std::cerr << report << "lazygen: " << opt.out_dir << " is stale\n";
+    return 1;
+  }
+  std::cerr << "lazygen: " << keys.size() << " AOT kernel(s) in " << opt.out_dir << "\n";
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -103,6 +153,7 @@ int main(int argc, char** argv) {
     Options opt = parse_options(argc, argv);
     if (opt.help) return print_usage(std::cout), 0;
     if (opt.dump_schema) return dump_schemas(opt);
+    if (!opt.manifests.empty()) return generate_kernels(opt);
     return generate(opt);
   } catch (const GenError& e) {
     std::cerr << e.what() << "\n";

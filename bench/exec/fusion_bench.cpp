@@ -7,6 +7,10 @@
 //                      copy_ into a preallocated buffer, interleaved), frac_of_copy (goal >=
 //                      0.8), eager_ms and speedup_vs_eager (the same ops run eagerly), and the
 //                      same for fusion off (lazy_unfused_ms: one kernel per op on the lazy device).
+//                      fused_ms runs the chain's AOT kernel (fusion_bench.manifest); interp_ms
+//                      the same compiled graph with AOT off (the per-op tile kernels), and
+//                      aot_frac_of_copy / interp_frac_of_copy each against copy (goal for AOT:
+//                      >= 0.9), aot_speedup_vs_interp their ratio.
 //   chain_1000x16      a 1000-op chain of the same cycle on 16 elements, steady state (trace +
 //                      cached execute per iteration): us_per_op (goal <= 0.2), split into tracing
 //                      and mark_step (and the executor's build-graph and execute shares), and
@@ -69,7 +73,7 @@ void chain_16m(benchmark::State& state) {
   Tensor src = randn({kNumel}), dst = empty({kNumel});
   Tensor x = src.to(kLazy);
   mark_step();
-  double fused_s = 0, copy_s = 0, eager_s = 0, unfused_s = 0;
+  double fused_s = 0, copy_s = 0, eager_s = 0, unfused_s = 0, interp_s = 0;
   for (int warm = 0; warm < 2; ++warm) time_lazy_chain(x, kOps);
   for (auto _ : state) {
     auto start = Clock::now();
@@ -83,6 +87,9 @@ void chain_16m(benchmark::State& state) {
     unfused_s += time_lazy_chain(x, kOps);
     set_fusion_enabled(true);
     time_lazy_chain(x, kOps);  // recompiles after the switch (untimed)
+    set_aot_enabled(false);
+    interp_s += time_lazy_chain(x, kOps);
+    set_aot_enabled(true);
     const double s = time_lazy_chain(x, kOps);
     fused_s += s;
     state.SetIterationTime(s);
@@ -96,6 +103,11 @@ void chain_16m(benchmark::State& state) {
   state.counters["lazy_unfused_ms"] = unfused_s / n * 1e3;
   state.counters["speedup_vs_eager"] = eager_s / fused_s;
   state.counters["speedup_vs_unfused"] = unfused_s / fused_s;
+  state.counters["interp_ms"] = interp_s / n * 1e3;
+  state.counters["aot_frac_of_copy"] = copy_s / fused_s;
+  state.counters["interp_frac_of_copy"] = copy_s / interp_s;
+  state.counters["aot_speedup_vs_interp"] = interp_s / fused_s;
+  state.counters["aot_hits"] = static_cast<double>(metrics::counter_value("aot.hit"));
 }
 
 // Adds the executor's mean build-graph and execute times (us) to `state`'s counters.

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "model/manifest.h"
 #include "model/op_entry.h"
 #include "writer/template.h"
 
@@ -42,6 +43,14 @@ std::string pointwise_functor(const EmitContext& ctx, const OpEntry& op);
 std::string record_statement(const OpEntry& op);
 // sources.cmake listing every generated .cpp among `files`.
 GeneratedFile emit_sources(const EmitContext& ctx, const std::vector<GeneratedFile>& files);
+
+// What AOT kernels made from `ops` are told apart by: a hash of every `pointwise:` op's schema,
+// expression and dtype rule and of the manifest version (tile_kernels.cpp holds the runtime's).
+std::string pointwise_fingerprint(const std::vector<OpEntry>& ops);
+// `lazygen --kernels`: aot_kernels.cpp with one kernel per key (keys unique, in the order given)
+// and its registry entries. Throws GenError at a key's op that `ctx.ops` cannot compute.
+std::vector<GeneratedFile> emit_aot_kernels(const EmitContext& ctx, const std::vector<KernelKey>& keys,
+                                            const std::string& ops_source);
 
 // Everything above, in a fixed order. `ir_only` (used for PyTorch's full file) emits only the op
 // list and the IR node classes.

@@ -44,6 +44,7 @@ std::vector<GeneratedFile> emit_tile_kernels(const EmitContext& ctx) {
   }
   return {{"src/tile_kernels.cpp", ctx.templates.render("tile_kernels.cpp.tmpl", {{"source", ctx.source},
                                                                                   {"infos", infos},
+                                                                                  {"fingerprint", pointwise_fingerprint(ctx.ops)},
                                                                                   {"cases", cases}})}};
 }
 

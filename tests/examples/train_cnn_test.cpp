@@ -85,6 +85,18 @@ TEST_F(TrainCnn, TrainsTheMlp) {
   EXPECT_NE(r.output.find("test accuracy"), std::string::npos);
 }
 
+// train_cnn links the kernels of examples/train_cnn.manifest: no fusion group of a short CNN or
+// MLP run (training and evaluation) runs on the interpreter.
+TEST_F(TrainCnn, EveryFusionGroupHasAnAotKernel) {
+  for (const char* args : {"--steps 40 --log-every 10", "--mlp --steps 60 --log-every 20"}) {
+    const RunResult r = run_train_cnn(args);
+    ASSERT_EQ(r.status, 0) << r.output;
+    EXPECT_GT(counter(r.output, "aot.hit"), 0) << args << "\n" << r.output;
+    EXPECT_EQ(counter(r.output, "aot.miss"), -1) << args << "\n" << r.output;  // never counted
+    EXPECT_EQ(r.output.find("ran on the interpreter"), std::string::npos) << r.output;
+  }
+}
+
 TEST(TrainCnnArguments, RefusesUnknownOnes) {
   const RunResult r = run_train_cnn("--frobnicate");
   EXPECT_NE(r.status, 0);

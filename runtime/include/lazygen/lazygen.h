@@ -3,6 +3,7 @@
 #pragma once
 
 #include "lazygen/device.h"
+#include "lazygen/aot.h"
 #include "lazygen/autograd.h"
 #include "lazygen/composite.h"
 #include "lazygen/dtype.h"

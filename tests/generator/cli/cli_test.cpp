@@ -109,6 +109,58 @@ TEST(Cli, InvalidOpsFilePrintsTheLocatedError) {
   EXPECT_FALSE(fs::exists(dir / "out"));
 }
 
+TEST(Cli, KernelsReportsAMalformedManifestAtItsLocation) {
+  TempDir dir;
+  std::ofstream(dir / "app.manifest")
+      << "# recorded\nlazygen-manifest 1\nkernel T=float32 load=float32:q op=relu(l0) out=v0:float32\n";
+  Result r = lazygen({"--kernels", dir / "app.manifest", "-o", dir / "out"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(r.output.starts_with(dir / "app.manifest" +
+                                   ":3:31: error: expected a stride class after ':' in 'float32:q'"))
+      << r.output;
+  EXPECT_FALSE(fs::exists(dir / "out"));
+}
+
+TEST(Cli, KernelsRefusesOpsThatOpsYamlDoesNotHaveOrWithOtherOperands) {
+  TempDir dir;
+  std::ofstream(dir / "app.manifest")
+      << "lazygen-manifest 1\nkernel T=float32 load=float32:c op=frobnicate(l0) out=v0:float32\n";
+  Result r = lazygen({"--kernels", dir / "app.manifest", "-o", dir / "out", "ops.yaml"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(r.output.starts_with(dir / "app.manifest" + ":2:36: error: unknown op 'frobnicate'"))
+      << r.output;
+  std::ofstream(dir / "arity.manifest")
+      << "lazygen-manifest 1\nkernel T=float32 load=float32:c op=relu(l0,l0) out=v0:float32\n";
+  r = lazygen({"--kernels", dir / "arity.manifest", "-o", dir / "out", "ops.yaml"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(r.output.starts_with(dir / "arity.manifest" +
+                                   ":2:36: error: 'relu' takes 1 tensor and 0 Scalar operand(s)"))
+      << r.output;
+}
+
+TEST(Cli, KernelsOutputIsDeterministicAndMergesManifestsInAnyOrder) {
+  TempDir dir;
+  std::ofstream(dir / "a.manifest")
+      << "lazygen-manifest 1\nkernel T=float32 load=float32:c op=relu(l0) out=v0:float32\n";
+  std::ofstream(dir / "b.manifest")
+      << "lazygen-manifest 1\nkernel T=float64 load=float64:b op=exp(l0) out=v0:float64\n"
+         "kernel T=float32 load=float32:c op=relu(l0) out=v0:float32\n";
+  auto run = [&](const std::string& manifests, const std::string& out) {
+    Result r = lazygen({"--kernels", manifests, "-o", dir / out, "--no-format", "ops.yaml"});
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    std::ifstream in(dir / (out + "/aot_kernels.cpp"));
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+  };
+  const std::string ab = run(dir / "a.manifest" + "," + dir / "b.manifest", "ab");
+  EXPECT_EQ(ab, run(dir / "b.manifest" + "," + dir / "a.manifest", "ba"));
+  size_t kernels = 0;
+  for (size_t at = ab.find("void kernel_"); at != std::string::npos; at = ab.find("void kernel_", at + 1)) ++kernels;
+  EXPECT_EQ(kernels, 2u) << ab;
+  EXPECT_NE(ab.find("kernels::Relu{}"), std::string::npos) << ab;
+}
+
 TEST(Cli, HelpPrintsUsageAndExitsWithZero) {
   Result r = lazygen({"--help"});
   EXPECT_EQ(r.exit_code, 0);

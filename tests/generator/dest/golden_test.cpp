@@ -161,6 +161,26 @@ TEST(GoldenTest, IrOnlyEmitsTheOpListAndNodeClassesAsTheFullRunDoes) {
   }
 }
 
+// `lazygen --kernels`: tiny.manifest's kernels over tiny_ops.yaml, against aot/aot_kernels.cpp.golden
+// (outside expected/, which holds emit_all's files only).
+TEST(GoldenTest, AotKernelsMatchTheExpectedFile) {
+  OpsFile file = load_ops_file((golden_dir() / "tiny_ops.yaml").string(), OpsDialect::Lazygen);
+  TemplateDir templates((source_root() / "templates").string());
+  EmitContext ctx{file.ops, templates, "tiny.manifest"};
+  const std::vector<KernelKey> keys = parse_manifest(read(golden_dir() / "tiny.manifest"), "tiny.manifest");
+  const std::vector<GeneratedFile> files = emit_aot_kernels(ctx, keys, "tiny_ops.yaml");
+  ASSERT_EQ(files.size(), 1u);
+  const fs::path path = golden_dir() / "aot" / (files[0].path + ".golden");
+  if (updating()) {
+    fs::create_directories(path.parent_path());
+    std::ofstream(path, std::ios::binary) << files[0].content;
+    GTEST_SKIP() << "LAZYGEN_UPDATE_GOLDEN=1: wrote " << path;
+  }
+  const std::string expected = read(path);
+  EXPECT_EQ(files[0].content, expected) << line_diff(path.string(), expected, files[0].content)
+                                        << "if the change is intended, regenerate with LAZYGEN_UPDATE_GOLDEN=1";
+}
+
 TEST(GoldenTest, TwoRunsGiveIdenticalBytes) {
   std::vector<GeneratedFile> first = emit_tiny();
   std::vector<GeneratedFile> second = emit_tiny();

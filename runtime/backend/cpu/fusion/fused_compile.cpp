@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "backend/cpu/fusion/aot_registry.h"
 #include "backend/cpu/fusion/fused_backend.h"
 #include "backend/cpu/fusion/fused_executable.h"
 #include "backend/cpu/fusion/memory_plan.h"
@@ -116,6 +117,7 @@ OutputPlace Compiler::output_place(uint32_t node) {
 void Compiler::add_group(uint32_t g) {
   GroupStep step;
   step.program = compile_group(g_, plan_, g);
+  step.program.aot = find_aot_kernel(step.program);
   for (const GroupInput& in : plan_.groups[g].inputs) step.inputs.push_back(place(in.base));
   for (const GroupProgram::Output& o : step.program.outputs) {
     step.outputs.push_back(output_place(o.node));

@@ -94,6 +94,7 @@ void Builder::add_op(uint32_t k) {
   const auto operands = g_.operands(m);
   GroupProgram::Op op;
   op.fn = info.for_dtype(group_.dtype);
+  op.info = &info;
   op.num_in = static_cast<uint8_t>(info.num_tensors);
   op.num_scalars = static_cast<uint8_t>(info.num_scalars);
   std::array<Ref, kMaxTileInputs> refs{};

@@ -33,6 +33,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "backend/cpu/fusion/aot_kernel.h"
 #include "backend/cpu/fusion/fusion_plan.h"
 
 namespace lazygen::cpu::fusion {
@@ -46,6 +47,7 @@ struct GroupProgram {
   };
   struct Op {
     TileFn fn = nullptr;
+    const PointwiseInfo* info = nullptr;  // the op (its name is the op's part of group keys)
     uint16_t out = 0;
     uint8_t num_in = 0;
     uint8_t num_scalars = 0;
@@ -74,6 +76,7 @@ struct GroupProgram {
   uint16_t num_gathered = 0;  // loads with their own tile buffer
   int64_t tile = 0;           // elements per tile
   bool prefetch = false;      // prefetch next tiles of inputs (See Note [Streaming groups])
+  AotFn aot = nullptr;        // replaces the op list when set (See Note [AOT kernels])
 
   // The folded reduction, if any: each output reduces `reduce_run` consecutive elements of the
   // row-major iteration (a suffix of dims), read from `reduce_from`.

@@ -12,6 +12,7 @@
 #include <emmintrin.h>
 #endif
 
+#include "backend/cpu/fusion/aot_registry.h"
 #include "backend/cpu/thread_pool.h"
 #include "core/tensor/strided_loop.h"
 #include "lazygen/kernels/pointwise_math.h"
@@ -94,8 +95,8 @@ class TileRunner {
     const int64_t inner = p_.dims.back();
     while (pos_ < end) {
       const int64_t n = std::min({p_.tile, inner - col_, end - pos_});
-      run_tile(n);
-      if (p_.has_reduction) fold(ptr_[p_.reduce_from], n);
+      aot_ ? run_aot_tile(n) : run_tile(n);
+      if (p_.has_reduction) fold(reduced(), n);
       pos_ += n;
       col_ += n;
       if (col_ == inner) next_row();
@@ -108,14 +109,26 @@ class TileRunner {
   void next_row();
   void load(size_t a, int64_t n);
   void run_tile(int64_t n);
+  void run_aot_tile(int64_t n);
+  const char* reduced() const {
+    return aot_ && p_.reduce_from >= p_.loads.size() ? staging(num_staged_ - 1)
+                                                     : ptr_[p_.reduce_from];
+  }
+  char* staging(size_t s) const { return regs_ + s * tile_bytes_; }
   void store(int16_t output, const char* value, int64_t n);
   void prefetch_slice(int64_t k, int64_t n);
 
   const GroupProgram& p_;
   const GroupBindings& b_;
   size_t t_size_;
-  char** ptr_;       // per location, this tile
-  int64_t* stride_;  // per location, elements
+  size_t tile_bytes_;
+  bool aot_;               // runs p_.aot instead of the op list (See Note [AOT kernels])
+  size_t num_staged_ = 0;  // AOT: staging tiles, one per non-direct output (+ the reduced value)
+  char* regs_ = nullptr;   // the first tile register (or staging tile)
+  const void** aot_in_ = nullptr;  // AOT: per load, its tile
+  void** aot_out_ = nullptr;       // AOT: per output, where the kernel writes it
+  char** ptr_;                     // per location, this tile
+  int64_t* stride_;                // per location, elements
   char* gathered_[kMaxGroupInputs] = {};
   int64_t row_off_[kMaxGroupInputs] = {};
   int64_t idx_[kMaxGroupDims] = {};  // outer dim indices
@@ -124,25 +137,37 @@ class TileRunner {
 };
 
 TileRunner::TileRunner(const GroupProgram& p, const GroupBindings& b)
-    : p_(p), b_(b), t_size_(itemsize(p.dtype)) {
+    : p_(p),
+      b_(b),
+      t_size_(itemsize(p.dtype)),
+      tile_bytes_(align64(static_cast<size_t>(p.tile) * t_size_)),
+      aot_(p.aot != nullptr && aot_kernels_enabled()) {
   thread_local Scratch scratch;
+  if (aot_) {
+    for (const GroupProgram::Output& o : p.outputs) num_staged_ += o.direct ? 0 : 1;
+    num_staged_ += p.has_reduction && p.reduce_from >= p.loads.size() ? 1 : 0;
+  }
   const size_t nloc = p.num_locations();
-  const size_t head = align64(nloc * (sizeof(char*) + sizeof(int64_t)));
-  const size_t tile_bytes = align64(static_cast<size_t>(p.tile) * t_size_);
-  char* s = scratch.get(head + (p.num_gathered + p.num_regs) * tile_bytes);
+  const size_t aot_at = nloc * (sizeof(char*) + sizeof(int64_t));
+  const size_t head = align64(aot_at + (p.loads.size() + p.outputs.size()) * sizeof(void*));
+  const size_t regs = std::max<size_t>(p.num_regs, num_staged_);
+  char* s = scratch.get(head + (p.num_gathered + regs) * tile_bytes_);
   ptr_ = reinterpret_cast<char**>(s);
   stride_ = reinterpret_cast<int64_t*>(s + nloc * sizeof(char*));
+  aot_in_ = reinterpret_cast<const void**>(s + aot_at);
+  aot_out_ = reinterpret_cast<void**>(s + aot_at + p.loads.size() * sizeof(void*));
   char* buffer = s + head;
   for (size_t a = 0; a < p.loads.size(); ++a) {
     if (!p.loads[a].in_place) {
       gathered_[a] = buffer;
-      buffer += tile_bytes;
+      buffer += tile_bytes_;
     }
   }
+  regs_ = buffer;
   for (uint16_t l = p.first_reg; l < nloc; ++l) {
     ptr_[l] = buffer;
     stride_[l] = 1;
-    buffer += tile_bytes;
+    buffer += tile_bytes_;
   }
   for (const GroupProgram::Output& o : p.outputs) {
     if (o.direct) stride_[o.location] = 1;
@@ -205,6 +230,33 @@ void TileRunner::run_tile(int64_t n) {
     op.fn(args);
     if (op.store >= 0) store(op.store, ptr_[op.out], n);
     if (p_.prefetch) prefetch_slice(static_cast<int64_t>(&op - p_.ops.data()), n);
+  }
+}
+
+// One call of the group's AOT kernel instead of its op list; outputs that are not direct are
+// staged in T and converted or streamed out afterwards, as the op list's stores do.
+void TileRunner::run_aot_tile(int64_t n) {
+  for (size_t a = 0; a < p_.loads.size(); ++a) {
+    load(a, n);
+    aot_in_[a] = ptr_[a];
+  }
+  size_t staged = 0;
+  for (size_t j = 0; j < p_.outputs.size(); ++j) {
+    aot_out_[j] = p_.outputs[j].direct ? b_.outputs[j] + pos_ * t_size_ : staging(staged++);
+  }
+  if (p_.prefetch) {
+    for (int64_t k = 0; k < static_cast<int64_t>(p_.ops.size()); ++k) prefetch_slice(k, n);
+  }
+  AotTileArgs args;
+  args.n = n;
+  args.in = aot_in_;
+  args.out = aot_out_;
+  args.reduce = num_staged_ > staged ? staging(staged) : nullptr;
+  args.scalars = b_.scalars;
+  p_.aot(args);
+  for (size_t j = 0; j < p_.outputs.size(); ++j) {
+    if (!p_.outputs[j].direct)
+      store(static_cast<int16_t>(j), static_cast<const char*>(aot_out_[j]), n);
   }
 }
 

@@ -1,0 +1,238 @@
+// Kernel manifests (manifest.h).
+#include "model/manifest.h"
+
+#include <cstdio>
+#include <set>
+
+namespace lazygen::gen {
+namespace {
+
+const std::set<std::string> kComputeTypes = {"float32", "float64", "int64", "int32"};
+const std::set<std::string> kTypes = {"float32", "float64", "int64", "int32", "bool"};
+constexpr const char* kFieldOrder = "fields come in the order T=, load=..., op=..., out=..., reduce=";
+
+struct Token {
+  std::string text;
+  SourceLoc loc;  // of its first character
+};
+
+std::vector<Token> split_spaces(const std::string& line, const SourceLoc& at) {
+  std::vector<Token> out;
+  size_t i = 0;
+  while (i < line.size()) {
+    if (line[i] == ' ' || line[i] == '\t') {
+      ++i;
+      continue;
+    }
+    const size_t start = i;
+    while (i < line.size() && line[i] != ' ' && line[i] != '\t') ++i;
+    out.push_back({line.substr(start, i - start), at.advanced(static_cast<int>(start))});
+  }
+  return out;
+}
+
+// One key's fields, checked as they come (See Note [Group keys]).
+class KeyParser {
+ public:
+  explicit KeyParser(SourceLoc loc) { key_.loc = std::move(loc); }
+
+  void field(const Token& t) {
+    const size_t eq = t.text.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      throw GenError(t.loc, "expected name=value, got '" + t.text + "'", kFieldOrder);
+    }
+    const std::string name = t.text.substr(0, eq);
+    const Token value{t.text.substr(eq + 1), t.loc.advanced(static_cast<int>(eq + 1))};
+    const int phase = phase_of(name, t.loc);
+    if (phase < phase_ || (phase == phase_ && (phase == 0 || phase == 4))) {
+      throw GenError(t.loc, "field '" + name + "' out of place", kFieldOrder);
+    }
+    phase_ = phase;
+    if (name == "T") key_.dtype = dtype(value, kComputeTypes);
+    if (name == "load") load(value);
+    if (name == "op") op(value);
+    if (name == "out") output(value);
+    if (name == "reduce") reduce(value);
+  }
+
+  KernelKey finish(const SourceLoc& end) {
+    if (key_.dtype.empty()) throw GenError(key_.loc, "kernel without T=<dtype>", kFieldOrder);
+    if (key_.ops.empty()) throw GenError(end, "kernel without op=...", "a kernel computes at least one op");
+    return std::move(key_);
+  }
+
+ private:
+  static int phase_of(const std::string& name, const SourceLoc& loc) {
+    if (name == "T") return 0;
+    if (name == "load") return 1;
+    if (name == "op") return 2;
+    if (name == "out") return 3;
+    if (name == "reduce") return 4;
+    throw GenError(loc, "unknown field '" + name + "'", kFieldOrder);
+  }
+
+  static std::string dtype(const Token& t, const std::set<std::string>& allowed) {
+    if (allowed.count(t.text) == 0) {
+      std::string names;
+      for (const std::string& n : allowed) names += (names.empty() ? "" : ", ") + n;
+      throw GenError(t.loc, "unknown dtype '" + t.text + "'", "one of " + names);
+    }
+    return t.text;
+  }
+
+  // l<k>, v<k> or s<k>, where `kinds` says which are allowed here.
+  KeyRef ref(const Token& t, const std::string& kinds) const {
+    const std::string& s = t.text;
+    const bool digits = s.size() > 1 && s.size() < 7 && s.find_first_not_of("0123456789", 1) == std::string::npos;
+    if (!digits || kinds.find(s[0]) == std::string::npos) {
+      throw GenError(t.loc, "expected an operand (" + kinds + " followed by a number), got '" + s + "'",
+                     "l<k>: load k, v<k>: the value of op k, s<k>: Scalar k");
+    }
+    KeyRef r{s[0], std::stoi(s.substr(1))};
+    if (r.kind == 'l' && r.index >= static_cast<int>(key_.loads.size())) {
+      throw GenError(t.loc, "'" + s + "' names a load the kernel does not have", "declare it with load=<dtype>:<class>");
+    }
+    if (r.kind == 'v' && r.index >= static_cast<int>(key_.ops.size())) {
+      throw GenError(t.loc, "'" + s + "' names an op that is not computed before it", "ops read loads and earlier ops");
+    }
+    return r;
+  }
+
+  void load(const Token& t) {
+    const size_t colon = t.text.rfind(':');
+    const std::string cls = colon == std::string::npos ? "" : t.text.substr(colon + 1);
+    if (cls.size() != 1 || std::string("cbs").find(cls[0]) == std::string::npos) {
+      throw GenError(t.loc.advanced(colon == std::string::npos ? 0 : static_cast<int>(colon + 1)),
+                     "expected a stride class after ':' in '" + t.text + "'", "c (contiguous), b (broadcast) or s (strided)");
+    }
+    key_.loads.push_back({dtype({t.text.substr(0, colon), t.loc}, kTypes), cls[0]});
+  }
+
+  void op(const Token& t);
+
+  void output(const Token& t) {
+    const size_t colon = t.text.find(':');
+    if (colon == std::string::npos) throw GenError(t.loc, "expected v<k>:<dtype>, got '" + t.text + "'");
+    const KeyRef r = ref({t.text.substr(0, colon), t.loc}, "v");
+    key_.outputs.push_back({r.index, dtype({t.text.substr(colon + 1), t.loc.advanced(static_cast<int>(colon + 1))}, kTypes)});
+  }
+
+  void reduce(const Token& t) {
+    const size_t open = t.text.find('(');
+    const std::string kind = t.text.substr(0, open);
+    if (kind != "sum" && kind != "mean" && kind != "amax") {
+      throw GenError(t.loc, "unknown reduction '" + kind + "'", "sum, mean or amax");
+    }
+    if (open == std::string::npos || t.text.back() != ')') {
+      throw GenError(t.loc, "expected " + kind + "(<operand>)");
+    }
+    key_.reduce = kind;
+    key_.reduce_from = ref({t.text.substr(open + 1, t.text.size() - open - 2), t.loc.advanced(static_cast<int>(open + 1))}, "lv");
+  }
+
+  KernelKey key_;
+  int phase_ = -1;
+};
+
+void KeyParser::op(const Token& t) {
+  const size_t open = t.text.find('(');
+  if (open == std::string::npos || open == 0 || t.text.back() != ')') {
+    throw GenError(t.loc, "expected <schema name>(<operands>), got '" + t.text + "'", "e.g. op=add.Tensor(l0,v1,s0)");
+  }
+  KeyOp op{t.text.substr(0, open), {}, t.loc};
+  const std::string args = t.text.substr(open + 1, t.text.size() - open - 2);
+  size_t start = 0;
+  bool scalars = false;
+  while (start <= args.size() && !args.empty()) {
+    size_t end = args.find(',', start);
+    if (end == std::string::npos) end = args.size();
+    const Token arg{args.substr(start, end - start), t.loc.advanced(static_cast<int>(open + 1 + start))};
+    op.args.push_back(ref(arg, scalars ? "s" : "lvs"));
+    scalars = op.args.back().kind == 's';
+    start = end + 1;
+  }
+  key_.ops.push_back(std::move(op));
+}
+
+std::string strip_cr(std::string line) {
+  if (!line.empty() && line.back() == '\r') line.pop_back();
+  return line;
+}
+
+void check_header(const std::vector<Token>& tokens) {
+  if (tokens.size() != 2 || tokens[0].text != "lazygen-manifest") {
+    throw GenError(tokens[0].loc, "expected the header 'lazygen-manifest " + std::to_string(kManifestVersion) + "'",
+                   "a manifest starts with its version (comments may come first)");
+  }
+  if (tokens[1].text != std::to_string(kManifestVersion)) {
+    throw GenError(tokens[1].loc, "manifest version " + tokens[1].text + ", this lazygen reads version " +
+                                      std::to_string(kManifestVersion),
+                   "record the manifest again with a runtime of this version (LAZYGEN_RECORD)");
+  }
+}
+
+}  // namespace
+
+std::vector<KernelKey> parse_manifest(const std::string& text, const std::string& path) {
+  std::vector<KernelKey> keys;
+  bool header = false;
+  int line_no = 0;
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t end = text.find('\n', pos);
+    if (end == std::string::npos) end = text.size();
+    const std::string line = strip_cr(text.substr(pos, end - pos));
+    pos = end + 1;
+    const std::vector<Token> tokens = split_spaces(line, SourceLoc{path, ++line_no, 1});
+    if (tokens.empty() || tokens[0].text[0] == '#') continue;
+    if (!header) {
+      check_header(tokens);
+      header = true;
+      continue;
+    }
+    if (tokens[0].text != "kernel") {
+      throw GenError(tokens[0].loc, "expected 'kernel', got '" + tokens[0].text + "'", "one 'kernel <key>' per line");
+    }
+    KeyParser parser(tokens[0].loc);
+    for (size_t i = 1; i < tokens.size(); ++i) parser.field(tokens[i]);
+    keys.push_back(parser.finish(SourceLoc{path, line_no, static_cast<int>(line.size()) + 1}));
+  }
+  if (!header) throw GenError(SourceLoc{path, line_no > 0 ? line_no : 1, 1}, "empty manifest: no 'lazygen-manifest' header");
+  return keys;
+}
+
+std::string print_key(const KernelKey& key) {
+  std::string s = "T=" + key.dtype;
+  for (const KeyLoad& l : key.loads) s += " load=" + l.dtype + ":" + l.stride_class;
+  for (const KeyOp& op : key.ops) {
+    s += " op=" + op.name + "(";
+    for (size_t j = 0; j < op.args.size(); ++j) s += (j ? "," : "") + op.args[j].str();
+    s += ")";
+  }
+  for (const KeyOutput& o : key.outputs) s += " out=v" + std::to_string(o.value) + ":" + o.dtype;
+  if (!key.reduce.empty()) s += " reduce=" + key.reduce + "(" + key.reduce_from.str() + ")";
+  return s;
+}
+
+uint64_t text_hash(std::string_view text, uint64_t basis) {
+  uint64_t h = basis;
+  for (unsigned char c : text) h = (h ^ c) * 0x100000001b3ULL;
+  h ^= h >> 33;
+  h *= 0xff51afd7ed558ccdULL;
+  h ^= h >> 33;
+  h *= 0xc4ceb9fe1a85ec53ULL;
+  return h ^ (h >> 33);
+}
+
+KeyHash128 key_hash(std::string_view key) {
+  return KeyHash128{text_hash(key, 0xcbf29ce484222325ULL), text_hash(key, 0x6c62272e07bb0142ULL)};
+}
+
+std::string KeyHash128::hex() const {
+  char buf[33];
+  std::snprintf(buf, sizeof buf, "%016llx%016llx", static_cast<unsigned long long>(hi),
+                static_cast<unsigned long long>(lo));
+  return buf;
+}
+
+}  // namespace lazygen::gen

@@ -1,0 +1,73 @@
+// The contract between the fused CPU interpreter and the ahead-of-time kernels that
+// `lazygen --kernels MANIFEST` emits: what one kernel computes, how it is called and how a
+// generated file registers its kernels. Generated kernel files include this header and nothing
+// else of the runtime's internals, so it changes only together with kAotIrVersion.
+//
+// Note [AOT kernels]
+// An AOT kernel replaces the per-op tile kernels of one fusion group (See Note [Blocked vector
+// interpreter]) by one loop that computes every op of the group per element, in locals instead
+// of tile registers, with the same generated scalar functors (kernels::AddTensor, ...) and the
+// same conversions to T, so its results are bit-identical to the interpreter's. Everything around
+// the ops stays the interpreter's: tiling, threads, gathering strided or converted inputs,
+// streaming stores, conversions of outputs to their dtype and the folded reduction. A kernel
+// therefore depends only on the group's structure (its canonical key, group_key.h), never on
+// extents, outer strides or offsets: one kernel serves every shape with the same structure.
+// Kernels are looked up by key when a group is compiled (aot_registry.h); a group without one,
+// or with one built for another IR version or another ops.yaml, runs on the interpreter.
+//
+// Calling convention, per tile of `n` elements:
+//   in[k]    load k's tile in T: n contiguous elements, or one element for a broadcast load
+//            (class `b` in the key); read only.
+//   out[j]   where output j's n values in T go (its memory, or a staging tile the interpreter
+//            converts or streams out afterwards).
+//   reduce   where the n values the group reduces go, when that value is an op's (the key's
+//            `reduce=...(v<k>)`); unused when the group reduces a load or does not reduce.
+//   scalars  the group's Scalar operands, as the key's s<k> index them (converted to T).
+// Outputs never alias inputs: groups write fresh buffers (See Note [Memory across executions]).
+//
+// Thread safety: kernels are pure functions of their arguments; registration happens during
+// static initialization, lookups afterwards.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace lazygen::cpu::fusion {
+
+// The IR version of keys, manifests and this calling convention. Bump it with any change to
+// group_key.cpp's format or to AotTileArgs; entries of another version are never called.
+inline constexpr uint32_t kAotIrVersion = 1;
+
+struct AotTileArgs {
+  int64_t n = 0;
+  const void* const* in = nullptr;
+  void* const* out = nullptr;
+  void* reduce = nullptr;
+  const double* scalars = nullptr;
+};
+
+using AotFn = void (*)(const AotTileArgs&);
+
+// One generated kernel. `key` is the canonical key text (group_key.h), `hash_hi`/`hash_lo` its
+// 128-bit hash as the generator computed it, `generator_hash` the fingerprint of the ops.yaml
+// pointwise expressions the kernel was generated from (pointwise_fingerprint()).
+struct AotEntry {
+  const char* key = "";
+  uint64_t hash_hi = 0;
+  uint64_t hash_lo = 0;
+  uint32_t ir_version = 0;
+  const char* generator_hash = "";
+  AotFn fn = nullptr;
+};
+
+// Adds entries to the process's registry; a generated kernel file holds one of these at
+// namespace scope. `entries` must outlive the process (generated files pass static arrays).
+struct AotRegistration {
+  AotRegistration(const AotEntry* entries, size_t count);
+};
+
+// The fingerprint of the pointwise ops this runtime was generated from (generated/src/
+// tile_kernels.cpp): AOT entries carrying another are stale.
+const char* pointwise_fingerprint();
+
+}  // namespace lazygen::cpu::fusion

@@ -1,0 +1,153 @@
+// The AOT kernel registry (aot_registry.h) and the public switches of lazygen/aot.h.
+#include "backend/cpu/fusion/aot_registry.h"
+
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <unordered_map>
+#include <vector>
+
+#include "backend/cpu/fusion/aot_manifest.h"
+#include "backend/cpu/fusion/group_key.h"
+#include "lazygen/aot.h"
+#include "lazygen/metrics.h"
+
+namespace lazygen::cpu::fusion {
+namespace {
+
+struct HashOfKey {
+  size_t operator()(const KeyHash& h) const { return static_cast<size_t>(h.lo); }
+};
+
+struct Registry {
+  std::mutex mu;
+  std::unordered_map<KeyHash, std::vector<const AotEntry*>, HashOfKey> entries;
+  KeySet misses;
+  KeySet stale;
+  std::string record_path;
+  KeySet recorded;  // keys this process has added to record_path
+};
+
+Registry& registry() {
+  static Registry* r = [] {
+    auto* r = new Registry;  // never destroyed: lookups may run during static destruction
+    if (const char* path = std::getenv("LAZYGEN_RECORD")) r->record_path = path;
+    return r;
+  }();
+  return *r;
+}
+
+std::atomic<bool>& enabled_flag() {
+  static std::atomic<bool> enabled{[] {
+    const char* text = std::getenv("LAZYGEN_AOT");
+    return text == nullptr || std::strcmp(text, "0") != 0;
+  }()};
+  return enabled;
+}
+
+// An entry is usable only if this runtime would have generated the same call for its key.
+bool usable(const AotEntry& e) {
+  return e.ir_version == kAotIrVersion && e.fn != nullptr &&
+         std::strcmp(e.generator_hash, pointwise_fingerprint()) == 0 &&
+         KeyHash{e.hash_hi, e.hash_lo} == key_hash(e.key);
+}
+
+const AotEntry* find_entry(Registry& r, const std::string& key) {
+  auto it = r.entries.find(key_hash(key));
+  if (it == r.entries.end()) return nullptr;
+  for (const AotEntry* e : it->second) {
+    if (key == e->key) return e;  // the full text rules out hash collisions
+  }
+  return nullptr;
+}
+
+void record(Registry& r, const std::string& key) {
+  if (r.record_path.empty() || r.recorded.count(key) != 0) return;
+  if (!add_to_manifest_file(r.record_path, {key})) {
+    r.record_path.clear();  // warned once; stop trying
+    return;
+  }
+  r.recorded.insert(key);
+}
+
+}  // namespace
+
+AotRegistration::AotRegistration(const AotEntry* entries, size_t count) {
+  Registry& r = registry();
+  std::lock_guard<std::mutex> lock(r.mu);
+  for (size_t i = 0; i < count; ++i) r.entries[key_hash(entries[i].key)].push_back(&entries[i]);
+}
+
+// Groups without ops (a reduction of an input) have nothing to compile: neither counted nor
+// recorded.
+AotFn find_aot_kernel(const GroupProgram& program) {
+  static metrics::Counter& hits = metrics::counter("aot.hit");
+  static metrics::Counter& misses = metrics::counter("aot.miss");
+  static metrics::Counter& stale = metrics::counter("aot.stale");
+  if (program.ops.empty()) return nullptr;
+  const std::string key = group_key(program);
+  Registry& r = registry();
+  std::lock_guard<std::mutex> lock(r.mu);
+  record(r, key);
+  const AotEntry* e = find_entry(r, key);
+  if (e != nullptr && usable(*e)) {
+    hits.add();
+    return e->fn;
+  }
+  misses.add();
+  if (e != nullptr) {
+    stale.add();
+    r.stale.insert(key);
+  } else {
+    r.misses.insert(key);
+  }
+  return nullptr;
+}
+
+bool aot_kernels_enabled() {
+  return enabled_flag().load(std::memory_order_relaxed);
+}
+
+void reset_aot_misses() {
+  Registry& r = registry();
+  std::lock_guard<std::mutex> lock(r.mu);
+  r.misses.clear();
+  r.stale.clear();
+}
+
+}  // namespace lazygen::cpu::fusion
+
+namespace lazygen {
+
+void set_aot_enabled(bool enabled) {
+  cpu::fusion::enabled_flag().store(enabled, std::memory_order_relaxed);
+}
+
+bool aot_enabled() {
+  return cpu::fusion::aot_kernels_enabled();
+}
+
+void set_aot_record_path(const std::string& path) {
+  cpu::fusion::Registry& r = cpu::fusion::registry();
+  std::lock_guard<std::mutex> lock(r.mu);
+  r.record_path = path;
+  r.recorded.clear();
+}
+
+std::string aot_miss_report() {
+  cpu::fusion::Registry& r = cpu::fusion::registry();
+  std::lock_guard<std::mutex> lock(r.mu);
+  if (r.misses.empty() && r.stale.empty()) return "";
+  std::string text = "# " + std::to_string(r.misses.size() + r.stale.size()) +
+                     " fusion group(s) ran on the interpreter; add these kernels to your "
+                     "manifest and rebuild its kernels\n";
+  for (const std::string& k : r.stale) {
+    text += "# stale (built for another IR version or ops.yaml): kernel " + k + "\n";
+  }
+  cpu::fusion::KeySet all = r.misses;
+  all.insert(r.stale.begin(), r.stale.end());
+  return text + cpu::fusion::manifest_text(all);
+}
+
+}  // namespace lazygen

@@ -1,0 +1,109 @@
+// The canonical key of a GroupProgram (group_key.h; See Note [Group keys]).
+#include "backend/cpu/fusion/group_key.h"
+
+#include <cstdio>
+#include <vector>
+
+namespace lazygen::cpu::fusion {
+namespace {
+
+char stride_class(int64_t inner) {
+  return inner == 0 ? 'b' : inner == 1 ? 'c' : 's';
+}
+
+const char* reduce_name(ReduceOp op) {
+  switch (op) {
+    case ReduceOp::Sum:
+      return "sum";
+    case ReduceOp::Mean:
+      return "mean";
+    case ReduceOp::Amax:
+      return "amax";
+  }
+  return "?";
+}
+
+// Names the value in each location as the ops write them: l<k> for loads, v<k> for op k.
+class ValueNames {
+ public:
+  explicit ValueNames(const GroupProgram& p)
+      : writer_(p.num_locations(), -1), loads_(p.loads.size()) {}
+  std::string name(uint16_t location) const {
+    if (location < loads_) return "l" + std::to_string(location);
+    return "v" + std::to_string(writer_[location]);
+  }
+  void wrote(uint16_t location, size_t op) { writer_[location] = static_cast<int64_t>(op); }
+
+ private:
+  std::vector<int64_t> writer_;
+  size_t loads_;
+};
+
+// Per output: the op whose value it stores.
+std::vector<size_t> output_ops(const GroupProgram& p) {
+  std::vector<size_t> of(p.outputs.size(), 0);
+  for (size_t k = 0; k < p.ops.size(); ++k) {
+    const GroupProgram::Op& op = p.ops[k];
+    if (op.store >= 0) of[static_cast<size_t>(op.store)] = k;
+    for (size_t j = 0; j < p.outputs.size(); ++j) {
+      if (p.outputs[j].direct && p.outputs[j].location == op.out) of[j] = k;
+    }
+  }
+  return of;
+}
+
+std::string op_text(const GroupProgram::Op& op, const ValueNames& names) {
+  std::string s = std::string("op=") + op.info->schema_name + "(";
+  for (int j = 0; j < op.num_in; ++j) s += (j ? "," : "") + names.name(op.in[j]);
+  for (int j = 0; j < op.num_scalars; ++j) {
+    s += (op.num_in + j ? ",s" : "s") + std::to_string(op.scalar[j]);
+  }
+  return s + ")";
+}
+
+uint64_t fnv1a(std::string_view text, uint64_t basis) {
+  uint64_t h = basis;
+  for (unsigned char c : text) h = (h ^ c) * 0x100000001b3ULL;
+  h ^= h >> 33;  // murmur3's fmix64
+  h *= 0xff51afd7ed558ccdULL;
+  h ^= h >> 33;
+  h *= 0xc4ceb9fe1a85ec53ULL;
+  return h ^ (h >> 33);
+}
+
+}  // namespace
+
+std::string KeyHash::hex() const {
+  char buf[33];
+  std::snprintf(buf, sizeof buf, "%016llx%016llx", static_cast<unsigned long long>(hi),
+                static_cast<unsigned long long>(lo));
+  return buf;
+}
+
+std::string group_key(const GroupProgram& p) {
+  std::string key = "T=" + std::string(dtype_name(p.dtype));
+  for (size_t a = 0; a < p.loads.size(); ++a) {
+    const int64_t inner = p.load_strides[(a + 1) * p.dims.size() - 1];
+    key += " load=" + std::string(dtype_name(p.loads[a].dtype)) + ":" + stride_class(inner);
+  }
+  ValueNames names(p);
+  for (size_t k = 0; k < p.ops.size(); ++k) {
+    key += " " + op_text(p.ops[k], names);
+    names.wrote(p.ops[k].out, k);
+  }
+  const std::vector<size_t> of = output_ops(p);
+  for (size_t j = 0; j < p.outputs.size(); ++j) {
+    key += " out=v" + std::to_string(of[j]) + ":" + std::string(dtype_name(p.outputs[j].dtype));
+  }
+  if (p.has_reduction) {
+    key +=
+        " reduce=" + std::string(reduce_name(p.reduce_op)) + "(" + names.name(p.reduce_from) + ")";
+  }
+  return key;
+}
+
+KeyHash key_hash(std::string_view key) {
+  return KeyHash{fnv1a(key, 0xcbf29ce484222325ULL), fnv1a(key, 0x6c62272e07bb0142ULL)};
+}
+
+}  // namespace lazygen::cpu::fusion

@@ -1,0 +1,61 @@
+// Group keys (runtime/backend/cpu/fusion/group_key.h): what they name, what they leave out, and
+// their hash, pinned (generator/model/manifest.h computes the same value; its test pins it too).
+#include "backend/cpu/fusion/group_key.h"
+
+#include <gtest/gtest.h>
+
+#include "fusion_test_util.h"
+
+namespace lazygen::cpu::fusion {
+namespace {
+
+using testing::FusionTest;
+using Ts = std::vector<Tensor>;
+
+// The key of the first group of the graph behind `outs` (traced, not run).
+std::string first_key(const Ts& outs) {
+  const exec::Graph graph = testing::graph_of(outs);
+  return group_key(compile_group(graph, plan_fusion(graph), 0));
+}
+
+class GroupKeyTest : public FusionTest {};
+
+TEST_F(GroupKeyTest, SpellsOpsOperandsOutputsAndTheReduction) {
+  Tensor x = randn({4, 8}).to(kLazy), y = randn({8}).to(kLazy);
+  Tensor a = relu(x * y + 0.5);
+  EXPECT_EQ(first_key({a, sum(a)}),
+            "T=float32 load=float32:c load=float32:c op=mul.Tensor(l0,l1) op=add.Scalar(v0,s0,s1) "
+            "op=relu(v1) out=v2:float32 reduce=sum(v2)");
+}
+
+TEST_F(GroupKeyTest, IsTheSameForEveryExtentAndDiffersByDtype) {
+  auto key = [](const std::vector<int64_t>& sizes, DType t) {
+    Tensor x = randn(sizes, t).to(kLazy);
+    return first_key({exp(x * 2.0) - 1.0});
+  };
+  EXPECT_EQ(key({1000}, DType::Float32), key({3, 5, 7}, DType::Float32));
+  EXPECT_NE(key({1000}, DType::Float32), key({1000}, DType::Float64));
+}
+
+TEST_F(GroupKeyTest, NamesTheStrideClassOfEachLoad) {
+  Tensor x = randn({6, 5}).to(kLazy), col = randn({6, 1}).to(kLazy), m = randn({5, 6}).to(kLazy);
+  const std::string key = first_key({x + col + t(m)});
+  EXPECT_NE(key.find("load=float32:c load=float32:b load=float32:s"), std::string::npos) << key;
+}
+
+TEST_F(GroupKeyTest, NamesValuesByOpNotByRegister) {
+  Tensor x = randn({16}).to(kLazy);
+  Tensor a = x * 2.0, b = x * 3.0;
+  const std::string key = first_key({a * b + a});
+  EXPECT_NE(key.find("op=mul.Tensor(v0,v1) op=add.Tensor(v2,v0,s2)"), std::string::npos) << key;
+}
+
+TEST(KeyHash, IsPinnedAndDiffersBetweenKeys) {
+  EXPECT_EQ(key_hash("T=float32 load=float32:c op=relu(l0) out=v0:float32").hex(),
+            key_hash("T=float32 load=float32:c op=relu(l0) out=v0:float32").hex());
+  EXPECT_NE(key_hash("T=float32 op=a").hex(), key_hash("T=float32 op=b").hex());
+  EXPECT_EQ(key_hash("lazygen").hex(), "946ecce76f9f3724f8b0e55beae51bef");
+}
+
+}  // namespace
+}  // namespace lazygen::cpu::fusion
