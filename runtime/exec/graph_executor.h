@@ -3,9 +3,10 @@
 // sync(states) gathers the pending values of `states` into one Graph (exec/graph.h), looks its
 // key up in the computation cache (an LRU of compiled executables; key = Graph::hash() mixed
 // with the backend's name, see Note [Graph hash]), compiles on a miss (storing the executable
-// only once compile succeeded), feeds the inputs (DeviceData data, ScalarParam values) and
-// executes. Each synced tensor then holds its result as data and drops its IR
-// (See Note [Lazy tensor state]). mark_step() syncs every live lazy tensor of the calling thread
+// only once compile succeeded), gathers the inputs (DeviceData data or launch outputs,
+// ScalarParam values) and executes, or launches (See Note [Asynchronous execution]). Each synced
+// tensor then holds its result as data, or is in flight, and drops its IR (See Note [Lazy tensor
+// state]). mark_step() syncs every live lazy tensor of the calling thread
 // and ends its trace (lazy::end_trace: the trie cache returns to its root).
 //
 // Consequences: the same trace hits the cache from the second step on; a new input shape or

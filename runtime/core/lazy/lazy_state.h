@@ -46,6 +46,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/ir/launch.h"
@@ -78,6 +79,13 @@ struct LazyState : std::enable_shared_from_this<LazyState> {
   const Tensor& materialized();
   // Takes the launch's output or error once it has finished (without waiting).
   void take_launch_if_done();
+  // Becomes pending on `v`, letting go of any data, error or launch.
+  void set_pending(ir::Value v) {
+    value = std::move(v);
+    data = Tensor();
+    error = nullptr;
+    launch = nullptr;
+  }
 
   ir::Value value;  // See Note [Lazy tensor state]
   Tensor data;

@@ -135,10 +135,7 @@ void set_ir_value(const Tensor& self, ir::Value value) {
     write_back(s, std::move(value));
     return;
   }
-  s.value = std::move(value);
-  s.data = Tensor();
-  s.error = nullptr;
-  s.launch = nullptr;
+  s.set_pending(std::move(value));
   ++s.generation;
 }
 

@@ -21,6 +21,12 @@ struct ReplayScope {
 };
 
 // A handle on the root's state (no autograd history: replays are not differentiated).
+// `value` becomes the view's, computed from the root as it is now.
+void set_view_value(LazyState& s, ir::Value value) {
+  s.set_pending(std::move(value));
+  s.view_generation = s.view->root->generation;
+}
+
 Tensor root_tensor(const View& v) {
   return Tensor(std::make_shared<TensorImpl>(v.root_shape, v.device, v.root));
 }
@@ -65,11 +71,7 @@ void refresh_view(LazyState& s) {
   ReplayScope replaying;
   Tensor t = root_tensor(*s.view);
   for (const View* v : chain_of(*s.view)) t = v->step(t, nullptr);
-  s.value = ir_value(t);
-  s.data = Tensor();
-  s.error = nullptr;
-  s.launch = nullptr;
-  s.view_generation = s.view->root->generation;
+  set_view_value(s, ir_value(t));
 }
 
 void write_back(LazyState& s, ir::Value value) {
@@ -80,11 +82,7 @@ void write_back(LazyState& s, ir::Value value) {
   Tensor written = make_lazy_tensor(value.node, value.index, s.view->device);
   for (size_t i = chain.size(); i-- > 0;) written = chain[i]->step(bases[i], &written);
   set_ir_value(bases[0], ir_value(written));  // the root: a new generation
-  s.value = std::move(value);
-  s.data = Tensor();
-  s.error = nullptr;
-  s.launch = nullptr;
-  s.view_generation = s.view->root->generation;
+  set_view_value(s, std::move(value));
 }
 
 }  // namespace lazygen::lazy
