@@ -4,16 +4,23 @@
 // step and, on the lazy device, mark_step + wait_device_ops. Batches are synthetic (normal
 // images, uniform labels; timing does not depend on the data, and the benchmark needs no
 // dataset); 5 untimed warm-up steps (the lazy graph compiles in the first two) come first.
-// rss_growth_mb is the resident-memory growth over the timed steps (LTC's leak shows there).
-// Compare lazy and eager, and torch_peer's numbers, only from the same machine and run.
+// rss_growth_mb is the resident-memory growth over the timed steps (LTC's leak shows there);
+// median_ms the median step.
+// cnn/vs_torch and mlp/vs_torch run PyTorch in the same run (torch_peer.h: torch_peer.py on real
+// Fashion-MNIST, 2 threads, eager then lazy), then our lazy steps, and report torch_eager_ms,
+// torch_lazy_ms and our median over theirs (x_torch_eager: the goal is <= 0.5;
+// x_torch_lazy). With --benchmark_repetitions=N the peer runs N times, interleaved with ours.
 #include <benchmark/benchmark.h>
 
 #include <unistd.h>
 
+#include <algorithm>
+#include <chrono>
 #include <fstream>
 #include <memory>
 #include <vector>
 
+#include "torch_peer.h"
 #include "tutorial_models.h"
 
 namespace lazygen::examples {
@@ -31,8 +38,14 @@ double rss_mb() {
   return resident * static_cast<double>(sysconf(_SC_PAGESIZE)) / (1 << 20);
 }
 
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0.0 : v[v.size() / 2];
+}
+
+// Runs the timed steps; returns the median step in milliseconds.
 template <class Model>
-void train_steps(benchmark::State& state, Device device) {
+double train_steps(benchmark::State& state, Device device) {
   manual_seed(0);
   Generator data_gen(1234);
   std::vector<Tensor> images, targets;
@@ -51,10 +64,19 @@ void train_steps(benchmark::State& state, Device device) {
   };
   for (int i = 0; i < kWarmup; ++i) one_step();
   const double rss_start = rss_mb();
-  for (auto _ : state) one_step();
+  std::vector<double> step_ms;
+  for (auto _ : state) {
+    const auto start = std::chrono::steady_clock::now();
+    one_step();
+    step_ms.push_back(
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+            .count());
+  }
   state.counters["rss_growth_mb"] = rss_mb() - rss_start;
   state.counters["steps_per_s"] =
       benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
+  state.counters["median_ms"] = median(step_ms);
+  return median(step_ms);
 }
 
 void cnn(benchmark::State& state, Device device) {
@@ -64,11 +86,44 @@ void mlp(benchmark::State& state, Device device) {
   train_steps<Mlp>(state, device);
 }
 
+// PyTorch eager and lazy (torch_peer.py `model`), then ours on the lazy device.
+template <class Model>
+void vs_torch(benchmark::State& state, const char* model) {
+  const bench::PeerResult eager =
+      bench::run_torch_peer({model, "--mode", "eager", "--threads", "2"});
+  const bench::PeerResult lazy = bench::run_torch_peer({model, "--mode", "lazy", "--threads", "2"});
+  if (!eager.ok || !lazy.ok) {
+    state.SkipWithError(("torch peer: " + (eager.ok ? lazy.error : eager.error)).c_str());
+    return;
+  }
+  const double ours = train_steps<Model>(state, kLazy);
+  state.counters["torch_eager_ms"] = eager.at("median_ms");
+  state.counters["torch_lazy_ms"] = lazy.at("median_ms");
+  state.counters["x_torch_eager"] = ours / eager.at("median_ms");
+  state.counters["x_torch_lazy"] = ours / lazy.at("median_ms");
+}
+
 // Like torch_peer's defaults: 5 untimed steps, then a fixed number of timed ones.
 BENCHMARK_CAPTURE(cnn, eager, kCPU)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(25);
 BENCHMARK_CAPTURE(cnn, lazy, kLazy)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(25);
 BENCHMARK_CAPTURE(mlp, eager, kCPU)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(200);
 BENCHMARK_CAPTURE(mlp, lazy, kLazy)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(200);
+void cnn_vs_torch(benchmark::State& state) {
+  vs_torch<TutorialCnn>(state, "cnn");
+}
+void mlp_vs_torch(benchmark::State& state) {
+  vs_torch<Mlp>(state, "mlp");
+}
+BENCHMARK(cnn_vs_torch)
+    ->Name("cnn/vs_torch")
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->Iterations(25);
+BENCHMARK(mlp_vs_torch)
+    ->Name("mlp/vs_torch")
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->Iterations(200);
 // The memory check: resident memory after the warm-up steps does not grow over 1000
 // steps (rss_growth_mb). Run them with --benchmark_filter=steps_1000 (the CNN takes a minute).
 BENCHMARK_CAPTURE(mlp, lazy_steps_1000, kLazy)
