@@ -38,6 +38,8 @@ function(lazygen_add_kernels target)
     COMMENT "lazygen: AOT kernels for ${target}"
     VERBATIM)
   target_sources(${target} PRIVATE "${dir}/aot_kernels.cpp")
-  # The kernels' loops are hot: full vectorization (alias checks, epilogues) needs -O3.
-  set_source_files_properties("${dir}/aot_kernels.cpp" PROPERTIES COMPILE_OPTIONS "-O3")
+  # The kernels' loops are hot: full vectorization (alias checks, epilogues) needs -O3; math
+  # without errno as in the runtime (Note [Math without errno], runtime/CMakeLists.txt).
+  set_source_files_properties("${dir}/aot_kernels.cpp" PROPERTIES
+    COMPILE_OPTIONS "-O3;-fno-math-errno;-fno-trapping-math")
 endfunction()
