@@ -3,6 +3,7 @@
 // written with the op API, so they run on every device (and trace on the lazy one).
 #include "lazygen/generated/backward.h"
 
+#include "autograd/formulas.h"
 #include "autograd/function.h"
 #include "lazygen/factory.h"
 #include "lazygen/generated/ops.h"
@@ -20,7 +21,7 @@ class AddTensorBackward final : public Function {
     [[maybe_unused]] const Tensor& grad = grads[0];
     std::vector<Tensor> grad_inputs(2);
     if (needs_input_grad(0)) grad_inputs[0] = grad;
-    if (needs_input_grad(1)) grad_inputs[1] = grad * alpha;
+    if (needs_input_grad(1)) grad_inputs[1] = maybe_multiply(grad, alpha);
     return grad_inputs;
   }
 
@@ -53,7 +54,7 @@ class SubTensorBackward final : public Function {
     [[maybe_unused]] const Tensor& grad = grads[0];
     std::vector<Tensor> grad_inputs(2);
     if (needs_input_grad(0)) grad_inputs[0] = grad;
-    if (needs_input_grad(1)) grad_inputs[1] = -grad * alpha;
+    if (needs_input_grad(1)) grad_inputs[1] = maybe_multiply(-grad, alpha);
     return grad_inputs;
   }
 
@@ -374,9 +375,9 @@ class AddmmBackward final : public Function {
   std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
     [[maybe_unused]] const Tensor& grad = grads[0];
     std::vector<Tensor> grad_inputs(3);
-    if (needs_input_grad(0)) grad_inputs[0] = grad * beta;
-    if (needs_input_grad(1)) grad_inputs[1] = mm(grad, mat2.t()) * alpha;
-    if (needs_input_grad(2)) grad_inputs[2] = mm(mat1.t(), grad) * alpha;
+    if (needs_input_grad(0)) grad_inputs[0] = maybe_multiply(grad, beta);
+    if (needs_input_grad(1)) grad_inputs[1] = maybe_multiply(mm(grad, mat2.t()), alpha);
+    if (needs_input_grad(2)) grad_inputs[2] = maybe_multiply(mm(mat1.t(), grad), alpha);
     return grad_inputs;
   }
 
@@ -611,7 +612,7 @@ class IndexAddBackward final : public Function {
     [[maybe_unused]] const Tensor& grad = grads[0];
     std::vector<Tensor> grad_inputs(3);
     if (needs_input_grad(0)) grad_inputs[0] = grad;
-    if (needs_input_grad(2)) grad_inputs[2] = index_select(grad, dim, index) * alpha;
+    if (needs_input_grad(2)) grad_inputs[2] = maybe_multiply(index_select(grad, dim, index), alpha);
     return grad_inputs;
   }
 
