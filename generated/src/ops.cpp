@@ -20,6 +20,9 @@ Tensor dispatch_add_tensor(const Tensor& self, const Tensor& other, const Scalar
                                            detail::device_of(other, "add.Tensor", "other")})) {
     case DeviceType::Lazy:
       return lazy::add_tensor(self, other, alpha);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_add_tensor)>(DeviceType::CUDA, "add.Tensor")(
+          self, other, alpha);
     default:
       return cpu::add_tensor(self, other, alpha);
   }
@@ -32,6 +35,9 @@ const Tensor& dispatch_add_inplace_tensor(const Tensor& self, const Tensor& othe
                                             detail::device_of(other, "add_.Tensor", "other")})) {
     case DeviceType::Lazy:
       return lazy::add_inplace_tensor(self, other, alpha);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_add_inplace_tensor)>(
+          DeviceType::CUDA, "add_.Tensor")(self, other, alpha);
     default:
       return cpu::add_inplace_tensor(self, other, alpha);
   }
@@ -45,6 +51,9 @@ const Tensor& dispatch_add_out(const Tensor& out, const Tensor& self, const Tens
                                         detail::device_of(out, "add.out", "out")})) {
     case DeviceType::Lazy:
       return lazy::add_out(out, self, other, alpha);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_add_out)>(DeviceType::CUDA, "add.out")(
+          out, self, other, alpha);
     default:
       return cpu::add_out(out, self, other, alpha);
   }
@@ -55,6 +64,9 @@ Tensor dispatch_add_scalar(const Tensor& self, const Scalar& other, const Scalar
   switch (detail::op_device("add.Scalar", {detail::device_of(self, "add.Scalar", "self")})) {
     case DeviceType::Lazy:
       return lazy::add_scalar(self, other, alpha);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_add_scalar)>(DeviceType::CUDA, "add.Scalar")(
+          self, other, alpha);
     default:
       return cpu::add_scalar(self, other, alpha);
   }
@@ -66,6 +78,9 @@ Tensor dispatch_sub_tensor(const Tensor& self, const Tensor& other, const Scalar
                                            detail::device_of(other, "sub.Tensor", "other")})) {
     case DeviceType::Lazy:
       return lazy::sub_tensor(self, other, alpha);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_sub_tensor)>(DeviceType::CUDA, "sub.Tensor")(
+          self, other, alpha);
     default:
       return cpu::sub_tensor(self, other, alpha);
   }
@@ -76,6 +91,9 @@ Tensor dispatch_sub_scalar(const Tensor& self, const Scalar& other, const Scalar
   switch (detail::op_device("sub.Scalar", {detail::device_of(self, "sub.Scalar", "self")})) {
     case DeviceType::Lazy:
       return lazy::sub_scalar(self, other, alpha);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_sub_scalar)>(DeviceType::CUDA, "sub.Scalar")(
+          self, other, alpha);
     default:
       return cpu::sub_scalar(self, other, alpha);
   }
@@ -87,6 +105,9 @@ Tensor dispatch_mul_tensor(const Tensor& self, const Tensor& other) {
                                            detail::device_of(other, "mul.Tensor", "other")})) {
     case DeviceType::Lazy:
       return lazy::mul_tensor(self, other);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_mul_tensor)>(DeviceType::CUDA, "mul.Tensor")(
+          self, other);
     default:
       return cpu::mul_tensor(self, other);
   }
@@ -98,6 +119,9 @@ const Tensor& dispatch_mul_inplace_tensor(const Tensor& self, const Tensor& othe
                                             detail::device_of(other, "mul_.Tensor", "other")})) {
     case DeviceType::Lazy:
       return lazy::mul_inplace_tensor(self, other);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_mul_inplace_tensor)>(
+          DeviceType::CUDA, "mul_.Tensor")(self, other);
     default:
       return cpu::mul_inplace_tensor(self, other);
   }
@@ -108,6 +132,9 @@ Tensor dispatch_mul_scalar(const Tensor& self, const Scalar& other) {
   switch (detail::op_device("mul.Scalar", {detail::device_of(self, "mul.Scalar", "self")})) {
     case DeviceType::Lazy:
       return lazy::mul_scalar(self, other);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_mul_scalar)>(DeviceType::CUDA, "mul.Scalar")(
+          self, other);
     default:
       return cpu::mul_scalar(self, other);
   }
@@ -118,6 +145,9 @@ const Tensor& dispatch_mul_inplace_scalar(const Tensor& self, const Scalar& othe
   switch (detail::op_device("mul_.Scalar", {detail::device_of(self, "mul_.Scalar", "self")})) {
     case DeviceType::Lazy:
       return lazy::mul_inplace_scalar(self, other);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_mul_inplace_scalar)>(
+          DeviceType::CUDA, "mul_.Scalar")(self, other);
     default:
       return cpu::mul_inplace_scalar(self, other);
   }
@@ -129,6 +159,9 @@ Tensor dispatch_div_tensor(const Tensor& self, const Tensor& other) {
                                            detail::device_of(other, "div.Tensor", "other")})) {
     case DeviceType::Lazy:
       return lazy::div_tensor(self, other);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_div_tensor)>(DeviceType::CUDA, "div.Tensor")(
+          self, other);
     default:
       return cpu::div_tensor(self, other);
   }
@@ -139,6 +172,9 @@ Tensor dispatch_div_scalar(const Tensor& self, const Scalar& other) {
   switch (detail::op_device("div.Scalar", {detail::device_of(self, "div.Scalar", "self")})) {
     case DeviceType::Lazy:
       return lazy::div_scalar(self, other);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_div_scalar)>(DeviceType::CUDA, "div.Scalar")(
+          self, other);
     default:
       return cpu::div_scalar(self, other);
   }
@@ -150,6 +186,9 @@ Tensor dispatch_maximum(const Tensor& self, const Tensor& other) {
                                         detail::device_of(other, "maximum", "other")})) {
     case DeviceType::Lazy:
       return lazy::maximum(self, other);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_maximum)>(DeviceType::CUDA, "maximum")(self,
+                                                                                            other);
     default:
       return cpu::maximum(self, other);
   }
@@ -161,6 +200,9 @@ Tensor dispatch_minimum(const Tensor& self, const Tensor& other) {
                                         detail::device_of(other, "minimum", "other")})) {
     case DeviceType::Lazy:
       return lazy::minimum(self, other);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_minimum)>(DeviceType::CUDA, "minimum")(self,
+                                                                                            other);
     default:
       return cpu::minimum(self, other);
   }
@@ -172,6 +214,9 @@ Tensor dispatch_pow_tensor_scalar(const Tensor& self, const Scalar& exponent) {
                             {detail::device_of(self, "pow.Tensor_Scalar", "self")})) {
     case DeviceType::Lazy:
       return lazy::pow_tensor_scalar(self, exponent);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_pow_tensor_scalar)>(
+          DeviceType::CUDA, "pow.Tensor_Scalar")(self, exponent);
     default:
       return cpu::pow_tensor_scalar(self, exponent);
   }
@@ -182,6 +227,8 @@ Tensor dispatch_neg(const Tensor& self) {
   switch (detail::op_device("neg", {detail::device_of(self, "neg", "self")})) {
     case DeviceType::Lazy:
       return lazy::neg(self);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_neg)>(DeviceType::CUDA, "neg")(self);
     default:
       return cpu::neg(self);
   }
@@ -192,6 +239,8 @@ Tensor dispatch_exp(const Tensor& self) {
   switch (detail::op_device("exp", {detail::device_of(self, "exp", "self")})) {
     case DeviceType::Lazy:
       return lazy::exp(self);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_exp)>(DeviceType::CUDA, "exp")(self);
     default:
       return cpu::exp(self);
   }
@@ -202,6 +251,8 @@ Tensor dispatch_log(const Tensor& self) {
   switch (detail::op_device("log", {detail::device_of(self, "log", "self")})) {
     case DeviceType::Lazy:
       return lazy::log(self);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_log)>(DeviceType::CUDA, "log")(self);
     default:
       return cpu::log(self);
   }
@@ -212,6 +263,8 @@ Tensor dispatch_sqrt(const Tensor& self) {
   switch (detail::op_device("sqrt", {detail::device_of(self, "sqrt", "self")})) {
     case DeviceType::Lazy:
       return lazy::sqrt(self);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_sqrt)>(DeviceType::CUDA, "sqrt")(self);
     default:
       return cpu::sqrt(self);
   }
@@ -222,6 +275,8 @@ Tensor dispatch_rsqrt(const Tensor& self) {
   switch (detail::op_device("rsqrt", {detail::device_of(self, "rsqrt", "self")})) {
     case DeviceType::Lazy:
       return lazy::rsqrt(self);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_rsqrt)>(DeviceType::CUDA, "rsqrt")(self);
     default:
       return cpu::rsqrt(self);
   }
@@ -232,6 +287,8 @@ Tensor dispatch_abs(const Tensor& self) {
   switch (detail::op_device("abs", {detail::device_of(self, "abs", "self")})) {
     case DeviceType::Lazy:
       return lazy::abs(self);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_abs)>(DeviceType::CUDA, "abs")(self);
     default:
       return cpu::abs(self);
   }
@@ -242,6 +299,8 @@ Tensor dispatch_relu(const Tensor& self) {
   switch (detail::op_device("relu", {detail::device_of(self, "relu", "self")})) {
     case DeviceType::Lazy:
       return lazy::relu(self);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_relu)>(DeviceType::CUDA, "relu")(self);
     default:
       return cpu::relu(self);
   }
@@ -252,6 +311,9 @@ const Tensor& dispatch_relu_inplace(const Tensor& self) {
   switch (detail::op_device("relu_", {detail::device_of(self, "relu_", "self")})) {
     case DeviceType::Lazy:
       return lazy::relu_inplace(self);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_relu_inplace)>(DeviceType::CUDA,
+                                                                    "relu_")(self);
     default:
       return cpu::relu_inplace(self);
   }
@@ -265,6 +327,9 @@ Tensor dispatch_threshold_backward(const Tensor& grad_output, const Tensor& self
                              detail::device_of(self, "threshold_backward", "self")})) {
     case DeviceType::Lazy:
       return lazy::threshold_backward(grad_output, self, threshold);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_threshold_backward)>(
+          DeviceType::CUDA, "threshold_backward")(grad_output, self, threshold);
     default:
       return cpu::threshold_backward(grad_output, self, threshold);
   }
@@ -275,6 +340,8 @@ Tensor dispatch_sigmoid(const Tensor& self) {
   switch (detail::op_device("sigmoid", {detail::device_of(self, "sigmoid", "self")})) {
     case DeviceType::Lazy:
       return lazy::sigmoid(self);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_sigmoid)>(DeviceType::CUDA, "sigmoid")(self);
     default:
       return cpu::sigmoid(self);
   }
@@ -285,6 +352,8 @@ Tensor dispatch_tanh(const Tensor& self) {
   switch (detail::op_device("tanh", {detail::device_of(self, "tanh", "self")})) {
     case DeviceType::Lazy:
       return lazy::tanh(self);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_tanh)>(DeviceType::CUDA, "tanh")(self);
     default:
       return cpu::tanh(self);
   }
@@ -295,6 +364,9 @@ Tensor dispatch_reciprocal(const Tensor& self) {
   switch (detail::op_device("reciprocal", {detail::device_of(self, "reciprocal", "self")})) {
     case DeviceType::Lazy:
       return lazy::reciprocal(self);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_reciprocal)>(DeviceType::CUDA,
+                                                                  "reciprocal")(self);
     default:
       return cpu::reciprocal(self);
   }
@@ -308,6 +380,9 @@ const Tensor& dispatch_addcmul_inplace(const Tensor& self, const Tensor& tensor1
                                          detail::device_of(tensor2, "addcmul_", "tensor2")})) {
     case DeviceType::Lazy:
       return lazy::addcmul_inplace(self, tensor1, tensor2, value);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_addcmul_inplace)>(
+          DeviceType::CUDA, "addcmul_")(self, tensor1, tensor2, value);
     default:
       return cpu::addcmul_inplace(self, tensor1, tensor2, value);
   }
@@ -321,6 +396,9 @@ const Tensor& dispatch_addcdiv_inplace(const Tensor& self, const Tensor& tensor1
                                          detail::device_of(tensor2, "addcdiv_", "tensor2")})) {
     case DeviceType::Lazy:
       return lazy::addcdiv_inplace(self, tensor1, tensor2, value);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_addcdiv_inplace)>(
+          DeviceType::CUDA, "addcdiv_")(self, tensor1, tensor2, value);
     default:
       return cpu::addcdiv_inplace(self, tensor1, tensor2, value);
   }
@@ -331,6 +409,9 @@ const Tensor& dispatch_fill_inplace_scalar(const Tensor& self, const Scalar& val
   switch (detail::op_device("fill_.Scalar", {detail::device_of(self, "fill_.Scalar", "self")})) {
     case DeviceType::Lazy:
       return lazy::fill_inplace_scalar(self, value);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_fill_inplace_scalar)>(
+          DeviceType::CUDA, "fill_.Scalar")(self, value);
     default:
       return cpu::fill_inplace_scalar(self, value);
   }
@@ -341,6 +422,9 @@ const Tensor& dispatch_zero_inplace(const Tensor& self) {
   switch (detail::op_device("zero_", {detail::device_of(self, "zero_", "self")})) {
     case DeviceType::Lazy:
       return lazy::zero_inplace(self);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_zero_inplace)>(DeviceType::CUDA,
+                                                                    "zero_")(self);
     default:
       return cpu::zero_inplace(self);
   }
@@ -352,6 +436,9 @@ const Tensor& dispatch_copy_inplace(const Tensor& self, const Tensor& src, bool 
                                       detail::device_of(src, "copy_", "src")})) {
     case DeviceType::Lazy:
       return lazy::copy_inplace(self, src, non_blocking);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_copy_inplace)>(DeviceType::CUDA, "copy_")(
+          self, src, non_blocking);
     default:
       return cpu::copy_inplace(self, src, non_blocking);
   }
@@ -363,6 +450,9 @@ Tensor dispatch_eq_tensor(const Tensor& self, const Tensor& other) {
                                           detail::device_of(other, "eq.Tensor", "other")})) {
     case DeviceType::Lazy:
       return lazy::eq_tensor(self, other);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_eq_tensor)>(DeviceType::CUDA, "eq.Tensor")(
+          self, other);
     default:
       return cpu::eq_tensor(self, other);
   }
@@ -374,6 +464,9 @@ Tensor dispatch_ne_tensor(const Tensor& self, const Tensor& other) {
                                           detail::device_of(other, "ne.Tensor", "other")})) {
     case DeviceType::Lazy:
       return lazy::ne_tensor(self, other);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_ne_tensor)>(DeviceType::CUDA, "ne.Tensor")(
+          self, other);
     default:
       return cpu::ne_tensor(self, other);
   }
@@ -385,6 +478,9 @@ Tensor dispatch_lt_tensor(const Tensor& self, const Tensor& other) {
                                           detail::device_of(other, "lt.Tensor", "other")})) {
     case DeviceType::Lazy:
       return lazy::lt_tensor(self, other);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_lt_tensor)>(DeviceType::CUDA, "lt.Tensor")(
+          self, other);
     default:
       return cpu::lt_tensor(self, other);
   }
@@ -396,6 +492,9 @@ Tensor dispatch_le_tensor(const Tensor& self, const Tensor& other) {
                                           detail::device_of(other, "le.Tensor", "other")})) {
     case DeviceType::Lazy:
       return lazy::le_tensor(self, other);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_le_tensor)>(DeviceType::CUDA, "le.Tensor")(
+          self, other);
     default:
       return cpu::le_tensor(self, other);
   }
@@ -407,6 +506,9 @@ Tensor dispatch_gt_tensor(const Tensor& self, const Tensor& other) {
                                           detail::device_of(other, "gt.Tensor", "other")})) {
     case DeviceType::Lazy:
       return lazy::gt_tensor(self, other);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_gt_tensor)>(DeviceType::CUDA, "gt.Tensor")(
+          self, other);
     default:
       return cpu::gt_tensor(self, other);
   }
@@ -418,6 +520,9 @@ Tensor dispatch_ge_tensor(const Tensor& self, const Tensor& other) {
                                           detail::device_of(other, "ge.Tensor", "other")})) {
     case DeviceType::Lazy:
       return lazy::ge_tensor(self, other);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_ge_tensor)>(DeviceType::CUDA, "ge.Tensor")(
+          self, other);
     default:
       return cpu::ge_tensor(self, other);
   }
@@ -428,6 +533,9 @@ Tensor dispatch_gt_scalar(const Tensor& self, const Scalar& other) {
   switch (detail::op_device("gt.Scalar", {detail::device_of(self, "gt.Scalar", "self")})) {
     case DeviceType::Lazy:
       return lazy::gt_scalar(self, other);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_gt_scalar)>(DeviceType::CUDA, "gt.Scalar")(
+          self, other);
     default:
       return cpu::gt_scalar(self, other);
   }
@@ -440,6 +548,9 @@ Tensor dispatch_where_self(const Tensor& condition, const Tensor& self, const Te
                                            detail::device_of(other, "where.self", "other")})) {
     case DeviceType::Lazy:
       return lazy::where_self(condition, self, other);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_where_self)>(DeviceType::CUDA, "where.self")(
+          condition, self, other);
     default:
       return cpu::where_self(condition, self, other);
   }
@@ -450,6 +561,8 @@ Tensor dispatch_sum(const Tensor& self, std::optional<DType> dtype) {
   switch (detail::op_device("sum", {detail::device_of(self, "sum", "self")})) {
     case DeviceType::Lazy:
       return lazy::sum(self, dtype);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_sum)>(DeviceType::CUDA, "sum")(self, dtype);
     default:
       return cpu::sum(self, dtype);
   }
@@ -463,6 +576,9 @@ Tensor dispatch_sum_dim_intlist(const Tensor& self, const std::optional<std::vec
       detail::op_device("sum.dim_IntList", {detail::device_of(self, "sum.dim_IntList", "self")})) {
     case DeviceType::Lazy:
       return lazy::sum_dim_intlist(self, dim, keepdim, dtype);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_sum_dim_intlist)>(
+          DeviceType::CUDA, "sum.dim_IntList")(self, dim, keepdim, dtype);
     default:
       return cpu::sum_dim_intlist(self, dim, keepdim, dtype);
   }
@@ -474,6 +590,9 @@ Tensor dispatch_mean_dim(const Tensor& self, const std::optional<std::vector<int
   switch (detail::op_device("mean.dim", {detail::device_of(self, "mean.dim", "self")})) {
     case DeviceType::Lazy:
       return lazy::mean_dim(self, dim, keepdim, dtype);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_mean_dim)>(DeviceType::CUDA, "mean.dim")(
+          self, dim, keepdim, dtype);
     default:
       return cpu::mean_dim(self, dim, keepdim, dtype);
   }
@@ -484,6 +603,9 @@ Tensor dispatch_amax(const Tensor& self, const std::vector<int64_t>& dim, bool k
   switch (detail::op_device("amax", {detail::device_of(self, "amax", "self")})) {
     case DeviceType::Lazy:
       return lazy::amax(self, dim, keepdim);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_amax)>(DeviceType::CUDA, "amax")(self, dim,
+                                                                                      keepdim);
     default:
       return cpu::amax(self, dim, keepdim);
   }
@@ -494,6 +616,9 @@ std::tuple<Tensor, Tensor> dispatch_max_dim(const Tensor& self, int64_t dim, boo
   switch (detail::op_device("max.dim", {detail::device_of(self, "max.dim", "self")})) {
     case DeviceType::Lazy:
       return lazy::max_dim(self, dim, keepdim);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_max_dim)>(DeviceType::CUDA, "max.dim")(
+          self, dim, keepdim);
     default:
       return cpu::max_dim(self, dim, keepdim);
   }
@@ -504,6 +629,9 @@ Tensor dispatch_argmax(const Tensor& self, std::optional<int64_t> dim, bool keep
   switch (detail::op_device("argmax", {detail::device_of(self, "argmax", "self")})) {
     case DeviceType::Lazy:
       return lazy::argmax(self, dim, keepdim);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_argmax)>(DeviceType::CUDA, "argmax")(self, dim,
+                                                                                          keepdim);
     default:
       return cpu::argmax(self, dim, keepdim);
   }
@@ -514,6 +642,9 @@ Tensor dispatch__softmax(const Tensor& self, int64_t dim, bool half_to_float) {
   switch (detail::op_device("_softmax", {detail::device_of(self, "_softmax", "self")})) {
     case DeviceType::Lazy:
       return lazy::_softmax(self, dim, half_to_float);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch__softmax)>(DeviceType::CUDA, "_softmax")(
+          self, dim, half_to_float);
     default:
       return cpu::_softmax(self, dim, half_to_float);
   }
@@ -524,6 +655,9 @@ Tensor dispatch__log_softmax(const Tensor& self, int64_t dim, bool half_to_float
   switch (detail::op_device("_log_softmax", {detail::device_of(self, "_log_softmax", "self")})) {
     case DeviceType::Lazy:
       return lazy::_log_softmax(self, dim, half_to_float);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch__log_softmax)>(
+          DeviceType::CUDA, "_log_softmax")(self, dim, half_to_float);
     default:
       return cpu::_log_softmax(self, dim, half_to_float);
   }
@@ -535,6 +669,8 @@ Tensor dispatch_mm(const Tensor& self, const Tensor& mat2) {
       "mm", {detail::device_of(self, "mm", "self"), detail::device_of(mat2, "mm", "mat2")})) {
     case DeviceType::Lazy:
       return lazy::mm(self, mat2);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_mm)>(DeviceType::CUDA, "mm")(self, mat2);
     default:
       return cpu::mm(self, mat2);
   }
@@ -548,6 +684,9 @@ Tensor dispatch_addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2
                 detail::device_of(mat2, "addmm", "mat2")})) {
     case DeviceType::Lazy:
       return lazy::addmm(self, mat1, mat2, beta, alpha);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_addmm)>(DeviceType::CUDA, "addmm")(
+          self, mat1, mat2, beta, alpha);
     default:
       return cpu::addmm(self, mat1, mat2, beta, alpha);
   }
@@ -559,6 +698,8 @@ Tensor dispatch_bmm(const Tensor& self, const Tensor& mat2) {
       "bmm", {detail::device_of(self, "bmm", "self"), detail::device_of(mat2, "bmm", "mat2")})) {
     case DeviceType::Lazy:
       return lazy::bmm(self, mat2);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_bmm)>(DeviceType::CUDA, "bmm")(self, mat2);
     default:
       return cpu::bmm(self, mat2);
   }
@@ -569,6 +710,8 @@ Tensor dispatch_view(const Tensor& self, const std::vector<int64_t>& size) {
   switch (detail::op_device("view", {detail::device_of(self, "view", "self")})) {
     case DeviceType::Lazy:
       return lazy::view(self, size);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_view)>(DeviceType::CUDA, "view")(self, size);
     default:
       return cpu::view(self, size);
   }
@@ -579,6 +722,9 @@ Tensor dispatch_permute(const Tensor& self, const std::vector<int64_t>& dims) {
   switch (detail::op_device("permute", {detail::device_of(self, "permute", "self")})) {
     case DeviceType::Lazy:
       return lazy::permute(self, dims);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_permute)>(DeviceType::CUDA, "permute")(self,
+                                                                                            dims);
     default:
       return cpu::permute(self, dims);
   }
@@ -589,6 +735,9 @@ Tensor dispatch_transpose_int(const Tensor& self, int64_t dim0, int64_t dim1) {
   switch (detail::op_device("transpose.int", {detail::device_of(self, "transpose.int", "self")})) {
     case DeviceType::Lazy:
       return lazy::transpose_int(self, dim0, dim1);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_transpose_int)>(
+          DeviceType::CUDA, "transpose.int")(self, dim0, dim1);
     default:
       return cpu::transpose_int(self, dim0, dim1);
   }
@@ -599,6 +748,8 @@ Tensor dispatch_t(const Tensor& self) {
   switch (detail::op_device("t", {detail::device_of(self, "t", "self")})) {
     case DeviceType::Lazy:
       return lazy::t(self);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_t)>(DeviceType::CUDA, "t")(self);
     default:
       return cpu::t(self);
   }
@@ -609,6 +760,9 @@ Tensor dispatch_expand(const Tensor& self, const std::vector<int64_t>& size, boo
   switch (detail::op_device("expand", {detail::device_of(self, "expand", "self")})) {
     case DeviceType::Lazy:
       return lazy::expand(self, size, implicit);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_expand)>(DeviceType::CUDA, "expand")(
+          self, size, implicit);
     default:
       return cpu::expand(self, size, implicit);
   }
@@ -621,6 +775,9 @@ Tensor dispatch_slice_tensor(const Tensor& self, int64_t dim, std::optional<int6
   switch (detail::op_device("slice.Tensor", {detail::device_of(self, "slice.Tensor", "self")})) {
     case DeviceType::Lazy:
       return lazy::slice_tensor(self, dim, start, end, step);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_slice_tensor)>(
+          DeviceType::CUDA, "slice.Tensor")(self, dim, start, end, step);
     default:
       return cpu::slice_tensor(self, dim, start, end, step);
   }
@@ -631,6 +788,9 @@ Tensor dispatch_select_int(const Tensor& self, int64_t dim, int64_t index) {
   switch (detail::op_device("select.int", {detail::device_of(self, "select.int", "self")})) {
     case DeviceType::Lazy:
       return lazy::select_int(self, dim, index);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_select_int)>(DeviceType::CUDA, "select.int")(
+          self, dim, index);
     default:
       return cpu::select_int(self, dim, index);
   }
@@ -641,6 +801,9 @@ Tensor dispatch_squeeze_dim(const Tensor& self, int64_t dim) {
   switch (detail::op_device("squeeze.dim", {detail::device_of(self, "squeeze.dim", "self")})) {
     case DeviceType::Lazy:
       return lazy::squeeze_dim(self, dim);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_squeeze_dim)>(DeviceType::CUDA, "squeeze.dim")(
+          self, dim);
     default:
       return cpu::squeeze_dim(self, dim);
   }
@@ -651,6 +814,9 @@ Tensor dispatch_unsqueeze(const Tensor& self, int64_t dim) {
   switch (detail::op_device("unsqueeze", {detail::device_of(self, "unsqueeze", "self")})) {
     case DeviceType::Lazy:
       return lazy::unsqueeze(self, dim);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_unsqueeze)>(DeviceType::CUDA, "unsqueeze")(
+          self, dim);
     default:
       return cpu::unsqueeze(self, dim);
   }
@@ -661,6 +827,9 @@ Tensor dispatch_reshape(const Tensor& self, const std::vector<int64_t>& shape) {
   switch (detail::op_device("reshape", {detail::device_of(self, "reshape", "self")})) {
     case DeviceType::Lazy:
       return lazy::reshape(self, shape);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_reshape)>(DeviceType::CUDA, "reshape")(self,
+                                                                                            shape);
     default:
       return cpu::reshape(self, shape);
   }
@@ -672,6 +841,9 @@ Tensor dispatch_flatten_using_ints(const Tensor& self, int64_t start_dim, int64_
                             {detail::device_of(self, "flatten.using_ints", "self")})) {
     case DeviceType::Lazy:
       return lazy::flatten_using_ints(self, start_dim, end_dim);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_flatten_using_ints)>(
+          DeviceType::CUDA, "flatten.using_ints")(self, start_dim, end_dim);
     default:
       return cpu::flatten_using_ints(self, start_dim, end_dim);
   }
@@ -682,6 +854,9 @@ Tensor dispatch_narrow(const Tensor& self, int64_t dim, int64_t start, int64_t l
   switch (detail::op_device("narrow", {detail::device_of(self, "narrow", "self")})) {
     case DeviceType::Lazy:
       return lazy::narrow(self, dim, start, length);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_narrow)>(DeviceType::CUDA, "narrow")(
+          self, dim, start, length);
     default:
       return cpu::narrow(self, dim, start, length);
   }
@@ -695,6 +870,9 @@ Tensor dispatch_slice_backward(const Tensor& grad_output, const std::vector<int6
                             {detail::device_of(grad_output, "slice_backward", "grad_output")})) {
     case DeviceType::Lazy:
       return lazy::slice_backward(grad_output, input_sizes, dim, start, end, step);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_slice_backward)>(
+          DeviceType::CUDA, "slice_backward")(grad_output, input_sizes, dim, start, end, step);
     default:
       return cpu::slice_backward(grad_output, input_sizes, dim, start, end, step);
   }
@@ -709,6 +887,9 @@ Tensor dispatch_slice_scatter(const Tensor& self, const Tensor& src, int64_t dim
                                               detail::device_of(src, "slice_scatter", "src")})) {
     case DeviceType::Lazy:
       return lazy::slice_scatter(self, src, dim, start, end, step);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_slice_scatter)>(
+          DeviceType::CUDA, "slice_scatter")(self, src, dim, start, end, step);
     default:
       return cpu::slice_scatter(self, src, dim, start, end, step);
   }
@@ -719,6 +900,8 @@ Tensor dispatch_cat(const std::vector<Tensor>& tensors, int64_t dim) {
   switch (detail::op_device("cat", {detail::device_of(tensors)})) {
     case DeviceType::Lazy:
       return lazy::cat(tensors, dim);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_cat)>(DeviceType::CUDA, "cat")(tensors, dim);
     default:
       return cpu::cat(tensors, dim);
   }
@@ -730,6 +913,9 @@ Tensor dispatch_index_select(const Tensor& self, int64_t dim, const Tensor& inde
                                              detail::device_of(index, "index_select", "index")})) {
     case DeviceType::Lazy:
       return lazy::index_select(self, dim, index);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_index_select)>(
+          DeviceType::CUDA, "index_select")(self, dim, index);
     default:
       return cpu::index_select(self, dim, index);
   }
@@ -743,6 +929,9 @@ Tensor dispatch_index_add(const Tensor& self, int64_t dim, const Tensor& index,
                                           detail::device_of(source, "index_add", "source")})) {
     case DeviceType::Lazy:
       return lazy::index_add(self, dim, index, source, alpha);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_index_add)>(DeviceType::CUDA, "index_add")(
+          self, dim, index, source, alpha);
     default:
       return cpu::index_add(self, dim, index, source, alpha);
   }
@@ -754,6 +943,9 @@ Tensor dispatch_gather(const Tensor& self, int64_t dim, const Tensor& index, boo
                                        detail::device_of(index, "gather", "index")})) {
     case DeviceType::Lazy:
       return lazy::gather(self, dim, index, sparse_grad);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_gather)>(DeviceType::CUDA, "gather")(
+          self, dim, index, sparse_grad);
     default:
       return cpu::gather(self, dim, index, sparse_grad);
   }
@@ -767,6 +959,9 @@ Tensor dispatch_scatter_add(const Tensor& self, int64_t dim, const Tensor& index
                                             detail::device_of(src, "scatter_add", "src")})) {
     case DeviceType::Lazy:
       return lazy::scatter_add(self, dim, index, src);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_scatter_add)>(DeviceType::CUDA, "scatter_add")(
+          self, dim, index, src);
     default:
       return cpu::scatter_add(self, dim, index, src);
   }
@@ -779,6 +974,9 @@ Tensor dispatch_masked_fill_scalar(const Tensor& self, const Tensor& mask, const
                              detail::device_of(mask, "masked_fill.Scalar", "mask")})) {
     case DeviceType::Lazy:
       return lazy::masked_fill_scalar(self, mask, value);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_masked_fill_scalar)>(
+          DeviceType::CUDA, "masked_fill.Scalar")(self, mask, value);
     default:
       return cpu::masked_fill_scalar(self, mask, value);
   }
@@ -790,6 +988,9 @@ Tensor dispatch_clamp(const Tensor& self, const std::optional<Scalar>& min,
   switch (detail::op_device("clamp", {detail::device_of(self, "clamp", "self")})) {
     case DeviceType::Lazy:
       return lazy::clamp(self, min, max);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_clamp)>(DeviceType::CUDA, "clamp")(self, min,
+                                                                                        max);
     default:
       return cpu::clamp(self, min, max);
   }
@@ -805,6 +1006,9 @@ Tensor dispatch_conv2d(const Tensor& input, const Tensor& weight, const std::opt
                  detail::device_of(weight, "conv2d", "weight"), detail::device_of(bias)})) {
     case DeviceType::Lazy:
       return lazy::conv2d(input, weight, bias, stride, padding, dilation, groups);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_conv2d)>(DeviceType::CUDA, "conv2d")(
+          input, weight, bias, stride, padding, dilation, groups);
     default:
       return cpu::conv2d(input, weight, bias, stride, padding, dilation, groups);
   }
@@ -823,6 +1027,10 @@ Tensor dispatch_conv2d_backward_input(const Tensor& grad_output, const Tensor& w
     case DeviceType::Lazy:
       return lazy::conv2d_backward_input(grad_output, weight, input_size, stride, padding, dilation,
                                          groups);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_conv2d_backward_input)>(
+          DeviceType::CUDA, "conv2d_backward_input")(grad_output, weight, input_size, stride,
+                                                     padding, dilation, groups);
     default:
       return cpu::conv2d_backward_input(grad_output, weight, input_size, stride, padding, dilation,
                                         groups);
@@ -843,6 +1051,10 @@ Tensor dispatch_conv2d_backward_weight(const Tensor& grad_output, const Tensor& 
     case DeviceType::Lazy:
       return lazy::conv2d_backward_weight(grad_output, input, weight_size, stride, padding,
                                           dilation, groups);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_conv2d_backward_weight)>(
+          DeviceType::CUDA, "conv2d_backward_weight")(grad_output, input, weight_size, stride,
+                                                      padding, dilation, groups);
     default:
       return cpu::conv2d_backward_weight(grad_output, input, weight_size, stride, padding, dilation,
                                          groups);
@@ -858,6 +1070,10 @@ std::tuple<Tensor, Tensor> dispatch_max_pool2d_with_indices(
                             {detail::device_of(self, "max_pool2d_with_indices", "self")})) {
     case DeviceType::Lazy:
       return lazy::max_pool2d_with_indices(self, kernel_size, stride, padding, dilation, ceil_mode);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_max_pool2d_with_indices)>(
+          DeviceType::CUDA, "max_pool2d_with_indices")(self, kernel_size, stride, padding, dilation,
+                                                       ceil_mode);
     default:
       return cpu::max_pool2d_with_indices(self, kernel_size, stride, padding, dilation, ceil_mode);
   }
@@ -879,6 +1095,10 @@ Tensor dispatch_max_pool2d_with_indices_backward(const Tensor& grad_output, cons
     case DeviceType::Lazy:
       return lazy::max_pool2d_with_indices_backward(grad_output, self, kernel_size, stride, padding,
                                                     dilation, ceil_mode, indices);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_max_pool2d_with_indices_backward)>(
+          DeviceType::CUDA, "max_pool2d_with_indices_backward")(
+          grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices);
     default:
       return cpu::max_pool2d_with_indices_backward(grad_output, self, kernel_size, stride, padding,
                                                    dilation, ceil_mode, indices);
@@ -893,6 +1113,9 @@ Tensor dispatch_max_pool2d(const Tensor& self, const std::vector<int64_t>& kerne
   switch (detail::op_device("max_pool2d", {detail::device_of(self, "max_pool2d", "self")})) {
     case DeviceType::Lazy:
       return lazy::max_pool2d(self, kernel_size, stride, padding, dilation, ceil_mode);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_max_pool2d)>(DeviceType::CUDA, "max_pool2d")(
+          self, kernel_size, stride, padding, dilation, ceil_mode);
     default:
       return cpu::max_pool2d(self, kernel_size, stride, padding, dilation, ceil_mode);
   }
@@ -911,6 +1134,10 @@ Tensor dispatch_max_pool2d_backward(const Tensor& grad_output, const Tensor& sel
     case DeviceType::Lazy:
       return lazy::max_pool2d_backward(grad_output, self, kernel_size, stride, padding, dilation,
                                        ceil_mode);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_max_pool2d_backward)>(
+          DeviceType::CUDA, "max_pool2d_backward")(grad_output, self, kernel_size, stride, padding,
+                                                   dilation, ceil_mode);
     default:
       return cpu::max_pool2d_backward(grad_output, self, kernel_size, stride, padding, dilation,
                                       ceil_mode);
@@ -927,6 +1154,9 @@ Tensor dispatch__log_softmax_backward_data(const Tensor& grad_output, const Tens
        detail::device_of(output, "_log_softmax_backward_data", "output")})) {
     case DeviceType::Lazy:
       return lazy::_log_softmax_backward_data(grad_output, output, dim, input_dtype);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch__log_softmax_backward_data)>(
+          DeviceType::CUDA, "_log_softmax_backward_data")(grad_output, output, dim, input_dtype);
     default:
       return cpu::_log_softmax_backward_data(grad_output, output, dim, input_dtype);
   }
@@ -942,6 +1172,9 @@ Tensor dispatch_nll_loss(const Tensor& self, const Tensor& target,
                    detail::device_of(target, "nll_loss", "target"), detail::device_of(weight)})) {
     case DeviceType::Lazy:
       return lazy::nll_loss(self, target, weight, reduction, ignore_index);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_nll_loss)>(DeviceType::CUDA, "nll_loss")(
+          self, target, weight, reduction, ignore_index);
     default:
       return cpu::nll_loss(self, target, weight, reduction, ignore_index);
   }
@@ -959,6 +1192,10 @@ Tensor dispatch_nll_loss_backward(const Tensor& grad_output, const Tensor& self,
        detail::device_of(target, "nll_loss_backward", "target"), detail::device_of(weight)})) {
     case DeviceType::Lazy:
       return lazy::nll_loss_backward(grad_output, self, target, weight, reduction, ignore_index);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_nll_loss_backward)>(
+          DeviceType::CUDA, "nll_loss_backward")(grad_output, self, target, weight, reduction,
+                                                 ignore_index);
     default:
       return cpu::nll_loss_backward(grad_output, self, target, weight, reduction, ignore_index);
   }
@@ -969,6 +1206,9 @@ Tensor dispatch__dropout_mask(const Tensor& self, const Scalar& p, const Scalar&
   switch (detail::op_device("_dropout_mask", {detail::device_of(self, "_dropout_mask", "self")})) {
     case DeviceType::Lazy:
       return lazy::_dropout_mask(self, p, seed);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch__dropout_mask)>(
+          DeviceType::CUDA, "_dropout_mask")(self, p, seed);
     default:
       return cpu::_dropout_mask(self, p, seed);
   }
@@ -979,6 +1219,9 @@ const Tensor& dispatch_sqrt_inplace(const Tensor& self) {
   switch (detail::op_device("sqrt_", {detail::device_of(self, "sqrt_", "self")})) {
     case DeviceType::Lazy:
       return lazy::sqrt_inplace(self);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_sqrt_inplace)>(DeviceType::CUDA,
+                                                                    "sqrt_")(self);
     default:
       return cpu::sqrt_inplace(self);
   }
@@ -990,6 +1233,9 @@ const Tensor& dispatch_div_inplace_tensor(const Tensor& self, const Tensor& othe
                                             detail::device_of(other, "div_.Tensor", "other")})) {
     case DeviceType::Lazy:
       return lazy::div_inplace_tensor(self, other);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_div_inplace_tensor)>(
+          DeviceType::CUDA, "div_.Tensor")(self, other);
     default:
       return cpu::div_inplace_tensor(self, other);
   }
@@ -1000,6 +1246,9 @@ const Tensor& dispatch_div_inplace_scalar(const Tensor& self, const Scalar& othe
   switch (detail::op_device("div_.Scalar", {detail::device_of(self, "div_.Scalar", "self")})) {
     case DeviceType::Lazy:
       return lazy::div_inplace_scalar(self, other);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_div_inplace_scalar)>(
+          DeviceType::CUDA, "div_.Scalar")(self, other);
     default:
       return cpu::div_inplace_scalar(self, other);
   }

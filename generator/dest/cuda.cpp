@@ -1,16 +1,34 @@
 // Emits the CUDA side of `pointwise:` ops: NVRTC device-function sources
-// (cuda_device_functions.inc) and eager CUDA kernel launchers (cuda_kernels.h / src/cuda_kernels.cu).
-// The functor text is rendered from the same template as pointwise_ops.h, so CPU and CUDA compute
-// one expression.
+// (cuda_device_functions.inc), eager CUDA kernel launchers (cuda_kernels.h / src/cuda_kernels.cu)
+// and their host side (src/cuda_ops.cpp: shape, dtype, allocation, launch, registration with the
+// op dispatch). The functor text is rendered from the same template as pointwise_ops.h, so CPU
+// and CUDA compute one expression. View ops (`shape: view`) register their cpu kernels for CUDA.
 #include "api/names.h"
 #include "dest/common.h"
 #include "dest/emit.h"
 
 namespace lazygen::gen::dest {
+namespace {
+
+// The eager host kernel of `op`, or "" when it has no tensor to take the device from.
+std::string host_kernel(const EmitContext& ctx, const OpEntry& op) {
+  PointwiseInputs in = pointwise_inputs(op);
+  const Argument* written = written_argument(op);
+  if (!written && in.tensors.empty()) return "";
+  std::string device = api::cpp_name((written ? written : in.tensors.front())->name) + ".device()";
+  return ctx.templates.render("cuda_pointwise_kernel.cpp.tmpl", pointwise_kernel_env(op, "empty_device", device));
+}
+
+}  // namespace
 
 std::vector<GeneratedFile> emit_cuda(const EmitContext& ctx) {
-  std::vector<std::string> entries, decls, defs;
+  std::vector<std::string> entries, decls, defs, kernels, registrations;
   for (const OpEntry& op : ctx.ops) {
+    // Views only compute sizes and strides over the storage: their cpu kernels serve any device.
+    if (op.shape == ShapeRule::View) {
+      registrations.push_back("detail::register_device_kernel(DeviceType::CUDA, \"" + op.schema.name.str() +
+                              "\", &cpu::" + api::op_id(op.schema.name) + ");");
+    }
     if (!op.pointwise) continue;
     std::string id = api::op_id(op.schema.name);
     std::string functor = api::functor_name(op.schema.name);
@@ -18,6 +36,10 @@ std::vector<GeneratedFile> emit_cuda(const EmitContext& ctx) {
         {"schema", op.func}, {"op_id", id}, {"functor", functor}, {"functor_source", pointwise_functor(ctx, op)}}));
     decls.push_back("// " + op.func + "\nvoid launch_" + id + "(const PointwiseArgs& args, cudaStream_t stream);");
     defs.push_back(ctx.templates.render("cuda_kernel.cu.tmpl", {{"schema", op.func}, {"op_id", id}, {"functor", functor}}));
+    std::string kernel = host_kernel(ctx, op);
+    if (kernel.empty()) continue;
+    kernels.push_back(kernel);
+    registrations.push_back("detail::register_device_kernel(DeviceType::CUDA, \"" + op.schema.name.str() + "\", &" + id + ");");
   }
   return {
       {std::string(kIncludeDir) + "cuda_device_functions.inc",
@@ -25,6 +47,9 @@ std::vector<GeneratedFile> emit_cuda(const EmitContext& ctx) {
       {std::string(kIncludeDir) + "cuda_kernels.h",
        ctx.templates.render("cuda_kernels.h.tmpl", {{"source", ctx.source}, {"declarations", decls}})},
       {"src/cuda_kernels.cu", ctx.templates.render("cuda_kernels.cu.tmpl", {{"source", ctx.source}, {"definitions", defs}})},
+      {"src/cuda_ops.cpp", ctx.templates.render("cuda_ops.cpp.tmpl", {{"source", ctx.source},
+                                                                      {"kernels", kernels},
+                                                                      {"registrations", registrations}})},
   };
 }
 

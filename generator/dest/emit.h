@@ -37,6 +37,9 @@ std::vector<GeneratedFile> emit_op_info(const EmitContext& ctx);
 // Pointwise kernels are spread over this many shards (See Note [Pointwise shards]).
 inline constexpr int kPointwiseShards = 4;
 int pointwise_shard(const OpEntry& op);
+// The template values of an eager pointwise kernel (cpu_ and cuda_pointwise_kernel.cpp.tmpl):
+// signature, shape call, out declaration (`allocate(sizes, dtype, device)`), inputs, compute-dtype call.
+TemplateEnv pointwise_kernel_env(const OpEntry& op, const std::string& allocate, const std::string& device);
 // The scalar functor of a `pointwise:` op (struct kernels::<Functor>), as pointwise_ops.h holds it.
 std::string pointwise_functor(const EmitContext& ctx, const OpEntry& op);
 // The op API's autograd hook for an op with derivatives: "if (autograd::needs_grad(...)) ...".

@@ -7,7 +7,8 @@ namespace lazygen::gen::dest {
 GeneratedFile emit_sources(const EmitContext& ctx, const std::vector<GeneratedFile>& files) {
   std::vector<std::string> sources;
   for (const GeneratedFile& f : files) {
-    if (f.path.ends_with(".cpp")) sources.push_back("${CMAKE_CURRENT_LIST_DIR}/" + f.path);
+    // src/cuda_*: the CUDA side, compiled by lazygen_cuda (runtime/backend/cuda/CMakeLists.txt).
+    if (f.path.ends_with(".cpp") && !f.path.starts_with("src/cuda_")) sources.push_back("${CMAKE_CURRENT_LIST_DIR}/" + f.path);
   }
   return {"sources.cmake", ctx.templates.render("sources.cmake.tmpl", {{"source", ctx.source}, {"sources", sources}})};
 }

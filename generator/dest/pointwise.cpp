@@ -33,6 +33,31 @@ std::string pointwise_functor(const EmitContext& ctx, const OpEntry& op) {
   });
 }
 
+// The values of an eager pointwise kernel's template (cpu_pointwise_kernel.cpp.tmpl and
+// cuda_pointwise_kernel.cpp.tmpl): a functional op's result is `allocate(sizes, dtype, device)`.
+TemplateEnv pointwise_kernel_env(const OpEntry& op, const std::string& allocate, const std::string& device) {
+  PointwiseInputs in = pointwise_inputs(op);
+  const Argument* written = written_argument(op);
+  std::string out = written ? api::cpp_name(written->name) : "out";
+  std::vector<std::string> out_decl;
+  if (!written) out_decl.push_back("Tensor out = " + allocate + "(shapes[0].sizes, shapes[0].dtype, " + device + ");");
+  std::vector<std::string> dtype_args = names_of(in.tensors, ".shape()");
+  for (const Argument* a : in.scalars) dtype_args.push_back(api::cpp_name(a->name));
+  api::CppSignature sig = api::op_signature(op, api::op_id(op.schema.name), api::TypeUse::Api);
+  return {
+      {"schema", op.func},
+      {"schema_name", op.schema.name.str()},
+      {"signature", sig.definition()},
+      {"shape_call", shape_call(op)},
+      {"out_decl", out_decl},
+      {"op_id", api::op_id(op.schema.name)},
+      {"out", out},
+      {"tensor_args", join(names_of(in.tensors), ", ")},
+      {"scalar_args", join(names_of(in.scalars), ", ")},
+      {"compute_call", "compute_dtype_" + api::op_id(op.schema.name) + "(" + join(dtype_args, ", ") + ")"},
+  };
+}
+
 namespace {
 
 std::string compute_dtype_name(const OpEntry& op) { return "compute_dtype_" + api::op_id(op.schema.name); }
@@ -60,25 +85,9 @@ std::string compute_dtype_definition(const EmitContext& ctx, const OpEntry& op) 
 }
 
 std::string kernel_definition(const EmitContext& ctx, const OpEntry& op) {
-  PointwiseInputs in = pointwise_inputs(op);
-  const Argument* written = written_argument(op);
-  std::string out = written ? api::cpp_name(written->name) : "out";
-  std::vector<std::string> out_decl;
-  if (!written) out_decl.push_back("Tensor out = empty(shapes[0].sizes, shapes[0].dtype, kCPU);");
-  std::vector<std::string> dtype_args = names_of(in.tensors, ".shape()");
-  for (const Argument* a : in.scalars) dtype_args.push_back(api::cpp_name(a->name));
-  api::CppSignature sig = api::op_signature(op, api::op_id(op.schema.name), api::TypeUse::Api);
-  return ctx.templates.render("cpu_pointwise_kernel.cpp.tmpl", {
-      {"schema", op.func},
-      {"signature", sig.definition()},
-      {"shape_call", shape_call(op)},
-      {"out_decl", out_decl},
-      {"op_id", api::op_id(op.schema.name)},
-      {"out", out},
-      {"tensor_args", join(names_of(in.tensors), ", ")},
-      {"scalar_args", join(names_of(in.scalars), ", ")},
-      {"compute_call", compute_dtype_name(op) + "(" + join(dtype_args, ", ") + ")"},
-  });
+  TemplateEnv env = pointwise_kernel_env(op, "empty", "kCPU");
+  env.erase("schema_name");  // the cpu loop names the op in run_<op id> (cpu_pointwise_run.cpp.tmpl)
+  return ctx.templates.render("cpu_pointwise_kernel.cpp.tmpl", env);
 }
 
 }  // namespace

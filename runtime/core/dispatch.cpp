@@ -1,7 +1,75 @@
 // See dispatch.h.
 #include "core/dispatch.h"
 
+#include <functional>
+#include <mutex>
+#include <shared_mutex>
+#include <stdexcept>
+#include <string>
+#include <unordered_map>
+
 namespace lazygen::detail {
+namespace {
+
+struct KernelKey {
+  DeviceType type;
+  std::string_view op;
+  friend bool operator==(const KernelKey&, const KernelKey&) = default;
+};
+struct KernelKeyHash {
+  size_t operator()(const KernelKey& k) const {
+    return std::hash<std::string_view>()(k.op) * 31 + static_cast<size_t>(k.type);
+  }
+};
+struct KernelEntry {
+  void (*fn)();
+  const std::type_info* signature;
+};
+
+// Never destroyed: kernels may be looked up during static destruction.
+struct KernelTable {
+  std::shared_mutex mutex;
+  std::unordered_map<KernelKey, KernelEntry, KernelKeyHash> kernels;
+};
+KernelTable& kernel_table() {
+  static auto* table = new KernelTable();
+  return *table;
+}
+
+std::string device_type_name(DeviceType type) {
+  return type == DeviceType::CUDA ? "CUDA" : type == DeviceType::Lazy ? "lazy" : "cpu";
+}
+
+}  // namespace
+
+void register_device_kernel_erased(DeviceType type, std::string_view op, void (*fn)(),
+                                   const std::type_info& signature) {
+  KernelTable& table = kernel_table();
+  std::unique_lock lock(table.mutex);
+  table.kernels[KernelKey{type, op}] = KernelEntry{fn, &signature};
+}
+
+bool has_device_kernel(DeviceType type, std::string_view op) {
+  KernelTable& table = kernel_table();
+  std::shared_lock lock(table.mutex);
+  return table.kernels.count(KernelKey{type, op}) != 0;
+}
+
+void (*find_device_kernel_erased(DeviceType type, std::string_view op,
+                                 const std::type_info& signature))() {
+  KernelTable& table = kernel_table();
+  std::shared_lock lock(table.mutex);
+  auto it = table.kernels.find(KernelKey{type, op});
+  if (it == table.kernels.end()) {
+    throw std::runtime_error(std::string(op) + ": no " + device_type_name(type) +
+                             " kernel; move the tensors to cpu (t.cpu()) to run it there");
+  }
+  if (*it->second.signature != signature) {
+    throw std::logic_error(std::string(op) + ": the " + device_type_name(type) +
+                           " kernel was registered with another signature");
+  }
+  return it->second.fn;
+}
 
 std::optional<Device> device_of(const std::vector<Tensor>& ts) {
   for (const Tensor& t : ts) {

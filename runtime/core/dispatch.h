@@ -1,9 +1,12 @@
 // What the generated op API (generated/src/ops.cpp) needs to pick an implementation: the one
-// device all of an op's tensors are on, and the Shapes of optional and list arguments.
+// device all of an op's tensors are on, the kernels of devices other than cpu and lazy (see
+// Note [Device kernels]), and the Shapes of optional and list arguments.
 #pragma once
 
 #include <initializer_list>
 #include <optional>
+#include <string_view>
+#include <typeinfo>
 #include <vector>
 
 #include "lazygen/device.h"
@@ -27,6 +30,36 @@ Device device_of(const Tensor& t, const char* op, const char* arg);
 // different devices or no tensor is defined ("add.Tensor: expected all tensors on one device,
 // got cpu and lazy:0").
 DeviceType op_device(const char* op, std::initializer_list<std::optional<Device>> devices);
+
+// Note [Device kernels]
+// The eager kernels of a device library (cuda: lazygen_cuda) are not known to the generated
+// dispatch, which is compiled whether or not the library exists. The library registers each
+// kernel under (device type, schema name) when it is linked (static initialization), with the
+// exact signature of the op's dispatch function, and dispatch looks it up per call. An op without
+// a kernel for the tensors' device throws std::runtime_error "<op>: no <device> kernel ..."
+// rather than running a cpu kernel on device memory. Lookup and registration are thread-safe.
+
+// Type-erased entry points of the table. REQUIRES: `op` has static storage duration.
+void register_device_kernel_erased(DeviceType type, std::string_view op, void (*fn)(),
+                                   const std::type_info& signature);
+void (*find_device_kernel_erased(DeviceType type, std::string_view op,
+                                 const std::type_info& signature))();
+
+// Whether `type` has a kernel for `op` (any signature).
+bool has_device_kernel(DeviceType type, std::string_view op);
+
+// Registers `fn` as the `op` kernel of `type`, replacing any earlier one.
+template <class Fn>
+void register_device_kernel(DeviceType type, std::string_view op, Fn* fn) {
+  register_device_kernel_erased(type, op, reinterpret_cast<void (*)()>(fn), typeid(Fn));
+}
+
+// The `op` kernel of `type`. Throws std::runtime_error naming the op and device when there is
+// none, std::logic_error when it was registered with another signature than Fn.
+template <class Fn>
+Fn* device_kernel(DeviceType type, std::string_view op) {
+  return reinterpret_cast<Fn*>(find_device_kernel_erased(type, op, typeid(Fn)));
+}
 
 inline std::optional<Shape> shape_of(const std::optional<Tensor>& t) {
   return t ? std::optional<Shape>(t->shape()) : std::nullopt;

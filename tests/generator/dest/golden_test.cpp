@@ -133,6 +133,7 @@ TEST(GoldenTest, EmitsTheFilesInAFixedOrder) {
                        "include/lazygen/generated/cuda_device_functions.inc",
                        "include/lazygen/generated/cuda_kernels.h",
                        "src/cuda_kernels.cu",
+                       "src/cuda_ops.cpp",
                        "src/op_info.cpp",
                        "sources.cmake",
                    }));
