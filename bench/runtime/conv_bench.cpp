@@ -124,7 +124,7 @@ void conv2_blocks(benchmark::State& state) {
   compare(state, kConv2);
 }
 
-constexpr int64_t kDefaultBlock = 256 << 10;
+constexpr int64_t kDefaultBlock = 1 << 20;  // WinogradTuning::block_bytes
 
 BENCHMARK(conv1)
     ->ArgNames({"op", "block", "threads"})
@@ -138,7 +138,7 @@ BENCHMARK(conv2)
     ->Unit(benchmark::kMillisecond);
 BENCHMARK(conv2_blocks)
     ->ArgNames({"op", "block", "threads"})
-    ->ArgsProduct({{0, 1, 2}, {0, 64 << 10, 128 << 10, 256 << 10, 512 << 10, 1024 << 10}, {1, 2}})
+    ->ArgsProduct({{0, 1, 2}, {0, 64 << 10, 256 << 10, 1 << 20, 2 << 20}, {1, 2}})
     ->UseManualTime()
     ->Unit(benchmark::kMillisecond);
 

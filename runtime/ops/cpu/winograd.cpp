@@ -149,8 +149,8 @@ LAZYGEN_TRANSFORM_INLINE void scatter_output(const Problem<T>& p, int64_t o, int
 
 // Transformed inputs of tiles [t0, t1): ws.v [36][cin][n].
 template <class T>
-LAZYGEN_VECTOR_CLONES void transform_inputs(const Problem<T>& p, int64_t t0, int64_t t1,
-                                            Workspace<T>& ws) {
+LAZYGEN_TRANSFORM_INLINE void transform_inputs_impl(const Problem<T>& p, int64_t t0, int64_t t1,
+                                                    Workspace<T>& ws) {
   const int64_t n = t1 - t0;
   for (int64_t c = 0; c < p.cin; ++c) {
     gather_input(p, c, t0, t1, ws.d, ws.row);
@@ -160,8 +160,8 @@ LAZYGEN_VECTOR_CLONES void transform_inputs(const Problem<T>& p, int64_t t0, int
 
 // Output blocks of tiles [t0, t1) from ws.m [36][cout][n] into y.
 template <class T>
-LAZYGEN_VECTOR_CLONES void transform_outputs(const Problem<T>& p, int64_t t0, int64_t t1,
-                                             Workspace<T>& ws) {
+LAZYGEN_TRANSFORM_INLINE void transform_outputs_impl(const Problem<T>& p, int64_t t0, int64_t t1,
+                                                     Workspace<T>& ws) {
   const int64_t n = t1 - t0;
   for (int64_t o = 0; o < p.cout; ++o) {
     winograd::output_2d(ws.m + o * n, p.cout * n, ws.tmp, ws.d, n, n);
@@ -171,13 +171,39 @@ LAZYGEN_VECTOR_CLONES void transform_outputs(const Problem<T>& p, int64_t t0, in
 
 // Transformed output gradients of tiles [t0, t1): ws.m [36][cout][n].
 template <class T>
-LAZYGEN_VECTOR_CLONES void transform_grads(const Problem<T>& p, int64_t t0, int64_t t1,
-                                           Workspace<T>& ws) {
+LAZYGEN_TRANSFORM_INLINE void transform_grads_impl(const Problem<T>& p, int64_t t0, int64_t t1,
+                                                   Workspace<T>& ws) {
   const int64_t n = t1 - t0;
   for (int64_t o = 0; o < p.cout; ++o) {
     gather_grad(p, o, t0, t1, ws.d);
     winograd::grad_2d(ws.d, ws.tmp, ws.m + o * n, p.cout * n, n, n);
   }
+}
+
+// The clones themselves: target_clones takes no templates, so one function per dtype.
+LAZYGEN_VECTOR_CLONES void transform_inputs(const Problem<float>& p, int64_t t0, int64_t t1,
+                                            Workspace<float>& ws) {
+  transform_inputs_impl(p, t0, t1, ws);
+}
+LAZYGEN_VECTOR_CLONES void transform_inputs(const Problem<double>& p, int64_t t0, int64_t t1,
+                                            Workspace<double>& ws) {
+  transform_inputs_impl(p, t0, t1, ws);
+}
+LAZYGEN_VECTOR_CLONES void transform_outputs(const Problem<float>& p, int64_t t0, int64_t t1,
+                                             Workspace<float>& ws) {
+  transform_outputs_impl(p, t0, t1, ws);
+}
+LAZYGEN_VECTOR_CLONES void transform_outputs(const Problem<double>& p, int64_t t0, int64_t t1,
+                                             Workspace<double>& ws) {
+  transform_outputs_impl(p, t0, t1, ws);
+}
+LAZYGEN_VECTOR_CLONES void transform_grads(const Problem<float>& p, int64_t t0, int64_t t1,
+                                           Workspace<float>& ws) {
+  transform_grads_impl(p, t0, t1, ws);
+}
+LAZYGEN_VECTOR_CLONES void transform_grads(const Problem<double>& p, int64_t t0, int64_t t1,
+                                           Workspace<double>& ws) {
+  transform_grads_impl(p, t0, t1, ws);
 }
 
 template <class T>
