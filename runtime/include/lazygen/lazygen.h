@@ -6,6 +6,7 @@
 #include "lazygen/aot.h"
 #include "lazygen/autograd.h"
 #include "lazygen/composite.h"
+#include "lazygen/conv.h"
 #include "lazygen/cuda.h"
 #include "lazygen/dtype.h"
 #include "lazygen/factory.h"

@@ -9,47 +9,25 @@
 //   input gradient:  dcol = w_g^T @ dy_g, added back into dx by col2im
 // A 1x1 kernel with unit stride and no padding needs no copy: the input planes already are the
 // column matrix. Columns stay per sample (a few hundred KiB for the tutorial CNN), so a gemm
-// reads them from cache. Samples run one after another; the parallelism is OpenBLAS's own
-// threads inside each gemm, which on the tutorial CNN's shapes reach ~125 GFLOP/s on this
-// machine's two cores, close to its peak, so the samples are not also split over threads.
-#include <cblas.h>
-
+// reads them from cache. A per-sample gemm small enough for OpenBLAS to run on the calling
+// thread alone (kBlasSingleThreadMnk, e.g. the tutorial CNN's conv1) would leave the other
+// cores idle, so then our pool splits the samples, each thread with its own column matrix (and
+// weight-gradient accumulator). Larger gemms run sample after sample with OpenBLAS's threads.
+// 3x3 kernels with unit stride take Winograd instead where it applies (See Note [Winograd
+// convolution] in winograd.h).
 #include <algorithm>
-#include <limits>
-#include <string>
+#include <mutex>
 
 #include "core/tensor/tensor_impl.h"
+#include "lazygen/conv.h"
+#include "lazygen/metrics.h"
+#include "ops/cpu/blas_gemm.h"
 #include "ops/cpu/training_kernels.h"
+#include "ops/cpu/winograd.h"
 #include "ops/shape/training_shapes.h"
 
 namespace lazygen::cpu {
 namespace {
-
-blasint blas_int(int64_t v) {
-  if (v > std::numeric_limits<blasint>::max()) {
-    throw ShapeError("conv2d", "dimension " + std::to_string(v) + " is too large for BLAS");
-  }
-  return static_cast<blasint>(v);
-}
-
-// Row-major c [m, n] = op(a) [m, k] @ op(b) [k, n] + beta * c.
-struct Gemm {
-  bool trans_a = false, trans_b = false;
-  int64_t m = 0, n = 0, k = 0;
-};
-
-void gemm(const Gemm& g, const float* a, const float* b, float beta, float* c) {
-  cblas_sgemm(CblasRowMajor, g.trans_a ? CblasTrans : CblasNoTrans,
-              g.trans_b ? CblasTrans : CblasNoTrans, blas_int(g.m), blas_int(g.n), blas_int(g.k),
-              1.0f, a, blas_int(g.trans_a ? g.m : g.k), b, blas_int(g.trans_b ? g.k : g.n), beta, c,
-              blas_int(g.n));
-}
-void gemm(const Gemm& g, const double* a, const double* b, double beta, double* c) {
-  cblas_dgemm(CblasRowMajor, g.trans_a ? CblasTrans : CblasNoTrans,
-              g.trans_b ? CblasTrans : CblasNoTrans, blas_int(g.m), blas_int(g.n), blas_int(g.k),
-              1.0, a, blas_int(g.trans_a ? g.m : g.k), b, blas_int(g.trans_b ? g.k : g.n), beta, c,
-              blas_int(g.n));
-}
 
 bool is_pointwise(const Conv2dGeometry& g) {
   return g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.ph == 0 && g.pw == 0;
@@ -112,6 +90,35 @@ Tensor column_buffer(const Conv2dGeometry& g, DType dtype) {
   return make_cpu_tensor({is_pointwise(g) ? 0 : g.col_rows() * g.col_cols()}, dtype);
 }
 
+// Whether this call runs Winograd; counts the choice (lazygen/conv.h).
+bool use_winograd(const Conv2dGeometry& g) {
+  static metrics::Counter& winograd = metrics::counter("conv.winograd");
+  static metrics::Counter& im2col = metrics::counter("conv.im2col");
+  const bool use = winograd_enabled() && winograd_applies(g);
+  (use ? winograd : im2col).add();
+  return use;
+}
+
+// Runs run(s0, s1) over sample ranges: split over our pool's threads when OpenBLAS would run
+// each per-sample gemm on one thread anyway, else one range. See Note [im2col convolution].
+template <class F>
+void over_sample_ranges(const Conv2dGeometry& g, const F& run) {
+  if (g.out_per_group() * g.col_rows() * g.col_cols() <= kBlasSingleThreadMnk) {
+    parallel_over_items(g.n, run);
+  } else {
+    run(0, g.n);
+  }
+}
+
+// Runs fn(sample, col) for every sample, col a column matrix of the calling thread.
+template <class T, class F>
+void over_samples(const Conv2dGeometry& g, const F& fn) {
+  over_sample_ranges(g, [&](int64_t s0, int64_t s1) {
+    const Tensor col = column_buffer(g, dtype_of<T>());
+    for (int64_t s = s0; s < s1; ++s) fn(s, col.data_ptr<T>());
+  });
+}
+
 template <class T>
 void forward_sample(const T* x, const T* w, const T* bias, T* y, T* col, const Conv2dGeometry& g) {
   const int64_t rows = g.col_rows(), cols = g.col_cols(), opg = g.out_per_group();
@@ -148,12 +155,15 @@ Tensor conv2d(const Tensor& input, const Tensor& weight, const std::optional<Ten
   dispatch_dtype(shape.dtype, [&](auto tag) {
     using T = decltype(tag);
     if constexpr (std::is_floating_point_v<T>) {
-      const Tensor col = column_buffer(g, shape.dtype);
-      for (int64_t s = 0; s < g.n; ++s) {
-        forward_sample(x.data_ptr<T>() + s * in_size, w.data_ptr<T>(),
-                       has_bias ? b.data_ptr<T>() : nullptr, out.data_ptr<T>() + s * out_size,
-                       col.data_ptr<T>(), g);
+      const T* bp = has_bias ? b.data_ptr<T>() : nullptr;
+      if (use_winograd(g)) {
+        winograd_forward(x.data_ptr<T>(), w.data_ptr<T>(), bp, out.data_ptr<T>(), g);
+        return;
       }
+      over_samples<T>(g, [&](int64_t s, T* col) {
+        forward_sample(x.data_ptr<T>() + s * in_size, w.data_ptr<T>(), bp,
+                       out.data_ptr<T>() + s * out_size, col, g);
+      });
     }
   });
   return out;
@@ -189,6 +199,26 @@ void backward_weight_sample(const T* dy, const T* x, T* dw, T* col, const Conv2d
   }
 }
 
+// dw = the sum over samples; with samples split over threads, each sums its own share first.
+template <class T>
+void backward_weight_samples(const T* dy, const T* x, T* dw, const Conv2dGeometry& g) {
+  const int64_t in_size = g.c * g.h * g.w, out_size = g.o * g.oh * g.ow;
+  const int64_t size = g.o * g.col_rows();
+  std::fill_n(dw, size, T(0));
+  std::mutex mu;
+  over_sample_ranges(g, [&](int64_t s0, int64_t s1) {
+    const Tensor col = column_buffer(g, dtype_of<T>()),
+                 part = make_cpu_tensor({size}, dtype_of<T>());
+    T* acc = part.data_ptr<T>();
+    std::fill_n(acc, size, T(0));
+    for (int64_t s = s0; s < s1; ++s) {
+      backward_weight_sample(dy + s * out_size, x + s * in_size, acc, col.data_ptr<T>(), g);
+    }
+    std::lock_guard<std::mutex> lock(mu);
+    for (int64_t i = 0; i < size; ++i) dw[i] += acc[i];
+  });
+}
+
 }  // namespace
 
 Tensor conv2d_backward_input(const Tensor& grad_output, const Tensor& weight,
@@ -207,11 +237,14 @@ Tensor conv2d_backward_input(const Tensor& grad_output, const Tensor& weight,
   dispatch_dtype(shape.dtype, [&](auto tag) {
     using T = decltype(tag);
     if constexpr (std::is_floating_point_v<T>) {
-      const Tensor col = column_buffer(g, shape.dtype);
-      for (int64_t s = 0; s < g.n; ++s) {
-        backward_input_sample(dy.data_ptr<T>() + s * out_size, w.data_ptr<T>(),
-                              out.data_ptr<T>() + s * in_size, col.data_ptr<T>(), g);
+      if (use_winograd(g)) {
+        winograd_backward_input(dy.data_ptr<T>(), w.data_ptr<T>(), out.data_ptr<T>(), g);
+        return;
       }
+      over_samples<T>(g, [&](int64_t s, T* col) {
+        backward_input_sample(dy.data_ptr<T>() + s * out_size, w.data_ptr<T>(),
+                              out.data_ptr<T>() + s * in_size, col, g);
+      });
     }
   });
   return out;
@@ -229,17 +262,14 @@ Tensor conv2d_backward_weight(const Tensor& grad_output, const Tensor& input,
       conv2d_geometry(kOp, input.sizes(), weight_size, stride, padding, dilation, groups);
   Tensor out = make_cpu_tensor(shape.sizes, shape.dtype);
   const Tensor dy = grad_output.contiguous(), x = input.contiguous();
-  const int64_t in_size = g.c * g.h * g.w, out_size = g.o * g.oh * g.ow;
   dispatch_dtype(shape.dtype, [&](auto tag) {
     using T = decltype(tag);
     if constexpr (std::is_floating_point_v<T>) {
-      T* dw = out.data_ptr<T>();
-      std::fill_n(dw, out.numel(), T(0));
-      const Tensor col = column_buffer(g, shape.dtype);
-      for (int64_t s = 0; s < g.n; ++s) {
-        backward_weight_sample(dy.data_ptr<T>() + s * out_size, x.data_ptr<T>() + s * in_size, dw,
-                               col.data_ptr<T>(), g);
+      if (use_winograd(g)) {
+        winograd_backward_weight(dy.data_ptr<T>(), x.data_ptr<T>(), out.data_ptr<T>(), g);
+        return;
       }
+      backward_weight_samples(dy.data_ptr<T>(), x.data_ptr<T>(), out.data_ptr<T>(), g);
     }
   });
   return out;

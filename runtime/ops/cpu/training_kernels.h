@@ -19,8 +19,10 @@
 
 namespace lazygen::cpu {
 
-// ---- convolution (ops/cpu/conv.cpp): im2col + BLAS gemm per sample and group (a 1x1 kernel
-// with unit stride and no padding reads the input in place). float32/float64.
+// ---- convolution (ops/cpu/conv.cpp): Winograd F(4x4, 3x3) for 3x3 kernels with unit stride and
+// dilation, one group and at least 4 channels in and out (ops/cpu/winograd.h; lazygen/conv.h
+// switches it off); else im2col + BLAS gemm per sample and group (a 1x1 kernel with unit stride
+// and no padding reads the input in place). float32/float64.
 Tensor conv2d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
               const std::vector<int64_t>& stride, const std::vector<int64_t>& padding,
               const std::vector<int64_t>& dilation, int64_t groups);

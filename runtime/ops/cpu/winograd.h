@@ -1,0 +1,81 @@
+// Winograd convolution for conv.cpp: 3x3 kernels, unit stride and dilation, one group, any
+// padding and plane size, float32 and float64; forward, input gradient and weight gradient.
+//
+// Note [Winograd convolution]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// F(4x4, 3x3) (winograd_transform.h) turns each 6x6 input tile into 36 transform points; per
+// point the channel mixing is one gemm, and a 4x4 output block costs 36 multiply-adds per
+// channel pair instead of 144: 4x fewer gemm flops than im2col. F(2x2, 3x3) saves only 2.25x,
+// and its 4x4 tiles overlap by half, so it gathers and transforms 1.8x more data per output;
+// transforms already take over half of F(4x4)'s time on the tutorial CNN's conv2, so F(2x2)
+// would lose on both counts. Its one advantage, smaller rounding error, does not matter here:
+// F(4x4)'s float32 error stays within ~7 epsilons of the tile's magnitude (winograd_test.cpp).
+//   forward:         y = A^T [U .* V] A, U = G w G^T per (out, in) channel pair, V = B^T x B per
+//                    tile and input channel; per point k: M_k [out, tiles] = U_k [out, in] @ V_k.
+//   input gradient:  the same code run on dy, as the full correlation of dy with the flipped
+//                    kernel (in and out channels swapped, padding 2 - p, negative = cropping). It
+//                    tiles dx (26x26 on conv2: 7x7 tiles, of which the last row and column are
+//                    half empty) rather than y (6x6 tiles); the transposed form, which would keep
+//                    y's tiles, scatters overlapping tiles back and is not done.
+//   weight gradient: dU_k [out, in] = sum over tiles of (A dy A^T)_k @ V_k^T, dw = G^T dU G.
+// Partial edge blocks read zeros past the input and drop (or, for dy, zero) the outputs past the
+// edge, so every plane size is exact.
+// Threading: tiles of all samples are numbered together and cut into blocks whose transformed
+// inputs and outputs (36 points x (in + out) channels x tiles) fit in ~1 MiB, a core's L2 here
+// (64 tiles on conv2; 64 KiB and 256 KiB blocks measured slower: more, smaller gemm calls). Our
+// thread pool splits the blocks; a thread gathers and transforms its block's inputs, runs the
+// 36 gemms (OpenBLAS keeps gemms under kBlasSingleThreadMnk on the calling thread) and
+// transforms the outputs, so transforms and gemms are all parallel. The alternative, all tiles
+// in one block whose 36 big gemms OpenBLAS threads itself (WinogradTuning::pool = false, kept
+// for conv_bench), measured as fast on the forward but 2-3x slower on the backward ops: the
+// transforms run serially and tens of MiB of transformed data stream through memory. Channel
+// counts whose per-block gemm exceeds OpenBLAS's single-thread limit run their blocks one after
+// another instead, with OpenBLAS's threads inside each gemm.
+// The transform loops are compiled for AVX-512, AVX2 and the baseline (target_clones). Tiles are
+// gathered with scalar loads: a 26-wide plane has only 6-7 tiles per row, too few for vectors
+// along the row, so the gathers are now the largest part of the transform time.
+// conv.cpp uses Winograd where winograd_applies() and it is enabled (lazygen/conv.h); counters
+// `conv.winograd` and `conv.im2col` count the calls each algorithm served. One input channel
+// (the tutorial CNN's conv1) stays on im2col: there Winograd measured 3-5x slower, all transform
+// and no gemm.
+#pragma once
+
+#include <cstdint>
+
+#include "backend/cpu/thread_pool.h"
+#include "ops/shape/training_shapes.h"
+
+namespace lazygen::cpu {
+
+// True for a 3x3 kernel with unit stride and dilation and one group, with enough input and
+// output channels for Winograd to beat im2col (a 1-channel conv is all transforms and no gemm).
+bool winograd_applies(const Conv2dGeometry& g);
+
+// REQUIRES: winograd_applies(g) but for the channel counts; contiguous NCHW operands of g's
+// sizes; y, dx and dw are fully overwritten. bias may be null.
+template <class T>
+void winograd_forward(const T* x, const T* w, const T* bias, T* y, const Conv2dGeometry& g);
+template <class T>
+void winograd_backward_input(const T* dy, const T* w, T* dx, const Conv2dGeometry& g);
+template <class T>
+void winograd_backward_weight(const T* dy, const T* x, T* dw, const Conv2dGeometry& g);
+
+// Benchmark knobs, process-wide and not synchronised: change them only while no convolution
+// runs. block_bytes bounds a block's transformed inputs + outputs; pool = false batches all tiles
+// into one block whose 36 gemms OpenBLAS threads itself.
+struct WinogradTuning {
+  int64_t block_bytes = 1 << 20;
+  bool pool = true;
+};
+WinogradTuning& winograd_tuning();
+
+// parallel_for over `count` items (samples, tile blocks): fn(b, e) gets item ranges. Our pool
+// aligns chunk edges to 64 range elements, so the items are spaced 64 apart to split evenly.
+template <class F>
+void parallel_over_items(int64_t count, const F& fn) {
+  constexpr int64_t kSpacing = 64;
+  parallel_for(0, count * kSpacing, kSpacing,
+               [&](int64_t b, int64_t e) { fn(b / kSpacing, e / kSpacing); });
+}
+
+}  // namespace lazygen::cpu
