@@ -6,6 +6,7 @@
 // results, and the second step of a loop is a computation-cache hit.
 #include "backend/cuda/cuda_backend.h"
 
+#include <dlfcn.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -160,6 +161,23 @@ TEST_F(CudaBackendCompile, CompiledKernelsComeFromTheKernelCacheTheSecondTime) {
   const int64_t before = metrics::counter_value("nvrtc.compile");
   compile(chain, chain_inputs());
   EXPECT_EQ(metrics::counter_value("nvrtc.compile"), before);
+}
+
+TEST_F(CudaBackendCompile, ExecutingWithoutADriverSaysWhyInsteadOfCrashing) {
+  if (void* h = ::dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL)) {
+    ::dlclose(h);
+    GTEST_SKIP() << "libcuda.so.1 is installed";
+  }
+  const CudaExecutable& e = compile(chain, chain_inputs());
+  const std::vector<exec::Input> inputs(e.input_slots.size());
+  try {
+    backend_.execute(e, inputs);
+    ADD_FAILURE() << "executed";
+  } catch (const DriverUnavailable& err) {
+    EXPECT_EQ(std::string(err.what()).rfind("no CUDA device: cannot load the CUDA driver", 0), 0u)
+        << err.what();
+  }
+  EXPECT_TRUE(e.loaded.empty()) << "no module was loaded";
 }
 
 // Selection without a device.
