@@ -13,6 +13,7 @@
 #include "core/lazy/lazy_tensor.h"
 #include "core/tensor/lazy_hooks.h"
 #include "core/tensor/tensor_impl.h"
+#include "exec/backend_registry.h"
 #include "exec/graph_executor.h"
 #include "exec/lowering_backend.h"
 #include "lazygen/lazy.h"
@@ -31,11 +32,13 @@ size_t cache_capacity_from_env() {
 
 // The lazy tensor's data, executing its pending value first. A copy: lazy data is shared by
 // DeviceData nodes and other lazy tensors and must never be written, while the caller (cpu(),
-// item()) hands the result out as an ordinary cpu tensor.
+// item()) hands the result out as an ordinary cpu tensor. Data a device backend produced (cuda)
+// is copied to the host.
 Tensor lazy_to_cpu_hook(const Tensor& t) {
   lazy::LazyState& s = lazy::lazy_state(t);
   if (s.pending()) GraphExecutor::global().sync({t.impl()->lazy_state()});
-  return s.materialized().clone();
+  const Tensor& data = s.materialized();
+  return data.device().is_cpu() ? data.clone() : data.cpu();
 }
 
 // A copy for the same reason: the caller may keep writing the cpu tensor.
@@ -82,6 +85,15 @@ bool fusion_from_env() {
   return text == nullptr || std::string(text) != "0";
 }
 
+// LAZYGEN_LAZY_BACKEND names the backend (set_lazy_backend); unset or "cpu": the cpu backend.
+std::shared_ptr<Backend> backend_from_env() {
+  const char* text = std::getenv("LAZYGEN_LAZY_BACKEND");
+  if (text == nullptr || *text == '\0' || std::string(text) == "cpu") {
+    return make_backend(fusion_from_env());
+  }
+  return make_registered_backend(text);
+}
+
 // See Note [Asynchronous execution]; LAZYGEN_ASYNC=0 executes at each sync instead.
 bool async_from_env() {
   const char* text = std::getenv("LAZYGEN_ASYNC");
@@ -96,8 +108,7 @@ extern const bool kLazyDeviceLinked = register_lazy_device();
 // are run to the end before exit, while the libraries they call (OpenBLAS) are still up.
 GraphExecutor& GraphExecutor::global() {
   static GraphExecutor* executor = [] {
-    auto* e = new GraphExecutor(make_backend(fusion_from_env()), cache_capacity_from_env(),
-                                async_from_env());
+    auto* e = new GraphExecutor(backend_from_env(), cache_capacity_from_env(), async_from_env());
     std::atexit([] { global().wait(); });
     return e;
   }();
@@ -152,6 +163,18 @@ void set_fusion_enabled(bool enabled) {
 
 bool fusion_enabled() {
   return exec::GraphExecutor::global().backend()->name() == "cpu-fused";
+}
+
+void set_lazy_backend(const std::string& name) {
+  exec::GraphExecutor& executor = exec::GraphExecutor::global();
+  if (name == lazy_backend()) return;
+  executor.set_backend(name == "cpu" ? exec::make_backend(exec::fusion_from_env())
+                                     : exec::make_registered_backend(name));
+}
+
+std::string lazy_backend() {
+  const std::string name = exec::GraphExecutor::global().backend()->name();
+  return name.rfind("cpu", 0) == 0 ? "cpu" : name;
 }
 
 std::string fusion_plan_dump(const std::vector<Tensor>& tensors) {

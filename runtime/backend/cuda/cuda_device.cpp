@@ -5,10 +5,12 @@
 // Both are installed by the initializer of lazygen_cuda_device_linked, which every program
 // linking lazygen_cuda keeps (the library's link options name it undefined), so a program that
 // only says t.to(Device("cuda")) still finds the device.
+#include "backend/cuda/cuda_backend.h"
 #include "backend/cuda/cuda_memory.h"
 #include "backend/cuda/eager_kernels.h"
 #include "core/tensor/lazy_hooks.h"
 #include "core/tensor/tensor_impl.h"
+#include "exec/backend_registry.h"
 #include "lazygen/generated/cpu_kernels.h"
 #include "lazygen/generated/cuda_kernels.h"
 
@@ -62,6 +64,7 @@ bool register_cuda_device() {
   hooks.to_dtype = &to_dtype_hook;
   set_device_hooks(DeviceType::CUDA, hooks);
   register_eager_kernels();
+  exec::register_backend_factory("cuda", &make_cuda_backend);
   return true;
 }
 

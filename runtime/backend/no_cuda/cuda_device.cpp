@@ -6,6 +6,7 @@
 #include <string>
 
 #include "core/tensor/lazy_hooks.h"
+#include "exec/backend_registry.h"
 #include "lazygen/cuda.h"
 
 namespace lazygen::cuda {
@@ -22,11 +23,16 @@ Tensor no_device_from_cpu(const Tensor& /*cpu*/, Device /*target*/) {
   throw std::runtime_error(kReason);
 }
 
+std::shared_ptr<exec::Backend> no_lazy_backend() {
+  throw std::runtime_error(kReason);
+}
+
 bool register_no_cuda_device() {
   DeviceHooks hooks;
   hooks.to_cpu = &no_device_to_cpu;
   hooks.from_cpu = &no_device_from_cpu;
   set_device_hooks(DeviceType::CUDA, hooks);
+  exec::register_backend_factory("cuda", &no_lazy_backend);
   return true;
 }
 

@@ -59,6 +59,18 @@ void set_computation_cache_capacity(size_t capacity);
 // empties the computation cache. Call it between steps, not while another thread traces.
 void set_fusion_enabled(bool enabled);
 bool fusion_enabled();
+// The backend graphs run on: "cpu" (the default; fused or not, as above) or "cuda" (fusion groups
+// as NVRTC-compiled kernels and library ops as eager CUDA kernels on device 0; results are cuda
+// tensors behind the lazy ones, and cpu()/item() copy them back). The environment picks the
+// initial one with LAZYGEN_LAZY_BACKEND=cuda. Without a usable CUDA device (or in a build without
+// CUDA) asking for "cuda" throws std::runtime_error "no CUDA device: ..."; another name throws
+// std::invalid_argument. Switching empties the computation cache; do it between steps, before
+// tracing, since tensors materialized by one backend are not moved to the other's device.
+// Other names are backends a linked library registered (exec/backend_registry.h).
+void set_lazy_backend(const std::string& name);
+// "cpu" for either cpu backend, else the backend's name ("cuda").
+std::string lazy_backend();
+
 // How the pending IR behind `tensors` would be fused: groups in execution order with their
 // members, inputs and why each ended, and the nodes run alone (neither syncs nor changes the
 // trace).

@@ -29,5 +29,15 @@ TEST(NoCudaDevice, MovingATensorToCudaThrowsTheReason) {
   EXPECT_THROW((void)zeros({2}, DType::Float32, Device("cuda:0")), std::runtime_error);
 }
 
+TEST(NoCudaDevice, TheLazyCudaBackendCannotBeSelectedAndSaysWhy) {
+  try {
+    set_lazy_backend("cuda");
+    ADD_FAILURE() << "expected an error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_EQ(std::string(e.what()), unavailable_reason());
+  }
+  EXPECT_EQ(lazy_backend(), "cpu");
+}
+
 }  // namespace
 }  // namespace lazygen::cuda

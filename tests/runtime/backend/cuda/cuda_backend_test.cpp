@@ -1,0 +1,249 @@
+// The lazy CUDA backend (backend/cuda/cuda_backend.h). Without a device: selecting it fails with
+// "no CUDA device: ...", and compile() turns representative graphs (pointwise chains, broadcasts,
+// mixed dtypes, a folded reduction, a training-step-like graph with addmm/mm) into one
+// NVRTC-compiled PTX module per fusion group plus eager steps, or names the op it cannot lower.
+// With a device (CudaLazyOnDevice.*, skipped otherwise): lazy results on the GPU match eager cpu
+// results, and the second step of a loop is a computation-cache hit.
+#include "backend/cuda/cuda_backend.h"
+
+#include <dlfcn.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+
+#include "backend/cuda/cuda_executable.h"
+#include "backend/cuda/driver_api.h"
+#include "lazygen/cuda.h"
+#include "runtime/backend/cpu/fusion/fusion_test_util.h"
+
+namespace lazygen::cuda {
+namespace {
+
+using lazygen::testing::Program;
+
+std::vector<Tensor> chain(const std::vector<Tensor>& in) {
+  return {relu(in[0] * 2.0 + 1.0) - 0.5};
+}
+std::vector<Tensor> broadcasts(const std::vector<Tensor>& in) {
+  return {(in[0] + in[1]) * in[2], exp(in[0].t()) + in[3]};
+}
+std::vector<Tensor> mixed_dtypes(const std::vector<Tensor>& in) {
+  return {gt(in[0], in[1]), in[1] * 2 + 7, sqrt(abs(in[2])) * 3.0};
+}
+std::vector<Tensor> folded_reduction(const std::vector<Tensor>& in) {
+  return {sum(exp(in[0]) * in[1], std::vector<int64_t>{1})};
+}
+// One SGD step of relu(x @ w + b) on loss sum(h * h), gradients written out by hand.
+std::vector<Tensor> train_step(const std::vector<Tensor>& in) {
+  const Tensor &x = in[0], &w = in[1], &b = in[2];
+  Tensor h = relu(b.addmm(x, w));
+  Tensor loss = (h * h).sum();
+  Tensor grad_h = h * 2.0;
+  Tensor grad_w = x.t().mm(grad_h);
+  Tensor grad_b = sum(grad_h, std::vector<int64_t>{0});
+  return {loss, w - grad_w * 0.1, b - grad_b * 0.1};
+}
+
+std::vector<Tensor> chain_inputs() {
+  return {randn({1024})};
+}
+std::vector<Tensor> broadcast_inputs() {
+  return {randn({64, 32}), randn({32}), randn({1}), randn({32, 64})};
+}
+std::vector<Tensor> mixed_inputs() {
+  return {randn({256}), arange(256), randn({256}).to(DType::Float64)};
+}
+std::vector<Tensor> reduction_inputs() {
+  return {randn({8, 16}), randn({16})};
+}
+std::vector<Tensor> train_inputs() {
+  return {randn({16, 32}), randn({32, 8}), randn({8})};
+}
+
+class CudaBackendCompile : public lazygen::testing::FusionTest {
+ protected:
+  static CudaBackend::Options options() {
+    CudaBackend::Options o;
+    o.arch = 90;
+    o.cache.dir = std::filesystem::path();  // memory only
+    return o;
+  }
+
+  // Traces `program` on lazy copies of `inputs` and compiles the graph; every group must have
+  // PTX with both entry points for sm_90.
+  const CudaExecutable& compile(const Program& program, const std::vector<Tensor>& inputs) {
+    const std::vector<Tensor> outs = program(lazygen::testing::to_lazy(inputs));
+    const exec::Graph graph = lazygen::testing::graph_of(outs);
+    groups_ = cpu::fusion::plan_fusion(graph).groups.size();
+    executable_ = backend_.compile(graph);
+    const auto& e = static_cast<const CudaExecutable&>(*executable_);
+    for (const CudaGroupStep& g : e.groups) {
+      EXPECT_NE(g.ptx.find(std::string(".entry ") + kGroupKernel32), std::string::npos);
+      EXPECT_NE(g.ptx.find(std::string(".entry ") + kGroupKernel64), std::string::npos);
+      EXPECT_NE(g.ptx.find(".target sm_90"), std::string::npos);
+    }
+    mark_step();
+    return e;
+  }
+
+  static std::vector<std::string> lowered_ops(const CudaExecutable& e) {
+    std::vector<std::string> ops;
+    for (const CudaLowerStep& l : e.lowers) ops.push_back(ir::op_kind_name(l.node->op()));
+    return ops;
+  }
+
+  CudaBackend backend_{options()};
+  std::unique_ptr<exec::Executable> executable_;
+  size_t groups_ = 0;
+};
+
+TEST_F(CudaBackendCompile, APointwiseChainIsOneKernelAndNoEagerStep) {
+  const CudaExecutable& e = compile(chain, chain_inputs());
+  ASSERT_EQ(e.groups.size(), 1u);
+  EXPECT_TRUE(e.lowers.empty());
+  EXPECT_EQ(e.steps.size(), 1u);
+  EXPECT_EQ(e.groups[0].kernel.vector_width, 4);
+}
+
+TEST_F(CudaBackendCompile, BroadcastsAndTransposesCompileEveryGroup) {
+  const CudaExecutable& e = compile(broadcasts, broadcast_inputs());
+  EXPECT_EQ(e.groups.size(), groups_);
+  EXPECT_GE(e.groups.size(), 2u);
+  EXPECT_EQ(e.output_slots.size(), 2u);
+}
+
+TEST_F(CudaBackendCompile, MixedDtypesCompileOneKernelPerComputeDtype) {
+  const CudaExecutable& e = compile(mixed_dtypes, mixed_inputs());
+  EXPECT_EQ(e.groups.size(), groups_);
+  std::vector<DType> dtypes;
+  for (const CudaGroupStep& g : e.groups) dtypes.push_back(g.kernel.dtype);
+  EXPECT_NE(std::find(dtypes.begin(), dtypes.end(), DType::Float64), dtypes.end());
+  EXPECT_NE(std::find(dtypes.begin(), dtypes.end(), DType::Int64), dtypes.end());
+}
+
+TEST_F(CudaBackendCompile, AFoldedReductionRunsAsGroupThenEagerSum) {
+  const CudaExecutable& e = compile(folded_reduction, reduction_inputs());
+  ASSERT_EQ(e.groups.size(), 1u);
+  EXPECT_TRUE(e.groups[0].kernel.reduction_input);
+  EXPECT_EQ(lowered_ops(e), std::vector<std::string>{"sum.dim_IntList"});
+  // The reduction reads the group's extra output, not a slot of the graph's nodes.
+  EXPECT_EQ(e.lowers[0].operand_slots[0], e.groups[0].output_slots.back());
+  EXPECT_EQ(e.groups[0].output_shapes.back(), Shape(DType::Float32, {8, 16}));
+}
+
+TEST_F(CudaBackendCompile, ATrainingStepRunsMatmulsEagerlyAndTheRestAsKernels) {
+  const CudaExecutable& e = compile(train_step, train_inputs());
+  EXPECT_EQ(e.groups.size(), groups_);
+  EXPECT_GE(e.groups.size(), 2u);
+  const std::vector<std::string> ops = lowered_ops(e);
+  EXPECT_NE(std::find(ops.begin(), ops.end(), "addmm"), ops.end());
+  EXPECT_NE(std::find(ops.begin(), ops.end(), "mm"), ops.end());
+  EXPECT_EQ(e.output_slots.size(), 3u);
+  EXPECT_EQ(e.steps.size(), e.groups.size() + e.lowers.size());
+}
+
+TEST_F(CudaBackendCompile, AnOpWithoutACudaLoweringIsACompileErrorNamingIt) {
+  Tensor x = randn({4, 8}).to(kLazy);
+  const exec::Graph graph = lazygen::testing::graph_of({_log_softmax(x, 1, false)});
+  try {
+    backend_.compile(graph);
+    ADD_FAILURE() << "compiled";
+  } catch (const exec::CompileError& e) {
+    EXPECT_NE(std::string(e.what()).find("no CUDA lowering for op _log_softmax"), std::string::npos)
+        << e.what();
+  }
+  mark_step();
+}
+
+TEST_F(CudaBackendCompile, CompiledKernelsComeFromTheKernelCacheTheSecondTime) {
+  compile(chain, chain_inputs());
+  const int64_t before = metrics::counter_value("nvrtc.compile");
+  compile(chain, chain_inputs());
+  EXPECT_EQ(metrics::counter_value("nvrtc.compile"), before);
+}
+
+TEST_F(CudaBackendCompile, ExecutingWithoutADriverSaysWhyInsteadOfCrashing) {
+  if (void* h = ::dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL)) {
+    ::dlclose(h);
+    GTEST_SKIP() << "libcuda.so.1 is installed";
+  }
+  const CudaExecutable& e = compile(chain, chain_inputs());
+  const std::vector<exec::Input> inputs(e.input_slots.size());
+  try {
+    backend_.execute(e, inputs);
+    ADD_FAILURE() << "executed";
+  } catch (const DriverUnavailable& err) {
+    EXPECT_EQ(std::string(err.what()).rfind("no CUDA device: cannot load the CUDA driver", 0), 0u)
+        << err.what();
+  }
+  EXPECT_TRUE(e.loaded.empty()) << "no module was loaded";
+}
+
+// Selection without a device.
+TEST(CudaLazyBackend, AskingForItWithoutADeviceSaysWhy) {
+  if (is_available()) GTEST_SKIP() << "a CUDA device is present";
+  try {
+    set_lazy_backend("cuda");
+    ADD_FAILURE() << "selected";
+  } catch (const std::runtime_error& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("no CUDA device: ", 0), 0u) << e.what();
+  }
+  EXPECT_EQ(lazy_backend(), "cpu");
+  EXPECT_THROW(make_cuda_backend(), std::runtime_error);
+}
+
+TEST(CudaLazyBackend, ABackendAskingTheDeviceForItsArchNeedsTheDriver) {
+  if (is_available()) GTEST_SKIP() << "a CUDA device is present";
+  EXPECT_THROW(CudaBackend(CudaBackend::Options{}), DriverUnavailable);
+}
+
+TEST(CudaLazyBackend, AnUnknownBackendNameIsAnInvalidArgument) {
+  EXPECT_THROW(set_lazy_backend("tpu"), std::invalid_argument);
+  EXPECT_EQ(lazy_backend(), "cpu");
+}
+
+// On a device: lazy graphs on the GPU against eager cpu.
+class CudaLazyOnDevice : public lazygen::testing::FusionTest {
+ protected:
+  void SetUp() override {
+    if (!is_available()) GTEST_SKIP() << unavailable_reason();
+    FusionTest::SetUp();
+    set_lazy_backend("cuda");
+  }
+  void TearDown() override {
+    if (!is_available()) return;
+    set_lazy_backend("cpu");
+    FusionTest::TearDown();
+  }
+};
+
+TEST_F(CudaLazyOnDevice, PointwiseChainsMatchCpu) {
+  lazygen::testing::expect_fused_matches_eager(chain, chain_inputs(), 1e-6);
+}
+
+TEST_F(CudaLazyOnDevice, BroadcastsMatchCpu) {
+  lazygen::testing::expect_fused_matches_eager(broadcasts, broadcast_inputs(), 1e-6);
+}
+
+TEST_F(CudaLazyOnDevice, MixedDtypesMatchCpu) {
+  lazygen::testing::expect_fused_matches_eager(mixed_dtypes, mixed_inputs(), 1e-6);
+}
+
+TEST_F(CudaLazyOnDevice, FoldedReductionsMatchCpu) {
+  lazygen::testing::expect_fused_matches_eager(folded_reduction, reduction_inputs(), 1e-5);
+}
+
+TEST_F(CudaLazyOnDevice, ATrainingStepMatchesCpuAndHitsTheCacheTheSecondTime) {
+  const std::vector<Tensor> inputs = train_inputs();
+  lazygen::testing::expect_fused_matches_eager(train_step, inputs, 1e-4);
+  const int64_t hits = metrics::counter_value("computation_cache.hit");
+  const int64_t misses = metrics::counter_value("computation_cache.miss");
+  lazygen::testing::expect_fused_matches_eager(train_step, inputs, 1e-4);
+  EXPECT_GT(metrics::counter_value("computation_cache.hit"), hits);
+  EXPECT_EQ(metrics::counter_value("computation_cache.miss"), misses);
+  EXPECT_GT(metrics::counter_value("cuda.lazy.launches"), 0);
+}
+
+}  // namespace
+}  // namespace lazygen::cuda
