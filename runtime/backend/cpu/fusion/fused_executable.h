@@ -56,9 +56,9 @@ struct ExecStep {
 // What one execution works in; reused by the next execution of the same executable.
 struct ExecScratch {
   std::vector<Tensor> slots;
-  std::vector<double> slot_scalars;  // per slot: a scalar input's value (other slots unused)
+  std::vector<TileScalar> slot_scalars;  // per slot: a scalar input's value (others unused)
   std::vector<Tensor> args;
-  std::vector<double> scalars;
+  std::vector<TileScalar> scalars;
   std::vector<const char*> inputs;
   std::vector<char*> outputs;
   std::vector<int64_t> partials;

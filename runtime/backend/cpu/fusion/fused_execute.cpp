@@ -191,7 +191,7 @@ std::vector<Tensor> FusedBackend::execute(const exec::Executable& executable,
       s.slots[slot] = in.tensor;
       continue;
     }
-    s.slot_scalars[slot] = in.scalar.to<double>();
+    s.slot_scalars[slot] = TileScalar::of(in.scalar);
     if (e.input_as_tensor[k]) s.slots[slot] = exec::input_as_tensor(in);
   }
   Execution(e, s, lease.exclusive()).run();

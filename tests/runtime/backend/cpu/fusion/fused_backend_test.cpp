@@ -140,6 +140,25 @@ TEST_F(FusedBackendTest, ReductionsAreExactForIntegersAndNanForAmax) {
   expect_fused_matches_eager(program, {randint(-100, 100, {300, 7}), f});
 }
 
+// See Note [Exact tile scalars]: 2^53 + 1 is not a double, so a scalar carried as one would
+// reach the group as 2^53.
+TEST_F(FusedBackendTest, Int64ScalarsBeyondTwoToThe53AreExact) {
+  const int64_t big = (int64_t{1} << 53) + 1;
+  auto program = [&](const Ts& in) {
+    Tensor a = in[0] + big;         // add.Scalar
+    Tensor b = add(in[0], a, big);  // add.Tensor's alpha
+    return Ts{a, b * (big - 2), mul(in[0], 3) - big};
+  };
+  const int64_t groups = metrics::counter_value("fusion.groups");
+  expect_fused_matches_eager(program, {randint(-100, 100, {64})});
+  EXPECT_GT(metrics::counter_value("fusion.groups"), groups);  // it did run fused
+  Tensor x = zeros({4}, DType::Int64);
+  Tensor y = x.to(kLazy) + big;
+  EXPECT_EQ(y.cpu().data_ptr<int64_t>()[3], big);
+  Tensor z = (x.to(kLazy) + 1) * big;
+  EXPECT_EQ(z.cpu().data_ptr<int64_t>()[0], big);
+}
+
 TEST_F(FusedBackendTest, DiamondsAndChainsLongerThanABudgetMatchEager) {
   auto program = [](const Ts& in) {
     Tensor a = in[0] * 1.5;
