@@ -25,11 +25,13 @@ struct Place {
 };
 
 // A value a group writes. Slot values get a new tensor of `shape` (or, for a graph output, the
-// previous execution's tensor when nobody holds it any more: `reuse` indexes those).
+// previous execution's tensor when nobody holds it any more: `reuse` indexes those; or the tensor
+// of graph input `donor` when the executor donated it: See Note [In-place outputs]).
 struct OutputPlace {
   Place place;
   Shape shape;
   int32_t reuse = -1;
+  int32_t donor = -1;  // index into execute()'s inputs
 };
 
 struct GroupStep {
