@@ -24,7 +24,8 @@
 //            `reduce=...(v<k>)`); unused when the group reduces a load or does not reduce.
 //   scalars  the group's Scalar operands, as the key's s<k> index them (converted to T with
 //            TileScalar::to<T>; See Note [Exact tile scalars]).
-// Outputs never alias inputs: groups write fresh buffers (See Note [Memory across executions]).
+// Outputs never alias inputs: an output written into an input's storage (See Note [In-place
+// outputs]) is staged, never passed to the kernel as memory it also reads.
 //
 // Thread safety: kernels are pure functions of their arguments; registration happens during
 // static initialization, lookups afterwards.
