@@ -11,6 +11,9 @@
 //                      the same compiled graph with AOT off (the per-op tile kernels), and
 //                      aot_frac_of_copy / interp_frac_of_copy each against copy (goal for AOT:
 //                      >= 0.9), aot_speedup_vs_interp their ratio.
+//   chain_16m/interp   the same chain on the interpreter only (AOT off), interleaved with the
+//                      copy: interp_frac_of_copy without the eager and unfused runs around it,
+//                      so that it is steadier on this shared VM and can be profiled alone.
 //   chain_1000x16      a 1000-op chain of the same cycle on 16 elements, steady state (trace +
 //                      cached execute per iteration): us_per_op (goal <= 0.2), split into tracing
 //                      and mark_step (and the executor's build-graph and execute shares), and
@@ -110,6 +113,30 @@ void chain_16m(benchmark::State& state) {
   state.counters["aot_hits"] = static_cast<double>(metrics::counter_value("aot.hit"));
 }
 
+void chain_16m_interp(benchmark::State& state) {
+  constexpr int64_t kNumel = 16 << 20;
+  constexpr int kOps = 8;
+  Tensor src = randn({kNumel}), dst = empty({kNumel});
+  Tensor x = src.to(kLazy);
+  mark_step();
+  set_aot_enabled(false);
+  for (int warm = 0; warm < 2; ++warm) time_lazy_chain(x, kOps);
+  double copy_s = 0, interp_s = 0;
+  for (auto _ : state) {
+    const auto start = Clock::now();
+    dst.copy_(src);
+    copy_s += seconds_since(start);
+    const double s = time_lazy_chain(x, kOps);
+    interp_s += s;
+    state.SetIterationTime(s);
+  }
+  set_aot_enabled(true);
+  const double n = static_cast<double>(state.iterations());
+  state.counters["interp_ms"] = interp_s / n * 1e3;
+  state.counters["copy_ms"] = copy_s / n * 1e3;
+  state.counters["interp_frac_of_copy"] = copy_s / interp_s;
+}
+
 // Adds the executor's mean build-graph and execute times (us) to `state`'s counters.
 void executor_counters(benchmark::State& state, double per) {
   if (auto build = metrics::timed_stats("exec.build_graph_ms")) {
@@ -176,6 +203,11 @@ void mark_step_100(benchmark::State& state) {
 }
 
 BENCHMARK(chain_16m)->UseManualTime()->Unit(benchmark::kMillisecond)->MinTime(2.0);
+BENCHMARK(chain_16m_interp)
+    ->Name("chain_16m/interp")
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond)
+    ->MinTime(1.0);
 BENCHMARK(chain_1000x16)->UseManualTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK(mark_step_100)->UseManualTime()->Unit(benchmark::kMicrosecond);
 

@@ -46,7 +46,7 @@ std::vector<std::string> declarations(const KernelKey& key) {
   }
   for (const KeyOp& op : key.ops) {
     for (const KeyRef& r : op.args) {
-      if (r.kind == 's') out.push_back("const T " + r.str() + " = static_cast<T>(a.scalars[" + std::to_string(r.index) + "]);");
+      if (r.kind == 's') out.push_back("const T " + r.str() + " = a.scalars[" + std::to_string(r.index) + "].to<T>();");
     }
   }
   for (size_t j = 0; j < key.outputs.size(); ++j) {

@@ -21,7 +21,10 @@
 //     ScalarParam input -> Input::scalar, the value (Input::tensor undefined). Scalars travel as
 //                          values, not tensors: a step feeds dozens of them, and a 0-dim tensor
 //                          each would cost more than executing a small cached graph.
-//   Inputs are read-only: a backend must never write into them (lazy tensors share buffers).
+//   Inputs are read-only: a backend must never write into them (lazy tensors share buffers),
+//   except a donated one (Input::donated): nothing but the execution can read it any more, so the
+//   backend may write an output into its storage and return that tensor (See Note [In-place
+//   outputs] in backend/cpu/fusion/in_place.h).
 //   outputs: one tensor per graph output, in Graph::outputs() order, with exactly the
 //   output's shape (dtype and sizes); the executor checks this. Outputs may alias inputs or
 //   each other but must not be written after execute returns.
@@ -57,6 +60,9 @@ class CompileError : public std::runtime_error {
 struct Input {
   Tensor tensor;
   Scalar scalar;
+  // The caller holds the only reference to `tensor` and to its storage and reads neither after
+  // execute: the backend may overwrite it.
+  bool donated = false;
   bool is_scalar() const { return !tensor.defined(); }
 };
 

@@ -11,6 +11,7 @@
 
 #include "core/ir/builtin_nodes.h"
 #include "core/lazy/lazy_tensor.h"
+#include "core/tensor/tensor_impl.h"
 #include "exec/graph.h"
 #include "lazygen/factory.h"
 #include "lazygen/metrics.h"
@@ -103,6 +104,26 @@ std::vector<Input> gather_inputs(const Graph& graph, std::vector<LaunchInput>& f
     }
   }
   return inputs;
+}
+
+// Whether `from` is the only reader of its launch's output: nothing else holds the launch (no
+// tensor in flight on it, no DeviceData node bound to it) and no other input reads that output.
+bool sole_reader(const std::vector<LaunchInput>& from_launches, const LaunchInput& from) {
+  long holders = 0;
+  for (const LaunchInput& other : from_launches) {
+    if (other.launch != from.launch) continue;
+    if (other.index == from.index && &other != &from) return false;
+    ++holders;
+  }
+  return from.launch.use_count() == holders;
+}
+
+// See Note [In-place outputs]: the execution may overwrite an input nobody else references.
+void mark_donated(std::vector<Input>& inputs) {
+  for (Input& in : inputs) {
+    in.donated = !in.is_scalar() && in.tensor.impl_ptr().use_count() == 1 &&
+                 in.tensor.impl()->storage().use_count() == 1;
+  }
 }
 
 std::vector<Shape> root_shapes(const Graph& graph) {
@@ -225,6 +246,12 @@ std::shared_ptr<GraphExecutor::Cached> GraphExecutor::lookup_or_compile(ir::hash
 }
 
 void GraphExecutor::sync(const std::vector<std::shared_ptr<lazy::LazyState>>& states) {
+  sync_states(states, false);
+}
+
+// `whole_trace`: the states are every live tensor of the thread (mark_step).
+void GraphExecutor::sync_states(const std::vector<std::shared_ptr<lazy::LazyState>>& states,
+                                bool whole_trace) {
   static metrics::Counter& syncs = metrics::counter("exec.sync");
   static metrics::Counter& graph_nodes = metrics::counter("exec.graph_nodes");
   auto job = std::make_shared<Job>();
@@ -239,6 +266,7 @@ void GraphExecutor::sync(const std::vector<std::shared_ptr<lazy::LazyState>>& st
     job->graph = entry.graph;
     job->cached = entry.payload.cached;
     job->inputs = gather_inputs(*job->graph, job->from_launches);
+    if (whole_trace) lazy::release_bound_device_data();  // See Note [In-place outputs]
     job->launch = std::make_shared<ir::Launch>(job->backend->device(), root_shapes(*job->graph));
     for (size_t k = 0; k < pending.states.size(); ++k) {
       lazy::LazyState& s = *pending.states[k];
@@ -278,18 +306,21 @@ void GraphExecutor::run(Job& job) {
     for (const LaunchInput& from : job.from_launches) {
       from.launch->wait();  // already done: launches run in order
       if (from.launch->error() != nullptr) throw lazy::ExecutionFailed(*from.launch->error());
-      job.inputs[from.input].tensor = from.launch->output(from.index);
+      job.inputs[from.input].tensor = sole_reader(job.from_launches, from)
+                                          ? from.launch->take_output(from.index)
+                                          : from.launch->output(from.index);
     }
+    mark_donated(job.inputs);
     std::vector<Tensor> outputs;
     {
       metrics::ScopedTimer timer(execute_ms);
       outputs = job.backend->execute(*job.cached->executable, job.inputs);
     }
     check_outputs(*job.graph, outputs, *job.backend);
-    job.cached->last_execute_ns.store(
-        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start)
-            .count(),
-        std::memory_order_relaxed);
+    job.cached->last_execute_ns.store(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                          std::chrono::steady_clock::now() - start)
+                                          .count(),
+                                      std::memory_order_relaxed);
     job.launch->finish(std::move(outputs));
   } catch (const std::exception& e) {
     failures.add();
@@ -364,7 +395,7 @@ const GraphExecutor::Memo::Entry& GraphExecutor::graph_for(std::vector<ir::Value
 void GraphExecutor::mark_step() {
   static metrics::Counter& steps = metrics::counter("exec.mark_step");
   try {
-    sync(lazy::live_states());
+    sync_states(lazy::live_states(), true);
   } catch (const CompileError&) {
     throw;  // nothing ran and nothing is lost: the tensors stay pending and a retry compiles
   } catch (...) {

@@ -38,7 +38,8 @@
 // A failed execution marks the tensors it was to compute as failed and rethrows: See Note
 // [Failed executions].
 //
-// Metrics: computation_cache.{hit,miss,evict}, exec.{sync,mark_step,graph_nodes,graph_memo_hit,failed},
+// Metrics: computation_cache.{hit,miss,evict},
+// exec.{sync,mark_step,graph_nodes,graph_memo_hit,failed},
 // exec.{build_graph_ms,compile_ms,execute_ms}.
 // Thread safety: all methods may be called from any thread; syncs are serialized, and launches
 // execute one at a time in the order they were synced.
@@ -111,6 +112,7 @@ class GraphExecutor {
   using Memo = GraphMemo<Compiled>;
   struct Job;  // one launch: what the worker executes
 
+  void sync_states(const std::vector<std::shared_ptr<lazy::LazyState>>& states, bool whole_trace);
   static void run(Job& job);
   static std::mutex& run_mutex();
   // See Note [Short launches run inline].

@@ -14,6 +14,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "lazygen/device.h"
@@ -40,6 +41,9 @@ class Launch {
   void wait() const;
   // After wait(): output `i`, or null `error()` when the launch failed.
   const Tensor& output(uint32_t i) const { return outputs_.at(i); }
+  // After wait(): moves output `i` out, leaving it undefined. REQUIRES: the caller owns the only
+  // reference to this launch, so that nobody can read that output any more.
+  Tensor take_output(uint32_t i) { return std::move(outputs_.at(i)); }
   const std::shared_ptr<const std::string>& error() const { return message_; }
   const std::exception_ptr& exception() const { return exception_; }
 

@@ -148,10 +148,14 @@ void end_trace() {
     }
   }
   for (const auto& s : live) s->value = ir::Value{};
+  release_bound_device_data();
+  ir::TrieCache::current().reset_position();
+}
+
+void release_bound_device_data() {
   std::vector<ir::NodePtr>& bound = bound_device_data();
   for (const ir::NodePtr& n : bound) static_cast<ir::DeviceData&>(*n).release_data();
   bound.clear();
-  ir::TrieCache::current().reset_position();
 }
 
 }  // namespace lazygen::lazy

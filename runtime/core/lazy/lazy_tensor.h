@@ -50,16 +50,23 @@ Tensor make_lazy_tensor(ir::NodePtr node, uint32_t index, Device device);
 // REQUIRES: nobody writes `data` afterwards. See Note [Lazy tensor state].
 Tensor make_lazy_tensor_from_data(Tensor data, Device device);
 // A new in-flight lazy tensor: output `index` of `launch` (See Note [Asynchronous execution]).
-Tensor make_lazy_tensor_in_flight(std::shared_ptr<ir::Launch> launch, uint32_t index, Device device);
+Tensor make_lazy_tensor_in_flight(std::shared_ptr<ir::Launch> launch, uint32_t index,
+                                  Device device);
 // In-place update: `self` becomes pending on `value` and lets go of its data; through a view,
 // the update reaches its base and the base's other views (See Note [Lazy views]).
 // REQUIRES: value's shape (dtype and sizes) equals self's; throws std::invalid_argument if not.
 void set_ir_value(const Tensor& self, ir::Value value);
 
 // Ends the current trace: every live tensor but stale views must be materialized (mark_step
-// syncs first; throws std::logic_error otherwise). Unbinds their DeviceData values, releases the data the
-// trace's DeviceData nodes held and moves the trie cache back to its root.
-// See Note [DeviceData lifetime].
+// syncs first; throws std::logic_error otherwise). Unbinds their DeviceData values, releases the
+// data the trace's DeviceData nodes held and moves the trie cache back to its root. See Note
+// [DeviceData lifetime].
 void end_trace();
+
+// The part of end_trace that releases the data of the DeviceData nodes bound in this trace. The
+// executor calls it as soon as mark_step has gathered its inputs, so that an input updated in
+// place is referenced by the execution alone (See Note [In-place outputs]). REQUIRES: every live
+// tensor of the thread is in the graph being synced.
+void release_bound_device_data();
 
 }  // namespace lazygen::lazy

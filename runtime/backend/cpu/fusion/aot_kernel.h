@@ -22,8 +22,10 @@
 //            converts or streams out afterwards).
 //   reduce   where the n values the group reduces go, when that value is an op's (the key's
 //            `reduce=...(v<k>)`); unused when the group reduces a load or does not reduce.
-//   scalars  the group's Scalar operands, as the key's s<k> index them (converted to T).
-// Outputs never alias inputs: groups write fresh buffers (See Note [Memory across executions]).
+//   scalars  the group's Scalar operands, as the key's s<k> index them (converted to T with
+//            TileScalar::to<T>; See Note [Exact tile scalars]).
+// Outputs never alias inputs: an output written into an input's storage (See Note [In-place
+// outputs]) is staged, never passed to the kernel as memory it also reads.
 //
 // Thread safety: kernels are pure functions of their arguments; registration happens during
 // static initialization, lookups afterwards.
@@ -32,10 +34,14 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "backend/cpu/fusion/tile_scalar.h"
+
 namespace lazygen::cpu::fusion {
 
 // The IR version of keys, manifests and this calling convention. Bump it with any change to
-// group_key.cpp's format or to AotTileArgs; entries of another version are never called.
+// group_key.cpp's format, or to AotTileArgs that kernels generated before it would still compile
+// against (a change of a member's type, as scalars' from double to TileScalar, makes stale
+// generated kernels fail to compile instead); entries of another version are never called.
 inline constexpr uint32_t kAotIrVersion = 1;
 
 struct AotTileArgs {
@@ -43,7 +49,7 @@ struct AotTileArgs {
   const void* const* in = nullptr;
   void* const* out = nullptr;
   void* reduce = nullptr;
-  const double* scalars = nullptr;
+  const TileScalar* scalars = nullptr;
 };
 
 using AotFn = void (*)(const AotTileArgs&);

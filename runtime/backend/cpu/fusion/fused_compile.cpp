@@ -5,6 +5,7 @@
 #include "backend/cpu/fusion/aot_registry.h"
 #include "backend/cpu/fusion/fused_backend.h"
 #include "backend/cpu/fusion/fused_executable.h"
+#include "backend/cpu/fusion/in_place.h"
 #include "backend/cpu/fusion/memory_plan.h"
 
 namespace lazygen::cpu::fusion {
@@ -18,6 +19,7 @@ class Compiler {
   void run() {
     assign_slots();
     group_positions();
+    count_readers();
     plan_arena();
     for (uint32_t s = 0; s < plan_.schedule.size(); ++s) {
       const Step& step = plan_.schedule[s];
@@ -40,6 +42,8 @@ class Compiler {
   OutputPlace output_place(uint32_t node);
   void assign_slots();
   void group_positions();
+  void count_readers();
+  std::vector<uint32_t> in_place_inputs(uint32_t g, const GroupProgram& p);
   void plan_arena();
   void add_group(uint32_t g);
   void add_lower(uint32_t node);
@@ -53,6 +57,8 @@ class Compiler {
   std::vector<uint32_t> group_step_;  // per group: its schedule position
   std::vector<int64_t> offset_;       // per node in the arena
   std::vector<bool> is_output_;
+  std::vector<uint32_t> steps_reading_;  // per node: schedule steps that read it
+  std::vector<uint32_t> donated_;        // input nodes already written in place
 };
 
 void Compiler::assign_slots() {
@@ -80,6 +86,39 @@ void Compiler::group_positions() {
   for (uint32_t s = 0; s < plan_.schedule.size(); ++s) {
     if (plan_.schedule[s].kind == Step::Kind::Group) group_step_[plan_.schedule[s].index] = s;
   }
+}
+
+void Compiler::count_readers() {
+  steps_reading_.assign(g_.nodes().size(), 0);
+  std::vector<uint32_t> read_at(g_.nodes().size(), kNone);  // the last step counted per node
+  auto read = [&](uint32_t node, uint32_t s) {
+    if (node == exec::ValueRef::kAbsent || read_at[node] == s) return;
+    read_at[node] = s;
+    ++steps_reading_[node];
+  };
+  for (uint32_t s = 0; s < plan_.schedule.size(); ++s) {
+    const Step& step = plan_.schedule[s];
+    if (step.kind == Step::Kind::Group) {
+      for (const GroupInput& in : plan_.groups[step.index].inputs) read(in.base.node, s);
+    } else {
+      for (const exec::ValueRef& r : g_.operands(step.index)) read(r.node, s);
+    }
+  }
+}
+
+// Per output of group `g`: the input node it may be written into, or kNone (Note [In-place
+// outputs]); an input is given to one output at most.
+std::vector<uint32_t> Compiler::in_place_inputs(uint32_t g, const GroupProgram& p) {
+  std::vector<uint32_t> donors(p.outputs.size(), kNone);
+  for (size_t j = 0; j < p.outputs.size(); ++j) {
+    const uint32_t node = in_place_input(g_, plan_, g, p, j, steps_reading_, is_output_);
+    if (node == kNone || std::find(donated_.begin(), donated_.end(), node) != donated_.end()) {
+      continue;
+    }
+    donated_.push_back(node);
+    donors[j] = node;
+  }
+  return donors;
 }
 
 // Arena values: written by their group's step, read by the steps of the groups that load them.
@@ -117,10 +156,20 @@ OutputPlace Compiler::output_place(uint32_t node) {
 void Compiler::add_group(uint32_t g) {
   GroupStep step;
   step.program = compile_group(g_, plan_, g);
+  const std::vector<uint32_t> donors = in_place_inputs(g, step.program);
+  std::vector<uint32_t> staged;
+  for (size_t j = 0; j < donors.size(); ++j) {
+    if (donors[j] != kNone && step.program.outputs[j].direct)
+      staged.push_back(step.program.outputs[j].node);
+  }
+  if (!staged.empty()) step.program = compile_group(g_, plan_, g, staged);
   step.program.aot = find_aot_kernel(step.program);
   for (const GroupInput& in : plan_.groups[g].inputs) step.inputs.push_back(place(in.base));
-  for (const GroupProgram::Output& o : step.program.outputs) {
-    step.outputs.push_back(output_place(o.node));
+  for (size_t j = 0; j < donors.size(); ++j) {
+    step.outputs.push_back(output_place(step.program.outputs[j].node));
+    if (donors[j] == kNone) continue;
+    const auto input = std::find(g_.inputs().begin(), g_.inputs().end(), donors[j]);
+    step.outputs.back().donor = static_cast<int32_t>(input - g_.inputs().begin());
   }
   if (step.program.has_reduction) step.reduction = output_place(step.program.reduce_node);
   for (uint32_t n : step.program.scalar_nodes) step.scalar_slots.push_back(first_slot_[n]);

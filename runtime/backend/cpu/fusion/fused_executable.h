@@ -25,11 +25,13 @@ struct Place {
 };
 
 // A value a group writes. Slot values get a new tensor of `shape` (or, for a graph output, the
-// previous execution's tensor when nobody holds it any more: `reuse` indexes those).
+// previous execution's tensor when nobody holds it any more: `reuse` indexes those; or the tensor
+// of graph input `donor` when the executor donated it: See Note [In-place outputs]).
 struct OutputPlace {
   Place place;
   Shape shape;
   int32_t reuse = -1;
+  int32_t donor = -1;  // index into execute()'s inputs
 };
 
 struct GroupStep {
@@ -56,9 +58,9 @@ struct ExecStep {
 // What one execution works in; reused by the next execution of the same executable.
 struct ExecScratch {
   std::vector<Tensor> slots;
-  std::vector<double> slot_scalars;  // per slot: a scalar input's value (other slots unused)
+  std::vector<TileScalar> slot_scalars;  // per slot: a scalar input's value (others unused)
   std::vector<Tensor> args;
-  std::vector<double> scalars;
+  std::vector<TileScalar> scalars;
   std::vector<const char*> inputs;
   std::vector<char*> outputs;
   std::vector<int64_t> partials;

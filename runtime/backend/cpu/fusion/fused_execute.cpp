@@ -38,8 +38,9 @@ class ArenaBlock {
 
 class Execution {
  public:
-  Execution(const FusedExecutable& e, ExecScratch& s, bool exclusive)
-      : e_(e), s_(s), exclusive_(exclusive), arena_(e.arena_bytes) {}
+  Execution(const FusedExecutable& e, ExecScratch& s, const std::vector<exec::Input>& inputs,
+            bool exclusive)
+      : e_(e), s_(s), inputs_(inputs), exclusive_(exclusive), arena_(e.arena_bytes) {}
 
   void run() {
     for (const ExecStep& step : e_.steps) {
@@ -63,6 +64,7 @@ class Execution {
 
   const FusedExecutable& e_;
   ExecScratch& s_;
+  const std::vector<exec::Input>& inputs_;
   bool exclusive_;  // owns the executable's reuse list
   ArenaBlock arena_;
 };
@@ -81,6 +83,14 @@ const char* Execution::input_data(const Place& p) {
 
 Tensor Execution::allocate(const OutputPlace& o) {
   static metrics::Counter& reused = metrics::counter("fusion.output_reuse");
+  static metrics::Counter& in_place = metrics::counter("fusion.in_place_outputs");
+  if (o.donor >= 0 && inputs_[static_cast<size_t>(o.donor)].donated) {
+    const Tensor& input = inputs_[static_cast<size_t>(o.donor)].tensor;
+    if (input.is_contiguous() && input.shape() == o.shape) {  // See Note [In-place outputs]
+      in_place.add();
+      return input;
+    }
+  }
   if (o.reuse < 0 || !exclusive_) return make_cpu_tensor(o.shape.sizes, o.shape.dtype);
   Tensor& previous = e_.reuse[static_cast<size_t>(o.reuse)];
   if (previous.defined() && previous.impl_ptr().use_count() == 1 &&
@@ -191,10 +201,10 @@ std::vector<Tensor> FusedBackend::execute(const exec::Executable& executable,
       s.slots[slot] = in.tensor;
       continue;
     }
-    s.slot_scalars[slot] = in.scalar.to<double>();
+    s.slot_scalars[slot] = TileScalar::of(in.scalar);
     if (e.input_as_tensor[k]) s.slots[slot] = exec::input_as_tensor(in);
   }
-  Execution(e, s, lease.exclusive()).run();
+  Execution(e, s, inputs, lease.exclusive()).run();
   std::vector<Tensor> out;
   out.reserve(e.output_slots.size());
   for (uint32_t slot : e.output_slots) out.push_back(s.slots[slot]);

@@ -22,8 +22,9 @@ struct Ref {
 
 class Builder {
  public:
-  Builder(const exec::Graph& graph, const FusionPlan& plan, uint32_t g)
-      : g_(graph), plan_(plan), group_(plan.groups[g]), gi_(g) {}
+  Builder(const exec::Graph& graph, const FusionPlan& plan, uint32_t g,
+          const std::vector<uint32_t>& staged)
+      : g_(graph), plan_(plan), group_(plan.groups[g]), gi_(g), staged_(staged) {}
 
   GroupProgram build() {
     p_.dtype = group_.dtype;
@@ -53,6 +54,7 @@ class Builder {
   const FusionPlan& plan_;
   const Group& group_;
   uint32_t gi_;
+  const std::vector<uint32_t>& staged_;
   GroupProgram p_;
   std::unordered_map<uint32_t, uint32_t> member_of_node_;  // members computed so far
   std::vector<uint32_t> load_of_input_;                    // per group input: its load
@@ -117,8 +119,9 @@ void Builder::collect_outputs() {
     if (plan_.group_of[m] != gi_ || plan_.storage[m] == Materialization::None) continue;
     const DType dtype = g_.node(m).shape(0).dtype;
     const bool large = p_.numel * static_cast<int64_t>(itemsize(dtype)) >= kStreamBytes;
+    const bool staged = std::find(staged_.begin(), staged_.end(), m) != staged_.end();
     output_of_member_[k] = static_cast<int32_t>(p_.outputs.size());
-    GroupProgram::Output out{m, dtype, dtype == group_.dtype && !large,
+    GroupProgram::Output out{m, dtype, dtype == group_.dtype && !large && !staged,
                              dtype == group_.dtype && large};
     p_.outputs.push_back(out);
   }
@@ -237,8 +240,9 @@ void Builder::choose_tile() {
 
 }  // namespace
 
-GroupProgram compile_group(const exec::Graph& graph, const FusionPlan& plan, uint32_t g) {
-  return Builder(graph, plan, g).build();
+GroupProgram compile_group(const exec::Graph& graph, const FusionPlan& plan, uint32_t g,
+                           const std::vector<uint32_t>& staged) {
+  return Builder(graph, plan, g, staged).build();
 }
 
 }  // namespace lazygen::cpu::fusion

@@ -89,7 +89,10 @@ struct GroupProgram {
   uint16_t num_locations() const { return static_cast<uint16_t>(first_reg + num_regs); }
 };
 
-// Compiles group `g` of `plan`. Throws std::logic_error on a plan it cannot express (a bug).
-GroupProgram compile_group(const exec::Graph& graph, const FusionPlan& plan, uint32_t g);
+// Compiles group `g` of `plan`; members in `staged` are stored from a register after their op,
+// never computed straight into their memory (See Note [In-place outputs] in in_place.h). Throws
+// std::logic_error on a plan it cannot express (a bug).
+GroupProgram compile_group(const exec::Graph& graph, const FusionPlan& plan, uint32_t g,
+                           const std::vector<uint32_t>& staged = {});
 
 }  // namespace lazygen::cpu::fusion

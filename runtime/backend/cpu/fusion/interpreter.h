@@ -26,6 +26,7 @@
 #include <cstdint>
 
 #include "backend/cpu/fusion/group_program.h"
+#include "backend/cpu/fusion/tile_scalar.h"
 
 namespace lazygen::cpu::fusion {
 
@@ -33,7 +34,7 @@ struct GroupBindings {
   const char* const* inputs = nullptr;  // per Group::inputs: element 0 of its contiguous base
   char* const* outputs = nullptr;       // per GroupProgram::outputs: contiguous memory
   char* reduction = nullptr;            // the reduction's contiguous output
-  const double* scalars = nullptr;      // per GroupProgram::scalar_nodes
+  const TileScalar* scalars = nullptr;  // per GroupProgram::scalar_nodes
   void* partials = nullptr;             // 8 bytes per num_partials(program)
 };
 

@@ -14,7 +14,9 @@
 // fresh tensors (the caller owns them); an output of the previous execution that nobody
 // references any more (use counts of its tensor and storage are 1) is written again instead of
 // allocating. An optimizer's in-place update of a persistent tensor returns its new value as an
-// output while the old value is still an input, so such tensors alternate between two blocks.
+// output while the old value is still an input; it is written into the input's own storage when
+// nothing else can read the old value (See Note [In-place outputs] in in_place.h), so such
+// tensors keep one buffer.
 //
 // Thread safety: plan_memory is a pure function.
 #pragma once

@@ -12,8 +12,8 @@
 // known at compile time, their categories are), so the group computes bit for bit what eager
 // computes. Ops without tensor inputs (fill_, zero_) compute in their output dtype; their value
 // is a scalar converted once, which is the same in every dtype wide enough to hold it.
-// One known gap: tile kernels receive scalars as double (TileArgs), so an integral scalar beyond
-// 2^53 in magnitude reaches an int64 group rounded, where the eager kernel converts it exactly.
+// Scalars reach tile kernels in their own category and are converted as eager converts them
+// (See Note [Exact tile scalars]), so int64 scalars beyond 2^53 stay exact too.
 //
 // Thread safety: pure functions of the graph.
 #pragma once

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <utility>
 
+#include "backend/cpu/fusion/tile_scalar.h"
 #include "core/ir/node.h"
 #include "lazygen/dtype.h"
 
@@ -28,7 +29,7 @@ struct TileArgs {
   void* out = nullptr;
   std::array<const void*, kMaxTileInputs> in{};
   std::array<int64_t, kMaxTileInputs> stride{};  // 0 or 1
-  std::array<double, kMaxTileScalars> scalars{};  // converted to T by the kernel
+  std::array<TileScalar, kMaxTileScalars> scalars{};  // converted to T by the kernel
 };
 
 using TileFn = void (*)(const TileArgs&);
@@ -69,7 +70,7 @@ const PointwiseInfo* pointwise_info(ir::OpKind kind);
 template <class Fn, class T, size_t... I, size_t... S>
 LAZYGEN_TILE_CLONES void tile_loop(const TileArgs& a, std::index_sequence<I...>, std::index_sequence<S...>) {
   T* out = static_cast<T*>(a.out);
-  [[maybe_unused]] const T scalars[sizeof...(S) + 1] = {static_cast<T>(a.scalars[S])..., T{}};
+  [[maybe_unused]] const T scalars[sizeof...(S) + 1] = {a.scalars[S].template to<T>()..., T{}};
   [[maybe_unused]] const T* in[sizeof...(I) + 1] = {static_cast<const T*>(a.in[I])..., nullptr};
   bool contiguous = ((a.stride[I] == 1) && ... && true);
   Fn fn;

@@ -140,6 +140,25 @@ TEST_F(FusedBackendTest, ReductionsAreExactForIntegersAndNanForAmax) {
   expect_fused_matches_eager(program, {randint(-100, 100, {300, 7}), f});
 }
 
+// See Note [Exact tile scalars]: 2^53 + 1 is not a double, so a scalar carried as one would
+// reach the group as 2^53.
+TEST_F(FusedBackendTest, Int64ScalarsBeyondTwoToThe53AreExact) {
+  const int64_t big = (int64_t{1} << 53) + 1;
+  auto program = [&](const Ts& in) {
+    Tensor a = in[0] + big;         // add.Scalar
+    Tensor b = add(in[0], a, big);  // add.Tensor's alpha
+    return Ts{a, b * (big - 2), mul(in[0], 3) - big};
+  };
+  const int64_t groups = metrics::counter_value("fusion.groups");
+  expect_fused_matches_eager(program, {randint(-100, 100, {64})});
+  EXPECT_GT(metrics::counter_value("fusion.groups"), groups);  // it did run fused
+  Tensor x = zeros({4}, DType::Int64);
+  Tensor y = x.to(kLazy) + big;
+  EXPECT_EQ(y.cpu().data_ptr<int64_t>()[3], big);
+  Tensor z = (x.to(kLazy) + 1) * big;
+  EXPECT_EQ(z.cpu().data_ptr<int64_t>()[0], big);
+}
+
 TEST_F(FusedBackendTest, DiamondsAndChainsLongerThanABudgetMatchEager) {
   auto program = [](const Ts& in) {
     Tensor a = in[0] * 1.5;
@@ -218,6 +237,74 @@ TEST_F(FusedBackendTest, AnOutputNobodyHoldsIsReusedByTheNextExecution) {
   }  // y dies at the end of each iteration
   wait_device_ops();
   EXPECT_EQ(metrics::counter_value("fusion.output_reuse"), reused + 2);
+}
+
+// The buffer behind a lazy tensor, once its launch has finished.
+const void* data_of(const Tensor& t) {
+  wait_device_ops();
+  return lazy::lazy_state(t).materialized().raw_data();
+}
+
+// One Adadelta step (optim::Adadelta::step's ops) on a parameter and its two state tensors.
+void adadelta_step(const Tensor& w, const Tensor& square_avg, const Tensor& acc_delta,
+                   const Tensor& x) {
+  const Tensor g = w * x - 0.5;
+  square_avg.mul_(0.9).addcmul_(g, g, 0.1);
+  const Tensor std_dev = add(square_avg, 1e-6).sqrt_();
+  const Tensor delta = add(acc_delta, 1e-6).sqrt_();
+  delta.div_(std_dev).mul_(g);
+  acc_delta.mul_(0.9).addcmul_(delta, delta, 0.1);
+  w.add_(delta, -1.0);
+}
+
+// See Note [In-place outputs].
+TEST_F(FusedBackendTest, TensorsUpdatedInPlaceKeepTheirStorageAcrossSteps) {
+  Ts eager = {randn({64, 32}), zeros({64, 32}), zeros({64, 32}), randn({64, 32})};
+  Ts lazy = to_lazy(eager);
+  const int64_t in_place = metrics::counter_value("fusion.in_place_outputs");
+  std::vector<const void*> first;
+  for (int step = 0; step < 6; ++step) {
+    adadelta_step(eager[0], eager[1], eager[2], eager[3]);
+    adadelta_step(lazy[0], lazy[1], lazy[2], lazy[3]);
+    mark_step();
+    const std::vector<const void*> now = {data_of(lazy[0]), data_of(lazy[1]), data_of(lazy[2])};
+    if (step == 1) first = now;
+    if (step > 1) {
+      EXPECT_EQ(now, first) << "step " << step;
+    }
+  }
+  for (int k = 0; k < 3; ++k) EXPECT_TRUE(bitwise_equal(lazy[k], eager[k])) << k;
+  EXPECT_GE(metrics::counter_value("fusion.in_place_outputs"), in_place + 3 * 4);
+}
+
+TEST_F(FusedBackendTest, AnInputReadAfterItsUpdateIsNotOverwritten) {
+  Tensor w = randn({16, 16}), x = randn({16, 16});
+  Tensor lw = w.to(kLazy), lx = x.to(kLazy);
+  mark_step();
+  const void* old = data_of(lw);
+  const Tensor before = mm(lw, lx);  // a library op reads the old value
+  lw.mul_(0.5).add_(lx);
+  const Tensor after = mm(lw, lx);
+  mark_step();
+  EXPECT_NE(data_of(lw), old);
+  EXPECT_TRUE(bitwise_equal(before, mm(w, x)));
+  const Tensor w2 = add(w * 0.5, x);
+  EXPECT_TRUE(bitwise_equal(lw, w2));
+  EXPECT_TRUE(bitwise_equal(after, mm(w2, x)));
+}
+
+TEST_F(FusedBackendTest, AnInputWithALiveAliasIsNotOverwritten) {
+  Tensor lw = randn({256}).to(kLazy);
+  mark_step();
+  const Tensor alias = lazy::lazy_state(lw).materialized();  // shares the buffer
+  const Tensor old = alias.clone();
+  const int64_t in_place = metrics::counter_value("fusion.in_place_outputs");
+  lw.mul_(2.0);
+  mark_step();
+  EXPECT_EQ(metrics::counter_value("fusion.in_place_outputs"), in_place);
+  EXPECT_NE(data_of(lw), alias.raw_data());
+  EXPECT_TRUE(bitwise_equal(alias, old));
+  EXPECT_TRUE(bitwise_equal(lw, old * 2.0));
 }
 
 }  // namespace
