@@ -10,10 +10,11 @@
 //   in flight    `data` is undefined and `launch` is the executor's launch computing it (See
 //                Note [Asynchronous execution]): materialized() waits for it and takes its output.
 // Ops create pending tensors; syncing (mark_step, item(), cpu(), printing) executes the pending
-// value (or launches it) and makes the tensor materialized (or in flight), dropping its IR. An in-place op sets a new pending
-// value and drops the old data reference (set_ir_value), so a tensor updated every step holds
-// one graph and, after each sync, one buffer: neither grows. Data is never written while anything
-// can read it: a new value is a new buffer, or the old one if only the execution holds it (Note [In-place outputs]).
+// value (or launches it) and makes the tensor materialized (or in flight), dropping its IR. An
+// in-place op sets a new pending value and drops the old data reference (set_ir_value), so a tensor
+// updated every step holds one graph and, after each sync, one buffer: neither grows. Data is never
+// written while anything can read it: a new value is a new buffer, or the old one if only the
+// execution holds it (Note [In-place outputs]).
 //
 // Note [Live tensors per thread]
 // Each thread traces its own graphs (its own trie cache, core/ir/trie_cache.h), and mark_step
