@@ -47,6 +47,17 @@ std::span<const ValueRef> Graph::operands(size_t i) const {
       .subspan(operand_begin_[i], operand_begin_[i + 1] - operand_begin_[i]);
 }
 
+std::vector<uint32_t> Graph::first_output_slots(uint32_t* count) const {
+  std::vector<uint32_t> first(nodes_.size());
+  uint32_t next = 0;
+  for (size_t i = 0; i < nodes_.size(); ++i) {
+    first[i] = next;
+    next += static_cast<uint32_t>(nodes_[i]->num_outputs());
+  }
+  *count = next;
+  return first;
+}
+
 std::vector<Shape> Graph::input_shapes() const {
   std::vector<Shape> out;
   out.reserve(inputs_.size());

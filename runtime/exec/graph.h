@@ -51,6 +51,9 @@ class Graph {
   // Input shapes in `inputs()` order (what execute() must be fed).
   std::vector<Shape> input_shapes() const;
   ir::hash_t hash() const { return hash_; }  // See Note [Graph hash]
+  // Every output of every node numbered in node order (the value slots backends index their
+  // value tables with): first_output_slots()[i] is node i's first; *count gets the total.
+  std::vector<uint32_t> first_output_slots(uint32_t* count) const;
 
  private:
   std::vector<ir::Value> roots_;

@@ -48,13 +48,7 @@ class Compiler {
 };
 
 void Compiler::assign_slots() {
-  first_slot_.resize(g_.nodes().size());
-  uint32_t next = 0;
-  for (size_t i = 0; i < g_.nodes().size(); ++i) {
-    first_slot_[i] = next;
-    next += static_cast<uint32_t>(g_.node(i).num_outputs());
-  }
-  e_.num_slots = next;
+  first_slot_ = g_.first_output_slots(&e_.num_slots);
   for (uint32_t i : g_.inputs()) e_.input_slots.push_back(first_slot_[i]);
   for (const exec::ValueRef& r : g_.outputs()) e_.output_slots.push_back(slot(r));
   e_.input_as_tensor.assign(e_.input_slots.size(), false);

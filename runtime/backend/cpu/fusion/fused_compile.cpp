@@ -62,13 +62,7 @@ class Compiler {
 };
 
 void Compiler::assign_slots() {
-  first_slot_.resize(g_.nodes().size());
-  uint32_t next = 0;
-  for (size_t i = 0; i < g_.nodes().size(); ++i) {
-    first_slot_[i] = next;
-    next += static_cast<uint32_t>(g_.node(i).num_outputs());
-  }
-  e_.num_slots = next;
+  first_slot_ = g_.first_output_slots(&e_.num_slots);
   for (uint32_t i : g_.inputs()) e_.input_slots.push_back(first_slot_[i]);
   is_output_.assign(g_.nodes().size(), false);
   for (const exec::ValueRef& r : g_.outputs()) {
