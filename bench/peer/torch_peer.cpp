@@ -30,9 +30,6 @@ std::string shell_quote(const std::string& s) {
   return out + "'";
 }
 
-// Skips one JSON value starting at s[i] (string, number, literal, object or array).
-size_t skip_value(const std::string& s, size_t i);
-
 size_t skip_string(const std::string& s, size_t i) {  // s[i] == '"'
   for (++i; i < s.size() && s[i] != '"'; ++i) {
     if (s[i] == '\\') ++i;
@@ -45,6 +42,7 @@ size_t skip_ws(const std::string& s, size_t i) {
   return i;
 }
 
+// Skips one JSON value starting at s[i] (string, number, literal, object or array).
 size_t skip_value(const std::string& s, size_t i) {
   i = skip_ws(s, i);
   if (i >= s.size()) return i;

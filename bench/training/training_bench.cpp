@@ -18,6 +18,7 @@
 #include <chrono>
 #include <fstream>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "torch_peer.h"
@@ -75,8 +76,9 @@ double train_steps(benchmark::State& state, Device device) {
   state.counters["rss_growth_mb"] = rss_mb() - rss_start;
   state.counters["steps_per_s"] =
       benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
-  state.counters["median_ms"] = median(step_ms);
-  return median(step_ms);
+  const double median_ms = median(std::move(step_ms));
+  state.counters["median_ms"] = median_ms;
+  return median_ms;
 }
 
 void cnn(benchmark::State& state, Device device) {
