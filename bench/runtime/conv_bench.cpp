@@ -9,7 +9,6 @@
 //   conv_bench --benchmark_filter=blocks           # Winograd's tile-block size and threading
 // (threads:1 times each algorithm's work alone: less disturbed by other processes' load.)
 #include <benchmark/benchmark.h>
-#include <cblas.h>
 
 #include <chrono>
 #include <functional>
@@ -82,13 +81,13 @@ double seconds(const std::function<void()>& fn) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-// args: op (0 forward, 1 input, 2 weight), Winograd block bytes (0: one block, OpenBLAS threads),
-// and threads (our pool's and OpenBLAS's; 2 is the default of both here).
+// args: op (0 forward, 1 input, 2 weight), Winograd block bytes (0: one block, each gemm split
+// over the pool), and our pool's threads (2 is the default here; OpenBLAS runs single-threaded,
+// Note [One thread pool]).
 void compare(benchmark::State& state, ConvShape shape) {
   const Op op = static_cast<Op>(state.range(0));
   const int threads = static_cast<int>(state.range(2));
   cpu::set_num_threads(threads);
-  openblas_set_num_threads(threads);
   const cpu::WinogradTuning saved = cpu::winograd_tuning();
   cpu::winograd_tuning().pool = state.range(1) != 0;
   if (state.range(1) != 0) cpu::winograd_tuning().block_bytes = state.range(1);
@@ -96,7 +95,7 @@ void compare(benchmark::State& state, ConvShape shape) {
   Tensor out = empty(op == Op::kForward ? a.dy.sizes()
                      : op == Op::kInput ? a.x.sizes()
                                         : a.w.sizes());
-  run_im2col(op, a);  // warm the allocator's cache and OpenBLAS's threads
+  run_im2col(op, a);  // warm the allocator's cache
   run_winograd(op, a, out);
   double t_im2col = 0, t_winograd = 0;
   for (auto _ : state) {
@@ -107,7 +106,6 @@ void compare(benchmark::State& state, ConvShape shape) {
   }
   cpu::winograd_tuning() = saved;
   cpu::set_num_threads(2);
-  openblas_set_num_threads(2);
   const double n = static_cast<double>(state.iterations());
   state.counters["im2col_gflops"] = shape.flops() * n / t_im2col * 1e-9;
   state.counters["winograd_gflops"] = shape.flops() * n / t_winograd * 1e-9;

@@ -21,6 +21,7 @@
 #include <utility>
 #include <vector>
 
+#include "ops/cpu/blas_gemm.h"
 #include "torch_peer.h"
 #include "tutorial_models.h"
 
@@ -44,41 +45,76 @@ double median(std::vector<double> v) {
   return v.empty() ? 0.0 : v[v.size() / 2];
 }
 
+// A model, its optimizer and synthetic batches on `device`; step() runs one training step and
+// waits for it.
+template <class Model>
+class Trainer {
+ public:
+  explicit Trainer(Device device) : device_(device) {
+    manual_seed(0);
+    Generator data_gen(1234);
+    for (int i = 0; i < kBatches; ++i) {
+      images_.push_back(randn({kBatch, 1, 28, 28}, data_gen));
+      targets_.push_back(randint(0, 10, {kBatch}, data_gen));
+    }
+    model_.to(device);
+    opt_ = std::make_unique<optim::Adadelta>(model_.parameters());
+  }
+  void step() {
+    const int i = step_++ % kBatches;
+    train_step(model_, *opt_, images_[i], targets_[i], device_);
+    if (device_.is_lazy()) wait_device_ops();
+  }
+  // The step's wall time in milliseconds.
+  double timed_step() {
+    const auto start = std::chrono::steady_clock::now();
+    step();
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+        .count();
+  }
+
+ private:
+  Device device_;
+  std::vector<Tensor> images_, targets_;
+  Model model_;
+  std::unique_ptr<optim::Adadelta> opt_;
+  int step_ = 0;
+};
+
 // Runs the timed steps; returns the median step in milliseconds.
 template <class Model>
 double train_steps(benchmark::State& state, Device device) {
-  manual_seed(0);
-  Generator data_gen(1234);
-  std::vector<Tensor> images, targets;
-  for (int i = 0; i < kBatches; ++i) {
-    images.push_back(randn({kBatch, 1, 28, 28}, data_gen));
-    targets.push_back(randint(0, 10, {kBatch}, data_gen));
-  }
-  Model model;
-  model.to(device);
-  optim::Adadelta opt(model.parameters());
-  int step = 0;
-  auto one_step = [&] {
-    const int i = step++ % kBatches;
-    train_step(model, opt, images[i], targets[i], device);
-    if (device.is_lazy()) wait_device_ops();
-  };
-  for (int i = 0; i < kWarmup; ++i) one_step();
+  Trainer<Model> trainer(device);
+  for (int i = 0; i < kWarmup; ++i) trainer.step();
   const double rss_start = rss_mb();
   std::vector<double> step_ms;
-  for (auto _ : state) {
-    const auto start = std::chrono::steady_clock::now();
-    one_step();
-    step_ms.push_back(
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-            .count());
-  }
+  for (auto _ : state) step_ms.push_back(trainer.timed_step());
   state.counters["rss_growth_mb"] = rss_mb() - rss_start;
   state.counters["steps_per_s"] =
       benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
   const double median_ms = median(std::move(step_ms));
   state.counters["median_ms"] = median_ms;
   return median_ms;
+}
+
+// Note [One thread pool] A/B on the lazy CNN: each iteration runs one step with gemms split over
+// our pool (OpenBLAS single-threaded) and one with OpenBLAS's own threads, alternately, so both
+// see the same machine. Counters: the two medians and one_pool_speedup (> 1: one pool wins).
+void cnn_one_pool(benchmark::State& state) {
+  Trainer<TutorialCnn> trainer(kLazy);
+  for (int i = 0; i < kWarmup; ++i) trainer.step();
+  std::vector<double> one_pool, blas_threads;
+  for (auto _ : state) {
+    cpu::set_gemm_pool_split(true);
+    one_pool.push_back(trainer.timed_step());
+    cpu::set_gemm_pool_split(false);
+    blas_threads.push_back(trainer.timed_step());
+  }
+  cpu::set_gemm_pool_split(true);
+  const double a = median(std::move(one_pool)), b = median(std::move(blas_threads));
+  state.counters["one_pool_ms"] = a;
+  state.counters["blas_threads_ms"] = b;
+  state.counters["one_pool_speedup"] = b / a;
 }
 
 void cnn(benchmark::State& state, Device device) {
@@ -110,6 +146,11 @@ BENCHMARK_CAPTURE(cnn, eager, kCPU)->Unit(benchmark::kMillisecond)->UseRealTime(
 BENCHMARK_CAPTURE(cnn, lazy, kLazy)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(25);
 BENCHMARK_CAPTURE(mlp, eager, kCPU)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(200);
 BENCHMARK_CAPTURE(mlp, lazy, kLazy)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(200);
+BENCHMARK(cnn_one_pool)
+    ->Name("cnn/one_pool")
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->Iterations(15);
 void cnn_vs_torch(benchmark::State& state) {
   vs_torch<TutorialCnn>(state, "cnn");
 }

@@ -24,6 +24,7 @@ namespace {
 constexpr int kDefaultThreads = 2;
 constexpr auto kSpinTime = std::chrono::microseconds(50);
 constexpr int64_t kChunkAlignment = 64;  // elements: chunk edges stay on cache lines
+constexpr int64_t kMinAlignedChunk = 8 * kChunkAlignment;
 
 thread_local bool t_in_pool_task = false;
 
@@ -40,10 +41,13 @@ struct Job {
   std::mutex error_mutex;
   std::exception_ptr error;
 
+  // Chunk edges fall on multiples of kChunkAlignment when chunks are long enough for that to
+  // leave them balanced; short ranges (rows, samples, parts) are split exactly.
   int64_t edge(int k) const {
     if (k == chunks) return end;
-    const int64_t length = end - begin;
-    return begin + std::min(length, length * k / chunks / kChunkAlignment * kChunkAlignment);
+    const int64_t length = end - begin, raw = length * k / chunks;
+    if (length / chunks < kMinAlignedChunk) return begin + raw;
+    return begin + raw / kChunkAlignment * kChunkAlignment;
   }
 };
 

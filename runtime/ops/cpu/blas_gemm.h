@@ -1,47 +1,54 @@
-// Row-major BLAS gemm for the convolution kernels (conv.cpp, winograd.cpp): one call shape for
-// float and double, and a check that sizes fit BLAS's int.
+// Row-major BLAS gemm for the cpu kernels (matmul.cpp, conv.cpp, winograd.cpp): one call shape
+// for float and double, a check that sizes fit BLAS's int, and one thread pool.
+//
+// Note [One thread pool]
+// ~~~~~~~~~~~~~~~~~~~~~~
+// OpenBLAS brings its own worker threads, and after each threaded call they spin on sched_yield
+// for a long while (2^28 cycles by default) before they sleep. Next to our pool's workers, on the
+// two cores these kernels are tuned for, that spinning took ~22% of the CNN training step's CPU
+// samples. So OpenBLAS runs on the calling thread only (blas_gemm.cpp sets its thread count to 1
+// before the first gemm), and a gemm large enough to be worth splitting is split here over our
+// pool: along n (columns of c) when n >= m, else along m, each part one single-threaded BLAS call.
+// A gemm issued from inside a pool task (Winograd's blocks, im2col's sample ranges) runs whole
+// on that thread, since parallel_for does not nest. The parts write disjoint parts of c and do
+// the same arithmetic per element as one call, so results do not depend on the thread count.
 #pragma once
 
 #include <cblas.h>
 
 #include <cstdint>
-#include <limits>
-#include <string>
-
-#include "lazygen/shape.h"
 
 namespace lazygen::cpu {
 
-inline blasint blas_int(int64_t v) {
-  if (v > std::numeric_limits<blasint>::max()) {
-    throw ShapeError("conv2d", "dimension " + std::to_string(v) + " is too large for BLAS");
-  }
-  return static_cast<blasint>(v);
-}
-
-// Row-major c [m, n] = op(a) [m, k] @ op(b) [k, n] + beta * c, every operand dense (leading
-// dimension = its row length).
+// Row-major c [m, n] = alpha * op(a) [m, k] @ op(b) [k, n] + beta * c. A leading dimension of 0
+// means dense: the stored row length (k or m for a, n or k for b, n for c).
 struct Gemm {
   bool trans_a = false, trans_b = false;
   int64_t m = 0, n = 0, k = 0;
+  int64_t lda = 0, ldb = 0, ldc = 0;
+  const char* op = "conv2d";  // named by the ShapeError for a size BLAS's int cannot hold
 };
 
-inline void gemm(const Gemm& g, const float* a, const float* b, float beta, float* c) {
-  cblas_sgemm(CblasRowMajor, g.trans_a ? CblasTrans : CblasNoTrans,
-              g.trans_b ? CblasTrans : CblasNoTrans, blas_int(g.m), blas_int(g.n), blas_int(g.k),
-              1.0f, a, blas_int(g.trans_a ? g.m : g.k), b, blas_int(g.trans_b ? g.k : g.n), beta, c,
-              blas_int(g.n));
-}
-inline void gemm(const Gemm& g, const double* a, const double* b, double beta, double* c) {
-  cblas_dgemm(CblasRowMajor, g.trans_a ? CblasTrans : CblasNoTrans,
-              g.trans_b ? CblasTrans : CblasNoTrans, blas_int(g.m), blas_int(g.n), blas_int(g.k),
-              1.0, a, blas_int(g.trans_a ? g.m : g.k), b, blas_int(g.trans_b ? g.k : g.n), beta, c,
-              blas_int(g.n));
-}
-
-// OpenBLAS runs a gemm with m * n * k at most this on the calling thread alone
-// (interface/gemm.c: SMP_THRESHOLD_MIN * GEMM_MULTITHREAD_THRESHOLD = 65536 * 4), so such gemms
-// may run on our own pool's threads side by side without oversubscribing the cores.
+// Gemms with m * n * k at most this run whole on the calling thread: splitting them costs more
+// in wake-ups than it saves. Callers with many such gemms split their own work over the pool.
 inline constexpr int64_t kBlasSingleThreadMnk = 65536 * 4;
+
+// REQUIRES: g's sizes > 0 and operands of g's sizes and leading dimensions; beta == 0 ignores
+// c's contents. Splits over our pool per Note [One thread pool]. Throws ShapeError naming g.op
+// when a size or leading dimension does not fit BLAS's int.
+template <class T>
+void gemm(const Gemm& g, T alpha, const T* a, const T* b, T beta, T* c);
+
+// For A/B benchmarks: off, OpenBLAS gets num_threads() threads of its own and nothing is split
+// (the arrangement before Note [One thread pool]). On by default.
+// REQUIRES: no gemm running; takes effect at the next gemm.
+void set_gemm_pool_split(bool on);
+bool gemm_pool_split();
+
+// The same with alpha = 1.
+template <class T>
+void gemm(const Gemm& g, const T* a, const T* b, T beta, T* c) {
+  gemm<T>(g, T(1), a, b, beta, c);
+}
 
 }  // namespace lazygen::cpu

@@ -9,10 +9,10 @@
 //   input gradient:  dcol = w_g^T @ dy_g, added back into dx by col2im
 // A 1x1 kernel with unit stride and no padding needs no copy: the input planes already are the
 // column matrix. Columns stay per sample (a few hundred KiB for the tutorial CNN), so a gemm
-// reads them from cache. A per-sample gemm small enough for OpenBLAS to run on the calling
-// thread alone (kBlasSingleThreadMnk, e.g. the tutorial CNN's conv1) would leave the other
-// cores idle, so then our pool splits the samples, each thread with its own column matrix (and
-// weight-gradient accumulator). Larger gemms run sample after sample with OpenBLAS's threads.
+// reads them from cache. A per-sample gemm too small to be split (kBlasSingleThreadMnk, e.g. the
+// tutorial CNN's conv1) would leave the other cores idle, so then our pool splits the samples,
+// each thread with its own column matrix (and weight-gradient accumulator). Larger gemms run
+// sample after sample, each split over the pool (See Note [One thread pool] in blas_gemm.h).
 // 3x3 kernels with unit stride take Winograd instead where it applies (See Note [Winograd
 // convolution] in winograd.h).
 #include <algorithm>
@@ -99,8 +99,8 @@ bool use_winograd(const Conv2dGeometry& g) {
   return use;
 }
 
-// Runs run(s0, s1) over sample ranges: split over our pool's threads when OpenBLAS would run
-// each per-sample gemm on one thread anyway, else one range. See Note [im2col convolution].
+// Runs run(s0, s1) over sample ranges: split over our pool's threads when each per-sample gemm
+// runs whole on one thread anyway, else one range. See Note [im2col convolution].
 template <class F>
 void over_sample_ranges(const Conv2dGeometry& g, const F& run) {
   if (g.out_per_group() * g.col_rows() * g.col_cols() <= kBlasSingleThreadMnk) {

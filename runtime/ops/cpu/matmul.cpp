@@ -4,13 +4,12 @@
 // strides describe a row-major matrix (NoTrans) or a transposed one (Trans, as for x.t()), with
 // a leading dimension BLAS accepts; anything else is copied contiguous first. Other dtypes use a
 // plain i-k-j loop (accumulating in the dtype itself, int64 for bool), as PyTorch does.
-#include <cblas.h>
-
 #include <limits>
 #include <optional>
 
 #include "core/tensor/strided_loop.h"
 #include "core/tensor/tensor_impl.h"
+#include "ops/cpu/blas_gemm.h"
 #include "ops/cpu/custom_kernels.h"
 #include "ops/shape/custom_shapes.h"
 
@@ -19,40 +18,20 @@ namespace {
 
 struct BlasMatrix {
   const void* data;
-  CBLAS_TRANSPOSE trans;
-  blasint ld;
+  bool trans;
+  int64_t ld;
 };
-
-blasint blas_int(int64_t v) {
-  if (v > std::numeric_limits<blasint>::max()) {
-    throw ShapeError("mm", "matrix dimension " + std::to_string(v) + " is too large for BLAS");
-  }
-  return static_cast<blasint>(v);
-}
 
 // How BLAS can read the 2-D [rows, cols] matrix m in place, if it can.
 std::optional<BlasMatrix> blas_view(const Tensor& m) {
   const int64_t rows = m.size(0), cols = m.size(1), s0 = m.stride(0), s1 = m.stride(1);
   if ((cols == 1 || s1 == 1) && (rows == 1 || s0 >= std::max<int64_t>(1, cols))) {
-    return BlasMatrix{m.raw_data(), CblasNoTrans,
-                      blas_int(rows == 1 ? std::max<int64_t>(1, cols) : s0)};
+    return BlasMatrix{m.raw_data(), false, rows == 1 ? std::max<int64_t>(1, cols) : s0};
   }
   if ((rows == 1 || s0 == 1) && (cols == 1 || s1 >= std::max<int64_t>(1, rows))) {
-    return BlasMatrix{m.raw_data(), CblasTrans,
-                      blas_int(cols == 1 ? std::max<int64_t>(1, rows) : s1)};
+    return BlasMatrix{m.raw_data(), true, cols == 1 ? std::max<int64_t>(1, rows) : s1};
   }
   return std::nullopt;
-}
-
-void gemm(CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, blasint m, blasint n, blasint k, float alpha,
-          const float* a, blasint lda, const float* b, blasint ldb, float beta, float* c,
-          blasint ldc) {
-  cblas_sgemm(CblasRowMajor, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
-}
-void gemm(CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, blasint m, blasint n, blasint k, double alpha,
-          const double* a, blasint lda, const double* b, blasint ldb, double beta, double* c,
-          blasint ldc) {
-  cblas_dgemm(CblasRowMajor, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
 
 // c = alpha * a @ b + beta * c for 2-D a [m, k], b [k, n] and contiguous c [m, n] (BLAS dtypes).
@@ -62,9 +41,10 @@ void blas_product(const Tensor& c, const Tensor& a, const Tensor& b, T alpha, T 
   auto va = blas_view(a_in), vb = blas_view(b_in);
   if (!va) va = blas_view(a_in = a.contiguous());
   if (!vb) vb = blas_view(b_in = b.contiguous());
-  gemm(va->trans, vb->trans, blas_int(a.size(0)), blas_int(b.size(1)), blas_int(a.size(1)), alpha,
-       static_cast<const T*>(va->data), va->ld, static_cast<const T*>(vb->data), vb->ld, beta,
-       static_cast<T*>(c.raw_data()), blas_int(std::max<int64_t>(1, c.size(1))));
+  const Gemm g{va->trans, vb->trans, a.size(0), b.size(1), a.size(1),
+               va->ld,     vb->ld,    std::max<int64_t>(1, c.size(1)), "mm"};
+  gemm<T>(g, alpha, static_cast<const T*>(va->data), static_cast<const T*>(vb->data), beta,
+          static_cast<T*>(c.raw_data()));
 }
 
 // The same for other dtypes, by loops over contiguous copies.

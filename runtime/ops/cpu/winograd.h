@@ -24,13 +24,13 @@
 // inputs and outputs (36 points x (in + out) channels x tiles) fit in ~1 MiB, a core's L2 here
 // (64 tiles on conv2; 64 KiB and 256 KiB blocks measured slower: more, smaller gemm calls). Our
 // thread pool splits the blocks; a thread gathers and transforms its block's inputs, runs the
-// 36 gemms (OpenBLAS keeps gemms under kBlasSingleThreadMnk on the calling thread) and
-// transforms the outputs, so transforms and gemms are all parallel. The alternative, all tiles
-// in one block whose 36 big gemms OpenBLAS threads itself (WinogradTuning::pool = false, kept
-// for conv_bench), measured as fast on the forward but 2-3x slower on the backward ops: the
+// 36 gemms (gemms under kBlasSingleThreadMnk run whole on the calling thread) and transforms the
+// outputs, so transforms and gemms are all parallel. The alternative, all tiles in one block
+// whose 36 big gemms are split over the pool (WinogradTuning::pool = false, kept for
+// conv_bench), measured as fast on the forward but 2-3x slower on the backward ops: the
 // transforms run serially and tens of MiB of transformed data stream through memory. Channel
-// counts whose per-block gemm exceeds OpenBLAS's single-thread limit run their blocks one after
-// another instead, with OpenBLAS's threads inside each gemm.
+// counts whose per-block gemm exceeds that limit run their blocks one after another instead,
+// each gemm split over the pool (See Note [One thread pool] in blas_gemm.h).
 // The transform loops are compiled for AVX-512, AVX2 and the baseline (target_clones). Tiles are
 // gathered with scalar loads: a 26-wide plane has only 6-7 tiles per row, too few for vectors
 // along the row, so the gathers are now the largest part of the transform time.

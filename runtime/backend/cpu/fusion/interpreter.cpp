@@ -298,9 +298,7 @@ void run_items(const GroupProgram& p, const GroupBindings& b, int64_t count, int
     return;
   }
   std::atomic<int64_t> next{0};
-  // One chunk per thread; the range is only wide so that the pool's chunk alignment keeps them.
-  constexpr int64_t kWide = int64_t{1} << 16;
-  parallel_for(0, threads * kWide, kWide, [&](int64_t, int64_t) {
+  parallel_for(0, threads, 1, [&](int64_t, int64_t) {  // one chunk per thread
     TileRunner runner(p, b);
     for (int64_t i; (i = next.fetch_add(1, std::memory_order_relaxed)) < count;) body(runner, i);
     fence_streams(p);

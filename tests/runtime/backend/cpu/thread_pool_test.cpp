@@ -40,6 +40,18 @@ TEST(ThreadPool, SplitsLargeRangesAcrossThreads) {
   EXPECT_EQ(ids.size(), static_cast<size_t>(num_threads()));
 }
 
+TEST(ThreadPool, SplitsShortCountsExactly) {
+  if (num_threads() < 2) GTEST_SKIP() << "one hardware thread";
+  std::mutex mutex;
+  std::vector<std::pair<int64_t, int64_t>> ranges;
+  parallel_for(0, num_threads(), 1, [&](int64_t b, int64_t e) {
+    std::lock_guard<std::mutex> lock(mutex);
+    ranges.emplace_back(b, e);
+  });
+  ASSERT_EQ(ranges.size(), static_cast<size_t>(num_threads()));
+  for (const auto& [b, e] : ranges) EXPECT_EQ(e - b, 1) << b;
+}
+
 TEST(ThreadPool, RunsShortRangesOnTheCaller) {
   std::thread::id id;
   int calls = 0;
