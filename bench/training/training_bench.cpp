@@ -5,7 +5,9 @@
 // images, uniform labels; timing does not depend on the data, and the benchmark needs no
 // dataset); 5 untimed warm-up steps (the lazy graph compiles in the first two) come first.
 // rss_growth_mb is the resident-memory growth over the timed steps (LTC's leak shows there);
-// median_ms the median step.
+// median_ms the median step. The example's AOT kernels are linked in (examples/train_cnn.manifest):
+// aot_misses counts the groups compiled for the interpreter instead (the graph compiles in the
+// warm-up steps).
 // cnn/vs_torch and mlp/vs_torch run PyTorch in the same run (torch_peer.h: torch_peer.py on real
 // Fashion-MNIST, 2 threads, eager then lazy), then our lazy steps, and report torch_eager_ms,
 // torch_lazy_ms and our median over theirs (x_torch_eager: the goal is <= 0.5;
@@ -84,12 +86,14 @@ class Trainer {
 // Runs the timed steps; returns the median step in milliseconds.
 template <class Model>
 double train_steps(benchmark::State& state, Device device) {
+  const int64_t misses_start = metrics::counter_value("aot.miss");
   Trainer<Model> trainer(device);
   for (int i = 0; i < kWarmup; ++i) trainer.step();
   const double rss_start = rss_mb();
   std::vector<double> step_ms;
   for (auto _ : state) step_ms.push_back(trainer.timed_step());
   state.counters["rss_growth_mb"] = rss_mb() - rss_start;
+  state.counters["aot_misses"] = static_cast<double>(metrics::counter_value("aot.miss") - misses_start);
   state.counters["steps_per_s"] =
       benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
   const double median_ms = median(std::move(step_ms));
