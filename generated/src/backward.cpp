@@ -354,7 +354,7 @@ class MmBackward final : public Function {
     [[maybe_unused]] const Tensor& grad = grads[0];
     std::vector<Tensor> grad_inputs(2);
     if (needs_input_grad(0)) grad_inputs[0] = mm(grad, mat2.t());
-    if (needs_input_grad(1)) grad_inputs[1] = mm(self.t(), grad);
+    if (needs_input_grad(1)) grad_inputs[1] = mm_mat2_backward(grad, self, mat2, 1);
     return grad_inputs;
   }
 
@@ -377,7 +377,7 @@ class AddmmBackward final : public Function {
     std::vector<Tensor> grad_inputs(3);
     if (needs_input_grad(0)) grad_inputs[0] = maybe_multiply(grad, beta);
     if (needs_input_grad(1)) grad_inputs[1] = maybe_multiply(mm(grad, mat2.t()), alpha);
-    if (needs_input_grad(2)) grad_inputs[2] = maybe_multiply(mm(mat1.t(), grad), alpha);
+    if (needs_input_grad(2)) grad_inputs[2] = mm_mat2_backward(grad, mat1, mat2, alpha);
     return grad_inputs;
   }
 
