@@ -115,6 +115,22 @@ void reduce_outer(const detail::ReducePlan& plan, const T* base, typename Op::Ac
   });
 }
 
+template <class Op, class T>
+void reduce_runs(const detail::ReducePlan& plan, const T* base, typename Op::Acc* out) {
+  const int64_t run = plan.run;
+  const auto depth = static_cast<int64_t>(plan.reduce_offsets.size());
+  const int64_t grain = std::max<int64_t>(1, kWork / std::max<int64_t>(1, depth * run));
+  parallel_for(0, plan.num_outputs, grain, [&](int64_t b, int64_t e) {
+    for (int64_t o = b; o < e; ++o) {
+      typename Op::Acc acc = Op::init();
+      for (int64_t offset : plan.reduce_offsets) {
+        acc = Op::merge(acc, reduce_run<Op>(base + plan.outer_offsets[o] + offset, run));
+      }
+      out[o] = acc;
+    }
+  });
+}
+
 // Reduces `x` over `mask` with Op<T> into `acc`, a contiguous tensor of Op's Acc dtype.
 template <template <class> class Op>
 void reduce_into(const Tensor& x, const std::vector<bool>& mask, const Tensor& acc) {
@@ -124,10 +140,16 @@ void reduce_into(const Tensor& x, const std::vector<bool>& mask, const Tensor& a
     using Acc = typename Op<T>::Acc;
     const T* base = static_cast<const T*>(plan.input.raw_data());
     Acc* out = acc.data_ptr<Acc>();
-    if (plan.kind == detail::ReducePlan::Kind::Inner) {
-      reduce_inner<Op<T>>(plan, base, out);
-    } else {
-      reduce_outer<Op<T>>(plan, base, out);
+    switch (plan.kind) {
+      case detail::ReducePlan::Kind::Inner:
+        reduce_inner<Op<T>>(plan, base, out);
+        break;
+      case detail::ReducePlan::Kind::Outer:
+        reduce_outer<Op<T>>(plan, base, out);
+        break;
+      case detail::ReducePlan::Kind::Runs:
+        reduce_runs<Op<T>>(plan, base, out);
+        break;
     }
   });
 }

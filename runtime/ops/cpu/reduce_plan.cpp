@@ -1,6 +1,8 @@
 // Reduction planning (reduce_plan.h).
 #include "ops/cpu/reduce_plan.h"
 
+#include <optional>
+
 #include "core/tensor/tensor_impl.h"
 
 namespace lazygen::cpu::detail {
@@ -55,6 +57,30 @@ ReducePlan inner_plan(const Tensor& input, const Dims& kept, const Dims& reduced
   return plan;
 }
 
+// The number of innermost reduced dims that form one contiguous run (size-1 dims included).
+size_t contiguous_suffix(const Dims& reduced) {
+  int64_t expected = 1;
+  size_t count = 0;
+  for (size_t i = reduced.sizes.size(); i-- > 0; ++count) {
+    if (reduced.sizes[i] == 1) continue;
+    if (reduced.strides[i] != expected) break;
+    expected *= reduced.sizes[i];
+  }
+  return count;
+}
+
+// The Runs layout when the reduced dims end in a contiguous run of at least kMinRun elements.
+std::optional<ReducePlan> runs_plan(const Tensor& self, const Dims& kept, const Dims& reduced) {
+  const size_t suffix = contiguous_suffix(reduced), rest = reduced.sizes.size() - suffix;
+  const Dims run{{reduced.sizes.begin() + rest, reduced.sizes.end()}, {}};
+  if (suffix == 0 || run.numel() < ReducePlan::kMinRun) return std::nullopt;
+  ReducePlan plan = inner_plan(self, kept, run);
+  plan.kind = ReducePlan::Kind::Runs;
+  plan.reduce_offsets = enumerate_offsets({reduced.sizes.begin(), reduced.sizes.begin() + rest},
+                                          {reduced.strides.begin(), reduced.strides.begin() + rest});
+  return plan;
+}
+
 // Copies self into (kept..., reduced...) order, where the reduced dims are one contiguous run.
 ReducePlan reordered_plan(const Tensor& self, const Dims& kept, const Dims& reduced) {
   std::vector<int64_t> sizes = kept.sizes, strides = kept.strides;
@@ -89,7 +115,10 @@ ReducePlan make_reduce_plan(const Tensor& self, const std::vector<bool>& mask) {
   const Dims reduced = select_dims(self, mask, true);
   if (reduced.numel() == 0 || is_contiguous_run(reduced)) return inner_plan(self, kept, reduced);
   const int64_t k0 = contiguous_inner_kept(kept);
-  if (k0 < 0) return reordered_plan(self, kept, reduced);
+  if (k0 < 0) {
+    if (auto plan = runs_plan(self, kept, reduced)) return *std::move(plan);
+    return reordered_plan(self, kept, reduced);
+  }
   ReducePlan plan;
   plan.kind = ReducePlan::Kind::Outer;
   plan.input = self;

@@ -7,6 +7,7 @@
 #include "backend/cpu/thread_pool.h"
 #include "lazygen/factory.h"
 #include "ops/cpu/custom_kernels.h"
+#include "ops/cpu/reduce_plan.h"
 #include "runtime/core/tensor/tensor_testing.h"
 #include "runtime/ops/cpu/reference.h"
 
@@ -54,6 +55,31 @@ TEST(Reduce, SumMatchesNaiveLoopOverEveryLayout) {
   check_sums(permute(x, {2, 0, 1}), dim_sets);        // permuted: reordered copies
   check_sums(slice_tensor(x, 2, 1, 7, 2), dim_sets);  // strided inner dim
   check_sums(expand(randn({1, 6, 1}, g), {5, 6, 7}, false), dim_sets);  // stride-0 dims
+}
+
+// Runs: the reduced dims end in a contiguous run but include a dim outside the kept ones
+// (a convolution's bias gradient, NCHW summed over {0, 2, 3}).
+TEST(Reduce, RunsLayoutReadsInPlaceAndMatchesNaiveLoops) {
+  Generator g(13);
+  const Tensor x = randn({3, 4, 9, 10}, g);
+  const auto plan = detail::make_reduce_plan(x, mask_of(4, {0, 2, 3}));
+  EXPECT_EQ(plan.kind, detail::ReducePlan::Kind::Runs);
+  EXPECT_TRUE(plan.input.is_same(x)) << "read in place, not copied";
+  EXPECT_EQ(plan.run, 90);
+  EXPECT_EQ(plan.reduce_offsets, (V{0, 360, 720}));
+  check_sums(x, {{0, 2, 3}, {0, 3}, {1, 2, 3}, {0, 1, 3}});
+  for (const V& dims : std::vector<V>{{0, 2, 3}, {0, 3}}) {
+    const auto want =
+        testing::reduce(values<double>(x), x.sizes(), mask_of(4, dims), -INFINITY, maximum);
+    expect_near_all(values<double>(amax(x, dims, true)), want, 0);
+  }
+  const Tensor ints = randint(-50, 50, {2, 3, 8, 8}, g);
+  const auto want = testing::reduce(values<double>(ints), ints.sizes(), mask_of(4, {0, 2, 3}),
+                                    0.0, add);
+  expect_near_all(values<double>(sum_dim_intlist(ints, V{0, 2, 3}, true, std::nullopt)), want, 0);
+  // Runs shorter than kMinRun are copied into the Inner order instead.
+  EXPECT_EQ(detail::make_reduce_plan(randn({3, 4, 2, 5}, g), mask_of(4, {0, 2, 3})).kind,
+            detail::ReducePlan::Kind::Inner);
 }
 
 TEST(Reduce, KeepdimAndDTypes) {
