@@ -45,7 +45,33 @@ Axis make_axis(int64_t out, int64_t in, int64_t k, int64_t s, int64_t p, int64_t
 
 struct Axes {
   Axis y, x;
+  bool two_by_two = false;  // 2x2 windows, stride 2, no padding or dilation, all inside
 };
+
+// scan_row for two_by_two windows: the four taps in row-major order per output, the same rule.
+// One pass along the row instead of four tap sweeps, and no window start table.
+template <bool WithIndex, class T>
+void scan_row_2x2(const T* plane, const Pool2dGeometry& g, int64_t oy, T* __restrict best,
+                  int32_t* __restrict at) {
+  const T* r0 = plane + 2 * oy * g.w;
+  const T* r1 = r0 + g.w;
+  const auto top = static_cast<int32_t>(2 * oy * g.w), w = static_cast<int32_t>(g.w);
+  for (int64_t ox = 0; ox < g.ow; ++ox) {
+    const auto x = static_cast<int32_t>(2 * ox);
+    T b = r0[x];  // the first tap: -inf would lose to it, a NaN takes it
+    int32_t i = top + x;
+    auto tap = [&](T v, int32_t k) {
+      const bool take = (v > b) | (v != v);
+      b = take ? v : b;
+      i = take ? k : i;
+    };
+    tap(r0[x + 1], top + x + 1);
+    tap(r1[x], top + w + x);
+    tap(r1[x + 1], top + w + x + 1);
+    best[ox] = b;
+    if constexpr (WithIndex) at[ox] = i;
+  }
+}
 
 // The maxima of output row oy of one plane: values into best, plane indices into at (when
 // WithIndex). PyTorch's rule: the first largest element in row-major window order, or the last
@@ -53,6 +79,10 @@ struct Axes {
 template <bool WithIndex, class T>
 void scan_row(const T* plane, const Pool2dGeometry& g, const Axes& a, int64_t oy,
               T* __restrict best, int32_t* __restrict at) {
+  if (a.two_by_two) {
+    scan_row_2x2<WithIndex>(plane, g, oy, best, at);
+    return;
+  }
   std::fill_n(best, g.ow, -std::numeric_limits<T>::infinity());
   if constexpr (WithIndex) {
     for (int64_t ox = 0; ox < g.ow; ++ox) {
@@ -87,8 +117,10 @@ Pool2dGeometry geometry(const char* op, const Tensor& self, const std::vector<in
 }
 
 Axes axes(const Pool2dGeometry& g) {
-  return {make_axis(g.oh, g.h, g.kh, g.sh, g.ph, g.dh),
-          make_axis(g.ow, g.w, g.kw, g.sw, g.pw, g.dw)};
+  Axes a{make_axis(g.oh, g.h, g.kh, g.sh, g.ph, g.dh), make_axis(g.ow, g.w, g.kw, g.sw, g.pw, g.dw)};
+  a.two_by_two = g.kh == 2 && g.kw == 2 && g.sh == 2 && g.sw == 2 && g.ph == 0 && g.pw == 0 &&
+                 g.dh == 1 && g.dw == 1 && 2 * g.oh <= g.h && 2 * g.ow <= g.w;
+  return a;
 }
 
 // values (and, when `indices` is defined, indices) of self's windows.

@@ -31,6 +31,7 @@ std::vector<PoolCase> cases() {
       {{1, 1, 5, 5}, {2, 2, 2, 2, 0, 0, 1, 1, 3, 3}, true},  // ceil_mode adds a partial window
       {{3, 7, 7}, {3, 3, 2, 2, 1, 1, 1, 1, 4, 4}},           // unbatched [c, h, w]
       {{2, 64, 24, 24}, {2, 2, 2, 2, 0, 0, 1, 1, 12, 12}},   // the tutorial CNN's pool
+      {{2, 3, 7, 9}, {2, 2, 2, 2, 0, 0, 1, 1, 3, 4}},         // 2x2 fast path, odd edges unread
   };
 }
 
@@ -94,6 +95,22 @@ TEST(MaxPool2d, TakesTheFirstOfTiesAndPropagatesNaN) {
   EXPECT_EQ(
       values<int64_t>(std::get<1>(cpu::max_pool2d_with_indices(ties, {2}, {}, {0}, {1}, false))),
       std::vector<int64_t>{0});
+}
+
+// The 2x2, stride-2 windows (a path of their own) follow the same rules.
+TEST(MaxPool2d, TwoByTwoWindowsTakeTheFirstOfTiesTheLastNaNAndMinusInfinity) {
+  const float inf = INFINITY;
+  // Windows (row-major taps): {2,2,2,2} {-inf x4} {1,nan,nan,0} {nan,5,9,1}.
+  Tensor x = tensor<float>({2, 2, -inf, -inf, 1, NAN, NAN, 5,  //
+                            2, 2, -inf, -inf, NAN, 0, 9, 1},
+                           IntList{1, 2, 8});
+  auto [y, idx] = cpu::max_pool2d_with_indices(x, {2}, {2}, {0}, {1}, false);
+  EXPECT_EQ(values<int64_t>(idx), (std::vector<int64_t>{0, 2, 12, 6}));
+  const auto v = values<float>(y);
+  EXPECT_EQ(v[0], 2.f);
+  EXPECT_EQ(v[1], -inf);
+  EXPECT_TRUE(std::isnan(v[2]));
+  EXPECT_TRUE(std::isnan(v[3]));
 }
 
 TEST(MaxPool2d, RejectsBadArgumentsNamingTheOp) {
