@@ -2,6 +2,7 @@
 #include "backend/cpu/fusion/fusion_plan.h"
 
 #include <algorithm>
+#include <optional>
 
 namespace lazygen::cpu::fusion {
 namespace {
@@ -19,16 +20,25 @@ struct Additions {
   int scalars = 0;
 };
 
-// True when the reduced dims of `sizes` (size-1 dims aside) are a suffix: each output then
-// reduces one contiguous range of the group's row-major iteration.
-bool reduces_a_suffix(const std::vector<bool>& reduced, const std::vector<int64_t>& sizes) {
-  bool seen = false;
+// True when, size-1 dims aside, every dim `first` marks precedes every dim it does not mark.
+bool marked_dims_lead(const std::vector<bool>& reduced, const std::vector<int64_t>& sizes,
+                      bool first) {
+  bool seen_other = false;
   for (size_t d = 0; d < sizes.size(); ++d) {
     if (sizes[d] == 1) continue;
-    if (seen && !reduced[d]) return false;
-    seen = seen || reduced[d];
+    if (seen_other && reduced[d] == first) return false;
+    seen_other = seen_other || reduced[d] != first;
   }
   return true;
+}
+
+// How a reduction over `reduced` of a group of `sizes` folds, if it can (See Note [Folded
+// reduction layouts]); a reduction that is both (all dims or none of size > 1) is Trailing.
+std::optional<ReduceLayout> fold_layout(const std::vector<bool>& reduced,
+                                        const std::vector<int64_t>& sizes) {
+  if (marked_dims_lead(reduced, sizes, false)) return ReduceLayout::Trailing;
+  if (marked_dims_lead(reduced, sizes, true)) return ReduceLayout::Leading;
+  return std::nullopt;
 }
 
 class Planner {
@@ -38,8 +48,13 @@ class Planner {
 
   void run() {
     analyze();
-    for (uint32_t i = 0; i < g_.nodes().size(); ++i) visit(i);
-    if (open_ != kNone) close(EndReason::EndOfGraph);
+    for (uint32_t i = 0; i < g_.nodes().size(); ++i) {
+      if (!deferred_.empty() && !extends_deferral(i)) close(EndReason::LibraryConsumer);
+      visit(i);
+    }
+    if (open_ != kNone) {
+      close(deferred_.empty() ? EndReason::EndOfGraph : EndReason::LibraryConsumer);
+    }
     for (const exec::ValueRef& out : g_.outputs()) emit_view(out.node);
     finalize_storage();
   }
@@ -95,12 +110,20 @@ class Planner {
   void visit_pointwise(uint32_t i);
   void visit_reduction(uint32_t i);
   void visit_lowered(uint32_t i);
+  void lower(uint32_t i);
   void emit_view(uint32_t i);
+  // Schedules the open group, then the library nodes that waited for it.
   void close(EndReason reason) {
     plan_.groups[open_].end = reason;
     plan_.schedule.push_back({Step::Kind::Group, open_});
     open_ = kNone;
+    const std::vector<uint32_t> waiting = std::move(deferred_);
+    deferred_.clear();
+    for (uint32_t d : waiting) lower(d);
   }
+  bool reads_open_group(uint32_t i) const;
+  std::optional<ReduceLayout> fold_of(uint32_t i) const;
+  bool extends_deferral(uint32_t i) const;
 
   bool reads_member_through_view(uint32_t i) const;
   bool recomputable(uint32_t v, DType dtype, const std::vector<int64_t>& sizes) const;
@@ -121,6 +144,7 @@ class Planner {
   std::vector<uint32_t> computed_in_;  // per node: the latest group computing it
   std::vector<bool> emitted_;          // per mapped view: lowered as a tensor
   uint32_t open_ = kNone;
+  std::vector<uint32_t> deferred_;  // library nodes reading the open group, run after it
 };
 
 void Planner::resolve_view(uint32_t i) {
@@ -276,28 +300,66 @@ void Planner::visit_pointwise(uint32_t i) {
   commit(i, add);
 }
 
-void Planner::visit_reduction(uint32_t i) {
+// How reduction i folds into the open group, if it can: it reads a member in place, in the
+// group's dtype, over a layout of Note [Folded reduction layouts].
+std::optional<ReduceLayout> Planner::fold_of(uint32_t i) const {
   const Resolved r = resolve(g_.operands(i)[0]);
-  if (!r.layout && in_open_group(r) && traits(i).compute == plan_.groups[open_].dtype &&
-      reduces_a_suffix(traits(i).reduced, plan_.groups[open_].sizes)) {
-    plan_.groups[open_].reduction = i;
+  if (r.layout || !in_open_group(r) || traits(i).compute != plan_.groups[open_].dtype) {
+    return std::nullopt;
+  }
+  return fold_layout(traits(i).reduced, plan_.groups[open_].sizes);
+}
+
+void Planner::visit_reduction(uint32_t i) {
+  if (std::optional<ReduceLayout> layout = fold_of(i)) {
+    Group& group = plan_.groups[open_];
+    group.reduction = i;
+    group.reduce_layout = *layout;
     plan_.group_of[i] = open_;
     computed_in_[i] = open_;
-    close(EndReason::Reduction);
+    close(*layout == ReduceLayout::Leading ? EndReason::LeadingReduction : EndReason::Reduction);
     return;
   }
   plan_.traits[i].kind = NodeKind::Library;  // not foldable here: the eager kernel runs it
   visit_lowered(i);
 }
 
-void Planner::visit_lowered(uint32_t i) {
-  bool reads_open = false;
+bool Planner::reads_open_group(uint32_t i) const {
+  if (open_ == kNone) return false;
   for (const exec::ValueRef& v : g_.operands(i)) {
-    if (v.present() && open_ != kNone && plan_.group_of[resolve(v).base.node] == open_) {
-      reads_open = true;
-    }
+    if (v.present() && plan_.group_of[resolve(v).base.node] == open_) return true;
   }
-  if (reads_open) close(EndReason::LibraryConsumer);
+  return false;
+}
+
+// See Note [Deferred library consumers]: node i lets the waiting library nodes wait on when it
+// schedules nothing (an input, a view), waits for the group too, or folds into it.
+bool Planner::extends_deferral(uint32_t i) const {
+  switch (traits(i).kind) {
+    case NodeKind::Input:
+    case NodeKind::View:
+      return true;
+    case NodeKind::Library:
+      return reads_open_group(i);
+    case NodeKind::Reduction:
+      return fold_of(i).has_value();
+    case NodeKind::Pointwise:
+      break;
+  }
+  return false;
+}
+
+// A library node that reads the open group waits for it to end (See Note [Deferred library
+// consumers]); any other runs now, before the open group if one is open.
+void Planner::visit_lowered(uint32_t i) {
+  if (reads_open_group(i)) {
+    deferred_.push_back(i);
+    return;
+  }
+  lower(i);
+}
+
+void Planner::lower(uint32_t i) {
   for (const exec::ValueRef& v : g_.operands(i)) {
     if (v.present()) emit_view(v.node);
   }

@@ -12,11 +12,33 @@
 // The planner sweeps the post-order once with at most one open group. A pointwise node joins
 // it when it has the group's dtype and sizes, reads group members only in place (not through a
 // view that reorders them) and the budgets allow; otherwise the open group ends and the node
-// starts a new one. A library node that reads the open group ends it first (the group runs, then
-// the library op); one that does not leaves it open, so the group runs after it. A foldable
-// reduction of a member ends the group as its last step. Each group therefore runs at the point
-// where it ended, after everything it reads, and the schedule needs no cycle check.
+// starts a new one. A library node that reads the open group ends it (the group runs, then the
+// library op; See Note [Deferred library consumers]); one that does not leaves it open, so the
+// group runs after it. A foldable reduction of a member ends the group as its last step. Each
+// group therefore runs at the point where it ended, after everything it reads, and the schedule
+// needs no cycle check.
 // Why each group ended is recorded (EndReason): the dump and the `fusion.end.*` counters show it.
+//
+// Note [Deferred library consumers]
+// A library node that reads the open group does not end it at once: it waits, and the group
+// stays open while the nodes after it are inputs, views or more library nodes reading the group.
+// The first other node ends the group, unless it is a reduction the group folds, which joins it
+// first; then the waiting library nodes run, in post-order. Autograd needs this: the backward of
+// a linear layer emits the weight gradient, mm(x^T, g), before the bias gradient, g.sum(0), and
+// both read the group computing g. Nothing else may join a group while library nodes wait (a
+// pointwise node might read their results), so plans without such a reduction do not change.
+//
+// Note [Folded reduction layouts]
+// A reduction folds when, size-1 dims aside, its reduced dims of the group's sizes are a suffix
+// (Trailing: sum(-1), a full sum; each output reduces `run` consecutive elements of the
+// row-major iteration) or a prefix (Leading: a bias gradient's sum(0), mean over {0, 1} of
+// [N, C, K]; element e goes to output e mod `inner`, the product of the kept dims). Both keep
+// the output contiguous in the iteration's order, with keepdim or without. A reduction that
+// keeps a middle dim (a conv bias's [N, C, H, W] -> [C]) reduces neither a run nor a stride
+// pattern one accumulator vector can follow, and runs through the lowering table. Leading
+// folds end the group with their own reason (leading_reduction), so the counters tell them
+// apart. The CUDA backend takes the same plans: it stores a folded reduction's input and runs
+// the eager reduction over it (group_kernel_source.h), whatever the layout.
 //
 // Note [Recompute instead of materialize]
 // A member V of an ended group that a later group reads would cost a store and a load. When V
@@ -57,9 +79,10 @@ enum class EndReason : uint8_t {
   ShapeChange,       // the next pointwise node has other sizes
   ViewOfGroupValue,  // the next pointwise node reads a member through a reordering view
   LibraryConsumer,   // a node without a tile kernel reads a member
-  Reduction,         // a reduction was folded as the last step
+  Reduction,         // a reduction over trailing dims was folded as the last step
+  LeadingReduction,  // ... over leading dims (See Note [Folded reduction layouts])
 };
-inline constexpr int kNumEndReasons = 9;
+inline constexpr int kNumEndReasons = 10;
 // "end_of_graph", "node_budget", ...: the dump's words and the counter suffixes.
 const char* end_reason_name(EndReason reason);
 
@@ -75,6 +98,7 @@ struct Group {
   std::vector<uint32_t> members;  // pointwise nodes in evaluation order, recomputed ones included
   std::vector<uint32_t> recomputed;  // members owned by an earlier group
   uint32_t reduction = kNone;        // the folded reduction node
+  ReduceLayout reduce_layout = ReduceLayout::Trailing;  // when it folds one
   std::vector<GroupInput> inputs;
   int num_scalars = 0;
   EndReason end = EndReason::EndOfGraph;

@@ -11,7 +11,7 @@ namespace {
 
 constexpr const char* kEndReasonNames[kNumEndReasons] = {
     "end_of_graph", "node_budget",         "input_budget",     "scalar_budget", "dtype_change",
-    "shape_change", "view_of_group_value", "library_consumer", "reduction"};
+    "shape_change", "view_of_group_value", "library_consumer", "reduction", "leading_reduction"};
 
 std::string ref_str(const exec::ValueRef& r) {
   return "%" + std::to_string(r.node) + (r.output ? "." + std::to_string(r.output) : "");
@@ -59,7 +59,9 @@ void dump_group(std::ostream& os, const exec::Graph& graph, const FusionPlan& pl
        << "\n";
   }
   if (group.reduction != kNone) {
-    os << "  " << node_str(graph, group.reduction) << "  [reduction]"
+    const bool leading = group.reduce_layout == ReduceLayout::Leading;
+    os << "  " << node_str(graph, group.reduction)
+       << (leading ? "  [reduction over leading dims]" : "  [reduction]")
        << storage_str(plan.storage[group.reduction]) << "\n";
   }
   for (const GroupInput& in : group.inputs) {

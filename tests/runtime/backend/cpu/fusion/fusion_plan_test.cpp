@@ -85,10 +85,43 @@ TEST_F(FusionPlanTest, AFullReductionIsFolded) {
   EXPECT_EQ(ops({p.groups[0].reduction}), Strings{"amax"});
 }
 
-TEST_F(FusionPlanTest, AReductionOverALeadingDimRunsAloneAfterTheGroup) {
-  Tensor x = randn({8, 16}).to(kLazy);
+// See Note [Folded reduction layouts].
+TEST_F(FusionPlanTest, AReductionOverLeadingDimsIsFoldedWithItsOwnEndReason) {
+  Tensor x = randn({8, 16}).to(kLazy), b = randn({16}).to(kLazy);
+  Tensor s = sum(relu(x + b), std::vector<int64_t>{0});  // a bias gradient's shape
+  FusionPlan p = plan({s});
+  ASSERT_EQ(p.groups.size(), 1u);
+  EXPECT_EQ(ops(p.groups[0].members), (Strings{"add.Tensor", "relu"}));
+  EXPECT_EQ(ops({p.groups[0].reduction}), Strings{"sum.dim_IntList"});
+  EXPECT_EQ(p.groups[0].reduce_layout, ReduceLayout::Leading);
+  EXPECT_EQ(ends(p), std::vector<EndReason>{EndReason::LeadingReduction});
+  EXPECT_EQ(lowered(p), 0u);
+  EXPECT_EQ(p.storage[position_of(s)], Materialization::Tensor);
+  const std::string dump = dump_plan(*graph_, p);
+  EXPECT_NE(dump.find("ended by leading_reduction"), std::string::npos) << dump;
+  EXPECT_NE(dump.find("[reduction over leading dims]  -> tensor"), std::string::npos) << dump;
+}
+
+TEST_F(FusionPlanTest, LeadingDimsFoldWithKeepdimAndAroundSizeOneDims) {
+  Tensor x = randn({4, 1, 3, 5}).to(kLazy);
   Tensor a = x * 2.0;
-  FusionPlan p = plan({sum(a, std::vector<int64_t>{0})});
+  for (const Tensor& r : {mean(a, std::vector<int64_t>{0, 2}, true), sum(a, std::vector<int64_t>{0, 1, 2}),
+                          amax(a, {0}, false)}) {
+    FusionPlan p = plan({r});
+    ASSERT_EQ(p.groups.size(), 1u);
+    EXPECT_EQ(ends(p), std::vector<EndReason>{EndReason::LeadingReduction});
+  }
+  // Only size-1 dims kept, or only size-1 dims reduced: a full or trailing reduction.
+  EXPECT_EQ(ends(plan({sum(a, std::vector<int64_t>{0, 2, 3})})),
+            std::vector<EndReason>{EndReason::Reduction});
+  EXPECT_EQ(ends(plan({sum(a, std::vector<int64_t>{1})})),
+            std::vector<EndReason>{EndReason::Reduction});
+}
+
+TEST_F(FusionPlanTest, AReductionKeepingAMiddleDimRunsAloneAfterTheGroup) {
+  Tensor x = randn({2, 4, 3, 3}).to(kLazy);  // a conv bias gradient: [N, C, H, W] -> [C]
+  Tensor a = x * 2.0;
+  FusionPlan p = plan({sum(a, std::vector<int64_t>{0, 2, 3})});
   ASSERT_EQ(p.groups.size(), 1u);
   EXPECT_EQ(p.groups[0].reduction, kNone);
   EXPECT_EQ(ends(p), std::vector<EndReason>{EndReason::LibraryConsumer});
@@ -240,6 +273,16 @@ TEST_F(FusionPlanTest, TheDumpShowsStepsMembersInputsAndEndReasons) {
   EXPECT_NE(dump.find("lower %"), std::string::npos) << dump;
   EXPECT_NE(dump.find("reads %0 in place"), std::string::npos) << dump;
   EXPECT_NE(fusion_plan_dump({m}).find("ended by library_consumer"), std::string::npos);
+}
+
+TEST_F(FusionPlanTest, CompilingCountsLeadingReductionsApart) {
+  const int64_t leading = metrics::counter_value("fusion.end.leading_reduction");
+  const int64_t trailing = metrics::counter_value("fusion.end.reduction");
+  Tensor x = randn({8, 16}).to(kLazy);
+  Tensor s = sum(x * 2.0, std::vector<int64_t>{0});
+  mark_step();
+  EXPECT_EQ(metrics::counter_value("fusion.end.leading_reduction"), leading + 1);
+  EXPECT_EQ(metrics::counter_value("fusion.end.reduction"), trailing);
 }
 
 TEST_F(FusionPlanTest, CompilingRecordsGroupMetrics) {
