@@ -17,7 +17,8 @@
 //   colsum_4096x1024   a bias gradient's pattern: relu(x * w + b) - 0.25 on [4096, 1024] float32
 //                      ([1024] broadcasts) ending in sum(0), which the fused backend folds into
 //                      the chain's group (See Note [Folded reduction layouts]); warm. Counters:
-//                      fused_ms, unfused_ms (fusion off: one kernel per op, then the eager
+//                      fused_ms (with the group's AOT kernel, fusion_bench.manifest), interp_ms
+//                      (AOT off), unfused_ms (fusion off: one kernel per op, then the eager
 //                      sum), eager_ms, speedup_vs_unfused and speedup_vs_eager (in this run),
 //                      gbps (one read of x per pass) and copy_gbps (copy_ of x, interleaved).
 //   chain_1000x16      a 1000-op chain of the same cycle on 16 elements, steady state (trace +
@@ -167,7 +168,7 @@ void colsum_4096x1024(benchmark::State& state) {
   const Tensor x = cpu[0].to(kLazy), w = cpu[1].to(kLazy), b = cpu[2].to(kLazy);
   mark_step();
   for (int warm = 0; warm < 2; ++warm) time_lazy_colsum(x, w, b);
-  double fused_s = 0, unfused_s = 0, eager_s = 0, copy_s = 0;
+  double fused_s = 0, interp_s = 0, unfused_s = 0, eager_s = 0, copy_s = 0;
   for (auto _ : state) {
     auto start = Clock::now();
     dst.copy_(cpu[0]);
@@ -180,6 +181,9 @@ void colsum_4096x1024(benchmark::State& state) {
     unfused_s += time_lazy_colsum(x, w, b);
     set_fusion_enabled(true);
     time_lazy_colsum(x, w, b);  // recompiles after the switch (untimed)
+    set_aot_enabled(false);
+    interp_s += time_lazy_colsum(x, w, b);
+    set_aot_enabled(true);
     const double s = time_lazy_colsum(x, w, b);
     fused_s += s;
     state.SetIterationTime(s);
@@ -187,6 +191,7 @@ void colsum_4096x1024(benchmark::State& state) {
   const double n = static_cast<double>(state.iterations());
   const double bytes = 4.0 * kRows * kCols;
   state.counters["fused_ms"] = fused_s / n * 1e3;
+  state.counters["interp_ms"] = interp_s / n * 1e3;
   state.counters["unfused_ms"] = unfused_s / n * 1e3;
   state.counters["eager_ms"] = eager_s / n * 1e3;
   state.counters["speedup_vs_unfused"] = unfused_s / fused_s;

@@ -48,13 +48,8 @@ class Planner {
 
   void run() {
     analyze();
-    for (uint32_t i = 0; i < g_.nodes().size(); ++i) {
-      if (!deferred_.empty() && !extends_deferral(i)) close(EndReason::LibraryConsumer);
-      visit(i);
-    }
-    if (open_ != kNone) {
-      close(deferred_.empty() ? EndReason::EndOfGraph : EndReason::LibraryConsumer);
-    }
+    for (uint32_t i = 0; i < g_.nodes().size(); ++i) visit(i);
+    if (open_ != kNone) close(EndReason::EndOfGraph);
     for (const exec::ValueRef& out : g_.outputs()) emit_view(out.node);
     finalize_storage();
   }
@@ -110,20 +105,14 @@ class Planner {
   void visit_pointwise(uint32_t i);
   void visit_reduction(uint32_t i);
   void visit_lowered(uint32_t i);
-  void lower(uint32_t i);
   void emit_view(uint32_t i);
-  // Schedules the open group, then the library nodes that waited for it.
   void close(EndReason reason) {
     plan_.groups[open_].end = reason;
     plan_.schedule.push_back({Step::Kind::Group, open_});
     open_ = kNone;
-    const std::vector<uint32_t> waiting = std::move(deferred_);
-    deferred_.clear();
-    for (uint32_t d : waiting) lower(d);
   }
-  bool reads_open_group(uint32_t i) const;
-  std::optional<ReduceLayout> fold_of(uint32_t i) const;
-  bool extends_deferral(uint32_t i) const;
+  uint32_t fold_target(uint32_t i, ReduceLayout& layout) const;
+  bool stores_a_graph_output(const Group& group) const;
 
   bool reads_member_through_view(uint32_t i) const;
   bool recomputable(uint32_t v, DType dtype, const std::vector<int64_t>& sizes) const;
@@ -144,7 +133,6 @@ class Planner {
   std::vector<uint32_t> computed_in_;  // per node: the latest group computing it
   std::vector<bool> emitted_;          // per mapped view: lowered as a tensor
   uint32_t open_ = kNone;
-  std::vector<uint32_t> deferred_;  // library nodes reading the open group, run after it
 };
 
 void Planner::resolve_view(uint32_t i) {
@@ -300,66 +288,57 @@ void Planner::visit_pointwise(uint32_t i) {
   commit(i, add);
 }
 
-// How reduction i folds into the open group, if it can: it reads a member in place, in the
-// group's dtype, over a layout of Note [Folded reduction layouts].
-std::optional<ReduceLayout> Planner::fold_of(uint32_t i) const {
+// The group reduction i folds into, or kNone: the open group, else the earlier group that
+// computes its input (See Note [Late folds]). The input must be a pointwise member read in
+// place, of the group's dtype, reduced over a layout of Note [Folded reduction layouts].
+uint32_t Planner::fold_target(uint32_t i, ReduceLayout& layout) const {
   const Resolved r = resolve(g_.operands(i)[0]);
-  if (r.layout || !in_open_group(r) || traits(i).compute != plan_.groups[open_].dtype) {
-    return std::nullopt;
-  }
-  return fold_layout(traits(i).reduced, plan_.groups[open_].sizes);
+  if (r.layout || traits(r.base.node).kind != NodeKind::Pointwise) return kNone;
+  const uint32_t g = in_open_group(r) ? open_ : plan_.group_of[r.base.node];
+  if (g == kNone) return kNone;
+  const Group& group = plan_.groups[g];
+  if (group.reduction != kNone || traits(i).compute != group.dtype) return kNone;
+  if (g != open_ && stores_a_graph_output(group)) return kNone;
+  std::optional<ReduceLayout> l = fold_layout(traits(i).reduced, group.sizes);
+  if (!l) return kNone;
+  layout = *l;
+  return g;
+}
+
+// Groups that store graph outputs may update tensors in place, which groups that reduce never
+// do (in_place.h): a late fold stays out of them.
+bool Planner::stores_a_graph_output(const Group& group) const {
+  return std::any_of(group.members.begin(), group.members.end(),
+                     [&](uint32_t m) { return is_output_[m]; });
 }
 
 void Planner::visit_reduction(uint32_t i) {
-  if (std::optional<ReduceLayout> layout = fold_of(i)) {
-    Group& group = plan_.groups[open_];
-    group.reduction = i;
-    group.reduce_layout = *layout;
-    plan_.group_of[i] = open_;
-    computed_in_[i] = open_;
-    close(*layout == ReduceLayout::Leading ? EndReason::LeadingReduction : EndReason::Reduction);
+  ReduceLayout layout = ReduceLayout::Trailing;
+  const uint32_t g = fold_target(i, layout);
+  if (g == kNone) {
+    plan_.traits[i].kind = NodeKind::Library;  // not foldable: the eager kernel runs it
+    visit_lowered(i);
     return;
   }
-  plan_.traits[i].kind = NodeKind::Library;  // not foldable here: the eager kernel runs it
-  visit_lowered(i);
-}
-
-bool Planner::reads_open_group(uint32_t i) const {
-  if (open_ == kNone) return false;
-  for (const exec::ValueRef& v : g_.operands(i)) {
-    if (v.present() && plan_.group_of[resolve(v).base.node] == open_) return true;
+  Group& group = plan_.groups[g];
+  group.reduction = i;
+  group.reduce_layout = layout;
+  group.late_fold = g != open_;
+  plan_.group_of[i] = g;
+  computed_in_[i] = g;
+  if (g == open_) {
+    close(layout == ReduceLayout::Leading ? EndReason::LeadingReduction : EndReason::Reduction);
   }
-  return false;
 }
 
-// See Note [Deferred library consumers]: node i lets the waiting library nodes wait on when it
-// schedules nothing (an input, a view), waits for the group too, or folds into it.
-bool Planner::extends_deferral(uint32_t i) const {
-  switch (traits(i).kind) {
-    case NodeKind::Input:
-    case NodeKind::View:
-      return true;
-    case NodeKind::Library:
-      return reads_open_group(i);
-    case NodeKind::Reduction:
-      return fold_of(i).has_value();
-    case NodeKind::Pointwise:
-      break;
-  }
-  return false;
-}
-
-// A library node that reads the open group waits for it to end (See Note [Deferred library
-// consumers]); any other runs now, before the open group if one is open.
 void Planner::visit_lowered(uint32_t i) {
-  if (reads_open_group(i)) {
-    deferred_.push_back(i);
-    return;
+  bool reads_open = false;
+  for (const exec::ValueRef& v : g_.operands(i)) {
+    if (v.present() && open_ != kNone && plan_.group_of[resolve(v).base.node] == open_) {
+      reads_open = true;
+    }
   }
-  lower(i);
-}
-
-void Planner::lower(uint32_t i) {
+  if (reads_open) close(EndReason::LibraryConsumer);
   for (const exec::ValueRef& v : g_.operands(i)) {
     if (v.present()) emit_view(v.node);
   }

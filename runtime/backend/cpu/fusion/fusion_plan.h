@@ -12,21 +12,23 @@
 // The planner sweeps the post-order once with at most one open group. A pointwise node joins
 // it when it has the group's dtype and sizes, reads group members only in place (not through a
 // view that reorders them) and the budgets allow; otherwise the open group ends and the node
-// starts a new one. A library node that reads the open group ends it (the group runs, then the
-// library op; See Note [Deferred library consumers]); one that does not leaves it open, so the
-// group runs after it. A foldable reduction of a member ends the group as its last step. Each
-// group therefore runs at the point where it ended, after everything it reads, and the schedule
-// needs no cycle check.
+// starts a new one. A library node that reads the open group ends it first (the group runs, then
+// the library op); one that does not leaves it open, so the group runs after it. A foldable
+// reduction of a member ends the group as its last step (or joins an ended group; See Note
+// [Late folds]). Each group therefore runs at the point where it ended, after everything it
+// reads, and the schedule needs no cycle check.
 // Why each group ended is recorded (EndReason): the dump and the `fusion.end.*` counters show it.
 //
-// Note [Deferred library consumers]
-// A library node that reads the open group does not end it at once: it waits, and the group
-// stays open while the nodes after it are inputs, views or more library nodes reading the group.
-// The first other node ends the group, unless it is a reduction the group folds, which joins it
-// first; then the waiting library nodes run, in post-order. Autograd needs this: the backward of
-// a linear layer emits the weight gradient, mm(x^T, g), before the bias gradient, g.sum(0), and
-// both read the group computing g. Nothing else may join a group while library nodes wait (a
-// pointwise node might read their results), so plans without such a reduction do not change.
+// Note [Late folds]
+// A foldable reduction whose input is a member of a group that has already ended (and folds
+// nothing yet) joins that group as its last step: a reduction reads nothing but its input, so
+// computing it where the group runs, earlier than its own place in the post-order, is as valid,
+// and it saves reading the input back from memory (or storing it at all). Autograd needs this:
+// the backward of a linear layer reads the group computing its output's gradient g from mm
+// (the weight gradient) and the optimizer's update before g.sum(0), the bias gradient, comes in
+// the post-order. Groups that store graph outputs are left alone, since they may update tensors
+// in place and groups that reduce never do (in_place.h). The dump marks such reductions
+// "folded late"; the group keeps the reason it ended with, and fusion.late_folds counts them.
 //
 // Note [Folded reduction layouts]
 // A reduction folds when, size-1 dims aside, its reduced dims of the group's sizes are a suffix
@@ -99,6 +101,7 @@ struct Group {
   std::vector<uint32_t> recomputed;  // members owned by an earlier group
   uint32_t reduction = kNone;        // the folded reduction node
   ReduceLayout reduce_layout = ReduceLayout::Trailing;  // when it folds one
+  bool late_fold = false;  // the reduction joined after the group ended (Note [Late folds])
   std::vector<GroupInput> inputs;
   int num_scalars = 0;
   EndReason end = EndReason::EndOfGraph;
@@ -135,7 +138,7 @@ FusionPlan plan_fusion(const exec::Graph& graph, const Budgets& budgets = {});
 std::string dump_plan(const exec::Graph& graph, const FusionPlan& plan);
 
 // Adds a plan's statistics to the metrics: fusion.groups, fusion.group_nodes,
-// fusion.recomputed, fusion.lowered_steps and fusion.end.<reason> per group.
+// fusion.recomputed, fusion.lowered_steps, fusion.late_folds and fusion.end.<reason> per group.
 void record_plan_metrics(const FusionPlan& plan);
 
 }  // namespace lazygen::cpu::fusion

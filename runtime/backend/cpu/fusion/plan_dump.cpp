@@ -61,7 +61,8 @@ void dump_group(std::ostream& os, const exec::Graph& graph, const FusionPlan& pl
   if (group.reduction != kNone) {
     const bool leading = group.reduce_layout == ReduceLayout::Leading;
     os << "  " << node_str(graph, group.reduction)
-       << (leading ? "  [reduction over leading dims]" : "  [reduction]")
+       << (leading ? "  [reduction over leading dims" : "  [reduction")
+       << (group.late_fold ? ", folded late]" : "]")
        << storage_str(plan.storage[group.reduction]) << "\n";
   }
   for (const GroupInput& in : group.inputs) {
@@ -96,6 +97,7 @@ void record_plan_metrics(const FusionPlan& plan) {
   static metrics::Counter& nodes = metrics::counter("fusion.group_nodes");
   static metrics::Counter& recomputed = metrics::counter("fusion.recomputed");
   static metrics::Counter& lowered = metrics::counter("fusion.lowered_steps");
+  static metrics::Counter& late = metrics::counter("fusion.late_folds");
   static const std::array<metrics::Counter*, kNumEndReasons> ends = [] {
     std::array<metrics::Counter*, kNumEndReasons> a{};
     for (int r = 0; r < kNumEndReasons; ++r) {
@@ -107,6 +109,7 @@ void record_plan_metrics(const FusionPlan& plan) {
     groups.add();
     nodes.add(static_cast<int64_t>(g.members.size() + (g.reduction != kNone ? 1 : 0)));
     recomputed.add(static_cast<int64_t>(g.recomputed.size()));
+    if (g.late_fold) late.add();
     ends[static_cast<int>(g.end)]->add();
   }
   for (const Step& s : plan.schedule) {

@@ -118,6 +118,33 @@ TEST_F(FusionPlanTest, LeadingDimsFoldWithKeepdimAndAroundSizeOneDims) {
             std::vector<EndReason>{EndReason::Reduction});
 }
 
+// See Note [Late folds]: a linear layer's backward, then an update reading its weight gradient.
+TEST_F(FusionPlanTest, AReductionOfAnEndedGroupsMemberJoinsThatGroup) {
+  Tensor g = randn({8, 16}).to(kLazy), h = randn({8, 16}).to(kLazy), x = randn({8, 4}).to(kLazy);
+  Tensor d = relu(g * h);                                // relu's backward, say
+  Tensor w = mm(t(x), d) * 0.5;                          // a weight gradient, then its update
+  Tensor b = sum(d, std::vector<int64_t>{0});            // the bias gradient comes last
+  FusionPlan p = plan({w, b});
+  ASSERT_EQ(p.groups.size(), 2u);
+  EXPECT_EQ(ends(p)[0], EndReason::LibraryConsumer);
+  EXPECT_EQ(p.groups[0].reduction, position_of(b));
+  EXPECT_EQ(p.groups[0].reduce_layout, ReduceLayout::Leading);
+  EXPECT_TRUE(p.groups[0].late_fold);
+  EXPECT_EQ(p.storage[position_of(d)], Materialization::Tensor);  // the mm reads it
+  EXPECT_EQ(lowered(p), 2u);                                      // t(x) and the mm
+  const std::string dump = dump_plan(*graph_, p);
+  EXPECT_NE(dump.find("[reduction over leading dims, folded late]"), std::string::npos) << dump;
+}
+
+TEST_F(FusionPlanTest, ALateFoldLeavesGroupsStoringGraphOutputsAlone) {
+  Tensor x = randn({8, 16}).to(kLazy), w = randn({16, 16}).to(kLazy);
+  Tensor a = x * 2.0;
+  Tensor m = mm(a, w);  // ends a's group
+  FusionPlan p = plan({a, m, sum(a, std::vector<int64_t>{0})});
+  EXPECT_EQ(p.groups[0].reduction, kNone);
+  EXPECT_EQ(lowered(p), 2u);  // the mm and the sum
+}
+
 TEST_F(FusionPlanTest, AReductionKeepingAMiddleDimRunsAloneAfterTheGroup) {
   Tensor x = randn({2, 4, 3, 3}).to(kLazy);  // a conv bias gradient: [N, C, H, W] -> [C]
   Tensor a = x * 2.0;
@@ -275,14 +302,22 @@ TEST_F(FusionPlanTest, TheDumpShowsStepsMembersInputsAndEndReasons) {
   EXPECT_NE(fusion_plan_dump({m}).find("ended by library_consumer"), std::string::npos);
 }
 
-TEST_F(FusionPlanTest, CompilingCountsLeadingReductionsApart) {
+TEST_F(FusionPlanTest, CompilingCountsLeadingReductionsAndLateFoldsApart) {
   const int64_t leading = metrics::counter_value("fusion.end.leading_reduction");
   const int64_t trailing = metrics::counter_value("fusion.end.reduction");
-  Tensor x = randn({8, 16}).to(kLazy);
-  Tensor s = sum(x * 2.0, std::vector<int64_t>{0});
+  const int64_t late = metrics::counter_value("fusion.late_folds");
+  Tensor x = randn({8, 16}).to(kLazy), w = randn({16, 4}).to(kLazy);
+  Tensor s, m, r;
+  {  // a and e die here: graph outputs would keep a late fold out of e's group
+    Tensor a = x * 2.0, e = exp(x);
+    s = sum(a, std::vector<int64_t>{0});
+    m = mm(e, w);                         // ends e's group
+    r = sum(e, std::vector<int64_t>{1});  // joins it late
+  }
   mark_step();
   EXPECT_EQ(metrics::counter_value("fusion.end.leading_reduction"), leading + 1);
   EXPECT_EQ(metrics::counter_value("fusion.end.reduction"), trailing);
+  EXPECT_EQ(metrics::counter_value("fusion.late_folds"), late + 1);
 }
 
 TEST_F(FusionPlanTest, CompilingRecordsGroupMetrics) {
