@@ -19,7 +19,9 @@
 //                      the chain's group (See Note [Folded reduction layouts]); warm. Counters:
 //                      fused_ms (with the group's AOT kernel, fusion_bench.manifest), interp_ms
 //                      (AOT off), unfused_ms (fusion off: one kernel per op, then the eager
-//                      sum), eager_ms, speedup_vs_unfused and speedup_vs_eager (in this run),
+//                      sum), chain_only_ms (the fused chain storing its [4096, 1024] result
+//                      instead of reducing it: what the group cost before the fold, the sum
+//                      aside), eager_ms, speedup_vs_unfused and speedup_vs_eager (same run),
 //                      gbps (one read of x per pass) and copy_gbps (copy_ of x, interleaved).
 //   chain_1000x16      a 1000-op chain of the same cycle on 16 elements, steady state (trace +
 //                      cached execute per iteration): us_per_op (goal <= 0.2), split into tracing
@@ -146,14 +148,15 @@ void chain_16m_interp(benchmark::State& state) {
   state.counters["interp_frac_of_copy"] = copy_s / interp_s;
 }
 
-Tensor colsum(const Tensor& x, const Tensor& w, const Tensor& b) {
-  return sum(relu(x * w + b) - 0.25, std::vector<int64_t>{0});
+Tensor colsum(const Tensor& x, const Tensor& w, const Tensor& b, bool reduce = true) {
+  const Tensor y = relu(x * w + b) - 0.25;
+  return reduce ? sum(y, std::vector<int64_t>{0}) : y;
 }
 
-// Seconds for one lazy colsum, including its materialization.
-double time_lazy_colsum(const Tensor& x, const Tensor& w, const Tensor& b) {
+// Seconds for one lazy colsum (or its chain alone), including its materialization.
+double time_lazy_colsum(const Tensor& x, const Tensor& w, const Tensor& b, bool reduce = true) {
   const auto start = Clock::now();
-  Tensor y = colsum(x, w, b);
+  Tensor y = colsum(x, w, b, reduce);
   mark_step();
   wait_device_ops();
   const double s = seconds_since(start);
@@ -168,7 +171,7 @@ void colsum_4096x1024(benchmark::State& state) {
   const Tensor x = cpu[0].to(kLazy), w = cpu[1].to(kLazy), b = cpu[2].to(kLazy);
   mark_step();
   for (int warm = 0; warm < 2; ++warm) time_lazy_colsum(x, w, b);
-  double fused_s = 0, interp_s = 0, unfused_s = 0, eager_s = 0, copy_s = 0;
+  double fused_s = 0, interp_s = 0, unfused_s = 0, eager_s = 0, copy_s = 0, chain_s = 0;
   for (auto _ : state) {
     auto start = Clock::now();
     dst.copy_(cpu[0]);
@@ -184,6 +187,7 @@ void colsum_4096x1024(benchmark::State& state) {
     set_aot_enabled(false);
     interp_s += time_lazy_colsum(x, w, b);
     set_aot_enabled(true);
+    chain_s += time_lazy_colsum(x, w, b, false);
     const double s = time_lazy_colsum(x, w, b);
     fused_s += s;
     state.SetIterationTime(s);
@@ -193,6 +197,7 @@ void colsum_4096x1024(benchmark::State& state) {
   state.counters["fused_ms"] = fused_s / n * 1e3;
   state.counters["interp_ms"] = interp_s / n * 1e3;
   state.counters["unfused_ms"] = unfused_s / n * 1e3;
+  state.counters["chain_only_ms"] = chain_s / n * 1e3;
   state.counters["eager_ms"] = eager_s / n * 1e3;
   state.counters["speedup_vs_unfused"] = unfused_s / fused_s;
   state.counters["speedup_vs_eager"] = eager_s / fused_s;
