@@ -69,15 +69,20 @@ Tensor chain(Tensor x, int ops) {
   return x;
 }
 
-// Seconds for one lazy chain, including its materialization (mark_step runs it).
-double time_lazy_chain(const Tensor& x, int ops) {
+// Seconds for tracing `trace()` on the lazy device and materializing it (mark_step runs it).
+template <class Trace>
+double time_lazy(const Trace& trace) {
   const auto start = Clock::now();
-  Tensor y = chain(x, ops);
+  Tensor y = trace();
   mark_step();
   wait_device_ops();
   const double s = seconds_since(start);
   benchmark::DoNotOptimize(y.impl());
   return s;
+}
+
+double time_lazy_chain(const Tensor& x, int ops) {
+  return time_lazy([&] { return chain(x, ops); });
 }
 
 void chain_16m(benchmark::State& state) {
@@ -153,15 +158,8 @@ Tensor colsum(const Tensor& x, const Tensor& w, const Tensor& b, bool reduce = t
   return reduce ? sum(y, std::vector<int64_t>{0}) : y;
 }
 
-// Seconds for one lazy colsum (or its chain alone), including its materialization.
 double time_lazy_colsum(const Tensor& x, const Tensor& w, const Tensor& b, bool reduce = true) {
-  const auto start = Clock::now();
-  Tensor y = colsum(x, w, b, reduce);
-  mark_step();
-  wait_device_ops();
-  const double s = seconds_since(start);
-  benchmark::DoNotOptimize(y.impl());
-  return s;
+  return time_lazy([&] { return colsum(x, w, b, reduce); });
 }
 
 void colsum_4096x1024(benchmark::State& state) {

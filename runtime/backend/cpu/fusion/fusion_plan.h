@@ -98,8 +98,8 @@ struct Group {
   DType dtype = DType::Float32;
   std::vector<int64_t> sizes;     // the iteration space: every member's output sizes
   std::vector<uint32_t> members;  // pointwise nodes in evaluation order, recomputed ones included
-  std::vector<uint32_t> recomputed;  // members owned by an earlier group
-  uint32_t reduction = kNone;        // the folded reduction node
+  std::vector<uint32_t> recomputed;                     // members owned by an earlier group
+  uint32_t reduction = kNone;                           // the folded reduction node
   ReduceLayout reduce_layout = ReduceLayout::Trailing;  // when it folds one
   bool late_fold = false;  // the reduction joined after the group ended (Note [Late folds])
   std::vector<GroupInput> inputs;

@@ -10,8 +10,9 @@ namespace lazygen::cpu::fusion {
 namespace {
 
 constexpr const char* kEndReasonNames[kNumEndReasons] = {
-    "end_of_graph", "node_budget",         "input_budget",     "scalar_budget", "dtype_change",
-    "shape_change", "view_of_group_value", "library_consumer", "reduction", "leading_reduction"};
+    "end_of_graph", "node_budget",      "input_budget",        "scalar_budget",
+    "dtype_change", "shape_change",     "view_of_group_value", "library_consumer",
+    "reduction",    "leading_reduction"};
 
 std::string ref_str(const exec::ValueRef& r) {
   return "%" + std::to_string(r.node) + (r.output ? "." + std::to_string(r.output) : "");
@@ -62,8 +63,8 @@ void dump_group(std::ostream& os, const exec::Graph& graph, const FusionPlan& pl
     const bool leading = group.reduce_layout == ReduceLayout::Leading;
     os << "  " << node_str(graph, group.reduction)
        << (leading ? "  [reduction over leading dims" : "  [reduction")
-       << (group.late_fold ? ", folded late]" : "]")
-       << storage_str(plan.storage[group.reduction]) << "\n";
+       << (group.late_fold ? ", folded late]" : "]") << storage_str(plan.storage[group.reduction])
+       << "\n";
   }
   for (const GroupInput& in : group.inputs) {
     os << "  reads " << ref_str(in.base) << " " << access_str(in, group.sizes) << "\n";

@@ -105,8 +105,8 @@ TEST_F(FusionPlanTest, AReductionOverLeadingDimsIsFoldedWithItsOwnEndReason) {
 TEST_F(FusionPlanTest, LeadingDimsFoldWithKeepdimAndAroundSizeOneDims) {
   Tensor x = randn({4, 1, 3, 5}).to(kLazy);
   Tensor a = x * 2.0;
-  for (const Tensor& r : {mean(a, std::vector<int64_t>{0, 2}, true), sum(a, std::vector<int64_t>{0, 1, 2}),
-                          amax(a, {0}, false)}) {
+  for (const Tensor& r : {mean(a, std::vector<int64_t>{0, 2}, true),
+                          sum(a, std::vector<int64_t>{0, 1, 2}), amax(a, {0}, false)}) {
     FusionPlan p = plan({r});
     ASSERT_EQ(p.groups.size(), 1u);
     EXPECT_EQ(ends(p), std::vector<EndReason>{EndReason::LeadingReduction});
@@ -121,9 +121,9 @@ TEST_F(FusionPlanTest, LeadingDimsFoldWithKeepdimAndAroundSizeOneDims) {
 // See Note [Late folds]: a linear layer's backward, then an update reading its weight gradient.
 TEST_F(FusionPlanTest, AReductionOfAnEndedGroupsMemberJoinsThatGroup) {
   Tensor g = randn({8, 16}).to(kLazy), h = randn({8, 16}).to(kLazy), x = randn({8, 4}).to(kLazy);
-  Tensor d = relu(g * h);                                // relu's backward, say
-  Tensor w = mm(t(x), d) * 0.5;                          // a weight gradient, then its update
-  Tensor b = sum(d, std::vector<int64_t>{0});            // the bias gradient comes last
+  Tensor d = relu(g * h);                      // relu's backward, say
+  Tensor w = mm(t(x), d) * 0.5;                // a weight gradient, then its update
+  Tensor b = sum(d, std::vector<int64_t>{0});  // the bias gradient comes last
   FusionPlan p = plan({w, b});
   ASSERT_EQ(p.groups.size(), 2u);
   EXPECT_EQ(ends(p)[0], EndReason::LibraryConsumer);

@@ -15,8 +15,8 @@
 #include <cmath>
 
 #include "backend/cpu/thread_pool.h"
-#include "fusion_test_util.h"
 #include "examples/tutorial_models.h"
+#include "fusion_test_util.h"
 #include "lazygen/autograd.h"
 #include "lazygen/optim/optimizer.h"
 
@@ -59,16 +59,16 @@ Ts sum_and_mean(const Ts& in) {
 TEST_F(LeadingReductionTest, SumAndMeanOverTheFirstDimEqualEagerBitForBitInOnePart) {
   expect_folds(sum_and_mean, chain_inputs(64, 128), 1);  // an MLP bias gradient's shape
   expect_folds(sum_and_mean, chain_inputs(64, 128, DType::Float64), 1);
-  expect_folds(sum_and_mean, chain_inputs(37, 13), 1);      // inner not a multiple of a vector
-  expect_folds(sum_and_mean, chain_inputs(2000, 3), 1);     // rows shorter than a tile: wrap
-  expect_folds(sum_and_mean, chain_inputs(40, 9000), 1);    // 9 column blocks, both threads
+  expect_folds(sum_and_mean, chain_inputs(37, 13), 1);    // inner not a multiple of a vector
+  expect_folds(sum_and_mean, chain_inputs(2000, 3), 1);   // rows shorter than a tile: wrap
+  expect_folds(sum_and_mean, chain_inputs(40, 9000), 1);  // 9 column blocks, both threads
   expect_folds(sum_and_mean, chain_inputs(40, 9000, DType::Float64), 1);
 }
 
 TEST_F(LeadingReductionTest, LargeGroupsSplitIntoRowPartsAndStayWithinRounding) {
-  expect_folds(sum_and_mean, chain_inputs(4096, 100), 1, 1e-6);           // 6 parts
-  expect_folds(sum_and_mean, chain_inputs(100000, 3), 1, 1e-6);           // 4 parts, short rows
-  expect_folds(sum_and_mean, chain_inputs(3000, 2500), 1, 1e-6);          // 2 parts x 3 blocks
+  expect_folds(sum_and_mean, chain_inputs(4096, 100), 1, 1e-6);   // 6 parts
+  expect_folds(sum_and_mean, chain_inputs(100000, 3), 1, 1e-6);   // 4 parts, short rows
+  expect_folds(sum_and_mean, chain_inputs(3000, 2500), 1, 1e-6);  // 2 parts x 3 blocks
   expect_folds(sum_and_mean, chain_inputs(3000, 1025, DType::Float64), 1, 1e-12);
 }
 
