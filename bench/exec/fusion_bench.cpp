@@ -14,6 +14,15 @@
 //   chain_16m/interp   the same chain on the interpreter only (AOT off), interleaved with the
 //                      copy: interp_frac_of_copy without the eager and unfused runs around it,
 //                      so that it is steadier on this shared VM and can be profiled alone.
+//   colsum_4096x1024   a bias gradient's pattern: relu(x * w + b) - 0.25 on [4096, 1024] float32
+//                      ([1024] broadcasts) ending in sum(0), which the fused backend folds into
+//                      the chain's group (See Note [Folded reduction layouts]); warm. Counters:
+//                      fused_ms (with the group's AOT kernel, fusion_bench.manifest), interp_ms
+//                      (AOT off), unfused_ms (fusion off: one kernel per op, then the eager
+//                      sum), chain_only_ms (the fused chain storing its [4096, 1024] result
+//                      instead of reducing it: what the group cost before the fold, the sum
+//                      aside), eager_ms, speedup_vs_unfused and speedup_vs_eager (same run),
+//                      gbps (one read of x per pass) and copy_gbps (copy_ of x, interleaved).
 //   chain_1000x16      a 1000-op chain of the same cycle on 16 elements, steady state (trace +
 //                      cached execute per iteration): us_per_op (goal <= 0.2), split into tracing
 //                      and mark_step (and the executor's build-graph and execute shares), and
@@ -24,6 +33,7 @@
 #include <benchmark/benchmark.h>
 
 #include <chrono>
+#include <vector>
 
 #include "core/ir/trie_cache.h"
 #include "lazygen/lazygen.h"
@@ -32,6 +42,7 @@ namespace lazygen {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+using Ts = std::vector<Tensor>;
 
 double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
@@ -58,15 +69,20 @@ Tensor chain(Tensor x, int ops) {
   return x;
 }
 
-// Seconds for one lazy chain, including its materialization (mark_step runs it).
-double time_lazy_chain(const Tensor& x, int ops) {
+// Seconds for tracing `trace()` on the lazy device and materializing it (mark_step runs it).
+template <class Trace>
+double time_lazy(const Trace& trace) {
   const auto start = Clock::now();
-  Tensor y = chain(x, ops);
+  Tensor y = trace();
   mark_step();
   wait_device_ops();
   const double s = seconds_since(start);
   benchmark::DoNotOptimize(y.impl());
   return s;
+}
+
+double time_lazy_chain(const Tensor& x, int ops) {
+  return time_lazy([&] { return chain(x, ops); });
 }
 
 void chain_16m(benchmark::State& state) {
@@ -135,6 +151,58 @@ void chain_16m_interp(benchmark::State& state) {
   state.counters["interp_ms"] = interp_s / n * 1e3;
   state.counters["copy_ms"] = copy_s / n * 1e3;
   state.counters["interp_frac_of_copy"] = copy_s / interp_s;
+}
+
+Tensor colsum(const Tensor& x, const Tensor& w, const Tensor& b, bool reduce = true) {
+  const Tensor y = relu(x * w + b) - 0.25;
+  return reduce ? sum(y, std::vector<int64_t>{0}) : y;
+}
+
+double time_lazy_colsum(const Tensor& x, const Tensor& w, const Tensor& b, bool reduce = true) {
+  return time_lazy([&] { return colsum(x, w, b, reduce); });
+}
+
+void colsum_4096x1024(benchmark::State& state) {
+  constexpr int64_t kRows = 4096, kCols = 1024;
+  const Ts cpu = {randn({kRows, kCols}), randn({kCols}), randn({kCols})};
+  Tensor dst = empty({kRows, kCols});
+  const Tensor x = cpu[0].to(kLazy), w = cpu[1].to(kLazy), b = cpu[2].to(kLazy);
+  mark_step();
+  for (int warm = 0; warm < 2; ++warm) time_lazy_colsum(x, w, b);
+  double fused_s = 0, interp_s = 0, unfused_s = 0, eager_s = 0, copy_s = 0, chain_s = 0;
+  for (auto _ : state) {
+    auto start = Clock::now();
+    dst.copy_(cpu[0]);
+    copy_s += seconds_since(start);
+    start = Clock::now();
+    benchmark::DoNotOptimize(colsum(cpu[0], cpu[1], cpu[2]).impl());
+    eager_s += seconds_since(start);
+    set_fusion_enabled(false);
+    time_lazy_colsum(x, w, b);  // compiles after the switch (untimed)
+    unfused_s += time_lazy_colsum(x, w, b);
+    set_fusion_enabled(true);
+    time_lazy_colsum(x, w, b);  // recompiles after the switch (untimed)
+    set_aot_enabled(false);
+    interp_s += time_lazy_colsum(x, w, b);
+    set_aot_enabled(true);
+    chain_s += time_lazy_colsum(x, w, b, false);
+    const double s = time_lazy_colsum(x, w, b);
+    fused_s += s;
+    state.SetIterationTime(s);
+  }
+  const double n = static_cast<double>(state.iterations());
+  const double bytes = 4.0 * kRows * kCols;
+  state.counters["fused_ms"] = fused_s / n * 1e3;
+  state.counters["interp_ms"] = interp_s / n * 1e3;
+  state.counters["unfused_ms"] = unfused_s / n * 1e3;
+  state.counters["chain_only_ms"] = chain_s / n * 1e3;
+  state.counters["eager_ms"] = eager_s / n * 1e3;
+  state.counters["speedup_vs_unfused"] = unfused_s / fused_s;
+  state.counters["speedup_vs_eager"] = eager_s / fused_s;
+  state.counters["gbps"] = bytes * n / fused_s / 1e9;
+  state.counters["copy_gbps"] = 2 * bytes * n / copy_s / 1e9;
+  state.counters["leading_folds"] =
+      static_cast<double>(metrics::counter_value("fusion.end.leading_reduction"));
 }
 
 // Adds the executor's mean build-graph and execute times (us) to `state`'s counters.
@@ -208,6 +276,7 @@ BENCHMARK(chain_16m_interp)
     ->UseManualTime()
     ->Unit(benchmark::kMillisecond)
     ->MinTime(1.0);
+BENCHMARK(colsum_4096x1024)->UseManualTime()->Unit(benchmark::kMillisecond)->MinTime(1.0);
 BENCHMARK(chain_1000x16)->UseManualTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK(mark_step_100)->UseManualTime()->Unit(benchmark::kMicrosecond);
 

@@ -37,6 +37,8 @@ std::string operand(const KernelKey& key, const KeyRef& r) {
   return r.str();
 }
 
+// A reduction's values go to `r` whatever its layout (reduce=sum(v1) or sum.lead(v1)): the
+// interpreter folds them, so the kernel body is the same for both.
 std::vector<std::string> declarations(const KernelKey& key) {
   std::vector<std::string> out;
   for (size_t k = 0; k < key.loads.size(); ++k) {

@@ -120,8 +120,9 @@ class KeyParser {
   void reduce(const Token& t) {
     const size_t open = t.text.find('(');
     const std::string kind = t.text.substr(0, open);
-    if (kind != "sum" && kind != "mean" && kind != "amax") {
-      throw GenError(t.loc, "unknown reduction '" + kind + "'", "sum, mean or amax");
+    const std::string op = kind.ends_with(".lead") ? kind.substr(0, kind.size() - 5) : kind;
+    if (op != "sum" && op != "mean" && op != "amax") {
+      throw GenError(t.loc, "unknown reduction '" + kind + "'", "sum, mean or amax, each optionally followed by .lead");
     }
     if (open == std::string::npos || t.text.back() != ')') {
       throw GenError(t.loc, "expected " + kind + "(<operand>)");

@@ -51,7 +51,7 @@ struct KernelKey {
   std::vector<KeyLoad> loads;
   std::vector<KeyOp> ops;
   std::vector<KeyOutput> outputs;
-  std::string reduce;  // "" (none), sum, mean or amax
+  std::string reduce;  // "" (none), sum, mean or amax; + ".lead" over leading dims
   KeyRef reduce_from;
   SourceLoc loc;
 };

@@ -83,6 +83,9 @@ TEST_F(TrainCnn, TrainsTheMlp) {
   ASSERT_EQ(l.size(), 3u) << r.output;
   EXPECT_LT(l.back(), l.front()) << r.output;
   EXPECT_NE(r.output.find("test accuracy"), std::string::npos);
+  // fc1's bias gradient sums relu's backward over the batch inside relu's backward group, which
+  // ended before it (See Note [Late folds]); once per compiled step.
+  EXPECT_GE(counter(r.output, "fusion.late_folds"), 1) << r.output;
 }
 
 // train_cnn links the kernels of examples/train_cnn.manifest: no fusion group of a short CNN or

@@ -23,7 +23,10 @@
 // takes the 32-bit one when numel plus one grid stride and every input's element extent fit in
 // int32, which makes the index arithmetic (divisions by sizes above all) cheaper.
 // A folded reduction is not folded on the GPU yet: the kernel stores the reduction's input as
-// one more output (the last, reduction_input), for a separate reduction kernel to read.
+// one more output (the last, reduction_input), for a separate reduction kernel to read. That
+// kernel (reduce.cu) takes any reduced dims, so reductions over leading dims (See Note [Folded
+// reduction layouts]) need nothing of their own here: the CUDA backend supports every layout
+// the planner folds, and the planner forms them for it as for the cpu.
 //
 // Kernel parameters, one struct by value (GroupArgs), in this order: in0..in{n-1} (const pointers
 // of each input's dtype, already advanced by Input::offset), out0..out{m-1}, long long numel,

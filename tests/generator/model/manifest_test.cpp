@@ -28,6 +28,17 @@ TEST(Manifest, KeysPrintBackAsWritten) {
   EXPECT_EQ(keys[0].ops[1].loc.str(), "m:4:72");
 }
 
+TEST(Manifest, ReductionsOverLeadingDimsPrintBackAsWritten) {
+  const std::string key = "T=int64 load=int64:c op=relu(l0) reduce=mean.lead(v0)";
+  const auto keys = parse_manifest("lazygen-manifest 1\nkernel " + key + "\n", "m");
+  ASSERT_EQ(keys.size(), 1u);
+  EXPECT_EQ(keys[0].reduce, "mean.lead");
+  EXPECT_EQ(print_key(keys[0]), key);
+  const std::string bad = "kernel T=int64 load=int64:c op=relu(l0) reduce=sum.last(v0)";
+  EXPECT_EQ(error_of("lazygen-manifest 1\n" + bad).substr(0, 55),
+            "m.manifest:2:48: error: unknown reduction 'sum.last'\n  ");
+}
+
 TEST(Manifest, ErrorsNameTheirLocation) {
   const std::string h = "lazygen-manifest 1\n";
   EXPECT_EQ(error_of(""), "m.manifest:1:1: error: empty manifest: no 'lazygen-manifest' header");

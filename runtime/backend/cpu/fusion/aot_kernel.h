@@ -42,6 +42,8 @@ namespace lazygen::cpu::fusion {
 // group_key.cpp's format, or to AotTileArgs that kernels generated before it would still compile
 // against (a change of a member's type, as scalars' from double to TileScalar, makes stale
 // generated kernels fail to compile instead); entries of another version are never called.
+// A new key form that no earlier runtime produced (reduce=<op>.lead) needs no bump: every
+// earlier key keeps its text and its meaning, so no earlier kernel can be called for it.
 inline constexpr uint32_t kAotIrVersion = 1;
 
 struct AotTileArgs {

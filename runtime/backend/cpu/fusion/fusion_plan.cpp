@@ -2,6 +2,7 @@
 #include "backend/cpu/fusion/fusion_plan.h"
 
 #include <algorithm>
+#include <optional>
 
 namespace lazygen::cpu::fusion {
 namespace {
@@ -19,16 +20,25 @@ struct Additions {
   int scalars = 0;
 };
 
-// True when the reduced dims of `sizes` (size-1 dims aside) are a suffix: each output then
-// reduces one contiguous range of the group's row-major iteration.
-bool reduces_a_suffix(const std::vector<bool>& reduced, const std::vector<int64_t>& sizes) {
-  bool seen = false;
+// True when, size-1 dims aside, every dim `first` marks precedes every dim it does not mark.
+bool marked_dims_lead(const std::vector<bool>& reduced, const std::vector<int64_t>& sizes,
+                      bool first) {
+  bool seen_other = false;
   for (size_t d = 0; d < sizes.size(); ++d) {
     if (sizes[d] == 1) continue;
-    if (seen && !reduced[d]) return false;
-    seen = seen || reduced[d];
+    if (seen_other && reduced[d] == first) return false;
+    seen_other = seen_other || reduced[d] != first;
   }
   return true;
+}
+
+// How a reduction over `reduced` of a group of `sizes` folds, if it can (See Note [Folded
+// reduction layouts]); a reduction that is both (all dims or none of size > 1) is Trailing.
+std::optional<ReduceLayout> fold_layout(const std::vector<bool>& reduced,
+                                        const std::vector<int64_t>& sizes) {
+  if (marked_dims_lead(reduced, sizes, false)) return ReduceLayout::Trailing;
+  if (marked_dims_lead(reduced, sizes, true)) return ReduceLayout::Leading;
+  return std::nullopt;
 }
 
 class Planner {
@@ -101,6 +111,8 @@ class Planner {
     plan_.schedule.push_back({Step::Kind::Group, open_});
     open_ = kNone;
   }
+  uint32_t fold_target(uint32_t i, ReduceLayout& layout) const;
+  bool stores_a_graph_output(const Group& group) const;
 
   bool reads_member_through_view(uint32_t i) const;
   bool recomputable(uint32_t v, DType dtype, const std::vector<int64_t>& sizes) const;
@@ -276,18 +288,47 @@ void Planner::visit_pointwise(uint32_t i) {
   commit(i, add);
 }
 
-void Planner::visit_reduction(uint32_t i) {
+// The group reduction i folds into, or kNone: the open group, else the earlier group that
+// computes its input (See Note [Late folds]). The input must be a pointwise member read in
+// place, of the group's dtype, reduced over a layout of Note [Folded reduction layouts].
+uint32_t Planner::fold_target(uint32_t i, ReduceLayout& layout) const {
   const Resolved r = resolve(g_.operands(i)[0]);
-  if (!r.layout && in_open_group(r) && traits(i).compute == plan_.groups[open_].dtype &&
-      reduces_a_suffix(traits(i).reduced, plan_.groups[open_].sizes)) {
-    plan_.groups[open_].reduction = i;
-    plan_.group_of[i] = open_;
-    computed_in_[i] = open_;
-    close(EndReason::Reduction);
+  if (r.layout || traits(r.base.node).kind != NodeKind::Pointwise) return kNone;
+  const uint32_t g = in_open_group(r) ? open_ : plan_.group_of[r.base.node];
+  if (g == kNone) return kNone;
+  const Group& group = plan_.groups[g];
+  if (group.reduction != kNone || traits(i).compute != group.dtype) return kNone;
+  if (g != open_ && stores_a_graph_output(group)) return kNone;
+  std::optional<ReduceLayout> l = fold_layout(traits(i).reduced, group.sizes);
+  if (!l) return kNone;
+  layout = *l;
+  return g;
+}
+
+// Groups that store graph outputs may update tensors in place, which groups that reduce never
+// do (in_place.h): a late fold stays out of them.
+bool Planner::stores_a_graph_output(const Group& group) const {
+  return std::any_of(group.members.begin(), group.members.end(),
+                     [&](uint32_t m) { return is_output_[m]; });
+}
+
+void Planner::visit_reduction(uint32_t i) {
+  ReduceLayout layout = ReduceLayout::Trailing;
+  const uint32_t g = fold_target(i, layout);
+  if (g == kNone) {
+    plan_.traits[i].kind = NodeKind::Library;  // not foldable: the eager kernel runs it
+    visit_lowered(i);
     return;
   }
-  plan_.traits[i].kind = NodeKind::Library;  // not foldable here: the eager kernel runs it
-  visit_lowered(i);
+  Group& group = plan_.groups[g];
+  group.reduction = i;
+  group.reduce_layout = layout;
+  group.late_fold = g != open_;
+  plan_.group_of[i] = g;
+  computed_in_[i] = g;
+  if (g == open_) {
+    close(layout == ReduceLayout::Leading ? EndReason::LeadingReduction : EndReason::Reduction);
+  }
 }
 
 void Planner::visit_lowered(uint32_t i) {

@@ -14,9 +14,33 @@
 // view that reorders them) and the budgets allow; otherwise the open group ends and the node
 // starts a new one. A library node that reads the open group ends it first (the group runs, then
 // the library op); one that does not leaves it open, so the group runs after it. A foldable
-// reduction of a member ends the group as its last step. Each group therefore runs at the point
-// where it ended, after everything it reads, and the schedule needs no cycle check.
+// reduction of a member ends the group as its last step (or joins an ended group; See Note
+// [Late folds]). Each group therefore runs at the point where it ended, after everything it
+// reads, and the schedule needs no cycle check.
 // Why each group ended is recorded (EndReason): the dump and the `fusion.end.*` counters show it.
+//
+// Note [Late folds]
+// A foldable reduction whose input is a member of a group that has already ended (and folds
+// nothing yet) joins that group as its last step: a reduction reads nothing but its input, so
+// computing it where the group runs, earlier than its own place in the post-order, is as valid,
+// and it saves reading the input back from memory (or storing it at all). Autograd needs this:
+// the backward of a linear layer reads the group computing its output's gradient g from mm
+// (the weight gradient) and the optimizer's update before g.sum(0), the bias gradient, comes in
+// the post-order. Groups that store graph outputs are left alone, since they may update tensors
+// in place and groups that reduce never do (in_place.h). The dump marks such reductions
+// "folded late"; the group keeps the reason it ended with, and fusion.late_folds counts them.
+//
+// Note [Folded reduction layouts]
+// A reduction folds when, size-1 dims aside, its reduced dims of the group's sizes are a suffix
+// (Trailing: sum(-1), a full sum; each output reduces `run` consecutive elements of the
+// row-major iteration) or a prefix (Leading: a bias gradient's sum(0), mean over {0, 1} of
+// [N, C, K]; element e goes to output e mod `inner`, the product of the kept dims). Both keep
+// the output contiguous in the iteration's order, with keepdim or without. A reduction that
+// keeps a middle dim (a conv bias's [N, C, H, W] -> [C]) reduces neither a run nor a stride
+// pattern one accumulator vector can follow, and runs through the lowering table. Leading
+// folds end the group with their own reason (leading_reduction), so the counters tell them
+// apart. The CUDA backend takes the same plans: it stores a folded reduction's input and runs
+// the eager reduction over it (group_kernel_source.h), whatever the layout.
 //
 // Note [Recompute instead of materialize]
 // A member V of an ended group that a later group reads would cost a store and a load. When V
@@ -57,9 +81,10 @@ enum class EndReason : uint8_t {
   ShapeChange,       // the next pointwise node has other sizes
   ViewOfGroupValue,  // the next pointwise node reads a member through a reordering view
   LibraryConsumer,   // a node without a tile kernel reads a member
-  Reduction,         // a reduction was folded as the last step
+  Reduction,         // a reduction over trailing dims was folded as the last step
+  LeadingReduction,  // ... over leading dims (See Note [Folded reduction layouts])
 };
-inline constexpr int kNumEndReasons = 9;
+inline constexpr int kNumEndReasons = 10;
 // "end_of_graph", "node_budget", ...: the dump's words and the counter suffixes.
 const char* end_reason_name(EndReason reason);
 
@@ -73,8 +98,10 @@ struct Group {
   DType dtype = DType::Float32;
   std::vector<int64_t> sizes;     // the iteration space: every member's output sizes
   std::vector<uint32_t> members;  // pointwise nodes in evaluation order, recomputed ones included
-  std::vector<uint32_t> recomputed;  // members owned by an earlier group
-  uint32_t reduction = kNone;        // the folded reduction node
+  std::vector<uint32_t> recomputed;                     // members owned by an earlier group
+  uint32_t reduction = kNone;                           // the folded reduction node
+  ReduceLayout reduce_layout = ReduceLayout::Trailing;  // when it folds one
+  bool late_fold = false;  // the reduction joined after the group ended (Note [Late folds])
   std::vector<GroupInput> inputs;
   int num_scalars = 0;
   EndReason end = EndReason::EndOfGraph;
@@ -111,7 +138,7 @@ FusionPlan plan_fusion(const exec::Graph& graph, const Budgets& budgets = {});
 std::string dump_plan(const exec::Graph& graph, const FusionPlan& plan);
 
 // Adds a plan's statistics to the metrics: fusion.groups, fusion.group_nodes,
-// fusion.recomputed, fusion.lowered_steps and fusion.end.<reason> per group.
+// fusion.recomputed, fusion.lowered_steps, fusion.late_folds and fusion.end.<reason> per group.
 void record_plan_metrics(const FusionPlan& plan);
 
 }  // namespace lazygen::cpu::fusion

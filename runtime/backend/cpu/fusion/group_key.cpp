@@ -96,8 +96,9 @@ std::string group_key(const GroupProgram& p) {
     key += " out=v" + std::to_string(of[j]) + ":" + std::string(dtype_name(p.outputs[j].dtype));
   }
   if (p.has_reduction) {
-    key +=
-        " reduce=" + std::string(reduce_name(p.reduce_op)) + "(" + names.name(p.reduce_from) + ")";
+    const char* layout = p.reduce_layout == ReduceLayout::Leading ? ".lead" : "";
+    key += " reduce=" + std::string(reduce_name(p.reduce_op)) + layout + "(" +
+           names.name(p.reduce_from) + ")";
   }
   return key;
 }

@@ -10,7 +10,10 @@
 //   op=<schema name>(<args>)       per op: the op's stable name from ops.yaml and its operands:
 //                                  l<k> load k, v<k> the value of op k, s<k> Scalar k
 //   out=v<k>:<dtype>               per output: the value it stores and its dtype
-//   reduce=<sum|mean|amax>(<ref>)  the folded reduction, if any
+//   reduce=<sum|mean|amax>(<ref>)  the folded reduction, if any, over trailing dims; with
+//                                  `.lead` (reduce=sum.lead(v2)) over leading dims (See Note
+//                                  [Folded reduction layouts]). A kernel computes the same for
+//                                  both, but the interpreter around it folds differently.
 // Extents, outer strides, offsets, tile sizes and streaming are left out: they are the
 // interpreter's business, so one key (and one kernel) covers every shape of a structure; the
 // stride classes are the group's shape class. Op values are numbered by op, not by tile

@@ -132,31 +132,40 @@ void Builder::add_reduction() {
   const NodeTraits& t = plan_.traits[group_.reduction];
   p_.has_reduction = true;
   p_.reduce_op = t.reduce_op;
+  p_.reduce_layout = group_.reduce_layout;
   p_.reduce_node = group_.reduction;
   reduce_ref_ = operand_ref(g_.operands(group_.reduction)[0]);
   p_.reduce_run = 1;
+  p_.reduce_inner = 1;
   for (size_t d = 0; d < group_.sizes.size(); ++d) {
-    if (t.reduced[d]) p_.reduce_run *= group_.sizes[d];
+    (t.reduced[d] ? p_.reduce_run : p_.reduce_inner) *= group_.sizes[d];
   }
 }
 
-// Loads' strides over the group's sizes, plus (for a reduction) an access that is contiguous
-// over kept dims and constant over reduced ones, so no kept dim merges with a reduced one.
+// The access of a Trailing reduction's output: contiguous over kept dims and constant over
+// reduced ones, so that collapsing merges no kept dim with a reduced one.
+std::vector<int64_t> trailing_output_strides(const std::vector<bool>& reduced,
+                                             const std::vector<int64_t>& sizes) {
+  std::vector<int64_t> s(sizes.size(), 0);
+  int64_t stride = 1;
+  for (size_t d = sizes.size(); d-- > 0;) {
+    if (reduced[d]) continue;
+    s[d] = stride;
+    stride *= sizes[d];
+  }
+  return s;
+}
+
+// Loads' strides over the group's sizes, collapsed; a Trailing reduction's output access
+// collapses with them (a Leading one follows flat indices and needs none).
 void Builder::collapse_space() {
   std::vector<std::vector<int64_t>> strides;
   for (const GroupProgram::Load& load : p_.loads) {
     strides.push_back(broadcast_strides(group_.inputs[load.input].layout, group_.sizes));
   }
-  if (p_.has_reduction) {
-    const std::vector<bool>& reduced = plan_.traits[group_.reduction].reduced;
-    std::vector<int64_t> s(group_.sizes.size(), 0);
-    int64_t stride = 1;
-    for (size_t d = group_.sizes.size(); d-- > 0;) {
-      if (reduced[d]) continue;
-      s[d] = stride;
-      stride *= group_.sizes[d];
-    }
-    strides.push_back(std::move(s));
+  if (p_.has_reduction && p_.reduce_layout == ReduceLayout::Trailing) {
+    strides.push_back(
+        trailing_output_strides(plan_.traits[group_.reduction].reduced, group_.sizes));
   }
   Collapsed c = collapse(group_.sizes, strides);
   if (c.sizes.empty()) {

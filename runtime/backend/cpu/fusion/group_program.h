@@ -78,13 +78,18 @@ struct GroupProgram {
   bool prefetch = false;      // prefetch next tiles of inputs (See Note [Streaming groups])
   AotFn aot = nullptr;        // replaces the op list when set (See Note [AOT kernels])
 
-  // The folded reduction, if any: each output reduces `reduce_run` consecutive elements of the
-  // row-major iteration (a suffix of dims), read from `reduce_from`.
+  // The folded reduction, if any, of the values in location `reduce_from` (See Note [Folded
+  // reduction layouts]). Trailing: each of numel / reduce_run outputs reduces reduce_run
+  // consecutive elements of the row-major iteration, and no collapsed dim mixes kept and
+  // reduced dims. Leading: element e goes to output e % reduce_inner, so each of the
+  // reduce_inner outputs reduces reduce_run = numel / reduce_inner elements; dims collapse freely.
   bool has_reduction = false;
   ReduceOp reduce_op = ReduceOp::Sum;
+  ReduceLayout reduce_layout = ReduceLayout::Trailing;
   uint32_t reduce_node = 0;
   uint16_t reduce_from = 0;
-  int64_t reduce_run = 0;
+  int64_t reduce_run = 0;    // elements per output (the divisor of a mean)
+  int64_t reduce_inner = 1;  // Leading: the number of outputs
 
   uint16_t num_locations() const { return static_cast<uint16_t>(first_reg + num_regs); }
 };

@@ -8,10 +8,11 @@
 // otherwise converted or gathered into its tile buffer; then the per-op tile kernels run one
 // after the other on L1-resident tile registers (See Note [Tile registers]); members stored
 // as T are computed straight into their output memory, others (bool comparisons) converted
-// into it right after their op. A folded reduction adds each tile of its input into the
-// accumulator of the output the tile belongs to (outputs reduce consecutive ranges, as the
-// planner only folds reductions over a suffix of dims). No allocation and no compiler: pointers
-// are computed per tile from the program's strides, and registers live in per-thread scratch
+// into it right after their op. A folded reduction over trailing dims adds each tile of its
+// input into the accumulator of the output the tile belongs to (outputs reduce consecutive
+// ranges); one over leading dims adds the tile into a vector of accumulators, one per output
+// (See Note [Leading reduction parts]). No allocation and no compiler: pointers are computed per
+// tile from the program's strides (tile_runner.h), and registers live in per-thread scratch
 // memory that grows once.
 // Threads: once a group's work (elements times ops) is worth it, the pool's threads take blocks
 // of elements (or of whole reduction outputs, or reduction parts) from a shared counter, so a
@@ -19,6 +20,18 @@
 // Full reductions sum fixed 64K-element parts in order, so results never depend on the thread
 // count; accumulators are double for floating T and int64 for integral T, as the eager kernels
 // use. Groups larger than the caches stream (See Note [Streaming groups]).
+//
+// Note [Leading reduction parts]
+// A reduction over leading dims (See Note [Folded reduction layouts]) sends element e of the
+// iteration to output e mod inner. Each output accumulates in the eager kernel's accumulator
+// (double for floating T, int64 for integral T, T for amax), row after row in order. The work
+// splits into items of (row part, column block): column blocks of 1024 outputs, and, when there
+// are fewer than 8 blocks and the group has at least 64K elements, up to 8 row parts, each
+// filling its own partial vector in GroupBindings::partials. The partial vectors are merged in
+// part order at the end, so both splits depend on the shape alone: results are the same for
+// every thread count and run. With one part, each output adds its rows in the order of the
+// eager kernel's Outer layout (ops/cpu/reduce.cpp), so the result equals eager's bit for bit;
+// with several, only the grouping of the additions differs.
 //
 // Thread safety: run_group may run concurrently on distinct bindings.
 #pragma once
@@ -38,7 +51,8 @@ struct GroupBindings {
   void* partials = nullptr;             // 8 bytes per num_partials(program)
 };
 
-// Scratch a full reduction needs in GroupBindings::partials (0 for other groups).
+// Scratch a full reduction or a Leading one needs in GroupBindings::partials, in 8-byte slots
+// (0 for other groups).
 int64_t num_partials(const GroupProgram& program);
 
 void run_group(const GroupProgram& program, const GroupBindings& bindings);

@@ -41,6 +41,13 @@ enum class NodeKind : uint8_t {
 
 enum class ReduceOp : uint8_t { Sum, Mean, Amax };
 
+// Which elements of a group's row-major iteration a folded reduction's output takes; See Note
+// [Folded reduction layouts] in fusion_plan.h.
+enum class ReduceLayout : uint8_t {
+  Trailing,  // reduced dims a suffix: output o takes a run of consecutive elements (x.sum(-1))
+  Leading,   // reduced dims a prefix: element e goes to output e mod inner (x.sum(0))
+};
+
 struct NodeTraits {
   NodeKind kind = NodeKind::Library;
   DType compute = DType::Float32;            // Pointwise, Reduction: the dtype it computes in

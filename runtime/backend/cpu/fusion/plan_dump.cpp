@@ -10,8 +10,9 @@ namespace lazygen::cpu::fusion {
 namespace {
 
 constexpr const char* kEndReasonNames[kNumEndReasons] = {
-    "end_of_graph", "node_budget",         "input_budget",     "scalar_budget", "dtype_change",
-    "shape_change", "view_of_group_value", "library_consumer", "reduction"};
+    "end_of_graph", "node_budget",      "input_budget",        "scalar_budget",
+    "dtype_change", "shape_change",     "view_of_group_value", "library_consumer",
+    "reduction",    "leading_reduction"};
 
 std::string ref_str(const exec::ValueRef& r) {
   return "%" + std::to_string(r.node) + (r.output ? "." + std::to_string(r.output) : "");
@@ -59,8 +60,11 @@ void dump_group(std::ostream& os, const exec::Graph& graph, const FusionPlan& pl
        << "\n";
   }
   if (group.reduction != kNone) {
-    os << "  " << node_str(graph, group.reduction) << "  [reduction]"
-       << storage_str(plan.storage[group.reduction]) << "\n";
+    const bool leading = group.reduce_layout == ReduceLayout::Leading;
+    os << "  " << node_str(graph, group.reduction)
+       << (leading ? "  [reduction over leading dims" : "  [reduction")
+       << (group.late_fold ? ", folded late]" : "]") << storage_str(plan.storage[group.reduction])
+       << "\n";
   }
   for (const GroupInput& in : group.inputs) {
     os << "  reads " << ref_str(in.base) << " " << access_str(in, group.sizes) << "\n";
@@ -94,6 +98,7 @@ void record_plan_metrics(const FusionPlan& plan) {
   static metrics::Counter& nodes = metrics::counter("fusion.group_nodes");
   static metrics::Counter& recomputed = metrics::counter("fusion.recomputed");
   static metrics::Counter& lowered = metrics::counter("fusion.lowered_steps");
+  static metrics::Counter& late = metrics::counter("fusion.late_folds");
   static const std::array<metrics::Counter*, kNumEndReasons> ends = [] {
     std::array<metrics::Counter*, kNumEndReasons> a{};
     for (int r = 0; r < kNumEndReasons; ++r) {
@@ -105,6 +110,7 @@ void record_plan_metrics(const FusionPlan& plan) {
     groups.add();
     nodes.add(static_cast<int64_t>(g.members.size() + (g.reduction != kNone ? 1 : 0)));
     recomputed.add(static_cast<int64_t>(g.recomputed.size()));
+    if (g.late_fold) late.add();
     ends[static_cast<int>(g.end)]->add();
   }
   for (const Step& s : plan.schedule) {

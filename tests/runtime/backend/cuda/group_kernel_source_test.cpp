@@ -121,6 +121,15 @@ TEST_F(GroupKernelSourceTest, AFoldedReductionStoresItsInputAsTheLastOutput) {
   EXPECT_EQ(k[0].outputs[0].dtype, DType::Float32);
 }
 
+TEST_F(GroupKernelSourceTest, AFoldedLeadingReductionStoresItsInputAsTheLastOutputToo) {
+  Tensor x = randn({8, 16}).to(kLazy), b = randn({16}).to(kLazy);
+  std::vector<GroupKernel> k = compile_groups({sum(relu(x + b), std::vector<int64_t>{0})});
+  ASSERT_EQ(k.size(), 1u);
+  EXPECT_TRUE(k[0].reduction_input);
+  ASSERT_EQ(k[0].outputs.size(), 1u);
+  EXPECT_EQ(k[0].outputs[0].dtype, DType::Float32);
+}
+
 TEST_F(GroupKernelSourceTest, EveryGroupOfAnMlpTrainingStepCompiles) {
   examples::Mlp model;
   model.to(kLazy);

@@ -76,6 +76,16 @@ std::vector<Case> cases() {
                    mean(e - 1.0, std::vector<int64_t>{0, 1})};
        },
        {randn({70, 3000}), randn({3000})}},
+      {"leading_reductions",
+       [](const Ts& in) {
+         Tensor a = relu(in[0] * in[1] + 0.5);
+         return Ts{sum(a, std::vector<int64_t>{0}), mean(exp(in[0]), std::vector<int64_t>{0}, true),
+                   amax(in[0] * 2.0, {0})};
+       },
+       {randn({3000, 70}), randn({70})}},
+      {"int_leading_reduction",
+       [](const Ts& in) { return Ts{sum(in[0] * 3 + 1, std::vector<int64_t>{0})}; },
+       {randint(-100, 100, {5000, 33})}},
       {"int_and_nan_reductions",
        [](const Ts& in) {
          return Ts{sum(in[0] * 3 + 1, std::vector<int64_t>{1}), amax(in[1] * 2.0)};

@@ -85,10 +85,70 @@ TEST_F(FusionPlanTest, AFullReductionIsFolded) {
   EXPECT_EQ(ops({p.groups[0].reduction}), Strings{"amax"});
 }
 
-TEST_F(FusionPlanTest, AReductionOverALeadingDimRunsAloneAfterTheGroup) {
-  Tensor x = randn({8, 16}).to(kLazy);
+// See Note [Folded reduction layouts].
+TEST_F(FusionPlanTest, AReductionOverLeadingDimsIsFoldedWithItsOwnEndReason) {
+  Tensor x = randn({8, 16}).to(kLazy), b = randn({16}).to(kLazy);
+  Tensor s = sum(relu(x + b), std::vector<int64_t>{0});  // a bias gradient's shape
+  FusionPlan p = plan({s});
+  ASSERT_EQ(p.groups.size(), 1u);
+  EXPECT_EQ(ops(p.groups[0].members), (Strings{"add.Tensor", "relu"}));
+  EXPECT_EQ(ops({p.groups[0].reduction}), Strings{"sum.dim_IntList"});
+  EXPECT_EQ(p.groups[0].reduce_layout, ReduceLayout::Leading);
+  EXPECT_EQ(ends(p), std::vector<EndReason>{EndReason::LeadingReduction});
+  EXPECT_EQ(lowered(p), 0u);
+  EXPECT_EQ(p.storage[position_of(s)], Materialization::Tensor);
+  const std::string dump = dump_plan(*graph_, p);
+  EXPECT_NE(dump.find("ended by leading_reduction"), std::string::npos) << dump;
+  EXPECT_NE(dump.find("[reduction over leading dims]  -> tensor"), std::string::npos) << dump;
+}
+
+TEST_F(FusionPlanTest, LeadingDimsFoldWithKeepdimAndAroundSizeOneDims) {
+  Tensor x = randn({4, 1, 3, 5}).to(kLazy);
   Tensor a = x * 2.0;
-  FusionPlan p = plan({sum(a, std::vector<int64_t>{0})});
+  for (const Tensor& r : {mean(a, std::vector<int64_t>{0, 2}, true),
+                          sum(a, std::vector<int64_t>{0, 1, 2}), amax(a, {0}, false)}) {
+    FusionPlan p = plan({r});
+    ASSERT_EQ(p.groups.size(), 1u);
+    EXPECT_EQ(ends(p), std::vector<EndReason>{EndReason::LeadingReduction});
+  }
+  // Only size-1 dims kept, or only size-1 dims reduced: a full or trailing reduction.
+  EXPECT_EQ(ends(plan({sum(a, std::vector<int64_t>{0, 2, 3})})),
+            std::vector<EndReason>{EndReason::Reduction});
+  EXPECT_EQ(ends(plan({sum(a, std::vector<int64_t>{1})})),
+            std::vector<EndReason>{EndReason::Reduction});
+}
+
+// See Note [Late folds]: a linear layer's backward, then an update reading its weight gradient.
+TEST_F(FusionPlanTest, AReductionOfAnEndedGroupsMemberJoinsThatGroup) {
+  Tensor g = randn({8, 16}).to(kLazy), h = randn({8, 16}).to(kLazy), x = randn({8, 4}).to(kLazy);
+  Tensor d = relu(g * h);                      // relu's backward, say
+  Tensor w = mm(t(x), d) * 0.5;                // a weight gradient, then its update
+  Tensor b = sum(d, std::vector<int64_t>{0});  // the bias gradient comes last
+  FusionPlan p = plan({w, b});
+  ASSERT_EQ(p.groups.size(), 2u);
+  EXPECT_EQ(ends(p)[0], EndReason::LibraryConsumer);
+  EXPECT_EQ(p.groups[0].reduction, position_of(b));
+  EXPECT_EQ(p.groups[0].reduce_layout, ReduceLayout::Leading);
+  EXPECT_TRUE(p.groups[0].late_fold);
+  EXPECT_EQ(p.storage[position_of(d)], Materialization::Tensor);  // the mm reads it
+  EXPECT_EQ(lowered(p), 2u);                                      // t(x) and the mm
+  const std::string dump = dump_plan(*graph_, p);
+  EXPECT_NE(dump.find("[reduction over leading dims, folded late]"), std::string::npos) << dump;
+}
+
+TEST_F(FusionPlanTest, ALateFoldLeavesGroupsStoringGraphOutputsAlone) {
+  Tensor x = randn({8, 16}).to(kLazy), w = randn({16, 16}).to(kLazy);
+  Tensor a = x * 2.0;
+  Tensor m = mm(a, w);  // ends a's group
+  FusionPlan p = plan({a, m, sum(a, std::vector<int64_t>{0})});
+  EXPECT_EQ(p.groups[0].reduction, kNone);
+  EXPECT_EQ(lowered(p), 2u);  // the mm and the sum
+}
+
+TEST_F(FusionPlanTest, AReductionKeepingAMiddleDimRunsAloneAfterTheGroup) {
+  Tensor x = randn({2, 4, 3, 3}).to(kLazy);  // a conv bias gradient: [N, C, H, W] -> [C]
+  Tensor a = x * 2.0;
+  FusionPlan p = plan({sum(a, std::vector<int64_t>{0, 2, 3})});
   ASSERT_EQ(p.groups.size(), 1u);
   EXPECT_EQ(p.groups[0].reduction, kNone);
   EXPECT_EQ(ends(p), std::vector<EndReason>{EndReason::LibraryConsumer});
@@ -240,6 +300,24 @@ TEST_F(FusionPlanTest, TheDumpShowsStepsMembersInputsAndEndReasons) {
   EXPECT_NE(dump.find("lower %"), std::string::npos) << dump;
   EXPECT_NE(dump.find("reads %0 in place"), std::string::npos) << dump;
   EXPECT_NE(fusion_plan_dump({m}).find("ended by library_consumer"), std::string::npos);
+}
+
+TEST_F(FusionPlanTest, CompilingCountsLeadingReductionsAndLateFoldsApart) {
+  const int64_t leading = metrics::counter_value("fusion.end.leading_reduction");
+  const int64_t trailing = metrics::counter_value("fusion.end.reduction");
+  const int64_t late = metrics::counter_value("fusion.late_folds");
+  Tensor x = randn({8, 16}).to(kLazy), w = randn({16, 4}).to(kLazy);
+  Tensor s, m, r;
+  {  // a and e die here: graph outputs would keep a late fold out of e's group
+    Tensor a = x * 2.0, e = exp(x);
+    s = sum(a, std::vector<int64_t>{0});
+    m = mm(e, w);                         // ends e's group
+    r = sum(e, std::vector<int64_t>{1});  // joins it late
+  }
+  mark_step();
+  EXPECT_EQ(metrics::counter_value("fusion.end.leading_reduction"), leading + 1);
+  EXPECT_EQ(metrics::counter_value("fusion.end.reduction"), trailing);
+  EXPECT_EQ(metrics::counter_value("fusion.late_folds"), late + 1);
 }
 
 TEST_F(FusionPlanTest, CompilingRecordsGroupMetrics) {

@@ -28,6 +28,18 @@ TEST_F(GroupKeyTest, SpellsOpsOperandsOutputsAndTheReduction) {
             "op=relu(v1) out=v2:float32 reduce=sum(v2)");
 }
 
+// The same ops feed either fold; the AOT registry must never hand one's kernel to the other.
+TEST_F(GroupKeyTest, TellsReductionsOverLeadingDimsFromTrailingOnes) {
+  Tensor x = randn({4, 8}).to(kLazy);
+  const std::string trailing = first_key({sum(relu(x), std::vector<int64_t>{1})});
+  const std::string leading = first_key({sum(relu(x), std::vector<int64_t>{0})});
+  EXPECT_EQ(trailing, "T=float32 load=float32:c op=relu(l0) reduce=sum(v0)");
+  EXPECT_EQ(leading, "T=float32 load=float32:c op=relu(l0) reduce=sum.lead(v0)");
+  EXPECT_NE(key_hash(trailing), key_hash(leading));
+  EXPECT_EQ(first_key({mean(relu(x), std::vector<int64_t>{0}, true)}),
+            "T=float32 load=float32:c op=relu(l0) reduce=mean.lead(v0)");
+}
+
 TEST_F(GroupKeyTest, IsTheSameForEveryExtentAndDiffersByDtype) {
   auto key = [](const std::vector<int64_t>& sizes, DType t) {
     Tensor x = randn(sizes, t).to(kLazy);

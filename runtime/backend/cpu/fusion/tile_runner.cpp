@@ -1,0 +1,224 @@
+// The tile walk of the blocked vector interpreter (tile_runner.h; See Note [Blocked vector
+// interpreter], Note [Tile registers] and Note [Streaming groups]).
+#include "backend/cpu/fusion/tile_runner.h"
+
+#include <cstring>
+#include <new>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+#include "backend/cpu/fusion/aot_registry.h"
+#include "core/tensor/strided_loop.h"
+
+namespace lazygen::cpu::fusion {
+namespace {
+
+// Per-thread scratch memory, 64-byte aligned; grows, never shrinks.
+class Scratch {
+ public:
+  ~Scratch() { release(); }
+  char* get(size_t bytes) {
+    if (bytes > capacity_) {
+      release();
+      data_ = static_cast<char*>(::operator new (bytes, std::align_val_t{64}));
+      capacity_ = bytes;
+    }
+    return data_;
+  }
+
+ private:
+  void release() {
+    if (data_ != nullptr) ::operator delete (data_, std::align_val_t{64});
+    data_ = nullptr;
+    capacity_ = 0;
+  }
+  char* data_ = nullptr;
+  size_t capacity_ = 0;
+};
+
+size_t align64(size_t n) {
+  return (n + 63) / 64 * 64;
+}
+
+// memcpy with non-temporal stores where dst is 16-byte aligned (See Note [Streaming groups]).
+void stream_copy(char* dst, const char* src, int64_t bytes) {
+#if defined(__SSE2__)
+  const auto misaligned = static_cast<int64_t>(reinterpret_cast<uintptr_t>(dst) & 15);
+  const int64_t head = std::min<int64_t>(bytes, (16 - misaligned) & 15);
+  std::memcpy(dst, src, static_cast<size_t>(head));
+  int64_t i = head;
+  for (; i + 16 <= bytes; i += 16) {
+    _mm_stream_si128(reinterpret_cast<__m128i*>(dst + i),
+                     _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i)));
+  }
+  std::memcpy(dst + i, src + i, static_cast<size_t>(bytes - i));
+#else
+  std::memcpy(dst, src, static_cast<size_t>(bytes));
+#endif
+}
+
+}  // namespace
+
+void fence_streams(const GroupProgram& p) {
+#if defined(__SSE2__)
+  for (const GroupProgram::Output& o : p.outputs) {
+    if (o.streamed) {
+      _mm_sfence();
+      return;
+    }
+  }
+#else
+  (void)p;
+#endif
+}
+
+TileRunner::TileRunner(const GroupProgram& p, const GroupBindings& b)
+    : p_(p),
+      b_(b),
+      t_size_(itemsize(p.dtype)),
+      tile_bytes_(align64(static_cast<size_t>(p.tile) * t_size_)),
+      aot_(p.aot != nullptr && aot_kernels_enabled()) {
+  thread_local Scratch scratch;
+  if (aot_) {
+    for (const GroupProgram::Output& o : p.outputs) num_staged_ += o.direct ? 0 : 1;
+    num_staged_ += p.has_reduction && p.reduce_from >= p.loads.size() ? 1 : 0;
+  }
+  const size_t nloc = p.num_locations();
+  const size_t aot_at = nloc * (sizeof(char*) + sizeof(int64_t));
+  const size_t head = align64(aot_at + (p.loads.size() + p.outputs.size()) * sizeof(void*));
+  const size_t regs = std::max<size_t>(p.num_regs, num_staged_);
+  char* s = scratch.get(head + (p.num_gathered + regs) * tile_bytes_);
+  ptr_ = reinterpret_cast<char**>(s);
+  stride_ = reinterpret_cast<int64_t*>(s + nloc * sizeof(char*));
+  aot_in_ = reinterpret_cast<const void**>(s + aot_at);
+  aot_out_ = reinterpret_cast<void**>(s + aot_at + p.loads.size() * sizeof(void*));
+  char* buffer = s + head;
+  for (size_t a = 0; a < p.loads.size(); ++a) {
+    if (!p.loads[a].in_place) {
+      gathered_[a] = buffer;
+      buffer += tile_bytes_;
+    }
+  }
+  regs_ = buffer;
+  for (uint16_t l = p.first_reg; l < nloc; ++l) {
+    ptr_[l] = buffer;
+    stride_[l] = 1;
+    buffer += tile_bytes_;
+  }
+  for (const GroupProgram::Output& o : p.outputs) {
+    if (o.direct) stride_[o.location] = 1;
+  }
+}
+
+void TileRunner::seek(int64_t pos) {
+  pos_ = pos;
+  const int64_t inner = p_.dims.back();
+  col_ = pos % inner;
+  int64_t row = pos / inner;
+  for (size_t a = 0; a < p_.loads.size(); ++a) row_off_[a] = p_.loads[a].offset;
+  for (size_t d = p_.dims.size() - 1; d-- > 0;) {
+    idx_[d] = row % p_.dims[d];
+    row /= p_.dims[d];
+    for (size_t a = 0; a < p_.loads.size(); ++a) row_off_[a] += idx_[d] * load_stride(a, d);
+  }
+}
+
+void TileRunner::next_row() {
+  col_ = 0;
+  for (size_t d = p_.dims.size() - 1; d-- > 0;) {
+    for (size_t a = 0; a < p_.loads.size(); ++a) row_off_[a] += load_stride(a, d);
+    if (++idx_[d] < p_.dims[d]) return;
+    for (size_t a = 0; a < p_.loads.size(); ++a) row_off_[a] -= p_.dims[d] * load_stride(a, d);
+    idx_[d] = 0;
+  }
+}
+
+void TileRunner::load(size_t a, int64_t n) {
+  const GroupProgram::Load& l = p_.loads[a];
+  const int64_t inner = load_stride(a, p_.dims.size() - 1);
+  const auto size = static_cast<int64_t>(itemsize(l.dtype));
+  const char* src = b_.inputs[l.input] + (row_off_[a] + col_ * inner) * size;
+  if (l.in_place) {
+    ptr_[a] = const_cast<char*>(src);  // read-only: inputs are never an op's out location
+    stride_[a] = inner;
+    return;
+  }
+  lazygen::detail::convert_elements(l.dtype, src, inner * size, p_.dtype, gathered_[a],
+                                    static_cast<int64_t>(t_size_), inner == 0 ? 1 : n);
+  ptr_[a] = gathered_[a];
+  stride_[a] = inner == 0 ? 0 : 1;
+}
+
+void TileRunner::run_tile(int64_t n) {
+  for (size_t a = 0; a < p_.loads.size(); ++a) load(a, n);
+  for (size_t j = 0; j < p_.outputs.size(); ++j) {
+    if (p_.outputs[j].direct) ptr_[p_.outputs[j].location] = b_.outputs[j] + pos_ * t_size_;
+  }
+  TileArgs args;
+  args.n = n;
+  for (const GroupProgram::Op& op : p_.ops) {
+    args.out = ptr_[op.out];
+    for (int k = 0; k < op.num_in; ++k) {
+      args.in[k] = ptr_[op.in[k]];
+      args.stride[k] = stride_[op.in[k]];
+    }
+    for (int k = 0; k < op.num_scalars; ++k) args.scalars[k] = b_.scalars[op.scalar[k]];
+    op.fn(args);
+    if (op.store >= 0) store(op.store, ptr_[op.out], n);
+    if (p_.prefetch) prefetch_slice(static_cast<int64_t>(&op - p_.ops.data()), n);
+  }
+}
+
+// One call of the group's AOT kernel instead of its op list; outputs that are not direct are
+// staged in T and converted or streamed out afterwards, as the op list's stores do.
+void TileRunner::run_aot_tile(int64_t n) {
+  for (size_t a = 0; a < p_.loads.size(); ++a) {
+    load(a, n);
+    aot_in_[a] = ptr_[a];
+  }
+  size_t staged = 0;
+  for (size_t j = 0; j < p_.outputs.size(); ++j) {
+    aot_out_[j] = p_.outputs[j].direct ? b_.outputs[j] + pos_ * t_size_ : staging(staged++);
+  }
+  if (p_.prefetch) {
+    for (int64_t k = 0; k < static_cast<int64_t>(p_.ops.size()); ++k) prefetch_slice(k, n);
+  }
+  AotTileArgs args;
+  args.n = n;
+  args.in = aot_in_;
+  args.out = aot_out_;
+  args.reduce = num_staged_ > staged ? staging(staged) : nullptr;
+  args.scalars = b_.scalars;
+  p_.aot(args);
+  for (size_t j = 0; j < p_.outputs.size(); ++j) {
+    if (!p_.outputs[j].direct)
+      store(static_cast<int16_t>(j), static_cast<const char*>(aot_out_[j]), n);
+  }
+}
+
+void TileRunner::store(int16_t output, const char* value, int64_t n) {
+  const GroupProgram::Output& o = p_.outputs[static_cast<size_t>(output)];
+  const auto size = static_cast<int64_t>(itemsize(o.dtype));
+  char* dst = b_.outputs[static_cast<size_t>(output)] + pos_ * size;
+  if (o.streamed) {
+    stream_copy(dst, value, n * size);
+  } else {
+    lazygen::detail::convert_elements(p_.dtype, value, static_cast<int64_t>(t_size_), o.dtype, dst,
+                                      size, n);
+  }
+}
+
+// After op k of a tile, slice k of the next tile of each contiguous input (Note [Streaming
+// groups]): spread over the ops so that the prefetches never queue up behind each other.
+void TileRunner::prefetch_slice(int64_t k, int64_t n) {
+  const int64_t ops = static_cast<int64_t>(p_.ops.size());
+  const int64_t slice = (n * static_cast<int64_t>(t_size_) + ops - 1) / ops;
+  for (size_t a = 0; a < p_.loads.size(); ++a) {
+    if (!p_.loads[a].in_place || stride_[a] != 1) continue;
+    const char* next = ptr_[a] + n * static_cast<int64_t>(t_size_) + k * slice;
+    for (int64_t b = 0; b < slice; b += 64) __builtin_prefetch(next + b, 0, 3);
+  }
+}
+
+}  // namespace lazygen::cpu::fusion

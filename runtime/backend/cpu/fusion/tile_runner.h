@@ -1,0 +1,98 @@
+// The tile walk of the blocked vector interpreter (interpreter.h): a TileRunner runs the tiles of
+// ranges of a group's row-major iteration on one thread, and run_items hands items of work to
+// the pool's threads. The interpreter's elementwise and reduction drivers are built on both.
+//
+// Thread safety: a TileRunner belongs to one thread (it uses that thread's scratch memory);
+// run_items calls body concurrently, on distinct items, from up to num_threads() threads.
+#pragma once
+
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+
+#include "backend/cpu/fusion/interpreter.h"
+#include "backend/cpu/thread_pool.h"
+
+namespace lazygen::cpu::fusion {
+
+inline constexpr int64_t kWorkPerThread = 16 * 1024;  // element-ops worth another thread
+
+// Non-temporal stores are weakly ordered: each thread fences its own before it reports done.
+void fence_streams(const GroupProgram& p);
+
+// Runs the tiles of ranges of a group's iteration; keeps its position between consecutive ranges.
+class TileRunner {
+ public:
+  TileRunner(const GroupProgram& p, const GroupBindings& b);
+
+  // Runs elements [begin, end) of the row-major iteration, calling fold(location pointer, n)
+  // after each tile when the group reduces.
+  template <class Fold>
+  void run(int64_t begin, int64_t end, Fold&& fold) {
+    if (begin != pos_) seek(begin);
+    const int64_t inner = p_.dims.back();
+    while (pos_ < end) {
+      const int64_t n = std::min({p_.tile, inner - col_, end - pos_});
+      aot_ ? run_aot_tile(n) : run_tile(n);
+      if (p_.has_reduction) fold(reduced(), n);
+      pos_ += n;
+      col_ += n;
+      if (col_ == inner) next_row();
+    }
+  }
+
+ private:
+  int64_t load_stride(size_t a, size_t d) const { return p_.load_strides[a * p_.dims.size() + d]; }
+  void seek(int64_t pos);
+  void next_row();
+  void load(size_t a, int64_t n);
+  void run_tile(int64_t n);
+  void run_aot_tile(int64_t n);
+  const char* reduced() const {
+    return aot_ && p_.reduce_from >= p_.loads.size() ? staging(num_staged_ - 1)
+                                                     : ptr_[p_.reduce_from];
+  }
+  char* staging(size_t s) const { return regs_ + s * tile_bytes_; }
+  void store(int16_t output, const char* value, int64_t n);
+  void prefetch_slice(int64_t k, int64_t n);
+
+  const GroupProgram& p_;
+  const GroupBindings& b_;
+  size_t t_size_;
+  size_t tile_bytes_;
+  bool aot_;               // runs p_.aot instead of the op list (See Note [AOT kernels])
+  size_t num_staged_ = 0;  // AOT: staging tiles, one per non-direct output (+ the reduced value)
+  char* regs_ = nullptr;   // the first tile register (or staging tile)
+  const void** aot_in_ = nullptr;  // AOT: per load, its tile
+  void** aot_out_ = nullptr;       // AOT: per output, where the kernel writes it
+  char** ptr_;                     // per location, this tile
+  int64_t* stride_;                // per location, elements
+  char* gathered_[kMaxGroupInputs] = {};
+  int64_t row_off_[kMaxGroupInputs] = {};
+  int64_t idx_[kMaxGroupDims] = {};  // outer dim indices
+  int64_t pos_ = -1;
+  int64_t col_ = 0;
+};
+
+// Runs body(runner, item) for items [0, count), each costing about `work` element-ops. Threads
+// take items one at a time from a shared counter, so a thread the OS delays (these cores are
+// shared) does fewer of them instead of holding everyone up; each thread keeps one TileRunner.
+template <class Body>
+void run_items(const GroupProgram& p, const GroupBindings& b, int64_t count, int64_t work,
+               const Body& body) {
+  const int threads = num_threads();
+  if (threads == 1 || count < 2 || count * work < 2 * kWorkPerThread) {
+    TileRunner runner(p, b);
+    for (int64_t i = 0; i < count; ++i) body(runner, i);
+    fence_streams(p);
+    return;
+  }
+  std::atomic<int64_t> next{0};
+  parallel_for(0, threads, 1, [&](int64_t, int64_t) {  // one chunk per thread
+    TileRunner runner(p, b);
+    for (int64_t i; (i = next.fetch_add(1, std::memory_order_relaxed)) < count;) body(runner, i);
+    fence_streams(p);
+  });
+}
+
+}  // namespace lazygen::cpu::fusion
