@@ -102,6 +102,9 @@ void register_eager_kernels() {
   register_pointwise_kernels();
   register_blas_kernels();
   register_reduce_kernels();
+  register_conv_kernels();
+  register_pool_kernels();
+  register_loss_kernels();
 }
 
 }  // namespace lazygen::cuda

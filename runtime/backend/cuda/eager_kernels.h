@@ -3,9 +3,12 @@
 // eager CUDA kernel with the op dispatch (See Note [Device kernels] in core/dispatch.h).
 //
 // Which ops run on cuda tensors: every `pointwise:` op (generated kernels), every view op (its
-// cpu kernel: views only compute sizes and strides), mm / addmm / bmm (cuBLAS, blas.cpp) and
-// sum / sum.dim_IntList / mean.dim (reduce.cu). Any other op on cuda tensors throws
-// "<op>: no CUDA kernel; ..." (no silent cpu fallback).
+// cpu kernel: views only compute sizes and strides), mm / addmm / bmm (cuBLAS, blas.cpp),
+// sum / sum.dim_IntList / mean.dim / amax (reduce.cu) and the training ops: conv2d and its two
+// backward ops (conv_ops.cpp), max_pool2d[_with_indices] and their backward ops (pool_ops.cpp),
+// _log_softmax, _log_softmax_backward_data, nll_loss, nll_loss_backward and _dropout_mask
+// (loss_ops.cpp). Any other op on cuda tensors throws "<op>: no CUDA kernel; ..." (no silent
+// cpu fallback).
 // Thread safety: all functions may be called concurrently; kernels queue on current_stream().
 #pragma once
 
@@ -45,8 +48,12 @@ void register_pointwise_kernels();
 // linked (cuda_device.cpp).
 void register_eager_kernels();
 
-// The hand-written kernels (blas.cpp, reduce_ops.cpp); each registers itself here.
+// The hand-written kernels (blas.cpp, reduce_ops.cpp, conv_ops.cpp, pool_ops.cpp,
+// loss_ops.cpp); each registers itself here.
 void register_blas_kernels();
 void register_reduce_kernels();
+void register_conv_kernels();
+void register_pool_kernels();
+void register_loss_kernels();
 
 }  // namespace lazygen::cuda
