@@ -56,10 +56,9 @@ void require_device(const char* op, Device device, std::initializer_list<Tensor>
   }
 }
 
-// A scratch column matrix for conv_chunk_samples(g) samples (empty for a 1x1 kernel).
-Tensor column_buffer(const Conv2dGeometry& g, DType dtype, Device device) {
-  const int64_t elements =
-      conv_is_pointwise(g) ? 0 : conv_chunk_samples(g) * g.c * g.kh * g.kw * g.col_cols();
+// A scratch column matrix for `chunk` samples (empty for a 1x1 kernel).
+Tensor column_buffer(const Conv2dGeometry& g, int64_t chunk, DType dtype, Device device) {
+  const int64_t elements = conv_is_pointwise(g) ? 0 : chunk * g.c * g.kh * g.kw * g.col_cols();
   return empty_device({elements}, dtype, device);
 }
 
@@ -78,10 +77,11 @@ Tensor conv2d(const Tensor& input, const Tensor& weight, const std::optional<Ten
   if (out.numel() == 0) return out;
   const Tensor x = input.contiguous(), w = weight.contiguous();
   const Tensor b = has_bias ? bias->contiguous() : Tensor();
-  const Tensor col = column_buffer(g, shape.dtype, input.device());
+  const int64_t chunk = conv_chunk_samples(g);
+  const Tensor col = column_buffer(g, chunk, shape.dtype, input.device());
   DeviceGuard guard(input.device().index);
   DeviceSteps steps{kOp, shape.dtype, input.device().index};
-  conv_forward(steps, g, itemsize(shape.dtype), x.raw_data(), w.raw_data(),
+  conv_forward(steps, g, chunk, itemsize(shape.dtype), x.raw_data(), w.raw_data(),
                has_bias ? b.raw_data() : nullptr, out.raw_data(), col.raw_data());
   return out;
 }
@@ -100,11 +100,12 @@ Tensor conv2d_backward_input(const Tensor& grad_output, const Tensor& weight,
   Tensor out = empty_device(shape.sizes, shape.dtype, grad_output.device());
   if (out.numel() == 0) return out;
   const Tensor dy = grad_output.contiguous(), w = weight.contiguous();
-  const Tensor col = column_buffer(g, shape.dtype, grad_output.device());
+  const int64_t chunk = conv_chunk_samples(g);
+  const Tensor col = column_buffer(g, chunk, shape.dtype, grad_output.device());
   DeviceGuard guard(grad_output.device().index);
   DeviceSteps steps{kOp, shape.dtype, grad_output.device().index};
-  conv_backward_input(steps, g, itemsize(shape.dtype), dy.raw_data(), w.raw_data(), out.raw_data(),
-                      col.raw_data());
+  conv_backward_input(steps, g, chunk, itemsize(shape.dtype), dy.raw_data(), w.raw_data(),
+                      out.raw_data(), col.raw_data());
   return out;
 }
 
@@ -124,12 +125,13 @@ Tensor conv2d_backward_weight(const Tensor& grad_output, const Tensor& input,
   if (out.numel() == 0) return out;
   if (g.n == 0) return zeros(shape.sizes, shape.dtype, device);
   const Tensor dy = grad_output.contiguous(), x = input.contiguous();
-  const Tensor col = column_buffer(g, shape.dtype, device);
+  const int64_t chunk = conv_chunk_samples(g);
+  const Tensor col = column_buffer(g, chunk, shape.dtype, device);
   const Tensor partial = empty_device({g.n, out.numel()}, shape.dtype, device);
   DeviceGuard guard(device.index);
   DeviceSteps steps{kOp, shape.dtype, device.index};
-  conv_backward_weight(steps, g, itemsize(shape.dtype), dy.raw_data(), x.raw_data(), out.raw_data(),
-                       partial.raw_data(), col.raw_data());
+  conv_backward_weight(steps, g, chunk, itemsize(shape.dtype), dy.raw_data(), x.raw_data(),
+                       out.raw_data(), partial.raw_data(), col.raw_data());
   return out;
 }
 

@@ -71,12 +71,12 @@ inline char* element_at(void* p, int64_t elements, size_t es) {
   return static_cast<char*>(p) + elements * static_cast<int64_t>(es);
 }
 
-// y = conv2d(x, w) + bias (bias may be null). `col` holds conv_chunk_samples(g) column
-// matrices (unused for a 1x1 kernel).
+// y = conv2d(x, w) + bias (bias may be null), `chunk` samples at a time (REQUIRES: chunk >= 1).
+// `col` holds `chunk` column matrices (unused for a 1x1 kernel).
 template <class Steps>
-void conv_forward(Steps& s, const Conv2dGeometry& g, size_t es, const void* x, const void* w,
-                  const void* bias, void* y, void* col) {
-  const int64_t chunk = conv_chunk_samples(g), rows = g.col_rows(), cols = g.col_cols();
+void conv_forward(Steps& s, const Conv2dGeometry& g, int64_t chunk, size_t es, const void* x,
+                  const void* w, const void* bias, void* y, void* col) {
+  const int64_t rows = g.col_rows(), cols = g.col_cols();
   const int64_t in_size = g.c * g.h * g.w, out_size = g.o * cols, opg = g.out_per_group();
   for (int64_t s0 = 0; s0 < g.n; s0 += chunk) {
     const int64_t n = std::min(chunk, g.n - s0);
@@ -96,11 +96,11 @@ void conv_forward(Steps& s, const Conv2dGeometry& g, size_t es, const void* x, c
   }
 }
 
-// dx = the input gradient of conv2d for dy and w. `col` as for conv_forward.
+// dx = the input gradient of conv2d for dy and w. `chunk` and `col` as for conv_forward.
 template <class Steps>
-void conv_backward_input(Steps& s, const Conv2dGeometry& g, size_t es, const void* dy,
-                         const void* w, void* dx, void* col) {
-  const int64_t chunk = conv_chunk_samples(g), rows = g.col_rows(), cols = g.col_cols();
+void conv_backward_input(Steps& s, const Conv2dGeometry& g, int64_t chunk, size_t es,
+                         const void* dy, const void* w, void* dx, void* col) {
+  const int64_t rows = g.col_rows(), cols = g.col_cols();
   const int64_t in_size = g.c * g.h * g.w, opg = g.out_per_group();
   for (int64_t s0 = 0; s0 < g.n; s0 += chunk) {
     const int64_t n = std::min(chunk, g.n - s0);
@@ -116,11 +116,12 @@ void conv_backward_input(Steps& s, const Conv2dGeometry& g, size_t es, const voi
 }
 
 // dw = the weight gradient of conv2d for dy and x: per-sample products into `partial`
-// ([n, o * rows]), then summed over samples in a fixed order. `col` as for conv_forward.
+// ([n, o * rows]), then summed over samples in a fixed order. `chunk` and `col` as for
+// conv_forward.
 template <class Steps>
-void conv_backward_weight(Steps& s, const Conv2dGeometry& g, size_t es, const void* dy,
-                          const void* x, void* dw, void* partial, void* col) {
-  const int64_t chunk = conv_chunk_samples(g), rows = g.col_rows(), cols = g.col_cols();
+void conv_backward_weight(Steps& s, const Conv2dGeometry& g, int64_t chunk, size_t es,
+                          const void* dy, const void* x, void* dw, void* partial, void* col) {
+  const int64_t rows = g.col_rows(), cols = g.col_cols();
   const int64_t in_size = g.c * g.h * g.w, opg = g.out_per_group();
   for (int64_t s0 = 0; s0 < g.n; s0 += chunk) {
     const int64_t n = std::min(chunk, g.n - s0);

@@ -5,6 +5,7 @@
 // Philox4x32-10 exactly as core/tensor/philox.h and ops/cpu/dropout.cpp compute it (integer
 // math), so cpu and cuda masks are bit-identical.
 #include "backend/cuda/training.cuh"
+#include "backend/cuda/training_elements.h"
 
 namespace lazygen::cuda {
 namespace {
@@ -69,36 +70,15 @@ __global__ void nll_loss_backward_kernel(NllArgs a, const T* grad_output, const 
   }
 }
 
-// The 4 words of Philox4x32-10 block `counter` of `seed` (core/tensor/philox.h).
-__device__ uint4 philox_block(uint64_t seed, uint64_t counter) {
-  constexpr uint32_t kMul0 = 0xD2511F53, kMul1 = 0xCD9E8D57;
-  constexpr uint32_t kWeyl0 = 0x9E3779B9, kWeyl1 = 0xBB67AE85;
-  uint32_t c0 = static_cast<uint32_t>(counter), c1 = static_cast<uint32_t>(counter >> 32);
-  uint32_t c2 = 0, c3 = 0;
-  uint32_t k0 = static_cast<uint32_t>(seed), k1 = static_cast<uint32_t>(seed >> 32);
-  for (int round = 0; round < 10; ++round) {
-    const uint32_t hi0 = __umulhi(kMul0, c0), lo0 = kMul0 * c0;
-    const uint32_t hi1 = __umulhi(kMul1, c2), lo1 = kMul1 * c2;
-    c0 = hi1 ^ c1 ^ k0;
-    c1 = lo1;
-    c2 = hi0 ^ c3 ^ k1;
-    c3 = lo0;
-    k0 += kWeyl0;
-    k1 += kWeyl1;
-  }
-  return make_uint4(c0, c1, c2, c3);
-}
-
 // One Philox block (4 mask elements) per thread.
 template <class T>
 __global__ void dropout_mask_kernel(int64_t numel, uint64_t seed, float threshold, T keep, T* out) {
   const int64_t blocks = (numel + 3) / 4;
   for (int64_t b = detail::grid_first(); b < blocks; b += detail::grid_stride()) {
-    const uint4 r = philox_block(seed, static_cast<uint64_t>(b));
-    const uint32_t words[4] = {r.x, r.y, r.z, r.w};
+    uint32_t words[4];
+    philox_words(seed, static_cast<uint64_t>(b), words);
     for (int64_t j = 0; j < 4 && 4 * b + j < numel; ++j) {
-      const float u = static_cast<float>(words[j] >> 8) * 0x1p-24f;  // as rand() draws
-      out[4 * b + j] = u >= threshold ? keep : T(0);
+      out[4 * b + j] = dropout_value(words[j], threshold, keep);
     }
   }
 }
