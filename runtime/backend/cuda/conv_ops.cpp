@@ -47,15 +47,6 @@ struct DeviceSteps {
   }
 };
 
-// Throws ShapeError naming `op` unless every tensor is on `device`.
-void require_device(const char* op, Device device, std::initializer_list<Tensor> tensors) {
-  for (const Tensor& t : tensors) {
-    if (t.defined() && t.device() != device) {
-      throw ShapeError(op, "expected all tensors on " + device.str() + ", got " + t.device().str());
-    }
-  }
-}
-
 // A scratch column matrix for `chunk` samples (empty for a 1x1 kernel).
 Tensor column_buffer(const Conv2dGeometry& g, int64_t chunk, DType dtype, Device device) {
   const int64_t elements = conv_is_pointwise(g) ? 0 : chunk * g.c * g.kh * g.kw * g.col_cols();

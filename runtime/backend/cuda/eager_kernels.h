@@ -36,6 +36,10 @@ Tensor empty_device(const std::vector<int64_t>& sizes, DType dtype, Device devic
 PointwiseArgs pointwise_args(const char* op, const Tensor& out, std::span<const Tensor> inputs,
                              std::span<const Scalar> scalars, DType compute);
 
+// Throws ShapeError naming `op` unless every defined tensor is on `device` ("expected all
+// tensors on cuda:0, got cpu").
+void require_device(const char* op, Device device, std::initializer_list<Tensor> tensors);
+
 // Launches `launch` over pointwise_args(...) on out's device. REQUIRES: out is a cuda tensor;
 // throws ShapeError naming `op` when an input is on another device.
 void run_pointwise(const char* op, PointwiseLaunch launch, const Tensor& out,

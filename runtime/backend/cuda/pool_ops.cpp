@@ -63,13 +63,6 @@ Tensor pool_backward(const char* op, const Tensor& grad_output, const Tensor& se
   return grad_input;
 }
 
-void require_same_device(const char* op, const Tensor& a, const Tensor& b) {
-  if (a.device() != b.device()) {
-    throw ShapeError(op,
-                     "expected all tensors on " + a.device().str() + ", got " + b.device().str());
-  }
-}
-
 std::tuple<Tensor, Tensor> max_pool2d_with_indices(
     const Tensor& self, const std::vector<int64_t>& kernel_size, const std::vector<int64_t>& stride,
     const std::vector<int64_t>& padding, const std::vector<int64_t>& dilation, bool ceil_mode) {
@@ -96,8 +89,7 @@ Tensor max_pool2d_with_indices_backward(const Tensor& grad_output, const Tensor&
                                                  indices.shape());
   const Pool2dGeometry g =
       pool2d_geometry(kOp, self.sizes(), kernel_size, stride, padding, dilation, ceil_mode);
-  require_same_device(kOp, self, grad_output);
-  require_same_device(kOp, self, indices);
+  require_device(kOp, self.device(), {grad_output, indices});
   return pool_backward(kOp, grad_output, self, g, indices);
 }
 
@@ -122,7 +114,7 @@ Tensor max_pool2d_backward(const Tensor& grad_output, const Tensor& self,
                                     dilation, ceil_mode);
   const Pool2dGeometry g =
       pool2d_geometry(kOp, self.sizes(), kernel_size, stride, padding, dilation, ceil_mode);
-  require_same_device(kOp, self, grad_output);
+  require_device(kOp, self.device(), {grad_output});
   return pool_backward(kOp, grad_output, self, g, Tensor());
 }
 
