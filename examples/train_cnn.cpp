@@ -1,6 +1,6 @@
 // train_cnn: trains PyTorch's lazy-tensor tutorial CNN on Fashion-MNIST, on the lazy device.
 //
-//   train_cnn [--device lazy|cpu] [--epochs N] [--steps N] [--mlp] [--batch N] [--lr X]
+//   train_cnn [--device lazy|cpu|cuda] [--epochs N] [--steps N] [--mlp] [--batch N] [--lr X]
 //             [--gamma X] [--seed N] [--log-every N] [--data DIR]
 //
 // The model (torch_peer.py's `cnn`): conv 1->32 3x3, relu, conv 32->64 3x3, relu, max_pool 2,
@@ -12,7 +12,10 @@
 // the test accuracy after each epoch and, at the end, the metrics report and the fusion groups
 // that had no AOT kernel (train_cnn.manifest lists those of the tests' runs; See lazygen/aot.h).
 // --steps N stops after N training steps (a short run; the test accuracy is then measured on
-// the first 1000 test images). Exit status: 0, 1 on bad arguments or missing data.
+// the first 1000 test images). --device cuda trains eagerly on the GPU; LAZYGEN_LAZY_BACKEND=cuda
+// runs the lazy device's graphs there (README, "CUDA tensors"); argmax has no CUDA kernel, so on
+// either the test accuracy takes it on the cpu. Exit status: 0, 1 on bad arguments or missing
+// data.
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -23,6 +26,7 @@
 
 #include "lazygen/autograd.h"
 #include "lazygen/data/fashion_mnist.h"
+#include "lazygen/lazy.h"
 #include "tutorial_models.h"
 
 using namespace lazygen;
@@ -40,15 +44,15 @@ struct Options {
 
 void usage() {
   std::fprintf(stderr,
-               "usage: train_cnn [--device lazy|cpu] [--epochs N] [--steps N] [--mlp] "
+               "usage: train_cnn [--device lazy|cpu|cuda] [--epochs N] [--steps N] [--mlp] "
                "[--batch N] [--lr X] [--gamma X] [--seed N] [--log-every N] [--data DIR]\n");
 }
 
 // Sets the option `name` from `value`; false when there is no such option.
 bool set_option(Options& o, const std::string& name, const std::string& value) {
   if (name == "--device") {
-    if (value != "lazy" && value != "cpu") return false;
-    o.device = value == "cpu" ? kCPU : kLazy;
+    if (value != "lazy" && value != "cpu" && value != "cuda") return false;
+    o.device = value == "cpu" ? kCPU : value == "cuda" ? Device("cuda") : kLazy;
     return true;
   }
   if (name == "--data") {
@@ -118,10 +122,13 @@ double test_accuracy(Classifier& model, const data::FashionMnist& test, Device d
   model.eval();
   data::DataLoader loader(test, 1000, /*shuffle=*/false);
   int64_t correct = 0, seen = 0;
+  const bool on_gpu =
+      device.type == DeviceType::CUDA || (device.is_lazy() && lazy_backend() == "cuda");
   for (int64_t i = 0; i < loader.num_batches() && seen < limit; ++i) {
     const data::Batch b = loader.batch(i);
-    const Tensor out = model.forward(b.images.to(device));
-    const Tensor hits = sum(eq(argmax(out, 1), b.targets.to(device)));
+    Tensor out = model.forward(b.images.to(device));
+    if (on_gpu) out = out.cpu();  // argmax has no CUDA kernel
+    const Tensor hits = sum(eq(argmax(out, 1), b.targets.to(out.device())));
     if (device.is_lazy()) mark_step();
     correct += hits.item<int64_t>();
     seen += b.targets.size(0);

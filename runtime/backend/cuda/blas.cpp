@@ -4,7 +4,10 @@
 // column-major, so C = A B is computed as C^T = B^T A^T, with no copies. An operand that is itself
 // a transposed view (column-major) is passed with CUBLAS_OP_T; other layouts are made contiguous
 // first. mm is a batch of one; bmm is cublas<t>gemmStridedBatched over the batch stride (0 for a
-// broadcast batch). float32 (FP32 math, no TF32) and float64 only.
+// broadcast batch). float32 (FP32 math, no TF32) and float64 only. gemm_batched (blas.h) is the
+// same call for callers that lay their matrices out themselves (the convolutions).
+#include "backend/cuda/blas.h"
+
 #include <cublas_v2.h>
 
 #include <algorithm>
@@ -130,6 +133,33 @@ Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const S
 }
 
 }  // namespace
+
+void gemm_batched(const char* op, const BatchedGemm& g, DType dtype, const void* a, const void* b,
+                  void* c, double alpha, double beta, int device) {
+  if (g.m == 0 || g.n == 0 || g.batch == 0) return;
+  // Row-major C = A B is column-major C^T = B^T A^T: B first, and a row-major transpose is op T.
+  const cublasOperation_t op_a = g.trans_a ? CUBLAS_OP_T : CUBLAS_OP_N;
+  const cublasOperation_t op_b = g.trans_b ? CUBLAS_OP_T : CUBLAS_OP_N;
+  const int m = to_int(op, g.n), n = to_int(op, g.m), k = to_int(op, g.k);
+  const int lda = to_int(op, g.lda), ldb = to_int(op, g.ldb), ldc = to_int(op, g.ldc);
+  const int batch = to_int(op, g.batch);
+  cublasHandle_t h = handle(device);
+  DeviceGuard guard(device);
+  if (dtype == DType::Float32) {
+    const float al = static_cast<float>(alpha), be = static_cast<float>(beta);
+    check_blas(
+        cublasSgemmStridedBatched(h, op_b, op_a, m, n, k, &al, static_cast<const float*>(b), ldb,
+                                  g.stride_b, static_cast<const float*>(a), lda, g.stride_a, &be,
+                                  static_cast<float*>(c), ldc, g.stride_c, batch),
+        "cublasSgemmStridedBatched");
+    return;
+  }
+  check_blas(
+      cublasDgemmStridedBatched(h, op_b, op_a, m, n, k, &alpha, static_cast<const double*>(b), ldb,
+                                g.stride_b, static_cast<const double*>(a), lda, g.stride_a, &beta,
+                                static_cast<double*>(c), ldc, g.stride_c, batch),
+      "cublasDgemmStridedBatched");
+}
 
 void register_blas_kernels() {
   detail::register_device_kernel(DeviceType::CUDA, "mm", &mm);

@@ -55,6 +55,7 @@ exec::LowerFn device_lowering_for(const ir::Node& node) {
     default:
       break;
   }
+  if (exec::LowerFn fn = training_lowering_for(node.op())) return fn;
   if (cpu::fusion::is_view_kind(node.op()) &&
       detail::has_device_kernel(DeviceType::CUDA, ir::op_kind_name(node.op()))) {
     return exec::lowering_for(node.op());

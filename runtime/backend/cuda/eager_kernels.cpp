@@ -82,15 +82,18 @@ PointwiseArgs pointwise_args(const char* op, const Tensor& out, std::span<const 
   return a;
 }
 
+void require_device(const char* op, Device device, std::initializer_list<Tensor> tensors) {
+  for (const Tensor& t : tensors) {
+    if (t.defined() && t.device() != device) {
+      throw ShapeError(op, "expected all tensors on " + device.str() + ", got " + t.device().str());
+    }
+  }
+}
+
 void run_pointwise(const char* op, PointwiseLaunch launch, const Tensor& out,
                    std::initializer_list<Tensor> inputs, std::initializer_list<Scalar> scalars,
                    DType compute) {
-  for (const Tensor& in : inputs) {
-    if (in.device() != out.device()) {
-      throw ShapeError(
-          op, "expected all tensors on " + out.device().str() + ", got " + in.device().str());
-    }
-  }
+  require_device(op, out.device(), inputs);
   const PointwiseArgs args = pointwise_args(op, out, std::span(inputs.begin(), inputs.size()),
                                             std::span(scalars.begin(), scalars.size()), compute);
   if (args.numel == 0) return;
@@ -102,6 +105,9 @@ void register_eager_kernels() {
   register_pointwise_kernels();
   register_blas_kernels();
   register_reduce_kernels();
+  register_conv_kernels();
+  register_pool_kernels();
+  register_loss_kernels();
 }
 
 }  // namespace lazygen::cuda

@@ -1,11 +1,14 @@
-// The eager CUDA sum/mean kernel (reduce_args.h): one block per output element (grid-stride over
-// outputs), each thread summing a strided slice of the reduced elements, then a shared-memory
-// tree. Inputs of any dtype are converted on load (the pointwise loads of pointwise.cuh).
+// The eager CUDA sum/mean/amax kernel (reduce_args.h): one block per output element (grid-stride
+// over outputs), each thread reducing a strided slice of the reduced elements, then a
+// shared-memory tree. Inputs of any dtype are converted on load (the pointwise loads of
+// pointwise.cuh); the maximum is kernels::max, the cpu amax's step (NaN propagates).
+#include <limits>
 #include <stdexcept>
 #include <string>
 
 #include "backend/cuda/pointwise.cuh"
 #include "backend/cuda/reduce_args.h"
+#include "lazygen/kernels/pointwise_math.h"
 
 namespace lazygen::cuda {
 namespace {
@@ -22,21 +25,33 @@ __device__ int64_t strided_offset(int64_t linear, int ndim, const int64_t* sizes
   return offset;
 }
 
+// a + b, or the maximum of the two.
+template <class Acc>
+__device__ Acc combine(const ReduceArgs& a, Acc l, Acc r) {
+  return a.max ? static_cast<Acc>(kernels::max(l, r)) : l + r;
+}
+
 template <class Acc>
 __global__ void reduce_sum_kernel(ReduceArgs a) {
   __shared__ Acc partial[kThreads];
+  const Acc init =
+      a.max ? (std::numeric_limits<Acc>::has_infinity ? -std::numeric_limits<Acc>::infinity()
+                                                      : std::numeric_limits<Acc>::lowest())
+            : Acc(0);
   for (int64_t o = blockIdx.x; o < a.out_numel; o += gridDim.x) {
     const int64_t base = strided_offset(o, a.kept_ndim, a.kept_sizes, a.kept_strides);
-    Acc acc = 0;
+    Acc acc = init;
     for (int64_t r = threadIdx.x; r < a.reduced_numel; r += blockDim.x) {
       const int64_t at =
           base + strided_offset(r, a.reduced_ndim, a.reduced_sizes, a.reduced_strides);
-      acc += detail::load_as<Acc>(a.in, a.in_dtype, at);
+      acc = combine(a, acc, detail::load_as<Acc>(a.in, a.in_dtype, at));
     }
     partial[threadIdx.x] = acc;
     __syncthreads();
     for (int half = kThreads / 2; half > 0; half /= 2) {
-      if (threadIdx.x < half) partial[threadIdx.x] += partial[threadIdx.x + half];
+      if (threadIdx.x < half) {
+        partial[threadIdx.x] = combine(a, partial[threadIdx.x], partial[threadIdx.x + half]);
+      }
       __syncthreads();
     }
     if (threadIdx.x == 0) {

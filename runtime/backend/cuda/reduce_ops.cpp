@@ -1,5 +1,5 @@
-// The eager CUDA reductions sum, sum.dim_IntList and mean.dim (eager_kernels.h): shapes and
-// dtypes from the ops' shape functions, the reduction itself in reduce.cu over the input's own
+// The eager CUDA reductions sum, sum.dim_IntList, mean.dim and amax (eager_kernels.h): shapes
+// and dtypes from the ops' shape functions, the reduction itself in reduce.cu over the input's own
 // strides (views are not copied first).
 #include <string>
 #include <vector>
@@ -25,7 +25,7 @@ std::vector<bool> reduced_dims(const char* op, const std::optional<std::vector<i
 }
 
 ReduceArgs reduce_args(const char* op, const Tensor& self, const std::vector<bool>& reduced,
-                       const Tensor& out, bool mean) {
+                       const Tensor& out, bool mean, bool max = false) {
   ReduceArgs a;
   a.in = self.numel() == 0 ? nullptr : self.raw_data();
   a.in_dtype = self.dtype();
@@ -33,6 +33,7 @@ ReduceArgs reduce_args(const char* op, const Tensor& self, const std::vector<boo
   a.out_dtype = out.dtype();
   a.out_numel = out.numel();
   a.mean = mean;
+  a.max = max;
   for (int64_t d = 0; d < self.dim(); ++d) {
     const bool r = reduced[static_cast<size_t>(d)];
     int& n = r ? a.reduced_ndim : a.kept_ndim;
@@ -71,12 +72,31 @@ Tensor mean_dim(const Tensor& self, const std::optional<std::vector<int64_t>>& d
   return reduce("mean.dim", self, dim, shape, true);
 }
 
+// The cpu amax's checks: a reduced dim of size 0 has no maximum.
+Tensor amax(const Tensor& self, const std::vector<int64_t>& dim, bool keepdim) {
+  const Shape shape = compute_shape_amax(self.shape(), dim, keepdim)[0];
+  const std::vector<bool> reduced = reduced_dims("amax", dim, self.dim());
+  for (int64_t d = 0; d < self.dim(); ++d) {
+    if (reduced[static_cast<size_t>(d)] && self.size(d) == 0) {
+      throw ShapeError("amax",
+                       "expected reduction dim " + std::to_string(d) + " to have non-zero size");
+    }
+  }
+  Tensor out = empty_device(shape.sizes, shape.dtype, self.device());
+  if (out.numel() == 0) return out;
+  const ReduceArgs args = reduce_args("amax", self, reduced, out, false, true);
+  DeviceGuard guard(self.device().index);
+  launch_reduce_sum(args, current_stream());
+  return out;
+}
+
 }  // namespace
 
 void register_reduce_kernels() {
   detail::register_device_kernel(DeviceType::CUDA, "sum", &sum);
   detail::register_device_kernel(DeviceType::CUDA, "sum.dim_IntList", &sum_dim_intlist);
   detail::register_device_kernel(DeviceType::CUDA, "mean.dim", &mean_dim);
+  detail::register_device_kernel(DeviceType::CUDA, "amax", &amax);
 }
 
 }  // namespace lazygen::cuda

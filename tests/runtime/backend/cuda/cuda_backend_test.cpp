@@ -16,6 +16,7 @@
 #include "backend/cuda/driver_api.h"
 #include "lazygen/cuda.h"
 #include "runtime/backend/cpu/fusion/fusion_test_util.h"
+#include "runtime/backend/cuda/tutorial_cnn_step.h"
 
 namespace lazygen::cuda {
 namespace {
@@ -145,13 +146,30 @@ TEST_F(CudaBackendCompile, ATrainingStepRunsMatmulsEagerlyAndTheRestAsKernels) {
 
 TEST_F(CudaBackendCompile, AnOpWithoutACudaLoweringIsACompileErrorNamingIt) {
   Tensor x = randn({4, 8}).to(kLazy);
-  const exec::Graph graph = lazygen::testing::graph_of({_log_softmax(x, 1, false)});
+  const exec::Graph graph = lazygen::testing::graph_of({argmax(x, 1)});
   try {
     backend_.compile(graph);
     ADD_FAILURE() << "compiled";
   } catch (const exec::CompileError& e) {
-    EXPECT_NE(std::string(e.what()).find("no CUDA lowering for op _log_softmax"), std::string::npos)
+    EXPECT_NE(std::string(e.what()).find("no CUDA lowering for op argmax"), std::string::npos)
         << e.what();
+  }
+  mark_step();
+}
+
+// Forward, backward and Adadelta of the tutorial CNN: every node runs on the GPU, as a fused
+// group (compiled to PTX) or as a lowered eager CUDA op.
+TEST_F(CudaBackendCompile, TheTutorialCnnTrainingStepCompilesWithEveryNodeOnTheGpu) {
+  lazygen::testing::CnnRun run(kLazy, 2);
+  const exec::Graph graph = lazygen::testing::graph_of(run.step(kLazy));
+  executable_ = backend_.compile(graph);
+  const auto& e = static_cast<const CudaExecutable&>(*executable_);
+  EXPECT_FALSE(e.groups.empty());
+  const std::vector<std::string> ops = lowered_ops(e);
+  for (const char* op : {"conv2d", "conv2d_backward_weight", "max_pool2d", "max_pool2d_backward",
+                         "_dropout_mask", "_log_softmax", "_log_softmax_backward_data", "nll_loss",
+                         "nll_loss_backward", "addmm", "mm"}) {
+    EXPECT_NE(std::find(ops.begin(), ops.end(), op), ops.end()) << op;
   }
   mark_step();
 }
