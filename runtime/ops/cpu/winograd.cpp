@@ -45,6 +45,15 @@ struct Problem {
   int64_t cout_p() const { return round_up_lanes(cout); }
 };
 
+// Elements from one transform point to the next in a block's transformed operand of n tiles and
+// `channels` (padded) channels: the point's [n][channels] rows plus one cache line. Without the
+// line, a tile's 36 points lie a multiple of 4 KiB apart, all in one L1 set, and the transforms
+// that read or write them miss L1 (measured 1.2x slower overall on conv2).
+template <class T>
+int64_t point_stride(int64_t n, int64_t channels) {
+  return n * channels + 64 / static_cast<int64_t>(sizeof(T));
+}
+
 // Per-thread scratch for a block of up to `tb` tiles, carved from one cached allocation:
 // transformed inputs v [36][tiles][cin_p] and outputs m [36][tiles][cout_p] (the gemms'
 // operands), the channel-vector rows of one tile row (winograd::pack_rows), and `extra_size`
@@ -52,7 +61,8 @@ struct Problem {
 template <class T>
 struct Workspace {
   Workspace(const Problem<T>& p, int64_t tb, int64_t extra_size) {
-    const int64_t v_size = kPoints * p.cin_p() * tb, m_size = kPoints * p.cout_p() * tb;
+    const int64_t v_size = kPoints * point_stride<T>(tb, p.cin_p());
+    const int64_t m_size = kPoints * point_stride<T>(tb, p.cout_p());
     const int64_t rows_size = kTile * round_up_lanes(kOut * p.g.tiles_x() + 2) * kLanes;
     storage = make_cpu_tensor({v_size + m_size + rows_size + extra_size}, dtype_of<T>());
     v = storage.data_ptr<T>();
@@ -85,7 +95,7 @@ struct InputPiece {
                           kOut * pc.tx0 - g.pw, width, ws.rows);
       for (int64_t t = 0; t < pc.count(); ++t) {
         winograd::input_tile(ws.rows + kOut * t * kLanes, row_len,
-                             ws.v + (pc.lane + t) * cin_p + c0, n * cin_p);
+                             ws.v + (pc.lane + t) * cin_p + c0, point_stride<T>(n, cin_p));
       }
     }
   }
@@ -105,7 +115,7 @@ struct OutputPiece {
       Vec<T> bias{};
       for (int64_t k = 0; k < channels && p.bias != nullptr; ++k) bias[k] = p.bias[o0 + k];
       for (int64_t t = 0; t < pc.count(); ++t) {
-        winograd::output_tile(ws.m + (pc.lane + t) * cout_p + o0, n * cout_p, bias,
+        winograd::output_tile(ws.m + (pc.lane + t) * cout_p + o0, point_stride<T>(n, cout_p), bias,
                               ws.rows + kOut * t * kLanes, row_len);
       }
       winograd::unpack_rows(ws.rows, kOut, width, p.y + (pc.image * p.cout + o0) * g.oh * g.ow,
@@ -129,7 +139,7 @@ struct GradPiece {
                           kOut * pc.tx0, width, ws.rows);
       for (int64_t t = 0; t < pc.count(); ++t) {
         winograd::grad_tile(ws.rows + kOut * t * kLanes, row_len,
-                            ws.m + (pc.lane + t) * cout_p + o0, n * cout_p);
+                            ws.m + (pc.lane + t) * cout_p + o0, point_stride<T>(n, cout_p));
       }
     }
   }
@@ -177,8 +187,8 @@ void correlate_block(const Problem<T>& p, int64_t t0, int64_t t1, Workspace<T>& 
   const int64_t cin_p = p.cin_p(), cout_p = p.cout_p();
   transform_inputs(p, t0, t1, ws);
   for (int64_t k = 0; k < kPoints; ++k) {
-    gemm(Gemm{false, false, n, cout_p, cin_p}, ws.v + k * n * cin_p, p.u + k * cin_p * cout_p, T(0),
-         ws.m + k * n * cout_p);
+    gemm(Gemm{false, false, n, cout_p, cin_p}, ws.v + k * point_stride<T>(n, cin_p),
+         p.u + k * cin_p * cout_p, T(0), ws.m + k * point_stride<T>(n, cout_p));
   }
   transform_outputs(p, t0, t1, ws);
 }
@@ -190,8 +200,8 @@ void weight_grad_block(const Problem<T>& p, int64_t t0, int64_t t1, Workspace<T>
   transform_inputs(p, t0, t1, ws);
   transform_grads(p, t0, t1, ws);
   for (int64_t k = 0; k < kPoints; ++k) {
-    gemm(Gemm{true, false, cout_p, cin_p, n}, ws.m + k * n * cout_p, ws.v + k * n * cin_p, T(1),
-         du + k * cout_p * cin_p);
+    gemm(Gemm{true, false, cout_p, cin_p, n}, ws.m + k * point_stride<T>(n, cout_p),
+         ws.v + k * point_stride<T>(n, cin_p), T(1), du + k * cout_p * cin_p);
   }
 }
 
