@@ -75,24 +75,32 @@ LAZYGEN_TRANSFORM_INLINE void transpose(Vec<T>* r) {
   swap_blocks<4, T>(r);
 }
 
-// v = elements [x, x + kLanes) of row y of the [h, w] plane, zero outside the plane.
+// t[c] = elements [x, x + kLanes) of row y of plane c of [h, w] planes (plane_size apart), zero
+// outside the planes and for c >= channels.
 template <class T>
-LAZYGEN_TRANSFORM_INLINE void load_row(Vec<T>& v, const T* plane, int64_t h, int64_t w, int64_t y,
-                                       int64_t x) {
+LAZYGEN_TRANSFORM_INLINE void load_chunk(Vec<T>* t, const T* planes, int64_t plane_size,
+                                         int64_t channels, int64_t h, int64_t w, int64_t y,
+                                         int64_t x) {
   const int64_t lo = std::max<int64_t>(0, -x), hi = std::min<int64_t>(kLanes, w - x);
   const int64_t at = y * w + x;
-  if (lo == 0 && hi == kLanes) {
-    load(v, plane + at);
-  } else if (lo >= hi) {
-    v = Vec<T>{};
-  } else if (at >= 0 && at + kLanes <= h * w) {  // the neighbouring rows' elements, masked
+  if (lo < hi && at >= 0 && at + kLanes <= h * w) {  // whole vectors, masked to the row
     const LaneMask<T> lane = {0, 1, 2, 3, 4, 5, 6, 7};
-    load(v, plane + at);
-    v = (Vec<T>)((LaneMask<T>)v & ((lane >= LaneInt<T>(lo)) & (lane < LaneInt<T>(hi))));
-  } else {
+    const LaneMask<T> keep = (lane >= LaneInt<T>(lo)) & (lane < LaneInt<T>(hi));
+#pragma GCC unroll 8
+    for (int64_t c = 0; c < kLanes; ++c) {
+      if (c < channels) {
+        load(t[c], planes + c * plane_size + at);
+        t[c] = (Vec<T>)((LaneMask<T>)t[c] & keep);
+      } else {
+        t[c] = Vec<T>{};
+      }
+    }
+    return;
+  }
+  for (int64_t c = 0; c < kLanes; ++c) {  // the plane's first or last elements, or none
     T buf[kLanes] = {};
-    for (int64_t k = lo; k < hi; ++k) buf[k] = plane[at + k];
-    load(v, buf);
+    for (int64_t k = lo; k < hi && c < channels; ++k) buf[k] = planes[c * plane_size + at + k];
+    load(t[c], buf);
   }
 }
 
@@ -112,14 +120,7 @@ LAZYGEN_TRANSFORM_INLINE void pack_rows(const T* planes, int64_t plane_size, int
     }
     for (int64_t x = 0; x < width; x += kLanes) {
       Vec<T> t[kLanes];
-#pragma GCC unroll 8
-      for (int64_t c = 0; c < kLanes; ++c) {
-        if (c < channels) {
-          load_row(t[c], planes + c * plane_size, h, w, y0 + r, x0 + x);
-        } else {
-          t[c] = Vec<T>{};
-        }
-      }
+      load_chunk(t, planes, plane_size, channels, h, w, y0 + r, x0 + x);
       transpose<T>(t);
 #pragma GCC unroll 8
       for (int64_t i = 0; i < kLanes; ++i) store(out + (x + i) * kLanes, t[i]);
