@@ -9,6 +9,7 @@
 #include <algorithm>
 
 #include "backend/cpu/thread_pool.h"
+#include "backend/cpu/vector_clones.h"
 #include "core/tensor/tensor_impl.h"
 #include "ops/cpu/training_kernels.h"
 #include "ops/shape/training_shapes.h"
@@ -21,19 +22,11 @@ constexpr int64_t kBatchElements = 4 * kBatch;  // mask elements per batch
 constexpr int64_t kBatchGrain = 256;            // batches per parallel chunk
 
 // The baseline ISA has 2-lane 32x32->64-bit multiplies; AVX2 and AVX-512 have 4 and 8, and the
-// rounds are all multiplies. The loader picks the widest clone the cpu runs (not under
-// ThreadSanitizer: See Note [Tile kernel clones] in backend/cpu/fusion/tile_kernels.h).
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(__SANITIZE_THREAD__)
-#define LAZYGEN_PHILOX_CLONES \
-  __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
-#else
-#define LAZYGEN_PHILOX_CLONES
-#endif
-
+// rounds are all multiplies (LAZYGEN_VECTOR_CLONES).
 // Philox4x32-10 on the kBatch consecutive counters from `first` (exactly philox_block of
 // core/tensor/philox.h, laid out as arrays so the loops vectorize across blocks); writes the
 // 4 * kBatch words in stream order.
-LAZYGEN_PHILOX_CLONES void philox_batch(uint64_t seed, uint64_t first, uint32_t* words) {
+LAZYGEN_VECTOR_CLONES void philox_batch(uint64_t seed, uint64_t first, uint32_t* words) {
   constexpr uint32_t kMul0 = 0xD2511F53, kMul1 = 0xCD9E8D57;
   constexpr uint32_t kWeyl0 = 0x9E3779B9, kWeyl1 = 0xBB67AE85;
   uint32_t c0[kBatch], c1[kBatch], c2[kBatch] = {}, c3[kBatch] = {};

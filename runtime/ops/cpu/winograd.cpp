@@ -8,6 +8,7 @@
 #include <cstring>
 #include <mutex>
 
+#include "backend/cpu/vector_clones.h"
 #include "core/tensor/tensor_impl.h"
 #include "lazygen/conv.h"
 #include "ops/cpu/blas_gemm.h"
@@ -16,16 +17,22 @@
 namespace lazygen::cpu {
 namespace {
 
+using winograd::kLanes;
 using winograd::kOut;
 using winograd::kPoints;
 using winograd::kTile;
+using winograd::round_up_lanes;
+using winograd::RowPiece;
 using winograd::TileGrid;
+using winograd::Vec;
 
 // Below this many input or output channels the gemms are too thin to pay for the transforms.
 constexpr int64_t kMinChannels = 4;
 
-// A correlation of x [n, cin, h, w] with transformed kernels u [36][cout][cin] into
+// A correlation of x [n, cin, h, w] with transformed kernels u [36][cin_p][cout_p] into
 // y [n, cout, oh, ow] (+ bias), or, for the weight gradient, of x with dy [n, cout, oh, ow].
+// Channel counts are padded to whole vectors (cin_p, cout_p) in every transformed operand; the
+// padding holds zeros.
 template <class T>
 struct Problem {
   const T* x = nullptr;
@@ -35,197 +42,176 @@ struct Problem {
   T* y = nullptr;
   TileGrid g;
   int64_t cin = 0, cout = 0;
+  int64_t cin_p() const { return round_up_lanes(cin); }
+  int64_t cout_p() const { return round_up_lanes(cout); }
 };
 
+// Elements from one transform point to the next in a block's transformed operand of n tiles and
+// `channels` (padded) channels: the point's [n][channels] rows plus one cache line. Without the
+// line, a tile's 36 points lie a multiple of 4 KiB apart, all in one L1 set, and the transforms
+// that read or write them miss L1 (measured 1.2x slower overall on conv2).
+template <class T>
+int64_t point_stride(int64_t n, int64_t channels) {
+  return n * channels + 64 / static_cast<int64_t>(sizeof(T));
+}
+
 // Per-thread scratch for a block of up to `tb` tiles, carved from one cached allocation:
-// transformed inputs v [36][cin][tb] and outputs m [36][cout][tb], tiles d and tmp [36][tb], a
-// padded input row, and `extra_size` zeros (the weight gradient's accumulator).
+// transformed inputs v [36][tiles][cin_p] and outputs m [36][tiles][cout_p] (the gemms'
+// operands), the channel-vector rows of one tile row (winograd::pack_rows), and `extra_size`
+// zeros (the weight gradient's accumulator).
 template <class T>
 struct Workspace {
   Workspace(const Problem<T>& p, int64_t tb, int64_t extra_size) {
-    const int64_t v_size = kPoints * p.cin * tb, m_size = kPoints * p.cout * tb;
-    const int64_t d_size = kPoints * tb, row_size = kOut * p.g.tiles_x() + 2;
-    storage =
-        make_cpu_tensor({v_size + m_size + 2 * d_size + row_size + extra_size}, dtype_of<T>());
+    const int64_t v_size = kPoints * point_stride<T>(tb, p.cin_p());
+    const int64_t m_size = kPoints * point_stride<T>(tb, p.cout_p());
+    const int64_t rows_size = kTile * round_up_lanes(kOut * p.g.tiles_x() + 2) * kLanes;
+    storage = make_cpu_tensor({v_size + m_size + rows_size + extra_size}, dtype_of<T>());
     v = storage.data_ptr<T>();
     m = v + v_size;
-    d = m + m_size;
-    tmp = d + d_size;
-    row = tmp + d_size;
-    extra = row + row_size;
-    std::fill_n(extra, extra_size, T(0));
+    rows = m + m_size;
+    extra = rows + rows_size;
+    std::fill_n(rows, rows_size + extra_size, T(0));
   }
   Tensor storage;
-  T *v, *m, *d, *tmp, *row, *extra;
+  T *v, *m, *rows, *extra;
 };
 
-// The transform loops are compiled for AVX-512 and AVX2 besides the baseline, picked at load
-// time: they are most of Winograd's non-gemm time and vectorize fully.
-#define LAZYGEN_VECTOR_CLONES \
-  __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+// The transform loops are compiled for AVX-512 and AVX2 besides the baseline
+// (LAZYGEN_VECTOR_CLONES): they are most of Winograd's non-gemm time and vectorize fully.
 
-// Input columns [x0, x0 + width) of row iy of `plane`: the row itself where it lies inside the
-// plane, else a copy into buf with zeros outside.
-template <class T>
-LAZYGEN_TRANSFORM_INLINE const T* input_row(const T* plane, const TileGrid& g, int64_t iy,
-                                            int64_t x0, int64_t width, T* buf) {
-  if (iy < 0 || iy >= g.h) {
-    std::fill_n(buf, width, T(0));
-    return buf;
+// Input channels [c0, c0 + kLanes) of a piece: its 6 input rows packed into channel vectors,
+// then transformed into ws.v [36][n][cin_p] (n: the block's tiles).
+struct InputPiece {
+  template <class T>
+  static int64_t channels(const Problem<T>& p) {
+    return p.cin;
   }
-  const T* row = plane + iy * g.w + x0;
-  const int64_t lo = std::clamp<int64_t>(-x0, 0, width),
-                hi = std::clamp<int64_t>(g.w - x0, 0, width);
-  if (lo == 0 && hi == width) return row;
-  for (int64_t k = 0; k < lo; ++k) buf[k] = T(0);
-  for (int64_t k = lo; k < hi; ++k) buf[k] = row[k];
-  for (int64_t k = hi; k < width; ++k) buf[k] = T(0);
-  return buf;
-}
-
-// The 6x6 input tiles of channel c for tiles [t0, t1) into d [36][ld].
-template <class T>
-LAZYGEN_TRANSFORM_INLINE void gather_input(const Problem<T>& p, int64_t c, int64_t t0, int64_t t1,
-                                           T* d, T* buf) {
-  const TileGrid& g = p.g;
-  const int64_t ld = t1 - t0;
-  winograd::for_each_row_piece(
-      g, t0, t1, [&](int64_t img, int64_t ty, int64_t tx0, int64_t tx1, int64_t lane) {
-        const T* plane = p.x + (img * p.cin + c) * g.h * g.w;
-        const int64_t count = tx1 - tx0, x0 = kOut * tx0 - g.pw;
-        for (int64_t r = 0; r < kTile; ++r) {
-          const T* src = input_row(plane, g, kOut * ty + r - g.ph, x0, kOut * count + 2, buf);
-          T* out = d + r * kTile * ld + lane;
-          for (int64_t tx = 0; tx < count; ++tx) {
-            for (int64_t s = 0; s < kTile; ++s) out[s * ld + tx] = src[kOut * tx + s];
-          }
-        }
-      });
-}
-
-// The 4x4 output-gradient blocks of channel o (zeros past the edge) into d [16][ld].
-template <class T>
-LAZYGEN_TRANSFORM_INLINE void gather_grad(const Problem<T>& p, int64_t o, int64_t t0, int64_t t1,
-                                          T* d) {
-  const TileGrid& g = p.g;
-  const int64_t ld = t1 - t0;
-  winograd::for_each_row_piece(
-      g, t0, t1, [&](int64_t img, int64_t ty, int64_t tx0, int64_t tx1, int64_t lane) {
-        const T* plane = p.dy + (img * p.cout + o) * g.oh * g.ow;
-        for (int64_t i = 0; i < kOut; ++i) {
-          const int64_t oy = kOut * ty + i;
-          for (int64_t j = 0; j < kOut; ++j) {
-            T* out = d + (i * kOut + j) * ld + lane;
-            for (int64_t tx = tx0; tx < tx1; ++tx) {
-              const int64_t ox = kOut * tx + j;
-              out[tx - tx0] = oy < g.oh && ox < g.ow ? plane[oy * g.ow + ox] : T(0);
-            }
-          }
-        }
-      });
-}
-
-// Output blocks y4 [16][ld] of channel o, plus its bias, into y (dropping what hangs over).
-template <class T>
-LAZYGEN_TRANSFORM_INLINE void scatter_output(const Problem<T>& p, int64_t o, int64_t t0, int64_t t1,
-                                             const T* y4) {
-  const TileGrid& g = p.g;
-  const int64_t ld = t1 - t0;
-  const T b = p.bias != nullptr ? p.bias[o] : T(0);
-  winograd::for_each_row_piece(
-      g, t0, t1, [&](int64_t img, int64_t ty, int64_t tx0, int64_t tx1, int64_t lane) {
-        T* plane = p.y + (img * p.cout + o) * g.oh * g.ow;
-        for (int64_t i = 0; i < kOut && kOut * ty + i < g.oh; ++i) {
-          T* row = plane + (kOut * ty + i) * g.ow;
-          for (int64_t tx = tx0; tx < tx1; ++tx) {
-            const int64_t width = std::min(kOut, g.ow - kOut * tx);
-            for (int64_t j = 0; j < width; ++j) {
-              row[kOut * tx + j] = y4[(i * kOut + j) * ld + lane + tx - tx0] + b;
-            }
-          }
-        }
-      });
-}
-
-// Transformed inputs of tiles [t0, t1): ws.v [36][cin][n].
-template <class T>
-LAZYGEN_TRANSFORM_INLINE void transform_inputs_impl(const Problem<T>& p, int64_t t0, int64_t t1,
-                                                    Workspace<T>& ws) {
-  const int64_t n = t1 - t0;
-  for (int64_t c = 0; c < p.cin; ++c) {
-    gather_input(p, c, t0, t1, ws.d, ws.row);
-    winograd::input_2d(ws.d, ws.tmp, ws.v + c * n, p.cin * n, n, n);
+  template <class T>
+  static LAZYGEN_TRANSFORM_INLINE void run(const Problem<T>& p, const RowPiece& pc, int64_t c0,
+                                           int64_t n, Workspace<T>& ws) {
+    const TileGrid& g = p.g;
+    const int64_t width = kOut * pc.count() + 2, row_len = round_up_lanes(width) * kLanes;
+    const int64_t cin_p = p.cin_p();
+    winograd::pack_rows(p.x + (pc.image * p.cin + c0) * g.h * g.w, g.h * g.w,
+                        std::min(kLanes, p.cin - c0), g.h, g.w, kOut * pc.ty - g.ph, kTile,
+                        kOut * pc.tx0 - g.pw, width, ws.rows);
+    for (int64_t t = 0; t < pc.count(); ++t) {
+      winograd::input_tile(ws.rows + kOut * t * kLanes, row_len, ws.v + (pc.lane + t) * cin_p + c0,
+                           point_stride<T>(n, cin_p));
+    }
   }
-}
+};
 
-// Output blocks of tiles [t0, t1) from ws.m [36][cout][n] into y.
-template <class T>
-LAZYGEN_TRANSFORM_INLINE void transform_outputs_impl(const Problem<T>& p, int64_t t0, int64_t t1,
-                                                     Workspace<T>& ws) {
-  const int64_t n = t1 - t0;
-  for (int64_t o = 0; o < p.cout; ++o) {
-    winograd::output_2d(ws.m + o * n, p.cout * n, ws.tmp, ws.d, n, n);
-    scatter_output(p, o, t0, t1, ws.d);
+// Output channels [o0, o0 + kLanes) of a piece: its 4x4 blocks from ws.m [36][n][cout_p] plus
+// the bias into channel-vector rows, unpacked into y (dropping what hangs over the edge).
+struct OutputPiece {
+  template <class T>
+  static int64_t channels(const Problem<T>& p) {
+    return p.cout;
   }
-}
+  template <class T>
+  static LAZYGEN_TRANSFORM_INLINE void run(const Problem<T>& p, const RowPiece& pc, int64_t o0,
+                                           int64_t n, Workspace<T>& ws) {
+    const TileGrid& g = p.g;
+    const int64_t width = kOut * pc.count(), row_len = round_up_lanes(width) * kLanes;
+    const int64_t cout_p = p.cout_p(), channels = std::min(kLanes, p.cout - o0);
+    Vec<T> bias{};
+    for (int64_t k = 0; k < channels && p.bias != nullptr; ++k) bias[k] = p.bias[o0 + k];
+    for (int64_t t = 0; t < pc.count(); ++t) {
+      winograd::output_tile(ws.m + (pc.lane + t) * cout_p + o0, point_stride<T>(n, cout_p), bias,
+                            ws.rows + kOut * t * kLanes, row_len);
+    }
+    winograd::unpack_rows(ws.rows, kOut, width, p.y + (pc.image * p.cout + o0) * g.oh * g.ow,
+                          g.oh * g.ow, channels, g.oh, g.ow, kOut * pc.ty, kOut * pc.tx0);
+  }
+};
 
-// Transformed output gradients of tiles [t0, t1): ws.m [36][cout][n].
-template <class T>
-LAZYGEN_TRANSFORM_INLINE void transform_grads_impl(const Problem<T>& p, int64_t t0, int64_t t1,
-                                                   Workspace<T>& ws) {
-  const int64_t n = t1 - t0;
-  for (int64_t o = 0; o < p.cout; ++o) {
-    gather_grad(p, o, t0, t1, ws.d);
-    winograd::grad_2d(ws.d, ws.tmp, ws.m + o * n, p.cout * n, n, n);
+// Output channels [o0, o0 + kLanes) of a piece: its 4x4 output-gradient blocks (zeros past the
+// edge) packed into channel vectors and transformed into ws.m [36][n][cout_p].
+struct GradPiece {
+  template <class T>
+  static int64_t channels(const Problem<T>& p) {
+    return p.cout;
+  }
+  template <class T>
+  static LAZYGEN_TRANSFORM_INLINE void run(const Problem<T>& p, const RowPiece& pc, int64_t o0,
+                                           int64_t n, Workspace<T>& ws) {
+    const TileGrid& g = p.g;
+    const int64_t width = kOut * pc.count(), row_len = round_up_lanes(width) * kLanes;
+    const int64_t cout_p = p.cout_p();
+    winograd::pack_rows(p.dy + (pc.image * p.cout + o0) * g.oh * g.ow, g.oh * g.ow,
+                        std::min(kLanes, p.cout - o0), g.oh, g.ow, kOut * pc.ty, kOut,
+                        kOut * pc.tx0, width, ws.rows);
+    for (int64_t t = 0; t < pc.count(); ++t) {
+      winograd::grad_tile(ws.rows + kOut * t * kLanes, row_len, ws.m + (pc.lane + t) * cout_p + o0,
+                          point_stride<T>(n, cout_p));
+    }
+  }
+};
+
+// Piece::run(p, piece, c0, n, ws) over the pieces of tiles [t0, t1) and their channel vectors.
+// The channel vectors are the outer loop, so that 8 planes at a time are walked down the block
+// (few memory streams for the hardware prefetcher); pieces outside measured the same within this
+// machine's noise. The lambda is forced inline so that it, too, is compiled for the calling
+// clone's ISA.
+template <class Piece, class T>
+LAZYGEN_TRANSFORM_INLINE void over_pieces(const Problem<T>& p, int64_t t0, int64_t t1,
+                                          Workspace<T>& ws) {
+  for (int64_t c0 = 0; c0 < Piece::channels(p); c0 += kLanes) {
+    winograd::for_each_row_piece(p.g, t0, t1,
+                                 [&](const RowPiece& pc) LAZYGEN_TRANSFORM_INLINE_LAMBDA {
+                                   Piece::run(p, pc, c0, t1 - t0, ws);
+                                 });
   }
 }
 
 // The clones themselves: target_clones takes no templates, so one function per dtype.
 LAZYGEN_VECTOR_CLONES void transform_inputs(const Problem<float>& p, int64_t t0, int64_t t1,
                                             Workspace<float>& ws) {
-  transform_inputs_impl(p, t0, t1, ws);
+  over_pieces<InputPiece>(p, t0, t1, ws);
 }
 LAZYGEN_VECTOR_CLONES void transform_inputs(const Problem<double>& p, int64_t t0, int64_t t1,
                                             Workspace<double>& ws) {
-  transform_inputs_impl(p, t0, t1, ws);
+  over_pieces<InputPiece>(p, t0, t1, ws);
 }
 LAZYGEN_VECTOR_CLONES void transform_outputs(const Problem<float>& p, int64_t t0, int64_t t1,
                                              Workspace<float>& ws) {
-  transform_outputs_impl(p, t0, t1, ws);
+  over_pieces<OutputPiece>(p, t0, t1, ws);
 }
 LAZYGEN_VECTOR_CLONES void transform_outputs(const Problem<double>& p, int64_t t0, int64_t t1,
                                              Workspace<double>& ws) {
-  transform_outputs_impl(p, t0, t1, ws);
+  over_pieces<OutputPiece>(p, t0, t1, ws);
 }
 LAZYGEN_VECTOR_CLONES void transform_grads(const Problem<float>& p, int64_t t0, int64_t t1,
                                            Workspace<float>& ws) {
-  transform_grads_impl(p, t0, t1, ws);
+  over_pieces<GradPiece>(p, t0, t1, ws);
 }
 LAZYGEN_VECTOR_CLONES void transform_grads(const Problem<double>& p, int64_t t0, int64_t t1,
                                            Workspace<double>& ws) {
-  transform_grads_impl(p, t0, t1, ws);
+  over_pieces<GradPiece>(p, t0, t1, ws);
 }
 
 template <class T>
 void correlate_block(const Problem<T>& p, int64_t t0, int64_t t1, Workspace<T>& ws) {
   const int64_t n = t1 - t0;
+  const int64_t cin_p = p.cin_p(), cout_p = p.cout_p();
   transform_inputs(p, t0, t1, ws);
   for (int64_t k = 0; k < kPoints; ++k) {
-    gemm(Gemm{false, false, p.cout, n, p.cin}, p.u + k * p.cout * p.cin, ws.v + k * p.cin * n, T(0),
-         ws.m + k * p.cout * n);
+    gemm(Gemm{false, false, n, cout_p, cin_p}, ws.v + k * point_stride<T>(n, cin_p),
+         p.u + k * cin_p * cout_p, T(0), ws.m + k * point_stride<T>(n, cout_p));
   }
   transform_outputs(p, t0, t1, ws);
 }
 
-// Accumulates the block's dU [36][cout][cin] into du.
+// Accumulates the block's dU [36][cout_p][cin_p] into du.
 template <class T>
 void weight_grad_block(const Problem<T>& p, int64_t t0, int64_t t1, Workspace<T>& ws, T* du) {
-  const int64_t n = t1 - t0;
+  const int64_t n = t1 - t0, cin_p = p.cin_p(), cout_p = p.cout_p();
   transform_inputs(p, t0, t1, ws);
   transform_grads(p, t0, t1, ws);
   for (int64_t k = 0; k < kPoints; ++k) {
-    gemm(Gemm{false, true, p.cout, p.cin, n}, ws.m + k * p.cout * n, ws.v + k * p.cin * n, T(1),
-         du + k * p.cout * p.cin);
+    gemm(Gemm{true, false, cout_p, cin_p, n}, ws.m + k * point_stride<T>(n, cout_p),
+         ws.v + k * point_stride<T>(n, cin_p), T(1), du + k * cout_p * cin_p);
   }
 }
 
@@ -263,19 +249,22 @@ void over_blocks(const Problem<T>& p, int64_t extra, const Block& block_fn, cons
   }
 }
 
-// u [36][cout][cin] of w [cout][cin][3][3], or with flip: of the flipped kernels with the
-// channels swapped (u [36][cin][cout]), the input gradient's correlation kernels.
+// u [36][cin_p][cout_p] of w [cout][cin][3][3] (zeros for the padding channels), or with flip:
+// of the flipped kernels with the channels swapped (u [36][cout_p][cin_p]), the input
+// gradient's correlation kernels.
 template <class T>
 Tensor transform_kernels(const T* w, int64_t cout, int64_t cin, bool flip) {
-  Tensor u = make_cpu_tensor({kPoints * cout * cin}, dtype_of<T>());
+  const int64_t cin_p = round_up_lanes(cin), cout_p = round_up_lanes(cout);
+  Tensor u = make_cpu_tensor({kPoints * cin_p * cout_p}, dtype_of<T>());
   T* out = u.data_ptr<T>();
+  std::fill_n(out, kPoints * cin_p * cout_p, T(0));
   for (int64_t o = 0; o < cout; ++o) {
     for (int64_t c = 0; c < cin; ++c) {
       const T* g = w + (o * cin + c) * 9;
       if (flip) {
-        winograd::kernel_2d(g + 8, -3, -1, out + c * cout + o, cout * cin);
+        winograd::kernel_2d(g + 8, -3, -1, out + o * cin_p + c, cout_p * cin_p);
       } else {
-        winograd::kernel_2d(g, 3, 1, out + o * cin + c, cout * cin);
+        winograd::kernel_2d(g, 3, 1, out + c * cout_p + o, cout_p * cin_p);
       }
     }
   }
@@ -324,7 +313,7 @@ void winograd_backward_weight(const T* dy, const T* x, T* dw, const Conv2dGeomet
   Problem<T> p;
   p.x = x, p.dy = dy, p.cin = g.c, p.cout = g.o;
   p.g = TileGrid{g.n, g.h, g.w, g.oh, g.ow, g.ph, g.pw};
-  const int64_t points = kPoints * g.o * g.c;
+  const int64_t points = kPoints * p.cout_p() * p.cin_p();
   Tensor du = make_cpu_tensor({points}, dtype_of<T>());
   T* sum = du.data_ptr<T>();
   std::fill_n(sum, points, T(0));
@@ -336,7 +325,12 @@ void winograd_backward_weight(const T* dy, const T* x, T* dw, const Conv2dGeomet
         std::lock_guard<std::mutex> lock(mu);
         for (int64_t i = 0; i < points; ++i) sum[i] += ws.extra[i];
       });
-  for (int64_t i = 0; i < g.o * g.c; ++i) winograd::kernel_grad_2d(sum + i, g.o * g.c, dw + i * 9);
+  for (int64_t o = 0; o < g.o; ++o) {
+    for (int64_t c = 0; c < g.c; ++c) {
+      winograd::kernel_grad_2d(sum + o * p.cin_p() + c, p.cout_p() * p.cin_p(),
+                               dw + (o * g.c + c) * 9);
+    }
+  }
 }
 
 template void winograd_forward(const float*, const float*, const float*, float*,

@@ -7,19 +7,34 @@
 // point the channel mixing is one gemm, and a 4x4 output block costs 36 multiply-adds per
 // channel pair instead of 144: 4x fewer gemm flops than im2col. F(2x2, 3x3) saves only 2.25x,
 // and its 4x4 tiles overlap by half, so it gathers and transforms 1.8x more data per output;
-// transforms already take over half of F(4x4)'s time on the tutorial CNN's conv2, so F(2x2)
-// would lose on both counts. Its one advantage, smaller rounding error, does not matter here:
-// F(4x4)'s float32 error stays within ~7 epsilons of the tile's magnitude (winograd_test.cpp).
+// transforms take about half of F(4x4)'s time on the tutorial CNN's conv2, so F(2x2) would lose
+// on both counts. Its one advantage, smaller rounding error, does not matter here: F(4x4)'s
+// float32 error stays within ~7 epsilons of the tile's magnitude (winograd_test.cpp).
 //   forward:         y = A^T [U .* V] A, U = G w G^T per (out, in) channel pair, V = B^T x B per
-//                    tile and input channel; per point k: M_k [out, tiles] = U_k [out, in] @ V_k.
+//                    tile and input channel; per point k: M_k [tiles, out] = V_k @ U_k [in, out].
 //   input gradient:  the same code run on dy, as the full correlation of dy with the flipped
 //                    kernel (in and out channels swapped, padding 2 - p, negative = cropping). It
 //                    tiles dx (26x26 on conv2: 7x7 tiles, of which the last row and column are
 //                    half empty) rather than y (6x6 tiles); the transposed form, which would keep
 //                    y's tiles, scatters overlapping tiles back and is not done.
-//   weight gradient: dU_k [out, in] = sum over tiles of (A dy A^T)_k @ V_k^T, dw = G^T dU G.
+//   weight gradient: dU_k [out, in] = sum over tiles of (A dy A^T)_k^T @ V_k, dw = G^T dU G.
 // Partial edge blocks read zeros past the input and drop (or, for dy, zero) the outputs past the
 // edge, so every plane size is exact.
+// Layout: the transforms vectorize across channels. A block's transformed operands are
+// [36][tiles][channels], channels padded with zeros to whole vectors of 8 (winograd_vec.h): the
+// gemms take them as they are, and one tile's point for 8 channels is one vector, so the 6x6
+// transforms run on full vectors whatever the plane size. Per tile-row piece and 8 channels,
+// pack_rows copies the piece's input rows into channel-vector rows ([row][x][8], zeros outside the
+// plane) with 8x8 register transposes, and unpack_rows writes the output transform's rows (bias
+// added) back into the NCHW planes the same way. (The layout before vectorized across the 6-7 tiles
+// of a 26-wide plane's tile row and gathered and scattered them with scalar loads and stores; its
+// transforms took ~60% of Winograd's time on conv2.) Consecutive transform points lie a cache line
+// further apart than their [tiles][channels] rows (point_stride in winograd.cpp): a tile's 36
+// points were otherwise a multiple of 4 KiB apart, all in one L1 set, and the transforms missed L1
+// on every point (1.4-1.6x slower without the skew). conv2, float32, batch 64, old -> new, on the 2
+// shared cores with load 5-7 from other builds, so fastest of 6 alternating runs (conv_bench conv2,
+// 2 threads): forward 7.2 -> 5.8 ms, input gradient 11.2 -> 8.5, weight gradient 9.9 -> 6.4; as
+// im2col time / Winograd time in the same runs (medians): 2.24 -> 2.91, 1.68 -> 2.18, 2.28 -> 2.90.
 // Threading: tiles of all samples are numbered together and cut into blocks whose transformed
 // inputs and outputs (36 points x (in + out) channels x tiles) fit in ~1 MiB, a core's L2 here
 // (64 tiles on conv2; 64 KiB and 256 KiB blocks measured slower: more, smaller gemm calls). Our
@@ -31,9 +46,7 @@
 // transforms run serially and tens of MiB of transformed data stream through memory. Channel
 // counts whose per-block gemm exceeds that limit run their blocks one after another instead,
 // each gemm split over the pool (See Note [One thread pool] in blas_gemm.h).
-// The transform loops are compiled for AVX-512, AVX2 and the baseline (target_clones). Tiles are
-// gathered with scalar loads: a 26-wide plane has only 6-7 tiles per row, too few for vectors
-// along the row, so the gathers are now the largest part of the transform time.
+// The transform loops are compiled for AVX-512, AVX2 and the baseline (target_clones).
 // conv.cpp uses Winograd where winograd_applies() and it is enabled (lazygen/conv.h); counters
 // `conv.winograd` and `conv.im2col` count the calls each algorithm served. One input channel
 // (the tutorial CNN's conv1) stays on im2col: there Winograd measured 3-5x slower, all transform

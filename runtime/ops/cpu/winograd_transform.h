@@ -4,18 +4,19 @@
 // A tile is the 6x6 input window d that yields a 4x4 output block y:
 //   y = A^T [(G g G^T) .* (B^T d B)] A     (g: a 3x3 kernel, .* elementwise)
 // and the transposes give the weight gradient: dg = G^T [dZ] G with dZ = (A dy A^T) .* (B^T d B).
-// Every transform here runs over a block of tiles at once with the tile index innermost and
-// contiguous (`ld` apart per transform point), so each line of arithmetic is one vector loop.
+// The tile transforms run on one tile at a time and kLanes channels at once (winograd_vec.h), so
+// each line of arithmetic is one vector operation whatever the plane size.
 #pragma once
 
 #include <algorithm>
 #include <cstdint>
 
-namespace lazygen::cpu::winograd {
+#include "ops/cpu/winograd_vec.h"
 
-// Everything here is inlined into winograd.cpp's transform loops, which are compiled once per
-// vector ISA (LAZYGEN_VECTOR_CLONES there): an out-of-line copy would be baseline SSE2 code.
-#define LAZYGEN_TRANSFORM_INLINE inline __attribute__((always_inline))
+// Everything here is inlined (LAZYGEN_TRANSFORM_INLINE) into winograd.cpp's transform loops,
+// which are compiled once per vector ISA (LAZYGEN_VECTOR_CLONES there): an out-of-line copy would
+// be baseline SSE2 code.
+namespace lazygen::cpu::winograd {
 
 inline constexpr int64_t kOut = 4;                 // output block side (m)
 inline constexpr int64_t kTile = kOut + 2;         // input tile side (alpha = m + r - 1)
@@ -32,8 +33,14 @@ struct TileGrid {
   int64_t total() const { return n * per_image(); }
 };
 
-// Runs fn(image, ty, tx0, tx1, lane) over the tile-row pieces of tiles [t0, t1) (tiles numbered
-// image-major, then row, then column); `lane` is the piece's first tile's index minus t0.
+// The tiles [tx0, tx1) of tile row ty of one image; `lane` is the first one's index in its block.
+struct RowPiece {
+  int64_t image, ty, tx0, tx1, lane;
+  int64_t count() const { return tx1 - tx0; }
+};
+
+// Runs fn(piece) over the tile-row pieces of tiles [t0, t1) (tiles numbered image-major, then
+// row, then column); lanes count from t0.
 template <class F>
 LAZYGEN_TRANSFORM_INLINE void for_each_row_piece(const TileGrid& g, int64_t t0, int64_t t1,
                                                  const F& fn) {
@@ -41,63 +48,51 @@ LAZYGEN_TRANSFORM_INLINE void for_each_row_piece(const TileGrid& g, int64_t t0, 
   for (int64_t t = t0; t < t1;) {
     const int64_t image = t / g.per_image(), row = t % g.per_image() / tx_n, tx = t % tx_n;
     const int64_t end = std::min(tx_n, tx + (t1 - t));
-    fn(image, row, tx, end, t - t0);
+    fn(RowPiece{image, row, tx, end, t - t0});
     t += end - tx;
   }
 }
 
-// ---- one-dimensional transforms over `n` tiles. Operand k of input `in` is in + k * is, of
-// output `out` is out + k * os; in and out do not overlap.
+// ---- one-dimensional transforms. Operand k of input `in` is in[k * is], of output `out` is
+// out[k * os]; V is a Vec or a scalar.
 
 // B^T (6 -> 6), the input transform.
-template <class T>
-LAZYGEN_TRANSFORM_INLINE void input_1d(const T* __restrict in, int64_t is, T* __restrict out,
-                                       int64_t os, int64_t n) {
-#pragma GCC ivdep
-  for (int64_t t = 0; t < n; ++t) {
-    const T d0 = in[t], d1 = in[is + t], d2 = in[2 * is + t], d3 = in[3 * is + t];
-    const T d4 = in[4 * is + t], d5 = in[5 * is + t];
-    const T a = d4 - T(4) * d2, b = d3 - T(4) * d1, c = d4 - d2, e = T(2) * (d3 - d1);
-    out[t] = T(4) * d0 - T(5) * d2 + d4;
-    out[os + t] = a + b;
-    out[2 * os + t] = a - b;
-    out[3 * os + t] = c + e;
-    out[4 * os + t] = c - e;
-    out[5 * os + t] = T(4) * d1 - T(5) * d3 + d5;
-  }
+template <class V>
+LAZYGEN_TRANSFORM_INLINE void input_1d(const V* in, int64_t is, V* out, int64_t os) {
+  const V d0 = in[0], d1 = in[is], d2 = in[2 * is], d3 = in[3 * is], d4 = in[4 * is];
+  const V d5 = in[5 * is];
+  const V a = d4 - 4 * d2, b = d3 - 4 * d1, c = d4 - d2, e = 2 * (d3 - d1);
+  out[0] = 4 * d0 - 5 * d2 + d4;
+  out[os] = a + b;
+  out[2 * os] = a - b;
+  out[3 * os] = c + e;
+  out[4 * os] = c - e;
+  out[5 * os] = 4 * d1 - 5 * d3 + d5;
 }
 
 // A^T (6 -> 4), the output transform.
-template <class T>
-LAZYGEN_TRANSFORM_INLINE void output_1d(const T* __restrict in, int64_t is, T* __restrict out,
-                                        int64_t os, int64_t n) {
-#pragma GCC ivdep
-  for (int64_t t = 0; t < n; ++t) {
-    const T m0 = in[t], m1 = in[is + t], m2 = in[2 * is + t], m3 = in[3 * is + t];
-    const T m4 = in[4 * is + t], m5 = in[5 * is + t];
-    const T sp = m1 + m2, sm = m1 - m2, tp = m3 + m4, tm = m3 - m4;
-    out[t] = m0 + sp + tp;
-    out[os + t] = sm + T(2) * tm;
-    out[2 * os + t] = sp + T(4) * tp;
-    out[3 * os + t] = sm + T(8) * tm + m5;
-  }
+template <class V>
+LAZYGEN_TRANSFORM_INLINE void output_1d(const V* in, int64_t is, V* out, int64_t os) {
+  const V m0 = in[0], m1 = in[is], m2 = in[2 * is], m3 = in[3 * is], m4 = in[4 * is];
+  const V m5 = in[5 * is];
+  const V sp = m1 + m2, sm = m1 - m2, tp = m3 + m4, tm = m3 - m4;
+  out[0] = m0 + sp + tp;
+  out[os] = sm + 2 * tm;
+  out[2 * os] = sp + 4 * tp;
+  out[3 * os] = sm + 8 * tm + m5;
 }
 
 // A (4 -> 6), the transform of an output-gradient block.
-template <class T>
-LAZYGEN_TRANSFORM_INLINE void grad_1d(const T* __restrict in, int64_t is, T* __restrict out,
-                                      int64_t os, int64_t n) {
-#pragma GCC ivdep
-  for (int64_t t = 0; t < n; ++t) {
-    const T e0 = in[t], e1 = in[is + t], e2 = in[2 * is + t], e3 = in[3 * is + t];
-    const T even = e0 + e2, odd = e1 + e3, even4 = e0 + T(4) * e2, odd2 = T(2) * e1 + T(8) * e3;
-    out[t] = e0;
-    out[os + t] = even + odd;
-    out[2 * os + t] = even - odd;
-    out[3 * os + t] = even4 + odd2;
-    out[4 * os + t] = even4 - odd2;
-    out[5 * os + t] = e3;
-  }
+template <class V>
+LAZYGEN_TRANSFORM_INLINE void grad_1d(const V* in, int64_t is, V* out, int64_t os) {
+  const V e0 = in[0], e1 = in[is], e2 = in[2 * is], e3 = in[3 * is];
+  const V even = e0 + e2, odd = e1 + e3, even4 = e0 + 4 * e2, odd2 = 2 * e1 + 8 * e3;
+  out[0] = e0;
+  out[os] = even + odd;
+  out[2 * os] = even - odd;
+  out[3 * os] = even4 + odd2;
+  out[4 * os] = even4 - odd2;
+  out[5 * os] = e3;
 }
 
 // G (3 -> 6) on one kernel row or column, and G^T (6 -> 3); scalar (kernels are few).
@@ -120,33 +115,42 @@ LAZYGEN_TRANSFORM_INLINE void kernel_grad_1d(const T* in, int64_t is, T* out, in
   out[2 * os] = (u3 + u4 - u1 - u2) / T(6) + u5;
 }
 
-// ---- two-dimensional transforms of a block of n tiles (a 6x6 or 4x4 stack of rows `ld` apart)
+// ---- two-dimensional transforms of one tile on kLanes channels at once. A tile's point (r, s)
+// lies at d + r * ds + s * kLanes (a row of channel vectors, as pack_rows lays them out), point k
+// of its transform at out + k * os (kLanes channels each: one row of a gemm operand).
 
-// d [36][ld] (row-major within the tile) -> B^T d B, point k at out + k * os. tmp: [36][ld].
+// The 6x6 input tile -> B^T d B.
 template <class T>
-LAZYGEN_TRANSFORM_INLINE void input_2d(const T* d, T* tmp, T* out, int64_t os, int64_t ld,
-                                       int64_t n) {
-  for (int64_t s = 0; s < kTile; ++s) input_1d(d + s * ld, kTile * ld, tmp + s * ld, kTile * ld, n);
-  for (int64_t i = 0; i < kTile; ++i) {
-    input_1d(tmp + i * kTile * ld, ld, out + i * kTile * os, os, n);
-  }
+LAZYGEN_TRANSFORM_INLINE void input_tile(const T* d, int64_t ds, T* out, int64_t os) {
+  Vec<T> a[kPoints], b[kPoints];
+  for (int64_t r = 0; r < kTile; ++r)
+    for (int64_t s = 0; s < kTile; ++s) load(a[r * kTile + s], d + r * ds + s * kLanes);
+  for (int64_t s = 0; s < kTile; ++s) input_1d(a + s, kTile, b + s, kTile);
+  for (int64_t i = 0; i < kTile; ++i) input_1d(b + i * kTile, 1, a + i * kTile, 1);
+  for (int64_t k = 0; k < kPoints; ++k) store(out + k * os, a[k]);
 }
 
-// m: point k at m + k * ms -> A^T m A into y [16][ld]. tmp: [24][ld].
+// The transformed block (point k at m + k * ms) -> A^T m A + bias into the 4x4 block y.
 template <class T>
-LAZYGEN_TRANSFORM_INLINE void output_2d(const T* m, int64_t ms, T* tmp, T* y, int64_t ld,
-                                        int64_t n) {
-  for (int64_t j = 0; j < kTile; ++j)
-    output_1d(m + j * ms, kTile * ms, tmp + j * ld, kTile * ld, n);
-  for (int64_t i = 0; i < kOut; ++i) output_1d(tmp + i * kTile * ld, ld, y + i * kOut * ld, ld, n);
+LAZYGEN_TRANSFORM_INLINE void output_tile(const T* m, int64_t ms, const Vec<T>& bias, T* y,
+                                          int64_t ys) {
+  Vec<T> a[kPoints], b[kTile * kOut], c[kOut * kOut];
+  for (int64_t k = 0; k < kPoints; ++k) load(a[k], m + k * ms);
+  for (int64_t j = 0; j < kTile; ++j) output_1d(a + j, kTile, b + j, kTile);
+  for (int64_t i = 0; i < kOut; ++i) output_1d(b + i * kTile, 1, c + i * kOut, 1);
+  for (int64_t i = 0; i < kOut; ++i)
+    for (int64_t j = 0; j < kOut; ++j) store(y + i * ys + j * kLanes, c[i * kOut + j] + bias);
 }
 
-// dy [16][ld] -> A dy A^T, point k at out + k * os. tmp: [24][ld].
+// The 4x4 output-gradient block dy -> A dy A^T.
 template <class T>
-LAZYGEN_TRANSFORM_INLINE void grad_2d(const T* dy, T* tmp, T* out, int64_t os, int64_t ld,
-                                      int64_t n) {
-  for (int64_t l = 0; l < kOut; ++l) grad_1d(dy + l * ld, kOut * ld, tmp + l * ld, kOut * ld, n);
-  for (int64_t k = 0; k < kTile; ++k) grad_1d(tmp + k * kOut * ld, ld, out + k * kTile * os, os, n);
+LAZYGEN_TRANSFORM_INLINE void grad_tile(const T* dy, int64_t ds, T* out, int64_t os) {
+  Vec<T> a[kOut * kOut], b[kTile * kOut], c[kPoints];
+  for (int64_t i = 0; i < kOut; ++i)
+    for (int64_t j = 0; j < kOut; ++j) load(a[i * kOut + j], dy + i * ds + j * kLanes);
+  for (int64_t l = 0; l < kOut; ++l) grad_1d(a + l, kOut, b + l, kOut);
+  for (int64_t k = 0; k < kTile; ++k) grad_1d(b + k * kOut, 1, c + k * kTile, 1);
+  for (int64_t k = 0; k < kPoints; ++k) store(out + k * os, c[k]);
 }
 
 // 3x3 kernel g (row stride gs, column stride 1, or both negated for a flipped kernel through

@@ -1,7 +1,8 @@
 // Tests of the Winograd convolution (ops/cpu/winograd.cpp) against a direct-loop reference, for
-// forward, input gradient and weight gradient over batch sizes, channel counts, plane sizes that
-// do and do not fill whole 4x4 blocks, paddings 0-3 and with and without bias, in float64 and
-// float32; and that the algorithm switch (lazygen/conv.h) really switches.
+// forward, input gradient and weight gradient over batch sizes, channel counts (whole and partial
+// 8-channel vectors), plane sizes that do and do not fill whole 4x4 blocks, paddings 0-4 and with
+// and without bias, in float64 and float32; and that the algorithm switch (lazygen/conv.h)
+// really switches.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -202,6 +203,9 @@ TEST(Winograd, NonSquarePlanesAndLargePadding) {
     check_shape({2, 6, 7, 9, 4, 1}, false, dtype, gen);
     check_shape({1, 8, 4, 3, 3, 3}, true, dtype, gen);  // padding 3: the correlation crops dy
     check_shape({1, 4, 8, 6, 11, 4}, false, dtype, gen);
+    // Channel counts of whole 8-channel vectors plus a partial one (the transforms' lanes).
+    check_shape({2, 12, 20, 10, 7, 1}, true, dtype, gen);
+    check_shape({1, 17, 9, 12, 26, 2}, false, dtype, gen);
   }
 }
 
