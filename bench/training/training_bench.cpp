@@ -101,11 +101,12 @@ double train_steps(benchmark::State& state, Device device) {
   return median_ms;
 }
 
-// Note [One thread pool] A/B on the lazy CNN: each iteration runs one step with gemms split over
-// our pool (OpenBLAS single-threaded) and one with OpenBLAS's own threads, alternately, so both
-// see the same machine. Counters: the two medians and one_pool_speedup (> 1: one pool wins).
-void cnn_one_pool(benchmark::State& state) {
-  Trainer<TutorialCnn> trainer(kLazy);
+// Note [One thread pool] A/B on the lazy device: each iteration runs one step with gemms split
+// over our pool (OpenBLAS single-threaded) and one with OpenBLAS's own threads, alternately, so
+// both see the same machine. Counters: the two medians and one_pool_speedup (> 1: one pool wins).
+template <class Model>
+void one_pool(benchmark::State& state) {
+  Trainer<Model> trainer(kLazy);
   for (int i = 0; i < kWarmup; ++i) trainer.step();
   std::vector<double> one_pool, blas_threads;
   for (auto _ : state) {
@@ -150,11 +151,16 @@ BENCHMARK_CAPTURE(cnn, eager, kCPU)->Unit(benchmark::kMillisecond)->UseRealTime(
 BENCHMARK_CAPTURE(cnn, lazy, kLazy)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(25);
 BENCHMARK_CAPTURE(mlp, eager, kCPU)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(200);
 BENCHMARK_CAPTURE(mlp, lazy, kLazy)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(200);
-BENCHMARK(cnn_one_pool)
+BENCHMARK(one_pool<TutorialCnn>)
     ->Name("cnn/one_pool")
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime()
     ->Iterations(15);
+BENCHMARK(one_pool<Mlp>)
+    ->Name("mlp/one_pool")
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->Iterations(200);
 void cnn_vs_torch(benchmark::State& state) {
   vs_torch<TutorialCnn>(state, "cnn");
 }

@@ -36,6 +36,17 @@
 
 #include "backend/cpu/fusion/tile_scalar.h"
 
+// Put before a kernel's loop: its outputs never alias its inputs (above), so the compiler may
+// vectorize without runtime overlap checks. GCC gives up on a loop that would need more than ten
+// (e.g. four loads and three outputs: the Adadelta update stayed scalar, sqrt and div included).
+#if defined(__clang__)
+#define LAZYGEN_AOT_NO_ALIAS _Pragma("clang loop vectorize(assume_safety)")
+#elif defined(__GNUC__)
+#define LAZYGEN_AOT_NO_ALIAS _Pragma("GCC ivdep")
+#else
+#define LAZYGEN_AOT_NO_ALIAS
+#endif
+
 namespace lazygen::cpu::fusion {
 
 // The IR version of keys, manifests and this calling convention. Bump it with any change to
