@@ -8,13 +8,15 @@
 // the cpu.
 //
 // Record the manifest again when the programs change:
-//   LAZYGEN_RECORD=tests/runtime/backend/cuda/cuda_aot_test.manifest \
-//     cuda_aot_test --gtest_filter='CudaAot.EveryGroupOfTheProgramsHasAPrebuiltKernel'
+//   LAZYGEN_RECORD=tests/runtime/backend/cuda/cuda_aot_test.manifest cuda_aot_test
+//     --gtest_filter='CudaAot.EveryGroupOfTheProgramsHasAPrebuiltKernel'
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <iterator>
 
 #include "backend/cpu/fusion/aot_registry.h"
+#include "backend/cpu/fusion/group_key.h"
 #include "backend/cuda/cuda_aot_registry.h"
 #include "backend/cuda/cuda_backend.h"
 #include "backend/cuda/cuda_executable.h"
