@@ -32,7 +32,8 @@ const TypeInfo& type_info(std::string_view dtype) {
   throw std::logic_error("cuda: no CUDA type for dtype '" + std::string(dtype) + "'");
 }
 
-// The grid-stride loop over both paths; VECTOR_PATH is the vectorized part or nothing.
+// The grid-stride loop over both paths; VECTOR_PATH is the vectorized part or nothing,
+// ENTRY_PREFIX the entry points' declarator prefix (kNvrtcEntry or kAotEntry).
 constexpr const char* kKernelLoop = R"(template <class I>
 __device__ void group_kernel(const GroupArgs& a) {
   const I n = static_cast<I>(a.numel);
