@@ -66,7 +66,7 @@ TEST(Manifest, CudaKeysPrintBackAndDropTheirLayoutAsCpuKeys) {
 
 TEST(Manifest, MalformedCudaLayoutsNameTheirLocation) {
   const std::string h = "lazygen-manifest 1\nkernel T=float32 load=int64:c op=relu(l0) ";
-  EXPECT_EQ(error_of(h + "cuda=0:C").substr(0, 66), "m.manifest:2:48: error: expected <rank>:<access letters>, got '0:C'");
+  EXPECT_EQ(error_of(h + "cuda=0:C").substr(0, 67), "m.manifest:2:48: error: expected <rank>:<access letters>, got '0:C'");
   EXPECT_EQ(error_of(h + "cuda=1:X").substr(0, 48), "m.manifest:2:50: error: unknown access 'X'\n  hin");
   EXPECT_EQ(error_of(h + "cuda=1:CB").substr(0, 58), "m.manifest:2:48: error: cuda= names 2 access(es) for 1 loa");
   EXPECT_EQ(error_of(h + "cuda=1:C reduce=sum(v0)").substr(0, 52), "m.manifest:2:52: error: field 'reduce' out of place\n");
