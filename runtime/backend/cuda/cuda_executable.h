@@ -25,8 +25,8 @@ inline constexpr uint32_t kNoSlot = UINT32_MAX;
 
 struct CudaGroupStep {
   GroupKernel kernel;
-  const CudaAotEntry* aot = nullptr;  // its prebuilt kernel (See Note [CUDA AOT kernels]), or
-  std::string ptx;                    // NVRTC's PTX
+  const CudaAotEntry* aot = nullptr;   // its prebuilt kernel (See Note [CUDA AOT kernels]), or
+  std::string ptx;                     // NVRTC's PTX
   std::vector<uint32_t> input_slots;   // per kernel input: its base's slot
   std::vector<uint32_t> output_slots;  // per kernel output
   std::vector<Shape> output_shapes;    // per kernel output

@@ -64,9 +64,8 @@ void load_modules(const DriverApi& api, const CudaExecutable& e, NvrtcCompiler& 
         continue;
       }
       if (step.aot != nullptr) fallbacks.add();
-      loaded.push_back(load_ptx(api, step.aot != nullptr
-                                         ? compile_group_ptx(nvrtc, step.kernel, g, arch)
-                                         : step.ptx));
+      loaded.push_back(load_ptx(
+          api, step.aot != nullptr ? compile_group_ptx(nvrtc, step.kernel, g, arch) : step.ptx));
     }
   } catch (...) {
     for (const LoadedGroup& l : loaded) {

@@ -70,8 +70,7 @@ std::string args_struct(const KernelLayout& k) {
   }
   s += "  long long numel;\n  long long sizes[" + dims + "];\n";
   for (size_t i = 0; i < k.inputs.size(); ++i) {
-    if (k.inputs[i].access == 'S')
-      s += "  long long " + n("in", i) + "_strides[" + dims + "];\n";
+    if (k.inputs[i].access == 'S') s += "  long long " + n("in", i) + "_strides[" + dims + "];\n";
   }
   s += "  double scalars[" + std::to_string(std::max<size_t>(1, k.scalars)) + "];\n";
   return s + "  int vectorized;\n};\n";
@@ -131,9 +130,7 @@ std::string element_function(const KernelLayout& k) {
   std::string call = "  group_chain(a";
   for (size_t i = 0; i < k.inputs.size(); ++i) {
     const char access = k.inputs[i].access;
-    const std::string at = access == 'C'  ? "i"
-                           : access == 'B' ? "0"
-                                                         : n("off", i);
+    const std::string at = access == 'C' ? "i" : access == 'B' ? "0" : n("off", i);
     call += ", static_cast<T>(a." + n("in", i) + "[" + at + "])";
   }
   for (size_t o = 0; o < k.outputs.size(); ++o) {
@@ -204,8 +201,7 @@ const char* cuda_type(std::string_view dtype) {
   return type_info(dtype).cuda;
 }
 
-std::string group_kernel_body(const KernelLayout& k, const KernelChain& c,
-                              std::string_view entry) {
+std::string group_kernel_body(const KernelLayout& k, const KernelChain& c, std::string_view entry) {
   std::string s = "\nnamespace lazygen_group {\n";
   s += "typedef " + std::string(cuda_type(k.dtype)) + " T;\n";
   s += "constexpr int kVector = " + std::to_string(k.vector_width) + ";\n";

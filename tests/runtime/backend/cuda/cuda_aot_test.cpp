@@ -36,20 +36,28 @@ struct Case {
 
 const std::vector<Case>& cases() {
   static const std::vector<Case> kCases = {
-      {[](const std::vector<Tensor>& in) { return std::vector<Tensor>{relu(in[0] * 2.0 + 1.0) - 0.5}; },
+      {[](const std::vector<Tensor>& in) {
+         return std::vector<Tensor>{relu(in[0] * 2.0 + 1.0) - 0.5};
+       },
        [] { return std::vector<Tensor>{randn({1024})}; }},
       {[](const std::vector<Tensor>& in) {
          return std::vector<Tensor>{(in[0] + in[1]) * in[2], exp(in[0].t()) + in[3]};
        },
-       [] { return std::vector<Tensor>{randn({64, 32}), randn({32}), randn({1}), randn({32, 64})}; }},
+       [] {
+         return std::vector<Tensor>{randn({64, 32}), randn({32}), randn({1}), randn({32, 64})};
+       }},
       {[](const std::vector<Tensor>& in) {
          return std::vector<Tensor>{gt(in[0], in[1]), in[1] * 2 + 7, sqrt(abs(in[2])) * 3.0};
        },
-       [] { return std::vector<Tensor>{randn({256}), arange(256), randn({256}).to(DType::Float64)}; }},
+       [] {
+         return std::vector<Tensor>{randn({256}), arange(256), randn({256}).to(DType::Float64)};
+       }},
       {[](const std::vector<Tensor>& in) {
          return std::vector<Tensor>{sum(exp(in[0]) * in[1], std::vector<int64_t>{1})};
        },
-       [] { return std::vector<Tensor>{randn({8, 16}), randn({16})}; }},
+       [] {
+         return std::vector<Tensor>{randn({8, 16}), randn({16})};
+       }},
   };
   return kCases;
 }
@@ -70,16 +78,19 @@ class CudaAot : public lazygen::testing::FusionTest {
 
   // Every group kernel of `program` on lazy copies of `inputs`, as compile() emits them.
   std::vector<GroupKernel> kernels(const Program& program, const std::vector<Tensor>& inputs) {
-    const exec::Graph graph = lazygen::testing::graph_of(program(lazygen::testing::to_lazy(inputs)));
+    const exec::Graph graph =
+        lazygen::testing::graph_of(program(lazygen::testing::to_lazy(inputs)));
     const cpu::fusion::FusionPlan plan = cpu::fusion::plan_fusion(graph);
     std::vector<GroupKernel> out;
-    for (uint32_t g = 0; g < plan.groups.size(); ++g) out.push_back(emit_group_kernel(graph, plan, g));
+    for (uint32_t g = 0; g < plan.groups.size(); ++g)
+      out.push_back(emit_group_kernel(graph, plan, g));
     mark_step();
     return out;
   }
 
   const CudaExecutable& compile(const Program& program, const std::vector<Tensor>& inputs) {
-    const exec::Graph graph = lazygen::testing::graph_of(program(lazygen::testing::to_lazy(inputs)));
+    const exec::Graph graph =
+        lazygen::testing::graph_of(program(lazygen::testing::to_lazy(inputs)));
     executable_ = backend_.compile(graph);
     mark_step();
     return static_cast<const CudaExecutable&>(*executable_);
@@ -94,7 +105,8 @@ TEST_F(CudaAot, EveryGroupOfTheProgramsHasAPrebuiltKernel) {
   int64_t groups = 0;
   for (const Case& c : cases()) {
     for (const GroupKernel& k : kernels(c.program, c.inputs())) {
-      EXPECT_NE(find_cuda_aot_kernel(k), nullptr) << "no usable prebuilt kernel for\n  kernel " << k.key;
+      EXPECT_NE(find_cuda_aot_kernel(k), nullptr)
+          << "no usable prebuilt kernel for\n  kernel " << k.key;
       ++groups;
     }
   }
@@ -137,9 +149,11 @@ TEST_F(CudaAot, StaleEntriesAreNeverUsed) {
   const void* fn = &dummy;
   // Another IR version, other ops, another source: each alone makes the entry stale.
   static const CudaAotEntry kStale[] = {
-      {key.c_str(), h.hi, h.lo, kCudaAotIrVersion + 1, cpu::fusion::pointwise_fingerprint(), src.hi, src.lo, fn, fn},
+      {key.c_str(), h.hi, h.lo, kCudaAotIrVersion + 1, cpu::fusion::pointwise_fingerprint(), src.hi,
+       src.lo, fn, fn},
       {key.c_str(), h.hi, h.lo, kCudaAotIrVersion, "0000000000000000", src.hi, src.lo, fn, fn},
-      {key.c_str(), h.hi, h.lo, kCudaAotIrVersion, cpu::fusion::pointwise_fingerprint(), src.hi, src.lo + 1, fn, fn},
+      {key.c_str(), h.hi, h.lo, kCudaAotIrVersion, cpu::fusion::pointwise_fingerprint(), src.hi,
+       src.lo + 1, fn, fn},
   };
   static const CudaAotRegistration kRegistration(kStale, std::size(kStale));
   const int64_t stale = metrics::counter_value("cuda.aot.stale");

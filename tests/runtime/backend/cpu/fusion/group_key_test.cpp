@@ -52,8 +52,9 @@ TEST_F(GroupKeyTest, CudaKeysAddEachLoadsAccessOverTheWholeSpaceAndTheRank) {
   Tensor y = randn({30}).to(kLazy);
   EXPECT_NE(first_key({y * 2.0}).find("load=float32:c"), std::string::npos);
   const exec::Graph flat = testing::graph_of({y * 2.0});
-  EXPECT_EQ(cuda_group_key(compile_group(flat, plan_fusion(flat), 0)).substr(first_key({y * 2.0}).size()),
-            " cuda=1:C");
+  EXPECT_EQ(
+      cuda_group_key(compile_group(flat, plan_fusion(flat), 0)).substr(first_key({y * 2.0}).size()),
+      " cuda=1:C");
 }
 
 TEST(LoadAccess, ClassifiesStridesOverTheWholeSpace) {
