@@ -5,6 +5,8 @@
 #   share/lazygen/runtime/            runtime sources, for lazygen_add_runtime() in your project
 #   share/lazygen/ops.yaml            lazygen's own ops (start your ops list from it)
 #   lib/liblazygen_runtime.a, include/ the runtime prebuilt with lazygen's own ops (lazygen::runtime)
+#   lib/liblazygen_cuda*.a             cuda tensors and the CUDA lazy backend (lazygen::cuda; the
+#                                     no-device stand-in when built without CUDA)
 #   lib/cmake/lazygen/                find_package(lazygen) config + LazygenGenerate.cmake
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
@@ -27,6 +29,7 @@ set(LAZYGEN_EXECUTABLE lazygen CACHE INTERNAL "the lazygen target (replaced by i
 set(LAZYGEN_OPS_YAML "${PROJECT_SOURCE_DIR}/ops.yaml" CACHE INTERNAL "lazygen's own ops")
 set(LAZYGEN_HOOK_CHECK_AVAILABLE ${LAZYGEN_HOOK_CHECKER} CACHE INTERNAL "")
 set(LAZYGEN_VERSION_STRING ${PROJECT_VERSION} CACHE INTERNAL "")
+set(LAZYGEN_HAVE_CUDA ${LAZYGEN_HAVE_CUDA} CACHE INTERNAL "lazygen::cuda is the CUDA backend")
 
 # Installed layout.
 install(TARGETS lazygen RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
@@ -38,7 +41,11 @@ install(DIRECTORY runtime/include/ generated/include/ DESTINATION ${CMAKE_INSTAL
 # Internal headers the public ones and generated code include ("core/...", "exec/...").
 install(DIRECTORY runtime/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
         FILES_MATCHING PATTERN "*.h" PATTERN "include" EXCLUDE)
-install(TARGETS lazygen_runtime lazygen_blas EXPORT lazygenTargets
+set(_lazygen_exported lazygen_runtime lazygen_blas lazygen_cuda)
+if(LAZYGEN_HAVE_CUDA)
+  list(APPEND _lazygen_exported lazygen_cuda_jit lazygen_cuda_kernels lazygen_cuda_text)
+endif()
+install(TARGETS ${_lazygen_exported} EXPORT lazygenTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(EXPORT lazygenTargets NAMESPACE lazygen:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/lazygen)
 configure_package_config_file(cmake/lazygenConfig.cmake.in

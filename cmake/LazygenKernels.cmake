@@ -9,6 +9,13 @@
 # OPS defaults to the ops.yaml lazygen was built with (LAZYGEN_OPS_YAML when installed); it must
 # be the ops file the linked runtime was generated from, or every kernel counts as stale.
 #
+# CUDA (See Note [CUDA AOT kernels] in runtime/backend/cuda/cuda_aot_kernel.h): when lazygen was
+# built with CUDA (LAZYGEN_HAVE_CUDA) and the calling project has the CUDA language enabled, the
+# manifests' CUDA keys also become aot_kernels.cu (`lazygen --kernels --cuda`), compiled by nvcc
+# for the target's CUDA_ARCHITECTURES through the project's CUDA launcher (ccache in lazygen's own
+# build), with -Werror=all-warnings when lazygen's own build has LAZYGEN_WERROR; <target> then
+# links lazygen::cuda, whose registry the kernels join. Without CUDA nothing changes.
+#
 # Record a manifest with LAZYGEN_RECORD=<file> ./<target> (lazygen/aot.h).
 function(lazygen_add_kernels target)
   cmake_parse_arguments(arg "" "" "MANIFEST;OPS" ${ARGN})
@@ -30,16 +37,48 @@ function(lazygen_add_kernels target)
   endif()
   set(dir "${CMAKE_CURRENT_BINARY_DIR}/lazygen_kernels/${target}")
   list(JOIN arg_MANIFEST "," manifests)
+  _lazygen_kernels_cuda(cuda)
+  set(outputs "${dir}/aot_kernels.cpp")
+  set(templates aot_kernels.cpp.tmpl aot_kernel.cpp.tmpl)
+  set(cuda_flag "")  # empty expands to no argument (a false generator expression would be "")
+  if(cuda)
+    set(cuda_flag --cuda)
+    list(APPEND outputs "${dir}/aot_kernels.cu")
+    list(APPEND templates aot_cuda_kernels.cu.tmpl aot_cuda_kernel.cu.tmpl cuda_device_source.cu.tmpl
+         pointwise_functor.h.tmpl)
+  endif()
+  list(TRANSFORM templates PREPEND "${templates_dir}/")
   add_custom_command(
-    OUTPUT "${dir}/aot_kernels.cpp"
-    COMMAND ${exe} --kernels "${manifests}" -o "${dir}" --templates "${templates_dir}" --no-format ${arg_OPS}
-    DEPENDS ${arg_MANIFEST} ${arg_OPS} "${templates_dir}/aot_kernels.cpp.tmpl"
-            "${templates_dir}/aot_kernel.cpp.tmpl" ${exe}
+    OUTPUT ${outputs}
+    COMMAND ${exe} --kernels "${manifests}" -o "${dir}" --templates "${templates_dir}" --no-format
+            ${cuda_flag} ${arg_OPS}
+    DEPENDS ${arg_MANIFEST} ${arg_OPS} ${templates} ${exe}
     COMMENT "lazygen: AOT kernels for ${target}"
     VERBATIM)
-  target_sources(${target} PRIVATE "${dir}/aot_kernels.cpp")
+  target_sources(${target} PRIVATE ${outputs})
+  if(cuda)
+    target_link_libraries(${target} PRIVATE lazygen::cuda)
+    if(LAZYGEN_WERROR)
+      set_source_files_properties("${dir}/aot_kernels.cu" PROPERTIES COMPILE_OPTIONS "-Werror=all-warnings")
+    endif()
+  endif()
   # The kernels' loops are hot: full vectorization (alias checks, epilogues) needs -O3; math
   # without errno as in the runtime (Note [Math without errno], runtime/CMakeLists.txt).
   set_source_files_properties("${dir}/aot_kernels.cpp" PROPERTIES
     COMPILE_OPTIONS "-O3;-fno-math-errno;-fno-trapping-math")
+endfunction()
+
+# Sets <out> to whether lazygen_add_kernels builds CUDA kernels here: lazygen has CUDA and the
+# calling project compiles CUDA.
+function(_lazygen_kernels_cuda out)
+  get_property(languages GLOBAL PROPERTY ENABLED_LANGUAGES)
+  set(on OFF)
+  if(LAZYGEN_HAVE_CUDA AND TARGET lazygen::cuda)
+    if("CUDA" IN_LIST languages)
+      set(on ON)
+    else()
+      message(STATUS "lazygen_add_kernels: no CUDA AOT kernels (enable_language(CUDA) to build them)")
+    endif()
+  endif()
+  set(${out} ${on} PARENT_SCOPE)
 endfunction()

@@ -49,7 +49,9 @@ void print_usage(std::ostream& os) {
         "  --hook-includes D,.. include dirs for hook sources absent from compile_commands.json\n"
         "  --kernels M,...      write DIR/aot_kernels.cpp (-o DIR) with an AOT kernel for each\n"
         "                       fusion group of these manifests (LAZYGEN_RECORD writes them);\n"
-        "                       OPS_YAML defaults to the ops.yaml lazygen was built with\n";
+        "                       OPS_YAML defaults to the ops.yaml lazygen was built with\n"
+        "  --cuda               with --kernels: also write DIR/aot_kernels.cu, a CUDA kernel for\n"
+        "                       each CUDA key (cuda=...) of the manifests\n";
 }
 
 Options parse_options(int argc, char** argv) {
@@ -75,11 +77,13 @@ Options parse_options(int argc, char** argv) {
     else if (a == "--stubs") opt.stubs_file = value(i, a);
     else if (a == "--hook-includes") opt.hook_includes = split_commas(value(i, a));
     else if (a == "--kernels") opt.manifests = split_commas(value(i, a));
+    else if (a == "--cuda") opt.cuda = true;
     else if (!a.empty() && a[0] == '-') throw GenError({}, "unknown option '" + a + "'", "see lazygen --help");
     else opt.inputs.push_back(a);
   }
   if (opt.help) return opt;
   if (!opt.manifests.empty() && opt.out_dir.empty()) throw GenError({}, "--kernels needs -o DIR", "usage: lazygen --kernels MANIFEST -o DIR [OPS_YAML]");
+  if (opt.cuda && opt.manifests.empty()) throw GenError({}, "--cuda needs --kernels", "usage: lazygen --kernels MANIFEST --cuda -o DIR");
   if (!opt.manifests.empty() && opt.inputs.empty()) opt.inputs.push_back(LAZYGEN_OPS_YAML);
   if (opt.inputs.empty()) throw GenError({}, "no ops file given", "usage: lazygen [options] OPS_YAML...");
   opt.input = opt.inputs.front();

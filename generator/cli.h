@@ -23,6 +23,7 @@ struct Options {
   bool format = true;
   bool help = false;
   std::vector<std::string> manifests;      // --kernels: emit AOT kernels for these manifests
+  bool cuda = false;                       // --cuda: and CUDA AOT kernels (aot_kernels.cu)
   std::vector<std::string> hook_sources;   // --hooks: hand-written sources to verify
   std::string compile_commands_dir;        // --compile-commands
   std::string stubs_file;                  // --stubs

@@ -6,6 +6,7 @@
 //   lazygen --dump-schema FILE           print every schema in canonical form
 //   lazygen --native FILE --ops a,b -o D IR and glue for a selection of PyTorch's own file
 //   lazygen --kernels app.manifest -o D  AOT kernels for the fusion groups of a manifest
+//     [--cuda]                           and CUDA ones (aot_kernels.cu) for its CUDA keys
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
@@ -109,21 +110,31 @@ std::string read_text(const std::string& path) {
   return text.str();
 }
 
+struct ManifestKeys {
+  std::vector<KernelKey> cpu;   // every key's cpu part
+  std::vector<KernelKey> cuda;  // the CUDA keys (See Note [CUDA group keys])
+};
+
 // The keys of every manifest, each once, sorted by their canonical text (See Note [Canonical
 // manifests] in runtime/backend/cpu/fusion/aot_manifest.h): merging is deterministic.
-std::vector<KernelKey> load_manifests(const std::vector<std::string>& paths) {
-  std::map<std::string, KernelKey> unique;
+ManifestKeys load_manifests(const std::vector<std::string>& paths) {
+  std::map<std::string, KernelKey> cpu, cuda;
   for (const std::string& path : paths) {
-    for (KernelKey& key : parse_manifest(read_text(path), path)) unique.emplace(print_key(key), std::move(key));
+    for (KernelKey& key : parse_manifest(read_text(path), path)) {
+      if (key.cuda_rank > 0) cuda.emplace(print_key(key), key);
+      KernelKey base = cpu_key(std::move(key));
+      cpu.emplace(print_key(base), std::move(base));
+    }
   }
-  std::vector<KernelKey> keys;
-  for (auto& [text, key] : unique) keys.push_back(std::move(key));
+  ManifestKeys keys;
+  for (auto& [text, key] : cpu) keys.cpu.push_back(std::move(key));
+  for (auto& [text, key] : cuda) keys.cuda.push_back(std::move(key));
   return keys;
 }
 
 int generate_kernels(const Options& opt) {
   OpsFile file = load_inputs(opt, OpsDialect::Lazygen);
-  std::vector<KernelKey> keys = load_manifests(opt.manifests);
+  const ManifestKeys keys = load_manifests(opt.manifests);
   TemplateDir templates(opt.template_dir);
   std::vector<std::string> names;  // sorted: the output does not depend on the order given
   for (const std::string& m : opt.manifests) names.push_back(fs::path(m).filename().string());
@@ -131,7 +142,10 @@ int generate_kernels(const Options& opt) {
   std::string manifests;
   for (const std::string& n : names) manifests += (manifests.empty() ? "" : ", ") + n;
   dest::EmitContext ctx{file.ops, templates, manifests};
-  std::vector<dest::GeneratedFile> files = dest::emit_aot_kernels(ctx, keys, source_names(opt));
+  std::vector<dest::GeneratedFile> files = dest::emit_aot_kernels(ctx, keys.cpu, source_names(opt));
+  if (opt.cuda) {
+    for (dest::GeneratedFile& f : dest::emit_aot_cuda_kernels(ctx, keys.cuda, source_names(opt))) files.push_back(std::move(f));
+  }
   WriterOptions w = writer_options(opt);
   w.source_name = manifests;
   FileWriter writer(w);
@@ -142,7 +156,9 @@ int generate_kernels(const Options& opt) {
     std::cerr << report << "lazygen: " << opt.out_dir << " is stale\n";
     return 1;
   }
-  std::cerr << "lazygen: " << keys.size() << " AOT kernel(s) in " << opt.out_dir << "\n";
+  std::cerr << "lazygen: " << keys.cpu.size() << " AOT kernel(s)";
+  if (opt.cuda) std::cerr << ", " << keys.cuda.size() << " CUDA AOT kernel(s)";
+  std::cerr << " in " << opt.out_dir << "\n";
   return 0;
 }
 

@@ -13,24 +13,6 @@ namespace {
 const std::map<std::string, std::string> kCppTypes = {
     {"float32", "float"}, {"float64", "double"}, {"int64", "int64_t"}, {"int32", "int32_t"}};
 
-// The pointwise op a key's op names, checked against the operands the key gives it.
-const OpEntry& key_op(const EmitContext& ctx, const KeyOp& k) {
-  for (const OpEntry& op : ctx.ops) {
-    if (op.schema.name.str() != k.name) continue;
-    if (!op.pointwise) throw GenError(k.loc, "'" + k.name + "' is not a pointwise op", "only `pointwise:` ops fuse");
-    const PointwiseInputs in = pointwise_inputs(op);
-    size_t scalars = 0;
-    for (const KeyRef& r : k.args) scalars += r.kind == 's' ? 1 : 0;
-    if (k.args.size() - scalars != in.tensors.size() || scalars != in.scalars.size()) {
-      throw GenError(k.loc, "'" + k.name + "' takes " + std::to_string(in.tensors.size()) + " tensor and " +
-                                std::to_string(in.scalars.size()) + " Scalar operand(s)",
-                     "the manifest was recorded with another ops.yaml; record it again");
-    }
-    return op;
-  }
-  throw GenError(k.loc, "unknown op '" + k.name + "'", "the manifest was recorded with another ops.yaml; record it again");
-}
-
 // How the loop body reads an operand: a contiguous tile by element, a broadcast one as its value.
 std::string operand(const KernelKey& key, const KeyRef& r) {
   if (r.kind == 'l' && key.loads[static_cast<size_t>(r.index)].stride_class != 'b') return r.str() + "[i]";
@@ -80,6 +62,23 @@ std::string hex64(uint64_t v) {
 }
 
 }  // namespace
+
+const OpEntry& key_op(const EmitContext& ctx, const KeyOp& k) {
+  for (const OpEntry& op : ctx.ops) {
+    if (op.schema.name.str() != k.name) continue;
+    if (!op.pointwise) throw GenError(k.loc, "'" + k.name + "' is not a pointwise op", "only `pointwise:` ops fuse");
+    const PointwiseInputs in = pointwise_inputs(op);
+    size_t scalars = 0;
+    for (const KeyRef& r : k.args) scalars += r.kind == 's' ? 1 : 0;
+    if (k.args.size() - scalars != in.tensors.size() || scalars != in.scalars.size()) {
+      throw GenError(k.loc, "'" + k.name + "' takes " + std::to_string(in.tensors.size()) + " tensor and " +
+                                std::to_string(in.scalars.size()) + " Scalar operand(s)",
+                     "the manifest was recorded with another ops.yaml; record it again");
+    }
+    return op;
+  }
+  throw GenError(k.loc, "unknown op '" + k.name + "'", "the manifest was recorded with another ops.yaml; record it again");
+}
 
 std::string pointwise_fingerprint(const std::vector<OpEntry>& ops) {
   std::string text = "lazygen kernels " + std::to_string(kManifestVersion) + "\n";

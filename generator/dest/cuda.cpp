@@ -21,6 +21,10 @@ std::string host_kernel(const EmitContext& ctx, const OpEntry& op) {
 
 }  // namespace
 
+std::string device_function_source(const EmitContext& ctx, const OpEntry& op) {
+  return ctx.templates.render("cuda_device_source.cu.tmpl", {{"functor_source", pointwise_functor(ctx, op)}});
+}
+
 std::vector<GeneratedFile> emit_cuda(const EmitContext& ctx) {
   std::vector<std::string> entries, decls, defs, kernels, registrations;
   for (const OpEntry& op : ctx.ops) {
@@ -33,7 +37,7 @@ std::vector<GeneratedFile> emit_cuda(const EmitContext& ctx) {
     std::string id = api::op_id(op.schema.name);
     std::string functor = api::functor_name(op.schema.name);
     entries.push_back(ctx.templates.render("cuda_device_function.inc.tmpl", {
-        {"schema", op.func}, {"op_id", id}, {"functor", functor}, {"functor_source", pointwise_functor(ctx, op)}}));
+        {"schema", op.func}, {"op_id", id}, {"functor", functor}, {"device_source", device_function_source(ctx, op)}}));
     decls.push_back("// " + op.func + "\nvoid launch_" + id + "(const PointwiseArgs& args, cudaStream_t stream);");
     defs.push_back(ctx.templates.render("cuda_kernel.cu.tmpl", {{"schema", op.func}, {"op_id", id}, {"functor", functor}}));
     std::string kernel = host_kernel(ctx, op);

@@ -42,6 +42,12 @@ int pointwise_shard(const OpEntry& op);
 TemplateEnv pointwise_kernel_env(const OpEntry& op, const std::string& allocate, const std::string& device);
 // The scalar functor of a `pointwise:` op (struct kernels::<Functor>), as pointwise_ops.h holds it.
 std::string pointwise_functor(const EmitContext& ctx, const OpEntry& op);
+// The CUDA source of a `pointwise:` op's device functor, as cuda_device_functions.inc holds it and
+// the NVRTC JIT prepends it (namespace lazygen::kernels { struct <Functor> ... }).
+std::string device_function_source(const EmitContext& ctx, const OpEntry& op);
+// The op a manifest key's op names. Throws GenError at the key's op when it is not a `pointwise:`
+// op of ctx.ops or takes other operands.
+const OpEntry& key_op(const EmitContext& ctx, const KeyOp& k);
 // The op API's autograd hook for an op with derivatives: "if (autograd::needs_grad(...)) ...".
 std::string record_statement(const OpEntry& op);
 // sources.cmake listing every generated .cpp among `files`.
@@ -50,10 +56,15 @@ GeneratedFile emit_sources(const EmitContext& ctx, const std::vector<GeneratedFi
 // What AOT kernels made from `ops` are told apart by: a hash of every `pointwise:` op's schema,
 // expression and dtype rule and of the manifest version (tile_kernels.cpp holds the runtime's).
 std::string pointwise_fingerprint(const std::vector<OpEntry>& ops);
-// `lazygen --kernels`: aot_kernels.cpp with one kernel per key (keys unique, in the order given)
-// and its registry entries. Throws GenError at a key's op that `ctx.ops` cannot compute.
+// `lazygen --kernels`: aot_kernels.cpp with one kernel per key (cpu keys, unique, in the order
+// given) and its registry entries. Throws GenError at a key's op that `ctx.ops` cannot compute.
 std::vector<GeneratedFile> emit_aot_kernels(const EmitContext& ctx, const std::vector<KernelKey>& keys,
                                             const std::string& ops_source);
+// `lazygen --kernels --cuda`: aot_kernels.cu with one CUDA kernel per CUDA key (unique, in the
+// order given) and its registry entries (See Note [CUDA AOT kernels] in
+// runtime/backend/cuda/cuda_aot_kernel.h). Throws as emit_aot_kernels.
+std::vector<GeneratedFile> emit_aot_cuda_kernels(const EmitContext& ctx, const std::vector<KernelKey>& keys,
+                                                 const std::string& ops_source);
 
 // Everything above, in a fixed order. `ir_only` (used for PyTorch's full file) emits only the op
 // list and the IR node classes.

@@ -9,7 +9,7 @@ namespace {
 
 const std::set<std::string> kComputeTypes = {"float32", "float64", "int64", "int32"};
 const std::set<std::string> kTypes = {"float32", "float64", "int64", "int32", "bool"};
-constexpr const char* kFieldOrder = "fields come in the order T=, load=..., op=..., out=..., reduce=";
+constexpr const char* kFieldOrder = "fields come in the order T=, load=..., op=..., out=..., reduce=, cuda=";
 
 struct Token {
   std::string text;
@@ -44,7 +44,7 @@ class KeyParser {
     const std::string name = t.text.substr(0, eq);
     const Token value{t.text.substr(eq + 1), t.loc.advanced(static_cast<int>(eq + 1))};
     const int phase = phase_of(name, t.loc);
-    if (phase < phase_ || (phase == phase_ && (phase == 0 || phase == 4))) {
+    if (phase < phase_ || (phase == phase_ && (phase == 0 || phase >= 4))) {
       throw GenError(t.loc, "field '" + name + "' out of place", kFieldOrder);
     }
     phase_ = phase;
@@ -53,11 +53,17 @@ class KeyParser {
     if (name == "op") op(value);
     if (name == "out") output(value);
     if (name == "reduce") reduce(value);
+    if (name == "cuda") cuda(value);
   }
 
   KernelKey finish(const SourceLoc& end) {
     if (key_.dtype.empty()) throw GenError(key_.loc, "kernel without T=<dtype>", kFieldOrder);
     if (key_.ops.empty()) throw GenError(end, "kernel without op=...", "a kernel computes at least one op");
+    if (key_.cuda_rank > 0 && key_.cuda_access.size() != key_.loads.size()) {
+      throw GenError(cuda_loc_, "cuda= names " + std::to_string(key_.cuda_access.size()) + " access(es) for " +
+                                    std::to_string(key_.loads.size()) + " load(s)",
+                     "one letter per load");
+    }
     return std::move(key_);
   }
 
@@ -68,6 +74,7 @@ class KeyParser {
     if (name == "op") return 2;
     if (name == "out") return 3;
     if (name == "reduce") return 4;
+    if (name == "cuda") return 5;
     throw GenError(loc, "unknown field '" + name + "'", kFieldOrder);
   }
 
@@ -131,8 +138,27 @@ class KeyParser {
     key_.reduce_from = ref({t.text.substr(open + 1, t.text.size() - open - 2), t.loc.advanced(static_cast<int>(open + 1))}, "lv");
   }
 
+  // <rank>:<letters>, rank 1..9, letters C, B or S (See Note [CUDA group keys]).
+  void cuda(const Token& t) {
+    const size_t colon = t.text.find(':');
+    const std::string rank = t.text.substr(0, colon);
+    if (colon == std::string::npos || rank.size() != 1 || rank[0] < '1' || rank[0] > '9') {
+      throw GenError(t.loc, "expected <rank>:<access letters>, got '" + t.text + "'", "e.g. cuda=2:CS");
+    }
+    const std::string letters = t.text.substr(colon + 1);
+    const size_t bad = letters.find_first_not_of("CBS");
+    if (bad != std::string::npos) {
+      throw GenError(t.loc.advanced(static_cast<int>(colon + 1 + bad)), "unknown access '" + letters.substr(bad, 1) + "'",
+                     "C (contiguous), B (broadcast) or S (strided)");
+    }
+    key_.cuda_rank = rank[0] - '0';
+    key_.cuda_access = letters;
+    cuda_loc_ = t.loc;
+  }
+
   KernelKey key_;
   int phase_ = -1;
+  SourceLoc cuda_loc_;
 };
 
 void KeyParser::op(const Token& t) {
@@ -212,7 +238,14 @@ std::string print_key(const KernelKey& key) {
   }
   for (const KeyOutput& o : key.outputs) s += " out=v" + std::to_string(o.value) + ":" + o.dtype;
   if (!key.reduce.empty()) s += " reduce=" + key.reduce + "(" + key.reduce_from.str() + ")";
+  if (key.cuda_rank > 0) s += " cuda=" + std::to_string(key.cuda_rank) + ":" + key.cuda_access;
   return s;
+}
+
+KernelKey cpu_key(KernelKey key) {
+  key.cuda_rank = 0;
+  key.cuda_access.clear();
+  return key;
 }
 
 uint64_t text_hash(std::string_view text, uint64_t basis) {

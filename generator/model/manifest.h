@@ -4,6 +4,11 @@
 //
 //   lazygen-manifest 1
 //   kernel T=float32 load=float32:c load=float32:b op=mul.Tensor(l0,l1) out=v0:float32
+//   kernel T=float32 load=float32:c load=float32:b op=mul.Tensor(l0,l1) out=v0:float32 cuda=1:CB
+//
+// A key ending in `cuda=<rank>:<access letters>` is a CUDA key (See Note [CUDA group keys] in
+// runtime/backend/cpu/fusion/group_key.h): a CUDA kernel for the group, whose cpu kernel is the
+// key without that field (cpu_key()).
 //
 // Parsing checks everything that needs no ops.yaml (fields, their order, dtypes, stride classes,
 // that every operand names a load or an earlier op) and throws GenError at file:line:col of the
@@ -53,6 +58,8 @@ struct KernelKey {
   std::vector<KeyOutput> outputs;
   std::string reduce;  // "" (none), sum, mean or amax; + ".lead" over leading dims
   KeyRef reduce_from;
+  int cuda_rank = 0;        // 0: no cuda= field (a cpu key)
+  std::string cuda_access;  // per load: C, B or S
   SourceLoc loc;
 };
 
@@ -65,6 +72,8 @@ struct KeyHash128 {
 // Throws GenError (file:line:col) on anything malformed.
 std::vector<KernelKey> parse_manifest(const std::string& text, const std::string& path);
 std::string print_key(const KernelKey& key);
+// `key` without its cuda= field.
+KernelKey cpu_key(KernelKey key);
 // The runtime's key_hash (group_key.h), bit for bit.
 KeyHash128 key_hash(std::string_view key);
 // A 64-bit hash of `text` (FNV-1a finished with murmur3's fmix64), as key_hash's halves.

@@ -49,7 +49,9 @@ CudaExecutable::~CudaExecutable() {
   try {
     const DriverApi& api = driver_api();
     // Unloading may fail while the process exits (context already gone); nothing to do then.
-    for (const LoadedGroup& g : loaded) api.module_unload(g.module);
+    for (const LoadedGroup& g : loaded) {
+      if (g.module != nullptr) api.module_unload(g.module);
+    }
   } catch (const std::exception&) {
   }
 }

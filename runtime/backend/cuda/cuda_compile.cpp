@@ -1,8 +1,11 @@
 // CudaBackend::compile (cuda_backend.h): a fusion plan flattened into a CudaExecutable, each
-// group's kernel compiled to PTX. Needs no driver and no device.
+// group's kernel prebuilt (See Note [CUDA AOT kernels]) or compiled to PTX. Needs no driver and
+// no device.
 #include <algorithm>
 #include <stdexcept>
 
+#include "backend/cpu/fusion/aot_registry.h"
+#include "backend/cuda/cuda_aot_registry.h"
 #include "backend/cuda/cuda_backend.h"
 #include "backend/cuda/cuda_executable.h"
 #include "backend/cuda/device_lowering.h"
@@ -66,14 +69,11 @@ GroupKernel Compiler::emit(uint32_t g) {
 void Compiler::add_group(uint32_t g) {
   CudaGroupStep step;
   step.kernel = emit(g);
-  CompileRequest request;
-  request.source = step.kernel.source;
-  request.name = "group_" + std::to_string(g) + ".cu";
-  request.arch = arch_;
-  try {
-    step.ptx = nvrtc_.compile(request);
-  } catch (const NvrtcError& err) {
-    throw exec::CompileError(std::string("cuda: ") + err.what() + "\n" + err.log());
+  const CudaAotEntry* aot = find_cuda_aot_kernel(step.kernel);
+  if (aot != nullptr && cpu::fusion::aot_kernels_enabled()) {
+    step.aot = aot;
+  } else {
+    step.ptx = compile_group_ptx(nvrtc_, step.kernel, g, arch_);
   }
   const cpu::fusion::Group& group = plan_.groups[g];
   for (const GroupKernel::Input& in : step.kernel.inputs) {
@@ -149,6 +149,19 @@ void Compiler::plan_releases() {
 }
 
 }  // namespace
+
+std::string compile_group_ptx(NvrtcCompiler& nvrtc, const GroupKernel& kernel, uint32_t g,
+                              int arch) {
+  CompileRequest request;
+  request.source = kernel.source;
+  request.name = "group_" + std::to_string(g) + ".cu";
+  request.arch = arch;
+  try {
+    return nvrtc.compile(request);
+  } catch (const NvrtcError& err) {
+    throw exec::CompileError(std::string("cuda: ") + err.what() + "\n" + err.log());
+  }
+}
 
 std::unique_ptr<exec::Executable> CudaBackend::compile(const exec::Graph& graph) {
   auto e = std::make_unique<CudaExecutable>();

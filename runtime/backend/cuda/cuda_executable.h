@@ -14,7 +14,9 @@
 #include <vector>
 
 #include "backend/backend.h"
+#include "backend/cuda/cuda_aot_kernel.h"
 #include "backend/cuda/group_kernel_source.h"
+#include "backend/cuda/nvrtc_compiler.h"
 #include "exec/lowering.h"
 
 namespace lazygen::cuda {
@@ -23,7 +25,8 @@ inline constexpr uint32_t kNoSlot = UINT32_MAX;
 
 struct CudaGroupStep {
   GroupKernel kernel;
-  std::string ptx;
+  const CudaAotEntry* aot = nullptr;   // its prebuilt kernel (See Note [CUDA AOT kernels]), or
+  std::string ptx;                     // NVRTC's PTX
   std::vector<uint32_t> input_slots;   // per kernel input: its base's slot
   std::vector<uint32_t> output_slots;  // per kernel output
   std::vector<Shape> output_shapes;    // per kernel output
@@ -43,7 +46,8 @@ struct CudaStep {
   std::vector<uint32_t> release;  // slots dropped after it
 };
 
-// A group's loaded module and its two entry points.
+// A group's loaded module and its two entry points (no module for a prebuilt kernel: the CUDA
+// runtime loaded it with the program).
 struct LoadedGroup {
   CUmodule module = nullptr;
   CUfunction index32 = nullptr;
@@ -65,5 +69,10 @@ struct CudaExecutable final : exec::Executable {
   mutable std::mutex load_mutex;
   mutable std::vector<LoadedGroup> loaded;  // per group, once loaded (empty before)
 };
+
+// NVRTC's PTX of group `g`'s kernel for compute capability `arch` (cuda_compile.cpp). Throws
+// exec::CompileError with NVRTC's log.
+std::string compile_group_ptx(NvrtcCompiler& nvrtc, const GroupKernel& kernel, uint32_t g,
+                              int arch);
 
 }  // namespace lazygen::cuda

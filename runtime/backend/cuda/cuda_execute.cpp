@@ -1,5 +1,7 @@
-// CudaBackend::execute (cuda_backend.h): loads an executable's modules once, then walks its
-// steps on cuda tensors.
+// CudaBackend::execute (cuda_backend.h): loads an executable's kernels once (modules from PTX,
+// prebuilt kernels through the CUDA runtime), then walks its steps on cuda tensors.
+#include <cuda_runtime.h>
+
 #include <stdexcept>
 #include <string>
 
@@ -14,25 +16,61 @@
 namespace lazygen::cuda {
 namespace {
 
-void load_modules(const DriverApi& api, const CudaExecutable& e) {
+// A JIT group's module and entry points, from PTX.
+LoadedGroup load_ptx(const DriverApi& api, const std::string& ptx) {
   static metrics::Counter& loads = metrics::counter("cuda.lazy.module_loads");
+  LoadedGroup l;
+  check(api.module_load_data(&l.module, ptx.c_str()), api, "cuModuleLoadData");
+  try {
+    check(api.module_get_function(&l.index32, l.module, kGroupKernel32), api,
+          "cuModuleGetFunction");
+    check(api.module_get_function(&l.index64, l.module, kGroupKernel64), api,
+          "cuModuleGetFunction");
+  } catch (...) {
+    api.module_unload(l.module);
+    throw;
+  }
+  loads.add();
+  return l;
+}
+
+// A prebuilt group's entry points as CUfunctions, so that it launches like a JIT group; false
+// when the CUDA runtime cannot load them on this device (no image for its architecture).
+bool load_prebuilt(const CudaAotEntry& e, LoadedGroup& l) {
+  cudaFunction_t f32 = nullptr, f64 = nullptr;
+  if (cudaGetFuncBySymbol(&f32, e.index32) != cudaSuccess ||
+      cudaGetFuncBySymbol(&f64, e.index64) != cudaSuccess) {
+    cudaGetLastError();  // clear the (non-sticky) error so that later runtime calls do not see it
+    return false;
+  }
+  l.index32 = f32;
+  l.index64 = f64;
+  return true;
+}
+
+// Loads every group once per executable: prebuilt kernels through the CUDA runtime (See Note
+// [CUDA AOT kernels]; one that does not load falls back to NVRTC here), the others' PTX as modules.
+void load_modules(const DriverApi& api, const CudaExecutable& e, NvrtcCompiler& nvrtc, int arch) {
+  static metrics::Counter& fallbacks = metrics::counter("cuda.aot.load_fallback");
   std::lock_guard<std::mutex> lock(e.load_mutex);
   if (e.loaded.size() == e.groups.size()) return;
   std::vector<LoadedGroup> loaded;
   try {
-    for (const CudaGroupStep& g : e.groups) {
+    for (uint32_t g = 0; g < e.groups.size(); ++g) {
+      const CudaGroupStep& step = e.groups[g];
       LoadedGroup l;
-      check(api.module_load_data(&l.module, g.ptx.c_str()), api, "cuModuleLoadData");
-      loaded.push_back(l);
-      check(api.module_get_function(&l.index32, l.module, kGroupKernel32), api,
-            "cuModuleGetFunction");
-      check(api.module_get_function(&l.index64, l.module, kGroupKernel64), api,
-            "cuModuleGetFunction");
-      loaded.back() = l;
-      loads.add();
+      if (step.aot != nullptr && load_prebuilt(*step.aot, l)) {
+        loaded.push_back(l);
+        continue;
+      }
+      if (step.aot != nullptr) fallbacks.add();
+      loaded.push_back(load_ptx(
+          api, step.aot != nullptr ? compile_group_ptx(nvrtc, step.kernel, g, arch) : step.ptx));
     }
   } catch (...) {
-    for (const LoadedGroup& l : loaded) api.module_unload(l.module);
+    for (const LoadedGroup& l : loaded) {
+      if (l.module != nullptr) api.module_unload(l.module);
+    }
     throw;
   }
   e.loaded = std::move(loaded);
@@ -159,7 +197,7 @@ std::vector<Tensor> CudaBackend::execute(const exec::Executable& executable,
                                 " inputs for a graph with " + std::to_string(e.input_slots.size()));
   }
   const DriverApi& api = activate();
-  load_modules(api, e);
+  load_modules(api, e, nvrtc_, arch_);
   Execution run(api, e, device());
   run.feed(inputs);
   run.run();

@@ -6,11 +6,6 @@
 namespace lazygen::cuda {
 namespace {
 
-// Written by CMake from runtime/include/lazygen/kernels/pointwise_math.h as one raw string.
-constexpr char kPointwiseMath[] =
-#include "lazygen_jit/pointwise_math_text.inc"
-    ;
-
 const std::unordered_map<ir::OpKind, DeviceFunction>& table() {
   static const auto* kTable = new std::unordered_map<ir::OpKind, DeviceFunction>{
 #define LAZYGEN_DEVICE_FUNCTION(op_id, functor, source) {ir::OpKind::op_id, {functor, source}},
@@ -25,10 +20,6 @@ const std::unordered_map<ir::OpKind, DeviceFunction>& table() {
 const DeviceFunction* device_function(ir::OpKind kind) {
   auto it = table().find(kind);
   return it == table().end() ? nullptr : &it->second;
-}
-
-std::string_view pointwise_math_source() {
-  return {kPointwiseMath, sizeof kPointwiseMath - 1};
 }
 
 }  // namespace lazygen::cuda

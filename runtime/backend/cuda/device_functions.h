@@ -1,12 +1,11 @@
 // The CUDA source text the JIT composes kernels from: each pointwise op's generated device
 // functor (generated/include/lazygen/generated/cuda_device_functions.inc, from ops.yaml's
-// `pointwise:` expressions) and the include-free scalar math they call (lazygen/kernels/
-// pointwise_math.h, embedded at build time). The same functors are the eager CPU, fused CPU and
-// eager CUDA kernels, so a JIT kernel computes what every other backend computes.
+// `pointwise:` expressions). The include-free scalar math they call (lazygen/kernels/
+// pointwise_math.h) is embedded by backend/cuda_text (pointwise_math_source()). The same
+// functors are the eager CPU, fused CPU and eager CUDA kernels, so a JIT kernel computes what
+// every other backend computes.
 // Thread safety: immutable tables.
 #pragma once
-
-#include <string_view>
 
 #include "core/ir/node.h"
 
@@ -19,8 +18,5 @@ struct DeviceFunction {
 
 // The device functor of a pointwise op; nullptr for ops without a `pointwise:` expression.
 const DeviceFunction* device_function(ir::OpKind kind);
-
-// The text of lazygen/kernels/pointwise_math.h, as this build was compiled with.
-std::string_view pointwise_math_source();
 
 }  // namespace lazygen::cuda

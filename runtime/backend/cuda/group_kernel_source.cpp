@@ -4,9 +4,10 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "backend/cpu/fusion/group_key.h"
 #include "backend/cpu/fusion/group_program.h"
 #include "backend/cuda/device_functions.h"
-#include "backend/cuda/group_kernel_text.h"
+#include "backend/cuda_text/group_kernel_text.h"
 
 namespace lazygen::cuda {
 namespace {
@@ -19,14 +20,14 @@ std::string n(const char* prefix, size_t k) {
 }
 
 Access access_of(const std::vector<int64_t>& strides, const std::vector<int64_t>& dims) {
-  if (std::all_of(strides.begin(), strides.end(), [](int64_t s) { return s == 0; })) {
-    return Access::Broadcast;
+  switch (cpu::fusion::load_access(strides, dims)) {
+    case 'B':
+      return Access::Broadcast;
+    case 'S':
+      return Access::Strided;
+    default:
+      return Access::Contiguous;
   }
-  int64_t expected = 1;
-  for (size_t d = dims.size(); d-- > 0; expected *= dims[d]) {
-    if (dims[d] != 1 && strides[d] != expected) return Access::Strided;
-  }
-  return Access::Contiguous;
 }
 
 void add_inputs(const GroupProgram& p, GroupKernel& k) {
@@ -86,15 +87,19 @@ void add_outputs(const GroupProgram& p, GroupKernel& k) {
   k.reduction_input = p.has_reduction;
 }
 
-// 16 bytes of the widest contiguous access; 1 when an input is strided.
-int vector_width_of(const GroupKernel& k) {
-  size_t widest = 1;
+// The plain description the shared text writer takes (See Note [Shared CUDA kernel text]).
+KernelLayout layout_of(const GroupKernel& k) {
+  static constexpr char kLetters[] = {'C', 'B', 'S'};
+  KernelLayout l;
+  l.dtype = dtype_name(k.dtype);
   for (const GroupKernel::Input& in : k.inputs) {
-    if (in.access == Access::Strided) return 1;
-    if (in.access == Access::Contiguous) widest = std::max(widest, itemsize(in.dtype));
+    l.inputs.push_back({std::string(dtype_name(in.dtype)), kLetters[static_cast<int>(in.access)]});
   }
-  for (const GroupKernel::Output& o : k.outputs) widest = std::max(widest, itemsize(o.dtype));
-  return static_cast<int>(16 / widest);
+  for (const GroupKernel::Output& o : k.outputs) l.outputs.emplace_back(dtype_name(o.dtype));
+  l.dims = k.dims.size();
+  l.scalars = k.scalar_nodes.size();
+  l.vector_width = vector_width_of(l);
+  return l;
 }
 
 }  // namespace
@@ -110,8 +115,10 @@ GroupKernel emit_group_kernel(const exec::Graph& graph, const cpu::fusion::Fusio
   add_inputs(p, k);
   const KernelChain chain = build_chain(graph, plan.groups[g], p);
   add_outputs(p, k);
-  k.vector_width = vector_width_of(k);
-  k.source = group_kernel_text(k, chain);
+  const KernelLayout layout = layout_of(k);
+  k.vector_width = layout.vector_width;
+  k.source = group_kernel_text(layout, chain);
+  k.key = cpu::fusion::cuda_group_key(p);
   return k;
 }
 

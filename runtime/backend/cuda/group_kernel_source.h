@@ -22,6 +22,8 @@
 // Index type: two entry points, kGroupKernel32 (int) and kGroupKernel64 (long long); the host
 // takes the 32-bit one when numel plus one grid stride and every input's element extent fit in
 // int32, which makes the index arithmetic (divisions by sizes above all) cheaper.
+// The text itself is written by backend/cuda_text (See Note [Shared CUDA kernel text]), which the
+// generator's CUDA AOT kernels share.
 // A folded reduction is not folded on the GPU yet: the kernel stores the reduction's input as
 // one more output (the last, reduction_input), for a separate reduction kernel to read. That
 // kernel (reduce.cu) takes any reduced dims, so reductions over leading dims (See Note [Folded
@@ -70,6 +72,7 @@ struct GroupKernel {
   std::vector<uint32_t> scalar_nodes;  // ScalarParam graph positions, in scalars[] order
   int vector_width = 1;                // 1: no vectorized path
   std::string source;                  // the complete translation unit
+  std::string key;                     // its CUDA group key (See Note [CUDA group keys])
 };
 
 // The kernel of group `g` of `plan`. Throws std::logic_error for an op without a device functor.

@@ -168,12 +168,47 @@ TEST(GoldenTest, AotKernelsMatchTheExpectedFile) {
   OpsFile file = load_ops_file((golden_dir() / "tiny_ops.yaml").string(), OpsDialect::Lazygen);
   TemplateDir templates((source_root() / "templates").string());
   EmitContext ctx{file.ops, templates, "tiny.manifest"};
-  const std::vector<KernelKey> keys = parse_manifest(read(golden_dir() / "tiny.manifest"), "tiny.manifest");
+  std::vector<KernelKey> keys;
+  for (KernelKey& k : parse_manifest(read(golden_dir() / "tiny.manifest"), "tiny.manifest")) {
+    if (k.cuda_rank == 0) keys.push_back(std::move(k));
+  }
   const std::vector<GeneratedFile> files = emit_aot_kernels(ctx, keys, "tiny_ops.yaml");
   ASSERT_EQ(files.size(), 1u);
   const fs::path path = golden_dir() / "aot" / (files[0].path + ".golden");
   if (updating()) {
     fs::create_directories(path.parent_path());
+    std::ofstream(path, std::ios::binary) << files[0].content;
+    GTEST_SKIP() << "LAZYGEN_UPDATE_GOLDEN=1: wrote " << path;
+  }
+  const std::string expected = read(path);
+  EXPECT_EQ(files[0].content, expected) << line_diff(path.string(), expected, files[0].content)
+                                        << "if the change is intended, regenerate with LAZYGEN_UPDATE_GOLDEN=1";
+}
+
+// `lazygen --kernels --cuda`: tiny.manifest's CUDA keys, against aot/aot_kernels.cu.golden. The
+// kernels themselves are the runtime's text (See Note [Shared CUDA kernel text]); nvcc compiles
+// this file in tests/runtime/backend/cuda (cuda_aot_test).
+TEST(GoldenTest, AotCudaKernelsMatchTheExpectedFile) {
+  OpsFile file = load_ops_file((golden_dir() / "tiny_ops.yaml").string(), OpsDialect::Lazygen);
+  TemplateDir templates((source_root() / "templates").string());
+  EmitContext ctx{file.ops, templates, "tiny.manifest"};
+  std::vector<KernelKey> keys;
+  for (KernelKey& k : parse_manifest(read(golden_dir() / "tiny.manifest"), "tiny.manifest")) {
+    if (k.cuda_rank > 0) keys.push_back(std::move(k));
+  }
+  ASSERT_EQ(keys.size(), 2u);
+  const std::vector<GeneratedFile> files = emit_aot_cuda_kernels(ctx, keys, "tiny_ops.yaml");
+  ASSERT_EQ(files.size(), 1u);
+  EXPECT_EQ(files[0].content, emit_aot_cuda_kernels(ctx, keys, "tiny_ops.yaml")[0].content) << "deterministic";
+  // One namespace and one registry entry per key, entry points by C++ name, never extern "C".
+  for (const KernelKey& k : keys) {
+    const std::string ns = "namespace lazygen_aot_" + key_hash(print_key(k)).hex() + " {";
+    EXPECT_NE(files[0].content.find(ns), std::string::npos) << ns;
+    EXPECT_NE(files[0].content.find("CudaAotEntry{\"" + print_key(k) + "\""), std::string::npos);
+  }
+  EXPECT_EQ(files[0].content.find("extern \"C\""), std::string::npos);
+  const fs::path path = golden_dir() / "aot" / (files[0].path + ".golden");
+  if (updating()) {
     std::ofstream(path, std::ios::binary) << files[0].content;
     GTEST_SKIP() << "LAZYGEN_UPDATE_GOLDEN=1: wrote " << path;
   }

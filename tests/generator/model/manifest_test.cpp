@@ -65,6 +65,25 @@ TEST(Manifest, ErrorsNameTheirLocation) {
             "m.manifest:2:50: error: unknown reduction 'prod'\n ");
 }
 
+TEST(Manifest, CudaKeysPrintBackAndDropTheirLayoutAsCpuKeys) {
+  const std::string cuda = kKey + " cuda=2:CS";
+  const auto keys = parse_manifest("lazygen-manifest 1\nkernel " + cuda + "\n", "m");
+  ASSERT_EQ(keys.size(), 1u);
+  EXPECT_EQ(keys[0].cuda_rank, 2);
+  EXPECT_EQ(keys[0].cuda_access, "CS");
+  EXPECT_EQ(print_key(keys[0]), cuda);
+  EXPECT_EQ(print_key(cpu_key(keys[0])), kKey);
+}
+
+TEST(Manifest, MalformedCudaLayoutsNameTheirLocation) {
+  const std::string h = "lazygen-manifest 1\nkernel T=float32 load=int64:c op=relu(l0) ";
+  EXPECT_EQ(error_of(h + "cuda=0:C").substr(0, 67), "m.manifest:2:48: error: expected <rank>:<access letters>, got '0:C'");
+  EXPECT_EQ(error_of(h + "cuda=1:X").substr(0, 48), "m.manifest:2:50: error: unknown access 'X'\n  hin");
+  EXPECT_EQ(error_of(h + "cuda=1:CB").substr(0, 58), "m.manifest:2:48: error: cuda= names 2 access(es) for 1 loa");
+  EXPECT_EQ(error_of(h + "cuda=1:C reduce=sum(v0)").substr(0, 52), "m.manifest:2:52: error: field 'reduce' out of place\n");
+  EXPECT_EQ(error_of(h + "cuda=1:C cuda=1:C").substr(0, 50), "m.manifest:2:52: error: field 'cuda' out of place\n");
+}
+
 TEST(KeyHash, EqualsTheRuntimesPinnedValue) {
   EXPECT_EQ(key_hash("lazygen").hex(), "946ecce76f9f3724f8b0e55beae51bef");
 }

@@ -62,13 +62,20 @@ const AotEntry* find_entry(Registry& r, const std::string& key) {
   return nullptr;
 }
 
-void record(Registry& r, const std::string& key) {
-  if (r.record_path.empty() || r.recorded.count(key) != 0) return;
-  if (!add_to_manifest_file(r.record_path, {key})) {
+// Both keys of a group (See Note [CUDA group keys]). REQUIRES: r.mu held.
+void record(Registry& r, const std::string& cuda_key) {
+  if (r.record_path.empty() || r.recorded.count(cuda_key) != 0) return;
+  const KeySet keys = {cuda_key.substr(0, cuda_key.rfind(" cuda=")), cuda_key};
+  if (!add_to_manifest_file(r.record_path, keys)) {
     r.record_path.clear();  // warned once; stop trying
     return;
   }
-  r.recorded.insert(key);
+  r.recorded.insert(cuda_key);
+}
+
+// REQUIRES: r.mu held.
+void note_miss(Registry& r, const std::string& key, bool stale) {
+  (stale ? r.stale : r.misses).insert(key);
 }
 
 }  // namespace
@@ -89,20 +96,28 @@ AotFn find_aot_kernel(const GroupProgram& program) {
   const std::string key = group_key(program);
   Registry& r = registry();
   std::lock_guard<std::mutex> lock(r.mu);
-  record(r, key);
+  if (!r.record_path.empty()) record(r, cuda_group_key(program));
   const AotEntry* e = find_entry(r, key);
   if (e != nullptr && usable(*e)) {
     hits.add();
     return e->fn;
   }
   misses.add();
-  if (e != nullptr) {
-    stale.add();
-    r.stale.insert(key);
-  } else {
-    r.misses.insert(key);
-  }
+  if (e != nullptr) stale.add();
+  note_miss(r, key, e != nullptr);
   return nullptr;
+}
+
+void record_aot_group(const std::string& cuda_key) {
+  Registry& r = registry();
+  std::lock_guard<std::mutex> lock(r.mu);
+  record(r, cuda_key);
+}
+
+void note_aot_miss(const std::string& key, bool stale) {
+  Registry& r = registry();
+  std::lock_guard<std::mutex> lock(r.mu);
+  note_miss(r, key, stale);
 }
 
 bool aot_kernels_enabled() {

@@ -7,7 +7,8 @@
 // [Group keys]). An entry of another IR version, of another ops.yaml (pointwise_fingerprint())
 // or whose hash disagrees with this runtime's is stale: it is never called and the group runs on
 // the interpreter. Each lookup counts `aot.hit`, `aot.miss` or (with a miss) `aot.stale`,
-// remembers misses for aot_miss_report() and, while recording, adds the key to the manifest.
+// remembers misses for aot_miss_report() and, while recording, adds the group's key and its CUDA
+// key (See Note [CUDA group keys]) to the manifest.
 //
 // Thread safety: all functions may be called from any thread.
 #pragma once
@@ -27,5 +28,11 @@ bool aot_kernels_enabled();
 
 // Forgets the misses aot_miss_report() lists (tests).
 void reset_aot_misses();
+
+// For other backends' AOT registries (the CUDA one): while recording, adds `cuda_key` (See Note
+// [CUDA group keys]) and its group key to the manifest, as find_aot_kernel does for each group.
+void record_aot_group(const std::string& cuda_key);
+// Lists `key` in aot_miss_report(), as missing or (`stale`) stale.
+void note_aot_miss(const std::string& key, bool stale);
 
 }  // namespace lazygen::cpu::fusion

@@ -1,6 +1,7 @@
 // The canonical key of a GroupProgram (group_key.h; See Note [Group keys]).
 #include "backend/cpu/fusion/group_key.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <vector>
 
@@ -101,6 +102,25 @@ std::string group_key(const GroupProgram& p) {
            names.name(p.reduce_from) + ")";
   }
   return key;
+}
+
+char load_access(const std::vector<int64_t>& strides, const std::vector<int64_t>& dims) {
+  if (std::all_of(strides.begin(), strides.end(), [](int64_t s) { return s == 0; })) return 'B';
+  int64_t expected = 1;
+  for (size_t d = dims.size(); d-- > 0; expected *= dims[d]) {
+    if (dims[d] != 1 && strides[d] != expected) return 'S';
+  }
+  return 'C';
+}
+
+std::string cuda_group_key(const GroupProgram& p) {
+  const size_t dims = p.dims.size();
+  std::string access;
+  for (size_t l = 0; l < p.loads.size(); ++l) {
+    const auto first = p.load_strides.begin() + static_cast<ptrdiff_t>(l * dims);
+    access += load_access({first, first + static_cast<ptrdiff_t>(dims)}, p.dims);
+  }
+  return group_key(p) + " cuda=" + std::to_string(dims) + ":" + access;
 }
 
 KeyHash key_hash(std::string_view key) {

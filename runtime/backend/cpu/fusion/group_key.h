@@ -24,12 +24,27 @@
 // each finished with a 64-bit mixer); lookups compare the full text as well, so a collision can
 // only cost a miss, never a wrong kernel.
 //
+// Note [CUDA group keys]
+// A CUDA group kernel (See Note [JIT group kernels]) depends on more than the group key: per
+// load, how it is read over the whole collapsed iteration space, and that space's rank (the
+// kernel's argument block holds sizes[rank] and the strided loads' strides). The access letters:
+//   C  contiguous: element i of the iteration is element i of the buffer
+//   B  broadcast: every stride 0, one element for all
+//   S  strided: anything else (views, row or column broadcasts), per-dim strides at launch
+// (the group key's classes see only the innermost stride: a row broadcast is `c` there, S
+// here). A CUDA key is the group key followed by ` cuda=<rank>:<letters>`, e.g.
+//   T=float32 load=float32:c load=float32:b op=mul.Tensor(l0,l1) out=v0:float32 cuda=1:CB
+// It is a manifest key like any other: recording writes both keys of every group, so a manifest
+// recorded on the cpu yields CUDA kernels too (the CUDA backend plans with the same planner);
+// `lazygen --kernels` builds the cpu kernel of its group key part.
+//
 // Thread safety: pure functions.
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "backend/cpu/fusion/group_program.h"
 
@@ -44,5 +59,11 @@ struct KeyHash {
 
 std::string group_key(const GroupProgram& program);
 KeyHash key_hash(std::string_view key);
+
+// How a load with per-dim `strides` over `dims` is read: 'C', 'B' or 'S' (See Note [CUDA group
+// keys]). REQUIRES: strides.size() == dims.size().
+char load_access(const std::vector<int64_t>& strides, const std::vector<int64_t>& dims);
+// group_key(program) + " cuda=<rank>:<letters>" (See Note [CUDA group keys]).
+std::string cuda_group_key(const GroupProgram& program);
 
 }  // namespace lazygen::cpu::fusion

@@ -55,6 +55,29 @@ TEST_F(GroupKeyTest, NamesTheStrideClassOfEachLoad) {
   EXPECT_NE(key.find("load=float32:c load=float32:b load=float32:s"), std::string::npos) << key;
 }
 
+TEST_F(GroupKeyTest, CudaKeysAddEachLoadsAccessOverTheWholeSpaceAndTheRank) {
+  Tensor x = randn({6, 5}).to(kLazy), col = randn({6, 1}).to(kLazy), one = randn({1}).to(kLazy);
+  const exec::Graph graph = testing::graph_of({x + col + one});
+  const GroupProgram p = compile_group(graph, plan_fusion(graph), 0);
+  // The column broadcast is `b` for the cpu (inner stride 0) but strided over the space.
+  EXPECT_EQ(cuda_group_key(p), group_key(p) + " cuda=2:CSB");
+  Tensor y = randn({30}).to(kLazy);
+  EXPECT_NE(first_key({y * 2.0}).find("load=float32:c"), std::string::npos);
+  const exec::Graph flat = testing::graph_of({y * 2.0});
+  EXPECT_EQ(
+      cuda_group_key(compile_group(flat, plan_fusion(flat), 0)).substr(first_key({y * 2.0}).size()),
+      " cuda=1:C");
+}
+
+TEST(LoadAccess, ClassifiesStridesOverTheWholeSpace) {
+  EXPECT_EQ(load_access({5, 1}, {6, 5}), 'C');
+  EXPECT_EQ(load_access({0, 0}, {6, 5}), 'B');
+  EXPECT_EQ(load_access({1, 0}, {6, 5}), 'S');
+  EXPECT_EQ(load_access({0, 1}, {6, 5}), 'S');
+  EXPECT_EQ(load_access({7, 1}, {6, 5}), 'S');
+  EXPECT_EQ(load_access({99, 1}, {1, 5}), 'C');  // size-1 dims have any stride
+}
+
 TEST_F(GroupKeyTest, NamesValuesByOpNotByRegister) {
   Tensor x = randn({16}).to(kLazy);
   Tensor a = x * 2.0, b = x * 3.0;

@@ -1,17 +1,39 @@
-// Writing a group kernel's CUDA source (group_kernel_text.h). See Note [JIT group kernels].
-#include "backend/cuda/group_kernel_text.h"
+// Writing a group kernel's CUDA source (group_kernel_text.h). See Note [JIT group kernels] and
+// Note [Shared CUDA kernel text].
+#include "backend/cuda_text/group_kernel_text.h"
 
 #include <algorithm>
 #include <stdexcept>
 
-#include "backend/cuda/device_functions.h"
-
 namespace lazygen::cuda {
 namespace {
 
-using Access = GroupKernel::Access;
+// Written by CMake from runtime/include/lazygen/kernels/pointwise_math.h as one raw string.
+constexpr char kPointwiseMath[] =
+#include "lazygen_jit/pointwise_math_text.inc"
+    ;
 
-// The grid-stride loop over both paths; VECTOR_PATH is the vectorized part or nothing.
+struct TypeInfo {
+  std::string_view dtype;
+  const char* cuda;
+  size_t size;
+};
+
+constexpr TypeInfo kTypes[] = {{"bool", "bool", 1},
+                               {"int32", "int", 4},
+                               {"int64", "long long", 8},
+                               {"float32", "float", 4},
+                               {"float64", "double", 8}};
+
+const TypeInfo& type_info(std::string_view dtype) {
+  for (const TypeInfo& t : kTypes) {
+    if (t.dtype == dtype) return t;
+  }
+  throw std::logic_error("cuda: no CUDA type for dtype '" + std::string(dtype) + "'");
+}
+
+// The grid-stride loop over both paths; VECTOR_PATH is the vectorized part or nothing,
+// ENTRY_PREFIX the entry points' declarator prefix (kNvrtcEntry or kAotEntry).
 constexpr const char* kKernelLoop = R"(template <class I>
 __device__ void group_kernel(const GroupArgs& a) {
   const I n = static_cast<I>(a.numel);
@@ -22,8 +44,8 @@ VECTOR_PATH  for (I i = tail + first; i < n; i += step) group_element<I>(a, i);
 }
 }  // namespace lazygen_group
 
-extern "C" __global__ void lazygen_group_i32(lazygen_group::GroupArgs a) { lazygen_group::group_kernel<int>(a); }
-extern "C" __global__ void lazygen_group_i64(lazygen_group::GroupArgs a) { lazygen_group::group_kernel<long long>(a); }
+ENTRY_PREFIXlazygen_group_i32(lazygen_group::GroupArgs a) { lazygen_group::group_kernel<int>(a); }
+ENTRY_PREFIXlazygen_group_i64(lazygen_group::GroupArgs a) { lazygen_group::group_kernel<long long>(a); }
 )";
 
 constexpr const char* kVectorPath = R"(  if (a.vectorized) {
@@ -33,53 +55,36 @@ constexpr const char* kVectorPath = R"(  if (a.vectorized) {
   }
 )";
 
-const char* cuda_type(DType t) {
-  switch (t) {
-    case DType::Bool:
-      return "bool";
-    case DType::Int32:
-      return "int";
-    case DType::Int64:
-      return "long long";
-    case DType::Float32:
-      return "float";
-    case DType::Float64:
-      return "double";
-  }
-  throw std::logic_error("cuda: a dtype without a CUDA type");
-}
-
 std::string n(const char* prefix, size_t k) {
   return prefix + std::to_string(k);
 }
 
-std::string args_struct(const GroupKernel& k) {
-  const std::string dims = std::to_string(k.dims.size());
+std::string args_struct(const KernelLayout& k) {
+  const std::string dims = std::to_string(k.dims);
   std::string s = "struct GroupArgs {\n";
   for (size_t i = 0; i < k.inputs.size(); ++i) {
     s += "  const " + std::string(cuda_type(k.inputs[i].dtype)) + "* " + n("in", i) + ";\n";
   }
   for (size_t o = 0; o < k.outputs.size(); ++o) {
-    s += "  " + std::string(cuda_type(k.outputs[o].dtype)) + "* " + n("out", o) + ";\n";
+    s += "  " + std::string(cuda_type(k.outputs[o])) + "* " + n("out", o) + ";\n";
   }
   s += "  long long numel;\n  long long sizes[" + dims + "];\n";
   for (size_t i = 0; i < k.inputs.size(); ++i) {
-    if (k.inputs[i].access == Access::Strided)
-      s += "  long long " + n("in", i) + "_strides[" + dims + "];\n";
+    if (k.inputs[i].access == 'S') s += "  long long " + n("in", i) + "_strides[" + dims + "];\n";
   }
-  s += "  double scalars[" + std::to_string(std::max<size_t>(1, k.scalar_nodes.size())) + "];\n";
+  s += "  double scalars[" + std::to_string(std::max<size_t>(1, k.scalars)) + "];\n";
   return s + "  int vectorized;\n};\n";
 }
 
 // group_chain(a, l0.., o0..): the members in order, then the stored values.
-std::string chain_function(const GroupKernel& k, const KernelChain& c) {
+std::string chain_function(const KernelLayout& k, const KernelChain& c) {
   std::string s = "__device__ __forceinline__ void group_chain(const GroupArgs& a";
   for (size_t i = 0; i < k.inputs.size(); ++i) s += ", T " + n("l", i);
   for (size_t o = 0; o < k.outputs.size(); ++o) {
-    s += ", " + std::string(cuda_type(k.outputs[o].dtype)) + "& " + n("o", o);
+    s += ", " + std::string(cuda_type(k.outputs[o])) + "& " + n("o", o);
   }
   s += ") {\n";
-  for (size_t j = 0; j < k.scalar_nodes.size(); ++j) {
+  for (size_t j = 0; j < k.scalars; ++j) {
     s += "  const T " + n("s", j) + " = static_cast<T>(a.scalars[" + std::to_string(j) + "]);\n";
   }
   for (size_t op = 0; op < c.ops.size(); ++op) {
@@ -89,24 +94,24 @@ std::string chain_function(const GroupKernel& k, const KernelChain& c) {
          "{}.template operator()<T>(" + args + "));\n";
   }
   for (size_t o = 0; o < k.outputs.size(); ++o) {
-    s += "  " + n("o", o) + " = static_cast<" + cuda_type(k.outputs[o].dtype) + ">(" +
+    s += "  " + n("o", o) + " = static_cast<" + cuda_type(k.outputs[o]) + ">(" +
          c.output_values[o] + ");\n";
   }
   return s + "}\n";
 }
 
 // Offsets of the strided inputs for linear index i: one division per dim, innermost first.
-std::string strided_offsets(const GroupKernel& k) {
+std::string strided_offsets(const KernelLayout& k) {
   std::string s = "  I rem = i;\n";
   for (size_t i = 0; i < k.inputs.size(); ++i) {
-    if (k.inputs[i].access == Access::Strided) s += "  I " + n("off", i) + " = 0;\n";
+    if (k.inputs[i].access == 'S') s += "  I " + n("off", i) + " = 0;\n";
   }
-  for (size_t d = k.dims.size(); d-- > 0;) {
+  for (size_t d = k.dims; d-- > 0;) {
     const std::string size = "static_cast<I>(a.sizes[" + std::to_string(d) + "])";
     s += d > 0 ? "  {\n    const I idx = rem % " + size + ";\n    rem /= " + size + ";\n"
                : "  {\n    const I idx = rem;\n";
     for (size_t i = 0; i < k.inputs.size(); ++i) {
-      if (k.inputs[i].access != Access::Strided) continue;
+      if (k.inputs[i].access != 'S') continue;
       s += "    " + n("off", i) + " += idx * static_cast<I>(a." + n("in", i) + "_strides[" +
            std::to_string(d) + "]);\n";
     }
@@ -115,23 +120,21 @@ std::string strided_offsets(const GroupKernel& k) {
   return s;
 }
 
-std::string element_function(const GroupKernel& k) {
+std::string element_function(const KernelLayout& k) {
   bool strided = false;
-  for (const GroupKernel::Input& in : k.inputs) strided |= in.access == Access::Strided;
+  for (const KernelLayout::Input& in : k.inputs) strided |= in.access == 'S';
   std::string s =
       "template <class I>\n__device__ __forceinline__ void group_element(const "
       "GroupArgs& a, I i) {\n";
   if (strided) s += strided_offsets(k);
   std::string call = "  group_chain(a";
   for (size_t i = 0; i < k.inputs.size(); ++i) {
-    const Access access = k.inputs[i].access;
-    const std::string at = access == Access::Contiguous  ? "i"
-                           : access == Access::Broadcast ? "0"
-                                                         : n("off", i);
+    const char access = k.inputs[i].access;
+    const std::string at = access == 'C' ? "i" : access == 'B' ? "0" : n("off", i);
     call += ", static_cast<T>(a." + n("in", i) + "[" + at + "])";
   }
   for (size_t o = 0; o < k.outputs.size(); ++o) {
-    s += "  " + std::string(cuda_type(k.outputs[o].dtype)) + " " + n("o", o) + ";\n";
+    s += "  " + std::string(cuda_type(k.outputs[o])) + " " + n("o", o) + ";\n";
     call += ", " + n("o", o);
   }
   s += call + ");\n";
@@ -141,14 +144,14 @@ std::string element_function(const GroupKernel& k) {
 }
 
 // kVector elements at i (a multiple of kVector): one vector load or store per contiguous tensor.
-std::string vector_function(const GroupKernel& k) {
+std::string vector_function(const KernelLayout& k) {
   std::string s =
       "template <class I>\n__device__ __forceinline__ void group_vector(const "
       "GroupArgs& a, I i) {\n";
   std::string call = "    group_chain(a";
   for (size_t i = 0; i < k.inputs.size(); ++i) {
     const std::string type = cuda_type(k.inputs[i].dtype);
-    if (k.inputs[i].access == Access::Contiguous) {
+    if (k.inputs[i].access == 'C') {
       s += "  const Vec<" + type + "> " + n("x", i) + " = *reinterpret_cast<const Vec<" + type +
            ">*>(a." + n("in", i) + " + i);\n";
       call += ", static_cast<T>(" + n("x", i) + ".v[j])";
@@ -158,37 +161,64 @@ std::string vector_function(const GroupKernel& k) {
     }
   }
   for (size_t o = 0; o < k.outputs.size(); ++o) {
-    s += "  Vec<" + std::string(cuda_type(k.outputs[o].dtype)) + "> " + n("r", o) + ";\n";
+    s += "  Vec<" + std::string(cuda_type(k.outputs[o])) + "> " + n("r", o) + ";\n";
     call += ", " + n("r", o) + ".v[j]";
   }
   s += "#pragma unroll\n  for (int j = 0; j < kVector; ++j) {\n" + call + ");\n  }\n";
   for (size_t o = 0; o < k.outputs.size(); ++o) {
-    const std::string type = cuda_type(k.outputs[o].dtype);
+    const std::string type = cuda_type(k.outputs[o]);
     s +=
         "  *reinterpret_cast<Vec<" + type + ">*>(a." + n("out", o) + " + i) = " + n("r", o) + ";\n";
   }
   return s + "}\n";
 }
 
-std::string kernel_loop(const GroupKernel& k) {
+void replace_all(std::string& s, std::string_view marker, std::string_view text) {
+  for (size_t at = s.find(marker); at != std::string::npos; at = s.find(marker, at + text.size()))
+    s.replace(at, marker.size(), text);
+}
+
+std::string kernel_loop(const KernelLayout& k, std::string_view entry) {
   std::string s = kKernelLoop;
-  const std::string marker = "VECTOR_PATH";
-  s.replace(s.find(marker), marker.size(), k.vector_width > 1 ? kVectorPath : "");
+  replace_all(s, "VECTOR_PATH", k.vector_width > 1 ? kVectorPath : "");
+  replace_all(s, "ENTRY_PREFIX", entry);
   return s;
 }
 
 }  // namespace
 
-std::string group_kernel_text(const GroupKernel& k, const KernelChain& c) {
-  std::string s(pointwise_math_source());
-  for (const char* source : c.sources) s += source;
-  s += "\nnamespace lazygen_group {\n";
+int vector_width_of(const KernelLayout& layout) {
+  size_t widest = 1;
+  for (const KernelLayout::Input& in : layout.inputs) {
+    if (in.access == 'S') return 1;
+    if (in.access == 'C') widest = std::max(widest, type_info(in.dtype).size);
+  }
+  for (const std::string& o : layout.outputs) widest = std::max(widest, type_info(o).size);
+  return static_cast<int>(16 / widest);
+}
+
+const char* cuda_type(std::string_view dtype) {
+  return type_info(dtype).cuda;
+}
+
+std::string group_kernel_body(const KernelLayout& k, const KernelChain& c, std::string_view entry) {
+  std::string s = "\nnamespace lazygen_group {\n";
   s += "typedef " + std::string(cuda_type(k.dtype)) + " T;\n";
   s += "constexpr int kVector = " + std::to_string(k.vector_width) + ";\n";
   s += "template <class E>\nstruct alignas(sizeof(E) * kVector) Vec {\n  E v[kVector];\n};\n";
   s += args_struct(k) + chain_function(k, c) + element_function(k);
   if (k.vector_width > 1) s += vector_function(k);
-  return s + kernel_loop(k);
+  return s + kernel_loop(k, entry);
+}
+
+std::string group_kernel_text(const KernelLayout& k, const KernelChain& c) {
+  std::string s(pointwise_math_source());
+  for (const std::string& source : c.sources) s += source;
+  return s + group_kernel_body(k, c, kNvrtcEntry);
+}
+
+std::string_view pointwise_math_source() {
+  return {kPointwiseMath, sizeof kPointwiseMath - 1};
 }
 
 }  // namespace lazygen::cuda
