@@ -82,7 +82,8 @@ void gemm(const Gemm& dense, T alpha, const T* a, const T* b, T beta, T* c) {
   const int64_t step = (extent / kPartAlignment + parts - 1) / parts * kPartAlignment;
   parallel_for(0, parts, 1, [&](int64_t p0, int64_t p1) {
     for (int64_t p = p0; p < p1; ++p) {
-      const int64_t lo = p * step, hi = std::min(extent, (p + 1) * step);
+      // The last part takes the rest: step rounds to kPartAlignment, the extent need not.
+      const int64_t lo = p * step, hi = p + 1 == parts ? extent : std::min(extent, (p + 1) * step);
       if (lo >= hi) continue;
       Gemm part = g;
       const T* pa = a;

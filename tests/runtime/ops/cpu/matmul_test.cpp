@@ -2,6 +2,7 @@
 // and otherwise strided operands.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
 
 #include "core/tensor/strided_loop.h"
@@ -61,6 +62,26 @@ TEST(Matmul, MmMatchesNaiveLoopForEveryOperandLayout) {
         EXPECT_EQ(c.sizes(), (V{7, 9}));
         EXPECT_EQ(c.dtype(), dtype);
         expect_close(c, naive_mm(a, b));
+      }
+    }
+  }
+}
+
+// Products large enough to be split over the thread pool (blas_gemm.h, Note [One thread pool]),
+// along n or m, with extents that are not multiples of the part alignment, in every operand
+// layout: every row and column of the result must be computed.
+TEST(Matmul, PoolSplitProductsCoverEveryRowAndColumn) {
+  Generator g(33);
+  const std::vector<std::array<int64_t, 3>> shapes = {
+      {32, 1000, 40}, {200, 1000, 24}, {33, 700, 47}, {130, 300, 129}};
+  for (const auto& [m, k, n] : shapes) {
+    Tensor a = randn({m, k}, g, DType::Float64), b = randn({k, n}, g, DType::Float64);
+    const auto want = naive_mm(a, b);
+    for (int la : {0, 1}) {
+      for (int lb : {0, 1}) {
+        SCOPED_TRACE(std::to_string(m) + "x" + std::to_string(k) + "x" + std::to_string(n) +
+                     " layouts " + std::to_string(la) + "/" + std::to_string(lb));
+        expect_close(mm(layout(a, la, g), layout(b, lb, g)), want, 1e-9);
       }
     }
   }
