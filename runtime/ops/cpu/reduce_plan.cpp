@@ -28,15 +28,22 @@ Dims select_dims(const Tensor& t, const std::vector<bool>& mask, bool reduced) {
   return out;
 }
 
-// True when the dims (size-1 dims ignored) form one run with innermost stride 1.
-bool is_contiguous_run(const Dims& dims) {
+// The number of innermost dims that form one contiguous run with innermost stride 1 (size-1
+// dims count, whatever their stride).
+size_t contiguous_suffix(const Dims& dims) {
   int64_t expected = 1;
-  for (size_t i = dims.sizes.size(); i-- > 0;) {
+  size_t count = 0;
+  for (size_t i = dims.sizes.size(); i-- > 0; ++count) {
     if (dims.sizes[i] == 1) continue;
-    if (dims.strides[i] != expected) return false;
+    if (dims.strides[i] != expected) break;
     expected *= dims.sizes[i];
   }
-  return true;
+  return count;
+}
+
+// True when the dims (size-1 dims ignored) form one run with innermost stride 1.
+bool is_contiguous_run(const Dims& dims) {
+  return contiguous_suffix(dims) == dims.sizes.size();
 }
 
 // The innermost kept dim with more than one element, if it is contiguous; -1 otherwise.
@@ -55,18 +62,6 @@ ReducePlan inner_plan(const Tensor& input, const Dims& kept, const Dims& reduced
   plan.run = reduced.numel();
   plan.outer_offsets = enumerate_offsets(kept.sizes, kept.strides);
   return plan;
-}
-
-// The number of innermost reduced dims that form one contiguous run (size-1 dims included).
-size_t contiguous_suffix(const Dims& reduced) {
-  int64_t expected = 1;
-  size_t count = 0;
-  for (size_t i = reduced.sizes.size(); i-- > 0; ++count) {
-    if (reduced.sizes[i] == 1) continue;
-    if (reduced.strides[i] != expected) break;
-    expected *= reduced.sizes[i];
-  }
-  return count;
 }
 
 // The Runs layout when the reduced dims end in a contiguous run of at least kMinRun elements.
