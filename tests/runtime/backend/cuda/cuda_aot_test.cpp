@@ -23,6 +23,7 @@
 #include "lazygen/aot.h"
 #include "lazygen/cuda.h"
 #include "runtime/backend/cpu/fusion/fusion_test_util.h"
+#include "runtime/backend/cuda/cuda_testing.h"
 
 namespace lazygen::cuda {
 namespace {
@@ -176,19 +177,7 @@ TEST_F(CudaAot, WithAotOffCompileUsesNvrtcAndStillCounts) {
 }
 
 // On a device: the prebuilt kernels run (no module is loaded from PTX) and match eager cpu.
-class CudaAotOnDevice : public lazygen::testing::FusionTest {
- protected:
-  void SetUp() override {
-    if (!is_available()) GTEST_SKIP() << unavailable_reason();
-    FusionTest::SetUp();
-    set_lazy_backend("cuda");
-  }
-  void TearDown() override {
-    if (!is_available()) return;
-    set_lazy_backend("cpu");
-    FusionTest::TearDown();
-  }
-};
+class CudaAotOnDevice : public testing::LazyCudaTest {};
 
 TEST_F(CudaAotOnDevice, PrebuiltKernelsMatchCpu) {
   for (const Case& c : cases()) {

@@ -16,6 +16,7 @@
 #include "backend/cuda/driver_api.h"
 #include "lazygen/cuda.h"
 #include "runtime/backend/cpu/fusion/fusion_test_util.h"
+#include "runtime/backend/cuda/cuda_testing.h"
 #include "runtime/backend/cuda/tutorial_cnn_step.h"
 
 namespace lazygen::cuda {
@@ -222,19 +223,7 @@ TEST(CudaLazyBackend, AnUnknownBackendNameIsAnInvalidArgument) {
 }
 
 // On a device: lazy graphs on the GPU against eager cpu.
-class CudaLazyOnDevice : public lazygen::testing::FusionTest {
- protected:
-  void SetUp() override {
-    if (!is_available()) GTEST_SKIP() << unavailable_reason();
-    FusionTest::SetUp();
-    set_lazy_backend("cuda");
-  }
-  void TearDown() override {
-    if (!is_available()) return;
-    set_lazy_backend("cpu");
-    FusionTest::TearDown();
-  }
-};
+class CudaLazyOnDevice : public testing::LazyCudaTest {};
 
 TEST_F(CudaLazyOnDevice, PointwiseChainsMatchCpu) {
   lazygen::testing::expect_fused_matches_eager(chain, chain_inputs(), 1e-6);

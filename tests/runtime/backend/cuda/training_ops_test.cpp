@@ -21,6 +21,7 @@
 #include "lazygen/cuda.h"
 #include "lazygen/lazygen.h"
 #include "runtime/backend/cuda/tutorial_cnn_step.h"
+#include "runtime/backend/cuda/cuda_testing.h"
 #include "runtime/core/tensor/tensor_testing.h"
 
 namespace lazygen::cuda {
@@ -28,23 +29,9 @@ namespace {
 
 using lazygen::testing::values;
 
-const Device kCuda{DeviceType::CUDA, 0};
-
-// A "cuda" tensor over host memory: enough for dispatch and argument checks, never a kernel.
-Tensor fake_cuda(std::vector<float>& data, std::vector<int64_t> sizes) {
-  auto storage = Storage::wrap(data.data(), data.size() * sizeof(float), kCuda);
-  return Tensor(std::make_shared<TensorImpl>(std::move(storage), sizes, contiguous_strides(sizes),
-                                             0, DType::Float32));
-}
-
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const std::exception& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
+using testing::error_of;
+using testing::fake_cuda;
+using testing::kCuda;
 
 // The ops of one traced training step of the tutorial CNN (forward, backward, Adadelta).
 std::vector<std::string> cnn_step_ops() {
