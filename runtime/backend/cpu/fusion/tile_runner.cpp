@@ -2,13 +2,10 @@
 // interpreter], Note [Tile registers] and Note [Streaming groups]).
 #include "backend/cpu/fusion/tile_runner.h"
 
-#include <cstring>
 #include <new>
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
 
 #include "backend/cpu/fusion/aot_registry.h"
+#include "backend/cpu/fusion/stream_copy.h"
 #include "core/tensor/strided_loop.h"
 
 namespace lazygen::cpu::fusion {
@@ -41,36 +38,15 @@ size_t align64(size_t n) {
   return (n + 63) / 64 * 64;
 }
 
-// memcpy with non-temporal stores where dst is 16-byte aligned (See Note [Streaming groups]).
-void stream_copy(char* dst, const char* src, int64_t bytes) {
-#if defined(__SSE2__)
-  const auto misaligned = static_cast<int64_t>(reinterpret_cast<uintptr_t>(dst) & 15);
-  const int64_t head = std::min<int64_t>(bytes, (16 - misaligned) & 15);
-  std::memcpy(dst, src, static_cast<size_t>(head));
-  int64_t i = head;
-  for (; i + 16 <= bytes; i += 16) {
-    _mm_stream_si128(reinterpret_cast<__m128i*>(dst + i),
-                     _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i)));
-  }
-  std::memcpy(dst + i, src + i, static_cast<size_t>(bytes - i));
-#else
-  std::memcpy(dst, src, static_cast<size_t>(bytes));
-#endif
-}
-
 }  // namespace
 
 void fence_streams(const GroupProgram& p) {
-#if defined(__SSE2__)
   for (const GroupProgram::Output& o : p.outputs) {
     if (o.streamed) {
-      _mm_sfence();
+      stream_fence();
       return;
     }
   }
-#else
-  (void)p;
-#endif
 }
 
 TileRunner::TileRunner(const GroupProgram& p, const GroupBindings& b)
