@@ -10,7 +10,8 @@
 //                      fused_ms runs the chain's AOT kernel (fusion_bench.manifest); interp_ms
 //                      the same compiled graph with AOT off (the per-op tile kernels), and
 //                      aot_frac_of_copy / interp_frac_of_copy each against copy (goal for AOT:
-//                      >= 0.9), aot_speedup_vs_interp their ratio.
+//                      >= 0.9), aot_speedup_vs_interp their ratio. The *_med counters are
+//                      medians of per-iteration ratios (each run against the copy just before).
 //   chain_16m/interp   the same chain on the interpreter only (AOT off), interleaved with the
 //                      copy: interp_frac_of_copy without the eager and unfused runs around it,
 //                      so that it is steadier on this shared VM and can be profiled alone.
@@ -32,7 +33,9 @@
 //                      the executor's build-graph and execute shares.
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cstddef>
 #include <vector>
 
 #include "core/ir/trie_cache.h"
@@ -81,6 +84,15 @@ double time_lazy(const Trace& trace) {
   return s;
 }
 
+// The median of per-iteration ratios (each run against the copy timed just before it): steadier
+// than the ratio of totals on this shared VM, where a slow burst of either side skews the totals.
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  const auto mid = v.begin() + static_cast<ptrdiff_t>(v.size() / 2);
+  std::nth_element(v.begin(), mid, v.end());
+  return *mid;
+}
+
 double time_lazy_chain(const Tensor& x, int ops) {
   return time_lazy([&] { return chain(x, ops); });
 }
@@ -93,11 +105,13 @@ void chain_16m(benchmark::State& state) {
   Tensor x = src.to(kLazy);
   mark_step();
   double fused_s = 0, copy_s = 0, eager_s = 0, unfused_s = 0, interp_s = 0;
+  std::vector<double> aot_ratios, interp_ratios;  // per iteration, against its own copy
   for (int warm = 0; warm < 2; ++warm) time_lazy_chain(x, kOps);
   for (auto _ : state) {
     auto start = Clock::now();
     dst.copy_(src);
-    copy_s += seconds_since(start);
+    const double copy = seconds_since(start);
+    copy_s += copy;
     start = Clock::now();
     benchmark::DoNotOptimize(chain(src, kOps).impl());
     eager_s += seconds_since(start);
@@ -107,10 +121,13 @@ void chain_16m(benchmark::State& state) {
     set_fusion_enabled(true);
     time_lazy_chain(x, kOps);  // recompiles after the switch (untimed)
     set_aot_enabled(false);
-    interp_s += time_lazy_chain(x, kOps);
+    const double interp = time_lazy_chain(x, kOps);
+    interp_s += interp;
+    interp_ratios.push_back(copy / interp);
     set_aot_enabled(true);
     const double s = time_lazy_chain(x, kOps);
     fused_s += s;
+    aot_ratios.push_back(copy / s);
     state.SetIterationTime(s);
   }
   const double n = static_cast<double>(state.iterations());
@@ -125,6 +142,8 @@ void chain_16m(benchmark::State& state) {
   state.counters["interp_ms"] = interp_s / n * 1e3;
   state.counters["aot_frac_of_copy"] = copy_s / fused_s;
   state.counters["interp_frac_of_copy"] = copy_s / interp_s;
+  state.counters["aot_frac_of_copy_med"] = median(aot_ratios);
+  state.counters["interp_frac_of_copy_med"] = median(interp_ratios);
   state.counters["aot_speedup_vs_interp"] = interp_s / fused_s;
   state.counters["aot_hits"] = static_cast<double>(metrics::counter_value("aot.hit"));
 }
@@ -138,12 +157,15 @@ void chain_16m_interp(benchmark::State& state) {
   set_aot_enabled(false);
   for (int warm = 0; warm < 2; ++warm) time_lazy_chain(x, kOps);
   double copy_s = 0, interp_s = 0;
+  std::vector<double> ratios;
   for (auto _ : state) {
     const auto start = Clock::now();
     dst.copy_(src);
-    copy_s += seconds_since(start);
+    const double copy = seconds_since(start);
+    copy_s += copy;
     const double s = time_lazy_chain(x, kOps);
     interp_s += s;
+    ratios.push_back(copy / s);
     state.SetIterationTime(s);
   }
   set_aot_enabled(true);
@@ -151,6 +173,7 @@ void chain_16m_interp(benchmark::State& state) {
   state.counters["interp_ms"] = interp_s / n * 1e3;
   state.counters["copy_ms"] = copy_s / n * 1e3;
   state.counters["interp_frac_of_copy"] = copy_s / interp_s;
+  state.counters["interp_frac_of_copy_med"] = median(ratios);
 }
 
 Tensor colsum(const Tensor& x, const Tensor& w, const Tensor& b, bool reduce = true) {

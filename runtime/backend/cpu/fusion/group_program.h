@@ -23,8 +23,17 @@
 // dtype T are computed into registers and copied out with non-temporal stores, which skip the
 // read-for-ownership of lines that are overwritten whole and leave the caches to the inputs
 // (smaller outputs are computed in place: a consumer soon reads them from cache). Each gained
-// about 10% on the 16M-element chain benchmark (bench/exec), and 1K-element tiles another 10%
-// over 2K: with less of L1 taken by registers, the streaming lines stay in it.
+// about 10% on the 16M-element chain benchmark (bench/exec).
+// Tile length: on Cooper Lake (session 3, 16-byte streams) 1K-element tiles gained 10% over 2K:
+// with less of L1 taken by registers, the streaming lines stay in it. On Zen 4 with 32-byte
+// streams (See Note [Stream store width]) the op list gains from 2K instead, its per-op calls
+// amortized over twice the elements (chain_16m/interp, tiles rotated in one process, median
+// per-run ratio to copy: 0.77-0.99 vs 0.49-0.86; 2K ahead in 7 of 9 repetitions, one tie;
+// 4K: 0.35-0.66),
+// while an AOT kernel, one pass per tile, keeps 1K (0.78-0.94 vs 0.61-0.89). So elementwise
+// groups take up to kMaxTile and AOT kernels run them kAotTile at a time; a reducing group takes
+// kAotTile on both paths, since its folds round per tile and the two paths must agree bit for bit
+// (See Note [AOT kernels]).
 //
 // Thread safety: immutable after compile_group.
 #pragma once
@@ -37,6 +46,8 @@
 #include "backend/cpu/fusion/fusion_plan.h"
 
 namespace lazygen::cpu::fusion {
+
+inline constexpr int64_t kAotTile = 1024;  // See Note [Streaming groups]
 
 struct GroupProgram {
   struct Load {
@@ -74,7 +85,7 @@ struct GroupProgram {
   uint16_t first_reg = 0;
   uint16_t num_regs = 0;
   uint16_t num_gathered = 0;  // loads with their own tile buffer
-  int64_t tile = 0;           // elements per tile
+  int64_t tile = 0;           // elements per tile of the op list (AOT: at most kAotTile)
   bool prefetch = false;      // prefetch next tiles of inputs (See Note [Streaming groups])
   AotFn aot = nullptr;        // replaces the op list when set (See Note [AOT kernels])
 

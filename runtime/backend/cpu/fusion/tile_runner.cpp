@@ -54,7 +54,8 @@ TileRunner::TileRunner(const GroupProgram& p, const GroupBindings& b)
       b_(b),
       t_size_(itemsize(p.dtype)),
       tile_bytes_(align64(static_cast<size_t>(p.tile) * t_size_)),
-      aot_(p.aot != nullptr && aot_kernels_enabled()) {
+      aot_(p.aot != nullptr && aot_kernels_enabled()),
+      tile_(aot_ ? std::min(p.tile, kAotTile) : p.tile) {
   thread_local Scratch scratch;
   if (aot_) {
     for (const GroupProgram::Output& o : p.outputs) num_staged_ += o.direct ? 0 : 1;

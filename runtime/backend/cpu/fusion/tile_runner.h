@@ -32,7 +32,7 @@ class TileRunner {
     if (begin != pos_) seek(begin);
     const int64_t inner = p_.dims.back();
     while (pos_ < end) {
-      const int64_t n = std::min({p_.tile, inner - col_, end - pos_});
+      const int64_t n = std::min({tile_, inner - col_, end - pos_});
       aot_ ? run_aot_tile(n) : run_tile(n);
       if (p_.has_reduction) fold(reduced(), n);
       pos_ += n;
@@ -61,6 +61,7 @@ class TileRunner {
   size_t t_size_;
   size_t tile_bytes_;
   bool aot_;               // runs p_.aot instead of the op list (See Note [AOT kernels])
+  int64_t tile_;           // elements per tile (See Note [Streaming groups])
   size_t num_staged_ = 0;  // AOT: staging tiles, one per non-direct output (+ the reduced value)
   char* regs_ = nullptr;   // the first tile register (or staging tile)
   const void** aot_in_ = nullptr;  // AOT: per load, its tile
