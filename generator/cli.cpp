@@ -79,6 +79,7 @@ Options parse_options(int argc, char** argv) {
     else if (a == "--kernels") opt.manifests = split_commas(value(i, a));
     else if (a == "--cuda") opt.cuda = true;
     else if (!a.empty() && a[0] == '-') throw GenError({}, "unknown option '" + a + "'", "see lazygen --help");
+    else if (a.empty()) throw GenError({}, "an empty ops file path was given (argument " + std::to_string(i) + ")", "pass the path of an ops.yaml, e.g. lazygen ops.yaml; check that a shell or CMake variable is set");
     else opt.inputs.push_back(a);
   }
   if (opt.help) return opt;

@@ -91,6 +91,14 @@ TEST(Cli, OptionWithoutValueExitsWithTwo) {
   EXPECT_EQ(r.output, "error: --ops needs a value\n  hint: see lazygen --help\n");
 }
 
+TEST(Cli, AnEmptyInputPathIsRefusedWithItsPosition) {
+  Result r = lazygen({"-o", "out", ""});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(r.output.starts_with("error: an empty ops file path was given (argument 3)\n  hint: "
+                                   "pass the path of an ops.yaml"))
+      << r.output;
+}
+
 TEST(Cli, UnreadableInputNamesTheFile) {
   Result r = lazygen({"/nonexistent/ops.yaml"});
   EXPECT_EQ(r.exit_code, 2);
