@@ -62,12 +62,29 @@ function(lazygen_add_kernels target)
       set_source_files_properties("${dir}/aot_kernels.cu" PROPERTIES COMPILE_OPTIONS "-Werror=all-warnings")
     endif()
   endif()
-  # The kernels' loops are hot: full vectorization (alias checks, epilogues) needs -O3; math
-  # without errno as in the runtime (Note [Math without errno], runtime/CMakeLists.txt); branch
-  # alignment as in the runtime (Note [Branch alignment]).
+  # The kernels' loops are hot: full vectorization (alias checks, epilogues) needs -O3; and the
+  # runtime's hot-code options.
+  lazygen_hot_code_options(hot)
+  set_source_files_properties("${dir}/aot_kernels.cpp" PROPERTIES COMPILE_OPTIONS "-O3;${hot}")
+endfunction()
+
+# lazygen_hot_code_options(<out>): the C++ options of every lazygen runtime (lazygen's own and
+# those lazygen_add_runtime builds) and of AOT kernels: math without errno (Note [Math without
+# errno], runtime/CMakeLists.txt) and branch alignment (Note [Branch alignment]).
+function(lazygen_hot_code_options out)
   lazygen_branch_alignment_options(align)
-  set_source_files_properties("${dir}/aot_kernels.cpp" PROPERTIES
-    COMPILE_OPTIONS "-O3;-fno-math-errno;-fno-trapping-math;${align}")
+  set(${out} -fno-math-errno -fno-trapping-math ${align} PARENT_SCOPE)
+endfunction()
+
+# lazygen_runtime_options(<target> <runtime source dir> <tile kernels source>): a runtime
+# library's compile options: the hot-code options on its C++ files, and -O3 on the two files
+# whose loops only vectorize fully there: the generated tile kernels and the interpreter's folds.
+function(lazygen_runtime_options target runtime_dir tiles)
+  lazygen_hot_code_options(hot)
+  target_compile_options(${target} PRIVATE "$<$<COMPILE_LANGUAGE:CXX>:${hot}>")
+  # Without TARGET_DIRECTORY the properties would not reach a target made in another directory.
+  set_source_files_properties("${tiles}" "${runtime_dir}/backend/cpu/fusion/interpreter.cpp"
+    TARGET_DIRECTORY ${target} PROPERTIES COMPILE_OPTIONS "-O3")
 endfunction()
 
 # Note [Branch alignment]
