@@ -10,7 +10,7 @@ namespace {
 
 constexpr int64_t kScratchBytes = 16 * 1024;  // See Note [Tile registers]
 constexpr int64_t kMinTile = 256;
-constexpr int64_t kMaxTile = 2048;  // See Note [Streaming groups]
+constexpr int64_t kStreamTile = 2048;  // See Note [Streaming groups]
 constexpr int64_t kStreamBytes = int64_t{4} << 20;  // See Note [Streaming groups]
 constexpr uint32_t kUnused = UINT32_MAX;
 
@@ -239,7 +239,7 @@ void Builder::assign_locations() {
 void Builder::choose_tile() {
   for (const GroupProgram::Load& load : p_.loads) p_.num_gathered += load.in_place ? 0 : 1;
   const int64_t buffers = std::max<int64_t>(1, p_.num_regs + p_.num_gathered);
-  int64_t tile = p_.has_reduction ? kAotTile : kMaxTile;
+  int64_t tile = p_.prefetch && !p_.has_reduction ? kStreamTile : kAotTile;
   while (tile > kMinTile &&
          tile * buffers * static_cast<int64_t>(itemsize(p_.dtype)) > kScratchBytes) {
     tile /= 2;

@@ -30,10 +30,11 @@
 // amortized over twice the elements (chain_16m/interp, tiles rotated in one process, median
 // per-run ratio to copy: 0.77-0.99 vs 0.49-0.86; 2K ahead in 7 of 9 repetitions, one tie;
 // 4K: 0.35-0.66),
-// while an AOT kernel, one pass per tile, keeps 1K (0.78-0.94 vs 0.61-0.89). So elementwise
-// groups take up to kMaxTile and AOT kernels run them kAotTile at a time; a reducing group takes
-// kAotTile on both paths, since its folds round per tile and the two paths must agree bit for bit
-// (See Note [AOT kernels]).
+// while an AOT kernel, one pass per tile, keeps 1K (0.78-0.94 vs 0.61-0.89). So streaming
+// elementwise groups interpret up to kStreamTile elements at a time and AOT kernels run them
+// kAotTile at a time. Other groups take kAotTile on both paths: cache-resident ones were not
+// measured with longer tiles, and a reducing group's folds round per tile, where the two paths
+// must agree bit for bit (See Note [AOT kernels]).
 //
 // Thread safety: immutable after compile_group.
 #pragma once
