@@ -12,7 +12,6 @@
 //     --gtest_filter='CudaAot.EveryGroupOfTheProgramsHasAPrebuiltKernel'
 #include <gtest/gtest.h>
 
-#include <filesystem>
 #include <iterator>
 
 #include "backend/cpu/fusion/aot_registry.h"
@@ -70,13 +69,6 @@ std::vector<Tensor> unlisted(const std::vector<Tensor>& in) {
 
 class CudaAot : public lazygen::testing::FusionTest {
  protected:
-  static CudaBackend::Options options() {
-    CudaBackend::Options o;
-    o.arch = 90;
-    o.cache.dir = std::filesystem::path();  // memory only
-    return o;
-  }
-
   // Every group kernel of `program` on lazy copies of `inputs`, as compile() emits them.
   std::vector<GroupKernel> kernels(const Program& program, const std::vector<Tensor>& inputs) {
     const exec::Graph graph =
@@ -97,7 +89,7 @@ class CudaAot : public lazygen::testing::FusionTest {
     return static_cast<const CudaExecutable&>(*executable_);
   }
 
-  CudaBackend backend_{options()};
+  CudaBackend backend_{testing::sm90_memory_only()};
   std::unique_ptr<exec::Executable> executable_;
 };
 

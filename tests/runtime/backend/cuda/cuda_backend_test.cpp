@@ -10,7 +10,6 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <filesystem>
 
 #include "backend/cuda/cuda_executable.h"
 #include "backend/cuda/driver_api.h"
@@ -65,13 +64,6 @@ std::vector<Tensor> train_inputs() {
 
 class CudaBackendCompile : public lazygen::testing::FusionTest {
  protected:
-  static CudaBackend::Options options() {
-    CudaBackend::Options o;
-    o.arch = 90;
-    o.cache.dir = std::filesystem::path();  // memory only
-    return o;
-  }
-
   // Traces `program` on lazy copies of `inputs` and compiles the graph; every group must have
   // PTX with both entry points for sm_90.
   const CudaExecutable& compile(const Program& program, const std::vector<Tensor>& inputs) {
@@ -95,7 +87,7 @@ class CudaBackendCompile : public lazygen::testing::FusionTest {
     return ops;
   }
 
-  CudaBackend backend_{options()};
+  CudaBackend backend_{testing::sm90_memory_only()};
   std::unique_ptr<exec::Executable> executable_;
   size_t groups_ = 0;
 };

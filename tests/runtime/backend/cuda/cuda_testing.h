@@ -6,12 +6,14 @@
 #include <gtest/gtest.h>
 
 #include <exception>
+#include <filesystem>
 #include <functional>
 #include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "backend/cuda/cuda_backend.h"
 #include "core/tensor/tensor_impl.h"
 #include "lazygen/cuda.h"
 #include "lazygen/lazy.h"
@@ -27,6 +29,15 @@ inline Tensor fake_cuda(std::vector<float>& data, std::vector<int64_t> sizes) {
   auto storage = Storage::wrap(data.data(), data.size() * sizeof(float), kCuda);
   return Tensor(std::make_shared<TensorImpl>(std::move(storage), sizes, contiguous_strides(sizes),
                                              0, DType::Float32));
+}
+
+// Backend options of the compile-only tests: PTX for sm_90 (NVRTC needs no device), kernel
+// cache in memory only.
+inline CudaBackend::Options sm90_memory_only() {
+  CudaBackend::Options o;
+  o.arch = 90;
+  o.cache.dir = std::filesystem::path();  // memory only
+  return o;
 }
 
 // What f throws, or "(no error)".
