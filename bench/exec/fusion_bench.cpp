@@ -14,7 +14,11 @@
 //                      medians of per-iteration ratios (each run against the copy just before).
 //   chain_16m/interp   the same chain on the interpreter only (AOT off), interleaved with the
 //                      copy: interp_frac_of_copy without the eager and unfused runs around it,
-//                      so that it is steadier on this shared VM and can be profiled alone.
+//                      so that it is steadier on this shared VM and can be profiled alone;
+//                      per_op_* the same with register chains off (each op one pass over
+//                      the tile, See Note [Register chains]), run alternately first and second,
+//                      each after its own copy, and chain_speedup_med the ratio of the two
+//                      medians.
 //   colsum_4096x1024   a bias gradient's pattern: relu(x * w + b) - 0.25 on [4096, 1024] float32
 //                      ([1024] broadcasts) ending in sum(0), which the fused backend folds into
 //                      the chain's group (See Note [Folded reduction layouts]); warm. Counters:
@@ -156,17 +160,30 @@ void chain_16m_interp(benchmark::State& state) {
   mark_step();
   set_aot_enabled(false);
   for (int warm = 0; warm < 2; ++warm) time_lazy_chain(x, kOps);
-  double copy_s = 0, interp_s = 0;
-  std::vector<double> ratios;
+  double copy_s = 0, interp_s = 0, per_op_s = 0;
+  std::vector<double> ratios, per_op_ratios;
   for (auto _ : state) {
-    const auto start = Clock::now();
-    dst.copy_(src);
-    const double copy = seconds_since(start);
-    copy_s += copy;
-    const double s = time_lazy_chain(x, kOps);
-    interp_s += s;
-    ratios.push_back(copy / s);
-    state.SetIterationTime(s);
+    // Register chains on and off (See Note [Register chains]), in alternating order, each
+    // after a copy of its own.
+    const bool per_op_first = state.iterations() % 2 == 1;
+    for (int run = 0; run < 2; ++run) {
+      const bool chains = (run == 0) != per_op_first;
+      const auto start = Clock::now();
+      dst.copy_(src);
+      const double copy = seconds_since(start);
+      set_register_chains_enabled(chains);
+      const double s = time_lazy_chain(x, kOps);
+      if (chains) {
+        copy_s += copy;
+        interp_s += s;
+        ratios.push_back(copy / s);
+        state.SetIterationTime(s);
+      } else {
+        per_op_s += s;
+        per_op_ratios.push_back(copy / s);
+      }
+    }
+    set_register_chains_enabled(true);
   }
   set_aot_enabled(true);
   const double n = static_cast<double>(state.iterations());
@@ -174,6 +191,9 @@ void chain_16m_interp(benchmark::State& state) {
   state.counters["copy_ms"] = copy_s / n * 1e3;
   state.counters["interp_frac_of_copy"] = copy_s / interp_s;
   state.counters["interp_frac_of_copy_med"] = median(ratios);
+  state.counters["per_op_ms"] = per_op_s / n * 1e3;
+  state.counters["per_op_frac_of_copy_med"] = median(per_op_ratios);
+  state.counters["chain_speedup_med"] = median(ratios) / median(per_op_ratios);
 }
 
 Tensor colsum(const Tensor& x, const Tensor& w, const Tensor& b, bool reduce = true) {

@@ -31,6 +31,10 @@ std::vector<GeneratedFile> emit_lazy_ops(const EmitContext& ctx);
 std::vector<GeneratedFile> emit_lowering(const EmitContext& ctx);
 std::vector<GeneratedFile> emit_backward(const EmitContext& ctx);
 std::vector<GeneratedFile> emit_tile_kernels(const EmitContext& ctx);
+// Whether a `pointwise:` expression runs in register chains (See Note [Lane semantics] in the
+// runtime's backend/cpu/fusion/lanes.h): only operators + - * / and comparisons, parentheses,
+// commas, names, integer literals and calls to max, min, where and abs.
+bool chainable_expression(std::string_view expr);
 std::vector<GeneratedFile> emit_cuda(const EmitContext& ctx);
 // src/op_info.cpp: every op's OpInfo record and boxed caller (lazygen/op_info.h).
 std::vector<GeneratedFile> emit_op_info(const EmitContext& ctx);

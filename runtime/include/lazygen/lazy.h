@@ -59,6 +59,13 @@ void set_computation_cache_capacity(size_t capacity);
 // empties the computation cache. Call it between steps, not while another thread traces.
 void set_fusion_enabled(bool enabled);
 bool fusion_enabled();
+// Register chains: the interpreter evaluates runs of a group's ops in vector registers, strip by
+// strip, instead of one pass over the tile per op (See Note [Register chains] in
+// backend/cpu/fusion/chain_kernels.h), unless the environment sets LAZYGEN_CHAINS=0 or this turns
+// them off. Results are the same either way (the off path is the reference for A/B checks).
+// Takes effect at once, also for graphs already compiled.
+void set_register_chains_enabled(bool enabled);
+bool register_chains_enabled();
 // The backend graphs run on: "cpu" (the default; fused or not, as above) or "cuda" (fusion groups
 // as NVRTC-compiled kernels and library ops as eager CUDA kernels on device 0; results are cuda
 // tensors behind the lazy ones, and cpu()/item() copy them back). The environment picks the

@@ -36,6 +36,7 @@ class Builder {
     add_reduction();
     collapse_space();
     assign_locations();
+    find_chains();
     choose_tile();
     return std::move(p_);
   }
@@ -48,6 +49,10 @@ class Builder {
   void collapse_space();
   std::vector<uint32_t> last_uses() const;
   void assign_locations();
+  int accumulator_slot(uint32_t value, uint32_t k) const;
+  bool chainable(uint32_t k) const;
+  bool reads_broadcast(uint16_t location) const;
+  void find_chains();
   void choose_tile();
 
   const exec::Graph& g_;
@@ -234,6 +239,56 @@ void Builder::assign_locations() {
     if (last[k] == k && location[k] >= p_.first_reg) free_regs.push_back(location[k]);
   }
   if (p_.has_reduction) p_.reduce_from = loc_of(reduce_ref_);
+}
+
+// The one tensor slot of op k that reads member `value`, or -1 (none, or several).
+int Builder::accumulator_slot(uint32_t value, uint32_t k) const {
+  int slot = -1;
+  for (int j = 0; j < p_.ops[k].num_in; ++j) {
+    if (refs_[k][j].is_load || refs_[k][j].index != value) continue;
+    if (slot >= 0) return -1;
+    slot = j;
+  }
+  return slot;
+}
+
+bool Builder::chainable(uint32_t k) const {
+  return p_.ops[k].info->chain >= 0 && p_.ops[k].num_in > 0;
+}
+
+// Whether `location` is read with innermost stride 0 (a load broadcast along the row).
+bool Builder::reads_broadcast(uint16_t location) const {
+  return location < p_.loads.size() &&
+         p_.load_strides[(location + 1) * p_.dims.size() - 1] == 0;
+}
+
+// Maximal runs of two or more ops, each op's value read only by the next op, in one slot, and
+// neither an output nor reduced (See Note [Register chains]).
+void Builder::find_chains() {
+  if (chain_kernel(p_.dtype) == nullptr) return;
+  const std::vector<uint32_t> last = last_uses();
+  const auto count = static_cast<uint32_t>(p_.ops.size());
+  for (uint32_t k = 0; k < count;) {
+    uint32_t end = k + 1;
+    while (chainable(k) && end < count && chainable(end) && last[end - 1] == end &&
+           output_of_member_[end - 1] < 0 && accumulator_slot(end - 1, end) >= 0) {
+      p_.ops[end].chain_slot = static_cast<int8_t>(accumulator_slot(end - 1, end));
+      ++end;
+    }
+    if (end - k >= 2) {
+      p_.chain = chain_kernel(p_.dtype);
+      p_.ops[k].chain_end = static_cast<uint16_t>(end);
+      p_.ops[k].chain_slot = 0;
+      p_.ops[k].chain_value_dead = last[end - 1] == end - 1;
+      for (uint32_t j = k; j < end; ++j) {
+        for (int i = 0; i < p_.ops[j].num_in; ++i) {
+          const bool splat = i != p_.ops[j].chain_slot || j == k;
+          p_.num_splats += splat && reads_broadcast(p_.ops[j].in[i]) ? 1 : 0;
+        }
+      }
+    }
+    k = end;
+  }
 }
 
 void Builder::choose_tile() {

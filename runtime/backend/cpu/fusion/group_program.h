@@ -44,6 +44,7 @@
 #include <vector>
 
 #include "backend/cpu/fusion/aot_kernel.h"
+#include "backend/cpu/fusion/chain_kernels.h"
 #include "backend/cpu/fusion/fusion_plan.h"
 
 namespace lazygen::cpu::fusion {
@@ -66,6 +67,11 @@ struct GroupProgram {
     std::array<uint16_t, kMaxTileInputs> in{};
     std::array<uint16_t, kMaxTileScalars> scalar{};  // indices into scalar_nodes
     int16_t store = -1;  // output index to convert `out` into after the op, or -1
+    // Register chains (See Note [Register chains]): on a chain's first op, one past its last op
+    // (else 0); on each op of a chain, the tensor slot the accumulator takes (the first op: 0).
+    uint16_t chain_end = 0;
+    int8_t chain_slot = -1;
+    bool chain_value_dead = false;  // a chain's first op: no op reads the last op's value
   };
   struct Output {
     uint32_t node = 0;  // the member's graph position
@@ -89,6 +95,8 @@ struct GroupProgram {
   int64_t tile = 0;           // elements per tile of the op list (AOT: at most kAotTile)
   bool prefetch = false;      // prefetch next tiles of inputs (See Note [Streaming groups])
   AotFn aot = nullptr;        // replaces the op list when set (See Note [AOT kernels])
+  ChainFn chain = nullptr;    // the dtype's chain kernel, when some ops form chains
+  uint16_t num_splats = 0;    // chain operands read with stride 0 (See Note [Register chains])
 
   // The folded reduction, if any, of the values in location `reduce_from` (See Note [Folded
   // reduction layouts]). Trailing: each of numel / reduce_run outputs reduces reduce_run

@@ -45,6 +45,7 @@ struct PointwiseInfo {
   TileFn float64 = nullptr;
   TileFn int64 = nullptr;
   TileFn int32 = nullptr;
+  int16_t chain = -1;  // its first register-chain case, or -1 (See Note [Register chains])
 
   TileFn for_dtype(DType t) const;
 };

@@ -2,6 +2,7 @@
 // interpreter], Note [Tile registers] and Note [Streaming groups]).
 #include "backend/cpu/fusion/tile_runner.h"
 
+#include <cstring>
 #include <new>
 
 #include "backend/cpu/fusion/aot_registry.h"
@@ -55,7 +56,9 @@ TileRunner::TileRunner(const GroupProgram& p, const GroupBindings& b)
       t_size_(itemsize(p.dtype)),
       tile_bytes_(align64(static_cast<size_t>(p.tile) * t_size_)),
       aot_(p.aot != nullptr && aot_kernels_enabled()),
-      tile_(aot_ ? std::min(p.tile, kAotTile) : p.tile) {
+      tile_(aot_ ? std::min(p.tile, kAotTile) : p.tile),
+      chains_(p.chain != nullptr && !aot_ && register_chains_on()),
+      strip_(p.dtype == DType::Float64 ? kChainStrip<double> : kChainStrip<float>) {
   thread_local Scratch scratch;
   if (aot_) {
     for (const GroupProgram::Output& o : p.outputs) num_staged_ += o.direct ? 0 : 1;
@@ -65,7 +68,13 @@ TileRunner::TileRunner(const GroupProgram& p, const GroupBindings& b)
   const size_t aot_at = nloc * (sizeof(char*) + sizeof(int64_t));
   const size_t head = align64(aot_at + (p.loads.size() + p.outputs.size()) * sizeof(void*));
   const size_t regs = std::max<size_t>(p.num_regs, num_staged_);
-  char* s = scratch.get(head + (p.num_gathered + regs) * tile_bytes_);
+  // Chain steps and splat buffers go last, so that tiles keep their place (See Note [Tile
+  // registers]).
+  const size_t splats_at = head + (p.num_gathered + regs) * tile_bytes_;
+  const size_t steps_at = splats_at + (chains_ ? p.num_splats * strip_ * t_size_ : 0);
+  char* s = scratch.get(steps_at + (chains_ ? p.ops.size() * sizeof(ChainStep) : 0));
+  steps_ = reinterpret_cast<ChainStep*>(s + steps_at);
+  splats_ = s + splats_at;
   ptr_ = reinterpret_cast<char**>(s);
   stride_ = reinterpret_cast<int64_t*>(s + nloc * sizeof(char*));
   aot_in_ = reinterpret_cast<const void**>(s + aot_at);
@@ -132,19 +141,98 @@ void TileRunner::run_tile(int64_t n) {
   for (size_t j = 0; j < p_.outputs.size(); ++j) {
     if (p_.outputs[j].direct) ptr_[p_.outputs[j].location] = b_.outputs[j] + pos_ * t_size_;
   }
+  for (size_t k = 0; k < p_.ops.size();) {
+    const GroupProgram::Op& op = p_.ops[k];
+    const size_t end = chains_ && op.chain_end != 0 ? op.chain_end : k + 1;
+    int64_t stored = 0;  // elements of the last op's output already written
+    if (end > k + 1) {
+      stored = run_chain(k, end, n);
+    } else {
+      run_op(op, 0, n);
+      if (p_.prefetch) prefetch_slice(static_cast<int64_t>(k), n);
+    }
+    const GroupProgram::Op& last = p_.ops[end - 1];
+    if (last.store >= 0 && stored < n) store(last.store, ptr_[last.out], n, stored);
+    k = end;
+  }
+}
+
+// Elements [offset, offset + n) of op's tile through its per-op tile kernel.
+void TileRunner::run_op(const GroupProgram::Op& op, int64_t offset, int64_t n) {
+  const auto bytes = offset * static_cast<int64_t>(t_size_);
   TileArgs args;
   args.n = n;
-  for (const GroupProgram::Op& op : p_.ops) {
-    args.out = ptr_[op.out];
-    for (int k = 0; k < op.num_in; ++k) {
-      args.in[k] = ptr_[op.in[k]];
-      args.stride[k] = stride_[op.in[k]];
-    }
-    for (int k = 0; k < op.num_scalars; ++k) args.scalars[k] = b_.scalars[op.scalar[k]];
-    op.fn(args);
-    if (op.store >= 0) store(op.store, ptr_[op.out], n);
-    if (p_.prefetch) prefetch_slice(static_cast<int64_t>(&op - p_.ops.data()), n);
+  args.out = ptr_[op.out] + bytes;
+  for (int k = 0; k < op.num_in; ++k) {
+    args.in[k] = ptr_[op.in[k]] + bytes * stride_[op.in[k]];
+    args.stride[k] = stride_[op.in[k]];
   }
+  for (int k = 0; k < op.num_scalars; ++k) args.scalars[k] = b_.scalars[op.scalar[k]];
+  op.fn(args);
+}
+
+// A chain operand's tile: in place when contiguous, else its value repeated over the next splat
+// buffer (stride 0).
+const void* TileRunner::chain_operand(uint16_t location, int64_t& stride, size_t& splat) {
+  stride = stride_[location];
+  if (stride == 1) return ptr_[location];
+  char* buffer = splats_ + splat++ * static_cast<size_t>(strip_) * t_size_;
+  for (int64_t i = 0; i < strip_; ++i) std::memcpy(buffer + i * static_cast<int64_t>(t_size_), ptr_[location], t_size_);
+  return buffer;
+}
+
+// Ops [first, end) of a chain over a tile: whole strips by the chain kernel, the rest op by op.
+// Returns how many elements of the last op's output it streamed there itself (a streamed
+// output no op reads, at a vector-aligned address: no pass through its register, See Note
+// [Register chains]); the rest is left in the last op's location.
+int64_t TileRunner::run_chain(size_t first, size_t end, int64_t n) {
+  const int64_t whole = n - n % strip_;
+  int64_t stored = 0;
+  if (whole > 0) {
+    size_t splat = 0;
+    ChainArgs a;
+    a.n = whole;
+    a.first = chain_operand(p_.ops[first].in[0], a.first_stride, splat);
+    for (size_t k = first; k < end; ++k) {
+      const GroupProgram::Op& op = p_.ops[k];
+      ChainStep& s = steps_[k - first];
+      s.kernel = static_cast<int16_t>(op.info->chain + op.chain_slot);
+      for (int j = 0; j < op.num_in; ++j) {
+        s.in[j] = nullptr;
+        s.stride[j] = 0;
+        if (j != op.chain_slot) s.in[j] = chain_operand(op.in[j], s.stride[j], splat);
+      }
+      for (int j = 0; j < op.num_scalars; ++j) {
+        const TileScalar& v = b_.scalars[op.scalar[j]];
+        if (p_.dtype == DType::Float64) {
+          s.set_scalar(j, v.to<double>());
+        } else {
+          s.set_scalar(j, v.to<float>());
+        }
+      }
+    }
+    a.steps = steps_;
+    a.num_steps = static_cast<int>(end - first);
+    const GroupProgram::Op& last = p_.ops[end - 1];
+    a.out = ptr_[last.out];
+    if (p_.ops[first].chain_value_dead && last.store >= 0 &&
+        p_.outputs[static_cast<size_t>(last.store)].streamed) {
+      char* dst = output_at(last.store, 0);
+      if (reinterpret_cast<uintptr_t>(dst) % fusion::kLaneBytes == 0) {
+        a.out = dst;
+        a.stream = true;
+        stored = whole;
+      }
+    }
+    for (size_t l = 0; l < p_.loads.size() && p_.prefetch; ++l) {
+      if (!p_.loads[l].in_place || stride_[l] != 1 || a.num_prefetch == kMaxTileInputs) continue;
+      a.prefetch[static_cast<size_t>(a.num_prefetch++)] = ptr_[l];
+    }
+    a.ahead = n * static_cast<int64_t>(t_size_);
+    p_.chain(a);
+  }
+  for (size_t k = first; k < end && whole < n; ++k) run_op(p_.ops[k], whole, n - whole);
+  return stored;
 }
 
 // One call of the group's AOT kernel instead of its op list; outputs that are not direct are
@@ -174,15 +262,21 @@ void TileRunner::run_aot_tile(int64_t n) {
   }
 }
 
-void TileRunner::store(int16_t output, const char* value, int64_t n) {
+char* TileRunner::output_at(int16_t output, int64_t offset) const {
+  const GroupProgram::Output& o = p_.outputs[static_cast<size_t>(output)];
+  return b_.outputs[static_cast<size_t>(output)] + (pos_ + offset) * static_cast<int64_t>(itemsize(o.dtype));
+}
+
+void TileRunner::store(int16_t output, const char* value, int64_t n, int64_t from) {
   const GroupProgram::Output& o = p_.outputs[static_cast<size_t>(output)];
   const auto size = static_cast<int64_t>(itemsize(o.dtype));
-  char* dst = b_.outputs[static_cast<size_t>(output)] + pos_ * size;
+  char* dst = output_at(output, from);
+  value += from * static_cast<int64_t>(t_size_);
   if (o.streamed) {
-    stream_copy(dst, value, n * size);
+    stream_copy(dst, value, (n - from) * size);
   } else {
     lazygen::detail::convert_elements(p_.dtype, value, static_cast<int64_t>(t_size_), o.dtype, dst,
-                                      size, n);
+                                      size, n - from);
   }
 }
 

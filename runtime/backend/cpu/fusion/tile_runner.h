@@ -47,13 +47,18 @@ class TileRunner {
   void next_row();
   void load(size_t a, int64_t n);
   void run_tile(int64_t n);
+  void run_op(const GroupProgram::Op& op, int64_t offset, int64_t n);
+  int64_t run_chain(size_t first, size_t end, int64_t n);
+  const void* chain_operand(uint16_t location, int64_t& stride, size_t& splat);
   void run_aot_tile(int64_t n);
   const char* reduced() const {
     return aot_ && p_.reduce_from >= p_.loads.size() ? staging(num_staged_ - 1)
                                                      : ptr_[p_.reduce_from];
   }
   char* staging(size_t s) const { return regs_ + s * tile_bytes_; }
-  void store(int16_t output, const char* value, int64_t n);
+  // Elements [from, n) of the tile's `value` into output `output`.
+  void store(int16_t output, const char* value, int64_t n, int64_t from = 0);
+  char* output_at(int16_t output, int64_t offset) const;
   void prefetch_slice(int64_t k, int64_t n);
 
   const GroupProgram& p_;
@@ -62,12 +67,16 @@ class TileRunner {
   size_t tile_bytes_;
   bool aot_;               // runs p_.aot instead of the op list (See Note [AOT kernels])
   int64_t tile_;           // elements per tile (See Note [Streaming groups])
+  bool chains_;            // runs the op list's register chains (See Note [Register chains])
+  int64_t strip_;          // elements per chain strip
   size_t num_staged_ = 0;  // AOT: staging tiles, one per non-direct output (+ the reduced value)
   char* regs_ = nullptr;   // the first tile register (or staging tile)
   const void** aot_in_ = nullptr;  // AOT: per load, its tile
   void** aot_out_ = nullptr;       // AOT: per output, where the kernel writes it
   char** ptr_;                     // per location, this tile
   int64_t* stride_;                // per location, elements
+  ChainStep* steps_ = nullptr;  // chains: one per op of the longest
+  char* splats_ = nullptr;      // chains: num_splats strip-long buffers
   char* gathered_[kMaxGroupInputs] = {};
   int64_t row_off_[kMaxGroupInputs] = {};
   int64_t idx_[kMaxGroupDims] = {};  // outer dim indices
