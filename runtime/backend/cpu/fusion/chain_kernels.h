@@ -50,7 +50,7 @@ inline constexpr int64_t kChainStrip = kChainVectors * fusion::Lanes<T>::kSize;
 // One op of a chain: which generated case runs it and its operands for this tile.
 struct ChainStep {
   int16_t kernel = 0;  // PointwiseInfo::chain + the accumulator's tensor slot
-  std::array<const void*, kMaxTileInputs> in{};  // per tensor slot but the accumulator's
+  std::array<const void*, kMaxTileInputs> in{};  // per tensor slot (the accumulator's unread)
   std::array<int64_t, kMaxTileInputs> stride{};  // 1, or 0 for a splat buffer (and the slot)
   // The Scalar operands converted to T, each repeated over a vector (loaded, not built, per strip).
   alignas(fusion::kLaneBytes) std::array<std::array<unsigned char, fusion::kLaneBytes>, kMaxTileScalars> scalars{};

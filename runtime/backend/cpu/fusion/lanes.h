@@ -5,7 +5,9 @@
 // Note [Lane semantics]
 // Every operation computes, in each lane, exactly what the scalar functor computes for that
 // lane's values, so a chain's results equal the per-op tile kernels' and the eager kernels' bit
-// for bit. That holds for the subset of expressions the generator marks chainable
+// for bit, but for one freedom every path has: where both operands of + or * are NaN, which
+// NaN (sign, payload) the result carries depends on the operand order the compiler picks, and
+// GCC commutes these operations (eager kernels differ from the per-op tile kernels there too). That holds for the subset of expressions the generator marks chainable
 // (chainable_expression in generator/dest/tile_kernels.cpp): the arithmetic operators, unary
 // minus, comparisons, integer literals (converted to T as `x + 1` would convert them), and calls
 // to max, min, where and abs. Floating literals are excluded because the scalar code computes

@@ -198,7 +198,7 @@ int64_t TileRunner::run_chain(size_t first, size_t end, int64_t n) {
       ChainStep& s = steps_[k - first];
       s.kernel = static_cast<int16_t>(op.info->chain + op.chain_slot);
       for (int j = 0; j < op.num_in; ++j) {
-        s.in[j] = nullptr;
+        s.in[j] = ptr_[op.out];  // the accumulator's slot: never read, but a valid address
         s.stride[j] = 0;
         if (j != op.chain_slot) s.in[j] = chain_operand(op.in[j], s.stride[j], splat);
       }
@@ -246,15 +246,16 @@ void TileRunner::run_aot_tile(int64_t n) {
   for (size_t j = 0; j < p_.outputs.size(); ++j) {
     aot_out_[j] = p_.outputs[j].direct ? b_.outputs[j] + pos_ * t_size_ : staging(staged++);
   }
-  if (p_.prefetch) {
-    for (int64_t k = 0; k < static_cast<int64_t>(p_.ops.size()); ++k) prefetch_slice(k, n);
-  }
   AotTileArgs args;
   args.n = n;
   args.in = aot_in_;
   args.out = aot_out_;
   args.reduce = num_staged_ > staged ? staging(staged) : nullptr;
   args.scalars = b_.scalars;
+  if (p_.prefetch) {
+    run_aot_chunks(args);
+    return;
+  }
   p_.aot(args);
   for (size_t j = 0; j < p_.outputs.size(); ++j) {
     if (!p_.outputs[j].direct)
@@ -265,6 +266,38 @@ void TileRunner::run_aot_tile(int64_t n) {
 char* TileRunner::output_at(int16_t output, int64_t offset) const {
   const GroupProgram::Output& o = p_.outputs[static_cast<size_t>(output)];
   return b_.outputs[static_cast<size_t>(output)] + (pos_ + offset) * static_cast<int64_t>(itemsize(o.dtype));
+}
+
+// A streaming group's AOT kernel over its tile in chunks, each after the prefetch of the same
+// chunk of the next tile (prefetches spread over the tile like the chain kernels', See Note
+// [Register chains], not bunched ahead of it), each chunk's staged outputs stored right after
+// it, while they are in L1. Advances the kernel's pointers chunk by chunk and puts them back.
+void TileRunner::run_aot_chunks(AotTileArgs& args) {
+  const int64_t n = args.n;
+  const auto t = static_cast<int64_t>(t_size_);
+  for (int64_t done = 0; done < n;) {
+    const int64_t m = std::min(kAotChunk, n - done);
+    for (size_t a = 0; a < p_.loads.size(); ++a) {
+      if (!p_.loads[a].in_place || stride_[a] != 1) continue;
+      const char* next = static_cast<const char*>(aot_in_[a]) + n * t;
+      for (int64_t b = 0; b < m * t; b += 64) __builtin_prefetch(next + b, 0, 3);
+    }
+    args.n = m;
+    p_.aot(args);
+    for (size_t j = 0; j < p_.outputs.size(); ++j) {
+      if (!p_.outputs[j].direct) {
+        const char* tile = static_cast<const char*>(aot_out_[j]) - done * t;
+        store(static_cast<int16_t>(j), tile, done + m, done);
+      }
+    }
+    for (size_t a = 0; a < p_.loads.size(); ++a) aot_in_[a] = static_cast<const char*>(aot_in_[a]) + m * t * stride_[a];
+    for (size_t j = 0; j < p_.outputs.size(); ++j) aot_out_[j] = static_cast<char*>(aot_out_[j]) + m * t;
+    if (args.reduce != nullptr) args.reduce = static_cast<char*>(args.reduce) + m * t;
+    done += m;
+  }
+  for (size_t a = 0; a < p_.loads.size(); ++a) aot_in_[a] = static_cast<const char*>(aot_in_[a]) - n * t * stride_[a];
+  for (size_t j = 0; j < p_.outputs.size(); ++j) aot_out_[j] = static_cast<char*>(aot_out_[j]) - n * t;
+  args.n = n;
 }
 
 void TileRunner::store(int16_t output, const char* value, int64_t n, int64_t from) {

@@ -16,6 +16,7 @@
 namespace lazygen::cpu::fusion {
 
 inline constexpr int64_t kWorkPerThread = 16 * 1024;  // element-ops worth another thread
+inline constexpr int64_t kAotChunk = 256;  // elements per AOT kernel call in streaming groups
 
 // Non-temporal stores are weakly ordered: each thread fences its own before it reports done.
 void fence_streams(const GroupProgram& p);
@@ -51,6 +52,7 @@ class TileRunner {
   int64_t run_chain(size_t first, size_t end, int64_t n);
   const void* chain_operand(uint16_t location, int64_t& stride, size_t& splat);
   void run_aot_tile(int64_t n);
+  void run_aot_chunks(AotTileArgs& args);
   const char* reduced() const {
     return aot_ && p_.reduce_from >= p_.loads.size() ? staging(num_staged_ - 1)
                                                      : ptr_[p_.reduce_from];

@@ -1,5 +1,6 @@
 // Compiled groups (runtime/backend/cpu/fusion/group_program.h): the tile length each kind of
-// group gets (See Note [Streaming groups]).
+// group gets (See Note [Streaming groups]) and the register chains it finds (See Note [Register
+// chains]).
 #include "backend/cpu/fusion/group_program.h"
 
 #include <gtest/gtest.h>
@@ -36,6 +37,52 @@ TEST_F(GroupProgramTest, ReducingAndCacheResidentGroupsKeepTheAotTile) {
   const GroupProgram resident = first_group({relu(small * 2.0) - 0.25});
   EXPECT_FALSE(resident.prefetch);
   EXPECT_EQ(resident.tile, kAotTile);
+}
+
+// [first, end) of each register chain of `p`.
+std::vector<std::pair<int, int>> chains_of(const GroupProgram& p) {
+  std::vector<std::pair<int, int>> chains;
+  for (size_t k = 0; k < p.ops.size(); ++k) {
+    if (p.ops[k].chain_end != 0) chains.emplace_back(static_cast<int>(k), p.ops[k].chain_end);
+  }
+  return chains;
+}
+
+using Chains = std::vector<std::pair<int, int>>;
+
+TEST_F(GroupProgramTest, AChainOfPointwiseOpsIsOneRegisterChain) {
+  Tensor x = randn({1000}).to(kLazy), y = randn({1000}).to(kLazy);
+  const GroupProgram p = first_group({y - relu(x * 2.0 + y)});
+  ASSERT_EQ(p.ops.size(), 4u);
+  EXPECT_EQ(chains_of(p), (Chains{{0, 4}}));
+  EXPECT_NE(p.chain, nullptr);
+  EXPECT_EQ(p.ops[0].chain_slot, 0);
+  EXPECT_EQ(p.ops[3].chain_slot, 1);  // y - (...): the chain value is the second operand
+  EXPECT_TRUE(p.ops[0].chain_value_dead);
+}
+
+TEST_F(GroupProgramTest, OutputsValuesReadTwiceAndOpsThatLeaveTheVectorEndChains) {
+  Tensor x = randn({1000}).to(kLazy);
+  const Tensor a = x * 2.0 + 1.0;  // an output: stored, so the chain ends at it
+  EXPECT_EQ(chains_of(first_group({a, relu(a) - 1.0})), (Chains{{0, 2}, {2, 4}}));
+  const Tensor b = x + 1.0;  // read twice by b * b
+  EXPECT_EQ(chains_of(first_group({b * b - 2.0})), (Chains{{1, 3}}));
+  EXPECT_EQ(chains_of(first_group({exp(x * 2.0 + 1.0) * 3.0 - 1.0})), (Chains{{0, 2}, {3, 5}}));
+}
+
+TEST_F(GroupProgramTest, AChainWhoseValueIsReadLaterIsNotDead) {
+  Tensor x = randn({1000}).to(kLazy);
+  const Tensor a = relu(x * 2.0);
+  const GroupProgram p = first_group({a, a + x});
+  EXPECT_EQ(chains_of(p), (Chains{{0, 2}}));
+  EXPECT_FALSE(p.ops[0].chain_value_dead);
+}
+
+TEST_F(GroupProgramTest, IntegerGroupsHaveNoChains) {
+  Tensor x = randint(0, 9, {1000}).to(kLazy);
+  const GroupProgram p = first_group({(x * 2 + 1) - 3});
+  EXPECT_TRUE(chains_of(p).empty());
+  EXPECT_EQ(p.chain, nullptr);
 }
 
 }  // namespace
