@@ -23,7 +23,11 @@
 // dtype T are computed into registers and copied out with non-temporal stores, which skip the
 // read-for-ownership of lines that are overwritten whole and leave the caches to the inputs
 // (smaller outputs are computed in place: a consumer soon reads them from cache). Each gained
-// about 10% on the 16M-element chain benchmark (bench/exec).
+// about 10% on the 16M-element chain benchmark (bench/exec). A register chain (See Note
+// [Register chains]) prefetches per strip instead, and streams a dead output straight from its
+// registers; an AOT kernel runs in kAotChunk-element chunks, each after the prefetch of its
+// chunk of the next tile: bunched at the start of the tile, the prefetches of a single pass
+// stalled it (session 7: chains 1.14x the per-op path with bunched prefetches, 1.74x spread).
 // Tile length: on Cooper Lake (session 3, 16-byte streams) 1K-element tiles gained 10% over 2K:
 // with less of L1 taken by registers, the streaming lines stay in it. On Zen 4 with 32-byte
 // streams (See Note [Stream store width]) the op list gains from 2K instead, its per-op calls
