@@ -26,10 +26,10 @@ TEST(ChainableExpression, FloatingLiteralsAreRefusedBecauseScalarCodeComputesThe
 }
 
 TEST(ChainableExpression, CallsLeavingTheVectorAndOtherOperatorsAreRefused) {
-  for (const char* e : {"exp(self)", "log(self)", "tanh(self)", "sigmoid(self)", "pow(self, exponent)",
-                        "sqrt(self)", "rsqrt(self)", "self % other", "self > 0 ? self : other",
-                        "!self", "self && other", "self & other", "self.abs()", "std::max(self, other)",
-                        "self[0]"}) {
+  for (const char* e :
+       {"exp(self)", "log(self)", "tanh(self)", "sigmoid(self)", "pow(self, exponent)",
+        "sqrt(self)", "rsqrt(self)", "self % other", "self > 0 ? self : other", "!self",
+        "self && other", "self & other", "self.abs()", "std::max(self, other)", "self[0]"}) {
     EXPECT_FALSE(chainable_expression(e)) << e;
   }
 }

@@ -45,7 +45,7 @@ inline constexpr int kChainVectors = 8;  // accumulator registers per strip
 
 // Elements per strip of a chain computing in T.
 template <class T>
-inline constexpr int64_t kChainStrip = kChainVectors * fusion::Lanes<T>::kSize;
+inline constexpr int64_t kChainStrip = kChainVectors* fusion::Lanes<T>::kSize;
 
 // One op of a chain: which generated case runs it and its operands for this tile.
 struct ChainStep {
@@ -53,11 +53,13 @@ struct ChainStep {
   std::array<const void*, kMaxTileInputs> in{};  // per tensor slot (the accumulator's unread)
   std::array<int64_t, kMaxTileInputs> stride{};  // 1, or 0 for a splat buffer (and the slot)
   // The Scalar operands converted to T, each repeated over a vector (loaded, not built, per strip).
-  alignas(fusion::kLaneBytes) std::array<std::array<unsigned char, fusion::kLaneBytes>, kMaxTileScalars> scalars{};
+  alignas(fusion::kLaneBytes)
+      std::array<std::array<unsigned char, fusion::kLaneBytes>, kMaxTileScalars> scalars{};
 
   template <class T>
   fusion::Lanes<T> scalar(int k) const {
-    return fusion::Lanes<T>::load(reinterpret_cast<const T*>(scalars[static_cast<size_t>(k)].data()));
+    return fusion::Lanes<T>::load(
+        reinterpret_cast<const T*>(scalars[static_cast<size_t>(k)].data()));
   }
   template <class T>
   void set_scalar(int k, T x) {
@@ -68,7 +70,7 @@ struct ChainStep {
 };
 
 struct ChainArgs {
-  int64_t n = 0;  // elements: a multiple of kChainStrip<T>
+  int64_t n = 0;                // elements: a multiple of kChainStrip<T>
   const void* first = nullptr;  // the first op's accumulator operand
   int64_t first_stride = 1;     // 1, or 0 for a splat buffer
   const ChainStep* steps = nullptr;
@@ -106,8 +108,7 @@ template <class Fn, class T, int Slot, size_t... I, size_t... S>
 void chain_apply(const ChainStep& s, Lanes<T>* acc, int64_t i, std::index_sequence<I...>,
                  std::index_sequence<S...>) {
   constexpr int kW = Lanes<T>::kSize;
-  [[maybe_unused]] const T* in[] = {
-      (static_cast<const T*>(s.in[I]) + i * s.stride[I])..., nullptr};
+  [[maybe_unused]] const T* in[] = {(static_cast<const T*>(s.in[I]) + i * s.stride[I])..., nullptr};
   [[maybe_unused]] const Lanes<T> scalars[] = {s.template scalar<T>(S)..., Lanes<T>{}};
   Fn fn;
 #pragma GCC unroll 8
@@ -164,9 +165,11 @@ inline void chain_loop(const ChainArgs& a) {
   for (int64_t i = 0; i < a.n; i += kChainStrip<T>) {
     L acc[kChainVectors];
 #pragma GCC unroll 8
-    for (int r = 0; r < kChainVectors; ++r) acc[r] = L::load(first + i * a.first_stride + r * L::kSize);
+    for (int r = 0; r < kChainVectors; ++r)
+      acc[r] = L::load(first + i * a.first_stride + r * L::kSize);
     for (int q = 0; q < a.num_prefetch; ++q) {
-      const char* next = a.prefetch[static_cast<size_t>(q)] + a.ahead + i * static_cast<int64_t>(sizeof(T));
+      const char* next =
+          a.prefetch[static_cast<size_t>(q)] + a.ahead + i * static_cast<int64_t>(sizeof(T));
       for (int64_t line = 0; line < kChainStrip<T> * static_cast<int64_t>(sizeof(T)); line += 64) {
         __builtin_prefetch(next + line, 0, 3);
       }

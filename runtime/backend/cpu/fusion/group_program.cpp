@@ -10,7 +10,7 @@ namespace {
 
 constexpr int64_t kScratchBytes = 16 * 1024;  // See Note [Tile registers]
 constexpr int64_t kMinTile = 256;
-constexpr int64_t kStreamTile = 2048;  // See Note [Streaming groups]
+constexpr int64_t kStreamTile = 2048;               // See Note [Streaming groups]
 constexpr int64_t kStreamBytes = int64_t{4} << 20;  // See Note [Streaming groups]
 constexpr uint32_t kUnused = UINT32_MAX;
 
@@ -258,8 +258,7 @@ bool Builder::chainable(uint32_t k) const {
 
 // Whether `location` is read with innermost stride 0 (a load broadcast along the row).
 bool Builder::reads_broadcast(uint16_t location) const {
-  return location < p_.loads.size() &&
-         p_.load_strides[(location + 1) * p_.dims.size() - 1] == 0;
+  return location < p_.loads.size() && p_.load_strides[(location + 1) * p_.dims.size() - 1] == 0;
 }
 
 // Maximal runs of two or more ops, each op's value read only by the next op, in one slot, and

@@ -5,20 +5,21 @@
 // Note [Lane semantics]
 // Every operation computes, in each lane, exactly what the scalar functor computes for that
 // lane's values, so a chain's results equal the per-op tile kernels' and the eager kernels' bit
-// for bit, but for one freedom every path has: where both operands of + or * are NaN, which
-// NaN (sign, payload) the result carries depends on the operand order the compiler picks, and
-// GCC commutes these operations (eager kernels differ from the per-op tile kernels there too). That holds for the subset of expressions the generator marks chainable
-// (chainable_expression in generator/dest/tile_kernels.cpp): the arithmetic operators, unary
-// minus, comparisons, integer literals (converted to T as `x + 1` would convert them), and calls
-// to max, min, where and abs. Floating literals are excluded because the scalar code computes
-// `x * 0.5` in double for float x and rounds once; calls that leave the vector (exp, log, tanh,
-// sigmoid, pow) because a call inside a chain would spill its registers; and sqrt and rsqrt
-// because GCC, allowed to speculate them (no errno, no traps), computes a chained sqrt before
-// the dispatch switch, for every op of every chain.
+// for bit. That holds for the expressions the generator marks chainable (chainable_expression
+// in generator/dest/tile_kernels.cpp): the arithmetic operators, unary minus, comparisons,
+// integer literals (converted to T as `x + 1` would convert them), and calls to max, min, where
+// and abs. Excluded: floating literals, because the scalar code computes `x * 0.5` in double
+// for float x and rounds once; calls that leave the vector (exp, log, tanh, sigmoid, pow),
+// because a call inside a chain would spill its registers; and sqrt and rsqrt, because GCC,
+// allowed to speculate them (no errno, no traps), computes a chained sqrt before the dispatch
+// switch, for every op of every chain.
 // Each lane operation is the IEEE operation the scalar code does (no contraction: the chain
-// kernels' avx2 clone has no fma, See Note [Tile kernel clones]); comparisons give LaneMask<T>,
-// all bits set where true, which where() selects with and to_lanes turns into 1 or 0, as
-// static_cast<T>(bool) would.
+// kernels' avx2 variant has no fma, See Note [Tile kernel clones]); comparisons give
+// LaneMask<T>, all bits set where true, which where() selects with and to_lanes turns into 1 or
+// 0, as static_cast<T>(bool) would.
+// One freedom every path has: where both operands of + or * are NaN, which NaN (sign,
+// payload) the result carries depends on the operand order the compiler picks, and GCC
+// commutes these operations (eager kernels and the per-op tile kernels differ there too).
 //
 // Thread safety: plain values.
 #pragma once
@@ -88,7 +89,7 @@ inline constexpr bool kIsMask<LaneMask<T>> = true;
 template <class A>
 concept LaneOperand = kIsLanes<A> || std::is_arithmetic_v<A>;
 template <class A, class B>
-concept LanePair = LaneOperand<A> && LaneOperand<B> && (kIsLanes<A> || kIsLanes<B>);
+concept LanePair = LaneOperand<A> && LaneOperand<B> &&(kIsLanes<A> || kIsLanes<B>);
 
 namespace detail {
 
@@ -97,8 +98,7 @@ struct LaneOf {
   using type = A;
 };
 template <class A, class T>
-  requires(!kIsLanes<A>)
-struct LaneOf<A, Lanes<T>> {
+requires(!kIsLanes<A>) struct LaneOf<A, Lanes<T>> {
   using type = Lanes<T>;
 };
 // The Lanes type of a pair of operands (one of them is Lanes).
@@ -116,12 +116,12 @@ L widen(A a) {
 
 }  // namespace detail
 
-#define LAZYGEN_LANE_ARITHMETIC(op)                                     \
-  template <class A, class B>                                           \
-    requires LanePair<A, B>                                             \
-  auto operator op(A a, B b) {                                          \
-    using L = detail::lane_of_t<A, B>;                                  \
-    return L{detail::widen<L>(a).v op detail::widen<L>(b).v};           \
+#define LAZYGEN_LANE_ARITHMETIC(op)                           \
+  template <class A, class B>                                 \
+  requires LanePair<A, B>                                     \
+  auto operator op(A a, B b) {                                \
+    using L = detail::lane_of_t<A, B>;                        \
+    return L{detail::widen<L>(a).v op detail::widen<L>(b).v}; \
   }
 LAZYGEN_LANE_ARITHMETIC(+)
 LAZYGEN_LANE_ARITHMETIC(-)
@@ -129,13 +129,13 @@ LAZYGEN_LANE_ARITHMETIC(*)
 LAZYGEN_LANE_ARITHMETIC(/)
 #undef LAZYGEN_LANE_ARITHMETIC
 
-#define LAZYGEN_LANE_COMPARISON(op)                                                     \
-  template <class A, class B>                                                           \
-    requires LanePair<A, B>                                                             \
-  auto operator op(A a, B b) {                                                          \
-    using L = detail::lane_of_t<A, B>;                                                  \
-    return LaneMask<std::remove_cvref_t<decltype(L{}.v[0])>>{detail::widen<L>(a).v op   \
-                                                             detail::widen<L>(b).v};    \
+#define LAZYGEN_LANE_COMPARISON(op)                           \
+  template <class A, class B>                                 \
+  requires LanePair<A, B>                                     \
+  auto operator op(A a, B b) {                                \
+    using L = detail::lane_of_t<A, B>;                        \
+    return LaneMask<std::remove_cvref_t<decltype(L{}.v[0])>>{ \
+        detail::widen<L>(a).v op detail::widen<L>(b).v};      \
   }
 LAZYGEN_LANE_COMPARISON(<)
 LAZYGEN_LANE_COMPARISON(<=)
@@ -167,7 +167,7 @@ Lanes<T> to_lanes(R r) {
 // argument-dependent lookup; constrained, so preferred to its unconstrained templates).
 
 template <class A, class B>
-  requires LanePair<A, B>
+requires LanePair<A, B>
 auto max(A a, B b) {
   using L = detail::lane_of_t<A, B>;
   const auto x = detail::widen<L>(a).v, y = detail::widen<L>(b).v;
@@ -175,7 +175,7 @@ auto max(A a, B b) {
 }
 
 template <class A, class B>
-  requires LanePair<A, B>
+requires LanePair<A, B>
 auto min(A a, B b) {
   using L = detail::lane_of_t<A, B>;
   const auto x = detail::widen<L>(a).v, y = detail::widen<L>(b).v;
@@ -184,14 +184,12 @@ auto min(A a, B b) {
 
 // `c ? a : b` per lane, c a comparison's mask.
 template <class T, class A, class B>
-  requires LaneOperand<A> && LaneOperand<B>
-Lanes<T> where(LaneMask<T> c, A a, B b) {
+requires LaneOperand<A> && LaneOperand<B> Lanes<T> where(LaneMask<T> c, A a, B b) {
   return {c.m ? detail::widen<Lanes<T>>(a).v : detail::widen<Lanes<T>>(b).v};
 }
 // `c ? a : b` per lane, c a value tested for non-zero (NaN is true, as in bool(c)).
 template <class T, class A, class B>
-  requires LaneOperand<A> && LaneOperand<B>
-Lanes<T> where(Lanes<T> c, A a, B b) {
+requires LaneOperand<A> && LaneOperand<B> Lanes<T> where(Lanes<T> c, A a, B b) {
   return where(c != 0, a, b);
 }
 

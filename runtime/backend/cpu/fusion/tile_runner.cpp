@@ -177,14 +177,14 @@ const void* TileRunner::chain_operand(uint16_t location, int64_t& stride, size_t
   stride = stride_[location];
   if (stride == 1) return ptr_[location];
   char* buffer = splats_ + splat++ * static_cast<size_t>(strip_) * t_size_;
-  for (int64_t i = 0; i < strip_; ++i) std::memcpy(buffer + i * static_cast<int64_t>(t_size_), ptr_[location], t_size_);
+  for (int64_t i = 0; i < strip_; ++i)
+    std::memcpy(buffer + i * static_cast<int64_t>(t_size_), ptr_[location], t_size_);
   return buffer;
 }
 
 // Ops [first, end) of a chain over a tile: whole strips by the chain kernel, the rest op by op.
-// Returns how many elements of the last op's output it streamed there itself (a streamed
-// output no op reads, at a vector-aligned address: no pass through its register, See Note
-// [Register chains]); the rest is left in the last op's location.
+// Returns how many elements of the last op's output it streamed there itself (See
+// chain_output); the rest is left in the last op's location.
 int64_t TileRunner::run_chain(size_t first, size_t end, int64_t n) {
   const int64_t whole = n - n % strip_;
   int64_t stored = 0;
@@ -193,37 +193,10 @@ int64_t TileRunner::run_chain(size_t first, size_t end, int64_t n) {
     ChainArgs a;
     a.n = whole;
     a.first = chain_operand(p_.ops[first].in[0], a.first_stride, splat);
-    for (size_t k = first; k < end; ++k) {
-      const GroupProgram::Op& op = p_.ops[k];
-      ChainStep& s = steps_[k - first];
-      s.kernel = static_cast<int16_t>(op.info->chain + op.chain_slot);
-      for (int j = 0; j < op.num_in; ++j) {
-        s.in[j] = ptr_[op.out];  // the accumulator's slot: never read, but a valid address
-        s.stride[j] = 0;
-        if (j != op.chain_slot) s.in[j] = chain_operand(op.in[j], s.stride[j], splat);
-      }
-      for (int j = 0; j < op.num_scalars; ++j) {
-        const TileScalar& v = b_.scalars[op.scalar[j]];
-        if (p_.dtype == DType::Float64) {
-          s.set_scalar(j, v.to<double>());
-        } else {
-          s.set_scalar(j, v.to<float>());
-        }
-      }
-    }
+    for (size_t k = first; k < end; ++k) set_chain_step(steps_[k - first], p_.ops[k], splat);
     a.steps = steps_;
     a.num_steps = static_cast<int>(end - first);
-    const GroupProgram::Op& last = p_.ops[end - 1];
-    a.out = ptr_[last.out];
-    if (p_.ops[first].chain_value_dead && last.store >= 0 &&
-        p_.outputs[static_cast<size_t>(last.store)].streamed) {
-      char* dst = output_at(last.store, 0);
-      if (reinterpret_cast<uintptr_t>(dst) % fusion::kLaneBytes == 0) {
-        a.out = dst;
-        a.stream = true;
-        stored = whole;
-      }
-    }
+    stored = chain_output(first, end, a) ? whole : 0;
     for (size_t l = 0; l < p_.loads.size() && p_.prefetch; ++l) {
       if (!p_.loads[l].in_place || stride_[l] != 1 || a.num_prefetch == kMaxTileInputs) continue;
       a.prefetch[static_cast<size_t>(a.num_prefetch++)] = ptr_[l];
@@ -233,6 +206,41 @@ int64_t TileRunner::run_chain(size_t first, size_t end, int64_t n) {
   }
   for (size_t k = first; k < end && whole < n; ++k) run_op(p_.ops[k], whole, n - whole);
   return stored;
+}
+
+// Op's generated case, operands and Scalars (converted to T) for this tile.
+void TileRunner::set_chain_step(ChainStep& s, const GroupProgram::Op& op, size_t& splat) {
+  s.kernel = static_cast<int16_t>(op.info->chain + op.chain_slot);
+  for (int j = 0; j < op.num_in; ++j) {
+    s.in[j] = ptr_[op.out];  // the accumulator's slot: never read, but a valid address
+    s.stride[j] = 0;
+    if (j != op.chain_slot) s.in[j] = chain_operand(op.in[j], s.stride[j], splat);
+  }
+  for (int j = 0; j < op.num_scalars; ++j) {
+    const TileScalar& v = b_.scalars[op.scalar[j]];
+    if (p_.dtype == DType::Float64) {
+      s.set_scalar(j, v.to<double>());
+    } else {
+      s.set_scalar(j, v.to<float>());
+    }
+  }
+}
+
+// Where the chain's strips go: the last op's location, or, for a streamed output no op reads
+// at a vector-aligned address, the output itself with non-temporal stores (no pass through a
+// register; See Note [Register chains]). Returns whether it streams.
+bool TileRunner::chain_output(size_t first, size_t end, ChainArgs& a) const {
+  const GroupProgram::Op& last = p_.ops[end - 1];
+  a.out = ptr_[last.out];
+  if (!p_.ops[first].chain_value_dead || last.store < 0 ||
+      !p_.outputs[static_cast<size_t>(last.store)].streamed) {
+    return false;
+  }
+  char* dst = output_at(last.store, 0);
+  if (reinterpret_cast<uintptr_t>(dst) % fusion::kLaneBytes != 0) return false;
+  a.out = dst;
+  a.stream = true;
+  return true;
 }
 
 // One call of the group's AOT kernel instead of its op list; outputs that are not direct are
@@ -265,7 +273,8 @@ void TileRunner::run_aot_tile(int64_t n) {
 
 char* TileRunner::output_at(int16_t output, int64_t offset) const {
   const GroupProgram::Output& o = p_.outputs[static_cast<size_t>(output)];
-  return b_.outputs[static_cast<size_t>(output)] + (pos_ + offset) * static_cast<int64_t>(itemsize(o.dtype));
+  return b_.outputs[static_cast<size_t>(output)] +
+         (pos_ + offset) * static_cast<int64_t>(itemsize(o.dtype));
 }
 
 // A streaming group's AOT kernel over its tile in chunks, each after the prefetch of the same
@@ -290,13 +299,17 @@ void TileRunner::run_aot_chunks(AotTileArgs& args) {
         store(static_cast<int16_t>(j), tile, done + m, done);
       }
     }
-    for (size_t a = 0; a < p_.loads.size(); ++a) aot_in_[a] = static_cast<const char*>(aot_in_[a]) + m * t * stride_[a];
-    for (size_t j = 0; j < p_.outputs.size(); ++j) aot_out_[j] = static_cast<char*>(aot_out_[j]) + m * t;
+    for (size_t a = 0; a < p_.loads.size(); ++a)
+      aot_in_[a] = static_cast<const char*>(aot_in_[a]) + m * t * stride_[a];
+    for (size_t j = 0; j < p_.outputs.size(); ++j)
+      aot_out_[j] = static_cast<char*>(aot_out_[j]) + m * t;
     if (args.reduce != nullptr) args.reduce = static_cast<char*>(args.reduce) + m * t;
     done += m;
   }
-  for (size_t a = 0; a < p_.loads.size(); ++a) aot_in_[a] = static_cast<const char*>(aot_in_[a]) - n * t * stride_[a];
-  for (size_t j = 0; j < p_.outputs.size(); ++j) aot_out_[j] = static_cast<char*>(aot_out_[j]) - n * t;
+  for (size_t a = 0; a < p_.loads.size(); ++a)
+    aot_in_[a] = static_cast<const char*>(aot_in_[a]) - n * t * stride_[a];
+  for (size_t j = 0; j < p_.outputs.size(); ++j)
+    aot_out_[j] = static_cast<char*>(aot_out_[j]) - n * t;
   args.n = n;
 }
 

@@ -50,6 +50,8 @@ class TileRunner {
   void run_tile(int64_t n);
   void run_op(const GroupProgram::Op& op, int64_t offset, int64_t n);
   int64_t run_chain(size_t first, size_t end, int64_t n);
+  void set_chain_step(ChainStep& s, const GroupProgram::Op& op, size_t& splat);
+  bool chain_output(size_t first, size_t end, ChainArgs& a) const;
   const void* chain_operand(uint16_t location, int64_t& stride, size_t& splat);
   void run_aot_tile(int64_t n);
   void run_aot_chunks(AotTileArgs& args);
@@ -77,8 +79,8 @@ class TileRunner {
   void** aot_out_ = nullptr;       // AOT: per output, where the kernel writes it
   char** ptr_;                     // per location, this tile
   int64_t* stride_;                // per location, elements
-  ChainStep* steps_ = nullptr;  // chains: one per op of the longest
-  char* splats_ = nullptr;      // chains: num_splats strip-long buffers
+  ChainStep* steps_ = nullptr;     // chains: one per op of the longest
+  char* splats_ = nullptr;         // chains: num_splats strip-long buffers
   char* gathered_[kMaxGroupInputs] = {};
   int64_t row_off_[kMaxGroupInputs] = {};
   int64_t idx_[kMaxGroupDims] = {};  // outer dim indices

@@ -73,7 +73,8 @@ Ts mixed(const Ts& in) {
 }
 
 Ts mixed_inputs(int64_t rows, int64_t cols, DType dtype = DType::Float32) {
-  return {randn({rows, cols}, dtype), randn({cols}, dtype), randn({rows, 1}, dtype), randn({}, dtype)};
+  return {randn({rows, cols}, dtype), randn({cols}, dtype), randn({rows, 1}, dtype),
+          randn({}, dtype)};
 }
 
 TEST_F(RegisterChainTest, WholeStripsAndTailsWithBroadcastsAndScalarsMatch) {
@@ -108,7 +109,8 @@ TEST_F(RegisterChainTest, SpecialValuesMatch) {
     const Tensor m = maximum(in[0] * in[1], in[1]) - minimum(in[0], in[1]) / in[1];
     return Ts{reciprocal(neg(m)) + in[0], where(in[0] != in[1], in[0] * 2, in[1]) + in[0]};
   };
-  const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+  const float inf = std::numeric_limits<float>::infinity(),
+              nan = std::numeric_limits<float>::quiet_NaN();
   std::vector<float> a, b;
   const float special[] = {0.0f, -0.0f, inf, -inf, nan, 1e-45f, -2.5f, 3.0f};
   for (int rep = 0; rep < 20; ++rep) {  // every pair, over more than one strip
