@@ -16,6 +16,12 @@
 // the op's scalar functor, so the whole chain runs inside one function and the accumulator never
 // leaves registers. The switch is dispatched once per strip and op, and the pattern repeats
 // every strip, so the branch predictor learns it.
+// In a streaming group (See Note [Streaming groups]) the kernel prefetches, per strip, the
+// same strip of the next tile of every input read in place, and, when the last op's value is a
+// streamed output that no later op reads, writes it there straight from the registers with
+// non-temporal stores (at a vector-aligned address; else into its register, copied out after).
+// Both were measured on chain_16m/interp: bunched at the tile's start, the prefetches left
+// chains 1.14x faster than the per-op path; spread per strip, 1.74x (1.12-1.23x copy).
 // Operands read with stride 0 (broadcasts) are copied into a strip-long splat buffer first, so
 // every operand is addressed as base + i * stride + lane offset with stride 0 or 1.
 // A tile's elements past its last whole strip run through the per-op tile kernels, which is
@@ -45,7 +51,7 @@ inline constexpr int kChainVectors = 8;  // accumulator registers per strip
 
 // Elements per strip of a chain computing in T.
 template <class T>
-inline constexpr int64_t kChainStrip = kChainVectors* fusion::Lanes<T>::kSize;
+inline constexpr int64_t kChainStrip = int64_t{kChainVectors} * fusion::Lanes<T>::kSize;
 
 // One op of a chain: which generated case runs it and its operands for this tile.
 struct ChainStep {
