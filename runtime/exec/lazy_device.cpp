@@ -9,6 +9,7 @@
 #include <string>
 
 #include "backend/cpu/fusion/fused_backend.h"
+#include "core/env_flag.h"
 #include "core/ir/dump.h"
 #include "core/lazy/lazy_tensor.h"
 #include "core/tensor/lazy_hooks.h"
@@ -81,8 +82,7 @@ std::shared_ptr<Backend> make_backend(bool fused) {
 }
 
 bool fusion_from_env() {
-  const char* text = std::getenv("LAZYGEN_FUSION");
-  return text == nullptr || std::string(text) != "0";
+  return env_flag_on("LAZYGEN_FUSION");
 }
 
 // LAZYGEN_LAZY_BACKEND names the backend (set_lazy_backend); unset or "cpu": the cpu backend.
@@ -96,8 +96,7 @@ std::shared_ptr<Backend> backend_from_env() {
 
 // See Note [Asynchronous execution]; LAZYGEN_ASYNC=0 executes at each sync instead.
 bool async_from_env() {
-  const char* text = std::getenv("LAZYGEN_ASYNC");
-  return text == nullptr || std::string(text) != "0";
+  return env_flag_on("LAZYGEN_ASYNC");
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include <mutex>
 
 #include "backend/cpu/vector_clones.h"
+#include "core/env_flag.h"
 #include "core/tensor/tensor_impl.h"
 #include "lazygen/conv.h"
 #include "ops/cpu/blas_gemm.h"
@@ -348,10 +349,7 @@ template void winograd_backward_weight(const double*, const double*, double*,
 namespace lazygen {
 namespace {
 std::atomic<bool>& winograd_flag() {
-  static std::atomic<bool> flag{[] {
-    const char* env = std::getenv("LAZYGEN_WINOGRAD");
-    return env == nullptr || std::strcmp(env, "0") != 0;
-  }()};
+  static std::atomic<bool> flag{env_flag_on("LAZYGEN_WINOGRAD")};
   return flag;
 }
 }  // namespace

@@ -10,6 +10,7 @@
 
 #include "backend/cpu/fusion/aot_manifest.h"
 #include "backend/cpu/fusion/group_key.h"
+#include "core/env_flag.h"
 #include "lazygen/aot.h"
 #include "lazygen/metrics.h"
 
@@ -39,10 +40,7 @@ Registry& registry() {
 }
 
 std::atomic<bool>& enabled_flag() {
-  static std::atomic<bool> enabled{[] {
-    const char* text = std::getenv("LAZYGEN_AOT");
-    return text == nullptr || std::strcmp(text, "0") != 0;
-  }()};
+  static std::atomic<bool> enabled{env_flag_on("LAZYGEN_AOT")};
   return enabled;
 }
 

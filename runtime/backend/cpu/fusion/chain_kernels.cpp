@@ -2,19 +2,15 @@
 #include "backend/cpu/fusion/chain_kernels.h"
 
 #include <atomic>
-#include <cstdlib>
-#include <cstring>
 
+#include "core/env_flag.h"
 #include "lazygen/lazy.h"
 
 namespace lazygen::cpu {
 namespace {
 
 std::atomic<bool>& chains_flag() {
-  static std::atomic<bool> enabled{[] {
-    const char* text = std::getenv("LAZYGEN_CHAINS");
-    return text == nullptr || std::strcmp(text, "0") != 0;
-  }()};
+  static std::atomic<bool> enabled{env_flag_on("LAZYGEN_CHAINS")};
   return enabled;
 }
 

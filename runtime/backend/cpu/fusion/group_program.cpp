@@ -264,18 +264,19 @@ bool Builder::reads_broadcast(uint16_t location) const {
 // Maximal runs of two or more ops, each op's value read only by the next op, in one slot, and
 // neither an output nor reduced (See Note [Register chains]).
 void Builder::find_chains() {
-  if (chain_kernel(p_.dtype) == nullptr) return;
+  const ChainFn kernel = chain_kernel(p_.dtype);
+  if (kernel == nullptr) return;
   const std::vector<uint32_t> last = last_uses();
   const auto count = static_cast<uint32_t>(p_.ops.size());
   for (uint32_t k = 0; k < count;) {
     uint32_t end = k + 1;
-    while (chainable(k) && end < count && chainable(end) && last[end - 1] == end &&
-           output_of_member_[end - 1] < 0 && accumulator_slot(end - 1, end) >= 0) {
-      p_.ops[end].chain_slot = static_cast<int8_t>(accumulator_slot(end - 1, end));
-      ++end;
+    for (; chainable(k) && end < count && chainable(end); ++end) {
+      const int slot = accumulator_slot(end - 1, end);
+      if (last[end - 1] != end || output_of_member_[end - 1] >= 0 || slot < 0) break;
+      p_.ops[end].chain_slot = static_cast<int8_t>(slot);
     }
     if (end - k >= 2) {
-      p_.chain = chain_kernel(p_.dtype);
+      p_.chain = kernel;
       p_.ops[k].chain_end = static_cast<uint16_t>(end);
       p_.ops[k].chain_slot = 0;
       p_.ops[k].chain_value_dead = last[end - 1] == end - 1;

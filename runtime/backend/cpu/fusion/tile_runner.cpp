@@ -198,7 +198,7 @@ int64_t TileRunner::run_chain(size_t first, size_t end, int64_t n) {
     a.num_steps = static_cast<int>(end - first);
     stored = chain_output(first, end, a) ? whole : 0;
     for (size_t l = 0; l < p_.loads.size() && p_.prefetch; ++l) {
-      if (!p_.loads[l].in_place || stride_[l] != 1 || a.num_prefetch == kMaxTileInputs) continue;
+      if (!streams_in(l) || a.num_prefetch == kMaxTileInputs) continue;
       a.prefetch[static_cast<size_t>(a.num_prefetch++)] = ptr_[l];
     }
     a.ahead = n * static_cast<int64_t>(t_size_);
@@ -280,14 +280,15 @@ char* TileRunner::output_at(int16_t output, int64_t offset) const {
 // A streaming group's AOT kernel over its tile in chunks, each after the prefetch of the same
 // chunk of the next tile (prefetches spread over the tile like the chain kernels', See Note
 // [Register chains], not bunched ahead of it), each chunk's staged outputs stored right after
-// it, while they are in L1. Advances the kernel's pointers chunk by chunk and puts them back.
+// it, while they are in L1. Advances the kernel's pointers chunk by chunk (run_aot_tile sets
+// them afresh for each tile; the fold reads the reduced value from its staging tile).
 void TileRunner::run_aot_chunks(AotTileArgs& args) {
   const int64_t n = args.n;
   const auto t = static_cast<int64_t>(t_size_);
   for (int64_t done = 0; done < n;) {
     const int64_t m = std::min(kAotChunk, n - done);
     for (size_t a = 0; a < p_.loads.size(); ++a) {
-      if (!p_.loads[a].in_place || stride_[a] != 1) continue;
+      if (!streams_in(a)) continue;
       const char* next = static_cast<const char*>(aot_in_[a]) + n * t;
       for (int64_t b = 0; b < m * t; b += 64) __builtin_prefetch(next + b, 0, 3);
     }
@@ -306,11 +307,6 @@ void TileRunner::run_aot_chunks(AotTileArgs& args) {
     if (args.reduce != nullptr) args.reduce = static_cast<char*>(args.reduce) + m * t;
     done += m;
   }
-  for (size_t a = 0; a < p_.loads.size(); ++a)
-    aot_in_[a] = static_cast<const char*>(aot_in_[a]) - n * t * stride_[a];
-  for (size_t j = 0; j < p_.outputs.size(); ++j)
-    aot_out_[j] = static_cast<char*>(aot_out_[j]) - n * t;
-  args.n = n;
 }
 
 void TileRunner::store(int16_t output, const char* value, int64_t n, int64_t from) {
@@ -332,7 +328,7 @@ void TileRunner::prefetch_slice(int64_t k, int64_t n) {
   const int64_t ops = static_cast<int64_t>(p_.ops.size());
   const int64_t slice = (n * static_cast<int64_t>(t_size_) + ops - 1) / ops;
   for (size_t a = 0; a < p_.loads.size(); ++a) {
-    if (!p_.loads[a].in_place || stride_[a] != 1) continue;
+    if (!streams_in(a)) continue;
     const char* next = ptr_[a] + n * static_cast<int64_t>(t_size_) + k * slice;
     for (int64_t b = 0; b < slice; b += 64) __builtin_prefetch(next + b, 0, 3);
   }

@@ -44,6 +44,9 @@ class TileRunner {
 
  private:
   int64_t load_stride(size_t a, size_t d) const { return p_.load_strides[a * p_.dims.size() + d]; }
+  // Whether load a is read in place and contiguous this tile: the inputs streaming groups
+  // prefetch (See Note [Streaming groups]).
+  bool streams_in(size_t a) const { return p_.loads[a].in_place && stride_[a] == 1; }
   void seek(int64_t pos);
   void next_row();
   void load(size_t a, int64_t n);
