@@ -22,7 +22,8 @@ function(lazygen_add_runtime target)
     include/lazygen/generated/pointwise_ops_2.h include/lazygen/generated/pointwise_ops_3.h
     include/lazygen/generated/cpu_kernels.h include/lazygen/generated/lazy_ops.h
     include/lazygen/generated/backward.h include/lazygen/generated/cuda_device_functions.inc
-    include/lazygen/generated/cuda_kernels.h src/cuda_kernels.cu src/cuda_ops.cpp)
+    include/lazygen/generated/cuda_kernels.h src/cuda_kernels.cu src/cuda_ops.cpp
+    include/lazygen/generated/torch_adapters.h src/torch_kernels.cpp)
   set(LAZYGEN_GENERATED_SOURCES
     src/shape_inference.cpp src/ops.cpp src/cpu_kernels_0.cpp src/cpu_kernels_1.cpp
     src/cpu_kernels_2.cpp src/cpu_kernels_3.cpp src/lazy_ops.cpp src/lowering.cpp

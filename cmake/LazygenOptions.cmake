@@ -12,6 +12,8 @@ option(LAZYGEN_WERROR "Treat compiler warnings as errors (CI turns this on)" OFF
 option(LAZYGEN_CCACHE "Use ccache as the compiler launcher when it is installed" ON)
 set(LAZYGEN_CUDA "AUTO" CACHE STRING "Build the CUDA backend: AUTO (when the toolkit is found), ON, OFF")
 set_property(CACHE LAZYGEN_CUDA PROPERTY STRINGS AUTO ON OFF)
+set(LAZYGEN_TORCH "AUTO" CACHE STRING "Build the PyTorch device: AUTO (when PyTorch is found), ON, OFF")
+set_property(CACHE LAZYGEN_TORCH PROPERTY STRINGS AUTO ON OFF)
 set(LAZYGEN_SANITIZE "" CACHE STRING "Sanitizers: '', 'address,undefined' or 'thread'")
 option(LAZYGEN_FUZZ "Clang only: libFuzzer binaries for the schema parser and the ops.yaml loader" OFF)
 option(LAZYGEN_BUILD_TESTS "Build the GoogleTest suites" ON)

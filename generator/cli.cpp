@@ -44,6 +44,8 @@ void print_usage(std::ostream& os) {
         "  --no-format          do not run clang-format on the output\n"
         "  --hooks P,...        verify custom hooks (shape: custom|view, kernel: custom) in these\n"
         "                       hand-written sources or directories, with Clang LibTooling\n"
+        "  --torch-hooks P,...  verify the PyTorch device's adapters (torch: adapter) in these\n"
+        "                       sources or directories (they need PyTorch's headers)\n"
         "  --compile-commands D the build directory holding compile_commands.json\n"
         "  --stubs FILE         write throwing definitions of missing hooks to FILE\n"
         "  --hook-includes D,.. include dirs for hook sources absent from compile_commands.json\n"
@@ -73,6 +75,7 @@ Options parse_options(int argc, char** argv) {
     else if (a == "--style") opt.style_file = value(i, a);
     else if (a == "--no-format") opt.format = false;
     else if (a == "--hooks") opt.hook_sources = split_commas(value(i, a));
+    else if (a == "--torch-hooks") opt.torch_hook_sources = split_commas(value(i, a));
     else if (a == "--compile-commands") opt.compile_commands_dir = value(i, a);
     else if (a == "--stubs") opt.stubs_file = value(i, a);
     else if (a == "--hook-includes") opt.hook_includes = split_commas(value(i, a));

@@ -25,6 +25,7 @@ struct Options {
   std::vector<std::string> manifests;      // --kernels: emit AOT kernels for these manifests
   bool cuda = false;                       // --cuda: and CUDA AOT kernels (aot_kernels.cu)
   std::vector<std::string> hook_sources;   // --hooks: hand-written sources to verify
+  std::vector<std::string> torch_hook_sources;  // --torch-hooks: sources of the PyTorch adapters
   std::string compile_commands_dir;        // --compile-commands
   std::string stubs_file;                  // --stubs
   std::vector<std::string> hook_includes;  // --hook-includes: -I dirs for sources not in the database

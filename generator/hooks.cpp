@@ -6,6 +6,7 @@
 #include <fstream>
 #include <iostream>
 
+#include "api/aten_types.h"
 #include "api/names.h"
 #include "api/signature.h"
 #include "tooling/hook_checker.h"
@@ -48,6 +49,23 @@ std::vector<Hook> hooks_of(const std::vector<OpEntry>& ops) {
   return out;
 }
 
+Hook make_adapter_hook(const OpEntry& op) {
+  api::CppSignature sig = api::aten_signature(op, api::op_id(op.schema.name));
+  std::string ns = "lazygen::pytorch::adapters";
+  HookSpec spec{ns + "::" + sig.name, sig.declaration(), op.schema.name.str(), "PyTorch adapter", op.torch_loc};
+  return {spec, sig.definition(), ns};
+}
+
+std::vector<Hook> adapters_of(const OpsFile& file) {
+  std::vector<Hook> out;
+  for (const std::vector<OpEntry>* list : {&file.ops, &file.torch_adapters}) {
+    for (const OpEntry& op : *list) {
+      if (op.torch == TorchKernel::Adapter) out.push_back(make_adapter_hook(op));
+    }
+  }
+  return out;
+}
+
 std::vector<std::string> expand_sources(const std::vector<std::string>& paths) {
   std::vector<std::string> out;
   for (const std::string& p : paths) {
@@ -76,25 +94,37 @@ void write_stubs(const std::string& path, const std::vector<const Hook*>& missin
   }
 }
 
-}  // namespace
-
-int check_and_stub_hooks(const std::vector<OpEntry>& ops, const HookOptions& options) {
-  std::vector<Hook> hooks = hooks_of(ops);
+// Checks `hooks` in `sources`; prints each problem and collects the missing hooks.
+int check(const std::vector<Hook>& hooks, const std::vector<std::string>& sources,
+          const HookOptions& options, std::vector<const Hook*>& missing) {
   std::vector<HookSpec> specs;
   for (const Hook& h : hooks) specs.push_back(h.spec);
   HookCheckInput input;
   input.compile_commands_dir = options.compile_commands_dir;
-  input.sources = expand_sources(options.sources);
+  input.sources = expand_sources(sources);
   input.fallback_args = {"-std=c++20"};
   for (const auto& dir : options.include_dirs) input.fallback_args.push_back("-I" + dir);
   std::vector<HookFinding> findings = check_hooks(specs, input);
-  std::vector<const Hook*> missing;
   int problems = 0;
   for (size_t i = 0; i < findings.size(); ++i) {
     if (findings[i].status == HookFinding::Status::Ok) continue;
     std::cerr << findings[i].message() << "\n";
     ++problems;
     if (findings[i].status == HookFinding::Status::Missing) missing.push_back(&hooks[i]);
+  }
+  return problems;
+}
+
+}  // namespace
+
+int check_and_stub_hooks(const OpsFile& file, const HookOptions& options) {
+  int problems = 0;
+  std::vector<const Hook*> missing, missing_adapters;
+  const std::vector<Hook> hooks = hooks_of(file.ops);
+  if (!options.sources.empty()) problems += check(hooks, options.sources, options, missing);
+  const std::vector<Hook> adapters = adapters_of(file);
+  if (!options.torch_sources.empty()) {
+    problems += check(adapters, options.torch_sources, options, missing_adapters);
   }
   if (!options.stubs_file.empty()) write_stubs(options.stubs_file, missing);
   return problems;

@@ -32,6 +32,7 @@ namespace {
 int dump_schemas(const Options& opt) {
   OpsFile file = load_ops_file(opt.input, OpsDialect::Native);
   for (const OpEntry& op : file.ops) std::cout << print_schema(op.schema) << "\n";
+  for (const OpEntry& op : file.torch_adapters) std::cout << print_schema(op.schema) << "\n";
   return 0;
 }
 
@@ -50,10 +51,11 @@ WriterOptions writer_options(const Options& opt) {
 
 // Loads every input and validates the merged list (duplicates across files are errors too).
 OpsFile load_inputs(const Options& opt, OpsDialect dialect) {
-  OpsFile merged{opt.input, {}};
+  OpsFile merged{opt.input, {}, {}};
   for (const std::string& path : opt.inputs) {
     OpsFile one = load_ops_file(path, dialect, opt.inputs.size() == 1 ? opt.select : std::vector<std::string>{});
     for (auto& op : one.ops) merged.ops.push_back(std::move(op));
+    for (auto& op : one.torch_adapters) merged.torch_adapters.push_back(std::move(op));
   }
   if (opt.inputs.size() > 1) {
     if (!opt.select.empty()) merged.ops = select_ops(merged, opt.select);
@@ -64,10 +66,12 @@ OpsFile load_inputs(const Options& opt, OpsDialect dialect) {
 }
 
 // Verifies custom hooks when --hooks is given; returns the number of problems.
-int run_hook_check(const std::vector<OpEntry>& ops, const Options& opt) {
-  if (opt.hook_sources.empty()) return 0;
+int run_hook_check(const OpsFile& file, const Options& opt) {
+  if (opt.hook_sources.empty() && opt.torch_hook_sources.empty()) return 0;
 #ifdef LAZYGEN_HAVE_HOOK_CHECKER
-  return check_and_stub_hooks(ops, {opt.hook_sources, opt.compile_commands_dir, opt.stubs_file, opt.hook_includes});
+  HookOptions options{opt.hook_sources, opt.compile_commands_dir, opt.stubs_file, opt.hook_includes,
+                      opt.torch_hook_sources};
+  return check_and_stub_hooks(file, options);
 #else
   throw GenError({}, "--hooks needs the LibTooling hook checker, which this lazygen was built without",
                  "rebuild with -DLAZYGEN_HOOK_CHECKER=ON (apt-get install libclang-cpp14-dev libclang-14-dev)");
@@ -79,9 +83,9 @@ int generate(const Options& opt) {
   OpsDialect dialect = opt.native ? OpsDialect::Native : OpsDialect::Lazygen;
   OpsFile file = load_inputs(opt, dialect);
   TemplateDir templates(opt.template_dir);
-  dest::EmitContext ctx{file.ops, templates, source_names(opt)};
+  dest::EmitContext ctx{file.ops, templates, source_names(opt), &file.torch_adapters};
   std::vector<dest::GeneratedFile> files = dest::emit_all(ctx, opt.ir_only);
-  int hook_problems = run_hook_check(file.ops, opt);
+  int hook_problems = run_hook_check(file, opt);
   FileWriter writer(writer_options(opt));
   for (const auto& f : files) writer.emit(f.path, f.content);
   std::string report;

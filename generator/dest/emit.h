@@ -20,6 +20,8 @@ struct EmitContext {
   const std::vector<OpEntry>& ops;
   TemplateDir& templates;
   std::string source;  // what generated comments name, e.g. "ops.yaml"
+  // The adapter-only entries of the ops files (OpsFile::torch_adapters); null: none.
+  const std::vector<OpEntry>* torch_adapters = nullptr;
 };
 
 std::vector<GeneratedFile> emit_op_list(const EmitContext& ctx);
@@ -36,6 +38,9 @@ std::vector<GeneratedFile> emit_tile_kernels(const EmitContext& ctx);
 // commas, names, integer literals and calls to max, min, where and abs.
 bool chainable_expression(std::string_view expr);
 std::vector<GeneratedFile> emit_cuda(const EmitContext& ctx);
+// src/torch_kernels.cpp: the PyTorch device's kernels and their registration (runtime/pytorch/),
+// and include/lazygen/generated/torch_adapters.h: the hand-written adapters' declarations.
+std::vector<GeneratedFile> emit_torch_kernels(const EmitContext& ctx);
 // src/op_info.cpp: every op's OpInfo record and boxed caller (lazygen/op_info.h).
 std::vector<GeneratedFile> emit_op_info(const EmitContext& ctx);
 // Pointwise kernels are spread over this many shards (See Note [Pointwise shards]).

@@ -7,8 +7,10 @@ namespace lazygen::gen::dest {
 GeneratedFile emit_sources(const EmitContext& ctx, const std::vector<GeneratedFile>& files) {
   std::vector<std::string> sources;
   for (const GeneratedFile& f : files) {
-    // src/cuda_*: the CUDA side, compiled by lazygen_cuda (runtime/backend/cuda/CMakeLists.txt).
-    if (f.path.ends_with(".cpp") && !f.path.starts_with("src/cuda_")) sources.push_back("${CMAKE_CURRENT_LIST_DIR}/" + f.path);
+    // src/cuda_*: the CUDA side, compiled by lazygen_cuda (runtime/backend/cuda/CMakeLists.txt);
+    // src/torch_*: the PyTorch device, compiled by lazygen_torch (runtime/pytorch/CMakeLists.txt).
+    const bool elsewhere = f.path.starts_with("src/cuda_") || f.path.starts_with("src/torch_");
+    if (f.path.ends_with(".cpp") && !elsewhere) sources.push_back("${CMAKE_CURRENT_LIST_DIR}/" + f.path);
   }
   return {"sources.cmake", ctx.templates.render("sources.cmake.tmpl", {{"source", ctx.source}, {"sources", sources}})};
 }
@@ -30,6 +32,7 @@ std::vector<GeneratedFile> emit_all(const EmitContext& ctx, bool ir_only) {
   add(emit_tile_kernels(ctx));
   add(emit_cuda(ctx));
   add(emit_op_info(ctx));
+  add(emit_torch_kernels(ctx));
   files.push_back(emit_sources(ctx, files));
   return files;
 }

@@ -25,9 +25,14 @@ namespace lazygen::gen {
 enum class ShapeRule { Same, Broadcast, Reduce, View, Custom };
 // The output dtype: result_type of the inputs, bool, result_type made floating, self's, int64.
 enum class DTypeRule { Promote, Bool, Float, Self, Index };
+// How the PyTorch device serves the op (`torch:`): a generated kernel calling the op API, a
+// hand-written adapter lazygen::pytorch::adapters::<op id> with PyTorch's C++ signature, or not
+// at all. See Note [Which ops the device registers] in runtime/pytorch/registrar.h.
+enum class TorchKernel { Generated, Adapter, None };
 
 std::string_view shape_rule_name(ShapeRule r);
 std::string_view dtype_rule_name(DTypeRule r);
+std::string_view torch_kernel_name(TorchKernel k);
 
 struct Derivative {
   std::string argument;  // the differentiable input ("self")
@@ -78,6 +83,11 @@ struct OpEntry {
   std::vector<Derivative> derivatives;
   std::vector<std::pair<std::string, ValueDomain>> domains;  // `domain:` argument -> domain
   std::vector<OpSample> samples;                              // `samples:`
+  TorchKernel torch = TorchKernel::Generated;
+  SourceLoc torch_loc;
+  // PyTorch's `structured:` or `structured_delegate:` key is present: PyTorch's kernels for the
+  // op take Tensor[] as at::ITensorListRef (torchgen's rule), so the PyTorch device's must too.
+  bool torch_structured = false;
 
   bool has_custom_shape() const { return shape == ShapeRule::Custom || shape == ShapeRule::View; }
 };
@@ -85,6 +95,10 @@ struct OpEntry {
 struct OpsFile {
   std::string path;
   std::vector<OpEntry> ops;
+  // Entries that are only `torch: adapter` (no `shape:`): PyTorch ops the PyTorch device serves
+  // with a hand-written adapter although lazygen has no op of that name (PyTorch's
+  // `convolution` served with lazygen's conv2d).
+  std::vector<OpEntry> torch_adapters;
 };
 
 // Which keys are accepted: lazygen's own files are strict; PyTorch's native_functions.yaml

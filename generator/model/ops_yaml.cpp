@@ -23,6 +23,8 @@ const std::vector<std::pair<std::string, ShapeRule>> kShapeRules = {
 const std::vector<std::pair<std::string, DTypeRule>> kDTypeRules = {
     {"promote", DTypeRule::Promote}, {"bool", DTypeRule::Bool}, {"float", DTypeRule::Float},
     {"self", DTypeRule::Self}, {"index", DTypeRule::Index}};
+const std::vector<std::pair<std::string, TorchKernel>> kTorchKernels = {
+    {"generated", TorchKernel::Generated}, {"adapter", TorchKernel::Adapter}, {"none", TorchKernel::None}};
 
 // The spelling of `value` in `choices` (as ops.yaml writes it).
 template <class Enum>
@@ -33,8 +35,8 @@ std::string_view choice_name(const std::vector<std::pair<std::string, Enum>>& ch
   return "?";
 }
 
-const std::vector<std::string> kLazygenKeys = {"func",   "variants", "shape",       "dtype",  "pointwise",
-                                               "kernel", "derivatives", "domain", "samples"};
+const std::vector<std::string> kLazygenKeys = {"func",   "variants",    "shape",  "dtype",   "pointwise",
+                                               "kernel", "derivatives", "domain", "samples", "torch"};
 // Keys of PyTorch's native_functions.yaml: accepted and ignored, so real entries can be pasted.
 const std::vector<std::string> kNativeKeys = {
     "dispatch",     "device_check",       "python_module",       "autogen",
@@ -125,6 +127,9 @@ void read_lazygen_key(const std::string& path, const std::string& key, const YAM
     op.kernel_loc = loc_of(path, value);
   } else if (key == "derivatives") {
     read_derivatives(path, value, op);
+  } else if (key == "torch") {
+    op.torch = parse_choice<TorchKernel>(path, value, key, kTorchKernels);
+    op.torch_loc = loc_of(path, value);
   }
 }
 
@@ -144,6 +149,8 @@ OpEntry read_entry(const std::string& path, const YAML::Node& entry) {
       op.func = scalar_of(path, kv.second, "func");
       op.func_loc = loc_of(path, kv.second);
       has_func = true;
+    } else if (key == "structured" || key == "structured_delegate") {
+      op.torch_structured = key == "structured_delegate" || kv.second.as<std::string>("") == "True";
     } else {
       read_lazygen_key(path, key, kv.second, op);
     }
@@ -264,21 +271,23 @@ YAML::Node parse_yaml(std::string_view text, const std::string& path) {
 
 std::string_view shape_rule_name(ShapeRule r) { return choice_name(kShapeRules, r); }
 std::string_view dtype_rule_name(DTypeRule r) { return choice_name(kDTypeRules, r); }
+std::string_view torch_kernel_name(TorchKernel k) { return choice_name(kTorchKernels, k); }
 
 OpsFile load_ops_text(const std::string& text, const std::string& path, OpsDialect dialect,
                       const std::vector<std::string>& select) {
   const std::string_view utf8 = utf8_text(text, path);
   YAML::Node root = parse_yaml(utf8, path);
-  OpsFile file{path, {}};
+  OpsFile file{path, {}, {}};
   if (root.IsNull()) return file;
   if (!root.IsSequence()) {
     throw GenError(loc_of(path, root), "an ops file is a list of entries, not " + describe(root),
                    "start each entry with '- func: <schema>'");
   }
   for (const auto& entry : root) {
-    file.ops.push_back(read_entry(path, entry));
-    finish_entry(utf8, file.ops.back());
-    read_test_inputs(path, entry, file.ops.back());
+    OpEntry op = read_entry(path, entry);
+    finish_entry(utf8, op);
+    read_test_inputs(path, entry, op);
+    (is_adapter_only(op) ? file.torch_adapters : file.ops).push_back(std::move(op));
   }
   if (!select.empty()) file.ops = select_ops(file, select);
   validate_ops(file, dialect);

@@ -94,11 +94,26 @@ void check_computable(const OpEntry& op) {
   }
 }
 
+// An adapter-only entry is a PyTorch op, not a lazygen one: nothing but the adapter to declare.
+void check_adapter_only(const OpEntry& op) {
+  if (op.derivatives.empty() && op.domains.empty() && op.samples.empty() && !op.method_variant) return;
+  throw GenError(op.torch_loc, op.schema.name.str() + ": an entry with 'torch: adapter' and no "
+                 "'shape:' only declares a PyTorch adapter",
+                 "remove its variants/derivatives/domain/samples, or make it a lazygen op with "
+                 "'shape:' and a kernel");
+}
+
 void check_unique(const OpsFile& file) {
   std::map<std::string, const OpEntry*> seen;
-  for (const OpEntry& op : file.ops) {
+  std::vector<const OpEntry*> entries;
+  for (const OpEntry& op : file.ops) entries.push_back(&op);
+  for (const OpEntry& op : file.torch_adapters) entries.push_back(&op);
+  for (const OpEntry* e : entries) {
+    const OpEntry& op = *e;
     auto [it, inserted] = seen.emplace(op.schema.name.str(), &op);
     if (inserted) continue;
+    // A PyTorch adapter may take the name of a lazygen op the device does not serve itself.
+    if (is_adapter_only(op) && it->second->torch == TorchKernel::None) continue;
     throw GenError(op.func_loc, "duplicate op '" + op.schema.name.str() + "'",
                    "it is already defined at " + it->second->func_loc.str() + "; remove one entry");
   }
@@ -112,8 +127,14 @@ const std::vector<std::string>& pointwise_functions() {
   return kFunctions;
 }
 
+bool is_adapter_only(const OpEntry& op) {
+  return op.torch == TorchKernel::Adapter && op.shape_loc.line == 0 && !op.pointwise &&
+         !op.custom_kernel;
+}
+
 void validate_ops(const OpsFile& file, OpsDialect dialect) {
   check_unique(file);
+  for (const OpEntry& op : file.torch_adapters) check_adapter_only(op);
   for (const OpEntry& op : file.ops) {
     if (dialect == OpsDialect::Lazygen) check_computable(op);
     check_pointwise(op);

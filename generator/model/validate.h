@@ -25,6 +25,10 @@ void validate_ops(const OpsFile& file, OpsDialect dialect);
 // GenError for a name the file lacks, suggesting the nearest one.
 std::vector<OpEntry> select_ops(const OpsFile& file, const std::vector<std::string>& select);
 
+// An entry that only declares a PyTorch adapter (`torch: adapter` and no `shape:`, `pointwise:`
+// or `kernel:`): it goes to OpsFile::torch_adapters, not to the ops.
+bool is_adapter_only(const OpEntry& op);
+
 // Functions a `pointwise:` expression may call (see pointwise_math.h in the runtime).
 const std::vector<std::string>& pointwise_functions();
 

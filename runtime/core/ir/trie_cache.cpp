@@ -15,9 +15,22 @@ TrieCache::~TrieCache() {
   destroy_children(root_);
 }
 
+namespace {
+thread_local TrieCache* t_bound = nullptr;
+}  // namespace
+
 TrieCache& TrieCache::current() {
+  if (t_bound != nullptr) return *t_bound;
   thread_local TrieCache cache;
   return cache;
+}
+
+TrieCache::Binding::Binding(TrieCache& cache) : previous_(t_bound) {
+  t_bound = &cache;
+}
+
+TrieCache::Binding::~Binding() {
+  t_bound = previous_;
 }
 
 void TrieCache::insert(NodePtr node) {

@@ -24,7 +24,9 @@
 // before the next reset_position), and reset_position is only called by mark_step after every
 // live tensor was synced, so no pending graph still refers to a node from before.
 //
-// Thread safety: one TrieCache per thread (current()); not shared.
+// Thread safety: one TrieCache per thread (current()); not shared, except by threads a front end
+// binds to one trace context and serializes (Binding; See Note [Trace contexts] in
+// core/lazy/trace_context.h).
 #pragma once
 
 #include <cstdint>
@@ -52,8 +54,20 @@ class TrieCache {
   TrieCache(const TrieCache&) = delete;
   TrieCache& operator=(const TrieCache&) = delete;
 
-  // This thread's cache.
+  // This thread's cache: the one a Binding installed, else the thread's own.
   static TrieCache& current();
+
+  // Makes `cache` the calling thread's current() until destroyed; bindings nest.
+  class Binding {
+   public:
+    explicit Binding(TrieCache& cache);
+    ~Binding();
+    Binding(const Binding&) = delete;
+    Binding& operator=(const Binding&) = delete;
+
+   private:
+    TrieCache* previous_;
+  };
 
   // The child of the current position of kind `kind` whose node satisfies `reusable`, after
   // advancing to it; nullptr (and no move) when there is none.

@@ -1,60 +1,15 @@
-// The live-state registries of core/lazy/lazy_state.h: one intrusive doubly linked list per
-// thread under its own lock, so registering and unregistering are O(1) without allocation.
+// LazyState (core/lazy/lazy_state.h): joining and leaving a live registry, and taking a launch's
+// result.
 #include "core/lazy/lazy_state.h"
 
 #include <mutex>
 #include <vector>
 
+#include "core/lazy/trace_context.h"
+
 namespace lazygen::lazy {
 
-// One per thread (recycled after the thread exits); see Note [Live tensors per thread].
-struct LiveRegistry {
-  std::mutex mutex;
-  LazyState* head = nullptr;
-  LazyState* tail = nullptr;
-  size_t count = 0;
-};
-
-namespace {
-
-// Registries of exited threads, for the next new thread. Registries are never freed: a state
-// may outlive its thread and still unlink itself from its registry.
-struct Pool {
-  std::mutex mutex;
-  std::vector<LiveRegistry*> free;
-};
-Pool& pool() {
-  static Pool* p = new Pool;  // leaked on purpose, like the registries
-  return *p;
-}
-
-struct ThreadRegistry {
-  LiveRegistry* registry;
-  ThreadRegistry() {
-    Pool& p = pool();
-    std::lock_guard<std::mutex> lock(p.mutex);
-    if (p.free.empty()) {
-      registry = new LiveRegistry;
-    } else {
-      registry = p.free.back();
-      p.free.pop_back();
-    }
-  }
-  ~ThreadRegistry() {
-    Pool& p = pool();
-    std::lock_guard<std::mutex> lock(p.mutex);
-    p.free.push_back(registry);
-  }
-};
-
-LiveRegistry& this_thread_registry() {
-  thread_local ThreadRegistry r;
-  return *r.registry;
-}
-
-}  // namespace
-
-LazyState::LazyState() : registry_(&this_thread_registry()) {
+LazyState::LazyState() : registry_(&current_registry()) {
   LiveRegistry& r = *registry_;
   std::lock_guard<std::mutex> lock(r.mutex);
   prev_live = r.tail;
@@ -91,7 +46,7 @@ const Tensor& LazyState::materialized() {
 }
 
 std::vector<std::shared_ptr<LazyState>> live_states() {
-  LiveRegistry& r = this_thread_registry();
+  LiveRegistry& r = current_registry();
   std::lock_guard<std::mutex> lock(r.mutex);
   std::vector<std::shared_ptr<LazyState>> out;
   out.reserve(r.count);
@@ -103,7 +58,7 @@ std::vector<std::shared_ptr<LazyState>> live_states() {
 }
 
 size_t live_state_count() {
-  LiveRegistry& r = this_thread_registry();
+  LiveRegistry& r = current_registry();
   std::lock_guard<std::mutex> lock(r.mutex);
   return r.count;
 }

@@ -23,6 +23,8 @@
 // calling thread's. A thread's mark_step therefore never touches tensors another thread is
 // tracing. A state may die on another thread (it unlinks itself under its registry's lock); a
 // registry outlives its thread and is handed to the next new thread, with any states still in it.
+// A front end may bind several threads to one shared registry and trie: See Note [Trace
+// contexts] in trace_context.h.
 //
 // Note [Failed executions]
 // When executing a graph throws (an index out of range is only seen by the kernel), its launch
@@ -45,6 +47,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -56,8 +59,18 @@
 
 namespace lazygen::lazy {
 
-struct LiveRegistry;
+struct LazyState;
 struct View;
+
+// The live states of one thread or trace context (See Note [Trace contexts] in
+// trace_context.h): an intrusive doubly linked list under its own lock, so joining and leaving
+// are O(1) without allocation.
+struct LiveRegistry {
+  std::mutex mutex;
+  LazyState* head = nullptr;
+  LazyState* tail = nullptr;
+  size_t count = 0;
+};
 
 // A lazy tensor whose computation failed (See Note [Failed executions]).
 class ExecutionFailed : public std::runtime_error {
@@ -66,7 +79,8 @@ class ExecutionFailed : public std::runtime_error {
 };
 
 struct LazyState : std::enable_shared_from_this<LazyState> {
-  // Registers with the calling thread's live registry; unregisters in the destructor.
+  // Registers with the calling thread's live registry (or its bound trace context's);
+  // unregisters in the destructor.
   LazyState();
   ~LazyState();
   LazyState(const LazyState&) = delete;
@@ -113,9 +127,9 @@ struct LazyState : std::enable_shared_from_this<LazyState> {
   LazyState* next_live = nullptr;
 };
 
-// Every LazyState created by the calling thread and alive now (pending or not), oldest first.
-// See Note [Live tensors per thread].
+// Every LazyState created by the calling thread (or in the trace context it is bound to) and
+// alive now (pending or not), oldest first. See Note [Live tensors per thread].
 std::vector<std::shared_ptr<LazyState>> live_states();
-size_t live_state_count();  // of the calling thread
+size_t live_state_count();  // of the calling thread or its bound context
 
 }  // namespace lazygen::lazy

@@ -17,6 +17,7 @@
 #include "core/ir/builtin_nodes.h"
 #include "core/ir/trie_cache.h"
 #include "core/lazy/lazy_view.h"
+#include "core/lazy/trace_context.h"
 #include "core/tensor/tensor_impl.h"
 #include "lazygen/metrics.h"
 
@@ -32,10 +33,9 @@ namespace {
 // Tensor::cpu() on a lazy tensor would throw "lazy device not linked".
 [[gnu::used]] const bool* const kLinkLazyDevice = &exec::kLazyDeviceLinked;
 
-// The DeviceData nodes this thread bound since its last end_trace.
+// The DeviceData nodes this thread (or its trace context) bound since its last end_trace.
 std::vector<ir::NodePtr>& bound_device_data() {
-  thread_local std::vector<ir::NodePtr> nodes;
-  return nodes;
+  return current_bound_device_data();
 }
 
 void bind_device_data(LazyState& s) {

@@ -56,7 +56,7 @@ std::string read(const fs::path& path) {
 std::vector<GeneratedFile> emit_tiny(bool ir_only = false) {
   OpsFile file = load_ops_file((golden_dir() / "tiny_ops.yaml").string(), OpsDialect::Lazygen);
   TemplateDir templates((source_root() / "templates").string());
-  EmitContext ctx{file.ops, templates, "tiny_ops.yaml"};
+  EmitContext ctx{file.ops, templates, "tiny_ops.yaml", &file.torch_adapters};
   return emit_all(ctx, ir_only);
 }
 
@@ -135,6 +135,8 @@ TEST(GoldenTest, EmitsTheFilesInAFixedOrder) {
                        "src/cuda_kernels.cu",
                        "src/cuda_ops.cpp",
                        "src/op_info.cpp",
+                       "include/lazygen/generated/torch_adapters.h",
+                       "src/torch_kernels.cpp",
                        "sources.cmake",
                    }));
 }

@@ -244,7 +244,7 @@ TEST(OpsYaml, UnknownKeySuggestsNearestKey) {
   EXPECT_EQ(e.message(), "unknown key 'pointwize'");
   EXPECT_EQ(e.hint(),
             "did you mean 'pointwise'? valid: func, variants, shape, dtype, pointwise, kernel, "
-            "derivatives, domain, samples");
+            "derivatives, domain, samples, torch");
 }
 
 TEST(OpsYaml, UnknownKeyIsAnErrorInTheNativeDialectToo) {
@@ -257,7 +257,8 @@ TEST(OpsYaml, UnknownKeyIsAnErrorInTheNativeDialectToo) {
 TEST(OpsYaml, UnknownKeyFarFromAnyListsTheValidOnes) {
   GenError e = load_error("- func: relu(Tensor self) -> Tensor\n  frobnicate: yes\n");
   EXPECT_EQ(e.hint(),
-            "valid: func, variants, shape, dtype, pointwise, kernel, derivatives, domain, samples");
+            "valid: func, variants, shape, dtype, pointwise, kernel, derivatives, domain, samples, "
+            "torch");
 }
 
 TEST(OpsYaml, InvalidShapeSuggestsNearest) {

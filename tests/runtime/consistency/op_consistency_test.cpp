@@ -269,13 +269,15 @@ TEST(OpConsistencyViews, InPlaceOnAViewUpdatesItsBase) {
 }
 
 // The table is generated from ops.yaml; this guards against a stale generated/ (which the
-// generated_in_sync test reports too) hiding new ops from the suite.
+// generated_in_sync test reports too) hiding new ops from the suite. Entries of the PyTorch
+// adapters section are PyTorch's ops, not lazygen's.
 TEST(OpConsistencyCoverage, EveryOpOfOpsYamlHasARecord) {
   std::ifstream in("ops.yaml");
   ASSERT_TRUE(in) << "run from the source root";
   std::set<std::string> listed, recorded;
   for (std::string line; std::getline(in, line);) {
     const std::string func = "- func: ";
+    if (line.find("PyTorch adapters") != std::string::npos) break;
     if (line.rfind(func, 0) == 0)
       listed.insert(line.substr(func.size(), line.find('(') - func.size()));
   }

@@ -1,0 +1,95 @@
+// Emits src/torch_kernels.cpp: the lazygen device's PyTorch kernels. For each op, an unboxed
+// kernel with PyTorch's C++ signature for its schema (api/aten_types.h) that converts the
+// arguments (runtime/pytorch/call.h) and calls the op API; and one registration block offering
+// every kernel to the dispatcher on PrivateUse1 (See Note [Which ops the device registers] in
+// runtime/pytorch/registrar.h).
+#include "api/aten_types.h"
+#include "api/names.h"
+#include "dest/common.h"
+#include "dest/emit.h"
+
+namespace lazygen::gen::dest {
+namespace {
+
+// "{&self, &other, maybe(weight)}": the Tensor and Tensor? arguments Call converts up front.
+std::string tensor_list(const OpEntry& op) {
+  std::vector<std::string> parts;
+  for (const Argument& a : op.schema.arguments) {
+    if (a.type.base != BaseType::Tensor || a.type.is_list) continue;
+    if (op.schema.kind() == SchemaKind::Out && a.is_write()) continue;
+    const std::string name = api::cpp_name(a.name);
+    parts.push_back(a.type.elem_optional ? "maybe(" + name + ")" : "&" + name);
+  }
+  return "{" + join(parts, ", ") + "}";
+}
+
+// "lazygen::add(c.arg(self), c.arg(other), c.arg(alpha))": `target`'s API called with this
+// kernel's arguments of the same names.
+std::string api_call(const OpEntry& target) {
+  api::CppSignature sig = api::op_signature(target, api::api_name(target.schema), api::TypeUse::Api);
+  std::vector<std::string> args;
+  for (const api::CppParam& p : sig.params) args.push_back("c.arg(" + api::cpp_name(p.arg->name) + ")");
+  return "lazygen::" + sig.name + "(" + join(args, ", ") + ")";
+}
+
+std::vector<std::string> statements(const EmitContext& ctx, const OpEntry& op) {
+  std::vector<std::string> out = {"Call c(\"" + op.schema.name.str() + "\", " + tensor_list(op) + ");"};
+  const std::vector<const Argument*> outs = op.schema.out_arguments();
+  const OpEntry* functional = api::find_functional(op, ctx.ops);
+  if (op.schema.kind() == SchemaKind::Out && outs.size() == 1 && functional != nullptr) {
+    out.push_back("return c.assign_out(" + api::cpp_name(outs[0]->name) + ", " + api_call(*functional) + ");");
+  } else if (op.schema.returns.empty()) {
+    out.push_back(api_call(op) + ";");
+  } else if (op.schema.kind() != SchemaKind::Functional) {
+    const Argument* written = written_argument(op);
+    out.push_back(api_call(op) + ";");
+    out.push_back("return " + api::cpp_name(written->name) + ";");
+  } else {
+    out.push_back("return c.result(" + api_call(op) + ");");
+  }
+  return out;
+}
+
+std::string registration(const OpEntry& op, const std::string& fn) {
+  return "r.add(\"" + op.schema.name.str() + "\", TORCH_FN(" + fn + "));";
+}
+
+// Every entry whose PyTorch kernel is a hand-written adapter, lazygen ops first.
+std::vector<const OpEntry*> adapters(const EmitContext& ctx) {
+  std::vector<const OpEntry*> out;
+  for (const OpEntry& op : ctx.ops) {
+    if (op.torch == TorchKernel::Adapter) out.push_back(&op);
+  }
+  if (ctx.torch_adapters != nullptr) {
+    for (const OpEntry& op : *ctx.torch_adapters) out.push_back(&op);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<GeneratedFile> emit_torch_kernels(const EmitContext& ctx) {
+  std::vector<std::string> kernels, generated, adapted, declarations;
+  for (const OpEntry& op : ctx.ops) {
+    if (op.torch != TorchKernel::Generated) continue;
+    const std::string id = api::op_id(op.schema.name);
+    api::CppSignature sig = api::aten_signature(op, id);
+    kernels.push_back(ctx.templates.render("torch_kernel.cpp.tmpl", {{"schema", op.func},
+                                                                     {"head", sig.definition()},
+                                                                     {"statements", statements(ctx, op)}}));
+    generated.push_back(registration(op, id));
+  }
+  for (const OpEntry* op : adapters(ctx)) {
+    const std::string id = api::op_id(op->schema.name);
+    declarations.push_back("// " + op->func + "\n" + api::aten_signature(*op, id).declaration());
+    adapted.push_back(registration(*op, "adapters::" + id));
+  }
+  TemplateEnv header = {{"source", ctx.source}, {"declarations", declarations}};
+  return {{"include/lazygen/generated/torch_adapters.h", ctx.templates.render("torch_adapters.h.tmpl", header)},
+          {"src/torch_kernels.cpp", ctx.templates.render("torch_kernels.cpp.tmpl", {{"source", ctx.source},
+                                                                                  {"kernels", kernels},
+                                                                                  {"generated", generated},
+                                                                                  {"adapted", adapted}})}};
+}
+
+}  // namespace lazygen::gen::dest

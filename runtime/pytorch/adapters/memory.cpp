@@ -1,0 +1,124 @@
+// Adapters for moving data: creating device tensors, copies between the CPU and the device, dtype
+// casts and reading one value (ops.yaml, "PyTorch adapters"; declarations in
+// lazygen/generated/torch_adapters.h).
+#include <ATen/ops/empty.h>
+#include <c10/core/DefaultDtype.h>
+#include <c10/util/Exception.h>
+
+#include "core/lazy/lazy_state.h"
+#include "core/lazy/lazy_tensor.h"
+#include "core/tensor/tensor_impl.h"
+#include "lazygen/generated/ops.h"
+#include "lazygen/generated/torch_adapters.h"
+#include "pytorch/call.h"
+#include "pytorch/fallback.h"
+
+namespace lazygen::pytorch::adapters {
+namespace {
+
+void check_layout(const char* op, const c10::optional<at::Layout>& layout) {
+  TORCH_CHECK(!layout || *layout == at::kStrided, op, ": the lazygen device has strided tensors "
+              "only, got layout ", *layout);
+}
+
+// A new device tensor with unspecified values (one cpu allocation, not copied).
+Tensor device_empty(c10::IntArrayRef sizes, DType dtype) {
+  return lazy::make_lazy_tensor_from_data(make_cpu_tensor(sizes.vec(), dtype), kLazy);
+}
+
+// `t` converted to `dtype` on the device, traced (a new tensor even when the dtype is the same).
+Tensor device_cast(const Tensor& t, DType dtype) {
+  if (t.dtype() == dtype) return t.clone();
+  Tensor out = device_empty(t.sizes(), dtype);
+  copy_(out, t);
+  return out;
+}
+
+}  // namespace
+
+at::Tensor empty_memory_format(c10::IntArrayRef size, c10::optional<at::ScalarType> dtype,
+                               c10::optional<at::Layout> layout, c10::optional<at::Device> device,
+                               c10::optional<bool> pin_memory,
+                               c10::optional<at::MemoryFormat> memory_format) {
+  (void)device, (void)pin_memory, (void)memory_format;  // one device; tensors are contiguous
+  check_layout("empty", layout);
+  DeviceScope scope;
+  const at::ScalarType type = dtype.value_or(c10::get_default_dtype_as_scalartype());
+  return wrap(device_empty(size, to_dtype(type, "empty")));
+}
+
+at::Tensor empty_strided(c10::IntArrayRef size, c10::IntArrayRef stride,
+                         c10::optional<at::ScalarType> dtype, c10::optional<at::Layout> layout,
+                         c10::optional<at::Device> device, c10::optional<bool> pin_memory) {
+  (void)stride;  // lazy tensors are contiguous (See Note [Device tensors])
+  return empty_memory_format(size, dtype, layout, device, pin_memory, c10::nullopt);
+}
+
+at::Tensor _to_copy(const at::Tensor& self, c10::optional<at::ScalarType> dtype,
+                    c10::optional<at::Layout> layout, c10::optional<at::Device> device,
+                    c10::optional<bool> pin_memory, bool non_blocking,
+                    c10::optional<at::MemoryFormat> memory_format) {
+  (void)pin_memory, (void)non_blocking;
+  check_layout("to", layout);
+  DeviceScope scope;
+  const at::ScalarType type = dtype.value_or(self.scalar_type());
+  const c10::Device target = device.value_or(self.device());
+  if (!is_device_tensor(self)) {
+    TORCH_CHECK(target.type() == c10::DeviceType::PrivateUse1, "lazygen: cannot copy a tensor on ",
+                self.device(), " to ", target);
+    TORCH_CHECK(self.device().is_cpu(), "lazygen: cannot move a tensor on ", self.device(),
+                " to the lazygen device; move it to the cpu first");
+    return wrap(to_device(self.to(type)));
+  }
+  const Tensor& t = device_tensor("to", self);
+  if (target.is_cpu()) {
+    at::Tensor cpu = to_cpu(t).to(type);
+    return memory_format ? cpu.contiguous(*memory_format) : cpu;
+  }
+  TORCH_CHECK(target.type() == c10::DeviceType::PrivateUse1, "lazygen: cannot copy a tensor on ",
+              self.device(), " to ", target, " (move it to the cpu first)");
+  return wrap(device_cast(t, to_dtype(type, "to")));
+}
+
+at::Tensor& copy_inplace(at::Tensor& self, const at::Tensor& src, bool non_blocking) {
+  (void)non_blocking;
+  DeviceScope scope;
+  if (!is_device_tensor(self)) {
+    TORCH_CHECK(self.device().is_cpu(), "lazygen: cannot copy from the lazygen device to ",
+                self.device());
+    self.copy_(to_cpu(device_tensor("copy_", src)));
+    return self;
+  }
+  const Tensor& target = device_tensor("copy_", self);
+  check_writable("copy_", target);
+  if (is_device_tensor(src)) {
+    copy_(target, device_impl(src).tensor());
+  } else {
+    TORCH_CHECK(src.device().is_cpu(), "lazygen: cannot copy from ", src.device(),
+                " to the lazygen device; move the tensor to the cpu first");
+    copy_(target, to_device(src));
+  }
+  return self;
+}
+
+at::Tensor _copy_from_and_resize(const at::Tensor& self, const at::Tensor& dst) {
+  DeviceScope scope;
+  const Tensor& target = device_tensor("_copy_from_and_resize", dst);
+  check_writable("_copy_from_and_resize", target);
+  Tensor value = is_device_tensor(self) ? device_impl(self).tensor() : to_device(self);
+  if (target.sizes() == value.sizes()) {
+    copy_(target, value);
+  } else {
+    TORCH_CHECK(lazy::lazy_state(target).view == nullptr, "_copy_from_and_resize: cannot resize a "
+                "view of another tensor on the lazygen device");
+    device_impl(dst).set_tensor(device_cast(value, target.dtype()));
+  }
+  return dst;
+}
+
+at::Scalar _local_scalar_dense(const at::Tensor& self) {
+  DeviceScope scope;
+  return to_cpu(device_tensor("item", self)).item();
+}
+
+}  // namespace lazygen::pytorch::adapters

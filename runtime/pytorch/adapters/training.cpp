@@ -1,0 +1,140 @@
+// Adapters for the training ops PyTorch's tutorial CNN reaches the device with (ops.yaml,
+// "PyTorch adapters"): convolution and its backward on lazygen's conv2d ops, nll_loss's
+// forward/backward pair, and bernoulli_ (dropout's mask).
+#include <ATen/CPUGeneratorImpl.h>
+#include <ATen/core/DistributionsHelper.h>
+#include <c10/util/Exception.h>
+
+#include <mutex>
+
+#include "core/lazy/lazy_tensor.h"
+#include "lazygen/factory.h"
+#include "lazygen/generated/ops.h"
+#include "lazygen/generated/torch_adapters.h"
+#include "pytorch/call.h"
+#include "pytorch/fallback.h"
+
+namespace lazygen::pytorch::adapters {
+namespace {
+
+// A zero-dim device tensor holding `value` as `dtype`.
+Tensor device_scalar(const Scalar& value, DType dtype) {
+  return lazy::make_lazy_tensor_from_data(scalar_tensor(value, dtype), kLazy);
+}
+
+bool all_zero(c10::IntArrayRef v) {
+  for (int64_t x : v) {
+    if (x != 0) return false;
+  }
+  return true;
+}
+
+// lazygen's conv2d ops serve batched 2-d, non-transposed convolutions; the rest runs on the CPU.
+bool lowered(const at::Tensor& input, bool transposed, c10::IntArrayRef output_padding) {
+  return input.dim() == 4 && !transposed && all_zero(output_padding);
+}
+
+const c10::OperatorHandle& aten_op(const char* name, const char* overload) {
+  return c10::Dispatcher::singleton().findSchemaOrThrow(name, overload);
+}
+
+}  // namespace
+
+at::Tensor convolution(const at::Tensor& input, const at::Tensor& weight,
+                       const c10::optional<at::Tensor>& bias, c10::IntArrayRef stride,
+                       c10::IntArrayRef padding, c10::IntArrayRef dilation, bool transposed,
+                       c10::IntArrayRef output_padding, int64_t groups) {
+  if (!lowered(input, transposed, output_padding)) {
+    static const c10::OperatorHandle& op = aten_op("aten::convolution", "");
+    return call_on_cpu<at::Tensor>(op, input, weight, bias, stride, padding, dilation, transposed,
+                                   output_padding, groups);
+  }
+  Call c("convolution", {&input, &weight, maybe(bias)});
+  return c.result(conv2d(c.arg(input), c.arg(weight), c.arg(bias), c.arg(stride), c.arg(padding),
+                         c.arg(dilation), groups));
+}
+
+::std::tuple<at::Tensor, at::Tensor, at::Tensor> convolution_backward(
+    const at::Tensor& grad_output, const at::Tensor& input, const at::Tensor& weight,
+    at::OptionalIntArrayRef bias_sizes, c10::IntArrayRef stride, c10::IntArrayRef padding,
+    c10::IntArrayRef dilation, bool transposed, c10::IntArrayRef output_padding, int64_t groups,
+    ::std::array<bool, 3> output_mask) {
+  if (!lowered(input, transposed, output_padding)) {
+    static const c10::OperatorHandle& op = aten_op("aten::convolution_backward", "");
+    return call_on_cpu<::std::tuple<at::Tensor, at::Tensor, at::Tensor>>(
+        op, grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed,
+        output_padding, groups, output_mask);
+  }
+  Call c("convolution_backward", {&grad_output, &input, &weight});
+  const Tensor& grad = c.arg(grad_output);
+  at::Tensor grad_input, grad_weight, grad_bias;
+  if (output_mask[0]) {
+    grad_input = c.result(conv2d_backward_input(grad, c.arg(weight), c.arg(input).sizes(),
+                                                c.arg(stride), c.arg(padding), c.arg(dilation),
+                                                groups));
+  }
+  if (output_mask[1]) {
+    grad_weight = c.result(conv2d_backward_weight(grad, c.arg(input), c.arg(weight).sizes(),
+                                                  c.arg(stride), c.arg(padding), c.arg(dilation),
+                                                  groups));
+  }
+  if (output_mask[2]) grad_bias = c.result(sum(grad, std::vector<int64_t>{0, 2, 3}));
+  return {grad_input, grad_weight, grad_bias};
+}
+
+// total_weight is the summed weight of the targets not ignored (0 for reduction none), as
+// PyTorch's kernel computes it; only nll_loss_backward reads it, and lazygen's recomputes it.
+::std::tuple<at::Tensor, at::Tensor> nll_loss_forward(const at::Tensor& self,
+                                                      const at::Tensor& target,
+                                                      const c10::optional<at::Tensor>& weight,
+                                                      int64_t reduction, int64_t ignore_index) {
+  Call c("nll_loss_forward", {&self, &target, maybe(weight)});
+  const Tensor& x = c.arg(self);
+  const Tensor& t = c.arg(target);
+  Tensor output = nll_loss(x, t, c.arg(weight), reduction, ignore_index);
+  const Tensor zero = device_scalar(0, x.dtype());
+  Tensor total = zero;
+  if (reduction != 0) {
+    const Tensor counted = ne(t, device_scalar(ignore_index, t.dtype()));
+    Tensor w = weight && weight->defined() ? index_select(*c.arg(weight), 0, where(counted, t, device_scalar(0, t.dtype())))
+                                           : device_scalar(1, x.dtype());
+    total = sum(where(counted, w, zero));
+  }
+  return {c.result(std::move(output)), c.result(std::move(total))};
+}
+
+at::Tensor nll_loss_backward(const at::Tensor& grad_output, const at::Tensor& self,
+                             const at::Tensor& target, const c10::optional<at::Tensor>& weight,
+                             int64_t reduction, int64_t ignore_index,
+                             const at::Tensor& total_weight) {
+  (void)total_weight;  // lazygen's kernel sums the weights itself
+  Call c("nll_loss_backward", {&grad_output, &self, &target, maybe(weight)});
+  return c.result(nll_loss_backward(c.arg(grad_output), c.arg(self), c.arg(target), c.arg(weight),
+                                    reduction, ignore_index));
+}
+
+// Element i is 1 with probability p: lazygen's dropout mask (Philox, seeded from PyTorch's
+// generator, so torch.manual_seed makes runs repeatable) kept where it is non-zero.
+at::Tensor& bernoulli_inplace_float(at::Tensor& self, double p,
+                                    c10::optional<at::Generator> generator) {
+  TORCH_CHECK(0 <= p && p <= 1, "bernoulli_ expects p to be in [0, 1], but got p=", p);
+  if (!c10::isFloatingType(self.scalar_type())) {  // lazygen's mask is floating
+    static const c10::OperatorHandle& op = aten_op("aten::bernoulli_", "float");
+    return self = call_on_cpu<at::Tensor>(op, self, p, generator);
+  }
+  Call c("bernoulli_", {&self});
+  const Tensor& t = c.arg(self);
+  check_writable("bernoulli_", t);
+  uint64_t seed = 0;
+  {
+    auto* gen = at::get_generator_or_default<at::CPUGeneratorImpl>(
+        generator, at::detail::getDefaultCPUGenerator());
+    std::lock_guard<std::mutex> lock(gen->mutex_);
+    seed = gen->random64();
+  }
+  const Tensor kept = gt(_dropout_mask(t, 1.0 - p, static_cast<int64_t>(seed >> 1)), 0);
+  copy_(t, where(kept, device_scalar(1, t.dtype()), device_scalar(0, t.dtype())));
+  return self;
+}
+
+}  // namespace lazygen::pytorch::adapters

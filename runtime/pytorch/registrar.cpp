@@ -1,0 +1,51 @@
+// Registrar (pytorch/registrar.h): the checks of Note [Which ops the device registers].
+#include "pytorch/registrar.h"
+
+
+namespace lazygen::pytorch {
+namespace {
+
+std::vector<Registration>& records() {
+  static std::vector<Registration> r;
+  return r;
+}
+
+c10::OperatorName operator_name(const std::string& name) {
+  const size_t dot = name.find('.');
+  if (dot == std::string::npos) return c10::OperatorName("aten::" + name, "");
+  return c10::OperatorName("aten::" + name.substr(0, dot), name.substr(dot + 1));
+}
+
+std::string skip_reason(const std::string& name, const c10::FunctionSchema& inferred) {
+  const c10::optional<c10::OperatorHandle> op =
+      c10::Dispatcher::singleton().findSchema(operator_name(name));
+  if (!op) return "not a PyTorch op";
+  if (op->hasKernelForDispatchKey(c10::DispatchKey::CompositeImplicitAutograd)) {
+    return "PyTorch decomposes it (CompositeImplicitAutograd)";
+  }
+  if (c10::optional<std::string> diff = c10::findSchemaDifferences(inferred, op->schema())) {
+    return "signature differs from PyTorch's " + c10::toString(op->schema()) + ": " + *diff;
+  }
+  return "";
+}
+
+}  // namespace
+
+const std::vector<Registration>& registration_report() {
+  return records();
+}
+
+bool Registrar::offer(const char* name, const c10::FunctionSchema& inferred) {
+  Registration r{name, origin_, false, skip_reason(name, inferred)};
+  r.registered = r.reason.empty();
+  records().push_back(r);
+  return r.registered;
+}
+
+void Registrar::refused(const std::string& why) {
+  Registration& r = records().back();
+  r.registered = false;
+  r.reason = "the dispatcher refused the kernel: " + why;
+}
+
+}  // namespace lazygen::pytorch

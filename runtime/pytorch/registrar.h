@@ -1,0 +1,66 @@
+// Registrar: registers the lazygen device's kernels with PyTorch's dispatcher, op by op, after
+// checking that PyTorch wants a backend kernel for the op.
+//
+// Note [Which ops the device registers]
+// The generated glue offers every op of ops.yaml and the adapters offer theirs; an op is
+// registered on PrivateUse1 only when
+//   - PyTorch has an op of that name (lazygen-only ops such as conv2d_backward_input are not
+//     PyTorch's),
+//   - PyTorch does not implement it as CompositeImplicitAutograd (conv2d, max_pool2d, reshape,
+//     nll_loss, ...): such an op decomposes into ops the device does register, and a backend
+//     kernel for it would replace the decomposition below autograd, so the autograd formulas of
+//     the ops it calls would never be recorded and gradients would be lost without an error;
+//   - the kernel's C++ signature matches PyTorch's schema and PyTorch's other kernels of the op
+//     (the dispatcher refuses a mismatch; the refusal is recorded instead of ending the process).
+// Every decision is recorded with its reason (registration_report(); the Python package's
+// lazygen_torch.registration_report()), and the tests check that each op of ops.yaml is either
+// registered or skipped for one of the first two reasons.
+#pragma once
+
+#include <ATen/core/dispatch/Dispatcher.h>
+#include <ATen/core/op_registration/infer_schema.h>
+#include <torch/library.h>
+
+#include <string>
+#include <vector>
+
+namespace lazygen::pytorch {
+
+struct Registration {
+  std::string name;    // "add.Tensor"
+  std::string origin;  // "generated" or "adapter"
+  bool registered = false;
+  std::string reason;  // why it was skipped
+};
+
+// Every op offered so far, in order.
+const std::vector<Registration>& registration_report();
+
+class Registrar {
+ public:
+  Registrar(torch::Library& library, const char* origin) : library_(library), origin_(origin) {}
+
+  // Registers `fn` for the aten op `name` ("add.Tensor") unless Note [Which ops the device
+  // registers] says to skip it. `fn` is TORCH_FN(kernel).
+  template <class FuncPtr>
+  void add(const char* name, FuncPtr fn) {
+    using FuncType = typename FuncPtr::FuncType;
+    if (!offer(name, c10::inferFunctionSchemaFlattenedReturns<FuncType>())) return;
+    try {
+      library_.impl(name, fn);
+    } catch (const c10::Error& e) {
+      refused(e.what_without_backtrace());
+    }
+  }
+
+ private:
+  // Records the decision; true when the op is to be registered.
+  bool offer(const char* name, const c10::FunctionSchema& inferred);
+  // Marks the op offered last as skipped: the dispatcher refused its kernel.
+  void refused(const std::string& why);
+
+  torch::Library& library_;
+  const char* origin_;
+};
+
+}  // namespace lazygen::pytorch
