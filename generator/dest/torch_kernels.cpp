@@ -24,11 +24,14 @@ std::string tensor_list(const OpEntry& op) {
 }
 
 // "lazygen::add(c.arg(self), c.arg(other), c.arg(alpha))": `target`'s API called with this
-// kernel's arguments of the same names.
+// kernel's arguments of the same names; written tensors go through c.written (a write check).
 std::string api_call(const OpEntry& target) {
   api::CppSignature sig = api::op_signature(target, api::api_name(target.schema), api::TypeUse::Api);
   std::vector<std::string> args;
-  for (const api::CppParam& p : sig.params) args.push_back("c.arg(" + api::cpp_name(p.arg->name) + ")");
+  for (const api::CppParam& p : sig.params) {
+    const bool written = p.arg->is_write() && p.arg->type.base == BaseType::Tensor;
+    args.push_back((written ? "c.written(" : "c.arg(") + api::cpp_name(p.arg->name) + ")");
+  }
   return "lazygen::" + sig.name + "(" + join(args, ", ") + ")";
 }
 
@@ -50,8 +53,8 @@ std::vector<std::string> statements(const EmitContext& ctx, const OpEntry& op) {
   return out;
 }
 
-std::string registration(const OpEntry& op, const std::string& fn) {
-  return "r.add(\"" + op.schema.name.str() + "\", TORCH_FN(" + fn + "));";
+std::string registration(const std::string& registrar, const OpEntry& op, const std::string& fn) {
+  return registrar + ".add(\"" + op.schema.name.str() + "\", TORCH_FN(" + fn + "));";
 }
 
 // Every entry whose PyTorch kernel is a hand-written adapter, lazygen ops first.
@@ -77,12 +80,12 @@ std::vector<GeneratedFile> emit_torch_kernels(const EmitContext& ctx) {
     kernels.push_back(ctx.templates.render("torch_kernel.cpp.tmpl", {{"schema", op.func},
                                                                      {"head", sig.definition()},
                                                                      {"statements", statements(ctx, op)}}));
-    generated.push_back(registration(op, id));
+    generated.push_back(registration("generated", op, id));
   }
   for (const OpEntry* op : adapters(ctx)) {
     const std::string id = api::op_id(op->schema.name);
     declarations.push_back("// " + op->func + "\n" + api::aten_signature(*op, id).declaration());
-    adapted.push_back(registration(*op, "adapters::" + id));
+    adapted.push_back(registration("adapter", *op, "adapters::" + id));
   }
   TemplateEnv header = {{"source", ctx.source}, {"declarations", declarations}};
   return {{"include/lazygen/generated/torch_adapters.h", ctx.templates.render("torch_adapters.h.tmpl", header)},

@@ -13,6 +13,7 @@
 #include "core/lazy/trace_context.h"
 #include "lazygen/factory.h"
 #include "lazygen/generated/ops.h"
+#include "pytorch/fallback.h"
 
 namespace lazygen::pytorch {
 namespace {
@@ -126,6 +127,12 @@ const Tensor& Call::arg(const at::Tensor& t) const {
   return device_tensor(op_, t);
 }
 
+const Tensor& Call::written(const at::Tensor& t) const {
+  const Tensor& target = arg(t);
+  check_writable(op_, target);
+  return target;
+}
+
 std::optional<Tensor> Call::arg(const c10::optional<at::Tensor>& t) const {
   if (!t || !t->defined()) return std::nullopt;
   return arg(*t);
@@ -172,6 +179,7 @@ std::optional<double> Call::arg(c10::optional<double> v) const {
 
 at::Tensor& Call::assign_out(at::Tensor& out, const Tensor& result) const {
   const Tensor& target = device_tensor(op_, out);
+  check_writable(op_, target);
   const c10::ScalarType from = to_scalar_type(result.dtype());
   TORCH_CHECK(c10::canCast(from, out.scalar_type()), "result type ", from,
               " can't be cast to the desired output type ", out.scalar_type());

@@ -67,6 +67,8 @@ class Call : public DeviceScope {
   const char* op() const { return op_; }
 
   const Tensor& arg(const at::Tensor& t) const;
+  // A tensor the op writes: arg(t), after check_writable (pytorch/fallback.h).
+  const Tensor& written(const at::Tensor& t) const;
   std::optional<Tensor> arg(const c10::optional<at::Tensor>& t) const;
   std::vector<Tensor> arg(at::TensorList ts) const;
   std::vector<Tensor> arg(const at::ITensorListRef& ts) const;

@@ -25,6 +25,20 @@ bool has_dtype(c10::ScalarType t) {
   }
 }
 
+std::string python_name(c10::ScalarType t) {
+  switch (t) {
+    case c10::ScalarType::Byte: return "torch.uint8";
+    case c10::ScalarType::Char: return "torch.int8";
+    case c10::ScalarType::Short: return "torch.int16";
+    case c10::ScalarType::Half: return "torch.float16";
+    case c10::ScalarType::BFloat16: return "torch.bfloat16";
+    case c10::ScalarType::ComplexHalf: return "torch.complex32";
+    case c10::ScalarType::ComplexFloat: return "torch.complex64";
+    case c10::ScalarType::ComplexDouble: return "torch.complex128";
+    default: return std::string("torch.") + c10::toString(t);
+  }
+}
+
 DType to_dtype(c10::ScalarType t, const char* what) {
   switch (t) {
     case c10::ScalarType::Bool: return DType::Bool;
@@ -34,7 +48,7 @@ DType to_dtype(c10::ScalarType t, const char* what) {
     case c10::ScalarType::Double: return DType::Float64;
     default: break;
   }
-  TORCH_CHECK_TYPE(false, what, ": dtype ", t,
+  TORCH_CHECK_TYPE(false, what, ": dtype ", python_name(t),
                    " is not supported on the lazygen device (it has torch.bool, torch.int32, "
                    "torch.int64, torch.float32 and torch.float64); convert the tensor first, "
                    "e.g. t.float()");

@@ -21,6 +21,7 @@
 #include <c10/util/Optional.h>
 
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "lazygen/dtype.h"
@@ -34,6 +35,7 @@ namespace lazygen::pytorch {
 DType to_dtype(c10::ScalarType t, const char* what = "lazygen");
 c10::ScalarType to_scalar_type(DType t);
 bool has_dtype(c10::ScalarType t);  // whether lazygen has it
+std::string python_name(c10::ScalarType t);  // "torch.uint8", for messages
 
 Scalar to_scalar(const c10::Scalar& s);
 c10::Scalar to_torch_scalar(const Scalar& s);

@@ -91,7 +91,7 @@ void sync_arguments(const std::vector<c10::IValue>& args) {
 at::Tensor to_device_result(const c10::OperatorHandle& op, const at::Tensor& cpu) {
   if (!cpu.defined()) return cpu;
   TORCH_CHECK_TYPE(has_dtype(cpu.scalar_type()), c10::toString(op.operator_name()),
-                   " (run on the CPU fallback) returned a tensor of dtype ", cpu.scalar_type(),
+                   " (run on the CPU fallback) returned a tensor of dtype ", python_name(cpu.scalar_type()),
                    ", which the lazygen device cannot hold");
   return wrap(lazy::make_lazy_tensor_from_data(lazygen_cpu_view(cpu), kLazy));
 }
@@ -204,6 +204,22 @@ void check_writable(const char* op, const Tensor& t) {
               ", a view op the lazygen device runs on the CPU fallback: the result is a copy, so "
               "the write could not reach the tensor it views. Write to that tensor directly, or "
               "clone() the view first to make the copy explicit.");
+}
+
+void register_cpu_fallbacks(torch::Library& library) {
+  c10::Dispatcher& dispatcher = c10::Dispatcher::singleton();
+  const std::string prefix = "aten::";
+  for (const c10::OperatorName& name : dispatcher.getAllOpNames()) {
+    if (name.name.rfind(prefix, 0) != 0) continue;
+    const c10::optional<c10::OperatorHandle> op = dispatcher.findOp(name);
+    if (!op || op->hasKernelForDispatchKey(c10::DispatchKey::PrivateUse1) ||
+        !op->hasKernelForDispatchKey(c10::DispatchKey::CompositeExplicitAutogradNonFunctional)) {
+      continue;
+    }
+    std::string qualified = name.name.substr(prefix.size());
+    if (!name.overload_name.empty()) qualified += "." + name.overload_name;
+    library.impl(qualified.c_str(), torch::CppFunction::makeFromBoxedFunction<&run_on_cpu>());
+  }
 }
 
 TORCH_LIBRARY_IMPL(_, PrivateUse1, m) {

@@ -11,6 +11,12 @@
 //     new sizes;
 //   - returns Tensor results as device tensors holding the CPU results (no copy), and a written
 //     argument it returns as that argument.
+// Note [Functional ops on the fallback]: for PyTorch's structured ops (sin, exp_, cumsum, ...)
+// every backend without a kernel of its own inherits one that calls the op's out= form, so on
+// PrivateUse1 `sin` would reach the boxed fallback as `sin.out` (and be counted so). So once the
+// device's kernels are registered, register_cpu_fallbacks registers the fallback itself for
+// every aten op that has such an inherited kernel and no device kernel: each op then arrives
+// under its own name.
 // A view op (it returns an alias of an input without writing it) cannot alias across the CPU
 // round trip: its result is a copy, and an in-place write through that copy (or any view of it)
 // raises instead of being lost (check_writable). Errors raised by the CPU kernel reach the user
@@ -19,6 +25,7 @@
 
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <ATen/core/stack.h>
+#include <torch/library.h>
 
 #include <tuple>
 #include <utility>
@@ -45,6 +52,9 @@ R call_on_cpu(const c10::OperatorHandle& op, Args&&... args) {
     }(std::make_index_sequence<std::tuple_size_v<R>>{});
   }
 }
+
+// See Note [Functional ops on the fallback]. Call after every kernel of the device is registered.
+void register_cpu_fallbacks(torch::Library& library);
 
 // Throws c10::Error when `t` (or the tensor it is a view of) is the copied result of a view op
 // that ran on the CPU fallback, since a write to it could not reach the viewed tensor; `op` is

@@ -34,7 +34,7 @@ bool lowered(const at::Tensor& input, bool transposed, c10::IntArrayRef output_p
   return input.dim() == 4 && !transposed && all_zero(output_padding);
 }
 
-const c10::OperatorHandle& aten_op(const char* name, const char* overload) {
+c10::OperatorHandle aten_op(const char* name, const char* overload) {
   return c10::Dispatcher::singleton().findSchemaOrThrow(name, overload);
 }
 
@@ -45,7 +45,7 @@ at::Tensor convolution(const at::Tensor& input, const at::Tensor& weight,
                        c10::IntArrayRef padding, c10::IntArrayRef dilation, bool transposed,
                        c10::IntArrayRef output_padding, int64_t groups) {
   if (!lowered(input, transposed, output_padding)) {
-    static const c10::OperatorHandle& op = aten_op("aten::convolution", "");
+    static const c10::OperatorHandle op = aten_op("aten::convolution", "");
     return call_on_cpu<at::Tensor>(op, input, weight, bias, stride, padding, dilation, transposed,
                                    output_padding, groups);
   }
@@ -60,7 +60,7 @@ at::Tensor convolution(const at::Tensor& input, const at::Tensor& weight,
     c10::IntArrayRef dilation, bool transposed, c10::IntArrayRef output_padding, int64_t groups,
     ::std::array<bool, 3> output_mask) {
   if (!lowered(input, transposed, output_padding)) {
-    static const c10::OperatorHandle& op = aten_op("aten::convolution_backward", "");
+    static const c10::OperatorHandle op = aten_op("aten::convolution_backward", "");
     return call_on_cpu<::std::tuple<at::Tensor, at::Tensor, at::Tensor>>(
         op, grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed,
         output_padding, groups, output_mask);
@@ -119,7 +119,7 @@ at::Tensor& bernoulli_inplace_float(at::Tensor& self, double p,
                                     c10::optional<at::Generator> generator) {
   TORCH_CHECK(0 <= p && p <= 1, "bernoulli_ expects p to be in [0, 1], but got p=", p);
   if (!c10::isFloatingType(self.scalar_type())) {  // lazygen's mask is floating
-    static const c10::OperatorHandle& op = aten_op("aten::bernoulli_", "float");
+    static const c10::OperatorHandle op = aten_op("aten::bernoulli_", "float");
     return self = call_on_cpu<at::Tensor>(op, self, p, generator);
   }
   Call c("bernoulli_", {&self});

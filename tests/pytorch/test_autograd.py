@@ -1,0 +1,72 @@
+"""PyTorch's autograd on the device: its engine differentiates, lazygen traces the backward ops,
+and the backward pass (run on the engine's device thread) lands in the training thread's graph."""
+import threading
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+import lazygen_torch
+from conftest import assert_same, fallbacks
+
+
+def test_the_gradient_of_a_sum_of_squares(dev):
+    w_cpu = torch.tensor([1.0, -2.0, 3.0], requires_grad=True)
+    w = w_cpu.detach().to(dev).requires_grad_()
+    (w * w).sum().backward()
+    (w_cpu * w_cpu).sum().backward()
+    assert w.grad.device == dev
+    assert_same(w.grad, w_cpu.grad)
+    assert fallbacks() == {}
+
+
+def mlp_gradients(device, inputs, target):
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(6, 5), torch.nn.Tanh(), torch.nn.Linear(5, 3))
+    model.to(device)
+    loss = F.cross_entropy(model(inputs.to(device)), target.to(device))
+    loss.backward()
+    return loss, [p.grad for p in model.parameters()]
+
+
+def test_an_mlp_gets_the_cpu_gradients(dev):
+    torch.manual_seed(1)
+    inputs, target = torch.randn(4, 6), torch.tensor([0, 2, 1, 2])
+    loss, grads = mlp_gradients(dev, inputs, target)
+    expected_loss, expected = mlp_gradients("cpu", inputs, target)
+    assert_same(loss, expected_loss)
+    for got, want in zip(grads, expected):
+        assert_same(got, want, rtol=1e-5, atol=1e-6)
+
+
+def test_backward_runs_on_another_thread_and_joins_the_step_graph(dev):
+    """mark_step on the training thread syncs what the engine's thread traced: one graph."""
+    seen = set()
+    w = torch.ones(3, device=dev, requires_grad=True)
+    w.register_hook(lambda g: seen.add(threading.get_ident()) or g)
+    lazygen_torch.mark_step()
+    lazygen_torch.metrics.reset()
+    loss = (w * torch.tensor([1.0, 2.0, 3.0], device=dev)).sum()
+    loss.backward()
+    with torch.no_grad():
+        w.add_(w.grad, alpha=-0.5)
+    lazygen_torch.mark_step()
+    assert seen and threading.get_ident() not in seen, "backward ran on the calling thread"
+    assert lazygen_torch.metrics.counter_value("exec.sync") == 1
+    assert_same(w, torch.tensor([0.5, 0.0, -0.5]))
+
+
+@pytest.mark.parametrize("steps", [6])
+def test_repeated_steps_replay_one_compiled_graph(dev, steps):
+    torch.manual_seed(0)
+    model = torch.nn.Linear(4, 2).to(dev)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+    data = torch.randn(8, 4)
+    for _ in range(steps):
+        optimizer.zero_grad(set_to_none=True)
+        model(data.to(dev)).pow(2).mean().backward()
+        optimizer.step()
+        lazygen_torch.mark_step()
+    compiles = lazygen_torch.metrics.counter_value("computation_cache.miss")
+    assert compiles <= 3, lazygen_torch.metrics.metrics_report()  # first step, momentum init, steady
+    assert fallbacks() == {}

@@ -1,0 +1,133 @@
+"""The lazygen device as PyTorch sees it: moving data, dtypes, devices, printing, saving."""
+import io
+import subprocess
+import sys
+
+import pytest
+import torch
+
+import lazygen_torch
+from conftest import assert_same, fallbacks
+
+DTYPES = [torch.bool, torch.int32, torch.int64, torch.float32, torch.float64]
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shape", [(), (0,), (1,), (3, 4), (2, 0, 3)])
+def test_values_survive_a_round_trip(dev, dtype, shape):
+    cpu = (torch.arange(int(torch.tensor(shape).prod()) if shape else 1) % 3).to(dtype).reshape(shape)
+    on_device = cpu.to(dev)
+    assert on_device.device == dev
+    assert on_device.dtype == dtype and on_device.shape == cpu.shape
+    assert_same(on_device.cpu(), cpu)
+
+
+def test_a_non_contiguous_cpu_tensor_moves_by_value(dev):
+    cpu = torch.arange(12.).reshape(3, 4).t()
+    assert_same(cpu.to(dev), cpu)
+
+
+def test_the_cpu_copy_is_independent_of_the_device_tensor(dev):
+    x = torch.ones(3).to(dev)
+    back = x.cpu()
+    back.add_(1)
+    assert_same(x.cpu(), torch.ones(3))
+    source = torch.zeros(2)
+    y = source.to(dev)
+    source.fill_(5)
+    assert_same(y.cpu(), torch.zeros(2))
+
+
+def test_device_tensors_report_contiguous_strides_and_no_storage(dev):
+    x = torch.ones(2, 3, device=dev)
+    assert x.is_contiguous() and x.stride() == (3, 1)
+    with pytest.raises(Exception):
+        x.data_ptr()
+
+
+def test_a_dtype_the_device_lacks_is_refused_by_name(dev):
+    with pytest.raises(TypeError, match="torch.uint8 is not supported on the lazygen device"):
+        torch.zeros(3, dtype=torch.uint8).to(dev)
+    with pytest.raises(TypeError, match="float16"):
+        torch.zeros(3, device=dev, dtype=torch.float16)
+
+
+def test_mixing_devices_is_an_error_naming_both(dev):
+    x = torch.ones(3, device=dev)
+    with pytest.raises(RuntimeError, match="privateuseone:0 and cpu"):
+        x + torch.ones(3)
+
+
+def test_a_cpu_scalar_tensor_joins_device_ops_as_pytorch_allows(dev):
+    x = torch.tensor([1.0, 2.0], device=dev)
+    assert_same(x * torch.tensor(3.0), torch.tensor([3.0, 6.0]))
+
+
+@pytest.mark.parametrize("value,dtype,number,expected", [
+    ([1.5, 2.5], torch.float32, 0.5, torch.float32),
+    (2.0, torch.float32, 0.5, torch.float32),      # a zero-dim tensor wins over a Python float
+    ([1, 2], torch.int64, 2.5, torch.float32),     # the default dtype for a float number
+    ([1, 2], torch.int32, 7, torch.int32),
+    ([True, False], torch.bool, 1, torch.int64),
+    ([1.0], torch.float64, 2, torch.float64),
+])
+def test_python_numbers_promote_as_numbers(dev, value, dtype, number, expected):
+    cpu = torch.tensor(value, dtype=dtype)
+    got = cpu.to(dev) * number
+    assert got.dtype == expected
+    assert_same(got, cpu * number)
+
+
+def test_item_and_bool_read_one_value(dev):
+    x = torch.tensor([2.5], device=dev)
+    assert x.item() == 2.5
+    assert bool(x > 2) and not bool(x > 3)
+
+
+def test_printing_shows_values_and_the_device(dev):
+    text = repr(torch.tensor([1.0, 2.0], device=dev) * 2)
+    assert "2." in text and "4." in text and "privateuseone:0" in text
+
+
+def test_out_tensors_are_resized_as_pytorch_does(dev):
+    a, b = torch.tensor([1.0, 2.0, 3.0]), torch.tensor([4.0, 5.0, 6.0])
+    out = torch.empty(0, device=dev)
+    torch.add(a.to(dev), b.to(dev), out=out)
+    assert_same(out, a + b)
+    with pytest.warns(UserWarning, match="was resized"):
+        torch.add(a.to(dev), b.to(dev), out=torch.empty(2, device=dev))
+
+
+def test_a_model_saves_loads_and_moves_back_to_the_cpu(dev):
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(4, 3), torch.nn.ReLU(), torch.nn.Linear(3, 2))
+    reference = {k: v.clone() for k, v in model.state_dict().items()}
+    model.to(dev)
+    buffer = io.BytesIO()
+    torch.save(model.state_dict(), buffer)
+    buffer.seek(0)
+    loaded = torch.load(buffer)
+    for name, tensor in reference.items():
+        assert loaded[name].device == dev
+        assert_same(loaded[name], tensor)
+        assert_same(model.state_dict()[name].to("cpu"), tensor)
+    for p in model.parameters():
+        assert p.to("cpu").device.type == "cpu"
+
+
+def test_the_control_flow_example_gives_eager_answers_on_both_branches(dev):
+    def add_two_maybe(t, maybe):
+        if maybe:
+            return t + 2
+        return t
+    t = torch.ones(1)
+    for maybe in (torch.BoolTensor([0]), torch.BoolTensor([1])):
+        assert_same(add_two_maybe(t.to(dev), maybe.to(dev)), add_two_maybe(t, maybe))
+    assert fallbacks() == {}
+
+
+def test_the_device_without_the_package_is_a_clear_error_not_a_crash():
+    code = "import torch\ntry:\n    torch.ones(1).to('privateuseone')\nexcept RuntimeError as e:\n    print(e)\n"
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert "privateuseone" in run.stdout

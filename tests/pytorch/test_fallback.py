@@ -1,0 +1,75 @@
+"""The CPU fallback: ops the device lacks run on the CPU, counted as LTC counts them, with writes
+through views reaching their base and PyTorch's own errors."""
+import pytest
+import torch
+
+import lazygen_torch
+from conftest import assert_same, fallbacks
+
+
+def test_ops_the_device_lacks_give_cpu_results_and_are_counted(dev):
+    cpu = torch.tensor([[0.5, -1.0, 2.0], [3.0, 0.25, -0.75]])
+    x = cpu.to(dev) * 2  # pending: the fallback syncs it first
+    assert_same(torch.sin(x), torch.sin(cpu * 2))
+    assert_same(torch.cumsum(x, dim=1), torch.cumsum(cpu * 2, dim=1))
+    values, indices = torch.sort(x, dim=1, descending=True)
+    expected_values, expected_indices = torch.sort(cpu * 2, dim=1, descending=True)
+    assert_same(values, expected_values)
+    assert_same(indices, expected_indices)
+    assert values.device == dev and indices.device == dev
+    counted = fallbacks()
+    # torch.sort is PyTorch's decomposition onto sort.stable: that is the op that ran.
+    assert {"aten::sin", "aten::cumsum", "aten::sort.stable"} <= set(counted), counted
+    assert counted["aten::sin"] == 1
+
+
+def test_a_fallback_result_feeds_device_ops(dev):
+    cpu = torch.tensor([1.0, 2.0, 3.0])
+    assert_same(torch.sin(cpu.to(dev)) * 2 + 1, torch.sin(cpu) * 2 + 1)
+
+
+def test_a_fallback_splits_the_graph(dev):
+    x = torch.ones(4, device=dev) + 1
+    before = lazygen_torch.metrics.counter_value("exec.sync") or 0
+    torch.sin(x)
+    assert (lazygen_torch.metrics.counter_value("exec.sync") or 0) > before
+
+
+def test_an_in_place_fallback_op_through_a_view_reaches_the_base(dev):
+    cpu = torch.arange(6.).reshape(2, 3)
+    x = cpu.clone().to(dev)
+    x[:, 1].exp_()  # select is a lazygen view; exp_ runs on the CPU fallback
+    cpu[:, 1].exp_()
+    assert_same(x, cpu)
+    assert "aten::exp_" in fallbacks()
+
+
+def test_an_out_argument_of_a_fallback_op_is_written_and_resized(dev):
+    cpu = torch.tensor([0.1, 0.2, 0.3])
+    out = torch.empty(0, device=dev)
+    torch.sin(cpu.to(dev), out=out)
+    assert_same(out, torch.sin(cpu))
+
+
+def test_a_write_through_a_view_the_fallback_copied_raises(dev):
+    x = torch.arange(9.).reshape(3, 3).to(dev)
+    d = x.diagonal()  # PyTorch decomposes it onto as_strided, which runs on the fallback: a copy
+    assert_same(d, torch.tensor([0.0, 4.0, 8.0]))
+    with pytest.raises(RuntimeError, match="cannot write through the result of aten::as_strided"):
+        d.mul_(2)
+    with pytest.raises(RuntimeError, match="aten::as_strided"):
+        d[0].fill_(1)  # a view of the copy
+    assert_same(x, torch.arange(9.).reshape(3, 3))
+    assert_same(d.clone().mul_(2), torch.tensor([0.0, 8.0, 16.0]))  # an explicit copy is fine
+
+
+def test_an_error_inside_a_fallback_op_reaches_the_user_with_pytorchs_message(dev):
+    x = torch.ones(2, 2, device=dev)
+    with pytest.raises(IndexError, match="Dimension out of range"):
+        torch.cumsum(x, dim=5)
+
+
+def test_a_fallback_result_of_a_dtype_the_device_lacks_is_refused(dev):
+    x = torch.ones(3, device=dev)
+    with pytest.raises(TypeError, match="float16"):
+        x.half()

@@ -1,0 +1,52 @@
+"""Writes through views reach their base on the device as on the CPU (lazygen's lazy views)."""
+import torch
+
+from conftest import assert_same, fallbacks
+
+
+def run_both(dev, program, make=lambda: torch.arange(12.).reshape(3, 4)):
+    cpu = make()
+    device = make().to(dev)
+    cpu_out = program(cpu)
+    device_out = program(device)
+    assert_same(device, cpu)
+    if cpu_out is not None:
+        assert_same(device_out, cpu_out)
+
+
+def test_indexed_assignment(dev):
+    def program(z):
+        z[0] = 5
+        z[1, 2] = -1
+    run_both(dev, program)
+
+
+def test_fill_through_a_column(dev):
+    run_both(dev, lambda a: a[:, 0].fill_(7))
+
+
+def test_in_place_through_a_transpose(dev):
+    run_both(dev, lambda x: x.t().mul_(2))
+
+
+def test_in_place_through_a_chain_of_views(dev):
+    def program(x):
+        v = x.view(2, 6)[1].narrow(0, 1, 3)
+        v.add_(100)
+        return x.sum(0)
+    run_both(dev, program)
+
+
+def test_other_views_of_the_base_see_the_write(dev):
+    def program(x):
+        row, col = x[1], x[:, 2]
+        row.zero_()
+        return col * 1
+    run_both(dev, program)
+
+
+def test_copy_into_a_slice_from_the_cpu(dev):
+    def program(x):
+        x[1:, :2].copy_(torch.tensor([[9.0, 8.0], [7.0, 6.0]]))
+    run_both(dev, program)
+    assert fallbacks() == {}
