@@ -406,7 +406,7 @@ std::vector<Tensor> lower_bmm(const ir::Node& node, const std::vector<Tensor>& i
 // view(Tensor(a) self, SymInt[] size) -> Tensor(a)
 std::vector<Tensor> lower_view(const ir::Node& node, const std::vector<Tensor>& inputs) {
   const auto& n = static_cast<const ir::View&>(node);
-  return {cpu::view(inputs[0], n.size)};
+  return {cpu::reshape(inputs[0], n.size)};
 }
 
 // permute(Tensor(a) self, int[] dims) -> Tensor(a)

@@ -1626,8 +1626,8 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .id = "amax",
           .schema = "amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor",
           .functional = "",
-          .shape = ShapeKind::Reduce,
-          .dtype = DTypeRule::Self,
+          .shape = ShapeKind::Custom,
+          .dtype = DTypeRule::Promote,
           .kind = OpKind::Functional,
           .pointwise = false,
           .args =
@@ -1641,7 +1641,18 @@ const std::vector<OpInfo>& detail::op_info_table() {
                    .default_value = detail::box<bool>(false)},
               },
           .num_outputs = 1,
-          .samples = {},
+          .samples =
+              {
+                  Sample{{{"self", TensorSample{{3, 4, 5}}},
+                          {"dim", Arg(std::vector<int64_t>{0, 2})}}},
+                  Sample{{{"self", TensorSample{{3, 4, 5}}},
+                          {"dim", Arg(std::vector<int64_t>{-1})},
+                          {"keepdim", Arg(true)}}},
+                  Sample{{{"self", TensorSample{{3, 4}}}}},
+                  Sample{{{"self", TensorSample{{}}}, {"dim", Arg(std::vector<int64_t>{0})}}},
+                  Sample{{{"self", TensorSample{{0, 3}}}, {"dim", Arg(std::vector<int64_t>{1})}}},
+                  Sample{{{"self", TensorSample{{0, 3}}}, {"dim", Arg(std::vector<int64_t>{0})}}},
+              },
           .call = &call_amax,
       },
       // max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
@@ -1682,8 +1693,8 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .id = "argmax",
           .schema = "argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor",
           .functional = "",
-          .shape = ShapeKind::Reduce,
-          .dtype = DTypeRule::Index,
+          .shape = ShapeKind::Custom,
+          .dtype = DTypeRule::Promote,
           .kind = OpKind::Functional,
           .pointwise = false,
           .args =
@@ -1698,7 +1709,19 @@ const std::vector<OpInfo>& detail::op_info_table() {
                    .default_value = detail::box<bool>(false)},
               },
           .num_outputs = 1,
-          .samples = {},
+          .samples =
+              {
+                  Sample{{{"self", TensorSample{{3, 4, 5}}}, {"dim", Arg(int64_t{1})}}},
+                  Sample{{{"self", TensorSample{{3, 4}}},
+                          {"dim", Arg(int64_t{-1})},
+                          {"keepdim", Arg(true)}}},
+                  Sample{{{"self", TensorSample{{3, 4}}}}},
+                  Sample{{{"self", TensorSample{{3, 4}}}, {"keepdim", Arg(true)}}},
+                  Sample{{{"self", TensorSample{{}}}}},
+                  Sample{{{"self", TensorSample{{0, 3}}}, {"dim", Arg(int64_t{1})}}},
+                  Sample{{{"self", TensorSample{{0, 3}}}, {"dim", Arg(int64_t{0})}}},
+                  Sample{{{"self", TensorSample{{0, 3}}}}},
+              },
           .call = &call_argmax,
       },
       // _softmax(Tensor self, int dim, bool half_to_float) -> Tensor

@@ -282,22 +282,6 @@ std::vector<Shape> compute_shape_sum_dim_intlist(const Shape& self,
                               dtype.value_or(is_floating(self.dtype) ? self.dtype : DType::Int64))};
 }
 
-// amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor
-std::vector<Shape> compute_shape_amax(const Shape& self, const std::vector<int64_t>& dim,
-                                      bool keepdim) {
-  return {shape_rules::reduce("amax", self, std::optional<std::vector<int64_t>>(dim), keepdim,
-                              self.dtype)};
-}
-
-// argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor
-std::vector<Shape> compute_shape_argmax(const Shape& self, std::optional<int64_t> dim,
-                                        bool keepdim) {
-  return {shape_rules::reduce(
-      "argmax", self,
-      dim ? std::optional<std::vector<int64_t>>(std::vector<int64_t>{*dim}) : std::nullopt, keepdim,
-      DType::Int64)};
-}
-
 // _softmax(Tensor self, int dim, bool half_to_float) -> Tensor
 std::vector<Shape> compute_shape__softmax(const Shape& self, int64_t dim, bool half_to_float) {
   std::vector<int64_t> sizes = self.sizes;

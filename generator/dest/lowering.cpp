@@ -66,6 +66,14 @@ std::vector<std::string> pointwise_statements(const OpEntry& op, const std::vect
           "return {out};"};
 }
 
+// Note [Lazy view lowering]: lazy tensors are contiguous by contract (a view of a lazy tensor
+// always succeeds, as in PyTorch's lazy tensors), but the data an earlier lowering hands `view`
+// may be a strided view (a transpose). So `view` lowers with reshape's kernel, which views when
+// the strides allow and copies otherwise; the eager cpu `view` keeps PyTorch's stride check.
+std::string lowering_kernel(const OpEntry& op) {
+  return op.schema.name.str() == "view" ? "reshape" : api::op_id(op.schema.name);
+}
+
 std::vector<std::string> kernel_statements(const OpEntry& op, const std::vector<std::pair<const Argument*, std::string>>& exprs) {
   std::vector<std::string> out;
   bool has_attrs = false;
@@ -78,7 +86,7 @@ std::vector<std::string> kernel_statements(const OpEntry& op, const std::vector<
   if (has_attrs) out.push_back("const auto& n = static_cast<const ir::" + api::class_name(op.schema.name) + "&>(node);");
   // In-place kernels run on a copy: IR nodes are pure, the executor rebinds the result.
   if (written) out.push_back("Tensor written = " + expr_for(exprs, *written) + ".clone();");
-  std::string call = "cpu::" + api::op_id(op.schema.name) + "(" + join(args, ", ") + ")";
+  std::string call = "cpu::" + lowering_kernel(op) + "(" + join(args, ", ") + ")";
   if (op.schema.returns.size() == 1) {
     out.push_back("return {" + call + "};");
   } else {

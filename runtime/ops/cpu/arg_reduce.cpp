@@ -5,6 +5,7 @@
 #include "backend/cpu/thread_pool.h"
 #include "core/tensor/shape_rules.h"
 #include "core/tensor/tensor_impl.h"
+#include "lazygen/generated/shape_inference.h"
 #include "ops/cpu/custom_kernels.h"
 #include "ops/cpu/reduce_plan.h"
 #include "ops/shape/custom_shapes.h"
@@ -64,24 +65,15 @@ std::tuple<Tensor, Tensor> max_dim(const Tensor& self, int64_t dim, bool keepdim
 }
 
 Tensor argmax(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
-  const auto dims =
-      dim ? std::optional<std::vector<int64_t>>(std::vector<int64_t>{*dim}) : std::nullopt;
-  const Shape shape = shape_rules::reduce("argmax", self.shape(), dims, keepdim, DType::Int64);
+  const Shape shape = compute_shape_argmax(self.shape(), dim, keepdim)[0];
   Tensor indices = make_cpu_tensor(shape.sizes, DType::Int64);
   if (!dim) {
-    if (self.numel() == 0) {
-      throw ShapeError("argmax", "expected reduction dim to be specified for an empty input");
-    }
     const Tensor flat = self.contiguous();
     const Tensor as_vector = make_view(flat, {flat.numel()}, {1}, flat.storage_offset());
     run_arg_max(as_vector, 0, nullptr, indices);
     return indices;
   }
   const int64_t d = wrap_dim("argmax", *dim, self.dim());
-  if (self.dim() > 0 && self.size(d) == 0) {
-    throw ShapeError("argmax",
-                     "expected reduction dim " + std::to_string(d) + " to have non-zero size");
-  }
   if (indices.numel() > 0) run_arg_max(self, d, nullptr, indices);
   return indices;
 }

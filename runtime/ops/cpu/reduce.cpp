@@ -13,6 +13,7 @@
 #include "core/tensor/shape_rules.h"
 #include "core/tensor/strided_loop.h"
 #include "core/tensor/tensor_impl.h"
+#include "lazygen/generated/shape_inference.h"
 #include "lazygen/kernels/pointwise_math.h"
 #include "ops/cpu/custom_kernels.h"
 #include "ops/cpu/reduce_plan.h"
@@ -204,14 +205,8 @@ Tensor mean_dim(const Tensor& self, const std::optional<std::vector<int64_t>>& d
 }
 
 Tensor amax(const Tensor& self, const std::vector<int64_t>& dim, bool keepdim) {
-  const Shape shape = shape_rules::reduce("amax", self.shape(), dim, keepdim, self.dtype());
+  const Shape shape = compute_shape_amax(self.shape(), dim, keepdim)[0];
   const auto mask = shape_rules::reduced_dims("amax", self.dim(), dim);
-  for (int64_t d = 0; d < self.dim(); ++d) {
-    if (mask[static_cast<size_t>(d)] && self.size(d) == 0) {
-      throw ShapeError("amax",
-                       "expected reduction dim " + std::to_string(d) + " to have non-zero size");
-    }
-  }
   Tensor out = make_cpu_tensor(shape.sizes, shape.dtype);
   reduce_into<MaxOp>(self, mask, out);
   return out;

@@ -1,4 +1,5 @@
-// Hand-written shape functions of reductions whose dtype rule is not a generated one.
+// Hand-written shape functions of reductions whose dtype rule or input checks are not generated
+// ones.
 #include <string>
 
 #include "core/tensor/shape_rules.h"
@@ -16,6 +17,41 @@ std::vector<Shape> compute_shape_mean_dim(const Shape& self, const std::optional
                                      std::string(dtype_name(self.dtype)) + "; pass dtype=");
   }
   return {shape_rules::reduce("mean.dim", self, dim, keepdim, out)};
+}
+
+namespace {
+
+// A reduction without an identity (max, argmax) has no value over an empty dim: PyTorch raises
+// when the op is called, and so does the shape function, on every device.
+void check_nonempty(const char* op, const Shape& self, const std::vector<bool>& reduced) {
+  for (int64_t d = 0; d < self.dim(); ++d) {
+    if (reduced[static_cast<size_t>(d)] && self.sizes[static_cast<size_t>(d)] == 0) {
+      throw ShapeError(op, "expected reduction dim " + std::to_string(d) + " to have non-zero size");
+    }
+  }
+}
+
+}  // namespace
+
+std::vector<Shape> compute_shape_amax(const Shape& self, const std::vector<int64_t>& dim,
+                                      bool keepdim) {
+  check_nonempty("amax", self, shape_rules::reduced_dims("amax", self.dim(), dim));
+  return {shape_rules::reduce("amax", self, dim, keepdim, self.dtype)};
+}
+
+std::vector<Shape> compute_shape_argmax(const Shape& self, std::optional<int64_t> dim,
+                                        bool keepdim) {
+  if (!dim && self.numel() == 0) {
+    throw ShapeError("argmax", "expected reduction dim to be specified for an empty input");
+  }
+  const auto dims = dim ? std::optional<std::vector<int64_t>>(std::vector<int64_t>{*dim}) : std::nullopt;
+  if (dims) check_nonempty("argmax", self, shape_rules::reduced_dims("argmax", self.dim(), dims));
+  Shape out = shape_rules::reduce("argmax", self, dims, keepdim, DType::Int64);
+  // As PyTorch's kernel: bool is refused where there is something to compute.
+  if (self.dtype == DType::Bool && out.numel() > 0) {
+    throw ShapeError("argmax", "not implemented for bool tensors");
+  }
+  return {out};
 }
 
 }  // namespace lazygen

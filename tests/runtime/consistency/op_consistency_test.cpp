@@ -164,6 +164,17 @@ void expect_same(const OpInfo& op, const OpCase& c, const Outcome& eager, const 
   }
 }
 
+// What the lazy device must give for `c`: the eager result, except where the lazy device differs
+// on purpose. Lazy tensors are contiguous, so view() of one always succeeds (Note [Lazy view
+// lowering] in generator/dest/lowering.cpp): where the cpu refuses a view of strided data, the
+// lazy result must be reshape()'s.
+Outcome eager_reference(const OpInfo& op, const OpCase& c) {
+  Outcome eager = run(op, c, kCPU);
+  if (op.name == "view" && eager.error.find("is not compatible") != std::string::npos)
+    return run(*find_op("reshape"), c, kCPU);
+  return eager;
+}
+
 struct Param {
   const OpInfo* op;
   std::string label;                           // "float32", ..., "mixed"
@@ -175,21 +186,9 @@ void PrintTo(const Param& p, std::ostream* os) {
 }
 
 std::vector<Param> params() {
-  const std::vector<std::pair<std::string, DType>> singles = {{"float32", DType::Float32},
-                                                              {"float64", DType::Float64},
-                                                              {"int32", DType::Int32},
-                                                              {"int64", DType::Int64},
-                                                              {"bool", DType::Bool}};
-  using D = DType;
-  const std::vector<std::vector<DType>> mixes = {{D::Float32, D::Float64},
-                                                 {D::Float64, D::Int32},
-                                                 {D::Int32, D::Float32},
-                                                 {D::Int64, D::Int32},
-                                                 {D::Bool, D::Float32}};
   std::vector<Param> out;
   for (const OpInfo& op : all_ops()) {
-    for (const auto& [label, dtype] : singles) out.push_back({&op, label, {{dtype}}});
-    if (has_mixable_inputs(op)) out.push_back({&op, "mixed", mixes});
+    for (const DTypeSets& d : dtype_sets(op)) out.push_back({&op, d.label, d.sets});
   }
   return out;
 }
@@ -217,7 +216,7 @@ TEST_P(OpConsistency, LazyMatchesEager) {
     FAIL() << e.what();
   }
   std::vector<Outcome> eager;
-  for (const OpCase& c : cases) eager.push_back(run(op, c, kCPU));
+  for (const OpCase& c : cases) eager.push_back(eager_reference(op, c));
   for (bool fused : {true, false}) {
     set_fusion_enabled(fused);
     for (size_t i = 0; i < cases.size(); ++i) {

@@ -323,6 +323,21 @@ std::vector<OpCase> make_cases(const OpInfo& op, const std::vector<DType>& dtype
   return cases;
 }
 
+std::vector<DTypeSets> dtype_sets(const OpInfo& op) {
+  using D = DType;
+  std::vector<DTypeSets> out = {{"float32", {{D::Float32}}},
+                                {"float64", {{D::Float64}}},
+                                {"int32", {{D::Int32}}},
+                                {"int64", {{D::Int64}}},
+                                {"bool", {{D::Bool}}}};
+  if (has_mixable_inputs(op)) {
+    out.push_back({"mixed",
+                   {{D::Float32, D::Float64}, {D::Float64, D::Int32}, {D::Int32, D::Float32},
+                    {D::Int64, D::Int32}, {D::Bool, D::Float32}}});
+  }
+  return out;
+}
+
 bool has_mixable_inputs(const OpInfo& op) {
   int count = 0;
   for (const ArgInfo& arg : op.args) {

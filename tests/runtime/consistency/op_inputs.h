@@ -29,6 +29,8 @@ class InputTensor {
   // `base`, if given, receives the tensor the view is taken of (the result itself when contiguous).
   Tensor make(Device device, Tensor* base = nullptr) const;
   Layout layout() const { return layout_; }
+  const Tensor& values() const { return values_; }  // cpu, contiguous, before the layout
+  const std::vector<int64_t>& expand_to() const { return expand_to_; }
   std::string str() const;  // "float32[3, 4] transposed"
 
  private:
@@ -54,5 +56,13 @@ std::vector<OpCase> make_cases(const OpInfo& op, const std::vector<DType>& dtype
 
 // True when the op has two or more tensor inputs whose dtypes can be mixed.
 bool has_mixable_inputs(const OpInfo& op);
+
+// The dtype sets the suites run each op in: a label ("float32", ..., "bool", and "mixed" for
+// ops with mixable inputs) with the dtypes cycled over the tensor inputs, one case list each.
+struct DTypeSets {
+  std::string label;
+  std::vector<std::vector<DType>> sets;
+};
+std::vector<DTypeSets> dtype_sets(const OpInfo& op);
 
 }  // namespace lazygen::testing

@@ -119,13 +119,13 @@ std::vector<Shape> compute_shape_sum_dim_intlist(const Shape& self,
 std::vector<Shape> compute_shape_mean_dim(const Shape& self,
                                           const std::optional<std::vector<int64_t>>& dim,
                                           bool keepdim, std::optional<DType> dtype);
-// amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor
+// amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor (hand-written)
 std::vector<Shape> compute_shape_amax(const Shape& self, const std::vector<int64_t>& dim,
                                       bool keepdim);
 // max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
 // (hand-written)
 std::vector<Shape> compute_shape_max_dim(const Shape& self, int64_t dim, bool keepdim);
-// argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor
+// argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor (hand-written)
 std::vector<Shape> compute_shape_argmax(const Shape& self, std::optional<int64_t> dim,
                                         bool keepdim);
 // _softmax(Tensor self, int dim, bool half_to_float) -> Tensor

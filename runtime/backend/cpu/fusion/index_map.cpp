@@ -16,11 +16,13 @@ Layout contiguous_layout(const std::vector<int64_t>& sizes) {
 
 namespace {
 
-// reshape and flatten copy where no strides express their sizes, and a copy would read the
-// placeholder's memory, which it does not have. Their index map is view's of the same sizes;
-// where view rejects the layout, the node runs as a library op (and copies).
+// reshape and flatten copy where no strides express their sizes, and so does view's lowering
+// (Note [Lazy view lowering] in generator/dest/lowering.cpp); a copy would read the placeholder's
+// memory, which it does not have. Their index map is the eager view's of the same sizes; where
+// that rejects the layout, the node runs as a library op (and copies).
 bool copies_when_strided(ir::OpKind kind) {
-  return kind == ir::OpKind::reshape || kind == ir::OpKind::flatten_using_ints;
+  return kind == ir::OpKind::view || kind == ir::OpKind::reshape ||
+         kind == ir::OpKind::flatten_using_ints;
 }
 
 }  // namespace

@@ -1,0 +1,238 @@
+"""Every op the device registers, through PyTorch on the lazygen device vs PyTorch on the CPU.
+
+The inputs are the consistency suite's (tests/runtime/consistency/op_inputs.h, dumped by
+op_cases_json): every dtype and mixed dtypes, broadcasts, 0-dim and zero-size tensors, views as
+inputs (transposed, sliced, expanded), listed samples, in-place ops and out= ops (with an empty
+out tensor, which PyTorch resizes). For each case both raise, or both give the same dtype, sizes
+and values: exact for integers and bools; float32 within 1e-5 relative (1e-6 absolute), float64
+within 1e-12. Known differences are listed in KNOWN_DIFFERENCES with the reason for each.
+"""
+import json
+import os
+import subprocess
+
+import pytest
+import torch
+
+import lazygen_torch
+
+TOOL = os.environ.get("LAZYGEN_OP_CASES_JSON") or os.path.join(
+    os.path.dirname(lazygen_torch.__file__), "..", "..", "tests", "runtime", "consistency",
+    "op_cases_json")
+
+# (op, dtypes label) -> why the device and PyTorch differ there on purpose. Skipped.
+KNOWN_DIFFERENCES = {
+    ("addcmul_", "mixed"): "PyTorch 1.13's CPU kernel fails an internal assert "
+                           "(needs_dynamic_casting) on mixed float dtypes; lazygen computes them",
+}
+# op -> (what PyTorch's CPU raises, the op whose CPU result the device's must equal instead, why).
+# Device tensors report contiguous strides, so view() of any of them succeeds, as with LTC's
+# lazy tensors; the result is then what reshape() gives on the CPU.
+DELIBERATE = {
+    "view": ("is not compatible with input tensor's size and stride", "reshape",
+             "a view of a device tensor always succeeds (device tensors are contiguous)"),
+}
+
+# (op, dtypes label) -> a lazygen bug this suite found, not yet fixed (issue #22: every op behaves
+# exactly like PyTorch's). Strict xfail: a fixed entry fails until it is removed from here.
+_ALPHA = "alpha takes part in type promotion (bool + bool gives int64)"
+_BOOL_SUB = "sub/neg of bool tensors compute where PyTorch raises"
+_BOOL_MATH = "bool inputs PyTorch rejects compute"
+_INPLACE_CAST = "an in-place op whose result type cannot be cast back computes where PyTorch raises"
+_FILL = "fill_ refuses values of a higher category PyTorch casts"
+_POW = "pow of an integer tensor returns float (PyTorch keeps the integer dtype)"
+_THRESHOLD = "threshold_backward of integers returns float (PyTorch keeps the dtype)"
+_SOFTMAX = "softmax of integer or bool tensors computes where PyTorch raises"
+_MM_MIXED = "mm/bmm of mixed dtypes raises on zero-size inputs PyTorch accepts"
+_SCATTER_CAST = "slice_scatter refuses a src it should convert"
+_CLAMP = "clamp of bool raises where PyTorch promotes"
+_LSM_BACKWARD = "_log_softmax_backward_data returns input_dtype, PyTorch grad_output's dtype"
+_ADDCDIV = "addcdiv_ of integers computes where PyTorch raises"
+KNOWN_BUGS = {
+    ("add.Tensor", "bool"): _ALPHA, ("add_.Tensor", "bool"): _ALPHA, ("add.out", "bool"): _ALPHA,
+    ("sub.Tensor", "bool"): _BOOL_SUB, ("sub.Tensor", "mixed"): _BOOL_SUB,
+    ("sub.Scalar", "bool"): _BOOL_SUB, ("neg", "bool"): _BOOL_SUB,
+    ("abs", "bool"): _BOOL_MATH, ("relu", "bool"): _BOOL_MATH, ("relu_", "bool"): _BOOL_MATH,
+    ("threshold_backward", "bool"): _BOOL_MATH, ("mm", "bool"): _BOOL_MATH,
+    ("addmm", "bool"): _BOOL_MATH, ("bmm", "bool"): _BOOL_MATH,
+    ("pow.Tensor_Scalar", "int32"): _POW, ("pow.Tensor_Scalar", "int64"): _POW,
+    ("pow.Tensor_Scalar", "bool"): _POW,
+    ("threshold_backward", "int32"): _THRESHOLD, ("threshold_backward", "int64"): _THRESHOLD,
+    ("threshold_backward", "mixed"): _THRESHOLD,
+    ("addcdiv_", "int32"): _ADDCDIV, ("addcdiv_", "int64"): _ADDCDIV, ("addcdiv_", "mixed"): _ADDCDIV,
+    ("fill_.Scalar", "int32"): _FILL, ("fill_.Scalar", "int64"): _FILL, ("fill_.Scalar", "bool"): _FILL,
+    ("_softmax", "int32"): _SOFTMAX, ("_softmax", "int64"): _SOFTMAX, ("_softmax", "bool"): _SOFTMAX,
+    ("_log_softmax", "int32"): _SOFTMAX, ("_log_softmax", "int64"): _SOFTMAX,
+    ("_log_softmax", "bool"): _SOFTMAX,
+    ("mm", "mixed"): _MM_MIXED, ("bmm", "mixed"): _MM_MIXED,
+    ("slice_scatter", "mixed"): _SCATTER_CAST, ("clamp", "bool"): _CLAMP,
+    ("_log_softmax_backward_data", "float32"): _LSM_BACKWARD,
+    ("_log_softmax_backward_data", "float64"): _LSM_BACKWARD,
+    ("sqrt_", "int32"): _INPLACE_CAST, ("sqrt_", "int64"): _INPLACE_CAST, ("sqrt_", "bool"): _INPLACE_CAST,
+    ("div_.Tensor", "int32"): _INPLACE_CAST, ("div_.Tensor", "int64"): _INPLACE_CAST,
+    ("div_.Tensor", "bool"): _INPLACE_CAST, ("div_.Tensor", "mixed"): _INPLACE_CAST,
+    ("div_.Scalar", "int32"): _INPLACE_CAST, ("div_.Scalar", "int64"): _INPLACE_CAST,
+}
+
+
+def load_cases():
+    run = subprocess.run([TOOL], capture_output=True, text=True, check=True)
+    return json.loads(run.stdout)
+
+
+CASES = load_cases()
+REGISTERED = {name for name, origin, registered, _ in lazygen_torch.registration_report()
+              if registered and origin == "generated"}
+PARAMS = [pytest.param(op, label, id=f"{op}-{label}", marks=[pytest.mark.xfail(
+              reason=f"issue #22: {KNOWN_BUGS[(op, label)]}", strict=True)] if (op, label) in KNOWN_BUGS else [])
+          for op, record in CASES.items() if op in REGISTERED
+          for label in dict.fromkeys(case["dtypes"] for case in record["cases"])]
+
+
+def overload(name):
+    base, _, suffix = name.partition(".")
+    return getattr(getattr(torch.ops.aten, base), suffix or "default")
+
+
+def make_tensor(spec, device):
+    dtype = getattr(torch, spec["dtype"])
+    values = torch.tensor(spec["values"], dtype=torch.float64).reshape(spec["sizes"]).to(dtype)
+    layout = spec["layout"]
+    if layout == "transposed":
+        return values.transpose(-2, -1).contiguous().to(device).transpose(-2, -1)
+    if layout == "sliced":
+        sizes = list(values.shape)
+        sizes[-1] *= 2
+        storage = torch.full(sizes, 99, dtype=dtype)
+        storage[..., ::2] = values
+        return storage.to(device)[..., ::2]
+    if layout == "expanded":
+        return values.to(device).expand(spec["expand_to"])
+    return values.to(device)
+
+
+def make_value(value, device, out_like):
+    if "tensor" in value:
+        return make_tensor(value["tensor"], device)
+    if "tensors" in value:
+        return [make_tensor(t, device) for t in value["tensors"]]
+    if "out" in value:
+        return torch.empty(0, dtype=out_like, device=device)
+    if "scalar" in value:
+        return {"bool": bool, "int": int, "float": float}[value["kind"]](value["scalar"])
+    if "dtype" in value:
+        return getattr(torch, value["dtype"])
+    if "none" in value:
+        return None
+    (kind, v), = value.items()
+    return v  # int, ints, float, bool, str
+
+
+def arguments(op, case, device, out_like):
+    """(positional, keyword) arguments of `op` for `case` on `device`: positional up to the first
+    keyword-only argument or omitted default (a value JSON cannot carry), keywords after."""
+    args, kwargs = [], {}
+    for i, (arg, value) in enumerate(zip(overload(op)._schema.arguments, case["args"])):
+        if "default" in value:
+            continue
+        if arg.kwarg_only or len(args) < i:
+            kwargs[arg.name] = make_value(value, device, out_like)
+        else:
+            args.append(make_value(value, device, out_like))
+    return args, kwargs
+
+
+def outcome(op, case, device, out_like):
+    """(results on the CPU, written arguments on the CPU) or the exception raised."""
+    try:
+        args, kwargs = arguments(op, case, device, out_like)
+        result = overload(op)(*args, **kwargs)
+    except Exception as e:  # noqa: BLE001  (any error counts as raising)
+        return e
+    results = list(result) if isinstance(result, (tuple, list)) else [result]
+    schema = overload(op)._schema.arguments
+    written = [args[i] if i < len(args) else kwargs[a.name] for i, a in enumerate(schema)
+               if a.alias_info is not None and a.alias_info.is_write]
+    return [t.cpu() if isinstance(t, torch.Tensor) else t for t in results + written]
+
+
+def out_dtype(op, record, case):
+    """The dtype of an out= tensor: what PyTorch's functional op returns on these inputs."""
+    if not any("out" in v for v in case["args"]) or not record["functional"]:
+        return None
+    values = {a.name: make_value(v, "cpu", None) for a, v in
+              zip(overload(op)._schema.arguments, case["args"]) if "out" not in v and "default" not in v}
+    args = [values[a.name] for a in overload(record["functional"])._schema.arguments if a.name in values]
+    try:
+        return overload(record["functional"])(*args).dtype
+    except Exception:  # noqa: BLE001  (the out= op must raise too)
+        return torch.float32
+
+
+def difference(expected, got):
+    """'' when the device's outcome matches PyTorch's CPU outcome, else what differs."""
+    if isinstance(expected, Exception) or isinstance(got, Exception):
+        if isinstance(expected, Exception) == isinstance(got, Exception):
+            return ""
+        return (f"PyTorch raised {type(expected).__name__}: {expected}; the device ran"
+                if isinstance(expected, Exception) else
+                f"PyTorch ran; the device raised {type(got).__name__}: {got}")
+    for i, (e, g) in enumerate(zip(expected, got)):
+        if not isinstance(e, torch.Tensor):
+            if e != g:
+                return f"output {i}: {g}, PyTorch {e}"
+            continue
+        if g.dtype != e.dtype or g.shape != e.shape:
+            return f"output {i}: {g.dtype}{list(g.shape)}, PyTorch {e.dtype}{list(e.shape)}"
+        if e.dtype.is_floating_point:
+            tol = dict(rtol=1e-5, atol=1e-6) if e.dtype == torch.float32 else dict(rtol=1e-12, atol=1e-12)
+            if not torch.allclose(g, e, equal_nan=True, **tol):
+                return f"output {i}: {g.flatten()[:8].tolist()}, PyTorch {e.flatten()[:8].tolist()}"
+        elif not torch.equal(g, e):
+            return f"output {i}: {g.flatten()[:8].tolist()}, PyTorch {e.flatten()[:8].tolist()}"
+    return ""
+
+
+def describe(case):
+    parts = []
+    for v in case["args"]:
+        if "tensor" in v:
+            t = v["tensor"]
+            parts.append(f"{t['dtype']}{t['sizes']}" + ("" if t["layout"] == "contiguous" else " " + t["layout"]))
+        elif "tensors" in v:
+            parts.append(f"{len(v['tensors'])} tensors")
+        else:
+            parts.append(json.dumps(v))
+    return f"{case['label']} ({', '.join(parts)})"
+
+
+@pytest.mark.parametrize("op,dtypes", PARAMS)
+def test_the_device_answers_as_pytorch_does(dev, op, dtypes):
+    if (op, dtypes) in KNOWN_DIFFERENCES:
+        pytest.skip(KNOWN_DIFFERENCES[(op, dtypes)])
+    record = CASES[op]
+    failures, ran = [], 0
+    for case in record["cases"]:
+        if case["dtypes"] != dtypes:
+            continue
+        out_like = out_dtype(op, record, case)
+        expected = outcome(op, case, "cpu", out_like)
+        if op in DELIBERATE and DELIBERATE[op][0] in str(expected):
+            expected = outcome(DELIBERATE[op][1], case, "cpu", out_like)
+        ran += not isinstance(expected, Exception)
+        why = difference(expected, outcome(op, case, dev, out_like))
+        lazygen_torch.mark_step()
+        if why:
+            failures.append(f"{describe(case)}: {why}")
+    assert not failures, f"{op} [{dtypes}]: {len(failures)} case(s) differ:\n" + "\n".join(failures)
+    if dtypes == "float32":  # every op works on float32: cases PyTorch rejects test nothing
+        assert ran > 0, f"{op}: PyTorch rejected every float32 case"
+
+
+def test_every_op_of_ops_yaml_is_registered_or_decomposed_by_pytorch():
+    """No op silently missing: each is served, or PyTorch decomposes it, or it is not PyTorch's."""
+    acceptable = ("PyTorch decomposes it", "not a PyTorch op")
+    problems = [f"{name}: {reason}" for name, origin, registered, reason in
+                lazygen_torch.registration_report()
+                if not registered and not reason.startswith(acceptable)]
+    assert not problems, "\n".join(problems)
