@@ -16,7 +16,7 @@ namespace lazygen::cpu {
 
 // add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
 DType compute_dtype_add_tensor(const Shape& self, const Shape& other, const Scalar& alpha) {
-  return shape_rules::result_type({&self, &other}, {&alpha});
+  return shape_rules::result_type({&self, &other}, {});
 }
 
 // mul_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
@@ -31,7 +31,7 @@ DType compute_dtype_div_tensor(const Shape& self, const Shape& other) {
 
 // pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor
 DType compute_dtype_pow_tensor_scalar(const Shape& self, const Scalar& exponent) {
-  return to_floating(shape_rules::result_type({&self}, {&exponent}));
+  return shape_rules::result_type({&self}, {&exponent});
 }
 
 // exp(Tensor self) -> Tensor
@@ -42,7 +42,7 @@ DType compute_dtype_exp(const Shape& self) {
 // threshold_backward(Tensor grad_output, Tensor self, Scalar threshold) -> Tensor
 DType compute_dtype_threshold_backward(const Shape& grad_output, const Shape& self,
                                        const Scalar& threshold) {
-  return shape_rules::result_type({&grad_output, &self}, {&threshold});
+  return shape_rules::result_type({&grad_output, &self}, {});
 }
 
 // tanh(Tensor self) -> Tensor
@@ -53,7 +53,7 @@ DType compute_dtype_tanh(const Shape& self) {
 // addcmul_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)
 DType compute_dtype_addcmul_inplace(const Shape& self, const Shape& tensor1, const Shape& tensor2,
                                     const Scalar& value) {
-  return shape_rules::result_type({&self, &tensor1, &tensor2}, {&value});
+  return shape_rules::result_type({&self, &tensor1, &tensor2}, {});
 }
 
 // ne.Tensor(Tensor self, Tensor other) -> Tensor

@@ -16,7 +16,7 @@ namespace lazygen::cpu {
 
 // add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
 DType compute_dtype_add_scalar(const Shape& self, const Scalar& other, const Scalar& alpha) {
-  return shape_rules::result_type({&self}, {&other, &alpha});
+  return shape_rules::result_type({&self}, {&other});
 }
 
 // mul_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
@@ -52,7 +52,7 @@ DType compute_dtype_reciprocal(const Shape& self) {
 // addcdiv_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)
 DType compute_dtype_addcdiv_inplace(const Shape& self, const Shape& tensor1, const Shape& tensor2,
                                     const Scalar& value) {
-  return shape_rules::result_type({&self, &tensor1, &tensor2}, {&value});
+  return shape_rules::result_type({&self, &tensor1, &tensor2}, {});
 }
 
 // copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)
@@ -67,7 +67,7 @@ DType compute_dtype_eq_tensor(const Shape& self, const Shape& other) {
 
 // masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor
 DType compute_dtype_masked_fill_scalar(const Shape& self, const Shape& mask, const Scalar& value) {
-  return shape_rules::result_type({&self, &mask}, {&value});
+  return shape_rules::result_type({&self, &mask}, {});
 }
 
 // add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor

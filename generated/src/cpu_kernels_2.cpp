@@ -16,7 +16,7 @@ namespace lazygen::cpu {
 
 // sub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
 DType compute_dtype_sub_scalar(const Shape& self, const Scalar& other, const Scalar& alpha) {
-  return shape_rules::result_type({&self}, {&other, &alpha});
+  return shape_rules::result_type({&self}, {&other});
 }
 
 // mul.Scalar(Tensor self, Scalar other) -> Tensor
@@ -31,12 +31,12 @@ DType compute_dtype_relu_inplace(const Shape& self) {
 
 // fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)
 DType compute_dtype_fill_inplace_scalar(const Scalar& value) {
-  return shape_rules::result_type({}, {&value});
+  return shape_rules::scalar_dtype({&value});
 }
 
 // zero_(Tensor(a!) self) -> Tensor(a!)
 DType compute_dtype_zero_inplace() {
-  return DType::Float64;
+  return shape_rules::scalar_dtype({});
 }
 
 // le.Tensor(Tensor self, Tensor other) -> Tensor
@@ -51,12 +51,12 @@ DType compute_dtype_gt_tensor(const Shape& self, const Shape& other) {
 
 // sqrt_(Tensor(a!) self) -> Tensor(a!)
 DType compute_dtype_sqrt_inplace(const Shape& self) {
-  return shape_rules::result_type({&self}, {});
+  return to_floating(shape_rules::result_type({&self}, {}));
 }
 
 // div_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
 DType compute_dtype_div_inplace_scalar(const Shape& self, const Scalar& other) {
-  return shape_rules::result_type({&self}, {&other});
+  return to_floating(shape_rules::result_type({&self}, {&other}));
 }
 
 // sub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor

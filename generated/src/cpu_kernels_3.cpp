@@ -16,17 +16,17 @@ namespace lazygen::cpu {
 
 // add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)
 DType compute_dtype_add_inplace_tensor(const Shape& self, const Shape& other, const Scalar& alpha) {
-  return shape_rules::result_type({&self, &other}, {&alpha});
+  return shape_rules::result_type({&self, &other}, {});
 }
 
 // add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)
 DType compute_dtype_add_out(const Shape& self, const Shape& other, const Scalar& alpha) {
-  return shape_rules::result_type({&self, &other}, {&alpha});
+  return shape_rules::result_type({&self, &other}, {});
 }
 
 // sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
 DType compute_dtype_sub_tensor(const Shape& self, const Shape& other, const Scalar& alpha) {
-  return shape_rules::result_type({&self, &other}, {&alpha});
+  return shape_rules::result_type({&self, &other}, {});
 }
 
 // mul.Tensor(Tensor self, Tensor other) -> Tensor
@@ -86,7 +86,7 @@ DType compute_dtype_where_self(const Shape& condition, const Shape& self, const 
 
 // div_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
 DType compute_dtype_div_inplace_tensor(const Shape& self, const Shape& other) {
-  return shape_rules::result_type({&self, &other}, {});
+  return to_floating(shape_rules::result_type({&self, &other}, {}));
 }
 
 // add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)

@@ -1017,7 +1017,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .schema = "pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor",
           .functional = "",
           .shape = ShapeKind::Same,
-          .dtype = DTypeRule::Float,
+          .dtype = DTypeRule::Promote,
           .kind = OpKind::Functional,
           .pointwise = true,
           .args =
@@ -1344,7 +1344,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .schema = "copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)",
           .functional = "",
           .shape = ShapeKind::Broadcast,
-          .dtype = DTypeRule::Promote,
+          .dtype = DTypeRule::Self,
           .kind = OpKind::Inplace,
           .pointwise = true,
           .args =
@@ -3001,7 +3001,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .schema = "sqrt_(Tensor(a!) self) -> Tensor(a!)",
           .functional = "sqrt",
           .shape = ShapeKind::Same,
-          .dtype = DTypeRule::Promote,
+          .dtype = DTypeRule::Float,
           .kind = OpKind::Inplace,
           .pointwise = true,
           .args =
@@ -3022,7 +3022,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .schema = "div_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)",
           .functional = "div.Tensor",
           .shape = ShapeKind::Broadcast,
-          .dtype = DTypeRule::Promote,
+          .dtype = DTypeRule::Float,
           .kind = OpKind::Inplace,
           .pointwise = true,
           .args =
@@ -3041,7 +3041,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .schema = "div_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)",
           .functional = "div.Scalar",
           .shape = ShapeKind::Same,
-          .dtype = DTypeRule::Promote,
+          .dtype = DTypeRule::Float,
           .kind = OpKind::Inplace,
           .pointwise = true,
           .args =

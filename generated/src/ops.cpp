@@ -1286,6 +1286,8 @@ Tensor add(const Tensor& self, const Scalar& other, const Scalar& alpha) {
 
 // sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
 Tensor sub(const Tensor& self, const Tensor& other, const Scalar& alpha) {
+  detail::check_dtypes("sub.Tensor", {DType::Int32, DType::Int64, DType::Float32, DType::Float64},
+                       {detail::input_of(self), detail::input_of(other)});
   decltype(auto) result = dispatch_sub_tensor(self, other, alpha);
   if (autograd::needs_grad({&self, &other}))
     autograd::record_sub_tensor(result, self, other, alpha);
@@ -1294,6 +1296,8 @@ Tensor sub(const Tensor& self, const Tensor& other, const Scalar& alpha) {
 
 // sub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
 Tensor sub(const Tensor& self, const Scalar& other, const Scalar& alpha) {
+  detail::check_dtypes("sub.Scalar", {DType::Int32, DType::Int64, DType::Float32, DType::Float64},
+                       {detail::input_of(self)});
   decltype(auto) result = dispatch_sub_scalar(self, other, alpha);
   if (autograd::needs_grad({&self})) autograd::record_sub_scalar(result, self, other, alpha);
   return result;
@@ -1358,6 +1362,8 @@ Tensor pow(const Tensor& self, const Scalar& exponent) {
 
 // neg(Tensor self) -> Tensor
 Tensor neg(const Tensor& self) {
+  detail::check_dtypes("neg", {DType::Int32, DType::Int64, DType::Float32, DType::Float64},
+                       {detail::input_of(self)});
   decltype(auto) result = dispatch_neg(self);
   if (autograd::needs_grad({&self})) autograd::record_neg(result, self);
   return result;
@@ -1391,11 +1397,15 @@ Tensor rsqrt(const Tensor& self) {
 
 // abs(Tensor self) -> Tensor
 Tensor abs(const Tensor& self) {
+  detail::check_dtypes("abs", {DType::Int32, DType::Int64, DType::Float32, DType::Float64},
+                       {detail::input_of(self)});
   return dispatch_abs(self);
 }
 
 // relu(Tensor self) -> Tensor
 Tensor relu(const Tensor& self) {
+  detail::check_dtypes("relu", {DType::Int32, DType::Int64, DType::Float32, DType::Float64},
+                       {detail::input_of(self)});
   decltype(auto) result = dispatch_relu(self);
   if (autograd::needs_grad({&self})) autograd::record_relu(result, self);
   return result;
@@ -1403,12 +1413,17 @@ Tensor relu(const Tensor& self) {
 
 // relu_(Tensor(a!) self) -> Tensor(a!)
 const Tensor& relu_(const Tensor& self) {
+  detail::check_dtypes("relu_", {DType::Int32, DType::Int64, DType::Float32, DType::Float64},
+                       {detail::input_of(self)});
   autograd::check_inplace(self, "relu_");
   return dispatch_relu_inplace(self);
 }
 
 // threshold_backward(Tensor grad_output, Tensor self, Scalar threshold) -> Tensor
 Tensor threshold_backward(const Tensor& grad_output, const Tensor& self, const Scalar& threshold) {
+  detail::check_dtypes("threshold_backward",
+                       {DType::Int32, DType::Int64, DType::Float32, DType::Float64},
+                       {detail::input_of(grad_output), detail::input_of(self)});
   return dispatch_threshold_backward(grad_output, self, threshold);
 }
 
@@ -1434,6 +1449,9 @@ Tensor reciprocal(const Tensor& self) {
 // addcmul_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)
 const Tensor& addcmul_(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2,
                        const Scalar& value) {
+  detail::check_dtypes(
+      "addcmul_", {DType::Int32, DType::Int64, DType::Float32, DType::Float64},
+      {detail::input_of(self), detail::input_of(tensor1), detail::input_of(tensor2)});
   autograd::check_inplace(self, "addcmul_");
   return dispatch_addcmul_inplace(self, tensor1, tensor2, value);
 }
@@ -1441,6 +1459,9 @@ const Tensor& addcmul_(const Tensor& self, const Tensor& tensor1, const Tensor& 
 // addcdiv_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)
 const Tensor& addcdiv_(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2,
                        const Scalar& value) {
+  detail::check_dtypes(
+      "addcdiv_", {DType::Float32, DType::Float64},
+      {detail::input_of(self), detail::input_of(tensor1), detail::input_of(tensor2)});
   autograd::check_inplace(self, "addcdiv_");
   return dispatch_addcdiv_inplace(self, tensor1, tensor2, value);
 }
@@ -1543,11 +1564,13 @@ Tensor argmax(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
 
 // _softmax(Tensor self, int dim, bool half_to_float) -> Tensor
 Tensor _softmax(const Tensor& self, int64_t dim, bool half_to_float) {
+  detail::check_dtypes("_softmax", {DType::Float32, DType::Float64}, {detail::input_of(self)});
   return dispatch__softmax(self, dim, half_to_float);
 }
 
 // _log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor
 Tensor _log_softmax(const Tensor& self, int64_t dim, bool half_to_float) {
+  detail::check_dtypes("_log_softmax", {DType::Float32, DType::Float64}, {detail::input_of(self)});
   decltype(auto) result = dispatch__log_softmax(self, dim, half_to_float);
   if (autograd::needs_grad({&self}))
     autograd::record__log_softmax(result, self, dim, half_to_float);
@@ -1556,6 +1579,8 @@ Tensor _log_softmax(const Tensor& self, int64_t dim, bool half_to_float) {
 
 // mm(Tensor self, Tensor mat2) -> Tensor
 Tensor mm(const Tensor& self, const Tensor& mat2) {
+  detail::check_dtypes("mm", {DType::Int32, DType::Int64, DType::Float32, DType::Float64},
+                       {detail::input_of(self), detail::input_of(mat2)});
   decltype(auto) result = dispatch_mm(self, mat2);
   if (autograd::needs_grad({&self, &mat2})) autograd::record_mm(result, self, mat2);
   return result;
@@ -1564,6 +1589,8 @@ Tensor mm(const Tensor& self, const Tensor& mat2) {
 // addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
 Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const Scalar& beta,
              const Scalar& alpha) {
+  detail::check_dtypes("addmm", {DType::Int32, DType::Int64, DType::Float32, DType::Float64},
+                       {detail::input_of(self), detail::input_of(mat1), detail::input_of(mat2)});
   decltype(auto) result = dispatch_addmm(self, mat1, mat2, beta, alpha);
   if (autograd::needs_grad({&self, &mat1, &mat2}))
     autograd::record_addmm(result, self, mat1, mat2, beta, alpha);
@@ -1572,6 +1599,8 @@ Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const S
 
 // bmm(Tensor self, Tensor mat2) -> Tensor
 Tensor bmm(const Tensor& self, const Tensor& mat2) {
+  detail::check_dtypes("bmm", {DType::Int32, DType::Int64, DType::Float32, DType::Float64},
+                       {detail::input_of(self), detail::input_of(mat2)});
   decltype(auto) result = dispatch_bmm(self, mat2);
   if (autograd::needs_grad({&self, &mat2})) autograd::record_bmm(result, self, mat2);
   return result;

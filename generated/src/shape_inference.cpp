@@ -10,15 +10,17 @@ namespace lazygen {
 std::vector<Shape> compute_shape_add_tensor(const Shape& self, const Shape& other,
                                             const Scalar& alpha) {
   std::vector<int64_t> sizes = shape_rules::broadcast("add.Tensor", {&self, &other});
-  return {Shape(shape_rules::result_type({&self, &other}, {&alpha}), std::move(sizes))};
+  shape_rules::check_alpha("add.Tensor", shape_rules::result_type({&self, &other}, {}), alpha);
+  return {Shape(shape_rules::result_type({&self, &other}, {}), std::move(sizes))};
 }
 
 // add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)
 std::vector<Shape> compute_shape_add_inplace_tensor(const Shape& self, const Shape& other,
                                                     const Scalar& alpha) {
   std::vector<int64_t> sizes = shape_rules::broadcast("add_.Tensor", {&self, &other});
+  shape_rules::check_alpha("add_.Tensor", shape_rules::result_type({&self, &other}, {}), alpha);
   shape_rules::check_inplace("add_.Tensor", self, sizes,
-                             shape_rules::result_type({&self, &other}, {&alpha}));
+                             shape_rules::result_type({&self, &other}, {}));
   return {Shape(self.dtype, std::move(sizes))};
 }
 
@@ -26,8 +28,8 @@ std::vector<Shape> compute_shape_add_inplace_tensor(const Shape& self, const Sha
 std::vector<Shape> compute_shape_add_out(const Shape& self, const Shape& other, const Scalar& alpha,
                                          const Shape& out) {
   std::vector<int64_t> sizes = shape_rules::broadcast("add.out", {&self, &other});
-  shape_rules::check_inplace("add.out", out, sizes,
-                             shape_rules::result_type({&self, &other}, {&alpha}));
+  shape_rules::check_alpha("add.out", shape_rules::result_type({&self, &other}, {}), alpha);
+  shape_rules::check_inplace("add.out", out, sizes, shape_rules::result_type({&self, &other}, {}));
   return {Shape(out.dtype, std::move(sizes))};
 }
 
@@ -35,21 +37,24 @@ std::vector<Shape> compute_shape_add_out(const Shape& self, const Shape& other, 
 std::vector<Shape> compute_shape_add_scalar(const Shape& self, const Scalar& other,
                                             const Scalar& alpha) {
   std::vector<int64_t> sizes = self.sizes;
-  return {Shape(shape_rules::result_type({&self}, {&other, &alpha}), std::move(sizes))};
+  shape_rules::check_alpha("add.Scalar", shape_rules::result_type({&self}, {&other}), alpha);
+  return {Shape(shape_rules::result_type({&self}, {&other}), std::move(sizes))};
 }
 
 // sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
 std::vector<Shape> compute_shape_sub_tensor(const Shape& self, const Shape& other,
                                             const Scalar& alpha) {
   std::vector<int64_t> sizes = shape_rules::broadcast("sub.Tensor", {&self, &other});
-  return {Shape(shape_rules::result_type({&self, &other}, {&alpha}), std::move(sizes))};
+  shape_rules::check_alpha("sub.Tensor", shape_rules::result_type({&self, &other}, {}), alpha);
+  return {Shape(shape_rules::result_type({&self, &other}, {}), std::move(sizes))};
 }
 
 // sub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
 std::vector<Shape> compute_shape_sub_scalar(const Shape& self, const Scalar& other,
                                             const Scalar& alpha) {
   std::vector<int64_t> sizes = self.sizes;
-  return {Shape(shape_rules::result_type({&self}, {&other, &alpha}), std::move(sizes))};
+  shape_rules::check_alpha("sub.Scalar", shape_rules::result_type({&self}, {&other}), alpha);
+  return {Shape(shape_rules::result_type({&self}, {&other}), std::move(sizes))};
 }
 
 // mul.Tensor(Tensor self, Tensor other) -> Tensor
@@ -107,7 +112,7 @@ std::vector<Shape> compute_shape_minimum(const Shape& self, const Shape& other) 
 // pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor
 std::vector<Shape> compute_shape_pow_tensor_scalar(const Shape& self, const Scalar& exponent) {
   std::vector<int64_t> sizes = self.sizes;
-  return {Shape(to_floating(shape_rules::result_type({&self}, {&exponent})), std::move(sizes))};
+  return {Shape(shape_rules::result_type({&self}, {&exponent}), std::move(sizes))};
 }
 
 // neg(Tensor self) -> Tensor
@@ -163,7 +168,7 @@ std::vector<Shape> compute_shape_relu_inplace(const Shape& self) {
 std::vector<Shape> compute_shape_threshold_backward(const Shape& grad_output, const Shape& self,
                                                     const Scalar& threshold) {
   std::vector<int64_t> sizes = shape_rules::broadcast("threshold_backward", {&grad_output, &self});
-  return {Shape(shape_rules::result_type({&grad_output, &self}, {&threshold}), std::move(sizes))};
+  return {Shape(shape_rules::result_type({&grad_output, &self}, {}), std::move(sizes))};
 }
 
 // sigmoid(Tensor self) -> Tensor
@@ -189,7 +194,7 @@ std::vector<Shape> compute_shape_addcmul_inplace(const Shape& self, const Shape&
                                                  const Shape& tensor2, const Scalar& value) {
   std::vector<int64_t> sizes = shape_rules::broadcast("addcmul_", {&self, &tensor1, &tensor2});
   shape_rules::check_inplace("addcmul_", self, sizes,
-                             shape_rules::result_type({&self, &tensor1, &tensor2}, {&value}));
+                             shape_rules::result_type({&self, &tensor1, &tensor2}, {}));
   return {Shape(self.dtype, std::move(sizes))};
 }
 
@@ -198,15 +203,14 @@ std::vector<Shape> compute_shape_addcdiv_inplace(const Shape& self, const Shape&
                                                  const Shape& tensor2, const Scalar& value) {
   std::vector<int64_t> sizes = shape_rules::broadcast("addcdiv_", {&self, &tensor1, &tensor2});
   shape_rules::check_inplace("addcdiv_", self, sizes,
-                             shape_rules::result_type({&self, &tensor1, &tensor2}, {&value}));
+                             shape_rules::result_type({&self, &tensor1, &tensor2}, {}));
   return {Shape(self.dtype, std::move(sizes))};
 }
 
 // fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)
 std::vector<Shape> compute_shape_fill_inplace_scalar(const Shape& self, const Scalar& value) {
   std::vector<int64_t> sizes = self.sizes;
-  shape_rules::check_inplace("fill_.Scalar", self, sizes,
-                             shape_rules::result_type({&self}, {&value}));
+  shape_rules::check_inplace("fill_.Scalar", self, sizes, shape_rules::result_type({&self}, {}));
   return {Shape(self.dtype, std::move(sizes))};
 }
 
@@ -221,7 +225,7 @@ std::vector<Shape> compute_shape_zero_inplace(const Shape& self) {
 std::vector<Shape> compute_shape_copy_inplace(const Shape& self, const Shape& src,
                                               bool non_blocking) {
   std::vector<int64_t> sizes = shape_rules::broadcast("copy_", {&self, &src});
-  shape_rules::check_inplace("copy_", self, sizes, shape_rules::result_type({&self, &src}, {}));
+  shape_rules::check_inplace("copy_", self, sizes, self.dtype);
   return {Shape(self.dtype, std::move(sizes))};
 }
 
@@ -297,7 +301,8 @@ std::vector<Shape> compute_shape__log_softmax(const Shape& self, int64_t dim, bo
 // sqrt_(Tensor(a!) self) -> Tensor(a!)
 std::vector<Shape> compute_shape_sqrt_inplace(const Shape& self) {
   std::vector<int64_t> sizes = self.sizes;
-  shape_rules::check_inplace("sqrt_", self, sizes, shape_rules::result_type({&self}, {}));
+  shape_rules::check_inplace("sqrt_", self, sizes,
+                             to_floating(shape_rules::result_type({&self}, {})));
   return {Shape(self.dtype, std::move(sizes))};
 }
 
@@ -305,7 +310,7 @@ std::vector<Shape> compute_shape_sqrt_inplace(const Shape& self) {
 std::vector<Shape> compute_shape_div_inplace_tensor(const Shape& self, const Shape& other) {
   std::vector<int64_t> sizes = shape_rules::broadcast("div_.Tensor", {&self, &other});
   shape_rules::check_inplace("div_.Tensor", self, sizes,
-                             shape_rules::result_type({&self, &other}, {}));
+                             to_floating(shape_rules::result_type({&self, &other}, {})));
   return {Shape(self.dtype, std::move(sizes))};
 }
 
@@ -313,7 +318,7 @@ std::vector<Shape> compute_shape_div_inplace_tensor(const Shape& self, const Sha
 std::vector<Shape> compute_shape_div_inplace_scalar(const Shape& self, const Scalar& other) {
   std::vector<int64_t> sizes = self.sizes;
   shape_rules::check_inplace("div_.Scalar", self, sizes,
-                             shape_rules::result_type({&self}, {&other}));
+                             to_floating(shape_rules::result_type({&self}, {&other})));
   return {Shape(self.dtype, std::move(sizes))};
 }
 

@@ -29,6 +29,18 @@ PointwiseInputs pointwise_inputs(const OpEntry& op) {
   return in;
 }
 
+// Note [Scaling scalars]: as in PyTorch, a Scalar that scales or thresholds an input (`alpha` and
+// `beta` of add/sub/addmm, `value` of addcmul/fill_, `threshold` of threshold_backward) takes no
+// part in type promotion: add(bool, bool, alpha=2) is bool. Other Scalars are operands (add.Scalar's
+// `other`, pow's `exponent`) and promote as wrapped numbers do.
+bool promotes(const Argument& scalar) {
+  static const char* const kScaling[] = {"alpha", "beta", "value", "threshold"};
+  for (const char* name : kScaling) {
+    if (scalar.name == name) return false;
+  }
+  return true;
+}
+
 const Argument* written_argument(const OpEntry& op) {
   for (const Argument& a : op.schema.arguments) {
     if (a.is_write()) return &a;

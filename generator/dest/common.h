@@ -22,6 +22,8 @@ PointwiseInputs pointwise_inputs(const OpEntry& op);
 
 // The written argument an in-place/out= op returns (`self` / `out`), or nullptr if functional.
 const Argument* written_argument(const OpEntry& op);
+// Whether a Scalar argument takes part in type promotion (See Note [Scaling scalars]).
+bool promotes(const Argument& scalar);
 
 // "compute_shape_add_tensor(self.shape(), other.shape(), alpha)" for eager/lazy callers.
 std::string shape_call(const OpEntry& op);

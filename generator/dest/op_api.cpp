@@ -1,4 +1,6 @@
 // Emits the op list (op_list.inc) and the op API: ops.h, tensor_methods.inc and src/ops.cpp.
+#include <map>
+
 #include "api/names.h"
 #include "api/signature.h"
 #include "dest/common.h"
@@ -19,6 +21,25 @@ std::string dispatcher(const EmitContext& ctx, const OpEntry& op) {
   });
 }
 
+// "detail::check_dtypes(\"neg\", {DType::Int32, ...}, {detail::input_of(self)});" for an op
+// with `dtypes:`: every tensor input but out= tensors and bool/index-domain ones.
+std::string dtypes_guard(const OpEntry& op) {
+  static const std::map<std::string, std::string> kEnumerators = {
+      {"bool", "Bool"}, {"int32", "Int32"}, {"int64", "Int64"}, {"float32", "Float32"}, {"float64", "Float64"}};
+  std::vector<std::string> allowed, inputs;
+  for (const std::string& d : op.dtypes) allowed.push_back("DType::" + kEnumerators.at(d));
+  for (const Argument& a : op.schema.arguments) {
+    if (a.type.base != BaseType::Tensor || a.type.is_list || (a.kwarg_only && a.is_write())) continue;
+    bool fixed = false;
+    for (const auto& [name, domain] : op.domains) {
+      fixed |= name == a.name && (domain.kind == ValueDomain::Kind::Bool || domain.kind == ValueDomain::Kind::Index);
+    }
+    if (!fixed) inputs.push_back("detail::input_of(" + api::cpp_name(a.name) + ")");
+  }
+  return "detail::check_dtypes(\"" + op.schema.name.str() + "\", {" + join(allowed, ", ") + "}, {" +
+         join(inputs, ", ") + "});";
+}
+
 // The API function: dispatch, then (ops with derivatives) record autograd history.
 std::string function_definition(const EmitContext& ctx, const OpEntry& op) {
   api::CppSignature sig = api::op_signature(op, api::api_name(op.schema), api::TypeUse::Api);
@@ -30,6 +51,7 @@ std::string function_definition(const EmitContext& ctx, const OpEntry& op) {
   }
   // In-place and out= ops record no history: writing into a tensor autograd needs is an error.
   std::vector<std::string> guards;
+  if (!op.dtypes.empty()) guards.push_back(dtypes_guard(op));
   if (const Argument* w = written_argument(op)) {
     guards.push_back("autograd::check_inplace(" + api::cpp_name(w->name) + ", \"" + op.schema.name.str() + "\");");
   }

@@ -74,12 +74,16 @@ std::string compute_dtype_signature(const OpEntry& op) {
 std::string compute_dtype_definition(const EmitContext& ctx, const OpEntry& op) {
   PointwiseInputs in = pointwise_inputs(op);
   // result_type takes pointers to the parameters.
+  // Tensors and promoting Scalars decide (See Note [Scaling scalars]); an expression of Scalars
+  // alone (fill_'s `value`) computes at the Scalars' full width, so no value is rounded on the way.
   std::vector<std::string> t, s;
   for (const Argument* a : in.tensors) t.push_back("&" + api::cpp_name(a->name));
-  for (const Argument* a : in.scalars) s.push_back("&" + api::cpp_name(a->name));
+  for (const Argument* a : in.scalars) {
+    if (promotes(*a) || in.tensors.empty()) s.push_back("&" + api::cpp_name(a->name));
+  }
   std::string expr = "shape_rules::result_type({" + join(t, ", ") + "}, {" + join(s, ", ") + "})";
+  if (in.tensors.empty()) expr = "shape_rules::scalar_dtype({" + join(s, ", ") + "})";
   if (op.dtype == DTypeRule::Float) expr = "to_floating(" + expr + ")";
-  if (in.tensors.empty() && in.scalars.empty()) expr = "DType::Float64";
   return ctx.templates.render("compute_dtype.cpp.tmpl",
                               {{"schema", op.func}, {"signature", compute_dtype_signature(op)}, {"expression", expr}});
 }

@@ -30,7 +30,7 @@ std::string address_list(const std::vector<const Argument*>& args) {
 std::string result_type_expr(const OpEntry& op) {
   std::vector<const Argument*> scalars;
   for (const Argument& a : op.schema.arguments) {
-    if (api::is_scalar(a)) scalars.push_back(&a);
+    if (api::is_scalar(a) && promotes(a)) scalars.push_back(&a);
   }
   return "shape_rules::result_type(" + address_list(input_tensors(op)) + ", " + address_list(scalars) + ")";
 }
@@ -77,6 +77,12 @@ std::vector<std::string> elementwise_statements(const OpEntry& op) {
                           ? first + ".sizes"
                           : "shape_rules::broadcast(\"" + op.schema.name.str() + "\", " + address_list(inputs) + ")";
   std::vector<std::string> out = {"std::vector<int64_t> sizes = " + sizes + ";"};
+  for (const Argument& a : op.schema.arguments) {
+    if (api::is_scalar(a) && (a.name == "alpha" || a.name == "beta")) {
+      out.push_back("shape_rules::check_alpha(\"" + op.schema.name.str() + "\", " + computed_dtype_expr(op) + ", " +
+                    api::cpp_name(a.name) + ");");
+    }
+  }
   if (const Argument* w = written_argument(op)) {
     out.push_back("shape_rules::check_inplace(\"" + op.schema.name.str() + "\", " + api::cpp_name(w->name) +
                   ", sizes, " + computed_dtype_expr(op) + ");");

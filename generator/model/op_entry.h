@@ -83,6 +83,10 @@ struct OpEntry {
   std::vector<Derivative> derivatives;
   std::vector<std::pair<std::string, ValueDomain>> domains;  // `domain:` argument -> domain
   std::vector<OpSample> samples;                              // `samples:`
+  // `dtypes:` the dtypes the op computes in (its tensor inputs' promoted dtype; names as PyTorch
+  // prints them, without "torch."); empty: every dtype. The op API refuses others, on every device.
+  std::vector<std::string> dtypes;
+  SourceLoc dtypes_loc;
   TorchKernel torch = TorchKernel::Generated;
   SourceLoc torch_loc;
   // PyTorch's `structured:` or `structured_delegate:` key is present: PyTorch's kernels for the

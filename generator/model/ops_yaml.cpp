@@ -35,8 +35,9 @@ std::string_view choice_name(const std::vector<std::pair<std::string, Enum>>& ch
   return "?";
 }
 
-const std::vector<std::string> kLazygenKeys = {"func",   "variants",    "shape",  "dtype",   "pointwise",
+const std::vector<std::string> kLazygenKeys = {"func",   "variants",    "shape",  "dtype",   "dtypes", "pointwise",
                                                "kernel", "derivatives", "domain", "samples", "torch"};
+const std::vector<std::string> kDTypeNames = {"bool", "int32", "int64", "float32", "float64"};
 // Keys of PyTorch's native_functions.yaml: accepted and ignored, so real entries can be pasted.
 const std::vector<std::string> kNativeKeys = {
     "dispatch",     "device_check",       "python_module",       "autogen",
@@ -102,6 +103,21 @@ void read_derivatives(const std::string& path, const YAML::Node& node, OpEntry& 
   }
 }
 
+void read_dtypes(const std::string& path, const YAML::Node& node, OpEntry& op) {
+  op.dtypes_loc = loc_of(path, node);
+  if (!node.IsSequence() || node.size() == 0) {
+    throw GenError(op.dtypes_loc, "'dtypes' must be a non-empty list of dtype names",
+                   "write e.g. 'dtypes: [int32, int64, float32, float64]'");
+  }
+  for (const auto& item : node) {
+    std::string name = scalar_of(path, item, "dtypes");
+    if (std::find(kDTypeNames.begin(), kDTypeNames.end(), name) == kDTypeNames.end()) {
+      throw GenError(loc_of(path, item), "invalid dtype '" + name + "'", suggest_hint(name, kDTypeNames));
+    }
+    op.dtypes.push_back(name);
+  }
+}
+
 void check_key(const std::string& path, const YAML::Node& key_node) {
   const std::string key = key_node.Scalar();
   for (const auto& k : kLazygenKeys) if (k == key) return;
@@ -127,6 +143,8 @@ void read_lazygen_key(const std::string& path, const std::string& key, const YAM
     op.kernel_loc = loc_of(path, value);
   } else if (key == "derivatives") {
     read_derivatives(path, value, op);
+  } else if (key == "dtypes") {
+    read_dtypes(path, value, op);
   } else if (key == "torch") {
     op.torch = parse_choice<TorchKernel>(path, value, key, kTorchKernels);
     op.torch_loc = loc_of(path, value);

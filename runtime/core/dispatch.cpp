@@ -1,6 +1,8 @@
 // See dispatch.h.
 #include "core/dispatch.h"
 
+#include <algorithm>
+
 #include <functional>
 #include <mutex>
 #include <shared_mutex>
@@ -89,6 +91,20 @@ DeviceType op_device(const char* op, std::initializer_list<std::optional<Device>
   }
   if (!found) throw ShapeError(op, "needs at least one defined tensor");
   return found->type;
+}
+
+void check_dtypes(const char* op, std::initializer_list<DType> allowed,
+                  std::initializer_list<const Tensor*> inputs) {
+  std::optional<DType> computed;
+  for (const Tensor* t : inputs) {
+    if (t == nullptr || !t->defined()) continue;
+    computed = computed ? promote_types(*computed, t->dtype()) : t->dtype();
+  }
+  if (!computed || std::find(allowed.begin(), allowed.end(), *computed) != allowed.end()) return;
+  std::string names;
+  for (DType a : allowed) names += (names.empty() ? "" : ", ") + std::string(dtype_name(a));
+  throw ShapeError(op, "not implemented for " + std::string(dtype_name(*computed)) +
+                           " tensors (it takes " + names + ")");
 }
 
 Device device_of(const Tensor& t, const char* op, const char* arg) {

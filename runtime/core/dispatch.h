@@ -31,6 +31,19 @@ Device device_of(const Tensor& t, const char* op, const char* arg);
 // got cpu and lazy:0").
 DeviceType op_device(const char* op, std::initializer_list<std::optional<Device>> devices);
 
+inline const Tensor* input_of(const Tensor& t) {
+  return &t;
+}
+inline const Tensor* input_of(const std::optional<Tensor>& t) {
+  return t ? &*t : nullptr;
+}
+// An op's `dtypes:` (ops.yaml): throws ShapeError naming `op` when the dtype its tensor `inputs`
+// compute in (their promoted dtype; null or undefined inputs skipped) is not in `allowed`, as
+// PyTorch's kernels refuse dtypes they are not built for ("neg: not implemented for bool tensors
+// (it takes int32, int64, ...)"), also for empty tensors.
+void check_dtypes(const char* op, std::initializer_list<DType> allowed,
+                  std::initializer_list<const Tensor*> inputs);
+
 // Note [Device kernels]
 // The eager kernels of a device library (cuda: lazygen_cuda) are not known to the generated
 // dispatch, which is compiled whether or not the library exists. The library registers each

@@ -50,7 +50,7 @@ Tensor _log_softmax_backward_data(const Tensor& grad_output, const Tensor& outpu
   launch_log_softmax_backward(softmax_args(shape.sizes, grad_output.dim() == 0 ? -1 : d),
                               dy.dtype(), dy.raw_data(), y.raw_data(), out.raw_data(),
                               current_stream());
-  return out.dtype() == input_dtype ? out : out.to(input_dtype);
+  return out;  // grad_output's dtype (the shape function's), as PyTorch 1.13 returns
 }
 
 // nll_loss's launch arguments and contiguous operands (weight undefined when absent).

@@ -41,6 +41,13 @@ DType result_type(std::initializer_list<const Shape*> tensors,
       .value_or(DType::Float32);
 }
 
+DType scalar_dtype(std::initializer_list<const Scalar*> scalars) {
+  if (scalars.size() == 0) return DType::Float64;
+  DType out = DType::Bool;
+  for (const Scalar* s : scalars) out = promote_types(out, s->dtype());
+  return out;
+}
+
 std::vector<int64_t> broadcast(const char* op, std::initializer_list<const Shape*> tensors) {
   std::vector<int64_t> out;
   for (const Shape* t : tensors) {
@@ -62,6 +69,15 @@ void check_inplace(const char* op, const Shape& self, const std::vector<int64_t>
                              " can't be cast to the desired output type " +
                              std::string(dtype_name(self.dtype)) + " (output of shape " +
                              sizes_str(self.sizes) + ")");
+  }
+}
+
+void check_alpha(const char* op, DType dtype, const Scalar& alpha) {
+  if (alpha.is_bool() && dtype != DType::Bool) {
+    throw ShapeError(op, "Boolean alpha only supported for Boolean results.");
+  }
+  if (alpha.is_floating() && !is_floating(dtype)) {
+    throw ShapeError(op, "For integral input tensors, argument alpha must not be a floating point number.");
   }
 }
 

@@ -23,6 +23,11 @@ namespace lazygen::shape_rules {
 DType result_type(std::initializer_list<const Shape*> tensors,
                   std::initializer_list<const Scalar*> scalars = {});
 
+// The dtype a computation on `scalars` alone runs in: Float64 if one is floating, else Int64 if
+// one is integral, else Bool (Float64 for none): their full width, unlike result_type's wrapped
+// numbers.
+DType scalar_dtype(std::initializer_list<const Scalar*> scalars);
+
 // The sizes all `tensors` broadcast to (PyTorch's rules); ShapeError names `op` and the shapes.
 std::vector<int64_t> broadcast(const char* op, std::initializer_list<const Shape*> tensors);
 
@@ -31,6 +36,10 @@ std::vector<int64_t> broadcast(const char* op, std::initializer_list<const Shape
 // integral, no number -> bool); else ShapeError naming the shapes or dtypes.
 void check_inplace(const char* op, const Shape& self, const std::vector<int64_t>& result_sizes,
                    DType result_dtype);
+
+// PyTorch's alpha_check for a scaling Scalar (`alpha`, `beta`) of an op computing in `dtype`: a
+// bool alpha needs a bool result, a floating alpha a floating one; else ShapeError naming `op`.
+void check_alpha(const char* op, DType dtype, const Scalar& alpha);
 
 // The shape of reducing `self` over `dims` (nullopt or empty: every dim) with dtype `out`.
 // Negative dims wrap; a dim out of range or repeated is a ShapeError naming `op`.

@@ -1,7 +1,6 @@
 // clamp (custom_kernels.h): min(max(self, min), max) in the result dtype, NaN kept, as PyTorch.
 // The bounds are optional Scalars, which `pointwise:` expressions cannot take.
 #include <optional>
-#include <type_traits>
 
 #include "core/tensor/tensor_impl.h"
 #include "ops/cpu/custom_kernels.h"
@@ -30,12 +29,10 @@ Tensor clamp(const Tensor& self, const std::optional<Scalar>& min,
   const Tensor in = (self.dtype() == shape.dtype ? self : self.to(shape.dtype)).contiguous();
   dispatch_dtype(shape.dtype, [&](auto tag) {
     using T = decltype(tag);
-    if constexpr (!std::is_same_v<T, bool>) {
-      std::optional<T> lo, hi;
-      if (min) lo = min->to<T>();
-      if (max) hi = max->to<T>();
-      clamp_loop<T>(in.data_ptr<T>(), out.data_ptr<T>(), out.numel(), lo, hi);
-    }
+    std::optional<T> lo, hi;
+    if (min) lo = min->to<T>();
+    if (max) hi = max->to<T>();
+    clamp_loop<T>(in.data_ptr<T>(), out.data_ptr<T>(), out.numel(), lo, hi);
   });
   return out;
 }

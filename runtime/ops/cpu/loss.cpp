@@ -74,7 +74,7 @@ Tensor _log_softmax_backward_data(const Tensor& grad_output, const Tensor& outpu
                    });
     }
   });
-  return out.dtype() == input_dtype ? out : out.to(input_dtype);
+  return out;  // grad_output's dtype (the shape function's), as PyTorch 1.13 returns
 }
 
 namespace {

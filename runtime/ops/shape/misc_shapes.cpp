@@ -72,9 +72,6 @@ std::vector<Shape> compute_shape_cat(const std::vector<Shape>& tensors, int64_t 
 std::vector<Shape> compute_shape_clamp(const Shape& self, const std::optional<Scalar>& min,
                                        const std::optional<Scalar>& max) {
   if (!min && !max) throw ShapeError("clamp", "at least one of 'min' or 'max' must not be None");
-  if (self.dtype == DType::Bool) {
-    throw ShapeError("clamp", "not supported for bool tensors, got self " + self.str());
-  }
   // PyTorch's result type: the bounds take part in type promotion (int tensor, 0.5 -> float).
   const DType dtype =
       shape_rules::result_type({&self}, {min ? &*min : nullptr, max ? &*max : nullptr});

@@ -260,7 +260,7 @@ std::vector<Shape> compute_shape__log_softmax_backward_data(const Shape& grad_ou
   require_same_dtype(kOp, grad_output, output, "grad_output and output");
   require_sizes(kOp, output, grad_output.sizes, "output");
   wrap_dim(kOp, dim, std::max<int64_t>(grad_output.dim(), 1));
-  return {Shape(input_dtype, grad_output.sizes)};
+  return {grad_output};  // PyTorch 1.13 gives grad_output's dtype, whatever input_dtype says
 }
 
 namespace {

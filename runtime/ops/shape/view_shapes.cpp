@@ -220,8 +220,7 @@ std::vector<Shape> compute_shape_slice_scatter(const Shape& self, const Shape& s
                              str(step) + "] along dim " + str(d) + " of self " +
                              sizes_str(self.sizes) + ", which has shape " + sizes_str(sliced));
   }
-  shape_rules::check_inplace(op, self, self.sizes, src.dtype);
-  return {self};
+  return {self};  // src is converted to self's dtype, as PyTorch's copy into the slice does
 }
 
 std::vector<Shape> compute_shape_select_int(const Shape& self, int64_t dim, int64_t index) {

@@ -243,8 +243,8 @@ TEST(OpsYaml, UnknownKeySuggestsNearestKey) {
   EXPECT_EQ(e.loc().str(), "ops.yaml:3:3");
   EXPECT_EQ(e.message(), "unknown key 'pointwize'");
   EXPECT_EQ(e.hint(),
-            "did you mean 'pointwise'? valid: func, variants, shape, dtype, pointwise, kernel, "
-            "derivatives, domain, samples, torch");
+            "did you mean 'pointwise'? valid: func, variants, shape, dtype, dtypes, pointwise, "
+            "kernel, derivatives, domain, samples, torch");
 }
 
 TEST(OpsYaml, UnknownKeyIsAnErrorInTheNativeDialectToo) {
@@ -257,8 +257,8 @@ TEST(OpsYaml, UnknownKeyIsAnErrorInTheNativeDialectToo) {
 TEST(OpsYaml, UnknownKeyFarFromAnyListsTheValidOnes) {
   GenError e = load_error("- func: relu(Tensor self) -> Tensor\n  frobnicate: yes\n");
   EXPECT_EQ(e.hint(),
-            "valid: func, variants, shape, dtype, pointwise, kernel, derivatives, domain, samples, "
-            "torch");
+            "valid: func, variants, shape, dtype, dtypes, pointwise, kernel, derivatives, domain, "
+            "samples, torch");
 }
 
 TEST(OpsYaml, InvalidShapeSuggestsNearest) {

@@ -218,7 +218,10 @@ TEST(Clamp, BoundsBelowAboveAndBoth) {
   EXPECT_EQ(clamp(empty({0}), 0, 1).sizes(), (V{0}));
   EXPECT_EQ(message_of<ShapeError>([&] { clamp(x, std::nullopt, std::nullopt); }),
             "clamp: at least one of 'min' or 'max' must not be None");
-  EXPECT_THROW(clamp(tensor<bool>({true}), 0, 1), ShapeError);
+  // bool promotes with integer bounds (to int64), as in PyTorch.
+  Tensor b = clamp(tensor<bool>({true, false}), 0, 1);
+  EXPECT_EQ(b.dtype(), DType::Int64);
+  EXPECT_EQ(values<int64_t>(b), (I64{1, 0}));
 }
 
 }  // namespace
