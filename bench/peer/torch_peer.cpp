@@ -17,7 +17,7 @@
 namespace lazygen::bench {
 namespace {
 
-constexpr const char* kPython = "/usr/bin/python3";
+constexpr const char* kPython = LAZYGEN_PYTHON;  // cmake/LazygenTorch.cmake
 
 std::string script_path() {
   const char* env = std::getenv("LAZYGEN_TORCH_PEER");

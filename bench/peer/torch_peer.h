@@ -1,5 +1,5 @@
-// PyTorch as a peer inside our benchmarks: runs ../shared/peers/torch_peer.py (Debian's
-// /usr/bin/python3 with python3-torch) as a child process and reads the numbers it prints, so a
+// PyTorch as a peer inside our benchmarks: runs ../shared/peers/torch_peer.py (LAZYGEN_PYTHON,
+// Debian's /usr/bin/python3 with python3-torch) as a child process and reads the numbers it prints, so a
 // benchmark can report "ours / PyTorch" from one run on one machine instead of from two runs
 // minutes apart (this VM is shared and noisy).
 //

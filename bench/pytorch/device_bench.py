@@ -31,7 +31,7 @@ import lazygen_torch
 HERE = os.path.dirname(os.path.abspath(__file__))
 PEER = os.environ.get("LAZYGEN_TORCH_PEER",
                       os.path.join(HERE, "..", "..", "..", "shared", "peers", "torch_peer.py"))
-PYTHON = "/usr/bin/python3"  # Debian's, as LAZYGEN_PYTHON (cmake/LazygenTorch.cmake)
+PYTHON = sys.executable  # LAZYGEN_PYTHON: build/lazygen-python runs this script with it
 FRIENDLY_MALLOC = {"MALLOC_MMAP_THRESHOLD_": "1000000000", "MALLOC_TRIM_THRESHOLD_": "1000000000"}
 
 
