@@ -5,6 +5,7 @@
 
 #include "autograd/formulas.h"
 #include "autograd/function.h"
+#include "core/dispatch.h"
 #include "lazygen/factory.h"
 #include "lazygen/generated/ops.h"
 #include "lazygen/operators.h"
@@ -156,6 +157,50 @@ class DivScalarBackward final : public Function {
   Scalar other{};
 };
 
+// maximum(Tensor self, Tensor other) -> Tensor
+class MaximumBackward final : public Function {
+ public:
+  const char* name() const override { return "MaximumBackward"; }
+
+  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
+    [[maybe_unused]] const Tensor& grad = grads[0];
+    std::vector<Tensor> grad_inputs(2);
+    if (needs_input_grad(0)) grad_inputs[0] = extremum_backward(grad, self, other, true);
+    if (needs_input_grad(1)) grad_inputs[1] = extremum_backward(grad, other, self, true);
+    return grad_inputs;
+  }
+
+  void release_saved() override {
+    self = Tensor();
+    other = Tensor();
+  }
+
+  Tensor self;
+  Tensor other;
+};
+
+// minimum(Tensor self, Tensor other) -> Tensor
+class MinimumBackward final : public Function {
+ public:
+  const char* name() const override { return "MinimumBackward"; }
+
+  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
+    [[maybe_unused]] const Tensor& grad = grads[0];
+    std::vector<Tensor> grad_inputs(2);
+    if (needs_input_grad(0)) grad_inputs[0] = extremum_backward(grad, self, other, false);
+    if (needs_input_grad(1)) grad_inputs[1] = extremum_backward(grad, other, self, false);
+    return grad_inputs;
+  }
+
+  void release_saved() override {
+    self = Tensor();
+    other = Tensor();
+  }
+
+  Tensor self;
+  Tensor other;
+};
+
 // pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor
 class PowTensorScalarBackward final : public Function {
  public:
@@ -240,6 +285,40 @@ class SqrtBackward final : public Function {
   Tensor result;
 };
 
+// rsqrt(Tensor self) -> Tensor
+class RsqrtBackward final : public Function {
+ public:
+  const char* name() const override { return "RsqrtBackward"; }
+
+  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
+    [[maybe_unused]] const Tensor& grad = grads[0];
+    std::vector<Tensor> grad_inputs(1);
+    if (needs_input_grad(0)) grad_inputs[0] = grad * pow(result, 3) * -0.5;
+    return grad_inputs;
+  }
+
+  void release_saved() override { result = Tensor(); }
+
+  Tensor result;
+};
+
+// abs(Tensor self) -> Tensor
+class AbsBackward final : public Function {
+ public:
+  const char* name() const override { return "AbsBackward"; }
+
+  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
+    [[maybe_unused]] const Tensor& grad = grads[0];
+    std::vector<Tensor> grad_inputs(1);
+    if (needs_input_grad(0)) grad_inputs[0] = abs_backward(grad, self);
+    return grad_inputs;
+  }
+
+  void release_saved() override { self = Tensor(); }
+
+  Tensor self;
+};
+
 // relu(Tensor self) -> Tensor
 class ReluBackward final : public Function {
  public:
@@ -291,6 +370,23 @@ class TanhBackward final : public Function {
   Tensor result;
 };
 
+// reciprocal(Tensor self) -> Tensor
+class ReciprocalBackward final : public Function {
+ public:
+  const char* name() const override { return "ReciprocalBackward"; }
+
+  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
+    [[maybe_unused]] const Tensor& grad = grads[0];
+    std::vector<Tensor> grad_inputs(1);
+    if (needs_input_grad(0)) grad_inputs[0] = neg(grad) * result * result;
+    return grad_inputs;
+  }
+
+  void release_saved() override { result = Tensor(); }
+
+  Tensor result;
+};
+
 // where.self(Tensor condition, Tensor self, Tensor other) -> Tensor
 class WhereSelfBackward final : public Function {
  public:
@@ -324,6 +420,115 @@ class SumBackward final : public Function {
   void release_saved() override { self = Tensor(); }
 
   Tensor self;
+};
+
+// sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) ->
+// Tensor
+class SumDimIntlistBackward final : public Function {
+ public:
+  const char* name() const override { return "SumDimIntlistBackward"; }
+
+  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
+    [[maybe_unused]] const Tensor& grad = grads[0];
+    std::vector<Tensor> grad_inputs(1);
+    if (needs_input_grad(0)) grad_inputs[0] = sum_backward(grad, self.sizes(), dim, keepdim);
+    return grad_inputs;
+  }
+
+  void release_saved() override { self = Tensor(); }
+
+  Tensor self;
+  std::optional<std::vector<int64_t>> dim{};
+  bool keepdim{};
+};
+
+// mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+class MeanDimBackward final : public Function {
+ public:
+  const char* name() const override { return "MeanDimBackward"; }
+
+  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
+    [[maybe_unused]] const Tensor& grad = grads[0];
+    std::vector<Tensor> grad_inputs(1);
+    if (needs_input_grad(0)) grad_inputs[0] = mean_backward(grad, self.sizes(), dim, keepdim);
+    return grad_inputs;
+  }
+
+  void release_saved() override { self = Tensor(); }
+
+  Tensor self;
+  std::optional<std::vector<int64_t>> dim{};
+  bool keepdim{};
+};
+
+// amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor
+class AmaxBackward final : public Function {
+ public:
+  const char* name() const override { return "AmaxBackward"; }
+
+  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
+    [[maybe_unused]] const Tensor& grad = grads[0];
+    std::vector<Tensor> grad_inputs(1);
+    if (needs_input_grad(0)) grad_inputs[0] = amax_backward(grad, self, result, dim, keepdim);
+    return grad_inputs;
+  }
+
+  void release_saved() override {
+    self = Tensor();
+    result = Tensor();
+  }
+
+  Tensor self;
+  std::vector<int64_t> dim{};
+  bool keepdim{};
+  Tensor result;
+};
+
+// max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
+class MaxDimBackward final : public Function {
+ public:
+  const char* name() const override { return "MaxDimBackward"; }
+
+  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
+    [[maybe_unused]] const Tensor& grad = grads[0];
+    std::vector<Tensor> grad_inputs(1);
+    if (needs_input_grad(0))
+      grad_inputs[0] = max_dim_backward(grad, dim, indices, self.sizes(), keepdim);
+    return grad_inputs;
+  }
+
+  void release_saved() override {
+    self = Tensor();
+    indices = Tensor();
+  }
+
+  Tensor self;
+  int64_t dim{};
+  bool keepdim{};
+  Tensor indices;
+};
+
+// _softmax(Tensor self, int dim, bool half_to_float) -> Tensor
+class UnderscoreSoftmaxBackward final : public Function {
+ public:
+  const char* name() const override { return "UnderscoreSoftmaxBackward"; }
+
+  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
+    [[maybe_unused]] const Tensor& grad = grads[0];
+    std::vector<Tensor> grad_inputs(1);
+    if (needs_input_grad(0))
+      grad_inputs[0] = _softmax_backward_data(grad, result, dim, self.dtype());
+    return grad_inputs;
+  }
+
+  void release_saved() override {
+    self = Tensor();
+    result = Tensor();
+  }
+
+  Tensor self;
+  int64_t dim{};
+  Tensor result;
 };
 
 // _log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor
@@ -431,6 +636,23 @@ class ViewBackward final : public Function {
   Tensor self;
 };
 
+// permute(Tensor(a) self, int[] dims) -> Tensor(a)
+class PermuteBackward final : public Function {
+ public:
+  const char* name() const override { return "PermuteBackward"; }
+
+  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
+    [[maybe_unused]] const Tensor& grad = grads[0];
+    std::vector<Tensor> grad_inputs(1);
+    if (needs_input_grad(0)) grad_inputs[0] = permute_backward(grad, dims);
+    return grad_inputs;
+  }
+
+  void release_saved() override {}
+
+  std::vector<int64_t> dims{};
+};
+
 // transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)
 class TransposeIntBackward final : public Function {
  public:
@@ -477,6 +699,83 @@ class ExpandBackward final : public Function {
   }
 
   void release_saved() override {}
+};
+
+// slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) ->
+// Tensor(a)
+class SliceTensorBackward final : public Function {
+ public:
+  const char* name() const override { return "SliceTensorBackward"; }
+
+  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
+    [[maybe_unused]] const Tensor& grad = grads[0];
+    std::vector<Tensor> grad_inputs(1);
+    if (needs_input_grad(0))
+      grad_inputs[0] = slice_view_backward(grad, self.sizes(), dim, start, end, step);
+    return grad_inputs;
+  }
+
+  void release_saved() override { self = Tensor(); }
+
+  Tensor self;
+  int64_t dim{};
+  std::optional<int64_t> start{};
+  std::optional<int64_t> end{};
+  int64_t step{};
+};
+
+// select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)
+class SelectIntBackward final : public Function {
+ public:
+  const char* name() const override { return "SelectIntBackward"; }
+
+  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
+    [[maybe_unused]] const Tensor& grad = grads[0];
+    std::vector<Tensor> grad_inputs(1);
+    if (needs_input_grad(0)) grad_inputs[0] = select_backward(grad, self.sizes(), dim, index);
+    return grad_inputs;
+  }
+
+  void release_saved() override { self = Tensor(); }
+
+  Tensor self;
+  int64_t dim{};
+  int64_t index{};
+};
+
+// squeeze.dim(Tensor(a) self, int dim) -> Tensor(a)
+class SqueezeDimBackward final : public Function {
+ public:
+  const char* name() const override { return "SqueezeDimBackward"; }
+
+  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
+    [[maybe_unused]] const Tensor& grad = grads[0];
+    std::vector<Tensor> grad_inputs(1);
+    if (needs_input_grad(0)) grad_inputs[0] = squeeze_backward(grad, self.sizes(), dim);
+    return grad_inputs;
+  }
+
+  void release_saved() override { self = Tensor(); }
+
+  Tensor self;
+  int64_t dim{};
+};
+
+// unsqueeze(Tensor(a) self, int dim) -> Tensor(a)
+class UnsqueezeBackward final : public Function {
+ public:
+  const char* name() const override { return "UnsqueezeBackward"; }
+
+  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
+    [[maybe_unused]] const Tensor& grad = grads[0];
+    std::vector<Tensor> grad_inputs(1);
+    if (needs_input_grad(0)) grad_inputs[0] = squeeze(grad, dim);
+    return grad_inputs;
+  }
+
+  void release_saved() override {}
+
+  int64_t dim{};
 };
 
 // reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)
@@ -579,6 +878,24 @@ class SliceScatterBackward final : public Function {
   std::optional<int64_t> start{};
   std::optional<int64_t> end{};
   int64_t step{};
+};
+
+// cat(Tensor[] tensors, int dim=0) -> Tensor
+class CatBackward final : public Function {
+ public:
+  const char* name() const override { return "CatBackward"; }
+
+  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
+    [[maybe_unused]] const Tensor& grad = grads[0];
+    std::vector<Tensor> grad_inputs(next_edges.size());
+    grad_inputs = cat_backward(grad, tensors, dim);
+    return grad_inputs;
+  }
+
+  void release_saved() override { tensors = std::vector<Tensor>(); }
+
+  std::vector<Tensor> tensors;
+  int64_t dim{};
 };
 
 // index_select(Tensor self, int dim, Tensor index) -> Tensor
@@ -734,6 +1051,35 @@ class Conv2dBackward final : public Function {
   int64_t groups{};
 };
 
+// max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0,
+// int[2] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)
+class MaxPool2dWithIndicesBackward final : public Function {
+ public:
+  const char* name() const override { return "MaxPool2dWithIndicesBackward"; }
+
+  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
+    [[maybe_unused]] const Tensor& grad = grads[0];
+    std::vector<Tensor> grad_inputs(1);
+    if (needs_input_grad(0))
+      grad_inputs[0] = max_pool2d_with_indices_backward(grad, self, kernel_size, stride, padding,
+                                                        dilation, ceil_mode, result1);
+    return grad_inputs;
+  }
+
+  void release_saved() override {
+    self = Tensor();
+    result1 = Tensor();
+  }
+
+  Tensor self;
+  std::vector<int64_t> kernel_size{};
+  std::vector<int64_t> stride{};
+  std::vector<int64_t> padding{};
+  std::vector<int64_t> dilation{};
+  bool ceil_mode{};
+  Tensor result1;
+};
+
 // max_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2]
 // dilation=1, bool ceil_mode=False) -> Tensor
 class MaxPool2dBackward final : public Function {
@@ -872,6 +1218,28 @@ void record_div_scalar(const Tensor& result, const Tensor& self, const Scalar& o
   set_history(result, fn, 0);
 }
 
+// maximum(Tensor self, Tensor other) -> Tensor
+void record_maximum(const Tensor& result, const Tensor& self, const Tensor& other) {
+  auto fn = std::make_shared<MaximumBackward>();
+  fn->next_edges = {gradient_edge(self), gradient_edge(other)};
+  fn->input_shapes = {self.shape(), other.shape()};
+  fn->num_outputs = 1;
+  fn->self = saved(self);
+  fn->other = saved(other);
+  set_history(result, fn, 0);
+}
+
+// minimum(Tensor self, Tensor other) -> Tensor
+void record_minimum(const Tensor& result, const Tensor& self, const Tensor& other) {
+  auto fn = std::make_shared<MinimumBackward>();
+  fn->next_edges = {gradient_edge(self), gradient_edge(other)};
+  fn->input_shapes = {self.shape(), other.shape()};
+  fn->num_outputs = 1;
+  fn->self = saved(self);
+  fn->other = saved(other);
+  set_history(result, fn, 0);
+}
+
 // pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor
 void record_pow_tensor_scalar(const Tensor& result, const Tensor& self, const Scalar& exponent) {
   auto fn = std::make_shared<PowTensorScalarBackward>();
@@ -922,6 +1290,26 @@ void record_sqrt(const Tensor& result, const Tensor& self) {
   set_history(result, fn, 0);
 }
 
+// rsqrt(Tensor self) -> Tensor
+void record_rsqrt(const Tensor& result, const Tensor& self) {
+  auto fn = std::make_shared<RsqrtBackward>();
+  fn->next_edges = {gradient_edge(self)};
+  fn->input_shapes = {self.shape()};
+  fn->num_outputs = 1;
+  fn->result = saved(result);
+  set_history(result, fn, 0);
+}
+
+// abs(Tensor self) -> Tensor
+void record_abs(const Tensor& result, const Tensor& self) {
+  auto fn = std::make_shared<AbsBackward>();
+  fn->next_edges = {gradient_edge(self)};
+  fn->input_shapes = {self.shape()};
+  fn->num_outputs = 1;
+  fn->self = saved(self);
+  set_history(result, fn, 0);
+}
+
 // relu(Tensor self) -> Tensor
 void record_relu(const Tensor& result, const Tensor& self) {
   auto fn = std::make_shared<ReluBackward>();
@@ -952,6 +1340,16 @@ void record_tanh(const Tensor& result, const Tensor& self) {
   set_history(result, fn, 0);
 }
 
+// reciprocal(Tensor self) -> Tensor
+void record_reciprocal(const Tensor& result, const Tensor& self) {
+  auto fn = std::make_shared<ReciprocalBackward>();
+  fn->next_edges = {gradient_edge(self)};
+  fn->input_shapes = {self.shape()};
+  fn->num_outputs = 1;
+  fn->result = saved(result);
+  set_history(result, fn, 0);
+}
+
 // where.self(Tensor condition, Tensor self, Tensor other) -> Tensor
 void record_where_self(const Tensor& result, const Tensor& condition, const Tensor& self,
                        const Tensor& other) {
@@ -970,6 +1368,76 @@ void record_sum(const Tensor& result, const Tensor& self, std::optional<DType> d
   fn->input_shapes = {self.shape()};
   fn->num_outputs = 1;
   fn->self = saved(self);
+  set_history(result, fn, 0);
+}
+
+// sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) ->
+// Tensor
+void record_sum_dim_intlist(const Tensor& result, const Tensor& self,
+                            const std::optional<std::vector<int64_t>>& dim, bool keepdim,
+                            std::optional<DType> dtype) {
+  auto fn = std::make_shared<SumDimIntlistBackward>();
+  fn->next_edges = {gradient_edge(self)};
+  fn->input_shapes = {self.shape()};
+  fn->num_outputs = 1;
+  fn->self = saved(self);
+  fn->dim = dim;
+  fn->keepdim = keepdim;
+  set_history(result, fn, 0);
+}
+
+// mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+void record_mean_dim(const Tensor& result, const Tensor& self,
+                     const std::optional<std::vector<int64_t>>& dim, bool keepdim,
+                     std::optional<DType> dtype) {
+  auto fn = std::make_shared<MeanDimBackward>();
+  fn->next_edges = {gradient_edge(self)};
+  fn->input_shapes = {self.shape()};
+  fn->num_outputs = 1;
+  fn->self = saved(self);
+  fn->dim = dim;
+  fn->keepdim = keepdim;
+  set_history(result, fn, 0);
+}
+
+// amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor
+void record_amax(const Tensor& result, const Tensor& self, const std::vector<int64_t>& dim,
+                 bool keepdim) {
+  auto fn = std::make_shared<AmaxBackward>();
+  fn->next_edges = {gradient_edge(self)};
+  fn->input_shapes = {self.shape()};
+  fn->num_outputs = 1;
+  fn->self = saved(self);
+  fn->dim = dim;
+  fn->keepdim = keepdim;
+  fn->result = saved(result);
+  set_history(result, fn, 0);
+}
+
+// max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
+void record_max_dim(const std::tuple<Tensor, Tensor>& result, const Tensor& self, int64_t dim,
+                    bool keepdim) {
+  auto fn = std::make_shared<MaxDimBackward>();
+  fn->next_edges = {gradient_edge(self)};
+  fn->input_shapes = {self.shape()};
+  fn->num_outputs = 2;
+  fn->self = saved(self);
+  fn->dim = dim;
+  fn->keepdim = keepdim;
+  fn->indices = saved(std::get<1>(result));
+  set_history(std::get<0>(result), fn, 0);
+  set_history(std::get<1>(result), fn, 1);
+}
+
+// _softmax(Tensor self, int dim, bool half_to_float) -> Tensor
+void record__softmax(const Tensor& result, const Tensor& self, int64_t dim, bool half_to_float) {
+  auto fn = std::make_shared<UnderscoreSoftmaxBackward>();
+  fn->next_edges = {gradient_edge(self)};
+  fn->input_shapes = {self.shape()};
+  fn->num_outputs = 1;
+  fn->self = saved(self);
+  fn->dim = dim;
+  fn->result = saved(result);
   set_history(result, fn, 0);
 }
 
@@ -1031,6 +1499,16 @@ void record_view(const Tensor& result, const Tensor& self, const std::vector<int
   set_history(result, fn, 0);
 }
 
+// permute(Tensor(a) self, int[] dims) -> Tensor(a)
+void record_permute(const Tensor& result, const Tensor& self, const std::vector<int64_t>& dims) {
+  auto fn = std::make_shared<PermuteBackward>();
+  fn->next_edges = {gradient_edge(self)};
+  fn->input_shapes = {self.shape()};
+  fn->num_outputs = 1;
+  fn->dims = dims;
+  set_history(result, fn, 0);
+}
+
 // transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)
 void record_transpose_int(const Tensor& result, const Tensor& self, int64_t dim0, int64_t dim1) {
   auto fn = std::make_shared<TransposeIntBackward>();
@@ -1058,6 +1536,55 @@ void record_expand(const Tensor& result, const Tensor& self, const std::vector<i
   fn->next_edges = {gradient_edge(self)};
   fn->input_shapes = {self.shape()};
   fn->num_outputs = 1;
+  set_history(result, fn, 0);
+}
+
+// slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) ->
+// Tensor(a)
+void record_slice_tensor(const Tensor& result, const Tensor& self, int64_t dim,
+                         std::optional<int64_t> start, std::optional<int64_t> end, int64_t step) {
+  auto fn = std::make_shared<SliceTensorBackward>();
+  fn->next_edges = {gradient_edge(self)};
+  fn->input_shapes = {self.shape()};
+  fn->num_outputs = 1;
+  fn->self = saved(self);
+  fn->dim = dim;
+  fn->start = start;
+  fn->end = end;
+  fn->step = step;
+  set_history(result, fn, 0);
+}
+
+// select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)
+void record_select_int(const Tensor& result, const Tensor& self, int64_t dim, int64_t index) {
+  auto fn = std::make_shared<SelectIntBackward>();
+  fn->next_edges = {gradient_edge(self)};
+  fn->input_shapes = {self.shape()};
+  fn->num_outputs = 1;
+  fn->self = saved(self);
+  fn->dim = dim;
+  fn->index = index;
+  set_history(result, fn, 0);
+}
+
+// squeeze.dim(Tensor(a) self, int dim) -> Tensor(a)
+void record_squeeze_dim(const Tensor& result, const Tensor& self, int64_t dim) {
+  auto fn = std::make_shared<SqueezeDimBackward>();
+  fn->next_edges = {gradient_edge(self)};
+  fn->input_shapes = {self.shape()};
+  fn->num_outputs = 1;
+  fn->self = saved(self);
+  fn->dim = dim;
+  set_history(result, fn, 0);
+}
+
+// unsqueeze(Tensor(a) self, int dim) -> Tensor(a)
+void record_unsqueeze(const Tensor& result, const Tensor& self, int64_t dim) {
+  auto fn = std::make_shared<UnsqueezeBackward>();
+  fn->next_edges = {gradient_edge(self)};
+  fn->input_shapes = {self.shape()};
+  fn->num_outputs = 1;
+  fn->dim = dim;
   set_history(result, fn, 0);
 }
 
@@ -1125,6 +1652,17 @@ void record_slice_scatter(const Tensor& result, const Tensor& self, const Tensor
   fn->start = start;
   fn->end = end;
   fn->step = step;
+  set_history(result, fn, 0);
+}
+
+// cat(Tensor[] tensors, int dim=0) -> Tensor
+void record_cat(const Tensor& result, const std::vector<Tensor>& tensors, int64_t dim) {
+  auto fn = std::make_shared<CatBackward>();
+  fn->next_edges = {gradient_edges(tensors)};
+  fn->input_shapes = {lazygen::detail::shapes_of(tensors)};
+  fn->num_outputs = 1;
+  fn->tensors = saved(tensors);
+  fn->dim = dim;
   set_history(result, fn, 0);
 }
 
@@ -1219,6 +1757,28 @@ void record_conv2d(const Tensor& result, const Tensor& input, const Tensor& weig
   fn->dilation = dilation;
   fn->groups = groups;
   set_history(result, fn, 0);
+}
+
+// max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0,
+// int[2] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)
+void record_max_pool2d_with_indices(const std::tuple<Tensor, Tensor>& result, const Tensor& self,
+                                    const std::vector<int64_t>& kernel_size,
+                                    const std::vector<int64_t>& stride,
+                                    const std::vector<int64_t>& padding,
+                                    const std::vector<int64_t>& dilation, bool ceil_mode) {
+  auto fn = std::make_shared<MaxPool2dWithIndicesBackward>();
+  fn->next_edges = {gradient_edge(self)};
+  fn->input_shapes = {self.shape()};
+  fn->num_outputs = 2;
+  fn->self = saved(self);
+  fn->kernel_size = kernel_size;
+  fn->stride = stride;
+  fn->padding = padding;
+  fn->dilation = dilation;
+  fn->ceil_mode = ceil_mode;
+  fn->result1 = saved(std::get<1>(result));
+  set_history(std::get<0>(result), fn, 0);
+  set_history(std::get<1>(result), fn, 1);
 }
 
 // max_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2]

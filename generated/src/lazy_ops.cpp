@@ -747,6 +747,18 @@ Tensor _log_softmax_backward_data(const Tensor& grad_output, const Tensor& outpu
   return make_lazy_tensor(node, 0, grad_output.device());
 }
 
+// _softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) ->
+// Tensor
+Tensor _softmax_backward_data(const Tensor& grad_output, const Tensor& output, int64_t dim,
+                              DType input_dtype) {
+  const ir::NodePtr& node = ir::cached_node<ir::UnderscoreSoftmaxBackwardData>(
+      ir_value(grad_output), ir_value(output), dim, input_dtype, [&] {
+        return compute_shape__softmax_backward_data(grad_output.shape(), output.shape(), dim,
+                                                    input_dtype);
+      });
+  return make_lazy_tensor(node, 0, grad_output.device());
+}
+
 // nll_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt
 // ignore_index=-100) -> Tensor
 Tensor nll_loss(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight,

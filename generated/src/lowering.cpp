@@ -605,6 +605,14 @@ std::vector<Tensor> lower__log_softmax_backward_data(const ir::Node& node,
   return {cpu::_log_softmax_backward_data(inputs[0], inputs[1], n.dim, n.input_dtype)};
 }
 
+// _softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) ->
+// Tensor
+std::vector<Tensor> lower__softmax_backward_data(const ir::Node& node,
+                                                 const std::vector<Tensor>& inputs) {
+  const auto& n = static_cast<const ir::UnderscoreSoftmaxBackwardData&>(node);
+  return {cpu::_softmax_backward_data(inputs[0], inputs[1], n.dim, n.input_dtype)};
+}
+
 // nll_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt
 // ignore_index=-100) -> Tensor
 std::vector<Tensor> lower_nll_loss(const ir::Node& node, const std::vector<Tensor>& inputs) {
@@ -818,6 +826,8 @@ LowerFn lowering_for(ir::OpKind kind) {
       return &lower_max_pool2d_backward;
     case ir::OpKind::_log_softmax_backward_data:
       return &lower__log_softmax_backward_data;
+    case ir::OpKind::_softmax_backward_data:
+      return &lower__softmax_backward_data;
     case ir::OpKind::nll_loss:
       return &lower_nll_loss;
     case ir::OpKind::nll_loss_backward:

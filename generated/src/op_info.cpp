@@ -663,6 +663,16 @@ std::vector<Tensor> call__log_softmax_backward_data([[maybe_unused]] const std::
         detail::unbox<int64_t>(args, 2), detail::unbox<DType>(args, 3));
   });
 }
+// _softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) ->
+// Tensor
+std::vector<Tensor> call__softmax_backward_data([[maybe_unused]] const std::vector<Arg>& args) {
+  return detail::boxed_results([&] {
+    return static_cast<Tensor (*)(const Tensor&, const Tensor&, int64_t, DType)>(
+        &lazygen::_softmax_backward_data)(
+        detail::unbox<Tensor>(args, 0), detail::unbox<Tensor>(args, 1),
+        detail::unbox<int64_t>(args, 2), detail::unbox<DType>(args, 3));
+  });
+}
 // nll_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt
 // ignore_index=-100) -> Tensor
 std::vector<Tensor> call_nll_loss([[maybe_unused]] const std::vector<Arg>& args) {
@@ -2878,6 +2888,43 @@ const std::vector<OpInfo>& detail::op_info_table() {
                           {"input_dtype", Arg(DType::Float64)}}},
               },
           .call = &call__log_softmax_backward_data,
+      },
+      // _softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype)
+      // -> Tensor
+      OpInfo{
+          .name = "_softmax_backward_data",
+          .id = "_softmax_backward_data",
+          .schema = "_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType "
+                    "input_dtype) -> Tensor",
+          .functional = "",
+          .shape = ShapeKind::Custom,
+          .dtype = DTypeRule::Promote,
+          .kind = OpKind::Functional,
+          .pointwise = false,
+          .args =
+              {
+                  {.name = "grad_output", .kind = ArgKind::Tensor},
+                  {.name = "output", .kind = ArgKind::Tensor},
+                  {.name = "dim", .kind = ArgKind::Int},
+                  {.name = "input_dtype", .kind = ArgKind::ScalarType},
+              },
+          .num_outputs = 1,
+          .samples =
+              {
+                  Sample{{{"grad_output", TensorSample{{3, 4}}},
+                          {"output", TensorSample{{3, 4}}},
+                          {"dim", Arg(int64_t{1})},
+                          {"input_dtype", Arg(DType::Float32)}}},
+                  Sample{{{"grad_output", TensorSample{{2, 3, 4}}},
+                          {"output", TensorSample{{2, 3, 4}}},
+                          {"dim", Arg(int64_t{0})},
+                          {"input_dtype", Arg(DType::Float64)}}},
+                  Sample{{{"grad_output", TensorSample{{}}},
+                          {"output", TensorSample{{}}},
+                          {"dim", Arg(int64_t{0})},
+                          {"input_dtype", Arg(DType::Float32)}}},
+              },
+          .call = &call__softmax_backward_data,
       },
       // nll_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt
       // ignore_index=-100) -> Tensor

@@ -1162,6 +1162,24 @@ Tensor dispatch__log_softmax_backward_data(const Tensor& grad_output, const Tens
   }
 }
 
+// _softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) ->
+// Tensor
+Tensor dispatch__softmax_backward_data(const Tensor& grad_output, const Tensor& output, int64_t dim,
+                                       DType input_dtype) {
+  switch (
+      detail::op_device("_softmax_backward_data",
+                        {detail::device_of(grad_output, "_softmax_backward_data", "grad_output"),
+                         detail::device_of(output, "_softmax_backward_data", "output")})) {
+    case DeviceType::Lazy:
+      return lazy::_softmax_backward_data(grad_output, output, dim, input_dtype);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch__softmax_backward_data)>(
+          DeviceType::CUDA, "_softmax_backward_data")(grad_output, output, dim, input_dtype);
+    default:
+      return cpu::_softmax_backward_data(grad_output, output, dim, input_dtype);
+  }
+}
+
 // nll_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt
 // ignore_index=-100) -> Tensor
 Tensor dispatch_nll_loss(const Tensor& self, const Tensor& target,
@@ -1345,12 +1363,16 @@ Tensor div(const Tensor& self, const Scalar& other) {
 
 // maximum(Tensor self, Tensor other) -> Tensor
 Tensor maximum(const Tensor& self, const Tensor& other) {
-  return dispatch_maximum(self, other);
+  decltype(auto) result = dispatch_maximum(self, other);
+  if (autograd::needs_grad({&self, &other})) autograd::record_maximum(result, self, other);
+  return result;
 }
 
 // minimum(Tensor self, Tensor other) -> Tensor
 Tensor minimum(const Tensor& self, const Tensor& other) {
-  return dispatch_minimum(self, other);
+  decltype(auto) result = dispatch_minimum(self, other);
+  if (autograd::needs_grad({&self, &other})) autograd::record_minimum(result, self, other);
+  return result;
 }
 
 // pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor
@@ -1392,14 +1414,18 @@ Tensor sqrt(const Tensor& self) {
 
 // rsqrt(Tensor self) -> Tensor
 Tensor rsqrt(const Tensor& self) {
-  return dispatch_rsqrt(self);
+  decltype(auto) result = dispatch_rsqrt(self);
+  if (autograd::needs_grad({&self})) autograd::record_rsqrt(result, self);
+  return result;
 }
 
 // abs(Tensor self) -> Tensor
 Tensor abs(const Tensor& self) {
   detail::check_dtypes("abs", {DType::Int32, DType::Int64, DType::Float32, DType::Float64},
                        {detail::input_of(self)});
-  return dispatch_abs(self);
+  decltype(auto) result = dispatch_abs(self);
+  if (autograd::needs_grad({&self})) autograd::record_abs(result, self);
+  return result;
 }
 
 // relu(Tensor self) -> Tensor
@@ -1424,7 +1450,9 @@ Tensor threshold_backward(const Tensor& grad_output, const Tensor& self, const S
   detail::check_dtypes("threshold_backward",
                        {DType::Int32, DType::Int64, DType::Float32, DType::Float64},
                        {detail::input_of(grad_output), detail::input_of(self)});
-  return dispatch_threshold_backward(grad_output, self, threshold);
+  decltype(auto) result = dispatch_threshold_backward(grad_output, self, threshold);
+  autograd::check_differentiable("threshold_backward", result, {&grad_output, &self});
+  return result;
 }
 
 // sigmoid(Tensor self) -> Tensor
@@ -1443,7 +1471,9 @@ Tensor tanh(const Tensor& self) {
 
 // reciprocal(Tensor self) -> Tensor
 Tensor reciprocal(const Tensor& self) {
-  return dispatch_reciprocal(self);
+  decltype(auto) result = dispatch_reciprocal(self);
+  if (autograd::needs_grad({&self})) autograd::record_reciprocal(result, self);
+  return result;
 }
 
 // addcmul_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)
@@ -1486,37 +1516,51 @@ const Tensor& copy_(const Tensor& self, const Tensor& src, bool non_blocking) {
 
 // eq.Tensor(Tensor self, Tensor other) -> Tensor
 Tensor eq(const Tensor& self, const Tensor& other) {
-  return dispatch_eq_tensor(self, other);
+  decltype(auto) result = dispatch_eq_tensor(self, other);
+  autograd::check_differentiable("eq.Tensor", result, {&self, &other});
+  return result;
 }
 
 // ne.Tensor(Tensor self, Tensor other) -> Tensor
 Tensor ne(const Tensor& self, const Tensor& other) {
-  return dispatch_ne_tensor(self, other);
+  decltype(auto) result = dispatch_ne_tensor(self, other);
+  autograd::check_differentiable("ne.Tensor", result, {&self, &other});
+  return result;
 }
 
 // lt.Tensor(Tensor self, Tensor other) -> Tensor
 Tensor lt(const Tensor& self, const Tensor& other) {
-  return dispatch_lt_tensor(self, other);
+  decltype(auto) result = dispatch_lt_tensor(self, other);
+  autograd::check_differentiable("lt.Tensor", result, {&self, &other});
+  return result;
 }
 
 // le.Tensor(Tensor self, Tensor other) -> Tensor
 Tensor le(const Tensor& self, const Tensor& other) {
-  return dispatch_le_tensor(self, other);
+  decltype(auto) result = dispatch_le_tensor(self, other);
+  autograd::check_differentiable("le.Tensor", result, {&self, &other});
+  return result;
 }
 
 // gt.Tensor(Tensor self, Tensor other) -> Tensor
 Tensor gt(const Tensor& self, const Tensor& other) {
-  return dispatch_gt_tensor(self, other);
+  decltype(auto) result = dispatch_gt_tensor(self, other);
+  autograd::check_differentiable("gt.Tensor", result, {&self, &other});
+  return result;
 }
 
 // ge.Tensor(Tensor self, Tensor other) -> Tensor
 Tensor ge(const Tensor& self, const Tensor& other) {
-  return dispatch_ge_tensor(self, other);
+  decltype(auto) result = dispatch_ge_tensor(self, other);
+  autograd::check_differentiable("ge.Tensor", result, {&self, &other});
+  return result;
 }
 
 // gt.Scalar(Tensor self, Scalar other) -> Tensor
 Tensor gt(const Tensor& self, const Scalar& other) {
-  return dispatch_gt_scalar(self, other);
+  decltype(auto) result = dispatch_gt_scalar(self, other);
+  autograd::check_differentiable("gt.Scalar", result, {&self});
+  return result;
 }
 
 // where.self(Tensor condition, Tensor self, Tensor other) -> Tensor
@@ -1538,34 +1582,47 @@ Tensor sum(const Tensor& self, std::optional<DType> dtype) {
 // Tensor
 Tensor sum(const Tensor& self, const std::optional<std::vector<int64_t>>& dim, bool keepdim,
            std::optional<DType> dtype) {
-  return dispatch_sum_dim_intlist(self, dim, keepdim, dtype);
+  decltype(auto) result = dispatch_sum_dim_intlist(self, dim, keepdim, dtype);
+  if (autograd::needs_grad({&self}))
+    autograd::record_sum_dim_intlist(result, self, dim, keepdim, dtype);
+  return result;
 }
 
 // mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 Tensor mean(const Tensor& self, const std::optional<std::vector<int64_t>>& dim, bool keepdim,
             std::optional<DType> dtype) {
-  return dispatch_mean_dim(self, dim, keepdim, dtype);
+  decltype(auto) result = dispatch_mean_dim(self, dim, keepdim, dtype);
+  if (autograd::needs_grad({&self})) autograd::record_mean_dim(result, self, dim, keepdim, dtype);
+  return result;
 }
 
 // amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor
 Tensor amax(const Tensor& self, const std::vector<int64_t>& dim, bool keepdim) {
-  return dispatch_amax(self, dim, keepdim);
+  decltype(auto) result = dispatch_amax(self, dim, keepdim);
+  if (autograd::needs_grad({&self})) autograd::record_amax(result, self, dim, keepdim);
+  return result;
 }
 
 // max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
 std::tuple<Tensor, Tensor> max(const Tensor& self, int64_t dim, bool keepdim) {
-  return dispatch_max_dim(self, dim, keepdim);
+  decltype(auto) result = dispatch_max_dim(self, dim, keepdim);
+  if (autograd::needs_grad({&self})) autograd::record_max_dim(result, self, dim, keepdim);
+  return result;
 }
 
 // argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor
 Tensor argmax(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
-  return dispatch_argmax(self, dim, keepdim);
+  decltype(auto) result = dispatch_argmax(self, dim, keepdim);
+  autograd::check_differentiable("argmax", result, {&self});
+  return result;
 }
 
 // _softmax(Tensor self, int dim, bool half_to_float) -> Tensor
 Tensor _softmax(const Tensor& self, int64_t dim, bool half_to_float) {
   detail::check_dtypes("_softmax", {DType::Float32, DType::Float64}, {detail::input_of(self)});
-  return dispatch__softmax(self, dim, half_to_float);
+  decltype(auto) result = dispatch__softmax(self, dim, half_to_float);
+  if (autograd::needs_grad({&self})) autograd::record__softmax(result, self, dim, half_to_float);
+  return result;
 }
 
 // _log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor
@@ -1615,7 +1672,9 @@ Tensor view(const Tensor& self, const std::vector<int64_t>& size) {
 
 // permute(Tensor(a) self, int[] dims) -> Tensor(a)
 Tensor permute(const Tensor& self, const std::vector<int64_t>& dims) {
-  return dispatch_permute(self, dims);
+  decltype(auto) result = dispatch_permute(self, dims);
+  if (autograd::needs_grad({&self})) autograd::record_permute(result, self, dims);
+  return result;
 }
 
 // transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)
@@ -1643,22 +1702,31 @@ Tensor expand(const Tensor& self, const std::vector<int64_t>& size, bool implici
 // Tensor(a)
 Tensor slice(const Tensor& self, int64_t dim, std::optional<int64_t> start,
              std::optional<int64_t> end, int64_t step) {
-  return dispatch_slice_tensor(self, dim, start, end, step);
+  decltype(auto) result = dispatch_slice_tensor(self, dim, start, end, step);
+  if (autograd::needs_grad({&self}))
+    autograd::record_slice_tensor(result, self, dim, start, end, step);
+  return result;
 }
 
 // select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)
 Tensor select(const Tensor& self, int64_t dim, int64_t index) {
-  return dispatch_select_int(self, dim, index);
+  decltype(auto) result = dispatch_select_int(self, dim, index);
+  if (autograd::needs_grad({&self})) autograd::record_select_int(result, self, dim, index);
+  return result;
 }
 
 // squeeze.dim(Tensor(a) self, int dim) -> Tensor(a)
 Tensor squeeze(const Tensor& self, int64_t dim) {
-  return dispatch_squeeze_dim(self, dim);
+  decltype(auto) result = dispatch_squeeze_dim(self, dim);
+  if (autograd::needs_grad({&self})) autograd::record_squeeze_dim(result, self, dim);
+  return result;
 }
 
 // unsqueeze(Tensor(a) self, int dim) -> Tensor(a)
 Tensor unsqueeze(const Tensor& self, int64_t dim) {
-  return dispatch_unsqueeze(self, dim);
+  decltype(auto) result = dispatch_unsqueeze(self, dim);
+  if (autograd::needs_grad({&self})) autograd::record_unsqueeze(result, self, dim);
+  return result;
 }
 
 // reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)
@@ -1705,12 +1773,15 @@ Tensor slice_scatter(const Tensor& self, const Tensor& src, int64_t dim,
 
 // cat(Tensor[] tensors, int dim=0) -> Tensor
 Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
-  return dispatch_cat(tensors, dim);
+  decltype(auto) result = dispatch_cat(tensors, dim);
+  if (autograd::needs_grad(tensors)) autograd::record_cat(result, tensors, dim);
+  return result;
 }
 
 // index_select(Tensor self, int dim, Tensor index) -> Tensor
 Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) {
   decltype(auto) result = dispatch_index_select(self, dim, index);
+  autograd::check_differentiable("index_select", result, {&index});
   if (autograd::needs_grad({&self})) autograd::record_index_select(result, self, dim, index);
   return result;
 }
@@ -1719,6 +1790,7 @@ Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) {
 Tensor index_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source,
                  const Scalar& alpha) {
   decltype(auto) result = dispatch_index_add(self, dim, index, source, alpha);
+  autograd::check_differentiable("index_add", result, {&index});
   if (autograd::needs_grad({&self, &source}))
     autograd::record_index_add(result, self, dim, index, source, alpha);
   return result;
@@ -1727,6 +1799,7 @@ Tensor index_add(const Tensor& self, int64_t dim, const Tensor& index, const Ten
 // gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor
 Tensor gather(const Tensor& self, int64_t dim, const Tensor& index, bool sparse_grad) {
   decltype(auto) result = dispatch_gather(self, dim, index, sparse_grad);
+  autograd::check_differentiable("gather", result, {&index});
   if (autograd::needs_grad({&self})) autograd::record_gather(result, self, dim, index, sparse_grad);
   return result;
 }
@@ -1734,6 +1807,7 @@ Tensor gather(const Tensor& self, int64_t dim, const Tensor& index, bool sparse_
 // scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor
 Tensor scatter_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
   decltype(auto) result = dispatch_scatter_add(self, dim, index, src);
+  autograd::check_differentiable("scatter_add", result, {&index});
   if (autograd::needs_grad({&self, &src}))
     autograd::record_scatter_add(result, self, dim, index, src);
   return result;
@@ -1742,6 +1816,7 @@ Tensor scatter_add(const Tensor& self, int64_t dim, const Tensor& index, const T
 // masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor
 Tensor masked_fill(const Tensor& self, const Tensor& mask, const Scalar& value) {
   decltype(auto) result = dispatch_masked_fill_scalar(self, mask, value);
+  autograd::check_differentiable("masked_fill.Scalar", result, {&mask});
   if (autograd::needs_grad({&self})) autograd::record_masked_fill_scalar(result, self, mask, value);
   return result;
 }
@@ -1772,8 +1847,10 @@ Tensor conv2d_backward_input(const Tensor& grad_output, const Tensor& weight,
                              const std::vector<int64_t>& stride,
                              const std::vector<int64_t>& padding,
                              const std::vector<int64_t>& dilation, int64_t groups) {
-  return dispatch_conv2d_backward_input(grad_output, weight, input_size, stride, padding, dilation,
-                                        groups);
+  decltype(auto) result = dispatch_conv2d_backward_input(grad_output, weight, input_size, stride,
+                                                         padding, dilation, groups);
+  autograd::check_differentiable("conv2d_backward_input", result, {&grad_output, &weight});
+  return result;
 }
 
 // conv2d_backward_weight(Tensor grad_output, Tensor input, int[] weight_size, int[2] stride, int[2]
@@ -1783,8 +1860,10 @@ Tensor conv2d_backward_weight(const Tensor& grad_output, const Tensor& input,
                               const std::vector<int64_t>& stride,
                               const std::vector<int64_t>& padding,
                               const std::vector<int64_t>& dilation, int64_t groups) {
-  return dispatch_conv2d_backward_weight(grad_output, input, weight_size, stride, padding, dilation,
-                                         groups);
+  decltype(auto) result = dispatch_conv2d_backward_weight(grad_output, input, weight_size, stride,
+                                                          padding, dilation, groups);
+  autograd::check_differentiable("conv2d_backward_weight", result, {&grad_output, &input});
+  return result;
 }
 
 // max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0,
@@ -1792,7 +1871,12 @@ Tensor conv2d_backward_weight(const Tensor& grad_output, const Tensor& input,
 std::tuple<Tensor, Tensor> max_pool2d_with_indices(
     const Tensor& self, const std::vector<int64_t>& kernel_size, const std::vector<int64_t>& stride,
     const std::vector<int64_t>& padding, const std::vector<int64_t>& dilation, bool ceil_mode) {
-  return dispatch_max_pool2d_with_indices(self, kernel_size, stride, padding, dilation, ceil_mode);
+  decltype(auto) result =
+      dispatch_max_pool2d_with_indices(self, kernel_size, stride, padding, dilation, ceil_mode);
+  if (autograd::needs_grad({&self}))
+    autograd::record_max_pool2d_with_indices(result, self, kernel_size, stride, padding, dilation,
+                                             ceil_mode);
+  return result;
 }
 
 // max_pool2d_with_indices_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2]
@@ -1803,8 +1887,11 @@ Tensor max_pool2d_with_indices_backward(const Tensor& grad_output, const Tensor&
                                         const std::vector<int64_t>& padding,
                                         const std::vector<int64_t>& dilation, bool ceil_mode,
                                         const Tensor& indices) {
-  return dispatch_max_pool2d_with_indices_backward(grad_output, self, kernel_size, stride, padding,
-                                                   dilation, ceil_mode, indices);
+  decltype(auto) result = dispatch_max_pool2d_with_indices_backward(
+      grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices);
+  autograd::check_differentiable("max_pool2d_with_indices_backward", result,
+                                 {&grad_output, &self, &indices});
+  return result;
 }
 
 // max_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2]
@@ -1825,15 +1912,29 @@ Tensor max_pool2d_backward(const Tensor& grad_output, const Tensor& self,
                            const std::vector<int64_t>& kernel_size,
                            const std::vector<int64_t>& stride, const std::vector<int64_t>& padding,
                            const std::vector<int64_t>& dilation, bool ceil_mode) {
-  return dispatch_max_pool2d_backward(grad_output, self, kernel_size, stride, padding, dilation,
-                                      ceil_mode);
+  decltype(auto) result = dispatch_max_pool2d_backward(grad_output, self, kernel_size, stride,
+                                                       padding, dilation, ceil_mode);
+  autograd::check_differentiable("max_pool2d_backward", result, {&grad_output, &self});
+  return result;
 }
 
 // _log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) ->
 // Tensor
 Tensor _log_softmax_backward_data(const Tensor& grad_output, const Tensor& output, int64_t dim,
                                   DType input_dtype) {
-  return dispatch__log_softmax_backward_data(grad_output, output, dim, input_dtype);
+  decltype(auto) result =
+      dispatch__log_softmax_backward_data(grad_output, output, dim, input_dtype);
+  autograd::check_differentiable("_log_softmax_backward_data", result, {&grad_output, &output});
+  return result;
+}
+
+// _softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) ->
+// Tensor
+Tensor _softmax_backward_data(const Tensor& grad_output, const Tensor& output, int64_t dim,
+                              DType input_dtype) {
+  decltype(auto) result = dispatch__softmax_backward_data(grad_output, output, dim, input_dtype);
+  autograd::check_differentiable("_softmax_backward_data", result, {&grad_output, &output});
+  return result;
 }
 
 // nll_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt
@@ -1841,6 +1942,7 @@ Tensor _log_softmax_backward_data(const Tensor& grad_output, const Tensor& outpu
 Tensor nll_loss(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight,
                 int64_t reduction, int64_t ignore_index) {
   decltype(auto) result = dispatch_nll_loss(self, target, weight, reduction, ignore_index);
+  autograd::check_differentiable("nll_loss", result, {&target, detail::input_of(weight)});
   if (autograd::needs_grad({&self}))
     autograd::record_nll_loss(result, self, target, weight, reduction, ignore_index);
   return result;
@@ -1851,7 +1953,11 @@ Tensor nll_loss(const Tensor& self, const Tensor& target, const std::optional<Te
 Tensor nll_loss_backward(const Tensor& grad_output, const Tensor& self, const Tensor& target,
                          const std::optional<Tensor>& weight, int64_t reduction,
                          int64_t ignore_index) {
-  return dispatch_nll_loss_backward(grad_output, self, target, weight, reduction, ignore_index);
+  decltype(auto) result =
+      dispatch_nll_loss_backward(grad_output, self, target, weight, reduction, ignore_index);
+  autograd::check_differentiable("nll_loss_backward", result,
+                                 {&grad_output, &self, &target, detail::input_of(weight)});
+  return result;
 }
 
 // _dropout_mask(Tensor self, Scalar p, Scalar seed) -> Tensor

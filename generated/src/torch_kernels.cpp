@@ -557,6 +557,15 @@ at::Tensor _log_softmax_backward_data(const at::Tensor& grad_output, const at::T
                                                       c.arg(input_dtype)));
 }
 
+// _softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) ->
+// Tensor
+at::Tensor _softmax_backward_data(const at::Tensor& grad_output, const at::Tensor& output,
+                                  int64_t dim, at::ScalarType input_dtype) {
+  Call c("_softmax_backward_data", {&grad_output, &output});
+  return c.result(lazygen::_softmax_backward_data(c.arg(grad_output), c.arg(output), c.arg(dim),
+                                                  c.arg(input_dtype)));
+}
+
 // nll_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt
 // ignore_index=-100) -> Tensor
 at::Tensor nll_loss(const at::Tensor& self, const at::Tensor& target,
@@ -677,6 +686,7 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   generated.add("max_pool2d", TORCH_FN(max_pool2d));
   generated.add("max_pool2d_backward", TORCH_FN(max_pool2d_backward));
   generated.add("_log_softmax_backward_data", TORCH_FN(_log_softmax_backward_data));
+  generated.add("_softmax_backward_data", TORCH_FN(_softmax_backward_data));
   generated.add("nll_loss", TORCH_FN(nll_loss));
   generated.add("_dropout_mask", TORCH_FN(_dropout_mask));
   generated.add("sqrt_", TORCH_FN(sqrt_inplace));

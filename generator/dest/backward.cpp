@@ -13,6 +13,18 @@
 namespace lazygen::gen::dest {
 namespace {
 
+// The Tensor[] argument of an op whose only tensors are that list (cat): each element has an
+// edge, and the list's formula returns one gradient per element. Null for other ops.
+const Argument* list_argument(const OpEntry& op) {
+  const Argument* list = nullptr;
+  for (const Argument& a : op.schema.arguments) {
+    if (a.type.base != BaseType::Tensor) continue;
+    if (!a.type.is_list) return nullptr;
+    list = &a;
+  }
+  return list;
+}
+
 // Tensor arguments: each has an edge (in schema order), differentiable or not.
 std::vector<const Argument*> edge_arguments(const OpEntry& op) {
   std::vector<const Argument*> out;
@@ -25,8 +37,8 @@ std::vector<const Argument*> edge_arguments(const OpEntry& op) {
 // Names the formulas read: arguments (saved as members) and `result`.
 std::set<std::string> read_names(const OpEntry& op) {
   std::set<std::string> names;
-  for (const Derivative& d : op.derivatives) {
-    for (const ExprIdent& id : scan_identifiers(d.formula)) {
+  for (const Derivative* d : differentiable(op)) {
+    for (const ExprIdent& id : scan_identifiers(d->formula)) {
       if (!id.is_call && !id.is_member) names.insert(id.name);
     }
   }
@@ -43,7 +55,7 @@ Saved saved_argument(const OpEntry& op, const Argument& a) {
   std::string name = api::cpp_name(a.name);
   if (a.type.base == BaseType::Tensor) {
     // An absent optional stays absent (formulas pass it on as std::optional<Tensor>).
-    std::string type = a.type.is_optional() ? "std::optional<Tensor>" : "Tensor";
+    std::string type = a.type.is_list ? "std::vector<Tensor>" : a.type.is_optional() ? "std::optional<Tensor>" : "Tensor";
     return {type + " " + name + ";", "fn->" + name + " = saved(" + name + ");", name + " = " + type + "();"};
   }
   std::string type = api::cpp_type(a, api::TypeUse::Member, op.func_loc);
@@ -71,11 +83,13 @@ std::string class_name(const OpEntry& op) { return api::class_name(op.schema.nam
 std::string function_class(const EmitContext& ctx, const OpEntry& op) {
   std::vector<const Argument*> edges = edge_arguments(op);
   std::vector<std::string> formulas, members, releases;
-  for (const Derivative& d : op.derivatives) {
+  const Argument* list = list_argument(op);
+  for (const Derivative* d : differentiable(op)) {
+    if (list != nullptr && d->argument == list->name) formulas.push_back("grad_inputs = " + d->formula + ";");
     for (size_t i = 0; i < edges.size(); ++i) {
-      if (edges[i]->name != d.argument) continue;
+      if (edges[i]->name != d->argument) continue;
       std::string idx = std::to_string(i);
-      formulas.push_back("if (needs_input_grad(" + idx + ")) grad_inputs[" + idx + "] = " + d.formula + ";");
+      formulas.push_back("if (needs_input_grad(" + idx + ")) grad_inputs[" + idx + "] = " + d->formula + ";");
     }
   }
   for (const Saved& s : saved_values(op)) {
@@ -83,7 +97,8 @@ std::string function_class(const EmitContext& ctx, const OpEntry& op) {
     if (!s.release.empty()) releases.push_back(s.release);
   }
   return ctx.templates.render("backward_function.cpp.tmpl", {
-      {"schema", op.func}, {"class_name", class_name(op)}, {"num_inputs", std::to_string(edges.size())},
+      {"schema", op.func}, {"class_name", class_name(op)},
+      {"num_inputs", list != nullptr ? "next_edges.size()" : std::to_string(edges.size())},
       {"formulas", formulas}, {"releases", releases}, {"members", members}});
 }
 
@@ -104,6 +119,10 @@ std::string record_function(const EmitContext& ctx, const OpEntry& op) {
     edges.push_back("gradient_edge(" + name + ")");
     shapes.push_back(opt ? "(" + name + " ? " + name + "->shape() : Shape())" : name + ".shape()");
   }
+  if (const Argument* list = list_argument(op)) {
+    edges = {"gradient_edges(" + api::cpp_name(list->name) + ")"};
+    shapes = {"lazygen::detail::shapes_of(" + api::cpp_name(list->name) + ")"};
+  }
   for (const Saved& s : saved_values(op)) saves.push_back(s.save);
   size_t n = op.schema.returns.size();
   for (size_t i = 0; i < n; ++i) {
@@ -120,21 +139,23 @@ std::string record_function(const EmitContext& ctx, const OpEntry& op) {
 
 std::string record_statement(const OpEntry& op) {
   std::vector<std::string> inputs;
-  for (const Derivative& d : op.derivatives) {
-    const Argument* a = op.schema.find_argument(d.argument);
+  for (const Derivative* d : differentiable(op)) {
+    const Argument* a = op.schema.find_argument(d->argument);
     std::string name = api::cpp_name(a->name);
     inputs.push_back(a->type.is_optional() ? "(" + name + " ? &*" + name + " : nullptr)" : "&" + name);
   }
   std::vector<std::string> args = {"result"};
   for (const api::CppParam& p : api::op_signature(op, "", api::TypeUse::Api).params) args.push_back(p.name);
-  return "if (autograd::needs_grad({" + join(inputs, ", ") + "})) autograd::record_" + api::op_id(op.schema.name) +
-         "(" + join(args, ", ") + ");";
+  const Argument* list = list_argument(op);
+  const std::string needs = list != nullptr ? api::cpp_name(list->name) : "{" + join(inputs, ", ") + "}";
+  return "if (autograd::needs_grad(" + needs + ")) autograd::record_" + api::op_id(op.schema.name) + "(" +
+         join(args, ", ") + ");";
 }
 
 std::vector<GeneratedFile> emit_backward(const EmitContext& ctx) {
   std::vector<std::string> decls, classes, records;
   for (const OpEntry& op : ctx.ops) {
-    if (op.derivatives.empty()) continue;
+    if (differentiable(op).empty()) continue;
     decls.push_back("// " + op.func + "\n" + record_signature(op).declaration());
     classes.push_back(function_class(ctx, op));
     records.push_back(record_function(ctx, op));

@@ -41,6 +41,18 @@ bool promotes(const Argument& scalar) {
   return true;
 }
 
+bool is_non_differentiable(const Derivative& d) {
+  return d.formula == "non_differentiable";
+}
+
+std::vector<const Derivative*> differentiable(const OpEntry& op) {
+  std::vector<const Derivative*> out;
+  for (const Derivative& d : op.derivatives) {
+    if (!is_non_differentiable(d)) out.push_back(&d);
+  }
+  return out;
+}
+
 const Argument* written_argument(const OpEntry& op) {
   for (const Argument& a : op.schema.arguments) {
     if (a.is_write()) return &a;

@@ -22,6 +22,10 @@ PointwiseInputs pointwise_inputs(const OpEntry& op);
 
 // The written argument an in-place/out= op returns (`self` / `out`), or nullptr if functional.
 const Argument* written_argument(const OpEntry& op);
+// A `derivatives:` entry `<input>: non_differentiable`: no gradient flows to that input, on purpose.
+bool is_non_differentiable(const Derivative& d);
+// The derivative entries with a formula (not non_differentiable).
+std::vector<const Derivative*> differentiable(const OpEntry& op);
 // Whether a Scalar argument takes part in type promotion (See Note [Scaling scalars]).
 bool promotes(const Argument& scalar);
 

@@ -40,15 +40,41 @@ std::string dtypes_guard(const OpEntry& op) {
          join(inputs, ", ") + "});";
 }
 
-// The API function: dispatch, then (ops with derivatives) record autograd history.
+// "autograd::check_differentiable(\"cat\", result, {&self});" for a functional op whose tensor
+// inputs ops.yaml gives neither a formula nor `non_differentiable` (See Note [No silent gradient
+// loss] in runtime/autograd/function.h); "" when there are none.
+std::string differentiability_check(const OpEntry& op) {
+  if (op.schema.kind() != SchemaKind::Functional) return "";  // in-place/out=: check_inplace
+  std::vector<std::string> uncovered;
+  std::string list;
+  for (const Argument& a : op.schema.arguments) {
+    if (a.type.base != BaseType::Tensor) continue;
+    bool covered = false;
+    for (const Derivative& d : op.derivatives) covered |= d.argument == a.name;
+    for (const auto& [name, domain] : op.domains) {
+      covered |= name == a.name && (domain.kind == ValueDomain::Kind::Bool || domain.kind == ValueDomain::Kind::Index);
+    }
+    if (covered) continue;
+    if (a.type.is_list) list = api::cpp_name(a.name);
+    else uncovered.push_back(a.type.is_optional() ? "detail::input_of(" + api::cpp_name(a.name) + ")"
+                                                  : "&" + api::cpp_name(a.name));
+  }
+  const std::string op_name = "\"" + op.schema.name.str() + "\"";
+  if (!list.empty()) return "autograd::check_differentiable(" + op_name + ", result, " + list + ");";
+  if (uncovered.empty()) return "";
+  return "autograd::check_differentiable(" + op_name + ", result, {" + join(uncovered, ", ") + "});";
+}
+
+// The API function: dispatch, then record autograd history (ops with derivatives) and refuse
+// gradients that would be lost (Note [No silent gradient loss]).
 std::string function_definition(const EmitContext& ctx, const OpEntry& op) {
   api::CppSignature sig = api::op_signature(op, api::api_name(op.schema), api::TypeUse::Api);
-  bool records = !op.derivatives.empty();
+  const std::string check = differentiability_check(op);
+  bool records = !differentiable(op).empty() || !check.empty();
   std::vector<std::string> record, result_return;
-  if (records) {
-    record.push_back(record_statement(op));
-    result_return.push_back("return result;");
-  }
+  if (!check.empty()) record.push_back(check);
+  if (!differentiable(op).empty()) record.push_back(record_statement(op));
+  if (records) result_return.push_back("return result;");
   // In-place and out= ops record no history: writing into a tensor autograd needs is an error.
   std::vector<std::string> guards;
   if (!op.dtypes.empty()) guards.push_back(dtypes_guard(op));

@@ -52,6 +52,9 @@ void check_derivatives(const OpEntry& op) {
   for (const Argument* a : op.schema.tensor_arguments()) tensors.push_back(a->name);
   std::vector<std::string> variables = argument_names(op.schema, false);
   variables.push_back("grad");
+  variables.push_back("non_differentiable");  // `<input>: non_differentiable`: no gradient, on purpose
+  variables.push_back("true");
+  variables.push_back("false");
   for (const auto& [name, index] : op.schema.result_names()) variables.push_back(name);
   for (const Derivative& d : op.derivatives) {
     if (!contains(tensors, d.argument)) {

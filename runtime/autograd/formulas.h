@@ -2,6 +2,10 @@
 // backward.cpp includes this header).
 #pragma once
 
+#include <cstdint>
+#include <optional>
+#include <vector>
+
 #include "lazygen/scalar.h"
 #include "lazygen/tensor.h"
 
@@ -20,5 +24,36 @@ Tensor maybe_multiply(const Tensor& t, const Scalar& s);
 // instead of gathering a transpose (a strided read per element).
 Tensor mm_mat2_backward(const Tensor& grad, const Tensor& mat1, const Tensor& mat2,
                         const Scalar& alpha);
+
+// The gradients of reductions over `dims` (nullopt or empty: all) of a tensor of `sizes`, from
+// `grad` of the reduced shape (keepdim or not): sum spreads grad over the reduced dims; mean
+// divides it by their element count; amax shares it equally among the maxima (`self` equal to
+// `result`), as PyTorch does.
+Tensor sum_backward(const Tensor& grad, const std::vector<int64_t>& sizes,
+                    const std::optional<std::vector<int64_t>>& dims, bool keepdim);
+Tensor mean_backward(const Tensor& grad, const std::vector<int64_t>& sizes,
+                     const std::optional<std::vector<int64_t>>& dims, bool keepdim);
+Tensor amax_backward(const Tensor& grad, const Tensor& self, const Tensor& result,
+                     const std::vector<int64_t>& dims, bool keepdim);
+// max.dim's values gradient: grad placed at `indices` along `dim` of a zero tensor of `sizes`.
+Tensor max_dim_backward(const Tensor& grad, int64_t dim, const Tensor& indices,
+                        const std::vector<int64_t>& sizes, bool keepdim);
+
+// Views' gradients: the view's gradient put back in the shape of the tensor viewed.
+Tensor permute_backward(const Tensor& grad, const std::vector<int64_t>& dims);
+Tensor squeeze_backward(const Tensor& grad, const std::vector<int64_t>& sizes, int64_t dim);
+Tensor select_backward(const Tensor& grad, const std::vector<int64_t>& sizes, int64_t dim,
+                       int64_t index);
+Tensor slice_view_backward(const Tensor& grad, const std::vector<int64_t>& sizes, int64_t dim,
+                           std::optional<int64_t> start, std::optional<int64_t> end, int64_t step);
+// cat's gradient: grad split along `dim` into the sizes of `tensors` (size-0 1-d ones, which cat
+// skips, get zeros).
+std::vector<Tensor> cat_backward(const Tensor& grad, const std::vector<Tensor>& tensors,
+                                 int64_t dim);
+
+// grad * sign(self) (abs), and maximum's / minimum's share for `self` against `other`: grad where
+// self wins, half of it on ties, zero where it loses (PyTorch's rule); `max` picks the op.
+Tensor abs_backward(const Tensor& grad, const Tensor& self);
+Tensor extremum_backward(const Tensor& grad, const Tensor& self, const Tensor& other, bool max);
 
 }  // namespace lazygen::autograd

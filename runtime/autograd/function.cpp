@@ -64,6 +64,34 @@ bool needs_grad(const std::vector<Tensor>& tensors) {
   return false;
 }
 
+namespace {
+
+[[noreturn]] void no_derivative(const char* op) {
+  throw std::runtime_error(std::string("the derivative for '") + op + "' is not implemented");
+}
+
+bool any_floating(const std::vector<Tensor>& results) {
+  bool floating = false;
+  for (const Tensor& r : results) floating |= r.defined() && is_floating(r.dtype());
+  return floating;
+}
+
+}  // namespace
+
+void check_differentiable(const char* op, const std::vector<Tensor>& results,
+                          std::initializer_list<const Tensor*> inputs) {
+  if (any_floating(results) && needs_grad(inputs)) no_derivative(op);
+}
+
+void check_differentiable(const char* op, const Tensor& result, const std::vector<Tensor>& inputs) {
+  if (any_floating({result}) && needs_grad(inputs)) no_derivative(op);
+}
+
+void check_differentiable(const char* op, const Tensor& result,
+                          std::initializer_list<const Tensor*> inputs) {
+  check_differentiable(op, std::vector<Tensor>{result}, inputs);
+}
+
 Edge gradient_edge(const Tensor& t) {
   const AutogradMeta* meta = autograd_meta(t);
   if (meta == nullptr) return Edge{};
@@ -114,6 +142,13 @@ Tensor saved(const Tensor& t) {
 std::optional<Tensor> saved(const std::optional<Tensor>& t) {
   if (!t || !t->defined()) return std::nullopt;  // absent stays absent
   return saved(*t);
+}
+
+std::vector<Tensor> saved(const std::vector<Tensor>& ts) {
+  std::vector<Tensor> out;
+  out.reserve(ts.size());
+  for (const Tensor& t : ts) out.push_back(saved(t));
+  return out;
 }
 
 }  // namespace lazygen::autograd

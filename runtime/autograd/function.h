@@ -17,6 +17,7 @@
 #include <initializer_list>
 #include <memory>
 #include <optional>
+#include <tuple>
 #include <vector>
 
 #include "lazygen/autograd.h"
@@ -79,11 +80,32 @@ void set_history(const Tensor& result, const std::shared_ptr<Function>& fn, uint
 // saved it). Under NoGradGuard (optimizer steps) in-place updates are fine.
 void check_inplace(const Tensor& self, const char* op);
 
+// Note [No silent gradient loss]: an op's generated API calls this after running an op when some
+// of its tensor inputs have no derivative formula in ops.yaml (none at all, or not for that
+// input): if grad mode is on, one of `inputs` requires grad and a result is floating (bool and
+// integer results are never differentiable), it throws std::runtime_error "the derivative for
+// '<op>' is not implemented", as PyTorch does, instead of returning a result that silently cuts
+// the gradient. Inputs declared `non_differentiable` in ops.yaml are not passed here.
+void check_differentiable(const char* op, const Tensor& result,
+                          std::initializer_list<const Tensor*> inputs);
+void check_differentiable(const char* op, const std::vector<Tensor>& results,
+                          std::initializer_list<const Tensor*> inputs);
+// For ops whose tensors are a Tensor[] argument (cat).
+void check_differentiable(const char* op, const Tensor& result, const std::vector<Tensor>& inputs);
+template <class... Ts>
+void check_differentiable(const char* op, const std::tuple<Ts...>& results,
+                          std::initializer_list<const Tensor*> inputs) {
+  std::apply([&](const auto&... r) { check_differentiable(op, std::vector<Tensor>{r...}, inputs); },
+             results);
+}
+
 // A copy of `t` for a backward function to keep: same data (or pending IR value), no autograd
 // history. Undefined stays undefined.
 Tensor saved(const Tensor& t);
 // For `Tensor?` arguments: absent stays absent (so the backward formula passes None on, not an
 // undefined tensor).
 std::optional<Tensor> saved(const std::optional<Tensor>& t);
+// For `Tensor[]` arguments: each element saved.
+std::vector<Tensor> saved(const std::vector<Tensor>& ts);
 
 }  // namespace lazygen::autograd

@@ -34,6 +34,23 @@ DELIBERATE = {
 }
 
 
+# op -> why PyTorch's CPU kernel is wrong on non-contiguous inputs: the expected result is then
+# the kernel's on contiguous copies of the same values.
+CONTIGUOUS_REFERENCE = {
+    "_softmax_backward_data": "PyTorch 1.13's CPU kernel reads transposed grad_output/output as if "
+                              "contiguous (softmax never gives it such inputs)",
+}
+
+
+def contiguous_case(case):
+    args = []
+    for v in case["args"]:
+        if "tensor" in v and v["tensor"]["layout"] in ("transposed", "sliced"):
+            v = {"tensor": dict(v["tensor"], layout="contiguous")}
+        args.append(v)
+    return dict(case, args=args)
+
+
 def empty_inputs(case):
     return any("tensor" in v and 0 in v["tensor"]["sizes"] for v in case["args"])
 
@@ -200,7 +217,7 @@ def test_the_device_answers_as_pytorch_does(dev, op, dtypes):
         if case["dtypes"] != dtypes:
             continue
         out_like = out_dtype(op, record, case)
-        expected = outcome(op, case, "cpu", out_like)
+        expected = outcome(op, contiguous_case(case) if op in CONTIGUOUS_REFERENCE else case, "cpu", out_like)
         if op in DELIBERATE and DELIBERATE[op][0] in str(expected):
             expected = outcome(DELIBERATE[op][1], case, "cpu", out_like)
         ran += not isinstance(expected, Exception)

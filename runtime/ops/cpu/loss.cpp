@@ -11,6 +11,8 @@
 #include "backend/cpu/thread_pool.h"
 #include "core/tensor/tensor_impl.h"
 #include "lazygen/factory.h"
+#include "lazygen/generated/ops.h"
+#include "lazygen/operators.h"
 #include "ops/cpu/training_kernels.h"
 #include "ops/shape/training_shapes.h"
 
@@ -48,6 +50,14 @@ void log_softmax_backward_slice(const T* dy, const T* y, T* dx, int64_t n, int64
 }
 
 }  // namespace
+
+// y * (dy - sum(dy * y, dim)): softmax's vector-Jacobian product, with the op API on cpu tensors.
+Tensor _softmax_backward_data(const Tensor& grad_output, const Tensor& output, int64_t dim,
+                              DType input_dtype) {
+  compute_shape__softmax_backward_data(grad_output.shape(), output.shape(), dim, input_dtype);
+  const std::optional<std::vector<int64_t>> dims = std::vector<int64_t>{dim};
+  return output * (grad_output - lazygen::sum(grad_output * output, dims, true));
+}
 
 Tensor _log_softmax_backward_data(const Tensor& grad_output, const Tensor& output, int64_t dim,
                                   DType input_dtype) {

@@ -63,6 +63,8 @@ Tensor max_pool2d_backward(const Tensor& grad_output, const Tensor& self,
 
 // ---- losses (ops/cpu/loss.cpp)
 // grad_output - exp(output) * sum(grad_output, dim), with output = log_softmax(input, dim).
+Tensor _softmax_backward_data(const Tensor& grad_output, const Tensor& output, int64_t dim,
+                              DType input_dtype);
 Tensor _log_softmax_backward_data(const Tensor& grad_output, const Tensor& output, int64_t dim,
                                   DType input_dtype);
 // -weight[t] * self[i, t] per sample i with target t != ignore_index; mean divides by the sum of

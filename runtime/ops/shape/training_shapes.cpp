@@ -263,6 +263,21 @@ std::vector<Shape> compute_shape__log_softmax_backward_data(const Shape& grad_ou
   return {grad_output};  // PyTorch 1.13 gives grad_output's dtype, whatever input_dtype says
 }
 
+std::vector<Shape> compute_shape__softmax_backward_data(const Shape& grad_output,
+                                                         const Shape& output, int64_t dim,
+                                                         DType input_dtype) {
+  constexpr const char* kOp = "_softmax_backward_data";
+  if (!is_floating(grad_output.dtype) || !is_floating(input_dtype)) {
+    throw ShapeError(kOp, "expected floating grad_output and input_dtype, got " +
+                              std::string(dtype_name(grad_output.dtype)) + " and " +
+                              std::string(dtype_name(input_dtype)));
+  }
+  require_same_dtype(kOp, grad_output, output, "grad_output and output");
+  require_sizes(kOp, output, grad_output.sizes, "output");
+  wrap_dim(kOp, dim, std::max<int64_t>(grad_output.dim(), 1));
+  return {grad_output};  // grad_output's dtype, as PyTorch 1.13 returns
+}
+
 namespace {
 
 // Checks nll_loss's operands; returns the batch size (-1 for an unbatched [c] input).

@@ -108,8 +108,11 @@ std::vector<Shape> compute_shape_max_pool2d_backward(const Shape& grad_output, c
                                                      const std::vector<int64_t>& dilation,
                                                      bool ceil_mode);
 
-// ---- log_softmax backward: grad_output and output of one floating dtype and one shape; the
-// result has input_dtype.
+// ---- softmax and log_softmax backward: grad_output and output of one floating dtype and one
+// shape; the result has grad_output's dtype (PyTorch 1.13's; input_dtype must be floating).
+std::vector<Shape> compute_shape__softmax_backward_data(const Shape& grad_output,
+                                                         const Shape& output, int64_t dim,
+                                                         DType input_dtype);
 std::vector<Shape> compute_shape__log_softmax_backward_data(const Shape& grad_output,
                                                             const Shape& output, int64_t dim,
                                                             DType input_dtype);

@@ -338,7 +338,8 @@ TEST(OpsYaml, FormulaNamingAMissingIdentifierPointsIntoTheFormula) {
   EXPECT_EQ(e.loc().str(), "ops.yaml:5:19");
   EXPECT_EQ(e.message(),
             "add.Tensor: formula names 'alpah', which " + std::string(kAddSchema) + " lacks");
-  EXPECT_EQ(e.hint(), "did you mean 'alpha'? valid: self, other, alpha, grad, result");
+  EXPECT_EQ(e.hint(), "did you mean 'alpha'? valid: self, other, alpha, grad, non_differentiable, true, false, "
+            "result");
 }
 
 TEST(OpsYaml, FormulaMayCallFunctionsAndUseGradAndResult) {

@@ -428,8 +428,70 @@ std::vector<GradCase> composite_cases() {
   };
 }
 
+// The ops whose derivatives were added so that no op loses a gradient silently (Note [No silent
+// gradient loss]): extremes, reductions, views, cat and softmax. Inputs keep away from ties and
+// kinks (distinct random values, |x| >= 0.2).
+std::vector<GradCase> reduction_and_view_cases() {
+  return {
+      {"maximum", "maximum", [](const Inputs& in) { return maximum(in[0], in[1]); },
+       [] { return Inputs{values({3, 4}, 201), values({3, 4}, 202)}; }},
+      {"maximum_broadcast", "maximum", [](const Inputs& in) { return maximum(in[0], in[1]); },
+       [] { return Inputs{values({3, 4}, 203), values({4}, 204)}; }},
+      {"minimum", "minimum", [](const Inputs& in) { return minimum(in[0], in[1]); },
+       [] { return Inputs{values({3, 4}, 205), values({3, 1}, 206)}; }},
+      {"rsqrt", "rsqrt", [](const Inputs& in) { return rsqrt(in[0]); },
+       [] { return Inputs{positive({3, 4}, 207)}; }},
+      {"abs", "abs", [](const Inputs& in) { return abs(in[0]); },
+       [] { return Inputs{away_from_zero({3, 4}, 208)}; }},
+      {"reciprocal", "reciprocal", [](const Inputs& in) { return reciprocal(in[0]); },
+       [] { return Inputs{away_from_zero({3, 4}, 209)}; }},
+      {"sum_dims", "sum.dim_IntList",
+       [](const Inputs& in) { return sum(in[0], std::optional<IntList>(IntList{0, 2})); },
+       [] { return Inputs{values({2, 3, 4}, 210)}; }},
+      {"sum_dims_keepdim", "sum.dim_IntList",
+       [](const Inputs& in) { return sum(in[0], std::optional<IntList>(IntList{-1}), true); },
+       [] { return Inputs{values({2, 3, 4}, 211)}; }},
+      {"mean_dim", "mean.dim",
+       [](const Inputs& in) { return mean(in[0], std::optional<IntList>(IntList{1})); },
+       [] { return Inputs{values({2, 3, 4}, 212)}; }},
+      {"amax", "amax", [](const Inputs& in) { return amax(in[0], {1}); },
+       [] { return Inputs{values({3, 5}, 213)}; }},
+      {"amax_keepdim_all", "amax", [](const Inputs& in) { return amax(in[0], {}, true); },
+       [] { return Inputs{values({3, 5}, 214)}; }},
+      {"max_dim", "max.dim", [](const Inputs& in) { return std::get<0>(max(in[0], 1)); },
+       [] { return Inputs{values({3, 5}, 215)}; }},
+      {"max_dim_keepdim", "max.dim", [](const Inputs& in) { return std::get<0>(max(in[0], 0, true)); },
+       [] { return Inputs{values({3, 5}, 216)}; }},
+      {"softmax", "_softmax", [](const Inputs& in) { return _softmax(in[0], 1, false); },
+       [] { return Inputs{values({3, 5}, 217)}; }},
+      {"permute", "permute", [](const Inputs& in) { return permute(in[0], {2, 0, 1}); },
+       [] { return Inputs{values({2, 3, 4}, 218)}; }},
+      {"slice_step", "slice.Tensor", [](const Inputs& in) { return slice(in[0], 1, 1, 4, 2); },
+       [] { return Inputs{values({3, 5}, 219)}; }},
+      {"slice_open_end", "slice.Tensor",
+       [](const Inputs& in) { return slice(in[0], 0, -2, std::nullopt); },
+       [] { return Inputs{values({4, 2}, 220)}; }},
+      {"select_negative_index", "select.int", [](const Inputs& in) { return select(in[0], 0, -1); },
+       [] { return Inputs{values({3, 4}, 221)}; }},
+      {"squeeze_size_one", "squeeze.dim", [](const Inputs& in) { return squeeze(in[0], 1); },
+       [] { return Inputs{values({3, 1, 4}, 222)}; }},
+      {"squeeze_not_one", "squeeze.dim", [](const Inputs& in) { return squeeze(in[0], 0); },
+       [] { return Inputs{values({3, 4}, 223)}; }},
+      {"unsqueeze", "unsqueeze", [](const Inputs& in) { return unsqueeze(in[0], -1); },
+       [] { return Inputs{values({3, 4}, 224)}; }},
+      {"cat", "cat", [](const Inputs& in) { return cat({in[0], in[1] * 2}, 0); },
+       [] { return Inputs{values({2, 3}, 225), values({4, 3}, 226)}; }},
+      {"cat_last_dim", "cat", [](const Inputs& in) { return cat({in[0], in[1], in[0]}, -1); },
+       [] { return Inputs{values({2, 3}, 227), values({2, 1}, 228)}; }},
+      {"max_pool2d_with_indices", "max_pool2d_with_indices",
+       [](const Inputs& in) { return std::get<0>(max_pool2d_with_indices(in[0], {2, 2})); },
+       [] { return Inputs{values({2, 2, 4, 4}, 229)}; }},
+  };
+}
+
 std::vector<GradCase> all_cases() {
   std::vector<GradCase> cases = binary_cases();
+  for (auto& c : reduction_and_view_cases()) cases.push_back(std::move(c));
   for (auto& c : unary_and_other_cases()) cases.push_back(std::move(c));
   for (auto& c : matmul_and_view_cases()) cases.push_back(std::move(c));
   for (auto& c : reshape_and_indexing_cases()) cases.push_back(std::move(c));
@@ -457,19 +519,24 @@ INSTANTIATE_TEST_SUITE_P(Ops, Gradcheck,
                                   (std::get<1>(info.param).is_lazy() ? "_lazy" : "_cpu");
                          });
 
-// The schema names of ops.yaml entries that have `derivatives:` (a line scan: entries start with
-// "- func: <name>(", keys are indented).
+// The schema names of ops.yaml entries with a derivative formula (a line scan: entries start with
+// "- func: <name>(", keys are indented two spaces, formulas four); `non_differentiable` entries
+// are no formula.
 std::set<std::string> differentiable_ops_in_ops_yaml() {
   std::ifstream in("ops.yaml");
   std::set<std::string> ops;
   std::string line, current;
+  bool in_derivatives = false;
   while (std::getline(in, line)) {
     const std::string func = "- func: ";
     if (line.rfind(func, 0) == 0) {
       current = line.substr(func.size(), line.find('(') - func.size());
     } else if (line.rfind("  derivatives:", 0) == 0) {
-      ops.insert(current);
+      in_derivatives = true;
+      continue;
     }
+    if (line.rfind("    ", 0) != 0) in_derivatives = false;
+    if (in_derivatives && line.find("non_differentiable") == std::string::npos) ops.insert(current);
   }
   return ops;
 }

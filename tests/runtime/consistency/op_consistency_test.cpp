@@ -19,6 +19,7 @@
 #include <set>
 #include <sstream>
 
+#include "lazygen/autograd.h"
 #include "lazygen/factory.h"
 #include "lazygen/lazy.h"
 #include "lazygen/op_info.h"
@@ -265,6 +266,48 @@ TEST(OpConsistencyViews, InPlaceOnAViewUpdatesItsBase) {
   EXPECT_TRUE(differ.empty()) << differ.size() << " of " << checked
                               << " in-place ops on a view left the base as it was, e.g. "
                               << differ.front();
+}
+
+// Note [No silent gradient loss] (runtime/autograd/function.h), over every op: called on float64
+// inputs that require grad, a functional op either records a backward function (its floating
+// results require grad), raises "the derivative for '<op>' is not implemented", or returns no
+// floating result. A result that is floating and does not require grad would cut the gradient.
+TEST(OpAutograd, NoOpCutsAGradientSilently) {
+  std::vector<std::string> silent;
+  int checked = 0;
+  for (const OpInfo& op : all_ops()) {
+    if (op.kind != OpKind::Functional || op.name == "_dropout_mask") continue;  // non_differentiable
+    for (const OpCase& c : make_cases(op, {DType::Float64}, /*large=*/false)) {
+      std::vector<Arg> args = materialize(c, kCPU);
+      bool any = false;
+      auto track = [&](Tensor& t) {
+        if (!is_floating(t.dtype())) return;
+        t = t.detach().requires_grad_();
+        any = true;
+      };
+      for (Arg& a : args) {
+        if (auto* t = std::get_if<Tensor>(&a)) track(*t);
+        if (auto* list = std::get_if<std::vector<Tensor>>(&a)) {
+          for (Tensor& t : *list) track(t);
+        }
+      }
+      if (!any) continue;
+      std::vector<Tensor> results;
+      try {
+        results = call_op(op, args);
+      } catch (const std::exception&) {
+        continue;  // not implemented (fine), or inputs this op rejects: try the next case
+      }
+      for (const Tensor& r : results) {
+        if (is_floating(r.dtype()) && !r.requires_grad()) silent.push_back(std::string(op.name) + " (" + c.label + ")");
+      }
+      ++checked;
+      break;  // one case that ran is enough
+    }
+  }
+  EXPECT_GT(checked, 40);
+  EXPECT_TRUE(silent.empty()) << silent.size() << " ops return a floating result without "
+                              << "recording a gradient, e.g. " << silent.front();
 }
 
 // The table is generated from ops.yaml; this guards against a stale generated/ (which the

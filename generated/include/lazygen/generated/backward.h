@@ -35,6 +35,10 @@ void record_mul_scalar(const Tensor& result, const Tensor& self, const Scalar& o
 void record_div_tensor(const Tensor& result, const Tensor& self, const Tensor& other);
 // div.Scalar(Tensor self, Scalar other) -> Tensor
 void record_div_scalar(const Tensor& result, const Tensor& self, const Scalar& other);
+// maximum(Tensor self, Tensor other) -> Tensor
+void record_maximum(const Tensor& result, const Tensor& self, const Tensor& other);
+// minimum(Tensor self, Tensor other) -> Tensor
+void record_minimum(const Tensor& result, const Tensor& self, const Tensor& other);
 // pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor
 void record_pow_tensor_scalar(const Tensor& result, const Tensor& self, const Scalar& exponent);
 // neg(Tensor self) -> Tensor
@@ -45,17 +49,40 @@ void record_exp(const Tensor& result, const Tensor& self);
 void record_log(const Tensor& result, const Tensor& self);
 // sqrt(Tensor self) -> Tensor
 void record_sqrt(const Tensor& result, const Tensor& self);
+// rsqrt(Tensor self) -> Tensor
+void record_rsqrt(const Tensor& result, const Tensor& self);
+// abs(Tensor self) -> Tensor
+void record_abs(const Tensor& result, const Tensor& self);
 // relu(Tensor self) -> Tensor
 void record_relu(const Tensor& result, const Tensor& self);
 // sigmoid(Tensor self) -> Tensor
 void record_sigmoid(const Tensor& result, const Tensor& self);
 // tanh(Tensor self) -> Tensor
 void record_tanh(const Tensor& result, const Tensor& self);
+// reciprocal(Tensor self) -> Tensor
+void record_reciprocal(const Tensor& result, const Tensor& self);
 // where.self(Tensor condition, Tensor self, Tensor other) -> Tensor
 void record_where_self(const Tensor& result, const Tensor& condition, const Tensor& self,
                        const Tensor& other);
 // sum(Tensor self, *, ScalarType? dtype=None) -> Tensor
 void record_sum(const Tensor& result, const Tensor& self, std::optional<DType> dtype);
+// sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) ->
+// Tensor
+void record_sum_dim_intlist(const Tensor& result, const Tensor& self,
+                            const std::optional<std::vector<int64_t>>& dim, bool keepdim,
+                            std::optional<DType> dtype);
+// mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+void record_mean_dim(const Tensor& result, const Tensor& self,
+                     const std::optional<std::vector<int64_t>>& dim, bool keepdim,
+                     std::optional<DType> dtype);
+// amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor
+void record_amax(const Tensor& result, const Tensor& self, const std::vector<int64_t>& dim,
+                 bool keepdim);
+// max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
+void record_max_dim(const std::tuple<Tensor, Tensor>& result, const Tensor& self, int64_t dim,
+                    bool keepdim);
+// _softmax(Tensor self, int dim, bool half_to_float) -> Tensor
+void record__softmax(const Tensor& result, const Tensor& self, int64_t dim, bool half_to_float);
 // _log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor
 void record__log_softmax(const Tensor& result, const Tensor& self, int64_t dim, bool half_to_float);
 // mm(Tensor self, Tensor mat2) -> Tensor
@@ -67,6 +94,8 @@ void record_addmm(const Tensor& result, const Tensor& self, const Tensor& mat1, 
 void record_bmm(const Tensor& result, const Tensor& self, const Tensor& mat2);
 // view(Tensor(a) self, SymInt[] size) -> Tensor(a)
 void record_view(const Tensor& result, const Tensor& self, const std::vector<int64_t>& size);
+// permute(Tensor(a) self, int[] dims) -> Tensor(a)
+void record_permute(const Tensor& result, const Tensor& self, const std::vector<int64_t>& dims);
 // transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)
 void record_transpose_int(const Tensor& result, const Tensor& self, int64_t dim0, int64_t dim1);
 // t(Tensor(a) self) -> Tensor(a)
@@ -74,6 +103,16 @@ void record_t(const Tensor& result, const Tensor& self);
 // expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)
 void record_expand(const Tensor& result, const Tensor& self, const std::vector<int64_t>& size,
                    bool implicit);
+// slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) ->
+// Tensor(a)
+void record_slice_tensor(const Tensor& result, const Tensor& self, int64_t dim,
+                         std::optional<int64_t> start, std::optional<int64_t> end, int64_t step);
+// select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)
+void record_select_int(const Tensor& result, const Tensor& self, int64_t dim, int64_t index);
+// squeeze.dim(Tensor(a) self, int dim) -> Tensor(a)
+void record_squeeze_dim(const Tensor& result, const Tensor& self, int64_t dim);
+// unsqueeze(Tensor(a) self, int dim) -> Tensor(a)
+void record_unsqueeze(const Tensor& result, const Tensor& self, int64_t dim);
 // reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)
 void record_reshape(const Tensor& result, const Tensor& self, const std::vector<int64_t>& shape);
 // flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)
@@ -91,6 +130,8 @@ void record_slice_backward(const Tensor& result, const Tensor& grad_output,
 // step=1) -> Tensor
 void record_slice_scatter(const Tensor& result, const Tensor& self, const Tensor& src, int64_t dim,
                           std::optional<int64_t> start, std::optional<int64_t> end, int64_t step);
+// cat(Tensor[] tensors, int dim=0) -> Tensor
+void record_cat(const Tensor& result, const std::vector<Tensor>& tensors, int64_t dim);
 // index_select(Tensor self, int dim, Tensor index) -> Tensor
 void record_index_select(const Tensor& result, const Tensor& self, int64_t dim,
                          const Tensor& index);
@@ -115,6 +156,13 @@ void record_conv2d(const Tensor& result, const Tensor& input, const Tensor& weig
                    const std::optional<Tensor>& bias, const std::vector<int64_t>& stride,
                    const std::vector<int64_t>& padding, const std::vector<int64_t>& dilation,
                    int64_t groups);
+// max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0,
+// int[2] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)
+void record_max_pool2d_with_indices(const std::tuple<Tensor, Tensor>& result, const Tensor& self,
+                                    const std::vector<int64_t>& kernel_size,
+                                    const std::vector<int64_t>& stride,
+                                    const std::vector<int64_t>& padding,
+                                    const std::vector<int64_t>& dilation, bool ceil_mode);
 // max_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2]
 // dilation=1, bool ceil_mode=False) -> Tensor
 void record_max_pool2d(const Tensor& result, const Tensor& self,

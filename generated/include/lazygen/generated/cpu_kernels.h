@@ -226,6 +226,10 @@ Tensor max_pool2d_backward(const Tensor& grad_output, const Tensor& self,
 // Tensor (hand-written)
 Tensor _log_softmax_backward_data(const Tensor& grad_output, const Tensor& output, int64_t dim,
                                   DType input_dtype);
+// _softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) ->
+// Tensor (hand-written)
+Tensor _softmax_backward_data(const Tensor& grad_output, const Tensor& output, int64_t dim,
+                              DType input_dtype);
 // nll_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt
 // ignore_index=-100) -> Tensor (hand-written)
 Tensor nll_loss(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight,

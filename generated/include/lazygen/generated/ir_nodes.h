@@ -1546,6 +1546,32 @@ class UnderscoreLogSoftmaxBackwardData final : public Node {
   const DType input_dtype;
 };
 
+// _softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) ->
+// Tensor
+class UnderscoreSoftmaxBackwardData final : public Node {
+ public:
+  static constexpr OpKind kKind = OpKind::_softmax_backward_data;
+
+  UnderscoreSoftmaxBackwardData(const Value& grad_output, const Value& output, const int64_t& dim,
+                                const DType& input_dtype, std::vector<Shape> shapes)
+      : Node(kKind, operand_list(grad_output, output), std::move(shapes),
+             hash_all(dim, input_dtype)),
+        dim(dim),
+        input_dtype(input_dtype) {}
+
+  bool can_reuse(const Value& grad_output, const Value& output, const int64_t& dim,
+                 const DType& input_dtype) const {
+    return operands_match(grad_output, output) && attr_equal(dim, this->dim) &&
+           attr_equal(input_dtype, this->input_dtype);
+  }
+  std::string attrs_string() const override {
+    return format_attrs({{"dim", attr_str(dim)}, {"input_dtype", attr_str(input_dtype)}});
+  }
+
+  const int64_t dim;
+  const DType input_dtype;
+};
+
 // nll_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt
 // ignore_index=-100) -> Tensor
 class NllLoss final : public Node {

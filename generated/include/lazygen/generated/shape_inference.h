@@ -251,6 +251,11 @@ std::vector<Shape> compute_shape_max_pool2d_backward(const Shape& grad_output, c
 std::vector<Shape> compute_shape__log_softmax_backward_data(const Shape& grad_output,
                                                             const Shape& output, int64_t dim,
                                                             DType input_dtype);
+// _softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) ->
+// Tensor (hand-written)
+std::vector<Shape> compute_shape__softmax_backward_data(const Shape& grad_output,
+                                                        const Shape& output, int64_t dim,
+                                                        DType input_dtype);
 // nll_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt
 // ignore_index=-100) -> Tensor (hand-written)
 std::vector<Shape> compute_shape_nll_loss(const Shape& self, const Shape& target,
