@@ -1277,6 +1277,7 @@ const Tensor& dispatch_div_inplace_scalar(const Tensor& self, const Scalar& othe
 // add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
 Tensor add(const Tensor& self, const Tensor& other, const Scalar& alpha) {
   decltype(auto) result = dispatch_add_tensor(self, other, alpha);
+  detail::check_fits("add.Tensor", alpha, result.dtype());
   if (autograd::needs_grad({&self, &other}))
     autograd::record_add_tensor(result, self, other, alpha);
   return result;
@@ -1284,6 +1285,7 @@ Tensor add(const Tensor& self, const Tensor& other, const Scalar& alpha) {
 
 // add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)
 const Tensor& add_(const Tensor& self, const Tensor& other, const Scalar& alpha) {
+  detail::check_fits("add_.Tensor", alpha, self.dtype());
   autograd::check_inplace(self, "add_.Tensor");
   return dispatch_add_inplace_tensor(self, other, alpha);
 }
@@ -1291,6 +1293,7 @@ const Tensor& add_(const Tensor& self, const Tensor& other, const Scalar& alpha)
 // add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)
 const Tensor& add_out(const Tensor& out, const Tensor& self, const Tensor& other,
                       const Scalar& alpha) {
+  detail::check_fits("add.out", alpha, out.dtype());
   autograd::check_inplace(out, "add.out");
   return dispatch_add_out(out, self, other, alpha);
 }
@@ -1298,6 +1301,7 @@ const Tensor& add_out(const Tensor& out, const Tensor& self, const Tensor& other
 // add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
 Tensor add(const Tensor& self, const Scalar& other, const Scalar& alpha) {
   decltype(auto) result = dispatch_add_scalar(self, other, alpha);
+  detail::check_fits("add.Scalar", alpha, result.dtype());
   if (autograd::needs_grad({&self})) autograd::record_add_scalar(result, self, other, alpha);
   return result;
 }
@@ -1307,6 +1311,7 @@ Tensor sub(const Tensor& self, const Tensor& other, const Scalar& alpha) {
   detail::check_dtypes("sub.Tensor", {DType::Int32, DType::Int64, DType::Float32, DType::Float64},
                        {detail::input_of(self), detail::input_of(other)});
   decltype(auto) result = dispatch_sub_tensor(self, other, alpha);
+  detail::check_fits("sub.Tensor", alpha, result.dtype());
   if (autograd::needs_grad({&self, &other}))
     autograd::record_sub_tensor(result, self, other, alpha);
   return result;
@@ -1317,6 +1322,7 @@ Tensor sub(const Tensor& self, const Scalar& other, const Scalar& alpha) {
   detail::check_dtypes("sub.Scalar", {DType::Int32, DType::Int64, DType::Float32, DType::Float64},
                        {detail::input_of(self)});
   decltype(auto) result = dispatch_sub_scalar(self, other, alpha);
+  detail::check_fits("sub.Scalar", alpha, result.dtype());
   if (autograd::needs_grad({&self})) autograd::record_sub_scalar(result, self, other, alpha);
   return result;
 }
@@ -1451,6 +1457,7 @@ Tensor threshold_backward(const Tensor& grad_output, const Tensor& self, const S
                        {DType::Int32, DType::Int64, DType::Float32, DType::Float64},
                        {detail::input_of(grad_output), detail::input_of(self)});
   decltype(auto) result = dispatch_threshold_backward(grad_output, self, threshold);
+  detail::check_fits("threshold_backward", threshold, result.dtype());
   autograd::check_differentiable("threshold_backward", result, {&grad_output, &self});
   return result;
 }
@@ -1479,6 +1486,7 @@ Tensor reciprocal(const Tensor& self) {
 // addcmul_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)
 const Tensor& addcmul_(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2,
                        const Scalar& value) {
+  detail::check_fits("addcmul_", value, self.dtype());
   detail::check_dtypes(
       "addcmul_", {DType::Int32, DType::Int64, DType::Float32, DType::Float64},
       {detail::input_of(self), detail::input_of(tensor1), detail::input_of(tensor2)});
@@ -1489,6 +1497,7 @@ const Tensor& addcmul_(const Tensor& self, const Tensor& tensor1, const Tensor& 
 // addcdiv_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)
 const Tensor& addcdiv_(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2,
                        const Scalar& value) {
+  detail::check_fits("addcdiv_", value, self.dtype());
   detail::check_dtypes(
       "addcdiv_", {DType::Float32, DType::Float64},
       {detail::input_of(self), detail::input_of(tensor1), detail::input_of(tensor2)});
@@ -1498,6 +1507,7 @@ const Tensor& addcdiv_(const Tensor& self, const Tensor& tensor1, const Tensor& 
 
 // fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)
 const Tensor& fill_(const Tensor& self, const Scalar& value) {
+  detail::check_fits("fill_.Scalar", value, self.dtype());
   autograd::check_inplace(self, "fill_.Scalar");
   return dispatch_fill_inplace_scalar(self, value);
 }
@@ -1649,6 +1659,8 @@ Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const S
   detail::check_dtypes("addmm", {DType::Int32, DType::Int64, DType::Float32, DType::Float64},
                        {detail::input_of(self), detail::input_of(mat1), detail::input_of(mat2)});
   decltype(auto) result = dispatch_addmm(self, mat1, mat2, beta, alpha);
+  detail::check_fits("addmm", beta, result.dtype());
+  detail::check_fits("addmm", alpha, result.dtype());
   if (autograd::needs_grad({&self, &mat1, &mat2}))
     autograd::record_addmm(result, self, mat1, mat2, beta, alpha);
   return result;
@@ -1790,6 +1802,7 @@ Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) {
 Tensor index_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source,
                  const Scalar& alpha) {
   decltype(auto) result = dispatch_index_add(self, dim, index, source, alpha);
+  detail::check_fits("index_add", alpha, result.dtype());
   autograd::check_differentiable("index_add", result, {&index});
   if (autograd::needs_grad({&self, &source}))
     autograd::record_index_add(result, self, dim, index, source, alpha);
@@ -1816,6 +1829,7 @@ Tensor scatter_add(const Tensor& self, int64_t dim, const Tensor& index, const T
 // masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor
 Tensor masked_fill(const Tensor& self, const Tensor& mask, const Scalar& value) {
   decltype(auto) result = dispatch_masked_fill_scalar(self, mask, value);
+  detail::check_fits("masked_fill.Scalar", value, result.dtype());
   autograd::check_differentiable("masked_fill.Scalar", result, {&mask});
   if (autograd::needs_grad({&self})) autograd::record_masked_fill_scalar(result, self, mask, value);
   return result;

@@ -65,18 +65,35 @@ std::string differentiability_check(const OpEntry& op) {
   return "autograd::check_differentiable(" + op_name + ", result, {" + join(uncovered, ", ") + "});";
 }
 
+// "detail::check_fits(\"add.Tensor\", alpha, result.dtype());" for each scaling Scalar (See Note
+// [Scaling scalars]): checked against the written tensor's dtype before an in-place or out= op
+// (nothing is written when it fails), against the result's after a functional one.
+std::vector<std::string> fits_checks(const OpEntry& op, bool before) {
+  const Argument* written = written_argument(op);
+  if ((written != nullptr) != before) return {};
+  if (!written && (op.schema.returns.size() != 1 || op.schema.returns[0].type.is_list)) return {};
+  std::vector<std::string> out;
+  for (const Argument& a : op.schema.arguments) {
+    if (!api::is_scalar(a) || promotes(a)) continue;
+    const std::string dtype = written ? api::cpp_name(written->name) + ".dtype()" : "result.dtype()";
+    out.push_back("detail::check_fits(\"" + op.schema.name.str() + "\", " + api::cpp_name(a.name) + ", " + dtype + ");");
+  }
+  return out;
+}
+
 // The API function: dispatch, then record autograd history (ops with derivatives) and refuse
 // gradients that would be lost (Note [No silent gradient loss]).
 std::string function_definition(const EmitContext& ctx, const OpEntry& op) {
   api::CppSignature sig = api::op_signature(op, api::api_name(op.schema), api::TypeUse::Api);
   const std::string check = differentiability_check(op);
-  bool records = !differentiable(op).empty() || !check.empty();
-  std::vector<std::string> record, result_return;
+  const std::vector<std::string> fits_after = fits_checks(op, false);
+  bool records = !differentiable(op).empty() || !check.empty() || !fits_after.empty();
+  std::vector<std::string> record = fits_after, result_return;
   if (!check.empty()) record.push_back(check);
   if (!differentiable(op).empty()) record.push_back(record_statement(op));
   if (records) result_return.push_back("return result;");
   // In-place and out= ops record no history: writing into a tensor autograd needs is an error.
-  std::vector<std::string> guards;
+  std::vector<std::string> guards = fits_checks(op, true);
   if (!op.dtypes.empty()) guards.push_back(dtypes_guard(op));
   if (const Argument* w = written_argument(op)) {
     guards.push_back("autograd::check_inplace(" + api::cpp_name(w->name) + ", \"" + op.schema.name.str() + "\");");

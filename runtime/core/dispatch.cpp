@@ -2,6 +2,9 @@
 #include "core/dispatch.h"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
+#include <type_traits>
 
 #include <functional>
 #include <mutex>
@@ -105,6 +108,36 @@ void check_dtypes(const char* op, std::initializer_list<DType> allowed,
   for (DType a : allowed) names += (names.empty() ? "" : ", ") + std::string(dtype_name(a));
   throw ShapeError(op, "not implemented for " + std::string(dtype_name(*computed)) +
                            " tensors (it takes " + names + ")");
+}
+
+namespace {
+
+template <class T>
+bool fits(const Scalar& value) {
+  if constexpr (std::is_floating_point_v<T>) {
+    if (!value.is_floating()) return true;
+    const double v = value.to<double>();
+    return !std::isfinite(v) || (v >= std::numeric_limits<T>::lowest() && v <= std::numeric_limits<T>::max());
+  } else if constexpr (std::is_same_v<T, bool>) {
+    return true;
+  } else if (value.is_floating()) {
+    const double v = value.to<double>();
+    return v >= static_cast<double>(std::numeric_limits<T>::min()) &&
+           v < -static_cast<double>(std::numeric_limits<T>::min());  // below 2^(bits-1)
+  } else {
+    const int64_t v = value.to<int64_t>();
+    return v >= std::numeric_limits<T>::min() && v <= std::numeric_limits<T>::max();
+  }
+}
+
+}  // namespace
+
+void check_fits(const char* op, const Scalar& value, DType dtype) {
+  const bool ok = dispatch_dtype(dtype, [&](auto tag) { return fits<decltype(tag)>(value); });
+  if (!ok) {
+    throw ShapeError(op, "value " + value.str() + " cannot be converted to type " +
+                             std::string(dtype_name(dtype)) + " without overflow");
+  }
 }
 
 Device device_of(const Tensor& t, const char* op, const char* arg) {

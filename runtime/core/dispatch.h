@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "lazygen/device.h"
+#include "lazygen/scalar.h"
 #include "lazygen/shape.h"
 #include "lazygen/tensor.h"
 
@@ -43,6 +44,13 @@ inline const Tensor* input_of(const std::optional<Tensor>& t) {
 // (it takes int32, int64, ...)"), also for empty tensors.
 void check_dtypes(const char* op, std::initializer_list<DType> allowed,
                   std::initializer_list<const Tensor*> inputs);
+
+// PyTorch's checked conversion of a Scalar that scales an input or fills a tensor (`alpha`,
+// `value`, `threshold`; See Note [Scaling scalars] in generator/dest/common.cpp) to the dtype the
+// op computes or writes in: throws ShapeError naming `op` ("value cannot be converted to type
+// float without overflow") when the value is outside the dtype's range (inf and NaN fit floating
+// dtypes; anything fits bool).
+void check_fits(const char* op, const Scalar& value, DType dtype);
 
 // Note [Device kernels]
 // The eager kernels of a device library (cuda: lazygen_cuda) are not known to the generated

@@ -1,0 +1,63 @@
+// The op API's argument checks (core/dispatch.h) through the ops that use them, on the cpu and
+// the lazy device: `dtypes:` refusals and the checked conversion of scaling Scalars.
+#include <gtest/gtest.h>
+
+#include <limits>
+#include <string>
+
+#include "lazygen/factory.h"
+#include "lazygen/generated/ops.h"
+#include "lazygen/lazy.h"
+
+namespace lazygen {
+namespace {
+
+template <class F>
+std::string message_of(F&& f) {
+  try {
+    f();
+  } catch (const ShapeError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+class DispatchChecks : public ::testing::TestWithParam<Device> {
+ protected:
+  void TearDown() override { mark_step(); }
+  Tensor make(DType dtype) const { return zeros({2}, dtype, GetParam()); }
+};
+
+TEST_P(DispatchChecks, ADTypeAnOpIsNotBuiltForIsRefusedByName) {
+  EXPECT_EQ(message_of([&] { neg(make(DType::Bool)); }),
+            "neg: not implemented for bool tensors (it takes int32, int64, float32, float64)");
+  EXPECT_NE(message_of([&] { _softmax(make(DType::Int64), 0, false); }).find("int64"), std::string::npos);
+  EXPECT_EQ(message_of([&] { neg(make(DType::Int32)); }), "");
+}
+
+TEST_P(DispatchChecks, AScalarOutsideTheDtypesRangeIsRefusedAsPyTorchDoes) {
+  const std::string overflow = "fill_.Scalar: value 1e+300 cannot be converted to type float32 without overflow";
+  EXPECT_EQ(message_of([&] { fill_(make(DType::Float32), 1e300); }), overflow);
+  EXPECT_NE(message_of([&] { fill_(make(DType::Int32), int64_t{1} << 40); }), "");
+  EXPECT_NE(message_of([&] { make(DType::Int32).fill_(2.5e10); }), "");
+  EXPECT_NE(message_of([&] { add(make(DType::Float32), make(DType::Float32), -1e39); }), "");
+  // Within range, infinities and NaN for floating dtypes, and anything for bool fit.
+  EXPECT_EQ(message_of([&] { fill_(make(DType::Float32), std::numeric_limits<double>::infinity()); }), "");
+  EXPECT_EQ(message_of([&] { fill_(make(DType::Int64), int64_t{1} << 62); }), "");
+  EXPECT_EQ(message_of([&] { fill_(make(DType::Bool), 5); }), "");
+  EXPECT_EQ(message_of([&] { fill_(make(DType::Float64), 1e300); }), "");
+}
+
+TEST_P(DispatchChecks, AnInPlaceOpThatOverflowsWritesNothing) {
+  Tensor t = full({2}, 3, DType::Int32, GetParam());
+  EXPECT_NE(message_of([&] { fill_(t, int64_t{1} << 40); }), "");
+  EXPECT_EQ(t.cpu().data_ptr<int32_t>()[0], 3);
+}
+
+INSTANTIATE_TEST_SUITE_P(Devices, DispatchChecks, ::testing::Values(kCPU, kLazy),
+                         [](const ::testing::TestParamInfo<Device>& info) {
+                           return info.param.is_lazy() ? "lazy" : "cpu";
+                         });
+
+}  // namespace
+}  // namespace lazygen
