@@ -11,6 +11,7 @@
 #include "core/lazy/lazy_state.h"
 #include "core/lazy/lazy_tensor.h"
 #include "core/lazy/trace_context.h"
+#include "core/tensor/shape_rules.h"
 #include "lazygen/factory.h"
 #include "lazygen/generated/ops.h"
 #include "pytorch/fallback.h"
@@ -47,17 +48,16 @@ DType wrapped_number_dtype(DType own, std::optional<DType> others) {
   return own;
 }
 
-// The dtype PyTorch's promotion gives `tensors` (lazygen's result_type over their shapes).
+// The dtype PyTorch's promotion gives the defined ones of `tensors`; nullopt when there are none.
 std::optional<DType> promoted(const std::array<Tensor, Call::kMaxTensors>& tensors, size_t n) {
-  std::optional<DType> dims, zero_dims;
+  std::vector<Shape> shapes;
   for (size_t i = 0; i < n; ++i) {
-    if (!tensors[i].defined()) continue;
-    std::optional<DType>& slot = tensors[i].dim() == 0 ? zero_dims : dims;
-    slot = slot ? promote_types(*slot, tensors[i].dtype()) : tensors[i].dtype();
+    if (tensors[i].defined()) shapes.push_back(tensors[i].shape());
   }
-  if (!dims) return zero_dims;
-  if (zero_dims && category(*zero_dims) > category(*dims)) return zero_dims;
-  return dims;
+  if (shapes.empty()) return std::nullopt;
+  std::vector<const Shape*> pointers;
+  for (const Shape& s : shapes) pointers.push_back(&s);
+  return shape_rules::result_type(pointers);
 }
 
 [[noreturn]] void wrong_device(const char* op, const at::Tensor& t) {

@@ -25,10 +25,8 @@ DType wrapped_number_dtype(const Scalar& s) {
   return s.is_floating() ? DType::Float32 : s.dtype();
 }
 
-}  // namespace
-
-DType result_type(std::initializer_list<const Shape*> tensors,
-                  std::initializer_list<const Scalar*> scalars) {
+template <class Shapes, class Scalars>
+DType promote(const Shapes& tensors, const Scalars& scalars) {
   Category dimensioned, zero_dim, wrapped;
   for (const Shape* t : tensors) {
     if (t == nullptr) continue;
@@ -39,6 +37,17 @@ DType result_type(std::initializer_list<const Shape*> tensors,
   }
   return combine(dimensioned.dtype, combine(zero_dim.dtype, wrapped.dtype))
       .value_or(DType::Float32);
+}
+
+}  // namespace
+
+DType result_type(std::initializer_list<const Shape*> tensors,
+                  std::initializer_list<const Scalar*> scalars) {
+  return promote(tensors, scalars);
+}
+
+DType result_type(const std::vector<const Shape*>& tensors) {
+  return promote(tensors, std::vector<const Scalar*>{});
 }
 
 DType scalar_dtype(std::initializer_list<const Scalar*> scalars) {

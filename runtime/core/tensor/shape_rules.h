@@ -22,6 +22,8 @@ namespace lazygen::shape_rules {
 // (the default dtype); zero-dim float64 + float32 tensor -> float32. Float32 when given nothing.
 DType result_type(std::initializer_list<const Shape*> tensors,
                   std::initializer_list<const Scalar*> scalars = {});
+// The same over tensors only, for callers that gather them at run time (null entries skipped).
+DType result_type(const std::vector<const Shape*>& tensors);
 
 // The dtype a computation on `scalars` alone runs in: Float64 if one is floating, else Int64 if
 // one is integral, else Bool (Float64 for none): their full width, unlike result_type's wrapped
