@@ -48,12 +48,10 @@ void remember_copied_view(const Tensor& t, const std::string& op) {
   v.roots[state.get()] = {state, op};
 }
 
-// One argument's way through the fallback.
+// A device tensor the kernel writes (an argument, or an element of a tensor list argument).
 struct Slot {
-  size_t index;           // on the stack
-  at::Tensor original;    // the device tensor
-  at::Tensor cpu;         // what the CPU kernel sees
-  bool written = false;
+  at::Tensor original;  // the device tensor
+  at::Tensor cpu;       // the private CPU copy the kernel writes
 };
 
 bool writes(const c10::Argument& a) {
@@ -96,7 +94,15 @@ at::Tensor to_device_result(const c10::OperatorHandle& op, const at::Tensor& cpu
   return wrap(lazy::make_lazy_tensor_from_data(lazygen_cpu_view(cpu), kLazy));
 }
 
-// Moves the device tensors of the arguments to the CPU in place on the stack; returns them.
+// The CPU tensor for device tensor `t`, remembered in `slots` when the kernel writes it.
+at::Tensor to_cpu_slot(const at::Tensor& t, bool written, std::vector<Slot>& slots) {
+  at::Tensor cpu = cpu_input(t, written);
+  if (written) slots.push_back(Slot{t, cpu});
+  return cpu;
+}
+
+// Moves the device tensors of the arguments to the CPU in place on the stack, elements of tensor
+// lists too; returns the ones the kernel writes, for write_back.
 std::vector<Slot> arguments_to_cpu(const c10::FunctionSchema& schema, torch::jit::Stack& stack,
                                    size_t begin) {
   std::vector<Slot> slots;
@@ -104,20 +110,18 @@ std::vector<Slot> arguments_to_cpu(const c10::FunctionSchema& schema, torch::jit
     c10::IValue& v = stack[begin + i];
     const bool written = writes(schema.arguments()[i]);
     if (v.isTensor() && is_device_tensor(v.toTensor())) {
-      Slot s{i, v.toTensor(), cpu_input(v.toTensor(), written), written};
-      v = s.cpu;
-      slots.push_back(std::move(s));
+      v = to_cpu_slot(v.toTensor(), written, slots);
     } else if (v.isTensorList()) {
       std::vector<at::Tensor> list = v.toTensorVector();
       for (at::Tensor& t : list) {
-        if (is_device_tensor(t)) t = cpu_input(t, written);
+        if (is_device_tensor(t)) t = to_cpu_slot(t, written, slots);
       }
       v = c10::List<at::Tensor>(list);
     } else if (v.isOptionalTensorList()) {
       c10::List<c10::optional<at::Tensor>> list = v.toOptionalTensorList();
       for (size_t k = 0; k < list.size(); ++k) {
         c10::optional<at::Tensor> t = list.get(k);
-        if (t && is_device_tensor(*t)) list.set(k, cpu_input(*t, written));
+        if (t && is_device_tensor(*t)) list.set(k, to_cpu_slot(*t, written, slots));
       }
       v = list;
     } else if (v.isDevice() && v.toDevice().type() == c10::DeviceType::PrivateUse1) {
@@ -131,9 +135,7 @@ std::vector<Slot> arguments_to_cpu(const c10::FunctionSchema& schema, torch::jit
 void write_back(const c10::OperatorHandle& op, const std::vector<Slot>& slots) {
   const std::string name = c10::toString(op.operator_name());
   for (const Slot& s : slots) {
-    if (!s.written) continue;
     const Tensor& target = device_impl(s.original).tensor();
-    check_writable(name.c_str(), target);
     Tensor value = lazy::make_lazy_tensor_from_data(lazygen_cpu_view(s.cpu), kLazy);
     if (target.sizes() == value.sizes()) {
       copy_(target, value);
@@ -156,7 +158,7 @@ void results_to_device(const c10::OperatorHandle& op, const std::vector<Slot>& s
     const c10::AliasInfo* alias = returns[r].alias_info();
     if (alias != nullptr && alias->isWrite() && v.isTensor()) {
       for (const Slot& s : slots) {
-        if (s.written && s.cpu.is_same(v.toTensor())) v = s.original;
+        if (s.cpu.is_same(v.toTensor())) v = s.original;
       }
       continue;
     }
@@ -185,6 +187,8 @@ void run_on_cpu(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
   sync_arguments(std::vector<c10::IValue>(stack->begin() + static_cast<std::ptrdiff_t>(begin),
                                           stack->end()));
   std::vector<Slot> slots = arguments_to_cpu(schema, *stack, begin);
+  const std::string name = c10::toString(op.operator_name());
+  for (const Slot& s : slots) check_writable(name.c_str(), device_impl(s.original).tensor());
   op.redispatchBoxed(c10::DispatchKeySet(c10::DispatchKey::CPU), stack);
   write_back(op, slots);
   results_to_device(op, slots, *stack);

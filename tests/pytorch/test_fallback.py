@@ -73,3 +73,27 @@ def test_a_fallback_result_of_a_dtype_the_device_lacks_is_refused(dev):
     x = torch.ones(3, device=dev)
     with pytest.raises(TypeError, match="float16"):
         x.half()
+
+
+def test_a_foreach_op_writes_back_every_tensor_of_its_list(dev):
+    cpus = [torch.tensor([1.0, 2.0]), torch.tensor([[3.0], [4.0]])]
+    devs = [t.clone().to(dev) for t in cpus]
+    torch._foreach_add_(devs, 1.5)  # the whole list is an in-place argument
+    torch._foreach_add_(cpus, 1.5)
+    for got, want in zip(devs, cpus):
+        assert_same(got, want)
+
+
+def test_an_optimizer_with_foreach_updates_the_parameters(dev):
+    torch.manual_seed(0)
+    cpu = torch.nn.Linear(3, 2)
+    on_dev = torch.nn.Linear(3, 2)
+    on_dev.load_state_dict(cpu.state_dict())
+    on_dev.to(dev)
+    x = torch.randn(4, 3)
+    for model, device in ((cpu, "cpu"), (on_dev, dev)):
+        opt = torch.optim.Adam(model.parameters(), lr=0.1, foreach=True)
+        model(x.to(device)).sum().backward()
+        opt.step()
+    for got, want in zip(on_dev.parameters(), cpu.parameters()):
+        assert_same(got.detach(), want.detach())
