@@ -20,7 +20,8 @@ function(lazygen_add_runtime target)
     include/lazygen/generated/tensor_methods.inc include/lazygen/generated/pointwise_ops.h
     include/lazygen/generated/pointwise_ops_0.h include/lazygen/generated/pointwise_ops_1.h
     include/lazygen/generated/pointwise_ops_2.h include/lazygen/generated/pointwise_ops_3.h
-    include/lazygen/generated/cpu_kernels.h include/lazygen/generated/lazy_ops.h
+    include/lazygen/generated/cpu_kernels.h include/lazygen/generated/pointwise_functions.inc
+    include/lazygen/generated/lazy_ops.h
     include/lazygen/generated/backward.h include/lazygen/generated/cuda_device_functions.inc
     include/lazygen/generated/cuda_kernels.h src/cuda_kernels.cu src/cuda_ops.cpp
     include/lazygen/generated/torch_adapters.h src/torch_kernels.cpp)

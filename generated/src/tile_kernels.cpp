@@ -23,7 +23,8 @@ const PointwiseInfo kAddTensorInfo = {"add.Tensor",
                                       &tile_fn<kernels::AddTensor, double>,
                                       &tile_fn<kernels::AddTensor, int64_t>,
                                       &tile_fn<kernels::AddTensor, int32_t>,
-                                      0};
+                                      0,
+                                      true};
 
 // add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)
 const PointwiseInfo kAddInplaceTensorInfo = {"add_.Tensor",
@@ -36,7 +37,8 @@ const PointwiseInfo kAddInplaceTensorInfo = {"add_.Tensor",
                                              &tile_fn<kernels::AddInplaceTensor, double>,
                                              &tile_fn<kernels::AddInplaceTensor, int64_t>,
                                              &tile_fn<kernels::AddInplaceTensor, int32_t>,
-                                             2};
+                                             2,
+                                             true};
 
 // add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)
 const PointwiseInfo kAddOutInfo = {"add.out",
@@ -49,7 +51,8 @@ const PointwiseInfo kAddOutInfo = {"add.out",
                                    &tile_fn<kernels::AddOut, double>,
                                    &tile_fn<kernels::AddOut, int64_t>,
                                    &tile_fn<kernels::AddOut, int32_t>,
-                                   4};
+                                   4,
+                                   true};
 
 // add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
 const PointwiseInfo kAddScalarInfo = {"add.Scalar",
@@ -62,7 +65,8 @@ const PointwiseInfo kAddScalarInfo = {"add.Scalar",
                                       &tile_fn<kernels::AddScalar, double>,
                                       &tile_fn<kernels::AddScalar, int64_t>,
                                       &tile_fn<kernels::AddScalar, int32_t>,
-                                      6};
+                                      6,
+                                      true};
 
 // sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
 const PointwiseInfo kSubTensorInfo = {"sub.Tensor",
@@ -75,7 +79,8 @@ const PointwiseInfo kSubTensorInfo = {"sub.Tensor",
                                       &tile_fn<kernels::SubTensor, double>,
                                       &tile_fn<kernels::SubTensor, int64_t>,
                                       &tile_fn<kernels::SubTensor, int32_t>,
-                                      7};
+                                      7,
+                                      true};
 
 // sub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
 const PointwiseInfo kSubScalarInfo = {"sub.Scalar",
@@ -88,7 +93,8 @@ const PointwiseInfo kSubScalarInfo = {"sub.Scalar",
                                       &tile_fn<kernels::SubScalar, double>,
                                       &tile_fn<kernels::SubScalar, int64_t>,
                                       &tile_fn<kernels::SubScalar, int32_t>,
-                                      9};
+                                      9,
+                                      true};
 
 // mul.Tensor(Tensor self, Tensor other) -> Tensor
 const PointwiseInfo kMulTensorInfo = {"mul.Tensor",
@@ -101,7 +107,8 @@ const PointwiseInfo kMulTensorInfo = {"mul.Tensor",
                                       &tile_fn<kernels::MulTensor, double>,
                                       &tile_fn<kernels::MulTensor, int64_t>,
                                       &tile_fn<kernels::MulTensor, int32_t>,
-                                      10};
+                                      10,
+                                      true};
 
 // mul_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
 const PointwiseInfo kMulInplaceTensorInfo = {"mul_.Tensor",
@@ -114,7 +121,8 @@ const PointwiseInfo kMulInplaceTensorInfo = {"mul_.Tensor",
                                              &tile_fn<kernels::MulInplaceTensor, double>,
                                              &tile_fn<kernels::MulInplaceTensor, int64_t>,
                                              &tile_fn<kernels::MulInplaceTensor, int32_t>,
-                                             12};
+                                             12,
+                                             true};
 
 // mul.Scalar(Tensor self, Scalar other) -> Tensor
 const PointwiseInfo kMulScalarInfo = {"mul.Scalar",
@@ -127,7 +135,8 @@ const PointwiseInfo kMulScalarInfo = {"mul.Scalar",
                                       &tile_fn<kernels::MulScalar, double>,
                                       &tile_fn<kernels::MulScalar, int64_t>,
                                       &tile_fn<kernels::MulScalar, int32_t>,
-                                      14};
+                                      14,
+                                      true};
 
 // mul_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
 const PointwiseInfo kMulInplaceScalarInfo = {"mul_.Scalar",
@@ -140,7 +149,8 @@ const PointwiseInfo kMulInplaceScalarInfo = {"mul_.Scalar",
                                              &tile_fn<kernels::MulInplaceScalar, double>,
                                              &tile_fn<kernels::MulInplaceScalar, int64_t>,
                                              &tile_fn<kernels::MulInplaceScalar, int32_t>,
-                                             15};
+                                             15,
+                                             true};
 
 // div.Tensor(Tensor self, Tensor other) -> Tensor
 const PointwiseInfo kDivTensorInfo = {"div.Tensor",
@@ -153,7 +163,8 @@ const PointwiseInfo kDivTensorInfo = {"div.Tensor",
                                       &tile_fn<kernels::DivTensor, double>,
                                       &tile_fn<kernels::DivTensor, int64_t>,
                                       &tile_fn<kernels::DivTensor, int32_t>,
-                                      16};
+                                      16,
+                                      true};
 
 // div.Scalar(Tensor self, Scalar other) -> Tensor
 const PointwiseInfo kDivScalarInfo = {"div.Scalar",
@@ -166,7 +177,8 @@ const PointwiseInfo kDivScalarInfo = {"div.Scalar",
                                       &tile_fn<kernels::DivScalar, double>,
                                       &tile_fn<kernels::DivScalar, int64_t>,
                                       &tile_fn<kernels::DivScalar, int32_t>,
-                                      18};
+                                      18,
+                                      true};
 
 // maximum(Tensor self, Tensor other) -> Tensor
 const PointwiseInfo kMaximumInfo = {"maximum",
@@ -179,7 +191,8 @@ const PointwiseInfo kMaximumInfo = {"maximum",
                                     &tile_fn<kernels::Maximum, double>,
                                     &tile_fn<kernels::Maximum, int64_t>,
                                     &tile_fn<kernels::Maximum, int32_t>,
-                                    19};
+                                    19,
+                                    true};
 
 // minimum(Tensor self, Tensor other) -> Tensor
 const PointwiseInfo kMinimumInfo = {"minimum",
@@ -192,7 +205,8 @@ const PointwiseInfo kMinimumInfo = {"minimum",
                                     &tile_fn<kernels::Minimum, double>,
                                     &tile_fn<kernels::Minimum, int64_t>,
                                     &tile_fn<kernels::Minimum, int32_t>,
-                                    21};
+                                    21,
+                                    true};
 
 // pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor
 const PointwiseInfo kPowTensorScalarInfo = {"pow.Tensor_Scalar",
@@ -205,7 +219,8 @@ const PointwiseInfo kPowTensorScalarInfo = {"pow.Tensor_Scalar",
                                             &tile_fn<kernels::PowTensorScalar, double>,
                                             &tile_fn<kernels::PowTensorScalar, int64_t>,
                                             &tile_fn<kernels::PowTensorScalar, int32_t>,
-                                            -1};
+                                            -1,
+                                            false};
 
 // neg(Tensor self) -> Tensor
 const PointwiseInfo kNegInfo = {"neg",
@@ -218,7 +233,8 @@ const PointwiseInfo kNegInfo = {"neg",
                                 &tile_fn<kernels::Neg, double>,
                                 &tile_fn<kernels::Neg, int64_t>,
                                 &tile_fn<kernels::Neg, int32_t>,
-                                23};
+                                23,
+                                true};
 
 // exp(Tensor self) -> Tensor
 const PointwiseInfo kExpInfo = {"exp",
@@ -231,7 +247,8 @@ const PointwiseInfo kExpInfo = {"exp",
                                 &tile_fn<kernels::Exp, double>,
                                 &tile_fn<kernels::Exp, int64_t>,
                                 &tile_fn<kernels::Exp, int32_t>,
-                                -1};
+                                -1,
+                                false};
 
 // log(Tensor self) -> Tensor
 const PointwiseInfo kLogInfo = {"log",
@@ -244,7 +261,8 @@ const PointwiseInfo kLogInfo = {"log",
                                 &tile_fn<kernels::Log, double>,
                                 &tile_fn<kernels::Log, int64_t>,
                                 &tile_fn<kernels::Log, int32_t>,
-                                -1};
+                                -1,
+                                false};
 
 // sqrt(Tensor self) -> Tensor
 const PointwiseInfo kSqrtInfo = {"sqrt",
@@ -257,7 +275,8 @@ const PointwiseInfo kSqrtInfo = {"sqrt",
                                  &tile_fn<kernels::Sqrt, double>,
                                  &tile_fn<kernels::Sqrt, int64_t>,
                                  &tile_fn<kernels::Sqrt, int32_t>,
-                                 -1};
+                                 -1,
+                                 false};
 
 // rsqrt(Tensor self) -> Tensor
 const PointwiseInfo kRsqrtInfo = {"rsqrt",
@@ -270,7 +289,8 @@ const PointwiseInfo kRsqrtInfo = {"rsqrt",
                                   &tile_fn<kernels::Rsqrt, double>,
                                   &tile_fn<kernels::Rsqrt, int64_t>,
                                   &tile_fn<kernels::Rsqrt, int32_t>,
-                                  -1};
+                                  -1,
+                                  false};
 
 // abs(Tensor self) -> Tensor
 const PointwiseInfo kAbsInfo = {"abs",
@@ -283,7 +303,8 @@ const PointwiseInfo kAbsInfo = {"abs",
                                 &tile_fn<kernels::Abs, double>,
                                 &tile_fn<kernels::Abs, int64_t>,
                                 &tile_fn<kernels::Abs, int32_t>,
-                                24};
+                                24,
+                                true};
 
 // relu(Tensor self) -> Tensor
 const PointwiseInfo kReluInfo = {"relu",
@@ -296,7 +317,8 @@ const PointwiseInfo kReluInfo = {"relu",
                                  &tile_fn<kernels::Relu, double>,
                                  &tile_fn<kernels::Relu, int64_t>,
                                  &tile_fn<kernels::Relu, int32_t>,
-                                 25};
+                                 25,
+                                 true};
 
 // relu_(Tensor(a!) self) -> Tensor(a!)
 const PointwiseInfo kReluInplaceInfo = {"relu_",
@@ -309,7 +331,8 @@ const PointwiseInfo kReluInplaceInfo = {"relu_",
                                         &tile_fn<kernels::ReluInplace, double>,
                                         &tile_fn<kernels::ReluInplace, int64_t>,
                                         &tile_fn<kernels::ReluInplace, int32_t>,
-                                        26};
+                                        26,
+                                        true};
 
 // threshold_backward(Tensor grad_output, Tensor self, Scalar threshold) -> Tensor
 const PointwiseInfo kThresholdBackwardInfo = {"threshold_backward",
@@ -322,7 +345,8 @@ const PointwiseInfo kThresholdBackwardInfo = {"threshold_backward",
                                               &tile_fn<kernels::ThresholdBackward, double>,
                                               &tile_fn<kernels::ThresholdBackward, int64_t>,
                                               &tile_fn<kernels::ThresholdBackward, int32_t>,
-                                              27};
+                                              27,
+                                              true};
 
 // sigmoid(Tensor self) -> Tensor
 const PointwiseInfo kSigmoidInfo = {"sigmoid",
@@ -335,7 +359,8 @@ const PointwiseInfo kSigmoidInfo = {"sigmoid",
                                     &tile_fn<kernels::Sigmoid, double>,
                                     &tile_fn<kernels::Sigmoid, int64_t>,
                                     &tile_fn<kernels::Sigmoid, int32_t>,
-                                    -1};
+                                    -1,
+                                    false};
 
 // tanh(Tensor self) -> Tensor
 const PointwiseInfo kTanhInfo = {"tanh",
@@ -348,7 +373,8 @@ const PointwiseInfo kTanhInfo = {"tanh",
                                  &tile_fn<kernels::Tanh, double>,
                                  &tile_fn<kernels::Tanh, int64_t>,
                                  &tile_fn<kernels::Tanh, int32_t>,
-                                 -1};
+                                 -1,
+                                 false};
 
 // reciprocal(Tensor self) -> Tensor
 const PointwiseInfo kReciprocalInfo = {"reciprocal",
@@ -361,7 +387,8 @@ const PointwiseInfo kReciprocalInfo = {"reciprocal",
                                        &tile_fn<kernels::Reciprocal, double>,
                                        &tile_fn<kernels::Reciprocal, int64_t>,
                                        &tile_fn<kernels::Reciprocal, int32_t>,
-                                       29};
+                                       29,
+                                       true};
 
 // addcmul_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)
 const PointwiseInfo kAddcmulInplaceInfo = {"addcmul_",
@@ -374,7 +401,8 @@ const PointwiseInfo kAddcmulInplaceInfo = {"addcmul_",
                                            &tile_fn<kernels::AddcmulInplace, double>,
                                            &tile_fn<kernels::AddcmulInplace, int64_t>,
                                            &tile_fn<kernels::AddcmulInplace, int32_t>,
-                                           30};
+                                           30,
+                                           true};
 
 // addcdiv_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)
 const PointwiseInfo kAddcdivInplaceInfo = {"addcdiv_",
@@ -387,7 +415,8 @@ const PointwiseInfo kAddcdivInplaceInfo = {"addcdiv_",
                                            &tile_fn<kernels::AddcdivInplace, double>,
                                            &tile_fn<kernels::AddcdivInplace, int64_t>,
                                            &tile_fn<kernels::AddcdivInplace, int32_t>,
-                                           33};
+                                           33,
+                                           true};
 
 // fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)
 const PointwiseInfo kFillInplaceScalarInfo = {"fill_.Scalar",
@@ -400,7 +429,8 @@ const PointwiseInfo kFillInplaceScalarInfo = {"fill_.Scalar",
                                               &tile_fn<kernels::FillInplaceScalar, double>,
                                               &tile_fn<kernels::FillInplaceScalar, int64_t>,
                                               &tile_fn<kernels::FillInplaceScalar, int32_t>,
-                                              -1};
+                                              -1,
+                                              true};
 
 // zero_(Tensor(a!) self) -> Tensor(a!)
 const PointwiseInfo kZeroInplaceInfo = {"zero_",
@@ -413,7 +443,8 @@ const PointwiseInfo kZeroInplaceInfo = {"zero_",
                                         &tile_fn<kernels::ZeroInplace, double>,
                                         &tile_fn<kernels::ZeroInplace, int64_t>,
                                         &tile_fn<kernels::ZeroInplace, int32_t>,
-                                        -1};
+                                        -1,
+                                        true};
 
 // copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)
 const PointwiseInfo kCopyInplaceInfo = {"copy_",
@@ -426,7 +457,8 @@ const PointwiseInfo kCopyInplaceInfo = {"copy_",
                                         &tile_fn<kernels::CopyInplace, double>,
                                         &tile_fn<kernels::CopyInplace, int64_t>,
                                         &tile_fn<kernels::CopyInplace, int32_t>,
-                                        36};
+                                        36,
+                                        true};
 
 // eq.Tensor(Tensor self, Tensor other) -> Tensor
 const PointwiseInfo kEqTensorInfo = {"eq.Tensor",
@@ -439,7 +471,8 @@ const PointwiseInfo kEqTensorInfo = {"eq.Tensor",
                                      &tile_fn<kernels::EqTensor, double>,
                                      &tile_fn<kernels::EqTensor, int64_t>,
                                      &tile_fn<kernels::EqTensor, int32_t>,
-                                     37};
+                                     37,
+                                     true};
 
 // ne.Tensor(Tensor self, Tensor other) -> Tensor
 const PointwiseInfo kNeTensorInfo = {"ne.Tensor",
@@ -452,7 +485,8 @@ const PointwiseInfo kNeTensorInfo = {"ne.Tensor",
                                      &tile_fn<kernels::NeTensor, double>,
                                      &tile_fn<kernels::NeTensor, int64_t>,
                                      &tile_fn<kernels::NeTensor, int32_t>,
-                                     39};
+                                     39,
+                                     true};
 
 // lt.Tensor(Tensor self, Tensor other) -> Tensor
 const PointwiseInfo kLtTensorInfo = {"lt.Tensor",
@@ -465,7 +499,8 @@ const PointwiseInfo kLtTensorInfo = {"lt.Tensor",
                                      &tile_fn<kernels::LtTensor, double>,
                                      &tile_fn<kernels::LtTensor, int64_t>,
                                      &tile_fn<kernels::LtTensor, int32_t>,
-                                     41};
+                                     41,
+                                     true};
 
 // le.Tensor(Tensor self, Tensor other) -> Tensor
 const PointwiseInfo kLeTensorInfo = {"le.Tensor",
@@ -478,7 +513,8 @@ const PointwiseInfo kLeTensorInfo = {"le.Tensor",
                                      &tile_fn<kernels::LeTensor, double>,
                                      &tile_fn<kernels::LeTensor, int64_t>,
                                      &tile_fn<kernels::LeTensor, int32_t>,
-                                     43};
+                                     43,
+                                     true};
 
 // gt.Tensor(Tensor self, Tensor other) -> Tensor
 const PointwiseInfo kGtTensorInfo = {"gt.Tensor",
@@ -491,7 +527,8 @@ const PointwiseInfo kGtTensorInfo = {"gt.Tensor",
                                      &tile_fn<kernels::GtTensor, double>,
                                      &tile_fn<kernels::GtTensor, int64_t>,
                                      &tile_fn<kernels::GtTensor, int32_t>,
-                                     45};
+                                     45,
+                                     true};
 
 // ge.Tensor(Tensor self, Tensor other) -> Tensor
 const PointwiseInfo kGeTensorInfo = {"ge.Tensor",
@@ -504,7 +541,8 @@ const PointwiseInfo kGeTensorInfo = {"ge.Tensor",
                                      &tile_fn<kernels::GeTensor, double>,
                                      &tile_fn<kernels::GeTensor, int64_t>,
                                      &tile_fn<kernels::GeTensor, int32_t>,
-                                     47};
+                                     47,
+                                     true};
 
 // gt.Scalar(Tensor self, Scalar other) -> Tensor
 const PointwiseInfo kGtScalarInfo = {"gt.Scalar",
@@ -517,7 +555,8 @@ const PointwiseInfo kGtScalarInfo = {"gt.Scalar",
                                      &tile_fn<kernels::GtScalar, double>,
                                      &tile_fn<kernels::GtScalar, int64_t>,
                                      &tile_fn<kernels::GtScalar, int32_t>,
-                                     49};
+                                     49,
+                                     true};
 
 // where.self(Tensor condition, Tensor self, Tensor other) -> Tensor
 const PointwiseInfo kWhereSelfInfo = {"where.self",
@@ -530,7 +569,8 @@ const PointwiseInfo kWhereSelfInfo = {"where.self",
                                       &tile_fn<kernels::WhereSelf, double>,
                                       &tile_fn<kernels::WhereSelf, int64_t>,
                                       &tile_fn<kernels::WhereSelf, int32_t>,
-                                      50};
+                                      50,
+                                      true};
 
 // masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor
 const PointwiseInfo kMaskedFillScalarInfo = {"masked_fill.Scalar",
@@ -543,7 +583,8 @@ const PointwiseInfo kMaskedFillScalarInfo = {"masked_fill.Scalar",
                                              &tile_fn<kernels::MaskedFillScalar, double>,
                                              &tile_fn<kernels::MaskedFillScalar, int64_t>,
                                              &tile_fn<kernels::MaskedFillScalar, int32_t>,
-                                             53};
+                                             53,
+                                             true};
 
 // sqrt_(Tensor(a!) self) -> Tensor(a!)
 const PointwiseInfo kSqrtInplaceInfo = {"sqrt_",
@@ -556,7 +597,8 @@ const PointwiseInfo kSqrtInplaceInfo = {"sqrt_",
                                         &tile_fn<kernels::SqrtInplace, double>,
                                         &tile_fn<kernels::SqrtInplace, int64_t>,
                                         &tile_fn<kernels::SqrtInplace, int32_t>,
-                                        -1};
+                                        -1,
+                                        false};
 
 // div_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
 const PointwiseInfo kDivInplaceTensorInfo = {"div_.Tensor",
@@ -569,7 +611,8 @@ const PointwiseInfo kDivInplaceTensorInfo = {"div_.Tensor",
                                              &tile_fn<kernels::DivInplaceTensor, double>,
                                              &tile_fn<kernels::DivInplaceTensor, int64_t>,
                                              &tile_fn<kernels::DivInplaceTensor, int32_t>,
-                                             55};
+                                             55,
+                                             true};
 
 // div_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
 const PointwiseInfo kDivInplaceScalarInfo = {"div_.Scalar",
@@ -582,7 +625,8 @@ const PointwiseInfo kDivInplaceScalarInfo = {"div_.Scalar",
                                              &tile_fn<kernels::DivInplaceScalar, double>,
                                              &tile_fn<kernels::DivInplaceScalar, int64_t>,
                                              &tile_fn<kernels::DivInplaceScalar, int32_t>,
-                                             57};
+                                             57,
+                                             true};
 
 // One case per chainable op and accumulator slot; PointwiseInfo::chain is an op's first case.
 struct ChainDispatch {

@@ -6,6 +6,7 @@
 #include "api/signature.h"
 #include "dest/common.h"
 #include "dest/emit.h"
+#include "model/pointwise_functions.h"
 
 namespace lazygen::gen::dest {
 namespace {
@@ -157,6 +158,13 @@ std::vector<GeneratedFile> emit_pointwise(const EmitContext& ctx) {
     run_decls.push_back(run_declaration(op));
   }
   std::vector<GeneratedFile> files = shard_files(ctx, shards);
+  std::vector<std::string> functions;
+  for (const PointwiseFunction& f : pointwise_function_table()) {
+    functions.push_back("LAZYGEN_POINTWISE_FUNCTION(" + std::string(f.name) + ", " + std::to_string(f.arity) + ", " +
+                        (f.expensive ? "true" : "false") + ", " + (f.chainable ? "true" : "false") + ")");
+  }
+  files.push_back({std::string(kIncludeDir) + "pointwise_functions.inc",
+                   ctx.templates.render("pointwise_functions.inc.tmpl", {{"functions", functions}})});
   files.insert(files.begin() + 1, {std::string(kIncludeDir) + "cpu_kernels.h",
                                    ctx.templates.render("cpu_kernels.h.tmpl", {{"source", ctx.source},
                                                                                {"declarations", decls},

@@ -5,6 +5,7 @@
 #include "api/names.h"
 #include "dest/common.h"
 #include "dest/emit.h"
+#include "model/pointwise_functions.h"
 #include "model/expr_scan.h"
 
 #include <cctype>
@@ -30,8 +31,17 @@ std::string indices(const OpEntry& op, const std::vector<const Argument*>& args)
 }
 
 bool chainable_call(const std::string& name) {
-  static const std::set<std::string> kCalls = {"max", "min", "where", "abs"};
-  return kCalls.count(name) != 0;
+  const PointwiseFunction* f = find_pointwise_function(name);
+  return f != nullptr && f->chainable;
+}
+
+// No call of an expensive function: the fusion planner may recompute the op's value.
+bool cheap_expression(std::string_view expr) {
+  for (const ExprIdent& id : scan_identifiers(expr)) {
+    const PointwiseFunction* f = id.is_call ? find_pointwise_function(id.name) : nullptr;
+    if (f != nullptr && f->expensive) return false;
+  }
+  return true;
 }
 
 // Characters outside names and numbers: the operators Lanes has, and `!` only in `!=`.
@@ -95,7 +105,8 @@ std::vector<GeneratedFile> emit_tile_kernels(const EmitContext& ctx) {
         {"num_tensors", std::to_string(in.tensors.size())}, {"num_scalars", std::to_string(in.scalars.size())},
         {"tensor_operands", indices(op, in.tensors)}, {"scalar_operands", indices(op, in.scalars)},
         {"result_is_bool", op.dtype == DTypeRule::Bool ? "true" : "false"},
-        {"chain", std::to_string(first_case)}}));
+        {"chain", std::to_string(first_case)},
+        {"cheap", cheap_expression(*op.pointwise) ? "true" : "false"}}));
     cases.push_back("case ir::OpKind::" + api::op_id(op.schema.name) + ":\n  return &k" + functor + "Info;");
   }
   return {{"src/tile_kernels.cpp", ctx.templates.render("tile_kernels.cpp.tmpl", {{"source", ctx.source},

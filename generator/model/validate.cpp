@@ -4,6 +4,7 @@
 #include <map>
 
 #include "model/expr_scan.h"
+#include "model/pointwise_functions.h"
 #include "model/suggest.h"
 
 namespace lazygen::gen {
@@ -125,9 +126,12 @@ void check_unique(const OpsFile& file) {
 }  // namespace
 
 const std::vector<std::string>& pointwise_functions() {
-  static const std::vector<std::string> kFunctions = {"exp", "log", "sqrt", "rsqrt", "tanh", "sigmoid",
-                                                      "abs", "max", "min", "where", "pow"};
-  return kFunctions;
+  static const std::vector<std::string> kNames = [] {
+    std::vector<std::string> names;
+    for (const PointwiseFunction& f : pointwise_function_table()) names.emplace_back(f.name);
+    return names;
+  }();
+  return kNames;
 }
 
 bool is_adapter_only(const OpEntry& op) {

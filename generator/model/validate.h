@@ -29,7 +29,8 @@ std::vector<OpEntry> select_ops(const OpsFile& file, const std::vector<std::stri
 // or `kernel:`): it goes to OpsFile::torch_adapters, not to the ops.
 bool is_adapter_only(const OpEntry& op);
 
-// Functions a `pointwise:` expression may call (see pointwise_math.h in the runtime).
+// The names of the functions a `pointwise:` expression may call (See Note [Pointwise functions]
+// in pointwise_functions.h).
 const std::vector<std::string>& pointwise_functions();
 
 }  // namespace lazygen::gen

@@ -124,6 +124,7 @@ TEST(GoldenTest, EmitsTheFilesInAFixedOrder) {
                        "src/cpu_kernels_2.cpp",
                        "include/lazygen/generated/pointwise_ops_3.h",
                        "src/cpu_kernels_3.cpp",
+                       "include/lazygen/generated/pointwise_functions.inc",
                        "include/lazygen/generated/lazy_ops.h",
                        "src/lazy_ops.cpp",
                        "src/lowering.cpp",

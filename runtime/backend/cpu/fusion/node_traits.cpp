@@ -66,23 +66,6 @@ bool scalars_are_params(const exec::Graph& graph, size_t i, const PointwiseInfo&
   return true;
 }
 
-// Transcendental ops cost more to recompute than a store and a load of their result.
-bool is_cheap(ir::OpKind kind) {
-  switch (kind) {
-    case ir::OpKind::exp:
-    case ir::OpKind::log:
-    case ir::OpKind::sqrt:
-    case ir::OpKind::sqrt_inplace:
-    case ir::OpKind::rsqrt:
-    case ir::OpKind::sigmoid:
-    case ir::OpKind::tanh:
-    case ir::OpKind::pow_tensor_scalar:
-      return false;
-    default:
-      return true;
-  }
-}
-
 struct ReductionAttrs {
   ReduceOp op;
   std::optional<std::vector<int64_t>> dims;
@@ -165,7 +148,7 @@ NodeTraits classify(const exec::Graph& graph, size_t i) {
       traits.kind = NodeKind::Pointwise;
       traits.compute = *c;
       traits.pointwise = info;
-      traits.cheap = is_cheap(kind);
+      traits.cheap = info->cheap;
     }
   } else {
     classify_reduction(graph, i, traits);

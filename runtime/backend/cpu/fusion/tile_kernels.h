@@ -46,6 +46,9 @@ struct PointwiseInfo {
   TileFn int64 = nullptr;
   TileFn int32 = nullptr;
   int16_t chain = -1;  // its first register-chain case, or -1 (See Note [Register chains])
+  // Calls no expensive function (See Note [Pointwise functions] in the generator's
+  // model/pointwise_functions.h): the fusion planner may recompute the value instead of storing it.
+  bool cheap = true;
 
   TileFn for_dtype(DType t) const;
 };

@@ -12,6 +12,33 @@ namespace {
 
 constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
 
+// Calls `fn` with `arity` arguments of type T (so the call must compile for T).
+template <class T, int kArity, class F>
+void call_with(F fn) {
+  if constexpr (kArity == 1) (void)fn(T(1));
+  if constexpr (kArity == 2) (void)fn(T(1), T(2));
+  if constexpr (kArity == 3) (void)fn(T(1), T(2), T(3));
+  static_assert(kArity >= 1 && kArity <= 3, "extend call_with");
+}
+
+// Every function of the generator's table (generated pointwise_functions.inc) has an
+// implementation here, for the floating and integral types kernels compute in: a name without
+// one fails this test's build (See Note [Pointwise functions]).
+TEST(PointwiseMath, EveryFunctionOfTheGeneratorsTableIsImplemented) {
+  int count = 0;
+#define LAZYGEN_POINTWISE_FUNCTION(name, arity, expensive, chainable)              \
+  {                                                                                \
+    auto fn = [](auto... x) -> decltype(name(x...)) { return name(x...); };         \
+    call_with<float, arity>(fn);                                                   \
+    call_with<double, arity>(fn);                                                  \
+    call_with<int64_t, arity>(fn);                                                 \
+    ++count;                                                                       \
+  }
+#include "lazygen/generated/pointwise_functions.inc"
+#undef LAZYGEN_POINTWISE_FUNCTION
+  EXPECT_GE(count, 11);
+}
+
 TEST(PointwiseMath, TranscendentalsKeepFloatingTypesAndPromoteIntegers) {
   static_assert(std::is_same_v<decltype(exp(1.0f)), float>);
   static_assert(std::is_same_v<decltype(exp(1.0)), double>);
