@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "api/names.h"
+#include "model/pointwise_functions.h"
 
 namespace fs = std::filesystem;
 
@@ -36,6 +37,7 @@ void print_usage(std::ostream& os) {
         "  -o, --out DIR        where generated files go (default: generated/ beside OPS_YAML)\n"
         "  --check              write nothing; exit 1 with a diff if the output is stale\n"
         "  --dump-schema        print every entry's schema in canonical form, one per line\n"
+        "  --functions          list the functions `pointwise:` expressions may call\n"
         "  --native             OPS_YAML is PyTorch's native_functions.yaml (its keys are ignored)\n"
         "  --ops A,B,...        generate only these ops (schema names, e.g. add.Tensor,mm)\n"
         "  --ir-only            emit only the op list and the IR node classes\n"
@@ -56,6 +58,18 @@ void print_usage(std::ostream& os) {
         "                       each CUDA key (cuda=...) of the manifests\n";
 }
 
+void print_functions(std::ostream& os) {
+  os << "Functions a `pointwise:` expression may call (runtime/include/lazygen/kernels/pointwise_math.h):\n";
+  for (const PointwiseFunction& f : pointwise_function_table()) {
+    std::string call = std::string(f.name) + "(";
+    for (int i = 0; i < f.arity; ++i) call += std::string(i ? ", " : "") + static_cast<char>('a' + i);
+    call += ")";
+    os << "  " << call << std::string(call.size() < 28 ? 28 - call.size() : 1, ' ')
+       << (f.domain == PointwiseFunction::Domain::Integral ? "bool and integral dtypes only" : "any dtype")
+       << (f.expensive ? ", expensive (fusion stores its value)" : "") << "\n";
+  }
+}
+
 Options parse_options(int argc, char** argv) {
   Options opt;
   auto value = [&](int& i, const std::string& flag) -> std::string {
@@ -68,6 +82,7 @@ Options parse_options(int argc, char** argv) {
     else if (a == "-o" || a == "--out") opt.out_dir = value(i, a);
     else if (a == "--check") opt.check = true;
     else if (a == "--dump-schema") opt.dump_schema = true;
+    else if (a == "--functions") opt.functions = true;
     else if (a == "--native") opt.native = true;
     else if (a == "--ops") opt.select = split_commas(value(i, a));
     else if (a == "--ir-only") opt.ir_only = true;
@@ -85,7 +100,7 @@ Options parse_options(int argc, char** argv) {
     else if (a.empty()) throw GenError({}, "an empty ops file path was given (argument " + std::to_string(i) + ")", "pass the path of an ops.yaml, e.g. lazygen ops.yaml; check that a shell or CMake variable is set");
     else opt.inputs.push_back(a);
   }
-  if (opt.help) return opt;
+  if (opt.help || opt.functions) return opt;
   if (!opt.manifests.empty() && opt.out_dir.empty()) throw GenError({}, "--kernels needs -o DIR", "usage: lazygen --kernels MANIFEST -o DIR [OPS_YAML]");
   if (opt.cuda && opt.manifests.empty()) throw GenError({}, "--cuda needs --kernels", "usage: lazygen --kernels MANIFEST --cuda -o DIR");
   if (!opt.manifests.empty() && opt.inputs.empty()) opt.inputs.push_back(LAZYGEN_OPS_YAML);

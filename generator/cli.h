@@ -22,6 +22,7 @@ struct Options {
   bool ir_only = false;
   bool format = true;
   bool help = false;
+  bool functions = false;                  // --functions: list what pointwise expressions may call
   std::vector<std::string> manifests;      // --kernels: emit AOT kernels for these manifests
   bool cuda = false;                       // --cuda: and CUDA AOT kernels (aot_kernels.cu)
   std::vector<std::string> hook_sources;   // --hooks: hand-written sources to verify
@@ -38,6 +39,8 @@ std::string source_names(const Options& opt);
 // ops file defaults to the ops.yaml lazygen was built with, and -o is required.
 Options parse_options(int argc, char** argv);
 void print_usage(std::ostream& os);
+// The functions `pointwise:` expressions may call (See Note [Pointwise functions]), one a line.
+void print_functions(std::ostream& os);
 // Throws GenError when two ops derive the same C++ names.
 void check_op_names(const OpsFile& file);
 

@@ -172,6 +172,7 @@ int main(int argc, char** argv) {
   try {
     Options opt = parse_options(argc, argv);
     if (opt.help) return print_usage(std::cout), 0;
+    if (opt.functions) return print_functions(std::cout), 0;
     if (opt.dump_schema) return dump_schemas(opt);
     if (!opt.manifests.empty()) return generate_kernels(opt);
     return generate(opt);

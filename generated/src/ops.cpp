@@ -1309,7 +1309,7 @@ Tensor add(const Tensor& self, const Scalar& other, const Scalar& alpha) {
 // sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
 Tensor sub(const Tensor& self, const Tensor& other, const Scalar& alpha) {
   detail::check_dtypes("sub.Tensor", {DType::Int32, DType::Int64, DType::Float32, DType::Float64},
-                       {detail::input_of(self), detail::input_of(other)});
+                       {detail::input_of(self), detail::input_of(other)}, {});
   decltype(auto) result = dispatch_sub_tensor(self, other, alpha);
   detail::check_fits("sub.Tensor", alpha, result.dtype());
   if (autograd::needs_grad({&self, &other}))
@@ -1320,7 +1320,7 @@ Tensor sub(const Tensor& self, const Tensor& other, const Scalar& alpha) {
 // sub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
 Tensor sub(const Tensor& self, const Scalar& other, const Scalar& alpha) {
   detail::check_dtypes("sub.Scalar", {DType::Int32, DType::Int64, DType::Float32, DType::Float64},
-                       {detail::input_of(self)});
+                       {detail::input_of(self)}, {&other});
   decltype(auto) result = dispatch_sub_scalar(self, other, alpha);
   detail::check_fits("sub.Scalar", alpha, result.dtype());
   if (autograd::needs_grad({&self})) autograd::record_sub_scalar(result, self, other, alpha);
@@ -1391,7 +1391,7 @@ Tensor pow(const Tensor& self, const Scalar& exponent) {
 // neg(Tensor self) -> Tensor
 Tensor neg(const Tensor& self) {
   detail::check_dtypes("neg", {DType::Int32, DType::Int64, DType::Float32, DType::Float64},
-                       {detail::input_of(self)});
+                       {detail::input_of(self)}, {});
   decltype(auto) result = dispatch_neg(self);
   if (autograd::needs_grad({&self})) autograd::record_neg(result, self);
   return result;
@@ -1428,7 +1428,7 @@ Tensor rsqrt(const Tensor& self) {
 // abs(Tensor self) -> Tensor
 Tensor abs(const Tensor& self) {
   detail::check_dtypes("abs", {DType::Int32, DType::Int64, DType::Float32, DType::Float64},
-                       {detail::input_of(self)});
+                       {detail::input_of(self)}, {});
   decltype(auto) result = dispatch_abs(self);
   if (autograd::needs_grad({&self})) autograd::record_abs(result, self);
   return result;
@@ -1437,7 +1437,7 @@ Tensor abs(const Tensor& self) {
 // relu(Tensor self) -> Tensor
 Tensor relu(const Tensor& self) {
   detail::check_dtypes("relu", {DType::Int32, DType::Int64, DType::Float32, DType::Float64},
-                       {detail::input_of(self)});
+                       {detail::input_of(self)}, {});
   decltype(auto) result = dispatch_relu(self);
   if (autograd::needs_grad({&self})) autograd::record_relu(result, self);
   return result;
@@ -1446,7 +1446,7 @@ Tensor relu(const Tensor& self) {
 // relu_(Tensor(a!) self) -> Tensor(a!)
 const Tensor& relu_(const Tensor& self) {
   detail::check_dtypes("relu_", {DType::Int32, DType::Int64, DType::Float32, DType::Float64},
-                       {detail::input_of(self)});
+                       {detail::input_of(self)}, {});
   autograd::check_inplace(self, "relu_");
   return dispatch_relu_inplace(self);
 }
@@ -1455,7 +1455,7 @@ const Tensor& relu_(const Tensor& self) {
 Tensor threshold_backward(const Tensor& grad_output, const Tensor& self, const Scalar& threshold) {
   detail::check_dtypes("threshold_backward",
                        {DType::Int32, DType::Int64, DType::Float32, DType::Float64},
-                       {detail::input_of(grad_output), detail::input_of(self)});
+                       {detail::input_of(grad_output), detail::input_of(self)}, {});
   decltype(auto) result = dispatch_threshold_backward(grad_output, self, threshold);
   detail::check_fits("threshold_backward", threshold, result.dtype());
   autograd::check_differentiable("threshold_backward", result, {&grad_output, &self});
@@ -1489,7 +1489,7 @@ const Tensor& addcmul_(const Tensor& self, const Tensor& tensor1, const Tensor& 
   detail::check_fits("addcmul_", value, self.dtype());
   detail::check_dtypes(
       "addcmul_", {DType::Int32, DType::Int64, DType::Float32, DType::Float64},
-      {detail::input_of(self), detail::input_of(tensor1), detail::input_of(tensor2)});
+      {detail::input_of(self), detail::input_of(tensor1), detail::input_of(tensor2)}, {});
   autograd::check_inplace(self, "addcmul_");
   return dispatch_addcmul_inplace(self, tensor1, tensor2, value);
 }
@@ -1500,7 +1500,7 @@ const Tensor& addcdiv_(const Tensor& self, const Tensor& tensor1, const Tensor& 
   detail::check_fits("addcdiv_", value, self.dtype());
   detail::check_dtypes(
       "addcdiv_", {DType::Float32, DType::Float64},
-      {detail::input_of(self), detail::input_of(tensor1), detail::input_of(tensor2)});
+      {detail::input_of(self), detail::input_of(tensor1), detail::input_of(tensor2)}, {});
   autograd::check_inplace(self, "addcdiv_");
   return dispatch_addcdiv_inplace(self, tensor1, tensor2, value);
 }
@@ -1622,6 +1622,8 @@ std::tuple<Tensor, Tensor> max(const Tensor& self, int64_t dim, bool keepdim) {
 
 // argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor
 Tensor argmax(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
+  detail::check_dtypes("argmax", {DType::Int32, DType::Int64, DType::Float32, DType::Float64},
+                       {detail::input_of(self)}, {});
   decltype(auto) result = dispatch_argmax(self, dim, keepdim);
   autograd::check_differentiable("argmax", result, {&self});
   return result;
@@ -1629,7 +1631,7 @@ Tensor argmax(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
 
 // _softmax(Tensor self, int dim, bool half_to_float) -> Tensor
 Tensor _softmax(const Tensor& self, int64_t dim, bool half_to_float) {
-  detail::check_dtypes("_softmax", {DType::Float32, DType::Float64}, {detail::input_of(self)});
+  detail::check_dtypes("_softmax", {DType::Float32, DType::Float64}, {detail::input_of(self)}, {});
   decltype(auto) result = dispatch__softmax(self, dim, half_to_float);
   if (autograd::needs_grad({&self})) autograd::record__softmax(result, self, dim, half_to_float);
   return result;
@@ -1637,7 +1639,8 @@ Tensor _softmax(const Tensor& self, int64_t dim, bool half_to_float) {
 
 // _log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor
 Tensor _log_softmax(const Tensor& self, int64_t dim, bool half_to_float) {
-  detail::check_dtypes("_log_softmax", {DType::Float32, DType::Float64}, {detail::input_of(self)});
+  detail::check_dtypes("_log_softmax", {DType::Float32, DType::Float64}, {detail::input_of(self)},
+                       {});
   decltype(auto) result = dispatch__log_softmax(self, dim, half_to_float);
   if (autograd::needs_grad({&self}))
     autograd::record__log_softmax(result, self, dim, half_to_float);
@@ -1647,7 +1650,7 @@ Tensor _log_softmax(const Tensor& self, int64_t dim, bool half_to_float) {
 // mm(Tensor self, Tensor mat2) -> Tensor
 Tensor mm(const Tensor& self, const Tensor& mat2) {
   detail::check_dtypes("mm", {DType::Int32, DType::Int64, DType::Float32, DType::Float64},
-                       {detail::input_of(self), detail::input_of(mat2)});
+                       {detail::input_of(self), detail::input_of(mat2)}, {});
   decltype(auto) result = dispatch_mm(self, mat2);
   if (autograd::needs_grad({&self, &mat2})) autograd::record_mm(result, self, mat2);
   return result;
@@ -1657,7 +1660,8 @@ Tensor mm(const Tensor& self, const Tensor& mat2) {
 Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const Scalar& beta,
              const Scalar& alpha) {
   detail::check_dtypes("addmm", {DType::Int32, DType::Int64, DType::Float32, DType::Float64},
-                       {detail::input_of(self), detail::input_of(mat1), detail::input_of(mat2)});
+                       {detail::input_of(self), detail::input_of(mat1), detail::input_of(mat2)},
+                       {});
   decltype(auto) result = dispatch_addmm(self, mat1, mat2, beta, alpha);
   detail::check_fits("addmm", beta, result.dtype());
   detail::check_fits("addmm", alpha, result.dtype());
@@ -1669,7 +1673,7 @@ Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const S
 // bmm(Tensor self, Tensor mat2) -> Tensor
 Tensor bmm(const Tensor& self, const Tensor& mat2) {
   detail::check_dtypes("bmm", {DType::Int32, DType::Int64, DType::Float32, DType::Float64},
-                       {detail::input_of(self), detail::input_of(mat2)});
+                       {detail::input_of(self), detail::input_of(mat2)}, {});
   decltype(auto) result = dispatch_bmm(self, mat2);
   if (autograd::needs_grad({&self, &mat2})) autograd::record_bmm(result, self, mat2);
   return result;
@@ -1936,6 +1940,8 @@ Tensor max_pool2d_backward(const Tensor& grad_output, const Tensor& self,
 // Tensor
 Tensor _log_softmax_backward_data(const Tensor& grad_output, const Tensor& output, int64_t dim,
                                   DType input_dtype) {
+  detail::check_dtypes("_log_softmax_backward_data", {DType::Float32, DType::Float64},
+                       {detail::input_of(grad_output), detail::input_of(output)}, {});
   decltype(auto) result =
       dispatch__log_softmax_backward_data(grad_output, output, dim, input_dtype);
   autograd::check_differentiable("_log_softmax_backward_data", result, {&grad_output, &output});
@@ -1946,6 +1952,8 @@ Tensor _log_softmax_backward_data(const Tensor& grad_output, const Tensor& outpu
 // Tensor
 Tensor _softmax_backward_data(const Tensor& grad_output, const Tensor& output, int64_t dim,
                               DType input_dtype) {
+  detail::check_dtypes("_softmax_backward_data", {DType::Float32, DType::Float64},
+                       {detail::input_of(grad_output), detail::input_of(output)}, {});
   decltype(auto) result = dispatch__softmax_backward_data(grad_output, output, dim, input_dtype);
   autograd::check_differentiable("_softmax_backward_data", result, {&grad_output, &output});
   return result;

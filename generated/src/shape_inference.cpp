@@ -45,6 +45,7 @@ std::vector<Shape> compute_shape_add_scalar(const Shape& self, const Scalar& oth
 std::vector<Shape> compute_shape_sub_tensor(const Shape& self, const Shape& other,
                                             const Scalar& alpha) {
   std::vector<int64_t> sizes = shape_rules::broadcast("sub.Tensor", {&self, &other});
+  shape_rules::check_subtraction("sub.Tensor", {&self, &other}, {});
   shape_rules::check_alpha("sub.Tensor", shape_rules::result_type({&self, &other}, {}), alpha);
   return {Shape(shape_rules::result_type({&self, &other}, {}), std::move(sizes))};
 }
@@ -53,6 +54,7 @@ std::vector<Shape> compute_shape_sub_tensor(const Shape& self, const Shape& othe
 std::vector<Shape> compute_shape_sub_scalar(const Shape& self, const Scalar& other,
                                             const Scalar& alpha) {
   std::vector<int64_t> sizes = self.sizes;
+  shape_rules::check_subtraction("sub.Scalar", {&self}, {&other});
   shape_rules::check_alpha("sub.Scalar", shape_rules::result_type({&self}, {&other}), alpha);
   return {Shape(shape_rules::result_type({&self}, {&other}), std::move(sizes))};
 }

@@ -5,6 +5,7 @@
 #include "api/signature.h"
 #include "dest/common.h"
 #include "dest/emit.h"
+#include "model/kernel_dtypes.h"
 
 namespace lazygen::gen::dest {
 namespace {
@@ -21,13 +22,17 @@ std::string dispatcher(const EmitContext& ctx, const OpEntry& op) {
   });
 }
 
-// "detail::check_dtypes(\"neg\", {DType::Int32, ...}, {detail::input_of(self)});" for an op
-// with `dtypes:`: every tensor input but out= tensors and bool/index-domain ones.
+// "detail::check_dtypes(\"neg\", {DType::Int32, ...}, {detail::input_of(self)}, {});" for an op
+// that does not accept every dtype (See Note [Kernel dtypes] in generator/model/kernel_dtypes.h):
+// every tensor input but out= tensors and bool/index-domain ones, and the promoting Scalars.
 std::string dtypes_guard(const OpEntry& op) {
   static const std::map<std::string, std::string> kEnumerators = {
       {"bool", "Bool"}, {"int32", "Int32"}, {"int64", "Int64"}, {"float32", "Float32"}, {"float64", "Float64"}};
-  std::vector<std::string> allowed, inputs;
-  for (const std::string& d : op.dtypes) allowed.push_back("DType::" + kEnumerators.at(d));
+  std::vector<std::string> allowed, inputs, scalars;
+  for (const std::string& d : accepted_dtypes(op)) allowed.push_back("DType::" + kEnumerators.at(d));
+  for (const Argument& a : op.schema.arguments) {
+    if (api::is_scalar(a) && !a.type.is_optional() && promotes(a)) scalars.push_back("&" + api::cpp_name(a.name));
+  }
   for (const Argument& a : op.schema.arguments) {
     if (a.type.base != BaseType::Tensor || a.type.is_list || (a.kwarg_only && a.is_write())) continue;
     bool fixed = false;
@@ -37,7 +42,7 @@ std::string dtypes_guard(const OpEntry& op) {
     if (!fixed) inputs.push_back("detail::input_of(" + api::cpp_name(a.name) + ")");
   }
   return "detail::check_dtypes(\"" + op.schema.name.str() + "\", {" + join(allowed, ", ") + "}, {" +
-         join(inputs, ", ") + "});";
+         join(inputs, ", ") + "}, {" + join(scalars, ", ") + "});";
 }
 
 // "autograd::check_differentiable(\"cat\", result, {&self});" for a functional op whose tensor
@@ -94,7 +99,7 @@ std::string function_definition(const EmitContext& ctx, const OpEntry& op) {
   if (records) result_return.push_back("return result;");
   // In-place and out= ops record no history: writing into a tensor autograd needs is an error.
   std::vector<std::string> guards = fits_checks(op, true);
-  if (!op.dtypes.empty()) guards.push_back(dtypes_guard(op));
+  if (!accepts_every_dtype(op)) guards.push_back(dtypes_guard(op));
   if (const Argument* w = written_argument(op)) {
     guards.push_back("autograd::check_inplace(" + api::cpp_name(w->name) + ", \"" + op.schema.name.str() + "\");");
   }

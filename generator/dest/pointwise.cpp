@@ -6,6 +6,7 @@
 #include "api/signature.h"
 #include "dest/common.h"
 #include "dest/emit.h"
+#include "model/kernel_dtypes.h"
 #include "model/pointwise_functions.h"
 
 namespace lazygen::gen::dest {
@@ -15,6 +16,17 @@ std::vector<std::string> names_of(const std::vector<const Argument*>& args, cons
   std::vector<std::string> out;
   for (const Argument* a : args) out.push_back(api::cpp_name(a->name) + suffix);
   return out;
+}
+
+// "0x18"
+std::string hex_literal(unsigned v) {
+  const char* digits = "0123456789abcdef";
+  std::string out;
+  do {
+    out.insert(out.begin(), digits[v % 16]);
+    v /= 16;
+  } while (v != 0);
+  return "0x" + out;
 }
 
 }  // namespace
@@ -31,6 +43,8 @@ std::string pointwise_functor(const EmitContext& ctx, const OpEntry& op) {
       {"num_scalars", std::to_string(in.scalars.size())},
       {"params", join(params, ", ")},
       {"expression", *op.pointwise},
+      {"dtype_mask", hex_literal(compute_dtype_mask(op))},
+      {"compute_dtypes", join(compute_dtypes(op), " ")},
   });
 }
 
@@ -161,7 +175,8 @@ std::vector<GeneratedFile> emit_pointwise(const EmitContext& ctx) {
   std::vector<std::string> functions;
   for (const PointwiseFunction& f : pointwise_function_table()) {
     functions.push_back("LAZYGEN_POINTWISE_FUNCTION(" + std::string(f.name) + ", " + std::to_string(f.arity) + ", " +
-                        (f.expensive ? "true" : "false") + ", " + (f.chainable ? "true" : "false") + ")");
+                        (f.expensive ? "true" : "false") + ", " + (f.chainable ? "true" : "false") + ", " +
+                        (f.domain == PointwiseFunction::Domain::Integral ? "true" : "false") + ")");
   }
   files.push_back({std::string(kIncludeDir) + "pointwise_functions.inc",
                    ctx.templates.render("pointwise_functions.inc.tmpl", {{"functions", functions}})});

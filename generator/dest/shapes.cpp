@@ -27,12 +27,18 @@ std::string address_list(const std::vector<const Argument*>& args) {
   return "{" + join(out, ", ") + "}";
 }
 
-std::string result_type_expr(const OpEntry& op) {
+// The Scalars that take part in type promotion (not alpha, beta, ...).
+std::vector<const Argument*> promoting_scalars(const OpEntry& op) {
   std::vector<const Argument*> scalars;
   for (const Argument& a : op.schema.arguments) {
     if (api::is_scalar(a) && promotes(a)) scalars.push_back(&a);
   }
-  return "shape_rules::result_type(" + address_list(input_tensors(op)) + ", " + address_list(scalars) + ")";
+  return scalars;
+}
+
+std::string result_type_expr(const OpEntry& op) {
+  return "shape_rules::result_type(" + address_list(input_tensors(op)) + ", " +
+         address_list(promoting_scalars(op)) + ")";
 }
 
 // The dtype the op computes, before any written argument (in-place self, out=) takes it.
@@ -70,6 +76,18 @@ std::vector<std::string> reduce_statements(const OpEntry& op) {
           ", " + dtype + ")};"};
 }
 
+// Subtraction (sub, rsub and their in-place and out= forms) refuses bool operands even where the
+// result type is a number, as PyTorch's sub_check does: its dtypes: list alone cannot say this.
+bool is_subtraction(const OpEntry& op) {
+  const std::string& base = op.schema.name.base;
+  return base == "sub" || base == "sub_" || base == "rsub";
+}
+
+std::string subtraction_check(const OpEntry& op) {
+  return "shape_rules::check_subtraction(\"" + op.schema.name.str() + "\", " + address_list(input_tensors(op)) +
+         ", " + address_list(promoting_scalars(op)) + ");";
+}
+
 std::vector<std::string> elementwise_statements(const OpEntry& op) {
   std::vector<const Argument*> inputs = input_tensors(op);
   std::string first = api::cpp_name(inputs.at(0)->name);
@@ -77,6 +95,7 @@ std::vector<std::string> elementwise_statements(const OpEntry& op) {
                           ? first + ".sizes"
                           : "shape_rules::broadcast(\"" + op.schema.name.str() + "\", " + address_list(inputs) + ")";
   std::vector<std::string> out = {"std::vector<int64_t> sizes = " + sizes + ";"};
+  if (is_subtraction(op)) out.push_back(subtraction_check(op));
   for (const Argument& a : op.schema.arguments) {
     if (api::is_scalar(a) && (a.name == "alpha" || a.name == "beta")) {
       out.push_back("shape_rules::check_alpha(\"" + op.schema.name.str() + "\", " + computed_dtype_expr(op) + ", " +

@@ -32,6 +32,22 @@ char prev_non_space(std::string_view s, size_t i) {
   return i > 0 ? s[i - 1] : '\0';
 }
 
+// The arguments of the call whose `(` is the first non-space at or after i: top-level commas + 1,
+// 0 for empty parentheses (an unclosed call counts what it has).
+int call_arity(std::string_view s, size_t i) {
+  while (i < s.size() && s[i] != '(') ++i;
+  int depth = 0, commas = 0;
+  bool any = false;
+  for (++i; i < s.size(); ++i) {
+    char c = s[i];
+    if (c == '(') ++depth;
+    if (c == ')' && depth-- == 0) break;
+    if (c == ',' && depth == 0) ++commas;
+    any |= !std::isspace(static_cast<unsigned char>(c));
+  }
+  return any ? commas + 1 : 0;
+}
+
 }  // namespace
 
 std::vector<ExprIdent> scan_identifiers(std::string_view expr) {
@@ -46,6 +62,7 @@ std::vector<ExprIdent> scan_identifiers(std::string_view expr) {
       while (i < expr.size() && ident_char(expr[i])) ++i;
       ExprIdent id{std::string(expr.substr(start, i - start)), static_cast<int>(start)};
       id.is_call = next_non_space(expr, i) == '(';
+      if (id.is_call) id.arity = call_arity(expr, i);
       id.is_member = prev_non_space(expr, start) == '.' || preceded_by_scope(expr, start) ||
                      expr.substr(i, 2) == "::";
       out.push_back(std::move(id));

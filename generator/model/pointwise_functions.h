@@ -4,7 +4,8 @@
 // Each function's implementation is in runtime/include/lazygen/kernels/pointwise_math.h (one
 // scalar function compiled into the eager, fused, AOT and CUDA kernels). Everything else that
 // must know the functions comes from this table:
-//   - the validator accepts calls to these names only (validate.cpp);
+//   - the validator accepts calls to these names only, with their arity, and an op calling an
+//     Integral-domain function must compute in bool or integral dtypes only (validate.cpp);
 //   - register chains take an expression only when every function it calls is `chainable`,
 //     i.e. has a Lanes<T> overload (runtime/backend/cpu/fusion/lanes.h; dest/tile_kernels.cpp);
 //   - the fusion planner recomputes an op's value instead of storing it only when the op calls
@@ -20,10 +21,13 @@
 namespace lazygen::gen {
 
 struct PointwiseFunction {
+  // The compute dtypes the function takes: Integral (bool, int32, int64) for bitwise ones.
+  enum class Domain { Any, Integral };
   std::string_view name;
   int arity;        // arguments
   bool expensive;   // a transcendental or a loop: worth storing rather than recomputing
   bool chainable;   // has a Lanes<T> overload (register chains)
+  Domain domain;
 };
 
 const std::vector<PointwiseFunction>& pointwise_function_table();

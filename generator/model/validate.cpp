@@ -4,6 +4,7 @@
 #include <map>
 
 #include "model/expr_scan.h"
+#include "model/kernel_dtypes.h"
 #include "model/pointwise_functions.h"
 #include "model/suggest.h"
 
@@ -25,6 +26,33 @@ bool contains(const std::vector<std::string>& v, const std::string& x) {
   return false;
 }
 
+// A call of a table function: its arity, and for an Integral-domain one (bitwise_*), no floating
+// compute dtype (See Note [Kernel dtypes] in kernel_dtypes.h).
+void check_call(const OpEntry& op, const ExprIdent& call) {
+  const PointwiseFunction& f = *find_pointwise_function(call.name);
+  const SourceLoc at = op.pointwise_loc.advanced(call.offset);
+  if (call.arity != f.arity) {
+    throw GenError(at, op.schema.name.str() + ": " + call.name + " takes " + std::to_string(f.arity) +
+                   " argument" + (f.arity == 1 ? "" : "s") + ", got " + std::to_string(call.arity),
+                   "`lazygen --functions` lists each function with its arguments");
+  }
+  if (f.domain != PointwiseFunction::Domain::Integral) return;
+  for (const std::string& d : compute_dtypes(op)) {
+    if (d != "float32" && d != "float64") continue;
+    throw GenError(at, op.schema.name.str() + ": " + call.name + " takes bool and integral values, but the op "
+                   "would compute in " + d,
+                   "declare the dtypes it takes: 'dtypes: [bool, int32, int64]'");
+  }
+}
+
+// "did you mean 'exp'? `lazygen --functions` lists the 58 functions" (the table is too long to print).
+std::string function_hint(const std::string& name) {
+  const std::vector<std::string>& all = pointwise_functions();
+  const std::string near = nearest(name, all);
+  return (near.empty() ? "" : "did you mean '" + near + "'? ") + "`lazygen --functions` lists the " +
+         std::to_string(all.size()) + " functions";
+}
+
 void check_pointwise(const OpEntry& op) {
   if (!op.pointwise) return;
   const auto& returns = op.schema.returns;
@@ -40,11 +68,14 @@ void check_pointwise(const OpEntry& op) {
   for (const ExprIdent& id : scan_identifiers(*op.pointwise)) {
     if (id.is_member) continue;
     const auto& known = id.is_call ? pointwise_functions() : inputs;
-    if (contains(known, id.name)) continue;
+    if (contains(known, id.name)) {
+      if (id.is_call) check_call(op, id);
+      continue;
+    }
     std::string what = id.is_call ? "unknown function '" : "unknown input '";
     throw GenError(op.pointwise_loc.advanced(id.offset),
                    op.schema.name.str() + ": pointwise expression uses " + what + id.name + "'",
-                   suggest_hint(id.name, known));
+                   id.is_call ? function_hint(id.name) : suggest_hint(id.name, known));
   }
 }
 

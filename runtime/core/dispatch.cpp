@@ -13,6 +13,8 @@
 #include <string>
 #include <unordered_map>
 
+#include "core/tensor/shape_rules.h"
+
 namespace lazygen::detail {
 namespace {
 
@@ -97,16 +99,19 @@ DeviceType op_device(const char* op, std::initializer_list<std::optional<Device>
 }
 
 void check_dtypes(const char* op, std::initializer_list<DType> allowed,
-                  std::initializer_list<const Tensor*> inputs) {
-  std::optional<DType> computed;
+                  std::initializer_list<const Tensor*> inputs, std::initializer_list<const Scalar*> scalars) {
+  std::vector<Shape> shapes;
   for (const Tensor* t : inputs) {
-    if (t == nullptr || !t->defined()) continue;
-    computed = computed ? promote_types(*computed, t->dtype()) : t->dtype();
+    if (t != nullptr && t->defined()) shapes.push_back(t->shape());
   }
-  if (!computed || std::find(allowed.begin(), allowed.end(), *computed) != allowed.end()) return;
+  if (shapes.empty()) return;
+  std::vector<const Shape*> pointers;
+  for (const Shape& s : shapes) pointers.push_back(&s);
+  const DType computed = shape_rules::result_type(pointers, scalars);
+  if (std::find(allowed.begin(), allowed.end(), computed) != allowed.end()) return;
   std::string names;
   for (DType a : allowed) names += (names.empty() ? "" : ", ") + std::string(dtype_name(a));
-  throw ShapeError(op, "not implemented for " + std::string(dtype_name(*computed)) +
+  throw ShapeError(op, "not implemented for " + std::string(dtype_name(computed)) +
                            " tensors (it takes " + names + ")");
 }
 

@@ -38,12 +38,13 @@ inline const Tensor* input_of(const Tensor& t) {
 inline const Tensor* input_of(const std::optional<Tensor>& t) {
   return t ? &*t : nullptr;
 }
-// An op's `dtypes:` (ops.yaml): throws ShapeError naming `op` when the dtype its tensor `inputs`
-// compute in (their promoted dtype; null or undefined inputs skipped) is not in `allowed`, as
-// PyTorch's kernels refuse dtypes they are not built for ("neg: not implemented for bool tensors
-// (it takes int32, int64, ...)"), also for empty tensors.
+// The dtypes an op accepts (See Note [Kernel dtypes] in generator/model/kernel_dtypes.h): throws
+// ShapeError naming `op` when the dtype its tensor `inputs` and promoting `scalars` compute in
+// (PyTorch's result_type; null or undefined inputs skipped) is not in `allowed`, as PyTorch's
+// kernels refuse dtypes they are not built for ("neg: not implemented for bool tensors (it takes
+// int32, int64, ...)"), also for empty tensors.
 void check_dtypes(const char* op, std::initializer_list<DType> allowed,
-                  std::initializer_list<const Tensor*> inputs);
+                  std::initializer_list<const Tensor*> inputs, std::initializer_list<const Scalar*> scalars);
 
 // PyTorch's checked conversion of a Scalar that scales an input or fills a tensor (`alpha`,
 // `value`, `threshold`; See Note [Scaling scalars] in generator/dest/common.cpp) to the dtype the

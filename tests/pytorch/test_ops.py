@@ -64,16 +64,13 @@ REFUSED_ON_EMPTY = {
     ("bmm", "expected both operands to have the same dtype"): _EMPTY,
     ("mm", "not implemented for"): _EMPTY, ("bmm", "not implemented for"): _EMPTY,
     ("addmm", "not implemented for"): _EMPTY, ("_softmax", "not implemented for"): _EMPTY,
-    ("_log_softmax", "not implemented for"): _EMPTY,
+    ("_log_softmax", "not implemented for"): _EMPTY, ("argmax", "not implemented for"): _EMPTY,
 }
 REFUSED_ON_EMPTY_TEXTS = {text for _, text in REFUSED_ON_EMPTY}
 
 # (op, dtypes label) -> a lazygen bug this suite found, not yet fixed (issue #22: every op behaves
 # exactly like PyTorch's). Strict xfail: a fixed entry fails until it is removed from here.
-KNOWN_BUGS = {
-    ("sub.Tensor", "mixed"): "sub of a bool tensor and a number tensor computes where PyTorch "
-                             "refuses every bool operand",
-}
+KNOWN_BUGS = {}
 
 
 def load_cases():

@@ -15,6 +15,11 @@ void check_counts(const char* op, size_t tensors, size_t scalars, int want_tenso
   }
 }
 
+void no_kernel_for(const char* op, DType compute) {
+  throw ShapeError(op, "no kernel computing in " + std::string(dtype_name(compute)) +
+                           " (the op's dtypes in ops.yaml exclude it)");
+}
+
 bool inputs_have_dtype(const StridedPlan& plan, DType dtype) {
   for (int k = 1; k < plan.num_operands; ++k) {
     if (plan.dtypes[k] != dtype) return false;

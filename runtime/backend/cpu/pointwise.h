@@ -66,6 +66,9 @@ using Result = Stored<decltype(result_of<Fn, T>(std::make_index_sequence<Fn::kTe
 // Throws ShapeError naming `op` unless the counts match the functor's.
 void check_counts(const char* op, size_t tensors, size_t scalars, int want_tensors,
                   int want_scalars);
+// Throws ShapeError naming `op`: its kernel is not instantiated for `compute` (See Note [Kernel
+// dtypes] in generator/model/kernel_dtypes.h; the op API refuses such inputs first).
+[[noreturn]] void no_kernel_for(const char* op, DType compute);
 // True when every input (operands 1..) has `dtype`.
 bool inputs_have_dtype(const StridedPlan& plan, DType dtype);
 
@@ -168,10 +171,14 @@ void run_pointwise(const char* op, const Tensor& out, std::initializer_list<Tens
   if (plan.numel == 0) return;
   dispatch_dtype(compute, [&](auto tag) {
     using T = decltype(tag);
-    std::array<T, Fn::kScalars> s{};
-    size_t j = 0;
-    for (const Scalar& v : scalars) s[j++] = v.to<T>();
-    detail::run_typed<Fn, T>(plan, s);
+    if constexpr (kComputesIn<Fn, T>) {
+      std::array<T, Fn::kScalars> s{};
+      size_t j = 0;
+      for (const Scalar& v : scalars) s[j++] = v.to<T>();
+      detail::run_typed<Fn, T>(plan, s);
+    } else {
+      detail::no_kernel_for(op, compute);
+    }
   });
 }
 

@@ -90,17 +90,31 @@ void launch_typed(const PointwiseArgs& a, cudaStream_t stream) {
   if (err != cudaSuccess) throw std::runtime_error(std::string("CUDA pointwise launch: ") + cudaGetErrorString(err));
 }
 
+// launch_typed<Fn, T>, or a logic_error when Fn does not compute in T (See Note [Kernel dtypes]
+// in generator/model/kernel_dtypes.h; the op API refuses such dtypes before).
+template <class Fn, class T>
+void launch_if(const PointwiseArgs& a, cudaStream_t stream) {
+  if constexpr (kComputesIn<Fn, T>) {
+    launch_typed<Fn, T>(a, stream);
+  } else {
+    throw std::logic_error(std::string("CUDA pointwise kernel: no instantiation for compute dtype ") +
+                           std::string(dtype_name(a.compute)));
+  }
+}
+
 }  // namespace detail
 
 template <class Fn>
 void launch_pointwise(const PointwiseArgs& a, cudaStream_t stream) {
   if (a.numel == 0) return;
   switch (a.compute) {
-    case DType::Float64: return detail::launch_typed<Fn, double>(a, stream);
-    case DType::Int64: return detail::launch_typed<Fn, int64_t>(a, stream);
-    case DType::Int32: return detail::launch_typed<Fn, int32_t>(a, stream);
-    default: return detail::launch_typed<Fn, float>(a, stream);
+    case DType::Float64: return detail::launch_if<Fn, double>(a, stream);
+    case DType::Int64: return detail::launch_if<Fn, int64_t>(a, stream);
+    case DType::Int32: return detail::launch_if<Fn, int32_t>(a, stream);
+    case DType::Bool: return detail::launch_if<Fn, bool>(a, stream);
+    case DType::Float32: break;
   }
+  detail::launch_if<Fn, float>(a, stream);
 }
 
 }  // namespace lazygen::cuda

@@ -46,8 +46,8 @@ DType result_type(std::initializer_list<const Shape*> tensors,
   return promote(tensors, scalars);
 }
 
-DType result_type(const std::vector<const Shape*>& tensors) {
-  return promote(tensors, std::vector<const Scalar*>{});
+DType result_type(const std::vector<const Shape*>& tensors, std::initializer_list<const Scalar*> scalars) {
+  return promote(tensors, scalars);
 }
 
 DType scalar_dtype(std::initializer_list<const Scalar*> scalars) {
@@ -87,6 +87,17 @@ void check_alpha(const char* op, DType dtype, const Scalar& alpha) {
   }
   if (alpha.is_floating() && !is_floating(dtype)) {
     throw ShapeError(op, "For integral input tensors, argument alpha must not be a floating point number.");
+  }
+}
+
+void check_subtraction(const char* op, std::initializer_list<const Shape*> tensors,
+                       std::initializer_list<const Scalar*> scalars) {
+  bool any_bool = false;
+  for (const Shape* t : tensors) any_bool = any_bool || t->dtype == DType::Bool;
+  for (const Scalar* s : scalars) any_bool = any_bool || s->is_bool();
+  if (any_bool) {
+    throw ShapeError(op, "Subtraction, the `-` operator, with a bool tensor is not supported. If you are "
+                         "trying to invert a mask, use the `~` or `logical_not()` operator instead.");
   }
 }
 

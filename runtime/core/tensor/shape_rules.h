@@ -22,8 +22,8 @@ namespace lazygen::shape_rules {
 // (the default dtype); zero-dim float64 + float32 tensor -> float32. Float32 when given nothing.
 DType result_type(std::initializer_list<const Shape*> tensors,
                   std::initializer_list<const Scalar*> scalars = {});
-// The same over tensors only, for callers that gather them at run time (null entries skipped).
-DType result_type(const std::vector<const Shape*>& tensors);
+// The same over tensors gathered at run time (null entries skipped).
+DType result_type(const std::vector<const Shape*>& tensors, std::initializer_list<const Scalar*> scalars = {});
 
 // The dtype a computation on `scalars` alone runs in: Float64 if one is floating, else Int64 if
 // one is integral, else Bool (Float64 for none): their full width, unlike result_type's wrapped
@@ -42,6 +42,11 @@ void check_inplace(const char* op, const Shape& self, const std::vector<int64_t>
 // PyTorch's alpha_check for a scaling Scalar (`alpha`, `beta`) of an op computing in `dtype`: a
 // bool alpha needs a bool result, a floating alpha a floating one; else ShapeError naming `op`.
 void check_alpha(const char* op, DType dtype, const Scalar& alpha);
+
+// PyTorch's sub_check: subtraction refuses any bool operand (a bool tensor among `tensors`, or a
+// bool Scalar among `scalars`), whatever the result type; else ShapeError naming `op`.
+void check_subtraction(const char* op, std::initializer_list<const Shape*> tensors,
+                       std::initializer_list<const Scalar*> scalars);
 
 // The shape of reducing `self` over `dims` (nullopt or empty: every dim) with dtype `out`.
 // Negative dims wrap; a dim out of range or repeated is a ShapeError naming `op`.

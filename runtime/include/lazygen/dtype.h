@@ -34,6 +34,20 @@ template <> constexpr DType dtype_of<int64_t>() { return DType::Int64; }
 template <> constexpr DType dtype_of<float>() { return DType::Float32; }
 template <> constexpr DType dtype_of<double>() { return DType::Float64; }
 
+// A set of dtypes as bits (bit i: the DType of value i). A generated functor's kDTypes holds the
+// dtypes it computes in (See Note [Kernel dtypes] in generator/model/kernel_dtypes.h).
+constexpr unsigned dtype_bit(DType t) { return 1u << static_cast<unsigned>(t); }
+// Every dtype: a hand-written functor without kDTypes computes in all of them.
+inline constexpr unsigned kAllDTypes = 0x1fu;
+// (A C++17 trait: nvcc builds this header as C++17.)
+template <class Fn, class = void>
+inline constexpr unsigned kFunctorDTypes = kAllDTypes;
+template <class Fn>
+inline constexpr unsigned kFunctorDTypes<Fn, decltype(void(Fn::kDTypes))> = Fn::kDTypes;
+// Functor Fn computes in C++ type T: kernels instantiate Fn for such T only.
+template <class Fn, class T>
+inline constexpr bool kComputesIn = (kFunctorDTypes<Fn> & dtype_bit(dtype_of<T>())) != 0;
+
 // Calls fn(T{}) with T the C++ type of `t`: dispatch_dtype(t, [&](auto tag) { using T = decltype(tag); ... }).
 template <class Fn>
 decltype(auto) dispatch_dtype(DType t, Fn&& fn) {

@@ -10,6 +10,7 @@
 
 #include "api/names.h"
 #include "model/op_entry.h"
+#include "model/pointwise_functions.h"
 #include "model/validate.h"
 
 namespace lazygen::gen {
@@ -365,9 +366,8 @@ TEST(OpsYaml, PointwiseWithAnUnknownFunctionPointsAtTheCall) {
       "- func: relu(Tensor self) -> Tensor\n  shape: same\n  pointwise: 2 * expp(self)\n");
   EXPECT_EQ(e.loc().str(), "ops.yaml:3:18");
   EXPECT_EQ(e.message(), "relu: pointwise expression uses unknown function 'expp'");
-  EXPECT_EQ(
-      e.hint(),
-      "did you mean 'exp'? valid: exp, log, sqrt, rsqrt, tanh, sigmoid, abs, max, min, where, pow");
+  EXPECT_EQ(e.hint(), "did you mean 'exp'? `lazygen --functions` lists the " +
+                         std::to_string(pointwise_functions().size()) + " functions");
 }
 
 TEST(OpsYaml, PointwiseInputsAreTensorsAndScalarsOnly) {
@@ -382,6 +382,26 @@ TEST(OpsYaml, PointwiseInAQuotedValueCountsFromAfterTheQuote) {
   GenError e = load_error(
       "- func: relu(Tensor self) -> Tensor\n  shape: same\n  pointwise: \"abs(slef)\"\n");
   EXPECT_EQ(e.loc().str(), "ops.yaml:3:19");
+}
+
+TEST(OpsYaml, PointwiseCallWithTheWrongArityPointsAtTheCall) {
+  GenError e = load_error(
+      "- func: foo(Tensor self, Tensor other) -> Tensor\n  shape: broadcast\n"
+      "  pointwise: self + atan2(self)\n");
+  EXPECT_EQ(e.loc().str(), "ops.yaml:3:21");
+  EXPECT_EQ(e.message(), "foo: atan2 takes 2 arguments, got 1");
+  EXPECT_EQ(e.hint(), "`lazygen --functions` lists each function with its arguments");
+}
+
+TEST(OpsYaml, AnIntegralFunctionInAnOpThatComputesInFloatingPointIsRefused) {
+  const std::string op =
+      "- func: my_and(Tensor self, Tensor other) -> Tensor\n  shape: broadcast\n"
+      "  pointwise: bitwise_and(self, other)\n";
+  GenError e = load_error(op);
+  EXPECT_EQ(e.loc().str(), "ops.yaml:3:14");
+  EXPECT_EQ(e.message(), "my_and: bitwise_and takes bool and integral values, but the op would compute in float32");
+  EXPECT_EQ(e.hint(), "declare the dtypes it takes: 'dtypes: [bool, int32, int64]'");
+  EXPECT_NO_THROW(load(op + "  dtypes: [bool, int32, int64]\n"));
 }
 
 TEST(OpsYaml, PointwiseOnAMultiOutputOp) {

@@ -10,6 +10,7 @@ namespace lazygen::kernels {
 struct AddTensor {
   static constexpr int kTensors = 2;
   static constexpr int kScalars = 1;
+  static constexpr unsigned kDTypes = 0x1f;  // bool int32 int64 float32 float64
   template <class T>
   LAZYGEN_HD auto operator()(T self, T other, T alpha) const {
     return self + alpha * other;
@@ -20,6 +21,7 @@ struct AddTensor {
 struct MulInplaceTensor {
   static constexpr int kTensors = 2;
   static constexpr int kScalars = 0;
+  static constexpr unsigned kDTypes = 0x1f;  // bool int32 int64 float32 float64
   template <class T>
   LAZYGEN_HD auto operator()(T self, T other) const {
     return self * other;
@@ -30,6 +32,7 @@ struct MulInplaceTensor {
 struct DivTensor {
   static constexpr int kTensors = 2;
   static constexpr int kScalars = 0;
+  static constexpr unsigned kDTypes = 0x18;  // float32 float64
   template <class T>
   LAZYGEN_HD auto operator()(T self, T other) const {
     return self / other;
@@ -40,6 +43,7 @@ struct DivTensor {
 struct PowTensorScalar {
   static constexpr int kTensors = 1;
   static constexpr int kScalars = 1;
+  static constexpr unsigned kDTypes = 0x1f;  // bool int32 int64 float32 float64
   template <class T>
   LAZYGEN_HD auto operator()(T self, T exponent) const {
     return pow(self, exponent);
@@ -50,6 +54,7 @@ struct PowTensorScalar {
 struct Exp {
   static constexpr int kTensors = 1;
   static constexpr int kScalars = 0;
+  static constexpr unsigned kDTypes = 0x18;  // float32 float64
   template <class T>
   LAZYGEN_HD auto operator()(T self) const {
     return exp(self);
@@ -60,6 +65,7 @@ struct Exp {
 struct ThresholdBackward {
   static constexpr int kTensors = 2;
   static constexpr int kScalars = 1;
+  static constexpr unsigned kDTypes = 0x1e;  // int32 int64 float32 float64
   template <class T>
   LAZYGEN_HD auto operator()(T grad_output, T self, T threshold) const {
     return where(self <= threshold, 0, grad_output);
@@ -70,6 +76,7 @@ struct ThresholdBackward {
 struct Tanh {
   static constexpr int kTensors = 1;
   static constexpr int kScalars = 0;
+  static constexpr unsigned kDTypes = 0x18;  // float32 float64
   template <class T>
   LAZYGEN_HD auto operator()(T self) const {
     return tanh(self);
@@ -80,6 +87,7 @@ struct Tanh {
 struct AddcmulInplace {
   static constexpr int kTensors = 3;
   static constexpr int kScalars = 1;
+  static constexpr unsigned kDTypes = 0x1e;  // int32 int64 float32 float64
   template <class T>
   LAZYGEN_HD auto operator()(T self, T tensor1, T tensor2, T value) const {
     return self + value * tensor1 * tensor2;
@@ -90,6 +98,7 @@ struct AddcmulInplace {
 struct NeTensor {
   static constexpr int kTensors = 2;
   static constexpr int kScalars = 0;
+  static constexpr unsigned kDTypes = 0x1f;  // bool int32 int64 float32 float64
   template <class T>
   LAZYGEN_HD auto operator()(T self, T other) const {
     return self != other;

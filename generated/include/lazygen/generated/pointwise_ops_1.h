@@ -10,6 +10,7 @@ namespace lazygen::kernels {
 struct AddScalar {
   static constexpr int kTensors = 1;
   static constexpr int kScalars = 2;
+  static constexpr unsigned kDTypes = 0x1f;  // bool int32 int64 float32 float64
   template <class T>
   LAZYGEN_HD auto operator()(T self, T other, T alpha) const {
     return self + alpha * other;
@@ -20,6 +21,7 @@ struct AddScalar {
 struct MulInplaceScalar {
   static constexpr int kTensors = 1;
   static constexpr int kScalars = 1;
+  static constexpr unsigned kDTypes = 0x1f;  // bool int32 int64 float32 float64
   template <class T>
   LAZYGEN_HD auto operator()(T self, T other) const {
     return self * other;
@@ -30,6 +32,7 @@ struct MulInplaceScalar {
 struct DivScalar {
   static constexpr int kTensors = 1;
   static constexpr int kScalars = 1;
+  static constexpr unsigned kDTypes = 0x18;  // float32 float64
   template <class T>
   LAZYGEN_HD auto operator()(T self, T other) const {
     return self / other;
@@ -40,6 +43,7 @@ struct DivScalar {
 struct Maximum {
   static constexpr int kTensors = 2;
   static constexpr int kScalars = 0;
+  static constexpr unsigned kDTypes = 0x1f;  // bool int32 int64 float32 float64
   template <class T>
   LAZYGEN_HD auto operator()(T self, T other) const {
     return max(self, other);
@@ -50,6 +54,7 @@ struct Maximum {
 struct Neg {
   static constexpr int kTensors = 1;
   static constexpr int kScalars = 0;
+  static constexpr unsigned kDTypes = 0x1e;  // int32 int64 float32 float64
   template <class T>
   LAZYGEN_HD auto operator()(T self) const {
     return -self;
@@ -60,6 +65,7 @@ struct Neg {
 struct Log {
   static constexpr int kTensors = 1;
   static constexpr int kScalars = 0;
+  static constexpr unsigned kDTypes = 0x18;  // float32 float64
   template <class T>
   LAZYGEN_HD auto operator()(T self) const {
     return log(self);
@@ -70,6 +76,7 @@ struct Log {
 struct Reciprocal {
   static constexpr int kTensors = 1;
   static constexpr int kScalars = 0;
+  static constexpr unsigned kDTypes = 0x18;  // float32 float64
   template <class T>
   LAZYGEN_HD auto operator()(T self) const {
     return 1 / self;
@@ -80,6 +87,7 @@ struct Reciprocal {
 struct AddcdivInplace {
   static constexpr int kTensors = 3;
   static constexpr int kScalars = 1;
+  static constexpr unsigned kDTypes = 0x18;  // float32 float64
   template <class T>
   LAZYGEN_HD auto operator()(T self, T tensor1, T tensor2, T value) const {
     return self + value * tensor1 / tensor2;
@@ -90,6 +98,7 @@ struct AddcdivInplace {
 struct CopyInplace {
   static constexpr int kTensors = 1;
   static constexpr int kScalars = 0;
+  static constexpr unsigned kDTypes = 0x1f;  // bool int32 int64 float32 float64
   template <class T>
   LAZYGEN_HD auto operator()(T src) const {
     return src;
@@ -100,6 +109,7 @@ struct CopyInplace {
 struct EqTensor {
   static constexpr int kTensors = 2;
   static constexpr int kScalars = 0;
+  static constexpr unsigned kDTypes = 0x1f;  // bool int32 int64 float32 float64
   template <class T>
   LAZYGEN_HD auto operator()(T self, T other) const {
     return self == other;
@@ -110,6 +120,7 @@ struct EqTensor {
 struct MaskedFillScalar {
   static constexpr int kTensors = 2;
   static constexpr int kScalars = 1;
+  static constexpr unsigned kDTypes = 0x1f;  // bool int32 int64 float32 float64
   template <class T>
   LAZYGEN_HD auto operator()(T self, T mask, T value) const {
     return where(mask, value, self);

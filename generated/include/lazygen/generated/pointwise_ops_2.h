@@ -10,6 +10,7 @@ namespace lazygen::kernels {
 struct SubScalar {
   static constexpr int kTensors = 1;
   static constexpr int kScalars = 2;
+  static constexpr unsigned kDTypes = 0x1e;  // int32 int64 float32 float64
   template <class T>
   LAZYGEN_HD auto operator()(T self, T other, T alpha) const {
     return self - alpha * other;
@@ -20,6 +21,7 @@ struct SubScalar {
 struct MulScalar {
   static constexpr int kTensors = 1;
   static constexpr int kScalars = 1;
+  static constexpr unsigned kDTypes = 0x1f;  // bool int32 int64 float32 float64
   template <class T>
   LAZYGEN_HD auto operator()(T self, T other) const {
     return self * other;
@@ -30,6 +32,7 @@ struct MulScalar {
 struct ReluInplace {
   static constexpr int kTensors = 1;
   static constexpr int kScalars = 0;
+  static constexpr unsigned kDTypes = 0x1e;  // int32 int64 float32 float64
   template <class T>
   LAZYGEN_HD auto operator()(T self) const {
     return max(self, 0);
@@ -40,6 +43,7 @@ struct ReluInplace {
 struct FillInplaceScalar {
   static constexpr int kTensors = 0;
   static constexpr int kScalars = 1;
+  static constexpr unsigned kDTypes = 0x1f;  // bool int32 int64 float32 float64
   template <class T>
   LAZYGEN_HD auto operator()(T value) const {
     return value;
@@ -50,6 +54,7 @@ struct FillInplaceScalar {
 struct ZeroInplace {
   static constexpr int kTensors = 0;
   static constexpr int kScalars = 0;
+  static constexpr unsigned kDTypes = 0x1f;  // bool int32 int64 float32 float64
   template <class T>
   LAZYGEN_HD auto operator()() const {
     return 0;
@@ -60,6 +65,7 @@ struct ZeroInplace {
 struct LeTensor {
   static constexpr int kTensors = 2;
   static constexpr int kScalars = 0;
+  static constexpr unsigned kDTypes = 0x1f;  // bool int32 int64 float32 float64
   template <class T>
   LAZYGEN_HD auto operator()(T self, T other) const {
     return self <= other;
@@ -70,6 +76,7 @@ struct LeTensor {
 struct GtTensor {
   static constexpr int kTensors = 2;
   static constexpr int kScalars = 0;
+  static constexpr unsigned kDTypes = 0x1f;  // bool int32 int64 float32 float64
   template <class T>
   LAZYGEN_HD auto operator()(T self, T other) const {
     return self > other;
@@ -80,6 +87,7 @@ struct GtTensor {
 struct SqrtInplace {
   static constexpr int kTensors = 1;
   static constexpr int kScalars = 0;
+  static constexpr unsigned kDTypes = 0x18;  // float32 float64
   template <class T>
   LAZYGEN_HD auto operator()(T self) const {
     return sqrt(self);
@@ -90,6 +98,7 @@ struct SqrtInplace {
 struct DivInplaceScalar {
   static constexpr int kTensors = 1;
   static constexpr int kScalars = 1;
+  static constexpr unsigned kDTypes = 0x18;  // float32 float64
   template <class T>
   LAZYGEN_HD auto operator()(T self, T other) const {
     return self / other;

@@ -10,6 +10,7 @@ namespace lazygen::kernels {
 struct AddInplaceTensor {
   static constexpr int kTensors = 2;
   static constexpr int kScalars = 1;
+  static constexpr unsigned kDTypes = 0x1f;  // bool int32 int64 float32 float64
   template <class T>
   LAZYGEN_HD auto operator()(T self, T other, T alpha) const {
     return self + alpha * other;
@@ -20,6 +21,7 @@ struct AddInplaceTensor {
 struct AddOut {
   static constexpr int kTensors = 2;
   static constexpr int kScalars = 1;
+  static constexpr unsigned kDTypes = 0x1f;  // bool int32 int64 float32 float64
   template <class T>
   LAZYGEN_HD auto operator()(T self, T other, T alpha) const {
     return self + alpha * other;
@@ -30,6 +32,7 @@ struct AddOut {
 struct SubTensor {
   static constexpr int kTensors = 2;
   static constexpr int kScalars = 1;
+  static constexpr unsigned kDTypes = 0x1e;  // int32 int64 float32 float64
   template <class T>
   LAZYGEN_HD auto operator()(T self, T other, T alpha) const {
     return self - alpha * other;
@@ -40,6 +43,7 @@ struct SubTensor {
 struct MulTensor {
   static constexpr int kTensors = 2;
   static constexpr int kScalars = 0;
+  static constexpr unsigned kDTypes = 0x1f;  // bool int32 int64 float32 float64
   template <class T>
   LAZYGEN_HD auto operator()(T self, T other) const {
     return self * other;
@@ -50,6 +54,7 @@ struct MulTensor {
 struct Minimum {
   static constexpr int kTensors = 2;
   static constexpr int kScalars = 0;
+  static constexpr unsigned kDTypes = 0x1f;  // bool int32 int64 float32 float64
   template <class T>
   LAZYGEN_HD auto operator()(T self, T other) const {
     return min(self, other);
@@ -60,6 +65,7 @@ struct Minimum {
 struct Sqrt {
   static constexpr int kTensors = 1;
   static constexpr int kScalars = 0;
+  static constexpr unsigned kDTypes = 0x18;  // float32 float64
   template <class T>
   LAZYGEN_HD auto operator()(T self) const {
     return sqrt(self);
@@ -70,6 +76,7 @@ struct Sqrt {
 struct Rsqrt {
   static constexpr int kTensors = 1;
   static constexpr int kScalars = 0;
+  static constexpr unsigned kDTypes = 0x18;  // float32 float64
   template <class T>
   LAZYGEN_HD auto operator()(T self) const {
     return rsqrt(self);
@@ -80,6 +87,7 @@ struct Rsqrt {
 struct Abs {
   static constexpr int kTensors = 1;
   static constexpr int kScalars = 0;
+  static constexpr unsigned kDTypes = 0x1e;  // int32 int64 float32 float64
   template <class T>
   LAZYGEN_HD auto operator()(T self) const {
     return abs(self);
@@ -90,6 +98,7 @@ struct Abs {
 struct Relu {
   static constexpr int kTensors = 1;
   static constexpr int kScalars = 0;
+  static constexpr unsigned kDTypes = 0x1e;  // int32 int64 float32 float64
   template <class T>
   LAZYGEN_HD auto operator()(T self) const {
     return max(self, 0);
@@ -100,6 +109,7 @@ struct Relu {
 struct Sigmoid {
   static constexpr int kTensors = 1;
   static constexpr int kScalars = 0;
+  static constexpr unsigned kDTypes = 0x18;  // float32 float64
   template <class T>
   LAZYGEN_HD auto operator()(T self) const {
     return sigmoid(self);
@@ -110,6 +120,7 @@ struct Sigmoid {
 struct LtTensor {
   static constexpr int kTensors = 2;
   static constexpr int kScalars = 0;
+  static constexpr unsigned kDTypes = 0x1f;  // bool int32 int64 float32 float64
   template <class T>
   LAZYGEN_HD auto operator()(T self, T other) const {
     return self < other;
@@ -120,6 +131,7 @@ struct LtTensor {
 struct GeTensor {
   static constexpr int kTensors = 2;
   static constexpr int kScalars = 0;
+  static constexpr unsigned kDTypes = 0x1f;  // bool int32 int64 float32 float64
   template <class T>
   LAZYGEN_HD auto operator()(T self, T other) const {
     return self >= other;
@@ -130,6 +142,7 @@ struct GeTensor {
 struct GtScalar {
   static constexpr int kTensors = 1;
   static constexpr int kScalars = 1;
+  static constexpr unsigned kDTypes = 0x1f;  // bool int32 int64 float32 float64
   template <class T>
   LAZYGEN_HD auto operator()(T self, T other) const {
     return self > other;
@@ -140,6 +153,7 @@ struct GtScalar {
 struct WhereSelf {
   static constexpr int kTensors = 3;
   static constexpr int kScalars = 0;
+  static constexpr unsigned kDTypes = 0x1f;  // bool int32 int64 float32 float64
   template <class T>
   LAZYGEN_HD auto operator()(T condition, T self, T other) const {
     return where(condition, self, other);
@@ -150,6 +164,7 @@ struct WhereSelf {
 struct DivInplaceTensor {
   static constexpr int kTensors = 2;
   static constexpr int kScalars = 0;
+  static constexpr unsigned kDTypes = 0x18;  // float32 float64
   template <class T>
   LAZYGEN_HD auto operator()(T self, T other) const {
     return self / other;

@@ -127,11 +127,14 @@ void chain_apply(const ChainStep& s, Lanes<T>* acc, int64_t i, std::index_sequen
 }  // namespace fusion
 
 // Applies functor Fn to the accumulator of strip `i` (its element offset), the accumulator
-// taking tensor slot Slot. Generated dispatchers call it.
+// taking tensor slot Slot. Generated dispatchers call it. Nothing for a T that Fn does not compute
+// in: no group of that dtype holds its node.
 template <class Fn, class T, int Slot>
 inline void chain_step(const ChainStep& s, fusion::Lanes<T>* acc, int64_t i) {
-  fusion::chain_apply<Fn, T, Slot>(s, acc, i, std::make_index_sequence<Fn::kTensors>{},
-                                   std::make_index_sequence<Fn::kScalars>{});
+  if constexpr (kComputesIn<Fn, T>) {
+    fusion::chain_apply<Fn, T, Slot>(s, acc, i, std::make_index_sequence<Fn::kTensors>{},
+                                     std::make_index_sequence<Fn::kScalars>{});
+  }
 }
 
 namespace fusion {

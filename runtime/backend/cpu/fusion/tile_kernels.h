@@ -90,4 +90,14 @@ void tile_fn(const TileArgs& a) {
   tile_loop<Fn, T>(a, std::make_index_sequence<Fn::kTensors>{}, std::make_index_sequence<Fn::kScalars>{});
 }
 
+// &tile_fn<Fn, T>, or null when Fn does not compute in T (its node is then not fused in T).
+template <class Fn, class T>
+constexpr TileFn tile_fn_of() {
+  if constexpr (kComputesIn<Fn, T>) {
+    return &tile_fn<Fn, T>;
+  } else {
+    return nullptr;
+  }
+}
+
 }  // namespace lazygen::cpu

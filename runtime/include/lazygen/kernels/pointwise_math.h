@@ -1,5 +1,6 @@
-// The scalar math that `pointwise:` expressions in ops.yaml may call: exp log sqrt rsqrt tanh
-// sigmoid abs max min pow where.
+// The scalar math that `pointwise:` expressions in ops.yaml may call; the generator's table
+// (generator/model/pointwise_functions.cpp, See Note [Pointwise functions]) lists them, and
+// `lazygen --functions` prints it.
 //
 // Generated functors (eager CPU kernels, fused tiles, CUDA device functions) call these
 // unqualified from inside namespace lazygen::kernels, on arguments of the op's compute type T and
@@ -49,6 +50,8 @@ using float_of_t = typename FloatOf<T>::type;
 template <class T>
 inline constexpr bool kIsFloat = FloatOf<T>::kIsFloat;
 
+// f<name>(x): the C math function for float and double (<cmath> on the host, CUDA's builtins
+// under NVRTC, where std:: is unavailable).
 #if defined(__CUDACC_RTC__)
 #define LAZYGEN_MATH_FN(name)                  \
   LAZYGEN_HD inline float f##name(float x) {   \
@@ -57,6 +60,13 @@ inline constexpr bool kIsFloat = FloatOf<T>::kIsFloat;
   LAZYGEN_HD inline double f##name(double x) { \
     return ::name(x);                          \
   }
+#define LAZYGEN_MATH_FN2(name)                           \
+  LAZYGEN_HD inline float f##name(float x, float y) {    \
+    return ::name##f(x, y);                              \
+  }                                                      \
+  LAZYGEN_HD inline double f##name(double x, double y) { \
+    return ::name(x, y);                                 \
+  }
 #else
 #define LAZYGEN_MATH_FN(name)                  \
   LAZYGEN_HD inline float f##name(float x) {   \
@@ -65,29 +75,118 @@ inline constexpr bool kIsFloat = FloatOf<T>::kIsFloat;
   LAZYGEN_HD inline double f##name(double x) { \
     return std::name(x);                       \
   }
+#define LAZYGEN_MATH_FN2(name)                           \
+  LAZYGEN_HD inline float f##name(float x, float y) {    \
+    return std::name(x, y);                              \
+  }                                                      \
+  LAZYGEN_HD inline double f##name(double x, double y) { \
+    return std::name(x, y);                              \
+  }
 #endif
 LAZYGEN_MATH_FN(exp)
 LAZYGEN_MATH_FN(log)
 LAZYGEN_MATH_FN(sqrt)
 LAZYGEN_MATH_FN(tanh)
 LAZYGEN_MATH_FN(fabs)
+LAZYGEN_MATH_FN(sin)
+LAZYGEN_MATH_FN(cos)
+LAZYGEN_MATH_FN(tan)
+LAZYGEN_MATH_FN(asin)
+LAZYGEN_MATH_FN(acos)
+LAZYGEN_MATH_FN(atan)
+LAZYGEN_MATH_FN(sinh)
+LAZYGEN_MATH_FN(cosh)
+LAZYGEN_MATH_FN(asinh)
+LAZYGEN_MATH_FN(acosh)
+LAZYGEN_MATH_FN(atanh)
+LAZYGEN_MATH_FN(erf)
+LAZYGEN_MATH_FN(erfc)
+LAZYGEN_MATH_FN(log1p)
+LAZYGEN_MATH_FN(expm1)
+LAZYGEN_MATH_FN(log2)
+LAZYGEN_MATH_FN(log10)
+LAZYGEN_MATH_FN(exp2)
+LAZYGEN_MATH_FN(floor)
+LAZYGEN_MATH_FN(ceil)
+LAZYGEN_MATH_FN(trunc)
+LAZYGEN_MATH_FN(nearbyint)
+LAZYGEN_MATH_FN2(pow)
+LAZYGEN_MATH_FN2(atan2)
+LAZYGEN_MATH_FN2(hypot)
+LAZYGEN_MATH_FN2(copysign)
+LAZYGEN_MATH_FN2(fmod)
 #undef LAZYGEN_MATH_FN
+#undef LAZYGEN_MATH_FN2
 
-#if defined(__CUDACC_RTC__)
-LAZYGEN_HD inline float fpow(float a, float b) {
-  return ::powf(a, b);
-}
-LAZYGEN_HD inline double fpow(double a, double b) {
-  return ::pow(a, b);
-}
+// log|Gamma(x)|. The host uses the reentrant lgamma_r: glibc's lgamma writes the global signgam,
+// a data race between kernel threads.
+LAZYGEN_HD inline float flgamma(float x) {
+#if defined(__CUDA_ARCH__) || defined(__CUDACC_RTC__)
+  return ::lgammaf(x);
 #else
-LAZYGEN_HD inline float fpow(float a, float b) {
-  return std::pow(a, b);
-}
-LAZYGEN_HD inline double fpow(double a, double b) {
-  return std::pow(a, b);
-}
+  int sign = 0;
+  return ::lgammaf_r(x, &sign);
 #endif
+}
+LAZYGEN_HD inline double flgamma(double x) {
+#if defined(__CUDA_ARCH__) || defined(__CUDACC_RTC__)
+  return ::lgamma(x);
+#else
+  int sign = 0;
+  return ::lgamma_r(x, &sign);
+#endif
+}
+
+template <class F>
+LAZYGEN_HD F infinity() {
+  return F(1) / F(0);  // IEEE +inf, without <limits>
+}
+template <class F>
+LAZYGEN_HD F quiet_nan() {
+  return F(0) / F(0);
+}
+
+// The inverse error function: Winitzki's closed form (relative error < 2e-3) refined by three
+// Newton steps on erf(x) = y, each squaring the relative error, so float and double end at their
+// precision. erfinv(+-1) = +-inf; NaN for NaN and |y| > 1.
+template <class F>
+LAZYGEN_HD F erfinv_of(F y) {
+  if (!(y >= F(-1) && y <= F(1))) return quiet_nan<F>();
+  if (y == F(1) || y == F(-1)) return y * infinity<F>();
+  const F a = F(0.147);
+  const F l = flog((F(1) - y) * (F(1) + y));
+  const F t = F(2) / (F(3.14159265358979323846) * a) + l / F(2);
+  F x = fsqrt(fsqrt(t * t - l / a) - t);
+  x = y < F(0) ? -x : x;
+  const F two_over_sqrt_pi = F(1.12837916709551257390);
+  for (int i = 0; i < 3; ++i) x -= (ferf(x) - y) / (two_over_sqrt_pi * fexp(-x * x));
+  return x;
+}
+
+// The digamma function psi = (log Gamma)' with PyTorch's values at its poles: psi(+0) = -inf,
+// psi(-0) = +inf, NaN at negative integers. Reflection for x < 0, the recurrence up to x >= 10,
+// then the asymptotic series through x^-14 (its error is below double precision there).
+template <class F>
+LAZYGEN_HD F digamma_of(F x) {
+  const F pi = F(3.14159265358979323846);
+  if (x == F(0)) return (F(1) / x) < F(0) ? infinity<F>() : -infinity<F>();
+  F shift = F(0);
+  if (x < F(0)) {
+    if (x == ffloor(x)) return quiet_nan<F>();
+    shift = -pi / ftan(pi * x);  // psi(x) = psi(1 - x) - pi / tan(pi x)
+    x = F(1) - x;
+  }
+  for (; x < F(10); x += F(1)) shift -= F(1) / x;
+  const F r = F(1) / (x * x);
+  // sum over k of B_2k / (2k x^2k), Horner in r from k = 7 down
+  F series = F(691) / F(32760) - r * (F(1) / F(12));
+  series = F(1) / F(132) - r * series;
+  series = F(1) / F(240) - r * series;
+  series = F(1) / F(252) - r * series;
+  series = F(1) / F(120) - r * series;
+  series = F(1) / F(12) - r * series;
+  return shift + flog(x) - F(0.5) / x - r * series;
+}
 
 // Integer power by squaring; negative exponents give 0 except for bases 1 and -1 (PyTorch's rule).
 template <class I>
@@ -108,26 +207,43 @@ LAZYGEN_HD I ipow(I base, I exponent) {
 
 }  // namespace detail
 
-template <class T>
-LAZYGEN_HD auto exp(T x) {
-  return detail::fexp(static_cast<detail::float_of_t<T>>(x));
-}
-template <class T>
-LAZYGEN_HD auto log(T x) {
-  return detail::flog(static_cast<detail::float_of_t<T>>(x));
-}
-template <class T>
-LAZYGEN_HD auto sqrt(T x) {
-  return detail::fsqrt(static_cast<detail::float_of_t<T>>(x));
-}
+// ---- Of one value, in floating point (integral and bool arguments compute in float) ----
+#define LAZYGEN_FLOATING_FN(name, impl)                         \
+  template <class T>                                            \
+  LAZYGEN_HD auto name(T x) {                                   \
+    return detail::impl(static_cast<detail::float_of_t<T>>(x)); \
+  }
+LAZYGEN_FLOATING_FN(exp, fexp)
+LAZYGEN_FLOATING_FN(log, flog)
+LAZYGEN_FLOATING_FN(sqrt, fsqrt)
+LAZYGEN_FLOATING_FN(tanh, ftanh)
+LAZYGEN_FLOATING_FN(sin, fsin)
+LAZYGEN_FLOATING_FN(cos, fcos)
+LAZYGEN_FLOATING_FN(tan, ftan)
+LAZYGEN_FLOATING_FN(asin, fasin)
+LAZYGEN_FLOATING_FN(acos, facos)
+LAZYGEN_FLOATING_FN(atan, fatan)
+LAZYGEN_FLOATING_FN(sinh, fsinh)
+LAZYGEN_FLOATING_FN(cosh, fcosh)
+LAZYGEN_FLOATING_FN(asinh, fasinh)
+LAZYGEN_FLOATING_FN(acosh, facosh)
+LAZYGEN_FLOATING_FN(atanh, fatanh)
+LAZYGEN_FLOATING_FN(erf, ferf)
+LAZYGEN_FLOATING_FN(erfc, ferfc)
+LAZYGEN_FLOATING_FN(erfinv, erfinv_of)
+LAZYGEN_FLOATING_FN(log1p, flog1p)
+LAZYGEN_FLOATING_FN(expm1, fexpm1)
+LAZYGEN_FLOATING_FN(log2, flog2)
+LAZYGEN_FLOATING_FN(log10, flog10)
+LAZYGEN_FLOATING_FN(exp2, fexp2)
+LAZYGEN_FLOATING_FN(lgamma, flgamma)
+LAZYGEN_FLOATING_FN(digamma, digamma_of)
+#undef LAZYGEN_FLOATING_FN
+
 template <class T>
 LAZYGEN_HD auto rsqrt(T x) {
   using F = detail::float_of_t<T>;
   return F(1) / detail::fsqrt(static_cast<F>(x));
-}
-template <class T>
-LAZYGEN_HD auto tanh(T x) {
-  return detail::ftanh(static_cast<detail::float_of_t<T>>(x));
 }
 template <class T>
 LAZYGEN_HD auto sigmoid(T x) {
@@ -179,6 +295,208 @@ template <class C, class A, class B>
 LAZYGEN_HD auto where(C c, A a, B b) {
   using R = detail::common_t<A, B>;
   return c ? static_cast<R>(a) : static_cast<R>(b);
+}
+
+// ---- Of two values, in floating point: atan2(y, x), hypot, copysign(magnitude, sign) ----
+#define LAZYGEN_FLOATING_FN2(name, impl)                                      \
+  template <class A, class B>                                                 \
+  LAZYGEN_HD auto name(A a, B b) {                                            \
+    using F = detail::float_of_t<detail::common_t<A, B>>;                     \
+    return detail::impl(static_cast<F>(a), static_cast<F>(b));                \
+  }
+LAZYGEN_FLOATING_FN2(atan2, fatan2)
+LAZYGEN_FLOATING_FN2(hypot, fhypot)
+LAZYGEN_FLOATING_FN2(copysign, fcopysign)
+#undef LAZYGEN_FLOATING_FN2
+
+// ---- Rounding, in x's type (integral values are already whole) ----
+// round is half to even (torch.round), in the default rounding mode.
+#define LAZYGEN_ROUNDING_FN(name, impl)       \
+  template <class T>                          \
+  LAZYGEN_HD T name(T x) {                    \
+    if constexpr (detail::kIsFloat<T>) {      \
+      return detail::impl(x);                 \
+    } else {                                  \
+      return x;                               \
+    }                                         \
+  }
+LAZYGEN_ROUNDING_FN(floor, ffloor)
+LAZYGEN_ROUNDING_FN(ceil, fceil)
+LAZYGEN_ROUNDING_FN(trunc, ftrunc)
+LAZYGEN_ROUNDING_FN(round, fnearbyint)
+#undef LAZYGEN_ROUNDING_FN
+
+// The fractional part x - trunc(x), with x's sign; NaN for infinities. 0 for integral values.
+template <class T>
+LAZYGEN_HD T frac(T x) {
+  if constexpr (detail::kIsFloat<T>) {
+    return x - detail::ftrunc(x);
+  } else {
+    return T(0);
+  }
+}
+
+// -1, 0 or 1 in x's type; 0 for NaN and for both zeros, as torch.sign; bool stays x.
+template <class T>
+LAZYGEN_HD T sign(T x) {
+  if constexpr (static_cast<T>(-1) < static_cast<T>(0)) {
+    return static_cast<T>((T(0) < x) - (x < T(0)));
+  } else {
+    return x;
+  }
+}
+// torch.sgn: sign for real values (lazygen has no complex dtypes).
+template <class T>
+LAZYGEN_HD T sgn(T x) {
+  return sign(x);
+}
+
+namespace detail {
+
+// a and b in their common type, bool computing in int (as `a % b` would).
+template <class A, class B>
+using arith_t = decltype(+common_t<A, B>());
+
+}  // namespace detail
+
+// C's fmod: the remainder with a's sign. Integral division by zero (PyTorch raises; a kernel
+// cannot) gives 0, as does the overflowing INT_MIN % -1.
+template <class A, class B>
+LAZYGEN_HD auto fmod(A a, B b) {
+  using C = detail::arith_t<A, B>;
+  const C x = static_cast<C>(a), y = static_cast<C>(b);
+  if constexpr (detail::kIsFloat<C>) {
+    return detail::ffmod(x, y);
+  } else {
+    return (y == 0 || y == C(-1)) ? C(0) : static_cast<C>(x % y);
+  }
+}
+
+// Python's modulo (torch.remainder): the remainder with b's sign. Division by zero as fmod.
+template <class A, class B>
+LAZYGEN_HD auto remainder(A a, B b) {
+  using C = detail::arith_t<A, B>;
+  const C y = static_cast<C>(b);
+  C m = fmod(a, b);
+  if (m != C(0) && ((y < C(0)) != (m < C(0)))) m += y;
+  return m;
+}
+
+// ---- Classification, as bool ----
+template <class T>
+LAZYGEN_HD bool isnan(T x) {
+  if constexpr (detail::kIsFloat<T>) {
+    return x != x;
+  } else {
+    return false;
+  }
+}
+template <class T>
+LAZYGEN_HD bool isfinite(T x) {
+  if constexpr (detail::kIsFloat<T>) {
+    return x - x == T(0);  // inf - inf and NaN - NaN are NaN
+  } else {
+    return true;
+  }
+}
+template <class T>
+LAZYGEN_HD bool isinf(T x) {
+  return !isnan(x) && !isfinite(x);
+}
+
+// x with NaN, +inf and -inf replaced (torch.nan_to_num with every replacement given); integral
+// values unchanged.
+template <class T, class N, class P, class M>
+LAZYGEN_HD T nan_to_num(T x, N nan, P posinf, M neginf) {
+  if constexpr (detail::kIsFloat<T>) {
+    if (x != x) return static_cast<T>(nan);
+    if (!isfinite(x)) return x > T(0) ? static_cast<T>(posinf) : static_cast<T>(neginf);
+  }
+  return x;
+}
+
+// ---- Logical, as bool: any non-zero value (NaN included) is true ----
+template <class T>
+LAZYGEN_HD bool logical_not(T x) {
+  return !static_cast<bool>(x);
+}
+template <class A, class B>
+LAZYGEN_HD bool logical_and(A a, B b) {
+  return static_cast<bool>(a) && static_cast<bool>(b);
+}
+template <class A, class B>
+LAZYGEN_HD bool logical_or(A a, B b) {
+  return static_cast<bool>(a) || static_cast<bool>(b);
+}
+template <class A, class B>
+LAZYGEN_HD bool logical_xor(A a, B b) {
+  return static_cast<bool>(a) != static_cast<bool>(b);
+}
+
+// ---- Bitwise, on bool and integral values only (the generator checks an op's dtypes) ----
+namespace detail {
+
+template <class T>
+struct Unsigned;
+template <>
+struct Unsigned<int> {
+  using type = unsigned int;
+};
+template <>
+struct Unsigned<long> {
+  using type = unsigned long;
+};
+template <>
+struct Unsigned<long long> {
+  using type = unsigned long long;
+};
+
+template <class C>
+LAZYGEN_HD constexpr void check_integral() {
+  static_assert(!kIsFloat<C>, "bitwise functions take bool and integral values only");
+}
+
+}  // namespace detail
+
+template <class T>
+LAZYGEN_HD T bitwise_not(T x) {
+  detail::check_integral<T>();
+  if constexpr (static_cast<T>(-1) < static_cast<T>(0)) {
+    return static_cast<T>(~x);
+  } else {
+    return !x;  // bool
+  }
+}
+#define LAZYGEN_BITWISE_FN(name, op)                           \
+  template <class A, class B>                                  \
+  LAZYGEN_HD auto name(A a, B b) {                             \
+    using C = detail::common_t<A, B>;                          \
+    detail::check_integral<C>();                               \
+    return static_cast<C>(static_cast<C>(a) op static_cast<C>(b)); \
+  }
+LAZYGEN_BITWISE_FN(bitwise_and, &)
+LAZYGEN_BITWISE_FN(bitwise_or, |)
+LAZYGEN_BITWISE_FN(bitwise_xor, ^)
+#undef LAZYGEN_BITWISE_FN
+
+// a << b on a's bits; 0 when b is negative or not below the width (defined, unlike C++).
+template <class A, class B>
+LAZYGEN_HD auto bitwise_left_shift(A a, B b) {
+  using C = detail::arith_t<A, B>;
+  detail::check_integral<C>();
+  const C y = static_cast<C>(b);
+  if (y < C(0) || y >= C(8 * sizeof(C))) return C(0);
+  using U = typename detail::Unsigned<C>::type;
+  return static_cast<C>(static_cast<U>(static_cast<C>(a)) << y);
+}
+// a >> b, filling with a's sign; b negative or not below the width shifts all bits out.
+template <class A, class B>
+LAZYGEN_HD auto bitwise_right_shift(A a, B b) {
+  using C = detail::arith_t<A, B>;
+  detail::check_integral<C>();
+  const C x = static_cast<C>(a), y = static_cast<C>(b);
+  if (y < C(0) || y >= C(8 * sizeof(C))) return static_cast<C>(x >> (8 * sizeof(C) - 1));
+  return static_cast<C>(x >> y);
 }
 
 }  // namespace lazygen::kernels

@@ -39,15 +39,26 @@ std::string read_math_header() {
   return text.str();
 }
 
-// extern "C" __global__ void probe_T(T* out, const T* in, const T* s): out[0] = fn(in[0], ..., s[0], ...).
-std::string probe_kernel(const DeviceFunction& f, const char* type) {
+// A probe kernel per dtype: probe_<n>(T* out, const T* in, const T* s) computes out[0] = fn(in[0],
+// ..., s[0], ...) in each of the five compute types the functor's kDTypes holds (See Note
+// [Kernel dtypes] in generator/model/kernel_dtypes.h), and nothing in the others, which the
+// functor need not compile for.
+std::string probe_kernels(const DeviceFunction& f) {
   const cpu::PointwiseInfo* info = cpu::pointwise_info(f.kind);
   std::string args;
   for (int i = 0; i < info->num_tensors; ++i) args += (args.empty() ? "" : ", ") + std::string("in[") + std::to_string(i) + "]";
   for (int i = 0; i < info->num_scalars; ++i) args += (args.empty() ? "" : ", ") + std::string("s[") + std::to_string(i) + "]";
-  return std::string("extern \"C\" __global__ void probe_") + type + "(" + type + "* out, const " + type + "* in, const " +
-         type + "* s) { lazygen::kernels::" + f.functor + " fn; out[0] = (" + type + ")fn.template operator()<" + type +
-         ">(" + args + "); }\n";
+  const std::string fn = std::string("lazygen::kernels::") + f.functor;
+  std::string text = "template <class T, unsigned kBit> __device__ void probe_body(T* out, const T* in, const T* s) {\n"
+                     "  if constexpr ((" + fn + "::kDTypes & kBit) != 0) out[0] = (T)" + fn + "().template operator()<T>(" +
+                     args + ");\n}\n";
+  const char* types[] = {"bool", "int", "long long", "float", "double"};  // DType order
+  for (int d = 0; d < 5; ++d) {
+    const std::string t = types[d];
+    text += "extern \"C\" __global__ void probe_" + std::to_string(d) + "(" + t + "* out, const " + t + "* in, const " + t +
+            "* s) { probe_body<" + t + ", " + std::to_string(1u << d) + "u>(out, in, s); }\n";
+  }
+  return text;
 }
 
 std::string compile_log(nvrtcProgram prog) {
@@ -63,7 +74,7 @@ TEST(NvrtcSources, EveryGeneratedDeviceFunctionCompilesToPtx) {
   ASSERT_FALSE(math.empty()) << "cannot read " << LAZYGEN_POINTWISE_MATH_H;
   ASSERT_FALSE(device_functions().empty());
   for (const DeviceFunction& f : device_functions()) {
-    std::string source = math + f.source + probe_kernel(f, "float") + probe_kernel(f, "double");
+    std::string source = math + f.source + probe_kernels(f);
     nvrtcProgram prog;
     ASSERT_EQ(nvrtcCreateProgram(&prog, source.c_str(), f.op_id, 0, nullptr, nullptr), NVRTC_SUCCESS);
     const char* options[] = {"--std=c++17", "-arch=compute_90"};
