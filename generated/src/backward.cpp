@@ -405,6 +405,951 @@ class WhereSelfBackward final : public Function {
   Tensor condition;
 };
 
+// rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
+class RsubTensorBackward final : public Function {
+ public:
+  const char* name() const override { return "RsubTensorBackward"; }
+
+  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
+    [[maybe_unused]] const Tensor& grad = grads[0];
+    std::vector<Tensor> grad_inputs(2);
+    if (needs_input_grad(0)) grad_inputs[0] = maybe_multiply(-grad, alpha);
+    if (needs_input_grad(1)) grad_inputs[1] = grad;
+    return grad_inputs;
+  }
+
+  void release_saved() override {}
+
+  Scalar alpha{};
+};
+
+// rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
+class RsubScalarBackward final : public Function {
+ public:
+  const char* name() const override { return "RsubScalarBackward"; }
+
+  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
+    [[maybe_unused]] const Tensor& grad = grads[0];
+    std::vector<Tensor> grad_inputs(1);
+    if (needs_input_grad(0)) grad_inputs[0] = maybe_multiply(-grad, alpha);
+    return grad_inputs;
+  }
+
+  void release_saved() override {}
+
+  Scalar alpha{};
+};
+
+// addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
+class AddcmulBackward final : public Function {
+ public:
+  const char* name() const override { return "AddcmulBackward"; }
+
+  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
+    [[maybe_unused]] const Tensor& grad = grads[0];
+    std::vector<Tensor> grad_inputs(3);
+    if (needs_input_grad(0)) grad_inputs[0] = grad;
+    if (needs_input_grad(1)) grad_inputs[1] = maybe_multiply(grad * tensor2, value);
+    if (needs_input_grad(2)) grad_inputs[2] = maybe_multiply(grad * tensor1, value);
+    return grad_inputs;
+  }
+
+  void release_saved() override {
+    tensor1 = Tensor();
+    tensor2 = Tensor();
+  }
+
+  Tensor tensor1;
+  Tensor tensor2;
+  Scalar value{};
+};
+
+// addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
+class AddcdivBackward final : public Function {
+ public:
+  const char* name() const override { return "AddcdivBackward"; }
+
+  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
+    [[maybe_unused]] const Tensor& grad = grads[0];
+    std::vector<Tensor> grad_inputs(3);
+    if (needs_input_grad(0)) grad_inputs[0] = grad;
+    if (needs_input_grad(1)) grad_inputs[1] = maybe_multiply(grad / tensor2, value);
+    if (needs_input_grad(2))
+      grad_inputs[2] = maybe_multiply(-grad * tensor1 / (tensor2 * tensor2), value);
+    return grad_inputs;
+  }
+
+  void release_saved() override {
+    tensor1 = Tensor();
+    tensor2 = Tensor();
+  }
+
+  Tensor tensor1;
+  Tensor tensor2;
+  Scalar value{};
+};
+
+// lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor
+class LerpScalarBackward final : public Function {
+ public:
+  const char* name() const override { return "LerpScalarBackward"; }
+
+  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
+    [[maybe_unused]] const Tensor& grad = grads[0];
+    std::vector<Tensor> grad_inputs(2);
+    if (needs_input_grad(0)) grad_inputs[0] = maybe_multiply(grad, 1 - weight);
+    if (needs_input_grad(1)) grad_inputs[1] = maybe_multiply(grad, weight);
+    return grad_inputs;
+  }
+
+  void release_saved() override {}
+
+  Scalar weight{};
+};
+
+// lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor
+class LerpTensorBackward final : public Function {
+ public:
+  const char* name() const override { return "LerpTensorBackward"; }
+
+  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
+    [[maybe_unused]] const Tensor& grad = grads[0];
+    std::vector<Tensor> grad_inputs(3);
+    if (needs_input_grad(0)) grad_inputs[0] = grad * (1 - weight);
+    if (needs_input_grad(1)) grad_inputs[1] = grad * weight;
+    if (needs_input_grad(2)) grad_inputs[2] = grad * (end - self);
+    return grad_inputs;
+  }
+
+  void release_saved() override {
+    self = Tensor();
+    end = Tensor();
+    weight = Tensor();
+  }
+
+  Tensor self;
+  Tensor end;
+  Tensor weight;
+};
+
+// pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor
+class PowTensorTensorBackward final : public Function {
+ public:
+  const char* name() const override { return "PowTensorTensorBackward"; }
+
+  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
+    [[maybe_unused]] const Tensor& grad = grads[0];
+    std::vector<Tensor> grad_inputs(2);
+    if (needs_input_grad(0)) grad_inputs[0] = grad * exponent * pow(self, exponent - 1);
+    if (needs_input_grad(1)) grad_inputs[1] = grad * result * log(self);
+    return grad_inputs;
+  }
+
+  void release_saved() override {
+    self = Tensor();
+    exponent = Tensor();
+    result = Tensor();
+  }
+
+  Tensor self;
+  Tensor exponent;
+  Tensor result;
+};
+
+// atan2(Tensor self, Tensor other) -> Tensor
+class Atan2Backward final : public Function {
+ public:
+  const char* name() const override { return "Atan2Backward"; }
+
+  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
+    [[maybe_unused]] const Tensor& grad = grads[0];
+    std::vector<Tensor> grad_inputs(2);
+    if (needs_input_grad(0)) grad_inputs[0] = grad * other / (self * self + other * other);
+    if (needs_input_grad(1)) grad_inputs[1] = -grad * self / (self * self + other * other);
+    return grad_inputs;
+  }
+
+  void release_saved() override {
+    self = Tensor();
+    other = Tensor();
+  }
+
+  Tensor self;
+  Tensor other;
+};
+
+// remainder.Tensor(Tensor self, Tensor other) -> Tensor
+class RemainderTensorBackward final : public Function {
+ public:
+  const char* name() const override { return "RemainderTensorBackward"; }
+
+  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
+    [[maybe_unused]] const Tensor& grad = grads[0];
+    std::vector<Tensor> grad_inputs(2);
+    if (needs_input_grad(0)) grad_inputs[0] = grad;
+    if (needs_input_grad(1)) grad_inputs[1] = -grad * floor(self / other);
+    return grad_inputs;
+  }
+
+  void release_saved() override {
+    self = Tensor();
+    other = Tensor();
+  }
+
+  Tensor self;
+  Tensor other;
+};
+
+// remainder.Scalar(Tensor self, Scalar other) -> Tensor
+class RemainderScalarBackward final : public Function {
+ public:
+  const char* name() const override { return "RemainderScalarBackward"; }
+
+  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
+    [[maybe_unused]] const Tensor& grad = grads[0];
+    std::vector<Tensor> grad_inputs(1);
+    if (needs_input_grad(0)) grad_inputs[0] = grad;
+    return grad_inputs;
+  }
+
+  void release_saved() override {}
+};
+
+// fmod.Tensor(Tensor self, Tensor other) -> Tensor
+class FmodTensorBackward final : public Function {
+ public:
+  const char* name() const override { return "FmodTensorBackward"; }
+
+  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
+    [[maybe_unused]] const Tensor& grad = grads[0];
+    std::vector<Tensor> grad_inputs(2);
+    if (needs_input_grad(0)) grad_inputs[0] = grad;
+    if (needs_input_grad(1)) grad_inputs[1] = -grad * trunc(self / other);
+    return grad_inputs;
+  }
+
+  void release_saved() override {
+    self = Tensor();
+    other = Tensor();
+  }
+
+  Tensor self;
+  Tensor other;
+};
+
+// fmod.Scalar(Tensor self, Scalar other) -> Tensor
+class FmodScalarBackward final : public Function {
+ public:
+  const char* name() const override { return "FmodScalarBackward"; }
+
+  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
+    [[maybe_unused]] const Tensor& grad = grads[0];
+    std::vector<Tensor> grad_inputs(1);
+    if (needs_input_grad(0)) grad_inputs[0] = grad;
+    return grad_inputs;
+  }
+
+  void release_saved() override {}
+};
+
+// clamp_min(Tensor self, Scalar min) -> Tensor
+class ClampMinBackward final : public Function {
+ public:
+  const char* name() const override { return "ClampMinBackward"; }
+
+  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
+    [[maybe_unused]] const Tensor& grad = grads[0];
+    std::vector<Tensor> grad_inputs(1);
+    if (needs_input_grad(0)) grad_inputs[0] = where(ge(self, min), grad, zeros_like(grad));
+    return grad_inputs;
+  }
+
+  void release_saved() override { self = Tensor(); }
+
+  Tensor self;
+  Scalar min{};
+};
+
+// clamp_max(Tensor self, Scalar max) -> Tensor
+class ClampMaxBackward final : public Function {
+ public:
+  const char* name() const override { return "ClampMaxBackward"; }
+
+  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
+    [[maybe_unused]] const Tensor& grad = grads[0];
+    std::vector<Tensor> grad_inputs(1);
+    if (needs_input_grad(0)) grad_inputs[0] = where(le(self, max), grad, zeros_like(grad));
+    return grad_inputs;
+  }
+
+  void release_saved() override { self = Tensor(); }
+
+  Tensor self;
+  Scalar max{};
+};
+
+// sin(Tensor self) -> Tensor
+class SinBackward final : public Function {
+ public:
+  const char* name() const override { return "SinBackward"; }
+
+  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
+    [[maybe_unused]] const Tensor& grad = grads[0];
+    std::vector<Tensor> grad_inputs(1);
+    if (needs_input_grad(0)) grad_inputs[0] = grad * cos(self);
+    return grad_inputs;
+  }
+
+  void release_saved() override { self = Tensor(); }
+
+  Tensor self;
+};
+
+// cos(Tensor self) -> Tensor
+class CosBackward final : public Function {
+ public:
+  const char* name() const override { return "CosBackward"; }
+
+  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
+    [[maybe_unused]] const Tensor& grad = grads[0];
+    std::vector<Tensor> grad_inputs(1);
+    if (needs_input_grad(0)) grad_inputs[0] = -grad * sin(self);
+    return grad_inputs;
+  }
+
+  void release_saved() override { self = Tensor(); }
+
+  Tensor self;
+};
+
+// tan(Tensor self) -> Tensor
+class TanBackward final : public Function {
+ public:
+  const char* name() const override { return "TanBackward"; }
+
+  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
+    [[maybe_unused]] const Tensor& grad = grads[0];
+    std::vector<Tensor> grad_inputs(1);
+    if (needs_input_grad(0)) grad_inputs[0] = grad * (1 + result * result);
+    return grad_inputs;
+  }
+
+  void release_saved() override { result = Tensor(); }
+
+  Tensor result;
+};
+
+// atan(Tensor self) -> Tensor
+class AtanBackward final : public Function {
+ public:
+  const char* name() const override { return "AtanBackward"; }
+
+  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
+    [[maybe_unused]] const Tensor& grad = grads[0];
+    std::vector<Tensor> grad_inputs(1);
+    if (needs_input_grad(0)) grad_inputs[0] = grad / (self * self + 1);
+    return grad_inputs;
+  }
+
+  void release_saved() override { self = Tensor(); }
+
+  Tensor self;
+};
+
+// sinh(Tensor self) -> Tensor
+class SinhBackward final : public Function {
+ public:
+  const char* name() const override { return "SinhBackward"; }
+
+  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
+    [[maybe_unused]] const Tensor& grad = grads[0];
+    std::vector<Tensor> grad_inputs(1);
+    if (needs_input_grad(0)) grad_inputs[0] = grad * cosh(self);
+    return grad_inputs;
+  }
+
+  void release_saved() override { self = Tensor(); }
+
+  Tensor self;
+};
+
+// cosh(Tensor self) -> Tensor
+class CoshBackward final : public Function {
+ public:
+  const char* name() const override { return "CoshBackward"; }
+
+  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
+    [[maybe_unused]] const Tensor& grad = grads[0];
+    std::vector<Tensor> grad_inputs(1);
+    if (needs_input_grad(0)) grad_inputs[0] = grad * sinh(self);
+    return grad_inputs;
+  }
+
+  void release_saved() override { self = Tensor(); }
+
+  Tensor self;
+};
+
+// asinh(Tensor self) -> Tensor
+class AsinhBackward final : public Function {
+ public:
+  const char* name() const override { return "AsinhBackward"; }
+
+  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
+    [[maybe_unused]] const Tensor& grad = grads[0];
+    std::vector<Tensor> grad_inputs(1);
+    if (needs_input_grad(0)) grad_inputs[0] = grad * rsqrt(self * self + 1);
+    return grad_inputs;
+  }
+
+  void release_saved() override { self = Tensor(); }
+
+  Tensor self;
+};
+
+// erf(Tensor self) -> Tensor
+class ErfBackward final : public Function {
+ public:
+  const char* name() const override { return "ErfBackward"; }
+
+  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
+    [[maybe_unused]] const Tensor& grad = grads[0];
+    std::vector<Tensor> grad_inputs(1);
+    if (needs_input_grad(0)) grad_inputs[0] = grad * exp(-self * self) * 1.1283791670955126;
+    return grad_inputs;
+  }
+
+  void release_saved() override { self = Tensor(); }
+
+  Tensor self;
+};
+
+// erfc(Tensor self) -> Tensor
+class ErfcBackward final : public Function {
+ public:
+  const char* name() const override { return "ErfcBackward"; }
+
+  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
+    [[maybe_unused]] const Tensor& grad = grads[0];
+    std::vector<Tensor> grad_inputs(1);
+    if (needs_input_grad(0)) grad_inputs[0] = grad * exp(-self * self) * -1.1283791670955126;
+    return grad_inputs;
+  }
+
+  void release_saved() override { self = Tensor(); }
+
+  Tensor self;
+};
+
+// log1p(Tensor self) -> Tensor
+class Log1pBackward final : public Function {
+ public:
+  const char* name() const override { return "Log1pBackward"; }
+
+  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
+    [[maybe_unused]] const Tensor& grad = grads[0];
+    std::vector<Tensor> grad_inputs(1);
+    if (needs_input_grad(0)) grad_inputs[0] = grad / (self + 1);
+    return grad_inputs;
+  }
+
+  void release_saved() override { self = Tensor(); }
+
+  Tensor self;
+};
+
+// expm1(Tensor self) -> Tensor
+class Expm1Backward final : public Function {
+ public:
+  const char* name() const override { return "Expm1Backward"; }
+
+  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
+    [[maybe_unused]] const Tensor& grad = grads[0];
+    std::vector<Tensor> grad_inputs(1);
+    if (needs_input_grad(0)) grad_inputs[0] = grad * (result + 1);
+    return grad_inputs;
+  }
+
+  void release_saved() override { result = Tensor(); }
+
+  Tensor result;
+};
+
+// log2(Tensor self) -> Tensor
+class Log2Backward final : public Function {
+ public:
+  const char* name() const override { return "Log2Backward"; }
+
+  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
+    [[maybe_unused]] const Tensor& grad = grads[0];
+    std::vector<Tensor> grad_inputs(1);
+    if (needs_input_grad(0)) grad_inputs[0] = grad / (self * 0.6931471805599453);
+    return grad_inputs;
+  }
+
+  void release_saved() override { self = Tensor(); }
+
+  Tensor self;
+};
+
+// log10(Tensor self) -> Tensor
+class Log10Backward final : public Function {
+ public:
+  const char* name() const override { return "Log10Backward"; }
+
+  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
+    [[maybe_unused]] const Tensor& grad = grads[0];
+    std::vector<Tensor> grad_inputs(1);
+    if (needs_input_grad(0)) grad_inputs[0] = grad / (self * 2.302585092994046);
+    return grad_inputs;
+  }
+
+  void release_saved() override { self = Tensor(); }
+
+  Tensor self;
+};
+
+// exp2(Tensor self) -> Tensor
+class Exp2Backward final : public Function {
+ public:
+  const char* name() const override { return "Exp2Backward"; }
+
+  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
+    [[maybe_unused]] const Tensor& grad = grads[0];
+    std::vector<Tensor> grad_inputs(1);
+    if (needs_input_grad(0)) grad_inputs[0] = grad * result * 0.6931471805599453;
+    return grad_inputs;
+  }
+
+  void release_saved() override { result = Tensor(); }
+
+  Tensor result;
+};
+
+// floor(Tensor self) -> Tensor
+class FloorBackward final : public Function {
+ public:
+  const char* name() const override { return "FloorBackward"; }
+
+  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
+    [[maybe_unused]] const Tensor& grad = grads[0];
+    std::vector<Tensor> grad_inputs(1);
+    if (needs_input_grad(0)) grad_inputs[0] = zeros_like(grad);
+    return grad_inputs;
+  }
+
+  void release_saved() override {}
+};
+
+// ceil(Tensor self) -> Tensor
+class CeilBackward final : public Function {
+ public:
+  const char* name() const override { return "CeilBackward"; }
+
+  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
+    [[maybe_unused]] const Tensor& grad = grads[0];
+    std::vector<Tensor> grad_inputs(1);
+    if (needs_input_grad(0)) grad_inputs[0] = zeros_like(grad);
+    return grad_inputs;
+  }
+
+  void release_saved() override {}
+};
+
+// trunc(Tensor self) -> Tensor
+class TruncBackward final : public Function {
+ public:
+  const char* name() const override { return "TruncBackward"; }
+
+  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
+    [[maybe_unused]] const Tensor& grad = grads[0];
+    std::vector<Tensor> grad_inputs(1);
+    if (needs_input_grad(0)) grad_inputs[0] = zeros_like(grad);
+    return grad_inputs;
+  }
+
+  void release_saved() override {}
+};
+
+// round(Tensor self) -> Tensor
+class RoundBackward final : public Function {
+ public:
+  const char* name() const override { return "RoundBackward"; }
+
+  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
+    [[maybe_unused]] const Tensor& grad = grads[0];
+    std::vector<Tensor> grad_inputs(1);
+    if (needs_input_grad(0)) grad_inputs[0] = zeros_like(grad);
+    return grad_inputs;
+  }
+
+  void release_saved() override {}
+};
+
+// frac(Tensor self) -> Tensor
+class FracBackward final : public Function {
+ public:
+  const char* name() const override { return "FracBackward"; }
+
+  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
+    [[maybe_unused]] const Tensor& grad = grads[0];
+    std::vector<Tensor> grad_inputs(1);
+    if (needs_input_grad(0)) grad_inputs[0] = grad;
+    return grad_inputs;
+  }
+
+  void release_saved() override {}
+};
+
+// sign(Tensor self) -> Tensor
+class SignBackward final : public Function {
+ public:
+  const char* name() const override { return "SignBackward"; }
+
+  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
+    [[maybe_unused]] const Tensor& grad = grads[0];
+    std::vector<Tensor> grad_inputs(1);
+    if (needs_input_grad(0)) grad_inputs[0] = zeros_like(grad);
+    return grad_inputs;
+  }
+
+  void release_saved() override {}
+};
+
+// sgn(Tensor self) -> Tensor
+class SgnBackward final : public Function {
+ public:
+  const char* name() const override { return "SgnBackward"; }
+
+  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
+    [[maybe_unused]] const Tensor& grad = grads[0];
+    std::vector<Tensor> grad_inputs(1);
+    if (needs_input_grad(0)) grad_inputs[0] = zeros_like(grad);
+    return grad_inputs;
+  }
+
+  void release_saved() override {}
+};
+
+// sigmoid_backward(Tensor grad_output, Tensor output) -> Tensor
+class SigmoidBackwardBackward final : public Function {
+ public:
+  const char* name() const override { return "SigmoidBackwardBackward"; }
+
+  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
+    [[maybe_unused]] const Tensor& grad = grads[0];
+    std::vector<Tensor> grad_inputs(2);
+    if (needs_input_grad(0)) grad_inputs[0] = sigmoid_backward(grad, output);
+    if (needs_input_grad(1)) grad_inputs[1] = grad * grad_output * (1 - 2 * output);
+    return grad_inputs;
+  }
+
+  void release_saved() override {
+    grad_output = Tensor();
+    output = Tensor();
+  }
+
+  Tensor grad_output;
+  Tensor output;
+};
+
+// tanh_backward(Tensor grad_output, Tensor output) -> Tensor
+class TanhBackwardBackward final : public Function {
+ public:
+  const char* name() const override { return "TanhBackwardBackward"; }
+
+  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
+    [[maybe_unused]] const Tensor& grad = grads[0];
+    std::vector<Tensor> grad_inputs(2);
+    if (needs_input_grad(0)) grad_inputs[0] = tanh_backward(grad, output);
+    if (needs_input_grad(1)) grad_inputs[1] = -2 * output * grad * grad_output;
+    return grad_inputs;
+  }
+
+  void release_saved() override {
+    grad_output = Tensor();
+    output = Tensor();
+  }
+
+  Tensor grad_output;
+  Tensor output;
+};
+
+// threshold(Tensor self, Scalar threshold, Scalar value) -> Tensor
+class ThresholdBackward final : public Function {
+ public:
+  const char* name() const override { return "ThresholdBackward"; }
+
+  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
+    [[maybe_unused]] const Tensor& grad = grads[0];
+    std::vector<Tensor> grad_inputs(1);
+    if (needs_input_grad(0)) grad_inputs[0] = threshold_backward(grad, self, threshold);
+    return grad_inputs;
+  }
+
+  void release_saved() override { self = Tensor(); }
+
+  Tensor self;
+  Scalar threshold{};
+};
+
+// leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor
+class LeakyReluBackward final : public Function {
+ public:
+  const char* name() const override { return "LeakyReluBackward"; }
+
+  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
+    [[maybe_unused]] const Tensor& grad = grads[0];
+    std::vector<Tensor> grad_inputs(1);
+    if (needs_input_grad(0)) grad_inputs[0] = where(gt(self, 0), grad, grad * negative_slope);
+    return grad_inputs;
+  }
+
+  void release_saved() override { self = Tensor(); }
+
+  Tensor self;
+  Scalar negative_slope{};
+};
+
+// elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor
+class EluBackward final : public Function {
+ public:
+  const char* name() const override { return "EluBackward"; }
+
+  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
+    [[maybe_unused]] const Tensor& grad = grads[0];
+    std::vector<Tensor> grad_inputs(1);
+    if (needs_input_grad(0))
+      grad_inputs[0] = where(gt(self, 0), grad * scale,
+                             grad * exp(self * input_scale) * (alpha * scale * input_scale));
+    return grad_inputs;
+  }
+
+  void release_saved() override { self = Tensor(); }
+
+  Tensor self;
+  Scalar alpha{};
+  Scalar scale{};
+  Scalar input_scale{};
+};
+
+// hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor
+class HardtanhBackward final : public Function {
+ public:
+  const char* name() const override { return "HardtanhBackward"; }
+
+  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
+    [[maybe_unused]] const Tensor& grad = grads[0];
+    std::vector<Tensor> grad_inputs(1);
+    if (needs_input_grad(0)) grad_inputs[0] = hardtanh_backward(grad, self, min_val, max_val);
+    return grad_inputs;
+  }
+
+  void release_saved() override { self = Tensor(); }
+
+  Tensor self;
+  Scalar min_val{};
+  Scalar max_val{};
+};
+
+// hardtanh_backward(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val) -> Tensor
+class HardtanhBackwardBackward final : public Function {
+ public:
+  const char* name() const override { return "HardtanhBackwardBackward"; }
+
+  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
+    [[maybe_unused]] const Tensor& grad = grads[0];
+    std::vector<Tensor> grad_inputs(2);
+    if (needs_input_grad(0)) grad_inputs[0] = hardtanh_backward(grad, self, min_val, max_val);
+    if (needs_input_grad(1)) grad_inputs[1] = zeros_like(grad);
+    return grad_inputs;
+  }
+
+  void release_saved() override { self = Tensor(); }
+
+  Tensor self;
+  Scalar min_val{};
+  Scalar max_val{};
+};
+
+// softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor
+class SoftplusBackward final : public Function {
+ public:
+  const char* name() const override { return "SoftplusBackward"; }
+
+  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
+    [[maybe_unused]] const Tensor& grad = grads[0];
+    std::vector<Tensor> grad_inputs(1);
+    if (needs_input_grad(0)) grad_inputs[0] = softplus_backward(grad, self, beta, threshold);
+    return grad_inputs;
+  }
+
+  void release_saved() override { self = Tensor(); }
+
+  Tensor self;
+  Scalar beta{};
+  Scalar threshold{};
+};
+
+// softplus_backward(Tensor grad_output, Tensor self, Scalar beta, Scalar threshold) -> Tensor
+class SoftplusBackwardBackward final : public Function {
+ public:
+  const char* name() const override { return "SoftplusBackwardBackward"; }
+
+  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
+    [[maybe_unused]] const Tensor& grad = grads[0];
+    std::vector<Tensor> grad_inputs(2);
+    if (needs_input_grad(0)) grad_inputs[0] = softplus_backward(grad, self, beta, threshold);
+    if (needs_input_grad(1))
+      grad_inputs[1] =
+          where(gt(self * beta, threshold), zeros_like(grad),
+                grad * grad_output * sigmoid(self * beta) * (1 - sigmoid(self * beta)) * beta);
+    return grad_inputs;
+  }
+
+  void release_saved() override {
+    grad_output = Tensor();
+    self = Tensor();
+  }
+
+  Tensor grad_output;
+  Tensor self;
+  Scalar beta{};
+  Scalar threshold{};
+};
+
+// silu(Tensor self) -> Tensor
+class SiluBackward final : public Function {
+ public:
+  const char* name() const override { return "SiluBackward"; }
+
+  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
+    [[maybe_unused]] const Tensor& grad = grads[0];
+    std::vector<Tensor> grad_inputs(1);
+    if (needs_input_grad(0)) grad_inputs[0] = silu_backward(grad, self);
+    return grad_inputs;
+  }
+
+  void release_saved() override { self = Tensor(); }
+
+  Tensor self;
+};
+
+// silu_backward(Tensor grad_output, Tensor self) -> Tensor
+class SiluBackwardBackward final : public Function {
+ public:
+  const char* name() const override { return "SiluBackwardBackward"; }
+
+  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
+    [[maybe_unused]] const Tensor& grad = grads[0];
+    std::vector<Tensor> grad_inputs(2);
+    if (needs_input_grad(0)) grad_inputs[0] = silu_backward(grad, self);
+    if (needs_input_grad(1))
+      grad_inputs[1] = grad * grad_output * sigmoid(self) * (1 - sigmoid(self)) *
+                       (2 + self * (1 - 2 * sigmoid(self)));
+    return grad_inputs;
+  }
+
+  void release_saved() override {
+    grad_output = Tensor();
+    self = Tensor();
+  }
+
+  Tensor grad_output;
+  Tensor self;
+};
+
+// mish(Tensor self) -> Tensor
+class MishBackward final : public Function {
+ public:
+  const char* name() const override { return "MishBackward"; }
+
+  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
+    [[maybe_unused]] const Tensor& grad = grads[0];
+    std::vector<Tensor> grad_inputs(1);
+    if (needs_input_grad(0)) grad_inputs[0] = mish_backward(grad, self);
+    return grad_inputs;
+  }
+
+  void release_saved() override { self = Tensor(); }
+
+  Tensor self;
+};
+
+// hardsigmoid(Tensor self) -> Tensor
+class HardsigmoidBackward final : public Function {
+ public:
+  const char* name() const override { return "HardsigmoidBackward"; }
+
+  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
+    [[maybe_unused]] const Tensor& grad = grads[0];
+    std::vector<Tensor> grad_inputs(1);
+    if (needs_input_grad(0)) grad_inputs[0] = hardsigmoid_backward(grad, self);
+    return grad_inputs;
+  }
+
+  void release_saved() override { self = Tensor(); }
+
+  Tensor self;
+};
+
+// hardsigmoid_backward(Tensor grad_output, Tensor self) -> Tensor
+class HardsigmoidBackwardBackward final : public Function {
+ public:
+  const char* name() const override { return "HardsigmoidBackwardBackward"; }
+
+  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
+    [[maybe_unused]] const Tensor& grad = grads[0];
+    std::vector<Tensor> grad_inputs(2);
+    if (needs_input_grad(0)) grad_inputs[0] = hardsigmoid_backward(grad, self);
+    if (needs_input_grad(1)) grad_inputs[1] = zeros_like(grad);
+    return grad_inputs;
+  }
+
+  void release_saved() override { self = Tensor(); }
+
+  Tensor self;
+};
+
+// hardswish(Tensor self) -> Tensor
+class HardswishBackward final : public Function {
+ public:
+  const char* name() const override { return "HardswishBackward"; }
+
+  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
+    [[maybe_unused]] const Tensor& grad = grads[0];
+    std::vector<Tensor> grad_inputs(1);
+    if (needs_input_grad(0)) grad_inputs[0] = hardswish_backward(grad, self);
+    return grad_inputs;
+  }
+
+  void release_saved() override { self = Tensor(); }
+
+  Tensor self;
+};
+
+// hardswish_backward(Tensor grad_output, Tensor self) -> Tensor
+class HardswishBackwardBackward final : public Function {
+ public:
+  const char* name() const override { return "HardswishBackwardBackward"; }
+
+  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
+    [[maybe_unused]] const Tensor& grad = grads[0];
+    std::vector<Tensor> grad_inputs(2);
+    if (needs_input_grad(0)) grad_inputs[0] = hardswish_backward(grad, self);
+    if (needs_input_grad(1)) grad_inputs[1] = hardsigmoid_backward(grad * grad_output, self) * 2;
+    return grad_inputs;
+  }
+
+  void release_saved() override {
+    grad_output = Tensor();
+    self = Tensor();
+  }
+
+  Tensor grad_output;
+  Tensor self;
+};
+
 // sum(Tensor self, *, ScalarType? dtype=None) -> Tensor
 class SumBackward final : public Function {
  public:
@@ -1358,6 +2303,553 @@ void record_where_self(const Tensor& result, const Tensor& condition, const Tens
   fn->input_shapes = {condition.shape(), self.shape(), other.shape()};
   fn->num_outputs = 1;
   fn->condition = saved(condition);
+  set_history(result, fn, 0);
+}
+
+// rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
+void record_rsub_tensor(const Tensor& result, const Tensor& self, const Tensor& other,
+                        const Scalar& alpha) {
+  auto fn = std::make_shared<RsubTensorBackward>();
+  fn->next_edges = {gradient_edge(self), gradient_edge(other)};
+  fn->input_shapes = {self.shape(), other.shape()};
+  fn->num_outputs = 1;
+  fn->alpha = alpha;
+  set_history(result, fn, 0);
+}
+
+// rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
+void record_rsub_scalar(const Tensor& result, const Tensor& self, const Scalar& other,
+                        const Scalar& alpha) {
+  auto fn = std::make_shared<RsubScalarBackward>();
+  fn->next_edges = {gradient_edge(self)};
+  fn->input_shapes = {self.shape()};
+  fn->num_outputs = 1;
+  fn->alpha = alpha;
+  set_history(result, fn, 0);
+}
+
+// addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
+void record_addcmul(const Tensor& result, const Tensor& self, const Tensor& tensor1,
+                    const Tensor& tensor2, const Scalar& value) {
+  auto fn = std::make_shared<AddcmulBackward>();
+  fn->next_edges = {gradient_edge(self), gradient_edge(tensor1), gradient_edge(tensor2)};
+  fn->input_shapes = {self.shape(), tensor1.shape(), tensor2.shape()};
+  fn->num_outputs = 1;
+  fn->tensor1 = saved(tensor1);
+  fn->tensor2 = saved(tensor2);
+  fn->value = value;
+  set_history(result, fn, 0);
+}
+
+// addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
+void record_addcdiv(const Tensor& result, const Tensor& self, const Tensor& tensor1,
+                    const Tensor& tensor2, const Scalar& value) {
+  auto fn = std::make_shared<AddcdivBackward>();
+  fn->next_edges = {gradient_edge(self), gradient_edge(tensor1), gradient_edge(tensor2)};
+  fn->input_shapes = {self.shape(), tensor1.shape(), tensor2.shape()};
+  fn->num_outputs = 1;
+  fn->tensor1 = saved(tensor1);
+  fn->tensor2 = saved(tensor2);
+  fn->value = value;
+  set_history(result, fn, 0);
+}
+
+// lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor
+void record_lerp_scalar(const Tensor& result, const Tensor& self, const Tensor& end,
+                        const Scalar& weight) {
+  auto fn = std::make_shared<LerpScalarBackward>();
+  fn->next_edges = {gradient_edge(self), gradient_edge(end)};
+  fn->input_shapes = {self.shape(), end.shape()};
+  fn->num_outputs = 1;
+  fn->weight = weight;
+  set_history(result, fn, 0);
+}
+
+// lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor
+void record_lerp_tensor(const Tensor& result, const Tensor& self, const Tensor& end,
+                        const Tensor& weight) {
+  auto fn = std::make_shared<LerpTensorBackward>();
+  fn->next_edges = {gradient_edge(self), gradient_edge(end), gradient_edge(weight)};
+  fn->input_shapes = {self.shape(), end.shape(), weight.shape()};
+  fn->num_outputs = 1;
+  fn->self = saved(self);
+  fn->end = saved(end);
+  fn->weight = saved(weight);
+  set_history(result, fn, 0);
+}
+
+// pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor
+void record_pow_tensor_tensor(const Tensor& result, const Tensor& self, const Tensor& exponent) {
+  auto fn = std::make_shared<PowTensorTensorBackward>();
+  fn->next_edges = {gradient_edge(self), gradient_edge(exponent)};
+  fn->input_shapes = {self.shape(), exponent.shape()};
+  fn->num_outputs = 1;
+  fn->self = saved(self);
+  fn->exponent = saved(exponent);
+  fn->result = saved(result);
+  set_history(result, fn, 0);
+}
+
+// atan2(Tensor self, Tensor other) -> Tensor
+void record_atan2(const Tensor& result, const Tensor& self, const Tensor& other) {
+  auto fn = std::make_shared<Atan2Backward>();
+  fn->next_edges = {gradient_edge(self), gradient_edge(other)};
+  fn->input_shapes = {self.shape(), other.shape()};
+  fn->num_outputs = 1;
+  fn->self = saved(self);
+  fn->other = saved(other);
+  set_history(result, fn, 0);
+}
+
+// remainder.Tensor(Tensor self, Tensor other) -> Tensor
+void record_remainder_tensor(const Tensor& result, const Tensor& self, const Tensor& other) {
+  auto fn = std::make_shared<RemainderTensorBackward>();
+  fn->next_edges = {gradient_edge(self), gradient_edge(other)};
+  fn->input_shapes = {self.shape(), other.shape()};
+  fn->num_outputs = 1;
+  fn->self = saved(self);
+  fn->other = saved(other);
+  set_history(result, fn, 0);
+}
+
+// remainder.Scalar(Tensor self, Scalar other) -> Tensor
+void record_remainder_scalar(const Tensor& result, const Tensor& self, const Scalar& other) {
+  auto fn = std::make_shared<RemainderScalarBackward>();
+  fn->next_edges = {gradient_edge(self)};
+  fn->input_shapes = {self.shape()};
+  fn->num_outputs = 1;
+  set_history(result, fn, 0);
+}
+
+// fmod.Tensor(Tensor self, Tensor other) -> Tensor
+void record_fmod_tensor(const Tensor& result, const Tensor& self, const Tensor& other) {
+  auto fn = std::make_shared<FmodTensorBackward>();
+  fn->next_edges = {gradient_edge(self), gradient_edge(other)};
+  fn->input_shapes = {self.shape(), other.shape()};
+  fn->num_outputs = 1;
+  fn->self = saved(self);
+  fn->other = saved(other);
+  set_history(result, fn, 0);
+}
+
+// fmod.Scalar(Tensor self, Scalar other) -> Tensor
+void record_fmod_scalar(const Tensor& result, const Tensor& self, const Scalar& other) {
+  auto fn = std::make_shared<FmodScalarBackward>();
+  fn->next_edges = {gradient_edge(self)};
+  fn->input_shapes = {self.shape()};
+  fn->num_outputs = 1;
+  set_history(result, fn, 0);
+}
+
+// clamp_min(Tensor self, Scalar min) -> Tensor
+void record_clamp_min(const Tensor& result, const Tensor& self, const Scalar& min) {
+  auto fn = std::make_shared<ClampMinBackward>();
+  fn->next_edges = {gradient_edge(self)};
+  fn->input_shapes = {self.shape()};
+  fn->num_outputs = 1;
+  fn->self = saved(self);
+  fn->min = min;
+  set_history(result, fn, 0);
+}
+
+// clamp_max(Tensor self, Scalar max) -> Tensor
+void record_clamp_max(const Tensor& result, const Tensor& self, const Scalar& max) {
+  auto fn = std::make_shared<ClampMaxBackward>();
+  fn->next_edges = {gradient_edge(self)};
+  fn->input_shapes = {self.shape()};
+  fn->num_outputs = 1;
+  fn->self = saved(self);
+  fn->max = max;
+  set_history(result, fn, 0);
+}
+
+// sin(Tensor self) -> Tensor
+void record_sin(const Tensor& result, const Tensor& self) {
+  auto fn = std::make_shared<SinBackward>();
+  fn->next_edges = {gradient_edge(self)};
+  fn->input_shapes = {self.shape()};
+  fn->num_outputs = 1;
+  fn->self = saved(self);
+  set_history(result, fn, 0);
+}
+
+// cos(Tensor self) -> Tensor
+void record_cos(const Tensor& result, const Tensor& self) {
+  auto fn = std::make_shared<CosBackward>();
+  fn->next_edges = {gradient_edge(self)};
+  fn->input_shapes = {self.shape()};
+  fn->num_outputs = 1;
+  fn->self = saved(self);
+  set_history(result, fn, 0);
+}
+
+// tan(Tensor self) -> Tensor
+void record_tan(const Tensor& result, const Tensor& self) {
+  auto fn = std::make_shared<TanBackward>();
+  fn->next_edges = {gradient_edge(self)};
+  fn->input_shapes = {self.shape()};
+  fn->num_outputs = 1;
+  fn->result = saved(result);
+  set_history(result, fn, 0);
+}
+
+// atan(Tensor self) -> Tensor
+void record_atan(const Tensor& result, const Tensor& self) {
+  auto fn = std::make_shared<AtanBackward>();
+  fn->next_edges = {gradient_edge(self)};
+  fn->input_shapes = {self.shape()};
+  fn->num_outputs = 1;
+  fn->self = saved(self);
+  set_history(result, fn, 0);
+}
+
+// sinh(Tensor self) -> Tensor
+void record_sinh(const Tensor& result, const Tensor& self) {
+  auto fn = std::make_shared<SinhBackward>();
+  fn->next_edges = {gradient_edge(self)};
+  fn->input_shapes = {self.shape()};
+  fn->num_outputs = 1;
+  fn->self = saved(self);
+  set_history(result, fn, 0);
+}
+
+// cosh(Tensor self) -> Tensor
+void record_cosh(const Tensor& result, const Tensor& self) {
+  auto fn = std::make_shared<CoshBackward>();
+  fn->next_edges = {gradient_edge(self)};
+  fn->input_shapes = {self.shape()};
+  fn->num_outputs = 1;
+  fn->self = saved(self);
+  set_history(result, fn, 0);
+}
+
+// asinh(Tensor self) -> Tensor
+void record_asinh(const Tensor& result, const Tensor& self) {
+  auto fn = std::make_shared<AsinhBackward>();
+  fn->next_edges = {gradient_edge(self)};
+  fn->input_shapes = {self.shape()};
+  fn->num_outputs = 1;
+  fn->self = saved(self);
+  set_history(result, fn, 0);
+}
+
+// erf(Tensor self) -> Tensor
+void record_erf(const Tensor& result, const Tensor& self) {
+  auto fn = std::make_shared<ErfBackward>();
+  fn->next_edges = {gradient_edge(self)};
+  fn->input_shapes = {self.shape()};
+  fn->num_outputs = 1;
+  fn->self = saved(self);
+  set_history(result, fn, 0);
+}
+
+// erfc(Tensor self) -> Tensor
+void record_erfc(const Tensor& result, const Tensor& self) {
+  auto fn = std::make_shared<ErfcBackward>();
+  fn->next_edges = {gradient_edge(self)};
+  fn->input_shapes = {self.shape()};
+  fn->num_outputs = 1;
+  fn->self = saved(self);
+  set_history(result, fn, 0);
+}
+
+// log1p(Tensor self) -> Tensor
+void record_log1p(const Tensor& result, const Tensor& self) {
+  auto fn = std::make_shared<Log1pBackward>();
+  fn->next_edges = {gradient_edge(self)};
+  fn->input_shapes = {self.shape()};
+  fn->num_outputs = 1;
+  fn->self = saved(self);
+  set_history(result, fn, 0);
+}
+
+// expm1(Tensor self) -> Tensor
+void record_expm1(const Tensor& result, const Tensor& self) {
+  auto fn = std::make_shared<Expm1Backward>();
+  fn->next_edges = {gradient_edge(self)};
+  fn->input_shapes = {self.shape()};
+  fn->num_outputs = 1;
+  fn->result = saved(result);
+  set_history(result, fn, 0);
+}
+
+// log2(Tensor self) -> Tensor
+void record_log2(const Tensor& result, const Tensor& self) {
+  auto fn = std::make_shared<Log2Backward>();
+  fn->next_edges = {gradient_edge(self)};
+  fn->input_shapes = {self.shape()};
+  fn->num_outputs = 1;
+  fn->self = saved(self);
+  set_history(result, fn, 0);
+}
+
+// log10(Tensor self) -> Tensor
+void record_log10(const Tensor& result, const Tensor& self) {
+  auto fn = std::make_shared<Log10Backward>();
+  fn->next_edges = {gradient_edge(self)};
+  fn->input_shapes = {self.shape()};
+  fn->num_outputs = 1;
+  fn->self = saved(self);
+  set_history(result, fn, 0);
+}
+
+// exp2(Tensor self) -> Tensor
+void record_exp2(const Tensor& result, const Tensor& self) {
+  auto fn = std::make_shared<Exp2Backward>();
+  fn->next_edges = {gradient_edge(self)};
+  fn->input_shapes = {self.shape()};
+  fn->num_outputs = 1;
+  fn->result = saved(result);
+  set_history(result, fn, 0);
+}
+
+// floor(Tensor self) -> Tensor
+void record_floor(const Tensor& result, const Tensor& self) {
+  auto fn = std::make_shared<FloorBackward>();
+  fn->next_edges = {gradient_edge(self)};
+  fn->input_shapes = {self.shape()};
+  fn->num_outputs = 1;
+  set_history(result, fn, 0);
+}
+
+// ceil(Tensor self) -> Tensor
+void record_ceil(const Tensor& result, const Tensor& self) {
+  auto fn = std::make_shared<CeilBackward>();
+  fn->next_edges = {gradient_edge(self)};
+  fn->input_shapes = {self.shape()};
+  fn->num_outputs = 1;
+  set_history(result, fn, 0);
+}
+
+// trunc(Tensor self) -> Tensor
+void record_trunc(const Tensor& result, const Tensor& self) {
+  auto fn = std::make_shared<TruncBackward>();
+  fn->next_edges = {gradient_edge(self)};
+  fn->input_shapes = {self.shape()};
+  fn->num_outputs = 1;
+  set_history(result, fn, 0);
+}
+
+// round(Tensor self) -> Tensor
+void record_round(const Tensor& result, const Tensor& self) {
+  auto fn = std::make_shared<RoundBackward>();
+  fn->next_edges = {gradient_edge(self)};
+  fn->input_shapes = {self.shape()};
+  fn->num_outputs = 1;
+  set_history(result, fn, 0);
+}
+
+// frac(Tensor self) -> Tensor
+void record_frac(const Tensor& result, const Tensor& self) {
+  auto fn = std::make_shared<FracBackward>();
+  fn->next_edges = {gradient_edge(self)};
+  fn->input_shapes = {self.shape()};
+  fn->num_outputs = 1;
+  set_history(result, fn, 0);
+}
+
+// sign(Tensor self) -> Tensor
+void record_sign(const Tensor& result, const Tensor& self) {
+  auto fn = std::make_shared<SignBackward>();
+  fn->next_edges = {gradient_edge(self)};
+  fn->input_shapes = {self.shape()};
+  fn->num_outputs = 1;
+  set_history(result, fn, 0);
+}
+
+// sgn(Tensor self) -> Tensor
+void record_sgn(const Tensor& result, const Tensor& self) {
+  auto fn = std::make_shared<SgnBackward>();
+  fn->next_edges = {gradient_edge(self)};
+  fn->input_shapes = {self.shape()};
+  fn->num_outputs = 1;
+  set_history(result, fn, 0);
+}
+
+// sigmoid_backward(Tensor grad_output, Tensor output) -> Tensor
+void record_sigmoid_backward(const Tensor& result, const Tensor& grad_output,
+                             const Tensor& output) {
+  auto fn = std::make_shared<SigmoidBackwardBackward>();
+  fn->next_edges = {gradient_edge(grad_output), gradient_edge(output)};
+  fn->input_shapes = {grad_output.shape(), output.shape()};
+  fn->num_outputs = 1;
+  fn->grad_output = saved(grad_output);
+  fn->output = saved(output);
+  set_history(result, fn, 0);
+}
+
+// tanh_backward(Tensor grad_output, Tensor output) -> Tensor
+void record_tanh_backward(const Tensor& result, const Tensor& grad_output, const Tensor& output) {
+  auto fn = std::make_shared<TanhBackwardBackward>();
+  fn->next_edges = {gradient_edge(grad_output), gradient_edge(output)};
+  fn->input_shapes = {grad_output.shape(), output.shape()};
+  fn->num_outputs = 1;
+  fn->grad_output = saved(grad_output);
+  fn->output = saved(output);
+  set_history(result, fn, 0);
+}
+
+// threshold(Tensor self, Scalar threshold, Scalar value) -> Tensor
+void record_threshold(const Tensor& result, const Tensor& self, const Scalar& threshold,
+                      const Scalar& value) {
+  auto fn = std::make_shared<ThresholdBackward>();
+  fn->next_edges = {gradient_edge(self)};
+  fn->input_shapes = {self.shape()};
+  fn->num_outputs = 1;
+  fn->self = saved(self);
+  fn->threshold = threshold;
+  set_history(result, fn, 0);
+}
+
+// leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor
+void record_leaky_relu(const Tensor& result, const Tensor& self, const Scalar& negative_slope) {
+  auto fn = std::make_shared<LeakyReluBackward>();
+  fn->next_edges = {gradient_edge(self)};
+  fn->input_shapes = {self.shape()};
+  fn->num_outputs = 1;
+  fn->self = saved(self);
+  fn->negative_slope = negative_slope;
+  set_history(result, fn, 0);
+}
+
+// elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor
+void record_elu(const Tensor& result, const Tensor& self, const Scalar& alpha, const Scalar& scale,
+                const Scalar& input_scale) {
+  auto fn = std::make_shared<EluBackward>();
+  fn->next_edges = {gradient_edge(self)};
+  fn->input_shapes = {self.shape()};
+  fn->num_outputs = 1;
+  fn->self = saved(self);
+  fn->alpha = alpha;
+  fn->scale = scale;
+  fn->input_scale = input_scale;
+  set_history(result, fn, 0);
+}
+
+// hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor
+void record_hardtanh(const Tensor& result, const Tensor& self, const Scalar& min_val,
+                     const Scalar& max_val) {
+  auto fn = std::make_shared<HardtanhBackward>();
+  fn->next_edges = {gradient_edge(self)};
+  fn->input_shapes = {self.shape()};
+  fn->num_outputs = 1;
+  fn->self = saved(self);
+  fn->min_val = min_val;
+  fn->max_val = max_val;
+  set_history(result, fn, 0);
+}
+
+// hardtanh_backward(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val) -> Tensor
+void record_hardtanh_backward(const Tensor& result, const Tensor& grad_output, const Tensor& self,
+                              const Scalar& min_val, const Scalar& max_val) {
+  auto fn = std::make_shared<HardtanhBackwardBackward>();
+  fn->next_edges = {gradient_edge(grad_output), gradient_edge(self)};
+  fn->input_shapes = {grad_output.shape(), self.shape()};
+  fn->num_outputs = 1;
+  fn->self = saved(self);
+  fn->min_val = min_val;
+  fn->max_val = max_val;
+  set_history(result, fn, 0);
+}
+
+// softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor
+void record_softplus(const Tensor& result, const Tensor& self, const Scalar& beta,
+                     const Scalar& threshold) {
+  auto fn = std::make_shared<SoftplusBackward>();
+  fn->next_edges = {gradient_edge(self)};
+  fn->input_shapes = {self.shape()};
+  fn->num_outputs = 1;
+  fn->self = saved(self);
+  fn->beta = beta;
+  fn->threshold = threshold;
+  set_history(result, fn, 0);
+}
+
+// softplus_backward(Tensor grad_output, Tensor self, Scalar beta, Scalar threshold) -> Tensor
+void record_softplus_backward(const Tensor& result, const Tensor& grad_output, const Tensor& self,
+                              const Scalar& beta, const Scalar& threshold) {
+  auto fn = std::make_shared<SoftplusBackwardBackward>();
+  fn->next_edges = {gradient_edge(grad_output), gradient_edge(self)};
+  fn->input_shapes = {grad_output.shape(), self.shape()};
+  fn->num_outputs = 1;
+  fn->grad_output = saved(grad_output);
+  fn->self = saved(self);
+  fn->beta = beta;
+  fn->threshold = threshold;
+  set_history(result, fn, 0);
+}
+
+// silu(Tensor self) -> Tensor
+void record_silu(const Tensor& result, const Tensor& self) {
+  auto fn = std::make_shared<SiluBackward>();
+  fn->next_edges = {gradient_edge(self)};
+  fn->input_shapes = {self.shape()};
+  fn->num_outputs = 1;
+  fn->self = saved(self);
+  set_history(result, fn, 0);
+}
+
+// silu_backward(Tensor grad_output, Tensor self) -> Tensor
+void record_silu_backward(const Tensor& result, const Tensor& grad_output, const Tensor& self) {
+  auto fn = std::make_shared<SiluBackwardBackward>();
+  fn->next_edges = {gradient_edge(grad_output), gradient_edge(self)};
+  fn->input_shapes = {grad_output.shape(), self.shape()};
+  fn->num_outputs = 1;
+  fn->grad_output = saved(grad_output);
+  fn->self = saved(self);
+  set_history(result, fn, 0);
+}
+
+// mish(Tensor self) -> Tensor
+void record_mish(const Tensor& result, const Tensor& self) {
+  auto fn = std::make_shared<MishBackward>();
+  fn->next_edges = {gradient_edge(self)};
+  fn->input_shapes = {self.shape()};
+  fn->num_outputs = 1;
+  fn->self = saved(self);
+  set_history(result, fn, 0);
+}
+
+// hardsigmoid(Tensor self) -> Tensor
+void record_hardsigmoid(const Tensor& result, const Tensor& self) {
+  auto fn = std::make_shared<HardsigmoidBackward>();
+  fn->next_edges = {gradient_edge(self)};
+  fn->input_shapes = {self.shape()};
+  fn->num_outputs = 1;
+  fn->self = saved(self);
+  set_history(result, fn, 0);
+}
+
+// hardsigmoid_backward(Tensor grad_output, Tensor self) -> Tensor
+void record_hardsigmoid_backward(const Tensor& result, const Tensor& grad_output,
+                                 const Tensor& self) {
+  auto fn = std::make_shared<HardsigmoidBackwardBackward>();
+  fn->next_edges = {gradient_edge(grad_output), gradient_edge(self)};
+  fn->input_shapes = {grad_output.shape(), self.shape()};
+  fn->num_outputs = 1;
+  fn->self = saved(self);
+  set_history(result, fn, 0);
+}
+
+// hardswish(Tensor self) -> Tensor
+void record_hardswish(const Tensor& result, const Tensor& self) {
+  auto fn = std::make_shared<HardswishBackward>();
+  fn->next_edges = {gradient_edge(self)};
+  fn->input_shapes = {self.shape()};
+  fn->num_outputs = 1;
+  fn->self = saved(self);
+  set_history(result, fn, 0);
+}
+
+// hardswish_backward(Tensor grad_output, Tensor self) -> Tensor
+void record_hardswish_backward(const Tensor& result, const Tensor& grad_output,
+                               const Tensor& self) {
+  auto fn = std::make_shared<HardswishBackwardBackward>();
+  fn->next_edges = {gradient_edge(grad_output), gradient_edge(self)};
+  fn->input_shapes = {grad_output.shape(), self.shape()};
+  fn->num_outputs = 1;
+  fn->grad_output = saved(grad_output);
+  fn->self = saved(self);
   set_history(result, fn, 0);
 }
 

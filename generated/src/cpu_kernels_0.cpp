@@ -61,6 +61,117 @@ DType compute_dtype_ne_tensor(const Shape& self, const Shape& other) {
   return shape_rules::result_type({&self, &other}, {});
 }
 
+// eq.Scalar(Tensor self, Scalar other) -> Tensor
+DType compute_dtype_eq_scalar(const Shape& self, const Scalar& other) {
+  return shape_rules::result_type({&self}, {&other});
+}
+
+// addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
+DType compute_dtype_addcdiv(const Shape& self, const Shape& tensor1, const Shape& tensor2,
+                            const Scalar& value) {
+  return shape_rules::result_type({&self, &tensor1, &tensor2}, {});
+}
+
+// lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor
+DType compute_dtype_lerp_tensor(const Shape& self, const Shape& end, const Shape& weight) {
+  return shape_rules::result_type({&self, &end, &weight}, {});
+}
+
+// remainder.Tensor(Tensor self, Tensor other) -> Tensor
+DType compute_dtype_remainder_tensor(const Shape& self, const Shape& other) {
+  return shape_rules::result_type({&self, &other}, {});
+}
+
+// fmod.Scalar(Tensor self, Scalar other) -> Tensor
+DType compute_dtype_fmod_scalar(const Shape& self, const Scalar& other) {
+  return shape_rules::result_type({&self}, {&other});
+}
+
+// cos(Tensor self) -> Tensor
+DType compute_dtype_cos(const Shape& self) {
+  return to_floating(shape_rules::result_type({&self}, {}));
+}
+
+// tan(Tensor self) -> Tensor
+DType compute_dtype_tan(const Shape& self) {
+  return to_floating(shape_rules::result_type({&self}, {}));
+}
+
+// cosh(Tensor self) -> Tensor
+DType compute_dtype_cosh(const Shape& self) {
+  return to_floating(shape_rules::result_type({&self}, {}));
+}
+
+// erf(Tensor self) -> Tensor
+DType compute_dtype_erf(const Shape& self) {
+  return to_floating(shape_rules::result_type({&self}, {}));
+}
+
+// log1p(Tensor self) -> Tensor
+DType compute_dtype_log1p(const Shape& self) {
+  return to_floating(shape_rules::result_type({&self}, {}));
+}
+
+// log10(Tensor self) -> Tensor
+DType compute_dtype_log10(const Shape& self) {
+  return to_floating(shape_rules::result_type({&self}, {}));
+}
+
+// ceil(Tensor self) -> Tensor
+DType compute_dtype_ceil(const Shape& self) {
+  return shape_rules::result_type({&self}, {});
+}
+
+// sign(Tensor self) -> Tensor
+DType compute_dtype_sign(const Shape& self) {
+  return shape_rules::result_type({&self}, {});
+}
+
+// logical_or(Tensor self, Tensor other) -> Tensor
+DType compute_dtype_logical_or(const Shape& self, const Shape& other) {
+  return shape_rules::result_type({&self, &other}, {});
+}
+
+// bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor
+DType compute_dtype_bitwise_or_tensor(const Shape& self, const Shape& other) {
+  return shape_rules::result_type({&self, &other}, {});
+}
+
+// tanh_backward(Tensor grad_output, Tensor output) -> Tensor
+DType compute_dtype_tanh_backward(const Shape& grad_output, const Shape& output) {
+  return shape_rules::result_type({&grad_output, &output}, {});
+}
+
+// threshold(Tensor self, Scalar threshold, Scalar value) -> Tensor
+DType compute_dtype_threshold(const Shape& self, const Scalar& threshold, const Scalar& value) {
+  return shape_rules::result_type({&self}, {});
+}
+
+// leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor
+DType compute_dtype_leaky_relu(const Shape& self, const Scalar& negative_slope) {
+  return shape_rules::result_type({&self}, {});
+}
+
+// mish(Tensor self) -> Tensor
+DType compute_dtype_mish(const Shape& self) {
+  return to_floating(shape_rules::result_type({&self}, {}));
+}
+
+// mish_backward(Tensor grad_output, Tensor self) -> Tensor
+DType compute_dtype_mish_backward(const Shape& grad_output, const Shape& self) {
+  return shape_rules::result_type({&grad_output, &self}, {});
+}
+
+// hardsigmoid(Tensor self) -> Tensor
+DType compute_dtype_hardsigmoid(const Shape& self) {
+  return to_floating(shape_rules::result_type({&self}, {}));
+}
+
+// hardsigmoid_backward(Tensor grad_output, Tensor self) -> Tensor
+DType compute_dtype_hardsigmoid_backward(const Shape& grad_output, const Shape& self) {
+  return shape_rules::result_type({&grad_output, &self}, {});
+}
+
 // add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
 void run_add_tensor(const Tensor& out, std::initializer_list<Tensor> inputs,
                     std::initializer_list<Scalar> scalars, DType compute) {
@@ -113,6 +224,139 @@ void run_addcmul_inplace(const Tensor& out, std::initializer_list<Tensor> inputs
 void run_ne_tensor(const Tensor& out, std::initializer_list<Tensor> inputs,
                    std::initializer_list<Scalar> scalars, DType compute) {
   run_pointwise<kernels::NeTensor>("ne.Tensor", out, inputs, scalars, compute);
+}
+
+// eq.Scalar(Tensor self, Scalar other) -> Tensor
+void run_eq_scalar(const Tensor& out, std::initializer_list<Tensor> inputs,
+                   std::initializer_list<Scalar> scalars, DType compute) {
+  run_pointwise<kernels::EqScalar>("eq.Scalar", out, inputs, scalars, compute);
+}
+
+// addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
+void run_addcdiv(const Tensor& out, std::initializer_list<Tensor> inputs,
+                 std::initializer_list<Scalar> scalars, DType compute) {
+  run_pointwise<kernels::Addcdiv>("addcdiv", out, inputs, scalars, compute);
+}
+
+// lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor
+void run_lerp_tensor(const Tensor& out, std::initializer_list<Tensor> inputs,
+                     std::initializer_list<Scalar> scalars, DType compute) {
+  run_pointwise<kernels::LerpTensor>("lerp.Tensor", out, inputs, scalars, compute);
+}
+
+// remainder.Tensor(Tensor self, Tensor other) -> Tensor
+void run_remainder_tensor(const Tensor& out, std::initializer_list<Tensor> inputs,
+                          std::initializer_list<Scalar> scalars, DType compute) {
+  run_pointwise<kernels::RemainderTensor>("remainder.Tensor", out, inputs, scalars, compute);
+}
+
+// fmod.Scalar(Tensor self, Scalar other) -> Tensor
+void run_fmod_scalar(const Tensor& out, std::initializer_list<Tensor> inputs,
+                     std::initializer_list<Scalar> scalars, DType compute) {
+  run_pointwise<kernels::FmodScalar>("fmod.Scalar", out, inputs, scalars, compute);
+}
+
+// cos(Tensor self) -> Tensor
+void run_cos(const Tensor& out, std::initializer_list<Tensor> inputs,
+             std::initializer_list<Scalar> scalars, DType compute) {
+  run_pointwise<kernels::Cos>("cos", out, inputs, scalars, compute);
+}
+
+// tan(Tensor self) -> Tensor
+void run_tan(const Tensor& out, std::initializer_list<Tensor> inputs,
+             std::initializer_list<Scalar> scalars, DType compute) {
+  run_pointwise<kernels::Tan>("tan", out, inputs, scalars, compute);
+}
+
+// cosh(Tensor self) -> Tensor
+void run_cosh(const Tensor& out, std::initializer_list<Tensor> inputs,
+              std::initializer_list<Scalar> scalars, DType compute) {
+  run_pointwise<kernels::Cosh>("cosh", out, inputs, scalars, compute);
+}
+
+// erf(Tensor self) -> Tensor
+void run_erf(const Tensor& out, std::initializer_list<Tensor> inputs,
+             std::initializer_list<Scalar> scalars, DType compute) {
+  run_pointwise<kernels::Erf>("erf", out, inputs, scalars, compute);
+}
+
+// log1p(Tensor self) -> Tensor
+void run_log1p(const Tensor& out, std::initializer_list<Tensor> inputs,
+               std::initializer_list<Scalar> scalars, DType compute) {
+  run_pointwise<kernels::Log1p>("log1p", out, inputs, scalars, compute);
+}
+
+// log10(Tensor self) -> Tensor
+void run_log10(const Tensor& out, std::initializer_list<Tensor> inputs,
+               std::initializer_list<Scalar> scalars, DType compute) {
+  run_pointwise<kernels::Log10>("log10", out, inputs, scalars, compute);
+}
+
+// ceil(Tensor self) -> Tensor
+void run_ceil(const Tensor& out, std::initializer_list<Tensor> inputs,
+              std::initializer_list<Scalar> scalars, DType compute) {
+  run_pointwise<kernels::Ceil>("ceil", out, inputs, scalars, compute);
+}
+
+// sign(Tensor self) -> Tensor
+void run_sign(const Tensor& out, std::initializer_list<Tensor> inputs,
+              std::initializer_list<Scalar> scalars, DType compute) {
+  run_pointwise<kernels::Sign>("sign", out, inputs, scalars, compute);
+}
+
+// logical_or(Tensor self, Tensor other) -> Tensor
+void run_logical_or(const Tensor& out, std::initializer_list<Tensor> inputs,
+                    std::initializer_list<Scalar> scalars, DType compute) {
+  run_pointwise<kernels::LogicalOr>("logical_or", out, inputs, scalars, compute);
+}
+
+// bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor
+void run_bitwise_or_tensor(const Tensor& out, std::initializer_list<Tensor> inputs,
+                           std::initializer_list<Scalar> scalars, DType compute) {
+  run_pointwise<kernels::BitwiseOrTensor>("bitwise_or.Tensor", out, inputs, scalars, compute);
+}
+
+// tanh_backward(Tensor grad_output, Tensor output) -> Tensor
+void run_tanh_backward(const Tensor& out, std::initializer_list<Tensor> inputs,
+                       std::initializer_list<Scalar> scalars, DType compute) {
+  run_pointwise<kernels::TanhBackward>("tanh_backward", out, inputs, scalars, compute);
+}
+
+// threshold(Tensor self, Scalar threshold, Scalar value) -> Tensor
+void run_threshold(const Tensor& out, std::initializer_list<Tensor> inputs,
+                   std::initializer_list<Scalar> scalars, DType compute) {
+  run_pointwise<kernels::Threshold>("threshold", out, inputs, scalars, compute);
+}
+
+// leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor
+void run_leaky_relu(const Tensor& out, std::initializer_list<Tensor> inputs,
+                    std::initializer_list<Scalar> scalars, DType compute) {
+  run_pointwise<kernels::LeakyRelu>("leaky_relu", out, inputs, scalars, compute);
+}
+
+// mish(Tensor self) -> Tensor
+void run_mish(const Tensor& out, std::initializer_list<Tensor> inputs,
+              std::initializer_list<Scalar> scalars, DType compute) {
+  run_pointwise<kernels::Mish>("mish", out, inputs, scalars, compute);
+}
+
+// mish_backward(Tensor grad_output, Tensor self) -> Tensor
+void run_mish_backward(const Tensor& out, std::initializer_list<Tensor> inputs,
+                       std::initializer_list<Scalar> scalars, DType compute) {
+  run_pointwise<kernels::MishBackward>("mish_backward", out, inputs, scalars, compute);
+}
+
+// hardsigmoid(Tensor self) -> Tensor
+void run_hardsigmoid(const Tensor& out, std::initializer_list<Tensor> inputs,
+                     std::initializer_list<Scalar> scalars, DType compute) {
+  run_pointwise<kernels::Hardsigmoid>("hardsigmoid", out, inputs, scalars, compute);
+}
+
+// hardsigmoid_backward(Tensor grad_output, Tensor self) -> Tensor
+void run_hardsigmoid_backward(const Tensor& out, std::initializer_list<Tensor> inputs,
+                              std::initializer_list<Scalar> scalars, DType compute) {
+  run_pointwise<kernels::HardsigmoidBackward>("hardsigmoid_backward", out, inputs, scalars,
+                                              compute);
 }
 
 // add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
@@ -192,6 +436,193 @@ Tensor ne_tensor(const Tensor& self, const Tensor& other) {
   std::vector<Shape> shapes = compute_shape_ne_tensor(self.shape(), other.shape());
   Tensor out = empty(shapes[0].sizes, shapes[0].dtype, kCPU);
   run_ne_tensor(out, {self, other}, {}, compute_dtype_ne_tensor(self.shape(), other.shape()));
+  return out;
+}
+
+// eq.Scalar(Tensor self, Scalar other) -> Tensor
+Tensor eq_scalar(const Tensor& self, const Scalar& other) {
+  std::vector<Shape> shapes = compute_shape_eq_scalar(self.shape(), other);
+  Tensor out = empty(shapes[0].sizes, shapes[0].dtype, kCPU);
+  run_eq_scalar(out, {self}, {other}, compute_dtype_eq_scalar(self.shape(), other));
+  return out;
+}
+
+// addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
+Tensor addcdiv(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2,
+               const Scalar& value) {
+  std::vector<Shape> shapes =
+      compute_shape_addcdiv(self.shape(), tensor1.shape(), tensor2.shape(), value);
+  Tensor out = empty(shapes[0].sizes, shapes[0].dtype, kCPU);
+  run_addcdiv(out, {self, tensor1, tensor2}, {value},
+              compute_dtype_addcdiv(self.shape(), tensor1.shape(), tensor2.shape(), value));
+  return out;
+}
+
+// lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor
+Tensor lerp_tensor(const Tensor& self, const Tensor& end, const Tensor& weight) {
+  std::vector<Shape> shapes = compute_shape_lerp_tensor(self.shape(), end.shape(), weight.shape());
+  Tensor out = empty(shapes[0].sizes, shapes[0].dtype, kCPU);
+  run_lerp_tensor(out, {self, end, weight}, {},
+                  compute_dtype_lerp_tensor(self.shape(), end.shape(), weight.shape()));
+  return out;
+}
+
+// remainder.Tensor(Tensor self, Tensor other) -> Tensor
+Tensor remainder_tensor(const Tensor& self, const Tensor& other) {
+  std::vector<Shape> shapes = compute_shape_remainder_tensor(self.shape(), other.shape());
+  Tensor out = empty(shapes[0].sizes, shapes[0].dtype, kCPU);
+  run_remainder_tensor(out, {self, other}, {},
+                       compute_dtype_remainder_tensor(self.shape(), other.shape()));
+  return out;
+}
+
+// fmod.Scalar(Tensor self, Scalar other) -> Tensor
+Tensor fmod_scalar(const Tensor& self, const Scalar& other) {
+  std::vector<Shape> shapes = compute_shape_fmod_scalar(self.shape(), other);
+  Tensor out = empty(shapes[0].sizes, shapes[0].dtype, kCPU);
+  run_fmod_scalar(out, {self}, {other}, compute_dtype_fmod_scalar(self.shape(), other));
+  return out;
+}
+
+// cos(Tensor self) -> Tensor
+Tensor cos(const Tensor& self) {
+  std::vector<Shape> shapes = compute_shape_cos(self.shape());
+  Tensor out = empty(shapes[0].sizes, shapes[0].dtype, kCPU);
+  run_cos(out, {self}, {}, compute_dtype_cos(self.shape()));
+  return out;
+}
+
+// tan(Tensor self) -> Tensor
+Tensor tan(const Tensor& self) {
+  std::vector<Shape> shapes = compute_shape_tan(self.shape());
+  Tensor out = empty(shapes[0].sizes, shapes[0].dtype, kCPU);
+  run_tan(out, {self}, {}, compute_dtype_tan(self.shape()));
+  return out;
+}
+
+// cosh(Tensor self) -> Tensor
+Tensor cosh(const Tensor& self) {
+  std::vector<Shape> shapes = compute_shape_cosh(self.shape());
+  Tensor out = empty(shapes[0].sizes, shapes[0].dtype, kCPU);
+  run_cosh(out, {self}, {}, compute_dtype_cosh(self.shape()));
+  return out;
+}
+
+// erf(Tensor self) -> Tensor
+Tensor erf(const Tensor& self) {
+  std::vector<Shape> shapes = compute_shape_erf(self.shape());
+  Tensor out = empty(shapes[0].sizes, shapes[0].dtype, kCPU);
+  run_erf(out, {self}, {}, compute_dtype_erf(self.shape()));
+  return out;
+}
+
+// log1p(Tensor self) -> Tensor
+Tensor log1p(const Tensor& self) {
+  std::vector<Shape> shapes = compute_shape_log1p(self.shape());
+  Tensor out = empty(shapes[0].sizes, shapes[0].dtype, kCPU);
+  run_log1p(out, {self}, {}, compute_dtype_log1p(self.shape()));
+  return out;
+}
+
+// log10(Tensor self) -> Tensor
+Tensor log10(const Tensor& self) {
+  std::vector<Shape> shapes = compute_shape_log10(self.shape());
+  Tensor out = empty(shapes[0].sizes, shapes[0].dtype, kCPU);
+  run_log10(out, {self}, {}, compute_dtype_log10(self.shape()));
+  return out;
+}
+
+// ceil(Tensor self) -> Tensor
+Tensor ceil(const Tensor& self) {
+  std::vector<Shape> shapes = compute_shape_ceil(self.shape());
+  Tensor out = empty(shapes[0].sizes, shapes[0].dtype, kCPU);
+  run_ceil(out, {self}, {}, compute_dtype_ceil(self.shape()));
+  return out;
+}
+
+// sign(Tensor self) -> Tensor
+Tensor sign(const Tensor& self) {
+  std::vector<Shape> shapes = compute_shape_sign(self.shape());
+  Tensor out = empty(shapes[0].sizes, shapes[0].dtype, kCPU);
+  run_sign(out, {self}, {}, compute_dtype_sign(self.shape()));
+  return out;
+}
+
+// logical_or(Tensor self, Tensor other) -> Tensor
+Tensor logical_or(const Tensor& self, const Tensor& other) {
+  std::vector<Shape> shapes = compute_shape_logical_or(self.shape(), other.shape());
+  Tensor out = empty(shapes[0].sizes, shapes[0].dtype, kCPU);
+  run_logical_or(out, {self, other}, {}, compute_dtype_logical_or(self.shape(), other.shape()));
+  return out;
+}
+
+// bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor
+Tensor bitwise_or_tensor(const Tensor& self, const Tensor& other) {
+  std::vector<Shape> shapes = compute_shape_bitwise_or_tensor(self.shape(), other.shape());
+  Tensor out = empty(shapes[0].sizes, shapes[0].dtype, kCPU);
+  run_bitwise_or_tensor(out, {self, other}, {},
+                        compute_dtype_bitwise_or_tensor(self.shape(), other.shape()));
+  return out;
+}
+
+// tanh_backward(Tensor grad_output, Tensor output) -> Tensor
+Tensor tanh_backward(const Tensor& grad_output, const Tensor& output) {
+  std::vector<Shape> shapes = compute_shape_tanh_backward(grad_output.shape(), output.shape());
+  Tensor out = empty(shapes[0].sizes, shapes[0].dtype, kCPU);
+  run_tanh_backward(out, {grad_output, output}, {},
+                    compute_dtype_tanh_backward(grad_output.shape(), output.shape()));
+  return out;
+}
+
+// threshold(Tensor self, Scalar threshold, Scalar value) -> Tensor
+Tensor threshold(const Tensor& self, const Scalar& threshold, const Scalar& value) {
+  std::vector<Shape> shapes = compute_shape_threshold(self.shape(), threshold, value);
+  Tensor out = empty(shapes[0].sizes, shapes[0].dtype, kCPU);
+  run_threshold(out, {self}, {threshold, value},
+                compute_dtype_threshold(self.shape(), threshold, value));
+  return out;
+}
+
+// leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor
+Tensor leaky_relu(const Tensor& self, const Scalar& negative_slope) {
+  std::vector<Shape> shapes = compute_shape_leaky_relu(self.shape(), negative_slope);
+  Tensor out = empty(shapes[0].sizes, shapes[0].dtype, kCPU);
+  run_leaky_relu(out, {self}, {negative_slope},
+                 compute_dtype_leaky_relu(self.shape(), negative_slope));
+  return out;
+}
+
+// mish(Tensor self) -> Tensor
+Tensor mish(const Tensor& self) {
+  std::vector<Shape> shapes = compute_shape_mish(self.shape());
+  Tensor out = empty(shapes[0].sizes, shapes[0].dtype, kCPU);
+  run_mish(out, {self}, {}, compute_dtype_mish(self.shape()));
+  return out;
+}
+
+// mish_backward(Tensor grad_output, Tensor self) -> Tensor
+Tensor mish_backward(const Tensor& grad_output, const Tensor& self) {
+  std::vector<Shape> shapes = compute_shape_mish_backward(grad_output.shape(), self.shape());
+  Tensor out = empty(shapes[0].sizes, shapes[0].dtype, kCPU);
+  run_mish_backward(out, {grad_output, self}, {},
+                    compute_dtype_mish_backward(grad_output.shape(), self.shape()));
+  return out;
+}
+
+// hardsigmoid(Tensor self) -> Tensor
+Tensor hardsigmoid(const Tensor& self) {
+  std::vector<Shape> shapes = compute_shape_hardsigmoid(self.shape());
+  Tensor out = empty(shapes[0].sizes, shapes[0].dtype, kCPU);
+  run_hardsigmoid(out, {self}, {}, compute_dtype_hardsigmoid(self.shape()));
+  return out;
+}
+
+// hardsigmoid_backward(Tensor grad_output, Tensor self) -> Tensor
+Tensor hardsigmoid_backward(const Tensor& grad_output, const Tensor& self) {
+  std::vector<Shape> shapes = compute_shape_hardsigmoid_backward(grad_output.shape(), self.shape());
+  Tensor out = empty(shapes[0].sizes, shapes[0].dtype, kCPU);
+  run_hardsigmoid_backward(out, {grad_output, self}, {},
+                           compute_dtype_hardsigmoid_backward(grad_output.shape(), self.shape()));
   return out;
 }
 

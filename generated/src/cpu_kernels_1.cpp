@@ -65,6 +65,87 @@ DType compute_dtype_eq_tensor(const Shape& self, const Shape& other) {
   return shape_rules::result_type({&self, &other}, {});
 }
 
+// ne.Scalar(Tensor self, Scalar other) -> Tensor
+DType compute_dtype_ne_scalar(const Shape& self, const Scalar& other) {
+  return shape_rules::result_type({&self}, {&other});
+}
+
+// addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
+DType compute_dtype_addcmul(const Shape& self, const Shape& tensor1, const Shape& tensor2,
+                            const Scalar& value) {
+  return shape_rules::result_type({&self, &tensor1, &tensor2}, {});
+}
+
+// lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor
+DType compute_dtype_lerp_scalar(const Shape& self, const Shape& end, const Scalar& weight) {
+  return shape_rules::result_type({&self, &end}, {});
+}
+
+// pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor
+DType compute_dtype_pow_tensor_tensor(const Shape& self, const Shape& exponent) {
+  return shape_rules::result_type({&self, &exponent}, {});
+}
+
+// remainder.Scalar(Tensor self, Scalar other) -> Tensor
+DType compute_dtype_remainder_scalar(const Shape& self, const Scalar& other) {
+  return shape_rules::result_type({&self}, {&other});
+}
+
+// fmod.Tensor(Tensor self, Tensor other) -> Tensor
+DType compute_dtype_fmod_tensor(const Shape& self, const Shape& other) {
+  return shape_rules::result_type({&self, &other}, {});
+}
+
+// clamp_max(Tensor self, Scalar max) -> Tensor
+DType compute_dtype_clamp_max(const Shape& self, const Scalar& max) {
+  return shape_rules::result_type({&self}, {&max});
+}
+
+// sin(Tensor self) -> Tensor
+DType compute_dtype_sin(const Shape& self) {
+  return to_floating(shape_rules::result_type({&self}, {}));
+}
+
+// erfc(Tensor self) -> Tensor
+DType compute_dtype_erfc(const Shape& self) {
+  return to_floating(shape_rules::result_type({&self}, {}));
+}
+
+// log2(Tensor self) -> Tensor
+DType compute_dtype_log2(const Shape& self) {
+  return to_floating(shape_rules::result_type({&self}, {}));
+}
+
+// floor(Tensor self) -> Tensor
+DType compute_dtype_floor(const Shape& self) {
+  return shape_rules::result_type({&self}, {});
+}
+
+// trunc(Tensor self) -> Tensor
+DType compute_dtype_trunc(const Shape& self) {
+  return shape_rules::result_type({&self}, {});
+}
+
+// frac(Tensor self) -> Tensor
+DType compute_dtype_frac(const Shape& self) {
+  return shape_rules::result_type({&self}, {});
+}
+
+// sigmoid_backward(Tensor grad_output, Tensor output) -> Tensor
+DType compute_dtype_sigmoid_backward(const Shape& grad_output, const Shape& output) {
+  return shape_rules::result_type({&grad_output, &output}, {});
+}
+
+// hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor
+DType compute_dtype_hardtanh(const Shape& self, const Scalar& min_val, const Scalar& max_val) {
+  return shape_rules::result_type({&self}, {});
+}
+
+// softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor
+DType compute_dtype_softplus(const Shape& self, const Scalar& beta, const Scalar& threshold) {
+  return shape_rules::result_type({&self}, {});
+}
+
 // masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor
 DType compute_dtype_masked_fill_scalar(const Shape& self, const Shape& mask, const Scalar& value) {
   return shape_rules::result_type({&self, &mask}, {});
@@ -128,6 +209,102 @@ void run_copy_inplace(const Tensor& out, std::initializer_list<Tensor> inputs,
 void run_eq_tensor(const Tensor& out, std::initializer_list<Tensor> inputs,
                    std::initializer_list<Scalar> scalars, DType compute) {
   run_pointwise<kernels::EqTensor>("eq.Tensor", out, inputs, scalars, compute);
+}
+
+// ne.Scalar(Tensor self, Scalar other) -> Tensor
+void run_ne_scalar(const Tensor& out, std::initializer_list<Tensor> inputs,
+                   std::initializer_list<Scalar> scalars, DType compute) {
+  run_pointwise<kernels::NeScalar>("ne.Scalar", out, inputs, scalars, compute);
+}
+
+// addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
+void run_addcmul(const Tensor& out, std::initializer_list<Tensor> inputs,
+                 std::initializer_list<Scalar> scalars, DType compute) {
+  run_pointwise<kernels::Addcmul>("addcmul", out, inputs, scalars, compute);
+}
+
+// lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor
+void run_lerp_scalar(const Tensor& out, std::initializer_list<Tensor> inputs,
+                     std::initializer_list<Scalar> scalars, DType compute) {
+  run_pointwise<kernels::LerpScalar>("lerp.Scalar", out, inputs, scalars, compute);
+}
+
+// pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor
+void run_pow_tensor_tensor(const Tensor& out, std::initializer_list<Tensor> inputs,
+                           std::initializer_list<Scalar> scalars, DType compute) {
+  run_pointwise<kernels::PowTensorTensor>("pow.Tensor_Tensor", out, inputs, scalars, compute);
+}
+
+// remainder.Scalar(Tensor self, Scalar other) -> Tensor
+void run_remainder_scalar(const Tensor& out, std::initializer_list<Tensor> inputs,
+                          std::initializer_list<Scalar> scalars, DType compute) {
+  run_pointwise<kernels::RemainderScalar>("remainder.Scalar", out, inputs, scalars, compute);
+}
+
+// fmod.Tensor(Tensor self, Tensor other) -> Tensor
+void run_fmod_tensor(const Tensor& out, std::initializer_list<Tensor> inputs,
+                     std::initializer_list<Scalar> scalars, DType compute) {
+  run_pointwise<kernels::FmodTensor>("fmod.Tensor", out, inputs, scalars, compute);
+}
+
+// clamp_max(Tensor self, Scalar max) -> Tensor
+void run_clamp_max(const Tensor& out, std::initializer_list<Tensor> inputs,
+                   std::initializer_list<Scalar> scalars, DType compute) {
+  run_pointwise<kernels::ClampMax>("clamp_max", out, inputs, scalars, compute);
+}
+
+// sin(Tensor self) -> Tensor
+void run_sin(const Tensor& out, std::initializer_list<Tensor> inputs,
+             std::initializer_list<Scalar> scalars, DType compute) {
+  run_pointwise<kernels::Sin>("sin", out, inputs, scalars, compute);
+}
+
+// erfc(Tensor self) -> Tensor
+void run_erfc(const Tensor& out, std::initializer_list<Tensor> inputs,
+              std::initializer_list<Scalar> scalars, DType compute) {
+  run_pointwise<kernels::Erfc>("erfc", out, inputs, scalars, compute);
+}
+
+// log2(Tensor self) -> Tensor
+void run_log2(const Tensor& out, std::initializer_list<Tensor> inputs,
+              std::initializer_list<Scalar> scalars, DType compute) {
+  run_pointwise<kernels::Log2>("log2", out, inputs, scalars, compute);
+}
+
+// floor(Tensor self) -> Tensor
+void run_floor(const Tensor& out, std::initializer_list<Tensor> inputs,
+               std::initializer_list<Scalar> scalars, DType compute) {
+  run_pointwise<kernels::Floor>("floor", out, inputs, scalars, compute);
+}
+
+// trunc(Tensor self) -> Tensor
+void run_trunc(const Tensor& out, std::initializer_list<Tensor> inputs,
+               std::initializer_list<Scalar> scalars, DType compute) {
+  run_pointwise<kernels::Trunc>("trunc", out, inputs, scalars, compute);
+}
+
+// frac(Tensor self) -> Tensor
+void run_frac(const Tensor& out, std::initializer_list<Tensor> inputs,
+              std::initializer_list<Scalar> scalars, DType compute) {
+  run_pointwise<kernels::Frac>("frac", out, inputs, scalars, compute);
+}
+
+// sigmoid_backward(Tensor grad_output, Tensor output) -> Tensor
+void run_sigmoid_backward(const Tensor& out, std::initializer_list<Tensor> inputs,
+                          std::initializer_list<Scalar> scalars, DType compute) {
+  run_pointwise<kernels::SigmoidBackward>("sigmoid_backward", out, inputs, scalars, compute);
+}
+
+// hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor
+void run_hardtanh(const Tensor& out, std::initializer_list<Tensor> inputs,
+                  std::initializer_list<Scalar> scalars, DType compute) {
+  run_pointwise<kernels::Hardtanh>("hardtanh", out, inputs, scalars, compute);
+}
+
+// softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor
+void run_softplus(const Tensor& out, std::initializer_list<Tensor> inputs,
+                  std::initializer_list<Scalar> scalars, DType compute) {
+  run_pointwise<kernels::Softplus>("softplus", out, inputs, scalars, compute);
 }
 
 // masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor
@@ -215,6 +392,142 @@ Tensor eq_tensor(const Tensor& self, const Tensor& other) {
   std::vector<Shape> shapes = compute_shape_eq_tensor(self.shape(), other.shape());
   Tensor out = empty(shapes[0].sizes, shapes[0].dtype, kCPU);
   run_eq_tensor(out, {self, other}, {}, compute_dtype_eq_tensor(self.shape(), other.shape()));
+  return out;
+}
+
+// ne.Scalar(Tensor self, Scalar other) -> Tensor
+Tensor ne_scalar(const Tensor& self, const Scalar& other) {
+  std::vector<Shape> shapes = compute_shape_ne_scalar(self.shape(), other);
+  Tensor out = empty(shapes[0].sizes, shapes[0].dtype, kCPU);
+  run_ne_scalar(out, {self}, {other}, compute_dtype_ne_scalar(self.shape(), other));
+  return out;
+}
+
+// addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
+Tensor addcmul(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2,
+               const Scalar& value) {
+  std::vector<Shape> shapes =
+      compute_shape_addcmul(self.shape(), tensor1.shape(), tensor2.shape(), value);
+  Tensor out = empty(shapes[0].sizes, shapes[0].dtype, kCPU);
+  run_addcmul(out, {self, tensor1, tensor2}, {value},
+              compute_dtype_addcmul(self.shape(), tensor1.shape(), tensor2.shape(), value));
+  return out;
+}
+
+// lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor
+Tensor lerp_scalar(const Tensor& self, const Tensor& end, const Scalar& weight) {
+  std::vector<Shape> shapes = compute_shape_lerp_scalar(self.shape(), end.shape(), weight);
+  Tensor out = empty(shapes[0].sizes, shapes[0].dtype, kCPU);
+  run_lerp_scalar(out, {self, end}, {weight},
+                  compute_dtype_lerp_scalar(self.shape(), end.shape(), weight));
+  return out;
+}
+
+// pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor
+Tensor pow_tensor_tensor(const Tensor& self, const Tensor& exponent) {
+  std::vector<Shape> shapes = compute_shape_pow_tensor_tensor(self.shape(), exponent.shape());
+  Tensor out = empty(shapes[0].sizes, shapes[0].dtype, kCPU);
+  run_pow_tensor_tensor(out, {self, exponent}, {},
+                        compute_dtype_pow_tensor_tensor(self.shape(), exponent.shape()));
+  return out;
+}
+
+// remainder.Scalar(Tensor self, Scalar other) -> Tensor
+Tensor remainder_scalar(const Tensor& self, const Scalar& other) {
+  std::vector<Shape> shapes = compute_shape_remainder_scalar(self.shape(), other);
+  Tensor out = empty(shapes[0].sizes, shapes[0].dtype, kCPU);
+  run_remainder_scalar(out, {self}, {other}, compute_dtype_remainder_scalar(self.shape(), other));
+  return out;
+}
+
+// fmod.Tensor(Tensor self, Tensor other) -> Tensor
+Tensor fmod_tensor(const Tensor& self, const Tensor& other) {
+  std::vector<Shape> shapes = compute_shape_fmod_tensor(self.shape(), other.shape());
+  Tensor out = empty(shapes[0].sizes, shapes[0].dtype, kCPU);
+  run_fmod_tensor(out, {self, other}, {}, compute_dtype_fmod_tensor(self.shape(), other.shape()));
+  return out;
+}
+
+// clamp_max(Tensor self, Scalar max) -> Tensor
+Tensor clamp_max(const Tensor& self, const Scalar& max) {
+  std::vector<Shape> shapes = compute_shape_clamp_max(self.shape(), max);
+  Tensor out = empty(shapes[0].sizes, shapes[0].dtype, kCPU);
+  run_clamp_max(out, {self}, {max}, compute_dtype_clamp_max(self.shape(), max));
+  return out;
+}
+
+// sin(Tensor self) -> Tensor
+Tensor sin(const Tensor& self) {
+  std::vector<Shape> shapes = compute_shape_sin(self.shape());
+  Tensor out = empty(shapes[0].sizes, shapes[0].dtype, kCPU);
+  run_sin(out, {self}, {}, compute_dtype_sin(self.shape()));
+  return out;
+}
+
+// erfc(Tensor self) -> Tensor
+Tensor erfc(const Tensor& self) {
+  std::vector<Shape> shapes = compute_shape_erfc(self.shape());
+  Tensor out = empty(shapes[0].sizes, shapes[0].dtype, kCPU);
+  run_erfc(out, {self}, {}, compute_dtype_erfc(self.shape()));
+  return out;
+}
+
+// log2(Tensor self) -> Tensor
+Tensor log2(const Tensor& self) {
+  std::vector<Shape> shapes = compute_shape_log2(self.shape());
+  Tensor out = empty(shapes[0].sizes, shapes[0].dtype, kCPU);
+  run_log2(out, {self}, {}, compute_dtype_log2(self.shape()));
+  return out;
+}
+
+// floor(Tensor self) -> Tensor
+Tensor floor(const Tensor& self) {
+  std::vector<Shape> shapes = compute_shape_floor(self.shape());
+  Tensor out = empty(shapes[0].sizes, shapes[0].dtype, kCPU);
+  run_floor(out, {self}, {}, compute_dtype_floor(self.shape()));
+  return out;
+}
+
+// trunc(Tensor self) -> Tensor
+Tensor trunc(const Tensor& self) {
+  std::vector<Shape> shapes = compute_shape_trunc(self.shape());
+  Tensor out = empty(shapes[0].sizes, shapes[0].dtype, kCPU);
+  run_trunc(out, {self}, {}, compute_dtype_trunc(self.shape()));
+  return out;
+}
+
+// frac(Tensor self) -> Tensor
+Tensor frac(const Tensor& self) {
+  std::vector<Shape> shapes = compute_shape_frac(self.shape());
+  Tensor out = empty(shapes[0].sizes, shapes[0].dtype, kCPU);
+  run_frac(out, {self}, {}, compute_dtype_frac(self.shape()));
+  return out;
+}
+
+// sigmoid_backward(Tensor grad_output, Tensor output) -> Tensor
+Tensor sigmoid_backward(const Tensor& grad_output, const Tensor& output) {
+  std::vector<Shape> shapes = compute_shape_sigmoid_backward(grad_output.shape(), output.shape());
+  Tensor out = empty(shapes[0].sizes, shapes[0].dtype, kCPU);
+  run_sigmoid_backward(out, {grad_output, output}, {},
+                       compute_dtype_sigmoid_backward(grad_output.shape(), output.shape()));
+  return out;
+}
+
+// hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor
+Tensor hardtanh(const Tensor& self, const Scalar& min_val, const Scalar& max_val) {
+  std::vector<Shape> shapes = compute_shape_hardtanh(self.shape(), min_val, max_val);
+  Tensor out = empty(shapes[0].sizes, shapes[0].dtype, kCPU);
+  run_hardtanh(out, {self}, {min_val, max_val},
+               compute_dtype_hardtanh(self.shape(), min_val, max_val));
+  return out;
+}
+
+// softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor
+Tensor softplus(const Tensor& self, const Scalar& beta, const Scalar& threshold) {
+  std::vector<Shape> shapes = compute_shape_softplus(self.shape(), beta, threshold);
+  Tensor out = empty(shapes[0].sizes, shapes[0].dtype, kCPU);
+  run_softplus(out, {self}, {beta, threshold},
+               compute_dtype_softplus(self.shape(), beta, threshold));
   return out;
 }
 

@@ -49,6 +49,91 @@ DType compute_dtype_gt_tensor(const Shape& self, const Shape& other) {
   return shape_rules::result_type({&self, &other}, {});
 }
 
+// lt.Scalar(Tensor self, Scalar other) -> Tensor
+DType compute_dtype_lt_scalar(const Shape& self, const Scalar& other) {
+  return shape_rules::result_type({&self}, {&other});
+}
+
+// ge.Scalar(Tensor self, Scalar other) -> Tensor
+DType compute_dtype_ge_scalar(const Shape& self, const Scalar& other) {
+  return shape_rules::result_type({&self}, {&other});
+}
+
+// rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
+DType compute_dtype_rsub_scalar(const Shape& self, const Scalar& other, const Scalar& alpha) {
+  return shape_rules::result_type({&self}, {&other});
+}
+
+// asinh(Tensor self) -> Tensor
+DType compute_dtype_asinh(const Shape& self) {
+  return to_floating(shape_rules::result_type({&self}, {}));
+}
+
+// expm1(Tensor self) -> Tensor
+DType compute_dtype_expm1(const Shape& self) {
+  return to_floating(shape_rules::result_type({&self}, {}));
+}
+
+// exp2(Tensor self) -> Tensor
+DType compute_dtype_exp2(const Shape& self) {
+  return to_floating(shape_rules::result_type({&self}, {}));
+}
+
+// isnan(Tensor self) -> Tensor
+DType compute_dtype_isnan(const Shape& self) {
+  return shape_rules::result_type({&self}, {});
+}
+
+// logical_not(Tensor self) -> Tensor
+DType compute_dtype_logical_not(const Shape& self) {
+  return shape_rules::result_type({&self}, {});
+}
+
+// logical_and(Tensor self, Tensor other) -> Tensor
+DType compute_dtype_logical_and(const Shape& self, const Shape& other) {
+  return shape_rules::result_type({&self, &other}, {});
+}
+
+// logical_xor(Tensor self, Tensor other) -> Tensor
+DType compute_dtype_logical_xor(const Shape& self, const Shape& other) {
+  return shape_rules::result_type({&self, &other}, {});
+}
+
+// bitwise_not(Tensor self) -> Tensor
+DType compute_dtype_bitwise_not(const Shape& self) {
+  return shape_rules::result_type({&self}, {});
+}
+
+// bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor
+DType compute_dtype_bitwise_and_tensor(const Shape& self, const Shape& other) {
+  return shape_rules::result_type({&self, &other}, {});
+}
+
+// bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor
+DType compute_dtype_bitwise_xor_tensor(const Shape& self, const Shape& other) {
+  return shape_rules::result_type({&self, &other}, {});
+}
+
+// silu(Tensor self) -> Tensor
+DType compute_dtype_silu(const Shape& self) {
+  return to_floating(shape_rules::result_type({&self}, {}));
+}
+
+// silu_backward(Tensor grad_output, Tensor self) -> Tensor
+DType compute_dtype_silu_backward(const Shape& grad_output, const Shape& self) {
+  return shape_rules::result_type({&grad_output, &self}, {});
+}
+
+// hardswish(Tensor self) -> Tensor
+DType compute_dtype_hardswish(const Shape& self) {
+  return to_floating(shape_rules::result_type({&self}, {}));
+}
+
+// hardswish_backward(Tensor grad_output, Tensor self) -> Tensor
+DType compute_dtype_hardswish_backward(const Shape& grad_output, const Shape& self) {
+  return shape_rules::result_type({&grad_output, &self}, {});
+}
+
 // sqrt_(Tensor(a!) self) -> Tensor(a!)
 DType compute_dtype_sqrt_inplace(const Shape& self) {
   return to_floating(shape_rules::result_type({&self}, {}));
@@ -99,6 +184,108 @@ void run_le_tensor(const Tensor& out, std::initializer_list<Tensor> inputs,
 void run_gt_tensor(const Tensor& out, std::initializer_list<Tensor> inputs,
                    std::initializer_list<Scalar> scalars, DType compute) {
   run_pointwise<kernels::GtTensor>("gt.Tensor", out, inputs, scalars, compute);
+}
+
+// lt.Scalar(Tensor self, Scalar other) -> Tensor
+void run_lt_scalar(const Tensor& out, std::initializer_list<Tensor> inputs,
+                   std::initializer_list<Scalar> scalars, DType compute) {
+  run_pointwise<kernels::LtScalar>("lt.Scalar", out, inputs, scalars, compute);
+}
+
+// ge.Scalar(Tensor self, Scalar other) -> Tensor
+void run_ge_scalar(const Tensor& out, std::initializer_list<Tensor> inputs,
+                   std::initializer_list<Scalar> scalars, DType compute) {
+  run_pointwise<kernels::GeScalar>("ge.Scalar", out, inputs, scalars, compute);
+}
+
+// rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
+void run_rsub_scalar(const Tensor& out, std::initializer_list<Tensor> inputs,
+                     std::initializer_list<Scalar> scalars, DType compute) {
+  run_pointwise<kernels::RsubScalar>("rsub.Scalar", out, inputs, scalars, compute);
+}
+
+// asinh(Tensor self) -> Tensor
+void run_asinh(const Tensor& out, std::initializer_list<Tensor> inputs,
+               std::initializer_list<Scalar> scalars, DType compute) {
+  run_pointwise<kernels::Asinh>("asinh", out, inputs, scalars, compute);
+}
+
+// expm1(Tensor self) -> Tensor
+void run_expm1(const Tensor& out, std::initializer_list<Tensor> inputs,
+               std::initializer_list<Scalar> scalars, DType compute) {
+  run_pointwise<kernels::Expm1>("expm1", out, inputs, scalars, compute);
+}
+
+// exp2(Tensor self) -> Tensor
+void run_exp2(const Tensor& out, std::initializer_list<Tensor> inputs,
+              std::initializer_list<Scalar> scalars, DType compute) {
+  run_pointwise<kernels::Exp2>("exp2", out, inputs, scalars, compute);
+}
+
+// isnan(Tensor self) -> Tensor
+void run_isnan(const Tensor& out, std::initializer_list<Tensor> inputs,
+               std::initializer_list<Scalar> scalars, DType compute) {
+  run_pointwise<kernels::Isnan>("isnan", out, inputs, scalars, compute);
+}
+
+// logical_not(Tensor self) -> Tensor
+void run_logical_not(const Tensor& out, std::initializer_list<Tensor> inputs,
+                     std::initializer_list<Scalar> scalars, DType compute) {
+  run_pointwise<kernels::LogicalNot>("logical_not", out, inputs, scalars, compute);
+}
+
+// logical_and(Tensor self, Tensor other) -> Tensor
+void run_logical_and(const Tensor& out, std::initializer_list<Tensor> inputs,
+                     std::initializer_list<Scalar> scalars, DType compute) {
+  run_pointwise<kernels::LogicalAnd>("logical_and", out, inputs, scalars, compute);
+}
+
+// logical_xor(Tensor self, Tensor other) -> Tensor
+void run_logical_xor(const Tensor& out, std::initializer_list<Tensor> inputs,
+                     std::initializer_list<Scalar> scalars, DType compute) {
+  run_pointwise<kernels::LogicalXor>("logical_xor", out, inputs, scalars, compute);
+}
+
+// bitwise_not(Tensor self) -> Tensor
+void run_bitwise_not(const Tensor& out, std::initializer_list<Tensor> inputs,
+                     std::initializer_list<Scalar> scalars, DType compute) {
+  run_pointwise<kernels::BitwiseNot>("bitwise_not", out, inputs, scalars, compute);
+}
+
+// bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor
+void run_bitwise_and_tensor(const Tensor& out, std::initializer_list<Tensor> inputs,
+                            std::initializer_list<Scalar> scalars, DType compute) {
+  run_pointwise<kernels::BitwiseAndTensor>("bitwise_and.Tensor", out, inputs, scalars, compute);
+}
+
+// bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor
+void run_bitwise_xor_tensor(const Tensor& out, std::initializer_list<Tensor> inputs,
+                            std::initializer_list<Scalar> scalars, DType compute) {
+  run_pointwise<kernels::BitwiseXorTensor>("bitwise_xor.Tensor", out, inputs, scalars, compute);
+}
+
+// silu(Tensor self) -> Tensor
+void run_silu(const Tensor& out, std::initializer_list<Tensor> inputs,
+              std::initializer_list<Scalar> scalars, DType compute) {
+  run_pointwise<kernels::Silu>("silu", out, inputs, scalars, compute);
+}
+
+// silu_backward(Tensor grad_output, Tensor self) -> Tensor
+void run_silu_backward(const Tensor& out, std::initializer_list<Tensor> inputs,
+                       std::initializer_list<Scalar> scalars, DType compute) {
+  run_pointwise<kernels::SiluBackward>("silu_backward", out, inputs, scalars, compute);
+}
+
+// hardswish(Tensor self) -> Tensor
+void run_hardswish(const Tensor& out, std::initializer_list<Tensor> inputs,
+                   std::initializer_list<Scalar> scalars, DType compute) {
+  run_pointwise<kernels::Hardswish>("hardswish", out, inputs, scalars, compute);
+}
+
+// hardswish_backward(Tensor grad_output, Tensor self) -> Tensor
+void run_hardswish_backward(const Tensor& out, std::initializer_list<Tensor> inputs,
+                            std::initializer_list<Scalar> scalars, DType compute) {
+  run_pointwise<kernels::HardswishBackward>("hardswish_backward", out, inputs, scalars, compute);
 }
 
 // sqrt_(Tensor(a!) self) -> Tensor(a!)
@@ -163,6 +350,147 @@ Tensor gt_tensor(const Tensor& self, const Tensor& other) {
   std::vector<Shape> shapes = compute_shape_gt_tensor(self.shape(), other.shape());
   Tensor out = empty(shapes[0].sizes, shapes[0].dtype, kCPU);
   run_gt_tensor(out, {self, other}, {}, compute_dtype_gt_tensor(self.shape(), other.shape()));
+  return out;
+}
+
+// lt.Scalar(Tensor self, Scalar other) -> Tensor
+Tensor lt_scalar(const Tensor& self, const Scalar& other) {
+  std::vector<Shape> shapes = compute_shape_lt_scalar(self.shape(), other);
+  Tensor out = empty(shapes[0].sizes, shapes[0].dtype, kCPU);
+  run_lt_scalar(out, {self}, {other}, compute_dtype_lt_scalar(self.shape(), other));
+  return out;
+}
+
+// ge.Scalar(Tensor self, Scalar other) -> Tensor
+Tensor ge_scalar(const Tensor& self, const Scalar& other) {
+  std::vector<Shape> shapes = compute_shape_ge_scalar(self.shape(), other);
+  Tensor out = empty(shapes[0].sizes, shapes[0].dtype, kCPU);
+  run_ge_scalar(out, {self}, {other}, compute_dtype_ge_scalar(self.shape(), other));
+  return out;
+}
+
+// rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
+Tensor rsub_scalar(const Tensor& self, const Scalar& other, const Scalar& alpha) {
+  std::vector<Shape> shapes = compute_shape_rsub_scalar(self.shape(), other, alpha);
+  Tensor out = empty(shapes[0].sizes, shapes[0].dtype, kCPU);
+  run_rsub_scalar(out, {self}, {other, alpha},
+                  compute_dtype_rsub_scalar(self.shape(), other, alpha));
+  return out;
+}
+
+// asinh(Tensor self) -> Tensor
+Tensor asinh(const Tensor& self) {
+  std::vector<Shape> shapes = compute_shape_asinh(self.shape());
+  Tensor out = empty(shapes[0].sizes, shapes[0].dtype, kCPU);
+  run_asinh(out, {self}, {}, compute_dtype_asinh(self.shape()));
+  return out;
+}
+
+// expm1(Tensor self) -> Tensor
+Tensor expm1(const Tensor& self) {
+  std::vector<Shape> shapes = compute_shape_expm1(self.shape());
+  Tensor out = empty(shapes[0].sizes, shapes[0].dtype, kCPU);
+  run_expm1(out, {self}, {}, compute_dtype_expm1(self.shape()));
+  return out;
+}
+
+// exp2(Tensor self) -> Tensor
+Tensor exp2(const Tensor& self) {
+  std::vector<Shape> shapes = compute_shape_exp2(self.shape());
+  Tensor out = empty(shapes[0].sizes, shapes[0].dtype, kCPU);
+  run_exp2(out, {self}, {}, compute_dtype_exp2(self.shape()));
+  return out;
+}
+
+// isnan(Tensor self) -> Tensor
+Tensor isnan(const Tensor& self) {
+  std::vector<Shape> shapes = compute_shape_isnan(self.shape());
+  Tensor out = empty(shapes[0].sizes, shapes[0].dtype, kCPU);
+  run_isnan(out, {self}, {}, compute_dtype_isnan(self.shape()));
+  return out;
+}
+
+// logical_not(Tensor self) -> Tensor
+Tensor logical_not(const Tensor& self) {
+  std::vector<Shape> shapes = compute_shape_logical_not(self.shape());
+  Tensor out = empty(shapes[0].sizes, shapes[0].dtype, kCPU);
+  run_logical_not(out, {self}, {}, compute_dtype_logical_not(self.shape()));
+  return out;
+}
+
+// logical_and(Tensor self, Tensor other) -> Tensor
+Tensor logical_and(const Tensor& self, const Tensor& other) {
+  std::vector<Shape> shapes = compute_shape_logical_and(self.shape(), other.shape());
+  Tensor out = empty(shapes[0].sizes, shapes[0].dtype, kCPU);
+  run_logical_and(out, {self, other}, {}, compute_dtype_logical_and(self.shape(), other.shape()));
+  return out;
+}
+
+// logical_xor(Tensor self, Tensor other) -> Tensor
+Tensor logical_xor(const Tensor& self, const Tensor& other) {
+  std::vector<Shape> shapes = compute_shape_logical_xor(self.shape(), other.shape());
+  Tensor out = empty(shapes[0].sizes, shapes[0].dtype, kCPU);
+  run_logical_xor(out, {self, other}, {}, compute_dtype_logical_xor(self.shape(), other.shape()));
+  return out;
+}
+
+// bitwise_not(Tensor self) -> Tensor
+Tensor bitwise_not(const Tensor& self) {
+  std::vector<Shape> shapes = compute_shape_bitwise_not(self.shape());
+  Tensor out = empty(shapes[0].sizes, shapes[0].dtype, kCPU);
+  run_bitwise_not(out, {self}, {}, compute_dtype_bitwise_not(self.shape()));
+  return out;
+}
+
+// bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor
+Tensor bitwise_and_tensor(const Tensor& self, const Tensor& other) {
+  std::vector<Shape> shapes = compute_shape_bitwise_and_tensor(self.shape(), other.shape());
+  Tensor out = empty(shapes[0].sizes, shapes[0].dtype, kCPU);
+  run_bitwise_and_tensor(out, {self, other}, {},
+                         compute_dtype_bitwise_and_tensor(self.shape(), other.shape()));
+  return out;
+}
+
+// bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor
+Tensor bitwise_xor_tensor(const Tensor& self, const Tensor& other) {
+  std::vector<Shape> shapes = compute_shape_bitwise_xor_tensor(self.shape(), other.shape());
+  Tensor out = empty(shapes[0].sizes, shapes[0].dtype, kCPU);
+  run_bitwise_xor_tensor(out, {self, other}, {},
+                         compute_dtype_bitwise_xor_tensor(self.shape(), other.shape()));
+  return out;
+}
+
+// silu(Tensor self) -> Tensor
+Tensor silu(const Tensor& self) {
+  std::vector<Shape> shapes = compute_shape_silu(self.shape());
+  Tensor out = empty(shapes[0].sizes, shapes[0].dtype, kCPU);
+  run_silu(out, {self}, {}, compute_dtype_silu(self.shape()));
+  return out;
+}
+
+// silu_backward(Tensor grad_output, Tensor self) -> Tensor
+Tensor silu_backward(const Tensor& grad_output, const Tensor& self) {
+  std::vector<Shape> shapes = compute_shape_silu_backward(grad_output.shape(), self.shape());
+  Tensor out = empty(shapes[0].sizes, shapes[0].dtype, kCPU);
+  run_silu_backward(out, {grad_output, self}, {},
+                    compute_dtype_silu_backward(grad_output.shape(), self.shape()));
+  return out;
+}
+
+// hardswish(Tensor self) -> Tensor
+Tensor hardswish(const Tensor& self) {
+  std::vector<Shape> shapes = compute_shape_hardswish(self.shape());
+  Tensor out = empty(shapes[0].sizes, shapes[0].dtype, kCPU);
+  run_hardswish(out, {self}, {}, compute_dtype_hardswish(self.shape()));
+  return out;
+}
+
+// hardswish_backward(Tensor grad_output, Tensor self) -> Tensor
+Tensor hardswish_backward(const Tensor& grad_output, const Tensor& self) {
+  std::vector<Shape> shapes = compute_shape_hardswish_backward(grad_output.shape(), self.shape());
+  Tensor out = empty(shapes[0].sizes, shapes[0].dtype, kCPU);
+  run_hardswish_backward(out, {grad_output, self}, {},
+                         compute_dtype_hardswish_backward(grad_output.shape(), self.shape()));
   return out;
 }
 

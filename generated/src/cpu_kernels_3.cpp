@@ -79,9 +79,67 @@ DType compute_dtype_gt_scalar(const Shape& self, const Scalar& other) {
   return shape_rules::result_type({&self}, {&other});
 }
 
+// le.Scalar(Tensor self, Scalar other) -> Tensor
+DType compute_dtype_le_scalar(const Shape& self, const Scalar& other) {
+  return shape_rules::result_type({&self}, {&other});
+}
+
 // where.self(Tensor condition, Tensor self, Tensor other) -> Tensor
 DType compute_dtype_where_self(const Shape& condition, const Shape& self, const Shape& other) {
   return shape_rules::result_type({&condition, &self, &other}, {});
+}
+
+// rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
+DType compute_dtype_rsub_tensor(const Shape& self, const Shape& other, const Scalar& alpha) {
+  return shape_rules::result_type({&self, &other}, {});
+}
+
+// atan2(Tensor self, Tensor other) -> Tensor
+DType compute_dtype_atan2(const Shape& self, const Shape& other) {
+  return to_floating(shape_rules::result_type({&self, &other}, {}));
+}
+
+// clamp_min(Tensor self, Scalar min) -> Tensor
+DType compute_dtype_clamp_min(const Shape& self, const Scalar& min) {
+  return shape_rules::result_type({&self}, {&min});
+}
+
+// atan(Tensor self) -> Tensor
+DType compute_dtype_atan(const Shape& self) {
+  return to_floating(shape_rules::result_type({&self}, {}));
+}
+
+// sinh(Tensor self) -> Tensor
+DType compute_dtype_sinh(const Shape& self) {
+  return to_floating(shape_rules::result_type({&self}, {}));
+}
+
+// round(Tensor self) -> Tensor
+DType compute_dtype_round(const Shape& self) {
+  return shape_rules::result_type({&self}, {});
+}
+
+// sgn(Tensor self) -> Tensor
+DType compute_dtype_sgn(const Shape& self) {
+  return shape_rules::result_type({&self}, {});
+}
+
+// elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor
+DType compute_dtype_elu(const Shape& self, const Scalar& alpha, const Scalar& scale,
+                        const Scalar& input_scale) {
+  return shape_rules::result_type({&self}, {});
+}
+
+// hardtanh_backward(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val) -> Tensor
+DType compute_dtype_hardtanh_backward(const Shape& grad_output, const Shape& self,
+                                      const Scalar& min_val, const Scalar& max_val) {
+  return shape_rules::result_type({&grad_output, &self}, {});
+}
+
+// softplus_backward(Tensor grad_output, Tensor self, Scalar beta, Scalar threshold) -> Tensor
+DType compute_dtype_softplus_backward(const Shape& grad_output, const Shape& self,
+                                      const Scalar& beta, const Scalar& threshold) {
+  return shape_rules::result_type({&grad_output, &self}, {});
 }
 
 // div_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
@@ -167,10 +225,76 @@ void run_gt_scalar(const Tensor& out, std::initializer_list<Tensor> inputs,
   run_pointwise<kernels::GtScalar>("gt.Scalar", out, inputs, scalars, compute);
 }
 
+// le.Scalar(Tensor self, Scalar other) -> Tensor
+void run_le_scalar(const Tensor& out, std::initializer_list<Tensor> inputs,
+                   std::initializer_list<Scalar> scalars, DType compute) {
+  run_pointwise<kernels::LeScalar>("le.Scalar", out, inputs, scalars, compute);
+}
+
 // where.self(Tensor condition, Tensor self, Tensor other) -> Tensor
 void run_where_self(const Tensor& out, std::initializer_list<Tensor> inputs,
                     std::initializer_list<Scalar> scalars, DType compute) {
   run_pointwise<kernels::WhereSelf>("where.self", out, inputs, scalars, compute);
+}
+
+// rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
+void run_rsub_tensor(const Tensor& out, std::initializer_list<Tensor> inputs,
+                     std::initializer_list<Scalar> scalars, DType compute) {
+  run_pointwise<kernels::RsubTensor>("rsub.Tensor", out, inputs, scalars, compute);
+}
+
+// atan2(Tensor self, Tensor other) -> Tensor
+void run_atan2(const Tensor& out, std::initializer_list<Tensor> inputs,
+               std::initializer_list<Scalar> scalars, DType compute) {
+  run_pointwise<kernels::Atan2>("atan2", out, inputs, scalars, compute);
+}
+
+// clamp_min(Tensor self, Scalar min) -> Tensor
+void run_clamp_min(const Tensor& out, std::initializer_list<Tensor> inputs,
+                   std::initializer_list<Scalar> scalars, DType compute) {
+  run_pointwise<kernels::ClampMin>("clamp_min", out, inputs, scalars, compute);
+}
+
+// atan(Tensor self) -> Tensor
+void run_atan(const Tensor& out, std::initializer_list<Tensor> inputs,
+              std::initializer_list<Scalar> scalars, DType compute) {
+  run_pointwise<kernels::Atan>("atan", out, inputs, scalars, compute);
+}
+
+// sinh(Tensor self) -> Tensor
+void run_sinh(const Tensor& out, std::initializer_list<Tensor> inputs,
+              std::initializer_list<Scalar> scalars, DType compute) {
+  run_pointwise<kernels::Sinh>("sinh", out, inputs, scalars, compute);
+}
+
+// round(Tensor self) -> Tensor
+void run_round(const Tensor& out, std::initializer_list<Tensor> inputs,
+               std::initializer_list<Scalar> scalars, DType compute) {
+  run_pointwise<kernels::Round>("round", out, inputs, scalars, compute);
+}
+
+// sgn(Tensor self) -> Tensor
+void run_sgn(const Tensor& out, std::initializer_list<Tensor> inputs,
+             std::initializer_list<Scalar> scalars, DType compute) {
+  run_pointwise<kernels::Sgn>("sgn", out, inputs, scalars, compute);
+}
+
+// elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor
+void run_elu(const Tensor& out, std::initializer_list<Tensor> inputs,
+             std::initializer_list<Scalar> scalars, DType compute) {
+  run_pointwise<kernels::Elu>("elu", out, inputs, scalars, compute);
+}
+
+// hardtanh_backward(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val) -> Tensor
+void run_hardtanh_backward(const Tensor& out, std::initializer_list<Tensor> inputs,
+                           std::initializer_list<Scalar> scalars, DType compute) {
+  run_pointwise<kernels::HardtanhBackward>("hardtanh_backward", out, inputs, scalars, compute);
+}
+
+// softplus_backward(Tensor grad_output, Tensor self, Scalar beta, Scalar threshold) -> Tensor
+void run_softplus_backward(const Tensor& out, std::initializer_list<Tensor> inputs,
+                           std::initializer_list<Scalar> scalars, DType compute) {
+  run_pointwise<kernels::SoftplusBackward>("softplus_backward", out, inputs, scalars, compute);
 }
 
 // div_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
@@ -286,6 +410,14 @@ Tensor gt_scalar(const Tensor& self, const Scalar& other) {
   return out;
 }
 
+// le.Scalar(Tensor self, Scalar other) -> Tensor
+Tensor le_scalar(const Tensor& self, const Scalar& other) {
+  std::vector<Shape> shapes = compute_shape_le_scalar(self.shape(), other);
+  Tensor out = empty(shapes[0].sizes, shapes[0].dtype, kCPU);
+  run_le_scalar(out, {self}, {other}, compute_dtype_le_scalar(self.shape(), other));
+  return out;
+}
+
 // where.self(Tensor condition, Tensor self, Tensor other) -> Tensor
 Tensor where_self(const Tensor& condition, const Tensor& self, const Tensor& other) {
   std::vector<Shape> shapes =
@@ -293,6 +425,97 @@ Tensor where_self(const Tensor& condition, const Tensor& self, const Tensor& oth
   Tensor out = empty(shapes[0].sizes, shapes[0].dtype, kCPU);
   run_where_self(out, {condition, self, other}, {},
                  compute_dtype_where_self(condition.shape(), self.shape(), other.shape()));
+  return out;
+}
+
+// rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
+Tensor rsub_tensor(const Tensor& self, const Tensor& other, const Scalar& alpha) {
+  std::vector<Shape> shapes = compute_shape_rsub_tensor(self.shape(), other.shape(), alpha);
+  Tensor out = empty(shapes[0].sizes, shapes[0].dtype, kCPU);
+  run_rsub_tensor(out, {self, other}, {alpha},
+                  compute_dtype_rsub_tensor(self.shape(), other.shape(), alpha));
+  return out;
+}
+
+// atan2(Tensor self, Tensor other) -> Tensor
+Tensor atan2(const Tensor& self, const Tensor& other) {
+  std::vector<Shape> shapes = compute_shape_atan2(self.shape(), other.shape());
+  Tensor out = empty(shapes[0].sizes, shapes[0].dtype, kCPU);
+  run_atan2(out, {self, other}, {}, compute_dtype_atan2(self.shape(), other.shape()));
+  return out;
+}
+
+// clamp_min(Tensor self, Scalar min) -> Tensor
+Tensor clamp_min(const Tensor& self, const Scalar& min) {
+  std::vector<Shape> shapes = compute_shape_clamp_min(self.shape(), min);
+  Tensor out = empty(shapes[0].sizes, shapes[0].dtype, kCPU);
+  run_clamp_min(out, {self}, {min}, compute_dtype_clamp_min(self.shape(), min));
+  return out;
+}
+
+// atan(Tensor self) -> Tensor
+Tensor atan(const Tensor& self) {
+  std::vector<Shape> shapes = compute_shape_atan(self.shape());
+  Tensor out = empty(shapes[0].sizes, shapes[0].dtype, kCPU);
+  run_atan(out, {self}, {}, compute_dtype_atan(self.shape()));
+  return out;
+}
+
+// sinh(Tensor self) -> Tensor
+Tensor sinh(const Tensor& self) {
+  std::vector<Shape> shapes = compute_shape_sinh(self.shape());
+  Tensor out = empty(shapes[0].sizes, shapes[0].dtype, kCPU);
+  run_sinh(out, {self}, {}, compute_dtype_sinh(self.shape()));
+  return out;
+}
+
+// round(Tensor self) -> Tensor
+Tensor round(const Tensor& self) {
+  std::vector<Shape> shapes = compute_shape_round(self.shape());
+  Tensor out = empty(shapes[0].sizes, shapes[0].dtype, kCPU);
+  run_round(out, {self}, {}, compute_dtype_round(self.shape()));
+  return out;
+}
+
+// sgn(Tensor self) -> Tensor
+Tensor sgn(const Tensor& self) {
+  std::vector<Shape> shapes = compute_shape_sgn(self.shape());
+  Tensor out = empty(shapes[0].sizes, shapes[0].dtype, kCPU);
+  run_sgn(out, {self}, {}, compute_dtype_sgn(self.shape()));
+  return out;
+}
+
+// elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor
+Tensor elu(const Tensor& self, const Scalar& alpha, const Scalar& scale,
+           const Scalar& input_scale) {
+  std::vector<Shape> shapes = compute_shape_elu(self.shape(), alpha, scale, input_scale);
+  Tensor out = empty(shapes[0].sizes, shapes[0].dtype, kCPU);
+  run_elu(out, {self}, {alpha, scale, input_scale},
+          compute_dtype_elu(self.shape(), alpha, scale, input_scale));
+  return out;
+}
+
+// hardtanh_backward(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val) -> Tensor
+Tensor hardtanh_backward(const Tensor& grad_output, const Tensor& self, const Scalar& min_val,
+                         const Scalar& max_val) {
+  std::vector<Shape> shapes =
+      compute_shape_hardtanh_backward(grad_output.shape(), self.shape(), min_val, max_val);
+  Tensor out = empty(shapes[0].sizes, shapes[0].dtype, kCPU);
+  run_hardtanh_backward(
+      out, {grad_output, self}, {min_val, max_val},
+      compute_dtype_hardtanh_backward(grad_output.shape(), self.shape(), min_val, max_val));
+  return out;
+}
+
+// softplus_backward(Tensor grad_output, Tensor self, Scalar beta, Scalar threshold) -> Tensor
+Tensor softplus_backward(const Tensor& grad_output, const Tensor& self, const Scalar& beta,
+                         const Scalar& threshold) {
+  std::vector<Shape> shapes =
+      compute_shape_softplus_backward(grad_output.shape(), self.shape(), beta, threshold);
+  Tensor out = empty(shapes[0].sizes, shapes[0].dtype, kCPU);
+  run_softplus_backward(
+      out, {grad_output, self}, {beta, threshold},
+      compute_dtype_softplus_backward(grad_output.shape(), self.shape(), beta, threshold));
   return out;
 }
 

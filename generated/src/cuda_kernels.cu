@@ -201,9 +201,339 @@ void launch_gt_scalar(const PointwiseArgs& args, cudaStream_t stream) {
   launch_pointwise<kernels::GtScalar>(args, stream);
 }
 
+// eq.Scalar(Tensor self, Scalar other) -> Tensor
+void launch_eq_scalar(const PointwiseArgs& args, cudaStream_t stream) {
+  launch_pointwise<kernels::EqScalar>(args, stream);
+}
+
+// ne.Scalar(Tensor self, Scalar other) -> Tensor
+void launch_ne_scalar(const PointwiseArgs& args, cudaStream_t stream) {
+  launch_pointwise<kernels::NeScalar>(args, stream);
+}
+
+// lt.Scalar(Tensor self, Scalar other) -> Tensor
+void launch_lt_scalar(const PointwiseArgs& args, cudaStream_t stream) {
+  launch_pointwise<kernels::LtScalar>(args, stream);
+}
+
+// le.Scalar(Tensor self, Scalar other) -> Tensor
+void launch_le_scalar(const PointwiseArgs& args, cudaStream_t stream) {
+  launch_pointwise<kernels::LeScalar>(args, stream);
+}
+
+// ge.Scalar(Tensor self, Scalar other) -> Tensor
+void launch_ge_scalar(const PointwiseArgs& args, cudaStream_t stream) {
+  launch_pointwise<kernels::GeScalar>(args, stream);
+}
+
 // where.self(Tensor condition, Tensor self, Tensor other) -> Tensor
 void launch_where_self(const PointwiseArgs& args, cudaStream_t stream) {
   launch_pointwise<kernels::WhereSelf>(args, stream);
+}
+
+// rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
+void launch_rsub_tensor(const PointwiseArgs& args, cudaStream_t stream) {
+  launch_pointwise<kernels::RsubTensor>(args, stream);
+}
+
+// rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
+void launch_rsub_scalar(const PointwiseArgs& args, cudaStream_t stream) {
+  launch_pointwise<kernels::RsubScalar>(args, stream);
+}
+
+// addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
+void launch_addcmul(const PointwiseArgs& args, cudaStream_t stream) {
+  launch_pointwise<kernels::Addcmul>(args, stream);
+}
+
+// addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
+void launch_addcdiv(const PointwiseArgs& args, cudaStream_t stream) {
+  launch_pointwise<kernels::Addcdiv>(args, stream);
+}
+
+// lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor
+void launch_lerp_scalar(const PointwiseArgs& args, cudaStream_t stream) {
+  launch_pointwise<kernels::LerpScalar>(args, stream);
+}
+
+// lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor
+void launch_lerp_tensor(const PointwiseArgs& args, cudaStream_t stream) {
+  launch_pointwise<kernels::LerpTensor>(args, stream);
+}
+
+// pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor
+void launch_pow_tensor_tensor(const PointwiseArgs& args, cudaStream_t stream) {
+  launch_pointwise<kernels::PowTensorTensor>(args, stream);
+}
+
+// atan2(Tensor self, Tensor other) -> Tensor
+void launch_atan2(const PointwiseArgs& args, cudaStream_t stream) {
+  launch_pointwise<kernels::Atan2>(args, stream);
+}
+
+// remainder.Tensor(Tensor self, Tensor other) -> Tensor
+void launch_remainder_tensor(const PointwiseArgs& args, cudaStream_t stream) {
+  launch_pointwise<kernels::RemainderTensor>(args, stream);
+}
+
+// remainder.Scalar(Tensor self, Scalar other) -> Tensor
+void launch_remainder_scalar(const PointwiseArgs& args, cudaStream_t stream) {
+  launch_pointwise<kernels::RemainderScalar>(args, stream);
+}
+
+// fmod.Tensor(Tensor self, Tensor other) -> Tensor
+void launch_fmod_tensor(const PointwiseArgs& args, cudaStream_t stream) {
+  launch_pointwise<kernels::FmodTensor>(args, stream);
+}
+
+// fmod.Scalar(Tensor self, Scalar other) -> Tensor
+void launch_fmod_scalar(const PointwiseArgs& args, cudaStream_t stream) {
+  launch_pointwise<kernels::FmodScalar>(args, stream);
+}
+
+// clamp_min(Tensor self, Scalar min) -> Tensor
+void launch_clamp_min(const PointwiseArgs& args, cudaStream_t stream) {
+  launch_pointwise<kernels::ClampMin>(args, stream);
+}
+
+// clamp_max(Tensor self, Scalar max) -> Tensor
+void launch_clamp_max(const PointwiseArgs& args, cudaStream_t stream) {
+  launch_pointwise<kernels::ClampMax>(args, stream);
+}
+
+// sin(Tensor self) -> Tensor
+void launch_sin(const PointwiseArgs& args, cudaStream_t stream) {
+  launch_pointwise<kernels::Sin>(args, stream);
+}
+
+// cos(Tensor self) -> Tensor
+void launch_cos(const PointwiseArgs& args, cudaStream_t stream) {
+  launch_pointwise<kernels::Cos>(args, stream);
+}
+
+// tan(Tensor self) -> Tensor
+void launch_tan(const PointwiseArgs& args, cudaStream_t stream) {
+  launch_pointwise<kernels::Tan>(args, stream);
+}
+
+// atan(Tensor self) -> Tensor
+void launch_atan(const PointwiseArgs& args, cudaStream_t stream) {
+  launch_pointwise<kernels::Atan>(args, stream);
+}
+
+// sinh(Tensor self) -> Tensor
+void launch_sinh(const PointwiseArgs& args, cudaStream_t stream) {
+  launch_pointwise<kernels::Sinh>(args, stream);
+}
+
+// cosh(Tensor self) -> Tensor
+void launch_cosh(const PointwiseArgs& args, cudaStream_t stream) {
+  launch_pointwise<kernels::Cosh>(args, stream);
+}
+
+// asinh(Tensor self) -> Tensor
+void launch_asinh(const PointwiseArgs& args, cudaStream_t stream) {
+  launch_pointwise<kernels::Asinh>(args, stream);
+}
+
+// erf(Tensor self) -> Tensor
+void launch_erf(const PointwiseArgs& args, cudaStream_t stream) {
+  launch_pointwise<kernels::Erf>(args, stream);
+}
+
+// erfc(Tensor self) -> Tensor
+void launch_erfc(const PointwiseArgs& args, cudaStream_t stream) {
+  launch_pointwise<kernels::Erfc>(args, stream);
+}
+
+// log1p(Tensor self) -> Tensor
+void launch_log1p(const PointwiseArgs& args, cudaStream_t stream) {
+  launch_pointwise<kernels::Log1p>(args, stream);
+}
+
+// expm1(Tensor self) -> Tensor
+void launch_expm1(const PointwiseArgs& args, cudaStream_t stream) {
+  launch_pointwise<kernels::Expm1>(args, stream);
+}
+
+// log2(Tensor self) -> Tensor
+void launch_log2(const PointwiseArgs& args, cudaStream_t stream) {
+  launch_pointwise<kernels::Log2>(args, stream);
+}
+
+// log10(Tensor self) -> Tensor
+void launch_log10(const PointwiseArgs& args, cudaStream_t stream) {
+  launch_pointwise<kernels::Log10>(args, stream);
+}
+
+// exp2(Tensor self) -> Tensor
+void launch_exp2(const PointwiseArgs& args, cudaStream_t stream) {
+  launch_pointwise<kernels::Exp2>(args, stream);
+}
+
+// floor(Tensor self) -> Tensor
+void launch_floor(const PointwiseArgs& args, cudaStream_t stream) {
+  launch_pointwise<kernels::Floor>(args, stream);
+}
+
+// ceil(Tensor self) -> Tensor
+void launch_ceil(const PointwiseArgs& args, cudaStream_t stream) {
+  launch_pointwise<kernels::Ceil>(args, stream);
+}
+
+// trunc(Tensor self) -> Tensor
+void launch_trunc(const PointwiseArgs& args, cudaStream_t stream) {
+  launch_pointwise<kernels::Trunc>(args, stream);
+}
+
+// round(Tensor self) -> Tensor
+void launch_round(const PointwiseArgs& args, cudaStream_t stream) {
+  launch_pointwise<kernels::Round>(args, stream);
+}
+
+// frac(Tensor self) -> Tensor
+void launch_frac(const PointwiseArgs& args, cudaStream_t stream) {
+  launch_pointwise<kernels::Frac>(args, stream);
+}
+
+// sign(Tensor self) -> Tensor
+void launch_sign(const PointwiseArgs& args, cudaStream_t stream) {
+  launch_pointwise<kernels::Sign>(args, stream);
+}
+
+// sgn(Tensor self) -> Tensor
+void launch_sgn(const PointwiseArgs& args, cudaStream_t stream) {
+  launch_pointwise<kernels::Sgn>(args, stream);
+}
+
+// isnan(Tensor self) -> Tensor
+void launch_isnan(const PointwiseArgs& args, cudaStream_t stream) {
+  launch_pointwise<kernels::Isnan>(args, stream);
+}
+
+// logical_not(Tensor self) -> Tensor
+void launch_logical_not(const PointwiseArgs& args, cudaStream_t stream) {
+  launch_pointwise<kernels::LogicalNot>(args, stream);
+}
+
+// logical_and(Tensor self, Tensor other) -> Tensor
+void launch_logical_and(const PointwiseArgs& args, cudaStream_t stream) {
+  launch_pointwise<kernels::LogicalAnd>(args, stream);
+}
+
+// logical_or(Tensor self, Tensor other) -> Tensor
+void launch_logical_or(const PointwiseArgs& args, cudaStream_t stream) {
+  launch_pointwise<kernels::LogicalOr>(args, stream);
+}
+
+// logical_xor(Tensor self, Tensor other) -> Tensor
+void launch_logical_xor(const PointwiseArgs& args, cudaStream_t stream) {
+  launch_pointwise<kernels::LogicalXor>(args, stream);
+}
+
+// bitwise_not(Tensor self) -> Tensor
+void launch_bitwise_not(const PointwiseArgs& args, cudaStream_t stream) {
+  launch_pointwise<kernels::BitwiseNot>(args, stream);
+}
+
+// bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor
+void launch_bitwise_and_tensor(const PointwiseArgs& args, cudaStream_t stream) {
+  launch_pointwise<kernels::BitwiseAndTensor>(args, stream);
+}
+
+// bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor
+void launch_bitwise_or_tensor(const PointwiseArgs& args, cudaStream_t stream) {
+  launch_pointwise<kernels::BitwiseOrTensor>(args, stream);
+}
+
+// bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor
+void launch_bitwise_xor_tensor(const PointwiseArgs& args, cudaStream_t stream) {
+  launch_pointwise<kernels::BitwiseXorTensor>(args, stream);
+}
+
+// sigmoid_backward(Tensor grad_output, Tensor output) -> Tensor
+void launch_sigmoid_backward(const PointwiseArgs& args, cudaStream_t stream) {
+  launch_pointwise<kernels::SigmoidBackward>(args, stream);
+}
+
+// tanh_backward(Tensor grad_output, Tensor output) -> Tensor
+void launch_tanh_backward(const PointwiseArgs& args, cudaStream_t stream) {
+  launch_pointwise<kernels::TanhBackward>(args, stream);
+}
+
+// threshold(Tensor self, Scalar threshold, Scalar value) -> Tensor
+void launch_threshold(const PointwiseArgs& args, cudaStream_t stream) {
+  launch_pointwise<kernels::Threshold>(args, stream);
+}
+
+// leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor
+void launch_leaky_relu(const PointwiseArgs& args, cudaStream_t stream) {
+  launch_pointwise<kernels::LeakyRelu>(args, stream);
+}
+
+// elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor
+void launch_elu(const PointwiseArgs& args, cudaStream_t stream) {
+  launch_pointwise<kernels::Elu>(args, stream);
+}
+
+// hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor
+void launch_hardtanh(const PointwiseArgs& args, cudaStream_t stream) {
+  launch_pointwise<kernels::Hardtanh>(args, stream);
+}
+
+// hardtanh_backward(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val) -> Tensor
+void launch_hardtanh_backward(const PointwiseArgs& args, cudaStream_t stream) {
+  launch_pointwise<kernels::HardtanhBackward>(args, stream);
+}
+
+// softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor
+void launch_softplus(const PointwiseArgs& args, cudaStream_t stream) {
+  launch_pointwise<kernels::Softplus>(args, stream);
+}
+
+// softplus_backward(Tensor grad_output, Tensor self, Scalar beta, Scalar threshold) -> Tensor
+void launch_softplus_backward(const PointwiseArgs& args, cudaStream_t stream) {
+  launch_pointwise<kernels::SoftplusBackward>(args, stream);
+}
+
+// silu(Tensor self) -> Tensor
+void launch_silu(const PointwiseArgs& args, cudaStream_t stream) {
+  launch_pointwise<kernels::Silu>(args, stream);
+}
+
+// silu_backward(Tensor grad_output, Tensor self) -> Tensor
+void launch_silu_backward(const PointwiseArgs& args, cudaStream_t stream) {
+  launch_pointwise<kernels::SiluBackward>(args, stream);
+}
+
+// mish(Tensor self) -> Tensor
+void launch_mish(const PointwiseArgs& args, cudaStream_t stream) {
+  launch_pointwise<kernels::Mish>(args, stream);
+}
+
+// mish_backward(Tensor grad_output, Tensor self) -> Tensor
+void launch_mish_backward(const PointwiseArgs& args, cudaStream_t stream) {
+  launch_pointwise<kernels::MishBackward>(args, stream);
+}
+
+// hardsigmoid(Tensor self) -> Tensor
+void launch_hardsigmoid(const PointwiseArgs& args, cudaStream_t stream) {
+  launch_pointwise<kernels::Hardsigmoid>(args, stream);
+}
+
+// hardsigmoid_backward(Tensor grad_output, Tensor self) -> Tensor
+void launch_hardsigmoid_backward(const PointwiseArgs& args, cudaStream_t stream) {
+  launch_pointwise<kernels::HardsigmoidBackward>(args, stream);
+}
+
+// hardswish(Tensor self) -> Tensor
+void launch_hardswish(const PointwiseArgs& args, cudaStream_t stream) {
+  launch_pointwise<kernels::Hardswish>(args, stream);
+}
+
+// hardswish_backward(Tensor grad_output, Tensor self) -> Tensor
+void launch_hardswish_backward(const PointwiseArgs& args, cudaStream_t stream) {
+  launch_pointwise<kernels::HardswishBackward>(args, stream);
 }
 
 // masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor

@@ -355,6 +355,51 @@ Tensor gt_scalar(const Tensor& self, const Scalar& other) {
   return out;
 }
 
+// eq.Scalar(Tensor self, Scalar other) -> Tensor
+Tensor eq_scalar(const Tensor& self, const Scalar& other) {
+  std::vector<Shape> shapes = compute_shape_eq_scalar(self.shape(), other);
+  Tensor out = empty_device(shapes[0].sizes, shapes[0].dtype, self.device());
+  run_pointwise("eq.Scalar", &launch_eq_scalar, out, {self}, {other},
+                cpu::compute_dtype_eq_scalar(self.shape(), other));
+  return out;
+}
+
+// ne.Scalar(Tensor self, Scalar other) -> Tensor
+Tensor ne_scalar(const Tensor& self, const Scalar& other) {
+  std::vector<Shape> shapes = compute_shape_ne_scalar(self.shape(), other);
+  Tensor out = empty_device(shapes[0].sizes, shapes[0].dtype, self.device());
+  run_pointwise("ne.Scalar", &launch_ne_scalar, out, {self}, {other},
+                cpu::compute_dtype_ne_scalar(self.shape(), other));
+  return out;
+}
+
+// lt.Scalar(Tensor self, Scalar other) -> Tensor
+Tensor lt_scalar(const Tensor& self, const Scalar& other) {
+  std::vector<Shape> shapes = compute_shape_lt_scalar(self.shape(), other);
+  Tensor out = empty_device(shapes[0].sizes, shapes[0].dtype, self.device());
+  run_pointwise("lt.Scalar", &launch_lt_scalar, out, {self}, {other},
+                cpu::compute_dtype_lt_scalar(self.shape(), other));
+  return out;
+}
+
+// le.Scalar(Tensor self, Scalar other) -> Tensor
+Tensor le_scalar(const Tensor& self, const Scalar& other) {
+  std::vector<Shape> shapes = compute_shape_le_scalar(self.shape(), other);
+  Tensor out = empty_device(shapes[0].sizes, shapes[0].dtype, self.device());
+  run_pointwise("le.Scalar", &launch_le_scalar, out, {self}, {other},
+                cpu::compute_dtype_le_scalar(self.shape(), other));
+  return out;
+}
+
+// ge.Scalar(Tensor self, Scalar other) -> Tensor
+Tensor ge_scalar(const Tensor& self, const Scalar& other) {
+  std::vector<Shape> shapes = compute_shape_ge_scalar(self.shape(), other);
+  Tensor out = empty_device(shapes[0].sizes, shapes[0].dtype, self.device());
+  run_pointwise("ge.Scalar", &launch_ge_scalar, out, {self}, {other},
+                cpu::compute_dtype_ge_scalar(self.shape(), other));
+  return out;
+}
+
 // where.self(Tensor condition, Tensor self, Tensor other) -> Tensor
 Tensor where_self(const Tensor& condition, const Tensor& self, const Tensor& other) {
   std::vector<Shape> shapes =
@@ -362,6 +407,542 @@ Tensor where_self(const Tensor& condition, const Tensor& self, const Tensor& oth
   Tensor out = empty_device(shapes[0].sizes, shapes[0].dtype, condition.device());
   run_pointwise("where.self", &launch_where_self, out, {condition, self, other}, {},
                 cpu::compute_dtype_where_self(condition.shape(), self.shape(), other.shape()));
+  return out;
+}
+
+// rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
+Tensor rsub_tensor(const Tensor& self, const Tensor& other, const Scalar& alpha) {
+  std::vector<Shape> shapes = compute_shape_rsub_tensor(self.shape(), other.shape(), alpha);
+  Tensor out = empty_device(shapes[0].sizes, shapes[0].dtype, self.device());
+  run_pointwise("rsub.Tensor", &launch_rsub_tensor, out, {self, other}, {alpha},
+                cpu::compute_dtype_rsub_tensor(self.shape(), other.shape(), alpha));
+  return out;
+}
+
+// rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
+Tensor rsub_scalar(const Tensor& self, const Scalar& other, const Scalar& alpha) {
+  std::vector<Shape> shapes = compute_shape_rsub_scalar(self.shape(), other, alpha);
+  Tensor out = empty_device(shapes[0].sizes, shapes[0].dtype, self.device());
+  run_pointwise("rsub.Scalar", &launch_rsub_scalar, out, {self}, {other, alpha},
+                cpu::compute_dtype_rsub_scalar(self.shape(), other, alpha));
+  return out;
+}
+
+// addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
+Tensor addcmul(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2,
+               const Scalar& value) {
+  std::vector<Shape> shapes =
+      compute_shape_addcmul(self.shape(), tensor1.shape(), tensor2.shape(), value);
+  Tensor out = empty_device(shapes[0].sizes, shapes[0].dtype, self.device());
+  run_pointwise("addcmul", &launch_addcmul, out, {self, tensor1, tensor2}, {value},
+                cpu::compute_dtype_addcmul(self.shape(), tensor1.shape(), tensor2.shape(), value));
+  return out;
+}
+
+// addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
+Tensor addcdiv(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2,
+               const Scalar& value) {
+  std::vector<Shape> shapes =
+      compute_shape_addcdiv(self.shape(), tensor1.shape(), tensor2.shape(), value);
+  Tensor out = empty_device(shapes[0].sizes, shapes[0].dtype, self.device());
+  run_pointwise("addcdiv", &launch_addcdiv, out, {self, tensor1, tensor2}, {value},
+                cpu::compute_dtype_addcdiv(self.shape(), tensor1.shape(), tensor2.shape(), value));
+  return out;
+}
+
+// lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor
+Tensor lerp_scalar(const Tensor& self, const Tensor& end, const Scalar& weight) {
+  std::vector<Shape> shapes = compute_shape_lerp_scalar(self.shape(), end.shape(), weight);
+  Tensor out = empty_device(shapes[0].sizes, shapes[0].dtype, self.device());
+  run_pointwise("lerp.Scalar", &launch_lerp_scalar, out, {self, end}, {weight},
+                cpu::compute_dtype_lerp_scalar(self.shape(), end.shape(), weight));
+  return out;
+}
+
+// lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor
+Tensor lerp_tensor(const Tensor& self, const Tensor& end, const Tensor& weight) {
+  std::vector<Shape> shapes = compute_shape_lerp_tensor(self.shape(), end.shape(), weight.shape());
+  Tensor out = empty_device(shapes[0].sizes, shapes[0].dtype, self.device());
+  run_pointwise("lerp.Tensor", &launch_lerp_tensor, out, {self, end, weight}, {},
+                cpu::compute_dtype_lerp_tensor(self.shape(), end.shape(), weight.shape()));
+  return out;
+}
+
+// pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor
+Tensor pow_tensor_tensor(const Tensor& self, const Tensor& exponent) {
+  std::vector<Shape> shapes = compute_shape_pow_tensor_tensor(self.shape(), exponent.shape());
+  Tensor out = empty_device(shapes[0].sizes, shapes[0].dtype, self.device());
+  run_pointwise("pow.Tensor_Tensor", &launch_pow_tensor_tensor, out, {self, exponent}, {},
+                cpu::compute_dtype_pow_tensor_tensor(self.shape(), exponent.shape()));
+  return out;
+}
+
+// atan2(Tensor self, Tensor other) -> Tensor
+Tensor atan2(const Tensor& self, const Tensor& other) {
+  std::vector<Shape> shapes = compute_shape_atan2(self.shape(), other.shape());
+  Tensor out = empty_device(shapes[0].sizes, shapes[0].dtype, self.device());
+  run_pointwise("atan2", &launch_atan2, out, {self, other}, {},
+                cpu::compute_dtype_atan2(self.shape(), other.shape()));
+  return out;
+}
+
+// remainder.Tensor(Tensor self, Tensor other) -> Tensor
+Tensor remainder_tensor(const Tensor& self, const Tensor& other) {
+  std::vector<Shape> shapes = compute_shape_remainder_tensor(self.shape(), other.shape());
+  Tensor out = empty_device(shapes[0].sizes, shapes[0].dtype, self.device());
+  run_pointwise("remainder.Tensor", &launch_remainder_tensor, out, {self, other}, {},
+                cpu::compute_dtype_remainder_tensor(self.shape(), other.shape()));
+  return out;
+}
+
+// remainder.Scalar(Tensor self, Scalar other) -> Tensor
+Tensor remainder_scalar(const Tensor& self, const Scalar& other) {
+  std::vector<Shape> shapes = compute_shape_remainder_scalar(self.shape(), other);
+  Tensor out = empty_device(shapes[0].sizes, shapes[0].dtype, self.device());
+  run_pointwise("remainder.Scalar", &launch_remainder_scalar, out, {self}, {other},
+                cpu::compute_dtype_remainder_scalar(self.shape(), other));
+  return out;
+}
+
+// fmod.Tensor(Tensor self, Tensor other) -> Tensor
+Tensor fmod_tensor(const Tensor& self, const Tensor& other) {
+  std::vector<Shape> shapes = compute_shape_fmod_tensor(self.shape(), other.shape());
+  Tensor out = empty_device(shapes[0].sizes, shapes[0].dtype, self.device());
+  run_pointwise("fmod.Tensor", &launch_fmod_tensor, out, {self, other}, {},
+                cpu::compute_dtype_fmod_tensor(self.shape(), other.shape()));
+  return out;
+}
+
+// fmod.Scalar(Tensor self, Scalar other) -> Tensor
+Tensor fmod_scalar(const Tensor& self, const Scalar& other) {
+  std::vector<Shape> shapes = compute_shape_fmod_scalar(self.shape(), other);
+  Tensor out = empty_device(shapes[0].sizes, shapes[0].dtype, self.device());
+  run_pointwise("fmod.Scalar", &launch_fmod_scalar, out, {self}, {other},
+                cpu::compute_dtype_fmod_scalar(self.shape(), other));
+  return out;
+}
+
+// clamp_min(Tensor self, Scalar min) -> Tensor
+Tensor clamp_min(const Tensor& self, const Scalar& min) {
+  std::vector<Shape> shapes = compute_shape_clamp_min(self.shape(), min);
+  Tensor out = empty_device(shapes[0].sizes, shapes[0].dtype, self.device());
+  run_pointwise("clamp_min", &launch_clamp_min, out, {self}, {min},
+                cpu::compute_dtype_clamp_min(self.shape(), min));
+  return out;
+}
+
+// clamp_max(Tensor self, Scalar max) -> Tensor
+Tensor clamp_max(const Tensor& self, const Scalar& max) {
+  std::vector<Shape> shapes = compute_shape_clamp_max(self.shape(), max);
+  Tensor out = empty_device(shapes[0].sizes, shapes[0].dtype, self.device());
+  run_pointwise("clamp_max", &launch_clamp_max, out, {self}, {max},
+                cpu::compute_dtype_clamp_max(self.shape(), max));
+  return out;
+}
+
+// sin(Tensor self) -> Tensor
+Tensor sin(const Tensor& self) {
+  std::vector<Shape> shapes = compute_shape_sin(self.shape());
+  Tensor out = empty_device(shapes[0].sizes, shapes[0].dtype, self.device());
+  run_pointwise("sin", &launch_sin, out, {self}, {}, cpu::compute_dtype_sin(self.shape()));
+  return out;
+}
+
+// cos(Tensor self) -> Tensor
+Tensor cos(const Tensor& self) {
+  std::vector<Shape> shapes = compute_shape_cos(self.shape());
+  Tensor out = empty_device(shapes[0].sizes, shapes[0].dtype, self.device());
+  run_pointwise("cos", &launch_cos, out, {self}, {}, cpu::compute_dtype_cos(self.shape()));
+  return out;
+}
+
+// tan(Tensor self) -> Tensor
+Tensor tan(const Tensor& self) {
+  std::vector<Shape> shapes = compute_shape_tan(self.shape());
+  Tensor out = empty_device(shapes[0].sizes, shapes[0].dtype, self.device());
+  run_pointwise("tan", &launch_tan, out, {self}, {}, cpu::compute_dtype_tan(self.shape()));
+  return out;
+}
+
+// atan(Tensor self) -> Tensor
+Tensor atan(const Tensor& self) {
+  std::vector<Shape> shapes = compute_shape_atan(self.shape());
+  Tensor out = empty_device(shapes[0].sizes, shapes[0].dtype, self.device());
+  run_pointwise("atan", &launch_atan, out, {self}, {}, cpu::compute_dtype_atan(self.shape()));
+  return out;
+}
+
+// sinh(Tensor self) -> Tensor
+Tensor sinh(const Tensor& self) {
+  std::vector<Shape> shapes = compute_shape_sinh(self.shape());
+  Tensor out = empty_device(shapes[0].sizes, shapes[0].dtype, self.device());
+  run_pointwise("sinh", &launch_sinh, out, {self}, {}, cpu::compute_dtype_sinh(self.shape()));
+  return out;
+}
+
+// cosh(Tensor self) -> Tensor
+Tensor cosh(const Tensor& self) {
+  std::vector<Shape> shapes = compute_shape_cosh(self.shape());
+  Tensor out = empty_device(shapes[0].sizes, shapes[0].dtype, self.device());
+  run_pointwise("cosh", &launch_cosh, out, {self}, {}, cpu::compute_dtype_cosh(self.shape()));
+  return out;
+}
+
+// asinh(Tensor self) -> Tensor
+Tensor asinh(const Tensor& self) {
+  std::vector<Shape> shapes = compute_shape_asinh(self.shape());
+  Tensor out = empty_device(shapes[0].sizes, shapes[0].dtype, self.device());
+  run_pointwise("asinh", &launch_asinh, out, {self}, {}, cpu::compute_dtype_asinh(self.shape()));
+  return out;
+}
+
+// erf(Tensor self) -> Tensor
+Tensor erf(const Tensor& self) {
+  std::vector<Shape> shapes = compute_shape_erf(self.shape());
+  Tensor out = empty_device(shapes[0].sizes, shapes[0].dtype, self.device());
+  run_pointwise("erf", &launch_erf, out, {self}, {}, cpu::compute_dtype_erf(self.shape()));
+  return out;
+}
+
+// erfc(Tensor self) -> Tensor
+Tensor erfc(const Tensor& self) {
+  std::vector<Shape> shapes = compute_shape_erfc(self.shape());
+  Tensor out = empty_device(shapes[0].sizes, shapes[0].dtype, self.device());
+  run_pointwise("erfc", &launch_erfc, out, {self}, {}, cpu::compute_dtype_erfc(self.shape()));
+  return out;
+}
+
+// log1p(Tensor self) -> Tensor
+Tensor log1p(const Tensor& self) {
+  std::vector<Shape> shapes = compute_shape_log1p(self.shape());
+  Tensor out = empty_device(shapes[0].sizes, shapes[0].dtype, self.device());
+  run_pointwise("log1p", &launch_log1p, out, {self}, {}, cpu::compute_dtype_log1p(self.shape()));
+  return out;
+}
+
+// expm1(Tensor self) -> Tensor
+Tensor expm1(const Tensor& self) {
+  std::vector<Shape> shapes = compute_shape_expm1(self.shape());
+  Tensor out = empty_device(shapes[0].sizes, shapes[0].dtype, self.device());
+  run_pointwise("expm1", &launch_expm1, out, {self}, {}, cpu::compute_dtype_expm1(self.shape()));
+  return out;
+}
+
+// log2(Tensor self) -> Tensor
+Tensor log2(const Tensor& self) {
+  std::vector<Shape> shapes = compute_shape_log2(self.shape());
+  Tensor out = empty_device(shapes[0].sizes, shapes[0].dtype, self.device());
+  run_pointwise("log2", &launch_log2, out, {self}, {}, cpu::compute_dtype_log2(self.shape()));
+  return out;
+}
+
+// log10(Tensor self) -> Tensor
+Tensor log10(const Tensor& self) {
+  std::vector<Shape> shapes = compute_shape_log10(self.shape());
+  Tensor out = empty_device(shapes[0].sizes, shapes[0].dtype, self.device());
+  run_pointwise("log10", &launch_log10, out, {self}, {}, cpu::compute_dtype_log10(self.shape()));
+  return out;
+}
+
+// exp2(Tensor self) -> Tensor
+Tensor exp2(const Tensor& self) {
+  std::vector<Shape> shapes = compute_shape_exp2(self.shape());
+  Tensor out = empty_device(shapes[0].sizes, shapes[0].dtype, self.device());
+  run_pointwise("exp2", &launch_exp2, out, {self}, {}, cpu::compute_dtype_exp2(self.shape()));
+  return out;
+}
+
+// floor(Tensor self) -> Tensor
+Tensor floor(const Tensor& self) {
+  std::vector<Shape> shapes = compute_shape_floor(self.shape());
+  Tensor out = empty_device(shapes[0].sizes, shapes[0].dtype, self.device());
+  run_pointwise("floor", &launch_floor, out, {self}, {}, cpu::compute_dtype_floor(self.shape()));
+  return out;
+}
+
+// ceil(Tensor self) -> Tensor
+Tensor ceil(const Tensor& self) {
+  std::vector<Shape> shapes = compute_shape_ceil(self.shape());
+  Tensor out = empty_device(shapes[0].sizes, shapes[0].dtype, self.device());
+  run_pointwise("ceil", &launch_ceil, out, {self}, {}, cpu::compute_dtype_ceil(self.shape()));
+  return out;
+}
+
+// trunc(Tensor self) -> Tensor
+Tensor trunc(const Tensor& self) {
+  std::vector<Shape> shapes = compute_shape_trunc(self.shape());
+  Tensor out = empty_device(shapes[0].sizes, shapes[0].dtype, self.device());
+  run_pointwise("trunc", &launch_trunc, out, {self}, {}, cpu::compute_dtype_trunc(self.shape()));
+  return out;
+}
+
+// round(Tensor self) -> Tensor
+Tensor round(const Tensor& self) {
+  std::vector<Shape> shapes = compute_shape_round(self.shape());
+  Tensor out = empty_device(shapes[0].sizes, shapes[0].dtype, self.device());
+  run_pointwise("round", &launch_round, out, {self}, {}, cpu::compute_dtype_round(self.shape()));
+  return out;
+}
+
+// frac(Tensor self) -> Tensor
+Tensor frac(const Tensor& self) {
+  std::vector<Shape> shapes = compute_shape_frac(self.shape());
+  Tensor out = empty_device(shapes[0].sizes, shapes[0].dtype, self.device());
+  run_pointwise("frac", &launch_frac, out, {self}, {}, cpu::compute_dtype_frac(self.shape()));
+  return out;
+}
+
+// sign(Tensor self) -> Tensor
+Tensor sign(const Tensor& self) {
+  std::vector<Shape> shapes = compute_shape_sign(self.shape());
+  Tensor out = empty_device(shapes[0].sizes, shapes[0].dtype, self.device());
+  run_pointwise("sign", &launch_sign, out, {self}, {}, cpu::compute_dtype_sign(self.shape()));
+  return out;
+}
+
+// sgn(Tensor self) -> Tensor
+Tensor sgn(const Tensor& self) {
+  std::vector<Shape> shapes = compute_shape_sgn(self.shape());
+  Tensor out = empty_device(shapes[0].sizes, shapes[0].dtype, self.device());
+  run_pointwise("sgn", &launch_sgn, out, {self}, {}, cpu::compute_dtype_sgn(self.shape()));
+  return out;
+}
+
+// isnan(Tensor self) -> Tensor
+Tensor isnan(const Tensor& self) {
+  std::vector<Shape> shapes = compute_shape_isnan(self.shape());
+  Tensor out = empty_device(shapes[0].sizes, shapes[0].dtype, self.device());
+  run_pointwise("isnan", &launch_isnan, out, {self}, {}, cpu::compute_dtype_isnan(self.shape()));
+  return out;
+}
+
+// logical_not(Tensor self) -> Tensor
+Tensor logical_not(const Tensor& self) {
+  std::vector<Shape> shapes = compute_shape_logical_not(self.shape());
+  Tensor out = empty_device(shapes[0].sizes, shapes[0].dtype, self.device());
+  run_pointwise("logical_not", &launch_logical_not, out, {self}, {},
+                cpu::compute_dtype_logical_not(self.shape()));
+  return out;
+}
+
+// logical_and(Tensor self, Tensor other) -> Tensor
+Tensor logical_and(const Tensor& self, const Tensor& other) {
+  std::vector<Shape> shapes = compute_shape_logical_and(self.shape(), other.shape());
+  Tensor out = empty_device(shapes[0].sizes, shapes[0].dtype, self.device());
+  run_pointwise("logical_and", &launch_logical_and, out, {self, other}, {},
+                cpu::compute_dtype_logical_and(self.shape(), other.shape()));
+  return out;
+}
+
+// logical_or(Tensor self, Tensor other) -> Tensor
+Tensor logical_or(const Tensor& self, const Tensor& other) {
+  std::vector<Shape> shapes = compute_shape_logical_or(self.shape(), other.shape());
+  Tensor out = empty_device(shapes[0].sizes, shapes[0].dtype, self.device());
+  run_pointwise("logical_or", &launch_logical_or, out, {self, other}, {},
+                cpu::compute_dtype_logical_or(self.shape(), other.shape()));
+  return out;
+}
+
+// logical_xor(Tensor self, Tensor other) -> Tensor
+Tensor logical_xor(const Tensor& self, const Tensor& other) {
+  std::vector<Shape> shapes = compute_shape_logical_xor(self.shape(), other.shape());
+  Tensor out = empty_device(shapes[0].sizes, shapes[0].dtype, self.device());
+  run_pointwise("logical_xor", &launch_logical_xor, out, {self, other}, {},
+                cpu::compute_dtype_logical_xor(self.shape(), other.shape()));
+  return out;
+}
+
+// bitwise_not(Tensor self) -> Tensor
+Tensor bitwise_not(const Tensor& self) {
+  std::vector<Shape> shapes = compute_shape_bitwise_not(self.shape());
+  Tensor out = empty_device(shapes[0].sizes, shapes[0].dtype, self.device());
+  run_pointwise("bitwise_not", &launch_bitwise_not, out, {self}, {},
+                cpu::compute_dtype_bitwise_not(self.shape()));
+  return out;
+}
+
+// bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor
+Tensor bitwise_and_tensor(const Tensor& self, const Tensor& other) {
+  std::vector<Shape> shapes = compute_shape_bitwise_and_tensor(self.shape(), other.shape());
+  Tensor out = empty_device(shapes[0].sizes, shapes[0].dtype, self.device());
+  run_pointwise("bitwise_and.Tensor", &launch_bitwise_and_tensor, out, {self, other}, {},
+                cpu::compute_dtype_bitwise_and_tensor(self.shape(), other.shape()));
+  return out;
+}
+
+// bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor
+Tensor bitwise_or_tensor(const Tensor& self, const Tensor& other) {
+  std::vector<Shape> shapes = compute_shape_bitwise_or_tensor(self.shape(), other.shape());
+  Tensor out = empty_device(shapes[0].sizes, shapes[0].dtype, self.device());
+  run_pointwise("bitwise_or.Tensor", &launch_bitwise_or_tensor, out, {self, other}, {},
+                cpu::compute_dtype_bitwise_or_tensor(self.shape(), other.shape()));
+  return out;
+}
+
+// bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor
+Tensor bitwise_xor_tensor(const Tensor& self, const Tensor& other) {
+  std::vector<Shape> shapes = compute_shape_bitwise_xor_tensor(self.shape(), other.shape());
+  Tensor out = empty_device(shapes[0].sizes, shapes[0].dtype, self.device());
+  run_pointwise("bitwise_xor.Tensor", &launch_bitwise_xor_tensor, out, {self, other}, {},
+                cpu::compute_dtype_bitwise_xor_tensor(self.shape(), other.shape()));
+  return out;
+}
+
+// sigmoid_backward(Tensor grad_output, Tensor output) -> Tensor
+Tensor sigmoid_backward(const Tensor& grad_output, const Tensor& output) {
+  std::vector<Shape> shapes = compute_shape_sigmoid_backward(grad_output.shape(), output.shape());
+  Tensor out = empty_device(shapes[0].sizes, shapes[0].dtype, grad_output.device());
+  run_pointwise("sigmoid_backward", &launch_sigmoid_backward, out, {grad_output, output}, {},
+                cpu::compute_dtype_sigmoid_backward(grad_output.shape(), output.shape()));
+  return out;
+}
+
+// tanh_backward(Tensor grad_output, Tensor output) -> Tensor
+Tensor tanh_backward(const Tensor& grad_output, const Tensor& output) {
+  std::vector<Shape> shapes = compute_shape_tanh_backward(grad_output.shape(), output.shape());
+  Tensor out = empty_device(shapes[0].sizes, shapes[0].dtype, grad_output.device());
+  run_pointwise("tanh_backward", &launch_tanh_backward, out, {grad_output, output}, {},
+                cpu::compute_dtype_tanh_backward(grad_output.shape(), output.shape()));
+  return out;
+}
+
+// threshold(Tensor self, Scalar threshold, Scalar value) -> Tensor
+Tensor threshold(const Tensor& self, const Scalar& threshold, const Scalar& value) {
+  std::vector<Shape> shapes = compute_shape_threshold(self.shape(), threshold, value);
+  Tensor out = empty_device(shapes[0].sizes, shapes[0].dtype, self.device());
+  run_pointwise("threshold", &launch_threshold, out, {self}, {threshold, value},
+                cpu::compute_dtype_threshold(self.shape(), threshold, value));
+  return out;
+}
+
+// leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor
+Tensor leaky_relu(const Tensor& self, const Scalar& negative_slope) {
+  std::vector<Shape> shapes = compute_shape_leaky_relu(self.shape(), negative_slope);
+  Tensor out = empty_device(shapes[0].sizes, shapes[0].dtype, self.device());
+  run_pointwise("leaky_relu", &launch_leaky_relu, out, {self}, {negative_slope},
+                cpu::compute_dtype_leaky_relu(self.shape(), negative_slope));
+  return out;
+}
+
+// elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor
+Tensor elu(const Tensor& self, const Scalar& alpha, const Scalar& scale,
+           const Scalar& input_scale) {
+  std::vector<Shape> shapes = compute_shape_elu(self.shape(), alpha, scale, input_scale);
+  Tensor out = empty_device(shapes[0].sizes, shapes[0].dtype, self.device());
+  run_pointwise("elu", &launch_elu, out, {self}, {alpha, scale, input_scale},
+                cpu::compute_dtype_elu(self.shape(), alpha, scale, input_scale));
+  return out;
+}
+
+// hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor
+Tensor hardtanh(const Tensor& self, const Scalar& min_val, const Scalar& max_val) {
+  std::vector<Shape> shapes = compute_shape_hardtanh(self.shape(), min_val, max_val);
+  Tensor out = empty_device(shapes[0].sizes, shapes[0].dtype, self.device());
+  run_pointwise("hardtanh", &launch_hardtanh, out, {self}, {min_val, max_val},
+                cpu::compute_dtype_hardtanh(self.shape(), min_val, max_val));
+  return out;
+}
+
+// hardtanh_backward(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val) -> Tensor
+Tensor hardtanh_backward(const Tensor& grad_output, const Tensor& self, const Scalar& min_val,
+                         const Scalar& max_val) {
+  std::vector<Shape> shapes =
+      compute_shape_hardtanh_backward(grad_output.shape(), self.shape(), min_val, max_val);
+  Tensor out = empty_device(shapes[0].sizes, shapes[0].dtype, grad_output.device());
+  run_pointwise(
+      "hardtanh_backward", &launch_hardtanh_backward, out, {grad_output, self}, {min_val, max_val},
+      cpu::compute_dtype_hardtanh_backward(grad_output.shape(), self.shape(), min_val, max_val));
+  return out;
+}
+
+// softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor
+Tensor softplus(const Tensor& self, const Scalar& beta, const Scalar& threshold) {
+  std::vector<Shape> shapes = compute_shape_softplus(self.shape(), beta, threshold);
+  Tensor out = empty_device(shapes[0].sizes, shapes[0].dtype, self.device());
+  run_pointwise("softplus", &launch_softplus, out, {self}, {beta, threshold},
+                cpu::compute_dtype_softplus(self.shape(), beta, threshold));
+  return out;
+}
+
+// softplus_backward(Tensor grad_output, Tensor self, Scalar beta, Scalar threshold) -> Tensor
+Tensor softplus_backward(const Tensor& grad_output, const Tensor& self, const Scalar& beta,
+                         const Scalar& threshold) {
+  std::vector<Shape> shapes =
+      compute_shape_softplus_backward(grad_output.shape(), self.shape(), beta, threshold);
+  Tensor out = empty_device(shapes[0].sizes, shapes[0].dtype, grad_output.device());
+  run_pointwise(
+      "softplus_backward", &launch_softplus_backward, out, {grad_output, self}, {beta, threshold},
+      cpu::compute_dtype_softplus_backward(grad_output.shape(), self.shape(), beta, threshold));
+  return out;
+}
+
+// silu(Tensor self) -> Tensor
+Tensor silu(const Tensor& self) {
+  std::vector<Shape> shapes = compute_shape_silu(self.shape());
+  Tensor out = empty_device(shapes[0].sizes, shapes[0].dtype, self.device());
+  run_pointwise("silu", &launch_silu, out, {self}, {}, cpu::compute_dtype_silu(self.shape()));
+  return out;
+}
+
+// silu_backward(Tensor grad_output, Tensor self) -> Tensor
+Tensor silu_backward(const Tensor& grad_output, const Tensor& self) {
+  std::vector<Shape> shapes = compute_shape_silu_backward(grad_output.shape(), self.shape());
+  Tensor out = empty_device(shapes[0].sizes, shapes[0].dtype, grad_output.device());
+  run_pointwise("silu_backward", &launch_silu_backward, out, {grad_output, self}, {},
+                cpu::compute_dtype_silu_backward(grad_output.shape(), self.shape()));
+  return out;
+}
+
+// mish(Tensor self) -> Tensor
+Tensor mish(const Tensor& self) {
+  std::vector<Shape> shapes = compute_shape_mish(self.shape());
+  Tensor out = empty_device(shapes[0].sizes, shapes[0].dtype, self.device());
+  run_pointwise("mish", &launch_mish, out, {self}, {}, cpu::compute_dtype_mish(self.shape()));
+  return out;
+}
+
+// mish_backward(Tensor grad_output, Tensor self) -> Tensor
+Tensor mish_backward(const Tensor& grad_output, const Tensor& self) {
+  std::vector<Shape> shapes = compute_shape_mish_backward(grad_output.shape(), self.shape());
+  Tensor out = empty_device(shapes[0].sizes, shapes[0].dtype, grad_output.device());
+  run_pointwise("mish_backward", &launch_mish_backward, out, {grad_output, self}, {},
+                cpu::compute_dtype_mish_backward(grad_output.shape(), self.shape()));
+  return out;
+}
+
+// hardsigmoid(Tensor self) -> Tensor
+Tensor hardsigmoid(const Tensor& self) {
+  std::vector<Shape> shapes = compute_shape_hardsigmoid(self.shape());
+  Tensor out = empty_device(shapes[0].sizes, shapes[0].dtype, self.device());
+  run_pointwise("hardsigmoid", &launch_hardsigmoid, out, {self}, {},
+                cpu::compute_dtype_hardsigmoid(self.shape()));
+  return out;
+}
+
+// hardsigmoid_backward(Tensor grad_output, Tensor self) -> Tensor
+Tensor hardsigmoid_backward(const Tensor& grad_output, const Tensor& self) {
+  std::vector<Shape> shapes = compute_shape_hardsigmoid_backward(grad_output.shape(), self.shape());
+  Tensor out = empty_device(shapes[0].sizes, shapes[0].dtype, grad_output.device());
+  run_pointwise("hardsigmoid_backward", &launch_hardsigmoid_backward, out, {grad_output, self}, {},
+                cpu::compute_dtype_hardsigmoid_backward(grad_output.shape(), self.shape()));
+  return out;
+}
+
+// hardswish(Tensor self) -> Tensor
+Tensor hardswish(const Tensor& self) {
+  std::vector<Shape> shapes = compute_shape_hardswish(self.shape());
+  Tensor out = empty_device(shapes[0].sizes, shapes[0].dtype, self.device());
+  run_pointwise("hardswish", &launch_hardswish, out, {self}, {},
+                cpu::compute_dtype_hardswish(self.shape()));
+  return out;
+}
+
+// hardswish_backward(Tensor grad_output, Tensor self) -> Tensor
+Tensor hardswish_backward(const Tensor& grad_output, const Tensor& self) {
+  std::vector<Shape> shapes = compute_shape_hardswish_backward(grad_output.shape(), self.shape());
+  Tensor out = empty_device(shapes[0].sizes, shapes[0].dtype, grad_output.device());
+  run_pointwise("hardswish_backward", &launch_hardswish_backward, out, {grad_output, self}, {},
+                cpu::compute_dtype_hardswish_backward(grad_output.shape(), self.shape()));
   return out;
 }
 
@@ -440,7 +1021,73 @@ void register_pointwise_kernels() {
   detail::register_device_kernel(DeviceType::CUDA, "gt.Tensor", &gt_tensor);
   detail::register_device_kernel(DeviceType::CUDA, "ge.Tensor", &ge_tensor);
   detail::register_device_kernel(DeviceType::CUDA, "gt.Scalar", &gt_scalar);
+  detail::register_device_kernel(DeviceType::CUDA, "eq.Scalar", &eq_scalar);
+  detail::register_device_kernel(DeviceType::CUDA, "ne.Scalar", &ne_scalar);
+  detail::register_device_kernel(DeviceType::CUDA, "lt.Scalar", &lt_scalar);
+  detail::register_device_kernel(DeviceType::CUDA, "le.Scalar", &le_scalar);
+  detail::register_device_kernel(DeviceType::CUDA, "ge.Scalar", &ge_scalar);
   detail::register_device_kernel(DeviceType::CUDA, "where.self", &where_self);
+  detail::register_device_kernel(DeviceType::CUDA, "rsub.Tensor", &rsub_tensor);
+  detail::register_device_kernel(DeviceType::CUDA, "rsub.Scalar", &rsub_scalar);
+  detail::register_device_kernel(DeviceType::CUDA, "addcmul", &addcmul);
+  detail::register_device_kernel(DeviceType::CUDA, "addcdiv", &addcdiv);
+  detail::register_device_kernel(DeviceType::CUDA, "lerp.Scalar", &lerp_scalar);
+  detail::register_device_kernel(DeviceType::CUDA, "lerp.Tensor", &lerp_tensor);
+  detail::register_device_kernel(DeviceType::CUDA, "pow.Tensor_Tensor", &pow_tensor_tensor);
+  detail::register_device_kernel(DeviceType::CUDA, "atan2", &atan2);
+  detail::register_device_kernel(DeviceType::CUDA, "remainder.Tensor", &remainder_tensor);
+  detail::register_device_kernel(DeviceType::CUDA, "remainder.Scalar", &remainder_scalar);
+  detail::register_device_kernel(DeviceType::CUDA, "fmod.Tensor", &fmod_tensor);
+  detail::register_device_kernel(DeviceType::CUDA, "fmod.Scalar", &fmod_scalar);
+  detail::register_device_kernel(DeviceType::CUDA, "clamp_min", &clamp_min);
+  detail::register_device_kernel(DeviceType::CUDA, "clamp_max", &clamp_max);
+  detail::register_device_kernel(DeviceType::CUDA, "sin", &sin);
+  detail::register_device_kernel(DeviceType::CUDA, "cos", &cos);
+  detail::register_device_kernel(DeviceType::CUDA, "tan", &tan);
+  detail::register_device_kernel(DeviceType::CUDA, "atan", &atan);
+  detail::register_device_kernel(DeviceType::CUDA, "sinh", &sinh);
+  detail::register_device_kernel(DeviceType::CUDA, "cosh", &cosh);
+  detail::register_device_kernel(DeviceType::CUDA, "asinh", &asinh);
+  detail::register_device_kernel(DeviceType::CUDA, "erf", &erf);
+  detail::register_device_kernel(DeviceType::CUDA, "erfc", &erfc);
+  detail::register_device_kernel(DeviceType::CUDA, "log1p", &log1p);
+  detail::register_device_kernel(DeviceType::CUDA, "expm1", &expm1);
+  detail::register_device_kernel(DeviceType::CUDA, "log2", &log2);
+  detail::register_device_kernel(DeviceType::CUDA, "log10", &log10);
+  detail::register_device_kernel(DeviceType::CUDA, "exp2", &exp2);
+  detail::register_device_kernel(DeviceType::CUDA, "floor", &floor);
+  detail::register_device_kernel(DeviceType::CUDA, "ceil", &ceil);
+  detail::register_device_kernel(DeviceType::CUDA, "trunc", &trunc);
+  detail::register_device_kernel(DeviceType::CUDA, "round", &round);
+  detail::register_device_kernel(DeviceType::CUDA, "frac", &frac);
+  detail::register_device_kernel(DeviceType::CUDA, "sign", &sign);
+  detail::register_device_kernel(DeviceType::CUDA, "sgn", &sgn);
+  detail::register_device_kernel(DeviceType::CUDA, "isnan", &isnan);
+  detail::register_device_kernel(DeviceType::CUDA, "logical_not", &logical_not);
+  detail::register_device_kernel(DeviceType::CUDA, "logical_and", &logical_and);
+  detail::register_device_kernel(DeviceType::CUDA, "logical_or", &logical_or);
+  detail::register_device_kernel(DeviceType::CUDA, "logical_xor", &logical_xor);
+  detail::register_device_kernel(DeviceType::CUDA, "bitwise_not", &bitwise_not);
+  detail::register_device_kernel(DeviceType::CUDA, "bitwise_and.Tensor", &bitwise_and_tensor);
+  detail::register_device_kernel(DeviceType::CUDA, "bitwise_or.Tensor", &bitwise_or_tensor);
+  detail::register_device_kernel(DeviceType::CUDA, "bitwise_xor.Tensor", &bitwise_xor_tensor);
+  detail::register_device_kernel(DeviceType::CUDA, "sigmoid_backward", &sigmoid_backward);
+  detail::register_device_kernel(DeviceType::CUDA, "tanh_backward", &tanh_backward);
+  detail::register_device_kernel(DeviceType::CUDA, "threshold", &threshold);
+  detail::register_device_kernel(DeviceType::CUDA, "leaky_relu", &leaky_relu);
+  detail::register_device_kernel(DeviceType::CUDA, "elu", &elu);
+  detail::register_device_kernel(DeviceType::CUDA, "hardtanh", &hardtanh);
+  detail::register_device_kernel(DeviceType::CUDA, "hardtanh_backward", &hardtanh_backward);
+  detail::register_device_kernel(DeviceType::CUDA, "softplus", &softplus);
+  detail::register_device_kernel(DeviceType::CUDA, "softplus_backward", &softplus_backward);
+  detail::register_device_kernel(DeviceType::CUDA, "silu", &silu);
+  detail::register_device_kernel(DeviceType::CUDA, "silu_backward", &silu_backward);
+  detail::register_device_kernel(DeviceType::CUDA, "mish", &mish);
+  detail::register_device_kernel(DeviceType::CUDA, "mish_backward", &mish_backward);
+  detail::register_device_kernel(DeviceType::CUDA, "hardsigmoid", &hardsigmoid);
+  detail::register_device_kernel(DeviceType::CUDA, "hardsigmoid_backward", &hardsigmoid_backward);
+  detail::register_device_kernel(DeviceType::CUDA, "hardswish", &hardswish);
+  detail::register_device_kernel(DeviceType::CUDA, "hardswish_backward", &hardswish_backward);
   detail::register_device_kernel(DeviceType::CUDA, "view", &cpu::view);
   detail::register_device_kernel(DeviceType::CUDA, "permute", &cpu::permute);
   detail::register_device_kernel(DeviceType::CUDA, "transpose.int", &cpu::transpose_int);

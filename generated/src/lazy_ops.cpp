@@ -327,12 +327,519 @@ Tensor gt_scalar(const Tensor& self, const Scalar& other) {
   return make_lazy_tensor(node, 0, self.device());
 }
 
+// eq.Scalar(Tensor self, Scalar other) -> Tensor
+Tensor eq_scalar(const Tensor& self, const Scalar& other) {
+  const ir::NodePtr& node = ir::cached_node<ir::EqScalar>(ir_value(self), scalar_value(other), [&] {
+    return compute_shape_eq_scalar(self.shape(), other);
+  });
+  return make_lazy_tensor(node, 0, self.device());
+}
+
+// ne.Scalar(Tensor self, Scalar other) -> Tensor
+Tensor ne_scalar(const Tensor& self, const Scalar& other) {
+  const ir::NodePtr& node = ir::cached_node<ir::NeScalar>(ir_value(self), scalar_value(other), [&] {
+    return compute_shape_ne_scalar(self.shape(), other);
+  });
+  return make_lazy_tensor(node, 0, self.device());
+}
+
+// lt.Scalar(Tensor self, Scalar other) -> Tensor
+Tensor lt_scalar(const Tensor& self, const Scalar& other) {
+  const ir::NodePtr& node = ir::cached_node<ir::LtScalar>(ir_value(self), scalar_value(other), [&] {
+    return compute_shape_lt_scalar(self.shape(), other);
+  });
+  return make_lazy_tensor(node, 0, self.device());
+}
+
+// le.Scalar(Tensor self, Scalar other) -> Tensor
+Tensor le_scalar(const Tensor& self, const Scalar& other) {
+  const ir::NodePtr& node = ir::cached_node<ir::LeScalar>(ir_value(self), scalar_value(other), [&] {
+    return compute_shape_le_scalar(self.shape(), other);
+  });
+  return make_lazy_tensor(node, 0, self.device());
+}
+
+// ge.Scalar(Tensor self, Scalar other) -> Tensor
+Tensor ge_scalar(const Tensor& self, const Scalar& other) {
+  const ir::NodePtr& node = ir::cached_node<ir::GeScalar>(ir_value(self), scalar_value(other), [&] {
+    return compute_shape_ge_scalar(self.shape(), other);
+  });
+  return make_lazy_tensor(node, 0, self.device());
+}
+
 // where.self(Tensor condition, Tensor self, Tensor other) -> Tensor
 Tensor where_self(const Tensor& condition, const Tensor& self, const Tensor& other) {
   const ir::NodePtr& node = ir::cached_node<ir::WhereSelf>(
       ir_value(condition), ir_value(self), ir_value(other),
       [&] { return compute_shape_where_self(condition.shape(), self.shape(), other.shape()); });
   return make_lazy_tensor(node, 0, condition.device());
+}
+
+// rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
+Tensor rsub_tensor(const Tensor& self, const Tensor& other, const Scalar& alpha) {
+  const ir::NodePtr& node = ir::cached_node<ir::RsubTensor>(
+      ir_value(self), ir_value(other), scalar_value(alpha),
+      [&] { return compute_shape_rsub_tensor(self.shape(), other.shape(), alpha); });
+  return make_lazy_tensor(node, 0, self.device());
+}
+
+// rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
+Tensor rsub_scalar(const Tensor& self, const Scalar& other, const Scalar& alpha) {
+  const ir::NodePtr& node = ir::cached_node<ir::RsubScalar>(
+      ir_value(self), scalar_value(other), scalar_value(alpha),
+      [&] { return compute_shape_rsub_scalar(self.shape(), other, alpha); });
+  return make_lazy_tensor(node, 0, self.device());
+}
+
+// addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
+Tensor addcmul(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2,
+               const Scalar& value) {
+  const ir::NodePtr& node = ir::cached_node<ir::Addcmul>(
+      ir_value(self), ir_value(tensor1), ir_value(tensor2), scalar_value(value),
+      [&] { return compute_shape_addcmul(self.shape(), tensor1.shape(), tensor2.shape(), value); });
+  return make_lazy_tensor(node, 0, self.device());
+}
+
+// addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
+Tensor addcdiv(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2,
+               const Scalar& value) {
+  const ir::NodePtr& node = ir::cached_node<ir::Addcdiv>(
+      ir_value(self), ir_value(tensor1), ir_value(tensor2), scalar_value(value),
+      [&] { return compute_shape_addcdiv(self.shape(), tensor1.shape(), tensor2.shape(), value); });
+  return make_lazy_tensor(node, 0, self.device());
+}
+
+// lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor
+Tensor lerp_scalar(const Tensor& self, const Tensor& end, const Scalar& weight) {
+  const ir::NodePtr& node = ir::cached_node<ir::LerpScalar>(
+      ir_value(self), ir_value(end), scalar_value(weight),
+      [&] { return compute_shape_lerp_scalar(self.shape(), end.shape(), weight); });
+  return make_lazy_tensor(node, 0, self.device());
+}
+
+// lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor
+Tensor lerp_tensor(const Tensor& self, const Tensor& end, const Tensor& weight) {
+  const ir::NodePtr& node = ir::cached_node<ir::LerpTensor>(
+      ir_value(self), ir_value(end), ir_value(weight),
+      [&] { return compute_shape_lerp_tensor(self.shape(), end.shape(), weight.shape()); });
+  return make_lazy_tensor(node, 0, self.device());
+}
+
+// pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor
+Tensor pow_tensor_tensor(const Tensor& self, const Tensor& exponent) {
+  const ir::NodePtr& node = ir::cached_node<ir::PowTensorTensor>(
+      ir_value(self), ir_value(exponent),
+      [&] { return compute_shape_pow_tensor_tensor(self.shape(), exponent.shape()); });
+  return make_lazy_tensor(node, 0, self.device());
+}
+
+// atan2(Tensor self, Tensor other) -> Tensor
+Tensor atan2(const Tensor& self, const Tensor& other) {
+  const ir::NodePtr& node = ir::cached_node<ir::Atan2>(ir_value(self), ir_value(other), [&] {
+    return compute_shape_atan2(self.shape(), other.shape());
+  });
+  return make_lazy_tensor(node, 0, self.device());
+}
+
+// remainder.Tensor(Tensor self, Tensor other) -> Tensor
+Tensor remainder_tensor(const Tensor& self, const Tensor& other) {
+  const ir::NodePtr& node = ir::cached_node<ir::RemainderTensor>(
+      ir_value(self), ir_value(other),
+      [&] { return compute_shape_remainder_tensor(self.shape(), other.shape()); });
+  return make_lazy_tensor(node, 0, self.device());
+}
+
+// remainder.Scalar(Tensor self, Scalar other) -> Tensor
+Tensor remainder_scalar(const Tensor& self, const Scalar& other) {
+  const ir::NodePtr& node = ir::cached_node<ir::RemainderScalar>(
+      ir_value(self), scalar_value(other),
+      [&] { return compute_shape_remainder_scalar(self.shape(), other); });
+  return make_lazy_tensor(node, 0, self.device());
+}
+
+// fmod.Tensor(Tensor self, Tensor other) -> Tensor
+Tensor fmod_tensor(const Tensor& self, const Tensor& other) {
+  const ir::NodePtr& node = ir::cached_node<ir::FmodTensor>(ir_value(self), ir_value(other), [&] {
+    return compute_shape_fmod_tensor(self.shape(), other.shape());
+  });
+  return make_lazy_tensor(node, 0, self.device());
+}
+
+// fmod.Scalar(Tensor self, Scalar other) -> Tensor
+Tensor fmod_scalar(const Tensor& self, const Scalar& other) {
+  const ir::NodePtr& node = ir::cached_node<ir::FmodScalar>(
+      ir_value(self), scalar_value(other),
+      [&] { return compute_shape_fmod_scalar(self.shape(), other); });
+  return make_lazy_tensor(node, 0, self.device());
+}
+
+// clamp_min(Tensor self, Scalar min) -> Tensor
+Tensor clamp_min(const Tensor& self, const Scalar& min) {
+  const ir::NodePtr& node = ir::cached_node<ir::ClampMin>(ir_value(self), scalar_value(min), [&] {
+    return compute_shape_clamp_min(self.shape(), min);
+  });
+  return make_lazy_tensor(node, 0, self.device());
+}
+
+// clamp_max(Tensor self, Scalar max) -> Tensor
+Tensor clamp_max(const Tensor& self, const Scalar& max) {
+  const ir::NodePtr& node = ir::cached_node<ir::ClampMax>(ir_value(self), scalar_value(max), [&] {
+    return compute_shape_clamp_max(self.shape(), max);
+  });
+  return make_lazy_tensor(node, 0, self.device());
+}
+
+// sin(Tensor self) -> Tensor
+Tensor sin(const Tensor& self) {
+  const ir::NodePtr& node =
+      ir::cached_node<ir::Sin>(ir_value(self), [&] { return compute_shape_sin(self.shape()); });
+  return make_lazy_tensor(node, 0, self.device());
+}
+
+// cos(Tensor self) -> Tensor
+Tensor cos(const Tensor& self) {
+  const ir::NodePtr& node =
+      ir::cached_node<ir::Cos>(ir_value(self), [&] { return compute_shape_cos(self.shape()); });
+  return make_lazy_tensor(node, 0, self.device());
+}
+
+// tan(Tensor self) -> Tensor
+Tensor tan(const Tensor& self) {
+  const ir::NodePtr& node =
+      ir::cached_node<ir::Tan>(ir_value(self), [&] { return compute_shape_tan(self.shape()); });
+  return make_lazy_tensor(node, 0, self.device());
+}
+
+// atan(Tensor self) -> Tensor
+Tensor atan(const Tensor& self) {
+  const ir::NodePtr& node =
+      ir::cached_node<ir::Atan>(ir_value(self), [&] { return compute_shape_atan(self.shape()); });
+  return make_lazy_tensor(node, 0, self.device());
+}
+
+// sinh(Tensor self) -> Tensor
+Tensor sinh(const Tensor& self) {
+  const ir::NodePtr& node =
+      ir::cached_node<ir::Sinh>(ir_value(self), [&] { return compute_shape_sinh(self.shape()); });
+  return make_lazy_tensor(node, 0, self.device());
+}
+
+// cosh(Tensor self) -> Tensor
+Tensor cosh(const Tensor& self) {
+  const ir::NodePtr& node =
+      ir::cached_node<ir::Cosh>(ir_value(self), [&] { return compute_shape_cosh(self.shape()); });
+  return make_lazy_tensor(node, 0, self.device());
+}
+
+// asinh(Tensor self) -> Tensor
+Tensor asinh(const Tensor& self) {
+  const ir::NodePtr& node =
+      ir::cached_node<ir::Asinh>(ir_value(self), [&] { return compute_shape_asinh(self.shape()); });
+  return make_lazy_tensor(node, 0, self.device());
+}
+
+// erf(Tensor self) -> Tensor
+Tensor erf(const Tensor& self) {
+  const ir::NodePtr& node =
+      ir::cached_node<ir::Erf>(ir_value(self), [&] { return compute_shape_erf(self.shape()); });
+  return make_lazy_tensor(node, 0, self.device());
+}
+
+// erfc(Tensor self) -> Tensor
+Tensor erfc(const Tensor& self) {
+  const ir::NodePtr& node =
+      ir::cached_node<ir::Erfc>(ir_value(self), [&] { return compute_shape_erfc(self.shape()); });
+  return make_lazy_tensor(node, 0, self.device());
+}
+
+// log1p(Tensor self) -> Tensor
+Tensor log1p(const Tensor& self) {
+  const ir::NodePtr& node =
+      ir::cached_node<ir::Log1p>(ir_value(self), [&] { return compute_shape_log1p(self.shape()); });
+  return make_lazy_tensor(node, 0, self.device());
+}
+
+// expm1(Tensor self) -> Tensor
+Tensor expm1(const Tensor& self) {
+  const ir::NodePtr& node =
+      ir::cached_node<ir::Expm1>(ir_value(self), [&] { return compute_shape_expm1(self.shape()); });
+  return make_lazy_tensor(node, 0, self.device());
+}
+
+// log2(Tensor self) -> Tensor
+Tensor log2(const Tensor& self) {
+  const ir::NodePtr& node =
+      ir::cached_node<ir::Log2>(ir_value(self), [&] { return compute_shape_log2(self.shape()); });
+  return make_lazy_tensor(node, 0, self.device());
+}
+
+// log10(Tensor self) -> Tensor
+Tensor log10(const Tensor& self) {
+  const ir::NodePtr& node =
+      ir::cached_node<ir::Log10>(ir_value(self), [&] { return compute_shape_log10(self.shape()); });
+  return make_lazy_tensor(node, 0, self.device());
+}
+
+// exp2(Tensor self) -> Tensor
+Tensor exp2(const Tensor& self) {
+  const ir::NodePtr& node =
+      ir::cached_node<ir::Exp2>(ir_value(self), [&] { return compute_shape_exp2(self.shape()); });
+  return make_lazy_tensor(node, 0, self.device());
+}
+
+// floor(Tensor self) -> Tensor
+Tensor floor(const Tensor& self) {
+  const ir::NodePtr& node =
+      ir::cached_node<ir::Floor>(ir_value(self), [&] { return compute_shape_floor(self.shape()); });
+  return make_lazy_tensor(node, 0, self.device());
+}
+
+// ceil(Tensor self) -> Tensor
+Tensor ceil(const Tensor& self) {
+  const ir::NodePtr& node =
+      ir::cached_node<ir::Ceil>(ir_value(self), [&] { return compute_shape_ceil(self.shape()); });
+  return make_lazy_tensor(node, 0, self.device());
+}
+
+// trunc(Tensor self) -> Tensor
+Tensor trunc(const Tensor& self) {
+  const ir::NodePtr& node =
+      ir::cached_node<ir::Trunc>(ir_value(self), [&] { return compute_shape_trunc(self.shape()); });
+  return make_lazy_tensor(node, 0, self.device());
+}
+
+// round(Tensor self) -> Tensor
+Tensor round(const Tensor& self) {
+  const ir::NodePtr& node =
+      ir::cached_node<ir::Round>(ir_value(self), [&] { return compute_shape_round(self.shape()); });
+  return make_lazy_tensor(node, 0, self.device());
+}
+
+// frac(Tensor self) -> Tensor
+Tensor frac(const Tensor& self) {
+  const ir::NodePtr& node =
+      ir::cached_node<ir::Frac>(ir_value(self), [&] { return compute_shape_frac(self.shape()); });
+  return make_lazy_tensor(node, 0, self.device());
+}
+
+// sign(Tensor self) -> Tensor
+Tensor sign(const Tensor& self) {
+  const ir::NodePtr& node =
+      ir::cached_node<ir::Sign>(ir_value(self), [&] { return compute_shape_sign(self.shape()); });
+  return make_lazy_tensor(node, 0, self.device());
+}
+
+// sgn(Tensor self) -> Tensor
+Tensor sgn(const Tensor& self) {
+  const ir::NodePtr& node =
+      ir::cached_node<ir::Sgn>(ir_value(self), [&] { return compute_shape_sgn(self.shape()); });
+  return make_lazy_tensor(node, 0, self.device());
+}
+
+// isnan(Tensor self) -> Tensor
+Tensor isnan(const Tensor& self) {
+  const ir::NodePtr& node =
+      ir::cached_node<ir::Isnan>(ir_value(self), [&] { return compute_shape_isnan(self.shape()); });
+  return make_lazy_tensor(node, 0, self.device());
+}
+
+// logical_not(Tensor self) -> Tensor
+Tensor logical_not(const Tensor& self) {
+  const ir::NodePtr& node = ir::cached_node<ir::LogicalNot>(
+      ir_value(self), [&] { return compute_shape_logical_not(self.shape()); });
+  return make_lazy_tensor(node, 0, self.device());
+}
+
+// logical_and(Tensor self, Tensor other) -> Tensor
+Tensor logical_and(const Tensor& self, const Tensor& other) {
+  const ir::NodePtr& node = ir::cached_node<ir::LogicalAnd>(ir_value(self), ir_value(other), [&] {
+    return compute_shape_logical_and(self.shape(), other.shape());
+  });
+  return make_lazy_tensor(node, 0, self.device());
+}
+
+// logical_or(Tensor self, Tensor other) -> Tensor
+Tensor logical_or(const Tensor& self, const Tensor& other) {
+  const ir::NodePtr& node = ir::cached_node<ir::LogicalOr>(ir_value(self), ir_value(other), [&] {
+    return compute_shape_logical_or(self.shape(), other.shape());
+  });
+  return make_lazy_tensor(node, 0, self.device());
+}
+
+// logical_xor(Tensor self, Tensor other) -> Tensor
+Tensor logical_xor(const Tensor& self, const Tensor& other) {
+  const ir::NodePtr& node = ir::cached_node<ir::LogicalXor>(ir_value(self), ir_value(other), [&] {
+    return compute_shape_logical_xor(self.shape(), other.shape());
+  });
+  return make_lazy_tensor(node, 0, self.device());
+}
+
+// bitwise_not(Tensor self) -> Tensor
+Tensor bitwise_not(const Tensor& self) {
+  const ir::NodePtr& node = ir::cached_node<ir::BitwiseNot>(
+      ir_value(self), [&] { return compute_shape_bitwise_not(self.shape()); });
+  return make_lazy_tensor(node, 0, self.device());
+}
+
+// bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor
+Tensor bitwise_and_tensor(const Tensor& self, const Tensor& other) {
+  const ir::NodePtr& node = ir::cached_node<ir::BitwiseAndTensor>(
+      ir_value(self), ir_value(other),
+      [&] { return compute_shape_bitwise_and_tensor(self.shape(), other.shape()); });
+  return make_lazy_tensor(node, 0, self.device());
+}
+
+// bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor
+Tensor bitwise_or_tensor(const Tensor& self, const Tensor& other) {
+  const ir::NodePtr& node = ir::cached_node<ir::BitwiseOrTensor>(
+      ir_value(self), ir_value(other),
+      [&] { return compute_shape_bitwise_or_tensor(self.shape(), other.shape()); });
+  return make_lazy_tensor(node, 0, self.device());
+}
+
+// bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor
+Tensor bitwise_xor_tensor(const Tensor& self, const Tensor& other) {
+  const ir::NodePtr& node = ir::cached_node<ir::BitwiseXorTensor>(
+      ir_value(self), ir_value(other),
+      [&] { return compute_shape_bitwise_xor_tensor(self.shape(), other.shape()); });
+  return make_lazy_tensor(node, 0, self.device());
+}
+
+// sigmoid_backward(Tensor grad_output, Tensor output) -> Tensor
+Tensor sigmoid_backward(const Tensor& grad_output, const Tensor& output) {
+  const ir::NodePtr& node = ir::cached_node<ir::SigmoidBackward>(
+      ir_value(grad_output), ir_value(output),
+      [&] { return compute_shape_sigmoid_backward(grad_output.shape(), output.shape()); });
+  return make_lazy_tensor(node, 0, grad_output.device());
+}
+
+// tanh_backward(Tensor grad_output, Tensor output) -> Tensor
+Tensor tanh_backward(const Tensor& grad_output, const Tensor& output) {
+  const ir::NodePtr& node = ir::cached_node<ir::TanhBackward>(
+      ir_value(grad_output), ir_value(output),
+      [&] { return compute_shape_tanh_backward(grad_output.shape(), output.shape()); });
+  return make_lazy_tensor(node, 0, grad_output.device());
+}
+
+// threshold(Tensor self, Scalar threshold, Scalar value) -> Tensor
+Tensor threshold(const Tensor& self, const Scalar& threshold, const Scalar& value) {
+  const ir::NodePtr& node = ir::cached_node<ir::Threshold>(
+      ir_value(self), scalar_value(threshold), scalar_value(value),
+      [&] { return compute_shape_threshold(self.shape(), threshold, value); });
+  return make_lazy_tensor(node, 0, self.device());
+}
+
+// leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor
+Tensor leaky_relu(const Tensor& self, const Scalar& negative_slope) {
+  const ir::NodePtr& node = ir::cached_node<ir::LeakyRelu>(
+      ir_value(self), scalar_value(negative_slope),
+      [&] { return compute_shape_leaky_relu(self.shape(), negative_slope); });
+  return make_lazy_tensor(node, 0, self.device());
+}
+
+// elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor
+Tensor elu(const Tensor& self, const Scalar& alpha, const Scalar& scale,
+           const Scalar& input_scale) {
+  const ir::NodePtr& node = ir::cached_node<ir::Elu>(
+      ir_value(self), scalar_value(alpha), scalar_value(scale), scalar_value(input_scale),
+      [&] { return compute_shape_elu(self.shape(), alpha, scale, input_scale); });
+  return make_lazy_tensor(node, 0, self.device());
+}
+
+// hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor
+Tensor hardtanh(const Tensor& self, const Scalar& min_val, const Scalar& max_val) {
+  const ir::NodePtr& node = ir::cached_node<ir::Hardtanh>(
+      ir_value(self), scalar_value(min_val), scalar_value(max_val),
+      [&] { return compute_shape_hardtanh(self.shape(), min_val, max_val); });
+  return make_lazy_tensor(node, 0, self.device());
+}
+
+// hardtanh_backward(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val) -> Tensor
+Tensor hardtanh_backward(const Tensor& grad_output, const Tensor& self, const Scalar& min_val,
+                         const Scalar& max_val) {
+  const ir::NodePtr& node = ir::cached_node<ir::HardtanhBackward>(
+      ir_value(grad_output), ir_value(self), scalar_value(min_val), scalar_value(max_val), [&] {
+        return compute_shape_hardtanh_backward(grad_output.shape(), self.shape(), min_val, max_val);
+      });
+  return make_lazy_tensor(node, 0, grad_output.device());
+}
+
+// softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor
+Tensor softplus(const Tensor& self, const Scalar& beta, const Scalar& threshold) {
+  const ir::NodePtr& node = ir::cached_node<ir::Softplus>(
+      ir_value(self), scalar_value(beta), scalar_value(threshold),
+      [&] { return compute_shape_softplus(self.shape(), beta, threshold); });
+  return make_lazy_tensor(node, 0, self.device());
+}
+
+// softplus_backward(Tensor grad_output, Tensor self, Scalar beta, Scalar threshold) -> Tensor
+Tensor softplus_backward(const Tensor& grad_output, const Tensor& self, const Scalar& beta,
+                         const Scalar& threshold) {
+  const ir::NodePtr& node = ir::cached_node<ir::SoftplusBackward>(
+      ir_value(grad_output), ir_value(self), scalar_value(beta), scalar_value(threshold), [&] {
+        return compute_shape_softplus_backward(grad_output.shape(), self.shape(), beta, threshold);
+      });
+  return make_lazy_tensor(node, 0, grad_output.device());
+}
+
+// silu(Tensor self) -> Tensor
+Tensor silu(const Tensor& self) {
+  const ir::NodePtr& node =
+      ir::cached_node<ir::Silu>(ir_value(self), [&] { return compute_shape_silu(self.shape()); });
+  return make_lazy_tensor(node, 0, self.device());
+}
+
+// silu_backward(Tensor grad_output, Tensor self) -> Tensor
+Tensor silu_backward(const Tensor& grad_output, const Tensor& self) {
+  const ir::NodePtr& node = ir::cached_node<ir::SiluBackward>(
+      ir_value(grad_output), ir_value(self),
+      [&] { return compute_shape_silu_backward(grad_output.shape(), self.shape()); });
+  return make_lazy_tensor(node, 0, grad_output.device());
+}
+
+// mish(Tensor self) -> Tensor
+Tensor mish(const Tensor& self) {
+  const ir::NodePtr& node =
+      ir::cached_node<ir::Mish>(ir_value(self), [&] { return compute_shape_mish(self.shape()); });
+  return make_lazy_tensor(node, 0, self.device());
+}
+
+// mish_backward(Tensor grad_output, Tensor self) -> Tensor
+Tensor mish_backward(const Tensor& grad_output, const Tensor& self) {
+  const ir::NodePtr& node = ir::cached_node<ir::MishBackward>(
+      ir_value(grad_output), ir_value(self),
+      [&] { return compute_shape_mish_backward(grad_output.shape(), self.shape()); });
+  return make_lazy_tensor(node, 0, grad_output.device());
+}
+
+// hardsigmoid(Tensor self) -> Tensor
+Tensor hardsigmoid(const Tensor& self) {
+  const ir::NodePtr& node = ir::cached_node<ir::Hardsigmoid>(
+      ir_value(self), [&] { return compute_shape_hardsigmoid(self.shape()); });
+  return make_lazy_tensor(node, 0, self.device());
+}
+
+// hardsigmoid_backward(Tensor grad_output, Tensor self) -> Tensor
+Tensor hardsigmoid_backward(const Tensor& grad_output, const Tensor& self) {
+  const ir::NodePtr& node = ir::cached_node<ir::HardsigmoidBackward>(
+      ir_value(grad_output), ir_value(self),
+      [&] { return compute_shape_hardsigmoid_backward(grad_output.shape(), self.shape()); });
+  return make_lazy_tensor(node, 0, grad_output.device());
+}
+
+// hardswish(Tensor self) -> Tensor
+Tensor hardswish(const Tensor& self) {
+  const ir::NodePtr& node = ir::cached_node<ir::Hardswish>(
+      ir_value(self), [&] { return compute_shape_hardswish(self.shape()); });
+  return make_lazy_tensor(node, 0, self.device());
+}
+
+// hardswish_backward(Tensor grad_output, Tensor self) -> Tensor
+Tensor hardswish_backward(const Tensor& grad_output, const Tensor& self) {
+  const ir::NodePtr& node = ir::cached_node<ir::HardswishBackward>(
+      ir_value(grad_output), ir_value(self),
+      [&] { return compute_shape_hardswish_backward(grad_output.shape(), self.shape()); });
+  return make_lazy_tensor(node, 0, grad_output.device());
 }
 
 // sum(Tensor self, *, ScalarType? dtype=None) -> Tensor

@@ -329,12 +329,546 @@ std::vector<Tensor> lower_gt_scalar(const ir::Node& node, const std::vector<Tens
   return {out};
 }
 
+// eq.Scalar(Tensor self, Scalar other) -> Tensor
+std::vector<Tensor> lower_eq_scalar(const ir::Node& node, const std::vector<Tensor>& inputs) {
+  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
+  cpu::run_eq_scalar(out, {inputs[0]}, {scalar_of(inputs[1])},
+                     cpu::compute_dtype_eq_scalar(inputs[0].shape(), scalar_of(inputs[1])));
+  return {out};
+}
+
+// ne.Scalar(Tensor self, Scalar other) -> Tensor
+std::vector<Tensor> lower_ne_scalar(const ir::Node& node, const std::vector<Tensor>& inputs) {
+  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
+  cpu::run_ne_scalar(out, {inputs[0]}, {scalar_of(inputs[1])},
+                     cpu::compute_dtype_ne_scalar(inputs[0].shape(), scalar_of(inputs[1])));
+  return {out};
+}
+
+// lt.Scalar(Tensor self, Scalar other) -> Tensor
+std::vector<Tensor> lower_lt_scalar(const ir::Node& node, const std::vector<Tensor>& inputs) {
+  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
+  cpu::run_lt_scalar(out, {inputs[0]}, {scalar_of(inputs[1])},
+                     cpu::compute_dtype_lt_scalar(inputs[0].shape(), scalar_of(inputs[1])));
+  return {out};
+}
+
+// le.Scalar(Tensor self, Scalar other) -> Tensor
+std::vector<Tensor> lower_le_scalar(const ir::Node& node, const std::vector<Tensor>& inputs) {
+  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
+  cpu::run_le_scalar(out, {inputs[0]}, {scalar_of(inputs[1])},
+                     cpu::compute_dtype_le_scalar(inputs[0].shape(), scalar_of(inputs[1])));
+  return {out};
+}
+
+// ge.Scalar(Tensor self, Scalar other) -> Tensor
+std::vector<Tensor> lower_ge_scalar(const ir::Node& node, const std::vector<Tensor>& inputs) {
+  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
+  cpu::run_ge_scalar(out, {inputs[0]}, {scalar_of(inputs[1])},
+                     cpu::compute_dtype_ge_scalar(inputs[0].shape(), scalar_of(inputs[1])));
+  return {out};
+}
+
 // where.self(Tensor condition, Tensor self, Tensor other) -> Tensor
 std::vector<Tensor> lower_where_self(const ir::Node& node, const std::vector<Tensor>& inputs) {
   Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
   cpu::run_where_self(
       out, {inputs[0], inputs[1], inputs[2]}, {},
       cpu::compute_dtype_where_self(inputs[0].shape(), inputs[1].shape(), inputs[2].shape()));
+  return {out};
+}
+
+// rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
+std::vector<Tensor> lower_rsub_tensor(const ir::Node& node, const std::vector<Tensor>& inputs) {
+  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
+  cpu::run_rsub_tensor(
+      out, {inputs[0], inputs[1]}, {scalar_of(inputs[2])},
+      cpu::compute_dtype_rsub_tensor(inputs[0].shape(), inputs[1].shape(), scalar_of(inputs[2])));
+  return {out};
+}
+
+// rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
+std::vector<Tensor> lower_rsub_scalar(const ir::Node& node, const std::vector<Tensor>& inputs) {
+  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
+  cpu::run_rsub_scalar(out, {inputs[0]}, {scalar_of(inputs[1]), scalar_of(inputs[2])},
+                       cpu::compute_dtype_rsub_scalar(inputs[0].shape(), scalar_of(inputs[1]),
+                                                      scalar_of(inputs[2])));
+  return {out};
+}
+
+// addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
+std::vector<Tensor> lower_addcmul(const ir::Node& node, const std::vector<Tensor>& inputs) {
+  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
+  cpu::run_addcmul(out, {inputs[0], inputs[1], inputs[2]}, {scalar_of(inputs[3])},
+                   cpu::compute_dtype_addcmul(inputs[0].shape(), inputs[1].shape(),
+                                              inputs[2].shape(), scalar_of(inputs[3])));
+  return {out};
+}
+
+// addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
+std::vector<Tensor> lower_addcdiv(const ir::Node& node, const std::vector<Tensor>& inputs) {
+  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
+  cpu::run_addcdiv(out, {inputs[0], inputs[1], inputs[2]}, {scalar_of(inputs[3])},
+                   cpu::compute_dtype_addcdiv(inputs[0].shape(), inputs[1].shape(),
+                                              inputs[2].shape(), scalar_of(inputs[3])));
+  return {out};
+}
+
+// lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor
+std::vector<Tensor> lower_lerp_scalar(const ir::Node& node, const std::vector<Tensor>& inputs) {
+  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
+  cpu::run_lerp_scalar(
+      out, {inputs[0], inputs[1]}, {scalar_of(inputs[2])},
+      cpu::compute_dtype_lerp_scalar(inputs[0].shape(), inputs[1].shape(), scalar_of(inputs[2])));
+  return {out};
+}
+
+// lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor
+std::vector<Tensor> lower_lerp_tensor(const ir::Node& node, const std::vector<Tensor>& inputs) {
+  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
+  cpu::run_lerp_tensor(
+      out, {inputs[0], inputs[1], inputs[2]}, {},
+      cpu::compute_dtype_lerp_tensor(inputs[0].shape(), inputs[1].shape(), inputs[2].shape()));
+  return {out};
+}
+
+// pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor
+std::vector<Tensor> lower_pow_tensor_tensor(const ir::Node& node,
+                                            const std::vector<Tensor>& inputs) {
+  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
+  cpu::run_pow_tensor_tensor(
+      out, {inputs[0], inputs[1]}, {},
+      cpu::compute_dtype_pow_tensor_tensor(inputs[0].shape(), inputs[1].shape()));
+  return {out};
+}
+
+// atan2(Tensor self, Tensor other) -> Tensor
+std::vector<Tensor> lower_atan2(const ir::Node& node, const std::vector<Tensor>& inputs) {
+  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
+  cpu::run_atan2(out, {inputs[0], inputs[1]}, {},
+                 cpu::compute_dtype_atan2(inputs[0].shape(), inputs[1].shape()));
+  return {out};
+}
+
+// remainder.Tensor(Tensor self, Tensor other) -> Tensor
+std::vector<Tensor> lower_remainder_tensor(const ir::Node& node,
+                                           const std::vector<Tensor>& inputs) {
+  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
+  cpu::run_remainder_tensor(
+      out, {inputs[0], inputs[1]}, {},
+      cpu::compute_dtype_remainder_tensor(inputs[0].shape(), inputs[1].shape()));
+  return {out};
+}
+
+// remainder.Scalar(Tensor self, Scalar other) -> Tensor
+std::vector<Tensor> lower_remainder_scalar(const ir::Node& node,
+                                           const std::vector<Tensor>& inputs) {
+  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
+  cpu::run_remainder_scalar(
+      out, {inputs[0]}, {scalar_of(inputs[1])},
+      cpu::compute_dtype_remainder_scalar(inputs[0].shape(), scalar_of(inputs[1])));
+  return {out};
+}
+
+// fmod.Tensor(Tensor self, Tensor other) -> Tensor
+std::vector<Tensor> lower_fmod_tensor(const ir::Node& node, const std::vector<Tensor>& inputs) {
+  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
+  cpu::run_fmod_tensor(out, {inputs[0], inputs[1]}, {},
+                       cpu::compute_dtype_fmod_tensor(inputs[0].shape(), inputs[1].shape()));
+  return {out};
+}
+
+// fmod.Scalar(Tensor self, Scalar other) -> Tensor
+std::vector<Tensor> lower_fmod_scalar(const ir::Node& node, const std::vector<Tensor>& inputs) {
+  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
+  cpu::run_fmod_scalar(out, {inputs[0]}, {scalar_of(inputs[1])},
+                       cpu::compute_dtype_fmod_scalar(inputs[0].shape(), scalar_of(inputs[1])));
+  return {out};
+}
+
+// clamp_min(Tensor self, Scalar min) -> Tensor
+std::vector<Tensor> lower_clamp_min(const ir::Node& node, const std::vector<Tensor>& inputs) {
+  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
+  cpu::run_clamp_min(out, {inputs[0]}, {scalar_of(inputs[1])},
+                     cpu::compute_dtype_clamp_min(inputs[0].shape(), scalar_of(inputs[1])));
+  return {out};
+}
+
+// clamp_max(Tensor self, Scalar max) -> Tensor
+std::vector<Tensor> lower_clamp_max(const ir::Node& node, const std::vector<Tensor>& inputs) {
+  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
+  cpu::run_clamp_max(out, {inputs[0]}, {scalar_of(inputs[1])},
+                     cpu::compute_dtype_clamp_max(inputs[0].shape(), scalar_of(inputs[1])));
+  return {out};
+}
+
+// sin(Tensor self) -> Tensor
+std::vector<Tensor> lower_sin(const ir::Node& node, const std::vector<Tensor>& inputs) {
+  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
+  cpu::run_sin(out, {inputs[0]}, {}, cpu::compute_dtype_sin(inputs[0].shape()));
+  return {out};
+}
+
+// cos(Tensor self) -> Tensor
+std::vector<Tensor> lower_cos(const ir::Node& node, const std::vector<Tensor>& inputs) {
+  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
+  cpu::run_cos(out, {inputs[0]}, {}, cpu::compute_dtype_cos(inputs[0].shape()));
+  return {out};
+}
+
+// tan(Tensor self) -> Tensor
+std::vector<Tensor> lower_tan(const ir::Node& node, const std::vector<Tensor>& inputs) {
+  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
+  cpu::run_tan(out, {inputs[0]}, {}, cpu::compute_dtype_tan(inputs[0].shape()));
+  return {out};
+}
+
+// atan(Tensor self) -> Tensor
+std::vector<Tensor> lower_atan(const ir::Node& node, const std::vector<Tensor>& inputs) {
+  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
+  cpu::run_atan(out, {inputs[0]}, {}, cpu::compute_dtype_atan(inputs[0].shape()));
+  return {out};
+}
+
+// sinh(Tensor self) -> Tensor
+std::vector<Tensor> lower_sinh(const ir::Node& node, const std::vector<Tensor>& inputs) {
+  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
+  cpu::run_sinh(out, {inputs[0]}, {}, cpu::compute_dtype_sinh(inputs[0].shape()));
+  return {out};
+}
+
+// cosh(Tensor self) -> Tensor
+std::vector<Tensor> lower_cosh(const ir::Node& node, const std::vector<Tensor>& inputs) {
+  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
+  cpu::run_cosh(out, {inputs[0]}, {}, cpu::compute_dtype_cosh(inputs[0].shape()));
+  return {out};
+}
+
+// asinh(Tensor self) -> Tensor
+std::vector<Tensor> lower_asinh(const ir::Node& node, const std::vector<Tensor>& inputs) {
+  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
+  cpu::run_asinh(out, {inputs[0]}, {}, cpu::compute_dtype_asinh(inputs[0].shape()));
+  return {out};
+}
+
+// erf(Tensor self) -> Tensor
+std::vector<Tensor> lower_erf(const ir::Node& node, const std::vector<Tensor>& inputs) {
+  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
+  cpu::run_erf(out, {inputs[0]}, {}, cpu::compute_dtype_erf(inputs[0].shape()));
+  return {out};
+}
+
+// erfc(Tensor self) -> Tensor
+std::vector<Tensor> lower_erfc(const ir::Node& node, const std::vector<Tensor>& inputs) {
+  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
+  cpu::run_erfc(out, {inputs[0]}, {}, cpu::compute_dtype_erfc(inputs[0].shape()));
+  return {out};
+}
+
+// log1p(Tensor self) -> Tensor
+std::vector<Tensor> lower_log1p(const ir::Node& node, const std::vector<Tensor>& inputs) {
+  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
+  cpu::run_log1p(out, {inputs[0]}, {}, cpu::compute_dtype_log1p(inputs[0].shape()));
+  return {out};
+}
+
+// expm1(Tensor self) -> Tensor
+std::vector<Tensor> lower_expm1(const ir::Node& node, const std::vector<Tensor>& inputs) {
+  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
+  cpu::run_expm1(out, {inputs[0]}, {}, cpu::compute_dtype_expm1(inputs[0].shape()));
+  return {out};
+}
+
+// log2(Tensor self) -> Tensor
+std::vector<Tensor> lower_log2(const ir::Node& node, const std::vector<Tensor>& inputs) {
+  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
+  cpu::run_log2(out, {inputs[0]}, {}, cpu::compute_dtype_log2(inputs[0].shape()));
+  return {out};
+}
+
+// log10(Tensor self) -> Tensor
+std::vector<Tensor> lower_log10(const ir::Node& node, const std::vector<Tensor>& inputs) {
+  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
+  cpu::run_log10(out, {inputs[0]}, {}, cpu::compute_dtype_log10(inputs[0].shape()));
+  return {out};
+}
+
+// exp2(Tensor self) -> Tensor
+std::vector<Tensor> lower_exp2(const ir::Node& node, const std::vector<Tensor>& inputs) {
+  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
+  cpu::run_exp2(out, {inputs[0]}, {}, cpu::compute_dtype_exp2(inputs[0].shape()));
+  return {out};
+}
+
+// floor(Tensor self) -> Tensor
+std::vector<Tensor> lower_floor(const ir::Node& node, const std::vector<Tensor>& inputs) {
+  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
+  cpu::run_floor(out, {inputs[0]}, {}, cpu::compute_dtype_floor(inputs[0].shape()));
+  return {out};
+}
+
+// ceil(Tensor self) -> Tensor
+std::vector<Tensor> lower_ceil(const ir::Node& node, const std::vector<Tensor>& inputs) {
+  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
+  cpu::run_ceil(out, {inputs[0]}, {}, cpu::compute_dtype_ceil(inputs[0].shape()));
+  return {out};
+}
+
+// trunc(Tensor self) -> Tensor
+std::vector<Tensor> lower_trunc(const ir::Node& node, const std::vector<Tensor>& inputs) {
+  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
+  cpu::run_trunc(out, {inputs[0]}, {}, cpu::compute_dtype_trunc(inputs[0].shape()));
+  return {out};
+}
+
+// round(Tensor self) -> Tensor
+std::vector<Tensor> lower_round(const ir::Node& node, const std::vector<Tensor>& inputs) {
+  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
+  cpu::run_round(out, {inputs[0]}, {}, cpu::compute_dtype_round(inputs[0].shape()));
+  return {out};
+}
+
+// frac(Tensor self) -> Tensor
+std::vector<Tensor> lower_frac(const ir::Node& node, const std::vector<Tensor>& inputs) {
+  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
+  cpu::run_frac(out, {inputs[0]}, {}, cpu::compute_dtype_frac(inputs[0].shape()));
+  return {out};
+}
+
+// sign(Tensor self) -> Tensor
+std::vector<Tensor> lower_sign(const ir::Node& node, const std::vector<Tensor>& inputs) {
+  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
+  cpu::run_sign(out, {inputs[0]}, {}, cpu::compute_dtype_sign(inputs[0].shape()));
+  return {out};
+}
+
+// sgn(Tensor self) -> Tensor
+std::vector<Tensor> lower_sgn(const ir::Node& node, const std::vector<Tensor>& inputs) {
+  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
+  cpu::run_sgn(out, {inputs[0]}, {}, cpu::compute_dtype_sgn(inputs[0].shape()));
+  return {out};
+}
+
+// isnan(Tensor self) -> Tensor
+std::vector<Tensor> lower_isnan(const ir::Node& node, const std::vector<Tensor>& inputs) {
+  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
+  cpu::run_isnan(out, {inputs[0]}, {}, cpu::compute_dtype_isnan(inputs[0].shape()));
+  return {out};
+}
+
+// logical_not(Tensor self) -> Tensor
+std::vector<Tensor> lower_logical_not(const ir::Node& node, const std::vector<Tensor>& inputs) {
+  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
+  cpu::run_logical_not(out, {inputs[0]}, {}, cpu::compute_dtype_logical_not(inputs[0].shape()));
+  return {out};
+}
+
+// logical_and(Tensor self, Tensor other) -> Tensor
+std::vector<Tensor> lower_logical_and(const ir::Node& node, const std::vector<Tensor>& inputs) {
+  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
+  cpu::run_logical_and(out, {inputs[0], inputs[1]}, {},
+                       cpu::compute_dtype_logical_and(inputs[0].shape(), inputs[1].shape()));
+  return {out};
+}
+
+// logical_or(Tensor self, Tensor other) -> Tensor
+std::vector<Tensor> lower_logical_or(const ir::Node& node, const std::vector<Tensor>& inputs) {
+  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
+  cpu::run_logical_or(out, {inputs[0], inputs[1]}, {},
+                      cpu::compute_dtype_logical_or(inputs[0].shape(), inputs[1].shape()));
+  return {out};
+}
+
+// logical_xor(Tensor self, Tensor other) -> Tensor
+std::vector<Tensor> lower_logical_xor(const ir::Node& node, const std::vector<Tensor>& inputs) {
+  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
+  cpu::run_logical_xor(out, {inputs[0], inputs[1]}, {},
+                       cpu::compute_dtype_logical_xor(inputs[0].shape(), inputs[1].shape()));
+  return {out};
+}
+
+// bitwise_not(Tensor self) -> Tensor
+std::vector<Tensor> lower_bitwise_not(const ir::Node& node, const std::vector<Tensor>& inputs) {
+  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
+  cpu::run_bitwise_not(out, {inputs[0]}, {}, cpu::compute_dtype_bitwise_not(inputs[0].shape()));
+  return {out};
+}
+
+// bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor
+std::vector<Tensor> lower_bitwise_and_tensor(const ir::Node& node,
+                                             const std::vector<Tensor>& inputs) {
+  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
+  cpu::run_bitwise_and_tensor(
+      out, {inputs[0], inputs[1]}, {},
+      cpu::compute_dtype_bitwise_and_tensor(inputs[0].shape(), inputs[1].shape()));
+  return {out};
+}
+
+// bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor
+std::vector<Tensor> lower_bitwise_or_tensor(const ir::Node& node,
+                                            const std::vector<Tensor>& inputs) {
+  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
+  cpu::run_bitwise_or_tensor(
+      out, {inputs[0], inputs[1]}, {},
+      cpu::compute_dtype_bitwise_or_tensor(inputs[0].shape(), inputs[1].shape()));
+  return {out};
+}
+
+// bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor
+std::vector<Tensor> lower_bitwise_xor_tensor(const ir::Node& node,
+                                             const std::vector<Tensor>& inputs) {
+  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
+  cpu::run_bitwise_xor_tensor(
+      out, {inputs[0], inputs[1]}, {},
+      cpu::compute_dtype_bitwise_xor_tensor(inputs[0].shape(), inputs[1].shape()));
+  return {out};
+}
+
+// sigmoid_backward(Tensor grad_output, Tensor output) -> Tensor
+std::vector<Tensor> lower_sigmoid_backward(const ir::Node& node,
+                                           const std::vector<Tensor>& inputs) {
+  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
+  cpu::run_sigmoid_backward(
+      out, {inputs[0], inputs[1]}, {},
+      cpu::compute_dtype_sigmoid_backward(inputs[0].shape(), inputs[1].shape()));
+  return {out};
+}
+
+// tanh_backward(Tensor grad_output, Tensor output) -> Tensor
+std::vector<Tensor> lower_tanh_backward(const ir::Node& node, const std::vector<Tensor>& inputs) {
+  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
+  cpu::run_tanh_backward(out, {inputs[0], inputs[1]}, {},
+                         cpu::compute_dtype_tanh_backward(inputs[0].shape(), inputs[1].shape()));
+  return {out};
+}
+
+// threshold(Tensor self, Scalar threshold, Scalar value) -> Tensor
+std::vector<Tensor> lower_threshold(const ir::Node& node, const std::vector<Tensor>& inputs) {
+  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
+  cpu::run_threshold(
+      out, {inputs[0]}, {scalar_of(inputs[1]), scalar_of(inputs[2])},
+      cpu::compute_dtype_threshold(inputs[0].shape(), scalar_of(inputs[1]), scalar_of(inputs[2])));
+  return {out};
+}
+
+// leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor
+std::vector<Tensor> lower_leaky_relu(const ir::Node& node, const std::vector<Tensor>& inputs) {
+  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
+  cpu::run_leaky_relu(out, {inputs[0]}, {scalar_of(inputs[1])},
+                      cpu::compute_dtype_leaky_relu(inputs[0].shape(), scalar_of(inputs[1])));
+  return {out};
+}
+
+// elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor
+std::vector<Tensor> lower_elu(const ir::Node& node, const std::vector<Tensor>& inputs) {
+  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
+  cpu::run_elu(out, {inputs[0]}, {scalar_of(inputs[1]), scalar_of(inputs[2]), scalar_of(inputs[3])},
+               cpu::compute_dtype_elu(inputs[0].shape(), scalar_of(inputs[1]), scalar_of(inputs[2]),
+                                      scalar_of(inputs[3])));
+  return {out};
+}
+
+// hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor
+std::vector<Tensor> lower_hardtanh(const ir::Node& node, const std::vector<Tensor>& inputs) {
+  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
+  cpu::run_hardtanh(
+      out, {inputs[0]}, {scalar_of(inputs[1]), scalar_of(inputs[2])},
+      cpu::compute_dtype_hardtanh(inputs[0].shape(), scalar_of(inputs[1]), scalar_of(inputs[2])));
+  return {out};
+}
+
+// hardtanh_backward(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val) -> Tensor
+std::vector<Tensor> lower_hardtanh_backward(const ir::Node& node,
+                                            const std::vector<Tensor>& inputs) {
+  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
+  cpu::run_hardtanh_backward(
+      out, {inputs[0], inputs[1]}, {scalar_of(inputs[2]), scalar_of(inputs[3])},
+      cpu::compute_dtype_hardtanh_backward(inputs[0].shape(), inputs[1].shape(),
+                                           scalar_of(inputs[2]), scalar_of(inputs[3])));
+  return {out};
+}
+
+// softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor
+std::vector<Tensor> lower_softplus(const ir::Node& node, const std::vector<Tensor>& inputs) {
+  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
+  cpu::run_softplus(
+      out, {inputs[0]}, {scalar_of(inputs[1]), scalar_of(inputs[2])},
+      cpu::compute_dtype_softplus(inputs[0].shape(), scalar_of(inputs[1]), scalar_of(inputs[2])));
+  return {out};
+}
+
+// softplus_backward(Tensor grad_output, Tensor self, Scalar beta, Scalar threshold) -> Tensor
+std::vector<Tensor> lower_softplus_backward(const ir::Node& node,
+                                            const std::vector<Tensor>& inputs) {
+  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
+  cpu::run_softplus_backward(
+      out, {inputs[0], inputs[1]}, {scalar_of(inputs[2]), scalar_of(inputs[3])},
+      cpu::compute_dtype_softplus_backward(inputs[0].shape(), inputs[1].shape(),
+                                           scalar_of(inputs[2]), scalar_of(inputs[3])));
+  return {out};
+}
+
+// silu(Tensor self) -> Tensor
+std::vector<Tensor> lower_silu(const ir::Node& node, const std::vector<Tensor>& inputs) {
+  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
+  cpu::run_silu(out, {inputs[0]}, {}, cpu::compute_dtype_silu(inputs[0].shape()));
+  return {out};
+}
+
+// silu_backward(Tensor grad_output, Tensor self) -> Tensor
+std::vector<Tensor> lower_silu_backward(const ir::Node& node, const std::vector<Tensor>& inputs) {
+  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
+  cpu::run_silu_backward(out, {inputs[0], inputs[1]}, {},
+                         cpu::compute_dtype_silu_backward(inputs[0].shape(), inputs[1].shape()));
+  return {out};
+}
+
+// mish(Tensor self) -> Tensor
+std::vector<Tensor> lower_mish(const ir::Node& node, const std::vector<Tensor>& inputs) {
+  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
+  cpu::run_mish(out, {inputs[0]}, {}, cpu::compute_dtype_mish(inputs[0].shape()));
+  return {out};
+}
+
+// mish_backward(Tensor grad_output, Tensor self) -> Tensor
+std::vector<Tensor> lower_mish_backward(const ir::Node& node, const std::vector<Tensor>& inputs) {
+  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
+  cpu::run_mish_backward(out, {inputs[0], inputs[1]}, {},
+                         cpu::compute_dtype_mish_backward(inputs[0].shape(), inputs[1].shape()));
+  return {out};
+}
+
+// hardsigmoid(Tensor self) -> Tensor
+std::vector<Tensor> lower_hardsigmoid(const ir::Node& node, const std::vector<Tensor>& inputs) {
+  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
+  cpu::run_hardsigmoid(out, {inputs[0]}, {}, cpu::compute_dtype_hardsigmoid(inputs[0].shape()));
+  return {out};
+}
+
+// hardsigmoid_backward(Tensor grad_output, Tensor self) -> Tensor
+std::vector<Tensor> lower_hardsigmoid_backward(const ir::Node& node,
+                                               const std::vector<Tensor>& inputs) {
+  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
+  cpu::run_hardsigmoid_backward(
+      out, {inputs[0], inputs[1]}, {},
+      cpu::compute_dtype_hardsigmoid_backward(inputs[0].shape(), inputs[1].shape()));
+  return {out};
+}
+
+// hardswish(Tensor self) -> Tensor
+std::vector<Tensor> lower_hardswish(const ir::Node& node, const std::vector<Tensor>& inputs) {
+  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
+  cpu::run_hardswish(out, {inputs[0]}, {}, cpu::compute_dtype_hardswish(inputs[0].shape()));
+  return {out};
+}
+
+// hardswish_backward(Tensor grad_output, Tensor self) -> Tensor
+std::vector<Tensor> lower_hardswish_backward(const ir::Node& node,
+                                             const std::vector<Tensor>& inputs) {
+  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
+  cpu::run_hardswish_backward(
+      out, {inputs[0], inputs[1]}, {},
+      cpu::compute_dtype_hardswish_backward(inputs[0].shape(), inputs[1].shape()));
   return {out};
 }
 
@@ -744,8 +1278,140 @@ LowerFn lowering_for(ir::OpKind kind) {
       return &lower_ge_tensor;
     case ir::OpKind::gt_scalar:
       return &lower_gt_scalar;
+    case ir::OpKind::eq_scalar:
+      return &lower_eq_scalar;
+    case ir::OpKind::ne_scalar:
+      return &lower_ne_scalar;
+    case ir::OpKind::lt_scalar:
+      return &lower_lt_scalar;
+    case ir::OpKind::le_scalar:
+      return &lower_le_scalar;
+    case ir::OpKind::ge_scalar:
+      return &lower_ge_scalar;
     case ir::OpKind::where_self:
       return &lower_where_self;
+    case ir::OpKind::rsub_tensor:
+      return &lower_rsub_tensor;
+    case ir::OpKind::rsub_scalar:
+      return &lower_rsub_scalar;
+    case ir::OpKind::addcmul:
+      return &lower_addcmul;
+    case ir::OpKind::addcdiv:
+      return &lower_addcdiv;
+    case ir::OpKind::lerp_scalar:
+      return &lower_lerp_scalar;
+    case ir::OpKind::lerp_tensor:
+      return &lower_lerp_tensor;
+    case ir::OpKind::pow_tensor_tensor:
+      return &lower_pow_tensor_tensor;
+    case ir::OpKind::atan2:
+      return &lower_atan2;
+    case ir::OpKind::remainder_tensor:
+      return &lower_remainder_tensor;
+    case ir::OpKind::remainder_scalar:
+      return &lower_remainder_scalar;
+    case ir::OpKind::fmod_tensor:
+      return &lower_fmod_tensor;
+    case ir::OpKind::fmod_scalar:
+      return &lower_fmod_scalar;
+    case ir::OpKind::clamp_min:
+      return &lower_clamp_min;
+    case ir::OpKind::clamp_max:
+      return &lower_clamp_max;
+    case ir::OpKind::sin:
+      return &lower_sin;
+    case ir::OpKind::cos:
+      return &lower_cos;
+    case ir::OpKind::tan:
+      return &lower_tan;
+    case ir::OpKind::atan:
+      return &lower_atan;
+    case ir::OpKind::sinh:
+      return &lower_sinh;
+    case ir::OpKind::cosh:
+      return &lower_cosh;
+    case ir::OpKind::asinh:
+      return &lower_asinh;
+    case ir::OpKind::erf:
+      return &lower_erf;
+    case ir::OpKind::erfc:
+      return &lower_erfc;
+    case ir::OpKind::log1p:
+      return &lower_log1p;
+    case ir::OpKind::expm1:
+      return &lower_expm1;
+    case ir::OpKind::log2:
+      return &lower_log2;
+    case ir::OpKind::log10:
+      return &lower_log10;
+    case ir::OpKind::exp2:
+      return &lower_exp2;
+    case ir::OpKind::floor:
+      return &lower_floor;
+    case ir::OpKind::ceil:
+      return &lower_ceil;
+    case ir::OpKind::trunc:
+      return &lower_trunc;
+    case ir::OpKind::round:
+      return &lower_round;
+    case ir::OpKind::frac:
+      return &lower_frac;
+    case ir::OpKind::sign:
+      return &lower_sign;
+    case ir::OpKind::sgn:
+      return &lower_sgn;
+    case ir::OpKind::isnan:
+      return &lower_isnan;
+    case ir::OpKind::logical_not:
+      return &lower_logical_not;
+    case ir::OpKind::logical_and:
+      return &lower_logical_and;
+    case ir::OpKind::logical_or:
+      return &lower_logical_or;
+    case ir::OpKind::logical_xor:
+      return &lower_logical_xor;
+    case ir::OpKind::bitwise_not:
+      return &lower_bitwise_not;
+    case ir::OpKind::bitwise_and_tensor:
+      return &lower_bitwise_and_tensor;
+    case ir::OpKind::bitwise_or_tensor:
+      return &lower_bitwise_or_tensor;
+    case ir::OpKind::bitwise_xor_tensor:
+      return &lower_bitwise_xor_tensor;
+    case ir::OpKind::sigmoid_backward:
+      return &lower_sigmoid_backward;
+    case ir::OpKind::tanh_backward:
+      return &lower_tanh_backward;
+    case ir::OpKind::threshold:
+      return &lower_threshold;
+    case ir::OpKind::leaky_relu:
+      return &lower_leaky_relu;
+    case ir::OpKind::elu:
+      return &lower_elu;
+    case ir::OpKind::hardtanh:
+      return &lower_hardtanh;
+    case ir::OpKind::hardtanh_backward:
+      return &lower_hardtanh_backward;
+    case ir::OpKind::softplus:
+      return &lower_softplus;
+    case ir::OpKind::softplus_backward:
+      return &lower_softplus_backward;
+    case ir::OpKind::silu:
+      return &lower_silu;
+    case ir::OpKind::silu_backward:
+      return &lower_silu_backward;
+    case ir::OpKind::mish:
+      return &lower_mish;
+    case ir::OpKind::mish_backward:
+      return &lower_mish_backward;
+    case ir::OpKind::hardsigmoid:
+      return &lower_hardsigmoid;
+    case ir::OpKind::hardsigmoid_backward:
+      return &lower_hardsigmoid_backward;
+    case ir::OpKind::hardswish:
+      return &lower_hardswish;
+    case ir::OpKind::hardswish_backward:
+      return &lower_hardswish_backward;
     case ir::OpKind::sum:
       return &lower_sum;
     case ir::OpKind::sum_dim_intlist:

@@ -287,12 +287,464 @@ std::vector<Tensor> call_gt_scalar([[maybe_unused]] const std::vector<Arg>& args
         detail::unbox<Tensor>(args, 0), detail::unbox<Scalar>(args, 1));
   });
 }
+// eq.Scalar(Tensor self, Scalar other) -> Tensor
+std::vector<Tensor> call_eq_scalar([[maybe_unused]] const std::vector<Arg>& args) {
+  return detail::boxed_results([&] {
+    return static_cast<Tensor (*)(const Tensor&, const Scalar&)>(&lazygen::eq)(
+        detail::unbox<Tensor>(args, 0), detail::unbox<Scalar>(args, 1));
+  });
+}
+// ne.Scalar(Tensor self, Scalar other) -> Tensor
+std::vector<Tensor> call_ne_scalar([[maybe_unused]] const std::vector<Arg>& args) {
+  return detail::boxed_results([&] {
+    return static_cast<Tensor (*)(const Tensor&, const Scalar&)>(&lazygen::ne)(
+        detail::unbox<Tensor>(args, 0), detail::unbox<Scalar>(args, 1));
+  });
+}
+// lt.Scalar(Tensor self, Scalar other) -> Tensor
+std::vector<Tensor> call_lt_scalar([[maybe_unused]] const std::vector<Arg>& args) {
+  return detail::boxed_results([&] {
+    return static_cast<Tensor (*)(const Tensor&, const Scalar&)>(&lazygen::lt)(
+        detail::unbox<Tensor>(args, 0), detail::unbox<Scalar>(args, 1));
+  });
+}
+// le.Scalar(Tensor self, Scalar other) -> Tensor
+std::vector<Tensor> call_le_scalar([[maybe_unused]] const std::vector<Arg>& args) {
+  return detail::boxed_results([&] {
+    return static_cast<Tensor (*)(const Tensor&, const Scalar&)>(&lazygen::le)(
+        detail::unbox<Tensor>(args, 0), detail::unbox<Scalar>(args, 1));
+  });
+}
+// ge.Scalar(Tensor self, Scalar other) -> Tensor
+std::vector<Tensor> call_ge_scalar([[maybe_unused]] const std::vector<Arg>& args) {
+  return detail::boxed_results([&] {
+    return static_cast<Tensor (*)(const Tensor&, const Scalar&)>(&lazygen::ge)(
+        detail::unbox<Tensor>(args, 0), detail::unbox<Scalar>(args, 1));
+  });
+}
 // where.self(Tensor condition, Tensor self, Tensor other) -> Tensor
 std::vector<Tensor> call_where_self([[maybe_unused]] const std::vector<Arg>& args) {
   return detail::boxed_results([&] {
     return static_cast<Tensor (*)(const Tensor&, const Tensor&, const Tensor&)>(&lazygen::where)(
         detail::unbox<Tensor>(args, 0), detail::unbox<Tensor>(args, 1),
         detail::unbox<Tensor>(args, 2));
+  });
+}
+// rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
+std::vector<Tensor> call_rsub_tensor([[maybe_unused]] const std::vector<Arg>& args) {
+  return detail::boxed_results([&] {
+    return static_cast<Tensor (*)(const Tensor&, const Tensor&, const Scalar&)>(&lazygen::rsub)(
+        detail::unbox<Tensor>(args, 0), detail::unbox<Tensor>(args, 1),
+        detail::unbox<Scalar>(args, 2));
+  });
+}
+// rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
+std::vector<Tensor> call_rsub_scalar([[maybe_unused]] const std::vector<Arg>& args) {
+  return detail::boxed_results([&] {
+    return static_cast<Tensor (*)(const Tensor&, const Scalar&, const Scalar&)>(&lazygen::rsub)(
+        detail::unbox<Tensor>(args, 0), detail::unbox<Scalar>(args, 1),
+        detail::unbox<Scalar>(args, 2));
+  });
+}
+// addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
+std::vector<Tensor> call_addcmul([[maybe_unused]] const std::vector<Arg>& args) {
+  return detail::boxed_results([&] {
+    return static_cast<Tensor (*)(const Tensor&, const Tensor&, const Tensor&, const Scalar&)>(
+        &lazygen::addcmul)(detail::unbox<Tensor>(args, 0), detail::unbox<Tensor>(args, 1),
+                           detail::unbox<Tensor>(args, 2), detail::unbox<Scalar>(args, 3));
+  });
+}
+// addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
+std::vector<Tensor> call_addcdiv([[maybe_unused]] const std::vector<Arg>& args) {
+  return detail::boxed_results([&] {
+    return static_cast<Tensor (*)(const Tensor&, const Tensor&, const Tensor&, const Scalar&)>(
+        &lazygen::addcdiv)(detail::unbox<Tensor>(args, 0), detail::unbox<Tensor>(args, 1),
+                           detail::unbox<Tensor>(args, 2), detail::unbox<Scalar>(args, 3));
+  });
+}
+// lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor
+std::vector<Tensor> call_lerp_scalar([[maybe_unused]] const std::vector<Arg>& args) {
+  return detail::boxed_results([&] {
+    return static_cast<Tensor (*)(const Tensor&, const Tensor&, const Scalar&)>(&lazygen::lerp)(
+        detail::unbox<Tensor>(args, 0), detail::unbox<Tensor>(args, 1),
+        detail::unbox<Scalar>(args, 2));
+  });
+}
+// lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor
+std::vector<Tensor> call_lerp_tensor([[maybe_unused]] const std::vector<Arg>& args) {
+  return detail::boxed_results([&] {
+    return static_cast<Tensor (*)(const Tensor&, const Tensor&, const Tensor&)>(&lazygen::lerp)(
+        detail::unbox<Tensor>(args, 0), detail::unbox<Tensor>(args, 1),
+        detail::unbox<Tensor>(args, 2));
+  });
+}
+// pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor
+std::vector<Tensor> call_pow_tensor_tensor([[maybe_unused]] const std::vector<Arg>& args) {
+  return detail::boxed_results([&] {
+    return static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&lazygen::pow)(
+        detail::unbox<Tensor>(args, 0), detail::unbox<Tensor>(args, 1));
+  });
+}
+// atan2(Tensor self, Tensor other) -> Tensor
+std::vector<Tensor> call_atan2([[maybe_unused]] const std::vector<Arg>& args) {
+  return detail::boxed_results([&] {
+    return static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&lazygen::atan2)(
+        detail::unbox<Tensor>(args, 0), detail::unbox<Tensor>(args, 1));
+  });
+}
+// remainder.Tensor(Tensor self, Tensor other) -> Tensor
+std::vector<Tensor> call_remainder_tensor([[maybe_unused]] const std::vector<Arg>& args) {
+  return detail::boxed_results([&] {
+    return static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&lazygen::remainder)(
+        detail::unbox<Tensor>(args, 0), detail::unbox<Tensor>(args, 1));
+  });
+}
+// remainder.Scalar(Tensor self, Scalar other) -> Tensor
+std::vector<Tensor> call_remainder_scalar([[maybe_unused]] const std::vector<Arg>& args) {
+  return detail::boxed_results([&] {
+    return static_cast<Tensor (*)(const Tensor&, const Scalar&)>(&lazygen::remainder)(
+        detail::unbox<Tensor>(args, 0), detail::unbox<Scalar>(args, 1));
+  });
+}
+// fmod.Tensor(Tensor self, Tensor other) -> Tensor
+std::vector<Tensor> call_fmod_tensor([[maybe_unused]] const std::vector<Arg>& args) {
+  return detail::boxed_results([&] {
+    return static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&lazygen::fmod)(
+        detail::unbox<Tensor>(args, 0), detail::unbox<Tensor>(args, 1));
+  });
+}
+// fmod.Scalar(Tensor self, Scalar other) -> Tensor
+std::vector<Tensor> call_fmod_scalar([[maybe_unused]] const std::vector<Arg>& args) {
+  return detail::boxed_results([&] {
+    return static_cast<Tensor (*)(const Tensor&, const Scalar&)>(&lazygen::fmod)(
+        detail::unbox<Tensor>(args, 0), detail::unbox<Scalar>(args, 1));
+  });
+}
+// clamp_min(Tensor self, Scalar min) -> Tensor
+std::vector<Tensor> call_clamp_min([[maybe_unused]] const std::vector<Arg>& args) {
+  return detail::boxed_results([&] {
+    return static_cast<Tensor (*)(const Tensor&, const Scalar&)>(&lazygen::clamp_min)(
+        detail::unbox<Tensor>(args, 0), detail::unbox<Scalar>(args, 1));
+  });
+}
+// clamp_max(Tensor self, Scalar max) -> Tensor
+std::vector<Tensor> call_clamp_max([[maybe_unused]] const std::vector<Arg>& args) {
+  return detail::boxed_results([&] {
+    return static_cast<Tensor (*)(const Tensor&, const Scalar&)>(&lazygen::clamp_max)(
+        detail::unbox<Tensor>(args, 0), detail::unbox<Scalar>(args, 1));
+  });
+}
+// sin(Tensor self) -> Tensor
+std::vector<Tensor> call_sin([[maybe_unused]] const std::vector<Arg>& args) {
+  return detail::boxed_results([&] {
+    return static_cast<Tensor (*)(const Tensor&)>(&lazygen::sin)(detail::unbox<Tensor>(args, 0));
+  });
+}
+// cos(Tensor self) -> Tensor
+std::vector<Tensor> call_cos([[maybe_unused]] const std::vector<Arg>& args) {
+  return detail::boxed_results([&] {
+    return static_cast<Tensor (*)(const Tensor&)>(&lazygen::cos)(detail::unbox<Tensor>(args, 0));
+  });
+}
+// tan(Tensor self) -> Tensor
+std::vector<Tensor> call_tan([[maybe_unused]] const std::vector<Arg>& args) {
+  return detail::boxed_results([&] {
+    return static_cast<Tensor (*)(const Tensor&)>(&lazygen::tan)(detail::unbox<Tensor>(args, 0));
+  });
+}
+// atan(Tensor self) -> Tensor
+std::vector<Tensor> call_atan([[maybe_unused]] const std::vector<Arg>& args) {
+  return detail::boxed_results([&] {
+    return static_cast<Tensor (*)(const Tensor&)>(&lazygen::atan)(detail::unbox<Tensor>(args, 0));
+  });
+}
+// sinh(Tensor self) -> Tensor
+std::vector<Tensor> call_sinh([[maybe_unused]] const std::vector<Arg>& args) {
+  return detail::boxed_results([&] {
+    return static_cast<Tensor (*)(const Tensor&)>(&lazygen::sinh)(detail::unbox<Tensor>(args, 0));
+  });
+}
+// cosh(Tensor self) -> Tensor
+std::vector<Tensor> call_cosh([[maybe_unused]] const std::vector<Arg>& args) {
+  return detail::boxed_results([&] {
+    return static_cast<Tensor (*)(const Tensor&)>(&lazygen::cosh)(detail::unbox<Tensor>(args, 0));
+  });
+}
+// asinh(Tensor self) -> Tensor
+std::vector<Tensor> call_asinh([[maybe_unused]] const std::vector<Arg>& args) {
+  return detail::boxed_results([&] {
+    return static_cast<Tensor (*)(const Tensor&)>(&lazygen::asinh)(detail::unbox<Tensor>(args, 0));
+  });
+}
+// erf(Tensor self) -> Tensor
+std::vector<Tensor> call_erf([[maybe_unused]] const std::vector<Arg>& args) {
+  return detail::boxed_results([&] {
+    return static_cast<Tensor (*)(const Tensor&)>(&lazygen::erf)(detail::unbox<Tensor>(args, 0));
+  });
+}
+// erfc(Tensor self) -> Tensor
+std::vector<Tensor> call_erfc([[maybe_unused]] const std::vector<Arg>& args) {
+  return detail::boxed_results([&] {
+    return static_cast<Tensor (*)(const Tensor&)>(&lazygen::erfc)(detail::unbox<Tensor>(args, 0));
+  });
+}
+// log1p(Tensor self) -> Tensor
+std::vector<Tensor> call_log1p([[maybe_unused]] const std::vector<Arg>& args) {
+  return detail::boxed_results([&] {
+    return static_cast<Tensor (*)(const Tensor&)>(&lazygen::log1p)(detail::unbox<Tensor>(args, 0));
+  });
+}
+// expm1(Tensor self) -> Tensor
+std::vector<Tensor> call_expm1([[maybe_unused]] const std::vector<Arg>& args) {
+  return detail::boxed_results([&] {
+    return static_cast<Tensor (*)(const Tensor&)>(&lazygen::expm1)(detail::unbox<Tensor>(args, 0));
+  });
+}
+// log2(Tensor self) -> Tensor
+std::vector<Tensor> call_log2([[maybe_unused]] const std::vector<Arg>& args) {
+  return detail::boxed_results([&] {
+    return static_cast<Tensor (*)(const Tensor&)>(&lazygen::log2)(detail::unbox<Tensor>(args, 0));
+  });
+}
+// log10(Tensor self) -> Tensor
+std::vector<Tensor> call_log10([[maybe_unused]] const std::vector<Arg>& args) {
+  return detail::boxed_results([&] {
+    return static_cast<Tensor (*)(const Tensor&)>(&lazygen::log10)(detail::unbox<Tensor>(args, 0));
+  });
+}
+// exp2(Tensor self) -> Tensor
+std::vector<Tensor> call_exp2([[maybe_unused]] const std::vector<Arg>& args) {
+  return detail::boxed_results([&] {
+    return static_cast<Tensor (*)(const Tensor&)>(&lazygen::exp2)(detail::unbox<Tensor>(args, 0));
+  });
+}
+// floor(Tensor self) -> Tensor
+std::vector<Tensor> call_floor([[maybe_unused]] const std::vector<Arg>& args) {
+  return detail::boxed_results([&] {
+    return static_cast<Tensor (*)(const Tensor&)>(&lazygen::floor)(detail::unbox<Tensor>(args, 0));
+  });
+}
+// ceil(Tensor self) -> Tensor
+std::vector<Tensor> call_ceil([[maybe_unused]] const std::vector<Arg>& args) {
+  return detail::boxed_results([&] {
+    return static_cast<Tensor (*)(const Tensor&)>(&lazygen::ceil)(detail::unbox<Tensor>(args, 0));
+  });
+}
+// trunc(Tensor self) -> Tensor
+std::vector<Tensor> call_trunc([[maybe_unused]] const std::vector<Arg>& args) {
+  return detail::boxed_results([&] {
+    return static_cast<Tensor (*)(const Tensor&)>(&lazygen::trunc)(detail::unbox<Tensor>(args, 0));
+  });
+}
+// round(Tensor self) -> Tensor
+std::vector<Tensor> call_round([[maybe_unused]] const std::vector<Arg>& args) {
+  return detail::boxed_results([&] {
+    return static_cast<Tensor (*)(const Tensor&)>(&lazygen::round)(detail::unbox<Tensor>(args, 0));
+  });
+}
+// frac(Tensor self) -> Tensor
+std::vector<Tensor> call_frac([[maybe_unused]] const std::vector<Arg>& args) {
+  return detail::boxed_results([&] {
+    return static_cast<Tensor (*)(const Tensor&)>(&lazygen::frac)(detail::unbox<Tensor>(args, 0));
+  });
+}
+// sign(Tensor self) -> Tensor
+std::vector<Tensor> call_sign([[maybe_unused]] const std::vector<Arg>& args) {
+  return detail::boxed_results([&] {
+    return static_cast<Tensor (*)(const Tensor&)>(&lazygen::sign)(detail::unbox<Tensor>(args, 0));
+  });
+}
+// sgn(Tensor self) -> Tensor
+std::vector<Tensor> call_sgn([[maybe_unused]] const std::vector<Arg>& args) {
+  return detail::boxed_results([&] {
+    return static_cast<Tensor (*)(const Tensor&)>(&lazygen::sgn)(detail::unbox<Tensor>(args, 0));
+  });
+}
+// isnan(Tensor self) -> Tensor
+std::vector<Tensor> call_isnan([[maybe_unused]] const std::vector<Arg>& args) {
+  return detail::boxed_results([&] {
+    return static_cast<Tensor (*)(const Tensor&)>(&lazygen::isnan)(detail::unbox<Tensor>(args, 0));
+  });
+}
+// logical_not(Tensor self) -> Tensor
+std::vector<Tensor> call_logical_not([[maybe_unused]] const std::vector<Arg>& args) {
+  return detail::boxed_results([&] {
+    return static_cast<Tensor (*)(const Tensor&)>(&lazygen::logical_not)(
+        detail::unbox<Tensor>(args, 0));
+  });
+}
+// logical_and(Tensor self, Tensor other) -> Tensor
+std::vector<Tensor> call_logical_and([[maybe_unused]] const std::vector<Arg>& args) {
+  return detail::boxed_results([&] {
+    return static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&lazygen::logical_and)(
+        detail::unbox<Tensor>(args, 0), detail::unbox<Tensor>(args, 1));
+  });
+}
+// logical_or(Tensor self, Tensor other) -> Tensor
+std::vector<Tensor> call_logical_or([[maybe_unused]] const std::vector<Arg>& args) {
+  return detail::boxed_results([&] {
+    return static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&lazygen::logical_or)(
+        detail::unbox<Tensor>(args, 0), detail::unbox<Tensor>(args, 1));
+  });
+}
+// logical_xor(Tensor self, Tensor other) -> Tensor
+std::vector<Tensor> call_logical_xor([[maybe_unused]] const std::vector<Arg>& args) {
+  return detail::boxed_results([&] {
+    return static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&lazygen::logical_xor)(
+        detail::unbox<Tensor>(args, 0), detail::unbox<Tensor>(args, 1));
+  });
+}
+// bitwise_not(Tensor self) -> Tensor
+std::vector<Tensor> call_bitwise_not([[maybe_unused]] const std::vector<Arg>& args) {
+  return detail::boxed_results([&] {
+    return static_cast<Tensor (*)(const Tensor&)>(&lazygen::bitwise_not)(
+        detail::unbox<Tensor>(args, 0));
+  });
+}
+// bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor
+std::vector<Tensor> call_bitwise_and_tensor([[maybe_unused]] const std::vector<Arg>& args) {
+  return detail::boxed_results([&] {
+    return static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&lazygen::bitwise_and)(
+        detail::unbox<Tensor>(args, 0), detail::unbox<Tensor>(args, 1));
+  });
+}
+// bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor
+std::vector<Tensor> call_bitwise_or_tensor([[maybe_unused]] const std::vector<Arg>& args) {
+  return detail::boxed_results([&] {
+    return static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&lazygen::bitwise_or)(
+        detail::unbox<Tensor>(args, 0), detail::unbox<Tensor>(args, 1));
+  });
+}
+// bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor
+std::vector<Tensor> call_bitwise_xor_tensor([[maybe_unused]] const std::vector<Arg>& args) {
+  return detail::boxed_results([&] {
+    return static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&lazygen::bitwise_xor)(
+        detail::unbox<Tensor>(args, 0), detail::unbox<Tensor>(args, 1));
+  });
+}
+// sigmoid_backward(Tensor grad_output, Tensor output) -> Tensor
+std::vector<Tensor> call_sigmoid_backward([[maybe_unused]] const std::vector<Arg>& args) {
+  return detail::boxed_results([&] {
+    return static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&lazygen::sigmoid_backward)(
+        detail::unbox<Tensor>(args, 0), detail::unbox<Tensor>(args, 1));
+  });
+}
+// tanh_backward(Tensor grad_output, Tensor output) -> Tensor
+std::vector<Tensor> call_tanh_backward([[maybe_unused]] const std::vector<Arg>& args) {
+  return detail::boxed_results([&] {
+    return static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&lazygen::tanh_backward)(
+        detail::unbox<Tensor>(args, 0), detail::unbox<Tensor>(args, 1));
+  });
+}
+// threshold(Tensor self, Scalar threshold, Scalar value) -> Tensor
+std::vector<Tensor> call_threshold([[maybe_unused]] const std::vector<Arg>& args) {
+  return detail::boxed_results([&] {
+    return static_cast<Tensor (*)(const Tensor&, const Scalar&, const Scalar&)>(
+        &lazygen::threshold)(detail::unbox<Tensor>(args, 0), detail::unbox<Scalar>(args, 1),
+                             detail::unbox<Scalar>(args, 2));
+  });
+}
+// leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor
+std::vector<Tensor> call_leaky_relu([[maybe_unused]] const std::vector<Arg>& args) {
+  return detail::boxed_results([&] {
+    return static_cast<Tensor (*)(const Tensor&, const Scalar&)>(&lazygen::leaky_relu)(
+        detail::unbox<Tensor>(args, 0), detail::unbox<Scalar>(args, 1));
+  });
+}
+// elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor
+std::vector<Tensor> call_elu([[maybe_unused]] const std::vector<Arg>& args) {
+  return detail::boxed_results([&] {
+    return static_cast<Tensor (*)(const Tensor&, const Scalar&, const Scalar&, const Scalar&)>(
+        &lazygen::elu)(detail::unbox<Tensor>(args, 0), detail::unbox<Scalar>(args, 1),
+                       detail::unbox<Scalar>(args, 2), detail::unbox<Scalar>(args, 3));
+  });
+}
+// hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor
+std::vector<Tensor> call_hardtanh([[maybe_unused]] const std::vector<Arg>& args) {
+  return detail::boxed_results([&] {
+    return static_cast<Tensor (*)(const Tensor&, const Scalar&, const Scalar&)>(&lazygen::hardtanh)(
+        detail::unbox<Tensor>(args, 0), detail::unbox<Scalar>(args, 1),
+        detail::unbox<Scalar>(args, 2));
+  });
+}
+// hardtanh_backward(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val) -> Tensor
+std::vector<Tensor> call_hardtanh_backward([[maybe_unused]] const std::vector<Arg>& args) {
+  return detail::boxed_results([&] {
+    return static_cast<Tensor (*)(const Tensor&, const Tensor&, const Scalar&, const Scalar&)>(
+        &lazygen::hardtanh_backward)(detail::unbox<Tensor>(args, 0), detail::unbox<Tensor>(args, 1),
+                                     detail::unbox<Scalar>(args, 2),
+                                     detail::unbox<Scalar>(args, 3));
+  });
+}
+// softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor
+std::vector<Tensor> call_softplus([[maybe_unused]] const std::vector<Arg>& args) {
+  return detail::boxed_results([&] {
+    return static_cast<Tensor (*)(const Tensor&, const Scalar&, const Scalar&)>(&lazygen::softplus)(
+        detail::unbox<Tensor>(args, 0), detail::unbox<Scalar>(args, 1),
+        detail::unbox<Scalar>(args, 2));
+  });
+}
+// softplus_backward(Tensor grad_output, Tensor self, Scalar beta, Scalar threshold) -> Tensor
+std::vector<Tensor> call_softplus_backward([[maybe_unused]] const std::vector<Arg>& args) {
+  return detail::boxed_results([&] {
+    return static_cast<Tensor (*)(const Tensor&, const Tensor&, const Scalar&, const Scalar&)>(
+        &lazygen::softplus_backward)(detail::unbox<Tensor>(args, 0), detail::unbox<Tensor>(args, 1),
+                                     detail::unbox<Scalar>(args, 2),
+                                     detail::unbox<Scalar>(args, 3));
+  });
+}
+// silu(Tensor self) -> Tensor
+std::vector<Tensor> call_silu([[maybe_unused]] const std::vector<Arg>& args) {
+  return detail::boxed_results([&] {
+    return static_cast<Tensor (*)(const Tensor&)>(&lazygen::silu)(detail::unbox<Tensor>(args, 0));
+  });
+}
+// silu_backward(Tensor grad_output, Tensor self) -> Tensor
+std::vector<Tensor> call_silu_backward([[maybe_unused]] const std::vector<Arg>& args) {
+  return detail::boxed_results([&] {
+    return static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&lazygen::silu_backward)(
+        detail::unbox<Tensor>(args, 0), detail::unbox<Tensor>(args, 1));
+  });
+}
+// mish(Tensor self) -> Tensor
+std::vector<Tensor> call_mish([[maybe_unused]] const std::vector<Arg>& args) {
+  return detail::boxed_results([&] {
+    return static_cast<Tensor (*)(const Tensor&)>(&lazygen::mish)(detail::unbox<Tensor>(args, 0));
+  });
+}
+// mish_backward(Tensor grad_output, Tensor self) -> Tensor
+std::vector<Tensor> call_mish_backward([[maybe_unused]] const std::vector<Arg>& args) {
+  return detail::boxed_results([&] {
+    return static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&lazygen::mish_backward)(
+        detail::unbox<Tensor>(args, 0), detail::unbox<Tensor>(args, 1));
+  });
+}
+// hardsigmoid(Tensor self) -> Tensor
+std::vector<Tensor> call_hardsigmoid([[maybe_unused]] const std::vector<Arg>& args) {
+  return detail::boxed_results([&] {
+    return static_cast<Tensor (*)(const Tensor&)>(&lazygen::hardsigmoid)(
+        detail::unbox<Tensor>(args, 0));
+  });
+}
+// hardsigmoid_backward(Tensor grad_output, Tensor self) -> Tensor
+std::vector<Tensor> call_hardsigmoid_backward([[maybe_unused]] const std::vector<Arg>& args) {
+  return detail::boxed_results([&] {
+    return static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&lazygen::hardsigmoid_backward)(
+        detail::unbox<Tensor>(args, 0), detail::unbox<Tensor>(args, 1));
+  });
+}
+// hardswish(Tensor self) -> Tensor
+std::vector<Tensor> call_hardswish([[maybe_unused]] const std::vector<Arg>& args) {
+  return detail::boxed_results([&] {
+    return static_cast<Tensor (*)(const Tensor&)>(&lazygen::hardswish)(
+        detail::unbox<Tensor>(args, 0));
+  });
+}
+// hardswish_backward(Tensor grad_output, Tensor self) -> Tensor
+std::vector<Tensor> call_hardswish_backward([[maybe_unused]] const std::vector<Arg>& args) {
+  return detail::boxed_results([&] {
+    return static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&lazygen::hardswish_backward)(
+        detail::unbox<Tensor>(args, 0), detail::unbox<Tensor>(args, 1));
   });
 }
 // sum(Tensor self, *, ScalarType? dtype=None) -> Tensor
@@ -740,6 +1192,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .dtype = DTypeRule::Promote,
           .kind = OpKind::Functional,
           .pointwise = true,
+          .dtypes = 0x1f,
           .args =
               {
                   {.name = "self", .kind = ArgKind::Tensor},
@@ -763,6 +1216,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .dtype = DTypeRule::Promote,
           .kind = OpKind::Inplace,
           .pointwise = true,
+          .dtypes = 0x1f,
           .args =
               {
                   {.name = "self", .kind = ArgKind::Tensor, .written = true},
@@ -787,6 +1241,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .dtype = DTypeRule::Promote,
           .kind = OpKind::Out,
           .pointwise = true,
+          .dtypes = 0x1f,
           .args =
               {
                   {.name = "self", .kind = ArgKind::Tensor},
@@ -811,6 +1266,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .dtype = DTypeRule::Promote,
           .kind = OpKind::Functional,
           .pointwise = true,
+          .dtypes = 0x1f,
           .args =
               {
                   {.name = "self", .kind = ArgKind::Tensor},
@@ -833,6 +1289,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .dtype = DTypeRule::Promote,
           .kind = OpKind::Functional,
           .pointwise = true,
+          .dtypes = 0x1e,
           .args =
               {
                   {.name = "self", .kind = ArgKind::Tensor},
@@ -856,6 +1313,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .dtype = DTypeRule::Promote,
           .kind = OpKind::Functional,
           .pointwise = true,
+          .dtypes = 0x1e,
           .args =
               {
                   {.name = "self", .kind = ArgKind::Tensor},
@@ -878,6 +1336,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .dtype = DTypeRule::Promote,
           .kind = OpKind::Functional,
           .pointwise = true,
+          .dtypes = 0x1f,
           .args =
               {
                   {.name = "self", .kind = ArgKind::Tensor},
@@ -897,6 +1356,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .dtype = DTypeRule::Promote,
           .kind = OpKind::Inplace,
           .pointwise = true,
+          .dtypes = 0x1f,
           .args =
               {
                   {.name = "self", .kind = ArgKind::Tensor, .written = true},
@@ -916,6 +1376,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .dtype = DTypeRule::Promote,
           .kind = OpKind::Functional,
           .pointwise = true,
+          .dtypes = 0x1f,
           .args =
               {
                   {.name = "self", .kind = ArgKind::Tensor},
@@ -935,6 +1396,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .dtype = DTypeRule::Promote,
           .kind = OpKind::Inplace,
           .pointwise = true,
+          .dtypes = 0x1f,
           .args =
               {
                   {.name = "self", .kind = ArgKind::Tensor, .written = true},
@@ -954,6 +1416,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .dtype = DTypeRule::Float,
           .kind = OpKind::Functional,
           .pointwise = true,
+          .dtypes = 0x1f,
           .args =
               {
                   {.name = "self", .kind = ArgKind::Tensor},
@@ -973,6 +1436,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .dtype = DTypeRule::Float,
           .kind = OpKind::Functional,
           .pointwise = true,
+          .dtypes = 0x1f,
           .args =
               {
                   {.name = "self", .kind = ArgKind::Tensor},
@@ -992,6 +1456,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .dtype = DTypeRule::Promote,
           .kind = OpKind::Functional,
           .pointwise = true,
+          .dtypes = 0x1f,
           .args =
               {
                   {.name = "self", .kind = ArgKind::Tensor},
@@ -1011,6 +1476,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .dtype = DTypeRule::Promote,
           .kind = OpKind::Functional,
           .pointwise = true,
+          .dtypes = 0x1f,
           .args =
               {
                   {.name = "self", .kind = ArgKind::Tensor},
@@ -1030,6 +1496,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .dtype = DTypeRule::Promote,
           .kind = OpKind::Functional,
           .pointwise = true,
+          .dtypes = 0x1f,
           .args =
               {
                   {.name = "self", .kind = ArgKind::Tensor, .domain = Domain{Domain::Positive, 0}},
@@ -1049,6 +1516,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .dtype = DTypeRule::Promote,
           .kind = OpKind::Functional,
           .pointwise = true,
+          .dtypes = 0x1e,
           .args =
               {
                   {.name = "self", .kind = ArgKind::Tensor},
@@ -1067,6 +1535,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .dtype = DTypeRule::Float,
           .kind = OpKind::Functional,
           .pointwise = true,
+          .dtypes = 0x1f,
           .args =
               {
                   {.name = "self", .kind = ArgKind::Tensor},
@@ -1085,6 +1554,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .dtype = DTypeRule::Float,
           .kind = OpKind::Functional,
           .pointwise = true,
+          .dtypes = 0x1f,
           .args =
               {
                   {.name = "self", .kind = ArgKind::Tensor, .domain = Domain{Domain::Positive, 0}},
@@ -1103,6 +1573,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .dtype = DTypeRule::Float,
           .kind = OpKind::Functional,
           .pointwise = true,
+          .dtypes = 0x1f,
           .args =
               {
                   {.name = "self", .kind = ArgKind::Tensor, .domain = Domain{Domain::Positive, 0}},
@@ -1121,6 +1592,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .dtype = DTypeRule::Float,
           .kind = OpKind::Functional,
           .pointwise = true,
+          .dtypes = 0x1f,
           .args =
               {
                   {.name = "self", .kind = ArgKind::Tensor, .domain = Domain{Domain::Positive, 0}},
@@ -1139,6 +1611,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .dtype = DTypeRule::Promote,
           .kind = OpKind::Functional,
           .pointwise = true,
+          .dtypes = 0x1e,
           .args =
               {
                   {.name = "self", .kind = ArgKind::Tensor},
@@ -1157,6 +1630,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .dtype = DTypeRule::Promote,
           .kind = OpKind::Functional,
           .pointwise = true,
+          .dtypes = 0x1e,
           .args =
               {
                   {.name = "self", .kind = ArgKind::Tensor},
@@ -1175,6 +1649,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .dtype = DTypeRule::Promote,
           .kind = OpKind::Inplace,
           .pointwise = true,
+          .dtypes = 0x1e,
           .args =
               {
                   {.name = "self", .kind = ArgKind::Tensor, .written = true},
@@ -1194,6 +1669,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .dtype = DTypeRule::Promote,
           .kind = OpKind::Functional,
           .pointwise = true,
+          .dtypes = 0x1e,
           .args =
               {
                   {.name = "grad_output", .kind = ArgKind::Tensor},
@@ -1214,6 +1690,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .dtype = DTypeRule::Float,
           .kind = OpKind::Functional,
           .pointwise = true,
+          .dtypes = 0x1f,
           .args =
               {
                   {.name = "self", .kind = ArgKind::Tensor},
@@ -1232,6 +1709,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .dtype = DTypeRule::Float,
           .kind = OpKind::Functional,
           .pointwise = true,
+          .dtypes = 0x1f,
           .args =
               {
                   {.name = "self", .kind = ArgKind::Tensor},
@@ -1250,6 +1728,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .dtype = DTypeRule::Float,
           .kind = OpKind::Functional,
           .pointwise = true,
+          .dtypes = 0x1f,
           .args =
               {
                   {.name = "self", .kind = ArgKind::Tensor, .domain = Domain{Domain::Nonzero, 0}},
@@ -1264,11 +1743,12 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .id = "addcmul_inplace",
           .schema = "addcmul_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) "
                     "-> Tensor(a!)",
-          .functional = "",
+          .functional = "addcmul",
           .shape = ShapeKind::Broadcast,
           .dtype = DTypeRule::Promote,
           .kind = OpKind::Inplace,
           .pointwise = true,
+          .dtypes = 0x1e,
           .args =
               {
                   {.name = "self", .kind = ArgKind::Tensor, .written = true},
@@ -1289,11 +1769,12 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .id = "addcdiv_inplace",
           .schema = "addcdiv_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) "
                     "-> Tensor(a!)",
-          .functional = "",
+          .functional = "addcdiv",
           .shape = ShapeKind::Broadcast,
           .dtype = DTypeRule::Promote,
           .kind = OpKind::Inplace,
           .pointwise = true,
+          .dtypes = 0x18,
           .args =
               {
                   {.name = "self", .kind = ArgKind::Tensor, .written = true},
@@ -1320,6 +1801,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .dtype = DTypeRule::Promote,
           .kind = OpKind::Inplace,
           .pointwise = true,
+          .dtypes = 0x1f,
           .args =
               {
                   {.name = "self", .kind = ArgKind::Tensor, .written = true},
@@ -1339,6 +1821,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .dtype = DTypeRule::Promote,
           .kind = OpKind::Inplace,
           .pointwise = true,
+          .dtypes = 0x1f,
           .args =
               {
                   {.name = "self", .kind = ArgKind::Tensor, .written = true},
@@ -1357,6 +1840,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .dtype = DTypeRule::Self,
           .kind = OpKind::Inplace,
           .pointwise = true,
+          .dtypes = 0x1f,
           .args =
               {
                   {.name = "self", .kind = ArgKind::Tensor, .written = true},
@@ -1379,6 +1863,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .dtype = DTypeRule::Bool,
           .kind = OpKind::Functional,
           .pointwise = true,
+          .dtypes = 0x1f,
           .args =
               {
                   {.name = "self", .kind = ArgKind::Tensor},
@@ -1398,6 +1883,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .dtype = DTypeRule::Bool,
           .kind = OpKind::Functional,
           .pointwise = true,
+          .dtypes = 0x1f,
           .args =
               {
                   {.name = "self", .kind = ArgKind::Tensor},
@@ -1417,6 +1903,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .dtype = DTypeRule::Bool,
           .kind = OpKind::Functional,
           .pointwise = true,
+          .dtypes = 0x1f,
           .args =
               {
                   {.name = "self", .kind = ArgKind::Tensor},
@@ -1436,6 +1923,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .dtype = DTypeRule::Bool,
           .kind = OpKind::Functional,
           .pointwise = true,
+          .dtypes = 0x1f,
           .args =
               {
                   {.name = "self", .kind = ArgKind::Tensor},
@@ -1455,6 +1943,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .dtype = DTypeRule::Bool,
           .kind = OpKind::Functional,
           .pointwise = true,
+          .dtypes = 0x1f,
           .args =
               {
                   {.name = "self", .kind = ArgKind::Tensor},
@@ -1474,6 +1963,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .dtype = DTypeRule::Bool,
           .kind = OpKind::Functional,
           .pointwise = true,
+          .dtypes = 0x1f,
           .args =
               {
                   {.name = "self", .kind = ArgKind::Tensor},
@@ -1493,6 +1983,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .dtype = DTypeRule::Bool,
           .kind = OpKind::Functional,
           .pointwise = true,
+          .dtypes = 0x1f,
           .args =
               {
                   {.name = "self", .kind = ArgKind::Tensor},
@@ -1501,6 +1992,106 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .num_outputs = 1,
           .samples = {},
           .call = &call_gt_scalar,
+      },
+      // eq.Scalar(Tensor self, Scalar other) -> Tensor
+      OpInfo{
+          .name = "eq.Scalar",
+          .id = "eq_scalar",
+          .schema = "eq.Scalar(Tensor self, Scalar other) -> Tensor",
+          .functional = "",
+          .shape = ShapeKind::Same,
+          .dtype = DTypeRule::Bool,
+          .kind = OpKind::Functional,
+          .pointwise = true,
+          .dtypes = 0x1f,
+          .args =
+              {
+                  {.name = "self", .kind = ArgKind::Tensor},
+                  {.name = "other", .kind = ArgKind::Scalar},
+              },
+          .num_outputs = 1,
+          .samples = {},
+          .call = &call_eq_scalar,
+      },
+      // ne.Scalar(Tensor self, Scalar other) -> Tensor
+      OpInfo{
+          .name = "ne.Scalar",
+          .id = "ne_scalar",
+          .schema = "ne.Scalar(Tensor self, Scalar other) -> Tensor",
+          .functional = "",
+          .shape = ShapeKind::Same,
+          .dtype = DTypeRule::Bool,
+          .kind = OpKind::Functional,
+          .pointwise = true,
+          .dtypes = 0x1f,
+          .args =
+              {
+                  {.name = "self", .kind = ArgKind::Tensor},
+                  {.name = "other", .kind = ArgKind::Scalar},
+              },
+          .num_outputs = 1,
+          .samples = {},
+          .call = &call_ne_scalar,
+      },
+      // lt.Scalar(Tensor self, Scalar other) -> Tensor
+      OpInfo{
+          .name = "lt.Scalar",
+          .id = "lt_scalar",
+          .schema = "lt.Scalar(Tensor self, Scalar other) -> Tensor",
+          .functional = "",
+          .shape = ShapeKind::Same,
+          .dtype = DTypeRule::Bool,
+          .kind = OpKind::Functional,
+          .pointwise = true,
+          .dtypes = 0x1f,
+          .args =
+              {
+                  {.name = "self", .kind = ArgKind::Tensor},
+                  {.name = "other", .kind = ArgKind::Scalar},
+              },
+          .num_outputs = 1,
+          .samples = {},
+          .call = &call_lt_scalar,
+      },
+      // le.Scalar(Tensor self, Scalar other) -> Tensor
+      OpInfo{
+          .name = "le.Scalar",
+          .id = "le_scalar",
+          .schema = "le.Scalar(Tensor self, Scalar other) -> Tensor",
+          .functional = "",
+          .shape = ShapeKind::Same,
+          .dtype = DTypeRule::Bool,
+          .kind = OpKind::Functional,
+          .pointwise = true,
+          .dtypes = 0x1f,
+          .args =
+              {
+                  {.name = "self", .kind = ArgKind::Tensor},
+                  {.name = "other", .kind = ArgKind::Scalar},
+              },
+          .num_outputs = 1,
+          .samples = {},
+          .call = &call_le_scalar,
+      },
+      // ge.Scalar(Tensor self, Scalar other) -> Tensor
+      OpInfo{
+          .name = "ge.Scalar",
+          .id = "ge_scalar",
+          .schema = "ge.Scalar(Tensor self, Scalar other) -> Tensor",
+          .functional = "",
+          .shape = ShapeKind::Same,
+          .dtype = DTypeRule::Bool,
+          .kind = OpKind::Functional,
+          .pointwise = true,
+          .dtypes = 0x1f,
+          .args =
+              {
+                  {.name = "self", .kind = ArgKind::Tensor},
+                  {.name = "other", .kind = ArgKind::Scalar},
+              },
+          .num_outputs = 1,
+          .samples = {},
+          .call = &call_ge_scalar,
       },
       // where.self(Tensor condition, Tensor self, Tensor other) -> Tensor
       OpInfo{
@@ -1512,6 +2103,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .dtype = DTypeRule::Promote,
           .kind = OpKind::Functional,
           .pointwise = true,
+          .dtypes = 0x1f,
           .args =
               {
                   {.name = "condition", .kind = ArgKind::Tensor, .domain = Domain{Domain::Bool, 0}},
@@ -1536,6 +2128,1250 @@ const std::vector<OpInfo>& detail::op_info_table() {
               },
           .call = &call_where_self,
       },
+      // rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
+      OpInfo{
+          .name = "rsub.Tensor",
+          .id = "rsub_tensor",
+          .schema = "rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor",
+          .functional = "",
+          .shape = ShapeKind::Broadcast,
+          .dtype = DTypeRule::Promote,
+          .kind = OpKind::Functional,
+          .pointwise = true,
+          .dtypes = 0x1e,
+          .args =
+              {
+                  {.name = "self", .kind = ArgKind::Tensor},
+                  {.name = "other", .kind = ArgKind::Tensor},
+                  {.name = "alpha",
+                   .kind = ArgKind::Scalar,
+                   .kwarg_only = true,
+                   .default_value = detail::box<Scalar>(1)},
+              },
+          .num_outputs = 1,
+          .samples = {},
+          .call = &call_rsub_tensor,
+      },
+      // rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
+      OpInfo{
+          .name = "rsub.Scalar",
+          .id = "rsub_scalar",
+          .schema = "rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor",
+          .functional = "",
+          .shape = ShapeKind::Same,
+          .dtype = DTypeRule::Promote,
+          .kind = OpKind::Functional,
+          .pointwise = true,
+          .dtypes = 0x1e,
+          .args =
+              {
+                  {.name = "self", .kind = ArgKind::Tensor},
+                  {.name = "other", .kind = ArgKind::Scalar},
+                  {.name = "alpha",
+                   .kind = ArgKind::Scalar,
+                   .default_value = detail::box<Scalar>(1)},
+              },
+          .num_outputs = 1,
+          .samples = {},
+          .call = &call_rsub_scalar,
+      },
+      // addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
+      OpInfo{
+          .name = "addcmul",
+          .id = "addcmul",
+          .schema =
+              "addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor",
+          .functional = "",
+          .shape = ShapeKind::Broadcast,
+          .dtype = DTypeRule::Promote,
+          .kind = OpKind::Functional,
+          .pointwise = true,
+          .dtypes = 0x1e,
+          .args =
+              {
+                  {.name = "self", .kind = ArgKind::Tensor},
+                  {.name = "tensor1", .kind = ArgKind::Tensor},
+                  {.name = "tensor2", .kind = ArgKind::Tensor},
+                  {.name = "value",
+                   .kind = ArgKind::Scalar,
+                   .kwarg_only = true,
+                   .default_value = detail::box<Scalar>(1)},
+              },
+          .num_outputs = 1,
+          .samples = {},
+          .call = &call_addcmul,
+      },
+      // addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
+      OpInfo{
+          .name = "addcdiv",
+          .id = "addcdiv",
+          .schema =
+              "addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor",
+          .functional = "",
+          .shape = ShapeKind::Broadcast,
+          .dtype = DTypeRule::Promote,
+          .kind = OpKind::Functional,
+          .pointwise = true,
+          .dtypes = 0x18,
+          .args =
+              {
+                  {.name = "self", .kind = ArgKind::Tensor},
+                  {.name = "tensor1", .kind = ArgKind::Tensor},
+                  {.name = "tensor2",
+                   .kind = ArgKind::Tensor,
+                   .domain = Domain{Domain::Nonzero, 0}},
+                  {.name = "value",
+                   .kind = ArgKind::Scalar,
+                   .kwarg_only = true,
+                   .default_value = detail::box<Scalar>(1)},
+              },
+          .num_outputs = 1,
+          .samples = {},
+          .call = &call_addcdiv,
+      },
+      // lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor
+      OpInfo{
+          .name = "lerp.Scalar",
+          .id = "lerp_scalar",
+          .schema = "lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor",
+          .functional = "",
+          .shape = ShapeKind::Broadcast,
+          .dtype = DTypeRule::Promote,
+          .kind = OpKind::Functional,
+          .pointwise = true,
+          .dtypes = 0x18,
+          .args =
+              {
+                  {.name = "self", .kind = ArgKind::Tensor},
+                  {.name = "end", .kind = ArgKind::Tensor},
+                  {.name = "weight", .kind = ArgKind::Scalar},
+              },
+          .num_outputs = 1,
+          .samples = {},
+          .call = &call_lerp_scalar,
+      },
+      // lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor
+      OpInfo{
+          .name = "lerp.Tensor",
+          .id = "lerp_tensor",
+          .schema = "lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor",
+          .functional = "",
+          .shape = ShapeKind::Broadcast,
+          .dtype = DTypeRule::Promote,
+          .kind = OpKind::Functional,
+          .pointwise = true,
+          .dtypes = 0x18,
+          .args =
+              {
+                  {.name = "self", .kind = ArgKind::Tensor},
+                  {.name = "end", .kind = ArgKind::Tensor},
+                  {.name = "weight", .kind = ArgKind::Tensor},
+              },
+          .num_outputs = 1,
+          .samples = {},
+          .call = &call_lerp_tensor,
+      },
+      // pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor
+      OpInfo{
+          .name = "pow.Tensor_Tensor",
+          .id = "pow_tensor_tensor",
+          .schema = "pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor",
+          .functional = "",
+          .shape = ShapeKind::Broadcast,
+          .dtype = DTypeRule::Promote,
+          .kind = OpKind::Functional,
+          .pointwise = true,
+          .dtypes = 0x1e,
+          .args =
+              {
+                  {.name = "self", .kind = ArgKind::Tensor, .domain = Domain{Domain::Positive, 0}},
+                  {.name = "exponent", .kind = ArgKind::Tensor},
+              },
+          .num_outputs = 1,
+          .samples = {},
+          .call = &call_pow_tensor_tensor,
+      },
+      // atan2(Tensor self, Tensor other) -> Tensor
+      OpInfo{
+          .name = "atan2",
+          .id = "atan2",
+          .schema = "atan2(Tensor self, Tensor other) -> Tensor",
+          .functional = "",
+          .shape = ShapeKind::Broadcast,
+          .dtype = DTypeRule::Float,
+          .kind = OpKind::Functional,
+          .pointwise = true,
+          .dtypes = 0x1f,
+          .args =
+              {
+                  {.name = "self", .kind = ArgKind::Tensor},
+                  {.name = "other", .kind = ArgKind::Tensor, .domain = Domain{Domain::Nonzero, 0}},
+              },
+          .num_outputs = 1,
+          .samples = {},
+          .call = &call_atan2,
+      },
+      // remainder.Tensor(Tensor self, Tensor other) -> Tensor
+      OpInfo{
+          .name = "remainder.Tensor",
+          .id = "remainder_tensor",
+          .schema = "remainder.Tensor(Tensor self, Tensor other) -> Tensor",
+          .functional = "",
+          .shape = ShapeKind::Broadcast,
+          .dtype = DTypeRule::Promote,
+          .kind = OpKind::Functional,
+          .pointwise = true,
+          .dtypes = 0x1e,
+          .args =
+              {
+                  {.name = "self", .kind = ArgKind::Tensor},
+                  {.name = "other", .kind = ArgKind::Tensor, .domain = Domain{Domain::Nonzero, 0}},
+              },
+          .num_outputs = 1,
+          .samples = {},
+          .call = &call_remainder_tensor,
+      },
+      // remainder.Scalar(Tensor self, Scalar other) -> Tensor
+      OpInfo{
+          .name = "remainder.Scalar",
+          .id = "remainder_scalar",
+          .schema = "remainder.Scalar(Tensor self, Scalar other) -> Tensor",
+          .functional = "",
+          .shape = ShapeKind::Same,
+          .dtype = DTypeRule::Promote,
+          .kind = OpKind::Functional,
+          .pointwise = true,
+          .dtypes = 0x1f,
+          .args =
+              {
+                  {.name = "self", .kind = ArgKind::Tensor},
+                  {.name = "other", .kind = ArgKind::Scalar},
+              },
+          .num_outputs = 1,
+          .samples = {},
+          .call = &call_remainder_scalar,
+      },
+      // fmod.Tensor(Tensor self, Tensor other) -> Tensor
+      OpInfo{
+          .name = "fmod.Tensor",
+          .id = "fmod_tensor",
+          .schema = "fmod.Tensor(Tensor self, Tensor other) -> Tensor",
+          .functional = "",
+          .shape = ShapeKind::Broadcast,
+          .dtype = DTypeRule::Promote,
+          .kind = OpKind::Functional,
+          .pointwise = true,
+          .dtypes = 0x1e,
+          .args =
+              {
+                  {.name = "self", .kind = ArgKind::Tensor},
+                  {.name = "other", .kind = ArgKind::Tensor, .domain = Domain{Domain::Nonzero, 0}},
+              },
+          .num_outputs = 1,
+          .samples = {},
+          .call = &call_fmod_tensor,
+      },
+      // fmod.Scalar(Tensor self, Scalar other) -> Tensor
+      OpInfo{
+          .name = "fmod.Scalar",
+          .id = "fmod_scalar",
+          .schema = "fmod.Scalar(Tensor self, Scalar other) -> Tensor",
+          .functional = "",
+          .shape = ShapeKind::Same,
+          .dtype = DTypeRule::Promote,
+          .kind = OpKind::Functional,
+          .pointwise = true,
+          .dtypes = 0x1f,
+          .args =
+              {
+                  {.name = "self", .kind = ArgKind::Tensor},
+                  {.name = "other", .kind = ArgKind::Scalar},
+              },
+          .num_outputs = 1,
+          .samples = {},
+          .call = &call_fmod_scalar,
+      },
+      // clamp_min(Tensor self, Scalar min) -> Tensor
+      OpInfo{
+          .name = "clamp_min",
+          .id = "clamp_min",
+          .schema = "clamp_min(Tensor self, Scalar min) -> Tensor",
+          .functional = "",
+          .shape = ShapeKind::Same,
+          .dtype = DTypeRule::Promote,
+          .kind = OpKind::Functional,
+          .pointwise = true,
+          .dtypes = 0x1f,
+          .args =
+              {
+                  {.name = "self", .kind = ArgKind::Tensor},
+                  {.name = "min", .kind = ArgKind::Scalar},
+              },
+          .num_outputs = 1,
+          .samples = {},
+          .call = &call_clamp_min,
+      },
+      // clamp_max(Tensor self, Scalar max) -> Tensor
+      OpInfo{
+          .name = "clamp_max",
+          .id = "clamp_max",
+          .schema = "clamp_max(Tensor self, Scalar max) -> Tensor",
+          .functional = "",
+          .shape = ShapeKind::Same,
+          .dtype = DTypeRule::Promote,
+          .kind = OpKind::Functional,
+          .pointwise = true,
+          .dtypes = 0x1f,
+          .args =
+              {
+                  {.name = "self", .kind = ArgKind::Tensor},
+                  {.name = "max", .kind = ArgKind::Scalar},
+              },
+          .num_outputs = 1,
+          .samples = {},
+          .call = &call_clamp_max,
+      },
+      // sin(Tensor self) -> Tensor
+      OpInfo{
+          .name = "sin",
+          .id = "sin",
+          .schema = "sin(Tensor self) -> Tensor",
+          .functional = "",
+          .shape = ShapeKind::Same,
+          .dtype = DTypeRule::Float,
+          .kind = OpKind::Functional,
+          .pointwise = true,
+          .dtypes = 0x1f,
+          .args =
+              {
+                  {.name = "self", .kind = ArgKind::Tensor},
+              },
+          .num_outputs = 1,
+          .samples = {},
+          .call = &call_sin,
+      },
+      // cos(Tensor self) -> Tensor
+      OpInfo{
+          .name = "cos",
+          .id = "cos",
+          .schema = "cos(Tensor self) -> Tensor",
+          .functional = "",
+          .shape = ShapeKind::Same,
+          .dtype = DTypeRule::Float,
+          .kind = OpKind::Functional,
+          .pointwise = true,
+          .dtypes = 0x1f,
+          .args =
+              {
+                  {.name = "self", .kind = ArgKind::Tensor},
+              },
+          .num_outputs = 1,
+          .samples = {},
+          .call = &call_cos,
+      },
+      // tan(Tensor self) -> Tensor
+      OpInfo{
+          .name = "tan",
+          .id = "tan",
+          .schema = "tan(Tensor self) -> Tensor",
+          .functional = "",
+          .shape = ShapeKind::Same,
+          .dtype = DTypeRule::Float,
+          .kind = OpKind::Functional,
+          .pointwise = true,
+          .dtypes = 0x1f,
+          .args =
+              {
+                  {.name = "self", .kind = ArgKind::Tensor},
+              },
+          .num_outputs = 1,
+          .samples = {},
+          .call = &call_tan,
+      },
+      // atan(Tensor self) -> Tensor
+      OpInfo{
+          .name = "atan",
+          .id = "atan",
+          .schema = "atan(Tensor self) -> Tensor",
+          .functional = "",
+          .shape = ShapeKind::Same,
+          .dtype = DTypeRule::Float,
+          .kind = OpKind::Functional,
+          .pointwise = true,
+          .dtypes = 0x1f,
+          .args =
+              {
+                  {.name = "self", .kind = ArgKind::Tensor},
+              },
+          .num_outputs = 1,
+          .samples = {},
+          .call = &call_atan,
+      },
+      // sinh(Tensor self) -> Tensor
+      OpInfo{
+          .name = "sinh",
+          .id = "sinh",
+          .schema = "sinh(Tensor self) -> Tensor",
+          .functional = "",
+          .shape = ShapeKind::Same,
+          .dtype = DTypeRule::Float,
+          .kind = OpKind::Functional,
+          .pointwise = true,
+          .dtypes = 0x1f,
+          .args =
+              {
+                  {.name = "self", .kind = ArgKind::Tensor},
+              },
+          .num_outputs = 1,
+          .samples = {},
+          .call = &call_sinh,
+      },
+      // cosh(Tensor self) -> Tensor
+      OpInfo{
+          .name = "cosh",
+          .id = "cosh",
+          .schema = "cosh(Tensor self) -> Tensor",
+          .functional = "",
+          .shape = ShapeKind::Same,
+          .dtype = DTypeRule::Float,
+          .kind = OpKind::Functional,
+          .pointwise = true,
+          .dtypes = 0x1f,
+          .args =
+              {
+                  {.name = "self", .kind = ArgKind::Tensor},
+              },
+          .num_outputs = 1,
+          .samples = {},
+          .call = &call_cosh,
+      },
+      // asinh(Tensor self) -> Tensor
+      OpInfo{
+          .name = "asinh",
+          .id = "asinh",
+          .schema = "asinh(Tensor self) -> Tensor",
+          .functional = "",
+          .shape = ShapeKind::Same,
+          .dtype = DTypeRule::Float,
+          .kind = OpKind::Functional,
+          .pointwise = true,
+          .dtypes = 0x1f,
+          .args =
+              {
+                  {.name = "self", .kind = ArgKind::Tensor},
+              },
+          .num_outputs = 1,
+          .samples = {},
+          .call = &call_asinh,
+      },
+      // erf(Tensor self) -> Tensor
+      OpInfo{
+          .name = "erf",
+          .id = "erf",
+          .schema = "erf(Tensor self) -> Tensor",
+          .functional = "",
+          .shape = ShapeKind::Same,
+          .dtype = DTypeRule::Float,
+          .kind = OpKind::Functional,
+          .pointwise = true,
+          .dtypes = 0x1f,
+          .args =
+              {
+                  {.name = "self", .kind = ArgKind::Tensor},
+              },
+          .num_outputs = 1,
+          .samples = {},
+          .call = &call_erf,
+      },
+      // erfc(Tensor self) -> Tensor
+      OpInfo{
+          .name = "erfc",
+          .id = "erfc",
+          .schema = "erfc(Tensor self) -> Tensor",
+          .functional = "",
+          .shape = ShapeKind::Same,
+          .dtype = DTypeRule::Float,
+          .kind = OpKind::Functional,
+          .pointwise = true,
+          .dtypes = 0x1f,
+          .args =
+              {
+                  {.name = "self", .kind = ArgKind::Tensor},
+              },
+          .num_outputs = 1,
+          .samples = {},
+          .call = &call_erfc,
+      },
+      // log1p(Tensor self) -> Tensor
+      OpInfo{
+          .name = "log1p",
+          .id = "log1p",
+          .schema = "log1p(Tensor self) -> Tensor",
+          .functional = "",
+          .shape = ShapeKind::Same,
+          .dtype = DTypeRule::Float,
+          .kind = OpKind::Functional,
+          .pointwise = true,
+          .dtypes = 0x1f,
+          .args =
+              {
+                  {.name = "self", .kind = ArgKind::Tensor, .domain = Domain{Domain::Positive, 0}},
+              },
+          .num_outputs = 1,
+          .samples = {},
+          .call = &call_log1p,
+      },
+      // expm1(Tensor self) -> Tensor
+      OpInfo{
+          .name = "expm1",
+          .id = "expm1",
+          .schema = "expm1(Tensor self) -> Tensor",
+          .functional = "",
+          .shape = ShapeKind::Same,
+          .dtype = DTypeRule::Float,
+          .kind = OpKind::Functional,
+          .pointwise = true,
+          .dtypes = 0x1f,
+          .args =
+              {
+                  {.name = "self", .kind = ArgKind::Tensor},
+              },
+          .num_outputs = 1,
+          .samples = {},
+          .call = &call_expm1,
+      },
+      // log2(Tensor self) -> Tensor
+      OpInfo{
+          .name = "log2",
+          .id = "log2",
+          .schema = "log2(Tensor self) -> Tensor",
+          .functional = "",
+          .shape = ShapeKind::Same,
+          .dtype = DTypeRule::Float,
+          .kind = OpKind::Functional,
+          .pointwise = true,
+          .dtypes = 0x1f,
+          .args =
+              {
+                  {.name = "self", .kind = ArgKind::Tensor, .domain = Domain{Domain::Positive, 0}},
+              },
+          .num_outputs = 1,
+          .samples = {},
+          .call = &call_log2,
+      },
+      // log10(Tensor self) -> Tensor
+      OpInfo{
+          .name = "log10",
+          .id = "log10",
+          .schema = "log10(Tensor self) -> Tensor",
+          .functional = "",
+          .shape = ShapeKind::Same,
+          .dtype = DTypeRule::Float,
+          .kind = OpKind::Functional,
+          .pointwise = true,
+          .dtypes = 0x1f,
+          .args =
+              {
+                  {.name = "self", .kind = ArgKind::Tensor, .domain = Domain{Domain::Positive, 0}},
+              },
+          .num_outputs = 1,
+          .samples = {},
+          .call = &call_log10,
+      },
+      // exp2(Tensor self) -> Tensor
+      OpInfo{
+          .name = "exp2",
+          .id = "exp2",
+          .schema = "exp2(Tensor self) -> Tensor",
+          .functional = "",
+          .shape = ShapeKind::Same,
+          .dtype = DTypeRule::Float,
+          .kind = OpKind::Functional,
+          .pointwise = true,
+          .dtypes = 0x1f,
+          .args =
+              {
+                  {.name = "self", .kind = ArgKind::Tensor},
+              },
+          .num_outputs = 1,
+          .samples = {},
+          .call = &call_exp2,
+      },
+      // floor(Tensor self) -> Tensor
+      OpInfo{
+          .name = "floor",
+          .id = "floor",
+          .schema = "floor(Tensor self) -> Tensor",
+          .functional = "",
+          .shape = ShapeKind::Same,
+          .dtype = DTypeRule::Self,
+          .kind = OpKind::Functional,
+          .pointwise = true,
+          .dtypes = 0x1e,
+          .args =
+              {
+                  {.name = "self", .kind = ArgKind::Tensor},
+              },
+          .num_outputs = 1,
+          .samples = {},
+          .call = &call_floor,
+      },
+      // ceil(Tensor self) -> Tensor
+      OpInfo{
+          .name = "ceil",
+          .id = "ceil",
+          .schema = "ceil(Tensor self) -> Tensor",
+          .functional = "",
+          .shape = ShapeKind::Same,
+          .dtype = DTypeRule::Self,
+          .kind = OpKind::Functional,
+          .pointwise = true,
+          .dtypes = 0x1e,
+          .args =
+              {
+                  {.name = "self", .kind = ArgKind::Tensor},
+              },
+          .num_outputs = 1,
+          .samples = {},
+          .call = &call_ceil,
+      },
+      // trunc(Tensor self) -> Tensor
+      OpInfo{
+          .name = "trunc",
+          .id = "trunc",
+          .schema = "trunc(Tensor self) -> Tensor",
+          .functional = "",
+          .shape = ShapeKind::Same,
+          .dtype = DTypeRule::Self,
+          .kind = OpKind::Functional,
+          .pointwise = true,
+          .dtypes = 0x1e,
+          .args =
+              {
+                  {.name = "self", .kind = ArgKind::Tensor},
+              },
+          .num_outputs = 1,
+          .samples = {},
+          .call = &call_trunc,
+      },
+      // round(Tensor self) -> Tensor
+      OpInfo{
+          .name = "round",
+          .id = "round",
+          .schema = "round(Tensor self) -> Tensor",
+          .functional = "",
+          .shape = ShapeKind::Same,
+          .dtype = DTypeRule::Self,
+          .kind = OpKind::Functional,
+          .pointwise = true,
+          .dtypes = 0x1e,
+          .args =
+              {
+                  {.name = "self", .kind = ArgKind::Tensor},
+              },
+          .num_outputs = 1,
+          .samples = {},
+          .call = &call_round,
+      },
+      // frac(Tensor self) -> Tensor
+      OpInfo{
+          .name = "frac",
+          .id = "frac",
+          .schema = "frac(Tensor self) -> Tensor",
+          .functional = "",
+          .shape = ShapeKind::Same,
+          .dtype = DTypeRule::Self,
+          .kind = OpKind::Functional,
+          .pointwise = true,
+          .dtypes = 0x18,
+          .args =
+              {
+                  {.name = "self", .kind = ArgKind::Tensor},
+              },
+          .num_outputs = 1,
+          .samples = {},
+          .call = &call_frac,
+      },
+      // sign(Tensor self) -> Tensor
+      OpInfo{
+          .name = "sign",
+          .id = "sign",
+          .schema = "sign(Tensor self) -> Tensor",
+          .functional = "",
+          .shape = ShapeKind::Same,
+          .dtype = DTypeRule::Self,
+          .kind = OpKind::Functional,
+          .pointwise = true,
+          .dtypes = 0x1f,
+          .args =
+              {
+                  {.name = "self", .kind = ArgKind::Tensor},
+              },
+          .num_outputs = 1,
+          .samples = {},
+          .call = &call_sign,
+      },
+      // sgn(Tensor self) -> Tensor
+      OpInfo{
+          .name = "sgn",
+          .id = "sgn",
+          .schema = "sgn(Tensor self) -> Tensor",
+          .functional = "",
+          .shape = ShapeKind::Same,
+          .dtype = DTypeRule::Self,
+          .kind = OpKind::Functional,
+          .pointwise = true,
+          .dtypes = 0x1f,
+          .args =
+              {
+                  {.name = "self", .kind = ArgKind::Tensor},
+              },
+          .num_outputs = 1,
+          .samples = {},
+          .call = &call_sgn,
+      },
+      // isnan(Tensor self) -> Tensor
+      OpInfo{
+          .name = "isnan",
+          .id = "isnan",
+          .schema = "isnan(Tensor self) -> Tensor",
+          .functional = "",
+          .shape = ShapeKind::Same,
+          .dtype = DTypeRule::Bool,
+          .kind = OpKind::Functional,
+          .pointwise = true,
+          .dtypes = 0x1f,
+          .args =
+              {
+                  {.name = "self", .kind = ArgKind::Tensor},
+              },
+          .num_outputs = 1,
+          .samples = {},
+          .call = &call_isnan,
+      },
+      // logical_not(Tensor self) -> Tensor
+      OpInfo{
+          .name = "logical_not",
+          .id = "logical_not",
+          .schema = "logical_not(Tensor self) -> Tensor",
+          .functional = "",
+          .shape = ShapeKind::Same,
+          .dtype = DTypeRule::Bool,
+          .kind = OpKind::Functional,
+          .pointwise = true,
+          .dtypes = 0x1f,
+          .args =
+              {
+                  {.name = "self", .kind = ArgKind::Tensor},
+              },
+          .num_outputs = 1,
+          .samples = {},
+          .call = &call_logical_not,
+      },
+      // logical_and(Tensor self, Tensor other) -> Tensor
+      OpInfo{
+          .name = "logical_and",
+          .id = "logical_and",
+          .schema = "logical_and(Tensor self, Tensor other) -> Tensor",
+          .functional = "",
+          .shape = ShapeKind::Broadcast,
+          .dtype = DTypeRule::Bool,
+          .kind = OpKind::Functional,
+          .pointwise = true,
+          .dtypes = 0x1f,
+          .args =
+              {
+                  {.name = "self", .kind = ArgKind::Tensor},
+                  {.name = "other", .kind = ArgKind::Tensor},
+              },
+          .num_outputs = 1,
+          .samples = {},
+          .call = &call_logical_and,
+      },
+      // logical_or(Tensor self, Tensor other) -> Tensor
+      OpInfo{
+          .name = "logical_or",
+          .id = "logical_or",
+          .schema = "logical_or(Tensor self, Tensor other) -> Tensor",
+          .functional = "",
+          .shape = ShapeKind::Broadcast,
+          .dtype = DTypeRule::Bool,
+          .kind = OpKind::Functional,
+          .pointwise = true,
+          .dtypes = 0x1f,
+          .args =
+              {
+                  {.name = "self", .kind = ArgKind::Tensor},
+                  {.name = "other", .kind = ArgKind::Tensor},
+              },
+          .num_outputs = 1,
+          .samples = {},
+          .call = &call_logical_or,
+      },
+      // logical_xor(Tensor self, Tensor other) -> Tensor
+      OpInfo{
+          .name = "logical_xor",
+          .id = "logical_xor",
+          .schema = "logical_xor(Tensor self, Tensor other) -> Tensor",
+          .functional = "",
+          .shape = ShapeKind::Broadcast,
+          .dtype = DTypeRule::Bool,
+          .kind = OpKind::Functional,
+          .pointwise = true,
+          .dtypes = 0x1f,
+          .args =
+              {
+                  {.name = "self", .kind = ArgKind::Tensor},
+                  {.name = "other", .kind = ArgKind::Tensor},
+              },
+          .num_outputs = 1,
+          .samples = {},
+          .call = &call_logical_xor,
+      },
+      // bitwise_not(Tensor self) -> Tensor
+      OpInfo{
+          .name = "bitwise_not",
+          .id = "bitwise_not",
+          .schema = "bitwise_not(Tensor self) -> Tensor",
+          .functional = "",
+          .shape = ShapeKind::Same,
+          .dtype = DTypeRule::Self,
+          .kind = OpKind::Functional,
+          .pointwise = true,
+          .dtypes = 0x7,
+          .args =
+              {
+                  {.name = "self", .kind = ArgKind::Tensor},
+              },
+          .num_outputs = 1,
+          .samples = {},
+          .call = &call_bitwise_not,
+      },
+      // bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor
+      OpInfo{
+          .name = "bitwise_and.Tensor",
+          .id = "bitwise_and_tensor",
+          .schema = "bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor",
+          .functional = "",
+          .shape = ShapeKind::Broadcast,
+          .dtype = DTypeRule::Promote,
+          .kind = OpKind::Functional,
+          .pointwise = true,
+          .dtypes = 0x7,
+          .args =
+              {
+                  {.name = "self", .kind = ArgKind::Tensor},
+                  {.name = "other", .kind = ArgKind::Tensor},
+              },
+          .num_outputs = 1,
+          .samples = {},
+          .call = &call_bitwise_and_tensor,
+      },
+      // bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor
+      OpInfo{
+          .name = "bitwise_or.Tensor",
+          .id = "bitwise_or_tensor",
+          .schema = "bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor",
+          .functional = "",
+          .shape = ShapeKind::Broadcast,
+          .dtype = DTypeRule::Promote,
+          .kind = OpKind::Functional,
+          .pointwise = true,
+          .dtypes = 0x7,
+          .args =
+              {
+                  {.name = "self", .kind = ArgKind::Tensor},
+                  {.name = "other", .kind = ArgKind::Tensor},
+              },
+          .num_outputs = 1,
+          .samples = {},
+          .call = &call_bitwise_or_tensor,
+      },
+      // bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor
+      OpInfo{
+          .name = "bitwise_xor.Tensor",
+          .id = "bitwise_xor_tensor",
+          .schema = "bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor",
+          .functional = "",
+          .shape = ShapeKind::Broadcast,
+          .dtype = DTypeRule::Promote,
+          .kind = OpKind::Functional,
+          .pointwise = true,
+          .dtypes = 0x7,
+          .args =
+              {
+                  {.name = "self", .kind = ArgKind::Tensor},
+                  {.name = "other", .kind = ArgKind::Tensor},
+              },
+          .num_outputs = 1,
+          .samples = {},
+          .call = &call_bitwise_xor_tensor,
+      },
+      // sigmoid_backward(Tensor grad_output, Tensor output) -> Tensor
+      OpInfo{
+          .name = "sigmoid_backward",
+          .id = "sigmoid_backward",
+          .schema = "sigmoid_backward(Tensor grad_output, Tensor output) -> Tensor",
+          .functional = "",
+          .shape = ShapeKind::Broadcast,
+          .dtype = DTypeRule::Promote,
+          .kind = OpKind::Functional,
+          .pointwise = true,
+          .dtypes = 0x18,
+          .args =
+              {
+                  {.name = "grad_output", .kind = ArgKind::Tensor},
+                  {.name = "output", .kind = ArgKind::Tensor},
+              },
+          .num_outputs = 1,
+          .samples = {},
+          .call = &call_sigmoid_backward,
+      },
+      // tanh_backward(Tensor grad_output, Tensor output) -> Tensor
+      OpInfo{
+          .name = "tanh_backward",
+          .id = "tanh_backward",
+          .schema = "tanh_backward(Tensor grad_output, Tensor output) -> Tensor",
+          .functional = "",
+          .shape = ShapeKind::Broadcast,
+          .dtype = DTypeRule::Promote,
+          .kind = OpKind::Functional,
+          .pointwise = true,
+          .dtypes = 0x18,
+          .args =
+              {
+                  {.name = "grad_output", .kind = ArgKind::Tensor},
+                  {.name = "output", .kind = ArgKind::Tensor},
+              },
+          .num_outputs = 1,
+          .samples = {},
+          .call = &call_tanh_backward,
+      },
+      // threshold(Tensor self, Scalar threshold, Scalar value) -> Tensor
+      OpInfo{
+          .name = "threshold",
+          .id = "threshold",
+          .schema = "threshold(Tensor self, Scalar threshold, Scalar value) -> Tensor",
+          .functional = "",
+          .shape = ShapeKind::Same,
+          .dtype = DTypeRule::Self,
+          .kind = OpKind::Functional,
+          .pointwise = true,
+          .dtypes = 0x1e,
+          .args =
+              {
+                  {.name = "self", .kind = ArgKind::Tensor},
+                  {.name = "threshold", .kind = ArgKind::Scalar},
+                  {.name = "value", .kind = ArgKind::Scalar},
+              },
+          .num_outputs = 1,
+          .samples = {},
+          .call = &call_threshold,
+      },
+      // leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor
+      OpInfo{
+          .name = "leaky_relu",
+          .id = "leaky_relu",
+          .schema = "leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor",
+          .functional = "",
+          .shape = ShapeKind::Same,
+          .dtype = DTypeRule::Self,
+          .kind = OpKind::Functional,
+          .pointwise = true,
+          .dtypes = 0x18,
+          .args =
+              {
+                  {.name = "self", .kind = ArgKind::Tensor},
+                  {.name = "negative_slope",
+                   .kind = ArgKind::Scalar,
+                   .default_value = detail::box<Scalar>(0.01)},
+              },
+          .num_outputs = 1,
+          .samples = {},
+          .call = &call_leaky_relu,
+      },
+      // elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor
+      OpInfo{
+          .name = "elu",
+          .id = "elu",
+          .schema =
+              "elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor",
+          .functional = "",
+          .shape = ShapeKind::Same,
+          .dtype = DTypeRule::Self,
+          .kind = OpKind::Functional,
+          .pointwise = true,
+          .dtypes = 0x18,
+          .args =
+              {
+                  {.name = "self", .kind = ArgKind::Tensor},
+                  {.name = "alpha",
+                   .kind = ArgKind::Scalar,
+                   .default_value = detail::box<Scalar>(1)},
+                  {.name = "scale",
+                   .kind = ArgKind::Scalar,
+                   .default_value = detail::box<Scalar>(1)},
+                  {.name = "input_scale",
+                   .kind = ArgKind::Scalar,
+                   .default_value = detail::box<Scalar>(1)},
+              },
+          .num_outputs = 1,
+          .samples = {},
+          .call = &call_elu,
+      },
+      // hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor
+      OpInfo{
+          .name = "hardtanh",
+          .id = "hardtanh",
+          .schema = "hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor",
+          .functional = "",
+          .shape = ShapeKind::Same,
+          .dtype = DTypeRule::Self,
+          .kind = OpKind::Functional,
+          .pointwise = true,
+          .dtypes = 0x1e,
+          .args =
+              {
+                  {.name = "self", .kind = ArgKind::Tensor},
+                  {.name = "min_val",
+                   .kind = ArgKind::Scalar,
+                   .default_value = detail::box<Scalar>(-1)},
+                  {.name = "max_val",
+                   .kind = ArgKind::Scalar,
+                   .default_value = detail::box<Scalar>(1)},
+              },
+          .num_outputs = 1,
+          .samples = {},
+          .call = &call_hardtanh,
+      },
+      // hardtanh_backward(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val) ->
+      // Tensor
+      OpInfo{
+          .name = "hardtanh_backward",
+          .id = "hardtanh_backward",
+          .schema = "hardtanh_backward(Tensor grad_output, Tensor self, Scalar min_val, Scalar "
+                    "max_val) -> Tensor",
+          .functional = "",
+          .shape = ShapeKind::Broadcast,
+          .dtype = DTypeRule::Promote,
+          .kind = OpKind::Functional,
+          .pointwise = true,
+          .dtypes = 0x18,
+          .args =
+              {
+                  {.name = "grad_output", .kind = ArgKind::Tensor},
+                  {.name = "self", .kind = ArgKind::Tensor},
+                  {.name = "min_val", .kind = ArgKind::Scalar},
+                  {.name = "max_val", .kind = ArgKind::Scalar},
+              },
+          .num_outputs = 1,
+          .samples = {},
+          .call = &call_hardtanh_backward,
+      },
+      // softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor
+      OpInfo{
+          .name = "softplus",
+          .id = "softplus",
+          .schema = "softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor",
+          .functional = "",
+          .shape = ShapeKind::Same,
+          .dtype = DTypeRule::Self,
+          .kind = OpKind::Functional,
+          .pointwise = true,
+          .dtypes = 0x18,
+          .args =
+              {
+                  {.name = "self", .kind = ArgKind::Tensor},
+                  {.name = "beta",
+                   .kind = ArgKind::Scalar,
+                   .default_value = detail::box<Scalar>(1)},
+                  {.name = "threshold",
+                   .kind = ArgKind::Scalar,
+                   .default_value = detail::box<Scalar>(20)},
+              },
+          .num_outputs = 1,
+          .samples = {},
+          .call = &call_softplus,
+      },
+      // softplus_backward(Tensor grad_output, Tensor self, Scalar beta, Scalar threshold) -> Tensor
+      OpInfo{
+          .name = "softplus_backward",
+          .id = "softplus_backward",
+          .schema = "softplus_backward(Tensor grad_output, Tensor self, Scalar beta, Scalar "
+                    "threshold) -> Tensor",
+          .functional = "",
+          .shape = ShapeKind::Broadcast,
+          .dtype = DTypeRule::Promote,
+          .kind = OpKind::Functional,
+          .pointwise = true,
+          .dtypes = 0x18,
+          .args =
+              {
+                  {.name = "grad_output", .kind = ArgKind::Tensor},
+                  {.name = "self", .kind = ArgKind::Tensor},
+                  {.name = "beta", .kind = ArgKind::Scalar},
+                  {.name = "threshold", .kind = ArgKind::Scalar},
+              },
+          .num_outputs = 1,
+          .samples = {},
+          .call = &call_softplus_backward,
+      },
+      // silu(Tensor self) -> Tensor
+      OpInfo{
+          .name = "silu",
+          .id = "silu",
+          .schema = "silu(Tensor self) -> Tensor",
+          .functional = "",
+          .shape = ShapeKind::Same,
+          .dtype = DTypeRule::Float,
+          .kind = OpKind::Functional,
+          .pointwise = true,
+          .dtypes = 0x18,
+          .args =
+              {
+                  {.name = "self", .kind = ArgKind::Tensor},
+              },
+          .num_outputs = 1,
+          .samples = {},
+          .call = &call_silu,
+      },
+      // silu_backward(Tensor grad_output, Tensor self) -> Tensor
+      OpInfo{
+          .name = "silu_backward",
+          .id = "silu_backward",
+          .schema = "silu_backward(Tensor grad_output, Tensor self) -> Tensor",
+          .functional = "",
+          .shape = ShapeKind::Broadcast,
+          .dtype = DTypeRule::Promote,
+          .kind = OpKind::Functional,
+          .pointwise = true,
+          .dtypes = 0x18,
+          .args =
+              {
+                  {.name = "grad_output", .kind = ArgKind::Tensor},
+                  {.name = "self", .kind = ArgKind::Tensor},
+              },
+          .num_outputs = 1,
+          .samples = {},
+          .call = &call_silu_backward,
+      },
+      // mish(Tensor self) -> Tensor
+      OpInfo{
+          .name = "mish",
+          .id = "mish",
+          .schema = "mish(Tensor self) -> Tensor",
+          .functional = "",
+          .shape = ShapeKind::Same,
+          .dtype = DTypeRule::Float,
+          .kind = OpKind::Functional,
+          .pointwise = true,
+          .dtypes = 0x18,
+          .args =
+              {
+                  {.name = "self", .kind = ArgKind::Tensor},
+              },
+          .num_outputs = 1,
+          .samples = {},
+          .call = &call_mish,
+      },
+      // mish_backward(Tensor grad_output, Tensor self) -> Tensor
+      OpInfo{
+          .name = "mish_backward",
+          .id = "mish_backward",
+          .schema = "mish_backward(Tensor grad_output, Tensor self) -> Tensor",
+          .functional = "",
+          .shape = ShapeKind::Broadcast,
+          .dtype = DTypeRule::Promote,
+          .kind = OpKind::Functional,
+          .pointwise = true,
+          .dtypes = 0x18,
+          .args =
+              {
+                  {.name = "grad_output", .kind = ArgKind::Tensor},
+                  {.name = "self", .kind = ArgKind::Tensor},
+              },
+          .num_outputs = 1,
+          .samples = {},
+          .call = &call_mish_backward,
+      },
+      // hardsigmoid(Tensor self) -> Tensor
+      OpInfo{
+          .name = "hardsigmoid",
+          .id = "hardsigmoid",
+          .schema = "hardsigmoid(Tensor self) -> Tensor",
+          .functional = "",
+          .shape = ShapeKind::Same,
+          .dtype = DTypeRule::Float,
+          .kind = OpKind::Functional,
+          .pointwise = true,
+          .dtypes = 0x18,
+          .args =
+              {
+                  {.name = "self", .kind = ArgKind::Tensor},
+              },
+          .num_outputs = 1,
+          .samples = {},
+          .call = &call_hardsigmoid,
+      },
+      // hardsigmoid_backward(Tensor grad_output, Tensor self) -> Tensor
+      OpInfo{
+          .name = "hardsigmoid_backward",
+          .id = "hardsigmoid_backward",
+          .schema = "hardsigmoid_backward(Tensor grad_output, Tensor self) -> Tensor",
+          .functional = "",
+          .shape = ShapeKind::Broadcast,
+          .dtype = DTypeRule::Promote,
+          .kind = OpKind::Functional,
+          .pointwise = true,
+          .dtypes = 0x18,
+          .args =
+              {
+                  {.name = "grad_output", .kind = ArgKind::Tensor},
+                  {.name = "self", .kind = ArgKind::Tensor},
+              },
+          .num_outputs = 1,
+          .samples = {},
+          .call = &call_hardsigmoid_backward,
+      },
+      // hardswish(Tensor self) -> Tensor
+      OpInfo{
+          .name = "hardswish",
+          .id = "hardswish",
+          .schema = "hardswish(Tensor self) -> Tensor",
+          .functional = "",
+          .shape = ShapeKind::Same,
+          .dtype = DTypeRule::Float,
+          .kind = OpKind::Functional,
+          .pointwise = true,
+          .dtypes = 0x18,
+          .args =
+              {
+                  {.name = "self", .kind = ArgKind::Tensor},
+              },
+          .num_outputs = 1,
+          .samples = {},
+          .call = &call_hardswish,
+      },
+      // hardswish_backward(Tensor grad_output, Tensor self) -> Tensor
+      OpInfo{
+          .name = "hardswish_backward",
+          .id = "hardswish_backward",
+          .schema = "hardswish_backward(Tensor grad_output, Tensor self) -> Tensor",
+          .functional = "",
+          .shape = ShapeKind::Broadcast,
+          .dtype = DTypeRule::Promote,
+          .kind = OpKind::Functional,
+          .pointwise = true,
+          .dtypes = 0x18,
+          .args =
+              {
+                  {.name = "grad_output", .kind = ArgKind::Tensor},
+                  {.name = "self", .kind = ArgKind::Tensor},
+              },
+          .num_outputs = 1,
+          .samples = {},
+          .call = &call_hardswish_backward,
+      },
       // sum(Tensor self, *, ScalarType? dtype=None) -> Tensor
       OpInfo{
           .name = "sum",
@@ -1546,6 +3382,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .dtype = DTypeRule::Promote,
           .kind = OpKind::Functional,
           .pointwise = false,
+          .dtypes = 0x1f,
           .args =
               {
                   {.name = "self", .kind = ArgKind::Tensor},
@@ -1571,6 +3408,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .dtype = DTypeRule::Promote,
           .kind = OpKind::Functional,
           .pointwise = false,
+          .dtypes = 0x1f,
           .args =
               {
                   {.name = "self", .kind = ArgKind::Tensor},
@@ -1599,6 +3437,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .dtype = DTypeRule::Promote,
           .kind = OpKind::Functional,
           .pointwise = false,
+          .dtypes = 0x1f,
           .args =
               {
                   {.name = "self", .kind = ArgKind::Tensor},
@@ -1640,6 +3479,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .dtype = DTypeRule::Promote,
           .kind = OpKind::Functional,
           .pointwise = false,
+          .dtypes = 0x1f,
           .args =
               {
                   {.name = "self", .kind = ArgKind::Tensor},
@@ -1676,6 +3516,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .dtype = DTypeRule::Promote,
           .kind = OpKind::Functional,
           .pointwise = false,
+          .dtypes = 0x1f,
           .args =
               {
                   {.name = "self", .kind = ArgKind::Tensor},
@@ -1707,6 +3548,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .dtype = DTypeRule::Promote,
           .kind = OpKind::Functional,
           .pointwise = false,
+          .dtypes = 0x1e,
           .args =
               {
                   {.name = "self", .kind = ArgKind::Tensor},
@@ -1744,6 +3586,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .dtype = DTypeRule::Float,
           .kind = OpKind::Functional,
           .pointwise = false,
+          .dtypes = 0x18,
           .args =
               {
                   {.name = "self", .kind = ArgKind::Tensor},
@@ -1764,6 +3607,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .dtype = DTypeRule::Float,
           .kind = OpKind::Functional,
           .pointwise = false,
+          .dtypes = 0x18,
           .args =
               {
                   {.name = "self", .kind = ArgKind::Tensor},
@@ -1784,6 +3628,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .dtype = DTypeRule::Promote,
           .kind = OpKind::Functional,
           .pointwise = false,
+          .dtypes = 0x1e,
           .args =
               {
                   {.name = "self", .kind = ArgKind::Tensor},
@@ -1811,6 +3656,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .dtype = DTypeRule::Promote,
           .kind = OpKind::Functional,
           .pointwise = false,
+          .dtypes = 0x1e,
           .args =
               {
                   {.name = "self", .kind = ArgKind::Tensor},
@@ -1856,6 +3702,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .dtype = DTypeRule::Promote,
           .kind = OpKind::Functional,
           .pointwise = false,
+          .dtypes = 0x1e,
           .args =
               {
                   {.name = "self", .kind = ArgKind::Tensor},
@@ -1880,6 +3727,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .dtype = DTypeRule::Promote,
           .kind = OpKind::Functional,
           .pointwise = false,
+          .dtypes = 0x1f,
           .args =
               {
                   {.name = "self", .kind = ArgKind::Tensor},
@@ -1907,6 +3755,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .dtype = DTypeRule::Promote,
           .kind = OpKind::Functional,
           .pointwise = false,
+          .dtypes = 0x1f,
           .args =
               {
                   {.name = "self", .kind = ArgKind::Tensor},
@@ -1933,6 +3782,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .dtype = DTypeRule::Promote,
           .kind = OpKind::Functional,
           .pointwise = false,
+          .dtypes = 0x1f,
           .args =
               {
                   {.name = "self", .kind = ArgKind::Tensor},
@@ -1964,6 +3814,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .dtype = DTypeRule::Promote,
           .kind = OpKind::Functional,
           .pointwise = false,
+          .dtypes = 0x1f,
           .args =
               {
                   {.name = "self", .kind = ArgKind::Tensor},
@@ -1987,6 +3838,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .dtype = DTypeRule::Promote,
           .kind = OpKind::Functional,
           .pointwise = false,
+          .dtypes = 0x1f,
           .args =
               {
                   {.name = "self", .kind = ArgKind::Tensor},
@@ -2023,6 +3875,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .dtype = DTypeRule::Promote,
           .kind = OpKind::Functional,
           .pointwise = false,
+          .dtypes = 0x1f,
           .args =
               {
                   {.name = "self", .kind = ArgKind::Tensor},
@@ -2068,6 +3921,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .dtype = DTypeRule::Promote,
           .kind = OpKind::Functional,
           .pointwise = false,
+          .dtypes = 0x1f,
           .args =
               {
                   {.name = "self", .kind = ArgKind::Tensor},
@@ -2099,6 +3953,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .dtype = DTypeRule::Promote,
           .kind = OpKind::Functional,
           .pointwise = false,
+          .dtypes = 0x1f,
           .args =
               {
                   {.name = "self", .kind = ArgKind::Tensor},
@@ -2124,6 +3979,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .dtype = DTypeRule::Promote,
           .kind = OpKind::Functional,
           .pointwise = false,
+          .dtypes = 0x1f,
           .args =
               {
                   {.name = "self", .kind = ArgKind::Tensor},
@@ -2149,6 +4005,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .dtype = DTypeRule::Promote,
           .kind = OpKind::Functional,
           .pointwise = false,
+          .dtypes = 0x1f,
           .args =
               {
                   {.name = "self", .kind = ArgKind::Tensor},
@@ -2178,6 +4035,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .dtype = DTypeRule::Promote,
           .kind = OpKind::Functional,
           .pointwise = false,
+          .dtypes = 0x1f,
           .args =
               {
                   {.name = "self", .kind = ArgKind::Tensor},
@@ -2210,6 +4068,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .dtype = DTypeRule::Promote,
           .kind = OpKind::Functional,
           .pointwise = false,
+          .dtypes = 0x1f,
           .args =
               {
                   {.name = "self", .kind = ArgKind::Tensor},
@@ -2247,6 +4106,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .dtype = DTypeRule::Promote,
           .kind = OpKind::Functional,
           .pointwise = false,
+          .dtypes = 0x1f,
           .args =
               {
                   {.name = "grad_output", .kind = ArgKind::Tensor},
@@ -2286,6 +4146,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .dtype = DTypeRule::Self,
           .kind = OpKind::Functional,
           .pointwise = false,
+          .dtypes = 0x1f,
           .args =
               {
                   {.name = "self", .kind = ArgKind::Tensor},
@@ -2335,6 +4196,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .dtype = DTypeRule::Promote,
           .kind = OpKind::Functional,
           .pointwise = false,
+          .dtypes = 0x1f,
           .args =
               {
                   {.name = "tensors", .kind = ArgKind::TensorList},
@@ -2368,6 +4230,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .dtype = DTypeRule::Promote,
           .kind = OpKind::Functional,
           .pointwise = false,
+          .dtypes = 0x1f,
           .args =
               {
                   {.name = "self", .kind = ArgKind::Tensor},
@@ -2400,6 +4263,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .dtype = DTypeRule::Promote,
           .kind = OpKind::Functional,
           .pointwise = false,
+          .dtypes = 0x1f,
           .args =
               {
                   {.name = "self", .kind = ArgKind::Tensor},
@@ -2437,6 +4301,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .dtype = DTypeRule::Promote,
           .kind = OpKind::Functional,
           .pointwise = false,
+          .dtypes = 0x1f,
           .args =
               {
                   {.name = "self", .kind = ArgKind::Tensor},
@@ -2469,6 +4334,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .dtype = DTypeRule::Promote,
           .kind = OpKind::Functional,
           .pointwise = false,
+          .dtypes = 0x1f,
           .args =
               {
                   {.name = "self", .kind = ArgKind::Tensor},
@@ -2500,6 +4366,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .dtype = DTypeRule::Promote,
           .kind = OpKind::Functional,
           .pointwise = true,
+          .dtypes = 0x1f,
           .args =
               {
                   {.name = "self", .kind = ArgKind::Tensor},
@@ -2531,6 +4398,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .dtype = DTypeRule::Promote,
           .kind = OpKind::Functional,
           .pointwise = false,
+          .dtypes = 0x1f,
           .args =
               {
                   {.name = "self", .kind = ArgKind::Tensor},
@@ -2565,6 +4433,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .dtype = DTypeRule::Promote,
           .kind = OpKind::Functional,
           .pointwise = false,
+          .dtypes = 0x1f,
           .args =
               {
                   {.name = "input", .kind = ArgKind::Tensor},
@@ -2615,6 +4484,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .dtype = DTypeRule::Promote,
           .kind = OpKind::Functional,
           .pointwise = false,
+          .dtypes = 0x1f,
           .args =
               {
                   {.name = "grad_output", .kind = ArgKind::Tensor},
@@ -2657,6 +4527,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .dtype = DTypeRule::Promote,
           .kind = OpKind::Functional,
           .pointwise = false,
+          .dtypes = 0x1f,
           .args =
               {
                   {.name = "grad_output", .kind = ArgKind::Tensor},
@@ -2700,6 +4571,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .dtype = DTypeRule::Promote,
           .kind = OpKind::Functional,
           .pointwise = false,
+          .dtypes = 0x1f,
           .args =
               {
                   {.name = "self", .kind = ArgKind::Tensor},
@@ -2745,6 +4617,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .dtype = DTypeRule::Promote,
           .kind = OpKind::Functional,
           .pointwise = false,
+          .dtypes = 0x1f,
           .args =
               {
                   {.name = "grad_output", .kind = ArgKind::Tensor},
@@ -2782,6 +4655,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .dtype = DTypeRule::Promote,
           .kind = OpKind::Functional,
           .pointwise = false,
+          .dtypes = 0x1f,
           .args =
               {
                   {.name = "self", .kind = ArgKind::Tensor},
@@ -2826,6 +4700,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .dtype = DTypeRule::Promote,
           .kind = OpKind::Functional,
           .pointwise = false,
+          .dtypes = 0x1f,
           .args =
               {
                   {.name = "grad_output", .kind = ArgKind::Tensor},
@@ -2868,6 +4743,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .dtype = DTypeRule::Promote,
           .kind = OpKind::Functional,
           .pointwise = false,
+          .dtypes = 0x18,
           .args =
               {
                   {.name = "grad_output", .kind = ArgKind::Tensor},
@@ -2901,6 +4777,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .dtype = DTypeRule::Promote,
           .kind = OpKind::Functional,
           .pointwise = false,
+          .dtypes = 0x18,
           .args =
               {
                   {.name = "grad_output", .kind = ArgKind::Tensor},
@@ -2938,6 +4815,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .dtype = DTypeRule::Promote,
           .kind = OpKind::Functional,
           .pointwise = false,
+          .dtypes = 0x1f,
           .args =
               {
                   {.name = "self", .kind = ArgKind::Tensor},
@@ -2984,6 +4862,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .dtype = DTypeRule::Promote,
           .kind = OpKind::Functional,
           .pointwise = false,
+          .dtypes = 0x1f,
           .args =
               {
                   {.name = "grad_output", .kind = ArgKind::Tensor},
@@ -3021,6 +4900,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .dtype = DTypeRule::Promote,
           .kind = OpKind::Functional,
           .pointwise = false,
+          .dtypes = 0x1f,
           .args =
               {
                   {.name = "self", .kind = ArgKind::Tensor},
@@ -3051,6 +4931,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .dtype = DTypeRule::Float,
           .kind = OpKind::Inplace,
           .pointwise = true,
+          .dtypes = 0x1f,
           .args =
               {
                   {.name = "self",
@@ -3072,6 +4953,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .dtype = DTypeRule::Float,
           .kind = OpKind::Inplace,
           .pointwise = true,
+          .dtypes = 0x1f,
           .args =
               {
                   {.name = "self", .kind = ArgKind::Tensor, .written = true},
@@ -3091,6 +4973,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .dtype = DTypeRule::Float,
           .kind = OpKind::Inplace,
           .pointwise = true,
+          .dtypes = 0x1f,
           .args =
               {
                   {.name = "self", .kind = ArgKind::Tensor, .written = true},

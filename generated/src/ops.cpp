@@ -541,6 +541,71 @@ Tensor dispatch_gt_scalar(const Tensor& self, const Scalar& other) {
   }
 }
 
+// eq.Scalar(Tensor self, Scalar other) -> Tensor
+Tensor dispatch_eq_scalar(const Tensor& self, const Scalar& other) {
+  switch (detail::op_device("eq.Scalar", {detail::device_of(self, "eq.Scalar", "self")})) {
+    case DeviceType::Lazy:
+      return lazy::eq_scalar(self, other);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_eq_scalar)>(DeviceType::CUDA, "eq.Scalar")(
+          self, other);
+    default:
+      return cpu::eq_scalar(self, other);
+  }
+}
+
+// ne.Scalar(Tensor self, Scalar other) -> Tensor
+Tensor dispatch_ne_scalar(const Tensor& self, const Scalar& other) {
+  switch (detail::op_device("ne.Scalar", {detail::device_of(self, "ne.Scalar", "self")})) {
+    case DeviceType::Lazy:
+      return lazy::ne_scalar(self, other);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_ne_scalar)>(DeviceType::CUDA, "ne.Scalar")(
+          self, other);
+    default:
+      return cpu::ne_scalar(self, other);
+  }
+}
+
+// lt.Scalar(Tensor self, Scalar other) -> Tensor
+Tensor dispatch_lt_scalar(const Tensor& self, const Scalar& other) {
+  switch (detail::op_device("lt.Scalar", {detail::device_of(self, "lt.Scalar", "self")})) {
+    case DeviceType::Lazy:
+      return lazy::lt_scalar(self, other);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_lt_scalar)>(DeviceType::CUDA, "lt.Scalar")(
+          self, other);
+    default:
+      return cpu::lt_scalar(self, other);
+  }
+}
+
+// le.Scalar(Tensor self, Scalar other) -> Tensor
+Tensor dispatch_le_scalar(const Tensor& self, const Scalar& other) {
+  switch (detail::op_device("le.Scalar", {detail::device_of(self, "le.Scalar", "self")})) {
+    case DeviceType::Lazy:
+      return lazy::le_scalar(self, other);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_le_scalar)>(DeviceType::CUDA, "le.Scalar")(
+          self, other);
+    default:
+      return cpu::le_scalar(self, other);
+  }
+}
+
+// ge.Scalar(Tensor self, Scalar other) -> Tensor
+Tensor dispatch_ge_scalar(const Tensor& self, const Scalar& other) {
+  switch (detail::op_device("ge.Scalar", {detail::device_of(self, "ge.Scalar", "self")})) {
+    case DeviceType::Lazy:
+      return lazy::ge_scalar(self, other);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_ge_scalar)>(DeviceType::CUDA, "ge.Scalar")(
+          self, other);
+    default:
+      return cpu::ge_scalar(self, other);
+  }
+}
+
 // where.self(Tensor condition, Tensor self, Tensor other) -> Tensor
 Tensor dispatch_where_self(const Tensor& condition, const Tensor& self, const Tensor& other) {
   switch (detail::op_device("where.self", {detail::device_of(condition, "where.self", "condition"),
@@ -553,6 +618,820 @@ Tensor dispatch_where_self(const Tensor& condition, const Tensor& self, const Te
           condition, self, other);
     default:
       return cpu::where_self(condition, self, other);
+  }
+}
+
+// rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
+Tensor dispatch_rsub_tensor(const Tensor& self, const Tensor& other, const Scalar& alpha) {
+  switch (detail::op_device("rsub.Tensor", {detail::device_of(self, "rsub.Tensor", "self"),
+                                            detail::device_of(other, "rsub.Tensor", "other")})) {
+    case DeviceType::Lazy:
+      return lazy::rsub_tensor(self, other, alpha);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_rsub_tensor)>(DeviceType::CUDA, "rsub.Tensor")(
+          self, other, alpha);
+    default:
+      return cpu::rsub_tensor(self, other, alpha);
+  }
+}
+
+// rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
+Tensor dispatch_rsub_scalar(const Tensor& self, const Scalar& other, const Scalar& alpha) {
+  switch (detail::op_device("rsub.Scalar", {detail::device_of(self, "rsub.Scalar", "self")})) {
+    case DeviceType::Lazy:
+      return lazy::rsub_scalar(self, other, alpha);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_rsub_scalar)>(DeviceType::CUDA, "rsub.Scalar")(
+          self, other, alpha);
+    default:
+      return cpu::rsub_scalar(self, other, alpha);
+  }
+}
+
+// addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
+Tensor dispatch_addcmul(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2,
+                        const Scalar& value) {
+  switch (detail::op_device("addcmul", {detail::device_of(self, "addcmul", "self"),
+                                        detail::device_of(tensor1, "addcmul", "tensor1"),
+                                        detail::device_of(tensor2, "addcmul", "tensor2")})) {
+    case DeviceType::Lazy:
+      return lazy::addcmul(self, tensor1, tensor2, value);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_addcmul)>(DeviceType::CUDA, "addcmul")(
+          self, tensor1, tensor2, value);
+    default:
+      return cpu::addcmul(self, tensor1, tensor2, value);
+  }
+}
+
+// addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
+Tensor dispatch_addcdiv(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2,
+                        const Scalar& value) {
+  switch (detail::op_device("addcdiv", {detail::device_of(self, "addcdiv", "self"),
+                                        detail::device_of(tensor1, "addcdiv", "tensor1"),
+                                        detail::device_of(tensor2, "addcdiv", "tensor2")})) {
+    case DeviceType::Lazy:
+      return lazy::addcdiv(self, tensor1, tensor2, value);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_addcdiv)>(DeviceType::CUDA, "addcdiv")(
+          self, tensor1, tensor2, value);
+    default:
+      return cpu::addcdiv(self, tensor1, tensor2, value);
+  }
+}
+
+// lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor
+Tensor dispatch_lerp_scalar(const Tensor& self, const Tensor& end, const Scalar& weight) {
+  switch (detail::op_device("lerp.Scalar", {detail::device_of(self, "lerp.Scalar", "self"),
+                                            detail::device_of(end, "lerp.Scalar", "end")})) {
+    case DeviceType::Lazy:
+      return lazy::lerp_scalar(self, end, weight);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_lerp_scalar)>(DeviceType::CUDA, "lerp.Scalar")(
+          self, end, weight);
+    default:
+      return cpu::lerp_scalar(self, end, weight);
+  }
+}
+
+// lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor
+Tensor dispatch_lerp_tensor(const Tensor& self, const Tensor& end, const Tensor& weight) {
+  switch (detail::op_device("lerp.Tensor", {detail::device_of(self, "lerp.Tensor", "self"),
+                                            detail::device_of(end, "lerp.Tensor", "end"),
+                                            detail::device_of(weight, "lerp.Tensor", "weight")})) {
+    case DeviceType::Lazy:
+      return lazy::lerp_tensor(self, end, weight);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_lerp_tensor)>(DeviceType::CUDA, "lerp.Tensor")(
+          self, end, weight);
+    default:
+      return cpu::lerp_tensor(self, end, weight);
+  }
+}
+
+// pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor
+Tensor dispatch_pow_tensor_tensor(const Tensor& self, const Tensor& exponent) {
+  switch (detail::op_device("pow.Tensor_Tensor",
+                            {detail::device_of(self, "pow.Tensor_Tensor", "self"),
+                             detail::device_of(exponent, "pow.Tensor_Tensor", "exponent")})) {
+    case DeviceType::Lazy:
+      return lazy::pow_tensor_tensor(self, exponent);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_pow_tensor_tensor)>(
+          DeviceType::CUDA, "pow.Tensor_Tensor")(self, exponent);
+    default:
+      return cpu::pow_tensor_tensor(self, exponent);
+  }
+}
+
+// atan2(Tensor self, Tensor other) -> Tensor
+Tensor dispatch_atan2(const Tensor& self, const Tensor& other) {
+  switch (detail::op_device("atan2", {detail::device_of(self, "atan2", "self"),
+                                      detail::device_of(other, "atan2", "other")})) {
+    case DeviceType::Lazy:
+      return lazy::atan2(self, other);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_atan2)>(DeviceType::CUDA, "atan2")(self,
+                                                                                        other);
+    default:
+      return cpu::atan2(self, other);
+  }
+}
+
+// remainder.Tensor(Tensor self, Tensor other) -> Tensor
+Tensor dispatch_remainder_tensor(const Tensor& self, const Tensor& other) {
+  switch (detail::op_device("remainder.Tensor",
+                            {detail::device_of(self, "remainder.Tensor", "self"),
+                             detail::device_of(other, "remainder.Tensor", "other")})) {
+    case DeviceType::Lazy:
+      return lazy::remainder_tensor(self, other);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_remainder_tensor)>(
+          DeviceType::CUDA, "remainder.Tensor")(self, other);
+    default:
+      return cpu::remainder_tensor(self, other);
+  }
+}
+
+// remainder.Scalar(Tensor self, Scalar other) -> Tensor
+Tensor dispatch_remainder_scalar(const Tensor& self, const Scalar& other) {
+  switch (detail::op_device("remainder.Scalar",
+                            {detail::device_of(self, "remainder.Scalar", "self")})) {
+    case DeviceType::Lazy:
+      return lazy::remainder_scalar(self, other);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_remainder_scalar)>(
+          DeviceType::CUDA, "remainder.Scalar")(self, other);
+    default:
+      return cpu::remainder_scalar(self, other);
+  }
+}
+
+// fmod.Tensor(Tensor self, Tensor other) -> Tensor
+Tensor dispatch_fmod_tensor(const Tensor& self, const Tensor& other) {
+  switch (detail::op_device("fmod.Tensor", {detail::device_of(self, "fmod.Tensor", "self"),
+                                            detail::device_of(other, "fmod.Tensor", "other")})) {
+    case DeviceType::Lazy:
+      return lazy::fmod_tensor(self, other);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_fmod_tensor)>(DeviceType::CUDA, "fmod.Tensor")(
+          self, other);
+    default:
+      return cpu::fmod_tensor(self, other);
+  }
+}
+
+// fmod.Scalar(Tensor self, Scalar other) -> Tensor
+Tensor dispatch_fmod_scalar(const Tensor& self, const Scalar& other) {
+  switch (detail::op_device("fmod.Scalar", {detail::device_of(self, "fmod.Scalar", "self")})) {
+    case DeviceType::Lazy:
+      return lazy::fmod_scalar(self, other);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_fmod_scalar)>(DeviceType::CUDA, "fmod.Scalar")(
+          self, other);
+    default:
+      return cpu::fmod_scalar(self, other);
+  }
+}
+
+// clamp_min(Tensor self, Scalar min) -> Tensor
+Tensor dispatch_clamp_min(const Tensor& self, const Scalar& min) {
+  switch (detail::op_device("clamp_min", {detail::device_of(self, "clamp_min", "self")})) {
+    case DeviceType::Lazy:
+      return lazy::clamp_min(self, min);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_clamp_min)>(DeviceType::CUDA, "clamp_min")(
+          self, min);
+    default:
+      return cpu::clamp_min(self, min);
+  }
+}
+
+// clamp_max(Tensor self, Scalar max) -> Tensor
+Tensor dispatch_clamp_max(const Tensor& self, const Scalar& max) {
+  switch (detail::op_device("clamp_max", {detail::device_of(self, "clamp_max", "self")})) {
+    case DeviceType::Lazy:
+      return lazy::clamp_max(self, max);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_clamp_max)>(DeviceType::CUDA, "clamp_max")(
+          self, max);
+    default:
+      return cpu::clamp_max(self, max);
+  }
+}
+
+// sin(Tensor self) -> Tensor
+Tensor dispatch_sin(const Tensor& self) {
+  switch (detail::op_device("sin", {detail::device_of(self, "sin", "self")})) {
+    case DeviceType::Lazy:
+      return lazy::sin(self);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_sin)>(DeviceType::CUDA, "sin")(self);
+    default:
+      return cpu::sin(self);
+  }
+}
+
+// cos(Tensor self) -> Tensor
+Tensor dispatch_cos(const Tensor& self) {
+  switch (detail::op_device("cos", {detail::device_of(self, "cos", "self")})) {
+    case DeviceType::Lazy:
+      return lazy::cos(self);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_cos)>(DeviceType::CUDA, "cos")(self);
+    default:
+      return cpu::cos(self);
+  }
+}
+
+// tan(Tensor self) -> Tensor
+Tensor dispatch_tan(const Tensor& self) {
+  switch (detail::op_device("tan", {detail::device_of(self, "tan", "self")})) {
+    case DeviceType::Lazy:
+      return lazy::tan(self);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_tan)>(DeviceType::CUDA, "tan")(self);
+    default:
+      return cpu::tan(self);
+  }
+}
+
+// atan(Tensor self) -> Tensor
+Tensor dispatch_atan(const Tensor& self) {
+  switch (detail::op_device("atan", {detail::device_of(self, "atan", "self")})) {
+    case DeviceType::Lazy:
+      return lazy::atan(self);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_atan)>(DeviceType::CUDA, "atan")(self);
+    default:
+      return cpu::atan(self);
+  }
+}
+
+// sinh(Tensor self) -> Tensor
+Tensor dispatch_sinh(const Tensor& self) {
+  switch (detail::op_device("sinh", {detail::device_of(self, "sinh", "self")})) {
+    case DeviceType::Lazy:
+      return lazy::sinh(self);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_sinh)>(DeviceType::CUDA, "sinh")(self);
+    default:
+      return cpu::sinh(self);
+  }
+}
+
+// cosh(Tensor self) -> Tensor
+Tensor dispatch_cosh(const Tensor& self) {
+  switch (detail::op_device("cosh", {detail::device_of(self, "cosh", "self")})) {
+    case DeviceType::Lazy:
+      return lazy::cosh(self);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_cosh)>(DeviceType::CUDA, "cosh")(self);
+    default:
+      return cpu::cosh(self);
+  }
+}
+
+// asinh(Tensor self) -> Tensor
+Tensor dispatch_asinh(const Tensor& self) {
+  switch (detail::op_device("asinh", {detail::device_of(self, "asinh", "self")})) {
+    case DeviceType::Lazy:
+      return lazy::asinh(self);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_asinh)>(DeviceType::CUDA, "asinh")(self);
+    default:
+      return cpu::asinh(self);
+  }
+}
+
+// erf(Tensor self) -> Tensor
+Tensor dispatch_erf(const Tensor& self) {
+  switch (detail::op_device("erf", {detail::device_of(self, "erf", "self")})) {
+    case DeviceType::Lazy:
+      return lazy::erf(self);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_erf)>(DeviceType::CUDA, "erf")(self);
+    default:
+      return cpu::erf(self);
+  }
+}
+
+// erfc(Tensor self) -> Tensor
+Tensor dispatch_erfc(const Tensor& self) {
+  switch (detail::op_device("erfc", {detail::device_of(self, "erfc", "self")})) {
+    case DeviceType::Lazy:
+      return lazy::erfc(self);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_erfc)>(DeviceType::CUDA, "erfc")(self);
+    default:
+      return cpu::erfc(self);
+  }
+}
+
+// log1p(Tensor self) -> Tensor
+Tensor dispatch_log1p(const Tensor& self) {
+  switch (detail::op_device("log1p", {detail::device_of(self, "log1p", "self")})) {
+    case DeviceType::Lazy:
+      return lazy::log1p(self);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_log1p)>(DeviceType::CUDA, "log1p")(self);
+    default:
+      return cpu::log1p(self);
+  }
+}
+
+// expm1(Tensor self) -> Tensor
+Tensor dispatch_expm1(const Tensor& self) {
+  switch (detail::op_device("expm1", {detail::device_of(self, "expm1", "self")})) {
+    case DeviceType::Lazy:
+      return lazy::expm1(self);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_expm1)>(DeviceType::CUDA, "expm1")(self);
+    default:
+      return cpu::expm1(self);
+  }
+}
+
+// log2(Tensor self) -> Tensor
+Tensor dispatch_log2(const Tensor& self) {
+  switch (detail::op_device("log2", {detail::device_of(self, "log2", "self")})) {
+    case DeviceType::Lazy:
+      return lazy::log2(self);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_log2)>(DeviceType::CUDA, "log2")(self);
+    default:
+      return cpu::log2(self);
+  }
+}
+
+// log10(Tensor self) -> Tensor
+Tensor dispatch_log10(const Tensor& self) {
+  switch (detail::op_device("log10", {detail::device_of(self, "log10", "self")})) {
+    case DeviceType::Lazy:
+      return lazy::log10(self);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_log10)>(DeviceType::CUDA, "log10")(self);
+    default:
+      return cpu::log10(self);
+  }
+}
+
+// exp2(Tensor self) -> Tensor
+Tensor dispatch_exp2(const Tensor& self) {
+  switch (detail::op_device("exp2", {detail::device_of(self, "exp2", "self")})) {
+    case DeviceType::Lazy:
+      return lazy::exp2(self);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_exp2)>(DeviceType::CUDA, "exp2")(self);
+    default:
+      return cpu::exp2(self);
+  }
+}
+
+// floor(Tensor self) -> Tensor
+Tensor dispatch_floor(const Tensor& self) {
+  switch (detail::op_device("floor", {detail::device_of(self, "floor", "self")})) {
+    case DeviceType::Lazy:
+      return lazy::floor(self);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_floor)>(DeviceType::CUDA, "floor")(self);
+    default:
+      return cpu::floor(self);
+  }
+}
+
+// ceil(Tensor self) -> Tensor
+Tensor dispatch_ceil(const Tensor& self) {
+  switch (detail::op_device("ceil", {detail::device_of(self, "ceil", "self")})) {
+    case DeviceType::Lazy:
+      return lazy::ceil(self);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_ceil)>(DeviceType::CUDA, "ceil")(self);
+    default:
+      return cpu::ceil(self);
+  }
+}
+
+// trunc(Tensor self) -> Tensor
+Tensor dispatch_trunc(const Tensor& self) {
+  switch (detail::op_device("trunc", {detail::device_of(self, "trunc", "self")})) {
+    case DeviceType::Lazy:
+      return lazy::trunc(self);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_trunc)>(DeviceType::CUDA, "trunc")(self);
+    default:
+      return cpu::trunc(self);
+  }
+}
+
+// round(Tensor self) -> Tensor
+Tensor dispatch_round(const Tensor& self) {
+  switch (detail::op_device("round", {detail::device_of(self, "round", "self")})) {
+    case DeviceType::Lazy:
+      return lazy::round(self);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_round)>(DeviceType::CUDA, "round")(self);
+    default:
+      return cpu::round(self);
+  }
+}
+
+// frac(Tensor self) -> Tensor
+Tensor dispatch_frac(const Tensor& self) {
+  switch (detail::op_device("frac", {detail::device_of(self, "frac", "self")})) {
+    case DeviceType::Lazy:
+      return lazy::frac(self);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_frac)>(DeviceType::CUDA, "frac")(self);
+    default:
+      return cpu::frac(self);
+  }
+}
+
+// sign(Tensor self) -> Tensor
+Tensor dispatch_sign(const Tensor& self) {
+  switch (detail::op_device("sign", {detail::device_of(self, "sign", "self")})) {
+    case DeviceType::Lazy:
+      return lazy::sign(self);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_sign)>(DeviceType::CUDA, "sign")(self);
+    default:
+      return cpu::sign(self);
+  }
+}
+
+// sgn(Tensor self) -> Tensor
+Tensor dispatch_sgn(const Tensor& self) {
+  switch (detail::op_device("sgn", {detail::device_of(self, "sgn", "self")})) {
+    case DeviceType::Lazy:
+      return lazy::sgn(self);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_sgn)>(DeviceType::CUDA, "sgn")(self);
+    default:
+      return cpu::sgn(self);
+  }
+}
+
+// isnan(Tensor self) -> Tensor
+Tensor dispatch_isnan(const Tensor& self) {
+  switch (detail::op_device("isnan", {detail::device_of(self, "isnan", "self")})) {
+    case DeviceType::Lazy:
+      return lazy::isnan(self);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_isnan)>(DeviceType::CUDA, "isnan")(self);
+    default:
+      return cpu::isnan(self);
+  }
+}
+
+// logical_not(Tensor self) -> Tensor
+Tensor dispatch_logical_not(const Tensor& self) {
+  switch (detail::op_device("logical_not", {detail::device_of(self, "logical_not", "self")})) {
+    case DeviceType::Lazy:
+      return lazy::logical_not(self);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_logical_not)>(DeviceType::CUDA,
+                                                                   "logical_not")(self);
+    default:
+      return cpu::logical_not(self);
+  }
+}
+
+// logical_and(Tensor self, Tensor other) -> Tensor
+Tensor dispatch_logical_and(const Tensor& self, const Tensor& other) {
+  switch (detail::op_device("logical_and", {detail::device_of(self, "logical_and", "self"),
+                                            detail::device_of(other, "logical_and", "other")})) {
+    case DeviceType::Lazy:
+      return lazy::logical_and(self, other);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_logical_and)>(DeviceType::CUDA, "logical_and")(
+          self, other);
+    default:
+      return cpu::logical_and(self, other);
+  }
+}
+
+// logical_or(Tensor self, Tensor other) -> Tensor
+Tensor dispatch_logical_or(const Tensor& self, const Tensor& other) {
+  switch (detail::op_device("logical_or", {detail::device_of(self, "logical_or", "self"),
+                                           detail::device_of(other, "logical_or", "other")})) {
+    case DeviceType::Lazy:
+      return lazy::logical_or(self, other);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_logical_or)>(DeviceType::CUDA, "logical_or")(
+          self, other);
+    default:
+      return cpu::logical_or(self, other);
+  }
+}
+
+// logical_xor(Tensor self, Tensor other) -> Tensor
+Tensor dispatch_logical_xor(const Tensor& self, const Tensor& other) {
+  switch (detail::op_device("logical_xor", {detail::device_of(self, "logical_xor", "self"),
+                                            detail::device_of(other, "logical_xor", "other")})) {
+    case DeviceType::Lazy:
+      return lazy::logical_xor(self, other);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_logical_xor)>(DeviceType::CUDA, "logical_xor")(
+          self, other);
+    default:
+      return cpu::logical_xor(self, other);
+  }
+}
+
+// bitwise_not(Tensor self) -> Tensor
+Tensor dispatch_bitwise_not(const Tensor& self) {
+  switch (detail::op_device("bitwise_not", {detail::device_of(self, "bitwise_not", "self")})) {
+    case DeviceType::Lazy:
+      return lazy::bitwise_not(self);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_bitwise_not)>(DeviceType::CUDA,
+                                                                   "bitwise_not")(self);
+    default:
+      return cpu::bitwise_not(self);
+  }
+}
+
+// bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor
+Tensor dispatch_bitwise_and_tensor(const Tensor& self, const Tensor& other) {
+  switch (detail::op_device("bitwise_and.Tensor",
+                            {detail::device_of(self, "bitwise_and.Tensor", "self"),
+                             detail::device_of(other, "bitwise_and.Tensor", "other")})) {
+    case DeviceType::Lazy:
+      return lazy::bitwise_and_tensor(self, other);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_bitwise_and_tensor)>(
+          DeviceType::CUDA, "bitwise_and.Tensor")(self, other);
+    default:
+      return cpu::bitwise_and_tensor(self, other);
+  }
+}
+
+// bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor
+Tensor dispatch_bitwise_or_tensor(const Tensor& self, const Tensor& other) {
+  switch (detail::op_device("bitwise_or.Tensor",
+                            {detail::device_of(self, "bitwise_or.Tensor", "self"),
+                             detail::device_of(other, "bitwise_or.Tensor", "other")})) {
+    case DeviceType::Lazy:
+      return lazy::bitwise_or_tensor(self, other);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_bitwise_or_tensor)>(
+          DeviceType::CUDA, "bitwise_or.Tensor")(self, other);
+    default:
+      return cpu::bitwise_or_tensor(self, other);
+  }
+}
+
+// bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor
+Tensor dispatch_bitwise_xor_tensor(const Tensor& self, const Tensor& other) {
+  switch (detail::op_device("bitwise_xor.Tensor",
+                            {detail::device_of(self, "bitwise_xor.Tensor", "self"),
+                             detail::device_of(other, "bitwise_xor.Tensor", "other")})) {
+    case DeviceType::Lazy:
+      return lazy::bitwise_xor_tensor(self, other);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_bitwise_xor_tensor)>(
+          DeviceType::CUDA, "bitwise_xor.Tensor")(self, other);
+    default:
+      return cpu::bitwise_xor_tensor(self, other);
+  }
+}
+
+// sigmoid_backward(Tensor grad_output, Tensor output) -> Tensor
+Tensor dispatch_sigmoid_backward(const Tensor& grad_output, const Tensor& output) {
+  switch (detail::op_device("sigmoid_backward",
+                            {detail::device_of(grad_output, "sigmoid_backward", "grad_output"),
+                             detail::device_of(output, "sigmoid_backward", "output")})) {
+    case DeviceType::Lazy:
+      return lazy::sigmoid_backward(grad_output, output);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_sigmoid_backward)>(
+          DeviceType::CUDA, "sigmoid_backward")(grad_output, output);
+    default:
+      return cpu::sigmoid_backward(grad_output, output);
+  }
+}
+
+// tanh_backward(Tensor grad_output, Tensor output) -> Tensor
+Tensor dispatch_tanh_backward(const Tensor& grad_output, const Tensor& output) {
+  switch (detail::op_device("tanh_backward",
+                            {detail::device_of(grad_output, "tanh_backward", "grad_output"),
+                             detail::device_of(output, "tanh_backward", "output")})) {
+    case DeviceType::Lazy:
+      return lazy::tanh_backward(grad_output, output);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_tanh_backward)>(
+          DeviceType::CUDA, "tanh_backward")(grad_output, output);
+    default:
+      return cpu::tanh_backward(grad_output, output);
+  }
+}
+
+// threshold(Tensor self, Scalar threshold, Scalar value) -> Tensor
+Tensor dispatch_threshold(const Tensor& self, const Scalar& threshold, const Scalar& value) {
+  switch (detail::op_device("threshold", {detail::device_of(self, "threshold", "self")})) {
+    case DeviceType::Lazy:
+      return lazy::threshold(self, threshold, value);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_threshold)>(DeviceType::CUDA, "threshold")(
+          self, threshold, value);
+    default:
+      return cpu::threshold(self, threshold, value);
+  }
+}
+
+// leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor
+Tensor dispatch_leaky_relu(const Tensor& self, const Scalar& negative_slope) {
+  switch (detail::op_device("leaky_relu", {detail::device_of(self, "leaky_relu", "self")})) {
+    case DeviceType::Lazy:
+      return lazy::leaky_relu(self, negative_slope);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_leaky_relu)>(DeviceType::CUDA, "leaky_relu")(
+          self, negative_slope);
+    default:
+      return cpu::leaky_relu(self, negative_slope);
+  }
+}
+
+// elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor
+Tensor dispatch_elu(const Tensor& self, const Scalar& alpha, const Scalar& scale,
+                    const Scalar& input_scale) {
+  switch (detail::op_device("elu", {detail::device_of(self, "elu", "self")})) {
+    case DeviceType::Lazy:
+      return lazy::elu(self, alpha, scale, input_scale);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_elu)>(DeviceType::CUDA, "elu")(
+          self, alpha, scale, input_scale);
+    default:
+      return cpu::elu(self, alpha, scale, input_scale);
+  }
+}
+
+// hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor
+Tensor dispatch_hardtanh(const Tensor& self, const Scalar& min_val, const Scalar& max_val) {
+  switch (detail::op_device("hardtanh", {detail::device_of(self, "hardtanh", "self")})) {
+    case DeviceType::Lazy:
+      return lazy::hardtanh(self, min_val, max_val);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_hardtanh)>(DeviceType::CUDA, "hardtanh")(
+          self, min_val, max_val);
+    default:
+      return cpu::hardtanh(self, min_val, max_val);
+  }
+}
+
+// hardtanh_backward(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val) -> Tensor
+Tensor dispatch_hardtanh_backward(const Tensor& grad_output, const Tensor& self,
+                                  const Scalar& min_val, const Scalar& max_val) {
+  switch (detail::op_device("hardtanh_backward",
+                            {detail::device_of(grad_output, "hardtanh_backward", "grad_output"),
+                             detail::device_of(self, "hardtanh_backward", "self")})) {
+    case DeviceType::Lazy:
+      return lazy::hardtanh_backward(grad_output, self, min_val, max_val);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_hardtanh_backward)>(
+          DeviceType::CUDA, "hardtanh_backward")(grad_output, self, min_val, max_val);
+    default:
+      return cpu::hardtanh_backward(grad_output, self, min_val, max_val);
+  }
+}
+
+// softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor
+Tensor dispatch_softplus(const Tensor& self, const Scalar& beta, const Scalar& threshold) {
+  switch (detail::op_device("softplus", {detail::device_of(self, "softplus", "self")})) {
+    case DeviceType::Lazy:
+      return lazy::softplus(self, beta, threshold);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_softplus)>(DeviceType::CUDA, "softplus")(
+          self, beta, threshold);
+    default:
+      return cpu::softplus(self, beta, threshold);
+  }
+}
+
+// softplus_backward(Tensor grad_output, Tensor self, Scalar beta, Scalar threshold) -> Tensor
+Tensor dispatch_softplus_backward(const Tensor& grad_output, const Tensor& self, const Scalar& beta,
+                                  const Scalar& threshold) {
+  switch (detail::op_device("softplus_backward",
+                            {detail::device_of(grad_output, "softplus_backward", "grad_output"),
+                             detail::device_of(self, "softplus_backward", "self")})) {
+    case DeviceType::Lazy:
+      return lazy::softplus_backward(grad_output, self, beta, threshold);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_softplus_backward)>(
+          DeviceType::CUDA, "softplus_backward")(grad_output, self, beta, threshold);
+    default:
+      return cpu::softplus_backward(grad_output, self, beta, threshold);
+  }
+}
+
+// silu(Tensor self) -> Tensor
+Tensor dispatch_silu(const Tensor& self) {
+  switch (detail::op_device("silu", {detail::device_of(self, "silu", "self")})) {
+    case DeviceType::Lazy:
+      return lazy::silu(self);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_silu)>(DeviceType::CUDA, "silu")(self);
+    default:
+      return cpu::silu(self);
+  }
+}
+
+// silu_backward(Tensor grad_output, Tensor self) -> Tensor
+Tensor dispatch_silu_backward(const Tensor& grad_output, const Tensor& self) {
+  switch (detail::op_device("silu_backward",
+                            {detail::device_of(grad_output, "silu_backward", "grad_output"),
+                             detail::device_of(self, "silu_backward", "self")})) {
+    case DeviceType::Lazy:
+      return lazy::silu_backward(grad_output, self);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_silu_backward)>(
+          DeviceType::CUDA, "silu_backward")(grad_output, self);
+    default:
+      return cpu::silu_backward(grad_output, self);
+  }
+}
+
+// mish(Tensor self) -> Tensor
+Tensor dispatch_mish(const Tensor& self) {
+  switch (detail::op_device("mish", {detail::device_of(self, "mish", "self")})) {
+    case DeviceType::Lazy:
+      return lazy::mish(self);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_mish)>(DeviceType::CUDA, "mish")(self);
+    default:
+      return cpu::mish(self);
+  }
+}
+
+// mish_backward(Tensor grad_output, Tensor self) -> Tensor
+Tensor dispatch_mish_backward(const Tensor& grad_output, const Tensor& self) {
+  switch (detail::op_device("mish_backward",
+                            {detail::device_of(grad_output, "mish_backward", "grad_output"),
+                             detail::device_of(self, "mish_backward", "self")})) {
+    case DeviceType::Lazy:
+      return lazy::mish_backward(grad_output, self);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_mish_backward)>(
+          DeviceType::CUDA, "mish_backward")(grad_output, self);
+    default:
+      return cpu::mish_backward(grad_output, self);
+  }
+}
+
+// hardsigmoid(Tensor self) -> Tensor
+Tensor dispatch_hardsigmoid(const Tensor& self) {
+  switch (detail::op_device("hardsigmoid", {detail::device_of(self, "hardsigmoid", "self")})) {
+    case DeviceType::Lazy:
+      return lazy::hardsigmoid(self);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_hardsigmoid)>(DeviceType::CUDA,
+                                                                   "hardsigmoid")(self);
+    default:
+      return cpu::hardsigmoid(self);
+  }
+}
+
+// hardsigmoid_backward(Tensor grad_output, Tensor self) -> Tensor
+Tensor dispatch_hardsigmoid_backward(const Tensor& grad_output, const Tensor& self) {
+  switch (detail::op_device("hardsigmoid_backward",
+                            {detail::device_of(grad_output, "hardsigmoid_backward", "grad_output"),
+                             detail::device_of(self, "hardsigmoid_backward", "self")})) {
+    case DeviceType::Lazy:
+      return lazy::hardsigmoid_backward(grad_output, self);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_hardsigmoid_backward)>(
+          DeviceType::CUDA, "hardsigmoid_backward")(grad_output, self);
+    default:
+      return cpu::hardsigmoid_backward(grad_output, self);
+  }
+}
+
+// hardswish(Tensor self) -> Tensor
+Tensor dispatch_hardswish(const Tensor& self) {
+  switch (detail::op_device("hardswish", {detail::device_of(self, "hardswish", "self")})) {
+    case DeviceType::Lazy:
+      return lazy::hardswish(self);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_hardswish)>(DeviceType::CUDA,
+                                                                 "hardswish")(self);
+    default:
+      return cpu::hardswish(self);
+  }
+}
+
+// hardswish_backward(Tensor grad_output, Tensor self) -> Tensor
+Tensor dispatch_hardswish_backward(const Tensor& grad_output, const Tensor& self) {
+  switch (detail::op_device("hardswish_backward",
+                            {detail::device_of(grad_output, "hardswish_backward", "grad_output"),
+                             detail::device_of(self, "hardswish_backward", "self")})) {
+    case DeviceType::Lazy:
+      return lazy::hardswish_backward(grad_output, self);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_hardswish_backward)>(
+          DeviceType::CUDA, "hardswish_backward")(grad_output, self);
+    default:
+      return cpu::hardswish_backward(grad_output, self);
   }
 }
 
@@ -1573,11 +2452,578 @@ Tensor gt(const Tensor& self, const Scalar& other) {
   return result;
 }
 
+// eq.Scalar(Tensor self, Scalar other) -> Tensor
+Tensor eq(const Tensor& self, const Scalar& other) {
+  decltype(auto) result = dispatch_eq_scalar(self, other);
+  autograd::check_differentiable("eq.Scalar", result, {&self});
+  return result;
+}
+
+// ne.Scalar(Tensor self, Scalar other) -> Tensor
+Tensor ne(const Tensor& self, const Scalar& other) {
+  decltype(auto) result = dispatch_ne_scalar(self, other);
+  autograd::check_differentiable("ne.Scalar", result, {&self});
+  return result;
+}
+
+// lt.Scalar(Tensor self, Scalar other) -> Tensor
+Tensor lt(const Tensor& self, const Scalar& other) {
+  decltype(auto) result = dispatch_lt_scalar(self, other);
+  autograd::check_differentiable("lt.Scalar", result, {&self});
+  return result;
+}
+
+// le.Scalar(Tensor self, Scalar other) -> Tensor
+Tensor le(const Tensor& self, const Scalar& other) {
+  decltype(auto) result = dispatch_le_scalar(self, other);
+  autograd::check_differentiable("le.Scalar", result, {&self});
+  return result;
+}
+
+// ge.Scalar(Tensor self, Scalar other) -> Tensor
+Tensor ge(const Tensor& self, const Scalar& other) {
+  decltype(auto) result = dispatch_ge_scalar(self, other);
+  autograd::check_differentiable("ge.Scalar", result, {&self});
+  return result;
+}
+
 // where.self(Tensor condition, Tensor self, Tensor other) -> Tensor
 Tensor where(const Tensor& condition, const Tensor& self, const Tensor& other) {
   decltype(auto) result = dispatch_where_self(condition, self, other);
   if (autograd::needs_grad({&self, &other}))
     autograd::record_where_self(result, condition, self, other);
+  return result;
+}
+
+// rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
+Tensor rsub(const Tensor& self, const Tensor& other, const Scalar& alpha) {
+  detail::check_dtypes("rsub.Tensor", {DType::Int32, DType::Int64, DType::Float32, DType::Float64},
+                       {detail::input_of(self), detail::input_of(other)}, {});
+  decltype(auto) result = dispatch_rsub_tensor(self, other, alpha);
+  detail::check_fits("rsub.Tensor", alpha, result.dtype());
+  if (autograd::needs_grad({&self, &other}))
+    autograd::record_rsub_tensor(result, self, other, alpha);
+  return result;
+}
+
+// rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
+Tensor rsub(const Tensor& self, const Scalar& other, const Scalar& alpha) {
+  detail::check_dtypes("rsub.Scalar", {DType::Int32, DType::Int64, DType::Float32, DType::Float64},
+                       {detail::input_of(self)}, {&other});
+  decltype(auto) result = dispatch_rsub_scalar(self, other, alpha);
+  detail::check_fits("rsub.Scalar", alpha, result.dtype());
+  if (autograd::needs_grad({&self})) autograd::record_rsub_scalar(result, self, other, alpha);
+  return result;
+}
+
+// addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
+Tensor addcmul(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2,
+               const Scalar& value) {
+  detail::check_dtypes(
+      "addcmul", {DType::Int32, DType::Int64, DType::Float32, DType::Float64},
+      {detail::input_of(self), detail::input_of(tensor1), detail::input_of(tensor2)}, {});
+  decltype(auto) result = dispatch_addcmul(self, tensor1, tensor2, value);
+  detail::check_fits("addcmul", value, result.dtype());
+  if (autograd::needs_grad({&self, &tensor1, &tensor2}))
+    autograd::record_addcmul(result, self, tensor1, tensor2, value);
+  return result;
+}
+
+// addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
+Tensor addcdiv(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2,
+               const Scalar& value) {
+  detail::check_dtypes(
+      "addcdiv", {DType::Float32, DType::Float64},
+      {detail::input_of(self), detail::input_of(tensor1), detail::input_of(tensor2)}, {});
+  decltype(auto) result = dispatch_addcdiv(self, tensor1, tensor2, value);
+  detail::check_fits("addcdiv", value, result.dtype());
+  if (autograd::needs_grad({&self, &tensor1, &tensor2}))
+    autograd::record_addcdiv(result, self, tensor1, tensor2, value);
+  return result;
+}
+
+// lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor
+Tensor lerp(const Tensor& self, const Tensor& end, const Scalar& weight) {
+  detail::check_dtypes("lerp.Scalar", {DType::Float32, DType::Float64},
+                       {detail::input_of(self), detail::input_of(end)}, {});
+  decltype(auto) result = dispatch_lerp_scalar(self, end, weight);
+  detail::check_fits("lerp.Scalar", weight, result.dtype());
+  if (autograd::needs_grad({&self, &end})) autograd::record_lerp_scalar(result, self, end, weight);
+  return result;
+}
+
+// lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor
+Tensor lerp(const Tensor& self, const Tensor& end, const Tensor& weight) {
+  detail::check_dtypes("lerp.Tensor", {DType::Float32, DType::Float64},
+                       {detail::input_of(self), detail::input_of(end), detail::input_of(weight)},
+                       {});
+  decltype(auto) result = dispatch_lerp_tensor(self, end, weight);
+  if (autograd::needs_grad({&self, &end, &weight}))
+    autograd::record_lerp_tensor(result, self, end, weight);
+  return result;
+}
+
+// pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor
+Tensor pow(const Tensor& self, const Tensor& exponent) {
+  detail::check_dtypes("pow.Tensor_Tensor",
+                       {DType::Int32, DType::Int64, DType::Float32, DType::Float64},
+                       {detail::input_of(self), detail::input_of(exponent)}, {});
+  decltype(auto) result = dispatch_pow_tensor_tensor(self, exponent);
+  if (autograd::needs_grad({&self, &exponent}))
+    autograd::record_pow_tensor_tensor(result, self, exponent);
+  return result;
+}
+
+// atan2(Tensor self, Tensor other) -> Tensor
+Tensor atan2(const Tensor& self, const Tensor& other) {
+  decltype(auto) result = dispatch_atan2(self, other);
+  if (autograd::needs_grad({&self, &other})) autograd::record_atan2(result, self, other);
+  return result;
+}
+
+// remainder.Tensor(Tensor self, Tensor other) -> Tensor
+Tensor remainder(const Tensor& self, const Tensor& other) {
+  detail::check_dtypes("remainder.Tensor",
+                       {DType::Int32, DType::Int64, DType::Float32, DType::Float64},
+                       {detail::input_of(self), detail::input_of(other)}, {});
+  decltype(auto) result = dispatch_remainder_tensor(self, other);
+  if (autograd::needs_grad({&self, &other})) autograd::record_remainder_tensor(result, self, other);
+  return result;
+}
+
+// remainder.Scalar(Tensor self, Scalar other) -> Tensor
+Tensor remainder(const Tensor& self, const Scalar& other) {
+  decltype(auto) result = dispatch_remainder_scalar(self, other);
+  if (autograd::needs_grad({&self})) autograd::record_remainder_scalar(result, self, other);
+  return result;
+}
+
+// fmod.Tensor(Tensor self, Tensor other) -> Tensor
+Tensor fmod(const Tensor& self, const Tensor& other) {
+  detail::check_dtypes("fmod.Tensor", {DType::Int32, DType::Int64, DType::Float32, DType::Float64},
+                       {detail::input_of(self), detail::input_of(other)}, {});
+  decltype(auto) result = dispatch_fmod_tensor(self, other);
+  if (autograd::needs_grad({&self, &other})) autograd::record_fmod_tensor(result, self, other);
+  return result;
+}
+
+// fmod.Scalar(Tensor self, Scalar other) -> Tensor
+Tensor fmod(const Tensor& self, const Scalar& other) {
+  decltype(auto) result = dispatch_fmod_scalar(self, other);
+  if (autograd::needs_grad({&self})) autograd::record_fmod_scalar(result, self, other);
+  return result;
+}
+
+// clamp_min(Tensor self, Scalar min) -> Tensor
+Tensor clamp_min(const Tensor& self, const Scalar& min) {
+  decltype(auto) result = dispatch_clamp_min(self, min);
+  if (autograd::needs_grad({&self})) autograd::record_clamp_min(result, self, min);
+  return result;
+}
+
+// clamp_max(Tensor self, Scalar max) -> Tensor
+Tensor clamp_max(const Tensor& self, const Scalar& max) {
+  decltype(auto) result = dispatch_clamp_max(self, max);
+  if (autograd::needs_grad({&self})) autograd::record_clamp_max(result, self, max);
+  return result;
+}
+
+// sin(Tensor self) -> Tensor
+Tensor sin(const Tensor& self) {
+  decltype(auto) result = dispatch_sin(self);
+  if (autograd::needs_grad({&self})) autograd::record_sin(result, self);
+  return result;
+}
+
+// cos(Tensor self) -> Tensor
+Tensor cos(const Tensor& self) {
+  decltype(auto) result = dispatch_cos(self);
+  if (autograd::needs_grad({&self})) autograd::record_cos(result, self);
+  return result;
+}
+
+// tan(Tensor self) -> Tensor
+Tensor tan(const Tensor& self) {
+  decltype(auto) result = dispatch_tan(self);
+  if (autograd::needs_grad({&self})) autograd::record_tan(result, self);
+  return result;
+}
+
+// atan(Tensor self) -> Tensor
+Tensor atan(const Tensor& self) {
+  decltype(auto) result = dispatch_atan(self);
+  if (autograd::needs_grad({&self})) autograd::record_atan(result, self);
+  return result;
+}
+
+// sinh(Tensor self) -> Tensor
+Tensor sinh(const Tensor& self) {
+  decltype(auto) result = dispatch_sinh(self);
+  if (autograd::needs_grad({&self})) autograd::record_sinh(result, self);
+  return result;
+}
+
+// cosh(Tensor self) -> Tensor
+Tensor cosh(const Tensor& self) {
+  decltype(auto) result = dispatch_cosh(self);
+  if (autograd::needs_grad({&self})) autograd::record_cosh(result, self);
+  return result;
+}
+
+// asinh(Tensor self) -> Tensor
+Tensor asinh(const Tensor& self) {
+  decltype(auto) result = dispatch_asinh(self);
+  if (autograd::needs_grad({&self})) autograd::record_asinh(result, self);
+  return result;
+}
+
+// erf(Tensor self) -> Tensor
+Tensor erf(const Tensor& self) {
+  decltype(auto) result = dispatch_erf(self);
+  if (autograd::needs_grad({&self})) autograd::record_erf(result, self);
+  return result;
+}
+
+// erfc(Tensor self) -> Tensor
+Tensor erfc(const Tensor& self) {
+  decltype(auto) result = dispatch_erfc(self);
+  if (autograd::needs_grad({&self})) autograd::record_erfc(result, self);
+  return result;
+}
+
+// log1p(Tensor self) -> Tensor
+Tensor log1p(const Tensor& self) {
+  decltype(auto) result = dispatch_log1p(self);
+  if (autograd::needs_grad({&self})) autograd::record_log1p(result, self);
+  return result;
+}
+
+// expm1(Tensor self) -> Tensor
+Tensor expm1(const Tensor& self) {
+  decltype(auto) result = dispatch_expm1(self);
+  if (autograd::needs_grad({&self})) autograd::record_expm1(result, self);
+  return result;
+}
+
+// log2(Tensor self) -> Tensor
+Tensor log2(const Tensor& self) {
+  decltype(auto) result = dispatch_log2(self);
+  if (autograd::needs_grad({&self})) autograd::record_log2(result, self);
+  return result;
+}
+
+// log10(Tensor self) -> Tensor
+Tensor log10(const Tensor& self) {
+  decltype(auto) result = dispatch_log10(self);
+  if (autograd::needs_grad({&self})) autograd::record_log10(result, self);
+  return result;
+}
+
+// exp2(Tensor self) -> Tensor
+Tensor exp2(const Tensor& self) {
+  decltype(auto) result = dispatch_exp2(self);
+  if (autograd::needs_grad({&self})) autograd::record_exp2(result, self);
+  return result;
+}
+
+// floor(Tensor self) -> Tensor
+Tensor floor(const Tensor& self) {
+  detail::check_dtypes("floor", {DType::Int32, DType::Int64, DType::Float32, DType::Float64},
+                       {detail::input_of(self)}, {});
+  decltype(auto) result = dispatch_floor(self);
+  if (autograd::needs_grad({&self})) autograd::record_floor(result, self);
+  return result;
+}
+
+// ceil(Tensor self) -> Tensor
+Tensor ceil(const Tensor& self) {
+  detail::check_dtypes("ceil", {DType::Int32, DType::Int64, DType::Float32, DType::Float64},
+                       {detail::input_of(self)}, {});
+  decltype(auto) result = dispatch_ceil(self);
+  if (autograd::needs_grad({&self})) autograd::record_ceil(result, self);
+  return result;
+}
+
+// trunc(Tensor self) -> Tensor
+Tensor trunc(const Tensor& self) {
+  detail::check_dtypes("trunc", {DType::Int32, DType::Int64, DType::Float32, DType::Float64},
+                       {detail::input_of(self)}, {});
+  decltype(auto) result = dispatch_trunc(self);
+  if (autograd::needs_grad({&self})) autograd::record_trunc(result, self);
+  return result;
+}
+
+// round(Tensor self) -> Tensor
+Tensor round(const Tensor& self) {
+  detail::check_dtypes("round", {DType::Int32, DType::Int64, DType::Float32, DType::Float64},
+                       {detail::input_of(self)}, {});
+  decltype(auto) result = dispatch_round(self);
+  if (autograd::needs_grad({&self})) autograd::record_round(result, self);
+  return result;
+}
+
+// frac(Tensor self) -> Tensor
+Tensor frac(const Tensor& self) {
+  detail::check_dtypes("frac", {DType::Float32, DType::Float64}, {detail::input_of(self)}, {});
+  decltype(auto) result = dispatch_frac(self);
+  if (autograd::needs_grad({&self})) autograd::record_frac(result, self);
+  return result;
+}
+
+// sign(Tensor self) -> Tensor
+Tensor sign(const Tensor& self) {
+  decltype(auto) result = dispatch_sign(self);
+  if (autograd::needs_grad({&self})) autograd::record_sign(result, self);
+  return result;
+}
+
+// sgn(Tensor self) -> Tensor
+Tensor sgn(const Tensor& self) {
+  decltype(auto) result = dispatch_sgn(self);
+  if (autograd::needs_grad({&self})) autograd::record_sgn(result, self);
+  return result;
+}
+
+// isnan(Tensor self) -> Tensor
+Tensor isnan(const Tensor& self) {
+  decltype(auto) result = dispatch_isnan(self);
+  autograd::check_differentiable("isnan", result, {&self});
+  return result;
+}
+
+// logical_not(Tensor self) -> Tensor
+Tensor logical_not(const Tensor& self) {
+  decltype(auto) result = dispatch_logical_not(self);
+  autograd::check_differentiable("logical_not", result, {&self});
+  return result;
+}
+
+// logical_and(Tensor self, Tensor other) -> Tensor
+Tensor logical_and(const Tensor& self, const Tensor& other) {
+  decltype(auto) result = dispatch_logical_and(self, other);
+  autograd::check_differentiable("logical_and", result, {&self, &other});
+  return result;
+}
+
+// logical_or(Tensor self, Tensor other) -> Tensor
+Tensor logical_or(const Tensor& self, const Tensor& other) {
+  decltype(auto) result = dispatch_logical_or(self, other);
+  autograd::check_differentiable("logical_or", result, {&self, &other});
+  return result;
+}
+
+// logical_xor(Tensor self, Tensor other) -> Tensor
+Tensor logical_xor(const Tensor& self, const Tensor& other) {
+  decltype(auto) result = dispatch_logical_xor(self, other);
+  autograd::check_differentiable("logical_xor", result, {&self, &other});
+  return result;
+}
+
+// bitwise_not(Tensor self) -> Tensor
+Tensor bitwise_not(const Tensor& self) {
+  detail::check_dtypes("bitwise_not", {DType::Bool, DType::Int32, DType::Int64},
+                       {detail::input_of(self)}, {});
+  decltype(auto) result = dispatch_bitwise_not(self);
+  autograd::check_differentiable("bitwise_not", result, {&self});
+  return result;
+}
+
+// bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor
+Tensor bitwise_and(const Tensor& self, const Tensor& other) {
+  detail::check_dtypes("bitwise_and.Tensor", {DType::Bool, DType::Int32, DType::Int64},
+                       {detail::input_of(self), detail::input_of(other)}, {});
+  decltype(auto) result = dispatch_bitwise_and_tensor(self, other);
+  autograd::check_differentiable("bitwise_and.Tensor", result, {&self, &other});
+  return result;
+}
+
+// bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor
+Tensor bitwise_or(const Tensor& self, const Tensor& other) {
+  detail::check_dtypes("bitwise_or.Tensor", {DType::Bool, DType::Int32, DType::Int64},
+                       {detail::input_of(self), detail::input_of(other)}, {});
+  decltype(auto) result = dispatch_bitwise_or_tensor(self, other);
+  autograd::check_differentiable("bitwise_or.Tensor", result, {&self, &other});
+  return result;
+}
+
+// bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor
+Tensor bitwise_xor(const Tensor& self, const Tensor& other) {
+  detail::check_dtypes("bitwise_xor.Tensor", {DType::Bool, DType::Int32, DType::Int64},
+                       {detail::input_of(self), detail::input_of(other)}, {});
+  decltype(auto) result = dispatch_bitwise_xor_tensor(self, other);
+  autograd::check_differentiable("bitwise_xor.Tensor", result, {&self, &other});
+  return result;
+}
+
+// sigmoid_backward(Tensor grad_output, Tensor output) -> Tensor
+Tensor sigmoid_backward(const Tensor& grad_output, const Tensor& output) {
+  detail::check_dtypes("sigmoid_backward", {DType::Float32, DType::Float64},
+                       {detail::input_of(grad_output), detail::input_of(output)}, {});
+  decltype(auto) result = dispatch_sigmoid_backward(grad_output, output);
+  if (autograd::needs_grad({&grad_output, &output}))
+    autograd::record_sigmoid_backward(result, grad_output, output);
+  return result;
+}
+
+// tanh_backward(Tensor grad_output, Tensor output) -> Tensor
+Tensor tanh_backward(const Tensor& grad_output, const Tensor& output) {
+  detail::check_dtypes("tanh_backward", {DType::Float32, DType::Float64},
+                       {detail::input_of(grad_output), detail::input_of(output)}, {});
+  decltype(auto) result = dispatch_tanh_backward(grad_output, output);
+  if (autograd::needs_grad({&grad_output, &output}))
+    autograd::record_tanh_backward(result, grad_output, output);
+  return result;
+}
+
+// threshold(Tensor self, Scalar threshold, Scalar value) -> Tensor
+Tensor threshold(const Tensor& self, const Scalar& threshold, const Scalar& value) {
+  detail::check_dtypes("threshold", {DType::Int32, DType::Int64, DType::Float32, DType::Float64},
+                       {detail::input_of(self)}, {});
+  decltype(auto) result = dispatch_threshold(self, threshold, value);
+  detail::check_fits("threshold", threshold, result.dtype());
+  detail::check_fits("threshold", value, result.dtype());
+  if (autograd::needs_grad({&self})) autograd::record_threshold(result, self, threshold, value);
+  return result;
+}
+
+// leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor
+Tensor leaky_relu(const Tensor& self, const Scalar& negative_slope) {
+  detail::check_dtypes("leaky_relu", {DType::Float32, DType::Float64}, {detail::input_of(self)},
+                       {});
+  decltype(auto) result = dispatch_leaky_relu(self, negative_slope);
+  detail::check_fits("leaky_relu", negative_slope, result.dtype());
+  if (autograd::needs_grad({&self})) autograd::record_leaky_relu(result, self, negative_slope);
+  return result;
+}
+
+// elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor
+Tensor elu(const Tensor& self, const Scalar& alpha, const Scalar& scale,
+           const Scalar& input_scale) {
+  detail::check_dtypes("elu", {DType::Float32, DType::Float64}, {detail::input_of(self)}, {});
+  decltype(auto) result = dispatch_elu(self, alpha, scale, input_scale);
+  detail::check_fits("elu", alpha, result.dtype());
+  detail::check_fits("elu", scale, result.dtype());
+  detail::check_fits("elu", input_scale, result.dtype());
+  if (autograd::needs_grad({&self})) autograd::record_elu(result, self, alpha, scale, input_scale);
+  return result;
+}
+
+// hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor
+Tensor hardtanh(const Tensor& self, const Scalar& min_val, const Scalar& max_val) {
+  detail::check_dtypes("hardtanh", {DType::Int32, DType::Int64, DType::Float32, DType::Float64},
+                       {detail::input_of(self)}, {});
+  decltype(auto) result = dispatch_hardtanh(self, min_val, max_val);
+  detail::check_fits("hardtanh", min_val, result.dtype());
+  detail::check_fits("hardtanh", max_val, result.dtype());
+  if (autograd::needs_grad({&self})) autograd::record_hardtanh(result, self, min_val, max_val);
+  return result;
+}
+
+// hardtanh_backward(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val) -> Tensor
+Tensor hardtanh_backward(const Tensor& grad_output, const Tensor& self, const Scalar& min_val,
+                         const Scalar& max_val) {
+  detail::check_dtypes("hardtanh_backward", {DType::Float32, DType::Float64},
+                       {detail::input_of(grad_output), detail::input_of(self)}, {});
+  decltype(auto) result = dispatch_hardtanh_backward(grad_output, self, min_val, max_val);
+  detail::check_fits("hardtanh_backward", min_val, result.dtype());
+  detail::check_fits("hardtanh_backward", max_val, result.dtype());
+  if (autograd::needs_grad({&grad_output, &self}))
+    autograd::record_hardtanh_backward(result, grad_output, self, min_val, max_val);
+  return result;
+}
+
+// softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor
+Tensor softplus(const Tensor& self, const Scalar& beta, const Scalar& threshold) {
+  detail::check_dtypes("softplus", {DType::Float32, DType::Float64}, {detail::input_of(self)}, {});
+  decltype(auto) result = dispatch_softplus(self, beta, threshold);
+  detail::check_fits("softplus", beta, result.dtype());
+  detail::check_fits("softplus", threshold, result.dtype());
+  if (autograd::needs_grad({&self})) autograd::record_softplus(result, self, beta, threshold);
+  return result;
+}
+
+// softplus_backward(Tensor grad_output, Tensor self, Scalar beta, Scalar threshold) -> Tensor
+Tensor softplus_backward(const Tensor& grad_output, const Tensor& self, const Scalar& beta,
+                         const Scalar& threshold) {
+  detail::check_dtypes("softplus_backward", {DType::Float32, DType::Float64},
+                       {detail::input_of(grad_output), detail::input_of(self)}, {});
+  decltype(auto) result = dispatch_softplus_backward(grad_output, self, beta, threshold);
+  detail::check_fits("softplus_backward", beta, result.dtype());
+  detail::check_fits("softplus_backward", threshold, result.dtype());
+  if (autograd::needs_grad({&grad_output, &self}))
+    autograd::record_softplus_backward(result, grad_output, self, beta, threshold);
+  return result;
+}
+
+// silu(Tensor self) -> Tensor
+Tensor silu(const Tensor& self) {
+  detail::check_dtypes("silu", {DType::Float32, DType::Float64}, {detail::input_of(self)}, {});
+  decltype(auto) result = dispatch_silu(self);
+  if (autograd::needs_grad({&self})) autograd::record_silu(result, self);
+  return result;
+}
+
+// silu_backward(Tensor grad_output, Tensor self) -> Tensor
+Tensor silu_backward(const Tensor& grad_output, const Tensor& self) {
+  detail::check_dtypes("silu_backward", {DType::Float32, DType::Float64},
+                       {detail::input_of(grad_output), detail::input_of(self)}, {});
+  decltype(auto) result = dispatch_silu_backward(grad_output, self);
+  if (autograd::needs_grad({&grad_output, &self}))
+    autograd::record_silu_backward(result, grad_output, self);
+  return result;
+}
+
+// mish(Tensor self) -> Tensor
+Tensor mish(const Tensor& self) {
+  detail::check_dtypes("mish", {DType::Float32, DType::Float64}, {detail::input_of(self)}, {});
+  decltype(auto) result = dispatch_mish(self);
+  if (autograd::needs_grad({&self})) autograd::record_mish(result, self);
+  return result;
+}
+
+// mish_backward(Tensor grad_output, Tensor self) -> Tensor
+Tensor mish_backward(const Tensor& grad_output, const Tensor& self) {
+  detail::check_dtypes("mish_backward", {DType::Float32, DType::Float64},
+                       {detail::input_of(grad_output), detail::input_of(self)}, {});
+  decltype(auto) result = dispatch_mish_backward(grad_output, self);
+  autograd::check_differentiable("mish_backward", result, {&grad_output, &self});
+  return result;
+}
+
+// hardsigmoid(Tensor self) -> Tensor
+Tensor hardsigmoid(const Tensor& self) {
+  detail::check_dtypes("hardsigmoid", {DType::Float32, DType::Float64}, {detail::input_of(self)},
+                       {});
+  decltype(auto) result = dispatch_hardsigmoid(self);
+  if (autograd::needs_grad({&self})) autograd::record_hardsigmoid(result, self);
+  return result;
+}
+
+// hardsigmoid_backward(Tensor grad_output, Tensor self) -> Tensor
+Tensor hardsigmoid_backward(const Tensor& grad_output, const Tensor& self) {
+  detail::check_dtypes("hardsigmoid_backward", {DType::Float32, DType::Float64},
+                       {detail::input_of(grad_output), detail::input_of(self)}, {});
+  decltype(auto) result = dispatch_hardsigmoid_backward(grad_output, self);
+  if (autograd::needs_grad({&grad_output, &self}))
+    autograd::record_hardsigmoid_backward(result, grad_output, self);
+  return result;
+}
+
+// hardswish(Tensor self) -> Tensor
+Tensor hardswish(const Tensor& self) {
+  detail::check_dtypes("hardswish", {DType::Float32, DType::Float64}, {detail::input_of(self)}, {});
+  decltype(auto) result = dispatch_hardswish(self);
+  if (autograd::needs_grad({&self})) autograd::record_hardswish(result, self);
+  return result;
+}
+
+// hardswish_backward(Tensor grad_output, Tensor self) -> Tensor
+Tensor hardswish_backward(const Tensor& grad_output, const Tensor& self) {
+  detail::check_dtypes("hardswish_backward", {DType::Float32, DType::Float64},
+                       {detail::input_of(grad_output), detail::input_of(self)}, {});
+  decltype(auto) result = dispatch_hardswish_backward(grad_output, self);
+  if (autograd::needs_grad({&grad_output, &self}))
+    autograd::record_hardswish_backward(result, grad_output, self);
   return result;
 }
 
@@ -2192,9 +3638,244 @@ Tensor Tensor::gt(const Scalar& other) const {
   return lazygen::gt(*this, other);
 }
 
+// eq.Scalar(Tensor self, Scalar other) -> Tensor
+Tensor Tensor::eq(const Scalar& other) const {
+  return lazygen::eq(*this, other);
+}
+
+// ne.Scalar(Tensor self, Scalar other) -> Tensor
+Tensor Tensor::ne(const Scalar& other) const {
+  return lazygen::ne(*this, other);
+}
+
+// lt.Scalar(Tensor self, Scalar other) -> Tensor
+Tensor Tensor::lt(const Scalar& other) const {
+  return lazygen::lt(*this, other);
+}
+
+// le.Scalar(Tensor self, Scalar other) -> Tensor
+Tensor Tensor::le(const Scalar& other) const {
+  return lazygen::le(*this, other);
+}
+
+// ge.Scalar(Tensor self, Scalar other) -> Tensor
+Tensor Tensor::ge(const Scalar& other) const {
+  return lazygen::ge(*this, other);
+}
+
 // where.self(Tensor condition, Tensor self, Tensor other) -> Tensor
 Tensor Tensor::where(const Tensor& condition, const Tensor& other) const {
   return lazygen::where(condition, *this, other);
+}
+
+// addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
+Tensor Tensor::addcmul(const Tensor& tensor1, const Tensor& tensor2, const Scalar& value) const {
+  return lazygen::addcmul(*this, tensor1, tensor2, value);
+}
+
+// addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
+Tensor Tensor::addcdiv(const Tensor& tensor1, const Tensor& tensor2, const Scalar& value) const {
+  return lazygen::addcdiv(*this, tensor1, tensor2, value);
+}
+
+// lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor
+Tensor Tensor::lerp(const Tensor& end, const Scalar& weight) const {
+  return lazygen::lerp(*this, end, weight);
+}
+
+// lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor
+Tensor Tensor::lerp(const Tensor& end, const Tensor& weight) const {
+  return lazygen::lerp(*this, end, weight);
+}
+
+// pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor
+Tensor Tensor::pow(const Tensor& exponent) const {
+  return lazygen::pow(*this, exponent);
+}
+
+// atan2(Tensor self, Tensor other) -> Tensor
+Tensor Tensor::atan2(const Tensor& other) const {
+  return lazygen::atan2(*this, other);
+}
+
+// remainder.Tensor(Tensor self, Tensor other) -> Tensor
+Tensor Tensor::remainder(const Tensor& other) const {
+  return lazygen::remainder(*this, other);
+}
+
+// remainder.Scalar(Tensor self, Scalar other) -> Tensor
+Tensor Tensor::remainder(const Scalar& other) const {
+  return lazygen::remainder(*this, other);
+}
+
+// fmod.Tensor(Tensor self, Tensor other) -> Tensor
+Tensor Tensor::fmod(const Tensor& other) const {
+  return lazygen::fmod(*this, other);
+}
+
+// fmod.Scalar(Tensor self, Scalar other) -> Tensor
+Tensor Tensor::fmod(const Scalar& other) const {
+  return lazygen::fmod(*this, other);
+}
+
+// clamp_min(Tensor self, Scalar min) -> Tensor
+Tensor Tensor::clamp_min(const Scalar& min) const {
+  return lazygen::clamp_min(*this, min);
+}
+
+// clamp_max(Tensor self, Scalar max) -> Tensor
+Tensor Tensor::clamp_max(const Scalar& max) const {
+  return lazygen::clamp_max(*this, max);
+}
+
+// sin(Tensor self) -> Tensor
+Tensor Tensor::sin() const {
+  return lazygen::sin(*this);
+}
+
+// cos(Tensor self) -> Tensor
+Tensor Tensor::cos() const {
+  return lazygen::cos(*this);
+}
+
+// tan(Tensor self) -> Tensor
+Tensor Tensor::tan() const {
+  return lazygen::tan(*this);
+}
+
+// atan(Tensor self) -> Tensor
+Tensor Tensor::atan() const {
+  return lazygen::atan(*this);
+}
+
+// sinh(Tensor self) -> Tensor
+Tensor Tensor::sinh() const {
+  return lazygen::sinh(*this);
+}
+
+// cosh(Tensor self) -> Tensor
+Tensor Tensor::cosh() const {
+  return lazygen::cosh(*this);
+}
+
+// asinh(Tensor self) -> Tensor
+Tensor Tensor::asinh() const {
+  return lazygen::asinh(*this);
+}
+
+// erf(Tensor self) -> Tensor
+Tensor Tensor::erf() const {
+  return lazygen::erf(*this);
+}
+
+// erfc(Tensor self) -> Tensor
+Tensor Tensor::erfc() const {
+  return lazygen::erfc(*this);
+}
+
+// log1p(Tensor self) -> Tensor
+Tensor Tensor::log1p() const {
+  return lazygen::log1p(*this);
+}
+
+// expm1(Tensor self) -> Tensor
+Tensor Tensor::expm1() const {
+  return lazygen::expm1(*this);
+}
+
+// log2(Tensor self) -> Tensor
+Tensor Tensor::log2() const {
+  return lazygen::log2(*this);
+}
+
+// log10(Tensor self) -> Tensor
+Tensor Tensor::log10() const {
+  return lazygen::log10(*this);
+}
+
+// exp2(Tensor self) -> Tensor
+Tensor Tensor::exp2() const {
+  return lazygen::exp2(*this);
+}
+
+// floor(Tensor self) -> Tensor
+Tensor Tensor::floor() const {
+  return lazygen::floor(*this);
+}
+
+// ceil(Tensor self) -> Tensor
+Tensor Tensor::ceil() const {
+  return lazygen::ceil(*this);
+}
+
+// trunc(Tensor self) -> Tensor
+Tensor Tensor::trunc() const {
+  return lazygen::trunc(*this);
+}
+
+// round(Tensor self) -> Tensor
+Tensor Tensor::round() const {
+  return lazygen::round(*this);
+}
+
+// frac(Tensor self) -> Tensor
+Tensor Tensor::frac() const {
+  return lazygen::frac(*this);
+}
+
+// sign(Tensor self) -> Tensor
+Tensor Tensor::sign() const {
+  return lazygen::sign(*this);
+}
+
+// sgn(Tensor self) -> Tensor
+Tensor Tensor::sgn() const {
+  return lazygen::sgn(*this);
+}
+
+// isnan(Tensor self) -> Tensor
+Tensor Tensor::isnan() const {
+  return lazygen::isnan(*this);
+}
+
+// logical_not(Tensor self) -> Tensor
+Tensor Tensor::logical_not() const {
+  return lazygen::logical_not(*this);
+}
+
+// logical_and(Tensor self, Tensor other) -> Tensor
+Tensor Tensor::logical_and(const Tensor& other) const {
+  return lazygen::logical_and(*this, other);
+}
+
+// logical_or(Tensor self, Tensor other) -> Tensor
+Tensor Tensor::logical_or(const Tensor& other) const {
+  return lazygen::logical_or(*this, other);
+}
+
+// logical_xor(Tensor self, Tensor other) -> Tensor
+Tensor Tensor::logical_xor(const Tensor& other) const {
+  return lazygen::logical_xor(*this, other);
+}
+
+// bitwise_not(Tensor self) -> Tensor
+Tensor Tensor::bitwise_not() const {
+  return lazygen::bitwise_not(*this);
+}
+
+// bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor
+Tensor Tensor::bitwise_and(const Tensor& other) const {
+  return lazygen::bitwise_and(*this, other);
+}
+
+// bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor
+Tensor Tensor::bitwise_or(const Tensor& other) const {
+  return lazygen::bitwise_or(*this, other);
+}
+
+// bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor
+Tensor Tensor::bitwise_xor(const Tensor& other) const {
+  return lazygen::bitwise_xor(*this, other);
 }
 
 // sum(Tensor self, *, ScalarType? dtype=None) -> Tensor

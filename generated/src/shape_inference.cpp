@@ -273,6 +273,423 @@ std::vector<Shape> compute_shape_gt_scalar(const Shape& self, const Scalar& othe
   return {Shape(DType::Bool, std::move(sizes))};
 }
 
+// eq.Scalar(Tensor self, Scalar other) -> Tensor
+std::vector<Shape> compute_shape_eq_scalar(const Shape& self, const Scalar& other) {
+  std::vector<int64_t> sizes = self.sizes;
+  return {Shape(DType::Bool, std::move(sizes))};
+}
+
+// ne.Scalar(Tensor self, Scalar other) -> Tensor
+std::vector<Shape> compute_shape_ne_scalar(const Shape& self, const Scalar& other) {
+  std::vector<int64_t> sizes = self.sizes;
+  return {Shape(DType::Bool, std::move(sizes))};
+}
+
+// lt.Scalar(Tensor self, Scalar other) -> Tensor
+std::vector<Shape> compute_shape_lt_scalar(const Shape& self, const Scalar& other) {
+  std::vector<int64_t> sizes = self.sizes;
+  return {Shape(DType::Bool, std::move(sizes))};
+}
+
+// le.Scalar(Tensor self, Scalar other) -> Tensor
+std::vector<Shape> compute_shape_le_scalar(const Shape& self, const Scalar& other) {
+  std::vector<int64_t> sizes = self.sizes;
+  return {Shape(DType::Bool, std::move(sizes))};
+}
+
+// ge.Scalar(Tensor self, Scalar other) -> Tensor
+std::vector<Shape> compute_shape_ge_scalar(const Shape& self, const Scalar& other) {
+  std::vector<int64_t> sizes = self.sizes;
+  return {Shape(DType::Bool, std::move(sizes))};
+}
+
+// rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
+std::vector<Shape> compute_shape_rsub_tensor(const Shape& self, const Shape& other,
+                                             const Scalar& alpha) {
+  std::vector<int64_t> sizes = shape_rules::broadcast("rsub.Tensor", {&self, &other});
+  shape_rules::check_subtraction("rsub.Tensor", {&self, &other}, {});
+  shape_rules::check_alpha("rsub.Tensor", shape_rules::result_type({&self, &other}, {}), alpha);
+  return {Shape(shape_rules::result_type({&self, &other}, {}), std::move(sizes))};
+}
+
+// rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
+std::vector<Shape> compute_shape_rsub_scalar(const Shape& self, const Scalar& other,
+                                             const Scalar& alpha) {
+  std::vector<int64_t> sizes = self.sizes;
+  shape_rules::check_subtraction("rsub.Scalar", {&self}, {&other});
+  shape_rules::check_alpha("rsub.Scalar", shape_rules::result_type({&self}, {&other}), alpha);
+  return {Shape(shape_rules::result_type({&self}, {&other}), std::move(sizes))};
+}
+
+// addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
+std::vector<Shape> compute_shape_addcmul(const Shape& self, const Shape& tensor1,
+                                         const Shape& tensor2, const Scalar& value) {
+  std::vector<int64_t> sizes = shape_rules::broadcast("addcmul", {&self, &tensor1, &tensor2});
+  return {Shape(shape_rules::result_type({&self, &tensor1, &tensor2}, {}), std::move(sizes))};
+}
+
+// addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
+std::vector<Shape> compute_shape_addcdiv(const Shape& self, const Shape& tensor1,
+                                         const Shape& tensor2, const Scalar& value) {
+  std::vector<int64_t> sizes = shape_rules::broadcast("addcdiv", {&self, &tensor1, &tensor2});
+  return {Shape(shape_rules::result_type({&self, &tensor1, &tensor2}, {}), std::move(sizes))};
+}
+
+// lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor
+std::vector<Shape> compute_shape_lerp_scalar(const Shape& self, const Shape& end,
+                                             const Scalar& weight) {
+  std::vector<int64_t> sizes = shape_rules::broadcast("lerp.Scalar", {&self, &end});
+  return {Shape(shape_rules::result_type({&self, &end}, {}), std::move(sizes))};
+}
+
+// lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor
+std::vector<Shape> compute_shape_lerp_tensor(const Shape& self, const Shape& end,
+                                             const Shape& weight) {
+  std::vector<int64_t> sizes = shape_rules::broadcast("lerp.Tensor", {&self, &end, &weight});
+  return {Shape(shape_rules::result_type({&self, &end, &weight}, {}), std::move(sizes))};
+}
+
+// pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor
+std::vector<Shape> compute_shape_pow_tensor_tensor(const Shape& self, const Shape& exponent) {
+  std::vector<int64_t> sizes = shape_rules::broadcast("pow.Tensor_Tensor", {&self, &exponent});
+  return {Shape(shape_rules::result_type({&self, &exponent}, {}), std::move(sizes))};
+}
+
+// atan2(Tensor self, Tensor other) -> Tensor
+std::vector<Shape> compute_shape_atan2(const Shape& self, const Shape& other) {
+  std::vector<int64_t> sizes = shape_rules::broadcast("atan2", {&self, &other});
+  return {Shape(to_floating(shape_rules::result_type({&self, &other}, {})), std::move(sizes))};
+}
+
+// remainder.Tensor(Tensor self, Tensor other) -> Tensor
+std::vector<Shape> compute_shape_remainder_tensor(const Shape& self, const Shape& other) {
+  std::vector<int64_t> sizes = shape_rules::broadcast("remainder.Tensor", {&self, &other});
+  return {Shape(shape_rules::result_type({&self, &other}, {}), std::move(sizes))};
+}
+
+// remainder.Scalar(Tensor self, Scalar other) -> Tensor
+std::vector<Shape> compute_shape_remainder_scalar(const Shape& self, const Scalar& other) {
+  std::vector<int64_t> sizes = self.sizes;
+  return {Shape(shape_rules::result_type({&self}, {&other}), std::move(sizes))};
+}
+
+// fmod.Tensor(Tensor self, Tensor other) -> Tensor
+std::vector<Shape> compute_shape_fmod_tensor(const Shape& self, const Shape& other) {
+  std::vector<int64_t> sizes = shape_rules::broadcast("fmod.Tensor", {&self, &other});
+  return {Shape(shape_rules::result_type({&self, &other}, {}), std::move(sizes))};
+}
+
+// fmod.Scalar(Tensor self, Scalar other) -> Tensor
+std::vector<Shape> compute_shape_fmod_scalar(const Shape& self, const Scalar& other) {
+  std::vector<int64_t> sizes = self.sizes;
+  return {Shape(shape_rules::result_type({&self}, {&other}), std::move(sizes))};
+}
+
+// clamp_min(Tensor self, Scalar min) -> Tensor
+std::vector<Shape> compute_shape_clamp_min(const Shape& self, const Scalar& min) {
+  std::vector<int64_t> sizes = self.sizes;
+  return {Shape(shape_rules::result_type({&self}, {&min}), std::move(sizes))};
+}
+
+// clamp_max(Tensor self, Scalar max) -> Tensor
+std::vector<Shape> compute_shape_clamp_max(const Shape& self, const Scalar& max) {
+  std::vector<int64_t> sizes = self.sizes;
+  return {Shape(shape_rules::result_type({&self}, {&max}), std::move(sizes))};
+}
+
+// sin(Tensor self) -> Tensor
+std::vector<Shape> compute_shape_sin(const Shape& self) {
+  std::vector<int64_t> sizes = self.sizes;
+  return {Shape(to_floating(shape_rules::result_type({&self}, {})), std::move(sizes))};
+}
+
+// cos(Tensor self) -> Tensor
+std::vector<Shape> compute_shape_cos(const Shape& self) {
+  std::vector<int64_t> sizes = self.sizes;
+  return {Shape(to_floating(shape_rules::result_type({&self}, {})), std::move(sizes))};
+}
+
+// tan(Tensor self) -> Tensor
+std::vector<Shape> compute_shape_tan(const Shape& self) {
+  std::vector<int64_t> sizes = self.sizes;
+  return {Shape(to_floating(shape_rules::result_type({&self}, {})), std::move(sizes))};
+}
+
+// atan(Tensor self) -> Tensor
+std::vector<Shape> compute_shape_atan(const Shape& self) {
+  std::vector<int64_t> sizes = self.sizes;
+  return {Shape(to_floating(shape_rules::result_type({&self}, {})), std::move(sizes))};
+}
+
+// sinh(Tensor self) -> Tensor
+std::vector<Shape> compute_shape_sinh(const Shape& self) {
+  std::vector<int64_t> sizes = self.sizes;
+  return {Shape(to_floating(shape_rules::result_type({&self}, {})), std::move(sizes))};
+}
+
+// cosh(Tensor self) -> Tensor
+std::vector<Shape> compute_shape_cosh(const Shape& self) {
+  std::vector<int64_t> sizes = self.sizes;
+  return {Shape(to_floating(shape_rules::result_type({&self}, {})), std::move(sizes))};
+}
+
+// asinh(Tensor self) -> Tensor
+std::vector<Shape> compute_shape_asinh(const Shape& self) {
+  std::vector<int64_t> sizes = self.sizes;
+  return {Shape(to_floating(shape_rules::result_type({&self}, {})), std::move(sizes))};
+}
+
+// erf(Tensor self) -> Tensor
+std::vector<Shape> compute_shape_erf(const Shape& self) {
+  std::vector<int64_t> sizes = self.sizes;
+  return {Shape(to_floating(shape_rules::result_type({&self}, {})), std::move(sizes))};
+}
+
+// erfc(Tensor self) -> Tensor
+std::vector<Shape> compute_shape_erfc(const Shape& self) {
+  std::vector<int64_t> sizes = self.sizes;
+  return {Shape(to_floating(shape_rules::result_type({&self}, {})), std::move(sizes))};
+}
+
+// log1p(Tensor self) -> Tensor
+std::vector<Shape> compute_shape_log1p(const Shape& self) {
+  std::vector<int64_t> sizes = self.sizes;
+  return {Shape(to_floating(shape_rules::result_type({&self}, {})), std::move(sizes))};
+}
+
+// expm1(Tensor self) -> Tensor
+std::vector<Shape> compute_shape_expm1(const Shape& self) {
+  std::vector<int64_t> sizes = self.sizes;
+  return {Shape(to_floating(shape_rules::result_type({&self}, {})), std::move(sizes))};
+}
+
+// log2(Tensor self) -> Tensor
+std::vector<Shape> compute_shape_log2(const Shape& self) {
+  std::vector<int64_t> sizes = self.sizes;
+  return {Shape(to_floating(shape_rules::result_type({&self}, {})), std::move(sizes))};
+}
+
+// log10(Tensor self) -> Tensor
+std::vector<Shape> compute_shape_log10(const Shape& self) {
+  std::vector<int64_t> sizes = self.sizes;
+  return {Shape(to_floating(shape_rules::result_type({&self}, {})), std::move(sizes))};
+}
+
+// exp2(Tensor self) -> Tensor
+std::vector<Shape> compute_shape_exp2(const Shape& self) {
+  std::vector<int64_t> sizes = self.sizes;
+  return {Shape(to_floating(shape_rules::result_type({&self}, {})), std::move(sizes))};
+}
+
+// floor(Tensor self) -> Tensor
+std::vector<Shape> compute_shape_floor(const Shape& self) {
+  std::vector<int64_t> sizes = self.sizes;
+  return {Shape(self.dtype, std::move(sizes))};
+}
+
+// ceil(Tensor self) -> Tensor
+std::vector<Shape> compute_shape_ceil(const Shape& self) {
+  std::vector<int64_t> sizes = self.sizes;
+  return {Shape(self.dtype, std::move(sizes))};
+}
+
+// trunc(Tensor self) -> Tensor
+std::vector<Shape> compute_shape_trunc(const Shape& self) {
+  std::vector<int64_t> sizes = self.sizes;
+  return {Shape(self.dtype, std::move(sizes))};
+}
+
+// round(Tensor self) -> Tensor
+std::vector<Shape> compute_shape_round(const Shape& self) {
+  std::vector<int64_t> sizes = self.sizes;
+  return {Shape(self.dtype, std::move(sizes))};
+}
+
+// frac(Tensor self) -> Tensor
+std::vector<Shape> compute_shape_frac(const Shape& self) {
+  std::vector<int64_t> sizes = self.sizes;
+  return {Shape(self.dtype, std::move(sizes))};
+}
+
+// sign(Tensor self) -> Tensor
+std::vector<Shape> compute_shape_sign(const Shape& self) {
+  std::vector<int64_t> sizes = self.sizes;
+  return {Shape(self.dtype, std::move(sizes))};
+}
+
+// sgn(Tensor self) -> Tensor
+std::vector<Shape> compute_shape_sgn(const Shape& self) {
+  std::vector<int64_t> sizes = self.sizes;
+  return {Shape(self.dtype, std::move(sizes))};
+}
+
+// isnan(Tensor self) -> Tensor
+std::vector<Shape> compute_shape_isnan(const Shape& self) {
+  std::vector<int64_t> sizes = self.sizes;
+  return {Shape(DType::Bool, std::move(sizes))};
+}
+
+// logical_not(Tensor self) -> Tensor
+std::vector<Shape> compute_shape_logical_not(const Shape& self) {
+  std::vector<int64_t> sizes = self.sizes;
+  return {Shape(DType::Bool, std::move(sizes))};
+}
+
+// logical_and(Tensor self, Tensor other) -> Tensor
+std::vector<Shape> compute_shape_logical_and(const Shape& self, const Shape& other) {
+  std::vector<int64_t> sizes = shape_rules::broadcast("logical_and", {&self, &other});
+  return {Shape(DType::Bool, std::move(sizes))};
+}
+
+// logical_or(Tensor self, Tensor other) -> Tensor
+std::vector<Shape> compute_shape_logical_or(const Shape& self, const Shape& other) {
+  std::vector<int64_t> sizes = shape_rules::broadcast("logical_or", {&self, &other});
+  return {Shape(DType::Bool, std::move(sizes))};
+}
+
+// logical_xor(Tensor self, Tensor other) -> Tensor
+std::vector<Shape> compute_shape_logical_xor(const Shape& self, const Shape& other) {
+  std::vector<int64_t> sizes = shape_rules::broadcast("logical_xor", {&self, &other});
+  return {Shape(DType::Bool, std::move(sizes))};
+}
+
+// bitwise_not(Tensor self) -> Tensor
+std::vector<Shape> compute_shape_bitwise_not(const Shape& self) {
+  std::vector<int64_t> sizes = self.sizes;
+  return {Shape(self.dtype, std::move(sizes))};
+}
+
+// bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor
+std::vector<Shape> compute_shape_bitwise_and_tensor(const Shape& self, const Shape& other) {
+  std::vector<int64_t> sizes = shape_rules::broadcast("bitwise_and.Tensor", {&self, &other});
+  return {Shape(shape_rules::result_type({&self, &other}, {}), std::move(sizes))};
+}
+
+// bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor
+std::vector<Shape> compute_shape_bitwise_or_tensor(const Shape& self, const Shape& other) {
+  std::vector<int64_t> sizes = shape_rules::broadcast("bitwise_or.Tensor", {&self, &other});
+  return {Shape(shape_rules::result_type({&self, &other}, {}), std::move(sizes))};
+}
+
+// bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor
+std::vector<Shape> compute_shape_bitwise_xor_tensor(const Shape& self, const Shape& other) {
+  std::vector<int64_t> sizes = shape_rules::broadcast("bitwise_xor.Tensor", {&self, &other});
+  return {Shape(shape_rules::result_type({&self, &other}, {}), std::move(sizes))};
+}
+
+// sigmoid_backward(Tensor grad_output, Tensor output) -> Tensor
+std::vector<Shape> compute_shape_sigmoid_backward(const Shape& grad_output, const Shape& output) {
+  std::vector<int64_t> sizes = shape_rules::broadcast("sigmoid_backward", {&grad_output, &output});
+  return {Shape(shape_rules::result_type({&grad_output, &output}, {}), std::move(sizes))};
+}
+
+// tanh_backward(Tensor grad_output, Tensor output) -> Tensor
+std::vector<Shape> compute_shape_tanh_backward(const Shape& grad_output, const Shape& output) {
+  std::vector<int64_t> sizes = shape_rules::broadcast("tanh_backward", {&grad_output, &output});
+  return {Shape(shape_rules::result_type({&grad_output, &output}, {}), std::move(sizes))};
+}
+
+// threshold(Tensor self, Scalar threshold, Scalar value) -> Tensor
+std::vector<Shape> compute_shape_threshold(const Shape& self, const Scalar& threshold,
+                                           const Scalar& value) {
+  std::vector<int64_t> sizes = self.sizes;
+  return {Shape(self.dtype, std::move(sizes))};
+}
+
+// leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor
+std::vector<Shape> compute_shape_leaky_relu(const Shape& self, const Scalar& negative_slope) {
+  std::vector<int64_t> sizes = self.sizes;
+  return {Shape(self.dtype, std::move(sizes))};
+}
+
+// elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor
+std::vector<Shape> compute_shape_elu(const Shape& self, const Scalar& alpha, const Scalar& scale,
+                                     const Scalar& input_scale) {
+  std::vector<int64_t> sizes = self.sizes;
+  shape_rules::check_alpha("elu", self.dtype, alpha);
+  return {Shape(self.dtype, std::move(sizes))};
+}
+
+// hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor
+std::vector<Shape> compute_shape_hardtanh(const Shape& self, const Scalar& min_val,
+                                          const Scalar& max_val) {
+  std::vector<int64_t> sizes = self.sizes;
+  return {Shape(self.dtype, std::move(sizes))};
+}
+
+// hardtanh_backward(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val) -> Tensor
+std::vector<Shape> compute_shape_hardtanh_backward(const Shape& grad_output, const Shape& self,
+                                                   const Scalar& min_val, const Scalar& max_val) {
+  std::vector<int64_t> sizes = shape_rules::broadcast("hardtanh_backward", {&grad_output, &self});
+  return {Shape(shape_rules::result_type({&grad_output, &self}, {}), std::move(sizes))};
+}
+
+// softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor
+std::vector<Shape> compute_shape_softplus(const Shape& self, const Scalar& beta,
+                                          const Scalar& threshold) {
+  std::vector<int64_t> sizes = self.sizes;
+  shape_rules::check_alpha("softplus", self.dtype, beta);
+  return {Shape(self.dtype, std::move(sizes))};
+}
+
+// softplus_backward(Tensor grad_output, Tensor self, Scalar beta, Scalar threshold) -> Tensor
+std::vector<Shape> compute_shape_softplus_backward(const Shape& grad_output, const Shape& self,
+                                                   const Scalar& beta, const Scalar& threshold) {
+  std::vector<int64_t> sizes = shape_rules::broadcast("softplus_backward", {&grad_output, &self});
+  shape_rules::check_alpha("softplus_backward", shape_rules::result_type({&grad_output, &self}, {}),
+                           beta);
+  return {Shape(shape_rules::result_type({&grad_output, &self}, {}), std::move(sizes))};
+}
+
+// silu(Tensor self) -> Tensor
+std::vector<Shape> compute_shape_silu(const Shape& self) {
+  std::vector<int64_t> sizes = self.sizes;
+  return {Shape(to_floating(shape_rules::result_type({&self}, {})), std::move(sizes))};
+}
+
+// silu_backward(Tensor grad_output, Tensor self) -> Tensor
+std::vector<Shape> compute_shape_silu_backward(const Shape& grad_output, const Shape& self) {
+  std::vector<int64_t> sizes = shape_rules::broadcast("silu_backward", {&grad_output, &self});
+  return {Shape(shape_rules::result_type({&grad_output, &self}, {}), std::move(sizes))};
+}
+
+// mish(Tensor self) -> Tensor
+std::vector<Shape> compute_shape_mish(const Shape& self) {
+  std::vector<int64_t> sizes = self.sizes;
+  return {Shape(to_floating(shape_rules::result_type({&self}, {})), std::move(sizes))};
+}
+
+// mish_backward(Tensor grad_output, Tensor self) -> Tensor
+std::vector<Shape> compute_shape_mish_backward(const Shape& grad_output, const Shape& self) {
+  std::vector<int64_t> sizes = shape_rules::broadcast("mish_backward", {&grad_output, &self});
+  return {Shape(shape_rules::result_type({&grad_output, &self}, {}), std::move(sizes))};
+}
+
+// hardsigmoid(Tensor self) -> Tensor
+std::vector<Shape> compute_shape_hardsigmoid(const Shape& self) {
+  std::vector<int64_t> sizes = self.sizes;
+  return {Shape(to_floating(shape_rules::result_type({&self}, {})), std::move(sizes))};
+}
+
+// hardsigmoid_backward(Tensor grad_output, Tensor self) -> Tensor
+std::vector<Shape> compute_shape_hardsigmoid_backward(const Shape& grad_output, const Shape& self) {
+  std::vector<int64_t> sizes =
+      shape_rules::broadcast("hardsigmoid_backward", {&grad_output, &self});
+  return {Shape(shape_rules::result_type({&grad_output, &self}, {}), std::move(sizes))};
+}
+
+// hardswish(Tensor self) -> Tensor
+std::vector<Shape> compute_shape_hardswish(const Shape& self) {
+  std::vector<int64_t> sizes = self.sizes;
+  return {Shape(to_floating(shape_rules::result_type({&self}, {})), std::move(sizes))};
+}
+
+// hardswish_backward(Tensor grad_output, Tensor self) -> Tensor
+std::vector<Shape> compute_shape_hardswish_backward(const Shape& grad_output, const Shape& self) {
+  std::vector<int64_t> sizes = shape_rules::broadcast("hardswish_backward", {&grad_output, &self});
+  return {Shape(shape_rules::result_type({&grad_output, &self}, {}), std::move(sizes))};
+}
+
 // sum(Tensor self, *, ScalarType? dtype=None) -> Tensor
 std::vector<Shape> compute_shape_sum(const Shape& self, std::optional<DType> dtype) {
   return {shape_rules::reduce("sum", self, std::nullopt, false,

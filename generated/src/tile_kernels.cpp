@@ -558,6 +558,76 @@ const PointwiseInfo kGtScalarInfo = {"gt.Scalar",
                                      49,
                                      true};
 
+// eq.Scalar(Tensor self, Scalar other) -> Tensor
+const PointwiseInfo kEqScalarInfo = {"eq.Scalar",
+                                     1,
+                                     1,
+                                     {0},
+                                     {1},
+                                     true,
+                                     tile_fn_of<kernels::EqScalar, float>(),
+                                     tile_fn_of<kernels::EqScalar, double>(),
+                                     tile_fn_of<kernels::EqScalar, int64_t>(),
+                                     tile_fn_of<kernels::EqScalar, int32_t>(),
+                                     50,
+                                     true};
+
+// ne.Scalar(Tensor self, Scalar other) -> Tensor
+const PointwiseInfo kNeScalarInfo = {"ne.Scalar",
+                                     1,
+                                     1,
+                                     {0},
+                                     {1},
+                                     true,
+                                     tile_fn_of<kernels::NeScalar, float>(),
+                                     tile_fn_of<kernels::NeScalar, double>(),
+                                     tile_fn_of<kernels::NeScalar, int64_t>(),
+                                     tile_fn_of<kernels::NeScalar, int32_t>(),
+                                     51,
+                                     true};
+
+// lt.Scalar(Tensor self, Scalar other) -> Tensor
+const PointwiseInfo kLtScalarInfo = {"lt.Scalar",
+                                     1,
+                                     1,
+                                     {0},
+                                     {1},
+                                     true,
+                                     tile_fn_of<kernels::LtScalar, float>(),
+                                     tile_fn_of<kernels::LtScalar, double>(),
+                                     tile_fn_of<kernels::LtScalar, int64_t>(),
+                                     tile_fn_of<kernels::LtScalar, int32_t>(),
+                                     52,
+                                     true};
+
+// le.Scalar(Tensor self, Scalar other) -> Tensor
+const PointwiseInfo kLeScalarInfo = {"le.Scalar",
+                                     1,
+                                     1,
+                                     {0},
+                                     {1},
+                                     true,
+                                     tile_fn_of<kernels::LeScalar, float>(),
+                                     tile_fn_of<kernels::LeScalar, double>(),
+                                     tile_fn_of<kernels::LeScalar, int64_t>(),
+                                     tile_fn_of<kernels::LeScalar, int32_t>(),
+                                     53,
+                                     true};
+
+// ge.Scalar(Tensor self, Scalar other) -> Tensor
+const PointwiseInfo kGeScalarInfo = {"ge.Scalar",
+                                     1,
+                                     1,
+                                     {0},
+                                     {1},
+                                     true,
+                                     tile_fn_of<kernels::GeScalar, float>(),
+                                     tile_fn_of<kernels::GeScalar, double>(),
+                                     tile_fn_of<kernels::GeScalar, int64_t>(),
+                                     tile_fn_of<kernels::GeScalar, int32_t>(),
+                                     54,
+                                     true};
+
 // where.self(Tensor condition, Tensor self, Tensor other) -> Tensor
 const PointwiseInfo kWhereSelfInfo = {"where.self",
                                       3,
@@ -569,8 +639,862 @@ const PointwiseInfo kWhereSelfInfo = {"where.self",
                                       tile_fn_of<kernels::WhereSelf, double>(),
                                       tile_fn_of<kernels::WhereSelf, int64_t>(),
                                       tile_fn_of<kernels::WhereSelf, int32_t>(),
-                                      50,
+                                      55,
                                       true};
+
+// rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
+const PointwiseInfo kRsubTensorInfo = {"rsub.Tensor",
+                                       2,
+                                       1,
+                                       {0, 1},
+                                       {2},
+                                       false,
+                                       tile_fn_of<kernels::RsubTensor, float>(),
+                                       tile_fn_of<kernels::RsubTensor, double>(),
+                                       tile_fn_of<kernels::RsubTensor, int64_t>(),
+                                       tile_fn_of<kernels::RsubTensor, int32_t>(),
+                                       58,
+                                       true};
+
+// rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
+const PointwiseInfo kRsubScalarInfo = {"rsub.Scalar",
+                                       1,
+                                       2,
+                                       {0},
+                                       {1, 2},
+                                       false,
+                                       tile_fn_of<kernels::RsubScalar, float>(),
+                                       tile_fn_of<kernels::RsubScalar, double>(),
+                                       tile_fn_of<kernels::RsubScalar, int64_t>(),
+                                       tile_fn_of<kernels::RsubScalar, int32_t>(),
+                                       60,
+                                       true};
+
+// addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
+const PointwiseInfo kAddcmulInfo = {"addcmul",
+                                    3,
+                                    1,
+                                    {0, 1, 2},
+                                    {3},
+                                    false,
+                                    tile_fn_of<kernels::Addcmul, float>(),
+                                    tile_fn_of<kernels::Addcmul, double>(),
+                                    tile_fn_of<kernels::Addcmul, int64_t>(),
+                                    tile_fn_of<kernels::Addcmul, int32_t>(),
+                                    61,
+                                    true};
+
+// addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
+const PointwiseInfo kAddcdivInfo = {"addcdiv",
+                                    3,
+                                    1,
+                                    {0, 1, 2},
+                                    {3},
+                                    false,
+                                    tile_fn_of<kernels::Addcdiv, float>(),
+                                    tile_fn_of<kernels::Addcdiv, double>(),
+                                    tile_fn_of<kernels::Addcdiv, int64_t>(),
+                                    tile_fn_of<kernels::Addcdiv, int32_t>(),
+                                    64,
+                                    true};
+
+// lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor
+const PointwiseInfo kLerpScalarInfo = {"lerp.Scalar",
+                                       2,
+                                       1,
+                                       {0, 1},
+                                       {2},
+                                       false,
+                                       tile_fn_of<kernels::LerpScalar, float>(),
+                                       tile_fn_of<kernels::LerpScalar, double>(),
+                                       tile_fn_of<kernels::LerpScalar, int64_t>(),
+                                       tile_fn_of<kernels::LerpScalar, int32_t>(),
+                                       -1,
+                                       true};
+
+// lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor
+const PointwiseInfo kLerpTensorInfo = {"lerp.Tensor",
+                                       3,
+                                       0,
+                                       {0, 1, 2},
+                                       {},
+                                       false,
+                                       tile_fn_of<kernels::LerpTensor, float>(),
+                                       tile_fn_of<kernels::LerpTensor, double>(),
+                                       tile_fn_of<kernels::LerpTensor, int64_t>(),
+                                       tile_fn_of<kernels::LerpTensor, int32_t>(),
+                                       -1,
+                                       true};
+
+// pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor
+const PointwiseInfo kPowTensorTensorInfo = {"pow.Tensor_Tensor",
+                                            2,
+                                            0,
+                                            {0, 1},
+                                            {},
+                                            false,
+                                            tile_fn_of<kernels::PowTensorTensor, float>(),
+                                            tile_fn_of<kernels::PowTensorTensor, double>(),
+                                            tile_fn_of<kernels::PowTensorTensor, int64_t>(),
+                                            tile_fn_of<kernels::PowTensorTensor, int32_t>(),
+                                            -1,
+                                            false};
+
+// atan2(Tensor self, Tensor other) -> Tensor
+const PointwiseInfo kAtan2Info = {"atan2",
+                                  2,
+                                  0,
+                                  {0, 1},
+                                  {},
+                                  false,
+                                  tile_fn_of<kernels::Atan2, float>(),
+                                  tile_fn_of<kernels::Atan2, double>(),
+                                  tile_fn_of<kernels::Atan2, int64_t>(),
+                                  tile_fn_of<kernels::Atan2, int32_t>(),
+                                  -1,
+                                  false};
+
+// remainder.Tensor(Tensor self, Tensor other) -> Tensor
+const PointwiseInfo kRemainderTensorInfo = {"remainder.Tensor",
+                                            2,
+                                            0,
+                                            {0, 1},
+                                            {},
+                                            false,
+                                            tile_fn_of<kernels::RemainderTensor, float>(),
+                                            tile_fn_of<kernels::RemainderTensor, double>(),
+                                            tile_fn_of<kernels::RemainderTensor, int64_t>(),
+                                            tile_fn_of<kernels::RemainderTensor, int32_t>(),
+                                            -1,
+                                            false};
+
+// remainder.Scalar(Tensor self, Scalar other) -> Tensor
+const PointwiseInfo kRemainderScalarInfo = {"remainder.Scalar",
+                                            1,
+                                            1,
+                                            {0},
+                                            {1},
+                                            false,
+                                            tile_fn_of<kernels::RemainderScalar, float>(),
+                                            tile_fn_of<kernels::RemainderScalar, double>(),
+                                            tile_fn_of<kernels::RemainderScalar, int64_t>(),
+                                            tile_fn_of<kernels::RemainderScalar, int32_t>(),
+                                            -1,
+                                            false};
+
+// fmod.Tensor(Tensor self, Tensor other) -> Tensor
+const PointwiseInfo kFmodTensorInfo = {"fmod.Tensor",
+                                       2,
+                                       0,
+                                       {0, 1},
+                                       {},
+                                       false,
+                                       tile_fn_of<kernels::FmodTensor, float>(),
+                                       tile_fn_of<kernels::FmodTensor, double>(),
+                                       tile_fn_of<kernels::FmodTensor, int64_t>(),
+                                       tile_fn_of<kernels::FmodTensor, int32_t>(),
+                                       -1,
+                                       false};
+
+// fmod.Scalar(Tensor self, Scalar other) -> Tensor
+const PointwiseInfo kFmodScalarInfo = {"fmod.Scalar",
+                                       1,
+                                       1,
+                                       {0},
+                                       {1},
+                                       false,
+                                       tile_fn_of<kernels::FmodScalar, float>(),
+                                       tile_fn_of<kernels::FmodScalar, double>(),
+                                       tile_fn_of<kernels::FmodScalar, int64_t>(),
+                                       tile_fn_of<kernels::FmodScalar, int32_t>(),
+                                       -1,
+                                       false};
+
+// clamp_min(Tensor self, Scalar min) -> Tensor
+const PointwiseInfo kClampMinInfo = {"clamp_min",
+                                     1,
+                                     1,
+                                     {0},
+                                     {1},
+                                     false,
+                                     tile_fn_of<kernels::ClampMin, float>(),
+                                     tile_fn_of<kernels::ClampMin, double>(),
+                                     tile_fn_of<kernels::ClampMin, int64_t>(),
+                                     tile_fn_of<kernels::ClampMin, int32_t>(),
+                                     67,
+                                     true};
+
+// clamp_max(Tensor self, Scalar max) -> Tensor
+const PointwiseInfo kClampMaxInfo = {"clamp_max",
+                                     1,
+                                     1,
+                                     {0},
+                                     {1},
+                                     false,
+                                     tile_fn_of<kernels::ClampMax, float>(),
+                                     tile_fn_of<kernels::ClampMax, double>(),
+                                     tile_fn_of<kernels::ClampMax, int64_t>(),
+                                     tile_fn_of<kernels::ClampMax, int32_t>(),
+                                     68,
+                                     true};
+
+// sin(Tensor self) -> Tensor
+const PointwiseInfo kSinInfo = {"sin",
+                                1,
+                                0,
+                                {0},
+                                {},
+                                false,
+                                tile_fn_of<kernels::Sin, float>(),
+                                tile_fn_of<kernels::Sin, double>(),
+                                tile_fn_of<kernels::Sin, int64_t>(),
+                                tile_fn_of<kernels::Sin, int32_t>(),
+                                -1,
+                                false};
+
+// cos(Tensor self) -> Tensor
+const PointwiseInfo kCosInfo = {"cos",
+                                1,
+                                0,
+                                {0},
+                                {},
+                                false,
+                                tile_fn_of<kernels::Cos, float>(),
+                                tile_fn_of<kernels::Cos, double>(),
+                                tile_fn_of<kernels::Cos, int64_t>(),
+                                tile_fn_of<kernels::Cos, int32_t>(),
+                                -1,
+                                false};
+
+// tan(Tensor self) -> Tensor
+const PointwiseInfo kTanInfo = {"tan",
+                                1,
+                                0,
+                                {0},
+                                {},
+                                false,
+                                tile_fn_of<kernels::Tan, float>(),
+                                tile_fn_of<kernels::Tan, double>(),
+                                tile_fn_of<kernels::Tan, int64_t>(),
+                                tile_fn_of<kernels::Tan, int32_t>(),
+                                -1,
+                                false};
+
+// atan(Tensor self) -> Tensor
+const PointwiseInfo kAtanInfo = {"atan",
+                                 1,
+                                 0,
+                                 {0},
+                                 {},
+                                 false,
+                                 tile_fn_of<kernels::Atan, float>(),
+                                 tile_fn_of<kernels::Atan, double>(),
+                                 tile_fn_of<kernels::Atan, int64_t>(),
+                                 tile_fn_of<kernels::Atan, int32_t>(),
+                                 -1,
+                                 false};
+
+// sinh(Tensor self) -> Tensor
+const PointwiseInfo kSinhInfo = {"sinh",
+                                 1,
+                                 0,
+                                 {0},
+                                 {},
+                                 false,
+                                 tile_fn_of<kernels::Sinh, float>(),
+                                 tile_fn_of<kernels::Sinh, double>(),
+                                 tile_fn_of<kernels::Sinh, int64_t>(),
+                                 tile_fn_of<kernels::Sinh, int32_t>(),
+                                 -1,
+                                 false};
+
+// cosh(Tensor self) -> Tensor
+const PointwiseInfo kCoshInfo = {"cosh",
+                                 1,
+                                 0,
+                                 {0},
+                                 {},
+                                 false,
+                                 tile_fn_of<kernels::Cosh, float>(),
+                                 tile_fn_of<kernels::Cosh, double>(),
+                                 tile_fn_of<kernels::Cosh, int64_t>(),
+                                 tile_fn_of<kernels::Cosh, int32_t>(),
+                                 -1,
+                                 false};
+
+// asinh(Tensor self) -> Tensor
+const PointwiseInfo kAsinhInfo = {"asinh",
+                                  1,
+                                  0,
+                                  {0},
+                                  {},
+                                  false,
+                                  tile_fn_of<kernels::Asinh, float>(),
+                                  tile_fn_of<kernels::Asinh, double>(),
+                                  tile_fn_of<kernels::Asinh, int64_t>(),
+                                  tile_fn_of<kernels::Asinh, int32_t>(),
+                                  -1,
+                                  false};
+
+// erf(Tensor self) -> Tensor
+const PointwiseInfo kErfInfo = {"erf",
+                                1,
+                                0,
+                                {0},
+                                {},
+                                false,
+                                tile_fn_of<kernels::Erf, float>(),
+                                tile_fn_of<kernels::Erf, double>(),
+                                tile_fn_of<kernels::Erf, int64_t>(),
+                                tile_fn_of<kernels::Erf, int32_t>(),
+                                -1,
+                                false};
+
+// erfc(Tensor self) -> Tensor
+const PointwiseInfo kErfcInfo = {"erfc",
+                                 1,
+                                 0,
+                                 {0},
+                                 {},
+                                 false,
+                                 tile_fn_of<kernels::Erfc, float>(),
+                                 tile_fn_of<kernels::Erfc, double>(),
+                                 tile_fn_of<kernels::Erfc, int64_t>(),
+                                 tile_fn_of<kernels::Erfc, int32_t>(),
+                                 -1,
+                                 false};
+
+// log1p(Tensor self) -> Tensor
+const PointwiseInfo kLog1pInfo = {"log1p",
+                                  1,
+                                  0,
+                                  {0},
+                                  {},
+                                  false,
+                                  tile_fn_of<kernels::Log1p, float>(),
+                                  tile_fn_of<kernels::Log1p, double>(),
+                                  tile_fn_of<kernels::Log1p, int64_t>(),
+                                  tile_fn_of<kernels::Log1p, int32_t>(),
+                                  -1,
+                                  false};
+
+// expm1(Tensor self) -> Tensor
+const PointwiseInfo kExpm1Info = {"expm1",
+                                  1,
+                                  0,
+                                  {0},
+                                  {},
+                                  false,
+                                  tile_fn_of<kernels::Expm1, float>(),
+                                  tile_fn_of<kernels::Expm1, double>(),
+                                  tile_fn_of<kernels::Expm1, int64_t>(),
+                                  tile_fn_of<kernels::Expm1, int32_t>(),
+                                  -1,
+                                  false};
+
+// log2(Tensor self) -> Tensor
+const PointwiseInfo kLog2Info = {"log2",
+                                 1,
+                                 0,
+                                 {0},
+                                 {},
+                                 false,
+                                 tile_fn_of<kernels::Log2, float>(),
+                                 tile_fn_of<kernels::Log2, double>(),
+                                 tile_fn_of<kernels::Log2, int64_t>(),
+                                 tile_fn_of<kernels::Log2, int32_t>(),
+                                 -1,
+                                 false};
+
+// log10(Tensor self) -> Tensor
+const PointwiseInfo kLog10Info = {"log10",
+                                  1,
+                                  0,
+                                  {0},
+                                  {},
+                                  false,
+                                  tile_fn_of<kernels::Log10, float>(),
+                                  tile_fn_of<kernels::Log10, double>(),
+                                  tile_fn_of<kernels::Log10, int64_t>(),
+                                  tile_fn_of<kernels::Log10, int32_t>(),
+                                  -1,
+                                  false};
+
+// exp2(Tensor self) -> Tensor
+const PointwiseInfo kExp2Info = {"exp2",
+                                 1,
+                                 0,
+                                 {0},
+                                 {},
+                                 false,
+                                 tile_fn_of<kernels::Exp2, float>(),
+                                 tile_fn_of<kernels::Exp2, double>(),
+                                 tile_fn_of<kernels::Exp2, int64_t>(),
+                                 tile_fn_of<kernels::Exp2, int32_t>(),
+                                 -1,
+                                 false};
+
+// floor(Tensor self) -> Tensor
+const PointwiseInfo kFloorInfo = {"floor",
+                                  1,
+                                  0,
+                                  {0},
+                                  {},
+                                  false,
+                                  tile_fn_of<kernels::Floor, float>(),
+                                  tile_fn_of<kernels::Floor, double>(),
+                                  tile_fn_of<kernels::Floor, int64_t>(),
+                                  tile_fn_of<kernels::Floor, int32_t>(),
+                                  -1,
+                                  true};
+
+// ceil(Tensor self) -> Tensor
+const PointwiseInfo kCeilInfo = {"ceil",
+                                 1,
+                                 0,
+                                 {0},
+                                 {},
+                                 false,
+                                 tile_fn_of<kernels::Ceil, float>(),
+                                 tile_fn_of<kernels::Ceil, double>(),
+                                 tile_fn_of<kernels::Ceil, int64_t>(),
+                                 tile_fn_of<kernels::Ceil, int32_t>(),
+                                 -1,
+                                 true};
+
+// trunc(Tensor self) -> Tensor
+const PointwiseInfo kTruncInfo = {"trunc",
+                                  1,
+                                  0,
+                                  {0},
+                                  {},
+                                  false,
+                                  tile_fn_of<kernels::Trunc, float>(),
+                                  tile_fn_of<kernels::Trunc, double>(),
+                                  tile_fn_of<kernels::Trunc, int64_t>(),
+                                  tile_fn_of<kernels::Trunc, int32_t>(),
+                                  -1,
+                                  true};
+
+// round(Tensor self) -> Tensor
+const PointwiseInfo kRoundInfo = {"round",
+                                  1,
+                                  0,
+                                  {0},
+                                  {},
+                                  false,
+                                  tile_fn_of<kernels::Round, float>(),
+                                  tile_fn_of<kernels::Round, double>(),
+                                  tile_fn_of<kernels::Round, int64_t>(),
+                                  tile_fn_of<kernels::Round, int32_t>(),
+                                  -1,
+                                  true};
+
+// frac(Tensor self) -> Tensor
+const PointwiseInfo kFracInfo = {"frac",
+                                 1,
+                                 0,
+                                 {0},
+                                 {},
+                                 false,
+                                 tile_fn_of<kernels::Frac, float>(),
+                                 tile_fn_of<kernels::Frac, double>(),
+                                 tile_fn_of<kernels::Frac, int64_t>(),
+                                 tile_fn_of<kernels::Frac, int32_t>(),
+                                 -1,
+                                 true};
+
+// sign(Tensor self) -> Tensor
+const PointwiseInfo kSignInfo = {"sign",
+                                 1,
+                                 0,
+                                 {0},
+                                 {},
+                                 false,
+                                 tile_fn_of<kernels::Sign, float>(),
+                                 tile_fn_of<kernels::Sign, double>(),
+                                 tile_fn_of<kernels::Sign, int64_t>(),
+                                 tile_fn_of<kernels::Sign, int32_t>(),
+                                 -1,
+                                 true};
+
+// sgn(Tensor self) -> Tensor
+const PointwiseInfo kSgnInfo = {"sgn",
+                                1,
+                                0,
+                                {0},
+                                {},
+                                false,
+                                tile_fn_of<kernels::Sgn, float>(),
+                                tile_fn_of<kernels::Sgn, double>(),
+                                tile_fn_of<kernels::Sgn, int64_t>(),
+                                tile_fn_of<kernels::Sgn, int32_t>(),
+                                -1,
+                                true};
+
+// isnan(Tensor self) -> Tensor
+const PointwiseInfo kIsnanInfo = {"isnan",
+                                  1,
+                                  0,
+                                  {0},
+                                  {},
+                                  true,
+                                  tile_fn_of<kernels::Isnan, float>(),
+                                  tile_fn_of<kernels::Isnan, double>(),
+                                  tile_fn_of<kernels::Isnan, int64_t>(),
+                                  tile_fn_of<kernels::Isnan, int32_t>(),
+                                  -1,
+                                  true};
+
+// logical_not(Tensor self) -> Tensor
+const PointwiseInfo kLogicalNotInfo = {"logical_not",
+                                       1,
+                                       0,
+                                       {0},
+                                       {},
+                                       true,
+                                       tile_fn_of<kernels::LogicalNot, float>(),
+                                       tile_fn_of<kernels::LogicalNot, double>(),
+                                       tile_fn_of<kernels::LogicalNot, int64_t>(),
+                                       tile_fn_of<kernels::LogicalNot, int32_t>(),
+                                       -1,
+                                       true};
+
+// logical_and(Tensor self, Tensor other) -> Tensor
+const PointwiseInfo kLogicalAndInfo = {"logical_and",
+                                       2,
+                                       0,
+                                       {0, 1},
+                                       {},
+                                       true,
+                                       tile_fn_of<kernels::LogicalAnd, float>(),
+                                       tile_fn_of<kernels::LogicalAnd, double>(),
+                                       tile_fn_of<kernels::LogicalAnd, int64_t>(),
+                                       tile_fn_of<kernels::LogicalAnd, int32_t>(),
+                                       -1,
+                                       true};
+
+// logical_or(Tensor self, Tensor other) -> Tensor
+const PointwiseInfo kLogicalOrInfo = {"logical_or",
+                                      2,
+                                      0,
+                                      {0, 1},
+                                      {},
+                                      true,
+                                      tile_fn_of<kernels::LogicalOr, float>(),
+                                      tile_fn_of<kernels::LogicalOr, double>(),
+                                      tile_fn_of<kernels::LogicalOr, int64_t>(),
+                                      tile_fn_of<kernels::LogicalOr, int32_t>(),
+                                      -1,
+                                      true};
+
+// logical_xor(Tensor self, Tensor other) -> Tensor
+const PointwiseInfo kLogicalXorInfo = {"logical_xor",
+                                       2,
+                                       0,
+                                       {0, 1},
+                                       {},
+                                       true,
+                                       tile_fn_of<kernels::LogicalXor, float>(),
+                                       tile_fn_of<kernels::LogicalXor, double>(),
+                                       tile_fn_of<kernels::LogicalXor, int64_t>(),
+                                       tile_fn_of<kernels::LogicalXor, int32_t>(),
+                                       -1,
+                                       true};
+
+// bitwise_not(Tensor self) -> Tensor
+const PointwiseInfo kBitwiseNotInfo = {"bitwise_not",
+                                       1,
+                                       0,
+                                       {0},
+                                       {},
+                                       false,
+                                       tile_fn_of<kernels::BitwiseNot, float>(),
+                                       tile_fn_of<kernels::BitwiseNot, double>(),
+                                       tile_fn_of<kernels::BitwiseNot, int64_t>(),
+                                       tile_fn_of<kernels::BitwiseNot, int32_t>(),
+                                       -1,
+                                       true};
+
+// bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor
+const PointwiseInfo kBitwiseAndTensorInfo = {"bitwise_and.Tensor",
+                                             2,
+                                             0,
+                                             {0, 1},
+                                             {},
+                                             false,
+                                             tile_fn_of<kernels::BitwiseAndTensor, float>(),
+                                             tile_fn_of<kernels::BitwiseAndTensor, double>(),
+                                             tile_fn_of<kernels::BitwiseAndTensor, int64_t>(),
+                                             tile_fn_of<kernels::BitwiseAndTensor, int32_t>(),
+                                             -1,
+                                             true};
+
+// bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor
+const PointwiseInfo kBitwiseOrTensorInfo = {"bitwise_or.Tensor",
+                                            2,
+                                            0,
+                                            {0, 1},
+                                            {},
+                                            false,
+                                            tile_fn_of<kernels::BitwiseOrTensor, float>(),
+                                            tile_fn_of<kernels::BitwiseOrTensor, double>(),
+                                            tile_fn_of<kernels::BitwiseOrTensor, int64_t>(),
+                                            tile_fn_of<kernels::BitwiseOrTensor, int32_t>(),
+                                            -1,
+                                            true};
+
+// bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor
+const PointwiseInfo kBitwiseXorTensorInfo = {"bitwise_xor.Tensor",
+                                             2,
+                                             0,
+                                             {0, 1},
+                                             {},
+                                             false,
+                                             tile_fn_of<kernels::BitwiseXorTensor, float>(),
+                                             tile_fn_of<kernels::BitwiseXorTensor, double>(),
+                                             tile_fn_of<kernels::BitwiseXorTensor, int64_t>(),
+                                             tile_fn_of<kernels::BitwiseXorTensor, int32_t>(),
+                                             -1,
+                                             true};
+
+// sigmoid_backward(Tensor grad_output, Tensor output) -> Tensor
+const PointwiseInfo kSigmoidBackwardInfo = {"sigmoid_backward",
+                                            2,
+                                            0,
+                                            {0, 1},
+                                            {},
+                                            false,
+                                            tile_fn_of<kernels::SigmoidBackward, float>(),
+                                            tile_fn_of<kernels::SigmoidBackward, double>(),
+                                            tile_fn_of<kernels::SigmoidBackward, int64_t>(),
+                                            tile_fn_of<kernels::SigmoidBackward, int32_t>(),
+                                            69,
+                                            true};
+
+// tanh_backward(Tensor grad_output, Tensor output) -> Tensor
+const PointwiseInfo kTanhBackwardInfo = {"tanh_backward",
+                                         2,
+                                         0,
+                                         {0, 1},
+                                         {},
+                                         false,
+                                         tile_fn_of<kernels::TanhBackward, float>(),
+                                         tile_fn_of<kernels::TanhBackward, double>(),
+                                         tile_fn_of<kernels::TanhBackward, int64_t>(),
+                                         tile_fn_of<kernels::TanhBackward, int32_t>(),
+                                         71,
+                                         true};
+
+// threshold(Tensor self, Scalar threshold, Scalar value) -> Tensor
+const PointwiseInfo kThresholdInfo = {"threshold",
+                                      1,
+                                      2,
+                                      {0},
+                                      {1, 2},
+                                      false,
+                                      tile_fn_of<kernels::Threshold, float>(),
+                                      tile_fn_of<kernels::Threshold, double>(),
+                                      tile_fn_of<kernels::Threshold, int64_t>(),
+                                      tile_fn_of<kernels::Threshold, int32_t>(),
+                                      73,
+                                      true};
+
+// leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor
+const PointwiseInfo kLeakyReluInfo = {"leaky_relu",
+                                      1,
+                                      1,
+                                      {0},
+                                      {1},
+                                      false,
+                                      tile_fn_of<kernels::LeakyRelu, float>(),
+                                      tile_fn_of<kernels::LeakyRelu, double>(),
+                                      tile_fn_of<kernels::LeakyRelu, int64_t>(),
+                                      tile_fn_of<kernels::LeakyRelu, int32_t>(),
+                                      74,
+                                      true};
+
+// elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor
+const PointwiseInfo kEluInfo = {"elu",
+                                1,
+                                3,
+                                {0},
+                                {1, 2, 3},
+                                false,
+                                tile_fn_of<kernels::Elu, float>(),
+                                tile_fn_of<kernels::Elu, double>(),
+                                tile_fn_of<kernels::Elu, int64_t>(),
+                                tile_fn_of<kernels::Elu, int32_t>(),
+                                -1,
+                                false};
+
+// hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor
+const PointwiseInfo kHardtanhInfo = {"hardtanh",
+                                     1,
+                                     2,
+                                     {0},
+                                     {1, 2},
+                                     false,
+                                     tile_fn_of<kernels::Hardtanh, float>(),
+                                     tile_fn_of<kernels::Hardtanh, double>(),
+                                     tile_fn_of<kernels::Hardtanh, int64_t>(),
+                                     tile_fn_of<kernels::Hardtanh, int32_t>(),
+                                     75,
+                                     true};
+
+// hardtanh_backward(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val) -> Tensor
+const PointwiseInfo kHardtanhBackwardInfo = {"hardtanh_backward",
+                                             2,
+                                             2,
+                                             {0, 1},
+                                             {2, 3},
+                                             false,
+                                             tile_fn_of<kernels::HardtanhBackward, float>(),
+                                             tile_fn_of<kernels::HardtanhBackward, double>(),
+                                             tile_fn_of<kernels::HardtanhBackward, int64_t>(),
+                                             tile_fn_of<kernels::HardtanhBackward, int32_t>(),
+                                             -1,
+                                             true};
+
+// softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor
+const PointwiseInfo kSoftplusInfo = {"softplus",
+                                     1,
+                                     2,
+                                     {0},
+                                     {1, 2},
+                                     false,
+                                     tile_fn_of<kernels::Softplus, float>(),
+                                     tile_fn_of<kernels::Softplus, double>(),
+                                     tile_fn_of<kernels::Softplus, int64_t>(),
+                                     tile_fn_of<kernels::Softplus, int32_t>(),
+                                     -1,
+                                     false};
+
+// softplus_backward(Tensor grad_output, Tensor self, Scalar beta, Scalar threshold) -> Tensor
+const PointwiseInfo kSoftplusBackwardInfo = {"softplus_backward",
+                                             2,
+                                             2,
+                                             {0, 1},
+                                             {2, 3},
+                                             false,
+                                             tile_fn_of<kernels::SoftplusBackward, float>(),
+                                             tile_fn_of<kernels::SoftplusBackward, double>(),
+                                             tile_fn_of<kernels::SoftplusBackward, int64_t>(),
+                                             tile_fn_of<kernels::SoftplusBackward, int32_t>(),
+                                             -1,
+                                             false};
+
+// silu(Tensor self) -> Tensor
+const PointwiseInfo kSiluInfo = {"silu",
+                                 1,
+                                 0,
+                                 {0},
+                                 {},
+                                 false,
+                                 tile_fn_of<kernels::Silu, float>(),
+                                 tile_fn_of<kernels::Silu, double>(),
+                                 tile_fn_of<kernels::Silu, int64_t>(),
+                                 tile_fn_of<kernels::Silu, int32_t>(),
+                                 -1,
+                                 false};
+
+// silu_backward(Tensor grad_output, Tensor self) -> Tensor
+const PointwiseInfo kSiluBackwardInfo = {"silu_backward",
+                                         2,
+                                         0,
+                                         {0, 1},
+                                         {},
+                                         false,
+                                         tile_fn_of<kernels::SiluBackward, float>(),
+                                         tile_fn_of<kernels::SiluBackward, double>(),
+                                         tile_fn_of<kernels::SiluBackward, int64_t>(),
+                                         tile_fn_of<kernels::SiluBackward, int32_t>(),
+                                         -1,
+                                         false};
+
+// mish(Tensor self) -> Tensor
+const PointwiseInfo kMishInfo = {"mish",
+                                 1,
+                                 0,
+                                 {0},
+                                 {},
+                                 false,
+                                 tile_fn_of<kernels::Mish, float>(),
+                                 tile_fn_of<kernels::Mish, double>(),
+                                 tile_fn_of<kernels::Mish, int64_t>(),
+                                 tile_fn_of<kernels::Mish, int32_t>(),
+                                 -1,
+                                 false};
+
+// mish_backward(Tensor grad_output, Tensor self) -> Tensor
+const PointwiseInfo kMishBackwardInfo = {"mish_backward",
+                                         2,
+                                         0,
+                                         {0, 1},
+                                         {},
+                                         false,
+                                         tile_fn_of<kernels::MishBackward, float>(),
+                                         tile_fn_of<kernels::MishBackward, double>(),
+                                         tile_fn_of<kernels::MishBackward, int64_t>(),
+                                         tile_fn_of<kernels::MishBackward, int32_t>(),
+                                         -1,
+                                         false};
+
+// hardsigmoid(Tensor self) -> Tensor
+const PointwiseInfo kHardsigmoidInfo = {"hardsigmoid",
+                                        1,
+                                        0,
+                                        {0},
+                                        {},
+                                        false,
+                                        tile_fn_of<kernels::Hardsigmoid, float>(),
+                                        tile_fn_of<kernels::Hardsigmoid, double>(),
+                                        tile_fn_of<kernels::Hardsigmoid, int64_t>(),
+                                        tile_fn_of<kernels::Hardsigmoid, int32_t>(),
+                                        76,
+                                        true};
+
+// hardsigmoid_backward(Tensor grad_output, Tensor self) -> Tensor
+const PointwiseInfo kHardsigmoidBackwardInfo = {"hardsigmoid_backward",
+                                                2,
+                                                0,
+                                                {0, 1},
+                                                {},
+                                                false,
+                                                tile_fn_of<kernels::HardsigmoidBackward, float>(),
+                                                tile_fn_of<kernels::HardsigmoidBackward, double>(),
+                                                tile_fn_of<kernels::HardsigmoidBackward, int64_t>(),
+                                                tile_fn_of<kernels::HardsigmoidBackward, int32_t>(),
+                                                -1,
+                                                true};
+
+// hardswish(Tensor self) -> Tensor
+const PointwiseInfo kHardswishInfo = {"hardswish",
+                                      1,
+                                      0,
+                                      {0},
+                                      {},
+                                      false,
+                                      tile_fn_of<kernels::Hardswish, float>(),
+                                      tile_fn_of<kernels::Hardswish, double>(),
+                                      tile_fn_of<kernels::Hardswish, int64_t>(),
+                                      tile_fn_of<kernels::Hardswish, int32_t>(),
+                                      77,
+                                      true};
+
+// hardswish_backward(Tensor grad_output, Tensor self) -> Tensor
+const PointwiseInfo kHardswishBackwardInfo = {"hardswish_backward",
+                                              2,
+                                              0,
+                                              {0, 1},
+                                              {},
+                                              false,
+                                              tile_fn_of<kernels::HardswishBackward, float>(),
+                                              tile_fn_of<kernels::HardswishBackward, double>(),
+                                              tile_fn_of<kernels::HardswishBackward, int64_t>(),
+                                              tile_fn_of<kernels::HardswishBackward, int32_t>(),
+                                              -1,
+                                              true};
 
 // masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor
 const PointwiseInfo kMaskedFillScalarInfo = {"masked_fill.Scalar",
@@ -583,7 +1507,7 @@ const PointwiseInfo kMaskedFillScalarInfo = {"masked_fill.Scalar",
                                              tile_fn_of<kernels::MaskedFillScalar, double>(),
                                              tile_fn_of<kernels::MaskedFillScalar, int64_t>(),
                                              tile_fn_of<kernels::MaskedFillScalar, int32_t>(),
-                                             53,
+                                             78,
                                              true};
 
 // sqrt_(Tensor(a!) self) -> Tensor(a!)
@@ -611,7 +1535,7 @@ const PointwiseInfo kDivInplaceTensorInfo = {"div_.Tensor",
                                              tile_fn_of<kernels::DivInplaceTensor, double>(),
                                              tile_fn_of<kernels::DivInplaceTensor, int64_t>(),
                                              tile_fn_of<kernels::DivInplaceTensor, int32_t>(),
-                                             55,
+                                             80,
                                              true};
 
 // div_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
@@ -625,7 +1549,7 @@ const PointwiseInfo kDivInplaceScalarInfo = {"div_.Scalar",
                                              tile_fn_of<kernels::DivInplaceScalar, double>(),
                                              tile_fn_of<kernels::DivInplaceScalar, int64_t>(),
                                              tile_fn_of<kernels::DivInplaceScalar, int32_t>(),
-                                             57,
+                                             82,
                                              true};
 
 // One case per chainable op and accumulator slot; PointwiseInfo::chain is an op's first case.
@@ -734,20 +1658,70 @@ struct ChainDispatch {
       case 49:
         return chain_step<kernels::GtScalar, T, 0>(s, acc, i);
       case 50:
-        return chain_step<kernels::WhereSelf, T, 0>(s, acc, i);
+        return chain_step<kernels::EqScalar, T, 0>(s, acc, i);
       case 51:
-        return chain_step<kernels::WhereSelf, T, 1>(s, acc, i);
+        return chain_step<kernels::NeScalar, T, 0>(s, acc, i);
       case 52:
-        return chain_step<kernels::WhereSelf, T, 2>(s, acc, i);
+        return chain_step<kernels::LtScalar, T, 0>(s, acc, i);
       case 53:
-        return chain_step<kernels::MaskedFillScalar, T, 0>(s, acc, i);
+        return chain_step<kernels::LeScalar, T, 0>(s, acc, i);
       case 54:
-        return chain_step<kernels::MaskedFillScalar, T, 1>(s, acc, i);
+        return chain_step<kernels::GeScalar, T, 0>(s, acc, i);
       case 55:
-        return chain_step<kernels::DivInplaceTensor, T, 0>(s, acc, i);
+        return chain_step<kernels::WhereSelf, T, 0>(s, acc, i);
       case 56:
-        return chain_step<kernels::DivInplaceTensor, T, 1>(s, acc, i);
+        return chain_step<kernels::WhereSelf, T, 1>(s, acc, i);
       case 57:
+        return chain_step<kernels::WhereSelf, T, 2>(s, acc, i);
+      case 58:
+        return chain_step<kernels::RsubTensor, T, 0>(s, acc, i);
+      case 59:
+        return chain_step<kernels::RsubTensor, T, 1>(s, acc, i);
+      case 60:
+        return chain_step<kernels::RsubScalar, T, 0>(s, acc, i);
+      case 61:
+        return chain_step<kernels::Addcmul, T, 0>(s, acc, i);
+      case 62:
+        return chain_step<kernels::Addcmul, T, 1>(s, acc, i);
+      case 63:
+        return chain_step<kernels::Addcmul, T, 2>(s, acc, i);
+      case 64:
+        return chain_step<kernels::Addcdiv, T, 0>(s, acc, i);
+      case 65:
+        return chain_step<kernels::Addcdiv, T, 1>(s, acc, i);
+      case 66:
+        return chain_step<kernels::Addcdiv, T, 2>(s, acc, i);
+      case 67:
+        return chain_step<kernels::ClampMin, T, 0>(s, acc, i);
+      case 68:
+        return chain_step<kernels::ClampMax, T, 0>(s, acc, i);
+      case 69:
+        return chain_step<kernels::SigmoidBackward, T, 0>(s, acc, i);
+      case 70:
+        return chain_step<kernels::SigmoidBackward, T, 1>(s, acc, i);
+      case 71:
+        return chain_step<kernels::TanhBackward, T, 0>(s, acc, i);
+      case 72:
+        return chain_step<kernels::TanhBackward, T, 1>(s, acc, i);
+      case 73:
+        return chain_step<kernels::Threshold, T, 0>(s, acc, i);
+      case 74:
+        return chain_step<kernels::LeakyRelu, T, 0>(s, acc, i);
+      case 75:
+        return chain_step<kernels::Hardtanh, T, 0>(s, acc, i);
+      case 76:
+        return chain_step<kernels::Hardsigmoid, T, 0>(s, acc, i);
+      case 77:
+        return chain_step<kernels::Hardswish, T, 0>(s, acc, i);
+      case 78:
+        return chain_step<kernels::MaskedFillScalar, T, 0>(s, acc, i);
+      case 79:
+        return chain_step<kernels::MaskedFillScalar, T, 1>(s, acc, i);
+      case 80:
+        return chain_step<kernels::DivInplaceTensor, T, 0>(s, acc, i);
+      case 81:
+        return chain_step<kernels::DivInplaceTensor, T, 1>(s, acc, i);
+      case 82:
         return chain_step<kernels::DivInplaceScalar, T, 0>(s, acc, i);
       default:
         return;
@@ -848,8 +1822,140 @@ const PointwiseInfo* pointwise_info(ir::OpKind kind) {
       return &kGeTensorInfo;
     case ir::OpKind::gt_scalar:
       return &kGtScalarInfo;
+    case ir::OpKind::eq_scalar:
+      return &kEqScalarInfo;
+    case ir::OpKind::ne_scalar:
+      return &kNeScalarInfo;
+    case ir::OpKind::lt_scalar:
+      return &kLtScalarInfo;
+    case ir::OpKind::le_scalar:
+      return &kLeScalarInfo;
+    case ir::OpKind::ge_scalar:
+      return &kGeScalarInfo;
     case ir::OpKind::where_self:
       return &kWhereSelfInfo;
+    case ir::OpKind::rsub_tensor:
+      return &kRsubTensorInfo;
+    case ir::OpKind::rsub_scalar:
+      return &kRsubScalarInfo;
+    case ir::OpKind::addcmul:
+      return &kAddcmulInfo;
+    case ir::OpKind::addcdiv:
+      return &kAddcdivInfo;
+    case ir::OpKind::lerp_scalar:
+      return &kLerpScalarInfo;
+    case ir::OpKind::lerp_tensor:
+      return &kLerpTensorInfo;
+    case ir::OpKind::pow_tensor_tensor:
+      return &kPowTensorTensorInfo;
+    case ir::OpKind::atan2:
+      return &kAtan2Info;
+    case ir::OpKind::remainder_tensor:
+      return &kRemainderTensorInfo;
+    case ir::OpKind::remainder_scalar:
+      return &kRemainderScalarInfo;
+    case ir::OpKind::fmod_tensor:
+      return &kFmodTensorInfo;
+    case ir::OpKind::fmod_scalar:
+      return &kFmodScalarInfo;
+    case ir::OpKind::clamp_min:
+      return &kClampMinInfo;
+    case ir::OpKind::clamp_max:
+      return &kClampMaxInfo;
+    case ir::OpKind::sin:
+      return &kSinInfo;
+    case ir::OpKind::cos:
+      return &kCosInfo;
+    case ir::OpKind::tan:
+      return &kTanInfo;
+    case ir::OpKind::atan:
+      return &kAtanInfo;
+    case ir::OpKind::sinh:
+      return &kSinhInfo;
+    case ir::OpKind::cosh:
+      return &kCoshInfo;
+    case ir::OpKind::asinh:
+      return &kAsinhInfo;
+    case ir::OpKind::erf:
+      return &kErfInfo;
+    case ir::OpKind::erfc:
+      return &kErfcInfo;
+    case ir::OpKind::log1p:
+      return &kLog1pInfo;
+    case ir::OpKind::expm1:
+      return &kExpm1Info;
+    case ir::OpKind::log2:
+      return &kLog2Info;
+    case ir::OpKind::log10:
+      return &kLog10Info;
+    case ir::OpKind::exp2:
+      return &kExp2Info;
+    case ir::OpKind::floor:
+      return &kFloorInfo;
+    case ir::OpKind::ceil:
+      return &kCeilInfo;
+    case ir::OpKind::trunc:
+      return &kTruncInfo;
+    case ir::OpKind::round:
+      return &kRoundInfo;
+    case ir::OpKind::frac:
+      return &kFracInfo;
+    case ir::OpKind::sign:
+      return &kSignInfo;
+    case ir::OpKind::sgn:
+      return &kSgnInfo;
+    case ir::OpKind::isnan:
+      return &kIsnanInfo;
+    case ir::OpKind::logical_not:
+      return &kLogicalNotInfo;
+    case ir::OpKind::logical_and:
+      return &kLogicalAndInfo;
+    case ir::OpKind::logical_or:
+      return &kLogicalOrInfo;
+    case ir::OpKind::logical_xor:
+      return &kLogicalXorInfo;
+    case ir::OpKind::bitwise_not:
+      return &kBitwiseNotInfo;
+    case ir::OpKind::bitwise_and_tensor:
+      return &kBitwiseAndTensorInfo;
+    case ir::OpKind::bitwise_or_tensor:
+      return &kBitwiseOrTensorInfo;
+    case ir::OpKind::bitwise_xor_tensor:
+      return &kBitwiseXorTensorInfo;
+    case ir::OpKind::sigmoid_backward:
+      return &kSigmoidBackwardInfo;
+    case ir::OpKind::tanh_backward:
+      return &kTanhBackwardInfo;
+    case ir::OpKind::threshold:
+      return &kThresholdInfo;
+    case ir::OpKind::leaky_relu:
+      return &kLeakyReluInfo;
+    case ir::OpKind::elu:
+      return &kEluInfo;
+    case ir::OpKind::hardtanh:
+      return &kHardtanhInfo;
+    case ir::OpKind::hardtanh_backward:
+      return &kHardtanhBackwardInfo;
+    case ir::OpKind::softplus:
+      return &kSoftplusInfo;
+    case ir::OpKind::softplus_backward:
+      return &kSoftplusBackwardInfo;
+    case ir::OpKind::silu:
+      return &kSiluInfo;
+    case ir::OpKind::silu_backward:
+      return &kSiluBackwardInfo;
+    case ir::OpKind::mish:
+      return &kMishInfo;
+    case ir::OpKind::mish_backward:
+      return &kMishBackwardInfo;
+    case ir::OpKind::hardsigmoid:
+      return &kHardsigmoidInfo;
+    case ir::OpKind::hardsigmoid_backward:
+      return &kHardsigmoidBackwardInfo;
+    case ir::OpKind::hardswish:
+      return &kHardswishInfo;
+    case ir::OpKind::hardswish_backward:
+      return &kHardswishBackwardInfo;
     case ir::OpKind::masked_fill_scalar:
       return &kMaskedFillScalarInfo;
     case ir::OpKind::sqrt_inplace:
@@ -865,7 +1971,7 @@ const PointwiseInfo* pointwise_info(ir::OpKind kind) {
 
 // What AOT kernels generated from another ops.yaml (or by another lazygen) are told apart by.
 const char* fusion::pointwise_fingerprint() {
-  return "450a7bce6d3babe1";
+  return "d1cdd3ff40c146b9";
 }
 
 }  // namespace lazygen::cpu

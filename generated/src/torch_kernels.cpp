@@ -254,11 +254,414 @@ at::Tensor gt_scalar(const at::Tensor& self, const at::Scalar& other) {
   return c.result(lazygen::gt(c.arg(self), c.arg(other)));
 }
 
+// eq.Scalar(Tensor self, Scalar other) -> Tensor
+at::Tensor eq_scalar(const at::Tensor& self, const at::Scalar& other) {
+  Call c("eq.Scalar", {&self});
+  return c.result(lazygen::eq(c.arg(self), c.arg(other)));
+}
+
+// ne.Scalar(Tensor self, Scalar other) -> Tensor
+at::Tensor ne_scalar(const at::Tensor& self, const at::Scalar& other) {
+  Call c("ne.Scalar", {&self});
+  return c.result(lazygen::ne(c.arg(self), c.arg(other)));
+}
+
+// lt.Scalar(Tensor self, Scalar other) -> Tensor
+at::Tensor lt_scalar(const at::Tensor& self, const at::Scalar& other) {
+  Call c("lt.Scalar", {&self});
+  return c.result(lazygen::lt(c.arg(self), c.arg(other)));
+}
+
+// le.Scalar(Tensor self, Scalar other) -> Tensor
+at::Tensor le_scalar(const at::Tensor& self, const at::Scalar& other) {
+  Call c("le.Scalar", {&self});
+  return c.result(lazygen::le(c.arg(self), c.arg(other)));
+}
+
+// ge.Scalar(Tensor self, Scalar other) -> Tensor
+at::Tensor ge_scalar(const at::Tensor& self, const at::Scalar& other) {
+  Call c("ge.Scalar", {&self});
+  return c.result(lazygen::ge(c.arg(self), c.arg(other)));
+}
+
 // where.self(Tensor condition, Tensor self, Tensor other) -> Tensor
 at::Tensor where_self(const at::Tensor& condition, const at::Tensor& self,
                       const at::Tensor& other) {
   Call c("where.self", {&condition, &self, &other});
   return c.result(lazygen::where(c.arg(condition), c.arg(self), c.arg(other)));
+}
+
+// rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
+at::Tensor rsub_tensor(const at::Tensor& self, const at::Tensor& other, const at::Scalar& alpha) {
+  Call c("rsub.Tensor", {&self, &other});
+  return c.result(lazygen::rsub(c.arg(self), c.arg(other), c.arg(alpha)));
+}
+
+// rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
+at::Tensor rsub_scalar(const at::Tensor& self, const at::Scalar& other, const at::Scalar& alpha) {
+  Call c("rsub.Scalar", {&self});
+  return c.result(lazygen::rsub(c.arg(self), c.arg(other), c.arg(alpha)));
+}
+
+// addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
+at::Tensor addcmul(const at::Tensor& self, const at::Tensor& tensor1, const at::Tensor& tensor2,
+                   const at::Scalar& value) {
+  Call c("addcmul", {&self, &tensor1, &tensor2});
+  return c.result(lazygen::addcmul(c.arg(self), c.arg(tensor1), c.arg(tensor2), c.arg(value)));
+}
+
+// addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
+at::Tensor addcdiv(const at::Tensor& self, const at::Tensor& tensor1, const at::Tensor& tensor2,
+                   const at::Scalar& value) {
+  Call c("addcdiv", {&self, &tensor1, &tensor2});
+  return c.result(lazygen::addcdiv(c.arg(self), c.arg(tensor1), c.arg(tensor2), c.arg(value)));
+}
+
+// lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor
+at::Tensor lerp_scalar(const at::Tensor& self, const at::Tensor& end, const at::Scalar& weight) {
+  Call c("lerp.Scalar", {&self, &end});
+  return c.result(lazygen::lerp(c.arg(self), c.arg(end), c.arg(weight)));
+}
+
+// lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor
+at::Tensor lerp_tensor(const at::Tensor& self, const at::Tensor& end, const at::Tensor& weight) {
+  Call c("lerp.Tensor", {&self, &end, &weight});
+  return c.result(lazygen::lerp(c.arg(self), c.arg(end), c.arg(weight)));
+}
+
+// pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor
+at::Tensor pow_tensor_tensor(const at::Tensor& self, const at::Tensor& exponent) {
+  Call c("pow.Tensor_Tensor", {&self, &exponent});
+  return c.result(lazygen::pow(c.arg(self), c.arg(exponent)));
+}
+
+// atan2(Tensor self, Tensor other) -> Tensor
+at::Tensor atan2(const at::Tensor& self, const at::Tensor& other) {
+  Call c("atan2", {&self, &other});
+  return c.result(lazygen::atan2(c.arg(self), c.arg(other)));
+}
+
+// remainder.Tensor(Tensor self, Tensor other) -> Tensor
+at::Tensor remainder_tensor(const at::Tensor& self, const at::Tensor& other) {
+  Call c("remainder.Tensor", {&self, &other});
+  return c.result(lazygen::remainder(c.arg(self), c.arg(other)));
+}
+
+// remainder.Scalar(Tensor self, Scalar other) -> Tensor
+at::Tensor remainder_scalar(const at::Tensor& self, const at::Scalar& other) {
+  Call c("remainder.Scalar", {&self});
+  return c.result(lazygen::remainder(c.arg(self), c.arg(other)));
+}
+
+// fmod.Tensor(Tensor self, Tensor other) -> Tensor
+at::Tensor fmod_tensor(const at::Tensor& self, const at::Tensor& other) {
+  Call c("fmod.Tensor", {&self, &other});
+  return c.result(lazygen::fmod(c.arg(self), c.arg(other)));
+}
+
+// fmod.Scalar(Tensor self, Scalar other) -> Tensor
+at::Tensor fmod_scalar(const at::Tensor& self, const at::Scalar& other) {
+  Call c("fmod.Scalar", {&self});
+  return c.result(lazygen::fmod(c.arg(self), c.arg(other)));
+}
+
+// clamp_min(Tensor self, Scalar min) -> Tensor
+at::Tensor clamp_min(const at::Tensor& self, const at::Scalar& min) {
+  Call c("clamp_min", {&self});
+  return c.result(lazygen::clamp_min(c.arg(self), c.arg(min)));
+}
+
+// clamp_max(Tensor self, Scalar max) -> Tensor
+at::Tensor clamp_max(const at::Tensor& self, const at::Scalar& max) {
+  Call c("clamp_max", {&self});
+  return c.result(lazygen::clamp_max(c.arg(self), c.arg(max)));
+}
+
+// sin(Tensor self) -> Tensor
+at::Tensor sin(const at::Tensor& self) {
+  Call c("sin", {&self});
+  return c.result(lazygen::sin(c.arg(self)));
+}
+
+// cos(Tensor self) -> Tensor
+at::Tensor cos(const at::Tensor& self) {
+  Call c("cos", {&self});
+  return c.result(lazygen::cos(c.arg(self)));
+}
+
+// tan(Tensor self) -> Tensor
+at::Tensor tan(const at::Tensor& self) {
+  Call c("tan", {&self});
+  return c.result(lazygen::tan(c.arg(self)));
+}
+
+// atan(Tensor self) -> Tensor
+at::Tensor atan(const at::Tensor& self) {
+  Call c("atan", {&self});
+  return c.result(lazygen::atan(c.arg(self)));
+}
+
+// sinh(Tensor self) -> Tensor
+at::Tensor sinh(const at::Tensor& self) {
+  Call c("sinh", {&self});
+  return c.result(lazygen::sinh(c.arg(self)));
+}
+
+// cosh(Tensor self) -> Tensor
+at::Tensor cosh(const at::Tensor& self) {
+  Call c("cosh", {&self});
+  return c.result(lazygen::cosh(c.arg(self)));
+}
+
+// asinh(Tensor self) -> Tensor
+at::Tensor asinh(const at::Tensor& self) {
+  Call c("asinh", {&self});
+  return c.result(lazygen::asinh(c.arg(self)));
+}
+
+// erf(Tensor self) -> Tensor
+at::Tensor erf(const at::Tensor& self) {
+  Call c("erf", {&self});
+  return c.result(lazygen::erf(c.arg(self)));
+}
+
+// erfc(Tensor self) -> Tensor
+at::Tensor erfc(const at::Tensor& self) {
+  Call c("erfc", {&self});
+  return c.result(lazygen::erfc(c.arg(self)));
+}
+
+// log1p(Tensor self) -> Tensor
+at::Tensor log1p(const at::Tensor& self) {
+  Call c("log1p", {&self});
+  return c.result(lazygen::log1p(c.arg(self)));
+}
+
+// expm1(Tensor self) -> Tensor
+at::Tensor expm1(const at::Tensor& self) {
+  Call c("expm1", {&self});
+  return c.result(lazygen::expm1(c.arg(self)));
+}
+
+// log2(Tensor self) -> Tensor
+at::Tensor log2(const at::Tensor& self) {
+  Call c("log2", {&self});
+  return c.result(lazygen::log2(c.arg(self)));
+}
+
+// log10(Tensor self) -> Tensor
+at::Tensor log10(const at::Tensor& self) {
+  Call c("log10", {&self});
+  return c.result(lazygen::log10(c.arg(self)));
+}
+
+// exp2(Tensor self) -> Tensor
+at::Tensor exp2(const at::Tensor& self) {
+  Call c("exp2", {&self});
+  return c.result(lazygen::exp2(c.arg(self)));
+}
+
+// floor(Tensor self) -> Tensor
+at::Tensor floor(const at::Tensor& self) {
+  Call c("floor", {&self});
+  return c.result(lazygen::floor(c.arg(self)));
+}
+
+// ceil(Tensor self) -> Tensor
+at::Tensor ceil(const at::Tensor& self) {
+  Call c("ceil", {&self});
+  return c.result(lazygen::ceil(c.arg(self)));
+}
+
+// trunc(Tensor self) -> Tensor
+at::Tensor trunc(const at::Tensor& self) {
+  Call c("trunc", {&self});
+  return c.result(lazygen::trunc(c.arg(self)));
+}
+
+// round(Tensor self) -> Tensor
+at::Tensor round(const at::Tensor& self) {
+  Call c("round", {&self});
+  return c.result(lazygen::round(c.arg(self)));
+}
+
+// frac(Tensor self) -> Tensor
+at::Tensor frac(const at::Tensor& self) {
+  Call c("frac", {&self});
+  return c.result(lazygen::frac(c.arg(self)));
+}
+
+// sign(Tensor self) -> Tensor
+at::Tensor sign(const at::Tensor& self) {
+  Call c("sign", {&self});
+  return c.result(lazygen::sign(c.arg(self)));
+}
+
+// sgn(Tensor self) -> Tensor
+at::Tensor sgn(const at::Tensor& self) {
+  Call c("sgn", {&self});
+  return c.result(lazygen::sgn(c.arg(self)));
+}
+
+// isnan(Tensor self) -> Tensor
+at::Tensor isnan(const at::Tensor& self) {
+  Call c("isnan", {&self});
+  return c.result(lazygen::isnan(c.arg(self)));
+}
+
+// logical_not(Tensor self) -> Tensor
+at::Tensor logical_not(const at::Tensor& self) {
+  Call c("logical_not", {&self});
+  return c.result(lazygen::logical_not(c.arg(self)));
+}
+
+// logical_and(Tensor self, Tensor other) -> Tensor
+at::Tensor logical_and(const at::Tensor& self, const at::Tensor& other) {
+  Call c("logical_and", {&self, &other});
+  return c.result(lazygen::logical_and(c.arg(self), c.arg(other)));
+}
+
+// logical_or(Tensor self, Tensor other) -> Tensor
+at::Tensor logical_or(const at::Tensor& self, const at::Tensor& other) {
+  Call c("logical_or", {&self, &other});
+  return c.result(lazygen::logical_or(c.arg(self), c.arg(other)));
+}
+
+// logical_xor(Tensor self, Tensor other) -> Tensor
+at::Tensor logical_xor(const at::Tensor& self, const at::Tensor& other) {
+  Call c("logical_xor", {&self, &other});
+  return c.result(lazygen::logical_xor(c.arg(self), c.arg(other)));
+}
+
+// bitwise_not(Tensor self) -> Tensor
+at::Tensor bitwise_not(const at::Tensor& self) {
+  Call c("bitwise_not", {&self});
+  return c.result(lazygen::bitwise_not(c.arg(self)));
+}
+
+// bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor
+at::Tensor bitwise_and_tensor(const at::Tensor& self, const at::Tensor& other) {
+  Call c("bitwise_and.Tensor", {&self, &other});
+  return c.result(lazygen::bitwise_and(c.arg(self), c.arg(other)));
+}
+
+// bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor
+at::Tensor bitwise_or_tensor(const at::Tensor& self, const at::Tensor& other) {
+  Call c("bitwise_or.Tensor", {&self, &other});
+  return c.result(lazygen::bitwise_or(c.arg(self), c.arg(other)));
+}
+
+// bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor
+at::Tensor bitwise_xor_tensor(const at::Tensor& self, const at::Tensor& other) {
+  Call c("bitwise_xor.Tensor", {&self, &other});
+  return c.result(lazygen::bitwise_xor(c.arg(self), c.arg(other)));
+}
+
+// sigmoid_backward(Tensor grad_output, Tensor output) -> Tensor
+at::Tensor sigmoid_backward(const at::Tensor& grad_output, const at::Tensor& output) {
+  Call c("sigmoid_backward", {&grad_output, &output});
+  return c.result(lazygen::sigmoid_backward(c.arg(grad_output), c.arg(output)));
+}
+
+// tanh_backward(Tensor grad_output, Tensor output) -> Tensor
+at::Tensor tanh_backward(const at::Tensor& grad_output, const at::Tensor& output) {
+  Call c("tanh_backward", {&grad_output, &output});
+  return c.result(lazygen::tanh_backward(c.arg(grad_output), c.arg(output)));
+}
+
+// threshold(Tensor self, Scalar threshold, Scalar value) -> Tensor
+at::Tensor threshold(const at::Tensor& self, const at::Scalar& threshold, const at::Scalar& value) {
+  Call c("threshold", {&self});
+  return c.result(lazygen::threshold(c.arg(self), c.arg(threshold), c.arg(value)));
+}
+
+// leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor
+at::Tensor leaky_relu(const at::Tensor& self, const at::Scalar& negative_slope) {
+  Call c("leaky_relu", {&self});
+  return c.result(lazygen::leaky_relu(c.arg(self), c.arg(negative_slope)));
+}
+
+// elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor
+at::Tensor elu(const at::Tensor& self, const at::Scalar& alpha, const at::Scalar& scale,
+               const at::Scalar& input_scale) {
+  Call c("elu", {&self});
+  return c.result(lazygen::elu(c.arg(self), c.arg(alpha), c.arg(scale), c.arg(input_scale)));
+}
+
+// hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor
+at::Tensor hardtanh(const at::Tensor& self, const at::Scalar& min_val, const at::Scalar& max_val) {
+  Call c("hardtanh", {&self});
+  return c.result(lazygen::hardtanh(c.arg(self), c.arg(min_val), c.arg(max_val)));
+}
+
+// hardtanh_backward(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val) -> Tensor
+at::Tensor hardtanh_backward(const at::Tensor& grad_output, const at::Tensor& self,
+                             const at::Scalar& min_val, const at::Scalar& max_val) {
+  Call c("hardtanh_backward", {&grad_output, &self});
+  return c.result(
+      lazygen::hardtanh_backward(c.arg(grad_output), c.arg(self), c.arg(min_val), c.arg(max_val)));
+}
+
+// softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor
+at::Tensor softplus(const at::Tensor& self, const at::Scalar& beta, const at::Scalar& threshold) {
+  Call c("softplus", {&self});
+  return c.result(lazygen::softplus(c.arg(self), c.arg(beta), c.arg(threshold)));
+}
+
+// softplus_backward(Tensor grad_output, Tensor self, Scalar beta, Scalar threshold) -> Tensor
+at::Tensor softplus_backward(const at::Tensor& grad_output, const at::Tensor& self,
+                             const at::Scalar& beta, const at::Scalar& threshold) {
+  Call c("softplus_backward", {&grad_output, &self});
+  return c.result(
+      lazygen::softplus_backward(c.arg(grad_output), c.arg(self), c.arg(beta), c.arg(threshold)));
+}
+
+// silu(Tensor self) -> Tensor
+at::Tensor silu(const at::Tensor& self) {
+  Call c("silu", {&self});
+  return c.result(lazygen::silu(c.arg(self)));
+}
+
+// silu_backward(Tensor grad_output, Tensor self) -> Tensor
+at::Tensor silu_backward(const at::Tensor& grad_output, const at::Tensor& self) {
+  Call c("silu_backward", {&grad_output, &self});
+  return c.result(lazygen::silu_backward(c.arg(grad_output), c.arg(self)));
+}
+
+// mish(Tensor self) -> Tensor
+at::Tensor mish(const at::Tensor& self) {
+  Call c("mish", {&self});
+  return c.result(lazygen::mish(c.arg(self)));
+}
+
+// mish_backward(Tensor grad_output, Tensor self) -> Tensor
+at::Tensor mish_backward(const at::Tensor& grad_output, const at::Tensor& self) {
+  Call c("mish_backward", {&grad_output, &self});
+  return c.result(lazygen::mish_backward(c.arg(grad_output), c.arg(self)));
+}
+
+// hardsigmoid(Tensor self) -> Tensor
+at::Tensor hardsigmoid(const at::Tensor& self) {
+  Call c("hardsigmoid", {&self});
+  return c.result(lazygen::hardsigmoid(c.arg(self)));
+}
+
+// hardsigmoid_backward(Tensor grad_output, Tensor self) -> Tensor
+at::Tensor hardsigmoid_backward(const at::Tensor& grad_output, const at::Tensor& self) {
+  Call c("hardsigmoid_backward", {&grad_output, &self});
+  return c.result(lazygen::hardsigmoid_backward(c.arg(grad_output), c.arg(self)));
+}
+
+// hardswish(Tensor self) -> Tensor
+at::Tensor hardswish(const at::Tensor& self) {
+  Call c("hardswish", {&self});
+  return c.result(lazygen::hardswish(c.arg(self)));
+}
+
+// hardswish_backward(Tensor grad_output, Tensor self) -> Tensor
+at::Tensor hardswish_backward(const at::Tensor& grad_output, const at::Tensor& self) {
+  Call c("hardswish_backward", {&grad_output, &self});
+  return c.result(lazygen::hardswish_backward(c.arg(grad_output), c.arg(self)));
 }
 
 // sum(Tensor self, *, ScalarType? dtype=None) -> Tensor
@@ -645,7 +1048,73 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   generated.add("gt.Tensor", TORCH_FN(gt_tensor));
   generated.add("ge.Tensor", TORCH_FN(ge_tensor));
   generated.add("gt.Scalar", TORCH_FN(gt_scalar));
+  generated.add("eq.Scalar", TORCH_FN(eq_scalar));
+  generated.add("ne.Scalar", TORCH_FN(ne_scalar));
+  generated.add("lt.Scalar", TORCH_FN(lt_scalar));
+  generated.add("le.Scalar", TORCH_FN(le_scalar));
+  generated.add("ge.Scalar", TORCH_FN(ge_scalar));
   generated.add("where.self", TORCH_FN(where_self));
+  generated.add("rsub.Tensor", TORCH_FN(rsub_tensor));
+  generated.add("rsub.Scalar", TORCH_FN(rsub_scalar));
+  generated.add("addcmul", TORCH_FN(addcmul));
+  generated.add("addcdiv", TORCH_FN(addcdiv));
+  generated.add("lerp.Scalar", TORCH_FN(lerp_scalar));
+  generated.add("lerp.Tensor", TORCH_FN(lerp_tensor));
+  generated.add("pow.Tensor_Tensor", TORCH_FN(pow_tensor_tensor));
+  generated.add("atan2", TORCH_FN(atan2));
+  generated.add("remainder.Tensor", TORCH_FN(remainder_tensor));
+  generated.add("remainder.Scalar", TORCH_FN(remainder_scalar));
+  generated.add("fmod.Tensor", TORCH_FN(fmod_tensor));
+  generated.add("fmod.Scalar", TORCH_FN(fmod_scalar));
+  generated.add("clamp_min", TORCH_FN(clamp_min));
+  generated.add("clamp_max", TORCH_FN(clamp_max));
+  generated.add("sin", TORCH_FN(sin));
+  generated.add("cos", TORCH_FN(cos));
+  generated.add("tan", TORCH_FN(tan));
+  generated.add("atan", TORCH_FN(atan));
+  generated.add("sinh", TORCH_FN(sinh));
+  generated.add("cosh", TORCH_FN(cosh));
+  generated.add("asinh", TORCH_FN(asinh));
+  generated.add("erf", TORCH_FN(erf));
+  generated.add("erfc", TORCH_FN(erfc));
+  generated.add("log1p", TORCH_FN(log1p));
+  generated.add("expm1", TORCH_FN(expm1));
+  generated.add("log2", TORCH_FN(log2));
+  generated.add("log10", TORCH_FN(log10));
+  generated.add("exp2", TORCH_FN(exp2));
+  generated.add("floor", TORCH_FN(floor));
+  generated.add("ceil", TORCH_FN(ceil));
+  generated.add("trunc", TORCH_FN(trunc));
+  generated.add("round", TORCH_FN(round));
+  generated.add("frac", TORCH_FN(frac));
+  generated.add("sign", TORCH_FN(sign));
+  generated.add("sgn", TORCH_FN(sgn));
+  generated.add("isnan", TORCH_FN(isnan));
+  generated.add("logical_not", TORCH_FN(logical_not));
+  generated.add("logical_and", TORCH_FN(logical_and));
+  generated.add("logical_or", TORCH_FN(logical_or));
+  generated.add("logical_xor", TORCH_FN(logical_xor));
+  generated.add("bitwise_not", TORCH_FN(bitwise_not));
+  generated.add("bitwise_and.Tensor", TORCH_FN(bitwise_and_tensor));
+  generated.add("bitwise_or.Tensor", TORCH_FN(bitwise_or_tensor));
+  generated.add("bitwise_xor.Tensor", TORCH_FN(bitwise_xor_tensor));
+  generated.add("sigmoid_backward", TORCH_FN(sigmoid_backward));
+  generated.add("tanh_backward", TORCH_FN(tanh_backward));
+  generated.add("threshold", TORCH_FN(threshold));
+  generated.add("leaky_relu", TORCH_FN(leaky_relu));
+  generated.add("elu", TORCH_FN(elu));
+  generated.add("hardtanh", TORCH_FN(hardtanh));
+  generated.add("hardtanh_backward", TORCH_FN(hardtanh_backward));
+  generated.add("softplus", TORCH_FN(softplus));
+  generated.add("softplus_backward", TORCH_FN(softplus_backward));
+  generated.add("silu", TORCH_FN(silu));
+  generated.add("silu_backward", TORCH_FN(silu_backward));
+  generated.add("mish", TORCH_FN(mish));
+  generated.add("mish_backward", TORCH_FN(mish_backward));
+  generated.add("hardsigmoid", TORCH_FN(hardsigmoid));
+  generated.add("hardsigmoid_backward", TORCH_FN(hardsigmoid_backward));
+  generated.add("hardswish", TORCH_FN(hardswish));
+  generated.add("hardswish_backward", TORCH_FN(hardswish_backward));
   generated.add("sum", TORCH_FN(sum));
   generated.add("sum.dim_IntList", TORCH_FN(sum_dim_intlist));
   generated.add("mean.dim", TORCH_FN(mean_dim));

@@ -15,6 +15,16 @@ std::string join(const std::vector<std::string>& items, const std::string& sep) 
   return out;
 }
 
+std::string hex_literal(unsigned v) {
+  const char* digits = "0123456789abcdef";
+  std::string out;
+  do {
+    out.insert(out.begin(), digits[v % 16]);
+    v /= 16;
+  } while (v != 0);
+  return "0x" + out;
+}
+
 PointwiseInputs pointwise_inputs(const OpEntry& op) {
   std::set<std::string> used;
   for (const ExprIdent& id : scan_identifiers(*op.pointwise)) {
@@ -29,12 +39,15 @@ PointwiseInputs pointwise_inputs(const OpEntry& op) {
   return in;
 }
 
-// Note [Scaling scalars]: as in PyTorch, a Scalar that scales or thresholds an input (`alpha` and
-// `beta` of add/sub/addmm, `value` of addcmul/fill_, `threshold` of threshold_backward) takes no
-// part in type promotion: add(bool, bool, alpha=2) is bool. Other Scalars are operands (add.Scalar's
-// `other`, pow's `exponent`) and promote as wrapped numbers do.
+// Note [Scaling scalars]: as in PyTorch, a Scalar that scales, thresholds or otherwise parametrizes
+// an input (`alpha` and `beta` of add/sub/addmm, `value` of addcmul/fill_, `threshold` of
+// threshold_backward, an activation's `negative_slope`, `min_val`/`max_val`, `scale`,
+// `input_scale`, lerp's `weight`) takes no part in type promotion: add(bool, bool, alpha=2) is
+// bool, and leaky_relu(int64, 0.01) is refused for int64 as PyTorch refuses it. Other Scalars are
+// operands (add.Scalar's `other`, pow's `exponent`) and promote as wrapped numbers do.
 bool promotes(const Argument& scalar) {
-  static const char* const kScaling[] = {"alpha", "beta", "value", "threshold"};
+  static const char* const kScaling[] = {"alpha",   "beta",    "value", "threshold", "negative_slope",
+                                         "min_val", "max_val", "scale", "input_scale", "weight"};
   for (const char* name : kScaling) {
     if (scalar.name == name) return false;
   }

@@ -39,5 +39,7 @@ std::string device_args(const OpEntry& op);
 std::string member_name(const Argument& arg);
 
 std::string join(const std::vector<std::string>& items, const std::string& sep);
+// "0x18": a C++ hexadecimal literal of v.
+std::string hex_literal(unsigned v);
 
 }  // namespace lazygen::gen::dest

@@ -9,6 +9,7 @@
 #include "api/signature.h"
 #include "dest/common.h"
 #include "dest/emit.h"
+#include "model/kernel_dtypes.h"
 
 namespace lazygen::gen::dest {
 namespace {
@@ -158,6 +159,7 @@ std::string entry(const EmitContext& ctx, const OpEntry& op) {
                                   {"dtype", enumerator(dtype_rule_name(op.dtype))},
                                   {"kind", enumerator(schema_kind_name(op.schema.kind()))},
                                   {"pointwise", op.pointwise ? "true" : "false"},
+                                  {"dtypes", hex_literal(dtype_mask(accepted_dtypes(op)))},
                                   {"args", args},
                                   {"num_outputs", std::to_string(op.schema.returns.size())},
                                   {"samples", samples},

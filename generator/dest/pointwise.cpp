@@ -18,17 +18,6 @@ std::vector<std::string> names_of(const std::vector<const Argument*>& args, cons
   return out;
 }
 
-// "0x18"
-std::string hex_literal(unsigned v) {
-  const char* digits = "0123456789abcdef";
-  std::string out;
-  do {
-    out.insert(out.begin(), digits[v % 16]);
-    v /= 16;
-  } while (v != 0);
-  return "0x" + out;
-}
-
 }  // namespace
 
 std::string pointwise_functor(const EmitContext& ctx, const OpEntry& op) {

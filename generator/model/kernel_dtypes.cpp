@@ -79,13 +79,15 @@ std::vector<std::string> compute_dtypes(const OpEntry& op) {
   return out;
 }
 
-unsigned compute_dtype_mask(const OpEntry& op) {
+unsigned dtype_mask(const std::vector<std::string>& dtypes) {
   unsigned mask = 0;
   const std::vector<std::string>& names = all_dtype_names();
-  for (const std::string& d : compute_dtypes(op)) {
+  for (const std::string& d : dtypes) {
     mask |= 1u << static_cast<unsigned>(std::find(names.begin(), names.end(), d) - names.begin());
   }
   return mask;
 }
+
+unsigned compute_dtype_mask(const OpEntry& op) { return dtype_mask(compute_dtypes(op)); }
 
 }  // namespace lazygen::gen

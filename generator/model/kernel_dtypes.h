@@ -40,7 +40,9 @@ bool accepts_every_dtype(const OpEntry& op);
 
 // The dtypes a `pointwise:` op's kernels compute in, in DType order (See the Note).
 std::vector<std::string> compute_dtypes(const OpEntry& op);
-// compute_dtypes as the bit mask a functor's kDTypes holds (bit i: the i-th of all_dtype_names).
+// dtype names as a bit mask (bit i: the i-th of all_dtype_names; lazygen::dtype_bit at runtime).
+unsigned dtype_mask(const std::vector<std::string>& dtypes);
+// compute_dtypes as the bit mask a functor's kDTypes holds.
 unsigned compute_dtype_mask(const OpEntry& op);
 
 }  // namespace lazygen::gen

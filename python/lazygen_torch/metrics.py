@@ -24,7 +24,7 @@ def counter_value(name):
 
 
 def fallback_counters():
-    """{"aten::sin": count, ...}: the ops that ran on the CPU fallback since the last reset."""
+    """{"aten::lgamma": count, ...}: the ops that ran on the CPU fallback since the last reset."""
     return {n: _ops.counter_value(n) for n in counter_names() if n.startswith("aten::")}
 
 

@@ -89,6 +89,7 @@ struct OpInfo {
   DTypeRule dtype;
   OpKind kind;
   bool pointwise;             // has a `pointwise:` expression (generated kernels)
+  unsigned dtypes;            // the dtypes it takes, as dtype_bit()s (See Note [Kernel dtypes])
   std::vector<ArgInfo> args;  // schema order
   int num_outputs;
   std::vector<Sample> samples;                                // ops.yaml `samples:`

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "gradcheck.h"
+#include "gradcheck_cases.h"
 #include "lazygen/autograd.h"
 #include "lazygen/composite.h"
 #include "lazygen/factory.h"
@@ -22,37 +23,6 @@
 namespace lazygen::testing {
 namespace {
 
-using Inputs = std::vector<Tensor>;
-
-struct GradCase {
-  std::string name;  // test name suffix
-  std::string op;    // the ops.yaml schema name it checks
-  GradFn fn;
-  std::function<Inputs()> inputs;
-};
-
-// Uniform float64 values on [lo, hi).
-Tensor uniform(const IntList& sizes, double lo, double hi, uint64_t seed) {
-  NoGradGuard no_grad;
-  Generator generator(seed);
-  return add(mul(rand(sizes, generator, DType::Float64), hi - lo), lo);
-}
-Tensor values(const IntList& sizes, uint64_t seed) {
-  return uniform(sizes, -1.0, 1.0, seed);
-}
-Tensor positive(const IntList& sizes, uint64_t seed) {
-  return uniform(sizes, 0.5, 2.0, seed);
-}
-// Values with 0.2 <= |x| < 1.2: relu's kink at 0 stays out of the finite differences' reach.
-Tensor away_from_zero(const IntList& sizes, uint64_t seed) {
-  NoGradGuard no_grad;
-  Tensor u = uniform(sizes, 0.2, 1.2, seed);
-  Tensor sign = gt(uniform(sizes, 0.0, 1.0, seed + 1), 0.5);
-  return where(sign, u, neg(u));
-}
-Tensor condition(const IntList& sizes, uint64_t seed) {
-  return gt(uniform(sizes, 0.0, 1.0, seed), 0.5);
-}
 
 std::vector<GradCase> binary_cases() {
   return {
@@ -497,12 +467,11 @@ std::vector<GradCase> all_cases() {
   for (auto& c : reshape_and_indexing_cases()) cases.push_back(std::move(c));
   for (auto& c : training_cases()) cases.push_back(std::move(c));
   for (auto& c : composite_cases()) cases.push_back(std::move(c));
+  for (auto& c : pointwise_math_cases()) cases.push_back(std::move(c));
+  for (auto& c : activation_cases()) cases.push_back(std::move(c));
   return cases;
 }
 
-void PrintTo(const GradCase& c, std::ostream* os) {
-  *os << c.name;
-}
 
 class Gradcheck : public ::testing::TestWithParam<std::tuple<GradCase, Device>> {};
 

@@ -5,6 +5,7 @@
 //   op_cases_json [OP ...]     (default: every op of ops.yaml)
 //
 // Output: {"<op name>": {"functional": "<its functional op, for out= and in-place ops, or "">",
+//                       "primary": "float32" (the dtype it must compute in: primary_dtype),
 //                       "cases": [{"dtypes": "float32", "label": "broadcast", "args": [ARG, ...]}]}}
 // with one ARG per schema argument:
 //   {"tensor": {"dtype": "float32", "sizes": [3, 4], "values": [...], "layout": "transposed",
@@ -95,7 +96,8 @@ std::string op_json(const OpInfo& op) {
       }
     }
   }
-  return "{\"functional\":" + quoted(std::string(op.functional)) + ",\"cases\":[" + out + "]}";
+  return "{\"functional\":" + quoted(std::string(op.functional)) + ",\"primary\":" + quoted(primary_dtype(op)) +
+         ",\"cases\":[" + out + "]}";
 }
 
 }  // namespace

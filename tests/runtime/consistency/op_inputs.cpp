@@ -338,6 +338,14 @@ std::vector<DTypeSets> dtype_sets(const OpInfo& op) {
   return out;
 }
 
+std::string primary_dtype(const OpInfo& op) {
+  if (op.dtypes & dtype_bit(DType::Float32)) return "float32";
+  for (DType t : {DType::Bool, DType::Int32, DType::Int64, DType::Float64}) {
+    if (op.dtypes & dtype_bit(t)) return std::string(dtype_name(t));
+  }
+  return "float32";
+}
+
 bool has_mixable_inputs(const OpInfo& op) {
   int count = 0;
   for (const ArgInfo& arg : op.args) {

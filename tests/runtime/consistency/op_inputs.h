@@ -55,6 +55,10 @@ struct OpCase {
 std::vector<OpCase> make_cases(const OpInfo& op, const std::vector<DType>& dtypes, bool large);
 
 // True when the op has two or more tensor inputs whose dtypes can be mixed.
+// The dtype every op must compute in (a case list rejected entirely tests nothing): float32 if
+// `op` takes it (OpInfo::dtypes), else the first it takes ("int64" for bitwise_and).
+std::string primary_dtype(const OpInfo& op);
+
 bool has_mixable_inputs(const OpInfo& op);
 
 // The dtype sets the suites run each op in: a label ("float32", ..., "bool", and "mixed" for

@@ -18,6 +18,7 @@ OpInfo record(ShapeKind shape, std::vector<ArgInfo> args) {
                 .dtype = DTypeRule::Promote,
                 .kind = OpKind::Functional,
                 .pointwise = false,
+                .dtypes = kAllDTypes,
                 .args = std::move(args),
                 .num_outputs = 1,
                 .samples = {},

@@ -64,6 +64,121 @@ void record_reciprocal(const Tensor& result, const Tensor& self);
 // where.self(Tensor condition, Tensor self, Tensor other) -> Tensor
 void record_where_self(const Tensor& result, const Tensor& condition, const Tensor& self,
                        const Tensor& other);
+// rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
+void record_rsub_tensor(const Tensor& result, const Tensor& self, const Tensor& other,
+                        const Scalar& alpha);
+// rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
+void record_rsub_scalar(const Tensor& result, const Tensor& self, const Scalar& other,
+                        const Scalar& alpha);
+// addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
+void record_addcmul(const Tensor& result, const Tensor& self, const Tensor& tensor1,
+                    const Tensor& tensor2, const Scalar& value);
+// addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
+void record_addcdiv(const Tensor& result, const Tensor& self, const Tensor& tensor1,
+                    const Tensor& tensor2, const Scalar& value);
+// lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor
+void record_lerp_scalar(const Tensor& result, const Tensor& self, const Tensor& end,
+                        const Scalar& weight);
+// lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor
+void record_lerp_tensor(const Tensor& result, const Tensor& self, const Tensor& end,
+                        const Tensor& weight);
+// pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor
+void record_pow_tensor_tensor(const Tensor& result, const Tensor& self, const Tensor& exponent);
+// atan2(Tensor self, Tensor other) -> Tensor
+void record_atan2(const Tensor& result, const Tensor& self, const Tensor& other);
+// remainder.Tensor(Tensor self, Tensor other) -> Tensor
+void record_remainder_tensor(const Tensor& result, const Tensor& self, const Tensor& other);
+// remainder.Scalar(Tensor self, Scalar other) -> Tensor
+void record_remainder_scalar(const Tensor& result, const Tensor& self, const Scalar& other);
+// fmod.Tensor(Tensor self, Tensor other) -> Tensor
+void record_fmod_tensor(const Tensor& result, const Tensor& self, const Tensor& other);
+// fmod.Scalar(Tensor self, Scalar other) -> Tensor
+void record_fmod_scalar(const Tensor& result, const Tensor& self, const Scalar& other);
+// clamp_min(Tensor self, Scalar min) -> Tensor
+void record_clamp_min(const Tensor& result, const Tensor& self, const Scalar& min);
+// clamp_max(Tensor self, Scalar max) -> Tensor
+void record_clamp_max(const Tensor& result, const Tensor& self, const Scalar& max);
+// sin(Tensor self) -> Tensor
+void record_sin(const Tensor& result, const Tensor& self);
+// cos(Tensor self) -> Tensor
+void record_cos(const Tensor& result, const Tensor& self);
+// tan(Tensor self) -> Tensor
+void record_tan(const Tensor& result, const Tensor& self);
+// atan(Tensor self) -> Tensor
+void record_atan(const Tensor& result, const Tensor& self);
+// sinh(Tensor self) -> Tensor
+void record_sinh(const Tensor& result, const Tensor& self);
+// cosh(Tensor self) -> Tensor
+void record_cosh(const Tensor& result, const Tensor& self);
+// asinh(Tensor self) -> Tensor
+void record_asinh(const Tensor& result, const Tensor& self);
+// erf(Tensor self) -> Tensor
+void record_erf(const Tensor& result, const Tensor& self);
+// erfc(Tensor self) -> Tensor
+void record_erfc(const Tensor& result, const Tensor& self);
+// log1p(Tensor self) -> Tensor
+void record_log1p(const Tensor& result, const Tensor& self);
+// expm1(Tensor self) -> Tensor
+void record_expm1(const Tensor& result, const Tensor& self);
+// log2(Tensor self) -> Tensor
+void record_log2(const Tensor& result, const Tensor& self);
+// log10(Tensor self) -> Tensor
+void record_log10(const Tensor& result, const Tensor& self);
+// exp2(Tensor self) -> Tensor
+void record_exp2(const Tensor& result, const Tensor& self);
+// floor(Tensor self) -> Tensor
+void record_floor(const Tensor& result, const Tensor& self);
+// ceil(Tensor self) -> Tensor
+void record_ceil(const Tensor& result, const Tensor& self);
+// trunc(Tensor self) -> Tensor
+void record_trunc(const Tensor& result, const Tensor& self);
+// round(Tensor self) -> Tensor
+void record_round(const Tensor& result, const Tensor& self);
+// frac(Tensor self) -> Tensor
+void record_frac(const Tensor& result, const Tensor& self);
+// sign(Tensor self) -> Tensor
+void record_sign(const Tensor& result, const Tensor& self);
+// sgn(Tensor self) -> Tensor
+void record_sgn(const Tensor& result, const Tensor& self);
+// sigmoid_backward(Tensor grad_output, Tensor output) -> Tensor
+void record_sigmoid_backward(const Tensor& result, const Tensor& grad_output, const Tensor& output);
+// tanh_backward(Tensor grad_output, Tensor output) -> Tensor
+void record_tanh_backward(const Tensor& result, const Tensor& grad_output, const Tensor& output);
+// threshold(Tensor self, Scalar threshold, Scalar value) -> Tensor
+void record_threshold(const Tensor& result, const Tensor& self, const Scalar& threshold,
+                      const Scalar& value);
+// leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor
+void record_leaky_relu(const Tensor& result, const Tensor& self, const Scalar& negative_slope);
+// elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor
+void record_elu(const Tensor& result, const Tensor& self, const Scalar& alpha, const Scalar& scale,
+                const Scalar& input_scale);
+// hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor
+void record_hardtanh(const Tensor& result, const Tensor& self, const Scalar& min_val,
+                     const Scalar& max_val);
+// hardtanh_backward(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val) -> Tensor
+void record_hardtanh_backward(const Tensor& result, const Tensor& grad_output, const Tensor& self,
+                              const Scalar& min_val, const Scalar& max_val);
+// softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor
+void record_softplus(const Tensor& result, const Tensor& self, const Scalar& beta,
+                     const Scalar& threshold);
+// softplus_backward(Tensor grad_output, Tensor self, Scalar beta, Scalar threshold) -> Tensor
+void record_softplus_backward(const Tensor& result, const Tensor& grad_output, const Tensor& self,
+                              const Scalar& beta, const Scalar& threshold);
+// silu(Tensor self) -> Tensor
+void record_silu(const Tensor& result, const Tensor& self);
+// silu_backward(Tensor grad_output, Tensor self) -> Tensor
+void record_silu_backward(const Tensor& result, const Tensor& grad_output, const Tensor& self);
+// mish(Tensor self) -> Tensor
+void record_mish(const Tensor& result, const Tensor& self);
+// hardsigmoid(Tensor self) -> Tensor
+void record_hardsigmoid(const Tensor& result, const Tensor& self);
+// hardsigmoid_backward(Tensor grad_output, Tensor self) -> Tensor
+void record_hardsigmoid_backward(const Tensor& result, const Tensor& grad_output,
+                                 const Tensor& self);
+// hardswish(Tensor self) -> Tensor
+void record_hardswish(const Tensor& result, const Tensor& self);
+// hardswish_backward(Tensor grad_output, Tensor self) -> Tensor
+void record_hardswish_backward(const Tensor& result, const Tensor& grad_output, const Tensor& self);
 // sum(Tensor self, *, ScalarType? dtype=None) -> Tensor
 void record_sum(const Tensor& result, const Tensor& self, std::optional<DType> dtype);
 // sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) ->

@@ -97,8 +97,144 @@ Tensor gt_tensor(const Tensor& self, const Tensor& other);
 Tensor ge_tensor(const Tensor& self, const Tensor& other);
 // gt.Scalar(Tensor self, Scalar other) -> Tensor
 Tensor gt_scalar(const Tensor& self, const Scalar& other);
+// eq.Scalar(Tensor self, Scalar other) -> Tensor
+Tensor eq_scalar(const Tensor& self, const Scalar& other);
+// ne.Scalar(Tensor self, Scalar other) -> Tensor
+Tensor ne_scalar(const Tensor& self, const Scalar& other);
+// lt.Scalar(Tensor self, Scalar other) -> Tensor
+Tensor lt_scalar(const Tensor& self, const Scalar& other);
+// le.Scalar(Tensor self, Scalar other) -> Tensor
+Tensor le_scalar(const Tensor& self, const Scalar& other);
+// ge.Scalar(Tensor self, Scalar other) -> Tensor
+Tensor ge_scalar(const Tensor& self, const Scalar& other);
 // where.self(Tensor condition, Tensor self, Tensor other) -> Tensor
 Tensor where_self(const Tensor& condition, const Tensor& self, const Tensor& other);
+// rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
+Tensor rsub_tensor(const Tensor& self, const Tensor& other, const Scalar& alpha);
+// rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
+Tensor rsub_scalar(const Tensor& self, const Scalar& other, const Scalar& alpha);
+// addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
+Tensor addcmul(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2,
+               const Scalar& value);
+// addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
+Tensor addcdiv(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2,
+               const Scalar& value);
+// lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor
+Tensor lerp_scalar(const Tensor& self, const Tensor& end, const Scalar& weight);
+// lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor
+Tensor lerp_tensor(const Tensor& self, const Tensor& end, const Tensor& weight);
+// pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor
+Tensor pow_tensor_tensor(const Tensor& self, const Tensor& exponent);
+// atan2(Tensor self, Tensor other) -> Tensor
+Tensor atan2(const Tensor& self, const Tensor& other);
+// remainder.Tensor(Tensor self, Tensor other) -> Tensor
+Tensor remainder_tensor(const Tensor& self, const Tensor& other);
+// remainder.Scalar(Tensor self, Scalar other) -> Tensor
+Tensor remainder_scalar(const Tensor& self, const Scalar& other);
+// fmod.Tensor(Tensor self, Tensor other) -> Tensor
+Tensor fmod_tensor(const Tensor& self, const Tensor& other);
+// fmod.Scalar(Tensor self, Scalar other) -> Tensor
+Tensor fmod_scalar(const Tensor& self, const Scalar& other);
+// clamp_min(Tensor self, Scalar min) -> Tensor
+Tensor clamp_min(const Tensor& self, const Scalar& min);
+// clamp_max(Tensor self, Scalar max) -> Tensor
+Tensor clamp_max(const Tensor& self, const Scalar& max);
+// sin(Tensor self) -> Tensor
+Tensor sin(const Tensor& self);
+// cos(Tensor self) -> Tensor
+Tensor cos(const Tensor& self);
+// tan(Tensor self) -> Tensor
+Tensor tan(const Tensor& self);
+// atan(Tensor self) -> Tensor
+Tensor atan(const Tensor& self);
+// sinh(Tensor self) -> Tensor
+Tensor sinh(const Tensor& self);
+// cosh(Tensor self) -> Tensor
+Tensor cosh(const Tensor& self);
+// asinh(Tensor self) -> Tensor
+Tensor asinh(const Tensor& self);
+// erf(Tensor self) -> Tensor
+Tensor erf(const Tensor& self);
+// erfc(Tensor self) -> Tensor
+Tensor erfc(const Tensor& self);
+// log1p(Tensor self) -> Tensor
+Tensor log1p(const Tensor& self);
+// expm1(Tensor self) -> Tensor
+Tensor expm1(const Tensor& self);
+// log2(Tensor self) -> Tensor
+Tensor log2(const Tensor& self);
+// log10(Tensor self) -> Tensor
+Tensor log10(const Tensor& self);
+// exp2(Tensor self) -> Tensor
+Tensor exp2(const Tensor& self);
+// floor(Tensor self) -> Tensor
+Tensor floor(const Tensor& self);
+// ceil(Tensor self) -> Tensor
+Tensor ceil(const Tensor& self);
+// trunc(Tensor self) -> Tensor
+Tensor trunc(const Tensor& self);
+// round(Tensor self) -> Tensor
+Tensor round(const Tensor& self);
+// frac(Tensor self) -> Tensor
+Tensor frac(const Tensor& self);
+// sign(Tensor self) -> Tensor
+Tensor sign(const Tensor& self);
+// sgn(Tensor self) -> Tensor
+Tensor sgn(const Tensor& self);
+// isnan(Tensor self) -> Tensor
+Tensor isnan(const Tensor& self);
+// logical_not(Tensor self) -> Tensor
+Tensor logical_not(const Tensor& self);
+// logical_and(Tensor self, Tensor other) -> Tensor
+Tensor logical_and(const Tensor& self, const Tensor& other);
+// logical_or(Tensor self, Tensor other) -> Tensor
+Tensor logical_or(const Tensor& self, const Tensor& other);
+// logical_xor(Tensor self, Tensor other) -> Tensor
+Tensor logical_xor(const Tensor& self, const Tensor& other);
+// bitwise_not(Tensor self) -> Tensor
+Tensor bitwise_not(const Tensor& self);
+// bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor
+Tensor bitwise_and_tensor(const Tensor& self, const Tensor& other);
+// bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor
+Tensor bitwise_or_tensor(const Tensor& self, const Tensor& other);
+// bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor
+Tensor bitwise_xor_tensor(const Tensor& self, const Tensor& other);
+// sigmoid_backward(Tensor grad_output, Tensor output) -> Tensor
+Tensor sigmoid_backward(const Tensor& grad_output, const Tensor& output);
+// tanh_backward(Tensor grad_output, Tensor output) -> Tensor
+Tensor tanh_backward(const Tensor& grad_output, const Tensor& output);
+// threshold(Tensor self, Scalar threshold, Scalar value) -> Tensor
+Tensor threshold(const Tensor& self, const Scalar& threshold, const Scalar& value);
+// leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor
+Tensor leaky_relu(const Tensor& self, const Scalar& negative_slope);
+// elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor
+Tensor elu(const Tensor& self, const Scalar& alpha, const Scalar& scale, const Scalar& input_scale);
+// hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor
+Tensor hardtanh(const Tensor& self, const Scalar& min_val, const Scalar& max_val);
+// hardtanh_backward(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val) -> Tensor
+Tensor hardtanh_backward(const Tensor& grad_output, const Tensor& self, const Scalar& min_val,
+                         const Scalar& max_val);
+// softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor
+Tensor softplus(const Tensor& self, const Scalar& beta, const Scalar& threshold);
+// softplus_backward(Tensor grad_output, Tensor self, Scalar beta, Scalar threshold) -> Tensor
+Tensor softplus_backward(const Tensor& grad_output, const Tensor& self, const Scalar& beta,
+                         const Scalar& threshold);
+// silu(Tensor self) -> Tensor
+Tensor silu(const Tensor& self);
+// silu_backward(Tensor grad_output, Tensor self) -> Tensor
+Tensor silu_backward(const Tensor& grad_output, const Tensor& self);
+// mish(Tensor self) -> Tensor
+Tensor mish(const Tensor& self);
+// mish_backward(Tensor grad_output, Tensor self) -> Tensor
+Tensor mish_backward(const Tensor& grad_output, const Tensor& self);
+// hardsigmoid(Tensor self) -> Tensor
+Tensor hardsigmoid(const Tensor& self);
+// hardsigmoid_backward(Tensor grad_output, Tensor self) -> Tensor
+Tensor hardsigmoid_backward(const Tensor& grad_output, const Tensor& self);
+// hardswish(Tensor self) -> Tensor
+Tensor hardswish(const Tensor& self);
+// hardswish_backward(Tensor grad_output, Tensor self) -> Tensor
+Tensor hardswish_backward(const Tensor& grad_output, const Tensor& self);
 // sum(Tensor self, *, ScalarType? dtype=None) -> Tensor (hand-written)
 Tensor sum(const Tensor& self, std::optional<DType> dtype);
 // sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) ->
@@ -367,9 +503,207 @@ void run_ge_tensor(const Tensor& out, std::initializer_list<Tensor> inputs,
 // gt.Scalar(Tensor self, Scalar other) -> Tensor
 void run_gt_scalar(const Tensor& out, std::initializer_list<Tensor> inputs,
                    std::initializer_list<Scalar> scalars, DType compute);
+// eq.Scalar(Tensor self, Scalar other) -> Tensor
+void run_eq_scalar(const Tensor& out, std::initializer_list<Tensor> inputs,
+                   std::initializer_list<Scalar> scalars, DType compute);
+// ne.Scalar(Tensor self, Scalar other) -> Tensor
+void run_ne_scalar(const Tensor& out, std::initializer_list<Tensor> inputs,
+                   std::initializer_list<Scalar> scalars, DType compute);
+// lt.Scalar(Tensor self, Scalar other) -> Tensor
+void run_lt_scalar(const Tensor& out, std::initializer_list<Tensor> inputs,
+                   std::initializer_list<Scalar> scalars, DType compute);
+// le.Scalar(Tensor self, Scalar other) -> Tensor
+void run_le_scalar(const Tensor& out, std::initializer_list<Tensor> inputs,
+                   std::initializer_list<Scalar> scalars, DType compute);
+// ge.Scalar(Tensor self, Scalar other) -> Tensor
+void run_ge_scalar(const Tensor& out, std::initializer_list<Tensor> inputs,
+                   std::initializer_list<Scalar> scalars, DType compute);
 // where.self(Tensor condition, Tensor self, Tensor other) -> Tensor
 void run_where_self(const Tensor& out, std::initializer_list<Tensor> inputs,
                     std::initializer_list<Scalar> scalars, DType compute);
+// rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
+void run_rsub_tensor(const Tensor& out, std::initializer_list<Tensor> inputs,
+                     std::initializer_list<Scalar> scalars, DType compute);
+// rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
+void run_rsub_scalar(const Tensor& out, std::initializer_list<Tensor> inputs,
+                     std::initializer_list<Scalar> scalars, DType compute);
+// addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
+void run_addcmul(const Tensor& out, std::initializer_list<Tensor> inputs,
+                 std::initializer_list<Scalar> scalars, DType compute);
+// addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
+void run_addcdiv(const Tensor& out, std::initializer_list<Tensor> inputs,
+                 std::initializer_list<Scalar> scalars, DType compute);
+// lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor
+void run_lerp_scalar(const Tensor& out, std::initializer_list<Tensor> inputs,
+                     std::initializer_list<Scalar> scalars, DType compute);
+// lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor
+void run_lerp_tensor(const Tensor& out, std::initializer_list<Tensor> inputs,
+                     std::initializer_list<Scalar> scalars, DType compute);
+// pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor
+void run_pow_tensor_tensor(const Tensor& out, std::initializer_list<Tensor> inputs,
+                           std::initializer_list<Scalar> scalars, DType compute);
+// atan2(Tensor self, Tensor other) -> Tensor
+void run_atan2(const Tensor& out, std::initializer_list<Tensor> inputs,
+               std::initializer_list<Scalar> scalars, DType compute);
+// remainder.Tensor(Tensor self, Tensor other) -> Tensor
+void run_remainder_tensor(const Tensor& out, std::initializer_list<Tensor> inputs,
+                          std::initializer_list<Scalar> scalars, DType compute);
+// remainder.Scalar(Tensor self, Scalar other) -> Tensor
+void run_remainder_scalar(const Tensor& out, std::initializer_list<Tensor> inputs,
+                          std::initializer_list<Scalar> scalars, DType compute);
+// fmod.Tensor(Tensor self, Tensor other) -> Tensor
+void run_fmod_tensor(const Tensor& out, std::initializer_list<Tensor> inputs,
+                     std::initializer_list<Scalar> scalars, DType compute);
+// fmod.Scalar(Tensor self, Scalar other) -> Tensor
+void run_fmod_scalar(const Tensor& out, std::initializer_list<Tensor> inputs,
+                     std::initializer_list<Scalar> scalars, DType compute);
+// clamp_min(Tensor self, Scalar min) -> Tensor
+void run_clamp_min(const Tensor& out, std::initializer_list<Tensor> inputs,
+                   std::initializer_list<Scalar> scalars, DType compute);
+// clamp_max(Tensor self, Scalar max) -> Tensor
+void run_clamp_max(const Tensor& out, std::initializer_list<Tensor> inputs,
+                   std::initializer_list<Scalar> scalars, DType compute);
+// sin(Tensor self) -> Tensor
+void run_sin(const Tensor& out, std::initializer_list<Tensor> inputs,
+             std::initializer_list<Scalar> scalars, DType compute);
+// cos(Tensor self) -> Tensor
+void run_cos(const Tensor& out, std::initializer_list<Tensor> inputs,
+             std::initializer_list<Scalar> scalars, DType compute);
+// tan(Tensor self) -> Tensor
+void run_tan(const Tensor& out, std::initializer_list<Tensor> inputs,
+             std::initializer_list<Scalar> scalars, DType compute);
+// atan(Tensor self) -> Tensor
+void run_atan(const Tensor& out, std::initializer_list<Tensor> inputs,
+              std::initializer_list<Scalar> scalars, DType compute);
+// sinh(Tensor self) -> Tensor
+void run_sinh(const Tensor& out, std::initializer_list<Tensor> inputs,
+              std::initializer_list<Scalar> scalars, DType compute);
+// cosh(Tensor self) -> Tensor
+void run_cosh(const Tensor& out, std::initializer_list<Tensor> inputs,
+              std::initializer_list<Scalar> scalars, DType compute);
+// asinh(Tensor self) -> Tensor
+void run_asinh(const Tensor& out, std::initializer_list<Tensor> inputs,
+               std::initializer_list<Scalar> scalars, DType compute);
+// erf(Tensor self) -> Tensor
+void run_erf(const Tensor& out, std::initializer_list<Tensor> inputs,
+             std::initializer_list<Scalar> scalars, DType compute);
+// erfc(Tensor self) -> Tensor
+void run_erfc(const Tensor& out, std::initializer_list<Tensor> inputs,
+              std::initializer_list<Scalar> scalars, DType compute);
+// log1p(Tensor self) -> Tensor
+void run_log1p(const Tensor& out, std::initializer_list<Tensor> inputs,
+               std::initializer_list<Scalar> scalars, DType compute);
+// expm1(Tensor self) -> Tensor
+void run_expm1(const Tensor& out, std::initializer_list<Tensor> inputs,
+               std::initializer_list<Scalar> scalars, DType compute);
+// log2(Tensor self) -> Tensor
+void run_log2(const Tensor& out, std::initializer_list<Tensor> inputs,
+              std::initializer_list<Scalar> scalars, DType compute);
+// log10(Tensor self) -> Tensor
+void run_log10(const Tensor& out, std::initializer_list<Tensor> inputs,
+               std::initializer_list<Scalar> scalars, DType compute);
+// exp2(Tensor self) -> Tensor
+void run_exp2(const Tensor& out, std::initializer_list<Tensor> inputs,
+              std::initializer_list<Scalar> scalars, DType compute);
+// floor(Tensor self) -> Tensor
+void run_floor(const Tensor& out, std::initializer_list<Tensor> inputs,
+               std::initializer_list<Scalar> scalars, DType compute);
+// ceil(Tensor self) -> Tensor
+void run_ceil(const Tensor& out, std::initializer_list<Tensor> inputs,
+              std::initializer_list<Scalar> scalars, DType compute);
+// trunc(Tensor self) -> Tensor
+void run_trunc(const Tensor& out, std::initializer_list<Tensor> inputs,
+               std::initializer_list<Scalar> scalars, DType compute);
+// round(Tensor self) -> Tensor
+void run_round(const Tensor& out, std::initializer_list<Tensor> inputs,
+               std::initializer_list<Scalar> scalars, DType compute);
+// frac(Tensor self) -> Tensor
+void run_frac(const Tensor& out, std::initializer_list<Tensor> inputs,
+              std::initializer_list<Scalar> scalars, DType compute);
+// sign(Tensor self) -> Tensor
+void run_sign(const Tensor& out, std::initializer_list<Tensor> inputs,
+              std::initializer_list<Scalar> scalars, DType compute);
+// sgn(Tensor self) -> Tensor
+void run_sgn(const Tensor& out, std::initializer_list<Tensor> inputs,
+             std::initializer_list<Scalar> scalars, DType compute);
+// isnan(Tensor self) -> Tensor
+void run_isnan(const Tensor& out, std::initializer_list<Tensor> inputs,
+               std::initializer_list<Scalar> scalars, DType compute);
+// logical_not(Tensor self) -> Tensor
+void run_logical_not(const Tensor& out, std::initializer_list<Tensor> inputs,
+                     std::initializer_list<Scalar> scalars, DType compute);
+// logical_and(Tensor self, Tensor other) -> Tensor
+void run_logical_and(const Tensor& out, std::initializer_list<Tensor> inputs,
+                     std::initializer_list<Scalar> scalars, DType compute);
+// logical_or(Tensor self, Tensor other) -> Tensor
+void run_logical_or(const Tensor& out, std::initializer_list<Tensor> inputs,
+                    std::initializer_list<Scalar> scalars, DType compute);
+// logical_xor(Tensor self, Tensor other) -> Tensor
+void run_logical_xor(const Tensor& out, std::initializer_list<Tensor> inputs,
+                     std::initializer_list<Scalar> scalars, DType compute);
+// bitwise_not(Tensor self) -> Tensor
+void run_bitwise_not(const Tensor& out, std::initializer_list<Tensor> inputs,
+                     std::initializer_list<Scalar> scalars, DType compute);
+// bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor
+void run_bitwise_and_tensor(const Tensor& out, std::initializer_list<Tensor> inputs,
+                            std::initializer_list<Scalar> scalars, DType compute);
+// bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor
+void run_bitwise_or_tensor(const Tensor& out, std::initializer_list<Tensor> inputs,
+                           std::initializer_list<Scalar> scalars, DType compute);
+// bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor
+void run_bitwise_xor_tensor(const Tensor& out, std::initializer_list<Tensor> inputs,
+                            std::initializer_list<Scalar> scalars, DType compute);
+// sigmoid_backward(Tensor grad_output, Tensor output) -> Tensor
+void run_sigmoid_backward(const Tensor& out, std::initializer_list<Tensor> inputs,
+                          std::initializer_list<Scalar> scalars, DType compute);
+// tanh_backward(Tensor grad_output, Tensor output) -> Tensor
+void run_tanh_backward(const Tensor& out, std::initializer_list<Tensor> inputs,
+                       std::initializer_list<Scalar> scalars, DType compute);
+// threshold(Tensor self, Scalar threshold, Scalar value) -> Tensor
+void run_threshold(const Tensor& out, std::initializer_list<Tensor> inputs,
+                   std::initializer_list<Scalar> scalars, DType compute);
+// leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor
+void run_leaky_relu(const Tensor& out, std::initializer_list<Tensor> inputs,
+                    std::initializer_list<Scalar> scalars, DType compute);
+// elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor
+void run_elu(const Tensor& out, std::initializer_list<Tensor> inputs,
+             std::initializer_list<Scalar> scalars, DType compute);
+// hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor
+void run_hardtanh(const Tensor& out, std::initializer_list<Tensor> inputs,
+                  std::initializer_list<Scalar> scalars, DType compute);
+// hardtanh_backward(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val) -> Tensor
+void run_hardtanh_backward(const Tensor& out, std::initializer_list<Tensor> inputs,
+                           std::initializer_list<Scalar> scalars, DType compute);
+// softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor
+void run_softplus(const Tensor& out, std::initializer_list<Tensor> inputs,
+                  std::initializer_list<Scalar> scalars, DType compute);
+// softplus_backward(Tensor grad_output, Tensor self, Scalar beta, Scalar threshold) -> Tensor
+void run_softplus_backward(const Tensor& out, std::initializer_list<Tensor> inputs,
+                           std::initializer_list<Scalar> scalars, DType compute);
+// silu(Tensor self) -> Tensor
+void run_silu(const Tensor& out, std::initializer_list<Tensor> inputs,
+              std::initializer_list<Scalar> scalars, DType compute);
+// silu_backward(Tensor grad_output, Tensor self) -> Tensor
+void run_silu_backward(const Tensor& out, std::initializer_list<Tensor> inputs,
+                       std::initializer_list<Scalar> scalars, DType compute);
+// mish(Tensor self) -> Tensor
+void run_mish(const Tensor& out, std::initializer_list<Tensor> inputs,
+              std::initializer_list<Scalar> scalars, DType compute);
+// mish_backward(Tensor grad_output, Tensor self) -> Tensor
+void run_mish_backward(const Tensor& out, std::initializer_list<Tensor> inputs,
+                       std::initializer_list<Scalar> scalars, DType compute);
+// hardsigmoid(Tensor self) -> Tensor
+void run_hardsigmoid(const Tensor& out, std::initializer_list<Tensor> inputs,
+                     std::initializer_list<Scalar> scalars, DType compute);
+// hardsigmoid_backward(Tensor grad_output, Tensor self) -> Tensor
+void run_hardsigmoid_backward(const Tensor& out, std::initializer_list<Tensor> inputs,
+                              std::initializer_list<Scalar> scalars, DType compute);
+// hardswish(Tensor self) -> Tensor
+void run_hardswish(const Tensor& out, std::initializer_list<Tensor> inputs,
+                   std::initializer_list<Scalar> scalars, DType compute);
+// hardswish_backward(Tensor grad_output, Tensor self) -> Tensor
+void run_hardswish_backward(const Tensor& out, std::initializer_list<Tensor> inputs,
+                            std::initializer_list<Scalar> scalars, DType compute);
 // masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor
 void run_masked_fill_scalar(const Tensor& out, std::initializer_list<Tensor> inputs,
                             std::initializer_list<Scalar> scalars, DType compute);
@@ -427,7 +761,78 @@ DType compute_dtype_le_tensor(const Shape& self, const Shape& other);
 DType compute_dtype_gt_tensor(const Shape& self, const Shape& other);
 DType compute_dtype_ge_tensor(const Shape& self, const Shape& other);
 DType compute_dtype_gt_scalar(const Shape& self, const Scalar& other);
+DType compute_dtype_eq_scalar(const Shape& self, const Scalar& other);
+DType compute_dtype_ne_scalar(const Shape& self, const Scalar& other);
+DType compute_dtype_lt_scalar(const Shape& self, const Scalar& other);
+DType compute_dtype_le_scalar(const Shape& self, const Scalar& other);
+DType compute_dtype_ge_scalar(const Shape& self, const Scalar& other);
 DType compute_dtype_where_self(const Shape& condition, const Shape& self, const Shape& other);
+DType compute_dtype_rsub_tensor(const Shape& self, const Shape& other, const Scalar& alpha);
+DType compute_dtype_rsub_scalar(const Shape& self, const Scalar& other, const Scalar& alpha);
+DType compute_dtype_addcmul(const Shape& self, const Shape& tensor1, const Shape& tensor2,
+                            const Scalar& value);
+DType compute_dtype_addcdiv(const Shape& self, const Shape& tensor1, const Shape& tensor2,
+                            const Scalar& value);
+DType compute_dtype_lerp_scalar(const Shape& self, const Shape& end, const Scalar& weight);
+DType compute_dtype_lerp_tensor(const Shape& self, const Shape& end, const Shape& weight);
+DType compute_dtype_pow_tensor_tensor(const Shape& self, const Shape& exponent);
+DType compute_dtype_atan2(const Shape& self, const Shape& other);
+DType compute_dtype_remainder_tensor(const Shape& self, const Shape& other);
+DType compute_dtype_remainder_scalar(const Shape& self, const Scalar& other);
+DType compute_dtype_fmod_tensor(const Shape& self, const Shape& other);
+DType compute_dtype_fmod_scalar(const Shape& self, const Scalar& other);
+DType compute_dtype_clamp_min(const Shape& self, const Scalar& min);
+DType compute_dtype_clamp_max(const Shape& self, const Scalar& max);
+DType compute_dtype_sin(const Shape& self);
+DType compute_dtype_cos(const Shape& self);
+DType compute_dtype_tan(const Shape& self);
+DType compute_dtype_atan(const Shape& self);
+DType compute_dtype_sinh(const Shape& self);
+DType compute_dtype_cosh(const Shape& self);
+DType compute_dtype_asinh(const Shape& self);
+DType compute_dtype_erf(const Shape& self);
+DType compute_dtype_erfc(const Shape& self);
+DType compute_dtype_log1p(const Shape& self);
+DType compute_dtype_expm1(const Shape& self);
+DType compute_dtype_log2(const Shape& self);
+DType compute_dtype_log10(const Shape& self);
+DType compute_dtype_exp2(const Shape& self);
+DType compute_dtype_floor(const Shape& self);
+DType compute_dtype_ceil(const Shape& self);
+DType compute_dtype_trunc(const Shape& self);
+DType compute_dtype_round(const Shape& self);
+DType compute_dtype_frac(const Shape& self);
+DType compute_dtype_sign(const Shape& self);
+DType compute_dtype_sgn(const Shape& self);
+DType compute_dtype_isnan(const Shape& self);
+DType compute_dtype_logical_not(const Shape& self);
+DType compute_dtype_logical_and(const Shape& self, const Shape& other);
+DType compute_dtype_logical_or(const Shape& self, const Shape& other);
+DType compute_dtype_logical_xor(const Shape& self, const Shape& other);
+DType compute_dtype_bitwise_not(const Shape& self);
+DType compute_dtype_bitwise_and_tensor(const Shape& self, const Shape& other);
+DType compute_dtype_bitwise_or_tensor(const Shape& self, const Shape& other);
+DType compute_dtype_bitwise_xor_tensor(const Shape& self, const Shape& other);
+DType compute_dtype_sigmoid_backward(const Shape& grad_output, const Shape& output);
+DType compute_dtype_tanh_backward(const Shape& grad_output, const Shape& output);
+DType compute_dtype_threshold(const Shape& self, const Scalar& threshold, const Scalar& value);
+DType compute_dtype_leaky_relu(const Shape& self, const Scalar& negative_slope);
+DType compute_dtype_elu(const Shape& self, const Scalar& alpha, const Scalar& scale,
+                        const Scalar& input_scale);
+DType compute_dtype_hardtanh(const Shape& self, const Scalar& min_val, const Scalar& max_val);
+DType compute_dtype_hardtanh_backward(const Shape& grad_output, const Shape& self,
+                                      const Scalar& min_val, const Scalar& max_val);
+DType compute_dtype_softplus(const Shape& self, const Scalar& beta, const Scalar& threshold);
+DType compute_dtype_softplus_backward(const Shape& grad_output, const Shape& self,
+                                      const Scalar& beta, const Scalar& threshold);
+DType compute_dtype_silu(const Shape& self);
+DType compute_dtype_silu_backward(const Shape& grad_output, const Shape& self);
+DType compute_dtype_mish(const Shape& self);
+DType compute_dtype_mish_backward(const Shape& grad_output, const Shape& self);
+DType compute_dtype_hardsigmoid(const Shape& self);
+DType compute_dtype_hardsigmoid_backward(const Shape& grad_output, const Shape& self);
+DType compute_dtype_hardswish(const Shape& self);
+DType compute_dtype_hardswish_backward(const Shape& grad_output, const Shape& self);
 DType compute_dtype_masked_fill_scalar(const Shape& self, const Shape& mask, const Scalar& value);
 DType compute_dtype_sqrt_inplace(const Shape& self);
 DType compute_dtype_div_inplace_tensor(const Shape& self, const Shape& other);

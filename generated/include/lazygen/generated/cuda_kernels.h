@@ -86,8 +86,140 @@ void launch_gt_tensor(const PointwiseArgs& args, cudaStream_t stream);
 void launch_ge_tensor(const PointwiseArgs& args, cudaStream_t stream);
 // gt.Scalar(Tensor self, Scalar other) -> Tensor
 void launch_gt_scalar(const PointwiseArgs& args, cudaStream_t stream);
+// eq.Scalar(Tensor self, Scalar other) -> Tensor
+void launch_eq_scalar(const PointwiseArgs& args, cudaStream_t stream);
+// ne.Scalar(Tensor self, Scalar other) -> Tensor
+void launch_ne_scalar(const PointwiseArgs& args, cudaStream_t stream);
+// lt.Scalar(Tensor self, Scalar other) -> Tensor
+void launch_lt_scalar(const PointwiseArgs& args, cudaStream_t stream);
+// le.Scalar(Tensor self, Scalar other) -> Tensor
+void launch_le_scalar(const PointwiseArgs& args, cudaStream_t stream);
+// ge.Scalar(Tensor self, Scalar other) -> Tensor
+void launch_ge_scalar(const PointwiseArgs& args, cudaStream_t stream);
 // where.self(Tensor condition, Tensor self, Tensor other) -> Tensor
 void launch_where_self(const PointwiseArgs& args, cudaStream_t stream);
+// rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
+void launch_rsub_tensor(const PointwiseArgs& args, cudaStream_t stream);
+// rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
+void launch_rsub_scalar(const PointwiseArgs& args, cudaStream_t stream);
+// addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
+void launch_addcmul(const PointwiseArgs& args, cudaStream_t stream);
+// addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
+void launch_addcdiv(const PointwiseArgs& args, cudaStream_t stream);
+// lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor
+void launch_lerp_scalar(const PointwiseArgs& args, cudaStream_t stream);
+// lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor
+void launch_lerp_tensor(const PointwiseArgs& args, cudaStream_t stream);
+// pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor
+void launch_pow_tensor_tensor(const PointwiseArgs& args, cudaStream_t stream);
+// atan2(Tensor self, Tensor other) -> Tensor
+void launch_atan2(const PointwiseArgs& args, cudaStream_t stream);
+// remainder.Tensor(Tensor self, Tensor other) -> Tensor
+void launch_remainder_tensor(const PointwiseArgs& args, cudaStream_t stream);
+// remainder.Scalar(Tensor self, Scalar other) -> Tensor
+void launch_remainder_scalar(const PointwiseArgs& args, cudaStream_t stream);
+// fmod.Tensor(Tensor self, Tensor other) -> Tensor
+void launch_fmod_tensor(const PointwiseArgs& args, cudaStream_t stream);
+// fmod.Scalar(Tensor self, Scalar other) -> Tensor
+void launch_fmod_scalar(const PointwiseArgs& args, cudaStream_t stream);
+// clamp_min(Tensor self, Scalar min) -> Tensor
+void launch_clamp_min(const PointwiseArgs& args, cudaStream_t stream);
+// clamp_max(Tensor self, Scalar max) -> Tensor
+void launch_clamp_max(const PointwiseArgs& args, cudaStream_t stream);
+// sin(Tensor self) -> Tensor
+void launch_sin(const PointwiseArgs& args, cudaStream_t stream);
+// cos(Tensor self) -> Tensor
+void launch_cos(const PointwiseArgs& args, cudaStream_t stream);
+// tan(Tensor self) -> Tensor
+void launch_tan(const PointwiseArgs& args, cudaStream_t stream);
+// atan(Tensor self) -> Tensor
+void launch_atan(const PointwiseArgs& args, cudaStream_t stream);
+// sinh(Tensor self) -> Tensor
+void launch_sinh(const PointwiseArgs& args, cudaStream_t stream);
+// cosh(Tensor self) -> Tensor
+void launch_cosh(const PointwiseArgs& args, cudaStream_t stream);
+// asinh(Tensor self) -> Tensor
+void launch_asinh(const PointwiseArgs& args, cudaStream_t stream);
+// erf(Tensor self) -> Tensor
+void launch_erf(const PointwiseArgs& args, cudaStream_t stream);
+// erfc(Tensor self) -> Tensor
+void launch_erfc(const PointwiseArgs& args, cudaStream_t stream);
+// log1p(Tensor self) -> Tensor
+void launch_log1p(const PointwiseArgs& args, cudaStream_t stream);
+// expm1(Tensor self) -> Tensor
+void launch_expm1(const PointwiseArgs& args, cudaStream_t stream);
+// log2(Tensor self) -> Tensor
+void launch_log2(const PointwiseArgs& args, cudaStream_t stream);
+// log10(Tensor self) -> Tensor
+void launch_log10(const PointwiseArgs& args, cudaStream_t stream);
+// exp2(Tensor self) -> Tensor
+void launch_exp2(const PointwiseArgs& args, cudaStream_t stream);
+// floor(Tensor self) -> Tensor
+void launch_floor(const PointwiseArgs& args, cudaStream_t stream);
+// ceil(Tensor self) -> Tensor
+void launch_ceil(const PointwiseArgs& args, cudaStream_t stream);
+// trunc(Tensor self) -> Tensor
+void launch_trunc(const PointwiseArgs& args, cudaStream_t stream);
+// round(Tensor self) -> Tensor
+void launch_round(const PointwiseArgs& args, cudaStream_t stream);
+// frac(Tensor self) -> Tensor
+void launch_frac(const PointwiseArgs& args, cudaStream_t stream);
+// sign(Tensor self) -> Tensor
+void launch_sign(const PointwiseArgs& args, cudaStream_t stream);
+// sgn(Tensor self) -> Tensor
+void launch_sgn(const PointwiseArgs& args, cudaStream_t stream);
+// isnan(Tensor self) -> Tensor
+void launch_isnan(const PointwiseArgs& args, cudaStream_t stream);
+// logical_not(Tensor self) -> Tensor
+void launch_logical_not(const PointwiseArgs& args, cudaStream_t stream);
+// logical_and(Tensor self, Tensor other) -> Tensor
+void launch_logical_and(const PointwiseArgs& args, cudaStream_t stream);
+// logical_or(Tensor self, Tensor other) -> Tensor
+void launch_logical_or(const PointwiseArgs& args, cudaStream_t stream);
+// logical_xor(Tensor self, Tensor other) -> Tensor
+void launch_logical_xor(const PointwiseArgs& args, cudaStream_t stream);
+// bitwise_not(Tensor self) -> Tensor
+void launch_bitwise_not(const PointwiseArgs& args, cudaStream_t stream);
+// bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor
+void launch_bitwise_and_tensor(const PointwiseArgs& args, cudaStream_t stream);
+// bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor
+void launch_bitwise_or_tensor(const PointwiseArgs& args, cudaStream_t stream);
+// bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor
+void launch_bitwise_xor_tensor(const PointwiseArgs& args, cudaStream_t stream);
+// sigmoid_backward(Tensor grad_output, Tensor output) -> Tensor
+void launch_sigmoid_backward(const PointwiseArgs& args, cudaStream_t stream);
+// tanh_backward(Tensor grad_output, Tensor output) -> Tensor
+void launch_tanh_backward(const PointwiseArgs& args, cudaStream_t stream);
+// threshold(Tensor self, Scalar threshold, Scalar value) -> Tensor
+void launch_threshold(const PointwiseArgs& args, cudaStream_t stream);
+// leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor
+void launch_leaky_relu(const PointwiseArgs& args, cudaStream_t stream);
+// elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor
+void launch_elu(const PointwiseArgs& args, cudaStream_t stream);
+// hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor
+void launch_hardtanh(const PointwiseArgs& args, cudaStream_t stream);
+// hardtanh_backward(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val) -> Tensor
+void launch_hardtanh_backward(const PointwiseArgs& args, cudaStream_t stream);
+// softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor
+void launch_softplus(const PointwiseArgs& args, cudaStream_t stream);
+// softplus_backward(Tensor grad_output, Tensor self, Scalar beta, Scalar threshold) -> Tensor
+void launch_softplus_backward(const PointwiseArgs& args, cudaStream_t stream);
+// silu(Tensor self) -> Tensor
+void launch_silu(const PointwiseArgs& args, cudaStream_t stream);
+// silu_backward(Tensor grad_output, Tensor self) -> Tensor
+void launch_silu_backward(const PointwiseArgs& args, cudaStream_t stream);
+// mish(Tensor self) -> Tensor
+void launch_mish(const PointwiseArgs& args, cudaStream_t stream);
+// mish_backward(Tensor grad_output, Tensor self) -> Tensor
+void launch_mish_backward(const PointwiseArgs& args, cudaStream_t stream);
+// hardsigmoid(Tensor self) -> Tensor
+void launch_hardsigmoid(const PointwiseArgs& args, cudaStream_t stream);
+// hardsigmoid_backward(Tensor grad_output, Tensor self) -> Tensor
+void launch_hardsigmoid_backward(const PointwiseArgs& args, cudaStream_t stream);
+// hardswish(Tensor self) -> Tensor
+void launch_hardswish(const PointwiseArgs& args, cudaStream_t stream);
+// hardswish_backward(Tensor grad_output, Tensor self) -> Tensor
+void launch_hardswish_backward(const PointwiseArgs& args, cudaStream_t stream);
 // masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor
 void launch_masked_fill_scalar(const PointwiseArgs& args, cudaStream_t stream);
 // sqrt_(Tensor(a!) self) -> Tensor(a!)

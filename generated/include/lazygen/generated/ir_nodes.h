@@ -554,6 +554,76 @@ class GtScalar final : public Node {
   std::string attrs_string() const override { return format_attrs({}); }
 };
 
+// eq.Scalar(Tensor self, Scalar other) -> Tensor
+class EqScalar final : public Node {
+ public:
+  static constexpr OpKind kKind = OpKind::eq_scalar;
+
+  EqScalar(const Value& self, const Value& other, std::vector<Shape> shapes)
+      : Node(kKind, operand_list(self, other), std::move(shapes), hash_all()) {}
+
+  bool can_reuse(const Value& self, const Value& other) const {
+    return operands_match(self, other);
+  }
+  std::string attrs_string() const override { return format_attrs({}); }
+};
+
+// ne.Scalar(Tensor self, Scalar other) -> Tensor
+class NeScalar final : public Node {
+ public:
+  static constexpr OpKind kKind = OpKind::ne_scalar;
+
+  NeScalar(const Value& self, const Value& other, std::vector<Shape> shapes)
+      : Node(kKind, operand_list(self, other), std::move(shapes), hash_all()) {}
+
+  bool can_reuse(const Value& self, const Value& other) const {
+    return operands_match(self, other);
+  }
+  std::string attrs_string() const override { return format_attrs({}); }
+};
+
+// lt.Scalar(Tensor self, Scalar other) -> Tensor
+class LtScalar final : public Node {
+ public:
+  static constexpr OpKind kKind = OpKind::lt_scalar;
+
+  LtScalar(const Value& self, const Value& other, std::vector<Shape> shapes)
+      : Node(kKind, operand_list(self, other), std::move(shapes), hash_all()) {}
+
+  bool can_reuse(const Value& self, const Value& other) const {
+    return operands_match(self, other);
+  }
+  std::string attrs_string() const override { return format_attrs({}); }
+};
+
+// le.Scalar(Tensor self, Scalar other) -> Tensor
+class LeScalar final : public Node {
+ public:
+  static constexpr OpKind kKind = OpKind::le_scalar;
+
+  LeScalar(const Value& self, const Value& other, std::vector<Shape> shapes)
+      : Node(kKind, operand_list(self, other), std::move(shapes), hash_all()) {}
+
+  bool can_reuse(const Value& self, const Value& other) const {
+    return operands_match(self, other);
+  }
+  std::string attrs_string() const override { return format_attrs({}); }
+};
+
+// ge.Scalar(Tensor self, Scalar other) -> Tensor
+class GeScalar final : public Node {
+ public:
+  static constexpr OpKind kKind = OpKind::ge_scalar;
+
+  GeScalar(const Value& self, const Value& other, std::vector<Shape> shapes)
+      : Node(kKind, operand_list(self, other), std::move(shapes), hash_all()) {}
+
+  bool can_reuse(const Value& self, const Value& other) const {
+    return operands_match(self, other);
+  }
+  std::string attrs_string() const override { return format_attrs({}); }
+};
+
 // where.self(Tensor condition, Tensor self, Tensor other) -> Tensor
 class WhereSelf final : public Node {
  public:
@@ -565,6 +635,813 @@ class WhereSelf final : public Node {
 
   bool can_reuse(const Value& condition, const Value& self, const Value& other) const {
     return operands_match(condition, self, other);
+  }
+  std::string attrs_string() const override { return format_attrs({}); }
+};
+
+// rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
+class RsubTensor final : public Node {
+ public:
+  static constexpr OpKind kKind = OpKind::rsub_tensor;
+
+  RsubTensor(const Value& self, const Value& other, const Value& alpha, std::vector<Shape> shapes)
+      : Node(kKind, operand_list(self, other, alpha), std::move(shapes), hash_all()) {}
+
+  bool can_reuse(const Value& self, const Value& other, const Value& alpha) const {
+    return operands_match(self, other, alpha);
+  }
+  std::string attrs_string() const override { return format_attrs({}); }
+};
+
+// rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
+class RsubScalar final : public Node {
+ public:
+  static constexpr OpKind kKind = OpKind::rsub_scalar;
+
+  RsubScalar(const Value& self, const Value& other, const Value& alpha, std::vector<Shape> shapes)
+      : Node(kKind, operand_list(self, other, alpha), std::move(shapes), hash_all()) {}
+
+  bool can_reuse(const Value& self, const Value& other, const Value& alpha) const {
+    return operands_match(self, other, alpha);
+  }
+  std::string attrs_string() const override { return format_attrs({}); }
+};
+
+// addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
+class Addcmul final : public Node {
+ public:
+  static constexpr OpKind kKind = OpKind::addcmul;
+
+  Addcmul(const Value& self, const Value& tensor1, const Value& tensor2, const Value& value,
+          std::vector<Shape> shapes)
+      : Node(kKind, operand_list(self, tensor1, tensor2, value), std::move(shapes), hash_all()) {}
+
+  bool can_reuse(const Value& self, const Value& tensor1, const Value& tensor2,
+                 const Value& value) const {
+    return operands_match(self, tensor1, tensor2, value);
+  }
+  std::string attrs_string() const override { return format_attrs({}); }
+};
+
+// addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
+class Addcdiv final : public Node {
+ public:
+  static constexpr OpKind kKind = OpKind::addcdiv;
+
+  Addcdiv(const Value& self, const Value& tensor1, const Value& tensor2, const Value& value,
+          std::vector<Shape> shapes)
+      : Node(kKind, operand_list(self, tensor1, tensor2, value), std::move(shapes), hash_all()) {}
+
+  bool can_reuse(const Value& self, const Value& tensor1, const Value& tensor2,
+                 const Value& value) const {
+    return operands_match(self, tensor1, tensor2, value);
+  }
+  std::string attrs_string() const override { return format_attrs({}); }
+};
+
+// lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor
+class LerpScalar final : public Node {
+ public:
+  static constexpr OpKind kKind = OpKind::lerp_scalar;
+
+  LerpScalar(const Value& self, const Value& end, const Value& weight, std::vector<Shape> shapes)
+      : Node(kKind, operand_list(self, end, weight), std::move(shapes), hash_all()) {}
+
+  bool can_reuse(const Value& self, const Value& end, const Value& weight) const {
+    return operands_match(self, end, weight);
+  }
+  std::string attrs_string() const override { return format_attrs({}); }
+};
+
+// lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor
+class LerpTensor final : public Node {
+ public:
+  static constexpr OpKind kKind = OpKind::lerp_tensor;
+
+  LerpTensor(const Value& self, const Value& end, const Value& weight, std::vector<Shape> shapes)
+      : Node(kKind, operand_list(self, end, weight), std::move(shapes), hash_all()) {}
+
+  bool can_reuse(const Value& self, const Value& end, const Value& weight) const {
+    return operands_match(self, end, weight);
+  }
+  std::string attrs_string() const override { return format_attrs({}); }
+};
+
+// pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor
+class PowTensorTensor final : public Node {
+ public:
+  static constexpr OpKind kKind = OpKind::pow_tensor_tensor;
+
+  PowTensorTensor(const Value& self, const Value& exponent, std::vector<Shape> shapes)
+      : Node(kKind, operand_list(self, exponent), std::move(shapes), hash_all()) {}
+
+  bool can_reuse(const Value& self, const Value& exponent) const {
+    return operands_match(self, exponent);
+  }
+  std::string attrs_string() const override { return format_attrs({}); }
+};
+
+// atan2(Tensor self, Tensor other) -> Tensor
+class Atan2 final : public Node {
+ public:
+  static constexpr OpKind kKind = OpKind::atan2;
+
+  Atan2(const Value& self, const Value& other, std::vector<Shape> shapes)
+      : Node(kKind, operand_list(self, other), std::move(shapes), hash_all()) {}
+
+  bool can_reuse(const Value& self, const Value& other) const {
+    return operands_match(self, other);
+  }
+  std::string attrs_string() const override { return format_attrs({}); }
+};
+
+// remainder.Tensor(Tensor self, Tensor other) -> Tensor
+class RemainderTensor final : public Node {
+ public:
+  static constexpr OpKind kKind = OpKind::remainder_tensor;
+
+  RemainderTensor(const Value& self, const Value& other, std::vector<Shape> shapes)
+      : Node(kKind, operand_list(self, other), std::move(shapes), hash_all()) {}
+
+  bool can_reuse(const Value& self, const Value& other) const {
+    return operands_match(self, other);
+  }
+  std::string attrs_string() const override { return format_attrs({}); }
+};
+
+// remainder.Scalar(Tensor self, Scalar other) -> Tensor
+class RemainderScalar final : public Node {
+ public:
+  static constexpr OpKind kKind = OpKind::remainder_scalar;
+
+  RemainderScalar(const Value& self, const Value& other, std::vector<Shape> shapes)
+      : Node(kKind, operand_list(self, other), std::move(shapes), hash_all()) {}
+
+  bool can_reuse(const Value& self, const Value& other) const {
+    return operands_match(self, other);
+  }
+  std::string attrs_string() const override { return format_attrs({}); }
+};
+
+// fmod.Tensor(Tensor self, Tensor other) -> Tensor
+class FmodTensor final : public Node {
+ public:
+  static constexpr OpKind kKind = OpKind::fmod_tensor;
+
+  FmodTensor(const Value& self, const Value& other, std::vector<Shape> shapes)
+      : Node(kKind, operand_list(self, other), std::move(shapes), hash_all()) {}
+
+  bool can_reuse(const Value& self, const Value& other) const {
+    return operands_match(self, other);
+  }
+  std::string attrs_string() const override { return format_attrs({}); }
+};
+
+// fmod.Scalar(Tensor self, Scalar other) -> Tensor
+class FmodScalar final : public Node {
+ public:
+  static constexpr OpKind kKind = OpKind::fmod_scalar;
+
+  FmodScalar(const Value& self, const Value& other, std::vector<Shape> shapes)
+      : Node(kKind, operand_list(self, other), std::move(shapes), hash_all()) {}
+
+  bool can_reuse(const Value& self, const Value& other) const {
+    return operands_match(self, other);
+  }
+  std::string attrs_string() const override { return format_attrs({}); }
+};
+
+// clamp_min(Tensor self, Scalar min) -> Tensor
+class ClampMin final : public Node {
+ public:
+  static constexpr OpKind kKind = OpKind::clamp_min;
+
+  ClampMin(const Value& self, const Value& min, std::vector<Shape> shapes)
+      : Node(kKind, operand_list(self, min), std::move(shapes), hash_all()) {}
+
+  bool can_reuse(const Value& self, const Value& min) const { return operands_match(self, min); }
+  std::string attrs_string() const override { return format_attrs({}); }
+};
+
+// clamp_max(Tensor self, Scalar max) -> Tensor
+class ClampMax final : public Node {
+ public:
+  static constexpr OpKind kKind = OpKind::clamp_max;
+
+  ClampMax(const Value& self, const Value& max, std::vector<Shape> shapes)
+      : Node(kKind, operand_list(self, max), std::move(shapes), hash_all()) {}
+
+  bool can_reuse(const Value& self, const Value& max) const { return operands_match(self, max); }
+  std::string attrs_string() const override { return format_attrs({}); }
+};
+
+// sin(Tensor self) -> Tensor
+class Sin final : public Node {
+ public:
+  static constexpr OpKind kKind = OpKind::sin;
+
+  Sin(const Value& self, std::vector<Shape> shapes)
+      : Node(kKind, operand_list(self), std::move(shapes), hash_all()) {}
+
+  bool can_reuse(const Value& self) const { return operands_match(self); }
+  std::string attrs_string() const override { return format_attrs({}); }
+};
+
+// cos(Tensor self) -> Tensor
+class Cos final : public Node {
+ public:
+  static constexpr OpKind kKind = OpKind::cos;
+
+  Cos(const Value& self, std::vector<Shape> shapes)
+      : Node(kKind, operand_list(self), std::move(shapes), hash_all()) {}
+
+  bool can_reuse(const Value& self) const { return operands_match(self); }
+  std::string attrs_string() const override { return format_attrs({}); }
+};
+
+// tan(Tensor self) -> Tensor
+class Tan final : public Node {
+ public:
+  static constexpr OpKind kKind = OpKind::tan;
+
+  Tan(const Value& self, std::vector<Shape> shapes)
+      : Node(kKind, operand_list(self), std::move(shapes), hash_all()) {}
+
+  bool can_reuse(const Value& self) const { return operands_match(self); }
+  std::string attrs_string() const override { return format_attrs({}); }
+};
+
+// atan(Tensor self) -> Tensor
+class Atan final : public Node {
+ public:
+  static constexpr OpKind kKind = OpKind::atan;
+
+  Atan(const Value& self, std::vector<Shape> shapes)
+      : Node(kKind, operand_list(self), std::move(shapes), hash_all()) {}
+
+  bool can_reuse(const Value& self) const { return operands_match(self); }
+  std::string attrs_string() const override { return format_attrs({}); }
+};
+
+// sinh(Tensor self) -> Tensor
+class Sinh final : public Node {
+ public:
+  static constexpr OpKind kKind = OpKind::sinh;
+
+  Sinh(const Value& self, std::vector<Shape> shapes)
+      : Node(kKind, operand_list(self), std::move(shapes), hash_all()) {}
+
+  bool can_reuse(const Value& self) const { return operands_match(self); }
+  std::string attrs_string() const override { return format_attrs({}); }
+};
+
+// cosh(Tensor self) -> Tensor
+class Cosh final : public Node {
+ public:
+  static constexpr OpKind kKind = OpKind::cosh;
+
+  Cosh(const Value& self, std::vector<Shape> shapes)
+      : Node(kKind, operand_list(self), std::move(shapes), hash_all()) {}
+
+  bool can_reuse(const Value& self) const { return operands_match(self); }
+  std::string attrs_string() const override { return format_attrs({}); }
+};
+
+// asinh(Tensor self) -> Tensor
+class Asinh final : public Node {
+ public:
+  static constexpr OpKind kKind = OpKind::asinh;
+
+  Asinh(const Value& self, std::vector<Shape> shapes)
+      : Node(kKind, operand_list(self), std::move(shapes), hash_all()) {}
+
+  bool can_reuse(const Value& self) const { return operands_match(self); }
+  std::string attrs_string() const override { return format_attrs({}); }
+};
+
+// erf(Tensor self) -> Tensor
+class Erf final : public Node {
+ public:
+  static constexpr OpKind kKind = OpKind::erf;
+
+  Erf(const Value& self, std::vector<Shape> shapes)
+      : Node(kKind, operand_list(self), std::move(shapes), hash_all()) {}
+
+  bool can_reuse(const Value& self) const { return operands_match(self); }
+  std::string attrs_string() const override { return format_attrs({}); }
+};
+
+// erfc(Tensor self) -> Tensor
+class Erfc final : public Node {
+ public:
+  static constexpr OpKind kKind = OpKind::erfc;
+
+  Erfc(const Value& self, std::vector<Shape> shapes)
+      : Node(kKind, operand_list(self), std::move(shapes), hash_all()) {}
+
+  bool can_reuse(const Value& self) const { return operands_match(self); }
+  std::string attrs_string() const override { return format_attrs({}); }
+};
+
+// log1p(Tensor self) -> Tensor
+class Log1p final : public Node {
+ public:
+  static constexpr OpKind kKind = OpKind::log1p;
+
+  Log1p(const Value& self, std::vector<Shape> shapes)
+      : Node(kKind, operand_list(self), std::move(shapes), hash_all()) {}
+
+  bool can_reuse(const Value& self) const { return operands_match(self); }
+  std::string attrs_string() const override { return format_attrs({}); }
+};
+
+// expm1(Tensor self) -> Tensor
+class Expm1 final : public Node {
+ public:
+  static constexpr OpKind kKind = OpKind::expm1;
+
+  Expm1(const Value& self, std::vector<Shape> shapes)
+      : Node(kKind, operand_list(self), std::move(shapes), hash_all()) {}
+
+  bool can_reuse(const Value& self) const { return operands_match(self); }
+  std::string attrs_string() const override { return format_attrs({}); }
+};
+
+// log2(Tensor self) -> Tensor
+class Log2 final : public Node {
+ public:
+  static constexpr OpKind kKind = OpKind::log2;
+
+  Log2(const Value& self, std::vector<Shape> shapes)
+      : Node(kKind, operand_list(self), std::move(shapes), hash_all()) {}
+
+  bool can_reuse(const Value& self) const { return operands_match(self); }
+  std::string attrs_string() const override { return format_attrs({}); }
+};
+
+// log10(Tensor self) -> Tensor
+class Log10 final : public Node {
+ public:
+  static constexpr OpKind kKind = OpKind::log10;
+
+  Log10(const Value& self, std::vector<Shape> shapes)
+      : Node(kKind, operand_list(self), std::move(shapes), hash_all()) {}
+
+  bool can_reuse(const Value& self) const { return operands_match(self); }
+  std::string attrs_string() const override { return format_attrs({}); }
+};
+
+// exp2(Tensor self) -> Tensor
+class Exp2 final : public Node {
+ public:
+  static constexpr OpKind kKind = OpKind::exp2;
+
+  Exp2(const Value& self, std::vector<Shape> shapes)
+      : Node(kKind, operand_list(self), std::move(shapes), hash_all()) {}
+
+  bool can_reuse(const Value& self) const { return operands_match(self); }
+  std::string attrs_string() const override { return format_attrs({}); }
+};
+
+// floor(Tensor self) -> Tensor
+class Floor final : public Node {
+ public:
+  static constexpr OpKind kKind = OpKind::floor;
+
+  Floor(const Value& self, std::vector<Shape> shapes)
+      : Node(kKind, operand_list(self), std::move(shapes), hash_all()) {}
+
+  bool can_reuse(const Value& self) const { return operands_match(self); }
+  std::string attrs_string() const override { return format_attrs({}); }
+};
+
+// ceil(Tensor self) -> Tensor
+class Ceil final : public Node {
+ public:
+  static constexpr OpKind kKind = OpKind::ceil;
+
+  Ceil(const Value& self, std::vector<Shape> shapes)
+      : Node(kKind, operand_list(self), std::move(shapes), hash_all()) {}
+
+  bool can_reuse(const Value& self) const { return operands_match(self); }
+  std::string attrs_string() const override { return format_attrs({}); }
+};
+
+// trunc(Tensor self) -> Tensor
+class Trunc final : public Node {
+ public:
+  static constexpr OpKind kKind = OpKind::trunc;
+
+  Trunc(const Value& self, std::vector<Shape> shapes)
+      : Node(kKind, operand_list(self), std::move(shapes), hash_all()) {}
+
+  bool can_reuse(const Value& self) const { return operands_match(self); }
+  std::string attrs_string() const override { return format_attrs({}); }
+};
+
+// round(Tensor self) -> Tensor
+class Round final : public Node {
+ public:
+  static constexpr OpKind kKind = OpKind::round;
+
+  Round(const Value& self, std::vector<Shape> shapes)
+      : Node(kKind, operand_list(self), std::move(shapes), hash_all()) {}
+
+  bool can_reuse(const Value& self) const { return operands_match(self); }
+  std::string attrs_string() const override { return format_attrs({}); }
+};
+
+// frac(Tensor self) -> Tensor
+class Frac final : public Node {
+ public:
+  static constexpr OpKind kKind = OpKind::frac;
+
+  Frac(const Value& self, std::vector<Shape> shapes)
+      : Node(kKind, operand_list(self), std::move(shapes), hash_all()) {}
+
+  bool can_reuse(const Value& self) const { return operands_match(self); }
+  std::string attrs_string() const override { return format_attrs({}); }
+};
+
+// sign(Tensor self) -> Tensor
+class Sign final : public Node {
+ public:
+  static constexpr OpKind kKind = OpKind::sign;
+
+  Sign(const Value& self, std::vector<Shape> shapes)
+      : Node(kKind, operand_list(self), std::move(shapes), hash_all()) {}
+
+  bool can_reuse(const Value& self) const { return operands_match(self); }
+  std::string attrs_string() const override { return format_attrs({}); }
+};
+
+// sgn(Tensor self) -> Tensor
+class Sgn final : public Node {
+ public:
+  static constexpr OpKind kKind = OpKind::sgn;
+
+  Sgn(const Value& self, std::vector<Shape> shapes)
+      : Node(kKind, operand_list(self), std::move(shapes), hash_all()) {}
+
+  bool can_reuse(const Value& self) const { return operands_match(self); }
+  std::string attrs_string() const override { return format_attrs({}); }
+};
+
+// isnan(Tensor self) -> Tensor
+class Isnan final : public Node {
+ public:
+  static constexpr OpKind kKind = OpKind::isnan;
+
+  Isnan(const Value& self, std::vector<Shape> shapes)
+      : Node(kKind, operand_list(self), std::move(shapes), hash_all()) {}
+
+  bool can_reuse(const Value& self) const { return operands_match(self); }
+  std::string attrs_string() const override { return format_attrs({}); }
+};
+
+// logical_not(Tensor self) -> Tensor
+class LogicalNot final : public Node {
+ public:
+  static constexpr OpKind kKind = OpKind::logical_not;
+
+  LogicalNot(const Value& self, std::vector<Shape> shapes)
+      : Node(kKind, operand_list(self), std::move(shapes), hash_all()) {}
+
+  bool can_reuse(const Value& self) const { return operands_match(self); }
+  std::string attrs_string() const override { return format_attrs({}); }
+};
+
+// logical_and(Tensor self, Tensor other) -> Tensor
+class LogicalAnd final : public Node {
+ public:
+  static constexpr OpKind kKind = OpKind::logical_and;
+
+  LogicalAnd(const Value& self, const Value& other, std::vector<Shape> shapes)
+      : Node(kKind, operand_list(self, other), std::move(shapes), hash_all()) {}
+
+  bool can_reuse(const Value& self, const Value& other) const {
+    return operands_match(self, other);
+  }
+  std::string attrs_string() const override { return format_attrs({}); }
+};
+
+// logical_or(Tensor self, Tensor other) -> Tensor
+class LogicalOr final : public Node {
+ public:
+  static constexpr OpKind kKind = OpKind::logical_or;
+
+  LogicalOr(const Value& self, const Value& other, std::vector<Shape> shapes)
+      : Node(kKind, operand_list(self, other), std::move(shapes), hash_all()) {}
+
+  bool can_reuse(const Value& self, const Value& other) const {
+    return operands_match(self, other);
+  }
+  std::string attrs_string() const override { return format_attrs({}); }
+};
+
+// logical_xor(Tensor self, Tensor other) -> Tensor
+class LogicalXor final : public Node {
+ public:
+  static constexpr OpKind kKind = OpKind::logical_xor;
+
+  LogicalXor(const Value& self, const Value& other, std::vector<Shape> shapes)
+      : Node(kKind, operand_list(self, other), std::move(shapes), hash_all()) {}
+
+  bool can_reuse(const Value& self, const Value& other) const {
+    return operands_match(self, other);
+  }
+  std::string attrs_string() const override { return format_attrs({}); }
+};
+
+// bitwise_not(Tensor self) -> Tensor
+class BitwiseNot final : public Node {
+ public:
+  static constexpr OpKind kKind = OpKind::bitwise_not;
+
+  BitwiseNot(const Value& self, std::vector<Shape> shapes)
+      : Node(kKind, operand_list(self), std::move(shapes), hash_all()) {}
+
+  bool can_reuse(const Value& self) const { return operands_match(self); }
+  std::string attrs_string() const override { return format_attrs({}); }
+};
+
+// bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor
+class BitwiseAndTensor final : public Node {
+ public:
+  static constexpr OpKind kKind = OpKind::bitwise_and_tensor;
+
+  BitwiseAndTensor(const Value& self, const Value& other, std::vector<Shape> shapes)
+      : Node(kKind, operand_list(self, other), std::move(shapes), hash_all()) {}
+
+  bool can_reuse(const Value& self, const Value& other) const {
+    return operands_match(self, other);
+  }
+  std::string attrs_string() const override { return format_attrs({}); }
+};
+
+// bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor
+class BitwiseOrTensor final : public Node {
+ public:
+  static constexpr OpKind kKind = OpKind::bitwise_or_tensor;
+
+  BitwiseOrTensor(const Value& self, const Value& other, std::vector<Shape> shapes)
+      : Node(kKind, operand_list(self, other), std::move(shapes), hash_all()) {}
+
+  bool can_reuse(const Value& self, const Value& other) const {
+    return operands_match(self, other);
+  }
+  std::string attrs_string() const override { return format_attrs({}); }
+};
+
+// bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor
+class BitwiseXorTensor final : public Node {
+ public:
+  static constexpr OpKind kKind = OpKind::bitwise_xor_tensor;
+
+  BitwiseXorTensor(const Value& self, const Value& other, std::vector<Shape> shapes)
+      : Node(kKind, operand_list(self, other), std::move(shapes), hash_all()) {}
+
+  bool can_reuse(const Value& self, const Value& other) const {
+    return operands_match(self, other);
+  }
+  std::string attrs_string() const override { return format_attrs({}); }
+};
+
+// sigmoid_backward(Tensor grad_output, Tensor output) -> Tensor
+class SigmoidBackward final : public Node {
+ public:
+  static constexpr OpKind kKind = OpKind::sigmoid_backward;
+
+  SigmoidBackward(const Value& grad_output, const Value& output, std::vector<Shape> shapes)
+      : Node(kKind, operand_list(grad_output, output), std::move(shapes), hash_all()) {}
+
+  bool can_reuse(const Value& grad_output, const Value& output) const {
+    return operands_match(grad_output, output);
+  }
+  std::string attrs_string() const override { return format_attrs({}); }
+};
+
+// tanh_backward(Tensor grad_output, Tensor output) -> Tensor
+class TanhBackward final : public Node {
+ public:
+  static constexpr OpKind kKind = OpKind::tanh_backward;
+
+  TanhBackward(const Value& grad_output, const Value& output, std::vector<Shape> shapes)
+      : Node(kKind, operand_list(grad_output, output), std::move(shapes), hash_all()) {}
+
+  bool can_reuse(const Value& grad_output, const Value& output) const {
+    return operands_match(grad_output, output);
+  }
+  std::string attrs_string() const override { return format_attrs({}); }
+};
+
+// threshold(Tensor self, Scalar threshold, Scalar value) -> Tensor
+class Threshold final : public Node {
+ public:
+  static constexpr OpKind kKind = OpKind::threshold;
+
+  Threshold(const Value& self, const Value& threshold, const Value& value,
+            std::vector<Shape> shapes)
+      : Node(kKind, operand_list(self, threshold, value), std::move(shapes), hash_all()) {}
+
+  bool can_reuse(const Value& self, const Value& threshold, const Value& value) const {
+    return operands_match(self, threshold, value);
+  }
+  std::string attrs_string() const override { return format_attrs({}); }
+};
+
+// leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor
+class LeakyRelu final : public Node {
+ public:
+  static constexpr OpKind kKind = OpKind::leaky_relu;
+
+  LeakyRelu(const Value& self, const Value& negative_slope, std::vector<Shape> shapes)
+      : Node(kKind, operand_list(self, negative_slope), std::move(shapes), hash_all()) {}
+
+  bool can_reuse(const Value& self, const Value& negative_slope) const {
+    return operands_match(self, negative_slope);
+  }
+  std::string attrs_string() const override { return format_attrs({}); }
+};
+
+// elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor
+class Elu final : public Node {
+ public:
+  static constexpr OpKind kKind = OpKind::elu;
+
+  Elu(const Value& self, const Value& alpha, const Value& scale, const Value& input_scale,
+      std::vector<Shape> shapes)
+      : Node(kKind, operand_list(self, alpha, scale, input_scale), std::move(shapes), hash_all()) {}
+
+  bool can_reuse(const Value& self, const Value& alpha, const Value& scale,
+                 const Value& input_scale) const {
+    return operands_match(self, alpha, scale, input_scale);
+  }
+  std::string attrs_string() const override { return format_attrs({}); }
+};
+
+// hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor
+class Hardtanh final : public Node {
+ public:
+  static constexpr OpKind kKind = OpKind::hardtanh;
+
+  Hardtanh(const Value& self, const Value& min_val, const Value& max_val, std::vector<Shape> shapes)
+      : Node(kKind, operand_list(self, min_val, max_val), std::move(shapes), hash_all()) {}
+
+  bool can_reuse(const Value& self, const Value& min_val, const Value& max_val) const {
+    return operands_match(self, min_val, max_val);
+  }
+  std::string attrs_string() const override { return format_attrs({}); }
+};
+
+// hardtanh_backward(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val) -> Tensor
+class HardtanhBackward final : public Node {
+ public:
+  static constexpr OpKind kKind = OpKind::hardtanh_backward;
+
+  HardtanhBackward(const Value& grad_output, const Value& self, const Value& min_val,
+                   const Value& max_val, std::vector<Shape> shapes)
+      : Node(kKind, operand_list(grad_output, self, min_val, max_val), std::move(shapes),
+             hash_all()) {}
+
+  bool can_reuse(const Value& grad_output, const Value& self, const Value& min_val,
+                 const Value& max_val) const {
+    return operands_match(grad_output, self, min_val, max_val);
+  }
+  std::string attrs_string() const override { return format_attrs({}); }
+};
+
+// softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor
+class Softplus final : public Node {
+ public:
+  static constexpr OpKind kKind = OpKind::softplus;
+
+  Softplus(const Value& self, const Value& beta, const Value& threshold, std::vector<Shape> shapes)
+      : Node(kKind, operand_list(self, beta, threshold), std::move(shapes), hash_all()) {}
+
+  bool can_reuse(const Value& self, const Value& beta, const Value& threshold) const {
+    return operands_match(self, beta, threshold);
+  }
+  std::string attrs_string() const override { return format_attrs({}); }
+};
+
+// softplus_backward(Tensor grad_output, Tensor self, Scalar beta, Scalar threshold) -> Tensor
+class SoftplusBackward final : public Node {
+ public:
+  static constexpr OpKind kKind = OpKind::softplus_backward;
+
+  SoftplusBackward(const Value& grad_output, const Value& self, const Value& beta,
+                   const Value& threshold, std::vector<Shape> shapes)
+      : Node(kKind, operand_list(grad_output, self, beta, threshold), std::move(shapes),
+             hash_all()) {}
+
+  bool can_reuse(const Value& grad_output, const Value& self, const Value& beta,
+                 const Value& threshold) const {
+    return operands_match(grad_output, self, beta, threshold);
+  }
+  std::string attrs_string() const override { return format_attrs({}); }
+};
+
+// silu(Tensor self) -> Tensor
+class Silu final : public Node {
+ public:
+  static constexpr OpKind kKind = OpKind::silu;
+
+  Silu(const Value& self, std::vector<Shape> shapes)
+      : Node(kKind, operand_list(self), std::move(shapes), hash_all()) {}
+
+  bool can_reuse(const Value& self) const { return operands_match(self); }
+  std::string attrs_string() const override { return format_attrs({}); }
+};
+
+// silu_backward(Tensor grad_output, Tensor self) -> Tensor
+class SiluBackward final : public Node {
+ public:
+  static constexpr OpKind kKind = OpKind::silu_backward;
+
+  SiluBackward(const Value& grad_output, const Value& self, std::vector<Shape> shapes)
+      : Node(kKind, operand_list(grad_output, self), std::move(shapes), hash_all()) {}
+
+  bool can_reuse(const Value& grad_output, const Value& self) const {
+    return operands_match(grad_output, self);
+  }
+  std::string attrs_string() const override { return format_attrs({}); }
+};
+
+// mish(Tensor self) -> Tensor
+class Mish final : public Node {
+ public:
+  static constexpr OpKind kKind = OpKind::mish;
+
+  Mish(const Value& self, std::vector<Shape> shapes)
+      : Node(kKind, operand_list(self), std::move(shapes), hash_all()) {}
+
+  bool can_reuse(const Value& self) const { return operands_match(self); }
+  std::string attrs_string() const override { return format_attrs({}); }
+};
+
+// mish_backward(Tensor grad_output, Tensor self) -> Tensor
+class MishBackward final : public Node {
+ public:
+  static constexpr OpKind kKind = OpKind::mish_backward;
+
+  MishBackward(const Value& grad_output, const Value& self, std::vector<Shape> shapes)
+      : Node(kKind, operand_list(grad_output, self), std::move(shapes), hash_all()) {}
+
+  bool can_reuse(const Value& grad_output, const Value& self) const {
+    return operands_match(grad_output, self);
+  }
+  std::string attrs_string() const override { return format_attrs({}); }
+};
+
+// hardsigmoid(Tensor self) -> Tensor
+class Hardsigmoid final : public Node {
+ public:
+  static constexpr OpKind kKind = OpKind::hardsigmoid;
+
+  Hardsigmoid(const Value& self, std::vector<Shape> shapes)
+      : Node(kKind, operand_list(self), std::move(shapes), hash_all()) {}
+
+  bool can_reuse(const Value& self) const { return operands_match(self); }
+  std::string attrs_string() const override { return format_attrs({}); }
+};
+
+// hardsigmoid_backward(Tensor grad_output, Tensor self) -> Tensor
+class HardsigmoidBackward final : public Node {
+ public:
+  static constexpr OpKind kKind = OpKind::hardsigmoid_backward;
+
+  HardsigmoidBackward(const Value& grad_output, const Value& self, std::vector<Shape> shapes)
+      : Node(kKind, operand_list(grad_output, self), std::move(shapes), hash_all()) {}
+
+  bool can_reuse(const Value& grad_output, const Value& self) const {
+    return operands_match(grad_output, self);
+  }
+  std::string attrs_string() const override { return format_attrs({}); }
+};
+
+// hardswish(Tensor self) -> Tensor
+class Hardswish final : public Node {
+ public:
+  static constexpr OpKind kKind = OpKind::hardswish;
+
+  Hardswish(const Value& self, std::vector<Shape> shapes)
+      : Node(kKind, operand_list(self), std::move(shapes), hash_all()) {}
+
+  bool can_reuse(const Value& self) const { return operands_match(self); }
+  std::string attrs_string() const override { return format_attrs({}); }
+};
+
+// hardswish_backward(Tensor grad_output, Tensor self) -> Tensor
+class HardswishBackward final : public Node {
+ public:
+  static constexpr OpKind kKind = OpKind::hardswish_backward;
+
+  HardswishBackward(const Value& grad_output, const Value& self, std::vector<Shape> shapes)
+      : Node(kKind, operand_list(grad_output, self), std::move(shapes), hash_all()) {}
+
+  bool can_reuse(const Value& grad_output, const Value& self) const {
+    return operands_match(grad_output, self);
   }
   std::string attrs_string() const override { return format_attrs({}); }
 };

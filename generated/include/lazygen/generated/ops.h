@@ -95,8 +95,145 @@ Tensor gt(const Tensor& self, const Tensor& other);
 Tensor ge(const Tensor& self, const Tensor& other);
 // gt.Scalar(Tensor self, Scalar other) -> Tensor
 Tensor gt(const Tensor& self, const Scalar& other);
+// eq.Scalar(Tensor self, Scalar other) -> Tensor
+Tensor eq(const Tensor& self, const Scalar& other);
+// ne.Scalar(Tensor self, Scalar other) -> Tensor
+Tensor ne(const Tensor& self, const Scalar& other);
+// lt.Scalar(Tensor self, Scalar other) -> Tensor
+Tensor lt(const Tensor& self, const Scalar& other);
+// le.Scalar(Tensor self, Scalar other) -> Tensor
+Tensor le(const Tensor& self, const Scalar& other);
+// ge.Scalar(Tensor self, Scalar other) -> Tensor
+Tensor ge(const Tensor& self, const Scalar& other);
 // where.self(Tensor condition, Tensor self, Tensor other) -> Tensor
 Tensor where(const Tensor& condition, const Tensor& self, const Tensor& other);
+// rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
+Tensor rsub(const Tensor& self, const Tensor& other, const Scalar& alpha = 1);
+// rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
+Tensor rsub(const Tensor& self, const Scalar& other, const Scalar& alpha = 1);
+// addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
+Tensor addcmul(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2,
+               const Scalar& value = 1);
+// addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
+Tensor addcdiv(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2,
+               const Scalar& value = 1);
+// lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor
+Tensor lerp(const Tensor& self, const Tensor& end, const Scalar& weight);
+// lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor
+Tensor lerp(const Tensor& self, const Tensor& end, const Tensor& weight);
+// pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor
+Tensor pow(const Tensor& self, const Tensor& exponent);
+// atan2(Tensor self, Tensor other) -> Tensor
+Tensor atan2(const Tensor& self, const Tensor& other);
+// remainder.Tensor(Tensor self, Tensor other) -> Tensor
+Tensor remainder(const Tensor& self, const Tensor& other);
+// remainder.Scalar(Tensor self, Scalar other) -> Tensor
+Tensor remainder(const Tensor& self, const Scalar& other);
+// fmod.Tensor(Tensor self, Tensor other) -> Tensor
+Tensor fmod(const Tensor& self, const Tensor& other);
+// fmod.Scalar(Tensor self, Scalar other) -> Tensor
+Tensor fmod(const Tensor& self, const Scalar& other);
+// clamp_min(Tensor self, Scalar min) -> Tensor
+Tensor clamp_min(const Tensor& self, const Scalar& min);
+// clamp_max(Tensor self, Scalar max) -> Tensor
+Tensor clamp_max(const Tensor& self, const Scalar& max);
+// sin(Tensor self) -> Tensor
+Tensor sin(const Tensor& self);
+// cos(Tensor self) -> Tensor
+Tensor cos(const Tensor& self);
+// tan(Tensor self) -> Tensor
+Tensor tan(const Tensor& self);
+// atan(Tensor self) -> Tensor
+Tensor atan(const Tensor& self);
+// sinh(Tensor self) -> Tensor
+Tensor sinh(const Tensor& self);
+// cosh(Tensor self) -> Tensor
+Tensor cosh(const Tensor& self);
+// asinh(Tensor self) -> Tensor
+Tensor asinh(const Tensor& self);
+// erf(Tensor self) -> Tensor
+Tensor erf(const Tensor& self);
+// erfc(Tensor self) -> Tensor
+Tensor erfc(const Tensor& self);
+// log1p(Tensor self) -> Tensor
+Tensor log1p(const Tensor& self);
+// expm1(Tensor self) -> Tensor
+Tensor expm1(const Tensor& self);
+// log2(Tensor self) -> Tensor
+Tensor log2(const Tensor& self);
+// log10(Tensor self) -> Tensor
+Tensor log10(const Tensor& self);
+// exp2(Tensor self) -> Tensor
+Tensor exp2(const Tensor& self);
+// floor(Tensor self) -> Tensor
+Tensor floor(const Tensor& self);
+// ceil(Tensor self) -> Tensor
+Tensor ceil(const Tensor& self);
+// trunc(Tensor self) -> Tensor
+Tensor trunc(const Tensor& self);
+// round(Tensor self) -> Tensor
+Tensor round(const Tensor& self);
+// frac(Tensor self) -> Tensor
+Tensor frac(const Tensor& self);
+// sign(Tensor self) -> Tensor
+Tensor sign(const Tensor& self);
+// sgn(Tensor self) -> Tensor
+Tensor sgn(const Tensor& self);
+// isnan(Tensor self) -> Tensor
+Tensor isnan(const Tensor& self);
+// logical_not(Tensor self) -> Tensor
+Tensor logical_not(const Tensor& self);
+// logical_and(Tensor self, Tensor other) -> Tensor
+Tensor logical_and(const Tensor& self, const Tensor& other);
+// logical_or(Tensor self, Tensor other) -> Tensor
+Tensor logical_or(const Tensor& self, const Tensor& other);
+// logical_xor(Tensor self, Tensor other) -> Tensor
+Tensor logical_xor(const Tensor& self, const Tensor& other);
+// bitwise_not(Tensor self) -> Tensor
+Tensor bitwise_not(const Tensor& self);
+// bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor
+Tensor bitwise_and(const Tensor& self, const Tensor& other);
+// bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor
+Tensor bitwise_or(const Tensor& self, const Tensor& other);
+// bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor
+Tensor bitwise_xor(const Tensor& self, const Tensor& other);
+// sigmoid_backward(Tensor grad_output, Tensor output) -> Tensor
+Tensor sigmoid_backward(const Tensor& grad_output, const Tensor& output);
+// tanh_backward(Tensor grad_output, Tensor output) -> Tensor
+Tensor tanh_backward(const Tensor& grad_output, const Tensor& output);
+// threshold(Tensor self, Scalar threshold, Scalar value) -> Tensor
+Tensor threshold(const Tensor& self, const Scalar& threshold, const Scalar& value);
+// leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor
+Tensor leaky_relu(const Tensor& self, const Scalar& negative_slope = 0.01);
+// elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor
+Tensor elu(const Tensor& self, const Scalar& alpha = 1, const Scalar& scale = 1,
+           const Scalar& input_scale = 1);
+// hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor
+Tensor hardtanh(const Tensor& self, const Scalar& min_val = -1, const Scalar& max_val = 1);
+// hardtanh_backward(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val) -> Tensor
+Tensor hardtanh_backward(const Tensor& grad_output, const Tensor& self, const Scalar& min_val,
+                         const Scalar& max_val);
+// softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor
+Tensor softplus(const Tensor& self, const Scalar& beta = 1, const Scalar& threshold = 20);
+// softplus_backward(Tensor grad_output, Tensor self, Scalar beta, Scalar threshold) -> Tensor
+Tensor softplus_backward(const Tensor& grad_output, const Tensor& self, const Scalar& beta,
+                         const Scalar& threshold);
+// silu(Tensor self) -> Tensor
+Tensor silu(const Tensor& self);
+// silu_backward(Tensor grad_output, Tensor self) -> Tensor
+Tensor silu_backward(const Tensor& grad_output, const Tensor& self);
+// mish(Tensor self) -> Tensor
+Tensor mish(const Tensor& self);
+// mish_backward(Tensor grad_output, Tensor self) -> Tensor
+Tensor mish_backward(const Tensor& grad_output, const Tensor& self);
+// hardsigmoid(Tensor self) -> Tensor
+Tensor hardsigmoid(const Tensor& self);
+// hardsigmoid_backward(Tensor grad_output, Tensor self) -> Tensor
+Tensor hardsigmoid_backward(const Tensor& grad_output, const Tensor& self);
+// hardswish(Tensor self) -> Tensor
+Tensor hardswish(const Tensor& self);
+// hardswish_backward(Tensor grad_output, Tensor self) -> Tensor
+Tensor hardswish_backward(const Tensor& grad_output, const Tensor& self);
 // sum(Tensor self, *, ScalarType? dtype=None) -> Tensor
 Tensor sum(const Tensor& self, std::optional<DType> dtype = std::nullopt);
 // sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) ->

@@ -105,4 +105,249 @@ struct NeTensor {
   }
 };
 
+// eq.Scalar(Tensor self, Scalar other) -> Tensor
+struct EqScalar {
+  static constexpr int kTensors = 1;
+  static constexpr int kScalars = 1;
+  static constexpr unsigned kDTypes = 0x1f;  // bool int32 int64 float32 float64
+  template <class T>
+  LAZYGEN_HD auto operator()(T self, T other) const {
+    return self == other;
+  }
+};
+
+// addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
+struct Addcdiv {
+  static constexpr int kTensors = 3;
+  static constexpr int kScalars = 1;
+  static constexpr unsigned kDTypes = 0x18;  // float32 float64
+  template <class T>
+  LAZYGEN_HD auto operator()(T self, T tensor1, T tensor2, T value) const {
+    return self + value * tensor1 / tensor2;
+  }
+};
+
+// lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor
+struct LerpTensor {
+  static constexpr int kTensors = 3;
+  static constexpr int kScalars = 0;
+  static constexpr unsigned kDTypes = 0x18;  // float32 float64
+  template <class T>
+  LAZYGEN_HD auto operator()(T self, T end, T weight) const {
+    return where(abs(weight) < 0.5, self + weight * (end - self),
+                 end - (end - self) * (1 - weight));
+  }
+};
+
+// remainder.Tensor(Tensor self, Tensor other) -> Tensor
+struct RemainderTensor {
+  static constexpr int kTensors = 2;
+  static constexpr int kScalars = 0;
+  static constexpr unsigned kDTypes = 0x1e;  // int32 int64 float32 float64
+  template <class T>
+  LAZYGEN_HD auto operator()(T self, T other) const {
+    return remainder(self, other);
+  }
+};
+
+// fmod.Scalar(Tensor self, Scalar other) -> Tensor
+struct FmodScalar {
+  static constexpr int kTensors = 1;
+  static constexpr int kScalars = 1;
+  static constexpr unsigned kDTypes = 0x1f;  // bool int32 int64 float32 float64
+  template <class T>
+  LAZYGEN_HD auto operator()(T self, T other) const {
+    return fmod(self, other);
+  }
+};
+
+// cos(Tensor self) -> Tensor
+struct Cos {
+  static constexpr int kTensors = 1;
+  static constexpr int kScalars = 0;
+  static constexpr unsigned kDTypes = 0x18;  // float32 float64
+  template <class T>
+  LAZYGEN_HD auto operator()(T self) const {
+    return cos(self);
+  }
+};
+
+// tan(Tensor self) -> Tensor
+struct Tan {
+  static constexpr int kTensors = 1;
+  static constexpr int kScalars = 0;
+  static constexpr unsigned kDTypes = 0x18;  // float32 float64
+  template <class T>
+  LAZYGEN_HD auto operator()(T self) const {
+    return tan(self);
+  }
+};
+
+// cosh(Tensor self) -> Tensor
+struct Cosh {
+  static constexpr int kTensors = 1;
+  static constexpr int kScalars = 0;
+  static constexpr unsigned kDTypes = 0x18;  // float32 float64
+  template <class T>
+  LAZYGEN_HD auto operator()(T self) const {
+    return cosh(self);
+  }
+};
+
+// erf(Tensor self) -> Tensor
+struct Erf {
+  static constexpr int kTensors = 1;
+  static constexpr int kScalars = 0;
+  static constexpr unsigned kDTypes = 0x18;  // float32 float64
+  template <class T>
+  LAZYGEN_HD auto operator()(T self) const {
+    return erf(self);
+  }
+};
+
+// log1p(Tensor self) -> Tensor
+struct Log1p {
+  static constexpr int kTensors = 1;
+  static constexpr int kScalars = 0;
+  static constexpr unsigned kDTypes = 0x18;  // float32 float64
+  template <class T>
+  LAZYGEN_HD auto operator()(T self) const {
+    return log1p(self);
+  }
+};
+
+// log10(Tensor self) -> Tensor
+struct Log10 {
+  static constexpr int kTensors = 1;
+  static constexpr int kScalars = 0;
+  static constexpr unsigned kDTypes = 0x18;  // float32 float64
+  template <class T>
+  LAZYGEN_HD auto operator()(T self) const {
+    return log10(self);
+  }
+};
+
+// ceil(Tensor self) -> Tensor
+struct Ceil {
+  static constexpr int kTensors = 1;
+  static constexpr int kScalars = 0;
+  static constexpr unsigned kDTypes = 0x1e;  // int32 int64 float32 float64
+  template <class T>
+  LAZYGEN_HD auto operator()(T self) const {
+    return ceil(self);
+  }
+};
+
+// sign(Tensor self) -> Tensor
+struct Sign {
+  static constexpr int kTensors = 1;
+  static constexpr int kScalars = 0;
+  static constexpr unsigned kDTypes = 0x1f;  // bool int32 int64 float32 float64
+  template <class T>
+  LAZYGEN_HD auto operator()(T self) const {
+    return sign(self);
+  }
+};
+
+// logical_or(Tensor self, Tensor other) -> Tensor
+struct LogicalOr {
+  static constexpr int kTensors = 2;
+  static constexpr int kScalars = 0;
+  static constexpr unsigned kDTypes = 0x1f;  // bool int32 int64 float32 float64
+  template <class T>
+  LAZYGEN_HD auto operator()(T self, T other) const {
+    return logical_or(self, other);
+  }
+};
+
+// bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor
+struct BitwiseOrTensor {
+  static constexpr int kTensors = 2;
+  static constexpr int kScalars = 0;
+  static constexpr unsigned kDTypes = 0x7;  // bool int32 int64
+  template <class T>
+  LAZYGEN_HD auto operator()(T self, T other) const {
+    return bitwise_or(self, other);
+  }
+};
+
+// tanh_backward(Tensor grad_output, Tensor output) -> Tensor
+struct TanhBackward {
+  static constexpr int kTensors = 2;
+  static constexpr int kScalars = 0;
+  static constexpr unsigned kDTypes = 0x18;  // float32 float64
+  template <class T>
+  LAZYGEN_HD auto operator()(T grad_output, T output) const {
+    return grad_output * (1 - output * output);
+  }
+};
+
+// threshold(Tensor self, Scalar threshold, Scalar value) -> Tensor
+struct Threshold {
+  static constexpr int kTensors = 1;
+  static constexpr int kScalars = 2;
+  static constexpr unsigned kDTypes = 0x1e;  // int32 int64 float32 float64
+  template <class T>
+  LAZYGEN_HD auto operator()(T self, T threshold, T value) const {
+    return where(self <= threshold, value, self);
+  }
+};
+
+// leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor
+struct LeakyRelu {
+  static constexpr int kTensors = 1;
+  static constexpr int kScalars = 1;
+  static constexpr unsigned kDTypes = 0x18;  // float32 float64
+  template <class T>
+  LAZYGEN_HD auto operator()(T self, T negative_slope) const {
+    return where(self > 0, self, self * negative_slope);
+  }
+};
+
+// mish(Tensor self) -> Tensor
+struct Mish {
+  static constexpr int kTensors = 1;
+  static constexpr int kScalars = 0;
+  static constexpr unsigned kDTypes = 0x18;  // float32 float64
+  template <class T>
+  LAZYGEN_HD auto operator()(T self) const {
+    return self * tanh(log1p(exp(self)));
+  }
+};
+
+// mish_backward(Tensor grad_output, Tensor self) -> Tensor
+struct MishBackward {
+  static constexpr int kTensors = 2;
+  static constexpr int kScalars = 0;
+  static constexpr unsigned kDTypes = 0x18;  // float32 float64
+  template <class T>
+  LAZYGEN_HD auto operator()(T grad_output, T self) const {
+    return grad_output *
+           (tanh(log1p(exp(self))) +
+            self * sigmoid(self) * (1 - tanh(log1p(exp(self))) * tanh(log1p(exp(self)))));
+  }
+};
+
+// hardsigmoid(Tensor self) -> Tensor
+struct Hardsigmoid {
+  static constexpr int kTensors = 1;
+  static constexpr int kScalars = 0;
+  static constexpr unsigned kDTypes = 0x18;  // float32 float64
+  template <class T>
+  LAZYGEN_HD auto operator()(T self) const {
+    return min(max(self + 3, 0), 6) / 6;
+  }
+};
+
+// hardsigmoid_backward(Tensor grad_output, Tensor self) -> Tensor
+struct HardsigmoidBackward {
+  static constexpr int kTensors = 2;
+  static constexpr int kScalars = 0;
+  static constexpr unsigned kDTypes = 0x18;  // float32 float64
+  template <class T>
+  LAZYGEN_HD auto operator()(T grad_output, T self) const {
+    return where(self > -3 && self < 3, grad_output * (1.0f / 6.0f), 0);
+  }
+};
+
 }  // namespace lazygen::kernels

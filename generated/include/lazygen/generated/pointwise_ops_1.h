@@ -116,6 +116,183 @@ struct EqTensor {
   }
 };
 
+// ne.Scalar(Tensor self, Scalar other) -> Tensor
+struct NeScalar {
+  static constexpr int kTensors = 1;
+  static constexpr int kScalars = 1;
+  static constexpr unsigned kDTypes = 0x1f;  // bool int32 int64 float32 float64
+  template <class T>
+  LAZYGEN_HD auto operator()(T self, T other) const {
+    return self != other;
+  }
+};
+
+// addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
+struct Addcmul {
+  static constexpr int kTensors = 3;
+  static constexpr int kScalars = 1;
+  static constexpr unsigned kDTypes = 0x1e;  // int32 int64 float32 float64
+  template <class T>
+  LAZYGEN_HD auto operator()(T self, T tensor1, T tensor2, T value) const {
+    return self + value * tensor1 * tensor2;
+  }
+};
+
+// lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor
+struct LerpScalar {
+  static constexpr int kTensors = 2;
+  static constexpr int kScalars = 1;
+  static constexpr unsigned kDTypes = 0x18;  // float32 float64
+  template <class T>
+  LAZYGEN_HD auto operator()(T self, T end, T weight) const {
+    return where(abs(weight) < 0.5, self + weight * (end - self),
+                 end - (end - self) * (1 - weight));
+  }
+};
+
+// pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor
+struct PowTensorTensor {
+  static constexpr int kTensors = 2;
+  static constexpr int kScalars = 0;
+  static constexpr unsigned kDTypes = 0x1e;  // int32 int64 float32 float64
+  template <class T>
+  LAZYGEN_HD auto operator()(T self, T exponent) const {
+    return pow(self, exponent);
+  }
+};
+
+// remainder.Scalar(Tensor self, Scalar other) -> Tensor
+struct RemainderScalar {
+  static constexpr int kTensors = 1;
+  static constexpr int kScalars = 1;
+  static constexpr unsigned kDTypes = 0x1f;  // bool int32 int64 float32 float64
+  template <class T>
+  LAZYGEN_HD auto operator()(T self, T other) const {
+    return remainder(self, other);
+  }
+};
+
+// fmod.Tensor(Tensor self, Tensor other) -> Tensor
+struct FmodTensor {
+  static constexpr int kTensors = 2;
+  static constexpr int kScalars = 0;
+  static constexpr unsigned kDTypes = 0x1e;  // int32 int64 float32 float64
+  template <class T>
+  LAZYGEN_HD auto operator()(T self, T other) const {
+    return fmod(self, other);
+  }
+};
+
+// clamp_max(Tensor self, Scalar max) -> Tensor
+struct ClampMax {
+  static constexpr int kTensors = 1;
+  static constexpr int kScalars = 1;
+  static constexpr unsigned kDTypes = 0x1f;  // bool int32 int64 float32 float64
+  template <class T>
+  LAZYGEN_HD auto operator()(T self, T max) const {
+    return min(self, max);
+  }
+};
+
+// sin(Tensor self) -> Tensor
+struct Sin {
+  static constexpr int kTensors = 1;
+  static constexpr int kScalars = 0;
+  static constexpr unsigned kDTypes = 0x18;  // float32 float64
+  template <class T>
+  LAZYGEN_HD auto operator()(T self) const {
+    return sin(self);
+  }
+};
+
+// erfc(Tensor self) -> Tensor
+struct Erfc {
+  static constexpr int kTensors = 1;
+  static constexpr int kScalars = 0;
+  static constexpr unsigned kDTypes = 0x18;  // float32 float64
+  template <class T>
+  LAZYGEN_HD auto operator()(T self) const {
+    return erfc(self);
+  }
+};
+
+// log2(Tensor self) -> Tensor
+struct Log2 {
+  static constexpr int kTensors = 1;
+  static constexpr int kScalars = 0;
+  static constexpr unsigned kDTypes = 0x18;  // float32 float64
+  template <class T>
+  LAZYGEN_HD auto operator()(T self) const {
+    return log2(self);
+  }
+};
+
+// floor(Tensor self) -> Tensor
+struct Floor {
+  static constexpr int kTensors = 1;
+  static constexpr int kScalars = 0;
+  static constexpr unsigned kDTypes = 0x1e;  // int32 int64 float32 float64
+  template <class T>
+  LAZYGEN_HD auto operator()(T self) const {
+    return floor(self);
+  }
+};
+
+// trunc(Tensor self) -> Tensor
+struct Trunc {
+  static constexpr int kTensors = 1;
+  static constexpr int kScalars = 0;
+  static constexpr unsigned kDTypes = 0x1e;  // int32 int64 float32 float64
+  template <class T>
+  LAZYGEN_HD auto operator()(T self) const {
+    return trunc(self);
+  }
+};
+
+// frac(Tensor self) -> Tensor
+struct Frac {
+  static constexpr int kTensors = 1;
+  static constexpr int kScalars = 0;
+  static constexpr unsigned kDTypes = 0x18;  // float32 float64
+  template <class T>
+  LAZYGEN_HD auto operator()(T self) const {
+    return frac(self);
+  }
+};
+
+// sigmoid_backward(Tensor grad_output, Tensor output) -> Tensor
+struct SigmoidBackward {
+  static constexpr int kTensors = 2;
+  static constexpr int kScalars = 0;
+  static constexpr unsigned kDTypes = 0x18;  // float32 float64
+  template <class T>
+  LAZYGEN_HD auto operator()(T grad_output, T output) const {
+    return grad_output * (1 - output) * output;
+  }
+};
+
+// hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor
+struct Hardtanh {
+  static constexpr int kTensors = 1;
+  static constexpr int kScalars = 2;
+  static constexpr unsigned kDTypes = 0x1e;  // int32 int64 float32 float64
+  template <class T>
+  LAZYGEN_HD auto operator()(T self, T min_val, T max_val) const {
+    return min(max(self, min_val), max_val);
+  }
+};
+
+// softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor
+struct Softplus {
+  static constexpr int kTensors = 1;
+  static constexpr int kScalars = 2;
+  static constexpr unsigned kDTypes = 0x18;  // float32 float64
+  template <class T>
+  LAZYGEN_HD auto operator()(T self, T beta, T threshold) const {
+    return where(self * beta > threshold, self, log1p(exp(self * beta)) / beta);
+  }
+};
+
 // masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor
 struct MaskedFillScalar {
   static constexpr int kTensors = 2;

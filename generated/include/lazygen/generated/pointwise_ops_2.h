@@ -83,6 +83,193 @@ struct GtTensor {
   }
 };
 
+// lt.Scalar(Tensor self, Scalar other) -> Tensor
+struct LtScalar {
+  static constexpr int kTensors = 1;
+  static constexpr int kScalars = 1;
+  static constexpr unsigned kDTypes = 0x1f;  // bool int32 int64 float32 float64
+  template <class T>
+  LAZYGEN_HD auto operator()(T self, T other) const {
+    return self < other;
+  }
+};
+
+// ge.Scalar(Tensor self, Scalar other) -> Tensor
+struct GeScalar {
+  static constexpr int kTensors = 1;
+  static constexpr int kScalars = 1;
+  static constexpr unsigned kDTypes = 0x1f;  // bool int32 int64 float32 float64
+  template <class T>
+  LAZYGEN_HD auto operator()(T self, T other) const {
+    return self >= other;
+  }
+};
+
+// rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
+struct RsubScalar {
+  static constexpr int kTensors = 1;
+  static constexpr int kScalars = 2;
+  static constexpr unsigned kDTypes = 0x1e;  // int32 int64 float32 float64
+  template <class T>
+  LAZYGEN_HD auto operator()(T self, T other, T alpha) const {
+    return other - alpha * self;
+  }
+};
+
+// asinh(Tensor self) -> Tensor
+struct Asinh {
+  static constexpr int kTensors = 1;
+  static constexpr int kScalars = 0;
+  static constexpr unsigned kDTypes = 0x18;  // float32 float64
+  template <class T>
+  LAZYGEN_HD auto operator()(T self) const {
+    return asinh(self);
+  }
+};
+
+// expm1(Tensor self) -> Tensor
+struct Expm1 {
+  static constexpr int kTensors = 1;
+  static constexpr int kScalars = 0;
+  static constexpr unsigned kDTypes = 0x18;  // float32 float64
+  template <class T>
+  LAZYGEN_HD auto operator()(T self) const {
+    return expm1(self);
+  }
+};
+
+// exp2(Tensor self) -> Tensor
+struct Exp2 {
+  static constexpr int kTensors = 1;
+  static constexpr int kScalars = 0;
+  static constexpr unsigned kDTypes = 0x18;  // float32 float64
+  template <class T>
+  LAZYGEN_HD auto operator()(T self) const {
+    return exp2(self);
+  }
+};
+
+// isnan(Tensor self) -> Tensor
+struct Isnan {
+  static constexpr int kTensors = 1;
+  static constexpr int kScalars = 0;
+  static constexpr unsigned kDTypes = 0x1f;  // bool int32 int64 float32 float64
+  template <class T>
+  LAZYGEN_HD auto operator()(T self) const {
+    return isnan(self);
+  }
+};
+
+// logical_not(Tensor self) -> Tensor
+struct LogicalNot {
+  static constexpr int kTensors = 1;
+  static constexpr int kScalars = 0;
+  static constexpr unsigned kDTypes = 0x1f;  // bool int32 int64 float32 float64
+  template <class T>
+  LAZYGEN_HD auto operator()(T self) const {
+    return logical_not(self);
+  }
+};
+
+// logical_and(Tensor self, Tensor other) -> Tensor
+struct LogicalAnd {
+  static constexpr int kTensors = 2;
+  static constexpr int kScalars = 0;
+  static constexpr unsigned kDTypes = 0x1f;  // bool int32 int64 float32 float64
+  template <class T>
+  LAZYGEN_HD auto operator()(T self, T other) const {
+    return logical_and(self, other);
+  }
+};
+
+// logical_xor(Tensor self, Tensor other) -> Tensor
+struct LogicalXor {
+  static constexpr int kTensors = 2;
+  static constexpr int kScalars = 0;
+  static constexpr unsigned kDTypes = 0x1f;  // bool int32 int64 float32 float64
+  template <class T>
+  LAZYGEN_HD auto operator()(T self, T other) const {
+    return logical_xor(self, other);
+  }
+};
+
+// bitwise_not(Tensor self) -> Tensor
+struct BitwiseNot {
+  static constexpr int kTensors = 1;
+  static constexpr int kScalars = 0;
+  static constexpr unsigned kDTypes = 0x7;  // bool int32 int64
+  template <class T>
+  LAZYGEN_HD auto operator()(T self) const {
+    return bitwise_not(self);
+  }
+};
+
+// bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor
+struct BitwiseAndTensor {
+  static constexpr int kTensors = 2;
+  static constexpr int kScalars = 0;
+  static constexpr unsigned kDTypes = 0x7;  // bool int32 int64
+  template <class T>
+  LAZYGEN_HD auto operator()(T self, T other) const {
+    return bitwise_and(self, other);
+  }
+};
+
+// bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor
+struct BitwiseXorTensor {
+  static constexpr int kTensors = 2;
+  static constexpr int kScalars = 0;
+  static constexpr unsigned kDTypes = 0x7;  // bool int32 int64
+  template <class T>
+  LAZYGEN_HD auto operator()(T self, T other) const {
+    return bitwise_xor(self, other);
+  }
+};
+
+// silu(Tensor self) -> Tensor
+struct Silu {
+  static constexpr int kTensors = 1;
+  static constexpr int kScalars = 0;
+  static constexpr unsigned kDTypes = 0x18;  // float32 float64
+  template <class T>
+  LAZYGEN_HD auto operator()(T self) const {
+    return self / (1 + exp(-self));
+  }
+};
+
+// silu_backward(Tensor grad_output, Tensor self) -> Tensor
+struct SiluBackward {
+  static constexpr int kTensors = 2;
+  static constexpr int kScalars = 0;
+  static constexpr unsigned kDTypes = 0x18;  // float32 float64
+  template <class T>
+  LAZYGEN_HD auto operator()(T grad_output, T self) const {
+    return grad_output * sigmoid(self) * (1 + self * (1 - sigmoid(self)));
+  }
+};
+
+// hardswish(Tensor self) -> Tensor
+struct Hardswish {
+  static constexpr int kTensors = 1;
+  static constexpr int kScalars = 0;
+  static constexpr unsigned kDTypes = 0x18;  // float32 float64
+  template <class T>
+  LAZYGEN_HD auto operator()(T self) const {
+    return self * min(max(self + 3, 0), 6) / 6;
+  }
+};
+
+// hardswish_backward(Tensor grad_output, Tensor self) -> Tensor
+struct HardswishBackward {
+  static constexpr int kTensors = 2;
+  static constexpr int kScalars = 0;
+  static constexpr unsigned kDTypes = 0x18;  // float32 float64
+  template <class T>
+  LAZYGEN_HD auto operator()(T grad_output, T self) const {
+    return where(self < -3, 0, where(self <= 3, grad_output * (self / 3 + 0.5), grad_output));
+  }
+};
+
 // sqrt_(Tensor(a!) self) -> Tensor(a!)
 struct SqrtInplace {
   static constexpr int kTensors = 1;

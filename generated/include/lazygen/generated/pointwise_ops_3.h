@@ -149,6 +149,17 @@ struct GtScalar {
   }
 };
 
+// le.Scalar(Tensor self, Scalar other) -> Tensor
+struct LeScalar {
+  static constexpr int kTensors = 1;
+  static constexpr int kScalars = 1;
+  static constexpr unsigned kDTypes = 0x1f;  // bool int32 int64 float32 float64
+  template <class T>
+  LAZYGEN_HD auto operator()(T self, T other) const {
+    return self <= other;
+  }
+};
+
 // where.self(Tensor condition, Tensor self, Tensor other) -> Tensor
 struct WhereSelf {
   static constexpr int kTensors = 3;
@@ -157,6 +168,117 @@ struct WhereSelf {
   template <class T>
   LAZYGEN_HD auto operator()(T condition, T self, T other) const {
     return where(condition, self, other);
+  }
+};
+
+// rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
+struct RsubTensor {
+  static constexpr int kTensors = 2;
+  static constexpr int kScalars = 1;
+  static constexpr unsigned kDTypes = 0x1e;  // int32 int64 float32 float64
+  template <class T>
+  LAZYGEN_HD auto operator()(T self, T other, T alpha) const {
+    return other - alpha * self;
+  }
+};
+
+// atan2(Tensor self, Tensor other) -> Tensor
+struct Atan2 {
+  static constexpr int kTensors = 2;
+  static constexpr int kScalars = 0;
+  static constexpr unsigned kDTypes = 0x18;  // float32 float64
+  template <class T>
+  LAZYGEN_HD auto operator()(T self, T other) const {
+    return atan2(self, other);
+  }
+};
+
+// clamp_min(Tensor self, Scalar min) -> Tensor
+struct ClampMin {
+  static constexpr int kTensors = 1;
+  static constexpr int kScalars = 1;
+  static constexpr unsigned kDTypes = 0x1f;  // bool int32 int64 float32 float64
+  template <class T>
+  LAZYGEN_HD auto operator()(T self, T min) const {
+    return max(self, min);
+  }
+};
+
+// atan(Tensor self) -> Tensor
+struct Atan {
+  static constexpr int kTensors = 1;
+  static constexpr int kScalars = 0;
+  static constexpr unsigned kDTypes = 0x18;  // float32 float64
+  template <class T>
+  LAZYGEN_HD auto operator()(T self) const {
+    return atan(self);
+  }
+};
+
+// sinh(Tensor self) -> Tensor
+struct Sinh {
+  static constexpr int kTensors = 1;
+  static constexpr int kScalars = 0;
+  static constexpr unsigned kDTypes = 0x18;  // float32 float64
+  template <class T>
+  LAZYGEN_HD auto operator()(T self) const {
+    return sinh(self);
+  }
+};
+
+// round(Tensor self) -> Tensor
+struct Round {
+  static constexpr int kTensors = 1;
+  static constexpr int kScalars = 0;
+  static constexpr unsigned kDTypes = 0x1e;  // int32 int64 float32 float64
+  template <class T>
+  LAZYGEN_HD auto operator()(T self) const {
+    return round(self);
+  }
+};
+
+// sgn(Tensor self) -> Tensor
+struct Sgn {
+  static constexpr int kTensors = 1;
+  static constexpr int kScalars = 0;
+  static constexpr unsigned kDTypes = 0x1f;  // bool int32 int64 float32 float64
+  template <class T>
+  LAZYGEN_HD auto operator()(T self) const {
+    return sgn(self);
+  }
+};
+
+// elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor
+struct Elu {
+  static constexpr int kTensors = 1;
+  static constexpr int kScalars = 3;
+  static constexpr unsigned kDTypes = 0x18;  // float32 float64
+  template <class T>
+  LAZYGEN_HD auto operator()(T self, T alpha, T scale, T input_scale) const {
+    return where(self <= 0, (exp(self * input_scale) - 1) * (alpha * scale), self * scale);
+  }
+};
+
+// hardtanh_backward(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val) -> Tensor
+struct HardtanhBackward {
+  static constexpr int kTensors = 2;
+  static constexpr int kScalars = 2;
+  static constexpr unsigned kDTypes = 0x18;  // float32 float64
+  template <class T>
+  LAZYGEN_HD auto operator()(T grad_output, T self, T min_val, T max_val) const {
+    return where(self <= min_val || self >= max_val, 0, grad_output);
+  }
+};
+
+// softplus_backward(Tensor grad_output, Tensor self, Scalar beta, Scalar threshold) -> Tensor
+struct SoftplusBackward {
+  static constexpr int kTensors = 2;
+  static constexpr int kScalars = 2;
+  static constexpr unsigned kDTypes = 0x18;  // float32 float64
+  template <class T>
+  LAZYGEN_HD auto operator()(T grad_output, T self, T beta, T threshold) const {
+    return where(self * beta > threshold, grad_output,
+                 grad_output * exp(self * beta) / (exp(self * beta) + 1));
   }
 };
 

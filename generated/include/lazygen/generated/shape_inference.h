@@ -104,9 +104,153 @@ std::vector<Shape> compute_shape_gt_tensor(const Shape& self, const Shape& other
 std::vector<Shape> compute_shape_ge_tensor(const Shape& self, const Shape& other);
 // gt.Scalar(Tensor self, Scalar other) -> Tensor
 std::vector<Shape> compute_shape_gt_scalar(const Shape& self, const Scalar& other);
+// eq.Scalar(Tensor self, Scalar other) -> Tensor
+std::vector<Shape> compute_shape_eq_scalar(const Shape& self, const Scalar& other);
+// ne.Scalar(Tensor self, Scalar other) -> Tensor
+std::vector<Shape> compute_shape_ne_scalar(const Shape& self, const Scalar& other);
+// lt.Scalar(Tensor self, Scalar other) -> Tensor
+std::vector<Shape> compute_shape_lt_scalar(const Shape& self, const Scalar& other);
+// le.Scalar(Tensor self, Scalar other) -> Tensor
+std::vector<Shape> compute_shape_le_scalar(const Shape& self, const Scalar& other);
+// ge.Scalar(Tensor self, Scalar other) -> Tensor
+std::vector<Shape> compute_shape_ge_scalar(const Shape& self, const Scalar& other);
 // where.self(Tensor condition, Tensor self, Tensor other) -> Tensor (hand-written)
 std::vector<Shape> compute_shape_where_self(const Shape& condition, const Shape& self,
                                             const Shape& other);
+// rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
+std::vector<Shape> compute_shape_rsub_tensor(const Shape& self, const Shape& other,
+                                             const Scalar& alpha);
+// rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
+std::vector<Shape> compute_shape_rsub_scalar(const Shape& self, const Scalar& other,
+                                             const Scalar& alpha);
+// addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
+std::vector<Shape> compute_shape_addcmul(const Shape& self, const Shape& tensor1,
+                                         const Shape& tensor2, const Scalar& value);
+// addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
+std::vector<Shape> compute_shape_addcdiv(const Shape& self, const Shape& tensor1,
+                                         const Shape& tensor2, const Scalar& value);
+// lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor
+std::vector<Shape> compute_shape_lerp_scalar(const Shape& self, const Shape& end,
+                                             const Scalar& weight);
+// lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor
+std::vector<Shape> compute_shape_lerp_tensor(const Shape& self, const Shape& end,
+                                             const Shape& weight);
+// pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor
+std::vector<Shape> compute_shape_pow_tensor_tensor(const Shape& self, const Shape& exponent);
+// atan2(Tensor self, Tensor other) -> Tensor
+std::vector<Shape> compute_shape_atan2(const Shape& self, const Shape& other);
+// remainder.Tensor(Tensor self, Tensor other) -> Tensor
+std::vector<Shape> compute_shape_remainder_tensor(const Shape& self, const Shape& other);
+// remainder.Scalar(Tensor self, Scalar other) -> Tensor
+std::vector<Shape> compute_shape_remainder_scalar(const Shape& self, const Scalar& other);
+// fmod.Tensor(Tensor self, Tensor other) -> Tensor
+std::vector<Shape> compute_shape_fmod_tensor(const Shape& self, const Shape& other);
+// fmod.Scalar(Tensor self, Scalar other) -> Tensor
+std::vector<Shape> compute_shape_fmod_scalar(const Shape& self, const Scalar& other);
+// clamp_min(Tensor self, Scalar min) -> Tensor
+std::vector<Shape> compute_shape_clamp_min(const Shape& self, const Scalar& min);
+// clamp_max(Tensor self, Scalar max) -> Tensor
+std::vector<Shape> compute_shape_clamp_max(const Shape& self, const Scalar& max);
+// sin(Tensor self) -> Tensor
+std::vector<Shape> compute_shape_sin(const Shape& self);
+// cos(Tensor self) -> Tensor
+std::vector<Shape> compute_shape_cos(const Shape& self);
+// tan(Tensor self) -> Tensor
+std::vector<Shape> compute_shape_tan(const Shape& self);
+// atan(Tensor self) -> Tensor
+std::vector<Shape> compute_shape_atan(const Shape& self);
+// sinh(Tensor self) -> Tensor
+std::vector<Shape> compute_shape_sinh(const Shape& self);
+// cosh(Tensor self) -> Tensor
+std::vector<Shape> compute_shape_cosh(const Shape& self);
+// asinh(Tensor self) -> Tensor
+std::vector<Shape> compute_shape_asinh(const Shape& self);
+// erf(Tensor self) -> Tensor
+std::vector<Shape> compute_shape_erf(const Shape& self);
+// erfc(Tensor self) -> Tensor
+std::vector<Shape> compute_shape_erfc(const Shape& self);
+// log1p(Tensor self) -> Tensor
+std::vector<Shape> compute_shape_log1p(const Shape& self);
+// expm1(Tensor self) -> Tensor
+std::vector<Shape> compute_shape_expm1(const Shape& self);
+// log2(Tensor self) -> Tensor
+std::vector<Shape> compute_shape_log2(const Shape& self);
+// log10(Tensor self) -> Tensor
+std::vector<Shape> compute_shape_log10(const Shape& self);
+// exp2(Tensor self) -> Tensor
+std::vector<Shape> compute_shape_exp2(const Shape& self);
+// floor(Tensor self) -> Tensor
+std::vector<Shape> compute_shape_floor(const Shape& self);
+// ceil(Tensor self) -> Tensor
+std::vector<Shape> compute_shape_ceil(const Shape& self);
+// trunc(Tensor self) -> Tensor
+std::vector<Shape> compute_shape_trunc(const Shape& self);
+// round(Tensor self) -> Tensor
+std::vector<Shape> compute_shape_round(const Shape& self);
+// frac(Tensor self) -> Tensor
+std::vector<Shape> compute_shape_frac(const Shape& self);
+// sign(Tensor self) -> Tensor
+std::vector<Shape> compute_shape_sign(const Shape& self);
+// sgn(Tensor self) -> Tensor
+std::vector<Shape> compute_shape_sgn(const Shape& self);
+// isnan(Tensor self) -> Tensor
+std::vector<Shape> compute_shape_isnan(const Shape& self);
+// logical_not(Tensor self) -> Tensor
+std::vector<Shape> compute_shape_logical_not(const Shape& self);
+// logical_and(Tensor self, Tensor other) -> Tensor
+std::vector<Shape> compute_shape_logical_and(const Shape& self, const Shape& other);
+// logical_or(Tensor self, Tensor other) -> Tensor
+std::vector<Shape> compute_shape_logical_or(const Shape& self, const Shape& other);
+// logical_xor(Tensor self, Tensor other) -> Tensor
+std::vector<Shape> compute_shape_logical_xor(const Shape& self, const Shape& other);
+// bitwise_not(Tensor self) -> Tensor
+std::vector<Shape> compute_shape_bitwise_not(const Shape& self);
+// bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor
+std::vector<Shape> compute_shape_bitwise_and_tensor(const Shape& self, const Shape& other);
+// bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor
+std::vector<Shape> compute_shape_bitwise_or_tensor(const Shape& self, const Shape& other);
+// bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor
+std::vector<Shape> compute_shape_bitwise_xor_tensor(const Shape& self, const Shape& other);
+// sigmoid_backward(Tensor grad_output, Tensor output) -> Tensor
+std::vector<Shape> compute_shape_sigmoid_backward(const Shape& grad_output, const Shape& output);
+// tanh_backward(Tensor grad_output, Tensor output) -> Tensor
+std::vector<Shape> compute_shape_tanh_backward(const Shape& grad_output, const Shape& output);
+// threshold(Tensor self, Scalar threshold, Scalar value) -> Tensor
+std::vector<Shape> compute_shape_threshold(const Shape& self, const Scalar& threshold,
+                                           const Scalar& value);
+// leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor
+std::vector<Shape> compute_shape_leaky_relu(const Shape& self, const Scalar& negative_slope);
+// elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor
+std::vector<Shape> compute_shape_elu(const Shape& self, const Scalar& alpha, const Scalar& scale,
+                                     const Scalar& input_scale);
+// hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor
+std::vector<Shape> compute_shape_hardtanh(const Shape& self, const Scalar& min_val,
+                                          const Scalar& max_val);
+// hardtanh_backward(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val) -> Tensor
+std::vector<Shape> compute_shape_hardtanh_backward(const Shape& grad_output, const Shape& self,
+                                                   const Scalar& min_val, const Scalar& max_val);
+// softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor
+std::vector<Shape> compute_shape_softplus(const Shape& self, const Scalar& beta,
+                                          const Scalar& threshold);
+// softplus_backward(Tensor grad_output, Tensor self, Scalar beta, Scalar threshold) -> Tensor
+std::vector<Shape> compute_shape_softplus_backward(const Shape& grad_output, const Shape& self,
+                                                   const Scalar& beta, const Scalar& threshold);
+// silu(Tensor self) -> Tensor
+std::vector<Shape> compute_shape_silu(const Shape& self);
+// silu_backward(Tensor grad_output, Tensor self) -> Tensor
+std::vector<Shape> compute_shape_silu_backward(const Shape& grad_output, const Shape& self);
+// mish(Tensor self) -> Tensor
+std::vector<Shape> compute_shape_mish(const Shape& self);
+// mish_backward(Tensor grad_output, Tensor self) -> Tensor
+std::vector<Shape> compute_shape_mish_backward(const Shape& grad_output, const Shape& self);
+// hardsigmoid(Tensor self) -> Tensor
+std::vector<Shape> compute_shape_hardsigmoid(const Shape& self);
+// hardsigmoid_backward(Tensor grad_output, Tensor self) -> Tensor
+std::vector<Shape> compute_shape_hardsigmoid_backward(const Shape& grad_output, const Shape& self);
+// hardswish(Tensor self) -> Tensor
+std::vector<Shape> compute_shape_hardswish(const Shape& self);
+// hardswish_backward(Tensor grad_output, Tensor self) -> Tensor
+std::vector<Shape> compute_shape_hardswish_backward(const Shape& grad_output, const Shape& self);
 // sum(Tensor self, *, ScalarType? dtype=None) -> Tensor
 std::vector<Shape> compute_shape_sum(const Shape& self, std::optional<DType> dtype);
 // sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) ->

@@ -1,0 +1,107 @@
+// Gradcheck cases of the pointwise math and activation ops (ops.yaml "pointwise math" and
+// "activations and their gradients"). Inputs keep away from the points where an op jumps or
+// kinks (integers for floor/remainder, 0 for sign/leaky_relu, thresholds) so that central
+// differences see a smooth function.
+#include "gradcheck_cases.h"
+
+namespace lazygen::testing {
+
+std::vector<GradCase> pointwise_math_cases() {
+  auto one = [](const char* name, const char* op, Tensor (*f)(const Tensor&), auto make) {
+    return GradCase{name, op, [f](const Inputs& in) { return f(in[0]); }, make};
+  };
+  auto vals = [] { return Inputs{values({3, 4}, 300)}; };
+  auto pos = [] { return Inputs{positive({3, 4}, 301)}; };
+  auto off_zero = [] { return Inputs{away_from_zero({3, 4}, 302)}; };
+  return {
+      {"rsub_tensor_alpha", "rsub.Tensor", [](const Inputs& in) { return rsub(in[0], in[1], 2.5); },
+       [] { return Inputs{values({3, 4}, 303), values({4}, 304)}; }},
+      {"rsub_scalar", "rsub.Scalar", [](const Inputs& in) { return rsub(in[0], 2.0, 3); }, vals},
+      {"addcmul_broadcast", "addcmul",
+       [](const Inputs& in) { return addcmul(in[0], in[1], in[2], 0.5); },
+       [] { return Inputs{values({3, 4}, 305), values({3, 1}, 306), values({4}, 307)}; }},
+      {"addcdiv", "addcdiv", [](const Inputs& in) { return addcdiv(in[0], in[1], in[2], -2); },
+       [] { return Inputs{values({3, 4}, 308), values({3, 4}, 309), away_from_zero({3, 4}, 310)}; }},
+      {"lerp_scalar_small_weight", "lerp.Scalar", [](const Inputs& in) { return lerp(in[0], in[1], 0.3); },
+       [] { return Inputs{values({3, 4}, 311), values({4}, 312)}; }},
+      {"lerp_scalar_large_weight", "lerp.Scalar", [](const Inputs& in) { return lerp(in[0], in[1], 0.7); },
+       [] { return Inputs{values({3, 4}, 313), values({3, 4}, 314)}; }},
+      {"lerp_tensor", "lerp.Tensor", [](const Inputs& in) { return lerp(in[0], in[1], in[2]); },
+       [] { return Inputs{values({3, 4}, 315), values({3, 4}, 316), values({3, 1}, 317)}; }},
+      {"pow_tensor_tensor", "pow.Tensor_Tensor", [](const Inputs& in) { return pow(in[0], in[1]); },
+       [] { return Inputs{positive({3, 4}, 318), values({4}, 319)}; }},
+      {"atan2", "atan2", [](const Inputs& in) { return atan2(in[0], in[1]); },
+       [] { return Inputs{values({3, 4}, 320), away_from_zero({3, 4}, 321)}; }},
+      // self / other in [2.09, 2.8]: floor and trunc stay 2.
+      {"remainder_tensor", "remainder.Tensor", [](const Inputs& in) { return remainder(in[0], in[1]); },
+       [] { return Inputs{uniform({3, 4}, 2.2, 2.8, 322), uniform({3, 4}, 1.0, 1.05, 323)}; }},
+      {"remainder_scalar", "remainder.Scalar", [](const Inputs& in) { return remainder(in[0], 1.5); },
+       [] { return Inputs{uniform({3, 4}, 0.1, 1.4, 324)}; }},
+      {"fmod_tensor", "fmod.Tensor", [](const Inputs& in) { return fmod(in[0], in[1]); },
+       [] { return Inputs{uniform({3, 4}, 2.2, 2.8, 325), uniform({3, 4}, 1.0, 1.05, 326)}; }},
+      {"fmod_scalar", "fmod.Scalar", [](const Inputs& in) { return fmod(in[0], 1.5); },
+       [] { return Inputs{uniform({3, 4}, 0.1, 1.4, 327)}; }},
+      {"clamp_min", "clamp_min", [](const Inputs& in) { return clamp_min(in[0], 0.0); }, off_zero},
+      {"clamp_max", "clamp_max", [](const Inputs& in) { return clamp_max(in[0], 0.0); }, off_zero},
+      one("sin", "sin", sin, vals),
+      one("cos", "cos", cos, vals),
+      one("tan", "tan", tan, vals),
+      one("atan", "atan", atan, vals),
+      one("sinh", "sinh", sinh, vals),
+      one("cosh", "cosh", cosh, vals),
+      one("asinh", "asinh", asinh, vals),
+      one("erf", "erf", erf, vals),
+      one("erfc", "erfc", erfc, vals),
+      one("log1p", "log1p", log1p, pos),
+      one("expm1", "expm1", expm1, vals),
+      one("log2", "log2", log2, pos),
+      one("log10", "log10", log10, pos),
+      one("exp2", "exp2", exp2, vals),
+      one("floor", "floor", floor, off_zero),
+      one("ceil", "ceil", ceil, off_zero),
+      one("trunc", "trunc", trunc, off_zero),
+      one("round", "round", round, off_zero),
+      one("frac", "frac", frac, off_zero),
+      one("sign", "sign", sign, off_zero),
+      one("sgn", "sgn", sgn, off_zero),
+  };
+}
+
+std::vector<GradCase> activation_cases() {
+  auto vals = [] { return Inputs{values({3, 4}, 400)}; };
+  auto off_zero = [] { return Inputs{away_from_zero({3, 4}, 401)}; };
+  auto grad_and_vals = [] { return Inputs{values({3, 4}, 402), values({3, 4}, 403)}; };
+  // Across hardswish's and hardsigmoid's middle piece, away from its ends at -3 and 3.
+  auto grad_and_wide = [] { return Inputs{values({3, 4}, 404), uniform({3, 4}, -2.9, 2.9, 405)}; };
+  return {
+      {"sigmoid_backward", "sigmoid_backward",
+       [](const Inputs& in) { return sigmoid_backward(in[0], in[1]); }, grad_and_vals},
+      {"tanh_backward", "tanh_backward", [](const Inputs& in) { return tanh_backward(in[0], in[1]); },
+       grad_and_vals},
+      {"threshold", "threshold", [](const Inputs& in) { return threshold(in[0], 0.0, 20); }, off_zero},
+      {"leaky_relu", "leaky_relu", [](const Inputs& in) { return leaky_relu(in[0], 0.2); }, off_zero},
+      {"elu", "elu", [](const Inputs& in) { return elu(in[0], 1.5, 1.2, 0.8); }, off_zero},
+      {"hardtanh", "hardtanh", [](const Inputs& in) { return hardtanh(in[0], -0.5, 0.5); }, vals},
+      {"hardtanh_backward", "hardtanh_backward",
+       [](const Inputs& in) { return hardtanh_backward(in[0], in[1], -0.5, 0.5); }, grad_and_vals},
+      {"softplus", "softplus", [](const Inputs& in) { return softplus(in[0]); }, vals},
+      {"softplus_beta_threshold", "softplus", [](const Inputs& in) { return softplus(in[0], 2, 1.5); },
+       vals},
+      {"softplus_backward", "softplus_backward",
+       [](const Inputs& in) { return softplus_backward(in[0], in[1], 2, 1.5); }, grad_and_vals},
+      {"silu", "silu", [](const Inputs& in) { return silu(in[0]); }, vals},
+      {"silu_backward", "silu_backward", [](const Inputs& in) { return silu_backward(in[0], in[1]); },
+       grad_and_vals},
+      {"mish", "mish", [](const Inputs& in) { return mish(in[0]); }, vals},
+      {"hardsigmoid", "hardsigmoid", [](const Inputs& in) { return hardsigmoid(in[0]); },
+       [] { return Inputs{uniform({3, 4}, -2.9, 2.9, 406)}; }},
+      {"hardsigmoid_backward", "hardsigmoid_backward",
+       [](const Inputs& in) { return hardsigmoid_backward(in[0], in[1]); }, grad_and_wide},
+      {"hardswish", "hardswish", [](const Inputs& in) { return hardswish(in[0]); },
+       [] { return Inputs{uniform({3, 4}, -4.0, 4.0, 407)}; }},
+      {"hardswish_backward", "hardswish_backward",
+       [](const Inputs& in) { return hardswish_backward(in[0], in[1]); }, grad_and_wide},
+  };
+}
+
+}  // namespace lazygen::testing
