@@ -1350,6 +1350,95 @@ class HardswishBackwardBackward final : public Function {
   Tensor self;
 };
 
+// _gelu_erf(Tensor self) -> Tensor
+class UnderscoreGeluErfBackward final : public Function {
+ public:
+  const char* name() const override { return "UnderscoreGeluErfBackward"; }
+
+  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
+    [[maybe_unused]] const Tensor& grad = grads[0];
+    std::vector<Tensor> grad_inputs(1);
+    if (needs_input_grad(0)) grad_inputs[0] = _gelu_erf_backward(grad, self);
+    return grad_inputs;
+  }
+
+  void release_saved() override { self = Tensor(); }
+
+  Tensor self;
+};
+
+// _gelu_erf_backward(Tensor grad_output, Tensor self) -> Tensor
+class UnderscoreGeluErfBackwardBackward final : public Function {
+ public:
+  const char* name() const override { return "UnderscoreGeluErfBackwardBackward"; }
+
+  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
+    [[maybe_unused]] const Tensor& grad = grads[0];
+    std::vector<Tensor> grad_inputs(2);
+    if (needs_input_grad(0)) grad_inputs[0] = _gelu_erf_backward(grad, self);
+    if (needs_input_grad(1))
+      grad_inputs[1] =
+          grad * grad_output * exp(self * self * -0.5) * (2 - self * self) * 0.3989422804014327;
+    return grad_inputs;
+  }
+
+  void release_saved() override {
+    grad_output = Tensor();
+    self = Tensor();
+  }
+
+  Tensor grad_output;
+  Tensor self;
+};
+
+// _gelu_tanh(Tensor self) -> Tensor
+class UnderscoreGeluTanhBackward final : public Function {
+ public:
+  const char* name() const override { return "UnderscoreGeluTanhBackward"; }
+
+  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
+    [[maybe_unused]] const Tensor& grad = grads[0];
+    std::vector<Tensor> grad_inputs(1);
+    if (needs_input_grad(0)) grad_inputs[0] = _gelu_tanh_backward(grad, self);
+    return grad_inputs;
+  }
+
+  void release_saved() override { self = Tensor(); }
+
+  Tensor self;
+};
+
+// _gelu_tanh_backward(Tensor grad_output, Tensor self) -> Tensor
+class UnderscoreGeluTanhBackwardBackward final : public Function {
+ public:
+  const char* name() const override { return "UnderscoreGeluTanhBackwardBackward"; }
+
+  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
+    [[maybe_unused]] const Tensor& grad = grads[0];
+    std::vector<Tensor> grad_inputs(2);
+    if (needs_input_grad(0)) grad_inputs[0] = _gelu_tanh_backward(grad, self);
+    if (needs_input_grad(1))
+      grad_inputs[1] = grad * grad_output *
+                       (1 - tanh((self + self * self * self * 0.044715) * 0.7978845608028654) *
+                                tanh((self + self * self * self * 0.044715) * 0.7978845608028654)) *
+                       ((self * self * 0.134145 + 1) * 0.7978845608028654 +
+                        self * 0.5 *
+                            (self * 0.21406444881780076 -
+                             tanh((self + self * self * self * 0.044715) * 0.7978845608028654) *
+                                 (self * self * 0.134145 + 1) * (self * self * 0.134145 + 1) *
+                                 1.2732395447351628));
+    return grad_inputs;
+  }
+
+  void release_saved() override {
+    grad_output = Tensor();
+    self = Tensor();
+  }
+
+  Tensor grad_output;
+  Tensor self;
+};
+
 // sum(Tensor self, *, ScalarType? dtype=None) -> Tensor
 class SumBackward final : public Function {
  public:
@@ -2845,6 +2934,50 @@ void record_hardswish(const Tensor& result, const Tensor& self) {
 void record_hardswish_backward(const Tensor& result, const Tensor& grad_output,
                                const Tensor& self) {
   auto fn = std::make_shared<HardswishBackwardBackward>();
+  fn->next_edges = {gradient_edge(grad_output), gradient_edge(self)};
+  fn->input_shapes = {grad_output.shape(), self.shape()};
+  fn->num_outputs = 1;
+  fn->grad_output = saved(grad_output);
+  fn->self = saved(self);
+  set_history(result, fn, 0);
+}
+
+// _gelu_erf(Tensor self) -> Tensor
+void record__gelu_erf(const Tensor& result, const Tensor& self) {
+  auto fn = std::make_shared<UnderscoreGeluErfBackward>();
+  fn->next_edges = {gradient_edge(self)};
+  fn->input_shapes = {self.shape()};
+  fn->num_outputs = 1;
+  fn->self = saved(self);
+  set_history(result, fn, 0);
+}
+
+// _gelu_erf_backward(Tensor grad_output, Tensor self) -> Tensor
+void record__gelu_erf_backward(const Tensor& result, const Tensor& grad_output,
+                               const Tensor& self) {
+  auto fn = std::make_shared<UnderscoreGeluErfBackwardBackward>();
+  fn->next_edges = {gradient_edge(grad_output), gradient_edge(self)};
+  fn->input_shapes = {grad_output.shape(), self.shape()};
+  fn->num_outputs = 1;
+  fn->grad_output = saved(grad_output);
+  fn->self = saved(self);
+  set_history(result, fn, 0);
+}
+
+// _gelu_tanh(Tensor self) -> Tensor
+void record__gelu_tanh(const Tensor& result, const Tensor& self) {
+  auto fn = std::make_shared<UnderscoreGeluTanhBackward>();
+  fn->next_edges = {gradient_edge(self)};
+  fn->input_shapes = {self.shape()};
+  fn->num_outputs = 1;
+  fn->self = saved(self);
+  set_history(result, fn, 0);
+}
+
+// _gelu_tanh_backward(Tensor grad_output, Tensor self) -> Tensor
+void record__gelu_tanh_backward(const Tensor& result, const Tensor& grad_output,
+                                const Tensor& self) {
+  auto fn = std::make_shared<UnderscoreGeluTanhBackwardBackward>();
   fn->next_edges = {gradient_edge(grad_output), gradient_edge(self)};
   fn->input_shapes = {grad_output.shape(), self.shape()};
   fn->num_outputs = 1;

@@ -146,6 +146,16 @@ DType compute_dtype_softplus(const Shape& self, const Scalar& beta, const Scalar
   return shape_rules::result_type({&self}, {});
 }
 
+// _gelu_erf(Tensor self) -> Tensor
+DType compute_dtype__gelu_erf(const Shape& self) {
+  return shape_rules::result_type({&self}, {});
+}
+
+// _gelu_tanh_backward(Tensor grad_output, Tensor self) -> Tensor
+DType compute_dtype__gelu_tanh_backward(const Shape& grad_output, const Shape& self) {
+  return shape_rules::result_type({&grad_output, &self}, {});
+}
+
 // masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor
 DType compute_dtype_masked_fill_scalar(const Shape& self, const Shape& mask, const Scalar& value) {
   return shape_rules::result_type({&self, &mask}, {});
@@ -305,6 +315,19 @@ void run_hardtanh(const Tensor& out, std::initializer_list<Tensor> inputs,
 void run_softplus(const Tensor& out, std::initializer_list<Tensor> inputs,
                   std::initializer_list<Scalar> scalars, DType compute) {
   run_pointwise<kernels::Softplus>("softplus", out, inputs, scalars, compute);
+}
+
+// _gelu_erf(Tensor self) -> Tensor
+void run__gelu_erf(const Tensor& out, std::initializer_list<Tensor> inputs,
+                   std::initializer_list<Scalar> scalars, DType compute) {
+  run_pointwise<kernels::UnderscoreGeluErf>("_gelu_erf", out, inputs, scalars, compute);
+}
+
+// _gelu_tanh_backward(Tensor grad_output, Tensor self) -> Tensor
+void run__gelu_tanh_backward(const Tensor& out, std::initializer_list<Tensor> inputs,
+                             std::initializer_list<Scalar> scalars, DType compute) {
+  run_pointwise<kernels::UnderscoreGeluTanhBackward>("_gelu_tanh_backward", out, inputs, scalars,
+                                                     compute);
 }
 
 // masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor
@@ -528,6 +551,23 @@ Tensor softplus(const Tensor& self, const Scalar& beta, const Scalar& threshold)
   Tensor out = empty(shapes[0].sizes, shapes[0].dtype, kCPU);
   run_softplus(out, {self}, {beta, threshold},
                compute_dtype_softplus(self.shape(), beta, threshold));
+  return out;
+}
+
+// _gelu_erf(Tensor self) -> Tensor
+Tensor _gelu_erf(const Tensor& self) {
+  std::vector<Shape> shapes = compute_shape__gelu_erf(self.shape());
+  Tensor out = empty(shapes[0].sizes, shapes[0].dtype, kCPU);
+  run__gelu_erf(out, {self}, {}, compute_dtype__gelu_erf(self.shape()));
+  return out;
+}
+
+// _gelu_tanh_backward(Tensor grad_output, Tensor self) -> Tensor
+Tensor _gelu_tanh_backward(const Tensor& grad_output, const Tensor& self) {
+  std::vector<Shape> shapes = compute_shape__gelu_tanh_backward(grad_output.shape(), self.shape());
+  Tensor out = empty(shapes[0].sizes, shapes[0].dtype, kCPU);
+  run__gelu_tanh_backward(out, {grad_output, self}, {},
+                          compute_dtype__gelu_tanh_backward(grad_output.shape(), self.shape()));
   return out;
 }
 

@@ -142,6 +142,16 @@ DType compute_dtype_softplus_backward(const Shape& grad_output, const Shape& sel
   return shape_rules::result_type({&grad_output, &self}, {});
 }
 
+// _gelu_erf_backward(Tensor grad_output, Tensor self) -> Tensor
+DType compute_dtype__gelu_erf_backward(const Shape& grad_output, const Shape& self) {
+  return shape_rules::result_type({&grad_output, &self}, {});
+}
+
+// _gelu_tanh(Tensor self) -> Tensor
+DType compute_dtype__gelu_tanh(const Shape& self) {
+  return shape_rules::result_type({&self}, {});
+}
+
 // div_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
 DType compute_dtype_div_inplace_tensor(const Shape& self, const Shape& other) {
   return to_floating(shape_rules::result_type({&self, &other}, {}));
@@ -295,6 +305,19 @@ void run_hardtanh_backward(const Tensor& out, std::initializer_list<Tensor> inpu
 void run_softplus_backward(const Tensor& out, std::initializer_list<Tensor> inputs,
                            std::initializer_list<Scalar> scalars, DType compute) {
   run_pointwise<kernels::SoftplusBackward>("softplus_backward", out, inputs, scalars, compute);
+}
+
+// _gelu_erf_backward(Tensor grad_output, Tensor self) -> Tensor
+void run__gelu_erf_backward(const Tensor& out, std::initializer_list<Tensor> inputs,
+                            std::initializer_list<Scalar> scalars, DType compute) {
+  run_pointwise<kernels::UnderscoreGeluErfBackward>("_gelu_erf_backward", out, inputs, scalars,
+                                                    compute);
+}
+
+// _gelu_tanh(Tensor self) -> Tensor
+void run__gelu_tanh(const Tensor& out, std::initializer_list<Tensor> inputs,
+                    std::initializer_list<Scalar> scalars, DType compute) {
+  run_pointwise<kernels::UnderscoreGeluTanh>("_gelu_tanh", out, inputs, scalars, compute);
 }
 
 // div_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
@@ -516,6 +539,23 @@ Tensor softplus_backward(const Tensor& grad_output, const Tensor& self, const Sc
   run_softplus_backward(
       out, {grad_output, self}, {beta, threshold},
       compute_dtype_softplus_backward(grad_output.shape(), self.shape(), beta, threshold));
+  return out;
+}
+
+// _gelu_erf_backward(Tensor grad_output, Tensor self) -> Tensor
+Tensor _gelu_erf_backward(const Tensor& grad_output, const Tensor& self) {
+  std::vector<Shape> shapes = compute_shape__gelu_erf_backward(grad_output.shape(), self.shape());
+  Tensor out = empty(shapes[0].sizes, shapes[0].dtype, kCPU);
+  run__gelu_erf_backward(out, {grad_output, self}, {},
+                         compute_dtype__gelu_erf_backward(grad_output.shape(), self.shape()));
+  return out;
+}
+
+// _gelu_tanh(Tensor self) -> Tensor
+Tensor _gelu_tanh(const Tensor& self) {
+  std::vector<Shape> shapes = compute_shape__gelu_tanh(self.shape());
+  Tensor out = empty(shapes[0].sizes, shapes[0].dtype, kCPU);
+  run__gelu_tanh(out, {self}, {}, compute_dtype__gelu_tanh(self.shape()));
   return out;
 }
 

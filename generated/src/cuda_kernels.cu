@@ -536,6 +536,26 @@ void launch_hardswish_backward(const PointwiseArgs& args, cudaStream_t stream) {
   launch_pointwise<kernels::HardswishBackward>(args, stream);
 }
 
+// _gelu_erf(Tensor self) -> Tensor
+void launch__gelu_erf(const PointwiseArgs& args, cudaStream_t stream) {
+  launch_pointwise<kernels::UnderscoreGeluErf>(args, stream);
+}
+
+// _gelu_erf_backward(Tensor grad_output, Tensor self) -> Tensor
+void launch__gelu_erf_backward(const PointwiseArgs& args, cudaStream_t stream) {
+  launch_pointwise<kernels::UnderscoreGeluErfBackward>(args, stream);
+}
+
+// _gelu_tanh(Tensor self) -> Tensor
+void launch__gelu_tanh(const PointwiseArgs& args, cudaStream_t stream) {
+  launch_pointwise<kernels::UnderscoreGeluTanh>(args, stream);
+}
+
+// _gelu_tanh_backward(Tensor grad_output, Tensor self) -> Tensor
+void launch__gelu_tanh_backward(const PointwiseArgs& args, cudaStream_t stream) {
+  launch_pointwise<kernels::UnderscoreGeluTanhBackward>(args, stream);
+}
+
 // masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor
 void launch_masked_fill_scalar(const PointwiseArgs& args, cudaStream_t stream) {
   launch_pointwise<kernels::MaskedFillScalar>(args, stream);

@@ -946,6 +946,42 @@ Tensor hardswish_backward(const Tensor& grad_output, const Tensor& self) {
   return out;
 }
 
+// _gelu_erf(Tensor self) -> Tensor
+Tensor _gelu_erf(const Tensor& self) {
+  std::vector<Shape> shapes = compute_shape__gelu_erf(self.shape());
+  Tensor out = empty_device(shapes[0].sizes, shapes[0].dtype, self.device());
+  run_pointwise("_gelu_erf", &launch__gelu_erf, out, {self}, {},
+                cpu::compute_dtype__gelu_erf(self.shape()));
+  return out;
+}
+
+// _gelu_erf_backward(Tensor grad_output, Tensor self) -> Tensor
+Tensor _gelu_erf_backward(const Tensor& grad_output, const Tensor& self) {
+  std::vector<Shape> shapes = compute_shape__gelu_erf_backward(grad_output.shape(), self.shape());
+  Tensor out = empty_device(shapes[0].sizes, shapes[0].dtype, grad_output.device());
+  run_pointwise("_gelu_erf_backward", &launch__gelu_erf_backward, out, {grad_output, self}, {},
+                cpu::compute_dtype__gelu_erf_backward(grad_output.shape(), self.shape()));
+  return out;
+}
+
+// _gelu_tanh(Tensor self) -> Tensor
+Tensor _gelu_tanh(const Tensor& self) {
+  std::vector<Shape> shapes = compute_shape__gelu_tanh(self.shape());
+  Tensor out = empty_device(shapes[0].sizes, shapes[0].dtype, self.device());
+  run_pointwise("_gelu_tanh", &launch__gelu_tanh, out, {self}, {},
+                cpu::compute_dtype__gelu_tanh(self.shape()));
+  return out;
+}
+
+// _gelu_tanh_backward(Tensor grad_output, Tensor self) -> Tensor
+Tensor _gelu_tanh_backward(const Tensor& grad_output, const Tensor& self) {
+  std::vector<Shape> shapes = compute_shape__gelu_tanh_backward(grad_output.shape(), self.shape());
+  Tensor out = empty_device(shapes[0].sizes, shapes[0].dtype, grad_output.device());
+  run_pointwise("_gelu_tanh_backward", &launch__gelu_tanh_backward, out, {grad_output, self}, {},
+                cpu::compute_dtype__gelu_tanh_backward(grad_output.shape(), self.shape()));
+  return out;
+}
+
 // masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor
 Tensor masked_fill_scalar(const Tensor& self, const Tensor& mask, const Scalar& value) {
   std::vector<Shape> shapes = compute_shape_masked_fill_scalar(self.shape(), mask.shape(), value);
@@ -1088,6 +1124,10 @@ void register_pointwise_kernels() {
   detail::register_device_kernel(DeviceType::CUDA, "hardsigmoid_backward", &hardsigmoid_backward);
   detail::register_device_kernel(DeviceType::CUDA, "hardswish", &hardswish);
   detail::register_device_kernel(DeviceType::CUDA, "hardswish_backward", &hardswish_backward);
+  detail::register_device_kernel(DeviceType::CUDA, "_gelu_erf", &_gelu_erf);
+  detail::register_device_kernel(DeviceType::CUDA, "_gelu_erf_backward", &_gelu_erf_backward);
+  detail::register_device_kernel(DeviceType::CUDA, "_gelu_tanh", &_gelu_tanh);
+  detail::register_device_kernel(DeviceType::CUDA, "_gelu_tanh_backward", &_gelu_tanh_backward);
   detail::register_device_kernel(DeviceType::CUDA, "view", &cpu::view);
   detail::register_device_kernel(DeviceType::CUDA, "permute", &cpu::permute);
   detail::register_device_kernel(DeviceType::CUDA, "transpose.int", &cpu::transpose_int);

@@ -842,6 +842,36 @@ Tensor hardswish_backward(const Tensor& grad_output, const Tensor& self) {
   return make_lazy_tensor(node, 0, grad_output.device());
 }
 
+// _gelu_erf(Tensor self) -> Tensor
+Tensor _gelu_erf(const Tensor& self) {
+  const ir::NodePtr& node = ir::cached_node<ir::UnderscoreGeluErf>(
+      ir_value(self), [&] { return compute_shape__gelu_erf(self.shape()); });
+  return make_lazy_tensor(node, 0, self.device());
+}
+
+// _gelu_erf_backward(Tensor grad_output, Tensor self) -> Tensor
+Tensor _gelu_erf_backward(const Tensor& grad_output, const Tensor& self) {
+  const ir::NodePtr& node = ir::cached_node<ir::UnderscoreGeluErfBackward>(
+      ir_value(grad_output), ir_value(self),
+      [&] { return compute_shape__gelu_erf_backward(grad_output.shape(), self.shape()); });
+  return make_lazy_tensor(node, 0, grad_output.device());
+}
+
+// _gelu_tanh(Tensor self) -> Tensor
+Tensor _gelu_tanh(const Tensor& self) {
+  const ir::NodePtr& node = ir::cached_node<ir::UnderscoreGeluTanh>(
+      ir_value(self), [&] { return compute_shape__gelu_tanh(self.shape()); });
+  return make_lazy_tensor(node, 0, self.device());
+}
+
+// _gelu_tanh_backward(Tensor grad_output, Tensor self) -> Tensor
+Tensor _gelu_tanh_backward(const Tensor& grad_output, const Tensor& self) {
+  const ir::NodePtr& node = ir::cached_node<ir::UnderscoreGeluTanhBackward>(
+      ir_value(grad_output), ir_value(self),
+      [&] { return compute_shape__gelu_tanh_backward(grad_output.shape(), self.shape()); });
+  return make_lazy_tensor(node, 0, grad_output.device());
+}
+
 // sum(Tensor self, *, ScalarType? dtype=None) -> Tensor
 Tensor sum(const Tensor& self, std::optional<DType> dtype) {
   const ir::NodePtr& node = ir::cached_node<ir::Sum>(

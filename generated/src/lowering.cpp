@@ -872,6 +872,40 @@ std::vector<Tensor> lower_hardswish_backward(const ir::Node& node,
   return {out};
 }
 
+// _gelu_erf(Tensor self) -> Tensor
+std::vector<Tensor> lower__gelu_erf(const ir::Node& node, const std::vector<Tensor>& inputs) {
+  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
+  cpu::run__gelu_erf(out, {inputs[0]}, {}, cpu::compute_dtype__gelu_erf(inputs[0].shape()));
+  return {out};
+}
+
+// _gelu_erf_backward(Tensor grad_output, Tensor self) -> Tensor
+std::vector<Tensor> lower__gelu_erf_backward(const ir::Node& node,
+                                             const std::vector<Tensor>& inputs) {
+  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
+  cpu::run__gelu_erf_backward(
+      out, {inputs[0], inputs[1]}, {},
+      cpu::compute_dtype__gelu_erf_backward(inputs[0].shape(), inputs[1].shape()));
+  return {out};
+}
+
+// _gelu_tanh(Tensor self) -> Tensor
+std::vector<Tensor> lower__gelu_tanh(const ir::Node& node, const std::vector<Tensor>& inputs) {
+  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
+  cpu::run__gelu_tanh(out, {inputs[0]}, {}, cpu::compute_dtype__gelu_tanh(inputs[0].shape()));
+  return {out};
+}
+
+// _gelu_tanh_backward(Tensor grad_output, Tensor self) -> Tensor
+std::vector<Tensor> lower__gelu_tanh_backward(const ir::Node& node,
+                                              const std::vector<Tensor>& inputs) {
+  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
+  cpu::run__gelu_tanh_backward(
+      out, {inputs[0], inputs[1]}, {},
+      cpu::compute_dtype__gelu_tanh_backward(inputs[0].shape(), inputs[1].shape()));
+  return {out};
+}
+
 // sum(Tensor self, *, ScalarType? dtype=None) -> Tensor
 std::vector<Tensor> lower_sum(const ir::Node& node, const std::vector<Tensor>& inputs) {
   const auto& n = static_cast<const ir::Sum&>(node);
@@ -1412,6 +1446,14 @@ LowerFn lowering_for(ir::OpKind kind) {
       return &lower_hardswish;
     case ir::OpKind::hardswish_backward:
       return &lower_hardswish_backward;
+    case ir::OpKind::_gelu_erf:
+      return &lower__gelu_erf;
+    case ir::OpKind::_gelu_erf_backward:
+      return &lower__gelu_erf_backward;
+    case ir::OpKind::_gelu_tanh:
+      return &lower__gelu_tanh;
+    case ir::OpKind::_gelu_tanh_backward:
+      return &lower__gelu_tanh_backward;
     case ir::OpKind::sum:
       return &lower_sum;
     case ir::OpKind::sum_dim_intlist:

@@ -747,6 +747,34 @@ std::vector<Tensor> call_hardswish_backward([[maybe_unused]] const std::vector<A
         detail::unbox<Tensor>(args, 0), detail::unbox<Tensor>(args, 1));
   });
 }
+// _gelu_erf(Tensor self) -> Tensor
+std::vector<Tensor> call__gelu_erf([[maybe_unused]] const std::vector<Arg>& args) {
+  return detail::boxed_results([&] {
+    return static_cast<Tensor (*)(const Tensor&)>(&lazygen::_gelu_erf)(
+        detail::unbox<Tensor>(args, 0));
+  });
+}
+// _gelu_erf_backward(Tensor grad_output, Tensor self) -> Tensor
+std::vector<Tensor> call__gelu_erf_backward([[maybe_unused]] const std::vector<Arg>& args) {
+  return detail::boxed_results([&] {
+    return static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&lazygen::_gelu_erf_backward)(
+        detail::unbox<Tensor>(args, 0), detail::unbox<Tensor>(args, 1));
+  });
+}
+// _gelu_tanh(Tensor self) -> Tensor
+std::vector<Tensor> call__gelu_tanh([[maybe_unused]] const std::vector<Arg>& args) {
+  return detail::boxed_results([&] {
+    return static_cast<Tensor (*)(const Tensor&)>(&lazygen::_gelu_tanh)(
+        detail::unbox<Tensor>(args, 0));
+  });
+}
+// _gelu_tanh_backward(Tensor grad_output, Tensor self) -> Tensor
+std::vector<Tensor> call__gelu_tanh_backward([[maybe_unused]] const std::vector<Arg>& args) {
+  return detail::boxed_results([&] {
+    return static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&lazygen::_gelu_tanh_backward)(
+        detail::unbox<Tensor>(args, 0), detail::unbox<Tensor>(args, 1));
+  });
+}
 // sum(Tensor self, *, ScalarType? dtype=None) -> Tensor
 std::vector<Tensor> call_sum([[maybe_unused]] const std::vector<Arg>& args) {
   return detail::boxed_results([&] {
@@ -3281,7 +3309,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .schema = "mish_backward(Tensor grad_output, Tensor self) -> Tensor",
           .functional = "",
           .shape = ShapeKind::Broadcast,
-          .dtype = DTypeRule::Promote,
+          .dtype = DTypeRule::Self,
           .kind = OpKind::Functional,
           .pointwise = true,
           .dtypes = 0x18,
@@ -3371,6 +3399,84 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .num_outputs = 1,
           .samples = {},
           .call = &call_hardswish_backward,
+      },
+      // _gelu_erf(Tensor self) -> Tensor
+      OpInfo{
+          .name = "_gelu_erf",
+          .id = "_gelu_erf",
+          .schema = "_gelu_erf(Tensor self) -> Tensor",
+          .functional = "",
+          .shape = ShapeKind::Same,
+          .dtype = DTypeRule::Promote,
+          .kind = OpKind::Functional,
+          .pointwise = true,
+          .dtypes = 0x18,
+          .args =
+              {
+                  {.name = "self", .kind = ArgKind::Tensor},
+              },
+          .num_outputs = 1,
+          .samples = {},
+          .call = &call__gelu_erf,
+      },
+      // _gelu_erf_backward(Tensor grad_output, Tensor self) -> Tensor
+      OpInfo{
+          .name = "_gelu_erf_backward",
+          .id = "_gelu_erf_backward",
+          .schema = "_gelu_erf_backward(Tensor grad_output, Tensor self) -> Tensor",
+          .functional = "",
+          .shape = ShapeKind::Broadcast,
+          .dtype = DTypeRule::Promote,
+          .kind = OpKind::Functional,
+          .pointwise = true,
+          .dtypes = 0x18,
+          .args =
+              {
+                  {.name = "grad_output", .kind = ArgKind::Tensor},
+                  {.name = "self", .kind = ArgKind::Tensor},
+              },
+          .num_outputs = 1,
+          .samples = {},
+          .call = &call__gelu_erf_backward,
+      },
+      // _gelu_tanh(Tensor self) -> Tensor
+      OpInfo{
+          .name = "_gelu_tanh",
+          .id = "_gelu_tanh",
+          .schema = "_gelu_tanh(Tensor self) -> Tensor",
+          .functional = "",
+          .shape = ShapeKind::Same,
+          .dtype = DTypeRule::Promote,
+          .kind = OpKind::Functional,
+          .pointwise = true,
+          .dtypes = 0x18,
+          .args =
+              {
+                  {.name = "self", .kind = ArgKind::Tensor},
+              },
+          .num_outputs = 1,
+          .samples = {},
+          .call = &call__gelu_tanh,
+      },
+      // _gelu_tanh_backward(Tensor grad_output, Tensor self) -> Tensor
+      OpInfo{
+          .name = "_gelu_tanh_backward",
+          .id = "_gelu_tanh_backward",
+          .schema = "_gelu_tanh_backward(Tensor grad_output, Tensor self) -> Tensor",
+          .functional = "",
+          .shape = ShapeKind::Broadcast,
+          .dtype = DTypeRule::Promote,
+          .kind = OpKind::Functional,
+          .pointwise = true,
+          .dtypes = 0x18,
+          .args =
+              {
+                  {.name = "grad_output", .kind = ArgKind::Tensor},
+                  {.name = "self", .kind = ArgKind::Tensor},
+              },
+          .num_outputs = 1,
+          .samples = {},
+          .call = &call__gelu_tanh_backward,
       },
       // sum(Tensor self, *, ScalarType? dtype=None) -> Tensor
       OpInfo{

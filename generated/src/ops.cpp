@@ -1435,6 +1435,62 @@ Tensor dispatch_hardswish_backward(const Tensor& grad_output, const Tensor& self
   }
 }
 
+// _gelu_erf(Tensor self) -> Tensor
+Tensor dispatch__gelu_erf(const Tensor& self) {
+  switch (detail::op_device("_gelu_erf", {detail::device_of(self, "_gelu_erf", "self")})) {
+    case DeviceType::Lazy:
+      return lazy::_gelu_erf(self);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch__gelu_erf)>(DeviceType::CUDA,
+                                                                 "_gelu_erf")(self);
+    default:
+      return cpu::_gelu_erf(self);
+  }
+}
+
+// _gelu_erf_backward(Tensor grad_output, Tensor self) -> Tensor
+Tensor dispatch__gelu_erf_backward(const Tensor& grad_output, const Tensor& self) {
+  switch (detail::op_device("_gelu_erf_backward",
+                            {detail::device_of(grad_output, "_gelu_erf_backward", "grad_output"),
+                             detail::device_of(self, "_gelu_erf_backward", "self")})) {
+    case DeviceType::Lazy:
+      return lazy::_gelu_erf_backward(grad_output, self);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch__gelu_erf_backward)>(
+          DeviceType::CUDA, "_gelu_erf_backward")(grad_output, self);
+    default:
+      return cpu::_gelu_erf_backward(grad_output, self);
+  }
+}
+
+// _gelu_tanh(Tensor self) -> Tensor
+Tensor dispatch__gelu_tanh(const Tensor& self) {
+  switch (detail::op_device("_gelu_tanh", {detail::device_of(self, "_gelu_tanh", "self")})) {
+    case DeviceType::Lazy:
+      return lazy::_gelu_tanh(self);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch__gelu_tanh)>(DeviceType::CUDA,
+                                                                  "_gelu_tanh")(self);
+    default:
+      return cpu::_gelu_tanh(self);
+  }
+}
+
+// _gelu_tanh_backward(Tensor grad_output, Tensor self) -> Tensor
+Tensor dispatch__gelu_tanh_backward(const Tensor& grad_output, const Tensor& self) {
+  switch (detail::op_device("_gelu_tanh_backward",
+                            {detail::device_of(grad_output, "_gelu_tanh_backward", "grad_output"),
+                             detail::device_of(self, "_gelu_tanh_backward", "self")})) {
+    case DeviceType::Lazy:
+      return lazy::_gelu_tanh_backward(grad_output, self);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch__gelu_tanh_backward)>(
+          DeviceType::CUDA, "_gelu_tanh_backward")(grad_output, self);
+    default:
+      return cpu::_gelu_tanh_backward(grad_output, self);
+  }
+}
+
 // sum(Tensor self, *, ScalarType? dtype=None) -> Tensor
 Tensor dispatch_sum(const Tensor& self, std::optional<DType> dtype) {
   switch (detail::op_device("sum", {detail::device_of(self, "sum", "self")})) {
@@ -3024,6 +3080,43 @@ Tensor hardswish_backward(const Tensor& grad_output, const Tensor& self) {
   decltype(auto) result = dispatch_hardswish_backward(grad_output, self);
   if (autograd::needs_grad({&grad_output, &self}))
     autograd::record_hardswish_backward(result, grad_output, self);
+  return result;
+}
+
+// _gelu_erf(Tensor self) -> Tensor
+Tensor _gelu_erf(const Tensor& self) {
+  detail::check_dtypes("_gelu_erf", {DType::Float32, DType::Float64}, {detail::input_of(self)}, {});
+  decltype(auto) result = dispatch__gelu_erf(self);
+  if (autograd::needs_grad({&self})) autograd::record__gelu_erf(result, self);
+  return result;
+}
+
+// _gelu_erf_backward(Tensor grad_output, Tensor self) -> Tensor
+Tensor _gelu_erf_backward(const Tensor& grad_output, const Tensor& self) {
+  detail::check_dtypes("_gelu_erf_backward", {DType::Float32, DType::Float64},
+                       {detail::input_of(grad_output), detail::input_of(self)}, {});
+  decltype(auto) result = dispatch__gelu_erf_backward(grad_output, self);
+  if (autograd::needs_grad({&grad_output, &self}))
+    autograd::record__gelu_erf_backward(result, grad_output, self);
+  return result;
+}
+
+// _gelu_tanh(Tensor self) -> Tensor
+Tensor _gelu_tanh(const Tensor& self) {
+  detail::check_dtypes("_gelu_tanh", {DType::Float32, DType::Float64}, {detail::input_of(self)},
+                       {});
+  decltype(auto) result = dispatch__gelu_tanh(self);
+  if (autograd::needs_grad({&self})) autograd::record__gelu_tanh(result, self);
+  return result;
+}
+
+// _gelu_tanh_backward(Tensor grad_output, Tensor self) -> Tensor
+Tensor _gelu_tanh_backward(const Tensor& grad_output, const Tensor& self) {
+  detail::check_dtypes("_gelu_tanh_backward", {DType::Float32, DType::Float64},
+                       {detail::input_of(grad_output), detail::input_of(self)}, {});
+  decltype(auto) result = dispatch__gelu_tanh_backward(grad_output, self);
+  if (autograd::needs_grad({&grad_output, &self}))
+    autograd::record__gelu_tanh_backward(result, grad_output, self);
   return result;
 }
 

@@ -662,7 +662,9 @@ std::vector<Shape> compute_shape_mish(const Shape& self) {
 // mish_backward(Tensor grad_output, Tensor self) -> Tensor
 std::vector<Shape> compute_shape_mish_backward(const Shape& grad_output, const Shape& self) {
   std::vector<int64_t> sizes = shape_rules::broadcast("mish_backward", {&grad_output, &self});
-  return {Shape(shape_rules::result_type({&grad_output, &self}, {}), std::move(sizes))};
+  shape_rules::check_cast("mish_backward", shape_rules::result_type({&grad_output, &self}, {}),
+                          self.dtype, sizes);
+  return {Shape(self.dtype, std::move(sizes))};
 }
 
 // hardsigmoid(Tensor self) -> Tensor
@@ -687,6 +689,30 @@ std::vector<Shape> compute_shape_hardswish(const Shape& self) {
 // hardswish_backward(Tensor grad_output, Tensor self) -> Tensor
 std::vector<Shape> compute_shape_hardswish_backward(const Shape& grad_output, const Shape& self) {
   std::vector<int64_t> sizes = shape_rules::broadcast("hardswish_backward", {&grad_output, &self});
+  return {Shape(shape_rules::result_type({&grad_output, &self}, {}), std::move(sizes))};
+}
+
+// _gelu_erf(Tensor self) -> Tensor
+std::vector<Shape> compute_shape__gelu_erf(const Shape& self) {
+  std::vector<int64_t> sizes = self.sizes;
+  return {Shape(shape_rules::result_type({&self}, {}), std::move(sizes))};
+}
+
+// _gelu_erf_backward(Tensor grad_output, Tensor self) -> Tensor
+std::vector<Shape> compute_shape__gelu_erf_backward(const Shape& grad_output, const Shape& self) {
+  std::vector<int64_t> sizes = shape_rules::broadcast("_gelu_erf_backward", {&grad_output, &self});
+  return {Shape(shape_rules::result_type({&grad_output, &self}, {}), std::move(sizes))};
+}
+
+// _gelu_tanh(Tensor self) -> Tensor
+std::vector<Shape> compute_shape__gelu_tanh(const Shape& self) {
+  std::vector<int64_t> sizes = self.sizes;
+  return {Shape(shape_rules::result_type({&self}, {}), std::move(sizes))};
+}
+
+// _gelu_tanh_backward(Tensor grad_output, Tensor self) -> Tensor
+std::vector<Shape> compute_shape__gelu_tanh_backward(const Shape& grad_output, const Shape& self) {
+  std::vector<int64_t> sizes = shape_rules::broadcast("_gelu_tanh_backward", {&grad_output, &self});
   return {Shape(shape_rules::result_type({&grad_output, &self}, {}), std::move(sizes))};
 }
 

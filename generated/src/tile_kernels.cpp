@@ -1496,6 +1496,64 @@ const PointwiseInfo kHardswishBackwardInfo = {"hardswish_backward",
                                               -1,
                                               true};
 
+// _gelu_erf(Tensor self) -> Tensor
+const PointwiseInfo kUnderscoreGeluErfInfo = {"_gelu_erf",
+                                              1,
+                                              0,
+                                              {0},
+                                              {},
+                                              false,
+                                              tile_fn_of<kernels::UnderscoreGeluErf, float>(),
+                                              tile_fn_of<kernels::UnderscoreGeluErf, double>(),
+                                              tile_fn_of<kernels::UnderscoreGeluErf, int64_t>(),
+                                              tile_fn_of<kernels::UnderscoreGeluErf, int32_t>(),
+                                              -1,
+                                              false};
+
+// _gelu_erf_backward(Tensor grad_output, Tensor self) -> Tensor
+const PointwiseInfo kUnderscoreGeluErfBackwardInfo = {
+    "_gelu_erf_backward",
+    2,
+    0,
+    {0, 1},
+    {},
+    false,
+    tile_fn_of<kernels::UnderscoreGeluErfBackward, float>(),
+    tile_fn_of<kernels::UnderscoreGeluErfBackward, double>(),
+    tile_fn_of<kernels::UnderscoreGeluErfBackward, int64_t>(),
+    tile_fn_of<kernels::UnderscoreGeluErfBackward, int32_t>(),
+    -1,
+    false};
+
+// _gelu_tanh(Tensor self) -> Tensor
+const PointwiseInfo kUnderscoreGeluTanhInfo = {"_gelu_tanh",
+                                               1,
+                                               0,
+                                               {0},
+                                               {},
+                                               false,
+                                               tile_fn_of<kernels::UnderscoreGeluTanh, float>(),
+                                               tile_fn_of<kernels::UnderscoreGeluTanh, double>(),
+                                               tile_fn_of<kernels::UnderscoreGeluTanh, int64_t>(),
+                                               tile_fn_of<kernels::UnderscoreGeluTanh, int32_t>(),
+                                               -1,
+                                               false};
+
+// _gelu_tanh_backward(Tensor grad_output, Tensor self) -> Tensor
+const PointwiseInfo kUnderscoreGeluTanhBackwardInfo = {
+    "_gelu_tanh_backward",
+    2,
+    0,
+    {0, 1},
+    {},
+    false,
+    tile_fn_of<kernels::UnderscoreGeluTanhBackward, float>(),
+    tile_fn_of<kernels::UnderscoreGeluTanhBackward, double>(),
+    tile_fn_of<kernels::UnderscoreGeluTanhBackward, int64_t>(),
+    tile_fn_of<kernels::UnderscoreGeluTanhBackward, int32_t>(),
+    -1,
+    false};
+
 // masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor
 const PointwiseInfo kMaskedFillScalarInfo = {"masked_fill.Scalar",
                                              2,
@@ -1956,6 +2014,14 @@ const PointwiseInfo* pointwise_info(ir::OpKind kind) {
       return &kHardswishInfo;
     case ir::OpKind::hardswish_backward:
       return &kHardswishBackwardInfo;
+    case ir::OpKind::_gelu_erf:
+      return &kUnderscoreGeluErfInfo;
+    case ir::OpKind::_gelu_erf_backward:
+      return &kUnderscoreGeluErfBackwardInfo;
+    case ir::OpKind::_gelu_tanh:
+      return &kUnderscoreGeluTanhInfo;
+    case ir::OpKind::_gelu_tanh_backward:
+      return &kUnderscoreGeluTanhBackwardInfo;
     case ir::OpKind::masked_fill_scalar:
       return &kMaskedFillScalarInfo;
     case ir::OpKind::sqrt_inplace:
@@ -1971,7 +2037,7 @@ const PointwiseInfo* pointwise_info(ir::OpKind kind) {
 
 // What AOT kernels generated from another ops.yaml (or by another lazygen) are told apart by.
 const char* fusion::pointwise_fingerprint() {
-  return "d1cdd3ff40c146b9";
+  return "1d680b65a32e9a65";
 }
 
 }  // namespace lazygen::cpu

@@ -1175,6 +1175,8 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   adapter.add("nll_loss_forward", TORCH_FN(adapters::nll_loss_forward));
   adapter.add("nll_loss_backward", TORCH_FN(adapters::nll_loss_backward));
   adapter.add("bernoulli_.float", TORCH_FN(adapters::bernoulli_inplace_float));
+  adapter.add("gelu", TORCH_FN(adapters::gelu));
+  adapter.add("gelu_backward", TORCH_FN(adapters::gelu_backward));
   register_cpu_fallbacks(m);
 }
 

@@ -102,6 +102,10 @@ std::vector<std::string> elementwise_statements(const OpEntry& op) {
                     api::cpp_name(a.name) + ");");
     }
   }
+  if (op.dtype == DTypeRule::Self && inputs.size() > 1 && !written_argument(op)) {
+    out.push_back("shape_rules::check_cast(\"" + op.schema.name.str() + "\", " + result_type_expr(op) +
+                  ", self.dtype, sizes);");
+  }
   if (const Argument* w = written_argument(op)) {
     out.push_back("shape_rules::check_inplace(\"" + op.schema.name.str() + "\", " + api::cpp_name(w->name) +
                   ", sizes, " + computed_dtype_expr(op) + ");");

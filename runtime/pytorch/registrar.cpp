@@ -20,7 +20,8 @@ std::string skip_reason(const std::string& name, const c10::FunctionSchema& infe
   const c10::optional<c10::OperatorHandle> op =
       c10::Dispatcher::singleton().findSchema(operator_name(name));
   if (!op) return "not a PyTorch op";
-  if (op->hasKernelForDispatchKey(c10::DispatchKey::CompositeImplicitAutograd)) {
+  if (op->hasKernelForDispatchKey(c10::DispatchKey::CompositeImplicitAutograd) &&
+      !op->hasKernelForDispatchKey(c10::DispatchKey::Autograd)) {
     return "PyTorch decomposes it (CompositeImplicitAutograd)";
   }
   if (c10::optional<std::string> diff = c10::findSchemaDifferences(inferred, op->schema())) {

@@ -6,10 +6,13 @@
 // registered on PrivateUse1 only when
 //   - PyTorch has an op of that name (lazygen-only ops such as conv2d_backward_input are not
 //     PyTorch's),
-//   - PyTorch does not implement it as CompositeImplicitAutograd (conv2d, max_pool2d, reshape,
-//     nll_loss, ...): such an op decomposes into ops the device does register, and a backend
-//     kernel for it would replace the decomposition below autograd, so the autograd formulas of
-//     the ops it calls would never be recorded and gradients would be lost without an error;
+//   - PyTorch does not implement it as CompositeImplicitAutograd alone (conv2d, max_pool2d,
+//     reshape, nll_loss, ...): such an op decomposes into ops the device does register, and a
+//     backend kernel for it would replace the decomposition below autograd, so the autograd
+//     formulas of the ops it calls would never be recorded and gradients would be lost without an
+//     error. An op that also has an autograd kernel of its own (silu_backward, mish_backward:
+//     their composite serves XLA and Lazy only) is differentiated above the device, so its
+//     kernel is registered;
 //   - the kernel's C++ signature matches PyTorch's schema and PyTorch's other kernels of the op
 //     (the dispatcher refuses a mismatch; the refusal is recorded instead of ending the process).
 // Every decision is recorded with its reason (registration_report(); the Python package's

@@ -70,3 +70,34 @@ def test_repeated_steps_replay_one_compiled_graph(dev, steps):
     compiles = lazygen_torch.metrics.counter_value("computation_cache.miss")
     assert compiles <= 3, lazygen_torch.metrics.metrics_report()  # first step, momentum init, steady
     assert fallbacks() == {}
+
+
+@pytest.mark.parametrize("approximate", ["none", "tanh"])
+def test_gelu_and_its_gradient_run_on_the_device(dev, approximate):
+    x_cpu = torch.linspace(-4, 4, 17, dtype=torch.float64, requires_grad=True)
+    x = x_cpu.detach().to(dev).requires_grad_()
+    y = F.gelu(x, approximate=approximate)
+    y_cpu = F.gelu(x_cpu, approximate=approximate)
+    (y * y).sum().backward()
+    (y_cpu * y_cpu).sum().backward()
+    assert_same(y, y_cpu)
+    assert_same(x.grad, x_cpu.grad)
+    assert fallbacks() == {}
+
+
+def test_gelu_refuses_an_unknown_approximation(dev):
+    with pytest.raises(Exception, match="approximate argument must be either none or tanh"):
+        F.gelu(torch.ones(3, device=dev), approximate="sigmoid")
+
+
+@pytest.mark.parametrize("module", [torch.nn.SiLU(), torch.nn.Hardswish(), torch.nn.Hardsigmoid(),
+                                    torch.nn.Mish(), torch.nn.Softplus(beta=2.0), torch.nn.Hardtanh(),
+                                    torch.nn.Sigmoid(), torch.nn.Tanh(), torch.nn.GELU()],
+                         ids=lambda m: type(m).__name__)
+def test_activation_modules_train_on_the_device_without_fallback(dev, module):
+    x_cpu = torch.linspace(-5, 5, 23, dtype=torch.float64, requires_grad=True)
+    x = x_cpu.detach().to(dev).requires_grad_()
+    module(x).pow(2).sum().backward()
+    module(x_cpu).pow(2).sum().backward()
+    assert_same(x.grad, x_cpu.grad)
+    assert fallbacks() == {}

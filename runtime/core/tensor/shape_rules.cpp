@@ -71,13 +71,17 @@ void check_inplace(const char* op, const Shape& self, const std::vector<int64_t>
     throw ShapeError(op, "output with shape " + sizes_str(self.sizes) +
                              " doesn't match the broadcast shape " + sizes_str(result_sizes));
   }
-  const bool narrowing = (is_floating(result_dtype) && !is_floating(self.dtype)) ||
-                         (result_dtype != DType::Bool && self.dtype == DType::Bool);
+  check_cast(op, result_dtype, self.dtype, self.sizes);
+}
+
+void check_cast(const char* op, DType result_dtype, DType out_dtype, const std::vector<int64_t>& out_sizes) {
+  const bool narrowing = (is_floating(result_dtype) && !is_floating(out_dtype)) ||
+                         (result_dtype != DType::Bool && out_dtype == DType::Bool);
   if (narrowing) {
     throw ShapeError(op, "result type " + std::string(dtype_name(result_dtype)) +
                              " can't be cast to the desired output type " +
-                             std::string(dtype_name(self.dtype)) + " (output of shape " +
-                             sizes_str(self.sizes) + ")");
+                             std::string(dtype_name(out_dtype)) + " (output of shape " +
+                             sizes_str(out_sizes) + ")");
   }
 }
 

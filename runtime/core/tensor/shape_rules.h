@@ -38,6 +38,9 @@ std::vector<int64_t> broadcast(const char* op, std::initializer_list<const Shape
 // integral, no number -> bool); else ShapeError naming the shapes or dtypes.
 void check_inplace(const char* op, const Shape& self, const std::vector<int64_t>& result_sizes,
                    DType result_dtype);
+// The cast half of check_inplace, for an output of `out_dtype` and `out_sizes` (also a `dtype:
+// self` op of several tensors, whose output takes self's dtype as PyTorch's mish_backward's does).
+void check_cast(const char* op, DType result_dtype, DType out_dtype, const std::vector<int64_t>& out_sizes);
 
 // PyTorch's alpha_check for a scaling Scalar (`alpha`, `beta`) of an op computing in `dtype`: a
 // bool alpha needs a bool result, a floating alpha a floating one; else ShapeError naming `op`.

@@ -4,6 +4,8 @@
 // (Sources: runtime/ops/composite/.)
 #pragma once
 
+#include <string_view>
+
 #include "lazygen/tensor.h"
 
 namespace lazygen {
@@ -18,5 +20,11 @@ namespace lazygen {
 // Operands share one dtype and are at least 1-D; a ShapeError names matmul and both shapes.
 // Also a method: x.matmul(y).
 Tensor matmul(const Tensor& self, const Tensor& other);
+
+// torch.nn.functional.gelu: x * Phi(x) with `approximate` "none" (Phi by erf: _gelu_erf) or
+// "tanh" (_gelu_tanh); gelu_backward is its gradient given grad_output (_gelu_*_backward). Any
+// other `approximate` is a ShapeError naming gelu, as PyTorch refuses it. float32 and float64.
+Tensor gelu(const Tensor& self, std::string_view approximate = "none");
+Tensor gelu_backward(const Tensor& grad_output, const Tensor& self, std::string_view approximate = "none");
 
 }  // namespace lazygen

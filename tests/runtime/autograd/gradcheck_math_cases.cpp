@@ -3,6 +3,7 @@
 // kinks (integers for floor/remainder, 0 for sign/leaky_relu, thresholds) so that central
 // differences see a smooth function.
 #include "gradcheck_cases.h"
+#include "lazygen/composite.h"
 
 namespace lazygen::testing {
 
@@ -72,6 +73,7 @@ std::vector<GradCase> activation_cases() {
   auto off_zero = [] { return Inputs{away_from_zero({3, 4}, 401)}; };
   auto grad_and_vals = [] { return Inputs{values({3, 4}, 402), values({3, 4}, 403)}; };
   // Across hardswish's and hardsigmoid's middle piece, away from its ends at -3 and 3.
+  auto wide = [] { return Inputs{uniform({3, 4}, -3.0, 3.0, 408)}; };
   auto grad_and_wide = [] { return Inputs{values({3, 4}, 404), uniform({3, 4}, -2.9, 2.9, 405)}; };
   return {
       {"sigmoid_backward", "sigmoid_backward",
@@ -101,6 +103,12 @@ std::vector<GradCase> activation_cases() {
        [] { return Inputs{uniform({3, 4}, -4.0, 4.0, 407)}; }},
       {"hardswish_backward", "hardswish_backward",
        [](const Inputs& in) { return hardswish_backward(in[0], in[1]); }, grad_and_wide},
+      {"gelu_erf", "_gelu_erf", [](const Inputs& in) { return gelu(in[0]); }, wide},
+      {"gelu_tanh", "_gelu_tanh", [](const Inputs& in) { return gelu(in[0], "tanh"); }, wide},
+      {"gelu_erf_backward", "_gelu_erf_backward",
+       [](const Inputs& in) { return gelu_backward(in[0], in[1]); }, grad_and_wide},
+      {"gelu_tanh_backward", "_gelu_tanh_backward",
+       [](const Inputs& in) { return gelu_backward(in[0], in[1], "tanh"); }, grad_and_wide},
   };
 }
 

@@ -179,6 +179,15 @@ void record_hardsigmoid_backward(const Tensor& result, const Tensor& grad_output
 void record_hardswish(const Tensor& result, const Tensor& self);
 // hardswish_backward(Tensor grad_output, Tensor self) -> Tensor
 void record_hardswish_backward(const Tensor& result, const Tensor& grad_output, const Tensor& self);
+// _gelu_erf(Tensor self) -> Tensor
+void record__gelu_erf(const Tensor& result, const Tensor& self);
+// _gelu_erf_backward(Tensor grad_output, Tensor self) -> Tensor
+void record__gelu_erf_backward(const Tensor& result, const Tensor& grad_output, const Tensor& self);
+// _gelu_tanh(Tensor self) -> Tensor
+void record__gelu_tanh(const Tensor& result, const Tensor& self);
+// _gelu_tanh_backward(Tensor grad_output, Tensor self) -> Tensor
+void record__gelu_tanh_backward(const Tensor& result, const Tensor& grad_output,
+                                const Tensor& self);
 // sum(Tensor self, *, ScalarType? dtype=None) -> Tensor
 void record_sum(const Tensor& result, const Tensor& self, std::optional<DType> dtype);
 // sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) ->

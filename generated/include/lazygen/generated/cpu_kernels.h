@@ -235,6 +235,14 @@ Tensor hardsigmoid_backward(const Tensor& grad_output, const Tensor& self);
 Tensor hardswish(const Tensor& self);
 // hardswish_backward(Tensor grad_output, Tensor self) -> Tensor
 Tensor hardswish_backward(const Tensor& grad_output, const Tensor& self);
+// _gelu_erf(Tensor self) -> Tensor
+Tensor _gelu_erf(const Tensor& self);
+// _gelu_erf_backward(Tensor grad_output, Tensor self) -> Tensor
+Tensor _gelu_erf_backward(const Tensor& grad_output, const Tensor& self);
+// _gelu_tanh(Tensor self) -> Tensor
+Tensor _gelu_tanh(const Tensor& self);
+// _gelu_tanh_backward(Tensor grad_output, Tensor self) -> Tensor
+Tensor _gelu_tanh_backward(const Tensor& grad_output, const Tensor& self);
 // sum(Tensor self, *, ScalarType? dtype=None) -> Tensor (hand-written)
 Tensor sum(const Tensor& self, std::optional<DType> dtype);
 // sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) ->
@@ -704,6 +712,18 @@ void run_hardswish(const Tensor& out, std::initializer_list<Tensor> inputs,
 // hardswish_backward(Tensor grad_output, Tensor self) -> Tensor
 void run_hardswish_backward(const Tensor& out, std::initializer_list<Tensor> inputs,
                             std::initializer_list<Scalar> scalars, DType compute);
+// _gelu_erf(Tensor self) -> Tensor
+void run__gelu_erf(const Tensor& out, std::initializer_list<Tensor> inputs,
+                   std::initializer_list<Scalar> scalars, DType compute);
+// _gelu_erf_backward(Tensor grad_output, Tensor self) -> Tensor
+void run__gelu_erf_backward(const Tensor& out, std::initializer_list<Tensor> inputs,
+                            std::initializer_list<Scalar> scalars, DType compute);
+// _gelu_tanh(Tensor self) -> Tensor
+void run__gelu_tanh(const Tensor& out, std::initializer_list<Tensor> inputs,
+                    std::initializer_list<Scalar> scalars, DType compute);
+// _gelu_tanh_backward(Tensor grad_output, Tensor self) -> Tensor
+void run__gelu_tanh_backward(const Tensor& out, std::initializer_list<Tensor> inputs,
+                             std::initializer_list<Scalar> scalars, DType compute);
 // masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor
 void run_masked_fill_scalar(const Tensor& out, std::initializer_list<Tensor> inputs,
                             std::initializer_list<Scalar> scalars, DType compute);
@@ -833,6 +853,10 @@ DType compute_dtype_hardsigmoid(const Shape& self);
 DType compute_dtype_hardsigmoid_backward(const Shape& grad_output, const Shape& self);
 DType compute_dtype_hardswish(const Shape& self);
 DType compute_dtype_hardswish_backward(const Shape& grad_output, const Shape& self);
+DType compute_dtype__gelu_erf(const Shape& self);
+DType compute_dtype__gelu_erf_backward(const Shape& grad_output, const Shape& self);
+DType compute_dtype__gelu_tanh(const Shape& self);
+DType compute_dtype__gelu_tanh_backward(const Shape& grad_output, const Shape& self);
 DType compute_dtype_masked_fill_scalar(const Shape& self, const Shape& mask, const Scalar& value);
 DType compute_dtype_sqrt_inplace(const Shape& self);
 DType compute_dtype_div_inplace_tensor(const Shape& self, const Shape& other);

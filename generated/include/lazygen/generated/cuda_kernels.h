@@ -220,6 +220,14 @@ void launch_hardsigmoid_backward(const PointwiseArgs& args, cudaStream_t stream)
 void launch_hardswish(const PointwiseArgs& args, cudaStream_t stream);
 // hardswish_backward(Tensor grad_output, Tensor self) -> Tensor
 void launch_hardswish_backward(const PointwiseArgs& args, cudaStream_t stream);
+// _gelu_erf(Tensor self) -> Tensor
+void launch__gelu_erf(const PointwiseArgs& args, cudaStream_t stream);
+// _gelu_erf_backward(Tensor grad_output, Tensor self) -> Tensor
+void launch__gelu_erf_backward(const PointwiseArgs& args, cudaStream_t stream);
+// _gelu_tanh(Tensor self) -> Tensor
+void launch__gelu_tanh(const PointwiseArgs& args, cudaStream_t stream);
+// _gelu_tanh_backward(Tensor grad_output, Tensor self) -> Tensor
+void launch__gelu_tanh_backward(const PointwiseArgs& args, cudaStream_t stream);
 // masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor
 void launch_masked_fill_scalar(const PointwiseArgs& args, cudaStream_t stream);
 // sqrt_(Tensor(a!) self) -> Tensor(a!)

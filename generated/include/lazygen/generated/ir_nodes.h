@@ -1446,6 +1446,58 @@ class HardswishBackward final : public Node {
   std::string attrs_string() const override { return format_attrs({}); }
 };
 
+// _gelu_erf(Tensor self) -> Tensor
+class UnderscoreGeluErf final : public Node {
+ public:
+  static constexpr OpKind kKind = OpKind::_gelu_erf;
+
+  UnderscoreGeluErf(const Value& self, std::vector<Shape> shapes)
+      : Node(kKind, operand_list(self), std::move(shapes), hash_all()) {}
+
+  bool can_reuse(const Value& self) const { return operands_match(self); }
+  std::string attrs_string() const override { return format_attrs({}); }
+};
+
+// _gelu_erf_backward(Tensor grad_output, Tensor self) -> Tensor
+class UnderscoreGeluErfBackward final : public Node {
+ public:
+  static constexpr OpKind kKind = OpKind::_gelu_erf_backward;
+
+  UnderscoreGeluErfBackward(const Value& grad_output, const Value& self, std::vector<Shape> shapes)
+      : Node(kKind, operand_list(grad_output, self), std::move(shapes), hash_all()) {}
+
+  bool can_reuse(const Value& grad_output, const Value& self) const {
+    return operands_match(grad_output, self);
+  }
+  std::string attrs_string() const override { return format_attrs({}); }
+};
+
+// _gelu_tanh(Tensor self) -> Tensor
+class UnderscoreGeluTanh final : public Node {
+ public:
+  static constexpr OpKind kKind = OpKind::_gelu_tanh;
+
+  UnderscoreGeluTanh(const Value& self, std::vector<Shape> shapes)
+      : Node(kKind, operand_list(self), std::move(shapes), hash_all()) {}
+
+  bool can_reuse(const Value& self) const { return operands_match(self); }
+  std::string attrs_string() const override { return format_attrs({}); }
+};
+
+// _gelu_tanh_backward(Tensor grad_output, Tensor self) -> Tensor
+class UnderscoreGeluTanhBackward final : public Node {
+ public:
+  static constexpr OpKind kKind = OpKind::_gelu_tanh_backward;
+
+  UnderscoreGeluTanhBackward(const Value& grad_output, const Value& self, std::vector<Shape> shapes)
+      : Node(kKind, operand_list(grad_output, self), std::move(shapes), hash_all()) {}
+
+  bool can_reuse(const Value& grad_output, const Value& self) const {
+    return operands_match(grad_output, self);
+  }
+  std::string attrs_string() const override { return format_attrs({}); }
+};
+
 // sum(Tensor self, *, ScalarType? dtype=None) -> Tensor
 class Sum final : public Node {
  public:

@@ -234,6 +234,14 @@ Tensor hardsigmoid_backward(const Tensor& grad_output, const Tensor& self);
 Tensor hardswish(const Tensor& self);
 // hardswish_backward(Tensor grad_output, Tensor self) -> Tensor
 Tensor hardswish_backward(const Tensor& grad_output, const Tensor& self);
+// _gelu_erf(Tensor self) -> Tensor
+Tensor _gelu_erf(const Tensor& self);
+// _gelu_erf_backward(Tensor grad_output, Tensor self) -> Tensor
+Tensor _gelu_erf_backward(const Tensor& grad_output, const Tensor& self);
+// _gelu_tanh(Tensor self) -> Tensor
+Tensor _gelu_tanh(const Tensor& self);
+// _gelu_tanh_backward(Tensor grad_output, Tensor self) -> Tensor
+Tensor _gelu_tanh_backward(const Tensor& grad_output, const Tensor& self);
 // sum(Tensor self, *, ScalarType? dtype=None) -> Tensor
 Tensor sum(const Tensor& self, std::optional<DType> dtype = std::nullopt);
 // sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) ->

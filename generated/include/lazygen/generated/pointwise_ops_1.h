@@ -293,6 +293,33 @@ struct Softplus {
   }
 };
 
+// _gelu_erf(Tensor self) -> Tensor
+struct UnderscoreGeluErf {
+  static constexpr int kTensors = 1;
+  static constexpr int kScalars = 0;
+  static constexpr unsigned kDTypes = 0x18;  // float32 float64
+  template <class T>
+  LAZYGEN_HD auto operator()(T self) const {
+    return self * 0.5 * (1 + erf(self * 0.7071067811865476));
+  }
+};
+
+// _gelu_tanh_backward(Tensor grad_output, Tensor self) -> Tensor
+struct UnderscoreGeluTanhBackward {
+  static constexpr int kTensors = 2;
+  static constexpr int kScalars = 0;
+  static constexpr unsigned kDTypes = 0x18;  // float32 float64
+  template <class T>
+  LAZYGEN_HD auto operator()(T grad_output, T self) const {
+    return grad_output *
+           (0.5 * (1 + tanh(0.7978845608028654 * (self + 0.044715 * (self * self * self)))) +
+            0.5 * self *
+                (1 - tanh(0.7978845608028654 * (self + 0.044715 * (self * self * self))) *
+                         tanh(0.7978845608028654 * (self + 0.044715 * (self * self * self)))) *
+                (0.7978845608028654 * (1 + 0.134145 * self * self)));
+  }
+};
+
 // masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor
 struct MaskedFillScalar {
   static constexpr int kTensors = 2;

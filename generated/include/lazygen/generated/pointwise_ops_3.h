@@ -282,6 +282,29 @@ struct SoftplusBackward {
   }
 };
 
+// _gelu_erf_backward(Tensor grad_output, Tensor self) -> Tensor
+struct UnderscoreGeluErfBackward {
+  static constexpr int kTensors = 2;
+  static constexpr int kScalars = 0;
+  static constexpr unsigned kDTypes = 0x18;  // float32 float64
+  template <class T>
+  LAZYGEN_HD auto operator()(T grad_output, T self) const {
+    return grad_output * (0.5 * (1 + erf(self * 0.7071067811865476)) +
+                          self * (0.3989422804014327 * exp(self * self * -0.5)));
+  }
+};
+
+// _gelu_tanh(Tensor self) -> Tensor
+struct UnderscoreGeluTanh {
+  static constexpr int kTensors = 1;
+  static constexpr int kScalars = 0;
+  static constexpr unsigned kDTypes = 0x18;  // float32 float64
+  template <class T>
+  LAZYGEN_HD auto operator()(T self) const {
+    return 0.5 * self * (1 + tanh(0.7978845608028654 * (self + 0.044715 * (self * self * self))));
+  }
+};
+
 // div_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
 struct DivInplaceTensor {
   static constexpr int kTensors = 2;

@@ -251,6 +251,14 @@ std::vector<Shape> compute_shape_hardsigmoid_backward(const Shape& grad_output, 
 std::vector<Shape> compute_shape_hardswish(const Shape& self);
 // hardswish_backward(Tensor grad_output, Tensor self) -> Tensor
 std::vector<Shape> compute_shape_hardswish_backward(const Shape& grad_output, const Shape& self);
+// _gelu_erf(Tensor self) -> Tensor
+std::vector<Shape> compute_shape__gelu_erf(const Shape& self);
+// _gelu_erf_backward(Tensor grad_output, Tensor self) -> Tensor
+std::vector<Shape> compute_shape__gelu_erf_backward(const Shape& grad_output, const Shape& self);
+// _gelu_tanh(Tensor self) -> Tensor
+std::vector<Shape> compute_shape__gelu_tanh(const Shape& self);
+// _gelu_tanh_backward(Tensor grad_output, Tensor self) -> Tensor
+std::vector<Shape> compute_shape__gelu_tanh_backward(const Shape& grad_output, const Shape& self);
 // sum(Tensor self, *, ScalarType? dtype=None) -> Tensor
 std::vector<Shape> compute_shape_sum(const Shape& self, std::optional<DType> dtype);
 // sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) ->

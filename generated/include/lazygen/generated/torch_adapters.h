@@ -67,5 +67,10 @@ at::Tensor nll_loss_backward(const at::Tensor& grad_output, const at::Tensor& se
 // bernoulli_.float(Tensor(a!) self, float p=0.5, *, Generator? generator=None) -> Tensor(a!)
 at::Tensor& bernoulli_inplace_float(at::Tensor& self, double p,
                                     c10::optional<at::Generator> generator);
+// gelu(Tensor self, *, str approximate='none') -> Tensor
+at::Tensor gelu(const at::Tensor& self, c10::string_view approximate);
+// gelu_backward(Tensor grad_output, Tensor self, *, str approximate='none') -> Tensor
+at::Tensor gelu_backward(const at::Tensor& grad_output, const at::Tensor& self,
+                         c10::string_view approximate);
 
 }  // namespace lazygen::pytorch::adapters
