@@ -1101,7 +1101,29 @@ class LeakyReluBackward final : public Function {
   std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
     [[maybe_unused]] const Tensor& grad = grads[0];
     std::vector<Tensor> grad_inputs(1);
-    if (needs_input_grad(0)) grad_inputs[0] = where(gt(self, 0), grad, grad * negative_slope);
+    if (needs_input_grad(0))
+      grad_inputs[0] = leaky_relu_backward(grad, self, negative_slope, false);
+    return grad_inputs;
+  }
+
+  void release_saved() override { self = Tensor(); }
+
+  Tensor self;
+  Scalar negative_slope{};
+};
+
+// leaky_relu_backward(Tensor grad_output, Tensor self, Scalar negative_slope, bool self_is_result)
+// -> Tensor
+class LeakyReluBackwardBackward final : public Function {
+ public:
+  const char* name() const override { return "LeakyReluBackwardBackward"; }
+
+  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
+    [[maybe_unused]] const Tensor& grad = grads[0];
+    std::vector<Tensor> grad_inputs(2);
+    if (needs_input_grad(0))
+      grad_inputs[0] = leaky_relu_backward(grad, self, negative_slope, false);
+    if (needs_input_grad(1)) grad_inputs[1] = zeros_like(grad);
     return grad_inputs;
   }
 
@@ -2795,6 +2817,19 @@ void record_leaky_relu(const Tensor& result, const Tensor& self, const Scalar& n
   auto fn = std::make_shared<LeakyReluBackward>();
   fn->next_edges = {gradient_edge(self)};
   fn->input_shapes = {self.shape()};
+  fn->num_outputs = 1;
+  fn->self = saved(self);
+  fn->negative_slope = negative_slope;
+  set_history(result, fn, 0);
+}
+
+// leaky_relu_backward(Tensor grad_output, Tensor self, Scalar negative_slope, bool self_is_result)
+// -> Tensor
+void record_leaky_relu_backward(const Tensor& result, const Tensor& grad_output, const Tensor& self,
+                                const Scalar& negative_slope, bool self_is_result) {
+  auto fn = std::make_shared<LeakyReluBackwardBackward>();
+  fn->next_edges = {gradient_edge(grad_output), gradient_edge(self)};
+  fn->input_shapes = {grad_output.shape(), self.shape()};
   fn->num_outputs = 1;
   fn->self = saved(self);
   fn->negative_slope = negative_slope;

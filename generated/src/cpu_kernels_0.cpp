@@ -152,6 +152,13 @@ DType compute_dtype_leaky_relu(const Shape& self, const Scalar& negative_slope) 
   return shape_rules::result_type({&self}, {});
 }
 
+// leaky_relu_backward(Tensor grad_output, Tensor self, Scalar negative_slope, bool self_is_result)
+// -> Tensor
+DType compute_dtype_leaky_relu_backward(const Shape& grad_output, const Shape& self,
+                                        const Scalar& negative_slope) {
+  return shape_rules::result_type({&grad_output, &self}, {});
+}
+
 // mish(Tensor self) -> Tensor
 DType compute_dtype_mish(const Shape& self) {
   return to_floating(shape_rules::result_type({&self}, {}));
@@ -332,6 +339,13 @@ void run_threshold(const Tensor& out, std::initializer_list<Tensor> inputs,
 void run_leaky_relu(const Tensor& out, std::initializer_list<Tensor> inputs,
                     std::initializer_list<Scalar> scalars, DType compute) {
   run_pointwise<kernels::LeakyRelu>("leaky_relu", out, inputs, scalars, compute);
+}
+
+// leaky_relu_backward(Tensor grad_output, Tensor self, Scalar negative_slope, bool self_is_result)
+// -> Tensor
+void run_leaky_relu_backward(const Tensor& out, std::initializer_list<Tensor> inputs,
+                             std::initializer_list<Scalar> scalars, DType compute) {
+  run_pointwise<kernels::LeakyReluBackward>("leaky_relu_backward", out, inputs, scalars, compute);
 }
 
 // mish(Tensor self) -> Tensor
@@ -589,6 +603,19 @@ Tensor leaky_relu(const Tensor& self, const Scalar& negative_slope) {
   Tensor out = empty(shapes[0].sizes, shapes[0].dtype, kCPU);
   run_leaky_relu(out, {self}, {negative_slope},
                  compute_dtype_leaky_relu(self.shape(), negative_slope));
+  return out;
+}
+
+// leaky_relu_backward(Tensor grad_output, Tensor self, Scalar negative_slope, bool self_is_result)
+// -> Tensor
+Tensor leaky_relu_backward(const Tensor& grad_output, const Tensor& self,
+                           const Scalar& negative_slope, bool self_is_result) {
+  std::vector<Shape> shapes = compute_shape_leaky_relu_backward(grad_output.shape(), self.shape(),
+                                                                negative_slope, self_is_result);
+  Tensor out = empty(shapes[0].sizes, shapes[0].dtype, kCPU);
+  run_leaky_relu_backward(
+      out, {grad_output, self}, {negative_slope},
+      compute_dtype_leaky_relu_backward(grad_output.shape(), self.shape(), negative_slope));
   return out;
 }
 

@@ -471,6 +471,12 @@ void launch_leaky_relu(const PointwiseArgs& args, cudaStream_t stream) {
   launch_pointwise<kernels::LeakyRelu>(args, stream);
 }
 
+// leaky_relu_backward(Tensor grad_output, Tensor self, Scalar negative_slope, bool self_is_result)
+// -> Tensor
+void launch_leaky_relu_backward(const PointwiseArgs& args, cudaStream_t stream) {
+  launch_pointwise<kernels::LeakyReluBackward>(args, stream);
+}
+
 // elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor
 void launch_elu(const PointwiseArgs& args, cudaStream_t stream) {
   launch_pointwise<kernels::Elu>(args, stream);

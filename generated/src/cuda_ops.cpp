@@ -824,6 +824,20 @@ Tensor leaky_relu(const Tensor& self, const Scalar& negative_slope) {
   return out;
 }
 
+// leaky_relu_backward(Tensor grad_output, Tensor self, Scalar negative_slope, bool self_is_result)
+// -> Tensor
+Tensor leaky_relu_backward(const Tensor& grad_output, const Tensor& self,
+                           const Scalar& negative_slope, bool self_is_result) {
+  std::vector<Shape> shapes = compute_shape_leaky_relu_backward(grad_output.shape(), self.shape(),
+                                                                negative_slope, self_is_result);
+  Tensor out = empty_device(shapes[0].sizes, shapes[0].dtype, grad_output.device());
+  run_pointwise(
+      "leaky_relu_backward", &launch_leaky_relu_backward, out, {grad_output, self},
+      {negative_slope},
+      cpu::compute_dtype_leaky_relu_backward(grad_output.shape(), self.shape(), negative_slope));
+  return out;
+}
+
 // elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor
 Tensor elu(const Tensor& self, const Scalar& alpha, const Scalar& scale,
            const Scalar& input_scale) {
@@ -1111,6 +1125,7 @@ void register_pointwise_kernels() {
   detail::register_device_kernel(DeviceType::CUDA, "tanh_backward", &tanh_backward);
   detail::register_device_kernel(DeviceType::CUDA, "threshold", &threshold);
   detail::register_device_kernel(DeviceType::CUDA, "leaky_relu", &leaky_relu);
+  detail::register_device_kernel(DeviceType::CUDA, "leaky_relu_backward", &leaky_relu_backward);
   detail::register_device_kernel(DeviceType::CUDA, "elu", &elu);
   detail::register_device_kernel(DeviceType::CUDA, "hardtanh", &hardtanh);
   detail::register_device_kernel(DeviceType::CUDA, "hardtanh_backward", &hardtanh_backward);

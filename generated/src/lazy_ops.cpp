@@ -737,6 +737,18 @@ Tensor leaky_relu(const Tensor& self, const Scalar& negative_slope) {
   return make_lazy_tensor(node, 0, self.device());
 }
 
+// leaky_relu_backward(Tensor grad_output, Tensor self, Scalar negative_slope, bool self_is_result)
+// -> Tensor
+Tensor leaky_relu_backward(const Tensor& grad_output, const Tensor& self,
+                           const Scalar& negative_slope, bool self_is_result) {
+  const ir::NodePtr& node = ir::cached_node<ir::LeakyReluBackward>(
+      ir_value(grad_output), ir_value(self), scalar_value(negative_slope), self_is_result, [&] {
+        return compute_shape_leaky_relu_backward(grad_output.shape(), self.shape(), negative_slope,
+                                                 self_is_result);
+      });
+  return make_lazy_tensor(node, 0, grad_output.device());
+}
+
 // elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor
 Tensor elu(const Tensor& self, const Scalar& alpha, const Scalar& scale,
            const Scalar& input_scale) {

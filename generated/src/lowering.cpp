@@ -759,6 +759,17 @@ std::vector<Tensor> lower_leaky_relu(const ir::Node& node, const std::vector<Ten
   return {out};
 }
 
+// leaky_relu_backward(Tensor grad_output, Tensor self, Scalar negative_slope, bool self_is_result)
+// -> Tensor
+std::vector<Tensor> lower_leaky_relu_backward(const ir::Node& node,
+                                              const std::vector<Tensor>& inputs) {
+  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
+  cpu::run_leaky_relu_backward(out, {inputs[0], inputs[1]}, {scalar_of(inputs[2])},
+                               cpu::compute_dtype_leaky_relu_backward(
+                                   inputs[0].shape(), inputs[1].shape(), scalar_of(inputs[2])));
+  return {out};
+}
+
 // elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor
 std::vector<Tensor> lower_elu(const ir::Node& node, const std::vector<Tensor>& inputs) {
   Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
@@ -1420,6 +1431,8 @@ LowerFn lowering_for(ir::OpKind kind) {
       return &lower_threshold;
     case ir::OpKind::leaky_relu:
       return &lower_leaky_relu;
+    case ir::OpKind::leaky_relu_backward:
+      return &lower_leaky_relu_backward;
     case ir::OpKind::elu:
       return &lower_elu;
     case ir::OpKind::hardtanh:

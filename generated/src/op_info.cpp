@@ -651,6 +651,16 @@ std::vector<Tensor> call_leaky_relu([[maybe_unused]] const std::vector<Arg>& arg
         detail::unbox<Tensor>(args, 0), detail::unbox<Scalar>(args, 1));
   });
 }
+// leaky_relu_backward(Tensor grad_output, Tensor self, Scalar negative_slope, bool self_is_result)
+// -> Tensor
+std::vector<Tensor> call_leaky_relu_backward([[maybe_unused]] const std::vector<Arg>& args) {
+  return detail::boxed_results([&] {
+    return static_cast<Tensor (*)(const Tensor&, const Tensor&, const Scalar&, bool)>(
+        &lazygen::leaky_relu_backward)(
+        detail::unbox<Tensor>(args, 0), detail::unbox<Tensor>(args, 1),
+        detail::unbox<Scalar>(args, 2), detail::unbox<bool>(args, 3));
+  });
+}
 // elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor
 std::vector<Tensor> call_elu([[maybe_unused]] const std::vector<Arg>& args) {
   return detail::boxed_results([&] {
@@ -3117,6 +3127,30 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .num_outputs = 1,
           .samples = {},
           .call = &call_leaky_relu,
+      },
+      // leaky_relu_backward(Tensor grad_output, Tensor self, Scalar negative_slope, bool
+      // self_is_result) -> Tensor
+      OpInfo{
+          .name = "leaky_relu_backward",
+          .id = "leaky_relu_backward",
+          .schema = "leaky_relu_backward(Tensor grad_output, Tensor self, Scalar negative_slope, "
+                    "bool self_is_result) -> Tensor",
+          .functional = "",
+          .shape = ShapeKind::Broadcast,
+          .dtype = DTypeRule::Promote,
+          .kind = OpKind::Functional,
+          .pointwise = true,
+          .dtypes = 0x18,
+          .args =
+              {
+                  {.name = "grad_output", .kind = ArgKind::Tensor},
+                  {.name = "self", .kind = ArgKind::Tensor},
+                  {.name = "negative_slope", .kind = ArgKind::Scalar},
+                  {.name = "self_is_result", .kind = ArgKind::Bool},
+              },
+          .num_outputs = 1,
+          .samples = {},
+          .call = &call_leaky_relu_backward,
       },
       // elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor
       OpInfo{

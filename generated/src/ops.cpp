@@ -1253,6 +1253,24 @@ Tensor dispatch_leaky_relu(const Tensor& self, const Scalar& negative_slope) {
   }
 }
 
+// leaky_relu_backward(Tensor grad_output, Tensor self, Scalar negative_slope, bool self_is_result)
+// -> Tensor
+Tensor dispatch_leaky_relu_backward(const Tensor& grad_output, const Tensor& self,
+                                    const Scalar& negative_slope, bool self_is_result) {
+  switch (detail::op_device("leaky_relu_backward",
+                            {detail::device_of(grad_output, "leaky_relu_backward", "grad_output"),
+                             detail::device_of(self, "leaky_relu_backward", "self")})) {
+    case DeviceType::Lazy:
+      return lazy::leaky_relu_backward(grad_output, self, negative_slope, self_is_result);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_leaky_relu_backward)>(
+          DeviceType::CUDA, "leaky_relu_backward")(grad_output, self, negative_slope,
+                                                   self_is_result);
+    default:
+      return cpu::leaky_relu_backward(grad_output, self, negative_slope, self_is_result);
+  }
+}
+
 // elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor
 Tensor dispatch_elu(const Tensor& self, const Scalar& alpha, const Scalar& scale,
                     const Scalar& input_scale) {
@@ -2949,6 +2967,20 @@ Tensor leaky_relu(const Tensor& self, const Scalar& negative_slope) {
   decltype(auto) result = dispatch_leaky_relu(self, negative_slope);
   detail::check_fits("leaky_relu", negative_slope, result.dtype());
   if (autograd::needs_grad({&self})) autograd::record_leaky_relu(result, self, negative_slope);
+  return result;
+}
+
+// leaky_relu_backward(Tensor grad_output, Tensor self, Scalar negative_slope, bool self_is_result)
+// -> Tensor
+Tensor leaky_relu_backward(const Tensor& grad_output, const Tensor& self,
+                           const Scalar& negative_slope, bool self_is_result) {
+  detail::check_dtypes("leaky_relu_backward", {DType::Float32, DType::Float64},
+                       {detail::input_of(grad_output), detail::input_of(self)}, {});
+  decltype(auto) result =
+      dispatch_leaky_relu_backward(grad_output, self, negative_slope, self_is_result);
+  detail::check_fits("leaky_relu_backward", negative_slope, result.dtype());
+  if (autograd::needs_grad({&grad_output, &self}))
+    autograd::record_leaky_relu_backward(result, grad_output, self, negative_slope, self_is_result);
   return result;
 }
 

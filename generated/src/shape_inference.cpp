@@ -602,6 +602,15 @@ std::vector<Shape> compute_shape_leaky_relu(const Shape& self, const Scalar& neg
   return {Shape(self.dtype, std::move(sizes))};
 }
 
+// leaky_relu_backward(Tensor grad_output, Tensor self, Scalar negative_slope, bool self_is_result)
+// -> Tensor
+std::vector<Shape> compute_shape_leaky_relu_backward(const Shape& grad_output, const Shape& self,
+                                                     const Scalar& negative_slope,
+                                                     bool self_is_result) {
+  std::vector<int64_t> sizes = shape_rules::broadcast("leaky_relu_backward", {&grad_output, &self});
+  return {Shape(shape_rules::result_type({&grad_output, &self}, {}), std::move(sizes))};
+}
+
 // elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor
 std::vector<Shape> compute_shape_elu(const Shape& self, const Scalar& alpha, const Scalar& scale,
                                      const Scalar& input_scale) {

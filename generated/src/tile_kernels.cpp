@@ -1314,6 +1314,21 @@ const PointwiseInfo kLeakyReluInfo = {"leaky_relu",
                                       74,
                                       true};
 
+// leaky_relu_backward(Tensor grad_output, Tensor self, Scalar negative_slope, bool self_is_result)
+// -> Tensor
+const PointwiseInfo kLeakyReluBackwardInfo = {"leaky_relu_backward",
+                                              2,
+                                              1,
+                                              {0, 1},
+                                              {2},
+                                              false,
+                                              tile_fn_of<kernels::LeakyReluBackward, float>(),
+                                              tile_fn_of<kernels::LeakyReluBackward, double>(),
+                                              tile_fn_of<kernels::LeakyReluBackward, int64_t>(),
+                                              tile_fn_of<kernels::LeakyReluBackward, int32_t>(),
+                                              75,
+                                              true};
+
 // elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor
 const PointwiseInfo kEluInfo = {"elu",
                                 1,
@@ -1339,7 +1354,7 @@ const PointwiseInfo kHardtanhInfo = {"hardtanh",
                                      tile_fn_of<kernels::Hardtanh, double>(),
                                      tile_fn_of<kernels::Hardtanh, int64_t>(),
                                      tile_fn_of<kernels::Hardtanh, int32_t>(),
-                                     75,
+                                     77,
                                      true};
 
 // hardtanh_backward(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val) -> Tensor
@@ -1451,7 +1466,7 @@ const PointwiseInfo kHardsigmoidInfo = {"hardsigmoid",
                                         tile_fn_of<kernels::Hardsigmoid, double>(),
                                         tile_fn_of<kernels::Hardsigmoid, int64_t>(),
                                         tile_fn_of<kernels::Hardsigmoid, int32_t>(),
-                                        76,
+                                        78,
                                         true};
 
 // hardsigmoid_backward(Tensor grad_output, Tensor self) -> Tensor
@@ -1479,7 +1494,7 @@ const PointwiseInfo kHardswishInfo = {"hardswish",
                                       tile_fn_of<kernels::Hardswish, double>(),
                                       tile_fn_of<kernels::Hardswish, int64_t>(),
                                       tile_fn_of<kernels::Hardswish, int32_t>(),
-                                      77,
+                                      79,
                                       true};
 
 // hardswish_backward(Tensor grad_output, Tensor self) -> Tensor
@@ -1565,7 +1580,7 @@ const PointwiseInfo kMaskedFillScalarInfo = {"masked_fill.Scalar",
                                              tile_fn_of<kernels::MaskedFillScalar, double>(),
                                              tile_fn_of<kernels::MaskedFillScalar, int64_t>(),
                                              tile_fn_of<kernels::MaskedFillScalar, int32_t>(),
-                                             78,
+                                             80,
                                              true};
 
 // sqrt_(Tensor(a!) self) -> Tensor(a!)
@@ -1593,7 +1608,7 @@ const PointwiseInfo kDivInplaceTensorInfo = {"div_.Tensor",
                                              tile_fn_of<kernels::DivInplaceTensor, double>(),
                                              tile_fn_of<kernels::DivInplaceTensor, int64_t>(),
                                              tile_fn_of<kernels::DivInplaceTensor, int32_t>(),
-                                             80,
+                                             82,
                                              true};
 
 // div_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
@@ -1607,7 +1622,7 @@ const PointwiseInfo kDivInplaceScalarInfo = {"div_.Scalar",
                                              tile_fn_of<kernels::DivInplaceScalar, double>(),
                                              tile_fn_of<kernels::DivInplaceScalar, int64_t>(),
                                              tile_fn_of<kernels::DivInplaceScalar, int32_t>(),
-                                             82,
+                                             84,
                                              true};
 
 // One case per chainable op and accumulator slot; PointwiseInfo::chain is an op's first case.
@@ -1766,20 +1781,24 @@ struct ChainDispatch {
       case 74:
         return chain_step<kernels::LeakyRelu, T, 0>(s, acc, i);
       case 75:
-        return chain_step<kernels::Hardtanh, T, 0>(s, acc, i);
+        return chain_step<kernels::LeakyReluBackward, T, 0>(s, acc, i);
       case 76:
-        return chain_step<kernels::Hardsigmoid, T, 0>(s, acc, i);
+        return chain_step<kernels::LeakyReluBackward, T, 1>(s, acc, i);
       case 77:
-        return chain_step<kernels::Hardswish, T, 0>(s, acc, i);
+        return chain_step<kernels::Hardtanh, T, 0>(s, acc, i);
       case 78:
-        return chain_step<kernels::MaskedFillScalar, T, 0>(s, acc, i);
+        return chain_step<kernels::Hardsigmoid, T, 0>(s, acc, i);
       case 79:
-        return chain_step<kernels::MaskedFillScalar, T, 1>(s, acc, i);
+        return chain_step<kernels::Hardswish, T, 0>(s, acc, i);
       case 80:
-        return chain_step<kernels::DivInplaceTensor, T, 0>(s, acc, i);
+        return chain_step<kernels::MaskedFillScalar, T, 0>(s, acc, i);
       case 81:
-        return chain_step<kernels::DivInplaceTensor, T, 1>(s, acc, i);
+        return chain_step<kernels::MaskedFillScalar, T, 1>(s, acc, i);
       case 82:
+        return chain_step<kernels::DivInplaceTensor, T, 0>(s, acc, i);
+      case 83:
+        return chain_step<kernels::DivInplaceTensor, T, 1>(s, acc, i);
+      case 84:
         return chain_step<kernels::DivInplaceScalar, T, 0>(s, acc, i);
       default:
         return;
@@ -1988,6 +2007,8 @@ const PointwiseInfo* pointwise_info(ir::OpKind kind) {
       return &kThresholdInfo;
     case ir::OpKind::leaky_relu:
       return &kLeakyReluInfo;
+    case ir::OpKind::leaky_relu_backward:
+      return &kLeakyReluBackwardInfo;
     case ir::OpKind::elu:
       return &kEluInfo;
     case ir::OpKind::hardtanh:
@@ -2037,7 +2058,7 @@ const PointwiseInfo* pointwise_info(ir::OpKind kind) {
 
 // What AOT kernels generated from another ops.yaml (or by another lazygen) are told apart by.
 const char* fusion::pointwise_fingerprint() {
-  return "1d680b65a32e9a65";
+  return "2635ea403c1f1dc1";
 }
 
 }  // namespace lazygen::cpu

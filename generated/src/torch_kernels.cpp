@@ -581,6 +581,15 @@ at::Tensor leaky_relu(const at::Tensor& self, const at::Scalar& negative_slope) 
   return c.result(lazygen::leaky_relu(c.arg(self), c.arg(negative_slope)));
 }
 
+// leaky_relu_backward(Tensor grad_output, Tensor self, Scalar negative_slope, bool self_is_result)
+// -> Tensor
+at::Tensor leaky_relu_backward(const at::Tensor& grad_output, const at::Tensor& self,
+                               const at::Scalar& negative_slope, bool self_is_result) {
+  Call c("leaky_relu_backward", {&grad_output, &self});
+  return c.result(lazygen::leaky_relu_backward(c.arg(grad_output), c.arg(self),
+                                               c.arg(negative_slope), c.arg(self_is_result)));
+}
+
 // elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor
 at::Tensor elu(const at::Tensor& self, const at::Scalar& alpha, const at::Scalar& scale,
                const at::Scalar& input_scale) {
@@ -1102,6 +1111,7 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   generated.add("tanh_backward", TORCH_FN(tanh_backward));
   generated.add("threshold", TORCH_FN(threshold));
   generated.add("leaky_relu", TORCH_FN(leaky_relu));
+  generated.add("leaky_relu_backward", TORCH_FN(leaky_relu_backward));
   generated.add("elu", TORCH_FN(elu));
   generated.add("hardtanh", TORCH_FN(hardtanh));
   generated.add("hardtanh_backward", TORCH_FN(hardtanh_backward));
@@ -1177,6 +1187,11 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   adapter.add("bernoulli_.float", TORCH_FN(adapters::bernoulli_inplace_float));
   adapter.add("gelu", TORCH_FN(adapters::gelu));
   adapter.add("gelu_backward", TORCH_FN(adapters::gelu_backward));
+  adapter.add("native_layer_norm", TORCH_FN(adapters::native_layer_norm));
+  adapter.add("native_layer_norm_backward", TORCH_FN(adapters::native_layer_norm_backward));
+  adapter.add("embedding_dense_backward", TORCH_FN(adapters::embedding_dense_backward));
+  adapter.add("mse_loss", TORCH_FN(adapters::mse_loss));
+  adapter.add("mse_loss_backward", TORCH_FN(adapters::mse_loss_backward));
   register_cpu_fallbacks(m);
 }
 

@@ -101,3 +101,48 @@ def test_activation_modules_train_on_the_device_without_fallback(dev, module):
     module(x_cpu).pow(2).sum().backward()
     assert_same(x.grad, x_cpu.grad)
     assert fallbacks() == {}
+
+
+def module_gradients(module, x, device):
+    """The module's output and the gradients of its parameters and (floating) input on `device`."""
+    module = module.to(device)
+    module.zero_grad()
+    x = x.detach().to(device)
+    if x.is_floating_point():
+        x.requires_grad_()
+    out = module(x)
+    (out * torch.linspace(-1, 1, out.numel(), dtype=out.dtype).reshape(out.shape).to(device)).sum().backward()
+    grads = [p.grad.cpu() for p in module.parameters()]
+    return out.cpu(), grads + ([x.grad.cpu()] if x.is_floating_point() else [])
+
+
+@pytest.mark.parametrize("make,x", [
+    (lambda: torch.nn.LayerNorm(6).double(), torch.randn(3, 4, 6, dtype=torch.float64)),
+    (lambda: torch.nn.LayerNorm([4, 6], elementwise_affine=False), torch.randn(3, 4, 6, dtype=torch.float64)),
+    (lambda: torch.nn.Embedding(10, 4, padding_idx=0).double(), torch.tensor([[1, 2, 0], [3, 3, 9]])),
+    (lambda: torch.nn.Embedding(10, 4).double(), torch.tensor([5, 5, 1])),
+    (lambda: torch.nn.LeakyReLU(0.1), torch.randn(7, dtype=torch.float64)),
+], ids=["layer_norm", "layer_norm_no_affine", "embedding_padding", "embedding", "leaky_relu"])
+def test_layers_train_on_the_device_as_on_the_cpu_without_fallback(dev, make, x):
+    torch.manual_seed(0)
+    module = make()
+    got_out, got_grads = module_gradients(module, x, dev)
+    want_out, want_grads = module_gradients(module, x, "cpu")
+    assert_same(got_out, want_out)
+    for got, want in zip(got_grads, want_grads):
+        assert_same(got, want)
+    assert fallbacks() == {}
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_mse_loss_and_its_gradient(dev, reduction):
+    a_cpu = torch.randn(4, 3, dtype=torch.float64, requires_grad=True)
+    b = torch.randn(4, 3, dtype=torch.float64)
+    a = a_cpu.detach().to(dev).requires_grad_()
+    got = F.mse_loss(a, b.to(dev), reduction=reduction)
+    want = F.mse_loss(a_cpu, b, reduction=reduction)
+    got.sum().backward()
+    want.sum().backward()
+    assert_same(got, want)
+    assert_same(a.grad, a_cpu.grad)
+    assert fallbacks() == {}

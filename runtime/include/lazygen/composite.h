@@ -4,7 +4,12 @@
 // (Sources: runtime/ops/composite/.)
 #pragma once
 
+#include <array>
+#include <cstdint>
+#include <optional>
 #include <string_view>
+#include <tuple>
+#include <vector>
 
 #include "lazygen/tensor.h"
 
@@ -26,5 +31,33 @@ Tensor matmul(const Tensor& self, const Tensor& other);
 // other `approximate` is a ShapeError naming gelu, as PyTorch refuses it. float32 and float64.
 Tensor gelu(const Tensor& self, std::string_view approximate = "none");
 Tensor gelu_backward(const Tensor& grad_output, const Tensor& self, std::string_view approximate = "none");
+
+// torch.nn.functional.layer_norm over the last normalized_shape.size() dims (which must equal
+// normalized_shape; else a ShapeError naming the shapes), with optional elementwise weight and
+// bias. native_layer_norm also returns the mean and 1/sqrt(var + eps) (biased variance), shaped
+// like input with the normalized dims of size 1; native_layer_norm_backward returns the
+// gradients of input, weight and bias from those (undefined where output_mask is false or the
+// weight/bias is absent). Sources: runtime/ops/composite/layer_norm.cpp.
+Tensor layer_norm(const Tensor& input, const std::vector<int64_t>& normalized_shape,
+                  const std::optional<Tensor>& weight = std::nullopt,
+                  const std::optional<Tensor>& bias = std::nullopt, double eps = 1e-5);
+std::tuple<Tensor, Tensor, Tensor> native_layer_norm(const Tensor& input, const std::vector<int64_t>& normalized_shape,
+                                                     const std::optional<Tensor>& weight,
+                                                     const std::optional<Tensor>& bias, double eps);
+std::tuple<Tensor, Tensor, Tensor> native_layer_norm_backward(
+    const Tensor& grad_out, const Tensor& input, const std::vector<int64_t>& normalized_shape, const Tensor& mean,
+    const Tensor& rstd, const std::optional<Tensor>& weight, const std::optional<Tensor>& bias,
+    std::array<bool, 3> output_mask);
+
+// The gradient of an embedding lookup (weight rows at `indices`) for a weight of num_weights
+// rows: grad_output's rows summed into the rows they were read from; the padding_idx row (if
+// >= 0) gets none, as PyTorch's embedding_dense_backward. (runtime/ops/composite/losses.cpp)
+Tensor embedding_dense_backward(const Tensor& grad_output, const Tensor& indices, int64_t num_weights,
+                                int64_t padding_idx);
+
+// torch.nn.functional.mse_loss: (self - target)^2, with reduction 0 none, 1 mean, 2 sum (PyTorch's
+// Reduction enum; others are a ShapeError), and its gradient.
+Tensor mse_loss(const Tensor& self, const Tensor& target, int64_t reduction = 1);
+Tensor mse_loss_backward(const Tensor& grad_output, const Tensor& self, const Tensor& target, int64_t reduction);
 
 }  // namespace lazygen

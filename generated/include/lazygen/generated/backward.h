@@ -149,6 +149,10 @@ void record_threshold(const Tensor& result, const Tensor& self, const Scalar& th
                       const Scalar& value);
 // leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor
 void record_leaky_relu(const Tensor& result, const Tensor& self, const Scalar& negative_slope);
+// leaky_relu_backward(Tensor grad_output, Tensor self, Scalar negative_slope, bool self_is_result)
+// -> Tensor
+void record_leaky_relu_backward(const Tensor& result, const Tensor& grad_output, const Tensor& self,
+                                const Scalar& negative_slope, bool self_is_result);
 // elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor
 void record_elu(const Tensor& result, const Tensor& self, const Scalar& alpha, const Scalar& scale,
                 const Scalar& input_scale);

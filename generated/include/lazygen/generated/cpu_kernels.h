@@ -207,6 +207,10 @@ Tensor tanh_backward(const Tensor& grad_output, const Tensor& output);
 Tensor threshold(const Tensor& self, const Scalar& threshold, const Scalar& value);
 // leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor
 Tensor leaky_relu(const Tensor& self, const Scalar& negative_slope);
+// leaky_relu_backward(Tensor grad_output, Tensor self, Scalar negative_slope, bool self_is_result)
+// -> Tensor
+Tensor leaky_relu_backward(const Tensor& grad_output, const Tensor& self,
+                           const Scalar& negative_slope, bool self_is_result);
 // elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor
 Tensor elu(const Tensor& self, const Scalar& alpha, const Scalar& scale, const Scalar& input_scale);
 // hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor
@@ -673,6 +677,10 @@ void run_threshold(const Tensor& out, std::initializer_list<Tensor> inputs,
 // leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor
 void run_leaky_relu(const Tensor& out, std::initializer_list<Tensor> inputs,
                     std::initializer_list<Scalar> scalars, DType compute);
+// leaky_relu_backward(Tensor grad_output, Tensor self, Scalar negative_slope, bool self_is_result)
+// -> Tensor
+void run_leaky_relu_backward(const Tensor& out, std::initializer_list<Tensor> inputs,
+                             std::initializer_list<Scalar> scalars, DType compute);
 // elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor
 void run_elu(const Tensor& out, std::initializer_list<Tensor> inputs,
              std::initializer_list<Scalar> scalars, DType compute);
@@ -837,6 +845,8 @@ DType compute_dtype_sigmoid_backward(const Shape& grad_output, const Shape& outp
 DType compute_dtype_tanh_backward(const Shape& grad_output, const Shape& output);
 DType compute_dtype_threshold(const Shape& self, const Scalar& threshold, const Scalar& value);
 DType compute_dtype_leaky_relu(const Shape& self, const Scalar& negative_slope);
+DType compute_dtype_leaky_relu_backward(const Shape& grad_output, const Shape& self,
+                                        const Scalar& negative_slope);
 DType compute_dtype_elu(const Shape& self, const Scalar& alpha, const Scalar& scale,
                         const Scalar& input_scale);
 DType compute_dtype_hardtanh(const Shape& self, const Scalar& min_val, const Scalar& max_val);

@@ -194,6 +194,9 @@ void launch_tanh_backward(const PointwiseArgs& args, cudaStream_t stream);
 void launch_threshold(const PointwiseArgs& args, cudaStream_t stream);
 // leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor
 void launch_leaky_relu(const PointwiseArgs& args, cudaStream_t stream);
+// leaky_relu_backward(Tensor grad_output, Tensor self, Scalar negative_slope, bool self_is_result)
+// -> Tensor
+void launch_leaky_relu_backward(const PointwiseArgs& args, cudaStream_t stream);
 // elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor
 void launch_elu(const PointwiseArgs& args, cudaStream_t stream);
 // hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor

@@ -1264,6 +1264,30 @@ class LeakyRelu final : public Node {
   std::string attrs_string() const override { return format_attrs({}); }
 };
 
+// leaky_relu_backward(Tensor grad_output, Tensor self, Scalar negative_slope, bool self_is_result)
+// -> Tensor
+class LeakyReluBackward final : public Node {
+ public:
+  static constexpr OpKind kKind = OpKind::leaky_relu_backward;
+
+  LeakyReluBackward(const Value& grad_output, const Value& self, const Value& negative_slope,
+                    const bool& self_is_result, std::vector<Shape> shapes)
+      : Node(kKind, operand_list(grad_output, self, negative_slope), std::move(shapes),
+             hash_all(self_is_result)),
+        self_is_result(self_is_result) {}
+
+  bool can_reuse(const Value& grad_output, const Value& self, const Value& negative_slope,
+                 const bool& self_is_result) const {
+    return operands_match(grad_output, self, negative_slope) &&
+           attr_equal(self_is_result, this->self_is_result);
+  }
+  std::string attrs_string() const override {
+    return format_attrs({{"self_is_result", attr_str(self_is_result)}});
+  }
+
+  const bool self_is_result;
+};
+
 // elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor
 class Elu final : public Node {
  public:

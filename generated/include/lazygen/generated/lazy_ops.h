@@ -205,6 +205,10 @@ Tensor tanh_backward(const Tensor& grad_output, const Tensor& output);
 Tensor threshold(const Tensor& self, const Scalar& threshold, const Scalar& value);
 // leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor
 Tensor leaky_relu(const Tensor& self, const Scalar& negative_slope);
+// leaky_relu_backward(Tensor grad_output, Tensor self, Scalar negative_slope, bool self_is_result)
+// -> Tensor
+Tensor leaky_relu_backward(const Tensor& grad_output, const Tensor& self,
+                           const Scalar& negative_slope, bool self_is_result);
 // elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor
 Tensor elu(const Tensor& self, const Scalar& alpha, const Scalar& scale, const Scalar& input_scale);
 // hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor

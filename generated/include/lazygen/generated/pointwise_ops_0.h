@@ -304,6 +304,18 @@ struct LeakyRelu {
   }
 };
 
+// leaky_relu_backward(Tensor grad_output, Tensor self, Scalar negative_slope, bool self_is_result)
+// -> Tensor
+struct LeakyReluBackward {
+  static constexpr int kTensors = 2;
+  static constexpr int kScalars = 1;
+  static constexpr unsigned kDTypes = 0x18;  // float32 float64
+  template <class T>
+  LAZYGEN_HD auto operator()(T grad_output, T self, T negative_slope) const {
+    return where(self > 0, grad_output, grad_output * negative_slope);
+  }
+};
+
 // mish(Tensor self) -> Tensor
 struct Mish {
   static constexpr int kTensors = 1;

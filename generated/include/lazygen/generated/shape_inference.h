@@ -220,6 +220,11 @@ std::vector<Shape> compute_shape_threshold(const Shape& self, const Scalar& thre
                                            const Scalar& value);
 // leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor
 std::vector<Shape> compute_shape_leaky_relu(const Shape& self, const Scalar& negative_slope);
+// leaky_relu_backward(Tensor grad_output, Tensor self, Scalar negative_slope, bool self_is_result)
+// -> Tensor
+std::vector<Shape> compute_shape_leaky_relu_backward(const Shape& grad_output, const Shape& self,
+                                                     const Scalar& negative_slope,
+                                                     bool self_is_result);
 // elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor
 std::vector<Shape> compute_shape_elu(const Shape& self, const Scalar& alpha, const Scalar& scale,
                                      const Scalar& input_scale);

@@ -72,5 +72,26 @@ at::Tensor gelu(const at::Tensor& self, c10::string_view approximate);
 // gelu_backward(Tensor grad_output, Tensor self, *, str approximate='none') -> Tensor
 at::Tensor gelu_backward(const at::Tensor& grad_output, const at::Tensor& self,
                          c10::string_view approximate);
+// native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float
+// eps) -> (Tensor, Tensor, Tensor)
+::std::tuple<at::Tensor, at::Tensor, at::Tensor> native_layer_norm(
+    const at::Tensor& input, c10::IntArrayRef normalized_shape,
+    const c10::optional<at::Tensor>& weight, const c10::optional<at::Tensor>& bias, double eps);
+// native_layer_norm_backward(Tensor grad_out, Tensor input, SymInt[] normalized_shape, Tensor mean,
+// Tensor rstd, Tensor? weight, Tensor? bias, bool[3] output_mask) -> (Tensor, Tensor, Tensor)
+::std::tuple<at::Tensor, at::Tensor, at::Tensor> native_layer_norm_backward(
+    const at::Tensor& grad_out, const at::Tensor& input, c10::IntArrayRef normalized_shape,
+    const at::Tensor& mean, const at::Tensor& rstd, const c10::optional<at::Tensor>& weight,
+    const c10::optional<at::Tensor>& bias, ::std::array<bool, 3> output_mask);
+// embedding_dense_backward(Tensor grad_output, Tensor indices, SymInt num_weights, int padding_idx,
+// bool scale_grad_by_freq) -> Tensor
+at::Tensor embedding_dense_backward(const at::Tensor& grad_output, const at::Tensor& indices,
+                                    int64_t num_weights, int64_t padding_idx,
+                                    bool scale_grad_by_freq);
+// mse_loss(Tensor self, Tensor target, int reduction=Mean) -> Tensor
+at::Tensor mse_loss(const at::Tensor& self, const at::Tensor& target, int64_t reduction);
+// mse_loss_backward(Tensor grad_output, Tensor self, Tensor target, int reduction) -> Tensor
+at::Tensor mse_loss_backward(const at::Tensor& grad_output, const at::Tensor& self,
+                             const at::Tensor& target, int64_t reduction);
 
 }  // namespace lazygen::pytorch::adapters

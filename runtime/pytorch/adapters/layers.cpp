@@ -1,0 +1,67 @@
+// Adapters for layers whose PyTorch kernels have no lazygen op of the same name (ops.yaml, "PyTorch
+// adapters"): layer norm and its backward, embedding's backward, mse_loss and its backward, each
+// served by a composite of lazygen ops (lazygen/composite.h), so the lazy device traces and fuses
+// them like any other ops.
+#include <ATen/core/dispatch/Dispatcher.h>
+
+#include <array>
+#include <vector>
+
+#include "lazygen/composite.h"
+#include "lazygen/generated/torch_adapters.h"
+#include "pytorch/call.h"
+#include "pytorch/fallback.h"
+
+namespace lazygen::pytorch::adapters {
+namespace {
+
+// A lazygen result PyTorch may receive undefined (a gradient output_mask did not ask for).
+at::Tensor maybe_result(const Call& c, const Tensor& t) {
+  return t.defined() ? c.result(t) : at::Tensor();
+}
+
+}  // namespace
+
+::std::tuple<at::Tensor, at::Tensor, at::Tensor> native_layer_norm(
+    const at::Tensor& input, c10::IntArrayRef normalized_shape, const c10::optional<at::Tensor>& weight,
+    const c10::optional<at::Tensor>& bias, double eps) {
+  Call c("native_layer_norm", {&input, maybe(weight), maybe(bias)});
+  return c.result(lazygen::native_layer_norm(c.arg(input), c.arg(normalized_shape), c.arg(weight),
+                                             c.arg(bias), eps));
+}
+
+::std::tuple<at::Tensor, at::Tensor, at::Tensor> native_layer_norm_backward(
+    const at::Tensor& grad_out, const at::Tensor& input, c10::IntArrayRef normalized_shape,
+    const at::Tensor& mean, const at::Tensor& rstd, const c10::optional<at::Tensor>& weight,
+    const c10::optional<at::Tensor>& bias, ::std::array<bool, 3> output_mask) {
+  Call c("native_layer_norm_backward", {&grad_out, &input, &mean, &rstd, maybe(weight), maybe(bias)});
+  auto [grad_input, grad_weight, grad_bias] = lazygen::native_layer_norm_backward(
+      c.arg(grad_out), c.arg(input), c.arg(normalized_shape), c.arg(mean), c.arg(rstd), c.arg(weight),
+      c.arg(bias), output_mask);
+  return {maybe_result(c, grad_input), maybe_result(c, grad_weight), maybe_result(c, grad_bias)};
+}
+
+// scale_grad_by_freq (rare) runs on the CPU.
+at::Tensor embedding_dense_backward(const at::Tensor& grad_output, const at::Tensor& indices,
+                                    int64_t num_weights, int64_t padding_idx, bool scale_grad_by_freq) {
+  if (scale_grad_by_freq) {
+    static const c10::OperatorHandle op =
+        c10::Dispatcher::singleton().findSchemaOrThrow("aten::embedding_dense_backward", "");
+    return call_on_cpu<at::Tensor>(op, grad_output, indices, num_weights, padding_idx, scale_grad_by_freq);
+  }
+  Call c("embedding_dense_backward", {&grad_output, &indices});
+  return c.result(lazygen::embedding_dense_backward(c.arg(grad_output), c.arg(indices), num_weights, padding_idx));
+}
+
+at::Tensor mse_loss(const at::Tensor& self, const at::Tensor& target, int64_t reduction) {
+  Call c("mse_loss", {&self, &target});
+  return c.result(lazygen::mse_loss(c.arg(self), c.arg(target), reduction));
+}
+
+at::Tensor mse_loss_backward(const at::Tensor& grad_output, const at::Tensor& self, const at::Tensor& target,
+                             int64_t reduction) {
+  Call c("mse_loss_backward", {&grad_output, &self, &target});
+  return c.result(lazygen::mse_loss_backward(c.arg(grad_output), c.arg(self), c.arg(target), reduction));
+}
+
+}  // namespace lazygen::pytorch::adapters
