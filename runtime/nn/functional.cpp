@@ -4,6 +4,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "lazygen/composite.h"
 #include "lazygen/factory.h"
 #include "lazygen/generated/ops.h"
 #include "lazygen/operators.h"
@@ -16,6 +17,14 @@ Tensor relu(const Tensor& x) {
 
 Tensor log_softmax(const Tensor& x, int64_t dim) {
   return _log_softmax(x, dim, false);
+}
+
+Tensor softmax(const Tensor& x, int64_t dim) {
+  return _softmax(x, dim, false);
+}
+
+Tensor cross_entropy(const Tensor& input, const Tensor& target, int64_t ignore_index) {
+  return nll_loss(log_softmax(input, input.dim() == 1 ? 0 : 1), target, ignore_index);
 }
 
 Tensor nll_loss(const Tensor& log_probs, const Tensor& target, int64_t ignore_index) {
@@ -35,8 +44,9 @@ Tensor flatten(const Tensor& x, int64_t start_dim, int64_t end_dim) {
 }
 
 Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
-  if (bias.defined()) return addmm(bias, x, weight.t());
-  return mm(x, weight.t());
+  if (x.dim() == 2) return bias.defined() ? addmm(bias, x, weight.t()) : mm(x, weight.t());
+  const Tensor y = matmul(x, weight.t());
+  return bias.defined() ? y + bias : y;
 }
 
 Tensor dropout(const Tensor& x, double p, bool training, Generator* generator) {

@@ -26,6 +26,21 @@ namespace lazygen {
 // Also a method: x.matmul(y).
 Tensor matmul(const Tensor& self, const Tensor& other);
 
+// torch.split / chunk / unbind along `dim`: views (narrow, select) of self. split's pieces have
+// split_size elements along dim (the last may be smaller); chunk makes at most `chunks` pieces of
+// ceil(size / chunks); unbind removes dim. A non-positive split_size or chunks is a ShapeError.
+// (runtime/ops/composite/pieces.cpp)
+std::vector<Tensor> split(const Tensor& self, int64_t split_size, int64_t dim = 0);
+std::vector<Tensor> chunk(const Tensor& self, int64_t chunks, int64_t dim = 0);
+std::vector<Tensor> unbind(const Tensor& self, int64_t dim = 0);
+
+// torch.var / torch.std over `dims` (nullopt: all) with Bessel's `correction` (1: unbiased), as
+// PyTorch's .correction overloads; floating inputs. (runtime/ops/composite/pieces.cpp)
+Tensor var(const Tensor& self, const std::optional<std::vector<int64_t>>& dims = std::nullopt,
+           int64_t correction = 1, bool keepdim = false);
+Tensor std(const Tensor& self, const std::optional<std::vector<int64_t>>& dims = std::nullopt,
+           int64_t correction = 1, bool keepdim = false);
+
 // torch.nn.functional.gelu: x * Phi(x) with `approximate` "none" (Phi by erf: _gelu_erf) or
 // "tanh" (_gelu_tanh); gelu_backward is its gradient given grad_output (_gelu_*_backward). Any
 // other `approximate` is a ShapeError naming gelu, as PyTorch refuses it. float32 and float64.

@@ -4,6 +4,7 @@
 // differences see a smooth function.
 #include "gradcheck_cases.h"
 #include "lazygen/composite.h"
+#include "lazygen/nn/functional.h"
 
 namespace lazygen::testing {
 
@@ -110,6 +111,22 @@ std::vector<GradCase> activation_cases() {
        [] { return Inputs{values({2, 3, 4}, 409), values({3, 4}, 410), values({3, 4}, 411)}; }},
       {"mse_loss_composite", "mse_loss", [](const Inputs& in) { return mse_loss(in[0], in[1]); },
        grad_and_vals},
+      {"linear_3d_composite", "linear",
+       [](const Inputs& in) { return nn::functional::linear(in[0], in[1], in[2]); },
+       [] { return Inputs{values({2, 3, 4}, 412), values({5, 4}, 413), values({5}, 414)}; }},
+      {"cross_entropy_composite", "cross_entropy",
+       [](const Inputs& in) { return nn::functional::cross_entropy(in[0], in[1]); },
+       [] { return Inputs{values({3, 5}, 415), tensor<int64_t>({4, 0, 2}, IntList{3})}; }},
+      {"softmax_composite", "softmax", [](const Inputs& in) { return nn::functional::softmax(in[0], 0); },
+       [] { return Inputs{values({3, 5}, 416)}; }},
+      {"var_composite", "var", [](const Inputs& in) { return var(in[0], IntList{1}); },
+       [] { return Inputs{values({3, 5}, 417)}; }},
+      {"std_composite", "std", [](const Inputs& in) { return std(in[0], std::nullopt, 0, true); },
+       [] { return Inputs{values({3, 5}, 418)}; }},
+      {"chunk_composite", "chunk", [](const Inputs& in) { return mul(chunk(in[0], 3, 1)[2], 2); },
+       [] { return Inputs{values({2, 7}, 419)}; }},
+      {"unbind_composite", "unbind", [](const Inputs& in) { return unbind(in[0], 1)[1]; },
+       [] { return Inputs{values({2, 3}, 420)}; }},
       {"gelu_erf", "_gelu_erf", [](const Inputs& in) { return gelu(in[0]); }, wide},
       {"gelu_tanh", "_gelu_tanh", [](const Inputs& in) { return gelu(in[0], "tanh"); }, wide},
       {"gelu_erf_backward", "_gelu_erf_backward",
