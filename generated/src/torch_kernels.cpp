@@ -1187,6 +1187,8 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   adapter.add("bernoulli_.float", TORCH_FN(adapters::bernoulli_inplace_float));
   adapter.add("gelu", TORCH_FN(adapters::gelu));
   adapter.add("gelu_backward", TORCH_FN(adapters::gelu_backward));
+  adapter.add("native_batch_norm", TORCH_FN(adapters::native_batch_norm));
+  adapter.add("native_batch_norm_backward", TORCH_FN(adapters::native_batch_norm_backward));
   adapter.add("native_layer_norm", TORCH_FN(adapters::native_layer_norm));
   adapter.add("native_layer_norm_backward", TORCH_FN(adapters::native_layer_norm_backward));
   adapter.add("embedding_dense_backward", TORCH_FN(adapters::embedding_dense_backward));

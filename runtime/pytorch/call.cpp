@@ -91,6 +91,7 @@ const Tensor& device_tensor(const char* op, const at::Tensor& t) {
   TORCH_CHECK(t.defined(), op, ": expected a tensor on ", torch_device(),
               ", got an undefined tensor");
   if (!is_device_tensor(t)) wrong_device(op, t);
+  refuse_placeholder(op, t);
   return device_impl(t).tensor();
 }
 
@@ -102,6 +103,7 @@ Call::Call(const char* op, std::initializer_list<const at::Tensor*> tensors) : o
     sources_[i] = t;
     if (t == nullptr || !t->defined()) continue;
     if (is_device_tensor(*t)) {
+      refuse_placeholder(op, *t);
       tensors_[i] = device_impl(*t).tensor();
     } else if (!t->device().is_cpu() || t->dim() != 0) {
       wrong_device(op, *t);

@@ -39,6 +39,11 @@ std::string python_name(c10::ScalarType t) {
   }
 }
 
+bool is_lazygen_dtype(c10::ScalarType t) {
+  return t == c10::ScalarType::Bool || t == c10::ScalarType::Int || t == c10::ScalarType::Long ||
+         t == c10::ScalarType::Float || t == c10::ScalarType::Double;
+}
+
 DType to_dtype(c10::ScalarType t, const char* what) {
   switch (t) {
     case c10::ScalarType::Bool: return DType::Bool;

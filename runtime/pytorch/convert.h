@@ -33,6 +33,8 @@ namespace lazygen::pytorch {
 
 // Throws c10::Error "<what>: dtype torch.uint8 is not supported on the lazygen device ..."
 DType to_dtype(c10::ScalarType t, const char* what = "lazygen");
+// One of lazygen's five dtypes (to_dtype does not throw).
+bool is_lazygen_dtype(c10::ScalarType t);
 c10::ScalarType to_scalar_type(DType t);
 bool has_dtype(c10::ScalarType t);  // whether lazygen has it
 std::string python_name(c10::ScalarType t);  // "torch.uint8", for messages

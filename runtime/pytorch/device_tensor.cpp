@@ -17,7 +17,15 @@ DeviceTensorImpl::DeviceTensorImpl(Tensor tensor)
   refresh_metadata();
 }
 
+DeviceTensorImpl::DeviceTensorImpl(Tensor tensor, c10::ScalarType reported)
+    : DeviceTensorImpl(std::move(tensor)) {
+  TORCH_INTERNAL_ASSERT(tensor_.numel() == 0, "a placeholder device tensor holds no elements");
+  placeholder_ = reported;
+  data_type_ = c10::scalarTypeToTypeMeta(reported);
+}
+
 void DeviceTensorImpl::set_tensor(Tensor tensor) {
+  placeholder_ = c10::nullopt;
   tensor_ = std::move(tensor);
   data_type_ = c10::scalarTypeToTypeMeta(to_scalar_type(tensor_.dtype()));
   refresh_metadata();
@@ -38,6 +46,7 @@ c10::intrusive_ptr<c10::TensorImpl> DeviceTensorImpl::detached_copy(
     Version&& version, bool allow_metadata_change) const {
   auto copy = c10::make_intrusive<DeviceTensorImpl>(tensor_);
   copy_tensor_metadata(this, copy.get(), std::forward<Version>(version), allow_metadata_change);
+  copy->placeholder_ = placeholder_;
   return copy;
 }
 
@@ -57,6 +66,12 @@ void DeviceTensorImpl::shallow_copy_from(const c10::intrusive_ptr<c10::TensorImp
               " to the data of a tensor on ", torch_device());
   copy_tensor_metadata(other, this, version_counter(), allow_tensor_metadata_change());
   set_tensor(other->tensor_);
+  placeholder_ = other->placeholder_;
+  if (placeholder_) data_type_ = c10::scalarTypeToTypeMeta(*placeholder_);
+}
+
+void refuse_placeholder(const char* op, const at::Tensor& t) {
+  if (c10::optional<c10::ScalarType> dtype = device_impl(t).placeholder_dtype()) to_dtype(*dtype, op);
 }
 
 c10::Device torch_device() {

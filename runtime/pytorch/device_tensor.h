@@ -28,8 +28,14 @@ class DeviceTensorImpl final : public c10::TensorImpl {
  public:
   // REQUIRES: `tensor` is a lazy tensor of a dtype PyTorch has (all of lazygen's).
   explicit DeviceTensorImpl(Tensor tensor);
+  // A placeholder: a zero-element tensor of a dtype lazygen lacks (`reported`, e.g. the uint8
+  // reserve PyTorch's batch_norm makes and never reads). It reports that dtype over an empty bool
+  // lazygen tensor; ops refuse it as they refuse the dtype (Call, device_tensor, the fallback).
+  DeviceTensorImpl(Tensor tensor, c10::ScalarType reported);
 
   const Tensor& tensor() const { return tensor_; }
+  // The dtype a placeholder reports; nullopt for every other tensor.
+  c10::optional<c10::ScalarType> placeholder_dtype() const { return placeholder_; }
   // Makes this tensor hold `tensor` (possibly of other sizes) and refreshes sizes and dtype.
   void set_tensor(Tensor tensor);
 
@@ -47,7 +53,11 @@ class DeviceTensorImpl final : public c10::TensorImpl {
                                                      bool allow_metadata_change) const;
 
   Tensor tensor_;
+  c10::optional<c10::ScalarType> placeholder_;
 };
+
+// Throws, as to_dtype does for the dtype, when `t` is a placeholder (an op's argument cannot be).
+void refuse_placeholder(const char* op, const at::Tensor& t);
 
 // The device PyTorch names the lazygen device by: privateuseone:0.
 c10::Device torch_device();

@@ -4,6 +4,7 @@
 
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <ATen/core/stack.h>
+#include <ATen/ops/empty.h>
 #include <torch/library.h>
 
 #include <memory>
@@ -61,6 +62,9 @@ bool writes(const c10::Argument& a) {
 // The CPU tensor the kernel gets for the device tensor `t`: its data shared, or a copy the kernel
 // may write. REQUIRES: t is synced.
 at::Tensor cpu_input(const at::Tensor& t, bool written) {
+  if (c10::optional<c10::ScalarType> dtype = device_impl(t).placeholder_dtype()) {
+    return at::empty(t.sizes(), at::TensorOptions().dtype(*dtype));  // nothing to share
+  }
   const Tensor& data = lazy::lazy_state(device_impl(t).tensor()).materialized();
   at::Tensor shared = cpu_view(data.device().is_cpu() ? data : data.cpu());
   return written ? shared.clone() : shared;

@@ -146,3 +146,41 @@ def test_mse_loss_and_its_gradient(dev, reduction):
     assert_same(got, want)
     assert_same(a.grad, a_cpu.grad)
     assert fallbacks() == {}
+
+
+@pytest.mark.parametrize("make,shape", [(lambda: torch.nn.BatchNorm2d(3), (4, 3, 5, 5)),
+                                        (lambda: torch.nn.BatchNorm1d(3, affine=False), (6, 3)),
+                                        (lambda: torch.nn.BatchNorm1d(3, momentum=None), (4, 3, 7))],
+                         ids=["2d", "1d_no_affine", "1d_cumulative"])
+def test_batch_norm_trains_and_evaluates_on_the_device_as_on_the_cpu(dev, make, shape):
+    torch.manual_seed(0)
+    cpu_module = make().double()
+    module = make().double().to(dev)
+    module.load_state_dict(cpu_module.state_dict())
+    for step in range(2):  # running statistics move twice
+        x = torch.randn(*shape, dtype=torch.float64) * 2 + 1
+        got_out, got_grads = module_gradients(module, x, dev)
+        want_out, want_grads = module_gradients(cpu_module, x, "cpu")
+        assert_same(got_out, want_out)
+        for got, want in zip(got_grads, want_grads):
+            assert_same(got, want)
+    for name, want in cpu_module.state_dict().items():  # running_mean/var, num_batches_tracked
+        assert_same(module.state_dict()[name], want)
+    module.eval()
+    cpu_module.eval()
+    x = torch.randn(*shape, dtype=torch.float64)
+    got_out, got_grads = module_gradients(module, x, dev)
+    want_out, want_grads = module_gradients(cpu_module, x, "cpu")
+    assert_same(got_out, want_out)
+    for got, want in zip(got_grads, want_grads):
+        assert_same(got, want)
+    assert fallbacks() == {}
+
+
+def test_a_zero_element_tensor_of_a_dtype_lazygen_lacks_exists_but_no_op_takes_it(dev):
+    reserve = torch.empty(0, dtype=torch.uint8, device=dev)  # what batch_norm makes
+    assert reserve.dtype == torch.uint8 and reserve.numel() == 0 and reserve.device == dev
+    with pytest.raises(TypeError, match="dtype torch.uint8 is not supported on the lazygen device"):
+        torch.add(reserve, 1)
+    with pytest.raises(TypeError, match="dtype torch.uint8 is not supported"):
+        torch.empty(2, dtype=torch.uint8, device=dev)

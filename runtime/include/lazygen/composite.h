@@ -64,6 +64,25 @@ std::tuple<Tensor, Tensor, Tensor> native_layer_norm_backward(
     const Tensor& rstd, const std::optional<Tensor>& weight, const std::optional<Tensor>& bias,
     std::array<bool, 3> output_mask);
 
+// Batch normalization over the channels (dim 1) of input [N, C, ...] (PyTorch's native_batch_norm):
+// training normalizes by the batch's per-channel mean and biased variance and, for running
+// statistics that are given, updates them in place: running = (1 - momentum) running + momentum
+// batch (the variance unbiased); evaluation normalizes by the running statistics (which must be
+// given). Returns (out, save_mean, save_invstd): the batch mean and 1/sqrt(var + eps) [C] in
+// training, empty [0] tensors in evaluation, as PyTorch's CPU kernel. native_batch_norm_backward
+// returns the gradients of input, weight and bias (undefined where output_mask is false or
+// weight is absent). Sources: runtime/ops/composite/batch_norm.cpp.
+std::tuple<Tensor, Tensor, Tensor> native_batch_norm(const Tensor& input, const std::optional<Tensor>& weight,
+                                                     const std::optional<Tensor>& bias,
+                                                     const std::optional<Tensor>& running_mean,
+                                                     const std::optional<Tensor>& running_var, bool training,
+                                                     double momentum, double eps);
+std::tuple<Tensor, Tensor, Tensor> native_batch_norm_backward(
+    const Tensor& grad_out, const Tensor& input, const std::optional<Tensor>& weight,
+    const std::optional<Tensor>& running_mean, const std::optional<Tensor>& running_var,
+    const std::optional<Tensor>& save_mean, const std::optional<Tensor>& save_invstd, bool train, double eps,
+    std::array<bool, 3> output_mask);
+
 // The gradient of an embedding lookup (weight rows at `indices`) for a weight of num_weights
 // rows: grad_output's rows summed into the rows they were read from; the padding_idx row (if
 // >= 0) gets none, as PyTorch's embedding_dense_backward. (runtime/ops/composite/losses.cpp)

@@ -1,5 +1,5 @@
 // Adapters for layers whose PyTorch kernels have no lazygen op of the same name (ops.yaml, "PyTorch
-// adapters"): layer norm and its backward, embedding's backward, mse_loss and its backward, each
+// adapters"): batch norm and layer norm with their backward ops, embedding's backward, mse_loss and its backward, each
 // served by a composite of lazygen ops (lazygen/composite.h), so the lazy device traces and fuses
 // them like any other ops.
 #include <ATen/core/dispatch/Dispatcher.h>
@@ -21,6 +21,34 @@ at::Tensor maybe_result(const Call& c, const Tensor& t) {
 }
 
 }  // namespace
+
+// The running statistics are updated in place, as PyTorch's kernel does.
+::std::tuple<at::Tensor, at::Tensor, at::Tensor> native_batch_norm(
+    const at::Tensor& input, const c10::optional<at::Tensor>& weight, const c10::optional<at::Tensor>& bias,
+    const c10::optional<at::Tensor>& running_mean, const c10::optional<at::Tensor>& running_var, bool training,
+    double momentum, double eps) {
+  Call c("native_batch_norm", {&input, maybe(weight), maybe(bias), maybe(running_mean), maybe(running_var)});
+  auto written = [&](const c10::optional<at::Tensor>& t) -> std::optional<Tensor> {
+    if (!t || !t->defined()) return std::nullopt;
+    return training ? c.written(*t) : c.arg(*t);
+  };
+  return c.result(lazygen::native_batch_norm(c.arg(input), c.arg(weight), c.arg(bias), written(running_mean),
+                                             written(running_var), training, momentum, eps));
+}
+
+::std::tuple<at::Tensor, at::Tensor, at::Tensor> native_batch_norm_backward(
+    const at::Tensor& grad_out, const at::Tensor& input, const c10::optional<at::Tensor>& weight,
+    const c10::optional<at::Tensor>& running_mean, const c10::optional<at::Tensor>& running_var,
+    const c10::optional<at::Tensor>& save_mean, const c10::optional<at::Tensor>& save_invstd, bool train,
+    double eps, ::std::array<bool, 3> output_mask) {
+  Call c("native_batch_norm_backward",
+         {&grad_out, &input, maybe(weight), maybe(running_mean), maybe(running_var), maybe(save_mean),
+          maybe(save_invstd)});
+  auto [grad_input, grad_weight, grad_bias] = lazygen::native_batch_norm_backward(
+      c.arg(grad_out), c.arg(input), c.arg(weight), c.arg(running_mean), c.arg(running_var), c.arg(save_mean),
+      c.arg(save_invstd), train, eps, output_mask);
+  return {maybe_result(c, grad_input), maybe_result(c, grad_weight), maybe_result(c, grad_bias)};
+}
 
 ::std::tuple<at::Tensor, at::Tensor, at::Tensor> native_layer_norm(
     const at::Tensor& input, c10::IntArrayRef normalized_shape, const c10::optional<at::Tensor>& weight,

@@ -2,12 +2,14 @@
 // casts and reading one value (ops.yaml, "PyTorch adapters"; declarations in
 // lazygen/generated/torch_adapters.h).
 #include <ATen/ops/empty.h>
+#include <c10/util/accumulate.h>
 #include <c10/core/DefaultDtype.h>
 #include <c10/util/Exception.h>
 
 #include "core/lazy/lazy_state.h"
 #include "core/lazy/lazy_tensor.h"
 #include "core/tensor/tensor_impl.h"
+#include "pytorch/device_tensor.h"
 #include "lazygen/generated/ops.h"
 #include "lazygen/generated/torch_adapters.h"
 #include "pytorch/call.h"
@@ -44,6 +46,9 @@ at::Tensor empty_memory_format(c10::IntArrayRef size, c10::optional<at::ScalarTy
   check_layout("empty", layout);
   DeviceScope scope;
   const at::ScalarType type = dtype.value_or(c10::get_default_dtype_as_scalartype());
+  if (c10::multiply_integers(size) == 0 && !is_lazygen_dtype(type)) {  // batch_norm's uint8 reserve
+    return at::Tensor(c10::make_intrusive<DeviceTensorImpl>(device_empty(size, DType::Bool), type));
+  }
   return wrap(device_empty(size, to_dtype(type, "empty")));
 }
 

@@ -72,6 +72,20 @@ at::Tensor gelu(const at::Tensor& self, c10::string_view approximate);
 // gelu_backward(Tensor grad_output, Tensor self, *, str approximate='none') -> Tensor
 at::Tensor gelu_backward(const at::Tensor& grad_output, const at::Tensor& self,
                          c10::string_view approximate);
+// native_batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor?
+// running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)
+::std::tuple<at::Tensor, at::Tensor, at::Tensor> native_batch_norm(
+    const at::Tensor& input, const c10::optional<at::Tensor>& weight,
+    const c10::optional<at::Tensor>& bias, const c10::optional<at::Tensor>& running_mean,
+    const c10::optional<at::Tensor>& running_var, bool training, double momentum, double eps);
+// native_batch_norm_backward(Tensor grad_out, Tensor input, Tensor? weight, Tensor? running_mean,
+// Tensor? running_var, Tensor? save_mean, Tensor? save_invstd, bool train, float eps, bool[3]
+// output_mask) -> (Tensor, Tensor, Tensor)
+::std::tuple<at::Tensor, at::Tensor, at::Tensor> native_batch_norm_backward(
+    const at::Tensor& grad_out, const at::Tensor& input, const c10::optional<at::Tensor>& weight,
+    const c10::optional<at::Tensor>& running_mean, const c10::optional<at::Tensor>& running_var,
+    const c10::optional<at::Tensor>& save_mean, const c10::optional<at::Tensor>& save_invstd,
+    bool train, double eps, ::std::array<bool, 3> output_mask);
 // native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float
 // eps) -> (Tensor, Tensor, Tensor)
 ::std::tuple<at::Tensor, at::Tensor, at::Tensor> native_layer_norm(

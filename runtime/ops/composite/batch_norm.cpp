@@ -1,0 +1,95 @@
+// Batch normalization (lazygen/composite.h) from mean, sum, rsqrt, pointwise ops and copy_, in
+// PyTorch's native_batch_norm / native_batch_norm_backward shape: statistics per channel (dim 1).
+#include <string>
+
+#include "lazygen/composite.h"
+#include "lazygen/factory.h"
+#include "lazygen/generated/ops.h"
+#include "lazygen/operators.h"
+
+namespace lazygen {
+namespace {
+
+// Every dim but the channels (1).
+std::vector<int64_t> reduced_dims(const char* op, const Tensor& input) {
+  if (input.dim() < 2) {
+    throw ShapeError(op, "expected an input of at least 2 dims [N, C, ...], got " + sizes_str(input.sizes()));
+  }
+  std::vector<int64_t> dims = {0};
+  for (int64_t d = 2; d < input.dim(); ++d) dims.push_back(d);
+  return dims;
+}
+
+// A per-channel [C] tensor shaped [1, C, 1, ...] to broadcast against input.
+Tensor per_channel(const Tensor& t, const Tensor& input) {
+  std::vector<int64_t> sizes(static_cast<size_t>(input.dim()), 1);
+  sizes[1] = input.size(1);
+  return reshape(t, sizes);
+}
+
+Tensor scaled(const Tensor& t, const std::optional<Tensor>& weight, const Tensor& input) {
+  return weight ? t * per_channel(*weight, input) : t;
+}
+
+Tensor empty_stat(const Tensor& input) { return zeros({0}, input.dtype(), input.device()); }
+
+}  // namespace
+
+std::tuple<Tensor, Tensor, Tensor> native_batch_norm(const Tensor& input, const std::optional<Tensor>& weight,
+                                                     const std::optional<Tensor>& bias,
+                                                     const std::optional<Tensor>& running_mean,
+                                                     const std::optional<Tensor>& running_var, bool training,
+                                                     double momentum, double eps) {
+  const std::vector<int64_t> dims = reduced_dims("native_batch_norm", input);
+  Tensor mu, invstd, save_mean, save_invstd;
+  if (training) {
+    mu = mean(input, dims);
+    const Tensor centered = input - per_channel(mu, input);
+    const Tensor var = mean(centered * centered, dims);
+    invstd = rsqrt(var + eps);
+    save_mean = mu;
+    save_invstd = invstd;
+    const int64_t n = input.numel() / std::max<int64_t>(input.size(1), 1);
+    if (running_mean) copy_(*running_mean, *running_mean * (1 - momentum) + mu * momentum);
+    if (running_var) {
+      const double unbias = n > 1 ? static_cast<double>(n) / static_cast<double>(n - 1) : 1.0;
+      copy_(*running_var, *running_var * (1 - momentum) + var * (momentum * unbias));
+    }
+  } else {
+    if (!running_mean || !running_var) {
+      throw ShapeError("native_batch_norm", "running_mean and running_var must be defined in evaluation mode");
+    }
+    mu = *running_mean;
+    invstd = rsqrt(*running_var + eps);
+    save_mean = empty_stat(input);
+    save_invstd = empty_stat(input);
+  }
+  Tensor out = scaled((input - per_channel(mu, input)) * per_channel(invstd, input), weight, input);
+  if (bias) out = out + per_channel(*bias, input);
+  return {out, save_mean, save_invstd};
+}
+
+std::tuple<Tensor, Tensor, Tensor> native_batch_norm_backward(
+    const Tensor& grad_out, const Tensor& input, const std::optional<Tensor>& weight,
+    const std::optional<Tensor>& running_mean, const std::optional<Tensor>& running_var,
+    const std::optional<Tensor>& save_mean, const std::optional<Tensor>& save_invstd, bool train, double eps,
+    std::array<bool, 3> output_mask) {
+  const std::vector<int64_t> dims = reduced_dims("native_batch_norm_backward", input);
+  const bool batch_stats = train && save_mean && save_invstd;
+  if (!batch_stats && (!running_mean || !running_var)) {
+    throw ShapeError("native_batch_norm_backward", "needs save_mean/save_invstd (training) or running statistics");
+  }
+  const Tensor mu = batch_stats ? *save_mean : *running_mean;
+  const Tensor invstd = batch_stats ? *save_invstd : rsqrt(*running_var + eps);
+  const Tensor normalized = (input - per_channel(mu, input)) * per_channel(invstd, input);
+  Tensor grad_input, grad_weight, grad_bias;
+  if (output_mask[0]) {
+    const Tensor g = scaled(grad_out, weight, input) * per_channel(invstd, input);
+    grad_input = batch_stats ? g - mean(g, dims, true) - normalized * mean(g * normalized, dims, true) : g;
+  }
+  if (output_mask[1] && weight) grad_weight = sum(grad_out * normalized, dims);
+  if (output_mask[2]) grad_bias = sum(grad_out, dims);
+  return {grad_input, grad_weight, grad_bias};
+}
+
+}  // namespace lazygen
