@@ -161,6 +161,11 @@ DType compute_dtype_masked_fill_scalar(const Shape& self, const Shape& mask, con
   return shape_rules::result_type({&self, &mask}, {});
 }
 
+// tanh_(Tensor(a!) self) -> Tensor(a!)
+DType compute_dtype_tanh_inplace(const Shape& self) {
+  return to_floating(shape_rules::result_type({&self}, {}));
+}
+
 // add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
 void run_add_scalar(const Tensor& out, std::initializer_list<Tensor> inputs,
                     std::initializer_list<Scalar> scalars, DType compute) {
@@ -334,6 +339,12 @@ void run__gelu_tanh_backward(const Tensor& out, std::initializer_list<Tensor> in
 void run_masked_fill_scalar(const Tensor& out, std::initializer_list<Tensor> inputs,
                             std::initializer_list<Scalar> scalars, DType compute) {
   run_pointwise<kernels::MaskedFillScalar>("masked_fill.Scalar", out, inputs, scalars, compute);
+}
+
+// tanh_(Tensor(a!) self) -> Tensor(a!)
+void run_tanh_inplace(const Tensor& out, std::initializer_list<Tensor> inputs,
+                      std::initializer_list<Scalar> scalars, DType compute) {
+  run_pointwise<kernels::TanhInplace>("tanh_", out, inputs, scalars, compute);
 }
 
 // add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
@@ -578,6 +589,13 @@ Tensor masked_fill_scalar(const Tensor& self, const Tensor& mask, const Scalar& 
   run_masked_fill_scalar(out, {self, mask}, {value},
                          compute_dtype_masked_fill_scalar(self.shape(), mask.shape(), value));
   return out;
+}
+
+// tanh_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& tanh_inplace(const Tensor& self) {
+  std::vector<Shape> shapes = compute_shape_tanh_inplace(self.shape());
+  run_tanh_inplace(self, {self}, {}, compute_dtype_tanh_inplace(self.shape()));
+  return self;
 }
 
 }  // namespace lazygen::cpu

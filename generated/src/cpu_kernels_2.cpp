@@ -139,6 +139,11 @@ DType compute_dtype_sqrt_inplace(const Shape& self) {
   return to_floating(shape_rules::result_type({&self}, {}));
 }
 
+// sigmoid_(Tensor(a!) self) -> Tensor(a!)
+DType compute_dtype_sigmoid_inplace(const Shape& self) {
+  return to_floating(shape_rules::result_type({&self}, {}));
+}
+
 // div_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
 DType compute_dtype_div_inplace_scalar(const Shape& self, const Scalar& other) {
   return to_floating(shape_rules::result_type({&self}, {&other}));
@@ -292,6 +297,12 @@ void run_hardswish_backward(const Tensor& out, std::initializer_list<Tensor> inp
 void run_sqrt_inplace(const Tensor& out, std::initializer_list<Tensor> inputs,
                       std::initializer_list<Scalar> scalars, DType compute) {
   run_pointwise<kernels::SqrtInplace>("sqrt_", out, inputs, scalars, compute);
+}
+
+// sigmoid_(Tensor(a!) self) -> Tensor(a!)
+void run_sigmoid_inplace(const Tensor& out, std::initializer_list<Tensor> inputs,
+                         std::initializer_list<Scalar> scalars, DType compute) {
+  run_pointwise<kernels::SigmoidInplace>("sigmoid_", out, inputs, scalars, compute);
 }
 
 // div_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
@@ -498,6 +509,13 @@ Tensor hardswish_backward(const Tensor& grad_output, const Tensor& self) {
 const Tensor& sqrt_inplace(const Tensor& self) {
   std::vector<Shape> shapes = compute_shape_sqrt_inplace(self.shape());
   run_sqrt_inplace(self, {self}, {}, compute_dtype_sqrt_inplace(self.shape()));
+  return self;
+}
+
+// sigmoid_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& sigmoid_inplace(const Tensor& self) {
+  std::vector<Shape> shapes = compute_shape_sigmoid_inplace(self.shape());
+  run_sigmoid_inplace(self, {self}, {}, compute_dtype_sigmoid_inplace(self.shape()));
   return self;
 }
 

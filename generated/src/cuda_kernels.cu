@@ -572,6 +572,16 @@ void launch_sqrt_inplace(const PointwiseArgs& args, cudaStream_t stream) {
   launch_pointwise<kernels::SqrtInplace>(args, stream);
 }
 
+// sigmoid_(Tensor(a!) self) -> Tensor(a!)
+void launch_sigmoid_inplace(const PointwiseArgs& args, cudaStream_t stream) {
+  launch_pointwise<kernels::SigmoidInplace>(args, stream);
+}
+
+// tanh_(Tensor(a!) self) -> Tensor(a!)
+void launch_tanh_inplace(const PointwiseArgs& args, cudaStream_t stream) {
+  launch_pointwise<kernels::TanhInplace>(args, stream);
+}
+
 // div_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
 void launch_div_inplace_tensor(const PointwiseArgs& args, cudaStream_t stream) {
   launch_pointwise<kernels::DivInplaceTensor>(args, stream);

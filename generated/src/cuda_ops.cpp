@@ -1013,6 +1013,22 @@ const Tensor& sqrt_inplace(const Tensor& self) {
   return self;
 }
 
+// sigmoid_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& sigmoid_inplace(const Tensor& self) {
+  std::vector<Shape> shapes = compute_shape_sigmoid_inplace(self.shape());
+  run_pointwise("sigmoid_", &launch_sigmoid_inplace, self, {self}, {},
+                cpu::compute_dtype_sigmoid_inplace(self.shape()));
+  return self;
+}
+
+// tanh_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& tanh_inplace(const Tensor& self) {
+  std::vector<Shape> shapes = compute_shape_tanh_inplace(self.shape());
+  run_pointwise("tanh_", &launch_tanh_inplace, self, {self}, {},
+                cpu::compute_dtype_tanh_inplace(self.shape()));
+  return self;
+}
+
 // div_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
 const Tensor& div_inplace_tensor(const Tensor& self, const Tensor& other) {
   std::vector<Shape> shapes = compute_shape_div_inplace_tensor(self.shape(), other.shape());
@@ -1157,6 +1173,8 @@ void register_pointwise_kernels() {
   detail::register_device_kernel(DeviceType::CUDA, "narrow", &cpu::narrow);
   detail::register_device_kernel(DeviceType::CUDA, "masked_fill.Scalar", &masked_fill_scalar);
   detail::register_device_kernel(DeviceType::CUDA, "sqrt_", &sqrt_inplace);
+  detail::register_device_kernel(DeviceType::CUDA, "sigmoid_", &sigmoid_inplace);
+  detail::register_device_kernel(DeviceType::CUDA, "tanh_", &tanh_inplace);
   detail::register_device_kernel(DeviceType::CUDA, "div_.Tensor", &div_inplace_tensor);
   detail::register_device_kernel(DeviceType::CUDA, "div_.Scalar", &div_inplace_scalar);
 }

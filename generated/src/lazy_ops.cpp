@@ -1350,6 +1350,22 @@ const Tensor& sqrt_inplace(const Tensor& self) {
   return self;
 }
 
+// sigmoid_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& sigmoid_inplace(const Tensor& self) {
+  const ir::NodePtr& node = ir::cached_node<ir::SigmoidInplace>(
+      ir_value(self), [&] { return compute_shape_sigmoid_inplace(self.shape()); });
+  set_ir_value(self, ir::Value{node, 0});
+  return self;
+}
+
+// tanh_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& tanh_inplace(const Tensor& self) {
+  const ir::NodePtr& node = ir::cached_node<ir::TanhInplace>(
+      ir_value(self), [&] { return compute_shape_tanh_inplace(self.shape()); });
+  set_ir_value(self, ir::Value{node, 0});
+  return self;
+}
+
 // div_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
 const Tensor& div_inplace_tensor(const Tensor& self, const Tensor& other) {
   const ir::NodePtr& node = ir::cached_node<ir::DivInplaceTensor>(

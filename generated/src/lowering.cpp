@@ -1221,6 +1221,21 @@ std::vector<Tensor> lower_sqrt_inplace(const ir::Node& node, const std::vector<T
   return {out};
 }
 
+// sigmoid_(Tensor(a!) self) -> Tensor(a!)
+std::vector<Tensor> lower_sigmoid_inplace(const ir::Node& node, const std::vector<Tensor>& inputs) {
+  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
+  cpu::run_sigmoid_inplace(out, {inputs[0]}, {},
+                           cpu::compute_dtype_sigmoid_inplace(inputs[0].shape()));
+  return {out};
+}
+
+// tanh_(Tensor(a!) self) -> Tensor(a!)
+std::vector<Tensor> lower_tanh_inplace(const ir::Node& node, const std::vector<Tensor>& inputs) {
+  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
+  cpu::run_tanh_inplace(out, {inputs[0]}, {}, cpu::compute_dtype_tanh_inplace(inputs[0].shape()));
+  return {out};
+}
+
 // div_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
 std::vector<Tensor> lower_div_inplace_tensor(const ir::Node& node,
                                              const std::vector<Tensor>& inputs) {
@@ -1557,6 +1572,10 @@ LowerFn lowering_for(ir::OpKind kind) {
       return &lower__dropout_mask;
     case ir::OpKind::sqrt_inplace:
       return &lower_sqrt_inplace;
+    case ir::OpKind::sigmoid_inplace:
+      return &lower_sigmoid_inplace;
+    case ir::OpKind::tanh_inplace:
+      return &lower_tanh_inplace;
     case ir::OpKind::div_inplace_tensor:
       return &lower_div_inplace_tensor;
     case ir::OpKind::div_inplace_scalar:

@@ -1201,6 +1201,20 @@ std::vector<Tensor> call_sqrt_inplace([[maybe_unused]] const std::vector<Arg>& a
         detail::unbox<Tensor>(args, 0));
   });
 }
+// sigmoid_(Tensor(a!) self) -> Tensor(a!)
+std::vector<Tensor> call_sigmoid_inplace([[maybe_unused]] const std::vector<Arg>& args) {
+  return detail::boxed_results([&] {
+    return static_cast<const Tensor& (*)(const Tensor&)>(&lazygen::sigmoid_)(
+        detail::unbox<Tensor>(args, 0));
+  });
+}
+// tanh_(Tensor(a!) self) -> Tensor(a!)
+std::vector<Tensor> call_tanh_inplace([[maybe_unused]] const std::vector<Arg>& args) {
+  return detail::boxed_results([&] {
+    return static_cast<const Tensor& (*)(const Tensor&)>(&lazygen::tanh_)(
+        detail::unbox<Tensor>(args, 0));
+  });
+}
 // div_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
 std::vector<Tensor> call_div_inplace_tensor([[maybe_unused]] const std::vector<Arg>& args) {
   return detail::boxed_results([&] {
@@ -5082,6 +5096,44 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .num_outputs = 1,
           .samples = {},
           .call = &call_sqrt_inplace,
+      },
+      // sigmoid_(Tensor(a!) self) -> Tensor(a!)
+      OpInfo{
+          .name = "sigmoid_",
+          .id = "sigmoid_inplace",
+          .schema = "sigmoid_(Tensor(a!) self) -> Tensor(a!)",
+          .functional = "sigmoid",
+          .shape = ShapeKind::Same,
+          .dtype = DTypeRule::Float,
+          .kind = OpKind::Inplace,
+          .pointwise = true,
+          .dtypes = 0x1f,
+          .args =
+              {
+                  {.name = "self", .kind = ArgKind::Tensor, .written = true},
+              },
+          .num_outputs = 1,
+          .samples = {},
+          .call = &call_sigmoid_inplace,
+      },
+      // tanh_(Tensor(a!) self) -> Tensor(a!)
+      OpInfo{
+          .name = "tanh_",
+          .id = "tanh_inplace",
+          .schema = "tanh_(Tensor(a!) self) -> Tensor(a!)",
+          .functional = "tanh",
+          .shape = ShapeKind::Same,
+          .dtype = DTypeRule::Float,
+          .kind = OpKind::Inplace,
+          .pointwise = true,
+          .dtypes = 0x1f,
+          .args =
+              {
+                  {.name = "self", .kind = ArgKind::Tensor, .written = true},
+              },
+          .num_outputs = 1,
+          .samples = {},
+          .call = &call_tanh_inplace,
       },
       // div_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
       OpInfo{

@@ -2198,6 +2198,32 @@ const Tensor& dispatch_sqrt_inplace(const Tensor& self) {
   }
 }
 
+// sigmoid_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& dispatch_sigmoid_inplace(const Tensor& self) {
+  switch (detail::op_device("sigmoid_", {detail::device_of(self, "sigmoid_", "self")})) {
+    case DeviceType::Lazy:
+      return lazy::sigmoid_inplace(self);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_sigmoid_inplace)>(DeviceType::CUDA,
+                                                                       "sigmoid_")(self);
+    default:
+      return cpu::sigmoid_inplace(self);
+  }
+}
+
+// tanh_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& dispatch_tanh_inplace(const Tensor& self) {
+  switch (detail::op_device("tanh_", {detail::device_of(self, "tanh_", "self")})) {
+    case DeviceType::Lazy:
+      return lazy::tanh_inplace(self);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_tanh_inplace)>(DeviceType::CUDA,
+                                                                    "tanh_")(self);
+    default:
+      return cpu::tanh_inplace(self);
+  }
+}
+
 // div_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
 const Tensor& dispatch_div_inplace_tensor(const Tensor& self, const Tensor& other) {
   switch (detail::op_device("div_.Tensor", {detail::device_of(self, "div_.Tensor", "self"),
@@ -3564,6 +3590,18 @@ const Tensor& sqrt_(const Tensor& self) {
   return dispatch_sqrt_inplace(self);
 }
 
+// sigmoid_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& sigmoid_(const Tensor& self) {
+  autograd::check_inplace(self, "sigmoid_");
+  return dispatch_sigmoid_inplace(self);
+}
+
+// tanh_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& tanh_(const Tensor& self) {
+  autograd::check_inplace(self, "tanh_");
+  return dispatch_tanh_inplace(self);
+}
+
 // div_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
 const Tensor& div_(const Tensor& self, const Tensor& other) {
   autograd::check_inplace(self, "div_.Tensor");
@@ -4155,6 +4193,16 @@ Tensor Tensor::clamp(const std::optional<Scalar>& min, const std::optional<Scala
 // sqrt_(Tensor(a!) self) -> Tensor(a!)
 const Tensor& Tensor::sqrt_() const {
   return lazygen::sqrt_(*this);
+}
+
+// sigmoid_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& Tensor::sigmoid_() const {
+  return lazygen::sigmoid_(*this);
+}
+
+// tanh_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& Tensor::tanh_() const {
+  return lazygen::tanh_(*this);
 }
 
 // div_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)

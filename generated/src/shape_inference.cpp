@@ -760,6 +760,22 @@ std::vector<Shape> compute_shape_sqrt_inplace(const Shape& self) {
   return {Shape(self.dtype, std::move(sizes))};
 }
 
+// sigmoid_(Tensor(a!) self) -> Tensor(a!)
+std::vector<Shape> compute_shape_sigmoid_inplace(const Shape& self) {
+  std::vector<int64_t> sizes = self.sizes;
+  shape_rules::check_inplace("sigmoid_", self, sizes,
+                             to_floating(shape_rules::result_type({&self}, {})));
+  return {Shape(self.dtype, std::move(sizes))};
+}
+
+// tanh_(Tensor(a!) self) -> Tensor(a!)
+std::vector<Shape> compute_shape_tanh_inplace(const Shape& self) {
+  std::vector<int64_t> sizes = self.sizes;
+  shape_rules::check_inplace("tanh_", self, sizes,
+                             to_floating(shape_rules::result_type({&self}, {})));
+  return {Shape(self.dtype, std::move(sizes))};
+}
+
 // div_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
 std::vector<Shape> compute_shape_div_inplace_tensor(const Shape& self, const Shape& other) {
   std::vector<int64_t> sizes = shape_rules::broadcast("div_.Tensor", {&self, &other});

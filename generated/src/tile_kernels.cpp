@@ -1597,6 +1597,34 @@ const PointwiseInfo kSqrtInplaceInfo = {"sqrt_",
                                         -1,
                                         false};
 
+// sigmoid_(Tensor(a!) self) -> Tensor(a!)
+const PointwiseInfo kSigmoidInplaceInfo = {"sigmoid_",
+                                           1,
+                                           0,
+                                           {0},
+                                           {},
+                                           false,
+                                           tile_fn_of<kernels::SigmoidInplace, float>(),
+                                           tile_fn_of<kernels::SigmoidInplace, double>(),
+                                           tile_fn_of<kernels::SigmoidInplace, int64_t>(),
+                                           tile_fn_of<kernels::SigmoidInplace, int32_t>(),
+                                           -1,
+                                           false};
+
+// tanh_(Tensor(a!) self) -> Tensor(a!)
+const PointwiseInfo kTanhInplaceInfo = {"tanh_",
+                                        1,
+                                        0,
+                                        {0},
+                                        {},
+                                        false,
+                                        tile_fn_of<kernels::TanhInplace, float>(),
+                                        tile_fn_of<kernels::TanhInplace, double>(),
+                                        tile_fn_of<kernels::TanhInplace, int64_t>(),
+                                        tile_fn_of<kernels::TanhInplace, int32_t>(),
+                                        -1,
+                                        false};
+
 // div_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
 const PointwiseInfo kDivInplaceTensorInfo = {"div_.Tensor",
                                              2,
@@ -2047,6 +2075,10 @@ const PointwiseInfo* pointwise_info(ir::OpKind kind) {
       return &kMaskedFillScalarInfo;
     case ir::OpKind::sqrt_inplace:
       return &kSqrtInplaceInfo;
+    case ir::OpKind::sigmoid_inplace:
+      return &kSigmoidInplaceInfo;
+    case ir::OpKind::tanh_inplace:
+      return &kTanhInplaceInfo;
     case ir::OpKind::div_inplace_tensor:
       return &kDivInplaceTensorInfo;
     case ir::OpKind::div_inplace_scalar:
@@ -2058,7 +2090,7 @@ const PointwiseInfo* pointwise_info(ir::OpKind kind) {
 
 // What AOT kernels generated from another ops.yaml (or by another lazygen) are told apart by.
 const char* fusion::pointwise_fingerprint() {
-  return "2635ea403c1f1dc1";
+  return "de0aa329c02eaabb";
 }
 
 }  // namespace lazygen::cpu

@@ -1001,6 +1001,20 @@ at::Tensor& sqrt_inplace(at::Tensor& self) {
   return self;
 }
 
+// sigmoid_(Tensor(a!) self) -> Tensor(a!)
+at::Tensor& sigmoid_inplace(at::Tensor& self) {
+  Call c("sigmoid_", {&self});
+  lazygen::sigmoid_(c.written(self));
+  return self;
+}
+
+// tanh_(Tensor(a!) self) -> Tensor(a!)
+at::Tensor& tanh_inplace(at::Tensor& self) {
+  Call c("tanh_", {&self});
+  lazygen::tanh_(c.written(self));
+  return self;
+}
+
 // div_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
 at::Tensor& div_inplace_tensor(at::Tensor& self, const at::Tensor& other) {
   Call c("div_.Tensor", {&self, &other});
@@ -1169,6 +1183,8 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   generated.add("nll_loss", TORCH_FN(nll_loss));
   generated.add("_dropout_mask", TORCH_FN(_dropout_mask));
   generated.add("sqrt_", TORCH_FN(sqrt_inplace));
+  generated.add("sigmoid_", TORCH_FN(sigmoid_inplace));
+  generated.add("tanh_", TORCH_FN(tanh_inplace));
   generated.add("div_.Tensor", TORCH_FN(div_inplace_tensor));
   generated.add("div_.Scalar", TORCH_FN(div_inplace_scalar));
   Registrar adapter(m, "adapter");

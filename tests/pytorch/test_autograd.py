@@ -184,3 +184,47 @@ def test_a_zero_element_tensor_of_a_dtype_lazygen_lacks_exists_but_no_op_takes_i
         torch.add(reserve, 1)
     with pytest.raises(TypeError, match="dtype torch.uint8 is not supported"):
         torch.empty(2, dtype=torch.uint8, device=dev)
+
+
+@pytest.mark.parametrize("make,x", [
+    (lambda: torch.nn.LSTM(4, 6, batch_first=True).double(), torch.randn(2, 5, 4, dtype=torch.float64)),
+    (lambda: torch.nn.TransformerEncoderLayer(16, 4, 32, batch_first=True, activation="gelu", dropout=0.0).double(),
+     torch.randn(2, 6, 16, dtype=torch.float64)),
+], ids=["lstm", "transformer_encoder_layer"])
+def test_sequence_models_train_on_the_device_as_on_the_cpu_without_fallback(dev, make, x):
+    torch.manual_seed(0)
+    cpu_model = make()
+    model = make().to(dev)
+    model.load_state_dict(cpu_model.state_dict())
+    def step(m, device):
+        out = m(x.to(device))
+        out = out[0] if isinstance(out, tuple) else out
+        out.pow(2).mean().backward()
+        return out.cpu(), [p.grad.cpu() for p in m.parameters()]
+    got_out, got_grads = step(model, dev)
+    want_out, want_grads = step(cpu_model, "cpu")
+    assert_same(got_out, want_out)
+    for got, want in zip(got_grads, want_grads):
+        assert_same(got, want)
+    assert fallbacks() == {}
+
+
+def test_torchvision_resnet18_trains_on_the_device_as_on_the_cpu_without_fallback(dev):
+    torchvision = pytest.importorskip("torchvision")
+    torch.manual_seed(0)
+    cpu_model = torchvision.models.resnet18(num_classes=10).double()
+    model = torchvision.models.resnet18(num_classes=10).double().to(dev)
+    model.load_state_dict(cpu_model.state_dict())
+    x = torch.randn(2, 3, 32, 32, dtype=torch.float64)
+    target = torch.tensor([3, 7])
+    losses = []
+    for m, device in ((model, dev), (cpu_model, "cpu")):
+        loss = F.cross_entropy(m(x.to(device)), target.to(device))
+        loss.backward()
+        losses.append(loss)
+    assert_same(losses[0], losses[1])
+    assert_same(model.conv1.weight.grad, cpu_model.conv1.weight.grad)
+    assert_same(model.fc.weight.grad, cpu_model.fc.weight.grad)
+    for name, want in cpu_model.state_dict().items():  # batch norm's running statistics
+        assert_same(model.state_dict()[name], want)
+    assert fallbacks() == {}

@@ -391,6 +391,10 @@ Tensor nll_loss_backward(const Tensor& grad_output, const Tensor& self, const Te
 Tensor _dropout_mask(const Tensor& self, const Scalar& p, const Scalar& seed);
 // sqrt_(Tensor(a!) self) -> Tensor(a!)
 const Tensor& sqrt_inplace(const Tensor& self);
+// sigmoid_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& sigmoid_inplace(const Tensor& self);
+// tanh_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& tanh_inplace(const Tensor& self);
 // div_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
 const Tensor& div_inplace_tensor(const Tensor& self, const Tensor& other);
 // div_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
@@ -738,6 +742,12 @@ void run_masked_fill_scalar(const Tensor& out, std::initializer_list<Tensor> inp
 // sqrt_(Tensor(a!) self) -> Tensor(a!)
 void run_sqrt_inplace(const Tensor& out, std::initializer_list<Tensor> inputs,
                       std::initializer_list<Scalar> scalars, DType compute);
+// sigmoid_(Tensor(a!) self) -> Tensor(a!)
+void run_sigmoid_inplace(const Tensor& out, std::initializer_list<Tensor> inputs,
+                         std::initializer_list<Scalar> scalars, DType compute);
+// tanh_(Tensor(a!) self) -> Tensor(a!)
+void run_tanh_inplace(const Tensor& out, std::initializer_list<Tensor> inputs,
+                      std::initializer_list<Scalar> scalars, DType compute);
 // div_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
 void run_div_inplace_tensor(const Tensor& out, std::initializer_list<Tensor> inputs,
                             std::initializer_list<Scalar> scalars, DType compute);
@@ -869,6 +879,8 @@ DType compute_dtype__gelu_tanh(const Shape& self);
 DType compute_dtype__gelu_tanh_backward(const Shape& grad_output, const Shape& self);
 DType compute_dtype_masked_fill_scalar(const Shape& self, const Shape& mask, const Scalar& value);
 DType compute_dtype_sqrt_inplace(const Shape& self);
+DType compute_dtype_sigmoid_inplace(const Shape& self);
+DType compute_dtype_tanh_inplace(const Shape& self);
 DType compute_dtype_div_inplace_tensor(const Shape& self, const Shape& other);
 DType compute_dtype_div_inplace_scalar(const Shape& self, const Scalar& other);
 

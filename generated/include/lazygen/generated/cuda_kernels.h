@@ -235,6 +235,10 @@ void launch__gelu_tanh_backward(const PointwiseArgs& args, cudaStream_t stream);
 void launch_masked_fill_scalar(const PointwiseArgs& args, cudaStream_t stream);
 // sqrt_(Tensor(a!) self) -> Tensor(a!)
 void launch_sqrt_inplace(const PointwiseArgs& args, cudaStream_t stream);
+// sigmoid_(Tensor(a!) self) -> Tensor(a!)
+void launch_sigmoid_inplace(const PointwiseArgs& args, cudaStream_t stream);
+// tanh_(Tensor(a!) self) -> Tensor(a!)
+void launch_tanh_inplace(const PointwiseArgs& args, cudaStream_t stream);
 // div_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
 void launch_div_inplace_tensor(const PointwiseArgs& args, cudaStream_t stream);
 // div_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)

@@ -2607,6 +2607,30 @@ class SqrtInplace final : public Node {
   std::string attrs_string() const override { return format_attrs({}); }
 };
 
+// sigmoid_(Tensor(a!) self) -> Tensor(a!)
+class SigmoidInplace final : public Node {
+ public:
+  static constexpr OpKind kKind = OpKind::sigmoid_inplace;
+
+  SigmoidInplace(const Value& self, std::vector<Shape> shapes)
+      : Node(kKind, operand_list(self), std::move(shapes), hash_all()) {}
+
+  bool can_reuse(const Value& self) const { return operands_match(self); }
+  std::string attrs_string() const override { return format_attrs({}); }
+};
+
+// tanh_(Tensor(a!) self) -> Tensor(a!)
+class TanhInplace final : public Node {
+ public:
+  static constexpr OpKind kKind = OpKind::tanh_inplace;
+
+  TanhInplace(const Value& self, std::vector<Shape> shapes)
+      : Node(kKind, operand_list(self), std::move(shapes), hash_all()) {}
+
+  bool can_reuse(const Value& self) const { return operands_match(self); }
+  std::string attrs_string() const override { return format_attrs({}); }
+};
+
 // div_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
 class DivInplaceTensor final : public Node {
  public:

@@ -385,6 +385,10 @@ Tensor nll_loss_backward(const Tensor& grad_output, const Tensor& self, const Te
 Tensor _dropout_mask(const Tensor& self, const Scalar& p, const Scalar& seed);
 // sqrt_(Tensor(a!) self) -> Tensor(a!)
 const Tensor& sqrt_inplace(const Tensor& self);
+// sigmoid_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& sigmoid_inplace(const Tensor& self);
+// tanh_(Tensor(a!) self) -> Tensor(a!)
+const Tensor& tanh_inplace(const Tensor& self);
 // div_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
 const Tensor& div_inplace_tensor(const Tensor& self, const Tensor& other);
 // div_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)

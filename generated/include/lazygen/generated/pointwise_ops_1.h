@@ -331,4 +331,15 @@ struct MaskedFillScalar {
   }
 };
 
+// tanh_(Tensor(a!) self) -> Tensor(a!)
+struct TanhInplace {
+  static constexpr int kTensors = 1;
+  static constexpr int kScalars = 0;
+  static constexpr unsigned kDTypes = 0x18;  // float32 float64
+  template <class T>
+  LAZYGEN_HD auto operator()(T self) const {
+    return tanh(self);
+  }
+};
+
 }  // namespace lazygen::kernels

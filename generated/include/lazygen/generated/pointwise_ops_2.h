@@ -281,6 +281,17 @@ struct SqrtInplace {
   }
 };
 
+// sigmoid_(Tensor(a!) self) -> Tensor(a!)
+struct SigmoidInplace {
+  static constexpr int kTensors = 1;
+  static constexpr int kScalars = 0;
+  static constexpr unsigned kDTypes = 0x18;  // float32 float64
+  template <class T>
+  LAZYGEN_HD auto operator()(T self) const {
+    return sigmoid(self);
+  }
+};
+
 // div_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
 struct DivInplaceScalar {
   static constexpr int kTensors = 1;

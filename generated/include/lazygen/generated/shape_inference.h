@@ -429,6 +429,10 @@ std::vector<Shape> compute_shape__dropout_mask(const Shape& self, const Scalar& 
                                                const Scalar& seed);
 // sqrt_(Tensor(a!) self) -> Tensor(a!)
 std::vector<Shape> compute_shape_sqrt_inplace(const Shape& self);
+// sigmoid_(Tensor(a!) self) -> Tensor(a!)
+std::vector<Shape> compute_shape_sigmoid_inplace(const Shape& self);
+// tanh_(Tensor(a!) self) -> Tensor(a!)
+std::vector<Shape> compute_shape_tanh_inplace(const Shape& self);
 // div_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
 std::vector<Shape> compute_shape_div_inplace_tensor(const Shape& self, const Shape& other);
 // div_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
