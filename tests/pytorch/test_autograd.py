@@ -116,6 +116,15 @@ def module_gradients(module, x, device):
     return out.cpu(), grads + ([x.grad.cpu()] if x.is_floating_point() else [])
 
 
+def assert_same_step(device_module, cpu_module, x, dev):
+    """One forward and backward of each module on x give the same output and gradients."""
+    got_out, got_grads = module_gradients(device_module, x, dev)
+    want_out, want_grads = module_gradients(cpu_module, x, "cpu")
+    assert_same(got_out, want_out)
+    for got, want in zip(got_grads, want_grads):
+        assert_same(got, want)
+
+
 @pytest.mark.parametrize("make,x", [
     (lambda: torch.nn.LayerNorm(6).double(), torch.randn(3, 4, 6, dtype=torch.float64)),
     (lambda: torch.nn.LayerNorm([4, 6], elementwise_affine=False), torch.randn(3, 4, 6, dtype=torch.float64)),
@@ -126,11 +135,7 @@ def module_gradients(module, x, device):
 def test_layers_train_on_the_device_as_on_the_cpu_without_fallback(dev, make, x):
     torch.manual_seed(0)
     module = make()
-    got_out, got_grads = module_gradients(module, x, dev)
-    want_out, want_grads = module_gradients(module, x, "cpu")
-    assert_same(got_out, want_out)
-    for got, want in zip(got_grads, want_grads):
-        assert_same(got, want)
+    assert_same_step(module, module, x, dev)
     assert fallbacks() == {}
 
 
@@ -158,22 +163,12 @@ def test_batch_norm_trains_and_evaluates_on_the_device_as_on_the_cpu(dev, make, 
     module = make().double().to(dev)
     module.load_state_dict(cpu_module.state_dict())
     for step in range(2):  # running statistics move twice
-        x = torch.randn(*shape, dtype=torch.float64) * 2 + 1
-        got_out, got_grads = module_gradients(module, x, dev)
-        want_out, want_grads = module_gradients(cpu_module, x, "cpu")
-        assert_same(got_out, want_out)
-        for got, want in zip(got_grads, want_grads):
-            assert_same(got, want)
+        assert_same_step(module, cpu_module, torch.randn(*shape, dtype=torch.float64) * 2 + 1, dev)
     for name, want in cpu_module.state_dict().items():  # running_mean/var, num_batches_tracked
         assert_same(module.state_dict()[name], want)
     module.eval()
     cpu_module.eval()
-    x = torch.randn(*shape, dtype=torch.float64)
-    got_out, got_grads = module_gradients(module, x, dev)
-    want_out, want_grads = module_gradients(cpu_module, x, "cpu")
-    assert_same(got_out, want_out)
-    for got, want in zip(got_grads, want_grads):
-        assert_same(got, want)
+    assert_same_step(module, cpu_module, torch.randn(*shape, dtype=torch.float64), dev)
     assert fallbacks() == {}
 
 
