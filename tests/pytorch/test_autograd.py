@@ -131,7 +131,10 @@ def assert_same_step(device_module, cpu_module, x, dev):
     (lambda: torch.nn.Embedding(10, 4, padding_idx=0).double(), torch.tensor([[1, 2, 0], [3, 3, 9]])),
     (lambda: torch.nn.Embedding(10, 4).double(), torch.tensor([5, 5, 1])),
     (lambda: torch.nn.LeakyReLU(0.1), torch.randn(7, dtype=torch.float64)),
-], ids=["layer_norm", "layer_norm_no_affine", "embedding_padding", "embedding", "leaky_relu"])
+    (lambda: torch.nn.ELU(1.5), torch.randn(7, dtype=torch.float64)),
+    (lambda: torch.nn.CELU(0.7), torch.randn(7, dtype=torch.float64)),
+    (lambda: torch.nn.SELU(), torch.randn(7, dtype=torch.float64)),
+], ids=["layer_norm", "layer_norm_no_affine", "embedding_padding", "embedding", "leaky_relu", "elu", "celu", "selu"])
 def test_layers_train_on_the_device_as_on_the_cpu_without_fallback(dev, make, x):
     torch.manual_seed(0)
     module = make()

@@ -11,6 +11,7 @@
 #include <tuple>
 #include <vector>
 
+#include "lazygen/scalar.h"
 #include "lazygen/tensor.h"
 
 namespace lazygen {
@@ -63,6 +64,11 @@ std::tuple<Tensor, Tensor, Tensor> native_layer_norm_backward(
     const Tensor& grad_out, const Tensor& input, const std::vector<int64_t>& normalized_shape, const Tensor& mean,
     const Tensor& rstd, const std::optional<Tensor>& weight, const std::optional<Tensor>& bias,
     std::array<bool, 3> output_mask);
+
+// elu's gradient from its input (is_result false) or, for the in-place elu_, its result (then
+// alpha must not be negative, as PyTorch requires), as PyTorch's elu_backward. (gelu.cpp)
+Tensor elu_backward(const Tensor& grad_output, const Scalar& alpha, const Scalar& scale, const Scalar& input_scale,
+                    bool is_result, const Tensor& self_or_result);
 
 // Batch normalization over the channels (dim 1) of input [N, C, ...] (PyTorch's native_batch_norm):
 // training normalizes by the batch's per-channel mean and biased variance and, for running

@@ -72,6 +72,11 @@ at::Tensor gelu(const at::Tensor& self, c10::string_view approximate);
 // gelu_backward(Tensor grad_output, Tensor self, *, str approximate='none') -> Tensor
 at::Tensor gelu_backward(const at::Tensor& grad_output, const at::Tensor& self,
                          c10::string_view approximate);
+// elu_backward(Tensor grad_output, Scalar alpha, Scalar scale, Scalar input_scale, bool is_result,
+// Tensor self_or_result) -> Tensor
+at::Tensor elu_backward(const at::Tensor& grad_output, const at::Scalar& alpha,
+                        const at::Scalar& scale, const at::Scalar& input_scale, bool is_result,
+                        const at::Tensor& self_or_result);
 // native_batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor?
 // running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)
 ::std::tuple<at::Tensor, at::Tensor, at::Tensor> native_batch_norm(

@@ -3,10 +3,12 @@
 // their argument errors.
 #include <gtest/gtest.h>
 
+#include "lazygen/autograd.h"
 #include "lazygen/composite.h"
 #include "lazygen/factory.h"
 #include "lazygen/generated/ops.h"
 #include "lazygen/nn/functional.h"
+#include "lazygen/operators.h"
 #include "runtime/core/tensor/tensor_testing.h"
 
 namespace lazygen {
@@ -65,6 +67,19 @@ TEST_P(Composites, SplitChunkAndUnbindAreViewsOfTheRightSizes) {
   const std::vector<Tensor> rows = unbind(t);
   ASSERT_EQ(rows.size(), 2u);
   expect_values(rows[1], {7, 8, 9, 10, 11, 12, 13});
+}
+
+TEST_P(Composites, EluBackwardFromInputOrResultEqualsEluDerivative) {
+  const Tensor input = tensor<double>({-2, -0.5, 0, 0.25, 3});
+  const Tensor x = on(input).detach().requires_grad_();
+  const Tensor result = elu(x, 1.5, 1.2, 0.8);
+  const Tensor grad = on(tensor<double>({1, -2, 0.5, 3, -1}));
+  sum(result * grad).backward();
+  const std::vector<double> want = values<double>(x.grad().cpu());
+  NoGradGuard no_grad;
+  expect_values(elu_backward(grad, 1.5, 1.2, 0.8, false, on(input)), want, 1e-12);
+  expect_values(elu_backward(grad, 1.5, 1.2, 0.8, true, result.detach()), want, 1e-12);
+  EXPECT_THROW(elu_backward(grad, -1.0, 1.0, 1.0, true, result.detach()), ShapeError);
 }
 
 TEST_P(Composites, BadArgumentsNameTheOp) {
