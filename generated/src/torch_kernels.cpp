@@ -1203,6 +1203,8 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   adapter.add("bernoulli_.float", TORCH_FN(adapters::bernoulli_inplace_float));
   adapter.add("gelu", TORCH_FN(adapters::gelu));
   adapter.add("gelu_backward", TORCH_FN(adapters::gelu_backward));
+  adapter.add("baddbmm", TORCH_FN(adapters::baddbmm));
+  adapter.add("arange.start_out", TORCH_FN(adapters::arange_start_out));
   adapter.add("elu_backward", TORCH_FN(adapters::elu_backward));
   adapter.add("native_batch_norm", TORCH_FN(adapters::native_batch_norm));
   adapter.add("native_batch_norm_backward", TORCH_FN(adapters::native_batch_norm_backward));

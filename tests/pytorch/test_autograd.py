@@ -226,3 +226,16 @@ def test_torchvision_resnet18_trains_on_the_device_as_on_the_cpu_without_fallbac
     for name, want in cpu_model.state_dict().items():  # batch norm's running statistics
         assert_same(model.state_dict()[name], want)
     assert fallbacks() == {}
+
+
+@pytest.mark.parametrize("beta,alpha", [(1, 1), (0.5, 2.0), (0, 1)])
+def test_baddbmm_and_arange_run_on_the_device(dev, beta, alpha):
+    torch.manual_seed(0)
+    s, b1, b2 = torch.randn(2, 3, 1), torch.randn(2, 3, 4), torch.randn(2, 4, 5)
+    if beta == 0:
+        s = torch.full((2, 3, 1), float("nan"))  # not read when beta is 0
+    got = torch.baddbmm(s.to(dev), b1.to(dev), b2.to(dev), beta=beta, alpha=alpha)
+    assert_same(got, torch.baddbmm(s, b1, b2, beta=beta, alpha=alpha))
+    assert_same(torch.arange(2, 11, 3, device=dev), torch.arange(2, 11, 3))
+    assert_same(torch.arange(0.5, 2.0, 0.25, device=dev), torch.arange(0.5, 2.0, 0.25))
+    assert fallbacks() == {}

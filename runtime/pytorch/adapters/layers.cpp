@@ -1,5 +1,5 @@
 // Adapters for layers whose PyTorch kernels have no lazygen op of the same name (ops.yaml, "PyTorch
-// adapters"): batch norm and layer norm with their backward ops, embedding's backward, mse_loss and its backward, each
+// adapters"): baddbmm, batch norm and layer norm with their backward ops, embedding's backward, mse_loss and its backward, each
 // served by a composite of lazygen ops (lazygen/composite.h), so the lazy device traces and fuses
 // them like any other ops.
 #include <ATen/core/dispatch/Dispatcher.h>
@@ -8,6 +8,8 @@
 #include <vector>
 
 #include "lazygen/composite.h"
+#include "lazygen/factory.h"
+#include "lazygen/generated/ops.h"
 #include "lazygen/generated/torch_adapters.h"
 #include "pytorch/call.h"
 #include "pytorch/fallback.h"
@@ -21,6 +23,17 @@ at::Tensor maybe_result(const Call& c, const Tensor& t) {
 }
 
 }  // namespace
+
+// beta * self + alpha * batch1 @ batch2 on lazygen's bmm (attention's scores); self is not read
+// when beta is 0, as in PyTorch (its NaNs do not propagate).
+at::Tensor baddbmm(const at::Tensor& self, const at::Tensor& batch1, const at::Tensor& batch2, const at::Scalar& beta,
+                   const at::Scalar& alpha) {
+  Call c("baddbmm", {&self, &batch1, &batch2});
+  Tensor product = bmm(c.arg(batch1), c.arg(batch2));
+  if (!(alpha.equal(1))) product = mul(product, c.arg(alpha));
+  if (beta.equal(0)) return c.result(product);  // self broadcasts to the product's shape
+  return c.result(add(product, beta.equal(1) ? c.arg(self) : mul(c.arg(self), c.arg(beta))));
+}
 
 // The running statistics are updated in place, as PyTorch's kernel does.
 ::std::tuple<at::Tensor, at::Tensor, at::Tensor> native_batch_norm(

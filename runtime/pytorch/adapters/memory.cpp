@@ -1,6 +1,7 @@
 // Adapters for moving data: creating device tensors, copies between the CPU and the device, dtype
 // casts and reading one value (ops.yaml, "PyTorch adapters"; declarations in
 // lazygen/generated/torch_adapters.h).
+#include <ATen/ops/arange.h>
 #include <ATen/ops/empty.h>
 #include <c10/util/accumulate.h>
 #include <c10/core/DefaultDtype.h>
@@ -57,6 +58,14 @@ at::Tensor empty_strided(c10::IntArrayRef size, c10::IntArrayRef stride,
                          c10::optional<at::Device> device, c10::optional<bool> pin_memory) {
   (void)stride;  // lazy tensors are contiguous (See Note [Device tensors])
   return empty_memory_format(size, dtype, layout, device, pin_memory, c10::nullopt);
+}
+
+// The values are made on the CPU and become device data: no sync, so the graph is not cut (a
+// position index in a model's forward pass).
+at::Tensor& arange_start_out(const at::Scalar& start, const at::Scalar& end, const at::Scalar& step, at::Tensor& out) {
+  Call c("arange", {&out});
+  const at::Tensor values = at::arange(start, end, step, at::TensorOptions().dtype(out.scalar_type()));
+  return c.assign_out(out, to_device(values));
 }
 
 at::Tensor _to_copy(const at::Tensor& self, c10::optional<at::ScalarType> dtype,

@@ -72,6 +72,12 @@ at::Tensor gelu(const at::Tensor& self, c10::string_view approximate);
 // gelu_backward(Tensor grad_output, Tensor self, *, str approximate='none') -> Tensor
 at::Tensor gelu_backward(const at::Tensor& grad_output, const at::Tensor& self,
                          c10::string_view approximate);
+// baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
+at::Tensor baddbmm(const at::Tensor& self, const at::Tensor& batch1, const at::Tensor& batch2,
+                   const at::Scalar& beta, const at::Scalar& alpha);
+// arange.start_out(Scalar start, Scalar end, Scalar step=1, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& arange_start_out(const at::Scalar& start, const at::Scalar& end, const at::Scalar& step,
+                             at::Tensor& out);
 // elu_backward(Tensor grad_output, Scalar alpha, Scalar scale, Scalar input_scale, bool is_result,
 // Tensor self_or_result) -> Tensor
 at::Tensor elu_backward(const at::Tensor& grad_output, const at::Scalar& alpha,
