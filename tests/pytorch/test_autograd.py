@@ -235,7 +235,10 @@ def test_baddbmm_and_arange_run_on_the_device(dev, beta, alpha):
     if beta == 0:
         s = torch.full((2, 3, 1), float("nan"))  # not read when beta is 0
     got = torch.baddbmm(s.to(dev), b1.to(dev), b2.to(dev), beta=beta, alpha=alpha)
-    assert_same(got, torch.baddbmm(s, b1, b2, beta=beta, alpha=alpha))
+    # PyTorch's own CPU baddbmm lets self's NaN through now and then in this process (seen in 1 of
+    # 2 runs after other tests; never alone), so the reference gets a finite self where beta is 0.
+    reference_self = torch.zeros_like(s) if beta == 0 else s
+    assert_same(got, torch.baddbmm(reference_self, b1, b2, beta=beta, alpha=alpha))
     assert_same(torch.arange(2, 11, 3, device=dev), torch.arange(2, 11, 3))
     assert_same(torch.arange(0.5, 2.0, 0.25, device=dev), torch.arange(0.5, 2.0, 0.25))
     assert fallbacks() == {}
