@@ -195,6 +195,16 @@ TEST(Cli, CheckFailsWithADiffWhenAFileIsStale) {
   EXPECT_NE(r.output.find(" is stale; run `lazygen "), std::string::npos) << r.output;
 }
 
+TEST(Cli, FunctionsListsEveryPointwiseFunctionWithItsArgumentsAndDtypes) {
+  Result r = lazygen({"--functions"});
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_GE(lines(r.output).size(), 59u) << r.output;  // a heading and the (at least) 58 functions
+  for (const char* row : {"  where(a, b, c)", "  atan2(a, b)", "  erfinv(a)", "  bitwise_and(a, b)"}) {
+    EXPECT_NE(r.output.find(row), std::string::npos) << row << " in\n" << r.output;
+  }
+  EXPECT_NE(r.output.find("bool and integral dtypes only"), std::string::npos) << r.output;
+}
+
 TEST(Cli, DumpSchemaPrintsTheFuncStringsOfOpsYaml) {
   Result r = lazygen({"--dump-schema", "ops.yaml"});
   ASSERT_EQ(r.exit_code, 0) << r.output;
