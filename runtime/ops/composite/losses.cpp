@@ -6,18 +6,9 @@
 #include "lazygen/factory.h"
 #include "lazygen/generated/ops.h"
 #include "lazygen/operators.h"
+#include "ops/shape/training_shapes.h"
 
 namespace lazygen {
-namespace {
-
-// PyTorch's Reduction enum: 0 none, 1 mean, 2 sum.
-void check_reduction(const char* op, int64_t reduction) {
-  if (reduction < 0 || reduction > 2) {
-    throw ShapeError(op, "reduction must be 0 (none), 1 (mean) or 2 (sum), got " + std::to_string(reduction));
-  }
-}
-
-}  // namespace
 
 Tensor embedding_dense_backward(const Tensor& grad_output, const Tensor& indices, int64_t num_weights,
                                 int64_t padding_idx) {
@@ -35,14 +26,14 @@ Tensor mse_loss(const Tensor& self, const Tensor& target, int64_t reduction) {
   check_reduction("mse_loss", reduction);
   const Tensor diff = self - target;
   const Tensor squared = diff * diff;
-  if (reduction == 0) return squared;
-  return reduction == 1 ? mean(squared, std::nullopt) : sum(squared);
+  if (reduction == kReductionNone) return squared;
+  return reduction == kReductionMean ? mean(squared, std::nullopt) : sum(squared);
 }
 
 Tensor mse_loss_backward(const Tensor& grad_output, const Tensor& self, const Tensor& target, int64_t reduction) {
   check_reduction("mse_loss_backward", reduction);
   const Tensor diff = self - target;
-  const double norm = reduction == 1 ? 2.0 / static_cast<double>(diff.numel()) : 2.0;  // as PyTorch's
+  const double norm = reduction == kReductionMean ? 2.0 / static_cast<double>(diff.numel()) : 2.0;  // as PyTorch's
   return diff * norm * grad_output;
 }
 

@@ -7,6 +7,7 @@
 #include <utility>
 
 namespace lazygen {
+
 namespace {
 
 std::string str(int64_t v) {
@@ -76,6 +77,12 @@ void set_conv_params(const char* op, Conv2dGeometry& g, const std::vector<int64_
 }
 
 }  // namespace
+
+void check_reduction(const char* op, int64_t reduction) {
+  if (reduction < kReductionNone || reduction > kReductionSum) {
+    throw ShapeError(op, "reduction must be 0 (none), 1 (mean) or 2 (sum), got " + std::to_string(reduction));
+  }
+}
 
 TapRange tap_range(int64_t out, int64_t in, int64_t s, int64_t offset) {
   if (offset >= in) return {};
@@ -299,9 +306,7 @@ int64_t check_nll_operands(const char* op, const Shape& self, const Shape& targe
     require_same_dtype(op, self, *weight, "input and weight");
     require_sizes(op, *weight, {self.sizes.back()}, "weight");
   }
-  if (reduction < kReductionNone || reduction > kReductionSum) {
-    throw ShapeError(op, "reduction must be 0 (none), 1 (mean) or 2 (sum), got " + str(reduction));
-  }
+  check_reduction(op, reduction);
   return batch;
 }
 

@@ -23,6 +23,8 @@ namespace lazygen {
 inline constexpr int64_t kReductionNone = 0;
 inline constexpr int64_t kReductionMean = 1;
 inline constexpr int64_t kReductionSum = 2;
+// Throws ShapeError naming `op` unless `reduction` is one of the three.
+void check_reduction(const char* op, int64_t reduction);
 
 // A validated 2-D convolution: input [n, c, h, w], weight [o, c / groups, kh, kw], output
 // [n, o, oh, ow]. `int[2]` arguments may hold one value (used for both dims) or two.
