@@ -54,6 +54,14 @@ bool promotes(const Argument& scalar) {
   return true;
 }
 
+std::vector<const Argument*> promoting_scalars(const OpEntry& op) {
+  std::vector<const Argument*> scalars;
+  for (const Argument& a : op.schema.arguments) {
+    if (api::is_scalar(a) && promotes(a)) scalars.push_back(&a);
+  }
+  return scalars;
+}
+
 bool is_non_differentiable(const Derivative& d) {
   return d.formula == "non_differentiable";
 }

@@ -28,6 +28,8 @@ bool is_non_differentiable(const Derivative& d);
 std::vector<const Derivative*> differentiable(const OpEntry& op);
 // Whether a Scalar argument takes part in type promotion (See Note [Scaling scalars]).
 bool promotes(const Argument& scalar);
+// The op's Scalar arguments that take part in type promotion, in schema order.
+std::vector<const Argument*> promoting_scalars(const OpEntry& op);
 
 // "compute_shape_add_tensor(self.shape(), other.shape(), alpha)" for eager/lazy callers.
 std::string shape_call(const OpEntry& op);

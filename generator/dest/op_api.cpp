@@ -30,9 +30,7 @@ std::string dtypes_guard(const OpEntry& op) {
       {"bool", "Bool"}, {"int32", "Int32"}, {"int64", "Int64"}, {"float32", "Float32"}, {"float64", "Float64"}};
   std::vector<std::string> allowed, inputs, scalars;
   for (const std::string& d : accepted_dtypes(op)) allowed.push_back("DType::" + kEnumerators.at(d));
-  for (const Argument& a : op.schema.arguments) {
-    if (api::is_scalar(a) && !a.type.is_optional() && promotes(a)) scalars.push_back("&" + api::cpp_name(a.name));
-  }
+  for (const Argument* a : promoting_scalars(op)) scalars.push_back("&" + api::cpp_name(a->name));
   for (const Argument& a : op.schema.arguments) {
     if (a.type.base != BaseType::Tensor || a.type.is_list || (a.kwarg_only && a.is_write())) continue;
     bool fixed = false;

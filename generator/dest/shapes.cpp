@@ -27,15 +27,6 @@ std::string address_list(const std::vector<const Argument*>& args) {
   return "{" + join(out, ", ") + "}";
 }
 
-// The Scalars that take part in type promotion (not alpha, beta, ...).
-std::vector<const Argument*> promoting_scalars(const OpEntry& op) {
-  std::vector<const Argument*> scalars;
-  for (const Argument& a : op.schema.arguments) {
-    if (api::is_scalar(a) && promotes(a)) scalars.push_back(&a);
-  }
-  return scalars;
-}
-
 std::string result_type_expr(const OpEntry& op) {
   return "shape_rules::result_type(" + address_list(input_tensors(op)) + ", " +
          address_list(promoting_scalars(op)) + ")";
