@@ -100,14 +100,10 @@ DeviceType op_device(const char* op, std::initializer_list<std::optional<Device>
 
 void check_dtypes(const char* op, std::initializer_list<DType> allowed,
                   std::initializer_list<const Tensor*> inputs, std::initializer_list<const Scalar*> scalars) {
-  std::vector<Shape> shapes;
-  for (const Tensor* t : inputs) {
-    if (t != nullptr && t->defined()) shapes.push_back(t->shape());
+  if (std::none_of(inputs.begin(), inputs.end(), [](const Tensor* t) { return t != nullptr && t->defined(); })) {
+    return;
   }
-  if (shapes.empty()) return;
-  std::vector<const Shape*> pointers;
-  for (const Shape& s : shapes) pointers.push_back(&s);
-  const DType computed = shape_rules::result_type(pointers, scalars);
+  const DType computed = shape_rules::tensors_result_type(inputs, scalars);
   if (std::find(allowed.begin(), allowed.end(), computed) != allowed.end()) return;
   std::string names;
   for (DType a : allowed) names += (names.empty() ? "" : ", ") + std::string(dtype_name(a));

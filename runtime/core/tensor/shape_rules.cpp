@@ -25,12 +25,19 @@ DType wrapped_number_dtype(const Scalar& s) {
   return s.is_floating() ? DType::Float32 : s.dtype();
 }
 
-template <class Shapes, class Scalars>
-DType promote(const Shapes& tensors, const Scalars& scalars) {
+// What promotion reads of a tensor: its dtype and whether it is zero-dim; null or undefined
+// tensors take no part.
+bool takes_part(const Shape* t) { return t != nullptr; }
+bool takes_part(const Tensor* t) { return t != nullptr && t->defined(); }
+DType dtype_of(const Shape* t) { return t->dtype; }
+DType dtype_of(const Tensor* t) { return t->dtype(); }
+
+template <class Tensors, class Scalars>
+DType promote(const Tensors& tensors, const Scalars& scalars) {
   Category dimensioned, zero_dim, wrapped;
-  for (const Shape* t : tensors) {
-    if (t == nullptr) continue;
-    (t->dim() > 0 ? dimensioned : zero_dim).add(t->dtype);
+  for (const auto* t : tensors) {
+    if (!takes_part(t)) continue;
+    (t->dim() > 0 ? dimensioned : zero_dim).add(dtype_of(t));
   }
   for (const Scalar* s : scalars) {
     if (s != nullptr) wrapped.add(wrapped_number_dtype(*s));
@@ -47,6 +54,10 @@ DType result_type(std::initializer_list<const Shape*> tensors,
 }
 
 DType result_type(const std::vector<const Shape*>& tensors, std::initializer_list<const Scalar*> scalars) {
+  return promote(tensors, scalars);
+}
+
+DType tensors_result_type(std::initializer_list<const Tensor*> tensors, std::initializer_list<const Scalar*> scalars) {
   return promote(tensors, scalars);
 }
 

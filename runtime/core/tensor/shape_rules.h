@@ -13,6 +13,7 @@
 #include "lazygen/dtype.h"
 #include "lazygen/scalar.h"
 #include "lazygen/shape.h"
+#include "lazygen/tensor.h"
 
 namespace lazygen::shape_rules {
 
@@ -24,6 +25,9 @@ DType result_type(std::initializer_list<const Shape*> tensors,
                   std::initializer_list<const Scalar*> scalars = {});
 // The same over tensors gathered at run time (null entries skipped).
 DType result_type(const std::vector<const Shape*>& tensors, std::initializer_list<const Scalar*> scalars = {});
+// result_type of tensors' dtypes (null or undefined ones take no part), without copying their shapes: the op
+// API's dtype guards call it on every op.
+DType tensors_result_type(std::initializer_list<const Tensor*> tensors, std::initializer_list<const Scalar*> scalars);
 
 // The dtype a computation on `scalars` alone runs in: Float64 if one is floating, else Int64 if
 // one is integral, else Bool (Float64 for none): their full width, unlike result_type's wrapped
