@@ -204,6 +204,7 @@ std::vector<Shape> compute_shape_addcmul_inplace(const Shape& self, const Shape&
 std::vector<Shape> compute_shape_addcdiv_inplace(const Shape& self, const Shape& tensor1,
                                                  const Shape& tensor2, const Scalar& value) {
   std::vector<int64_t> sizes = shape_rules::broadcast("addcdiv_", {&self, &tensor1, &tensor2});
+  shape_rules::check_addcdiv("addcdiv_", tensor1, tensor2);
   shape_rules::check_inplace("addcdiv_", self, sizes,
                              shape_rules::result_type({&self, &tensor1, &tensor2}, {}));
   return {Shape(self.dtype, std::move(sizes))};
@@ -332,6 +333,7 @@ std::vector<Shape> compute_shape_addcmul(const Shape& self, const Shape& tensor1
 std::vector<Shape> compute_shape_addcdiv(const Shape& self, const Shape& tensor1,
                                          const Shape& tensor2, const Scalar& value) {
   std::vector<int64_t> sizes = shape_rules::broadcast("addcdiv", {&self, &tensor1, &tensor2});
+  shape_rules::check_addcdiv("addcdiv", tensor1, tensor2);
   return {Shape(shape_rules::result_type({&self, &tensor1, &tensor2}, {}), std::move(sizes))};
 }
 

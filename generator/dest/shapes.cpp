@@ -74,6 +74,13 @@ bool is_subtraction(const OpEntry& op) {
   return base == "sub" || base == "sub_" || base == "rsub";
 }
 
+// addcdiv (and addcdiv_) refuses integral tensor1 and tensor2 even with a floating self, as
+// PyTorch's addcdiv does.
+bool is_addcdiv(const OpEntry& op) {
+  const std::string& base = op.schema.name.base;
+  return base == "addcdiv" || base == "addcdiv_";
+}
+
 std::string subtraction_check(const OpEntry& op) {
   return "shape_rules::check_subtraction(\"" + op.schema.name.str() + "\", " + address_list(input_tensors(op)) +
          ", " + address_list(promoting_scalars(op)) + ");";
@@ -87,6 +94,7 @@ std::vector<std::string> elementwise_statements(const OpEntry& op) {
                           : "shape_rules::broadcast(\"" + op.schema.name.str() + "\", " + address_list(inputs) + ")";
   std::vector<std::string> out = {"std::vector<int64_t> sizes = " + sizes + ";"};
   if (is_subtraction(op)) out.push_back(subtraction_check(op));
+  if (is_addcdiv(op)) out.push_back("shape_rules::check_addcdiv(\"" + op.schema.name.str() + "\", tensor1, tensor2);");
   for (const Argument& a : op.schema.arguments) {
     if (api::is_scalar(a) && (a.name == "alpha" || a.name == "beta")) {
       out.push_back("shape_rules::check_alpha(\"" + op.schema.name.str() + "\", " + computed_dtype_expr(op) + ", " +

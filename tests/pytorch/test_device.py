@@ -131,3 +131,14 @@ def test_the_device_without_the_package_is_a_clear_error_not_a_crash():
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, run.stderr
     assert "privateuseone" in run.stdout
+
+
+def test_addcdiv_of_integer_tensors_is_refused_as_in_pytorch_whatever_self_is(dev):
+    self_, t1, t2 = torch.ones(3), torch.tensor([4, 5, 6]), torch.tensor([2, 2, 2])
+    with pytest.raises(RuntimeError, match="Integer division with addcdiv"):
+        torch.addcdiv(self_, t1, t2)
+    with pytest.raises(RuntimeError, match="Integer division with addcdiv"):
+        torch.addcdiv(self_.to(dev), t1.to(dev), t2.to(dev))
+    with pytest.raises(RuntimeError, match="Integer division with addcdiv"):
+        self_.to(dev).addcdiv_(t1.to(dev), t2.to(dev))
+    assert_same(torch.addcdiv(self_.to(dev), t1.to(dev).float(), t2.to(dev)), torch.addcdiv(self_, t1.float(), t2))

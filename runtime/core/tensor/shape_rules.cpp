@@ -116,6 +116,17 @@ void check_subtraction(const char* op, std::initializer_list<const Shape*> tenso
   }
 }
 
+void check_addcdiv(const char* op, const Shape& tensor1, const Shape& tensor2) {
+  if (!is_floating(tensor1.dtype) && !is_floating(tensor2.dtype)) {
+    throw ShapeError(op, "Integer division with addcdiv is no longer supported, and in a future release addcdiv "
+                         "will perform a true division of tensor1 and tensor2. The historic addcdiv behavior can "
+                         "be implemented as (input + value * torch.trunc(tensor1 / tensor2)).to(input.dtype) for "
+                         "integer inputs and as (input + value * tensor1 / tensor2) for float inputs. The future "
+                         "addcdiv behavior is just the latter implementation: (input + value * tensor1 / tensor2), "
+                         "for all dtypes.");
+  }
+}
+
 std::vector<bool> reduced_dims(const char* op, int64_t rank,
                                const std::optional<std::vector<int64_t>>& dims) {
   std::vector<bool> mask(static_cast<size_t>(rank), !dims || dims->empty());

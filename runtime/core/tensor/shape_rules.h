@@ -54,6 +54,9 @@ void check_alpha(const char* op, DType dtype, const Scalar& alpha);
 // bool Scalar among `scalars`), whatever the result type; else ShapeError naming `op`.
 void check_subtraction(const char* op, std::initializer_list<const Shape*> tensors,
                        std::initializer_list<const Scalar*> scalars);
+// PyTorch's addcdiv check: tensor1 / tensor2 of two integral (or bool) tensors is refused, whatever
+// self's dtype; else ShapeError naming `op`.
+void check_addcdiv(const char* op, const Shape& tensor1, const Shape& tensor2);
 
 // The shape of reducing `self` over `dims` (nullopt or empty: every dim) with dtype `out`.
 // Negative dims wrap; a dim out of range or repeated is a ShapeError naming `op`.
