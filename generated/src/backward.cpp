@@ -1194,6 +1194,23 @@ class HardtanhBackwardBackward final : public Function {
   Scalar max_val{};
 };
 
+// log_sigmoid(Tensor self) -> Tensor
+class LogSigmoidBackward final : public Function {
+ public:
+  const char* name() const override { return "LogSigmoidBackward"; }
+
+  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
+    [[maybe_unused]] const Tensor& grad = grads[0];
+    std::vector<Tensor> grad_inputs(1);
+    if (needs_input_grad(0)) grad_inputs[0] = grad * sigmoid(-self);
+    return grad_inputs;
+  }
+
+  void release_saved() override { self = Tensor(); }
+
+  Tensor self;
+};
+
 // softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor
 class SoftplusBackward final : public Function {
  public:
@@ -1525,7 +1542,8 @@ class AmaxBackward final : public Function {
   std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
     [[maybe_unused]] const Tensor& grad = grads[0];
     std::vector<Tensor> grad_inputs(1);
-    if (needs_input_grad(0)) grad_inputs[0] = amax_backward(grad, self, result, dim, keepdim);
+    if (needs_input_grad(0))
+      grad_inputs[0] = reduced_extremum_backward(grad, self, result, dim, keepdim);
     return grad_inputs;
   }
 
@@ -1549,7 +1567,7 @@ class MaxDimBackward final : public Function {
     [[maybe_unused]] const Tensor& grad = grads[0];
     std::vector<Tensor> grad_inputs(1);
     if (needs_input_grad(0))
-      grad_inputs[0] = max_dim_backward(grad, dim, indices, self.sizes(), keepdim);
+      grad_inputs[0] = value_selecting_backward(grad, dim, indices, self.sizes(), keepdim);
     return grad_inputs;
   }
 
@@ -1562,6 +1580,95 @@ class MaxDimBackward final : public Function {
   int64_t dim{};
   bool keepdim{};
   Tensor indices;
+};
+
+// amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor
+class AminBackward final : public Function {
+ public:
+  const char* name() const override { return "AminBackward"; }
+
+  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
+    [[maybe_unused]] const Tensor& grad = grads[0];
+    std::vector<Tensor> grad_inputs(1);
+    if (needs_input_grad(0))
+      grad_inputs[0] = reduced_extremum_backward(grad, self, result, dim, keepdim);
+    return grad_inputs;
+  }
+
+  void release_saved() override {
+    self = Tensor();
+    result = Tensor();
+  }
+
+  Tensor self;
+  std::vector<int64_t> dim{};
+  bool keepdim{};
+  Tensor result;
+};
+
+// sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)
+class SortBackward final : public Function {
+ public:
+  const char* name() const override { return "SortBackward"; }
+
+  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
+    [[maybe_unused]] const Tensor& grad = grads[0];
+    std::vector<Tensor> grad_inputs(1);
+    if (needs_input_grad(0))
+      grad_inputs[0] = value_selecting_backward(grad, dim, indices, self.sizes(), true);
+    return grad_inputs;
+  }
+
+  void release_saved() override {
+    self = Tensor();
+    indices = Tensor();
+  }
+
+  Tensor self;
+  int64_t dim{};
+  Tensor indices;
+};
+
+// topk(Tensor self, int k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values,
+// Tensor indices)
+class TopkBackward final : public Function {
+ public:
+  const char* name() const override { return "TopkBackward"; }
+
+  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
+    [[maybe_unused]] const Tensor& grad = grads[0];
+    std::vector<Tensor> grad_inputs(1);
+    if (needs_input_grad(0))
+      grad_inputs[0] = value_selecting_backward(grad, dim, indices, self.sizes(), true);
+    return grad_inputs;
+  }
+
+  void release_saved() override {
+    self = Tensor();
+    indices = Tensor();
+  }
+
+  Tensor self;
+  int64_t dim{};
+  Tensor indices;
+};
+
+// cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
+class CumsumBackward final : public Function {
+ public:
+  const char* name() const override { return "CumsumBackward"; }
+
+  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
+    [[maybe_unused]] const Tensor& grad = grads[0];
+    std::vector<Tensor> grad_inputs(1);
+    if (needs_input_grad(0)) grad_inputs[0] = cumsum_backward(grad, dim, self);
+    return grad_inputs;
+  }
+
+  void release_saved() override { self = Tensor(); }
+
+  Tensor self;
+  int64_t dim{};
 };
 
 // _softmax(Tensor self, int dim, bool half_to_float) -> Tensor
@@ -2876,6 +2983,16 @@ void record_hardtanh_backward(const Tensor& result, const Tensor& grad_output, c
   set_history(result, fn, 0);
 }
 
+// log_sigmoid(Tensor self) -> Tensor
+void record_log_sigmoid(const Tensor& result, const Tensor& self) {
+  auto fn = std::make_shared<LogSigmoidBackward>();
+  fn->next_edges = {gradient_edge(self)};
+  fn->input_shapes = {self.shape()};
+  fn->num_outputs = 1;
+  fn->self = saved(self);
+  set_history(result, fn, 0);
+}
+
 // softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor
 void record_softplus(const Tensor& result, const Tensor& self, const Scalar& beta,
                      const Scalar& threshold) {
@@ -3087,6 +3204,61 @@ void record_max_dim(const std::tuple<Tensor, Tensor>& result, const Tensor& self
   fn->indices = saved(std::get<1>(result));
   set_history(std::get<0>(result), fn, 0);
   set_history(std::get<1>(result), fn, 1);
+}
+
+// amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor
+void record_amin(const Tensor& result, const Tensor& self, const std::vector<int64_t>& dim,
+                 bool keepdim) {
+  auto fn = std::make_shared<AminBackward>();
+  fn->next_edges = {gradient_edge(self)};
+  fn->input_shapes = {self.shape()};
+  fn->num_outputs = 1;
+  fn->self = saved(self);
+  fn->dim = dim;
+  fn->keepdim = keepdim;
+  fn->result = saved(result);
+  set_history(result, fn, 0);
+}
+
+// sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)
+void record_sort(const std::tuple<Tensor, Tensor>& result, const Tensor& self, int64_t dim,
+                 bool descending) {
+  auto fn = std::make_shared<SortBackward>();
+  fn->next_edges = {gradient_edge(self)};
+  fn->input_shapes = {self.shape()};
+  fn->num_outputs = 2;
+  fn->self = saved(self);
+  fn->dim = dim;
+  fn->indices = saved(std::get<1>(result));
+  set_history(std::get<0>(result), fn, 0);
+  set_history(std::get<1>(result), fn, 1);
+}
+
+// topk(Tensor self, int k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values,
+// Tensor indices)
+void record_topk(const std::tuple<Tensor, Tensor>& result, const Tensor& self, int64_t k,
+                 int64_t dim, bool largest, bool sorted) {
+  auto fn = std::make_shared<TopkBackward>();
+  fn->next_edges = {gradient_edge(self)};
+  fn->input_shapes = {self.shape()};
+  fn->num_outputs = 2;
+  fn->self = saved(self);
+  fn->dim = dim;
+  fn->indices = saved(std::get<1>(result));
+  set_history(std::get<0>(result), fn, 0);
+  set_history(std::get<1>(result), fn, 1);
+}
+
+// cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
+void record_cumsum(const Tensor& result, const Tensor& self, int64_t dim,
+                   std::optional<DType> dtype) {
+  auto fn = std::make_shared<CumsumBackward>();
+  fn->next_edges = {gradient_edge(self)};
+  fn->input_shapes = {self.shape()};
+  fn->num_outputs = 1;
+  fn->self = saved(self);
+  fn->dim = dim;
+  set_history(result, fn, 0);
 }
 
 // _softmax(Tensor self, int dim, bool half_to_float) -> Tensor

@@ -114,6 +114,11 @@ DType compute_dtype_bitwise_xor_tensor(const Shape& self, const Shape& other) {
   return shape_rules::result_type({&self, &other}, {});
 }
 
+// log_sigmoid(Tensor self) -> Tensor
+DType compute_dtype_log_sigmoid(const Shape& self) {
+  return shape_rules::result_type({&self}, {});
+}
+
 // silu(Tensor self) -> Tensor
 DType compute_dtype_silu(const Shape& self) {
   return to_floating(shape_rules::result_type({&self}, {}));
@@ -267,6 +272,12 @@ void run_bitwise_and_tensor(const Tensor& out, std::initializer_list<Tensor> inp
 void run_bitwise_xor_tensor(const Tensor& out, std::initializer_list<Tensor> inputs,
                             std::initializer_list<Scalar> scalars, DType compute) {
   run_pointwise<kernels::BitwiseXorTensor>("bitwise_xor.Tensor", out, inputs, scalars, compute);
+}
+
+// log_sigmoid(Tensor self) -> Tensor
+void run_log_sigmoid(const Tensor& out, std::initializer_list<Tensor> inputs,
+                     std::initializer_list<Scalar> scalars, DType compute) {
+  run_pointwise<kernels::LogSigmoid>("log_sigmoid", out, inputs, scalars, compute);
 }
 
 // silu(Tensor self) -> Tensor
@@ -468,6 +479,14 @@ Tensor bitwise_xor_tensor(const Tensor& self, const Tensor& other) {
   Tensor out = empty(shapes[0].sizes, shapes[0].dtype, kCPU);
   run_bitwise_xor_tensor(out, {self, other}, {},
                          compute_dtype_bitwise_xor_tensor(self.shape(), other.shape()));
+  return out;
+}
+
+// log_sigmoid(Tensor self) -> Tensor
+Tensor log_sigmoid(const Tensor& self) {
+  std::vector<Shape> shapes = compute_shape_log_sigmoid(self.shape());
+  Tensor out = empty(shapes[0].sizes, shapes[0].dtype, kCPU);
+  run_log_sigmoid(out, {self}, {}, compute_dtype_log_sigmoid(self.shape()));
   return out;
 }
 

@@ -492,6 +492,11 @@ void launch_hardtanh_backward(const PointwiseArgs& args, cudaStream_t stream) {
   launch_pointwise<kernels::HardtanhBackward>(args, stream);
 }
 
+// log_sigmoid(Tensor self) -> Tensor
+void launch_log_sigmoid(const PointwiseArgs& args, cudaStream_t stream) {
+  launch_pointwise<kernels::LogSigmoid>(args, stream);
+}
+
 // softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor
 void launch_softplus(const PointwiseArgs& args, cudaStream_t stream) {
   launch_pointwise<kernels::Softplus>(args, stream);

@@ -869,6 +869,15 @@ Tensor hardtanh_backward(const Tensor& grad_output, const Tensor& self, const Sc
   return out;
 }
 
+// log_sigmoid(Tensor self) -> Tensor
+Tensor log_sigmoid(const Tensor& self) {
+  std::vector<Shape> shapes = compute_shape_log_sigmoid(self.shape());
+  Tensor out = empty_device(shapes[0].sizes, shapes[0].dtype, self.device());
+  run_pointwise("log_sigmoid", &launch_log_sigmoid, out, {self}, {},
+                cpu::compute_dtype_log_sigmoid(self.shape()));
+  return out;
+}
+
 // softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor
 Tensor softplus(const Tensor& self, const Scalar& beta, const Scalar& threshold) {
   std::vector<Shape> shapes = compute_shape_softplus(self.shape(), beta, threshold);
@@ -1145,6 +1154,7 @@ void register_pointwise_kernels() {
   detail::register_device_kernel(DeviceType::CUDA, "elu", &elu);
   detail::register_device_kernel(DeviceType::CUDA, "hardtanh", &hardtanh);
   detail::register_device_kernel(DeviceType::CUDA, "hardtanh_backward", &hardtanh_backward);
+  detail::register_device_kernel(DeviceType::CUDA, "log_sigmoid", &log_sigmoid);
   detail::register_device_kernel(DeviceType::CUDA, "softplus", &softplus);
   detail::register_device_kernel(DeviceType::CUDA, "softplus_backward", &softplus_backward);
   detail::register_device_kernel(DeviceType::CUDA, "silu", &silu);

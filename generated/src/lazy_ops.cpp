@@ -776,6 +776,13 @@ Tensor hardtanh_backward(const Tensor& grad_output, const Tensor& self, const Sc
   return make_lazy_tensor(node, 0, grad_output.device());
 }
 
+// log_sigmoid(Tensor self) -> Tensor
+Tensor log_sigmoid(const Tensor& self) {
+  const ir::NodePtr& node = ir::cached_node<ir::LogSigmoid>(
+      ir_value(self), [&] { return compute_shape_log_sigmoid(self.shape()); });
+  return make_lazy_tensor(node, 0, self.device());
+}
+
 // softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor
 Tensor softplus(const Tensor& self, const Scalar& beta, const Scalar& threshold) {
   const ir::NodePtr& node = ir::cached_node<ir::Softplus>(
@@ -923,6 +930,38 @@ std::tuple<Tensor, Tensor> max_dim(const Tensor& self, int64_t dim, bool keepdim
     return compute_shape_max_dim(self.shape(), dim, keepdim);
   });
   return {make_lazy_tensor(node, 0, self.device()), make_lazy_tensor(node, 1, self.device())};
+}
+
+// amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor
+Tensor amin(const Tensor& self, const std::vector<int64_t>& dim, bool keepdim) {
+  const ir::NodePtr& node = ir::cached_node<ir::Amin>(
+      ir_value(self), dim, keepdim, [&] { return compute_shape_amin(self.shape(), dim, keepdim); });
+  return make_lazy_tensor(node, 0, self.device());
+}
+
+// sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)
+std::tuple<Tensor, Tensor> sort(const Tensor& self, int64_t dim, bool descending) {
+  const ir::NodePtr& node = ir::cached_node<ir::Sort>(ir_value(self), dim, descending, [&] {
+    return compute_shape_sort(self.shape(), dim, descending);
+  });
+  return {make_lazy_tensor(node, 0, self.device()), make_lazy_tensor(node, 1, self.device())};
+}
+
+// topk(Tensor self, int k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values,
+// Tensor indices)
+std::tuple<Tensor, Tensor> topk(const Tensor& self, int64_t k, int64_t dim, bool largest,
+                                bool sorted) {
+  const ir::NodePtr& node = ir::cached_node<ir::Topk>(ir_value(self), k, dim, largest, sorted, [&] {
+    return compute_shape_topk(self.shape(), k, dim, largest, sorted);
+  });
+  return {make_lazy_tensor(node, 0, self.device()), make_lazy_tensor(node, 1, self.device())};
+}
+
+// cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
+Tensor cumsum(const Tensor& self, int64_t dim, std::optional<DType> dtype) {
+  const ir::NodePtr& node = ir::cached_node<ir::Cumsum>(
+      ir_value(self), dim, dtype, [&] { return compute_shape_cumsum(self.shape(), dim, dtype); });
+  return make_lazy_tensor(node, 0, self.device());
 }
 
 // argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor

@@ -799,6 +799,13 @@ std::vector<Tensor> lower_hardtanh_backward(const ir::Node& node,
   return {out};
 }
 
+// log_sigmoid(Tensor self) -> Tensor
+std::vector<Tensor> lower_log_sigmoid(const ir::Node& node, const std::vector<Tensor>& inputs) {
+  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
+  cpu::run_log_sigmoid(out, {inputs[0]}, {}, cpu::compute_dtype_log_sigmoid(inputs[0].shape()));
+  return {out};
+}
+
 // softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor
 std::vector<Tensor> lower_softplus(const ir::Node& node, const std::vector<Tensor>& inputs) {
   Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
@@ -947,6 +954,33 @@ std::vector<Tensor> lower_max_dim(const ir::Node& node, const std::vector<Tensor
   const auto& n = static_cast<const ir::MaxDim&>(node);
   auto result = cpu::max_dim(inputs[0], n.dim, n.keepdim);
   return {std::get<0>(result), std::get<1>(result)};
+}
+
+// amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor
+std::vector<Tensor> lower_amin(const ir::Node& node, const std::vector<Tensor>& inputs) {
+  const auto& n = static_cast<const ir::Amin&>(node);
+  return {cpu::amin(inputs[0], n.dim, n.keepdim)};
+}
+
+// sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)
+std::vector<Tensor> lower_sort(const ir::Node& node, const std::vector<Tensor>& inputs) {
+  const auto& n = static_cast<const ir::Sort&>(node);
+  auto result = cpu::sort(inputs[0], n.dim, n.descending);
+  return {std::get<0>(result), std::get<1>(result)};
+}
+
+// topk(Tensor self, int k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values,
+// Tensor indices)
+std::vector<Tensor> lower_topk(const ir::Node& node, const std::vector<Tensor>& inputs) {
+  const auto& n = static_cast<const ir::Topk&>(node);
+  auto result = cpu::topk(inputs[0], n.k, n.dim, n.largest, n.sorted);
+  return {std::get<0>(result), std::get<1>(result)};
+}
+
+// cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
+std::vector<Tensor> lower_cumsum(const ir::Node& node, const std::vector<Tensor>& inputs) {
+  const auto& n = static_cast<const ir::Cumsum&>(node);
+  return {cpu::cumsum(inputs[0], n.dim, n.dtype)};
 }
 
 // argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor
@@ -1454,6 +1488,8 @@ LowerFn lowering_for(ir::OpKind kind) {
       return &lower_hardtanh;
     case ir::OpKind::hardtanh_backward:
       return &lower_hardtanh_backward;
+    case ir::OpKind::log_sigmoid:
+      return &lower_log_sigmoid;
     case ir::OpKind::softplus:
       return &lower_softplus;
     case ir::OpKind::softplus_backward:
@@ -1492,6 +1528,14 @@ LowerFn lowering_for(ir::OpKind kind) {
       return &lower_amax;
     case ir::OpKind::max_dim:
       return &lower_max_dim;
+    case ir::OpKind::amin:
+      return &lower_amin;
+    case ir::OpKind::sort:
+      return &lower_sort;
+    case ir::OpKind::topk:
+      return &lower_topk;
+    case ir::OpKind::cumsum:
+      return &lower_cumsum;
     case ir::OpKind::argmax:
       return &lower_argmax;
     case ir::OpKind::_softmax:

@@ -686,6 +686,13 @@ std::vector<Tensor> call_hardtanh_backward([[maybe_unused]] const std::vector<Ar
                                      detail::unbox<Scalar>(args, 3));
   });
 }
+// log_sigmoid(Tensor self) -> Tensor
+std::vector<Tensor> call_log_sigmoid([[maybe_unused]] const std::vector<Arg>& args) {
+  return detail::boxed_results([&] {
+    return static_cast<Tensor (*)(const Tensor&)>(&lazygen::log_sigmoid)(
+        detail::unbox<Tensor>(args, 0));
+  });
+}
 // softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor
 std::vector<Tensor> call_softplus([[maybe_unused]] const std::vector<Arg>& args) {
   return detail::boxed_results([&] {
@@ -825,6 +832,40 @@ std::vector<Tensor> call_max_dim([[maybe_unused]] const std::vector<Arg>& args) 
     return static_cast<std::tuple<Tensor, Tensor> (*)(const Tensor&, int64_t, bool)>(&lazygen::max)(
         detail::unbox<Tensor>(args, 0), detail::unbox<int64_t>(args, 1),
         detail::unbox<bool>(args, 2));
+  });
+}
+// amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor
+std::vector<Tensor> call_amin([[maybe_unused]] const std::vector<Arg>& args) {
+  return detail::boxed_results([&] {
+    return static_cast<Tensor (*)(const Tensor&, const std::vector<int64_t>&, bool)>(
+        &lazygen::amin)(detail::unbox<Tensor>(args, 0),
+                        detail::unbox<std::vector<int64_t>>(args, 1), detail::unbox<bool>(args, 2));
+  });
+}
+// sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)
+std::vector<Tensor> call_sort([[maybe_unused]] const std::vector<Arg>& args) {
+  return detail::boxed_results([&] {
+    return static_cast<std::tuple<Tensor, Tensor> (*)(const Tensor&, int64_t, bool)>(
+        &lazygen::sort)(detail::unbox<Tensor>(args, 0), detail::unbox<int64_t>(args, 1),
+                        detail::unbox<bool>(args, 2));
+  });
+}
+// topk(Tensor self, int k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values,
+// Tensor indices)
+std::vector<Tensor> call_topk([[maybe_unused]] const std::vector<Arg>& args) {
+  return detail::boxed_results([&] {
+    return static_cast<std::tuple<Tensor, Tensor> (*)(const Tensor&, int64_t, int64_t, bool, bool)>(
+        &lazygen::topk)(detail::unbox<Tensor>(args, 0), detail::unbox<int64_t>(args, 1),
+                        detail::unbox<int64_t>(args, 2), detail::unbox<bool>(args, 3),
+                        detail::unbox<bool>(args, 4));
+  });
+}
+// cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
+std::vector<Tensor> call_cumsum([[maybe_unused]] const std::vector<Arg>& args) {
+  return detail::boxed_results([&] {
+    return static_cast<Tensor (*)(const Tensor&, int64_t, std::optional<DType>)>(&lazygen::cumsum)(
+        detail::unbox<Tensor>(args, 0), detail::unbox<int64_t>(args, 1),
+        detail::unbox<std::optional<DType>>(args, 2));
   });
 }
 // argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor
@@ -3244,6 +3285,25 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .samples = {},
           .call = &call_hardtanh_backward,
       },
+      // log_sigmoid(Tensor self) -> Tensor
+      OpInfo{
+          .name = "log_sigmoid",
+          .id = "log_sigmoid",
+          .schema = "log_sigmoid(Tensor self) -> Tensor",
+          .functional = "",
+          .shape = ShapeKind::Same,
+          .dtype = DTypeRule::Self,
+          .kind = OpKind::Functional,
+          .pointwise = true,
+          .dtypes = 0x18,
+          .args =
+              {
+                  {.name = "self", .kind = ArgKind::Tensor},
+              },
+          .num_outputs = 1,
+          .samples = {},
+          .call = &call_log_sigmoid,
+      },
       // softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor
       OpInfo{
           .name = "softplus",
@@ -3691,6 +3751,142 @@ const std::vector<OpInfo>& detail::op_info_table() {
                   Sample{{{"self", TensorSample{{0, 3}}}, {"dim", Arg(int64_t{1})}}},
               },
           .call = &call_max_dim,
+      },
+      // amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor
+      OpInfo{
+          .name = "amin",
+          .id = "amin",
+          .schema = "amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor",
+          .functional = "",
+          .shape = ShapeKind::Custom,
+          .dtype = DTypeRule::Promote,
+          .kind = OpKind::Functional,
+          .pointwise = false,
+          .dtypes = 0x1f,
+          .args =
+              {
+                  {.name = "self", .kind = ArgKind::Tensor},
+                  {.name = "dim",
+                   .kind = ArgKind::IntList,
+                   .default_value = detail::box<std::vector<int64_t>>({})},
+                  {.name = "keepdim",
+                   .kind = ArgKind::Bool,
+                   .default_value = detail::box<bool>(false)},
+              },
+          .num_outputs = 1,
+          .samples =
+              {
+                  Sample{{{"self", TensorSample{{3, 4, 5}}},
+                          {"dim", Arg(std::vector<int64_t>{0, 2})}}},
+                  Sample{{{"self", TensorSample{{3, 4, 5}}},
+                          {"dim", Arg(std::vector<int64_t>{-1})},
+                          {"keepdim", Arg(true)}}},
+                  Sample{{{"self", TensorSample{{3, 4}}}}},
+                  Sample{{{"self", TensorSample{{}}}, {"dim", Arg(std::vector<int64_t>{0})}}},
+                  Sample{{{"self", TensorSample{{0, 3}}}, {"dim", Arg(std::vector<int64_t>{1})}}},
+              },
+          .call = &call_amin,
+      },
+      // sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)
+      OpInfo{
+          .name = "sort",
+          .id = "sort",
+          .schema = "sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, "
+                    "Tensor indices)",
+          .functional = "",
+          .shape = ShapeKind::Custom,
+          .dtype = DTypeRule::Promote,
+          .kind = OpKind::Functional,
+          .pointwise = false,
+          .dtypes = 0x1f,
+          .args =
+              {
+                  {.name = "self", .kind = ArgKind::Tensor},
+                  {.name = "dim", .kind = ArgKind::Int, .default_value = detail::box<int64_t>(-1)},
+                  {.name = "descending",
+                   .kind = ArgKind::Bool,
+                   .default_value = detail::box<bool>(false)},
+              },
+          .num_outputs = 2,
+          .samples =
+              {
+                  Sample{{{"self", TensorSample{{3, 5}}}}},
+                  Sample{{{"self", TensorSample{{4, 3, 2}}},
+                          {"dim", Arg(int64_t{0})},
+                          {"descending", Arg(true)}}},
+                  Sample{{{"self", TensorSample{{}}}}},
+                  Sample{{{"self", TensorSample{{0, 3}}}, {"dim", Arg(int64_t{1})}}},
+              },
+          .call = &call_sort,
+      },
+      // topk(Tensor self, int k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor
+      // values, Tensor indices)
+      OpInfo{
+          .name = "topk",
+          .id = "topk",
+          .schema = "topk(Tensor self, int k, int dim=-1, bool largest=True, bool sorted=True) -> "
+                    "(Tensor values, Tensor indices)",
+          .functional = "",
+          .shape = ShapeKind::Custom,
+          .dtype = DTypeRule::Promote,
+          .kind = OpKind::Functional,
+          .pointwise = false,
+          .dtypes = 0x1f,
+          .args =
+              {
+                  {.name = "self", .kind = ArgKind::Tensor},
+                  {.name = "k", .kind = ArgKind::Int},
+                  {.name = "dim", .kind = ArgKind::Int, .default_value = detail::box<int64_t>(-1)},
+                  {.name = "largest",
+                   .kind = ArgKind::Bool,
+                   .default_value = detail::box<bool>(true)},
+                  {.name = "sorted",
+                   .kind = ArgKind::Bool,
+                   .default_value = detail::box<bool>(true)},
+              },
+          .num_outputs = 2,
+          .samples =
+              {
+                  Sample{{{"self", TensorSample{{3, 5}}}, {"k", Arg(int64_t{2})}}},
+                  Sample{{{"self", TensorSample{{4, 3, 2}}},
+                          {"k", Arg(int64_t{3})},
+                          {"dim", Arg(int64_t{0})},
+                          {"largest", Arg(false)}}},
+                  Sample{{{"self", TensorSample{{6}}}, {"k", Arg(int64_t{0})}}},
+                  Sample{{{"self", TensorSample{{}}}, {"k", Arg(int64_t{1})}}},
+              },
+          .call = &call_topk,
+      },
+      // cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
+      OpInfo{
+          .name = "cumsum",
+          .id = "cumsum",
+          .schema = "cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor",
+          .functional = "",
+          .shape = ShapeKind::Custom,
+          .dtype = DTypeRule::Promote,
+          .kind = OpKind::Functional,
+          .pointwise = false,
+          .dtypes = 0x1f,
+          .args =
+              {
+                  {.name = "self", .kind = ArgKind::Tensor},
+                  {.name = "dim", .kind = ArgKind::Int},
+                  {.name = "dtype",
+                   .kind = ArgKind::ScalarType,
+                   .optional = true,
+                   .kwarg_only = true,
+                   .default_value = detail::box<std::optional<DType>>(std::nullopt)},
+              },
+          .num_outputs = 1,
+          .samples =
+              {
+                  Sample{{{"self", TensorSample{{3, 5}}}, {"dim", Arg(int64_t{1})}}},
+                  Sample{{{"self", TensorSample{{4, 3, 2}}}, {"dim", Arg(int64_t{0})}}},
+                  Sample{{{"self", TensorSample{{}}}, {"dim", Arg(int64_t{0})}}},
+                  Sample{{{"self", TensorSample{{0, 3}}}, {"dim", Arg(int64_t{1})}}},
+              },
+          .call = &call_cumsum,
       },
       // argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor
       OpInfo{

@@ -1314,6 +1314,19 @@ Tensor dispatch_hardtanh_backward(const Tensor& grad_output, const Tensor& self,
   }
 }
 
+// log_sigmoid(Tensor self) -> Tensor
+Tensor dispatch_log_sigmoid(const Tensor& self) {
+  switch (detail::op_device("log_sigmoid", {detail::device_of(self, "log_sigmoid", "self")})) {
+    case DeviceType::Lazy:
+      return lazy::log_sigmoid(self);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_log_sigmoid)>(DeviceType::CUDA,
+                                                                   "log_sigmoid")(self);
+    default:
+      return cpu::log_sigmoid(self);
+  }
+}
+
 // softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor
 Tensor dispatch_softplus(const Tensor& self, const Scalar& beta, const Scalar& threshold) {
   switch (detail::op_device("softplus", {detail::device_of(self, "softplus", "self")})) {
@@ -1574,6 +1587,60 @@ std::tuple<Tensor, Tensor> dispatch_max_dim(const Tensor& self, int64_t dim, boo
           self, dim, keepdim);
     default:
       return cpu::max_dim(self, dim, keepdim);
+  }
+}
+
+// amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor
+Tensor dispatch_amin(const Tensor& self, const std::vector<int64_t>& dim, bool keepdim) {
+  switch (detail::op_device("amin", {detail::device_of(self, "amin", "self")})) {
+    case DeviceType::Lazy:
+      return lazy::amin(self, dim, keepdim);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_amin)>(DeviceType::CUDA, "amin")(self, dim,
+                                                                                      keepdim);
+    default:
+      return cpu::amin(self, dim, keepdim);
+  }
+}
+
+// sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)
+std::tuple<Tensor, Tensor> dispatch_sort(const Tensor& self, int64_t dim, bool descending) {
+  switch (detail::op_device("sort", {detail::device_of(self, "sort", "self")})) {
+    case DeviceType::Lazy:
+      return lazy::sort(self, dim, descending);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_sort)>(DeviceType::CUDA, "sort")(self, dim,
+                                                                                      descending);
+    default:
+      return cpu::sort(self, dim, descending);
+  }
+}
+
+// topk(Tensor self, int k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values,
+// Tensor indices)
+std::tuple<Tensor, Tensor> dispatch_topk(const Tensor& self, int64_t k, int64_t dim, bool largest,
+                                         bool sorted) {
+  switch (detail::op_device("topk", {detail::device_of(self, "topk", "self")})) {
+    case DeviceType::Lazy:
+      return lazy::topk(self, k, dim, largest, sorted);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_topk)>(DeviceType::CUDA, "topk")(
+          self, k, dim, largest, sorted);
+    default:
+      return cpu::topk(self, k, dim, largest, sorted);
+  }
+}
+
+// cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
+Tensor dispatch_cumsum(const Tensor& self, int64_t dim, std::optional<DType> dtype) {
+  switch (detail::op_device("cumsum", {detail::device_of(self, "cumsum", "self")})) {
+    case DeviceType::Lazy:
+      return lazy::cumsum(self, dim, dtype);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_cumsum)>(DeviceType::CUDA, "cumsum")(self, dim,
+                                                                                          dtype);
+    default:
+      return cpu::cumsum(self, dim, dtype);
   }
 }
 
@@ -3046,6 +3113,15 @@ Tensor hardtanh_backward(const Tensor& grad_output, const Tensor& self, const Sc
   return result;
 }
 
+// log_sigmoid(Tensor self) -> Tensor
+Tensor log_sigmoid(const Tensor& self) {
+  detail::check_dtypes("log_sigmoid", {DType::Float32, DType::Float64}, {detail::input_of(self)},
+                       {});
+  decltype(auto) result = dispatch_log_sigmoid(self);
+  if (autograd::needs_grad({&self})) autograd::record_log_sigmoid(result, self);
+  return result;
+}
+
 // softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor
 Tensor softplus(const Tensor& self, const Scalar& beta, const Scalar& threshold) {
   detail::check_dtypes("softplus", {DType::Float32, DType::Float64}, {detail::input_of(self)}, {});
@@ -3214,6 +3290,36 @@ Tensor amax(const Tensor& self, const std::vector<int64_t>& dim, bool keepdim) {
 std::tuple<Tensor, Tensor> max(const Tensor& self, int64_t dim, bool keepdim) {
   decltype(auto) result = dispatch_max_dim(self, dim, keepdim);
   if (autograd::needs_grad({&self})) autograd::record_max_dim(result, self, dim, keepdim);
+  return result;
+}
+
+// amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor
+Tensor amin(const Tensor& self, const std::vector<int64_t>& dim, bool keepdim) {
+  decltype(auto) result = dispatch_amin(self, dim, keepdim);
+  if (autograd::needs_grad({&self})) autograd::record_amin(result, self, dim, keepdim);
+  return result;
+}
+
+// sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)
+std::tuple<Tensor, Tensor> sort(const Tensor& self, int64_t dim, bool descending) {
+  decltype(auto) result = dispatch_sort(self, dim, descending);
+  if (autograd::needs_grad({&self})) autograd::record_sort(result, self, dim, descending);
+  return result;
+}
+
+// topk(Tensor self, int k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values,
+// Tensor indices)
+std::tuple<Tensor, Tensor> topk(const Tensor& self, int64_t k, int64_t dim, bool largest,
+                                bool sorted) {
+  decltype(auto) result = dispatch_topk(self, k, dim, largest, sorted);
+  if (autograd::needs_grad({&self})) autograd::record_topk(result, self, k, dim, largest, sorted);
+  return result;
+}
+
+// cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
+Tensor cumsum(const Tensor& self, int64_t dim, std::optional<DType> dtype) {
+  decltype(auto) result = dispatch_cumsum(self, dim, dtype);
+  if (autograd::needs_grad({&self})) autograd::record_cumsum(result, self, dim, dtype);
   return result;
 }
 
@@ -4067,6 +4173,27 @@ Tensor Tensor::amax(const std::vector<int64_t>& dim, bool keepdim) const {
 // max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
 std::tuple<Tensor, Tensor> Tensor::max(int64_t dim, bool keepdim) const {
   return lazygen::max(*this, dim, keepdim);
+}
+
+// amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor
+Tensor Tensor::amin(const std::vector<int64_t>& dim, bool keepdim) const {
+  return lazygen::amin(*this, dim, keepdim);
+}
+
+// sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)
+std::tuple<Tensor, Tensor> Tensor::sort(int64_t dim, bool descending) const {
+  return lazygen::sort(*this, dim, descending);
+}
+
+// topk(Tensor self, int k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values,
+// Tensor indices)
+std::tuple<Tensor, Tensor> Tensor::topk(int64_t k, int64_t dim, bool largest, bool sorted) const {
+  return lazygen::topk(*this, k, dim, largest, sorted);
+}
+
+// cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
+Tensor Tensor::cumsum(int64_t dim, std::optional<DType> dtype) const {
+  return lazygen::cumsum(*this, dim, dtype);
 }
 
 // argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor

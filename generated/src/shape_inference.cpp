@@ -635,6 +635,12 @@ std::vector<Shape> compute_shape_hardtanh_backward(const Shape& grad_output, con
   return {Shape(shape_rules::result_type({&grad_output, &self}, {}), std::move(sizes))};
 }
 
+// log_sigmoid(Tensor self) -> Tensor
+std::vector<Shape> compute_shape_log_sigmoid(const Shape& self) {
+  std::vector<int64_t> sizes = self.sizes;
+  return {Shape(self.dtype, std::move(sizes))};
+}
+
 // softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor
 std::vector<Shape> compute_shape_softplus(const Shape& self, const Scalar& beta,
                                           const Scalar& threshold) {

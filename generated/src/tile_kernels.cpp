@@ -1371,6 +1371,20 @@ const PointwiseInfo kHardtanhBackwardInfo = {"hardtanh_backward",
                                              -1,
                                              true};
 
+// log_sigmoid(Tensor self) -> Tensor
+const PointwiseInfo kLogSigmoidInfo = {"log_sigmoid",
+                                       1,
+                                       0,
+                                       {0},
+                                       {},
+                                       false,
+                                       tile_fn_of<kernels::LogSigmoid, float>(),
+                                       tile_fn_of<kernels::LogSigmoid, double>(),
+                                       tile_fn_of<kernels::LogSigmoid, int64_t>(),
+                                       tile_fn_of<kernels::LogSigmoid, int32_t>(),
+                                       -1,
+                                       false};
+
 // softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor
 const PointwiseInfo kSoftplusInfo = {"softplus",
                                      1,
@@ -2043,6 +2057,8 @@ const PointwiseInfo* pointwise_info(ir::OpKind kind) {
       return &kHardtanhInfo;
     case ir::OpKind::hardtanh_backward:
       return &kHardtanhBackwardInfo;
+    case ir::OpKind::log_sigmoid:
+      return &kLogSigmoidInfo;
     case ir::OpKind::softplus:
       return &kSoftplusInfo;
     case ir::OpKind::softplus_backward:
@@ -2090,7 +2106,7 @@ const PointwiseInfo* pointwise_info(ir::OpKind kind) {
 
 // What AOT kernels generated from another ops.yaml (or by another lazygen) are told apart by.
 const char* fusion::pointwise_fingerprint() {
-  return "de0aa329c02eaabb";
+  return "7510ffa7ba927045";
 }
 
 }  // namespace lazygen::cpu

@@ -611,6 +611,12 @@ at::Tensor hardtanh_backward(const at::Tensor& grad_output, const at::Tensor& se
       lazygen::hardtanh_backward(c.arg(grad_output), c.arg(self), c.arg(min_val), c.arg(max_val)));
 }
 
+// log_sigmoid(Tensor self) -> Tensor
+at::Tensor log_sigmoid(const at::Tensor& self) {
+  Call c("log_sigmoid", {&self});
+  return c.result(lazygen::log_sigmoid(c.arg(self)));
+}
+
 // softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor
 at::Tensor softplus(const at::Tensor& self, const at::Scalar& beta, const at::Scalar& threshold) {
   Call c("softplus", {&self});
@@ -704,6 +710,32 @@ at::Tensor amax(const at::Tensor& self, c10::IntArrayRef dim, bool keepdim) {
 ::std::tuple<at::Tensor, at::Tensor> max_dim(const at::Tensor& self, int64_t dim, bool keepdim) {
   Call c("max.dim", {&self});
   return c.result(lazygen::max(c.arg(self), c.arg(dim), c.arg(keepdim)));
+}
+
+// amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor
+at::Tensor amin(const at::Tensor& self, c10::IntArrayRef dim, bool keepdim) {
+  Call c("amin", {&self});
+  return c.result(lazygen::amin(c.arg(self), c.arg(dim), c.arg(keepdim)));
+}
+
+// sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)
+::std::tuple<at::Tensor, at::Tensor> sort(const at::Tensor& self, int64_t dim, bool descending) {
+  Call c("sort", {&self});
+  return c.result(lazygen::sort(c.arg(self), c.arg(dim), c.arg(descending)));
+}
+
+// topk(Tensor self, int k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values,
+// Tensor indices)
+::std::tuple<at::Tensor, at::Tensor> topk(const at::Tensor& self, int64_t k, int64_t dim,
+                                          bool largest, bool sorted) {
+  Call c("topk", {&self});
+  return c.result(lazygen::topk(c.arg(self), c.arg(k), c.arg(dim), c.arg(largest), c.arg(sorted)));
+}
+
+// cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
+at::Tensor cumsum(const at::Tensor& self, int64_t dim, c10::optional<at::ScalarType> dtype) {
+  Call c("cumsum", {&self});
+  return c.result(lazygen::cumsum(c.arg(self), c.arg(dim), c.arg(dtype)));
 }
 
 // argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor
@@ -1129,6 +1161,7 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   generated.add("elu", TORCH_FN(elu));
   generated.add("hardtanh", TORCH_FN(hardtanh));
   generated.add("hardtanh_backward", TORCH_FN(hardtanh_backward));
+  generated.add("log_sigmoid", TORCH_FN(log_sigmoid));
   generated.add("softplus", TORCH_FN(softplus));
   generated.add("softplus_backward", TORCH_FN(softplus_backward));
   generated.add("silu", TORCH_FN(silu));
@@ -1144,6 +1177,10 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   generated.add("mean.dim", TORCH_FN(mean_dim));
   generated.add("amax", TORCH_FN(amax));
   generated.add("max.dim", TORCH_FN(max_dim));
+  generated.add("amin", TORCH_FN(amin));
+  generated.add("sort", TORCH_FN(sort));
+  generated.add("topk", TORCH_FN(topk));
+  generated.add("cumsum", TORCH_FN(cumsum));
   generated.add("argmax", TORCH_FN(argmax));
   generated.add("_softmax", TORCH_FN(_softmax));
   generated.add("_log_softmax", TORCH_FN(_log_softmax));
@@ -1213,6 +1250,79 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   adapter.add("embedding_dense_backward", TORCH_FN(adapters::embedding_dense_backward));
   adapter.add("mse_loss", TORCH_FN(adapters::mse_loss));
   adapter.add("mse_loss_backward", TORCH_FN(adapters::mse_loss_backward));
+  adapter.add("stack", TORCH_FN(adapters::stack));
+  adapter.add("repeat", TORCH_FN(adapters::repeat));
+  adapter.add("flip", TORCH_FN(adapters::flip));
+  adapter.add("tril", TORCH_FN(adapters::tril));
+  adapter.add("triu", TORCH_FN(adapters::triu));
+  adapter.add("trace", TORCH_FN(adapters::trace));
+  adapter.add("mv", TORCH_FN(adapters::mv));
+  adapter.add("diagonal_copy", TORCH_FN(adapters::diagonal_copy));
+  adapter.add("as_strided_copy", TORCH_FN(adapters::as_strided_copy));
+  adapter.add("unfold_copy", TORCH_FN(adapters::unfold_copy));
+  adapter.add("select_scatter", TORCH_FN(adapters::select_scatter));
+  adapter.add("diagonal_scatter", TORCH_FN(adapters::diagonal_scatter));
+  adapter.add("as_strided_scatter", TORCH_FN(adapters::as_strided_scatter));
+  adapter.add("detach_copy", TORCH_FN(adapters::detach_copy));
+  adapter.add("alias_copy", TORCH_FN(adapters::alias_copy));
+  adapter.add("squeeze_copy", TORCH_FN(adapters::squeeze_copy));
+  adapter.add("zero", TORCH_FN(adapters::zero));
+  adapter.add("min", TORCH_FN(adapters::min));
+  adapter.add("max", TORCH_FN(adapters::max));
+  adapter.add("all", TORCH_FN(adapters::all));
+  adapter.add("any", TORCH_FN(adapters::any));
+  adapter.add("all.dim", TORCH_FN(adapters::all_dim));
+  adapter.add("any.dim", TORCH_FN(adapters::any_dim));
+  adapter.add("norm.ScalarOpt_dim", TORCH_FN(adapters::norm_scalaropt_dim));
+  adapter.add("std.correction", TORCH_FN(adapters::std_correction));
+  adapter.add("var.correction", TORCH_FN(adapters::var_correction));
+  adapter.add("nonzero", TORCH_FN(adapters::nonzero));
+  adapter.add("glu", TORCH_FN(adapters::glu));
+  adapter.add("glu_backward", TORCH_FN(adapters::glu_backward));
+  adapter.add("glu_jvp", TORCH_FN(adapters::glu_jvp));
+  adapter.add("log_sigmoid_forward", TORCH_FN(adapters::log_sigmoid_forward));
+  adapter.add("log_sigmoid_backward", TORCH_FN(adapters::log_sigmoid_backward));
+  adapter.add("binary_cross_entropy", TORCH_FN(adapters::binary_cross_entropy));
+  adapter.add("binary_cross_entropy_backward", TORCH_FN(adapters::binary_cross_entropy_backward));
+  adapter.add("smooth_l1_loss", TORCH_FN(adapters::smooth_l1_loss));
+  adapter.add("smooth_l1_loss_backward", TORCH_FN(adapters::smooth_l1_loss_backward));
+  adapter.add("nll_loss2d_forward", TORCH_FN(adapters::nll_loss2d_forward));
+  adapter.add("nll_loss2d_backward", TORCH_FN(adapters::nll_loss2d_backward));
+  adapter.add("native_group_norm", TORCH_FN(adapters::native_group_norm));
+  adapter.add("native_group_norm_backward", TORCH_FN(adapters::native_group_norm_backward));
+  adapter.add("avg_pool2d", TORCH_FN(adapters::avg_pool2d));
+  adapter.add("avg_pool2d_backward", TORCH_FN(adapters::avg_pool2d_backward));
+  adapter.add("_adaptive_avg_pool2d", TORCH_FN(adapters::_adaptive_avg_pool2d));
+  adapter.add("_adaptive_avg_pool2d_backward", TORCH_FN(adapters::_adaptive_avg_pool2d_backward));
+  adapter.add("upsample_nearest2d", TORCH_FN(adapters::upsample_nearest2d));
+  adapter.add("upsample_nearest2d_backward", TORCH_FN(adapters::upsample_nearest2d_backward));
+  adapter.add("upsample_bilinear2d", TORCH_FN(adapters::upsample_bilinear2d));
+  adapter.add("upsample_bilinear2d_backward", TORCH_FN(adapters::upsample_bilinear2d_backward));
+  adapter.add("native_dropout", TORCH_FN(adapters::native_dropout));
+  adapter.add("native_dropout_backward", TORCH_FN(adapters::native_dropout_backward));
+  adapter.add("bernoulli", TORCH_FN(adapters::bernoulli));
+  adapter.add("normal_", TORCH_FN(adapters::normal_inplace));
+  adapter.add("random_", TORCH_FN(adapters::random_inplace));
+  adapter.add("random_.from", TORCH_FN(adapters::random_inplace_from));
+  adapter.add("random_.to", TORCH_FN(adapters::random_inplace_to));
+  adapter.add("div.Tensor_mode", TORCH_FN(adapters::div_tensor_mode));
+  adapter.add("masked_fill.Tensor", TORCH_FN(adapters::masked_fill_tensor));
+  adapter.add("masked_fill_.Tensor", TORCH_FN(adapters::masked_fill_inplace_tensor));
+  adapter.add("masked_fill_.Scalar", TORCH_FN(adapters::masked_fill_inplace_scalar));
+  adapter.add("pow_.Scalar", TORCH_FN(adapters::pow_inplace_scalar));
+  adapter.add("scatter.src", TORCH_FN(adapters::scatter_src));
+  adapter.add("scatter_.src", TORCH_FN(adapters::scatter_inplace_src));
+  adapter.add("index_fill_.int_Tensor", TORCH_FN(adapters::index_fill_inplace_int_tensor));
+  adapter.add("index_fill_.int_Scalar", TORCH_FN(adapters::index_fill_inplace_int_scalar));
+  adapter.add("masked_select", TORCH_FN(adapters::masked_select));
+  adapter.add("diagonal_backward", TORCH_FN(adapters::diagonal_backward));
+  adapter.add("unfold_backward", TORCH_FN(adapters::unfold_backward));
+  adapter.add("sub_.Tensor", TORCH_FN(adapters::sub_inplace_tensor));
+  adapter.add("log_", TORCH_FN(adapters::log_inplace));
+  adapter.add("masked_scatter_", TORCH_FN(adapters::masked_scatter_inplace));
+  adapter.add("scatter.value", TORCH_FN(adapters::scatter_value));
+  adapter.add("scatter_.value", TORCH_FN(adapters::scatter_inplace_value));
+  adapter.add("sort.stable", TORCH_FN(adapters::sort_stable));
   register_cpu_fallbacks(m);
 }
 

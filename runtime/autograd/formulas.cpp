@@ -62,7 +62,7 @@ Tensor mean_backward(const Tensor& grad, const std::vector<int64_t>& sizes,
   return div(sum_backward(grad, sizes, dims, keepdim), Scalar(count));
 }
 
-Tensor amax_backward(const Tensor& grad, const Tensor& self, const Tensor& result,
+Tensor reduced_extremum_backward(const Tensor& grad, const Tensor& self, const Tensor& result,
                      const std::vector<int64_t>& dims, bool keepdim) {
   const Tensor at_max = eq(self, with_kept_dims(result, self.sizes(), dims, keepdim));
   const std::vector<int64_t> all = reduced(self.sizes(), dims);
@@ -71,13 +71,20 @@ Tensor amax_backward(const Tensor& grad, const Tensor& self, const Tensor& resul
   return where(at_max, share, zeros_like(share));
 }
 
-Tensor max_dim_backward(const Tensor& grad, int64_t dim, const Tensor& indices,
+Tensor value_selecting_backward(const Tensor& grad, int64_t dim, const Tensor& indices,
                         const std::vector<int64_t>& sizes, bool keepdim) {
   if (sizes.empty()) return grad;
   const std::optional<std::vector<int64_t>> dims = std::vector<int64_t>{dim};
   return scatter_add(zeros(sizes, grad.dtype(), grad.device()), dim,
                      with_kept_dims(indices, sizes, dims, keepdim),
                      with_kept_dims(grad, sizes, dims, keepdim));
+}
+
+Tensor cumsum_backward(const Tensor& grad, int64_t dim, const Tensor& self) {
+  if (grad.dim() == 0) return grad.to(self.dtype());
+  // Each input reaches every later output: the reversed running sum, total - cumsum + grad.
+  const Tensor g = grad.to(self.dtype());
+  return sum(g, std::vector<int64_t>{dim}, true) - cumsum(g, dim) + g;
 }
 
 Tensor permute_backward(const Tensor& grad, const std::vector<int64_t>& dims) {

@@ -27,17 +27,20 @@ Tensor mm_mat2_backward(const Tensor& grad, const Tensor& mat1, const Tensor& ma
 
 // The gradients of reductions over `dims` (nullopt or empty: all) of a tensor of `sizes`, from
 // `grad` of the reduced shape (keepdim or not): sum spreads grad over the reduced dims; mean
-// divides it by their element count; amax shares it equally among the maxima (`self` equal to
-// `result`), as PyTorch does.
+// divides it by their element count; amax and amin share it equally among the extrema (`self`
+// equal to `result`), as PyTorch does.
 Tensor sum_backward(const Tensor& grad, const std::vector<int64_t>& sizes,
                     const std::optional<std::vector<int64_t>>& dims, bool keepdim);
 Tensor mean_backward(const Tensor& grad, const std::vector<int64_t>& sizes,
                      const std::optional<std::vector<int64_t>>& dims, bool keepdim);
-Tensor amax_backward(const Tensor& grad, const Tensor& self, const Tensor& result,
+Tensor reduced_extremum_backward(const Tensor& grad, const Tensor& self, const Tensor& result,
                      const std::vector<int64_t>& dims, bool keepdim);
-// max.dim's values gradient: grad placed at `indices` along `dim` of a zero tensor of `sizes`.
-Tensor max_dim_backward(const Tensor& grad, int64_t dim, const Tensor& indices,
-                        const std::vector<int64_t>& sizes, bool keepdim);
+// The values gradient of max.dim, sort and topk: grad placed at `indices` along `dim` of a zero
+// tensor of `sizes` (PyTorch's value_selecting_reduction_backward).
+Tensor value_selecting_backward(const Tensor& grad, int64_t dim, const Tensor& indices,
+                                const std::vector<int64_t>& sizes, bool keepdim);
+// cumsum's gradient: the running sum of grad from the end, in self's dtype.
+Tensor cumsum_backward(const Tensor& grad, int64_t dim, const Tensor& self);
 
 // Views' gradients: the view's gradient put back in the shape of the tensor viewed.
 Tensor permute_backward(const Tensor& grad, const std::vector<int64_t>& dims);

@@ -100,4 +100,146 @@ Tensor embedding_dense_backward(const Tensor& grad_output, const Tensor& indices
 Tensor mse_loss(const Tensor& self, const Tensor& target, int64_t reduction = 1);
 Tensor mse_loss_backward(const Tensor& grad_output, const Tensor& self, const Tensor& target, int64_t reduction);
 
+// torch.div with rounding_mode "trunc" (towards zero) or "floor" (Python's //, computed from the
+// remainder as PyTorch's), in the operands' promoted dtype; nullopt: true division. Integers
+// divide in float64 (exact below 2^53); an integer division by zero, which PyTorch refuses,
+// gives an unspecified value. (runtime/ops/composite/division.cpp)
+Tensor div(const Tensor& self, const Tensor& other, std::optional<std::string_view> rounding_mode);
+
+// ---- einsum and attention (runtime/ops/composite/attention.cpp)
+// torch.einsum of one or two operands with letter labels and an explicit ("ij,jk->ik") or implicit
+// output: labels summed out, transposes, and batched or plain matrix products as one bmm (Note
+// [einsum as one bmm]). '...' and a label repeated within one operand are ShapeErrors.
+Tensor einsum(std::string_view equation, const std::vector<Tensor>& operands);
+// torch.nn.functional.scaled_dot_product_attention in its math form: softmax(q @ k^T * scale +
+// mask) @ v over query [..., L, E], key [..., S, E], value [..., S, Ev]; scale defaults to
+// 1/sqrt(E); is_causal masks key positions after each query position; a bool attn_mask keeps
+// where true, a floating one is added. Differentiable through the ops it is made of.
+Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key, const Tensor& value,
+                                    const std::optional<Tensor>& attn_mask = std::nullopt, bool is_causal = false,
+                                    std::optional<double> scale = std::nullopt);
+
+// ---- rearranging (runtime/ops/composite/rearrange.cpp)
+// torch.stack: the tensors (equal sizes) joined along a new dim. torch.Tensor.repeat: self tiled
+// repeats[d] times along each dim (leading repeats add dims). torch.flip: the order of `dims`
+// reversed. torch.tril / triu: the elements on and below (above) the `diagonal`-th diagonal of
+// the last two dims kept, the rest zero.
+Tensor stack(const std::vector<Tensor>& tensors, int64_t dim = 0);
+Tensor repeat(const Tensor& self, const std::vector<int64_t>& repeats);
+Tensor flip(const Tensor& self, const std::vector<int64_t>& dims);
+Tensor tril(const Tensor& self, int64_t diagonal = 0);
+Tensor triu(const Tensor& self, int64_t diagonal = 0);
+// The copying forms of PyTorch's strided views (Note [Strided copies as gathers]): the elements
+// a view of self's contiguous layout with these sizes, strides and offset would see; a request
+// reaching past self's last element is a ShapeError. The scatters return self with those
+// elements replaced by src's.
+Tensor as_strided_copy(const Tensor& self, const std::vector<int64_t>& size, const std::vector<int64_t>& stride,
+                       std::optional<int64_t> storage_offset = std::nullopt);
+Tensor as_strided_scatter(const Tensor& self, const Tensor& src, const std::vector<int64_t>& size,
+                          const std::vector<int64_t>& stride, std::optional<int64_t> storage_offset = std::nullopt);
+Tensor diagonal_copy(const Tensor& self, int64_t offset = 0, int64_t dim1 = 0, int64_t dim2 = 1);
+Tensor diagonal_scatter(const Tensor& self, const Tensor& src, int64_t offset = 0, int64_t dim1 = 0,
+                        int64_t dim2 = 1);
+Tensor select_scatter(const Tensor& self, const Tensor& src, int64_t dim, int64_t index);
+// Windows of `size` elements every `step` along `dimension`, as a new last dim.
+Tensor unfold_copy(const Tensor& self, int64_t dimension, int64_t size, int64_t step);
+// The gradients of unfold_copy (windows that overlap add up) and diagonal_copy, given the input's
+// sizes, as PyTorch's unfold_backward / diagonal_backward.
+Tensor unfold_backward(const Tensor& grad_in, const std::vector<int64_t>& input_sizes, int64_t dim, int64_t size,
+                       int64_t step);
+Tensor diagonal_backward(const Tensor& grad_output, const std::vector<int64_t>& input_sizes, int64_t offset,
+                         int64_t dim1, int64_t dim2);
+// torch.scatter (src's values at index along dim), index_fill (a 0-dim value at the index
+// positions along dim) and masked_select (the elements where mask, broadcast, is true: a 1-D
+// tensor whose size depends on mask's values, so the lazy device computes mask first, a sync).
+Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src);
+Tensor index_fill(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& value);
+Tensor masked_select(const Tensor& self, const Tensor& mask);
+// torch.masked_scatter: self with its elements where mask (broadcast to self) is true replaced,
+// in row-major order, by source's first elements. Needs no sync (a running count of the mask);
+// a source with fewer elements than mask's true count repeats its last element where PyTorch
+// raises.
+Tensor masked_scatter(const Tensor& self, const Tensor& mask, const Tensor& source);
+// The sum of a matrix's diagonal; a matrix times a vector.
+Tensor trace(const Tensor& self);
+Tensor mv(const Tensor& self, const Tensor& vec);
+
+// ---- reductions (runtime/ops/composite/reductions.cpp)
+// The largest (smallest) element of a non-empty tensor, NaN if any; torch.all / any (over every
+// dim, or one): bool, true for an empty reduction in all, false in any. torch.norm: the p-norm
+// over `dim` (empty: all) of a floating tensor, p = 2 by default, also 0 (count), 1, +-inf; its
+// gradient at a zero norm is zero, as PyTorch's.
+Tensor max(const Tensor& self);
+Tensor min(const Tensor& self);
+Tensor all(const Tensor& self, std::optional<int64_t> dim = std::nullopt, bool keepdim = false);
+Tensor any(const Tensor& self, std::optional<int64_t> dim = std::nullopt, bool keepdim = false);
+Tensor norm(const Tensor& self, const std::optional<Scalar>& p = std::nullopt, const std::vector<int64_t>& dim = {},
+            bool keepdim = false);
+// The coordinates [count, self.dim()] of self's non-zero elements in row-major order. Its size
+// depends on self's values: on the lazy device self is computed first (a sync, like item()).
+Tensor nonzero(const Tensor& self);
+
+// ---- activations, dropout and normalization (glu.cpp, dropout.cpp, group_norm.cpp)
+// torch.nn.functional.glu: a * sigmoid(b) for self's halves a, b along dim (of even size), its
+// gradient, and its forward-mode derivative given glu's result and x's tangent dx.
+Tensor glu(const Tensor& self, int64_t dim = -1);
+Tensor glu_backward(const Tensor& grad_output, const Tensor& self, int64_t dim);
+Tensor glu_jvp(const Tensor& glu_result, const Tensor& x, const Tensor& dx, int64_t dim);
+// PyTorch's native_dropout: (input * mask / (1 - p), mask) with a bool mask keeping each element
+// with probability 1 - p (lazygen's Philox stream from `seed`); when train is false, (a copy of
+// input, all true). Its backward: grad_output * mask * scale.
+std::tuple<Tensor, Tensor> native_dropout(const Tensor& input, double p, std::optional<bool> train, int64_t seed);
+Tensor native_dropout_backward(const Tensor& grad_output, const Tensor& mask, double scale);
+// Group normalization of input [N, C, *] in `group` groups of C / group channels, with optional
+// per-channel weight and bias; also returns mean and 1/sqrt(var + eps) [N, group]. The backward
+// returns the gradients of input, weight and bias (undefined where output_mask is false).
+std::tuple<Tensor, Tensor, Tensor> native_group_norm(const Tensor& input, const std::optional<Tensor>& weight,
+                                                     const std::optional<Tensor>& bias, int64_t N, int64_t C,
+                                                     int64_t HxW, int64_t group, double eps);
+std::tuple<Tensor, Tensor, Tensor> native_group_norm_backward(const Tensor& grad_out, const Tensor& input,
+                                                              const Tensor& mean, const Tensor& rstd,
+                                                              const std::optional<Tensor>& weight, int64_t N,
+                                                              int64_t C, int64_t HxW, int64_t group,
+                                                              std::array<bool, 3> output_mask);
+
+// ---- losses (runtime/ops/composite/losses.cpp), reductions as mse_loss's
+// Binary cross entropy of probabilities self against target (each log clamped at -100, as
+// PyTorch's); smooth L1 (Huber) with threshold beta (0: L1); the negative log likelihood of
+// per-pixel class scores [N, C, H, W] and targets [N, H, W] (with PyTorch's total_weight).
+Tensor binary_cross_entropy(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight = std::nullopt,
+                            int64_t reduction = 1);
+Tensor binary_cross_entropy_backward(const Tensor& grad_output, const Tensor& self, const Tensor& target,
+                                     const std::optional<Tensor>& weight, int64_t reduction);
+Tensor smooth_l1_loss(const Tensor& self, const Tensor& target, int64_t reduction = 1, double beta = 1.0);
+Tensor smooth_l1_loss_backward(const Tensor& grad_output, const Tensor& self, const Tensor& target,
+                               int64_t reduction, double beta);
+std::tuple<Tensor, Tensor> nll_loss2d_forward(const Tensor& self, const Tensor& target,
+                                              const std::optional<Tensor>& weight, int64_t reduction,
+                                              int64_t ignore_index);
+Tensor nll_loss2d_backward(const Tensor& grad_output, const Tensor& self, const Tensor& target,
+                           const std::optional<Tensor>& weight, int64_t reduction, int64_t ignore_index);
+
+// ---- pooling and upsampling of [N, C, H, W] (runtime/ops/composite/resample.cpp; Note
+// [Separable resampling]), float32 and float64, with PyTorch's arguments and output sizes;
+// avg_pool2d and _adaptive_avg_pool2d also take [C, H, W].
+Tensor avg_pool2d(const Tensor& self, const std::vector<int64_t>& kernel_size, const std::vector<int64_t>& stride = {},
+                  const std::vector<int64_t>& padding = {0}, bool ceil_mode = false, bool count_include_pad = true,
+                  std::optional<int64_t> divisor_override = std::nullopt);
+Tensor avg_pool2d_backward(const Tensor& grad_output, const Tensor& self, const std::vector<int64_t>& kernel_size,
+                           const std::vector<int64_t>& stride, const std::vector<int64_t>& padding, bool ceil_mode,
+                           bool count_include_pad, std::optional<int64_t> divisor_override);
+Tensor _adaptive_avg_pool2d(const Tensor& self, const std::vector<int64_t>& output_size);
+Tensor _adaptive_avg_pool2d_backward(const Tensor& grad_output, const Tensor& self);
+Tensor upsample_nearest2d(const Tensor& self, const std::vector<int64_t>& output_size,
+                          std::optional<double> scales_h = std::nullopt, std::optional<double> scales_w = std::nullopt);
+Tensor upsample_nearest2d_backward(const Tensor& grad_output, const std::vector<int64_t>& output_size,
+                                   const std::vector<int64_t>& input_size, std::optional<double> scales_h = std::nullopt,
+                                   std::optional<double> scales_w = std::nullopt);
+Tensor upsample_bilinear2d(const Tensor& self, const std::vector<int64_t>& output_size, bool align_corners,
+                           std::optional<double> scales_h = std::nullopt, std::optional<double> scales_w = std::nullopt);
+Tensor upsample_bilinear2d_backward(const Tensor& grad_output, const std::vector<int64_t>& output_size,
+                                    const std::vector<int64_t>& input_size, bool align_corners,
+                                    std::optional<double> scales_h = std::nullopt,
+                                    std::optional<double> scales_w = std::nullopt);
+
 }  // namespace lazygen

@@ -1,4 +1,5 @@
-// Embedding's gradient and the mean-squared-error loss (lazygen/composite.h) from index_add,
+// Embedding's gradient and the losses (lazygen/composite.h): mean squared error, binary cross
+// entropy, smooth L1 and the per-pixel negative log likelihood, from nll_loss, index_add,
 // where and pointwise ops.
 #include <string>
 
@@ -35,6 +36,108 @@ Tensor mse_loss_backward(const Tensor& grad_output, const Tensor& self, const Te
   const Tensor diff = self - target;
   const double norm = reduction == kReductionMean ? 2.0 / static_cast<double>(diff.numel()) : 2.0;  // as PyTorch's
   return diff * norm * grad_output;
+}
+
+}  // namespace lazygen
+
+namespace lazygen {
+namespace {
+
+// The loss of each element, reduced as `reduction` asks (none, mean, sum).
+Tensor reduced(const Tensor& loss, int64_t reduction) {
+  if (reduction == kReductionNone) return loss;
+  return reduction == kReductionMean ? mean(loss, std::nullopt) : sum(loss);
+}
+
+// grad_output scaled for `reduction`: divided by the element count for a mean.
+Tensor scaled_grad(const Tensor& grad_output, int64_t reduction, int64_t numel) {
+  return reduction == kReductionMean ? grad_output / static_cast<double>(numel) : grad_output;
+}
+
+void check_same_sizes(const char* op, const Tensor& self, const Tensor& target) {
+  if (self.sizes() != target.sizes()) {
+    throw ShapeError(op, "target size " + sizes_str(target.sizes()) + " must be the same as input size " +
+                             sizes_str(self.sizes()));
+  }
+}
+
+// [N, C, H, W] -> [N*H*W, C] (class scores per pixel) and [N, H, W] -> [N*H*W].
+Tensor pixels_by_class(const Tensor& t) {
+  return reshape(permute(t, {0, 2, 3, 1}), {-1, t.size(1)});
+}
+
+void check_nll_loss2d(const char* op, const Tensor& self, const Tensor& target) {
+  if (self.dim() != 4 || target.dim() != 3 || target.size(0) != self.size(0) || target.size(1) != self.size(2) ||
+      target.size(2) != self.size(3)) {
+    throw ShapeError(op, "expected input [N, C, H, W] and target [N, H, W], got " + sizes_str(self.sizes()) +
+                             " and " + sizes_str(target.sizes()));
+  }
+}
+
+}  // namespace
+
+Tensor binary_cross_entropy(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight,
+                            int64_t reduction) {
+  check_reduction("binary_cross_entropy", reduction);
+  check_same_sizes("binary_cross_entropy", self, target);
+  // PyTorch's clamp of each log at -100 keeps the loss finite at 0 and 1.
+  const Tensor log_p = clamp_min(log(self), -100);
+  const Tensor log_q = clamp_min(log(1.0 - self), -100);
+  Tensor loss = (target - 1.0) * log_q - target * log_p;
+  if (weight) loss = loss * *weight;
+  return reduced(loss, reduction);
+}
+
+Tensor binary_cross_entropy_backward(const Tensor& grad_output, const Tensor& self, const Tensor& target,
+                                     const std::optional<Tensor>& weight, int64_t reduction) {
+  check_reduction("binary_cross_entropy_backward", reduction);
+  constexpr double kEpsilon = 1e-12;  // PyTorch's guard of the denominator
+  Tensor grad = scaled_grad(grad_output, reduction, self.numel()) * (self - target) /
+                clamp_min((1.0 - self) * self, kEpsilon);
+  if (weight) grad = grad * *weight;
+  return grad;
+}
+
+Tensor smooth_l1_loss(const Tensor& self, const Tensor& target, int64_t reduction, double beta) {
+  check_reduction("smooth_l1_loss", reduction);
+  if (beta < 0) throw ShapeError("smooth_l1_loss", "smooth_l1_loss does not support negative values for beta");
+  const Tensor diff = self - target;
+  const Tensor z = abs(diff);
+  if (beta == 0) return reduced(z, reduction);  // the l1 loss, as PyTorch
+  return reduced(where(lt(z, beta), diff * diff * (0.5 / beta), z - 0.5 * beta), reduction);
+}
+
+Tensor smooth_l1_loss_backward(const Tensor& grad_output, const Tensor& self, const Tensor& target,
+                               int64_t reduction, double beta) {
+  check_reduction("smooth_l1_loss_backward", reduction);
+  const Tensor diff = self - target;
+  const Tensor slope = beta == 0 ? sign(diff) : clamp(diff / beta, -1.0, 1.0);
+  return scaled_grad(grad_output, reduction, self.numel()) * slope;
+}
+
+std::tuple<Tensor, Tensor> nll_loss2d_forward(const Tensor& self, const Tensor& target,
+                                              const std::optional<Tensor>& weight, int64_t reduction,
+                                              int64_t ignore_index) {
+  check_nll_loss2d("nll_loss2d_forward", self, target);
+  const Tensor scores = pixels_by_class(self);
+  const Tensor classes = reshape(target, {-1});
+  Tensor output = nll_loss(scores, classes, weight, reduction, ignore_index);
+  if (reduction == kReductionNone) output = reshape(output, target.sizes());
+  // total_weight: the weights of the counted (not ignored) targets, as PyTorch returns it.
+  const Tensor counted = ne(classes, ignore_index);
+  const Tensor w = weight ? index_select(*weight, 0, where(counted, classes, zeros({}, DType::Int64, self.device())))
+                          : ones({}, self.dtype(), self.device());
+  return {output, sum(where(counted, w, zeros({}, self.dtype(), self.device())))};
+}
+
+Tensor nll_loss2d_backward(const Tensor& grad_output, const Tensor& self, const Tensor& target,
+                           const std::optional<Tensor>& weight, int64_t reduction, int64_t ignore_index) {
+  check_nll_loss2d("nll_loss2d_backward", self, target);
+  const Tensor grad = reduction == kReductionNone ? reshape(grad_output, {-1}) : grad_output;
+  const Tensor per_pixel =
+      nll_loss_backward(grad, pixels_by_class(self), reshape(target, {-1}), weight, reduction, ignore_index);
+  // [N*H*W, C] -> [N, H, W, C] -> [N, C, H, W]
+  return permute(reshape(per_pixel, {self.size(0), self.size(2), self.size(3), self.size(1)}), {0, 3, 1, 2});
 }
 
 }  // namespace lazygen

@@ -30,10 +30,19 @@ Tensor mean_dim(const Tensor& self, const std::optional<std::vector<int64_t>>& d
                 std::optional<DType> dtype);
 // NaN propagates; reduced dims must be non-empty.
 Tensor amax(const Tensor& self, const std::vector<int64_t>& dim, bool keepdim);
+Tensor amin(const Tensor& self, const std::vector<int64_t>& dim, bool keepdim);
 // Values and the int64 index of the first maximum (of the first NaN, if any).
 std::tuple<Tensor, Tensor> max_dim(const Tensor& self, int64_t dim, bool keepdim);
 // Over the flattened tensor when dim is nullopt.
 Tensor argmax(const Tensor& self, std::optional<int64_t> dim, bool keepdim);
+
+// ---- sorting and scans (ops/cpu/sort.cpp), along one dim, row by row over the cpu thread pool.
+// sort is stable; NaN orders above every number (last ascending, first descending), as PyTorch.
+std::tuple<Tensor, Tensor> sort(const Tensor& self, int64_t dim, bool descending);
+// The k largest (smallest) elements in sorted order, ties in index order, and their indices.
+std::tuple<Tensor, Tensor> topk(const Tensor& self, int64_t k, int64_t dim, bool largest, bool sorted);
+// Running sums, accumulated sequentially in double (int64 for integral and bool inputs).
+Tensor cumsum(const Tensor& self, int64_t dim, std::optional<DType> dtype);
 
 // ---- softmax (ops/cpu/softmax.cpp): in the input's floating dtype; half_to_float must be false.
 Tensor _softmax(const Tensor& self, int64_t dim, bool half_to_float);

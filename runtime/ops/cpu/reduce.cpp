@@ -1,4 +1,4 @@
-// sum, mean and amax (custom_kernels.h) over the layouts of reduce_plan.h.
+// sum, mean, amax and amin (custom_kernels.h) over the layouts of reduce_plan.h.
 //
 // Accumulation: float inputs sum in double and integral or bool inputs in int64, with eight
 // independent accumulators per contiguous run (so the loop vectorizes and rounding error grows
@@ -41,6 +41,17 @@ struct MaxOp {
     return std::numeric_limits<T>::lowest();
   }
   static Acc step(Acc a, T v) { return static_cast<T>(kernels::max(a, v)); }
+  static Acc merge(Acc a, Acc b) { return step(a, b); }
+};
+
+template <class T>
+struct MinOp {
+  using Acc = T;
+  static Acc init() {
+    if constexpr (std::numeric_limits<T>::has_infinity) return std::numeric_limits<T>::infinity();
+    return std::numeric_limits<T>::max();
+  }
+  static Acc step(Acc a, T v) { return static_cast<T>(kernels::min(a, v)); }
   static Acc merge(Acc a, Acc b) { return step(a, b); }
 };
 
@@ -209,6 +220,14 @@ Tensor amax(const Tensor& self, const std::vector<int64_t>& dim, bool keepdim) {
   const auto mask = shape_rules::reduced_dims("amax", self.dim(), dim);
   Tensor out = make_cpu_tensor(shape.sizes, shape.dtype);
   reduce_into<MaxOp>(self, mask, out);
+  return out;
+}
+
+Tensor amin(const Tensor& self, const std::vector<int64_t>& dim, bool keepdim) {
+  const Shape shape = compute_shape_amin(self.shape(), dim, keepdim)[0];
+  const auto mask = shape_rules::reduced_dims("amin", self.dim(), dim);
+  Tensor out = make_cpu_tensor(shape.sizes, shape.dtype);
+  reduce_into<MinOp>(self, mask, out);
   return out;
 }
 

@@ -18,6 +18,29 @@ std::vector<Shape> compute_shape_max_dim(const Shape& self, int64_t dim, bool ke
   return {values, indices};
 }
 
+std::vector<Shape> compute_shape_sort(const Shape& self, int64_t dim, bool descending) {
+  (void)descending;
+  wrap_dim("sort", dim, self.dim());
+  return {self, Shape(DType::Int64, self.sizes)};
+}
+
+// k elements along dim (a 0-dim tensor counts as one element); bool is refused where there is a
+// dim to select along, as PyTorch's kernel does.
+std::vector<Shape> compute_shape_topk(const Shape& self, int64_t k, int64_t dim, bool largest, bool sorted) {
+  (void)largest;
+  (void)sorted;
+  const int64_t d = wrap_dim("topk", dim, self.dim());
+  const int64_t size = self.dim() == 0 ? 1 : self.sizes[static_cast<size_t>(d)];
+  if (k < 0 || k > size) {
+    throw ShapeError("topk", "selected index k out of range: k = " + std::to_string(k) + " for a dim of size " +
+                                 std::to_string(size) + " in a tensor of shape " + sizes_str(self.sizes));
+  }
+  if (self.dtype == DType::Bool && self.dim() > 0) throw ShapeError("topk", "not implemented for bool tensors");
+  Shape values = self;
+  if (self.dim() > 0) values.sizes[static_cast<size_t>(d)] = k;
+  return {values, Shape(DType::Int64, values.sizes)};
+}
+
 namespace {
 
 // PyTorch skips 1-D tensors of size 0 in cat (a legacy placeholder for "nothing").

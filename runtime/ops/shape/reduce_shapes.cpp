@@ -39,6 +39,19 @@ std::vector<Shape> compute_shape_amax(const Shape& self, const std::vector<int64
   return {shape_rules::reduce("amax", self, dim, keepdim, self.dtype)};
 }
 
+std::vector<Shape> compute_shape_amin(const Shape& self, const std::vector<int64_t>& dim,
+                                      bool keepdim) {
+  check_nonempty("amin", self, shape_rules::reduced_dims("amin", self.dim(), dim));
+  return {shape_rules::reduce("amin", self, dim, keepdim, self.dtype)};
+}
+
+// Like self; integral and bool inputs accumulate (and come out) in int64 unless dtype says
+// otherwise, as PyTorch's cumsum.
+std::vector<Shape> compute_shape_cumsum(const Shape& self, int64_t dim, std::optional<DType> dtype) {
+  wrap_dim("cumsum", dim, self.dim());
+  return {Shape(dtype.value_or(is_floating(self.dtype) ? self.dtype : DType::Int64), self.sizes)};
+}
+
 std::vector<Shape> compute_shape_argmax(const Shape& self, std::optional<int64_t> dim,
                                         bool keepdim) {
   if (!dim && self.numel() == 0) {

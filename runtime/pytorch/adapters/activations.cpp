@@ -1,10 +1,14 @@
-// Adapters for the activations PyTorch passes a string or a flag to (ops.yaml, "PyTorch
+// Adapters for the activations PyTorch spells differently from lazygen (ops.yaml, "PyTorch
 // adapters"): gelu and gelu_backward, served by lazygen::gelu / gelu_backward (lazygen/composite.h)
-// on ops.yaml's _gelu_erf / _gelu_tanh pointwise ops, and elu_backward, so the lazy device fuses
-// them.
+// on ops.yaml's _gelu_erf / _gelu_tanh pointwise ops; elu_backward; log_sigmoid's forward and
+// backward (on ops.yaml's log_sigmoid; PyTorch's buffer is not needed) and glu's, so the lazy
+// device fuses them.
 #include <string_view>
 
 #include "lazygen/composite.h"
+#include "lazygen/factory.h"
+#include "lazygen/generated/ops.h"
+#include "lazygen/operators.h"
 #include "lazygen/generated/torch_adapters.h"
 #include "pytorch/call.h"
 
@@ -27,6 +31,35 @@ at::Tensor elu_backward(const at::Tensor& grad_output, const c10::Scalar& alpha,
   Call c("elu_backward", {&grad_output, &self_or_result});
   return c.result(lazygen::elu_backward(c.arg(grad_output), c.arg(alpha), c.arg(scale), c.arg(input_scale), is_result,
                                         c.arg(self_or_result)));
+}
+
+// The buffer PyTorch's CPU kernel fills (exp(-|x|)) is for its own backward; lazygen's backward
+// recomputes from self, so the buffer is an empty placeholder.
+::std::tuple<at::Tensor, at::Tensor> log_sigmoid_forward(const at::Tensor& self) {
+  Call c("log_sigmoid_forward", {&self});
+  const Tensor& x = c.arg(self);
+  return {c.result(log_sigmoid(x)), c.result(empty({0}, x.dtype(), x.device()))};
+}
+
+at::Tensor log_sigmoid_backward(const at::Tensor& grad_output, const at::Tensor& self, const at::Tensor& buffer) {
+  (void)buffer;
+  Call c("log_sigmoid_backward", {&grad_output, &self});
+  return c.result(c.arg(grad_output) * sigmoid(-c.arg(self)));
+}
+
+at::Tensor glu(const at::Tensor& self, int64_t dim) {
+  Call c("glu", {&self});
+  return c.result(lazygen::glu(c.arg(self), dim));
+}
+
+at::Tensor glu_backward(const at::Tensor& grad_output, const at::Tensor& self, int64_t dim) {
+  Call c("glu_backward", {&grad_output, &self});
+  return c.result(lazygen::glu_backward(c.arg(grad_output), c.arg(self), dim));
+}
+
+at::Tensor glu_jvp(const at::Tensor& glu, const at::Tensor& x, const at::Tensor& dx, int64_t dim) {
+  Call c("glu_jvp", {&glu, &x, &dx});
+  return c.result(lazygen::glu_jvp(c.arg(glu), c.arg(x), c.arg(dx), dim));
 }
 
 }  // namespace lazygen::pytorch::adapters

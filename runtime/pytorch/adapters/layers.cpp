@@ -1,7 +1,8 @@
 // Adapters for layers whose PyTorch kernels have no lazygen op of the same name (ops.yaml, "PyTorch
-// adapters"): baddbmm, batch norm and layer norm with their backward ops, embedding's backward, mse_loss and its backward, each
-// served by a composite of lazygen ops (lazygen/composite.h), so the lazy device traces and fuses
-// them like any other ops.
+// adapters"): baddbmm, batch, layer and group norm with their backward ops, embedding's backward,
+// and the losses mse, binary cross entropy, smooth L1 and nll_loss2d with theirs, each served by a
+// composite of lazygen ops (lazygen/composite.h), so the lazy device traces and fuses them like
+// any other ops.
 #include <ATen/core/dispatch/Dispatcher.h>
 
 #include <array>
@@ -103,6 +104,65 @@ at::Tensor mse_loss_backward(const at::Tensor& grad_output, const at::Tensor& se
                              int64_t reduction) {
   Call c("mse_loss_backward", {&grad_output, &self, &target});
   return c.result(lazygen::mse_loss_backward(c.arg(grad_output), c.arg(self), c.arg(target), reduction));
+}
+
+::std::tuple<at::Tensor, at::Tensor, at::Tensor> native_group_norm(const at::Tensor& input,
+                                                                   const c10::optional<at::Tensor>& weight,
+                                                                   const c10::optional<at::Tensor>& bias, int64_t N,
+                                                                   int64_t C, int64_t HxW, int64_t group, double eps) {
+  Call c("native_group_norm", {&input, maybe(weight), maybe(bias)});
+  return c.result(lazygen::native_group_norm(c.arg(input), c.arg(weight), c.arg(bias), N, C, HxW, group, eps));
+}
+
+::std::tuple<at::Tensor, at::Tensor, at::Tensor> native_group_norm_backward(
+    const at::Tensor& grad_out, const at::Tensor& input, const at::Tensor& mean, const at::Tensor& rstd,
+    const c10::optional<at::Tensor>& weight, int64_t N, int64_t C, int64_t HxW, int64_t group,
+    ::std::array<bool, 3> output_mask) {
+  Call c("native_group_norm_backward", {&grad_out, &input, &mean, &rstd, maybe(weight)});
+  auto [grad_input, grad_weight, grad_bias] = lazygen::native_group_norm_backward(
+      c.arg(grad_out), c.arg(input), c.arg(mean), c.arg(rstd), c.arg(weight), N, C, HxW, group, output_mask);
+  return {maybe_result(c, grad_input), maybe_result(c, grad_weight), maybe_result(c, grad_bias)};
+}
+
+at::Tensor binary_cross_entropy(const at::Tensor& self, const at::Tensor& target,
+                                const c10::optional<at::Tensor>& weight, int64_t reduction) {
+  Call c("binary_cross_entropy", {&self, &target, maybe(weight)});
+  return c.result(lazygen::binary_cross_entropy(c.arg(self), c.arg(target), c.arg(weight), reduction));
+}
+
+at::Tensor binary_cross_entropy_backward(const at::Tensor& grad_output, const at::Tensor& self,
+                                         const at::Tensor& target, const c10::optional<at::Tensor>& weight,
+                                         int64_t reduction) {
+  Call c("binary_cross_entropy_backward", {&grad_output, &self, &target, maybe(weight)});
+  return c.result(lazygen::binary_cross_entropy_backward(c.arg(grad_output), c.arg(self), c.arg(target),
+                                                         c.arg(weight), reduction));
+}
+
+at::Tensor smooth_l1_loss(const at::Tensor& self, const at::Tensor& target, int64_t reduction, double beta) {
+  Call c("smooth_l1_loss", {&self, &target});
+  return c.result(lazygen::smooth_l1_loss(c.arg(self), c.arg(target), reduction, beta));
+}
+
+at::Tensor smooth_l1_loss_backward(const at::Tensor& grad_output, const at::Tensor& self, const at::Tensor& target,
+                                   int64_t reduction, double beta) {
+  Call c("smooth_l1_loss_backward", {&grad_output, &self, &target});
+  return c.result(lazygen::smooth_l1_loss_backward(c.arg(grad_output), c.arg(self), c.arg(target), reduction, beta));
+}
+
+::std::tuple<at::Tensor, at::Tensor> nll_loss2d_forward(const at::Tensor& self, const at::Tensor& target,
+                                                        const c10::optional<at::Tensor>& weight, int64_t reduction,
+                                                        int64_t ignore_index) {
+  Call c("nll_loss2d_forward", {&self, &target, maybe(weight)});
+  return c.result(lazygen::nll_loss2d_forward(c.arg(self), c.arg(target), c.arg(weight), reduction, ignore_index));
+}
+
+at::Tensor nll_loss2d_backward(const at::Tensor& grad_output, const at::Tensor& self, const at::Tensor& target,
+                               const c10::optional<at::Tensor>& weight, int64_t reduction, int64_t ignore_index,
+                               const at::Tensor& total_weight) {
+  (void)total_weight;  // lazygen's nll_loss_backward sums the weights itself
+  Call c("nll_loss2d_backward", {&grad_output, &self, &target, maybe(weight)});
+  return c.result(lazygen::nll_loss2d_backward(c.arg(grad_output), c.arg(self), c.arg(target), c.arg(weight),
+                                               reduction, ignore_index));
 }
 
 }  // namespace lazygen::pytorch::adapters

@@ -1,15 +1,21 @@
 // Adapters for the training ops PyTorch's tutorial CNN reaches the device with (ops.yaml,
 // "PyTorch adapters"): convolution and its backward on lazygen's conv2d ops, nll_loss's
-// forward/backward pair, and bernoulli_ (dropout's mask).
+// forward/backward pair; and the random ops: bernoulli_ (dropout's mask; torch.bernoulli(x, p) decomposes into it), bernoulli, native_dropout
+// and its backward, normal_ and random_, drawing from lazygen's Philox stream or generator seeded
+// from PyTorch's generator, so torch.manual_seed makes runs repeatable (the numbers are not the
+// CPU's: a different generator).
 #include <ATen/CPUGeneratorImpl.h>
 #include <ATen/core/DistributionsHelper.h>
 #include <c10/util/Exception.h>
 
+#include <limits>
 #include <mutex>
 
 #include "core/lazy/lazy_tensor.h"
+#include "lazygen/composite.h"
 #include "lazygen/factory.h"
 #include "lazygen/generated/ops.h"
+#include "lazygen/operators.h"
 #include "lazygen/generated/torch_adapters.h"
 #include "pytorch/call.h"
 #include "pytorch/fallback.h"
@@ -115,6 +121,24 @@ at::Tensor nll_loss_backward(const at::Tensor& grad_output, const at::Tensor& se
 
 // Element i is 1 with probability p: lazygen's dropout mask (Philox, seeded from PyTorch's
 // generator, so torch.manual_seed makes runs repeatable) kept where it is non-zero.
+namespace {
+
+// A 63-bit seed drawn from PyTorch's generator (the default CPU one unless given).
+int64_t draw_seed(const c10::optional<at::Generator>& generator) {
+  auto* gen = at::get_generator_or_default<at::CPUGeneratorImpl>(generator, at::detail::getDefaultCPUGenerator());
+  std::lock_guard<std::mutex> lock(gen->mutex_);
+  return static_cast<int64_t>(gen->random64() >> 1);
+}
+
+// A bool device tensor like t: true with probability p, from lazygen's dropout mask.
+Tensor bernoulli_mask(const Tensor& t, double p, const c10::optional<at::Generator>& generator) {
+  if (p <= 0) return zeros_like(t, DType::Bool);
+  if (p >= 1) return ones_like(t, DType::Bool);
+  return gt(_dropout_mask(t, 1.0 - p, draw_seed(generator)), 0);
+}
+
+}  // namespace
+
 at::Tensor& bernoulli_inplace_float(at::Tensor& self, double p,
                                     c10::optional<at::Generator> generator) {
   TORCH_CHECK(0 <= p && p <= 1, "bernoulli_ expects p to be in [0, 1], but got p=", p);
@@ -125,16 +149,81 @@ at::Tensor& bernoulli_inplace_float(at::Tensor& self, double p,
   Call c("bernoulli_", {&self});
   const Tensor& t = c.arg(self);
   check_writable("bernoulli_", t);
-  uint64_t seed = 0;
-  {
-    auto* gen = at::get_generator_or_default<at::CPUGeneratorImpl>(
-        generator, at::detail::getDefaultCPUGenerator());
-    std::lock_guard<std::mutex> lock(gen->mutex_);
-    seed = gen->random64();
-  }
-  const Tensor kept = gt(_dropout_mask(t, 1.0 - p, static_cast<int64_t>(seed >> 1)), 0);
-  copy_(t, where(kept, device_scalar(1, t.dtype()), device_scalar(0, t.dtype())));
+  copy_(t, bernoulli_mask(t, p, generator).to(t.dtype()));
   return self;
+}
+
+// Each element 1 with the probability self holds (a float tensor of probabilities).
+at::Tensor bernoulli(const at::Tensor& self, c10::optional<at::Generator> generator) {
+  Call c("bernoulli", {&self});
+  const Tensor& probabilities = c.arg(self);
+  Generator draws(static_cast<uint64_t>(draw_seed(generator)));
+  const Tensor uniform = rand(probabilities.sizes(), draws, probabilities.dtype(), probabilities.device());
+  return c.result(lt(uniform, probabilities).to(probabilities.dtype()));
+}
+
+::std::tuple<at::Tensor, at::Tensor> native_dropout(const at::Tensor& input, double p, c10::optional<bool> train) {
+  Call c("native_dropout", {&input});
+  const std::optional<bool> training = train ? std::optional<bool>(*train) : std::nullopt;
+  const bool draws = (!training || *training) && 0 < p && p < 1;
+  return c.result(lazygen::native_dropout(c.arg(input), p, training, draws ? draw_seed(c10::nullopt) : 0));
+}
+
+at::Tensor native_dropout_backward(const at::Tensor& grad_output, const at::Tensor& mask, double scale) {
+  Call c("native_dropout_backward", {&grad_output, &mask});
+  return c.result(lazygen::native_dropout_backward(c.arg(grad_output), c.arg(mask), scale));
+}
+
+at::Tensor& normal_inplace(at::Tensor& self, double mean, double std, c10::optional<at::Generator> generator) {
+  TORCH_CHECK(std >= 0.0, "normal expects std >= 0.0, but found std ", std);
+  Call c("normal_", {&self});
+  const Tensor& t = c.written(self);
+  TORCH_CHECK(is_floating(t.dtype()), "normal_ expects a floating point tensor");
+  Generator draws(static_cast<uint64_t>(draw_seed(generator)));
+  copy_(t, randn(t.sizes(), draws, t.dtype(), t.device()) * std + mean);
+  return self;
+}
+
+namespace {
+
+// Uniform integers on [from, to) written into self (any dtype that holds them).
+at::Tensor& fill_random(const Call& c, at::Tensor& self, int64_t from, int64_t to,
+                        const c10::optional<at::Generator>& generator) {
+  TORCH_CHECK(from < to, "random_ expects 'from' to be less than 'to', but got from=", from, " >= to=", to);
+  const Tensor& t = c.written(self);
+  Generator draws(static_cast<uint64_t>(draw_seed(generator)));
+  copy_(t, randint(from, to, t.sizes(), draws, DType::Int64, t.device()).to(t.dtype()));
+  return self;
+}
+
+// PyTorch's default upper bound: 2^digits for floating dtypes (every integer exact), else the
+// dtype's maximum + 1 (bool: 2).
+int64_t default_random_end(c10::ScalarType t) {
+  switch (t) {
+    case c10::kBool: return 2;
+    case c10::kInt: return int64_t{1} << 31;
+    case c10::kFloat: return int64_t{1} << 24;
+    case c10::kDouble: return int64_t{1} << 53;
+    default: return std::numeric_limits<int64_t>::max();
+  }
+}
+
+}  // namespace
+
+at::Tensor& random_inplace(at::Tensor& self, c10::optional<at::Generator> generator) {
+  Call c("random_", {&self});
+  return fill_random(c, self, 0, default_random_end(self.scalar_type()), generator);
+}
+
+at::Tensor& random_inplace_from(at::Tensor& self, int64_t from, c10::optional<int64_t> to,
+                                c10::optional<at::Generator> generator) {
+  Call c("random_.from", {&self});
+  return fill_random(c, self, from, to ? *to : default_random_end(self.scalar_type()), generator);
+}
+
+at::Tensor& random_inplace_to(at::Tensor& self, int64_t to, c10::optional<at::Generator> generator) {
+  Call c("random_.to", {&self});
+  return fill_random(c, self, 0, to, generator);
 }
 
 }  // namespace lazygen::pytorch::adapters

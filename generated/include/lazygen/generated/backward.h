@@ -162,6 +162,8 @@ void record_hardtanh(const Tensor& result, const Tensor& self, const Scalar& min
 // hardtanh_backward(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val) -> Tensor
 void record_hardtanh_backward(const Tensor& result, const Tensor& grad_output, const Tensor& self,
                               const Scalar& min_val, const Scalar& max_val);
+// log_sigmoid(Tensor self) -> Tensor
+void record_log_sigmoid(const Tensor& result, const Tensor& self);
 // softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor
 void record_softplus(const Tensor& result, const Tensor& self, const Scalar& beta,
                      const Scalar& threshold);
@@ -209,6 +211,19 @@ void record_amax(const Tensor& result, const Tensor& self, const std::vector<int
 // max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
 void record_max_dim(const std::tuple<Tensor, Tensor>& result, const Tensor& self, int64_t dim,
                     bool keepdim);
+// amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor
+void record_amin(const Tensor& result, const Tensor& self, const std::vector<int64_t>& dim,
+                 bool keepdim);
+// sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)
+void record_sort(const std::tuple<Tensor, Tensor>& result, const Tensor& self, int64_t dim,
+                 bool descending);
+// topk(Tensor self, int k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values,
+// Tensor indices)
+void record_topk(const std::tuple<Tensor, Tensor>& result, const Tensor& self, int64_t k,
+                 int64_t dim, bool largest, bool sorted);
+// cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
+void record_cumsum(const Tensor& result, const Tensor& self, int64_t dim,
+                   std::optional<DType> dtype);
 // _softmax(Tensor self, int dim, bool half_to_float) -> Tensor
 void record__softmax(const Tensor& result, const Tensor& self, int64_t dim, bool half_to_float);
 // _log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor

@@ -218,6 +218,8 @@ Tensor hardtanh(const Tensor& self, const Scalar& min_val, const Scalar& max_val
 // hardtanh_backward(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val) -> Tensor
 Tensor hardtanh_backward(const Tensor& grad_output, const Tensor& self, const Scalar& min_val,
                          const Scalar& max_val);
+// log_sigmoid(Tensor self) -> Tensor
+Tensor log_sigmoid(const Tensor& self);
 // softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor
 Tensor softplus(const Tensor& self, const Scalar& beta, const Scalar& threshold);
 // softplus_backward(Tensor grad_output, Tensor self, Scalar beta, Scalar threshold) -> Tensor
@@ -262,6 +264,17 @@ Tensor amax(const Tensor& self, const std::vector<int64_t>& dim, bool keepdim);
 // max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
 // (hand-written)
 std::tuple<Tensor, Tensor> max_dim(const Tensor& self, int64_t dim, bool keepdim);
+// amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor (hand-written)
+Tensor amin(const Tensor& self, const std::vector<int64_t>& dim, bool keepdim);
+// sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)
+// (hand-written)
+std::tuple<Tensor, Tensor> sort(const Tensor& self, int64_t dim, bool descending);
+// topk(Tensor self, int k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values,
+// Tensor indices) (hand-written)
+std::tuple<Tensor, Tensor> topk(const Tensor& self, int64_t k, int64_t dim, bool largest,
+                                bool sorted);
+// cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor (hand-written)
+Tensor cumsum(const Tensor& self, int64_t dim, std::optional<DType> dtype);
 // argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor (hand-written)
 Tensor argmax(const Tensor& self, std::optional<int64_t> dim, bool keepdim);
 // _softmax(Tensor self, int dim, bool half_to_float) -> Tensor (hand-written)
@@ -694,6 +707,9 @@ void run_hardtanh(const Tensor& out, std::initializer_list<Tensor> inputs,
 // hardtanh_backward(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val) -> Tensor
 void run_hardtanh_backward(const Tensor& out, std::initializer_list<Tensor> inputs,
                            std::initializer_list<Scalar> scalars, DType compute);
+// log_sigmoid(Tensor self) -> Tensor
+void run_log_sigmoid(const Tensor& out, std::initializer_list<Tensor> inputs,
+                     std::initializer_list<Scalar> scalars, DType compute);
 // softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor
 void run_softplus(const Tensor& out, std::initializer_list<Tensor> inputs,
                   std::initializer_list<Scalar> scalars, DType compute);
@@ -862,6 +878,7 @@ DType compute_dtype_elu(const Shape& self, const Scalar& alpha, const Scalar& sc
 DType compute_dtype_hardtanh(const Shape& self, const Scalar& min_val, const Scalar& max_val);
 DType compute_dtype_hardtanh_backward(const Shape& grad_output, const Shape& self,
                                       const Scalar& min_val, const Scalar& max_val);
+DType compute_dtype_log_sigmoid(const Shape& self);
 DType compute_dtype_softplus(const Shape& self, const Scalar& beta, const Scalar& threshold);
 DType compute_dtype_softplus_backward(const Shape& grad_output, const Shape& self,
                                       const Scalar& beta, const Scalar& threshold);

@@ -203,6 +203,8 @@ void launch_elu(const PointwiseArgs& args, cudaStream_t stream);
 void launch_hardtanh(const PointwiseArgs& args, cudaStream_t stream);
 // hardtanh_backward(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val) -> Tensor
 void launch_hardtanh_backward(const PointwiseArgs& args, cudaStream_t stream);
+// log_sigmoid(Tensor self) -> Tensor
+void launch_log_sigmoid(const PointwiseArgs& args, cudaStream_t stream);
 // softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor
 void launch_softplus(const PointwiseArgs& args, cudaStream_t stream);
 // softplus_backward(Tensor grad_output, Tensor self, Scalar beta, Scalar threshold) -> Tensor

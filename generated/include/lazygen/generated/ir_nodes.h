@@ -1335,6 +1335,18 @@ class HardtanhBackward final : public Node {
   std::string attrs_string() const override { return format_attrs({}); }
 };
 
+// log_sigmoid(Tensor self) -> Tensor
+class LogSigmoid final : public Node {
+ public:
+  static constexpr OpKind kKind = OpKind::log_sigmoid;
+
+  LogSigmoid(const Value& self, std::vector<Shape> shapes)
+      : Node(kKind, operand_list(self), std::move(shapes), hash_all()) {}
+
+  bool can_reuse(const Value& self) const { return operands_match(self); }
+  std::string attrs_string() const override { return format_attrs({}); }
+};
+
 // softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor
 class Softplus final : public Node {
  public:
@@ -1634,6 +1646,104 @@ class MaxDim final : public Node {
 
   const int64_t dim;
   const bool keepdim;
+};
+
+// amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor
+class Amin final : public Node {
+ public:
+  static constexpr OpKind kKind = OpKind::amin;
+
+  Amin(const Value& self, const std::vector<int64_t>& dim, const bool& keepdim,
+       std::vector<Shape> shapes)
+      : Node(kKind, operand_list(self), std::move(shapes), hash_all(dim, keepdim)),
+        dim(dim),
+        keepdim(keepdim) {}
+
+  bool can_reuse(const Value& self, const std::vector<int64_t>& dim, const bool& keepdim) const {
+    return operands_match(self) && attr_equal(dim, this->dim) && attr_equal(keepdim, this->keepdim);
+  }
+  std::string attrs_string() const override {
+    return format_attrs({{"dim", attr_str(dim)}, {"keepdim", attr_str(keepdim)}});
+  }
+
+  const std::vector<int64_t> dim;
+  const bool keepdim;
+};
+
+// sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)
+class Sort final : public Node {
+ public:
+  static constexpr OpKind kKind = OpKind::sort;
+
+  Sort(const Value& self, const int64_t& dim, const bool& descending, std::vector<Shape> shapes)
+      : Node(kKind, operand_list(self), std::move(shapes), hash_all(dim, descending)),
+        dim(dim),
+        descending(descending) {}
+
+  bool can_reuse(const Value& self, const int64_t& dim, const bool& descending) const {
+    return operands_match(self) && attr_equal(dim, this->dim) &&
+           attr_equal(descending, this->descending);
+  }
+  std::string attrs_string() const override {
+    return format_attrs({{"dim", attr_str(dim)}, {"descending", attr_str(descending)}});
+  }
+
+  const int64_t dim;
+  const bool descending;
+};
+
+// topk(Tensor self, int k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values,
+// Tensor indices)
+class Topk final : public Node {
+ public:
+  static constexpr OpKind kKind = OpKind::topk;
+
+  Topk(const Value& self, const int64_t& k, const int64_t& dim, const bool& largest,
+       const bool& sorted, std::vector<Shape> shapes)
+      : Node(kKind, operand_list(self), std::move(shapes), hash_all(k, dim, largest, sorted)),
+        k(k),
+        dim(dim),
+        largest(largest),
+        sorted(sorted) {}
+
+  bool can_reuse(const Value& self, const int64_t& k, const int64_t& dim, const bool& largest,
+                 const bool& sorted) const {
+    return operands_match(self) && attr_equal(k, this->k) && attr_equal(dim, this->dim) &&
+           attr_equal(largest, this->largest) && attr_equal(sorted, this->sorted);
+  }
+  std::string attrs_string() const override {
+    return format_attrs({{"k", attr_str(k)},
+                         {"dim", attr_str(dim)},
+                         {"largest", attr_str(largest)},
+                         {"sorted", attr_str(sorted)}});
+  }
+
+  const int64_t k;
+  const int64_t dim;
+  const bool largest;
+  const bool sorted;
+};
+
+// cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
+class Cumsum final : public Node {
+ public:
+  static constexpr OpKind kKind = OpKind::cumsum;
+
+  Cumsum(const Value& self, const int64_t& dim, const std::optional<DType>& dtype,
+         std::vector<Shape> shapes)
+      : Node(kKind, operand_list(self), std::move(shapes), hash_all(dim, dtype)),
+        dim(dim),
+        dtype(dtype) {}
+
+  bool can_reuse(const Value& self, const int64_t& dim, const std::optional<DType>& dtype) const {
+    return operands_match(self) && attr_equal(dim, this->dim) && attr_equal(dtype, this->dtype);
+  }
+  std::string attrs_string() const override {
+    return format_attrs({{"dim", attr_str(dim)}, {"dtype", attr_str(dtype)}});
+  }
+
+  const int64_t dim;
+  const std::optional<DType> dtype;
 };
 
 // argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor

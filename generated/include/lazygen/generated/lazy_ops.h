@@ -216,6 +216,8 @@ Tensor hardtanh(const Tensor& self, const Scalar& min_val, const Scalar& max_val
 // hardtanh_backward(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val) -> Tensor
 Tensor hardtanh_backward(const Tensor& grad_output, const Tensor& self, const Scalar& min_val,
                          const Scalar& max_val);
+// log_sigmoid(Tensor self) -> Tensor
+Tensor log_sigmoid(const Tensor& self);
 // softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor
 Tensor softplus(const Tensor& self, const Scalar& beta, const Scalar& threshold);
 // softplus_backward(Tensor grad_output, Tensor self, Scalar beta, Scalar threshold) -> Tensor
@@ -258,6 +260,16 @@ Tensor mean_dim(const Tensor& self, const std::optional<std::vector<int64_t>>& d
 Tensor amax(const Tensor& self, const std::vector<int64_t>& dim, bool keepdim);
 // max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
 std::tuple<Tensor, Tensor> max_dim(const Tensor& self, int64_t dim, bool keepdim);
+// amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor
+Tensor amin(const Tensor& self, const std::vector<int64_t>& dim, bool keepdim);
+// sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)
+std::tuple<Tensor, Tensor> sort(const Tensor& self, int64_t dim, bool descending);
+// topk(Tensor self, int k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values,
+// Tensor indices)
+std::tuple<Tensor, Tensor> topk(const Tensor& self, int64_t k, int64_t dim, bool largest,
+                                bool sorted);
+// cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
+Tensor cumsum(const Tensor& self, int64_t dim, std::optional<DType> dtype);
 // argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor
 Tensor argmax(const Tensor& self, std::optional<int64_t> dim, bool keepdim);
 // _softmax(Tensor self, int dim, bool half_to_float) -> Tensor

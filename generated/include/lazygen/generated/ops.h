@@ -217,6 +217,8 @@ Tensor hardtanh(const Tensor& self, const Scalar& min_val = -1, const Scalar& ma
 // hardtanh_backward(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val) -> Tensor
 Tensor hardtanh_backward(const Tensor& grad_output, const Tensor& self, const Scalar& min_val,
                          const Scalar& max_val);
+// log_sigmoid(Tensor self) -> Tensor
+Tensor log_sigmoid(const Tensor& self);
 // softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor
 Tensor softplus(const Tensor& self, const Scalar& beta = 1, const Scalar& threshold = 20);
 // softplus_backward(Tensor grad_output, Tensor self, Scalar beta, Scalar threshold) -> Tensor
@@ -259,6 +261,16 @@ Tensor mean(const Tensor& self, const std::optional<std::vector<int64_t>>& dim,
 Tensor amax(const Tensor& self, const std::vector<int64_t>& dim = {}, bool keepdim = false);
 // max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
 std::tuple<Tensor, Tensor> max(const Tensor& self, int64_t dim, bool keepdim = false);
+// amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor
+Tensor amin(const Tensor& self, const std::vector<int64_t>& dim = {}, bool keepdim = false);
+// sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)
+std::tuple<Tensor, Tensor> sort(const Tensor& self, int64_t dim = -1, bool descending = false);
+// topk(Tensor self, int k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values,
+// Tensor indices)
+std::tuple<Tensor, Tensor> topk(const Tensor& self, int64_t k, int64_t dim = -1,
+                                bool largest = true, bool sorted = true);
+// cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
+Tensor cumsum(const Tensor& self, int64_t dim, std::optional<DType> dtype = std::nullopt);
 // argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor
 Tensor argmax(const Tensor& self, std::optional<int64_t> dim = std::nullopt, bool keepdim = false);
 // _softmax(Tensor self, int dim, bool half_to_float) -> Tensor

@@ -226,6 +226,17 @@ struct BitwiseXorTensor {
   }
 };
 
+// log_sigmoid(Tensor self) -> Tensor
+struct LogSigmoid {
+  static constexpr int kTensors = 1;
+  static constexpr int kScalars = 0;
+  static constexpr unsigned kDTypes = 0x18;  // float32 float64
+  template <class T>
+  LAZYGEN_HD auto operator()(T self) const {
+    return min(self, 0) - log1p(exp(-abs(self)));
+  }
+};
+
 // silu(Tensor self) -> Tensor
 struct Silu {
   static constexpr int kTensors = 1;

@@ -234,6 +234,8 @@ std::vector<Shape> compute_shape_hardtanh(const Shape& self, const Scalar& min_v
 // hardtanh_backward(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val) -> Tensor
 std::vector<Shape> compute_shape_hardtanh_backward(const Shape& grad_output, const Shape& self,
                                                    const Scalar& min_val, const Scalar& max_val);
+// log_sigmoid(Tensor self) -> Tensor
+std::vector<Shape> compute_shape_log_sigmoid(const Shape& self);
 // softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor
 std::vector<Shape> compute_shape_softplus(const Shape& self, const Scalar& beta,
                                           const Scalar& threshold);
@@ -282,6 +284,18 @@ std::vector<Shape> compute_shape_amax(const Shape& self, const std::vector<int64
 // max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
 // (hand-written)
 std::vector<Shape> compute_shape_max_dim(const Shape& self, int64_t dim, bool keepdim);
+// amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor (hand-written)
+std::vector<Shape> compute_shape_amin(const Shape& self, const std::vector<int64_t>& dim,
+                                      bool keepdim);
+// sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)
+// (hand-written)
+std::vector<Shape> compute_shape_sort(const Shape& self, int64_t dim, bool descending);
+// topk(Tensor self, int k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values,
+// Tensor indices) (hand-written)
+std::vector<Shape> compute_shape_topk(const Shape& self, int64_t k, int64_t dim, bool largest,
+                                      bool sorted);
+// cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor (hand-written)
+std::vector<Shape> compute_shape_cumsum(const Shape& self, int64_t dim, std::optional<DType> dtype);
 // argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor (hand-written)
 std::vector<Shape> compute_shape_argmax(const Shape& self, std::optional<int64_t> dim,
                                         bool keepdim);

@@ -118,5 +118,226 @@ at::Tensor mse_loss(const at::Tensor& self, const at::Tensor& target, int64_t re
 // mse_loss_backward(Tensor grad_output, Tensor self, Tensor target, int reduction) -> Tensor
 at::Tensor mse_loss_backward(const at::Tensor& grad_output, const at::Tensor& self,
                              const at::Tensor& target, int64_t reduction);
+// stack(Tensor[] tensors, int dim=0) -> Tensor
+at::Tensor stack(at::TensorList tensors, int64_t dim);
+// repeat(Tensor self, SymInt[] repeats) -> Tensor
+at::Tensor repeat(const at::Tensor& self, c10::IntArrayRef repeats);
+// flip(Tensor self, int[] dims) -> Tensor
+at::Tensor flip(const at::Tensor& self, c10::IntArrayRef dims);
+// tril(Tensor self, int diagonal=0) -> Tensor
+at::Tensor tril(const at::Tensor& self, int64_t diagonal);
+// triu(Tensor self, int diagonal=0) -> Tensor
+at::Tensor triu(const at::Tensor& self, int64_t diagonal);
+// trace(Tensor self) -> Tensor
+at::Tensor trace(const at::Tensor& self);
+// mv(Tensor self, Tensor vec) -> Tensor
+at::Tensor mv(const at::Tensor& self, const at::Tensor& vec);
+// diagonal_copy(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor
+at::Tensor diagonal_copy(const at::Tensor& self, int64_t offset, int64_t dim1, int64_t dim2);
+// as_strided_copy(Tensor self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) ->
+// Tensor
+at::Tensor as_strided_copy(const at::Tensor& self, c10::IntArrayRef size, c10::IntArrayRef stride,
+                           c10::optional<int64_t> storage_offset);
+// unfold_copy(Tensor self, int dimension, int size, int step) -> Tensor
+at::Tensor unfold_copy(const at::Tensor& self, int64_t dimension, int64_t size, int64_t step);
+// select_scatter(Tensor self, Tensor src, int dim, int index) -> Tensor
+at::Tensor select_scatter(const at::Tensor& self, const at::Tensor& src, int64_t dim,
+                          int64_t index);
+// diagonal_scatter(Tensor self, Tensor src, int offset=0, int dim1=0, int dim2=1) -> Tensor
+at::Tensor diagonal_scatter(const at::Tensor& self, const at::Tensor& src, int64_t offset,
+                            int64_t dim1, int64_t dim2);
+// as_strided_scatter(Tensor self, Tensor src, SymInt[] size, SymInt[] stride, SymInt?
+// storage_offset=None) -> Tensor
+at::Tensor as_strided_scatter(const at::Tensor& self, const at::Tensor& src, c10::IntArrayRef size,
+                              c10::IntArrayRef stride, c10::optional<int64_t> storage_offset);
+// detach_copy(Tensor self) -> Tensor
+at::Tensor detach_copy(const at::Tensor& self);
+// alias_copy(Tensor self) -> Tensor
+at::Tensor alias_copy(const at::Tensor& self);
+// squeeze_copy(Tensor self) -> Tensor
+at::Tensor squeeze_copy(const at::Tensor& self);
+// zero(Tensor self) -> Tensor
+at::Tensor zero(const at::Tensor& self);
+// min(Tensor self) -> Tensor
+at::Tensor min(const at::Tensor& self);
+// max(Tensor self) -> Tensor
+at::Tensor max(const at::Tensor& self);
+// all(Tensor self) -> Tensor
+at::Tensor all(const at::Tensor& self);
+// any(Tensor self) -> Tensor
+at::Tensor any(const at::Tensor& self);
+// all.dim(Tensor self, int dim, bool keepdim=False) -> Tensor
+at::Tensor all_dim(const at::Tensor& self, int64_t dim, bool keepdim);
+// any.dim(Tensor self, int dim, bool keepdim=False) -> Tensor
+at::Tensor any_dim(const at::Tensor& self, int64_t dim, bool keepdim);
+// norm.ScalarOpt_dim(Tensor self, Scalar? p, int[1] dim, bool keepdim=False) -> Tensor
+at::Tensor norm_scalaropt_dim(const at::Tensor& self, const c10::optional<at::Scalar>& p,
+                              c10::IntArrayRef dim, bool keepdim);
+// std.correction(Tensor self, int[1]? dim, *, int? correction, bool keepdim=False) -> Tensor
+at::Tensor std_correction(const at::Tensor& self, at::OptionalIntArrayRef dim,
+                          c10::optional<int64_t> correction, bool keepdim);
+// var.correction(Tensor self, int[1]? dim, *, int? correction, bool keepdim=False) -> Tensor
+at::Tensor var_correction(const at::Tensor& self, at::OptionalIntArrayRef dim,
+                          c10::optional<int64_t> correction, bool keepdim);
+// nonzero(Tensor self) -> Tensor
+at::Tensor nonzero(const at::Tensor& self);
+// glu(Tensor self, int dim=-1) -> Tensor
+at::Tensor glu(const at::Tensor& self, int64_t dim);
+// glu_backward(Tensor grad_output, Tensor self, int dim) -> Tensor
+at::Tensor glu_backward(const at::Tensor& grad_output, const at::Tensor& self, int64_t dim);
+// glu_jvp(Tensor glu, Tensor x, Tensor dx, int dim) -> Tensor
+at::Tensor glu_jvp(const at::Tensor& glu, const at::Tensor& x, const at::Tensor& dx, int64_t dim);
+// log_sigmoid_forward(Tensor self) -> (Tensor output, Tensor buffer)
+::std::tuple<at::Tensor, at::Tensor> log_sigmoid_forward(const at::Tensor& self);
+// log_sigmoid_backward(Tensor grad_output, Tensor self, Tensor buffer) -> Tensor
+at::Tensor log_sigmoid_backward(const at::Tensor& grad_output, const at::Tensor& self,
+                                const at::Tensor& buffer);
+// binary_cross_entropy(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean) ->
+// Tensor
+at::Tensor binary_cross_entropy(const at::Tensor& self, const at::Tensor& target,
+                                const c10::optional<at::Tensor>& weight, int64_t reduction);
+// binary_cross_entropy_backward(Tensor grad_output, Tensor self, Tensor target, Tensor?
+// weight=None, int reduction=Mean) -> Tensor
+at::Tensor binary_cross_entropy_backward(const at::Tensor& grad_output, const at::Tensor& self,
+                                         const at::Tensor& target,
+                                         const c10::optional<at::Tensor>& weight,
+                                         int64_t reduction);
+// smooth_l1_loss(Tensor self, Tensor target, int reduction=Mean, float beta=1.0) -> Tensor
+at::Tensor smooth_l1_loss(const at::Tensor& self, const at::Tensor& target, int64_t reduction,
+                          double beta);
+// smooth_l1_loss_backward(Tensor grad_output, Tensor self, Tensor target, int reduction, float
+// beta) -> Tensor
+at::Tensor smooth_l1_loss_backward(const at::Tensor& grad_output, const at::Tensor& self,
+                                   const at::Tensor& target, int64_t reduction, double beta);
+// nll_loss2d_forward(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt
+// ignore_index) -> (Tensor output, Tensor total_weight)
+::std::tuple<at::Tensor, at::Tensor> nll_loss2d_forward(const at::Tensor& self,
+                                                        const at::Tensor& target,
+                                                        const c10::optional<at::Tensor>& weight,
+                                                        int64_t reduction, int64_t ignore_index);
+// nll_loss2d_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int
+// reduction, SymInt ignore_index, Tensor total_weight) -> Tensor
+at::Tensor nll_loss2d_backward(const at::Tensor& grad_output, const at::Tensor& self,
+                               const at::Tensor& target, const c10::optional<at::Tensor>& weight,
+                               int64_t reduction, int64_t ignore_index,
+                               const at::Tensor& total_weight);
+// native_group_norm(Tensor input, Tensor? weight, Tensor? bias, SymInt N, SymInt C, SymInt HxW, int
+// group, float eps) -> (Tensor, Tensor, Tensor)
+::std::tuple<at::Tensor, at::Tensor, at::Tensor> native_group_norm(
+    const at::Tensor& input, const c10::optional<at::Tensor>& weight,
+    const c10::optional<at::Tensor>& bias, int64_t N, int64_t C, int64_t HxW, int64_t group,
+    double eps);
+// native_group_norm_backward(Tensor grad_out, Tensor input, Tensor mean, Tensor rstd, Tensor?
+// weight, SymInt N, SymInt C, SymInt HxW, int group, bool[3] output_mask) -> (Tensor, Tensor,
+// Tensor)
+::std::tuple<at::Tensor, at::Tensor, at::Tensor> native_group_norm_backward(
+    const at::Tensor& grad_out, const at::Tensor& input, const at::Tensor& mean,
+    const at::Tensor& rstd, const c10::optional<at::Tensor>& weight, int64_t N, int64_t C,
+    int64_t HxW, int64_t group, ::std::array<bool, 3> output_mask);
+// avg_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool
+// ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor
+at::Tensor avg_pool2d(const at::Tensor& self, c10::IntArrayRef kernel_size, c10::IntArrayRef stride,
+                      c10::IntArrayRef padding, bool ceil_mode, bool count_include_pad,
+                      c10::optional<int64_t> divisor_override);
+// avg_pool2d_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2]
+// padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor
+at::Tensor avg_pool2d_backward(const at::Tensor& grad_output, const at::Tensor& self,
+                               c10::IntArrayRef kernel_size, c10::IntArrayRef stride,
+                               c10::IntArrayRef padding, bool ceil_mode, bool count_include_pad,
+                               c10::optional<int64_t> divisor_override);
+// _adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor
+at::Tensor _adaptive_avg_pool2d(const at::Tensor& self, c10::IntArrayRef output_size);
+// _adaptive_avg_pool2d_backward(Tensor grad_output, Tensor self) -> Tensor
+at::Tensor _adaptive_avg_pool2d_backward(const at::Tensor& grad_output, const at::Tensor& self);
+// upsample_nearest2d(Tensor self, SymInt[2] output_size, float? scales_h=None, float?
+// scales_w=None) -> Tensor
+at::Tensor upsample_nearest2d(const at::Tensor& self, c10::IntArrayRef output_size,
+                              c10::optional<double> scales_h, c10::optional<double> scales_w);
+// upsample_nearest2d_backward(Tensor grad_output, SymInt[2] output_size, SymInt[4] input_size,
+// float? scales_h=None, float? scales_w=None) -> Tensor
+at::Tensor upsample_nearest2d_backward(const at::Tensor& grad_output, c10::IntArrayRef output_size,
+                                       c10::IntArrayRef input_size, c10::optional<double> scales_h,
+                                       c10::optional<double> scales_w);
+// upsample_bilinear2d(Tensor self, SymInt[2] output_size, bool align_corners, float? scales_h=None,
+// float? scales_w=None) -> Tensor
+at::Tensor upsample_bilinear2d(const at::Tensor& self, c10::IntArrayRef output_size,
+                               bool align_corners, c10::optional<double> scales_h,
+                               c10::optional<double> scales_w);
+// upsample_bilinear2d_backward(Tensor grad_output, SymInt[2] output_size, SymInt[4] input_size,
+// bool align_corners, float? scales_h=None, float? scales_w=None) -> Tensor
+at::Tensor upsample_bilinear2d_backward(const at::Tensor& grad_output, c10::IntArrayRef output_size,
+                                        c10::IntArrayRef input_size, bool align_corners,
+                                        c10::optional<double> scales_h,
+                                        c10::optional<double> scales_w);
+// native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)
+::std::tuple<at::Tensor, at::Tensor> native_dropout(const at::Tensor& input, double p,
+                                                    c10::optional<bool> train);
+// native_dropout_backward(Tensor grad_output, Tensor mask, float scale) -> Tensor
+at::Tensor native_dropout_backward(const at::Tensor& grad_output, const at::Tensor& mask,
+                                   double scale);
+// bernoulli(Tensor self, *, Generator? generator=None) -> Tensor
+at::Tensor bernoulli(const at::Tensor& self, c10::optional<at::Generator> generator);
+// normal_(Tensor(a!) self, float mean=0, float std=1, *, Generator? generator=None) -> Tensor(a!)
+at::Tensor& normal_inplace(at::Tensor& self, double mean, double std,
+                           c10::optional<at::Generator> generator);
+// random_(Tensor(a!) self, *, Generator? generator=None) -> Tensor(a!)
+at::Tensor& random_inplace(at::Tensor& self, c10::optional<at::Generator> generator);
+// random_.from(Tensor(a!) self, int from, int? to, *, Generator? generator=None) -> Tensor(a!)
+at::Tensor& random_inplace_from(at::Tensor& self, int64_t from, c10::optional<int64_t> to,
+                                c10::optional<at::Generator> generator);
+// random_.to(Tensor(a!) self, int to, *, Generator? generator=None) -> Tensor(a!)
+at::Tensor& random_inplace_to(at::Tensor& self, int64_t to, c10::optional<at::Generator> generator);
+// div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor
+at::Tensor div_tensor_mode(const at::Tensor& self, const at::Tensor& other,
+                           c10::optional<c10::string_view> rounding_mode);
+// masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor
+at::Tensor masked_fill_tensor(const at::Tensor& self, const at::Tensor& mask,
+                              const at::Tensor& value);
+// masked_fill_.Tensor(Tensor(a!) self, Tensor mask, Tensor value) -> Tensor(a!)
+at::Tensor& masked_fill_inplace_tensor(at::Tensor& self, const at::Tensor& mask,
+                                       const at::Tensor& value);
+// masked_fill_.Scalar(Tensor(a!) self, Tensor mask, Scalar value) -> Tensor(a!)
+at::Tensor& masked_fill_inplace_scalar(at::Tensor& self, const at::Tensor& mask,
+                                       const at::Scalar& value);
+// pow_.Scalar(Tensor(a!) self, Scalar exponent) -> Tensor(a!)
+at::Tensor& pow_inplace_scalar(at::Tensor& self, const at::Scalar& exponent);
+// scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor
+at::Tensor scatter_src(const at::Tensor& self, int64_t dim, const at::Tensor& index,
+                       const at::Tensor& src);
+// scatter_.src(Tensor(a!) self, int dim, Tensor index, Tensor src) -> Tensor(a!)
+at::Tensor& scatter_inplace_src(at::Tensor& self, int64_t dim, const at::Tensor& index,
+                                const at::Tensor& src);
+// index_fill_.int_Tensor(Tensor(a!) self, int dim, Tensor index, Tensor value) -> Tensor(a!)
+at::Tensor& index_fill_inplace_int_tensor(at::Tensor& self, int64_t dim, const at::Tensor& index,
+                                          const at::Tensor& value);
+// index_fill_.int_Scalar(Tensor(a!) self, int dim, Tensor index, Scalar value) -> Tensor(a!)
+at::Tensor& index_fill_inplace_int_scalar(at::Tensor& self, int64_t dim, const at::Tensor& index,
+                                          const at::Scalar& value);
+// masked_select(Tensor self, Tensor mask) -> Tensor
+at::Tensor masked_select(const at::Tensor& self, const at::Tensor& mask);
+// diagonal_backward(Tensor grad_output, SymInt[] input_sizes, int offset, int dim1, int dim2) ->
+// Tensor
+at::Tensor diagonal_backward(const at::Tensor& grad_output, c10::IntArrayRef input_sizes,
+                             int64_t offset, int64_t dim1, int64_t dim2);
+// unfold_backward(Tensor grad_in, int[] input_sizes, int dim, int size, int step) -> Tensor
+at::Tensor unfold_backward(const at::Tensor& grad_in, c10::IntArrayRef input_sizes, int64_t dim,
+                           int64_t size, int64_t step);
+// sub_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)
+at::Tensor& sub_inplace_tensor(at::Tensor& self, const at::Tensor& other, const at::Scalar& alpha);
+// log_(Tensor(a!) self) -> Tensor(a!)
+at::Tensor& log_inplace(at::Tensor& self);
+// masked_scatter_(Tensor(a!) self, Tensor mask, Tensor source) -> Tensor(a!)
+at::Tensor& masked_scatter_inplace(at::Tensor& self, const at::Tensor& mask,
+                                   const at::Tensor& source);
+// scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor
+at::Tensor scatter_value(const at::Tensor& self, int64_t dim, const at::Tensor& index,
+                         const at::Scalar& value);
+// scatter_.value(Tensor(a!) self, int dim, Tensor index, Scalar value) -> Tensor(a!)
+at::Tensor& scatter_inplace_value(at::Tensor& self, int64_t dim, const at::Tensor& index,
+                                  const at::Scalar& value);
+// sort.stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False) -> (Tensor values,
+// Tensor indices)
+::std::tuple<at::Tensor, at::Tensor> sort_stable(const at::Tensor& self, c10::optional<bool> stable,
+                                                 int64_t dim, bool descending);
 
 }  // namespace lazygen::pytorch::adapters

@@ -69,6 +69,55 @@ TEST_P(Composites, SplitChunkAndUnbindAreViewsOfTheRightSizes) {
   expect_values(rows[1], {7, 8, 9, 10, 11, 12, 13});
 }
 
+TEST_P(Composites, RearrangingCompositesMatchPyTorch) {
+  expect_values(stack({on(x()), on(x()) * 2.0}, 1), {1, 2, 4, 7, 2, 4, 8, 14, 0, -1, 3, 5, 0, -2, 6, 10});
+  EXPECT_EQ(repeat(on(x()), {2, 1}).sizes(), (IntList{4, 4}));
+  expect_values(flip(on(x()), {1}), {7, 4, 2, 1, 5, 3, -1, 0});
+  expect_values(triu(on(x()), 1), {0, 2, 4, 7, 0, 0, 3, 5});
+  expect_values(unfold_copy(on(x()), 1, 2, 2), {1, 2, 4, 7, 0, -1, 3, 5});
+  EXPECT_EQ(unfold_copy(on(x()), 1, 2, 2).sizes(), (IntList{2, 2, 2}));
+  expect_values(diagonal_copy(on(x()), 1), {2, 3});
+  const Tensor nz = nonzero(on(x()));
+  EXPECT_EQ(nz.sizes(), (IntList{7, 2}));
+  EXPECT_EQ(values<int64_t>(nz.cpu()), (std::vector<int64_t>{0, 0, 0, 1, 0, 2, 0, 3, 1, 1, 1, 2, 1, 3}));
+}
+
+TEST_P(Composites, ReductionLossAndResamplingCompositesMatchPyTorch) {
+  expect_values(norm(on(x()), std::nullopt, {1}), {8.366600265340756, 5.916079783099616});
+  expect_values(norm(on(x()), 3.0), {8.28649276418149});
+  expect_values(cumsum(on(x()), 1), {1, 3, 7, 14, 0, -1, 2, 7});
+  expect_values(smooth_l1_loss(on(x()), flip(on(x()), {1})), {3.75});
+  expect_values(glu(on(x()), 1), {0.9820137900379085, 1.9981778976111988, 0.0, -0.9933071490757153});
+  const Tensor image = on(reshape(x(), {1, 1, 2, 4}));
+  expect_values(avg_pool2d(image, {2}, {2}, {1}, false, false), {1, 3, 7, 0, 1, 5});
+  expect_values(upsample_bilinear2d(image, {3, 5}, false),
+                {1.0, 1.7, 3.0, 4.9, 7.0, 0.5, 0.5, 2.0, 4.25, 6.0, 0.0, -0.7, 1.0, 3.6, 5.0}, 1e-7);
+  expect_values(_adaptive_avg_pool2d(image, {1, 3}), {0.5, 2.0, 4.75});
+}
+
+TEST_P(Composites, EinsumAndCausalAttentionMatchPyTorch) {
+  const Tensor a = on(reshape(arange(6, DType::Float64), {2, 3}));
+  const Tensor b = on(reshape(arange(12, DType::Float64), {3, 4}) - 5.0);
+  expect_values(einsum("ij,jk->ik", {a, b}), {5, 8, 11, 14, -4, 8, 20, 32});
+  expect_values(einsum("ij->j", {a}), {3, 5, 7});
+  expect_values(einsum("ij,ij->i", {a, a}), {5, 50});
+  EXPECT_EQ(einsum("bij,bkj->bik", {reshape(a, {1, 2, 3}), reshape(t(b), {1, 4, 3})}).sizes(), (IntList{1, 2, 4}));
+  const Tensor q = on(tensor<double>({1, 0, 0, 1, 1, 1}, IntList{1, 3, 2}));
+  expect_values(scaled_dot_product_attention(q, q, q, std::nullopt, true),
+                {1.0, 0.0, 0.33023845067334306, 0.6697615493266569, 0.7517449217422769, 0.7517449217422769});
+}
+
+TEST_P(Composites, ArgumentErrorsNameTheOpAndShapes) {
+  EXPECT_THROW(stack({on(x()), on(w()).t()}), ShapeError);
+  EXPECT_THROW(glu(on(tensor<double>({1, 2, 3}))), ShapeError);
+  EXPECT_THROW(as_strided_copy(on(x()), {2, 2}, {4, 8}), ShapeError);
+  EXPECT_THROW(trace(on(tensor<double>({1, 2}))), ShapeError);
+  EXPECT_THROW(avg_pool2d(on(reshape(x(), {1, 1, 2, 4})), {2}, {1}, {2}), ShapeError);  // pad > kernel / 2
+  EXPECT_THROW(max(on(zeros({0, 3}, DType::Float64))), ShapeError);
+  EXPECT_THROW(einsum("ij,jk->ik", {on(x()), on(x())}), ShapeError);  // j is 4 and 2
+  EXPECT_THROW(einsum("...ij->ij", {on(x())}), ShapeError);
+}
+
 TEST_P(Composites, EluBackwardFromInputOrResultEqualsEluDerivative) {
   const Tensor input = tensor<double>({-2, -0.5, 0, 0.25, 3});
   const Tensor x = on(input).detach().requires_grad_();

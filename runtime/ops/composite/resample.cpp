@@ -1,0 +1,324 @@
+// Average pooling, adaptive average pooling and nearest / bilinear upsampling of [N, C, H, W]
+// (lazygen/composite.h) and their backward ops.
+//
+// Note [Separable resampling]
+// Each of these maps every row and every column independently: output = Mh @ x @ Mw^T for two
+// weight matrices [out, in] that depend on sizes and arguments only (an average pool's window
+// weights, an interpolation's two taps). They are built on the host when the op is traced and
+// applied as two matrix products over the last two dims (N-D @ 2-D folds into one mm each), so
+// the lazy device fuses and caches them like any product, and autograd differentiates them. The
+// backward ops apply the transposed matrices. A dense matrix does in*out multiply-adds per row
+// where a window needs k: cheap for the pooling ResNets end with and 2x upsampling, not the
+// fastest path for large images.
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "lazygen/composite.h"
+#include "lazygen/factory.h"
+#include "lazygen/generated/ops.h"
+#include "lazygen/operators.h"
+
+namespace lazygen {
+namespace {
+
+// A row-major [rows, cols] weight matrix built on the host.
+struct Weights {
+  int64_t rows = 0, cols = 0;
+  std::vector<double> w;
+  Weights(int64_t r, int64_t c) : rows(r), cols(c), w(static_cast<size_t>(r * c), 0.0) {}
+  double& at(int64_t r, int64_t c) { return w[static_cast<size_t>(r * cols + c)]; }
+  Tensor on(const Tensor& like) const {
+    return tensor(w, IntList{rows, cols}, like.dtype(), like.device());
+  }
+};
+
+// Mh @ x @ Mw^T over x's last two dims (Note [Separable resampling]); backward: Mh^T @ x @ Mw.
+Tensor apply(const Tensor& x, const Weights& h, const Weights& w, bool backward) {
+  const Tensor mh = h.on(x), mw = w.on(x);
+  const Tensor rows_done = x.matmul(backward ? mw : t(mw));  // [.., H, W']
+  const Tensor cols_done =
+      transpose(rows_done, -1, -2).matmul(backward ? mh : t(mh));  // [.., W', H']
+  return transpose(cols_done, -1, -2);
+}
+
+void check_floating(const char* op, const Tensor& self) {
+  if (!is_floating(self.dtype())) {
+    throw ShapeError(op, std::string("takes float32 and float64 tensors, got ") +
+                             std::string(dtype_name(self.dtype())));
+  }
+}
+
+void check_rank(const char* op, const Tensor& self, bool allow_3d) {
+  if (self.dim() != 4 && !(allow_3d && self.dim() == 3)) {
+    throw ShapeError(op, std::string("expected ") + (allow_3d ? "3D or " : "") +
+                             "4D input, got shape " + sizes_str(self.sizes()));
+  }
+}
+
+// One of a pair of int[2] arguments (a single value stands for both).
+int64_t pick(const char* op, const char* what, const std::vector<int64_t>& v, size_t i) {
+  if (v.size() != 1 && v.size() != 2) {
+    throw ShapeError(op, std::string(what) +
+                             " must either be a single int, or a tuple of two ints, got " +
+                             sizes_str(v));
+  }
+  return v.size() == 1 ? v[0] : v[i];
+}
+
+// One axis of an average pool: the window weights and, for count_include_pad or
+// divisor_override, a per-axis window size (the divisor is their product: separable).
+struct PoolAxis {
+  int64_t in = 0, kernel = 0, stride = 0, pad = 0;
+  bool ceil_mode = false;
+  int64_t out() const {
+    const int64_t span = in + 2 * pad - kernel;
+    int64_t n = (ceil_mode ? (span + stride - 1) / stride : span / stride) + 1;
+    if (ceil_mode && (n - 1) * stride >= in + pad) --n;  // the last window must start inside
+    return n;
+  }
+  // Each output's window: 1 / its size when `divide`, else 1 (divisor_override divides outside).
+  Weights weights(bool count_include_pad, bool divide) const {
+    Weights m(out(), in);
+    for (int64_t i = 0; i < m.rows; ++i) {
+      const int64_t start = i * stride - pad, end = std::min(start + kernel, in + pad);
+      const int64_t lo = std::max<int64_t>(start, 0), hi = std::min(end, in);
+      const double size = static_cast<double>(count_include_pad ? end - start : hi - lo);
+      for (int64_t j = lo; j < hi; ++j) m.at(i, j) = divide ? 1.0 / size : 1.0;
+    }
+    return m;
+  }
+};
+
+struct AvgPool {
+  PoolAxis h, w;
+  bool count_include_pad = true;
+  std::optional<int64_t> divisor_override;
+};
+
+AvgPool avg_pool(const char* op, const Tensor& self, const std::vector<int64_t>& kernel_size,
+                 const std::vector<int64_t>& stride, const std::vector<int64_t>& padding,
+                 bool ceil_mode, bool count_include_pad, std::optional<int64_t> divisor_override) {
+  check_rank(op, self, true);
+  check_floating(op, self);
+  AvgPool p;
+  PoolAxis* axes[2] = {&p.h, &p.w};
+  for (size_t i = 0; i < 2; ++i) {
+    PoolAxis& a = *axes[i];
+    a.in = self.size(static_cast<int64_t>(i) - 2);
+    a.kernel = pick(op, "kernel_size", kernel_size, i);
+    a.stride = stride.empty() ? a.kernel : pick(op, "stride", stride, i);
+    a.pad = pick(op, "padding", padding, i);
+    a.ceil_mode = ceil_mode;
+    if (a.kernel <= 0 || a.stride <= 0) {
+      throw ShapeError(op, "kernel size and stride must be greater than zero, got kernel_size " +
+                               sizes_str(kernel_size) + ", stride " + sizes_str(stride));
+    }
+    if (a.pad < 0 || a.pad > a.kernel / 2) {
+      throw ShapeError(
+          op, "pad should be at most half of kernel size, but got pad=" + std::to_string(a.pad) +
+                  " and kernel_size=" + std::to_string(a.kernel));
+    }
+    if (a.out() < 1) {
+      throw ShapeError(op, "given input of shape " + sizes_str(self.sizes()) +
+                               ", the calculated output size is too small (kernel_size " +
+                               sizes_str(kernel_size) + ", padding " + sizes_str(padding) + ")");
+    }
+  }
+  if (divisor_override && *divisor_override == 0) throw ShapeError(op, "divisor must be not zero");
+  p.count_include_pad = count_include_pad;
+  p.divisor_override = divisor_override;
+  return p;
+}
+
+Tensor run_avg_pool(const Tensor& x, const AvgPool& p, bool backward) {
+  const bool divide = !p.divisor_override;
+  const Tensor out = apply(x, p.h.weights(p.count_include_pad, divide),
+                           p.w.weights(p.count_include_pad, divide), backward);
+  return divide ? out : out / static_cast<double>(*p.divisor_override);
+}
+
+// Adaptive average pooling along one axis: output i averages [floor(i*in/out), ceil((i+1)*in/out)).
+Weights adaptive_weights(int64_t in, int64_t out) {
+  Weights m(out, in);
+  for (int64_t i = 0; i < out; ++i) {
+    const int64_t lo = (i * in) / out, hi = ((i + 1) * in + out - 1) / out;
+    for (int64_t j = lo; j < hi; ++j) m.at(i, j) = 1.0 / static_cast<double>(hi - lo);
+  }
+  return m;
+}
+
+// PyTorch's source-index scale: 1 / scale when given (and positive), else in / out.
+float index_scale(int64_t in, int64_t out, std::optional<double> scale) {
+  if (scale && *scale > 0) return static_cast<float>(1.0 / *scale);
+  return static_cast<float>(in) / static_cast<float>(out);
+}
+
+Weights nearest_weights(int64_t in, int64_t out, std::optional<double> scale) {
+  Weights m(out, in);
+  const float s = index_scale(in, out, scale);
+  for (int64_t i = 0; i < out; ++i) {
+    const auto src = std::min(static_cast<int64_t>(std::floor(static_cast<float>(i) * s)), in - 1);
+    m.at(i, src) = 1.0;
+  }
+  return m;
+}
+
+// Interpolation weights computed in Opmath, the type PyTorch's kernel computes source indices
+// in for the tensor's dtype (float for float32, double for float64).
+template <class Opmath>
+Weights bilinear_weights_in(int64_t in, int64_t out, bool align_corners,
+                            std::optional<double> scale) {
+  Weights m(out, in);
+  Opmath s = 0;
+  if (align_corners) {
+    s = out > 1 ? static_cast<Opmath>(in - 1) / static_cast<Opmath>(out - 1) : Opmath(0);
+  } else {
+    s = scale && *scale > 0 ? static_cast<Opmath>(1.0 / *scale)
+                            : static_cast<Opmath>(in) / static_cast<Opmath>(out);
+  }
+  for (int64_t i = 0; i < out; ++i) {
+    const auto dst = static_cast<Opmath>(i);
+    const Opmath src =
+        align_corners ? s * dst : std::max(s * (dst + Opmath(0.5)) - Opmath(0.5), Opmath(0));
+    const auto lo = std::min(static_cast<int64_t>(src), in - 1);
+    const int64_t hi = lo + (lo < in - 1 ? 1 : 0);
+    const Opmath lambda = std::min(src - static_cast<Opmath>(lo), Opmath(1));
+    m.at(i, lo) += static_cast<double>(Opmath(1) - lambda);
+    m.at(i, hi) += static_cast<double>(lambda);
+  }
+  return m;
+}
+
+Weights bilinear_weights(const Tensor& like, int64_t in, int64_t out, bool align_corners,
+                         std::optional<double> scale) {
+  return like.dtype() == DType::Float64 ? bilinear_weights_in<double>(in, out, align_corners, scale)
+                                        : bilinear_weights_in<float>(in, out, align_corners, scale);
+}
+
+// The output size of upsampling `self` (checked), as [out_h, out_w].
+std::pair<int64_t, int64_t> upsample_size(const char* op, const std::vector<int64_t>& input_sizes,
+                                          const std::vector<int64_t>& output_size) {
+  if (output_size.size() != 2) {
+    throw ShapeError(op, "expected output_size of 2 elements, got " + sizes_str(output_size));
+  }
+  if (input_sizes.size() != 4)
+    throw ShapeError(op, "expected 4D input, got shape " + sizes_str(input_sizes));
+  if (input_sizes[2] <= 0 || input_sizes[3] <= 0 || output_size[0] <= 0 || output_size[1] <= 0) {
+    throw ShapeError(op, "input and output sizes should be greater than 0, but got input (H: " +
+                             std::to_string(input_sizes[2]) +
+                             ", W: " + std::to_string(input_sizes[3]) +
+                             ") output (H: " + std::to_string(output_size[0]) +
+                             ", W: " + std::to_string(output_size[1]) + ")");
+  }
+  return {output_size[0], output_size[1]};
+}
+
+void check_grad_sizes(const char* op, const Tensor& grad_output, const std::vector<int64_t>& want) {
+  if (grad_output.sizes() != want) {
+    throw ShapeError(op, "expected grad_output of shape " + sizes_str(want) + ", got " +
+                             sizes_str(grad_output.sizes()));
+  }
+}
+
+std::vector<int64_t> with_last_two(std::vector<int64_t> sizes, int64_t h, int64_t w) {
+  sizes[sizes.size() - 2] = h;
+  sizes[sizes.size() - 1] = w;
+  return sizes;
+}
+
+}  // namespace
+
+Tensor avg_pool2d(const Tensor& self, const std::vector<int64_t>& kernel_size,
+                  const std::vector<int64_t>& stride, const std::vector<int64_t>& padding,
+                  bool ceil_mode, bool count_include_pad, std::optional<int64_t> divisor_override) {
+  const AvgPool p = avg_pool("avg_pool2d", self, kernel_size, stride, padding, ceil_mode,
+                             count_include_pad, divisor_override);
+  return run_avg_pool(self, p, false);
+}
+
+Tensor avg_pool2d_backward(const Tensor& grad_output, const Tensor& self,
+                           const std::vector<int64_t>& kernel_size,
+                           const std::vector<int64_t>& stride, const std::vector<int64_t>& padding,
+                           bool ceil_mode, bool count_include_pad,
+                           std::optional<int64_t> divisor_override) {
+  const AvgPool p = avg_pool("avg_pool2d_backward", self, kernel_size, stride, padding, ceil_mode,
+                             count_include_pad, divisor_override);
+  check_grad_sizes("avg_pool2d_backward", grad_output,
+                   with_last_two(self.sizes(), p.h.out(), p.w.out()));
+  return run_avg_pool(grad_output, p, true);
+}
+
+Tensor _adaptive_avg_pool2d(const Tensor& self, const std::vector<int64_t>& output_size) {
+  check_rank("_adaptive_avg_pool2d", self, true);
+  check_floating("_adaptive_avg_pool2d", self);
+  if (output_size.size() != 2 || output_size[0] < 0 || output_size[1] < 0) {
+    throw ShapeError("_adaptive_avg_pool2d",
+                     "output_size must be 2 non-negative sizes, got " + sizes_str(output_size));
+  }
+  for (int64_t d = 1; d < self.dim(); ++d) {
+    if (self.size(d) == 0) {
+      throw ShapeError("_adaptive_avg_pool2d",
+                       "expected input to have non-zero size for non-batch dimensions, "
+                       "but input has shape " +
+                           sizes_str(self.sizes()));
+    }
+  }
+  return apply(self, adaptive_weights(self.size(-2), output_size[0]),
+               adaptive_weights(self.size(-1), output_size[1]), false);
+}
+
+Tensor _adaptive_avg_pool2d_backward(const Tensor& grad_output, const Tensor& self) {
+  check_rank("_adaptive_avg_pool2d_backward", self, true);
+  check_floating("_adaptive_avg_pool2d_backward", self);
+  if (grad_output.dim() != self.dim()) {
+    throw ShapeError("_adaptive_avg_pool2d_backward",
+                     "grad_output of shape " + sizes_str(grad_output.sizes()) +
+                         " does not match input of shape " + sizes_str(self.sizes()));
+  }
+  return apply(grad_output, adaptive_weights(self.size(-2), grad_output.size(-2)),
+               adaptive_weights(self.size(-1), grad_output.size(-1)), true);
+}
+
+Tensor upsample_nearest2d(const Tensor& self, const std::vector<int64_t>& output_size,
+                          std::optional<double> scales_h, std::optional<double> scales_w) {
+  check_floating("upsample_nearest2d", self);
+  const auto [oh, ow] = upsample_size("upsample_nearest2d", self.sizes(), output_size);
+  return apply(self, nearest_weights(self.size(2), oh, scales_h),
+               nearest_weights(self.size(3), ow, scales_w), false);
+}
+
+Tensor upsample_nearest2d_backward(const Tensor& grad_output,
+                                   const std::vector<int64_t>& output_size,
+                                   const std::vector<int64_t>& input_size,
+                                   std::optional<double> scales_h, std::optional<double> scales_w) {
+  check_floating("upsample_nearest2d_backward", grad_output);
+  const auto [oh, ow] = upsample_size("upsample_nearest2d_backward", input_size, output_size);
+  check_grad_sizes("upsample_nearest2d_backward", grad_output, with_last_two(input_size, oh, ow));
+  return apply(grad_output, nearest_weights(input_size[2], oh, scales_h),
+               nearest_weights(input_size[3], ow, scales_w), true);
+}
+
+Tensor upsample_bilinear2d(const Tensor& self, const std::vector<int64_t>& output_size,
+                           bool align_corners, std::optional<double> scales_h,
+                           std::optional<double> scales_w) {
+  check_floating("upsample_bilinear2d", self);
+  const auto [oh, ow] = upsample_size("upsample_bilinear2d", self.sizes(), output_size);
+  return apply(self, bilinear_weights(self, self.size(2), oh, align_corners, scales_h),
+               bilinear_weights(self, self.size(3), ow, align_corners, scales_w), false);
+}
+
+Tensor upsample_bilinear2d_backward(const Tensor& grad_output,
+                                    const std::vector<int64_t>& output_size,
+                                    const std::vector<int64_t>& input_size, bool align_corners,
+                                    std::optional<double> scales_h,
+                                    std::optional<double> scales_w) {
+  check_floating("upsample_bilinear2d_backward", grad_output);
+  const auto [oh, ow] = upsample_size("upsample_bilinear2d_backward", input_size, output_size);
+  check_grad_sizes("upsample_bilinear2d_backward", grad_output, with_last_two(input_size, oh, ow));
+  return apply(grad_output,
+               bilinear_weights(grad_output, input_size[2], oh, align_corners, scales_h),
+               bilinear_weights(grad_output, input_size[3], ow, align_corners, scales_w), true);
+}
+
+}  // namespace lazygen

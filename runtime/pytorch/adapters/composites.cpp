@@ -1,0 +1,327 @@
+// Adapters for PyTorch's rearranging and reducing ops that lazygen serves as composites
+// (ops.yaml, "PyTorch adapters"; lazygen/composite.h): stack, repeat, flip, tril/triu, the
+// copying views and their scatters, trace, mv, zero, min/max/all/any of a whole tensor, norm,
+// std/var, nonzero, division with a rounding mode, masked_fill by a tensor value; and the ops
+// PyTorch's backward formulas call for them (scatter_, index_fill_, masked_fill_, pow_,
+// masked_select, diagonal_backward, unfold_backward). Each converts its arguments and calls the
+// composite (or op) of the same name; an in-place form writes the result back with copy_ after
+// checking that its dtype casts to self's.
+#include <c10/core/ScalarType.h>
+#include <c10/util/Exception.h>
+
+#include <string_view>
+
+#include "core/tensor/shape_rules.h"
+#include "lazygen/composite.h"
+#include "lazygen/factory.h"
+#include "lazygen/generated/ops.h"
+#include "lazygen/generated/torch_adapters.h"
+#include "pytorch/call.h"
+
+namespace lazygen::pytorch::adapters {
+
+at::Tensor stack(at::TensorList tensors, int64_t dim) {
+  Call c("stack", {});
+  return c.result(lazygen::stack(c.arg(tensors), dim));
+}
+
+at::Tensor repeat(const at::Tensor& self, c10::IntArrayRef repeats) {
+  Call c("repeat", {&self});
+  return c.result(lazygen::repeat(c.arg(self), c.arg(repeats)));
+}
+
+at::Tensor flip(const at::Tensor& self, c10::IntArrayRef dims) {
+  Call c("flip", {&self});
+  return c.result(lazygen::flip(c.arg(self), c.arg(dims)));
+}
+
+at::Tensor tril(const at::Tensor& self, int64_t diagonal) {
+  Call c("tril", {&self});
+  return c.result(lazygen::tril(c.arg(self), diagonal));
+}
+
+at::Tensor triu(const at::Tensor& self, int64_t diagonal) {
+  Call c("triu", {&self});
+  return c.result(lazygen::triu(c.arg(self), diagonal));
+}
+
+at::Tensor trace(const at::Tensor& self) {
+  Call c("trace", {&self});
+  return c.result(lazygen::trace(c.arg(self)));
+}
+
+at::Tensor mv(const at::Tensor& self, const at::Tensor& vec) {
+  Call c("mv", {&self, &vec});
+  return c.result(lazygen::mv(c.arg(self), c.arg(vec)));
+}
+
+at::Tensor diagonal_copy(const at::Tensor& self, int64_t offset, int64_t dim1, int64_t dim2) {
+  Call c("diagonal_copy", {&self});
+  return c.result(lazygen::diagonal_copy(c.arg(self), offset, dim1, dim2));
+}
+
+at::Tensor as_strided_copy(const at::Tensor& self, c10::IntArrayRef size, c10::IntArrayRef stride,
+                           c10::optional<int64_t> storage_offset) {
+  Call c("as_strided_copy", {&self});
+  return c.result(
+      lazygen::as_strided_copy(c.arg(self), c.arg(size), c.arg(stride), c.arg(storage_offset)));
+}
+
+at::Tensor unfold_copy(const at::Tensor& self, int64_t dimension, int64_t size, int64_t step) {
+  Call c("unfold_copy", {&self});
+  return c.result(lazygen::unfold_copy(c.arg(self), dimension, size, step));
+}
+
+at::Tensor select_scatter(const at::Tensor& self, const at::Tensor& src, int64_t dim,
+                          int64_t index) {
+  Call c("select_scatter", {&self, &src});
+  return c.result(lazygen::select_scatter(c.arg(self), c.arg(src), dim, index));
+}
+
+at::Tensor diagonal_scatter(const at::Tensor& self, const at::Tensor& src, int64_t offset,
+                            int64_t dim1, int64_t dim2) {
+  Call c("diagonal_scatter", {&self, &src});
+  return c.result(lazygen::diagonal_scatter(c.arg(self), c.arg(src), offset, dim1, dim2));
+}
+
+at::Tensor as_strided_scatter(const at::Tensor& self, const at::Tensor& src, c10::IntArrayRef size,
+                              c10::IntArrayRef stride, c10::optional<int64_t> storage_offset) {
+  Call c("as_strided_scatter", {&self, &src});
+  return c.result(lazygen::as_strided_scatter(c.arg(self), c.arg(src), c.arg(size), c.arg(stride),
+                                              c.arg(storage_offset)));
+}
+
+// The functional forms of detach, alias and squeeze: copies (a lazy copy costs nothing until
+// either side is written).
+at::Tensor detach_copy(const at::Tensor& self) {
+  Call c("detach_copy", {&self});
+  return c.result(c.arg(self).clone());
+}
+
+at::Tensor alias_copy(const at::Tensor& self) {
+  Call c("alias_copy", {&self});
+  return c.result(c.arg(self).clone());
+}
+
+at::Tensor squeeze_copy(const at::Tensor& self) {
+  Call c("squeeze_copy", {&self});
+  std::vector<int64_t> sizes;
+  for (int64_t s : c.arg(self).sizes()) {
+    if (s != 1) sizes.push_back(s);
+  }
+  return c.result(reshape(c.arg(self), sizes));
+}
+
+at::Tensor zero(const at::Tensor& self) {
+  Call c("zero", {&self});
+  return c.result(zeros_like(c.arg(self)));
+}
+
+at::Tensor min(const at::Tensor& self) {
+  Call c("min", {&self});
+  return c.result(lazygen::min(c.arg(self)));
+}
+
+at::Tensor max(const at::Tensor& self) {
+  Call c("max", {&self});
+  return c.result(lazygen::max(c.arg(self)));
+}
+
+at::Tensor all(const at::Tensor& self) {
+  Call c("all", {&self});
+  return c.result(lazygen::all(c.arg(self)));
+}
+
+at::Tensor any(const at::Tensor& self) {
+  Call c("any", {&self});
+  return c.result(lazygen::any(c.arg(self)));
+}
+
+at::Tensor all_dim(const at::Tensor& self, int64_t dim, bool keepdim) {
+  Call c("all.dim", {&self});
+  return c.result(lazygen::all(c.arg(self), dim, keepdim));
+}
+
+at::Tensor any_dim(const at::Tensor& self, int64_t dim, bool keepdim) {
+  Call c("any.dim", {&self});
+  return c.result(lazygen::any(c.arg(self), dim, keepdim));
+}
+
+at::Tensor norm_scalaropt_dim(const at::Tensor& self, const c10::optional<at::Scalar>& p,
+                              c10::IntArrayRef dim, bool keepdim) {
+  Call c("norm.ScalarOpt_dim", {&self});
+  return c.result(lazygen::norm(c.arg(self), c.arg(p), c.arg(dim), keepdim));
+}
+
+// correction defaults to 1 (Bessel's), as PyTorch's.
+at::Tensor std_correction(const at::Tensor& self, at::OptionalIntArrayRef dim,
+                          c10::optional<int64_t> correction, bool keepdim) {
+  Call c("std.correction", {&self});
+  return c.result(lazygen::std(c.arg(self), c.arg(dim), correction.value_or(1), keepdim));
+}
+
+at::Tensor var_correction(const at::Tensor& self, at::OptionalIntArrayRef dim,
+                          c10::optional<int64_t> correction, bool keepdim) {
+  Call c("var.correction", {&self});
+  return c.result(lazygen::var(c.arg(self), c.arg(dim), correction.value_or(1), keepdim));
+}
+
+at::Tensor nonzero(const at::Tensor& self) {
+  Call c("nonzero", {&self});
+  return c.result(lazygen::nonzero(c.arg(self)));
+}
+
+at::Tensor div_tensor_mode(const at::Tensor& self, const at::Tensor& other,
+                           c10::optional<c10::string_view> rounding_mode) {
+  Call c("div.Tensor_mode", {&self, &other});
+  std::optional<std::string_view> mode;
+  if (rounding_mode) mode = std::string_view(rounding_mode->data(), rounding_mode->size());
+  return c.result(lazygen::div(c.arg(self), c.arg(other), mode));
+}
+
+namespace {
+
+// self with value (a 0-dim tensor, cast to self's dtype) where mask is true; mask broadcasts to
+// self, not self to mask, as PyTorch's.
+Tensor masked_filled(const Call& c, const at::Tensor& self, const at::Tensor& mask,
+                     const at::Tensor& value) {
+  TORCH_CHECK(value.dim() == 0,
+              "masked_fill_ only supports a 0-dimensional value tensor, but got tensor with ",
+              value.dim(), " dimension(s).");
+  TORCH_CHECK(mask.scalar_type() == c10::kBool,
+              "masked_fill_ only supports boolean masks, but got mask with dtype ",
+              mask.scalar_type());
+  const Tensor& s = c.arg(self);
+  Tensor out = where(c.arg(mask), c.arg(value).to(s.dtype()), s);
+  TORCH_CHECK(out.sizes() == s.sizes(), "masked_fill: the mask of shape ", mask.sizes(),
+              " does not broadcast to self's shape ", self.sizes());
+  return out;
+}
+
+}  // namespace
+
+at::Tensor masked_fill_tensor(const at::Tensor& self, const at::Tensor& mask,
+                              const at::Tensor& value) {
+  Call c("masked_fill.Tensor", {&self, &mask, &value});
+  return c.result(masked_filled(c, self, mask, value));
+}
+
+at::Tensor& masked_fill_inplace_tensor(at::Tensor& self, const at::Tensor& mask,
+                                       const at::Tensor& value) {
+  Call c("masked_fill_.Tensor", {&self, &mask, &value});
+  copy_(c.written(self), masked_filled(c, self, mask, value));
+  return self;
+}
+
+namespace {
+
+// Writes `result` into the in-place op's self, as PyTorch's in-place ops do: its dtype must cast
+// to self's ("result type Float can't be cast to the desired output type Long").
+at::Tensor& write_back(const Call& c, at::Tensor& self, const Tensor& result) {
+  const Tensor& target = c.written(self);
+  shape_rules::check_cast(c.op(), result.dtype(), target.dtype(), target.sizes());
+  copy_(target, result);
+  return self;
+}
+
+}  // namespace
+
+at::Tensor& masked_fill_inplace_scalar(at::Tensor& self, const at::Tensor& mask,
+                                       const at::Scalar& value) {
+  Call c("masked_fill_.Scalar", {&self, &mask});
+  return write_back(c, self, masked_fill(c.arg(self), c.arg(mask), c.arg(value)));
+}
+
+at::Tensor& pow_inplace_scalar(at::Tensor& self, const at::Scalar& exponent) {
+  Call c("pow_.Scalar", {&self});
+  return write_back(c, self, pow(c.arg(self), c.arg(exponent)));
+}
+
+at::Tensor scatter_src(const at::Tensor& self, int64_t dim, const at::Tensor& index,
+                       const at::Tensor& src) {
+  Call c("scatter.src", {&self, &index, &src});
+  return c.result(lazygen::scatter(c.arg(self), dim, c.arg(index), c.arg(src)));
+}
+
+at::Tensor& scatter_inplace_src(at::Tensor& self, int64_t dim, const at::Tensor& index,
+                                const at::Tensor& src) {
+  Call c("scatter_.src", {&self, &index, &src});
+  return write_back(c, self, lazygen::scatter(c.arg(self), dim, c.arg(index), c.arg(src)));
+}
+
+at::Tensor& index_fill_inplace_int_tensor(at::Tensor& self, int64_t dim, const at::Tensor& index,
+                                          const at::Tensor& value) {
+  Call c("index_fill_.int_Tensor", {&self, &index, &value});
+  return write_back(c, self, lazygen::index_fill(c.arg(self), dim, c.arg(index), c.arg(value)));
+}
+
+at::Tensor& index_fill_inplace_int_scalar(at::Tensor& self, int64_t dim, const at::Tensor& index,
+                                          const at::Scalar& value) {
+  Call c("index_fill_.int_Scalar", {&self, &index});
+  const Tensor& s = c.arg(self);
+  return write_back(
+      c, self,
+      lazygen::index_fill(s, dim, c.arg(index), full({}, c.arg(value), s.dtype(), s.device())));
+}
+
+at::Tensor masked_select(const at::Tensor& self, const at::Tensor& mask) {
+  Call c("masked_select", {&self, &mask});
+  return c.result(lazygen::masked_select(c.arg(self), c.arg(mask)));
+}
+
+at::Tensor diagonal_backward(const at::Tensor& grad_output, c10::IntArrayRef input_sizes,
+                             int64_t offset, int64_t dim1, int64_t dim2) {
+  Call c("diagonal_backward", {&grad_output});
+  return c.result(
+      lazygen::diagonal_backward(c.arg(grad_output), c.arg(input_sizes), offset, dim1, dim2));
+}
+
+at::Tensor unfold_backward(const at::Tensor& grad_in, c10::IntArrayRef input_sizes, int64_t dim,
+                           int64_t size, int64_t step) {
+  Call c("unfold_backward", {&grad_in});
+  return c.result(lazygen::unfold_backward(c.arg(grad_in), c.arg(input_sizes), dim, size, step));
+}
+
+at::Tensor& sub_inplace_tensor(at::Tensor& self, const at::Tensor& other, const at::Scalar& alpha) {
+  Call c("sub_.Tensor", {&self, &other});
+  return write_back(c, self, sub(c.arg(self), c.arg(other), c.arg(alpha)));
+}
+
+at::Tensor& log_inplace(at::Tensor& self) {
+  Call c("log_", {&self});
+  return write_back(c, self, log(c.arg(self)));
+}
+
+at::Tensor& masked_scatter_inplace(at::Tensor& self, const at::Tensor& mask,
+                                   const at::Tensor& source) {
+  Call c("masked_scatter_", {&self, &mask, &source});
+  return write_back(c, self, lazygen::masked_scatter(c.arg(self), c.arg(mask), c.arg(source)));
+}
+
+at::Tensor scatter_value(const at::Tensor& self, int64_t dim, const at::Tensor& index,
+                         const at::Scalar& value) {
+  Call c("scatter.value", {&self, &index});
+  const Tensor& s = c.arg(self);
+  return c.result(lazygen::scatter(
+      s, dim, c.arg(index), full(c.arg(index).sizes(), c.arg(value), s.dtype(), s.device())));
+}
+
+at::Tensor& scatter_inplace_value(at::Tensor& self, int64_t dim, const at::Tensor& index,
+                                  const at::Scalar& value) {
+  Call c("scatter_.value", {&self, &index});
+  const Tensor& s = c.arg(self);
+  return write_back(
+      c, self,
+      lazygen::scatter(s, dim, c.arg(index),
+                       full(c.arg(index).sizes(), c.arg(value), s.dtype(), s.device())));
+}
+
+// torch.sort's overload: lazygen's sort is stable whatever `stable` says (PyTorch allows that).
+::std::tuple<at::Tensor, at::Tensor> sort_stable(const at::Tensor& self, c10::optional<bool> stable,
+                                                 int64_t dim, bool descending) {
+  (void)stable;
+  Call c("sort.stable", {&self});
+  return c.result(sort(c.arg(self), dim, descending));
+}
+
+}  // namespace lazygen::pytorch::adapters

@@ -1,0 +1,95 @@
+// Adapters for PyTorch's average pooling and upsampling ops and their backward ops (ops.yaml,
+// "PyTorch adapters"), served by lazygen's separable composites (lazygen/composite.h, Note
+// [Separable resampling]). Integer tensors, which those composites do not take, run on the CPU.
+#include <ATen/core/dispatch/Dispatcher.h>
+
+#include "lazygen/composite.h"
+#include "lazygen/generated/torch_adapters.h"
+#include "pytorch/call.h"
+#include "pytorch/fallback.h"
+
+namespace lazygen::pytorch::adapters {
+namespace {
+
+c10::OperatorHandle aten_op(const char* name) {
+  return c10::Dispatcher::singleton().findSchemaOrThrow(name, "");
+}
+
+}  // namespace
+
+at::Tensor avg_pool2d(const at::Tensor& self, c10::IntArrayRef kernel_size, c10::IntArrayRef stride,
+                      c10::IntArrayRef padding, bool ceil_mode, bool count_include_pad,
+                      c10::optional<int64_t> divisor_override) {
+  if (!c10::isFloatingType(self.scalar_type())) {
+    static const c10::OperatorHandle op = aten_op("aten::avg_pool2d");
+    return call_on_cpu<at::Tensor>(op, self, kernel_size, stride, padding, ceil_mode,
+                                   count_include_pad, divisor_override);
+  }
+  Call c("avg_pool2d", {&self});
+  return c.result(lazygen::avg_pool2d(c.arg(self), c.arg(kernel_size), c.arg(stride),
+                                      c.arg(padding), ceil_mode, count_include_pad,
+                                      c.arg(divisor_override)));
+}
+
+at::Tensor avg_pool2d_backward(const at::Tensor& grad_output, const at::Tensor& self,
+                               c10::IntArrayRef kernel_size, c10::IntArrayRef stride,
+                               c10::IntArrayRef padding, bool ceil_mode, bool count_include_pad,
+                               c10::optional<int64_t> divisor_override) {
+  Call c("avg_pool2d_backward", {&grad_output, &self});
+  return c.result(lazygen::avg_pool2d_backward(c.arg(grad_output), c.arg(self), c.arg(kernel_size),
+                                               c.arg(stride), c.arg(padding), ceil_mode,
+                                               count_include_pad, c.arg(divisor_override)));
+}
+
+at::Tensor _adaptive_avg_pool2d(const at::Tensor& self, c10::IntArrayRef output_size) {
+  if (!c10::isFloatingType(self.scalar_type())) {
+    static const c10::OperatorHandle op = aten_op("aten::_adaptive_avg_pool2d");
+    return call_on_cpu<at::Tensor>(op, self, output_size);
+  }
+  Call c("_adaptive_avg_pool2d", {&self});
+  return c.result(lazygen::_adaptive_avg_pool2d(c.arg(self), c.arg(output_size)));
+}
+
+at::Tensor _adaptive_avg_pool2d_backward(const at::Tensor& grad_output, const at::Tensor& self) {
+  Call c("_adaptive_avg_pool2d_backward", {&grad_output, &self});
+  return c.result(lazygen::_adaptive_avg_pool2d_backward(c.arg(grad_output), c.arg(self)));
+}
+
+at::Tensor upsample_nearest2d(const at::Tensor& self, c10::IntArrayRef output_size,
+                              c10::optional<double> scales_h, c10::optional<double> scales_w) {
+  if (!c10::isFloatingType(self.scalar_type())) {
+    static const c10::OperatorHandle op = aten_op("aten::upsample_nearest2d");
+    return call_on_cpu<at::Tensor>(op, self, output_size, scales_h, scales_w);
+  }
+  Call c("upsample_nearest2d", {&self});
+  return c.result(lazygen::upsample_nearest2d(c.arg(self), c.arg(output_size), c.arg(scales_h),
+                                              c.arg(scales_w)));
+}
+
+at::Tensor upsample_nearest2d_backward(const at::Tensor& grad_output, c10::IntArrayRef output_size,
+                                       c10::IntArrayRef input_size, c10::optional<double> scales_h,
+                                       c10::optional<double> scales_w) {
+  Call c("upsample_nearest2d_backward", {&grad_output});
+  return c.result(lazygen::upsample_nearest2d_backward(
+      c.arg(grad_output), c.arg(output_size), c.arg(input_size), c.arg(scales_h), c.arg(scales_w)));
+}
+
+at::Tensor upsample_bilinear2d(const at::Tensor& self, c10::IntArrayRef output_size,
+                               bool align_corners, c10::optional<double> scales_h,
+                               c10::optional<double> scales_w) {
+  Call c("upsample_bilinear2d", {&self});
+  return c.result(lazygen::upsample_bilinear2d(c.arg(self), c.arg(output_size), align_corners,
+                                               c.arg(scales_h), c.arg(scales_w)));
+}
+
+at::Tensor upsample_bilinear2d_backward(const at::Tensor& grad_output, c10::IntArrayRef output_size,
+                                        c10::IntArrayRef input_size, bool align_corners,
+                                        c10::optional<double> scales_h,
+                                        c10::optional<double> scales_w) {
+  Call c("upsample_bilinear2d_backward", {&grad_output});
+  return c.result(lazygen::upsample_bilinear2d_backward(c.arg(grad_output), c.arg(output_size),
+                                                        c.arg(input_size), align_corners,
+                                                        c.arg(scales_h), c.arg(scales_w)));
+}
+
+}  // namespace lazygen::pytorch::adapters

@@ -1,0 +1,228 @@
+"""The op set of PyTorch's Lazy Tensor Core (its TorchScript backend's list, a copy of which is
+ltc_ts_backend_ops.txt here): each op is served by lazygen on the device, not the CPU fallback,
+and answers as PyTorch's CPU does, gradients included (PyTorch's autograd over lazygen's backward
+ops against PyTorch's own). Ops lazygen does not serve yet are listed in NOT_SERVED with why."""
+import os
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+import lazygen_torch
+from conftest import assert_same, fallbacks
+
+LIST = os.path.join(os.path.dirname(__file__), "ltc_ts_backend_ops.txt")
+
+# LTC name -> what serves it on the lazygen device instead (PyTorch eager calls that op).
+MAPPED = {
+    "_copy_from": "copy_",          # lazygen's copy_ and _copy_from_and_resize
+    "random": "random_", "random.from": "random_.from", "random.to": "random_.to",
+}
+
+# LTC name -> why lazygen does not serve it yet (it runs on the CPU fallback, counted).
+NOT_SERVED = {
+    "logdet": "needs an LU factorization kernel",
+    "grid_sampler_2d": "needs a gather by computed coordinates kernel",
+    "grid_sampler_2d_backward": "as grid_sampler_2d",
+    "max_pool3d_with_indices": "3-d pooling kernels not written",
+    "max_pool3d_with_indices_backward": "3-d pooling kernels not written",
+    "max_pool3d": "decomposes into max_pool3d_with_indices",
+    "view_copy.dtype": "reinterprets bits: lazy tensors are values, not storage",
+}
+
+
+def ltc_names():
+    with open(LIST) as f:
+        return [line.strip() for line in f if line.strip() and not line.startswith("#")]
+
+
+def served():
+    return {name for name, _, registered, _ in lazygen_torch.registration_report() if registered}
+
+
+# LTC name -> the case below that runs it: PyTorch implements it for every backend by composing
+# other ops (CompositeImplicitAutograd or CompositeExplicitAutograd), which the device serves.
+DECOMPOSED = {"embedding": "embedding", "constant_pad_nd": "constant_pad_nd", "clone": "clone", "mean": "mean",
+              "std": "std.dim", "std.dim": "std.dim",
+              "bernoulli.p": "test_dropout_and_random_ops_draw_on_the_device"}
+
+
+def serving_op(name, registered):
+    """The registered op that serves LTC's `name` (or, for a decomposed op, its case), or None."""
+    if name in DECOMPOSED:
+        return DECOMPOSED[name]
+    for candidate in (MAPPED.get(name, name), name.replace("_copy", "", 1)):
+        if candidate in registered:
+            return candidate
+    return None
+
+
+def test_decomposed_ops_have_cases():
+    assert set(DECOMPOSED.values()) <= set(CASES) | set(globals())
+
+
+def test_every_ltc_op_is_served_or_listed_as_not_served():
+    registered = served()
+    missing = [n for n in ltc_names() if n not in NOT_SERVED and serving_op(MAPPED.get(n, n), registered) is None]
+    assert not missing, "LTC ops neither served nor listed in NOT_SERVED: " + ", ".join(missing)
+    stale = [n for n in NOT_SERVED if serving_op(MAPPED.get(n, n), registered) is not None]
+    assert not stale, "listed as not served but served: " + ", ".join(stale)
+
+
+def t(*sizes, low=-2.0, high=2.0, seed=0):
+    g = torch.Generator().manual_seed(seed + sum(sizes))
+    return torch.rand(*sizes, generator=g, dtype=torch.float64) * (high - low) + low
+
+
+def probabilities(*sizes):
+    return t(*sizes, low=0.05, high=0.95)
+
+
+# name -> (function, inputs): floating inputs are differentiated when the output is floating.
+CASES = {
+    "stack": (lambda a, b: torch.stack([a, b], 1), lambda: (t(3, 4), t(3, 4, seed=1))),
+    "repeat": (lambda a: a.repeat(2, 1, 3), lambda: (t(3, 2),)),
+    "flip": (lambda a: a.flip(0, -1), lambda: (t(3, 4, 2),)),
+    "tril": (lambda a: a.tril(-1), lambda: (t(2, 4, 5),)),
+    "triu": (lambda a: a.triu(1), lambda: (t(4, 3),)),
+    "trace": (torch.trace, lambda: (t(4, 5),)),
+    "mv": (torch.mv, lambda: (t(3, 4), t(4, seed=2))),
+    "min": (torch.min, lambda: (t(3, 4),)),
+    "max": (torch.max, lambda: (t(3, 4),)),
+    "amin": (lambda a: a.amin(1, keepdim=True), lambda: (t(3, 4),)),
+    "all": (lambda a: (a > -1.5).all(), lambda: (t(3, 4),)),
+    "any.dim": (lambda a: (a > 1.5).any(1), lambda: (t(3, 4),)),
+    "norm.2": (lambda a: a.norm(dim=1), lambda: (t(3, 4),)),
+    "norm.3": (lambda a: torch.norm(a, p=3), lambda: (t(3, 4),)),
+    "norm.inf": (lambda a: torch.norm(a, p=float("inf"), dim=0), lambda: (t(3, 4),)),
+    "norm.zero_row": (lambda a: (a * torch.tensor([[0.0], [1.0]], dtype=a.dtype, device=a.device)).norm(dim=1),
+                      lambda: (t(2, 3),)),
+    "std.correction": (lambda a: a.std(dim=1), lambda: (t(3, 5),)),
+    "var.correction": (lambda a: torch.var(a, unbiased=False), lambda: (t(3, 5),)),
+    "cumsum": (lambda a: a.cumsum(1), lambda: (t(3, 5),)),
+    "sort": (lambda a: a.sort(1, descending=True), lambda: (t(3, 5),)),
+    "topk": (lambda a: a.topk(2, 0), lambda: (t(4, 3),)),
+    "nonzero": (lambda a: (a > 0).nonzero(), lambda: (t(3, 4),)),
+    "diagonal_copy": (lambda a: torch.ops.aten.diagonal_copy(a, 1, 0, 2), lambda: (t(3, 2, 4),)),
+    "as_strided_copy": (lambda a: torch.ops.aten.as_strided_copy(a, (2, 3), (1, 2), 1), lambda: (t(3, 4),)),
+    "unfold_copy": (lambda a: torch.ops.aten.unfold_copy(a, 1, 3, 2), lambda: (t(2, 7),)),
+    "select_scatter": (lambda a, b: torch.select_scatter(a, b, 1, -1), lambda: (t(3, 4), t(3, seed=3))),
+    "diagonal_scatter": (lambda a, b: torch.diagonal_scatter(a, b, -1), lambda: (t(4, 3), t(3, seed=3))),
+    "as_strided_scatter": (lambda a, b: torch.as_strided_scatter(a, b, (2, 2), (4, 1), 1),
+                           lambda: (t(3, 4), t(2, 2, seed=4))),
+    "glu": (lambda a: F.glu(a, 1), lambda: (t(3, 4),)),
+    "log_sigmoid": (F.logsigmoid, lambda: (t(3, 4, low=-30, high=30),)),
+    "binary_cross_entropy": (lambda p, y, w: F.binary_cross_entropy(p, y, w),
+                             lambda: (probabilities(3, 4), probabilities(3, 4).round(), t(4, low=0.5, high=1.5))),
+    "smooth_l1_loss": (lambda a, b: F.smooth_l1_loss(a, b, beta=0.5), lambda: (t(3, 4), t(3, 4, seed=5))),
+    "smooth_l1_loss.sum": (lambda a, b: F.smooth_l1_loss(a, b, reduction="sum"), lambda: (t(3, 4), t(3, 4, seed=5))),
+    "nll_loss2d": (lambda a, y: F.nll_loss(F.log_softmax(a, 1), y, ignore_index=1),
+                   lambda: (t(2, 3, 4, 5), torch.randint(0, 3, (2, 4, 5), generator=torch.Generator().manual_seed(0)))),
+    "group_norm": (lambda a, w, b: F.group_norm(a, 2, w, b), lambda: (t(2, 4, 3, 3), t(4, seed=6), t(4, seed=7))),
+    "avg_pool2d": (lambda a: F.avg_pool2d(a, 3, 2, 1), lambda: (t(2, 3, 7, 6),)),
+    "avg_pool2d.ceil_no_pad_count": (lambda a: F.avg_pool2d(a, 2, 2, 1, ceil_mode=True, count_include_pad=False),
+                                     lambda: (t(1, 2, 5, 5),)),
+    "avg_pool2d.divisor": (lambda a: F.avg_pool2d(a, (2, 3), divisor_override=4), lambda: (t(1, 2, 4, 6),)),
+    "adaptive_avg_pool2d": (lambda a: F.adaptive_avg_pool2d(a, (3, 2)), lambda: (t(2, 3, 7, 5),)),
+    "upsample_nearest2d": (lambda a: F.interpolate(a, size=(5, 7), mode="nearest"), lambda: (t(1, 2, 3, 4),)),
+    "upsample_nearest2d.scale": (lambda a: F.interpolate(a, scale_factor=2, mode="nearest"), lambda: (t(1, 2, 3, 4),)),
+    "upsample_bilinear2d": (lambda a: F.interpolate(a, size=(5, 7), mode="bilinear", align_corners=False),
+                            lambda: (t(1, 2, 3, 4),)),
+    "upsample_bilinear2d.corners": (lambda a: F.interpolate(a, size=(6, 3), mode="bilinear", align_corners=True),
+                                    lambda: (t(1, 2, 4, 5),)),
+    "zero": (lambda a: torch.ops.aten.zero(a), lambda: (t(2, 3),)),
+    "div.trunc": (lambda a, b: torch.div(a, b, rounding_mode="trunc"), lambda: (t(3, 4, low=-9, high=9), t(4, seed=8))),
+    "div.floor": (lambda a, b: torch.div(a, b, rounding_mode="floor"), lambda: (t(3, 4, low=-9, high=9), t(4, seed=8))),
+    "div.floor_exact": (lambda a, b: torch.div(a, b, rounding_mode="floor"),
+                        lambda: (torch.tensor([1.0, -1.0, 0.0, -0.0, 7.0]), torch.tensor([0.1, 0.1, 3.0, 3.0, -2.0]))),
+    "div.floor_int": (lambda a, b: torch.div(a, b, rounding_mode="floor"),
+                      lambda: (torch.tensor([7, -7, 7, -7, 0]), torch.tensor([2, 2, -2, -2, 5]))),
+    "div.trunc_int": (lambda a, b: torch.div(a, b, rounding_mode="trunc"),
+                      lambda: (torch.tensor([7, -7, 7, -7]), torch.tensor([2, 2, -2, -2], dtype=torch.int32))),
+    "masked_fill.Tensor": (lambda a, v: a.masked_fill(a > 0, v), lambda: (t(3, 4), torch.tensor(2.5, dtype=torch.float64))),
+    "masked_select": (lambda a: a.masked_select(a > 0), lambda: (t(3, 4),)),
+    "masked_scatter": (lambda a, b: a.masked_scatter(a > 0, b), lambda: (t(3, 4), t(12, seed=10))),
+    "scatter": (lambda a, b: a.scatter(1, torch.tensor([[2, 0], [1, 3]], device=a.device), b),
+                lambda: (t(2, 4), t(2, 2, seed=9))),
+    "index_fill": (lambda a: a.index_fill(1, torch.tensor([0, 2], device=a.device), -1.0), lambda: (t(2, 4),)),
+    "embedding": (lambda w, i: F.embedding(i, w), lambda: (t(5, 3), torch.tensor([[0, 4], [2, 2]]))),
+    "constant_pad_nd": (lambda a: F.pad(a, (1, 2, -1, 1), value=0.5), lambda: (t(2, 3, 4),)),
+    "clone": (lambda a: a.clone() * 2, lambda: (t(2, 3),)),
+    "mean": (torch.mean, lambda: (t(2, 3),)),
+    "std.dim": (lambda a: a.std(0, unbiased=True), lambda: (t(4, 3),)),
+}
+
+
+# Cases whose gradient is not checked, and why.
+NO_GRADIENT = {
+    "zero": "not differentiable",
+    "as_strided_copy": "PyTorch's as_strided backward writes through as_strided views of a storage, which "
+                       "lazy tensors do not have (it runs on the fallback); lazygen's own gradient is gradchecked",
+    "as_strided_scatter": "as as_strided_copy",
+    "diagonal_scatter": "src's gradient is grad.diagonal(), a view the device leaves to the fallback (lazy "
+                        "views do not include diagonal); lazygen's own gradient is gradchecked",
+}
+# Cases whose inputs after the first `n` are not differentiated (PyTorch refuses a gradient there).
+DIFFERENTIATED = {"binary_cross_entropy": 2}
+
+
+def run(fn, inputs, device, grad, differentiated=None):
+    xs = [x.detach().to(device) for x in inputs]
+    for x in xs[:differentiated]:
+        if grad and x.dtype.is_floating_point:
+            x.requires_grad_()
+    out = fn(*xs)
+    outs = out if isinstance(out, tuple) else (out,)
+    grads = []
+    floating = [o for o in outs if o.dtype.is_floating_point and o.requires_grad]
+    if grad and floating:
+        weight = [torch.linspace(-1, 1, o.numel(), dtype=o.dtype).reshape(o.shape).to(device) for o in floating]
+        sum((o * w).sum() for o, w in zip(floating, weight)).backward()
+        grads = [x.grad for x in xs if x.requires_grad]
+    return outs, grads
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_the_device_answers_as_pytorch_does(dev, name):
+    fn, make = CASES[name]
+    grad = name not in NO_GRADIENT
+    expected, expected_grads = run(fn, make(), "cpu", grad, DIFFERENTIATED.get(name))
+    got, got_grads = run(fn, make(), dev, grad, DIFFERENTIATED.get(name))
+    for g, e in zip(got, expected):
+        assert_same(g, e.detach(), rtol=1e-9, atol=1e-12)
+    for g, e in zip(got_grads, expected_grads):
+        assert_same(g, e, rtol=1e-9, atol=1e-12)
+    assert fallbacks() == {}, f"{name} ran on the CPU fallback"
+
+
+def test_dropout_and_random_ops_draw_on_the_device(dev):
+    torch.manual_seed(0)
+    x = torch.ones(2000, dtype=torch.float64, device=dev, requires_grad=True)
+    y = F.dropout(x, 0.25, training=True)
+    y.sum().backward()
+    kept = (y.detach().cpu() != 0)
+    assert 0.7 < kept.double().mean().item() < 0.8
+    assert torch.equal(y.detach().cpu()[kept], torch.full((int(kept.sum()),), 1 / 0.75, dtype=torch.float64))
+    assert torch.equal(x.grad.cpu(), y.detach().cpu())  # the gradient passes where the mask kept
+    z = torch.empty(4000, device=dev)
+    z.normal_(2.0, 0.5)
+    mean, std = z.cpu().mean().item(), z.cpu().std().item()
+    assert abs(mean - 2.0) < 0.05 and abs(std - 0.5) < 0.05
+    r = torch.empty(1000, dtype=torch.int64, device=dev).random_(3, 7).cpu()
+    assert r.min().item() == 3 and r.max().item() == 6
+    b = torch.bernoulli(torch.full((4000,), 0.3, device=dev)).cpu()
+    assert set(b.unique().tolist()) <= {0.0, 1.0} and 0.26 < b.mean().item() < 0.34
+    bp = torch.bernoulli(torch.zeros(4000, device=dev), p=0.6).cpu()
+    assert set(bp.unique().tolist()) <= {0.0, 1.0} and 0.56 < bp.mean().item() < 0.64
+    assert fallbacks() == {}
+
+
+def test_errors_name_the_op_and_shapes(dev):
+    with pytest.raises((RuntimeError, ValueError), match="stack.*equal size.*\\[2, 3\\].*\\[2, 4\\]"):
+        torch.stack([torch.zeros(2, 3, device=dev), torch.zeros(2, 4, device=dev)])
+    with pytest.raises((RuntimeError, ValueError), match="glu.*Halving dimension must be even"):
+        F.glu(torch.zeros(2, 3, device=dev))
+    with pytest.raises((RuntimeError, ValueError), match="topk.*out of range"):
+        torch.zeros(2, 3, device=dev).topk(4)
+    with pytest.raises((RuntimeError, ValueError), match="as_strided_copy.*reach element 12"):
+        torch.ops.aten.as_strided_copy(torch.zeros(3, 4, device=dev), (2, 2), (4, 8))
