@@ -1,10 +1,11 @@
-// Linear, Conv2d and Dropout (lazygen/nn/layers.h), initialized as PyTorch does.
+// The layers of lazygen/nn/layers.h, initialized as PyTorch does.
 #include "lazygen/nn/layers.h"
 
 #include <cmath>
 #include <stdexcept>
 #include <string>
 
+#include "lazygen/composite.h"
 #include "lazygen/factory.h"
 #include "lazygen/generated/ops.h"
 #include "lazygen/nn/functional.h"
@@ -69,6 +70,44 @@ Dropout::Dropout(double p, Generator* generator) : p_(p), generator_(generator) 
 
 Tensor Dropout::forward(const Tensor& x) const {
   return functional::dropout(x, p_, is_training(), generator_);
+}
+
+BatchNorm2d::BatchNorm2d(int64_t channels, double eps, double momentum) : eps_(eps), momentum_(momentum) {
+  weight_ = ones({channels});
+  bias_ = zeros({channels});
+  running_mean_ = zeros({channels});
+  running_var_ = ones({channels});
+  register_parameter("weight", &weight_);
+  register_parameter("bias", &bias_);
+  register_buffer("running_mean", &running_mean_);
+  register_buffer("running_var", &running_var_);
+}
+
+Tensor BatchNorm2d::forward(const Tensor& x) const {
+  return std::get<0>(
+      native_batch_norm(x, weight_, bias_, running_mean_, running_var_, is_training(), momentum_, eps_));
+}
+
+LayerNorm::LayerNorm(int64_t features, double eps) : features_(features), eps_(eps) {
+  weight_ = ones({features});
+  bias_ = zeros({features});
+  register_parameter("weight", &weight_);
+  register_parameter("bias", &bias_);
+}
+
+Tensor LayerNorm::forward(const Tensor& x) const {
+  return layer_norm(x, {features_}, weight_, bias_, eps_);
+}
+
+Embedding::Embedding(int64_t num_embeddings, int64_t dim, Generator* generator, double std) {
+  weight_ = (generator != nullptr ? randn({num_embeddings, dim}, *generator) : randn({num_embeddings, dim})) * std;
+  register_parameter("weight", &weight_);
+}
+
+Tensor Embedding::forward(const Tensor& indices) const {
+  std::vector<int64_t> sizes = indices.sizes();
+  sizes.push_back(weight_.size(1));
+  return reshape(index_select(weight_, 0, reshape(indices, {-1})), sizes);
 }
 
 }  // namespace lazygen::nn

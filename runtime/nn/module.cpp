@@ -20,6 +20,15 @@ std::vector<std::pair<std::string, Tensor>> Module::named_parameters() const {
   return out;
 }
 
+std::vector<std::pair<std::string, Tensor>> Module::named_buffers() const {
+  std::vector<std::pair<std::string, Tensor>> out;
+  for (const auto& [name, slot] : buffers_) out.emplace_back(name, *slot);
+  for (const auto& [prefix, child] : children_) {
+    for (auto& [name, t] : child->named_buffers()) out.emplace_back(prefix + "." + name, t);
+  }
+  return out;
+}
+
 int64_t Module::parameter_count() const {
   int64_t n = 0;
   for (const Tensor& t : parameters()) n += t.numel();
@@ -38,6 +47,9 @@ void Module::to(Device device) {
     moved.requires_grad_();
     *slot = moved;
   }
+  for (auto& [name, slot] : buffers_) {
+    if (slot->device() != device) *slot = slot->to(device);
+  }
   for (auto& [name, child] : children_) child->to(device);
 }
 
@@ -47,6 +59,13 @@ void Module::register_parameter(std::string name, Tensor* slot) {
   }
   slot->requires_grad_();
   parameters_.emplace_back(std::move(name), slot);
+}
+
+void Module::register_buffer(std::string name, Tensor* slot) {
+  if (slot == nullptr || !slot->defined()) {
+    throw std::invalid_argument("register_buffer(\"" + name + "\"): undefined tensor");
+  }
+  buffers_.emplace_back(std::move(name), slot);
 }
 
 }  // namespace lazygen::nn

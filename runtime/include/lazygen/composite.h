@@ -160,6 +160,9 @@ Tensor masked_select(const Tensor& self, const Tensor& mask);
 // a source with fewer elements than mask's true count repeats its last element where PyTorch
 // raises.
 Tensor masked_scatter(const Tensor& self, const Tensor& mask, const Tensor& source);
+// torch.nn.functional.pad with a constant: pad[2i], pad[2i + 1] elements of `value` before and after
+// the i-th dim from the end; negative amounts remove elements.
+Tensor constant_pad_nd(const Tensor& self, const std::vector<int64_t>& pad, const Scalar& value = 0);
 // The sum of a matrix's diagonal; a matrix times a vector.
 Tensor trace(const Tensor& self);
 Tensor mv(const Tensor& self, const Tensor& vec);

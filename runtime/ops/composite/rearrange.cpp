@@ -342,4 +342,33 @@ Tensor masked_scatter(const Tensor& self, const Tensor& mask, const Tensor& sour
                self);
 }
 
+Tensor constant_pad_nd(const Tensor& self, const std::vector<int64_t>& pad, const Scalar& value) {
+  if (pad.size() % 2 != 0 || static_cast<int64_t>(pad.size() / 2) > self.dim()) {
+    throw ShapeError("constant_pad_nd", "padding length must be even and at most twice the input's rank, got " +
+                                            sizes_str(pad) + " for shape " + sizes_str(self.sizes()));
+  }
+  Tensor out = self;
+  for (size_t i = 0; i < pad.size() / 2; ++i) {  // pad[2i], pad[2i + 1]: before and after dim -1 - i
+    const int64_t d = self.dim() - 1 - static_cast<int64_t>(i);
+    const int64_t before = pad[2 * i], after = pad[2 * i + 1];
+    const int64_t size = out.size(d);
+    if (size + before + after < 0 || (before < 0 && -before > size) || (after < 0 && -after > size)) {
+      throw ShapeError("constant_pad_nd", "the padding " + sizes_str(pad) + " removes more than the " +
+                                              std::to_string(size) + " elements of dim " + std::to_string(d));
+    }
+    out = narrow(out, d, std::max<int64_t>(-before, 0), size + std::min<int64_t>(before, 0) + std::min<int64_t>(after, 0));
+    std::vector<Tensor> parts;
+    auto block = [&](int64_t n) {
+      std::vector<int64_t> sizes = out.sizes();
+      sizes[static_cast<size_t>(d)] = n;
+      return full(sizes, value, self.dtype(), self.device());
+    };
+    if (before > 0) parts.push_back(block(before));
+    parts.push_back(out);
+    if (after > 0) parts.push_back(block(after));
+    if (parts.size() > 1) out = cat(parts, d);
+  }
+  return out;
+}
+
 }  // namespace lazygen

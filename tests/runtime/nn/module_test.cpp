@@ -1,4 +1,5 @@
-// Tests for nn::Module, the layers (Linear, Conv2d, Dropout) and nn::functional: registration,
+// Tests for nn::Module, the layers (Linear, Conv2d, Dropout, BatchNorm2d, LayerNorm, Embedding)
+// and nn::functional: registration,
 // modes, moving to the lazy device, PyTorch's initialization bounds, and forward results against
 // the ops they compose.
 #include <gtest/gtest.h>
@@ -148,6 +149,41 @@ TEST(Functional, LossAndActivationsMatchTheirDefinitions) {
   EXPECT_EQ(F::max_pool2d(zeros({1, 1, 5, 5}), 3, 1, 1).sizes(), (IntList{1, 1, 5, 5}));
   EXPECT_TRUE(F::dropout(logits, 0.5, false).is_same(logits));
   EXPECT_EQ(F::linear(ones({2, 3}), ones({4, 3})).sizes(), (IntList{2, 4}));
+}
+
+TEST(Layers, BatchNormUpdatesItsRunningStatisticsInTrainingAndUsesThemInEval) {
+  BatchNorm2d bn(2, 1e-5, 0.5);
+  ASSERT_EQ(bn.named_buffers().size(), 2u);
+  EXPECT_EQ(bn.named_buffers()[0].first, "running_mean");
+  bn.to(kLazy);
+  EXPECT_TRUE(bn.running_mean().device().is_lazy());
+  // channel 0 holds 1, 3 (mean 2, unbiased var 2); channel 1 holds 0, 0.
+  const Tensor x = tensor<float>({1, 0, 3, 0}, IntList{2, 2, 1, 1}).to(kLazy);
+  const Tensor y = bn(x);
+  mark_step();
+  EXPECT_NEAR(values<float>(y.cpu())[0], -1.0, 1e-4);
+  EXPECT_EQ(values<float>(bn.running_mean().cpu()), (std::vector<float>{1.0f, 0.0f}));  // 0.5 * 0 + 0.5 * 2
+  EXPECT_EQ(values<float>(bn.running_var().cpu()), (std::vector<float>{1.5f, 0.5f}));   // 0.5 * 1 + 0.5 * 2
+  bn.eval();
+  EXPECT_NEAR(values<float>(bn(x).cpu())[0], 0.0, 1e-4);  // (1 - 1) / sqrt(1.5)
+  EXPECT_EQ(values<float>(bn.running_mean().cpu()), (std::vector<float>{1.0f, 0.0f}));  // unchanged
+}
+
+TEST(Layers, LayerNormAndEmbeddingComputeTheirOps) {
+  LayerNorm ln(3);
+  EXPECT_EQ(ln.parameters().size(), 2u);
+  const auto v = values<float>(ln(tensor<float>({1, 2, 3}, IntList{1, 3})));
+  EXPECT_NEAR(v[0], -1.2247, 1e-3);
+  EXPECT_NEAR(v[1], 0.0, 1e-6);
+  Generator g(7);
+  Embedding emb(5, 2, &g, 0.5);
+  const Tensor rows = emb(tensor<int64_t>({4, 0, 4}, IntList{3, 1}));
+  EXPECT_EQ(rows.sizes(), (IntList{3, 1, 2}));
+  const auto w = values<float>(emb.weight());
+  EXPECT_EQ(values<float>(rows)[0], w[8]);
+  EXPECT_EQ(values<float>(rows)[2], w[0]);
+  sum(rows).backward();
+  EXPECT_EQ(values<float>(emb.weight().grad()), (std::vector<float>{1, 1, 0, 0, 0, 0, 0, 0, 2, 2}));
 }
 
 }  // namespace

@@ -11,9 +11,11 @@
 //     std::shared_ptr<nn::Linear> fc_ = std::make_shared<nn::Linear>(784, 10);
 //   };
 //
-// parameters() walks the tree in registration order. to(device) moves every parameter (a new
-// leaf on the device, still requiring grad; the registered member is updated in place, so
-// layers keep working), train()/eval() set the mode of the whole tree (dropout reads it).
+// parameters() walks the tree in registration order. Buffers are state that is not trained
+// (batch norm's running statistics): registered the same way, moved with the parameters, never
+// requiring grad. to(device) moves every parameter (a new leaf on the device, still requiring
+// grad; the registered member is updated in place, so layers keep working) and buffer,
+// train()/eval() set the mode of the whole tree (dropout and batch norm read it).
 // Modules are neither copyable nor movable: the registry points at their members.
 // Thread safety: none; use a module from one thread at a time.
 #pragma once
@@ -48,13 +50,18 @@ class Module {
   void eval() { train(false); }
   bool is_training() const { return training_; }
 
-  // Moves every parameter to `device`; gradients accumulated so far are dropped.
+  // Every buffer of this module and its sub-modules with dotted names, in registration order.
+  std::vector<std::pair<std::string, Tensor>> named_buffers() const;
+
+  // Moves every parameter and buffer to `device`; gradients accumulated so far are dropped.
   void to(Device device);
 
  protected:
   // Registers `*slot` (a member of the derived module) as a parameter named `name`: it becomes
   // a leaf that requires grad. REQUIRES: *slot is a defined floating tensor.
   void register_parameter(std::string name, Tensor* slot);
+  // Registers `*slot` as a buffer named `name`. REQUIRES: *slot is defined.
+  void register_buffer(std::string name, Tensor* slot);
   // Registers a sub-module; returns it for chaining.
   template <class M>
   std::shared_ptr<M> register_module(std::string name, std::shared_ptr<M> module) {
@@ -64,6 +71,7 @@ class Module {
 
  private:
   std::vector<std::pair<std::string, Tensor*>> parameters_;
+  std::vector<std::pair<std::string, Tensor*>> buffers_;
   std::vector<std::pair<std::string, std::shared_ptr<Module>>> children_;
   bool training_ = true;
 };
