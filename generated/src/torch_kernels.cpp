@@ -1323,6 +1323,12 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   adapter.add("scatter.value", TORCH_FN(adapters::scatter_value));
   adapter.add("scatter_.value", TORCH_FN(adapters::scatter_inplace_value));
   adapter.add("sort.stable", TORCH_FN(adapters::sort_stable));
+  adapter.add("grid_sampler_2d", TORCH_FN(adapters::grid_sampler_2d));
+  adapter.add("grid_sampler_2d_backward", TORCH_FN(adapters::grid_sampler_2d_backward));
+  adapter.add("max_pool3d_with_indices", TORCH_FN(adapters::max_pool3d_with_indices));
+  adapter.add("max_pool3d_with_indices_backward",
+              TORCH_FN(adapters::max_pool3d_with_indices_backward));
+  adapter.add("view_copy.dtype", TORCH_FN(adapters::view_copy_dtype));
   register_cpu_fallbacks(m);
 }
 

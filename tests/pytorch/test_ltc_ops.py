@@ -22,12 +22,6 @@ MAPPED = {
 # LTC name -> why lazygen does not serve it yet (it runs on the CPU fallback, counted).
 NOT_SERVED = {
     "logdet": "needs an LU factorization kernel",
-    "grid_sampler_2d": "needs a gather by computed coordinates kernel",
-    "grid_sampler_2d_backward": "as grid_sampler_2d",
-    "max_pool3d_with_indices": "3-d pooling kernels not written",
-    "max_pool3d_with_indices_backward": "3-d pooling kernels not written",
-    "max_pool3d": "decomposes into max_pool3d_with_indices",
-    "view_copy.dtype": "reinterprets bits: lazy tensors are values, not storage",
 }
 
 
@@ -44,7 +38,7 @@ def served():
 # other ops (CompositeImplicitAutograd or CompositeExplicitAutograd), which the device serves.
 DECOMPOSED = {"embedding": "embedding", "constant_pad_nd": "constant_pad_nd", "clone": "clone", "mean": "mean",
               "std": "std.dim", "std.dim": "std.dim",
-              "bernoulli.p": "test_dropout_and_random_ops_draw_on_the_device"}
+              "bernoulli.p": "test_dropout_and_random_ops_draw_on_the_device", "max_pool3d": "max_pool3d"}
 
 
 def serving_op(name, registered):
@@ -131,6 +125,18 @@ CASES = {
     "upsample_bilinear2d.corners": (lambda a: F.interpolate(a, size=(6, 3), mode="bilinear", align_corners=True),
                                     lambda: (t(1, 2, 4, 5),)),
     "zero": (lambda a: torch.ops.aten.zero(a), lambda: (t(2, 3),)),
+    "grid_sample.bilinear_zeros": (lambda a, g: F.grid_sample(a, g, "bilinear", "zeros", align_corners=False),
+                                   lambda: (t(2, 3, 4, 5), t(2, 3, 2, 2, low=-1.3, high=1.3, seed=11))),
+    "grid_sample.bilinear_border": (lambda a, g: F.grid_sample(a, g, "bilinear", "border", align_corners=True),
+                                    lambda: (t(1, 2, 4, 5), t(1, 3, 3, 2, low=-1.3, high=1.3, seed=12))),
+    "grid_sample.bilinear_reflection": (lambda a, g: F.grid_sample(a, g, "bilinear", "reflection", align_corners=False),
+                                        lambda: (t(1, 2, 4, 5), t(1, 3, 3, 2, low=-2.5, high=2.5, seed=13))),
+    "grid_sample.nearest": (lambda a, g: F.grid_sample(a, g, "nearest", "zeros", align_corners=False),
+                            lambda: (t(1, 2, 4, 5), t(1, 3, 3, 2, low=-1.1, high=1.1, seed=14))),
+    "max_pool3d": (lambda a: F.max_pool3d(a, 2, 2, 1), lambda: (t(2, 2, 3, 4, 5),)),
+    "max_pool3d.indices": (lambda a: F.max_pool3d(a, (2, 3, 2), (1, 2, 2), (1, 1, 0), ceil_mode=True,
+                                                  return_indices=True), lambda: (t(1, 2, 4, 5, 4),)),
+    "view_copy.dtype": (lambda a: torch.ops.aten.view_copy.dtype(a, torch.int32), lambda: (t(2, 4),)),
     "div.trunc": (lambda a, b: torch.div(a, b, rounding_mode="trunc"), lambda: (t(3, 4, low=-9, high=9), t(4, seed=8))),
     "div.floor": (lambda a, b: torch.div(a, b, rounding_mode="floor"), lambda: (t(3, 4, low=-9, high=9), t(4, seed=8))),
     "div.floor_exact": (lambda a, b: torch.div(a, b, rounding_mode="floor"),
@@ -156,6 +162,9 @@ CASES = {
 # Cases whose gradient is not checked, and why.
 NO_GRADIENT = {
     "zero": "not differentiable",
+    "view_copy.dtype": "not differentiable",
+    "grid_sample.nearest": "the grid's gradient is zero almost everywhere; PyTorch's is exactly zero, ours too, "
+                           "but input's is checked by the bilinear cases",
     "as_strided_copy": "PyTorch's as_strided backward writes through as_strided views of a storage, which "
                        "lazy tensors do not have (it runs on the fallback); lazygen's own gradient is gradchecked",
     "as_strided_scatter": "as as_strided_copy",

@@ -167,6 +167,31 @@ Tensor constant_pad_nd(const Tensor& self, const std::vector<int64_t>& pad, cons
 Tensor trace(const Tensor& self);
 Tensor mv(const Tensor& self, const Tensor& vec);
 
+// torch.Tensor.view(dtype) as a copy: self's bytes read as `dtype`; when the item sizes differ the
+// last dim scales by their ratio (its bytes must divide). Viewing non-bool bytes as bool is a
+// ShapeError (lazygen's bool holds 0 or 1). The bytes are a host value: on the lazy device self
+// is computed first, a sync. (runtime/ops/composite/view_dtype.cpp)
+Tensor view_copy(const Tensor& self, DType dtype);
+
+// ---- sampling (runtime/ops/composite/grid_sample.cpp, pool3d.cpp)
+// torch.nn.functional.grid_sample's kernel: input [N, C, H, W] sampled at grid [N, Ho, Wo, 2]
+// ((x, y) in [-1, 1]) with interpolation_mode 0 bilinear or 1 nearest (bicubic, 2, is a
+// ShapeError) and padding_mode 0 zeros, 1 border, 2 reflection (Note [Grid sampling by gather]).
+// Differentiable in input and grid.
+Tensor grid_sampler_2d(const Tensor& input, const Tensor& grid, int64_t interpolation_mode, int64_t padding_mode,
+                       bool align_corners);
+// 3-d max pooling of [N, C, D, H, W] or [C, D, H, W] (floating) with PyTorch's arguments: values
+// and int64 flat indices within each D*H*W plane (Note [Pooling by gather]); its backward adds
+// grad_output at the indices.
+std::tuple<Tensor, Tensor> max_pool3d_with_indices(const Tensor& self, const std::vector<int64_t>& kernel_size,
+                                                   const std::vector<int64_t>& stride = {},
+                                                   const std::vector<int64_t>& padding = {0},
+                                                   const std::vector<int64_t>& dilation = {1}, bool ceil_mode = false);
+Tensor max_pool3d_with_indices_backward(const Tensor& grad_output, const Tensor& self,
+                                        const std::vector<int64_t>& kernel_size, const std::vector<int64_t>& stride,
+                                        const std::vector<int64_t>& padding, const std::vector<int64_t>& dilation,
+                                        bool ceil_mode, const Tensor& indices);
+
 // ---- reductions (runtime/ops/composite/reductions.cpp)
 // The largest (smallest) element of a non-empty tensor, NaN if any; torch.all / any (over every
 // dim, or one): bool, true for an empty reduction in all, false in any. torch.norm: the p-norm

@@ -339,5 +339,28 @@ at::Tensor& scatter_inplace_value(at::Tensor& self, int64_t dim, const at::Tenso
 // Tensor indices)
 ::std::tuple<at::Tensor, at::Tensor> sort_stable(const at::Tensor& self, c10::optional<bool> stable,
                                                  int64_t dim, bool descending);
+// grid_sampler_2d(Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool
+// align_corners) -> Tensor
+at::Tensor grid_sampler_2d(const at::Tensor& input, const at::Tensor& grid,
+                           int64_t interpolation_mode, int64_t padding_mode, bool align_corners);
+// grid_sampler_2d_backward(Tensor grad_output, Tensor input, Tensor grid, int interpolation_mode,
+// int padding_mode, bool align_corners, bool[2] output_mask) -> (Tensor, Tensor)
+::std::tuple<at::Tensor, at::Tensor> grid_sampler_2d_backward(
+    const at::Tensor& grad_output, const at::Tensor& input, const at::Tensor& grid,
+    int64_t interpolation_mode, int64_t padding_mode, bool align_corners,
+    ::std::array<bool, 2> output_mask);
+// max_pool3d_with_indices(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=0,
+// int[3] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)
+::std::tuple<at::Tensor, at::Tensor> max_pool3d_with_indices(
+    const at::Tensor& self, c10::IntArrayRef kernel_size, c10::IntArrayRef stride,
+    c10::IntArrayRef padding, c10::IntArrayRef dilation, bool ceil_mode);
+// max_pool3d_with_indices_backward(Tensor grad_output, Tensor self, int[3] kernel_size, int[3]
+// stride, int[3] padding, int[3] dilation, bool ceil_mode, Tensor indices) -> Tensor
+at::Tensor max_pool3d_with_indices_backward(const at::Tensor& grad_output, const at::Tensor& self,
+                                            c10::IntArrayRef kernel_size, c10::IntArrayRef stride,
+                                            c10::IntArrayRef padding, c10::IntArrayRef dilation,
+                                            bool ceil_mode, const at::Tensor& indices);
+// view_copy.dtype(Tensor self, ScalarType dtype) -> Tensor
+at::Tensor view_copy_dtype(const at::Tensor& self, at::ScalarType dtype);
 
 }  // namespace lazygen::pytorch::adapters
