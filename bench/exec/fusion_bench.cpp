@@ -28,6 +28,10 @@
 //                      instead of reducing it: what the group cost before the fold, the sum
 //                      aside), eager_ms, speedup_vs_unfused and speedup_vs_eager (same run),
 //                      gbps (one read of x per pass) and copy_gbps (copy_ of x, interleaved).
+//   rows_4096x1024     layer_norm (with weight and bias) and softmax over the last dim of
+//                      [4096, 1024] float32, warm, each against copy_ of x interleaved (one read and
+//                      one write: what a single pass over rows would move). Counters:
+//                      layer_norm_ms, softmax_ms, copy_ms and *_frac_of_copy_med (goal >= 0.7).
 //   chain_1000x16      a 1000-op chain of the same cycle on 16 elements, steady state (trace +
 //                      cached execute per iteration): us_per_op (goal <= 0.2), split into tracing
 //                      and mark_step (and the executor's build-graph and execute shares), and
@@ -43,7 +47,9 @@
 #include <vector>
 
 #include "core/ir/trie_cache.h"
+#include "lazygen/composite.h"
 #include "lazygen/lazygen.h"
+#include "lazygen/nn/functional.h"
 
 namespace lazygen {
 namespace {
@@ -320,6 +326,36 @@ BENCHMARK(chain_16m_interp)
     ->Unit(benchmark::kMillisecond)
     ->MinTime(1.0);
 BENCHMARK(colsum_4096x1024)->UseManualTime()->Unit(benchmark::kMillisecond)->MinTime(1.0);
+void rows_4096x1024(benchmark::State& state) {
+  Tensor src = randn({4096, 1024}), dst = empty({4096, 1024});
+  const Tensor x = src.to(kLazy), w = randn({1024}).to(kLazy), b = randn({1024}).to(kLazy);
+  mark_step();
+  auto norm = [&] { return layer_norm(x, {1024}, w, b); };
+  auto soft = [&] { return nn::functional::softmax(x, 1); };
+  for (int warm = 0; warm < 2; ++warm) time_lazy(norm), time_lazy(soft);
+  double copy_s = 0, norm_s = 0, soft_s = 0;
+  std::vector<double> norm_ratios, soft_ratios;
+  for (auto _ : state) {
+    auto start = Clock::now();
+    dst.copy_(src);
+    const double copy = seconds_since(start);
+    const double n = time_lazy(norm), sm = time_lazy(soft);
+    copy_s += copy;
+    norm_s += n;
+    soft_s += sm;
+    norm_ratios.push_back(copy / n);
+    soft_ratios.push_back(copy / sm);
+    state.SetIterationTime(n + sm);
+  }
+  const double n = static_cast<double>(state.iterations());
+  state.counters["copy_ms"] = copy_s / n * 1e3;
+  state.counters["layer_norm_ms"] = norm_s / n * 1e3;
+  state.counters["softmax_ms"] = soft_s / n * 1e3;
+  state.counters["layer_norm_frac_of_copy_med"] = median(norm_ratios);
+  state.counters["softmax_frac_of_copy_med"] = median(soft_ratios);
+}
+
+BENCHMARK(rows_4096x1024)->UseManualTime()->Unit(benchmark::kMillisecond)->MinTime(1.0);
 BENCHMARK(chain_1000x16)->UseManualTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK(mark_step_100)->UseManualTime()->Unit(benchmark::kMicrosecond);
 
