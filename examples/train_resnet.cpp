@@ -3,7 +3,7 @@
 //
 //   train_resnet [--device lazy|cpu] [--steps N] [--log-every N] [--seed N]
 //
-// Batches of 32 in a shuffled order; SGD with momentum 0.9, weight decay 5e-4, lr 0.05; batch
+// Batches of 32 in a shuffled order; SGD with momentum 0.9, weight decay 5e-4, lr 0.02; batch
 // norm in training mode (running statistics updated every step); cross-entropy. Each step
 // (forward, backward, update) is one graph on the lazy device: compiled at the first steps
 // (momentum buffers appear at the second), a cache hit afterwards. Prints the loss of the first
@@ -32,7 +32,7 @@ int main(int argc, char** argv) {
     manual_seed(static_cast<uint64_t>(o.seed));
     examples::ResNet18 model;
     model.to(o.device);
-    optim::SGD opt(model.parameters(), {.lr = 0.05, .momentum = 0.9, .weight_decay = 5e-4});
+    optim::SGD opt(model.parameters(), {.lr = 0.02, .momentum = 0.9, .weight_decay = 5e-4});
     std::printf(
         "ResNet-18, %lld parameters, on %s, batch 32 of Fashion-MNIST padded to 32x32, SGD "
         "momentum 0.9\n",

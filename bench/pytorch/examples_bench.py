@@ -5,7 +5,7 @@ device and eagerly on lazygen's cpu, against PyTorch eager training the same mod
 
 Models (examples/real_models.h, written again here in PyTorch layer for layer):
   resnet  ResNet-18 for 32x32 inputs (3x3 stem, no max pool), 1 channel, 10 classes; batch 32,
-          SGD (lr 0.05, momentum 0.9, weight decay 5e-4), batch norm in training mode
+          SGD (lr 0.02, momentum 0.9, weight decay 5e-4), batch norm in training mode
   gpt     a GPT-style decoder: 4 pre-norm layers of width 128, 4 heads, causal attention, gelu
           MLP, tied output projection; batch 8 x 128 bytes, Adam lr 1e-3
 PyTorch runs on random data of the same shapes with 2 threads (the examples use the CPU pool of
@@ -107,7 +107,7 @@ def pytorch_step_seconds(name, steps, warmup):
     torch.manual_seed(0)
     if name == "resnet":
         model, x, y = ResNet18(), torch.randn(32, 1, 32, 32), torch.randint(0, 10, (32,))
-        opt = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9, weight_decay=5e-4)
+        opt = torch.optim.SGD(model.parameters(), lr=0.02, momentum=0.9, weight_decay=5e-4)
     else:
         model, idx = Gpt(), torch.randint(0, 256, (8, 129))
         x, y = idx[:, :-1], idx[:, 1:]
