@@ -1,5 +1,5 @@
-// Switches the environment can turn off: LAZYGEN_FUSION, LAZYGEN_ASYNC, LAZYGEN_AOT,
-// LAZYGEN_CHAINS, LAZYGEN_WINOGRAD.
+// Switches the environment can turn off (LAZYGEN_FUSION, LAZYGEN_ASYNC, LAZYGEN_AOT,
+// LAZYGEN_CHAINS) or on (LAZYGEN_WINOGRAD).
 //
 // Thread safety: reads the environment; call it while no thread changes it (at startup).
 #pragma once
@@ -13,6 +13,12 @@ namespace lazygen {
 inline bool env_flag_on(const char* name) {
   const char* text = std::getenv(name);
   return text == nullptr || std::strcmp(text, "0") != 0;
+}
+
+// True when the environment sets `name` to anything but "0" (an opt-in switch).
+inline bool env_flag_set(const char* name) {
+  const char* text = std::getenv(name);
+  return text != nullptr && std::strcmp(text, "0") != 0;
 }
 
 }  // namespace lazygen

@@ -349,7 +349,7 @@ template void winograd_backward_weight(const double*, const double*, double*,
 namespace lazygen {
 namespace {
 std::atomic<bool>& winograd_flag() {
-  static std::atomic<bool> flag{env_flag_on("LAZYGEN_WINOGRAD")};
+  static std::atomic<bool> flag{env_flag_set("LAZYGEN_WINOGRAD")};  // opt-in: See lazygen/conv.h
   return flag;
 }
 }  // namespace

@@ -8,8 +8,13 @@
 // channel pair instead of 144: 4x fewer gemm flops than im2col. F(2x2, 3x3) saves only 2.25x,
 // and its 4x4 tiles overlap by half, so it gathers and transforms 1.8x more data per output;
 // transforms take about half of F(4x4)'s time on the tutorial CNN's conv2, so F(2x2) would lose
-// on both counts. Its one advantage, smaller rounding error, does not matter here: F(4x4)'s
-// float32 error stays within ~7 epsilons of the tile's magnitude (winograd_test.cpp).
+// on both counts. Its one advantage is a smaller rounding error. F(4x4)'s float32 error stays
+// within ~7 epsilons of the tile's magnitude (winograd_test.cpp), but the output is a small
+// difference of those large transformed terms: against a float64 reference its error is 6-21x
+// PyTorch's direct convolution's, and computing the transforms (even the gemms) in float64 after
+// rounding the transformed operands to float32 would not bring it there. Other interpolation
+// points (+-1/2, or 2 and -1/2 instead of +-2) gain at most 1.4x. So Winograd is opt-in
+// (lazygen/conv.h); im2col, as accurate as PyTorch's, is the default.
 //   forward:         y = A^T [U .* V] A, U = G w G^T per (out, in) channel pair, V = B^T x B per
 //                    tile and input channel; per point k: M_k [tiles, out] = V_k @ U_k [in, out].
 //   input gradient:  the same code run on dy, as the full correlation of dy with the flipped
