@@ -1329,6 +1329,10 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   adapter.add("max_pool3d_with_indices_backward",
               TORCH_FN(adapters::max_pool3d_with_indices_backward));
   adapter.add("view_copy.dtype", TORCH_FN(adapters::view_copy_dtype));
+  adapter.add("_linalg_slogdet", TORCH_FN(adapters::_linalg_slogdet));
+  adapter.add("linalg_lu_solve", TORCH_FN(adapters::linalg_lu_solve));
+  adapter.add("diag_embed", TORCH_FN(adapters::diag_embed));
+  adapter.add("_linalg_det", TORCH_FN(adapters::_linalg_det));
   register_cpu_fallbacks(m);
 }
 

@@ -20,9 +20,7 @@ MAPPED = {
 }
 
 # LTC name -> why lazygen does not serve it yet (it runs on the CPU fallback, counted).
-NOT_SERVED = {
-    "logdet": "needs an LU factorization kernel",
-}
+NOT_SERVED = {}
 
 
 def ltc_names():
@@ -38,7 +36,8 @@ def served():
 # other ops (CompositeImplicitAutograd or CompositeExplicitAutograd), which the device serves.
 DECOMPOSED = {"embedding": "embedding", "constant_pad_nd": "constant_pad_nd", "clone": "clone", "mean": "mean",
               "std": "std.dim", "std.dim": "std.dim",
-              "bernoulli.p": "test_dropout_and_random_ops_draw_on_the_device", "max_pool3d": "max_pool3d"}
+              "bernoulli.p": "test_dropout_and_random_ops_draw_on_the_device", "max_pool3d": "max_pool3d",
+              "logdet": "logdet"}
 
 
 def serving_op(name, registered):
@@ -137,6 +136,9 @@ CASES = {
     "max_pool3d.indices": (lambda a: F.max_pool3d(a, (2, 3, 2), (1, 2, 2), (1, 1, 0), ceil_mode=True,
                                                   return_indices=True), lambda: (t(1, 2, 4, 5, 4),)),
     "view_copy.dtype": (lambda a: torch.ops.aten.view_copy.dtype(a, torch.int32), lambda: (t(2, 4),)),
+    "logdet": (torch.logdet, lambda: (t(2, 4, 4) + 3 * torch.eye(4, dtype=torch.float64),)),
+    "slogdet": (lambda a: torch.linalg.slogdet(a)[1], lambda: (t(3, 3, seed=15),)),
+    "det": (torch.det, lambda: (t(2, 3, 3, seed=16),)),
     "div.trunc": (lambda a, b: torch.div(a, b, rounding_mode="trunc"), lambda: (t(3, 4, low=-9, high=9), t(4, seed=8))),
     "div.floor": (lambda a, b: torch.div(a, b, rounding_mode="floor"), lambda: (t(3, 4, low=-9, high=9), t(4, seed=8))),
     "div.floor_exact": (lambda a, b: torch.div(a, b, rounding_mode="floor"),
@@ -168,6 +170,8 @@ NO_GRADIENT = {
     "as_strided_copy": "PyTorch's as_strided backward writes through as_strided views of a storage, which "
                        "lazy tensors do not have (it runs on the fallback); lazygen's own gradient is gradchecked",
     "as_strided_scatter": "as as_strided_copy",
+    "det": "PyTorch's det backward reads a view (as_strided) the device leaves to the fallback; logdet's and "
+           "slogdet's gradients are checked",
     "diagonal_scatter": "src's gradient is grad.diagonal(), a view the device leaves to the fallback (lazy "
                         "views do not include diagonal); lazygen's own gradient is gradchecked",
 }

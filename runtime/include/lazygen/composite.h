@@ -192,6 +192,17 @@ Tensor max_pool3d_with_indices_backward(const Tensor& grad_output, const Tensor&
                                         const std::vector<int64_t>& padding, const std::vector<int64_t>& dilation,
                                         bool ceil_mode, const Tensor& indices);
 
+// ---- linear algebra (runtime/ops/composite/linalg.cpp; Note [Unrolled LU])
+// LU factorization with partial pivoting of floating A [..., n, n]: (LU, pivots) in LAPACK's
+// layout (L below the diagonal with an implied unit diagonal, U on and above; int32 pivots,
+// 1-based), as torch.linalg.lu_factor. slogdet: (sign, log|det|) (sign 0 and log|det| -inf for a
+// singular matrix); logdet: log(det), NaN for a negative determinant. lu_solve solves A X = B
+// (adjoint: A^T X = B) for B [..., n, k] from A's factorization. Differentiable through their ops.
+std::tuple<Tensor, Tensor> lu_factor(const Tensor& A);
+std::tuple<Tensor, Tensor> slogdet(const Tensor& A);
+Tensor logdet(const Tensor& A);
+Tensor lu_solve(const Tensor& LU, const Tensor& pivots, const Tensor& B, bool adjoint = false);
+
 // ---- reductions (runtime/ops/composite/reductions.cpp)
 // The largest (smallest) element of a non-empty tensor, NaN if any; torch.all / any (over every
 // dim, or one): bool, true for an empty reduction in all, false in any. torch.norm: the p-norm

@@ -3,7 +3,8 @@
 // copying views and their scatters, trace, mv, zero, min/max/all/any of a whole tensor, norm,
 // std/var, nonzero, division with a rounding mode, masked_fill by a tensor value; and the ops
 // PyTorch's backward formulas call for them (scatter_, index_fill_, masked_fill_, pow_,
-// masked_select, diagonal_backward, unfold_backward). Each converts its arguments and calls the
+// masked_select, diagonal_backward, unfold_backward, diag_embed), and the log-determinant with
+// its LU solve. Each converts its arguments and calls the
 // composite (or op) of the same name; an in-place form writes the result back with copy_ after
 // checking that its dtype casts to self's.
 #include <c10/core/ScalarType.h>
@@ -322,6 +323,49 @@ at::Tensor& scatter_inplace_value(at::Tensor& self, int64_t dim, const at::Tenso
   (void)stable;
   Call c("sort.stable", {&self});
   return c.result(sort(c.arg(self), dim, descending));
+}
+
+// torch.logdet / slogdet / det reach the device here (PyTorch decomposes them into it): sign,
+// log|det| and the factorization their backward solves with (linalg_lu_solve). As PyTorch's
+// kernel does for a contiguous A (a device tensor always is), the factorization is A^T's, which
+// its backward expects.
+::std::tuple<at::Tensor, at::Tensor, at::Tensor, at::Tensor> _linalg_slogdet(const at::Tensor& A) {
+  Call c("_linalg_slogdet", {&A});
+  const auto [sign, logabsdet] = lazygen::slogdet(c.arg(A));
+  const auto [lu, pivots] = lazygen::lu_factor(transpose(c.arg(A), -2, -1));
+  return {c.result(sign), c.result(logabsdet), c.result(lu), c.result(pivots)};
+}
+
+// det = sign * exp(log|det|) (0 for a singular matrix), with A^T's factorization as above.
+::std::tuple<at::Tensor, at::Tensor, at::Tensor> _linalg_det(const at::Tensor& A) {
+  Call c("_linalg_det", {&A});
+  const auto [sign, logabsdet] = lazygen::slogdet(c.arg(A));
+  const auto [lu, pivots] = lazygen::lu_factor(transpose(c.arg(A), -2, -1));
+  return {c.result(mul(sign, exp(logabsdet))), c.result(lu), c.result(pivots)};
+}
+
+// left = false solves X A = B, as A^T X^T = B^T.
+at::Tensor linalg_lu_solve(const at::Tensor& LU, const at::Tensor& pivots, const at::Tensor& B,
+                           bool left, bool adjoint) {
+  Call c("linalg_lu_solve", {&LU, &pivots, &B});
+  if (left) return c.result(lazygen::lu_solve(c.arg(LU), c.arg(pivots), c.arg(B), adjoint));
+  const Tensor bt = transpose(c.arg(B), -2, -1);
+  return c.result(transpose(lazygen::lu_solve(c.arg(LU), c.arg(pivots), bt, !adjoint), -2, -1));
+}
+
+// self's last dim on a diagonal of new zero matrices (PyTorch's composite writes through a
+// diagonal view, which lazy tensors do not have).
+at::Tensor diag_embed(const at::Tensor& self, int64_t offset, int64_t dim1, int64_t dim2) {
+  Call c("diag_embed", {&self});
+  const Tensor& x = c.arg(self);
+  const int64_t rank = x.dim() + 1;
+  const int64_t d1 = wrap_dim("diag_embed", dim1, rank), d2 = wrap_dim("diag_embed", dim2, rank);
+  TORCH_CHECK(d1 != d2, "diag_embed: diagonal dimensions cannot be identical ", dim1, ", ", dim2);
+  const int64_t side = x.size(-1) + (offset < 0 ? -offset : offset);
+  std::vector<int64_t> sizes(x.sizes().begin(), x.sizes().end() - 1);
+  for (int64_t d : {std::min(d1, d2), std::max(d1, d2)}) sizes.insert(sizes.begin() + d, side);
+  return c.result(
+      lazygen::diagonal_scatter(zeros(sizes, x.dtype(), x.device()), x, offset, d1, d2));
 }
 
 }  // namespace lazygen::pytorch::adapters

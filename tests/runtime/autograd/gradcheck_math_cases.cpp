@@ -5,8 +5,18 @@
 #include "gradcheck_cases.h"
 #include "lazygen/composite.h"
 #include "lazygen/nn/functional.h"
+#include "lazygen/operators.h"
 
 namespace lazygen::testing {
+namespace {
+
+// The identity matrix broadcast over t's batch [..., n, n].
+Tensor eye_like(const Tensor& t) {
+  const int64_t n = t.size(-1);
+  return eq(reshape(arange(n, DType::Int64, t.device()), {n, 1}), arange(n, DType::Int64, t.device())).to(t.dtype());
+}
+
+}  // namespace
 
 std::vector<GradCase> pointwise_math_cases() {
   auto one = [](const char* name, const char* op, Tensor (*f)(const Tensor&), auto make) {
@@ -198,6 +208,14 @@ std::vector<GradCase> activation_cases() {
       {"max_pool3d_composite", "max_pool3d_with_indices",
        [](const Inputs& in) { return std::get<0>(max_pool3d_with_indices(in[0], {2}, {2}, {1})); },
        [] { return Inputs{values({1, 2, 3, 4, 3}, 470)}; }},
+      {"logdet_composite", "logdet",
+       [](const Inputs& in) { return logdet(in[0] + eye_like(in[0]) * 3.0); }, [] { return Inputs{values({2, 3, 3}, 471)}; }},
+      {"lu_solve_composite", "lu_solve",
+       [](const Inputs& in) {
+         const auto [lu, pivots] = lu_factor(in[0] + eye_like(in[0]) * 3.0);
+         return lu_solve(lu, pivots, in[1], true);
+       },
+       [] { return Inputs{values({3, 3}, 472), values({3, 2}, 473)}; }},
       {"einsum_batched_composite", "einsum",
        [](const Inputs& in) { return einsum("bij,bkj->bki", {in[0], in[1]}); },
        [] { return Inputs{values({2, 3, 4}, 461), values({2, 5, 4}, 462)}; }},

@@ -362,5 +362,15 @@ at::Tensor max_pool3d_with_indices_backward(const at::Tensor& grad_output, const
                                             bool ceil_mode, const at::Tensor& indices);
 // view_copy.dtype(Tensor self, ScalarType dtype) -> Tensor
 at::Tensor view_copy_dtype(const at::Tensor& self, at::ScalarType dtype);
+// _linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet, Tensor LU, Tensor pivots)
+::std::tuple<at::Tensor, at::Tensor, at::Tensor, at::Tensor> _linalg_slogdet(const at::Tensor& A);
+// linalg_lu_solve(Tensor LU, Tensor pivots, Tensor B, *, bool left=True, bool adjoint=False) ->
+// Tensor
+at::Tensor linalg_lu_solve(const at::Tensor& LU, const at::Tensor& pivots, const at::Tensor& B,
+                           bool left, bool adjoint);
+// diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor
+at::Tensor diag_embed(const at::Tensor& self, int64_t offset, int64_t dim1, int64_t dim2);
+// _linalg_det(Tensor A) -> (Tensor result, Tensor LU, Tensor pivots)
+::std::tuple<at::Tensor, at::Tensor, at::Tensor> _linalg_det(const at::Tensor& A);
 
 }  // namespace lazygen::pytorch::adapters

@@ -3,6 +3,8 @@
 // their argument errors.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "lazygen/autograd.h"
 #include "lazygen/composite.h"
 #include "lazygen/factory.h"
@@ -105,6 +107,21 @@ TEST_P(Composites, EinsumAndCausalAttentionMatchPyTorch) {
   const Tensor q = on(tensor<double>({1, 0, 0, 1, 1, 1}, IntList{1, 3, 2}));
   expect_values(scaled_dot_product_attention(q, q, q, std::nullopt, true),
                 {1.0, 0.0, 0.33023845067334306, 0.6697615493266569, 0.7517449217422769, 0.7517449217422769});
+}
+
+TEST_P(Composites, LuFactorSlogdetAndLuSolveMatchPyTorch) {
+  const Tensor a = on(tensor<double>({4, 1, 2, 1, -3, 0, 2, 1, 5}, IntList{3, 3}));
+  const auto [lu, pivots] = lu_factor(a);
+  EXPECT_EQ(pivots.dtype(), DType::Int32);
+  EXPECT_EQ(values<int32_t>(pivots.cpu()), (std::vector<int32_t>{1, 2, 3}));
+  expect_values(lu, {4.0, 1.0, 2.0, 0.25, -3.25, -0.5, 0.5, -0.15384615384615385, 3.923076923076923}, 1e-12);
+  const auto [sign, logabsdet] = slogdet(a);
+  expect_values(sign, {-1});
+  expect_values(logabsdet, {3.931825632724326}, 1e-12);
+  EXPECT_TRUE(std::isnan(logdet(a).cpu().item<double>()));
+  expect_values(logdet(a.matmul(t(a))), {7.863651265448651}, 1e-12);
+  expect_values(lu_solve(lu, pivots, on(tensor<double>({1, 2, 3}, IntList{3, 1}))),
+                {0.05882352941176472, -0.6470588235294117, 0.7058823529411764}, 1e-12);
 }
 
 TEST_P(Composites, ArgumentErrorsNameTheOpAndShapes) {
