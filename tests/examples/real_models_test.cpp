@@ -5,35 +5,23 @@
 // exists). The binaries' paths come from CMake (LAZYGEN_TRAIN_RESNET, LAZYGEN_TRAIN_GPT).
 #include <gtest/gtest.h>
 
-#include <array>
-#include <cstdio>
+#include <cstdlib>
 #include <regex>
 #include <string>
 #include <vector>
 
+#include "example_runs.h"
 #include "lazygen/data/fashion_mnist.h"
 
 namespace {
 
-std::string run(const std::string& binary, const std::string& args) {
-  const std::string command = binary + " " + args + " 2>&1";
-  std::string out;
-  FILE* pipe = popen(command.c_str(), "r");
-  if (pipe == nullptr) return out;
-  std::array<char, 4096> buf{};
-  while (fgets(buf.data(), buf.size(), pipe) != nullptr) out += buf.data();
-  EXPECT_EQ(pclose(pipe), 0) << command << "\n" << out;
-  return out;
-}
+using lazygen::testing::losses;
 
-std::vector<double> losses(const std::string& output) {
-  static const std::regex kLine(R"(loss (\d+\.\d+))");
-  std::vector<double> out;
-  for (auto it = std::sregex_iterator(output.begin(), output.end(), kLine);
-       it != std::sregex_iterator(); ++it) {
-    out.push_back(std::stod((*it)[1]));
-  }
-  return out;
+// The output of `binary args`, which must succeed.
+std::string run(const std::string& binary, const std::string& args) {
+  const lazygen::testing::RunResult r = lazygen::testing::run_example(binary, args);
+  EXPECT_EQ(r.status, 0) << binary << " " << args << "\n" << r.output;
+  return r.output;
 }
 
 long graphs_compiled(const std::string& output) {

@@ -4,42 +4,21 @@
 // refused. The binary's path comes from CMake (LAZYGEN_TRAIN_CNN).
 #include <gtest/gtest.h>
 
-#include <array>
-#include <cstdio>
 #include <memory>
 #include <regex>
 #include <string>
 #include <vector>
 
+#include "example_runs.h"
 #include "lazygen/data/fashion_mnist.h"
 
 namespace {
 
-struct RunResult {
-  int status = -1;
-  std::string output;
-};
+using lazygen::testing::losses;
+using lazygen::testing::RunResult;
 
 RunResult run_train_cnn(const std::string& args) {
-  const std::string command = std::string(LAZYGEN_TRAIN_CNN) + " " + args + " 2>&1";
-  RunResult r;
-  FILE* pipe = popen(command.c_str(), "r");
-  if (pipe == nullptr) return r;
-  std::array<char, 4096> buf{};
-  while (fgets(buf.data(), buf.size(), pipe) != nullptr) r.output += buf.data();
-  r.status = pclose(pipe);
-  return r;
-}
-
-// The losses of the progress lines, in order.
-std::vector<double> losses(const std::string& output) {
-  static const std::regex kLine(R"(loss (\d+\.\d+))");
-  std::vector<double> out;
-  for (auto it = std::sregex_iterator(output.begin(), output.end(), kLine);
-       it != std::sregex_iterator(); ++it) {
-    out.push_back(std::stod((*it)[1]));
-  }
-  return out;
+  return lazygen::testing::run_example(LAZYGEN_TRAIN_CNN, args);
 }
 
 // The value of counter `name` in the printed metrics report (-1 when absent).
