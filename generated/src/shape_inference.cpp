@@ -337,20 +337,6 @@ std::vector<Shape> compute_shape_addcdiv(const Shape& self, const Shape& tensor1
   return {Shape(shape_rules::result_type({&self, &tensor1, &tensor2}, {}), std::move(sizes))};
 }
 
-// lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor
-std::vector<Shape> compute_shape_lerp_scalar(const Shape& self, const Shape& end,
-                                             const Scalar& weight) {
-  std::vector<int64_t> sizes = shape_rules::broadcast("lerp.Scalar", {&self, &end});
-  return {Shape(shape_rules::result_type({&self, &end}, {}), std::move(sizes))};
-}
-
-// lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor
-std::vector<Shape> compute_shape_lerp_tensor(const Shape& self, const Shape& end,
-                                             const Shape& weight) {
-  std::vector<int64_t> sizes = shape_rules::broadcast("lerp.Tensor", {&self, &end, &weight});
-  return {Shape(shape_rules::result_type({&self, &end, &weight}, {}), std::move(sizes))};
-}
-
 // pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor
 std::vector<Shape> compute_shape_pow_tensor_tensor(const Shape& self, const Shape& exponent) {
   std::vector<int64_t> sizes = shape_rules::broadcast("pow.Tensor_Tensor", {&self, &exponent});

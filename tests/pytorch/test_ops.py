@@ -117,12 +117,7 @@ REFUSED_ON_EMPTY_TEXTS = {text for _, text in REFUSED_ON_EMPTY}
 
 # (op, dtypes label) -> a lazygen bug this suite found, not yet fixed (issue #22: every op behaves
 # exactly like PyTorch's). Strict xfail: a fixed entry fails until it is removed from here.
-KNOWN_BUGS = {
-    ("lerp.Scalar", "mixed"): "lerp of tensors of different dtypes computes in the promoted dtype where "
-                              "PyTorch requires self's dtype for `end`",
-    ("lerp.Tensor", "mixed"): "lerp of tensors of different dtypes computes in the promoted dtype where "
-                              "PyTorch requires self's dtype for `end` and `weight`",
-}
+KNOWN_BUGS = {}
 
 
 def load_cases():

@@ -1,4 +1,4 @@
-// Shape functions of max.dim, cat and clamp (custom_shapes.h).
+// Shape functions of max.dim, lerp, sort, topk, cat and clamp (custom_shapes.h).
 #include <string>
 
 #include "core/tensor/shape_rules.h"
@@ -16,6 +16,31 @@ std::vector<Shape> compute_shape_max_dim(const Shape& self, int64_t dim, bool ke
   Shape indices = values;
   indices.dtype = DType::Int64;
   return {values, indices};
+}
+
+namespace {
+
+// lerp computes in self's dtype: PyTorch refuses an `end` or `weight` of another dtype (a 0-dim
+// weight too) instead of promoting.
+void check_lerp_dtype(const char* op, const Shape& self, const Shape& other, const char* name) {
+  if (other.dtype != self.dtype) {
+    throw ShapeError(op, std::string("expected dtype ") + std::string(dtype_name(self.dtype)) + " for `" + name +
+                             "` but got dtype " + std::string(dtype_name(other.dtype)));
+  }
+}
+
+}  // namespace
+
+std::vector<Shape> compute_shape_lerp_scalar(const Shape& self, const Shape& end, const Scalar& weight) {
+  (void)weight;
+  check_lerp_dtype("lerp.Scalar", self, end, "end");
+  return {Shape(self.dtype, shape_rules::broadcast("lerp.Scalar", {&self, &end}))};
+}
+
+std::vector<Shape> compute_shape_lerp_tensor(const Shape& self, const Shape& end, const Shape& weight) {
+  check_lerp_dtype("lerp.Tensor", self, end, "end");
+  check_lerp_dtype("lerp.Tensor", self, weight, "weight");
+  return {Shape(self.dtype, shape_rules::broadcast("lerp.Tensor", {&self, &end, &weight}))};
 }
 
 std::vector<Shape> compute_shape_sort(const Shape& self, int64_t dim, bool descending) {

@@ -129,10 +129,10 @@ std::vector<Shape> compute_shape_addcmul(const Shape& self, const Shape& tensor1
 // addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
 std::vector<Shape> compute_shape_addcdiv(const Shape& self, const Shape& tensor1,
                                          const Shape& tensor2, const Scalar& value);
-// lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor
+// lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor (hand-written)
 std::vector<Shape> compute_shape_lerp_scalar(const Shape& self, const Shape& end,
                                              const Scalar& weight);
-// lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor
+// lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor (hand-written)
 std::vector<Shape> compute_shape_lerp_tensor(const Shape& self, const Shape& end,
                                              const Shape& weight);
 // pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor
