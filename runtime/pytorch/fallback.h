@@ -38,6 +38,12 @@ namespace lazygen::pytorch {
 // for adapters that lower only some cases of an op (a 2-d convolution) and hand the rest over.
 void run_on_cpu(const c10::OperatorHandle& op, torch::jit::Stack* stack);
 
+// The aten op `name` ("aten::convolution") with `overload` ("" for none), for call_on_cpu;
+// callers keep it in a function-local static (the lookup takes the dispatcher's lock).
+inline c10::OperatorHandle aten_op(const char* name, const char* overload = "") {
+  return c10::Dispatcher::singleton().findSchemaOrThrow(name, overload);
+}
+
 // run_on_cpu with typed arguments and result: R is at::Tensor or a std::tuple of them.
 template <class R, class... Args>
 R call_on_cpu(const c10::OperatorHandle& op, Args&&... args) {

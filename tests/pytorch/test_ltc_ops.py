@@ -111,6 +111,12 @@ CASES = {
     "smooth_l1_loss.sum": (lambda a, b: F.smooth_l1_loss(a, b, reduction="sum"), lambda: (t(3, 4), t(3, 4, seed=5))),
     "nll_loss2d": (lambda a, y: F.nll_loss(F.log_softmax(a, 1), y, ignore_index=1),
                    lambda: (t(2, 3, 4, 5), torch.randint(0, 3, (2, 4, 5), generator=torch.Generator().manual_seed(0)))),
+    "nll_loss2d_forward.none": (lambda a, y, w: torch.ops.aten.nll_loss2d_forward(a, y, w, 0, -100),
+                                lambda: (t(2, 3, 2, 2), torch.randint(0, 3, (2, 2, 2), generator=torch.Generator().manual_seed(1)),
+                                         t(3, low=0.5, high=1.5))),
+    "nll_loss2d_forward.ignore": (lambda a, y, w: torch.ops.aten.nll_loss2d_forward(a, y, w, 1, 1),
+                                  lambda: (t(2, 3, 2, 2), torch.randint(0, 3, (2, 2, 2), generator=torch.Generator().manual_seed(1)),
+                                           t(3, low=0.5, high=1.5))),
     "group_norm": (lambda a, w, b: F.group_norm(a, 2, w, b), lambda: (t(2, 4, 3, 3), t(4, seed=6), t(4, seed=7))),
     "avg_pool2d": (lambda a: F.avg_pool2d(a, 3, 2, 1), lambda: (t(2, 3, 7, 6),)),
     "avg_pool2d.ceil_no_pad_count": (lambda a: F.avg_pool2d(a, 2, 2, 1, ceil_mode=True, count_include_pad=False),
@@ -176,7 +182,7 @@ NO_GRADIENT = {
                         "views do not include diagonal); lazygen's own gradient is gradchecked",
 }
 # Cases whose inputs after the first `n` are not differentiated (PyTorch refuses a gradient there).
-DIFFERENTIATED = {"binary_cross_entropy": 2}
+DIFFERENTIATED = {"binary_cross_entropy": 2, "nll_loss2d_forward.none": 1, "nll_loss2d_forward.ignore": 1}
 
 
 def run(fn, inputs, device, grad, differentiated=None):

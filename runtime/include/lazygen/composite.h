@@ -196,10 +196,12 @@ Tensor max_pool3d_with_indices_backward(const Tensor& grad_output, const Tensor&
 // LU factorization with partial pivoting of floating A [..., n, n]: (LU, pivots) in LAPACK's
 // layout (L below the diagonal with an implied unit diagonal, U on and above; int32 pivots,
 // 1-based), as torch.linalg.lu_factor. slogdet: (sign, log|det|) (sign 0 and log|det| -inf for a
-// singular matrix); logdet: log(det), NaN for a negative determinant. lu_solve solves A X = B
+// singular matrix), and lu_slogdet the same of the matrix a factorization came from; logdet:
+// log(det), NaN for a negative determinant. lu_solve solves A X = B
 // (adjoint: A^T X = B) for B [..., n, k] from A's factorization. Differentiable through their ops.
 std::tuple<Tensor, Tensor> lu_factor(const Tensor& A);
 std::tuple<Tensor, Tensor> slogdet(const Tensor& A);
+std::tuple<Tensor, Tensor> lu_slogdet(const Tensor& LU, const Tensor& pivots);
 Tensor logdet(const Tensor& A);
 Tensor lu_solve(const Tensor& LU, const Tensor& pivots, const Tensor& B, bool adjoint = false);
 
@@ -252,6 +254,11 @@ Tensor binary_cross_entropy_backward(const Tensor& grad_output, const Tensor& se
 Tensor smooth_l1_loss(const Tensor& self, const Tensor& target, int64_t reduction = 1, double beta = 1.0);
 Tensor smooth_l1_loss_backward(const Tensor& grad_output, const Tensor& self, const Tensor& target,
                                int64_t reduction, double beta);
+// PyTorch's nll_loss_forward: nll_loss and total_weight, the summed weight of the targets not
+// ignored (0 for reduction none), which PyTorch's backward takes (lazygen's recomputes it).
+std::tuple<Tensor, Tensor> nll_loss_forward(const Tensor& self, const Tensor& target,
+                                            const std::optional<Tensor>& weight, int64_t reduction,
+                                            int64_t ignore_index);
 std::tuple<Tensor, Tensor> nll_loss2d_forward(const Tensor& self, const Tensor& target,
                                               const std::optional<Tensor>& weight, int64_t reduction,
                                               int64_t ignore_index);

@@ -70,20 +70,25 @@ std::tuple<Tensor, Tensor> lu_factor(const Tensor& A) {
   return {reshape(m, A.sizes()), reshape(piv + 1, piv_sizes).to(DType::Int32)};
 }
 
-std::tuple<Tensor, Tensor> slogdet(const Tensor& A) {
-  check_square("slogdet", A);
-  const auto [lu, pivots] = lu_factor(A);
-  const int64_t n = A.size(-1);
-  const Tensor diag = diagonal_copy(lu, 0, -2, -1);  // [..., n]
+std::tuple<Tensor, Tensor> lu_slogdet(const Tensor& LU, const Tensor& pivots) {
+  check_square("lu_slogdet", LU);
+  const int64_t n = LU.size(-1);
+  const Tensor diag = diagonal_copy(LU, 0, -2, -1);  // [..., n]
   const Tensor swaps =
-      sum(ne(pivots.to(DType::Int64), arange(1, n + 1, 1, DType::Int64, A.device())),
+      sum(ne(pivots.to(DType::Int64), arange(1, n + 1, 1, DType::Int64, LU.device())),
           std::vector<int64_t>{-1});
   const Tensor negatives = sum(lt(diag, 0), std::vector<int64_t>{-1});
   const Tensor odd = eq(remainder(swaps + negatives, 2), 1);
   const Tensor singular = any(eq(diag, 0), -1);
-  const Tensor one = ones({}, A.dtype(), A.device());
-  const Tensor sign = where(singular, zeros({}, A.dtype(), A.device()), where(odd, -one, one));
+  const Tensor one = ones({}, LU.dtype(), LU.device());
+  const Tensor sign = where(singular, zeros({}, LU.dtype(), LU.device()), where(odd, -one, one));
   return {sign, sum(log(abs(diag)), std::vector<int64_t>{-1})};
+}
+
+std::tuple<Tensor, Tensor> slogdet(const Tensor& A) {
+  check_square("slogdet", A);
+  const auto [lu, pivots] = lu_factor(A);
+  return lu_slogdet(lu, pivots);
 }
 
 Tensor logdet(const Tensor& A) {

@@ -115,19 +115,26 @@ Tensor smooth_l1_loss_backward(const Tensor& grad_output, const Tensor& self, co
   return scaled_grad(grad_output, reduction, self.numel()) * slope;
 }
 
+std::tuple<Tensor, Tensor> nll_loss_forward(const Tensor& self, const Tensor& target,
+                                            const std::optional<Tensor>& weight, int64_t reduction,
+                                            int64_t ignore_index) {
+  const Tensor output = nll_loss(self, target, weight, reduction, ignore_index);
+  const Tensor zero = zeros({}, self.dtype(), self.device());
+  if (reduction == kReductionNone) return {output, zero};
+  const Tensor counted = ne(target, ignore_index);
+  const Tensor w = weight ? index_select(*weight, 0, where(counted, target, zeros({}, target.dtype(), target.device())))
+                          : ones({}, self.dtype(), self.device());
+  return {output, sum(where(counted, w, zero))};
+}
+
 std::tuple<Tensor, Tensor> nll_loss2d_forward(const Tensor& self, const Tensor& target,
                                               const std::optional<Tensor>& weight, int64_t reduction,
                                               int64_t ignore_index) {
   check_nll_loss2d("nll_loss2d_forward", self, target);
-  const Tensor scores = pixels_by_class(self);
-  const Tensor classes = reshape(target, {-1});
-  Tensor output = nll_loss(scores, classes, weight, reduction, ignore_index);
+  auto [output, total_weight] =
+      nll_loss_forward(pixels_by_class(self), reshape(target, {-1}), weight, reduction, ignore_index);
   if (reduction == kReductionNone) output = reshape(output, target.sizes());
-  // total_weight: the weights of the counted (not ignored) targets, as PyTorch returns it.
-  const Tensor counted = ne(classes, ignore_index);
-  const Tensor w = weight ? index_select(*weight, 0, where(counted, classes, zeros({}, DType::Int64, self.device())))
-                          : ones({}, self.dtype(), self.device());
-  return {output, sum(where(counted, w, zeros({}, self.dtype(), self.device())))};
+  return {output, total_weight};
 }
 
 Tensor nll_loss2d_backward(const Tensor& grad_output, const Tensor& self, const Tensor& target,

@@ -16,6 +16,7 @@
 #include "lazygen/factory.h"
 #include "lazygen/generated/ops.h"
 #include "lazygen/operators.h"
+#include "ops/composite/spatial_args.h"
 
 namespace lazygen {
 namespace {
@@ -23,14 +24,6 @@ namespace {
 struct PoolAxis3 {
   int64_t in = 0, kernel = 0, stride = 0, pad = 0, dilation = 1, out = 0;
 };
-
-int64_t third(const char* op, const char* what, const std::vector<int64_t>& v, size_t i) {
-  if (v.size() != 1 && v.size() != 3) {
-    throw ShapeError(
-        op, std::string(what) + " must be a single int or three ints, got " + sizes_str(v));
-  }
-  return v.size() == 1 ? v[0] : v[i];
-}
 
 struct Pool3d {
   PoolAxis3 axes[3];       // d, h, w
@@ -52,10 +45,10 @@ Pool3d pool3d(const char* op, const Tensor& self, const std::vector<int64_t>& ke
   for (size_t i = 0; i < 3; ++i) {
     PoolAxis3& a = p.axes[i];
     a.in = self.size(p.batch_dims + static_cast<int64_t>(i));
-    a.kernel = third(op, "kernel_size", kernel_size, i);
-    a.stride = stride.empty() ? a.kernel : third(op, "stride", stride, i);
-    a.pad = third(op, "padding", padding, i);
-    a.dilation = third(op, "dilation", dilation, i);
+    a.kernel = spatial_arg(op, "kernel_size", kernel_size, i, 3);
+    a.stride = stride.empty() ? a.kernel : spatial_arg(op, "stride", stride, i, 3);
+    a.pad = spatial_arg(op, "padding", padding, i, 3);
+    a.dilation = spatial_arg(op, "dilation", dilation, i, 3);
     if (a.kernel <= 0 || a.stride <= 0 || a.dilation <= 0) {
       throw ShapeError(op, "kernel_size, stride and dilation must be greater than zero");
     }

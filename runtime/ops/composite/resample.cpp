@@ -18,6 +18,7 @@
 #include "lazygen/factory.h"
 #include "lazygen/generated/ops.h"
 #include "lazygen/operators.h"
+#include "ops/composite/spatial_args.h"
 
 namespace lazygen {
 namespace {
@@ -54,16 +55,6 @@ void check_rank(const char* op, const Tensor& self, bool allow_3d) {
     throw ShapeError(op, std::string("expected ") + (allow_3d ? "3D or " : "") +
                              "4D input, got shape " + sizes_str(self.sizes()));
   }
-}
-
-// One of a pair of int[2] arguments (a single value stands for both).
-int64_t pick(const char* op, const char* what, const std::vector<int64_t>& v, size_t i) {
-  if (v.size() != 1 && v.size() != 2) {
-    throw ShapeError(op, std::string(what) +
-                             " must either be a single int, or a tuple of two ints, got " +
-                             sizes_str(v));
-  }
-  return v.size() == 1 ? v[0] : v[i];
 }
 
 // One axis of an average pool: the window weights and, for count_include_pad or
@@ -106,9 +97,9 @@ AvgPool avg_pool(const char* op, const Tensor& self, const std::vector<int64_t>&
   for (size_t i = 0; i < 2; ++i) {
     PoolAxis& a = *axes[i];
     a.in = self.size(static_cast<int64_t>(i) - 2);
-    a.kernel = pick(op, "kernel_size", kernel_size, i);
-    a.stride = stride.empty() ? a.kernel : pick(op, "stride", stride, i);
-    a.pad = pick(op, "padding", padding, i);
+    a.kernel = spatial_arg(op, "kernel_size", kernel_size, i, 2);
+    a.stride = stride.empty() ? a.kernel : spatial_arg(op, "stride", stride, i, 2);
+    a.pad = spatial_arg(op, "padding", padding, i, 2);
     a.ceil_mode = ceil_mode;
     if (a.kernel <= 0 || a.stride <= 0) {
       throw ShapeError(op, "kernel size and stride must be greater than zero, got kernel_size " +

@@ -1,11 +1,10 @@
 // max.dim and argmax (custom_kernels.h): the value and index of the maximum along one dim.
 // The first maximum wins; a NaN is the maximum (the first NaN), as in PyTorch.
-#include <cmath>
-
 #include "backend/cpu/thread_pool.h"
 #include "core/tensor/shape_rules.h"
 #include "core/tensor/tensor_impl.h"
 #include "lazygen/generated/shape_inference.h"
+#include "lazygen/kernels/pointwise_math.h"
 #include "ops/cpu/custom_kernels.h"
 #include "ops/cpu/reduce_plan.h"
 #include "ops/shape/custom_shapes.h"
@@ -14,12 +13,6 @@ namespace lazygen::cpu {
 namespace {
 
 constexpr int64_t kWork = 32 * 1024;
-
-template <class T>
-bool is_nan(T v) {
-  if constexpr (std::is_floating_point_v<T>) return std::isnan(v);
-  return false;
-}
 
 // values[o] / indices[o] for each output o of reducing `x` over dim `d` (null values: skip).
 template <class T>
@@ -35,9 +28,9 @@ void arg_max(const Tensor& x, int64_t d, T* values, int64_t* indices) {
                    const T* p = base + offsets[o];
                    T best = p[0];
                    int64_t at = 0;
-                   for (int64_t i = 1; i < n && !is_nan(best); ++i) {
+                   for (int64_t i = 1; i < n && !kernels::isnan(best); ++i) {
                      const T v = p[i * stride];
-                     if (v > best || is_nan(v)) best = v, at = i;
+                     if (v > best || kernels::isnan(v)) best = v, at = i;
                    }
                    if (values != nullptr) values[o] = best;
                    indices[o] = at;

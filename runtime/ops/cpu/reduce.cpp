@@ -33,27 +33,23 @@ struct SumOp {
   static Acc merge(Acc a, Acc b) { return a + b; }
 };
 
-template <class T>
-struct MaxOp {
+// amax (Max) or amin: NaN propagates (kernels::max / min, as torch.maximum / minimum).
+template <class T, bool Max>
+struct ExtremumOp {
   using Acc = T;
   static Acc init() {
-    if constexpr (std::numeric_limits<T>::has_infinity) return -std::numeric_limits<T>::infinity();
-    return std::numeric_limits<T>::lowest();
+    if constexpr (std::numeric_limits<T>::has_infinity) {
+      return Max ? -std::numeric_limits<T>::infinity() : std::numeric_limits<T>::infinity();
+    }
+    return Max ? std::numeric_limits<T>::lowest() : std::numeric_limits<T>::max();
   }
-  static Acc step(Acc a, T v) { return static_cast<T>(kernels::max(a, v)); }
+  static Acc step(Acc a, T v) { return static_cast<T>(Max ? kernels::max(a, v) : kernels::min(a, v)); }
   static Acc merge(Acc a, Acc b) { return step(a, b); }
 };
-
 template <class T>
-struct MinOp {
-  using Acc = T;
-  static Acc init() {
-    if constexpr (std::numeric_limits<T>::has_infinity) return std::numeric_limits<T>::infinity();
-    return std::numeric_limits<T>::max();
-  }
-  static Acc step(Acc a, T v) { return static_cast<T>(kernels::min(a, v)); }
-  static Acc merge(Acc a, Acc b) { return step(a, b); }
-};
+using MaxOp = ExtremumOp<T, true>;
+template <class T>
+using MinOp = ExtremumOp<T, false>;
 
 // Op over p[0, n), with eight accumulators so that the loop vectorizes.
 template <class Op, class T>
@@ -187,6 +183,14 @@ Tensor sum_or_mean(const Tensor& x, const std::vector<bool>& mask, const Shape& 
   return out;
 }
 
+// amax or amin (Op) of x over `dim` into a new tensor of `shape` (checked by the shape function).
+template <template <class> class Op>
+Tensor extremum(const char* op, const Tensor& x, const std::vector<int64_t>& dim, const Shape& shape) {
+  Tensor out = make_cpu_tensor(shape.sizes, shape.dtype);
+  reduce_into<Op>(x, shape_rules::reduced_dims(op, x.dim(), dim), out);
+  return out;
+}
+
 }  // namespace
 
 Tensor sum(const Tensor& self, std::optional<DType> dtype) {
@@ -216,19 +220,11 @@ Tensor mean_dim(const Tensor& self, const std::optional<std::vector<int64_t>>& d
 }
 
 Tensor amax(const Tensor& self, const std::vector<int64_t>& dim, bool keepdim) {
-  const Shape shape = compute_shape_amax(self.shape(), dim, keepdim)[0];
-  const auto mask = shape_rules::reduced_dims("amax", self.dim(), dim);
-  Tensor out = make_cpu_tensor(shape.sizes, shape.dtype);
-  reduce_into<MaxOp>(self, mask, out);
-  return out;
+  return extremum<MaxOp>("amax", self, dim, compute_shape_amax(self.shape(), dim, keepdim)[0]);
 }
 
 Tensor amin(const Tensor& self, const std::vector<int64_t>& dim, bool keepdim) {
-  const Shape shape = compute_shape_amin(self.shape(), dim, keepdim)[0];
-  const auto mask = shape_rules::reduced_dims("amin", self.dim(), dim);
-  Tensor out = make_cpu_tensor(shape.sizes, shape.dtype);
-  reduce_into<MinOp>(self, mask, out);
-  return out;
+  return extremum<MinOp>("amin", self, dim, compute_shape_amin(self.shape(), dim, keepdim)[0]);
 }
 
 }  // namespace lazygen::cpu

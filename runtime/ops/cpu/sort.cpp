@@ -2,7 +2,6 @@
 // thread pool. Each row is gathered into a buffer of (value, index) pairs or accumulated in
 // place, whatever self's strides.
 #include <algorithm>
-#include <cmath>
 #include <numeric>
 #include <type_traits>
 #include <vector>
@@ -11,6 +10,7 @@
 #include "core/tensor/shape_rules.h"
 #include "core/tensor/tensor_impl.h"
 #include "lazygen/generated/shape_inference.h"
+#include "lazygen/kernels/pointwise_math.h"
 #include "ops/cpu/custom_kernels.h"
 #include "ops/cpu/reduce_plan.h"
 
@@ -42,17 +42,12 @@ Rows rows_of(const Tensor& x, int64_t d, const std::vector<int64_t>& out_sizes) 
   return r;
 }
 
-template <class T>
-bool is_nan(T v) {
-  if constexpr (std::is_floating_point_v<T>) return std::isnan(v);
-  return false;
-}
-
 // Strict "a orders before b" for an ascending (or, with descending, a descending) sort: NaN
 // is above every number and equal to itself, as PyTorch orders them.
 template <class T>
 bool before(T a, T b, bool descending) {
-  if (is_nan(a) || is_nan(b)) return descending ? is_nan(a) && !is_nan(b) : !is_nan(a) && is_nan(b);
+  const bool nan_a = kernels::isnan(a), nan_b = kernels::isnan(b);
+  if (nan_a || nan_b) return descending ? nan_a && !nan_b : !nan_a && nan_b;
   return descending ? a > b : a < b;
 }
 
@@ -118,7 +113,7 @@ std::tuple<Tensor, Tensor> sort(const Tensor& self, int64_t dim, bool descending
   const auto shapes = compute_shape_sort(self.shape(), dim, descending);
   Tensor values = make_cpu_tensor(shapes[0].sizes, shapes[0].dtype);
   Tensor indices = make_cpu_tensor(shapes[1].sizes, shapes[1].dtype);
-  const int64_t d = self.dim() ? wrap_dim("sort", dim, self.dim()) : 0;
+  const int64_t d = wrap_dim("sort", dim, self.dim());
   const int64_t n = self.dim() ? self.size(d) : 1;
   if (self.numel() > 0) {
     dispatch_dtype(self.dtype(), [&](auto tag) {
@@ -133,7 +128,7 @@ std::tuple<Tensor, Tensor> topk(const Tensor& self, int64_t k, int64_t dim, bool
   const auto shapes = compute_shape_topk(self.shape(), k, dim, largest, sorted);
   Tensor values = make_cpu_tensor(shapes[0].sizes, shapes[0].dtype);
   Tensor indices = make_cpu_tensor(shapes[1].sizes, shapes[1].dtype);
-  const int64_t d = self.dim() ? wrap_dim("topk", dim, self.dim()) : 0;
+  const int64_t d = wrap_dim("topk", dim, self.dim());
   if (values.numel() > 0) {
     dispatch_dtype(self.dtype(), [&](auto tag) {
       sort_rows<decltype(tag)>(self, d, largest, k, values, indices);
@@ -146,7 +141,7 @@ Tensor cumsum(const Tensor& self, int64_t dim, std::optional<DType> dtype) {
   const Shape shape = compute_shape_cumsum(self.shape(), dim, dtype)[0];
   Tensor out = make_cpu_tensor(shape.sizes, shape.dtype);
   if (out.numel() == 0) return out;
-  const int64_t d = self.dim() ? wrap_dim("cumsum", dim, self.dim()) : 0;
+  const int64_t d = wrap_dim("cumsum", dim, self.dim());
   const Tensor x =
       self.dtype() == shape.dtype || !is_floating(shape.dtype) ? self : self.to(shape.dtype);
   dispatch_dtype(x.dtype(), [&](auto in_tag) {

@@ -31,18 +31,22 @@ void check_nonempty(const char* op, const Shape& self, const std::vector<bool>& 
   }
 }
 
+// amax / amin: self's dtype, and no reduced dim may be empty.
+Shape extremum_shape(const char* op, const Shape& self, const std::vector<int64_t>& dim, bool keepdim) {
+  check_nonempty(op, self, shape_rules::reduced_dims(op, self.dim(), dim));
+  return shape_rules::reduce(op, self, dim, keepdim, self.dtype);
+}
+
 }  // namespace
 
 std::vector<Shape> compute_shape_amax(const Shape& self, const std::vector<int64_t>& dim,
                                       bool keepdim) {
-  check_nonempty("amax", self, shape_rules::reduced_dims("amax", self.dim(), dim));
-  return {shape_rules::reduce("amax", self, dim, keepdim, self.dtype)};
+  return {extremum_shape("amax", self, dim, keepdim)};
 }
 
 std::vector<Shape> compute_shape_amin(const Shape& self, const std::vector<int64_t>& dim,
                                       bool keepdim) {
-  check_nonempty("amin", self, shape_rules::reduced_dims("amin", self.dim(), dim));
-  return {shape_rules::reduce("amin", self, dim, keepdim, self.dtype)};
+  return {extremum_shape("amin", self, dim, keepdim)};
 }
 
 // Like self; integral and bool inputs accumulate (and come out) in int64 unless dtype says

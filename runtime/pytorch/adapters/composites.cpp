@@ -331,16 +331,16 @@ at::Tensor& scatter_inplace_value(at::Tensor& self, int64_t dim, const at::Tenso
 // its backward expects.
 ::std::tuple<at::Tensor, at::Tensor, at::Tensor, at::Tensor> _linalg_slogdet(const at::Tensor& A) {
   Call c("_linalg_slogdet", {&A});
-  const auto [sign, logabsdet] = lazygen::slogdet(c.arg(A));
   const auto [lu, pivots] = lazygen::lu_factor(transpose(c.arg(A), -2, -1));
+  const auto [sign, logabsdet] = lazygen::lu_slogdet(lu, pivots);  // det(A^T) = det(A)
   return {c.result(sign), c.result(logabsdet), c.result(lu), c.result(pivots)};
 }
 
 // det = sign * exp(log|det|) (0 for a singular matrix), with A^T's factorization as above.
 ::std::tuple<at::Tensor, at::Tensor, at::Tensor> _linalg_det(const at::Tensor& A) {
   Call c("_linalg_det", {&A});
-  const auto [sign, logabsdet] = lazygen::slogdet(c.arg(A));
   const auto [lu, pivots] = lazygen::lu_factor(transpose(c.arg(A), -2, -1));
+  const auto [sign, logabsdet] = lazygen::lu_slogdet(lu, pivots);
   return {c.result(mul(sign, exp(logabsdet))), c.result(lu), c.result(pivots)};
 }
 

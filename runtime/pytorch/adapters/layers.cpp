@@ -3,8 +3,6 @@
 // and the losses mse, binary cross entropy, smooth L1 and nll_loss2d with theirs, each served by a
 // composite of lazygen ops (lazygen/composite.h), so the lazy device traces and fuses them like
 // any other ops.
-#include <ATen/core/dispatch/Dispatcher.h>
-
 #include <array>
 #include <vector>
 
@@ -87,8 +85,7 @@ at::Tensor baddbmm(const at::Tensor& self, const at::Tensor& batch1, const at::T
 at::Tensor embedding_dense_backward(const at::Tensor& grad_output, const at::Tensor& indices,
                                     int64_t num_weights, int64_t padding_idx, bool scale_grad_by_freq) {
   if (scale_grad_by_freq) {
-    static const c10::OperatorHandle op =
-        c10::Dispatcher::singleton().findSchemaOrThrow("aten::embedding_dense_backward", "");
+    static const c10::OperatorHandle op = aten_op("aten::embedding_dense_backward");
     return call_on_cpu<at::Tensor>(op, grad_output, indices, num_weights, padding_idx, scale_grad_by_freq);
   }
   Call c("embedding_dense_backward", {&grad_output, &indices});

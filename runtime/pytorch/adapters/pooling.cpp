@@ -1,21 +1,12 @@
 // Adapters for PyTorch's average pooling and upsampling ops and their backward ops (ops.yaml,
 // "PyTorch adapters"), served by lazygen's separable composites (lazygen/composite.h, Note
 // [Separable resampling]). Integer tensors, which those composites do not take, run on the CPU.
-#include <ATen/core/dispatch/Dispatcher.h>
-
 #include "lazygen/composite.h"
 #include "lazygen/generated/torch_adapters.h"
 #include "pytorch/call.h"
 #include "pytorch/fallback.h"
 
 namespace lazygen::pytorch::adapters {
-namespace {
-
-c10::OperatorHandle aten_op(const char* name) {
-  return c10::Dispatcher::singleton().findSchemaOrThrow(name, "");
-}
-
-}  // namespace
 
 at::Tensor avg_pool2d(const at::Tensor& self, c10::IntArrayRef kernel_size, c10::IntArrayRef stride,
                       c10::IntArrayRef padding, bool ceil_mode, bool count_include_pad,

@@ -2,8 +2,6 @@
 // with a dtype (ops.yaml, "PyTorch adapters"), served by lazygen's composites (lazygen/composite.h:
 // Note [Grid sampling by gather], Note [Pooling by gather]). Bicubic grid sampling, which lazygen
 // does not implement, runs on the CPU.
-#include <ATen/core/dispatch/Dispatcher.h>
-
 #include <array>
 
 #include "lazygen/autograd.h"
@@ -16,10 +14,6 @@ namespace lazygen::pytorch::adapters {
 namespace {
 
 constexpr int64_t kBicubic = 2;
-
-c10::OperatorHandle aten_op(const char* name) {
-  return c10::Dispatcher::singleton().findSchemaOrThrow(name, "");
-}
 
 }  // namespace
 

@@ -11,7 +11,6 @@
 #include <limits>
 #include <mutex>
 
-#include "core/lazy/lazy_tensor.h"
 #include "lazygen/composite.h"
 #include "lazygen/factory.h"
 #include "lazygen/generated/ops.h"
@@ -22,11 +21,6 @@
 
 namespace lazygen::pytorch::adapters {
 namespace {
-
-// A zero-dim device tensor holding `value` as `dtype`.
-Tensor device_scalar(const Scalar& value, DType dtype) {
-  return lazy::make_lazy_tensor_from_data(scalar_tensor(value, dtype), kLazy);
-}
 
 bool all_zero(c10::IntArrayRef v) {
   for (int64_t x : v) {
@@ -40,9 +34,6 @@ bool lowered(const at::Tensor& input, bool transposed, c10::IntArrayRef output_p
   return input.dim() == 4 && !transposed && all_zero(output_padding);
 }
 
-c10::OperatorHandle aten_op(const char* name, const char* overload) {
-  return c10::Dispatcher::singleton().findSchemaOrThrow(name, overload);
-}
 
 }  // namespace
 
@@ -51,7 +42,7 @@ at::Tensor convolution(const at::Tensor& input, const at::Tensor& weight,
                        c10::IntArrayRef padding, c10::IntArrayRef dilation, bool transposed,
                        c10::IntArrayRef output_padding, int64_t groups) {
   if (!lowered(input, transposed, output_padding)) {
-    static const c10::OperatorHandle op = aten_op("aten::convolution", "");
+    static const c10::OperatorHandle op = aten_op("aten::convolution");
     return call_on_cpu<at::Tensor>(op, input, weight, bias, stride, padding, dilation, transposed,
                                    output_padding, groups);
   }
@@ -66,7 +57,7 @@ at::Tensor convolution(const at::Tensor& input, const at::Tensor& weight,
     c10::IntArrayRef dilation, bool transposed, c10::IntArrayRef output_padding, int64_t groups,
     ::std::array<bool, 3> output_mask) {
   if (!lowered(input, transposed, output_padding)) {
-    static const c10::OperatorHandle op = aten_op("aten::convolution_backward", "");
+    static const c10::OperatorHandle op = aten_op("aten::convolution_backward");
     return call_on_cpu<::std::tuple<at::Tensor, at::Tensor, at::Tensor>>(
         op, grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed,
         output_padding, groups, output_mask);
@@ -88,25 +79,12 @@ at::Tensor convolution(const at::Tensor& input, const at::Tensor& weight,
   return {grad_input, grad_weight, grad_bias};
 }
 
-// total_weight is the summed weight of the targets not ignored (0 for reduction none), as
-// PyTorch's kernel computes it; only nll_loss_backward reads it, and lazygen's recomputes it.
-::std::tuple<at::Tensor, at::Tensor> nll_loss_forward(const at::Tensor& self,
-                                                      const at::Tensor& target,
-                                                      const c10::optional<at::Tensor>& weight,
-                                                      int64_t reduction, int64_t ignore_index) {
+// total_weight as PyTorch's kernel computes it (lazygen::nll_loss_forward).
+::std::tuple<at::Tensor, at::Tensor> nll_loss_forward(const at::Tensor& self, const at::Tensor& target,
+                                                      const c10::optional<at::Tensor>& weight, int64_t reduction,
+                                                      int64_t ignore_index) {
   Call c("nll_loss_forward", {&self, &target, maybe(weight)});
-  const Tensor& x = c.arg(self);
-  const Tensor& t = c.arg(target);
-  Tensor output = nll_loss(x, t, c.arg(weight), reduction, ignore_index);
-  const Tensor zero = device_scalar(0, x.dtype());
-  Tensor total = zero;
-  if (reduction != 0) {
-    const Tensor counted = ne(t, device_scalar(ignore_index, t.dtype()));
-    Tensor w = weight && weight->defined() ? index_select(*c.arg(weight), 0, where(counted, t, device_scalar(0, t.dtype())))
-                                           : device_scalar(1, x.dtype());
-    total = sum(where(counted, w, zero));
-  }
-  return {c.result(std::move(output)), c.result(std::move(total))};
+  return c.result(lazygen::nll_loss_forward(c.arg(self), c.arg(target), c.arg(weight), reduction, ignore_index));
 }
 
 at::Tensor nll_loss_backward(const at::Tensor& grad_output, const at::Tensor& self,
