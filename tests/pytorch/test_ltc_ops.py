@@ -243,5 +243,10 @@ def test_errors_name_the_op_and_shapes(dev):
         F.glu(torch.zeros(2, 3, device=dev))
     with pytest.raises((RuntimeError, ValueError), match="topk.*out of range"):
         torch.zeros(2, 3, device=dev).topk(4)
+    with pytest.raises((RuntimeError, ValueError), match="masked_scatter.*source < number of ones in mask: 2 < 3"):
+        torch.arange(4.0, device=dev).masked_scatter(torch.tensor([1, 1, 0, 1], dtype=torch.bool, device=dev),
+                                                     torch.ones(2, device=dev))
+    with pytest.raises((RuntimeError, ValueError), match="ZeroDivisionError"):
+        torch.div(torch.tensor([7, 8], device=dev), torch.tensor([2, 0], device=dev), rounding_mode="floor")
     with pytest.raises((RuntimeError, ValueError), match="as_strided_copy.*reach element 12"):
         torch.ops.aten.as_strided_copy(torch.zeros(3, 4, device=dev), (2, 2), (4, 8))

@@ -102,8 +102,8 @@ Tensor mse_loss_backward(const Tensor& grad_output, const Tensor& self, const Te
 
 // torch.div with rounding_mode "trunc" (towards zero) or "floor" (Python's //, computed from the
 // remainder as PyTorch's), in the operands' promoted dtype; nullopt: true division. Integers
-// divide in float64 (exact below 2^53); an integer division by zero, which PyTorch refuses,
-// gives an unspecified value. (runtime/ops/composite/division.cpp)
+// divide in float64 (exact below 2^53), after checking the divisor for zeros (a ShapeError, as
+// PyTorch raises; a sync on the lazy device). (runtime/ops/composite/division.cpp)
 Tensor div(const Tensor& self, const Tensor& other, std::optional<std::string_view> rounding_mode);
 
 // ---- einsum and attention (runtime/ops/composite/attention.cpp)
@@ -156,9 +156,9 @@ Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Tenso
 Tensor index_fill(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& value);
 Tensor masked_select(const Tensor& self, const Tensor& mask);
 // torch.masked_scatter: self with its elements where mask (broadcast to self) is true replaced,
-// in row-major order, by source's first elements. Needs no sync (a running count of the mask);
-// a source with fewer elements than mask's true count repeats its last element where PyTorch
-// raises.
+// in row-major order, by source's first elements (a running count of the mask). A source with
+// fewer elements than mask has is checked against mask's true count (a sync on the lazy device)
+// and a ShapeError when it is short, as PyTorch raises.
 Tensor masked_scatter(const Tensor& self, const Tensor& mask, const Tensor& source);
 // torch.nn.functional.pad with a constant: pad[2i], pad[2i + 1] elements of `value` before and after
 // the i-th dim from the end; negative amounts remove elements.
@@ -170,7 +170,9 @@ Tensor mv(const Tensor& self, const Tensor& vec);
 // torch.Tensor.view(dtype) as a copy: self's bytes read as `dtype`; when the item sizes differ the
 // last dim scales by their ratio (its bytes must divide). Viewing non-bool bytes as bool is a
 // ShapeError (lazygen's bool holds 0 or 1). The bytes are a host value: on the lazy device self
-// is computed first, a sync. (runtime/ops/composite/view_dtype.cpp)
+// is computed first, a sync. Not differentiable: a floating result of an input that requires
+// grad raises "the derivative for 'view_copy.dtype' is not implemented".
+// (runtime/ops/composite/view_dtype.cpp)
 Tensor view_copy(const Tensor& self, DType dtype);
 
 // ---- sampling (runtime/ops/composite/grid_sample.cpp, pool3d.cpp)

@@ -40,6 +40,9 @@ Tensor div(const Tensor& self, const Tensor& other, std::optional<std::string_vi
   const DType out = shape_rules::tensors_result_type({&self, &other}, {});
   if (out == DType::Bool)
     throw ShapeError("div", "rounding division is not implemented for bool tensors");
+  if (!is_floating(out) && any(eq(other, 0)).item<bool>()) {  // a sync on the lazy device
+    throw ShapeError("div", "ZeroDivisionError: integer division by zero");
+  }
   const DType compute = is_floating(out) ? out : DType::Float64;
   const Tensor a = self.to(compute), b = other.to(compute);
   const Tensor q = floor_mode ? floor_divide_floating(a, b) : trunc(a / b);

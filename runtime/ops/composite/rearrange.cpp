@@ -336,7 +336,16 @@ Tensor masked_scatter(const Tensor& self, const Tensor& mask, const Tensor& sour
   // The k-th true position of mask takes source's k-th element: k = (running count of trues) - 1.
   const Tensor k = clamp_min(cumsum(flat_mask, 0) - 1, 0);
   const Tensor flat_source = reshape(source, {-1});
-  if (flat_source.numel() == 0) return self.clone();
+  if (flat_source.numel() < flat_mask.numel()) {
+    // source may hold fewer elements than mask selects: count them (a sync on the lazy device).
+    const auto selected = sum(flat_mask).item<int64_t>();
+    if (selected > flat_source.numel()) {
+      throw ShapeError("masked_scatter", "Number of elements of source < number of ones in mask: " +
+                                             std::to_string(flat_source.numel()) + " < " +
+                                             std::to_string(selected));
+    }
+    if (flat_source.numel() == 0) return self.clone();
+  }
   const Tensor picked = index_select(flat_source, 0, clamp_max(k, flat_source.numel() - 1));
   return where(reshape(flat_mask, self.sizes()), reshape(picked, self.sizes()).to(self.dtype()),
                self);
@@ -344,19 +353,24 @@ Tensor masked_scatter(const Tensor& self, const Tensor& mask, const Tensor& sour
 
 Tensor constant_pad_nd(const Tensor& self, const std::vector<int64_t>& pad, const Scalar& value) {
   if (pad.size() % 2 != 0 || static_cast<int64_t>(pad.size() / 2) > self.dim()) {
-    throw ShapeError("constant_pad_nd", "padding length must be even and at most twice the input's rank, got " +
-                                            sizes_str(pad) + " for shape " + sizes_str(self.sizes()));
+    throw ShapeError("constant_pad_nd",
+                     "padding length must be even and at most twice the input's rank, got " +
+                         sizes_str(pad) + " for shape " + sizes_str(self.sizes()));
   }
   Tensor out = self;
-  for (size_t i = 0; i < pad.size() / 2; ++i) {  // pad[2i], pad[2i + 1]: before and after dim -1 - i
+  for (size_t i = 0; i < pad.size() / 2;
+       ++i) {  // pad[2i], pad[2i + 1]: before and after dim -1 - i
     const int64_t d = self.dim() - 1 - static_cast<int64_t>(i);
     const int64_t before = pad[2 * i], after = pad[2 * i + 1];
     const int64_t size = out.size(d);
-    if (size + before + after < 0 || (before < 0 && -before > size) || (after < 0 && -after > size)) {
-      throw ShapeError("constant_pad_nd", "the padding " + sizes_str(pad) + " removes more than the " +
-                                              std::to_string(size) + " elements of dim " + std::to_string(d));
+    if (size + before + after < 0 || (before < 0 && -before > size) ||
+        (after < 0 && -after > size)) {
+      throw ShapeError("constant_pad_nd", "the padding " + sizes_str(pad) +
+                                              " removes more than the " + std::to_string(size) +
+                                              " elements of dim " + std::to_string(d));
     }
-    out = narrow(out, d, std::max<int64_t>(-before, 0), size + std::min<int64_t>(before, 0) + std::min<int64_t>(after, 0));
+    out = narrow(out, d, std::max<int64_t>(-before, 0),
+                 size + std::min<int64_t>(before, 0) + std::min<int64_t>(after, 0));
     std::vector<Tensor> parts;
     auto block = [&](int64_t n) {
       std::vector<int64_t> sizes = out.sizes();

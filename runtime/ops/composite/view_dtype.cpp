@@ -2,6 +2,7 @@
 #include <cstring>
 #include <string>
 
+#include "autograd/function.h"
 #include "lazygen/composite.h"
 #include "lazygen/factory.h"
 
@@ -31,7 +32,11 @@ Tensor view_copy(const Tensor& self, DType dtype) {
   Tensor out = empty(sizes, dtype);
   if (bytes.numel() > 0)
     std::memcpy(out.raw_data(), bytes.raw_data(), static_cast<size_t>(bytes.numel() * from));
-  return out.to(self.device());
+  out = out.to(self.device());
+  // Reinterpreted bytes have no derivative: a floating result of an input that requires grad
+  // raises rather than cutting the gradient silently (Note [No silent gradient loss]).
+  autograd::check_differentiable("view_copy.dtype", out, {&self});
+  return out;
 }
 
 }  // namespace lazygen

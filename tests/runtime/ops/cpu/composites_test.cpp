@@ -124,6 +124,19 @@ TEST_P(Composites, LuFactorSlogdetAndLuSolveMatchPyTorch) {
                 {0.05882352941176472, -0.6470588235294117, 0.7058823529411764}, 1e-12);
 }
 
+TEST_P(Composites, ViewCopyWithADtypeRefusesToCutAGradient) {
+  const Tensor x = on(tensor<float>({1, 2, 3, 4})).detach().requires_grad_();
+  EXPECT_EQ(view_copy(x, DType::Int32).dtype(), DType::Int32);  // not floating: no gradient to lose
+  try {
+    view_copy(x, DType::Float64);
+    FAIL() << "expected the derivative error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("the derivative for 'view_copy.dtype' is not implemented"), std::string::npos);
+  }
+  NoGradGuard no_grad;
+  EXPECT_EQ(view_copy(x, DType::Float64).sizes(), (IntList{2}));
+}
+
 TEST_P(Composites, ArgumentErrorsNameTheOpAndShapes) {
   EXPECT_THROW(stack({on(x()), on(w()).t()}), ShapeError);
   EXPECT_THROW(glu(on(tensor<double>({1, 2, 3}))), ShapeError);
@@ -133,6 +146,11 @@ TEST_P(Composites, ArgumentErrorsNameTheOpAndShapes) {
   EXPECT_THROW(max(on(zeros({0, 3}, DType::Float64))), ShapeError);
   EXPECT_THROW(einsum("ij,jk->ik", {on(x()), on(x())}), ShapeError);  // j is 4 and 2
   EXPECT_THROW(einsum("...ij->ij", {on(x())}), ShapeError);
+  // Wrong answers PyTorch refuses: a short masked_scatter source, an integer division by zero.
+  EXPECT_THROW(masked_scatter(on(x()), gt(on(x()), 0.5), on(tensor<double>({1, 2}))), ShapeError);
+  expect_values(masked_scatter(on(x()), gt(on(x()), 4.5), on(tensor<double>({-1, -2}))), {1, 2, 4, -1, 0, -1, 3, -2});
+  EXPECT_THROW(div(on(tensor<int64_t>({7, 8})), on(tensor<int64_t>({2, 0})), "floor"), ShapeError);
+  expect_values(div(on(tensor<int64_t>({7, -7})), on(tensor<int64_t>({2, 2})), "floor").to(DType::Float64), {3, -4});
 }
 
 TEST_P(Composites, EluBackwardFromInputOrResultEqualsEluDerivative) {
