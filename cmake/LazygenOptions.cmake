@@ -14,6 +14,8 @@ set(LAZYGEN_CUDA "AUTO" CACHE STRING "Build the CUDA backend: AUTO (when the too
 set_property(CACHE LAZYGEN_CUDA PROPERTY STRINGS AUTO ON OFF)
 set(LAZYGEN_TORCH "AUTO" CACHE STRING "Build the PyTorch device: AUTO (when PyTorch is found), ON, OFF")
 set_property(CACHE LAZYGEN_TORCH PROPERTY STRINGS AUTO ON OFF)
+set(LAZYGEN_MPI "AUTO" CACHE STRING "Build lazygen::distributed's MPI engine: AUTO (when MPI is found), ON, OFF")
+set_property(CACHE LAZYGEN_MPI PROPERTY STRINGS AUTO ON OFF)
 set(LAZYGEN_SANITIZE "" CACHE STRING "Sanitizers: '', 'address,undefined' or 'thread'")
 option(LAZYGEN_FUZZ "Clang only: libFuzzer binaries for the schema parser and the ops.yaml loader" OFF)
 option(LAZYGEN_BUILD_TESTS "Build the GoogleTest suites" ON)

@@ -2295,6 +2295,23 @@ class NllLossBackward final : public Function {
   int64_t ignore_index{};
 };
 
+// all_reduce(Tensor self, str reduce_op='sum') -> Tensor
+class AllReduceBackward final : public Function {
+ public:
+  const char* name() const override { return "AllReduceBackward"; }
+
+  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
+    [[maybe_unused]] const Tensor& grad = grads[0];
+    std::vector<Tensor> grad_inputs(1);
+    if (needs_input_grad(0)) grad_inputs[0] = all_reduce(grad, reduce_op);
+    return grad_inputs;
+  }
+
+  void release_saved() override {}
+
+  std::string reduce_op{};
+};
+
 }  // namespace
 
 // add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
@@ -3645,6 +3662,16 @@ void record_nll_loss(const Tensor& result, const Tensor& self, const Tensor& tar
   fn->weight = saved(weight);
   fn->reduction = reduction;
   fn->ignore_index = ignore_index;
+  set_history(result, fn, 0);
+}
+
+// all_reduce(Tensor self, str reduce_op='sum') -> Tensor
+void record_all_reduce(const Tensor& result, const Tensor& self, std::string_view reduce_op) {
+  auto fn = std::make_shared<AllReduceBackward>();
+  fn->next_edges = {gradient_edge(self)};
+  fn->input_shapes = {self.shape()};
+  fn->num_outputs = 1;
+  fn->reduce_op = reduce_op;
   set_history(result, fn, 0);
 }
 

@@ -1423,4 +1423,25 @@ const Tensor& div_inplace_scalar(const Tensor& self, const Scalar& other) {
   return self;
 }
 
+// all_reduce(Tensor self, str reduce_op='sum') -> Tensor
+Tensor all_reduce(const Tensor& self, std::string_view reduce_op) {
+  const ir::NodePtr& node = ir::cached_node<ir::AllReduce>(
+      ir_value(self), reduce_op, [&] { return compute_shape_all_reduce(self.shape(), reduce_op); });
+  return make_lazy_tensor(node, 0, self.device());
+}
+
+// all_gather(Tensor self) -> Tensor
+Tensor all_gather(const Tensor& self) {
+  const ir::NodePtr& node = ir::cached_node<ir::AllGather>(
+      ir_value(self), [&] { return compute_shape_all_gather(self.shape()); });
+  return make_lazy_tensor(node, 0, self.device());
+}
+
+// broadcast(Tensor self, int src=0) -> Tensor
+Tensor broadcast(const Tensor& self, int64_t src) {
+  const ir::NodePtr& node = ir::cached_node<ir::Broadcast>(
+      ir_value(self), src, [&] { return compute_shape_broadcast(self.shape(), src); });
+  return make_lazy_tensor(node, 0, self.device());
+}
+
 }  // namespace lazygen::lazy

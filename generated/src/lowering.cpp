@@ -1290,6 +1290,23 @@ std::vector<Tensor> lower_div_inplace_scalar(const ir::Node& node,
   return {out};
 }
 
+// all_reduce(Tensor self, str reduce_op='sum') -> Tensor
+std::vector<Tensor> lower_all_reduce(const ir::Node& node, const std::vector<Tensor>& inputs) {
+  const auto& n = static_cast<const ir::AllReduce&>(node);
+  return {cpu::all_reduce(inputs[0], n.reduce_op)};
+}
+
+// all_gather(Tensor self) -> Tensor
+std::vector<Tensor> lower_all_gather(const ir::Node& node, const std::vector<Tensor>& inputs) {
+  return {cpu::all_gather(inputs[0])};
+}
+
+// broadcast(Tensor self, int src=0) -> Tensor
+std::vector<Tensor> lower_broadcast(const ir::Node& node, const std::vector<Tensor>& inputs) {
+  const auto& n = static_cast<const ir::Broadcast&>(node);
+  return {cpu::broadcast(inputs[0], n.src)};
+}
+
 }  // namespace
 
 LowerFn lowering_for(ir::OpKind kind) {
@@ -1624,6 +1641,12 @@ LowerFn lowering_for(ir::OpKind kind) {
       return &lower_div_inplace_tensor;
     case ir::OpKind::div_inplace_scalar:
       return &lower_div_inplace_scalar;
+    case ir::OpKind::all_reduce:
+      return &lower_all_reduce;
+    case ir::OpKind::all_gather:
+      return &lower_all_gather;
+    case ir::OpKind::broadcast:
+      return &lower_broadcast;
     default:
       return nullptr;
   }

@@ -1270,6 +1270,27 @@ std::vector<Tensor> call_div_inplace_scalar([[maybe_unused]] const std::vector<A
         detail::unbox<Tensor>(args, 0), detail::unbox<Scalar>(args, 1));
   });
 }
+// all_reduce(Tensor self, str reduce_op='sum') -> Tensor
+std::vector<Tensor> call_all_reduce([[maybe_unused]] const std::vector<Arg>& args) {
+  return detail::boxed_results([&] {
+    return static_cast<Tensor (*)(const Tensor&, std::string_view)>(&lazygen::all_reduce)(
+        detail::unbox<Tensor>(args, 0), detail::unbox<std::string>(args, 1));
+  });
+}
+// all_gather(Tensor self) -> Tensor
+std::vector<Tensor> call_all_gather([[maybe_unused]] const std::vector<Arg>& args) {
+  return detail::boxed_results([&] {
+    return static_cast<Tensor (*)(const Tensor&)>(&lazygen::all_gather)(
+        detail::unbox<Tensor>(args, 0));
+  });
+}
+// broadcast(Tensor self, int src=0) -> Tensor
+std::vector<Tensor> call_broadcast([[maybe_unused]] const std::vector<Arg>& args) {
+  return detail::boxed_results([&] {
+    return static_cast<Tensor (*)(const Tensor&, int64_t)>(&lazygen::broadcast)(
+        detail::unbox<Tensor>(args, 0), detail::unbox<int64_t>(args, 1));
+  });
+}
 
 }  // namespace
 
@@ -5392,6 +5413,79 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .num_outputs = 1,
           .samples = {},
           .call = &call_div_inplace_scalar,
+      },
+      // all_reduce(Tensor self, str reduce_op='sum') -> Tensor
+      OpInfo{
+          .name = "all_reduce",
+          .id = "all_reduce",
+          .schema = "all_reduce(Tensor self, str reduce_op='sum') -> Tensor",
+          .functional = "",
+          .shape = ShapeKind::Custom,
+          .dtype = DTypeRule::Promote,
+          .kind = OpKind::Functional,
+          .pointwise = false,
+          .dtypes = 0x1f,
+          .args =
+              {
+                  {.name = "self", .kind = ArgKind::Tensor},
+                  {.name = "reduce_op",
+                   .kind = ArgKind::Other,
+                   .default_value = detail::box<std::string>("sum")},
+              },
+          .num_outputs = 1,
+          .samples =
+              {
+                  Sample{{{"self", TensorSample{{3, 4}}}}},
+                  Sample{{{"self", TensorSample{{5}}}}},
+                  Sample{{{"self", TensorSample{{}}}}},
+              },
+          .call = &call_all_reduce,
+      },
+      // all_gather(Tensor self) -> Tensor
+      OpInfo{
+          .name = "all_gather",
+          .id = "all_gather",
+          .schema = "all_gather(Tensor self) -> Tensor",
+          .functional = "",
+          .shape = ShapeKind::Custom,
+          .dtype = DTypeRule::Promote,
+          .kind = OpKind::Functional,
+          .pointwise = false,
+          .dtypes = 0x1f,
+          .args =
+              {
+                  {.name = "self", .kind = ArgKind::Tensor},
+              },
+          .num_outputs = 1,
+          .samples =
+              {
+                  Sample{{{"self", TensorSample{{2, 3}}}}},
+                  Sample{{{"self", TensorSample{{}}}}},
+              },
+          .call = &call_all_gather,
+      },
+      // broadcast(Tensor self, int src=0) -> Tensor
+      OpInfo{
+          .name = "broadcast",
+          .id = "broadcast",
+          .schema = "broadcast(Tensor self, int src=0) -> Tensor",
+          .functional = "",
+          .shape = ShapeKind::Custom,
+          .dtype = DTypeRule::Promote,
+          .kind = OpKind::Functional,
+          .pointwise = false,
+          .dtypes = 0x1f,
+          .args =
+              {
+                  {.name = "self", .kind = ArgKind::Tensor},
+                  {.name = "src", .kind = ArgKind::Int, .default_value = detail::box<int64_t>(0)},
+              },
+          .num_outputs = 1,
+          .samples =
+              {
+                  Sample{{{"self", TensorSample{{4, 2}}}}},
+              },
+          .call = &call_broadcast,
       },
   };
   return kTable;

@@ -2318,6 +2318,45 @@ const Tensor& dispatch_div_inplace_scalar(const Tensor& self, const Scalar& othe
   }
 }
 
+// all_reduce(Tensor self, str reduce_op='sum') -> Tensor
+Tensor dispatch_all_reduce(const Tensor& self, std::string_view reduce_op) {
+  switch (detail::op_device("all_reduce", {detail::device_of(self, "all_reduce", "self")})) {
+    case DeviceType::Lazy:
+      return lazy::all_reduce(self, reduce_op);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_all_reduce)>(DeviceType::CUDA, "all_reduce")(
+          self, reduce_op);
+    default:
+      return cpu::all_reduce(self, reduce_op);
+  }
+}
+
+// all_gather(Tensor self) -> Tensor
+Tensor dispatch_all_gather(const Tensor& self) {
+  switch (detail::op_device("all_gather", {detail::device_of(self, "all_gather", "self")})) {
+    case DeviceType::Lazy:
+      return lazy::all_gather(self);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_all_gather)>(DeviceType::CUDA,
+                                                                  "all_gather")(self);
+    default:
+      return cpu::all_gather(self);
+  }
+}
+
+// broadcast(Tensor self, int src=0) -> Tensor
+Tensor dispatch_broadcast(const Tensor& self, int64_t src) {
+  switch (detail::op_device("broadcast", {detail::device_of(self, "broadcast", "self")})) {
+    case DeviceType::Lazy:
+      return lazy::broadcast(self, src);
+    case DeviceType::CUDA:
+      return detail::device_kernel<decltype(dispatch_broadcast)>(DeviceType::CUDA, "broadcast")(
+          self, src);
+    default:
+      return cpu::broadcast(self, src);
+  }
+}
+
 }  // namespace
 
 // add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
@@ -3718,6 +3757,27 @@ const Tensor& div_(const Tensor& self, const Tensor& other) {
 const Tensor& div_(const Tensor& self, const Scalar& other) {
   autograd::check_inplace(self, "div_.Scalar");
   return dispatch_div_inplace_scalar(self, other);
+}
+
+// all_reduce(Tensor self, str reduce_op='sum') -> Tensor
+Tensor all_reduce(const Tensor& self, std::string_view reduce_op) {
+  decltype(auto) result = dispatch_all_reduce(self, reduce_op);
+  if (autograd::needs_grad({&self})) autograd::record_all_reduce(result, self, reduce_op);
+  return result;
+}
+
+// all_gather(Tensor self) -> Tensor
+Tensor all_gather(const Tensor& self) {
+  decltype(auto) result = dispatch_all_gather(self);
+  autograd::check_differentiable("all_gather", result, {&self});
+  return result;
+}
+
+// broadcast(Tensor self, int src=0) -> Tensor
+Tensor broadcast(const Tensor& self, int64_t src) {
+  decltype(auto) result = dispatch_broadcast(self, src);
+  autograd::check_differentiable("broadcast", result, {&self});
+  return result;
 }
 
 // add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor

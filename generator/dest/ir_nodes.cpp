@@ -29,7 +29,8 @@ void add_operand(NodeParts& p, const Argument& a) {
 void add_attribute(NodeParts& p, const Argument& a, const SourceLoc& loc) {
   std::string name = member_name(a);
   std::string type = api::cpp_type(a, api::TypeUse::Member, loc);
-  p.params.push_back("const " + type + "& " + name);
+  // Passed as the op API passes it (a str as std::string_view), stored as the member type.
+  p.params.push_back(api::cpp_type(a, api::TypeUse::Api, loc) + " " + name);
   p.hashed.push_back(name);
   p.members.push_back("const " + type + " " + name + ";");
   p.inits.push_back(name + "(" + name + ")");

@@ -13,6 +13,7 @@
 #include "core/lazy/lazy_tensor.h"
 #include "core/tensor/tensor_impl.h"
 #include "exec/graph.h"
+#include "lazygen/distributed/communicator.h"
 #include "lazygen/factory.h"
 #include "lazygen/metrics.h"
 
@@ -314,6 +315,7 @@ void GraphExecutor::run(Job& job) {
     std::vector<Tensor> outputs;
     {
       metrics::ScopedTimer timer(execute_ms);
+      const distributed::GraphTag tag(job.graph->hash());  // See Note [Collective fingerprints]
       outputs = job.backend->execute(*job.cached->executable, job.inputs);
     }
     check_outputs(*job.graph, outputs, *job.backend);

@@ -8,6 +8,7 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -42,6 +43,11 @@ template <class T>
 bool attr_equal(const std::vector<T>& a, const std::vector<T>& b);
 inline bool attr_equal(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
 inline bool attr_equal(const Scalar& a, const Scalar& b) { return a.identical(b); }
+// A str attribute as the op API passes it (string_view) against the node's member.
+inline bool attr_equal(std::string_view a, const std::string& b) { return a == b; }
+inline bool attr_equal(const std::optional<std::string_view>& a, const std::optional<std::string>& b) {
+  return a.has_value() == b.has_value() && (!a || *a == *b);
+}
 template <class T>
 bool attr_equal(const T& a, const T& b) {
   return a == b;

@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string_view>
 #include <tuple>
 #include <vector>
 
@@ -43,6 +44,12 @@ std::tuple<Tensor, Tensor> sort(const Tensor& self, int64_t dim, bool descending
 std::tuple<Tensor, Tensor> topk(const Tensor& self, int64_t k, int64_t dim, bool largest, bool sorted);
 // Running sums, accumulated sequentially in double (int64 for integral and bool inputs).
 Tensor cumsum(const Tensor& self, int64_t dim, std::optional<DType> dtype);
+
+// ---- collectives (ops/cpu/collective.cpp): the installed communicator's primitives
+// (lazygen/distributed/communicator.h) over a contiguous copy; every rank must call them alike.
+Tensor all_reduce(const Tensor& self, std::string_view reduce_op);  // 'sum' or 'mean'
+Tensor all_gather(const Tensor& self);  // every rank's self along dim 0, in rank order
+Tensor broadcast(const Tensor& self, int64_t src);
 
 // ---- softmax (ops/cpu/softmax.cpp): in the input's floating dtype; half_to_float must be false.
 Tensor _softmax(const Tensor& self, int64_t dim, bool half_to_float);

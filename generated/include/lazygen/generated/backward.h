@@ -316,5 +316,7 @@ void record_max_pool2d(const Tensor& result, const Tensor& self,
 // ignore_index=-100) -> Tensor
 void record_nll_loss(const Tensor& result, const Tensor& self, const Tensor& target,
                      const std::optional<Tensor>& weight, int64_t reduction, int64_t ignore_index);
+// all_reduce(Tensor self, str reduce_op='sum') -> Tensor
+void record_all_reduce(const Tensor& result, const Tensor& self, std::string_view reduce_op);
 
 }  // namespace lazygen::autograd

@@ -412,6 +412,12 @@ const Tensor& tanh_inplace(const Tensor& self);
 const Tensor& div_inplace_tensor(const Tensor& self, const Tensor& other);
 // div_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
 const Tensor& div_inplace_scalar(const Tensor& self, const Scalar& other);
+// all_reduce(Tensor self, str reduce_op='sum') -> Tensor (hand-written)
+Tensor all_reduce(const Tensor& self, std::string_view reduce_op);
+// all_gather(Tensor self) -> Tensor (hand-written)
+Tensor all_gather(const Tensor& self);
+// broadcast(Tensor self, int src=0) -> Tensor (hand-written)
+Tensor broadcast(const Tensor& self, int64_t src);
 
 // The pointwise loop of each `pointwise:` op, into `out` (which may alias an input), computing in
 // `compute`: its one instantiation, shared by the eager kernel and lowering.

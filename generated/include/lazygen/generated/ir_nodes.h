@@ -441,12 +441,11 @@ class CopyInplace final : public Node {
  public:
   static constexpr OpKind kKind = OpKind::copy_inplace;
 
-  CopyInplace(const Value& self, const Value& src, const bool& non_blocking,
-              std::vector<Shape> shapes)
+  CopyInplace(const Value& self, const Value& src, bool non_blocking, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self, src), std::move(shapes), hash_all(non_blocking)),
         non_blocking(non_blocking) {}
 
-  bool can_reuse(const Value& self, const Value& src, const bool& non_blocking) const {
+  bool can_reuse(const Value& self, const Value& src, bool non_blocking) const {
     return operands_match(self, src) && attr_equal(non_blocking, this->non_blocking);
   }
   std::string attrs_string() const override {
@@ -1271,13 +1270,13 @@ class LeakyReluBackward final : public Node {
   static constexpr OpKind kKind = OpKind::leaky_relu_backward;
 
   LeakyReluBackward(const Value& grad_output, const Value& self, const Value& negative_slope,
-                    const bool& self_is_result, std::vector<Shape> shapes)
+                    bool self_is_result, std::vector<Shape> shapes)
       : Node(kKind, operand_list(grad_output, self, negative_slope), std::move(shapes),
              hash_all(self_is_result)),
         self_is_result(self_is_result) {}
 
   bool can_reuse(const Value& grad_output, const Value& self, const Value& negative_slope,
-                 const bool& self_is_result) const {
+                 bool self_is_result) const {
     return operands_match(grad_output, self, negative_slope) &&
            attr_equal(self_is_result, this->self_is_result);
   }
@@ -1539,10 +1538,10 @@ class Sum final : public Node {
  public:
   static constexpr OpKind kKind = OpKind::sum;
 
-  Sum(const Value& self, const std::optional<DType>& dtype, std::vector<Shape> shapes)
+  Sum(const Value& self, std::optional<DType> dtype, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self), std::move(shapes), hash_all(dtype)), dtype(dtype) {}
 
-  bool can_reuse(const Value& self, const std::optional<DType>& dtype) const {
+  bool can_reuse(const Value& self, std::optional<DType> dtype) const {
     return operands_match(self) && attr_equal(dtype, this->dtype);
   }
   std::string attrs_string() const override { return format_attrs({{"dtype", attr_str(dtype)}}); }
@@ -1556,15 +1555,15 @@ class SumDimIntlist final : public Node {
  public:
   static constexpr OpKind kKind = OpKind::sum_dim_intlist;
 
-  SumDimIntlist(const Value& self, const std::optional<std::vector<int64_t>>& dim,
-                const bool& keepdim, const std::optional<DType>& dtype, std::vector<Shape> shapes)
+  SumDimIntlist(const Value& self, const std::optional<std::vector<int64_t>>& dim, bool keepdim,
+                std::optional<DType> dtype, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self), std::move(shapes), hash_all(dim, keepdim, dtype)),
         dim(dim),
         keepdim(keepdim),
         dtype(dtype) {}
 
-  bool can_reuse(const Value& self, const std::optional<std::vector<int64_t>>& dim,
-                 const bool& keepdim, const std::optional<DType>& dtype) const {
+  bool can_reuse(const Value& self, const std::optional<std::vector<int64_t>>& dim, bool keepdim,
+                 std::optional<DType> dtype) const {
     return operands_match(self) && attr_equal(dim, this->dim) &&
            attr_equal(keepdim, this->keepdim) && attr_equal(dtype, this->dtype);
   }
@@ -1583,15 +1582,15 @@ class MeanDim final : public Node {
  public:
   static constexpr OpKind kKind = OpKind::mean_dim;
 
-  MeanDim(const Value& self, const std::optional<std::vector<int64_t>>& dim, const bool& keepdim,
-          const std::optional<DType>& dtype, std::vector<Shape> shapes)
+  MeanDim(const Value& self, const std::optional<std::vector<int64_t>>& dim, bool keepdim,
+          std::optional<DType> dtype, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self), std::move(shapes), hash_all(dim, keepdim, dtype)),
         dim(dim),
         keepdim(keepdim),
         dtype(dtype) {}
 
-  bool can_reuse(const Value& self, const std::optional<std::vector<int64_t>>& dim,
-                 const bool& keepdim, const std::optional<DType>& dtype) const {
+  bool can_reuse(const Value& self, const std::optional<std::vector<int64_t>>& dim, bool keepdim,
+                 std::optional<DType> dtype) const {
     return operands_match(self) && attr_equal(dim, this->dim) &&
            attr_equal(keepdim, this->keepdim) && attr_equal(dtype, this->dtype);
   }
@@ -1610,13 +1609,12 @@ class Amax final : public Node {
  public:
   static constexpr OpKind kKind = OpKind::amax;
 
-  Amax(const Value& self, const std::vector<int64_t>& dim, const bool& keepdim,
-       std::vector<Shape> shapes)
+  Amax(const Value& self, const std::vector<int64_t>& dim, bool keepdim, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self), std::move(shapes), hash_all(dim, keepdim)),
         dim(dim),
         keepdim(keepdim) {}
 
-  bool can_reuse(const Value& self, const std::vector<int64_t>& dim, const bool& keepdim) const {
+  bool can_reuse(const Value& self, const std::vector<int64_t>& dim, bool keepdim) const {
     return operands_match(self) && attr_equal(dim, this->dim) && attr_equal(keepdim, this->keepdim);
   }
   std::string attrs_string() const override {
@@ -1632,12 +1630,12 @@ class MaxDim final : public Node {
  public:
   static constexpr OpKind kKind = OpKind::max_dim;
 
-  MaxDim(const Value& self, const int64_t& dim, const bool& keepdim, std::vector<Shape> shapes)
+  MaxDim(const Value& self, int64_t dim, bool keepdim, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self), std::move(shapes), hash_all(dim, keepdim)),
         dim(dim),
         keepdim(keepdim) {}
 
-  bool can_reuse(const Value& self, const int64_t& dim, const bool& keepdim) const {
+  bool can_reuse(const Value& self, int64_t dim, bool keepdim) const {
     return operands_match(self) && attr_equal(dim, this->dim) && attr_equal(keepdim, this->keepdim);
   }
   std::string attrs_string() const override {
@@ -1653,13 +1651,12 @@ class Amin final : public Node {
  public:
   static constexpr OpKind kKind = OpKind::amin;
 
-  Amin(const Value& self, const std::vector<int64_t>& dim, const bool& keepdim,
-       std::vector<Shape> shapes)
+  Amin(const Value& self, const std::vector<int64_t>& dim, bool keepdim, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self), std::move(shapes), hash_all(dim, keepdim)),
         dim(dim),
         keepdim(keepdim) {}
 
-  bool can_reuse(const Value& self, const std::vector<int64_t>& dim, const bool& keepdim) const {
+  bool can_reuse(const Value& self, const std::vector<int64_t>& dim, bool keepdim) const {
     return operands_match(self) && attr_equal(dim, this->dim) && attr_equal(keepdim, this->keepdim);
   }
   std::string attrs_string() const override {
@@ -1675,12 +1672,12 @@ class Sort final : public Node {
  public:
   static constexpr OpKind kKind = OpKind::sort;
 
-  Sort(const Value& self, const int64_t& dim, const bool& descending, std::vector<Shape> shapes)
+  Sort(const Value& self, int64_t dim, bool descending, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self), std::move(shapes), hash_all(dim, descending)),
         dim(dim),
         descending(descending) {}
 
-  bool can_reuse(const Value& self, const int64_t& dim, const bool& descending) const {
+  bool can_reuse(const Value& self, int64_t dim, bool descending) const {
     return operands_match(self) && attr_equal(dim, this->dim) &&
            attr_equal(descending, this->descending);
   }
@@ -1698,16 +1695,15 @@ class Topk final : public Node {
  public:
   static constexpr OpKind kKind = OpKind::topk;
 
-  Topk(const Value& self, const int64_t& k, const int64_t& dim, const bool& largest,
-       const bool& sorted, std::vector<Shape> shapes)
+  Topk(const Value& self, int64_t k, int64_t dim, bool largest, bool sorted,
+       std::vector<Shape> shapes)
       : Node(kKind, operand_list(self), std::move(shapes), hash_all(k, dim, largest, sorted)),
         k(k),
         dim(dim),
         largest(largest),
         sorted(sorted) {}
 
-  bool can_reuse(const Value& self, const int64_t& k, const int64_t& dim, const bool& largest,
-                 const bool& sorted) const {
+  bool can_reuse(const Value& self, int64_t k, int64_t dim, bool largest, bool sorted) const {
     return operands_match(self) && attr_equal(k, this->k) && attr_equal(dim, this->dim) &&
            attr_equal(largest, this->largest) && attr_equal(sorted, this->sorted);
   }
@@ -1729,13 +1725,12 @@ class Cumsum final : public Node {
  public:
   static constexpr OpKind kKind = OpKind::cumsum;
 
-  Cumsum(const Value& self, const int64_t& dim, const std::optional<DType>& dtype,
-         std::vector<Shape> shapes)
+  Cumsum(const Value& self, int64_t dim, std::optional<DType> dtype, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self), std::move(shapes), hash_all(dim, dtype)),
         dim(dim),
         dtype(dtype) {}
 
-  bool can_reuse(const Value& self, const int64_t& dim, const std::optional<DType>& dtype) const {
+  bool can_reuse(const Value& self, int64_t dim, std::optional<DType> dtype) const {
     return operands_match(self) && attr_equal(dim, this->dim) && attr_equal(dtype, this->dtype);
   }
   std::string attrs_string() const override {
@@ -1751,13 +1746,12 @@ class Argmax final : public Node {
  public:
   static constexpr OpKind kKind = OpKind::argmax;
 
-  Argmax(const Value& self, const std::optional<int64_t>& dim, const bool& keepdim,
-         std::vector<Shape> shapes)
+  Argmax(const Value& self, std::optional<int64_t> dim, bool keepdim, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self), std::move(shapes), hash_all(dim, keepdim)),
         dim(dim),
         keepdim(keepdim) {}
 
-  bool can_reuse(const Value& self, const std::optional<int64_t>& dim, const bool& keepdim) const {
+  bool can_reuse(const Value& self, std::optional<int64_t> dim, bool keepdim) const {
     return operands_match(self) && attr_equal(dim, this->dim) && attr_equal(keepdim, this->keepdim);
   }
   std::string attrs_string() const override {
@@ -1773,13 +1767,12 @@ class UnderscoreSoftmax final : public Node {
  public:
   static constexpr OpKind kKind = OpKind::_softmax;
 
-  UnderscoreSoftmax(const Value& self, const int64_t& dim, const bool& half_to_float,
-                    std::vector<Shape> shapes)
+  UnderscoreSoftmax(const Value& self, int64_t dim, bool half_to_float, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self), std::move(shapes), hash_all(dim, half_to_float)),
         dim(dim),
         half_to_float(half_to_float) {}
 
-  bool can_reuse(const Value& self, const int64_t& dim, const bool& half_to_float) const {
+  bool can_reuse(const Value& self, int64_t dim, bool half_to_float) const {
     return operands_match(self) && attr_equal(dim, this->dim) &&
            attr_equal(half_to_float, this->half_to_float);
   }
@@ -1796,13 +1789,13 @@ class UnderscoreLogSoftmax final : public Node {
  public:
   static constexpr OpKind kKind = OpKind::_log_softmax;
 
-  UnderscoreLogSoftmax(const Value& self, const int64_t& dim, const bool& half_to_float,
+  UnderscoreLogSoftmax(const Value& self, int64_t dim, bool half_to_float,
                        std::vector<Shape> shapes)
       : Node(kKind, operand_list(self), std::move(shapes), hash_all(dim, half_to_float)),
         dim(dim),
         half_to_float(half_to_float) {}
 
-  bool can_reuse(const Value& self, const int64_t& dim, const bool& half_to_float) const {
+  bool can_reuse(const Value& self, int64_t dim, bool half_to_float) const {
     return operands_match(self) && attr_equal(dim, this->dim) &&
            attr_equal(half_to_float, this->half_to_float);
   }
@@ -1891,13 +1884,12 @@ class TransposeInt final : public Node {
  public:
   static constexpr OpKind kKind = OpKind::transpose_int;
 
-  TransposeInt(const Value& self, const int64_t& dim0, const int64_t& dim1,
-               std::vector<Shape> shapes)
+  TransposeInt(const Value& self, int64_t dim0, int64_t dim1, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self), std::move(shapes), hash_all(dim0, dim1)),
         dim0(dim0),
         dim1(dim1) {}
 
-  bool can_reuse(const Value& self, const int64_t& dim0, const int64_t& dim1) const {
+  bool can_reuse(const Value& self, int64_t dim0, int64_t dim1) const {
     return operands_match(self) && attr_equal(dim0, this->dim0) && attr_equal(dim1, this->dim1);
   }
   std::string attrs_string() const override {
@@ -1925,13 +1917,13 @@ class Expand final : public Node {
  public:
   static constexpr OpKind kKind = OpKind::expand;
 
-  Expand(const Value& self, const std::vector<int64_t>& size, const bool& implicit,
+  Expand(const Value& self, const std::vector<int64_t>& size, bool implicit,
          std::vector<Shape> shapes)
       : Node(kKind, operand_list(self), std::move(shapes), hash_all(size, implicit)),
         size(size),
         implicit(implicit) {}
 
-  bool can_reuse(const Value& self, const std::vector<int64_t>& size, const bool& implicit) const {
+  bool can_reuse(const Value& self, const std::vector<int64_t>& size, bool implicit) const {
     return operands_match(self) && attr_equal(size, this->size) &&
            attr_equal(implicit, this->implicit);
   }
@@ -1949,16 +1941,16 @@ class SliceTensor final : public Node {
  public:
   static constexpr OpKind kKind = OpKind::slice_tensor;
 
-  SliceTensor(const Value& self, const int64_t& dim, const std::optional<int64_t>& start,
-              const std::optional<int64_t>& end, const int64_t& step, std::vector<Shape> shapes)
+  SliceTensor(const Value& self, int64_t dim, std::optional<int64_t> start,
+              std::optional<int64_t> end, int64_t step, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self), std::move(shapes), hash_all(dim, start, end, step)),
         dim(dim),
         start(start),
         end(end),
         step(step) {}
 
-  bool can_reuse(const Value& self, const int64_t& dim, const std::optional<int64_t>& start,
-                 const std::optional<int64_t>& end, const int64_t& step) const {
+  bool can_reuse(const Value& self, int64_t dim, std::optional<int64_t> start,
+                 std::optional<int64_t> end, int64_t step) const {
     return operands_match(self) && attr_equal(dim, this->dim) && attr_equal(start, this->start) &&
            attr_equal(end, this->end) && attr_equal(step, this->step);
   }
@@ -1980,12 +1972,12 @@ class SelectInt final : public Node {
  public:
   static constexpr OpKind kKind = OpKind::select_int;
 
-  SelectInt(const Value& self, const int64_t& dim, const int64_t& index, std::vector<Shape> shapes)
+  SelectInt(const Value& self, int64_t dim, int64_t index, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self), std::move(shapes), hash_all(dim, index)),
         dim(dim),
         index(index) {}
 
-  bool can_reuse(const Value& self, const int64_t& dim, const int64_t& index) const {
+  bool can_reuse(const Value& self, int64_t dim, int64_t index) const {
     return operands_match(self) && attr_equal(dim, this->dim) && attr_equal(index, this->index);
   }
   std::string attrs_string() const override {
@@ -2001,10 +1993,10 @@ class SqueezeDim final : public Node {
  public:
   static constexpr OpKind kKind = OpKind::squeeze_dim;
 
-  SqueezeDim(const Value& self, const int64_t& dim, std::vector<Shape> shapes)
+  SqueezeDim(const Value& self, int64_t dim, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self), std::move(shapes), hash_all(dim)), dim(dim) {}
 
-  bool can_reuse(const Value& self, const int64_t& dim) const {
+  bool can_reuse(const Value& self, int64_t dim) const {
     return operands_match(self) && attr_equal(dim, this->dim);
   }
   std::string attrs_string() const override { return format_attrs({{"dim", attr_str(dim)}}); }
@@ -2017,10 +2009,10 @@ class Unsqueeze final : public Node {
  public:
   static constexpr OpKind kKind = OpKind::unsqueeze;
 
-  Unsqueeze(const Value& self, const int64_t& dim, std::vector<Shape> shapes)
+  Unsqueeze(const Value& self, int64_t dim, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self), std::move(shapes), hash_all(dim)), dim(dim) {}
 
-  bool can_reuse(const Value& self, const int64_t& dim) const {
+  bool can_reuse(const Value& self, int64_t dim) const {
     return operands_match(self) && attr_equal(dim, this->dim);
   }
   std::string attrs_string() const override { return format_attrs({{"dim", attr_str(dim)}}); }
@@ -2049,13 +2041,12 @@ class FlattenUsingInts final : public Node {
  public:
   static constexpr OpKind kKind = OpKind::flatten_using_ints;
 
-  FlattenUsingInts(const Value& self, const int64_t& start_dim, const int64_t& end_dim,
-                   std::vector<Shape> shapes)
+  FlattenUsingInts(const Value& self, int64_t start_dim, int64_t end_dim, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self), std::move(shapes), hash_all(start_dim, end_dim)),
         start_dim(start_dim),
         end_dim(end_dim) {}
 
-  bool can_reuse(const Value& self, const int64_t& start_dim, const int64_t& end_dim) const {
+  bool can_reuse(const Value& self, int64_t start_dim, int64_t end_dim) const {
     return operands_match(self) && attr_equal(start_dim, this->start_dim) &&
            attr_equal(end_dim, this->end_dim);
   }
@@ -2072,15 +2063,13 @@ class Narrow final : public Node {
  public:
   static constexpr OpKind kKind = OpKind::narrow;
 
-  Narrow(const Value& self, const int64_t& dim, const int64_t& start, const int64_t& length,
-         std::vector<Shape> shapes)
+  Narrow(const Value& self, int64_t dim, int64_t start, int64_t length, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self), std::move(shapes), hash_all(dim, start, length)),
         dim(dim),
         start(start),
         length(length) {}
 
-  bool can_reuse(const Value& self, const int64_t& dim, const int64_t& start,
-                 const int64_t& length) const {
+  bool can_reuse(const Value& self, int64_t dim, int64_t start, int64_t length) const {
     return operands_match(self) && attr_equal(dim, this->dim) && attr_equal(start, this->start) &&
            attr_equal(length, this->length);
   }
@@ -2100,9 +2089,8 @@ class SliceBackward final : public Node {
  public:
   static constexpr OpKind kKind = OpKind::slice_backward;
 
-  SliceBackward(const Value& grad_output, const std::vector<int64_t>& input_sizes,
-                const int64_t& dim, const int64_t& start, const int64_t& end, const int64_t& step,
-                std::vector<Shape> shapes)
+  SliceBackward(const Value& grad_output, const std::vector<int64_t>& input_sizes, int64_t dim,
+                int64_t start, int64_t end, int64_t step, std::vector<Shape> shapes)
       : Node(kKind, operand_list(grad_output), std::move(shapes),
              hash_all(input_sizes, dim, start, end, step)),
         input_sizes(input_sizes),
@@ -2111,9 +2099,8 @@ class SliceBackward final : public Node {
         end(end),
         step(step) {}
 
-  bool can_reuse(const Value& grad_output, const std::vector<int64_t>& input_sizes,
-                 const int64_t& dim, const int64_t& start, const int64_t& end,
-                 const int64_t& step) const {
+  bool can_reuse(const Value& grad_output, const std::vector<int64_t>& input_sizes, int64_t dim,
+                 int64_t start, int64_t end, int64_t step) const {
     return operands_match(grad_output) && attr_equal(input_sizes, this->input_sizes) &&
            attr_equal(dim, this->dim) && attr_equal(start, this->start) &&
            attr_equal(end, this->end) && attr_equal(step, this->step);
@@ -2139,18 +2126,16 @@ class SliceScatter final : public Node {
  public:
   static constexpr OpKind kKind = OpKind::slice_scatter;
 
-  SliceScatter(const Value& self, const Value& src, const int64_t& dim,
-               const std::optional<int64_t>& start, const std::optional<int64_t>& end,
-               const int64_t& step, std::vector<Shape> shapes)
+  SliceScatter(const Value& self, const Value& src, int64_t dim, std::optional<int64_t> start,
+               std::optional<int64_t> end, int64_t step, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self, src), std::move(shapes), hash_all(dim, start, end, step)),
         dim(dim),
         start(start),
         end(end),
         step(step) {}
 
-  bool can_reuse(const Value& self, const Value& src, const int64_t& dim,
-                 const std::optional<int64_t>& start, const std::optional<int64_t>& end,
-                 const int64_t& step) const {
+  bool can_reuse(const Value& self, const Value& src, int64_t dim, std::optional<int64_t> start,
+                 std::optional<int64_t> end, int64_t step) const {
     return operands_match(self, src) && attr_equal(dim, this->dim) &&
            attr_equal(start, this->start) && attr_equal(end, this->end) &&
            attr_equal(step, this->step);
@@ -2173,11 +2158,11 @@ class Cat final : public Node {
  public:
   static constexpr OpKind kKind = OpKind::cat;
 
-  Cat(const std::vector<Value>& tensors, const int64_t& dim, std::vector<Shape> shapes)
+  Cat(const std::vector<Value>& tensors, int64_t dim, std::vector<Shape> shapes)
       : Node(kKind, operand_list(tensors), std::move(shapes), hash_all(tensors.size(), dim)),
         dim(dim) {}
 
-  bool can_reuse(const std::vector<Value>& tensors, const int64_t& dim) const {
+  bool can_reuse(const std::vector<Value>& tensors, int64_t dim) const {
     return operands_match(tensors) && attr_equal(dim, this->dim);
   }
   std::string attrs_string() const override { return format_attrs({{"dim", attr_str(dim)}}); }
@@ -2190,10 +2175,10 @@ class IndexSelect final : public Node {
  public:
   static constexpr OpKind kKind = OpKind::index_select;
 
-  IndexSelect(const Value& self, const int64_t& dim, const Value& index, std::vector<Shape> shapes)
+  IndexSelect(const Value& self, int64_t dim, const Value& index, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self, index), std::move(shapes), hash_all(dim)), dim(dim) {}
 
-  bool can_reuse(const Value& self, const int64_t& dim, const Value& index) const {
+  bool can_reuse(const Value& self, int64_t dim, const Value& index) const {
     return operands_match(self, index) && attr_equal(dim, this->dim);
   }
   std::string attrs_string() const override { return format_attrs({{"dim", attr_str(dim)}}); }
@@ -2206,12 +2191,12 @@ class IndexAdd final : public Node {
  public:
   static constexpr OpKind kKind = OpKind::index_add;
 
-  IndexAdd(const Value& self, const int64_t& dim, const Value& index, const Value& source,
+  IndexAdd(const Value& self, int64_t dim, const Value& index, const Value& source,
            const Value& alpha, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self, index, source, alpha), std::move(shapes), hash_all(dim)),
         dim(dim) {}
 
-  bool can_reuse(const Value& self, const int64_t& dim, const Value& index, const Value& source,
+  bool can_reuse(const Value& self, int64_t dim, const Value& index, const Value& source,
                  const Value& alpha) const {
     return operands_match(self, index, source, alpha) && attr_equal(dim, this->dim);
   }
@@ -2225,14 +2210,13 @@ class Gather final : public Node {
  public:
   static constexpr OpKind kKind = OpKind::gather;
 
-  Gather(const Value& self, const int64_t& dim, const Value& index, const bool& sparse_grad,
+  Gather(const Value& self, int64_t dim, const Value& index, bool sparse_grad,
          std::vector<Shape> shapes)
       : Node(kKind, operand_list(self, index), std::move(shapes), hash_all(dim, sparse_grad)),
         dim(dim),
         sparse_grad(sparse_grad) {}
 
-  bool can_reuse(const Value& self, const int64_t& dim, const Value& index,
-                 const bool& sparse_grad) const {
+  bool can_reuse(const Value& self, int64_t dim, const Value& index, bool sparse_grad) const {
     return operands_match(self, index) && attr_equal(dim, this->dim) &&
            attr_equal(sparse_grad, this->sparse_grad);
   }
@@ -2249,12 +2233,11 @@ class ScatterAdd final : public Node {
  public:
   static constexpr OpKind kKind = OpKind::scatter_add;
 
-  ScatterAdd(const Value& self, const int64_t& dim, const Value& index, const Value& src,
+  ScatterAdd(const Value& self, int64_t dim, const Value& index, const Value& src,
              std::vector<Shape> shapes)
       : Node(kKind, operand_list(self, index, src), std::move(shapes), hash_all(dim)), dim(dim) {}
 
-  bool can_reuse(const Value& self, const int64_t& dim, const Value& index,
-                 const Value& src) const {
+  bool can_reuse(const Value& self, int64_t dim, const Value& index, const Value& src) const {
     return operands_match(self, index, src) && attr_equal(dim, this->dim);
   }
   std::string attrs_string() const override { return format_attrs({{"dim", attr_str(dim)}}); }
@@ -2308,7 +2291,7 @@ class Conv2d final : public Node {
 
   Conv2d(const Value& input, const Value& weight, const Value& bias,
          const std::vector<int64_t>& stride, const std::vector<int64_t>& padding,
-         const std::vector<int64_t>& dilation, const int64_t& groups, std::vector<Shape> shapes)
+         const std::vector<int64_t>& dilation, int64_t groups, std::vector<Shape> shapes)
       : Node(kKind, operand_list(input, weight, bias), std::move(shapes),
              hash_all(stride, padding, dilation, groups)),
         stride(stride),
@@ -2318,7 +2301,7 @@ class Conv2d final : public Node {
 
   bool can_reuse(const Value& input, const Value& weight, const Value& bias,
                  const std::vector<int64_t>& stride, const std::vector<int64_t>& padding,
-                 const std::vector<int64_t>& dilation, const int64_t& groups) const {
+                 const std::vector<int64_t>& dilation, int64_t groups) const {
     return operands_match(input, weight, bias) && attr_equal(stride, this->stride) &&
            attr_equal(padding, this->padding) && attr_equal(dilation, this->dilation) &&
            attr_equal(groups, this->groups);
@@ -2345,7 +2328,7 @@ class Conv2dBackwardInput final : public Node {
   Conv2dBackwardInput(const Value& grad_output, const Value& weight,
                       const std::vector<int64_t>& input_size, const std::vector<int64_t>& stride,
                       const std::vector<int64_t>& padding, const std::vector<int64_t>& dilation,
-                      const int64_t& groups, std::vector<Shape> shapes)
+                      int64_t groups, std::vector<Shape> shapes)
       : Node(kKind, operand_list(grad_output, weight), std::move(shapes),
              hash_all(input_size, stride, padding, dilation, groups)),
         input_size(input_size),
@@ -2357,7 +2340,7 @@ class Conv2dBackwardInput final : public Node {
   bool can_reuse(const Value& grad_output, const Value& weight,
                  const std::vector<int64_t>& input_size, const std::vector<int64_t>& stride,
                  const std::vector<int64_t>& padding, const std::vector<int64_t>& dilation,
-                 const int64_t& groups) const {
+                 int64_t groups) const {
     return operands_match(grad_output, weight) && attr_equal(input_size, this->input_size) &&
            attr_equal(stride, this->stride) && attr_equal(padding, this->padding) &&
            attr_equal(dilation, this->dilation) && attr_equal(groups, this->groups);
@@ -2386,7 +2369,7 @@ class Conv2dBackwardWeight final : public Node {
   Conv2dBackwardWeight(const Value& grad_output, const Value& input,
                        const std::vector<int64_t>& weight_size, const std::vector<int64_t>& stride,
                        const std::vector<int64_t>& padding, const std::vector<int64_t>& dilation,
-                       const int64_t& groups, std::vector<Shape> shapes)
+                       int64_t groups, std::vector<Shape> shapes)
       : Node(kKind, operand_list(grad_output, input), std::move(shapes),
              hash_all(weight_size, stride, padding, dilation, groups)),
         weight_size(weight_size),
@@ -2398,7 +2381,7 @@ class Conv2dBackwardWeight final : public Node {
   bool can_reuse(const Value& grad_output, const Value& input,
                  const std::vector<int64_t>& weight_size, const std::vector<int64_t>& stride,
                  const std::vector<int64_t>& padding, const std::vector<int64_t>& dilation,
-                 const int64_t& groups) const {
+                 int64_t groups) const {
     return operands_match(grad_output, input) && attr_equal(weight_size, this->weight_size) &&
            attr_equal(stride, this->stride) && attr_equal(padding, this->padding) &&
            attr_equal(dilation, this->dilation) && attr_equal(groups, this->groups);
@@ -2426,7 +2409,7 @@ class MaxPool2dWithIndices final : public Node {
 
   MaxPool2dWithIndices(const Value& self, const std::vector<int64_t>& kernel_size,
                        const std::vector<int64_t>& stride, const std::vector<int64_t>& padding,
-                       const std::vector<int64_t>& dilation, const bool& ceil_mode,
+                       const std::vector<int64_t>& dilation, bool ceil_mode,
                        std::vector<Shape> shapes)
       : Node(kKind, operand_list(self), std::move(shapes),
              hash_all(kernel_size, stride, padding, dilation, ceil_mode)),
@@ -2438,7 +2421,7 @@ class MaxPool2dWithIndices final : public Node {
 
   bool can_reuse(const Value& self, const std::vector<int64_t>& kernel_size,
                  const std::vector<int64_t>& stride, const std::vector<int64_t>& padding,
-                 const std::vector<int64_t>& dilation, const bool& ceil_mode) const {
+                 const std::vector<int64_t>& dilation, bool ceil_mode) const {
     return operands_match(self) && attr_equal(kernel_size, this->kernel_size) &&
            attr_equal(stride, this->stride) && attr_equal(padding, this->padding) &&
            attr_equal(dilation, this->dilation) && attr_equal(ceil_mode, this->ceil_mode);
@@ -2468,7 +2451,7 @@ class MaxPool2dWithIndicesBackward final : public Node {
                                const std::vector<int64_t>& kernel_size,
                                const std::vector<int64_t>& stride,
                                const std::vector<int64_t>& padding,
-                               const std::vector<int64_t>& dilation, const bool& ceil_mode,
+                               const std::vector<int64_t>& dilation, bool ceil_mode,
                                const Value& indices, std::vector<Shape> shapes)
       : Node(kKind, operand_list(grad_output, self, indices), std::move(shapes),
              hash_all(kernel_size, stride, padding, dilation, ceil_mode)),
@@ -2481,7 +2464,7 @@ class MaxPool2dWithIndicesBackward final : public Node {
   bool can_reuse(const Value& grad_output, const Value& self,
                  const std::vector<int64_t>& kernel_size, const std::vector<int64_t>& stride,
                  const std::vector<int64_t>& padding, const std::vector<int64_t>& dilation,
-                 const bool& ceil_mode, const Value& indices) const {
+                 bool ceil_mode, const Value& indices) const {
     return operands_match(grad_output, self, indices) &&
            attr_equal(kernel_size, this->kernel_size) && attr_equal(stride, this->stride) &&
            attr_equal(padding, this->padding) && attr_equal(dilation, this->dilation) &&
@@ -2510,7 +2493,7 @@ class MaxPool2d final : public Node {
 
   MaxPool2d(const Value& self, const std::vector<int64_t>& kernel_size,
             const std::vector<int64_t>& stride, const std::vector<int64_t>& padding,
-            const std::vector<int64_t>& dilation, const bool& ceil_mode, std::vector<Shape> shapes)
+            const std::vector<int64_t>& dilation, bool ceil_mode, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self), std::move(shapes),
              hash_all(kernel_size, stride, padding, dilation, ceil_mode)),
         kernel_size(kernel_size),
@@ -2521,7 +2504,7 @@ class MaxPool2d final : public Node {
 
   bool can_reuse(const Value& self, const std::vector<int64_t>& kernel_size,
                  const std::vector<int64_t>& stride, const std::vector<int64_t>& padding,
-                 const std::vector<int64_t>& dilation, const bool& ceil_mode) const {
+                 const std::vector<int64_t>& dilation, bool ceil_mode) const {
     return operands_match(self) && attr_equal(kernel_size, this->kernel_size) &&
            attr_equal(stride, this->stride) && attr_equal(padding, this->padding) &&
            attr_equal(dilation, this->dilation) && attr_equal(ceil_mode, this->ceil_mode);
@@ -2550,7 +2533,7 @@ class MaxPool2dBackward final : public Node {
   MaxPool2dBackward(const Value& grad_output, const Value& self,
                     const std::vector<int64_t>& kernel_size, const std::vector<int64_t>& stride,
                     const std::vector<int64_t>& padding, const std::vector<int64_t>& dilation,
-                    const bool& ceil_mode, std::vector<Shape> shapes)
+                    bool ceil_mode, std::vector<Shape> shapes)
       : Node(kKind, operand_list(grad_output, self), std::move(shapes),
              hash_all(kernel_size, stride, padding, dilation, ceil_mode)),
         kernel_size(kernel_size),
@@ -2562,7 +2545,7 @@ class MaxPool2dBackward final : public Node {
   bool can_reuse(const Value& grad_output, const Value& self,
                  const std::vector<int64_t>& kernel_size, const std::vector<int64_t>& stride,
                  const std::vector<int64_t>& padding, const std::vector<int64_t>& dilation,
-                 const bool& ceil_mode) const {
+                 bool ceil_mode) const {
     return operands_match(grad_output, self) && attr_equal(kernel_size, this->kernel_size) &&
            attr_equal(stride, this->stride) && attr_equal(padding, this->padding) &&
            attr_equal(dilation, this->dilation) && attr_equal(ceil_mode, this->ceil_mode);
@@ -2588,16 +2571,15 @@ class UnderscoreLogSoftmaxBackwardData final : public Node {
  public:
   static constexpr OpKind kKind = OpKind::_log_softmax_backward_data;
 
-  UnderscoreLogSoftmaxBackwardData(const Value& grad_output, const Value& output,
-                                   const int64_t& dim, const DType& input_dtype,
-                                   std::vector<Shape> shapes)
+  UnderscoreLogSoftmaxBackwardData(const Value& grad_output, const Value& output, int64_t dim,
+                                   DType input_dtype, std::vector<Shape> shapes)
       : Node(kKind, operand_list(grad_output, output), std::move(shapes),
              hash_all(dim, input_dtype)),
         dim(dim),
         input_dtype(input_dtype) {}
 
-  bool can_reuse(const Value& grad_output, const Value& output, const int64_t& dim,
-                 const DType& input_dtype) const {
+  bool can_reuse(const Value& grad_output, const Value& output, int64_t dim,
+                 DType input_dtype) const {
     return operands_match(grad_output, output) && attr_equal(dim, this->dim) &&
            attr_equal(input_dtype, this->input_dtype);
   }
@@ -2615,15 +2597,15 @@ class UnderscoreSoftmaxBackwardData final : public Node {
  public:
   static constexpr OpKind kKind = OpKind::_softmax_backward_data;
 
-  UnderscoreSoftmaxBackwardData(const Value& grad_output, const Value& output, const int64_t& dim,
-                                const DType& input_dtype, std::vector<Shape> shapes)
+  UnderscoreSoftmaxBackwardData(const Value& grad_output, const Value& output, int64_t dim,
+                                DType input_dtype, std::vector<Shape> shapes)
       : Node(kKind, operand_list(grad_output, output), std::move(shapes),
              hash_all(dim, input_dtype)),
         dim(dim),
         input_dtype(input_dtype) {}
 
-  bool can_reuse(const Value& grad_output, const Value& output, const int64_t& dim,
-                 const DType& input_dtype) const {
+  bool can_reuse(const Value& grad_output, const Value& output, int64_t dim,
+                 DType input_dtype) const {
     return operands_match(grad_output, output) && attr_equal(dim, this->dim) &&
            attr_equal(input_dtype, this->input_dtype);
   }
@@ -2641,15 +2623,15 @@ class NllLoss final : public Node {
  public:
   static constexpr OpKind kKind = OpKind::nll_loss;
 
-  NllLoss(const Value& self, const Value& target, const Value& weight, const int64_t& reduction,
-          const int64_t& ignore_index, std::vector<Shape> shapes)
+  NllLoss(const Value& self, const Value& target, const Value& weight, int64_t reduction,
+          int64_t ignore_index, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self, target, weight), std::move(shapes),
              hash_all(reduction, ignore_index)),
         reduction(reduction),
         ignore_index(ignore_index) {}
 
-  bool can_reuse(const Value& self, const Value& target, const Value& weight,
-                 const int64_t& reduction, const int64_t& ignore_index) const {
+  bool can_reuse(const Value& self, const Value& target, const Value& weight, int64_t reduction,
+                 int64_t ignore_index) const {
     return operands_match(self, target, weight) && attr_equal(reduction, this->reduction) &&
            attr_equal(ignore_index, this->ignore_index);
   }
@@ -2669,7 +2651,7 @@ class NllLossBackward final : public Node {
   static constexpr OpKind kKind = OpKind::nll_loss_backward;
 
   NllLossBackward(const Value& grad_output, const Value& self, const Value& target,
-                  const Value& weight, const int64_t& reduction, const int64_t& ignore_index,
+                  const Value& weight, int64_t reduction, int64_t ignore_index,
                   std::vector<Shape> shapes)
       : Node(kKind, operand_list(grad_output, self, target, weight), std::move(shapes),
              hash_all(reduction, ignore_index)),
@@ -2677,7 +2659,7 @@ class NllLossBackward final : public Node {
         ignore_index(ignore_index) {}
 
   bool can_reuse(const Value& grad_output, const Value& self, const Value& target,
-                 const Value& weight, const int64_t& reduction, const int64_t& ignore_index) const {
+                 const Value& weight, int64_t reduction, int64_t ignore_index) const {
     return operands_match(grad_output, self, target, weight) &&
            attr_equal(reduction, this->reduction) && attr_equal(ignore_index, this->ignore_index);
   }
@@ -2767,6 +2749,53 @@ class DivInplaceScalar final : public Node {
     return operands_match(self, other);
   }
   std::string attrs_string() const override { return format_attrs({}); }
+};
+
+// all_reduce(Tensor self, str reduce_op='sum') -> Tensor
+class AllReduce final : public Node {
+ public:
+  static constexpr OpKind kKind = OpKind::all_reduce;
+
+  AllReduce(const Value& self, std::string_view reduce_op, std::vector<Shape> shapes)
+      : Node(kKind, operand_list(self), std::move(shapes), hash_all(reduce_op)),
+        reduce_op(reduce_op) {}
+
+  bool can_reuse(const Value& self, std::string_view reduce_op) const {
+    return operands_match(self) && attr_equal(reduce_op, this->reduce_op);
+  }
+  std::string attrs_string() const override {
+    return format_attrs({{"reduce_op", attr_str(reduce_op)}});
+  }
+
+  const std::string reduce_op;
+};
+
+// all_gather(Tensor self) -> Tensor
+class AllGather final : public Node {
+ public:
+  static constexpr OpKind kKind = OpKind::all_gather;
+
+  AllGather(const Value& self, std::vector<Shape> shapes)
+      : Node(kKind, operand_list(self), std::move(shapes), hash_all()) {}
+
+  bool can_reuse(const Value& self) const { return operands_match(self); }
+  std::string attrs_string() const override { return format_attrs({}); }
+};
+
+// broadcast(Tensor self, int src=0) -> Tensor
+class Broadcast final : public Node {
+ public:
+  static constexpr OpKind kKind = OpKind::broadcast;
+
+  Broadcast(const Value& self, int64_t src, std::vector<Shape> shapes)
+      : Node(kKind, operand_list(self), std::move(shapes), hash_all(src)), src(src) {}
+
+  bool can_reuse(const Value& self, int64_t src) const {
+    return operands_match(self) && attr_equal(src, this->src);
+  }
+  std::string attrs_string() const override { return format_attrs({{"src", attr_str(src)}}); }
+
+  const int64_t src;
 };
 
 }  // namespace lazygen::ir

@@ -405,6 +405,12 @@ const Tensor& tanh_inplace(const Tensor& self);
 const Tensor& div_inplace_tensor(const Tensor& self, const Tensor& other);
 // div_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
 const Tensor& div_inplace_scalar(const Tensor& self, const Scalar& other);
+// all_reduce(Tensor self, str reduce_op='sum') -> Tensor
+Tensor all_reduce(const Tensor& self, std::string_view reduce_op);
+// all_gather(Tensor self) -> Tensor
+Tensor all_gather(const Tensor& self);
+// broadcast(Tensor self, int src=0) -> Tensor
+Tensor broadcast(const Tensor& self, int64_t src);
 
 // Hand-written inverses of the view ops (runtime/core/lazy/view_inverse.cpp): `base` with
 // `mutated_view`, a new value of the view, written back through the view. See Note [Lazy views].

@@ -414,5 +414,11 @@ const Tensor& tanh_(const Tensor& self);
 const Tensor& div_(const Tensor& self, const Tensor& other);
 // div_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
 const Tensor& div_(const Tensor& self, const Scalar& other);
+// all_reduce(Tensor self, str reduce_op='sum') -> Tensor
+Tensor all_reduce(const Tensor& self, std::string_view reduce_op = "sum");
+// all_gather(Tensor self) -> Tensor
+Tensor all_gather(const Tensor& self);
+// broadcast(Tensor self, int src=0) -> Tensor
+Tensor broadcast(const Tensor& self, int64_t src = 0);
 
 }  // namespace lazygen

@@ -451,5 +451,11 @@ std::vector<Shape> compute_shape_tanh_inplace(const Shape& self);
 std::vector<Shape> compute_shape_div_inplace_tensor(const Shape& self, const Shape& other);
 // div_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
 std::vector<Shape> compute_shape_div_inplace_scalar(const Shape& self, const Scalar& other);
+// all_reduce(Tensor self, str reduce_op='sum') -> Tensor (hand-written)
+std::vector<Shape> compute_shape_all_reduce(const Shape& self, std::string_view reduce_op);
+// all_gather(Tensor self) -> Tensor (hand-written)
+std::vector<Shape> compute_shape_all_gather(const Shape& self);
+// broadcast(Tensor self, int src=0) -> Tensor (hand-written)
+std::vector<Shape> compute_shape_broadcast(const Shape& self, int64_t src);
 
 }  // namespace lazygen
