@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <climits>
+#include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <thread>
@@ -120,9 +121,11 @@ class MpiCommunicator final : public Communicator {
       if (done) return;
       const auto now = clock::now();
       if (now > deadline) {
+        char seconds[32];
+        std::snprintf(seconds, sizeof seconds, "%g", timeout_s_);
         throw CollectiveError(
             std::string(what) + ": rank " + std::to_string(rank_) + " of " +
-            std::to_string(size_) + " waited " + std::to_string(timeout_s_) +
+            std::to_string(size_) + " waited " + seconds +
             " s for the other ranks to join; one of them died, hung or stopped running "
             "collectives (the timeout is distributed::InitOptions::timeout_s, or "
             "LAZYGEN_COLLECTIVE_TIMEOUT seconds)");

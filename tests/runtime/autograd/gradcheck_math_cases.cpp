@@ -155,6 +155,9 @@ std::vector<GradCase> activation_cases() {
        [] { return Inputs{values({3, 5}, 433)}; }},
       {"cumsum", "cumsum", [](const Inputs& in) { return cumsum(in[0], 1); }, [] { return Inputs{values({3, 5}, 434)}; }},
       {"log_sigmoid", "log_sigmoid", [](const Inputs& in) { return log_sigmoid(in[0]); }, wide},
+      // A world of one (local_world.h): checks the formula's shape, not the other ranks' share.
+      {"all_reduce", "all_reduce", [](const Inputs& in) { return all_reduce(in[0], "mean"); },
+       [] { return Inputs{values({3, 4}, 497)}; }},
       {"stack_composite", "stack", [](const Inputs& in) { return stack({in[0], in[1]}, -1); },
        [] { return Inputs{values({2, 3}, 435), values({2, 3}, 436)}; }},
       {"repeat_composite", "repeat", [](const Inputs& in) { return repeat(in[0], {2, 1, 3}); },

@@ -19,6 +19,7 @@
 #include "lazygen/factory.h"
 #include "lazygen/generated/ops.h"
 #include "lazygen/operators.h"
+#include "runtime/distributed/local_world.h"  // the collectives run as a world of one
 
 namespace lazygen::testing {
 namespace {

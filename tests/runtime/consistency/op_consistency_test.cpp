@@ -24,6 +24,7 @@
 #include "lazygen/lazy.h"
 #include "lazygen/op_info.h"
 #include "op_inputs.h"
+#include "runtime/distributed/local_world.h"  // the collectives run as a world of one
 
 namespace lazygen::testing {
 namespace {
