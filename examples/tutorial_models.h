@@ -4,6 +4,7 @@
 // device), so the example and the benchmark time exactly the same work.
 #pragma once
 
+#include <functional>
 #include <memory>
 
 #include "lazygen/lazygen.h"
@@ -66,13 +67,16 @@ class Mlp : public Classifier {
 };
 
 // One training step on a cpu batch; returns the loss (materialized on the lazy device, where
-// the step ends with mark_step()).
+// the step ends with mark_step()). `after_backward`, when given, runs between backward and the
+// optimizer's step (data-parallel training all-reduces the gradients there).
 inline Tensor train_step(const Classifier& model, optim::Optimizer& opt, const Tensor& images,
-                         const Tensor& targets, Device device) {
+                         const Tensor& targets, Device device,
+                         const std::function<void()>& after_backward = {}) {
   const Tensor x = images.to(device), y = targets.to(device);
   opt.zero_grad();
   Tensor loss = nn::functional::nll_loss(model.forward(x), y);
   loss.backward();
+  if (after_backward) after_backward();
   opt.step();
   if (device.is_lazy()) mark_step();
   return loss;

@@ -8,6 +8,7 @@
 #include <mutex>
 #include <string>
 
+#include "lazygen/lazy.h"
 #include "lazygen/metrics.h"
 
 namespace lazygen::distributed {
@@ -100,6 +101,9 @@ void check_fingerprint(Communicator& c, std::string_view op, const CollectiveCal
   }
 }
 
+// See Note [Collective order].
+void wait_for_traced_collectives() { wait_device_ops(); }
+
 }  // namespace
 
 void set_communicator(std::shared_ptr<Communicator> communicator) {
@@ -130,6 +134,7 @@ std::shared_ptr<Communicator> local_communicator() { return std::make_shared<Loc
 int rank() { return communicator("rank").rank(); }
 int world_size() { return communicator("world_size").world_size(); }
 void barrier() {
+  wait_for_traced_collectives();
   std::lock_guard<std::mutex> lock(collective_mutex());
   communicator("barrier").barrier();
 }
@@ -146,8 +151,9 @@ struct CollectiveScope::State {
   int64_t bytes = 0;
 };
 
-CollectiveScope::CollectiveScope(std::string_view op, const CollectiveCall& call)
-    : state_(std::make_unique<State>()) {
+CollectiveScope::CollectiveScope(std::string_view op, const CollectiveCall& call) {
+  if (GraphTag::current() == 0) wait_for_traced_collectives();
+  state_ = std::make_unique<State>();
   Communicator& c = communicator(op);
   const int64_t sequence = next_sequence++;
   state_->start = std::chrono::steady_clock::now();

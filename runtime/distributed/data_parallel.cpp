@@ -20,7 +20,10 @@ void broadcast_from_rank0(const std::vector<Tensor>& tensors) {
     t.copy_(broadcast(t, 0));
     if (t.device().is_lazy()) lazy.push_back(t);
   }
-  if (!lazy.empty()) sync(lazy);
+  if (!lazy.empty()) {
+    sync(lazy);
+    wait_device_ops();  // the broadcasts are done before the first step
+  }
 }
 
 }  // namespace

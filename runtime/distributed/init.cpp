@@ -33,9 +33,10 @@ double timeout_of(const InitOptions& options) {
   return kDefaultTimeoutS;
 }
 
-// Each of the node's ranks gets its share of the hardware threads.
+// Each of the node's ranks gets its share of the hardware threads, unless LAZYGEN_NUM_THREADS
+// says how many.
 void share_cores(int local_ranks) {
-  if (local_ranks <= 1) return;
+  if (local_ranks <= 1 || std::getenv("LAZYGEN_NUM_THREADS") != nullptr) return;
   const int hw = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   cpu::set_num_threads(std::max(1, hw / local_ranks));
 }

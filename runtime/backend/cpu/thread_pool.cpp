@@ -13,6 +13,7 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <cstdlib>
 #include <exception>
 #include <mutex>
 #include <thread>
@@ -155,6 +156,10 @@ int num_threads() {
   if (n == 0) {
     const int hw = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     n = std::min(kDefaultThreads, hw);
+    if (const char* env = std::getenv("LAZYGEN_NUM_THREADS")) {
+      const int wanted = std::atoi(env);
+      if (wanted >= 1) n = wanted;  // anything else keeps the default
+    }
     g_threads.store(n);
   }
   return n;

@@ -7,8 +7,9 @@
 // Ranges shorter than 2 * grain, calls from inside a pool task (nesting) and calls made while
 // another thread is using the pool run serially on the caller, so parallel_for never deadlocks
 // and never oversubscribes.
-// Threads: 2 by default (what these kernels are tuned for; capped by the hardware), changeable
-// with set_num_threads before or between parallel sections.
+// Threads: LAZYGEN_NUM_THREADS when set to a positive integer, else 2 (what these kernels are
+// tuned for; capped by the hardware); changeable with set_num_threads before or between
+// parallel sections.
 #pragma once
 
 #include <cstdint>

@@ -53,7 +53,7 @@ struct InitOptions {
 
 // Installs the engine's communicator for this process, from the launcher's environment. With
 // MPI it also gives each process its share of the node's cores (hardware threads divided by
-// the ranks on the node) as lazygen's thread count. Throws std::runtime_error when the engine
+// the ranks on the node) as lazygen's thread count, unless LAZYGEN_NUM_THREADS sets it. Throws std::runtime_error when the engine
 // is unknown, was not built (naming the packages to install), or is already initialized.
 void init(const InitOptions& options = {});
 bool is_initialized();

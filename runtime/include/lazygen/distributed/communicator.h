@@ -19,6 +19,15 @@
 // The cost is one 6-element all-reduce per collective: small against a bucket of gradients,
 // and the reason buckets are large (See Note [Gradient buckets] in lazygen/distributed.h).
 //
+// Note [Collective order]
+// Ranks must issue collectives in the same order, and so must each process's own threads: a
+// collective traced into a lazy graph runs when the graph executes, on the executor's worker
+// thread, in launch order; an eager one (cpu tensors, outside any graph) runs at once on the
+// caller's. So an eager collective, and barrier(), first wait for the lazy device's queued
+// launches (wait_device_ops): without it, evaluating on cpu tensors right after the last traced
+// training step would all-reduce before that step's gradient all-reduce on one rank and after
+// it on another (the fingerprint check reported exactly that).
+//
 // Metrics: distributed.collectives, distributed.bytes (payload bytes each rank contributed),
 // distributed.collective_ms (payload time, the fingerprint exchange included).
 // Thread safety: collectives are serialized by a process-wide lock (the lazy executor runs them
