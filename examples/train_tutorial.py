@@ -12,6 +12,16 @@ of Debian's dataset-fashion-mnist. `--device` picks where it runs, so the three 
     build/lazygen-python examples/train_tutorial.py --device ltc        # LTC, TorchScript backend
 
 Ops the device lacks would run on the CPU and be counted (`aten::<op>` in the closing summary).
+
+`--distributed` trains data-parallel over the processes torchrun starts (lazygen_torch.distributed,
+docs/distributed.md): each rank takes its share of every global batch of `--batch-size` through
+PyTorch's DistributedSampler, the gradients are averaged inside the step's graph, and rank 0
+prints::
+
+    torchrun --redirects 1 --tee 1 --nproc_per_node 2 examples/train_tutorial.py --distributed
+
+(`--redirects 1 --tee 1`: Debian's torchrun of PyTorch 1.13 cannot parse its default on Python
+3.11.)
 """
 import argparse
 import gzip
@@ -135,6 +145,7 @@ def progress(iterable, total, desc, enabled):
 
 def train(args, model, dev, train_loader, optimizer, epoch, stats):
     model.train()
+    sync_gradients = getattr(model, "all_reduce_gradients", None)  # data parallel
     steps = len(train_loader) if args.steps is None else min(args.steps, len(train_loader))
     bar = progress(train_loader, steps, f"epoch {epoch}", args.progress)
     start = time.perf_counter()
@@ -146,9 +157,11 @@ def train(args, model, dev, train_loader, optimizer, epoch, stats):
         output = model(data)
         loss = F.nll_loss(output, target)
         loss.backward()
+        if sync_gradients is not None:
+            sync_gradients()
         optimizer.step()
         dev.mark_step()
-        if batch_idx % args.log_interval == 0:
+        if batch_idx % args.log_interval == 0 and args.prints:
             value = loss.item()
             message = "Train Epoch: {} [{}/{} ({:.0f}%)]\tLoss: {:.6f}".format(
                 epoch, batch_idx * len(data), len(train_loader.dataset),
@@ -162,7 +175,7 @@ def train(args, model, dev, train_loader, optimizer, epoch, stats):
     stats["train_steps"] += steps
 
 
-def test(model, dev, test_loader):
+def test(args, model, dev, test_loader):
     model.eval()
     test_loss, correct = 0.0, 0
     with torch.no_grad():
@@ -174,8 +187,9 @@ def test(model, dev, test_loader):
             correct += pred.eq(target.view_as(pred)).sum().item()
             dev.mark_step()
     n = len(test_loader.dataset)
-    print("Test set: Average loss: {:.4f}, Accuracy: {}/{} ({:.2f}%)".format(
-        test_loss / n, correct, n, 100. * correct / n))
+    if args.prints:
+        print("Test set: Average loss: {:.4f}, Accuracy: {}/{} ({:.2f}%)".format(
+            test_loss / n, correct, n, 100. * correct / n))
     return correct / n
 
 
@@ -217,26 +231,50 @@ def main():
     ap.add_argument("--no-progress", dest="progress", action="store_false",
                     help="log lines instead of a progress bar")
     ap.add_argument("--metrics", action="store_true", help="print lazygen's metrics report at the end")
+    ap.add_argument("--distributed", action="store_true",
+                    help="data parallel over torchrun's processes (lazygen device only)")
     args = ap.parse_args()
+    if args.distributed and args.device != "lazygen":
+        ap.error("--distributed needs --device lazygen")
     if args.threads:
         torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
     dev = Device(args.device)
-    control_flow_example(dev)
+    ldist = None
+    if args.distributed:
+        import lazygen_torch.distributed as ldist
+        ldist.init()
+    args.prints = ldist is None or ldist.rank() == 0
+    if args.prints:
+        control_flow_example(dev)
 
-    train_loader = torch.utils.data.DataLoader(fashion_mnist(True), batch_size=args.batch_size,
-                                               shuffle=True)
+    train_set = fashion_mnist(True)
+    sampler = None
+    if ldist is not None:  # each rank its share of every global batch
+        sampler = torch.utils.data.distributed.DistributedSampler(
+            train_set, num_replicas=ldist.world_size(), rank=ldist.rank(), seed=args.seed,
+            drop_last=True)
+    train_loader = torch.utils.data.DataLoader(
+        train_set, batch_size=args.batch_size // (ldist.world_size() if ldist else 1),
+        shuffle=sampler is None, sampler=sampler, drop_last=ldist is not None)
     test_loader = torch.utils.data.DataLoader(fashion_mnist(False), batch_size=args.test_batch_size)
     model = Net().to(dev.device)
+    if ldist is not None:
+        model = ldist.DistributedDataParallel(model)
     optimizer = optim.Adadelta(model.parameters(), lr=args.lr)
     scheduler = StepLR(optimizer, step_size=1, gamma=args.gamma)
     stats = {"train_s": 0.0, "train_steps": 0}
     accuracy = 0.0
     for epoch in range(1, args.epochs + 1):
+        if sampler is not None:
+            sampler.set_epoch(epoch)
         train(args, model, dev, train_loader, optimizer, epoch, stats)
-        accuracy = test(model, dev, test_loader)
+        accuracy = test(args, model, dev, test_loader)
         scheduler.step()
-    summary(dev, stats, accuracy, args.metrics)
+    if args.prints:
+        summary(dev, stats, accuracy, args.metrics)
+    if ldist is not None:
+        ldist.finalize()
 
 
 if __name__ == "__main__":

@@ -2,12 +2,16 @@
 // (lazygen/distributed/communicator.h).
 #include "lazygen/distributed/communicator.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <string>
+#include <thread>
 
+#include "backend/cpu/thread_pool.h"
 #include "lazygen/lazy.h"
 #include "lazygen/metrics.h"
 
@@ -137,6 +141,12 @@ void barrier() {
   wait_for_traced_collectives();
   std::lock_guard<std::mutex> lock(collective_mutex());
   communicator("barrier").barrier();
+}
+
+void share_cores(int local_ranks) {
+  if (local_ranks <= 1 || std::getenv("LAZYGEN_NUM_THREADS") != nullptr) return;
+  const int hw = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  cpu::set_num_threads(std::max(1, hw / local_ranks));
 }
 
 GraphTag::GraphTag(uint64_t graph_hash) : previous_(tls_graph_hash) { tls_graph_hash = graph_hash; }

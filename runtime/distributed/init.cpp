@@ -3,9 +3,7 @@
 #include <cstdlib>
 #include <stdexcept>
 #include <string>
-#include <thread>
 
-#include "backend/cpu/thread_pool.h"
 #include "lazygen/distributed.h"
 #include "lazygen/lazy.h"
 #include "lazygen/operators.h"
@@ -33,14 +31,6 @@ double timeout_of(const InitOptions& options) {
   return kDefaultTimeoutS;
 }
 
-// Each of the node's ranks gets its share of the hardware threads, unless LAZYGEN_NUM_THREADS
-// says how many.
-void share_cores(int local_ranks) {
-  if (local_ranks <= 1 || std::getenv("LAZYGEN_NUM_THREADS") != nullptr) return;
-  const int hw = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  cpu::set_num_threads(std::max(1, hw / local_ranks));
-}
-
 }  // namespace
 
 void init(const InitOptions& options) {
@@ -62,7 +52,6 @@ void init(const InitOptions& options) {
   share_cores(mpi_local_size());
 #else
   (void)timeout_s;
-  (void)share_cores;
   throw std::runtime_error(
       "distributed::init: this lazygen was built without MPI; install Debian's libopenmpi-dev "
       "and openmpi-bin (scripts/setup does) and configure again (LAZYGEN_MPI=AUTO or ON)");

@@ -126,6 +126,8 @@ void init_op(double timeout_s) {
     throw std::runtime_error("lazygen_torch.distributed.init: already initialized");
   }
   distributed::set_communicator(std::make_shared<GlooCommunicator>(make_group(timeout_s)));
+  const char* local = std::getenv("LOCAL_WORLD_SIZE");  // torchrun's processes on this node
+  distributed::share_cores(local != nullptr ? std::atoi(local) : 1);
 }
 
 void finalize_op() {

@@ -95,6 +95,10 @@ int world_size();
 // Returns once every rank has called it.
 void barrier();
 
+// Gives each of the `local_ranks` processes on this node its share of the hardware threads as
+// lazygen's thread count, unless LAZYGEN_NUM_THREADS sets it. Engines call it at init.
+void share_cores(int local_ranks);
+
 // What kind of collective a fingerprint describes.
 enum class CollectiveKind : int64_t { AllReduceSum = 1, AllReduceMean, AllGather, Broadcast };
 
