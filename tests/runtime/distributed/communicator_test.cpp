@@ -19,6 +19,7 @@
 namespace lazygen::distributed {
 namespace {
 
+using lazygen::testing::error_of;
 using lazygen::testing::values;
 using testing::FakePeers;
 
@@ -33,17 +34,6 @@ class CollectiveTest : public ::testing::TestWithParam<Device> {
   }
   Tensor x() const { return tensor<float>({1, 2, 3, 4, 5, 6}, IntList{2, 3}).to(device()); }
 };
-
-// The message of what `fn` throws, or "" when it does not throw.
-template <class Fn>
-std::string error_of(Fn&& fn) {
-  try {
-    fn();
-  } catch (const std::exception& e) {
-    return e.what();
-  }
-  return "";
-}
 
 TEST_P(CollectiveTest, RaisesAtTraceTimeWithoutAnEngine) {
   const Tensor t = x();

@@ -1,8 +1,11 @@
-// Test helpers for tensor code: read a tensor's values, and a fake non-cpu device.
+// Test helpers for tensor code: read a tensor's values, catch an error's message, and a fake
+// non-cpu device.
 #pragma once
 
+#include <exception>
 #include <map>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "core/tensor/lazy_hooks.h"
@@ -17,6 +20,17 @@ std::vector<T> values(const Tensor& t) {
   const Tensor c = t.cpu().to(dtype_of<T>()).contiguous();
   const T* data = c.numel() ? c.template data_ptr<T>() : nullptr;
   return std::vector<T>(data, data + c.numel());
+}
+
+// The message of what `fn` throws, or "" when it does not throw.
+template <class Fn>
+std::string error_of(Fn&& fn) {
+  try {
+    fn();
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  return "";
 }
 
 // While alive, `type` is a fake device whose tensors keep their data on the cpu, out of reach
