@@ -33,7 +33,7 @@ from . import metrics  # noqa: E402  (needs the library loaded)
 __all__ = ["device", "mark_step", "wait_device_ops", "metrics", "ir_dump_text", "ir_dump_dot",
            "fusion_plan_dump", "set_fusion_enabled", "fusion_enabled", "set_async_execution",
            "async_execution_enabled", "set_register_chains_enabled", "register_chains_enabled",
-           "registration_report"]
+           "registration_report", "reset_trace_caches"]
 
 
 def device():
@@ -104,3 +104,12 @@ def registration_report():
         name, origin, status, reason = line.split("\t", 3)
         rows.append((name, origin, status == "registered", reason))
     return rows
+
+
+def reset_trace_caches():
+    """Forgets the device's recorded traces (trie cache) and every compiled graph.
+
+    The next steps trace and compile again; what is pending or running is unaffected. The trie
+    cache is also bounded by itself (LAZYGEN_TRIE_CACHE_SIZE nodes, least recently traced
+    branches evicted first)."""
+    _ops.reset_trace_caches()

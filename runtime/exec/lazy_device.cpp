@@ -11,6 +11,7 @@
 #include "backend/cpu/fusion/fused_backend.h"
 #include "core/env_flag.h"
 #include "core/ir/dump.h"
+#include "core/ir/trie_cache.h"
 #include "core/lazy/lazy_tensor.h"
 #include "core/tensor/lazy_hooks.h"
 #include "core/tensor/tensor_impl.h"
@@ -144,6 +145,15 @@ std::string ir_dump_dot(const std::vector<Tensor>& tensors) {
 
 void set_computation_cache_capacity(size_t capacity) {
   exec::GraphExecutor::global().set_cache_capacity(capacity);
+}
+
+void set_trie_cache_capacity(size_t nodes) {
+  ir::TrieCache::set_capacity(nodes);
+}
+
+void reset_trace_caches() {
+  ir::TrieCache::current().reset();
+  exec::GraphExecutor::global().clear_cache();
 }
 
 void set_async_execution(bool enabled) {

@@ -93,6 +93,10 @@ TORCH_LIBRARY(lazygen, m) {
         [](bool on) { set_register_chains_enabled(on); });
   m.def("register_chains_enabled() -> bool", [] { return register_chains_enabled(); });
   m.def("registration_report() -> str[]", &registration_report_op);
+  m.def("reset_trace_caches() -> ()", [] {
+    DeviceScope scope;
+    reset_trace_caches();
+  });
 }
 
 }  // namespace lazygen::pytorch

@@ -142,3 +142,18 @@ def test_addcdiv_of_integer_tensors_is_refused_as_in_pytorch_whatever_self_is(de
     with pytest.raises(RuntimeError, match="Integer division with addcdiv"):
         self_.to(dev).addcdiv_(t1.to(dev), t2.to(dev))
     assert_same(torch.addcdiv(self_.to(dev), t1.to(dev).float(), t2.to(dev)), torch.addcdiv(self_, t1.float(), t2))
+
+
+def test_reset_trace_caches_makes_the_next_step_compile_again(dev):
+    def step():
+        y = (torch.ones(4, device=dev) * 3).sum()
+        lazygen_torch.mark_step()
+        return y.item()
+
+    step()
+    misses = lazygen_torch.metrics.counter_value("computation_cache.miss") or 0
+    step()  # the same graph: a cache hit
+    assert (lazygen_torch.metrics.counter_value("computation_cache.miss") or 0) == misses
+    lazygen_torch.reset_trace_caches()
+    assert step() == 12.0
+    assert lazygen_torch.metrics.counter_value("computation_cache.miss") == misses + 1

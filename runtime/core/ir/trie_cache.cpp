@@ -2,8 +2,12 @@
 // iterative however long the recorded traces are.
 #include "core/ir/trie_cache.h"
 
+#include <algorithm>
 #include <array>
 #include <atomic>
+#include <cstdlib>
+#include <functional>
+#include <map>
 #include <stdexcept>
 #include <string>
 
@@ -17,7 +21,26 @@ TrieCache::~TrieCache() {
 
 namespace {
 thread_local TrieCache* t_bound = nullptr;
+
+size_t capacity_from_env() {
+  const char* env = std::getenv("LAZYGEN_TRIE_CACHE_SIZE");
+  if (env == nullptr) return TrieCache::kDefaultCapacity;
+  const long long n = std::atoll(env);
+  return n >= 1 ? static_cast<size_t>(n) : TrieCache::kDefaultCapacity;
+}
+
+std::atomic<size_t>& capacity_slot() {
+  static std::atomic<size_t> capacity{capacity_from_env()};
+  return capacity;
+}
 }  // namespace
+
+void TrieCache::set_capacity(size_t capacity) {
+  if (capacity < 1) throw std::invalid_argument("trie cache capacity must be at least 1");
+  capacity_slot().store(capacity);
+}
+
+size_t TrieCache::capacity() { return capacity_slot().load(); }
 
 TrieCache& TrieCache::current() {
   if (t_bound != nullptr) return *t_bound;
@@ -45,6 +68,7 @@ void TrieCache::insert(NodePtr node) {
   auto entry = std::make_unique<Entry>();
   entry->kind = node->op();
   entry->node = std::move(node);
+  entry->used = trace_;
   current_->children.push_back(std::move(entry));
   current_ = current_->children.back().get();
   ++size_;
@@ -52,12 +76,71 @@ void TrieCache::insert(NodePtr node) {
 
 void TrieCache::reset_position() {
   current_ = &root_;
+  if (size_ > std::max(capacity(), evict_above_)) evict();
+  ++trace_;
+}
+
+// See Note [Bounded trie].
+uint64_t TrieCache::eviction_threshold(size_t keep) const {
+  std::map<uint64_t, size_t, std::greater<>> per_trace;  // entries by last use, newest first
+  std::vector<const Entry*> stack = {&root_};
+  while (!stack.empty()) {
+    const Entry* e = stack.back();
+    stack.pop_back();
+    for (const auto& child : e->children) {
+      ++per_trace[child->used];
+      stack.push_back(child.get());
+    }
+  }
+  uint64_t threshold = trace_;  // the last trace's entries always stay
+  size_t kept = 0;
+  for (const auto& [trace, count] : per_trace) {
+    kept += count;
+    if (trace < trace_ && kept > keep) break;
+    threshold = trace;
+  }
+  return threshold;
+}
+
+void TrieCache::evict() {
+  static metrics::Counter& evicted = metrics::counter("trie_cache.evict");
+  const uint64_t threshold = eviction_threshold(capacity() - capacity() / 4);
+  const size_t before = size_;
+  std::vector<Entry*> stack = {&root_};
+  while (!stack.empty()) {
+    Entry* e = stack.back();
+    stack.pop_back();
+    auto old = std::stable_partition(e->children.begin(), e->children.end(),
+                                     [&](const auto& child) { return child->used >= threshold; });
+    for (auto it = old; it != e->children.end(); ++it) {
+      size_ -= 1 + count_below(**it);
+      destroy_children(**it);
+    }
+    e->children.erase(old, e->children.end());
+    for (const auto& child : e->children) stack.push_back(child.get());
+  }
+  evicted.add(static_cast<int64_t>(before - size_));
+  evict_above_ = size_ + capacity() / 4;
 }
 
 void TrieCache::reset() {
   destroy_children(root_);
   current_ = &root_;
   size_ = 0;
+  evict_above_ = 0;
+}
+
+// The number of entries below `entry` (iteratively, as destroy_children).
+size_t TrieCache::count_below(const Entry& entry) {
+  size_t n = 0;
+  std::vector<const Entry*> stack = {&entry};
+  while (!stack.empty()) {
+    const Entry* e = stack.back();
+    stack.pop_back();
+    n += e->children.size();
+    for (const auto& child : e->children) stack.push_back(child.get());
+  }
+  return n;
 }
 
 // Entries are collected breadth-first into one list and freed from its end, so that freeing a

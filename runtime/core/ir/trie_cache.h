@@ -24,6 +24,20 @@
 // before the next reset_position), and reset_position is only called by mark_step after every
 // live tensor was synced, so no pending graph still refers to a node from before.
 //
+// Note [Bounded trie]
+// A program whose shapes keep changing (variable batch or sequence lengths) adds a branch per new
+// shape, so the trie would grow for as long as it runs. Each entry remembers the last trace that
+// visited it; a visit to an entry visits its parent in the same trace, so a parent is never
+// older than its children and "every entry last used before trace t" is a set of whole
+// subtrees. When a trace ends (reset_position) with more cached nodes than the capacity
+// (set_capacity; LAZYGEN_TRIE_CACHE_SIZE, default kDefaultCapacity, shared by every thread's
+// trie), the least recently used subtrees go until at most 3/4 of the capacity is left, never
+// the last trace's own entries (when those alone exceed the capacity, the next eviction waits
+// until the trie has grown by another quarter of it, so that each trace end does not walk the
+// whole trie again). Evicting only drops the trie's references: pending graphs own
+// their nodes, and a later trace of an evicted branch builds it again (a miss per node).
+// Metric: trie_cache.evict (entries evicted).
+//
 // Thread safety: one TrieCache per thread (current()); not shared, except by threads a front end
 // binds to one trace context and serializes (Binding; See Note [Trace contexts] in
 // core/lazy/trace_context.h).
@@ -75,14 +89,21 @@ class TrieCache {
   const NodePtr* find(OpKind kind, Reusable&& reusable);
   // Adds `node` as a child of the current position and advances to it.
   void insert(NodePtr node);
-  // Moves back to the root. REQUIRES: no live tensor holds a pending value traced since the
-  // last reset (mark_step guarantees it). See Note [Trie reuse of input nodes].
+  // Moves back to the root, ending a trace, and evicts when over capacity (See Note [Bounded
+  // trie]). REQUIRES: no live tensor holds a pending value traced since the last reset
+  // (mark_step guarantees it). See Note [Trie reuse of input nodes].
   void reset_position();
   // Forgets every cached node and moves to the root. Always safe: pending graphs own their nodes.
   void reset();
 
   const Stats& stats() const { return stats_; }
   size_t size() const { return size_; }  // cached nodes
+
+  // The most nodes a trie keeps between traces, for every thread's trie (See Note [Bounded
+  // trie]). REQUIRES: capacity >= 1.
+  static constexpr size_t kDefaultCapacity = size_t{1} << 18;
+  static void set_capacity(size_t capacity);
+  static size_t capacity();
   bool at_root() const { return current_ == &root_; }
   // The node at the current position. REQUIRES: !at_root().
   const NodePtr& current_node() const { return current_->node; }
@@ -91,15 +112,22 @@ class TrieCache {
   struct Entry {
     OpKind kind = OpKind::kNumOpKinds;
     NodePtr node;
+    uint64_t used = 0;  // the last trace that visited it
     std::vector<std::unique_ptr<Entry>> children;
   };
 
   void note_hit();
   void destroy_children(Entry& entry);
+  void evict();
+  static size_t count_below(const Entry& entry);
+  // The oldest trace whose entries can stay, so that at most `keep` entries do.
+  uint64_t eviction_threshold(size_t keep) const;
 
   Entry root_;
   Entry* current_ = &root_;
   size_t size_ = 0;
+  uint64_t trace_ = 1;        // the trace being recorded
+  size_t evict_above_ = 0;    // no eviction before size_ exceeds it (and the capacity)
   Stats stats_;
 };
 
@@ -159,6 +187,7 @@ const NodePtr* TrieCache::find(OpKind kind, Reusable&& reusable) {
   for (const std::unique_ptr<Entry>& child : current_->children) {
     if (child->kind == kind && reusable(*child->node)) {
       current_ = child.get();
+      current_->used = trace_;
       note_hit();
       return &child->node;
     }

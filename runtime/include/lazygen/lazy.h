@@ -52,6 +52,12 @@ std::string ir_dump_dot(const std::vector<Tensor>& tensors);
 
 // Bounds the number of compiled graphs kept (least recently used go first).
 void set_computation_cache_capacity(size_t capacity);
+// Bounds the number of IR nodes each thread's trie cache keeps between traces (least recently
+// traced branches go first; LAZYGEN_TRIE_CACHE_SIZE sets it at start). See Note [Bounded trie].
+void set_trie_cache_capacity(size_t nodes);
+// Forgets the calling thread's trie cache and every compiled graph: the next traces build their
+// nodes and compile again. Pending and running graphs are unaffected.
+void reset_trace_caches();
 
 // Fusion: the lazy device runs graphs on the fused cpu backend (fusion groups in the blocked
 // vector interpreter) unless the environment sets LAZYGEN_FUSION=0 or this turns it off; off,

@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "core/ir/builtin_nodes.h"
+#include "lazygen/lazy.h"
 #include "test_nodes.h"
 
 namespace lazygen::ir {
@@ -24,7 +25,10 @@ using testing::TestUnary;
 class TrieCacheTest : public ::testing::Test {
  protected:
   void SetUp() override { TrieCache::current().reset(); }
-  void TearDown() override { TrieCache::current().reset(); }
+  void TearDown() override {
+    TrieCache::current().reset();
+    TrieCache::set_capacity(TrieCache::kDefaultCapacity);
+  }
 
   static Value leaf(int64_t id) {
     return Value{cached_node<TestLeaf>(id, std::vector<Shape>{f32({2})}), 0};
@@ -175,6 +179,55 @@ TEST_F(TrieCacheTest, EachThreadHasItsOwnCache) {
   TrieCache* there = nullptr;
   std::thread([&] { there = &TrieCache::current(); }).join();
   EXPECT_NE(here, there);
+}
+
+// Traces leaf(id) -> unary: two nodes; returns them.
+std::vector<NodePtr> two_node_trace(int64_t id) {
+  TrieCache::current().reset_position();
+  const Value x = Value{cached_node<TestLeaf>(id, std::vector<Shape>{f32({2})}), 0};
+  const Value y = Value{cached_node<TestUnary>(x, std::vector<Shape>{x.shape()}), 0};
+  return {x.node, y.node};
+}
+
+TEST_F(TrieCacheTest, EvictsTheLeastRecentlyTracedBranchesBeyondItsCapacity) {
+  TrieCache::set_capacity(8);
+  const int64_t evicted = metrics::counter_value("trie_cache.evict");
+  const std::vector<NodePtr> recent = two_node_trace(0);
+  for (int64_t id = 1; id <= 10; ++id) {
+    two_node_trace(id);
+    two_node_trace(0);  // keeps branch 0 recent
+  }
+  next_trace();
+  EXPECT_LE(TrieCache::current().size(), 8u);
+  EXPECT_GT(metrics::counter_value("trie_cache.evict"), evicted);
+  const int64_t misses = stats().misses;
+  EXPECT_EQ(two_node_trace(0), recent);  // the most recent branch is still reused
+  EXPECT_EQ(stats().misses, misses);
+  two_node_trace(1);  // an evicted branch is traced again: built anew
+  EXPECT_EQ(stats().misses, misses + 2);
+}
+
+TEST_F(TrieCacheTest, KeepsTheLastTraceWhateverItsSize) {
+  TrieCache::set_capacity(4);
+  std::vector<NodePtr> first, again;
+  for (std::vector<NodePtr>* out : {&first, &again}) {
+    next_trace();
+    Value v = leaf(1);
+    for (int i = 0; i < 9; ++i) {
+      v = unary(v);
+      out->push_back(v.node);
+    }
+  }
+  next_trace();
+  EXPECT_EQ(first, again);
+  EXPECT_EQ(TrieCache::current().size(), 10u);
+}
+
+TEST_F(TrieCacheTest, ResetTraceCachesEmptiesTheTrie) {
+  two_node_trace(3);
+  ASSERT_GT(TrieCache::current().size(), 0u);
+  reset_trace_caches();
+  EXPECT_EQ(TrieCache::current().size(), 0u);
 }
 
 TEST_F(TrieCacheTest, DestroysDeepTriesWithoutRecursion) {
