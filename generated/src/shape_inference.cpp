@@ -737,12 +737,14 @@ std::vector<Shape> compute_shape_sum_dim_intlist(const Shape& self,
 // _softmax(Tensor self, int dim, bool half_to_float) -> Tensor
 std::vector<Shape> compute_shape__softmax(const Shape& self, int64_t dim, bool half_to_float) {
   std::vector<int64_t> sizes = self.sizes;
+  wrap_dim("_softmax", dim, static_cast<int64_t>(sizes.size()));
   return {Shape(to_floating(shape_rules::result_type({&self}, {})), std::move(sizes))};
 }
 
 // _log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor
 std::vector<Shape> compute_shape__log_softmax(const Shape& self, int64_t dim, bool half_to_float) {
   std::vector<int64_t> sizes = self.sizes;
+  wrap_dim("_log_softmax", dim, static_cast<int64_t>(sizes.size()));
   return {Shape(to_floating(shape_rules::result_type({&self}, {})), std::move(sizes))};
 }
 

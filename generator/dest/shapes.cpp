@@ -93,6 +93,12 @@ std::vector<std::string> elementwise_statements(const OpEntry& op) {
                           ? first + ".sizes"
                           : "shape_rules::broadcast(\"" + op.schema.name.str() + "\", " + address_list(inputs) + ")";
   std::vector<std::string> out = {"std::vector<int64_t> sizes = " + sizes + ";"};
+  // An elementwise op along one dim (softmax) checks it against the rank, as its kernel does,
+  // so that the lazy device raises at the call too.
+  if (const Argument* dim = op.schema.find_argument("dim");
+      dim != nullptr && dim->type.base == BaseType::Int && !dim->type.is_list && !dim->type.elem_optional) {
+    out.push_back("wrap_dim(\"" + op.schema.name.str() + "\", dim, static_cast<int64_t>(sizes.size()));");
+  }
   if (is_subtraction(op)) out.push_back(subtraction_check(op));
   if (is_addcdiv(op)) out.push_back("shape_rules::check_addcdiv(\"" + op.schema.name.str() + "\", tensor1, tensor2);");
   for (const Argument& a : op.schema.arguments) {

@@ -46,7 +46,18 @@ Tensor t(const Tensor&, const Tensor& mutated_view) {
   return lazy::t(mutated_view);
 }
 
+// Writing to an expanded tensor is refused only where elements share memory, as PyTorch does: a
+// zero-size result writes nothing, and one that enlarges no dim (only adds or keeps dims of
+// size 1) holds base's elements once each.
 Tensor expand(const Tensor& base, const Tensor& mutated_view, const std::vector<int64_t>&, bool) {
+  if (mutated_view.numel() == 0) return base;
+  const int64_t added = mutated_view.dim() - base.dim();
+  bool shared = false;
+  for (int64_t d = 0; d < mutated_view.dim(); ++d) {
+    const int64_t from = d < added ? 1 : base.size(d - added);
+    shared = shared || (from == 1 && mutated_view.size(d) > 1);
+  }
+  if (!shared) return lazy::view(mutated_view, base.sizes());
   throw std::invalid_argument(
       "in-place update of a tensor expanded from " + base.shape().str() + " to " +
       mutated_view.shape().str() +

@@ -173,6 +173,20 @@ TEST(LazyViews, InPlaceThroughExpandIsRefusedClearly) {
   mark_step();
 }
 
+// Found by the random programs (random_program.h): writing to an expanded tensor whose elements
+// are each their own memory location is allowed, as on the cpu.
+TEST(LazyViews, InPlaceThroughAnExpandThatSharesNothingWorks) {
+  expect_same_on_both(
+      [](const Tensor& x, Device) {
+        Tensor none = x.narrow(0, 0, 1).expand({0, 4});  // zero-size: writes nothing
+        add_(none, 5);
+        Tensor same = x.narrow(0, 1, 1).expand({1, 1, 4});  // only adds a dim of size 1
+        add_(same, 2);
+        return std::vector<Tensor>{x, none, same};
+      },
+      {3, 4}, "expand without shared elements");
+}
+
 TEST(LazyViews, CloneAndViewsOfTemporariesDoNotAlias) {
   expect_same_on_both(
       [](const Tensor& x, Device) {
