@@ -58,11 +58,14 @@ bool partially_overlaps(const Tensor& out, const Tensor& in, const DimArray& str
          out_lo < end_of(in_lo, out, strides.data(), in.dtype());
 }
 
-void check_output(const char* op, const Tensor& out) {
+// `one_value`: the op reads no tensor (fill_, zero_), so every element gets the same value and,
+// as PyTorch allows for those, elements may share memory.
+void check_output(const char* op, const Tensor& out, bool one_value) {
   if (out.dim() > kMaxDims) {
     throw ShapeError(op, "elementwise ops support at most " + std::to_string(kMaxDims) +
                              " dims, got " + std::to_string(out.dim()));
   }
+  if (one_value) return;
   for (int64_t d = 0; d < out.dim(); ++d) {
     if (out.strides()[d] == 0 && out.sizes()[d] > 1) {
       throw ShapeError(op,
@@ -151,7 +154,7 @@ StridedPlan make_strided_plan(const char* op, const Tensor& out, std::span<const
     throw ShapeError(op, "too many inputs for one elementwise loop");
   }
   check_operand(op, out, "output");
-  check_output(op, out);
+  check_output(op, out, inputs.empty());
   StridedPlan plan;
   plan.numel = out.numel();
   add_operand(plan, out, out.strides().data(), out.dim());

@@ -4,6 +4,7 @@
 // Arguments were validated when the view was traced. See Note [Lazy views].
 #include <stdexcept>
 
+#include "core/lazy/lazy_tensor.h"
 #include "lazygen/generated/lazy_ops.h"
 #include "lazygen/shape.h"
 
@@ -46,18 +47,30 @@ Tensor t(const Tensor&, const Tensor& mutated_view) {
   return lazy::t(mutated_view);
 }
 
-// Writing to an expanded tensor is refused only where elements share memory, as PyTorch does: a
-// zero-size result writes nothing, and one that enlarges no dim (only adds or keeps dims of
-// size 1) holds base's elements once each.
+// Whether the view's new value is fill_'s or zero_'s: one value for every element, which
+// PyTorch lets even a tensor whose elements share memory take.
+bool one_value(const Tensor& mutated_view) {
+  const ir::OpKind k = lazy::ir_value(mutated_view).node->op();
+  return k == ir::OpKind::fill_inplace_scalar || k == ir::OpKind::zero_inplace;
+}
+
+// Writing to an expanded tensor is refused only where elements share memory and the write is
+// not fill_ or zero_, as PyTorch does: a zero-size result writes nothing, one that enlarges no
+// dim (only adds or keeps dims of size 1) holds base's elements once each, and after a fill_
+// the first element along each enlarged dim stands for all of them.
 Tensor expand(const Tensor& base, const Tensor& mutated_view, const std::vector<int64_t>&, bool) {
   if (mutated_view.numel() == 0) return base;
   const int64_t added = mutated_view.dim() - base.dim();
-  bool shared = false;
+  std::vector<int64_t> enlarged;
   for (int64_t d = 0; d < mutated_view.dim(); ++d) {
     const int64_t from = d < added ? 1 : base.size(d - added);
-    shared = shared || (from == 1 && mutated_view.size(d) > 1);
+    if (from == 1 && mutated_view.size(d) > 1) enlarged.push_back(d);
   }
-  if (!shared) return lazy::view(mutated_view, base.sizes());
+  if (enlarged.empty() || one_value(mutated_view)) {
+    Tensor first = mutated_view;
+    for (int64_t d : enlarged) first = lazy::narrow(first, d, 0, 1);
+    return lazy::view(first, base.sizes());
+  }
   throw std::invalid_argument(
       "in-place update of a tensor expanded from " + base.shape().str() + " to " +
       mutated_view.shape().str() +

@@ -187,6 +187,19 @@ TEST(LazyViews, InPlaceThroughAnExpandThatSharesNothingWorks) {
       {3, 4}, "expand without shared elements");
 }
 
+// PyTorch lets fill_ and zero_ write to an expanded tensor: every element takes one value.
+TEST(LazyViews, FillAndZeroOfAnExpandedTensorReachTheBase) {
+  expect_same_on_both(
+      [](const Tensor& x, Device) {
+        Tensor row = x.narrow(0, 0, 1).expand({3, 4});
+        row.fill_(Scalar(7.0));
+        Tensor column = x.narrow(1, 2, 1).expand({2, 3, 5});
+        column.zero_();
+        return std::vector<Tensor>{x, row, column};
+      },
+      {3, 4}, "fill_ and zero_ through expand");
+}
+
 TEST(LazyViews, CloneAndViewsOfTemporariesDoNotAlias) {
   expect_same_on_both(
       [](const Tensor& x, Device) {
