@@ -54,10 +54,14 @@ TEST(StridedPlan, RejectsInputsThatDoNotBroadcast) {
   }
 }
 
-TEST(StridedPlan, RejectsOutputsWithRepeatedElements) {
+// Repeated elements of an output are refused when the op reads a tensor; an op that reads
+// none (fill_, zero_) writes one value everywhere, which PyTorch allows.
+TEST(StridedPlan, RejectsOutputsWithRepeatedElementsUnlessItReadsNoTensor) {
   Tensor base = zeros({3});
   Tensor expanded = view(base, {2, 3}, {0, 1});
-  EXPECT_THROW(make_strided_plan("fill_", expanded, {}), ShapeError);
+  const Tensor other = ones({2, 3});
+  EXPECT_THROW(make_strided_plan("add_", expanded, std::span<const Tensor>(&other, 1)), ShapeError);
+  EXPECT_NO_THROW(make_strided_plan("fill_", expanded, {}));
 }
 
 TEST(StridedPlan, BlocksCoverAnySubRangeInRowMajorOrder) {
