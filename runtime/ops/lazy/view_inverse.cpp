@@ -2,9 +2,12 @@
 // new value of the view, written back through the view. Each returns the new value of `base` as
 // a lazy tensor, built from lazy ops so that the write-back is traced into the same graph.
 // Arguments were validated when the view was traced. See Note [Lazy views].
+#include <algorithm>
+#include <optional>
 #include <stdexcept>
 
 #include "core/lazy/lazy_tensor.h"
+#include "lazygen/generated/ir_nodes.h"
 #include "lazygen/generated/lazy_ops.h"
 #include "lazygen/shape.h"
 
@@ -47,28 +50,71 @@ Tensor t(const Tensor&, const Tensor& mutated_view) {
   return lazy::t(mutated_view);
 }
 
-// Whether the view's new value is fill_'s or zero_'s: one value for every element, which
-// PyTorch lets even a tensor whose elements share memory take.
+// What a write through a view of an expanded tensor can leave in the expanded value
+// (See expand below): the written part comes from fill_ or zero_ (one value for every element,
+// which PyTorch lets even elements sharing memory take), possibly placed by the inverses of
+// select or slice (slice_scatter) and rearranged by those of the views that keep every element
+// (a rearrangement of one value is one value).
+const ir::Node& written_node(const ir::Node& node) {
+  switch (node.op()) {
+    case ir::OpKind::slice_scatter:
+      return written_node(*node.operands()[1].node);
+    case ir::OpKind::unsqueeze:
+    case ir::OpKind::squeeze_dim:
+    case ir::OpKind::view:
+    case ir::OpKind::reshape:
+    case ir::OpKind::flatten_using_ints:
+    case ir::OpKind::permute:
+    case ir::OpKind::transpose_int:
+    case ir::OpKind::t:
+      return written_node(*node.operands()[0].node);
+    default:
+      return node;
+  }
+}
+
 bool one_value(const Tensor& mutated_view) {
-  const ir::OpKind k = lazy::ir_value(mutated_view).node->op();
+  const ir::OpKind k = written_node(*lazy::ir_value(mutated_view).node).op();
   return k == ir::OpKind::fill_inplace_scalar || k == ir::OpKind::zero_inplace;
 }
 
-// Writing to an expanded tensor is refused only where elements share memory and the write is
-// not fill_ or zero_, as PyTorch does: a zero-size result writes nothing, one that enlarges no
-// dim (only adds or keeps dims of size 1) holds base's elements once each, and after a fill_
-// the first element along each enlarged dim stands for all of them.
+// The single index along dim `d` that the expanded value's last write covered, when it is a
+// slice_scatter of one index along d (the inverse of select, or of a one-wide slice).
+std::optional<int64_t> written_index(const Tensor& mutated_view, int64_t d) {
+  const ir::Node& node = *lazy::ir_value(mutated_view).node;
+  if (node.op() != ir::OpKind::slice_scatter) return std::nullopt;
+  const auto& scatter = static_cast<const ir::SliceScatter&>(node);
+  const int64_t size = mutated_view.size(d);
+  if (wrap_dim("slice_scatter", scatter.dim, mutated_view.dim()) != d) return std::nullopt;
+  int64_t first = scatter.start.value_or(0), last = scatter.end.value_or(size);
+  if (first < 0) first += size;
+  if (last < 0) last += size;
+  last = std::min(last, size);
+  if (first < 0 || first >= last || first + scatter.step < last) return std::nullopt;
+  return first;
+}
+
+// Writing to an expanded tensor is refused only where the write puts different values into
+// elements that share memory, as PyTorch refuses it. Along each dim the expand enlarged, one
+// element stands for the base's: the one index a select or one-wide slice wrote, or any (the
+// first) when every written element has one value (fill_, zero_); a zero-size result writes
+// nothing, and one that enlarges no dim holds base's elements once each.
 Tensor expand(const Tensor& base, const Tensor& mutated_view, const std::vector<int64_t>&, bool) {
   if (mutated_view.numel() == 0) return base;
   const int64_t added = mutated_view.dim() - base.dim();
-  std::vector<int64_t> enlarged;
+  Tensor first = mutated_view;
+  std::vector<int64_t> shared;  // enlarged dims no single write explains
   for (int64_t d = 0; d < mutated_view.dim(); ++d) {
     const int64_t from = d < added ? 1 : base.size(d - added);
-    if (from == 1 && mutated_view.size(d) > 1) enlarged.push_back(d);
+    if (from != 1 || mutated_view.size(d) <= 1) continue;
+    if (std::optional<int64_t> i = written_index(mutated_view, d)) {
+      first = lazy::narrow(first, d, *i, 1);
+    } else {
+      shared.push_back(d);
+    }
   }
-  if (enlarged.empty() || one_value(mutated_view)) {
-    Tensor first = mutated_view;
-    for (int64_t d : enlarged) first = lazy::narrow(first, d, 0, 1);
+  if (shared.empty() || one_value(mutated_view)) {
+    for (int64_t d : shared) first = lazy::narrow(first, d, 0, 1);
     return lazy::view(first, base.sizes());
   }
   throw std::invalid_argument(

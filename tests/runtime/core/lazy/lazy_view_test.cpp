@@ -187,6 +187,22 @@ TEST(LazyViews, InPlaceThroughAnExpandThatSharesNothingWorks) {
       {3, 4}, "expand without shared elements");
 }
 
+// A select or one-wide slice of an expanded tensor is the base's own elements: writing to it
+// writes the base (found by the random programs: select of an expand, then zero_).
+TEST(LazyViews, WritesThroughASelectOfAnExpandedTensorReachTheBase) {
+  expect_same_on_both(
+      [](const Tensor& x, Device) {
+        Tensor column = x.narrow(1, 0, 1);          // [3, 1]
+        Tensor wide = column.expand({3, 4});
+        Tensor picked = wide.select(1, -1);         // [3]: column's elements once each
+        add_(picked, 5);
+        Tensor slab = x.narrow(0, 2, 1).expand({2, 4}).narrow(0, 1, 1);  // [1, 4]
+        add_(slab, 3);
+        return std::vector<Tensor>{x, wide, picked, slab};
+      },
+      {3, 4}, "writes through a select of an expand");
+}
+
 // PyTorch lets fill_ and zero_ write to an expanded tensor: every element takes one value.
 TEST(LazyViews, FillAndZeroOfAnExpandedTensorReachTheBase) {
   expect_same_on_both(
@@ -195,7 +211,9 @@ TEST(LazyViews, FillAndZeroOfAnExpandedTensorReachTheBase) {
         row.fill_(Scalar(7.0));
         Tensor column = x.narrow(1, 2, 1).expand({2, 3, 5});
         column.zero_();
-        return std::vector<Tensor>{x, row, column};
+        Tensor lifted = x.narrow(1, 3, 1).expand({3, 2}).unsqueeze(0);  // through another view
+        lifted.fill_(Scalar(-1.0));
+        return std::vector<Tensor>{x, row, column, lifted};
       },
       {3, 4}, "fill_ and zero_ through expand");
 }
