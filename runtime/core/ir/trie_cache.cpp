@@ -113,8 +113,7 @@ void TrieCache::evict() {
     auto old = std::stable_partition(e->children.begin(), e->children.end(),
                                      [&](const auto& child) { return child->used >= threshold; });
     for (auto it = old; it != e->children.end(); ++it) {
-      size_ -= 1 + count_below(**it);
-      destroy_children(**it);
+      size_ -= 1 + destroy_children(**it);
     }
     e->children.erase(old, e->children.end());
     for (const auto& child : e->children) stack.push_back(child.get());
@@ -130,22 +129,10 @@ void TrieCache::reset() {
   evict_above_ = 0;
 }
 
-// The number of entries below `entry` (iteratively, as destroy_children).
-size_t TrieCache::count_below(const Entry& entry) {
-  size_t n = 0;
-  std::vector<const Entry*> stack = {&entry};
-  while (!stack.empty()) {
-    const Entry* e = stack.back();
-    stack.pop_back();
-    n += e->children.size();
-    for (const auto& child : e->children) stack.push_back(child.get());
-  }
-  return n;
-}
-
 // Entries are collected breadth-first into one list and freed from its end, so that freeing a
-// deep trie never recurses once per level (each Entry owns its children).
-void TrieCache::destroy_children(Entry& entry) {
+// deep trie never recurses once per level (each Entry owns its children). Returns how many
+// entries it freed.
+size_t TrieCache::destroy_children(Entry& entry) {
   std::vector<std::unique_ptr<Entry>> order;
   for (auto& child : entry.children) order.push_back(std::move(child));
   entry.children.clear();
@@ -153,7 +140,9 @@ void TrieCache::destroy_children(Entry& entry) {
     for (auto& child : order[i]->children) order.push_back(std::move(child));
     order[i]->children.clear();
   }
+  const size_t freed = order.size();
   while (!order.empty()) order.pop_back();
+  return freed;
 }
 
 void count_traced_op(OpKind k) {

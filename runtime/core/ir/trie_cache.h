@@ -117,9 +117,8 @@ class TrieCache {
   };
 
   void note_hit();
-  void destroy_children(Entry& entry);
+  size_t destroy_children(Entry& entry);  // the number of entries freed
   void evict();
-  static size_t count_below(const Entry& entry);
   // The oldest trace whose entries can stay, so that at most `keep` entries do.
   uint64_t eviction_threshold(size_t keep) const;
 
