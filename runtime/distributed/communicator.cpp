@@ -157,6 +157,7 @@ namespace detail {
 
 struct CollectiveScope::State {
   std::unique_lock<std::mutex> lock{collective_mutex()};
+  Communicator* communicator = nullptr;
   std::chrono::steady_clock::time_point start;
   int64_t bytes = 0;
 };
@@ -164,12 +165,15 @@ struct CollectiveScope::State {
 CollectiveScope::CollectiveScope(std::string_view op, const CollectiveCall& call) {
   if (GraphTag::current() == 0) wait_for_traced_collectives();
   state_ = std::make_unique<State>();
-  Communicator& c = communicator(op);
+  Communicator& c = distributed::communicator(op);
+  state_->communicator = &c;
   const int64_t sequence = next_sequence++;
   state_->start = std::chrono::steady_clock::now();
   if (c.world_size() > 1) check_fingerprint(c, op, call, sequence);
   state_->bytes = call.numel * static_cast<int64_t>(itemsize(call.dtype));
 }
+
+Communicator& CollectiveScope::communicator() const { return *state_->communicator; }
 
 CollectiveScope::~CollectiveScope() {
   static metrics::Counter& calls = metrics::counter("distributed.collectives");

@@ -5,7 +5,6 @@
 #include <string>
 
 #include "lazygen/distributed.h"
-#include "lazygen/lazy.h"
 #include "lazygen/operators.h"
 
 #if LAZYGEN_HAVE_MPI
@@ -62,8 +61,7 @@ bool is_initialized() { return has_communicator(); }
 
 void finalize() {
   if (!has_communicator()) return;
-  wait_device_ops();
-  barrier();
+  barrier();  // after the lazy device's queued collectives (Note [Collective order])
   set_communicator(nullptr);
 #if LAZYGEN_HAVE_MPI
   shutdown_mpi();

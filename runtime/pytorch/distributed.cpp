@@ -171,10 +171,6 @@ at::Tensor broadcast_op(const at::Tensor& self, int64_t src) {
 std::vector<Tensor> operands(const std::vector<at::Tensor>& tensors, const char* op) {
   std::vector<Tensor> out;
   for (const at::Tensor& t : tensors) {
-    if (!t.defined()) {
-      out.emplace_back();
-      continue;
-    }
     if (!is_device_tensor(t)) {
       throw std::runtime_error(std::string("lazygen_torch.distributed.") + op +
                                ": expected tensors on the lazygen device, got one on " +

@@ -139,6 +139,7 @@ class CollectiveScope {
   ~CollectiveScope();
   CollectiveScope(const CollectiveScope&) = delete;
   CollectiveScope& operator=(const CollectiveScope&) = delete;
+  Communicator& communicator() const;  // the one the call was checked on
 
  private:
   struct State;
@@ -149,7 +150,7 @@ class CollectiveScope {
 template <class Payload>
 void run_collective(std::string_view op, const CollectiveCall& call, Payload&& payload) {
   detail::CollectiveScope scope(op, call);
-  payload(communicator(op));
+  payload(scope.communicator());
 }
 
 }  // namespace lazygen::distributed
