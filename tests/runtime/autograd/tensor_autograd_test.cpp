@@ -11,6 +11,7 @@
 #include "lazygen/factory.h"
 #include "lazygen/generated/ops.h"
 #include "lazygen/operators.h"
+#include "runtime/core/tensor/tensor_testing.h"
 
 namespace lazygen {
 namespace {
@@ -20,15 +21,7 @@ std::vector<double> values_of(const Tensor& t) {
   return std::vector<double>(c.data_ptr<double>(), c.data_ptr<double>() + c.numel());
 }
 
-template <class F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const std::exception& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
+using testing::error_of;
 
 TEST(TensorAutograd, RecordsHistoryOnlyWhenAnInputRequiresGrad) {
   Tensor x = tensor<double>({1.0, 2.0});

@@ -14,7 +14,6 @@
 // eager and lazy give the same mask and are compared exactly like the rest.
 #include <gtest/gtest.h>
 
-#include <cmath>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -123,29 +122,11 @@ std::string describe(const OpCase& c, const OpInfo& op) {
 
 // "" when `actual` matches `expected` within the tolerance of op and dtype, else why not.
 std::string compare(const OpInfo& op, const Tensor& expected, const Tensor& actual) {
-  if (expected.dtype() != actual.dtype()) {
-    return "dtype " + std::string(dtype_name(actual.dtype())) + ", eager " +
-           std::string(dtype_name(expected.dtype()));
-  }
-  if (expected.sizes() != actual.sizes())
-    return "sizes " + sizes_str(actual.sizes()) + ", eager " + sizes_str(expected.sizes());
   const DType dt = expected.dtype();
   const bool exact = !is_floating(dt) || op.pointwise;
   const double rtol = dt == DType::Float32 ? 1e-5 : 1e-12,
                atol = dt == DType::Float32 ? 1e-6 : 1e-12;
-  Tensor e = expected.to(DType::Float64).contiguous(), a = actual.to(DType::Float64).contiguous();
-  const double* pe = e.data_ptr<double>();
-  const double* pa = a.data_ptr<double>();
-  for (int64_t i = 0; i < e.numel(); ++i) {
-    if (std::isnan(pe[i]) && std::isnan(pa[i])) continue;
-    bool ok = exact ? pe[i] == pa[i] : std::abs(pe[i] - pa[i]) <= atol + rtol * std::abs(pe[i]);
-    if (ok) continue;
-    std::ostringstream os;
-    os.precision(17);
-    os << "element " << i << ": " << pa[i] << ", eager " << pe[i] << (exact ? " (exact)" : "");
-    return os.str();
-  }
-  return "";
+  return value_difference(expected, actual, exact, rtol, atol, "eager");
 }
 
 void expect_same(const OpInfo& op, const OpCase& c, const Outcome& eager, const Outcome& lazy,

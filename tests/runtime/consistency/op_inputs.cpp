@@ -16,6 +16,7 @@
 // and again with every tensor input made non-contiguous.
 #include "op_inputs.h"
 
+#include <cmath>
 #include <random>
 #include <sstream>
 #include <stdexcept>
@@ -356,6 +357,30 @@ bool has_mixable_inputs(const OpInfo& op) {
       ++count;
   }
   return count >= 2;
+}
+
+std::string value_difference(const Tensor& expected, const Tensor& actual, bool exact, double rtol,
+                             double atol, std::string_view expected_name) {
+  const std::string name(expected_name);
+  if (expected.dtype() != actual.dtype()) {
+    return "dtype " + std::string(dtype_name(actual.dtype())) + ", " + name + " " +
+           std::string(dtype_name(expected.dtype()));
+  }
+  if (expected.sizes() != actual.sizes()) {
+    return "sizes " + sizes_str(actual.sizes()) + ", " + name + " " + sizes_str(expected.sizes());
+  }
+  const Tensor e = expected.to(DType::Float64).contiguous(), a = actual.to(DType::Float64).contiguous();
+  const double* pe = e.numel() ? e.data_ptr<double>() : nullptr;
+  const double* pa = a.numel() ? a.data_ptr<double>() : nullptr;
+  for (int64_t i = 0; i < e.numel(); ++i) {
+    if ((std::isnan(pe[i]) && std::isnan(pa[i])) || pe[i] == pa[i]) continue;
+    if (!exact && std::abs(pe[i] - pa[i]) <= atol + rtol * std::abs(pe[i])) continue;
+    std::ostringstream os;
+    os.precision(17);
+    os << "element " << i << ": " << pa[i] << ", " << name << " " << pe[i] << (exact ? " (exact)" : "");
+    return os.str();
+  }
+  return "";
 }
 
 }  // namespace lazygen::testing

@@ -10,6 +10,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <variant>
 #include <vector>
 
@@ -68,5 +69,11 @@ struct DTypeSets {
   std::vector<std::vector<DType>> sets;
 };
 std::vector<DTypeSets> dtype_sets(const OpInfo& op);
+
+// "" when the cpu tensors `actual` and `expected` have equal dtypes, sizes and values (NaN equal
+// to NaN; within atol + rtol * |expected| unless `exact`), else what differs first, calling the
+// reference `expected_name` ("eager", "cpu"). The suites' one comparison.
+std::string value_difference(const Tensor& expected, const Tensor& actual, bool exact, double rtol,
+                             double atol, std::string_view expected_name);
 
 }  // namespace lazygen::testing

@@ -1,7 +1,6 @@
 // Random programs, cpu vs lazy (random_program.h; See Note [Random programs]).
 #include "random_program.h"
 
-#include <cmath>
 #include <map>
 #include <exception>
 #include <random>
@@ -327,26 +326,7 @@ std::string Runner::step(ProgramStep& s) {
 
 // "" when `cpu` and `lazy` (on the cpu) agree (See Note [Random programs]), else how not.
 std::string differ(const Tensor& cpu, const Tensor& lazy) {
-  if (cpu.dtype() != lazy.dtype()) {
-    return "dtype " + std::string(dtype_name(lazy.dtype())) + ", cpu " +
-           std::string(dtype_name(cpu.dtype()));
-  }
-  if (cpu.sizes() != lazy.sizes()) {
-    return "sizes " + sizes_str(lazy.sizes()) + ", cpu " + sizes_str(cpu.sizes());
-  }
-  const bool exact = !is_floating(cpu.dtype());
-  const Tensor e = cpu.to(DType::Float64).contiguous(), a = lazy.to(DType::Float64).contiguous();
-  const double* pe = e.numel() ? e.data_ptr<double>() : nullptr;
-  const double* pa = a.numel() ? a.data_ptr<double>() : nullptr;
-  for (int64_t i = 0; i < e.numel(); ++i) {
-    if ((std::isnan(pe[i]) && std::isnan(pa[i])) || pe[i] == pa[i]) continue;
-    if (!exact && std::abs(pe[i] - pa[i]) <= 1e-5 + 1e-4 * std::abs(pe[i])) continue;
-    std::ostringstream os;
-    os.precision(17);
-    os << "element " << i << ": lazy " << pa[i] << ", cpu " << pe[i];
-    return os.str();
-  }
-  return "";
+  return value_difference(cpu, lazy, !is_floating(cpu.dtype()), 1e-4, 1e-5, "cpu");
 }
 
 std::string Runner::check_slots() const {
