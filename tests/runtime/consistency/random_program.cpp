@@ -116,6 +116,12 @@ std::optional<Want> want_of(const OpInfo& op, size_t arg, const std::optional<In
   return Want{t->values().dtype(), sizes};
 }
 
+// A step's arguments: per device, and the fresh tensors made for it (See keep_inputs).
+struct StepArgs {
+  std::vector<Arg> cpu, lazy;
+  std::vector<std::pair<Tensor, Tensor>> fresh;  // (cpu, lazy): 2 * arg, and 2 * arg + 1 its base
+};
+
 class Runner {
  public:
   explicit Runner(std::mt19937_64* rng) : rng_(rng) {}
@@ -125,6 +131,8 @@ class Runner {
   // Draws the step's op, dtype set and case, preferring (after a first result) ones that can
   // take an earlier result as an argument.
   void choose(ProgramStep& s);
+  bool arguments(const ProgramStep& s, const OpCase& c, const std::optional<Tensor>& like,
+                 StepArgs& out) const;
   std::string check_slots() const;
 
  private:
@@ -239,6 +247,47 @@ std::string describe_error(const std::string& cpu, const std::string& lazy) {
          (lazy.empty() ? std::string("ran") : "raised: " + lazy);
 }
 
+// The step's arguments on both devices: earlier results where the step names one, else the
+// case's (made fresh, and kept in out.fresh with their bases). False when an out= op has no
+// functional result to size its out= tensor by.
+bool Runner::arguments(const ProgramStep& s, const OpCase& c, const std::optional<Tensor>& like,
+                       StepArgs& out) const {
+  out.fresh.assign(2 * c.args.size(), {});
+  for (size_t i = 0; i < c.args.size(); ++i) {
+    const Slot* from = i < s.inputs.size() && s.inputs[i] >= 0 ? slot(s.inputs[i]) : nullptr;
+    if (from != nullptr) {
+      out.cpu.emplace_back(from->cpu);
+      out.lazy.emplace_back(from->lazy);
+    } else if (!c.args[i]) {
+      if (!like) return false;
+      const Arg on_cpu(zeros(like->sizes(), like->dtype()));
+      const Arg on_lazy(zeros(like->sizes(), like->dtype(), kLazy));
+      out.cpu.push_back(on_cpu);
+      out.lazy.push_back(on_lazy);
+    } else if (const auto* t = std::get_if<InputTensor>(&*c.args[i])) {
+      Tensor cpu_base, lazy_base;
+      const Tensor on_cpu = t->make(kCPU, &cpu_base), on_lazy = t->make(kLazy, &lazy_base);
+      out.fresh[2 * i] = {on_cpu, on_lazy};
+      out.fresh[2 * i + 1] = {cpu_base, lazy_base};
+      const Arg cpu_arg(on_cpu), lazy_arg(on_lazy);
+      out.cpu.push_back(cpu_arg);
+      out.lazy.push_back(lazy_arg);
+    } else if (const auto* list = std::get_if<std::vector<InputTensor>>(&*c.args[i])) {
+      std::vector<Tensor> on_cpu, on_lazy;
+      for (const InputTensor& t : *list) {
+        on_cpu.push_back(t.make(kCPU));
+        on_lazy.push_back(t.make(kLazy));
+      }
+      out.cpu.push_back(on_cpu);
+      out.lazy.push_back(on_lazy);
+    } else {
+      out.cpu.push_back(std::get<Arg>(*c.args[i]));
+      out.lazy.push_back(std::get<Arg>(*c.args[i]));
+    }
+  }
+  return true;
+}
+
 std::string Runner::step(ProgramStep& s) {
   if (rng_ != nullptr) choose(s);
   const OpInfo& op = all_ops()[s.op];
@@ -253,40 +302,10 @@ std::string Runner::step(ProgramStep& s) {
     }
     s.mark_step_after = chance(0.25);
   }
-  std::vector<Arg> cpu_args, lazy_args;
-  std::vector<std::pair<Tensor, Tensor>> fresh(2 * c.args.size());  // (cpu, lazy) per slot
-  for (size_t i = 0; i < c.args.size(); ++i) {
-    const Slot* from = i < s.inputs.size() && s.inputs[i] >= 0 ? slot(s.inputs[i]) : nullptr;
-    if (from != nullptr) {
-      cpu_args.emplace_back(from->cpu);
-      lazy_args.emplace_back(from->lazy);
-    } else if (!c.args[i]) {
-      if (!like) return "";  // no out= tensor to give: the step does nothing
-      const Arg on_cpu(zeros(like->sizes(), like->dtype()));
-      const Arg on_lazy(zeros(like->sizes(), like->dtype(), kLazy));
-      cpu_args.push_back(on_cpu);
-      lazy_args.push_back(on_lazy);
-    } else if (const auto* t = std::get_if<InputTensor>(&*c.args[i])) {
-      Tensor cpu_base, lazy_base;
-      const Tensor on_cpu = t->make(kCPU, &cpu_base), on_lazy = t->make(kLazy, &lazy_base);
-      fresh[2 * i] = {on_cpu, on_lazy};
-      fresh[2 * i + 1] = {cpu_base, lazy_base};
-      const Arg cpu_arg(on_cpu), lazy_arg(on_lazy);
-      cpu_args.push_back(cpu_arg);
-      lazy_args.push_back(lazy_arg);
-    } else if (const auto* list = std::get_if<std::vector<InputTensor>>(&*c.args[i])) {
-      std::vector<Tensor> on_cpu, on_lazy;
-      for (const InputTensor& t : *list) {
-        on_cpu.push_back(t.make(kCPU));
-        on_lazy.push_back(t.make(kLazy));
-      }
-      cpu_args.push_back(on_cpu);
-      lazy_args.push_back(on_lazy);
-    } else {
-      cpu_args.push_back(std::get<Arg>(*c.args[i]));
-      lazy_args.push_back(std::get<Arg>(*c.args[i]));
-    }
-  }
+  StepArgs args;
+  if (!arguments(s, c, like, args)) return "";  // no out= tensor to give: the step does nothing
+  std::vector<Arg>& cpu_args = args.cpu;
+  std::vector<Arg>& lazy_args = args.lazy;
   bool chained = false, written = false;
   for (size_t i = 0; i < s.inputs.size(); ++i) {
     if (s.inputs[i] < 0 || slot(s.inputs[i]) == nullptr) continue;
@@ -319,7 +338,7 @@ std::string Runner::step(ProgramStep& s) {
   }
   stats().both_raised += !cpu_error.empty();
   if (cpu_error.empty()) keep(s.id, op, cpu_args, cpu, lazy);
-  keep_inputs(s.id, fresh);
+  keep_inputs(s.id, args.fresh);
   if (s.mark_step_after) mark_step();
   return "";
 }
