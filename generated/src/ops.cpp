@@ -2468,6 +2468,8 @@ Tensor minimum(const Tensor& self, const Tensor& other) {
 
 // pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor
 Tensor pow(const Tensor& self, const Scalar& exponent) {
+  detail::check_integral_exponent("pow.Tensor_Scalar", exponent, {detail::input_of(self)},
+                                  {&exponent});
   decltype(auto) result = dispatch_pow_tensor_scalar(self, exponent);
   if (autograd::needs_grad({&self})) autograd::record_pow_tensor_scalar(result, self, exponent);
   return result;
@@ -2792,6 +2794,8 @@ Tensor remainder(const Tensor& self, const Tensor& other) {
   detail::check_dtypes("remainder.Tensor",
                        {DType::Int32, DType::Int64, DType::Float32, DType::Float64},
                        {detail::input_of(self), detail::input_of(other)}, {});
+  detail::check_integral_divisor("remainder.Tensor", other,
+                                 {detail::input_of(self), detail::input_of(other)}, {});
   decltype(auto) result = dispatch_remainder_tensor(self, other);
   if (autograd::needs_grad({&self, &other})) autograd::record_remainder_tensor(result, self, other);
   return result;
@@ -2799,6 +2803,7 @@ Tensor remainder(const Tensor& self, const Tensor& other) {
 
 // remainder.Scalar(Tensor self, Scalar other) -> Tensor
 Tensor remainder(const Tensor& self, const Scalar& other) {
+  detail::check_integral_divisor("remainder.Scalar", other, {detail::input_of(self)}, {&other});
   decltype(auto) result = dispatch_remainder_scalar(self, other);
   if (autograd::needs_grad({&self})) autograd::record_remainder_scalar(result, self, other);
   return result;
@@ -2808,6 +2813,8 @@ Tensor remainder(const Tensor& self, const Scalar& other) {
 Tensor fmod(const Tensor& self, const Tensor& other) {
   detail::check_dtypes("fmod.Tensor", {DType::Int32, DType::Int64, DType::Float32, DType::Float64},
                        {detail::input_of(self), detail::input_of(other)}, {});
+  detail::check_integral_divisor("fmod.Tensor", other,
+                                 {detail::input_of(self), detail::input_of(other)}, {});
   decltype(auto) result = dispatch_fmod_tensor(self, other);
   if (autograd::needs_grad({&self, &other})) autograd::record_fmod_tensor(result, self, other);
   return result;
@@ -2815,6 +2822,7 @@ Tensor fmod(const Tensor& self, const Tensor& other) {
 
 // fmod.Scalar(Tensor self, Scalar other) -> Tensor
 Tensor fmod(const Tensor& self, const Scalar& other) {
+  detail::check_integral_divisor("fmod.Scalar", other, {detail::input_of(self)}, {&other});
   decltype(auto) result = dispatch_fmod_scalar(self, other);
   if (autograd::needs_grad({&self})) autograd::record_fmod_scalar(result, self, other);
   return result;

@@ -5,7 +5,9 @@
 #include "api/signature.h"
 #include "dest/common.h"
 #include "dest/emit.h"
+#include "model/expr_scan.h"
 #include "model/kernel_dtypes.h"
+#include "model/pointwise_functions.h"
 
 namespace lazygen::gen::dest {
 namespace {
@@ -22,14 +24,11 @@ std::string dispatcher(const EmitContext& ctx, const OpEntry& op) {
   });
 }
 
-// "detail::check_dtypes(\"neg\", {DType::Int32, ...}, {detail::input_of(self)}, {});" for an op
-// that does not accept every dtype (See Note [Kernel dtypes] in generator/model/kernel_dtypes.h):
-// every tensor input but out= tensors and bool/index-domain ones, and the promoting Scalars.
-std::string dtypes_guard(const OpEntry& op) {
-  static const std::map<std::string, std::string> kEnumerators = {
-      {"bool", "Bool"}, {"int32", "Int32"}, {"int64", "Int64"}, {"float32", "Float32"}, {"float64", "Float64"}};
-  std::vector<std::string> allowed, inputs, scalars;
-  for (const std::string& d : accepted_dtypes(op)) allowed.push_back("DType::" + kEnumerators.at(d));
+// "{detail::input_of(self), ...}, {&alpha}": the tensors and Scalars whose PyTorch result_type
+// is the dtype an op computes in: every tensor input but out= tensors and bool/index-domain ones,
+// and the promoting Scalars.
+std::string promotion_inputs(const OpEntry& op) {
+  std::vector<std::string> inputs, scalars;
   for (const Argument* a : promoting_scalars(op)) scalars.push_back("&" + api::cpp_name(a->name));
   for (const Argument& a : op.schema.arguments) {
     if (a.type.base != BaseType::Tensor || a.type.is_list || (a.kwarg_only && a.is_write())) continue;
@@ -39,8 +38,38 @@ std::string dtypes_guard(const OpEntry& op) {
     }
     if (!fixed) inputs.push_back("detail::input_of(" + api::cpp_name(a.name) + ")");
   }
-  return "detail::check_dtypes(\"" + op.schema.name.str() + "\", {" + join(allowed, ", ") + "}, {" +
-         join(inputs, ", ") + "}, {" + join(scalars, ", ") + "});";
+  return "{" + join(inputs, ", ") + "}, {" + join(scalars, ", ") + "}";
+}
+
+// "detail::check_dtypes(\"neg\", {DType::Int32, ...}, {detail::input_of(self)}, {});" for an op
+// that does not accept every dtype (See Note [Kernel dtypes] in generator/model/kernel_dtypes.h).
+std::string dtypes_guard(const OpEntry& op) {
+  static const std::map<std::string, std::string> kEnumerators = {
+      {"bool", "Bool"}, {"int32", "Int32"}, {"int64", "Int64"}, {"float32", "Float32"}, {"float64", "Float64"}};
+  std::vector<std::string> allowed;
+  for (const std::string& d : accepted_dtypes(op)) allowed.push_back("DType::" + kEnumerators.at(d));
+  return "detail::check_dtypes(\"" + op.schema.name.str() + "\", {" + join(allowed, ", ") + "}, " +
+         promotion_inputs(op) + ");";
+}
+
+// "detail::check_integral_divisor(\"remainder.Tensor\", other, {...}, {...});" for each call in
+// the op's `pointwise:` expression of a table function with an integral-operand rule (Note
+// [Pointwise functions]) whose second operand is one of the op's arguments.
+std::vector<std::string> integral_operand_checks(const OpEntry& op) {
+  if (!op.pointwise) return {};
+  using Rule = PointwiseFunction::IntegralOperand;
+  std::vector<std::string> out;
+  for (const ExprIdent& id : scan_identifiers(*op.pointwise)) {
+    const PointwiseFunction* f = id.is_call ? find_pointwise_function(id.name) : nullptr;
+    if (!f || f->integral_operand == Rule::Any || id.arguments.size() < 2) continue;
+    const Argument* operand = op.schema.find_argument(id.arguments[1]);
+    if (!operand || operand->type.is_list) continue;
+    if (f->integral_operand == Rule::NonnegativeScalar && !api::is_scalar(*operand)) continue;
+    const char* check = f->integral_operand == Rule::Nonzero ? "check_integral_divisor" : "check_integral_exponent";
+    out.push_back(std::string("detail::") + check + "(\"" + op.schema.name.str() + "\", " +
+                  api::cpp_name(operand->name) + ", " + promotion_inputs(op) + ");");
+  }
+  return out;
 }
 
 // "autograd::check_differentiable(\"cat\", result, {&self});" for a functional op whose tensor
@@ -98,6 +127,7 @@ std::string function_definition(const EmitContext& ctx, const OpEntry& op) {
   // In-place and out= ops record no history: writing into a tensor autograd needs is an error.
   std::vector<std::string> guards = fits_checks(op, true);
   if (!accepts_every_dtype(op)) guards.push_back(dtypes_guard(op));
+  for (std::string& c : integral_operand_checks(op)) guards.push_back(std::move(c));
   if (const Argument* w = written_argument(op)) {
     guards.push_back("autograd::check_inplace(" + api::cpp_name(w->name) + ", \"" + op.schema.name.str() + "\");");
   }

@@ -32,20 +32,31 @@ char prev_non_space(std::string_view s, size_t i) {
   return i > 0 ? s[i - 1] : '\0';
 }
 
-// The arguments of the call whose `(` is the first non-space at or after i: top-level commas + 1,
-// 0 for empty parentheses (an unclosed call counts what it has).
-int call_arity(std::string_view s, size_t i) {
+std::string_view trimmed(std::string_view s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+  return s;
+}
+
+// The arguments of the call whose `(` is the first non-space at or after i, split at top-level
+// commas and trimmed; none for empty parentheses (an unclosed call has what it has).
+std::vector<std::string> call_arguments(std::string_view s, size_t i) {
   while (i < s.size() && s[i] != '(') ++i;
-  int depth = 0, commas = 0;
-  bool any = false;
-  for (++i; i < s.size(); ++i) {
-    char c = s[i];
+  std::vector<std::string> out;
+  int depth = 0;
+  size_t start = i + 1;
+  for (++i; i <= s.size(); ++i) {
+    const char c = i < s.size() ? s[i] : ')';
     if (c == '(') ++depth;
-    if (c == ')' && depth-- == 0) break;
-    if (c == ',' && depth == 0) ++commas;
-    any |= !std::isspace(static_cast<unsigned char>(c));
+    const bool closes = c == ')' && depth-- == 0;
+    if (closes || (c == ',' && depth == 0)) {
+      out.emplace_back(trimmed(s.substr(start, i - start)));
+      start = i + 1;
+    }
+    if (closes) break;
   }
-  return any ? commas + 1 : 0;
+  if (out.size() == 1 && out[0].empty()) out.clear();
+  return out;
 }
 
 }  // namespace
@@ -60,9 +71,14 @@ std::vector<ExprIdent> scan_identifiers(std::string_view expr) {
     } else if (ident_start(c)) {
       size_t start = i;
       while (i < expr.size() && ident_char(expr[i])) ++i;
-      ExprIdent id{std::string(expr.substr(start, i - start)), static_cast<int>(start)};
+      ExprIdent id;
+      id.name = std::string(expr.substr(start, i - start));
+      id.offset = static_cast<int>(start);
       id.is_call = next_non_space(expr, i) == '(';
-      if (id.is_call) id.arity = call_arity(expr, i);
+      if (id.is_call) {
+        id.arguments = call_arguments(expr, i);
+        id.arity = static_cast<int>(id.arguments.size());
+      }
       id.is_member = prev_non_space(expr, start) == '.' || preceded_by_scope(expr, start) ||
                      expr.substr(i, 2) == "::";
       out.push_back(std::move(id));

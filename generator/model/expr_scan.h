@@ -15,6 +15,7 @@ struct ExprIdent {
   bool is_call = false;   // followed by `(`
   bool is_member = false; // preceded by `.`, or part of a qualified name (`std::get`)
   int arity = 0;          // a call's arguments (top-level commas + 1; 0 for `f()`)
+  std::vector<std::string> arguments;  // a call's arguments' text, trimmed
 };
 
 // Every identifier outside numeric literals, in order. Numeric suffixes (1e-5, 2.0f) are skipped.

@@ -5,8 +5,9 @@ namespace lazygen::gen {
 
 const std::vector<PointwiseFunction>& pointwise_function_table() {
   using D = PointwiseFunction::Domain;
+  using I = PointwiseFunction::IntegralOperand;
   static const std::vector<PointwiseFunction> kTable = {
-      // name                 arity expensive chainable domain
+      // name                 arity expensive chainable domain [integral second operand]
       {"exp", 1, true, false, D::Any},
       {"log", 1, true, false, D::Any},
       {"sqrt", 1, true, false, D::Any},
@@ -17,7 +18,7 @@ const std::vector<PointwiseFunction>& pointwise_function_table() {
       {"max", 2, false, true, D::Any},
       {"min", 2, false, true, D::Any},
       {"where", 3, false, true, D::Any},
-      {"pow", 2, true, false, D::Any},
+      {"pow", 2, true, false, D::Any, I::NonnegativeScalar},
       // trigonometric and hyperbolic
       {"sin", 1, true, false, D::Any},
       {"cos", 1, true, false, D::Any},
@@ -52,8 +53,8 @@ const std::vector<PointwiseFunction>& pointwise_function_table() {
       {"frac", 1, false, false, D::Any},
       {"sign", 1, false, false, D::Any},
       {"sgn", 1, false, false, D::Any},
-      {"remainder", 2, true, false, D::Any},
-      {"fmod", 2, true, false, D::Any},
+      {"remainder", 2, true, false, D::Any, I::Nonzero},
+      {"fmod", 2, true, false, D::Any, I::Nonzero},
       // classification
       {"isnan", 1, false, false, D::Any},
       {"isinf", 1, false, false, D::Any},

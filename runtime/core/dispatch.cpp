@@ -141,6 +141,50 @@ void check_fits(const char* op, const Scalar& value, DType dtype) {
   }
 }
 
+namespace {
+
+// Whether `inputs` and `scalars` compute in bool or an integral dtype (no defined input: no).
+bool computes_integral(std::initializer_list<const Tensor*> inputs, std::initializer_list<const Scalar*> scalars) {
+  if (std::none_of(inputs.begin(), inputs.end(), [](const Tensor* t) { return t != nullptr && t->defined(); })) {
+    return false;
+  }
+  return !is_floating(shape_rules::tensors_result_type(inputs, scalars));
+}
+
+bool any_empty(std::initializer_list<const Tensor*> inputs) {
+  return std::any_of(inputs.begin(), inputs.end(),
+                     [](const Tensor* t) { return t != nullptr && t->defined() && t->numel() == 0; });
+}
+
+template <class T>
+bool has_zero(const Tensor& host) {
+  const T* data = host.data_ptr<T>();
+  return std::find(data, data + host.numel(), T(0)) != data + host.numel();
+}
+
+}  // namespace
+
+void check_integral_divisor(const char* op, const Scalar& divisor, std::initializer_list<const Tensor*> inputs,
+                            std::initializer_list<const Scalar*> scalars) {
+  if (!computes_integral(inputs, scalars) || any_empty(inputs)) return;
+  if (divisor.to<int64_t>() == 0) throw ShapeError(op, "ZeroDivisionError");
+}
+
+void check_integral_divisor(const char* op, const Tensor& divisor, std::initializer_list<const Tensor*> inputs,
+                            std::initializer_list<const Scalar*> scalars) {
+  if (!computes_integral(inputs, scalars) || any_empty(inputs)) return;
+  const Tensor host = divisor.cpu().contiguous();
+  const bool zero = dispatch_dtype(host.dtype(), [&](auto tag) { return has_zero<decltype(tag)>(host); });
+  if (zero) throw ShapeError(op, "ZeroDivisionError");
+}
+
+void check_integral_exponent(const char* op, const Scalar& exponent, std::initializer_list<const Tensor*> inputs,
+                             std::initializer_list<const Scalar*> scalars) {
+  if (computes_integral(inputs, scalars) && exponent.to<int64_t>() < 0) {
+    throw ShapeError(op, "Integers to negative integer powers are not allowed.");
+  }
+}
+
 Device device_of(const Tensor& t, const char* op, const char* arg) {
   if (!t.defined()) {
     throw ShapeError(op, std::string("argument '") + arg + "' is an undefined tensor");

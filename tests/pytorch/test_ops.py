@@ -289,3 +289,37 @@ def test_every_op_of_ops_yaml_is_registered_or_decomposed_by_pytorch():
                 lazygen_torch.registration_report()
                 if not registered and not reason.startswith(acceptable)]
     assert not problems, "\n".join(problems)
+
+
+# Values the consistency inputs avoid (their divisors are nonzero): PyTorch's integral division by
+# zero and negative integral powers raise on the CPU; the device raises the same, at the call.
+INTEGRAL_OPERAND_CASES = {
+    "remainder by a zero tensor": lambda d: torch.remainder(torch.tensor([5, 3], device=d), torch.tensor([0, 2], device=d)),
+    "fmod by a zero tensor": lambda d: torch.fmod(torch.tensor([5, 3], device=d, dtype=torch.int32), torch.tensor([2, 0], device=d, dtype=torch.int32)),
+    "remainder by 0": lambda d: torch.remainder(torch.tensor([5], device=d), 0),
+    "fmod by 0": lambda d: torch.fmod(torch.tensor([5], device=d), 0),
+    "int ** -1": lambda d: torch.pow(torch.tensor([1, 2], device=d), -1),
+    "bool ** -2": lambda d: torch.pow(torch.tensor([True], device=d), -2),
+    "empty int ** -1": lambda d: torch.pow(torch.tensor([], device=d, dtype=torch.int64), -1),
+    "empty remainder by 0": lambda d: torch.remainder(torch.tensor([], device=d, dtype=torch.int64), 0),
+    "float fmod by 0": lambda d: torch.fmod(torch.tensor([5.0], device=d), torch.tensor([0.0], device=d)),
+    "int ** tensor -1": lambda d: torch.pow(torch.tensor([2, 1, -1], device=d), torch.tensor([-1, -2, -3], device=d)),
+    "int ** 2.5": lambda d: torch.pow(torch.tensor([4], device=d), 2.5),
+}
+
+
+@pytest.mark.parametrize("name", INTEGRAL_OPERAND_CASES)
+def test_integral_division_by_zero_and_negative_powers_as_pytorch(dev, name):
+    def run(device):
+        try:
+            return INTEGRAL_OPERAND_CASES[name](device).cpu()
+        except RuntimeError as e:
+            return e
+    expected, got = run("cpu"), run(dev)
+    if isinstance(expected, Exception):
+        assert isinstance(got, Exception), f"PyTorch raises ({expected}); the device gives {got}"
+        assert str(expected).split("\n")[0].strip() in str(got)
+    else:
+        assert not isinstance(got, Exception), got
+        assert got.dtype == expected.dtype and torch.equal(got.isnan(), expected.isnan())
+        assert torch.equal(got.nan_to_num(), expected.nan_to_num())

@@ -64,6 +64,14 @@ TEST(ExprScan, EmptyExpressionHasNoIdentifiers) {
   EXPECT_TRUE(scan_identifiers("1 + 2").empty());
 }
 
+TEST(ExprScan, ACallKeepsItsTopLevelArgumentsTrimmed) {
+  const std::vector<ExprIdent> ids = scan_identifiers("where(a < 0, max(a, b) , pow(a,  2))");
+  EXPECT_EQ(ids[0].arguments, (std::vector<std::string>{"a < 0", "max(a, b)", "pow(a,  2)"}));
+  EXPECT_EQ(ids[0].arity, 3);
+  EXPECT_TRUE(scan_identifiers("f( )")[0].arguments.empty());
+  EXPECT_EQ(scan_identifiers("f(x, )")[0].arguments, (std::vector<std::string>{"x", ""}));
+}
+
 TEST(ExprScan, RenameReplacesVariablesOnly) {
   EXPECT_EQ(rename_variables("self + self.abs() + abs(self)", "self", "a"), "a + a.abs() + abs(a)");
   EXPECT_EQ(rename_variables("x.self + self(x)", "self", "a"), "x.self + self(x)");

@@ -48,6 +48,25 @@ TEST_P(DispatchChecks, AScalarOutsideTheDtypesRangeIsRefusedAsPyTorchDoes) {
   EXPECT_EQ(message_of([&] { fill_(make(DType::Float64), 1e300); }), "");
 }
 
+TEST_P(DispatchChecks, IntegralDivisionByZeroAndNegativePowersAreRefusedAsPyTorchDoes) {
+  const Tensor ints = full({2}, 5, DType::Int64, GetParam());
+  const Tensor zero_in_divisor = arange(2, DType::Int64, GetParam());  // [0, 1]
+  EXPECT_EQ(message_of([&] { remainder(ints, zero_in_divisor); }), "remainder.Tensor: ZeroDivisionError");
+  EXPECT_EQ(message_of([&] { fmod(ints, 0); }), "fmod.Scalar: ZeroDivisionError");
+  EXPECT_EQ(message_of([&] { pow(ints, -1); }),
+            "pow.Tensor_Scalar: Integers to negative integer powers are not allowed.");
+  EXPECT_EQ(message_of([&] { pow(make(DType::Bool), -2); }),
+            "pow.Tensor_Scalar: Integers to negative integer powers are not allowed.");
+  // Empty inputs compute nothing to divide (a negative power is refused all the same), floating
+  // dtypes divide by zero to inf/NaN, and tensor exponents are per element (0 for |base| > 1).
+  EXPECT_EQ(message_of([&] { remainder(zeros({0}, DType::Int64, GetParam()), 0); }), "");
+  EXPECT_NE(message_of([&] { pow(zeros({0}, DType::Int64, GetParam()), -1); }), "");
+  EXPECT_EQ(message_of([&] { fmod(ints, zero_in_divisor.to(DType::Float32)); }), "");
+  EXPECT_EQ(message_of([&] { pow(ints, 2.5); }), "");
+  EXPECT_EQ(pow(ints, full({2}, -1, DType::Int64, GetParam())).cpu().data_ptr<int64_t>()[0], 0);
+  EXPECT_EQ(remainder(ints, 3).cpu().data_ptr<int64_t>()[1], 2);
+}
+
 TEST_P(DispatchChecks, AnInPlaceOpThatOverflowsWritesNothing) {
   Tensor t = full({2}, 3, DType::Int32, GetParam());
   EXPECT_NE(message_of([&] { fill_(t, int64_t{1} << 40); }), "");
