@@ -1157,8 +1157,8 @@ std::vector<Tensor> lower_conv2d(const ir::Node& node, const std::vector<Tensor>
                       n.dilation, n.groups)};
 }
 
-// conv2d_backward_input(Tensor grad_output, Tensor weight, int[] input_size, int[2] stride, int[2]
-// padding, int[2] dilation, int groups) -> Tensor
+// conv2d_backward_input(Tensor grad_output, Tensor weight, SymInt[] input_size, int[2] stride,
+// int[2] padding, int[2] dilation, int groups) -> Tensor
 std::vector<Tensor> lower_conv2d_backward_input(const ir::Node& node,
                                                 const std::vector<Tensor>& inputs) {
   const auto& n = static_cast<const ir::Conv2dBackwardInput&>(node);

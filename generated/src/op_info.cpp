@@ -1102,8 +1102,8 @@ std::vector<Tensor> call_conv2d([[maybe_unused]] const std::vector<Arg>& args) {
         detail::unbox<int64_t>(args, 6));
   });
 }
-// conv2d_backward_input(Tensor grad_output, Tensor weight, int[] input_size, int[2] stride, int[2]
-// padding, int[2] dilation, int groups) -> Tensor
+// conv2d_backward_input(Tensor grad_output, Tensor weight, SymInt[] input_size, int[2] stride,
+// int[2] padding, int[2] dilation, int groups) -> Tensor
 std::vector<Tensor> call_conv2d_backward_input([[maybe_unused]] const std::vector<Arg>& args) {
   return detail::boxed_results([&] {
     return static_cast<Tensor (*)(const Tensor&, const Tensor&, const std::vector<int64_t>&,
@@ -4865,12 +4865,12 @@ const std::vector<OpInfo>& detail::op_info_table() {
               },
           .call = &call_conv2d,
       },
-      // conv2d_backward_input(Tensor grad_output, Tensor weight, int[] input_size, int[2] stride,
-      // int[2] padding, int[2] dilation, int groups) -> Tensor
+      // conv2d_backward_input(Tensor grad_output, Tensor weight, SymInt[] input_size, int[2]
+      // stride, int[2] padding, int[2] dilation, int groups) -> Tensor
       OpInfo{
           .name = "conv2d_backward_input",
           .id = "conv2d_backward_input",
-          .schema = "conv2d_backward_input(Tensor grad_output, Tensor weight, int[] input_size, "
+          .schema = "conv2d_backward_input(Tensor grad_output, Tensor weight, SymInt[] input_size, "
                     "int[2] stride, int[2] padding, int[2] dilation, int groups) -> Tensor",
           .functional = "",
           .shape = ShapeKind::Custom,

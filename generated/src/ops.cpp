@@ -2034,8 +2034,8 @@ Tensor dispatch_conv2d(const Tensor& input, const Tensor& weight, const std::opt
   }
 }
 
-// conv2d_backward_input(Tensor grad_output, Tensor weight, int[] input_size, int[2] stride, int[2]
-// padding, int[2] dilation, int groups) -> Tensor
+// conv2d_backward_input(Tensor grad_output, Tensor weight, SymInt[] input_size, int[2] stride,
+// int[2] padding, int[2] dilation, int groups) -> Tensor
 Tensor dispatch_conv2d_backward_input(const Tensor& grad_output, const Tensor& weight,
                                       const std::vector<int64_t>& input_size,
                                       const std::vector<int64_t>& stride,
@@ -3608,8 +3608,8 @@ Tensor conv2d(const Tensor& input, const Tensor& weight, const std::optional<Ten
   return result;
 }
 
-// conv2d_backward_input(Tensor grad_output, Tensor weight, int[] input_size, int[2] stride, int[2]
-// padding, int[2] dilation, int groups) -> Tensor
+// conv2d_backward_input(Tensor grad_output, Tensor weight, SymInt[] input_size, int[2] stride,
+// int[2] padding, int[2] dilation, int groups) -> Tensor
 Tensor conv2d_backward_input(const Tensor& grad_output, const Tensor& weight,
                              const std::vector<int64_t>& input_size,
                              const std::vector<int64_t>& stride,

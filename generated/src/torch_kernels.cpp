@@ -924,8 +924,8 @@ at::Tensor conv2d(const at::Tensor& input, const at::Tensor& weight,
                                   c.arg(padding), c.arg(dilation), c.arg(groups)));
 }
 
-// conv2d_backward_input(Tensor grad_output, Tensor weight, int[] input_size, int[2] stride, int[2]
-// padding, int[2] dilation, int groups) -> Tensor
+// conv2d_backward_input(Tensor grad_output, Tensor weight, SymInt[] input_size, int[2] stride,
+// int[2] padding, int[2] dilation, int groups) -> Tensor
 at::Tensor conv2d_backward_input(const at::Tensor& grad_output, const at::Tensor& weight,
                                  c10::IntArrayRef input_size, c10::IntArrayRef stride,
                                  c10::IntArrayRef padding, c10::IntArrayRef dilation,

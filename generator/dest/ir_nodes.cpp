@@ -12,6 +12,7 @@ struct NodeParts {
   std::vector<std::string> params;     // constructor / can_reuse parameters (without shapes)
   std::vector<std::string> operands;   // names passed to operand_list
   std::vector<std::string> hashed;     // attribute expressions hashed at construction
+  std::vector<std::string> structural; // ... those that are not sizes (SymInt): Note [Dynamic shapes]
   std::vector<std::string> members;    // "const int64_t dim;"
   std::vector<std::string> inits;      // "dim(dim)"
   std::vector<std::string> compares;   // "attr_equal(dim, this->dim)"
@@ -23,7 +24,10 @@ void add_operand(NodeParts& p, const Argument& a) {
   bool list = a.type.is_list;
   p.params.push_back((list ? "const std::vector<Value>& " : "const Value& ") + name);
   p.operands.push_back(name);
-  if (list) p.hashed.push_back(name + ".size()");  // keeps list boundaries in the identity
+  if (list) {  // keeps list boundaries in the identity
+    p.hashed.push_back(name + ".size()");
+    p.structural.push_back(name + ".size()");
+  }
 }
 
 void add_attribute(NodeParts& p, const Argument& a, const SourceLoc& loc) {
@@ -32,6 +36,7 @@ void add_attribute(NodeParts& p, const Argument& a, const SourceLoc& loc) {
   // Passed as the op API passes it (a str as std::string_view), stored as the member type.
   p.params.push_back(api::cpp_type(a, api::TypeUse::Api, loc) + " " + name);
   p.hashed.push_back(name);
+  if (a.type.base != BaseType::SymInt) p.structural.push_back(name);
   p.members.push_back("const " + type + " " + name + ";");
   p.inits.push_back(name + "(" + name + ")");
   p.compares.push_back("attr_equal(" + name + ", this->" + name + ")");
@@ -52,7 +57,12 @@ std::string class_definition(const EmitContext& ctx, const OpEntry& op) {
   std::string operands = "operand_list(" + join(p.operands, ", ") + ")";
   std::vector<std::string> ctor_params = p.params;
   ctor_params.push_back("std::vector<Shape> shapes");
-  std::vector<std::string> inits = {"Node(kKind, " + operands + ", std::move(shapes), hash_all(" + join(p.hashed, ", ") + "))"};
+  // A node with size attributes hashes them apart: its structure hash leaves them out.
+  const std::string attrs = p.structural.size() == p.hashed.size()
+                                ? "hash_all(" + join(p.hashed, ", ") + ")"
+                                : "AttrsHash{hash_all(" + join(p.hashed, ", ") + "), hash_all(" +
+                                      join(p.structural, ", ") + ")}";
+  std::vector<std::string> inits = {"Node(kKind, " + operands + ", std::move(shapes), " + attrs + ")"};
   inits.insert(inits.end(), p.inits.begin(), p.inits.end());
   // The variadic operands_match compares in place: trie probes must not allocate.
   std::vector<std::string> reuse = {"operands_match(" + join(p.operands, ", ") + ")"};

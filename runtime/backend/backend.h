@@ -82,6 +82,14 @@ class Backend {
   virtual Device device() const = 0;
 
   virtual std::unique_ptr<Executable> compile(const Graph& graph) = 0;
+  // `compiled` (from this backend's compile of a graph with graph's structure_hash; See Note
+  // [Dynamic shapes] in exec/graph.h) made to run `graph`, whose sizes may differ; null when the
+  // backend cannot reuse it for these sizes (the executor then compiles). The default: null.
+  virtual std::unique_ptr<Executable> specialize(const Executable& compiled, const Graph& graph) {
+    (void)compiled;
+    (void)graph;
+    return nullptr;
+  }
   virtual std::vector<Tensor> execute(const Executable& executable,
                                       const std::vector<Input>& inputs) = 0;
   virtual void synchronize() {}

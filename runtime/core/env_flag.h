@@ -1,5 +1,5 @@
 // Switches the environment can turn off (LAZYGEN_FUSION, LAZYGEN_ASYNC, LAZYGEN_AOT,
-// LAZYGEN_CHAINS) or on (LAZYGEN_WINOGRAD).
+// LAZYGEN_CHAINS, LAZYGEN_DYNAMIC) or on (LAZYGEN_WINOGRAD).
 //
 // Thread safety: reads the environment; call it while no thread changes it (at startup).
 #pragma once

@@ -21,25 +21,34 @@ Graph::Graph(std::vector<ir::Value> roots) : roots_(std::move(roots)) {
     return v.present() ? ValueRef{position.at(v.node.get()), v.index} : ValueRef{};
   };
   ir::hash_t h = ir::hash_value(nodes_.size());
+  ir::hash_t structure = h;
+  auto mix = [&](uint64_t v) {
+    h = ir::hash_combine(h, v);
+    structure = ir::hash_combine(structure, v);
+  };
   operand_begin_.reserve(nodes_.size() + 1);
   for (uint32_t i = 0; i < nodes_.size(); ++i) {
     const ir::Node* n = nodes_[i];
     position.emplace(n, i);
     operand_begin_.push_back(static_cast<uint32_t>(operand_refs_.size()));
     h = ir::hash_combine(h, n->node_hash());
+    structure = ir::hash_combine(structure, n->structure_hash());
     for (const ir::Value& v : n->operands()) {
       ValueRef r = ref(v);  // operands precede their users, so they have positions already
       operand_refs_.push_back(r);
-      h = ir::hash_combine(ir::hash_combine(h, r.node), r.output);
+      mix(r.node);
+      mix(r.output);
     }
     if (ir::is_input(n->op())) inputs_.push_back(i);
   }
   operand_begin_.push_back(static_cast<uint32_t>(operand_refs_.size()));
   for (const ir::Value& r : roots_) {
     outputs_.push_back(ref(r));
-    h = ir::hash_combine(ir::hash_combine(h, outputs_.back().node), r.index);
+    mix(outputs_.back().node);
+    mix(r.index);
   }
   hash_ = h;
+  structure_hash_ = structure;
 }
 
 std::span<const ValueRef> Graph::operands(size_t i) const {

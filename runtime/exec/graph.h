@@ -14,6 +14,19 @@
 // input shapes and dtypes are (through DeviceData / ScalarParam node hashes). The executor adds
 // the backend's name.
 //
+// Note [Dynamic shapes]
+// structure_hash() is hash() without sizes: each node's structure_hash (op, attributes other
+// than sizes, operand presence, output dtypes and ranks) and the same positions. Graphs that
+// differ only in sizes (a new batch size, sequence length, the short last batch of an epoch)
+// share it. The executor keeps, per structure, the last few computations compiled for it, and
+// asks the backend to specialize one of them to a new graph of the same structure
+// (Backend::specialize) before compiling anew: the fused CPU backend reuses its fusion plan and
+// only re-derives what depends on sizes (fusion/specialize.h). Each specialization is cached
+// under the graph's own hash(), so a size seen before costs a lookup. LAZYGEN_DYNAMIC=0 turns
+// the structure lookup off (every new size compiles, for A/B checks).
+// The trace does not share nodes across sizes: a new size records new IR nodes (the trie cache
+// keys on concrete sizes), which the bounded trie cache forgets again (Note [Bounded trie]).
+//
 // A Graph keeps its roots, and so every node, alive. It is immutable once built.
 #pragma once
 
@@ -51,6 +64,7 @@ class Graph {
   // Input shapes in `inputs()` order (what execute() must be fed).
   std::vector<Shape> input_shapes() const;
   ir::hash_t hash() const { return hash_; }  // See Note [Graph hash]
+  ir::hash_t structure_hash() const { return structure_hash_; }  // See Note [Dynamic shapes]
   // Every output of every node numbered in node order (the value slots backends index their
   // value tables with): first_output_slots()[i] is node i's first; *count gets the total.
   std::vector<uint32_t> first_output_slots(uint32_t* count) const;
@@ -63,6 +77,7 @@ class Graph {
   std::vector<uint32_t> inputs_;
   std::vector<ValueRef> outputs_;
   ir::hash_t hash_ = 0;
+  ir::hash_t structure_hash_ = 0;
 };
 
 }  // namespace lazygen::exec

@@ -19,6 +19,10 @@
 
 namespace lazygen::exec {
 
+struct GraphExecutor::Structure {
+  std::vector<std::shared_ptr<Cached>> compiled;  // newest first
+};
+
 struct GraphExecutor::Cached {
   std::unique_ptr<Executable> executable;
   // What it was compiled for, checked on every hit so that a 64-bit key collision recompiles
@@ -161,7 +165,7 @@ struct GraphExecutor::Job {
 };
 
 GraphExecutor::GraphExecutor(std::shared_ptr<Backend> backend, size_t cache_capacity, bool async)
-    : backend_(std::move(backend)), cache_(cache_capacity), async_(async) {
+    : backend_(std::move(backend)), cache_(cache_capacity), structures_(cache_capacity), async_(async) {
   if (backend_ == nullptr) throw std::invalid_argument("GraphExecutor: null backend");
 }
 
@@ -181,6 +185,17 @@ void GraphExecutor::set_async(bool async) {
   async_ = async;
 }
 
+void GraphExecutor::set_dynamic(bool dynamic) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  dynamic_ = dynamic;
+  structures_.clear();
+}
+
+bool GraphExecutor::dynamic() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return dynamic_;
+}
+
 bool GraphExecutor::async() const {
   std::lock_guard<std::mutex> lock(queue_mutex_);
   return async_;
@@ -196,12 +211,14 @@ void GraphExecutor::set_backend(std::shared_ptr<Backend> backend) {
   std::lock_guard<std::mutex> lock(mutex_);
   backend_ = std::move(backend);
   cache_.clear();
+  structures_.clear();
   memo_.clear();
 }
 
 void GraphExecutor::clear_cache() {
   std::lock_guard<std::mutex> lock(mutex_);
   cache_.clear();
+  structures_.clear();
   memo_.clear();
 }
 
@@ -214,6 +231,7 @@ void GraphExecutor::set_cache_capacity(size_t capacity) {
   static metrics::Counter& evicted = metrics::counter("computation_cache.evict");
   std::lock_guard<std::mutex> lock(mutex_);
   evicted.add(static_cast<int64_t>(cache_.set_capacity(capacity)));
+  structures_.set_capacity(capacity);
   memo_.clear();  // it may hold executables the cache just evicted
 }
 
@@ -221,29 +239,59 @@ ir::hash_t GraphExecutor::cache_key(const Graph& graph, const Backend& backend) 
   return ir::hash_combine(graph.hash(), ir::hash_value(backend.name()));
 }
 
+// See Note [Dynamic shapes] in exec/graph.h: a miss first tries to specialize the computation
+// compiled for the graph's structure; a compile then becomes that structure's computation.
 std::shared_ptr<GraphExecutor::Cached> GraphExecutor::lookup_or_compile(ir::hash_t key,
                                                                         const Graph& graph,
                                                                         Backend& backend) {
   static metrics::Counter& hits = metrics::counter("computation_cache.hit");
   static metrics::Counter& misses = metrics::counter("computation_cache.miss");
+  static metrics::Counter& specialized = metrics::counter("computation_cache.specialize");
   static metrics::Counter& evicted = metrics::counter("computation_cache.evict");
   static metrics::TimedMetric& compile_ms = metrics::timed("exec.compile_ms");
+  static metrics::TimedMetric& specialize_ms = metrics::timed("exec.specialize_ms");
   std::vector<Shape> input_shapes = graph.input_shapes();
   std::shared_ptr<Cached> cached = cache_.get(key);
   if (cached && cached->input_shapes == input_shapes && cached->num_nodes == graph.nodes().size()) {
     hits.add();
     return cached;
   }
-  misses.add();
   auto fresh = std::make_shared<Cached>();
-  {
-    metrics::ScopedTimer timer(compile_ms);
-    fresh->executable = backend.compile(graph);
-  }
   fresh->input_shapes = std::move(input_shapes);
   fresh->num_nodes = graph.nodes().size();
+  const ir::hash_t structure_key = ir::hash_combine(graph.structure_hash(), ir::hash_value(backend.name()));
+  std::shared_ptr<Structure> structure = dynamic_ ? structures_.get(structure_key) : nullptr;
+  if (structure) {
+    metrics::ScopedTimer timer(specialize_ms);
+    for (const std::shared_ptr<Cached>& compiled : structure->compiled) {
+      if (compiled->num_nodes != graph.nodes().size()) continue;
+      fresh->executable = backend.specialize(*compiled->executable, graph);
+      if (fresh->executable) break;
+    }
+  }
+  if (fresh->executable) {
+    specialized.add();
+  } else {
+    misses.add();
+    metrics::ScopedTimer timer(compile_ms);
+    fresh->executable = backend.compile(graph);
+    if (dynamic_) add_to_structure(structure_key, std::move(structure), fresh);
+  }
   evicted.add(static_cast<int64_t>(cache_.add(key, fresh)));
   return fresh;
+}
+
+// The newest compile first; the oldest beyond kStructurePlans is forgotten.
+void GraphExecutor::add_to_structure(ir::hash_t key, std::shared_ptr<Structure> structure,
+                                     std::shared_ptr<Cached> compiled) {
+  auto next = std::make_shared<Structure>();
+  next->compiled.push_back(std::move(compiled));
+  if (structure) {
+    for (auto& c : structure->compiled) {
+      if (next->compiled.size() < kStructurePlans) next->compiled.push_back(c);
+    }
+  }
+  structures_.add(key, std::move(next));
 }
 
 void GraphExecutor::sync(const std::vector<std::shared_ptr<lazy::LazyState>>& states) {

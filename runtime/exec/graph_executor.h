@@ -9,8 +9,9 @@
 // state]). mark_step() syncs every live lazy tensor of the calling thread
 // and ends its trace (lazy::end_trace: the trie cache returns to its root).
 //
-// Consequences: the same trace hits the cache from the second step on; a new input shape or
-// dtype compiles anew; a new scalar value or new input data does not.
+// Consequences: the same trace hits the cache from the second step on; a new input dtype
+// compiles anew, a new input shape specializes the computation of the graph's structure (See
+// Note [Dynamic shapes] in exec/graph.h); a new scalar value or new input data does neither.
 //
 // Note [Asynchronous execution]
 // An asynchronous executor (the global one unless LAZYGEN_ASYNC=0) compiles on the calling
@@ -38,9 +39,9 @@
 // A failed execution marks the tensors it was to compute as failed and rethrows: See Note
 // [Failed executions].
 //
-// Metrics: computation_cache.{hit,miss,evict},
+// Metrics: computation_cache.{hit,miss,specialize,evict} (a miss is a compile),
 // exec.{sync,mark_step,graph_nodes,graph_memo_hit,failed},
-// exec.{build_graph_ms,compile_ms,execute_ms}.
+// exec.{build_graph_ms,compile_ms,specialize_ms,execute_ms}.
 // Thread safety: all methods may be called from any thread; syncs are serialized, and launches
 // execute one at a time in the order they were synced.
 #pragma once
@@ -84,6 +85,11 @@ class GraphExecutor {
   // Empties the computation cache (and the graph memo, See Note [Graph memo]).
   void clear_cache();
 
+  // See Note [Dynamic shapes] in exec/graph.h: on by default (LAZYGEN_DYNAMIC=0 turns the
+  // global executor's off); off, every new graph hash compiles.
+  void set_dynamic(bool dynamic);
+  bool dynamic() const;
+
   // See Note [Asynchronous execution]. Waits for the queued launches when turning it off.
   void set_async(bool async);
   bool async() const;
@@ -100,7 +106,13 @@ class GraphExecutor {
   size_t queued() const;
 
  private:
-  struct Cached;  // an executable and what it was compiled for
+  struct Cached;     // an executable and what it was compiled for
+  struct Structure;  // the computations compiled for one graph structure
+  // Compiles kept per structure to specialize from (a plan made for a batch of 1, or an empty
+  // one, may not serve others: See Note [Specializing a fusion plan]).
+  static constexpr size_t kStructurePlans = 4;
+  void add_to_structure(ir::hash_t key, std::shared_ptr<Structure> structure,
+                        std::shared_ptr<Cached> compiled);
   struct IdentityHash {
     size_t operator()(ir::hash_t h) const { return static_cast<size_t>(h); }
   };
@@ -127,6 +139,10 @@ class GraphExecutor {
   mutable std::mutex mutex_;  // serializes syncs and guards backend_
   std::shared_ptr<Backend> backend_;
   LruCache<ir::hash_t, Cached, IdentityHash> cache_;
+  // Per graph structure (and backend): the computations compiled for it, which new sizes of
+  // that structure specialize. Shared with cache_ (or outliving their eviction there).
+  LruCache<ir::hash_t, Structure, IdentityHash> structures_;
+  bool dynamic_ = true;
   Memo memo_;
 
   // The launch queue (front: running or next); guarded by queue_mutex_.

@@ -109,6 +109,7 @@ extern const bool kLazyDeviceLinked = register_lazy_device();
 GraphExecutor& GraphExecutor::global() {
   static GraphExecutor* executor = [] {
     auto* e = new GraphExecutor(backend_from_env(), cache_capacity_from_env(), async_from_env());
+    e->set_dynamic(env_flag_on("LAZYGEN_DYNAMIC"));  // See Note [Dynamic shapes] in exec/graph.h
     std::atexit([] { global().wait(); });
     return e;
   }();

@@ -73,6 +73,15 @@ hash_t compute_node_hash(OpKind op, hash_t attrs_hash, const std::vector<Value>&
   return hash_combine(h, hash_value(shapes));
 }
 
+hash_t compute_structure_hash(OpKind op, hash_t structure_attrs, const std::vector<Value>& operands,
+                              const std::vector<Shape>& shapes) {
+  hash_t h = hash_combine(hash_value(op), structure_attrs);
+  h = hash_combine(h, hash_value(operands.size()));
+  for (const Value& v : operands) h = hash_combine(h, hash_value(v.present()));
+  for (const Shape& s : shapes) h = hash_combine(hash_combine(h, hash_value(s.dtype)), s.sizes.size());
+  return h;
+}
+
 }  // namespace
 
 const char* op_kind_name(OpKind k) {
@@ -105,11 +114,12 @@ hash_t Value::hash() const {
   return node ? hash_combine(node->dag_hash(), index) : kAbsentValueHash;
 }
 
-Node::Node(OpKind op, std::vector<Value> operands, std::vector<Shape> shapes, hash_t attrs_hash)
+Node::Node(OpKind op, std::vector<Value> operands, std::vector<Shape> shapes, AttrsHash attrs)
     : op_(op), operands_(std::move(operands)), shapes_(std::move(shapes)) {
   static metrics::Counter& created = metrics::counter("ir.nodes_created");
   created.add();
-  node_hash_ = compute_node_hash(op_, attrs_hash, operands_, shapes_);
+  node_hash_ = compute_node_hash(op_, attrs.all, operands_, shapes_);
+  structure_hash_ = compute_structure_hash(op_, attrs.structure, operands_, shapes_);
   hash_t dag = node_hash_;
   for (const Value& v : operands_) dag = hash_combine(dag, v.hash());
   dag_hash_ = dag;

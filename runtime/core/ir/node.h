@@ -63,9 +63,19 @@ struct Value {
   }
 };
 
+// A node's attributes as hashed: `all` of them, and the `structure` part, which leaves out
+// attributes that are sizes (SymInt in the schema: view's size, slice's bounds). Nodes without
+// size attributes pass one hash for both. See Note [Dynamic shapes] in exec/graph.h.
+struct AttrsHash {
+  AttrsHash(hash_t all_attrs) : all(all_attrs), structure(all_attrs) {}  // NOLINT: implicit
+  AttrsHash(hash_t all_attrs, hash_t structure_attrs) : all(all_attrs), structure(structure_attrs) {}
+  hash_t all;
+  hash_t structure;
+};
+
 class Node {
  public:
-  Node(OpKind op, std::vector<Value> operands, std::vector<Shape> shapes, hash_t attrs_hash);
+  Node(OpKind op, std::vector<Value> operands, std::vector<Shape> shapes, AttrsHash attrs);
   // Iterative: releasing the last reference to a long chain of nodes does not recurse once
   // per node (See Note [Iterative node destruction] in node.cpp).
   virtual ~Node();
@@ -79,6 +89,9 @@ class Node {
   size_t num_outputs() const { return shapes_.size(); }
   hash_t node_hash() const { return node_hash_; }
   hash_t dag_hash() const { return dag_hash_; }
+  // node_hash without sizes: op, structural attributes, operand presence, and each output's
+  // dtype and rank (See Note [Dynamic shapes] in exec/graph.h).
+  hash_t structure_hash() const { return structure_hash_; }
 
   // "AddTensor" plus attributes, e.g. "SumDimIntlist(dim=[1], keepdim=1, dtype=None)".
   virtual std::string to_string() const;
@@ -117,6 +130,7 @@ class Node {
   std::vector<Shape> shapes_;
   hash_t node_hash_;
   hash_t dag_hash_;
+  hash_t structure_hash_;
 };
 
 }  // namespace lazygen::ir

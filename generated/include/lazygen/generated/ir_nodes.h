@@ -1853,7 +1853,8 @@ class View final : public Node {
   static constexpr OpKind kKind = OpKind::view;
 
   View(const Value& self, const std::vector<int64_t>& size, std::vector<Shape> shapes)
-      : Node(kKind, operand_list(self), std::move(shapes), hash_all(size)), size(size) {}
+      : Node(kKind, operand_list(self), std::move(shapes), AttrsHash{hash_all(size), hash_all()}),
+        size(size) {}
 
   bool can_reuse(const Value& self, const std::vector<int64_t>& size) const {
     return operands_match(self) && attr_equal(size, this->size);
@@ -1919,7 +1920,8 @@ class Expand final : public Node {
 
   Expand(const Value& self, const std::vector<int64_t>& size, bool implicit,
          std::vector<Shape> shapes)
-      : Node(kKind, operand_list(self), std::move(shapes), hash_all(size, implicit)),
+      : Node(kKind, operand_list(self), std::move(shapes),
+             AttrsHash{hash_all(size, implicit), hash_all(implicit)}),
         size(size),
         implicit(implicit) {}
 
@@ -1943,7 +1945,8 @@ class SliceTensor final : public Node {
 
   SliceTensor(const Value& self, int64_t dim, std::optional<int64_t> start,
               std::optional<int64_t> end, int64_t step, std::vector<Shape> shapes)
-      : Node(kKind, operand_list(self), std::move(shapes), hash_all(dim, start, end, step)),
+      : Node(kKind, operand_list(self), std::move(shapes),
+             AttrsHash{hash_all(dim, start, end, step), hash_all(dim)}),
         dim(dim),
         start(start),
         end(end),
@@ -1973,7 +1976,8 @@ class SelectInt final : public Node {
   static constexpr OpKind kKind = OpKind::select_int;
 
   SelectInt(const Value& self, int64_t dim, int64_t index, std::vector<Shape> shapes)
-      : Node(kKind, operand_list(self), std::move(shapes), hash_all(dim, index)),
+      : Node(kKind, operand_list(self), std::move(shapes),
+             AttrsHash{hash_all(dim, index), hash_all(dim)}),
         dim(dim),
         index(index) {}
 
@@ -2026,7 +2030,8 @@ class Reshape final : public Node {
   static constexpr OpKind kKind = OpKind::reshape;
 
   Reshape(const Value& self, const std::vector<int64_t>& shape_, std::vector<Shape> shapes)
-      : Node(kKind, operand_list(self), std::move(shapes), hash_all(shape_)), shape_(shape_) {}
+      : Node(kKind, operand_list(self), std::move(shapes), AttrsHash{hash_all(shape_), hash_all()}),
+        shape_(shape_) {}
 
   bool can_reuse(const Value& self, const std::vector<int64_t>& shape_) const {
     return operands_match(self) && attr_equal(shape_, this->shape_);
@@ -2064,7 +2069,8 @@ class Narrow final : public Node {
   static constexpr OpKind kKind = OpKind::narrow;
 
   Narrow(const Value& self, int64_t dim, int64_t start, int64_t length, std::vector<Shape> shapes)
-      : Node(kKind, operand_list(self), std::move(shapes), hash_all(dim, start, length)),
+      : Node(kKind, operand_list(self), std::move(shapes),
+             AttrsHash{hash_all(dim, start, length), hash_all(dim)}),
         dim(dim),
         start(start),
         length(length) {}
@@ -2092,7 +2098,7 @@ class SliceBackward final : public Node {
   SliceBackward(const Value& grad_output, const std::vector<int64_t>& input_sizes, int64_t dim,
                 int64_t start, int64_t end, int64_t step, std::vector<Shape> shapes)
       : Node(kKind, operand_list(grad_output), std::move(shapes),
-             hash_all(input_sizes, dim, start, end, step)),
+             AttrsHash{hash_all(input_sizes, dim, start, end, step), hash_all(dim)}),
         input_sizes(input_sizes),
         dim(dim),
         start(start),
@@ -2128,7 +2134,8 @@ class SliceScatter final : public Node {
 
   SliceScatter(const Value& self, const Value& src, int64_t dim, std::optional<int64_t> start,
                std::optional<int64_t> end, int64_t step, std::vector<Shape> shapes)
-      : Node(kKind, operand_list(self, src), std::move(shapes), hash_all(dim, start, end, step)),
+      : Node(kKind, operand_list(self, src), std::move(shapes),
+             AttrsHash{hash_all(dim, start, end, step), hash_all(dim)}),
         dim(dim),
         start(start),
         end(end),
@@ -2319,8 +2326,8 @@ class Conv2d final : public Node {
   const int64_t groups;
 };
 
-// conv2d_backward_input(Tensor grad_output, Tensor weight, int[] input_size, int[2] stride, int[2]
-// padding, int[2] dilation, int groups) -> Tensor
+// conv2d_backward_input(Tensor grad_output, Tensor weight, SymInt[] input_size, int[2] stride,
+// int[2] padding, int[2] dilation, int groups) -> Tensor
 class Conv2dBackwardInput final : public Node {
  public:
   static constexpr OpKind kKind = OpKind::conv2d_backward_input;
@@ -2330,7 +2337,8 @@ class Conv2dBackwardInput final : public Node {
                       const std::vector<int64_t>& padding, const std::vector<int64_t>& dilation,
                       int64_t groups, std::vector<Shape> shapes)
       : Node(kKind, operand_list(grad_output, weight), std::move(shapes),
-             hash_all(input_size, stride, padding, dilation, groups)),
+             AttrsHash{hash_all(input_size, stride, padding, dilation, groups),
+                       hash_all(stride, padding, dilation, groups)}),
         input_size(input_size),
         stride(stride),
         padding(padding),
@@ -2626,7 +2634,7 @@ class NllLoss final : public Node {
   NllLoss(const Value& self, const Value& target, const Value& weight, int64_t reduction,
           int64_t ignore_index, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self, target, weight), std::move(shapes),
-             hash_all(reduction, ignore_index)),
+             AttrsHash{hash_all(reduction, ignore_index), hash_all(reduction)}),
         reduction(reduction),
         ignore_index(ignore_index) {}
 
@@ -2654,7 +2662,7 @@ class NllLossBackward final : public Node {
                   const Value& weight, int64_t reduction, int64_t ignore_index,
                   std::vector<Shape> shapes)
       : Node(kKind, operand_list(grad_output, self, target, weight), std::move(shapes),
-             hash_all(reduction, ignore_index)),
+             AttrsHash{hash_all(reduction, ignore_index), hash_all(reduction)}),
         reduction(reduction),
         ignore_index(ignore_index) {}
 

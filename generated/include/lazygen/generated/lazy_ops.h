@@ -338,8 +338,8 @@ Tensor clamp(const Tensor& self, const std::optional<Scalar>& min,
 Tensor conv2d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
               const std::vector<int64_t>& stride, const std::vector<int64_t>& padding,
               const std::vector<int64_t>& dilation, int64_t groups);
-// conv2d_backward_input(Tensor grad_output, Tensor weight, int[] input_size, int[2] stride, int[2]
-// padding, int[2] dilation, int groups) -> Tensor
+// conv2d_backward_input(Tensor grad_output, Tensor weight, SymInt[] input_size, int[2] stride,
+// int[2] padding, int[2] dilation, int groups) -> Tensor
 Tensor conv2d_backward_input(const Tensor& grad_output, const Tensor& weight,
                              const std::vector<int64_t>& input_size,
                              const std::vector<int64_t>& stride,

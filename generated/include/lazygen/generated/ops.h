@@ -342,8 +342,8 @@ Tensor conv2d(const Tensor& input, const Tensor& weight,
               const std::vector<int64_t>& stride = {1, 1},
               const std::vector<int64_t>& padding = {0, 0},
               const std::vector<int64_t>& dilation = {1, 1}, int64_t groups = 1);
-// conv2d_backward_input(Tensor grad_output, Tensor weight, int[] input_size, int[2] stride, int[2]
-// padding, int[2] dilation, int groups) -> Tensor
+// conv2d_backward_input(Tensor grad_output, Tensor weight, SymInt[] input_size, int[2] stride,
+// int[2] padding, int[2] dilation, int groups) -> Tensor
 Tensor conv2d_backward_input(const Tensor& grad_output, const Tensor& weight,
                              const std::vector<int64_t>& input_size,
                              const std::vector<int64_t>& stride,

@@ -379,8 +379,8 @@ std::vector<Shape> compute_shape_conv2d(const Shape& input, const Shape& weight,
                                         const std::vector<int64_t>& stride,
                                         const std::vector<int64_t>& padding,
                                         const std::vector<int64_t>& dilation, int64_t groups);
-// conv2d_backward_input(Tensor grad_output, Tensor weight, int[] input_size, int[2] stride, int[2]
-// padding, int[2] dilation, int groups) -> Tensor (hand-written)
+// conv2d_backward_input(Tensor grad_output, Tensor weight, SymInt[] input_size, int[2] stride,
+// int[2] padding, int[2] dilation, int groups) -> Tensor (hand-written)
 std::vector<Shape> compute_shape_conv2d_backward_input(
     const Shape& grad_output, const Shape& weight, const std::vector<int64_t>& input_size,
     const std::vector<int64_t>& stride, const std::vector<int64_t>& padding,

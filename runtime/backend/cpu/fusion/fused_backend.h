@@ -7,6 +7,8 @@
 // offset) and which inputs hold its scalars; a lowered step is one LowerFn call (library ops
 // such as mm stay on OpenBLAS, views needed as tensors alias their base). Metrics: see
 // record_plan_metrics.
+// specialize(compiled, graph): compile's result for a graph of another size, from compiled's
+// fusion plan (See Note [Specializing a fusion plan] in specialize.h).
 // execute(executable, inputs): walks the steps. It allocates only the outputs, the tensors that
 // lowered steps read, and one arena block, all from the caching allocator; tensors are dropped
 // after their last use (See Note [Memory across executions]). A tensor a group reads must be
@@ -36,6 +38,9 @@ class FusedBackend final : public exec::Backend {
   std::string name() const override { return "cpu-fused"; }
   Device device() const override { return kCPU; }
   std::unique_ptr<exec::Executable> compile(const exec::Graph& graph) override;
+  // See Note [Specializing a fusion plan] in specialize.h.
+  std::unique_ptr<exec::Executable> specialize(const exec::Executable& compiled,
+                                               const exec::Graph& graph) override;
   std::vector<Tensor> execute(const exec::Executable& executable,
                               const std::vector<exec::Input>& inputs) override;
 

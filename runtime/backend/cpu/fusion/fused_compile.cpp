@@ -7,6 +7,7 @@
 #include "backend/cpu/fusion/fused_executable.h"
 #include "backend/cpu/fusion/in_place.h"
 #include "backend/cpu/fusion/memory_plan.h"
+#include "backend/cpu/fusion/specialize.h"
 
 namespace lazygen::cpu::fusion {
 namespace {
@@ -240,10 +241,26 @@ void Compiler::plan_scalar_inputs() {
 std::unique_ptr<exec::Executable> FusedBackend::compile(const exec::Graph& graph) {
   auto e = std::make_unique<FusedExecutable>();
   e->keep_alive = graph.roots();
-  const FusionPlan plan = plan_fusion(graph, budgets_);
-  Compiler(graph, plan, *e).run();
+  auto plan = std::make_shared<const FusionPlan>(plan_fusion(graph, budgets_));
+  Compiler(graph, *plan, *e).run();
   e->reuse.resize(static_cast<size_t>(e->num_reusable));
-  record_plan_metrics(plan);
+  record_plan_metrics(*plan);
+  e->plan = std::move(plan);
+  e->sizes = SizeClasses(graph);
+  return e;
+}
+
+// See Note [Specializing a fusion plan] (specialize.h): no planning, so no plan metrics.
+std::unique_ptr<exec::Executable> FusedBackend::specialize(const exec::Executable& compiled,
+                                                           const exec::Graph& graph) {
+  const auto& generic = dynamic_cast<const FusedExecutable&>(compiled);
+  if (!generic.plan || !generic.sizes.admits(graph)) return nullptr;
+  std::optional<FusionPlan> plan = rebind_plan(*generic.plan, graph);
+  if (!plan) return nullptr;
+  auto e = std::make_unique<FusedExecutable>();
+  e->keep_alive = graph.roots();
+  Compiler(graph, *plan, *e).run();
+  e->reuse.resize(static_cast<size_t>(e->num_reusable));
   return e;
 }
 

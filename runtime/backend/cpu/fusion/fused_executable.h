@@ -8,10 +8,12 @@
 
 #include <atomic>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "backend/backend.h"
 #include "backend/cpu/fusion/group_program.h"
+#include "backend/cpu/fusion/specialize.h"
 #include "exec/lowering.h"
 
 namespace lazygen::cpu::fusion {
@@ -78,6 +80,11 @@ struct FusedExecutable final : exec::Executable {
   std::vector<uint32_t> releases;
   int64_t arena_bytes = 0;
   int32_t num_reusable = 0;
+
+  // What a new size of the graph's structure specializes (set by compile, not by specialize;
+  // See Note [Specializing a fusion plan] in specialize.h).
+  std::shared_ptr<const FusionPlan> plan;
+  SizeClasses sizes;
 
   mutable std::vector<Tensor> reuse;  // previous outputs, See Note [Memory across executions]
   mutable ExecScratch scratch;

@@ -408,6 +408,10 @@ void Planner::finalize_storage() {
 
 }  // namespace
 
+bool folds_as(const std::vector<bool>& reduced, const std::vector<int64_t>& sizes, ReduceLayout layout) {
+  return marked_dims_lead(reduced, sizes, layout == ReduceLayout::Leading);
+}
+
 FusionPlan plan_fusion(const exec::Graph& graph, const Budgets& budgets) {
   FusionPlan plan;
   Budgets b = budgets;

@@ -132,6 +132,10 @@ struct FusionPlan {
 
 FusionPlan plan_fusion(const exec::Graph& graph, const Budgets& budgets = {});
 
+// Whether a reduction over `reduced` (per dim) of a group of `sizes` folds with `layout` (See
+// Note [Folded reduction layouts]).
+bool folds_as(const std::vector<bool>& reduced, const std::vector<int64_t>& sizes, ReduceLayout layout);
+
 // A readable account of a plan: each step in order; for a group its dtype, sizes, members
 // (materialized ones marked, recomputed ones too), inputs with their access kind, and why it
 // ended. Node names are post-order positions (%3) as in exec::Graph.
