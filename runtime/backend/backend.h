@@ -70,6 +70,9 @@ struct Input {
 class Executable {
  public:
   virtual ~Executable() = default;
+  // Memory it keeps between executions (the fused backend's outputs kept for reuse, Note [Memory
+  // across executions]); the computation cache bounds the total (LAZYGEN_COMPUTATION_CACHE_BYTES).
+  virtual size_t retained_bytes() const { return 0; }
 };
 
 class Backend {

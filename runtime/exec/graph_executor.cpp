@@ -20,7 +20,9 @@
 namespace lazygen::exec {
 
 struct GraphExecutor::Structure {
-  std::vector<std::shared_ptr<Cached>> compiled;  // newest first
+  // Newest first; weak: a computation the cache evicted is forgotten here too, so the cache's
+  // bounds bound the memory computations keep.
+  std::vector<std::weak_ptr<Cached>> compiled;
 };
 
 struct GraphExecutor::Cached {
@@ -165,7 +167,10 @@ struct GraphExecutor::Job {
 };
 
 GraphExecutor::GraphExecutor(std::shared_ptr<Backend> backend, size_t cache_capacity, bool async)
-    : backend_(std::move(backend)), cache_(cache_capacity), structures_(cache_capacity), async_(async) {
+    : backend_(std::move(backend)),
+      cache_(cache_capacity, kDefaultCacheBytes),
+      structures_(cache_capacity),
+      async_(async) {
   if (backend_ == nullptr) throw std::invalid_argument("GraphExecutor: null backend");
 }
 
@@ -227,12 +232,16 @@ std::shared_ptr<Backend> GraphExecutor::backend() const {
   return backend_;
 }
 
-void GraphExecutor::set_cache_capacity(size_t capacity) {
+void GraphExecutor::set_cache_capacity(size_t capacity, size_t bytes) {
   static metrics::Counter& evicted = metrics::counter("computation_cache.evict");
   std::lock_guard<std::mutex> lock(mutex_);
-  evicted.add(static_cast<int64_t>(cache_.set_capacity(capacity)));
+  evicted.add(static_cast<int64_t>(cache_.set_capacity(capacity, bytes)));
   structures_.set_capacity(capacity);
   memo_.clear();  // it may hold executables the cache just evicted
+}
+
+size_t GraphExecutor::cache_bytes() const {
+  return cache_.weight();
 }
 
 ir::hash_t GraphExecutor::cache_key(const Graph& graph, const Backend& backend) {
@@ -263,8 +272,9 @@ std::shared_ptr<GraphExecutor::Cached> GraphExecutor::lookup_or_compile(ir::hash
   std::shared_ptr<Structure> structure = dynamic_ ? structures_.get(structure_key) : nullptr;
   if (structure) {
     metrics::ScopedTimer timer(specialize_ms);
-    for (const std::shared_ptr<Cached>& compiled : structure->compiled) {
-      if (compiled->num_nodes != graph.nodes().size()) continue;
+    for (const std::weak_ptr<Cached>& weak : structure->compiled) {
+      const std::shared_ptr<Cached> compiled = weak.lock();
+      if (!compiled || compiled->num_nodes != graph.nodes().size()) continue;
       fresh->executable = backend.specialize(*compiled->executable, graph);
       if (fresh->executable) break;
     }
@@ -275,20 +285,20 @@ std::shared_ptr<GraphExecutor::Cached> GraphExecutor::lookup_or_compile(ir::hash
     misses.add();
     metrics::ScopedTimer timer(compile_ms);
     fresh->executable = backend.compile(graph);
-    if (dynamic_) add_to_structure(structure_key, std::move(structure), fresh);
+    if (dynamic_) add_to_structure(structure_key, std::move(structure), fresh);  // weakly
   }
-  evicted.add(static_cast<int64_t>(cache_.add(key, fresh)));
+  evicted.add(static_cast<int64_t>(cache_.add(key, fresh, fresh->executable->retained_bytes())));
   return fresh;
 }
 
 // The newest compile first; the oldest beyond kStructurePlans is forgotten.
 void GraphExecutor::add_to_structure(ir::hash_t key, std::shared_ptr<Structure> structure,
-                                     std::shared_ptr<Cached> compiled) {
+                                     const std::shared_ptr<Cached>& compiled) {
   auto next = std::make_shared<Structure>();
-  next->compiled.push_back(std::move(compiled));
+  next->compiled.push_back(compiled);
   if (structure) {
-    for (auto& c : structure->compiled) {
-      if (next->compiled.size() < kStructurePlans) next->compiled.push_back(c);
+    for (const std::weak_ptr<Cached>& c : structure->compiled) {
+      if (next->compiled.size() < kStructurePlans && !c.expired()) next->compiled.push_back(c);
     }
   }
   structures_.add(key, std::move(next));

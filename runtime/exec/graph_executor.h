@@ -65,6 +65,7 @@ namespace lazygen::exec {
 class GraphExecutor {
  public:
   static constexpr size_t kDefaultCacheCapacity = 1024;
+  static constexpr size_t kDefaultCacheBytes = size_t{2} << 30;  // Executable::retained_bytes
 
   GraphExecutor(std::shared_ptr<Backend> backend, size_t cache_capacity = kDefaultCacheCapacity,
                 bool async = false);
@@ -74,14 +75,19 @@ class GraphExecutor {
   GraphExecutor& operator=(const GraphExecutor&) = delete;
 
   // The process-wide executor behind mark_step(), item(), cpu() and printing. Its backend is
-  // cpu-lowering; its cache capacity LAZYGEN_COMPUTATION_CACHE_SIZE, else kDefaultCacheCapacity.
+  // cpu-lowering; its cache capacity LAZYGEN_COMPUTATION_CACHE_SIZE and
+  // LAZYGEN_COMPUTATION_CACHE_BYTES, else kDefaultCacheCapacity and kDefaultCacheBytes.
   static GraphExecutor& global();
 
   // Installs a backend and empties the computation cache.
   void set_backend(std::shared_ptr<Backend> backend);
   std::shared_ptr<Backend> backend() const;
-  void set_cache_capacity(size_t capacity);
+  // Bounds the cache to `capacity` computations retaining `bytes` between them at most (the
+  // most recent one stays, however much it retains); evicted ones count in
+  // computation_cache.evict.
+  void set_cache_capacity(size_t capacity, size_t bytes = kDefaultCacheBytes);
   size_t cache_size() const { return cache_.size(); }
+  size_t cache_bytes() const;  // what the cached computations retain
   // Empties the computation cache (and the graph memo, See Note [Graph memo]).
   void clear_cache();
 
@@ -112,7 +118,7 @@ class GraphExecutor {
   // one, may not serve others: See Note [Specializing a fusion plan]).
   static constexpr size_t kStructurePlans = 4;
   void add_to_structure(ir::hash_t key, std::shared_ptr<Structure> structure,
-                        std::shared_ptr<Cached> compiled);
+                        const std::shared_ptr<Cached>& compiled);
   struct IdentityHash {
     size_t operator()(ir::hash_t h) const { return static_cast<size_t>(h); }
   };
@@ -139,8 +145,8 @@ class GraphExecutor {
   mutable std::mutex mutex_;  // serializes syncs and guards backend_
   std::shared_ptr<Backend> backend_;
   LruCache<ir::hash_t, Cached, IdentityHash> cache_;
-  // Per graph structure (and backend): the computations compiled for it, which new sizes of
-  // that structure specialize. Shared with cache_ (or outliving their eviction there).
+  // Per graph structure (and backend): the computations compiled for it that cache_ still
+  // holds, which new sizes of that structure specialize.
   LruCache<ir::hash_t, Structure, IdentityHash> structures_;
   bool dynamic_ = true;
   Memo memo_;

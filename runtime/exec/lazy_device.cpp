@@ -24,12 +24,13 @@ namespace lazygen {
 namespace exec {
 namespace {
 
-size_t cache_capacity_from_env() {
-  const char* text = std::getenv("LAZYGEN_COMPUTATION_CACHE_SIZE");
-  if (text == nullptr || *text == '\0') return GraphExecutor::kDefaultCacheCapacity;
+// A count from the environment variable `name`, or `fallback` when unset or not a number.
+size_t size_from_env(const char* name, size_t fallback) {
+  const char* text = std::getenv(name);
+  if (text == nullptr || *text == '\0') return fallback;
   char* end = nullptr;
   unsigned long long n = std::strtoull(text, &end, 10);
-  return *end == '\0' ? static_cast<size_t>(n) : GraphExecutor::kDefaultCacheCapacity;
+  return *end == '\0' ? static_cast<size_t>(n) : fallback;
 }
 
 // The lazy tensor's data, executing its pending value first. A copy: lazy data is shared by
@@ -108,7 +109,9 @@ extern const bool kLazyDeviceLinked = register_lazy_device();
 // are run to the end before exit, while the libraries they call (OpenBLAS) are still up.
 GraphExecutor& GraphExecutor::global() {
   static GraphExecutor* executor = [] {
-    auto* e = new GraphExecutor(backend_from_env(), cache_capacity_from_env(), async_from_env());
+    auto* e = new GraphExecutor(backend_from_env(), GraphExecutor::kDefaultCacheCapacity, async_from_env());
+    e->set_cache_capacity(size_from_env("LAZYGEN_COMPUTATION_CACHE_SIZE", GraphExecutor::kDefaultCacheCapacity),
+                          size_from_env("LAZYGEN_COMPUTATION_CACHE_BYTES", GraphExecutor::kDefaultCacheBytes));
     e->set_dynamic(env_flag_on("LAZYGEN_DYNAMIC"));  // See Note [Dynamic shapes] in exec/graph.h
     std::atexit([] { global().wait(); });
     return e;
@@ -144,8 +147,8 @@ std::string ir_dump_dot(const std::vector<Tensor>& tensors) {
   return ir::dump_dot(exec::dump_roots(tensors));
 }
 
-void set_computation_cache_capacity(size_t capacity) {
-  exec::GraphExecutor::global().set_cache_capacity(capacity);
+void set_computation_cache_capacity(size_t capacity, size_t bytes) {
+  exec::GraphExecutor::global().set_cache_capacity(capacity, bytes);
 }
 
 void set_trie_cache_capacity(size_t nodes) {

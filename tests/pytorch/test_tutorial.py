@@ -51,6 +51,33 @@ def test_twenty_steps_match_eager_with_no_fallback_and_one_compile_per_step_grap
     assert lazygen_torch.metrics.counter_value("computation_cache.miss") == 2
 
 
+def test_batches_of_other_sizes_specialize_the_step_instead_of_compiling(dev):
+    # An epoch's short last batch, batch sizes that change, and an evaluation at other sizes:
+    # one compile per graph structure (See Note [Dynamic shapes] in runtime/exec/graph.h).
+    lazygen_torch.reset_trace_caches()
+    counter = lazygen_torch.metrics.counter_value
+    compiled, specialized = counter("computation_cache.miss") or 0, counter("computation_cache.specialize") or 0
+    g = torch.Generator().manual_seed(11)
+    data = [(torch.randn(n, 1, 28, 28, generator=g), torch.randint(0, 10, (n,), generator=g))
+            for n in (16, 16, 5, 16, 9, 1, 23)]
+    losses, params = train_steps(dev, data, dropout=False)
+    expected_losses, expected_params = train_steps("cpu", data, dropout=False)
+    torch.testing.assert_close(torch.tensor(losses), torch.tensor(expected_losses), rtol=1e-4, atol=1e-5)
+    for got, want in zip(params, expected_params):
+        torch.testing.assert_close(got, want, rtol=1e-4, atol=1e-5)
+    assert counter("computation_cache.miss") - compiled == 2  # Adadelta's first step, then the rest
+    assert counter("computation_cache.specialize") - specialized == 4  # 5, 9, 1, 23
+    torch.manual_seed(0)
+    model = Net().to(dev).eval()
+    with torch.no_grad():
+        for n in (30, 7):
+            x = torch.randn(n, 1, 28, 28, generator=g)
+            torch.testing.assert_close(model(x.to(dev)).cpu(), model.to("cpu")(x), rtol=1e-4, atol=1e-5)
+            model.to(dev)
+    assert counter("computation_cache.miss") - compiled == 3  # the evaluation's forward, once
+    assert fallbacks() == {}
+
+
 def test_training_with_dropout_has_no_fallback_and_repeats_under_a_seed(dev):
     data = batches(1) * 8  # one batch, learned: the loss must fall
     first, _ = train_steps(dev, data)

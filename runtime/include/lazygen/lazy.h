@@ -50,8 +50,10 @@ bool async_execution_enabled();
 std::string ir_dump_text(const std::vector<Tensor>& tensors);
 std::string ir_dump_dot(const std::vector<Tensor>& tensors);
 
-// Bounds the number of compiled graphs kept (least recently used go first).
-void set_computation_cache_capacity(size_t capacity);
+// Bounds the compiled graphs kept: `capacity` of them, retaining `bytes` between executions at
+// most (outputs kept for reuse; the latest graph stays whatever it retains). Least recently used
+// go first. LAZYGEN_COMPUTATION_CACHE_SIZE and LAZYGEN_COMPUTATION_CACHE_BYTES set them at start.
+void set_computation_cache_capacity(size_t capacity, size_t bytes = size_t{2} << 30);
 // Bounds the number of IR nodes each thread's trie cache keeps between traces (least recently
 // traced branches go first; LAZYGEN_TRIE_CACHE_SIZE sets it at start). See Note [Bounded trie].
 void set_trie_cache_capacity(size_t nodes);

@@ -35,6 +35,24 @@ TEST(LruCache, EvictsTheLeastRecentlyUsed) {
   EXPECT_EQ(cache.size(), 2u);
 }
 
+TEST(LruCache, KeepsTheTotalWeightWithinItsBoundButAlwaysTheNewestEntry) {
+  Cache cache(10, 100);
+  cache.add(1, str("one"), 40);
+  cache.add(2, str("two"), 40);
+  cache.get(1);                                   // 2 is now the least recently used
+  EXPECT_EQ(cache.add(3, str("three"), 30), 1u);  // 110 > 100: 2 goes
+  EXPECT_EQ(cache.get(2), nullptr);
+  EXPECT_EQ(cache.weight(), 70u);
+  EXPECT_EQ(cache.add(4, str("four"), 500), 2u);  // heavier than the bound alone: stays alone
+  EXPECT_EQ(cache.size(), 1u);
+  EXPECT_NE(cache.get(4), nullptr);
+  EXPECT_EQ(cache.add(4, str("four"), 10), 0u);   // replaced: its new weight counts
+  EXPECT_EQ(cache.weight(), 10u);
+  EXPECT_TRUE(cache.erase(4));
+  EXPECT_EQ(cache.weight(), 0u);
+  EXPECT_EQ(cache.set_capacity(10, 5), 0u);
+}
+
 TEST(LruCache, AnEvictedValueStaysUsableByItsHolder) {
   Cache cache(1);
   cache.add(1, str("one"));

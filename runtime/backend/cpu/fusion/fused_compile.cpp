@@ -144,7 +144,10 @@ void Compiler::plan_arena() {
 
 OutputPlace Compiler::output_place(uint32_t node) {
   OutputPlace out{place(exec::ValueRef{node, 0}), g_.node(node).shape(0), -1};
-  if (is_output_[node]) out.reuse = e_.num_reusable++;
+  if (is_output_[node]) {
+    out.reuse = e_.num_reusable++;
+    e_.reusable_bytes += static_cast<size_t>(out.shape.numel()) * itemsize(out.shape.dtype);
+  }
   return out;
 }
 

@@ -80,6 +80,9 @@ struct FusedExecutable final : exec::Executable {
   std::vector<uint32_t> releases;
   int64_t arena_bytes = 0;
   int32_t num_reusable = 0;
+  size_t reusable_bytes = 0;  // the outputs `reuse` may keep
+
+  size_t retained_bytes() const override { return reusable_bytes; }
 
   // What a new size of the graph's structure specializes (set by compile, not by specialize;
   // See Note [Specializing a fusion plan] in specialize.h).
