@@ -18,11 +18,13 @@
 
 #include <algorithm>
 #include <chrono>
+#include <random>
 #include <fstream>
 #include <memory>
 #include <utility>
 #include <vector>
 
+#include "exec/graph_executor.h"
 #include "ops/cpu/blas_gemm.h"
 #include "torch_peer.h"
 #include "tutorial_models.h"
@@ -145,6 +147,65 @@ void vs_torch(benchmark::State& state, const char* model) {
   state.counters["x_torch_eager"] = ours / eager.at("median_ms");
   state.counters["x_torch_lazy"] = ours / lazy.at("median_ms");
 }
+
+// Dynamic shapes (Note [Dynamic shapes] in runtime/exec/graph.h): each iteration times one
+// lazy CNN step at the fixed batch of 64 and one at a batch size never traced before (33..96
+// shuffled), and reports the medians per sample (fixed_us_per_sample, variable_us_per_sample,
+// variable_over_fixed: the goal is <= 1.1) and what the variable steps cost the executor
+// (compiles, specializations, and the mean compile_ms and specialize_ms of the step's graphs
+// over the whole run). Argument 0 runs with dynamic shapes off (every new size
+// compiles), for A/B. The caches start empty; untimed warm-up steps at 64 compile the step.
+void variable_batch(benchmark::State& state) {
+  const bool dynamic = state.range(0) != 0;
+  reset_trace_caches();
+  exec::GraphExecutor::global().set_dynamic(dynamic);
+  manual_seed(0);
+  TutorialCnn model;
+  model.to(kLazy);
+  optim::Adadelta opt(model.parameters());
+  Generator data(1234);
+  std::vector<int64_t> sizes;
+  for (int64_t b = 33; b <= 96; ++b) {
+    if (b != kBatch) sizes.push_back(b);
+  }
+  std::shuffle(sizes.begin(), sizes.end(), std::mt19937(7));
+  auto timed_us_per_sample = [&](int64_t b) {
+    const Tensor images = randn({b, 1, 28, 28}, data), targets = randint(0, 10, {b}, data);
+    const auto start = std::chrono::steady_clock::now();
+    train_step(model, opt, images, targets, kLazy);
+    wait_device_ops();
+    return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count() /
+           static_cast<double>(b);
+  };
+  metrics::timed("exec.compile_ms").reset();
+  for (int i = 0; i < kWarmup; ++i) timed_us_per_sample(kBatch);
+  metrics::timed("exec.specialize_ms").reset();
+  const int64_t compiles = metrics::counter_value("computation_cache.miss");
+  const int64_t specialized = metrics::counter_value("computation_cache.specialize");
+  std::vector<double> fixed, variable;
+  size_t next = 0;
+  for (auto _ : state) {
+    fixed.push_back(timed_us_per_sample(kBatch));
+    variable.push_back(timed_us_per_sample(sizes[next++ % sizes.size()]));
+  }
+  exec::GraphExecutor::global().set_dynamic(true);
+  const double f = median(std::move(fixed)), v = median(std::move(variable));
+  state.counters["fixed_us_per_sample"] = f;
+  state.counters["variable_us_per_sample"] = v;
+  state.counters["variable_over_fixed"] = v / f;
+  state.counters["compiles"] = static_cast<double>(metrics::counter_value("computation_cache.miss") - compiles);
+  state.counters["specializations"] =
+      static_cast<double>(metrics::counter_value("computation_cache.specialize") - specialized);
+  state.counters["compile_ms"] = metrics::timed("exec.compile_ms").stats().mean_ms();  // all
+  state.counters["specialize_ms"] = metrics::timed("exec.specialize_ms").stats().mean_ms();
+}
+BENCHMARK(variable_batch)
+    ->Name("cnn/variable_batch")
+    ->Arg(1)
+    ->Arg(0)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->Iterations(40);
 
 // Like torch_peer's defaults: 5 untimed steps, then a fixed number of timed ones.
 BENCHMARK_CAPTURE(cnn, eager, kCPU)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(25);

@@ -27,6 +27,7 @@ struct GraphExecutor::Structure {
 
 struct GraphExecutor::Cached {
   std::unique_ptr<Executable> executable;
+  ir::hash_t key = 0;  // its computation cache key
   // What it was compiled for, checked on every hit so that a 64-bit key collision recompiles
   // instead of running the wrong computation.
   std::vector<Shape> input_shapes;
@@ -266,6 +267,7 @@ std::shared_ptr<GraphExecutor::Cached> GraphExecutor::lookup_or_compile(ir::hash
     return cached;
   }
   auto fresh = std::make_shared<Cached>();
+  fresh->key = key;
   fresh->input_shapes = std::move(input_shapes);
   fresh->num_nodes = graph.nodes().size();
   const ir::hash_t structure_key = ir::hash_combine(graph.structure_hash(), ir::hash_value(backend.name()));
@@ -276,7 +278,9 @@ std::shared_ptr<GraphExecutor::Cached> GraphExecutor::lookup_or_compile(ir::hash
       const std::shared_ptr<Cached> compiled = weak.lock();
       if (!compiled || compiled->num_nodes != graph.nodes().size()) continue;
       fresh->executable = backend.specialize(*compiled->executable, graph);
-      if (fresh->executable) break;
+      if (!fresh->executable) continue;
+      cache_.get(compiled->key);  // in use: as recent as what it specializes to
+      break;
     }
   }
   if (fresh->executable) {

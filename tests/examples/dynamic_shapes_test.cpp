@@ -26,6 +26,7 @@ std::vector<int64_t> random_batches(uint32_t seed) {
 
 // Each step's loss training the CNN from seed 0 on `device` over `batches`.
 std::vector<float> train(Device device, const std::vector<int64_t>& batches) {
+  reset_trace_caches();  // each test compiles what it counts
   manual_seed(0);
   TutorialCnn model;
   model.to(device);
@@ -58,6 +59,7 @@ TEST(DynamicBatch, RandomBatchSizesCompileOncePerStepStructureAndMatchEager) {
 int64_t compiles() { return metrics::counter_value("computation_cache.miss"); }
 
 TEST(DynamicBatch, AnEpochsShortLastBatchAndTheEvaluationCompileNoMoreThanTheirStructures) {
+  reset_trace_caches();
   manual_seed(0);
   TutorialCnn model;
   model.to(kLazy);
@@ -77,6 +79,7 @@ TEST(DynamicBatch, AnEpochsShortLastBatchAndTheEvaluationCompileNoMoreThanTheirS
 }
 
 TEST(DynamicSequence, ATransformerBlockCompilesOncePerStructureOverSequenceLengths) {
+  reset_trace_caches();
   GptConfig config;
   config.width = 64;
   std::mt19937 rng(3);

@@ -12,6 +12,9 @@
 //                        LazyState, live registry), shapes built up front like generated ops
 //   tensor_warm_lazy_shapes  the same with shapes built only on a trie miss
 //   generated_add_warm   the generated lazy::add_tensor as emitted today (ops.yaml's add.Tensor)
+//   generated_add_new_size   generated_add_warm with the input's size new every iteration (a
+//                        batch size that changes; See Note [Dynamic shapes] in exec/graph.h):
+//                        the trie misses, so each op builds its node and infers its shape
 //   mark_step_hit        executor overhead per step for a chain graph (null backend, cache hit)
 // Each benchmark traces a chain of kOps ops per iteration; items/s is ops/s (time per op =
 // 1 / items_per_second).
@@ -151,6 +154,27 @@ void generated_view_warm(benchmark::State& state) {
   warm_tensors(state, [](const Tensor& v, const Tensor&) { return lazy::view(v, {64}); });
 }
 
+// generated_add_warm where every iteration's input has a size not traced before.
+void generated_add_new_size(benchmark::State& state) {
+  ir::TrieCache::current().reset();
+  exec::GraphExecutor executor(std::make_shared<exec::NullBackend>());
+  int64_t size = 64;
+  for (auto _ : state) {
+    state.PauseTiming();
+    Tensor x = testing::lazy_zeros({++size});
+    state.ResumeTiming();
+    Tensor v = x;
+    for (int i = 0; i < kOps; ++i) v = lazy::add_tensor(v, x, 0.5);
+    state.PauseTiming();
+    v = Tensor();
+    x = Tensor();
+    executor.mark_step();
+    state.ResumeTiming();
+  }
+  state.SetItemsProcessed(state.iterations() * kOps);
+  ir::TrieCache::current().reset();
+}
+
 void mark_step_hit(benchmark::State& state) {
   ir::TrieCache::current().reset();
   auto backend = std::make_shared<exec::NullBackend>();
@@ -176,6 +200,7 @@ BENCHMARK(tensor_warm);
 BENCHMARK(tensor_warm_lazy_shapes);
 BENCHMARK(generated_add_warm);
 BENCHMARK(generated_view_warm);
+BENCHMARK(generated_add_new_size);
 BENCHMARK(mark_step_hit)->Arg(10)->Arg(100)->Arg(1000);
 
 }  // namespace

@@ -41,6 +41,11 @@ class Compiler {
     return Place{slot(v), 0};
   }
   OutputPlace output_place(uint32_t node);
+  // Counts a reusable output that is not written into an input's storage (what `reuse` keeps
+  // beyond the caller's tensors: Executable::retained_bytes).
+  void add_reusable_bytes(const OutputPlace& out) {
+    if (out.reuse >= 0) e_.reusable_bytes += static_cast<size_t>(out.shape.numel()) * itemsize(out.shape.dtype);
+  }
   void assign_slots();
   void group_positions();
   void count_readers();
@@ -144,10 +149,7 @@ void Compiler::plan_arena() {
 
 OutputPlace Compiler::output_place(uint32_t node) {
   OutputPlace out{place(exec::ValueRef{node, 0}), g_.node(node).shape(0), -1};
-  if (is_output_[node]) {
-    out.reuse = e_.num_reusable++;
-    e_.reusable_bytes += static_cast<size_t>(out.shape.numel()) * itemsize(out.shape.dtype);
-  }
+  if (is_output_[node]) out.reuse = e_.num_reusable++;
   return out;
 }
 
@@ -165,11 +167,17 @@ void Compiler::add_group(uint32_t g) {
   for (const GroupInput& in : plan_.groups[g].inputs) step.inputs.push_back(place(in.base));
   for (size_t j = 0; j < donors.size(); ++j) {
     step.outputs.push_back(output_place(step.program.outputs[j].node));
-    if (donors[j] == kNone) continue;
+    if (donors[j] == kNone) {
+      add_reusable_bytes(step.outputs.back());
+      continue;
+    }
     const auto input = std::find(g_.inputs().begin(), g_.inputs().end(), donors[j]);
     step.outputs.back().donor = static_cast<int32_t>(input - g_.inputs().begin());
   }
-  if (step.program.has_reduction) step.reduction = output_place(step.program.reduce_node);
+  if (step.program.has_reduction) {
+    step.reduction = output_place(step.program.reduce_node);
+    add_reusable_bytes(step.reduction);
+  }
   for (uint32_t n : step.program.scalar_nodes) step.scalar_slots.push_back(first_slot_[n]);
   e_.steps.push_back({true, static_cast<uint32_t>(e_.groups.size()), 0, 0});
   e_.groups.push_back(std::move(step));

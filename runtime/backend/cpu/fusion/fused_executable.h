@@ -80,7 +80,7 @@ struct FusedExecutable final : exec::Executable {
   std::vector<uint32_t> releases;
   int64_t arena_bytes = 0;
   int32_t num_reusable = 0;
-  size_t reusable_bytes = 0;  // the outputs `reuse` may keep
+  size_t reusable_bytes = 0;  // outputs `reuse` may keep that are not written into inputs
 
   size_t retained_bytes() const override { return reusable_bytes; }
 
