@@ -10,6 +10,7 @@
 #include "lazygen/generated/backward.h"
 #include "lazygen/generated/cpu_kernels.h"
 #include "lazygen/generated/lazy_ops.h"
+#include "lazygen/generated/shape_inference.h"
 
 namespace lazygen {
 namespace {
@@ -2380,6 +2381,8 @@ const Tensor& add_out(const Tensor& out, const Tensor& self, const Tensor& other
                       const Scalar& alpha) {
   detail::check_fits("add.out", alpha, out.dtype());
   autograd::check_inplace(out, "add.out");
+  detail::resize_empty_out(out,
+                           compute_shape_add_tensor(self.shape(), other.shape(), alpha)[0].sizes);
   return dispatch_add_out(out, self, other, alpha);
 }
 

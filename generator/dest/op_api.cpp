@@ -113,6 +113,38 @@ std::vector<std::string> fits_checks(const OpEntry& op, bool before) {
   return out;
 }
 
+// The functional op whose result out= op `op` writes (add.Tensor for add.out): the same name and
+// the same arguments but the out tensor; null when ops.yaml has none.
+const OpEntry* functional_sibling(const EmitContext& ctx, const OpEntry& op) {
+  std::vector<const Argument*> inputs;
+  for (const Argument& a : op.schema.arguments) {
+    if (!(a.kwarg_only && a.is_write())) inputs.push_back(&a);
+  }
+  for (const OpEntry& f : ctx.ops) {
+    if (f.schema.kind() != SchemaKind::Functional || f.schema.name.base != op.schema.name.base ||
+        f.schema.arguments.size() != inputs.size()) {
+      continue;
+    }
+    bool same = true;
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      same = same && f.schema.arguments[i].name == inputs[i]->name && f.schema.arguments[i].type == inputs[i]->type;
+    }
+    if (same) return &f;
+  }
+  return nullptr;
+}
+
+// "detail::resize_empty_out(out, compute_shape_add_tensor(...)[0].sizes);" for an out= op with
+// one out tensor and a functional sibling: PyTorch's idiom of an empty out tensor (Note [Out
+// tensors] in core/dispatch.h). "" otherwise.
+std::string out_resize(const EmitContext& ctx, const OpEntry& op) {
+  const Argument* out = written_argument(op);
+  if (op.schema.kind() != SchemaKind::Out || out == nullptr || op.schema.returns.size() != 1) return "";
+  const OpEntry* functional = functional_sibling(ctx, op);
+  if (functional == nullptr) return "";
+  return "detail::resize_empty_out(" + api::cpp_name(out->name) + ", " + shape_call(*functional) + "[0].sizes);";
+}
+
 // The API function: dispatch, then record autograd history (ops with derivatives) and refuse
 // gradients that would be lost (Note [No silent gradient loss]).
 std::string function_definition(const EmitContext& ctx, const OpEntry& op) {
@@ -131,6 +163,7 @@ std::string function_definition(const EmitContext& ctx, const OpEntry& op) {
   if (const Argument* w = written_argument(op)) {
     guards.push_back("autograd::check_inplace(" + api::cpp_name(w->name) + ", \"" + op.schema.name.str() + "\");");
   }
+  if (std::string resize = out_resize(ctx, op); !resize.empty()) guards.push_back(std::move(resize));
   return ctx.templates.render("op_function.cpp.tmpl", {
       {"schema", op.func},
       {"signature", sig.definition()},

@@ -157,3 +157,27 @@ def test_reset_trace_caches_makes_the_next_step_compile_again(dev):
     lazygen_torch.reset_trace_caches()
     assert step() == 12.0
     assert lazygen_torch.metrics.counter_value("computation_cache.miss") == misses + 1
+
+
+@pytest.mark.parametrize("dtype", [torch.int32, torch.int64, torch.float64, torch.bool])
+def test_convolutions_of_every_dtype_answer_as_pytorch_does(dev, dtype):
+    # PyTorch's CPU convolves integers exactly (wrapping on overflow) and refuses bool.
+    g = torch.Generator().manual_seed(5)
+    x = torch.randint(-50, 50, (2, 4, 7, 6), generator=g).to(dtype)
+    w = torch.randint(-50, 50, (6, 2, 3, 2), generator=g).to(dtype)
+    b = torch.randint(-50, 50, (6,), generator=g).to(dtype)
+    def conv(device):
+        try:
+            return torch.nn.functional.conv2d(x.to(device), w.to(device), b.to(device), stride=(2, 1),
+                                              padding=1, dilation=(1, 2), groups=2).cpu()
+        except RuntimeError as e:
+            return e
+    expected, got = conv("cpu"), conv(dev)
+    if dtype == torch.int32:  # PyTorch 1.13's dilated kernel lacks int32 (README: deliberate)
+        assert "not implemented for 'Int'" in str(expected)
+        x, w, b = x.long(), w.long(), b.long()
+        expected = conv("cpu").int()
+    if isinstance(expected, Exception):
+        assert isinstance(got, Exception), got
+    else:
+        assert got.dtype == expected.dtype and torch.equal(got, expected)

@@ -64,6 +64,10 @@ Tensor conv2d(const Tensor& input, const Tensor& weight, const std::optional<Ten
   const Conv2dGeometry g =
       conv2d_geometry(kOp, input.sizes(), weight.sizes(), stride, padding, dilation, groups);
   require_device(kOp, input.device(), {weight, has_bias ? *bias : Tensor()});
+  if (!is_floating(shape.dtype)) {  // cuBLAS has no integer gemm; nor has PyTorch's CUDA conv
+    throw ShapeError(kOp, "not implemented for " + std::string(dtype_name(shape.dtype)) +
+                              " tensors on cuda (it takes float32, float64)");
+  }
   Tensor out = empty_device(shape.sizes, shape.dtype, input.device());
   if (out.numel() == 0) return out;
   const Tensor x = input.contiguous(), w = weight.contiguous();

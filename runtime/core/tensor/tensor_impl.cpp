@@ -55,6 +55,17 @@ TensorImpl::TensorImpl(const Shape& shape, Device device, std::shared_ptr<lazy::
       device_(device),
       lazy_(std::move(state)) {}
 
+void TensorImpl::become(const TensorImpl& other) {
+  sizes_ = other.sizes_;
+  strides_ = other.strides_;
+  storage_offset_ = other.storage_offset_;
+  numel_ = other.numel_;
+  device_ = other.device_;
+  is_contiguous_ = other.is_contiguous_;
+  storage_ = other.storage_;
+  lazy_ = other.lazy_;
+}
+
 void* TensorImpl::data() const {
   if (!storage_ || storage_->data() == nullptr) return nullptr;
   return static_cast<char*>(storage_->data()) +

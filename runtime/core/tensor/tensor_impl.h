@@ -62,6 +62,11 @@ class TensorImpl {
   // Element [0, ..., 0]; null for tensors without storage (and for 0-byte storages).
   void* data() const;
 
+  // This tensor becomes `other` (sizes, strides, storage, device and lazy state), for every handle
+  // to it; its autograd metadata stays. For resizing out= tensors (Note [Out tensors] in
+  // core/dispatch.h). REQUIRES: other has this tensor's dtype and is not shared with a view.
+  void become(const TensorImpl& other);
+
   const std::shared_ptr<lazy::LazyState>& lazy_state() const { return lazy_; }
   void set_lazy_state(std::shared_ptr<lazy::LazyState> state) { lazy_ = std::move(state); }
   const std::shared_ptr<autograd::AutogradMeta>& autograd_meta() const { return autograd_; }

@@ -17,6 +17,7 @@
 // convolution] in winograd.h).
 #include <algorithm>
 #include <mutex>
+#include <type_traits>
 
 #include "core/tensor/tensor_impl.h"
 #include "lazygen/conv.h"
@@ -119,6 +120,22 @@ void over_samples(const Conv2dGeometry& g, const F& fn) {
   });
 }
 
+// C[m, n] = A[m, k] B[k, n], added to C when `accumulate`, for integer dtypes (BLAS has none):
+// exact, wrapping on overflow as PyTorch's integer convolution does.
+template <class T>
+void integer_matmul(int64_t m, int64_t n, int64_t k, const T* a, const T* b, bool accumulate, T* c) {
+  using U = std::make_unsigned_t<T>;
+  for (int64_t i = 0; i < m; ++i) {
+    U* row = reinterpret_cast<U*>(c + i * n);
+    if (!accumulate) std::fill_n(row, n, U(0));
+    for (int64_t p = 0; p < k; ++p) {
+      const U coefficient = static_cast<U>(a[i * k + p]);
+      const T* b_row = b + p * n;
+      for (int64_t j = 0; j < n; ++j) row[j] += coefficient * static_cast<U>(b_row[j]);
+    }
+  }
+}
+
 template <class T>
 void forward_sample(const T* x, const T* w, const T* bias, T* y, T* col, const Conv2dGeometry& g) {
   const int64_t rows = g.col_rows(), cols = g.col_cols(), opg = g.out_per_group();
@@ -133,7 +150,11 @@ void forward_sample(const T* x, const T* w, const T* bias, T* y, T* col, const C
     if (bias != nullptr) {
       for (int64_t oc = 0; oc < opg; ++oc) std::fill_n(yg + oc * cols, cols, bias[gi * opg + oc]);
     }
-    gemm(Gemm{false, false, opg, cols, rows}, w + gi * opg * rows, b, T(bias ? 1 : 0), yg);
+    if constexpr (std::is_floating_point_v<T>) {
+      gemm(Gemm{false, false, opg, cols, rows}, w + gi * opg * rows, b, T(bias ? 1 : 0), yg);
+    } else {
+      integer_matmul(opg, cols, rows, w + gi * opg * rows, b, bias != nullptr, yg);
+    }
   }
 }
 
@@ -154,11 +175,13 @@ Tensor conv2d(const Tensor& input, const Tensor& weight, const std::optional<Ten
   const int64_t in_size = g.c * g.h * g.w, out_size = g.o * g.oh * g.ow;
   dispatch_dtype(shape.dtype, [&](auto tag) {
     using T = decltype(tag);
-    if constexpr (std::is_floating_point_v<T>) {
+    if constexpr (!std::is_same_v<T, bool>) {  // refused by the shape rule
       const T* bp = has_bias ? b.data_ptr<T>() : nullptr;
-      if (use_winograd(g)) {
-        winograd_forward(x.data_ptr<T>(), w.data_ptr<T>(), bp, out.data_ptr<T>(), g);
-        return;
+      if constexpr (std::is_floating_point_v<T>) {
+        if (use_winograd(g)) {
+          winograd_forward(x.data_ptr<T>(), w.data_ptr<T>(), bp, out.data_ptr<T>(), g);
+          return;
+        }
       }
       over_samples<T>(g, [&](int64_t s, T* col) {
         forward_sample(x.data_ptr<T>() + s * in_size, w.data_ptr<T>(), bp,

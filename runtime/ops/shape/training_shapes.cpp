@@ -157,7 +157,9 @@ std::vector<Shape> compute_shape_conv2d(const Shape& input, const Shape& weight,
   constexpr const char* kOp = "conv2d";
   const Conv2dGeometry g =
       conv2d_geometry(kOp, input.sizes, weight.sizes, stride, padding, dilation, groups);
-  require_blas_dtype(kOp, input, "input");
+  if (input.dtype == DType::Bool) {  // integers convolve exactly, as PyTorch's CPU kernel does
+    throw ShapeError(kOp, "not implemented for bool tensors (it takes int32, int64, float32, float64)");
+  }
   require_same_dtype(kOp, input, weight, "input and weight");
   if (bias) {
     require_same_dtype(kOp, input, *bias, "input and bias");

@@ -67,6 +67,21 @@ TEST_P(DispatchChecks, IntegralDivisionByZeroAndNegativePowersAreRefusedAsPyTorc
   EXPECT_EQ(remainder(ints, 3).cpu().data_ptr<int64_t>()[1], 2);
 }
 
+TEST_P(DispatchChecks, AnEmptyOutTensorIsResizedToTheResult) {
+  const Tensor a = full({2, 3}, 1.5, DType::Float32, GetParam()), b = full({3}, 2.0, DType::Float32, GetParam());
+  const Tensor out = empty({0}, DType::Float64, GetParam());
+  const Tensor alias = out;  // another handle to the same tensor sees the new one
+  add_out(out, a, b);
+  EXPECT_EQ(alias.sizes(), (std::vector<int64_t>{2, 3}));
+  EXPECT_EQ(alias.dtype(), DType::Float64);
+  EXPECT_EQ(alias.cpu().data_ptr<double>()[5], 3.5);
+  // A non-empty out tensor of another shape is refused, and keeps its values.
+  const Tensor small = full({2}, 7.0, DType::Float32, GetParam());
+  EXPECT_NE(message_of([&] { add_out(small, a, b); }), "");
+  EXPECT_EQ(small.sizes(), (std::vector<int64_t>{2}));
+  EXPECT_EQ(small.cpu().data_ptr<float>()[1], 7.0f);
+}
+
 TEST_P(DispatchChecks, AnInPlaceOpThatOverflowsWritesNothing) {
   Tensor t = full({2}, 3, DType::Int32, GetParam());
   EXPECT_NE(message_of([&] { fill_(t, int64_t{1} << 40); }), "");
