@@ -83,6 +83,40 @@ TEST(Conv2d, ReadsNonContiguousOperandsAndSingleValueLists) {
   expect_near_all(cpu::conv2d(x, w, std::nullopt, {2}, {1}, {1}, 1), ref.y, 1e-5);
 }
 
+// Integers convolve exactly, as PyTorch's CPU kernel does: against a direct sum per output.
+TEST(Conv2d, IntegerConvolutionsAreExact) {
+  Generator gen(3);
+  const Tensor x = randint(-1000, 1000, {2, 4, 6, 5}, gen), w = randint(-1000, 1000, {6, 2, 3, 2}, gen);
+  const Tensor b = randint(-1000, 1000, {6}, gen);
+  const Tensor y = cpu::conv2d(x, w, b, {2, 1}, {1, 0}, {1, 2}, 2);
+  ASSERT_EQ(y.dtype(), DType::Int64);
+  const int64_t* px = x.data_ptr<int64_t>();
+  const int64_t* pw = w.data_ptr<int64_t>();
+  const int64_t* pb = b.data_ptr<int64_t>();
+  const int64_t* py = y.data_ptr<int64_t>();
+  const int64_t oh = y.size(2), ow = y.size(3);
+  for (int64_t n = 0; n < 2; ++n) {
+    for (int64_t o = 0; o < 6; ++o) {
+      for (int64_t i = 0; i < oh; ++i) {
+        for (int64_t j = 0; j < ow; ++j) {
+          int64_t want = pb[o];
+          for (int64_t c = 0; c < 2; ++c) {
+            for (int64_t ki = 0; ki < 3; ++ki) {
+              for (int64_t kj = 0; kj < 2; ++kj) {
+                const int64_t r = i * 2 - 1 + ki, q = j + kj * 2;
+                if (r < 0 || r >= 6 || q >= 5) continue;
+                const int64_t channel = (o / 3) * 2 + c;
+                want += px[((n * 4 + channel) * 6 + r) * 5 + q] * pw[((o * 2 + c) * 3 + ki) * 2 + kj];
+              }
+            }
+          }
+          EXPECT_EQ(py[((n * 6 + o) * oh + i) * ow + j], want) << n << " " << o << " " << i << " " << j;
+        }
+      }
+    }
+  }
+}
+
 TEST(Conv2d, RejectsBadShapesNamingTheOp) {
   Tensor x = zeros({1, 3, 5, 5}), w = zeros({4, 3, 3, 3});
   EXPECT_THROW(cpu::conv2d(zeros({3, 5, 5}), w, std::nullopt, {1}, {0}, {1}, 1), ShapeError);
@@ -91,8 +125,9 @@ TEST(Conv2d, RejectsBadShapesNamingTheOp) {
   EXPECT_THROW(cpu::conv2d(x, w, std::nullopt, {0}, {0}, {1}, 1), ShapeError);
   EXPECT_THROW(cpu::conv2d(x, w, std::nullopt, {1}, {0}, {1}, 2), ShapeError);
   EXPECT_THROW(cpu::conv2d(x, zeros({4, 3, 7, 7}), std::nullopt, {1}, {0}, {1}, 1), ShapeError);
-  EXPECT_THROW(cpu::conv2d(x.to(DType::Int64), w.to(DType::Int64), std::nullopt, {1}, {0}, {1}, 1),
+  EXPECT_THROW(cpu::conv2d(x.to(DType::Bool), w.to(DType::Bool), std::nullopt, {1}, {0}, {1}, 1),
                ShapeError);
+  EXPECT_THROW(cpu::conv2d(x.to(DType::Int64), w, std::nullopt, {1}, {0}, {1}, 1), ShapeError);
   try {
     cpu::conv2d(x, zeros({4, 2, 3, 3}), std::nullopt, {1}, {0}, {1}, 1);
   } catch (const ShapeError& e) {
