@@ -68,21 +68,6 @@ void check_integral_divisor(const char* op, const Tensor& divisor, std::initiali
 void check_integral_exponent(const char* op, const Scalar& exponent, std::initializer_list<const Tensor*> inputs,
                              std::initializer_list<const Scalar*> scalars);
 
-// PyTorch's checks of an integral computation's second operand (Note [Pointwise functions] in
-// generator/model/pointwise_functions.h), for ops computing in bool or an integral dtype (the
-// result_type of `inputs` and `scalars`, as check_dtypes); nothing is checked otherwise.
-// check_integral_divisor throws ShapeError "<op>: ZeroDivisionError" when `divisor` has a zero
-// and no input is empty (PyTorch checks per element computed). A tensor divisor on the lazy
-// device is read back: a sync, as the integral case of div's rounding modes.
-void check_integral_divisor(const char* op, const Scalar& divisor, std::initializer_list<const Tensor*> inputs,
-                            std::initializer_list<const Scalar*> scalars);
-void check_integral_divisor(const char* op, const Tensor& divisor, std::initializer_list<const Tensor*> inputs,
-                            std::initializer_list<const Scalar*> scalars);
-// Throws ShapeError "<op>: Integers to negative integer powers are not allowed." for a negative
-// `exponent`, also for empty inputs (as PyTorch).
-void check_integral_exponent(const char* op, const Scalar& exponent, std::initializer_list<const Tensor*> inputs,
-                             std::initializer_list<const Scalar*> scalars);
-
 // Note [Out tensors]
 // An out= op writes a tensor of its result's shape. Given an empty out tensor (PyTorch's idiom:
 // `add(a, b, out=torch.empty(0))`), the op API first makes it a new contiguous tensor of that
