@@ -2,7 +2,8 @@
 //
 // The executor (exec/graph_executor.h) turns the pending IR of some lazy tensors into an
 // exec::Graph (exec/graph.h), looks it up in its computation cache by Graph::hash() mixed with
-// Backend::name(), and on a miss calls compile(); then it calls execute() with the graph's inputs.
+// Backend::name(), and on a miss calls specialize() or compile(); then it calls execute() with
+// the graph's inputs.
 // It knows no backend by name: backends are installed with GraphExecutor::set_backend().
 //
 // compile(graph) -> Executable
@@ -14,6 +15,13 @@
 //       and arrive as execute() inputs instead.
 //   It may keep the graph's roots (and so its nodes) alive, e.g. to call lowerings later.
 //   On failure it throws (CompileError for unsupported graphs); nothing is cached then.
+//
+// specialize(compiled, graph) -> Executable or null
+//   Called on a cache miss when the executor holds executables compiled for graphs of graph's
+//   structure (Graph::structure_hash: the key without sizes; See Note [Dynamic shapes] in
+//   exec/graph.h): the executable for `graph`, whose sizes differ, made from `compiled` more
+//   cheaply than compile would, or null when `compiled` cannot serve these sizes (then compile
+//   runs). Compile's rules apply. The default returns null: every new size compiles.
 //
 // execute(executable, inputs) -> outputs
 //   inputs: one Input per graph input, in Graph::inputs() order:
