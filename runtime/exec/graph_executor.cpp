@@ -274,14 +274,7 @@ std::shared_ptr<GraphExecutor::Cached> GraphExecutor::lookup_or_compile(ir::hash
   std::shared_ptr<Structure> structure = dynamic_ ? structures_.get(structure_key) : nullptr;
   if (structure) {
     metrics::ScopedTimer timer(specialize_ms);
-    for (const std::weak_ptr<Cached>& weak : structure->compiled) {
-      const std::shared_ptr<Cached> compiled = weak.lock();
-      if (!compiled || compiled->num_nodes != graph.nodes().size()) continue;
-      fresh->executable = backend.specialize(*compiled->executable, graph);
-      if (!fresh->executable) continue;
-      cache_.get(compiled->key);  // in use: as recent as what it specializes to
-      break;
-    }
+    fresh->executable = specialize(*structure, graph, backend);
   }
   if (fresh->executable) {
     specialized.add();
@@ -293,6 +286,20 @@ std::shared_ptr<GraphExecutor::Cached> GraphExecutor::lookup_or_compile(ir::hash
   }
   evicted.add(static_cast<int64_t>(cache_.add(key, fresh, fresh->executable->retained_bytes())));
   return fresh;
+}
+
+// `graph` specialized from the first of `structure`'s computations that can serve it, or null.
+std::unique_ptr<Executable> GraphExecutor::specialize(const Structure& structure, const Graph& graph,
+                                                      Backend& backend) {
+  for (const std::weak_ptr<Cached>& weak : structure.compiled) {
+    const std::shared_ptr<Cached> compiled = weak.lock();
+    if (!compiled || compiled->num_nodes != graph.nodes().size()) continue;
+    std::unique_ptr<Executable> e = backend.specialize(*compiled->executable, graph);
+    if (!e) continue;
+    cache_.get(compiled->key);  // in use: as recent as what it specializes to
+    return e;
+  }
+  return nullptr;
 }
 
 // The newest compile first; the oldest beyond kStructurePlans is forgotten.

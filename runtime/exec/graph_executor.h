@@ -119,6 +119,7 @@ class GraphExecutor {
   static constexpr size_t kStructurePlans = 4;
   void add_to_structure(ir::hash_t key, std::shared_ptr<Structure> structure,
                         const std::shared_ptr<Cached>& compiled);
+  std::unique_ptr<Executable> specialize(const Structure& structure, const Graph& graph, Backend& backend);
   struct IdentityHash {
     size_t operator()(ir::hash_t h) const { return static_cast<size_t>(h); }
   };
