@@ -7,7 +7,6 @@
 #include <atomic>
 #include <cstdlib>
 #include <functional>
-#include <map>
 #include <stdexcept>
 #include <string>
 
@@ -80,26 +79,25 @@ void TrieCache::reset_position() {
   ++trace_;
 }
 
-// See Note [Bounded trie].
+// See Note [Bounded trie]. The oldest trace whose entries, with every newer trace's, number at
+// most `keep` (the last trace's entries always stay): one linear selection over the entries'
+// last uses. An entry of the (keep + 1)-th newest use splits its trace, which therefore goes.
 uint64_t TrieCache::eviction_threshold(size_t keep) const {
-  std::map<uint64_t, size_t, std::greater<>> per_trace;  // entries by last use, newest first
+  std::vector<uint64_t> used;
+  used.reserve(size_);
   std::vector<const Entry*> stack = {&root_};
   while (!stack.empty()) {
     const Entry* e = stack.back();
     stack.pop_back();
     for (const auto& child : e->children) {
-      ++per_trace[child->used];
+      used.push_back(child->used);
       stack.push_back(child.get());
     }
   }
-  uint64_t threshold = trace_;  // the last trace's entries always stay
-  size_t kept = 0;
-  for (const auto& [trace, count] : per_trace) {
-    kept += count;
-    if (trace < trace_ && kept > keep) break;
-    threshold = trace;
-  }
-  return threshold;
+  if (used.size() <= keep) return 0;
+  std::nth_element(used.begin(), used.begin() + static_cast<std::ptrdiff_t>(keep), used.end(),
+                   std::greater<>());
+  return std::min(used[keep] + 1, trace_);
 }
 
 void TrieCache::evict() {
