@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <string>
 
 #include "exec/graph_executor.h"
 #include "fusion_test_util.h"
@@ -119,6 +120,20 @@ TEST_F(SpecializeTest, AViewThatNoLongerResolvesFailsTheRebind) {
   const FusionPlan plan = plan_fusion(one);
   EXPECT_TRUE(rebind_plan(plan, graph(1)).has_value());
   EXPECT_FALSE(rebind_plan(plan, many).has_value());
+  mark_step();
+}
+
+TEST_F(SpecializeTest, ShapeErrorsStillRaiseAtTheCallWithConcreteSizes) {
+  expect_layer_matches_eager(16, 1);  // the structure is compiled
+  const Tensor x = randn({9, 6, 4}).to(kLazy), w = randn({25, 8}).to(kLazy), b = randn({8}).to(kLazy);
+  try {
+    layer({x, w, b});
+    ADD_FAILURE() << "mm of [9, 24] and [25, 8] traced";
+  } catch (const ShapeError& e) {
+    const std::string message = e.what();
+    EXPECT_NE(message.find("mm"), std::string::npos) << message;
+    EXPECT_NE(message.find("9x24 and 25x8"), std::string::npos) << message;  // PyTorch's words
+  }
   mark_step();
 }
 
