@@ -33,7 +33,7 @@ from . import metrics  # noqa: E402  (needs the library loaded)
 __all__ = ["device", "mark_step", "wait_device_ops", "metrics", "ir_dump_text", "ir_dump_dot",
            "fusion_plan_dump", "set_fusion_enabled", "fusion_enabled", "set_async_execution",
            "async_execution_enabled", "set_register_chains_enabled", "register_chains_enabled",
-           "registration_report", "reset_trace_caches"]
+           "registration_report", "reset_trace_caches", "set_dynamic_shapes", "dynamic_shapes"]
 
 
 def device():
@@ -77,6 +77,16 @@ def set_fusion_enabled(enabled):
 
 def fusion_enabled():
     return _ops.fusion_enabled()
+
+
+def set_dynamic_shapes(enabled):
+    """Dynamic shapes on (default: a new batch size or sequence length specializes the graph's
+    compiled computation) or off (every new size compiles; LAZYGEN_DYNAMIC=0 at start)."""
+    _ops.set_dynamic_shapes(bool(enabled))
+
+
+def dynamic_shapes():
+    return _ops.dynamic_shapes()
 
 
 def set_async_execution(enabled):

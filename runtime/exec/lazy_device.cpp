@@ -168,6 +168,14 @@ bool async_execution_enabled() {
   return exec::GraphExecutor::global().async();
 }
 
+void set_dynamic_shapes(bool enabled) {
+  exec::GraphExecutor::global().set_dynamic(enabled);
+}
+
+bool dynamic_shapes() {
+  return exec::GraphExecutor::global().dynamic();
+}
+
 void set_fusion_enabled(bool enabled) {
   if (enabled != fusion_enabled()) {
     exec::GraphExecutor::global().set_backend(exec::make_backend(enabled));

@@ -92,6 +92,8 @@ TORCH_LIBRARY(lazygen, m) {
   m.def("set_register_chains_enabled(bool enabled) -> ()",
         [](bool on) { set_register_chains_enabled(on); });
   m.def("register_chains_enabled() -> bool", [] { return register_chains_enabled(); });
+  m.def("set_dynamic_shapes(bool enabled) -> ()", [](bool on) { set_dynamic_shapes(on); });
+  m.def("dynamic_shapes() -> bool", [] { return dynamic_shapes(); });
   m.def("registration_report() -> str[]", &registration_report_op);
   m.def("reset_trace_caches() -> ()", [] {
     DeviceScope scope;

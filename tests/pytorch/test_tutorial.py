@@ -78,6 +78,22 @@ def test_batches_of_other_sizes_specialize_the_step_instead_of_compiling(dev):
     assert fallbacks() == {}
 
 
+def test_with_dynamic_shapes_off_each_new_batch_size_compiles(dev):
+    assert lazygen_torch.dynamic_shapes()
+    lazygen_torch.reset_trace_caches()
+    lazygen_torch.set_dynamic_shapes(False)
+    try:
+        compiled = lazygen_torch.metrics.counter_value("computation_cache.miss") or 0
+        torch.manual_seed(0)
+        model = Net().to(dev).eval()
+        with torch.no_grad():
+            for n in (3, 4, 5):
+                model(torch.randn(n, 1, 28, 28).to(dev)).cpu()
+        assert lazygen_torch.metrics.counter_value("computation_cache.miss") - compiled == 3
+    finally:
+        lazygen_torch.set_dynamic_shapes(True)
+
+
 def test_training_with_dropout_has_no_fallback_and_repeats_under_a_seed(dev):
     data = batches(1) * 8  # one batch, learned: the loss must fall
     first, _ = train_steps(dev, data)

@@ -57,6 +57,11 @@ void set_computation_cache_capacity(size_t capacity, size_t bytes = size_t{2} <<
 // Bounds the number of IR nodes each thread's trie cache keeps between traces (least recently
 // traced branches go first; LAZYGEN_TRIE_CACHE_SIZE sets it at start). See Note [Bounded trie].
 void set_trie_cache_capacity(size_t nodes);
+// Dynamic shapes: a graph that differs from a compiled one only in sizes specializes that
+// computation instead of compiling (See Note [Dynamic shapes] in exec/graph.h), unless the
+// environment sets LAZYGEN_DYNAMIC=0 or this turns it off (every new size compiles: for A/B).
+void set_dynamic_shapes(bool enabled);
+bool dynamic_shapes();
 // Forgets the calling thread's trie cache and every compiled graph: the next traces build their
 // nodes and compile again. Pending and running graphs are unaffected.
 void reset_trace_caches();
