@@ -66,7 +66,13 @@ void print_functions(std::ostream& os) {
     call += ")";
     os << "  " << call << std::string(call.size() < 28 ? 28 - call.size() : 1, ' ')
        << (f.domain == PointwiseFunction::Domain::Integral ? "bool and integral dtypes only" : "any dtype")
-       << (f.expensive ? ", expensive (fusion stores its value)" : "") << "\n";
+       << (f.expensive ? ", expensive (fusion stores its value)" : "")
+       << (f.integral_operand == PointwiseFunction::IntegralOperand::Nonzero
+               ? "; integral: b must not be 0 (ZeroDivisionError)"
+           : f.integral_operand == PointwiseFunction::IntegralOperand::NonnegativeScalar
+               ? "; integral: a Scalar b must not be negative"
+               : "")
+       << "\n";
   }
 }
 
