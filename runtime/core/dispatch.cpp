@@ -101,12 +101,25 @@ DeviceType op_device(const char* op, std::initializer_list<std::optional<Device>
   return found->type;
 }
 
+namespace {
+
+// The dtype `inputs` and `scalars` compute in (PyTorch's result_type; null or undefined inputs
+// skipped), or nullopt when no input is defined.
+std::optional<DType> compute_dtype(std::initializer_list<const Tensor*> inputs,
+                                   std::initializer_list<const Scalar*> scalars) {
+  if (std::none_of(inputs.begin(), inputs.end(), [](const Tensor* t) { return t != nullptr && t->defined(); })) {
+    return std::nullopt;
+  }
+  return shape_rules::tensors_result_type(inputs, scalars);
+}
+
+}  // namespace
+
 void check_dtypes(const char* op, std::initializer_list<DType> allowed,
                   std::initializer_list<const Tensor*> inputs, std::initializer_list<const Scalar*> scalars) {
-  if (std::none_of(inputs.begin(), inputs.end(), [](const Tensor* t) { return t != nullptr && t->defined(); })) {
-    return;
-  }
-  const DType computed = shape_rules::tensors_result_type(inputs, scalars);
+  const std::optional<DType> maybe_computed = compute_dtype(inputs, scalars);
+  if (!maybe_computed) return;
+  const DType computed = *maybe_computed;
   if (std::find(allowed.begin(), allowed.end(), computed) != allowed.end()) return;
   std::string names;
   for (DType a : allowed) names += (names.empty() ? "" : ", ") + std::string(dtype_name(a));
@@ -148,10 +161,8 @@ namespace {
 
 // Whether `inputs` and `scalars` compute in bool or an integral dtype (no defined input: no).
 bool computes_integral(std::initializer_list<const Tensor*> inputs, std::initializer_list<const Scalar*> scalars) {
-  if (std::none_of(inputs.begin(), inputs.end(), [](const Tensor* t) { return t != nullptr && t->defined(); })) {
-    return false;
-  }
-  return !is_floating(shape_rules::tensors_result_type(inputs, scalars));
+  const std::optional<DType> computed = compute_dtype(inputs, scalars);
+  return computed && !is_floating(*computed);
 }
 
 bool any_empty(std::initializer_list<const Tensor*> inputs) {
