@@ -31,7 +31,9 @@
 //   rows_4096x1024     layer_norm (with weight and bias) and softmax over the last dim of
 //                      [4096, 1024] float32, warm, each against copy_ of x interleaved (one read and
 //                      one write: what a single pass over rows would move). Counters:
-//                      layer_norm_ms, softmax_ms, copy_ms and *_frac_of_copy_med (goal >= 0.7).
+//                      layer_norm_ms, softmax_ms, copy_ms and *_frac_of_copy_med (goal >= 0.7);
+//                      layer_norm_unbanded_ms the same graph with row bands off (its groups one
+//                      after the other; See Note [Row bands]) and band_speedup_med the ratio.
 //   chain_1000x16      a 1000-op chain of the same cycle on 16 elements, steady state (trace +
 //                      cached execute per iteration): us_per_op (goal <= 0.2), split into tracing
 //                      and mark_step (and the executor's build-graph and execute shares), and
@@ -333,26 +335,33 @@ void rows_4096x1024(benchmark::State& state) {
   auto norm = [&] { return layer_norm(x, {1024}, w, b); };
   auto soft = [&] { return nn::functional::softmax(x, 1); };
   for (int warm = 0; warm < 2; ++warm) time_lazy(norm), time_lazy(soft);
-  double copy_s = 0, norm_s = 0, soft_s = 0;
-  std::vector<double> norm_ratios, soft_ratios;
+  double copy_s = 0, norm_s = 0, soft_s = 0, unbanded_s = 0;
+  std::vector<double> norm_ratios, soft_ratios, band_speedups;
   for (auto _ : state) {
     auto start = Clock::now();
     dst.copy_(src);
     const double copy = seconds_since(start);
     const double n = time_lazy(norm), sm = time_lazy(soft);
+    set_row_bands_enabled(false);
+    const double unbanded = time_lazy(norm);
+    set_row_bands_enabled(true);
     copy_s += copy;
     norm_s += n;
     soft_s += sm;
+    unbanded_s += unbanded;
     norm_ratios.push_back(copy / n);
     soft_ratios.push_back(copy / sm);
+    band_speedups.push_back(unbanded / n);
     state.SetIterationTime(n + sm);
   }
   const double n = static_cast<double>(state.iterations());
   state.counters["copy_ms"] = copy_s / n * 1e3;
   state.counters["layer_norm_ms"] = norm_s / n * 1e3;
+  state.counters["layer_norm_unbanded_ms"] = unbanded_s / n * 1e3;
   state.counters["softmax_ms"] = soft_s / n * 1e3;
   state.counters["layer_norm_frac_of_copy_med"] = median(norm_ratios);
   state.counters["softmax_frac_of_copy_med"] = median(soft_ratios);
+  state.counters["band_speedup_med"] = median(band_speedups);
 }
 
 BENCHMARK(rows_4096x1024)->UseManualTime()->Unit(benchmark::kMillisecond)->MinTime(1.0);

@@ -24,7 +24,10 @@ CudaBackend::CudaBackend(Options options)
     : device_(options.device),
       arch_(arch_of(options)),
       budgets_(options.budgets),
-      nvrtc_(std::move(options.cache)) {}
+      nvrtc_(std::move(options.cache)) {
+  // Group kernels read what they reduce from a member; row bands are the cpu's (row_bands.h).
+  budgets_.reduce_inputs = false;
+}
 
 const DriverApi& CudaBackend::activate() {
   const DriverApi& api = driver_api();

@@ -79,6 +79,13 @@ bool fusion_enabled();
 // Takes effect at once, also for graphs already compiled.
 void set_register_chains_enabled(bool enabled);
 bool register_chains_enabled();
+// Row bands: groups over the same rows that pass row-local values along run together a block of
+// rows at a time, so those values stay in cache (See Note [Row bands] in
+// backend/cpu/fusion/row_bands.h), unless the environment sets LAZYGEN_ROW_BANDS=0 or this turns
+// them off (then the groups run one after the other: the reference for A/B checks). Results are
+// the same either way. Takes effect at once, also for graphs already compiled.
+void set_row_bands_enabled(bool enabled);
+bool row_bands_enabled();
 // The backend graphs run on: "cpu" (the default; fused or not, as above) or "cuda" (fusion groups
 // as NVRTC-compiled kernels and library ops as eager CUDA kernels on device 0; results are cuda
 // tensors behind the lazy ones, and cpu()/item() copy them back). The environment picks the

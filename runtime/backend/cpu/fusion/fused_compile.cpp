@@ -7,6 +7,7 @@
 #include "backend/cpu/fusion/fused_executable.h"
 #include "backend/cpu/fusion/in_place.h"
 #include "backend/cpu/fusion/memory_plan.h"
+#include "backend/cpu/fusion/row_bands.h"
 #include "backend/cpu/fusion/specialize.h"
 
 namespace lazygen::cpu::fusion {
@@ -18,6 +19,7 @@ class Compiler {
       : g_(graph), plan_(plan), e_(e) {}
 
   void run() {
+    spans_ = band_spans(plan_);
     assign_slots();
     group_positions();
     count_readers();
@@ -32,6 +34,7 @@ class Compiler {
     }
     plan_releases();
     plan_scalar_inputs();
+    mark_bands();
   }
 
  private:
@@ -55,6 +58,7 @@ class Compiler {
   void add_lower(uint32_t node);
   void plan_releases();
   void plan_scalar_inputs();
+  void mark_bands();
 
   const exec::Graph& g_;
   const FusionPlan& plan_;
@@ -65,6 +69,7 @@ class Compiler {
   std::vector<bool> is_output_;
   std::vector<uint32_t> steps_reading_;  // per node: schedule steps that read it
   std::vector<uint32_t> donated_;        // input nodes already written in place
+  std::vector<StepSpan> spans_;          // per step: its band's steps (See Note [Row bands])
 };
 
 void Compiler::assign_slots() {
@@ -130,16 +135,16 @@ void Compiler::plan_arena() {
   for (uint32_t i = 0; i < g_.nodes().size(); ++i) {
     if (plan_.storage[i] != Materialization::Arena) continue;
     request_of[i] = static_cast<int64_t>(requests.size());
-    const uint32_t s = group_step_[plan_.group_of[i]];
+    const StepSpan span = spans_[group_step_[plan_.group_of[i]]];
     const Shape& shape = g_.node(i).shape(0);
-    requests.push_back({shape.numel() * static_cast<int64_t>(itemsize(shape.dtype)), s, s});
+    requests.push_back({shape.numel() * static_cast<int64_t>(itemsize(shape.dtype)), span.first, span.last});
     nodes.push_back(i);
   }
   for (uint32_t g = 0; g < plan_.groups.size(); ++g) {
     for (const GroupInput& in : plan_.groups[g].inputs) {
       if (request_of[in.base.node] < 0) continue;
       BufferRequest& r = requests[static_cast<size_t>(request_of[in.base.node])];
-      r.last_step = std::max(r.last_step, group_step_[g]);
+      r.last_step = std::max(r.last_step, spans_[group_step_[g]].last);
     }
   }
   MemoryPlan memory = plan_memory(requests);
@@ -202,11 +207,12 @@ void Compiler::add_lower(uint32_t node) {
 }
 
 // Each slot that is neither a graph input nor an output is dropped after the last step that
-// writes or reads it.
+// writes or reads it (a band's last step for its members').
 void Compiler::plan_releases() {
   constexpr uint32_t kNever = UINT32_MAX;
   std::vector<uint32_t> release_at(e_.num_slots, kNever);
-  auto touch = [&](uint32_t slot, uint32_t s) {
+  auto touch = [&](uint32_t slot, uint32_t step) {
+    const uint32_t s = spans_[step].last;
     if (slot != kNoSlot)
       release_at[slot] = release_at[slot] == kNever ? s : std::max(release_at[slot], s);
   };
@@ -245,6 +251,16 @@ void Compiler::plan_scalar_inputs() {
     }
   }
   for (uint32_t slot : e_.input_slots) e_.input_as_tensor.push_back(lowered_reads[slot]);
+}
+
+void Compiler::mark_bands() {
+  for (const Band& b : plan_.bands) {
+    ExecStep& first = e_.steps[b.first];
+    first.band_end = b.last + 1;
+    first.band_rows = b.rows;
+    first.band_block = b.rows_per_block;
+    e_.max_band = std::max<size_t>(e_.max_band, b.last + 1 - b.first);
+  }
 }
 
 }  // namespace

@@ -55,6 +55,19 @@ struct ExecStep {
   bool is_group = false;
   uint32_t index = 0;                           // into groups or lowers
   uint32_t release_begin = 0, release_end = 0;  // slots dropped after it: releases[begin, end)
+  // The first step of a row band (See Note [Row bands] in row_bands.h): one past its last step,
+  // its rows and rows per block; 0 on every other step.
+  uint32_t band_end = 0;
+  int64_t band_rows = 0;
+  int64_t band_block = 0;
+};
+
+// The arrays a group's bindings point into.
+struct BindingArrays {
+  std::vector<TileScalar> scalars;
+  std::vector<const char*> inputs;
+  std::vector<char*> outputs;
+  std::vector<int64_t> partials;
 };
 
 // What one execution works in; reused by the next execution of the same executable.
@@ -62,10 +75,7 @@ struct ExecScratch {
   std::vector<Tensor> slots;
   std::vector<TileScalar> slot_scalars;  // per slot: a scalar input's value (others unused)
   std::vector<Tensor> args;
-  std::vector<TileScalar> scalars;
-  std::vector<const char*> inputs;
-  std::vector<char*> outputs;
-  std::vector<int64_t> partials;
+  std::vector<BindingArrays> bindings;  // one per group of the largest band (at least one)
 };
 
 struct FusedExecutable final : exec::Executable {
@@ -78,6 +88,7 @@ struct FusedExecutable final : exec::Executable {
   std::vector<LowerStep> lowers;
   std::vector<ExecStep> steps;
   std::vector<uint32_t> releases;
+  size_t max_band = 1;  // groups in the largest row band (at least 1)
   int64_t arena_bytes = 0;
   int32_t num_reusable = 0;
   size_t reusable_bytes = 0;  // outputs `reuse` may keep that are not written into inputs

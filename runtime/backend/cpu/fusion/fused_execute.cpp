@@ -6,6 +6,7 @@
 #include "backend/cpu/fusion/fused_backend.h"
 #include "backend/cpu/fusion/fused_executable.h"
 #include "backend/cpu/fusion/interpreter.h"
+#include "backend/cpu/fusion/row_bands.h"
 #include "core/tensor/allocator.h"
 #include "core/tensor/tensor_impl.h"
 #include "exec/lowering_backend.h"
@@ -43,14 +44,23 @@ class Execution {
       : e_(e), s_(s), inputs_(inputs), exclusive_(exclusive), arena_(e.arena_bytes) {}
 
   void run() {
-    for (const ExecStep& step : e_.steps) {
-      if (step.is_group) {
-        run_group_step(e_.groups[step.index]);
+    s_.bindings.resize(e_.max_band);
+    const bool bands = row_bands_on();
+    for (size_t s = 0; s < e_.steps.size();) {
+      const ExecStep& step = e_.steps[s];
+      const size_t end = step.band_end != 0 && bands ? step.band_end : s + 1;
+      if (end > s + 1) {
+        run_band_steps(s, end);
+      } else if (step.is_group) {
+        const GroupStep& g = e_.groups[step.index];
+        run_group(g.program, bind(g, s_.bindings[0]));
       } else {
         run_lower_step(e_.lowers[step.index]);
       }
-      for (uint32_t r = step.release_begin; r < step.release_end; ++r) {
-        s_.slots[e_.releases[r]] = Tensor();
+      for (; s < end; ++s) {
+        for (uint32_t r = e_.steps[s].release_begin; r < e_.steps[s].release_end; ++r) {
+          s_.slots[e_.releases[r]] = Tensor();
+        }
       }
     }
   }
@@ -59,7 +69,8 @@ class Execution {
   const char* input_data(const Place& p);
   Tensor allocate(const OutputPlace& o);
   char* output_data(const OutputPlace& o);
-  void run_group_step(const GroupStep& g);
+  GroupBindings bind(const GroupStep& g, BindingArrays& a);
+  void run_band_steps(size_t first, size_t end);
   void run_lower_step(const LowerStep& l);
 
   const FusedExecutable& e_;
@@ -111,26 +122,41 @@ char* Execution::output_data(const OutputPlace& o) {
   return static_cast<char*>(t.raw_data());
 }
 
-void Execution::run_group_step(const GroupStep& g) {
+// Allocates the group's outputs and points its bindings, held in `a`, at its data.
+GroupBindings Execution::bind(const GroupStep& g, BindingArrays& a) {
   const GroupProgram& p = g.program;
-  s_.inputs.resize(g.inputs.size());
-  for (size_t i = 0; i < g.inputs.size(); ++i) s_.inputs[i] = input_data(g.inputs[i]);
-  s_.outputs.resize(g.outputs.size());
-  for (size_t j = 0; j < g.outputs.size(); ++j) s_.outputs[j] = output_data(g.outputs[j]);
-  s_.scalars.resize(g.scalar_slots.size());
+  a.inputs.resize(g.inputs.size());
+  for (size_t i = 0; i < g.inputs.size(); ++i) a.inputs[i] = input_data(g.inputs[i]);
+  a.outputs.resize(g.outputs.size());
+  for (size_t j = 0; j < g.outputs.size(); ++j) a.outputs[j] = output_data(g.outputs[j]);
+  a.scalars.resize(g.scalar_slots.size());
   for (size_t k = 0; k < g.scalar_slots.size(); ++k) {
-    s_.scalars[k] = s_.slot_scalars[g.scalar_slots[k]];
+    a.scalars[k] = s_.slot_scalars[g.scalar_slots[k]];
   }
   GroupBindings b;
-  b.inputs = s_.inputs.data();
-  b.outputs = s_.outputs.data();
-  b.scalars = s_.scalars.data();
+  b.inputs = a.inputs.data();
+  b.outputs = a.outputs.data();
+  b.scalars = a.scalars.data();
   if (p.has_reduction) {
     b.reduction = output_data(g.reduction);
-    s_.partials.resize(static_cast<size_t>(num_partials(p)));
-    b.partials = s_.partials.data();
+    a.partials.resize(static_cast<size_t>(num_partials(p)));
+    b.partials = a.partials.data();
   }
-  run_group(p, b);
+  return b;
+}
+
+// Steps [first, end), a row band (See Note [Row bands] in row_bands.h): every member is bound
+// (its outputs allocated) before any runs, since blocks interleave them.
+void Execution::run_band_steps(size_t first, size_t end) {
+  static metrics::Counter& bands = metrics::counter("fusion.bands_run");
+  BandMember members[kMaxBandMembers];
+  const size_t count = end - first;
+  for (size_t k = 0; k < count; ++k) {
+    const GroupStep& g = e_.groups[e_.steps[first + k].index];
+    members[k] = BandMember{&g.program, bind(g, s_.bindings[k])};
+  }
+  bands.add();
+  run_band(members, count, e_.steps[first].band_rows, e_.steps[first].band_block);
 }
 
 void Execution::run_lower_step(const LowerStep& l) {

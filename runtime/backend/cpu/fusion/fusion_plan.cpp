@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <optional>
 
+#include "backend/cpu/fusion/row_bands.h"
+
 namespace lazygen::cpu::fusion {
 namespace {
 
@@ -104,6 +106,7 @@ class Planner {
   }
   void visit_pointwise(uint32_t i);
   void visit_reduction(uint32_t i);
+  bool reduce_alone(uint32_t i);
   void visit_lowered(uint32_t i);
   void emit_view(uint32_t i);
   void close(EndReason reason) {
@@ -312,10 +315,45 @@ bool Planner::stores_a_graph_output(const Group& group) const {
                      [&](uint32_t m) { return is_output_[m]; });
 }
 
+// A reduction of a value no group computes, as a group of its own without members (See
+// Budgets::reduce_inputs); false when it cannot be one.
+bool Planner::reduce_alone(uint32_t i) {
+  if (!budgets_.reduce_inputs) return false;
+  const Resolved r = resolve(g_.operands(i)[0]);
+  const NodeKind k = traits(r.base.node).kind;
+  if (k != NodeKind::Input && k != NodeKind::Library) return false;
+  const Shape& in = g_.node(g_.operands(i)[0].node).shape(g_.operands(i)[0].output);
+  // The fold reads the loaded tile as it lies in memory: only an identity read gives it the
+  // elements in order (an expand or a transpose needs a member to gather them first).
+  if (r.layout != nullptr && !is_identity(*r.layout, in.sizes)) return false;
+  const Shape& base = g_.node(r.base.node).shape(r.base.output);
+  if (in.dtype != traits(i).compute || base.dtype != in.dtype) return false;
+  if (fold_layout(traits(i).reduced, in.sizes) != ReduceLayout::Trailing) return false;
+  bool keeps_rows = false;  // else a full reduction, which no band takes
+  for (size_t d = 0; d < in.sizes.size(); ++d) keeps_rows |= !traits(i).reduced[d] && in.sizes[d] > 1;
+  const bool empty = std::find(in.sizes.begin(), in.sizes.end(), 0) != in.sizes.end();
+  if (!keeps_rows || empty) return false;
+  Group group;
+  group.dtype = in.dtype;
+  group.sizes = in.sizes;
+  group.reduction = i;
+  group.end = EndReason::Reduction;
+  Additions add;
+  add_input(group, add, r);
+  group.inputs = std::move(add.inputs);
+  const auto g = static_cast<uint32_t>(plan_.groups.size());
+  plan_.groups.push_back(std::move(group));
+  plan_.group_of[i] = g;
+  computed_in_[i] = g;
+  plan_.schedule.push_back({Step::Kind::Group, g});
+  return true;
+}
+
 void Planner::visit_reduction(uint32_t i) {
   ReduceLayout layout = ReduceLayout::Trailing;
   const uint32_t g = fold_target(i, layout);
   if (g == kNone) {
+    if (reduce_alone(i)) return;
     plan_.traits[i].kind = NodeKind::Library;  // not foldable: the eager kernel runs it
     visit_lowered(i);
     return;
@@ -417,6 +455,7 @@ FusionPlan plan_fusion(const exec::Graph& graph, const Budgets& budgets) {
   Budgets b = budgets;
   b.max_inputs = std::min(b.max_inputs, kMaxGroupInputs);  // the interpreter's fixed arrays
   Planner(graph, b, plan).run();
+  plan.bands = find_bands(graph, plan);
   return plan;
 }
 

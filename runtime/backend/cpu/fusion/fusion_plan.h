@@ -70,6 +70,10 @@ struct Budgets {
   int max_nodes = 256;  // pointwise members, recomputed ones included
   int max_inputs = kMaxGroupInputs;
   int max_scalars = 256;
+  // A foldable reduction of a value no group computes (a graph input, a library op's output)
+  // becomes a group of its own with no members, so that it can join a row band (See Note [Row
+  // bands]); otherwise the eager kernel runs it.
+  bool reduce_inputs = true;
 };
 
 enum class EndReason : uint8_t {
@@ -121,6 +125,14 @@ enum class Materialization : uint8_t {
   Tensor,  // a tensor: a graph output, or read by a lowered step
 };
 
+// Consecutive schedule steps, all groups, that run row block by row block (See Note [Row bands]).
+struct Band {
+  uint32_t first = 0;  // schedule positions [first, last]
+  uint32_t last = 0;
+  int64_t rows = 0;            // every member's iteration splits into `rows` equal row ranges
+  int64_t rows_per_block = 0;  // rows a thread runs through every member before the next block
+};
+
 struct FusionPlan {
   std::vector<NodeTraits> traits;        // per node
   std::vector<uint32_t> group_of;        // per node: owning group, kNone if none
@@ -128,6 +140,7 @@ struct FusionPlan {
   std::vector<GroupInput> resolved;      // per node: for a view with an index map, base and layout
   std::vector<Group> groups;
   std::vector<Step> schedule;
+  std::vector<Band> bands;  // in schedule order, disjoint
 };
 
 FusionPlan plan_fusion(const exec::Graph& graph, const Budgets& budgets = {});
@@ -142,7 +155,8 @@ bool folds_as(const std::vector<bool>& reduced, const std::vector<int64_t>& size
 std::string dump_plan(const exec::Graph& graph, const FusionPlan& plan);
 
 // Adds a plan's statistics to the metrics: fusion.groups, fusion.group_nodes,
-// fusion.recomputed, fusion.lowered_steps, fusion.late_folds and fusion.end.<reason> per group.
+// fusion.recomputed, fusion.lowered_steps, fusion.late_folds, fusion.end.<reason> per group and
+// fusion.bands (row bands).
 void record_plan_metrics(const FusionPlan& plan);
 
 }  // namespace lazygen::cpu::fusion

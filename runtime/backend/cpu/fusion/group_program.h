@@ -27,8 +27,8 @@
 // [Register chains]) prefetches per strip instead, and streams a dead output straight from its
 // registers; an AOT kernel runs in kAotChunk-element chunks, each after the prefetch of its
 // chunk of the next tile: bunched at the start of the tile, the prefetches of a single pass
-// stalled it (session 7: chains 1.14x the per-op path with bunched prefetches, 1.74x spread).
-// Tile length: on Cooper Lake (session 3, 16-byte streams) 1K-element tiles gained 10% over 2K:
+// stalled it (chains ran 1.14x the per-op path with bunched prefetches, 1.74x spread).
+// Tile length: on Cooper Lake (16-byte streams) 1K-element tiles gained 10% over 2K:
 // with less of L1 taken by registers, the streaming lines stay in it. On Zen 4 with 32-byte
 // streams (See Note [Stream store width]) the op list gains from 2K instead, its per-op calls
 // amortized over twice the elements (chain_16m/interp, tiles rotated in one process, median

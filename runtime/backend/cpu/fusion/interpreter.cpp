@@ -2,11 +2,13 @@
 #include "backend/cpu/fusion/interpreter.h"
 
 #include <algorithm>
+#include <atomic>
 #include <limits>
 #include <stdexcept>
 #include <type_traits>
 
 #include "backend/cpu/fusion/tile_runner.h"
+#include "backend/cpu/vector_clones.h"
 #include "lazygen/kernels/pointwise_math.h"
 
 namespace lazygen::cpu::fusion {
@@ -28,20 +30,36 @@ void run_elementwise(const GroupProgram& p, const GroupBindings& b) {
   });
 }
 
+// The sum of a tile in eight accumulators, so that the loop vectorizes and rounding error grows
+// slowly; every clone adds in the same order.
+template <class Acc, class T>
+inline Acc sum_tile(const T* p, int64_t n) {
+  Acc a[8] = {};
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    for (int k = 0; k < 8; ++k) a[k] += static_cast<Acc>(p[i + k]);
+  }
+  for (; i < n; ++i) a[0] += static_cast<Acc>(p[i]);
+  return ((a[0] + a[1]) + (a[2] + a[3])) + ((a[4] + a[5]) + (a[6] + a[7]));
+}
+
+// Floating tiles widen to double: worth the wider vectors (the baseline converts two at a time).
+LAZYGEN_VECTOR_CLONES double sum_tile_float(const float* p, int64_t n) { return sum_tile<double>(p, n); }
+LAZYGEN_VECTOR_CLONES double sum_tile_double(const double* p, int64_t n) { return sum_tile<double>(p, n); }
+
 template <class T>
 struct SumFold {
   using Acc = std::conditional_t<std::is_floating_point_v<T>, double, int64_t>;
   static Acc init() { return 0; }
   static Acc merge(Acc a, Acc b) { return a + b; }
-  // Eight accumulators, so that the loop vectorizes and rounding error grows slowly.
   static Acc tile(const T* p, int64_t n) {
-    Acc a[8] = {};
-    int64_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-      for (int k = 0; k < 8; ++k) a[k] += static_cast<Acc>(p[i + k]);
+    if constexpr (std::is_same_v<T, float>) {
+      return sum_tile_float(p, n);
+    } else if constexpr (std::is_same_v<T, double>) {
+      return sum_tile_double(p, n);
+    } else {
+      return sum_tile<Acc>(p, n);
     }
-    for (; i < n; ++i) a[0] += static_cast<Acc>(p[i]);
-    return ((a[0] + a[1]) + (a[2] + a[3])) + ((a[4] + a[5]) + (a[6] + a[7]));
   }
   // acc[j] += x[j]: one row of a Leading reduction.
   static void columns(Acc* __restrict acc, const T* __restrict x, int64_t n) {
@@ -101,22 +119,30 @@ void reduce_all(const GroupProgram& p, const GroupBindings& b) {
   *reinterpret_cast<T*>(b.reduction) = finish<F, T>(p, total);
 }
 
+// Outputs [o0, o1) of a Trailing reduction, each over its own run of consecutive elements.
+template <class F, class T>
+void fold_outputs(TileRunner& runner, const GroupProgram& p, const GroupBindings& b, int64_t o0,
+                  int64_t o1) {
+  using Acc = typename F::Acc;
+  const int64_t run = p.reduce_run;
+  T* out = reinterpret_cast<T*>(b.reduction);
+  for (int64_t o = o0; o < o1; ++o) {
+    Acc acc = F::init();
+    runner.run(o * run, (o + 1) * run, [&](const char* x, int64_t n) {
+      acc = F::merge(acc, F::tile(reinterpret_cast<const T*>(x), n));
+    });
+    out[o] = finish<F, T>(p, acc);
+  }
+}
+
 // Several values, each over its own run of consecutive elements; items of whole outputs.
 template <class F, class T>
 void reduce_rows(const GroupProgram& p, const GroupBindings& b) {
-  using Acc = typename F::Acc;
   const int64_t run = p.reduce_run, outputs = p.numel / run;
   const int64_t per_item = std::max<int64_t>(1, kBlock / run);
-  T* out = reinterpret_cast<T*>(b.reduction);
   const int64_t items = (outputs + per_item - 1) / per_item;
   run_items(p, b, items, per_item * run * op_cost(p), [&](TileRunner& runner, int64_t item) {
-    for (int64_t o = item * per_item; o < std::min(outputs, (item + 1) * per_item); ++o) {
-      Acc acc = F::init();
-      runner.run(o * run, (o + 1) * run, [&](const char* x, int64_t n) {
-        acc = F::merge(acc, F::tile(reinterpret_cast<const T*>(x), n));
-      });
-      out[o] = finish<F, T>(p, acc);
-    }
+    fold_outputs<F, T>(runner, p, b, item * per_item, std::min(outputs, (item + 1) * per_item));
   });
 }
 
@@ -224,7 +250,66 @@ void run_reduction(const GroupProgram& p, const GroupBindings& b) {
   throw std::logic_error("fusion: a bool group cannot reduce");
 }
 
+template <class T>
+void fold_outputs_typed(TileRunner& runner, const GroupProgram& p, const GroupBindings& b,
+                        int64_t o0, int64_t o1) {
+  if (p.reduce_op == ReduceOp::Amax) {
+    fold_outputs<MaxFold<T>, T>(runner, p, b, o0, o1);
+  } else {
+    fold_outputs<SumFold<T>, T>(runner, p, b, o0, o1);
+  }
+}
+
+// Rows [r0, r1) of a band member (See run_band) on the calling thread.
+void run_rows(const BandMember& m, int64_t rows, int64_t r0, int64_t r1) {
+  const GroupProgram& p = *m.program;
+  TileRunner runner(p, m.bindings);
+  if (!p.has_reduction) {
+    const int64_t per_row = p.numel / rows;
+    runner.run(r0 * per_row, r1 * per_row, [](const char*, int64_t) {});
+    return;
+  }
+  const int64_t per_row = p.numel / p.reduce_run / rows;  // outputs
+  const int64_t o0 = r0 * per_row, o1 = r1 * per_row;
+  switch (p.dtype) {
+    case DType::Float32:
+      return fold_outputs_typed<float>(runner, p, m.bindings, o0, o1);
+    case DType::Float64:
+      return fold_outputs_typed<double>(runner, p, m.bindings, o0, o1);
+    case DType::Int64:
+      return fold_outputs_typed<int64_t>(runner, p, m.bindings, o0, o1);
+    case DType::Int32:
+      return fold_outputs_typed<int32_t>(runner, p, m.bindings, o0, o1);
+    case DType::Bool:
+      break;
+  }
+  throw std::logic_error("fusion: a bool group cannot reduce");
+}
+
 }  // namespace
+
+void run_band(const BandMember* members, size_t count, int64_t rows, int64_t rows_per_block) {
+  const int64_t blocks = (rows + rows_per_block - 1) / rows_per_block;
+  auto run_block = [&](int64_t block) {
+    const int64_t r0 = block * rows_per_block, r1 = std::min(rows, r0 + rows_per_block);
+    for (size_t k = 0; k < count; ++k) run_rows(members[k], rows, r0, r1);
+  };
+  auto fence = [&] {
+    for (size_t k = 0; k < count; ++k) fence_streams(*members[k].program);
+  };
+  if (num_threads() == 1 || blocks < 2) {
+    for (int64_t block = 0; block < blocks; ++block) run_block(block);
+    fence();
+    return;
+  }
+  std::atomic<int64_t> next{0};  // as run_items: a delayed thread takes fewer blocks
+  parallel_for(0, num_threads(), 1, [&](int64_t, int64_t) {
+    for (int64_t block; (block = next.fetch_add(1, std::memory_order_relaxed)) < blocks;) {
+      run_block(block);
+    }
+    fence();
+  });
+}
 
 int64_t num_partials(const GroupProgram& p) {
   if (!p.has_reduction) return 0;

@@ -57,4 +57,16 @@ int64_t num_partials(const GroupProgram& program);
 
 void run_group(const GroupProgram& program, const GroupBindings& bindings);
 
+// A group of a row band (See Note [Row bands] in row_bands.h) with its bindings.
+struct BandMember {
+  const GroupProgram* program = nullptr;
+  GroupBindings bindings;
+};
+
+// Runs `count` groups as one band of `rows` rows: threads take blocks of `rows_per_block` rows
+// and run every member over a block, in order, before taking the next. REQUIRES: each member's
+// iteration splits into `rows` equal ranges, and a reducing member folds whole outputs per row
+// (Trailing, not full).
+void run_band(const BandMember* members, size_t count, int64_t rows, int64_t rows_per_block);
+
 }  // namespace lazygen::cpu::fusion

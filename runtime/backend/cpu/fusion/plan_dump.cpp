@@ -82,8 +82,17 @@ std::string dump_plan(const exec::Graph& graph, const FusionPlan& plan) {
   os << "fusion plan: " << plan.groups.size() << " groups, "
      << std::count_if(plan.schedule.begin(), plan.schedule.end(),
                       [](const Step& s) { return s.kind == Step::Kind::Lower; })
-     << " lowered steps\n";
-  for (const Step& step : plan.schedule) {
+     << " lowered steps";
+  if (!plan.bands.empty()) os << ", " << plan.bands.size() << " row bands";
+  os << "\n";
+  auto band = plan.bands.begin();
+  for (uint32_t s = 0; s < plan.schedule.size(); ++s) {
+    const Step& step = plan.schedule[s];
+    if (band != plan.bands.end() && band->first == s) {
+      os << "row band: the next " << band->last - band->first + 1 << " groups over " << band->rows
+         << " rows, " << band->rows_per_block << " rows per block\n";
+      ++band;
+    }
     if (step.kind == Step::Kind::Group) {
       dump_group(os, graph, plan, step.index);
     } else {
@@ -116,6 +125,8 @@ void record_plan_metrics(const FusionPlan& plan) {
   for (const Step& s : plan.schedule) {
     if (s.kind == Step::Kind::Lower) lowered.add();
   }
+  static metrics::Counter& bands = metrics::counter("fusion.bands");
+  bands.add(static_cast<int64_t>(plan.bands.size()));
 }
 
 }  // namespace lazygen::cpu::fusion

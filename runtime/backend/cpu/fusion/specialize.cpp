@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "backend/cpu/fusion/row_bands.h"
+
 namespace lazygen::cpu::fusion {
 namespace {
 
@@ -51,7 +53,7 @@ class Rebinder {
   }
 
   bool rebind_group(Group& group) {
-    if (group.members.empty()) return false;
+    if (group.members.empty()) return rebind_lone_reduction(group);
     group.sizes = g_.node(group.members.front()).shape(0).sizes;
     group.inputs.clear();
     std::vector<uint32_t> computed;  // members so far
@@ -67,6 +69,16 @@ class Rebinder {
     }
     if (group.inputs.size() > static_cast<size_t>(kMaxGroupInputs)) return false;
     if (group.reduction == kNone) return true;
+    return folds_as(plan_.traits[group.reduction].reduced, group.sizes, group.reduce_layout);
+  }
+
+  // A group that only reduces a value no group computes (Budgets::reduce_inputs).
+  bool rebind_lone_reduction(Group& group) {
+    if (group.reduction == kNone) return false;
+    const exec::ValueRef v = g_.operands(group.reduction)[0];
+    group.sizes = shape_of(v).sizes;
+    group.inputs = {resolve(v)};
+    if (!is_identity(group.inputs[0].layout, group.sizes)) return false;  // as the planner requires
     return folds_as(plan_.traits[group.reduction].reduced, group.sizes, group.reduce_layout);
   }
 
@@ -112,6 +124,7 @@ bool SizeClasses::admits(const exec::Graph& graph) const {
 std::optional<FusionPlan> rebind_plan(const FusionPlan& plan, const exec::Graph& graph) {
   FusionPlan rebound = plan;
   if (!Rebinder(graph, rebound).run()) return std::nullopt;
+  rebound.bands = find_bands(graph, rebound);  // row counts and block sizes follow the sizes
   return rebound;
 }
 

@@ -11,6 +11,8 @@
 // or 1 (contiguous). `out` may alias an input (tile temporaries are reused).
 #pragma once
 
+#include <algorithm>
+
 #include <array>
 #include <cstdint>
 #include <utility>
@@ -69,8 +71,13 @@ const PointwiseInfo* pointwise_info(ir::OpKind kind);
 #define LAZYGEN_TILE_CLONES
 #endif
 
+// Elements per chunk of a tile with broadcast (stride-0) inputs.
+inline constexpr int64_t kSplatChunk = 64;
+
 // tile_fn<Fn, T>: the tile kernel of functor Fn in compute type T. Contiguous inputs take a loop
-// the compiler vectorizes; any stride-0 input takes the general loop.
+// the compiler vectorizes; with stride-0 inputs the tile runs in chunks of kSplatChunk elements,
+// each such input read from a stack buffer holding its value kSplatChunk times, so that the same
+// contiguous loop serves (a loop indexing in[k][i * stride] does not vectorize).
 template <class Fn, class T, size_t... I, size_t... S>
 LAZYGEN_TILE_CLONES void tile_loop(const TileArgs& a, std::index_sequence<I...>, std::index_sequence<S...>) {
   T* out = static_cast<T*>(a.out);
@@ -80,8 +87,15 @@ LAZYGEN_TILE_CLONES void tile_loop(const TileArgs& a, std::index_sequence<I...>,
   Fn fn;
   if (contiguous) {
     for (int64_t i = 0; i < a.n; ++i) out[i] = static_cast<T>(fn.template operator()<T>(in[I][i]..., scalars[S]...));
-  } else {
-    for (int64_t i = 0; i < a.n; ++i) out[i] = static_cast<T>(fn.template operator()<T>(in[I][i * a.stride[I]]..., scalars[S]...));
+    return;
+  }
+  alignas(64) T splat[sizeof...(I) + 1][kSplatChunk];
+  ((a.stride[I] == 0 ? (void)std::fill_n(splat[I], kSplatChunk, in[I][0]) : (void)0), ...);
+  for (int64_t c = 0; c < a.n; c += kSplatChunk) {
+    const int64_t m = std::min(kSplatChunk, a.n - c);
+    [[maybe_unused]] const T* p[sizeof...(I) + 1] = {(a.stride[I] == 0 ? splat[I] : in[I] + c)..., nullptr};
+    T* o = out + c;
+    for (int64_t i = 0; i < m; ++i) o[i] = static_cast<T>(fn.template operator()<T>(p[I][i]..., scalars[S]...));
   }
 }
 

@@ -12,6 +12,15 @@
 namespace lazygen::cpu::fusion {
 namespace {
 
+// `n` copies of the element at `value` (a bit pattern of U's size) into `out`.
+template <class U>
+void splat_fill(char* out, const char* value, int64_t n) {
+  U bits;
+  std::memcpy(&bits, value, sizeof bits);
+  U* o = reinterpret_cast<U*>(out);
+  for (int64_t i = 0; i < n; ++i) o[i] = bits;
+}
+
 // Per-thread scratch memory, 64-byte aligned; grows, never shrinks.
 class Scratch {
  public:
@@ -177,8 +186,17 @@ const void* TileRunner::chain_operand(uint16_t location, int64_t& stride, size_t
   stride = stride_[location];
   if (stride == 1) return ptr_[location];
   char* buffer = splats_ + splat++ * static_cast<size_t>(strip_) * t_size_;
-  for (int64_t i = 0; i < strip_; ++i)
-    std::memcpy(buffer + i * static_cast<int64_t>(t_size_), ptr_[location], t_size_);
+  switch (t_size_) {  // typed fills: a memcpy of t_size_ bytes per element is a libc call each
+    case 8:
+      splat_fill<uint64_t>(buffer, ptr_[location], strip_);
+      break;
+    case 4:
+      splat_fill<uint32_t>(buffer, ptr_[location], strip_);
+      break;
+    default:
+      for (int64_t i = 0; i < strip_; ++i)
+        std::memcpy(buffer + i * static_cast<int64_t>(t_size_), ptr_[location], t_size_);
+  }
   return buffer;
 }
 

@@ -1,0 +1,178 @@
+// Row bands (See Note [Row bands] in backend/cpu/fusion/row_bands.h): which groups the planner
+// bands together and over how many rows, and that a band computes bit for bit what its groups
+// compute one after the other.
+#include "backend/cpu/fusion/row_bands.h"
+
+#include <gtest/gtest.h>
+
+#include "backend/cpu/thread_pool.h"
+#include "fusion_test_util.h"
+#include "lazygen/composite.h"
+#include "lazygen/metrics.h"
+
+namespace lazygen::cpu::fusion {
+namespace {
+
+using lazygen::testing::bitwise_equal;
+using lazygen::testing::graph_of;
+using Dims = std::vector<int64_t>;
+
+class RowBandsTest : public lazygen::testing::FusionTest {
+ protected:
+  void TearDown() override {
+    set_row_bands_enabled(true);
+    FusionTest::TearDown();
+  }
+  FusionPlan plan(const std::vector<Tensor>& outs) {
+    graph_ = std::make_unique<exec::Graph>(graph_of(outs));
+    return plan_fusion(*graph_);
+  }
+  std::string dump(const std::vector<Tensor>& outs) {
+    const FusionPlan p = plan(outs);
+    return dump_plan(*graph_, p);
+  }
+  // `program` on lazy copies of `inputs` with bands on, then off: the same bits, and on uses a band.
+  void expect_bands_change_no_bit(const lazygen::testing::Program& program,
+                                  const std::vector<Tensor>& inputs) {
+    const std::vector<Tensor> lazy = lazygen::testing::to_lazy(inputs);
+    metrics::reset();
+    const std::vector<Tensor> banded = program(lazy);
+    sync(banded);
+    wait_device_ops();  // sync launches; the counter is bumped when the band runs
+    EXPECT_GE(metrics::counter_value("fusion.bands_run"), 1);
+    set_row_bands_enabled(false);
+    const std::vector<Tensor> plain = program(lazy);
+    sync(plain);
+    set_row_bands_enabled(true);
+    const std::vector<Tensor> eager = program(inputs);
+    ASSERT_EQ(banded.size(), plain.size());
+    for (size_t k = 0; k < banded.size(); ++k) {
+      EXPECT_TRUE(bitwise_equal(banded[k], plain[k])) << "output " << k;
+      EXPECT_TRUE(lazygen::testing::close_to(banded[k], eager[k], 1e-5)) << "output " << k;
+    }
+    mark_step();
+  }
+  std::unique_ptr<exec::Graph> graph_;
+};
+
+Tensor norm(const Tensor& x, const Tensor& w, const Tensor& b) {
+  return layer_norm(x, {x.size(-1)}, w, b);
+}
+
+// The example: layer_norm's forward reads x once per row block, not three times.
+TEST_F(RowBandsTest, LayerNormPlansAsOneBandOfFourGroupsAndNoLoweredStep) {
+  Tensor x = randn({4096, 1024}).to(kLazy), w = randn({1024}).to(kLazy), b = randn({1024}).to(kLazy);
+  const FusionPlan p = plan({norm(x, w, b)});
+  ASSERT_EQ(p.groups.size(), 4u);
+  EXPECT_EQ(p.schedule.size(), 4u);  // the mean of x is a group too: no lowered step
+  ASSERT_EQ(p.bands.size(), 1u);
+  EXPECT_EQ(p.bands[0].first, 0u);
+  EXPECT_EQ(p.bands[0].last, 3u);
+  EXPECT_EQ(p.bands[0].rows, 4096);
+  EXPECT_EQ(p.bands[0].rows_per_block, kBandBlockBytes / (1024 * 4));
+  EXPECT_NE(dump_plan(*graph_, p).find("row band: the next 4 groups over 4096 rows"), std::string::npos)
+      << dump_plan(*graph_, p);
+}
+
+// Backward: the statistics and the input gradient band together; the weight gradient's sum
+// over rows (a Leading reduction) mixes rows and runs after the band.
+TEST_F(RowBandsTest, LayerNormBackwardBandsEverythingButTheSumsOverRows) {
+  Tensor x = randn({2048, 512}).to(kLazy), w = randn({512}).to(kLazy), b = randn({512}).to(kLazy);
+  Tensor g = randn({2048, 512}).to(kLazy);
+  auto [y, mean, rstd] = native_layer_norm(x, {512}, w, b, 1e-5);
+  auto [gx, gw, gb] = native_layer_norm_backward(g, x, {512}, mean, rstd, w, b, {true, true, true});
+  const FusionPlan p = plan({gx, gw, gb});
+  ASSERT_EQ(p.bands.size(), 1u) << dump_plan(*graph_, p);
+  EXPECT_EQ(p.bands[0].first, 0u);
+  EXPECT_EQ(p.bands[0].rows, 2048);
+  for (uint32_t s = p.bands[0].first; s <= p.bands[0].last; ++s) {
+    ASSERT_EQ(p.schedule[s].kind, Step::Kind::Group);
+    EXPECT_NE(p.groups[p.schedule[s].index].reduce_layout, ReduceLayout::Leading);
+  }
+  EXPECT_GE(p.bands[0].last - p.bands[0].first + 1, 4u) << dump_plan(*graph_, p);
+}
+
+TEST_F(RowBandsTest, LayerNormForwardAndBackwardGiveTheSameBitsWithBandsOnAndOff) {
+  // Rows that leave a short last block, a leading dim folded into the rows, one thread and two.
+  const int threads = num_threads();
+  for (const std::vector<int64_t>& sizes : {std::vector<int64_t>{1000, 700}, {3, 333, 777}}) {
+    set_num_threads(sizes.size() == 2 ? 1 : 2);
+    const int64_t n = sizes.back();
+    const std::vector<Tensor> in = {randn(sizes), randn({n}), randn({n}), randn(sizes)};
+    expect_bands_change_no_bit(
+        [&](const std::vector<Tensor>& t) {
+          auto [y, mean, rstd] = native_layer_norm(t[0], {n}, t[1], t[2], 1e-5);
+          auto [gx, gw, gb] =
+              native_layer_norm_backward(t[3], t[0], {n}, mean, rstd, t[1], t[2], {true, true, true});
+          return std::vector<Tensor>{y, gx, gw, gb};
+        },
+        in);
+  }
+  set_num_threads(threads);
+}
+
+// A member that reads a band value through a reordering view (here a transpose) would read
+// other rows than the block's: the band stops before it.
+TEST_F(RowBandsTest, AReadOfOtherRowsEndsTheBand) {
+  const Tensor cpu_x = randn({1024, 1024});
+  auto program = [](const std::vector<Tensor>& t) {
+    const Tensor centered = t[0] - mean(t[0], Dims{1}, true);
+    return std::vector<Tensor>{centered.transpose(0, 1) * 2.0 + centered};
+  };
+  const std::vector<Tensor> outs = program({cpu_x.to(kLazy)});
+  const FusionPlan p = plan(outs);
+  ASSERT_EQ(p.bands.size(), 1u) << dump_plan(*graph_, p);
+  EXPECT_EQ(p.bands[0].last, 1u) << dump_plan(*graph_, p);  // the mean and the centering
+  ASSERT_GE(p.schedule.size(), 3u);
+  mark_step();
+  expect_bands_change_no_bit(program, {cpu_x});
+}
+
+TEST_F(RowBandsTest, SmallDataAndLeadingReductionsFormNoBand) {
+  Tensor small = randn({64, 64}).to(kLazy), w = randn({64}).to(kLazy), b = randn({64}).to(kLazy);
+  EXPECT_TRUE(plan({norm(small, w, b)}).bands.empty());
+  mark_step();
+  Tensor x = randn({2048, 512}).to(kLazy);
+  const Tensor colsum = sum(x * 2.0, Dims{0});  // mixes rows
+  const FusionPlan p = plan({colsum, (x - mean(x, Dims{1}, true)) * 3.0});
+  for (const Band& band : p.bands) {
+    for (uint32_t s = band.first; s <= band.last; ++s) {
+      EXPECT_NE(p.groups[p.schedule[s].index].reduce_layout, ReduceLayout::Leading);
+    }
+  }
+}
+
+// A new size specializes the plan (See Note [Specializing a fusion plan]); the band follows the
+// new row count.
+TEST_F(RowBandsTest, ANewRowCountSpecializesWithTheBandResized) {
+  const Tensor w = randn({768}), b = randn({768});
+  const Tensor lw = w.to(kLazy), lb = b.to(kLazy);
+  for (int64_t rows : {2048, 1536}) {
+    const Tensor x = randn({rows, 768});
+    metrics::reset();
+    Tensor y = norm(x.to(kLazy), lw, lb);
+    sync({y});
+    wait_device_ops();
+    EXPECT_EQ(metrics::counter_value("fusion.bands_run"), 1) << rows;
+    EXPECT_TRUE(lazygen::testing::close_to(y, norm(x, w, b), 1e-5)) << rows;
+    if (rows == 1536) {
+      EXPECT_EQ(metrics::counter_value("computation_cache.specialize"), 1);
+    }
+    mark_step();
+  }
+}
+
+TEST_F(RowBandsTest, ALoneReductionOfAnInputIsAGroupThatMatchesEager) {
+  Tensor x = randn({512, 300});
+  const Tensor lx = x.to(kLazy);
+  const FusionPlan p = plan({amax(lx, Dims{1}), sum(lx, Dims{1})});
+  EXPECT_EQ(p.groups.size(), 2u) << dump_plan(*graph_, p);
+  for (const Group& g : p.groups) EXPECT_TRUE(g.members.empty());
+  mark_step();
+  lazygen::testing::expect_fused_matches_eager(
+      [](const std::vector<Tensor>& t) { return std::vector<Tensor>{amax(t[0], Dims{1}), sum(t[0], Dims{1})}; },
+      {x}, 1e-6);
+}
+
+}  // namespace
+}  // namespace lazygen::cpu::fusion
