@@ -1,4 +1,4 @@
-# User-facing build options. Each one is documented in README.md ("Build options").
+# User-facing build options. Each one is documented in docs/build.md ("Build options").
 set(CMAKE_CXX_STANDARD 20)
 set(CMAKE_CXX_STANDARD_REQUIRED ON)
 set(CMAKE_CXX_EXTENSIONS OFF)

@@ -14,7 +14,7 @@
 // that had no AOT kernel (train_cnn.manifest lists those of the tests' runs; See lazygen/aot.h).
 // --steps N stops after N training steps (a short run; the test accuracy is then measured on
 // the first 1000 test images). --device cuda trains eagerly on the GPU; LAZYGEN_LAZY_BACKEND=cuda
-// runs the lazy device's graphs there (README, "CUDA tensors"); argmax has no CUDA kernel, so on
+// runs the lazy device's graphs there (docs/cuda.md, "CUDA tensors"); argmax has no CUDA kernel, so on
 // either the test accuracy takes it on the cpu.
 // --distributed trains data-parallel over the processes mpirun starts (lazygen/distributed.h):
 // each step's global batch of --batch images is split over the ranks (the last, short batch

@@ -1,5 +1,5 @@
 """Data-parallel scaling of the tutorial CNN's training step on this machine, and the all-reduce
-it costs, in one run (docs/distributed.md quotes the output).
+it costs, in one run (docs/performance.md quotes the output).
 
     /usr/bin/python3 bench/distributed/scaling.py [--reps 3] [--steps 150]
 

@@ -1,5 +1,5 @@
 // An ops.yaml entry: a native-function schema plus the lazygen keys that say what is generated
-// and what is hand-written (the contract is explicit, never guessed; see README.md "ops.yaml").
+// and what is hand-written (the contract is explicit, never guessed; see docs/ops-yaml.md).
 //
 //   - func: add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
 //     variants: function, method

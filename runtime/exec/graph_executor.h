@@ -75,8 +75,9 @@ class GraphExecutor {
   GraphExecutor& operator=(const GraphExecutor&) = delete;
 
   // The process-wide executor behind mark_step(), item(), cpu() and printing. Its backend is
-  // cpu-lowering; its cache capacity LAZYGEN_COMPUTATION_CACHE_SIZE and
-  // LAZYGEN_COMPUTATION_CACHE_BYTES, else kDefaultCacheCapacity and kDefaultCacheBytes.
+  // cpu-fused (cpu-lowering with fusion off); its cache capacity
+  // LAZYGEN_COMPUTATION_CACHE_SIZE and LAZYGEN_COMPUTATION_CACHE_BYTES, else
+  // kDefaultCacheCapacity and kDefaultCacheBytes.
   static GraphExecutor& global();
 
   // Installs a backend and empties the computation cache.

@@ -173,7 +173,7 @@ def test_convolutions_of_every_dtype_answer_as_pytorch_does(dev, dtype):
         except RuntimeError as e:
             return e
     expected, got = conv("cpu"), conv(dev)
-    if dtype == torch.int32:  # PyTorch 1.13's dilated kernel lacks int32 (README: deliberate)
+    if dtype == torch.int32:  # PyTorch 1.13's dilated kernel lacks int32 (docs/pytorch-device.md: deliberate)
         assert "not implemented for 'Int'" in str(expected)
         x, w, b = x.long(), w.long(), b.long()
         expected = conv("cpu").int()

@@ -1,7 +1,7 @@
 // The CUDA device as a program sees it: whether there is one, why not, and its memory.
 //
 // Tensors move to a GPU with `t.to(Device("cuda"))` (or `Device("cuda:1")`) and back with
-// `t.cpu()`; pointwise ops, mm/addmm/bmm and sum/mean run on the device (see README.md, "CUDA
+// `t.cpu()`; pointwise ops, mm/addmm/bmm and sum/mean run on the device (see docs/cuda.md, "CUDA
 // tensors"). Defined by the lazygen_cuda library: runtime/backend/cuda/ when lazygen is built
 // with the CUDA toolkit, runtime/backend/no_cuda/ (no device, ever) otherwise.
 // Thread safety: all functions may be called concurrently.

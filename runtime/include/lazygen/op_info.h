@@ -11,7 +11,7 @@
 // trailing arguments are not filled in: pass `info.args[i].default_value` where wanted.
 //
 // Each record also carries what ops.yaml says about the op's inputs for testing (`domain:`,
-// `samples:`; see README.md, "ops.yaml"): the consistency suite (tests/runtime/consistency) and
+// `samples:`; see docs/ops-yaml.md): the consistency suite (tests/runtime/consistency) and
 // debugging tools build inputs from them. Thread safety: the table is immutable after its first
 // use; calls are as thread-safe as the ops they run.
 #pragma once

@@ -3,7 +3,7 @@
 // flips, byte and dictionary-token insertions, deletions, duplications, splices of two entries;
 // std::mt19937_64 with a fixed seed) until a count or a time limit is reached. There is no
 // coverage feedback: this is a smoke test that the contract holds on the seeds and their near
-// neighbours, not a fuzzing campaign (see README.md, "Fuzzing").
+// neighbours, not a fuzzing campaign (see docs/build.md, "Fuzzing").
 //
 //   <target>_fuzz_smoke [--iterations=N] [--max-seconds=S] [--seed=N] [--max-len=N]
 //                       [--dict=FILE] PATH...

@@ -125,7 +125,7 @@ class CaseBuilder {
   [[noreturn]] void need_samples(const std::string& why) const {
     throw std::runtime_error(
         std::string(op_.name) + ": " + why +
-        "; add `samples:` to its ops.yaml entry (see README.md, \"ops.yaml\")");
+        "; add `samples:` to its ops.yaml entry (see docs/ops-yaml.md)");
   }
 
   // A tensor of `sizes` for argument `arg`; its dtype is fixed by a bool/index domain or else

@@ -38,7 +38,7 @@ TEST(OpInputs, ACustomOpWithoutSamplesAsksForThem) {
   OpInfo op = record(ShapeKind::Custom, {{.name = "self", .kind = ArgKind::Tensor}});
   EXPECT_EQ(error_of(op),
             "my_op: its inputs cannot be generated for `shape: custom`; add `samples:` to its "
-            "ops.yaml entry (see README.md, \"ops.yaml\")");
+            "ops.yaml entry (see docs/ops-yaml.md)");
   op.samples.push_back(Sample{{{"self", TensorSample{{2, 3}}}}});
   std::vector<OpCase> cases = make_cases(op, {DType::Float32}, true);
   ASSERT_EQ(cases.size(), 2u);  // as listed, and non-contiguous
@@ -50,7 +50,7 @@ TEST(OpInputs, AnArgumentWithNoRuleAsksForSamples) {
                                        {.name = "n", .kind = ArgKind::Int}});
   EXPECT_EQ(error_of(op),
             "my_op: argument 'n' has no default and no generated value; add `samples:` to its "
-            "ops.yaml entry (see README.md, \"ops.yaml\")");
+            "ops.yaml entry (see docs/ops-yaml.md)");
 }
 
 TEST(OpInputs, BroadcastCasesCycleShapesAndGiveInPlaceSelfTheResultShape) {

@@ -1,7 +1,7 @@
 // Eight threads tracing and stepping on the lazy device at once, each its own graphs: every
 // thread's results equal its eager twin, mark_step on one thread never syncs or ends another's
 // trace, and the shared parts (computation cache, allocator, thread pool, metrics) stay
-// consistent. Run under ThreadSanitizer too (See README, "Sanitizers").
+// consistent. Run under ThreadSanitizer too (See docs/build.md, "Sanitizers").
 #include <gtest/gtest.h>
 
 #include <atomic>
