@@ -7,6 +7,8 @@
 #   lib/liblazygen_runtime.a, include/ the runtime prebuilt with lazygen's own ops (lazygen::runtime)
 #   lib/liblazygen_cuda*.a             cuda tensors and the CUDA lazy backend (lazygen::cuda; the
 #                                     no-device stand-in when built without CUDA)
+#   lib/liblazygen_distributed.a       data-parallel training (lazygen::distributed; its MPI engine
+#                                     when built with MPI, then the config finds MPI too)
 #   lib/cmake/lazygen/                find_package(lazygen) config + LazygenGenerate.cmake
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
@@ -41,7 +43,22 @@ install(DIRECTORY runtime/include/ generated/include/ DESTINATION ${CMAKE_INSTAL
 # Internal headers the public ones and generated code include ("core/...", "exec/...").
 install(DIRECTORY runtime/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
         FILES_MATCHING PATTERN "*.h" PATTERN "include" EXCLUDE)
-set(_lazygen_exported lazygen_runtime lazygen_blas lazygen_cuda)
+# The documented targets keep one name in-tree (their ALIAS) and installed (EXPORT_NAME under the
+# lazygen:: namespace): lazygen::runtime, lazygen::cuda and lazygen::distributed. The others are
+# exported only as what those link.
+set(_lazygen_documented runtime cuda)
+if(TARGET lazygen_distributed)
+  list(APPEND _lazygen_documented distributed)
+endif()
+set(_lazygen_exported lazygen_blas)
+foreach(_name IN LISTS _lazygen_documented)
+  set_target_properties(lazygen_${_name} PROPERTIES EXPORT_NAME ${_name})
+  if(NOT TARGET lazygen::${_name})
+    message(FATAL_ERROR "lazygen_${_name} has no ALIAS lazygen::${_name} (documented in "
+                        "cmake/lazygenConfig.cmake.in and README.md)")
+  endif()
+  list(APPEND _lazygen_exported lazygen_${_name})
+endforeach()
 if(LAZYGEN_HAVE_CUDA)
   list(APPEND _lazygen_exported lazygen_cuda_jit lazygen_cuda_kernels lazygen_cuda_text)
 endif()

@@ -1,9 +1,14 @@
 #!/usr/bin/env bash
-# Builds tests/downstream both ways a user would and runs its demo:
+# Builds tests/downstream the three ways a user would and runs its demos:
 #   1. add_subdirectory(lazygen) from the source tree
 #   2. find_package(lazygen) after `cmake --install` of the build under test (with its CUDA part,
-#      downstream_cuda_demo, when that build has CUDA); and, when that build has the PyTorch
-#      device, the installed lazygen_torch package imported and used by <python>
+#      downstream_cuda_demo's CUDA kernels, when that build has CUDA); and, when that build has the
+#      PyTorch device, the installed lazygen_torch package imported and used by <python>
+#   3. vendored: lazygen_generate writes my_runtime's generated sources once into a scratch copy of
+#      the project's tree; a fresh build of that copy, configured with LAZYGEN_EXECUTABLE=/bin/false,
+#      must build and run without lazygen; then its my_runtime_generated_in_sync test (lazygen
+#      --check) passes, fails once a vendored file is edited, and passes after my_runtime_generate
+# Modes 1 and 2 link lazygen::runtime, lazygen::cuda and lazygen::distributed by those names.
 # usage: run_downstream.sh <lazygen source dir> <lazygen build dir> <scratch dir> [<python>]
 set -euo pipefail
 src=$1 build=$2 scratch=$3 python=${4:-}
@@ -13,19 +18,36 @@ launcher=()
 if command -v ccache >/dev/null; then
   launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CUDA_COMPILER_LAUNCHER=ccache)
 fi
+demos=(downstream_demo downstream_runtime_demo downstream_distributed_demo downstream_cuda_demo)
+# run_demos <build dir>: every demo that was built there.
+run_demos() {
+  for demo in "${demos[@]}"; do
+    if [[ -x "$1/$demo" ]]; then "$1/$demo"; fi
+  done
+}
+# quietly <log> <command...>: the command's output goes to <log>, shown when it fails.
+quietly() {
+  local log=$1; shift
+  "$@" >"$log" 2>&1 || { cat "$log"; echo "failed: $*" >&2; return 1; }
+}
 
 echo "== downstream via add_subdirectory(lazygen)"
-cmake -S "$src/tests/downstream" -B "$scratch/subdir" "${gen[@]}" "${launcher[@]}" -DLAZYGEN_SOURCE_DIR="$src" >/dev/null
-cmake --build "$scratch/subdir" -j "$(nproc)" --target downstream_demo
-"$scratch/subdir/downstream_demo"
+start=$SECONDS
+quietly "$scratch/subdir.log" cmake -S "$src/tests/downstream" -B "$scratch/subdir" "${gen[@]}" "${launcher[@]}" \
+  -DLAZYGEN_SOURCE_DIR="$src"
+# Not `all`: that would build every part of lazygen (the PyTorch device too).
+cmake --build "$scratch/subdir" -j "$(nproc)" --target "${demos[@]}"
+run_demos "$scratch/subdir"
+echo "   ($((SECONDS - start)) s)"
 
 echo "== downstream via find_package(lazygen) after cmake --install"
+start=$SECONDS
 cmake --install "$build" --prefix "$scratch/prefix" >/dev/null
-cmake -S "$src/tests/downstream" -B "$scratch/installed" "${gen[@]}" "${launcher[@]}" -DCMAKE_PREFIX_PATH="$scratch/prefix" >/dev/null
+quietly "$scratch/installed.log" cmake -S "$src/tests/downstream" -B "$scratch/installed" "${gen[@]}" "${launcher[@]}" \
+  -DCMAKE_PREFIX_PATH="$scratch/prefix"
 cmake --build "$scratch/installed" -j "$(nproc)"
-"$scratch/installed/downstream_demo"
-# Built only when the installed lazygen has CUDA (lazygen::cuda, CUDA AOT kernels).
-if [[ -x "$scratch/installed/downstream_cuda_demo" ]]; then "$scratch/installed/downstream_cuda_demo"; fi
+# downstream_cuda_demo runs its CUDA kernels only when the installed lazygen has CUDA and a GPU.
+run_demos "$scratch/installed"
 # The installed Python package (when the build has the PyTorch device).
 package=$(find "$scratch/prefix" -name liblazygen_torch.so -printf '%h\n' 2>/dev/null | head -n 1)
 if [[ -n "$package" && -n "$python" ]]; then
@@ -36,3 +58,42 @@ x = (torch.arange(4.0).to(lazygen_torch.device()) * 2).cpu()
 assert x.tolist() == [0.0, 2.0, 4.0, 6.0], x
 print("lazygen_torch from", lazygen_torch.__file__, "ok")'
 fi
+echo "   ($((SECONDS - start)) s)"
+
+echo "== downstream from a vendored generated/ (lazygen_generate), built without lazygen"
+start=$SECONDS
+tree="$scratch/vendored-tree"
+cp -r "$src/tests/downstream" "$tree"
+rm -rf "$tree/generated"
+vendored=("${gen[@]}" "${launcher[@]}" -DCMAKE_PREFIX_PATH="$scratch/prefix" -DDOWNSTREAM_VENDORED=ON)
+# Generate once, as a user does before checking generated/ in (this configure warns that
+# generated/ is empty).
+quietly "$scratch/vendor-generate.log" cmake -S "$tree" -B "$scratch/vendor-generate" "${vendored[@]}"
+cmake --build "$scratch/vendor-generate" --target my_runtime_generate
+# A machine without the generator: lazygen is /bin/false, so the build fails if it runs lazygen.
+quietly "$scratch/vendored.log" cmake -S "$tree" -B "$scratch/vendored" "${vendored[@]}" -DLAZYGEN_EXECUTABLE=/bin/false
+cmake --build "$scratch/vendored" -j "$(nproc)"
+run_demos "$scratch/vendored"
+# With the generator back, nothing rebuilds, and the check test follows the vendored copy.
+quietly "$scratch/vendored.log" cmake -S "$tree" -B "$scratch/vendored" -DLAZYGEN_EXECUTABLE="$scratch/prefix/bin/lazygen"
+cmake --build "$scratch/vendored" >"$scratch/rebuild.log"
+if ! grep -q "no work to do" "$scratch/rebuild.log"; then
+  cat "$scratch/rebuild.log"
+  echo "the vendored build would rebuild once LAZYGEN_EXECUTABLE is lazygen" >&2
+  exit 1
+fi
+check=(ctest --test-dir "$scratch/vendored" -R '^my_runtime_generated_in_sync$' --output-on-failure --no-tests=error)
+"${check[@]}"
+echo "// edited by hand" >>"$tree/generated/src/ops.cpp"
+if "${check[@]}" >"$scratch/check-stale.log" 2>&1; then
+  echo "my_runtime_generated_in_sync passed on an edited vendored copy" >&2
+  exit 1
+elif ! grep -q "is stale" "$scratch/check-stale.log"; then
+  cat "$scratch/check-stale.log"
+  echo "my_runtime_generated_in_sync failed on an edited vendored copy, but not as stale" >&2
+  exit 1
+fi
+echo "   my_runtime_generated_in_sync fails on an edited vendored copy, as it should"
+cmake --build "$scratch/vendored" --target my_runtime_generate
+"${check[@]}"
+echo "   ($((SECONDS - start)) s)"
