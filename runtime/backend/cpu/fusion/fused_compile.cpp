@@ -259,6 +259,7 @@ void Compiler::mark_bands() {
     first.band_end = b.last + 1;
     first.band_rows = b.rows;
     first.band_block = b.rows_per_block;
+    first.band_parts = b.parts;
     e_.max_band = std::max<size_t>(e_.max_band, b.last + 1 - b.first);
   }
 }

@@ -151,12 +151,18 @@ void Execution::run_band_steps(size_t first, size_t end) {
   static metrics::Counter& bands = metrics::counter("fusion.bands_run");
   BandMember members[kMaxBandMembers];
   const size_t count = end - first;
+  const ExecStep& head = e_.steps[first];
   for (size_t k = 0; k < count; ++k) {
     const GroupStep& g = e_.groups[e_.steps[first + k].index];
-    members[k] = BandMember{&g.program, bind(g, s_.bindings[k])};
+    BindingArrays& a = s_.bindings[k];
+    members[k] = BandMember{&g.program, bind(g, a)};
+    if (const int64_t partials = band_partials(g.program, head.band_parts)) {
+      a.partials.resize(static_cast<size_t>(partials));
+      members[k].bindings.partials = a.partials.data();
+    }
   }
   bands.add();
-  run_band(members, count, e_.steps[first].band_rows, e_.steps[first].band_block);
+  run_band(members, count, head.band_rows, head.band_block, head.band_parts);
 }
 
 void Execution::run_lower_step(const LowerStep& l) {

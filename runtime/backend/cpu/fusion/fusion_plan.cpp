@@ -328,7 +328,8 @@ bool Planner::reduce_alone(uint32_t i) {
   if (r.layout != nullptr && !is_identity(*r.layout, in.sizes)) return false;
   const Shape& base = g_.node(r.base.node).shape(r.base.output);
   if (in.dtype != traits(i).compute || base.dtype != in.dtype) return false;
-  if (fold_layout(traits(i).reduced, in.sizes) != ReduceLayout::Trailing) return false;
+  const std::optional<ReduceLayout> layout = fold_layout(traits(i).reduced, in.sizes);
+  if (!layout) return false;
   bool keeps_rows = false;  // else a full reduction, which no band takes
   for (size_t d = 0; d < in.sizes.size(); ++d) keeps_rows |= !traits(i).reduced[d] && in.sizes[d] > 1;
   const bool empty = std::find(in.sizes.begin(), in.sizes.end(), 0) != in.sizes.end();
@@ -337,7 +338,8 @@ bool Planner::reduce_alone(uint32_t i) {
   group.dtype = in.dtype;
   group.sizes = in.sizes;
   group.reduction = i;
-  group.end = EndReason::Reduction;
+  group.reduce_layout = *layout;
+  group.end = *layout == ReduceLayout::Leading ? EndReason::LeadingReduction : EndReason::Reduction;
   Additions add;
   add_input(group, add, r);
   group.inputs = std::move(add.inputs);

@@ -131,6 +131,7 @@ struct Band {
   uint32_t last = 0;
   int64_t rows = 0;            // every member's iteration splits into `rows` equal row ranges
   int64_t rows_per_block = 0;  // rows a thread runs through every member before the next block
+  int64_t parts = 0;  // with a Leading reduction: its row parts, which threads take instead of blocks
 };
 
 struct FusionPlan {

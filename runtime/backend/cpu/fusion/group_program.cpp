@@ -2,6 +2,7 @@
 #include "backend/cpu/fusion/group_program.h"
 
 #include <algorithm>
+#include <fstream>
 #include <stdexcept>
 #include <unordered_map>
 
@@ -11,7 +12,20 @@ namespace {
 constexpr int64_t kScratchBytes = 16 * 1024;  // See Note [Tile registers]
 constexpr int64_t kMinTile = 256;
 constexpr int64_t kStreamTile = 2048;               // See Note [Streaming groups]
-constexpr int64_t kStreamBytes = int64_t{4} << 20;  // See Note [Streaming groups]
+constexpr int64_t kMinStreamBytes = int64_t{4} << 20;  // See Note [Streaming groups]
+
+// The L3 cache of cpu 0 as the kernel describes it ("32768K"), or 0. Not sysconf: glibc's
+// _SC_LEVEL3_CACHE_SIZE reports the whole package's L3 (256 MiB on a 32 MiB-per-CCD EPYC).
+int64_t l3_bytes() {
+  std::ifstream in("/sys/devices/system/cpu/cpu0/cache/index3/size");
+  int64_t value = 0;
+  char unit = 0;
+  if (!(in >> value)) return 0;
+  in >> unit;
+  return unit == 'K' ? value << 10 : unit == 'M' ? value << 20 : value;
+}
+
+
 constexpr uint32_t kUnused = UINT32_MAX;
 
 // A tile operand before locations exist: load `index`, or the value of member `index`.
@@ -29,7 +43,7 @@ class Builder {
   GroupProgram build() {
     p_.dtype = group_.dtype;
     p_.numel = checked_numel("fusion group", group_.sizes);
-    p_.prefetch = p_.numel * static_cast<int64_t>(itemsize(p_.dtype)) >= kStreamBytes;
+    p_.prefetch = p_.numel * static_cast<int64_t>(itemsize(p_.dtype)) >= stream_bytes();
     load_of_input_.assign(group_.inputs.size(), kUnused);
     for (uint32_t k = 0; k < group_.members.size(); ++k) add_op(k);
     collect_outputs();
@@ -123,7 +137,7 @@ void Builder::collect_outputs() {
     const uint32_t m = group_.members[k];
     if (plan_.group_of[m] != gi_ || plan_.storage[m] == Materialization::None) continue;
     const DType dtype = g_.node(m).shape(0).dtype;
-    const bool large = p_.numel * static_cast<int64_t>(itemsize(dtype)) >= kStreamBytes;
+    const bool large = p_.numel * static_cast<int64_t>(itemsize(dtype)) >= stream_bytes();
     const bool staged = std::find(staged_.begin(), staged_.end(), m) != staged_.end();
     output_of_member_[k] = static_cast<int32_t>(p_.outputs.size());
     GroupProgram::Output out{m, dtype, dtype == group_.dtype && !large && !staged,
@@ -303,6 +317,11 @@ void Builder::choose_tile() {
 }
 
 }  // namespace
+
+int64_t stream_bytes() {
+  static const int64_t bytes = std::max(kMinStreamBytes, l3_bytes());
+  return bytes;
+}
 
 GroupProgram compile_group(const exec::Graph& graph, const FusionPlan& plan, uint32_t g,
                            const std::vector<uint32_t>& staged) {

@@ -17,13 +17,17 @@
 // the L1 data cache together with the in-place input and output lines streaming through.
 //
 // Note [Streaming groups]
-// A group whose data is larger than the caches (kStreamBytes) streams: while each op of a tile
+// A group whose data is at least the L3 cache's size (stream_bytes() in group_program.cpp;
+// 4 MiB when the system does not say) streams: while each op of a tile
 // runs, it prefetches a slice of the next tile of every input read in place, so DRAM reads
 // overlap the L1-bound ops instead of stalling the first op of each tile; and its outputs of
 // dtype T are computed into registers and copied out with non-temporal stores, which skip the
 // read-for-ownership of lines that are overwritten whole and leave the caches to the inputs
 // (smaller outputs are computed in place: a consumer soon reads them from cache). Each gained
-// about 10% on the 16M-element chain benchmark (bench/exec). A register chain (See Note
+// about 10% on the 16M-element chain benchmark (bench/exec, 64 MiB of data). Below the
+// last-level cache's size non-temporal stores cost instead: they send an output to DRAM that
+// the next group (or the caller) would read from cache (layer_norm over [4096, 1024] float32,
+// 16 MiB in and out under a 32 MiB L3, ran faster once its groups stopped streaming). A register chain (See Note
 // [Register chains]) prefetches per strip instead, and streams a dead output straight from its
 // registers; an AOT kernel runs in kAotChunk-element chunks, each after the prefetch of its
 // chunk of the next tile: bunched at the start of the tile, the prefetches of a single pass
@@ -117,6 +121,10 @@ struct GroupProgram {
 
   uint16_t num_locations() const { return static_cast<uint16_t>(first_reg + num_regs); }
 };
+
+// Bytes of data (elements times the compute dtype's size) from which a group streams (See Note
+// [Streaming groups]): the L3 cache's size, at least 4 MiB.
+int64_t stream_bytes();
 
 // Compiles group `g` of `plan`; members in `staged` are stored from a register after their op,
 // never computed straight into their memory (See Note [In-place outputs] in in_place.h). Throws

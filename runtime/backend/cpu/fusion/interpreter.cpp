@@ -30,8 +30,7 @@ void run_elementwise(const GroupProgram& p, const GroupBindings& b) {
   });
 }
 
-// The sum of a tile in eight accumulators, so that the loop vectorizes and rounding error grows
-// slowly; every clone adds in the same order.
+// The sum of an integral tile in eight accumulators, so that the loop vectorizes.
 template <class Acc, class T>
 inline Acc sum_tile(const T* p, int64_t n) {
   Acc a[8] = {};
@@ -43,9 +42,27 @@ inline Acc sum_tile(const T* p, int64_t n) {
   return ((a[0] + a[1]) + (a[2] + a[3])) + ((a[4] + a[5]) + (a[6] + a[7]));
 }
 
-// Floating tiles widen to double: worth the wider vectors (the baseline converts two at a time).
-LAZYGEN_VECTOR_CLONES double sum_tile_float(const float* p, int64_t n) { return sum_tile<double>(p, n); }
-LAZYGEN_VECTOR_CLONES double sum_tile_double(const double* p, int64_t n) { return sum_tile<double>(p, n); }
+// A floating tile's sum in double over 32 accumulators, added pairwise at the end: eight vector
+// chains, enough to hide the adds' latency (with eight lanes the fold was latency-bound at two
+// floats a cycle, slower than reading them). Compiled per ISA (the baseline converts two floats
+// at a time); every clone adds in the same order.
+template <class T>
+inline double sum_tile_wide(const T* p, int64_t n) {
+  constexpr int kLanes = 32;
+  double a[kLanes] = {};
+  int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes) {
+    for (int k = 0; k < kLanes; ++k) a[k] += static_cast<double>(p[i + k]);
+  }
+  for (; i < n; ++i) a[0] += static_cast<double>(p[i]);
+  for (int width = kLanes / 2; width >= 1; width /= 2) {
+    for (int k = 0; k < width; ++k) a[k] += a[k + width];
+  }
+  return a[0];
+}
+
+LAZYGEN_VECTOR_CLONES double sum_tile_float(const float* p, int64_t n) { return sum_tile_wide(p, n); }
+LAZYGEN_VECTOR_CLONES double sum_tile_double(const double* p, int64_t n) { return sum_tile_wide(p, n); }
 
 template <class T>
 struct SumFold {
@@ -158,17 +175,18 @@ LeadingSplit leading_split(const GroupProgram& p) {
   LeadingSplit s;
   s.rows = p.reduce_run;
   s.blocks = (p.reduce_inner + kColumns - 1) / kColumns;
-  s.parts = std::max<int64_t>(1, std::min({s.rows, kMaxRowParts / s.blocks, p.numel / kPart}));
+  s.parts = leading_parts(p.numel, s.rows, p.reduce_inner);
   return s;
 }
 
-// Folds rows [r0, r1) of outputs [c0, c1) into acc[c0, c1). Whole rows run as one range, so
-// tiles may span rows (short rows wrap); a column block runs row by row.
+// Folds rows [r0, r1) of outputs [c0, c1) into acc[c0, c1), which starts over unless
+// `accumulate`. Whole rows run as one range, so tiles may span rows (short rows wrap); a column
+// block runs row by row.
 template <class F, class T>
 void fold_rows(TileRunner& runner, const GroupProgram& p, typename F::Acc* acc, int64_t r0,
-               int64_t r1, int64_t c0, int64_t c1) {
+               int64_t r1, int64_t c0, int64_t c1, bool accumulate = false) {
   const int64_t inner = p.reduce_inner;
-  std::fill(acc + c0, acc + c1, F::init());
+  if (!accumulate) std::fill(acc + c0, acc + c1, F::init());
   int64_t col = c0;
   auto fold = [&](const char* tile, int64_t n) {
     const T* x = reinterpret_cast<const T*>(tile);
@@ -250,18 +268,55 @@ void run_reduction(const GroupProgram& p, const GroupBindings& b) {
   throw std::logic_error("fusion: a bool group cannot reduce");
 }
 
-template <class T>
-void fold_outputs_typed(TileRunner& runner, const GroupProgram& p, const GroupBindings& b,
-                        int64_t o0, int64_t o1) {
-  if (p.reduce_op == ReduceOp::Amax) {
-    fold_outputs<MaxFold<T>, T>(runner, p, b, o0, o1);
-  } else {
-    fold_outputs<SumFold<T>, T>(runner, p, b, o0, o1);
+// Where a band's block goes (See run_band).
+struct BandItem {
+  int64_t part = 0;         // the part it belongs to
+  bool first_block = true;  // the part's first block (its Leading partials start over)
+};
+
+// Rows [r0, r1) of a reducing band member, for the fold F over T: Trailing outputs whole, or a
+// Leading fold (one reduction row per band row) into the part's own partial vector.
+template <class F, class T>
+void fold_band_rows(TileRunner& runner, const BandMember& m, int64_t rows, int64_t r0, int64_t r1,
+                    BandItem item) {
+  const GroupProgram& p = *m.program;
+  if (p.reduce_layout == ReduceLayout::Leading) {
+    auto* acc = static_cast<typename F::Acc*>(m.bindings.partials) + item.part * p.reduce_inner;
+    fold_rows<F, T>(runner, p, acc, r0, r1, 0, p.reduce_inner, !item.first_block);
+    return;
   }
+  const int64_t per_row = p.numel / p.reduce_run / rows;  // outputs per band row
+  fold_outputs<F, T>(runner, p, m.bindings, r0 * per_row, r1 * per_row);
+}
+
+// Calls f(fold tag, dtype tag) with the band member's fold and dtype.
+template <class Fn>
+void with_fold(const GroupProgram& p, Fn&& f) {
+  auto typed = [&](auto tag) {
+    using T = decltype(tag);
+    if (p.reduce_op == ReduceOp::Amax) {
+      f(MaxFold<T>{}, tag);
+    } else {
+      f(SumFold<T>{}, tag);
+    }
+  };
+  switch (p.dtype) {
+    case DType::Float32:
+      return typed(float{});
+    case DType::Float64:
+      return typed(double{});
+    case DType::Int64:
+      return typed(int64_t{});
+    case DType::Int32:
+      return typed(int32_t{});
+    case DType::Bool:
+      break;
+  }
+  throw std::logic_error("fusion: a bool group cannot reduce");
 }
 
 // Rows [r0, r1) of a band member (See run_band) on the calling thread.
-void run_rows(const BandMember& m, int64_t rows, int64_t r0, int64_t r1) {
+void run_rows(const BandMember& m, int64_t rows, int64_t r0, int64_t r1, BandItem item) {
   const GroupProgram& p = *m.program;
   TileRunner runner(p, m.bindings);
   if (!p.has_reduction) {
@@ -269,46 +324,66 @@ void run_rows(const BandMember& m, int64_t rows, int64_t r0, int64_t r1) {
     runner.run(r0 * per_row, r1 * per_row, [](const char*, int64_t) {});
     return;
   }
-  const int64_t per_row = p.numel / p.reduce_run / rows;  // outputs
-  const int64_t o0 = r0 * per_row, o1 = r1 * per_row;
-  switch (p.dtype) {
-    case DType::Float32:
-      return fold_outputs_typed<float>(runner, p, m.bindings, o0, o1);
-    case DType::Float64:
-      return fold_outputs_typed<double>(runner, p, m.bindings, o0, o1);
-    case DType::Int64:
-      return fold_outputs_typed<int64_t>(runner, p, m.bindings, o0, o1);
-    case DType::Int32:
-      return fold_outputs_typed<int32_t>(runner, p, m.bindings, o0, o1);
-    case DType::Bool:
-      break;
-  }
-  throw std::logic_error("fusion: a bool group cannot reduce");
+  with_fold(p, [&](auto fold, auto tag) {
+    fold_band_rows<decltype(fold), decltype(tag)>(runner, m, rows, r0, r1, item);
+  });
+}
+
+// A Leading member's outputs from its parts' partial vectors, added in part order.
+void finish_leading(const BandMember& m, int64_t parts) {
+  with_fold(*m.program, [&](auto fold, auto tag) {
+    using F = decltype(fold);
+    using T = decltype(tag);
+    combine_parts<F, T>(*m.program, static_cast<typename F::Acc*>(m.bindings.partials), parts,
+                        reinterpret_cast<T*>(m.bindings.reduction));
+  });
+}
+
+bool leading(const GroupProgram& p) {
+  return p.has_reduction && p.reduce_layout == ReduceLayout::Leading;
 }
 
 }  // namespace
 
-void run_band(const BandMember* members, size_t count, int64_t rows, int64_t rows_per_block) {
-  const int64_t blocks = (rows + rows_per_block - 1) / rows_per_block;
-  auto run_block = [&](int64_t block) {
-    const int64_t r0 = block * rows_per_block, r1 = std::min(rows, r0 + rows_per_block);
-    for (size_t k = 0; k < count; ++k) run_rows(members[k], rows, r0, r1);
+int64_t leading_parts(int64_t numel, int64_t rows, int64_t inner) {
+  const int64_t blocks = (inner + kColumns - 1) / kColumns;
+  return std::max<int64_t>(1, std::min({rows, kMaxRowParts / blocks, numel / kPart}));
+}
+
+int64_t band_partials(const GroupProgram& p, int64_t parts) {
+  return leading(p) ? parts * p.reduce_inner : 0;
+}
+
+// Items are blocks, or parts of blocks when a member folds a Leading reduction: the parts of
+// its unbanded fold (Note [Leading reduction parts]), so that each output adds the same rows in
+// the same order and the band's sums equal the unbanded ones bit for bit.
+void run_band(const BandMember* members, size_t count, int64_t rows, int64_t rows_per_block,
+              int64_t parts) {
+  const int64_t items = parts > 0 ? parts : (rows + rows_per_block - 1) / rows_per_block;
+  auto run_item = [&](int64_t item) {
+    const int64_t begin = parts > 0 ? item * rows / parts : item * rows_per_block;
+    const int64_t end = parts > 0 ? (item + 1) * rows / parts : std::min(rows, begin + rows_per_block);
+    for (int64_t r0 = begin; r0 < end; r0 += rows_per_block) {
+      const int64_t r1 = std::min(end, r0 + rows_per_block);
+      for (size_t k = 0; k < count; ++k) run_rows(members[k], rows, r0, r1, BandItem{item, r0 == begin});
+    }
   };
   auto fence = [&] {
     for (size_t k = 0; k < count; ++k) fence_streams(*members[k].program);
   };
-  if (num_threads() == 1 || blocks < 2) {
-    for (int64_t block = 0; block < blocks; ++block) run_block(block);
+  if (num_threads() == 1 || items < 2) {
+    for (int64_t item = 0; item < items; ++item) run_item(item);
     fence();
-    return;
+  } else {
+    std::atomic<int64_t> next{0};  // as run_items: a delayed thread takes fewer items
+    parallel_for(0, num_threads(), 1, [&](int64_t, int64_t) {
+      for (int64_t item; (item = next.fetch_add(1, std::memory_order_relaxed)) < items;) run_item(item);
+      fence();
+    });
   }
-  std::atomic<int64_t> next{0};  // as run_items: a delayed thread takes fewer blocks
-  parallel_for(0, num_threads(), 1, [&](int64_t, int64_t) {
-    for (int64_t block; (block = next.fetch_add(1, std::memory_order_relaxed)) < blocks;) {
-      run_block(block);
-    }
-    fence();
-  });
+  for (size_t k = 0; k < count; ++k) {
+    if (leading(*members[k].program)) finish_leading(members[k], parts);
+  }
 }
 
 int64_t num_partials(const GroupProgram& p) {

@@ -63,10 +63,21 @@ struct BandMember {
   GroupBindings bindings;
 };
 
+// How many row parts, each with its own partial vector, a Leading reduction of `rows` rows of
+// `inner` outputs (`numel` elements) splits into (See Note [Leading reduction parts]).
+int64_t leading_parts(int64_t numel, int64_t rows, int64_t inner);
+
 // Runs `count` groups as one band of `rows` rows: threads take blocks of `rows_per_block` rows
-// and run every member over a block, in order, before taking the next. REQUIRES: each member's
-// iteration splits into `rows` equal ranges, and a reducing member folds whole outputs per row
-// (Trailing, not full).
-void run_band(const BandMember* members, size_t count, int64_t rows, int64_t rows_per_block);
+// and run every member over a block, in order, before taking the next; with `parts` > 0 they
+// take parts instead, rows [k * rows / parts, (k + 1) * rows / parts) each, block by block.
+// REQUIRES: each member's iteration splits into `rows` equal ranges; a reducing member folds
+// whole outputs per row (Trailing) or reduces exactly those rows (Leading: reduce_run == rows,
+// leading_parts(...) == parts, with band_partials(...) 8-byte slots in its bindings' partials).
+void run_band(const BandMember* members, size_t count, int64_t rows, int64_t rows_per_block,
+              int64_t parts);
+
+// Scratch a band member needs in GroupBindings::partials, in 8-byte slots: a Leading reduction's
+// partial vector per part (0 for other members).
+int64_t band_partials(const GroupProgram& program, int64_t parts);
 
 }  // namespace lazygen::cpu::fusion

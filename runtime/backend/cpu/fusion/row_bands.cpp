@@ -5,6 +5,7 @@
 #include <atomic>
 #include <optional>
 
+#include "backend/cpu/fusion/interpreter.h"
 #include "core/env_flag.h"
 #include "lazygen/lazy.h"
 
@@ -62,25 +63,47 @@ class BandFinder {
     return &plan_.groups[plan_.schedule[s].index];
   }
 
+  bool leading(const Group& g) const {
+    return g.reduction != kNone && g.reduce_layout == ReduceLayout::Leading;
+  }
+
   // The row counts (>= 2) group `g` splits into: products of size prefixes that a Trailing
-  // reduction keeps whole.
+  // reduction keeps whole; for a Leading reduction, the product of all its reduced dims (each
+  // row then adds to every output, and the band deals out the fold's own row parts).
   std::vector<int64_t> row_counts(const Group& g) const {
     std::vector<int64_t> counts;
-    if (numel_of(g.sizes) == 0) return counts;
-    if (g.reduction != kNone && g.reduce_layout != ReduceLayout::Trailing) return counts;
+    const int64_t numel = numel_of(g.sizes);
+    if (numel == 0) return counts;
     const std::vector<bool>* reduced = g.reduction != kNone ? &plan_.traits[g.reduction].reduced : nullptr;
     int64_t product = 1;
     for (size_t d = 0; d < g.sizes.size(); ++d) {
-      if (reduced != nullptr && (*reduced)[d] && g.sizes[d] != 1) break;
+      if (reduced != nullptr && g.sizes[d] != 1 && (*reduced)[d] != leading(g)) break;
       product *= g.sizes[d];
       if (product >= 2 && (counts.empty() || counts.back() != product)) counts.push_back(product);
     }
-    return counts;
+    if (!leading(g)) return counts;
+    if (product == numel || product < 2) return {};  // a full reduction: one output
+    return {product};
   }
 
-  bool splits(const Group& g, int64_t rows) const {
+  // The row parts a Leading member of a band of `rows` rows brings (< 2: it cannot join, the
+  // band would run on one thread), or 0 for other members.
+  int64_t parts_of(const Group& g, int64_t rows) const {
+    if (!leading(g)) return 0;
+    const int64_t numel = numel_of(g.sizes);
+    return leading_parts(numel, rows, numel / rows);
+  }
+
+  // Whether group g splits into `rows` rows, and with its Leading parts (if any) agreeing with
+  // the band's so far (`parts`, 0 for none yet), which it then sets.
+  bool splits(const Group& g, int64_t rows, int64_t& parts) const {
     const std::vector<int64_t> counts = row_counts(g);
-    return std::find(counts.begin(), counts.end(), rows) != counts.end();
+    if (std::find(counts.begin(), counts.end(), rows) == counts.end()) return false;
+    const int64_t mine = parts_of(g, rows);
+    if (mine == 0) return true;
+    if (mine < 2 || (parts != 0 && parts != mine)) return false;
+    parts = mine;
+    return true;
   }
 
   // Whether iteration row r of a group of `sizes` reads only row r of `in`'s base.
@@ -104,10 +127,11 @@ class BandFinder {
     return last < row;
   }
 
-  // Whether the group at step s can join a band of `rows` rows that starts at step `first`.
-  bool joins(uint32_t first, uint32_t s, int64_t rows) const {
+  // Whether the group at step s can join a band of `rows` rows that starts at step `first` and
+  // so far deals out `parts` parts (See splits).
+  bool joins(uint32_t first, uint32_t s, int64_t rows, int64_t& parts) const {
     const Group* g = group_at(s);
-    if (g == nullptr || !splits(*g, rows)) return false;
+    if (g == nullptr || !splits(*g, rows, parts)) return false;
     return std::all_of(g->inputs.begin(), g->inputs.end(), [&](const GroupInput& in) {
       const uint32_t producer = plan_.group_of[in.base.node];
       const bool in_band = producer != kNone && step_of_group_[producer] >= first &&
@@ -127,9 +151,11 @@ class BandFinder {
     std::sort(counts.rbegin(), counts.rend());
     Band best;
     for (int64_t rows : counts) {
+      int64_t parts = 0;
+      if (!splits(*head, rows, parts)) continue;
       uint32_t last = first;
-      while (last + 1 - first < kMaxBandMembers && joins(first, last + 1, rows)) ++last;
-      if (last > best.last || best.rows == 0) best = Band{first, last, rows, 0};
+      while (last + 1 - first < kMaxBandMembers && joins(first, last + 1, rows, parts)) ++last;
+      if (last > best.last || best.rows == 0) best = Band{first, last, rows, 0, parts};
     }
     if (best.rows == 0 || best.last == first) return std::nullopt;
     int64_t widest = 0;

@@ -16,7 +16,8 @@
 //   - its iteration space splits into R equal ranges of consecutive elements: a prefix of its
 //     sizes multiplies to R (and nothing is empty);
 //   - it folds no reduction, or a Trailing one that keeps those prefix dims (each output then
-//     reduces elements of one row); a Leading or full reduction mixes rows and ends the band;
+//     reduces elements of one row), or a Leading one that reduces them (each row adds to every
+//     output: a bias or layer_norm weight gradient); a full reduction ends the band;
 //   - every value it reads that an earlier member of the band computed is read row-locally:
 //     row r of the iteration reads only row r of the value (the value splits into R rows too,
 //     and the index map's strides over the prefix dims step exactly one row of the value, its
@@ -24,7 +25,13 @@
 // Values read from outside the band can be read any way: nothing in the band writes them (a
 // group writes a graph input in place only when no other step reads it; See Note [In-place
 // outputs] in in_place.h). The member's element order within a row is unchanged, so a band
-// computes bit for bit what its groups compute one after the other.
+// computes bit for bit what its groups compute one after the other. A Leading reduction joins
+// only over exactly its reduced rows and when its unbanded fold splits them into several row
+// parts (See Note [Leading reduction parts] in interpreter.h): the band then deals out those
+// parts instead of single blocks, each folding into its own partial vector, added in part order
+// at the end, so every output adds the same rows in the same order as unbanded (and the band
+// keeps at least two items for the threads); other Leading members of the band must agree on
+// the parts.
 // Among the row counts the first group allows, the planner takes the one that lets the band
 // grow longest (the larger on a tie, for more blocks). Bands are only worth it when the data
 // outgrows the caches, so a band's largest member must hold at least kBandMinBytes. A block is
@@ -46,7 +53,7 @@
 namespace lazygen::cpu::fusion {
 
 inline constexpr int64_t kBandMinBytes = int64_t{1} << 20;
-inline constexpr int64_t kBandBlockBytes = int64_t{64} << 10;
+inline constexpr int64_t kBandBlockBytes = int64_t{128} << 10;
 inline constexpr size_t kMaxBandMembers = 16;  // groups per band, at most
 
 // The bands of `plan`'s schedule (See Note [Row bands]).

@@ -10,6 +10,7 @@
 #include "backend/cpu/fusion/aot_kernel.h"
 #include "backend/cpu/fusion/aot_registry.h"
 #include "backend/cpu/fusion/group_key.h"
+#include "backend/cpu/fusion/group_program.h"
 #include "fusion_test_util.h"
 #include "lazygen/aot.h"
 
@@ -46,7 +47,7 @@ std::vector<Case> cases() {
          Tensor a = chain(in[0]);
          return Ts{a, a > 0.25, a * in[1]};
        },
-       {randn({3 << 20}), randn({1})}},
+       {randn({stream_bytes() / 4}), randn({1})}},
       {"broadcasts",
        [](const Ts& in) {
          Tensor a = in[0] * in[1] + in[2];

@@ -11,6 +11,7 @@
 #include <cstring>
 #include <limits>
 
+#include "backend/cpu/fusion/group_program.h"
 #include "fusion_test_util.h"
 
 namespace lazygen::cpu::fusion {
@@ -93,15 +94,16 @@ TEST_F(RegisterChainTest, ValuesReadAfterTheChainKeepTheirRegister) {
     return Ts{a, a > 0.25, a * in[1]};
   };
   expect_chains_match(program, {randn({5000}), randn({1})});
-  expect_chains_match(program, {randn({3 << 20}), randn({1})});  // 12 MiB outputs: streamed
+  expect_chains_match(program, {randn({stream_bytes() / 4}), randn({1})});  // outputs streamed
 }
 
 TEST_F(RegisterChainTest, StreamedOutputsMatchWhetherAlignedOrNot) {
   auto program = [](const Ts& in) { return Ts{relu(in[0] * 1.5 + in[1]) - 0.25}; };
-  // 4M contiguous elements: every tile's output is vector-aligned, streamed from registers.
-  expect_chains_match(program, {randn({4 << 20}), randn({1})});
+  // Contiguous streaming elements: every tile's output is vector-aligned, streamed from registers.
+  expect_chains_match(program, {randn({stream_bytes() / 4}), randn({1})});
   // Rows of 1027 (a column broadcast keeps rows apart): most rows start unaligned.
-  expect_chains_match(program, {randn({1100, 1027}), randn({1100, 1})});
+  const int64_t rows = stream_bytes() / (4 * 1027) + 1;
+  expect_chains_match(program, {randn({rows, 1027}), randn({rows, 1})});
 }
 
 TEST_F(RegisterChainTest, SpecialValuesMatch) {

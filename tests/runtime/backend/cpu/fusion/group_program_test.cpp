@@ -22,14 +22,14 @@ GroupProgram first_group(const Ts& outs) {
 class GroupProgramTest : public FusionTest {};
 
 TEST_F(GroupProgramTest, StreamingElementwiseGroupsInterpretLongerTilesThanAotKernelsRun) {
-  Tensor big = randn({2048, 1024}).to(kLazy);  // 8 MiB: streams
+  Tensor big = randn({stream_bytes() / 4096, 1024}).to(kLazy);  // float32: streams
   const GroupProgram p = first_group({relu(big * 2.0) - 0.25});
   EXPECT_TRUE(p.prefetch);
   EXPECT_EQ(p.tile, 2 * kAotTile);
 }
 
 TEST_F(GroupProgramTest, ReducingAndCacheResidentGroupsKeepTheAotTile) {
-  Tensor big = randn({2048, 1024}).to(kLazy), small = randn({64, 64}).to(kLazy);
+  Tensor big = randn({stream_bytes() / 4096, 1024}).to(kLazy), small = randn({64, 64}).to(kLazy);
   const GroupProgram reducing = first_group({sum(relu(big * 2.0), std::vector<int64_t>{1})});
   EXPECT_TRUE(reducing.prefetch);
   EXPECT_TRUE(reducing.has_reduction);

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "backend/cpu/thread_pool.h"
 #include "fusion_test_util.h"
 #include "lazygen/composite.h"
@@ -74,22 +76,23 @@ TEST_F(RowBandsTest, LayerNormPlansAsOneBandOfFourGroupsAndNoLoweredStep) {
       << dump_plan(*graph_, p);
 }
 
-// Backward: the statistics and the input gradient band together; the weight gradient's sum
-// over rows (a Leading reduction) mixes rows and runs after the band.
-TEST_F(RowBandsTest, LayerNormBackwardBandsEverythingButTheSumsOverRows) {
+// Backward: statistics, input gradient and the weight and bias gradients' sums over rows
+// (Leading reductions, dealt out in their own row parts) all run in one band: no lowered step.
+TEST_F(RowBandsTest, LayerNormBackwardIsOneBandWithItsSumsOverRows) {
   Tensor x = randn({2048, 512}).to(kLazy), w = randn({512}).to(kLazy), b = randn({512}).to(kLazy);
   Tensor g = randn({2048, 512}).to(kLazy);
   auto [y, mean, rstd] = native_layer_norm(x, {512}, w, b, 1e-5);
   auto [gx, gw, gb] = native_layer_norm_backward(g, x, {512}, mean, rstd, w, b, {true, true, true});
   const FusionPlan p = plan({gx, gw, gb});
   ASSERT_EQ(p.bands.size(), 1u) << dump_plan(*graph_, p);
+  EXPECT_EQ(p.groups.size(), 7u) << dump_plan(*graph_, p);
+  EXPECT_EQ(p.schedule.size(), 7u) << dump_plan(*graph_, p);
   EXPECT_EQ(p.bands[0].first, 0u);
+  EXPECT_EQ(p.bands[0].last, 6u);
   EXPECT_EQ(p.bands[0].rows, 2048);
-  for (uint32_t s = p.bands[0].first; s <= p.bands[0].last; ++s) {
-    ASSERT_EQ(p.schedule[s].kind, Step::Kind::Group);
-    EXPECT_NE(p.groups[p.schedule[s].index].reduce_layout, ReduceLayout::Leading);
-  }
-  EXPECT_GE(p.bands[0].last - p.bands[0].first + 1, 4u) << dump_plan(*graph_, p);
+  int leading = 0;
+  for (const Group& group : p.groups) leading += group.reduce_layout == ReduceLayout::Leading ? 1 : 0;
+  EXPECT_EQ(leading, 2);  // the weight and bias gradients
 }
 
 TEST_F(RowBandsTest, LayerNormForwardAndBackwardGiveTheSameBitsWithBandsOnAndOff) {
@@ -128,16 +131,50 @@ TEST_F(RowBandsTest, AReadOfOtherRowsEndsTheBand) {
   expect_bands_change_no_bit(program, {cpu_x});
 }
 
-TEST_F(RowBandsTest, SmallDataAndLeadingReductionsFormNoBand) {
+TEST_F(RowBandsTest, SmallDataAndFullReductionsFormNoBand) {
   Tensor small = randn({64, 64}).to(kLazy), w = randn({64}).to(kLazy), b = randn({64}).to(kLazy);
   EXPECT_TRUE(plan({norm(small, w, b)}).bands.empty());
   mark_step();
   Tensor x = randn({2048, 512}).to(kLazy);
-  const Tensor colsum = sum(x * 2.0, Dims{0});  // mixes rows
-  const FusionPlan p = plan({colsum, (x - mean(x, Dims{1}, true)) * 3.0});
+  const FusionPlan p = plan({sum(x * 2.0), (x - mean(x, Dims{1}, true)) * 3.0});
   for (const Band& band : p.bands) {
     for (uint32_t s = band.first; s <= band.last; ++s) {
-      EXPECT_NE(p.groups[p.schedule[s].index].reduce_layout, ReduceLayout::Leading);
+      const Group& g = p.groups[p.schedule[s].index];
+      const bool full = g.reduction != kNone && p.traits[g.reduction].reduced == std::vector<bool>{true, true};
+      EXPECT_FALSE(full);
+    }
+  }
+}
+
+// Leading folds in a band add the row parts of their unbanded fold (fixed by the shape): the
+// same bits on one thread and two, and as unbanded. A fold with one part (few rows, many
+// columns) would leave the band one thread: it stays out.
+TEST_F(RowBandsTest, LeadingReductionsInABandDoNotDependOnTheThreadCount) {
+  const std::vector<Tensor> in = {randn({3000, 257}), randn({3000, 257})};
+  auto program = [](const std::vector<Tensor>& t) {
+    const Tensor centered = t[0] - mean(t[0], Dims{1}, true);
+    return std::vector<Tensor>{sum(centered * t[1], Dims{0}), sum(t[1], Dims{0}), centered * 2.0};
+  };
+  const int threads = num_threads();
+  std::vector<std::vector<Tensor>> runs;
+  for (int n : {1, 2}) {
+    set_num_threads(n);
+    runs.push_back(program(lazygen::testing::to_lazy(in)));
+    sync(runs.back());
+    wait_device_ops();  // ran on n threads
+  }
+  set_num_threads(threads);
+  const FusionPlan p = plan(program(lazygen::testing::to_lazy(in)));
+  ASSERT_EQ(p.bands.size(), 1u) << dump_plan(*graph_, p);
+  EXPECT_EQ(p.bands[0].last - p.bands[0].first + 1, p.schedule.size()) << dump_plan(*graph_, p);
+  for (size_t k = 0; k < runs[0].size(); ++k) EXPECT_TRUE(bitwise_equal(runs[0][k], runs[1][k])) << k;
+  mark_step();
+  expect_bands_change_no_bit(program, in);
+  const std::vector<Tensor> wide = lazygen::testing::to_lazy({randn({40, 9000}), randn({40, 9000})});
+  const FusionPlan q = plan(program(wide));
+  for (const Band& band : q.bands) {
+    for (uint32_t s = band.first; s <= band.last; ++s) {
+      EXPECT_NE(q.groups[q.schedule[s].index].reduce_layout, ReduceLayout::Leading) << dump_plan(*graph_, q);
     }
   }
 }
@@ -160,6 +197,26 @@ TEST_F(RowBandsTest, ANewRowCountSpecializesWithTheBandResized) {
     }
     mark_step();
   }
+}
+
+// The other row ops of a transformer: softmax and log_softmax, forward and backward, are one
+// vectorized pass per row each (a library kernel, not a chain of groups), and gelu and silu with
+// their backward ops are single groups.
+TEST_F(RowBandsTest, SoftmaxAndActivationsPlanAsOneStepEach) {
+  Tensor x = randn({512, 256}).to(kLazy), g = randn({512, 256}).to(kLazy);
+  for (bool log : {false, true}) {
+    const Tensor y = log ? _log_softmax(x, 1, false) : _softmax(x, 1, false);
+    const Tensor gx = log ? _log_softmax_backward_data(g, y, 1, DType::Float32)
+                          : _softmax_backward_data(g, y, 1, DType::Float32);
+    const FusionPlan p = plan({y, gx});
+    EXPECT_TRUE(p.groups.empty()) << dump_plan(*graph_, p);
+    EXPECT_EQ(p.schedule.size(), 2u) << dump_plan(*graph_, p);
+    mark_step();
+  }
+  const Tensor h = x * 0.5 + 1.0;
+  const FusionPlan p = plan({_gelu_erf_backward(g, h) * silu_backward(g, h) + _gelu_erf(h) * silu(h)});
+  EXPECT_EQ(p.groups.size(), 1u) << dump_plan(*graph_, p);
+  EXPECT_EQ(p.schedule.size(), 1u) << dump_plan(*graph_, p);
 }
 
 TEST_F(RowBandsTest, ALoneReductionOfAnInputIsAGroupThatMatchesEager) {
