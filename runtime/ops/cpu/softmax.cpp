@@ -17,6 +17,8 @@
 // x - max in [-87.3, 0], and exactly 0 below, where std::exp gives subnormals (below 1.2e-38);
 // masked scores of -inf give 0, as PyTorch's. A row whose maximum is NaN or infinite takes the
 // scalar path (PyTorch's NaNs). Compiled for AVX-512, AVX2 and the baseline (vector_clones.h).
+// While a row's exponentials are computed, the next row is prefetched a line per strip, so its
+// maximum pass reads from cache instead of waiting for DRAM.
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -86,11 +88,14 @@ inline float exp_nonpositive(float x) {
 // A float32 row with a finite maximum `max` (Note [Vectorized float32 softmax rows]). y holds
 // the exponentials between the passes (log_softmax overwrites them).
 LAZYGEN_VECTOR_CLONES void softmax_row_float(const float* __restrict x, float* __restrict y, int64_t n, float max,
-                                             bool log) {
+                                             bool log, const float* next) {
   constexpr int kLanes = 16;
   float lanes[kLanes] = {};
   int64_t i = 0;
   for (; i + kLanes <= n; i += kLanes) {
+    // One cache line of the next row per strip: its maximum pass then reads from cache while
+    // this row's exponentials keep the core busy.
+    if (next != nullptr) __builtin_prefetch(next + i);
     for (int l = 0; l < kLanes; ++l) {
       y[i + l] = exp_nonpositive(x[i + l] - max);
       lanes[l] += y[i + l];
@@ -111,38 +116,39 @@ LAZYGEN_VECTOR_CLONES void softmax_row_float(const float* __restrict x, float* _
   }
 }
 
-// The maximum of a float32 row, NaN if any element is NaN.
-// In 16 lanes: GCC vectorizes a max per lane, not a max reduction (NaN rules).
+// The maximum of a float32 row when every element is finite, else NaN (the caller then takes
+// the scalar path, which follows PyTorch for NaNs and infinities). In 16 lanes, each keeping its
+// maximum and x * 0 summed (NaN once an infinity or NaN passed): GCC vectorizes per-lane maxima
+// and sums, not a max reduction with NaN rules.
 LAZYGEN_VECTOR_CLONES float row_max_float(const float* __restrict x, int64_t n) {
   constexpr int kLanes = 16;
-  float lanes[kLanes];
-  int32_t nans[kLanes] = {};
+  float lanes[kLanes], bad[kLanes] = {};
   for (float& lane : lanes) lane = x[0];
   int64_t i = 0;
   for (; i + kLanes <= n; i += kLanes) {
     for (int l = 0; l < kLanes; ++l) {
       lanes[l] = x[i + l] > lanes[l] ? x[i + l] : lanes[l];
-      nans[l] |= x[i + l] != x[i + l];
+      bad[l] += x[i + l] * 0.0f;
     }
   }
-  float max = x[0];
-  bool nan = false;
+  float max = x[0], tail_bad = 0.0f;
   for (; i < n; ++i) {
     max = x[i] > max ? x[i] : max;
-    nan |= x[i] != x[i];
+    tail_bad += x[i] * 0.0f;
   }
   for (int l = 0; l < kLanes; ++l) {
     max = lanes[l] > max ? lanes[l] : max;
-    nan |= nans[l] != 0;
+    tail_bad += bad[l];
   }
-  return nan ? std::nanf("") : max;
+  return tail_bad == tail_bad ? max : std::nanf("");
 }
 
+// `next`: the row after x, if the same thread takes it next (prefetched meanwhile), or null.
 template <class T>
-void softmax_row_dispatch(const T* x, T* y, int64_t n, bool log) {
+void softmax_row_dispatch(const T* x, T* y, int64_t n, bool log, const T* next) {
   if constexpr (std::is_same_v<T, float>) {
     const float max = row_max_float(x, n);
-    if (std::isfinite(max)) return softmax_row_float(x, y, n, max, log);
+    if (std::isfinite(max)) return softmax_row_float(x, y, n, max, log, next);
   }
   softmax_row(x, y, n, log);
 }
@@ -188,7 +194,7 @@ Tensor softmax_impl(const char* op, const Tensor& self, int64_t dim, bool half_t
       parallel_for(0, g.outer, std::max<int64_t>(1, kWork / slice), [&](int64_t b, int64_t e) {
         for (int64_t o = b; o < e; ++o) {
           if (g.inner == 1) {
-            softmax_row_dispatch(in + o * slice, y + o * slice, g.n, log);
+            softmax_row_dispatch(in + o * slice, y + o * slice, g.n, log, o + 1 < e ? in + (o + 1) * slice : nullptr);
           } else {
             softmax_columns(in + o * slice, y + o * slice, g.n, g.inner, log);
           }
