@@ -189,9 +189,11 @@ ROWS = [
                 "eager": C("^colsum", "eager_ms"), "chain": C("^colsum", "chain_only_ms")}),
     Row("rows", "layer_norm (weight, bias) and softmax over the last dim of [4096, 1024] float32",
         GBench(FUSION, "rows"),
-        "layer_norm {ln:.1f} ms ({lnf:.2f} of copy); softmax {sm:.1f} ms ({smf:.2f} of copy)",
+        "layer_norm {ln:.1f} ms ({lnf:.2f} of copy; one row band, {bs:.2f}× its groups run one "
+        "after the other, {unb:.1f} ms); softmax {sm:.1f} ms ({smf:.2f} of copy)",
         "copy {copy:.1f} ms, same run; goal ≥ 0.7 of copy for both",
         values={"ln": C("^rows", "layer_norm_ms"), "lnf": C("^rows", "layer_norm_frac_of_copy_med"),
+                "bs": C("^rows", "band_speedup_med"), "unb": C("^rows", "layer_norm_unbanded_ms"),
                 "sm": C("^rows", "softmax_ms"), "smf": C("^rows", "softmax_frac_of_copy_med"),
                 "copy": C("^rows", "copy_ms")}),
     # ---- eager kernels, allocator, convolutions
