@@ -15,7 +15,7 @@
 #include <optional>
 #include <vector>
 
-#include "backend/cpu/thread_pool.h"
+#include "core/thread_pool.h"
 #include "lazygen/conv.h"
 #include "lazygen/factory.h"
 #include "ops/cpu/training_kernels.h"

@@ -14,9 +14,9 @@
 #include <cstring>
 
 #include "backend/cpu/pointwise.h"
-#include "backend/cpu/thread_pool.h"
 #include "core/tensor/shape_rules.h"
 #include "core/tensor/tensor_impl.h"
+#include "core/thread_pool.h"
 #include "lazygen/factory.h"
 #include "ops/cpu/custom_kernels.h"
 

@@ -11,7 +11,7 @@
 #include <string>
 #include <thread>
 
-#include "backend/cpu/thread_pool.h"
+#include "core/thread_pool.h"
 #include "lazygen/lazy.h"
 #include "lazygen/metrics.h"
 

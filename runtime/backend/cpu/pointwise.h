@@ -27,8 +27,8 @@
 #include <span>
 #include <utility>
 
-#include "backend/cpu/thread_pool.h"
 #include "core/tensor/strided_loop.h"
+#include "core/thread_pool.h"
 #include "lazygen/kernels/pointwise_math.h"
 #include "lazygen/scalar.h"
 #include "lazygen/shape.h"

@@ -1,8 +1,8 @@
 // max.dim and argmax (custom_kernels.h): the value and index of the maximum along one dim.
 // The first maximum wins; a NaN is the maximum (the first NaN), as in PyTorch.
-#include "backend/cpu/thread_pool.h"
 #include "core/tensor/shape_rules.h"
 #include "core/tensor/tensor_impl.h"
+#include "core/thread_pool.h"
 #include "lazygen/generated/shape_inference.h"
 #include "lazygen/kernels/pointwise_math.h"
 #include "ops/cpu/custom_kernels.h"

@@ -7,7 +7,7 @@
 #include <mutex>
 #include <string>
 
-#include "backend/cpu/thread_pool.h"
+#include "core/thread_pool.h"
 #include "lazygen/shape.h"
 
 namespace lazygen::cpu {

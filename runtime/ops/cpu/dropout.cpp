@@ -8,9 +8,9 @@
 // a time.
 #include <algorithm>
 
-#include "backend/cpu/thread_pool.h"
-#include "backend/cpu/vector_clones.h"
 #include "core/tensor/tensor_impl.h"
+#include "core/thread_pool.h"
+#include "core/vector_clones.h"
 #include "ops/cpu/training_kernels.h"
 #include "ops/shape/training_shapes.h"
 

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "backend/cpu/thread_pool.h"
 #include "core/tensor/tensor_impl.h"
+#include "core/thread_pool.h"
 #include "lazygen/factory.h"
 #include "lazygen/generated/ops.h"
 #include "lazygen/operators.h"

@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "backend/cpu/thread_pool.h"
 #include "core/tensor/tensor_impl.h"
+#include "core/thread_pool.h"
 #include "ops/cpu/training_kernels.h"
 #include "ops/shape/training_shapes.h"
 

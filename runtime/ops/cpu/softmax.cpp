@@ -25,9 +25,9 @@
 #include <string>
 #include <vector>
 
-#include "backend/cpu/thread_pool.h"
-#include "backend/cpu/vector_clones.h"
 #include "core/tensor/tensor_impl.h"
+#include "core/thread_pool.h"
+#include "core/vector_clones.h"
 #include "ops/cpu/custom_kernels.h"
 
 namespace lazygen::cpu {

@@ -6,9 +6,9 @@
 #include <type_traits>
 #include <vector>
 
-#include "backend/cpu/thread_pool.h"
 #include "core/tensor/shape_rules.h"
 #include "core/tensor/tensor_impl.h"
+#include "core/thread_pool.h"
 #include "lazygen/generated/shape_inference.h"
 #include "lazygen/kernels/pointwise_math.h"
 #include "ops/cpu/custom_kernels.h"

@@ -8,9 +8,9 @@
 #include <cstring>
 #include <mutex>
 
-#include "backend/cpu/vector_clones.h"
 #include "core/env_flag.h"
 #include "core/tensor/tensor_impl.h"
+#include "core/vector_clones.h"
 #include "lazygen/conv.h"
 #include "ops/cpu/blas_gemm.h"
 #include "ops/cpu/winograd_transform.h"

@@ -60,7 +60,7 @@
 
 #include <cstdint>
 
-#include "backend/cpu/thread_pool.h"
+#include "core/thread_pool.h"
 #include "ops/shape/training_shapes.h"
 
 namespace lazygen::cpu {

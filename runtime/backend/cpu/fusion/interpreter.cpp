@@ -8,7 +8,7 @@
 #include <type_traits>
 
 #include "backend/cpu/fusion/tile_runner.h"
-#include "backend/cpu/vector_clones.h"
+#include "core/vector_clones.h"
 #include "lazygen/kernels/pointwise_math.h"
 
 namespace lazygen::cpu::fusion {

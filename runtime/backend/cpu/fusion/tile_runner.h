@@ -11,7 +11,7 @@
 #include <cstdint>
 
 #include "backend/cpu/fusion/interpreter.h"
-#include "backend/cpu/thread_pool.h"
+#include "core/thread_pool.h"
 
 namespace lazygen::cpu::fusion {
 

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <limits>
 
-#include "backend/cpu/thread_pool.h"
+#include "core/thread_pool.h"
 #include "lazygen/factory.h"
 #include "ops/cpu/custom_kernels.h"
 #include "ops/cpu/reduce_plan.h"

@@ -7,8 +7,8 @@
 #include <gtest/gtest.h>
 
 #include "backend/cpu/fusion/group_program.h"
-#include "backend/cpu/thread_pool.h"
 #include "core/tensor/allocator.h"
+#include "core/thread_pool.h"
 #include "fusion_test_util.h"
 
 namespace lazygen::cpu::fusion {

@@ -14,9 +14,9 @@
 
 #include <cmath>
 
-#include "backend/cpu/thread_pool.h"
-#include "exec/graph_executor.h"
+#include "core/thread_pool.h"
 #include "examples/tutorial_models.h"
+#include "exec/graph_executor.h"
 #include "fusion_test_util.h"
 #include "lazygen/autograd.h"
 #include "lazygen/optim/optimizer.h"

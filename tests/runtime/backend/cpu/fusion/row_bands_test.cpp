@@ -7,7 +7,7 @@
 
 #include <algorithm>
 
-#include "backend/cpu/thread_pool.h"
+#include "core/thread_pool.h"
 #include "fusion_test_util.h"
 #include "lazygen/composite.h"
 #include "lazygen/metrics.h"

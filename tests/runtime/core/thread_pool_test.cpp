@@ -1,5 +1,5 @@
-// Tests for backend/cpu/thread_pool.h.
-#include "backend/cpu/thread_pool.h"
+// Tests for core/thread_pool.h.
+#include "core/thread_pool.h"
 
 #include <gtest/gtest.h>
 

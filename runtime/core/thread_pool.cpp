@@ -7,7 +7,7 @@
 // waits for the active count to drop, so no worker can touch a finished job.
 // Workers spin briefly after a job before sleeping on the condition variable, because eager
 // programs issue kernels back to back.
-#include "backend/cpu/thread_pool.h"
+#include "core/thread_pool.h"
 
 #include <algorithm>
 #include <atomic>

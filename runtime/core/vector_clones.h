@@ -4,7 +4,7 @@
 // the dropout mask's Philox rounds). target_clones takes no templates: put it on plain
 // functions, one per dtype. Empty where multi-versioning is unavailable or unsafe: other
 // compilers and architectures, and ThreadSanitizer builds (See Note [Tile kernel clones] in
-// fusion/tile_kernels.h).
+// backend/cpu/fusion/tile_kernels.h).
 #pragma once
 
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(__SANITIZE_THREAD__)
