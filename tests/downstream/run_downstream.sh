@@ -18,7 +18,7 @@ launcher=()
 if command -v ccache >/dev/null; then
   launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CUDA_COMPILER_LAUNCHER=ccache)
 fi
-demos=(downstream_demo downstream_runtime_demo downstream_distributed_demo downstream_cuda_demo)
+demos=(downstream_demo downstream_runtime_demo downstream_backend_demo downstream_distributed_demo downstream_cuda_demo)
 # run_demos <build dir>: every demo that was built there.
 run_demos() {
   for demo in "${demos[@]}"; do
