@@ -124,8 +124,14 @@ ROWS = [
     Row("generate", "generate `generated/` from `ops.yaml`",
         "time build/generator/lazygen -o /tmp/gen --no-format ops.yaml; time build/generator/lazygen ops.yaml",
         manual=TIMED_BY_HAND),
-    Row("edit-op-rebuild", "edit one op's `pointwise:` → regenerate → runtime rebuilt (ccache)",
-        "time (build/generator/lazygen ops.yaml && scripts/build)", manual=TIMED_BY_HAND),
+    Row("edit-op-rebuild", "edit one op's `pointwise:` (silu's) → regenerate → the whole tree "
+        "rebuilt (tests, benchmarks, examples), in a scratch clone",
+        "bench/rebuild_cost.sh /tmp/rebuild 2", manual="the script prints its own JSON line; "
+        "a first run rebuilds the scratch clone for 20 minutes"),
+    Row("add-op-rebuild", "add one pointwise op with its derivative (softsign) → regenerate → the "
+        "whole tree rebuilt, in a scratch clone",
+        "bench/rebuild_cost.sh /tmp/rebuild 2", manual="the script prints its own JSON line; "
+        "a first run rebuilds the scratch clone for 20 minutes"),
     Row("hook-check", "LibTooling check of every hook in `runtime/ops`",
         "time ctest --test-dir build -R hooks_match_ops_yaml", manual=TIMED_BY_HAND),
     Row("aot-manifest-rebuild", "add one group to a manifest → `lazygen --kernels` → rebuild "
