@@ -184,7 +184,7 @@ void Compiler::add_group(uint32_t g) {
     add_reusable_bytes(step.reduction);
   }
   for (uint32_t n : step.program.scalar_nodes) step.scalar_slots.push_back(first_slot_[n]);
-  e_.steps.push_back({true, static_cast<uint32_t>(e_.groups.size()), 0, 0});
+  e_.steps.push_back({true, static_cast<uint32_t>(e_.groups.size()), 0, 0, {}});
   e_.groups.push_back(std::move(step));
 }
 
@@ -202,7 +202,7 @@ void Compiler::add_lower(uint32_t node) {
     }
     step.operand_slots.push_back(r.present() ? slot(r) : kNoSlot);
   }
-  e_.steps.push_back({false, static_cast<uint32_t>(e_.lowers.size()), 0, 0});
+  e_.steps.push_back({false, static_cast<uint32_t>(e_.lowers.size()), 0, 0, {}});
   e_.lowers.push_back(std::move(step));
 }
 
@@ -255,11 +255,7 @@ void Compiler::plan_scalar_inputs() {
 
 void Compiler::mark_bands() {
   for (const Band& b : plan_.bands) {
-    ExecStep& first = e_.steps[b.first];
-    first.band_end = b.last + 1;
-    first.band_rows = b.rows;
-    first.band_block = b.rows_per_block;
-    first.band_parts = b.parts;
+    e_.steps[b.first].band = b;
     e_.max_band = std::max<size_t>(e_.max_band, b.last + 1 - b.first);
   }
 }

@@ -55,12 +55,10 @@ struct ExecStep {
   bool is_group = false;
   uint32_t index = 0;                           // into groups or lowers
   uint32_t release_begin = 0, release_end = 0;  // slots dropped after it: releases[begin, end)
-  // The first step of a row band (See Note [Row bands] in row_bands.h): one past its last step,
-  // its rows, rows per block and parts (Band::parts); 0 on every other step.
-  uint32_t band_end = 0;
-  int64_t band_rows = 0;
-  int64_t band_block = 0;
-  int64_t band_parts = 0;
+  // On the first step of a row band (See Note [Row bands] in row_bands.h), the band (its first
+  // and last steps are schedule positions, as step indices are); empty (rows 0) elsewhere.
+  Band band;
+  bool starts_band() const { return band.rows != 0; }
 };
 
 // The arrays a group's bindings point into.

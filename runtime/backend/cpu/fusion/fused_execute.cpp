@@ -48,7 +48,7 @@ class Execution {
     const bool bands = row_bands_on();
     for (size_t s = 0; s < e_.steps.size();) {
       const ExecStep& step = e_.steps[s];
-      const size_t end = step.band_end != 0 && bands ? step.band_end : s + 1;
+      const size_t end = step.starts_band() && bands ? step.band.last + 1 : s + 1;
       if (end > s + 1) {
         run_band_steps(s, end);
       } else if (step.is_group) {
@@ -151,18 +151,13 @@ void Execution::run_band_steps(size_t first, size_t end) {
   static metrics::Counter& bands = metrics::counter("fusion.bands_run");
   BandMember members[kMaxBandMembers];
   const size_t count = end - first;
-  const ExecStep& head = e_.steps[first];
   for (size_t k = 0; k < count; ++k) {
     const GroupStep& g = e_.groups[e_.steps[first + k].index];
-    BindingArrays& a = s_.bindings[k];
-    members[k] = BandMember{&g.program, bind(g, a)};
-    if (const int64_t partials = band_partials(g.program, head.band_parts)) {
-      a.partials.resize(static_cast<size_t>(partials));
-      members[k].bindings.partials = a.partials.data();
-    }
+    members[k] = BandMember{&g.program, bind(g, s_.bindings[k])};
   }
   bands.add();
-  run_band(members, count, head.band_rows, head.band_block, head.band_parts);
+  const Band& band = e_.steps[first].band;
+  run_band(members, count, band.rows, band.rows_per_block, band.parts);
 }
 
 void Execution::run_lower_step(const LowerStep& l) {

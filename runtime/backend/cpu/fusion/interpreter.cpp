@@ -2,7 +2,6 @@
 #include "backend/cpu/fusion/interpreter.h"
 
 #include <algorithm>
-#include <atomic>
 #include <limits>
 #include <stdexcept>
 #include <type_traits>
@@ -243,53 +242,7 @@ void reduce_with(const GroupProgram& p, const GroupBindings& b) {
   }
 }
 
-template <class T>
-void reduce_typed(const GroupProgram& p, const GroupBindings& b) {
-  if (p.reduce_op == ReduceOp::Amax) {
-    reduce_with<MaxFold<T>, T>(p, b);
-  } else {
-    reduce_with<SumFold<T>, T>(p, b);
-  }
-}
-
-void run_reduction(const GroupProgram& p, const GroupBindings& b) {
-  switch (p.dtype) {
-    case DType::Float32:
-      return reduce_typed<float>(p, b);
-    case DType::Float64:
-      return reduce_typed<double>(p, b);
-    case DType::Int64:
-      return reduce_typed<int64_t>(p, b);
-    case DType::Int32:
-      return reduce_typed<int32_t>(p, b);
-    case DType::Bool:
-      break;
-  }
-  throw std::logic_error("fusion: a bool group cannot reduce");
-}
-
-// Where a band's block goes (See run_band).
-struct BandItem {
-  int64_t part = 0;         // the part it belongs to
-  bool first_block = true;  // the part's first block (its Leading partials start over)
-};
-
-// Rows [r0, r1) of a reducing band member, for the fold F over T: Trailing outputs whole, or a
-// Leading fold (one reduction row per band row) into the part's own partial vector.
-template <class F, class T>
-void fold_band_rows(TileRunner& runner, const BandMember& m, int64_t rows, int64_t r0, int64_t r1,
-                    BandItem item) {
-  const GroupProgram& p = *m.program;
-  if (p.reduce_layout == ReduceLayout::Leading) {
-    auto* acc = static_cast<typename F::Acc*>(m.bindings.partials) + item.part * p.reduce_inner;
-    fold_rows<F, T>(runner, p, acc, r0, r1, 0, p.reduce_inner, !item.first_block);
-    return;
-  }
-  const int64_t per_row = p.numel / p.reduce_run / rows;  // outputs per band row
-  fold_outputs<F, T>(runner, p, m.bindings, r0 * per_row, r1 * per_row);
-}
-
-// Calls f(fold tag, dtype tag) with the band member's fold and dtype.
+// Calls f(fold, dtype tag): the group's fold (SumFold or MaxFold of T) and a T, its dtype.
 template <class Fn>
 void with_fold(const GroupProgram& p, Fn&& f) {
   auto typed = [&](auto tag) {
@@ -313,6 +266,31 @@ void with_fold(const GroupProgram& p, Fn&& f) {
       break;
   }
   throw std::logic_error("fusion: a bool group cannot reduce");
+}
+
+void run_reduction(const GroupProgram& p, const GroupBindings& b) {
+  with_fold(p, [&](auto fold, auto tag) { reduce_with<decltype(fold), decltype(tag)>(p, b); });
+}
+
+// Where a band's block goes (See run_band).
+struct BandItem {
+  int64_t part = 0;         // the part it belongs to
+  bool first_block = true;  // the part's first block (its Leading partials start over)
+};
+
+// Rows [r0, r1) of a reducing band member, for the fold F over T: Trailing outputs whole, or a
+// Leading fold (one reduction row per band row) into the part's own partial vector.
+template <class F, class T>
+void fold_band_rows(TileRunner& runner, const BandMember& m, int64_t rows, int64_t r0, int64_t r1,
+                    BandItem item) {
+  const GroupProgram& p = *m.program;
+  if (p.reduce_layout == ReduceLayout::Leading) {
+    auto* acc = static_cast<typename F::Acc*>(m.bindings.partials) + item.part * p.reduce_inner;
+    fold_rows<F, T>(runner, p, acc, r0, r1, 0, p.reduce_inner, !item.first_block);
+    return;
+  }
+  const int64_t per_row = p.numel / p.reduce_run / rows;  // outputs per band row
+  fold_outputs<F, T>(runner, p, m.bindings, r0 * per_row, r1 * per_row);
 }
 
 // Rows [r0, r1) of a band member (See run_band) on the calling thread.
@@ -350,10 +328,6 @@ int64_t leading_parts(int64_t numel, int64_t rows, int64_t inner) {
   return std::max<int64_t>(1, std::min({rows, kMaxRowParts / blocks, numel / kPart}));
 }
 
-int64_t band_partials(const GroupProgram& p, int64_t parts) {
-  return leading(p) ? parts * p.reduce_inner : 0;
-}
-
 // Items are blocks, or parts of blocks when a member folds a Leading reduction: the parts of
 // its unbanded fold (Note [Leading reduction parts]), so that each output adds the same rows in
 // the same order and the band's sums equal the unbanded ones bit for bit.
@@ -368,19 +342,10 @@ void run_band(const BandMember* members, size_t count, int64_t rows, int64_t row
       for (size_t k = 0; k < count; ++k) run_rows(members[k], rows, r0, r1, BandItem{item, r0 == begin});
     }
   };
-  auto fence = [&] {
+  deal_items(items, items >= 2, [&](const auto& take) {
+    for (int64_t item; (item = take()) >= 0;) run_item(item);
     for (size_t k = 0; k < count; ++k) fence_streams(*members[k].program);
-  };
-  if (num_threads() == 1 || items < 2) {
-    for (int64_t item = 0; item < items; ++item) run_item(item);
-    fence();
-  } else {
-    std::atomic<int64_t> next{0};  // as run_items: a delayed thread takes fewer items
-    parallel_for(0, num_threads(), 1, [&](int64_t, int64_t) {
-      for (int64_t item; (item = next.fetch_add(1, std::memory_order_relaxed)) < items;) run_item(item);
-      fence();
-    });
-  }
+  });
   for (size_t k = 0; k < count; ++k) {
     if (leading(*members[k].program)) finish_leading(members[k], parts);
   }

@@ -71,13 +71,9 @@ int64_t leading_parts(int64_t numel, int64_t rows, int64_t inner);
 // and run every member over a block, in order, before taking the next; with `parts` > 0 they
 // take parts instead, rows [k * rows / parts, (k + 1) * rows / parts) each, block by block.
 // REQUIRES: each member's iteration splits into `rows` equal ranges; a reducing member folds
-// whole outputs per row (Trailing) or reduces exactly those rows (Leading: reduce_run == rows,
-// leading_parts(...) == parts, with band_partials(...) 8-byte slots in its bindings' partials).
+// whole outputs per row (Trailing) or reduces exactly those rows (Leading: reduce_run == rows
+// and leading_parts(...) == parts, so its num_partials slots hold a partial vector per part).
 void run_band(const BandMember* members, size_t count, int64_t rows, int64_t rows_per_block,
               int64_t parts);
-
-// Scratch a band member needs in GroupBindings::partials, in 8-byte slots: a Leading reduction's
-// partial vector per part (0 for other members).
-int64_t band_partials(const GroupProgram& program, int64_t parts);
 
 }  // namespace lazygen::cpu::fusion

@@ -17,12 +17,6 @@ std::atomic<bool>& bands_flag() {
   return enabled;
 }
 
-int64_t numel_of(const std::vector<int64_t>& sizes) {
-  int64_t n = 1;
-  for (int64_t s : sizes) n *= s;
-  return n;
-}
-
 // The shortest prefix of `sizes` whose product is `rows`, as its length; nullopt if none.
 std::optional<size_t> row_dims(const std::vector<int64_t>& sizes, int64_t rows) {
   int64_t product = 1;
@@ -72,7 +66,7 @@ class BandFinder {
   // row then adds to every output, and the band deals out the fold's own row parts).
   std::vector<int64_t> row_counts(const Group& g) const {
     std::vector<int64_t> counts;
-    const int64_t numel = numel_of(g.sizes);
+    const int64_t numel = checked_numel("row band", g.sizes);
     if (numel == 0) return counts;
     const std::vector<bool>* reduced = g.reduction != kNone ? &plan_.traits[g.reduction].reduced : nullptr;
     int64_t product = 1;
@@ -90,7 +84,7 @@ class BandFinder {
   // band would run on one thread), or 0 for other members.
   int64_t parts_of(const Group& g, int64_t rows) const {
     if (!leading(g)) return 0;
-    const int64_t numel = numel_of(g.sizes);
+    const int64_t numel = checked_numel("row band", g.sizes);
     return leading_parts(numel, rows, numel / rows);
   }
 
@@ -108,7 +102,7 @@ class BandFinder {
 
   // Whether iteration row r of a group of `sizes` reads only row r of `in`'s base.
   bool row_local(const GroupInput& in, const std::vector<int64_t>& sizes, int64_t rows) const {
-    const int64_t base_numel = numel_of(g_.node(in.base.node).shape(in.base.output).sizes);
+    const int64_t base_numel = checked_numel("row band", g_.node(in.base.node).shape(in.base.output).sizes);
     if (base_numel % rows != 0) return false;
     const int64_t row = base_numel / rows;
     const size_t k = *row_dims(sizes, rows);
@@ -141,7 +135,7 @@ class BandFinder {
   }
 
   int64_t bytes(const Group& g) const {
-    return numel_of(g.sizes) * static_cast<int64_t>(itemsize(g.dtype));
+    return checked_numel("row band", g.sizes) * static_cast<int64_t>(itemsize(g.dtype));
   }
 
   std::optional<Band> band_from(uint32_t first) const {

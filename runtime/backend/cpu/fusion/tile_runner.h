@@ -91,23 +91,33 @@ class TileRunner {
   int64_t col_ = 0;
 };
 
-// Runs body(runner, item) for items [0, count), each costing about `work` element-ops. Threads
-// take items one at a time from a shared counter, so a thread the OS delays (these cores are
-// shared) does fewer of them instead of holding everyone up; each thread keeps one TileRunner.
+// Calls thread_body(take) on one thread, or on each of the pool's threads when `parallel` (and
+// there is more than one): take() returns the next item of [0, count) from a shared counter, -1
+// once all are taken. So a thread the OS delays (these cores are shared) takes fewer items
+// instead of holding up the rest.
+template <class ThreadBody>
+void deal_items(int64_t count, bool parallel, const ThreadBody& thread_body) {
+  std::atomic<int64_t> next{0};
+  auto take = [&]() -> int64_t {
+    const int64_t item = next.fetch_add(1, std::memory_order_relaxed);
+    return item < count ? item : -1;
+  };
+  if (!parallel || num_threads() == 1) {
+    thread_body(take);
+    return;
+  }
+  parallel_for(0, num_threads(), 1, [&](int64_t, int64_t) { thread_body(take); });  // a chunk per thread
+}
+
+// Runs body(runner, item) for items [0, count), each costing about `work` element-ops, dealt
+// out to the pool's threads once the work is worth them (deal_items); each thread keeps one
+// TileRunner.
 template <class Body>
 void run_items(const GroupProgram& p, const GroupBindings& b, int64_t count, int64_t work,
                const Body& body) {
-  const int threads = num_threads();
-  if (threads == 1 || count < 2 || count * work < 2 * kWorkPerThread) {
+  deal_items(count, count >= 2 && count * work >= 2 * kWorkPerThread, [&](const auto& take) {
     TileRunner runner(p, b);
-    for (int64_t i = 0; i < count; ++i) body(runner, i);
-    fence_streams(p);
-    return;
-  }
-  std::atomic<int64_t> next{0};
-  parallel_for(0, threads, 1, [&](int64_t, int64_t) {  // one chunk per thread
-    TileRunner runner(p, b);
-    for (int64_t i; (i = next.fetch_add(1, std::memory_order_relaxed)) < count;) body(runner, i);
+    for (int64_t item; (item = take()) >= 0;) body(runner, item);
     fence_streams(p);
   });
 }
