@@ -9,15 +9,9 @@
 namespace lazygen::cpu::fusion {
 namespace {
 
-using lazygen::testing::graph_of;
 
-class FusionPlanTest : public lazygen::testing::FusionTest {
+class FusionPlanTest : public lazygen::testing::PlanningTest {
  protected:
-  // Plans the pending values of `outs`.
-  FusionPlan plan(const std::vector<Tensor>& outs, const Budgets& budgets = {}) {
-    graph_ = std::make_unique<exec::Graph>(graph_of(outs));
-    return plan_fusion(*graph_, budgets);
-  }
   std::vector<std::string> ops(const std::vector<uint32_t>& nodes) const {
     std::vector<std::string> names;
     for (uint32_t n : nodes) names.push_back(ir::op_kind_name(graph_->node(n).op()));
@@ -40,7 +34,6 @@ class FusionPlanTest : public lazygen::testing::FusionTest {
     }
     return kNone;
   }
-  std::unique_ptr<exec::Graph> graph_;
 };
 
 using Strings = std::vector<std::string>;

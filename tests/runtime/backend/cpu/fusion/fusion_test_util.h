@@ -7,9 +7,11 @@
 #include <cmath>
 #include <cstring>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "backend/cpu/fusion/fusion_plan.h"
 #include "core/ir/trie_cache.h"
 #include "core/lazy/lazy_tensor.h"
 #include "exec/graph.h"
@@ -46,6 +48,18 @@ inline exec::Graph graph_of(const std::vector<Tensor>& outs) {
   for (const Tensor& t : outs) roots.push_back(lazy::lazy_state(t).value);
   return exec::Graph(std::move(roots));
 }
+
+// Plans the pending values of a program, keeping the graph (graph_) so that a test can name its
+// nodes and dump the plan.
+class PlanningTest : public FusionTest {
+ protected:
+  cpu::fusion::FusionPlan plan(const std::vector<Tensor>& outs,
+                               const cpu::fusion::Budgets& budgets = {}) {
+    graph_ = std::make_unique<exec::Graph>(graph_of(outs));
+    return cpu::fusion::plan_fusion(*graph_, budgets);
+  }
+  std::unique_ptr<exec::Graph> graph_;
+};
 
 // Same dtype, sizes and bytes (so NaNs and signed zeros must match too).
 inline ::testing::AssertionResult bitwise_equal(const Tensor& a, const Tensor& b) {

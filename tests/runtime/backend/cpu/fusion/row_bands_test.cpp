@@ -16,22 +16,13 @@ namespace lazygen::cpu::fusion {
 namespace {
 
 using lazygen::testing::bitwise_equal;
-using lazygen::testing::graph_of;
 using Dims = std::vector<int64_t>;
 
-class RowBandsTest : public lazygen::testing::FusionTest {
+class RowBandsTest : public lazygen::testing::PlanningTest {
  protected:
   void TearDown() override {
     set_row_bands_enabled(true);
-    FusionTest::TearDown();
-  }
-  FusionPlan plan(const std::vector<Tensor>& outs) {
-    graph_ = std::make_unique<exec::Graph>(graph_of(outs));
-    return plan_fusion(*graph_);
-  }
-  std::string dump(const std::vector<Tensor>& outs) {
-    const FusionPlan p = plan(outs);
-    return dump_plan(*graph_, p);
+    PlanningTest::TearDown();
   }
   // `program` on lazy copies of `inputs` with bands on, then off: the same bits, and on uses a band.
   void expect_bands_change_no_bit(const lazygen::testing::Program& program,
@@ -54,7 +45,6 @@ class RowBandsTest : public lazygen::testing::FusionTest {
     }
     mark_step();
   }
-  std::unique_ptr<exec::Graph> graph_;
 };
 
 Tensor norm(const Tensor& x, const Tensor& w, const Tensor& b) {
