@@ -32,23 +32,26 @@
 
 # _lazygen_generated_files(<all> <sources>): the files lazygen writes, relative to its output
 # directory (kept in sync with generator/dest/emit_all.cpp by a test), and the C++ sources among
-# them that a runtime compiles.
+# them that a runtime compiles. Not listed: the functor header of each `pointwise:` op
+# (include/lazygen/generated/pointwise/<op id>.h), written with the rest. The kernel shards are
+# numbered 0..15 whatever the ops (See Note [Pointwise shards] in generator/dest/pointwise.cpp).
 function(_lazygen_generated_files all sources)
   set(headers
     include/lazygen/generated/op_list.inc include/lazygen/generated/ir_nodes.h
     include/lazygen/generated/shape_inference.h include/lazygen/generated/ops.h
     include/lazygen/generated/tensor_methods.inc include/lazygen/generated/pointwise_ops.h
-    include/lazygen/generated/pointwise_ops_0.h include/lazygen/generated/pointwise_ops_1.h
-    include/lazygen/generated/pointwise_ops_2.h include/lazygen/generated/pointwise_ops_3.h
     include/lazygen/generated/cpu_kernels.h include/lazygen/generated/pointwise_functions.inc
     include/lazygen/generated/lazy_ops.h
     include/lazygen/generated/backward.h include/lazygen/generated/cuda_device_functions.inc
-    include/lazygen/generated/cuda_kernels.h src/cuda_kernels.cu src/cuda_ops.cpp
+    include/lazygen/generated/cuda_kernels.h src/cuda_ops.cpp
     include/lazygen/generated/torch_adapters.h src/torch_kernels.cpp)
   set(cpp
-    src/shape_inference.cpp src/ops.cpp src/cpu_kernels_0.cpp src/cpu_kernels_1.cpp
-    src/cpu_kernels_2.cpp src/cpu_kernels_3.cpp src/lazy_ops.cpp src/lowering.cpp
-    src/backward.cpp src/tile_kernels.cpp src/op_info.cpp)
+    src/shape_inference.cpp src/ops.cpp src/lazy_ops.cpp src/lowering.cpp
+    src/backward.cpp src/tile_kernels.cpp src/chain_dispatch.cpp src/op_info.cpp)
+  foreach(k RANGE 15)
+    list(APPEND headers src/cuda_kernels_${k}.cu)
+    list(APPEND cpp src/cpu_kernels_${k}.cpp src/tile_kernels_${k}.cpp)
+  endforeach()
   set(${all} ${headers} ${cpp} PARENT_SCOPE)
   set(${sources} ${cpp} PARENT_SCOPE)
 endfunction()
@@ -79,7 +82,7 @@ function(_lazygen_runtime_library target gen_dir)
     "${LAZYGEN_RUNTIME_SOURCE_DIR}/include" "${LAZYGEN_RUNTIME_SOURCE_DIR}")
   target_compile_features(${target} PUBLIC cxx_std_20)
   target_compile_definitions(${target} PRIVATE LAZYGEN_VERSION="${LAZYGEN_VERSION_STRING}")
-  lazygen_runtime_options(${target} "${LAZYGEN_RUNTIME_SOURCE_DIR}" "${gen_dir}/src/tile_kernels.cpp")
+  lazygen_runtime_options(${target} "${LAZYGEN_RUNTIME_SOURCE_DIR}" "${gen_dir}")
   find_package(Threads REQUIRED)
   set(BLA_VENDOR OpenBLAS)
   find_package(BLAS REQUIRED)

@@ -4,10 +4,10 @@
 #   share/lazygen/templates/          its templates
 #   share/lazygen/runtime/            runtime sources, for lazygen_add_runtime() in your project
 #   share/lazygen/ops.yaml            lazygen's own ops (start your ops list from it)
-#   lib/liblazygen_runtime.a, include/ the runtime prebuilt with lazygen's own ops (lazygen::runtime)
-#   lib/liblazygen_cuda*.a             cuda tensors and the CUDA lazy backend (lazygen::cuda; the
+#   lib/liblazygen_runtime.so, include/ the runtime prebuilt with lazygen's own ops (lazygen::runtime)
+#   lib/liblazygen_cuda*.so            cuda tensors and the CUDA lazy backend (lazygen::cuda; the
 #                                     no-device stand-in when built without CUDA)
-#   lib/liblazygen_distributed.a       data-parallel training (lazygen::distributed; its MPI engine
+#   lib/liblazygen_distributed.so      data-parallel training (lazygen::distributed; its MPI engine
 #                                     when built with MPI, then the config finds MPI too)
 #   lib/cmake/lazygen/                find_package(lazygen) config + LazygenGenerate.cmake
 include(GNUInstallDirs)
@@ -62,8 +62,10 @@ endforeach()
 if(LAZYGEN_HAVE_CUDA)
   list(APPEND _lazygen_exported lazygen_cuda_jit lazygen_cuda_kernels lazygen_cuda_text)
 endif()
+# The shared libraries find each other beside themselves (Note [Shared libraries]).
+set_target_properties(${_lazygen_exported} PROPERTIES INSTALL_RPATH "$ORIGIN")
 install(TARGETS ${_lazygen_exported} EXPORT lazygenTargets
-        ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
+        LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(EXPORT lazygenTargets NAMESPACE lazygen:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/lazygen)
 configure_package_config_file(cmake/lazygenConfig.cmake.in
   "${PROJECT_BINARY_DIR}/lazygenConfig.cmake"

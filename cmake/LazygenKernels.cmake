@@ -78,15 +78,19 @@ function(lazygen_hot_code_options out)
   set(${out} -fno-math-errno -fno-trapping-math ${align} PARENT_SCOPE)
 endfunction()
 
-# lazygen_runtime_options(<target> <runtime source dir> <tile kernels source>): a runtime
-# library's compile options: the hot-code options on its C++ files, and -O3 on the two files
-# whose loops only vectorize fully there: the generated tile kernels and the interpreter's folds.
-function(lazygen_runtime_options target runtime_dir tiles)
+# lazygen_runtime_options(<target> <runtime source dir> <generated dir>): a runtime library's
+# compile options: the hot-code options on its C++ files, and -O3 on the files whose loops only
+# vectorize fully there: the generated kernels (eager CPU and tile kernel shards, the chain
+# dispatcher) and the interpreter's folds.
+function(lazygen_runtime_options target runtime_dir generated_dir)
   lazygen_hot_code_options(hot)
   target_compile_options(${target} PRIVATE "$<$<COMPILE_LANGUAGE:CXX>:${hot}>")
+  set(hot_files "${generated_dir}/src/chain_dispatch.cpp" "${runtime_dir}/backend/cpu/fusion/interpreter.cpp")
+  foreach(k RANGE 15)
+    list(APPEND hot_files "${generated_dir}/src/cpu_kernels_${k}.cpp" "${generated_dir}/src/tile_kernels_${k}.cpp")
+  endforeach()
   # Without TARGET_DIRECTORY the properties would not reach a target made in another directory.
-  set_source_files_properties("${tiles}" "${runtime_dir}/backend/cpu/fusion/interpreter.cpp"
-    TARGET_DIRECTORY ${target} PROPERTIES COMPILE_OPTIONS "-O3")
+  set_source_files_properties(${hot_files} TARGET_DIRECTORY ${target} PROPERTIES COMPILE_OPTIONS "-O3")
 endfunction()
 
 # Note [Branch alignment]

@@ -4,6 +4,22 @@ set(CMAKE_CXX_STANDARD_REQUIRED ON)
 set(CMAKE_CXX_EXTENSIONS OFF)
 set(CMAKE_EXPORT_COMPILE_COMMANDS ON)
 set(CMAKE_POSITION_INDEPENDENT_CODE ON)
+# Note [Shared libraries]
+# ~~~~~~~~~~~~~~~~~~~~~~~
+# lazygen's libraries (lazygen::runtime, lazygen::cuda, lazygen::distributed) are shared, and a
+# program does not relink when one of them changes (LINK_DEPENDS_NO_SHARED): editing an op in
+# ops.yaml rebuilds the units that op touches and relinks one library, not the ~50 test, example
+# and benchmark programs that each held a copy of a static runtime (bench/rebuild_cost.sh
+# measures it). A test whose list of cases is the op set (the consistency suite) relinks when the
+# op table changes, so that CTest sees the new cases. Calls between a library's units stay direct
+# (-Bsymbolic-functions binds them at link time, as a static link did, instead of through the
+# PLT); the code was position-independent before, so it compiles as it did.
+# Nothing reads CMake's <target>_EXPORTS macro (all symbols are exported), so no shared library
+# defines it: their units compile with the same command lines as the rest of the tree.
+set(CMAKE_LINK_DEPENDS_NO_SHARED ON)
+if(NOT APPLE)
+  string(APPEND CMAKE_SHARED_LINKER_FLAGS " -Wl,-Bsymbolic-functions")
+endif()
 if(NOT CMAKE_BUILD_TYPE AND NOT CMAKE_CONFIGURATION_TYPES)
   set(CMAKE_BUILD_TYPE RelWithDebInfo CACHE STRING "Build type" FORCE)
 endif()

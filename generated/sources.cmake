@@ -7,9 +7,38 @@ target_sources(lazygen_runtime PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/src/cpu_kernels_1.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/cpu_kernels_2.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/cpu_kernels_3.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/cpu_kernels_4.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/cpu_kernels_5.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/cpu_kernels_6.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/cpu_kernels_7.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/cpu_kernels_8.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/cpu_kernels_9.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/cpu_kernels_10.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/cpu_kernels_11.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/cpu_kernels_12.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/cpu_kernels_13.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/cpu_kernels_14.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/cpu_kernels_15.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/lazy_ops.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/lowering.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/backward.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/tile_kernels_0.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/tile_kernels_1.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/tile_kernels_2.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/tile_kernels_3.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/tile_kernels_4.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/tile_kernels_5.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/tile_kernels_6.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/tile_kernels_7.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/tile_kernels_8.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/tile_kernels_9.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/tile_kernels_10.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/tile_kernels_11.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/tile_kernels_12.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/tile_kernels_13.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/tile_kernels_14.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/tile_kernels_15.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/tile_kernels.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/chain_dispatch.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/op_info.cpp
 )

@@ -59,7 +59,6 @@ std::string hex_literal(uint64_t v) {
 std::vector<GeneratedFile> emit_aot_cuda_kernels(const EmitContext& ctx, const std::vector<KernelKey>& keys,
                                                  const std::string& ops_source) {
   std::vector<std::string> functors, kernels, entries;
-  const std::string fingerprint = pointwise_fingerprint(ctx.ops);
   for (const KernelKey& key : keys) {
     const std::string text = print_key(key);
     const KeyHash128 hash = key_hash(text);
@@ -74,7 +73,7 @@ std::vector<GeneratedFile> emit_aot_cuda_kernels(const EmitContext& ctx, const s
     kernels.push_back(ctx.templates.render("aot_cuda_kernel.cu.tmpl", {
         {"key", text}, {"namespace", ns}, {"body", cuda::group_kernel_body(layout, chain, cuda::kAotEntry)}}));
     entries.push_back("CudaAotEntry{\"" + text + "\", " + hex_literal(hash.hi) + ", " + hex_literal(hash.lo) + ", " +
-                      std::to_string(kManifestVersion) + ", \"" + fingerprint + "\", " + hex_literal(source_hash.hi) +
+                      std::to_string(kManifestVersion) + ", \"" + kernel_fingerprint(ctx, key) + "\", " + hex_literal(source_hash.hi) +
                       ", " + hex_literal(source_hash.lo) + ", reinterpret_cast<const void*>(&" + ns +
                       "::lazygen_group_i32), reinterpret_cast<const void*>(&" + ns + "::lazygen_group_i64)},");
   }

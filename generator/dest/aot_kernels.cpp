@@ -80,19 +80,23 @@ const OpEntry& key_op(const EmitContext& ctx, const KeyOp& k) {
   throw GenError(k.loc, "unknown op '" + k.name + "'", "the manifest was recorded with another ops.yaml; record it again");
 }
 
-std::string pointwise_fingerprint(const std::vector<OpEntry>& ops) {
-  std::string text = "lazygen kernels " + std::to_string(kManifestVersion) + "\n";
-  for (const OpEntry& op : ops) {
-    if (op.pointwise) text += op.func + "\n" + *op.pointwise + "\n" + std::string(dtype_rule_name(op.dtype)) + "\n";
-  }
-  return hex64(text_hash(text));
+std::string op_fingerprint(const OpEntry& op) {
+  return hex64(text_hash("lazygen kernels " + std::to_string(kManifestVersion) + "\n" + op.func + "\n" + *op.pointwise +
+                         "\n" + std::string(dtype_rule_name(op.dtype)) + "\n"));
+}
+
+std::string kernel_fingerprint(const EmitContext& ctx, const KernelKey& key) {
+  std::vector<std::string> parts;
+  for (const KeyOp& k : key.ops) parts.push_back(op_fingerprint(key_op(ctx, k)));
+  return join(parts, ",");
 }
 
 std::vector<GeneratedFile> emit_aot_kernels(const EmitContext& ctx, const std::vector<KernelKey>& keys,
                                             const std::string& ops_source) {
   std::vector<std::string> kernels, entries;
-  const std::string fingerprint = pointwise_fingerprint(ctx.ops);
+  std::vector<const OpEntry*> ops;
   for (const KernelKey& key : keys) {
+    for (const KeyOp& k : key.ops) ops.push_back(&key_op(ctx, k));
     const std::string text = print_key(key);
     const KeyHash128 hash = key_hash(text);
     kernels.push_back(ctx.templates.render("aot_kernel.cpp.tmpl", {{"key", text},
@@ -101,10 +105,11 @@ std::vector<GeneratedFile> emit_aot_kernels(const EmitContext& ctx, const std::v
                                                                    {"declarations", declarations(key)},
                                                                    {"body", body(ctx, key)}}));
     entries.push_back("AotEntry{\"" + text + "\", 0x" + hex64(hash.hi) + "ULL, 0x" + hex64(hash.lo) + "ULL, " +
-                      std::to_string(kManifestVersion) + ", \"" + fingerprint + "\", &kernel_" + hash.hex() + "},");
+                      std::to_string(kManifestVersion) + ", \"" + kernel_fingerprint(ctx, key) + "\", &kernel_" + hash.hex() + "},");
   }
   return {{"aot_kernels.cpp", ctx.templates.render("aot_kernels.cpp.tmpl", {{"source", ctx.source},
                                                                             {"ops_source", ops_source},
+                                                                            {"functor_includes", pointwise_includes(ops)},
                                                                             {"kernels", kernels},
                                                                             {"entries", entries}})}};
 }

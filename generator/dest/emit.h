@@ -44,8 +44,14 @@ std::vector<GeneratedFile> emit_torch_kernels(const EmitContext& ctx);
 // src/op_info.cpp: every op's OpInfo record and boxed caller (lazygen/op_info.h).
 std::vector<GeneratedFile> emit_op_info(const EmitContext& ctx);
 // Pointwise kernels are spread over this many shards (See Note [Pointwise shards]).
-inline constexpr int kPointwiseShards = 4;
+inline constexpr int kPointwiseShards = 16;
 int pointwise_shard(const OpEntry& op);
+// The `pointwise:` ops of `ops` by shard, in their order in `ops`.
+std::vector<std::vector<const OpEntry*>> pointwise_shards(const std::vector<OpEntry>& ops);
+// "lazygen/generated/pointwise/<op id>.h": the header holding a `pointwise:` op's functor.
+std::string pointwise_header(const OpEntry& op);
+// `#include` lines for the functor headers of `ops`, sorted, without repeats.
+std::vector<std::string> pointwise_includes(const std::vector<const OpEntry*>& ops);
 // The template values of an eager pointwise kernel (cpu_ and cuda_pointwise_kernel.cpp.tmpl):
 // signature, shape call, out declaration (`allocate(sizes, dtype, device)`), inputs, compute-dtype call.
 TemplateEnv pointwise_kernel_env(const OpEntry& op, const std::string& allocate, const std::string& device);
@@ -62,9 +68,13 @@ std::string record_statement(const OpEntry& op);
 // sources.cmake listing every generated .cpp among `files`.
 GeneratedFile emit_sources(const EmitContext& ctx, const std::vector<GeneratedFile>& files);
 
-// What AOT kernels made from `ops` are told apart by: a hash of every `pointwise:` op's schema,
-// expression and dtype rule and of the manifest version (tile_kernels.cpp holds the runtime's).
-std::string pointwise_fingerprint(const std::vector<OpEntry>& ops);
+// What AOT kernels tell a `pointwise:` op's version apart by: a hash of its schema, expression
+// and dtype rule and of the manifest version (PointwiseInfo::fingerprint holds the runtime's).
+std::string op_fingerprint(const OpEntry& op);
+// The fingerprint an AOT kernel for `key` carries: its ops' op_fingerprint, in key order, joined by
+// ','. The runtime uses the kernel only if its own ops give the same (ops_fingerprint in the
+// runtime's backend/cpu/fusion/aot_kernel.h), so editing one op stales only the kernels running it.
+std::string kernel_fingerprint(const EmitContext& ctx, const KernelKey& key);
 // `lazygen --kernels`: aot_kernels.cpp with one kernel per key (cpu keys, unique, in the order
 // given) and its registry entries. Throws GenError at a key's op that `ctx.ops` cannot compute.
 std::vector<GeneratedFile> emit_aot_kernels(const EmitContext& ctx, const std::vector<KernelKey>& keys,

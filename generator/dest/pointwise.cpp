@@ -9,6 +9,8 @@
 #include "model/kernel_dtypes.h"
 #include "model/pointwise_functions.h"
 
+#include <algorithm>
+
 namespace lazygen::gen::dest {
 namespace {
 
@@ -100,19 +102,47 @@ std::string kernel_definition(const EmitContext& ctx, const OpEntry& op) {
 
 }  // namespace
 
-// Note [Pointwise shards]: an op's functor, loop instantiation and eager kernel go to shard
-// fnv1a(op id) % kPointwiseShards, stable when other ops are added or edited; the shard count is
-// fixed so build systems know the file names up front (cmake/LazygenGenerate.cmake).
+// Note [Pointwise shards]
+// Editing or adding one op should recompile a few small units, not every kernel (the rebuild a
+// user pays for a YAML edit). So each `pointwise:` op's scalar functor has its own header,
+// pointwise/<op id>.h, and what instantiates functors is spread over kPointwiseShards shards by
+// fnv1a(op id) % kPointwiseShards, stable when other ops are added or edited: the eager CPU
+// kernels (src/cpu_kernels_<k>.cpp), the fused interpreter's tile kernels (src/tile_kernels_<k>.cpp)
+// and the eager CUDA kernels (src/cuda_kernels_<k>.cu), each shard including only its ops'
+// headers. What needs every op in one function (the register-chain dispatcher) includes only the
+// chainable ops' headers, and AOT kernels only those of the ops they run. The shard count is fixed
+// so build systems know the file names up front (cmake/LazygenGenerate.cmake).
 int pointwise_shard(const OpEntry& op) {
   uint32_t h = 2166136261u;
   for (unsigned char c : api::op_id(op.schema.name)) h = (h ^ c) * 16777619u;
   return static_cast<int>(h % kPointwiseShards);
 }
 
+std::string pointwise_header(const OpEntry& op) {
+  return "lazygen/generated/pointwise/" + api::op_id(op.schema.name) + ".h";
+}
+
+std::vector<std::string> pointwise_includes(const std::vector<const OpEntry*>& ops) {
+  std::vector<std::string> out;
+  for (const OpEntry* op : ops) out.push_back("#include \"" + pointwise_header(*op) + "\"");
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+std::vector<std::vector<const OpEntry*>> pointwise_shards(const std::vector<OpEntry>& ops) {
+  std::vector<std::vector<const OpEntry*>> shards(kPointwiseShards);
+  for (const OpEntry& op : ops) {
+    if (op.pointwise) shards[static_cast<size_t>(pointwise_shard(op))].push_back(&op);
+  }
+  return shards;
+}
+
 namespace {
 
 struct Shard {
-  std::vector<std::string> functors, dtype_defs, runners, kernels;
+  std::vector<const OpEntry*> ops;
+  std::vector<std::string> dtype_defs, runners, kernels;
 };
 
 std::string run_declaration(const OpEntry& op) {
@@ -120,24 +150,30 @@ std::string run_declaration(const OpEntry& op) {
          "(const Tensor& out, std::initializer_list<Tensor> inputs, std::initializer_list<Scalar> scalars, DType compute);";
 }
 
+// pointwise/<op id>.h for every op, pointwise_ops.h including them all, and the CPU kernel shards.
 std::vector<GeneratedFile> shard_files(const EmitContext& ctx, const std::vector<Shard>& shards) {
   std::vector<GeneratedFile> out;
-  std::vector<std::string> includes;
+  std::vector<const OpEntry*> all;
   for (int k = 0; k < kPointwiseShards; ++k) {
-    std::string n = std::to_string(k);
-    includes.push_back("#include \"lazygen/generated/pointwise_ops_" + n + ".h\"");
-    out.push_back({std::string(kIncludeDir) + "pointwise_ops_" + n + ".h",
-                   ctx.templates.render("pointwise_ops_shard.h.tmpl",
-                                        {{"source", ctx.source}, {"shard", n}, {"functors", shards[k].functors}})});
-    out.push_back({"src/cpu_kernels_" + n + ".cpp",
-                   ctx.templates.render("cpu_kernels.cpp.tmpl", {{"source", ctx.source}, {"shard", n},
+    const Shard& shard = shards[static_cast<size_t>(k)];
+    all.insert(all.end(), shard.ops.begin(), shard.ops.end());
+    out.push_back({"src/cpu_kernels_" + std::to_string(k) + ".cpp",
+                   ctx.templates.render("cpu_kernels.cpp.tmpl", {{"source", ctx.source},
+                                                                 {"shard", std::to_string(k)},
                                                                  {"num_shards", std::to_string(kPointwiseShards)},
-                                                                 {"compute_dtypes", shards[k].dtype_defs},
-                                                                 {"runners", shards[k].runners},
-                                                                 {"kernels", shards[k].kernels}})});
+                                                                 {"functor_includes", pointwise_includes(shard.ops)},
+                                                                 {"compute_dtypes", shard.dtype_defs},
+                                                                 {"runners", shard.runners},
+                                                                 {"kernels", shard.kernels}})});
+  }
+  for (const OpEntry* op : all) {
+    out.push_back({std::string("include/") + pointwise_header(*op),
+                   ctx.templates.render("pointwise_op.h.tmpl", {{"schema", op->func},
+                                                                {"functor", pointwise_functor(ctx, *op)}})});
   }
   out.insert(out.begin(), {std::string(kIncludeDir) + "pointwise_ops.h",
-                           ctx.templates.render("pointwise_ops.h.tmpl", {{"source", ctx.source}, {"shard_includes", includes}})});
+                           ctx.templates.render("pointwise_ops.h.tmpl", {{"source", ctx.source},
+                                                                         {"functor_includes", pointwise_includes(all)}})});
   return out;
 }
 
@@ -150,8 +186,8 @@ std::vector<GeneratedFile> emit_pointwise(const EmitContext& ctx) {
     api::CppSignature sig = api::op_signature(op, api::op_id(op.schema.name), api::TypeUse::Api).without_defaults();
     decls.push_back("// " + op.func + (op.pointwise ? "" : " (hand-written)") + "\n" + sig.declaration());
     if (!op.pointwise) continue;
-    Shard& shard = shards[pointwise_shard(op)];
-    shard.functors.push_back(pointwise_functor(ctx, op));
+    Shard& shard = shards[static_cast<size_t>(pointwise_shard(op))];
+    shard.ops.push_back(&op);
     shard.dtype_defs.push_back(compute_dtype_definition(ctx, op));
     shard.runners.push_back(ctx.templates.render("cpu_pointwise_run.cpp.tmpl", {
         {"schema", op.func}, {"op_id", api::op_id(op.schema.name)},

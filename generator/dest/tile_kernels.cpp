@@ -1,6 +1,8 @@
-// Emits src/tile_kernels.cpp: the PointwiseInfo of every `pointwise:` op (operand mapping and
-// tile kernels per compute dtype) for the fused CPU interpreter, and the register-chain
-// dispatcher (See Note [Register chains] in the runtime's backend/cpu/fusion/chain_kernels.h).
+// Emits the fused CPU interpreter's per-op parts: the PointwiseInfo of every `pointwise:` op
+// (operand mapping and tile kernels per compute dtype) in src/tile_kernels_<shard>.cpp, the lookup
+// by op kind in src/tile_kernels.cpp, and the register-chain dispatcher in src/chain_dispatch.cpp
+// (See Note [Register chains] in the runtime's backend/cpu/fusion/chain_kernels.h and Note
+// [Pointwise shards] in pointwise.cpp).
 #include "api/cpp_types.h"
 #include "api/names.h"
 #include "dest/common.h"
@@ -51,11 +53,12 @@ bool chainable_punctuation(std::string_view e, size_t i) {
   return std::string_view("+-*/()<>=, \t\n").find(c) != std::string_view::npos;
 }
 
-// The switch cases running op `functor` with the accumulator in each tensor slot, from `first`.
-std::vector<std::string> chain_cases(const std::string& functor, int first, size_t tensors) {
+// The switch cases running op `functor` with the accumulator in each tensor slot (their labels,
+// chain_case(kind) + slot, do not move when other ops are added).
+std::vector<std::string> chain_cases(const std::string& kind, const std::string& functor, size_t tensors) {
   std::vector<std::string> cases;
   for (size_t slot = 0; slot < tensors; ++slot) {
-    cases.push_back("case " + std::to_string(first + static_cast<int>(slot)) + ":\n  return chain_step<kernels::" +
+    cases.push_back("case chain_case(" + kind + ") + " + std::to_string(slot) + ":\n  return chain_step<kernels::" +
                     functor + ", T, " + std::to_string(slot) + ">(s, acc, i);");
   }
   return cases;
@@ -86,34 +89,76 @@ bool chainable_expression(std::string_view expr) {
   return true;
 }
 
+namespace {
+
+// Whether the interpreter can run `op` (its limits on operands).
+bool tile_op(const OpEntry& op) {
+  bool has_list = false;
+  for (const Argument& a : op.schema.arguments) has_list |= a.type.is_list && a.type.base == BaseType::Tensor;
+  PointwiseInputs in = pointwise_inputs(op);
+  return !has_list && in.tensors.size() <= 4 && in.scalars.size() <= 4;
+}
+
+bool chain_op(const OpEntry& op) {
+  return tile_op(op) && !pointwise_inputs(op).tensors.empty() && chainable_expression(*op.pointwise);
+}
+
+std::string kind_of(const OpEntry& op) { return "ir::OpKind::" + api::op_id(op.schema.name); }
+
+std::string tile_info(const EmitContext& ctx, const OpEntry& op) {
+  PointwiseInputs in = pointwise_inputs(op);
+  return ctx.templates.render("tile_info.cpp.tmpl", {
+      {"schema", op.func}, {"functor", api::functor_name(op.schema.name)}, {"schema_name", op.schema.name.str()},
+      {"num_tensors", std::to_string(in.tensors.size())}, {"num_scalars", std::to_string(in.scalars.size())},
+      {"tensor_operands", indices(op, in.tensors)}, {"scalar_operands", indices(op, in.scalars)},
+      {"result_is_bool", op.dtype == DTypeRule::Bool ? "true" : "false"},
+      {"chain", chain_op(op) ? "chain_case(" + kind_of(op) + ")" : "-1"},
+      {"cheap", cheap_expression(*op.pointwise) ? "true" : "false"},
+      {"fingerprint", op_fingerprint(op)}});
+}
+
+}  // namespace
+
 std::vector<GeneratedFile> emit_tile_kernels(const EmitContext& ctx) {
-  std::vector<std::string> infos, cases, chain;
-  for (const OpEntry& op : ctx.ops) {
-    if (!op.pointwise) continue;
-    bool has_list = false;
-    for (const Argument& a : op.schema.arguments) has_list |= a.type.is_list && a.type.base == BaseType::Tensor;
-    PointwiseInputs in = pointwise_inputs(op);
-    if (has_list || in.tensors.size() > 4 || in.scalars.size() > 4) continue;  // the interpreter's limits
-    std::string functor = api::functor_name(op.schema.name);
-    int first_case = -1;
-    if (!in.tensors.empty() && chainable_expression(*op.pointwise)) {
-      first_case = static_cast<int>(chain.size());
-      for (std::string& c : chain_cases(functor, first_case, in.tensors.size())) chain.push_back(std::move(c));
+  std::vector<GeneratedFile> files;
+  std::vector<std::string> declarations, cases, chain;
+  std::vector<const OpEntry*> chain_ops;
+  const std::vector<std::vector<const OpEntry*>> shards = pointwise_shards(ctx.ops);
+  for (size_t k = 0; k < shards.size(); ++k) {
+    std::vector<std::string> infos;
+    std::vector<const OpEntry*> ops;
+    for (const OpEntry* op : shards[k]) {
+      if (!tile_op(*op)) continue;
+      ops.push_back(op);
+      infos.push_back(tile_info(ctx, *op));
     }
-    infos.push_back(ctx.templates.render("tile_info.cpp.tmpl", {
-        {"schema", op.func}, {"functor", functor}, {"schema_name", op.schema.name.str()},
-        {"num_tensors", std::to_string(in.tensors.size())}, {"num_scalars", std::to_string(in.scalars.size())},
-        {"tensor_operands", indices(op, in.tensors)}, {"scalar_operands", indices(op, in.scalars)},
-        {"result_is_bool", op.dtype == DTypeRule::Bool ? "true" : "false"},
-        {"chain", std::to_string(first_case)},
-        {"cheap", cheap_expression(*op.pointwise) ? "true" : "false"}}));
-    cases.push_back("case ir::OpKind::" + api::op_id(op.schema.name) + ":\n  return &k" + functor + "Info;");
+    files.push_back({"src/tile_kernels_" + std::to_string(k) + ".cpp",
+                     ctx.templates.render("tile_kernels_shard.cpp.tmpl", {{"source", ctx.source},
+                                                                           {"shard", std::to_string(k)},
+                                                                           {"num_shards", std::to_string(shards.size())},
+                                                                           {"functor_includes", pointwise_includes(ops)},
+                                                                           {"infos", infos}})});
   }
-  return {{"src/tile_kernels.cpp", ctx.templates.render("tile_kernels.cpp.tmpl", {{"source", ctx.source},
-                                                                                  {"infos", infos},
-                                                                                  {"fingerprint", pointwise_fingerprint(ctx.ops)},
-                                                                                  {"cases", cases},
-                                                                                  {"chain_cases", chain}})}};
+  for (const OpEntry& op : ctx.ops) {
+    if (!op.pointwise || !tile_op(op)) continue;
+    std::string info = "k" + api::functor_name(op.schema.name) + "Info";
+    declarations.push_back("extern const PointwiseInfo " + info + ";");
+    cases.push_back("case " + kind_of(op) + ":\n  return &" + info + ";");
+    if (!chain_op(op)) continue;
+    chain_ops.push_back(&op);
+    for (std::string& c : chain_cases(kind_of(op), api::functor_name(op.schema.name), pointwise_inputs(op).tensors.size())) {
+      chain.push_back(std::move(c));
+    }
+  }
+  files.push_back({"src/tile_kernels.cpp", ctx.templates.render("tile_kernels.cpp.tmpl", {
+                                               {"source", ctx.source},
+                                               {"declarations", declarations},
+                                               {"cases", cases}})});
+  files.push_back({"src/chain_dispatch.cpp", ctx.templates.render("chain_dispatch.cpp.tmpl", {
+                                                {"source", ctx.source},
+                                                {"functor_includes", pointwise_includes(chain_ops)},
+                                                {"chain_cases", chain}})});
+  return files;
 }
 
 }  // namespace lazygen::gen::dest

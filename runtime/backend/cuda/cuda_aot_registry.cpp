@@ -47,7 +47,7 @@ const CudaAotEntry* find_entry(Registry& r, const std::string& key) {
 // Whether this runtime's JIT would compile exactly the entry's kernel for `kernel`.
 bool usable(const CudaAotEntry& e, const GroupKernel& kernel) {
   return e.ir_version == kCudaAotIrVersion && e.index32 != nullptr && e.index64 != nullptr &&
-         std::strcmp(e.generator_hash, cpu::fusion::pointwise_fingerprint()) == 0 &&
+         e.generator_hash == cpu::fusion::ops_fingerprint(e.key) &&
          KeyHash{e.hash_hi, e.hash_lo} == cpu::fusion::key_hash(e.key) &&
          KeyHash{e.source_hi, e.source_lo} == cpu::fusion::key_hash(kernel.source);
 }

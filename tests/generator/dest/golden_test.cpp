@@ -106,52 +106,65 @@ TEST(GoldenTest, EmittersMatchTheExpectedFiles) {
 TEST(GoldenTest, EmitsTheFilesInAFixedOrder) {
   std::vector<std::string> paths;
   for (const GeneratedFile& f : emit_tiny()) paths.push_back(f.path);
-  EXPECT_EQ(paths, (std::vector<std::string>{
-                       "include/lazygen/generated/op_list.inc",
-                       "include/lazygen/generated/ir_nodes.h",
-                       "include/lazygen/generated/shape_inference.h",
-                       "src/shape_inference.cpp",
-                       "include/lazygen/generated/ops.h",
-                       "include/lazygen/generated/tensor_methods.inc",
-                       "src/ops.cpp",
-                       "include/lazygen/generated/pointwise_ops.h",
-                       "include/lazygen/generated/cpu_kernels.h",
-                       "include/lazygen/generated/pointwise_ops_0.h",
-                       "src/cpu_kernels_0.cpp",
-                       "include/lazygen/generated/pointwise_ops_1.h",
-                       "src/cpu_kernels_1.cpp",
-                       "include/lazygen/generated/pointwise_ops_2.h",
-                       "src/cpu_kernels_2.cpp",
-                       "include/lazygen/generated/pointwise_ops_3.h",
-                       "src/cpu_kernels_3.cpp",
-                       "include/lazygen/generated/pointwise_functions.inc",
-                       "include/lazygen/generated/lazy_ops.h",
-                       "src/lazy_ops.cpp",
-                       "src/lowering.cpp",
-                       "include/lazygen/generated/backward.h",
-                       "src/backward.cpp",
-                       "src/tile_kernels.cpp",
-                       "include/lazygen/generated/cuda_device_functions.inc",
-                       "include/lazygen/generated/cuda_kernels.h",
-                       "src/cuda_kernels.cu",
-                       "src/cuda_ops.cpp",
-                       "src/op_info.cpp",
-                       "include/lazygen/generated/torch_adapters.h",
-                       "src/torch_kernels.cpp",
-                       "sources.cmake",
-                   }));
+  auto shards = [](const std::string& prefix, const std::string& suffix) {
+    std::vector<std::string> out;
+    for (int k = 0; k < kPointwiseShards; ++k) out.push_back(prefix + std::to_string(k) + suffix);
+    return out;
+  };
+  std::vector<std::string> expected = {
+      "include/lazygen/generated/op_list.inc",
+      "include/lazygen/generated/ir_nodes.h",
+      "include/lazygen/generated/shape_inference.h",
+      "src/shape_inference.cpp",
+      "include/lazygen/generated/ops.h",
+      "include/lazygen/generated/tensor_methods.inc",
+      "src/ops.cpp",
+      "include/lazygen/generated/pointwise_ops.h",
+      "include/lazygen/generated/cpu_kernels.h",
+  };
+  for (std::string& p : shards("src/cpu_kernels_", ".cpp")) expected.push_back(std::move(p));
+  for (const char* p : {"include/lazygen/generated/pointwise/add_tensor.h",
+                        "include/lazygen/generated/pointwise/add_inplace_tensor.h",
+                        "include/lazygen/generated/pointwise_functions.inc", "include/lazygen/generated/lazy_ops.h",
+                        "src/lazy_ops.cpp", "src/lowering.cpp", "include/lazygen/generated/backward.h",
+                        "src/backward.cpp"}) {
+    expected.push_back(p);
+  }
+  for (std::string& p : shards("src/tile_kernels_", ".cpp")) expected.push_back(std::move(p));
+  for (const char* p : {"src/tile_kernels.cpp", "src/chain_dispatch.cpp",
+                        "include/lazygen/generated/cuda_device_functions.inc",
+                        "include/lazygen/generated/cuda_kernels.h", "src/cuda_ops.cpp"}) {
+    expected.push_back(p);
+  }
+  for (std::string& p : shards("src/cuda_kernels_", ".cu")) expected.push_back(std::move(p));
+  for (const char* p : {"src/op_info.cpp", "include/lazygen/generated/torch_adapters.h", "src/torch_kernels.cpp",
+                        "sources.cmake"}) {
+    expected.push_back(p);
+  }
+  EXPECT_EQ(paths, expected);
 }
 
 // cmake/LazygenGenerate.cmake names the generated files up front (add_custom_command needs its
-// OUTPUTs at configure time); it must list exactly what emit_all writes.
+// OUTPUTs at configure time); it must list exactly what emit_all writes. Shard files are listed by
+// a loop over the shard numbers (`src/cpu_kernels_${k}.cpp`), and the per-op functor headers
+// (pointwise/<op id>.h) are written beside the listed outputs, unlisted.
 TEST(GoldenTest, CMakeListsEveryGeneratedFile) {
   std::ifstream in("cmake/LazygenGenerate.cmake");
   ASSERT_TRUE(in) << "run from the source root";
   std::stringstream text;
   text << in.rdbuf();
+  EXPECT_NE(text.str().find("foreach(k RANGE " + std::to_string(kPointwiseShards - 1) + ")"), std::string::npos)
+      << "cmake/LazygenGenerate.cmake must loop over shards 0.." << kPointwiseShards - 1;
   for (const GeneratedFile& f : emit_tiny()) {
-    if (f.path == "sources.cmake") continue;
-    EXPECT_NE(text.str().find(f.path), std::string::npos) << f.path << " is missing from cmake/LazygenGenerate.cmake";
+    if (f.path == "sources.cmake" || f.path.starts_with("include/lazygen/generated/pointwise/")) continue;
+    std::string listed = f.path;
+    const size_t digits = listed.find_last_of('_') + 1;
+    const size_t dot = listed.find('.', digits);
+    if (digits > 0 && dot != std::string::npos && dot > digits &&
+        listed.substr(digits, dot - digits).find_first_not_of("0123456789") == std::string::npos) {
+      listed.replace(digits, dot - digits, "${k}");
+    }
+    EXPECT_NE(text.str().find(listed), std::string::npos) << listed << " is missing from cmake/LazygenGenerate.cmake";
   }
 }
 

@@ -33,6 +33,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
+#include <string_view>
 
 #include "backend/cpu/fusion/tile_scalar.h"
 
@@ -69,7 +71,7 @@ using AotFn = void (*)(const AotTileArgs&);
 
 // One generated kernel. `key` is the canonical key text (group_key.h), `hash_hi`/`hash_lo` its
 // 128-bit hash as the generator computed it, `generator_hash` the fingerprint of the ops.yaml
-// pointwise expressions the kernel was generated from (pointwise_fingerprint()).
+// pointwise expressions the kernel was generated from (ops_fingerprint(key) when current).
 struct AotEntry {
   const char* key = "";
   uint64_t hash_hi = 0;
@@ -85,8 +87,11 @@ struct AotRegistration {
   AotRegistration(const AotEntry* entries, size_t count);
 };
 
-// The fingerprint of the pointwise ops this runtime was generated from (generated/src/
-// tile_kernels.cpp): AOT entries carrying another are stale.
-const char* pointwise_fingerprint();
+// The fingerprint an AOT kernel for group key `key` must carry to be used here: the fingerprints
+// of the key's ops in this runtime (PointwiseInfo::fingerprint: a hash of the op's schema,
+// expression and dtype rule), in key order, joined by ','; "" when the key names an op this
+// runtime has no tile kernels for. AOT entries carrying another are stale, so editing one op in
+// ops.yaml stales only the kernels that run it.
+std::string ops_fingerprint(std::string_view key);
 
 }  // namespace lazygen::cpu::fusion

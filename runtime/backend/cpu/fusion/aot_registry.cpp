@@ -5,11 +5,14 @@
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
+#include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
 #include "backend/cpu/fusion/aot_manifest.h"
 #include "backend/cpu/fusion/group_key.h"
+#include "backend/cpu/fusion/tile_kernels.h"
 #include "core/env_flag.h"
 #include "lazygen/aot.h"
 #include "lazygen/metrics.h"
@@ -46,9 +49,20 @@ std::atomic<bool>& enabled_flag() {
 
 // An entry is usable only if this runtime would have generated the same call for its key.
 bool usable(const AotEntry& e) {
-  return e.ir_version == kAotIrVersion && e.fn != nullptr &&
-         std::strcmp(e.generator_hash, pointwise_fingerprint()) == 0 &&
+  return e.ir_version == kAotIrVersion && e.fn != nullptr && e.generator_hash == ops_fingerprint(e.key) &&
          KeyHash{e.hash_hi, e.hash_lo} == key_hash(e.key);
+}
+
+// The tile infos of the pointwise ops by schema name.
+const std::unordered_map<std::string_view, const PointwiseInfo*>& infos_by_name() {
+  static const auto* infos = [] {
+    auto* m = new std::unordered_map<std::string_view, const PointwiseInfo*>;
+    for (int k = 0; k < static_cast<int>(ir::OpKind::kNumOpKinds); ++k) {
+      if (const PointwiseInfo* info = pointwise_info(static_cast<ir::OpKind>(k))) (*m)[info->schema_name] = info;
+    }
+    return m;
+  }();
+  return *infos;
 }
 
 const AotEntry* find_entry(Registry& r, const std::string& key) {
@@ -77,6 +91,22 @@ void note_miss(Registry& r, const std::string& key, bool stale) {
 }
 
 }  // namespace
+
+// Key ops read " op=<schema name>(" (See Note [Group keys]).
+std::string ops_fingerprint(std::string_view key) {
+  std::string out;
+  constexpr std::string_view kOp = " op=";
+  for (size_t at = key.find(kOp); at != std::string_view::npos; at = key.find(kOp, at + 1)) {
+    const size_t name = at + kOp.size();
+    const size_t paren = key.find('(', name);
+    if (paren == std::string_view::npos) return "";
+    auto it = infos_by_name().find(key.substr(name, paren - name));
+    if (it == infos_by_name().end()) return "";
+    out += out.empty() ? "" : ",";
+    out += it->second->fingerprint;
+  }
+  return out;
+}
 
 AotRegistration::AotRegistration(const AotEntry* entries, size_t count) {
   Registry& r = registry();

@@ -11,7 +11,7 @@
 // Note [Lane semantics]) for one strip of kChainVectors * Lanes<T>::kSize elements and applies
 // the ops to it in turn, each reading its other operands from memory, then stores the strip to
 // the last op's location: one load and one store per strip instead of one per op.
-// No compiler at run time: the generator emits one dispatcher (generated/src/tile_kernels.cpp)
+// No compiler at run time: the generator emits one dispatcher (generated/src/chain_dispatch.cpp)
 // whose switch has a case per chainable op and accumulator slot, each calling chain_step with
 // the op's scalar functor, so the whole chain runs inside one function and the accumulator never
 // leaves registers. The switch is dispatched once per strip and op, and the pattern repeats

@@ -1,7 +1,7 @@
 // Per-op vector tile kernels: the building blocks the fused CPU interpreter composes (See Note
 // [Blocked vector interpreter] in interpreter.h).
 //
-// For every `pointwise:` op the generator emits (generated/src/tile_kernels.cpp) a
+// For every `pointwise:` op the generator emits (generated/src/tile_kernels_<shard>.cpp) a
 // PointwiseInfo: which of the node's operands feed the op's scalar functor as tensors and which as
 // Scalars, and a TileFn per compute dtype instantiated from the same functor the eager kernels
 // use (kernels::AddTensor etc.), so fused and eager results are computed by the same expression.
@@ -47,16 +47,25 @@ struct PointwiseInfo {
   TileFn float64 = nullptr;
   TileFn int64 = nullptr;
   TileFn int32 = nullptr;
-  int16_t chain = -1;  // its first register-chain case, or -1 (See Note [Register chains])
+  int16_t chain = -1;  // its first register-chain case, chain_case(kind), or -1 (See Note [Register chains])
   // Calls no expensive function (See Note [Pointwise functions] in the generator's
   // model/pointwise_functions.h): the fusion planner may recompute the value instead of storing it.
   bool cheap = true;
+  // What AOT kernels running this op were generated for (See ops_fingerprint in aot_kernel.h).
+  const char* fingerprint = "";
 
   TileFn for_dtype(DType t) const;
 };
 
 // The tile info of a pointwise op kind; nullptr for ops that are not pointwise (generated).
 const PointwiseInfo* pointwise_info(ir::OpKind kind);
+
+// The first register-chain case of a chainable op (its accumulator in tensor slot s runs case
+// chain_case(kind) + s): a function of the kind alone, so the generated dispatcher and the
+// generated infos agree without numbering the chainable ops.
+constexpr int16_t chain_case(ir::OpKind kind) {
+  return static_cast<int16_t>(static_cast<int>(kind) * kMaxTileInputs);
+}
 
 // Note [Tile kernel clones]
 // On x86-64 with GCC every tile loop is compiled twice, for the baseline ISA and for AVX2, and the

@@ -136,16 +136,17 @@ TEST_F(CudaAot, AGroupWithoutAKernelMissesAndCompilesWithNvrtc) {
 TEST_F(CudaAot, StaleEntriesAreNeverUsed) {
   const GroupKernel k = kernels(unlisted, {randn({512})}).at(0);
   static const std::string key = k.key;
+  static const std::string fingerprint = cpu::fusion::ops_fingerprint(key);
   const cpu::fusion::KeyHash h = cpu::fusion::key_hash(key);
   const cpu::fusion::KeyHash src = cpu::fusion::key_hash(k.source);
   static int dummy = 0;
   const void* fn = &dummy;
   // Another IR version, other ops, another source: each alone makes the entry stale.
   static const CudaAotEntry kStale[] = {
-      {key.c_str(), h.hi, h.lo, kCudaAotIrVersion + 1, cpu::fusion::pointwise_fingerprint(), src.hi,
+      {key.c_str(), h.hi, h.lo, kCudaAotIrVersion + 1, fingerprint.c_str(), src.hi,
        src.lo, fn, fn},
       {key.c_str(), h.hi, h.lo, kCudaAotIrVersion, "0000000000000000", src.hi, src.lo, fn, fn},
-      {key.c_str(), h.hi, h.lo, kCudaAotIrVersion, cpu::fusion::pointwise_fingerprint(), src.hi,
+      {key.c_str(), h.hi, h.lo, kCudaAotIrVersion, fingerprint.c_str(), src.hi,
        src.lo + 1, fn, fn},
   };
   static const CudaAotRegistration kRegistration(kStale, std::size(kStale));

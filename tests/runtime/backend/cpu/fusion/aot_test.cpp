@@ -144,8 +144,8 @@ TEST_F(AotTest, AKernelRunsOnlyWhileAotIsOn) {
   Tensor y = x * 4.0 - 3.0;
   static const std::string key = first_key({y});
   static const KeyHash hash = key_hash(key);
-  static const AotEntry entry{key.c_str(), hash.hi, hash.lo, kAotIrVersion, pointwise_fingerprint(),
-                              &fill_42};
+  static const std::string fingerprint = ops_fingerprint(key);
+  static const AotEntry entry{key.c_str(), hash.hi, hash.lo, kAotIrVersion, fingerprint.c_str(), &fill_42};
   static const AotRegistration registration(&entry, 1);
   sync({y});
   EXPECT_EQ(y.cpu().data_ptr<float>()[7], 42.0f);
@@ -162,13 +162,13 @@ TEST_F(AotTest, StaleEntriesFallBackToTheInterpreter) {
     const Tensor f = k == 0 ? tanh(x) : k == 1 ? sigmoid(x) : abs(x);
     return f * 7.0 + exp(x);
   };
-  static std::vector<std::string> keys;
+  static std::vector<std::string> keys, fingerprints;
   static std::vector<AotEntry> entries;
   for (int k = 0; k < 3; ++k) keys.push_back(first_key({program(randn({50}).to(kLazy), k)}));
+  for (int k = 0; k < 3; ++k) fingerprints.push_back(ops_fingerprint(keys[k]));
   for (int k = 0; k < 3; ++k) {
     const KeyHash h = key_hash(keys[k]);
-    entries.push_back(
-        {keys[k].c_str(), h.hi, h.lo, kAotIrVersion, pointwise_fingerprint(), &must_not_run});
+    entries.push_back({keys[k].c_str(), h.hi, h.lo, kAotIrVersion, fingerprints[k].c_str(), &must_not_run});
   }
   entries[0].ir_version = kAotIrVersion + 1;
   entries[1].generator_hash = "another ops.yaml";
