@@ -90,6 +90,9 @@ function(_lazygen_runtime_library target gen_dir)
   target_include_directories(${target} SYSTEM PRIVATE "${_lazygen_cblas}")
   find_package(ZLIB REQUIRED)  # the Fashion-MNIST reader (runtime/data)
   target_link_libraries(${target} PUBLIC Threads::Threads ZLIB::ZLIB PRIVATE ${BLAS_LIBRARIES})
+  # The fused CPU backend registers itself from a static initializer, which a static library only
+  # runs in programs that keep its object file.
+  target_link_options(${target} INTERFACE "LINKER:--undefined=lazygen_cpu_fused_backend_linked")
 endfunction()
 
 function(lazygen_add_runtime target)

@@ -1304,7 +1304,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::Broadcast,
           .dtype = DTypeRule::Promote,
-          .kind = OpKind::Functional,
+          .variant = OpVariant::Functional,
           .pointwise = true,
           .dtypes = 0x1f,
           .args =
@@ -1328,7 +1328,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "add.Tensor",
           .shape = ShapeKind::Broadcast,
           .dtype = DTypeRule::Promote,
-          .kind = OpKind::Inplace,
+          .variant = OpVariant::Inplace,
           .pointwise = true,
           .dtypes = 0x1f,
           .args =
@@ -1353,7 +1353,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "add.Tensor",
           .shape = ShapeKind::Broadcast,
           .dtype = DTypeRule::Promote,
-          .kind = OpKind::Out,
+          .variant = OpVariant::Out,
           .pointwise = true,
           .dtypes = 0x1f,
           .args =
@@ -1378,7 +1378,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::Same,
           .dtype = DTypeRule::Promote,
-          .kind = OpKind::Functional,
+          .variant = OpVariant::Functional,
           .pointwise = true,
           .dtypes = 0x1f,
           .args =
@@ -1401,7 +1401,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::Broadcast,
           .dtype = DTypeRule::Promote,
-          .kind = OpKind::Functional,
+          .variant = OpVariant::Functional,
           .pointwise = true,
           .dtypes = 0x1e,
           .args =
@@ -1425,7 +1425,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::Same,
           .dtype = DTypeRule::Promote,
-          .kind = OpKind::Functional,
+          .variant = OpVariant::Functional,
           .pointwise = true,
           .dtypes = 0x1e,
           .args =
@@ -1448,7 +1448,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::Broadcast,
           .dtype = DTypeRule::Promote,
-          .kind = OpKind::Functional,
+          .variant = OpVariant::Functional,
           .pointwise = true,
           .dtypes = 0x1f,
           .args =
@@ -1468,7 +1468,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "mul.Tensor",
           .shape = ShapeKind::Broadcast,
           .dtype = DTypeRule::Promote,
-          .kind = OpKind::Inplace,
+          .variant = OpVariant::Inplace,
           .pointwise = true,
           .dtypes = 0x1f,
           .args =
@@ -1488,7 +1488,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::Same,
           .dtype = DTypeRule::Promote,
-          .kind = OpKind::Functional,
+          .variant = OpVariant::Functional,
           .pointwise = true,
           .dtypes = 0x1f,
           .args =
@@ -1508,7 +1508,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "mul.Scalar",
           .shape = ShapeKind::Same,
           .dtype = DTypeRule::Promote,
-          .kind = OpKind::Inplace,
+          .variant = OpVariant::Inplace,
           .pointwise = true,
           .dtypes = 0x1f,
           .args =
@@ -1528,7 +1528,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::Broadcast,
           .dtype = DTypeRule::Float,
-          .kind = OpKind::Functional,
+          .variant = OpVariant::Functional,
           .pointwise = true,
           .dtypes = 0x1f,
           .args =
@@ -1548,7 +1548,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::Same,
           .dtype = DTypeRule::Float,
-          .kind = OpKind::Functional,
+          .variant = OpVariant::Functional,
           .pointwise = true,
           .dtypes = 0x1f,
           .args =
@@ -1568,7 +1568,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::Broadcast,
           .dtype = DTypeRule::Promote,
-          .kind = OpKind::Functional,
+          .variant = OpVariant::Functional,
           .pointwise = true,
           .dtypes = 0x1f,
           .args =
@@ -1588,7 +1588,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::Broadcast,
           .dtype = DTypeRule::Promote,
-          .kind = OpKind::Functional,
+          .variant = OpVariant::Functional,
           .pointwise = true,
           .dtypes = 0x1f,
           .args =
@@ -1608,7 +1608,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::Same,
           .dtype = DTypeRule::Promote,
-          .kind = OpKind::Functional,
+          .variant = OpVariant::Functional,
           .pointwise = true,
           .dtypes = 0x1f,
           .args =
@@ -1628,7 +1628,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::Same,
           .dtype = DTypeRule::Promote,
-          .kind = OpKind::Functional,
+          .variant = OpVariant::Functional,
           .pointwise = true,
           .dtypes = 0x1e,
           .args =
@@ -1647,7 +1647,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::Same,
           .dtype = DTypeRule::Float,
-          .kind = OpKind::Functional,
+          .variant = OpVariant::Functional,
           .pointwise = true,
           .dtypes = 0x1f,
           .args =
@@ -1666,7 +1666,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::Same,
           .dtype = DTypeRule::Float,
-          .kind = OpKind::Functional,
+          .variant = OpVariant::Functional,
           .pointwise = true,
           .dtypes = 0x1f,
           .args =
@@ -1685,7 +1685,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::Same,
           .dtype = DTypeRule::Float,
-          .kind = OpKind::Functional,
+          .variant = OpVariant::Functional,
           .pointwise = true,
           .dtypes = 0x1f,
           .args =
@@ -1704,7 +1704,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::Same,
           .dtype = DTypeRule::Float,
-          .kind = OpKind::Functional,
+          .variant = OpVariant::Functional,
           .pointwise = true,
           .dtypes = 0x1f,
           .args =
@@ -1723,7 +1723,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::Same,
           .dtype = DTypeRule::Promote,
-          .kind = OpKind::Functional,
+          .variant = OpVariant::Functional,
           .pointwise = true,
           .dtypes = 0x1e,
           .args =
@@ -1742,7 +1742,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::Same,
           .dtype = DTypeRule::Promote,
-          .kind = OpKind::Functional,
+          .variant = OpVariant::Functional,
           .pointwise = true,
           .dtypes = 0x1e,
           .args =
@@ -1761,7 +1761,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "relu",
           .shape = ShapeKind::Same,
           .dtype = DTypeRule::Promote,
-          .kind = OpKind::Inplace,
+          .variant = OpVariant::Inplace,
           .pointwise = true,
           .dtypes = 0x1e,
           .args =
@@ -1781,7 +1781,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::Broadcast,
           .dtype = DTypeRule::Promote,
-          .kind = OpKind::Functional,
+          .variant = OpVariant::Functional,
           .pointwise = true,
           .dtypes = 0x1e,
           .args =
@@ -1802,7 +1802,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::Same,
           .dtype = DTypeRule::Float,
-          .kind = OpKind::Functional,
+          .variant = OpVariant::Functional,
           .pointwise = true,
           .dtypes = 0x1f,
           .args =
@@ -1821,7 +1821,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::Same,
           .dtype = DTypeRule::Float,
-          .kind = OpKind::Functional,
+          .variant = OpVariant::Functional,
           .pointwise = true,
           .dtypes = 0x1f,
           .args =
@@ -1840,7 +1840,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::Same,
           .dtype = DTypeRule::Float,
-          .kind = OpKind::Functional,
+          .variant = OpVariant::Functional,
           .pointwise = true,
           .dtypes = 0x1f,
           .args =
@@ -1860,7 +1860,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "addcmul",
           .shape = ShapeKind::Broadcast,
           .dtype = DTypeRule::Promote,
-          .kind = OpKind::Inplace,
+          .variant = OpVariant::Inplace,
           .pointwise = true,
           .dtypes = 0x1e,
           .args =
@@ -1886,7 +1886,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "addcdiv",
           .shape = ShapeKind::Broadcast,
           .dtype = DTypeRule::Promote,
-          .kind = OpKind::Inplace,
+          .variant = OpVariant::Inplace,
           .pointwise = true,
           .dtypes = 0x18,
           .args =
@@ -1913,7 +1913,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::Same,
           .dtype = DTypeRule::Promote,
-          .kind = OpKind::Inplace,
+          .variant = OpVariant::Inplace,
           .pointwise = true,
           .dtypes = 0x1f,
           .args =
@@ -1933,7 +1933,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::Same,
           .dtype = DTypeRule::Promote,
-          .kind = OpKind::Inplace,
+          .variant = OpVariant::Inplace,
           .pointwise = true,
           .dtypes = 0x1f,
           .args =
@@ -1952,7 +1952,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::Broadcast,
           .dtype = DTypeRule::Self,
-          .kind = OpKind::Inplace,
+          .variant = OpVariant::Inplace,
           .pointwise = true,
           .dtypes = 0x1f,
           .args =
@@ -1975,7 +1975,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::Broadcast,
           .dtype = DTypeRule::Bool,
-          .kind = OpKind::Functional,
+          .variant = OpVariant::Functional,
           .pointwise = true,
           .dtypes = 0x1f,
           .args =
@@ -1995,7 +1995,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::Broadcast,
           .dtype = DTypeRule::Bool,
-          .kind = OpKind::Functional,
+          .variant = OpVariant::Functional,
           .pointwise = true,
           .dtypes = 0x1f,
           .args =
@@ -2015,7 +2015,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::Broadcast,
           .dtype = DTypeRule::Bool,
-          .kind = OpKind::Functional,
+          .variant = OpVariant::Functional,
           .pointwise = true,
           .dtypes = 0x1f,
           .args =
@@ -2035,7 +2035,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::Broadcast,
           .dtype = DTypeRule::Bool,
-          .kind = OpKind::Functional,
+          .variant = OpVariant::Functional,
           .pointwise = true,
           .dtypes = 0x1f,
           .args =
@@ -2055,7 +2055,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::Broadcast,
           .dtype = DTypeRule::Bool,
-          .kind = OpKind::Functional,
+          .variant = OpVariant::Functional,
           .pointwise = true,
           .dtypes = 0x1f,
           .args =
@@ -2075,7 +2075,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::Broadcast,
           .dtype = DTypeRule::Bool,
-          .kind = OpKind::Functional,
+          .variant = OpVariant::Functional,
           .pointwise = true,
           .dtypes = 0x1f,
           .args =
@@ -2095,7 +2095,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::Same,
           .dtype = DTypeRule::Bool,
-          .kind = OpKind::Functional,
+          .variant = OpVariant::Functional,
           .pointwise = true,
           .dtypes = 0x1f,
           .args =
@@ -2115,7 +2115,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::Same,
           .dtype = DTypeRule::Bool,
-          .kind = OpKind::Functional,
+          .variant = OpVariant::Functional,
           .pointwise = true,
           .dtypes = 0x1f,
           .args =
@@ -2135,7 +2135,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::Same,
           .dtype = DTypeRule::Bool,
-          .kind = OpKind::Functional,
+          .variant = OpVariant::Functional,
           .pointwise = true,
           .dtypes = 0x1f,
           .args =
@@ -2155,7 +2155,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::Same,
           .dtype = DTypeRule::Bool,
-          .kind = OpKind::Functional,
+          .variant = OpVariant::Functional,
           .pointwise = true,
           .dtypes = 0x1f,
           .args =
@@ -2175,7 +2175,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::Same,
           .dtype = DTypeRule::Bool,
-          .kind = OpKind::Functional,
+          .variant = OpVariant::Functional,
           .pointwise = true,
           .dtypes = 0x1f,
           .args =
@@ -2195,7 +2195,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::Same,
           .dtype = DTypeRule::Bool,
-          .kind = OpKind::Functional,
+          .variant = OpVariant::Functional,
           .pointwise = true,
           .dtypes = 0x1f,
           .args =
@@ -2215,7 +2215,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::Custom,
           .dtype = DTypeRule::Promote,
-          .kind = OpKind::Functional,
+          .variant = OpVariant::Functional,
           .pointwise = true,
           .dtypes = 0x1f,
           .args =
@@ -2250,7 +2250,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::Broadcast,
           .dtype = DTypeRule::Promote,
-          .kind = OpKind::Functional,
+          .variant = OpVariant::Functional,
           .pointwise = true,
           .dtypes = 0x1e,
           .args =
@@ -2274,7 +2274,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::Same,
           .dtype = DTypeRule::Promote,
-          .kind = OpKind::Functional,
+          .variant = OpVariant::Functional,
           .pointwise = true,
           .dtypes = 0x1e,
           .args =
@@ -2298,7 +2298,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::Broadcast,
           .dtype = DTypeRule::Promote,
-          .kind = OpKind::Functional,
+          .variant = OpVariant::Functional,
           .pointwise = true,
           .dtypes = 0x1e,
           .args =
@@ -2324,7 +2324,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::Broadcast,
           .dtype = DTypeRule::Promote,
-          .kind = OpKind::Functional,
+          .variant = OpVariant::Functional,
           .pointwise = true,
           .dtypes = 0x18,
           .args =
@@ -2351,7 +2351,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::Custom,
           .dtype = DTypeRule::Promote,
-          .kind = OpKind::Functional,
+          .variant = OpVariant::Functional,
           .pointwise = true,
           .dtypes = 0x18,
           .args =
@@ -2383,7 +2383,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::Custom,
           .dtype = DTypeRule::Promote,
-          .kind = OpKind::Functional,
+          .variant = OpVariant::Functional,
           .pointwise = true,
           .dtypes = 0x18,
           .args =
@@ -2415,7 +2415,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::Broadcast,
           .dtype = DTypeRule::Promote,
-          .kind = OpKind::Functional,
+          .variant = OpVariant::Functional,
           .pointwise = true,
           .dtypes = 0x1e,
           .args =
@@ -2435,7 +2435,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::Broadcast,
           .dtype = DTypeRule::Float,
-          .kind = OpKind::Functional,
+          .variant = OpVariant::Functional,
           .pointwise = true,
           .dtypes = 0x1f,
           .args =
@@ -2455,7 +2455,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::Broadcast,
           .dtype = DTypeRule::Promote,
-          .kind = OpKind::Functional,
+          .variant = OpVariant::Functional,
           .pointwise = true,
           .dtypes = 0x1e,
           .args =
@@ -2475,7 +2475,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::Same,
           .dtype = DTypeRule::Promote,
-          .kind = OpKind::Functional,
+          .variant = OpVariant::Functional,
           .pointwise = true,
           .dtypes = 0x1f,
           .args =
@@ -2495,7 +2495,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::Broadcast,
           .dtype = DTypeRule::Promote,
-          .kind = OpKind::Functional,
+          .variant = OpVariant::Functional,
           .pointwise = true,
           .dtypes = 0x1e,
           .args =
@@ -2515,7 +2515,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::Same,
           .dtype = DTypeRule::Promote,
-          .kind = OpKind::Functional,
+          .variant = OpVariant::Functional,
           .pointwise = true,
           .dtypes = 0x1f,
           .args =
@@ -2535,7 +2535,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::Same,
           .dtype = DTypeRule::Promote,
-          .kind = OpKind::Functional,
+          .variant = OpVariant::Functional,
           .pointwise = true,
           .dtypes = 0x1f,
           .args =
@@ -2555,7 +2555,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::Same,
           .dtype = DTypeRule::Promote,
-          .kind = OpKind::Functional,
+          .variant = OpVariant::Functional,
           .pointwise = true,
           .dtypes = 0x1f,
           .args =
@@ -2575,7 +2575,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::Same,
           .dtype = DTypeRule::Float,
-          .kind = OpKind::Functional,
+          .variant = OpVariant::Functional,
           .pointwise = true,
           .dtypes = 0x1f,
           .args =
@@ -2594,7 +2594,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::Same,
           .dtype = DTypeRule::Float,
-          .kind = OpKind::Functional,
+          .variant = OpVariant::Functional,
           .pointwise = true,
           .dtypes = 0x1f,
           .args =
@@ -2613,7 +2613,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::Same,
           .dtype = DTypeRule::Float,
-          .kind = OpKind::Functional,
+          .variant = OpVariant::Functional,
           .pointwise = true,
           .dtypes = 0x1f,
           .args =
@@ -2632,7 +2632,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::Same,
           .dtype = DTypeRule::Float,
-          .kind = OpKind::Functional,
+          .variant = OpVariant::Functional,
           .pointwise = true,
           .dtypes = 0x1f,
           .args =
@@ -2651,7 +2651,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::Same,
           .dtype = DTypeRule::Float,
-          .kind = OpKind::Functional,
+          .variant = OpVariant::Functional,
           .pointwise = true,
           .dtypes = 0x1f,
           .args =
@@ -2670,7 +2670,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::Same,
           .dtype = DTypeRule::Float,
-          .kind = OpKind::Functional,
+          .variant = OpVariant::Functional,
           .pointwise = true,
           .dtypes = 0x1f,
           .args =
@@ -2689,7 +2689,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::Same,
           .dtype = DTypeRule::Float,
-          .kind = OpKind::Functional,
+          .variant = OpVariant::Functional,
           .pointwise = true,
           .dtypes = 0x1f,
           .args =
@@ -2708,7 +2708,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::Same,
           .dtype = DTypeRule::Float,
-          .kind = OpKind::Functional,
+          .variant = OpVariant::Functional,
           .pointwise = true,
           .dtypes = 0x1f,
           .args =
@@ -2727,7 +2727,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::Same,
           .dtype = DTypeRule::Float,
-          .kind = OpKind::Functional,
+          .variant = OpVariant::Functional,
           .pointwise = true,
           .dtypes = 0x1f,
           .args =
@@ -2746,7 +2746,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::Same,
           .dtype = DTypeRule::Float,
-          .kind = OpKind::Functional,
+          .variant = OpVariant::Functional,
           .pointwise = true,
           .dtypes = 0x1f,
           .args =
@@ -2765,7 +2765,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::Same,
           .dtype = DTypeRule::Float,
-          .kind = OpKind::Functional,
+          .variant = OpVariant::Functional,
           .pointwise = true,
           .dtypes = 0x1f,
           .args =
@@ -2784,7 +2784,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::Same,
           .dtype = DTypeRule::Float,
-          .kind = OpKind::Functional,
+          .variant = OpVariant::Functional,
           .pointwise = true,
           .dtypes = 0x1f,
           .args =
@@ -2803,7 +2803,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::Same,
           .dtype = DTypeRule::Float,
-          .kind = OpKind::Functional,
+          .variant = OpVariant::Functional,
           .pointwise = true,
           .dtypes = 0x1f,
           .args =
@@ -2822,7 +2822,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::Same,
           .dtype = DTypeRule::Float,
-          .kind = OpKind::Functional,
+          .variant = OpVariant::Functional,
           .pointwise = true,
           .dtypes = 0x1f,
           .args =
@@ -2841,7 +2841,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::Same,
           .dtype = DTypeRule::Self,
-          .kind = OpKind::Functional,
+          .variant = OpVariant::Functional,
           .pointwise = true,
           .dtypes = 0x1e,
           .args =
@@ -2860,7 +2860,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::Same,
           .dtype = DTypeRule::Self,
-          .kind = OpKind::Functional,
+          .variant = OpVariant::Functional,
           .pointwise = true,
           .dtypes = 0x1e,
           .args =
@@ -2879,7 +2879,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::Same,
           .dtype = DTypeRule::Self,
-          .kind = OpKind::Functional,
+          .variant = OpVariant::Functional,
           .pointwise = true,
           .dtypes = 0x1e,
           .args =
@@ -2898,7 +2898,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::Same,
           .dtype = DTypeRule::Self,
-          .kind = OpKind::Functional,
+          .variant = OpVariant::Functional,
           .pointwise = true,
           .dtypes = 0x1e,
           .args =
@@ -2917,7 +2917,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::Same,
           .dtype = DTypeRule::Self,
-          .kind = OpKind::Functional,
+          .variant = OpVariant::Functional,
           .pointwise = true,
           .dtypes = 0x18,
           .args =
@@ -2936,7 +2936,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::Same,
           .dtype = DTypeRule::Self,
-          .kind = OpKind::Functional,
+          .variant = OpVariant::Functional,
           .pointwise = true,
           .dtypes = 0x1f,
           .args =
@@ -2955,7 +2955,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::Same,
           .dtype = DTypeRule::Self,
-          .kind = OpKind::Functional,
+          .variant = OpVariant::Functional,
           .pointwise = true,
           .dtypes = 0x1f,
           .args =
@@ -2974,7 +2974,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::Same,
           .dtype = DTypeRule::Bool,
-          .kind = OpKind::Functional,
+          .variant = OpVariant::Functional,
           .pointwise = true,
           .dtypes = 0x1f,
           .args =
@@ -2993,7 +2993,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::Same,
           .dtype = DTypeRule::Bool,
-          .kind = OpKind::Functional,
+          .variant = OpVariant::Functional,
           .pointwise = true,
           .dtypes = 0x1f,
           .args =
@@ -3012,7 +3012,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::Broadcast,
           .dtype = DTypeRule::Bool,
-          .kind = OpKind::Functional,
+          .variant = OpVariant::Functional,
           .pointwise = true,
           .dtypes = 0x1f,
           .args =
@@ -3032,7 +3032,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::Broadcast,
           .dtype = DTypeRule::Bool,
-          .kind = OpKind::Functional,
+          .variant = OpVariant::Functional,
           .pointwise = true,
           .dtypes = 0x1f,
           .args =
@@ -3052,7 +3052,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::Broadcast,
           .dtype = DTypeRule::Bool,
-          .kind = OpKind::Functional,
+          .variant = OpVariant::Functional,
           .pointwise = true,
           .dtypes = 0x1f,
           .args =
@@ -3072,7 +3072,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::Same,
           .dtype = DTypeRule::Self,
-          .kind = OpKind::Functional,
+          .variant = OpVariant::Functional,
           .pointwise = true,
           .dtypes = 0x7,
           .args =
@@ -3091,7 +3091,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::Broadcast,
           .dtype = DTypeRule::Promote,
-          .kind = OpKind::Functional,
+          .variant = OpVariant::Functional,
           .pointwise = true,
           .dtypes = 0x7,
           .args =
@@ -3111,7 +3111,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::Broadcast,
           .dtype = DTypeRule::Promote,
-          .kind = OpKind::Functional,
+          .variant = OpVariant::Functional,
           .pointwise = true,
           .dtypes = 0x7,
           .args =
@@ -3131,7 +3131,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::Broadcast,
           .dtype = DTypeRule::Promote,
-          .kind = OpKind::Functional,
+          .variant = OpVariant::Functional,
           .pointwise = true,
           .dtypes = 0x7,
           .args =
@@ -3151,7 +3151,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::Broadcast,
           .dtype = DTypeRule::Promote,
-          .kind = OpKind::Functional,
+          .variant = OpVariant::Functional,
           .pointwise = true,
           .dtypes = 0x18,
           .args =
@@ -3171,7 +3171,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::Broadcast,
           .dtype = DTypeRule::Promote,
-          .kind = OpKind::Functional,
+          .variant = OpVariant::Functional,
           .pointwise = true,
           .dtypes = 0x18,
           .args =
@@ -3191,7 +3191,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::Same,
           .dtype = DTypeRule::Self,
-          .kind = OpKind::Functional,
+          .variant = OpVariant::Functional,
           .pointwise = true,
           .dtypes = 0x1e,
           .args =
@@ -3212,7 +3212,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::Same,
           .dtype = DTypeRule::Self,
-          .kind = OpKind::Functional,
+          .variant = OpVariant::Functional,
           .pointwise = true,
           .dtypes = 0x18,
           .args =
@@ -3236,7 +3236,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::Broadcast,
           .dtype = DTypeRule::Promote,
-          .kind = OpKind::Functional,
+          .variant = OpVariant::Functional,
           .pointwise = true,
           .dtypes = 0x18,
           .args =
@@ -3259,7 +3259,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::Same,
           .dtype = DTypeRule::Self,
-          .kind = OpKind::Functional,
+          .variant = OpVariant::Functional,
           .pointwise = true,
           .dtypes = 0x18,
           .args =
@@ -3287,7 +3287,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::Same,
           .dtype = DTypeRule::Self,
-          .kind = OpKind::Functional,
+          .variant = OpVariant::Functional,
           .pointwise = true,
           .dtypes = 0x1e,
           .args =
@@ -3314,7 +3314,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::Broadcast,
           .dtype = DTypeRule::Promote,
-          .kind = OpKind::Functional,
+          .variant = OpVariant::Functional,
           .pointwise = true,
           .dtypes = 0x18,
           .args =
@@ -3336,7 +3336,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::Same,
           .dtype = DTypeRule::Self,
-          .kind = OpKind::Functional,
+          .variant = OpVariant::Functional,
           .pointwise = true,
           .dtypes = 0x18,
           .args =
@@ -3355,7 +3355,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::Same,
           .dtype = DTypeRule::Self,
-          .kind = OpKind::Functional,
+          .variant = OpVariant::Functional,
           .pointwise = true,
           .dtypes = 0x18,
           .args =
@@ -3381,7 +3381,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::Broadcast,
           .dtype = DTypeRule::Promote,
-          .kind = OpKind::Functional,
+          .variant = OpVariant::Functional,
           .pointwise = true,
           .dtypes = 0x18,
           .args =
@@ -3403,7 +3403,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::Same,
           .dtype = DTypeRule::Float,
-          .kind = OpKind::Functional,
+          .variant = OpVariant::Functional,
           .pointwise = true,
           .dtypes = 0x18,
           .args =
@@ -3422,7 +3422,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::Broadcast,
           .dtype = DTypeRule::Promote,
-          .kind = OpKind::Functional,
+          .variant = OpVariant::Functional,
           .pointwise = true,
           .dtypes = 0x18,
           .args =
@@ -3442,7 +3442,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::Same,
           .dtype = DTypeRule::Float,
-          .kind = OpKind::Functional,
+          .variant = OpVariant::Functional,
           .pointwise = true,
           .dtypes = 0x18,
           .args =
@@ -3461,7 +3461,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::Broadcast,
           .dtype = DTypeRule::Self,
-          .kind = OpKind::Functional,
+          .variant = OpVariant::Functional,
           .pointwise = true,
           .dtypes = 0x18,
           .args =
@@ -3481,7 +3481,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::Same,
           .dtype = DTypeRule::Float,
-          .kind = OpKind::Functional,
+          .variant = OpVariant::Functional,
           .pointwise = true,
           .dtypes = 0x18,
           .args =
@@ -3500,7 +3500,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::Broadcast,
           .dtype = DTypeRule::Promote,
-          .kind = OpKind::Functional,
+          .variant = OpVariant::Functional,
           .pointwise = true,
           .dtypes = 0x18,
           .args =
@@ -3520,7 +3520,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::Same,
           .dtype = DTypeRule::Float,
-          .kind = OpKind::Functional,
+          .variant = OpVariant::Functional,
           .pointwise = true,
           .dtypes = 0x18,
           .args =
@@ -3539,7 +3539,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::Broadcast,
           .dtype = DTypeRule::Promote,
-          .kind = OpKind::Functional,
+          .variant = OpVariant::Functional,
           .pointwise = true,
           .dtypes = 0x18,
           .args =
@@ -3559,7 +3559,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::Same,
           .dtype = DTypeRule::Promote,
-          .kind = OpKind::Functional,
+          .variant = OpVariant::Functional,
           .pointwise = true,
           .dtypes = 0x18,
           .args =
@@ -3578,7 +3578,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::Broadcast,
           .dtype = DTypeRule::Promote,
-          .kind = OpKind::Functional,
+          .variant = OpVariant::Functional,
           .pointwise = true,
           .dtypes = 0x18,
           .args =
@@ -3598,7 +3598,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::Same,
           .dtype = DTypeRule::Promote,
-          .kind = OpKind::Functional,
+          .variant = OpVariant::Functional,
           .pointwise = true,
           .dtypes = 0x18,
           .args =
@@ -3617,7 +3617,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::Broadcast,
           .dtype = DTypeRule::Promote,
-          .kind = OpKind::Functional,
+          .variant = OpVariant::Functional,
           .pointwise = true,
           .dtypes = 0x18,
           .args =
@@ -3637,7 +3637,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::Reduce,
           .dtype = DTypeRule::Promote,
-          .kind = OpKind::Functional,
+          .variant = OpVariant::Functional,
           .pointwise = false,
           .dtypes = 0x1f,
           .args =
@@ -3663,7 +3663,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::Reduce,
           .dtype = DTypeRule::Promote,
-          .kind = OpKind::Functional,
+          .variant = OpVariant::Functional,
           .pointwise = false,
           .dtypes = 0x1f,
           .args =
@@ -3692,7 +3692,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::Custom,
           .dtype = DTypeRule::Promote,
-          .kind = OpKind::Functional,
+          .variant = OpVariant::Functional,
           .pointwise = false,
           .dtypes = 0x1f,
           .args =
@@ -3734,7 +3734,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::Custom,
           .dtype = DTypeRule::Promote,
-          .kind = OpKind::Functional,
+          .variant = OpVariant::Functional,
           .pointwise = false,
           .dtypes = 0x1f,
           .args =
@@ -3771,7 +3771,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::Custom,
           .dtype = DTypeRule::Promote,
-          .kind = OpKind::Functional,
+          .variant = OpVariant::Functional,
           .pointwise = false,
           .dtypes = 0x1f,
           .args =
@@ -3803,7 +3803,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::Custom,
           .dtype = DTypeRule::Promote,
-          .kind = OpKind::Functional,
+          .variant = OpVariant::Functional,
           .pointwise = false,
           .dtypes = 0x1f,
           .args =
@@ -3839,7 +3839,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::Custom,
           .dtype = DTypeRule::Promote,
-          .kind = OpKind::Functional,
+          .variant = OpVariant::Functional,
           .pointwise = false,
           .dtypes = 0x1f,
           .args =
@@ -3872,7 +3872,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::Custom,
           .dtype = DTypeRule::Promote,
-          .kind = OpKind::Functional,
+          .variant = OpVariant::Functional,
           .pointwise = false,
           .dtypes = 0x1f,
           .args =
@@ -3908,7 +3908,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::Custom,
           .dtype = DTypeRule::Promote,
-          .kind = OpKind::Functional,
+          .variant = OpVariant::Functional,
           .pointwise = false,
           .dtypes = 0x1f,
           .args =
@@ -3939,7 +3939,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::Custom,
           .dtype = DTypeRule::Promote,
-          .kind = OpKind::Functional,
+          .variant = OpVariant::Functional,
           .pointwise = false,
           .dtypes = 0x1e,
           .args =
@@ -3977,7 +3977,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::Same,
           .dtype = DTypeRule::Float,
-          .kind = OpKind::Functional,
+          .variant = OpVariant::Functional,
           .pointwise = false,
           .dtypes = 0x18,
           .args =
@@ -3998,7 +3998,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::Same,
           .dtype = DTypeRule::Float,
-          .kind = OpKind::Functional,
+          .variant = OpVariant::Functional,
           .pointwise = false,
           .dtypes = 0x18,
           .args =
@@ -4019,7 +4019,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::Custom,
           .dtype = DTypeRule::Promote,
-          .kind = OpKind::Functional,
+          .variant = OpVariant::Functional,
           .pointwise = false,
           .dtypes = 0x1e,
           .args =
@@ -4047,7 +4047,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::Custom,
           .dtype = DTypeRule::Promote,
-          .kind = OpKind::Functional,
+          .variant = OpVariant::Functional,
           .pointwise = false,
           .dtypes = 0x1e,
           .args =
@@ -4093,7 +4093,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::Custom,
           .dtype = DTypeRule::Promote,
-          .kind = OpKind::Functional,
+          .variant = OpVariant::Functional,
           .pointwise = false,
           .dtypes = 0x1e,
           .args =
@@ -4118,7 +4118,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::View,
           .dtype = DTypeRule::Promote,
-          .kind = OpKind::Functional,
+          .variant = OpVariant::Functional,
           .pointwise = false,
           .dtypes = 0x1f,
           .args =
@@ -4146,7 +4146,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::View,
           .dtype = DTypeRule::Promote,
-          .kind = OpKind::Functional,
+          .variant = OpVariant::Functional,
           .pointwise = false,
           .dtypes = 0x1f,
           .args =
@@ -4173,7 +4173,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::View,
           .dtype = DTypeRule::Promote,
-          .kind = OpKind::Functional,
+          .variant = OpVariant::Functional,
           .pointwise = false,
           .dtypes = 0x1f,
           .args =
@@ -4205,7 +4205,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::View,
           .dtype = DTypeRule::Promote,
-          .kind = OpKind::Functional,
+          .variant = OpVariant::Functional,
           .pointwise = false,
           .dtypes = 0x1f,
           .args =
@@ -4229,7 +4229,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::View,
           .dtype = DTypeRule::Promote,
-          .kind = OpKind::Functional,
+          .variant = OpVariant::Functional,
           .pointwise = false,
           .dtypes = 0x1f,
           .args =
@@ -4266,7 +4266,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::View,
           .dtype = DTypeRule::Promote,
-          .kind = OpKind::Functional,
+          .variant = OpVariant::Functional,
           .pointwise = false,
           .dtypes = 0x1f,
           .args =
@@ -4312,7 +4312,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::View,
           .dtype = DTypeRule::Promote,
-          .kind = OpKind::Functional,
+          .variant = OpVariant::Functional,
           .pointwise = false,
           .dtypes = 0x1f,
           .args =
@@ -4344,7 +4344,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::View,
           .dtype = DTypeRule::Promote,
-          .kind = OpKind::Functional,
+          .variant = OpVariant::Functional,
           .pointwise = false,
           .dtypes = 0x1f,
           .args =
@@ -4370,7 +4370,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::View,
           .dtype = DTypeRule::Promote,
-          .kind = OpKind::Functional,
+          .variant = OpVariant::Functional,
           .pointwise = false,
           .dtypes = 0x1f,
           .args =
@@ -4396,7 +4396,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::View,
           .dtype = DTypeRule::Promote,
-          .kind = OpKind::Functional,
+          .variant = OpVariant::Functional,
           .pointwise = false,
           .dtypes = 0x1f,
           .args =
@@ -4426,7 +4426,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::View,
           .dtype = DTypeRule::Promote,
-          .kind = OpKind::Functional,
+          .variant = OpVariant::Functional,
           .pointwise = false,
           .dtypes = 0x1f,
           .args =
@@ -4459,7 +4459,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::View,
           .dtype = DTypeRule::Promote,
-          .kind = OpKind::Functional,
+          .variant = OpVariant::Functional,
           .pointwise = false,
           .dtypes = 0x1f,
           .args =
@@ -4497,7 +4497,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::Custom,
           .dtype = DTypeRule::Promote,
-          .kind = OpKind::Functional,
+          .variant = OpVariant::Functional,
           .pointwise = false,
           .dtypes = 0x1f,
           .args =
@@ -4537,7 +4537,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::Custom,
           .dtype = DTypeRule::Self,
-          .kind = OpKind::Functional,
+          .variant = OpVariant::Functional,
           .pointwise = false,
           .dtypes = 0x1f,
           .args =
@@ -4587,7 +4587,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::Custom,
           .dtype = DTypeRule::Promote,
-          .kind = OpKind::Functional,
+          .variant = OpVariant::Functional,
           .pointwise = false,
           .dtypes = 0x1f,
           .args =
@@ -4621,7 +4621,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::Custom,
           .dtype = DTypeRule::Promote,
-          .kind = OpKind::Functional,
+          .variant = OpVariant::Functional,
           .pointwise = false,
           .dtypes = 0x1f,
           .args =
@@ -4654,7 +4654,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::Custom,
           .dtype = DTypeRule::Promote,
-          .kind = OpKind::Functional,
+          .variant = OpVariant::Functional,
           .pointwise = false,
           .dtypes = 0x1f,
           .args =
@@ -4692,7 +4692,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::Custom,
           .dtype = DTypeRule::Promote,
-          .kind = OpKind::Functional,
+          .variant = OpVariant::Functional,
           .pointwise = false,
           .dtypes = 0x1f,
           .args =
@@ -4725,7 +4725,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::Custom,
           .dtype = DTypeRule::Promote,
-          .kind = OpKind::Functional,
+          .variant = OpVariant::Functional,
           .pointwise = false,
           .dtypes = 0x1f,
           .args =
@@ -4757,7 +4757,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::Custom,
           .dtype = DTypeRule::Promote,
-          .kind = OpKind::Functional,
+          .variant = OpVariant::Functional,
           .pointwise = true,
           .dtypes = 0x1f,
           .args =
@@ -4789,7 +4789,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::Custom,
           .dtype = DTypeRule::Promote,
-          .kind = OpKind::Functional,
+          .variant = OpVariant::Functional,
           .pointwise = false,
           .dtypes = 0x1f,
           .args =
@@ -4824,7 +4824,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::Custom,
           .dtype = DTypeRule::Promote,
-          .kind = OpKind::Functional,
+          .variant = OpVariant::Functional,
           .pointwise = false,
           .dtypes = 0x1f,
           .args =
@@ -4875,7 +4875,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::Custom,
           .dtype = DTypeRule::Promote,
-          .kind = OpKind::Functional,
+          .variant = OpVariant::Functional,
           .pointwise = false,
           .dtypes = 0x1f,
           .args =
@@ -4918,7 +4918,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::Custom,
           .dtype = DTypeRule::Promote,
-          .kind = OpKind::Functional,
+          .variant = OpVariant::Functional,
           .pointwise = false,
           .dtypes = 0x1f,
           .args =
@@ -4962,7 +4962,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::Custom,
           .dtype = DTypeRule::Promote,
-          .kind = OpKind::Functional,
+          .variant = OpVariant::Functional,
           .pointwise = false,
           .dtypes = 0x1f,
           .args =
@@ -5008,7 +5008,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::Custom,
           .dtype = DTypeRule::Promote,
-          .kind = OpKind::Functional,
+          .variant = OpVariant::Functional,
           .pointwise = false,
           .dtypes = 0x1f,
           .args =
@@ -5046,7 +5046,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::Custom,
           .dtype = DTypeRule::Promote,
-          .kind = OpKind::Functional,
+          .variant = OpVariant::Functional,
           .pointwise = false,
           .dtypes = 0x1f,
           .args =
@@ -5091,7 +5091,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::Custom,
           .dtype = DTypeRule::Promote,
-          .kind = OpKind::Functional,
+          .variant = OpVariant::Functional,
           .pointwise = false,
           .dtypes = 0x1f,
           .args =
@@ -5134,7 +5134,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::Custom,
           .dtype = DTypeRule::Promote,
-          .kind = OpKind::Functional,
+          .variant = OpVariant::Functional,
           .pointwise = false,
           .dtypes = 0x18,
           .args =
@@ -5168,7 +5168,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::Custom,
           .dtype = DTypeRule::Promote,
-          .kind = OpKind::Functional,
+          .variant = OpVariant::Functional,
           .pointwise = false,
           .dtypes = 0x18,
           .args =
@@ -5206,7 +5206,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::Custom,
           .dtype = DTypeRule::Promote,
-          .kind = OpKind::Functional,
+          .variant = OpVariant::Functional,
           .pointwise = false,
           .dtypes = 0x1f,
           .args =
@@ -5253,7 +5253,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::Custom,
           .dtype = DTypeRule::Promote,
-          .kind = OpKind::Functional,
+          .variant = OpVariant::Functional,
           .pointwise = false,
           .dtypes = 0x1f,
           .args =
@@ -5291,7 +5291,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::Custom,
           .dtype = DTypeRule::Promote,
-          .kind = OpKind::Functional,
+          .variant = OpVariant::Functional,
           .pointwise = false,
           .dtypes = 0x1f,
           .args =
@@ -5322,7 +5322,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "sqrt",
           .shape = ShapeKind::Same,
           .dtype = DTypeRule::Float,
-          .kind = OpKind::Inplace,
+          .variant = OpVariant::Inplace,
           .pointwise = true,
           .dtypes = 0x1f,
           .args =
@@ -5344,7 +5344,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "sigmoid",
           .shape = ShapeKind::Same,
           .dtype = DTypeRule::Float,
-          .kind = OpKind::Inplace,
+          .variant = OpVariant::Inplace,
           .pointwise = true,
           .dtypes = 0x1f,
           .args =
@@ -5363,7 +5363,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "tanh",
           .shape = ShapeKind::Same,
           .dtype = DTypeRule::Float,
-          .kind = OpKind::Inplace,
+          .variant = OpVariant::Inplace,
           .pointwise = true,
           .dtypes = 0x1f,
           .args =
@@ -5382,7 +5382,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "div.Tensor",
           .shape = ShapeKind::Broadcast,
           .dtype = DTypeRule::Float,
-          .kind = OpKind::Inplace,
+          .variant = OpVariant::Inplace,
           .pointwise = true,
           .dtypes = 0x1f,
           .args =
@@ -5402,7 +5402,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "div.Scalar",
           .shape = ShapeKind::Same,
           .dtype = DTypeRule::Float,
-          .kind = OpKind::Inplace,
+          .variant = OpVariant::Inplace,
           .pointwise = true,
           .dtypes = 0x1f,
           .args =
@@ -5422,7 +5422,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::Custom,
           .dtype = DTypeRule::Promote,
-          .kind = OpKind::Functional,
+          .variant = OpVariant::Functional,
           .pointwise = false,
           .dtypes = 0x1f,
           .args =
@@ -5449,7 +5449,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::Custom,
           .dtype = DTypeRule::Promote,
-          .kind = OpKind::Functional,
+          .variant = OpVariant::Functional,
           .pointwise = false,
           .dtypes = 0x1f,
           .args =
@@ -5472,7 +5472,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
           .functional = "",
           .shape = ShapeKind::Custom,
           .dtype = DTypeRule::Promote,
-          .kind = OpKind::Functional,
+          .variant = OpVariant::Functional,
           .pointwise = false,
           .dtypes = 0x1f,
           .args =

@@ -1,6 +1,7 @@
-// Named backends for the lazy device: device libraries register a factory under a name when they
-// are linked ("cuda" by lazygen_cuda, from its static initializer), and set_lazy_backend
-// (lazygen/lazy.h) makes one by name. The executor itself still knows no backend by name.
+// Named backends for the lazy device: backend libraries register a factory under a name when they
+// are linked, from a static initializer ("cpu-fused" by the fused CPU backend, "cuda" by
+// lazygen_cuda), and set_lazy_backend (lazygen/lazy.h) makes one by name. The executor knows no
+// backend by name; the lazy device picks "cpu-fused" unless fusion is off.
 // Thread safety: registration and lookup may run concurrently (one mutex).
 #pragma once
 

@@ -8,7 +8,6 @@
 #include <cstdlib>
 #include <string>
 
-#include "backend/cpu/fusion/fused_backend.h"
 #include "core/env_flag.h"
 #include "core/ir/dump.h"
 #include "core/ir/trie_cache.h"
@@ -67,19 +66,10 @@ bool register_lazy_device() {
   return true;
 }
 
-std::vector<ir::Value> dump_roots(const std::vector<Tensor>& tensors) {
-  std::vector<ir::Value> roots;
-  for (const Tensor& t : tensors) {
-    if (!t.defined() || !t.device().is_lazy()) continue;
-    const lazy::LazyState& s = lazy::lazy_state(t);
-    if (s.value.present()) roots.push_back(s.value);
-  }
-  return roots;
-}
-
-// The fused cpu backend unless LAZYGEN_FUSION=0 asks for the unfused reference (A/B checks).
+// The fused cpu backend ("cpu-fused", registered by the fusion library) unless LAZYGEN_FUSION=0
+// asks for the unfused reference (A/B checks).
 std::shared_ptr<Backend> make_backend(bool fused) {
-  if (fused) return std::make_shared<cpu::fusion::FusedBackend>();
+  if (fused) return make_registered_backend("cpu-fused");
   return std::make_shared<LoweringBackend>();
 }
 
@@ -140,11 +130,11 @@ void wait_device_ops() {
 }
 
 std::string ir_dump_text(const std::vector<Tensor>& tensors) {
-  return ir::dump_text(exec::dump_roots(tensors));
+  return ir::dump_text(lazy::pending_values(tensors));
 }
 
 std::string ir_dump_dot(const std::vector<Tensor>& tensors) {
-  return ir::dump_dot(exec::dump_roots(tensors));
+  return ir::dump_dot(lazy::pending_values(tensors));
 }
 
 void set_computation_cache_capacity(size_t capacity, size_t bytes) {
@@ -196,13 +186,6 @@ void set_lazy_backend(const std::string& name) {
 std::string lazy_backend() {
   const std::string name = exec::GraphExecutor::global().backend()->name();
   return name.rfind("cpu", 0) == 0 ? "cpu" : name;
-}
-
-std::string fusion_plan_dump(const std::vector<Tensor>& tensors) {
-  std::vector<ir::Value> roots = exec::dump_roots(tensors);
-  if (roots.empty()) return "fusion plan: nothing pending\n";
-  exec::Graph graph(std::move(roots));
-  return cpu::fusion::dump_plan(graph, cpu::fusion::plan_fusion(graph));
 }
 
 }  // namespace lazygen

@@ -95,6 +95,16 @@ std::vector<ir::Value> ir_values(const std::vector<Tensor>& ts) {
   return out;
 }
 
+std::vector<ir::Value> pending_values(const std::vector<Tensor>& ts) {
+  std::vector<ir::Value> roots;
+  for (const Tensor& t : ts) {
+    if (!t.defined() || !t.device().is_lazy()) continue;
+    const LazyState& s = lazy_state(t);
+    if (s.value.present()) roots.push_back(s.value);
+  }
+  return roots;
+}
+
 ir::Value scalar_value(const Scalar& s) {
   return ir::Value{ir::cached_node<ir::ScalarParam>(s, [&] { return ir::scalar_param_shapes(s); }),
                    0};

@@ -40,6 +40,9 @@ const ir::Value& ir_value(const Tensor& t);
 ir::Value ir_value(const std::optional<Tensor>& t);
 // One value per tensor, for Tensor[] arguments.
 std::vector<ir::Value> ir_values(const std::vector<Tensor>& ts);
+// The pending values of the lazy tensors among `ts` (what a dump or a plan of them shows);
+// undefined, non-lazy and materialized tensors are skipped.
+std::vector<ir::Value> pending_values(const std::vector<Tensor>& ts);
 // A ScalarParam value carrying `s`: the value is fed at execution, so a new value reuses the
 // node and the compiled graph; only the dtype category (bool, integral, floating) matters.
 ir::Value scalar_value(const Scalar& s);

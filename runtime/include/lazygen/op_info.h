@@ -47,7 +47,7 @@ using Arg = std::variant<std::monostate, Tensor, std::vector<Tensor>, Scalar, in
 
 enum class ShapeKind { Same, Broadcast, Reduce, View, Custom };  // ops.yaml `shape:`
 enum class DTypeRule { Promote, Bool, Float, Self, Index };      // ops.yaml `dtype:`
-enum class OpKind { Functional, Inplace, Out, Mutable };         // from the schema
+enum class OpVariant { Functional, Inplace, Out, Mutable };      // from the schema
 enum class ArgKind { Tensor, TensorList, Scalar, Int, IntList, Float, Bool, ScalarType, Other };
 
 // Which values a tensor input may hold (ops.yaml `domain:`): Any, Positive (> 0), Nonzero,
@@ -87,7 +87,7 @@ struct OpInfo {
   std::string_view functional;  // in-place/out= ops: the functional op's name if listed, else ""
   ShapeKind shape;
   DTypeRule dtype;
-  OpKind kind;
+  OpVariant variant;
   bool pointwise;             // has a `pointwise:` expression (generated kernels)
   unsigned dtypes;            // the dtypes it takes, as dtype_bit()s (See Note [Kernel dtypes])
   std::vector<ArgInfo> args;  // schema order

@@ -16,7 +16,7 @@ OpInfo record(ShapeKind shape, std::vector<ArgInfo> args) {
                 .functional = "",
                 .shape = shape,
                 .dtype = DTypeRule::Promote,
-                .kind = OpKind::Functional,
+                .variant = OpVariant::Functional,
                 .pointwise = false,
                 .dtypes = kAllDTypes,
                 .args = std::move(args),

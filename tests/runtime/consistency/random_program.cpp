@@ -292,7 +292,7 @@ std::string Runner::step(ProgramStep& s) {
   if (rng_ != nullptr) choose(s);
   const OpInfo& op = all_ops()[s.op];
   const OpCase& c = cases_of(s.op, s.dtype_set)[s.case_index];
-  const std::optional<Tensor> like = op.kind == OpKind::Out ? out_like(op, c) : std::nullopt;
+  const std::optional<Tensor> like = op.variant == OpVariant::Out ? out_like(op, c) : std::nullopt;
   if (rng_ != nullptr) {
     s.inputs.assign(c.args.size(), -1);
     for (size_t i = 0; i < c.args.size(); ++i) {

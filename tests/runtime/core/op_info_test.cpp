@@ -80,7 +80,7 @@ TEST(OpInfo, RecordsWhatOpsYamlSays) {
   const auto& [name, value] = mm.samples[0].values.at(0);
   EXPECT_EQ(name, "self");
   EXPECT_EQ(std::get<TensorSample>(value).sizes, (IntList{2, 3}));
-  EXPECT_EQ(find_op("add_.Tensor")->kind, OpKind::Inplace);
+  EXPECT_EQ(find_op("add_.Tensor")->variant, OpVariant::Inplace);
   EXPECT_TRUE(find_op("add_.Tensor")->args.at(0).written);
 }
 

@@ -9,6 +9,7 @@
 #include "backend/cpu/fusion/memory_plan.h"
 #include "backend/cpu/fusion/row_bands.h"
 #include "backend/cpu/fusion/specialize.h"
+#include "exec/backend_registry.h"
 
 namespace lazygen::cpu::fusion {
 namespace {
@@ -288,4 +289,21 @@ std::unique_ptr<exec::Executable> FusedBackend::specialize(const exec::Executabl
   return e;
 }
 
+namespace {
+
+std::shared_ptr<exec::Backend> make_fused_backend() {
+  return std::make_shared<FusedBackend>();
+}
+
+}  // namespace
+
 }  // namespace lazygen::cpu::fusion
+
+// The lazy device's default backend, registered like any device library's (exec/backend_registry.h):
+// the executor names no backend. Programs linking a static runtime keep this object with
+// --undefined=lazygen_cpu_fused_backend_linked (cmake/LazygenGenerate.cmake).
+extern const bool lazygen_cpu_fused_backend_linked;
+const bool lazygen_cpu_fused_backend_linked = [] {
+  lazygen::exec::register_backend_factory("cpu-fused", &lazygen::cpu::fusion::make_fused_backend);
+  return true;
+}();

@@ -4,6 +4,8 @@
 #include <sstream>
 
 #include "backend/cpu/fusion/fusion_plan.h"
+#include "core/lazy/lazy_tensor.h"
+#include "lazygen/lazy.h"
 #include "lazygen/metrics.h"
 
 namespace lazygen::cpu::fusion {
@@ -130,3 +132,14 @@ void record_plan_metrics(const FusionPlan& plan) {
 }
 
 }  // namespace lazygen::cpu::fusion
+
+namespace lazygen {
+
+std::string fusion_plan_dump(const std::vector<Tensor>& tensors) {
+  std::vector<ir::Value> roots = lazy::pending_values(tensors);
+  if (roots.empty()) return "fusion plan: nothing pending\n";
+  exec::Graph graph(std::move(roots));
+  return cpu::fusion::dump_plan(graph, cpu::fusion::plan_fusion(graph));
+}
+
+}  // namespace lazygen
