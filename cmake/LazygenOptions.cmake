@@ -13,10 +13,18 @@ set(CMAKE_POSITION_INDEPENDENT_CODE ON)
 # measures it). A test whose list of cases is the op set (the consistency suite) relinks when the
 # op table changes, so that CTest sees the new cases. Calls between a library's units stay direct
 # (-Bsymbolic-functions binds them at link time, as a static link did, instead of through the
-# PLT); the code was position-independent before, so it compiles as it did.
+# PLT); the code was position-independent before, so it compiles as it did. Hot thread_locals
+# take the initial-exec model (Note [Fast TLS] in lazygen/tls.h). LAZYGEN_SHARED_LIBS=OFF builds
+# the same libraries static, for A/B measurements.
 # Nothing reads CMake's <target>_EXPORTS macro (all symbols are exported), so no shared library
 # defines it: their units compile with the same command lines as the rest of the tree.
 set(CMAKE_LINK_DEPENDS_NO_SHARED ON)
+option(LAZYGEN_SHARED_LIBS "Build lazygen's libraries shared (static for A/B measurements)" ON)
+if(LAZYGEN_SHARED_LIBS)
+  set(LAZYGEN_LIBRARY_TYPE SHARED)
+else()
+  set(LAZYGEN_LIBRARY_TYPE STATIC)
+endif()
 if(NOT APPLE)
   string(APPEND CMAKE_SHARED_LINKER_FLAGS " -Wl,-Bsymbolic-functions")
 endif()

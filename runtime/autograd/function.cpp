@@ -10,12 +10,13 @@
 #include "autograd/accumulate_grad.h"
 #include "autograd/autograd_meta.h"
 #include "core/tensor/tensor_impl.h"
+#include "lazygen/tls.h"
 
 namespace lazygen::autograd {
 namespace {
 
 bool& grad_mode() {
-  thread_local bool enabled = true;
+  thread_local bool enabled LAZYGEN_FAST_TLS = true;
   return enabled;
 }
 

@@ -19,6 +19,8 @@
 #include <thread>
 #include <vector>
 
+#include "lazygen/tls.h"
+
 namespace lazygen::cpu {
 namespace {
 
@@ -27,7 +29,7 @@ constexpr auto kSpinTime = std::chrono::microseconds(50);
 constexpr int64_t kChunkAlignment = 64;  // elements: chunk edges stay on cache lines
 constexpr int64_t kMinAlignedChunk = 8 * kChunkAlignment;
 
-thread_local bool t_in_pool_task = false;
+thread_local bool t_in_pool_task LAZYGEN_FAST_TLS = false;
 
 struct Job {
   Job(detail::RangeFn f, void* c, int64_t b, int64_t e, int n)

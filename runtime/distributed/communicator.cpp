@@ -14,6 +14,7 @@
 #include "core/thread_pool.h"
 #include "lazygen/lazy.h"
 #include "lazygen/metrics.h"
+#include "lazygen/tls.h"
 
 namespace lazygen::distributed {
 namespace {
@@ -31,7 +32,7 @@ std::mutex& collective_mutex() {
   return m;
 }
 int64_t next_sequence = 0;  // the installed communicator's next collective; collective_mutex()
-thread_local uint64_t tls_graph_hash = 0;
+thread_local uint64_t tls_graph_hash LAZYGEN_FAST_TLS = 0;
 
 class LocalCommunicator final : public Communicator {
  public:

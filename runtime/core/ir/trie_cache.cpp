@@ -10,6 +10,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "lazygen/tls.h"
+
 namespace lazygen::ir {
 
 TrieCache::TrieCache() = default;
@@ -19,7 +21,7 @@ TrieCache::~TrieCache() {
 }
 
 namespace {
-thread_local TrieCache* t_bound = nullptr;
+thread_local TrieCache* t_bound LAZYGEN_FAST_TLS = nullptr;
 
 size_t capacity_from_env() {
   const char* env = std::getenv("LAZYGEN_TRIE_CACHE_SIZE");

@@ -6,12 +6,13 @@
 
 #include "core/lazy/lazy_tensor.h"
 #include "core/tensor/tensor_impl.h"
+#include "lazygen/tls.h"
 
 namespace lazygen::lazy {
 namespace {
 
 // Nonzero while this thread replays or writes back a chain (See Note [Lazy views]).
-thread_local int replay_depth = 0;
+thread_local int replay_depth LAZYGEN_FAST_TLS = 0;
 
 struct ReplayScope {
   ReplayScope() { ++replay_depth; }

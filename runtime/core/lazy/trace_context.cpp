@@ -6,6 +6,7 @@
 #include <mutex>
 
 #include "core/lazy/lazy_state.h"
+#include "lazygen/tls.h"
 
 namespace lazygen::lazy {
 namespace {
@@ -48,7 +49,7 @@ ThreadState& this_thread() {
   return state;
 }
 
-thread_local TraceContext* t_bound = nullptr;
+thread_local TraceContext* t_bound LAZYGEN_FAST_TLS = nullptr;
 
 }  // namespace
 

@@ -21,7 +21,7 @@
 namespace lazygen::metrics {
 namespace detail {
 
-constinit thread_local ThreadSlots* tls_counter_slots = nullptr;
+constinit thread_local ThreadSlots* tls_counter_slots LAZYGEN_FAST_TLS = nullptr;
 
 }  // namespace detail
 
@@ -35,7 +35,7 @@ using detail::kCounterChunk;
 using detail::kCounterChunks;
 using detail::ThreadSlots;
 
-constinit thread_local bool tls_slots_gone = false;
+constinit thread_local bool tls_slots_gone LAZYGEN_FAST_TLS = false;
 
 struct Threads {
   std::mutex mutex;

@@ -23,6 +23,8 @@
 #include <string_view>
 #include <vector>
 
+#include "lazygen/tls.h"
+
 namespace lazygen::metrics {
 
 namespace detail {
@@ -33,7 +35,7 @@ inline constexpr uint32_t kCounterChunks = 128;  // so at most 8192 counters
 struct ThreadSlots {
   std::atomic<std::atomic<int64_t>*> chunks[kCounterChunks] = {};
 };
-extern constinit thread_local ThreadSlots* tls_counter_slots;
+extern constinit thread_local ThreadSlots* tls_counter_slots LAZYGEN_FAST_TLS;
 void counter_add_slow(uint32_t index, int64_t n);
 
 }  // namespace detail
