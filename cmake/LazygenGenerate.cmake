@@ -30,11 +30,15 @@
 # LAZYGEN_EXECUTABLE, LAZYGEN_TEMPLATE_DIR, LAZYGEN_RUNTIME_SOURCE_DIR and
 # LAZYGEN_RUNTIME_SOURCES are set by whichever of the two brought this file in.
 
+# The kernel shards are numbered 0..LAZYGEN_LAST_POINTWISE_SHARD whatever the ops
+# (kPointwiseShards - 1 in generator/dest/emit.h; See Note [Pointwise shards] in
+# generator/dest/pointwise.cpp).
+set(LAZYGEN_LAST_POINTWISE_SHARD 15)
+
 # _lazygen_generated_files(<all> <sources>): the files lazygen writes, relative to its output
 # directory (kept in sync with generator/dest/emit_all.cpp by a test), and the C++ sources among
 # them that a runtime compiles. Not listed: the functor header of each `pointwise:` op
-# (include/lazygen/generated/pointwise/<op id>.h), written with the rest. The kernel shards are
-# numbered 0..15 whatever the ops (See Note [Pointwise shards] in generator/dest/pointwise.cpp).
+# (include/lazygen/generated/pointwise/<op id>.h), written with the rest.
 function(_lazygen_generated_files all sources)
   set(headers
     include/lazygen/generated/op_list.inc include/lazygen/generated/ir_nodes.h
@@ -48,7 +52,7 @@ function(_lazygen_generated_files all sources)
   set(cpp
     src/shape_inference.cpp src/ops.cpp src/lazy_ops.cpp src/lowering.cpp
     src/backward.cpp src/tile_kernels.cpp src/chain_dispatch.cpp src/op_info.cpp)
-  foreach(k RANGE 15)
+  foreach(k RANGE ${LAZYGEN_LAST_POINTWISE_SHARD})
     list(APPEND headers src/cuda_kernels_${k}.cu)
     list(APPEND cpp src/cpu_kernels_${k}.cpp src/tile_kernels_${k}.cpp)
   endforeach()
@@ -90,9 +94,6 @@ function(_lazygen_runtime_library target gen_dir)
   target_include_directories(${target} SYSTEM PRIVATE "${_lazygen_cblas}")
   find_package(ZLIB REQUIRED)  # the Fashion-MNIST reader (runtime/data)
   target_link_libraries(${target} PUBLIC Threads::Threads ZLIB::ZLIB PRIVATE ${BLAS_LIBRARIES})
-  # The fused CPU backend registers itself from a static initializer, which a static library only
-  # runs in programs that keep its object file.
-  target_link_options(${target} INTERFACE "LINKER:--undefined=lazygen_cpu_fused_backend_linked")
 endfunction()
 
 function(lazygen_add_runtime target)

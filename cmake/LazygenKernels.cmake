@@ -79,14 +79,17 @@ function(lazygen_hot_code_options out)
 endfunction()
 
 # lazygen_runtime_options(<target> <runtime source dir> <generated dir>): a runtime library's
-# compile options: the hot-code options on its C++ files, and -O3 on the files whose loops only
-# vectorize fully there: the generated kernels (eager CPU and tile kernel shards, the chain
-# dispatcher) and the interpreter's folds.
+# options: the hot-code options on its C++ files, -O3 on the files whose loops only vectorize
+# fully there (the generated kernels: eager CPU and tile kernel shards, the chain dispatcher; the
+# interpreter's folds), and, for its programs, a reference to the fused CPU backend's
+# registration (a static initializer in fused_compile.cpp, which a static library only runs in
+# programs that keep its object file).
 function(lazygen_runtime_options target runtime_dir generated_dir)
   lazygen_hot_code_options(hot)
   target_compile_options(${target} PRIVATE "$<$<COMPILE_LANGUAGE:CXX>:${hot}>")
+  target_link_options(${target} INTERFACE "LINKER:--undefined=lazygen_cpu_fused_backend_linked")
   set(hot_files "${generated_dir}/src/chain_dispatch.cpp" "${runtime_dir}/backend/cpu/fusion/interpreter.cpp")
-  foreach(k RANGE 15)
+  foreach(k RANGE ${LAZYGEN_LAST_POINTWISE_SHARD})
     list(APPEND hot_files "${generated_dir}/src/cpu_kernels_${k}.cpp" "${generated_dir}/src/tile_kernels_${k}.cpp")
   endforeach()
   # Without TARGET_DIRECTORY the properties would not reach a target made in another directory.

@@ -1,8 +1,9 @@
 // Emits the CUDA side of `pointwise:` ops: NVRTC device-function sources
 // (cuda_device_functions.inc), eager CUDA kernel launchers (cuda_kernels.h and
 // src/cuda_kernels_<shard>.cu, See Note [Pointwise shards] in pointwise.cpp) and their host side
-// (src/cuda_ops.cpp: shape, dtype, allocation, launch, registration with the op dispatch). The functor text is rendered from the same template as pointwise_ops.h, so CPU
-// and CUDA compute one expression. View ops (`shape: view`) register their cpu kernels for CUDA.
+// (src/cuda_ops.cpp: shape, dtype, allocation, launch, registration with the op dispatch). The
+// functor text is rendered from the same template as pointwise_ops.h, so CPU and CUDA compute one
+// expression. View ops (`shape: view`) register their cpu kernels for CUDA.
 #include "api/names.h"
 #include "dest/common.h"
 #include "dest/emit.h"
@@ -27,7 +28,6 @@ std::string device_function_source(const EmitContext& ctx, const OpEntry& op) {
 
 std::vector<GeneratedFile> emit_cuda(const EmitContext& ctx) {
   std::vector<std::string> entries, decls, kernels, registrations;
-  std::vector<std::vector<std::string>> defs(kPointwiseShards);
   for (const OpEntry& op : ctx.ops) {
     // Views only compute sizes and strides over the storage: their cpu kernels serve any device.
     if (op.shape == ShapeRule::View) {
@@ -40,8 +40,6 @@ std::vector<GeneratedFile> emit_cuda(const EmitContext& ctx) {
     entries.push_back(ctx.templates.render("cuda_device_function.inc.tmpl", {
         {"schema", op.func}, {"op_id", id}, {"functor", functor}, {"device_source", device_function_source(ctx, op)}}));
     decls.push_back("// " + op.func + "\nvoid launch_" + id + "(const PointwiseArgs& args, cudaStream_t stream);");
-    defs[static_cast<size_t>(pointwise_shard(op))].push_back(
-        ctx.templates.render("cuda_kernel.cu.tmpl", {{"schema", op.func}, {"op_id", id}, {"functor", functor}}));
     std::string kernel = host_kernel(ctx, op);
     if (kernel.empty()) continue;
     kernels.push_back(kernel);
@@ -50,12 +48,18 @@ std::vector<GeneratedFile> emit_cuda(const EmitContext& ctx) {
   const std::vector<std::vector<const OpEntry*>> shards = pointwise_shards(ctx.ops);
   std::vector<GeneratedFile> files;
   for (size_t k = 0; k < shards.size(); ++k) {
+    std::vector<std::string> defs;
+    for (const OpEntry* op : shards[k]) {
+      defs.push_back(ctx.templates.render("cuda_kernel.cu.tmpl", {{"schema", op->func},
+                                                                  {"op_id", api::op_id(op->schema.name)},
+                                                                  {"functor", api::functor_name(op->schema.name)}}));
+    }
     files.push_back({"src/cuda_kernels_" + std::to_string(k) + ".cu",
                      ctx.templates.render("cuda_kernels.cu.tmpl", {{"source", ctx.source},
                                                                    {"shard", std::to_string(k)},
                                                                    {"num_shards", std::to_string(shards.size())},
                                                                    {"functor_includes", pointwise_includes(shards[k])},
-                                                                   {"definitions", defs[k]}})});
+                                                                   {"definitions", defs}})});
   }
   std::vector<GeneratedFile> rest = {
       {std::string(kIncludeDir) + "cuda_device_functions.inc",

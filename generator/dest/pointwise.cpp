@@ -140,31 +140,40 @@ std::vector<std::vector<const OpEntry*>> pointwise_shards(const std::vector<OpEn
 
 namespace {
 
-struct Shard {
-  std::vector<const OpEntry*> ops;
-  std::vector<std::string> dtype_defs, runners, kernels;
-};
-
 std::string run_declaration(const OpEntry& op) {
   return "// " + op.func + "\nvoid run_" + api::op_id(op.schema.name) +
          "(const Tensor& out, std::initializer_list<Tensor> inputs, std::initializer_list<Scalar> scalars, DType compute);";
 }
 
-// pointwise/<op id>.h for every op, pointwise_ops.h including them all, and the CPU kernel shards.
-std::vector<GeneratedFile> shard_files(const EmitContext& ctx, const std::vector<Shard>& shards) {
+// src/cpu_kernels_<k>.cpp: shard k's compute-dtype functions, loop instantiations and eager kernels.
+GeneratedFile cpu_kernel_shard(const EmitContext& ctx, size_t k, const std::vector<const OpEntry*>& ops) {
+  std::vector<std::string> dtype_defs, runners, kernels;
+  for (const OpEntry* op : ops) {
+    dtype_defs.push_back(compute_dtype_definition(ctx, *op));
+    runners.push_back(ctx.templates.render("cpu_pointwise_run.cpp.tmpl", {
+        {"schema", op->func}, {"op_id", api::op_id(op->schema.name)},
+        {"functor", api::functor_name(op->schema.name)}, {"schema_name", op->schema.name.str()}}));
+    kernels.push_back(kernel_definition(ctx, *op));
+  }
+  return {"src/cpu_kernels_" + std::to_string(k) + ".cpp",
+          ctx.templates.render("cpu_kernels.cpp.tmpl", {{"source", ctx.source},
+                                                        {"shard", std::to_string(k)},
+                                                        {"num_shards", std::to_string(kPointwiseShards)},
+                                                        {"functor_includes", pointwise_includes(ops)},
+                                                        {"compute_dtypes", dtype_defs},
+                                                        {"runners", runners},
+                                                        {"kernels", kernels}})};
+}
+
+// pointwise_ops.h including every functor header, the CPU kernel shards, then pointwise/<op id>.h
+// for every op in shard order.
+std::vector<GeneratedFile> shard_files(const EmitContext& ctx) {
   std::vector<GeneratedFile> out;
   std::vector<const OpEntry*> all;
-  for (int k = 0; k < kPointwiseShards; ++k) {
-    const Shard& shard = shards[static_cast<size_t>(k)];
-    all.insert(all.end(), shard.ops.begin(), shard.ops.end());
-    out.push_back({"src/cpu_kernels_" + std::to_string(k) + ".cpp",
-                   ctx.templates.render("cpu_kernels.cpp.tmpl", {{"source", ctx.source},
-                                                                 {"shard", std::to_string(k)},
-                                                                 {"num_shards", std::to_string(kPointwiseShards)},
-                                                                 {"functor_includes", pointwise_includes(shard.ops)},
-                                                                 {"compute_dtypes", shard.dtype_defs},
-                                                                 {"runners", shard.runners},
-                                                                 {"kernels", shard.kernels}})});
+  const std::vector<std::vector<const OpEntry*>> shards = pointwise_shards(ctx.ops);
+  for (size_t k = 0; k < shards.size(); ++k) {
+    all.insert(all.end(), shards[k].begin(), shards[k].end());
+    out.push_back(cpu_kernel_shard(ctx, k, shards[k]));
   }
   for (const OpEntry* op : all) {
     out.push_back({std::string("include/") + pointwise_header(*op),
@@ -181,22 +190,14 @@ std::vector<GeneratedFile> shard_files(const EmitContext& ctx, const std::vector
 
 std::vector<GeneratedFile> emit_pointwise(const EmitContext& ctx) {
   std::vector<std::string> decls, dtype_decls, run_decls;
-  std::vector<Shard> shards(kPointwiseShards);
   for (const OpEntry& op : ctx.ops) {
     api::CppSignature sig = api::op_signature(op, api::op_id(op.schema.name), api::TypeUse::Api).without_defaults();
     decls.push_back("// " + op.func + (op.pointwise ? "" : " (hand-written)") + "\n" + sig.declaration());
     if (!op.pointwise) continue;
-    Shard& shard = shards[static_cast<size_t>(pointwise_shard(op))];
-    shard.ops.push_back(&op);
-    shard.dtype_defs.push_back(compute_dtype_definition(ctx, op));
-    shard.runners.push_back(ctx.templates.render("cpu_pointwise_run.cpp.tmpl", {
-        {"schema", op.func}, {"op_id", api::op_id(op.schema.name)},
-        {"functor", api::functor_name(op.schema.name)}, {"schema_name", op.schema.name.str()}}));
-    shard.kernels.push_back(kernel_definition(ctx, op));
     dtype_decls.push_back(compute_dtype_signature(op) + ";");
     run_decls.push_back(run_declaration(op));
   }
-  std::vector<GeneratedFile> files = shard_files(ctx, shards);
+  std::vector<GeneratedFile> files = shard_files(ctx);
   std::vector<std::string> functions;
   for (const PointwiseFunction& f : pointwise_function_table()) {
     functions.push_back("LAZYGEN_POINTWISE_FUNCTION(" + std::string(f.name) + ", " + std::to_string(f.arity) + ", " +

@@ -15,7 +15,6 @@
 // Tests run with the source root as working directory (or LAZYGEN_SOURCE_DIR set).
 #include <gtest/gtest.h>
 
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -25,9 +24,12 @@
 #include <string>
 #include <vector>
 
+#include "source_root.h"
+
 namespace {
 
 namespace fs = std::filesystem;
+using lazygen::test_files::source_root;
 
 struct Layer {
   const char* name;
@@ -73,11 +75,6 @@ const std::set<std::string>& known_exceptions() {
       "backend/cuda/pool_ops.cpp -> ops/shape/training_shapes.h",
   };
   return kKnown;
-}
-
-fs::path source_root() {
-  const char* dir = std::getenv("LAZYGEN_SOURCE_DIR");
-  return dir ? fs::path(dir) : fs::current_path();
 }
 
 // The layer of a path under runtime/ ("exec/graph.h"), or nullopt.

@@ -5,7 +5,6 @@
 // Tests run with the source root as working directory (or LAZYGEN_SOURCE_DIR set).
 #include <gtest/gtest.h>
 
-#include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <set>
@@ -15,6 +14,7 @@
 #include "dest/emit.h"
 #include "model/manifest.h"
 #include "model/op_entry.h"
+#include "source_root.h"
 
 namespace lazygen::gen::dest {
 namespace {
@@ -50,10 +50,7 @@ constexpr const char* kSoftsign = R"(
     self: grad / ((1 + abs(self)) * (1 + abs(self)))
 )";
 
-std::filesystem::path source_root() {
-  const char* dir = std::getenv("LAZYGEN_SOURCE_DIR");
-  return dir ? std::filesystem::path(dir) : std::filesystem::current_path();
-}
+using test_files::source_root;
 
 std::map<std::string, std::string> emit(const std::string& yaml) {
   OpsFile file = load_ops_text(yaml, "locality_ops.yaml", OpsDialect::Lazygen);

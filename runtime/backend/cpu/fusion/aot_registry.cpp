@@ -3,7 +3,6 @@
 
 #include <atomic>
 #include <cstdlib>
-#include <cstring>
 #include <mutex>
 #include <string>
 #include <string_view>

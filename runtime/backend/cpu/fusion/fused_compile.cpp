@@ -299,9 +299,10 @@ std::shared_ptr<exec::Backend> make_fused_backend() {
 
 }  // namespace lazygen::cpu::fusion
 
-// The lazy device's default backend, registered like any device library's (exec/backend_registry.h):
-// the executor names no backend. Programs linking a static runtime keep this object with
-// --undefined=lazygen_cpu_fused_backend_linked (cmake/LazygenGenerate.cmake).
+// The lazy device's default backend, registered like any device library's
+// (exec/backend_registry.h): the executor names no backend. Programs linking a static runtime keep
+// this object with --undefined=lazygen_cpu_fused_backend_linked (lazygen_runtime_options in
+// cmake/LazygenKernels.cmake).
 extern const bool lazygen_cpu_fused_backend_linked;
 const bool lazygen_cpu_fused_backend_linked = [] {
   lazygen::exec::register_backend_factory("cpu-fused", &lazygen::cpu::fusion::make_fused_backend);
