@@ -41,9 +41,11 @@ const std::vector<Layer>& layers() {
   static const std::vector<Layer> kLayers = {
       // The collectives' interface is here: collective ops and the executor run through it.
       {"core",
-       {"core", "include/lazygen", "version.cpp", "CMakeLists.txt", "include/lazygen/distributed/communicator.h",
-        "distributed/communicator.cpp"}},
-      {"backend contract", {"backend/backend.h", "backend/kernel_cache", "backend/cuda_text", "backend/CMakeLists.txt"}},
+       {"core", "include/lazygen", "version.cpp", "CMakeLists.txt",
+        "include/lazygen/distributed/communicator.h", "distributed/communicator.cpp"}},
+      {"backend contract",
+       {"backend/backend.h", "backend/kernel_cache", "backend/cuda_text",
+        "backend/CMakeLists.txt"}},
       {"exec", {"exec"}},
       {"cpu backends", {"backend/cpu", "backend/null", "backend/no_cuda"}},
       {"cuda backend", {"backend/cuda"}},
@@ -51,10 +53,13 @@ const std::vector<Layer>& layers() {
       {"autograd", {"autograd", "include/lazygen/autograd.h"}},
       // nn::functional's forms are composites over the op API too.
       {"composites",
-       {"ops/composite", "include/lazygen/composite.h", "include/lazygen/nn/functional.h", "nn/functional.cpp"}},
+       {"ops/composite", "include/lazygen/composite.h", "include/lazygen/nn/functional.h",
+        "nn/functional.cpp"}},
       {"nn, optim, data",
-       {"nn", "optim", "data", "include/lazygen/nn", "include/lazygen/optim", "include/lazygen/data"}},
-      {"distributed", {"distributed", "include/lazygen/distributed.h", "include/lazygen/distributed"}},
+       {"nn", "optim", "data", "include/lazygen/nn", "include/lazygen/optim",
+        "include/lazygen/data"}},
+      {"distributed",
+       {"distributed", "include/lazygen/distributed.h", "include/lazygen/distributed"}},
       {"pytorch", {"pytorch"}},
       {"umbrella", {"include/lazygen/lazygen.h"}},
   };

@@ -1,5 +1,5 @@
-// Launch arguments of the eager CUDA pointwise kernels (generated/src/cuda_kernels_<shard>.cu): plain
-// data, passed by value to the kernel. Inputs and the output are device pointers with element
+// Launch arguments of the eager CUDA pointwise kernels (generated/src/cuda_kernels_<shard>.cu):
+// plain data, passed by value to the kernel. Inputs and the output are device pointers with element
 // strides over a common (broadcast) shape; a stride of 0 broadcasts.
 #pragma once
 

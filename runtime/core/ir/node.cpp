@@ -134,7 +134,8 @@ Node::Node(OpKind op, std::vector<Value> operands, std::vector<Shape> shapes, At
 // use_count() == 1 is a safe test: a node whose only owner is being destroyed cannot be copied
 // concurrently, and a wrong "no" merely releases the operand recursively as before.
 Node::~Node() {
-  thread_local std::vector<NodePtr>* deferred LAZYGEN_FAST_TLS = nullptr;  // non-null inside the outermost ~Node
+  // Non-null inside the outermost ~Node.
+  thread_local std::vector<NodePtr>* deferred LAZYGEN_FAST_TLS = nullptr;
   auto defer = [](std::vector<Value>& operands, std::vector<NodePtr>& out) {
     for (Value& v : operands) {
       if (v.node != nullptr && v.node.use_count() == 1) out.push_back(std::move(v.node));

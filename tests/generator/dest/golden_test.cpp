@@ -121,11 +121,12 @@ TEST(GoldenTest, EmitsTheFilesInAFixedOrder) {
       "include/lazygen/generated/cpu_kernels.h",
   };
   for (std::string& p : shards("src/cpu_kernels_", ".cpp")) expected.push_back(std::move(p));
-  for (const char* p : {"include/lazygen/generated/pointwise/add_tensor.h",
-                        "include/lazygen/generated/pointwise/add_inplace_tensor.h",
-                        "include/lazygen/generated/pointwise_functions.inc", "include/lazygen/generated/lazy_ops.h",
-                        "src/lazy_ops.cpp", "src/lowering.cpp", "include/lazygen/generated/backward.h",
-                        "src/backward.cpp"}) {
+  for (const char* p :
+       {"include/lazygen/generated/pointwise/add_tensor.h",
+        "include/lazygen/generated/pointwise/add_inplace_tensor.h",
+        "include/lazygen/generated/pointwise_functions.inc", "include/lazygen/generated/lazy_ops.h",
+        "src/lazy_ops.cpp", "src/lowering.cpp", "include/lazygen/generated/backward.h",
+        "src/backward.cpp"}) {
     expected.push_back(p);
   }
   for (std::string& p : shards("src/tile_kernels_", ".cpp")) expected.push_back(std::move(p));
@@ -135,8 +136,8 @@ TEST(GoldenTest, EmitsTheFilesInAFixedOrder) {
     expected.push_back(p);
   }
   for (std::string& p : shards("src/cuda_kernels_", ".cu")) expected.push_back(std::move(p));
-  for (const char* p : {"src/op_info.cpp", "include/lazygen/generated/torch_adapters.h", "src/torch_kernels.cpp",
-                        "sources.cmake"}) {
+  for (const char* p : {"src/op_info.cpp", "include/lazygen/generated/torch_adapters.h",
+                        "src/torch_kernels.cpp", "sources.cmake"}) {
     expected.push_back(p);
   }
   EXPECT_EQ(paths, expected);
@@ -152,12 +153,14 @@ TEST(GoldenTest, CMakeListsEveryGeneratedFile) {
   ASSERT_TRUE(in) << "run from the source root";
   std::stringstream text;
   text << in.rdbuf();
-  EXPECT_NE(text.str().find("set(LAZYGEN_LAST_POINTWISE_SHARD " + std::to_string(kPointwiseShards - 1) + ")"),
+  EXPECT_NE(text.str().find("set(LAZYGEN_LAST_POINTWISE_SHARD " +
+                            std::to_string(kPointwiseShards - 1) + ")"),
             std::string::npos)
       << "cmake/LazygenGenerate.cmake must number the shards 0.." << kPointwiseShards - 1;
   EXPECT_NE(text.str().find("foreach(k RANGE ${LAZYGEN_LAST_POINTWISE_SHARD})"), std::string::npos);
   for (const GeneratedFile& f : emit_tiny()) {
-    if (f.path == "sources.cmake" || f.path.starts_with("include/lazygen/generated/pointwise/")) continue;
+    if (f.path == "sources.cmake" || f.path.starts_with("include/lazygen/generated/pointwise/"))
+      continue;
     std::string listed = f.path;
     const size_t digits = listed.find_last_of('_') + 1;
     const size_t dot = listed.find('.', digits);
@@ -165,7 +168,8 @@ TEST(GoldenTest, CMakeListsEveryGeneratedFile) {
         listed.substr(digits, dot - digits).find_first_not_of("0123456789") == std::string::npos) {
       listed.replace(digits, dot - digits, "${k}");
     }
-    EXPECT_NE(text.str().find(listed), std::string::npos) << listed << " is missing from cmake/LazygenGenerate.cmake";
+    EXPECT_NE(text.str().find(listed), std::string::npos)
+        << listed << " is missing from cmake/LazygenGenerate.cmake";
   }
 }
 

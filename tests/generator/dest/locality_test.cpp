@@ -87,7 +87,8 @@ int shard_of(const std::string& yaml, const std::string& name) {
 // The per-shard files of shard k.
 std::set<std::string> shard_files(int k) {
   const std::string n = std::to_string(k);
-  return {"src/cpu_kernels_" + n + ".cpp", "src/tile_kernels_" + n + ".cpp", "src/cuda_kernels_" + n + ".cu"};
+  return {"src/cpu_kernels_" + n + ".cpp", "src/tile_kernels_" + n + ".cpp",
+          "src/cuda_kernels_" + n + ".cu"};
 }
 
 bool is_shard_file(const std::string& path) {
@@ -154,7 +155,8 @@ TEST(LocalityTest, AKernelFingerprintNamesOnlyItsOwnOps) {
   EXPECT_NE(base.find(','), std::string::npos) << "one fingerprint per op: " << base;
   EXPECT_EQ(fingerprint(replaced(kOps, "pointwise: -self", "pointwise: 0 - self")), base);
   EXPECT_EQ(fingerprint(std::string(kOps) + kSoftsign), base);
-  EXPECT_NE(fingerprint(replaced(kOps, "pointwise: self * other", "pointwise: other * self")), base);
+  EXPECT_NE(fingerprint(replaced(kOps, "pointwise: self * other", "pointwise: other * self")),
+            base);
 }
 
 }  // namespace

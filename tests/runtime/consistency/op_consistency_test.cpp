@@ -231,7 +231,8 @@ TEST(OpConsistencyViews, InPlaceOnAViewUpdatesItsBase) {
   std::vector<std::string> differ;
   int checked = 0;
   for (const OpInfo& op : all_ops()) {
-    if (op.variant != OpVariant::Inplace || op.shape == ShapeKind::Custom || op.shape == ShapeKind::View)
+    if (op.variant != OpVariant::Inplace || op.shape == ShapeKind::Custom ||
+        op.shape == ShapeKind::View)
       continue;
     for (const OpCase& c : make_cases(op, {DType::Float32}, /*large=*/false)) {
       if (c.label != "transposed" && c.label != "sliced") continue;
@@ -259,7 +260,8 @@ TEST(OpAutograd, NoOpCutsAGradientSilently) {
   std::vector<std::string> silent;
   int checked = 0;
   for (const OpInfo& op : all_ops()) {
-    if (op.variant != OpVariant::Functional || op.name == "_dropout_mask") continue;  // non_differentiable
+    if (op.variant != OpVariant::Functional || op.name == "_dropout_mask")
+      continue;  // non_differentiable
     for (const OpCase& c : make_cases(op, {DType::Float64}, /*large=*/false)) {
       std::vector<Arg> args = materialize(c, kCPU);
       bool any = false;

@@ -48,7 +48,8 @@ std::atomic<bool>& enabled_flag() {
 
 // An entry is usable only if this runtime would have generated the same call for its key.
 bool usable(const AotEntry& e) {
-  return e.ir_version == kAotIrVersion && e.fn != nullptr && e.generator_hash == ops_fingerprint(e.key) &&
+  return e.ir_version == kAotIrVersion && e.fn != nullptr &&
+         e.generator_hash == ops_fingerprint(e.key) &&
          KeyHash{e.hash_hi, e.hash_lo} == key_hash(e.key);
 }
 
@@ -57,7 +58,8 @@ const std::unordered_map<std::string_view, const PointwiseInfo*>& infos_by_name(
   static const auto* infos = [] {
     auto* m = new std::unordered_map<std::string_view, const PointwiseInfo*>;
     for (int k = 0; k < static_cast<int>(ir::OpKind::kNumOpKinds); ++k) {
-      if (const PointwiseInfo* info = pointwise_info(static_cast<ir::OpKind>(k))) (*m)[info->schema_name] = info;
+      if (const PointwiseInfo* info = pointwise_info(static_cast<ir::OpKind>(k)))
+        (*m)[info->schema_name] = info;
     }
     return m;
   }();

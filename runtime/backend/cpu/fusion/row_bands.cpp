@@ -102,7 +102,8 @@ class BandFinder {
 
   // Whether iteration row r of a group of `sizes` reads only row r of `in`'s base.
   bool row_local(const GroupInput& in, const std::vector<int64_t>& sizes, int64_t rows) const {
-    const int64_t base_numel = checked_numel("row band", g_.node(in.base.node).shape(in.base.output).sizes);
+    const int64_t base_numel =
+        checked_numel("row band", g_.node(in.base.node).shape(in.base.output).sizes);
     if (base_numel % rows != 0) return false;
     const int64_t row = base_numel / rows;
     const size_t k = *row_dims(sizes, rows);

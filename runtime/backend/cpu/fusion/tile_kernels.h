@@ -47,7 +47,8 @@ struct PointwiseInfo {
   TileFn float64 = nullptr;
   TileFn int64 = nullptr;
   TileFn int32 = nullptr;
-  int16_t chain = -1;  // its first register-chain case, chain_case(kind), or -1 (See Note [Register chains])
+  // Its first register-chain case, chain_case(kind), or -1 (See Note [Register chains]).
+  int16_t chain = -1;
   // Calls no expensive function (See Note [Pointwise functions] in the generator's
   // model/pointwise_functions.h): the fusion planner may recompute the value instead of storing it.
   bool cheap = true;

@@ -106,7 +106,8 @@ void deal_items(int64_t count, bool parallel, const ThreadBody& thread_body) {
     thread_body(take);
     return;
   }
-  parallel_for(0, num_threads(), 1, [&](int64_t, int64_t) { thread_body(take); });  // a chunk per thread
+  // A chunk per thread.
+  parallel_for(0, num_threads(), 1, [&](int64_t, int64_t) { thread_body(take); });
 }
 
 // Runs body(runner, item) for items [0, count), each costing about `work` element-ops, dealt

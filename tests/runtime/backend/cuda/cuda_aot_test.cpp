@@ -143,11 +143,9 @@ TEST_F(CudaAot, StaleEntriesAreNeverUsed) {
   const void* fn = &dummy;
   // Another IR version, other ops, another source: each alone makes the entry stale.
   static const CudaAotEntry kStale[] = {
-      {key.c_str(), h.hi, h.lo, kCudaAotIrVersion + 1, fingerprint.c_str(), src.hi,
-       src.lo, fn, fn},
+      {key.c_str(), h.hi, h.lo, kCudaAotIrVersion + 1, fingerprint.c_str(), src.hi, src.lo, fn, fn},
       {key.c_str(), h.hi, h.lo, kCudaAotIrVersion, "0000000000000000", src.hi, src.lo, fn, fn},
-      {key.c_str(), h.hi, h.lo, kCudaAotIrVersion, fingerprint.c_str(), src.hi,
-       src.lo + 1, fn, fn},
+      {key.c_str(), h.hi, h.lo, kCudaAotIrVersion, fingerprint.c_str(), src.hi, src.lo + 1, fn, fn},
   };
   static const CudaAotRegistration kRegistration(kStale, std::size(kStale));
   const int64_t stale = metrics::counter_value("cuda.aot.stale");

@@ -145,7 +145,8 @@ TEST_F(AotTest, AKernelRunsOnlyWhileAotIsOn) {
   static const std::string key = first_key({y});
   static const KeyHash hash = key_hash(key);
   static const std::string fingerprint = ops_fingerprint(key);
-  static const AotEntry entry{key.c_str(), hash.hi, hash.lo, kAotIrVersion, fingerprint.c_str(), &fill_42};
+  static const AotEntry entry{key.c_str(),         hash.hi, hash.lo, kAotIrVersion,
+                              fingerprint.c_str(), &fill_42};
   static const AotRegistration registration(&entry, 1);
   sync({y});
   EXPECT_EQ(y.cpu().data_ptr<float>()[7], 42.0f);
@@ -168,7 +169,8 @@ TEST_F(AotTest, StaleEntriesFallBackToTheInterpreter) {
   for (int k = 0; k < 3; ++k) fingerprints.push_back(ops_fingerprint(keys[k]));
   for (int k = 0; k < 3; ++k) {
     const KeyHash h = key_hash(keys[k]);
-    entries.push_back({keys[k].c_str(), h.hi, h.lo, kAotIrVersion, fingerprints[k].c_str(), &must_not_run});
+    entries.push_back(
+        {keys[k].c_str(), h.hi, h.lo, kAotIrVersion, fingerprints[k].c_str(), &must_not_run});
   }
   entries[0].ir_version = kAotIrVersion + 1;
   entries[1].generator_hash = "another ops.yaml";

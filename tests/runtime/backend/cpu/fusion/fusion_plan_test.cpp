@@ -9,7 +9,6 @@
 namespace lazygen::cpu::fusion {
 namespace {
 
-
 class FusionPlanTest : public lazygen::testing::PlanningTest {
  protected:
   std::vector<std::string> ops(const std::vector<uint32_t>& nodes) const {

@@ -22,7 +22,7 @@
 #include <type_traits>
 #include <vector>
 
-// The functors tested below, each from its own header (a change to another op does not rebuild this).
+// The functors tested below, each from its own header (editing another op rebuilds nothing here).
 #include "lazygen/generated/pointwise/abs.h"
 #include "lazygen/generated/pointwise/add_tensor.h"
 #include "lazygen/generated/pointwise/addcdiv_inplace.h"
