@@ -30,10 +30,17 @@
 # LAZYGEN_EXECUTABLE, LAZYGEN_TEMPLATE_DIR, LAZYGEN_RUNTIME_SOURCE_DIR and
 # LAZYGEN_RUNTIME_SOURCES are set by whichever of the two brought this file in.
 
-# The kernel shards are numbered 0..LAZYGEN_LAST_POINTWISE_SHARD whatever the ops
-# (kPointwiseShards - 1 in generator/dest/emit.h; See Note [Pointwise shards] in
-# generator/dest/pointwise.cpp).
-set(LAZYGEN_LAST_POINTWISE_SHARD 15)
+# _lazygen_shard_numbers(<out>): the kernel shards' numbers, 0..15 whatever the ops
+# (kPointwiseShards in generator/dest/emit.h; See Note [Pointwise shards] in
+# generator/dest/pointwise.cpp). A function, not a variable: it serves projects that bring
+# lazygen in with add_subdirectory, whose variables stay in lazygen's directory.
+function(_lazygen_shard_numbers out)
+  set(numbers "")
+  foreach(k RANGE 15)
+    list(APPEND numbers ${k})
+  endforeach()
+  set(${out} ${numbers} PARENT_SCOPE)
+endfunction()
 
 # _lazygen_generated_files(<all> <sources>): the files lazygen writes, relative to its output
 # directory (kept in sync with generator/dest/emit_all.cpp by a test), and the C++ sources among
@@ -52,7 +59,8 @@ function(_lazygen_generated_files all sources)
   set(cpp
     src/shape_inference.cpp src/ops.cpp src/lazy_ops.cpp src/lowering.cpp
     src/backward.cpp src/tile_kernels.cpp src/chain_dispatch.cpp src/op_info.cpp)
-  foreach(k RANGE ${LAZYGEN_LAST_POINTWISE_SHARD})
+  _lazygen_shard_numbers(shards)
+  foreach(k IN LISTS shards)
     list(APPEND headers src/cuda_kernels_${k}.cu)
     list(APPEND cpp src/cpu_kernels_${k}.cpp src/tile_kernels_${k}.cpp)
   endforeach()
