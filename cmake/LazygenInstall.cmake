@@ -9,7 +9,10 @@
 #                                     no-device stand-in when built without CUDA)
 #   lib/liblazygen_distributed.so      data-parallel training (lazygen::distributed; its MPI engine
 #                                     when built with MPI, then the config finds MPI too)
-#   lib/cmake/lazygen/                find_package(lazygen) config + LazygenGenerate.cmake
+#   share/lazygen/consistency/        the consistency suite's sources, for
+#                                     lazygen_add_consistency_test() (an out-of-tree backend's check)
+#   lib/cmake/lazygen/                find_package(lazygen) config, LazygenGenerate.cmake,
+#                                     LazygenConsistency.cmake
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
@@ -27,6 +30,7 @@ endforeach()
 set(LAZYGEN_RUNTIME_SOURCES "${_lazygen_sources}" CACHE INTERNAL "hand-written runtime sources")
 set(LAZYGEN_RUNTIME_SOURCE_DIR "${PROJECT_SOURCE_DIR}/runtime" CACHE INTERNAL "")
 set(LAZYGEN_TEMPLATE_DIR "${PROJECT_SOURCE_DIR}/templates" CACHE INTERNAL "")
+set(LAZYGEN_CONSISTENCY_DIR "${PROJECT_SOURCE_DIR}/tests" CACHE INTERNAL "the consistency suite's root")
 set(LAZYGEN_EXECUTABLE lazygen CACHE INTERNAL "the lazygen target (replaced by its path in commands)")
 set(LAZYGEN_OPS_YAML "${PROJECT_SOURCE_DIR}/ops.yaml" CACHE INTERNAL "lazygen's own ops")
 set(LAZYGEN_HOOK_CHECK_AVAILABLE ${LAZYGEN_HOOK_CHECKER} CACHE INTERNAL "")
@@ -39,6 +43,12 @@ install(DIRECTORY templates/ DESTINATION ${CMAKE_INSTALL_DATADIR}/lazygen/templa
 install(DIRECTORY runtime/ DESTINATION ${CMAKE_INSTALL_DATADIR}/lazygen/runtime
         FILES_MATCHING PATTERN "*.h" PATTERN "*.cpp" PATTERN "*.inc")
 install(FILES ops.yaml .clang-format DESTINATION ${CMAKE_INSTALL_DATADIR}/lazygen)
+# The consistency suite, in the layout its includes expect (lazygen_add_consistency_test).
+install(FILES tests/runtime/consistency/op_consistency_test.cpp tests/runtime/consistency/op_inputs.cpp
+              tests/runtime/consistency/op_inputs.h
+        DESTINATION ${CMAKE_INSTALL_DATADIR}/lazygen/consistency/runtime/consistency)
+install(FILES tests/runtime/distributed/local_world.h
+        DESTINATION ${CMAKE_INSTALL_DATADIR}/lazygen/consistency/runtime/distributed)
 install(DIRECTORY runtime/include/ generated/include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 # Internal headers the public ones and generated code include ("core/...", "exec/...").
 install(DIRECTORY runtime/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
@@ -74,5 +84,5 @@ configure_package_config_file(cmake/lazygenConfig.cmake.in
 write_basic_package_version_file("${PROJECT_BINARY_DIR}/lazygenConfigVersion.cmake"
   COMPATIBILITY SameMinorVersion)
 install(FILES "${PROJECT_BINARY_DIR}/lazygenConfig.cmake" "${PROJECT_BINARY_DIR}/lazygenConfigVersion.cmake"
-              cmake/LazygenGenerate.cmake cmake/LazygenKernels.cmake
+              cmake/LazygenGenerate.cmake cmake/LazygenKernels.cmake cmake/LazygenConsistency.cmake
         DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/lazygen)

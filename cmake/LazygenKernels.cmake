@@ -81,13 +81,14 @@ endfunction()
 # lazygen_runtime_options(<target> <runtime source dir> <generated dir>): a runtime library's
 # options: the hot-code options on its C++ files, -O3 on the files whose loops only vectorize
 # fully there (the generated kernels: eager CPU and tile kernel shards, the chain dispatcher; the
-# interpreter's folds), and, for its programs, a reference to the fused CPU backend's
-# registration (a static initializer in fused_compile.cpp, which a static library only runs in
-# programs that keep its object file).
+# interpreter's folds), and, for its programs, references to the CPU backends' registrations
+# (static initializers in fused_compile.cpp and lowering_backend.cpp, which a static library only
+# runs in programs that keep their object files).
 function(lazygen_runtime_options target runtime_dir generated_dir)
   lazygen_hot_code_options(hot)
   target_compile_options(${target} PRIVATE "$<$<COMPILE_LANGUAGE:CXX>:${hot}>")
-  target_link_options(${target} INTERFACE "LINKER:--undefined=lazygen_cpu_fused_backend_linked")
+  target_link_options(${target} INTERFACE "LINKER:--undefined=lazygen_cpu_fused_backend_linked"
+                      "LINKER:--undefined=lazygen_cpu_lowering_backend_linked")
   set(hot_files "${generated_dir}/src/chain_dispatch.cpp" "${runtime_dir}/backend/cpu/fusion/interpreter.cpp")
   _lazygen_shard_numbers(shards)
   foreach(k IN LISTS shards)

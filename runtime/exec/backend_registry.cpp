@@ -28,18 +28,21 @@ void register_backend_factory(const std::string& name, BackendFactory factory) {
 
 std::shared_ptr<Backend> make_registered_backend(const std::string& name) {
   BackendFactory factory = nullptr;
+  std::string known = "cpu";  // the lazy device's own name for its cpu backends
   {
     Registry& r = registry();
     std::lock_guard<std::mutex> lock(r.mutex);
     auto it = r.factories.find(name);
     if (it != r.factories.end()) factory = it->second;
+    for (const auto& entry : r.factories) known += ", " + entry.first;
   }
   if (factory != nullptr) return factory();
   if (name == "cuda") {
     throw std::runtime_error(
         "no CUDA device: the CUDA backend is not linked into this program (link lazygen_cuda)");
   }
-  throw std::invalid_argument("unknown lazy backend '" + name + "' (expected cpu or cuda)");
+  throw std::invalid_argument("unknown lazy backend '" + name + "' (registered: " + known +
+                              "; a backend library registers its name when it is linked)");
 }
 
 }  // namespace lazygen::exec

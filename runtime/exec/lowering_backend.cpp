@@ -4,6 +4,7 @@
 #include <cstdint>
 
 #include "core/ir/builtin_nodes.h"
+#include "exec/backend_registry.h"
 #include "lazygen/factory.h"
 
 namespace lazygen::exec {
@@ -120,3 +121,15 @@ std::vector<Tensor> LoweringBackend::execute(const Executable& executable,
 }
 
 }  // namespace lazygen::exec
+
+// The unfused reference backend, registered by name like every backend (exec/backend_registry.h):
+// the lazy device picks it when fusion is off. Programs linking a static runtime keep this object
+// with --undefined=lazygen_cpu_lowering_backend_linked (lazygen_runtime_options in
+// cmake/LazygenKernels.cmake).
+extern const bool lazygen_cpu_lowering_backend_linked;
+const bool lazygen_cpu_lowering_backend_linked = [] {
+  lazygen::exec::register_backend_factory("cpu-lowering", [] {
+    return std::shared_ptr<lazygen::exec::Backend>(std::make_shared<lazygen::exec::LoweringBackend>());
+  });
+  return true;
+}();

@@ -8,7 +8,9 @@
 #      the project's tree; a fresh build of that copy, configured with LAZYGEN_EXECUTABLE=/bin/false,
 #      must build and run without lazygen; then its my_runtime_generated_in_sync test (lazygen
 #      --check) passes, fails once a vendored file is edited, and passes after my_runtime_generate
-# Modes 1 and 2 link lazygen::runtime, lazygen::cuda and lazygen::distributed by those names.
+# Modes 1 and 2 link lazygen::runtime, lazygen::cuda and lazygen::distributed by those names. Every
+# mode runs the out-of-tree "reference" backend through lazygen's consistency suite
+# (lazygen_add_consistency_test).
 # usage: run_downstream.sh <lazygen source dir> <lazygen build dir> <scratch dir> [<python>]
 set -euo pipefail
 src=$1 build=$2 scratch=$3 python=${4:-}
@@ -19,11 +21,15 @@ if command -v ccache >/dev/null; then
   launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CUDA_COMPILER_LAUNCHER=ccache)
 fi
 demos=(downstream_demo downstream_runtime_demo downstream_backend_demo downstream_distributed_demo downstream_cuda_demo)
-# run_demos <build dir>: every demo that was built there.
+# run_demos <build dir>: every demo that was built there, then the out-of-tree backend through
+# lazygen's consistency suite (the CTest test reference_consistency).
 run_demos() {
   for demo in "${demos[@]}"; do
     if [[ -x "$1/$demo" ]]; then "$1/$demo"; fi
   done
+  quietly "$1/reference_consistency.log" \
+    ctest --test-dir "$1" -R '^reference_consistency$' --output-on-failure --no-tests=error
+  echo "   reference backend, consistency suite: $(grep -m1 'tests passed' "$1/reference_consistency.log")"
 }
 # quietly <log> <command...>: the command's output goes to <log>, shown when it fails.
 quietly() {
@@ -36,7 +42,7 @@ start=$SECONDS
 quietly "$scratch/subdir.log" cmake -S "$src/tests/downstream" -B "$scratch/subdir" "${gen[@]}" "${launcher[@]}" \
   -DLAZYGEN_SOURCE_DIR="$src"
 # Not `all`: that would build every part of lazygen (the PyTorch device too).
-cmake --build "$scratch/subdir" -j "$(nproc)" --target "${demos[@]}"
+cmake --build "$scratch/subdir" -j "$(nproc)" --target "${demos[@]}" reference_consistency
 run_demos "$scratch/subdir"
 echo "   ($((SECONDS - start)) s)"
 
