@@ -16,6 +16,7 @@ struct NodeParts {
   std::vector<std::string> members;    // "const int64_t dim;"
   std::vector<std::string> inits;      // "dim(dim)"
   std::vector<std::string> compares;   // "attr_equal(dim, this->dim)"
+  std::vector<std::string> structure_compares;  // ... of the attributes that are not sizes
   std::vector<std::string> attr_pairs; // "{\"dim\", attr_str(dim)}"
 };
 
@@ -40,6 +41,7 @@ void add_attribute(NodeParts& p, const Argument& a, const SourceLoc& loc) {
   p.members.push_back("const " + type + " " + name + ";");
   p.inits.push_back(name + "(" + name + ")");
   p.compares.push_back("attr_equal(" + name + ", this->" + name + ")");
+  if (a.type.base != BaseType::SymInt) p.structure_compares.push_back(p.compares.back());
   p.attr_pairs.push_back("{\"" + a.name + "\", attr_str(" + name + ")}");
 }
 
@@ -67,6 +69,10 @@ std::string class_definition(const EmitContext& ctx, const OpEntry& op) {
   // The variadic operands_match compares in place: trie probes must not allocate.
   std::vector<std::string> reuse = {"operands_match(" + join(p.operands, ", ") + ")"};
   reuse.insert(reuse.end(), p.compares.begin(), p.compares.end());
+  // The same op at other sizes: operands at the same trie positions, attributes but sizes equal
+  // (Note [Trie reuse across sizes] in runtime/core/ir/trie_cache.h).
+  std::vector<std::string> structure = {"operands_correspond(" + join(p.operands, ", ") + ")"};
+  structure.insert(structure.end(), p.structure_compares.begin(), p.structure_compares.end());
   return ctx.templates.render("ir_node_class.h.tmpl", {
       {"schema", op.func},
       {"class_name", api::class_name(op.schema.name)},
@@ -75,6 +81,7 @@ std::string class_definition(const EmitContext& ctx, const OpEntry& op) {
       {"initializers", join(inits, ", ")},
       {"reuse_params", join(p.params, ", ")},
       {"reuse_condition", join(reuse, " && ")},
+      {"structure_condition", join(structure, " && ")},
       {"attr_pairs", join(p.attr_pairs, ", ")},
       {"members", p.members},
   });

@@ -24,8 +24,9 @@
 // only re-derives what depends on sizes (fusion/specialize.h). Each specialization is cached
 // under the graph's own hash(), so a size seen before costs a lookup. LAZYGEN_DYNAMIC=0 turns
 // the structure lookup off (every new size compiles, for A/B checks).
-// The trace does not share nodes across sizes: a new size records new IR nodes (the trie cache
-// keys on concrete sizes), which the bounded trie cache forgets again (Note [Bounded trie]).
+// Nodes carry concrete sizes: a new size builds new IR nodes, in the trie positions of the same
+// ops at earlier sizes (Note [Trie reuse across sizes] in core/ir/trie_cache.h), which the same
+// switch turns off.
 //
 // A Graph keeps its roots, and so every node, alive. It is immutable once built.
 #pragma once

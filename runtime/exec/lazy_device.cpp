@@ -16,7 +16,6 @@
 #include "core/tensor/tensor_impl.h"
 #include "exec/backend_registry.h"
 #include "exec/graph_executor.h"
-#include "exec/lowering_backend.h"
 #include "lazygen/lazy.h"
 
 namespace lazygen {
@@ -67,10 +66,9 @@ bool register_lazy_device() {
 }
 
 // The fused cpu backend ("cpu-fused", registered by the fusion library) unless LAZYGEN_FUSION=0
-// asks for the unfused reference (A/B checks).
+// asks for the unfused reference ("cpu-lowering", exec/lowering_backend.h; A/B checks).
 std::shared_ptr<Backend> make_backend(bool fused) {
-  if (fused) return make_registered_backend("cpu-fused");
-  return std::make_shared<LoweringBackend>();
+  return make_registered_backend(fused ? "cpu-fused" : "cpu-lowering");
 }
 
 bool fusion_from_env() {
@@ -158,8 +156,11 @@ bool async_execution_enabled() {
   return exec::GraphExecutor::global().async();
 }
 
+// The executor's reuse of compiled structures and the trie's reuse of nodes across sizes (See
+// Note [Trie reuse across sizes] in core/ir/trie_cache.h) switch together.
 void set_dynamic_shapes(bool enabled) {
   exec::GraphExecutor::global().set_dynamic(enabled);
+  ir::TrieCache::set_reuse_across_sizes(enabled);
 }
 
 bool dynamic_shapes() {

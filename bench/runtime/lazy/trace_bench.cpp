@@ -14,7 +14,10 @@
 //   generated_add_warm   the generated lazy::add_tensor as emitted today (ops.yaml's add.Tensor)
 //   generated_add_new_size   generated_add_warm with the input's size new every iteration (a
 //                        batch size that changes; See Note [Dynamic shapes] in exec/graph.h):
-//                        the trie misses, so each op builds its node and infers its shape
+//                        each op builds its node and infers its shape, in the trie position of
+//                        the same op at the previous size (Note [Trie reuse across sizes])
+//   generated_add_three_sizes   the same with the size cycling through three values: every
+//                        node is reused (the trie keeps a few sizes per position)
 //   mark_step_hit        executor overhead per step for a chain graph (null backend, cache hit)
 // Each benchmark traces a chain of kOps ops per iteration; items/s is ops/s (time per op =
 // 1 / items_per_second).
@@ -154,14 +157,16 @@ void generated_view_warm(benchmark::State& state) {
   warm_tensors(state, [](const Tensor& v, const Tensor&) { return lazy::view(v, {64}); });
 }
 
-// generated_add_warm where every iteration's input has a size not traced before.
-void generated_add_new_size(benchmark::State& state) {
+// generated_add_warm where every iteration's input has a size not traced before (cycle 0) or
+// one of `cycle` sizes in turn.
+void generated_add_sizes(benchmark::State& state, int64_t cycle) {
   ir::TrieCache::current().reset();
   exec::GraphExecutor executor(std::make_shared<exec::NullBackend>());
-  int64_t size = 64;
+  int64_t step = 0;
   for (auto _ : state) {
     state.PauseTiming();
-    Tensor x = testing::lazy_zeros({++size});
+    ++step;
+    Tensor x = testing::lazy_zeros({64 + (cycle == 0 ? step : step % cycle)});
     state.ResumeTiming();
     Tensor v = x;
     for (int i = 0; i < kOps; ++i) v = lazy::add_tensor(v, x, 0.5);
@@ -200,7 +205,15 @@ BENCHMARK(tensor_warm);
 BENCHMARK(tensor_warm_lazy_shapes);
 BENCHMARK(generated_add_warm);
 BENCHMARK(generated_view_warm);
+void generated_add_new_size(benchmark::State& state) {
+  generated_add_sizes(state, 0);
+}
+void generated_add_three_sizes(benchmark::State& state) {
+  generated_add_sizes(state, 3);
+}
+
 BENCHMARK(generated_add_new_size);
+BENCHMARK(generated_add_three_sizes);
 BENCHMARK(mark_step_hit)->Arg(10)->Arg(100)->Arg(1000);
 
 }  // namespace

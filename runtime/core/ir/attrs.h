@@ -25,12 +25,20 @@ inline void append_operands(std::vector<Value>& out, const Value& v) { out.push_
 inline void append_operands(std::vector<Value>& out, const std::vector<Value>& vs) {
   out.insert(out.end(), vs.begin(), vs.end());
 }
+inline size_t count_operands(const Value&) {
+  return 1;
+}
+inline size_t count_operands(const std::vector<Value>& vs) {
+  return vs.size();
+}
 }  // namespace detail
 
-// operand_list(self, tensors, alpha): single Values and lists of Values, flattened in order.
+// operand_list(self, tensors, alpha): single Values and lists of Values, flattened in order (one
+// allocation: node construction is on the trace's path at every new size).
 template <class... Parts>
 std::vector<Value> operand_list(const Parts&... parts) {
   std::vector<Value> out;
+  out.reserve((size_t{0} + ... + detail::count_operands(parts)));
   (detail::append_operands(out, parts), ...);
   return out;
 }

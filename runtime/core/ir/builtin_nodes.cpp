@@ -26,6 +26,17 @@ bool DeviceData::can_reuse(const Tensor& data) const {
   return data.device() == device_ && data.dtype() == s.dtype && data.sizes() == s.sizes;
 }
 
+bool DeviceData::same_structure(const Tensor& data) const {
+  const Shape& s = shape();
+  return data.device() == device_ && data.dtype() == s.dtype && data.dim() == s.dim();
+}
+
+bool DeviceData::same_structure(const std::shared_ptr<Launch>& launch, uint32_t index) const {
+  const Shape& s = shape();
+  const Shape& other = launch->shape(index);
+  return launch->device() == device_ && other.dtype == s.dtype && other.dim() == s.dim();
+}
+
 std::string DeviceData::attrs_string() const {
   return "device=" + device_.str();
 }

@@ -35,6 +35,9 @@ class DeviceData final : public Node {
   // Same shape, dtype and device: the node can stand for `data` once rebound to it.
   bool can_reuse(const Tensor& data) const;
   bool can_reuse(const std::shared_ptr<Launch>& launch, uint32_t index) const;
+  // Same dtype, device and rank: the input at other sizes (See Note [Trie reuse across sizes]).
+  bool same_structure(const Tensor& data) const;
+  bool same_structure(const std::shared_ptr<Launch>& launch, uint32_t index) const;
   void rebind(const Tensor& data) {
     data_ = data;
     launch_ = nullptr;

@@ -9,7 +9,8 @@
 //   node_hash: op kind + attributes (bitwise for floats) + operand presence + output shapes.
 //   dag_hash:  node_hash combined with the operands' dag_hashes and output indices: equal dag
 //              hashes mean structurally equal graphs. Both are computed once, at construction.
-// Nodes are immutable after construction except ScalarParam's value (updated on trie reuse).
+// Nodes are immutable after construction except ScalarParam's value and DeviceData's data (updated
+// on trie reuse) and the trie slot the trie cache records before sharing the node.
 // Thread safety: immutable nodes may be shared across threads; the trie cache is per thread.
 #pragma once
 
@@ -102,6 +103,12 @@ class Node {
   // real nodes receive every operand at construction.
   void add_operand_for_testing(Value v) { operands_.push_back(std::move(v)); }
 
+  // The trie cache entry this node was cached under: an identity for matching operands across
+  // sizes, never dereferenced; null for nodes no trie cache holds (See Note [Trie reuse across
+  // sizes] in trie_cache.h). Set by the trie cache before the node is shared.
+  const void* trie_slot() const { return trie_slot_; }
+  void set_trie_slot(const void* slot) { trie_slot_ = slot; }
+
  protected:
   // True when `operands` are the very same values as this node's (identity, presence included).
   bool operands_match(const std::vector<Value>& operands) const;
@@ -112,6 +119,14 @@ class Node {
   bool operands_match(const Parts&... parts) const {
     size_t i = 0;
     return (match_part(i, parts) && ...) && i == operands_.size();
+  }
+  // operands_match, except that an operand also matches a value of a node cached at the same
+  // trie position (the node traced there at other sizes): what the generated same_structure()
+  // checks (See Note [Trie reuse across sizes] in trie_cache.h). Allocates nothing.
+  template <class... Parts>
+  bool operands_correspond(const Parts&... parts) const {
+    size_t i = 0;
+    return (correspond_part(i, parts) && ...) && i == operands_.size();
   }
 
  private:
@@ -124,6 +139,20 @@ class Node {
     }
     return true;
   }
+  static bool correspond(const Value& cached, const Value& v) {
+    if (cached == v) return true;
+    return cached.index == v.index && cached.present() && v.present() &&
+           cached.node->trie_slot_ != nullptr && cached.node->trie_slot_ == v.node->trie_slot_;
+  }
+  bool correspond_part(size_t& i, const Value& v) const {
+    return i < operands_.size() && correspond(operands_[i++], v);
+  }
+  bool correspond_part(size_t& i, const std::vector<Value>& vs) const {
+    for (const Value& v : vs) {
+      if (!correspond_part(i, v)) return false;
+    }
+    return true;
+  }
 
   OpKind op_;
   std::vector<Value> operands_;
@@ -131,6 +160,7 @@ class Node {
   hash_t node_hash_;
   hash_t dag_hash_;
   hash_t structure_hash_;
+  const void* trie_slot_ = nullptr;
 };
 
 }  // namespace lazygen::ir

@@ -10,6 +10,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "core/env_flag.h"
 #include "lazygen/tls.h"
 
 namespace lazygen::ir {
@@ -34,7 +35,42 @@ std::atomic<size_t>& capacity_slot() {
   static std::atomic<size_t> capacity{capacity_from_env()};
   return capacity;
 }
+
+// LAZYGEN_DYNAMIC=0 turns it off with the executor's dynamic shapes (Note [Dynamic shapes]).
+std::atomic<bool> g_reuse_across_sizes{env_flag_on("LAZYGEN_DYNAMIC")};
 }  // namespace
+
+void TrieCache::set_reuse_across_sizes(bool on) {
+  g_reuse_across_sizes.store(on, std::memory_order_relaxed);
+}
+
+bool TrieCache::reuse_across_sizes() {
+  return g_reuse_across_sizes.load(std::memory_order_relaxed);
+}
+
+void TrieCache::Entry::promote(size_t variant) {
+  NodePtr chosen = std::move(variants[variant]);
+  variants.erase(variants.begin() + static_cast<std::ptrdiff_t>(variant));
+  variants.insert(variants.begin(), std::move(node));
+  node = std::move(chosen);
+}
+
+// See Note [Trie reuse across sizes].
+void TrieCache::replace(Entry& entry, NodePtr node) {
+  static metrics::Counter& resized = metrics::counter("trie_cache.resize");
+  resized.add();
+  ++stats_.resized;
+  node->set_trie_slot(&entry);
+  entry.variants.insert(entry.variants.begin(), std::move(entry.node));
+  entry.node = std::move(node);
+  if (entry.nodes() > kMaxVariants) {
+    entry.variants.pop_back();
+  } else {
+    ++size_;
+  }
+  current_ = &entry;
+  entry.used = trace_;
+}
 
 void TrieCache::set_capacity(size_t capacity) {
   if (capacity < 1) throw std::invalid_argument("trie cache capacity must be at least 1");
@@ -67,6 +103,7 @@ void TrieCache::insert(NodePtr node) {
     ++stats_.forks;
   }
   auto entry = std::make_unique<Entry>();
+  node->set_trie_slot(entry.get());
   entry->kind = node->op();
   entry->node = std::move(node);
   entry->used = trace_;
@@ -92,7 +129,7 @@ uint64_t TrieCache::eviction_threshold(size_t keep) const {
     const Entry* e = stack.back();
     stack.pop_back();
     for (const auto& child : e->children) {
-      used.push_back(child->used);
+      used.insert(used.end(), child->nodes(), child->used);  // one per node, variants included
       stack.push_back(child.get());
     }
   }
@@ -113,7 +150,7 @@ void TrieCache::evict() {
     auto old = std::stable_partition(e->children.begin(), e->children.end(),
                                      [&](const auto& child) { return child->used >= threshold; });
     for (auto it = old; it != e->children.end(); ++it) {
-      size_ -= 1 + destroy_children(**it);
+      size_ -= (*it)->nodes() + destroy_children(**it);
     }
     e->children.erase(old, e->children.end());
     for (const auto& child : e->children) stack.push_back(child.get());
@@ -131,16 +168,17 @@ void TrieCache::reset() {
 
 // Entries are collected breadth-first into one list and freed from its end, so that freeing a
 // deep trie never recurses once per level (each Entry owns its children). Returns how many
-// entries it freed.
+// nodes (variants included) it freed.
 size_t TrieCache::destroy_children(Entry& entry) {
   std::vector<std::unique_ptr<Entry>> order;
   for (auto& child : entry.children) order.push_back(std::move(child));
   entry.children.clear();
+  size_t freed = 0;
   for (size_t i = 0; i < order.size(); ++i) {
     for (auto& child : order[i]->children) order.push_back(std::move(child));
     order[i]->children.clear();
+    freed += order[i]->nodes();
   }
-  const size_t freed = order.size();
   while (!order.empty()) order.pop_back();
   return freed;
 }

@@ -25,18 +25,37 @@
 // live tensor was synced, so no pending graph still refers to a node from before.
 //
 // Note [Bounded trie]
-// A program whose shapes keep changing (variable batch or sequence lengths) adds a branch per new
-// shape, so the trie would grow for as long as it runs. Each entry remembers the last trace that
-// visited it; a visit to an entry visits its parent in the same trace, so a parent is never
-// older than its children and "every entry last used before trace t" is a set of whole
-// subtrees. When a trace ends (reset_position) with more cached nodes than the capacity
-// (set_capacity; LAZYGEN_TRIE_CACHE_SIZE, default kDefaultCapacity, shared by every thread's
-// trie), the least recently used subtrees go until at most 3/4 of the capacity is left, never
-// the last trace's own entries (when those alone exceed the capacity, the next eviction waits
-// until the trie has grown by another quarter of it, so that each trace end does not walk the
-// whole trie again). Evicting only drops the trie's references: pending graphs own
-// their nodes, and a later trace of an evicted branch builds it again (a miss per node).
-// Metric: trie_cache.evict (entries evicted).
+// A program whose traces keep changing (other ops, or other shapes with dynamic shapes off: See
+// Note [Trie reuse across sizes]) adds a branch per new trace, so the trie would grow for as long
+// as it runs. Each entry remembers the last trace that visited it; a visit to an entry visits its
+// parent in the same trace, so a parent is never older than its children and "every entry last
+// used before trace t" is a set of whole subtrees. When a trace ends (reset_position) with more
+// cached nodes (variants included) than the capacity (set_capacity; LAZYGEN_TRIE_CACHE_SIZE,
+// default kDefaultCapacity, shared by every thread's trie), the least recently used subtrees go
+// until at most 3/4 of the capacity is left, never the last trace's own entries (when those
+// alone exceed the capacity, the next eviction waits until the trie has grown by another quarter
+// of it, so that each trace end does not walk the whole trie again). Evicting only drops the
+// trie's references: pending graphs own their nodes, and a later trace of an evicted branch
+// builds it again (a miss per node).
+// Metric: trie_cache.evict (nodes evicted).
+//
+// Note [Trie reuse across sizes]
+// A program whose sizes change (a new batch size, a sequence length) traces the same ops with
+// other shapes. Exact reuse fails there (input nodes match on shape; every op after them then
+// has other operands), so the trace would grow a new branch per size. Instead, with dynamic
+// shapes on (See Note [Dynamic shapes] in exec/graph.h; set_reuse_across_sizes), a probe that
+// finds no exact match takes a child of the same kind whose node has the same structure
+// (generated same_structure(): every attribute but sizes equal, and each operand either the very
+// same value or a value of a node cached at the same trie position, i.e. the same op at other
+// sizes: Node::trie_slot). It builds the op's node from the call's own arguments, as a miss
+// does, so shapes are inferred (and shape errors raised) with the concrete sizes, and makes it
+// that entry's node; the entry keeps its earlier nodes as variants, at most kMaxVariants nodes
+// in all, the least recently used dropped. Exact probes try the variants too, so a program that
+// alternates between a few sizes hits every node as if it had one size. The trie thus holds one
+// branch per structure, not per size. Correctness never rests on the structural match: a
+// matched node is always either exactly reusable or built from the call's arguments; a wrong
+// correspondence could only cost reuse. Metric: trie_cache.resize (nodes built at a new size in
+// place of an earlier one).
 //
 // Thread safety: one TrieCache per thread (current()); not shared, except by threads a front end
 // binds to one trace context and serializes (Binding; See Note [Trace contexts] in
@@ -61,6 +80,7 @@ class TrieCache {
     int64_t hits = 0;    // nodes reused
     int64_t misses = 0;  // nodes constructed
     int64_t forks = 0;   // misses at a position that already had children
+    int64_t resized = 0;  // nodes built at a new size in place of an earlier one
   };
 
   TrieCache();
@@ -83,10 +103,17 @@ class TrieCache {
     TrieCache* previous_;
   };
 
-  // The child of the current position of kind `kind` whose node satisfies `reusable`, after
-  // advancing to it; nullptr (and no move) when there is none.
+  // The child of the current position of kind `kind` whose node, or one of whose variants (made
+  // its node), satisfies `reusable`, after advancing to it; nullptr (and no move) when there is
+  // none.
   template <class Reusable>
   const NodePtr* find(OpKind kind, Reusable&& reusable);
+  // When reuse_across_sizes(): the first child of kind `kind` whose node satisfies
+  // `same_structure` gets the node `make()` returns as its node (the old one becoming a variant)
+  // and the position advances to it; nullptr (no move, make not called) when there is none or
+  // reuse across sizes is off. If make throws, nothing changed. See Note [Trie reuse across sizes].
+  template <class SameStructure, class Make>
+  const NodePtr* resize(OpKind kind, SameStructure&& same_structure, Make&& make);
   // Adds `node` as a child of the current position and advances to it.
   void insert(NodePtr node);
   // Moves back to the root, ending a trace, and evicts when over capacity (See Note [Bounded
@@ -97,7 +124,15 @@ class TrieCache {
   void reset();
 
   const Stats& stats() const { return stats_; }
-  size_t size() const { return size_; }  // cached nodes
+  size_t size() const { return size_; }  // cached nodes, variants included
+
+  // Nodes one position keeps: the current one and older variants (See Note [Trie reuse across
+  // sizes]).
+  static constexpr size_t kMaxVariants = 4;
+  // Structural reuse at new sizes, for every thread's trie (on unless LAZYGEN_DYNAMIC=0; the lazy
+  // device's set_dynamic_shapes sets it).
+  static void set_reuse_across_sizes(bool on);
+  static bool reuse_across_sizes();
 
   // The most nodes a trie keeps between traces, for every thread's trie (See Note [Bounded
   // trie]). REQUIRES: capacity >= 1.
@@ -112,10 +147,16 @@ class TrieCache {
   struct Entry {
     OpKind kind = OpKind::kNumOpKinds;
     NodePtr node;
-    uint64_t used = 0;  // the last trace that visited it
+    std::vector<NodePtr> variants;  // earlier nodes at other sizes, most recently used first
+    uint64_t used = 0;              // the last trace that visited it
     std::vector<std::unique_ptr<Entry>> children;
+
+    size_t nodes() const { return 1 + variants.size(); }
+    void promote(size_t variant);  // variants[variant] becomes the node, the node a variant
   };
 
+  const NodePtr* advance(Entry& entry);  // moves to `entry` and counts a hit
+  void replace(Entry& entry, NodePtr node);
   void note_hit();
   size_t destroy_children(Entry& entry);  // the number of entries freed
   void evict();
@@ -159,16 +200,30 @@ const NodePtr& cached_node_impl(Tuple&& args, std::index_sequence<I...>) {
     return *hit;
   }
   constexpr size_t kShapes = sizeof...(I);
-  NodePtr node = std::make_shared<NodeT>(std::get<I>(args)...,
-                                         take_shapes(std::get<kShapes>(std::move(args))));
-  trie.insert(std::move(node));
+  // Called at most once: on a miss, or when the node replaces one of another size.
+  auto make = [&] {
+    return std::make_shared<NodeT>(std::get<I>(args)...,
+                                   take_shapes(std::get<kShapes>(std::move(args))));
+  };
+  if constexpr (requires(const NodeT& n) { n.same_structure(std::get<I>(args)...); }) {
+    const NodePtr* resized = trie.resize(
+        NodeT::kKind,
+        [&](const Node& n) {
+          return static_cast<const NodeT&>(n).same_structure(std::get<I>(args)...);
+        },
+        make);
+    if (resized != nullptr) return *resized;
+  }
+  trie.insert(make());
   return trie.current_node();
 }
 
 }  // namespace detail
 
 // cached_node<NodeT>(args..., shapes): the node for this op at the current trie position,
-// reused when a child there can_reuse(args...), else `std::make_shared<NodeT>(args..., shapes)`
+// reused when a child there (or one of its variants) can_reuse(args...), else
+// `std::make_shared<NodeT>(args..., shapes)`, which replaces the node of a child that has its
+// same_structure(args...) (when NodeT has one; See Note [Trie reuse across sizes]) or is
 // inserted as a new child; either way the position advances to it. The result refers to the
 // trie's own pointer (valid until the trie is reset): copy it to keep the node. `shapes` is a
 // std::vector<Shape> or a callable returning one; a callable is only invoked on a miss, which
@@ -184,14 +239,35 @@ const NodePtr& cached_node(Args&&... args) {
 template <class Reusable>
 const NodePtr* TrieCache::find(OpKind kind, Reusable&& reusable) {
   for (const std::unique_ptr<Entry>& child : current_->children) {
-    if (child->kind == kind && reusable(*child->node)) {
-      current_ = child.get();
-      current_->used = trace_;
-      note_hit();
+    if (child->kind != kind) continue;
+    if (reusable(*child->node)) return advance(*child);
+    for (size_t j = 0; j < child->variants.size(); ++j) {
+      if (reusable(*child->variants[j])) {
+        child->promote(j);
+        return advance(*child);
+      }
+    }
+  }
+  return nullptr;
+}
+
+template <class SameStructure, class Make>
+const NodePtr* TrieCache::resize(OpKind kind, SameStructure&& same_structure, Make&& make) {
+  if (!reuse_across_sizes()) return nullptr;
+  for (const std::unique_ptr<Entry>& child : current_->children) {
+    if (child->kind == kind && same_structure(*child->node)) {
+      replace(*child, make());
       return &child->node;
     }
   }
   return nullptr;
+}
+
+inline const NodePtr* TrieCache::advance(Entry& entry) {
+  current_ = &entry;
+  entry.used = trace_;
+  note_hit();
+  return &entry.node;
 }
 
 inline void TrieCache::note_hit() {

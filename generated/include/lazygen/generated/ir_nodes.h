@@ -29,6 +29,9 @@ class AddTensor final : public Node {
   bool can_reuse(const Value& self, const Value& other, const Value& alpha) const {
     return operands_match(self, other, alpha);
   }
+  bool same_structure(const Value& self, const Value& other, const Value& alpha) const {
+    return operands_correspond(self, other, alpha);
+  }
   std::string attrs_string() const override { return format_attrs({}); }
 };
 
@@ -43,6 +46,9 @@ class AddInplaceTensor final : public Node {
 
   bool can_reuse(const Value& self, const Value& other, const Value& alpha) const {
     return operands_match(self, other, alpha);
+  }
+  bool same_structure(const Value& self, const Value& other, const Value& alpha) const {
+    return operands_correspond(self, other, alpha);
   }
   std::string attrs_string() const override { return format_attrs({}); }
 };
@@ -60,6 +66,10 @@ class AddOut final : public Node {
                  const Value& out) const {
     return operands_match(self, other, alpha, out);
   }
+  bool same_structure(const Value& self, const Value& other, const Value& alpha,
+                      const Value& out) const {
+    return operands_correspond(self, other, alpha, out);
+  }
   std::string attrs_string() const override { return format_attrs({}); }
 };
 
@@ -73,6 +83,9 @@ class AddScalar final : public Node {
 
   bool can_reuse(const Value& self, const Value& other, const Value& alpha) const {
     return operands_match(self, other, alpha);
+  }
+  bool same_structure(const Value& self, const Value& other, const Value& alpha) const {
+    return operands_correspond(self, other, alpha);
   }
   std::string attrs_string() const override { return format_attrs({}); }
 };
@@ -88,6 +101,9 @@ class SubTensor final : public Node {
   bool can_reuse(const Value& self, const Value& other, const Value& alpha) const {
     return operands_match(self, other, alpha);
   }
+  bool same_structure(const Value& self, const Value& other, const Value& alpha) const {
+    return operands_correspond(self, other, alpha);
+  }
   std::string attrs_string() const override { return format_attrs({}); }
 };
 
@@ -101,6 +117,9 @@ class SubScalar final : public Node {
 
   bool can_reuse(const Value& self, const Value& other, const Value& alpha) const {
     return operands_match(self, other, alpha);
+  }
+  bool same_structure(const Value& self, const Value& other, const Value& alpha) const {
+    return operands_correspond(self, other, alpha);
   }
   std::string attrs_string() const override { return format_attrs({}); }
 };
@@ -116,6 +135,9 @@ class MulTensor final : public Node {
   bool can_reuse(const Value& self, const Value& other) const {
     return operands_match(self, other);
   }
+  bool same_structure(const Value& self, const Value& other) const {
+    return operands_correspond(self, other);
+  }
   std::string attrs_string() const override { return format_attrs({}); }
 };
 
@@ -129,6 +151,9 @@ class MulInplaceTensor final : public Node {
 
   bool can_reuse(const Value& self, const Value& other) const {
     return operands_match(self, other);
+  }
+  bool same_structure(const Value& self, const Value& other) const {
+    return operands_correspond(self, other);
   }
   std::string attrs_string() const override { return format_attrs({}); }
 };
@@ -144,6 +169,9 @@ class MulScalar final : public Node {
   bool can_reuse(const Value& self, const Value& other) const {
     return operands_match(self, other);
   }
+  bool same_structure(const Value& self, const Value& other) const {
+    return operands_correspond(self, other);
+  }
   std::string attrs_string() const override { return format_attrs({}); }
 };
 
@@ -157,6 +185,9 @@ class MulInplaceScalar final : public Node {
 
   bool can_reuse(const Value& self, const Value& other) const {
     return operands_match(self, other);
+  }
+  bool same_structure(const Value& self, const Value& other) const {
+    return operands_correspond(self, other);
   }
   std::string attrs_string() const override { return format_attrs({}); }
 };
@@ -172,6 +203,9 @@ class DivTensor final : public Node {
   bool can_reuse(const Value& self, const Value& other) const {
     return operands_match(self, other);
   }
+  bool same_structure(const Value& self, const Value& other) const {
+    return operands_correspond(self, other);
+  }
   std::string attrs_string() const override { return format_attrs({}); }
 };
 
@@ -185,6 +219,9 @@ class DivScalar final : public Node {
 
   bool can_reuse(const Value& self, const Value& other) const {
     return operands_match(self, other);
+  }
+  bool same_structure(const Value& self, const Value& other) const {
+    return operands_correspond(self, other);
   }
   std::string attrs_string() const override { return format_attrs({}); }
 };
@@ -200,6 +237,9 @@ class Maximum final : public Node {
   bool can_reuse(const Value& self, const Value& other) const {
     return operands_match(self, other);
   }
+  bool same_structure(const Value& self, const Value& other) const {
+    return operands_correspond(self, other);
+  }
   std::string attrs_string() const override { return format_attrs({}); }
 };
 
@@ -213,6 +253,9 @@ class Minimum final : public Node {
 
   bool can_reuse(const Value& self, const Value& other) const {
     return operands_match(self, other);
+  }
+  bool same_structure(const Value& self, const Value& other) const {
+    return operands_correspond(self, other);
   }
   std::string attrs_string() const override { return format_attrs({}); }
 };
@@ -228,6 +271,9 @@ class PowTensorScalar final : public Node {
   bool can_reuse(const Value& self, const Value& exponent) const {
     return operands_match(self, exponent);
   }
+  bool same_structure(const Value& self, const Value& exponent) const {
+    return operands_correspond(self, exponent);
+  }
   std::string attrs_string() const override { return format_attrs({}); }
 };
 
@@ -240,6 +286,7 @@ class Neg final : public Node {
       : Node(kKind, operand_list(self), std::move(shapes), hash_all()) {}
 
   bool can_reuse(const Value& self) const { return operands_match(self); }
+  bool same_structure(const Value& self) const { return operands_correspond(self); }
   std::string attrs_string() const override { return format_attrs({}); }
 };
 
@@ -252,6 +299,7 @@ class Exp final : public Node {
       : Node(kKind, operand_list(self), std::move(shapes), hash_all()) {}
 
   bool can_reuse(const Value& self) const { return operands_match(self); }
+  bool same_structure(const Value& self) const { return operands_correspond(self); }
   std::string attrs_string() const override { return format_attrs({}); }
 };
 
@@ -264,6 +312,7 @@ class Log final : public Node {
       : Node(kKind, operand_list(self), std::move(shapes), hash_all()) {}
 
   bool can_reuse(const Value& self) const { return operands_match(self); }
+  bool same_structure(const Value& self) const { return operands_correspond(self); }
   std::string attrs_string() const override { return format_attrs({}); }
 };
 
@@ -276,6 +325,7 @@ class Sqrt final : public Node {
       : Node(kKind, operand_list(self), std::move(shapes), hash_all()) {}
 
   bool can_reuse(const Value& self) const { return operands_match(self); }
+  bool same_structure(const Value& self) const { return operands_correspond(self); }
   std::string attrs_string() const override { return format_attrs({}); }
 };
 
@@ -288,6 +338,7 @@ class Rsqrt final : public Node {
       : Node(kKind, operand_list(self), std::move(shapes), hash_all()) {}
 
   bool can_reuse(const Value& self) const { return operands_match(self); }
+  bool same_structure(const Value& self) const { return operands_correspond(self); }
   std::string attrs_string() const override { return format_attrs({}); }
 };
 
@@ -300,6 +351,7 @@ class Abs final : public Node {
       : Node(kKind, operand_list(self), std::move(shapes), hash_all()) {}
 
   bool can_reuse(const Value& self) const { return operands_match(self); }
+  bool same_structure(const Value& self) const { return operands_correspond(self); }
   std::string attrs_string() const override { return format_attrs({}); }
 };
 
@@ -312,6 +364,7 @@ class Relu final : public Node {
       : Node(kKind, operand_list(self), std::move(shapes), hash_all()) {}
 
   bool can_reuse(const Value& self) const { return operands_match(self); }
+  bool same_structure(const Value& self) const { return operands_correspond(self); }
   std::string attrs_string() const override { return format_attrs({}); }
 };
 
@@ -324,6 +377,7 @@ class ReluInplace final : public Node {
       : Node(kKind, operand_list(self), std::move(shapes), hash_all()) {}
 
   bool can_reuse(const Value& self) const { return operands_match(self); }
+  bool same_structure(const Value& self) const { return operands_correspond(self); }
   std::string attrs_string() const override { return format_attrs({}); }
 };
 
@@ -339,6 +393,9 @@ class ThresholdBackward final : public Node {
   bool can_reuse(const Value& grad_output, const Value& self, const Value& threshold) const {
     return operands_match(grad_output, self, threshold);
   }
+  bool same_structure(const Value& grad_output, const Value& self, const Value& threshold) const {
+    return operands_correspond(grad_output, self, threshold);
+  }
   std::string attrs_string() const override { return format_attrs({}); }
 };
 
@@ -351,6 +408,7 @@ class Sigmoid final : public Node {
       : Node(kKind, operand_list(self), std::move(shapes), hash_all()) {}
 
   bool can_reuse(const Value& self) const { return operands_match(self); }
+  bool same_structure(const Value& self) const { return operands_correspond(self); }
   std::string attrs_string() const override { return format_attrs({}); }
 };
 
@@ -363,6 +421,7 @@ class Tanh final : public Node {
       : Node(kKind, operand_list(self), std::move(shapes), hash_all()) {}
 
   bool can_reuse(const Value& self) const { return operands_match(self); }
+  bool same_structure(const Value& self) const { return operands_correspond(self); }
   std::string attrs_string() const override { return format_attrs({}); }
 };
 
@@ -375,6 +434,7 @@ class Reciprocal final : public Node {
       : Node(kKind, operand_list(self), std::move(shapes), hash_all()) {}
 
   bool can_reuse(const Value& self) const { return operands_match(self); }
+  bool same_structure(const Value& self) const { return operands_correspond(self); }
   std::string attrs_string() const override { return format_attrs({}); }
 };
 
@@ -390,6 +450,10 @@ class AddcmulInplace final : public Node {
   bool can_reuse(const Value& self, const Value& tensor1, const Value& tensor2,
                  const Value& value) const {
     return operands_match(self, tensor1, tensor2, value);
+  }
+  bool same_structure(const Value& self, const Value& tensor1, const Value& tensor2,
+                      const Value& value) const {
+    return operands_correspond(self, tensor1, tensor2, value);
   }
   std::string attrs_string() const override { return format_attrs({}); }
 };
@@ -407,6 +471,10 @@ class AddcdivInplace final : public Node {
                  const Value& value) const {
     return operands_match(self, tensor1, tensor2, value);
   }
+  bool same_structure(const Value& self, const Value& tensor1, const Value& tensor2,
+                      const Value& value) const {
+    return operands_correspond(self, tensor1, tensor2, value);
+  }
   std::string attrs_string() const override { return format_attrs({}); }
 };
 
@@ -421,6 +489,9 @@ class FillInplaceScalar final : public Node {
   bool can_reuse(const Value& self, const Value& value) const {
     return operands_match(self, value);
   }
+  bool same_structure(const Value& self, const Value& value) const {
+    return operands_correspond(self, value);
+  }
   std::string attrs_string() const override { return format_attrs({}); }
 };
 
@@ -433,6 +504,7 @@ class ZeroInplace final : public Node {
       : Node(kKind, operand_list(self), std::move(shapes), hash_all()) {}
 
   bool can_reuse(const Value& self) const { return operands_match(self); }
+  bool same_structure(const Value& self) const { return operands_correspond(self); }
   std::string attrs_string() const override { return format_attrs({}); }
 };
 
@@ -447,6 +519,9 @@ class CopyInplace final : public Node {
 
   bool can_reuse(const Value& self, const Value& src, bool non_blocking) const {
     return operands_match(self, src) && attr_equal(non_blocking, this->non_blocking);
+  }
+  bool same_structure(const Value& self, const Value& src, bool non_blocking) const {
+    return operands_correspond(self, src) && attr_equal(non_blocking, this->non_blocking);
   }
   std::string attrs_string() const override {
     return format_attrs({{"non_blocking", attr_str(non_blocking)}});
@@ -466,6 +541,9 @@ class EqTensor final : public Node {
   bool can_reuse(const Value& self, const Value& other) const {
     return operands_match(self, other);
   }
+  bool same_structure(const Value& self, const Value& other) const {
+    return operands_correspond(self, other);
+  }
   std::string attrs_string() const override { return format_attrs({}); }
 };
 
@@ -479,6 +557,9 @@ class NeTensor final : public Node {
 
   bool can_reuse(const Value& self, const Value& other) const {
     return operands_match(self, other);
+  }
+  bool same_structure(const Value& self, const Value& other) const {
+    return operands_correspond(self, other);
   }
   std::string attrs_string() const override { return format_attrs({}); }
 };
@@ -494,6 +575,9 @@ class LtTensor final : public Node {
   bool can_reuse(const Value& self, const Value& other) const {
     return operands_match(self, other);
   }
+  bool same_structure(const Value& self, const Value& other) const {
+    return operands_correspond(self, other);
+  }
   std::string attrs_string() const override { return format_attrs({}); }
 };
 
@@ -507,6 +591,9 @@ class LeTensor final : public Node {
 
   bool can_reuse(const Value& self, const Value& other) const {
     return operands_match(self, other);
+  }
+  bool same_structure(const Value& self, const Value& other) const {
+    return operands_correspond(self, other);
   }
   std::string attrs_string() const override { return format_attrs({}); }
 };
@@ -522,6 +609,9 @@ class GtTensor final : public Node {
   bool can_reuse(const Value& self, const Value& other) const {
     return operands_match(self, other);
   }
+  bool same_structure(const Value& self, const Value& other) const {
+    return operands_correspond(self, other);
+  }
   std::string attrs_string() const override { return format_attrs({}); }
 };
 
@@ -535,6 +625,9 @@ class GeTensor final : public Node {
 
   bool can_reuse(const Value& self, const Value& other) const {
     return operands_match(self, other);
+  }
+  bool same_structure(const Value& self, const Value& other) const {
+    return operands_correspond(self, other);
   }
   std::string attrs_string() const override { return format_attrs({}); }
 };
@@ -550,6 +643,9 @@ class GtScalar final : public Node {
   bool can_reuse(const Value& self, const Value& other) const {
     return operands_match(self, other);
   }
+  bool same_structure(const Value& self, const Value& other) const {
+    return operands_correspond(self, other);
+  }
   std::string attrs_string() const override { return format_attrs({}); }
 };
 
@@ -563,6 +659,9 @@ class EqScalar final : public Node {
 
   bool can_reuse(const Value& self, const Value& other) const {
     return operands_match(self, other);
+  }
+  bool same_structure(const Value& self, const Value& other) const {
+    return operands_correspond(self, other);
   }
   std::string attrs_string() const override { return format_attrs({}); }
 };
@@ -578,6 +677,9 @@ class NeScalar final : public Node {
   bool can_reuse(const Value& self, const Value& other) const {
     return operands_match(self, other);
   }
+  bool same_structure(const Value& self, const Value& other) const {
+    return operands_correspond(self, other);
+  }
   std::string attrs_string() const override { return format_attrs({}); }
 };
 
@@ -591,6 +693,9 @@ class LtScalar final : public Node {
 
   bool can_reuse(const Value& self, const Value& other) const {
     return operands_match(self, other);
+  }
+  bool same_structure(const Value& self, const Value& other) const {
+    return operands_correspond(self, other);
   }
   std::string attrs_string() const override { return format_attrs({}); }
 };
@@ -606,6 +711,9 @@ class LeScalar final : public Node {
   bool can_reuse(const Value& self, const Value& other) const {
     return operands_match(self, other);
   }
+  bool same_structure(const Value& self, const Value& other) const {
+    return operands_correspond(self, other);
+  }
   std::string attrs_string() const override { return format_attrs({}); }
 };
 
@@ -619,6 +727,9 @@ class GeScalar final : public Node {
 
   bool can_reuse(const Value& self, const Value& other) const {
     return operands_match(self, other);
+  }
+  bool same_structure(const Value& self, const Value& other) const {
+    return operands_correspond(self, other);
   }
   std::string attrs_string() const override { return format_attrs({}); }
 };
@@ -635,6 +746,9 @@ class WhereSelf final : public Node {
   bool can_reuse(const Value& condition, const Value& self, const Value& other) const {
     return operands_match(condition, self, other);
   }
+  bool same_structure(const Value& condition, const Value& self, const Value& other) const {
+    return operands_correspond(condition, self, other);
+  }
   std::string attrs_string() const override { return format_attrs({}); }
 };
 
@@ -649,6 +763,9 @@ class RsubTensor final : public Node {
   bool can_reuse(const Value& self, const Value& other, const Value& alpha) const {
     return operands_match(self, other, alpha);
   }
+  bool same_structure(const Value& self, const Value& other, const Value& alpha) const {
+    return operands_correspond(self, other, alpha);
+  }
   std::string attrs_string() const override { return format_attrs({}); }
 };
 
@@ -662,6 +779,9 @@ class RsubScalar final : public Node {
 
   bool can_reuse(const Value& self, const Value& other, const Value& alpha) const {
     return operands_match(self, other, alpha);
+  }
+  bool same_structure(const Value& self, const Value& other, const Value& alpha) const {
+    return operands_correspond(self, other, alpha);
   }
   std::string attrs_string() const override { return format_attrs({}); }
 };
@@ -679,6 +799,10 @@ class Addcmul final : public Node {
                  const Value& value) const {
     return operands_match(self, tensor1, tensor2, value);
   }
+  bool same_structure(const Value& self, const Value& tensor1, const Value& tensor2,
+                      const Value& value) const {
+    return operands_correspond(self, tensor1, tensor2, value);
+  }
   std::string attrs_string() const override { return format_attrs({}); }
 };
 
@@ -695,6 +819,10 @@ class Addcdiv final : public Node {
                  const Value& value) const {
     return operands_match(self, tensor1, tensor2, value);
   }
+  bool same_structure(const Value& self, const Value& tensor1, const Value& tensor2,
+                      const Value& value) const {
+    return operands_correspond(self, tensor1, tensor2, value);
+  }
   std::string attrs_string() const override { return format_attrs({}); }
 };
 
@@ -708,6 +836,9 @@ class LerpScalar final : public Node {
 
   bool can_reuse(const Value& self, const Value& end, const Value& weight) const {
     return operands_match(self, end, weight);
+  }
+  bool same_structure(const Value& self, const Value& end, const Value& weight) const {
+    return operands_correspond(self, end, weight);
   }
   std::string attrs_string() const override { return format_attrs({}); }
 };
@@ -723,6 +854,9 @@ class LerpTensor final : public Node {
   bool can_reuse(const Value& self, const Value& end, const Value& weight) const {
     return operands_match(self, end, weight);
   }
+  bool same_structure(const Value& self, const Value& end, const Value& weight) const {
+    return operands_correspond(self, end, weight);
+  }
   std::string attrs_string() const override { return format_attrs({}); }
 };
 
@@ -736,6 +870,9 @@ class PowTensorTensor final : public Node {
 
   bool can_reuse(const Value& self, const Value& exponent) const {
     return operands_match(self, exponent);
+  }
+  bool same_structure(const Value& self, const Value& exponent) const {
+    return operands_correspond(self, exponent);
   }
   std::string attrs_string() const override { return format_attrs({}); }
 };
@@ -751,6 +888,9 @@ class Atan2 final : public Node {
   bool can_reuse(const Value& self, const Value& other) const {
     return operands_match(self, other);
   }
+  bool same_structure(const Value& self, const Value& other) const {
+    return operands_correspond(self, other);
+  }
   std::string attrs_string() const override { return format_attrs({}); }
 };
 
@@ -764,6 +904,9 @@ class RemainderTensor final : public Node {
 
   bool can_reuse(const Value& self, const Value& other) const {
     return operands_match(self, other);
+  }
+  bool same_structure(const Value& self, const Value& other) const {
+    return operands_correspond(self, other);
   }
   std::string attrs_string() const override { return format_attrs({}); }
 };
@@ -779,6 +922,9 @@ class RemainderScalar final : public Node {
   bool can_reuse(const Value& self, const Value& other) const {
     return operands_match(self, other);
   }
+  bool same_structure(const Value& self, const Value& other) const {
+    return operands_correspond(self, other);
+  }
   std::string attrs_string() const override { return format_attrs({}); }
 };
 
@@ -792,6 +938,9 @@ class FmodTensor final : public Node {
 
   bool can_reuse(const Value& self, const Value& other) const {
     return operands_match(self, other);
+  }
+  bool same_structure(const Value& self, const Value& other) const {
+    return operands_correspond(self, other);
   }
   std::string attrs_string() const override { return format_attrs({}); }
 };
@@ -807,6 +956,9 @@ class FmodScalar final : public Node {
   bool can_reuse(const Value& self, const Value& other) const {
     return operands_match(self, other);
   }
+  bool same_structure(const Value& self, const Value& other) const {
+    return operands_correspond(self, other);
+  }
   std::string attrs_string() const override { return format_attrs({}); }
 };
 
@@ -819,6 +971,9 @@ class ClampMin final : public Node {
       : Node(kKind, operand_list(self, min), std::move(shapes), hash_all()) {}
 
   bool can_reuse(const Value& self, const Value& min) const { return operands_match(self, min); }
+  bool same_structure(const Value& self, const Value& min) const {
+    return operands_correspond(self, min);
+  }
   std::string attrs_string() const override { return format_attrs({}); }
 };
 
@@ -831,6 +986,9 @@ class ClampMax final : public Node {
       : Node(kKind, operand_list(self, max), std::move(shapes), hash_all()) {}
 
   bool can_reuse(const Value& self, const Value& max) const { return operands_match(self, max); }
+  bool same_structure(const Value& self, const Value& max) const {
+    return operands_correspond(self, max);
+  }
   std::string attrs_string() const override { return format_attrs({}); }
 };
 
@@ -843,6 +1001,7 @@ class Sin final : public Node {
       : Node(kKind, operand_list(self), std::move(shapes), hash_all()) {}
 
   bool can_reuse(const Value& self) const { return operands_match(self); }
+  bool same_structure(const Value& self) const { return operands_correspond(self); }
   std::string attrs_string() const override { return format_attrs({}); }
 };
 
@@ -855,6 +1014,7 @@ class Cos final : public Node {
       : Node(kKind, operand_list(self), std::move(shapes), hash_all()) {}
 
   bool can_reuse(const Value& self) const { return operands_match(self); }
+  bool same_structure(const Value& self) const { return operands_correspond(self); }
   std::string attrs_string() const override { return format_attrs({}); }
 };
 
@@ -867,6 +1027,7 @@ class Tan final : public Node {
       : Node(kKind, operand_list(self), std::move(shapes), hash_all()) {}
 
   bool can_reuse(const Value& self) const { return operands_match(self); }
+  bool same_structure(const Value& self) const { return operands_correspond(self); }
   std::string attrs_string() const override { return format_attrs({}); }
 };
 
@@ -879,6 +1040,7 @@ class Atan final : public Node {
       : Node(kKind, operand_list(self), std::move(shapes), hash_all()) {}
 
   bool can_reuse(const Value& self) const { return operands_match(self); }
+  bool same_structure(const Value& self) const { return operands_correspond(self); }
   std::string attrs_string() const override { return format_attrs({}); }
 };
 
@@ -891,6 +1053,7 @@ class Sinh final : public Node {
       : Node(kKind, operand_list(self), std::move(shapes), hash_all()) {}
 
   bool can_reuse(const Value& self) const { return operands_match(self); }
+  bool same_structure(const Value& self) const { return operands_correspond(self); }
   std::string attrs_string() const override { return format_attrs({}); }
 };
 
@@ -903,6 +1066,7 @@ class Cosh final : public Node {
       : Node(kKind, operand_list(self), std::move(shapes), hash_all()) {}
 
   bool can_reuse(const Value& self) const { return operands_match(self); }
+  bool same_structure(const Value& self) const { return operands_correspond(self); }
   std::string attrs_string() const override { return format_attrs({}); }
 };
 
@@ -915,6 +1079,7 @@ class Asinh final : public Node {
       : Node(kKind, operand_list(self), std::move(shapes), hash_all()) {}
 
   bool can_reuse(const Value& self) const { return operands_match(self); }
+  bool same_structure(const Value& self) const { return operands_correspond(self); }
   std::string attrs_string() const override { return format_attrs({}); }
 };
 
@@ -927,6 +1092,7 @@ class Erf final : public Node {
       : Node(kKind, operand_list(self), std::move(shapes), hash_all()) {}
 
   bool can_reuse(const Value& self) const { return operands_match(self); }
+  bool same_structure(const Value& self) const { return operands_correspond(self); }
   std::string attrs_string() const override { return format_attrs({}); }
 };
 
@@ -939,6 +1105,7 @@ class Erfc final : public Node {
       : Node(kKind, operand_list(self), std::move(shapes), hash_all()) {}
 
   bool can_reuse(const Value& self) const { return operands_match(self); }
+  bool same_structure(const Value& self) const { return operands_correspond(self); }
   std::string attrs_string() const override { return format_attrs({}); }
 };
 
@@ -951,6 +1118,7 @@ class Log1p final : public Node {
       : Node(kKind, operand_list(self), std::move(shapes), hash_all()) {}
 
   bool can_reuse(const Value& self) const { return operands_match(self); }
+  bool same_structure(const Value& self) const { return operands_correspond(self); }
   std::string attrs_string() const override { return format_attrs({}); }
 };
 
@@ -963,6 +1131,7 @@ class Expm1 final : public Node {
       : Node(kKind, operand_list(self), std::move(shapes), hash_all()) {}
 
   bool can_reuse(const Value& self) const { return operands_match(self); }
+  bool same_structure(const Value& self) const { return operands_correspond(self); }
   std::string attrs_string() const override { return format_attrs({}); }
 };
 
@@ -975,6 +1144,7 @@ class Log2 final : public Node {
       : Node(kKind, operand_list(self), std::move(shapes), hash_all()) {}
 
   bool can_reuse(const Value& self) const { return operands_match(self); }
+  bool same_structure(const Value& self) const { return operands_correspond(self); }
   std::string attrs_string() const override { return format_attrs({}); }
 };
 
@@ -987,6 +1157,7 @@ class Log10 final : public Node {
       : Node(kKind, operand_list(self), std::move(shapes), hash_all()) {}
 
   bool can_reuse(const Value& self) const { return operands_match(self); }
+  bool same_structure(const Value& self) const { return operands_correspond(self); }
   std::string attrs_string() const override { return format_attrs({}); }
 };
 
@@ -999,6 +1170,7 @@ class Exp2 final : public Node {
       : Node(kKind, operand_list(self), std::move(shapes), hash_all()) {}
 
   bool can_reuse(const Value& self) const { return operands_match(self); }
+  bool same_structure(const Value& self) const { return operands_correspond(self); }
   std::string attrs_string() const override { return format_attrs({}); }
 };
 
@@ -1011,6 +1183,7 @@ class Floor final : public Node {
       : Node(kKind, operand_list(self), std::move(shapes), hash_all()) {}
 
   bool can_reuse(const Value& self) const { return operands_match(self); }
+  bool same_structure(const Value& self) const { return operands_correspond(self); }
   std::string attrs_string() const override { return format_attrs({}); }
 };
 
@@ -1023,6 +1196,7 @@ class Ceil final : public Node {
       : Node(kKind, operand_list(self), std::move(shapes), hash_all()) {}
 
   bool can_reuse(const Value& self) const { return operands_match(self); }
+  bool same_structure(const Value& self) const { return operands_correspond(self); }
   std::string attrs_string() const override { return format_attrs({}); }
 };
 
@@ -1035,6 +1209,7 @@ class Trunc final : public Node {
       : Node(kKind, operand_list(self), std::move(shapes), hash_all()) {}
 
   bool can_reuse(const Value& self) const { return operands_match(self); }
+  bool same_structure(const Value& self) const { return operands_correspond(self); }
   std::string attrs_string() const override { return format_attrs({}); }
 };
 
@@ -1047,6 +1222,7 @@ class Round final : public Node {
       : Node(kKind, operand_list(self), std::move(shapes), hash_all()) {}
 
   bool can_reuse(const Value& self) const { return operands_match(self); }
+  bool same_structure(const Value& self) const { return operands_correspond(self); }
   std::string attrs_string() const override { return format_attrs({}); }
 };
 
@@ -1059,6 +1235,7 @@ class Frac final : public Node {
       : Node(kKind, operand_list(self), std::move(shapes), hash_all()) {}
 
   bool can_reuse(const Value& self) const { return operands_match(self); }
+  bool same_structure(const Value& self) const { return operands_correspond(self); }
   std::string attrs_string() const override { return format_attrs({}); }
 };
 
@@ -1071,6 +1248,7 @@ class Sign final : public Node {
       : Node(kKind, operand_list(self), std::move(shapes), hash_all()) {}
 
   bool can_reuse(const Value& self) const { return operands_match(self); }
+  bool same_structure(const Value& self) const { return operands_correspond(self); }
   std::string attrs_string() const override { return format_attrs({}); }
 };
 
@@ -1083,6 +1261,7 @@ class Sgn final : public Node {
       : Node(kKind, operand_list(self), std::move(shapes), hash_all()) {}
 
   bool can_reuse(const Value& self) const { return operands_match(self); }
+  bool same_structure(const Value& self) const { return operands_correspond(self); }
   std::string attrs_string() const override { return format_attrs({}); }
 };
 
@@ -1095,6 +1274,7 @@ class Isnan final : public Node {
       : Node(kKind, operand_list(self), std::move(shapes), hash_all()) {}
 
   bool can_reuse(const Value& self) const { return operands_match(self); }
+  bool same_structure(const Value& self) const { return operands_correspond(self); }
   std::string attrs_string() const override { return format_attrs({}); }
 };
 
@@ -1107,6 +1287,7 @@ class LogicalNot final : public Node {
       : Node(kKind, operand_list(self), std::move(shapes), hash_all()) {}
 
   bool can_reuse(const Value& self) const { return operands_match(self); }
+  bool same_structure(const Value& self) const { return operands_correspond(self); }
   std::string attrs_string() const override { return format_attrs({}); }
 };
 
@@ -1120,6 +1301,9 @@ class LogicalAnd final : public Node {
 
   bool can_reuse(const Value& self, const Value& other) const {
     return operands_match(self, other);
+  }
+  bool same_structure(const Value& self, const Value& other) const {
+    return operands_correspond(self, other);
   }
   std::string attrs_string() const override { return format_attrs({}); }
 };
@@ -1135,6 +1319,9 @@ class LogicalOr final : public Node {
   bool can_reuse(const Value& self, const Value& other) const {
     return operands_match(self, other);
   }
+  bool same_structure(const Value& self, const Value& other) const {
+    return operands_correspond(self, other);
+  }
   std::string attrs_string() const override { return format_attrs({}); }
 };
 
@@ -1149,6 +1336,9 @@ class LogicalXor final : public Node {
   bool can_reuse(const Value& self, const Value& other) const {
     return operands_match(self, other);
   }
+  bool same_structure(const Value& self, const Value& other) const {
+    return operands_correspond(self, other);
+  }
   std::string attrs_string() const override { return format_attrs({}); }
 };
 
@@ -1161,6 +1351,7 @@ class BitwiseNot final : public Node {
       : Node(kKind, operand_list(self), std::move(shapes), hash_all()) {}
 
   bool can_reuse(const Value& self) const { return operands_match(self); }
+  bool same_structure(const Value& self) const { return operands_correspond(self); }
   std::string attrs_string() const override { return format_attrs({}); }
 };
 
@@ -1174,6 +1365,9 @@ class BitwiseAndTensor final : public Node {
 
   bool can_reuse(const Value& self, const Value& other) const {
     return operands_match(self, other);
+  }
+  bool same_structure(const Value& self, const Value& other) const {
+    return operands_correspond(self, other);
   }
   std::string attrs_string() const override { return format_attrs({}); }
 };
@@ -1189,6 +1383,9 @@ class BitwiseOrTensor final : public Node {
   bool can_reuse(const Value& self, const Value& other) const {
     return operands_match(self, other);
   }
+  bool same_structure(const Value& self, const Value& other) const {
+    return operands_correspond(self, other);
+  }
   std::string attrs_string() const override { return format_attrs({}); }
 };
 
@@ -1202,6 +1399,9 @@ class BitwiseXorTensor final : public Node {
 
   bool can_reuse(const Value& self, const Value& other) const {
     return operands_match(self, other);
+  }
+  bool same_structure(const Value& self, const Value& other) const {
+    return operands_correspond(self, other);
   }
   std::string attrs_string() const override { return format_attrs({}); }
 };
@@ -1217,6 +1417,9 @@ class SigmoidBackward final : public Node {
   bool can_reuse(const Value& grad_output, const Value& output) const {
     return operands_match(grad_output, output);
   }
+  bool same_structure(const Value& grad_output, const Value& output) const {
+    return operands_correspond(grad_output, output);
+  }
   std::string attrs_string() const override { return format_attrs({}); }
 };
 
@@ -1230,6 +1433,9 @@ class TanhBackward final : public Node {
 
   bool can_reuse(const Value& grad_output, const Value& output) const {
     return operands_match(grad_output, output);
+  }
+  bool same_structure(const Value& grad_output, const Value& output) const {
+    return operands_correspond(grad_output, output);
   }
   std::string attrs_string() const override { return format_attrs({}); }
 };
@@ -1246,6 +1452,9 @@ class Threshold final : public Node {
   bool can_reuse(const Value& self, const Value& threshold, const Value& value) const {
     return operands_match(self, threshold, value);
   }
+  bool same_structure(const Value& self, const Value& threshold, const Value& value) const {
+    return operands_correspond(self, threshold, value);
+  }
   std::string attrs_string() const override { return format_attrs({}); }
 };
 
@@ -1259,6 +1468,9 @@ class LeakyRelu final : public Node {
 
   bool can_reuse(const Value& self, const Value& negative_slope) const {
     return operands_match(self, negative_slope);
+  }
+  bool same_structure(const Value& self, const Value& negative_slope) const {
+    return operands_correspond(self, negative_slope);
   }
   std::string attrs_string() const override { return format_attrs({}); }
 };
@@ -1278,6 +1490,11 @@ class LeakyReluBackward final : public Node {
   bool can_reuse(const Value& grad_output, const Value& self, const Value& negative_slope,
                  bool self_is_result) const {
     return operands_match(grad_output, self, negative_slope) &&
+           attr_equal(self_is_result, this->self_is_result);
+  }
+  bool same_structure(const Value& grad_output, const Value& self, const Value& negative_slope,
+                      bool self_is_result) const {
+    return operands_correspond(grad_output, self, negative_slope) &&
            attr_equal(self_is_result, this->self_is_result);
   }
   std::string attrs_string() const override {
@@ -1300,6 +1517,10 @@ class Elu final : public Node {
                  const Value& input_scale) const {
     return operands_match(self, alpha, scale, input_scale);
   }
+  bool same_structure(const Value& self, const Value& alpha, const Value& scale,
+                      const Value& input_scale) const {
+    return operands_correspond(self, alpha, scale, input_scale);
+  }
   std::string attrs_string() const override { return format_attrs({}); }
 };
 
@@ -1313,6 +1534,9 @@ class Hardtanh final : public Node {
 
   bool can_reuse(const Value& self, const Value& min_val, const Value& max_val) const {
     return operands_match(self, min_val, max_val);
+  }
+  bool same_structure(const Value& self, const Value& min_val, const Value& max_val) const {
+    return operands_correspond(self, min_val, max_val);
   }
   std::string attrs_string() const override { return format_attrs({}); }
 };
@@ -1331,6 +1555,10 @@ class HardtanhBackward final : public Node {
                  const Value& max_val) const {
     return operands_match(grad_output, self, min_val, max_val);
   }
+  bool same_structure(const Value& grad_output, const Value& self, const Value& min_val,
+                      const Value& max_val) const {
+    return operands_correspond(grad_output, self, min_val, max_val);
+  }
   std::string attrs_string() const override { return format_attrs({}); }
 };
 
@@ -1343,6 +1571,7 @@ class LogSigmoid final : public Node {
       : Node(kKind, operand_list(self), std::move(shapes), hash_all()) {}
 
   bool can_reuse(const Value& self) const { return operands_match(self); }
+  bool same_structure(const Value& self) const { return operands_correspond(self); }
   std::string attrs_string() const override { return format_attrs({}); }
 };
 
@@ -1356,6 +1585,9 @@ class Softplus final : public Node {
 
   bool can_reuse(const Value& self, const Value& beta, const Value& threshold) const {
     return operands_match(self, beta, threshold);
+  }
+  bool same_structure(const Value& self, const Value& beta, const Value& threshold) const {
+    return operands_correspond(self, beta, threshold);
   }
   std::string attrs_string() const override { return format_attrs({}); }
 };
@@ -1374,6 +1606,10 @@ class SoftplusBackward final : public Node {
                  const Value& threshold) const {
     return operands_match(grad_output, self, beta, threshold);
   }
+  bool same_structure(const Value& grad_output, const Value& self, const Value& beta,
+                      const Value& threshold) const {
+    return operands_correspond(grad_output, self, beta, threshold);
+  }
   std::string attrs_string() const override { return format_attrs({}); }
 };
 
@@ -1386,6 +1622,7 @@ class Silu final : public Node {
       : Node(kKind, operand_list(self), std::move(shapes), hash_all()) {}
 
   bool can_reuse(const Value& self) const { return operands_match(self); }
+  bool same_structure(const Value& self) const { return operands_correspond(self); }
   std::string attrs_string() const override { return format_attrs({}); }
 };
 
@@ -1400,6 +1637,9 @@ class SiluBackward final : public Node {
   bool can_reuse(const Value& grad_output, const Value& self) const {
     return operands_match(grad_output, self);
   }
+  bool same_structure(const Value& grad_output, const Value& self) const {
+    return operands_correspond(grad_output, self);
+  }
   std::string attrs_string() const override { return format_attrs({}); }
 };
 
@@ -1412,6 +1652,7 @@ class Mish final : public Node {
       : Node(kKind, operand_list(self), std::move(shapes), hash_all()) {}
 
   bool can_reuse(const Value& self) const { return operands_match(self); }
+  bool same_structure(const Value& self) const { return operands_correspond(self); }
   std::string attrs_string() const override { return format_attrs({}); }
 };
 
@@ -1426,6 +1667,9 @@ class MishBackward final : public Node {
   bool can_reuse(const Value& grad_output, const Value& self) const {
     return operands_match(grad_output, self);
   }
+  bool same_structure(const Value& grad_output, const Value& self) const {
+    return operands_correspond(grad_output, self);
+  }
   std::string attrs_string() const override { return format_attrs({}); }
 };
 
@@ -1438,6 +1682,7 @@ class Hardsigmoid final : public Node {
       : Node(kKind, operand_list(self), std::move(shapes), hash_all()) {}
 
   bool can_reuse(const Value& self) const { return operands_match(self); }
+  bool same_structure(const Value& self) const { return operands_correspond(self); }
   std::string attrs_string() const override { return format_attrs({}); }
 };
 
@@ -1452,6 +1697,9 @@ class HardsigmoidBackward final : public Node {
   bool can_reuse(const Value& grad_output, const Value& self) const {
     return operands_match(grad_output, self);
   }
+  bool same_structure(const Value& grad_output, const Value& self) const {
+    return operands_correspond(grad_output, self);
+  }
   std::string attrs_string() const override { return format_attrs({}); }
 };
 
@@ -1464,6 +1712,7 @@ class Hardswish final : public Node {
       : Node(kKind, operand_list(self), std::move(shapes), hash_all()) {}
 
   bool can_reuse(const Value& self) const { return operands_match(self); }
+  bool same_structure(const Value& self) const { return operands_correspond(self); }
   std::string attrs_string() const override { return format_attrs({}); }
 };
 
@@ -1478,6 +1727,9 @@ class HardswishBackward final : public Node {
   bool can_reuse(const Value& grad_output, const Value& self) const {
     return operands_match(grad_output, self);
   }
+  bool same_structure(const Value& grad_output, const Value& self) const {
+    return operands_correspond(grad_output, self);
+  }
   std::string attrs_string() const override { return format_attrs({}); }
 };
 
@@ -1490,6 +1742,7 @@ class UnderscoreGeluErf final : public Node {
       : Node(kKind, operand_list(self), std::move(shapes), hash_all()) {}
 
   bool can_reuse(const Value& self) const { return operands_match(self); }
+  bool same_structure(const Value& self) const { return operands_correspond(self); }
   std::string attrs_string() const override { return format_attrs({}); }
 };
 
@@ -1504,6 +1757,9 @@ class UnderscoreGeluErfBackward final : public Node {
   bool can_reuse(const Value& grad_output, const Value& self) const {
     return operands_match(grad_output, self);
   }
+  bool same_structure(const Value& grad_output, const Value& self) const {
+    return operands_correspond(grad_output, self);
+  }
   std::string attrs_string() const override { return format_attrs({}); }
 };
 
@@ -1516,6 +1772,7 @@ class UnderscoreGeluTanh final : public Node {
       : Node(kKind, operand_list(self), std::move(shapes), hash_all()) {}
 
   bool can_reuse(const Value& self) const { return operands_match(self); }
+  bool same_structure(const Value& self) const { return operands_correspond(self); }
   std::string attrs_string() const override { return format_attrs({}); }
 };
 
@@ -1530,6 +1787,9 @@ class UnderscoreGeluTanhBackward final : public Node {
   bool can_reuse(const Value& grad_output, const Value& self) const {
     return operands_match(grad_output, self);
   }
+  bool same_structure(const Value& grad_output, const Value& self) const {
+    return operands_correspond(grad_output, self);
+  }
   std::string attrs_string() const override { return format_attrs({}); }
 };
 
@@ -1543,6 +1803,9 @@ class Sum final : public Node {
 
   bool can_reuse(const Value& self, std::optional<DType> dtype) const {
     return operands_match(self) && attr_equal(dtype, this->dtype);
+  }
+  bool same_structure(const Value& self, std::optional<DType> dtype) const {
+    return operands_correspond(self) && attr_equal(dtype, this->dtype);
   }
   std::string attrs_string() const override { return format_attrs({{"dtype", attr_str(dtype)}}); }
 
@@ -1565,6 +1828,11 @@ class SumDimIntlist final : public Node {
   bool can_reuse(const Value& self, const std::optional<std::vector<int64_t>>& dim, bool keepdim,
                  std::optional<DType> dtype) const {
     return operands_match(self) && attr_equal(dim, this->dim) &&
+           attr_equal(keepdim, this->keepdim) && attr_equal(dtype, this->dtype);
+  }
+  bool same_structure(const Value& self, const std::optional<std::vector<int64_t>>& dim,
+                      bool keepdim, std::optional<DType> dtype) const {
+    return operands_correspond(self) && attr_equal(dim, this->dim) &&
            attr_equal(keepdim, this->keepdim) && attr_equal(dtype, this->dtype);
   }
   std::string attrs_string() const override {
@@ -1594,6 +1862,11 @@ class MeanDim final : public Node {
     return operands_match(self) && attr_equal(dim, this->dim) &&
            attr_equal(keepdim, this->keepdim) && attr_equal(dtype, this->dtype);
   }
+  bool same_structure(const Value& self, const std::optional<std::vector<int64_t>>& dim,
+                      bool keepdim, std::optional<DType> dtype) const {
+    return operands_correspond(self) && attr_equal(dim, this->dim) &&
+           attr_equal(keepdim, this->keepdim) && attr_equal(dtype, this->dtype);
+  }
   std::string attrs_string() const override {
     return format_attrs(
         {{"dim", attr_str(dim)}, {"keepdim", attr_str(keepdim)}, {"dtype", attr_str(dtype)}});
@@ -1617,6 +1890,10 @@ class Amax final : public Node {
   bool can_reuse(const Value& self, const std::vector<int64_t>& dim, bool keepdim) const {
     return operands_match(self) && attr_equal(dim, this->dim) && attr_equal(keepdim, this->keepdim);
   }
+  bool same_structure(const Value& self, const std::vector<int64_t>& dim, bool keepdim) const {
+    return operands_correspond(self) && attr_equal(dim, this->dim) &&
+           attr_equal(keepdim, this->keepdim);
+  }
   std::string attrs_string() const override {
     return format_attrs({{"dim", attr_str(dim)}, {"keepdim", attr_str(keepdim)}});
   }
@@ -1637,6 +1914,10 @@ class MaxDim final : public Node {
 
   bool can_reuse(const Value& self, int64_t dim, bool keepdim) const {
     return operands_match(self) && attr_equal(dim, this->dim) && attr_equal(keepdim, this->keepdim);
+  }
+  bool same_structure(const Value& self, int64_t dim, bool keepdim) const {
+    return operands_correspond(self) && attr_equal(dim, this->dim) &&
+           attr_equal(keepdim, this->keepdim);
   }
   std::string attrs_string() const override {
     return format_attrs({{"dim", attr_str(dim)}, {"keepdim", attr_str(keepdim)}});
@@ -1659,6 +1940,10 @@ class Amin final : public Node {
   bool can_reuse(const Value& self, const std::vector<int64_t>& dim, bool keepdim) const {
     return operands_match(self) && attr_equal(dim, this->dim) && attr_equal(keepdim, this->keepdim);
   }
+  bool same_structure(const Value& self, const std::vector<int64_t>& dim, bool keepdim) const {
+    return operands_correspond(self) && attr_equal(dim, this->dim) &&
+           attr_equal(keepdim, this->keepdim);
+  }
   std::string attrs_string() const override {
     return format_attrs({{"dim", attr_str(dim)}, {"keepdim", attr_str(keepdim)}});
   }
@@ -1679,6 +1964,10 @@ class Sort final : public Node {
 
   bool can_reuse(const Value& self, int64_t dim, bool descending) const {
     return operands_match(self) && attr_equal(dim, this->dim) &&
+           attr_equal(descending, this->descending);
+  }
+  bool same_structure(const Value& self, int64_t dim, bool descending) const {
+    return operands_correspond(self) && attr_equal(dim, this->dim) &&
            attr_equal(descending, this->descending);
   }
   std::string attrs_string() const override {
@@ -1707,6 +1996,10 @@ class Topk final : public Node {
     return operands_match(self) && attr_equal(k, this->k) && attr_equal(dim, this->dim) &&
            attr_equal(largest, this->largest) && attr_equal(sorted, this->sorted);
   }
+  bool same_structure(const Value& self, int64_t k, int64_t dim, bool largest, bool sorted) const {
+    return operands_correspond(self) && attr_equal(k, this->k) && attr_equal(dim, this->dim) &&
+           attr_equal(largest, this->largest) && attr_equal(sorted, this->sorted);
+  }
   std::string attrs_string() const override {
     return format_attrs({{"k", attr_str(k)},
                          {"dim", attr_str(dim)},
@@ -1733,6 +2026,10 @@ class Cumsum final : public Node {
   bool can_reuse(const Value& self, int64_t dim, std::optional<DType> dtype) const {
     return operands_match(self) && attr_equal(dim, this->dim) && attr_equal(dtype, this->dtype);
   }
+  bool same_structure(const Value& self, int64_t dim, std::optional<DType> dtype) const {
+    return operands_correspond(self) && attr_equal(dim, this->dim) &&
+           attr_equal(dtype, this->dtype);
+  }
   std::string attrs_string() const override {
     return format_attrs({{"dim", attr_str(dim)}, {"dtype", attr_str(dtype)}});
   }
@@ -1754,6 +2051,10 @@ class Argmax final : public Node {
   bool can_reuse(const Value& self, std::optional<int64_t> dim, bool keepdim) const {
     return operands_match(self) && attr_equal(dim, this->dim) && attr_equal(keepdim, this->keepdim);
   }
+  bool same_structure(const Value& self, std::optional<int64_t> dim, bool keepdim) const {
+    return operands_correspond(self) && attr_equal(dim, this->dim) &&
+           attr_equal(keepdim, this->keepdim);
+  }
   std::string attrs_string() const override {
     return format_attrs({{"dim", attr_str(dim)}, {"keepdim", attr_str(keepdim)}});
   }
@@ -1774,6 +2075,10 @@ class UnderscoreSoftmax final : public Node {
 
   bool can_reuse(const Value& self, int64_t dim, bool half_to_float) const {
     return operands_match(self) && attr_equal(dim, this->dim) &&
+           attr_equal(half_to_float, this->half_to_float);
+  }
+  bool same_structure(const Value& self, int64_t dim, bool half_to_float) const {
+    return operands_correspond(self) && attr_equal(dim, this->dim) &&
            attr_equal(half_to_float, this->half_to_float);
   }
   std::string attrs_string() const override {
@@ -1799,6 +2104,10 @@ class UnderscoreLogSoftmax final : public Node {
     return operands_match(self) && attr_equal(dim, this->dim) &&
            attr_equal(half_to_float, this->half_to_float);
   }
+  bool same_structure(const Value& self, int64_t dim, bool half_to_float) const {
+    return operands_correspond(self) && attr_equal(dim, this->dim) &&
+           attr_equal(half_to_float, this->half_to_float);
+  }
   std::string attrs_string() const override {
     return format_attrs({{"dim", attr_str(dim)}, {"half_to_float", attr_str(half_to_float)}});
   }
@@ -1816,6 +2125,9 @@ class Mm final : public Node {
       : Node(kKind, operand_list(self, mat2), std::move(shapes), hash_all()) {}
 
   bool can_reuse(const Value& self, const Value& mat2) const { return operands_match(self, mat2); }
+  bool same_structure(const Value& self, const Value& mat2) const {
+    return operands_correspond(self, mat2);
+  }
   std::string attrs_string() const override { return format_attrs({}); }
 };
 
@@ -1832,6 +2144,10 @@ class Addmm final : public Node {
                  const Value& alpha) const {
     return operands_match(self, mat1, mat2, beta, alpha);
   }
+  bool same_structure(const Value& self, const Value& mat1, const Value& mat2, const Value& beta,
+                      const Value& alpha) const {
+    return operands_correspond(self, mat1, mat2, beta, alpha);
+  }
   std::string attrs_string() const override { return format_attrs({}); }
 };
 
@@ -1844,6 +2160,9 @@ class Bmm final : public Node {
       : Node(kKind, operand_list(self, mat2), std::move(shapes), hash_all()) {}
 
   bool can_reuse(const Value& self, const Value& mat2) const { return operands_match(self, mat2); }
+  bool same_structure(const Value& self, const Value& mat2) const {
+    return operands_correspond(self, mat2);
+  }
   std::string attrs_string() const override { return format_attrs({}); }
 };
 
@@ -1858,6 +2177,9 @@ class View final : public Node {
 
   bool can_reuse(const Value& self, const std::vector<int64_t>& size) const {
     return operands_match(self) && attr_equal(size, this->size);
+  }
+  bool same_structure(const Value& self, const std::vector<int64_t>& size) const {
+    return operands_correspond(self);
   }
   std::string attrs_string() const override { return format_attrs({{"size", attr_str(size)}}); }
 
@@ -1874,6 +2196,9 @@ class Permute final : public Node {
 
   bool can_reuse(const Value& self, const std::vector<int64_t>& dims) const {
     return operands_match(self) && attr_equal(dims, this->dims);
+  }
+  bool same_structure(const Value& self, const std::vector<int64_t>& dims) const {
+    return operands_correspond(self) && attr_equal(dims, this->dims);
   }
   std::string attrs_string() const override { return format_attrs({{"dims", attr_str(dims)}}); }
 
@@ -1893,6 +2218,10 @@ class TransposeInt final : public Node {
   bool can_reuse(const Value& self, int64_t dim0, int64_t dim1) const {
     return operands_match(self) && attr_equal(dim0, this->dim0) && attr_equal(dim1, this->dim1);
   }
+  bool same_structure(const Value& self, int64_t dim0, int64_t dim1) const {
+    return operands_correspond(self) && attr_equal(dim0, this->dim0) &&
+           attr_equal(dim1, this->dim1);
+  }
   std::string attrs_string() const override {
     return format_attrs({{"dim0", attr_str(dim0)}, {"dim1", attr_str(dim1)}});
   }
@@ -1910,6 +2239,7 @@ class T final : public Node {
       : Node(kKind, operand_list(self), std::move(shapes), hash_all()) {}
 
   bool can_reuse(const Value& self) const { return operands_match(self); }
+  bool same_structure(const Value& self) const { return operands_correspond(self); }
   std::string attrs_string() const override { return format_attrs({}); }
 };
 
@@ -1928,6 +2258,9 @@ class Expand final : public Node {
   bool can_reuse(const Value& self, const std::vector<int64_t>& size, bool implicit) const {
     return operands_match(self) && attr_equal(size, this->size) &&
            attr_equal(implicit, this->implicit);
+  }
+  bool same_structure(const Value& self, const std::vector<int64_t>& size, bool implicit) const {
+    return operands_correspond(self) && attr_equal(implicit, this->implicit);
   }
   std::string attrs_string() const override {
     return format_attrs({{"size", attr_str(size)}, {"implicit", attr_str(implicit)}});
@@ -1957,6 +2290,10 @@ class SliceTensor final : public Node {
     return operands_match(self) && attr_equal(dim, this->dim) && attr_equal(start, this->start) &&
            attr_equal(end, this->end) && attr_equal(step, this->step);
   }
+  bool same_structure(const Value& self, int64_t dim, std::optional<int64_t> start,
+                      std::optional<int64_t> end, int64_t step) const {
+    return operands_correspond(self) && attr_equal(dim, this->dim);
+  }
   std::string attrs_string() const override {
     return format_attrs({{"dim", attr_str(dim)},
                          {"start", attr_str(start)},
@@ -1984,6 +2321,9 @@ class SelectInt final : public Node {
   bool can_reuse(const Value& self, int64_t dim, int64_t index) const {
     return operands_match(self) && attr_equal(dim, this->dim) && attr_equal(index, this->index);
   }
+  bool same_structure(const Value& self, int64_t dim, int64_t index) const {
+    return operands_correspond(self) && attr_equal(dim, this->dim);
+  }
   std::string attrs_string() const override {
     return format_attrs({{"dim", attr_str(dim)}, {"index", attr_str(index)}});
   }
@@ -2003,6 +2343,9 @@ class SqueezeDim final : public Node {
   bool can_reuse(const Value& self, int64_t dim) const {
     return operands_match(self) && attr_equal(dim, this->dim);
   }
+  bool same_structure(const Value& self, int64_t dim) const {
+    return operands_correspond(self) && attr_equal(dim, this->dim);
+  }
   std::string attrs_string() const override { return format_attrs({{"dim", attr_str(dim)}}); }
 
   const int64_t dim;
@@ -2018,6 +2361,9 @@ class Unsqueeze final : public Node {
 
   bool can_reuse(const Value& self, int64_t dim) const {
     return operands_match(self) && attr_equal(dim, this->dim);
+  }
+  bool same_structure(const Value& self, int64_t dim) const {
+    return operands_correspond(self) && attr_equal(dim, this->dim);
   }
   std::string attrs_string() const override { return format_attrs({{"dim", attr_str(dim)}}); }
 
@@ -2036,6 +2382,9 @@ class Reshape final : public Node {
   bool can_reuse(const Value& self, const std::vector<int64_t>& shape_) const {
     return operands_match(self) && attr_equal(shape_, this->shape_);
   }
+  bool same_structure(const Value& self, const std::vector<int64_t>& shape_) const {
+    return operands_correspond(self);
+  }
   std::string attrs_string() const override { return format_attrs({{"shape", attr_str(shape_)}}); }
 
   const std::vector<int64_t> shape_;
@@ -2053,6 +2402,10 @@ class FlattenUsingInts final : public Node {
 
   bool can_reuse(const Value& self, int64_t start_dim, int64_t end_dim) const {
     return operands_match(self) && attr_equal(start_dim, this->start_dim) &&
+           attr_equal(end_dim, this->end_dim);
+  }
+  bool same_structure(const Value& self, int64_t start_dim, int64_t end_dim) const {
+    return operands_correspond(self) && attr_equal(start_dim, this->start_dim) &&
            attr_equal(end_dim, this->end_dim);
   }
   std::string attrs_string() const override {
@@ -2078,6 +2431,9 @@ class Narrow final : public Node {
   bool can_reuse(const Value& self, int64_t dim, int64_t start, int64_t length) const {
     return operands_match(self) && attr_equal(dim, this->dim) && attr_equal(start, this->start) &&
            attr_equal(length, this->length);
+  }
+  bool same_structure(const Value& self, int64_t dim, int64_t start, int64_t length) const {
+    return operands_correspond(self) && attr_equal(dim, this->dim);
   }
   std::string attrs_string() const override {
     return format_attrs(
@@ -2110,6 +2466,10 @@ class SliceBackward final : public Node {
     return operands_match(grad_output) && attr_equal(input_sizes, this->input_sizes) &&
            attr_equal(dim, this->dim) && attr_equal(start, this->start) &&
            attr_equal(end, this->end) && attr_equal(step, this->step);
+  }
+  bool same_structure(const Value& grad_output, const std::vector<int64_t>& input_sizes,
+                      int64_t dim, int64_t start, int64_t end, int64_t step) const {
+    return operands_correspond(grad_output) && attr_equal(dim, this->dim);
   }
   std::string attrs_string() const override {
     return format_attrs({{"input_sizes", attr_str(input_sizes)},
@@ -2147,6 +2507,11 @@ class SliceScatter final : public Node {
            attr_equal(start, this->start) && attr_equal(end, this->end) &&
            attr_equal(step, this->step);
   }
+  bool same_structure(const Value& self, const Value& src, int64_t dim,
+                      std::optional<int64_t> start, std::optional<int64_t> end,
+                      int64_t step) const {
+    return operands_correspond(self, src) && attr_equal(dim, this->dim);
+  }
   std::string attrs_string() const override {
     return format_attrs({{"dim", attr_str(dim)},
                          {"start", attr_str(start)},
@@ -2172,6 +2537,9 @@ class Cat final : public Node {
   bool can_reuse(const std::vector<Value>& tensors, int64_t dim) const {
     return operands_match(tensors) && attr_equal(dim, this->dim);
   }
+  bool same_structure(const std::vector<Value>& tensors, int64_t dim) const {
+    return operands_correspond(tensors) && attr_equal(dim, this->dim);
+  }
   std::string attrs_string() const override { return format_attrs({{"dim", attr_str(dim)}}); }
 
   const int64_t dim;
@@ -2187,6 +2555,9 @@ class IndexSelect final : public Node {
 
   bool can_reuse(const Value& self, int64_t dim, const Value& index) const {
     return operands_match(self, index) && attr_equal(dim, this->dim);
+  }
+  bool same_structure(const Value& self, int64_t dim, const Value& index) const {
+    return operands_correspond(self, index) && attr_equal(dim, this->dim);
   }
   std::string attrs_string() const override { return format_attrs({{"dim", attr_str(dim)}}); }
 
@@ -2207,6 +2578,10 @@ class IndexAdd final : public Node {
                  const Value& alpha) const {
     return operands_match(self, index, source, alpha) && attr_equal(dim, this->dim);
   }
+  bool same_structure(const Value& self, int64_t dim, const Value& index, const Value& source,
+                      const Value& alpha) const {
+    return operands_correspond(self, index, source, alpha) && attr_equal(dim, this->dim);
+  }
   std::string attrs_string() const override { return format_attrs({{"dim", attr_str(dim)}}); }
 
   const int64_t dim;
@@ -2225,6 +2600,10 @@ class Gather final : public Node {
 
   bool can_reuse(const Value& self, int64_t dim, const Value& index, bool sparse_grad) const {
     return operands_match(self, index) && attr_equal(dim, this->dim) &&
+           attr_equal(sparse_grad, this->sparse_grad);
+  }
+  bool same_structure(const Value& self, int64_t dim, const Value& index, bool sparse_grad) const {
+    return operands_correspond(self, index) && attr_equal(dim, this->dim) &&
            attr_equal(sparse_grad, this->sparse_grad);
   }
   std::string attrs_string() const override {
@@ -2247,6 +2626,9 @@ class ScatterAdd final : public Node {
   bool can_reuse(const Value& self, int64_t dim, const Value& index, const Value& src) const {
     return operands_match(self, index, src) && attr_equal(dim, this->dim);
   }
+  bool same_structure(const Value& self, int64_t dim, const Value& index, const Value& src) const {
+    return operands_correspond(self, index, src) && attr_equal(dim, this->dim);
+  }
   std::string attrs_string() const override { return format_attrs({{"dim", attr_str(dim)}}); }
 
   const int64_t dim;
@@ -2263,6 +2645,9 @@ class MaskedFillScalar final : public Node {
 
   bool can_reuse(const Value& self, const Value& mask, const Value& value) const {
     return operands_match(self, mask, value);
+  }
+  bool same_structure(const Value& self, const Value& mask, const Value& value) const {
+    return operands_correspond(self, mask, value);
   }
   std::string attrs_string() const override { return format_attrs({}); }
 };
@@ -2281,6 +2666,10 @@ class Clamp final : public Node {
   bool can_reuse(const Value& self, const std::optional<Scalar>& min,
                  const std::optional<Scalar>& max) const {
     return operands_match(self) && attr_equal(min, this->min) && attr_equal(max, this->max);
+  }
+  bool same_structure(const Value& self, const std::optional<Scalar>& min,
+                      const std::optional<Scalar>& max) const {
+    return operands_correspond(self) && attr_equal(min, this->min) && attr_equal(max, this->max);
   }
   std::string attrs_string() const override {
     return format_attrs({{"min", attr_str(min)}, {"max", attr_str(max)}});
@@ -2310,6 +2699,13 @@ class Conv2d final : public Node {
                  const std::vector<int64_t>& stride, const std::vector<int64_t>& padding,
                  const std::vector<int64_t>& dilation, int64_t groups) const {
     return operands_match(input, weight, bias) && attr_equal(stride, this->stride) &&
+           attr_equal(padding, this->padding) && attr_equal(dilation, this->dilation) &&
+           attr_equal(groups, this->groups);
+  }
+  bool same_structure(const Value& input, const Value& weight, const Value& bias,
+                      const std::vector<int64_t>& stride, const std::vector<int64_t>& padding,
+                      const std::vector<int64_t>& dilation, int64_t groups) const {
+    return operands_correspond(input, weight, bias) && attr_equal(stride, this->stride) &&
            attr_equal(padding, this->padding) && attr_equal(dilation, this->dilation) &&
            attr_equal(groups, this->groups);
   }
@@ -2353,6 +2749,14 @@ class Conv2dBackwardInput final : public Node {
            attr_equal(stride, this->stride) && attr_equal(padding, this->padding) &&
            attr_equal(dilation, this->dilation) && attr_equal(groups, this->groups);
   }
+  bool same_structure(const Value& grad_output, const Value& weight,
+                      const std::vector<int64_t>& input_size, const std::vector<int64_t>& stride,
+                      const std::vector<int64_t>& padding, const std::vector<int64_t>& dilation,
+                      int64_t groups) const {
+    return operands_correspond(grad_output, weight) && attr_equal(stride, this->stride) &&
+           attr_equal(padding, this->padding) && attr_equal(dilation, this->dilation) &&
+           attr_equal(groups, this->groups);
+  }
   std::string attrs_string() const override {
     return format_attrs({{"input_size", attr_str(input_size)},
                          {"stride", attr_str(stride)},
@@ -2394,6 +2798,14 @@ class Conv2dBackwardWeight final : public Node {
            attr_equal(stride, this->stride) && attr_equal(padding, this->padding) &&
            attr_equal(dilation, this->dilation) && attr_equal(groups, this->groups);
   }
+  bool same_structure(const Value& grad_output, const Value& input,
+                      const std::vector<int64_t>& weight_size, const std::vector<int64_t>& stride,
+                      const std::vector<int64_t>& padding, const std::vector<int64_t>& dilation,
+                      int64_t groups) const {
+    return operands_correspond(grad_output, input) && attr_equal(weight_size, this->weight_size) &&
+           attr_equal(stride, this->stride) && attr_equal(padding, this->padding) &&
+           attr_equal(dilation, this->dilation) && attr_equal(groups, this->groups);
+  }
   std::string attrs_string() const override {
     return format_attrs({{"weight_size", attr_str(weight_size)},
                          {"stride", attr_str(stride)},
@@ -2431,6 +2843,13 @@ class MaxPool2dWithIndices final : public Node {
                  const std::vector<int64_t>& stride, const std::vector<int64_t>& padding,
                  const std::vector<int64_t>& dilation, bool ceil_mode) const {
     return operands_match(self) && attr_equal(kernel_size, this->kernel_size) &&
+           attr_equal(stride, this->stride) && attr_equal(padding, this->padding) &&
+           attr_equal(dilation, this->dilation) && attr_equal(ceil_mode, this->ceil_mode);
+  }
+  bool same_structure(const Value& self, const std::vector<int64_t>& kernel_size,
+                      const std::vector<int64_t>& stride, const std::vector<int64_t>& padding,
+                      const std::vector<int64_t>& dilation, bool ceil_mode) const {
+    return operands_correspond(self) && attr_equal(kernel_size, this->kernel_size) &&
            attr_equal(stride, this->stride) && attr_equal(padding, this->padding) &&
            attr_equal(dilation, this->dilation) && attr_equal(ceil_mode, this->ceil_mode);
   }
@@ -2478,6 +2897,15 @@ class MaxPool2dWithIndicesBackward final : public Node {
            attr_equal(padding, this->padding) && attr_equal(dilation, this->dilation) &&
            attr_equal(ceil_mode, this->ceil_mode);
   }
+  bool same_structure(const Value& grad_output, const Value& self,
+                      const std::vector<int64_t>& kernel_size, const std::vector<int64_t>& stride,
+                      const std::vector<int64_t>& padding, const std::vector<int64_t>& dilation,
+                      bool ceil_mode, const Value& indices) const {
+    return operands_correspond(grad_output, self, indices) &&
+           attr_equal(kernel_size, this->kernel_size) && attr_equal(stride, this->stride) &&
+           attr_equal(padding, this->padding) && attr_equal(dilation, this->dilation) &&
+           attr_equal(ceil_mode, this->ceil_mode);
+  }
   std::string attrs_string() const override {
     return format_attrs({{"kernel_size", attr_str(kernel_size)},
                          {"stride", attr_str(stride)},
@@ -2514,6 +2942,13 @@ class MaxPool2d final : public Node {
                  const std::vector<int64_t>& stride, const std::vector<int64_t>& padding,
                  const std::vector<int64_t>& dilation, bool ceil_mode) const {
     return operands_match(self) && attr_equal(kernel_size, this->kernel_size) &&
+           attr_equal(stride, this->stride) && attr_equal(padding, this->padding) &&
+           attr_equal(dilation, this->dilation) && attr_equal(ceil_mode, this->ceil_mode);
+  }
+  bool same_structure(const Value& self, const std::vector<int64_t>& kernel_size,
+                      const std::vector<int64_t>& stride, const std::vector<int64_t>& padding,
+                      const std::vector<int64_t>& dilation, bool ceil_mode) const {
+    return operands_correspond(self) && attr_equal(kernel_size, this->kernel_size) &&
            attr_equal(stride, this->stride) && attr_equal(padding, this->padding) &&
            attr_equal(dilation, this->dilation) && attr_equal(ceil_mode, this->ceil_mode);
   }
@@ -2558,6 +2993,14 @@ class MaxPool2dBackward final : public Node {
            attr_equal(stride, this->stride) && attr_equal(padding, this->padding) &&
            attr_equal(dilation, this->dilation) && attr_equal(ceil_mode, this->ceil_mode);
   }
+  bool same_structure(const Value& grad_output, const Value& self,
+                      const std::vector<int64_t>& kernel_size, const std::vector<int64_t>& stride,
+                      const std::vector<int64_t>& padding, const std::vector<int64_t>& dilation,
+                      bool ceil_mode) const {
+    return operands_correspond(grad_output, self) && attr_equal(kernel_size, this->kernel_size) &&
+           attr_equal(stride, this->stride) && attr_equal(padding, this->padding) &&
+           attr_equal(dilation, this->dilation) && attr_equal(ceil_mode, this->ceil_mode);
+  }
   std::string attrs_string() const override {
     return format_attrs({{"kernel_size", attr_str(kernel_size)},
                          {"stride", attr_str(stride)},
@@ -2591,6 +3034,11 @@ class UnderscoreLogSoftmaxBackwardData final : public Node {
     return operands_match(grad_output, output) && attr_equal(dim, this->dim) &&
            attr_equal(input_dtype, this->input_dtype);
   }
+  bool same_structure(const Value& grad_output, const Value& output, int64_t dim,
+                      DType input_dtype) const {
+    return operands_correspond(grad_output, output) && attr_equal(dim, this->dim) &&
+           attr_equal(input_dtype, this->input_dtype);
+  }
   std::string attrs_string() const override {
     return format_attrs({{"dim", attr_str(dim)}, {"input_dtype", attr_str(input_dtype)}});
   }
@@ -2615,6 +3063,11 @@ class UnderscoreSoftmaxBackwardData final : public Node {
   bool can_reuse(const Value& grad_output, const Value& output, int64_t dim,
                  DType input_dtype) const {
     return operands_match(grad_output, output) && attr_equal(dim, this->dim) &&
+           attr_equal(input_dtype, this->input_dtype);
+  }
+  bool same_structure(const Value& grad_output, const Value& output, int64_t dim,
+                      DType input_dtype) const {
+    return operands_correspond(grad_output, output) && attr_equal(dim, this->dim) &&
            attr_equal(input_dtype, this->input_dtype);
   }
   std::string attrs_string() const override {
@@ -2642,6 +3095,10 @@ class NllLoss final : public Node {
                  int64_t ignore_index) const {
     return operands_match(self, target, weight) && attr_equal(reduction, this->reduction) &&
            attr_equal(ignore_index, this->ignore_index);
+  }
+  bool same_structure(const Value& self, const Value& target, const Value& weight,
+                      int64_t reduction, int64_t ignore_index) const {
+    return operands_correspond(self, target, weight) && attr_equal(reduction, this->reduction);
   }
   std::string attrs_string() const override {
     return format_attrs(
@@ -2671,6 +3128,11 @@ class NllLossBackward final : public Node {
     return operands_match(grad_output, self, target, weight) &&
            attr_equal(reduction, this->reduction) && attr_equal(ignore_index, this->ignore_index);
   }
+  bool same_structure(const Value& grad_output, const Value& self, const Value& target,
+                      const Value& weight, int64_t reduction, int64_t ignore_index) const {
+    return operands_correspond(grad_output, self, target, weight) &&
+           attr_equal(reduction, this->reduction);
+  }
   std::string attrs_string() const override {
     return format_attrs(
         {{"reduction", attr_str(reduction)}, {"ignore_index", attr_str(ignore_index)}});
@@ -2692,6 +3154,9 @@ class UnderscoreDropoutMask final : public Node {
   bool can_reuse(const Value& self, const Value& p, const Value& seed) const {
     return operands_match(self, p, seed);
   }
+  bool same_structure(const Value& self, const Value& p, const Value& seed) const {
+    return operands_correspond(self, p, seed);
+  }
   std::string attrs_string() const override { return format_attrs({}); }
 };
 
@@ -2704,6 +3169,7 @@ class SqrtInplace final : public Node {
       : Node(kKind, operand_list(self), std::move(shapes), hash_all()) {}
 
   bool can_reuse(const Value& self) const { return operands_match(self); }
+  bool same_structure(const Value& self) const { return operands_correspond(self); }
   std::string attrs_string() const override { return format_attrs({}); }
 };
 
@@ -2716,6 +3182,7 @@ class SigmoidInplace final : public Node {
       : Node(kKind, operand_list(self), std::move(shapes), hash_all()) {}
 
   bool can_reuse(const Value& self) const { return operands_match(self); }
+  bool same_structure(const Value& self) const { return operands_correspond(self); }
   std::string attrs_string() const override { return format_attrs({}); }
 };
 
@@ -2728,6 +3195,7 @@ class TanhInplace final : public Node {
       : Node(kKind, operand_list(self), std::move(shapes), hash_all()) {}
 
   bool can_reuse(const Value& self) const { return operands_match(self); }
+  bool same_structure(const Value& self) const { return operands_correspond(self); }
   std::string attrs_string() const override { return format_attrs({}); }
 };
 
@@ -2741,6 +3209,9 @@ class DivInplaceTensor final : public Node {
 
   bool can_reuse(const Value& self, const Value& other) const {
     return operands_match(self, other);
+  }
+  bool same_structure(const Value& self, const Value& other) const {
+    return operands_correspond(self, other);
   }
   std::string attrs_string() const override { return format_attrs({}); }
 };
@@ -2756,6 +3227,9 @@ class DivInplaceScalar final : public Node {
   bool can_reuse(const Value& self, const Value& other) const {
     return operands_match(self, other);
   }
+  bool same_structure(const Value& self, const Value& other) const {
+    return operands_correspond(self, other);
+  }
   std::string attrs_string() const override { return format_attrs({}); }
 };
 
@@ -2770,6 +3244,9 @@ class AllReduce final : public Node {
 
   bool can_reuse(const Value& self, std::string_view reduce_op) const {
     return operands_match(self) && attr_equal(reduce_op, this->reduce_op);
+  }
+  bool same_structure(const Value& self, std::string_view reduce_op) const {
+    return operands_correspond(self) && attr_equal(reduce_op, this->reduce_op);
   }
   std::string attrs_string() const override {
     return format_attrs({{"reduce_op", attr_str(reduce_op)}});
@@ -2787,6 +3264,7 @@ class AllGather final : public Node {
       : Node(kKind, operand_list(self), std::move(shapes), hash_all()) {}
 
   bool can_reuse(const Value& self) const { return operands_match(self); }
+  bool same_structure(const Value& self) const { return operands_correspond(self); }
   std::string attrs_string() const override { return format_attrs({}); }
 };
 
@@ -2800,6 +3278,9 @@ class Broadcast final : public Node {
 
   bool can_reuse(const Value& self, int64_t src) const {
     return operands_match(self) && attr_equal(src, this->src);
+  }
+  bool same_structure(const Value& self, int64_t src) const {
+    return operands_correspond(self) && attr_equal(src, this->src);
   }
   std::string attrs_string() const override { return format_attrs({{"src", attr_str(src)}}); }
 
