@@ -81,7 +81,8 @@ def fusion_enabled():
 
 def set_dynamic_shapes(enabled):
     """Dynamic shapes on (default: a new batch size or sequence length specializes the graph's
-    compiled computation) or off (every new size compiles; LAZYGEN_DYNAMIC=0 at start)."""
+    compiled computation, and its trace reuses the trie positions of earlier sizes) or off (every
+    new size compiles and traces a branch of its own; LAZYGEN_DYNAMIC=0 at start)."""
     _ops.set_dynamic_shapes(bool(enabled))
 
 
