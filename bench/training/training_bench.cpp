@@ -148,7 +148,7 @@ void vs_torch(benchmark::State& state, const char* model) {
   state.counters["x_torch_lazy"] = ours / lazy.at("median_ms");
 }
 
-// Dynamic shapes (Note [Dynamic shapes] in runtime/exec/graph.h): each iteration times one
+// Dynamic shapes (Note [Dynamic shapes] in runtime/backend/graph.h): each iteration times one
 // lazy CNN step at the fixed batch of 64 and one at a batch size never traced before (33..96
 // shuffled), and reports the medians per sample (fixed_us_per_sample, variable_us_per_sample,
 // variable_over_fixed: the goal is <= 1.1) and what the variable steps cost the executor

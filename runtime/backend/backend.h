@@ -1,7 +1,7 @@
 // The backend contract: what the graph executor asks of a device that runs lazy graphs.
 //
 // The executor (exec/graph_executor.h) turns the pending IR of some lazy tensors into an
-// exec::Graph (exec/graph.h), looks it up in its computation cache by Graph::hash() mixed with
+// exec::Graph (backend/graph.h), looks it up in its computation cache by Graph::hash() mixed with
 // Backend::name(), and on a miss calls specialize() or compile(); then it calls execute() with
 // the graph's inputs.
 // It knows no backend by name: backends are installed with GraphExecutor::set_backend().
@@ -19,7 +19,7 @@
 // specialize(compiled, graph) -> Executable or null
 //   Called on a cache miss when the executor holds executables compiled for graphs of graph's
 //   structure (Graph::structure_hash: the key without sizes; See Note [Dynamic shapes] in
-//   exec/graph.h): the executable for `graph`, whose sizes differ, made from `compiled` more
+//   backend/graph.h): the executable for `graph`, whose sizes differ, made from `compiled` more
 //   cheaply than compile would, or null when `compiled` cannot serve these sizes (then compile
 //   runs). Compile's rules apply. The default returns null: every new size compiles.
 //
@@ -51,7 +51,7 @@
 #include <string>
 #include <vector>
 
-#include "exec/graph.h"
+#include "backend/graph.h"
 #include "lazygen/device.h"
 #include "lazygen/scalar.h"
 #include "lazygen/tensor.h"
@@ -94,7 +94,7 @@ class Backend {
 
   virtual std::unique_ptr<Executable> compile(const Graph& graph) = 0;
   // `compiled` (from this backend's compile of a graph with graph's structure_hash; See Note
-  // [Dynamic shapes] in exec/graph.h) made to run `graph`, whose sizes may differ; null when the
+  // [Dynamic shapes] in backend/graph.h) made to run `graph`, whose sizes may differ; null when the
   // backend cannot reuse it for these sizes (the executor then compiles). The default: null.
   virtual std::unique_ptr<Executable> specialize(const Executable& compiled, const Graph& graph) {
     (void)compiled;

@@ -12,7 +12,7 @@
 #include "core/ir/builtin_nodes.h"
 #include "core/lazy/lazy_tensor.h"
 #include "core/tensor/tensor_impl.h"
-#include "exec/graph.h"
+#include "backend/graph.h"
 #include "lazygen/distributed/communicator.h"
 #include "lazygen/factory.h"
 #include "lazygen/metrics.h"
@@ -249,7 +249,7 @@ ir::hash_t GraphExecutor::cache_key(const Graph& graph, const Backend& backend) 
   return ir::hash_combine(graph.hash(), ir::hash_value(backend.name()));
 }
 
-// See Note [Dynamic shapes] in exec/graph.h: a miss first tries to specialize the computation
+// See Note [Dynamic shapes] in backend/graph.h: a miss first tries to specialize the computation
 // compiled for the graph's structure; a compile then becomes that structure's computation.
 std::shared_ptr<GraphExecutor::Cached> GraphExecutor::lookup_or_compile(ir::hash_t key,
                                                                         const Graph& graph,

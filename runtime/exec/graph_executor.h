@@ -1,6 +1,6 @@
 // GraphExecutor: turns the pending IR of lazy tensors into results.
 //
-// sync(states) gathers the pending values of `states` into one Graph (exec/graph.h), looks its
+// sync(states) gathers the pending values of `states` into one Graph (backend/graph.h), looks its
 // key up in the computation cache (an LRU of compiled executables; key = Graph::hash() mixed
 // with the backend's name, see Note [Graph hash]), compiles on a miss (storing the executable
 // only once compile succeeded), gathers the inputs (DeviceData data or launch outputs,
@@ -11,7 +11,7 @@
 //
 // Consequences: the same trace hits the cache from the second step on; a new input dtype
 // compiles anew, a new input shape specializes the computation of the graph's structure (See
-// Note [Dynamic shapes] in exec/graph.h); a new scalar value or new input data does neither.
+// Note [Dynamic shapes] in backend/graph.h); a new scalar value or new input data does neither.
 //
 // Note [Asynchronous execution]
 // An asynchronous executor (the global one unless LAZYGEN_ASYNC=0) compiles on the calling
@@ -92,7 +92,7 @@ class GraphExecutor {
   // Empties the computation cache (and the graph memo, See Note [Graph memo]).
   void clear_cache();
 
-  // See Note [Dynamic shapes] in exec/graph.h: on by default (LAZYGEN_DYNAMIC=0 turns the
+  // See Note [Dynamic shapes] in backend/graph.h: on by default (LAZYGEN_DYNAMIC=0 turns the
   // global executor's off); off, every new graph hash compiles.
   void set_dynamic(bool dynamic);
   bool dynamic() const;

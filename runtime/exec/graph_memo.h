@@ -20,7 +20,7 @@
 #include <utility>
 #include <vector>
 
-#include "exec/graph.h"
+#include "backend/graph.h"
 
 namespace lazygen::exec {
 

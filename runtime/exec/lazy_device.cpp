@@ -100,7 +100,7 @@ GraphExecutor& GraphExecutor::global() {
     auto* e = new GraphExecutor(backend_from_env(), GraphExecutor::kDefaultCacheCapacity, async_from_env());
     e->set_cache_capacity(size_from_env("LAZYGEN_COMPUTATION_CACHE_SIZE", GraphExecutor::kDefaultCacheCapacity),
                           size_from_env("LAZYGEN_COMPUTATION_CACHE_BYTES", GraphExecutor::kDefaultCacheBytes));
-    e->set_dynamic(env_flag_on("LAZYGEN_DYNAMIC"));  // See Note [Dynamic shapes] in exec/graph.h
+    e->set_dynamic(env_flag_on("LAZYGEN_DYNAMIC"));  // See Note [Dynamic shapes] in backend/graph.h
     std::atexit([] { global().wait(); });
     return e;
   }();

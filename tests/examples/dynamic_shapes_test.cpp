@@ -1,4 +1,4 @@
-// Dynamic shapes on the example models (Note [Dynamic shapes] in runtime/exec/graph.h): the
+// Dynamic shapes on the example models (Note [Dynamic shapes] in runtime/backend/graph.h): the
 // tutorial CNN's training steps over batch sizes drawn at random, its epoch's short last batch
 // and its evaluation, and a transformer block over sequence lengths, compile once per structure
 // and give what eager gives. Synthetic data (it matters to neither property).

@@ -53,7 +53,7 @@ def test_twenty_steps_match_eager_with_no_fallback_and_one_compile_per_step_grap
 
 def test_batches_of_other_sizes_specialize_the_step_instead_of_compiling(dev):
     # An epoch's short last batch, batch sizes that change, and an evaluation at other sizes:
-    # one compile per graph structure (See Note [Dynamic shapes] in runtime/exec/graph.h).
+    # one compile per graph structure (See Note [Dynamic shapes] in runtime/backend/graph.h).
     lazygen_torch.reset_trace_caches()
     counter = lazygen_torch.metrics.counter_value
     compiled, specialized = counter("computation_cache.miss") or 0, counter("computation_cache.specialize") or 0

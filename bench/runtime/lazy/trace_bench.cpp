@@ -13,7 +13,7 @@
 //   tensor_warm_lazy_shapes  the same with shapes built only on a trie miss
 //   generated_add_warm   the generated lazy::add_tensor as emitted today (ops.yaml's add.Tensor)
 //   generated_add_new_size   generated_add_warm with the input's size new every iteration (a
-//                        batch size that changes; See Note [Dynamic shapes] in exec/graph.h):
+//                        batch size that changes; See Note [Dynamic shapes] in backend/graph.h):
 //                        each op builds its node and infers its shape, in the trie position of
 //                        the same op at the previous size (Note [Trie reuse across sizes])
 //   generated_add_three_sizes   the same with the size cycling through three values: every

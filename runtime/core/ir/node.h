@@ -66,7 +66,7 @@ struct Value {
 
 // A node's attributes as hashed: `all` of them, and the `structure` part, which leaves out
 // attributes that are sizes (SymInt in the schema: view's size, slice's bounds). Nodes without
-// size attributes pass one hash for both. See Note [Dynamic shapes] in exec/graph.h.
+// size attributes pass one hash for both. See Note [Dynamic shapes] in backend/graph.h.
 struct AttrsHash {
   AttrsHash(hash_t all_attrs) : all(all_attrs), structure(all_attrs) {}  // NOLINT: implicit
   AttrsHash(hash_t all_attrs, hash_t structure_attrs) : all(all_attrs), structure(structure_attrs) {}
@@ -91,7 +91,7 @@ class Node {
   hash_t node_hash() const { return node_hash_; }
   hash_t dag_hash() const { return dag_hash_; }
   // node_hash without sizes: op, structural attributes, operand presence, and each output's
-  // dtype and rank (See Note [Dynamic shapes] in exec/graph.h).
+  // dtype and rank (See Note [Dynamic shapes] in backend/graph.h).
   hash_t structure_hash() const { return structure_hash_; }
 
   // "AddTensor" plus attributes, e.g. "SumDimIntlist(dim=[1], keepdim=1, dtype=None)".

@@ -43,7 +43,7 @@
 // A program whose sizes change (a new batch size, a sequence length) traces the same ops with
 // other shapes. Exact reuse fails there (input nodes match on shape; every op after them then
 // has other operands), so the trace would grow a new branch per size. Instead, with dynamic
-// shapes on (See Note [Dynamic shapes] in exec/graph.h; set_reuse_across_sizes), a probe that
+// shapes on (See Note [Dynamic shapes] in backend/graph.h; set_reuse_across_sizes), a probe that
 // finds no exact match takes a child of the same kind whose node has the same structure
 // (generated same_structure(): every attribute but sizes equal, and each operand either the very
 // same value or a value of a node cached at the same trie position, i.e. the same op at other

@@ -58,7 +58,7 @@ void set_computation_cache_capacity(size_t capacity, size_t bytes = size_t{2} <<
 // traced branches go first; LAZYGEN_TRIE_CACHE_SIZE sets it at start). See Note [Bounded trie].
 void set_trie_cache_capacity(size_t nodes);
 // Dynamic shapes: a graph that differs from a compiled one only in sizes specializes that
-// computation instead of compiling (See Note [Dynamic shapes] in exec/graph.h), and its trace
+// computation instead of compiling (See Note [Dynamic shapes] in backend/graph.h), and its trace
 // takes the trie positions of the same ops at earlier sizes (Note [Trie reuse across sizes]),
 // unless the environment sets LAZYGEN_DYNAMIC=0 or this turns it off (every new size compiles
 // and traces a branch of its own: for A/B checks).

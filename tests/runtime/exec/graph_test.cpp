@@ -1,5 +1,5 @@
-// Tests of exec/graph.h: positions, inputs, outputs and the structural hash.
-#include "exec/graph.h"
+// Tests of backend/graph.h: positions, inputs, outputs and the structural hash.
+#include "backend/graph.h"
 
 #include <gtest/gtest.h>
 

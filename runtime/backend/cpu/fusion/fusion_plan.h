@@ -59,7 +59,7 @@
 
 #include "backend/cpu/fusion/index_map.h"
 #include "backend/cpu/fusion/node_traits.h"
-#include "exec/graph.h"
+#include "backend/graph.h"
 
 namespace lazygen::cpu::fusion {
 

@@ -22,7 +22,7 @@
 #include <vector>
 
 #include "backend/cpu/fusion/tile_kernels.h"
-#include "exec/graph.h"
+#include "backend/graph.h"
 
 namespace lazygen::cpu::fusion {
 

@@ -1,5 +1,5 @@
 // Reusing a fusion plan for a graph of the same structure with other sizes (See Note [Dynamic
-// shapes] in exec/graph.h).
+// shapes] in backend/graph.h).
 //
 // Note [Specializing a fusion plan]
 // The planner's decisions (which nodes fuse, what is recomputed, which views are index maps,
@@ -27,7 +27,7 @@
 #include <vector>
 
 #include "backend/cpu/fusion/fusion_plan.h"
-#include "exec/graph.h"
+#include "backend/graph.h"
 
 namespace lazygen::cpu::fusion {
 

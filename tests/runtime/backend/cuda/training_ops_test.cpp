@@ -17,7 +17,7 @@
 #include "core/dispatch.h"
 #include "core/lazy/lazy_tensor.h"
 #include "core/tensor/tensor_impl.h"
-#include "exec/graph.h"
+#include "backend/graph.h"
 #include "lazygen/cuda.h"
 #include "lazygen/lazygen.h"
 #include "runtime/backend/cuda/tutorial_cnn_step.h"

@@ -14,7 +14,7 @@
 #include "backend/cpu/fusion/fusion_plan.h"
 #include "core/ir/trie_cache.h"
 #include "core/lazy/lazy_tensor.h"
-#include "exec/graph.h"
+#include "backend/graph.h"
 #include "lazygen/lazygen.h"
 
 namespace lazygen::testing {

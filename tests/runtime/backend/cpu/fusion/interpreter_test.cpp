@@ -36,7 +36,7 @@ class LeadingReductionTest : public lazygen::testing::FusionTest {
  protected:
   // `program` fused equals eager (to `tol` when > 0), and folded `folds` leading reductions.
   // Each case is planned anew (a new size of an earlier case's program would specialize that
-  // plan, See Note [Dynamic shapes] in exec/graph.h), so the counter sees this case's plan.
+  // plan, See Note [Dynamic shapes] in backend/graph.h), so the counter sees this case's plan.
   void expect_folds(const Program& program, const Ts& inputs, int folds, double tol = 0) {
     exec::GraphExecutor::global().clear_cache();
     const int64_t before = metrics::counter_value("fusion.end.leading_reduction");

@@ -1,4 +1,4 @@
-// Dynamic shapes on the fused backend (Note [Dynamic shapes] in exec/graph.h, Note
+// Dynamic shapes on the fused backend (Note [Dynamic shapes] in backend/graph.h, Note
 // [Specializing a fusion plan] in specialize.h): a new size of a graph's structure reuses the
 // structure's fusion plan; results equal eager at every size.
 #include "backend/cpu/fusion/specialize.h"

@@ -1,5 +1,5 @@
-// Graph construction and its structural hash (exec/graph.h).
-#include "exec/graph.h"
+// Graph construction and its structural hash (backend/graph.h).
+#include "backend/graph.h"
 
 #include <stdexcept>
 #include <unordered_map>
