@@ -7,6 +7,7 @@
 #   lib/liblazygen_runtime.so, include/ the runtime prebuilt with lazygen's own ops (lazygen::runtime)
 #   lib/liblazygen_cuda*.so            cuda tensors and the CUDA lazy backend (lazygen::cuda; the
 #                                     no-device stand-in when built without CUDA)
+#   lib/liblazygen_data.so             the Fashion-MNIST reader (lazygen::data)
 #   lib/liblazygen_distributed.so      data-parallel training (lazygen::distributed; its MPI engine
 #                                     when built with MPI, then the config finds MPI too)
 #   share/lazygen/consistency/        the consistency suite's sources, for
@@ -54,9 +55,9 @@ install(DIRECTORY runtime/include/ generated/include/ DESTINATION ${CMAKE_INSTAL
 install(DIRECTORY runtime/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
         FILES_MATCHING PATTERN "*.h" PATTERN "include" EXCLUDE)
 # The documented targets keep one name in-tree (their ALIAS) and installed (EXPORT_NAME under the
-# lazygen:: namespace): lazygen::runtime, lazygen::cuda and lazygen::distributed. The others are
-# exported only as what those link.
-set(_lazygen_documented runtime cuda)
+# lazygen:: namespace): lazygen::runtime, lazygen::cuda, lazygen::data and lazygen::distributed.
+# The others are exported only as what those link.
+set(_lazygen_documented runtime cuda data)
 if(TARGET lazygen_distributed)
   list(APPEND _lazygen_documented distributed)
 endif()

@@ -8,7 +8,8 @@
 #      the project's tree; a fresh build of that copy, configured with LAZYGEN_EXECUTABLE=/bin/false,
 #      must build and run without lazygen; then its my_runtime_generated_in_sync test (lazygen
 #      --check) passes, fails once a vendored file is edited, and passes after my_runtime_generate
-# Modes 1 and 2 link lazygen::runtime, lazygen::cuda and lazygen::distributed by those names. Every
+# Modes 1 and 2 link lazygen::runtime, lazygen::data, lazygen::cuda and lazygen::distributed by
+# those names. Every
 # mode runs the out-of-tree "reference" backend through lazygen's consistency suite
 # (lazygen_add_consistency_test).
 # usage: run_downstream.sh <lazygen source dir> <lazygen build dir> <scratch dir> [<python>]
@@ -20,7 +21,8 @@ launcher=()
 if command -v ccache >/dev/null; then
   launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CUDA_COMPILER_LAUNCHER=ccache)
 fi
-demos=(downstream_demo downstream_runtime_demo downstream_backend_demo downstream_distributed_demo downstream_cuda_demo)
+demos=(downstream_demo downstream_runtime_demo downstream_data_demo downstream_backend_demo
+       downstream_distributed_demo downstream_cuda_demo)
 # run_demos <build dir>: every demo that was built there, then the out-of-tree backend through
 # lazygen's consistency suite (the CTest test reference_consistency).
 run_demos() {
