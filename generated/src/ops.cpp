@@ -17,2024 +17,2065 @@ namespace {
 
 // add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
 Tensor dispatch_add_tensor(const Tensor& self, const Tensor& other, const Scalar& alpha) {
-  switch (detail::op_device("add.Tensor", {detail::device_of(self, "add.Tensor", "self"),
-                                           detail::device_of(other, "add.Tensor", "other")})) {
+  const DeviceType device =
+      detail::op_device("add.Tensor", {detail::device_of(self, "add.Tensor", "self"),
+                                       detail::device_of(other, "add.Tensor", "other")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::add_tensor(self, other, alpha);
     case DeviceType::Lazy:
       return lazy::add_tensor(self, other, alpha);
-    case DeviceType::CUDA:
-      return detail::device_kernel<decltype(dispatch_add_tensor)>(DeviceType::CUDA, "add.Tensor")(
-          self, other, alpha);
-    default:
-      return cpu::add_tensor(self, other, alpha);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_add_tensor)>(device, "add.Tensor")(self, other,
+                                                                                        alpha);
   }
 }
-
 // add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)
 const Tensor& dispatch_add_inplace_tensor(const Tensor& self, const Tensor& other,
                                           const Scalar& alpha) {
-  switch (detail::op_device("add_.Tensor", {detail::device_of(self, "add_.Tensor", "self"),
-                                            detail::device_of(other, "add_.Tensor", "other")})) {
+  const DeviceType device =
+      detail::op_device("add_.Tensor", {detail::device_of(self, "add_.Tensor", "self"),
+                                        detail::device_of(other, "add_.Tensor", "other")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::add_inplace_tensor(self, other, alpha);
     case DeviceType::Lazy:
       return lazy::add_inplace_tensor(self, other, alpha);
-    case DeviceType::CUDA:
-      return detail::device_kernel<decltype(dispatch_add_inplace_tensor)>(
-          DeviceType::CUDA, "add_.Tensor")(self, other, alpha);
-    default:
-      return cpu::add_inplace_tensor(self, other, alpha);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_add_inplace_tensor)>(device, "add_.Tensor")(
+          self, other, alpha);
   }
 }
-
 // add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)
 const Tensor& dispatch_add_out(const Tensor& out, const Tensor& self, const Tensor& other,
                                const Scalar& alpha) {
-  switch (detail::op_device("add.out", {detail::device_of(self, "add.out", "self"),
-                                        detail::device_of(other, "add.out", "other"),
-                                        detail::device_of(out, "add.out", "out")})) {
+  const DeviceType device =
+      detail::op_device("add.out", {detail::device_of(self, "add.out", "self"),
+                                    detail::device_of(other, "add.out", "other"),
+                                    detail::device_of(out, "add.out", "out")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::add_out(out, self, other, alpha);
     case DeviceType::Lazy:
       return lazy::add_out(out, self, other, alpha);
-    case DeviceType::CUDA:
-      return detail::device_kernel<decltype(dispatch_add_out)>(DeviceType::CUDA, "add.out")(
-          out, self, other, alpha);
-    default:
-      return cpu::add_out(out, self, other, alpha);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_add_out)>(device, "add.out")(out, self, other,
+                                                                                  alpha);
   }
 }
-
 // add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
 Tensor dispatch_add_scalar(const Tensor& self, const Scalar& other, const Scalar& alpha) {
-  switch (detail::op_device("add.Scalar", {detail::device_of(self, "add.Scalar", "self")})) {
+  const DeviceType device =
+      detail::op_device("add.Scalar", {detail::device_of(self, "add.Scalar", "self")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::add_scalar(self, other, alpha);
     case DeviceType::Lazy:
       return lazy::add_scalar(self, other, alpha);
-    case DeviceType::CUDA:
-      return detail::device_kernel<decltype(dispatch_add_scalar)>(DeviceType::CUDA, "add.Scalar")(
-          self, other, alpha);
-    default:
-      return cpu::add_scalar(self, other, alpha);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_add_scalar)>(device, "add.Scalar")(self, other,
+                                                                                        alpha);
   }
 }
-
 // sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
 Tensor dispatch_sub_tensor(const Tensor& self, const Tensor& other, const Scalar& alpha) {
-  switch (detail::op_device("sub.Tensor", {detail::device_of(self, "sub.Tensor", "self"),
-                                           detail::device_of(other, "sub.Tensor", "other")})) {
+  const DeviceType device =
+      detail::op_device("sub.Tensor", {detail::device_of(self, "sub.Tensor", "self"),
+                                       detail::device_of(other, "sub.Tensor", "other")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::sub_tensor(self, other, alpha);
     case DeviceType::Lazy:
       return lazy::sub_tensor(self, other, alpha);
-    case DeviceType::CUDA:
-      return detail::device_kernel<decltype(dispatch_sub_tensor)>(DeviceType::CUDA, "sub.Tensor")(
-          self, other, alpha);
-    default:
-      return cpu::sub_tensor(self, other, alpha);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_sub_tensor)>(device, "sub.Tensor")(self, other,
+                                                                                        alpha);
   }
 }
-
 // sub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
 Tensor dispatch_sub_scalar(const Tensor& self, const Scalar& other, const Scalar& alpha) {
-  switch (detail::op_device("sub.Scalar", {detail::device_of(self, "sub.Scalar", "self")})) {
+  const DeviceType device =
+      detail::op_device("sub.Scalar", {detail::device_of(self, "sub.Scalar", "self")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::sub_scalar(self, other, alpha);
     case DeviceType::Lazy:
       return lazy::sub_scalar(self, other, alpha);
-    case DeviceType::CUDA:
-      return detail::device_kernel<decltype(dispatch_sub_scalar)>(DeviceType::CUDA, "sub.Scalar")(
-          self, other, alpha);
-    default:
-      return cpu::sub_scalar(self, other, alpha);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_sub_scalar)>(device, "sub.Scalar")(self, other,
+                                                                                        alpha);
   }
 }
-
 // mul.Tensor(Tensor self, Tensor other) -> Tensor
 Tensor dispatch_mul_tensor(const Tensor& self, const Tensor& other) {
-  switch (detail::op_device("mul.Tensor", {detail::device_of(self, "mul.Tensor", "self"),
-                                           detail::device_of(other, "mul.Tensor", "other")})) {
+  const DeviceType device =
+      detail::op_device("mul.Tensor", {detail::device_of(self, "mul.Tensor", "self"),
+                                       detail::device_of(other, "mul.Tensor", "other")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::mul_tensor(self, other);
     case DeviceType::Lazy:
       return lazy::mul_tensor(self, other);
-    case DeviceType::CUDA:
-      return detail::device_kernel<decltype(dispatch_mul_tensor)>(DeviceType::CUDA, "mul.Tensor")(
-          self, other);
-    default:
-      return cpu::mul_tensor(self, other);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_mul_tensor)>(device, "mul.Tensor")(self,
+                                                                                        other);
   }
 }
-
 // mul_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
 const Tensor& dispatch_mul_inplace_tensor(const Tensor& self, const Tensor& other) {
-  switch (detail::op_device("mul_.Tensor", {detail::device_of(self, "mul_.Tensor", "self"),
-                                            detail::device_of(other, "mul_.Tensor", "other")})) {
+  const DeviceType device =
+      detail::op_device("mul_.Tensor", {detail::device_of(self, "mul_.Tensor", "self"),
+                                        detail::device_of(other, "mul_.Tensor", "other")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::mul_inplace_tensor(self, other);
     case DeviceType::Lazy:
       return lazy::mul_inplace_tensor(self, other);
-    case DeviceType::CUDA:
-      return detail::device_kernel<decltype(dispatch_mul_inplace_tensor)>(
-          DeviceType::CUDA, "mul_.Tensor")(self, other);
-    default:
-      return cpu::mul_inplace_tensor(self, other);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_mul_inplace_tensor)>(device, "mul_.Tensor")(
+          self, other);
   }
 }
-
 // mul.Scalar(Tensor self, Scalar other) -> Tensor
 Tensor dispatch_mul_scalar(const Tensor& self, const Scalar& other) {
-  switch (detail::op_device("mul.Scalar", {detail::device_of(self, "mul.Scalar", "self")})) {
+  const DeviceType device =
+      detail::op_device("mul.Scalar", {detail::device_of(self, "mul.Scalar", "self")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::mul_scalar(self, other);
     case DeviceType::Lazy:
       return lazy::mul_scalar(self, other);
-    case DeviceType::CUDA:
-      return detail::device_kernel<decltype(dispatch_mul_scalar)>(DeviceType::CUDA, "mul.Scalar")(
-          self, other);
-    default:
-      return cpu::mul_scalar(self, other);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_mul_scalar)>(device, "mul.Scalar")(self,
+                                                                                        other);
   }
 }
-
 // mul_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
 const Tensor& dispatch_mul_inplace_scalar(const Tensor& self, const Scalar& other) {
-  switch (detail::op_device("mul_.Scalar", {detail::device_of(self, "mul_.Scalar", "self")})) {
+  const DeviceType device =
+      detail::op_device("mul_.Scalar", {detail::device_of(self, "mul_.Scalar", "self")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::mul_inplace_scalar(self, other);
     case DeviceType::Lazy:
       return lazy::mul_inplace_scalar(self, other);
-    case DeviceType::CUDA:
-      return detail::device_kernel<decltype(dispatch_mul_inplace_scalar)>(
-          DeviceType::CUDA, "mul_.Scalar")(self, other);
-    default:
-      return cpu::mul_inplace_scalar(self, other);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_mul_inplace_scalar)>(device, "mul_.Scalar")(
+          self, other);
   }
 }
-
 // div.Tensor(Tensor self, Tensor other) -> Tensor
 Tensor dispatch_div_tensor(const Tensor& self, const Tensor& other) {
-  switch (detail::op_device("div.Tensor", {detail::device_of(self, "div.Tensor", "self"),
-                                           detail::device_of(other, "div.Tensor", "other")})) {
+  const DeviceType device =
+      detail::op_device("div.Tensor", {detail::device_of(self, "div.Tensor", "self"),
+                                       detail::device_of(other, "div.Tensor", "other")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::div_tensor(self, other);
     case DeviceType::Lazy:
       return lazy::div_tensor(self, other);
-    case DeviceType::CUDA:
-      return detail::device_kernel<decltype(dispatch_div_tensor)>(DeviceType::CUDA, "div.Tensor")(
-          self, other);
-    default:
-      return cpu::div_tensor(self, other);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_div_tensor)>(device, "div.Tensor")(self,
+                                                                                        other);
   }
 }
-
 // div.Scalar(Tensor self, Scalar other) -> Tensor
 Tensor dispatch_div_scalar(const Tensor& self, const Scalar& other) {
-  switch (detail::op_device("div.Scalar", {detail::device_of(self, "div.Scalar", "self")})) {
+  const DeviceType device =
+      detail::op_device("div.Scalar", {detail::device_of(self, "div.Scalar", "self")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::div_scalar(self, other);
     case DeviceType::Lazy:
       return lazy::div_scalar(self, other);
-    case DeviceType::CUDA:
-      return detail::device_kernel<decltype(dispatch_div_scalar)>(DeviceType::CUDA, "div.Scalar")(
-          self, other);
-    default:
-      return cpu::div_scalar(self, other);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_div_scalar)>(device, "div.Scalar")(self,
+                                                                                        other);
   }
 }
-
 // maximum(Tensor self, Tensor other) -> Tensor
 Tensor dispatch_maximum(const Tensor& self, const Tensor& other) {
-  switch (detail::op_device("maximum", {detail::device_of(self, "maximum", "self"),
-                                        detail::device_of(other, "maximum", "other")})) {
+  const DeviceType device = detail::op_device(
+      "maximum",
+      {detail::device_of(self, "maximum", "self"), detail::device_of(other, "maximum", "other")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::maximum(self, other);
     case DeviceType::Lazy:
       return lazy::maximum(self, other);
-    case DeviceType::CUDA:
-      return detail::device_kernel<decltype(dispatch_maximum)>(DeviceType::CUDA, "maximum")(self,
-                                                                                            other);
-    default:
-      return cpu::maximum(self, other);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_maximum)>(device, "maximum")(self, other);
   }
 }
-
 // minimum(Tensor self, Tensor other) -> Tensor
 Tensor dispatch_minimum(const Tensor& self, const Tensor& other) {
-  switch (detail::op_device("minimum", {detail::device_of(self, "minimum", "self"),
-                                        detail::device_of(other, "minimum", "other")})) {
+  const DeviceType device = detail::op_device(
+      "minimum",
+      {detail::device_of(self, "minimum", "self"), detail::device_of(other, "minimum", "other")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::minimum(self, other);
     case DeviceType::Lazy:
       return lazy::minimum(self, other);
-    case DeviceType::CUDA:
-      return detail::device_kernel<decltype(dispatch_minimum)>(DeviceType::CUDA, "minimum")(self,
-                                                                                            other);
-    default:
-      return cpu::minimum(self, other);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_minimum)>(device, "minimum")(self, other);
   }
 }
-
 // pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor
 Tensor dispatch_pow_tensor_scalar(const Tensor& self, const Scalar& exponent) {
-  switch (detail::op_device("pow.Tensor_Scalar",
-                            {detail::device_of(self, "pow.Tensor_Scalar", "self")})) {
+  const DeviceType device = detail::op_device(
+      "pow.Tensor_Scalar", {detail::device_of(self, "pow.Tensor_Scalar", "self")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::pow_tensor_scalar(self, exponent);
     case DeviceType::Lazy:
       return lazy::pow_tensor_scalar(self, exponent);
-    case DeviceType::CUDA:
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
       return detail::device_kernel<decltype(dispatch_pow_tensor_scalar)>(
-          DeviceType::CUDA, "pow.Tensor_Scalar")(self, exponent);
-    default:
-      return cpu::pow_tensor_scalar(self, exponent);
+          device, "pow.Tensor_Scalar")(self, exponent);
   }
 }
-
 // neg(Tensor self) -> Tensor
 Tensor dispatch_neg(const Tensor& self) {
-  switch (detail::op_device("neg", {detail::device_of(self, "neg", "self")})) {
+  const DeviceType device = detail::op_device("neg", {detail::device_of(self, "neg", "self")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::neg(self);
     case DeviceType::Lazy:
       return lazy::neg(self);
-    case DeviceType::CUDA:
-      return detail::device_kernel<decltype(dispatch_neg)>(DeviceType::CUDA, "neg")(self);
-    default:
-      return cpu::neg(self);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_neg)>(device, "neg")(self);
   }
 }
-
 // exp(Tensor self) -> Tensor
 Tensor dispatch_exp(const Tensor& self) {
-  switch (detail::op_device("exp", {detail::device_of(self, "exp", "self")})) {
+  const DeviceType device = detail::op_device("exp", {detail::device_of(self, "exp", "self")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::exp(self);
     case DeviceType::Lazy:
       return lazy::exp(self);
-    case DeviceType::CUDA:
-      return detail::device_kernel<decltype(dispatch_exp)>(DeviceType::CUDA, "exp")(self);
-    default:
-      return cpu::exp(self);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_exp)>(device, "exp")(self);
   }
 }
-
 // log(Tensor self) -> Tensor
 Tensor dispatch_log(const Tensor& self) {
-  switch (detail::op_device("log", {detail::device_of(self, "log", "self")})) {
+  const DeviceType device = detail::op_device("log", {detail::device_of(self, "log", "self")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::log(self);
     case DeviceType::Lazy:
       return lazy::log(self);
-    case DeviceType::CUDA:
-      return detail::device_kernel<decltype(dispatch_log)>(DeviceType::CUDA, "log")(self);
-    default:
-      return cpu::log(self);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_log)>(device, "log")(self);
   }
 }
-
 // sqrt(Tensor self) -> Tensor
 Tensor dispatch_sqrt(const Tensor& self) {
-  switch (detail::op_device("sqrt", {detail::device_of(self, "sqrt", "self")})) {
+  const DeviceType device = detail::op_device("sqrt", {detail::device_of(self, "sqrt", "self")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::sqrt(self);
     case DeviceType::Lazy:
       return lazy::sqrt(self);
-    case DeviceType::CUDA:
-      return detail::device_kernel<decltype(dispatch_sqrt)>(DeviceType::CUDA, "sqrt")(self);
-    default:
-      return cpu::sqrt(self);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_sqrt)>(device, "sqrt")(self);
   }
 }
-
 // rsqrt(Tensor self) -> Tensor
 Tensor dispatch_rsqrt(const Tensor& self) {
-  switch (detail::op_device("rsqrt", {detail::device_of(self, "rsqrt", "self")})) {
+  const DeviceType device = detail::op_device("rsqrt", {detail::device_of(self, "rsqrt", "self")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::rsqrt(self);
     case DeviceType::Lazy:
       return lazy::rsqrt(self);
-    case DeviceType::CUDA:
-      return detail::device_kernel<decltype(dispatch_rsqrt)>(DeviceType::CUDA, "rsqrt")(self);
-    default:
-      return cpu::rsqrt(self);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_rsqrt)>(device, "rsqrt")(self);
   }
 }
-
 // abs(Tensor self) -> Tensor
 Tensor dispatch_abs(const Tensor& self) {
-  switch (detail::op_device("abs", {detail::device_of(self, "abs", "self")})) {
+  const DeviceType device = detail::op_device("abs", {detail::device_of(self, "abs", "self")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::abs(self);
     case DeviceType::Lazy:
       return lazy::abs(self);
-    case DeviceType::CUDA:
-      return detail::device_kernel<decltype(dispatch_abs)>(DeviceType::CUDA, "abs")(self);
-    default:
-      return cpu::abs(self);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_abs)>(device, "abs")(self);
   }
 }
-
 // relu(Tensor self) -> Tensor
 Tensor dispatch_relu(const Tensor& self) {
-  switch (detail::op_device("relu", {detail::device_of(self, "relu", "self")})) {
+  const DeviceType device = detail::op_device("relu", {detail::device_of(self, "relu", "self")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::relu(self);
     case DeviceType::Lazy:
       return lazy::relu(self);
-    case DeviceType::CUDA:
-      return detail::device_kernel<decltype(dispatch_relu)>(DeviceType::CUDA, "relu")(self);
-    default:
-      return cpu::relu(self);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_relu)>(device, "relu")(self);
   }
 }
-
 // relu_(Tensor(a!) self) -> Tensor(a!)
 const Tensor& dispatch_relu_inplace(const Tensor& self) {
-  switch (detail::op_device("relu_", {detail::device_of(self, "relu_", "self")})) {
+  const DeviceType device = detail::op_device("relu_", {detail::device_of(self, "relu_", "self")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::relu_inplace(self);
     case DeviceType::Lazy:
       return lazy::relu_inplace(self);
-    case DeviceType::CUDA:
-      return detail::device_kernel<decltype(dispatch_relu_inplace)>(DeviceType::CUDA,
-                                                                    "relu_")(self);
-    default:
-      return cpu::relu_inplace(self);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_relu_inplace)>(device, "relu_")(self);
   }
 }
-
 // threshold_backward(Tensor grad_output, Tensor self, Scalar threshold) -> Tensor
 Tensor dispatch_threshold_backward(const Tensor& grad_output, const Tensor& self,
                                    const Scalar& threshold) {
-  switch (detail::op_device("threshold_backward",
-                            {detail::device_of(grad_output, "threshold_backward", "grad_output"),
-                             detail::device_of(self, "threshold_backward", "self")})) {
+  const DeviceType device = detail::op_device(
+      "threshold_backward", {detail::device_of(grad_output, "threshold_backward", "grad_output"),
+                             detail::device_of(self, "threshold_backward", "self")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::threshold_backward(grad_output, self, threshold);
     case DeviceType::Lazy:
       return lazy::threshold_backward(grad_output, self, threshold);
-    case DeviceType::CUDA:
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
       return detail::device_kernel<decltype(dispatch_threshold_backward)>(
-          DeviceType::CUDA, "threshold_backward")(grad_output, self, threshold);
-    default:
-      return cpu::threshold_backward(grad_output, self, threshold);
+          device, "threshold_backward")(grad_output, self, threshold);
   }
 }
-
 // sigmoid(Tensor self) -> Tensor
 Tensor dispatch_sigmoid(const Tensor& self) {
-  switch (detail::op_device("sigmoid", {detail::device_of(self, "sigmoid", "self")})) {
+  const DeviceType device =
+      detail::op_device("sigmoid", {detail::device_of(self, "sigmoid", "self")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::sigmoid(self);
     case DeviceType::Lazy:
       return lazy::sigmoid(self);
-    case DeviceType::CUDA:
-      return detail::device_kernel<decltype(dispatch_sigmoid)>(DeviceType::CUDA, "sigmoid")(self);
-    default:
-      return cpu::sigmoid(self);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_sigmoid)>(device, "sigmoid")(self);
   }
 }
-
 // tanh(Tensor self) -> Tensor
 Tensor dispatch_tanh(const Tensor& self) {
-  switch (detail::op_device("tanh", {detail::device_of(self, "tanh", "self")})) {
+  const DeviceType device = detail::op_device("tanh", {detail::device_of(self, "tanh", "self")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::tanh(self);
     case DeviceType::Lazy:
       return lazy::tanh(self);
-    case DeviceType::CUDA:
-      return detail::device_kernel<decltype(dispatch_tanh)>(DeviceType::CUDA, "tanh")(self);
-    default:
-      return cpu::tanh(self);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_tanh)>(device, "tanh")(self);
   }
 }
-
 // reciprocal(Tensor self) -> Tensor
 Tensor dispatch_reciprocal(const Tensor& self) {
-  switch (detail::op_device("reciprocal", {detail::device_of(self, "reciprocal", "self")})) {
+  const DeviceType device =
+      detail::op_device("reciprocal", {detail::device_of(self, "reciprocal", "self")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::reciprocal(self);
     case DeviceType::Lazy:
       return lazy::reciprocal(self);
-    case DeviceType::CUDA:
-      return detail::device_kernel<decltype(dispatch_reciprocal)>(DeviceType::CUDA,
-                                                                  "reciprocal")(self);
-    default:
-      return cpu::reciprocal(self);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_reciprocal)>(device, "reciprocal")(self);
   }
 }
-
 // addcmul_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)
 const Tensor& dispatch_addcmul_inplace(const Tensor& self, const Tensor& tensor1,
                                        const Tensor& tensor2, const Scalar& value) {
-  switch (detail::op_device("addcmul_", {detail::device_of(self, "addcmul_", "self"),
-                                         detail::device_of(tensor1, "addcmul_", "tensor1"),
-                                         detail::device_of(tensor2, "addcmul_", "tensor2")})) {
+  const DeviceType device =
+      detail::op_device("addcmul_", {detail::device_of(self, "addcmul_", "self"),
+                                     detail::device_of(tensor1, "addcmul_", "tensor1"),
+                                     detail::device_of(tensor2, "addcmul_", "tensor2")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::addcmul_inplace(self, tensor1, tensor2, value);
     case DeviceType::Lazy:
       return lazy::addcmul_inplace(self, tensor1, tensor2, value);
-    case DeviceType::CUDA:
-      return detail::device_kernel<decltype(dispatch_addcmul_inplace)>(
-          DeviceType::CUDA, "addcmul_")(self, tensor1, tensor2, value);
-    default:
-      return cpu::addcmul_inplace(self, tensor1, tensor2, value);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_addcmul_inplace)>(device, "addcmul_")(
+          self, tensor1, tensor2, value);
   }
 }
-
 // addcdiv_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)
 const Tensor& dispatch_addcdiv_inplace(const Tensor& self, const Tensor& tensor1,
                                        const Tensor& tensor2, const Scalar& value) {
-  switch (detail::op_device("addcdiv_", {detail::device_of(self, "addcdiv_", "self"),
-                                         detail::device_of(tensor1, "addcdiv_", "tensor1"),
-                                         detail::device_of(tensor2, "addcdiv_", "tensor2")})) {
+  const DeviceType device =
+      detail::op_device("addcdiv_", {detail::device_of(self, "addcdiv_", "self"),
+                                     detail::device_of(tensor1, "addcdiv_", "tensor1"),
+                                     detail::device_of(tensor2, "addcdiv_", "tensor2")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::addcdiv_inplace(self, tensor1, tensor2, value);
     case DeviceType::Lazy:
       return lazy::addcdiv_inplace(self, tensor1, tensor2, value);
-    case DeviceType::CUDA:
-      return detail::device_kernel<decltype(dispatch_addcdiv_inplace)>(
-          DeviceType::CUDA, "addcdiv_")(self, tensor1, tensor2, value);
-    default:
-      return cpu::addcdiv_inplace(self, tensor1, tensor2, value);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_addcdiv_inplace)>(device, "addcdiv_")(
+          self, tensor1, tensor2, value);
   }
 }
-
 // fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)
 const Tensor& dispatch_fill_inplace_scalar(const Tensor& self, const Scalar& value) {
-  switch (detail::op_device("fill_.Scalar", {detail::device_of(self, "fill_.Scalar", "self")})) {
+  const DeviceType device =
+      detail::op_device("fill_.Scalar", {detail::device_of(self, "fill_.Scalar", "self")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::fill_inplace_scalar(self, value);
     case DeviceType::Lazy:
       return lazy::fill_inplace_scalar(self, value);
-    case DeviceType::CUDA:
-      return detail::device_kernel<decltype(dispatch_fill_inplace_scalar)>(
-          DeviceType::CUDA, "fill_.Scalar")(self, value);
-    default:
-      return cpu::fill_inplace_scalar(self, value);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_fill_inplace_scalar)>(device, "fill_.Scalar")(
+          self, value);
   }
 }
-
 // zero_(Tensor(a!) self) -> Tensor(a!)
 const Tensor& dispatch_zero_inplace(const Tensor& self) {
-  switch (detail::op_device("zero_", {detail::device_of(self, "zero_", "self")})) {
+  const DeviceType device = detail::op_device("zero_", {detail::device_of(self, "zero_", "self")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::zero_inplace(self);
     case DeviceType::Lazy:
       return lazy::zero_inplace(self);
-    case DeviceType::CUDA:
-      return detail::device_kernel<decltype(dispatch_zero_inplace)>(DeviceType::CUDA,
-                                                                    "zero_")(self);
-    default:
-      return cpu::zero_inplace(self);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_zero_inplace)>(device, "zero_")(self);
   }
 }
-
 // copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)
 const Tensor& dispatch_copy_inplace(const Tensor& self, const Tensor& src, bool non_blocking) {
-  switch (detail::op_device("copy_", {detail::device_of(self, "copy_", "self"),
-                                      detail::device_of(src, "copy_", "src")})) {
+  const DeviceType device = detail::op_device(
+      "copy_", {detail::device_of(self, "copy_", "self"), detail::device_of(src, "copy_", "src")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::copy_inplace(self, src, non_blocking);
     case DeviceType::Lazy:
       return lazy::copy_inplace(self, src, non_blocking);
-    case DeviceType::CUDA:
-      return detail::device_kernel<decltype(dispatch_copy_inplace)>(DeviceType::CUDA, "copy_")(
-          self, src, non_blocking);
-    default:
-      return cpu::copy_inplace(self, src, non_blocking);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_copy_inplace)>(device, "copy_")(self, src,
+                                                                                     non_blocking);
   }
 }
-
 // eq.Tensor(Tensor self, Tensor other) -> Tensor
 Tensor dispatch_eq_tensor(const Tensor& self, const Tensor& other) {
-  switch (detail::op_device("eq.Tensor", {detail::device_of(self, "eq.Tensor", "self"),
-                                          detail::device_of(other, "eq.Tensor", "other")})) {
+  const DeviceType device =
+      detail::op_device("eq.Tensor", {detail::device_of(self, "eq.Tensor", "self"),
+                                      detail::device_of(other, "eq.Tensor", "other")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::eq_tensor(self, other);
     case DeviceType::Lazy:
       return lazy::eq_tensor(self, other);
-    case DeviceType::CUDA:
-      return detail::device_kernel<decltype(dispatch_eq_tensor)>(DeviceType::CUDA, "eq.Tensor")(
-          self, other);
-    default:
-      return cpu::eq_tensor(self, other);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_eq_tensor)>(device, "eq.Tensor")(self, other);
   }
 }
-
 // ne.Tensor(Tensor self, Tensor other) -> Tensor
 Tensor dispatch_ne_tensor(const Tensor& self, const Tensor& other) {
-  switch (detail::op_device("ne.Tensor", {detail::device_of(self, "ne.Tensor", "self"),
-                                          detail::device_of(other, "ne.Tensor", "other")})) {
+  const DeviceType device =
+      detail::op_device("ne.Tensor", {detail::device_of(self, "ne.Tensor", "self"),
+                                      detail::device_of(other, "ne.Tensor", "other")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::ne_tensor(self, other);
     case DeviceType::Lazy:
       return lazy::ne_tensor(self, other);
-    case DeviceType::CUDA:
-      return detail::device_kernel<decltype(dispatch_ne_tensor)>(DeviceType::CUDA, "ne.Tensor")(
-          self, other);
-    default:
-      return cpu::ne_tensor(self, other);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_ne_tensor)>(device, "ne.Tensor")(self, other);
   }
 }
-
 // lt.Tensor(Tensor self, Tensor other) -> Tensor
 Tensor dispatch_lt_tensor(const Tensor& self, const Tensor& other) {
-  switch (detail::op_device("lt.Tensor", {detail::device_of(self, "lt.Tensor", "self"),
-                                          detail::device_of(other, "lt.Tensor", "other")})) {
+  const DeviceType device =
+      detail::op_device("lt.Tensor", {detail::device_of(self, "lt.Tensor", "self"),
+                                      detail::device_of(other, "lt.Tensor", "other")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::lt_tensor(self, other);
     case DeviceType::Lazy:
       return lazy::lt_tensor(self, other);
-    case DeviceType::CUDA:
-      return detail::device_kernel<decltype(dispatch_lt_tensor)>(DeviceType::CUDA, "lt.Tensor")(
-          self, other);
-    default:
-      return cpu::lt_tensor(self, other);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_lt_tensor)>(device, "lt.Tensor")(self, other);
   }
 }
-
 // le.Tensor(Tensor self, Tensor other) -> Tensor
 Tensor dispatch_le_tensor(const Tensor& self, const Tensor& other) {
-  switch (detail::op_device("le.Tensor", {detail::device_of(self, "le.Tensor", "self"),
-                                          detail::device_of(other, "le.Tensor", "other")})) {
+  const DeviceType device =
+      detail::op_device("le.Tensor", {detail::device_of(self, "le.Tensor", "self"),
+                                      detail::device_of(other, "le.Tensor", "other")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::le_tensor(self, other);
     case DeviceType::Lazy:
       return lazy::le_tensor(self, other);
-    case DeviceType::CUDA:
-      return detail::device_kernel<decltype(dispatch_le_tensor)>(DeviceType::CUDA, "le.Tensor")(
-          self, other);
-    default:
-      return cpu::le_tensor(self, other);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_le_tensor)>(device, "le.Tensor")(self, other);
   }
 }
-
 // gt.Tensor(Tensor self, Tensor other) -> Tensor
 Tensor dispatch_gt_tensor(const Tensor& self, const Tensor& other) {
-  switch (detail::op_device("gt.Tensor", {detail::device_of(self, "gt.Tensor", "self"),
-                                          detail::device_of(other, "gt.Tensor", "other")})) {
+  const DeviceType device =
+      detail::op_device("gt.Tensor", {detail::device_of(self, "gt.Tensor", "self"),
+                                      detail::device_of(other, "gt.Tensor", "other")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::gt_tensor(self, other);
     case DeviceType::Lazy:
       return lazy::gt_tensor(self, other);
-    case DeviceType::CUDA:
-      return detail::device_kernel<decltype(dispatch_gt_tensor)>(DeviceType::CUDA, "gt.Tensor")(
-          self, other);
-    default:
-      return cpu::gt_tensor(self, other);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_gt_tensor)>(device, "gt.Tensor")(self, other);
   }
 }
-
 // ge.Tensor(Tensor self, Tensor other) -> Tensor
 Tensor dispatch_ge_tensor(const Tensor& self, const Tensor& other) {
-  switch (detail::op_device("ge.Tensor", {detail::device_of(self, "ge.Tensor", "self"),
-                                          detail::device_of(other, "ge.Tensor", "other")})) {
+  const DeviceType device =
+      detail::op_device("ge.Tensor", {detail::device_of(self, "ge.Tensor", "self"),
+                                      detail::device_of(other, "ge.Tensor", "other")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::ge_tensor(self, other);
     case DeviceType::Lazy:
       return lazy::ge_tensor(self, other);
-    case DeviceType::CUDA:
-      return detail::device_kernel<decltype(dispatch_ge_tensor)>(DeviceType::CUDA, "ge.Tensor")(
-          self, other);
-    default:
-      return cpu::ge_tensor(self, other);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_ge_tensor)>(device, "ge.Tensor")(self, other);
   }
 }
-
 // gt.Scalar(Tensor self, Scalar other) -> Tensor
 Tensor dispatch_gt_scalar(const Tensor& self, const Scalar& other) {
-  switch (detail::op_device("gt.Scalar", {detail::device_of(self, "gt.Scalar", "self")})) {
+  const DeviceType device =
+      detail::op_device("gt.Scalar", {detail::device_of(self, "gt.Scalar", "self")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::gt_scalar(self, other);
     case DeviceType::Lazy:
       return lazy::gt_scalar(self, other);
-    case DeviceType::CUDA:
-      return detail::device_kernel<decltype(dispatch_gt_scalar)>(DeviceType::CUDA, "gt.Scalar")(
-          self, other);
-    default:
-      return cpu::gt_scalar(self, other);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_gt_scalar)>(device, "gt.Scalar")(self, other);
   }
 }
-
 // eq.Scalar(Tensor self, Scalar other) -> Tensor
 Tensor dispatch_eq_scalar(const Tensor& self, const Scalar& other) {
-  switch (detail::op_device("eq.Scalar", {detail::device_of(self, "eq.Scalar", "self")})) {
+  const DeviceType device =
+      detail::op_device("eq.Scalar", {detail::device_of(self, "eq.Scalar", "self")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::eq_scalar(self, other);
     case DeviceType::Lazy:
       return lazy::eq_scalar(self, other);
-    case DeviceType::CUDA:
-      return detail::device_kernel<decltype(dispatch_eq_scalar)>(DeviceType::CUDA, "eq.Scalar")(
-          self, other);
-    default:
-      return cpu::eq_scalar(self, other);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_eq_scalar)>(device, "eq.Scalar")(self, other);
   }
 }
-
 // ne.Scalar(Tensor self, Scalar other) -> Tensor
 Tensor dispatch_ne_scalar(const Tensor& self, const Scalar& other) {
-  switch (detail::op_device("ne.Scalar", {detail::device_of(self, "ne.Scalar", "self")})) {
+  const DeviceType device =
+      detail::op_device("ne.Scalar", {detail::device_of(self, "ne.Scalar", "self")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::ne_scalar(self, other);
     case DeviceType::Lazy:
       return lazy::ne_scalar(self, other);
-    case DeviceType::CUDA:
-      return detail::device_kernel<decltype(dispatch_ne_scalar)>(DeviceType::CUDA, "ne.Scalar")(
-          self, other);
-    default:
-      return cpu::ne_scalar(self, other);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_ne_scalar)>(device, "ne.Scalar")(self, other);
   }
 }
-
 // lt.Scalar(Tensor self, Scalar other) -> Tensor
 Tensor dispatch_lt_scalar(const Tensor& self, const Scalar& other) {
-  switch (detail::op_device("lt.Scalar", {detail::device_of(self, "lt.Scalar", "self")})) {
+  const DeviceType device =
+      detail::op_device("lt.Scalar", {detail::device_of(self, "lt.Scalar", "self")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::lt_scalar(self, other);
     case DeviceType::Lazy:
       return lazy::lt_scalar(self, other);
-    case DeviceType::CUDA:
-      return detail::device_kernel<decltype(dispatch_lt_scalar)>(DeviceType::CUDA, "lt.Scalar")(
-          self, other);
-    default:
-      return cpu::lt_scalar(self, other);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_lt_scalar)>(device, "lt.Scalar")(self, other);
   }
 }
-
 // le.Scalar(Tensor self, Scalar other) -> Tensor
 Tensor dispatch_le_scalar(const Tensor& self, const Scalar& other) {
-  switch (detail::op_device("le.Scalar", {detail::device_of(self, "le.Scalar", "self")})) {
+  const DeviceType device =
+      detail::op_device("le.Scalar", {detail::device_of(self, "le.Scalar", "self")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::le_scalar(self, other);
     case DeviceType::Lazy:
       return lazy::le_scalar(self, other);
-    case DeviceType::CUDA:
-      return detail::device_kernel<decltype(dispatch_le_scalar)>(DeviceType::CUDA, "le.Scalar")(
-          self, other);
-    default:
-      return cpu::le_scalar(self, other);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_le_scalar)>(device, "le.Scalar")(self, other);
   }
 }
-
 // ge.Scalar(Tensor self, Scalar other) -> Tensor
 Tensor dispatch_ge_scalar(const Tensor& self, const Scalar& other) {
-  switch (detail::op_device("ge.Scalar", {detail::device_of(self, "ge.Scalar", "self")})) {
+  const DeviceType device =
+      detail::op_device("ge.Scalar", {detail::device_of(self, "ge.Scalar", "self")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::ge_scalar(self, other);
     case DeviceType::Lazy:
       return lazy::ge_scalar(self, other);
-    case DeviceType::CUDA:
-      return detail::device_kernel<decltype(dispatch_ge_scalar)>(DeviceType::CUDA, "ge.Scalar")(
-          self, other);
-    default:
-      return cpu::ge_scalar(self, other);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_ge_scalar)>(device, "ge.Scalar")(self, other);
   }
 }
-
 // where.self(Tensor condition, Tensor self, Tensor other) -> Tensor
 Tensor dispatch_where_self(const Tensor& condition, const Tensor& self, const Tensor& other) {
-  switch (detail::op_device("where.self", {detail::device_of(condition, "where.self", "condition"),
-                                           detail::device_of(self, "where.self", "self"),
-                                           detail::device_of(other, "where.self", "other")})) {
+  const DeviceType device =
+      detail::op_device("where.self", {detail::device_of(condition, "where.self", "condition"),
+                                       detail::device_of(self, "where.self", "self"),
+                                       detail::device_of(other, "where.self", "other")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::where_self(condition, self, other);
     case DeviceType::Lazy:
       return lazy::where_self(condition, self, other);
-    case DeviceType::CUDA:
-      return detail::device_kernel<decltype(dispatch_where_self)>(DeviceType::CUDA, "where.self")(
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_where_self)>(device, "where.self")(
           condition, self, other);
-    default:
-      return cpu::where_self(condition, self, other);
   }
 }
-
 // rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
 Tensor dispatch_rsub_tensor(const Tensor& self, const Tensor& other, const Scalar& alpha) {
-  switch (detail::op_device("rsub.Tensor", {detail::device_of(self, "rsub.Tensor", "self"),
-                                            detail::device_of(other, "rsub.Tensor", "other")})) {
+  const DeviceType device =
+      detail::op_device("rsub.Tensor", {detail::device_of(self, "rsub.Tensor", "self"),
+                                        detail::device_of(other, "rsub.Tensor", "other")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::rsub_tensor(self, other, alpha);
     case DeviceType::Lazy:
       return lazy::rsub_tensor(self, other, alpha);
-    case DeviceType::CUDA:
-      return detail::device_kernel<decltype(dispatch_rsub_tensor)>(DeviceType::CUDA, "rsub.Tensor")(
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_rsub_tensor)>(device, "rsub.Tensor")(
           self, other, alpha);
-    default:
-      return cpu::rsub_tensor(self, other, alpha);
   }
 }
-
 // rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
 Tensor dispatch_rsub_scalar(const Tensor& self, const Scalar& other, const Scalar& alpha) {
-  switch (detail::op_device("rsub.Scalar", {detail::device_of(self, "rsub.Scalar", "self")})) {
+  const DeviceType device =
+      detail::op_device("rsub.Scalar", {detail::device_of(self, "rsub.Scalar", "self")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::rsub_scalar(self, other, alpha);
     case DeviceType::Lazy:
       return lazy::rsub_scalar(self, other, alpha);
-    case DeviceType::CUDA:
-      return detail::device_kernel<decltype(dispatch_rsub_scalar)>(DeviceType::CUDA, "rsub.Scalar")(
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_rsub_scalar)>(device, "rsub.Scalar")(
           self, other, alpha);
-    default:
-      return cpu::rsub_scalar(self, other, alpha);
   }
 }
-
 // addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
 Tensor dispatch_addcmul(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2,
                         const Scalar& value) {
-  switch (detail::op_device("addcmul", {detail::device_of(self, "addcmul", "self"),
-                                        detail::device_of(tensor1, "addcmul", "tensor1"),
-                                        detail::device_of(tensor2, "addcmul", "tensor2")})) {
+  const DeviceType device =
+      detail::op_device("addcmul", {detail::device_of(self, "addcmul", "self"),
+                                    detail::device_of(tensor1, "addcmul", "tensor1"),
+                                    detail::device_of(tensor2, "addcmul", "tensor2")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::addcmul(self, tensor1, tensor2, value);
     case DeviceType::Lazy:
       return lazy::addcmul(self, tensor1, tensor2, value);
-    case DeviceType::CUDA:
-      return detail::device_kernel<decltype(dispatch_addcmul)>(DeviceType::CUDA, "addcmul")(
-          self, tensor1, tensor2, value);
-    default:
-      return cpu::addcmul(self, tensor1, tensor2, value);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_addcmul)>(device, "addcmul")(self, tensor1,
+                                                                                  tensor2, value);
   }
 }
-
 // addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
 Tensor dispatch_addcdiv(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2,
                         const Scalar& value) {
-  switch (detail::op_device("addcdiv", {detail::device_of(self, "addcdiv", "self"),
-                                        detail::device_of(tensor1, "addcdiv", "tensor1"),
-                                        detail::device_of(tensor2, "addcdiv", "tensor2")})) {
+  const DeviceType device =
+      detail::op_device("addcdiv", {detail::device_of(self, "addcdiv", "self"),
+                                    detail::device_of(tensor1, "addcdiv", "tensor1"),
+                                    detail::device_of(tensor2, "addcdiv", "tensor2")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::addcdiv(self, tensor1, tensor2, value);
     case DeviceType::Lazy:
       return lazy::addcdiv(self, tensor1, tensor2, value);
-    case DeviceType::CUDA:
-      return detail::device_kernel<decltype(dispatch_addcdiv)>(DeviceType::CUDA, "addcdiv")(
-          self, tensor1, tensor2, value);
-    default:
-      return cpu::addcdiv(self, tensor1, tensor2, value);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_addcdiv)>(device, "addcdiv")(self, tensor1,
+                                                                                  tensor2, value);
   }
 }
-
 // lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor
 Tensor dispatch_lerp_scalar(const Tensor& self, const Tensor& end, const Scalar& weight) {
-  switch (detail::op_device("lerp.Scalar", {detail::device_of(self, "lerp.Scalar", "self"),
-                                            detail::device_of(end, "lerp.Scalar", "end")})) {
+  const DeviceType device =
+      detail::op_device("lerp.Scalar", {detail::device_of(self, "lerp.Scalar", "self"),
+                                        detail::device_of(end, "lerp.Scalar", "end")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::lerp_scalar(self, end, weight);
     case DeviceType::Lazy:
       return lazy::lerp_scalar(self, end, weight);
-    case DeviceType::CUDA:
-      return detail::device_kernel<decltype(dispatch_lerp_scalar)>(DeviceType::CUDA, "lerp.Scalar")(
-          self, end, weight);
-    default:
-      return cpu::lerp_scalar(self, end, weight);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_lerp_scalar)>(device, "lerp.Scalar")(self, end,
+                                                                                          weight);
   }
 }
-
 // lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor
 Tensor dispatch_lerp_tensor(const Tensor& self, const Tensor& end, const Tensor& weight) {
-  switch (detail::op_device("lerp.Tensor", {detail::device_of(self, "lerp.Tensor", "self"),
-                                            detail::device_of(end, "lerp.Tensor", "end"),
-                                            detail::device_of(weight, "lerp.Tensor", "weight")})) {
+  const DeviceType device =
+      detail::op_device("lerp.Tensor", {detail::device_of(self, "lerp.Tensor", "self"),
+                                        detail::device_of(end, "lerp.Tensor", "end"),
+                                        detail::device_of(weight, "lerp.Tensor", "weight")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::lerp_tensor(self, end, weight);
     case DeviceType::Lazy:
       return lazy::lerp_tensor(self, end, weight);
-    case DeviceType::CUDA:
-      return detail::device_kernel<decltype(dispatch_lerp_tensor)>(DeviceType::CUDA, "lerp.Tensor")(
-          self, end, weight);
-    default:
-      return cpu::lerp_tensor(self, end, weight);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_lerp_tensor)>(device, "lerp.Tensor")(self, end,
+                                                                                          weight);
   }
 }
-
 // pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor
 Tensor dispatch_pow_tensor_tensor(const Tensor& self, const Tensor& exponent) {
-  switch (detail::op_device("pow.Tensor_Tensor",
-                            {detail::device_of(self, "pow.Tensor_Tensor", "self"),
-                             detail::device_of(exponent, "pow.Tensor_Tensor", "exponent")})) {
+  const DeviceType device = detail::op_device(
+      "pow.Tensor_Tensor", {detail::device_of(self, "pow.Tensor_Tensor", "self"),
+                            detail::device_of(exponent, "pow.Tensor_Tensor", "exponent")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::pow_tensor_tensor(self, exponent);
     case DeviceType::Lazy:
       return lazy::pow_tensor_tensor(self, exponent);
-    case DeviceType::CUDA:
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
       return detail::device_kernel<decltype(dispatch_pow_tensor_tensor)>(
-          DeviceType::CUDA, "pow.Tensor_Tensor")(self, exponent);
-    default:
-      return cpu::pow_tensor_tensor(self, exponent);
+          device, "pow.Tensor_Tensor")(self, exponent);
   }
 }
-
 // atan2(Tensor self, Tensor other) -> Tensor
 Tensor dispatch_atan2(const Tensor& self, const Tensor& other) {
-  switch (detail::op_device("atan2", {detail::device_of(self, "atan2", "self"),
-                                      detail::device_of(other, "atan2", "other")})) {
+  const DeviceType device = detail::op_device(
+      "atan2",
+      {detail::device_of(self, "atan2", "self"), detail::device_of(other, "atan2", "other")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::atan2(self, other);
     case DeviceType::Lazy:
       return lazy::atan2(self, other);
-    case DeviceType::CUDA:
-      return detail::device_kernel<decltype(dispatch_atan2)>(DeviceType::CUDA, "atan2")(self,
-                                                                                        other);
-    default:
-      return cpu::atan2(self, other);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_atan2)>(device, "atan2")(self, other);
   }
 }
-
 // remainder.Tensor(Tensor self, Tensor other) -> Tensor
 Tensor dispatch_remainder_tensor(const Tensor& self, const Tensor& other) {
-  switch (detail::op_device("remainder.Tensor",
-                            {detail::device_of(self, "remainder.Tensor", "self"),
-                             detail::device_of(other, "remainder.Tensor", "other")})) {
+  const DeviceType device = detail::op_device(
+      "remainder.Tensor", {detail::device_of(self, "remainder.Tensor", "self"),
+                           detail::device_of(other, "remainder.Tensor", "other")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::remainder_tensor(self, other);
     case DeviceType::Lazy:
       return lazy::remainder_tensor(self, other);
-    case DeviceType::CUDA:
-      return detail::device_kernel<decltype(dispatch_remainder_tensor)>(
-          DeviceType::CUDA, "remainder.Tensor")(self, other);
-    default:
-      return cpu::remainder_tensor(self, other);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_remainder_tensor)>(device, "remainder.Tensor")(
+          self, other);
   }
 }
-
 // remainder.Scalar(Tensor self, Scalar other) -> Tensor
 Tensor dispatch_remainder_scalar(const Tensor& self, const Scalar& other) {
-  switch (detail::op_device("remainder.Scalar",
-                            {detail::device_of(self, "remainder.Scalar", "self")})) {
+  const DeviceType device =
+      detail::op_device("remainder.Scalar", {detail::device_of(self, "remainder.Scalar", "self")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::remainder_scalar(self, other);
     case DeviceType::Lazy:
       return lazy::remainder_scalar(self, other);
-    case DeviceType::CUDA:
-      return detail::device_kernel<decltype(dispatch_remainder_scalar)>(
-          DeviceType::CUDA, "remainder.Scalar")(self, other);
-    default:
-      return cpu::remainder_scalar(self, other);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_remainder_scalar)>(device, "remainder.Scalar")(
+          self, other);
   }
 }
-
 // fmod.Tensor(Tensor self, Tensor other) -> Tensor
 Tensor dispatch_fmod_tensor(const Tensor& self, const Tensor& other) {
-  switch (detail::op_device("fmod.Tensor", {detail::device_of(self, "fmod.Tensor", "self"),
-                                            detail::device_of(other, "fmod.Tensor", "other")})) {
+  const DeviceType device =
+      detail::op_device("fmod.Tensor", {detail::device_of(self, "fmod.Tensor", "self"),
+                                        detail::device_of(other, "fmod.Tensor", "other")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::fmod_tensor(self, other);
     case DeviceType::Lazy:
       return lazy::fmod_tensor(self, other);
-    case DeviceType::CUDA:
-      return detail::device_kernel<decltype(dispatch_fmod_tensor)>(DeviceType::CUDA, "fmod.Tensor")(
-          self, other);
-    default:
-      return cpu::fmod_tensor(self, other);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_fmod_tensor)>(device, "fmod.Tensor")(self,
+                                                                                          other);
   }
 }
-
 // fmod.Scalar(Tensor self, Scalar other) -> Tensor
 Tensor dispatch_fmod_scalar(const Tensor& self, const Scalar& other) {
-  switch (detail::op_device("fmod.Scalar", {detail::device_of(self, "fmod.Scalar", "self")})) {
+  const DeviceType device =
+      detail::op_device("fmod.Scalar", {detail::device_of(self, "fmod.Scalar", "self")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::fmod_scalar(self, other);
     case DeviceType::Lazy:
       return lazy::fmod_scalar(self, other);
-    case DeviceType::CUDA:
-      return detail::device_kernel<decltype(dispatch_fmod_scalar)>(DeviceType::CUDA, "fmod.Scalar")(
-          self, other);
-    default:
-      return cpu::fmod_scalar(self, other);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_fmod_scalar)>(device, "fmod.Scalar")(self,
+                                                                                          other);
   }
 }
-
 // clamp_min(Tensor self, Scalar min) -> Tensor
 Tensor dispatch_clamp_min(const Tensor& self, const Scalar& min) {
-  switch (detail::op_device("clamp_min", {detail::device_of(self, "clamp_min", "self")})) {
+  const DeviceType device =
+      detail::op_device("clamp_min", {detail::device_of(self, "clamp_min", "self")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::clamp_min(self, min);
     case DeviceType::Lazy:
       return lazy::clamp_min(self, min);
-    case DeviceType::CUDA:
-      return detail::device_kernel<decltype(dispatch_clamp_min)>(DeviceType::CUDA, "clamp_min")(
-          self, min);
-    default:
-      return cpu::clamp_min(self, min);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_clamp_min)>(device, "clamp_min")(self, min);
   }
 }
-
 // clamp_max(Tensor self, Scalar max) -> Tensor
 Tensor dispatch_clamp_max(const Tensor& self, const Scalar& max) {
-  switch (detail::op_device("clamp_max", {detail::device_of(self, "clamp_max", "self")})) {
+  const DeviceType device =
+      detail::op_device("clamp_max", {detail::device_of(self, "clamp_max", "self")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::clamp_max(self, max);
     case DeviceType::Lazy:
       return lazy::clamp_max(self, max);
-    case DeviceType::CUDA:
-      return detail::device_kernel<decltype(dispatch_clamp_max)>(DeviceType::CUDA, "clamp_max")(
-          self, max);
-    default:
-      return cpu::clamp_max(self, max);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_clamp_max)>(device, "clamp_max")(self, max);
   }
 }
-
 // sin(Tensor self) -> Tensor
 Tensor dispatch_sin(const Tensor& self) {
-  switch (detail::op_device("sin", {detail::device_of(self, "sin", "self")})) {
+  const DeviceType device = detail::op_device("sin", {detail::device_of(self, "sin", "self")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::sin(self);
     case DeviceType::Lazy:
       return lazy::sin(self);
-    case DeviceType::CUDA:
-      return detail::device_kernel<decltype(dispatch_sin)>(DeviceType::CUDA, "sin")(self);
-    default:
-      return cpu::sin(self);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_sin)>(device, "sin")(self);
   }
 }
-
 // cos(Tensor self) -> Tensor
 Tensor dispatch_cos(const Tensor& self) {
-  switch (detail::op_device("cos", {detail::device_of(self, "cos", "self")})) {
+  const DeviceType device = detail::op_device("cos", {detail::device_of(self, "cos", "self")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::cos(self);
     case DeviceType::Lazy:
       return lazy::cos(self);
-    case DeviceType::CUDA:
-      return detail::device_kernel<decltype(dispatch_cos)>(DeviceType::CUDA, "cos")(self);
-    default:
-      return cpu::cos(self);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_cos)>(device, "cos")(self);
   }
 }
-
 // tan(Tensor self) -> Tensor
 Tensor dispatch_tan(const Tensor& self) {
-  switch (detail::op_device("tan", {detail::device_of(self, "tan", "self")})) {
+  const DeviceType device = detail::op_device("tan", {detail::device_of(self, "tan", "self")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::tan(self);
     case DeviceType::Lazy:
       return lazy::tan(self);
-    case DeviceType::CUDA:
-      return detail::device_kernel<decltype(dispatch_tan)>(DeviceType::CUDA, "tan")(self);
-    default:
-      return cpu::tan(self);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_tan)>(device, "tan")(self);
   }
 }
-
 // atan(Tensor self) -> Tensor
 Tensor dispatch_atan(const Tensor& self) {
-  switch (detail::op_device("atan", {detail::device_of(self, "atan", "self")})) {
+  const DeviceType device = detail::op_device("atan", {detail::device_of(self, "atan", "self")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::atan(self);
     case DeviceType::Lazy:
       return lazy::atan(self);
-    case DeviceType::CUDA:
-      return detail::device_kernel<decltype(dispatch_atan)>(DeviceType::CUDA, "atan")(self);
-    default:
-      return cpu::atan(self);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_atan)>(device, "atan")(self);
   }
 }
-
 // sinh(Tensor self) -> Tensor
 Tensor dispatch_sinh(const Tensor& self) {
-  switch (detail::op_device("sinh", {detail::device_of(self, "sinh", "self")})) {
+  const DeviceType device = detail::op_device("sinh", {detail::device_of(self, "sinh", "self")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::sinh(self);
     case DeviceType::Lazy:
       return lazy::sinh(self);
-    case DeviceType::CUDA:
-      return detail::device_kernel<decltype(dispatch_sinh)>(DeviceType::CUDA, "sinh")(self);
-    default:
-      return cpu::sinh(self);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_sinh)>(device, "sinh")(self);
   }
 }
-
 // cosh(Tensor self) -> Tensor
 Tensor dispatch_cosh(const Tensor& self) {
-  switch (detail::op_device("cosh", {detail::device_of(self, "cosh", "self")})) {
+  const DeviceType device = detail::op_device("cosh", {detail::device_of(self, "cosh", "self")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::cosh(self);
     case DeviceType::Lazy:
       return lazy::cosh(self);
-    case DeviceType::CUDA:
-      return detail::device_kernel<decltype(dispatch_cosh)>(DeviceType::CUDA, "cosh")(self);
-    default:
-      return cpu::cosh(self);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_cosh)>(device, "cosh")(self);
   }
 }
-
 // asinh(Tensor self) -> Tensor
 Tensor dispatch_asinh(const Tensor& self) {
-  switch (detail::op_device("asinh", {detail::device_of(self, "asinh", "self")})) {
+  const DeviceType device = detail::op_device("asinh", {detail::device_of(self, "asinh", "self")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::asinh(self);
     case DeviceType::Lazy:
       return lazy::asinh(self);
-    case DeviceType::CUDA:
-      return detail::device_kernel<decltype(dispatch_asinh)>(DeviceType::CUDA, "asinh")(self);
-    default:
-      return cpu::asinh(self);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_asinh)>(device, "asinh")(self);
   }
 }
-
 // erf(Tensor self) -> Tensor
 Tensor dispatch_erf(const Tensor& self) {
-  switch (detail::op_device("erf", {detail::device_of(self, "erf", "self")})) {
+  const DeviceType device = detail::op_device("erf", {detail::device_of(self, "erf", "self")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::erf(self);
     case DeviceType::Lazy:
       return lazy::erf(self);
-    case DeviceType::CUDA:
-      return detail::device_kernel<decltype(dispatch_erf)>(DeviceType::CUDA, "erf")(self);
-    default:
-      return cpu::erf(self);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_erf)>(device, "erf")(self);
   }
 }
-
 // erfc(Tensor self) -> Tensor
 Tensor dispatch_erfc(const Tensor& self) {
-  switch (detail::op_device("erfc", {detail::device_of(self, "erfc", "self")})) {
+  const DeviceType device = detail::op_device("erfc", {detail::device_of(self, "erfc", "self")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::erfc(self);
     case DeviceType::Lazy:
       return lazy::erfc(self);
-    case DeviceType::CUDA:
-      return detail::device_kernel<decltype(dispatch_erfc)>(DeviceType::CUDA, "erfc")(self);
-    default:
-      return cpu::erfc(self);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_erfc)>(device, "erfc")(self);
   }
 }
-
 // log1p(Tensor self) -> Tensor
 Tensor dispatch_log1p(const Tensor& self) {
-  switch (detail::op_device("log1p", {detail::device_of(self, "log1p", "self")})) {
+  const DeviceType device = detail::op_device("log1p", {detail::device_of(self, "log1p", "self")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::log1p(self);
     case DeviceType::Lazy:
       return lazy::log1p(self);
-    case DeviceType::CUDA:
-      return detail::device_kernel<decltype(dispatch_log1p)>(DeviceType::CUDA, "log1p")(self);
-    default:
-      return cpu::log1p(self);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_log1p)>(device, "log1p")(self);
   }
 }
-
 // expm1(Tensor self) -> Tensor
 Tensor dispatch_expm1(const Tensor& self) {
-  switch (detail::op_device("expm1", {detail::device_of(self, "expm1", "self")})) {
+  const DeviceType device = detail::op_device("expm1", {detail::device_of(self, "expm1", "self")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::expm1(self);
     case DeviceType::Lazy:
       return lazy::expm1(self);
-    case DeviceType::CUDA:
-      return detail::device_kernel<decltype(dispatch_expm1)>(DeviceType::CUDA, "expm1")(self);
-    default:
-      return cpu::expm1(self);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_expm1)>(device, "expm1")(self);
   }
 }
-
 // log2(Tensor self) -> Tensor
 Tensor dispatch_log2(const Tensor& self) {
-  switch (detail::op_device("log2", {detail::device_of(self, "log2", "self")})) {
+  const DeviceType device = detail::op_device("log2", {detail::device_of(self, "log2", "self")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::log2(self);
     case DeviceType::Lazy:
       return lazy::log2(self);
-    case DeviceType::CUDA:
-      return detail::device_kernel<decltype(dispatch_log2)>(DeviceType::CUDA, "log2")(self);
-    default:
-      return cpu::log2(self);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_log2)>(device, "log2")(self);
   }
 }
-
 // log10(Tensor self) -> Tensor
 Tensor dispatch_log10(const Tensor& self) {
-  switch (detail::op_device("log10", {detail::device_of(self, "log10", "self")})) {
+  const DeviceType device = detail::op_device("log10", {detail::device_of(self, "log10", "self")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::log10(self);
     case DeviceType::Lazy:
       return lazy::log10(self);
-    case DeviceType::CUDA:
-      return detail::device_kernel<decltype(dispatch_log10)>(DeviceType::CUDA, "log10")(self);
-    default:
-      return cpu::log10(self);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_log10)>(device, "log10")(self);
   }
 }
-
 // exp2(Tensor self) -> Tensor
 Tensor dispatch_exp2(const Tensor& self) {
-  switch (detail::op_device("exp2", {detail::device_of(self, "exp2", "self")})) {
+  const DeviceType device = detail::op_device("exp2", {detail::device_of(self, "exp2", "self")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::exp2(self);
     case DeviceType::Lazy:
       return lazy::exp2(self);
-    case DeviceType::CUDA:
-      return detail::device_kernel<decltype(dispatch_exp2)>(DeviceType::CUDA, "exp2")(self);
-    default:
-      return cpu::exp2(self);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_exp2)>(device, "exp2")(self);
   }
 }
-
 // floor(Tensor self) -> Tensor
 Tensor dispatch_floor(const Tensor& self) {
-  switch (detail::op_device("floor", {detail::device_of(self, "floor", "self")})) {
+  const DeviceType device = detail::op_device("floor", {detail::device_of(self, "floor", "self")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::floor(self);
     case DeviceType::Lazy:
       return lazy::floor(self);
-    case DeviceType::CUDA:
-      return detail::device_kernel<decltype(dispatch_floor)>(DeviceType::CUDA, "floor")(self);
-    default:
-      return cpu::floor(self);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_floor)>(device, "floor")(self);
   }
 }
-
 // ceil(Tensor self) -> Tensor
 Tensor dispatch_ceil(const Tensor& self) {
-  switch (detail::op_device("ceil", {detail::device_of(self, "ceil", "self")})) {
+  const DeviceType device = detail::op_device("ceil", {detail::device_of(self, "ceil", "self")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::ceil(self);
     case DeviceType::Lazy:
       return lazy::ceil(self);
-    case DeviceType::CUDA:
-      return detail::device_kernel<decltype(dispatch_ceil)>(DeviceType::CUDA, "ceil")(self);
-    default:
-      return cpu::ceil(self);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_ceil)>(device, "ceil")(self);
   }
 }
-
 // trunc(Tensor self) -> Tensor
 Tensor dispatch_trunc(const Tensor& self) {
-  switch (detail::op_device("trunc", {detail::device_of(self, "trunc", "self")})) {
+  const DeviceType device = detail::op_device("trunc", {detail::device_of(self, "trunc", "self")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::trunc(self);
     case DeviceType::Lazy:
       return lazy::trunc(self);
-    case DeviceType::CUDA:
-      return detail::device_kernel<decltype(dispatch_trunc)>(DeviceType::CUDA, "trunc")(self);
-    default:
-      return cpu::trunc(self);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_trunc)>(device, "trunc")(self);
   }
 }
-
 // round(Tensor self) -> Tensor
 Tensor dispatch_round(const Tensor& self) {
-  switch (detail::op_device("round", {detail::device_of(self, "round", "self")})) {
+  const DeviceType device = detail::op_device("round", {detail::device_of(self, "round", "self")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::round(self);
     case DeviceType::Lazy:
       return lazy::round(self);
-    case DeviceType::CUDA:
-      return detail::device_kernel<decltype(dispatch_round)>(DeviceType::CUDA, "round")(self);
-    default:
-      return cpu::round(self);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_round)>(device, "round")(self);
   }
 }
-
 // frac(Tensor self) -> Tensor
 Tensor dispatch_frac(const Tensor& self) {
-  switch (detail::op_device("frac", {detail::device_of(self, "frac", "self")})) {
+  const DeviceType device = detail::op_device("frac", {detail::device_of(self, "frac", "self")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::frac(self);
     case DeviceType::Lazy:
       return lazy::frac(self);
-    case DeviceType::CUDA:
-      return detail::device_kernel<decltype(dispatch_frac)>(DeviceType::CUDA, "frac")(self);
-    default:
-      return cpu::frac(self);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_frac)>(device, "frac")(self);
   }
 }
-
 // sign(Tensor self) -> Tensor
 Tensor dispatch_sign(const Tensor& self) {
-  switch (detail::op_device("sign", {detail::device_of(self, "sign", "self")})) {
+  const DeviceType device = detail::op_device("sign", {detail::device_of(self, "sign", "self")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::sign(self);
     case DeviceType::Lazy:
       return lazy::sign(self);
-    case DeviceType::CUDA:
-      return detail::device_kernel<decltype(dispatch_sign)>(DeviceType::CUDA, "sign")(self);
-    default:
-      return cpu::sign(self);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_sign)>(device, "sign")(self);
   }
 }
-
 // sgn(Tensor self) -> Tensor
 Tensor dispatch_sgn(const Tensor& self) {
-  switch (detail::op_device("sgn", {detail::device_of(self, "sgn", "self")})) {
+  const DeviceType device = detail::op_device("sgn", {detail::device_of(self, "sgn", "self")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::sgn(self);
     case DeviceType::Lazy:
       return lazy::sgn(self);
-    case DeviceType::CUDA:
-      return detail::device_kernel<decltype(dispatch_sgn)>(DeviceType::CUDA, "sgn")(self);
-    default:
-      return cpu::sgn(self);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_sgn)>(device, "sgn")(self);
   }
 }
-
 // isnan(Tensor self) -> Tensor
 Tensor dispatch_isnan(const Tensor& self) {
-  switch (detail::op_device("isnan", {detail::device_of(self, "isnan", "self")})) {
+  const DeviceType device = detail::op_device("isnan", {detail::device_of(self, "isnan", "self")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::isnan(self);
     case DeviceType::Lazy:
       return lazy::isnan(self);
-    case DeviceType::CUDA:
-      return detail::device_kernel<decltype(dispatch_isnan)>(DeviceType::CUDA, "isnan")(self);
-    default:
-      return cpu::isnan(self);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_isnan)>(device, "isnan")(self);
   }
 }
-
 // logical_not(Tensor self) -> Tensor
 Tensor dispatch_logical_not(const Tensor& self) {
-  switch (detail::op_device("logical_not", {detail::device_of(self, "logical_not", "self")})) {
+  const DeviceType device =
+      detail::op_device("logical_not", {detail::device_of(self, "logical_not", "self")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::logical_not(self);
     case DeviceType::Lazy:
       return lazy::logical_not(self);
-    case DeviceType::CUDA:
-      return detail::device_kernel<decltype(dispatch_logical_not)>(DeviceType::CUDA,
-                                                                   "logical_not")(self);
-    default:
-      return cpu::logical_not(self);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_logical_not)>(device, "logical_not")(self);
   }
 }
-
 // logical_and(Tensor self, Tensor other) -> Tensor
 Tensor dispatch_logical_and(const Tensor& self, const Tensor& other) {
-  switch (detail::op_device("logical_and", {detail::device_of(self, "logical_and", "self"),
-                                            detail::device_of(other, "logical_and", "other")})) {
+  const DeviceType device =
+      detail::op_device("logical_and", {detail::device_of(self, "logical_and", "self"),
+                                        detail::device_of(other, "logical_and", "other")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::logical_and(self, other);
     case DeviceType::Lazy:
       return lazy::logical_and(self, other);
-    case DeviceType::CUDA:
-      return detail::device_kernel<decltype(dispatch_logical_and)>(DeviceType::CUDA, "logical_and")(
-          self, other);
-    default:
-      return cpu::logical_and(self, other);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_logical_and)>(device, "logical_and")(self,
+                                                                                          other);
   }
 }
-
 // logical_or(Tensor self, Tensor other) -> Tensor
 Tensor dispatch_logical_or(const Tensor& self, const Tensor& other) {
-  switch (detail::op_device("logical_or", {detail::device_of(self, "logical_or", "self"),
-                                           detail::device_of(other, "logical_or", "other")})) {
+  const DeviceType device =
+      detail::op_device("logical_or", {detail::device_of(self, "logical_or", "self"),
+                                       detail::device_of(other, "logical_or", "other")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::logical_or(self, other);
     case DeviceType::Lazy:
       return lazy::logical_or(self, other);
-    case DeviceType::CUDA:
-      return detail::device_kernel<decltype(dispatch_logical_or)>(DeviceType::CUDA, "logical_or")(
-          self, other);
-    default:
-      return cpu::logical_or(self, other);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_logical_or)>(device, "logical_or")(self,
+                                                                                        other);
   }
 }
-
 // logical_xor(Tensor self, Tensor other) -> Tensor
 Tensor dispatch_logical_xor(const Tensor& self, const Tensor& other) {
-  switch (detail::op_device("logical_xor", {detail::device_of(self, "logical_xor", "self"),
-                                            detail::device_of(other, "logical_xor", "other")})) {
+  const DeviceType device =
+      detail::op_device("logical_xor", {detail::device_of(self, "logical_xor", "self"),
+                                        detail::device_of(other, "logical_xor", "other")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::logical_xor(self, other);
     case DeviceType::Lazy:
       return lazy::logical_xor(self, other);
-    case DeviceType::CUDA:
-      return detail::device_kernel<decltype(dispatch_logical_xor)>(DeviceType::CUDA, "logical_xor")(
-          self, other);
-    default:
-      return cpu::logical_xor(self, other);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_logical_xor)>(device, "logical_xor")(self,
+                                                                                          other);
   }
 }
-
 // bitwise_not(Tensor self) -> Tensor
 Tensor dispatch_bitwise_not(const Tensor& self) {
-  switch (detail::op_device("bitwise_not", {detail::device_of(self, "bitwise_not", "self")})) {
+  const DeviceType device =
+      detail::op_device("bitwise_not", {detail::device_of(self, "bitwise_not", "self")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::bitwise_not(self);
     case DeviceType::Lazy:
       return lazy::bitwise_not(self);
-    case DeviceType::CUDA:
-      return detail::device_kernel<decltype(dispatch_bitwise_not)>(DeviceType::CUDA,
-                                                                   "bitwise_not")(self);
-    default:
-      return cpu::bitwise_not(self);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_bitwise_not)>(device, "bitwise_not")(self);
   }
 }
-
 // bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor
 Tensor dispatch_bitwise_and_tensor(const Tensor& self, const Tensor& other) {
-  switch (detail::op_device("bitwise_and.Tensor",
-                            {detail::device_of(self, "bitwise_and.Tensor", "self"),
-                             detail::device_of(other, "bitwise_and.Tensor", "other")})) {
+  const DeviceType device = detail::op_device(
+      "bitwise_and.Tensor", {detail::device_of(self, "bitwise_and.Tensor", "self"),
+                             detail::device_of(other, "bitwise_and.Tensor", "other")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::bitwise_and_tensor(self, other);
     case DeviceType::Lazy:
       return lazy::bitwise_and_tensor(self, other);
-    case DeviceType::CUDA:
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
       return detail::device_kernel<decltype(dispatch_bitwise_and_tensor)>(
-          DeviceType::CUDA, "bitwise_and.Tensor")(self, other);
-    default:
-      return cpu::bitwise_and_tensor(self, other);
+          device, "bitwise_and.Tensor")(self, other);
   }
 }
-
 // bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor
 Tensor dispatch_bitwise_or_tensor(const Tensor& self, const Tensor& other) {
-  switch (detail::op_device("bitwise_or.Tensor",
-                            {detail::device_of(self, "bitwise_or.Tensor", "self"),
-                             detail::device_of(other, "bitwise_or.Tensor", "other")})) {
+  const DeviceType device = detail::op_device(
+      "bitwise_or.Tensor", {detail::device_of(self, "bitwise_or.Tensor", "self"),
+                            detail::device_of(other, "bitwise_or.Tensor", "other")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::bitwise_or_tensor(self, other);
     case DeviceType::Lazy:
       return lazy::bitwise_or_tensor(self, other);
-    case DeviceType::CUDA:
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
       return detail::device_kernel<decltype(dispatch_bitwise_or_tensor)>(
-          DeviceType::CUDA, "bitwise_or.Tensor")(self, other);
-    default:
-      return cpu::bitwise_or_tensor(self, other);
+          device, "bitwise_or.Tensor")(self, other);
   }
 }
-
 // bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor
 Tensor dispatch_bitwise_xor_tensor(const Tensor& self, const Tensor& other) {
-  switch (detail::op_device("bitwise_xor.Tensor",
-                            {detail::device_of(self, "bitwise_xor.Tensor", "self"),
-                             detail::device_of(other, "bitwise_xor.Tensor", "other")})) {
+  const DeviceType device = detail::op_device(
+      "bitwise_xor.Tensor", {detail::device_of(self, "bitwise_xor.Tensor", "self"),
+                             detail::device_of(other, "bitwise_xor.Tensor", "other")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::bitwise_xor_tensor(self, other);
     case DeviceType::Lazy:
       return lazy::bitwise_xor_tensor(self, other);
-    case DeviceType::CUDA:
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
       return detail::device_kernel<decltype(dispatch_bitwise_xor_tensor)>(
-          DeviceType::CUDA, "bitwise_xor.Tensor")(self, other);
-    default:
-      return cpu::bitwise_xor_tensor(self, other);
+          device, "bitwise_xor.Tensor")(self, other);
   }
 }
-
 // sigmoid_backward(Tensor grad_output, Tensor output) -> Tensor
 Tensor dispatch_sigmoid_backward(const Tensor& grad_output, const Tensor& output) {
-  switch (detail::op_device("sigmoid_backward",
-                            {detail::device_of(grad_output, "sigmoid_backward", "grad_output"),
-                             detail::device_of(output, "sigmoid_backward", "output")})) {
+  const DeviceType device = detail::op_device(
+      "sigmoid_backward", {detail::device_of(grad_output, "sigmoid_backward", "grad_output"),
+                           detail::device_of(output, "sigmoid_backward", "output")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::sigmoid_backward(grad_output, output);
     case DeviceType::Lazy:
       return lazy::sigmoid_backward(grad_output, output);
-    case DeviceType::CUDA:
-      return detail::device_kernel<decltype(dispatch_sigmoid_backward)>(
-          DeviceType::CUDA, "sigmoid_backward")(grad_output, output);
-    default:
-      return cpu::sigmoid_backward(grad_output, output);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_sigmoid_backward)>(device, "sigmoid_backward")(
+          grad_output, output);
   }
 }
-
 // tanh_backward(Tensor grad_output, Tensor output) -> Tensor
 Tensor dispatch_tanh_backward(const Tensor& grad_output, const Tensor& output) {
-  switch (detail::op_device("tanh_backward",
-                            {detail::device_of(grad_output, "tanh_backward", "grad_output"),
-                             detail::device_of(output, "tanh_backward", "output")})) {
+  const DeviceType device = detail::op_device(
+      "tanh_backward", {detail::device_of(grad_output, "tanh_backward", "grad_output"),
+                        detail::device_of(output, "tanh_backward", "output")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::tanh_backward(grad_output, output);
     case DeviceType::Lazy:
       return lazy::tanh_backward(grad_output, output);
-    case DeviceType::CUDA:
-      return detail::device_kernel<decltype(dispatch_tanh_backward)>(
-          DeviceType::CUDA, "tanh_backward")(grad_output, output);
-    default:
-      return cpu::tanh_backward(grad_output, output);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_tanh_backward)>(device, "tanh_backward")(
+          grad_output, output);
   }
 }
-
 // threshold(Tensor self, Scalar threshold, Scalar value) -> Tensor
 Tensor dispatch_threshold(const Tensor& self, const Scalar& threshold, const Scalar& value) {
-  switch (detail::op_device("threshold", {detail::device_of(self, "threshold", "self")})) {
+  const DeviceType device =
+      detail::op_device("threshold", {detail::device_of(self, "threshold", "self")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::threshold(self, threshold, value);
     case DeviceType::Lazy:
       return lazy::threshold(self, threshold, value);
-    case DeviceType::CUDA:
-      return detail::device_kernel<decltype(dispatch_threshold)>(DeviceType::CUDA, "threshold")(
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_threshold)>(device, "threshold")(
           self, threshold, value);
-    default:
-      return cpu::threshold(self, threshold, value);
   }
 }
-
 // leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor
 Tensor dispatch_leaky_relu(const Tensor& self, const Scalar& negative_slope) {
-  switch (detail::op_device("leaky_relu", {detail::device_of(self, "leaky_relu", "self")})) {
+  const DeviceType device =
+      detail::op_device("leaky_relu", {detail::device_of(self, "leaky_relu", "self")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::leaky_relu(self, negative_slope);
     case DeviceType::Lazy:
       return lazy::leaky_relu(self, negative_slope);
-    case DeviceType::CUDA:
-      return detail::device_kernel<decltype(dispatch_leaky_relu)>(DeviceType::CUDA, "leaky_relu")(
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_leaky_relu)>(device, "leaky_relu")(
           self, negative_slope);
-    default:
-      return cpu::leaky_relu(self, negative_slope);
   }
 }
-
 // leaky_relu_backward(Tensor grad_output, Tensor self, Scalar negative_slope, bool self_is_result)
 // -> Tensor
 Tensor dispatch_leaky_relu_backward(const Tensor& grad_output, const Tensor& self,
                                     const Scalar& negative_slope, bool self_is_result) {
-  switch (detail::op_device("leaky_relu_backward",
-                            {detail::device_of(grad_output, "leaky_relu_backward", "grad_output"),
-                             detail::device_of(self, "leaky_relu_backward", "self")})) {
+  const DeviceType device = detail::op_device(
+      "leaky_relu_backward", {detail::device_of(grad_output, "leaky_relu_backward", "grad_output"),
+                              detail::device_of(self, "leaky_relu_backward", "self")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::leaky_relu_backward(grad_output, self, negative_slope, self_is_result);
     case DeviceType::Lazy:
       return lazy::leaky_relu_backward(grad_output, self, negative_slope, self_is_result);
-    case DeviceType::CUDA:
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
       return detail::device_kernel<decltype(dispatch_leaky_relu_backward)>(
-          DeviceType::CUDA, "leaky_relu_backward")(grad_output, self, negative_slope,
-                                                   self_is_result);
-    default:
-      return cpu::leaky_relu_backward(grad_output, self, negative_slope, self_is_result);
+          device, "leaky_relu_backward")(grad_output, self, negative_slope, self_is_result);
   }
 }
-
 // elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor
 Tensor dispatch_elu(const Tensor& self, const Scalar& alpha, const Scalar& scale,
                     const Scalar& input_scale) {
-  switch (detail::op_device("elu", {detail::device_of(self, "elu", "self")})) {
+  const DeviceType device = detail::op_device("elu", {detail::device_of(self, "elu", "self")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::elu(self, alpha, scale, input_scale);
     case DeviceType::Lazy:
       return lazy::elu(self, alpha, scale, input_scale);
-    case DeviceType::CUDA:
-      return detail::device_kernel<decltype(dispatch_elu)>(DeviceType::CUDA, "elu")(
-          self, alpha, scale, input_scale);
-    default:
-      return cpu::elu(self, alpha, scale, input_scale);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_elu)>(device, "elu")(self, alpha, scale,
+                                                                          input_scale);
   }
 }
-
 // hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor
 Tensor dispatch_hardtanh(const Tensor& self, const Scalar& min_val, const Scalar& max_val) {
-  switch (detail::op_device("hardtanh", {detail::device_of(self, "hardtanh", "self")})) {
+  const DeviceType device =
+      detail::op_device("hardtanh", {detail::device_of(self, "hardtanh", "self")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::hardtanh(self, min_val, max_val);
     case DeviceType::Lazy:
       return lazy::hardtanh(self, min_val, max_val);
-    case DeviceType::CUDA:
-      return detail::device_kernel<decltype(dispatch_hardtanh)>(DeviceType::CUDA, "hardtanh")(
-          self, min_val, max_val);
-    default:
-      return cpu::hardtanh(self, min_val, max_val);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_hardtanh)>(device, "hardtanh")(self, min_val,
+                                                                                    max_val);
   }
 }
-
 // hardtanh_backward(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val) -> Tensor
 Tensor dispatch_hardtanh_backward(const Tensor& grad_output, const Tensor& self,
                                   const Scalar& min_val, const Scalar& max_val) {
-  switch (detail::op_device("hardtanh_backward",
-                            {detail::device_of(grad_output, "hardtanh_backward", "grad_output"),
-                             detail::device_of(self, "hardtanh_backward", "self")})) {
+  const DeviceType device = detail::op_device(
+      "hardtanh_backward", {detail::device_of(grad_output, "hardtanh_backward", "grad_output"),
+                            detail::device_of(self, "hardtanh_backward", "self")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::hardtanh_backward(grad_output, self, min_val, max_val);
     case DeviceType::Lazy:
       return lazy::hardtanh_backward(grad_output, self, min_val, max_val);
-    case DeviceType::CUDA:
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
       return detail::device_kernel<decltype(dispatch_hardtanh_backward)>(
-          DeviceType::CUDA, "hardtanh_backward")(grad_output, self, min_val, max_val);
-    default:
-      return cpu::hardtanh_backward(grad_output, self, min_val, max_val);
+          device, "hardtanh_backward")(grad_output, self, min_val, max_val);
   }
 }
-
 // log_sigmoid(Tensor self) -> Tensor
 Tensor dispatch_log_sigmoid(const Tensor& self) {
-  switch (detail::op_device("log_sigmoid", {detail::device_of(self, "log_sigmoid", "self")})) {
+  const DeviceType device =
+      detail::op_device("log_sigmoid", {detail::device_of(self, "log_sigmoid", "self")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::log_sigmoid(self);
     case DeviceType::Lazy:
       return lazy::log_sigmoid(self);
-    case DeviceType::CUDA:
-      return detail::device_kernel<decltype(dispatch_log_sigmoid)>(DeviceType::CUDA,
-                                                                   "log_sigmoid")(self);
-    default:
-      return cpu::log_sigmoid(self);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_log_sigmoid)>(device, "log_sigmoid")(self);
   }
 }
-
 // softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor
 Tensor dispatch_softplus(const Tensor& self, const Scalar& beta, const Scalar& threshold) {
-  switch (detail::op_device("softplus", {detail::device_of(self, "softplus", "self")})) {
+  const DeviceType device =
+      detail::op_device("softplus", {detail::device_of(self, "softplus", "self")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::softplus(self, beta, threshold);
     case DeviceType::Lazy:
       return lazy::softplus(self, beta, threshold);
-    case DeviceType::CUDA:
-      return detail::device_kernel<decltype(dispatch_softplus)>(DeviceType::CUDA, "softplus")(
-          self, beta, threshold);
-    default:
-      return cpu::softplus(self, beta, threshold);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_softplus)>(device, "softplus")(self, beta,
+                                                                                    threshold);
   }
 }
-
 // softplus_backward(Tensor grad_output, Tensor self, Scalar beta, Scalar threshold) -> Tensor
 Tensor dispatch_softplus_backward(const Tensor& grad_output, const Tensor& self, const Scalar& beta,
                                   const Scalar& threshold) {
-  switch (detail::op_device("softplus_backward",
-                            {detail::device_of(grad_output, "softplus_backward", "grad_output"),
-                             detail::device_of(self, "softplus_backward", "self")})) {
+  const DeviceType device = detail::op_device(
+      "softplus_backward", {detail::device_of(grad_output, "softplus_backward", "grad_output"),
+                            detail::device_of(self, "softplus_backward", "self")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::softplus_backward(grad_output, self, beta, threshold);
     case DeviceType::Lazy:
       return lazy::softplus_backward(grad_output, self, beta, threshold);
-    case DeviceType::CUDA:
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
       return detail::device_kernel<decltype(dispatch_softplus_backward)>(
-          DeviceType::CUDA, "softplus_backward")(grad_output, self, beta, threshold);
-    default:
-      return cpu::softplus_backward(grad_output, self, beta, threshold);
+          device, "softplus_backward")(grad_output, self, beta, threshold);
   }
 }
-
 // silu(Tensor self) -> Tensor
 Tensor dispatch_silu(const Tensor& self) {
-  switch (detail::op_device("silu", {detail::device_of(self, "silu", "self")})) {
+  const DeviceType device = detail::op_device("silu", {detail::device_of(self, "silu", "self")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::silu(self);
     case DeviceType::Lazy:
       return lazy::silu(self);
-    case DeviceType::CUDA:
-      return detail::device_kernel<decltype(dispatch_silu)>(DeviceType::CUDA, "silu")(self);
-    default:
-      return cpu::silu(self);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_silu)>(device, "silu")(self);
   }
 }
-
 // silu_backward(Tensor grad_output, Tensor self) -> Tensor
 Tensor dispatch_silu_backward(const Tensor& grad_output, const Tensor& self) {
-  switch (detail::op_device("silu_backward",
-                            {detail::device_of(grad_output, "silu_backward", "grad_output"),
-                             detail::device_of(self, "silu_backward", "self")})) {
+  const DeviceType device = detail::op_device(
+      "silu_backward", {detail::device_of(grad_output, "silu_backward", "grad_output"),
+                        detail::device_of(self, "silu_backward", "self")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::silu_backward(grad_output, self);
     case DeviceType::Lazy:
       return lazy::silu_backward(grad_output, self);
-    case DeviceType::CUDA:
-      return detail::device_kernel<decltype(dispatch_silu_backward)>(
-          DeviceType::CUDA, "silu_backward")(grad_output, self);
-    default:
-      return cpu::silu_backward(grad_output, self);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_silu_backward)>(device, "silu_backward")(
+          grad_output, self);
   }
 }
-
 // mish(Tensor self) -> Tensor
 Tensor dispatch_mish(const Tensor& self) {
-  switch (detail::op_device("mish", {detail::device_of(self, "mish", "self")})) {
+  const DeviceType device = detail::op_device("mish", {detail::device_of(self, "mish", "self")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::mish(self);
     case DeviceType::Lazy:
       return lazy::mish(self);
-    case DeviceType::CUDA:
-      return detail::device_kernel<decltype(dispatch_mish)>(DeviceType::CUDA, "mish")(self);
-    default:
-      return cpu::mish(self);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_mish)>(device, "mish")(self);
   }
 }
-
 // mish_backward(Tensor grad_output, Tensor self) -> Tensor
 Tensor dispatch_mish_backward(const Tensor& grad_output, const Tensor& self) {
-  switch (detail::op_device("mish_backward",
-                            {detail::device_of(grad_output, "mish_backward", "grad_output"),
-                             detail::device_of(self, "mish_backward", "self")})) {
+  const DeviceType device = detail::op_device(
+      "mish_backward", {detail::device_of(grad_output, "mish_backward", "grad_output"),
+                        detail::device_of(self, "mish_backward", "self")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::mish_backward(grad_output, self);
     case DeviceType::Lazy:
       return lazy::mish_backward(grad_output, self);
-    case DeviceType::CUDA:
-      return detail::device_kernel<decltype(dispatch_mish_backward)>(
-          DeviceType::CUDA, "mish_backward")(grad_output, self);
-    default:
-      return cpu::mish_backward(grad_output, self);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_mish_backward)>(device, "mish_backward")(
+          grad_output, self);
   }
 }
-
 // hardsigmoid(Tensor self) -> Tensor
 Tensor dispatch_hardsigmoid(const Tensor& self) {
-  switch (detail::op_device("hardsigmoid", {detail::device_of(self, "hardsigmoid", "self")})) {
+  const DeviceType device =
+      detail::op_device("hardsigmoid", {detail::device_of(self, "hardsigmoid", "self")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::hardsigmoid(self);
     case DeviceType::Lazy:
       return lazy::hardsigmoid(self);
-    case DeviceType::CUDA:
-      return detail::device_kernel<decltype(dispatch_hardsigmoid)>(DeviceType::CUDA,
-                                                                   "hardsigmoid")(self);
-    default:
-      return cpu::hardsigmoid(self);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_hardsigmoid)>(device, "hardsigmoid")(self);
   }
 }
-
 // hardsigmoid_backward(Tensor grad_output, Tensor self) -> Tensor
 Tensor dispatch_hardsigmoid_backward(const Tensor& grad_output, const Tensor& self) {
-  switch (detail::op_device("hardsigmoid_backward",
-                            {detail::device_of(grad_output, "hardsigmoid_backward", "grad_output"),
-                             detail::device_of(self, "hardsigmoid_backward", "self")})) {
+  const DeviceType device =
+      detail::op_device("hardsigmoid_backward",
+                        {detail::device_of(grad_output, "hardsigmoid_backward", "grad_output"),
+                         detail::device_of(self, "hardsigmoid_backward", "self")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::hardsigmoid_backward(grad_output, self);
     case DeviceType::Lazy:
       return lazy::hardsigmoid_backward(grad_output, self);
-    case DeviceType::CUDA:
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
       return detail::device_kernel<decltype(dispatch_hardsigmoid_backward)>(
-          DeviceType::CUDA, "hardsigmoid_backward")(grad_output, self);
-    default:
-      return cpu::hardsigmoid_backward(grad_output, self);
+          device, "hardsigmoid_backward")(grad_output, self);
   }
 }
-
 // hardswish(Tensor self) -> Tensor
 Tensor dispatch_hardswish(const Tensor& self) {
-  switch (detail::op_device("hardswish", {detail::device_of(self, "hardswish", "self")})) {
+  const DeviceType device =
+      detail::op_device("hardswish", {detail::device_of(self, "hardswish", "self")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::hardswish(self);
     case DeviceType::Lazy:
       return lazy::hardswish(self);
-    case DeviceType::CUDA:
-      return detail::device_kernel<decltype(dispatch_hardswish)>(DeviceType::CUDA,
-                                                                 "hardswish")(self);
-    default:
-      return cpu::hardswish(self);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_hardswish)>(device, "hardswish")(self);
   }
 }
-
 // hardswish_backward(Tensor grad_output, Tensor self) -> Tensor
 Tensor dispatch_hardswish_backward(const Tensor& grad_output, const Tensor& self) {
-  switch (detail::op_device("hardswish_backward",
-                            {detail::device_of(grad_output, "hardswish_backward", "grad_output"),
-                             detail::device_of(self, "hardswish_backward", "self")})) {
+  const DeviceType device = detail::op_device(
+      "hardswish_backward", {detail::device_of(grad_output, "hardswish_backward", "grad_output"),
+                             detail::device_of(self, "hardswish_backward", "self")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::hardswish_backward(grad_output, self);
     case DeviceType::Lazy:
       return lazy::hardswish_backward(grad_output, self);
-    case DeviceType::CUDA:
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
       return detail::device_kernel<decltype(dispatch_hardswish_backward)>(
-          DeviceType::CUDA, "hardswish_backward")(grad_output, self);
-    default:
-      return cpu::hardswish_backward(grad_output, self);
+          device, "hardswish_backward")(grad_output, self);
   }
 }
-
 // _gelu_erf(Tensor self) -> Tensor
 Tensor dispatch__gelu_erf(const Tensor& self) {
-  switch (detail::op_device("_gelu_erf", {detail::device_of(self, "_gelu_erf", "self")})) {
+  const DeviceType device =
+      detail::op_device("_gelu_erf", {detail::device_of(self, "_gelu_erf", "self")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::_gelu_erf(self);
     case DeviceType::Lazy:
       return lazy::_gelu_erf(self);
-    case DeviceType::CUDA:
-      return detail::device_kernel<decltype(dispatch__gelu_erf)>(DeviceType::CUDA,
-                                                                 "_gelu_erf")(self);
-    default:
-      return cpu::_gelu_erf(self);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch__gelu_erf)>(device, "_gelu_erf")(self);
   }
 }
-
 // _gelu_erf_backward(Tensor grad_output, Tensor self) -> Tensor
 Tensor dispatch__gelu_erf_backward(const Tensor& grad_output, const Tensor& self) {
-  switch (detail::op_device("_gelu_erf_backward",
-                            {detail::device_of(grad_output, "_gelu_erf_backward", "grad_output"),
-                             detail::device_of(self, "_gelu_erf_backward", "self")})) {
+  const DeviceType device = detail::op_device(
+      "_gelu_erf_backward", {detail::device_of(grad_output, "_gelu_erf_backward", "grad_output"),
+                             detail::device_of(self, "_gelu_erf_backward", "self")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::_gelu_erf_backward(grad_output, self);
     case DeviceType::Lazy:
       return lazy::_gelu_erf_backward(grad_output, self);
-    case DeviceType::CUDA:
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
       return detail::device_kernel<decltype(dispatch__gelu_erf_backward)>(
-          DeviceType::CUDA, "_gelu_erf_backward")(grad_output, self);
-    default:
-      return cpu::_gelu_erf_backward(grad_output, self);
+          device, "_gelu_erf_backward")(grad_output, self);
   }
 }
-
 // _gelu_tanh(Tensor self) -> Tensor
 Tensor dispatch__gelu_tanh(const Tensor& self) {
-  switch (detail::op_device("_gelu_tanh", {detail::device_of(self, "_gelu_tanh", "self")})) {
+  const DeviceType device =
+      detail::op_device("_gelu_tanh", {detail::device_of(self, "_gelu_tanh", "self")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::_gelu_tanh(self);
     case DeviceType::Lazy:
       return lazy::_gelu_tanh(self);
-    case DeviceType::CUDA:
-      return detail::device_kernel<decltype(dispatch__gelu_tanh)>(DeviceType::CUDA,
-                                                                  "_gelu_tanh")(self);
-    default:
-      return cpu::_gelu_tanh(self);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch__gelu_tanh)>(device, "_gelu_tanh")(self);
   }
 }
-
 // _gelu_tanh_backward(Tensor grad_output, Tensor self) -> Tensor
 Tensor dispatch__gelu_tanh_backward(const Tensor& grad_output, const Tensor& self) {
-  switch (detail::op_device("_gelu_tanh_backward",
-                            {detail::device_of(grad_output, "_gelu_tanh_backward", "grad_output"),
-                             detail::device_of(self, "_gelu_tanh_backward", "self")})) {
+  const DeviceType device = detail::op_device(
+      "_gelu_tanh_backward", {detail::device_of(grad_output, "_gelu_tanh_backward", "grad_output"),
+                              detail::device_of(self, "_gelu_tanh_backward", "self")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::_gelu_tanh_backward(grad_output, self);
     case DeviceType::Lazy:
       return lazy::_gelu_tanh_backward(grad_output, self);
-    case DeviceType::CUDA:
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
       return detail::device_kernel<decltype(dispatch__gelu_tanh_backward)>(
-          DeviceType::CUDA, "_gelu_tanh_backward")(grad_output, self);
-    default:
-      return cpu::_gelu_tanh_backward(grad_output, self);
+          device, "_gelu_tanh_backward")(grad_output, self);
   }
 }
-
 // sum(Tensor self, *, ScalarType? dtype=None) -> Tensor
 Tensor dispatch_sum(const Tensor& self, std::optional<DType> dtype) {
-  switch (detail::op_device("sum", {detail::device_of(self, "sum", "self")})) {
+  const DeviceType device = detail::op_device("sum", {detail::device_of(self, "sum", "self")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::sum(self, dtype);
     case DeviceType::Lazy:
       return lazy::sum(self, dtype);
-    case DeviceType::CUDA:
-      return detail::device_kernel<decltype(dispatch_sum)>(DeviceType::CUDA, "sum")(self, dtype);
-    default:
-      return cpu::sum(self, dtype);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_sum)>(device, "sum")(self, dtype);
   }
 }
-
 // sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) ->
 // Tensor
 Tensor dispatch_sum_dim_intlist(const Tensor& self, const std::optional<std::vector<int64_t>>& dim,
                                 bool keepdim, std::optional<DType> dtype) {
-  switch (
-      detail::op_device("sum.dim_IntList", {detail::device_of(self, "sum.dim_IntList", "self")})) {
+  const DeviceType device =
+      detail::op_device("sum.dim_IntList", {detail::device_of(self, "sum.dim_IntList", "self")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::sum_dim_intlist(self, dim, keepdim, dtype);
     case DeviceType::Lazy:
       return lazy::sum_dim_intlist(self, dim, keepdim, dtype);
-    case DeviceType::CUDA:
-      return detail::device_kernel<decltype(dispatch_sum_dim_intlist)>(
-          DeviceType::CUDA, "sum.dim_IntList")(self, dim, keepdim, dtype);
-    default:
-      return cpu::sum_dim_intlist(self, dim, keepdim, dtype);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_sum_dim_intlist)>(device, "sum.dim_IntList")(
+          self, dim, keepdim, dtype);
   }
 }
-
 // mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 Tensor dispatch_mean_dim(const Tensor& self, const std::optional<std::vector<int64_t>>& dim,
                          bool keepdim, std::optional<DType> dtype) {
-  switch (detail::op_device("mean.dim", {detail::device_of(self, "mean.dim", "self")})) {
+  const DeviceType device =
+      detail::op_device("mean.dim", {detail::device_of(self, "mean.dim", "self")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::mean_dim(self, dim, keepdim, dtype);
     case DeviceType::Lazy:
       return lazy::mean_dim(self, dim, keepdim, dtype);
-    case DeviceType::CUDA:
-      return detail::device_kernel<decltype(dispatch_mean_dim)>(DeviceType::CUDA, "mean.dim")(
-          self, dim, keepdim, dtype);
-    default:
-      return cpu::mean_dim(self, dim, keepdim, dtype);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_mean_dim)>(device, "mean.dim")(self, dim,
+                                                                                    keepdim, dtype);
   }
 }
-
 // amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor
 Tensor dispatch_amax(const Tensor& self, const std::vector<int64_t>& dim, bool keepdim) {
-  switch (detail::op_device("amax", {detail::device_of(self, "amax", "self")})) {
+  const DeviceType device = detail::op_device("amax", {detail::device_of(self, "amax", "self")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::amax(self, dim, keepdim);
     case DeviceType::Lazy:
       return lazy::amax(self, dim, keepdim);
-    case DeviceType::CUDA:
-      return detail::device_kernel<decltype(dispatch_amax)>(DeviceType::CUDA, "amax")(self, dim,
-                                                                                      keepdim);
-    default:
-      return cpu::amax(self, dim, keepdim);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_amax)>(device, "amax")(self, dim, keepdim);
   }
 }
-
 // max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
 std::tuple<Tensor, Tensor> dispatch_max_dim(const Tensor& self, int64_t dim, bool keepdim) {
-  switch (detail::op_device("max.dim", {detail::device_of(self, "max.dim", "self")})) {
+  const DeviceType device =
+      detail::op_device("max.dim", {detail::device_of(self, "max.dim", "self")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::max_dim(self, dim, keepdim);
     case DeviceType::Lazy:
       return lazy::max_dim(self, dim, keepdim);
-    case DeviceType::CUDA:
-      return detail::device_kernel<decltype(dispatch_max_dim)>(DeviceType::CUDA, "max.dim")(
-          self, dim, keepdim);
-    default:
-      return cpu::max_dim(self, dim, keepdim);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_max_dim)>(device, "max.dim")(self, dim,
+                                                                                  keepdim);
   }
 }
-
 // amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor
 Tensor dispatch_amin(const Tensor& self, const std::vector<int64_t>& dim, bool keepdim) {
-  switch (detail::op_device("amin", {detail::device_of(self, "amin", "self")})) {
+  const DeviceType device = detail::op_device("amin", {detail::device_of(self, "amin", "self")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::amin(self, dim, keepdim);
     case DeviceType::Lazy:
       return lazy::amin(self, dim, keepdim);
-    case DeviceType::CUDA:
-      return detail::device_kernel<decltype(dispatch_amin)>(DeviceType::CUDA, "amin")(self, dim,
-                                                                                      keepdim);
-    default:
-      return cpu::amin(self, dim, keepdim);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_amin)>(device, "amin")(self, dim, keepdim);
   }
 }
-
 // sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)
 std::tuple<Tensor, Tensor> dispatch_sort(const Tensor& self, int64_t dim, bool descending) {
-  switch (detail::op_device("sort", {detail::device_of(self, "sort", "self")})) {
+  const DeviceType device = detail::op_device("sort", {detail::device_of(self, "sort", "self")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::sort(self, dim, descending);
     case DeviceType::Lazy:
       return lazy::sort(self, dim, descending);
-    case DeviceType::CUDA:
-      return detail::device_kernel<decltype(dispatch_sort)>(DeviceType::CUDA, "sort")(self, dim,
-                                                                                      descending);
-    default:
-      return cpu::sort(self, dim, descending);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_sort)>(device, "sort")(self, dim, descending);
   }
 }
-
 // topk(Tensor self, int k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values,
 // Tensor indices)
 std::tuple<Tensor, Tensor> dispatch_topk(const Tensor& self, int64_t k, int64_t dim, bool largest,
                                          bool sorted) {
-  switch (detail::op_device("topk", {detail::device_of(self, "topk", "self")})) {
+  const DeviceType device = detail::op_device("topk", {detail::device_of(self, "topk", "self")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::topk(self, k, dim, largest, sorted);
     case DeviceType::Lazy:
       return lazy::topk(self, k, dim, largest, sorted);
-    case DeviceType::CUDA:
-      return detail::device_kernel<decltype(dispatch_topk)>(DeviceType::CUDA, "topk")(
-          self, k, dim, largest, sorted);
-    default:
-      return cpu::topk(self, k, dim, largest, sorted);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_topk)>(device, "topk")(self, k, dim, largest,
+                                                                            sorted);
   }
 }
-
 // cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
 Tensor dispatch_cumsum(const Tensor& self, int64_t dim, std::optional<DType> dtype) {
-  switch (detail::op_device("cumsum", {detail::device_of(self, "cumsum", "self")})) {
+  const DeviceType device =
+      detail::op_device("cumsum", {detail::device_of(self, "cumsum", "self")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::cumsum(self, dim, dtype);
     case DeviceType::Lazy:
       return lazy::cumsum(self, dim, dtype);
-    case DeviceType::CUDA:
-      return detail::device_kernel<decltype(dispatch_cumsum)>(DeviceType::CUDA, "cumsum")(self, dim,
-                                                                                          dtype);
-    default:
-      return cpu::cumsum(self, dim, dtype);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_cumsum)>(device, "cumsum")(self, dim, dtype);
   }
 }
-
 // argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor
 Tensor dispatch_argmax(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
-  switch (detail::op_device("argmax", {detail::device_of(self, "argmax", "self")})) {
+  const DeviceType device =
+      detail::op_device("argmax", {detail::device_of(self, "argmax", "self")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::argmax(self, dim, keepdim);
     case DeviceType::Lazy:
       return lazy::argmax(self, dim, keepdim);
-    case DeviceType::CUDA:
-      return detail::device_kernel<decltype(dispatch_argmax)>(DeviceType::CUDA, "argmax")(self, dim,
-                                                                                          keepdim);
-    default:
-      return cpu::argmax(self, dim, keepdim);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_argmax)>(device, "argmax")(self, dim, keepdim);
   }
 }
-
 // _softmax(Tensor self, int dim, bool half_to_float) -> Tensor
 Tensor dispatch__softmax(const Tensor& self, int64_t dim, bool half_to_float) {
-  switch (detail::op_device("_softmax", {detail::device_of(self, "_softmax", "self")})) {
+  const DeviceType device =
+      detail::op_device("_softmax", {detail::device_of(self, "_softmax", "self")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::_softmax(self, dim, half_to_float);
     case DeviceType::Lazy:
       return lazy::_softmax(self, dim, half_to_float);
-    case DeviceType::CUDA:
-      return detail::device_kernel<decltype(dispatch__softmax)>(DeviceType::CUDA, "_softmax")(
-          self, dim, half_to_float);
-    default:
-      return cpu::_softmax(self, dim, half_to_float);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch__softmax)>(device, "_softmax")(self, dim,
+                                                                                    half_to_float);
   }
 }
-
 // _log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor
 Tensor dispatch__log_softmax(const Tensor& self, int64_t dim, bool half_to_float) {
-  switch (detail::op_device("_log_softmax", {detail::device_of(self, "_log_softmax", "self")})) {
+  const DeviceType device =
+      detail::op_device("_log_softmax", {detail::device_of(self, "_log_softmax", "self")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::_log_softmax(self, dim, half_to_float);
     case DeviceType::Lazy:
       return lazy::_log_softmax(self, dim, half_to_float);
-    case DeviceType::CUDA:
-      return detail::device_kernel<decltype(dispatch__log_softmax)>(
-          DeviceType::CUDA, "_log_softmax")(self, dim, half_to_float);
-    default:
-      return cpu::_log_softmax(self, dim, half_to_float);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch__log_softmax)>(device, "_log_softmax")(
+          self, dim, half_to_float);
   }
 }
-
 // mm(Tensor self, Tensor mat2) -> Tensor
 Tensor dispatch_mm(const Tensor& self, const Tensor& mat2) {
-  switch (detail::op_device(
-      "mm", {detail::device_of(self, "mm", "self"), detail::device_of(mat2, "mm", "mat2")})) {
+  const DeviceType device = detail::op_device(
+      "mm", {detail::device_of(self, "mm", "self"), detail::device_of(mat2, "mm", "mat2")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::mm(self, mat2);
     case DeviceType::Lazy:
       return lazy::mm(self, mat2);
-    case DeviceType::CUDA:
-      return detail::device_kernel<decltype(dispatch_mm)>(DeviceType::CUDA, "mm")(self, mat2);
-    default:
-      return cpu::mm(self, mat2);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_mm)>(device, "mm")(self, mat2);
   }
 }
-
 // addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
 Tensor dispatch_addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2,
                       const Scalar& beta, const Scalar& alpha) {
-  switch (detail::op_device(
+  const DeviceType device = detail::op_device(
       "addmm", {detail::device_of(self, "addmm", "self"), detail::device_of(mat1, "addmm", "mat1"),
-                detail::device_of(mat2, "addmm", "mat2")})) {
+                detail::device_of(mat2, "addmm", "mat2")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::addmm(self, mat1, mat2, beta, alpha);
     case DeviceType::Lazy:
       return lazy::addmm(self, mat1, mat2, beta, alpha);
-    case DeviceType::CUDA:
-      return detail::device_kernel<decltype(dispatch_addmm)>(DeviceType::CUDA, "addmm")(
-          self, mat1, mat2, beta, alpha);
-    default:
-      return cpu::addmm(self, mat1, mat2, beta, alpha);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_addmm)>(device, "addmm")(self, mat1, mat2,
+                                                                              beta, alpha);
   }
 }
-
 // bmm(Tensor self, Tensor mat2) -> Tensor
 Tensor dispatch_bmm(const Tensor& self, const Tensor& mat2) {
-  switch (detail::op_device(
-      "bmm", {detail::device_of(self, "bmm", "self"), detail::device_of(mat2, "bmm", "mat2")})) {
+  const DeviceType device = detail::op_device(
+      "bmm", {detail::device_of(self, "bmm", "self"), detail::device_of(mat2, "bmm", "mat2")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::bmm(self, mat2);
     case DeviceType::Lazy:
       return lazy::bmm(self, mat2);
-    case DeviceType::CUDA:
-      return detail::device_kernel<decltype(dispatch_bmm)>(DeviceType::CUDA, "bmm")(self, mat2);
-    default:
-      return cpu::bmm(self, mat2);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_bmm)>(device, "bmm")(self, mat2);
   }
 }
-
 // view(Tensor(a) self, SymInt[] size) -> Tensor(a)
 Tensor dispatch_view(const Tensor& self, const std::vector<int64_t>& size) {
-  switch (detail::op_device("view", {detail::device_of(self, "view", "self")})) {
+  const DeviceType device = detail::op_device("view", {detail::device_of(self, "view", "self")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::view(self, size);
     case DeviceType::Lazy:
       return lazy::view(self, size);
-    case DeviceType::CUDA:
-      return detail::device_kernel<decltype(dispatch_view)>(DeviceType::CUDA, "view")(self, size);
-    default:
-      return cpu::view(self, size);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_view)>(device, "view")(self, size);
   }
 }
-
 // permute(Tensor(a) self, int[] dims) -> Tensor(a)
 Tensor dispatch_permute(const Tensor& self, const std::vector<int64_t>& dims) {
-  switch (detail::op_device("permute", {detail::device_of(self, "permute", "self")})) {
+  const DeviceType device =
+      detail::op_device("permute", {detail::device_of(self, "permute", "self")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::permute(self, dims);
     case DeviceType::Lazy:
       return lazy::permute(self, dims);
-    case DeviceType::CUDA:
-      return detail::device_kernel<decltype(dispatch_permute)>(DeviceType::CUDA, "permute")(self,
-                                                                                            dims);
-    default:
-      return cpu::permute(self, dims);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_permute)>(device, "permute")(self, dims);
   }
 }
-
 // transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)
 Tensor dispatch_transpose_int(const Tensor& self, int64_t dim0, int64_t dim1) {
-  switch (detail::op_device("transpose.int", {detail::device_of(self, "transpose.int", "self")})) {
+  const DeviceType device =
+      detail::op_device("transpose.int", {detail::device_of(self, "transpose.int", "self")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::transpose_int(self, dim0, dim1);
     case DeviceType::Lazy:
       return lazy::transpose_int(self, dim0, dim1);
-    case DeviceType::CUDA:
-      return detail::device_kernel<decltype(dispatch_transpose_int)>(
-          DeviceType::CUDA, "transpose.int")(self, dim0, dim1);
-    default:
-      return cpu::transpose_int(self, dim0, dim1);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_transpose_int)>(device, "transpose.int")(
+          self, dim0, dim1);
   }
 }
-
 // t(Tensor(a) self) -> Tensor(a)
 Tensor dispatch_t(const Tensor& self) {
-  switch (detail::op_device("t", {detail::device_of(self, "t", "self")})) {
+  const DeviceType device = detail::op_device("t", {detail::device_of(self, "t", "self")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::t(self);
     case DeviceType::Lazy:
       return lazy::t(self);
-    case DeviceType::CUDA:
-      return detail::device_kernel<decltype(dispatch_t)>(DeviceType::CUDA, "t")(self);
-    default:
-      return cpu::t(self);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_t)>(device, "t")(self);
   }
 }
-
 // expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)
 Tensor dispatch_expand(const Tensor& self, const std::vector<int64_t>& size, bool implicit) {
-  switch (detail::op_device("expand", {detail::device_of(self, "expand", "self")})) {
+  const DeviceType device =
+      detail::op_device("expand", {detail::device_of(self, "expand", "self")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::expand(self, size, implicit);
     case DeviceType::Lazy:
       return lazy::expand(self, size, implicit);
-    case DeviceType::CUDA:
-      return detail::device_kernel<decltype(dispatch_expand)>(DeviceType::CUDA, "expand")(
-          self, size, implicit);
-    default:
-      return cpu::expand(self, size, implicit);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_expand)>(device, "expand")(self, size,
+                                                                                implicit);
   }
 }
-
 // slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) ->
 // Tensor(a)
 Tensor dispatch_slice_tensor(const Tensor& self, int64_t dim, std::optional<int64_t> start,
                              std::optional<int64_t> end, int64_t step) {
-  switch (detail::op_device("slice.Tensor", {detail::device_of(self, "slice.Tensor", "self")})) {
+  const DeviceType device =
+      detail::op_device("slice.Tensor", {detail::device_of(self, "slice.Tensor", "self")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::slice_tensor(self, dim, start, end, step);
     case DeviceType::Lazy:
       return lazy::slice_tensor(self, dim, start, end, step);
-    case DeviceType::CUDA:
-      return detail::device_kernel<decltype(dispatch_slice_tensor)>(
-          DeviceType::CUDA, "slice.Tensor")(self, dim, start, end, step);
-    default:
-      return cpu::slice_tensor(self, dim, start, end, step);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_slice_tensor)>(device, "slice.Tensor")(
+          self, dim, start, end, step);
   }
 }
-
 // select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)
 Tensor dispatch_select_int(const Tensor& self, int64_t dim, int64_t index) {
-  switch (detail::op_device("select.int", {detail::device_of(self, "select.int", "self")})) {
+  const DeviceType device =
+      detail::op_device("select.int", {detail::device_of(self, "select.int", "self")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::select_int(self, dim, index);
     case DeviceType::Lazy:
       return lazy::select_int(self, dim, index);
-    case DeviceType::CUDA:
-      return detail::device_kernel<decltype(dispatch_select_int)>(DeviceType::CUDA, "select.int")(
-          self, dim, index);
-    default:
-      return cpu::select_int(self, dim, index);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_select_int)>(device, "select.int")(self, dim,
+                                                                                        index);
   }
 }
-
 // squeeze.dim(Tensor(a) self, int dim) -> Tensor(a)
 Tensor dispatch_squeeze_dim(const Tensor& self, int64_t dim) {
-  switch (detail::op_device("squeeze.dim", {detail::device_of(self, "squeeze.dim", "self")})) {
+  const DeviceType device =
+      detail::op_device("squeeze.dim", {detail::device_of(self, "squeeze.dim", "self")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::squeeze_dim(self, dim);
     case DeviceType::Lazy:
       return lazy::squeeze_dim(self, dim);
-    case DeviceType::CUDA:
-      return detail::device_kernel<decltype(dispatch_squeeze_dim)>(DeviceType::CUDA, "squeeze.dim")(
-          self, dim);
-    default:
-      return cpu::squeeze_dim(self, dim);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_squeeze_dim)>(device, "squeeze.dim")(self,
+                                                                                          dim);
   }
 }
-
 // unsqueeze(Tensor(a) self, int dim) -> Tensor(a)
 Tensor dispatch_unsqueeze(const Tensor& self, int64_t dim) {
-  switch (detail::op_device("unsqueeze", {detail::device_of(self, "unsqueeze", "self")})) {
+  const DeviceType device =
+      detail::op_device("unsqueeze", {detail::device_of(self, "unsqueeze", "self")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::unsqueeze(self, dim);
     case DeviceType::Lazy:
       return lazy::unsqueeze(self, dim);
-    case DeviceType::CUDA:
-      return detail::device_kernel<decltype(dispatch_unsqueeze)>(DeviceType::CUDA, "unsqueeze")(
-          self, dim);
-    default:
-      return cpu::unsqueeze(self, dim);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_unsqueeze)>(device, "unsqueeze")(self, dim);
   }
 }
-
 // reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)
 Tensor dispatch_reshape(const Tensor& self, const std::vector<int64_t>& shape) {
-  switch (detail::op_device("reshape", {detail::device_of(self, "reshape", "self")})) {
+  const DeviceType device =
+      detail::op_device("reshape", {detail::device_of(self, "reshape", "self")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::reshape(self, shape);
     case DeviceType::Lazy:
       return lazy::reshape(self, shape);
-    case DeviceType::CUDA:
-      return detail::device_kernel<decltype(dispatch_reshape)>(DeviceType::CUDA, "reshape")(self,
-                                                                                            shape);
-    default:
-      return cpu::reshape(self, shape);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_reshape)>(device, "reshape")(self, shape);
   }
 }
-
 // flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)
 Tensor dispatch_flatten_using_ints(const Tensor& self, int64_t start_dim, int64_t end_dim) {
-  switch (detail::op_device("flatten.using_ints",
-                            {detail::device_of(self, "flatten.using_ints", "self")})) {
+  const DeviceType device = detail::op_device(
+      "flatten.using_ints", {detail::device_of(self, "flatten.using_ints", "self")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::flatten_using_ints(self, start_dim, end_dim);
     case DeviceType::Lazy:
       return lazy::flatten_using_ints(self, start_dim, end_dim);
-    case DeviceType::CUDA:
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
       return detail::device_kernel<decltype(dispatch_flatten_using_ints)>(
-          DeviceType::CUDA, "flatten.using_ints")(self, start_dim, end_dim);
-    default:
-      return cpu::flatten_using_ints(self, start_dim, end_dim);
+          device, "flatten.using_ints")(self, start_dim, end_dim);
   }
 }
-
 // narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)
 Tensor dispatch_narrow(const Tensor& self, int64_t dim, int64_t start, int64_t length) {
-  switch (detail::op_device("narrow", {detail::device_of(self, "narrow", "self")})) {
+  const DeviceType device =
+      detail::op_device("narrow", {detail::device_of(self, "narrow", "self")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::narrow(self, dim, start, length);
     case DeviceType::Lazy:
       return lazy::narrow(self, dim, start, length);
-    case DeviceType::CUDA:
-      return detail::device_kernel<decltype(dispatch_narrow)>(DeviceType::CUDA, "narrow")(
-          self, dim, start, length);
-    default:
-      return cpu::narrow(self, dim, start, length);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_narrow)>(device, "narrow")(self, dim, start,
+                                                                                length);
   }
 }
-
 // slice_backward(Tensor grad_output, SymInt[] input_sizes, int dim, SymInt start, SymInt end,
 // SymInt step) -> Tensor
 Tensor dispatch_slice_backward(const Tensor& grad_output, const std::vector<int64_t>& input_sizes,
                                int64_t dim, int64_t start, int64_t end, int64_t step) {
-  switch (detail::op_device("slice_backward",
-                            {detail::device_of(grad_output, "slice_backward", "grad_output")})) {
+  const DeviceType device = detail::op_device(
+      "slice_backward", {detail::device_of(grad_output, "slice_backward", "grad_output")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::slice_backward(grad_output, input_sizes, dim, start, end, step);
     case DeviceType::Lazy:
       return lazy::slice_backward(grad_output, input_sizes, dim, start, end, step);
-    case DeviceType::CUDA:
-      return detail::device_kernel<decltype(dispatch_slice_backward)>(
-          DeviceType::CUDA, "slice_backward")(grad_output, input_sizes, dim, start, end, step);
-    default:
-      return cpu::slice_backward(grad_output, input_sizes, dim, start, end, step);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_slice_backward)>(device, "slice_backward")(
+          grad_output, input_sizes, dim, start, end, step);
   }
 }
-
 // slice_scatter(Tensor self, Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, SymInt
 // step=1) -> Tensor
 Tensor dispatch_slice_scatter(const Tensor& self, const Tensor& src, int64_t dim,
                               std::optional<int64_t> start, std::optional<int64_t> end,
                               int64_t step) {
-  switch (detail::op_device("slice_scatter", {detail::device_of(self, "slice_scatter", "self"),
-                                              detail::device_of(src, "slice_scatter", "src")})) {
+  const DeviceType device =
+      detail::op_device("slice_scatter", {detail::device_of(self, "slice_scatter", "self"),
+                                          detail::device_of(src, "slice_scatter", "src")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::slice_scatter(self, src, dim, start, end, step);
     case DeviceType::Lazy:
       return lazy::slice_scatter(self, src, dim, start, end, step);
-    case DeviceType::CUDA:
-      return detail::device_kernel<decltype(dispatch_slice_scatter)>(
-          DeviceType::CUDA, "slice_scatter")(self, src, dim, start, end, step);
-    default:
-      return cpu::slice_scatter(self, src, dim, start, end, step);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_slice_scatter)>(device, "slice_scatter")(
+          self, src, dim, start, end, step);
   }
 }
-
 // cat(Tensor[] tensors, int dim=0) -> Tensor
 Tensor dispatch_cat(const std::vector<Tensor>& tensors, int64_t dim) {
-  switch (detail::op_device("cat", {detail::device_of(tensors)})) {
+  const DeviceType device = detail::op_device("cat", {detail::device_of(tensors)});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::cat(tensors, dim);
     case DeviceType::Lazy:
       return lazy::cat(tensors, dim);
-    case DeviceType::CUDA:
-      return detail::device_kernel<decltype(dispatch_cat)>(DeviceType::CUDA, "cat")(tensors, dim);
-    default:
-      return cpu::cat(tensors, dim);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_cat)>(device, "cat")(tensors, dim);
   }
 }
-
 // index_select(Tensor self, int dim, Tensor index) -> Tensor
 Tensor dispatch_index_select(const Tensor& self, int64_t dim, const Tensor& index) {
-  switch (detail::op_device("index_select", {detail::device_of(self, "index_select", "self"),
-                                             detail::device_of(index, "index_select", "index")})) {
+  const DeviceType device =
+      detail::op_device("index_select", {detail::device_of(self, "index_select", "self"),
+                                         detail::device_of(index, "index_select", "index")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::index_select(self, dim, index);
     case DeviceType::Lazy:
       return lazy::index_select(self, dim, index);
-    case DeviceType::CUDA:
-      return detail::device_kernel<decltype(dispatch_index_select)>(
-          DeviceType::CUDA, "index_select")(self, dim, index);
-    default:
-      return cpu::index_select(self, dim, index);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_index_select)>(device, "index_select")(
+          self, dim, index);
   }
 }
-
 // index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor
 Tensor dispatch_index_add(const Tensor& self, int64_t dim, const Tensor& index,
                           const Tensor& source, const Scalar& alpha) {
-  switch (detail::op_device("index_add", {detail::device_of(self, "index_add", "self"),
-                                          detail::device_of(index, "index_add", "index"),
-                                          detail::device_of(source, "index_add", "source")})) {
+  const DeviceType device =
+      detail::op_device("index_add", {detail::device_of(self, "index_add", "self"),
+                                      detail::device_of(index, "index_add", "index"),
+                                      detail::device_of(source, "index_add", "source")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::index_add(self, dim, index, source, alpha);
     case DeviceType::Lazy:
       return lazy::index_add(self, dim, index, source, alpha);
-    case DeviceType::CUDA:
-      return detail::device_kernel<decltype(dispatch_index_add)>(DeviceType::CUDA, "index_add")(
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_index_add)>(device, "index_add")(
           self, dim, index, source, alpha);
-    default:
-      return cpu::index_add(self, dim, index, source, alpha);
   }
 }
-
 // gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor
 Tensor dispatch_gather(const Tensor& self, int64_t dim, const Tensor& index, bool sparse_grad) {
-  switch (detail::op_device("gather", {detail::device_of(self, "gather", "self"),
-                                       detail::device_of(index, "gather", "index")})) {
+  const DeviceType device = detail::op_device(
+      "gather",
+      {detail::device_of(self, "gather", "self"), detail::device_of(index, "gather", "index")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::gather(self, dim, index, sparse_grad);
     case DeviceType::Lazy:
       return lazy::gather(self, dim, index, sparse_grad);
-    case DeviceType::CUDA:
-      return detail::device_kernel<decltype(dispatch_gather)>(DeviceType::CUDA, "gather")(
-          self, dim, index, sparse_grad);
-    default:
-      return cpu::gather(self, dim, index, sparse_grad);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_gather)>(device, "gather")(self, dim, index,
+                                                                                sparse_grad);
   }
 }
-
 // scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor
 Tensor dispatch_scatter_add(const Tensor& self, int64_t dim, const Tensor& index,
                             const Tensor& src) {
-  switch (detail::op_device("scatter_add", {detail::device_of(self, "scatter_add", "self"),
-                                            detail::device_of(index, "scatter_add", "index"),
-                                            detail::device_of(src, "scatter_add", "src")})) {
+  const DeviceType device =
+      detail::op_device("scatter_add", {detail::device_of(self, "scatter_add", "self"),
+                                        detail::device_of(index, "scatter_add", "index"),
+                                        detail::device_of(src, "scatter_add", "src")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::scatter_add(self, dim, index, src);
     case DeviceType::Lazy:
       return lazy::scatter_add(self, dim, index, src);
-    case DeviceType::CUDA:
-      return detail::device_kernel<decltype(dispatch_scatter_add)>(DeviceType::CUDA, "scatter_add")(
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_scatter_add)>(device, "scatter_add")(
           self, dim, index, src);
-    default:
-      return cpu::scatter_add(self, dim, index, src);
   }
 }
-
 // masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor
 Tensor dispatch_masked_fill_scalar(const Tensor& self, const Tensor& mask, const Scalar& value) {
-  switch (detail::op_device("masked_fill.Scalar",
-                            {detail::device_of(self, "masked_fill.Scalar", "self"),
-                             detail::device_of(mask, "masked_fill.Scalar", "mask")})) {
+  const DeviceType device = detail::op_device(
+      "masked_fill.Scalar", {detail::device_of(self, "masked_fill.Scalar", "self"),
+                             detail::device_of(mask, "masked_fill.Scalar", "mask")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::masked_fill_scalar(self, mask, value);
     case DeviceType::Lazy:
       return lazy::masked_fill_scalar(self, mask, value);
-    case DeviceType::CUDA:
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
       return detail::device_kernel<decltype(dispatch_masked_fill_scalar)>(
-          DeviceType::CUDA, "masked_fill.Scalar")(self, mask, value);
-    default:
-      return cpu::masked_fill_scalar(self, mask, value);
+          device, "masked_fill.Scalar")(self, mask, value);
   }
 }
-
 // clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
 Tensor dispatch_clamp(const Tensor& self, const std::optional<Scalar>& min,
                       const std::optional<Scalar>& max) {
-  switch (detail::op_device("clamp", {detail::device_of(self, "clamp", "self")})) {
+  const DeviceType device = detail::op_device("clamp", {detail::device_of(self, "clamp", "self")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::clamp(self, min, max);
     case DeviceType::Lazy:
       return lazy::clamp(self, min, max);
-    case DeviceType::CUDA:
-      return detail::device_kernel<decltype(dispatch_clamp)>(DeviceType::CUDA, "clamp")(self, min,
-                                                                                        max);
-    default:
-      return cpu::clamp(self, min, max);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_clamp)>(device, "clamp")(self, min, max);
   }
 }
-
 // conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, int[2] padding=0, int[2]
 // dilation=1, int groups=1) -> Tensor
 Tensor dispatch_conv2d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
                        const std::vector<int64_t>& stride, const std::vector<int64_t>& padding,
                        const std::vector<int64_t>& dilation, int64_t groups) {
-  switch (detail::op_device(
+  const DeviceType device = detail::op_device(
       "conv2d", {detail::device_of(input, "conv2d", "input"),
-                 detail::device_of(weight, "conv2d", "weight"), detail::device_of(bias)})) {
+                 detail::device_of(weight, "conv2d", "weight"), detail::device_of(bias)});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::conv2d(input, weight, bias, stride, padding, dilation, groups);
     case DeviceType::Lazy:
       return lazy::conv2d(input, weight, bias, stride, padding, dilation, groups);
-    case DeviceType::CUDA:
-      return detail::device_kernel<decltype(dispatch_conv2d)>(DeviceType::CUDA, "conv2d")(
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_conv2d)>(device, "conv2d")(
           input, weight, bias, stride, padding, dilation, groups);
-    default:
-      return cpu::conv2d(input, weight, bias, stride, padding, dilation, groups);
   }
 }
-
 // conv2d_backward_input(Tensor grad_output, Tensor weight, SymInt[] input_size, int[2] stride,
 // int[2] padding, int[2] dilation, int groups) -> Tensor
 Tensor dispatch_conv2d_backward_input(const Tensor& grad_output, const Tensor& weight,
@@ -2042,22 +2083,23 @@ Tensor dispatch_conv2d_backward_input(const Tensor& grad_output, const Tensor& w
                                       const std::vector<int64_t>& stride,
                                       const std::vector<int64_t>& padding,
                                       const std::vector<int64_t>& dilation, int64_t groups) {
-  switch (detail::op_device("conv2d_backward_input",
-                            {detail::device_of(grad_output, "conv2d_backward_input", "grad_output"),
-                             detail::device_of(weight, "conv2d_backward_input", "weight")})) {
+  const DeviceType device =
+      detail::op_device("conv2d_backward_input",
+                        {detail::device_of(grad_output, "conv2d_backward_input", "grad_output"),
+                         detail::device_of(weight, "conv2d_backward_input", "weight")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::conv2d_backward_input(grad_output, weight, input_size, stride, padding, dilation,
+                                        groups);
     case DeviceType::Lazy:
       return lazy::conv2d_backward_input(grad_output, weight, input_size, stride, padding, dilation,
                                          groups);
-    case DeviceType::CUDA:
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
       return detail::device_kernel<decltype(dispatch_conv2d_backward_input)>(
-          DeviceType::CUDA, "conv2d_backward_input")(grad_output, weight, input_size, stride,
-                                                     padding, dilation, groups);
-    default:
-      return cpu::conv2d_backward_input(grad_output, weight, input_size, stride, padding, dilation,
-                                        groups);
+          device, "conv2d_backward_input")(grad_output, weight, input_size, stride, padding,
+                                           dilation, groups);
   }
 }
-
 // conv2d_backward_weight(Tensor grad_output, Tensor input, int[] weight_size, int[2] stride, int[2]
 // padding, int[2] dilation, int groups) -> Tensor
 Tensor dispatch_conv2d_backward_weight(const Tensor& grad_output, const Tensor& input,
@@ -2065,41 +2107,41 @@ Tensor dispatch_conv2d_backward_weight(const Tensor& grad_output, const Tensor& 
                                        const std::vector<int64_t>& stride,
                                        const std::vector<int64_t>& padding,
                                        const std::vector<int64_t>& dilation, int64_t groups) {
-  switch (
+  const DeviceType device =
       detail::op_device("conv2d_backward_weight",
                         {detail::device_of(grad_output, "conv2d_backward_weight", "grad_output"),
-                         detail::device_of(input, "conv2d_backward_weight", "input")})) {
+                         detail::device_of(input, "conv2d_backward_weight", "input")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::conv2d_backward_weight(grad_output, input, weight_size, stride, padding, dilation,
+                                         groups);
     case DeviceType::Lazy:
       return lazy::conv2d_backward_weight(grad_output, input, weight_size, stride, padding,
                                           dilation, groups);
-    case DeviceType::CUDA:
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
       return detail::device_kernel<decltype(dispatch_conv2d_backward_weight)>(
-          DeviceType::CUDA, "conv2d_backward_weight")(grad_output, input, weight_size, stride,
-                                                      padding, dilation, groups);
-    default:
-      return cpu::conv2d_backward_weight(grad_output, input, weight_size, stride, padding, dilation,
-                                         groups);
+          device, "conv2d_backward_weight")(grad_output, input, weight_size, stride, padding,
+                                            dilation, groups);
   }
 }
-
 // max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0,
 // int[2] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)
 std::tuple<Tensor, Tensor> dispatch_max_pool2d_with_indices(
     const Tensor& self, const std::vector<int64_t>& kernel_size, const std::vector<int64_t>& stride,
     const std::vector<int64_t>& padding, const std::vector<int64_t>& dilation, bool ceil_mode) {
-  switch (detail::op_device("max_pool2d_with_indices",
-                            {detail::device_of(self, "max_pool2d_with_indices", "self")})) {
+  const DeviceType device = detail::op_device(
+      "max_pool2d_with_indices", {detail::device_of(self, "max_pool2d_with_indices", "self")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::max_pool2d_with_indices(self, kernel_size, stride, padding, dilation, ceil_mode);
     case DeviceType::Lazy:
       return lazy::max_pool2d_with_indices(self, kernel_size, stride, padding, dilation, ceil_mode);
-    case DeviceType::CUDA:
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
       return detail::device_kernel<decltype(dispatch_max_pool2d_with_indices)>(
-          DeviceType::CUDA, "max_pool2d_with_indices")(self, kernel_size, stride, padding, dilation,
-                                                       ceil_mode);
-    default:
-      return cpu::max_pool2d_with_indices(self, kernel_size, stride, padding, dilation, ceil_mode);
+          device, "max_pool2d_with_indices")(self, kernel_size, stride, padding, dilation,
+                                             ceil_mode);
   }
 }
-
 // max_pool2d_with_indices_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2]
 // stride, int[2] padding, int[2] dilation, bool ceil_mode, Tensor indices) -> Tensor
 Tensor dispatch_max_pool2d_with_indices_backward(const Tensor& grad_output, const Tensor& self,
@@ -2108,40 +2150,41 @@ Tensor dispatch_max_pool2d_with_indices_backward(const Tensor& grad_output, cons
                                                  const std::vector<int64_t>& padding,
                                                  const std::vector<int64_t>& dilation,
                                                  bool ceil_mode, const Tensor& indices) {
-  switch (detail::op_device(
+  const DeviceType device = detail::op_device(
       "max_pool2d_with_indices_backward",
       {detail::device_of(grad_output, "max_pool2d_with_indices_backward", "grad_output"),
        detail::device_of(self, "max_pool2d_with_indices_backward", "self"),
-       detail::device_of(indices, "max_pool2d_with_indices_backward", "indices")})) {
+       detail::device_of(indices, "max_pool2d_with_indices_backward", "indices")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::max_pool2d_with_indices_backward(grad_output, self, kernel_size, stride, padding,
+                                                   dilation, ceil_mode, indices);
     case DeviceType::Lazy:
       return lazy::max_pool2d_with_indices_backward(grad_output, self, kernel_size, stride, padding,
                                                     dilation, ceil_mode, indices);
-    case DeviceType::CUDA:
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
       return detail::device_kernel<decltype(dispatch_max_pool2d_with_indices_backward)>(
-          DeviceType::CUDA, "max_pool2d_with_indices_backward")(
-          grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices);
-    default:
-      return cpu::max_pool2d_with_indices_backward(grad_output, self, kernel_size, stride, padding,
-                                                   dilation, ceil_mode, indices);
+          device, "max_pool2d_with_indices_backward")(grad_output, self, kernel_size, stride,
+                                                      padding, dilation, ceil_mode, indices);
   }
 }
-
 // max_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2]
 // dilation=1, bool ceil_mode=False) -> Tensor
 Tensor dispatch_max_pool2d(const Tensor& self, const std::vector<int64_t>& kernel_size,
                            const std::vector<int64_t>& stride, const std::vector<int64_t>& padding,
                            const std::vector<int64_t>& dilation, bool ceil_mode) {
-  switch (detail::op_device("max_pool2d", {detail::device_of(self, "max_pool2d", "self")})) {
+  const DeviceType device =
+      detail::op_device("max_pool2d", {detail::device_of(self, "max_pool2d", "self")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::max_pool2d(self, kernel_size, stride, padding, dilation, ceil_mode);
     case DeviceType::Lazy:
       return lazy::max_pool2d(self, kernel_size, stride, padding, dilation, ceil_mode);
-    case DeviceType::CUDA:
-      return detail::device_kernel<decltype(dispatch_max_pool2d)>(DeviceType::CUDA, "max_pool2d")(
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_max_pool2d)>(device, "max_pool2d")(
           self, kernel_size, stride, padding, dilation, ceil_mode);
-    default:
-      return cpu::max_pool2d(self, kernel_size, stride, padding, dilation, ceil_mode);
   }
 }
-
 // max_pool2d_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2]
 // padding, int[2] dilation, bool ceil_mode) -> Tensor
 Tensor dispatch_max_pool2d_backward(const Tensor& grad_output, const Tensor& self,
@@ -2149,212 +2192,214 @@ Tensor dispatch_max_pool2d_backward(const Tensor& grad_output, const Tensor& sel
                                     const std::vector<int64_t>& stride,
                                     const std::vector<int64_t>& padding,
                                     const std::vector<int64_t>& dilation, bool ceil_mode) {
-  switch (detail::op_device("max_pool2d_backward",
-                            {detail::device_of(grad_output, "max_pool2d_backward", "grad_output"),
-                             detail::device_of(self, "max_pool2d_backward", "self")})) {
+  const DeviceType device = detail::op_device(
+      "max_pool2d_backward", {detail::device_of(grad_output, "max_pool2d_backward", "grad_output"),
+                              detail::device_of(self, "max_pool2d_backward", "self")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::max_pool2d_backward(grad_output, self, kernel_size, stride, padding, dilation,
+                                      ceil_mode);
     case DeviceType::Lazy:
       return lazy::max_pool2d_backward(grad_output, self, kernel_size, stride, padding, dilation,
                                        ceil_mode);
-    case DeviceType::CUDA:
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
       return detail::device_kernel<decltype(dispatch_max_pool2d_backward)>(
-          DeviceType::CUDA, "max_pool2d_backward")(grad_output, self, kernel_size, stride, padding,
-                                                   dilation, ceil_mode);
-    default:
-      return cpu::max_pool2d_backward(grad_output, self, kernel_size, stride, padding, dilation,
-                                      ceil_mode);
+          device, "max_pool2d_backward")(grad_output, self, kernel_size, stride, padding, dilation,
+                                         ceil_mode);
   }
 }
-
 // _log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) ->
 // Tensor
 Tensor dispatch__log_softmax_backward_data(const Tensor& grad_output, const Tensor& output,
                                            int64_t dim, DType input_dtype) {
-  switch (detail::op_device(
+  const DeviceType device = detail::op_device(
       "_log_softmax_backward_data",
       {detail::device_of(grad_output, "_log_softmax_backward_data", "grad_output"),
-       detail::device_of(output, "_log_softmax_backward_data", "output")})) {
+       detail::device_of(output, "_log_softmax_backward_data", "output")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::_log_softmax_backward_data(grad_output, output, dim, input_dtype);
     case DeviceType::Lazy:
       return lazy::_log_softmax_backward_data(grad_output, output, dim, input_dtype);
-    case DeviceType::CUDA:
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
       return detail::device_kernel<decltype(dispatch__log_softmax_backward_data)>(
-          DeviceType::CUDA, "_log_softmax_backward_data")(grad_output, output, dim, input_dtype);
-    default:
-      return cpu::_log_softmax_backward_data(grad_output, output, dim, input_dtype);
+          device, "_log_softmax_backward_data")(grad_output, output, dim, input_dtype);
   }
 }
-
 // _softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) ->
 // Tensor
 Tensor dispatch__softmax_backward_data(const Tensor& grad_output, const Tensor& output, int64_t dim,
                                        DType input_dtype) {
-  switch (
+  const DeviceType device =
       detail::op_device("_softmax_backward_data",
                         {detail::device_of(grad_output, "_softmax_backward_data", "grad_output"),
-                         detail::device_of(output, "_softmax_backward_data", "output")})) {
+                         detail::device_of(output, "_softmax_backward_data", "output")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::_softmax_backward_data(grad_output, output, dim, input_dtype);
     case DeviceType::Lazy:
       return lazy::_softmax_backward_data(grad_output, output, dim, input_dtype);
-    case DeviceType::CUDA:
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
       return detail::device_kernel<decltype(dispatch__softmax_backward_data)>(
-          DeviceType::CUDA, "_softmax_backward_data")(grad_output, output, dim, input_dtype);
-    default:
-      return cpu::_softmax_backward_data(grad_output, output, dim, input_dtype);
+          device, "_softmax_backward_data")(grad_output, output, dim, input_dtype);
   }
 }
-
 // nll_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt
 // ignore_index=-100) -> Tensor
 Tensor dispatch_nll_loss(const Tensor& self, const Tensor& target,
                          const std::optional<Tensor>& weight, int64_t reduction,
                          int64_t ignore_index) {
-  switch (detail::op_device(
+  const DeviceType device = detail::op_device(
       "nll_loss", {detail::device_of(self, "nll_loss", "self"),
-                   detail::device_of(target, "nll_loss", "target"), detail::device_of(weight)})) {
+                   detail::device_of(target, "nll_loss", "target"), detail::device_of(weight)});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::nll_loss(self, target, weight, reduction, ignore_index);
     case DeviceType::Lazy:
       return lazy::nll_loss(self, target, weight, reduction, ignore_index);
-    case DeviceType::CUDA:
-      return detail::device_kernel<decltype(dispatch_nll_loss)>(DeviceType::CUDA, "nll_loss")(
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_nll_loss)>(device, "nll_loss")(
           self, target, weight, reduction, ignore_index);
-    default:
-      return cpu::nll_loss(self, target, weight, reduction, ignore_index);
   }
 }
-
 // nll_loss_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction,
 // SymInt ignore_index) -> Tensor
 Tensor dispatch_nll_loss_backward(const Tensor& grad_output, const Tensor& self,
                                   const Tensor& target, const std::optional<Tensor>& weight,
                                   int64_t reduction, int64_t ignore_index) {
-  switch (detail::op_device(
+  const DeviceType device = detail::op_device(
       "nll_loss_backward",
       {detail::device_of(grad_output, "nll_loss_backward", "grad_output"),
        detail::device_of(self, "nll_loss_backward", "self"),
-       detail::device_of(target, "nll_loss_backward", "target"), detail::device_of(weight)})) {
+       detail::device_of(target, "nll_loss_backward", "target"), detail::device_of(weight)});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::nll_loss_backward(grad_output, self, target, weight, reduction, ignore_index);
     case DeviceType::Lazy:
       return lazy::nll_loss_backward(grad_output, self, target, weight, reduction, ignore_index);
-    case DeviceType::CUDA:
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
       return detail::device_kernel<decltype(dispatch_nll_loss_backward)>(
-          DeviceType::CUDA, "nll_loss_backward")(grad_output, self, target, weight, reduction,
-                                                 ignore_index);
-    default:
-      return cpu::nll_loss_backward(grad_output, self, target, weight, reduction, ignore_index);
+          device, "nll_loss_backward")(grad_output, self, target, weight, reduction, ignore_index);
   }
 }
-
 // _dropout_mask(Tensor self, Scalar p, Scalar seed) -> Tensor
 Tensor dispatch__dropout_mask(const Tensor& self, const Scalar& p, const Scalar& seed) {
-  switch (detail::op_device("_dropout_mask", {detail::device_of(self, "_dropout_mask", "self")})) {
+  const DeviceType device =
+      detail::op_device("_dropout_mask", {detail::device_of(self, "_dropout_mask", "self")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::_dropout_mask(self, p, seed);
     case DeviceType::Lazy:
       return lazy::_dropout_mask(self, p, seed);
-    case DeviceType::CUDA:
-      return detail::device_kernel<decltype(dispatch__dropout_mask)>(
-          DeviceType::CUDA, "_dropout_mask")(self, p, seed);
-    default:
-      return cpu::_dropout_mask(self, p, seed);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch__dropout_mask)>(device, "_dropout_mask")(
+          self, p, seed);
   }
 }
-
 // sqrt_(Tensor(a!) self) -> Tensor(a!)
 const Tensor& dispatch_sqrt_inplace(const Tensor& self) {
-  switch (detail::op_device("sqrt_", {detail::device_of(self, "sqrt_", "self")})) {
+  const DeviceType device = detail::op_device("sqrt_", {detail::device_of(self, "sqrt_", "self")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::sqrt_inplace(self);
     case DeviceType::Lazy:
       return lazy::sqrt_inplace(self);
-    case DeviceType::CUDA:
-      return detail::device_kernel<decltype(dispatch_sqrt_inplace)>(DeviceType::CUDA,
-                                                                    "sqrt_")(self);
-    default:
-      return cpu::sqrt_inplace(self);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_sqrt_inplace)>(device, "sqrt_")(self);
   }
 }
-
 // sigmoid_(Tensor(a!) self) -> Tensor(a!)
 const Tensor& dispatch_sigmoid_inplace(const Tensor& self) {
-  switch (detail::op_device("sigmoid_", {detail::device_of(self, "sigmoid_", "self")})) {
+  const DeviceType device =
+      detail::op_device("sigmoid_", {detail::device_of(self, "sigmoid_", "self")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::sigmoid_inplace(self);
     case DeviceType::Lazy:
       return lazy::sigmoid_inplace(self);
-    case DeviceType::CUDA:
-      return detail::device_kernel<decltype(dispatch_sigmoid_inplace)>(DeviceType::CUDA,
-                                                                       "sigmoid_")(self);
-    default:
-      return cpu::sigmoid_inplace(self);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_sigmoid_inplace)>(device, "sigmoid_")(self);
   }
 }
-
 // tanh_(Tensor(a!) self) -> Tensor(a!)
 const Tensor& dispatch_tanh_inplace(const Tensor& self) {
-  switch (detail::op_device("tanh_", {detail::device_of(self, "tanh_", "self")})) {
+  const DeviceType device = detail::op_device("tanh_", {detail::device_of(self, "tanh_", "self")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::tanh_inplace(self);
     case DeviceType::Lazy:
       return lazy::tanh_inplace(self);
-    case DeviceType::CUDA:
-      return detail::device_kernel<decltype(dispatch_tanh_inplace)>(DeviceType::CUDA,
-                                                                    "tanh_")(self);
-    default:
-      return cpu::tanh_inplace(self);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_tanh_inplace)>(device, "tanh_")(self);
   }
 }
-
 // div_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
 const Tensor& dispatch_div_inplace_tensor(const Tensor& self, const Tensor& other) {
-  switch (detail::op_device("div_.Tensor", {detail::device_of(self, "div_.Tensor", "self"),
-                                            detail::device_of(other, "div_.Tensor", "other")})) {
+  const DeviceType device =
+      detail::op_device("div_.Tensor", {detail::device_of(self, "div_.Tensor", "self"),
+                                        detail::device_of(other, "div_.Tensor", "other")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::div_inplace_tensor(self, other);
     case DeviceType::Lazy:
       return lazy::div_inplace_tensor(self, other);
-    case DeviceType::CUDA:
-      return detail::device_kernel<decltype(dispatch_div_inplace_tensor)>(
-          DeviceType::CUDA, "div_.Tensor")(self, other);
-    default:
-      return cpu::div_inplace_tensor(self, other);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_div_inplace_tensor)>(device, "div_.Tensor")(
+          self, other);
   }
 }
-
 // div_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
 const Tensor& dispatch_div_inplace_scalar(const Tensor& self, const Scalar& other) {
-  switch (detail::op_device("div_.Scalar", {detail::device_of(self, "div_.Scalar", "self")})) {
+  const DeviceType device =
+      detail::op_device("div_.Scalar", {detail::device_of(self, "div_.Scalar", "self")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::div_inplace_scalar(self, other);
     case DeviceType::Lazy:
       return lazy::div_inplace_scalar(self, other);
-    case DeviceType::CUDA:
-      return detail::device_kernel<decltype(dispatch_div_inplace_scalar)>(
-          DeviceType::CUDA, "div_.Scalar")(self, other);
-    default:
-      return cpu::div_inplace_scalar(self, other);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_div_inplace_scalar)>(device, "div_.Scalar")(
+          self, other);
   }
 }
-
 // all_reduce(Tensor self, str reduce_op='sum') -> Tensor
 Tensor dispatch_all_reduce(const Tensor& self, std::string_view reduce_op) {
-  switch (detail::op_device("all_reduce", {detail::device_of(self, "all_reduce", "self")})) {
+  const DeviceType device =
+      detail::op_device("all_reduce", {detail::device_of(self, "all_reduce", "self")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::all_reduce(self, reduce_op);
     case DeviceType::Lazy:
       return lazy::all_reduce(self, reduce_op);
-    case DeviceType::CUDA:
-      return detail::device_kernel<decltype(dispatch_all_reduce)>(DeviceType::CUDA, "all_reduce")(
-          self, reduce_op);
-    default:
-      return cpu::all_reduce(self, reduce_op);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_all_reduce)>(device, "all_reduce")(self,
+                                                                                        reduce_op);
   }
 }
-
 // all_gather(Tensor self) -> Tensor
 Tensor dispatch_all_gather(const Tensor& self) {
-  switch (detail::op_device("all_gather", {detail::device_of(self, "all_gather", "self")})) {
+  const DeviceType device =
+      detail::op_device("all_gather", {detail::device_of(self, "all_gather", "self")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::all_gather(self);
     case DeviceType::Lazy:
       return lazy::all_gather(self);
-    case DeviceType::CUDA:
-      return detail::device_kernel<decltype(dispatch_all_gather)>(DeviceType::CUDA,
-                                                                  "all_gather")(self);
-    default:
-      return cpu::all_gather(self);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_all_gather)>(device, "all_gather")(self);
   }
 }
-
 // broadcast(Tensor self, int src=0) -> Tensor
 Tensor dispatch_broadcast(const Tensor& self, int64_t src) {
-  switch (detail::op_device("broadcast", {detail::device_of(self, "broadcast", "self")})) {
+  const DeviceType device =
+      detail::op_device("broadcast", {detail::device_of(self, "broadcast", "self")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::broadcast(self, src);
     case DeviceType::Lazy:
       return lazy::broadcast(self, src);
-    case DeviceType::CUDA:
-      return detail::device_kernel<decltype(dispatch_broadcast)>(DeviceType::CUDA, "broadcast")(
-          self, src);
-    default:
-      return cpu::broadcast(self, src);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_broadcast)>(device, "broadcast")(self, src);
   }
 }
 
