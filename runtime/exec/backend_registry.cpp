@@ -33,8 +33,11 @@ std::shared_ptr<Backend> make_registered_backend(const std::string& name) {
     Registry& r = registry();
     std::lock_guard<std::mutex> lock(r.mutex);
     auto it = r.factories.find(name);
-    if (it != r.factories.end()) factory = it->second;
-    for (const auto& entry : r.factories) known += ", " + entry.first;
+    if (it != r.factories.end()) {
+      factory = it->second;
+    } else {
+      for (const auto& entry : r.factories) known += ", " + entry.first;  // for the error below
+    }
   }
   if (factory != nullptr) return factory();
   if (name == "cuda") {

@@ -9,6 +9,7 @@
 #include <functional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include "core/env_flag.h"
 #include "lazygen/tls.h"
@@ -49,10 +50,9 @@ bool TrieCache::reuse_across_sizes() {
 }
 
 void TrieCache::Entry::promote(size_t variant) {
-  NodePtr chosen = std::move(variants[variant]);
-  variants.erase(variants.begin() + static_cast<std::ptrdiff_t>(variant));
-  variants.insert(variants.begin(), std::move(node));
-  node = std::move(chosen);
+  const auto chosen = variants.begin() + static_cast<std::ptrdiff_t>(variant);
+  std::rotate(variants.begin(), chosen, chosen + 1);  // the chosen first, the others in order
+  std::swap(node, variants.front());
 }
 
 // See Note [Trie reuse across sizes].
@@ -68,8 +68,7 @@ void TrieCache::replace(Entry& entry, NodePtr node) {
   } else {
     ++size_;
   }
-  current_ = &entry;
-  entry.used = trace_;
+  move_to(entry);
 }
 
 void TrieCache::set_capacity(size_t capacity) {
@@ -106,9 +105,8 @@ void TrieCache::insert(NodePtr node) {
   node->set_trie_slot(entry.get());
   entry->kind = node->op();
   entry->node = std::move(node);
-  entry->used = trace_;
   current_->children.push_back(std::move(entry));
-  current_ = current_->children.back().get();
+  move_to(*current_->children.back());
   ++size_;
 }
 

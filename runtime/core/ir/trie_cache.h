@@ -155,6 +155,10 @@ class TrieCache {
     void promote(size_t variant);  // variants[variant] becomes the node, the node a variant
   };
 
+  void move_to(Entry& entry) {  // the position, and the entry's last use
+    current_ = &entry;
+    entry.used = trace_;
+  }
   const NodePtr* advance(Entry& entry);  // moves to `entry` and counts a hit
   void replace(Entry& entry, NodePtr node);
   void note_hit();
@@ -264,8 +268,7 @@ const NodePtr* TrieCache::resize(OpKind kind, SameStructure&& same_structure, Ma
 }
 
 inline const NodePtr* TrieCache::advance(Entry& entry) {
-  current_ = &entry;
-  entry.used = trace_;
+  move_to(entry);
   note_hit();
   return &entry.node;
 }
