@@ -67,175 +67,175 @@ struct ChainDispatch {
   template <class T>
   static void step(const ChainStep& s, fusion::Lanes<T>* acc, int64_t i) {
     switch (s.kernel) {
-      case chain_case(ir::OpKind::add_tensor) + 0:
+      case 0 * kMaxTileInputs + 0:
         return chain_step<kernels::AddTensor, T, 0>(s, acc, i);
-      case chain_case(ir::OpKind::add_tensor) + 1:
+      case 0 * kMaxTileInputs + 1:
         return chain_step<kernels::AddTensor, T, 1>(s, acc, i);
-      case chain_case(ir::OpKind::add_inplace_tensor) + 0:
+      case 1 * kMaxTileInputs + 0:
         return chain_step<kernels::AddInplaceTensor, T, 0>(s, acc, i);
-      case chain_case(ir::OpKind::add_inplace_tensor) + 1:
+      case 1 * kMaxTileInputs + 1:
         return chain_step<kernels::AddInplaceTensor, T, 1>(s, acc, i);
-      case chain_case(ir::OpKind::add_out) + 0:
+      case 2 * kMaxTileInputs + 0:
         return chain_step<kernels::AddOut, T, 0>(s, acc, i);
-      case chain_case(ir::OpKind::add_out) + 1:
+      case 2 * kMaxTileInputs + 1:
         return chain_step<kernels::AddOut, T, 1>(s, acc, i);
-      case chain_case(ir::OpKind::add_scalar) + 0:
+      case 3 * kMaxTileInputs + 0:
         return chain_step<kernels::AddScalar, T, 0>(s, acc, i);
-      case chain_case(ir::OpKind::sub_tensor) + 0:
+      case 4 * kMaxTileInputs + 0:
         return chain_step<kernels::SubTensor, T, 0>(s, acc, i);
-      case chain_case(ir::OpKind::sub_tensor) + 1:
+      case 4 * kMaxTileInputs + 1:
         return chain_step<kernels::SubTensor, T, 1>(s, acc, i);
-      case chain_case(ir::OpKind::sub_scalar) + 0:
+      case 5 * kMaxTileInputs + 0:
         return chain_step<kernels::SubScalar, T, 0>(s, acc, i);
-      case chain_case(ir::OpKind::mul_tensor) + 0:
+      case 6 * kMaxTileInputs + 0:
         return chain_step<kernels::MulTensor, T, 0>(s, acc, i);
-      case chain_case(ir::OpKind::mul_tensor) + 1:
+      case 6 * kMaxTileInputs + 1:
         return chain_step<kernels::MulTensor, T, 1>(s, acc, i);
-      case chain_case(ir::OpKind::mul_inplace_tensor) + 0:
+      case 7 * kMaxTileInputs + 0:
         return chain_step<kernels::MulInplaceTensor, T, 0>(s, acc, i);
-      case chain_case(ir::OpKind::mul_inplace_tensor) + 1:
+      case 7 * kMaxTileInputs + 1:
         return chain_step<kernels::MulInplaceTensor, T, 1>(s, acc, i);
-      case chain_case(ir::OpKind::mul_scalar) + 0:
+      case 8 * kMaxTileInputs + 0:
         return chain_step<kernels::MulScalar, T, 0>(s, acc, i);
-      case chain_case(ir::OpKind::mul_inplace_scalar) + 0:
+      case 9 * kMaxTileInputs + 0:
         return chain_step<kernels::MulInplaceScalar, T, 0>(s, acc, i);
-      case chain_case(ir::OpKind::div_tensor) + 0:
+      case 10 * kMaxTileInputs + 0:
         return chain_step<kernels::DivTensor, T, 0>(s, acc, i);
-      case chain_case(ir::OpKind::div_tensor) + 1:
+      case 10 * kMaxTileInputs + 1:
         return chain_step<kernels::DivTensor, T, 1>(s, acc, i);
-      case chain_case(ir::OpKind::div_scalar) + 0:
+      case 11 * kMaxTileInputs + 0:
         return chain_step<kernels::DivScalar, T, 0>(s, acc, i);
-      case chain_case(ir::OpKind::maximum) + 0:
+      case 12 * kMaxTileInputs + 0:
         return chain_step<kernels::Maximum, T, 0>(s, acc, i);
-      case chain_case(ir::OpKind::maximum) + 1:
+      case 12 * kMaxTileInputs + 1:
         return chain_step<kernels::Maximum, T, 1>(s, acc, i);
-      case chain_case(ir::OpKind::minimum) + 0:
+      case 13 * kMaxTileInputs + 0:
         return chain_step<kernels::Minimum, T, 0>(s, acc, i);
-      case chain_case(ir::OpKind::minimum) + 1:
+      case 13 * kMaxTileInputs + 1:
         return chain_step<kernels::Minimum, T, 1>(s, acc, i);
-      case chain_case(ir::OpKind::neg) + 0:
+      case 14 * kMaxTileInputs + 0:
         return chain_step<kernels::Neg, T, 0>(s, acc, i);
-      case chain_case(ir::OpKind::abs) + 0:
+      case 15 * kMaxTileInputs + 0:
         return chain_step<kernels::Abs, T, 0>(s, acc, i);
-      case chain_case(ir::OpKind::relu) + 0:
+      case 16 * kMaxTileInputs + 0:
         return chain_step<kernels::Relu, T, 0>(s, acc, i);
-      case chain_case(ir::OpKind::relu_inplace) + 0:
+      case 17 * kMaxTileInputs + 0:
         return chain_step<kernels::ReluInplace, T, 0>(s, acc, i);
-      case chain_case(ir::OpKind::threshold_backward) + 0:
+      case 18 * kMaxTileInputs + 0:
         return chain_step<kernels::ThresholdBackward, T, 0>(s, acc, i);
-      case chain_case(ir::OpKind::threshold_backward) + 1:
+      case 18 * kMaxTileInputs + 1:
         return chain_step<kernels::ThresholdBackward, T, 1>(s, acc, i);
-      case chain_case(ir::OpKind::reciprocal) + 0:
+      case 19 * kMaxTileInputs + 0:
         return chain_step<kernels::Reciprocal, T, 0>(s, acc, i);
-      case chain_case(ir::OpKind::addcmul_inplace) + 0:
+      case 20 * kMaxTileInputs + 0:
         return chain_step<kernels::AddcmulInplace, T, 0>(s, acc, i);
-      case chain_case(ir::OpKind::addcmul_inplace) + 1:
+      case 20 * kMaxTileInputs + 1:
         return chain_step<kernels::AddcmulInplace, T, 1>(s, acc, i);
-      case chain_case(ir::OpKind::addcmul_inplace) + 2:
+      case 20 * kMaxTileInputs + 2:
         return chain_step<kernels::AddcmulInplace, T, 2>(s, acc, i);
-      case chain_case(ir::OpKind::addcdiv_inplace) + 0:
+      case 21 * kMaxTileInputs + 0:
         return chain_step<kernels::AddcdivInplace, T, 0>(s, acc, i);
-      case chain_case(ir::OpKind::addcdiv_inplace) + 1:
+      case 21 * kMaxTileInputs + 1:
         return chain_step<kernels::AddcdivInplace, T, 1>(s, acc, i);
-      case chain_case(ir::OpKind::addcdiv_inplace) + 2:
+      case 21 * kMaxTileInputs + 2:
         return chain_step<kernels::AddcdivInplace, T, 2>(s, acc, i);
-      case chain_case(ir::OpKind::copy_inplace) + 0:
+      case 22 * kMaxTileInputs + 0:
         return chain_step<kernels::CopyInplace, T, 0>(s, acc, i);
-      case chain_case(ir::OpKind::eq_tensor) + 0:
+      case 23 * kMaxTileInputs + 0:
         return chain_step<kernels::EqTensor, T, 0>(s, acc, i);
-      case chain_case(ir::OpKind::eq_tensor) + 1:
+      case 23 * kMaxTileInputs + 1:
         return chain_step<kernels::EqTensor, T, 1>(s, acc, i);
-      case chain_case(ir::OpKind::ne_tensor) + 0:
+      case 24 * kMaxTileInputs + 0:
         return chain_step<kernels::NeTensor, T, 0>(s, acc, i);
-      case chain_case(ir::OpKind::ne_tensor) + 1:
+      case 24 * kMaxTileInputs + 1:
         return chain_step<kernels::NeTensor, T, 1>(s, acc, i);
-      case chain_case(ir::OpKind::lt_tensor) + 0:
+      case 25 * kMaxTileInputs + 0:
         return chain_step<kernels::LtTensor, T, 0>(s, acc, i);
-      case chain_case(ir::OpKind::lt_tensor) + 1:
+      case 25 * kMaxTileInputs + 1:
         return chain_step<kernels::LtTensor, T, 1>(s, acc, i);
-      case chain_case(ir::OpKind::le_tensor) + 0:
+      case 26 * kMaxTileInputs + 0:
         return chain_step<kernels::LeTensor, T, 0>(s, acc, i);
-      case chain_case(ir::OpKind::le_tensor) + 1:
+      case 26 * kMaxTileInputs + 1:
         return chain_step<kernels::LeTensor, T, 1>(s, acc, i);
-      case chain_case(ir::OpKind::gt_tensor) + 0:
+      case 27 * kMaxTileInputs + 0:
         return chain_step<kernels::GtTensor, T, 0>(s, acc, i);
-      case chain_case(ir::OpKind::gt_tensor) + 1:
+      case 27 * kMaxTileInputs + 1:
         return chain_step<kernels::GtTensor, T, 1>(s, acc, i);
-      case chain_case(ir::OpKind::ge_tensor) + 0:
+      case 28 * kMaxTileInputs + 0:
         return chain_step<kernels::GeTensor, T, 0>(s, acc, i);
-      case chain_case(ir::OpKind::ge_tensor) + 1:
+      case 28 * kMaxTileInputs + 1:
         return chain_step<kernels::GeTensor, T, 1>(s, acc, i);
-      case chain_case(ir::OpKind::gt_scalar) + 0:
+      case 29 * kMaxTileInputs + 0:
         return chain_step<kernels::GtScalar, T, 0>(s, acc, i);
-      case chain_case(ir::OpKind::eq_scalar) + 0:
+      case 30 * kMaxTileInputs + 0:
         return chain_step<kernels::EqScalar, T, 0>(s, acc, i);
-      case chain_case(ir::OpKind::ne_scalar) + 0:
+      case 31 * kMaxTileInputs + 0:
         return chain_step<kernels::NeScalar, T, 0>(s, acc, i);
-      case chain_case(ir::OpKind::lt_scalar) + 0:
+      case 32 * kMaxTileInputs + 0:
         return chain_step<kernels::LtScalar, T, 0>(s, acc, i);
-      case chain_case(ir::OpKind::le_scalar) + 0:
+      case 33 * kMaxTileInputs + 0:
         return chain_step<kernels::LeScalar, T, 0>(s, acc, i);
-      case chain_case(ir::OpKind::ge_scalar) + 0:
+      case 34 * kMaxTileInputs + 0:
         return chain_step<kernels::GeScalar, T, 0>(s, acc, i);
-      case chain_case(ir::OpKind::where_self) + 0:
+      case 35 * kMaxTileInputs + 0:
         return chain_step<kernels::WhereSelf, T, 0>(s, acc, i);
-      case chain_case(ir::OpKind::where_self) + 1:
+      case 35 * kMaxTileInputs + 1:
         return chain_step<kernels::WhereSelf, T, 1>(s, acc, i);
-      case chain_case(ir::OpKind::where_self) + 2:
+      case 35 * kMaxTileInputs + 2:
         return chain_step<kernels::WhereSelf, T, 2>(s, acc, i);
-      case chain_case(ir::OpKind::rsub_tensor) + 0:
+      case 36 * kMaxTileInputs + 0:
         return chain_step<kernels::RsubTensor, T, 0>(s, acc, i);
-      case chain_case(ir::OpKind::rsub_tensor) + 1:
+      case 36 * kMaxTileInputs + 1:
         return chain_step<kernels::RsubTensor, T, 1>(s, acc, i);
-      case chain_case(ir::OpKind::rsub_scalar) + 0:
+      case 37 * kMaxTileInputs + 0:
         return chain_step<kernels::RsubScalar, T, 0>(s, acc, i);
-      case chain_case(ir::OpKind::addcmul) + 0:
+      case 38 * kMaxTileInputs + 0:
         return chain_step<kernels::Addcmul, T, 0>(s, acc, i);
-      case chain_case(ir::OpKind::addcmul) + 1:
+      case 38 * kMaxTileInputs + 1:
         return chain_step<kernels::Addcmul, T, 1>(s, acc, i);
-      case chain_case(ir::OpKind::addcmul) + 2:
+      case 38 * kMaxTileInputs + 2:
         return chain_step<kernels::Addcmul, T, 2>(s, acc, i);
-      case chain_case(ir::OpKind::addcdiv) + 0:
+      case 39 * kMaxTileInputs + 0:
         return chain_step<kernels::Addcdiv, T, 0>(s, acc, i);
-      case chain_case(ir::OpKind::addcdiv) + 1:
+      case 39 * kMaxTileInputs + 1:
         return chain_step<kernels::Addcdiv, T, 1>(s, acc, i);
-      case chain_case(ir::OpKind::addcdiv) + 2:
+      case 39 * kMaxTileInputs + 2:
         return chain_step<kernels::Addcdiv, T, 2>(s, acc, i);
-      case chain_case(ir::OpKind::clamp_min) + 0:
+      case 40 * kMaxTileInputs + 0:
         return chain_step<kernels::ClampMin, T, 0>(s, acc, i);
-      case chain_case(ir::OpKind::clamp_max) + 0:
+      case 41 * kMaxTileInputs + 0:
         return chain_step<kernels::ClampMax, T, 0>(s, acc, i);
-      case chain_case(ir::OpKind::sigmoid_backward) + 0:
+      case 42 * kMaxTileInputs + 0:
         return chain_step<kernels::SigmoidBackward, T, 0>(s, acc, i);
-      case chain_case(ir::OpKind::sigmoid_backward) + 1:
+      case 42 * kMaxTileInputs + 1:
         return chain_step<kernels::SigmoidBackward, T, 1>(s, acc, i);
-      case chain_case(ir::OpKind::tanh_backward) + 0:
+      case 43 * kMaxTileInputs + 0:
         return chain_step<kernels::TanhBackward, T, 0>(s, acc, i);
-      case chain_case(ir::OpKind::tanh_backward) + 1:
+      case 43 * kMaxTileInputs + 1:
         return chain_step<kernels::TanhBackward, T, 1>(s, acc, i);
-      case chain_case(ir::OpKind::threshold) + 0:
+      case 44 * kMaxTileInputs + 0:
         return chain_step<kernels::Threshold, T, 0>(s, acc, i);
-      case chain_case(ir::OpKind::leaky_relu) + 0:
+      case 45 * kMaxTileInputs + 0:
         return chain_step<kernels::LeakyRelu, T, 0>(s, acc, i);
-      case chain_case(ir::OpKind::leaky_relu_backward) + 0:
+      case 46 * kMaxTileInputs + 0:
         return chain_step<kernels::LeakyReluBackward, T, 0>(s, acc, i);
-      case chain_case(ir::OpKind::leaky_relu_backward) + 1:
+      case 46 * kMaxTileInputs + 1:
         return chain_step<kernels::LeakyReluBackward, T, 1>(s, acc, i);
-      case chain_case(ir::OpKind::hardtanh) + 0:
+      case 47 * kMaxTileInputs + 0:
         return chain_step<kernels::Hardtanh, T, 0>(s, acc, i);
-      case chain_case(ir::OpKind::hardsigmoid) + 0:
+      case 48 * kMaxTileInputs + 0:
         return chain_step<kernels::Hardsigmoid, T, 0>(s, acc, i);
-      case chain_case(ir::OpKind::hardswish) + 0:
+      case 49 * kMaxTileInputs + 0:
         return chain_step<kernels::Hardswish, T, 0>(s, acc, i);
-      case chain_case(ir::OpKind::masked_fill_scalar) + 0:
+      case 50 * kMaxTileInputs + 0:
         return chain_step<kernels::MaskedFillScalar, T, 0>(s, acc, i);
-      case chain_case(ir::OpKind::masked_fill_scalar) + 1:
+      case 50 * kMaxTileInputs + 1:
         return chain_step<kernels::MaskedFillScalar, T, 1>(s, acc, i);
-      case chain_case(ir::OpKind::div_inplace_tensor) + 0:
+      case 51 * kMaxTileInputs + 0:
         return chain_step<kernels::DivInplaceTensor, T, 0>(s, acc, i);
-      case chain_case(ir::OpKind::div_inplace_tensor) + 1:
+      case 51 * kMaxTileInputs + 1:
         return chain_step<kernels::DivInplaceTensor, T, 1>(s, acc, i);
-      case chain_case(ir::OpKind::div_inplace_scalar) + 0:
+      case 52 * kMaxTileInputs + 0:
         return chain_step<kernels::DivInplaceScalar, T, 0>(s, acc, i);
       default:
         return;

@@ -1311,341 +1311,341 @@ std::vector<Tensor> lower_broadcast(const ir::Node& node, const std::vector<Tens
 
 LowerFn lowering_for(ir::OpKind kind) {
   switch (kind) {
-    case ir::OpKind::add_tensor:
+    case ir::op_kind("add.Tensor"):
       return &lower_add_tensor;
-    case ir::OpKind::add_inplace_tensor:
+    case ir::op_kind("add_.Tensor"):
       return &lower_add_inplace_tensor;
-    case ir::OpKind::add_out:
+    case ir::op_kind("add.out"):
       return &lower_add_out;
-    case ir::OpKind::add_scalar:
+    case ir::op_kind("add.Scalar"):
       return &lower_add_scalar;
-    case ir::OpKind::sub_tensor:
+    case ir::op_kind("sub.Tensor"):
       return &lower_sub_tensor;
-    case ir::OpKind::sub_scalar:
+    case ir::op_kind("sub.Scalar"):
       return &lower_sub_scalar;
-    case ir::OpKind::mul_tensor:
+    case ir::op_kind("mul.Tensor"):
       return &lower_mul_tensor;
-    case ir::OpKind::mul_inplace_tensor:
+    case ir::op_kind("mul_.Tensor"):
       return &lower_mul_inplace_tensor;
-    case ir::OpKind::mul_scalar:
+    case ir::op_kind("mul.Scalar"):
       return &lower_mul_scalar;
-    case ir::OpKind::mul_inplace_scalar:
+    case ir::op_kind("mul_.Scalar"):
       return &lower_mul_inplace_scalar;
-    case ir::OpKind::div_tensor:
+    case ir::op_kind("div.Tensor"):
       return &lower_div_tensor;
-    case ir::OpKind::div_scalar:
+    case ir::op_kind("div.Scalar"):
       return &lower_div_scalar;
-    case ir::OpKind::maximum:
+    case ir::op_kind("maximum"):
       return &lower_maximum;
-    case ir::OpKind::minimum:
+    case ir::op_kind("minimum"):
       return &lower_minimum;
-    case ir::OpKind::pow_tensor_scalar:
+    case ir::op_kind("pow.Tensor_Scalar"):
       return &lower_pow_tensor_scalar;
-    case ir::OpKind::neg:
+    case ir::op_kind("neg"):
       return &lower_neg;
-    case ir::OpKind::exp:
+    case ir::op_kind("exp"):
       return &lower_exp;
-    case ir::OpKind::log:
+    case ir::op_kind("log"):
       return &lower_log;
-    case ir::OpKind::sqrt:
+    case ir::op_kind("sqrt"):
       return &lower_sqrt;
-    case ir::OpKind::rsqrt:
+    case ir::op_kind("rsqrt"):
       return &lower_rsqrt;
-    case ir::OpKind::abs:
+    case ir::op_kind("abs"):
       return &lower_abs;
-    case ir::OpKind::relu:
+    case ir::op_kind("relu"):
       return &lower_relu;
-    case ir::OpKind::relu_inplace:
+    case ir::op_kind("relu_"):
       return &lower_relu_inplace;
-    case ir::OpKind::threshold_backward:
+    case ir::op_kind("threshold_backward"):
       return &lower_threshold_backward;
-    case ir::OpKind::sigmoid:
+    case ir::op_kind("sigmoid"):
       return &lower_sigmoid;
-    case ir::OpKind::tanh:
+    case ir::op_kind("tanh"):
       return &lower_tanh;
-    case ir::OpKind::reciprocal:
+    case ir::op_kind("reciprocal"):
       return &lower_reciprocal;
-    case ir::OpKind::addcmul_inplace:
+    case ir::op_kind("addcmul_"):
       return &lower_addcmul_inplace;
-    case ir::OpKind::addcdiv_inplace:
+    case ir::op_kind("addcdiv_"):
       return &lower_addcdiv_inplace;
-    case ir::OpKind::fill_inplace_scalar:
+    case ir::op_kind("fill_.Scalar"):
       return &lower_fill_inplace_scalar;
-    case ir::OpKind::zero_inplace:
+    case ir::op_kind("zero_"):
       return &lower_zero_inplace;
-    case ir::OpKind::copy_inplace:
+    case ir::op_kind("copy_"):
       return &lower_copy_inplace;
-    case ir::OpKind::eq_tensor:
+    case ir::op_kind("eq.Tensor"):
       return &lower_eq_tensor;
-    case ir::OpKind::ne_tensor:
+    case ir::op_kind("ne.Tensor"):
       return &lower_ne_tensor;
-    case ir::OpKind::lt_tensor:
+    case ir::op_kind("lt.Tensor"):
       return &lower_lt_tensor;
-    case ir::OpKind::le_tensor:
+    case ir::op_kind("le.Tensor"):
       return &lower_le_tensor;
-    case ir::OpKind::gt_tensor:
+    case ir::op_kind("gt.Tensor"):
       return &lower_gt_tensor;
-    case ir::OpKind::ge_tensor:
+    case ir::op_kind("ge.Tensor"):
       return &lower_ge_tensor;
-    case ir::OpKind::gt_scalar:
+    case ir::op_kind("gt.Scalar"):
       return &lower_gt_scalar;
-    case ir::OpKind::eq_scalar:
+    case ir::op_kind("eq.Scalar"):
       return &lower_eq_scalar;
-    case ir::OpKind::ne_scalar:
+    case ir::op_kind("ne.Scalar"):
       return &lower_ne_scalar;
-    case ir::OpKind::lt_scalar:
+    case ir::op_kind("lt.Scalar"):
       return &lower_lt_scalar;
-    case ir::OpKind::le_scalar:
+    case ir::op_kind("le.Scalar"):
       return &lower_le_scalar;
-    case ir::OpKind::ge_scalar:
+    case ir::op_kind("ge.Scalar"):
       return &lower_ge_scalar;
-    case ir::OpKind::where_self:
+    case ir::op_kind("where.self"):
       return &lower_where_self;
-    case ir::OpKind::rsub_tensor:
+    case ir::op_kind("rsub.Tensor"):
       return &lower_rsub_tensor;
-    case ir::OpKind::rsub_scalar:
+    case ir::op_kind("rsub.Scalar"):
       return &lower_rsub_scalar;
-    case ir::OpKind::addcmul:
+    case ir::op_kind("addcmul"):
       return &lower_addcmul;
-    case ir::OpKind::addcdiv:
+    case ir::op_kind("addcdiv"):
       return &lower_addcdiv;
-    case ir::OpKind::lerp_scalar:
+    case ir::op_kind("lerp.Scalar"):
       return &lower_lerp_scalar;
-    case ir::OpKind::lerp_tensor:
+    case ir::op_kind("lerp.Tensor"):
       return &lower_lerp_tensor;
-    case ir::OpKind::pow_tensor_tensor:
+    case ir::op_kind("pow.Tensor_Tensor"):
       return &lower_pow_tensor_tensor;
-    case ir::OpKind::atan2:
+    case ir::op_kind("atan2"):
       return &lower_atan2;
-    case ir::OpKind::remainder_tensor:
+    case ir::op_kind("remainder.Tensor"):
       return &lower_remainder_tensor;
-    case ir::OpKind::remainder_scalar:
+    case ir::op_kind("remainder.Scalar"):
       return &lower_remainder_scalar;
-    case ir::OpKind::fmod_tensor:
+    case ir::op_kind("fmod.Tensor"):
       return &lower_fmod_tensor;
-    case ir::OpKind::fmod_scalar:
+    case ir::op_kind("fmod.Scalar"):
       return &lower_fmod_scalar;
-    case ir::OpKind::clamp_min:
+    case ir::op_kind("clamp_min"):
       return &lower_clamp_min;
-    case ir::OpKind::clamp_max:
+    case ir::op_kind("clamp_max"):
       return &lower_clamp_max;
-    case ir::OpKind::sin:
+    case ir::op_kind("sin"):
       return &lower_sin;
-    case ir::OpKind::cos:
+    case ir::op_kind("cos"):
       return &lower_cos;
-    case ir::OpKind::tan:
+    case ir::op_kind("tan"):
       return &lower_tan;
-    case ir::OpKind::atan:
+    case ir::op_kind("atan"):
       return &lower_atan;
-    case ir::OpKind::sinh:
+    case ir::op_kind("sinh"):
       return &lower_sinh;
-    case ir::OpKind::cosh:
+    case ir::op_kind("cosh"):
       return &lower_cosh;
-    case ir::OpKind::asinh:
+    case ir::op_kind("asinh"):
       return &lower_asinh;
-    case ir::OpKind::erf:
+    case ir::op_kind("erf"):
       return &lower_erf;
-    case ir::OpKind::erfc:
+    case ir::op_kind("erfc"):
       return &lower_erfc;
-    case ir::OpKind::log1p:
+    case ir::op_kind("log1p"):
       return &lower_log1p;
-    case ir::OpKind::expm1:
+    case ir::op_kind("expm1"):
       return &lower_expm1;
-    case ir::OpKind::log2:
+    case ir::op_kind("log2"):
       return &lower_log2;
-    case ir::OpKind::log10:
+    case ir::op_kind("log10"):
       return &lower_log10;
-    case ir::OpKind::exp2:
+    case ir::op_kind("exp2"):
       return &lower_exp2;
-    case ir::OpKind::floor:
+    case ir::op_kind("floor"):
       return &lower_floor;
-    case ir::OpKind::ceil:
+    case ir::op_kind("ceil"):
       return &lower_ceil;
-    case ir::OpKind::trunc:
+    case ir::op_kind("trunc"):
       return &lower_trunc;
-    case ir::OpKind::round:
+    case ir::op_kind("round"):
       return &lower_round;
-    case ir::OpKind::frac:
+    case ir::op_kind("frac"):
       return &lower_frac;
-    case ir::OpKind::sign:
+    case ir::op_kind("sign"):
       return &lower_sign;
-    case ir::OpKind::sgn:
+    case ir::op_kind("sgn"):
       return &lower_sgn;
-    case ir::OpKind::isnan:
+    case ir::op_kind("isnan"):
       return &lower_isnan;
-    case ir::OpKind::logical_not:
+    case ir::op_kind("logical_not"):
       return &lower_logical_not;
-    case ir::OpKind::logical_and:
+    case ir::op_kind("logical_and"):
       return &lower_logical_and;
-    case ir::OpKind::logical_or:
+    case ir::op_kind("logical_or"):
       return &lower_logical_or;
-    case ir::OpKind::logical_xor:
+    case ir::op_kind("logical_xor"):
       return &lower_logical_xor;
-    case ir::OpKind::bitwise_not:
+    case ir::op_kind("bitwise_not"):
       return &lower_bitwise_not;
-    case ir::OpKind::bitwise_and_tensor:
+    case ir::op_kind("bitwise_and.Tensor"):
       return &lower_bitwise_and_tensor;
-    case ir::OpKind::bitwise_or_tensor:
+    case ir::op_kind("bitwise_or.Tensor"):
       return &lower_bitwise_or_tensor;
-    case ir::OpKind::bitwise_xor_tensor:
+    case ir::op_kind("bitwise_xor.Tensor"):
       return &lower_bitwise_xor_tensor;
-    case ir::OpKind::sigmoid_backward:
+    case ir::op_kind("sigmoid_backward"):
       return &lower_sigmoid_backward;
-    case ir::OpKind::tanh_backward:
+    case ir::op_kind("tanh_backward"):
       return &lower_tanh_backward;
-    case ir::OpKind::threshold:
+    case ir::op_kind("threshold"):
       return &lower_threshold;
-    case ir::OpKind::leaky_relu:
+    case ir::op_kind("leaky_relu"):
       return &lower_leaky_relu;
-    case ir::OpKind::leaky_relu_backward:
+    case ir::op_kind("leaky_relu_backward"):
       return &lower_leaky_relu_backward;
-    case ir::OpKind::elu:
+    case ir::op_kind("elu"):
       return &lower_elu;
-    case ir::OpKind::hardtanh:
+    case ir::op_kind("hardtanh"):
       return &lower_hardtanh;
-    case ir::OpKind::hardtanh_backward:
+    case ir::op_kind("hardtanh_backward"):
       return &lower_hardtanh_backward;
-    case ir::OpKind::log_sigmoid:
+    case ir::op_kind("log_sigmoid"):
       return &lower_log_sigmoid;
-    case ir::OpKind::softplus:
+    case ir::op_kind("softplus"):
       return &lower_softplus;
-    case ir::OpKind::softplus_backward:
+    case ir::op_kind("softplus_backward"):
       return &lower_softplus_backward;
-    case ir::OpKind::silu:
+    case ir::op_kind("silu"):
       return &lower_silu;
-    case ir::OpKind::silu_backward:
+    case ir::op_kind("silu_backward"):
       return &lower_silu_backward;
-    case ir::OpKind::mish:
+    case ir::op_kind("mish"):
       return &lower_mish;
-    case ir::OpKind::mish_backward:
+    case ir::op_kind("mish_backward"):
       return &lower_mish_backward;
-    case ir::OpKind::hardsigmoid:
+    case ir::op_kind("hardsigmoid"):
       return &lower_hardsigmoid;
-    case ir::OpKind::hardsigmoid_backward:
+    case ir::op_kind("hardsigmoid_backward"):
       return &lower_hardsigmoid_backward;
-    case ir::OpKind::hardswish:
+    case ir::op_kind("hardswish"):
       return &lower_hardswish;
-    case ir::OpKind::hardswish_backward:
+    case ir::op_kind("hardswish_backward"):
       return &lower_hardswish_backward;
-    case ir::OpKind::_gelu_erf:
+    case ir::op_kind("_gelu_erf"):
       return &lower__gelu_erf;
-    case ir::OpKind::_gelu_erf_backward:
+    case ir::op_kind("_gelu_erf_backward"):
       return &lower__gelu_erf_backward;
-    case ir::OpKind::_gelu_tanh:
+    case ir::op_kind("_gelu_tanh"):
       return &lower__gelu_tanh;
-    case ir::OpKind::_gelu_tanh_backward:
+    case ir::op_kind("_gelu_tanh_backward"):
       return &lower__gelu_tanh_backward;
-    case ir::OpKind::sum:
+    case ir::op_kind("sum"):
       return &lower_sum;
-    case ir::OpKind::sum_dim_intlist:
+    case ir::op_kind("sum.dim_IntList"):
       return &lower_sum_dim_intlist;
-    case ir::OpKind::mean_dim:
+    case ir::op_kind("mean.dim"):
       return &lower_mean_dim;
-    case ir::OpKind::amax:
+    case ir::op_kind("amax"):
       return &lower_amax;
-    case ir::OpKind::max_dim:
+    case ir::op_kind("max.dim"):
       return &lower_max_dim;
-    case ir::OpKind::amin:
+    case ir::op_kind("amin"):
       return &lower_amin;
-    case ir::OpKind::sort:
+    case ir::op_kind("sort"):
       return &lower_sort;
-    case ir::OpKind::topk:
+    case ir::op_kind("topk"):
       return &lower_topk;
-    case ir::OpKind::cumsum:
+    case ir::op_kind("cumsum"):
       return &lower_cumsum;
-    case ir::OpKind::argmax:
+    case ir::op_kind("argmax"):
       return &lower_argmax;
-    case ir::OpKind::_softmax:
+    case ir::op_kind("_softmax"):
       return &lower__softmax;
-    case ir::OpKind::_log_softmax:
+    case ir::op_kind("_log_softmax"):
       return &lower__log_softmax;
-    case ir::OpKind::mm:
+    case ir::op_kind("mm"):
       return &lower_mm;
-    case ir::OpKind::addmm:
+    case ir::op_kind("addmm"):
       return &lower_addmm;
-    case ir::OpKind::bmm:
+    case ir::op_kind("bmm"):
       return &lower_bmm;
-    case ir::OpKind::view:
+    case ir::op_kind("view"):
       return &lower_view;
-    case ir::OpKind::permute:
+    case ir::op_kind("permute"):
       return &lower_permute;
-    case ir::OpKind::transpose_int:
+    case ir::op_kind("transpose.int"):
       return &lower_transpose_int;
-    case ir::OpKind::t:
+    case ir::op_kind("t"):
       return &lower_t;
-    case ir::OpKind::expand:
+    case ir::op_kind("expand"):
       return &lower_expand;
-    case ir::OpKind::slice_tensor:
+    case ir::op_kind("slice.Tensor"):
       return &lower_slice_tensor;
-    case ir::OpKind::select_int:
+    case ir::op_kind("select.int"):
       return &lower_select_int;
-    case ir::OpKind::squeeze_dim:
+    case ir::op_kind("squeeze.dim"):
       return &lower_squeeze_dim;
-    case ir::OpKind::unsqueeze:
+    case ir::op_kind("unsqueeze"):
       return &lower_unsqueeze;
-    case ir::OpKind::reshape:
+    case ir::op_kind("reshape"):
       return &lower_reshape;
-    case ir::OpKind::flatten_using_ints:
+    case ir::op_kind("flatten.using_ints"):
       return &lower_flatten_using_ints;
-    case ir::OpKind::narrow:
+    case ir::op_kind("narrow"):
       return &lower_narrow;
-    case ir::OpKind::slice_backward:
+    case ir::op_kind("slice_backward"):
       return &lower_slice_backward;
-    case ir::OpKind::slice_scatter:
+    case ir::op_kind("slice_scatter"):
       return &lower_slice_scatter;
-    case ir::OpKind::cat:
+    case ir::op_kind("cat"):
       return &lower_cat;
-    case ir::OpKind::index_select:
+    case ir::op_kind("index_select"):
       return &lower_index_select;
-    case ir::OpKind::index_add:
+    case ir::op_kind("index_add"):
       return &lower_index_add;
-    case ir::OpKind::gather:
+    case ir::op_kind("gather"):
       return &lower_gather;
-    case ir::OpKind::scatter_add:
+    case ir::op_kind("scatter_add"):
       return &lower_scatter_add;
-    case ir::OpKind::masked_fill_scalar:
+    case ir::op_kind("masked_fill.Scalar"):
       return &lower_masked_fill_scalar;
-    case ir::OpKind::clamp:
+    case ir::op_kind("clamp"):
       return &lower_clamp;
-    case ir::OpKind::conv2d:
+    case ir::op_kind("conv2d"):
       return &lower_conv2d;
-    case ir::OpKind::conv2d_backward_input:
+    case ir::op_kind("conv2d_backward_input"):
       return &lower_conv2d_backward_input;
-    case ir::OpKind::conv2d_backward_weight:
+    case ir::op_kind("conv2d_backward_weight"):
       return &lower_conv2d_backward_weight;
-    case ir::OpKind::max_pool2d_with_indices:
+    case ir::op_kind("max_pool2d_with_indices"):
       return &lower_max_pool2d_with_indices;
-    case ir::OpKind::max_pool2d_with_indices_backward:
+    case ir::op_kind("max_pool2d_with_indices_backward"):
       return &lower_max_pool2d_with_indices_backward;
-    case ir::OpKind::max_pool2d:
+    case ir::op_kind("max_pool2d"):
       return &lower_max_pool2d;
-    case ir::OpKind::max_pool2d_backward:
+    case ir::op_kind("max_pool2d_backward"):
       return &lower_max_pool2d_backward;
-    case ir::OpKind::_log_softmax_backward_data:
+    case ir::op_kind("_log_softmax_backward_data"):
       return &lower__log_softmax_backward_data;
-    case ir::OpKind::_softmax_backward_data:
+    case ir::op_kind("_softmax_backward_data"):
       return &lower__softmax_backward_data;
-    case ir::OpKind::nll_loss:
+    case ir::op_kind("nll_loss"):
       return &lower_nll_loss;
-    case ir::OpKind::nll_loss_backward:
+    case ir::op_kind("nll_loss_backward"):
       return &lower_nll_loss_backward;
-    case ir::OpKind::_dropout_mask:
+    case ir::op_kind("_dropout_mask"):
       return &lower__dropout_mask;
-    case ir::OpKind::sqrt_inplace:
+    case ir::op_kind("sqrt_"):
       return &lower_sqrt_inplace;
-    case ir::OpKind::sigmoid_inplace:
+    case ir::op_kind("sigmoid_"):
       return &lower_sigmoid_inplace;
-    case ir::OpKind::tanh_inplace:
+    case ir::op_kind("tanh_"):
       return &lower_tanh_inplace;
-    case ir::OpKind::div_inplace_tensor:
+    case ir::op_kind("div_.Tensor"):
       return &lower_div_inplace_tensor;
-    case ir::OpKind::div_inplace_scalar:
+    case ir::op_kind("div_.Scalar"):
       return &lower_div_inplace_scalar;
-    case ir::OpKind::all_reduce:
+    case ir::op_kind("all_reduce"):
       return &lower_all_reduce;
-    case ir::OpKind::all_gather:
+    case ir::op_kind("all_gather"):
       return &lower_all_gather;
-    case ir::OpKind::broadcast:
+    case ir::op_kind("broadcast"):
       return &lower_broadcast;
     default:
       return nullptr;

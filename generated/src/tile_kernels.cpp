@@ -131,241 +131,241 @@ extern const PointwiseInfo kDivInplaceScalarInfo;
 const PointwiseInfo* pointwise_info(ir::OpKind kind) {
   using namespace pointwise_infos;
   switch (kind) {
-    case ir::OpKind::add_tensor:
+    case ir::op_kind("add.Tensor"):
       return &kAddTensorInfo;
-    case ir::OpKind::add_inplace_tensor:
+    case ir::op_kind("add_.Tensor"):
       return &kAddInplaceTensorInfo;
-    case ir::OpKind::add_out:
+    case ir::op_kind("add.out"):
       return &kAddOutInfo;
-    case ir::OpKind::add_scalar:
+    case ir::op_kind("add.Scalar"):
       return &kAddScalarInfo;
-    case ir::OpKind::sub_tensor:
+    case ir::op_kind("sub.Tensor"):
       return &kSubTensorInfo;
-    case ir::OpKind::sub_scalar:
+    case ir::op_kind("sub.Scalar"):
       return &kSubScalarInfo;
-    case ir::OpKind::mul_tensor:
+    case ir::op_kind("mul.Tensor"):
       return &kMulTensorInfo;
-    case ir::OpKind::mul_inplace_tensor:
+    case ir::op_kind("mul_.Tensor"):
       return &kMulInplaceTensorInfo;
-    case ir::OpKind::mul_scalar:
+    case ir::op_kind("mul.Scalar"):
       return &kMulScalarInfo;
-    case ir::OpKind::mul_inplace_scalar:
+    case ir::op_kind("mul_.Scalar"):
       return &kMulInplaceScalarInfo;
-    case ir::OpKind::div_tensor:
+    case ir::op_kind("div.Tensor"):
       return &kDivTensorInfo;
-    case ir::OpKind::div_scalar:
+    case ir::op_kind("div.Scalar"):
       return &kDivScalarInfo;
-    case ir::OpKind::maximum:
+    case ir::op_kind("maximum"):
       return &kMaximumInfo;
-    case ir::OpKind::minimum:
+    case ir::op_kind("minimum"):
       return &kMinimumInfo;
-    case ir::OpKind::pow_tensor_scalar:
+    case ir::op_kind("pow.Tensor_Scalar"):
       return &kPowTensorScalarInfo;
-    case ir::OpKind::neg:
+    case ir::op_kind("neg"):
       return &kNegInfo;
-    case ir::OpKind::exp:
+    case ir::op_kind("exp"):
       return &kExpInfo;
-    case ir::OpKind::log:
+    case ir::op_kind("log"):
       return &kLogInfo;
-    case ir::OpKind::sqrt:
+    case ir::op_kind("sqrt"):
       return &kSqrtInfo;
-    case ir::OpKind::rsqrt:
+    case ir::op_kind("rsqrt"):
       return &kRsqrtInfo;
-    case ir::OpKind::abs:
+    case ir::op_kind("abs"):
       return &kAbsInfo;
-    case ir::OpKind::relu:
+    case ir::op_kind("relu"):
       return &kReluInfo;
-    case ir::OpKind::relu_inplace:
+    case ir::op_kind("relu_"):
       return &kReluInplaceInfo;
-    case ir::OpKind::threshold_backward:
+    case ir::op_kind("threshold_backward"):
       return &kThresholdBackwardInfo;
-    case ir::OpKind::sigmoid:
+    case ir::op_kind("sigmoid"):
       return &kSigmoidInfo;
-    case ir::OpKind::tanh:
+    case ir::op_kind("tanh"):
       return &kTanhInfo;
-    case ir::OpKind::reciprocal:
+    case ir::op_kind("reciprocal"):
       return &kReciprocalInfo;
-    case ir::OpKind::addcmul_inplace:
+    case ir::op_kind("addcmul_"):
       return &kAddcmulInplaceInfo;
-    case ir::OpKind::addcdiv_inplace:
+    case ir::op_kind("addcdiv_"):
       return &kAddcdivInplaceInfo;
-    case ir::OpKind::fill_inplace_scalar:
+    case ir::op_kind("fill_.Scalar"):
       return &kFillInplaceScalarInfo;
-    case ir::OpKind::zero_inplace:
+    case ir::op_kind("zero_"):
       return &kZeroInplaceInfo;
-    case ir::OpKind::copy_inplace:
+    case ir::op_kind("copy_"):
       return &kCopyInplaceInfo;
-    case ir::OpKind::eq_tensor:
+    case ir::op_kind("eq.Tensor"):
       return &kEqTensorInfo;
-    case ir::OpKind::ne_tensor:
+    case ir::op_kind("ne.Tensor"):
       return &kNeTensorInfo;
-    case ir::OpKind::lt_tensor:
+    case ir::op_kind("lt.Tensor"):
       return &kLtTensorInfo;
-    case ir::OpKind::le_tensor:
+    case ir::op_kind("le.Tensor"):
       return &kLeTensorInfo;
-    case ir::OpKind::gt_tensor:
+    case ir::op_kind("gt.Tensor"):
       return &kGtTensorInfo;
-    case ir::OpKind::ge_tensor:
+    case ir::op_kind("ge.Tensor"):
       return &kGeTensorInfo;
-    case ir::OpKind::gt_scalar:
+    case ir::op_kind("gt.Scalar"):
       return &kGtScalarInfo;
-    case ir::OpKind::eq_scalar:
+    case ir::op_kind("eq.Scalar"):
       return &kEqScalarInfo;
-    case ir::OpKind::ne_scalar:
+    case ir::op_kind("ne.Scalar"):
       return &kNeScalarInfo;
-    case ir::OpKind::lt_scalar:
+    case ir::op_kind("lt.Scalar"):
       return &kLtScalarInfo;
-    case ir::OpKind::le_scalar:
+    case ir::op_kind("le.Scalar"):
       return &kLeScalarInfo;
-    case ir::OpKind::ge_scalar:
+    case ir::op_kind("ge.Scalar"):
       return &kGeScalarInfo;
-    case ir::OpKind::where_self:
+    case ir::op_kind("where.self"):
       return &kWhereSelfInfo;
-    case ir::OpKind::rsub_tensor:
+    case ir::op_kind("rsub.Tensor"):
       return &kRsubTensorInfo;
-    case ir::OpKind::rsub_scalar:
+    case ir::op_kind("rsub.Scalar"):
       return &kRsubScalarInfo;
-    case ir::OpKind::addcmul:
+    case ir::op_kind("addcmul"):
       return &kAddcmulInfo;
-    case ir::OpKind::addcdiv:
+    case ir::op_kind("addcdiv"):
       return &kAddcdivInfo;
-    case ir::OpKind::lerp_scalar:
+    case ir::op_kind("lerp.Scalar"):
       return &kLerpScalarInfo;
-    case ir::OpKind::lerp_tensor:
+    case ir::op_kind("lerp.Tensor"):
       return &kLerpTensorInfo;
-    case ir::OpKind::pow_tensor_tensor:
+    case ir::op_kind("pow.Tensor_Tensor"):
       return &kPowTensorTensorInfo;
-    case ir::OpKind::atan2:
+    case ir::op_kind("atan2"):
       return &kAtan2Info;
-    case ir::OpKind::remainder_tensor:
+    case ir::op_kind("remainder.Tensor"):
       return &kRemainderTensorInfo;
-    case ir::OpKind::remainder_scalar:
+    case ir::op_kind("remainder.Scalar"):
       return &kRemainderScalarInfo;
-    case ir::OpKind::fmod_tensor:
+    case ir::op_kind("fmod.Tensor"):
       return &kFmodTensorInfo;
-    case ir::OpKind::fmod_scalar:
+    case ir::op_kind("fmod.Scalar"):
       return &kFmodScalarInfo;
-    case ir::OpKind::clamp_min:
+    case ir::op_kind("clamp_min"):
       return &kClampMinInfo;
-    case ir::OpKind::clamp_max:
+    case ir::op_kind("clamp_max"):
       return &kClampMaxInfo;
-    case ir::OpKind::sin:
+    case ir::op_kind("sin"):
       return &kSinInfo;
-    case ir::OpKind::cos:
+    case ir::op_kind("cos"):
       return &kCosInfo;
-    case ir::OpKind::tan:
+    case ir::op_kind("tan"):
       return &kTanInfo;
-    case ir::OpKind::atan:
+    case ir::op_kind("atan"):
       return &kAtanInfo;
-    case ir::OpKind::sinh:
+    case ir::op_kind("sinh"):
       return &kSinhInfo;
-    case ir::OpKind::cosh:
+    case ir::op_kind("cosh"):
       return &kCoshInfo;
-    case ir::OpKind::asinh:
+    case ir::op_kind("asinh"):
       return &kAsinhInfo;
-    case ir::OpKind::erf:
+    case ir::op_kind("erf"):
       return &kErfInfo;
-    case ir::OpKind::erfc:
+    case ir::op_kind("erfc"):
       return &kErfcInfo;
-    case ir::OpKind::log1p:
+    case ir::op_kind("log1p"):
       return &kLog1pInfo;
-    case ir::OpKind::expm1:
+    case ir::op_kind("expm1"):
       return &kExpm1Info;
-    case ir::OpKind::log2:
+    case ir::op_kind("log2"):
       return &kLog2Info;
-    case ir::OpKind::log10:
+    case ir::op_kind("log10"):
       return &kLog10Info;
-    case ir::OpKind::exp2:
+    case ir::op_kind("exp2"):
       return &kExp2Info;
-    case ir::OpKind::floor:
+    case ir::op_kind("floor"):
       return &kFloorInfo;
-    case ir::OpKind::ceil:
+    case ir::op_kind("ceil"):
       return &kCeilInfo;
-    case ir::OpKind::trunc:
+    case ir::op_kind("trunc"):
       return &kTruncInfo;
-    case ir::OpKind::round:
+    case ir::op_kind("round"):
       return &kRoundInfo;
-    case ir::OpKind::frac:
+    case ir::op_kind("frac"):
       return &kFracInfo;
-    case ir::OpKind::sign:
+    case ir::op_kind("sign"):
       return &kSignInfo;
-    case ir::OpKind::sgn:
+    case ir::op_kind("sgn"):
       return &kSgnInfo;
-    case ir::OpKind::isnan:
+    case ir::op_kind("isnan"):
       return &kIsnanInfo;
-    case ir::OpKind::logical_not:
+    case ir::op_kind("logical_not"):
       return &kLogicalNotInfo;
-    case ir::OpKind::logical_and:
+    case ir::op_kind("logical_and"):
       return &kLogicalAndInfo;
-    case ir::OpKind::logical_or:
+    case ir::op_kind("logical_or"):
       return &kLogicalOrInfo;
-    case ir::OpKind::logical_xor:
+    case ir::op_kind("logical_xor"):
       return &kLogicalXorInfo;
-    case ir::OpKind::bitwise_not:
+    case ir::op_kind("bitwise_not"):
       return &kBitwiseNotInfo;
-    case ir::OpKind::bitwise_and_tensor:
+    case ir::op_kind("bitwise_and.Tensor"):
       return &kBitwiseAndTensorInfo;
-    case ir::OpKind::bitwise_or_tensor:
+    case ir::op_kind("bitwise_or.Tensor"):
       return &kBitwiseOrTensorInfo;
-    case ir::OpKind::bitwise_xor_tensor:
+    case ir::op_kind("bitwise_xor.Tensor"):
       return &kBitwiseXorTensorInfo;
-    case ir::OpKind::sigmoid_backward:
+    case ir::op_kind("sigmoid_backward"):
       return &kSigmoidBackwardInfo;
-    case ir::OpKind::tanh_backward:
+    case ir::op_kind("tanh_backward"):
       return &kTanhBackwardInfo;
-    case ir::OpKind::threshold:
+    case ir::op_kind("threshold"):
       return &kThresholdInfo;
-    case ir::OpKind::leaky_relu:
+    case ir::op_kind("leaky_relu"):
       return &kLeakyReluInfo;
-    case ir::OpKind::leaky_relu_backward:
+    case ir::op_kind("leaky_relu_backward"):
       return &kLeakyReluBackwardInfo;
-    case ir::OpKind::elu:
+    case ir::op_kind("elu"):
       return &kEluInfo;
-    case ir::OpKind::hardtanh:
+    case ir::op_kind("hardtanh"):
       return &kHardtanhInfo;
-    case ir::OpKind::hardtanh_backward:
+    case ir::op_kind("hardtanh_backward"):
       return &kHardtanhBackwardInfo;
-    case ir::OpKind::log_sigmoid:
+    case ir::op_kind("log_sigmoid"):
       return &kLogSigmoidInfo;
-    case ir::OpKind::softplus:
+    case ir::op_kind("softplus"):
       return &kSoftplusInfo;
-    case ir::OpKind::softplus_backward:
+    case ir::op_kind("softplus_backward"):
       return &kSoftplusBackwardInfo;
-    case ir::OpKind::silu:
+    case ir::op_kind("silu"):
       return &kSiluInfo;
-    case ir::OpKind::silu_backward:
+    case ir::op_kind("silu_backward"):
       return &kSiluBackwardInfo;
-    case ir::OpKind::mish:
+    case ir::op_kind("mish"):
       return &kMishInfo;
-    case ir::OpKind::mish_backward:
+    case ir::op_kind("mish_backward"):
       return &kMishBackwardInfo;
-    case ir::OpKind::hardsigmoid:
+    case ir::op_kind("hardsigmoid"):
       return &kHardsigmoidInfo;
-    case ir::OpKind::hardsigmoid_backward:
+    case ir::op_kind("hardsigmoid_backward"):
       return &kHardsigmoidBackwardInfo;
-    case ir::OpKind::hardswish:
+    case ir::op_kind("hardswish"):
       return &kHardswishInfo;
-    case ir::OpKind::hardswish_backward:
+    case ir::op_kind("hardswish_backward"):
       return &kHardswishBackwardInfo;
-    case ir::OpKind::_gelu_erf:
+    case ir::op_kind("_gelu_erf"):
       return &kUnderscoreGeluErfInfo;
-    case ir::OpKind::_gelu_erf_backward:
+    case ir::op_kind("_gelu_erf_backward"):
       return &kUnderscoreGeluErfBackwardInfo;
-    case ir::OpKind::_gelu_tanh:
+    case ir::op_kind("_gelu_tanh"):
       return &kUnderscoreGeluTanhInfo;
-    case ir::OpKind::_gelu_tanh_backward:
+    case ir::op_kind("_gelu_tanh_backward"):
       return &kUnderscoreGeluTanhBackwardInfo;
-    case ir::OpKind::masked_fill_scalar:
+    case ir::op_kind("masked_fill.Scalar"):
       return &kMaskedFillScalarInfo;
-    case ir::OpKind::sqrt_inplace:
+    case ir::op_kind("sqrt_"):
       return &kSqrtInplaceInfo;
-    case ir::OpKind::sigmoid_inplace:
+    case ir::op_kind("sigmoid_"):
       return &kSigmoidInplaceInfo;
-    case ir::OpKind::tanh_inplace:
+    case ir::op_kind("tanh_"):
       return &kTanhInplaceInfo;
-    case ir::OpKind::div_inplace_tensor:
+    case ir::op_kind("div_.Tensor"):
       return &kDivInplaceTensorInfo;
-    case ir::OpKind::div_inplace_scalar:
+    case ir::op_kind("div_.Scalar"):
       return &kDivInplaceScalarInfo;
     default:
       return nullptr;

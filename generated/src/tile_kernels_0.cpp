@@ -26,7 +26,7 @@ extern const PointwiseInfo kAddTensorInfo = {"add.Tensor",
                                              tile_fn_of<kernels::AddTensor, double>(),
                                              tile_fn_of<kernels::AddTensor, int64_t>(),
                                              tile_fn_of<kernels::AddTensor, int32_t>(),
-                                             chain_case(ir::OpKind::add_tensor),
+                                             0 * kMaxTileInputs,
                                              true,
                                              "77f021467182ff60"};
 // tanh(Tensor self) -> Tensor

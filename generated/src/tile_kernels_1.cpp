@@ -28,7 +28,7 @@ extern const PointwiseInfo kAddScalarInfo = {"add.Scalar",
                                              tile_fn_of<kernels::AddScalar, double>(),
                                              tile_fn_of<kernels::AddScalar, int64_t>(),
                                              tile_fn_of<kernels::AddScalar, int32_t>(),
-                                             chain_case(ir::OpKind::add_scalar),
+                                             3 * kMaxTileInputs,
                                              true,
                                              "6ab713fd515a71a0"};
 // maximum(Tensor self, Tensor other) -> Tensor
@@ -42,7 +42,7 @@ extern const PointwiseInfo kMaximumInfo = {"maximum",
                                            tile_fn_of<kernels::Maximum, double>(),
                                            tile_fn_of<kernels::Maximum, int64_t>(),
                                            tile_fn_of<kernels::Maximum, int32_t>(),
-                                           chain_case(ir::OpKind::maximum),
+                                           12 * kMaxTileInputs,
                                            true,
                                            "c90081323597fdcc"};
 // neg(Tensor self) -> Tensor
@@ -56,7 +56,7 @@ extern const PointwiseInfo kNegInfo = {"neg",
                                        tile_fn_of<kernels::Neg, double>(),
                                        tile_fn_of<kernels::Neg, int64_t>(),
                                        tile_fn_of<kernels::Neg, int32_t>(),
-                                       chain_case(ir::OpKind::neg),
+                                       14 * kMaxTileInputs,
                                        true,
                                        "96a9c97aec09c710"};
 // log(Tensor self) -> Tensor
@@ -84,7 +84,7 @@ extern const PointwiseInfo kAddcdivInplaceInfo = {"addcdiv_",
                                                   tile_fn_of<kernels::AddcdivInplace, double>(),
                                                   tile_fn_of<kernels::AddcdivInplace, int64_t>(),
                                                   tile_fn_of<kernels::AddcdivInplace, int32_t>(),
-                                                  chain_case(ir::OpKind::addcdiv_inplace),
+                                                  21 * kMaxTileInputs,
                                                   true,
                                                   "cf914c5049234ade"};
 // addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
@@ -98,7 +98,7 @@ extern const PointwiseInfo kAddcmulInfo = {"addcmul",
                                            tile_fn_of<kernels::Addcmul, double>(),
                                            tile_fn_of<kernels::Addcmul, int64_t>(),
                                            tile_fn_of<kernels::Addcmul, int32_t>(),
-                                           chain_case(ir::OpKind::addcmul),
+                                           38 * kMaxTileInputs,
                                            true,
                                            "2a98917a213f474c"};
 // pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor

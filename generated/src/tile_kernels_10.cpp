@@ -30,7 +30,7 @@ extern const PointwiseInfo kMulScalarInfo = {"mul.Scalar",
                                              tile_fn_of<kernels::MulScalar, double>(),
                                              tile_fn_of<kernels::MulScalar, int64_t>(),
                                              tile_fn_of<kernels::MulScalar, int32_t>(),
-                                             chain_case(ir::OpKind::mul_scalar),
+                                             8 * kMaxTileInputs,
                                              true,
                                              "3892933a0ac4b00e"};
 // fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)
@@ -159,7 +159,7 @@ extern const PointwiseInfo kDivInplaceScalarInfo = {
     tile_fn_of<kernels::DivInplaceScalar, double>(),
     tile_fn_of<kernels::DivInplaceScalar, int64_t>(),
     tile_fn_of<kernels::DivInplaceScalar, int32_t>(),
-    chain_case(ir::OpKind::div_inplace_scalar),
+    52 * kMaxTileInputs,
     true,
     "25797b716f0ba106"};
 

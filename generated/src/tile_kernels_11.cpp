@@ -27,7 +27,7 @@ extern const PointwiseInfo kAddOutInfo = {"add.out",
                                           tile_fn_of<kernels::AddOut, double>(),
                                           tile_fn_of<kernels::AddOut, int64_t>(),
                                           tile_fn_of<kernels::AddOut, int32_t>(),
-                                          chain_case(ir::OpKind::add_out),
+                                          2 * kMaxTileInputs,
                                           true,
                                           "75a222c4c6bf80f8"};
 // abs(Tensor self) -> Tensor
@@ -41,7 +41,7 @@ extern const PointwiseInfo kAbsInfo = {"abs",
                                        tile_fn_of<kernels::Abs, double>(),
                                        tile_fn_of<kernels::Abs, int64_t>(),
                                        tile_fn_of<kernels::Abs, int32_t>(),
-                                       chain_case(ir::OpKind::abs),
+                                       15 * kMaxTileInputs,
                                        true,
                                        "6952868a5a471be4"};
 // sigmoid(Tensor self) -> Tensor
@@ -69,7 +69,7 @@ extern const PointwiseInfo kGeTensorInfo = {"ge.Tensor",
                                             tile_fn_of<kernels::GeTensor, double>(),
                                             tile_fn_of<kernels::GeTensor, int64_t>(),
                                             tile_fn_of<kernels::GeTensor, int32_t>(),
-                                            chain_case(ir::OpKind::ge_tensor),
+                                            28 * kMaxTileInputs,
                                             true,
                                             "59fe7a1d7aaeb2b1"};
 // round(Tensor self) -> Tensor

@@ -24,7 +24,7 @@ extern const PointwiseInfo kAddcmulInplaceInfo = {"addcmul_",
                                                   tile_fn_of<kernels::AddcmulInplace, double>(),
                                                   tile_fn_of<kernels::AddcmulInplace, int64_t>(),
                                                   tile_fn_of<kernels::AddcmulInplace, int32_t>(),
-                                                  chain_case(ir::OpKind::addcmul_inplace),
+                                                  20 * kMaxTileInputs,
                                                   true,
                                                   "5181ffd3ff564241"};
 // cos(Tensor self) -> Tensor
@@ -66,7 +66,7 @@ extern const PointwiseInfo kTanhBackwardInfo = {"tanh_backward",
                                                 tile_fn_of<kernels::TanhBackward, double>(),
                                                 tile_fn_of<kernels::TanhBackward, int64_t>(),
                                                 tile_fn_of<kernels::TanhBackward, int32_t>(),
-                                                chain_case(ir::OpKind::tanh_backward),
+                                                43 * kMaxTileInputs,
                                                 true,
                                                 "a86b5f214bc5e6f0"};
 

@@ -30,7 +30,7 @@ extern const PointwiseInfo kDivScalarInfo = {"div.Scalar",
                                              tile_fn_of<kernels::DivScalar, double>(),
                                              tile_fn_of<kernels::DivScalar, int64_t>(),
                                              tile_fn_of<kernels::DivScalar, int32_t>(),
-                                             chain_case(ir::OpKind::div_scalar),
+                                             11 * kMaxTileInputs,
                                              true,
                                              "da355d3bab15a228"};
 // copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)
@@ -44,7 +44,7 @@ extern const PointwiseInfo kCopyInplaceInfo = {"copy_",
                                                tile_fn_of<kernels::CopyInplace, double>(),
                                                tile_fn_of<kernels::CopyInplace, int64_t>(),
                                                tile_fn_of<kernels::CopyInplace, int32_t>(),
-                                               chain_case(ir::OpKind::copy_inplace),
+                                               22 * kMaxTileInputs,
                                                true,
                                                "d1656fd9c78b0c8e"};
 // eq.Tensor(Tensor self, Tensor other) -> Tensor
@@ -58,7 +58,7 @@ extern const PointwiseInfo kEqTensorInfo = {"eq.Tensor",
                                             tile_fn_of<kernels::EqTensor, double>(),
                                             tile_fn_of<kernels::EqTensor, int64_t>(),
                                             tile_fn_of<kernels::EqTensor, int32_t>(),
-                                            chain_case(ir::OpKind::eq_tensor),
+                                            23 * kMaxTileInputs,
                                             true,
                                             "9caf68c37136a3e3"};
 // lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor
@@ -100,7 +100,7 @@ extern const PointwiseInfo kClampMaxInfo = {"clamp_max",
                                             tile_fn_of<kernels::ClampMax, double>(),
                                             tile_fn_of<kernels::ClampMax, int64_t>(),
                                             tile_fn_of<kernels::ClampMax, int32_t>(),
-                                            chain_case(ir::OpKind::clamp_max),
+                                            41 * kMaxTileInputs,
                                             true,
                                             "88f405451f3a7058"};
 // sin(Tensor self) -> Tensor

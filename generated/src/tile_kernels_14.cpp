@@ -25,7 +25,7 @@ extern const PointwiseInfo kLtScalarInfo = {"lt.Scalar",
                                             tile_fn_of<kernels::LtScalar, double>(),
                                             tile_fn_of<kernels::LtScalar, int64_t>(),
                                             tile_fn_of<kernels::LtScalar, int32_t>(),
-                                            chain_case(ir::OpKind::lt_scalar),
+                                            32 * kMaxTileInputs,
                                             true,
                                             "6bc722281936e5c2"};
 // exp2(Tensor self) -> Tensor
@@ -67,7 +67,7 @@ extern const PointwiseInfo kHardswishInfo = {"hardswish",
                                              tile_fn_of<kernels::Hardswish, double>(),
                                              tile_fn_of<kernels::Hardswish, int64_t>(),
                                              tile_fn_of<kernels::Hardswish, int32_t>(),
-                                             chain_case(ir::OpKind::hardswish),
+                                             49 * kMaxTileInputs,
                                              true,
                                              "ec1cebffd5fa2893"};
 // sqrt_(Tensor(a!) self) -> Tensor(a!)

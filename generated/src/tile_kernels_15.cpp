@@ -27,7 +27,7 @@ extern const PointwiseInfo kAddInplaceTensorInfo = {
     tile_fn_of<kernels::AddInplaceTensor, double>(),
     tile_fn_of<kernels::AddInplaceTensor, int64_t>(),
     tile_fn_of<kernels::AddInplaceTensor, int32_t>(),
-    chain_case(ir::OpKind::add_inplace_tensor),
+    1 * kMaxTileInputs,
     true,
     "2bd4835056c01f91"};
 // sqrt(Tensor self) -> Tensor
@@ -69,7 +69,7 @@ extern const PointwiseInfo kLtTensorInfo = {"lt.Tensor",
                                             tile_fn_of<kernels::LtTensor, double>(),
                                             tile_fn_of<kernels::LtTensor, int64_t>(),
                                             tile_fn_of<kernels::LtTensor, int32_t>(),
-                                            chain_case(ir::OpKind::lt_tensor),
+                                            25 * kMaxTileInputs,
                                             true,
                                             "caec4c9f60db3890"};
 // atan(Tensor self) -> Tensor

@@ -27,7 +27,7 @@ extern const PointwiseInfo kReluInplaceInfo = {"relu_",
                                                tile_fn_of<kernels::ReluInplace, double>(),
                                                tile_fn_of<kernels::ReluInplace, int64_t>(),
                                                tile_fn_of<kernels::ReluInplace, int32_t>(),
-                                               chain_case(ir::OpKind::relu_inplace),
+                                               17 * kMaxTileInputs,
                                                true,
                                                "8adc189420df1e93"};
 // zero_(Tensor(a!) self) -> Tensor(a!)
@@ -55,7 +55,7 @@ extern const PointwiseInfo kGtTensorInfo = {"gt.Tensor",
                                             tile_fn_of<kernels::GtTensor, double>(),
                                             tile_fn_of<kernels::GtTensor, int64_t>(),
                                             tile_fn_of<kernels::GtTensor, int32_t>(),
-                                            chain_case(ir::OpKind::gt_tensor),
+                                            27 * kMaxTileInputs,
                                             true,
                                             "80faf95de856faf3"};
 // ge.Scalar(Tensor self, Scalar other) -> Tensor
@@ -69,7 +69,7 @@ extern const PointwiseInfo kGeScalarInfo = {"ge.Scalar",
                                             tile_fn_of<kernels::GeScalar, double>(),
                                             tile_fn_of<kernels::GeScalar, int64_t>(),
                                             tile_fn_of<kernels::GeScalar, int32_t>(),
-                                            chain_case(ir::OpKind::ge_scalar),
+                                            34 * kMaxTileInputs,
                                             true,
                                             "65c460740cf7ece0"};
 // bitwise_not(Tensor self) -> Tensor

@@ -29,7 +29,7 @@ extern const PointwiseInfo kMulTensorInfo = {"mul.Tensor",
                                              tile_fn_of<kernels::MulTensor, double>(),
                                              tile_fn_of<kernels::MulTensor, int64_t>(),
                                              tile_fn_of<kernels::MulTensor, int32_t>(),
-                                             chain_case(ir::OpKind::mul_tensor),
+                                             6 * kMaxTileInputs,
                                              true,
                                              "372f328dbb0f52c1"};
 // relu(Tensor self) -> Tensor
@@ -43,7 +43,7 @@ extern const PointwiseInfo kReluInfo = {"relu",
                                         tile_fn_of<kernels::Relu, double>(),
                                         tile_fn_of<kernels::Relu, int64_t>(),
                                         tile_fn_of<kernels::Relu, int32_t>(),
-                                        chain_case(ir::OpKind::relu),
+                                        16 * kMaxTileInputs,
                                         true,
                                         "02187d9bbe018194"};
 // le.Scalar(Tensor self, Scalar other) -> Tensor
@@ -57,7 +57,7 @@ extern const PointwiseInfo kLeScalarInfo = {"le.Scalar",
                                             tile_fn_of<kernels::LeScalar, double>(),
                                             tile_fn_of<kernels::LeScalar, int64_t>(),
                                             tile_fn_of<kernels::LeScalar, int32_t>(),
-                                            chain_case(ir::OpKind::le_scalar),
+                                            33 * kMaxTileInputs,
                                             true,
                                             "9fb1a80991f21262"};
 // clamp_min(Tensor self, Scalar min) -> Tensor
@@ -71,7 +71,7 @@ extern const PointwiseInfo kClampMinInfo = {"clamp_min",
                                             tile_fn_of<kernels::ClampMin, double>(),
                                             tile_fn_of<kernels::ClampMin, int64_t>(),
                                             tile_fn_of<kernels::ClampMin, int32_t>(),
-                                            chain_case(ir::OpKind::clamp_min),
+                                            40 * kMaxTileInputs,
                                             true,
                                             "1cf8e18b31b259d3"};
 // sgn(Tensor self) -> Tensor
@@ -144,7 +144,7 @@ extern const PointwiseInfo kDivInplaceTensorInfo = {
     tile_fn_of<kernels::DivInplaceTensor, double>(),
     tile_fn_of<kernels::DivInplaceTensor, int64_t>(),
     tile_fn_of<kernels::DivInplaceTensor, int32_t>(),
-    chain_case(ir::OpKind::div_inplace_tensor),
+    51 * kMaxTileInputs,
     true,
     "86181e76574131e7"};
 

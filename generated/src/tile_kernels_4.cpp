@@ -30,7 +30,7 @@ extern const PointwiseInfo kDivTensorInfo = {"div.Tensor",
                                              tile_fn_of<kernels::DivTensor, double>(),
                                              tile_fn_of<kernels::DivTensor, int64_t>(),
                                              tile_fn_of<kernels::DivTensor, int32_t>(),
-                                             chain_case(ir::OpKind::div_tensor),
+                                             10 * kMaxTileInputs,
                                              true,
                                              "ec7e25a4ed15a7ca"};
 // pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor
@@ -59,7 +59,7 @@ extern const PointwiseInfo kThresholdBackwardInfo = {
     tile_fn_of<kernels::ThresholdBackward, double>(),
     tile_fn_of<kernels::ThresholdBackward, int64_t>(),
     tile_fn_of<kernels::ThresholdBackward, int32_t>(),
-    chain_case(ir::OpKind::threshold_backward),
+    18 * kMaxTileInputs,
     true,
     "ec39b6c45ff62f2a"};
 // lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor
@@ -131,7 +131,7 @@ extern const PointwiseInfo kLeakyReluBackwardInfo = {
     tile_fn_of<kernels::LeakyReluBackward, double>(),
     tile_fn_of<kernels::LeakyReluBackward, int64_t>(),
     tile_fn_of<kernels::LeakyReluBackward, int32_t>(),
-    chain_case(ir::OpKind::leaky_relu_backward),
+    46 * kMaxTileInputs,
     true,
     "19b37d5bb218888b"};
 // mish_backward(Tensor grad_output, Tensor self) -> Tensor
@@ -159,7 +159,7 @@ extern const PointwiseInfo kHardsigmoidInfo = {"hardsigmoid",
                                                tile_fn_of<kernels::Hardsigmoid, double>(),
                                                tile_fn_of<kernels::Hardsigmoid, int64_t>(),
                                                tile_fn_of<kernels::Hardsigmoid, int32_t>(),
-                                               chain_case(ir::OpKind::hardsigmoid),
+                                               48 * kMaxTileInputs,
                                                true,
                                                "c35c48d2ed6a6435"};
 

@@ -26,7 +26,7 @@ extern const PointwiseInfo kReciprocalInfo = {"reciprocal",
                                               tile_fn_of<kernels::Reciprocal, double>(),
                                               tile_fn_of<kernels::Reciprocal, int64_t>(),
                                               tile_fn_of<kernels::Reciprocal, int32_t>(),
-                                              chain_case(ir::OpKind::reciprocal),
+                                              19 * kMaxTileInputs,
                                               true,
                                               "fe23bc3df0988fa7"};
 // trunc(Tensor self) -> Tensor
@@ -54,7 +54,7 @@ extern const PointwiseInfo kSigmoidBackwardInfo = {"sigmoid_backward",
                                                    tile_fn_of<kernels::SigmoidBackward, double>(),
                                                    tile_fn_of<kernels::SigmoidBackward, int64_t>(),
                                                    tile_fn_of<kernels::SigmoidBackward, int32_t>(),
-                                                   chain_case(ir::OpKind::sigmoid_backward),
+                                                   42 * kMaxTileInputs,
                                                    true,
                                                    "7e000580be9561c3"};
 // hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor
@@ -68,7 +68,7 @@ extern const PointwiseInfo kHardtanhInfo = {"hardtanh",
                                             tile_fn_of<kernels::Hardtanh, double>(),
                                             tile_fn_of<kernels::Hardtanh, int64_t>(),
                                             tile_fn_of<kernels::Hardtanh, int32_t>(),
-                                            chain_case(ir::OpKind::hardtanh),
+                                            47 * kMaxTileInputs,
                                             true,
                                             "8461d313cba66349"};
 // softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor
@@ -97,7 +97,7 @@ extern const PointwiseInfo kMaskedFillScalarInfo = {
     tile_fn_of<kernels::MaskedFillScalar, double>(),
     tile_fn_of<kernels::MaskedFillScalar, int64_t>(),
     tile_fn_of<kernels::MaskedFillScalar, int32_t>(),
-    chain_case(ir::OpKind::masked_fill_scalar),
+    50 * kMaxTileInputs,
     true,
     "5543827e56494a16"};
 

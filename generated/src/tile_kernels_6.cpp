@@ -26,7 +26,7 @@ extern const PointwiseInfo kSubScalarInfo = {"sub.Scalar",
                                              tile_fn_of<kernels::SubScalar, double>(),
                                              tile_fn_of<kernels::SubScalar, int64_t>(),
                                              tile_fn_of<kernels::SubScalar, int32_t>(),
-                                             chain_case(ir::OpKind::sub_scalar),
+                                             5 * kMaxTileInputs,
                                              true,
                                              "5597980a9ea885d6"};
 // le.Tensor(Tensor self, Tensor other) -> Tensor
@@ -40,7 +40,7 @@ extern const PointwiseInfo kLeTensorInfo = {"le.Tensor",
                                             tile_fn_of<kernels::LeTensor, double>(),
                                             tile_fn_of<kernels::LeTensor, int64_t>(),
                                             tile_fn_of<kernels::LeTensor, int32_t>(),
-                                            chain_case(ir::OpKind::le_tensor),
+                                            26 * kMaxTileInputs,
                                             true,
                                             "bb10174bc2c97911"};
 // rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
@@ -54,7 +54,7 @@ extern const PointwiseInfo kRsubScalarInfo = {"rsub.Scalar",
                                               tile_fn_of<kernels::RsubScalar, double>(),
                                               tile_fn_of<kernels::RsubScalar, int64_t>(),
                                               tile_fn_of<kernels::RsubScalar, int32_t>(),
-                                              chain_case(ir::OpKind::rsub_scalar),
+                                              37 * kMaxTileInputs,
                                               true,
                                               "60fe18d7cd219c9a"};
 // logical_not(Tensor self) -> Tensor

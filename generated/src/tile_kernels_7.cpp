@@ -26,7 +26,7 @@ extern const PointwiseInfo kSubTensorInfo = {"sub.Tensor",
                                              tile_fn_of<kernels::SubTensor, double>(),
                                              tile_fn_of<kernels::SubTensor, int64_t>(),
                                              tile_fn_of<kernels::SubTensor, int32_t>(),
-                                             chain_case(ir::OpKind::sub_tensor),
+                                             4 * kMaxTileInputs,
                                              true,
                                              "7f414cb61f16cfa2"};
 // minimum(Tensor self, Tensor other) -> Tensor
@@ -40,7 +40,7 @@ extern const PointwiseInfo kMinimumInfo = {"minimum",
                                            tile_fn_of<kernels::Minimum, double>(),
                                            tile_fn_of<kernels::Minimum, int64_t>(),
                                            tile_fn_of<kernels::Minimum, int32_t>(),
-                                           chain_case(ir::OpKind::minimum),
+                                           13 * kMaxTileInputs,
                                            true,
                                            "65a6960798057075"};
 // gt.Scalar(Tensor self, Scalar other) -> Tensor
@@ -54,7 +54,7 @@ extern const PointwiseInfo kGtScalarInfo = {"gt.Scalar",
                                             tile_fn_of<kernels::GtScalar, double>(),
                                             tile_fn_of<kernels::GtScalar, int64_t>(),
                                             tile_fn_of<kernels::GtScalar, int32_t>(),
-                                            chain_case(ir::OpKind::gt_scalar),
+                                            29 * kMaxTileInputs,
                                             true,
                                             "c980c7c3d9ab3d02"};
 // where.self(Tensor condition, Tensor self, Tensor other) -> Tensor
@@ -68,7 +68,7 @@ extern const PointwiseInfo kWhereSelfInfo = {"where.self",
                                              tile_fn_of<kernels::WhereSelf, double>(),
                                              tile_fn_of<kernels::WhereSelf, int64_t>(),
                                              tile_fn_of<kernels::WhereSelf, int32_t>(),
-                                             chain_case(ir::OpKind::where_self),
+                                             35 * kMaxTileInputs,
                                              true,
                                              "85137cde5b2aa20f"};
 // rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
@@ -82,7 +82,7 @@ extern const PointwiseInfo kRsubTensorInfo = {"rsub.Tensor",
                                               tile_fn_of<kernels::RsubTensor, double>(),
                                               tile_fn_of<kernels::RsubTensor, int64_t>(),
                                               tile_fn_of<kernels::RsubTensor, int32_t>(),
-                                              chain_case(ir::OpKind::rsub_tensor),
+                                              36 * kMaxTileInputs,
                                               true,
                                               "8e578f9a8971969b"};
 // atan2(Tensor self, Tensor other) -> Tensor

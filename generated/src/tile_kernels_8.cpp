@@ -33,7 +33,7 @@ extern const PointwiseInfo kMulInplaceTensorInfo = {
     tile_fn_of<kernels::MulInplaceTensor, double>(),
     tile_fn_of<kernels::MulInplaceTensor, int64_t>(),
     tile_fn_of<kernels::MulInplaceTensor, int32_t>(),
-    chain_case(ir::OpKind::mul_inplace_tensor),
+    7 * kMaxTileInputs,
     true,
     "ca5e98a09ecaa153"};
 // exp(Tensor self) -> Tensor
@@ -61,7 +61,7 @@ extern const PointwiseInfo kNeTensorInfo = {"ne.Tensor",
                                             tile_fn_of<kernels::NeTensor, double>(),
                                             tile_fn_of<kernels::NeTensor, int64_t>(),
                                             tile_fn_of<kernels::NeTensor, int32_t>(),
-                                            chain_case(ir::OpKind::ne_tensor),
+                                            24 * kMaxTileInputs,
                                             true,
                                             "780f497c02154d63"};
 // eq.Scalar(Tensor self, Scalar other) -> Tensor
@@ -75,7 +75,7 @@ extern const PointwiseInfo kEqScalarInfo = {"eq.Scalar",
                                             tile_fn_of<kernels::EqScalar, double>(),
                                             tile_fn_of<kernels::EqScalar, int64_t>(),
                                             tile_fn_of<kernels::EqScalar, int32_t>(),
-                                            chain_case(ir::OpKind::eq_scalar),
+                                            30 * kMaxTileInputs,
                                             true,
                                             "457720d9203492bd"};
 // addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
@@ -89,7 +89,7 @@ extern const PointwiseInfo kAddcdivInfo = {"addcdiv",
                                            tile_fn_of<kernels::Addcdiv, double>(),
                                            tile_fn_of<kernels::Addcdiv, int64_t>(),
                                            tile_fn_of<kernels::Addcdiv, int32_t>(),
-                                           chain_case(ir::OpKind::addcdiv),
+                                           39 * kMaxTileInputs,
                                            true,
                                            "d66cb52aa77d9965"};
 // tan(Tensor self) -> Tensor
@@ -159,7 +159,7 @@ extern const PointwiseInfo kThresholdInfo = {"threshold",
                                              tile_fn_of<kernels::Threshold, double>(),
                                              tile_fn_of<kernels::Threshold, int64_t>(),
                                              tile_fn_of<kernels::Threshold, int32_t>(),
-                                             chain_case(ir::OpKind::threshold),
+                                             44 * kMaxTileInputs,
                                              true,
                                              "3cfbd6ff14a75518"};
 // leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor
@@ -173,7 +173,7 @@ extern const PointwiseInfo kLeakyReluInfo = {"leaky_relu",
                                              tile_fn_of<kernels::LeakyRelu, double>(),
                                              tile_fn_of<kernels::LeakyRelu, int64_t>(),
                                              tile_fn_of<kernels::LeakyRelu, int32_t>(),
-                                             chain_case(ir::OpKind::leaky_relu),
+                                             45 * kMaxTileInputs,
                                              true,
                                              "b5c259bbaa83f132"};
 // mish(Tensor self) -> Tensor

@@ -27,7 +27,7 @@ extern const PointwiseInfo kMulInplaceScalarInfo = {
     tile_fn_of<kernels::MulInplaceScalar, double>(),
     tile_fn_of<kernels::MulInplaceScalar, int64_t>(),
     tile_fn_of<kernels::MulInplaceScalar, int32_t>(),
-    chain_case(ir::OpKind::mul_inplace_scalar),
+    9 * kMaxTileInputs,
     true,
     "fec577a8d356fe41"};
 // ne.Scalar(Tensor self, Scalar other) -> Tensor
@@ -41,7 +41,7 @@ extern const PointwiseInfo kNeScalarInfo = {"ne.Scalar",
                                             tile_fn_of<kernels::NeScalar, double>(),
                                             tile_fn_of<kernels::NeScalar, int64_t>(),
                                             tile_fn_of<kernels::NeScalar, int32_t>(),
-                                            chain_case(ir::OpKind::ne_scalar),
+                                            31 * kMaxTileInputs,
                                             true,
                                             "69934e90f469ca79"};
 // erfc(Tensor self) -> Tensor

@@ -38,7 +38,7 @@ std::vector<GeneratedFile> emit_cuda(const EmitContext& ctx) {
     std::string id = api::op_id(op.schema.name);
     std::string functor = api::functor_name(op.schema.name);
     entries.push_back(ctx.templates.render("cuda_device_function.inc.tmpl", {
-        {"schema", op.func}, {"op_id", id}, {"functor", functor}, {"device_source", device_function_source(ctx, op)}}));
+        {"schema", op.func}, {"op_id", id}, {"schema_name", op.schema.name.str()}, {"functor", functor}, {"device_source", device_function_source(ctx, op)}}));
     decls.push_back("// " + op.func + "\nvoid launch_" + id + "(const PointwiseArgs& args, cudaStream_t stream);");
     std::string kernel = host_kernel(ctx, op);
     if (kernel.empty()) continue;

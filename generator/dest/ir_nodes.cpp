@@ -76,7 +76,7 @@ std::string class_definition(const EmitContext& ctx, const OpEntry& op) {
   return ctx.templates.render("ir_node_class.h.tmpl", {
       {"schema", op.func},
       {"class_name", api::class_name(op.schema.name)},
-      {"op_id", api::op_id(op.schema.name)},
+      {"schema_name", op.schema.name.str()},
       {"ctor_params", join(ctor_params, ", ")},
       {"initializers", join(inits, ", ")},
       {"reuse_params", join(p.params, ", ")},

@@ -11,6 +11,7 @@
 #include "model/expr_scan.h"
 
 #include <cctype>
+#include <map>
 #include <set>
 
 namespace lazygen::gen::dest {
@@ -53,12 +54,15 @@ bool chainable_punctuation(std::string_view e, size_t i) {
   return std::string_view("+-*/()<>=, \t\n").find(c) != std::string_view::npos;
 }
 
-// The switch cases running op `functor` with the accumulator in each tensor slot (their labels,
-// chain_case(kind) + slot, do not move when other ops are added).
-std::vector<std::string> chain_cases(const std::string& kind, const std::string& functor, size_t tensors) {
+// The first register-chain case of the chainable op numbered `index` (ops.yaml's order among the
+// chainable ops, so appending an op moves no other op's cases): index * kMaxTileInputs.
+std::string chain_case(int index) { return std::to_string(index) + " * kMaxTileInputs"; }
+
+// The switch cases running op `functor` with the accumulator in each tensor slot.
+std::vector<std::string> chain_cases(int index, const std::string& functor, size_t tensors) {
   std::vector<std::string> cases;
   for (size_t slot = 0; slot < tensors; ++slot) {
-    cases.push_back("case chain_case(" + kind + ") + " + std::to_string(slot) + ":\n  return chain_step<kernels::" +
+    cases.push_back("case " + chain_case(index) + " + " + std::to_string(slot) + ":\n  return chain_step<kernels::" +
                     functor + ", T, " + std::to_string(slot) + ">(s, acc, i);");
   }
   return cases;
@@ -103,16 +107,26 @@ bool chain_op(const OpEntry& op) {
   return tile_op(op) && !pointwise_inputs(op).tensors.empty() && chainable_expression(*op.pointwise);
 }
 
-std::string kind_of(const OpEntry& op) { return "ir::OpKind::" + api::op_id(op.schema.name); }
+std::string kind_of(const OpEntry& op) { return "ir::op_kind(\"" + op.schema.name.str() + "\")"; }
 
-std::string tile_info(const EmitContext& ctx, const OpEntry& op) {
+// Numbers the chainable ops in ops.yaml's order (See chain_case).
+std::map<const OpEntry*, int> chain_indices(const std::vector<OpEntry>& ops) {
+  std::map<const OpEntry*, int> out;
+  for (const OpEntry& op : ops) {
+    if (op.pointwise && chain_op(op)) out.emplace(&op, static_cast<int>(out.size()));
+  }
+  return out;
+}
+
+std::string tile_info(const EmitContext& ctx, const OpEntry& op, const std::map<const OpEntry*, int>& chains) {
+  auto chain = chains.find(&op);
   PointwiseInputs in = pointwise_inputs(op);
   return ctx.templates.render("tile_info.cpp.tmpl", {
       {"schema", op.func}, {"functor", api::functor_name(op.schema.name)}, {"schema_name", op.schema.name.str()},
       {"num_tensors", std::to_string(in.tensors.size())}, {"num_scalars", std::to_string(in.scalars.size())},
       {"tensor_operands", indices(op, in.tensors)}, {"scalar_operands", indices(op, in.scalars)},
       {"result_is_bool", op.dtype == DTypeRule::Bool ? "true" : "false"},
-      {"chain", chain_op(op) ? "chain_case(" + kind_of(op) + ")" : "-1"},
+      {"chain", chain != chains.end() ? chain_case(chain->second) : "-1"},
       {"cheap", cheap_expression(*op.pointwise) ? "true" : "false"},
       {"fingerprint", op_fingerprint(op)}});
 }
@@ -124,13 +138,14 @@ std::vector<GeneratedFile> emit_tile_kernels(const EmitContext& ctx) {
   std::vector<std::string> declarations, cases, chain;
   std::vector<const OpEntry*> chain_ops;
   const std::vector<std::vector<const OpEntry*>> shards = pointwise_shards(ctx.ops);
+  const std::map<const OpEntry*, int> chains = chain_indices(ctx.ops);
   for (size_t k = 0; k < shards.size(); ++k) {
     std::vector<std::string> infos;
     std::vector<const OpEntry*> ops;
     for (const OpEntry* op : shards[k]) {
       if (!tile_op(*op)) continue;
       ops.push_back(op);
-      infos.push_back(tile_info(ctx, *op));
+      infos.push_back(tile_info(ctx, *op, chains));
     }
     files.push_back({"src/tile_kernels_" + std::to_string(k) + ".cpp",
                      ctx.templates.render("tile_kernels_shard.cpp.tmpl", {{"source", ctx.source},
@@ -144,9 +159,10 @@ std::vector<GeneratedFile> emit_tile_kernels(const EmitContext& ctx) {
     std::string info = "k" + api::functor_name(op.schema.name) + "Info";
     declarations.push_back("extern const PointwiseInfo " + info + ";");
     cases.push_back("case " + kind_of(op) + ":\n  return &" + info + ";");
-    if (!chain_op(op)) continue;
+    auto index = chains.find(&op);
+    if (index == chains.end()) continue;
     chain_ops.push_back(&op);
-    for (std::string& c : chain_cases(kind_of(op), api::functor_name(op.schema.name), pointwise_inputs(op).tensors.size())) {
+    for (std::string& c : chain_cases(index->second, api::functor_name(op.schema.name), pointwise_inputs(op).tensors.size())) {
       chain.push_back(std::move(c));
     }
   }

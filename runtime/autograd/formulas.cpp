@@ -19,7 +19,7 @@ namespace {
 bool is_transposed_matrix(const Tensor& m) {
   if (m.device().is_lazy()) {
     const ir::Value& v = lazy::ir_value(m);
-    return v.node && v.node->op() == ir::OpKind::t;
+    return v.node && v.node->op() == ir::op_kind("t");
   }
   return m.stride(0) == 1 && m.stride(1) == m.size(0) && m.size(0) > 1;
 }

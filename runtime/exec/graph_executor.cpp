@@ -86,7 +86,7 @@ struct LaunchInput {
 };
 
 Input input_of(const ir::Node& node) {
-  if (node.op() == ir::OpKind::scalar_param) {
+  if (node.op() == ir::op_kind("scalar_param")) {
     return Input{Tensor(), static_cast<const ir::ScalarParam&>(node).value()};
   }
   const auto& device_data = static_cast<const ir::DeviceData&>(node);
@@ -104,7 +104,7 @@ std::vector<Input> gather_inputs(const Graph& graph, std::vector<LaunchInput>& f
   for (uint32_t i : graph.inputs()) {
     const ir::Node& node = graph.node(i);
     inputs.push_back(input_of(node));
-    if (node.op() != ir::OpKind::device_data) continue;
+    if (node.op() != ir::op_kind("device_data")) continue;
     const auto& device_data = static_cast<const ir::DeviceData&>(node);
     if (device_data.launch() != nullptr) {
       from_launches.push_back({static_cast<uint32_t>(inputs.size() - 1), device_data.launch(),

@@ -146,9 +146,10 @@ bool check(const Tensor& mine, const Tensor& gathered, const Options& o) {
       worst_at = i;
     }
   }
-  // |a - b| / (1e-3 + |b|): float32 sums in another order (measured: up to 2e-6 after 40 steps
-  // on 2 and 4 ranks).
-  constexpr double kTolerance = 1e-5;
+  // |a - b| / (1e-3 + |b|): float32 sums in another order. Measured after 20-40 steps on 2 and 4
+  // ranks: up to 2e-6 on AMD EPYC (AVX2), 4.6e-5 on an Intel Xeon, where OpenBLAS's kernels for
+  // that CPU sum the 16-row shards and the 64-row batch in orders further apart.
+  constexpr double kTolerance = 1e-4;
   std::printf("%d ranks, %lld steps of global batch %lld: parameters equal on every rank; vs one "
               "process: max |diff| / (1e-3 + |p|) = %.3g at parameter %lld (tolerance %g)\n",
               world, static_cast<long long>(o.steps), static_cast<long long>(o.batch), worst,

@@ -113,7 +113,7 @@ void Compiler::add_lower(uint32_t node,
   for (const auto& [operand, s] : operand_override) step.operand_slots[operand] = s;
   for (size_t k = 0; k < e_.input_slots.size(); ++k) {
     const uint32_t s = e_.input_slots[k];
-    if (g_.node(g_.inputs()[k]).op() != ir::OpKind::scalar_param) continue;
+    if (g_.node(g_.inputs()[k]).op() != ir::op_kind("scalar_param")) continue;
     if (std::find(step.operand_slots.begin(), step.operand_slots.end(), s) !=
         step.operand_slots.end()) {
       e_.input_as_tensor[k] = true;

@@ -8,7 +8,7 @@ namespace {
 
 const std::unordered_map<ir::OpKind, DeviceFunction>& table() {
   static const auto* kTable = new std::unordered_map<ir::OpKind, DeviceFunction>{
-#define LAZYGEN_DEVICE_FUNCTION(op_id, functor, source) {ir::OpKind::op_id, {functor, source}},
+#define LAZYGEN_DEVICE_FUNCTION(op_id, name, functor, source) {ir::op_kind(name), {functor, source}},
 #include "lazygen/generated/cuda_device_functions.inc"
 #undef LAZYGEN_DEVICE_FUNCTION
   };

@@ -40,17 +40,17 @@ std::vector<Tensor> lower_mean_dim(const ir::Node& node, const std::vector<Tenso
 
 exec::LowerFn device_lowering_for(const ir::Node& node) {
   switch (node.op()) {
-    case ir::OpKind::mm:
+    case ir::op_kind("mm"):
       return &lower_mm;
-    case ir::OpKind::addmm:
+    case ir::op_kind("addmm"):
       return &lower_addmm;
-    case ir::OpKind::bmm:
+    case ir::op_kind("bmm"):
       return &lower_bmm;
-    case ir::OpKind::sum:
+    case ir::op_kind("sum"):
       return &lower_sum;
-    case ir::OpKind::sum_dim_intlist:
+    case ir::op_kind("sum.dim_IntList"):
       return &lower_sum_dim;
-    case ir::OpKind::mean_dim:
+    case ir::op_kind("mean.dim"):
       return &lower_mean_dim;
     default:
       break;

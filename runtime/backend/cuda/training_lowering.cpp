@@ -88,31 +88,31 @@ std::vector<Tensor> lower_amax(const ir::Node& node, const Inputs& in) {
 
 exec::LowerFn training_lowering_for(ir::OpKind kind) {
   switch (kind) {
-    case ir::OpKind::conv2d:
+    case ir::op_kind("conv2d"):
       return &lower_conv2d;
-    case ir::OpKind::conv2d_backward_input:
+    case ir::op_kind("conv2d_backward_input"):
       return &lower_conv2d_backward_input;
-    case ir::OpKind::conv2d_backward_weight:
+    case ir::op_kind("conv2d_backward_weight"):
       return &lower_conv2d_backward_weight;
-    case ir::OpKind::max_pool2d_with_indices:
+    case ir::op_kind("max_pool2d_with_indices"):
       return &lower_max_pool2d_with_indices;
-    case ir::OpKind::max_pool2d_with_indices_backward:
+    case ir::op_kind("max_pool2d_with_indices_backward"):
       return &lower_max_pool2d_with_indices_backward;
-    case ir::OpKind::max_pool2d:
+    case ir::op_kind("max_pool2d"):
       return &lower_max_pool2d;
-    case ir::OpKind::max_pool2d_backward:
+    case ir::op_kind("max_pool2d_backward"):
       return &lower_max_pool2d_backward;
-    case ir::OpKind::_log_softmax:
+    case ir::op_kind("_log_softmax"):
       return &lower_log_softmax;
-    case ir::OpKind::_log_softmax_backward_data:
+    case ir::op_kind("_log_softmax_backward_data"):
       return &lower_log_softmax_backward;
-    case ir::OpKind::nll_loss:
+    case ir::op_kind("nll_loss"):
       return &lower_nll_loss;
-    case ir::OpKind::nll_loss_backward:
+    case ir::op_kind("nll_loss_backward"):
       return &lower_nll_loss_backward;
-    case ir::OpKind::_dropout_mask:
+    case ir::op_kind("_dropout_mask"):
       return &lower_dropout_mask;
-    case ir::OpKind::amax:
+    case ir::op_kind("amax"):
       return &lower_amax;
     default:
       return nullptr;

@@ -24,7 +24,7 @@ namespace lazygen::ir {
 
 class DeviceData final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::device_data;
+  static constexpr OpKind kKind = op_kind("device_data");
 
   // REQUIRES: data is defined and shapes == {data's shape}. The node shares `data` (no copy).
   DeviceData(const Tensor& data, std::vector<Shape> shapes);
@@ -69,7 +69,7 @@ class DeviceData final : public Node {
 
 class ScalarParam final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::scalar_param;
+  static constexpr OpKind kKind = op_kind("scalar_param");
 
   // REQUIRES: shapes == scalar_param_shapes(value).
   ScalarParam(const Scalar& value, std::vector<Shape> shapes);
@@ -91,7 +91,7 @@ std::vector<Shape> scalar_param_shapes(const Scalar& value);
 
 // True for DeviceData and ScalarParam: nodes the executor feeds rather than computes.
 inline bool is_input(OpKind k) {
-  return k == OpKind::device_data || k == OpKind::scalar_param;
+  return k == op_kind("device_data") || k == op_kind("scalar_param");
 }
 
 }  // namespace lazygen::ir

@@ -2,11 +2,11 @@
 // the two hashes every node computes once at construction. See Note [IR hashing] in hash.h.
 #include "core/ir/node.h"
 
-#include <array>
-#include <atomic>
 #include <mutex>
 #include <stdexcept>
 #include <string>
+#include <string_view>
+#include <unordered_map>
 
 #include "core/ir/hash.h"
 #include "lazygen/metrics.h"
@@ -15,54 +15,59 @@
 namespace lazygen::ir {
 namespace {
 
-constexpr const char* kOpNames[] = {
-#define LAZYGEN_OP(op_id, schema_name, ClassName) schema_name,
-#include "lazygen/generated/op_list.inc"
-#undef LAZYGEN_OP
-    "device_data",
-    "scalar_param",
+struct KindNames {
+  OpKind kind;
+  const char* name;
+  const char* class_name;
 };
 
-constexpr const char* kClassNames[] = {
-#define LAZYGEN_OP(op_id, schema_name, ClassName) #ClassName,
+constexpr KindNames kBuiltinKinds[] = {
+#define LAZYGEN_OP(op_id, schema_name, ClassName) {op_kind(schema_name), schema_name, #ClassName},
 #include "lazygen/generated/op_list.inc"
 #undef LAZYGEN_OP
-    "DeviceData",
-    "ScalarParam",
+    {op_kind("device_data"), "device_data", "DeviceData"},
+    {op_kind("scalar_param"), "scalar_param", "ScalarParam"},
 };
 
-static_assert(std::size(kOpNames) == static_cast<size_t>(OpKind::kNumOpKinds));
-static_assert(std::size(kClassNames) == static_cast<size_t>(OpKind::kNumOpKinds));
+constexpr bool kinds_distinct() {
+  for (size_t i = 0; i < std::size(kBuiltinKinds); ++i) {
+    for (size_t j = i + 1; j < std::size(kBuiltinKinds); ++j) {
+      if (kBuiltinKinds[i].kind == kBuiltinKinds[j].kind) return false;
+    }
+  }
+  return true;
+}
+static_assert(kinds_distinct(), "two op names of ops.yaml hash to one OpKind: rename one "
+                                "(See Note [Op kinds] in core/ir/node.h)");
 
-constexpr auto kNumGenerated = static_cast<size_t>(OpKind::kNumOpKinds);
-
-// Kinds registered at run time. Entries are written once, under the lock, before `count`
-// publishes them, so readers need no lock.
-struct ExtensionKinds {
+// Every kind's names: the built-in table's, then registered ones (their strings leaked, so the
+// pointers handed out stay valid through static destruction).
+struct KindTable {
   std::mutex mutex;
-  std::array<std::string, kMaxExtensionOpKinds> names;
-  std::array<std::string, kMaxExtensionOpKinds> class_names;
-  std::atomic<size_t> count{0};
+  std::unordered_map<uint32_t, KindNames> names;
 };
 
-ExtensionKinds& extension_kinds() {
-  static ExtensionKinds* kinds = new ExtensionKinds;  // leaked: names outlive static destructors
-  return *kinds;
+KindTable& kind_table() {
+  static KindTable* table = [] {
+    auto* t = new KindTable;
+    for (const KindNames& k : kBuiltinKinds) t->names.emplace(static_cast<uint32_t>(k.kind), k);
+    return t;
+  }();
+  return *table;
+}
+
+const KindNames& lookup(OpKind k) {
+  KindTable& table = kind_table();
+  std::lock_guard<std::mutex> lock(table.mutex);
+  auto it = table.names.find(static_cast<uint32_t>(k));
+  if (it == table.names.end()) {
+    throw std::out_of_range("invalid OpKind " + std::to_string(static_cast<uint32_t>(k)));
+  }
+  return it->second;
 }
 
 // Stands for an absent optional operand in dag hashes.
 constexpr hash_t kAbsentValueHash = 0x6a09e667f3bcc908ULL;
-
-const char* lookup(const char* const* table, bool class_name, OpKind k) {
-  auto i = static_cast<size_t>(k);
-  if (i < kNumGenerated) return table[i];
-  ExtensionKinds& ext = extension_kinds();
-  size_t e = i - kNumGenerated - 1;  // kNumOpKinds itself names nothing
-  if (i == kNumGenerated || e >= ext.count.load(std::memory_order_acquire)) {
-    throw std::out_of_range("invalid OpKind " + std::to_string(i));
-  }
-  return (class_name ? ext.class_names[e] : ext.names[e]).c_str();
-}
 
 // Op kind, attributes, operand count and presence, output shapes: everything but the operands'
 // identities. See Note [IR hashing].
@@ -86,24 +91,30 @@ hash_t compute_structure_hash(OpKind op, hash_t structure_attrs, const std::vect
 }  // namespace
 
 const char* op_kind_name(OpKind k) {
-  return lookup(kOpNames, false, k);
+  return lookup(k).name;
 }
 const char* op_kind_class_name(OpKind k) {
-  return lookup(kClassNames, true, k);
+  return lookup(k).class_name;
 }
 
 OpKind register_op_kind(const char* name, const char* class_name) {
-  ExtensionKinds& ext = extension_kinds();
-  std::lock_guard<std::mutex> lock(ext.mutex);
-  size_t e = ext.count.load(std::memory_order_relaxed);
-  if (e == kMaxExtensionOpKinds) {
-    throw std::length_error("register_op_kind: more than " + std::to_string(kMaxExtensionOpKinds) +
-                            " extension op kinds");
+  const OpKind kind = op_kind(name);
+  KindTable& table = kind_table();
+  std::lock_guard<std::mutex> lock(table.mutex);
+  auto it = table.names.find(static_cast<uint32_t>(kind));
+  if (it != table.names.end()) {
+    const KindNames& old = it->second;
+    if (std::string_view(old.name) == name && std::string_view(old.class_name) == class_name) {
+      return kind;
+    }
+    throw std::invalid_argument("register_op_kind: '" + std::string(name) + "' (" + class_name +
+                                ") has the kind of '" + old.name + "' (" + old.class_name +
+                                "): choose another name");
   }
-  ext.names[e] = name;
-  ext.class_names[e] = class_name;
-  ext.count.store(e + 1, std::memory_order_release);
-  return static_cast<OpKind>(kNumGenerated + 1 + e);
+  const char* kept_name = (new std::string(name))->c_str();  // leaked, as the table is
+  const char* kept_class = (new std::string(class_name))->c_str();
+  table.names.emplace(static_cast<uint32_t>(kind), KindNames{kind, kept_name, kept_class});
+  return kind;
 }
 
 const Shape& Value::shape() const {

@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "lazygen/shape.h"
@@ -25,26 +26,36 @@ namespace lazygen::ir {
 
 using hash_t = uint64_t;
 
-enum class OpKind : uint16_t {
-#define LAZYGEN_OP(op_id, schema_name, ClassName) op_id,
-#include "lazygen/generated/op_list.inc"
-#undef LAZYGEN_OP
-  device_data,   // an input: a materialized tensor fed to the graph
-  scalar_param,  // an input: a scalar value, fed at execution (not part of the graph hash)
-  kNumOpKinds,
-};
+// An op's kind: a 32-bit FNV-1a hash of its name, the schema name for ops of ops.yaml
+// ("add.Tensor"), an internal name otherwise ("device_data", "scalar_param"). See Note [Op kinds].
+enum class OpKind : uint32_t {};
 
-// The schema name ("add.Tensor") or internal name ("device_data") of a kind.
+// The kind of the op named `name`; a constant expression, so `case op_kind("mm"):` works.
+constexpr OpKind op_kind(std::string_view name) {
+  uint32_t h = 2166136261u;
+  for (char c : name) h = (h ^ static_cast<unsigned char>(c)) * 16777619u;
+  return static_cast<OpKind>(h);
+}
+
+// Note [Op kinds]
+// A kind is a hash of the op's name, not its position in ops.yaml, so that the core knows no list
+// of ops: this header, included by every unit that touches the IR, does not change when an op is
+// added to ops.yaml, and adding or reordering ops renumbers nothing. Names are looked up in a
+// table built from the generated op list (node.cpp, the one unit that includes it); a build
+// whose ops.yaml holds two names of one hash fails there (static_assert), and register_op_kind
+// rejects a name whose kind is taken by another name.
+
+// The schema name ("add.Tensor") or internal name ("device_data") of a kind. Throws
+// std::out_of_range for a kind that names no op.
 const char* op_kind_name(OpKind k);
 // The IR class name of a kind ("AddTensor", "DeviceData"), as IR dumps print it.
 const char* op_kind_class_name(OpKind k);
 
 // Kinds for nodes defined outside ops.yaml (test nodes, backend-internal nodes such as fusion
-// groups): each call returns a new kind above kNumOpKinds with the given names, for
-// op_kind_name and op_kind_class_name. At most kMaxExtensionOpKinds per process (throws
-// std::length_error beyond). Thread-safe; typically called once per class in a static:
+// groups): returns op_kind(name) and records the names for op_kind_name and op_kind_class_name.
+// Registering a name again with the same class name returns the same kind; a name whose kind is
+// another name's throws std::invalid_argument. Thread-safe; typically called once per class:
 //   static inline const OpKind kKind = register_op_kind("test.binary", "TestBinary");
-inline constexpr size_t kMaxExtensionOpKinds = 64;
 OpKind register_op_kind(const char* name, const char* class_name);
 
 class Node;

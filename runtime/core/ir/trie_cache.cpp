@@ -181,19 +181,8 @@ size_t TrieCache::destroy_children(Entry& entry) {
   return freed;
 }
 
-void count_traced_op(OpKind k) {
-  // One slot per generated and extension kind, filled on first use. Two threads racing to fill
-  // a slot store the same counter (metrics::counter returns one object per name).
-  constexpr size_t kSlots = static_cast<size_t>(OpKind::kNumOpKinds) + 1 + kMaxExtensionOpKinds;
-  static std::array<std::atomic<metrics::Counter*>, kSlots> slots{};
-  auto i = static_cast<size_t>(k);
-  if (i >= kSlots) throw std::out_of_range("invalid OpKind " + std::to_string(i));
-  metrics::Counter* c = slots[i].load(std::memory_order_acquire);
-  if (c == nullptr) {
-    c = &metrics::counter(std::string("lazy.op.") + op_kind_name(k));
-    slots[i].store(c, std::memory_order_release);
-  }
-  c->add();
+metrics::Counter& traced_op_counter(OpKind k) {
+  return metrics::counter(std::string("lazy.op.") + op_kind_name(k));
 }
 
 }  // namespace lazygen::ir

@@ -145,7 +145,7 @@ class TrieCache {
 
  private:
   struct Entry {
-    OpKind kind = OpKind::kNumOpKinds;
+    OpKind kind{};
     NodePtr node;
     std::vector<NodePtr> variants;  // earlier nodes at other sizes, most recently used first
     uint64_t used = 0;              // the last trace that visited it
@@ -175,8 +175,8 @@ class TrieCache {
   Stats stats_;
 };
 
-// Counts one traced op of kind `k` in the metric `lazy.op.<schema name>`.
-void count_traced_op(OpKind k);
+// The metric `lazy.op.<schema name>`, which counts the traced ops of kind `k`.
+metrics::Counter& traced_op_counter(OpKind k);
 
 namespace detail {
 
@@ -194,8 +194,9 @@ const NodePtr& cached_node_impl(Tuple&& args, std::index_sequence<I...>) {
   const NodePtr* hit = trie.find(NodeT::kKind, [&](const Node& n) {
     return static_cast<const NodeT&>(n).can_reuse(std::get<I>(args)...);
   });
-  if (NodeT::kKind != OpKind::device_data && NodeT::kKind != OpKind::scalar_param) {
-    count_traced_op(NodeT::kKind);
+  if (NodeT::kKind != op_kind("device_data") && NodeT::kKind != op_kind("scalar_param")) {
+    static metrics::Counter& traced = traced_op_counter(NodeT::kKind);  // one lookup per class
+    traced.add();
   }
   if (hit != nullptr) {
     if constexpr (requires(NodeT & n) { n.rebind(std::get<I>(args)...); }) {

@@ -57,16 +57,16 @@ Tensor t(const Tensor&, const Tensor& mutated_view) {
 // (a rearrangement of one value is one value).
 const ir::Node& written_node(const ir::Node& node) {
   switch (node.op()) {
-    case ir::OpKind::slice_scatter:
+    case ir::op_kind("slice_scatter"):
       return written_node(*node.operands()[1].node);
-    case ir::OpKind::unsqueeze:
-    case ir::OpKind::squeeze_dim:
-    case ir::OpKind::view:
-    case ir::OpKind::reshape:
-    case ir::OpKind::flatten_using_ints:
-    case ir::OpKind::permute:
-    case ir::OpKind::transpose_int:
-    case ir::OpKind::t:
+    case ir::op_kind("unsqueeze"):
+    case ir::op_kind("squeeze.dim"):
+    case ir::op_kind("view"):
+    case ir::op_kind("reshape"):
+    case ir::op_kind("flatten.using_ints"):
+    case ir::op_kind("permute"):
+    case ir::op_kind("transpose.int"):
+    case ir::op_kind("t"):
       return written_node(*node.operands()[0].node);
     default:
       return node;
@@ -75,14 +75,14 @@ const ir::Node& written_node(const ir::Node& node) {
 
 bool one_value(const Tensor& mutated_view) {
   const ir::OpKind k = written_node(*lazy::ir_value(mutated_view).node).op();
-  return k == ir::OpKind::fill_inplace_scalar || k == ir::OpKind::zero_inplace;
+  return k == ir::op_kind("fill_.Scalar") || k == ir::op_kind("zero_");
 }
 
 // The single index along dim `d` that the expanded value's last write covered, when it is a
 // slice_scatter of one index along d (the inverse of select, or of a one-wide slice).
 std::optional<int64_t> written_index(const Tensor& mutated_view, int64_t d) {
   const ir::Node& node = *lazy::ir_value(mutated_view).node;
-  if (node.op() != ir::OpKind::slice_scatter) return std::nullopt;
+  if (node.op() != ir::op_kind("slice_scatter")) return std::nullopt;
   const auto& scatter = static_cast<const ir::SliceScatter&>(node);
   const int64_t size = mutated_view.size(d);
   if (wrap_dim("slice_scatter", scatter.dim, mutated_view.dim()) != d) return std::nullopt;

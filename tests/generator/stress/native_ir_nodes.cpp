@@ -1,12 +1,15 @@
 // Compile check for the IR node classes lazygen generates from every entry of PyTorch's
 // native_functions.yaml (built by tests/generator/stress/CMakeLists.txt, with the generated
-// include/ ahead of the repository's, so node.h's OpKind holds every native op). Including
+// include/ ahead of the repository's, so its op list holds every native op). Including
 // ir_nodes.h compiles all of its classes in full: member functions defined in a class are checked
 // when the class is, and they instantiate the hashing, comparison and printing helpers for every
 // attribute type. The functions below construct and query a sample of classes, one per kind of
 // attribute, so that the constructors' and can_reuse()'s argument conversions are checked too.
 // This is an object file only: the runtime was built against ops.yaml's op list, not this one, so
 // nothing here is linked or run. CI compiles the full header on every build.
+#include <algorithm>
+#include <array>
+#include <iterator>
 #include <memory>
 #include <optional>
 #include <string>
@@ -17,10 +20,23 @@
 namespace lazygen::ir {
 namespace {
 
-static_assert(static_cast<int>(OpKind::device_data) == LAZYGEN_NATIVE_OP_COUNT,
-              "one OpKind per entry of native_functions.yaml");
-static_assert(AddTensor::kKind == OpKind::add_tensor);
-static_assert(AddInplaceTensor::kKind == OpKind::add_inplace_tensor);
+// Note [Op kinds]: every schema name of native_functions.yaml has its own kind.
+constexpr OpKind kNativeKinds[] = {
+#define LAZYGEN_OP(op_id, schema_name, ClassName) op_kind(schema_name),
+#include "lazygen/generated/op_list.inc"
+#undef LAZYGEN_OP
+};
+static_assert(std::size(kNativeKinds) == LAZYGEN_NATIVE_OP_COUNT);
+
+constexpr bool native_kinds_distinct() {  // sorted, as 2493 names are too many for pairs
+  std::array<OpKind, std::size(kNativeKinds)> kinds{};
+  std::copy(std::begin(kNativeKinds), std::end(kNativeKinds), kinds.begin());
+  std::sort(kinds.begin(), kinds.end());
+  return std::adjacent_find(kinds.begin(), kinds.end()) == kinds.end();
+}
+static_assert(native_kinds_distinct(), "two schema names of native_functions.yaml share a kind");
+static_assert(AddTensor::kKind == op_kind("add.Tensor"));
+static_assert(AddInplaceTensor::kKind == op_kind("add_.Tensor"));
 static_assert(RangeOut_::kKind != RangeOut::kKind);
 
 std::vector<Shape> one_shape() {

@@ -38,7 +38,7 @@ std::vector<Input> inputs_of(const Graph& g) {
   std::vector<Input> out;
   for (uint32_t i : g.inputs()) {
     const ir::Node& n = g.node(i);
-    if (n.op() == ir::OpKind::device_data) {
+    if (n.op() == ir::op_kind("device_data")) {
       out.push_back({static_cast<const ir::DeviceData&>(n).data(), Scalar()});
     } else {
       out.push_back({Tensor(), static_cast<const ir::ScalarParam&>(n).value()});

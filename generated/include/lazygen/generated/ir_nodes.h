@@ -21,7 +21,7 @@ namespace lazygen::ir {
 // add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
 class AddTensor final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::add_tensor;
+  static constexpr OpKind kKind = op_kind("add.Tensor");
 
   AddTensor(const Value& self, const Value& other, const Value& alpha, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self, other, alpha), std::move(shapes), hash_all()) {}
@@ -38,7 +38,7 @@ class AddTensor final : public Node {
 // add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)
 class AddInplaceTensor final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::add_inplace_tensor;
+  static constexpr OpKind kKind = op_kind("add_.Tensor");
 
   AddInplaceTensor(const Value& self, const Value& other, const Value& alpha,
                    std::vector<Shape> shapes)
@@ -56,7 +56,7 @@ class AddInplaceTensor final : public Node {
 // add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)
 class AddOut final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::add_out;
+  static constexpr OpKind kKind = op_kind("add.out");
 
   AddOut(const Value& self, const Value& other, const Value& alpha, const Value& out,
          std::vector<Shape> shapes)
@@ -76,7 +76,7 @@ class AddOut final : public Node {
 // add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
 class AddScalar final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::add_scalar;
+  static constexpr OpKind kKind = op_kind("add.Scalar");
 
   AddScalar(const Value& self, const Value& other, const Value& alpha, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self, other, alpha), std::move(shapes), hash_all()) {}
@@ -93,7 +93,7 @@ class AddScalar final : public Node {
 // sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
 class SubTensor final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::sub_tensor;
+  static constexpr OpKind kKind = op_kind("sub.Tensor");
 
   SubTensor(const Value& self, const Value& other, const Value& alpha, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self, other, alpha), std::move(shapes), hash_all()) {}
@@ -110,7 +110,7 @@ class SubTensor final : public Node {
 // sub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
 class SubScalar final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::sub_scalar;
+  static constexpr OpKind kKind = op_kind("sub.Scalar");
 
   SubScalar(const Value& self, const Value& other, const Value& alpha, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self, other, alpha), std::move(shapes), hash_all()) {}
@@ -127,7 +127,7 @@ class SubScalar final : public Node {
 // mul.Tensor(Tensor self, Tensor other) -> Tensor
 class MulTensor final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::mul_tensor;
+  static constexpr OpKind kKind = op_kind("mul.Tensor");
 
   MulTensor(const Value& self, const Value& other, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self, other), std::move(shapes), hash_all()) {}
@@ -144,7 +144,7 @@ class MulTensor final : public Node {
 // mul_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
 class MulInplaceTensor final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::mul_inplace_tensor;
+  static constexpr OpKind kKind = op_kind("mul_.Tensor");
 
   MulInplaceTensor(const Value& self, const Value& other, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self, other), std::move(shapes), hash_all()) {}
@@ -161,7 +161,7 @@ class MulInplaceTensor final : public Node {
 // mul.Scalar(Tensor self, Scalar other) -> Tensor
 class MulScalar final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::mul_scalar;
+  static constexpr OpKind kKind = op_kind("mul.Scalar");
 
   MulScalar(const Value& self, const Value& other, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self, other), std::move(shapes), hash_all()) {}
@@ -178,7 +178,7 @@ class MulScalar final : public Node {
 // mul_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
 class MulInplaceScalar final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::mul_inplace_scalar;
+  static constexpr OpKind kKind = op_kind("mul_.Scalar");
 
   MulInplaceScalar(const Value& self, const Value& other, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self, other), std::move(shapes), hash_all()) {}
@@ -195,7 +195,7 @@ class MulInplaceScalar final : public Node {
 // div.Tensor(Tensor self, Tensor other) -> Tensor
 class DivTensor final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::div_tensor;
+  static constexpr OpKind kKind = op_kind("div.Tensor");
 
   DivTensor(const Value& self, const Value& other, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self, other), std::move(shapes), hash_all()) {}
@@ -212,7 +212,7 @@ class DivTensor final : public Node {
 // div.Scalar(Tensor self, Scalar other) -> Tensor
 class DivScalar final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::div_scalar;
+  static constexpr OpKind kKind = op_kind("div.Scalar");
 
   DivScalar(const Value& self, const Value& other, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self, other), std::move(shapes), hash_all()) {}
@@ -229,7 +229,7 @@ class DivScalar final : public Node {
 // maximum(Tensor self, Tensor other) -> Tensor
 class Maximum final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::maximum;
+  static constexpr OpKind kKind = op_kind("maximum");
 
   Maximum(const Value& self, const Value& other, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self, other), std::move(shapes), hash_all()) {}
@@ -246,7 +246,7 @@ class Maximum final : public Node {
 // minimum(Tensor self, Tensor other) -> Tensor
 class Minimum final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::minimum;
+  static constexpr OpKind kKind = op_kind("minimum");
 
   Minimum(const Value& self, const Value& other, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self, other), std::move(shapes), hash_all()) {}
@@ -263,7 +263,7 @@ class Minimum final : public Node {
 // pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor
 class PowTensorScalar final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::pow_tensor_scalar;
+  static constexpr OpKind kKind = op_kind("pow.Tensor_Scalar");
 
   PowTensorScalar(const Value& self, const Value& exponent, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self, exponent), std::move(shapes), hash_all()) {}
@@ -280,7 +280,7 @@ class PowTensorScalar final : public Node {
 // neg(Tensor self) -> Tensor
 class Neg final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::neg;
+  static constexpr OpKind kKind = op_kind("neg");
 
   Neg(const Value& self, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self), std::move(shapes), hash_all()) {}
@@ -293,7 +293,7 @@ class Neg final : public Node {
 // exp(Tensor self) -> Tensor
 class Exp final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::exp;
+  static constexpr OpKind kKind = op_kind("exp");
 
   Exp(const Value& self, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self), std::move(shapes), hash_all()) {}
@@ -306,7 +306,7 @@ class Exp final : public Node {
 // log(Tensor self) -> Tensor
 class Log final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::log;
+  static constexpr OpKind kKind = op_kind("log");
 
   Log(const Value& self, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self), std::move(shapes), hash_all()) {}
@@ -319,7 +319,7 @@ class Log final : public Node {
 // sqrt(Tensor self) -> Tensor
 class Sqrt final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::sqrt;
+  static constexpr OpKind kKind = op_kind("sqrt");
 
   Sqrt(const Value& self, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self), std::move(shapes), hash_all()) {}
@@ -332,7 +332,7 @@ class Sqrt final : public Node {
 // rsqrt(Tensor self) -> Tensor
 class Rsqrt final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::rsqrt;
+  static constexpr OpKind kKind = op_kind("rsqrt");
 
   Rsqrt(const Value& self, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self), std::move(shapes), hash_all()) {}
@@ -345,7 +345,7 @@ class Rsqrt final : public Node {
 // abs(Tensor self) -> Tensor
 class Abs final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::abs;
+  static constexpr OpKind kKind = op_kind("abs");
 
   Abs(const Value& self, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self), std::move(shapes), hash_all()) {}
@@ -358,7 +358,7 @@ class Abs final : public Node {
 // relu(Tensor self) -> Tensor
 class Relu final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::relu;
+  static constexpr OpKind kKind = op_kind("relu");
 
   Relu(const Value& self, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self), std::move(shapes), hash_all()) {}
@@ -371,7 +371,7 @@ class Relu final : public Node {
 // relu_(Tensor(a!) self) -> Tensor(a!)
 class ReluInplace final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::relu_inplace;
+  static constexpr OpKind kKind = op_kind("relu_");
 
   ReluInplace(const Value& self, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self), std::move(shapes), hash_all()) {}
@@ -384,7 +384,7 @@ class ReluInplace final : public Node {
 // threshold_backward(Tensor grad_output, Tensor self, Scalar threshold) -> Tensor
 class ThresholdBackward final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::threshold_backward;
+  static constexpr OpKind kKind = op_kind("threshold_backward");
 
   ThresholdBackward(const Value& grad_output, const Value& self, const Value& threshold,
                     std::vector<Shape> shapes)
@@ -402,7 +402,7 @@ class ThresholdBackward final : public Node {
 // sigmoid(Tensor self) -> Tensor
 class Sigmoid final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::sigmoid;
+  static constexpr OpKind kKind = op_kind("sigmoid");
 
   Sigmoid(const Value& self, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self), std::move(shapes), hash_all()) {}
@@ -415,7 +415,7 @@ class Sigmoid final : public Node {
 // tanh(Tensor self) -> Tensor
 class Tanh final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::tanh;
+  static constexpr OpKind kKind = op_kind("tanh");
 
   Tanh(const Value& self, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self), std::move(shapes), hash_all()) {}
@@ -428,7 +428,7 @@ class Tanh final : public Node {
 // reciprocal(Tensor self) -> Tensor
 class Reciprocal final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::reciprocal;
+  static constexpr OpKind kKind = op_kind("reciprocal");
 
   Reciprocal(const Value& self, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self), std::move(shapes), hash_all()) {}
@@ -441,7 +441,7 @@ class Reciprocal final : public Node {
 // addcmul_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)
 class AddcmulInplace final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::addcmul_inplace;
+  static constexpr OpKind kKind = op_kind("addcmul_");
 
   AddcmulInplace(const Value& self, const Value& tensor1, const Value& tensor2, const Value& value,
                  std::vector<Shape> shapes)
@@ -461,7 +461,7 @@ class AddcmulInplace final : public Node {
 // addcdiv_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)
 class AddcdivInplace final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::addcdiv_inplace;
+  static constexpr OpKind kKind = op_kind("addcdiv_");
 
   AddcdivInplace(const Value& self, const Value& tensor1, const Value& tensor2, const Value& value,
                  std::vector<Shape> shapes)
@@ -481,7 +481,7 @@ class AddcdivInplace final : public Node {
 // fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)
 class FillInplaceScalar final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::fill_inplace_scalar;
+  static constexpr OpKind kKind = op_kind("fill_.Scalar");
 
   FillInplaceScalar(const Value& self, const Value& value, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self, value), std::move(shapes), hash_all()) {}
@@ -498,7 +498,7 @@ class FillInplaceScalar final : public Node {
 // zero_(Tensor(a!) self) -> Tensor(a!)
 class ZeroInplace final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::zero_inplace;
+  static constexpr OpKind kKind = op_kind("zero_");
 
   ZeroInplace(const Value& self, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self), std::move(shapes), hash_all()) {}
@@ -511,7 +511,7 @@ class ZeroInplace final : public Node {
 // copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)
 class CopyInplace final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::copy_inplace;
+  static constexpr OpKind kKind = op_kind("copy_");
 
   CopyInplace(const Value& self, const Value& src, bool non_blocking, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self, src), std::move(shapes), hash_all(non_blocking)),
@@ -533,7 +533,7 @@ class CopyInplace final : public Node {
 // eq.Tensor(Tensor self, Tensor other) -> Tensor
 class EqTensor final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::eq_tensor;
+  static constexpr OpKind kKind = op_kind("eq.Tensor");
 
   EqTensor(const Value& self, const Value& other, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self, other), std::move(shapes), hash_all()) {}
@@ -550,7 +550,7 @@ class EqTensor final : public Node {
 // ne.Tensor(Tensor self, Tensor other) -> Tensor
 class NeTensor final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::ne_tensor;
+  static constexpr OpKind kKind = op_kind("ne.Tensor");
 
   NeTensor(const Value& self, const Value& other, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self, other), std::move(shapes), hash_all()) {}
@@ -567,7 +567,7 @@ class NeTensor final : public Node {
 // lt.Tensor(Tensor self, Tensor other) -> Tensor
 class LtTensor final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::lt_tensor;
+  static constexpr OpKind kKind = op_kind("lt.Tensor");
 
   LtTensor(const Value& self, const Value& other, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self, other), std::move(shapes), hash_all()) {}
@@ -584,7 +584,7 @@ class LtTensor final : public Node {
 // le.Tensor(Tensor self, Tensor other) -> Tensor
 class LeTensor final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::le_tensor;
+  static constexpr OpKind kKind = op_kind("le.Tensor");
 
   LeTensor(const Value& self, const Value& other, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self, other), std::move(shapes), hash_all()) {}
@@ -601,7 +601,7 @@ class LeTensor final : public Node {
 // gt.Tensor(Tensor self, Tensor other) -> Tensor
 class GtTensor final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::gt_tensor;
+  static constexpr OpKind kKind = op_kind("gt.Tensor");
 
   GtTensor(const Value& self, const Value& other, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self, other), std::move(shapes), hash_all()) {}
@@ -618,7 +618,7 @@ class GtTensor final : public Node {
 // ge.Tensor(Tensor self, Tensor other) -> Tensor
 class GeTensor final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::ge_tensor;
+  static constexpr OpKind kKind = op_kind("ge.Tensor");
 
   GeTensor(const Value& self, const Value& other, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self, other), std::move(shapes), hash_all()) {}
@@ -635,7 +635,7 @@ class GeTensor final : public Node {
 // gt.Scalar(Tensor self, Scalar other) -> Tensor
 class GtScalar final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::gt_scalar;
+  static constexpr OpKind kKind = op_kind("gt.Scalar");
 
   GtScalar(const Value& self, const Value& other, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self, other), std::move(shapes), hash_all()) {}
@@ -652,7 +652,7 @@ class GtScalar final : public Node {
 // eq.Scalar(Tensor self, Scalar other) -> Tensor
 class EqScalar final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::eq_scalar;
+  static constexpr OpKind kKind = op_kind("eq.Scalar");
 
   EqScalar(const Value& self, const Value& other, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self, other), std::move(shapes), hash_all()) {}
@@ -669,7 +669,7 @@ class EqScalar final : public Node {
 // ne.Scalar(Tensor self, Scalar other) -> Tensor
 class NeScalar final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::ne_scalar;
+  static constexpr OpKind kKind = op_kind("ne.Scalar");
 
   NeScalar(const Value& self, const Value& other, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self, other), std::move(shapes), hash_all()) {}
@@ -686,7 +686,7 @@ class NeScalar final : public Node {
 // lt.Scalar(Tensor self, Scalar other) -> Tensor
 class LtScalar final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::lt_scalar;
+  static constexpr OpKind kKind = op_kind("lt.Scalar");
 
   LtScalar(const Value& self, const Value& other, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self, other), std::move(shapes), hash_all()) {}
@@ -703,7 +703,7 @@ class LtScalar final : public Node {
 // le.Scalar(Tensor self, Scalar other) -> Tensor
 class LeScalar final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::le_scalar;
+  static constexpr OpKind kKind = op_kind("le.Scalar");
 
   LeScalar(const Value& self, const Value& other, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self, other), std::move(shapes), hash_all()) {}
@@ -720,7 +720,7 @@ class LeScalar final : public Node {
 // ge.Scalar(Tensor self, Scalar other) -> Tensor
 class GeScalar final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::ge_scalar;
+  static constexpr OpKind kKind = op_kind("ge.Scalar");
 
   GeScalar(const Value& self, const Value& other, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self, other), std::move(shapes), hash_all()) {}
@@ -737,7 +737,7 @@ class GeScalar final : public Node {
 // where.self(Tensor condition, Tensor self, Tensor other) -> Tensor
 class WhereSelf final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::where_self;
+  static constexpr OpKind kKind = op_kind("where.self");
 
   WhereSelf(const Value& condition, const Value& self, const Value& other,
             std::vector<Shape> shapes)
@@ -755,7 +755,7 @@ class WhereSelf final : public Node {
 // rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
 class RsubTensor final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::rsub_tensor;
+  static constexpr OpKind kKind = op_kind("rsub.Tensor");
 
   RsubTensor(const Value& self, const Value& other, const Value& alpha, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self, other, alpha), std::move(shapes), hash_all()) {}
@@ -772,7 +772,7 @@ class RsubTensor final : public Node {
 // rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
 class RsubScalar final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::rsub_scalar;
+  static constexpr OpKind kKind = op_kind("rsub.Scalar");
 
   RsubScalar(const Value& self, const Value& other, const Value& alpha, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self, other, alpha), std::move(shapes), hash_all()) {}
@@ -789,7 +789,7 @@ class RsubScalar final : public Node {
 // addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
 class Addcmul final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::addcmul;
+  static constexpr OpKind kKind = op_kind("addcmul");
 
   Addcmul(const Value& self, const Value& tensor1, const Value& tensor2, const Value& value,
           std::vector<Shape> shapes)
@@ -809,7 +809,7 @@ class Addcmul final : public Node {
 // addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
 class Addcdiv final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::addcdiv;
+  static constexpr OpKind kKind = op_kind("addcdiv");
 
   Addcdiv(const Value& self, const Value& tensor1, const Value& tensor2, const Value& value,
           std::vector<Shape> shapes)
@@ -829,7 +829,7 @@ class Addcdiv final : public Node {
 // lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor
 class LerpScalar final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::lerp_scalar;
+  static constexpr OpKind kKind = op_kind("lerp.Scalar");
 
   LerpScalar(const Value& self, const Value& end, const Value& weight, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self, end, weight), std::move(shapes), hash_all()) {}
@@ -846,7 +846,7 @@ class LerpScalar final : public Node {
 // lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor
 class LerpTensor final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::lerp_tensor;
+  static constexpr OpKind kKind = op_kind("lerp.Tensor");
 
   LerpTensor(const Value& self, const Value& end, const Value& weight, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self, end, weight), std::move(shapes), hash_all()) {}
@@ -863,7 +863,7 @@ class LerpTensor final : public Node {
 // pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor
 class PowTensorTensor final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::pow_tensor_tensor;
+  static constexpr OpKind kKind = op_kind("pow.Tensor_Tensor");
 
   PowTensorTensor(const Value& self, const Value& exponent, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self, exponent), std::move(shapes), hash_all()) {}
@@ -880,7 +880,7 @@ class PowTensorTensor final : public Node {
 // atan2(Tensor self, Tensor other) -> Tensor
 class Atan2 final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::atan2;
+  static constexpr OpKind kKind = op_kind("atan2");
 
   Atan2(const Value& self, const Value& other, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self, other), std::move(shapes), hash_all()) {}
@@ -897,7 +897,7 @@ class Atan2 final : public Node {
 // remainder.Tensor(Tensor self, Tensor other) -> Tensor
 class RemainderTensor final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::remainder_tensor;
+  static constexpr OpKind kKind = op_kind("remainder.Tensor");
 
   RemainderTensor(const Value& self, const Value& other, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self, other), std::move(shapes), hash_all()) {}
@@ -914,7 +914,7 @@ class RemainderTensor final : public Node {
 // remainder.Scalar(Tensor self, Scalar other) -> Tensor
 class RemainderScalar final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::remainder_scalar;
+  static constexpr OpKind kKind = op_kind("remainder.Scalar");
 
   RemainderScalar(const Value& self, const Value& other, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self, other), std::move(shapes), hash_all()) {}
@@ -931,7 +931,7 @@ class RemainderScalar final : public Node {
 // fmod.Tensor(Tensor self, Tensor other) -> Tensor
 class FmodTensor final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::fmod_tensor;
+  static constexpr OpKind kKind = op_kind("fmod.Tensor");
 
   FmodTensor(const Value& self, const Value& other, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self, other), std::move(shapes), hash_all()) {}
@@ -948,7 +948,7 @@ class FmodTensor final : public Node {
 // fmod.Scalar(Tensor self, Scalar other) -> Tensor
 class FmodScalar final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::fmod_scalar;
+  static constexpr OpKind kKind = op_kind("fmod.Scalar");
 
   FmodScalar(const Value& self, const Value& other, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self, other), std::move(shapes), hash_all()) {}
@@ -965,7 +965,7 @@ class FmodScalar final : public Node {
 // clamp_min(Tensor self, Scalar min) -> Tensor
 class ClampMin final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::clamp_min;
+  static constexpr OpKind kKind = op_kind("clamp_min");
 
   ClampMin(const Value& self, const Value& min, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self, min), std::move(shapes), hash_all()) {}
@@ -980,7 +980,7 @@ class ClampMin final : public Node {
 // clamp_max(Tensor self, Scalar max) -> Tensor
 class ClampMax final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::clamp_max;
+  static constexpr OpKind kKind = op_kind("clamp_max");
 
   ClampMax(const Value& self, const Value& max, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self, max), std::move(shapes), hash_all()) {}
@@ -995,7 +995,7 @@ class ClampMax final : public Node {
 // sin(Tensor self) -> Tensor
 class Sin final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::sin;
+  static constexpr OpKind kKind = op_kind("sin");
 
   Sin(const Value& self, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self), std::move(shapes), hash_all()) {}
@@ -1008,7 +1008,7 @@ class Sin final : public Node {
 // cos(Tensor self) -> Tensor
 class Cos final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::cos;
+  static constexpr OpKind kKind = op_kind("cos");
 
   Cos(const Value& self, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self), std::move(shapes), hash_all()) {}
@@ -1021,7 +1021,7 @@ class Cos final : public Node {
 // tan(Tensor self) -> Tensor
 class Tan final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::tan;
+  static constexpr OpKind kKind = op_kind("tan");
 
   Tan(const Value& self, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self), std::move(shapes), hash_all()) {}
@@ -1034,7 +1034,7 @@ class Tan final : public Node {
 // atan(Tensor self) -> Tensor
 class Atan final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::atan;
+  static constexpr OpKind kKind = op_kind("atan");
 
   Atan(const Value& self, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self), std::move(shapes), hash_all()) {}
@@ -1047,7 +1047,7 @@ class Atan final : public Node {
 // sinh(Tensor self) -> Tensor
 class Sinh final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::sinh;
+  static constexpr OpKind kKind = op_kind("sinh");
 
   Sinh(const Value& self, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self), std::move(shapes), hash_all()) {}
@@ -1060,7 +1060,7 @@ class Sinh final : public Node {
 // cosh(Tensor self) -> Tensor
 class Cosh final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::cosh;
+  static constexpr OpKind kKind = op_kind("cosh");
 
   Cosh(const Value& self, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self), std::move(shapes), hash_all()) {}
@@ -1073,7 +1073,7 @@ class Cosh final : public Node {
 // asinh(Tensor self) -> Tensor
 class Asinh final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::asinh;
+  static constexpr OpKind kKind = op_kind("asinh");
 
   Asinh(const Value& self, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self), std::move(shapes), hash_all()) {}
@@ -1086,7 +1086,7 @@ class Asinh final : public Node {
 // erf(Tensor self) -> Tensor
 class Erf final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::erf;
+  static constexpr OpKind kKind = op_kind("erf");
 
   Erf(const Value& self, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self), std::move(shapes), hash_all()) {}
@@ -1099,7 +1099,7 @@ class Erf final : public Node {
 // erfc(Tensor self) -> Tensor
 class Erfc final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::erfc;
+  static constexpr OpKind kKind = op_kind("erfc");
 
   Erfc(const Value& self, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self), std::move(shapes), hash_all()) {}
@@ -1112,7 +1112,7 @@ class Erfc final : public Node {
 // log1p(Tensor self) -> Tensor
 class Log1p final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::log1p;
+  static constexpr OpKind kKind = op_kind("log1p");
 
   Log1p(const Value& self, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self), std::move(shapes), hash_all()) {}
@@ -1125,7 +1125,7 @@ class Log1p final : public Node {
 // expm1(Tensor self) -> Tensor
 class Expm1 final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::expm1;
+  static constexpr OpKind kKind = op_kind("expm1");
 
   Expm1(const Value& self, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self), std::move(shapes), hash_all()) {}
@@ -1138,7 +1138,7 @@ class Expm1 final : public Node {
 // log2(Tensor self) -> Tensor
 class Log2 final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::log2;
+  static constexpr OpKind kKind = op_kind("log2");
 
   Log2(const Value& self, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self), std::move(shapes), hash_all()) {}
@@ -1151,7 +1151,7 @@ class Log2 final : public Node {
 // log10(Tensor self) -> Tensor
 class Log10 final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::log10;
+  static constexpr OpKind kKind = op_kind("log10");
 
   Log10(const Value& self, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self), std::move(shapes), hash_all()) {}
@@ -1164,7 +1164,7 @@ class Log10 final : public Node {
 // exp2(Tensor self) -> Tensor
 class Exp2 final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::exp2;
+  static constexpr OpKind kKind = op_kind("exp2");
 
   Exp2(const Value& self, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self), std::move(shapes), hash_all()) {}
@@ -1177,7 +1177,7 @@ class Exp2 final : public Node {
 // floor(Tensor self) -> Tensor
 class Floor final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::floor;
+  static constexpr OpKind kKind = op_kind("floor");
 
   Floor(const Value& self, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self), std::move(shapes), hash_all()) {}
@@ -1190,7 +1190,7 @@ class Floor final : public Node {
 // ceil(Tensor self) -> Tensor
 class Ceil final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::ceil;
+  static constexpr OpKind kKind = op_kind("ceil");
 
   Ceil(const Value& self, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self), std::move(shapes), hash_all()) {}
@@ -1203,7 +1203,7 @@ class Ceil final : public Node {
 // trunc(Tensor self) -> Tensor
 class Trunc final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::trunc;
+  static constexpr OpKind kKind = op_kind("trunc");
 
   Trunc(const Value& self, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self), std::move(shapes), hash_all()) {}
@@ -1216,7 +1216,7 @@ class Trunc final : public Node {
 // round(Tensor self) -> Tensor
 class Round final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::round;
+  static constexpr OpKind kKind = op_kind("round");
 
   Round(const Value& self, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self), std::move(shapes), hash_all()) {}
@@ -1229,7 +1229,7 @@ class Round final : public Node {
 // frac(Tensor self) -> Tensor
 class Frac final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::frac;
+  static constexpr OpKind kKind = op_kind("frac");
 
   Frac(const Value& self, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self), std::move(shapes), hash_all()) {}
@@ -1242,7 +1242,7 @@ class Frac final : public Node {
 // sign(Tensor self) -> Tensor
 class Sign final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::sign;
+  static constexpr OpKind kKind = op_kind("sign");
 
   Sign(const Value& self, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self), std::move(shapes), hash_all()) {}
@@ -1255,7 +1255,7 @@ class Sign final : public Node {
 // sgn(Tensor self) -> Tensor
 class Sgn final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::sgn;
+  static constexpr OpKind kKind = op_kind("sgn");
 
   Sgn(const Value& self, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self), std::move(shapes), hash_all()) {}
@@ -1268,7 +1268,7 @@ class Sgn final : public Node {
 // isnan(Tensor self) -> Tensor
 class Isnan final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::isnan;
+  static constexpr OpKind kKind = op_kind("isnan");
 
   Isnan(const Value& self, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self), std::move(shapes), hash_all()) {}
@@ -1281,7 +1281,7 @@ class Isnan final : public Node {
 // logical_not(Tensor self) -> Tensor
 class LogicalNot final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::logical_not;
+  static constexpr OpKind kKind = op_kind("logical_not");
 
   LogicalNot(const Value& self, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self), std::move(shapes), hash_all()) {}
@@ -1294,7 +1294,7 @@ class LogicalNot final : public Node {
 // logical_and(Tensor self, Tensor other) -> Tensor
 class LogicalAnd final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::logical_and;
+  static constexpr OpKind kKind = op_kind("logical_and");
 
   LogicalAnd(const Value& self, const Value& other, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self, other), std::move(shapes), hash_all()) {}
@@ -1311,7 +1311,7 @@ class LogicalAnd final : public Node {
 // logical_or(Tensor self, Tensor other) -> Tensor
 class LogicalOr final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::logical_or;
+  static constexpr OpKind kKind = op_kind("logical_or");
 
   LogicalOr(const Value& self, const Value& other, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self, other), std::move(shapes), hash_all()) {}
@@ -1328,7 +1328,7 @@ class LogicalOr final : public Node {
 // logical_xor(Tensor self, Tensor other) -> Tensor
 class LogicalXor final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::logical_xor;
+  static constexpr OpKind kKind = op_kind("logical_xor");
 
   LogicalXor(const Value& self, const Value& other, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self, other), std::move(shapes), hash_all()) {}
@@ -1345,7 +1345,7 @@ class LogicalXor final : public Node {
 // bitwise_not(Tensor self) -> Tensor
 class BitwiseNot final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::bitwise_not;
+  static constexpr OpKind kKind = op_kind("bitwise_not");
 
   BitwiseNot(const Value& self, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self), std::move(shapes), hash_all()) {}
@@ -1358,7 +1358,7 @@ class BitwiseNot final : public Node {
 // bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor
 class BitwiseAndTensor final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::bitwise_and_tensor;
+  static constexpr OpKind kKind = op_kind("bitwise_and.Tensor");
 
   BitwiseAndTensor(const Value& self, const Value& other, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self, other), std::move(shapes), hash_all()) {}
@@ -1375,7 +1375,7 @@ class BitwiseAndTensor final : public Node {
 // bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor
 class BitwiseOrTensor final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::bitwise_or_tensor;
+  static constexpr OpKind kKind = op_kind("bitwise_or.Tensor");
 
   BitwiseOrTensor(const Value& self, const Value& other, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self, other), std::move(shapes), hash_all()) {}
@@ -1392,7 +1392,7 @@ class BitwiseOrTensor final : public Node {
 // bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor
 class BitwiseXorTensor final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::bitwise_xor_tensor;
+  static constexpr OpKind kKind = op_kind("bitwise_xor.Tensor");
 
   BitwiseXorTensor(const Value& self, const Value& other, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self, other), std::move(shapes), hash_all()) {}
@@ -1409,7 +1409,7 @@ class BitwiseXorTensor final : public Node {
 // sigmoid_backward(Tensor grad_output, Tensor output) -> Tensor
 class SigmoidBackward final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::sigmoid_backward;
+  static constexpr OpKind kKind = op_kind("sigmoid_backward");
 
   SigmoidBackward(const Value& grad_output, const Value& output, std::vector<Shape> shapes)
       : Node(kKind, operand_list(grad_output, output), std::move(shapes), hash_all()) {}
@@ -1426,7 +1426,7 @@ class SigmoidBackward final : public Node {
 // tanh_backward(Tensor grad_output, Tensor output) -> Tensor
 class TanhBackward final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::tanh_backward;
+  static constexpr OpKind kKind = op_kind("tanh_backward");
 
   TanhBackward(const Value& grad_output, const Value& output, std::vector<Shape> shapes)
       : Node(kKind, operand_list(grad_output, output), std::move(shapes), hash_all()) {}
@@ -1443,7 +1443,7 @@ class TanhBackward final : public Node {
 // threshold(Tensor self, Scalar threshold, Scalar value) -> Tensor
 class Threshold final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::threshold;
+  static constexpr OpKind kKind = op_kind("threshold");
 
   Threshold(const Value& self, const Value& threshold, const Value& value,
             std::vector<Shape> shapes)
@@ -1461,7 +1461,7 @@ class Threshold final : public Node {
 // leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor
 class LeakyRelu final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::leaky_relu;
+  static constexpr OpKind kKind = op_kind("leaky_relu");
 
   LeakyRelu(const Value& self, const Value& negative_slope, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self, negative_slope), std::move(shapes), hash_all()) {}
@@ -1479,7 +1479,7 @@ class LeakyRelu final : public Node {
 // -> Tensor
 class LeakyReluBackward final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::leaky_relu_backward;
+  static constexpr OpKind kKind = op_kind("leaky_relu_backward");
 
   LeakyReluBackward(const Value& grad_output, const Value& self, const Value& negative_slope,
                     bool self_is_result, std::vector<Shape> shapes)
@@ -1507,7 +1507,7 @@ class LeakyReluBackward final : public Node {
 // elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor
 class Elu final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::elu;
+  static constexpr OpKind kKind = op_kind("elu");
 
   Elu(const Value& self, const Value& alpha, const Value& scale, const Value& input_scale,
       std::vector<Shape> shapes)
@@ -1527,7 +1527,7 @@ class Elu final : public Node {
 // hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor
 class Hardtanh final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::hardtanh;
+  static constexpr OpKind kKind = op_kind("hardtanh");
 
   Hardtanh(const Value& self, const Value& min_val, const Value& max_val, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self, min_val, max_val), std::move(shapes), hash_all()) {}
@@ -1544,7 +1544,7 @@ class Hardtanh final : public Node {
 // hardtanh_backward(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val) -> Tensor
 class HardtanhBackward final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::hardtanh_backward;
+  static constexpr OpKind kKind = op_kind("hardtanh_backward");
 
   HardtanhBackward(const Value& grad_output, const Value& self, const Value& min_val,
                    const Value& max_val, std::vector<Shape> shapes)
@@ -1565,7 +1565,7 @@ class HardtanhBackward final : public Node {
 // log_sigmoid(Tensor self) -> Tensor
 class LogSigmoid final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::log_sigmoid;
+  static constexpr OpKind kKind = op_kind("log_sigmoid");
 
   LogSigmoid(const Value& self, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self), std::move(shapes), hash_all()) {}
@@ -1578,7 +1578,7 @@ class LogSigmoid final : public Node {
 // softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor
 class Softplus final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::softplus;
+  static constexpr OpKind kKind = op_kind("softplus");
 
   Softplus(const Value& self, const Value& beta, const Value& threshold, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self, beta, threshold), std::move(shapes), hash_all()) {}
@@ -1595,7 +1595,7 @@ class Softplus final : public Node {
 // softplus_backward(Tensor grad_output, Tensor self, Scalar beta, Scalar threshold) -> Tensor
 class SoftplusBackward final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::softplus_backward;
+  static constexpr OpKind kKind = op_kind("softplus_backward");
 
   SoftplusBackward(const Value& grad_output, const Value& self, const Value& beta,
                    const Value& threshold, std::vector<Shape> shapes)
@@ -1616,7 +1616,7 @@ class SoftplusBackward final : public Node {
 // silu(Tensor self) -> Tensor
 class Silu final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::silu;
+  static constexpr OpKind kKind = op_kind("silu");
 
   Silu(const Value& self, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self), std::move(shapes), hash_all()) {}
@@ -1629,7 +1629,7 @@ class Silu final : public Node {
 // silu_backward(Tensor grad_output, Tensor self) -> Tensor
 class SiluBackward final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::silu_backward;
+  static constexpr OpKind kKind = op_kind("silu_backward");
 
   SiluBackward(const Value& grad_output, const Value& self, std::vector<Shape> shapes)
       : Node(kKind, operand_list(grad_output, self), std::move(shapes), hash_all()) {}
@@ -1646,7 +1646,7 @@ class SiluBackward final : public Node {
 // mish(Tensor self) -> Tensor
 class Mish final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::mish;
+  static constexpr OpKind kKind = op_kind("mish");
 
   Mish(const Value& self, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self), std::move(shapes), hash_all()) {}
@@ -1659,7 +1659,7 @@ class Mish final : public Node {
 // mish_backward(Tensor grad_output, Tensor self) -> Tensor
 class MishBackward final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::mish_backward;
+  static constexpr OpKind kKind = op_kind("mish_backward");
 
   MishBackward(const Value& grad_output, const Value& self, std::vector<Shape> shapes)
       : Node(kKind, operand_list(grad_output, self), std::move(shapes), hash_all()) {}
@@ -1676,7 +1676,7 @@ class MishBackward final : public Node {
 // hardsigmoid(Tensor self) -> Tensor
 class Hardsigmoid final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::hardsigmoid;
+  static constexpr OpKind kKind = op_kind("hardsigmoid");
 
   Hardsigmoid(const Value& self, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self), std::move(shapes), hash_all()) {}
@@ -1689,7 +1689,7 @@ class Hardsigmoid final : public Node {
 // hardsigmoid_backward(Tensor grad_output, Tensor self) -> Tensor
 class HardsigmoidBackward final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::hardsigmoid_backward;
+  static constexpr OpKind kKind = op_kind("hardsigmoid_backward");
 
   HardsigmoidBackward(const Value& grad_output, const Value& self, std::vector<Shape> shapes)
       : Node(kKind, operand_list(grad_output, self), std::move(shapes), hash_all()) {}
@@ -1706,7 +1706,7 @@ class HardsigmoidBackward final : public Node {
 // hardswish(Tensor self) -> Tensor
 class Hardswish final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::hardswish;
+  static constexpr OpKind kKind = op_kind("hardswish");
 
   Hardswish(const Value& self, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self), std::move(shapes), hash_all()) {}
@@ -1719,7 +1719,7 @@ class Hardswish final : public Node {
 // hardswish_backward(Tensor grad_output, Tensor self) -> Tensor
 class HardswishBackward final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::hardswish_backward;
+  static constexpr OpKind kKind = op_kind("hardswish_backward");
 
   HardswishBackward(const Value& grad_output, const Value& self, std::vector<Shape> shapes)
       : Node(kKind, operand_list(grad_output, self), std::move(shapes), hash_all()) {}
@@ -1736,7 +1736,7 @@ class HardswishBackward final : public Node {
 // _gelu_erf(Tensor self) -> Tensor
 class UnderscoreGeluErf final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::_gelu_erf;
+  static constexpr OpKind kKind = op_kind("_gelu_erf");
 
   UnderscoreGeluErf(const Value& self, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self), std::move(shapes), hash_all()) {}
@@ -1749,7 +1749,7 @@ class UnderscoreGeluErf final : public Node {
 // _gelu_erf_backward(Tensor grad_output, Tensor self) -> Tensor
 class UnderscoreGeluErfBackward final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::_gelu_erf_backward;
+  static constexpr OpKind kKind = op_kind("_gelu_erf_backward");
 
   UnderscoreGeluErfBackward(const Value& grad_output, const Value& self, std::vector<Shape> shapes)
       : Node(kKind, operand_list(grad_output, self), std::move(shapes), hash_all()) {}
@@ -1766,7 +1766,7 @@ class UnderscoreGeluErfBackward final : public Node {
 // _gelu_tanh(Tensor self) -> Tensor
 class UnderscoreGeluTanh final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::_gelu_tanh;
+  static constexpr OpKind kKind = op_kind("_gelu_tanh");
 
   UnderscoreGeluTanh(const Value& self, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self), std::move(shapes), hash_all()) {}
@@ -1779,7 +1779,7 @@ class UnderscoreGeluTanh final : public Node {
 // _gelu_tanh_backward(Tensor grad_output, Tensor self) -> Tensor
 class UnderscoreGeluTanhBackward final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::_gelu_tanh_backward;
+  static constexpr OpKind kKind = op_kind("_gelu_tanh_backward");
 
   UnderscoreGeluTanhBackward(const Value& grad_output, const Value& self, std::vector<Shape> shapes)
       : Node(kKind, operand_list(grad_output, self), std::move(shapes), hash_all()) {}
@@ -1796,7 +1796,7 @@ class UnderscoreGeluTanhBackward final : public Node {
 // sum(Tensor self, *, ScalarType? dtype=None) -> Tensor
 class Sum final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::sum;
+  static constexpr OpKind kKind = op_kind("sum");
 
   Sum(const Value& self, std::optional<DType> dtype, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self), std::move(shapes), hash_all(dtype)), dtype(dtype) {}
@@ -1816,7 +1816,7 @@ class Sum final : public Node {
 // Tensor
 class SumDimIntlist final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::sum_dim_intlist;
+  static constexpr OpKind kKind = op_kind("sum.dim_IntList");
 
   SumDimIntlist(const Value& self, const std::optional<std::vector<int64_t>>& dim, bool keepdim,
                 std::optional<DType> dtype, std::vector<Shape> shapes)
@@ -1848,7 +1848,7 @@ class SumDimIntlist final : public Node {
 // mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 class MeanDim final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::mean_dim;
+  static constexpr OpKind kKind = op_kind("mean.dim");
 
   MeanDim(const Value& self, const std::optional<std::vector<int64_t>>& dim, bool keepdim,
           std::optional<DType> dtype, std::vector<Shape> shapes)
@@ -1880,7 +1880,7 @@ class MeanDim final : public Node {
 // amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor
 class Amax final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::amax;
+  static constexpr OpKind kKind = op_kind("amax");
 
   Amax(const Value& self, const std::vector<int64_t>& dim, bool keepdim, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self), std::move(shapes), hash_all(dim, keepdim)),
@@ -1905,7 +1905,7 @@ class Amax final : public Node {
 // max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
 class MaxDim final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::max_dim;
+  static constexpr OpKind kKind = op_kind("max.dim");
 
   MaxDim(const Value& self, int64_t dim, bool keepdim, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self), std::move(shapes), hash_all(dim, keepdim)),
@@ -1930,7 +1930,7 @@ class MaxDim final : public Node {
 // amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor
 class Amin final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::amin;
+  static constexpr OpKind kKind = op_kind("amin");
 
   Amin(const Value& self, const std::vector<int64_t>& dim, bool keepdim, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self), std::move(shapes), hash_all(dim, keepdim)),
@@ -1955,7 +1955,7 @@ class Amin final : public Node {
 // sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)
 class Sort final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::sort;
+  static constexpr OpKind kKind = op_kind("sort");
 
   Sort(const Value& self, int64_t dim, bool descending, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self), std::move(shapes), hash_all(dim, descending)),
@@ -1982,7 +1982,7 @@ class Sort final : public Node {
 // Tensor indices)
 class Topk final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::topk;
+  static constexpr OpKind kKind = op_kind("topk");
 
   Topk(const Value& self, int64_t k, int64_t dim, bool largest, bool sorted,
        std::vector<Shape> shapes)
@@ -2016,7 +2016,7 @@ class Topk final : public Node {
 // cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
 class Cumsum final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::cumsum;
+  static constexpr OpKind kKind = op_kind("cumsum");
 
   Cumsum(const Value& self, int64_t dim, std::optional<DType> dtype, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self), std::move(shapes), hash_all(dim, dtype)),
@@ -2041,7 +2041,7 @@ class Cumsum final : public Node {
 // argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor
 class Argmax final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::argmax;
+  static constexpr OpKind kKind = op_kind("argmax");
 
   Argmax(const Value& self, std::optional<int64_t> dim, bool keepdim, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self), std::move(shapes), hash_all(dim, keepdim)),
@@ -2066,7 +2066,7 @@ class Argmax final : public Node {
 // _softmax(Tensor self, int dim, bool half_to_float) -> Tensor
 class UnderscoreSoftmax final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::_softmax;
+  static constexpr OpKind kKind = op_kind("_softmax");
 
   UnderscoreSoftmax(const Value& self, int64_t dim, bool half_to_float, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self), std::move(shapes), hash_all(dim, half_to_float)),
@@ -2092,7 +2092,7 @@ class UnderscoreSoftmax final : public Node {
 // _log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor
 class UnderscoreLogSoftmax final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::_log_softmax;
+  static constexpr OpKind kKind = op_kind("_log_softmax");
 
   UnderscoreLogSoftmax(const Value& self, int64_t dim, bool half_to_float,
                        std::vector<Shape> shapes)
@@ -2119,7 +2119,7 @@ class UnderscoreLogSoftmax final : public Node {
 // mm(Tensor self, Tensor mat2) -> Tensor
 class Mm final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::mm;
+  static constexpr OpKind kKind = op_kind("mm");
 
   Mm(const Value& self, const Value& mat2, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self, mat2), std::move(shapes), hash_all()) {}
@@ -2134,7 +2134,7 @@ class Mm final : public Node {
 // addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
 class Addmm final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::addmm;
+  static constexpr OpKind kKind = op_kind("addmm");
 
   Addmm(const Value& self, const Value& mat1, const Value& mat2, const Value& beta,
         const Value& alpha, std::vector<Shape> shapes)
@@ -2154,7 +2154,7 @@ class Addmm final : public Node {
 // bmm(Tensor self, Tensor mat2) -> Tensor
 class Bmm final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::bmm;
+  static constexpr OpKind kKind = op_kind("bmm");
 
   Bmm(const Value& self, const Value& mat2, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self, mat2), std::move(shapes), hash_all()) {}
@@ -2169,7 +2169,7 @@ class Bmm final : public Node {
 // view(Tensor(a) self, SymInt[] size) -> Tensor(a)
 class View final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::view;
+  static constexpr OpKind kKind = op_kind("view");
 
   View(const Value& self, const std::vector<int64_t>& size, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self), std::move(shapes), AttrsHash{hash_all(size), hash_all()}),
@@ -2189,7 +2189,7 @@ class View final : public Node {
 // permute(Tensor(a) self, int[] dims) -> Tensor(a)
 class Permute final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::permute;
+  static constexpr OpKind kKind = op_kind("permute");
 
   Permute(const Value& self, const std::vector<int64_t>& dims, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self), std::move(shapes), hash_all(dims)), dims(dims) {}
@@ -2208,7 +2208,7 @@ class Permute final : public Node {
 // transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)
 class TransposeInt final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::transpose_int;
+  static constexpr OpKind kKind = op_kind("transpose.int");
 
   TransposeInt(const Value& self, int64_t dim0, int64_t dim1, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self), std::move(shapes), hash_all(dim0, dim1)),
@@ -2233,7 +2233,7 @@ class TransposeInt final : public Node {
 // t(Tensor(a) self) -> Tensor(a)
 class T final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::t;
+  static constexpr OpKind kKind = op_kind("t");
 
   T(const Value& self, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self), std::move(shapes), hash_all()) {}
@@ -2246,7 +2246,7 @@ class T final : public Node {
 // expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)
 class Expand final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::expand;
+  static constexpr OpKind kKind = op_kind("expand");
 
   Expand(const Value& self, const std::vector<int64_t>& size, bool implicit,
          std::vector<Shape> shapes)
@@ -2274,7 +2274,7 @@ class Expand final : public Node {
 // Tensor(a)
 class SliceTensor final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::slice_tensor;
+  static constexpr OpKind kKind = op_kind("slice.Tensor");
 
   SliceTensor(const Value& self, int64_t dim, std::optional<int64_t> start,
               std::optional<int64_t> end, int64_t step, std::vector<Shape> shapes)
@@ -2310,7 +2310,7 @@ class SliceTensor final : public Node {
 // select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)
 class SelectInt final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::select_int;
+  static constexpr OpKind kKind = op_kind("select.int");
 
   SelectInt(const Value& self, int64_t dim, int64_t index, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self), std::move(shapes),
@@ -2335,7 +2335,7 @@ class SelectInt final : public Node {
 // squeeze.dim(Tensor(a) self, int dim) -> Tensor(a)
 class SqueezeDim final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::squeeze_dim;
+  static constexpr OpKind kKind = op_kind("squeeze.dim");
 
   SqueezeDim(const Value& self, int64_t dim, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self), std::move(shapes), hash_all(dim)), dim(dim) {}
@@ -2354,7 +2354,7 @@ class SqueezeDim final : public Node {
 // unsqueeze(Tensor(a) self, int dim) -> Tensor(a)
 class Unsqueeze final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::unsqueeze;
+  static constexpr OpKind kKind = op_kind("unsqueeze");
 
   Unsqueeze(const Value& self, int64_t dim, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self), std::move(shapes), hash_all(dim)), dim(dim) {}
@@ -2373,7 +2373,7 @@ class Unsqueeze final : public Node {
 // reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)
 class Reshape final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::reshape;
+  static constexpr OpKind kKind = op_kind("reshape");
 
   Reshape(const Value& self, const std::vector<int64_t>& shape_, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self), std::move(shapes), AttrsHash{hash_all(shape_), hash_all()}),
@@ -2393,7 +2393,7 @@ class Reshape final : public Node {
 // flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)
 class FlattenUsingInts final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::flatten_using_ints;
+  static constexpr OpKind kKind = op_kind("flatten.using_ints");
 
   FlattenUsingInts(const Value& self, int64_t start_dim, int64_t end_dim, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self), std::move(shapes), hash_all(start_dim, end_dim)),
@@ -2419,7 +2419,7 @@ class FlattenUsingInts final : public Node {
 // narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)
 class Narrow final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::narrow;
+  static constexpr OpKind kKind = op_kind("narrow");
 
   Narrow(const Value& self, int64_t dim, int64_t start, int64_t length, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self), std::move(shapes),
@@ -2449,7 +2449,7 @@ class Narrow final : public Node {
 // SymInt step) -> Tensor
 class SliceBackward final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::slice_backward;
+  static constexpr OpKind kKind = op_kind("slice_backward");
 
   SliceBackward(const Value& grad_output, const std::vector<int64_t>& input_sizes, int64_t dim,
                 int64_t start, int64_t end, int64_t step, std::vector<Shape> shapes)
@@ -2490,7 +2490,7 @@ class SliceBackward final : public Node {
 // step=1) -> Tensor
 class SliceScatter final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::slice_scatter;
+  static constexpr OpKind kKind = op_kind("slice_scatter");
 
   SliceScatter(const Value& self, const Value& src, int64_t dim, std::optional<int64_t> start,
                std::optional<int64_t> end, int64_t step, std::vector<Shape> shapes)
@@ -2528,7 +2528,7 @@ class SliceScatter final : public Node {
 // cat(Tensor[] tensors, int dim=0) -> Tensor
 class Cat final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::cat;
+  static constexpr OpKind kKind = op_kind("cat");
 
   Cat(const std::vector<Value>& tensors, int64_t dim, std::vector<Shape> shapes)
       : Node(kKind, operand_list(tensors), std::move(shapes), hash_all(tensors.size(), dim)),
@@ -2548,7 +2548,7 @@ class Cat final : public Node {
 // index_select(Tensor self, int dim, Tensor index) -> Tensor
 class IndexSelect final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::index_select;
+  static constexpr OpKind kKind = op_kind("index_select");
 
   IndexSelect(const Value& self, int64_t dim, const Value& index, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self, index), std::move(shapes), hash_all(dim)), dim(dim) {}
@@ -2567,7 +2567,7 @@ class IndexSelect final : public Node {
 // index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor
 class IndexAdd final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::index_add;
+  static constexpr OpKind kKind = op_kind("index_add");
 
   IndexAdd(const Value& self, int64_t dim, const Value& index, const Value& source,
            const Value& alpha, std::vector<Shape> shapes)
@@ -2590,7 +2590,7 @@ class IndexAdd final : public Node {
 // gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor
 class Gather final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::gather;
+  static constexpr OpKind kKind = op_kind("gather");
 
   Gather(const Value& self, int64_t dim, const Value& index, bool sparse_grad,
          std::vector<Shape> shapes)
@@ -2617,7 +2617,7 @@ class Gather final : public Node {
 // scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor
 class ScatterAdd final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::scatter_add;
+  static constexpr OpKind kKind = op_kind("scatter_add");
 
   ScatterAdd(const Value& self, int64_t dim, const Value& index, const Value& src,
              std::vector<Shape> shapes)
@@ -2637,7 +2637,7 @@ class ScatterAdd final : public Node {
 // masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor
 class MaskedFillScalar final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::masked_fill_scalar;
+  static constexpr OpKind kKind = op_kind("masked_fill.Scalar");
 
   MaskedFillScalar(const Value& self, const Value& mask, const Value& value,
                    std::vector<Shape> shapes)
@@ -2655,7 +2655,7 @@ class MaskedFillScalar final : public Node {
 // clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
 class Clamp final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::clamp;
+  static constexpr OpKind kKind = op_kind("clamp");
 
   Clamp(const Value& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max,
         std::vector<Shape> shapes)
@@ -2683,7 +2683,7 @@ class Clamp final : public Node {
 // dilation=1, int groups=1) -> Tensor
 class Conv2d final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::conv2d;
+  static constexpr OpKind kKind = op_kind("conv2d");
 
   Conv2d(const Value& input, const Value& weight, const Value& bias,
          const std::vector<int64_t>& stride, const std::vector<int64_t>& padding,
@@ -2726,7 +2726,7 @@ class Conv2d final : public Node {
 // int[2] padding, int[2] dilation, int groups) -> Tensor
 class Conv2dBackwardInput final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::conv2d_backward_input;
+  static constexpr OpKind kKind = op_kind("conv2d_backward_input");
 
   Conv2dBackwardInput(const Value& grad_output, const Value& weight,
                       const std::vector<int64_t>& input_size, const std::vector<int64_t>& stride,
@@ -2776,7 +2776,7 @@ class Conv2dBackwardInput final : public Node {
 // padding, int[2] dilation, int groups) -> Tensor
 class Conv2dBackwardWeight final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::conv2d_backward_weight;
+  static constexpr OpKind kKind = op_kind("conv2d_backward_weight");
 
   Conv2dBackwardWeight(const Value& grad_output, const Value& input,
                        const std::vector<int64_t>& weight_size, const std::vector<int64_t>& stride,
@@ -2825,7 +2825,7 @@ class Conv2dBackwardWeight final : public Node {
 // int[2] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)
 class MaxPool2dWithIndices final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::max_pool2d_with_indices;
+  static constexpr OpKind kKind = op_kind("max_pool2d_with_indices");
 
   MaxPool2dWithIndices(const Value& self, const std::vector<int64_t>& kernel_size,
                        const std::vector<int64_t>& stride, const std::vector<int64_t>& padding,
@@ -2872,7 +2872,7 @@ class MaxPool2dWithIndices final : public Node {
 // stride, int[2] padding, int[2] dilation, bool ceil_mode, Tensor indices) -> Tensor
 class MaxPool2dWithIndicesBackward final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::max_pool2d_with_indices_backward;
+  static constexpr OpKind kKind = op_kind("max_pool2d_with_indices_backward");
 
   MaxPool2dWithIndicesBackward(const Value& grad_output, const Value& self,
                                const std::vector<int64_t>& kernel_size,
@@ -2925,7 +2925,7 @@ class MaxPool2dWithIndicesBackward final : public Node {
 // dilation=1, bool ceil_mode=False) -> Tensor
 class MaxPool2d final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::max_pool2d;
+  static constexpr OpKind kKind = op_kind("max_pool2d");
 
   MaxPool2d(const Value& self, const std::vector<int64_t>& kernel_size,
             const std::vector<int64_t>& stride, const std::vector<int64_t>& padding,
@@ -2971,7 +2971,7 @@ class MaxPool2d final : public Node {
 // padding, int[2] dilation, bool ceil_mode) -> Tensor
 class MaxPool2dBackward final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::max_pool2d_backward;
+  static constexpr OpKind kKind = op_kind("max_pool2d_backward");
 
   MaxPool2dBackward(const Value& grad_output, const Value& self,
                     const std::vector<int64_t>& kernel_size, const std::vector<int64_t>& stride,
@@ -3020,7 +3020,7 @@ class MaxPool2dBackward final : public Node {
 // Tensor
 class UnderscoreLogSoftmaxBackwardData final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::_log_softmax_backward_data;
+  static constexpr OpKind kKind = op_kind("_log_softmax_backward_data");
 
   UnderscoreLogSoftmaxBackwardData(const Value& grad_output, const Value& output, int64_t dim,
                                    DType input_dtype, std::vector<Shape> shapes)
@@ -3051,7 +3051,7 @@ class UnderscoreLogSoftmaxBackwardData final : public Node {
 // Tensor
 class UnderscoreSoftmaxBackwardData final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::_softmax_backward_data;
+  static constexpr OpKind kKind = op_kind("_softmax_backward_data");
 
   UnderscoreSoftmaxBackwardData(const Value& grad_output, const Value& output, int64_t dim,
                                 DType input_dtype, std::vector<Shape> shapes)
@@ -3082,7 +3082,7 @@ class UnderscoreSoftmaxBackwardData final : public Node {
 // ignore_index=-100) -> Tensor
 class NllLoss final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::nll_loss;
+  static constexpr OpKind kKind = op_kind("nll_loss");
 
   NllLoss(const Value& self, const Value& target, const Value& weight, int64_t reduction,
           int64_t ignore_index, std::vector<Shape> shapes)
@@ -3113,7 +3113,7 @@ class NllLoss final : public Node {
 // SymInt ignore_index) -> Tensor
 class NllLossBackward final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::nll_loss_backward;
+  static constexpr OpKind kKind = op_kind("nll_loss_backward");
 
   NllLossBackward(const Value& grad_output, const Value& self, const Value& target,
                   const Value& weight, int64_t reduction, int64_t ignore_index,
@@ -3145,7 +3145,7 @@ class NllLossBackward final : public Node {
 // _dropout_mask(Tensor self, Scalar p, Scalar seed) -> Tensor
 class UnderscoreDropoutMask final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::_dropout_mask;
+  static constexpr OpKind kKind = op_kind("_dropout_mask");
 
   UnderscoreDropoutMask(const Value& self, const Value& p, const Value& seed,
                         std::vector<Shape> shapes)
@@ -3163,7 +3163,7 @@ class UnderscoreDropoutMask final : public Node {
 // sqrt_(Tensor(a!) self) -> Tensor(a!)
 class SqrtInplace final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::sqrt_inplace;
+  static constexpr OpKind kKind = op_kind("sqrt_");
 
   SqrtInplace(const Value& self, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self), std::move(shapes), hash_all()) {}
@@ -3176,7 +3176,7 @@ class SqrtInplace final : public Node {
 // sigmoid_(Tensor(a!) self) -> Tensor(a!)
 class SigmoidInplace final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::sigmoid_inplace;
+  static constexpr OpKind kKind = op_kind("sigmoid_");
 
   SigmoidInplace(const Value& self, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self), std::move(shapes), hash_all()) {}
@@ -3189,7 +3189,7 @@ class SigmoidInplace final : public Node {
 // tanh_(Tensor(a!) self) -> Tensor(a!)
 class TanhInplace final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::tanh_inplace;
+  static constexpr OpKind kKind = op_kind("tanh_");
 
   TanhInplace(const Value& self, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self), std::move(shapes), hash_all()) {}
@@ -3202,7 +3202,7 @@ class TanhInplace final : public Node {
 // div_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
 class DivInplaceTensor final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::div_inplace_tensor;
+  static constexpr OpKind kKind = op_kind("div_.Tensor");
 
   DivInplaceTensor(const Value& self, const Value& other, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self, other), std::move(shapes), hash_all()) {}
@@ -3219,7 +3219,7 @@ class DivInplaceTensor final : public Node {
 // div_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
 class DivInplaceScalar final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::div_inplace_scalar;
+  static constexpr OpKind kKind = op_kind("div_.Scalar");
 
   DivInplaceScalar(const Value& self, const Value& other, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self, other), std::move(shapes), hash_all()) {}
@@ -3236,7 +3236,7 @@ class DivInplaceScalar final : public Node {
 // all_reduce(Tensor self, str reduce_op='sum') -> Tensor
 class AllReduce final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::all_reduce;
+  static constexpr OpKind kKind = op_kind("all_reduce");
 
   AllReduce(const Value& self, std::string_view reduce_op, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self), std::move(shapes), hash_all(reduce_op)),
@@ -3258,7 +3258,7 @@ class AllReduce final : public Node {
 // all_gather(Tensor self) -> Tensor
 class AllGather final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::all_gather;
+  static constexpr OpKind kKind = op_kind("all_gather");
 
   AllGather(const Value& self, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self), std::move(shapes), hash_all()) {}
@@ -3271,7 +3271,7 @@ class AllGather final : public Node {
 // broadcast(Tensor self, int src=0) -> Tensor
 class Broadcast final : public Node {
  public:
-  static constexpr OpKind kKind = OpKind::broadcast;
+  static constexpr OpKind kKind = op_kind("broadcast");
 
   Broadcast(const Value& self, int64_t src, std::vector<Shape> shapes)
       : Node(kKind, operand_list(self), std::move(shapes), hash_all(src)), src(src) {}

@@ -53,17 +53,10 @@ bool usable(const AotEntry& e) {
          KeyHash{e.hash_hi, e.hash_lo} == key_hash(e.key);
 }
 
-// The tile infos of the pointwise ops by schema name.
-const std::unordered_map<std::string_view, const PointwiseInfo*>& infos_by_name() {
-  static const auto* infos = [] {
-    auto* m = new std::unordered_map<std::string_view, const PointwiseInfo*>;
-    for (int k = 0; k < static_cast<int>(ir::OpKind::kNumOpKinds); ++k) {
-      if (const PointwiseInfo* info = pointwise_info(static_cast<ir::OpKind>(k)))
-        (*m)[info->schema_name] = info;
-    }
-    return m;
-  }();
-  return *infos;
+// The tile info of the pointwise op named `name`; null when no such op is pointwise.
+const PointwiseInfo* info_by_name(std::string_view name) {
+  const PointwiseInfo* info = pointwise_info(ir::op_kind(name));
+  return info != nullptr && info->schema_name == name ? info : nullptr;
 }
 
 const AotEntry* find_entry(Registry& r, const std::string& key) {
@@ -101,10 +94,10 @@ std::string ops_fingerprint(std::string_view key) {
     const size_t name = at + kOp.size();
     const size_t paren = key.find('(', name);
     if (paren == std::string_view::npos) return "";
-    auto it = infos_by_name().find(key.substr(name, paren - name));
-    if (it == infos_by_name().end()) return "";
+    const PointwiseInfo* info = info_by_name(key.substr(name, paren - name));
+    if (info == nullptr) return "";
     out += out.empty() ? "" : ",";
-    out += it->second->fingerprint;
+    out += info->fingerprint;
   }
   return out;
 }

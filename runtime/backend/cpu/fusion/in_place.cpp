@@ -61,7 +61,7 @@ uint32_t in_place_input(const exec::Graph& graph, const FusionPlan& plan, uint32
   const auto member = std::find(group.members.begin(), group.members.end(), out.node);
   const auto k = static_cast<size_t>(member - group.members.begin());
   const uint32_t node = updated_value(graph, group, out.node);
-  if (node == kNone || graph.node(node).op() != ir::OpKind::device_data || is_output[node] ||
+  if (node == kNone || graph.node(node).op() != ir::op_kind("device_data") || is_output[node] ||
       steps_reading[node] != 1 || graph.node(node).shape(0) != graph.node(out.node).shape(0)) {
     return kNone;
   }

@@ -21,8 +21,8 @@ namespace {
 // memory, which it does not have. Their index map is the eager view's of the same sizes; where
 // that rejects the layout, the node runs as a library op (and copies).
 bool copies_when_strided(ir::OpKind kind) {
-  return kind == ir::OpKind::view || kind == ir::OpKind::reshape ||
-         kind == ir::OpKind::flatten_using_ints;
+  return kind == ir::op_kind("view") || kind == ir::op_kind("reshape") ||
+         kind == ir::op_kind("flatten.using_ints");
 }
 
 }  // namespace

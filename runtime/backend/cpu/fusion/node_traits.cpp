@@ -58,7 +58,7 @@ std::optional<DType> compute_dtype(const exec::Graph& graph, size_t i, const Poi
 bool scalars_are_params(const exec::Graph& graph, size_t i, const PointwiseInfo& info) {
   for (int k = 0; k < info.num_scalars; ++k) {
     const exec::ValueRef r = graph.operands(i)[static_cast<size_t>(info.scalar_operand[k])];
-    if (!r.present() || graph.node(r.node).op() != ir::OpKind::scalar_param) return false;
+    if (!r.present() || graph.node(r.node).op() != ir::op_kind("scalar_param")) return false;
   }
   for (int k = 0; k < info.num_tensors; ++k) {
     if (!graph.operands(i)[static_cast<size_t>(info.tensor_operand[k])].present()) return false;
@@ -74,17 +74,17 @@ struct ReductionAttrs {
 
 std::optional<ReductionAttrs> reduction_attrs(const ir::Node& node) {
   switch (node.op()) {
-    case ir::OpKind::sum:
+    case ir::op_kind("sum"):
       return ReductionAttrs{ReduceOp::Sum, std::nullopt, static_cast<const ir::Sum&>(node).dtype};
-    case ir::OpKind::sum_dim_intlist: {
+    case ir::op_kind("sum.dim_IntList"): {
       const auto& n = static_cast<const ir::SumDimIntlist&>(node);
       return ReductionAttrs{ReduceOp::Sum, n.dim, n.dtype};
     }
-    case ir::OpKind::mean_dim: {
+    case ir::op_kind("mean.dim"): {
       const auto& n = static_cast<const ir::MeanDim&>(node);
       return ReductionAttrs{ReduceOp::Mean, n.dim, n.dtype};
     }
-    case ir::OpKind::amax:
+    case ir::op_kind("amax"):
       return ReductionAttrs{ReduceOp::Amax, static_cast<const ir::Amax&>(node).dim, std::nullopt};
     default:
       return std::nullopt;
@@ -114,18 +114,18 @@ bool classify_reduction(const exec::Graph& graph, size_t i, NodeTraits& traits) 
 
 bool is_view_kind(ir::OpKind kind) {
   switch (kind) {
-    case ir::OpKind::view:
-    case ir::OpKind::reshape:
-    case ir::OpKind::flatten_using_ints:
-    case ir::OpKind::narrow:
-    case ir::OpKind::permute:
-    case ir::OpKind::transpose_int:
-    case ir::OpKind::t:
-    case ir::OpKind::expand:
-    case ir::OpKind::slice_tensor:
-    case ir::OpKind::select_int:
-    case ir::OpKind::squeeze_dim:
-    case ir::OpKind::unsqueeze:
+    case ir::op_kind("view"):
+    case ir::op_kind("reshape"):
+    case ir::op_kind("flatten.using_ints"):
+    case ir::op_kind("narrow"):
+    case ir::op_kind("permute"):
+    case ir::op_kind("transpose.int"):
+    case ir::op_kind("t"):
+    case ir::op_kind("expand"):
+    case ir::op_kind("slice.Tensor"):
+    case ir::op_kind("select.int"):
+    case ir::op_kind("squeeze.dim"):
+    case ir::op_kind("unsqueeze"):
       return true;
     default:
       return false;

@@ -47,7 +47,9 @@ struct PointwiseInfo {
   TileFn float64 = nullptr;
   TileFn int64 = nullptr;
   TileFn int32 = nullptr;
-  // Its first register-chain case, chain_case(kind), or -1 (See Note [Register chains]).
+  // Its first register-chain case, or -1 (See Note [Register chains]): the generator numbers the
+  // chainable ops n = 0, 1, ... in ops.yaml's order, and op n with its accumulator in tensor slot s
+  // runs case n * kMaxTileInputs + s of the generated dispatcher.
   int16_t chain = -1;
   // Calls no expensive function (See Note [Pointwise functions] in the generator's
   // model/pointwise_functions.h): the fusion planner may recompute the value instead of storing it.
@@ -61,12 +63,6 @@ struct PointwiseInfo {
 // The tile info of a pointwise op kind; nullptr for ops that are not pointwise (generated).
 const PointwiseInfo* pointwise_info(ir::OpKind kind);
 
-// The first register-chain case of a chainable op (its accumulator in tensor slot s runs case
-// chain_case(kind) + s): a function of the kind alone, so the generated dispatcher and the
-// generated infos agree without numbering the chainable ops.
-constexpr int16_t chain_case(ir::OpKind kind) {
-  return static_cast<int16_t>(static_cast<int>(kind) * kMaxTileInputs);
-}
 
 // Note [Tile kernel clones]
 // On x86-64 with GCC every tile loop is compiled twice, for the baseline ISA and for AVX2, and the

@@ -25,7 +25,7 @@ struct DeviceFunction {
 
 const std::vector<DeviceFunction>& device_functions() {
   static const std::vector<DeviceFunction> kAll = {
-#define LAZYGEN_DEVICE_FUNCTION(op_id, functor, source) {#op_id, ir::OpKind::op_id, functor, source},
+#define LAZYGEN_DEVICE_FUNCTION(op_id, name, functor, source) {#op_id, ir::op_kind(name), functor, source},
 #include "lazygen/generated/cuda_device_functions.inc"
 #undef LAZYGEN_DEVICE_FUNCTION
   };

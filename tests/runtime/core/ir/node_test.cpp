@@ -82,13 +82,29 @@ TEST(Node, OperandsMatchComparesIdentityAndPresence) {
 }
 
 TEST(Node, NamesAndToString) {
-  EXPECT_STREQ(op_kind_name(OpKind::device_data), "device_data");
-  EXPECT_STREQ(op_kind_class_name(OpKind::scalar_param), "ScalarParam");
+  EXPECT_STREQ(op_kind_name(op_kind("device_data")), "device_data");
+  EXPECT_STREQ(op_kind_class_name(op_kind("scalar_param")), "ScalarParam");
   EXPECT_STREQ(op_kind_name(TestLeaf::kKind), "test.leaf");
   EXPECT_STREQ(op_kind_class_name(TestLeaf::kKind), "TestLeaf");
   EXPECT_EQ(leaf(7).node->to_string(), "TestLeaf(id=7)");
   EXPECT_EQ(unary(leaf(7)).node->to_string(), "TestUnary()");
-  EXPECT_THROW(op_kind_name(OpKind::kNumOpKinds), std::out_of_range);
+  EXPECT_THROW(op_kind_name(op_kind("no.such_op")), std::out_of_range);
+}
+
+// Note [Op kinds]: a kind is its name's hash, the same in every build whatever ops.yaml holds.
+TEST(Node, KindsAreTheHashOfTheirName) {
+  EXPECT_EQ(static_cast<uint32_t>(op_kind("")), 2166136261u);  // FNV-1a's offset basis
+  EXPECT_EQ(static_cast<uint32_t>(op_kind("a")), 0xe40c292cu);  // FNV-1a 32 of "a"
+  EXPECT_STREQ(op_kind_name(op_kind("add.Tensor")), "add.Tensor");
+  EXPECT_STREQ(op_kind_class_name(op_kind("add.Tensor")), "AddTensor");
+  static_assert(op_kind("mm") != op_kind("bmm"));
+}
+
+TEST(Node, RegisteringAKindAgainReturnsItAndACollisionThrows) {
+  EXPECT_EQ(register_op_kind("test.leaf", "TestLeaf"), TestLeaf::kKind);
+  // "add.Tensor" is taken by a generated op: a different class under that name is refused.
+  EXPECT_THROW(register_op_kind("add.Tensor", "MyAdd"), std::invalid_argument);
+  EXPECT_STREQ(op_kind_class_name(op_kind("add.Tensor")), "AddTensor");
 }
 
 TEST(Node, CountsCreatedNodes) {
