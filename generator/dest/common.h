@@ -12,6 +12,12 @@ namespace lazygen::gen::dest {
 
 inline constexpr const char* kIncludeDir = "include/lazygen/generated/";
 
+// "lazygen/generated/ops/add.h": the header declaring the op API's overloads named `api_name`
+// (See Note [Per-op headers] in op_api.cpp).
+inline std::string op_api_header(const std::string& api_name) {
+  return "lazygen/generated/ops/" + api_name + ".h";
+}
+
 // Tensor inputs of a pointwise expression, then its Scalars, as the expression references them
 // (schema order; `out` arguments never).
 struct PointwiseInputs {

@@ -206,28 +206,49 @@ std::vector<GeneratedFile> emit_op_list(const EmitContext& ctx) {
   return {{std::string(kIncludeDir) + "op_list.inc", text}};
 }
 
+// Note [Per-op headers]
+// Adding an op to ops.yaml should recompile a bounded set of units, not every unit that calls
+// some op. So the op API is declared in one header per API name, include/lazygen/generated/
+// ops/<name>.h (all overloads of `add` in ops/add.h), which changes only when that name's ops do;
+// ops.h includes them all, for programs that want every op. The runtime's own units include the
+// per-name headers they call, as the kernel shards include only their ops' functor headers
+// (Note [Pointwise shards]).
 std::vector<GeneratedFile> emit_op_api(const EmitContext& ctx) {
-  std::vector<std::string> decls, method_decls, dispatchers, functions, methods;
+  std::vector<std::string> method_decls, dispatchers, functions, methods;
+  std::map<std::string, std::vector<std::string>> decls;  // by API name
   for (const OpEntry& op : ctx.ops) {
     api::CppSignature sig = api::op_signature(op, api::api_name(op.schema), api::TypeUse::Api);
     // Method-only ops get the free function too: methods forward to it.
-    decls.push_back("// " + op.func + "\n" + sig.declaration());
+    decls[api::api_name(op.schema)].push_back("// " + op.func + "\n" + sig.declaration());
     dispatchers.push_back(dispatcher(ctx, op));
     functions.push_back(function_definition(ctx, op));
     if (!has_method(op)) continue;
     method_decls.push_back("// " + op.func + "\n" + api::method_signature(op).declaration());
     methods.push_back(method_definition(ctx, op));
   }
-  return {
+  std::vector<GeneratedFile> files;
+  std::vector<std::string> includes;
+  for (const auto& [name, declarations] : decls) {
+    includes.push_back("#include \"" + op_api_header(name) + "\"");
+    files.push_back({std::string(kIncludeDir) + "ops/" + name + ".h",
+                     ctx.templates.render("op_api_op.h.tmpl", {{"source", ctx.source},
+                                                               {"api_name", name},
+                                                               {"declarations", declarations}})});
+  }
+  files.push_back(
       {std::string(kIncludeDir) + "ops.h",
-       ctx.templates.render("ops.h.tmpl", {{"source", ctx.source}, {"declarations", decls}})},
+       ctx.templates.render("ops.h.tmpl", {{"source", ctx.source}, {"includes", includes}})});
+  std::vector<GeneratedFile> rest = {
       {std::string(kIncludeDir) + "tensor_methods.inc",
-       ctx.templates.render("tensor_methods.inc.tmpl", {{"source", ctx.source}, {"declarations", method_decls}})},
+       ctx.templates.render("tensor_methods.inc.tmpl",
+                            {{"source", ctx.source}, {"declarations", method_decls}})},
       {"src/ops.cpp", ctx.templates.render("ops.cpp.tmpl", {{"source", ctx.source},
                                                             {"dispatchers", dispatchers},
                                                             {"functions", functions},
                                                             {"methods", methods}})},
   };
+  files.insert(files.end(), rest.begin(), rest.end());
+  return files;
 }
 
 }  // namespace lazygen::gen::dest

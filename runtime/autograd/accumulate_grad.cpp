@@ -14,7 +14,6 @@
 
 #include "autograd/autograd_meta.h"
 #include "core/tensor/tensor_impl.h"
-#include "lazygen/generated/ops.h"
 
 namespace lazygen::autograd {
 namespace {

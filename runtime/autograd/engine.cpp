@@ -15,7 +15,7 @@
 #include "autograd/function.h"
 #include "autograd/sum_to.h"
 #include "lazygen/factory.h"
-#include "lazygen/generated/ops.h"
+#include "lazygen/generated/ops/add.h"
 
 namespace lazygen::autograd {
 namespace {

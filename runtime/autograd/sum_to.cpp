@@ -4,7 +4,8 @@
 #include <stdexcept>
 #include <string>
 
-#include "lazygen/generated/ops.h"
+#include "lazygen/generated/ops/sum.h"
+#include "lazygen/generated/ops/view.h"
 #include "lazygen/shape.h"
 
 namespace lazygen::autograd {

@@ -5,6 +5,12 @@
 
 #include "lazygen/autograd.h"
 #include "lazygen/distributed/communicator.h"
+#include "lazygen/generated/ops/all_reduce.h"
+#include "lazygen/generated/ops/broadcast.h"
+#include "lazygen/generated/ops/cat.h"
+#include "lazygen/generated/ops/narrow.h"
+#include "lazygen/generated/ops/reshape.h"
+#include "lazygen/generated/ops/view.h"
 #include "lazygen/lazy.h"
 #include "lazygen/operators.h"
 

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "lazygen/distributed.h"
+#include "lazygen/generated/ops/narrow.h"
 #include "lazygen/operators.h"
 
 #if LAZYGEN_HAVE_MPI

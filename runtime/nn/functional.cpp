@@ -6,7 +6,15 @@
 
 #include "lazygen/composite.h"
 #include "lazygen/factory.h"
-#include "lazygen/generated/ops.h"
+#include "lazygen/generated/ops/_dropout_mask.h"
+#include "lazygen/generated/ops/_log_softmax.h"
+#include "lazygen/generated/ops/_softmax.h"
+#include "lazygen/generated/ops/addmm.h"
+#include "lazygen/generated/ops/flatten.h"
+#include "lazygen/generated/ops/max_pool2d.h"
+#include "lazygen/generated/ops/mm.h"
+#include "lazygen/generated/ops/nll_loss.h"
+#include "lazygen/generated/ops/relu.h"
 #include "lazygen/operators.h"
 
 namespace lazygen::nn::functional {

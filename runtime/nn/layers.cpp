@@ -7,7 +7,10 @@
 
 #include "lazygen/composite.h"
 #include "lazygen/factory.h"
-#include "lazygen/generated/ops.h"
+#include "lazygen/generated/ops/conv2d.h"
+#include "lazygen/generated/ops/index_select.h"
+#include "lazygen/generated/ops/reshape.h"
+#include "lazygen/generated/ops/sqrt.h"
 #include "lazygen/nn/functional.h"
 #include "lazygen/operators.h"
 

@@ -8,7 +8,10 @@
 
 #include "lazygen/autograd.h"
 #include "lazygen/factory.h"
-#include "lazygen/generated/ops.h"
+#include "lazygen/generated/ops/add.h"
+#include "lazygen/generated/ops/div.h"
+#include "lazygen/generated/ops/pow.h"
+#include "lazygen/generated/ops/sqrt.h"
 #include "lazygen/operators.h"
 
 namespace lazygen::optim {

@@ -13,7 +13,8 @@
 #include "core/lazy/trace_context.h"
 #include "core/tensor/shape_rules.h"
 #include "lazygen/factory.h"
-#include "lazygen/generated/ops.h"
+#include "lazygen/generated/ops/copy_.h"
+#include "lazygen/generated/ops/t.h"
 #include "pytorch/fallback.h"
 
 namespace lazygen::pytorch {

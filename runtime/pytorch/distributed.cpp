@@ -26,6 +26,9 @@
 
 #include "lazygen/distributed/buckets.h"
 #include "lazygen/distributed/communicator.h"
+#include "lazygen/generated/ops/all_gather.h"
+#include "lazygen/generated/ops/all_reduce.h"
+#include "lazygen/generated/ops/broadcast.h"
 #include "lazygen/operators.h"
 #include "pytorch/call.h"
 

@@ -3,7 +3,19 @@
 // loss_ops.cpp, reduce_ops.cpp). See Note [Lowered nodes on CUDA].
 #include "backend/cuda/device_lowering.h"
 #include "lazygen/generated/ir_nodes.h"
-#include "lazygen/generated/ops.h"
+#include "lazygen/generated/ops/_dropout_mask.h"
+#include "lazygen/generated/ops/_log_softmax.h"
+#include "lazygen/generated/ops/_log_softmax_backward_data.h"
+#include "lazygen/generated/ops/amax.h"
+#include "lazygen/generated/ops/conv2d.h"
+#include "lazygen/generated/ops/conv2d_backward_input.h"
+#include "lazygen/generated/ops/conv2d_backward_weight.h"
+#include "lazygen/generated/ops/max_pool2d.h"
+#include "lazygen/generated/ops/max_pool2d_backward.h"
+#include "lazygen/generated/ops/max_pool2d_with_indices.h"
+#include "lazygen/generated/ops/max_pool2d_with_indices_backward.h"
+#include "lazygen/generated/ops/nll_loss.h"
+#include "lazygen/generated/ops/nll_loss_backward.h"
 
 namespace lazygen::cuda {
 namespace {

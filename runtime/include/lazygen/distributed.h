@@ -39,6 +39,9 @@
 #include <vector>
 
 #include "lazygen/distributed/communicator.h"
+#include "lazygen/generated/ops/all_gather.h"  // the collectives, for programs calling them
+#include "lazygen/generated/ops/all_reduce.h"
+#include "lazygen/generated/ops/broadcast.h"
 #include "lazygen/nn/module.h"
 #include "lazygen/tensor.h"
 

@@ -2,7 +2,18 @@
 // x > 0. Each forwards to the generated op (add, mul, gt, ...), so it works on every device.
 #pragma once
 
-#include "lazygen/generated/ops.h"
+#include "lazygen/generated/ops/add.h"
+#include "lazygen/generated/ops/div.h"
+#include "lazygen/generated/ops/eq.h"
+#include "lazygen/generated/ops/ge.h"
+#include "lazygen/generated/ops/gt.h"
+#include "lazygen/generated/ops/le.h"
+#include "lazygen/generated/ops/lt.h"
+#include "lazygen/generated/ops/mul.h"
+#include "lazygen/generated/ops/ne.h"
+#include "lazygen/generated/ops/neg.h"
+#include "lazygen/generated/ops/reciprocal.h"
+#include "lazygen/generated/ops/sub.h"
 #include "lazygen/tensor.h"
 
 namespace lazygen {

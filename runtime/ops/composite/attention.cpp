@@ -15,7 +15,14 @@
 
 #include "lazygen/composite.h"
 #include "lazygen/factory.h"
-#include "lazygen/generated/ops.h"
+#include "lazygen/generated/ops/bmm.h"
+#include "lazygen/generated/ops/gt.h"
+#include "lazygen/generated/ops/permute.h"
+#include "lazygen/generated/ops/reshape.h"
+#include "lazygen/generated/ops/sqrt.h"
+#include "lazygen/generated/ops/sum.h"
+#include "lazygen/generated/ops/transpose.h"
+#include "lazygen/generated/ops/where.h"
 #include "lazygen/nn/functional.h"
 #include "lazygen/operators.h"
 

@@ -4,7 +4,11 @@
 
 #include "lazygen/composite.h"
 #include "lazygen/factory.h"
-#include "lazygen/generated/ops.h"
+#include "lazygen/generated/ops/copy_.h"
+#include "lazygen/generated/ops/mean.h"
+#include "lazygen/generated/ops/reshape.h"
+#include "lazygen/generated/ops/rsqrt.h"
+#include "lazygen/generated/ops/sum.h"
 #include "lazygen/operators.h"
 
 namespace lazygen {

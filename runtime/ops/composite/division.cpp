@@ -5,7 +5,16 @@
 #include "core/tensor/shape_rules.h"
 #include "lazygen/composite.h"
 #include "lazygen/factory.h"
-#include "lazygen/generated/ops.h"
+#include "lazygen/generated/ops/div.h"
+#include "lazygen/generated/ops/eq.h"
+#include "lazygen/generated/ops/floor.h"
+#include "lazygen/generated/ops/fmod.h"
+#include "lazygen/generated/ops/gt.h"
+#include "lazygen/generated/ops/logical_and.h"
+#include "lazygen/generated/ops/lt.h"
+#include "lazygen/generated/ops/ne.h"
+#include "lazygen/generated/ops/trunc.h"
+#include "lazygen/generated/ops/where.h"
 #include "lazygen/operators.h"
 
 namespace lazygen {

@@ -3,7 +3,8 @@
 
 #include "lazygen/composite.h"
 #include "lazygen/factory.h"
-#include "lazygen/generated/ops.h"
+#include "lazygen/generated/ops/_dropout_mask.h"
+#include "lazygen/generated/ops/gt.h"
 #include "lazygen/operators.h"
 
 namespace lazygen {

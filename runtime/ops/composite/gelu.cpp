@@ -3,7 +3,14 @@
 #include <string>
 
 #include "lazygen/composite.h"
-#include "lazygen/generated/ops.h"
+#include "lazygen/generated/ops/_gelu_erf.h"
+#include "lazygen/generated/ops/_gelu_erf_backward.h"
+#include "lazygen/generated/ops/_gelu_tanh.h"
+#include "lazygen/generated/ops/_gelu_tanh_backward.h"
+#include "lazygen/generated/ops/exp.h"
+#include "lazygen/generated/ops/le.h"
+#include "lazygen/generated/ops/tanh.h"
+#include "lazygen/generated/ops/where.h"
 #include "lazygen/operators.h"
 
 namespace lazygen {

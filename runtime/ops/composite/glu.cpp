@@ -3,7 +3,9 @@
 #include <string>
 
 #include "lazygen/composite.h"
-#include "lazygen/generated/ops.h"
+#include "lazygen/generated/ops/cat.h"
+#include "lazygen/generated/ops/narrow.h"
+#include "lazygen/generated/ops/sigmoid.h"
 #include "lazygen/operators.h"
 
 namespace lazygen {

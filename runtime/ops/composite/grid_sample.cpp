@@ -14,7 +14,22 @@
 
 #include "lazygen/composite.h"
 #include "lazygen/factory.h"
-#include "lazygen/generated/ops.h"
+#include "lazygen/generated/ops/abs.h"
+#include "lazygen/generated/ops/clamp.h"
+#include "lazygen/generated/ops/eq.h"
+#include "lazygen/generated/ops/expand.h"
+#include "lazygen/generated/ops/floor.h"
+#include "lazygen/generated/ops/fmod.h"
+#include "lazygen/generated/ops/gather.h"
+#include "lazygen/generated/ops/ge.h"
+#include "lazygen/generated/ops/isnan.h"
+#include "lazygen/generated/ops/le.h"
+#include "lazygen/generated/ops/logical_and.h"
+#include "lazygen/generated/ops/remainder.h"
+#include "lazygen/generated/ops/reshape.h"
+#include "lazygen/generated/ops/round.h"
+#include "lazygen/generated/ops/select.h"
+#include "lazygen/generated/ops/where.h"
 #include "lazygen/operators.h"
 
 namespace lazygen {

@@ -4,7 +4,9 @@
 #include <string>
 
 #include "lazygen/composite.h"
-#include "lazygen/generated/ops.h"
+#include "lazygen/generated/ops/mean.h"
+#include "lazygen/generated/ops/rsqrt.h"
+#include "lazygen/generated/ops/sum.h"
 #include "lazygen/operators.h"
 
 namespace lazygen {

@@ -3,7 +3,8 @@
 #include <string>
 
 #include "lazygen/composite.h"
-#include "lazygen/generated/ops.h"
+#include "lazygen/generated/ops/bmm.h"
+#include "lazygen/generated/ops/mm.h"
 
 namespace lazygen {
 namespace {

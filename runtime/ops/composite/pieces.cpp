@@ -3,7 +3,11 @@
 #include <string>
 
 #include "lazygen/composite.h"
-#include "lazygen/generated/ops.h"
+#include "lazygen/generated/ops/mean.h"
+#include "lazygen/generated/ops/narrow.h"
+#include "lazygen/generated/ops/select.h"
+#include "lazygen/generated/ops/sqrt.h"
+#include "lazygen/generated/ops/sum.h"
 #include "lazygen/operators.h"
 
 namespace lazygen {

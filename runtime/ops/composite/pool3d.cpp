@@ -14,7 +14,14 @@
 
 #include "lazygen/composite.h"
 #include "lazygen/factory.h"
-#include "lazygen/generated/ops.h"
+#include "lazygen/generated/ops/cat.h"
+#include "lazygen/generated/ops/expand.h"
+#include "lazygen/generated/ops/gather.h"
+#include "lazygen/generated/ops/index_select.h"
+#include "lazygen/generated/ops/max.h"
+#include "lazygen/generated/ops/reshape.h"
+#include "lazygen/generated/ops/scatter_add.h"
+#include "lazygen/generated/ops/unsqueeze.h"
 #include "lazygen/operators.h"
 #include "ops/composite/spatial_args.h"
 

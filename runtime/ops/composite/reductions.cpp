@@ -6,7 +6,16 @@
 
 #include "lazygen/composite.h"
 #include "lazygen/factory.h"
-#include "lazygen/generated/ops.h"
+#include "lazygen/generated/ops/abs.h"
+#include "lazygen/generated/ops/amax.h"
+#include "lazygen/generated/ops/amin.h"
+#include "lazygen/generated/ops/eq.h"
+#include "lazygen/generated/ops/max.h"
+#include "lazygen/generated/ops/ne.h"
+#include "lazygen/generated/ops/pow.h"
+#include "lazygen/generated/ops/sqrt.h"
+#include "lazygen/generated/ops/sum.h"
+#include "lazygen/generated/ops/where.h"
 #include "lazygen/operators.h"
 
 namespace lazygen {

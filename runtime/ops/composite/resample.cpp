@@ -16,7 +16,10 @@
 
 #include "lazygen/composite.h"
 #include "lazygen/factory.h"
-#include "lazygen/generated/ops.h"
+#include "lazygen/generated/ops/floor.h"
+#include "lazygen/generated/ops/max.h"
+#include "lazygen/generated/ops/t.h"
+#include "lazygen/generated/ops/transpose.h"
 #include "lazygen/operators.h"
 #include "ops/composite/spatial_args.h"
 

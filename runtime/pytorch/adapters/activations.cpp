@@ -7,9 +7,10 @@
 
 #include "lazygen/composite.h"
 #include "lazygen/factory.h"
-#include "lazygen/generated/ops.h"
-#include "lazygen/operators.h"
+#include "lazygen/generated/ops/log_sigmoid.h"
+#include "lazygen/generated/ops/sigmoid.h"
 #include "lazygen/generated/torch_adapters.h"
+#include "lazygen/operators.h"
 #include "pytorch/call.h"
 
 namespace lazygen::pytorch::adapters {

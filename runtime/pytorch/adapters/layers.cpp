@@ -8,7 +8,10 @@
 
 #include "lazygen/composite.h"
 #include "lazygen/factory.h"
-#include "lazygen/generated/ops.h"
+#include "lazygen/generated/ops/add.h"
+#include "lazygen/generated/ops/bmm.h"
+#include "lazygen/generated/ops/mean.h"
+#include "lazygen/generated/ops/mul.h"
 #include "lazygen/generated/torch_adapters.h"
 #include "pytorch/call.h"
 #include "pytorch/fallback.h"

@@ -10,10 +10,10 @@
 #include "core/lazy/lazy_state.h"
 #include "core/lazy/lazy_tensor.h"
 #include "core/tensor/tensor_impl.h"
-#include "pytorch/device_tensor.h"
-#include "lazygen/generated/ops.h"
+#include "lazygen/generated/ops/copy_.h"
 #include "lazygen/generated/torch_adapters.h"
 #include "pytorch/call.h"
+#include "pytorch/device_tensor.h"
 #include "pytorch/fallback.h"
 
 namespace lazygen::pytorch::adapters {

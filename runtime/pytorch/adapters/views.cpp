@@ -1,7 +1,7 @@
 // Adapters for the view ops PyTorch's decompositions call under names lazygen does not have
 // (ops.yaml, "PyTorch adapters"): reshape reaches the device as _reshape_alias (a view) or
 // _unsafe_view (of a fresh copy). Lazy tensors are contiguous, so both are lazygen views.
-#include "lazygen/generated/ops.h"
+#include "lazygen/generated/ops/view.h"
 #include "lazygen/generated/torch_adapters.h"
 #include "pytorch/call.h"
 
