@@ -12,6 +12,12 @@ namespace lazygen::gen::dest {
 
 inline constexpr const char* kIncludeDir = "include/lazygen/generated/";
 
+// `ir::op_kind("add.Tensor")`: the op's kind as a C++ constant expression (Note [Op kinds] in
+// runtime/core/ir/node.h).
+inline std::string kind_of(const OpEntry& op) {
+  return "ir::op_kind(\"" + op.schema.name.str() + "\")";
+}
+
 // "lazygen/generated/ops/add.h": the header declaring the op API's overloads named `api_name`
 // (See Note [Per-op headers] in op_api.cpp).
 inline std::string op_api_header(const std::string& api_name) {

@@ -109,7 +109,7 @@ std::vector<GeneratedFile> emit_lowering(const EmitContext& ctx) {
     std::string id = api::op_id(op.schema.name);
     std::vector<std::string> body = op.pointwise ? pointwise_statements(op, exprs) : kernel_statements(op, exprs);
     functions.push_back(ctx.templates.render("lowering_fn.cpp.tmpl", {{"schema", op.func}, {"op_id", id}, {"statements", body}}));
-    cases.push_back("case ir::op_kind(\"" + op.schema.name.str() + "\"):\n  return &lower_" + id + ";");
+    cases.push_back("case " + kind_of(op) + ":\n  return &lower_" + id + ";");
   }
   return {{"src/lowering.cpp", ctx.templates.render("lowering.cpp.tmpl", {{"source", ctx.source},
                                                                           {"functions", functions},

@@ -230,7 +230,7 @@ std::vector<GeneratedFile> emit_op_api(const EmitContext& ctx) {
   std::vector<std::string> includes;
   for (const auto& [name, declarations] : decls) {
     includes.push_back("#include \"" + op_api_header(name) + "\"");
-    files.push_back({std::string(kIncludeDir) + "ops/" + name + ".h",
+    files.push_back({"include/" + op_api_header(name),
                      ctx.templates.render("op_api_op.h.tmpl", {{"source", ctx.source},
                                                                {"api_name", name},
                                                                {"declarations", declarations}})});
@@ -238,16 +238,14 @@ std::vector<GeneratedFile> emit_op_api(const EmitContext& ctx) {
   files.push_back(
       {std::string(kIncludeDir) + "ops.h",
        ctx.templates.render("ops.h.tmpl", {{"source", ctx.source}, {"includes", includes}})});
-  std::vector<GeneratedFile> rest = {
-      {std::string(kIncludeDir) + "tensor_methods.inc",
-       ctx.templates.render("tensor_methods.inc.tmpl",
-                            {{"source", ctx.source}, {"declarations", method_decls}})},
+  files.push_back({std::string(kIncludeDir) + "tensor_methods.inc",
+                   ctx.templates.render("tensor_methods.inc.tmpl",
+                                        {{"source", ctx.source}, {"declarations", method_decls}})});
+  files.push_back(
       {"src/ops.cpp", ctx.templates.render("ops.cpp.tmpl", {{"source", ctx.source},
                                                             {"dispatchers", dispatchers},
                                                             {"functions", functions},
-                                                            {"methods", methods}})},
-  };
-  files.insert(files.end(), rest.begin(), rest.end());
+                                                            {"methods", methods}})});
   return files;
 }
 

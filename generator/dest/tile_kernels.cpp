@@ -107,8 +107,6 @@ bool chain_op(const OpEntry& op) {
   return tile_op(op) && !pointwise_inputs(op).tensors.empty() && chainable_expression(*op.pointwise);
 }
 
-std::string kind_of(const OpEntry& op) { return "ir::op_kind(\"" + op.schema.name.str() + "\")"; }
-
 // Numbers the chainable ops in ops.yaml's order (See chain_case).
 std::map<const OpEntry*, int> chain_indices(const std::vector<OpEntry>& ops) {
   std::map<const OpEntry*, int> out;

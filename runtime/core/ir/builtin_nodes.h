@@ -89,9 +89,4 @@ class ScalarParam final : public Node {
 // {0-dim Shape of the scalar's dtype category}: the output shapes of a ScalarParam.
 std::vector<Shape> scalar_param_shapes(const Scalar& value);
 
-// True for DeviceData and ScalarParam: nodes the executor feeds rather than computes.
-inline bool is_input(OpKind k) {
-  return k == op_kind("device_data") || k == op_kind("scalar_param");
-}
-
 }  // namespace lazygen::ir

@@ -2,6 +2,7 @@
 // the two hashes every node computes once at construction. See Note [IR hashing] in hash.h.
 #include "core/ir/node.h"
 
+#include <array>
 #include <mutex>
 #include <stdexcept>
 #include <string>
@@ -29,16 +30,14 @@ constexpr KindNames kBuiltinKinds[] = {
     {op_kind("scalar_param"), "scalar_param", "ScalarParam"},
 };
 
-constexpr bool kinds_distinct() {
-  for (size_t i = 0; i < std::size(kBuiltinKinds); ++i) {
-    for (size_t j = i + 1; j < std::size(kBuiltinKinds); ++j) {
-      if (kBuiltinKinds[i].kind == kBuiltinKinds[j].kind) return false;
-    }
-  }
-  return true;
+constexpr bool builtin_kinds_distinct() {
+  std::array<OpKind, std::size(kBuiltinKinds)> kinds{};
+  for (size_t i = 0; i < kinds.size(); ++i) kinds[i] = kBuiltinKinds[i].kind;
+  return kinds_distinct(kinds);
 }
-static_assert(kinds_distinct(), "two op names of ops.yaml hash to one OpKind: rename one "
-                                "(See Note [Op kinds] in core/ir/node.h)");
+static_assert(builtin_kinds_distinct(),
+              "two op names of ops.yaml hash to one OpKind: rename one "
+              "(See Note [Op kinds] in core/ir/node.h)");
 
 // Every kind's names: the built-in table's, then registered ones (their strings leaked, so the
 // pointers handed out stay valid through static destruction).

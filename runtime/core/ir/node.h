@@ -14,6 +14,8 @@
 // Thread safety: immutable nodes may be shared across threads; the trie cache is per thread.
 #pragma once
 
+#include <algorithm>
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -35,6 +37,19 @@ constexpr OpKind op_kind(std::string_view name) {
   uint32_t h = 2166136261u;
   for (char c : name) h = (h ^ static_cast<unsigned char>(c)) * 16777619u;
   return static_cast<OpKind>(h);
+}
+
+// Whether no two of `kinds` are equal; a constant expression, for the build-time checks that no
+// two names of an op list share a kind (See Note [Op kinds]).
+template <size_t N>
+constexpr bool kinds_distinct(std::array<OpKind, N> kinds) {
+  std::sort(kinds.begin(), kinds.end());
+  return std::adjacent_find(kinds.begin(), kinds.end()) == kinds.end();
+}
+
+// True for DeviceData and ScalarParam: nodes the executor feeds rather than computes.
+constexpr bool is_input(OpKind k) {
+  return k == op_kind("device_data") || k == op_kind("scalar_param");
 }
 
 // Note [Op kinds]

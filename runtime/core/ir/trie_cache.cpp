@@ -3,7 +3,6 @@
 #include "core/ir/trie_cache.h"
 
 #include <algorithm>
-#include <array>
 #include <atomic>
 #include <cstdlib>
 #include <functional>

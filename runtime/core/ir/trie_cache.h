@@ -194,7 +194,7 @@ const NodePtr& cached_node_impl(Tuple&& args, std::index_sequence<I...>) {
   const NodePtr* hit = trie.find(NodeT::kKind, [&](const Node& n) {
     return static_cast<const NodeT&>(n).can_reuse(std::get<I>(args)...);
   });
-  if (NodeT::kKind != op_kind("device_data") && NodeT::kKind != op_kind("scalar_param")) {
+  if (!is_input(NodeT::kKind)) {
     static metrics::Counter& traced = traced_op_counter(NodeT::kKind);  // one lookup per class
     traced.add();
   }

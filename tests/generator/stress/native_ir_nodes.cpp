@@ -7,7 +7,6 @@
 // attribute, so that the constructors' and can_reuse()'s argument conversions are checked too.
 // This is an object file only: the runtime was built against ops.yaml's op list, not this one, so
 // nothing here is linked or run. CI compiles the full header on every build.
-#include <algorithm>
 #include <array>
 #include <iterator>
 #include <memory>
@@ -28,13 +27,8 @@ constexpr OpKind kNativeKinds[] = {
 };
 static_assert(std::size(kNativeKinds) == LAZYGEN_NATIVE_OP_COUNT);
 
-constexpr bool native_kinds_distinct() {  // sorted, as 2493 names are too many for pairs
-  std::array<OpKind, std::size(kNativeKinds)> kinds{};
-  std::copy(std::begin(kNativeKinds), std::end(kNativeKinds), kinds.begin());
-  std::sort(kinds.begin(), kinds.end());
-  return std::adjacent_find(kinds.begin(), kinds.end()) == kinds.end();
-}
-static_assert(native_kinds_distinct(), "two schema names of native_functions.yaml share a kind");
+static_assert(kinds_distinct(std::to_array(kNativeKinds)),
+              "two schema names of native_functions.yaml share a kind");
 static_assert(AddTensor::kKind == op_kind("add.Tensor"));
 static_assert(AddInplaceTensor::kKind == op_kind("add_.Tensor"));
 static_assert(RangeOut_::kKind != RangeOut::kKind);
