@@ -3,6 +3,7 @@
 #include "core/ir/node.h"
 
 #include <array>
+#include <deque>
 #include <mutex>
 #include <stdexcept>
 #include <string>
@@ -39,11 +40,12 @@ static_assert(builtin_kinds_distinct(),
               "two op names of ops.yaml hash to one OpKind: rename one "
               "(See Note [Op kinds] in core/ir/node.h)");
 
-// Every kind's names: the built-in table's, then registered ones (their strings leaked, so the
-// pointers handed out stay valid through static destruction).
+// Every kind's names: the built-in table's, then registered ones (their strings owned by the table,
+// which is leaked, so the pointers handed out stay valid through static destruction).
 struct KindTable {
   std::mutex mutex;
   std::unordered_map<uint32_t, KindNames> names;
+  std::deque<std::string> strings;  // registered names; a deque never moves its elements
 };
 
 KindTable& kind_table() {
@@ -110,8 +112,8 @@ OpKind register_op_kind(const char* name, const char* class_name) {
                                 ") has the kind of '" + old.name + "' (" + old.class_name +
                                 "): choose another name");
   }
-  const char* kept_name = (new std::string(name))->c_str();  // leaked, as the table is
-  const char* kept_class = (new std::string(class_name))->c_str();
+  const char* kept_name = table.strings.emplace_back(name).c_str();
+  const char* kept_class = table.strings.emplace_back(class_name).c_str();
   table.names.emplace(static_cast<uint32_t>(kind), KindNames{kind, kept_name, kept_class});
   return kind;
 }
