@@ -85,5 +85,5 @@ configure_package_config_file(cmake/lazygenConfig.cmake.in
 write_basic_package_version_file("${PROJECT_BINARY_DIR}/lazygenConfigVersion.cmake"
   COMPATIBILITY SameMinorVersion)
 install(FILES "${PROJECT_BINARY_DIR}/lazygenConfig.cmake" "${PROJECT_BINARY_DIR}/lazygenConfigVersion.cmake"
-              cmake/LazygenGenerate.cmake cmake/LazygenKernels.cmake cmake/LazygenConsistency.cmake
+              cmake/LazygenGenerate.cmake cmake/LazygenKernels.cmake cmake/LazygenOpenBlas.cmake cmake/LazygenConsistency.cmake
         DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/lazygen)

@@ -10,6 +10,8 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "ops/cpu/openblas.h"
+
 #ifndef LAZYGEN_TORCH_PEER_DEFAULT
 #define LAZYGEN_TORCH_PEER_DEFAULT ""
 #endif
@@ -84,7 +86,13 @@ PeerResult run_torch_peer(const std::vector<std::string>& args) {
     result.error = std::string("no ") + kPython + " (apt-get install python3-torch)";
     return result;
   }
-  std::string command = std::string(kPython) + " " + shell_quote(script);
+  // PyTorch's OpenBLAS gets the kernels lazygen's gets (Note [Choosing OpenBLAS's kernels]).
+  std::string command;
+  const std::string core = cpu::openblas_core_for_this_cpu();
+  if (!core.empty() && std::getenv("OPENBLAS_CORETYPE") == nullptr) {
+    command = "OPENBLAS_CORETYPE=" + shell_quote(core) + " ";
+  }
+  command += std::string(kPython) + " " + shell_quote(script);
   for (const std::string& a : args) command += " " + shell_quote(a);
   command += " 2>/dev/null";
   FILE* pipe = popen(command.c_str(), "r");

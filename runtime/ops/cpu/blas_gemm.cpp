@@ -9,6 +9,7 @@
 
 #include "core/thread_pool.h"
 #include "lazygen/shape.h"
+#include "ops/cpu/openblas.h"
 
 namespace lazygen::cpu {
 namespace {
@@ -27,12 +28,12 @@ blasint blas_int(int64_t v, const char* op) {
 void cblas_gemm(CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, blasint m, blasint n, blasint k,
                 float alpha, const float* a, blasint lda, const float* b, blasint ldb,
                 float beta, float* c, blasint ldc) {
-  cblas_sgemm(CblasRowMajor, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+  openblas().sgemm(CblasRowMajor, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
 void cblas_gemm(CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, blasint m, blasint n, blasint k,
                 double alpha, const double* a, blasint lda, const double* b, blasint ldb,
                 double beta, double* c, blasint ldc) {
-  cblas_dgemm(CblasRowMajor, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+  openblas().dgemm(CblasRowMajor, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
 
 // One BLAS call for all of g on the calling thread.
@@ -62,7 +63,7 @@ void apply_blas_threads() {
   static std::mutex mutex;
   std::lock_guard<std::mutex> lock(mutex);
   if (g_blas_threads.load() == wanted) return;
-  openblas_set_num_threads(wanted);
+  openblas().set_num_threads(wanted);
   g_blas_threads.store(wanted);
 }
 

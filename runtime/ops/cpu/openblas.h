@@ -1,0 +1,41 @@
+// OpenBLAS for the cpu kernels, opened at the first gemm instead of linked, so that lazygen can
+// name its kernels first (Note [Choosing OpenBLAS's kernels]).
+//
+// Note [Choosing OpenBLAS's kernels]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// A DYNAMIC_ARCH OpenBLAS (Debian's is one) chooses its kernels once, while it is being loaded,
+// from the CPU's family and model numbers. A CPU newer than the OpenBLAS it runs (Debian
+// bookworm's 0.3.21 on an Emerald Rapids Xeon, family 6 model 207) is a model it does not know,
+// and it falls back to its Prescott kernels: SSE3 on a machine with AVX-512, gemm several times
+// slower than it should be, and nothing says so. What those kernels need is the vector units,
+// not the model, so unless OPENBLAS_CORETYPE is already set, lazygen sets it from the CPU's
+// features before OpenBLAS is loaded: SkylakeX for AVX-512 F, BW, VL and DQ, Haswell for AVX2 and
+// FMA, nothing (OpenBLAS's own choice) below that. A linked OpenBLAS would have chosen before
+// any of lazygen's code ran, hence dlopen. A process that loaded OpenBLAS itself before the first
+// gemm (a program linking it) keeps what OpenBLAS chose then; openblas().core says which.
+#pragma once
+
+#include <cblas.h>
+
+#include <string>
+
+namespace lazygen::cpu {
+
+// The OpenBLAS entry points the cpu kernels call.
+struct OpenBlas {
+  decltype(&cblas_sgemm) sgemm = nullptr;
+  decltype(&cblas_dgemm) dgemm = nullptr;
+  decltype(&openblas_set_num_threads) set_num_threads = nullptr;
+  std::string core;  // the kernels it chose ("SkylakeX", "Haswell", ...)
+};
+
+// Opens OpenBLAS on the first call (thread-safe) after choosing its kernels as Note [Choosing
+// OpenBLAS's kernels] says. Throws std::runtime_error naming the library and the loader's message
+// when it cannot be opened or lacks an entry point.
+const OpenBlas& openblas();
+
+// The OPENBLAS_CORETYPE this CPU's vector units call for ("SkylakeX", "Haswell"), or "" when
+// OpenBLAS's own choice stands.
+std::string openblas_core_for_this_cpu();
+
+}  // namespace lazygen::cpu
