@@ -51,7 +51,7 @@ cuda::KernelChain chain_of(const EmitContext& ctx, const KernelKey& key) {
 }
 
 std::string hex_literal(uint64_t v) {
-  return "0x" + KeyHash128{0, v}.hex().substr(16) + "ULL";
+  return "0x" + KeyHash{0, v}.hex().substr(16) + "ULL";
 }
 
 }  // namespace
@@ -61,14 +61,14 @@ std::vector<GeneratedFile> emit_aot_cuda_kernels(const EmitContext& ctx, const s
   std::vector<std::string> functors, kernels, entries;
   for (const KernelKey& key : keys) {
     const std::string text = print_key(key);
-    const KeyHash128 hash = key_hash(text);
+    const KeyHash hash = key_hash(text);
     const cuda::KernelLayout layout = layout_of(key);
     const cuda::KernelChain chain = chain_of(ctx, key);
     for (const std::string& source : chain.sources) {
       if (std::find(functors.begin(), functors.end(), source) == functors.end()) functors.push_back(source);
     }
     // The entry stands for the JIT's source: the runtime compares this hash with its own text's.
-    const KeyHash128 source_hash = key_hash(cuda::group_kernel_text(layout, chain));
+    const KeyHash source_hash = key_hash(cuda::group_kernel_text(layout, chain));
     const std::string ns = "lazygen_aot_" + hash.hex();
     kernels.push_back(ctx.templates.render("aot_cuda_kernel.cu.tmpl", {
         {"key", text}, {"namespace", ns}, {"body", cuda::group_kernel_body(layout, chain, cuda::kAotEntry)}}));

@@ -58,7 +58,7 @@ std::vector<std::string> body(const EmitContext& ctx, const KernelKey& key) {
 }
 
 std::string hex64(uint64_t v) {
-  return KeyHash128{0, v}.hex().substr(16);
+  return KeyHash{0, v}.hex().substr(16);
 }
 
 }  // namespace
@@ -66,18 +66,22 @@ std::string hex64(uint64_t v) {
 const OpEntry& key_op(const EmitContext& ctx, const KeyOp& k) {
   for (const OpEntry& op : ctx.ops) {
     if (op.schema.name.str() != k.name) continue;
-    if (!op.pointwise) throw GenError(k.loc, "'" + k.name + "' is not a pointwise op", "only `pointwise:` ops fuse");
+    if (!op.pointwise)
+      throw GenError(source_loc(k.loc), "'" + k.name + "' is not a pointwise op",
+                     "only `pointwise:` ops fuse");
     const PointwiseInputs in = pointwise_inputs(op);
     size_t scalars = 0;
     for (const KeyRef& r : k.args) scalars += r.kind == 's' ? 1 : 0;
     if (k.args.size() - scalars != in.tensors.size() || scalars != in.scalars.size()) {
-      throw GenError(k.loc, "'" + k.name + "' takes " + std::to_string(in.tensors.size()) + " tensor and " +
-                                std::to_string(in.scalars.size()) + " Scalar operand(s)",
+      throw GenError(source_loc(k.loc),
+                     "'" + k.name + "' takes " + std::to_string(in.tensors.size()) +
+                         " tensor and " + std::to_string(in.scalars.size()) + " Scalar operand(s)",
                      "the manifest was recorded with another ops.yaml; record it again");
     }
     return op;
   }
-  throw GenError(k.loc, "unknown op '" + k.name + "'", "the manifest was recorded with another ops.yaml; record it again");
+  throw GenError(source_loc(k.loc), "unknown op '" + k.name + "'",
+                 "the manifest was recorded with another ops.yaml; record it again");
 }
 
 std::string op_fingerprint(const OpEntry& op) {
@@ -98,7 +102,7 @@ std::vector<GeneratedFile> emit_aot_kernels(const EmitContext& ctx, const std::v
   for (const KernelKey& key : keys) {
     for (const KeyOp& k : key.ops) ops.push_back(&key_op(ctx, k));
     const std::string text = print_key(key);
-    const KeyHash128 hash = key_hash(text);
+    const KeyHash hash = key_hash(text);
     kernels.push_back(ctx.templates.render("aot_kernel.cpp.tmpl", {{"key", text},
                                                                    {"hash", hash.hex()},
                                                                    {"type", kCppTypes.at(key.dtype)},

@@ -1,6 +1,7 @@
-// Kernel manifests: the fusion groups a program compiles, as the runtime records them
-// (runtime/backend/cpu/fusion/aot_manifest.h), for `lazygen --kernels`. One group key per line
-// (See Note [Group keys] in runtime/backend/cpu/fusion/group_key.h for the grammar):
+// Kernel manifests, as the runtime records them, for `lazygen --kernels`. Their text has one
+// definition, shared with the runtime: runtime/fusion/kernel_key.h (See Notes [Group keys] and
+// [Canonical manifests] there). This header brings it into the generator and reports its errors
+// as the generator's own:
 //
 //   lazygen-manifest 1
 //   kernel T=float32 load=float32:c load=float32:b op=mul.Tensor(l0,l1) out=v0:float32
@@ -8,75 +9,38 @@
 //
 // A key ending in `cuda=<rank>:<access letters>` is a CUDA key (See Note [CUDA group keys] in
 // runtime/backend/cpu/fusion/group_key.h): a CUDA kernel for the group, whose cpu kernel is the
-// key without that field (cpu_key()).
-//
-// Parsing checks everything that needs no ops.yaml (fields, their order, dtypes, stride classes,
-// that every operand names a load or an earlier op) and throws GenError at file:line:col of the
-// offending text; print_key gives back the canonical text the runtime prints, byte for byte.
-// Which ops exist and take how many operands is the emitter's check (it knows ops.yaml).
+// key without that field (cpu_key()). Which ops exist and take how many operands is the
+// emitter's check (it knows ops.yaml).
 #pragma once
 
-#include <cstdint>
 #include <string>
-#include <string_view>
 #include <vector>
 
+#include "fusion/kernel_key.h"
 #include "model/diagnostic.h"
 
 namespace lazygen::gen {
 
-// The manifest and key format version this lazygen reads and emits kernels for (the runtime's
-// kAotIrVersion).
-inline constexpr int kManifestVersion = 1;
+// The manifest and key version this lazygen reads and emits kernels for.
+inline constexpr int kManifestVersion = fusion::kKeyVersion;
 
-struct KeyRef {
-  char kind = 'l';  // l: load, v: op value, s: Scalar
-  int index = 0;
-  std::string str() const { return kind + std::to_string(index); }
-};
+using fusion::cpu_key;
+using fusion::KernelKey;
+using fusion::key_hash;
+using fusion::KeyHash;
+using fusion::KeyLoad;
+using fusion::KeyOp;
+using fusion::KeyOutput;
+using fusion::KeyRef;
+using fusion::print_key;
+using fusion::text_hash;
 
-struct KeyLoad {
-  std::string dtype;
-  char stride_class = 'c';  // c contiguous, b broadcast, s strided
-};
+// Where a key's text came from, as the generator's diagnostics say it.
+inline SourceLoc source_loc(const fusion::KeyLoc& loc) {
+  return {loc.file, loc.line, loc.col};
+}
 
-struct KeyOp {
-  std::string name;  // schema name, e.g. add.Tensor
-  std::vector<KeyRef> args;
-  SourceLoc loc;
-};
-
-struct KeyOutput {
-  int value = 0;  // op index
-  std::string dtype;
-};
-
-struct KernelKey {
-  std::string dtype;  // T
-  std::vector<KeyLoad> loads;
-  std::vector<KeyOp> ops;
-  std::vector<KeyOutput> outputs;
-  std::string reduce;  // "" (none), sum, mean or amax; + ".lead" over leading dims
-  KeyRef reduce_from;
-  int cuda_rank = 0;        // 0: no cuda= field (a cpu key)
-  std::string cuda_access;  // per load: C, B or S
-  SourceLoc loc;
-};
-
-struct KeyHash128 {
-  uint64_t hi = 0;
-  uint64_t lo = 0;
-  std::string hex() const;  // 32 lowercase hex digits, hi first
-};
-
-// Throws GenError (file:line:col) on anything malformed.
+// fusion::parse_manifest, throwing GenError (file:line:col) on anything malformed.
 std::vector<KernelKey> parse_manifest(const std::string& text, const std::string& path);
-std::string print_key(const KernelKey& key);
-// `key` without its cuda= field.
-KernelKey cpu_key(KernelKey key);
-// The runtime's key_hash (group_key.h), bit for bit.
-KeyHash128 key_hash(std::string_view key);
-// A 64-bit hash of `text` (FNV-1a finished with murmur3's fmix64), as key_hash's halves.
-uint64_t text_hash(std::string_view text, uint64_t basis = 0xcbf29ce484222325ULL);
 
 }  // namespace lazygen::gen

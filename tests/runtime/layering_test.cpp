@@ -5,7 +5,8 @@
 // Note [Runtime layers]
 // ~~~~~~~~~~~~~~~~~~~~~
 // From the bottom: core (tensors, IR, lazy tensors, dispatch, the public value types) < the
-// backend contract (backend.h, the Graph backends compile, and what every backend shares) < exec
+// backend contract (backend.h, the Graph backends compile, and what every backend shares) <
+// fusion (what every fusing backend shares: today the group-key text) < exec
 // (graph executor, lowering table, backend registry, lazy device) < the cpu backends < the CUDA
 // backend < ops (kernels, shape hooks) < autograd < composites < nn, optim, data < distributed <
 // the PyTorch device. A file may include its own layer and those below. The generated code is the
@@ -46,6 +47,7 @@ const std::vector<Layer>& layers() {
       {"backend contract",
        {"backend/backend.h", "backend/graph.h", "backend/graph.cpp", "backend/kernel_cache",
         "backend/cuda_text", "backend/CMakeLists.txt"}},
+      {"fusion", {"fusion"}},
       {"exec", {"exec"}},
       {"cpu backends", {"backend/cpu", "backend/null", "backend/no_cuda"}},
       {"cuda backend", {"backend/cuda"}},

@@ -52,11 +52,12 @@
 namespace lazygen::cpu::fusion {
 
 // The IR version of keys, manifests and this calling convention. Bump it with any change to
-// group_key.cpp's format, or to AotTileArgs that kernels generated before it would still compile
-// against (a change of a member's type, as scalars' from double to TileScalar, makes stale
-// generated kernels fail to compile instead); entries of another version are never called.
-// A new key form that no earlier runtime produced (reduce=<op>.lead) needs no bump: every
-// earlier key keeps its text and its meaning, so no earlier kernel can be called for it.
+// the key text (fusion/kernel_key.h, whose kKeyVersion must equal it), or to AotTileArgs that
+// kernels generated before it would still compile against (a change of a member's type, as scalars'
+// from double to TileScalar, makes stale generated kernels fail to compile instead); entries of
+// another version are never called. A new key form that no earlier runtime produced
+// (reduce=<op>.lead) needs no bump: every earlier key keeps its text and its meaning, so no earlier
+// kernel can be called for it.
 inline constexpr uint32_t kAotIrVersion = 1;
 
 struct AotTileArgs {

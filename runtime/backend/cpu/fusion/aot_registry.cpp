@@ -13,10 +13,15 @@
 #include "backend/cpu/fusion/group_key.h"
 #include "backend/cpu/fusion/tile_kernels.h"
 #include "core/env_flag.h"
+#include "fusion/kernel_key.h"
 #include "lazygen/aot.h"
 #include "lazygen/metrics.h"
 
 namespace lazygen::cpu::fusion {
+
+// Generated kernels carry kAotIrVersion; the keys they are found by are kernel_key.h's text.
+static_assert(kAotIrVersion == ::lazygen::fusion::kKeyVersion);
+
 namespace {
 
 struct HashOfKey {
@@ -86,18 +91,17 @@ void note_miss(Registry& r, const std::string& key, bool stale) {
 
 }  // namespace
 
-// Key ops read " op=<schema name>(" (See Note [Group keys]).
 std::string ops_fingerprint(std::string_view key) {
   std::string out;
-  constexpr std::string_view kOp = " op=";
-  for (size_t at = key.find(kOp); at != std::string_view::npos; at = key.find(kOp, at + 1)) {
-    const size_t name = at + kOp.size();
-    const size_t paren = key.find('(', name);
-    if (paren == std::string_view::npos) return "";
-    const PointwiseInfo* info = info_by_name(key.substr(name, paren - name));
-    if (info == nullptr) return "";
-    out += out.empty() ? "" : ",";
-    out += info->fingerprint;
+  try {
+    for (const ::lazygen::fusion::KeyOp& op : ::lazygen::fusion::parse_key(key).ops) {
+      const PointwiseInfo* info = info_by_name(op.name);
+      if (info == nullptr) return "";
+      out += out.empty() ? "" : ",";
+      out += info->fingerprint;
+    }
+  } catch (const ::lazygen::fusion::KeyError&) {
+    return "";  // not a key this runtime reads: never current
   }
   return out;
 }

@@ -2,7 +2,6 @@
 #include "backend/cpu/fusion/group_key.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <vector>
 
 namespace lazygen::cpu::fusion {
@@ -29,9 +28,9 @@ class ValueNames {
  public:
   explicit ValueNames(const GroupProgram& p)
       : writer_(p.num_locations(), -1), loads_(p.loads.size()) {}
-  std::string name(uint16_t location) const {
-    if (location < loads_) return "l" + std::to_string(location);
-    return "v" + std::to_string(writer_[location]);
+  ::lazygen::fusion::KeyRef ref(uint16_t location) const {
+    if (location < loads_) return {'l', location};
+    return {'v', static_cast<int>(writer_[location])};
   }
   void wrote(uint16_t location, size_t op) { writer_[location] = static_cast<int64_t>(op); }
 
@@ -53,55 +52,34 @@ std::vector<size_t> output_ops(const GroupProgram& p) {
   return of;
 }
 
-std::string op_text(const GroupProgram::Op& op, const ValueNames& names) {
-  std::string s = std::string("op=") + op.info->schema_name + "(";
-  for (int j = 0; j < op.num_in; ++j) s += (j ? "," : "") + names.name(op.in[j]);
-  for (int j = 0; j < op.num_scalars; ++j) {
-    s += (op.num_in + j ? ",s" : "s") + std::to_string(op.scalar[j]);
-  }
-  return s + ")";
-}
-
-uint64_t fnv1a(std::string_view text, uint64_t basis) {
-  uint64_t h = basis;
-  for (unsigned char c : text) h = (h ^ c) * 0x100000001b3ULL;
-  h ^= h >> 33;  // murmur3's fmix64
-  h *= 0xff51afd7ed558ccdULL;
-  h ^= h >> 33;
-  h *= 0xc4ceb9fe1a85ec53ULL;
-  return h ^ (h >> 33);
-}
-
 }  // namespace
 
-std::string KeyHash::hex() const {
-  char buf[33];
-  std::snprintf(buf, sizeof buf, "%016llx%016llx", static_cast<unsigned long long>(hi),
-                static_cast<unsigned long long>(lo));
-  return buf;
-}
-
 std::string group_key(const GroupProgram& p) {
-  std::string key = "T=" + std::string(dtype_name(p.dtype));
+  ::lazygen::fusion::KernelKey key;
+  key.dtype = dtype_name(p.dtype);
   for (size_t a = 0; a < p.loads.size(); ++a) {
     const int64_t inner = p.load_strides[(a + 1) * p.dims.size() - 1];
-    key += " load=" + std::string(dtype_name(p.loads[a].dtype)) + ":" + stride_class(inner);
+    key.loads.push_back({std::string(dtype_name(p.loads[a].dtype)), stride_class(inner)});
   }
   ValueNames names(p);
   for (size_t k = 0; k < p.ops.size(); ++k) {
-    key += " " + op_text(p.ops[k], names);
-    names.wrote(p.ops[k].out, k);
+    const GroupProgram::Op& op = p.ops[k];
+    ::lazygen::fusion::KeyOp& out = key.ops.emplace_back();
+    out.name = op.info->schema_name;
+    for (int j = 0; j < op.num_in; ++j) out.args.push_back(names.ref(op.in[j]));
+    for (int j = 0; j < op.num_scalars; ++j) out.args.push_back({'s', op.scalar[j]});
+    names.wrote(op.out, k);
   }
   const std::vector<size_t> of = output_ops(p);
   for (size_t j = 0; j < p.outputs.size(); ++j) {
-    key += " out=v" + std::to_string(of[j]) + ":" + std::string(dtype_name(p.outputs[j].dtype));
+    key.outputs.push_back({static_cast<int>(of[j]), std::string(dtype_name(p.outputs[j].dtype))});
   }
   if (p.has_reduction) {
     const char* layout = p.reduce_layout == ReduceLayout::Leading ? ".lead" : "";
-    key += " reduce=" + std::string(reduce_name(p.reduce_op)) + layout + "(" +
-           names.name(p.reduce_from) + ")";
+    key.reduce = std::string(reduce_name(p.reduce_op)) + layout;
+    key.reduce_from = names.ref(p.reduce_from);
   }
-  return key;
+  return ::lazygen::fusion::print_key(key);
 }
 
 char load_access(const std::vector<int64_t>& strides, const std::vector<int64_t>& dims) {
@@ -121,10 +99,6 @@ std::string cuda_group_key(const GroupProgram& p) {
     access += load_access({first, first + static_cast<ptrdiff_t>(dims)}, p.dims);
   }
   return group_key(p) + " cuda=" + std::to_string(dims) + ":" + access;
-}
-
-KeyHash key_hash(std::string_view key) {
-  return KeyHash{fnv1a(key, 0xcbf29ce484222325ULL), fnv1a(key, 0x6c62272e07bb0142ULL)};
 }
 
 }  // namespace lazygen::cpu::fusion

@@ -1,5 +1,6 @@
 // Group keys (runtime/backend/cpu/fusion/group_key.h): what they name, what they leave out, and
-// their hash, pinned (generator/model/manifest.h computes the same value; its test pins it too).
+// their hash, pinned; and that the generator's reader of their text (fusion/kernel_key.h, which
+// the generator links) gives back every key the runtime prints.
 #include "backend/cpu/fusion/group_key.h"
 
 #include <gtest/gtest.h>
@@ -26,6 +27,21 @@ TEST_F(GroupKeyTest, SpellsOpsOperandsOutputsAndTheReduction) {
   EXPECT_EQ(first_key({a, sum(a)}),
             "T=float32 load=float32:c load=float32:c op=mul.Tensor(l0,l1) op=add.Scalar(v0,s0,s1) "
             "op=relu(v1) out=v2:float32 reduce=sum(v2)");
+}
+
+// The generator reads manifests with fusion::parse_key's code: every key the planner prints
+// parses and prints back byte for byte, its CUDA form too.
+TEST_F(GroupKeyTest, ParseAndPrintBackAsTheGeneratorReadsThem) {
+  Tensor x = randn({4, 8}).to(kLazy), y = randn({8}).to(kLazy);
+  Tensor a = relu(x * y + 0.5);
+  const exec::Graph graph = testing::graph_of({a, sum(a, std::vector<int64_t>{0})});
+  const GroupProgram program = compile_group(graph, plan_fusion(graph), 0);
+  for (const std::string& key : {group_key(program), cuda_group_key(program)}) {
+    const ::lazygen::fusion::KernelKey parsed = ::lazygen::fusion::parse_key(key);
+    EXPECT_EQ(::lazygen::fusion::print_key(parsed), key);
+    EXPECT_EQ(parsed.ops.size(), 3u) << key;
+  }
+  EXPECT_THROW(::lazygen::fusion::parse_key("T=float32 op=relu(l0)"), ::lazygen::fusion::KeyError);
 }
 
 // The same ops feed either fold; the AOT registry must never hand one's kernel to the other.
