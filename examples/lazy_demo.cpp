@@ -8,7 +8,17 @@
 #include <cstdio>
 #include <iostream>
 
-#include "lazygen/lazygen.h"
+#include "lazygen/device.h"
+#include "lazygen/factory.h"
+#include "lazygen/generated/ops/abs.h"
+#include "lazygen/generated/ops/mm.h"
+#include "lazygen/generated/ops/relu.h"
+#include "lazygen/lazy.h"
+#include "lazygen/metrics.h"
+#include "lazygen/operators.h"
+#include "lazygen/scalar.h"
+#include "lazygen/tensor.h"
+#include "lazygen/version.h"
 
 using namespace lazygen;
 

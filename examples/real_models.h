@@ -7,10 +7,29 @@
 #include <string>
 #include <vector>
 
+#include "lazygen/aot.h"
+#include "lazygen/autograd.h"
 #include "lazygen/composite.h"
-#include "lazygen/lazygen.h"
+#include "lazygen/conv.h"
+#include "lazygen/cuda.h"
+#include "lazygen/device.h"
+#include "lazygen/dtype.h"
+#include "lazygen/factory.h"
+#include "lazygen/generated/ops/flatten.h"
+#include "lazygen/generated/ops/permute.h"
+#include "lazygen/generated/ops/relu.h"
+#include "lazygen/generated/ops/reshape.h"
+#include "lazygen/generated/ops/select.h"
+#include "lazygen/generated/ops/t.h"
+#include "lazygen/generated/ops/where.h"
+#include "lazygen/lazy.h"
+#include "lazygen/metrics.h"
 #include "lazygen/nn/functional.h"
 #include "lazygen/nn/layers.h"
+#include "lazygen/operators.h"
+#include "lazygen/scalar.h"
+#include "lazygen/tensor.h"
+#include "lazygen/version.h"
 
 namespace lazygen::examples {
 

@@ -10,8 +10,20 @@
 #include <functional>
 #include <string>
 
-#include "lazygen/lazygen.h"
+#include "lazygen/aot.h"
+#include "lazygen/autograd.h"
+#include "lazygen/composite.h"
+#include "lazygen/conv.h"
+#include "lazygen/cuda.h"
+#include "lazygen/device.h"
+#include "lazygen/dtype.h"
+#include "lazygen/factory.h"
+#include "lazygen/lazy.h"
 #include "lazygen/metrics.h"
+#include "lazygen/operators.h"
+#include "lazygen/scalar.h"
+#include "lazygen/tensor.h"
+#include "lazygen/version.h"
 
 namespace lazygen::examples {
 

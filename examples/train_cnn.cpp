@@ -33,8 +33,13 @@
 #include "lazygen/autograd.h"
 #include "lazygen/data/fashion_mnist.h"
 #include "lazygen/distributed.h"
-#include "lazygen/metrics.h"
+#include "lazygen/generated/ops/all_reduce.h"
+#include "lazygen/generated/ops/argmax.h"
+#include "lazygen/generated/ops/eq.h"
+#include "lazygen/generated/ops/max.h"
+#include "lazygen/generated/ops/sum.h"
 #include "lazygen/lazy.h"
+#include "lazygen/metrics.h"
 #include "tutorial_models.h"
 
 using namespace lazygen;

@@ -19,6 +19,7 @@
 
 #include "lazygen/autograd.h"
 #include "lazygen/factory.h"
+#include "lazygen/generated/ops/t.h"
 #include "lazygen/optim/optimizer.h"
 #include "real_models.h"
 #include "step_loop.h"

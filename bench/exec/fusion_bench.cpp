@@ -49,9 +49,19 @@
 #include <vector>
 
 #include "core/ir/trie_cache.h"
+#include "lazygen/aot.h"
 #include "lazygen/composite.h"
-#include "lazygen/lazygen.h"
+#include "lazygen/device.h"
+#include "lazygen/dtype.h"
+#include "lazygen/factory.h"
+#include "lazygen/generated/ops/relu.h"
+#include "lazygen/generated/ops/sum.h"
+#include "lazygen/lazy.h"
+#include "lazygen/metrics.h"
 #include "lazygen/nn/functional.h"
+#include "lazygen/operators.h"
+#include "lazygen/scalar.h"
+#include "lazygen/tensor.h"
 
 namespace lazygen {
 namespace {

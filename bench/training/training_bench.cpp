@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "exec/graph_executor.h"
+#include "lazygen/generated/ops/sort.h"
 #include "ops/cpu/blas_gemm.h"
 #include "torch_peer.h"
 #include "tutorial_models.h"

@@ -28,6 +28,11 @@
 #include <unistd.h>
 
 #include "lazygen/distributed.h"
+#include "lazygen/generated/ops/abs.h"
+#include "lazygen/generated/ops/all_gather.h"
+#include "lazygen/generated/ops/broadcast.h"
+#include "lazygen/generated/ops/cat.h"
+#include "lazygen/generated/ops/nll_loss.h"
 #include "lazygen/lazy.h"
 #include "lazygen/nn/functional.h"
 #include "tutorial_models.h"

@@ -7,6 +7,9 @@
 #include <random>
 #include <vector>
 
+#include "lazygen/generated/ops/abs.h"
+#include "lazygen/generated/ops/amax.h"
+#include "lazygen/generated/ops/t.h"
 #include "lazygen/metrics.h"
 #include "real_models.h"
 #include "tutorial_models.h"

@@ -12,7 +12,8 @@
 #include "autograd/function.h"
 #include "lazygen/autograd.h"
 #include "lazygen/factory.h"
-#include "lazygen/generated/ops.h"
+#include "lazygen/generated/ops/log.h"
+#include "lazygen/generated/ops/mul.h"
 
 namespace lazygen::autograd {
 namespace {

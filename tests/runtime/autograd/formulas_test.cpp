@@ -6,7 +6,9 @@
 
 #include "lazygen/autograd.h"
 #include "lazygen/factory.h"
-#include "lazygen/generated/ops.h"
+#include "lazygen/generated/ops/addmm.h"
+#include "lazygen/generated/ops/mm.h"
+#include "lazygen/generated/ops/sum.h"
 #include "lazygen/lazy.h"
 #include "lazygen/operators.h"
 

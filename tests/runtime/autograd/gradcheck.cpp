@@ -8,7 +8,10 @@
 
 #include "lazygen/autograd.h"
 #include "lazygen/factory.h"
-#include "lazygen/generated/ops.h"
+#include "lazygen/generated/ops/abs.h"
+#include "lazygen/generated/ops/mul.h"
+#include "lazygen/generated/ops/sum.h"
+#include "lazygen/generated/ops/where.h"
 #include "lazygen/lazy.h"
 
 namespace lazygen::testing {

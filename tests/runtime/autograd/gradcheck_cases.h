@@ -12,7 +12,12 @@
 #include "gradcheck.h"
 #include "lazygen/autograd.h"
 #include "lazygen/factory.h"
-#include "lazygen/generated/ops.h"
+#include "lazygen/generated/ops/add.h"
+#include "lazygen/generated/ops/gt.h"
+#include "lazygen/generated/ops/mul.h"
+#include "lazygen/generated/ops/neg.h"
+#include "lazygen/generated/ops/sign.h"
+#include "lazygen/generated/ops/where.h"
 
 namespace lazygen::testing {
 

@@ -9,7 +9,9 @@
 #include "autograd/function.h"
 #include "lazygen/autograd.h"
 #include "lazygen/factory.h"
-#include "lazygen/generated/ops.h"
+#include "lazygen/generated/ops/exp.h"
+#include "lazygen/generated/ops/sum.h"
+#include "lazygen/generated/ops/where.h"
 #include "lazygen/operators.h"
 #include "runtime/core/tensor/tensor_testing.h"
 

@@ -6,7 +6,15 @@
 #include <string>
 
 #include "lazygen/factory.h"
-#include "lazygen/generated/ops.h"
+#include "lazygen/generated/ops/_softmax.h"
+#include "lazygen/generated/ops/add.h"
+#include "lazygen/generated/ops/add_out.h"
+#include "lazygen/generated/ops/fill_.h"
+#include "lazygen/generated/ops/fmod.h"
+#include "lazygen/generated/ops/neg.h"
+#include "lazygen/generated/ops/pow.h"
+#include "lazygen/generated/ops/remainder.h"
+#include "lazygen/generated/ops/t.h"
 #include "lazygen/lazy.h"
 
 namespace lazygen {

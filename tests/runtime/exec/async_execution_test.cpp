@@ -13,7 +13,14 @@
 #include "core/lazy/lazy_tensor.h"
 #include "exec/graph_executor.h"
 #include "exec/lowering_backend.h"
-#include "lazygen/lazygen.h"
+#include "lazygen/device.h"
+#include "lazygen/dtype.h"
+#include "lazygen/factory.h"
+#include "lazygen/lazy.h"
+#include "lazygen/metrics.h"
+#include "lazygen/operators.h"
+#include "lazygen/scalar.h"
+#include "lazygen/tensor.h"
 
 namespace lazygen::exec {
 namespace {

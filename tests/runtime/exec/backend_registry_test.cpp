@@ -5,7 +5,10 @@
 #include <gtest/gtest.h>
 
 #include "backend/null/null_backend.h"
-#include "lazygen/lazygen.h"
+#include "lazygen/factory.h"
+#include "lazygen/lazy.h"
+#include "lazygen/operators.h"
+#include "lazygen/tensor.h"
 
 namespace lazygen::exec {
 namespace {

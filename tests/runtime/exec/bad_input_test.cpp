@@ -7,8 +7,25 @@
 #include <string>
 #include <vector>
 
-#include "lazygen/lazygen.h"
+#include "lazygen/composite.h"
+#include "lazygen/device.h"
+#include "lazygen/dtype.h"
+#include "lazygen/factory.h"
+#include "lazygen/generated/ops/add.h"
+#include "lazygen/generated/ops/cat.h"
+#include "lazygen/generated/ops/index_select.h"
+#include "lazygen/generated/ops/mm.h"
+#include "lazygen/generated/ops/mul.h"
+#include "lazygen/generated/ops/narrow.h"
+#include "lazygen/generated/ops/reshape.h"
+#include "lazygen/generated/ops/sum.h"
+#include "lazygen/generated/ops/where.h"
+#include "lazygen/lazy.h"
+#include "lazygen/metrics.h"
 #include "lazygen/op_info.h"
+#include "lazygen/operators.h"
+#include "lazygen/scalar.h"
+#include "lazygen/tensor.h"
 
 namespace lazygen {
 namespace {

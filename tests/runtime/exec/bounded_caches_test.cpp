@@ -11,7 +11,18 @@
 
 #include "core/ir/trie_cache.h"
 #include "exec/graph_executor.h"
-#include "lazygen/lazygen.h"
+#include "lazygen/composite.h"
+#include "lazygen/device.h"
+#include "lazygen/factory.h"
+#include "lazygen/generated/ops/amax.h"
+#include "lazygen/generated/ops/max.h"
+#include "lazygen/generated/ops/relu.h"
+#include "lazygen/generated/ops/sum.h"
+#include "lazygen/lazy.h"
+#include "lazygen/metrics.h"
+#include "lazygen/operators.h"
+#include "lazygen/scalar.h"
+#include "lazygen/tensor.h"
 
 namespace lazygen {
 namespace {

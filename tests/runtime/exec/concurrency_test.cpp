@@ -10,7 +10,23 @@
 #include <thread>
 #include <vector>
 
-#include "lazygen/lazygen.h"
+#include "lazygen/device.h"
+#include "lazygen/dtype.h"
+#include "lazygen/factory.h"
+#include "lazygen/generated/ops/abs.h"
+#include "lazygen/generated/ops/add.h"
+#include "lazygen/generated/ops/amax.h"
+#include "lazygen/generated/ops/mm.h"
+#include "lazygen/generated/ops/mul.h"
+#include "lazygen/generated/ops/relu.h"
+#include "lazygen/generated/ops/sub.h"
+#include "lazygen/generated/ops/sum.h"
+#include "lazygen/generated/ops/t.h"
+#include "lazygen/lazy.h"
+#include "lazygen/metrics.h"
+#include "lazygen/operators.h"
+#include "lazygen/scalar.h"
+#include "lazygen/tensor.h"
 
 namespace lazygen {
 namespace {

@@ -11,7 +11,9 @@
 
 #include "lazygen/autograd.h"
 #include "lazygen/factory.h"
-#include "lazygen/generated/ops.h"
+#include "lazygen/generated/ops/pow.h"
+#include "lazygen/generated/ops/sqrt.h"
+#include "lazygen/generated/ops/sum.h"
 #include "lazygen/lazy.h"
 #include "lazygen/metrics.h"
 #include "lazygen/operators.h"

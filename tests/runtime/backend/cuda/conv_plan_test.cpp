@@ -11,7 +11,16 @@
 #include <vector>
 
 #include "backend/cuda/training_elements.h"
-#include "lazygen/lazygen.h"
+#include "lazygen/composite.h"
+#include "lazygen/dtype.h"
+#include "lazygen/factory.h"
+#include "lazygen/generated/ops/abs.h"
+#include "lazygen/generated/ops/conv2d.h"
+#include "lazygen/generated/ops/conv2d_backward_input.h"
+#include "lazygen/generated/ops/conv2d_backward_weight.h"
+#include "lazygen/generated/ops/max.h"
+#include "lazygen/operators.h"
+#include "lazygen/tensor.h"
 #include "runtime/core/tensor/tensor_testing.h"
 
 namespace lazygen::cuda {

@@ -21,6 +21,13 @@
 #include "backend/cuda/cuda_executable.h"
 #include "lazygen/aot.h"
 #include "lazygen/cuda.h"
+#include "lazygen/generated/ops/abs.h"
+#include "lazygen/generated/ops/exp.h"
+#include "lazygen/generated/ops/gt.h"
+#include "lazygen/generated/ops/relu.h"
+#include "lazygen/generated/ops/sigmoid.h"
+#include "lazygen/generated/ops/sqrt.h"
+#include "lazygen/generated/ops/sum.h"
 #include "runtime/backend/cpu/fusion/fusion_test_util.h"
 #include "runtime/backend/cuda/cuda_testing.h"
 

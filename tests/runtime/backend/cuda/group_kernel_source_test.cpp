@@ -7,6 +7,13 @@
 
 #include "backend/cuda/nvrtc_compiler.h"
 #include "examples/tutorial_models.h"
+#include "lazygen/generated/ops/abs.h"
+#include "lazygen/generated/ops/exp.h"
+#include "lazygen/generated/ops/gt.h"
+#include "lazygen/generated/ops/nll_loss.h"
+#include "lazygen/generated/ops/relu.h"
+#include "lazygen/generated/ops/sqrt.h"
+#include "lazygen/generated/ops/sum.h"
 #include "lazygen/optim/optimizer.h"
 #include "runtime/backend/cpu/fusion/fusion_test_util.h"
 

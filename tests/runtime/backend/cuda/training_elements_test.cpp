@@ -10,7 +10,17 @@
 #include <limits>
 #include <vector>
 
-#include "lazygen/lazygen.h"
+#include "lazygen/dtype.h"
+#include "lazygen/factory.h"
+#include "lazygen/generated/ops/_dropout_mask.h"
+#include "lazygen/generated/ops/abs.h"
+#include "lazygen/generated/ops/conv2d.h"
+#include "lazygen/generated/ops/isnan.h"
+#include "lazygen/generated/ops/max_pool2d_with_indices.h"
+#include "lazygen/generated/ops/max_pool2d_with_indices_backward.h"
+#include "lazygen/operators.h"
+#include "lazygen/scalar.h"
+#include "lazygen/tensor.h"
 #include "ops/shape/training_shapes.h"
 #include "runtime/core/tensor/tensor_testing.h"
 

@@ -5,7 +5,13 @@
 #include <string>
 
 #include "lazygen/cuda.h"
-#include "lazygen/lazygen.h"
+#include "lazygen/device.h"
+#include "lazygen/dtype.h"
+#include "lazygen/factory.h"
+#include "lazygen/lazy.h"
+#include "lazygen/operators.h"
+#include "lazygen/scalar.h"
+#include "lazygen/tensor.h"
 
 namespace lazygen::cuda {
 namespace {

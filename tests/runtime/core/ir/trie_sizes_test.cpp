@@ -5,7 +5,18 @@
 #include <gtest/gtest.h>
 
 #include "core/ir/trie_cache.h"
-#include "lazygen/lazygen.h"
+#include "lazygen/composite.h"
+#include "lazygen/device.h"
+#include "lazygen/dtype.h"
+#include "lazygen/factory.h"
+#include "lazygen/generated/ops/broadcast.h"
+#include "lazygen/generated/ops/relu.h"
+#include "lazygen/generated/ops/round.h"
+#include "lazygen/lazy.h"
+#include "lazygen/metrics.h"
+#include "lazygen/operators.h"
+#include "lazygen/scalar.h"
+#include "lazygen/tensor.h"
 
 namespace lazygen::ir {
 namespace {

@@ -10,7 +10,17 @@
 #include <string>
 #include <vector>
 
-#include "lazygen/lazygen.h"
+#include "lazygen/device.h"
+#include "lazygen/dtype.h"
+#include "lazygen/factory.h"
+#include "lazygen/generated/ops/add_.h"
+#include "lazygen/generated/ops/fill_.h"
+#include "lazygen/generated/ops/t.h"
+#include "lazygen/lazy.h"
+#include "lazygen/metrics.h"
+#include "lazygen/operators.h"
+#include "lazygen/scalar.h"
+#include "lazygen/tensor.h"
 
 namespace lazygen {
 namespace {

@@ -10,7 +10,7 @@
 #include "core/lazy/lazy_tensor.h"
 #include "core/tensor/tensor_impl.h"
 #include "lazygen/factory.h"
-#include "lazygen/generated/ops.h"
+#include "lazygen/generated/ops/add.h"
 #include "lazygen/lazy.h"
 
 namespace lazygen::lazy {

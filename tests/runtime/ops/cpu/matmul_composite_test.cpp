@@ -5,7 +5,7 @@
 
 #include "lazygen/composite.h"
 #include "lazygen/factory.h"
-#include "lazygen/generated/ops.h"
+#include "lazygen/generated/ops/broadcast.h"
 #include "runtime/core/tensor/tensor_testing.h"
 #include "runtime/ops/cpu/reference.h"
 

@@ -4,7 +4,9 @@
 #include <gtest/gtest.h>
 
 #include "lazygen/factory.h"
-#include "lazygen/generated/ops.h"
+#include "lazygen/generated/ops/conv2d.h"
+#include "lazygen/generated/ops/conv2d_backward_input.h"
+#include "lazygen/generated/ops/conv2d_backward_weight.h"
 #include "ops/cpu/training_kernels.h"
 #include "runtime/ops/training/training_reference.h"
 

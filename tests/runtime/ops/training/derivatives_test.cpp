@@ -8,7 +8,15 @@
 
 #include "lazygen/autograd.h"
 #include "lazygen/factory.h"
-#include "lazygen/generated/ops.h"
+#include "lazygen/generated/ops/_dropout_mask.h"
+#include "lazygen/generated/ops/_log_softmax.h"
+#include "lazygen/generated/ops/abs.h"
+#include "lazygen/generated/ops/addmm.h"
+#include "lazygen/generated/ops/conv2d.h"
+#include "lazygen/generated/ops/max_pool2d.h"
+#include "lazygen/generated/ops/nll_loss.h"
+#include "lazygen/generated/ops/relu.h"
+#include "lazygen/generated/ops/sum.h"
 #include "lazygen/operators.h"
 #include "runtime/ops/training/training_reference.h"
 

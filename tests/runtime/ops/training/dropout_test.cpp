@@ -6,7 +6,7 @@
 #include <cmath>
 
 #include "lazygen/factory.h"
-#include "lazygen/generated/ops.h"
+#include "lazygen/generated/ops/_dropout_mask.h"
 #include "lazygen/metrics.h"
 #include "lazygen/operators.h"
 #include "ops/cpu/training_kernels.h"

@@ -5,7 +5,8 @@
 #include <cmath>
 
 #include "lazygen/factory.h"
-#include "lazygen/generated/ops.h"
+#include "lazygen/generated/ops/sqrt.h"
+#include "lazygen/generated/ops/sqrt_.h"
 #include "runtime/ops/training/training_reference.h"
 
 namespace lazygen {

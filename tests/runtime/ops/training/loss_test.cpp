@@ -7,7 +7,13 @@
 
 #include "lazygen/factory.h"
 #include "lazygen/generated/cpu_kernels.h"
-#include "lazygen/generated/ops.h"
+#include "lazygen/generated/ops/_log_softmax.h"
+#include "lazygen/generated/ops/_log_softmax_backward_data.h"
+#include "lazygen/generated/ops/exp.h"
+#include "lazygen/generated/ops/isnan.h"
+#include "lazygen/generated/ops/nll_loss.h"
+#include "lazygen/generated/ops/nll_loss_backward.h"
+#include "lazygen/generated/ops/t.h"
 #include "runtime/ops/training/training_reference.h"
 
 namespace lazygen {

@@ -6,7 +6,11 @@
 #include <cmath>
 
 #include "lazygen/factory.h"
-#include "lazygen/generated/ops.h"
+#include "lazygen/generated/ops/isnan.h"
+#include "lazygen/generated/ops/max_pool2d.h"
+#include "lazygen/generated/ops/max_pool2d_backward.h"
+#include "lazygen/generated/ops/max_pool2d_with_indices.h"
+#include "lazygen/generated/ops/max_pool2d_with_indices_backward.h"
 #include "ops/cpu/training_kernels.h"
 #include "runtime/ops/training/training_reference.h"
 

@@ -14,6 +14,8 @@
 #include "backend/cpu/fusion/aot_registry.h"
 #include "fusion_test_util.h"
 #include "lazygen/aot.h"
+#include "lazygen/generated/ops/sigmoid.h"
+#include "lazygen/generated/ops/tanh.h"
 
 namespace lazygen::cpu::fusion {
 namespace {

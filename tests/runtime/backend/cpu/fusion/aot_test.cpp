@@ -13,6 +13,22 @@
 #include "backend/cpu/fusion/group_program.h"
 #include "fusion_test_util.h"
 #include "lazygen/aot.h"
+#include "lazygen/generated/ops/abs.h"
+#include "lazygen/generated/ops/amax.h"
+#include "lazygen/generated/ops/exp.h"
+#include "lazygen/generated/ops/expand.h"
+#include "lazygen/generated/ops/gt.h"
+#include "lazygen/generated/ops/lt.h"
+#include "lazygen/generated/ops/mean.h"
+#include "lazygen/generated/ops/relu.h"
+#include "lazygen/generated/ops/select.h"
+#include "lazygen/generated/ops/sigmoid.h"
+#include "lazygen/generated/ops/slice.h"
+#include "lazygen/generated/ops/sum.h"
+#include "lazygen/generated/ops/t.h"
+#include "lazygen/generated/ops/tanh.h"
+#include "lazygen/generated/ops/unsqueeze.h"
+#include "lazygen/generated/ops/where.h"
 
 namespace lazygen::cpu::fusion {
 namespace {

@@ -13,6 +13,15 @@
 
 #include "backend/cpu/fusion/group_program.h"
 #include "fusion_test_util.h"
+#include "lazygen/generated/ops/abs.h"
+#include "lazygen/generated/ops/exp.h"
+#include "lazygen/generated/ops/isnan.h"
+#include "lazygen/generated/ops/maximum.h"
+#include "lazygen/generated/ops/minimum.h"
+#include "lazygen/generated/ops/neg.h"
+#include "lazygen/generated/ops/reciprocal.h"
+#include "lazygen/generated/ops/relu.h"
+#include "lazygen/generated/ops/where.h"
 
 namespace lazygen::cpu::fusion {
 namespace {

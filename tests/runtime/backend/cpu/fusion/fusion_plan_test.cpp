@@ -5,6 +5,15 @@
 #include <gtest/gtest.h>
 
 #include "fusion_test_util.h"
+#include "lazygen/generated/ops/amax.h"
+#include "lazygen/generated/ops/exp.h"
+#include "lazygen/generated/ops/mean.h"
+#include "lazygen/generated/ops/mm.h"
+#include "lazygen/generated/ops/relu.h"
+#include "lazygen/generated/ops/slice.h"
+#include "lazygen/generated/ops/sum.h"
+#include "lazygen/generated/ops/t.h"
+#include "lazygen/generated/ops/where.h"
 
 namespace lazygen::cpu::fusion {
 namespace {

@@ -12,10 +12,25 @@
 #include <vector>
 
 #include "backend/cpu/fusion/fusion_plan.h"
+#include "backend/graph.h"
 #include "core/ir/trie_cache.h"
 #include "core/lazy/lazy_tensor.h"
-#include "backend/graph.h"
-#include "lazygen/lazygen.h"
+#include "lazygen/aot.h"
+#include "lazygen/autograd.h"
+#include "lazygen/composite.h"
+#include "lazygen/conv.h"
+#include "lazygen/cuda.h"
+#include "lazygen/device.h"
+#include "lazygen/dtype.h"
+#include "lazygen/factory.h"
+#include "lazygen/generated/ops/abs.h"
+#include "lazygen/generated/ops/t.h"
+#include "lazygen/lazy.h"
+#include "lazygen/metrics.h"
+#include "lazygen/operators.h"
+#include "lazygen/scalar.h"
+#include "lazygen/tensor.h"
+#include "lazygen/version.h"
 
 namespace lazygen::testing {
 

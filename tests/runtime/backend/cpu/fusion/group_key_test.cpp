@@ -6,6 +6,11 @@
 #include <gtest/gtest.h>
 
 #include "fusion_test_util.h"
+#include "lazygen/generated/ops/exp.h"
+#include "lazygen/generated/ops/mean.h"
+#include "lazygen/generated/ops/relu.h"
+#include "lazygen/generated/ops/sum.h"
+#include "lazygen/generated/ops/t.h"
 
 namespace lazygen::cpu::fusion {
 namespace {

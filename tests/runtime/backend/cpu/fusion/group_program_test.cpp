@@ -6,6 +6,9 @@
 #include <gtest/gtest.h>
 
 #include "fusion_test_util.h"
+#include "lazygen/generated/ops/exp.h"
+#include "lazygen/generated/ops/relu.h"
+#include "lazygen/generated/ops/sum.h"
 
 namespace lazygen::cpu::fusion {
 namespace {

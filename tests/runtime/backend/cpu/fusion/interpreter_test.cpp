@@ -19,6 +19,17 @@
 #include "exec/graph_executor.h"
 #include "fusion_test_util.h"
 #include "lazygen/autograd.h"
+#include "lazygen/generated/ops/amax.h"
+#include "lazygen/generated/ops/exp.h"
+#include "lazygen/generated/ops/gt.h"
+#include "lazygen/generated/ops/mean.h"
+#include "lazygen/generated/ops/nll_loss.h"
+#include "lazygen/generated/ops/permute.h"
+#include "lazygen/generated/ops/relu.h"
+#include "lazygen/generated/ops/sum.h"
+#include "lazygen/generated/ops/t.h"
+#include "lazygen/generated/ops/unsqueeze.h"
+#include "lazygen/generated/ops/where.h"
 #include "lazygen/optim/optimizer.h"
 
 namespace lazygen::cpu::fusion {

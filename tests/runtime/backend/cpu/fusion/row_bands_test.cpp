@@ -10,6 +10,17 @@
 #include "core/thread_pool.h"
 #include "fusion_test_util.h"
 #include "lazygen/composite.h"
+#include "lazygen/generated/ops/_gelu_erf.h"
+#include "lazygen/generated/ops/_gelu_erf_backward.h"
+#include "lazygen/generated/ops/_log_softmax.h"
+#include "lazygen/generated/ops/_log_softmax_backward_data.h"
+#include "lazygen/generated/ops/_softmax.h"
+#include "lazygen/generated/ops/_softmax_backward_data.h"
+#include "lazygen/generated/ops/amax.h"
+#include "lazygen/generated/ops/mean.h"
+#include "lazygen/generated/ops/silu.h"
+#include "lazygen/generated/ops/silu_backward.h"
+#include "lazygen/generated/ops/sum.h"
 #include "lazygen/metrics.h"
 
 namespace lazygen::cpu::fusion {

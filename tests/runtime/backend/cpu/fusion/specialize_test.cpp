@@ -10,6 +10,15 @@
 
 #include "exec/graph_executor.h"
 #include "fusion_test_util.h"
+#include "lazygen/generated/ops/isnan.h"
+#include "lazygen/generated/ops/mean.h"
+#include "lazygen/generated/ops/mm.h"
+#include "lazygen/generated/ops/relu.h"
+#include "lazygen/generated/ops/slice.h"
+#include "lazygen/generated/ops/sum.h"
+#include "lazygen/generated/ops/tanh.h"
+#include "lazygen/generated/ops/transpose.h"
+#include "lazygen/generated/ops/view.h"
 
 namespace lazygen::cpu::fusion {
 namespace {
