@@ -31,7 +31,7 @@
 # LAZYGEN_RUNTIME_SOURCES are set by whichever of the two brought this file in.
 
 # _lazygen_shard_numbers(<out>): the kernel shards' numbers, 0..15 whatever the ops
-# (kPointwiseShards in generator/dest/emit.h; See Note [Pointwise shards] in
+# (kOpShards in generator/dest/emit.h; See Note [Op shards] in
 # generator/dest/pointwise.cpp). A function, not a variable: it serves projects that bring
 # lazygen in with add_subdirectory, whose variables stay in lazygen's directory.
 function(_lazygen_shard_numbers out)
@@ -57,13 +57,16 @@ function(_lazygen_generated_files all sources)
     include/lazygen/generated/backward.h include/lazygen/generated/cuda_device_functions.inc
     include/lazygen/generated/cuda_kernels.h src/cuda_ops.cpp
     include/lazygen/generated/torch_adapters.h src/torch_kernels.cpp)
+  foreach(k RANGE 3)  # kTorchShards (generator/dest/emit.h) shards of PyTorch kernels
+    list(APPEND headers src/torch_kernels_${k}.cpp)
+  endforeach()
   set(cpp
     src/shape_inference.cpp src/ops.cpp src/lazy_ops.cpp src/lowering.cpp
     src/backward.cpp src/tile_kernels.cpp src/chain_dispatch.cpp src/op_info.cpp)
   _lazygen_shard_numbers(shards)
   foreach(k IN LISTS shards)
     list(APPEND headers src/cuda_kernels_${k}.cu)
-    list(APPEND cpp src/cpu_kernels_${k}.cpp src/tile_kernels_${k}.cpp)
+    list(APPEND cpp src/cpu_kernels_${k}.cpp src/tile_kernels_${k}.cpp src/op_info_${k}.cpp)
   endforeach()
   set(${all} ${headers} ${cpp} PARENT_SCOPE)
   set(${sources} ${cpp} PARENT_SCOPE)

@@ -40,5 +40,21 @@ target_sources(lazygen_runtime PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/src/tile_kernels_15.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/tile_kernels.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/chain_dispatch.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/op_info_0.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/op_info_1.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/op_info_2.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/op_info_3.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/op_info_4.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/op_info_5.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/op_info_6.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/op_info_7.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/op_info_8.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/op_info_9.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/op_info_10.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/op_info_11.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/op_info_12.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/op_info_13.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/op_info_14.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/op_info_15.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/op_info.cpp
 )

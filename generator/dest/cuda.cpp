@@ -1,6 +1,6 @@
 // Emits the CUDA side of `pointwise:` ops: NVRTC device-function sources
 // (cuda_device_functions.inc), eager CUDA kernel launchers (cuda_kernels.h and
-// src/cuda_kernels_<shard>.cu, See Note [Pointwise shards] in pointwise.cpp) and their host side
+// src/cuda_kernels_<shard>.cu, See Note [Op shards] in pointwise.cpp) and their host side
 // (src/cuda_ops.cpp: shape, dtype, allocation, launch, registration with the op dispatch). The
 // functor text is rendered from the same template as pointwise_ops.h, so CPU and CUDA compute one
 // expression. View ops (`shape: view`) register their cpu kernels for CUDA.

@@ -41,13 +41,20 @@ std::vector<GeneratedFile> emit_cuda(const EmitContext& ctx);
 // src/torch_kernels.cpp: the PyTorch device's kernels and their registration (runtime/pytorch/),
 // and include/lazygen/generated/torch_adapters.h: the hand-written adapters' declarations.
 std::vector<GeneratedFile> emit_torch_kernels(const EmitContext& ctx);
-// src/op_info.cpp: every op's OpInfo record and boxed caller (lazygen/op_info.h).
+// src/op_info_<shard>.cpp: every op's OpInfo record and boxed caller (lazygen/op_info.h), by
+// shard; src/op_info.cpp: the table, in ops.yaml's order.
 std::vector<GeneratedFile> emit_op_info(const EmitContext& ctx);
-// Pointwise kernels are spread over this many shards (See Note [Pointwise shards]).
-inline constexpr int kPointwiseShards = 16;
-int pointwise_shard(const OpEntry& op);
+// Units that instantiate something per op are spread over this many shards by a stable hash of
+// the op id (See Note [Op shards]).
+inline constexpr int kOpShards = 16;
+int op_shard(const OpEntry& op);
+// Every op of `ops` by shard, in their order in `ops`.
+std::vector<std::vector<const OpEntry*>> op_shards(const std::vector<OpEntry>& ops);
 // The `pointwise:` ops of `ops` by shard, in their order in `ops`.
 std::vector<std::vector<const OpEntry*>> pointwise_shards(const std::vector<OpEntry>& ops);
+// The PyTorch kernels' shards: fewer, as torch's headers cost ~6-9 s a unit; shard
+// op_shard(op) % kTorchShards.
+inline constexpr int kTorchShards = 4;
 // "lazygen/generated/pointwise/<op id>.h": the header holding a `pointwise:` op's functor.
 std::string pointwise_header(const OpEntry& op);
 // `#include` lines for the functor headers of `ops`, sorted, without repeats.

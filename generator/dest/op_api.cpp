@@ -212,7 +212,7 @@ std::vector<GeneratedFile> emit_op_list(const EmitContext& ctx) {
 // ops/<name>.h (all overloads of `add` in ops/add.h), which changes only when that name's ops do;
 // ops.h includes them all, for programs that want every op. The runtime's own units include the
 // per-name headers they call, as the kernel shards include only their ops' functor headers
-// (Note [Pointwise shards]).
+// (Note [Op shards]).
 std::vector<GeneratedFile> emit_op_api(const EmitContext& ctx) {
   std::vector<std::string> method_decls, dispatchers, functions, methods;
   std::map<std::string, std::vector<std::string>> decls;  // by API name

@@ -1,6 +1,9 @@
-// Emits src/op_info.cpp: an OpInfo record per op (schema facts, ops.yaml's shape/dtype rules and
-// test inputs) with a boxed caller that unboxes its arguments and calls the op API. The record
-// types live in the runtime (runtime/include/lazygen/op_info.h); only the table is generated.
+// Emits src/op_info_<shard>.cpp: an OpInfo record per op (schema facts, ops.yaml's shape/dtype
+// rules and test inputs) with a boxed caller that unboxes its arguments and calls the op API, the
+// ops spread over shards (See Note [Op shards] in pointwise.cpp); and src/op_info.cpp, the table in
+// ops.yaml's order. The record types live in the runtime (runtime/include/lazygen/op_info.h); only
+// the table is generated.
+#include <algorithm>
 #include <cctype>
 #include <map>
 
@@ -169,14 +172,35 @@ std::string entry(const EmitContext& ctx, const OpEntry& op) {
 }  // namespace
 
 std::vector<GeneratedFile> emit_op_info(const EmitContext& ctx) {
-  std::vector<std::string> callers, entries;
-  for (const OpEntry& op : ctx.ops) {
-    callers.push_back(caller(ctx, op));
-    entries.push_back(entry(ctx, op));
+  std::vector<GeneratedFile> files;
+  std::vector<std::string> declarations, calls, ids;
+  const std::vector<std::vector<const OpEntry*>> shards = op_shards(ctx.ops);
+  for (size_t k = 0; k < shards.size(); ++k) {
+    std::vector<std::string> includes, callers, entries;
+    for (const OpEntry* op : shards[k]) {
+      includes.push_back("#include \"" + op_api_header(api::api_name(op->schema)) + "\"");
+      callers.push_back(caller(ctx, *op));
+      entries.push_back(entry(ctx, *op));
+    }
+    std::sort(includes.begin(), includes.end());
+    includes.erase(std::unique(includes.begin(), includes.end()), includes.end());
+    const std::string shard = std::to_string(k);
+    files.push_back({"src/op_info_" + shard + ".cpp",
+                     ctx.templates.render("op_info_shard.cpp.tmpl", {{"source", ctx.source},
+                                                                     {"shard", shard},
+                                                                     {"includes", includes},
+                                                                     {"callers", callers},
+                                                                     {"entries", entries}})});
+    declarations.push_back("void add_op_infos_" + shard + "(std::vector<OpInfo>& table);");
+    calls.push_back("add_op_infos_" + shard + "(records);");
   }
-  return {{"src/op_info.cpp", ctx.templates.render("op_info.cpp.tmpl", {{"source", ctx.source},
-                                                                        {"callers", callers},
-                                                                        {"entries", entries}})}};
+  for (const OpEntry& op : ctx.ops) ids.push_back("\"" + api::op_id(op.schema.name) + "\",");
+  files.push_back({"src/op_info.cpp",
+                   ctx.templates.render("op_info.cpp.tmpl", {{"source", ctx.source},
+                                                             {"shard_declarations", declarations},
+                                                             {"shard_calls", calls},
+                                                             {"ids", ids}})});
+  return files;
 }
 
 }  // namespace lazygen::gen::dest

@@ -102,20 +102,24 @@ std::string kernel_definition(const EmitContext& ctx, const OpEntry& op) {
 
 }  // namespace
 
-// Note [Pointwise shards]
+// Note [Op shards]
 // Editing or adding one op should recompile a few small units, not every kernel (the rebuild a
 // user pays for a YAML edit). So each `pointwise:` op's scalar functor has its own header,
-// pointwise/<op id>.h, and what instantiates functors is spread over kPointwiseShards shards by
-// fnv1a(op id) % kPointwiseShards, stable when other ops are added or edited: the eager CPU
-// kernels (src/cpu_kernels_<k>.cpp), the fused interpreter's tile kernels (src/tile_kernels_<k>.cpp)
-// and the eager CUDA kernels (src/cuda_kernels_<k>.cu), each shard including only its ops'
-// headers. What needs every op in one function (the register-chain dispatcher) includes only the
-// chainable ops' headers, and AOT kernels only those of the ops they run. The shard count is fixed
-// so build systems know the file names up front (cmake/LazygenGenerate.cmake).
-int pointwise_shard(const OpEntry& op) {
+// pointwise/<op id>.h, each op's API its own header, ops/<name>.h, and what instantiates
+// something per op is spread over kOpShards shards by fnv1a(op id) % kOpShards, stable when other
+// ops are added or edited: the eager CPU kernels (src/cpu_kernels_<k>.cpp), the fused
+// interpreter's tile kernels (src/tile_kernels_<k>.cpp), the eager CUDA kernels
+// (src/cuda_kernels_<k>.cu) and the OpInfo records (src/op_info_<k>.cpp), each shard including
+// only its ops' headers; the PyTorch kernels (src/torch_kernels_<k>.cpp) use kTorchShards of them.
+// What needs every op in one function (the register-chain dispatcher) includes only the chainable
+// ops' headers, and AOT kernels only those of the ops they run; what needs every op in one list
+// (op_info.cpp's order, torch_kernels.cpp's registration) holds names and calls, not code. The
+// shard counts are fixed so build systems know the file names up front
+// (cmake/LazygenGenerate.cmake).
+int op_shard(const OpEntry& op) {
   uint32_t h = 2166136261u;
   for (unsigned char c : api::op_id(op.schema.name)) h = (h ^ c) * 16777619u;
-  return static_cast<int>(h % kPointwiseShards);
+  return static_cast<int>(h % kOpShards);
 }
 
 std::string pointwise_header(const OpEntry& op) {
@@ -130,10 +134,16 @@ std::vector<std::string> pointwise_includes(const std::vector<const OpEntry*>& o
   return out;
 }
 
+std::vector<std::vector<const OpEntry*>> op_shards(const std::vector<OpEntry>& ops) {
+  std::vector<std::vector<const OpEntry*>> shards(kOpShards);
+  for (const OpEntry& op : ops) shards[static_cast<size_t>(op_shard(op))].push_back(&op);
+  return shards;
+}
+
 std::vector<std::vector<const OpEntry*>> pointwise_shards(const std::vector<OpEntry>& ops) {
-  std::vector<std::vector<const OpEntry*>> shards(kPointwiseShards);
+  std::vector<std::vector<const OpEntry*>> shards(kOpShards);
   for (const OpEntry& op : ops) {
-    if (op.pointwise) shards[static_cast<size_t>(pointwise_shard(op))].push_back(&op);
+    if (op.pointwise) shards[static_cast<size_t>(op_shard(op))].push_back(&op);
   }
   return shards;
 }
@@ -155,14 +165,15 @@ GeneratedFile cpu_kernel_shard(const EmitContext& ctx, size_t k, const std::vect
         {"functor", api::functor_name(op->schema.name)}, {"schema_name", op->schema.name.str()}}));
     kernels.push_back(kernel_definition(ctx, *op));
   }
-  return {"src/cpu_kernels_" + std::to_string(k) + ".cpp",
-          ctx.templates.render("cpu_kernels.cpp.tmpl", {{"source", ctx.source},
-                                                        {"shard", std::to_string(k)},
-                                                        {"num_shards", std::to_string(kPointwiseShards)},
-                                                        {"functor_includes", pointwise_includes(ops)},
-                                                        {"compute_dtypes", dtype_defs},
-                                                        {"runners", runners},
-                                                        {"kernels", kernels}})};
+  return {
+      "src/cpu_kernels_" + std::to_string(k) + ".cpp",
+      ctx.templates.render("cpu_kernels.cpp.tmpl", {{"source", ctx.source},
+                                                    {"shard", std::to_string(k)},
+                                                    {"num_shards", std::to_string(kOpShards)},
+                                                    {"functor_includes", pointwise_includes(ops)},
+                                                    {"compute_dtypes", dtype_defs},
+                                                    {"runners", runners},
+                                                    {"kernels", kernels}})};
 }
 
 // pointwise_ops.h including every functor header, the CPU kernel shards, then pointwise/<op id>.h

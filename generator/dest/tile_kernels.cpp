@@ -2,7 +2,7 @@
 // (operand mapping and tile kernels per compute dtype) in src/tile_kernels_<shard>.cpp, the lookup
 // by op kind in src/tile_kernels.cpp, and the register-chain dispatcher in src/chain_dispatch.cpp
 // (See Note [Register chains] in the runtime's backend/cpu/fusion/chain_kernels.h and Note
-// [Pointwise shards] in pointwise.cpp).
+// [Op shards] in pointwise.cpp).
 #include "api/cpp_types.h"
 #include "api/names.h"
 #include "dest/common.h"

@@ -1,8 +1,11 @@
-// Emits src/torch_kernels.cpp: the lazygen device's PyTorch kernels. For each op, an unboxed
-// kernel with PyTorch's C++ signature for its schema (api/aten_types.h) that converts the
-// arguments (runtime/pytorch/call.h) and calls the op API; and one registration block offering
-// every kernel to the dispatcher on PrivateUse1 (See Note [Which ops the device registers] in
-// runtime/pytorch/registrar.h).
+// Emits the lazygen device's PyTorch kernels. For each op, an unboxed kernel with PyTorch's C++
+// signature for its schema (api/aten_types.h) that converts the arguments (runtime/pytorch/call.h)
+// and calls the op API, in src/torch_kernels_<shard>.cpp with the registrations of its shard's
+// kernels (See Note [Op shards] in pointwise.cpp); and in src/torch_kernels.cpp one registration
+// block that offers every shard's kernels and the adapters to the dispatcher on PrivateUse1 (See
+// Note [Which ops the device registers] in runtime/pytorch/registrar.h).
+#include <algorithm>
+
 #include "api/aten_types.h"
 #include "api/names.h"
 #include "dest/common.h"
@@ -72,27 +75,56 @@ std::vector<const OpEntry*> adapters(const EmitContext& ctx) {
 }  // namespace
 
 std::vector<GeneratedFile> emit_torch_kernels(const EmitContext& ctx) {
-  std::vector<std::string> kernels, generated, adapted, declarations;
+  std::vector<GeneratedFile> files;
+  std::vector<std::vector<std::string>> kernels(kTorchShards), generated(kTorchShards),
+      includes(kTorchShards);
   for (const OpEntry& op : ctx.ops) {
     if (op.torch != TorchKernel::Generated) continue;
+    const size_t k = static_cast<size_t>(op_shard(op) % kTorchShards);
     const std::string id = api::op_id(op.schema.name);
     api::CppSignature sig = api::aten_signature(op, id);
-    kernels.push_back(ctx.templates.render("torch_kernel.cpp.tmpl", {{"schema", op.func},
-                                                                     {"head", sig.definition()},
-                                                                     {"statements", statements(ctx, op)}}));
-    generated.push_back(registration("generated", op, id));
+    kernels[k].push_back(ctx.templates.render(
+        "torch_kernel.cpp.tmpl",
+        {{"schema", op.func}, {"head", sig.definition()}, {"statements", statements(ctx, op)}}));
+    generated[k].push_back(registration("generated", op, id));
+    includes[k].push_back("#include \"" + op_api_header(api::api_name(op.schema)) + "\"");
+    if (const OpEntry* functional = api::find_functional(op, ctx.ops)) {
+      includes[k].push_back("#include \"" + op_api_header(api::api_name(functional->schema)) +
+                            "\"");
+    }
   }
+  std::vector<std::string> declarations, calls, adapted;
+  for (size_t k = 0; k < static_cast<size_t>(kTorchShards); ++k) {
+    std::sort(includes[k].begin(), includes[k].end());
+    includes[k].erase(std::unique(includes[k].begin(), includes[k].end()), includes[k].end());
+    const std::string shard = std::to_string(k);
+    files.push_back(
+        {"src/torch_kernels_" + shard + ".cpp",
+         ctx.templates.render("torch_kernels_shard.cpp.tmpl", {{"source", ctx.source},
+                                                               {"shard", shard},
+                                                               {"includes", includes[k]},
+                                                               {"kernels", kernels[k]},
+                                                               {"generated", generated[k]}})});
+    calls.push_back("register_generated_" + shard + "(generated);");
+    declarations.push_back("void register_generated_" + shard + "(Registrar& generated);");
+  }
+  std::vector<std::string> adapter_declarations;
   for (const OpEntry* op : adapters(ctx)) {
     const std::string id = api::op_id(op->schema.name);
-    declarations.push_back("// " + op->func + "\n" + api::aten_signature(*op, id).declaration());
+    adapter_declarations.push_back("// " + op->func + "\n" +
+                                   api::aten_signature(*op, id).declaration());
     adapted.push_back(registration("adapter", *op, "adapters::" + id));
   }
-  TemplateEnv header = {{"source", ctx.source}, {"declarations", declarations}};
-  return {{"include/lazygen/generated/torch_adapters.h", ctx.templates.render("torch_adapters.h.tmpl", header)},
-          {"src/torch_kernels.cpp", ctx.templates.render("torch_kernels.cpp.tmpl", {{"source", ctx.source},
-                                                                                  {"kernels", kernels},
-                                                                                  {"generated", generated},
-                                                                                  {"adapted", adapted}})}};
+  TemplateEnv header = {{"source", ctx.source}, {"declarations", adapter_declarations}};
+  files.insert(files.begin(), {"include/lazygen/generated/torch_adapters.h",
+                               ctx.templates.render("torch_adapters.h.tmpl", header)});
+  files.push_back(
+      {"src/torch_kernels.cpp",
+       ctx.templates.render("torch_kernels.cpp.tmpl", {{"source", ctx.source},
+                                                       {"shard_declarations", declarations},
+                                                       {"shard_calls", calls},
+                                                       {"adapted", adapted}})});
+  return files;
 }
 
 }  // namespace lazygen::gen::dest

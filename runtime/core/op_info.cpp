@@ -1,7 +1,9 @@
 // See lazygen/op_info.h. The table itself is generated (generated/src/op_info.cpp).
 #include "lazygen/op_info.h"
 
+#include <stdexcept>
 #include <string>
+#include <unordered_map>
 
 namespace lazygen {
 
@@ -43,6 +45,25 @@ std::vector<Tensor> call_op(std::string_view name, const std::vector<Arg>& args)
   const OpInfo* op = find_op(name);
   if (!op) throw std::invalid_argument("no op named '" + std::string(name) + "' in ops.yaml");
   return call_op(*op, args);
+}
+
+std::vector<OpInfo> detail::in_order(std::vector<OpInfo> records,
+                                     const std::vector<std::string_view>& ids) {
+  std::unordered_map<std::string_view, size_t> position;
+  for (size_t i = 0; i < ids.size(); ++i) position.emplace(ids[i], i);
+  if (records.size() != ids.size() || position.size() != ids.size()) {
+    throw std::logic_error("the generated OpInfo table has " + std::to_string(records.size()) +
+                           " records for " + std::to_string(ids.size()) + " ops");
+  }
+  std::vector<OpInfo> out(records.size());
+  for (OpInfo& record : records) {
+    const auto at = position.find(record.id);
+    if (at == position.end()) {
+      throw std::logic_error("the generated OpInfo table lists no op " + std::string(record.id));
+    }
+    out[at->second] = std::move(record);
+  }
+  return out;
 }
 
 std::string_view arg_type_name(const Arg& arg) {

@@ -115,6 +115,9 @@ namespace detail {
 
 // The generated table (generated/src/op_info.cpp).
 const std::vector<OpInfo>& op_info_table();
+// `records` ordered as `ids` lists their ids (the generated table's shards, in ops.yaml's order).
+// Throws std::logic_error when the two do not name the same ops.
+std::vector<OpInfo> in_order(std::vector<OpInfo> records, const std::vector<std::string_view>& ids);
 
 // Thrown by unbox; call_op adds the op and argument names.
 struct BadArg : std::invalid_argument {

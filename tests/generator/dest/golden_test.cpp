@@ -106,7 +106,7 @@ TEST(GoldenTest, EmitsTheFilesInAFixedOrder) {
   for (const GeneratedFile& f : emit_tiny()) paths.push_back(f.path);
   auto shards = [](const std::string& prefix, const std::string& suffix) {
     std::vector<std::string> out;
-    for (int k = 0; k < kPointwiseShards; ++k) out.push_back(prefix + std::to_string(k) + suffix);
+    for (int k = 0; k < kOpShards; ++k) out.push_back(prefix + std::to_string(k) + suffix);
     return out;
   };
   std::vector<std::string> expected = {
@@ -140,16 +140,20 @@ TEST(GoldenTest, EmitsTheFilesInAFixedOrder) {
     expected.push_back(p);
   }
   for (std::string& p : shards("src/cuda_kernels_", ".cu")) expected.push_back(std::move(p));
-  for (const char* p : {"src/op_info.cpp", "include/lazygen/generated/torch_adapters.h",
-                        "src/torch_kernels.cpp", "sources.cmake"}) {
-    expected.push_back(p);
-  }
+  for (std::string& p : shards("src/op_info_", ".cpp")) expected.push_back(std::move(p));
+  expected.push_back("src/op_info.cpp");
+  expected.push_back("include/lazygen/generated/torch_adapters.h");
+  for (int k = 0; k < kTorchShards; ++k)
+    expected.push_back("src/torch_kernels_" + std::to_string(k) + ".cpp");
+  expected.push_back("src/torch_kernels.cpp");
+  expected.push_back("sources.cmake");
   EXPECT_EQ(paths, expected);
 }
 
 // cmake/LazygenGenerate.cmake names the generated files up front (add_custom_command needs its
 // OUTPUTs at configure time); it must list exactly what emit_all writes. Shard files are listed by
-// a loop over the shard numbers (`src/cpu_kernels_${k}.cpp`, k from _lazygen_shard_numbers), and
+// a loop over the shard numbers (`src/cpu_kernels_${k}.cpp`, k from _lazygen_shard_numbers; the
+// PyTorch kernels' over 0..kTorchShards - 1), and
 // the per-op functor headers
 // (pointwise/<op id>.h) and the per-name op API headers (ops/<name>.h) are written beside the
 // listed outputs, unlisted.
@@ -158,10 +162,14 @@ TEST(GoldenTest, CMakeListsEveryGeneratedFile) {
   ASSERT_TRUE(in) << "run from the source root";
   std::stringstream text;
   text << in.rdbuf();
-  EXPECT_NE(text.str().find("foreach(k RANGE " + std::to_string(kPointwiseShards - 1) + ")"),
+  EXPECT_NE(text.str().find("foreach(k RANGE " + std::to_string(kOpShards - 1) + ")"),
             std::string::npos)
       << "_lazygen_shard_numbers in cmake/LazygenGenerate.cmake must number the shards 0.."
-      << kPointwiseShards - 1;
+      << kOpShards - 1;
+  EXPECT_NE(text.str().find("foreach(k RANGE " + std::to_string(kTorchShards - 1) + ")"),
+            std::string::npos)
+      << "cmake/LazygenGenerate.cmake must list the PyTorch kernels' shards 0.."
+      << kTorchShards - 1;
   for (const GeneratedFile& f : emit_tiny()) {
     if (f.path == "sources.cmake" || f.path.starts_with("include/lazygen/generated/pointwise/") ||
         f.path.starts_with("include/lazygen/generated/ops/"))

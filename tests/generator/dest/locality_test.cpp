@@ -1,4 +1,4 @@
-// Editing or adding one op rewrites a bounded set of generated files (See Note [Pointwise shards]
+// Editing or adding one op rewrites a bounded set of generated files (See Note [Op shards]
 // in generator/dest/pointwise.cpp): the emitters' output for a small ops file is compared with
 // their output after one op's `pointwise:` expression changes and after one op is added. Also:
 // an AOT kernel's fingerprint names only the ops it runs, so editing another op keeps it usable.
@@ -78,7 +78,7 @@ std::set<std::string> changed(const std::map<std::string, std::string>& before,
 int shard_of(const std::string& yaml, const std::string& name) {
   OpsFile file = load_ops_text(yaml, "locality_ops.yaml", OpsDialect::Lazygen);
   for (const OpEntry& op : file.ops) {
-    if (op.schema.name.str() == name) return pointwise_shard(op);
+    if (op.schema.name.str() == name) return op_shard(op);
   }
   ADD_FAILURE() << name << " not found";
   return -1;
@@ -128,7 +128,7 @@ TEST(LocalityTest, AddingAnOpLeavesEveryOtherShardAndFunctorAlone) {
 
 TEST(LocalityTest, ShardFilesExistForEveryShardWhateverTheOps) {
   const std::map<std::string, std::string> files = emit(kOps);
-  for (int k = 0; k < kPointwiseShards; ++k) {
+  for (int k = 0; k < kOpShards; ++k) {
     for (const std::string& path : shard_files(k)) EXPECT_TRUE(files.count(path)) << path;
   }
 }
