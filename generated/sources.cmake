@@ -21,7 +21,22 @@ target_sources(lazygen_runtime PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/src/cpu_kernels_15.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/lazy_ops.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/lowering.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/src/backward.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/backward_0.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/backward_1.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/backward_2.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/backward_3.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/backward_4.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/backward_5.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/backward_6.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/backward_7.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/backward_8.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/backward_9.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/backward_10.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/backward_11.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/backward_12.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/backward_13.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/backward_14.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/backward_15.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/tile_kernels_0.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/tile_kernels_1.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/tile_kernels_2.cpp

@@ -1,4 +1,5 @@
-// Emits autograd support from `derivatives:` (backward.h / src/backward.cpp): per op, a Function
+// Emits autograd support from `derivatives:` (backward.h / src/backward_<shard>.cpp, See Note [Op
+// shards] in pointwise.cpp): per op, a Function
 // subclass whose apply() evaluates the formulas, and record_<op id>() that saves what the formulas
 // read and attaches the function to the result. See runtime/autograd/function.h.
 #include <set>
@@ -153,20 +154,30 @@ std::string record_statement(const OpEntry& op) {
 }
 
 std::vector<GeneratedFile> emit_backward(const EmitContext& ctx) {
-  std::vector<std::string> decls, classes, records;
+  std::vector<std::string> decls;
+  std::vector<std::vector<std::string>> classes(kOpShards), records(kOpShards);
+  std::vector<std::string> code(kOpShards);
   for (const OpEntry& op : ctx.ops) {
     if (differentiable(op).empty()) continue;
+    const size_t k = static_cast<size_t>(op_shard(op));
     decls.push_back("// " + op.func + "\n" + record_signature(op).declaration());
-    classes.push_back(function_class(ctx, op));
-    records.push_back(record_function(ctx, op));
+    classes[k].push_back(function_class(ctx, op));
+    records[k].push_back(record_function(ctx, op));
+    code[k] += classes[k].back() + records[k].back();
   }
-  return {
+  std::vector<GeneratedFile> files = {
       {std::string(kIncludeDir) + "backward.h",
-       ctx.templates.render("backward.h.tmpl", {{"source", ctx.source}, {"declarations", decls}})},
-      {"src/backward.cpp", ctx.templates.render("backward.cpp.tmpl", {{"source", ctx.source},
-                                                                      {"classes", classes},
-                                                                      {"records", records}})},
-  };
+       ctx.templates.render("backward.h.tmpl", {{"source", ctx.source}, {"declarations", decls}})}};
+  for (size_t k = 0; k < static_cast<size_t>(kOpShards); ++k) {
+    files.push_back({"src/backward_" + std::to_string(k) + ".cpp",
+                     ctx.templates.render("backward.cpp.tmpl",
+                                          {{"source", ctx.source},
+                                           {"shard", std::to_string(k)},
+                                           {"includes", called_op_includes(ctx.ops, code[k])},
+                                           {"classes", classes[k]},
+                                           {"records", records[k]}})});
+  }
+  return files;
 }
 
 }  // namespace lazygen::gen::dest

@@ -1,6 +1,7 @@
 // See common.h.
 #include "dest/common.h"
 
+#include <cctype>
 #include <set>
 
 #include "api/cpp_types.h"
@@ -23,6 +24,34 @@ std::string hex_literal(unsigned v) {
     v /= 16;
   } while (v != 0);
   return "0x" + out;
+}
+
+std::vector<std::string> called_op_includes(const std::vector<OpEntry>& ops,
+                                            const std::string& code) {
+  std::set<std::string> names;
+  for (const OpEntry& op : ops) names.insert(api::api_name(op.schema));
+  auto ident = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  std::set<std::string> includes;
+  for (size_t i = 0; i < code.size();) {
+    if (!ident(code[i]) || (i > 0 && ident(code[i - 1]))) {
+      ++i;
+      continue;
+    }
+    size_t end = i;
+    while (end < code.size() && ident(code[end])) ++end;
+    const std::string word = code.substr(i, end - i);
+    size_t next = end;
+    while (next < code.size() && code[next] == ' ') ++next;
+    const bool call = next < code.size() && code[next] == '(';
+    const bool member =
+        i > 0 && (code[i - 1] == '.' || (i > 1 && code.compare(i - 2, 2, "->") == 0));
+    const bool qualified = i > 1 && code.compare(i - 2, 2, "::") == 0;
+    const bool ours = !qualified || (i >= 9 && code.compare(i - 9, 9, "lazygen::") == 0);
+    if (call && !member && ours && names.count(word))
+      includes.insert("#include \"" + op_api_header(word) + "\"");
+    i = end;
+  }
+  return {includes.begin(), includes.end()};
 }
 
 PointwiseInputs pointwise_inputs(const OpEntry& op) {

@@ -1,5 +1,5 @@
 // Helpers that ops.yaml's `derivatives:` formulas may call besides the op API (the generated
-// backward.cpp includes this header).
+// backward_<shard>.cpp includes this header).
 #pragma once
 
 #include <cstdint>

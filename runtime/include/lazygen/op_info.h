@@ -113,7 +113,7 @@ std::string_view arg_type_name(const Arg& arg);
 
 namespace detail {
 
-// The generated table (generated/src/op_info.cpp).
+// The generated table (generated/src/op_info.cpp, records in op_info_<shard>.cpp).
 const std::vector<OpInfo>& op_info_table();
 // `records` ordered as `ids` lists their ids (the generated table's shards, in ops.yaml's order).
 // Throws std::logic_error when the two do not name the same ops.
