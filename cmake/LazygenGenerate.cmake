@@ -45,7 +45,8 @@ endfunction()
 # _lazygen_generated_files(<all> <sources>): the files lazygen writes, relative to its output
 # directory (kept in sync with generator/dest/emit_all.cpp by a test), and the C++ sources among
 # them that a runtime compiles. Not listed: the functor header of each `pointwise:` op
-# (include/lazygen/generated/pointwise/<op id>.h) and the op API's header per name
+# (include/lazygen/generated/pointwise/<op id>.h), the IR node class header of each op
+# (include/lazygen/generated/ir/<op id>.h) and the op API's header per name
 # (include/lazygen/generated/ops/<name>.h), written with the rest.
 function(_lazygen_generated_files all sources)
   set(headers
@@ -61,13 +62,13 @@ function(_lazygen_generated_files all sources)
     list(APPEND headers src/torch_kernels_${k}.cpp)
   endforeach()
   set(cpp
-    src/shape_inference.cpp src/ops.cpp src/lazy_ops.cpp src/lowering.cpp
+    src/shape_inference.cpp src/ops.cpp src/lowering.cpp
     src/tile_kernels.cpp src/chain_dispatch.cpp src/op_info.cpp)
   _lazygen_shard_numbers(shards)
   foreach(k IN LISTS shards)
     list(APPEND headers src/cuda_kernels_${k}.cu)
     list(APPEND cpp src/cpu_kernels_${k}.cpp src/tile_kernels_${k}.cpp src/op_info_${k}.cpp
-                    src/backward_${k}.cpp)
+                    src/backward_${k}.cpp src/lazy_ops_${k}.cpp)
   endforeach()
   set(${all} ${headers} ${cpp} PARENT_SCOPE)
   set(${sources} ${cpp} PARENT_SCOPE)

@@ -19,7 +19,22 @@ target_sources(lazygen_runtime PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/src/cpu_kernels_13.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/cpu_kernels_14.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/cpu_kernels_15.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/src/lazy_ops.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/lazy_ops_0.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/lazy_ops_1.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/lazy_ops_2.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/lazy_ops_3.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/lazy_ops_4.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/lazy_ops_5.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/lazy_ops_6.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/lazy_ops_7.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/lazy_ops_8.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/lazy_ops_9.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/lazy_ops_10.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/lazy_ops_11.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/lazy_ops_12.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/lazy_ops_13.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/lazy_ops_14.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/lazy_ops_15.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/lowering.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/backward_0.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/backward_1.cpp

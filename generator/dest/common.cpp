@@ -54,6 +54,17 @@ std::vector<std::string> called_op_includes(const std::vector<OpEntry>& ops,
   return {includes.begin(), includes.end()};
 }
 
+std::string shape_declaration(const OpEntry& op) {
+  api::CppSignature sig =
+      api::op_signature(op, api::shape_fn_name(op.schema.name), api::TypeUse::ShapeFn);
+  const std::string note = op.has_custom_shape() ? " (hand-written)" : "";
+  return "// " + op.func + note + "\n" + sig.declaration();
+}
+
+std::string ir_node_header(const OpEntry& op) {
+  return "lazygen/generated/ir/" + api::op_id(op.schema.name) + ".h";
+}
+
 PointwiseInputs pointwise_inputs(const OpEntry& op) {
   std::set<std::string> used;
   for (const ExprIdent& id : scan_identifiers(*op.pointwise)) {

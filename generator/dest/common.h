@@ -48,6 +48,12 @@ bool promotes(const Argument& scalar);
 // The op's Scalar arguments that take part in type promotion, in schema order.
 std::vector<const Argument*> promoting_scalars(const OpEntry& op);
 
+// "// <schema>\nstd::vector<Shape> compute_shape_add_tensor(...);": the op's shape function as
+// shape_inference.h declares it.
+std::string shape_declaration(const OpEntry& op);
+// "lazygen/generated/ir/add_tensor.h": the header holding the op's IR node class.
+std::string ir_node_header(const OpEntry& op);
+
 // "compute_shape_add_tensor(self.shape(), other.shape(), alpha)" for eager/lazy callers.
 std::string shape_call(const OpEntry& op);
 // "self.device()" or "tensors.front().device()": where a lazy result lives.

@@ -1,4 +1,5 @@
-// Emits one IR node class per op (ir_nodes.h). See templates/ir_node_class.h.tmpl and the
+// Emits one IR node class per op, each in its own header (ir/<op id>.h; ir_nodes.h includes them
+// all). See templates/ir_node_class.h.tmpl and the
 // contract in runtime/core/ir/node.h: operands for tensors and Scalars, const members for the rest.
 #include "api/cpp_types.h"
 #include "api/names.h"
@@ -90,10 +91,21 @@ std::string class_definition(const EmitContext& ctx, const OpEntry& op) {
 }  // namespace
 
 std::vector<GeneratedFile> emit_ir_nodes(const EmitContext& ctx) {
-  std::vector<std::string> classes;
-  for (const OpEntry& op : ctx.ops) classes.push_back(class_definition(ctx, op));
-  return {{std::string(kIncludeDir) + "ir_nodes.h",
-           ctx.templates.render("ir_nodes.h.tmpl", {{"source", ctx.source}, {"classes", classes}})}};
+  std::vector<GeneratedFile> files;
+  std::vector<std::string> includes;
+  for (const OpEntry& op : ctx.ops) {
+    includes.push_back("#include \"" + ir_node_header(op) + "\"");
+    files.push_back(
+        {"include/" + ir_node_header(op),
+         ctx.templates.render(
+             "ir_node.h.tmpl",
+             {{"source", ctx.source}, {"schema", op.func}, {"class", class_definition(ctx, op)}})});
+  }
+  files.insert(
+      files.begin(),
+      {std::string(kIncludeDir) + "ir_nodes.h",
+       ctx.templates.render("ir_nodes.h.tmpl", {{"source", ctx.source}, {"includes", includes}})});
+  return files;
 }
 
 }  // namespace lazygen::gen::dest

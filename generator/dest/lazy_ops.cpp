@@ -1,7 +1,10 @@
-// Emits the lazy-device op implementations (lazy_ops.h / src/lazy_ops.cpp): infer shapes, record
+// Emits the lazy-device op implementations (lazy_ops.h / src/lazy_ops_<shard>.cpp, See Note [Op
+// shards] in pointwise.cpp): infer shapes, record
 // or reuse an IR node, return lazy tensors (or, for in-place and out= ops, rebind the written one;
 // for view ops, a view that aliases its base: the op again and its hand-written inverse, declared
 // here as lazy::view_inverse::<op id>; See Note [Lazy views] in runtime/core/lazy/lazy_view.h).
+#include <algorithm>
+
 #include "api/cpp_types.h"
 #include "api/names.h"
 #include "api/signature.h"
@@ -66,28 +69,46 @@ bool traceable(const OpEntry& op) {
 }  // namespace
 
 std::vector<GeneratedFile> emit_lazy_ops(const EmitContext& ctx) {
-  std::vector<std::string> decls, inverse_decls, functions;
+  std::vector<std::string> decls, inverse_decls;
+  std::vector<std::vector<std::string>> functions(kOpShards), includes(kOpShards),
+      shapes(kOpShards), inverses(kOpShards);
   for (const OpEntry& op : ctx.ops) {
     if (!traceable(op)) continue;
+    const size_t k = static_cast<size_t>(op_shard(op));
     api::CppSignature sig = api::op_signature(op, api::op_id(op.schema.name), api::TypeUse::Api).without_defaults();
     decls.push_back("// " + op.func + "\n" + sig.declaration());
-    if (op.schema.viewed_argument())
+    if (op.schema.viewed_argument()) {
       inverse_decls.push_back("// " + op.func + "\n" + api::view_inverse_signature(op).declaration());
-    functions.push_back(ctx.templates.render("lazy_op.cpp.tmpl", {
-        {"schema", op.func},
-        {"signature", sig.definition()},
-        {"class_name", api::class_name(op.schema.name)},
-        {"node_args", join(node_args(op), ", ")},
-        {"result_statements", result_statements(ctx, op)},
-    }));
+      inverses[k].push_back(inverse_decls.back());
+    }
+    includes[k].push_back("#include \"" + ir_node_header(op) + "\"");
+    shapes[k].push_back(shape_declaration(op));
+    functions[k].push_back(ctx.templates.render(
+        "lazy_op.cpp.tmpl", {
+                                {"schema", op.func},
+                                {"signature", sig.definition()},
+                                {"class_name", api::class_name(op.schema.name)},
+                                {"node_args", join(node_args(op), ", ")},
+                                {"result_statements", result_statements(ctx, op)},
+                            }));
   }
-  return {
+  std::vector<GeneratedFile> files = {
       {std::string(kIncludeDir) + "lazy_ops.h",
        ctx.templates.render("lazy_ops.h.tmpl", {{"source", ctx.source},
-                                                 {"declarations", decls},
-                                                 {"view_inverse_declarations", inverse_decls}})},
-      {"src/lazy_ops.cpp", ctx.templates.render("lazy_ops.cpp.tmpl", {{"source", ctx.source}, {"functions", functions}})},
-  };
+                                                {"declarations", decls},
+                                                {"view_inverse_declarations", inverse_decls}})}};
+  for (size_t k = 0; k < static_cast<size_t>(kOpShards); ++k) {
+    std::sort(includes[k].begin(), includes[k].end());
+    files.push_back(
+        {"src/lazy_ops_" + std::to_string(k) + ".cpp",
+         ctx.templates.render("lazy_ops.cpp.tmpl", {{"source", ctx.source},
+                                                    {"shard", std::to_string(k)},
+                                                    {"includes", includes[k]},
+                                                    {"shape_declarations", shapes[k]},
+                                                    {"view_inverse_declarations", inverses[k]},
+                                                    {"functions", functions[k]}})});
+  }
+  return files;
 }
 
 }  // namespace lazygen::gen::dest

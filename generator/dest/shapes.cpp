@@ -131,9 +131,7 @@ std::string rule_definition(const EmitContext& ctx, const OpEntry& op) {
 std::vector<GeneratedFile> emit_shapes(const EmitContext& ctx) {
   std::vector<std::string> decls, functions;
   for (const OpEntry& op : ctx.ops) {
-    api::CppSignature sig = api::op_signature(op, api::shape_fn_name(op.schema.name), api::TypeUse::ShapeFn);
-    std::string note = op.has_custom_shape() ? " (hand-written)" : "";
-    decls.push_back("// " + op.func + note + "\n" + sig.declaration());
+    decls.push_back(shape_declaration(op));
     if (!op.has_custom_shape()) functions.push_back(rule_definition(ctx, op));
   }
   return {

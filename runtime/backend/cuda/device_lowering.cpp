@@ -3,7 +3,9 @@
 
 #include "backend/cpu/fusion/node_traits.h"
 #include "core/dispatch.h"
-#include "lazygen/generated/ir_nodes.h"
+#include "lazygen/generated/ir/mean_dim.h"
+#include "lazygen/generated/ir/sum.h"
+#include "lazygen/generated/ir/sum_dim_intlist.h"
 
 namespace lazygen::cuda {
 namespace {

@@ -7,7 +7,7 @@
 #include <stdexcept>
 
 #include "core/lazy/lazy_tensor.h"
-#include "lazygen/generated/ir_nodes.h"
+#include "lazygen/generated/ir/slice_scatter.h"
 #include "lazygen/generated/lazy_ops.h"
 #include "lazygen/shape.h"
 

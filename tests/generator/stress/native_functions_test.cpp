@@ -68,11 +68,17 @@ TEST_F(NativeFunctions, EveryEntryGetsAnIrNodeClass) {
   dest::EmitContext ctx{file.ops, templates, "native_functions.yaml"};
   std::vector<dest::GeneratedFile> files;
   ASSERT_NO_THROW(files = dest::emit_all(ctx, /*ir_only=*/true));
-  ASSERT_EQ(files.size(), 2u);
+  ASSERT_EQ(files.size(), 2 + file.ops.size());  // the op list, ir_nodes.h, a header per op
   EXPECT_EQ(files[0].path, "include/lazygen/generated/op_list.inc");
   EXPECT_EQ(count_lines_starting(files[0].content, "LAZYGEN_OP("), file.ops.size());
   EXPECT_EQ(files[1].path, "include/lazygen/generated/ir_nodes.h");
-  EXPECT_EQ(count_occurrences(files[1].content, " final : public Node {"), file.ops.size());
+  EXPECT_EQ(count_lines_starting(files[1].content, "#include \"lazygen/generated/ir/"),
+            file.ops.size());
+  size_t classes = 0;
+  for (size_t i = 2; i < files.size(); ++i) {
+    classes += count_occurrences(files[i].content, " final : public Node {");
+  }
+  EXPECT_EQ(classes, file.ops.size());
 }
 
 TEST_F(NativeFunctions, SelectedEntriesGetTheFullGlue) {

@@ -6,7 +6,10 @@
 
 #include "core/ir/builtin_nodes.h"
 #include "core/tensor/shape_rules.h"
-#include "lazygen/generated/ir_nodes.h"
+#include "lazygen/generated/ir/amax.h"
+#include "lazygen/generated/ir/mean_dim.h"
+#include "lazygen/generated/ir/sum.h"
+#include "lazygen/generated/ir/sum_dim_intlist.h"
 
 namespace lazygen::cpu::fusion {
 namespace {
