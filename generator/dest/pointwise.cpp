@@ -157,8 +157,9 @@ std::string run_declaration(const OpEntry& op) {
 
 // src/cpu_kernels_<k>.cpp: shard k's compute-dtype functions, loop instantiations and eager kernels.
 GeneratedFile cpu_kernel_shard(const EmitContext& ctx, size_t k, const std::vector<const OpEntry*>& ops) {
-  std::vector<std::string> dtype_defs, runners, kernels;
+  std::vector<std::string> dtype_defs, runners, kernels, shapes;
   for (const OpEntry* op : ops) {
+    shapes.push_back(shape_declaration(*op));
     dtype_defs.push_back(compute_dtype_definition(ctx, *op));
     runners.push_back(ctx.templates.render("cpu_pointwise_run.cpp.tmpl", {
         {"schema", op->func}, {"op_id", api::op_id(op->schema.name)},
@@ -171,6 +172,7 @@ GeneratedFile cpu_kernel_shard(const EmitContext& ctx, size_t k, const std::vect
                                                     {"shard", std::to_string(k)},
                                                     {"num_shards", std::to_string(kOpShards)},
                                                     {"functor_includes", pointwise_includes(ops)},
+                                                    {"shape_declarations", shapes},
                                                     {"compute_dtypes", dtype_defs},
                                                     {"runners", runners},
                                                     {"kernels", kernels}})};
