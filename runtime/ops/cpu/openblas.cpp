@@ -2,7 +2,9 @@
 #include "ops/cpu/openblas.h"
 
 #include <dlfcn.h>
+#include <strings.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <stdexcept>
 
@@ -27,8 +29,20 @@ F symbol(void* library, const char* name) {
   return reinterpret_cast<F>(address);
 }
 
+// Says once, on stderr, that OpenBLAS runs other kernels than `wanted` because it was loaded before
+// lazygen could name them (a program that loads it first: PyTorch, for the PyTorch device).
+void warn_if_loaded_too_early(const std::string& wanted, bool user_chose, const std::string& core) {
+  if (wanted.empty() || user_chose || strcasecmp(core.c_str(), wanted.c_str()) == 0) return;
+  std::fprintf(stderr,
+               "lazygen: OpenBLAS was loaded before lazygen and runs its %s kernels on a CPU for "
+               "which its %s kernels are the fast ones (Note [Choosing OpenBLAS's kernels]); set "
+               "OPENBLAS_CORETYPE=%s in the environment before the program starts\n",
+               core.c_str(), wanted.c_str(), wanted.c_str());
+}
+
 OpenBlas open_openblas() {
   const std::string core = openblas_core_for_this_cpu();
+  const bool user_chose = std::getenv("OPENBLAS_CORETYPE") != nullptr;
   if (!core.empty()) setenv("OPENBLAS_CORETYPE", core.c_str(), /*overwrite=*/0);
   void* library = dlopen(LAZYGEN_OPENBLAS_SONAME, RTLD_NOW | RTLD_LOCAL);
   if (!library) fail("cannot open OpenBLAS");
@@ -38,6 +52,7 @@ OpenBlas open_openblas() {
   blas.set_num_threads =
       symbol<decltype(&openblas_set_num_threads)>(library, "openblas_set_num_threads");
   blas.core = symbol<decltype(&openblas_get_corename)>(library, "openblas_get_corename")();
+  warn_if_loaded_too_early(core, user_chose, blas.core);
   return blas;
 }
 

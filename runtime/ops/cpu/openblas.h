@@ -12,7 +12,10 @@
 // features before OpenBLAS is loaded: SkylakeX for AVX-512 F, BW, VL and DQ, Haswell for AVX2 and
 // FMA, nothing (OpenBLAS's own choice) below that. A linked OpenBLAS would have chosen before
 // any of lazygen's code ran, hence dlopen. A process that loaded OpenBLAS itself before the first
-// gemm (a program linking it) keeps what OpenBLAS chose then; openblas().core says which.
+// gemm (a program linking it; Python after `import torch`, for the PyTorch device) keeps what
+// OpenBLAS chose then: openblas().core says which, and lazygen says once on stderr when that is
+// not the kernels this CPU calls for, naming the OPENBLAS_CORETYPE to set before the program
+// starts.
 #pragma once
 
 #include <cblas.h>
