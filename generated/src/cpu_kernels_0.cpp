@@ -2,13 +2,8 @@
 // Generated eager CPU kernels for the `pointwise:` ops of ops.yaml, shard 0 of 16
 // (ops are spread over shards by a stable hash of their op id, so editing one op recompiles one
 // shard; See Note [Op shards] in the generator). run_<op id> is the op's one instantiation of the
-// pointwise loop; the eager kernels and the executor's lowering both call it. cpu_kernels.h and
-// shape_inference.h declare every op's: this shard declares only the shape functions it calls.
-#include <cstdint>
-#include <optional>
-#include <string_view>
-#include <vector>
-
+// pointwise loop; the eager kernels and the executor's lowering both call it. cpu_kernels.h
+// declares every op's kernels; this shard includes only its ops' functors and shape functions.
 #include "backend/cpu/pointwise.h"
 #include "core/dispatch.h"
 #include "core/tensor/shape_rules.h"
@@ -19,28 +14,14 @@
 #include "lazygen/generated/pointwise/log10.h"
 #include "lazygen/generated/pointwise/log1p.h"
 #include "lazygen/generated/pointwise/tanh.h"
-#include "lazygen/scalar.h"
-#include "lazygen/shape.h"
+#include "lazygen/generated/shapes/add_tensor.h"
+#include "lazygen/generated/shapes/erf.h"
+#include "lazygen/generated/shapes/hardsigmoid_backward.h"
+#include "lazygen/generated/shapes/log10.h"
+#include "lazygen/generated/shapes/log1p.h"
+#include "lazygen/generated/shapes/tanh.h"
 #include "lazygen/tensor.h"
 #include "lazygen/types.h"
-
-namespace lazygen {
-
-// add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
-std::vector<Shape> compute_shape_add_tensor(const Shape& self, const Shape& other,
-                                            const Scalar& alpha);
-// tanh(Tensor self) -> Tensor
-std::vector<Shape> compute_shape_tanh(const Shape& self);
-// erf(Tensor self) -> Tensor
-std::vector<Shape> compute_shape_erf(const Shape& self);
-// log1p(Tensor self) -> Tensor
-std::vector<Shape> compute_shape_log1p(const Shape& self);
-// log10(Tensor self) -> Tensor
-std::vector<Shape> compute_shape_log10(const Shape& self);
-// hardsigmoid_backward(Tensor grad_output, Tensor self) -> Tensor
-std::vector<Shape> compute_shape_hardsigmoid_backward(const Shape& grad_output, const Shape& self);
-
-}  // namespace lazygen
 
 namespace lazygen::cpu {
 

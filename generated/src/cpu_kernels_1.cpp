@@ -2,13 +2,8 @@
 // Generated eager CPU kernels for the `pointwise:` ops of ops.yaml, shard 1 of 16
 // (ops are spread over shards by a stable hash of their op id, so editing one op recompiles one
 // shard; See Note [Op shards] in the generator). run_<op id> is the op's one instantiation of the
-// pointwise loop; the eager kernels and the executor's lowering both call it. cpu_kernels.h and
-// shape_inference.h declare every op's: this shard declares only the shape functions it calls.
-#include <cstdint>
-#include <optional>
-#include <string_view>
-#include <vector>
-
+// pointwise loop; the eager kernels and the executor's lowering both call it. cpu_kernels.h
+// declares every op's kernels; this shard includes only its ops' functors and shape functions.
 #include "backend/cpu/pointwise.h"
 #include "core/dispatch.h"
 #include "core/tensor/shape_rules.h"
@@ -21,34 +16,16 @@
 #include "lazygen/generated/pointwise/maximum.h"
 #include "lazygen/generated/pointwise/neg.h"
 #include "lazygen/generated/pointwise/pow_tensor_tensor.h"
-#include "lazygen/scalar.h"
-#include "lazygen/shape.h"
+#include "lazygen/generated/shapes/add_scalar.h"
+#include "lazygen/generated/shapes/addcdiv_inplace.h"
+#include "lazygen/generated/shapes/addcmul.h"
+#include "lazygen/generated/shapes/fmod_tensor.h"
+#include "lazygen/generated/shapes/log.h"
+#include "lazygen/generated/shapes/maximum.h"
+#include "lazygen/generated/shapes/neg.h"
+#include "lazygen/generated/shapes/pow_tensor_tensor.h"
 #include "lazygen/tensor.h"
 #include "lazygen/types.h"
-
-namespace lazygen {
-
-// add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
-std::vector<Shape> compute_shape_add_scalar(const Shape& self, const Scalar& other,
-                                            const Scalar& alpha);
-// maximum(Tensor self, Tensor other) -> Tensor
-std::vector<Shape> compute_shape_maximum(const Shape& self, const Shape& other);
-// neg(Tensor self) -> Tensor
-std::vector<Shape> compute_shape_neg(const Shape& self);
-// log(Tensor self) -> Tensor
-std::vector<Shape> compute_shape_log(const Shape& self);
-// addcdiv_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)
-std::vector<Shape> compute_shape_addcdiv_inplace(const Shape& self, const Shape& tensor1,
-                                                 const Shape& tensor2, const Scalar& value);
-// addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
-std::vector<Shape> compute_shape_addcmul(const Shape& self, const Shape& tensor1,
-                                         const Shape& tensor2, const Scalar& value);
-// pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor
-std::vector<Shape> compute_shape_pow_tensor_tensor(const Shape& self, const Shape& exponent);
-// fmod.Tensor(Tensor self, Tensor other) -> Tensor
-std::vector<Shape> compute_shape_fmod_tensor(const Shape& self, const Shape& other);
-
-}  // namespace lazygen
 
 namespace lazygen::cpu {
 

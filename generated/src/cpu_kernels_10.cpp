@@ -2,13 +2,8 @@
 // Generated eager CPU kernels for the `pointwise:` ops of ops.yaml, shard 10 of 16
 // (ops are spread over shards by a stable hash of their op id, so editing one op recompiles one
 // shard; See Note [Op shards] in the generator). run_<op id> is the op's one instantiation of the
-// pointwise loop; the eager kernels and the executor's lowering both call it. cpu_kernels.h and
-// shape_inference.h declare every op's: this shard declares only the shape functions it calls.
-#include <cstdint>
-#include <optional>
-#include <string_view>
-#include <vector>
-
+// pointwise loop; the eager kernels and the executor's lowering both call it. cpu_kernels.h
+// declares every op's kernels; this shard includes only its ops' functors and shape functions.
 #include "backend/cpu/pointwise.h"
 #include "core/dispatch.h"
 #include "core/tensor/shape_rules.h"
@@ -23,35 +18,18 @@
 #include "lazygen/generated/pointwise/logical_xor.h"
 #include "lazygen/generated/pointwise/mul_scalar.h"
 #include "lazygen/generated/pointwise/sigmoid_inplace.h"
-#include "lazygen/scalar.h"
-#include "lazygen/shape.h"
+#include "lazygen/generated/shapes/asinh.h"
+#include "lazygen/generated/shapes/bitwise_and_tensor.h"
+#include "lazygen/generated/shapes/div_inplace_scalar.h"
+#include "lazygen/generated/shapes/expm1.h"
+#include "lazygen/generated/shapes/fill_inplace_scalar.h"
+#include "lazygen/generated/shapes/isnan.h"
+#include "lazygen/generated/shapes/logical_and.h"
+#include "lazygen/generated/shapes/logical_xor.h"
+#include "lazygen/generated/shapes/mul_scalar.h"
+#include "lazygen/generated/shapes/sigmoid_inplace.h"
 #include "lazygen/tensor.h"
 #include "lazygen/types.h"
-
-namespace lazygen {
-
-// mul.Scalar(Tensor self, Scalar other) -> Tensor
-std::vector<Shape> compute_shape_mul_scalar(const Shape& self, const Scalar& other);
-// fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)
-std::vector<Shape> compute_shape_fill_inplace_scalar(const Shape& self, const Scalar& value);
-// asinh(Tensor self) -> Tensor
-std::vector<Shape> compute_shape_asinh(const Shape& self);
-// expm1(Tensor self) -> Tensor
-std::vector<Shape> compute_shape_expm1(const Shape& self);
-// isnan(Tensor self) -> Tensor
-std::vector<Shape> compute_shape_isnan(const Shape& self);
-// logical_and(Tensor self, Tensor other) -> Tensor
-std::vector<Shape> compute_shape_logical_and(const Shape& self, const Shape& other);
-// logical_xor(Tensor self, Tensor other) -> Tensor
-std::vector<Shape> compute_shape_logical_xor(const Shape& self, const Shape& other);
-// bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor
-std::vector<Shape> compute_shape_bitwise_and_tensor(const Shape& self, const Shape& other);
-// sigmoid_(Tensor(a!) self) -> Tensor(a!)
-std::vector<Shape> compute_shape_sigmoid_inplace(const Shape& self);
-// div_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
-std::vector<Shape> compute_shape_div_inplace_scalar(const Shape& self, const Scalar& other);
-
-}  // namespace lazygen
 
 namespace lazygen::cpu {
 

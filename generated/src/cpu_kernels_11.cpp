@@ -2,13 +2,8 @@
 // Generated eager CPU kernels for the `pointwise:` ops of ops.yaml, shard 11 of 16
 // (ops are spread over shards by a stable hash of their op id, so editing one op recompiles one
 // shard; See Note [Op shards] in the generator). run_<op id> is the op's one instantiation of the
-// pointwise loop; the eager kernels and the executor's lowering both call it. cpu_kernels.h and
-// shape_inference.h declare every op's: this shard declares only the shape functions it calls.
-#include <cstdint>
-#include <optional>
-#include <string_view>
-#include <vector>
-
+// pointwise loop; the eager kernels and the executor's lowering both call it. cpu_kernels.h
+// declares every op's kernels; this shard includes only its ops' functors and shape functions.
 #include "backend/cpu/pointwise.h"
 #include "core/dispatch.h"
 #include "core/tensor/shape_rules.h"
@@ -20,32 +15,15 @@
 #include "lazygen/generated/pointwise/round.h"
 #include "lazygen/generated/pointwise/sigmoid.h"
 #include "lazygen/generated/pointwise/softplus_backward.h"
-#include "lazygen/scalar.h"
-#include "lazygen/shape.h"
+#include "lazygen/generated/shapes/abs.h"
+#include "lazygen/generated/shapes/add_out.h"
+#include "lazygen/generated/shapes/ge_tensor.h"
+#include "lazygen/generated/shapes/hardtanh_backward.h"
+#include "lazygen/generated/shapes/round.h"
+#include "lazygen/generated/shapes/sigmoid.h"
+#include "lazygen/generated/shapes/softplus_backward.h"
 #include "lazygen/tensor.h"
 #include "lazygen/types.h"
-
-namespace lazygen {
-
-// add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)
-std::vector<Shape> compute_shape_add_out(const Shape& self, const Shape& other, const Scalar& alpha,
-                                         const Shape& out);
-// abs(Tensor self) -> Tensor
-std::vector<Shape> compute_shape_abs(const Shape& self);
-// sigmoid(Tensor self) -> Tensor
-std::vector<Shape> compute_shape_sigmoid(const Shape& self);
-// ge.Tensor(Tensor self, Tensor other) -> Tensor
-std::vector<Shape> compute_shape_ge_tensor(const Shape& self, const Shape& other);
-// round(Tensor self) -> Tensor
-std::vector<Shape> compute_shape_round(const Shape& self);
-// hardtanh_backward(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val) -> Tensor
-std::vector<Shape> compute_shape_hardtanh_backward(const Shape& grad_output, const Shape& self,
-                                                   const Scalar& min_val, const Scalar& max_val);
-// softplus_backward(Tensor grad_output, Tensor self, Scalar beta, Scalar threshold) -> Tensor
-std::vector<Shape> compute_shape_softplus_backward(const Shape& grad_output, const Shape& self,
-                                                   const Scalar& beta, const Scalar& threshold);
-
-}  // namespace lazygen
 
 namespace lazygen::cpu {
 

@@ -2,13 +2,8 @@
 // Generated eager CPU kernels for the `pointwise:` ops of ops.yaml, shard 12 of 16
 // (ops are spread over shards by a stable hash of their op id, so editing one op recompiles one
 // shard; See Note [Op shards] in the generator). run_<op id> is the op's one instantiation of the
-// pointwise loop; the eager kernels and the executor's lowering both call it. cpu_kernels.h and
-// shape_inference.h declare every op's: this shard declares only the shape functions it calls.
-#include <cstdint>
-#include <optional>
-#include <string_view>
-#include <vector>
-
+// pointwise loop; the eager kernels and the executor's lowering both call it. cpu_kernels.h
+// declares every op's kernels; this shard includes only its ops' functors and shape functions.
 #include "backend/cpu/pointwise.h"
 #include "core/dispatch.h"
 #include "core/tensor/shape_rules.h"
@@ -17,24 +12,12 @@
 #include "lazygen/generated/pointwise/cos.h"
 #include "lazygen/generated/pointwise/cosh.h"
 #include "lazygen/generated/pointwise/tanh_backward.h"
-#include "lazygen/scalar.h"
-#include "lazygen/shape.h"
+#include "lazygen/generated/shapes/addcmul_inplace.h"
+#include "lazygen/generated/shapes/cos.h"
+#include "lazygen/generated/shapes/cosh.h"
+#include "lazygen/generated/shapes/tanh_backward.h"
 #include "lazygen/tensor.h"
 #include "lazygen/types.h"
-
-namespace lazygen {
-
-// addcmul_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)
-std::vector<Shape> compute_shape_addcmul_inplace(const Shape& self, const Shape& tensor1,
-                                                 const Shape& tensor2, const Scalar& value);
-// cos(Tensor self) -> Tensor
-std::vector<Shape> compute_shape_cos(const Shape& self);
-// cosh(Tensor self) -> Tensor
-std::vector<Shape> compute_shape_cosh(const Shape& self);
-// tanh_backward(Tensor grad_output, Tensor output) -> Tensor
-std::vector<Shape> compute_shape_tanh_backward(const Shape& grad_output, const Shape& output);
-
-}  // namespace lazygen
 
 namespace lazygen::cpu {
 

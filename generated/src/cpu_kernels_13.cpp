@@ -2,13 +2,8 @@
 // Generated eager CPU kernels for the `pointwise:` ops of ops.yaml, shard 13 of 16
 // (ops are spread over shards by a stable hash of their op id, so editing one op recompiles one
 // shard; See Note [Op shards] in the generator). run_<op id> is the op's one instantiation of the
-// pointwise loop; the eager kernels and the executor's lowering both call it. cpu_kernels.h and
-// shape_inference.h declare every op's: this shard declares only the shape functions it calls.
-#include <cstdint>
-#include <optional>
-#include <string_view>
-#include <vector>
-
+// pointwise loop; the eager kernels and the executor's lowering both call it. cpu_kernels.h
+// declares every op's kernels; this shard includes only its ops' functors and shape functions.
 #include "backend/cpu/pointwise.h"
 #include "core/dispatch.h"
 #include "core/tensor/shape_rules.h"
@@ -23,37 +18,18 @@
 #include "lazygen/generated/pointwise/lerp_scalar.h"
 #include "lazygen/generated/pointwise/remainder_scalar.h"
 #include "lazygen/generated/pointwise/sin.h"
-#include "lazygen/scalar.h"
-#include "lazygen/shape.h"
+#include "lazygen/generated/shapes/_gelu_erf.h"
+#include "lazygen/generated/shapes/_gelu_tanh_backward.h"
+#include "lazygen/generated/shapes/clamp_max.h"
+#include "lazygen/generated/shapes/copy_inplace.h"
+#include "lazygen/generated/shapes/div_scalar.h"
+#include "lazygen/generated/shapes/eq_tensor.h"
+#include "lazygen/generated/shapes/floor.h"
+#include "lazygen/generated/shapes/lerp_scalar.h"
+#include "lazygen/generated/shapes/remainder_scalar.h"
+#include "lazygen/generated/shapes/sin.h"
 #include "lazygen/tensor.h"
 #include "lazygen/types.h"
-
-namespace lazygen {
-
-// div.Scalar(Tensor self, Scalar other) -> Tensor
-std::vector<Shape> compute_shape_div_scalar(const Shape& self, const Scalar& other);
-// copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)
-std::vector<Shape> compute_shape_copy_inplace(const Shape& self, const Shape& src,
-                                              bool non_blocking);
-// eq.Tensor(Tensor self, Tensor other) -> Tensor
-std::vector<Shape> compute_shape_eq_tensor(const Shape& self, const Shape& other);
-// lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor (hand-written)
-std::vector<Shape> compute_shape_lerp_scalar(const Shape& self, const Shape& end,
-                                             const Scalar& weight);
-// remainder.Scalar(Tensor self, Scalar other) -> Tensor
-std::vector<Shape> compute_shape_remainder_scalar(const Shape& self, const Scalar& other);
-// clamp_max(Tensor self, Scalar max) -> Tensor
-std::vector<Shape> compute_shape_clamp_max(const Shape& self, const Scalar& max);
-// sin(Tensor self) -> Tensor
-std::vector<Shape> compute_shape_sin(const Shape& self);
-// floor(Tensor self) -> Tensor
-std::vector<Shape> compute_shape_floor(const Shape& self);
-// _gelu_erf(Tensor self) -> Tensor
-std::vector<Shape> compute_shape__gelu_erf(const Shape& self);
-// _gelu_tanh_backward(Tensor grad_output, Tensor self) -> Tensor
-std::vector<Shape> compute_shape__gelu_tanh_backward(const Shape& grad_output, const Shape& self);
-
-}  // namespace lazygen
 
 namespace lazygen::cpu {
 

@@ -2,13 +2,8 @@
 // Generated eager CPU kernels for the `pointwise:` ops of ops.yaml, shard 14 of 16
 // (ops are spread over shards by a stable hash of their op id, so editing one op recompiles one
 // shard; See Note [Op shards] in the generator). run_<op id> is the op's one instantiation of the
-// pointwise loop; the eager kernels and the executor's lowering both call it. cpu_kernels.h and
-// shape_inference.h declare every op's: this shard declares only the shape functions it calls.
-#include <cstdint>
-#include <optional>
-#include <string_view>
-#include <vector>
-
+// pointwise loop; the eager kernels and the executor's lowering both call it. cpu_kernels.h
+// declares every op's kernels; this shard includes only its ops' functors and shape functions.
 #include "backend/cpu/pointwise.h"
 #include "core/dispatch.h"
 #include "core/tensor/shape_rules.h"
@@ -18,25 +13,13 @@
 #include "lazygen/generated/pointwise/lt_scalar.h"
 #include "lazygen/generated/pointwise/silu_backward.h"
 #include "lazygen/generated/pointwise/sqrt_inplace.h"
-#include "lazygen/scalar.h"
-#include "lazygen/shape.h"
+#include "lazygen/generated/shapes/exp2.h"
+#include "lazygen/generated/shapes/hardswish.h"
+#include "lazygen/generated/shapes/lt_scalar.h"
+#include "lazygen/generated/shapes/silu_backward.h"
+#include "lazygen/generated/shapes/sqrt_inplace.h"
 #include "lazygen/tensor.h"
 #include "lazygen/types.h"
-
-namespace lazygen {
-
-// lt.Scalar(Tensor self, Scalar other) -> Tensor
-std::vector<Shape> compute_shape_lt_scalar(const Shape& self, const Scalar& other);
-// exp2(Tensor self) -> Tensor
-std::vector<Shape> compute_shape_exp2(const Shape& self);
-// silu_backward(Tensor grad_output, Tensor self) -> Tensor
-std::vector<Shape> compute_shape_silu_backward(const Shape& grad_output, const Shape& self);
-// hardswish(Tensor self) -> Tensor
-std::vector<Shape> compute_shape_hardswish(const Shape& self);
-// sqrt_(Tensor(a!) self) -> Tensor(a!)
-std::vector<Shape> compute_shape_sqrt_inplace(const Shape& self);
-
-}  // namespace lazygen
 
 namespace lazygen::cpu {
 

@@ -2,13 +2,8 @@
 // Generated eager CPU kernels for the `pointwise:` ops of ops.yaml, shard 15 of 16
 // (ops are spread over shards by a stable hash of their op id, so editing one op recompiles one
 // shard; See Note [Op shards] in the generator). run_<op id> is the op's one instantiation of the
-// pointwise loop; the eager kernels and the executor's lowering both call it. cpu_kernels.h and
-// shape_inference.h declare every op's: this shard declares only the shape functions it calls.
-#include <cstdint>
-#include <optional>
-#include <string_view>
-#include <vector>
-
+// pointwise loop; the eager kernels and the executor's lowering both call it. cpu_kernels.h
+// declares every op's kernels; this shard includes only its ops' functors and shape functions.
 #include "backend/cpu/pointwise.h"
 #include "core/dispatch.h"
 #include "core/tensor/shape_rules.h"
@@ -19,28 +14,14 @@
 #include "lazygen/generated/pointwise/rsqrt.h"
 #include "lazygen/generated/pointwise/sinh.h"
 #include "lazygen/generated/pointwise/sqrt.h"
-#include "lazygen/scalar.h"
-#include "lazygen/shape.h"
+#include "lazygen/generated/shapes/add_inplace_tensor.h"
+#include "lazygen/generated/shapes/atan.h"
+#include "lazygen/generated/shapes/lt_tensor.h"
+#include "lazygen/generated/shapes/rsqrt.h"
+#include "lazygen/generated/shapes/sinh.h"
+#include "lazygen/generated/shapes/sqrt.h"
 #include "lazygen/tensor.h"
 #include "lazygen/types.h"
-
-namespace lazygen {
-
-// add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)
-std::vector<Shape> compute_shape_add_inplace_tensor(const Shape& self, const Shape& other,
-                                                    const Scalar& alpha);
-// sqrt(Tensor self) -> Tensor
-std::vector<Shape> compute_shape_sqrt(const Shape& self);
-// rsqrt(Tensor self) -> Tensor
-std::vector<Shape> compute_shape_rsqrt(const Shape& self);
-// lt.Tensor(Tensor self, Tensor other) -> Tensor
-std::vector<Shape> compute_shape_lt_tensor(const Shape& self, const Shape& other);
-// atan(Tensor self) -> Tensor
-std::vector<Shape> compute_shape_atan(const Shape& self);
-// sinh(Tensor self) -> Tensor
-std::vector<Shape> compute_shape_sinh(const Shape& self);
-
-}  // namespace lazygen
 
 namespace lazygen::cpu {
 

@@ -2,13 +2,8 @@
 // Generated eager CPU kernels for the `pointwise:` ops of ops.yaml, shard 2 of 16
 // (ops are spread over shards by a stable hash of their op id, so editing one op recompiles one
 // shard; See Note [Op shards] in the generator). run_<op id> is the op's one instantiation of the
-// pointwise loop; the eager kernels and the executor's lowering both call it. cpu_kernels.h and
-// shape_inference.h declare every op's: this shard declares only the shape functions it calls.
-#include <cstdint>
-#include <optional>
-#include <string_view>
-#include <vector>
-
+// pointwise loop; the eager kernels and the executor's lowering both call it. cpu_kernels.h
+// declares every op's kernels; this shard includes only its ops' functors and shape functions.
 #include "backend/cpu/pointwise.h"
 #include "core/dispatch.h"
 #include "core/tensor/shape_rules.h"
@@ -20,29 +15,15 @@
 #include "lazygen/generated/pointwise/log_sigmoid.h"
 #include "lazygen/generated/pointwise/relu_inplace.h"
 #include "lazygen/generated/pointwise/zero_inplace.h"
-#include "lazygen/scalar.h"
-#include "lazygen/shape.h"
+#include "lazygen/generated/shapes/bitwise_not.h"
+#include "lazygen/generated/shapes/bitwise_xor_tensor.h"
+#include "lazygen/generated/shapes/ge_scalar.h"
+#include "lazygen/generated/shapes/gt_tensor.h"
+#include "lazygen/generated/shapes/log_sigmoid.h"
+#include "lazygen/generated/shapes/relu_inplace.h"
+#include "lazygen/generated/shapes/zero_inplace.h"
 #include "lazygen/tensor.h"
 #include "lazygen/types.h"
-
-namespace lazygen {
-
-// relu_(Tensor(a!) self) -> Tensor(a!)
-std::vector<Shape> compute_shape_relu_inplace(const Shape& self);
-// zero_(Tensor(a!) self) -> Tensor(a!)
-std::vector<Shape> compute_shape_zero_inplace(const Shape& self);
-// gt.Tensor(Tensor self, Tensor other) -> Tensor
-std::vector<Shape> compute_shape_gt_tensor(const Shape& self, const Shape& other);
-// ge.Scalar(Tensor self, Scalar other) -> Tensor
-std::vector<Shape> compute_shape_ge_scalar(const Shape& self, const Scalar& other);
-// bitwise_not(Tensor self) -> Tensor
-std::vector<Shape> compute_shape_bitwise_not(const Shape& self);
-// bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor
-std::vector<Shape> compute_shape_bitwise_xor_tensor(const Shape& self, const Shape& other);
-// log_sigmoid(Tensor self) -> Tensor
-std::vector<Shape> compute_shape_log_sigmoid(const Shape& self);
-
-}  // namespace lazygen
 
 namespace lazygen::cpu {
 

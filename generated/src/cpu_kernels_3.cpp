@@ -2,13 +2,8 @@
 // Generated eager CPU kernels for the `pointwise:` ops of ops.yaml, shard 3 of 16
 // (ops are spread over shards by a stable hash of their op id, so editing one op recompiles one
 // shard; See Note [Op shards] in the generator). run_<op id> is the op's one instantiation of the
-// pointwise loop; the eager kernels and the executor's lowering both call it. cpu_kernels.h and
-// shape_inference.h declare every op's: this shard declares only the shape functions it calls.
-#include <cstdint>
-#include <optional>
-#include <string_view>
-#include <vector>
-
+// pointwise loop; the eager kernels and the executor's lowering both call it. cpu_kernels.h
+// declares every op's kernels; this shard includes only its ops' functors and shape functions.
 #include "backend/cpu/pointwise.h"
 #include "core/dispatch.h"
 #include "core/tensor/shape_rules.h"
@@ -22,34 +17,17 @@
 #include "lazygen/generated/pointwise/mul_tensor.h"
 #include "lazygen/generated/pointwise/relu.h"
 #include "lazygen/generated/pointwise/sgn.h"
-#include "lazygen/scalar.h"
-#include "lazygen/shape.h"
+#include "lazygen/generated/shapes/_gelu_erf_backward.h"
+#include "lazygen/generated/shapes/_gelu_tanh.h"
+#include "lazygen/generated/shapes/clamp_min.h"
+#include "lazygen/generated/shapes/div_inplace_tensor.h"
+#include "lazygen/generated/shapes/elu.h"
+#include "lazygen/generated/shapes/le_scalar.h"
+#include "lazygen/generated/shapes/mul_tensor.h"
+#include "lazygen/generated/shapes/relu.h"
+#include "lazygen/generated/shapes/sgn.h"
 #include "lazygen/tensor.h"
 #include "lazygen/types.h"
-
-namespace lazygen {
-
-// mul.Tensor(Tensor self, Tensor other) -> Tensor
-std::vector<Shape> compute_shape_mul_tensor(const Shape& self, const Shape& other);
-// relu(Tensor self) -> Tensor
-std::vector<Shape> compute_shape_relu(const Shape& self);
-// le.Scalar(Tensor self, Scalar other) -> Tensor
-std::vector<Shape> compute_shape_le_scalar(const Shape& self, const Scalar& other);
-// clamp_min(Tensor self, Scalar min) -> Tensor
-std::vector<Shape> compute_shape_clamp_min(const Shape& self, const Scalar& min);
-// sgn(Tensor self) -> Tensor
-std::vector<Shape> compute_shape_sgn(const Shape& self);
-// elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor
-std::vector<Shape> compute_shape_elu(const Shape& self, const Scalar& alpha, const Scalar& scale,
-                                     const Scalar& input_scale);
-// _gelu_erf_backward(Tensor grad_output, Tensor self) -> Tensor
-std::vector<Shape> compute_shape__gelu_erf_backward(const Shape& grad_output, const Shape& self);
-// _gelu_tanh(Tensor self) -> Tensor
-std::vector<Shape> compute_shape__gelu_tanh(const Shape& self);
-// div_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
-std::vector<Shape> compute_shape_div_inplace_tensor(const Shape& self, const Shape& other);
-
-}  // namespace lazygen
 
 namespace lazygen::cpu {
 

@@ -2,13 +2,8 @@
 // Generated eager CPU kernels for the `pointwise:` ops of ops.yaml, shard 4 of 16
 // (ops are spread over shards by a stable hash of their op id, so editing one op recompiles one
 // shard; See Note [Op shards] in the generator). run_<op id> is the op's one instantiation of the
-// pointwise loop; the eager kernels and the executor's lowering both call it. cpu_kernels.h and
-// shape_inference.h declare every op's: this shard declares only the shape functions it calls.
-#include <cstdint>
-#include <optional>
-#include <string_view>
-#include <vector>
-
+// pointwise loop; the eager kernels and the executor's lowering both call it. cpu_kernels.h
+// declares every op's kernels; this shard includes only its ops' functors and shape functions.
 #include "backend/cpu/pointwise.h"
 #include "core/dispatch.h"
 #include "core/tensor/shape_rules.h"
@@ -23,40 +18,18 @@
 #include "lazygen/generated/pointwise/remainder_tensor.h"
 #include "lazygen/generated/pointwise/sign.h"
 #include "lazygen/generated/pointwise/threshold_backward.h"
-#include "lazygen/scalar.h"
-#include "lazygen/shape.h"
+#include "lazygen/generated/shapes/div_tensor.h"
+#include "lazygen/generated/shapes/fmod_scalar.h"
+#include "lazygen/generated/shapes/hardsigmoid.h"
+#include "lazygen/generated/shapes/leaky_relu_backward.h"
+#include "lazygen/generated/shapes/lerp_tensor.h"
+#include "lazygen/generated/shapes/mish_backward.h"
+#include "lazygen/generated/shapes/pow_tensor_scalar.h"
+#include "lazygen/generated/shapes/remainder_tensor.h"
+#include "lazygen/generated/shapes/sign.h"
+#include "lazygen/generated/shapes/threshold_backward.h"
 #include "lazygen/tensor.h"
 #include "lazygen/types.h"
-
-namespace lazygen {
-
-// div.Tensor(Tensor self, Tensor other) -> Tensor
-std::vector<Shape> compute_shape_div_tensor(const Shape& self, const Shape& other);
-// pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor
-std::vector<Shape> compute_shape_pow_tensor_scalar(const Shape& self, const Scalar& exponent);
-// threshold_backward(Tensor grad_output, Tensor self, Scalar threshold) -> Tensor
-std::vector<Shape> compute_shape_threshold_backward(const Shape& grad_output, const Shape& self,
-                                                    const Scalar& threshold);
-// lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor (hand-written)
-std::vector<Shape> compute_shape_lerp_tensor(const Shape& self, const Shape& end,
-                                             const Shape& weight);
-// remainder.Tensor(Tensor self, Tensor other) -> Tensor
-std::vector<Shape> compute_shape_remainder_tensor(const Shape& self, const Shape& other);
-// fmod.Scalar(Tensor self, Scalar other) -> Tensor
-std::vector<Shape> compute_shape_fmod_scalar(const Shape& self, const Scalar& other);
-// sign(Tensor self) -> Tensor
-std::vector<Shape> compute_shape_sign(const Shape& self);
-// leaky_relu_backward(Tensor grad_output, Tensor self, Scalar negative_slope, bool self_is_result)
-// -> Tensor
-std::vector<Shape> compute_shape_leaky_relu_backward(const Shape& grad_output, const Shape& self,
-                                                     const Scalar& negative_slope,
-                                                     bool self_is_result);
-// mish_backward(Tensor grad_output, Tensor self) -> Tensor
-std::vector<Shape> compute_shape_mish_backward(const Shape& grad_output, const Shape& self);
-// hardsigmoid(Tensor self) -> Tensor
-std::vector<Shape> compute_shape_hardsigmoid(const Shape& self);
-
-}  // namespace lazygen
 
 namespace lazygen::cpu {
 

@@ -2,13 +2,8 @@
 // Generated eager CPU kernels for the `pointwise:` ops of ops.yaml, shard 5 of 16
 // (ops are spread over shards by a stable hash of their op id, so editing one op recompiles one
 // shard; See Note [Op shards] in the generator). run_<op id> is the op's one instantiation of the
-// pointwise loop; the eager kernels and the executor's lowering both call it. cpu_kernels.h and
-// shape_inference.h declare every op's: this shard declares only the shape functions it calls.
-#include <cstdint>
-#include <optional>
-#include <string_view>
-#include <vector>
-
+// pointwise loop; the eager kernels and the executor's lowering both call it. cpu_kernels.h
+// declares every op's kernels; this shard includes only its ops' functors and shape functions.
 #include "backend/cpu/pointwise.h"
 #include "core/dispatch.h"
 #include "core/tensor/shape_rules.h"
@@ -19,30 +14,14 @@
 #include "lazygen/generated/pointwise/sigmoid_backward.h"
 #include "lazygen/generated/pointwise/softplus.h"
 #include "lazygen/generated/pointwise/trunc.h"
-#include "lazygen/scalar.h"
-#include "lazygen/shape.h"
+#include "lazygen/generated/shapes/hardtanh.h"
+#include "lazygen/generated/shapes/masked_fill_scalar.h"
+#include "lazygen/generated/shapes/reciprocal.h"
+#include "lazygen/generated/shapes/sigmoid_backward.h"
+#include "lazygen/generated/shapes/softplus.h"
+#include "lazygen/generated/shapes/trunc.h"
 #include "lazygen/tensor.h"
 #include "lazygen/types.h"
-
-namespace lazygen {
-
-// reciprocal(Tensor self) -> Tensor
-std::vector<Shape> compute_shape_reciprocal(const Shape& self);
-// trunc(Tensor self) -> Tensor
-std::vector<Shape> compute_shape_trunc(const Shape& self);
-// sigmoid_backward(Tensor grad_output, Tensor output) -> Tensor
-std::vector<Shape> compute_shape_sigmoid_backward(const Shape& grad_output, const Shape& output);
-// hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor
-std::vector<Shape> compute_shape_hardtanh(const Shape& self, const Scalar& min_val,
-                                          const Scalar& max_val);
-// softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor
-std::vector<Shape> compute_shape_softplus(const Shape& self, const Scalar& beta,
-                                          const Scalar& threshold);
-// masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor (hand-written)
-std::vector<Shape> compute_shape_masked_fill_scalar(const Shape& self, const Shape& mask,
-                                                    const Scalar& value);
-
-}  // namespace lazygen
 
 namespace lazygen::cpu {
 

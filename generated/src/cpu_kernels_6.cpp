@@ -2,13 +2,8 @@
 // Generated eager CPU kernels for the `pointwise:` ops of ops.yaml, shard 6 of 16
 // (ops are spread over shards by a stable hash of their op id, so editing one op recompiles one
 // shard; See Note [Op shards] in the generator). run_<op id> is the op's one instantiation of the
-// pointwise loop; the eager kernels and the executor's lowering both call it. cpu_kernels.h and
-// shape_inference.h declare every op's: this shard declares only the shape functions it calls.
-#include <cstdint>
-#include <optional>
-#include <string_view>
-#include <vector>
-
+// pointwise loop; the eager kernels and the executor's lowering both call it. cpu_kernels.h
+// declares every op's kernels; this shard includes only its ops' functors and shape functions.
 #include "backend/cpu/pointwise.h"
 #include "core/dispatch.h"
 #include "core/tensor/shape_rules.h"
@@ -19,29 +14,14 @@
 #include "lazygen/generated/pointwise/rsub_scalar.h"
 #include "lazygen/generated/pointwise/silu.h"
 #include "lazygen/generated/pointwise/sub_scalar.h"
-#include "lazygen/scalar.h"
-#include "lazygen/shape.h"
+#include "lazygen/generated/shapes/hardswish_backward.h"
+#include "lazygen/generated/shapes/le_tensor.h"
+#include "lazygen/generated/shapes/logical_not.h"
+#include "lazygen/generated/shapes/rsub_scalar.h"
+#include "lazygen/generated/shapes/silu.h"
+#include "lazygen/generated/shapes/sub_scalar.h"
 #include "lazygen/tensor.h"
 #include "lazygen/types.h"
-
-namespace lazygen {
-
-// sub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
-std::vector<Shape> compute_shape_sub_scalar(const Shape& self, const Scalar& other,
-                                            const Scalar& alpha);
-// le.Tensor(Tensor self, Tensor other) -> Tensor
-std::vector<Shape> compute_shape_le_tensor(const Shape& self, const Shape& other);
-// rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
-std::vector<Shape> compute_shape_rsub_scalar(const Shape& self, const Scalar& other,
-                                             const Scalar& alpha);
-// logical_not(Tensor self) -> Tensor
-std::vector<Shape> compute_shape_logical_not(const Shape& self);
-// silu(Tensor self) -> Tensor
-std::vector<Shape> compute_shape_silu(const Shape& self);
-// hardswish_backward(Tensor grad_output, Tensor self) -> Tensor
-std::vector<Shape> compute_shape_hardswish_backward(const Shape& grad_output, const Shape& self);
-
-}  // namespace lazygen
 
 namespace lazygen::cpu {
 

@@ -2,13 +2,8 @@
 // Generated eager CPU kernels for the `pointwise:` ops of ops.yaml, shard 7 of 16
 // (ops are spread over shards by a stable hash of their op id, so editing one op recompiles one
 // shard; See Note [Op shards] in the generator). run_<op id> is the op's one instantiation of the
-// pointwise loop; the eager kernels and the executor's lowering both call it. cpu_kernels.h and
-// shape_inference.h declare every op's: this shard declares only the shape functions it calls.
-#include <cstdint>
-#include <optional>
-#include <string_view>
-#include <vector>
-
+// pointwise loop; the eager kernels and the executor's lowering both call it. cpu_kernels.h
+// declares every op's kernels; this shard includes only its ops' functors and shape functions.
 #include "backend/cpu/pointwise.h"
 #include "core/dispatch.h"
 #include "core/tensor/shape_rules.h"
@@ -19,30 +14,14 @@
 #include "lazygen/generated/pointwise/rsub_tensor.h"
 #include "lazygen/generated/pointwise/sub_tensor.h"
 #include "lazygen/generated/pointwise/where_self.h"
-#include "lazygen/scalar.h"
-#include "lazygen/shape.h"
+#include "lazygen/generated/shapes/atan2.h"
+#include "lazygen/generated/shapes/gt_scalar.h"
+#include "lazygen/generated/shapes/minimum.h"
+#include "lazygen/generated/shapes/rsub_tensor.h"
+#include "lazygen/generated/shapes/sub_tensor.h"
+#include "lazygen/generated/shapes/where_self.h"
 #include "lazygen/tensor.h"
 #include "lazygen/types.h"
-
-namespace lazygen {
-
-// sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
-std::vector<Shape> compute_shape_sub_tensor(const Shape& self, const Shape& other,
-                                            const Scalar& alpha);
-// minimum(Tensor self, Tensor other) -> Tensor
-std::vector<Shape> compute_shape_minimum(const Shape& self, const Shape& other);
-// gt.Scalar(Tensor self, Scalar other) -> Tensor
-std::vector<Shape> compute_shape_gt_scalar(const Shape& self, const Scalar& other);
-// where.self(Tensor condition, Tensor self, Tensor other) -> Tensor (hand-written)
-std::vector<Shape> compute_shape_where_self(const Shape& condition, const Shape& self,
-                                            const Shape& other);
-// rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
-std::vector<Shape> compute_shape_rsub_tensor(const Shape& self, const Shape& other,
-                                             const Scalar& alpha);
-// atan2(Tensor self, Tensor other) -> Tensor
-std::vector<Shape> compute_shape_atan2(const Shape& self, const Shape& other);
-
-}  // namespace lazygen
 
 namespace lazygen::cpu {
 

@@ -2,13 +2,8 @@
 // Generated eager CPU kernels for the `pointwise:` ops of ops.yaml, shard 8 of 16
 // (ops are spread over shards by a stable hash of their op id, so editing one op recompiles one
 // shard; See Note [Op shards] in the generator). run_<op id> is the op's one instantiation of the
-// pointwise loop; the eager kernels and the executor's lowering both call it. cpu_kernels.h and
-// shape_inference.h declare every op's: this shard declares only the shape functions it calls.
-#include <cstdint>
-#include <optional>
-#include <string_view>
-#include <vector>
-
+// pointwise loop; the eager kernels and the executor's lowering both call it. cpu_kernels.h
+// declares every op's kernels; this shard includes only its ops' functors and shape functions.
 #include "backend/cpu/pointwise.h"
 #include "core/dispatch.h"
 #include "core/tensor/shape_rules.h"
@@ -25,41 +20,20 @@
 #include "lazygen/generated/pointwise/ne_tensor.h"
 #include "lazygen/generated/pointwise/tan.h"
 #include "lazygen/generated/pointwise/threshold.h"
-#include "lazygen/scalar.h"
-#include "lazygen/shape.h"
+#include "lazygen/generated/shapes/addcdiv.h"
+#include "lazygen/generated/shapes/bitwise_or_tensor.h"
+#include "lazygen/generated/shapes/ceil.h"
+#include "lazygen/generated/shapes/eq_scalar.h"
+#include "lazygen/generated/shapes/exp.h"
+#include "lazygen/generated/shapes/leaky_relu.h"
+#include "lazygen/generated/shapes/logical_or.h"
+#include "lazygen/generated/shapes/mish.h"
+#include "lazygen/generated/shapes/mul_inplace_tensor.h"
+#include "lazygen/generated/shapes/ne_tensor.h"
+#include "lazygen/generated/shapes/tan.h"
+#include "lazygen/generated/shapes/threshold.h"
 #include "lazygen/tensor.h"
 #include "lazygen/types.h"
-
-namespace lazygen {
-
-// mul_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
-std::vector<Shape> compute_shape_mul_inplace_tensor(const Shape& self, const Shape& other);
-// exp(Tensor self) -> Tensor
-std::vector<Shape> compute_shape_exp(const Shape& self);
-// ne.Tensor(Tensor self, Tensor other) -> Tensor
-std::vector<Shape> compute_shape_ne_tensor(const Shape& self, const Shape& other);
-// eq.Scalar(Tensor self, Scalar other) -> Tensor
-std::vector<Shape> compute_shape_eq_scalar(const Shape& self, const Scalar& other);
-// addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
-std::vector<Shape> compute_shape_addcdiv(const Shape& self, const Shape& tensor1,
-                                         const Shape& tensor2, const Scalar& value);
-// tan(Tensor self) -> Tensor
-std::vector<Shape> compute_shape_tan(const Shape& self);
-// ceil(Tensor self) -> Tensor
-std::vector<Shape> compute_shape_ceil(const Shape& self);
-// logical_or(Tensor self, Tensor other) -> Tensor
-std::vector<Shape> compute_shape_logical_or(const Shape& self, const Shape& other);
-// bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor
-std::vector<Shape> compute_shape_bitwise_or_tensor(const Shape& self, const Shape& other);
-// threshold(Tensor self, Scalar threshold, Scalar value) -> Tensor
-std::vector<Shape> compute_shape_threshold(const Shape& self, const Scalar& threshold,
-                                           const Scalar& value);
-// leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor
-std::vector<Shape> compute_shape_leaky_relu(const Shape& self, const Scalar& negative_slope);
-// mish(Tensor self) -> Tensor
-std::vector<Shape> compute_shape_mish(const Shape& self);
-
-}  // namespace lazygen
 
 namespace lazygen::cpu {
 

@@ -2,13 +2,8 @@
 // Generated eager CPU kernels for the `pointwise:` ops of ops.yaml, shard 9 of 16
 // (ops are spread over shards by a stable hash of their op id, so editing one op recompiles one
 // shard; See Note [Op shards] in the generator). run_<op id> is the op's one instantiation of the
-// pointwise loop; the eager kernels and the executor's lowering both call it. cpu_kernels.h and
-// shape_inference.h declare every op's: this shard declares only the shape functions it calls.
-#include <cstdint>
-#include <optional>
-#include <string_view>
-#include <vector>
-
+// pointwise loop; the eager kernels and the executor's lowering both call it. cpu_kernels.h
+// declares every op's kernels; this shard includes only its ops' functors and shape functions.
 #include "backend/cpu/pointwise.h"
 #include "core/dispatch.h"
 #include "core/tensor/shape_rules.h"
@@ -19,27 +14,14 @@
 #include "lazygen/generated/pointwise/mul_inplace_scalar.h"
 #include "lazygen/generated/pointwise/ne_scalar.h"
 #include "lazygen/generated/pointwise/tanh_inplace.h"
-#include "lazygen/scalar.h"
-#include "lazygen/shape.h"
+#include "lazygen/generated/shapes/erfc.h"
+#include "lazygen/generated/shapes/frac.h"
+#include "lazygen/generated/shapes/log2.h"
+#include "lazygen/generated/shapes/mul_inplace_scalar.h"
+#include "lazygen/generated/shapes/ne_scalar.h"
+#include "lazygen/generated/shapes/tanh_inplace.h"
 #include "lazygen/tensor.h"
 #include "lazygen/types.h"
-
-namespace lazygen {
-
-// mul_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
-std::vector<Shape> compute_shape_mul_inplace_scalar(const Shape& self, const Scalar& other);
-// ne.Scalar(Tensor self, Scalar other) -> Tensor
-std::vector<Shape> compute_shape_ne_scalar(const Shape& self, const Scalar& other);
-// erfc(Tensor self) -> Tensor
-std::vector<Shape> compute_shape_erfc(const Shape& self);
-// log2(Tensor self) -> Tensor
-std::vector<Shape> compute_shape_log2(const Shape& self);
-// frac(Tensor self) -> Tensor
-std::vector<Shape> compute_shape_frac(const Shape& self);
-// tanh_(Tensor(a!) self) -> Tensor(a!)
-std::vector<Shape> compute_shape_tanh_inplace(const Shape& self);
-
-}  // namespace lazygen
 
 namespace lazygen::cpu {
 

@@ -61,6 +61,10 @@ std::string shape_declaration(const OpEntry& op) {
   return "// " + op.func + note + "\n" + sig.declaration();
 }
 
+std::string shape_header(const OpEntry& op) {
+  return "lazygen/generated/shapes/" + api::op_id(op.schema.name) + ".h";
+}
+
 std::string ir_node_header(const OpEntry& op) {
   return "lazygen/generated/ir/" + api::op_id(op.schema.name) + ".h";
 }

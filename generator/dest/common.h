@@ -51,6 +51,8 @@ std::vector<const Argument*> promoting_scalars(const OpEntry& op);
 // "// <schema>\nstd::vector<Shape> compute_shape_add_tensor(...);": the op's shape function as
 // shape_inference.h declares it.
 std::string shape_declaration(const OpEntry& op);
+// "lazygen/generated/shapes/add_tensor.h": the header declaring the op's shape function.
+std::string shape_header(const OpEntry& op);
 // "lazygen/generated/ir/add_tensor.h": the header holding the op's IR node class.
 std::string ir_node_header(const OpEntry& op);
 

@@ -71,7 +71,7 @@ bool traceable(const OpEntry& op) {
 std::vector<GeneratedFile> emit_lazy_ops(const EmitContext& ctx) {
   std::vector<std::string> decls, inverse_decls;
   std::vector<std::vector<std::string>> functions(kOpShards), includes(kOpShards),
-      shapes(kOpShards), inverses(kOpShards);
+      inverses(kOpShards);
   for (const OpEntry& op : ctx.ops) {
     if (!traceable(op)) continue;
     const size_t k = static_cast<size_t>(op_shard(op));
@@ -82,7 +82,7 @@ std::vector<GeneratedFile> emit_lazy_ops(const EmitContext& ctx) {
       inverses[k].push_back(inverse_decls.back());
     }
     includes[k].push_back("#include \"" + ir_node_header(op) + "\"");
-    shapes[k].push_back(shape_declaration(op));
+    includes[k].push_back("#include \"" + shape_header(op) + "\"");
     functions[k].push_back(ctx.templates.render(
         "lazy_op.cpp.tmpl", {
                                 {"schema", op.func},
@@ -104,7 +104,6 @@ std::vector<GeneratedFile> emit_lazy_ops(const EmitContext& ctx) {
          ctx.templates.render("lazy_ops.cpp.tmpl", {{"source", ctx.source},
                                                     {"shard", std::to_string(k)},
                                                     {"includes", includes[k]},
-                                                    {"shape_declarations", shapes[k]},
                                                     {"view_inverse_declarations", inverses[k]},
                                                     {"functions", functions[k]}})});
   }

@@ -157,25 +157,24 @@ std::string run_declaration(const OpEntry& op) {
 
 // src/cpu_kernels_<k>.cpp: shard k's compute-dtype functions, loop instantiations and eager kernels.
 GeneratedFile cpu_kernel_shard(const EmitContext& ctx, size_t k, const std::vector<const OpEntry*>& ops) {
-  std::vector<std::string> dtype_defs, runners, kernels, shapes;
+  std::vector<std::string> dtype_defs, runners, kernels, includes = pointwise_includes(ops);
   for (const OpEntry* op : ops) {
-    shapes.push_back(shape_declaration(*op));
+    includes.push_back("#include \"" + shape_header(*op) + "\"");
     dtype_defs.push_back(compute_dtype_definition(ctx, *op));
     runners.push_back(ctx.templates.render("cpu_pointwise_run.cpp.tmpl", {
         {"schema", op->func}, {"op_id", api::op_id(op->schema.name)},
         {"functor", api::functor_name(op->schema.name)}, {"schema_name", op->schema.name.str()}}));
     kernels.push_back(kernel_definition(ctx, *op));
   }
-  return {
-      "src/cpu_kernels_" + std::to_string(k) + ".cpp",
-      ctx.templates.render("cpu_kernels.cpp.tmpl", {{"source", ctx.source},
-                                                    {"shard", std::to_string(k)},
-                                                    {"num_shards", std::to_string(kOpShards)},
-                                                    {"functor_includes", pointwise_includes(ops)},
-                                                    {"shape_declarations", shapes},
-                                                    {"compute_dtypes", dtype_defs},
-                                                    {"runners", runners},
-                                                    {"kernels", kernels}})};
+  std::sort(includes.begin(), includes.end());
+  return {"src/cpu_kernels_" + std::to_string(k) + ".cpp",
+          ctx.templates.render("cpu_kernels.cpp.tmpl", {{"source", ctx.source},
+                                                        {"shard", std::to_string(k)},
+                                                        {"num_shards", std::to_string(kOpShards)},
+                                                        {"includes", includes},
+                                                        {"compute_dtypes", dtype_defs},
+                                                        {"runners", runners},
+                                                        {"kernels", kernels}})};
 }
 
 // pointwise_ops.h including every functor header, the CPU kernel shards, then pointwise/<op id>.h

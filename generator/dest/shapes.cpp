@@ -129,17 +129,26 @@ std::string rule_definition(const EmitContext& ctx, const OpEntry& op) {
 }  // namespace
 
 std::vector<GeneratedFile> emit_shapes(const EmitContext& ctx) {
-  std::vector<std::string> decls, functions;
+  std::vector<std::string> includes, functions;
+  std::vector<GeneratedFile> headers;
   for (const OpEntry& op : ctx.ops) {
-    decls.push_back(shape_declaration(op));
+    includes.push_back("#include \"" + shape_header(op) + "\"");
+    headers.push_back(
+        {"include/" + shape_header(op),
+         ctx.templates.render("shape_function.h.tmpl", {{"source", ctx.source},
+                                                        {"schema", op.func},
+                                                        {"declaration", shape_declaration(op)}})});
     if (!op.has_custom_shape()) functions.push_back(rule_definition(ctx, op));
   }
-  return {
+  std::vector<GeneratedFile> files = {
       {std::string(kIncludeDir) + "shape_inference.h",
-       ctx.templates.render("shape_inference.h.tmpl", {{"source", ctx.source}, {"declarations", decls}})},
-      {"src/shape_inference.cpp",
-       ctx.templates.render("shape_inference.cpp.tmpl", {{"source", ctx.source}, {"functions", functions}})},
-  };
+       ctx.templates.render("shape_inference.h.tmpl",
+                            {{"source", ctx.source}, {"includes", includes}})}};
+  for (GeneratedFile& f : headers) files.push_back(std::move(f));
+  files.push_back({"src/shape_inference.cpp",
+                   ctx.templates.render("shape_inference.cpp.tmpl",
+                                        {{"source", ctx.source}, {"functions", functions}})});
+  return files;
 }
 
 }  // namespace lazygen::gen::dest

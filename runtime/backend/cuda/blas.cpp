@@ -19,7 +19,9 @@
 #include "backend/cuda/cuda_memory.h"
 #include "backend/cuda/eager_kernels.h"
 #include "core/dispatch.h"
-#include "lazygen/generated/shape_inference.h"
+#include "lazygen/generated/shapes/addmm.h"
+#include "lazygen/generated/shapes/bmm.h"
+#include "lazygen/generated/shapes/mm.h"
 
 namespace lazygen::cuda {
 namespace {

@@ -9,7 +9,10 @@
 #include "backend/cuda/first_bad.h"
 #include "backend/cuda/training_args.h"
 #include "core/dispatch.h"
-#include "lazygen/generated/shape_inference.h"
+#include "lazygen/generated/shapes/_dropout_mask.h"
+#include "lazygen/generated/shapes/_log_softmax_backward_data.h"
+#include "lazygen/generated/shapes/nll_loss.h"
+#include "lazygen/generated/shapes/nll_loss_backward.h"
 #include "ops/shape/training_shapes.h"
 
 namespace lazygen::cuda {

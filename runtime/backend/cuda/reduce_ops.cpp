@@ -8,7 +8,10 @@
 #include "backend/cuda/eager_kernels.h"
 #include "backend/cuda/reduce_args.h"
 #include "core/dispatch.h"
-#include "lazygen/generated/shape_inference.h"
+#include "lazygen/generated/shapes/amax.h"
+#include "lazygen/generated/shapes/mean_dim.h"
+#include "lazygen/generated/shapes/sum.h"
+#include "lazygen/generated/shapes/sum_dim_intlist.h"
 #include "lazygen/shape.h"
 
 namespace lazygen::cuda {

@@ -6,7 +6,9 @@
 
 #include "core/tensor/tensor_impl.h"
 #include "lazygen/distributed/communicator.h"
-#include "lazygen/generated/shape_inference.h"
+#include "lazygen/generated/shapes/all_gather.h"
+#include "lazygen/generated/shapes/all_reduce.h"
+#include "lazygen/generated/shapes/broadcast.h"
 #include "ops/cpu/custom_kernels.h"
 
 namespace lazygen::cpu {

@@ -5,7 +5,9 @@
 
 #include "core/tensor/shape_rules.h"
 #include "lazygen/distributed/communicator.h"
-#include "lazygen/generated/shape_inference.h"
+#include "lazygen/generated/shapes/all_gather.h"
+#include "lazygen/generated/shapes/all_reduce.h"
+#include "lazygen/generated/shapes/broadcast.h"
 
 namespace lazygen {
 namespace {

@@ -3,7 +3,11 @@
 #include <string>
 
 #include "core/tensor/shape_rules.h"
-#include "lazygen/generated/shape_inference.h"
+#include "lazygen/generated/shapes/amax.h"
+#include "lazygen/generated/shapes/amin.h"
+#include "lazygen/generated/shapes/argmax.h"
+#include "lazygen/generated/shapes/cumsum.h"
+#include "lazygen/generated/shapes/mean_dim.h"
 
 namespace lazygen {
 
