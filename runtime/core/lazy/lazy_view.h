@@ -40,7 +40,7 @@
 
 namespace lazygen::lazy {
 
-// One view op with its arguments bound (generated for each view op in lazy_ops.cpp): with
+// One view op with its arguments bound (generated for each view op in lazy_ops_<shard>.cpp): with
 // `value` null, the view of `base` (a lazy tensor), the op traced again; else `base` with
 // `*value`, a new value of the view, written back through it (the op's inverse). One function
 // for both, so that the op's arguments are captured once.
