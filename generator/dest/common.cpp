@@ -1,6 +1,7 @@
 // See common.h.
 #include "dest/common.h"
 
+#include <algorithm>
 #include <cctype>
 #include <set>
 
@@ -26,12 +27,23 @@ std::string hex_literal(unsigned v) {
   return "0x" + out;
 }
 
+std::string include_line(const std::string& header) {
+  return "#include \"" + header + "\"";
+}
+
+std::vector<std::string> include_lines(std::vector<std::string> headers) {
+  std::sort(headers.begin(), headers.end());
+  headers.erase(std::unique(headers.begin(), headers.end()), headers.end());
+  for (std::string& h : headers) h = include_line(h);
+  return headers;
+}
+
 std::vector<std::string> called_op_includes(const std::vector<OpEntry>& ops,
                                             const std::string& code) {
   std::set<std::string> names;
   for (const OpEntry& op : ops) names.insert(api::api_name(op.schema));
   auto ident = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
-  std::set<std::string> includes;
+  std::vector<std::string> headers;
   for (size_t i = 0; i < code.size();) {
     if (!ident(code[i]) || (i > 0 && ident(code[i - 1]))) {
       ++i;
@@ -47,11 +59,10 @@ std::vector<std::string> called_op_includes(const std::vector<OpEntry>& ops,
         i > 0 && (code[i - 1] == '.' || (i > 1 && code.compare(i - 2, 2, "->") == 0));
     const bool qualified = i > 1 && code.compare(i - 2, 2, "::") == 0;
     const bool ours = !qualified || (i >= 9 && code.compare(i - 9, 9, "lazygen::") == 0);
-    if (call && !member && ours && names.count(word))
-      includes.insert("#include \"" + op_api_header(word) + "\"");
+    if (call && !member && ours && names.count(word)) headers.push_back(op_api_header(word));
     i = end;
   }
-  return {includes.begin(), includes.end()};
+  return include_lines(std::move(headers));
 }
 
 std::string shape_declaration(const OpEntry& op) {

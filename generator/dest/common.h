@@ -24,6 +24,11 @@ inline std::string op_api_header(const std::string& api_name) {
   return "lazygen/generated/ops/" + api_name + ".h";
 }
 
+// `#include "<header>"`.
+std::string include_line(const std::string& header);
+// `#include` lines for `headers`, sorted and without repeats.
+std::vector<std::string> include_lines(std::vector<std::string> headers);
+
 // `#include` lines, sorted and without repeats, for the op API headers of every API name of `ops`
 // that the C++ `code` calls (`name(`, `lazygen::name(`; not members, not other namespaces').
 std::vector<std::string> called_op_includes(const std::vector<OpEntry>& ops,

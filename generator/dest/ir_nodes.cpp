@@ -94,7 +94,7 @@ std::vector<GeneratedFile> emit_ir_nodes(const EmitContext& ctx) {
   std::vector<GeneratedFile> files;
   std::vector<std::string> includes;
   for (const OpEntry& op : ctx.ops) {
-    includes.push_back("#include \"" + ir_node_header(op) + "\"");
+    includes.push_back(include_line(ir_node_header(op)));
     files.push_back(
         {"include/" + ir_node_header(op),
          ctx.templates.render(

@@ -3,8 +3,6 @@
 // or reuse an IR node, return lazy tensors (or, for in-place and out= ops, rebind the written one;
 // for view ops, a view that aliases its base: the op again and its hand-written inverse, declared
 // here as lazy::view_inverse::<op id>; See Note [Lazy views] in runtime/core/lazy/lazy_view.h).
-#include <algorithm>
-
 #include "api/cpp_types.h"
 #include "api/names.h"
 #include "api/signature.h"
@@ -70,7 +68,7 @@ bool traceable(const OpEntry& op) {
 
 std::vector<GeneratedFile> emit_lazy_ops(const EmitContext& ctx) {
   std::vector<std::string> decls, inverse_decls;
-  std::vector<std::vector<std::string>> functions(kOpShards), includes(kOpShards),
+  std::vector<std::vector<std::string>> functions(kOpShards), headers(kOpShards),
       inverses(kOpShards);
   for (const OpEntry& op : ctx.ops) {
     if (!traceable(op)) continue;
@@ -81,8 +79,8 @@ std::vector<GeneratedFile> emit_lazy_ops(const EmitContext& ctx) {
       inverse_decls.push_back("// " + op.func + "\n" + api::view_inverse_signature(op).declaration());
       inverses[k].push_back(inverse_decls.back());
     }
-    includes[k].push_back("#include \"" + ir_node_header(op) + "\"");
-    includes[k].push_back("#include \"" + shape_header(op) + "\"");
+    headers[k].push_back(ir_node_header(op));
+    headers[k].push_back(shape_header(op));
     functions[k].push_back(ctx.templates.render(
         "lazy_op.cpp.tmpl", {
                                 {"schema", op.func},
@@ -98,12 +96,11 @@ std::vector<GeneratedFile> emit_lazy_ops(const EmitContext& ctx) {
                                                 {"declarations", decls},
                                                 {"view_inverse_declarations", inverse_decls}})}};
   for (size_t k = 0; k < static_cast<size_t>(kOpShards); ++k) {
-    std::sort(includes[k].begin(), includes[k].end());
     files.push_back(
         {"src/lazy_ops_" + std::to_string(k) + ".cpp",
          ctx.templates.render("lazy_ops.cpp.tmpl", {{"source", ctx.source},
                                                     {"shard", std::to_string(k)},
-                                                    {"includes", includes[k]},
+                                                    {"includes", include_lines(headers[k])},
                                                     {"view_inverse_declarations", inverses[k]},
                                                     {"functions", functions[k]}})});
   }

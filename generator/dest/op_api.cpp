@@ -229,7 +229,7 @@ std::vector<GeneratedFile> emit_op_api(const EmitContext& ctx) {
   std::vector<GeneratedFile> files;
   std::vector<std::string> includes;
   for (const auto& [name, declarations] : decls) {
-    includes.push_back("#include \"" + op_api_header(name) + "\"");
+    includes.push_back(include_line(op_api_header(name)));
     files.push_back({"include/" + op_api_header(name),
                      ctx.templates.render("op_api_op.h.tmpl", {{"source", ctx.source},
                                                                {"api_name", name},

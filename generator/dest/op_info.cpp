@@ -3,7 +3,6 @@
 // ops spread over shards (See Note [Op shards] in pointwise.cpp); and src/op_info.cpp, the table in
 // ops.yaml's order. The record types live in the runtime (runtime/include/lazygen/op_info.h); only
 // the table is generated.
-#include <algorithm>
 #include <cctype>
 #include <map>
 
@@ -176,21 +175,20 @@ std::vector<GeneratedFile> emit_op_info(const EmitContext& ctx) {
   std::vector<std::string> declarations, calls, ids;
   const std::vector<std::vector<const OpEntry*>> shards = op_shards(ctx.ops);
   for (size_t k = 0; k < shards.size(); ++k) {
-    std::vector<std::string> includes, callers, entries;
+    std::vector<std::string> headers, callers, entries;
     for (const OpEntry* op : shards[k]) {
-      includes.push_back("#include \"" + op_api_header(api::api_name(op->schema)) + "\"");
+      headers.push_back(op_api_header(api::api_name(op->schema)));
       callers.push_back(caller(ctx, *op));
       entries.push_back(entry(ctx, *op));
     }
-    std::sort(includes.begin(), includes.end());
-    includes.erase(std::unique(includes.begin(), includes.end()), includes.end());
     const std::string shard = std::to_string(k);
-    files.push_back({"src/op_info_" + shard + ".cpp",
-                     ctx.templates.render("op_info_shard.cpp.tmpl", {{"source", ctx.source},
-                                                                     {"shard", shard},
-                                                                     {"includes", includes},
-                                                                     {"callers", callers},
-                                                                     {"entries", entries}})});
+    files.push_back(
+        {"src/op_info_" + shard + ".cpp",
+         ctx.templates.render("op_info_shard.cpp.tmpl", {{"source", ctx.source},
+                                                         {"shard", shard},
+                                                         {"includes", include_lines(headers)},
+                                                         {"callers", callers},
+                                                         {"entries", entries}})});
     declarations.push_back("void add_op_infos_" + shard + "(std::vector<OpInfo>& table);");
     calls.push_back("add_op_infos_" + shard + "(records);");
   }

@@ -9,8 +9,6 @@
 #include "model/kernel_dtypes.h"
 #include "model/pointwise_functions.h"
 
-#include <algorithm>
-
 namespace lazygen::gen::dest {
 namespace {
 
@@ -127,11 +125,9 @@ std::string pointwise_header(const OpEntry& op) {
 }
 
 std::vector<std::string> pointwise_includes(const std::vector<const OpEntry*>& ops) {
-  std::vector<std::string> out;
-  for (const OpEntry* op : ops) out.push_back("#include \"" + pointwise_header(*op) + "\"");
-  std::sort(out.begin(), out.end());
-  out.erase(std::unique(out.begin(), out.end()), out.end());
-  return out;
+  std::vector<std::string> headers;
+  for (const OpEntry* op : ops) headers.push_back(pointwise_header(*op));
+  return include_lines(std::move(headers));
 }
 
 std::vector<std::vector<const OpEntry*>> op_shards(const std::vector<OpEntry>& ops) {
@@ -141,10 +137,8 @@ std::vector<std::vector<const OpEntry*>> op_shards(const std::vector<OpEntry>& o
 }
 
 std::vector<std::vector<const OpEntry*>> pointwise_shards(const std::vector<OpEntry>& ops) {
-  std::vector<std::vector<const OpEntry*>> shards(kOpShards);
-  for (const OpEntry& op : ops) {
-    if (op.pointwise) shards[static_cast<size_t>(op_shard(op))].push_back(&op);
-  }
+  std::vector<std::vector<const OpEntry*>> shards = op_shards(ops);
+  for (auto& shard : shards) std::erase_if(shard, [](const OpEntry* op) { return !op->pointwise; });
   return shards;
 }
 
@@ -157,24 +151,25 @@ std::string run_declaration(const OpEntry& op) {
 
 // src/cpu_kernels_<k>.cpp: shard k's compute-dtype functions, loop instantiations and eager kernels.
 GeneratedFile cpu_kernel_shard(const EmitContext& ctx, size_t k, const std::vector<const OpEntry*>& ops) {
-  std::vector<std::string> dtype_defs, runners, kernels, includes = pointwise_includes(ops);
+  std::vector<std::string> dtype_defs, runners, kernels, headers;
   for (const OpEntry* op : ops) {
-    includes.push_back("#include \"" + shape_header(*op) + "\"");
+    headers.push_back(pointwise_header(*op));
+    headers.push_back(shape_header(*op));
     dtype_defs.push_back(compute_dtype_definition(ctx, *op));
     runners.push_back(ctx.templates.render("cpu_pointwise_run.cpp.tmpl", {
         {"schema", op->func}, {"op_id", api::op_id(op->schema.name)},
         {"functor", api::functor_name(op->schema.name)}, {"schema_name", op->schema.name.str()}}));
     kernels.push_back(kernel_definition(ctx, *op));
   }
-  std::sort(includes.begin(), includes.end());
-  return {"src/cpu_kernels_" + std::to_string(k) + ".cpp",
-          ctx.templates.render("cpu_kernels.cpp.tmpl", {{"source", ctx.source},
-                                                        {"shard", std::to_string(k)},
-                                                        {"num_shards", std::to_string(kOpShards)},
-                                                        {"includes", includes},
-                                                        {"compute_dtypes", dtype_defs},
-                                                        {"runners", runners},
-                                                        {"kernels", kernels}})};
+  return {
+      "src/cpu_kernels_" + std::to_string(k) + ".cpp",
+      ctx.templates.render("cpu_kernels.cpp.tmpl", {{"source", ctx.source},
+                                                    {"shard", std::to_string(k)},
+                                                    {"num_shards", std::to_string(kOpShards)},
+                                                    {"includes", include_lines(std::move(headers))},
+                                                    {"compute_dtypes", dtype_defs},
+                                                    {"runners", runners},
+                                                    {"kernels", kernels}})};
 }
 
 // pointwise_ops.h including every functor header, the CPU kernel shards, then pointwise/<op id>.h

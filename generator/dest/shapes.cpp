@@ -132,7 +132,7 @@ std::vector<GeneratedFile> emit_shapes(const EmitContext& ctx) {
   std::vector<std::string> includes, functions;
   std::vector<GeneratedFile> headers;
   for (const OpEntry& op : ctx.ops) {
-    includes.push_back("#include \"" + shape_header(op) + "\"");
+    includes.push_back(include_line(shape_header(op)));
     headers.push_back(
         {"include/" + shape_header(op),
          ctx.templates.render("shape_function.h.tmpl", {{"source", ctx.source},

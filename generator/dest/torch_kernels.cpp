@@ -4,8 +4,6 @@
 // kernels (See Note [Op shards] in pointwise.cpp); and in src/torch_kernels.cpp one registration
 // block that offers every shard's kernels and the adapters to the dispatcher on PrivateUse1 (See
 // Note [Which ops the device registers] in runtime/pytorch/registrar.h).
-#include <algorithm>
-
 #include "api/aten_types.h"
 #include "api/names.h"
 #include "dest/common.h"
@@ -77,7 +75,7 @@ std::vector<const OpEntry*> adapters(const EmitContext& ctx) {
 std::vector<GeneratedFile> emit_torch_kernels(const EmitContext& ctx) {
   std::vector<GeneratedFile> files;
   std::vector<std::vector<std::string>> kernels(kTorchShards), generated(kTorchShards),
-      includes(kTorchShards);
+      headers(kTorchShards);
   for (const OpEntry& op : ctx.ops) {
     if (op.torch != TorchKernel::Generated) continue;
     const size_t k = static_cast<size_t>(op_shard(op) % kTorchShards);
@@ -87,24 +85,21 @@ std::vector<GeneratedFile> emit_torch_kernels(const EmitContext& ctx) {
         "torch_kernel.cpp.tmpl",
         {{"schema", op.func}, {"head", sig.definition()}, {"statements", statements(ctx, op)}}));
     generated[k].push_back(registration("generated", op, id));
-    includes[k].push_back("#include \"" + op_api_header(api::api_name(op.schema)) + "\"");
+    headers[k].push_back(op_api_header(api::api_name(op.schema)));
     if (const OpEntry* functional = api::find_functional(op, ctx.ops)) {
-      includes[k].push_back("#include \"" + op_api_header(api::api_name(functional->schema)) +
-                            "\"");
+      headers[k].push_back(op_api_header(api::api_name(functional->schema)));
     }
   }
   std::vector<std::string> declarations, calls, adapted;
   for (size_t k = 0; k < static_cast<size_t>(kTorchShards); ++k) {
-    std::sort(includes[k].begin(), includes[k].end());
-    includes[k].erase(std::unique(includes[k].begin(), includes[k].end()), includes[k].end());
     const std::string shard = std::to_string(k);
-    files.push_back(
-        {"src/torch_kernels_" + shard + ".cpp",
-         ctx.templates.render("torch_kernels_shard.cpp.tmpl", {{"source", ctx.source},
-                                                               {"shard", shard},
-                                                               {"includes", includes[k]},
-                                                               {"kernels", kernels[k]},
-                                                               {"generated", generated[k]}})});
+    files.push_back({"src/torch_kernels_" + shard + ".cpp",
+                     ctx.templates.render("torch_kernels_shard.cpp.tmpl",
+                                          {{"source", ctx.source},
+                                           {"shard", shard},
+                                           {"includes", include_lines(headers[k])},
+                                           {"kernels", kernels[k]},
+                                           {"generated", generated[k]}})});
     calls.push_back("register_generated_" + shard + "(generated);");
     declarations.push_back("void register_generated_" + shard + "(Registrar& generated);");
   }
