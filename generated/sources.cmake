@@ -68,6 +68,7 @@ target_sources(lazygen_runtime PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/src/tile_kernels_13.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/tile_kernels_14.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/tile_kernels_15.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/pointwise_facts.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/tile_kernels.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/chain_dispatch.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/op_info_0.cpp

@@ -16,89 +16,31 @@
 namespace lazygen::cpu::pointwise_infos {
 
 // add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
-extern const PointwiseInfo kAddTensorInfo = {"add.Tensor",
-                                             2,
-                                             1,
-                                             {0, 1},
-                                             {2},
-                                             false,
-                                             tile_fn_of<kernels::AddTensor, float>(),
-                                             tile_fn_of<kernels::AddTensor, double>(),
-                                             tile_fn_of<kernels::AddTensor, int64_t>(),
-                                             tile_fn_of<kernels::AddTensor, int32_t>(),
-                                             0 * kMaxTileInputs,
-                                             true,
-                                             "77f021467182ff60"};
+extern const PointwiseInfo kAddTensorInfo = {
+    tile_fn_of<kernels::AddTensor, float>(), tile_fn_of<kernels::AddTensor, double>(),
+    tile_fn_of<kernels::AddTensor, int64_t>(), tile_fn_of<kernels::AddTensor, int32_t>(),
+    0 * kMaxTileInputs};
 // tanh(Tensor self) -> Tensor
-extern const PointwiseInfo kTanhInfo = {"tanh",
-                                        1,
-                                        0,
-                                        {0},
-                                        {},
-                                        false,
-                                        tile_fn_of<kernels::Tanh, float>(),
-                                        tile_fn_of<kernels::Tanh, double>(),
-                                        tile_fn_of<kernels::Tanh, int64_t>(),
-                                        tile_fn_of<kernels::Tanh, int32_t>(),
-                                        -1,
-                                        false,
-                                        "e02a6ab32a8942fd"};
+extern const PointwiseInfo kTanhInfo = {
+    tile_fn_of<kernels::Tanh, float>(), tile_fn_of<kernels::Tanh, double>(),
+    tile_fn_of<kernels::Tanh, int64_t>(), tile_fn_of<kernels::Tanh, int32_t>(), -1};
 // erf(Tensor self) -> Tensor
-extern const PointwiseInfo kErfInfo = {"erf",
-                                       1,
-                                       0,
-                                       {0},
-                                       {},
-                                       false,
-                                       tile_fn_of<kernels::Erf, float>(),
-                                       tile_fn_of<kernels::Erf, double>(),
-                                       tile_fn_of<kernels::Erf, int64_t>(),
-                                       tile_fn_of<kernels::Erf, int32_t>(),
-                                       -1,
-                                       false,
-                                       "a8b4d1126289c3a7"};
+extern const PointwiseInfo kErfInfo = {
+    tile_fn_of<kernels::Erf, float>(), tile_fn_of<kernels::Erf, double>(),
+    tile_fn_of<kernels::Erf, int64_t>(), tile_fn_of<kernels::Erf, int32_t>(), -1};
 // log1p(Tensor self) -> Tensor
-extern const PointwiseInfo kLog1pInfo = {"log1p",
-                                         1,
-                                         0,
-                                         {0},
-                                         {},
-                                         false,
-                                         tile_fn_of<kernels::Log1p, float>(),
-                                         tile_fn_of<kernels::Log1p, double>(),
-                                         tile_fn_of<kernels::Log1p, int64_t>(),
-                                         tile_fn_of<kernels::Log1p, int32_t>(),
-                                         -1,
-                                         false,
-                                         "6f7a56b5098f7993"};
+extern const PointwiseInfo kLog1pInfo = {
+    tile_fn_of<kernels::Log1p, float>(), tile_fn_of<kernels::Log1p, double>(),
+    tile_fn_of<kernels::Log1p, int64_t>(), tile_fn_of<kernels::Log1p, int32_t>(), -1};
 // log10(Tensor self) -> Tensor
-extern const PointwiseInfo kLog10Info = {"log10",
-                                         1,
-                                         0,
-                                         {0},
-                                         {},
-                                         false,
-                                         tile_fn_of<kernels::Log10, float>(),
-                                         tile_fn_of<kernels::Log10, double>(),
-                                         tile_fn_of<kernels::Log10, int64_t>(),
-                                         tile_fn_of<kernels::Log10, int32_t>(),
-                                         -1,
-                                         false,
-                                         "327a63547c0fdd4d"};
+extern const PointwiseInfo kLog10Info = {
+    tile_fn_of<kernels::Log10, float>(), tile_fn_of<kernels::Log10, double>(),
+    tile_fn_of<kernels::Log10, int64_t>(), tile_fn_of<kernels::Log10, int32_t>(), -1};
 // hardsigmoid_backward(Tensor grad_output, Tensor self) -> Tensor
 extern const PointwiseInfo kHardsigmoidBackwardInfo = {
-    "hardsigmoid_backward",
-    2,
-    0,
-    {0, 1},
-    {},
-    false,
     tile_fn_of<kernels::HardsigmoidBackward, float>(),
     tile_fn_of<kernels::HardsigmoidBackward, double>(),
     tile_fn_of<kernels::HardsigmoidBackward, int64_t>(),
-    tile_fn_of<kernels::HardsigmoidBackward, int32_t>(),
-    -1,
-    true,
-    "5550eb850fa20547"};
+    tile_fn_of<kernels::HardsigmoidBackward, int32_t>(), -1};
 
 }  // namespace lazygen::cpu::pointwise_infos

@@ -18,116 +18,41 @@
 namespace lazygen::cpu::pointwise_infos {
 
 // add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
-extern const PointwiseInfo kAddScalarInfo = {"add.Scalar",
-                                             1,
-                                             2,
-                                             {0},
-                                             {1, 2},
-                                             false,
-                                             tile_fn_of<kernels::AddScalar, float>(),
-                                             tile_fn_of<kernels::AddScalar, double>(),
-                                             tile_fn_of<kernels::AddScalar, int64_t>(),
-                                             tile_fn_of<kernels::AddScalar, int32_t>(),
-                                             3 * kMaxTileInputs,
-                                             true,
-                                             "6ab713fd515a71a0"};
+extern const PointwiseInfo kAddScalarInfo = {
+    tile_fn_of<kernels::AddScalar, float>(), tile_fn_of<kernels::AddScalar, double>(),
+    tile_fn_of<kernels::AddScalar, int64_t>(), tile_fn_of<kernels::AddScalar, int32_t>(),
+    3 * kMaxTileInputs};
 // maximum(Tensor self, Tensor other) -> Tensor
-extern const PointwiseInfo kMaximumInfo = {"maximum",
-                                           2,
-                                           0,
-                                           {0, 1},
-                                           {},
-                                           false,
-                                           tile_fn_of<kernels::Maximum, float>(),
-                                           tile_fn_of<kernels::Maximum, double>(),
-                                           tile_fn_of<kernels::Maximum, int64_t>(),
-                                           tile_fn_of<kernels::Maximum, int32_t>(),
-                                           12 * kMaxTileInputs,
-                                           true,
-                                           "c90081323597fdcc"};
+extern const PointwiseInfo kMaximumInfo = {
+    tile_fn_of<kernels::Maximum, float>(), tile_fn_of<kernels::Maximum, double>(),
+    tile_fn_of<kernels::Maximum, int64_t>(), tile_fn_of<kernels::Maximum, int32_t>(),
+    12 * kMaxTileInputs};
 // neg(Tensor self) -> Tensor
-extern const PointwiseInfo kNegInfo = {"neg",
-                                       1,
-                                       0,
-                                       {0},
-                                       {},
-                                       false,
-                                       tile_fn_of<kernels::Neg, float>(),
-                                       tile_fn_of<kernels::Neg, double>(),
-                                       tile_fn_of<kernels::Neg, int64_t>(),
-                                       tile_fn_of<kernels::Neg, int32_t>(),
-                                       14 * kMaxTileInputs,
-                                       true,
-                                       "96a9c97aec09c710"};
+extern const PointwiseInfo kNegInfo = {
+    tile_fn_of<kernels::Neg, float>(), tile_fn_of<kernels::Neg, double>(),
+    tile_fn_of<kernels::Neg, int64_t>(), tile_fn_of<kernels::Neg, int32_t>(), 14 * kMaxTileInputs};
 // log(Tensor self) -> Tensor
-extern const PointwiseInfo kLogInfo = {"log",
-                                       1,
-                                       0,
-                                       {0},
-                                       {},
-                                       false,
-                                       tile_fn_of<kernels::Log, float>(),
-                                       tile_fn_of<kernels::Log, double>(),
-                                       tile_fn_of<kernels::Log, int64_t>(),
-                                       tile_fn_of<kernels::Log, int32_t>(),
-                                       -1,
-                                       false,
-                                       "835a97f96c699ad9"};
+extern const PointwiseInfo kLogInfo = {
+    tile_fn_of<kernels::Log, float>(), tile_fn_of<kernels::Log, double>(),
+    tile_fn_of<kernels::Log, int64_t>(), tile_fn_of<kernels::Log, int32_t>(), -1};
 // addcdiv_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)
-extern const PointwiseInfo kAddcdivInplaceInfo = {"addcdiv_",
-                                                  3,
-                                                  1,
-                                                  {0, 1, 2},
-                                                  {3},
-                                                  false,
-                                                  tile_fn_of<kernels::AddcdivInplace, float>(),
-                                                  tile_fn_of<kernels::AddcdivInplace, double>(),
-                                                  tile_fn_of<kernels::AddcdivInplace, int64_t>(),
-                                                  tile_fn_of<kernels::AddcdivInplace, int32_t>(),
-                                                  21 * kMaxTileInputs,
-                                                  true,
-                                                  "cf914c5049234ade"};
+extern const PointwiseInfo kAddcdivInplaceInfo = {
+    tile_fn_of<kernels::AddcdivInplace, float>(), tile_fn_of<kernels::AddcdivInplace, double>(),
+    tile_fn_of<kernels::AddcdivInplace, int64_t>(), tile_fn_of<kernels::AddcdivInplace, int32_t>(),
+    21 * kMaxTileInputs};
 // addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
-extern const PointwiseInfo kAddcmulInfo = {"addcmul",
-                                           3,
-                                           1,
-                                           {0, 1, 2},
-                                           {3},
-                                           false,
-                                           tile_fn_of<kernels::Addcmul, float>(),
-                                           tile_fn_of<kernels::Addcmul, double>(),
-                                           tile_fn_of<kernels::Addcmul, int64_t>(),
-                                           tile_fn_of<kernels::Addcmul, int32_t>(),
-                                           38 * kMaxTileInputs,
-                                           true,
-                                           "2a98917a213f474c"};
+extern const PointwiseInfo kAddcmulInfo = {
+    tile_fn_of<kernels::Addcmul, float>(), tile_fn_of<kernels::Addcmul, double>(),
+    tile_fn_of<kernels::Addcmul, int64_t>(), tile_fn_of<kernels::Addcmul, int32_t>(),
+    38 * kMaxTileInputs};
 // pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor
-extern const PointwiseInfo kPowTensorTensorInfo = {"pow.Tensor_Tensor",
-                                                   2,
-                                                   0,
-                                                   {0, 1},
-                                                   {},
-                                                   false,
-                                                   tile_fn_of<kernels::PowTensorTensor, float>(),
-                                                   tile_fn_of<kernels::PowTensorTensor, double>(),
-                                                   tile_fn_of<kernels::PowTensorTensor, int64_t>(),
-                                                   tile_fn_of<kernels::PowTensorTensor, int32_t>(),
-                                                   -1,
-                                                   false,
-                                                   "c966c94ee85edd83"};
+extern const PointwiseInfo kPowTensorTensorInfo = {
+    tile_fn_of<kernels::PowTensorTensor, float>(), tile_fn_of<kernels::PowTensorTensor, double>(),
+    tile_fn_of<kernels::PowTensorTensor, int64_t>(),
+    tile_fn_of<kernels::PowTensorTensor, int32_t>(), -1};
 // fmod.Tensor(Tensor self, Tensor other) -> Tensor
-extern const PointwiseInfo kFmodTensorInfo = {"fmod.Tensor",
-                                              2,
-                                              0,
-                                              {0, 1},
-                                              {},
-                                              false,
-                                              tile_fn_of<kernels::FmodTensor, float>(),
-                                              tile_fn_of<kernels::FmodTensor, double>(),
-                                              tile_fn_of<kernels::FmodTensor, int64_t>(),
-                                              tile_fn_of<kernels::FmodTensor, int32_t>(),
-                                              -1,
-                                              false,
-                                              "92f8028ffc918b56"};
+extern const PointwiseInfo kFmodTensorInfo = {
+    tile_fn_of<kernels::FmodTensor, float>(), tile_fn_of<kernels::FmodTensor, double>(),
+    tile_fn_of<kernels::FmodTensor, int64_t>(), tile_fn_of<kernels::FmodTensor, int32_t>(), -1};
 
 }  // namespace lazygen::cpu::pointwise_infos

@@ -20,147 +20,50 @@
 namespace lazygen::cpu::pointwise_infos {
 
 // mul.Scalar(Tensor self, Scalar other) -> Tensor
-extern const PointwiseInfo kMulScalarInfo = {"mul.Scalar",
-                                             1,
-                                             1,
-                                             {0},
-                                             {1},
-                                             false,
-                                             tile_fn_of<kernels::MulScalar, float>(),
-                                             tile_fn_of<kernels::MulScalar, double>(),
-                                             tile_fn_of<kernels::MulScalar, int64_t>(),
-                                             tile_fn_of<kernels::MulScalar, int32_t>(),
-                                             8 * kMaxTileInputs,
-                                             true,
-                                             "3892933a0ac4b00e"};
+extern const PointwiseInfo kMulScalarInfo = {
+    tile_fn_of<kernels::MulScalar, float>(), tile_fn_of<kernels::MulScalar, double>(),
+    tile_fn_of<kernels::MulScalar, int64_t>(), tile_fn_of<kernels::MulScalar, int32_t>(),
+    8 * kMaxTileInputs};
 // fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)
 extern const PointwiseInfo kFillInplaceScalarInfo = {
-    "fill_.Scalar",
-    0,
-    1,
-    {},
-    {1},
-    false,
     tile_fn_of<kernels::FillInplaceScalar, float>(),
     tile_fn_of<kernels::FillInplaceScalar, double>(),
     tile_fn_of<kernels::FillInplaceScalar, int64_t>(),
-    tile_fn_of<kernels::FillInplaceScalar, int32_t>(),
-    -1,
-    true,
-    "89e0a136b0da6b11"};
+    tile_fn_of<kernels::FillInplaceScalar, int32_t>(), -1};
 // asinh(Tensor self) -> Tensor
-extern const PointwiseInfo kAsinhInfo = {"asinh",
-                                         1,
-                                         0,
-                                         {0},
-                                         {},
-                                         false,
-                                         tile_fn_of<kernels::Asinh, float>(),
-                                         tile_fn_of<kernels::Asinh, double>(),
-                                         tile_fn_of<kernels::Asinh, int64_t>(),
-                                         tile_fn_of<kernels::Asinh, int32_t>(),
-                                         -1,
-                                         false,
-                                         "35558b11a8d190d9"};
+extern const PointwiseInfo kAsinhInfo = {
+    tile_fn_of<kernels::Asinh, float>(), tile_fn_of<kernels::Asinh, double>(),
+    tile_fn_of<kernels::Asinh, int64_t>(), tile_fn_of<kernels::Asinh, int32_t>(), -1};
 // expm1(Tensor self) -> Tensor
-extern const PointwiseInfo kExpm1Info = {"expm1",
-                                         1,
-                                         0,
-                                         {0},
-                                         {},
-                                         false,
-                                         tile_fn_of<kernels::Expm1, float>(),
-                                         tile_fn_of<kernels::Expm1, double>(),
-                                         tile_fn_of<kernels::Expm1, int64_t>(),
-                                         tile_fn_of<kernels::Expm1, int32_t>(),
-                                         -1,
-                                         false,
-                                         "9aece9164c7cacd3"};
+extern const PointwiseInfo kExpm1Info = {
+    tile_fn_of<kernels::Expm1, float>(), tile_fn_of<kernels::Expm1, double>(),
+    tile_fn_of<kernels::Expm1, int64_t>(), tile_fn_of<kernels::Expm1, int32_t>(), -1};
 // isnan(Tensor self) -> Tensor
-extern const PointwiseInfo kIsnanInfo = {"isnan",
-                                         1,
-                                         0,
-                                         {0},
-                                         {},
-                                         true,
-                                         tile_fn_of<kernels::Isnan, float>(),
-                                         tile_fn_of<kernels::Isnan, double>(),
-                                         tile_fn_of<kernels::Isnan, int64_t>(),
-                                         tile_fn_of<kernels::Isnan, int32_t>(),
-                                         -1,
-                                         true,
-                                         "965d5b105fb585e8"};
+extern const PointwiseInfo kIsnanInfo = {
+    tile_fn_of<kernels::Isnan, float>(), tile_fn_of<kernels::Isnan, double>(),
+    tile_fn_of<kernels::Isnan, int64_t>(), tile_fn_of<kernels::Isnan, int32_t>(), -1};
 // logical_and(Tensor self, Tensor other) -> Tensor
-extern const PointwiseInfo kLogicalAndInfo = {"logical_and",
-                                              2,
-                                              0,
-                                              {0, 1},
-                                              {},
-                                              true,
-                                              tile_fn_of<kernels::LogicalAnd, float>(),
-                                              tile_fn_of<kernels::LogicalAnd, double>(),
-                                              tile_fn_of<kernels::LogicalAnd, int64_t>(),
-                                              tile_fn_of<kernels::LogicalAnd, int32_t>(),
-                                              -1,
-                                              true,
-                                              "5c08c99be074e12e"};
+extern const PointwiseInfo kLogicalAndInfo = {
+    tile_fn_of<kernels::LogicalAnd, float>(), tile_fn_of<kernels::LogicalAnd, double>(),
+    tile_fn_of<kernels::LogicalAnd, int64_t>(), tile_fn_of<kernels::LogicalAnd, int32_t>(), -1};
 // logical_xor(Tensor self, Tensor other) -> Tensor
-extern const PointwiseInfo kLogicalXorInfo = {"logical_xor",
-                                              2,
-                                              0,
-                                              {0, 1},
-                                              {},
-                                              true,
-                                              tile_fn_of<kernels::LogicalXor, float>(),
-                                              tile_fn_of<kernels::LogicalXor, double>(),
-                                              tile_fn_of<kernels::LogicalXor, int64_t>(),
-                                              tile_fn_of<kernels::LogicalXor, int32_t>(),
-                                              -1,
-                                              true,
-                                              "ce5df6185115e339"};
+extern const PointwiseInfo kLogicalXorInfo = {
+    tile_fn_of<kernels::LogicalXor, float>(), tile_fn_of<kernels::LogicalXor, double>(),
+    tile_fn_of<kernels::LogicalXor, int64_t>(), tile_fn_of<kernels::LogicalXor, int32_t>(), -1};
 // bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor
 extern const PointwiseInfo kBitwiseAndTensorInfo = {
-    "bitwise_and.Tensor",
-    2,
-    0,
-    {0, 1},
-    {},
-    false,
-    tile_fn_of<kernels::BitwiseAndTensor, float>(),
-    tile_fn_of<kernels::BitwiseAndTensor, double>(),
+    tile_fn_of<kernels::BitwiseAndTensor, float>(), tile_fn_of<kernels::BitwiseAndTensor, double>(),
     tile_fn_of<kernels::BitwiseAndTensor, int64_t>(),
-    tile_fn_of<kernels::BitwiseAndTensor, int32_t>(),
-    -1,
-    true,
-    "04a86b81af088295"};
+    tile_fn_of<kernels::BitwiseAndTensor, int32_t>(), -1};
 // sigmoid_(Tensor(a!) self) -> Tensor(a!)
-extern const PointwiseInfo kSigmoidInplaceInfo = {"sigmoid_",
-                                                  1,
-                                                  0,
-                                                  {0},
-                                                  {},
-                                                  false,
-                                                  tile_fn_of<kernels::SigmoidInplace, float>(),
-                                                  tile_fn_of<kernels::SigmoidInplace, double>(),
-                                                  tile_fn_of<kernels::SigmoidInplace, int64_t>(),
-                                                  tile_fn_of<kernels::SigmoidInplace, int32_t>(),
-                                                  -1,
-                                                  false,
-                                                  "ae0ebcd77f850f52"};
+extern const PointwiseInfo kSigmoidInplaceInfo = {
+    tile_fn_of<kernels::SigmoidInplace, float>(), tile_fn_of<kernels::SigmoidInplace, double>(),
+    tile_fn_of<kernels::SigmoidInplace, int64_t>(), tile_fn_of<kernels::SigmoidInplace, int32_t>(),
+    -1};
 // div_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
 extern const PointwiseInfo kDivInplaceScalarInfo = {
-    "div_.Scalar",
-    1,
-    1,
-    {0},
-    {1},
-    false,
-    tile_fn_of<kernels::DivInplaceScalar, float>(),
-    tile_fn_of<kernels::DivInplaceScalar, double>(),
+    tile_fn_of<kernels::DivInplaceScalar, float>(), tile_fn_of<kernels::DivInplaceScalar, double>(),
     tile_fn_of<kernels::DivInplaceScalar, int64_t>(),
-    tile_fn_of<kernels::DivInplaceScalar, int32_t>(),
-    52 * kMaxTileInputs,
-    true,
-    "25797b716f0ba106"};
+    tile_fn_of<kernels::DivInplaceScalar, int32_t>(), 52 * kMaxTileInputs};
 
 }  // namespace lazygen::cpu::pointwise_infos

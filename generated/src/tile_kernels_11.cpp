@@ -17,104 +17,36 @@
 namespace lazygen::cpu::pointwise_infos {
 
 // add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)
-extern const PointwiseInfo kAddOutInfo = {"add.out",
-                                          2,
-                                          1,
-                                          {0, 1},
-                                          {2},
-                                          false,
-                                          tile_fn_of<kernels::AddOut, float>(),
-                                          tile_fn_of<kernels::AddOut, double>(),
-                                          tile_fn_of<kernels::AddOut, int64_t>(),
-                                          tile_fn_of<kernels::AddOut, int32_t>(),
-                                          2 * kMaxTileInputs,
-                                          true,
-                                          "75a222c4c6bf80f8"};
+extern const PointwiseInfo kAddOutInfo = {
+    tile_fn_of<kernels::AddOut, float>(), tile_fn_of<kernels::AddOut, double>(),
+    tile_fn_of<kernels::AddOut, int64_t>(), tile_fn_of<kernels::AddOut, int32_t>(),
+    2 * kMaxTileInputs};
 // abs(Tensor self) -> Tensor
-extern const PointwiseInfo kAbsInfo = {"abs",
-                                       1,
-                                       0,
-                                       {0},
-                                       {},
-                                       false,
-                                       tile_fn_of<kernels::Abs, float>(),
-                                       tile_fn_of<kernels::Abs, double>(),
-                                       tile_fn_of<kernels::Abs, int64_t>(),
-                                       tile_fn_of<kernels::Abs, int32_t>(),
-                                       15 * kMaxTileInputs,
-                                       true,
-                                       "6952868a5a471be4"};
+extern const PointwiseInfo kAbsInfo = {
+    tile_fn_of<kernels::Abs, float>(), tile_fn_of<kernels::Abs, double>(),
+    tile_fn_of<kernels::Abs, int64_t>(), tile_fn_of<kernels::Abs, int32_t>(), 15 * kMaxTileInputs};
 // sigmoid(Tensor self) -> Tensor
-extern const PointwiseInfo kSigmoidInfo = {"sigmoid",
-                                           1,
-                                           0,
-                                           {0},
-                                           {},
-                                           false,
-                                           tile_fn_of<kernels::Sigmoid, float>(),
-                                           tile_fn_of<kernels::Sigmoid, double>(),
-                                           tile_fn_of<kernels::Sigmoid, int64_t>(),
-                                           tile_fn_of<kernels::Sigmoid, int32_t>(),
-                                           -1,
-                                           false,
-                                           "0cd69628f8fa75e1"};
+extern const PointwiseInfo kSigmoidInfo = {
+    tile_fn_of<kernels::Sigmoid, float>(), tile_fn_of<kernels::Sigmoid, double>(),
+    tile_fn_of<kernels::Sigmoid, int64_t>(), tile_fn_of<kernels::Sigmoid, int32_t>(), -1};
 // ge.Tensor(Tensor self, Tensor other) -> Tensor
-extern const PointwiseInfo kGeTensorInfo = {"ge.Tensor",
-                                            2,
-                                            0,
-                                            {0, 1},
-                                            {},
-                                            true,
-                                            tile_fn_of<kernels::GeTensor, float>(),
-                                            tile_fn_of<kernels::GeTensor, double>(),
-                                            tile_fn_of<kernels::GeTensor, int64_t>(),
-                                            tile_fn_of<kernels::GeTensor, int32_t>(),
-                                            28 * kMaxTileInputs,
-                                            true,
-                                            "59fe7a1d7aaeb2b1"};
+extern const PointwiseInfo kGeTensorInfo = {
+    tile_fn_of<kernels::GeTensor, float>(), tile_fn_of<kernels::GeTensor, double>(),
+    tile_fn_of<kernels::GeTensor, int64_t>(), tile_fn_of<kernels::GeTensor, int32_t>(),
+    28 * kMaxTileInputs};
 // round(Tensor self) -> Tensor
-extern const PointwiseInfo kRoundInfo = {"round",
-                                         1,
-                                         0,
-                                         {0},
-                                         {},
-                                         false,
-                                         tile_fn_of<kernels::Round, float>(),
-                                         tile_fn_of<kernels::Round, double>(),
-                                         tile_fn_of<kernels::Round, int64_t>(),
-                                         tile_fn_of<kernels::Round, int32_t>(),
-                                         -1,
-                                         true,
-                                         "e6a57a98a90264f0"};
+extern const PointwiseInfo kRoundInfo = {
+    tile_fn_of<kernels::Round, float>(), tile_fn_of<kernels::Round, double>(),
+    tile_fn_of<kernels::Round, int64_t>(), tile_fn_of<kernels::Round, int32_t>(), -1};
 // hardtanh_backward(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val) -> Tensor
 extern const PointwiseInfo kHardtanhBackwardInfo = {
-    "hardtanh_backward",
-    2,
-    2,
-    {0, 1},
-    {2, 3},
-    false,
-    tile_fn_of<kernels::HardtanhBackward, float>(),
-    tile_fn_of<kernels::HardtanhBackward, double>(),
+    tile_fn_of<kernels::HardtanhBackward, float>(), tile_fn_of<kernels::HardtanhBackward, double>(),
     tile_fn_of<kernels::HardtanhBackward, int64_t>(),
-    tile_fn_of<kernels::HardtanhBackward, int32_t>(),
-    -1,
-    true,
-    "02d9c3b97283575b"};
+    tile_fn_of<kernels::HardtanhBackward, int32_t>(), -1};
 // softplus_backward(Tensor grad_output, Tensor self, Scalar beta, Scalar threshold) -> Tensor
 extern const PointwiseInfo kSoftplusBackwardInfo = {
-    "softplus_backward",
-    2,
-    2,
-    {0, 1},
-    {2, 3},
-    false,
-    tile_fn_of<kernels::SoftplusBackward, float>(),
-    tile_fn_of<kernels::SoftplusBackward, double>(),
+    tile_fn_of<kernels::SoftplusBackward, float>(), tile_fn_of<kernels::SoftplusBackward, double>(),
     tile_fn_of<kernels::SoftplusBackward, int64_t>(),
-    tile_fn_of<kernels::SoftplusBackward, int32_t>(),
-    -1,
-    false,
-    "5bd48a5005c7fe56"};
+    tile_fn_of<kernels::SoftplusBackward, int32_t>(), -1};
 
 }  // namespace lazygen::cpu::pointwise_infos

@@ -14,60 +14,22 @@
 namespace lazygen::cpu::pointwise_infos {
 
 // addcmul_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)
-extern const PointwiseInfo kAddcmulInplaceInfo = {"addcmul_",
-                                                  3,
-                                                  1,
-                                                  {0, 1, 2},
-                                                  {3},
-                                                  false,
-                                                  tile_fn_of<kernels::AddcmulInplace, float>(),
-                                                  tile_fn_of<kernels::AddcmulInplace, double>(),
-                                                  tile_fn_of<kernels::AddcmulInplace, int64_t>(),
-                                                  tile_fn_of<kernels::AddcmulInplace, int32_t>(),
-                                                  20 * kMaxTileInputs,
-                                                  true,
-                                                  "5181ffd3ff564241"};
+extern const PointwiseInfo kAddcmulInplaceInfo = {
+    tile_fn_of<kernels::AddcmulInplace, float>(), tile_fn_of<kernels::AddcmulInplace, double>(),
+    tile_fn_of<kernels::AddcmulInplace, int64_t>(), tile_fn_of<kernels::AddcmulInplace, int32_t>(),
+    20 * kMaxTileInputs};
 // cos(Tensor self) -> Tensor
-extern const PointwiseInfo kCosInfo = {"cos",
-                                       1,
-                                       0,
-                                       {0},
-                                       {},
-                                       false,
-                                       tile_fn_of<kernels::Cos, float>(),
-                                       tile_fn_of<kernels::Cos, double>(),
-                                       tile_fn_of<kernels::Cos, int64_t>(),
-                                       tile_fn_of<kernels::Cos, int32_t>(),
-                                       -1,
-                                       false,
-                                       "f6e29830dfa63fc7"};
+extern const PointwiseInfo kCosInfo = {
+    tile_fn_of<kernels::Cos, float>(), tile_fn_of<kernels::Cos, double>(),
+    tile_fn_of<kernels::Cos, int64_t>(), tile_fn_of<kernels::Cos, int32_t>(), -1};
 // cosh(Tensor self) -> Tensor
-extern const PointwiseInfo kCoshInfo = {"cosh",
-                                        1,
-                                        0,
-                                        {0},
-                                        {},
-                                        false,
-                                        tile_fn_of<kernels::Cosh, float>(),
-                                        tile_fn_of<kernels::Cosh, double>(),
-                                        tile_fn_of<kernels::Cosh, int64_t>(),
-                                        tile_fn_of<kernels::Cosh, int32_t>(),
-                                        -1,
-                                        false,
-                                        "7a72ea04a40cad9f"};
+extern const PointwiseInfo kCoshInfo = {
+    tile_fn_of<kernels::Cosh, float>(), tile_fn_of<kernels::Cosh, double>(),
+    tile_fn_of<kernels::Cosh, int64_t>(), tile_fn_of<kernels::Cosh, int32_t>(), -1};
 // tanh_backward(Tensor grad_output, Tensor output) -> Tensor
-extern const PointwiseInfo kTanhBackwardInfo = {"tanh_backward",
-                                                2,
-                                                0,
-                                                {0, 1},
-                                                {},
-                                                false,
-                                                tile_fn_of<kernels::TanhBackward, float>(),
-                                                tile_fn_of<kernels::TanhBackward, double>(),
-                                                tile_fn_of<kernels::TanhBackward, int64_t>(),
-                                                tile_fn_of<kernels::TanhBackward, int32_t>(),
-                                                43 * kMaxTileInputs,
-                                                true,
-                                                "a86b5f214bc5e6f0"};
+extern const PointwiseInfo kTanhBackwardInfo = {
+    tile_fn_of<kernels::TanhBackward, float>(), tile_fn_of<kernels::TanhBackward, double>(),
+    tile_fn_of<kernels::TanhBackward, int64_t>(), tile_fn_of<kernels::TanhBackward, int32_t>(),
+    43 * kMaxTileInputs};
 
 }  // namespace lazygen::cpu::pointwise_infos

@@ -20,146 +20,53 @@
 namespace lazygen::cpu::pointwise_infos {
 
 // div.Scalar(Tensor self, Scalar other) -> Tensor
-extern const PointwiseInfo kDivScalarInfo = {"div.Scalar",
-                                             1,
-                                             1,
-                                             {0},
-                                             {1},
-                                             false,
-                                             tile_fn_of<kernels::DivScalar, float>(),
-                                             tile_fn_of<kernels::DivScalar, double>(),
-                                             tile_fn_of<kernels::DivScalar, int64_t>(),
-                                             tile_fn_of<kernels::DivScalar, int32_t>(),
-                                             11 * kMaxTileInputs,
-                                             true,
-                                             "da355d3bab15a228"};
+extern const PointwiseInfo kDivScalarInfo = {
+    tile_fn_of<kernels::DivScalar, float>(), tile_fn_of<kernels::DivScalar, double>(),
+    tile_fn_of<kernels::DivScalar, int64_t>(), tile_fn_of<kernels::DivScalar, int32_t>(),
+    11 * kMaxTileInputs};
 // copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)
-extern const PointwiseInfo kCopyInplaceInfo = {"copy_",
-                                               1,
-                                               0,
-                                               {1},
-                                               {},
-                                               false,
-                                               tile_fn_of<kernels::CopyInplace, float>(),
-                                               tile_fn_of<kernels::CopyInplace, double>(),
-                                               tile_fn_of<kernels::CopyInplace, int64_t>(),
-                                               tile_fn_of<kernels::CopyInplace, int32_t>(),
-                                               22 * kMaxTileInputs,
-                                               true,
-                                               "d1656fd9c78b0c8e"};
+extern const PointwiseInfo kCopyInplaceInfo = {
+    tile_fn_of<kernels::CopyInplace, float>(), tile_fn_of<kernels::CopyInplace, double>(),
+    tile_fn_of<kernels::CopyInplace, int64_t>(), tile_fn_of<kernels::CopyInplace, int32_t>(),
+    22 * kMaxTileInputs};
 // eq.Tensor(Tensor self, Tensor other) -> Tensor
-extern const PointwiseInfo kEqTensorInfo = {"eq.Tensor",
-                                            2,
-                                            0,
-                                            {0, 1},
-                                            {},
-                                            true,
-                                            tile_fn_of<kernels::EqTensor, float>(),
-                                            tile_fn_of<kernels::EqTensor, double>(),
-                                            tile_fn_of<kernels::EqTensor, int64_t>(),
-                                            tile_fn_of<kernels::EqTensor, int32_t>(),
-                                            23 * kMaxTileInputs,
-                                            true,
-                                            "9caf68c37136a3e3"};
+extern const PointwiseInfo kEqTensorInfo = {
+    tile_fn_of<kernels::EqTensor, float>(), tile_fn_of<kernels::EqTensor, double>(),
+    tile_fn_of<kernels::EqTensor, int64_t>(), tile_fn_of<kernels::EqTensor, int32_t>(),
+    23 * kMaxTileInputs};
 // lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor
-extern const PointwiseInfo kLerpScalarInfo = {"lerp.Scalar",
-                                              2,
-                                              1,
-                                              {0, 1},
-                                              {2},
-                                              false,
-                                              tile_fn_of<kernels::LerpScalar, float>(),
-                                              tile_fn_of<kernels::LerpScalar, double>(),
-                                              tile_fn_of<kernels::LerpScalar, int64_t>(),
-                                              tile_fn_of<kernels::LerpScalar, int32_t>(),
-                                              -1,
-                                              true,
-                                              "6c13afeb3f17fc0c"};
+extern const PointwiseInfo kLerpScalarInfo = {
+    tile_fn_of<kernels::LerpScalar, float>(), tile_fn_of<kernels::LerpScalar, double>(),
+    tile_fn_of<kernels::LerpScalar, int64_t>(), tile_fn_of<kernels::LerpScalar, int32_t>(), -1};
 // remainder.Scalar(Tensor self, Scalar other) -> Tensor
-extern const PointwiseInfo kRemainderScalarInfo = {"remainder.Scalar",
-                                                   1,
-                                                   1,
-                                                   {0},
-                                                   {1},
-                                                   false,
-                                                   tile_fn_of<kernels::RemainderScalar, float>(),
-                                                   tile_fn_of<kernels::RemainderScalar, double>(),
-                                                   tile_fn_of<kernels::RemainderScalar, int64_t>(),
-                                                   tile_fn_of<kernels::RemainderScalar, int32_t>(),
-                                                   -1,
-                                                   false,
-                                                   "bedbf179cc83630f"};
+extern const PointwiseInfo kRemainderScalarInfo = {
+    tile_fn_of<kernels::RemainderScalar, float>(), tile_fn_of<kernels::RemainderScalar, double>(),
+    tile_fn_of<kernels::RemainderScalar, int64_t>(),
+    tile_fn_of<kernels::RemainderScalar, int32_t>(), -1};
 // clamp_max(Tensor self, Scalar max) -> Tensor
-extern const PointwiseInfo kClampMaxInfo = {"clamp_max",
-                                            1,
-                                            1,
-                                            {0},
-                                            {1},
-                                            false,
-                                            tile_fn_of<kernels::ClampMax, float>(),
-                                            tile_fn_of<kernels::ClampMax, double>(),
-                                            tile_fn_of<kernels::ClampMax, int64_t>(),
-                                            tile_fn_of<kernels::ClampMax, int32_t>(),
-                                            41 * kMaxTileInputs,
-                                            true,
-                                            "88f405451f3a7058"};
+extern const PointwiseInfo kClampMaxInfo = {
+    tile_fn_of<kernels::ClampMax, float>(), tile_fn_of<kernels::ClampMax, double>(),
+    tile_fn_of<kernels::ClampMax, int64_t>(), tile_fn_of<kernels::ClampMax, int32_t>(),
+    41 * kMaxTileInputs};
 // sin(Tensor self) -> Tensor
-extern const PointwiseInfo kSinInfo = {"sin",
-                                       1,
-                                       0,
-                                       {0},
-                                       {},
-                                       false,
-                                       tile_fn_of<kernels::Sin, float>(),
-                                       tile_fn_of<kernels::Sin, double>(),
-                                       tile_fn_of<kernels::Sin, int64_t>(),
-                                       tile_fn_of<kernels::Sin, int32_t>(),
-                                       -1,
-                                       false,
-                                       "42a49ea49d72fa8c"};
+extern const PointwiseInfo kSinInfo = {
+    tile_fn_of<kernels::Sin, float>(), tile_fn_of<kernels::Sin, double>(),
+    tile_fn_of<kernels::Sin, int64_t>(), tile_fn_of<kernels::Sin, int32_t>(), -1};
 // floor(Tensor self) -> Tensor
-extern const PointwiseInfo kFloorInfo = {"floor",
-                                         1,
-                                         0,
-                                         {0},
-                                         {},
-                                         false,
-                                         tile_fn_of<kernels::Floor, float>(),
-                                         tile_fn_of<kernels::Floor, double>(),
-                                         tile_fn_of<kernels::Floor, int64_t>(),
-                                         tile_fn_of<kernels::Floor, int32_t>(),
-                                         -1,
-                                         true,
-                                         "5c03656ead4938fc"};
+extern const PointwiseInfo kFloorInfo = {
+    tile_fn_of<kernels::Floor, float>(), tile_fn_of<kernels::Floor, double>(),
+    tile_fn_of<kernels::Floor, int64_t>(), tile_fn_of<kernels::Floor, int32_t>(), -1};
 // _gelu_erf(Tensor self) -> Tensor
 extern const PointwiseInfo kUnderscoreGeluErfInfo = {
-    "_gelu_erf",
-    1,
-    0,
-    {0},
-    {},
-    false,
     tile_fn_of<kernels::UnderscoreGeluErf, float>(),
     tile_fn_of<kernels::UnderscoreGeluErf, double>(),
     tile_fn_of<kernels::UnderscoreGeluErf, int64_t>(),
-    tile_fn_of<kernels::UnderscoreGeluErf, int32_t>(),
-    -1,
-    false,
-    "381f029dc805a997"};
+    tile_fn_of<kernels::UnderscoreGeluErf, int32_t>(), -1};
 // _gelu_tanh_backward(Tensor grad_output, Tensor self) -> Tensor
 extern const PointwiseInfo kUnderscoreGeluTanhBackwardInfo = {
-    "_gelu_tanh_backward",
-    2,
-    0,
-    {0, 1},
-    {},
-    false,
     tile_fn_of<kernels::UnderscoreGeluTanhBackward, float>(),
     tile_fn_of<kernels::UnderscoreGeluTanhBackward, double>(),
     tile_fn_of<kernels::UnderscoreGeluTanhBackward, int64_t>(),
-    tile_fn_of<kernels::UnderscoreGeluTanhBackward, int32_t>(),
-    -1,
-    false,
-    "74e8857f3054d8db"};
+    tile_fn_of<kernels::UnderscoreGeluTanhBackward, int32_t>(), -1};
 
 }  // namespace lazygen::cpu::pointwise_infos

@@ -15,74 +15,26 @@
 namespace lazygen::cpu::pointwise_infos {
 
 // lt.Scalar(Tensor self, Scalar other) -> Tensor
-extern const PointwiseInfo kLtScalarInfo = {"lt.Scalar",
-                                            1,
-                                            1,
-                                            {0},
-                                            {1},
-                                            true,
-                                            tile_fn_of<kernels::LtScalar, float>(),
-                                            tile_fn_of<kernels::LtScalar, double>(),
-                                            tile_fn_of<kernels::LtScalar, int64_t>(),
-                                            tile_fn_of<kernels::LtScalar, int32_t>(),
-                                            32 * kMaxTileInputs,
-                                            true,
-                                            "6bc722281936e5c2"};
+extern const PointwiseInfo kLtScalarInfo = {
+    tile_fn_of<kernels::LtScalar, float>(), tile_fn_of<kernels::LtScalar, double>(),
+    tile_fn_of<kernels::LtScalar, int64_t>(), tile_fn_of<kernels::LtScalar, int32_t>(),
+    32 * kMaxTileInputs};
 // exp2(Tensor self) -> Tensor
-extern const PointwiseInfo kExp2Info = {"exp2",
-                                        1,
-                                        0,
-                                        {0},
-                                        {},
-                                        false,
-                                        tile_fn_of<kernels::Exp2, float>(),
-                                        tile_fn_of<kernels::Exp2, double>(),
-                                        tile_fn_of<kernels::Exp2, int64_t>(),
-                                        tile_fn_of<kernels::Exp2, int32_t>(),
-                                        -1,
-                                        false,
-                                        "c740a2e094f37a82"};
+extern const PointwiseInfo kExp2Info = {
+    tile_fn_of<kernels::Exp2, float>(), tile_fn_of<kernels::Exp2, double>(),
+    tile_fn_of<kernels::Exp2, int64_t>(), tile_fn_of<kernels::Exp2, int32_t>(), -1};
 // silu_backward(Tensor grad_output, Tensor self) -> Tensor
-extern const PointwiseInfo kSiluBackwardInfo = {"silu_backward",
-                                                2,
-                                                0,
-                                                {0, 1},
-                                                {},
-                                                false,
-                                                tile_fn_of<kernels::SiluBackward, float>(),
-                                                tile_fn_of<kernels::SiluBackward, double>(),
-                                                tile_fn_of<kernels::SiluBackward, int64_t>(),
-                                                tile_fn_of<kernels::SiluBackward, int32_t>(),
-                                                -1,
-                                                false,
-                                                "52bbc0197e5dbdb4"};
+extern const PointwiseInfo kSiluBackwardInfo = {
+    tile_fn_of<kernels::SiluBackward, float>(), tile_fn_of<kernels::SiluBackward, double>(),
+    tile_fn_of<kernels::SiluBackward, int64_t>(), tile_fn_of<kernels::SiluBackward, int32_t>(), -1};
 // hardswish(Tensor self) -> Tensor
-extern const PointwiseInfo kHardswishInfo = {"hardswish",
-                                             1,
-                                             0,
-                                             {0},
-                                             {},
-                                             false,
-                                             tile_fn_of<kernels::Hardswish, float>(),
-                                             tile_fn_of<kernels::Hardswish, double>(),
-                                             tile_fn_of<kernels::Hardswish, int64_t>(),
-                                             tile_fn_of<kernels::Hardswish, int32_t>(),
-                                             49 * kMaxTileInputs,
-                                             true,
-                                             "ec1cebffd5fa2893"};
+extern const PointwiseInfo kHardswishInfo = {
+    tile_fn_of<kernels::Hardswish, float>(), tile_fn_of<kernels::Hardswish, double>(),
+    tile_fn_of<kernels::Hardswish, int64_t>(), tile_fn_of<kernels::Hardswish, int32_t>(),
+    49 * kMaxTileInputs};
 // sqrt_(Tensor(a!) self) -> Tensor(a!)
-extern const PointwiseInfo kSqrtInplaceInfo = {"sqrt_",
-                                               1,
-                                               0,
-                                               {0},
-                                               {},
-                                               false,
-                                               tile_fn_of<kernels::SqrtInplace, float>(),
-                                               tile_fn_of<kernels::SqrtInplace, double>(),
-                                               tile_fn_of<kernels::SqrtInplace, int64_t>(),
-                                               tile_fn_of<kernels::SqrtInplace, int32_t>(),
-                                               -1,
-                                               false,
-                                               "a2fbab5dd443f027"};
+extern const PointwiseInfo kSqrtInplaceInfo = {
+    tile_fn_of<kernels::SqrtInplace, float>(), tile_fn_of<kernels::SqrtInplace, double>(),
+    tile_fn_of<kernels::SqrtInplace, int64_t>(), tile_fn_of<kernels::SqrtInplace, int32_t>(), -1};
 
 }  // namespace lazygen::cpu::pointwise_infos

@@ -17,88 +17,29 @@ namespace lazygen::cpu::pointwise_infos {
 
 // add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)
 extern const PointwiseInfo kAddInplaceTensorInfo = {
-    "add_.Tensor",
-    2,
-    1,
-    {0, 1},
-    {2},
-    false,
-    tile_fn_of<kernels::AddInplaceTensor, float>(),
-    tile_fn_of<kernels::AddInplaceTensor, double>(),
+    tile_fn_of<kernels::AddInplaceTensor, float>(), tile_fn_of<kernels::AddInplaceTensor, double>(),
     tile_fn_of<kernels::AddInplaceTensor, int64_t>(),
-    tile_fn_of<kernels::AddInplaceTensor, int32_t>(),
-    1 * kMaxTileInputs,
-    true,
-    "2bd4835056c01f91"};
+    tile_fn_of<kernels::AddInplaceTensor, int32_t>(), 1 * kMaxTileInputs};
 // sqrt(Tensor self) -> Tensor
-extern const PointwiseInfo kSqrtInfo = {"sqrt",
-                                        1,
-                                        0,
-                                        {0},
-                                        {},
-                                        false,
-                                        tile_fn_of<kernels::Sqrt, float>(),
-                                        tile_fn_of<kernels::Sqrt, double>(),
-                                        tile_fn_of<kernels::Sqrt, int64_t>(),
-                                        tile_fn_of<kernels::Sqrt, int32_t>(),
-                                        -1,
-                                        false,
-                                        "dcf8169d47b38a35"};
+extern const PointwiseInfo kSqrtInfo = {
+    tile_fn_of<kernels::Sqrt, float>(), tile_fn_of<kernels::Sqrt, double>(),
+    tile_fn_of<kernels::Sqrt, int64_t>(), tile_fn_of<kernels::Sqrt, int32_t>(), -1};
 // rsqrt(Tensor self) -> Tensor
-extern const PointwiseInfo kRsqrtInfo = {"rsqrt",
-                                         1,
-                                         0,
-                                         {0},
-                                         {},
-                                         false,
-                                         tile_fn_of<kernels::Rsqrt, float>(),
-                                         tile_fn_of<kernels::Rsqrt, double>(),
-                                         tile_fn_of<kernels::Rsqrt, int64_t>(),
-                                         tile_fn_of<kernels::Rsqrt, int32_t>(),
-                                         -1,
-                                         false,
-                                         "22f6a59a19809e53"};
+extern const PointwiseInfo kRsqrtInfo = {
+    tile_fn_of<kernels::Rsqrt, float>(), tile_fn_of<kernels::Rsqrt, double>(),
+    tile_fn_of<kernels::Rsqrt, int64_t>(), tile_fn_of<kernels::Rsqrt, int32_t>(), -1};
 // lt.Tensor(Tensor self, Tensor other) -> Tensor
-extern const PointwiseInfo kLtTensorInfo = {"lt.Tensor",
-                                            2,
-                                            0,
-                                            {0, 1},
-                                            {},
-                                            true,
-                                            tile_fn_of<kernels::LtTensor, float>(),
-                                            tile_fn_of<kernels::LtTensor, double>(),
-                                            tile_fn_of<kernels::LtTensor, int64_t>(),
-                                            tile_fn_of<kernels::LtTensor, int32_t>(),
-                                            25 * kMaxTileInputs,
-                                            true,
-                                            "caec4c9f60db3890"};
+extern const PointwiseInfo kLtTensorInfo = {
+    tile_fn_of<kernels::LtTensor, float>(), tile_fn_of<kernels::LtTensor, double>(),
+    tile_fn_of<kernels::LtTensor, int64_t>(), tile_fn_of<kernels::LtTensor, int32_t>(),
+    25 * kMaxTileInputs};
 // atan(Tensor self) -> Tensor
-extern const PointwiseInfo kAtanInfo = {"atan",
-                                        1,
-                                        0,
-                                        {0},
-                                        {},
-                                        false,
-                                        tile_fn_of<kernels::Atan, float>(),
-                                        tile_fn_of<kernels::Atan, double>(),
-                                        tile_fn_of<kernels::Atan, int64_t>(),
-                                        tile_fn_of<kernels::Atan, int32_t>(),
-                                        -1,
-                                        false,
-                                        "e08392242686f1ad"};
+extern const PointwiseInfo kAtanInfo = {
+    tile_fn_of<kernels::Atan, float>(), tile_fn_of<kernels::Atan, double>(),
+    tile_fn_of<kernels::Atan, int64_t>(), tile_fn_of<kernels::Atan, int32_t>(), -1};
 // sinh(Tensor self) -> Tensor
-extern const PointwiseInfo kSinhInfo = {"sinh",
-                                        1,
-                                        0,
-                                        {0},
-                                        {},
-                                        false,
-                                        tile_fn_of<kernels::Sinh, float>(),
-                                        tile_fn_of<kernels::Sinh, double>(),
-                                        tile_fn_of<kernels::Sinh, int64_t>(),
-                                        tile_fn_of<kernels::Sinh, int32_t>(),
-                                        -1,
-                                        false,
-                                        "18ab093a022ecfd6"};
+extern const PointwiseInfo kSinhInfo = {
+    tile_fn_of<kernels::Sinh, float>(), tile_fn_of<kernels::Sinh, double>(),
+    tile_fn_of<kernels::Sinh, int64_t>(), tile_fn_of<kernels::Sinh, int32_t>(), -1};
 
 }  // namespace lazygen::cpu::pointwise_infos

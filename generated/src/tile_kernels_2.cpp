@@ -17,103 +17,36 @@
 namespace lazygen::cpu::pointwise_infos {
 
 // relu_(Tensor(a!) self) -> Tensor(a!)
-extern const PointwiseInfo kReluInplaceInfo = {"relu_",
-                                               1,
-                                               0,
-                                               {0},
-                                               {},
-                                               false,
-                                               tile_fn_of<kernels::ReluInplace, float>(),
-                                               tile_fn_of<kernels::ReluInplace, double>(),
-                                               tile_fn_of<kernels::ReluInplace, int64_t>(),
-                                               tile_fn_of<kernels::ReluInplace, int32_t>(),
-                                               17 * kMaxTileInputs,
-                                               true,
-                                               "8adc189420df1e93"};
+extern const PointwiseInfo kReluInplaceInfo = {
+    tile_fn_of<kernels::ReluInplace, float>(), tile_fn_of<kernels::ReluInplace, double>(),
+    tile_fn_of<kernels::ReluInplace, int64_t>(), tile_fn_of<kernels::ReluInplace, int32_t>(),
+    17 * kMaxTileInputs};
 // zero_(Tensor(a!) self) -> Tensor(a!)
-extern const PointwiseInfo kZeroInplaceInfo = {"zero_",
-                                               0,
-                                               0,
-                                               {},
-                                               {},
-                                               false,
-                                               tile_fn_of<kernels::ZeroInplace, float>(),
-                                               tile_fn_of<kernels::ZeroInplace, double>(),
-                                               tile_fn_of<kernels::ZeroInplace, int64_t>(),
-                                               tile_fn_of<kernels::ZeroInplace, int32_t>(),
-                                               -1,
-                                               true,
-                                               "96177004e81afc26"};
+extern const PointwiseInfo kZeroInplaceInfo = {
+    tile_fn_of<kernels::ZeroInplace, float>(), tile_fn_of<kernels::ZeroInplace, double>(),
+    tile_fn_of<kernels::ZeroInplace, int64_t>(), tile_fn_of<kernels::ZeroInplace, int32_t>(), -1};
 // gt.Tensor(Tensor self, Tensor other) -> Tensor
-extern const PointwiseInfo kGtTensorInfo = {"gt.Tensor",
-                                            2,
-                                            0,
-                                            {0, 1},
-                                            {},
-                                            true,
-                                            tile_fn_of<kernels::GtTensor, float>(),
-                                            tile_fn_of<kernels::GtTensor, double>(),
-                                            tile_fn_of<kernels::GtTensor, int64_t>(),
-                                            tile_fn_of<kernels::GtTensor, int32_t>(),
-                                            27 * kMaxTileInputs,
-                                            true,
-                                            "80faf95de856faf3"};
+extern const PointwiseInfo kGtTensorInfo = {
+    tile_fn_of<kernels::GtTensor, float>(), tile_fn_of<kernels::GtTensor, double>(),
+    tile_fn_of<kernels::GtTensor, int64_t>(), tile_fn_of<kernels::GtTensor, int32_t>(),
+    27 * kMaxTileInputs};
 // ge.Scalar(Tensor self, Scalar other) -> Tensor
-extern const PointwiseInfo kGeScalarInfo = {"ge.Scalar",
-                                            1,
-                                            1,
-                                            {0},
-                                            {1},
-                                            true,
-                                            tile_fn_of<kernels::GeScalar, float>(),
-                                            tile_fn_of<kernels::GeScalar, double>(),
-                                            tile_fn_of<kernels::GeScalar, int64_t>(),
-                                            tile_fn_of<kernels::GeScalar, int32_t>(),
-                                            34 * kMaxTileInputs,
-                                            true,
-                                            "65c460740cf7ece0"};
+extern const PointwiseInfo kGeScalarInfo = {
+    tile_fn_of<kernels::GeScalar, float>(), tile_fn_of<kernels::GeScalar, double>(),
+    tile_fn_of<kernels::GeScalar, int64_t>(), tile_fn_of<kernels::GeScalar, int32_t>(),
+    34 * kMaxTileInputs};
 // bitwise_not(Tensor self) -> Tensor
-extern const PointwiseInfo kBitwiseNotInfo = {"bitwise_not",
-                                              1,
-                                              0,
-                                              {0},
-                                              {},
-                                              false,
-                                              tile_fn_of<kernels::BitwiseNot, float>(),
-                                              tile_fn_of<kernels::BitwiseNot, double>(),
-                                              tile_fn_of<kernels::BitwiseNot, int64_t>(),
-                                              tile_fn_of<kernels::BitwiseNot, int32_t>(),
-                                              -1,
-                                              true,
-                                              "833c68dc18f92688"};
+extern const PointwiseInfo kBitwiseNotInfo = {
+    tile_fn_of<kernels::BitwiseNot, float>(), tile_fn_of<kernels::BitwiseNot, double>(),
+    tile_fn_of<kernels::BitwiseNot, int64_t>(), tile_fn_of<kernels::BitwiseNot, int32_t>(), -1};
 // bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor
 extern const PointwiseInfo kBitwiseXorTensorInfo = {
-    "bitwise_xor.Tensor",
-    2,
-    0,
-    {0, 1},
-    {},
-    false,
-    tile_fn_of<kernels::BitwiseXorTensor, float>(),
-    tile_fn_of<kernels::BitwiseXorTensor, double>(),
+    tile_fn_of<kernels::BitwiseXorTensor, float>(), tile_fn_of<kernels::BitwiseXorTensor, double>(),
     tile_fn_of<kernels::BitwiseXorTensor, int64_t>(),
-    tile_fn_of<kernels::BitwiseXorTensor, int32_t>(),
-    -1,
-    true,
-    "297097d8ebf02062"};
+    tile_fn_of<kernels::BitwiseXorTensor, int32_t>(), -1};
 // log_sigmoid(Tensor self) -> Tensor
-extern const PointwiseInfo kLogSigmoidInfo = {"log_sigmoid",
-                                              1,
-                                              0,
-                                              {0},
-                                              {},
-                                              false,
-                                              tile_fn_of<kernels::LogSigmoid, float>(),
-                                              tile_fn_of<kernels::LogSigmoid, double>(),
-                                              tile_fn_of<kernels::LogSigmoid, int64_t>(),
-                                              tile_fn_of<kernels::LogSigmoid, int32_t>(),
-                                              -1,
-                                              false,
-                                              "5600e16889d1d5b8"};
+extern const PointwiseInfo kLogSigmoidInfo = {
+    tile_fn_of<kernels::LogSigmoid, float>(), tile_fn_of<kernels::LogSigmoid, double>(),
+    tile_fn_of<kernels::LogSigmoid, int64_t>(), tile_fn_of<kernels::LogSigmoid, int32_t>(), -1};
 
 }  // namespace lazygen::cpu::pointwise_infos

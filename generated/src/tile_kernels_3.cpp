@@ -19,133 +19,49 @@
 namespace lazygen::cpu::pointwise_infos {
 
 // mul.Tensor(Tensor self, Tensor other) -> Tensor
-extern const PointwiseInfo kMulTensorInfo = {"mul.Tensor",
-                                             2,
-                                             0,
-                                             {0, 1},
-                                             {},
-                                             false,
-                                             tile_fn_of<kernels::MulTensor, float>(),
-                                             tile_fn_of<kernels::MulTensor, double>(),
-                                             tile_fn_of<kernels::MulTensor, int64_t>(),
-                                             tile_fn_of<kernels::MulTensor, int32_t>(),
-                                             6 * kMaxTileInputs,
-                                             true,
-                                             "372f328dbb0f52c1"};
+extern const PointwiseInfo kMulTensorInfo = {
+    tile_fn_of<kernels::MulTensor, float>(), tile_fn_of<kernels::MulTensor, double>(),
+    tile_fn_of<kernels::MulTensor, int64_t>(), tile_fn_of<kernels::MulTensor, int32_t>(),
+    6 * kMaxTileInputs};
 // relu(Tensor self) -> Tensor
-extern const PointwiseInfo kReluInfo = {"relu",
-                                        1,
-                                        0,
-                                        {0},
-                                        {},
-                                        false,
-                                        tile_fn_of<kernels::Relu, float>(),
+extern const PointwiseInfo kReluInfo = {tile_fn_of<kernels::Relu, float>(),
                                         tile_fn_of<kernels::Relu, double>(),
                                         tile_fn_of<kernels::Relu, int64_t>(),
-                                        tile_fn_of<kernels::Relu, int32_t>(),
-                                        16 * kMaxTileInputs,
-                                        true,
-                                        "02187d9bbe018194"};
+                                        tile_fn_of<kernels::Relu, int32_t>(), 16 * kMaxTileInputs};
 // le.Scalar(Tensor self, Scalar other) -> Tensor
-extern const PointwiseInfo kLeScalarInfo = {"le.Scalar",
-                                            1,
-                                            1,
-                                            {0},
-                                            {1},
-                                            true,
-                                            tile_fn_of<kernels::LeScalar, float>(),
-                                            tile_fn_of<kernels::LeScalar, double>(),
-                                            tile_fn_of<kernels::LeScalar, int64_t>(),
-                                            tile_fn_of<kernels::LeScalar, int32_t>(),
-                                            33 * kMaxTileInputs,
-                                            true,
-                                            "9fb1a80991f21262"};
+extern const PointwiseInfo kLeScalarInfo = {
+    tile_fn_of<kernels::LeScalar, float>(), tile_fn_of<kernels::LeScalar, double>(),
+    tile_fn_of<kernels::LeScalar, int64_t>(), tile_fn_of<kernels::LeScalar, int32_t>(),
+    33 * kMaxTileInputs};
 // clamp_min(Tensor self, Scalar min) -> Tensor
-extern const PointwiseInfo kClampMinInfo = {"clamp_min",
-                                            1,
-                                            1,
-                                            {0},
-                                            {1},
-                                            false,
-                                            tile_fn_of<kernels::ClampMin, float>(),
-                                            tile_fn_of<kernels::ClampMin, double>(),
-                                            tile_fn_of<kernels::ClampMin, int64_t>(),
-                                            tile_fn_of<kernels::ClampMin, int32_t>(),
-                                            40 * kMaxTileInputs,
-                                            true,
-                                            "1cf8e18b31b259d3"};
+extern const PointwiseInfo kClampMinInfo = {
+    tile_fn_of<kernels::ClampMin, float>(), tile_fn_of<kernels::ClampMin, double>(),
+    tile_fn_of<kernels::ClampMin, int64_t>(), tile_fn_of<kernels::ClampMin, int32_t>(),
+    40 * kMaxTileInputs};
 // sgn(Tensor self) -> Tensor
-extern const PointwiseInfo kSgnInfo = {"sgn",
-                                       1,
-                                       0,
-                                       {0},
-                                       {},
-                                       false,
-                                       tile_fn_of<kernels::Sgn, float>(),
-                                       tile_fn_of<kernels::Sgn, double>(),
-                                       tile_fn_of<kernels::Sgn, int64_t>(),
-                                       tile_fn_of<kernels::Sgn, int32_t>(),
-                                       -1,
-                                       true,
-                                       "7aa56260f7a492b1"};
+extern const PointwiseInfo kSgnInfo = {
+    tile_fn_of<kernels::Sgn, float>(), tile_fn_of<kernels::Sgn, double>(),
+    tile_fn_of<kernels::Sgn, int64_t>(), tile_fn_of<kernels::Sgn, int32_t>(), -1};
 // elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor
-extern const PointwiseInfo kEluInfo = {"elu",
-                                       1,
-                                       3,
-                                       {0},
-                                       {1, 2, 3},
-                                       false,
-                                       tile_fn_of<kernels::Elu, float>(),
-                                       tile_fn_of<kernels::Elu, double>(),
-                                       tile_fn_of<kernels::Elu, int64_t>(),
-                                       tile_fn_of<kernels::Elu, int32_t>(),
-                                       -1,
-                                       false,
-                                       "d602931e3e1e85b0"};
+extern const PointwiseInfo kEluInfo = {
+    tile_fn_of<kernels::Elu, float>(), tile_fn_of<kernels::Elu, double>(),
+    tile_fn_of<kernels::Elu, int64_t>(), tile_fn_of<kernels::Elu, int32_t>(), -1};
 // _gelu_erf_backward(Tensor grad_output, Tensor self) -> Tensor
 extern const PointwiseInfo kUnderscoreGeluErfBackwardInfo = {
-    "_gelu_erf_backward",
-    2,
-    0,
-    {0, 1},
-    {},
-    false,
     tile_fn_of<kernels::UnderscoreGeluErfBackward, float>(),
     tile_fn_of<kernels::UnderscoreGeluErfBackward, double>(),
     tile_fn_of<kernels::UnderscoreGeluErfBackward, int64_t>(),
-    tile_fn_of<kernels::UnderscoreGeluErfBackward, int32_t>(),
-    -1,
-    false,
-    "7bfd4e5c888163eb"};
+    tile_fn_of<kernels::UnderscoreGeluErfBackward, int32_t>(), -1};
 // _gelu_tanh(Tensor self) -> Tensor
 extern const PointwiseInfo kUnderscoreGeluTanhInfo = {
-    "_gelu_tanh",
-    1,
-    0,
-    {0},
-    {},
-    false,
     tile_fn_of<kernels::UnderscoreGeluTanh, float>(),
     tile_fn_of<kernels::UnderscoreGeluTanh, double>(),
     tile_fn_of<kernels::UnderscoreGeluTanh, int64_t>(),
-    tile_fn_of<kernels::UnderscoreGeluTanh, int32_t>(),
-    -1,
-    false,
-    "91ed19e9ec94148d"};
+    tile_fn_of<kernels::UnderscoreGeluTanh, int32_t>(), -1};
 // div_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
 extern const PointwiseInfo kDivInplaceTensorInfo = {
-    "div_.Tensor",
-    2,
-    0,
-    {0, 1},
-    {},
-    false,
-    tile_fn_of<kernels::DivInplaceTensor, float>(),
-    tile_fn_of<kernels::DivInplaceTensor, double>(),
+    tile_fn_of<kernels::DivInplaceTensor, float>(), tile_fn_of<kernels::DivInplaceTensor, double>(),
     tile_fn_of<kernels::DivInplaceTensor, int64_t>(),
-    tile_fn_of<kernels::DivInplaceTensor, int32_t>(),
-    51 * kMaxTileInputs,
-    true,
-    "86181e76574131e7"};
+    tile_fn_of<kernels::DivInplaceTensor, int32_t>(), 51 * kMaxTileInputs};
 
 }  // namespace lazygen::cpu::pointwise_infos

@@ -20,147 +20,53 @@
 namespace lazygen::cpu::pointwise_infos {
 
 // div.Tensor(Tensor self, Tensor other) -> Tensor
-extern const PointwiseInfo kDivTensorInfo = {"div.Tensor",
-                                             2,
-                                             0,
-                                             {0, 1},
-                                             {},
-                                             false,
-                                             tile_fn_of<kernels::DivTensor, float>(),
-                                             tile_fn_of<kernels::DivTensor, double>(),
-                                             tile_fn_of<kernels::DivTensor, int64_t>(),
-                                             tile_fn_of<kernels::DivTensor, int32_t>(),
-                                             10 * kMaxTileInputs,
-                                             true,
-                                             "ec7e25a4ed15a7ca"};
+extern const PointwiseInfo kDivTensorInfo = {
+    tile_fn_of<kernels::DivTensor, float>(), tile_fn_of<kernels::DivTensor, double>(),
+    tile_fn_of<kernels::DivTensor, int64_t>(), tile_fn_of<kernels::DivTensor, int32_t>(),
+    10 * kMaxTileInputs};
 // pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor
-extern const PointwiseInfo kPowTensorScalarInfo = {"pow.Tensor_Scalar",
-                                                   1,
-                                                   1,
-                                                   {0},
-                                                   {1},
-                                                   false,
-                                                   tile_fn_of<kernels::PowTensorScalar, float>(),
-                                                   tile_fn_of<kernels::PowTensorScalar, double>(),
-                                                   tile_fn_of<kernels::PowTensorScalar, int64_t>(),
-                                                   tile_fn_of<kernels::PowTensorScalar, int32_t>(),
-                                                   -1,
-                                                   false,
-                                                   "6ebfb1efa918a5dc"};
+extern const PointwiseInfo kPowTensorScalarInfo = {
+    tile_fn_of<kernels::PowTensorScalar, float>(), tile_fn_of<kernels::PowTensorScalar, double>(),
+    tile_fn_of<kernels::PowTensorScalar, int64_t>(),
+    tile_fn_of<kernels::PowTensorScalar, int32_t>(), -1};
 // threshold_backward(Tensor grad_output, Tensor self, Scalar threshold) -> Tensor
 extern const PointwiseInfo kThresholdBackwardInfo = {
-    "threshold_backward",
-    2,
-    1,
-    {0, 1},
-    {2},
-    false,
     tile_fn_of<kernels::ThresholdBackward, float>(),
     tile_fn_of<kernels::ThresholdBackward, double>(),
     tile_fn_of<kernels::ThresholdBackward, int64_t>(),
-    tile_fn_of<kernels::ThresholdBackward, int32_t>(),
-    18 * kMaxTileInputs,
-    true,
-    "ec39b6c45ff62f2a"};
+    tile_fn_of<kernels::ThresholdBackward, int32_t>(), 18 * kMaxTileInputs};
 // lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor
-extern const PointwiseInfo kLerpTensorInfo = {"lerp.Tensor",
-                                              3,
-                                              0,
-                                              {0, 1, 2},
-                                              {},
-                                              false,
-                                              tile_fn_of<kernels::LerpTensor, float>(),
-                                              tile_fn_of<kernels::LerpTensor, double>(),
-                                              tile_fn_of<kernels::LerpTensor, int64_t>(),
-                                              tile_fn_of<kernels::LerpTensor, int32_t>(),
-                                              -1,
-                                              true,
-                                              "66caeb6fbb6ea0df"};
+extern const PointwiseInfo kLerpTensorInfo = {
+    tile_fn_of<kernels::LerpTensor, float>(), tile_fn_of<kernels::LerpTensor, double>(),
+    tile_fn_of<kernels::LerpTensor, int64_t>(), tile_fn_of<kernels::LerpTensor, int32_t>(), -1};
 // remainder.Tensor(Tensor self, Tensor other) -> Tensor
-extern const PointwiseInfo kRemainderTensorInfo = {"remainder.Tensor",
-                                                   2,
-                                                   0,
-                                                   {0, 1},
-                                                   {},
-                                                   false,
-                                                   tile_fn_of<kernels::RemainderTensor, float>(),
-                                                   tile_fn_of<kernels::RemainderTensor, double>(),
-                                                   tile_fn_of<kernels::RemainderTensor, int64_t>(),
-                                                   tile_fn_of<kernels::RemainderTensor, int32_t>(),
-                                                   -1,
-                                                   false,
-                                                   "507fe3556802694f"};
+extern const PointwiseInfo kRemainderTensorInfo = {
+    tile_fn_of<kernels::RemainderTensor, float>(), tile_fn_of<kernels::RemainderTensor, double>(),
+    tile_fn_of<kernels::RemainderTensor, int64_t>(),
+    tile_fn_of<kernels::RemainderTensor, int32_t>(), -1};
 // fmod.Scalar(Tensor self, Scalar other) -> Tensor
-extern const PointwiseInfo kFmodScalarInfo = {"fmod.Scalar",
-                                              1,
-                                              1,
-                                              {0},
-                                              {1},
-                                              false,
-                                              tile_fn_of<kernels::FmodScalar, float>(),
-                                              tile_fn_of<kernels::FmodScalar, double>(),
-                                              tile_fn_of<kernels::FmodScalar, int64_t>(),
-                                              tile_fn_of<kernels::FmodScalar, int32_t>(),
-                                              -1,
-                                              false,
-                                              "35e8d4818d347071"};
+extern const PointwiseInfo kFmodScalarInfo = {
+    tile_fn_of<kernels::FmodScalar, float>(), tile_fn_of<kernels::FmodScalar, double>(),
+    tile_fn_of<kernels::FmodScalar, int64_t>(), tile_fn_of<kernels::FmodScalar, int32_t>(), -1};
 // sign(Tensor self) -> Tensor
-extern const PointwiseInfo kSignInfo = {"sign",
-                                        1,
-                                        0,
-                                        {0},
-                                        {},
-                                        false,
-                                        tile_fn_of<kernels::Sign, float>(),
-                                        tile_fn_of<kernels::Sign, double>(),
-                                        tile_fn_of<kernels::Sign, int64_t>(),
-                                        tile_fn_of<kernels::Sign, int32_t>(),
-                                        -1,
-                                        true,
-                                        "7da5d1c37c904a25"};
+extern const PointwiseInfo kSignInfo = {
+    tile_fn_of<kernels::Sign, float>(), tile_fn_of<kernels::Sign, double>(),
+    tile_fn_of<kernels::Sign, int64_t>(), tile_fn_of<kernels::Sign, int32_t>(), -1};
 // leaky_relu_backward(Tensor grad_output, Tensor self, Scalar negative_slope, bool self_is_result)
 // -> Tensor
 extern const PointwiseInfo kLeakyReluBackwardInfo = {
-    "leaky_relu_backward",
-    2,
-    1,
-    {0, 1},
-    {2},
-    false,
     tile_fn_of<kernels::LeakyReluBackward, float>(),
     tile_fn_of<kernels::LeakyReluBackward, double>(),
     tile_fn_of<kernels::LeakyReluBackward, int64_t>(),
-    tile_fn_of<kernels::LeakyReluBackward, int32_t>(),
-    46 * kMaxTileInputs,
-    true,
-    "19b37d5bb218888b"};
+    tile_fn_of<kernels::LeakyReluBackward, int32_t>(), 46 * kMaxTileInputs};
 // mish_backward(Tensor grad_output, Tensor self) -> Tensor
-extern const PointwiseInfo kMishBackwardInfo = {"mish_backward",
-                                                2,
-                                                0,
-                                                {0, 1},
-                                                {},
-                                                false,
-                                                tile_fn_of<kernels::MishBackward, float>(),
-                                                tile_fn_of<kernels::MishBackward, double>(),
-                                                tile_fn_of<kernels::MishBackward, int64_t>(),
-                                                tile_fn_of<kernels::MishBackward, int32_t>(),
-                                                -1,
-                                                false,
-                                                "75f4722fb44e79de"};
+extern const PointwiseInfo kMishBackwardInfo = {
+    tile_fn_of<kernels::MishBackward, float>(), tile_fn_of<kernels::MishBackward, double>(),
+    tile_fn_of<kernels::MishBackward, int64_t>(), tile_fn_of<kernels::MishBackward, int32_t>(), -1};
 // hardsigmoid(Tensor self) -> Tensor
-extern const PointwiseInfo kHardsigmoidInfo = {"hardsigmoid",
-                                               1,
-                                               0,
-                                               {0},
-                                               {},
-                                               false,
-                                               tile_fn_of<kernels::Hardsigmoid, float>(),
-                                               tile_fn_of<kernels::Hardsigmoid, double>(),
-                                               tile_fn_of<kernels::Hardsigmoid, int64_t>(),
-                                               tile_fn_of<kernels::Hardsigmoid, int32_t>(),
-                                               48 * kMaxTileInputs,
-                                               true,
-                                               "c35c48d2ed6a6435"};
+extern const PointwiseInfo kHardsigmoidInfo = {
+    tile_fn_of<kernels::Hardsigmoid, float>(), tile_fn_of<kernels::Hardsigmoid, double>(),
+    tile_fn_of<kernels::Hardsigmoid, int64_t>(), tile_fn_of<kernels::Hardsigmoid, int32_t>(),
+    48 * kMaxTileInputs};
 
 }  // namespace lazygen::cpu::pointwise_infos

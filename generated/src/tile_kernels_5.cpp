@@ -16,89 +16,32 @@
 namespace lazygen::cpu::pointwise_infos {
 
 // reciprocal(Tensor self) -> Tensor
-extern const PointwiseInfo kReciprocalInfo = {"reciprocal",
-                                              1,
-                                              0,
-                                              {0},
-                                              {},
-                                              false,
-                                              tile_fn_of<kernels::Reciprocal, float>(),
-                                              tile_fn_of<kernels::Reciprocal, double>(),
-                                              tile_fn_of<kernels::Reciprocal, int64_t>(),
-                                              tile_fn_of<kernels::Reciprocal, int32_t>(),
-                                              19 * kMaxTileInputs,
-                                              true,
-                                              "fe23bc3df0988fa7"};
+extern const PointwiseInfo kReciprocalInfo = {
+    tile_fn_of<kernels::Reciprocal, float>(), tile_fn_of<kernels::Reciprocal, double>(),
+    tile_fn_of<kernels::Reciprocal, int64_t>(), tile_fn_of<kernels::Reciprocal, int32_t>(),
+    19 * kMaxTileInputs};
 // trunc(Tensor self) -> Tensor
-extern const PointwiseInfo kTruncInfo = {"trunc",
-                                         1,
-                                         0,
-                                         {0},
-                                         {},
-                                         false,
-                                         tile_fn_of<kernels::Trunc, float>(),
-                                         tile_fn_of<kernels::Trunc, double>(),
-                                         tile_fn_of<kernels::Trunc, int64_t>(),
-                                         tile_fn_of<kernels::Trunc, int32_t>(),
-                                         -1,
-                                         true,
-                                         "c307fd4bcf6f2c72"};
+extern const PointwiseInfo kTruncInfo = {
+    tile_fn_of<kernels::Trunc, float>(), tile_fn_of<kernels::Trunc, double>(),
+    tile_fn_of<kernels::Trunc, int64_t>(), tile_fn_of<kernels::Trunc, int32_t>(), -1};
 // sigmoid_backward(Tensor grad_output, Tensor output) -> Tensor
-extern const PointwiseInfo kSigmoidBackwardInfo = {"sigmoid_backward",
-                                                   2,
-                                                   0,
-                                                   {0, 1},
-                                                   {},
-                                                   false,
-                                                   tile_fn_of<kernels::SigmoidBackward, float>(),
-                                                   tile_fn_of<kernels::SigmoidBackward, double>(),
-                                                   tile_fn_of<kernels::SigmoidBackward, int64_t>(),
-                                                   tile_fn_of<kernels::SigmoidBackward, int32_t>(),
-                                                   42 * kMaxTileInputs,
-                                                   true,
-                                                   "7e000580be9561c3"};
+extern const PointwiseInfo kSigmoidBackwardInfo = {
+    tile_fn_of<kernels::SigmoidBackward, float>(), tile_fn_of<kernels::SigmoidBackward, double>(),
+    tile_fn_of<kernels::SigmoidBackward, int64_t>(),
+    tile_fn_of<kernels::SigmoidBackward, int32_t>(), 42 * kMaxTileInputs};
 // hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor
-extern const PointwiseInfo kHardtanhInfo = {"hardtanh",
-                                            1,
-                                            2,
-                                            {0},
-                                            {1, 2},
-                                            false,
-                                            tile_fn_of<kernels::Hardtanh, float>(),
-                                            tile_fn_of<kernels::Hardtanh, double>(),
-                                            tile_fn_of<kernels::Hardtanh, int64_t>(),
-                                            tile_fn_of<kernels::Hardtanh, int32_t>(),
-                                            47 * kMaxTileInputs,
-                                            true,
-                                            "8461d313cba66349"};
+extern const PointwiseInfo kHardtanhInfo = {
+    tile_fn_of<kernels::Hardtanh, float>(), tile_fn_of<kernels::Hardtanh, double>(),
+    tile_fn_of<kernels::Hardtanh, int64_t>(), tile_fn_of<kernels::Hardtanh, int32_t>(),
+    47 * kMaxTileInputs};
 // softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor
-extern const PointwiseInfo kSoftplusInfo = {"softplus",
-                                            1,
-                                            2,
-                                            {0},
-                                            {1, 2},
-                                            false,
-                                            tile_fn_of<kernels::Softplus, float>(),
-                                            tile_fn_of<kernels::Softplus, double>(),
-                                            tile_fn_of<kernels::Softplus, int64_t>(),
-                                            tile_fn_of<kernels::Softplus, int32_t>(),
-                                            -1,
-                                            false,
-                                            "1656853a6db30412"};
+extern const PointwiseInfo kSoftplusInfo = {
+    tile_fn_of<kernels::Softplus, float>(), tile_fn_of<kernels::Softplus, double>(),
+    tile_fn_of<kernels::Softplus, int64_t>(), tile_fn_of<kernels::Softplus, int32_t>(), -1};
 // masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor
 extern const PointwiseInfo kMaskedFillScalarInfo = {
-    "masked_fill.Scalar",
-    2,
-    1,
-    {0, 1},
-    {2},
-    false,
-    tile_fn_of<kernels::MaskedFillScalar, float>(),
-    tile_fn_of<kernels::MaskedFillScalar, double>(),
+    tile_fn_of<kernels::MaskedFillScalar, float>(), tile_fn_of<kernels::MaskedFillScalar, double>(),
     tile_fn_of<kernels::MaskedFillScalar, int64_t>(),
-    tile_fn_of<kernels::MaskedFillScalar, int32_t>(),
-    50 * kMaxTileInputs,
-    true,
-    "5543827e56494a16"};
+    tile_fn_of<kernels::MaskedFillScalar, int32_t>(), 50 * kMaxTileInputs};
 
 }  // namespace lazygen::cpu::pointwise_infos

@@ -16,89 +16,33 @@
 namespace lazygen::cpu::pointwise_infos {
 
 // sub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
-extern const PointwiseInfo kSubScalarInfo = {"sub.Scalar",
-                                             1,
-                                             2,
-                                             {0},
-                                             {1, 2},
-                                             false,
-                                             tile_fn_of<kernels::SubScalar, float>(),
-                                             tile_fn_of<kernels::SubScalar, double>(),
-                                             tile_fn_of<kernels::SubScalar, int64_t>(),
-                                             tile_fn_of<kernels::SubScalar, int32_t>(),
-                                             5 * kMaxTileInputs,
-                                             true,
-                                             "5597980a9ea885d6"};
+extern const PointwiseInfo kSubScalarInfo = {
+    tile_fn_of<kernels::SubScalar, float>(), tile_fn_of<kernels::SubScalar, double>(),
+    tile_fn_of<kernels::SubScalar, int64_t>(), tile_fn_of<kernels::SubScalar, int32_t>(),
+    5 * kMaxTileInputs};
 // le.Tensor(Tensor self, Tensor other) -> Tensor
-extern const PointwiseInfo kLeTensorInfo = {"le.Tensor",
-                                            2,
-                                            0,
-                                            {0, 1},
-                                            {},
-                                            true,
-                                            tile_fn_of<kernels::LeTensor, float>(),
-                                            tile_fn_of<kernels::LeTensor, double>(),
-                                            tile_fn_of<kernels::LeTensor, int64_t>(),
-                                            tile_fn_of<kernels::LeTensor, int32_t>(),
-                                            26 * kMaxTileInputs,
-                                            true,
-                                            "bb10174bc2c97911"};
+extern const PointwiseInfo kLeTensorInfo = {
+    tile_fn_of<kernels::LeTensor, float>(), tile_fn_of<kernels::LeTensor, double>(),
+    tile_fn_of<kernels::LeTensor, int64_t>(), tile_fn_of<kernels::LeTensor, int32_t>(),
+    26 * kMaxTileInputs};
 // rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
-extern const PointwiseInfo kRsubScalarInfo = {"rsub.Scalar",
-                                              1,
-                                              2,
-                                              {0},
-                                              {1, 2},
-                                              false,
-                                              tile_fn_of<kernels::RsubScalar, float>(),
-                                              tile_fn_of<kernels::RsubScalar, double>(),
-                                              tile_fn_of<kernels::RsubScalar, int64_t>(),
-                                              tile_fn_of<kernels::RsubScalar, int32_t>(),
-                                              37 * kMaxTileInputs,
-                                              true,
-                                              "60fe18d7cd219c9a"};
+extern const PointwiseInfo kRsubScalarInfo = {
+    tile_fn_of<kernels::RsubScalar, float>(), tile_fn_of<kernels::RsubScalar, double>(),
+    tile_fn_of<kernels::RsubScalar, int64_t>(), tile_fn_of<kernels::RsubScalar, int32_t>(),
+    37 * kMaxTileInputs};
 // logical_not(Tensor self) -> Tensor
-extern const PointwiseInfo kLogicalNotInfo = {"logical_not",
-                                              1,
-                                              0,
-                                              {0},
-                                              {},
-                                              true,
-                                              tile_fn_of<kernels::LogicalNot, float>(),
-                                              tile_fn_of<kernels::LogicalNot, double>(),
-                                              tile_fn_of<kernels::LogicalNot, int64_t>(),
-                                              tile_fn_of<kernels::LogicalNot, int32_t>(),
-                                              -1,
-                                              true,
-                                              "6df1152268fe6501"};
+extern const PointwiseInfo kLogicalNotInfo = {
+    tile_fn_of<kernels::LogicalNot, float>(), tile_fn_of<kernels::LogicalNot, double>(),
+    tile_fn_of<kernels::LogicalNot, int64_t>(), tile_fn_of<kernels::LogicalNot, int32_t>(), -1};
 // silu(Tensor self) -> Tensor
-extern const PointwiseInfo kSiluInfo = {"silu",
-                                        1,
-                                        0,
-                                        {0},
-                                        {},
-                                        false,
-                                        tile_fn_of<kernels::Silu, float>(),
-                                        tile_fn_of<kernels::Silu, double>(),
-                                        tile_fn_of<kernels::Silu, int64_t>(),
-                                        tile_fn_of<kernels::Silu, int32_t>(),
-                                        -1,
-                                        false,
-                                        "eacff19197edfaa2"};
+extern const PointwiseInfo kSiluInfo = {
+    tile_fn_of<kernels::Silu, float>(), tile_fn_of<kernels::Silu, double>(),
+    tile_fn_of<kernels::Silu, int64_t>(), tile_fn_of<kernels::Silu, int32_t>(), -1};
 // hardswish_backward(Tensor grad_output, Tensor self) -> Tensor
 extern const PointwiseInfo kHardswishBackwardInfo = {
-    "hardswish_backward",
-    2,
-    0,
-    {0, 1},
-    {},
-    false,
     tile_fn_of<kernels::HardswishBackward, float>(),
     tile_fn_of<kernels::HardswishBackward, double>(),
     tile_fn_of<kernels::HardswishBackward, int64_t>(),
-    tile_fn_of<kernels::HardswishBackward, int32_t>(),
-    -1,
-    true,
-    "e43a16ff75c77650"};
+    tile_fn_of<kernels::HardswishBackward, int32_t>(), -1};
 
 }  // namespace lazygen::cpu::pointwise_infos

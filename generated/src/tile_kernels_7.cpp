@@ -16,88 +16,33 @@
 namespace lazygen::cpu::pointwise_infos {
 
 // sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
-extern const PointwiseInfo kSubTensorInfo = {"sub.Tensor",
-                                             2,
-                                             1,
-                                             {0, 1},
-                                             {2},
-                                             false,
-                                             tile_fn_of<kernels::SubTensor, float>(),
-                                             tile_fn_of<kernels::SubTensor, double>(),
-                                             tile_fn_of<kernels::SubTensor, int64_t>(),
-                                             tile_fn_of<kernels::SubTensor, int32_t>(),
-                                             4 * kMaxTileInputs,
-                                             true,
-                                             "7f414cb61f16cfa2"};
+extern const PointwiseInfo kSubTensorInfo = {
+    tile_fn_of<kernels::SubTensor, float>(), tile_fn_of<kernels::SubTensor, double>(),
+    tile_fn_of<kernels::SubTensor, int64_t>(), tile_fn_of<kernels::SubTensor, int32_t>(),
+    4 * kMaxTileInputs};
 // minimum(Tensor self, Tensor other) -> Tensor
-extern const PointwiseInfo kMinimumInfo = {"minimum",
-                                           2,
-                                           0,
-                                           {0, 1},
-                                           {},
-                                           false,
-                                           tile_fn_of<kernels::Minimum, float>(),
-                                           tile_fn_of<kernels::Minimum, double>(),
-                                           tile_fn_of<kernels::Minimum, int64_t>(),
-                                           tile_fn_of<kernels::Minimum, int32_t>(),
-                                           13 * kMaxTileInputs,
-                                           true,
-                                           "65a6960798057075"};
+extern const PointwiseInfo kMinimumInfo = {
+    tile_fn_of<kernels::Minimum, float>(), tile_fn_of<kernels::Minimum, double>(),
+    tile_fn_of<kernels::Minimum, int64_t>(), tile_fn_of<kernels::Minimum, int32_t>(),
+    13 * kMaxTileInputs};
 // gt.Scalar(Tensor self, Scalar other) -> Tensor
-extern const PointwiseInfo kGtScalarInfo = {"gt.Scalar",
-                                            1,
-                                            1,
-                                            {0},
-                                            {1},
-                                            true,
-                                            tile_fn_of<kernels::GtScalar, float>(),
-                                            tile_fn_of<kernels::GtScalar, double>(),
-                                            tile_fn_of<kernels::GtScalar, int64_t>(),
-                                            tile_fn_of<kernels::GtScalar, int32_t>(),
-                                            29 * kMaxTileInputs,
-                                            true,
-                                            "c980c7c3d9ab3d02"};
+extern const PointwiseInfo kGtScalarInfo = {
+    tile_fn_of<kernels::GtScalar, float>(), tile_fn_of<kernels::GtScalar, double>(),
+    tile_fn_of<kernels::GtScalar, int64_t>(), tile_fn_of<kernels::GtScalar, int32_t>(),
+    29 * kMaxTileInputs};
 // where.self(Tensor condition, Tensor self, Tensor other) -> Tensor
-extern const PointwiseInfo kWhereSelfInfo = {"where.self",
-                                             3,
-                                             0,
-                                             {0, 1, 2},
-                                             {},
-                                             false,
-                                             tile_fn_of<kernels::WhereSelf, float>(),
-                                             tile_fn_of<kernels::WhereSelf, double>(),
-                                             tile_fn_of<kernels::WhereSelf, int64_t>(),
-                                             tile_fn_of<kernels::WhereSelf, int32_t>(),
-                                             35 * kMaxTileInputs,
-                                             true,
-                                             "85137cde5b2aa20f"};
+extern const PointwiseInfo kWhereSelfInfo = {
+    tile_fn_of<kernels::WhereSelf, float>(), tile_fn_of<kernels::WhereSelf, double>(),
+    tile_fn_of<kernels::WhereSelf, int64_t>(), tile_fn_of<kernels::WhereSelf, int32_t>(),
+    35 * kMaxTileInputs};
 // rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
-extern const PointwiseInfo kRsubTensorInfo = {"rsub.Tensor",
-                                              2,
-                                              1,
-                                              {0, 1},
-                                              {2},
-                                              false,
-                                              tile_fn_of<kernels::RsubTensor, float>(),
-                                              tile_fn_of<kernels::RsubTensor, double>(),
-                                              tile_fn_of<kernels::RsubTensor, int64_t>(),
-                                              tile_fn_of<kernels::RsubTensor, int32_t>(),
-                                              36 * kMaxTileInputs,
-                                              true,
-                                              "8e578f9a8971969b"};
+extern const PointwiseInfo kRsubTensorInfo = {
+    tile_fn_of<kernels::RsubTensor, float>(), tile_fn_of<kernels::RsubTensor, double>(),
+    tile_fn_of<kernels::RsubTensor, int64_t>(), tile_fn_of<kernels::RsubTensor, int32_t>(),
+    36 * kMaxTileInputs};
 // atan2(Tensor self, Tensor other) -> Tensor
-extern const PointwiseInfo kAtan2Info = {"atan2",
-                                         2,
-                                         0,
-                                         {0, 1},
-                                         {},
-                                         false,
-                                         tile_fn_of<kernels::Atan2, float>(),
-                                         tile_fn_of<kernels::Atan2, double>(),
-                                         tile_fn_of<kernels::Atan2, int64_t>(),
-                                         tile_fn_of<kernels::Atan2, int32_t>(),
-                                         -1,
-                                         false,
-                                         "9d0ae8cb6af45846"};
+extern const PointwiseInfo kAtan2Info = {
+    tile_fn_of<kernels::Atan2, float>(), tile_fn_of<kernels::Atan2, double>(),
+    tile_fn_of<kernels::Atan2, int64_t>(), tile_fn_of<kernels::Atan2, int32_t>(), -1};
 
 }  // namespace lazygen::cpu::pointwise_infos

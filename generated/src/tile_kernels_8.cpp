@@ -23,172 +23,58 @@ namespace lazygen::cpu::pointwise_infos {
 
 // mul_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
 extern const PointwiseInfo kMulInplaceTensorInfo = {
-    "mul_.Tensor",
-    2,
-    0,
-    {0, 1},
-    {},
-    false,
-    tile_fn_of<kernels::MulInplaceTensor, float>(),
-    tile_fn_of<kernels::MulInplaceTensor, double>(),
+    tile_fn_of<kernels::MulInplaceTensor, float>(), tile_fn_of<kernels::MulInplaceTensor, double>(),
     tile_fn_of<kernels::MulInplaceTensor, int64_t>(),
-    tile_fn_of<kernels::MulInplaceTensor, int32_t>(),
-    7 * kMaxTileInputs,
-    true,
-    "ca5e98a09ecaa153"};
+    tile_fn_of<kernels::MulInplaceTensor, int32_t>(), 7 * kMaxTileInputs};
 // exp(Tensor self) -> Tensor
-extern const PointwiseInfo kExpInfo = {"exp",
-                                       1,
-                                       0,
-                                       {0},
-                                       {},
-                                       false,
-                                       tile_fn_of<kernels::Exp, float>(),
-                                       tile_fn_of<kernels::Exp, double>(),
-                                       tile_fn_of<kernels::Exp, int64_t>(),
-                                       tile_fn_of<kernels::Exp, int32_t>(),
-                                       -1,
-                                       false,
-                                       "a24ffa8eb5fab21f"};
+extern const PointwiseInfo kExpInfo = {
+    tile_fn_of<kernels::Exp, float>(), tile_fn_of<kernels::Exp, double>(),
+    tile_fn_of<kernels::Exp, int64_t>(), tile_fn_of<kernels::Exp, int32_t>(), -1};
 // ne.Tensor(Tensor self, Tensor other) -> Tensor
-extern const PointwiseInfo kNeTensorInfo = {"ne.Tensor",
-                                            2,
-                                            0,
-                                            {0, 1},
-                                            {},
-                                            true,
-                                            tile_fn_of<kernels::NeTensor, float>(),
-                                            tile_fn_of<kernels::NeTensor, double>(),
-                                            tile_fn_of<kernels::NeTensor, int64_t>(),
-                                            tile_fn_of<kernels::NeTensor, int32_t>(),
-                                            24 * kMaxTileInputs,
-                                            true,
-                                            "780f497c02154d63"};
+extern const PointwiseInfo kNeTensorInfo = {
+    tile_fn_of<kernels::NeTensor, float>(), tile_fn_of<kernels::NeTensor, double>(),
+    tile_fn_of<kernels::NeTensor, int64_t>(), tile_fn_of<kernels::NeTensor, int32_t>(),
+    24 * kMaxTileInputs};
 // eq.Scalar(Tensor self, Scalar other) -> Tensor
-extern const PointwiseInfo kEqScalarInfo = {"eq.Scalar",
-                                            1,
-                                            1,
-                                            {0},
-                                            {1},
-                                            true,
-                                            tile_fn_of<kernels::EqScalar, float>(),
-                                            tile_fn_of<kernels::EqScalar, double>(),
-                                            tile_fn_of<kernels::EqScalar, int64_t>(),
-                                            tile_fn_of<kernels::EqScalar, int32_t>(),
-                                            30 * kMaxTileInputs,
-                                            true,
-                                            "457720d9203492bd"};
+extern const PointwiseInfo kEqScalarInfo = {
+    tile_fn_of<kernels::EqScalar, float>(), tile_fn_of<kernels::EqScalar, double>(),
+    tile_fn_of<kernels::EqScalar, int64_t>(), tile_fn_of<kernels::EqScalar, int32_t>(),
+    30 * kMaxTileInputs};
 // addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
-extern const PointwiseInfo kAddcdivInfo = {"addcdiv",
-                                           3,
-                                           1,
-                                           {0, 1, 2},
-                                           {3},
-                                           false,
-                                           tile_fn_of<kernels::Addcdiv, float>(),
-                                           tile_fn_of<kernels::Addcdiv, double>(),
-                                           tile_fn_of<kernels::Addcdiv, int64_t>(),
-                                           tile_fn_of<kernels::Addcdiv, int32_t>(),
-                                           39 * kMaxTileInputs,
-                                           true,
-                                           "d66cb52aa77d9965"};
+extern const PointwiseInfo kAddcdivInfo = {
+    tile_fn_of<kernels::Addcdiv, float>(), tile_fn_of<kernels::Addcdiv, double>(),
+    tile_fn_of<kernels::Addcdiv, int64_t>(), tile_fn_of<kernels::Addcdiv, int32_t>(),
+    39 * kMaxTileInputs};
 // tan(Tensor self) -> Tensor
-extern const PointwiseInfo kTanInfo = {"tan",
-                                       1,
-                                       0,
-                                       {0},
-                                       {},
-                                       false,
-                                       tile_fn_of<kernels::Tan, float>(),
-                                       tile_fn_of<kernels::Tan, double>(),
-                                       tile_fn_of<kernels::Tan, int64_t>(),
-                                       tile_fn_of<kernels::Tan, int32_t>(),
-                                       -1,
-                                       false,
-                                       "f74ad9f7e665a152"};
+extern const PointwiseInfo kTanInfo = {
+    tile_fn_of<kernels::Tan, float>(), tile_fn_of<kernels::Tan, double>(),
+    tile_fn_of<kernels::Tan, int64_t>(), tile_fn_of<kernels::Tan, int32_t>(), -1};
 // ceil(Tensor self) -> Tensor
-extern const PointwiseInfo kCeilInfo = {"ceil",
-                                        1,
-                                        0,
-                                        {0},
-                                        {},
-                                        false,
-                                        tile_fn_of<kernels::Ceil, float>(),
-                                        tile_fn_of<kernels::Ceil, double>(),
-                                        tile_fn_of<kernels::Ceil, int64_t>(),
-                                        tile_fn_of<kernels::Ceil, int32_t>(),
-                                        -1,
-                                        true,
-                                        "a705843c3f11ec6a"};
+extern const PointwiseInfo kCeilInfo = {
+    tile_fn_of<kernels::Ceil, float>(), tile_fn_of<kernels::Ceil, double>(),
+    tile_fn_of<kernels::Ceil, int64_t>(), tile_fn_of<kernels::Ceil, int32_t>(), -1};
 // logical_or(Tensor self, Tensor other) -> Tensor
-extern const PointwiseInfo kLogicalOrInfo = {"logical_or",
-                                             2,
-                                             0,
-                                             {0, 1},
-                                             {},
-                                             true,
-                                             tile_fn_of<kernels::LogicalOr, float>(),
-                                             tile_fn_of<kernels::LogicalOr, double>(),
-                                             tile_fn_of<kernels::LogicalOr, int64_t>(),
-                                             tile_fn_of<kernels::LogicalOr, int32_t>(),
-                                             -1,
-                                             true,
-                                             "6270d9430838bb72"};
+extern const PointwiseInfo kLogicalOrInfo = {
+    tile_fn_of<kernels::LogicalOr, float>(), tile_fn_of<kernels::LogicalOr, double>(),
+    tile_fn_of<kernels::LogicalOr, int64_t>(), tile_fn_of<kernels::LogicalOr, int32_t>(), -1};
 // bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor
-extern const PointwiseInfo kBitwiseOrTensorInfo = {"bitwise_or.Tensor",
-                                                   2,
-                                                   0,
-                                                   {0, 1},
-                                                   {},
-                                                   false,
-                                                   tile_fn_of<kernels::BitwiseOrTensor, float>(),
-                                                   tile_fn_of<kernels::BitwiseOrTensor, double>(),
-                                                   tile_fn_of<kernels::BitwiseOrTensor, int64_t>(),
-                                                   tile_fn_of<kernels::BitwiseOrTensor, int32_t>(),
-                                                   -1,
-                                                   true,
-                                                   "61bb6eac9df7cad0"};
+extern const PointwiseInfo kBitwiseOrTensorInfo = {
+    tile_fn_of<kernels::BitwiseOrTensor, float>(), tile_fn_of<kernels::BitwiseOrTensor, double>(),
+    tile_fn_of<kernels::BitwiseOrTensor, int64_t>(),
+    tile_fn_of<kernels::BitwiseOrTensor, int32_t>(), -1};
 // threshold(Tensor self, Scalar threshold, Scalar value) -> Tensor
-extern const PointwiseInfo kThresholdInfo = {"threshold",
-                                             1,
-                                             2,
-                                             {0},
-                                             {1, 2},
-                                             false,
-                                             tile_fn_of<kernels::Threshold, float>(),
-                                             tile_fn_of<kernels::Threshold, double>(),
-                                             tile_fn_of<kernels::Threshold, int64_t>(),
-                                             tile_fn_of<kernels::Threshold, int32_t>(),
-                                             44 * kMaxTileInputs,
-                                             true,
-                                             "3cfbd6ff14a75518"};
+extern const PointwiseInfo kThresholdInfo = {
+    tile_fn_of<kernels::Threshold, float>(), tile_fn_of<kernels::Threshold, double>(),
+    tile_fn_of<kernels::Threshold, int64_t>(), tile_fn_of<kernels::Threshold, int32_t>(),
+    44 * kMaxTileInputs};
 // leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor
-extern const PointwiseInfo kLeakyReluInfo = {"leaky_relu",
-                                             1,
-                                             1,
-                                             {0},
-                                             {1},
-                                             false,
-                                             tile_fn_of<kernels::LeakyRelu, float>(),
-                                             tile_fn_of<kernels::LeakyRelu, double>(),
-                                             tile_fn_of<kernels::LeakyRelu, int64_t>(),
-                                             tile_fn_of<kernels::LeakyRelu, int32_t>(),
-                                             45 * kMaxTileInputs,
-                                             true,
-                                             "b5c259bbaa83f132"};
+extern const PointwiseInfo kLeakyReluInfo = {
+    tile_fn_of<kernels::LeakyRelu, float>(), tile_fn_of<kernels::LeakyRelu, double>(),
+    tile_fn_of<kernels::LeakyRelu, int64_t>(), tile_fn_of<kernels::LeakyRelu, int32_t>(),
+    45 * kMaxTileInputs};
 // mish(Tensor self) -> Tensor
-extern const PointwiseInfo kMishInfo = {"mish",
-                                        1,
-                                        0,
-                                        {0},
-                                        {},
-                                        false,
-                                        tile_fn_of<kernels::Mish, float>(),
-                                        tile_fn_of<kernels::Mish, double>(),
-                                        tile_fn_of<kernels::Mish, int64_t>(),
-                                        tile_fn_of<kernels::Mish, int32_t>(),
-                                        -1,
-                                        false,
-                                        "7e5c3d06f02df0c8"};
+extern const PointwiseInfo kMishInfo = {
+    tile_fn_of<kernels::Mish, float>(), tile_fn_of<kernels::Mish, double>(),
+    tile_fn_of<kernels::Mish, int64_t>(), tile_fn_of<kernels::Mish, int32_t>(), -1};
 
 }  // namespace lazygen::cpu::pointwise_infos

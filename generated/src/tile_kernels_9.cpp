@@ -17,88 +17,29 @@ namespace lazygen::cpu::pointwise_infos {
 
 // mul_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
 extern const PointwiseInfo kMulInplaceScalarInfo = {
-    "mul_.Scalar",
-    1,
-    1,
-    {0},
-    {1},
-    false,
-    tile_fn_of<kernels::MulInplaceScalar, float>(),
-    tile_fn_of<kernels::MulInplaceScalar, double>(),
+    tile_fn_of<kernels::MulInplaceScalar, float>(), tile_fn_of<kernels::MulInplaceScalar, double>(),
     tile_fn_of<kernels::MulInplaceScalar, int64_t>(),
-    tile_fn_of<kernels::MulInplaceScalar, int32_t>(),
-    9 * kMaxTileInputs,
-    true,
-    "fec577a8d356fe41"};
+    tile_fn_of<kernels::MulInplaceScalar, int32_t>(), 9 * kMaxTileInputs};
 // ne.Scalar(Tensor self, Scalar other) -> Tensor
-extern const PointwiseInfo kNeScalarInfo = {"ne.Scalar",
-                                            1,
-                                            1,
-                                            {0},
-                                            {1},
-                                            true,
-                                            tile_fn_of<kernels::NeScalar, float>(),
-                                            tile_fn_of<kernels::NeScalar, double>(),
-                                            tile_fn_of<kernels::NeScalar, int64_t>(),
-                                            tile_fn_of<kernels::NeScalar, int32_t>(),
-                                            31 * kMaxTileInputs,
-                                            true,
-                                            "69934e90f469ca79"};
+extern const PointwiseInfo kNeScalarInfo = {
+    tile_fn_of<kernels::NeScalar, float>(), tile_fn_of<kernels::NeScalar, double>(),
+    tile_fn_of<kernels::NeScalar, int64_t>(), tile_fn_of<kernels::NeScalar, int32_t>(),
+    31 * kMaxTileInputs};
 // erfc(Tensor self) -> Tensor
-extern const PointwiseInfo kErfcInfo = {"erfc",
-                                        1,
-                                        0,
-                                        {0},
-                                        {},
-                                        false,
-                                        tile_fn_of<kernels::Erfc, float>(),
-                                        tile_fn_of<kernels::Erfc, double>(),
-                                        tile_fn_of<kernels::Erfc, int64_t>(),
-                                        tile_fn_of<kernels::Erfc, int32_t>(),
-                                        -1,
-                                        false,
-                                        "e1f4dc088afcf62b"};
+extern const PointwiseInfo kErfcInfo = {
+    tile_fn_of<kernels::Erfc, float>(), tile_fn_of<kernels::Erfc, double>(),
+    tile_fn_of<kernels::Erfc, int64_t>(), tile_fn_of<kernels::Erfc, int32_t>(), -1};
 // log2(Tensor self) -> Tensor
-extern const PointwiseInfo kLog2Info = {"log2",
-                                        1,
-                                        0,
-                                        {0},
-                                        {},
-                                        false,
-                                        tile_fn_of<kernels::Log2, float>(),
-                                        tile_fn_of<kernels::Log2, double>(),
-                                        tile_fn_of<kernels::Log2, int64_t>(),
-                                        tile_fn_of<kernels::Log2, int32_t>(),
-                                        -1,
-                                        false,
-                                        "64fb5dfcf3c5832f"};
+extern const PointwiseInfo kLog2Info = {
+    tile_fn_of<kernels::Log2, float>(), tile_fn_of<kernels::Log2, double>(),
+    tile_fn_of<kernels::Log2, int64_t>(), tile_fn_of<kernels::Log2, int32_t>(), -1};
 // frac(Tensor self) -> Tensor
-extern const PointwiseInfo kFracInfo = {"frac",
-                                        1,
-                                        0,
-                                        {0},
-                                        {},
-                                        false,
-                                        tile_fn_of<kernels::Frac, float>(),
-                                        tile_fn_of<kernels::Frac, double>(),
-                                        tile_fn_of<kernels::Frac, int64_t>(),
-                                        tile_fn_of<kernels::Frac, int32_t>(),
-                                        -1,
-                                        true,
-                                        "cefd5c267538663c"};
+extern const PointwiseInfo kFracInfo = {
+    tile_fn_of<kernels::Frac, float>(), tile_fn_of<kernels::Frac, double>(),
+    tile_fn_of<kernels::Frac, int64_t>(), tile_fn_of<kernels::Frac, int32_t>(), -1};
 // tanh_(Tensor(a!) self) -> Tensor(a!)
-extern const PointwiseInfo kTanhInplaceInfo = {"tanh_",
-                                               1,
-                                               0,
-                                               {0},
-                                               {},
-                                               false,
-                                               tile_fn_of<kernels::TanhInplace, float>(),
-                                               tile_fn_of<kernels::TanhInplace, double>(),
-                                               tile_fn_of<kernels::TanhInplace, int64_t>(),
-                                               tile_fn_of<kernels::TanhInplace, int32_t>(),
-                                               -1,
-                                               false,
-                                               "54c8341f64434651"};
+extern const PointwiseInfo kTanhInplaceInfo = {
+    tile_fn_of<kernels::TanhInplace, float>(), tile_fn_of<kernels::TanhInplace, double>(),
+    tile_fn_of<kernels::TanhInplace, int64_t>(), tile_fn_of<kernels::TanhInplace, int32_t>(), -1};
 
 }  // namespace lazygen::cpu::pointwise_infos

@@ -1,14 +1,17 @@
-// Emits the fused CPU interpreter's per-op parts: the PointwiseInfo of every `pointwise:` op
-// (operand mapping and tile kernels per compute dtype) in src/tile_kernels_<shard>.cpp, the lookup
-// by op kind in src/tile_kernels.cpp, and the register-chain dispatcher in src/chain_dispatch.cpp
-// (See Note [Register chains] in the runtime's backend/cpu/fusion/chain_kernels.h and Note
-// [Op shards] in pointwise.cpp).
+// Emits the per-op parts of fusion: the backend-neutral facts of every `pointwise:` op fusion
+// groups can take (operand mapping, compute dtypes) with their lookup by op kind in
+// src/pointwise_facts.cpp (runtime/fusion/pointwise_facts.h), and the fused CPU interpreter's:
+// the PointwiseInfo of each (tile kernels per compute dtype) in src/tile_kernels_<shard>.cpp, its
+// lookup by op kind in src/tile_kernels.cpp, and the register-chain dispatcher in
+// src/chain_dispatch.cpp (See Note [Register chains] in the runtime's
+// backend/cpu/fusion/chain_kernels.h and Note [Op shards] in pointwise.cpp).
 #include "api/cpp_types.h"
 #include "api/names.h"
 #include "dest/common.h"
 #include "dest/emit.h"
-#include "model/pointwise_functions.h"
 #include "model/expr_scan.h"
+#include "model/kernel_dtypes.h"
+#include "model/pointwise_functions.h"
 
 #include <cctype>
 #include <map>
@@ -118,22 +121,34 @@ std::map<const OpEntry*, int> chain_indices(const std::vector<OpEntry>& ops) {
 
 std::string tile_info(const EmitContext& ctx, const OpEntry& op, const std::map<const OpEntry*, int>& chains) {
   auto chain = chains.find(&op);
+  return ctx.templates.render(
+      "tile_info.cpp.tmpl", {{"schema", op.func},
+                             {"functor", api::functor_name(op.schema.name)},
+                             {"chain", chain != chains.end() ? chain_case(chain->second) : "-1"}});
+}
+
+// The op's fusion::PointwiseFacts (runtime/fusion/pointwise_facts.h).
+std::string pointwise_fact(const EmitContext& ctx, const OpEntry& op) {
   PointwiseInputs in = pointwise_inputs(op);
-  return ctx.templates.render("tile_info.cpp.tmpl", {
-      {"schema", op.func}, {"functor", api::functor_name(op.schema.name)}, {"schema_name", op.schema.name.str()},
-      {"num_tensors", std::to_string(in.tensors.size())}, {"num_scalars", std::to_string(in.scalars.size())},
-      {"tensor_operands", indices(op, in.tensors)}, {"scalar_operands", indices(op, in.scalars)},
-      {"result_is_bool", op.dtype == DTypeRule::Bool ? "true" : "false"},
-      {"chain", chain != chains.end() ? chain_case(chain->second) : "-1"},
-      {"cheap", cheap_expression(*op.pointwise) ? "true" : "false"},
-      {"fingerprint", op_fingerprint(op)}});
+  return ctx.templates.render("pointwise_fact.cpp.tmpl",
+                              {{"schema", op.func},
+                               {"functor", api::functor_name(op.schema.name)},
+                               {"schema_name", op.schema.name.str()},
+                               {"num_tensors", std::to_string(in.tensors.size())},
+                               {"num_scalars", std::to_string(in.scalars.size())},
+                               {"tensor_operands", indices(op, in.tensors)},
+                               {"scalar_operands", indices(op, in.scalars)},
+                               {"result_is_bool", op.dtype == DTypeRule::Bool ? "true" : "false"},
+                               {"dtype_mask", hex_literal(compute_dtype_mask(op))},
+                               {"cheap", cheap_expression(*op.pointwise) ? "true" : "false"},
+                               {"fingerprint", op_fingerprint(op)}});
 }
 
 }  // namespace
 
 std::vector<GeneratedFile> emit_tile_kernels(const EmitContext& ctx) {
   std::vector<GeneratedFile> files;
-  std::vector<std::string> declarations, cases, chain;
+  std::vector<std::string> declarations, cases, chain, facts, fact_cases;
   std::vector<const OpEntry*> chain_ops;
   const std::vector<std::vector<const OpEntry*>> shards = pointwise_shards(ctx.ops);
   const std::map<const OpEntry*, int> chains = chain_indices(ctx.ops);
@@ -157,6 +172,9 @@ std::vector<GeneratedFile> emit_tile_kernels(const EmitContext& ctx) {
     std::string info = "k" + api::functor_name(op.schema.name) + "Info";
     declarations.push_back("extern const PointwiseInfo " + info + ";");
     cases.push_back("case " + kind_of(op) + ":\n  return &" + info + ";");
+    facts.push_back(pointwise_fact(ctx, op));
+    fact_cases.push_back("case " + kind_of(op) + ":\n  return &k" +
+                         api::functor_name(op.schema.name) + ";");
     auto index = chains.find(&op);
     if (index == chains.end()) continue;
     chain_ops.push_back(&op);
@@ -164,6 +182,10 @@ std::vector<GeneratedFile> emit_tile_kernels(const EmitContext& ctx) {
       chain.push_back(std::move(c));
     }
   }
+  files.push_back(
+      {"src/pointwise_facts.cpp",
+       ctx.templates.render("pointwise_facts.cpp.tmpl",
+                            {{"source", ctx.source}, {"facts", facts}, {"cases", fact_cases}})});
   files.push_back({"src/tile_kernels.cpp", ctx.templates.render("tile_kernels.cpp.tmpl", {
                                                {"source", ctx.source},
                                                {"declarations", declarations},

@@ -8,14 +8,16 @@
 // shape functions (ops/shape: the hand-written shape hooks, which tracing calls through the
 // generated lazy ops and every device's eager kernels call to size their outputs; they need only
 // core) < the backend contract (backend.h, the Graph backends compile, and what every backend
-// shares) < fusion (what every fusing backend shares: today the group-key text) < exec (graph
-// executor, lowering table, backend registry, lazy device) < the cpu backends < the CUDA backend <
-// ops (kernels, shape hooks) < autograd < composites < nn, optim, data < distributed < the PyTorch
-// device. A file may include its own layer and those below. The generated code is the op set, at
-// both ends (the op list is below core, the kernels above the backends), so includes of
-// lazygen/generated/ are not checked here. A public header (runtime/include/lazygen/) is in the
-// layer of what it declares: lazygen/autograd.h in autograd, lazygen/nn/ in nn, and so on.
-// Tests run with the source root as working directory (or LAZYGEN_SOURCE_DIR set).
+// shares) < exec (graph executor, lowering table, backend registry, lazy device) < fusion (what
+// every fusing backend shares and no backend's code: pointwise op facts, node traits, index maps,
+// the planner, the memory plan, the group-key text; it reads views' layouts through the lowering
+// table) < the cpu backends < the CUDA backend < ops (kernels, shape hooks) < autograd < composites
+// < nn, optim, data < distributed < the PyTorch device. A file may include its own layer and those
+// below. The generated code is the op set, at both ends (the op list is below core, the kernels
+// above the backends), so includes of lazygen/generated/ are not checked here. A public header
+// (runtime/include/lazygen/) is in the layer of what it declares: lazygen/autograd.h in autograd,
+// lazygen/nn/ in nn, and so on. Tests run with the source root as working directory (or
+// LAZYGEN_SOURCE_DIR set).
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -51,8 +53,8 @@ const std::vector<Layer>& layers() {
       {"backend contract",
        {"backend/backend.h", "backend/graph.h", "backend/graph.cpp", "backend/kernel_cache",
         "backend/cuda_text", "backend/CMakeLists.txt"}},
-      {"fusion", {"fusion"}},
       {"exec", {"exec"}},
+      {"fusion", {"fusion"}},
       {"cpu backends", {"backend/cpu", "backend/null", "backend/no_cuda"}},
       {"cuda backend", {"backend/cuda"}},
       {"ops", {"ops"}},

@@ -28,8 +28,8 @@
 #include <string>
 
 #include "backend/backend.h"
-#include "backend/cpu/fusion/fusion_plan.h"
 #include "backend/cuda/nvrtc_compiler.h"
+#include "fusion/fusion_plan.h"
 
 namespace lazygen::cuda {
 
@@ -40,7 +40,7 @@ class CudaBackend final : public exec::Backend {
   struct Options {
     int device = 0;
     int arch = 0;  // compute capability (major * 10 + minor); 0: ask the device
-    cpu::fusion::Budgets budgets;
+    fusion::Budgets budgets;
     kernel_cache::KernelCacheOptions cache;  // NVRTC's kernel cache; default: from the environment
   };
 
@@ -65,7 +65,7 @@ class CudaBackend final : public exec::Backend {
 
   int device_;
   int arch_;
-  cpu::fusion::Budgets budgets_;
+  fusion::Budgets budgets_;
   NvrtcCompiler nvrtc_;
   std::mutex context_mutex_;
   CUcontext context_ = nullptr;

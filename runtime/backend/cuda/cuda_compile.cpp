@@ -13,8 +13,8 @@
 namespace lazygen::cuda {
 namespace {
 
-using cpu::fusion::FusionPlan;
-using cpu::fusion::Step;
+using fusion::FusionPlan;
+using fusion::Step;
 
 class Compiler {
  public:
@@ -75,7 +75,7 @@ void Compiler::add_group(uint32_t g) {
   } else {
     step.ptx = compile_group_ptx(nvrtc_, step.kernel, g, arch_);
   }
-  const cpu::fusion::Group& group = plan_.groups[g];
+  const fusion::Group& group = plan_.groups[g];
   for (const GroupKernel::Input& in : step.kernel.inputs) {
     step.input_slots.push_back(slot(group.inputs[in.group_input].base));
   }
@@ -166,9 +166,9 @@ std::string compile_group_ptx(NvrtcCompiler& nvrtc, const GroupKernel& kernel, u
 std::unique_ptr<exec::Executable> CudaBackend::compile(const exec::Graph& graph) {
   auto e = std::make_unique<CudaExecutable>();
   e->keep_alive = graph.roots();
-  const FusionPlan plan = cpu::fusion::plan_fusion(graph, budgets_);
+  const FusionPlan plan = fusion::plan_fusion(graph, budgets_);
   Compiler(graph, plan, *e, nvrtc_, arch_).run();
-  cpu::fusion::record_plan_metrics(plan);
+  fusion::record_plan_metrics(plan);
   return e;
 }
 

@@ -1,8 +1,8 @@
 // Lowered nodes on cuda tensors (device_lowering.h). See Note [Lowered nodes on CUDA].
 #include "backend/cuda/device_lowering.h"
 
-#include "backend/cpu/fusion/node_traits.h"
 #include "core/dispatch.h"
+#include "fusion/node_traits.h"
 #include "lazygen/generated/ir/mean_dim.h"
 #include "lazygen/generated/ir/sum.h"
 #include "lazygen/generated/ir/sum_dim_intlist.h"
@@ -58,7 +58,7 @@ exec::LowerFn device_lowering_for(const ir::Node& node) {
       break;
   }
   if (exec::LowerFn fn = training_lowering_for(node.op())) return fn;
-  if (cpu::fusion::is_view_kind(node.op()) &&
+  if (fusion::is_view_kind(node.op()) &&
       detail::has_device_kernel(DeviceType::CUDA, ir::op_kind_name(node.op()))) {
     return exec::lowering_for(node.op());
   }

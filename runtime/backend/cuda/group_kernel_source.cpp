@@ -55,7 +55,7 @@ const DeviceFunction& device_function_of(const exec::Graph& graph, uint32_t node
 
 // Names each op's operands by replaying the program's locations: a location holds a load, or
 // the member whose op wrote it last (registers are reused only after a value's last use).
-KernelChain build_chain(const exec::Graph& graph, const cpu::fusion::Group& group,
+KernelChain build_chain(const exec::Graph& graph, const fusion::Group& group,
                         const GroupProgram& p) {
   KernelChain c;
   std::vector<std::string> at(p.num_locations());
@@ -104,7 +104,7 @@ KernelLayout layout_of(const GroupKernel& k) {
 
 }  // namespace
 
-GroupKernel emit_group_kernel(const exec::Graph& graph, const cpu::fusion::FusionPlan& plan,
+GroupKernel emit_group_kernel(const exec::Graph& graph, const fusion::FusionPlan& plan,
                               uint32_t g) {
   const GroupProgram p = cpu::fusion::compile_group(graph, plan, g);
   GroupKernel k;

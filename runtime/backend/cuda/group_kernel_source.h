@@ -42,7 +42,7 @@
 #include <string>
 #include <vector>
 
-#include "backend/cpu/fusion/fusion_plan.h"
+#include "fusion/fusion_plan.h"
 
 namespace lazygen::cuda {
 
@@ -76,7 +76,6 @@ struct GroupKernel {
 };
 
 // The kernel of group `g` of `plan`. Throws std::logic_error for an op without a device functor.
-GroupKernel emit_group_kernel(const exec::Graph& graph, const cpu::fusion::FusionPlan& plan,
-                              uint32_t g);
+GroupKernel emit_group_kernel(const exec::Graph& graph, const fusion::FusionPlan& plan, uint32_t g);
 
 }  // namespace lazygen::cuda

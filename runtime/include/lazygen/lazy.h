@@ -83,7 +83,7 @@ void set_register_chains_enabled(bool enabled);
 bool register_chains_enabled();
 // Row bands: groups over the same rows that pass row-local values along run together a block of
 // rows at a time, so those values stay in cache (See Note [Row bands] in
-// backend/cpu/fusion/row_bands.h), unless the environment sets LAZYGEN_ROW_BANDS=0 or this turns
+// fusion/row_bands.h), unless the environment sets LAZYGEN_ROW_BANDS=0 or this turns
 // them off (then the groups run one after the other: the reference for A/B checks). Results are
 // the same either way. Takes effect at once, also for graphs already compiled.
 void set_row_bands_enabled(bool enabled);

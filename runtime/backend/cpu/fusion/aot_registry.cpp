@@ -58,10 +58,10 @@ bool usable(const AotEntry& e) {
          KeyHash{e.hash_hi, e.hash_lo} == key_hash(e.key);
 }
 
-// The tile info of the pointwise op named `name`; null when no such op is pointwise.
-const PointwiseInfo* info_by_name(std::string_view name) {
-  const PointwiseInfo* info = pointwise_info(ir::op_kind(name));
-  return info != nullptr && info->schema_name == name ? info : nullptr;
+// The facts of the pointwise op named `name`; null when no such op is pointwise.
+const PointwiseFacts* facts_by_name(std::string_view name) {
+  const PointwiseFacts* facts = pointwise_facts(ir::op_kind(name));
+  return facts != nullptr && facts->schema_name == name ? facts : nullptr;
 }
 
 const AotEntry* find_entry(Registry& r, const std::string& key) {
@@ -95,10 +95,10 @@ std::string ops_fingerprint(std::string_view key) {
   std::string out;
   try {
     for (const ::lazygen::fusion::KeyOp& op : ::lazygen::fusion::parse_key(key).ops) {
-      const PointwiseInfo* info = info_by_name(op.name);
-      if (info == nullptr) return "";
+      const PointwiseFacts* facts = facts_by_name(op.name);
+      if (facts == nullptr) return "";
       out += out.empty() ? "" : ",";
-      out += info->fingerprint;
+      out += facts->fingerprint;
     }
   } catch (const ::lazygen::fusion::KeyError&) {
     return "";  // not a key this runtime reads: never current

@@ -27,9 +27,13 @@
 #include <string>
 
 #include "backend/backend.h"
-#include "backend/cpu/fusion/fusion_plan.h"
+#include "fusion/fusion_plan.h"
 
 namespace lazygen::cpu::fusion {
+
+// The fusion layer's plans, node traits and op facts (runtime/fusion), which this backend's
+// programs are built from, go by their short names here.
+using namespace ::lazygen::fusion;
 
 class FusedBackend final : public exec::Backend {
  public:

@@ -6,10 +6,10 @@
 #include "backend/cpu/fusion/fused_backend.h"
 #include "backend/cpu/fusion/fused_executable.h"
 #include "backend/cpu/fusion/in_place.h"
-#include "backend/cpu/fusion/memory_plan.h"
-#include "backend/cpu/fusion/row_bands.h"
-#include "backend/cpu/fusion/specialize.h"
 #include "exec/backend_registry.h"
+#include "fusion/memory_plan.h"
+#include "fusion/row_bands.h"
+#include "fusion/specialize.h"
 
 namespace lazygen::cpu::fusion {
 namespace {

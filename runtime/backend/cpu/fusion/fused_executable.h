@@ -13,8 +13,8 @@
 
 #include "backend/backend.h"
 #include "backend/cpu/fusion/group_program.h"
-#include "backend/cpu/fusion/specialize.h"
 #include "exec/lowering.h"
+#include "fusion/specialize.h"
 
 namespace lazygen::cpu::fusion {
 

@@ -6,10 +6,10 @@
 #include "backend/cpu/fusion/fused_backend.h"
 #include "backend/cpu/fusion/fused_executable.h"
 #include "backend/cpu/fusion/interpreter.h"
-#include "backend/cpu/fusion/row_bands.h"
 #include "core/tensor/allocator.h"
 #include "core/tensor/tensor_impl.h"
 #include "exec/lowering_backend.h"
+#include "fusion/row_bands.h"
 #include "lazygen/metrics.h"
 
 namespace lazygen::cpu::fusion {

@@ -65,7 +65,7 @@ std::string group_key(const GroupProgram& p) {
   for (size_t k = 0; k < p.ops.size(); ++k) {
     const GroupProgram::Op& op = p.ops[k];
     ::lazygen::fusion::KeyOp& out = key.ops.emplace_back();
-    out.name = op.info->schema_name;
+    out.name = op.facts->schema_name;
     for (int j = 0; j < op.num_in; ++j) out.args.push_back(names.ref(op.in[j]));
     for (int j = 0; j < op.num_scalars; ++j) out.args.push_back({'s', op.scalar[j]});
     names.wrote(op.out, k);

@@ -111,11 +111,18 @@ Ref Builder::operand_ref(const exec::ValueRef& v) {
 
 void Builder::add_op(uint32_t k) {
   const uint32_t m = group_.members[k];
-  const PointwiseInfo& info = *plan_.traits[m].pointwise;
+  const PointwiseFacts& info = *plan_.traits[m].pointwise;
   const auto operands = g_.operands(m);
   GroupProgram::Op op;
-  op.fn = info.for_dtype(group_.dtype);
-  op.info = &info;
+  // The planner took the op in this dtype, in which every fusing backend has its kernel.
+  const PointwiseInfo* kernels = pointwise_info(g_.node(m).op());
+  op.fn = kernels != nullptr ? kernels->for_dtype(group_.dtype) : nullptr;
+  if (op.fn == nullptr) {
+    throw std::logic_error(std::string("fusion: no tile kernel of ") + info.schema_name + " in " +
+                           std::string(dtype_name(group_.dtype)));
+  }
+  op.facts = &info;
+  op.chain = kernels->chain;
   op.num_in = static_cast<uint8_t>(info.num_tensors);
   op.num_scalars = static_cast<uint8_t>(info.num_scalars);
   std::array<Ref, kMaxTileInputs> refs{};
@@ -267,7 +274,7 @@ int Builder::accumulator_slot(uint32_t value, uint32_t k) const {
 }
 
 bool Builder::chainable(uint32_t k) const {
-  return p_.ops[k].info->chain >= 0 && p_.ops[k].num_in > 0;
+  return p_.ops[k].chain >= 0 && p_.ops[k].num_in > 0;
 }
 
 // Whether `location` is read with innermost stride 0 (a load broadcast along the row).

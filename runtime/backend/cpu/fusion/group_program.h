@@ -53,9 +53,13 @@
 
 #include "backend/cpu/fusion/aot_kernel.h"
 #include "backend/cpu/fusion/chain_kernels.h"
-#include "backend/cpu/fusion/fusion_plan.h"
+#include "fusion/fusion_plan.h"
 
 namespace lazygen::cpu::fusion {
+
+// The fusion layer's plans, node traits and op facts (runtime/fusion), which this backend's
+// programs are built from, go by their short names here.
+using namespace ::lazygen::fusion;
 
 inline constexpr int64_t kAotTile = 1024;  // See Note [Streaming groups]
 
@@ -68,7 +72,8 @@ struct GroupProgram {
   };
   struct Op {
     TileFn fn = nullptr;
-    const PointwiseInfo* info = nullptr;  // the op (its name is the op's part of group keys)
+    const PointwiseFacts* facts = nullptr;  // the op (its name is the op's part of group keys)
+    int16_t chain = -1;                     // its first register-chain case (PointwiseInfo::chain)
     uint16_t out = 0;
     uint8_t num_in = 0;
     uint8_t num_scalars = 0;

@@ -14,9 +14,9 @@ namespace lazygen::cpu::fusion {
 namespace {
 
 constexpr int64_t kBlock = 32 * 1024;  // elements a thread takes at a time
-constexpr int64_t kPart = 64 * 1024;   // elements per partial sum of a full reduction
-constexpr int64_t kColumns = 1024;     // outputs per item of a Leading reduction
-constexpr int64_t kMaxRowParts = 8;    // partial vectors of a Leading reduction, at most
+// The parts of folded reductions (See Note [Leading reduction parts]).
+constexpr int64_t kPart = ::lazygen::fusion::kReducePart;
+constexpr int64_t kColumns = ::lazygen::fusion::kLeadingColumns;
 
 int64_t op_cost(const GroupProgram& p) {
   return std::max<int64_t>(1, p.ops.size());
@@ -322,11 +322,6 @@ bool leading(const GroupProgram& p) {
 }
 
 }  // namespace
-
-int64_t leading_parts(int64_t numel, int64_t rows, int64_t inner) {
-  const int64_t blocks = (inner + kColumns - 1) / kColumns;
-  return std::max<int64_t>(1, std::min({rows, kMaxRowParts / blocks, numel / kPart}));
-}
 
 // Items are blocks, or parts of blocks when a member folds a Leading reduction: the parts of
 // its unbanded fold (Note [Leading reduction parts]), so that each output adds the same rows in

@@ -11,27 +11,14 @@
 // into it right after their op. A folded reduction over trailing dims adds each tile of its
 // input into the accumulator of the output the tile belongs to (outputs reduce consecutive
 // ranges); one over leading dims adds the tile into a vector of accumulators, one per output
-// (See Note [Leading reduction parts]). No allocation and no compiler: pointers are computed per
-// tile from the program's strides (tile_runner.h), and registers live in per-thread scratch
-// memory that grows once.
-// Threads: once a group's work (elements times ops) is worth it, the pool's threads take blocks
-// of elements (or of whole reduction outputs, or reduction parts) from a shared counter, so a
-// thread the OS delays on these shared cores does fewer blocks instead of holding up the rest.
-// Full reductions sum fixed 64K-element parts in order, so results never depend on the thread
-// count; accumulators are double for floating T and int64 for integral T, as the eager kernels
-// use. Groups larger than the caches stream (See Note [Streaming groups]).
-//
-// Note [Leading reduction parts]
-// A reduction over leading dims (See Note [Folded reduction layouts]) sends element e of the
-// iteration to output e mod inner. Each output accumulates in the eager kernel's accumulator
-// (double for floating T, int64 for integral T, T for amax), row after row in order. The work
-// splits into items of (row part, column block): column blocks of 1024 outputs, and, when there
-// are fewer than 8 blocks and the group has at least 64K elements, up to 8 row parts, each
-// filling its own partial vector in GroupBindings::partials. The partial vectors are merged in
-// part order at the end, so both splits depend on the shape alone: results are the same for
-// every thread count and run. With one part, each output adds its rows in the order of the
-// eager kernel's Outer layout (ops/cpu/reduce.cpp), so the result equals eager's bit for bit;
-// with several, only the grouping of the additions differs.
+// (See Note [Leading reduction parts] in fusion/reduction_parts.h). No allocation and no compiler:
+// pointers are computed per tile from the program's strides (tile_runner.h), and registers live in
+// per-thread scratch memory that grows once. Threads: once a group's work (elements times ops) is
+// worth it, the pool's threads take blocks of elements (or of whole reduction outputs, or reduction
+// parts) from a shared counter, so a thread the OS delays on these shared cores does fewer blocks
+// instead of holding up the rest. Full reductions sum fixed 64K-element parts in order, so results
+// never depend on the thread count; accumulators are double for floating T and int64 for integral
+// T, as the eager kernels use. Groups larger than the caches stream (See Note [Streaming groups]).
 //
 // Thread safety: run_group may run concurrently on distinct bindings.
 #pragma once
@@ -40,6 +27,7 @@
 
 #include "backend/cpu/fusion/group_program.h"
 #include "backend/cpu/fusion/tile_scalar.h"
+#include "fusion/reduction_parts.h"
 
 namespace lazygen::cpu::fusion {
 
@@ -62,10 +50,6 @@ struct BandMember {
   const GroupProgram* program = nullptr;
   GroupBindings bindings;
 };
-
-// How many row parts, each with its own partial vector, a Leading reduction of `rows` rows of
-// `inner` outputs (`numel` elements) splits into (See Note [Leading reduction parts]).
-int64_t leading_parts(int64_t numel, int64_t rows, int64_t inner);
 
 // Runs `count` groups as one band of `rows` rows: threads take blocks of `rows_per_block` rows
 // and run every member over a block, in order, before taking the next; with `parts` > 0 they

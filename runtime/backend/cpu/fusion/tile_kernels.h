@@ -1,10 +1,11 @@
 // Per-op vector tile kernels: the building blocks the fused CPU interpreter composes (See Note
 // [Blocked vector interpreter] in interpreter.h).
 //
-// For every `pointwise:` op the generator emits (generated/src/tile_kernels_<shard>.cpp) a
-// PointwiseInfo: which of the node's operands feed the op's scalar functor as tensors and which as
-// Scalars, and a TileFn per compute dtype instantiated from the same functor the eager kernels
-// use (kernels::AddTensor etc.), so fused and eager results are computed by the same expression.
+// For every `pointwise:` op that fusion groups can take, the generator emits
+// (generated/src/tile_kernels_<shard>.cpp) a PointwiseInfo: a TileFn per compute dtype
+// instantiated from the same functor the eager kernels use (kernels::AddTensor etc.), so fused and
+// eager results are computed by the same expression. Which operands feed the functor is in the
+// op's fusion::PointwiseFacts.
 //
 // A TileFn computes `n` elements of one op over a tile: out[i] = fn(in0[i*s0], in1[i*s1], ...,
 // scalars...), all in the compute type T (the group's dtype). Strides are 0 (a broadcast value)
@@ -19,12 +20,13 @@
 
 #include "backend/cpu/fusion/tile_scalar.h"
 #include "core/ir/node.h"
+#include "fusion/pointwise_facts.h"
 #include "lazygen/dtype.h"
 
 namespace lazygen::cpu {
 
-inline constexpr int kMaxTileInputs = 4;
-inline constexpr int kMaxTileScalars = 4;
+inline constexpr int kMaxTileInputs = lazygen::fusion::kMaxPointwiseTensors;
+inline constexpr int kMaxTileScalars = lazygen::fusion::kMaxPointwiseScalars;
 
 struct TileArgs {
   int64_t n = 0;
@@ -36,13 +38,10 @@ struct TileArgs {
 
 using TileFn = void (*)(const TileArgs&);
 
+// The cpu backend's kernels of a `pointwise:` op that fusion groups can take (what the op is:
+// lazygen::fusion::PointwiseFacts): a TileFn per group dtype, null where the
+// functor does not compute in it.
 struct PointwiseInfo {
-  const char* schema_name = "";
-  int num_tensors = 0;                                  // functor tensor parameters
-  int num_scalars = 0;                                  // functor Scalar parameters
-  std::array<int8_t, kMaxTileInputs> tensor_operand{};  // node operand index of each
-  std::array<int8_t, kMaxTileScalars> scalar_operand{};
-  bool result_is_bool = false;  // comparisons: the value is 0/1 in T, cast at the group's edge
   TileFn float32 = nullptr;
   TileFn float64 = nullptr;
   TileFn int64 = nullptr;
@@ -51,16 +50,11 @@ struct PointwiseInfo {
   // chainable ops n = 0, 1, ... in ops.yaml's order, and op n with its accumulator in tensor slot s
   // runs case n * kMaxTileInputs + s of the generated dispatcher.
   int16_t chain = -1;
-  // Calls no expensive function (See Note [Pointwise functions] in the generator's
-  // model/pointwise_functions.h): the fusion planner may recompute the value instead of storing it.
-  bool cheap = true;
-  // What AOT kernels running this op were generated for (See ops_fingerprint in aot_kernel.h).
-  const char* fingerprint = "";
 
   TileFn for_dtype(DType t) const;
 };
 
-// The tile info of a pointwise op kind; nullptr for ops that are not pointwise (generated).
+// The tile kernels of a pointwise op kind; nullptr where fusion::pointwise_facts is (generated).
 const PointwiseInfo* pointwise_info(ir::OpKind kind);
 
 

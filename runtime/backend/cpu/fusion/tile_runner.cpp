@@ -228,7 +228,7 @@ int64_t TileRunner::run_chain(size_t first, size_t end, int64_t n) {
 
 // Op's generated case, operands and Scalars (converted to T) for this tile.
 void TileRunner::set_chain_step(ChainStep& s, const GroupProgram::Op& op, size_t& splat) {
-  s.kernel = static_cast<int16_t>(op.info->chain + op.chain_slot);
+  s.kernel = static_cast<int16_t>(op.chain + op.chain_slot);
   for (int j = 0; j < op.num_in; ++j) {
     s.in[j] = ptr_[op.out];  // the accumulator's slot: never read, but a valid address
     s.stride[j] = 0;

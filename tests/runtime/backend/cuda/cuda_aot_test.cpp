@@ -28,8 +28,8 @@
 #include "lazygen/generated/ops/sigmoid.h"
 #include "lazygen/generated/ops/sqrt.h"
 #include "lazygen/generated/ops/sum.h"
-#include "runtime/backend/cpu/fusion/fusion_test_util.h"
 #include "runtime/backend/cuda/cuda_testing.h"
+#include "runtime/fusion/fusion_test_util.h"
 
 namespace lazygen::cuda {
 namespace {
@@ -80,7 +80,7 @@ class CudaAot : public lazygen::testing::FusionTest {
   std::vector<GroupKernel> kernels(const Program& program, const std::vector<Tensor>& inputs) {
     const exec::Graph graph =
         lazygen::testing::graph_of(program(lazygen::testing::to_lazy(inputs)));
-    const cpu::fusion::FusionPlan plan = cpu::fusion::plan_fusion(graph);
+    const fusion::FusionPlan plan = fusion::plan_fusion(graph);
     std::vector<GroupKernel> out;
     for (uint32_t g = 0; g < plan.groups.size(); ++g)
       out.push_back(emit_group_kernel(graph, plan, g));

@@ -21,9 +21,9 @@
 #include "lazygen/generated/ops/relu.h"
 #include "lazygen/generated/ops/sqrt.h"
 #include "lazygen/generated/ops/sum.h"
-#include "runtime/backend/cpu/fusion/fusion_test_util.h"
 #include "runtime/backend/cuda/cuda_testing.h"
 #include "runtime/backend/cuda/tutorial_cnn_step.h"
+#include "runtime/fusion/fusion_test_util.h"
 
 namespace lazygen::cuda {
 namespace {
@@ -76,7 +76,7 @@ class CudaBackendCompile : public lazygen::testing::FusionTest {
   const CudaExecutable& compile(const Program& program, const std::vector<Tensor>& inputs) {
     const std::vector<Tensor> outs = program(lazygen::testing::to_lazy(inputs));
     const exec::Graph graph = lazygen::testing::graph_of(outs);
-    groups_ = cpu::fusion::plan_fusion(graph).groups.size();
+    groups_ = fusion::plan_fusion(graph).groups.size();
     executable_ = backend_.compile(graph);
     const auto& e = static_cast<const CudaExecutable&>(*executable_);
     for (const CudaGroupStep& g : e.groups) {

@@ -17,7 +17,7 @@
 #include "core/tensor/tensor_impl.h"
 #include "lazygen/cuda.h"
 #include "lazygen/lazy.h"
-#include "runtime/backend/cpu/fusion/fusion_test_util.h"
+#include "runtime/fusion/fusion_test_util.h"
 
 namespace lazygen::cuda::testing {
 

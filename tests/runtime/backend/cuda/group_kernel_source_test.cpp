@@ -15,7 +15,7 @@
 #include "lazygen/generated/ops/sqrt.h"
 #include "lazygen/generated/ops/sum.h"
 #include "lazygen/optim/optimizer.h"
-#include "runtime/backend/cpu/fusion/fusion_test_util.h"
+#include "runtime/fusion/fusion_test_util.h"
 
 namespace lazygen::cuda {
 namespace {
@@ -27,7 +27,7 @@ class GroupKernelSourceTest : public lazygen::testing::FusionTest {
   // Plans the pending values of `outs`, emits every group and compiles it to PTX.
   std::vector<GroupKernel> compile_groups(const std::vector<Tensor>& outs) {
     const exec::Graph graph = lazygen::testing::graph_of(outs);
-    const cpu::fusion::FusionPlan plan = cpu::fusion::plan_fusion(graph);
+    const fusion::FusionPlan plan = fusion::plan_fusion(graph);
     std::vector<GroupKernel> kernels;
     for (uint32_t g = 0; g < plan.groups.size(); ++g) {
       GroupKernel k = emit_group_kernel(graph, plan, g);

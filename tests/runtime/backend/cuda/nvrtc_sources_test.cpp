@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "backend/cpu/fusion/tile_kernels.h"
 #include "core/ir/node.h"
+#include "fusion/pointwise_facts.h"
 
 namespace lazygen {
 namespace {
@@ -44,7 +44,7 @@ std::string read_math_header() {
 // [Kernel dtypes] in generator/model/kernel_dtypes.h), and nothing in the others, which the
 // functor need not compile for.
 std::string probe_kernels(const DeviceFunction& f) {
-  const cpu::PointwiseInfo* info = cpu::pointwise_info(f.kind);
+  const fusion::PointwiseFacts* info = fusion::pointwise_facts(f.kind);
   std::string args;
   for (int i = 0; i < info->num_tensors; ++i) args += (args.empty() ? "" : ", ") + std::string("in[") + std::to_string(i) + "]";
   for (int i = 0; i < info->num_scalars; ++i) args += (args.empty() ? "" : ", ") + std::string("s[") + std::to_string(i) + "]";

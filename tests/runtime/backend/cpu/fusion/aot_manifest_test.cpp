@@ -12,10 +12,10 @@
 
 #include "backend/cpu/fusion/aot_kernel.h"
 #include "backend/cpu/fusion/aot_registry.h"
-#include "fusion_test_util.h"
 #include "lazygen/aot.h"
 #include "lazygen/generated/ops/sigmoid.h"
 #include "lazygen/generated/ops/tanh.h"
+#include "runtime/fusion/fusion_test_util.h"
 
 namespace lazygen::cpu::fusion {
 namespace {

@@ -11,7 +11,6 @@
 #include "backend/cpu/fusion/aot_registry.h"
 #include "backend/cpu/fusion/group_key.h"
 #include "backend/cpu/fusion/group_program.h"
-#include "fusion_test_util.h"
 #include "lazygen/aot.h"
 #include "lazygen/generated/ops/abs.h"
 #include "lazygen/generated/ops/amax.h"
@@ -29,6 +28,7 @@
 #include "lazygen/generated/ops/tanh.h"
 #include "lazygen/generated/ops/unsqueeze.h"
 #include "lazygen/generated/ops/where.h"
+#include "runtime/fusion/fusion_test_util.h"
 
 namespace lazygen::cpu::fusion {
 namespace {

@@ -12,7 +12,6 @@
 #include <limits>
 
 #include "backend/cpu/fusion/group_program.h"
-#include "fusion_test_util.h"
 #include "lazygen/generated/ops/abs.h"
 #include "lazygen/generated/ops/exp.h"
 #include "lazygen/generated/ops/isnan.h"
@@ -22,6 +21,7 @@
 #include "lazygen/generated/ops/reciprocal.h"
 #include "lazygen/generated/ops/relu.h"
 #include "lazygen/generated/ops/where.h"
+#include "runtime/fusion/fusion_test_util.h"
 
 namespace lazygen::cpu::fusion {
 namespace {

@@ -9,7 +9,6 @@
 #include "backend/cpu/fusion/group_program.h"
 #include "core/tensor/allocator.h"
 #include "core/thread_pool.h"
-#include "fusion_test_util.h"
 #include "lazygen/generated/ops/abs.h"
 #include "lazygen/generated/ops/add.h"
 #include "lazygen/generated/ops/amax.h"
@@ -32,6 +31,7 @@
 #include "lazygen/generated/ops/unsqueeze.h"
 #include "lazygen/generated/ops/view.h"
 #include "lazygen/generated/ops/where.h"
+#include "runtime/fusion/fusion_test_util.h"
 
 namespace lazygen::cpu::fusion {
 namespace {

@@ -5,12 +5,12 @@
 
 #include <gtest/gtest.h>
 
-#include "fusion_test_util.h"
 #include "lazygen/generated/ops/exp.h"
 #include "lazygen/generated/ops/mean.h"
 #include "lazygen/generated/ops/relu.h"
 #include "lazygen/generated/ops/sum.h"
 #include "lazygen/generated/ops/t.h"
+#include "runtime/fusion/fusion_test_util.h"
 
 namespace lazygen::cpu::fusion {
 namespace {

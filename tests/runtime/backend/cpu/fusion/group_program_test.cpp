@@ -5,10 +5,10 @@
 
 #include <gtest/gtest.h>
 
-#include "fusion_test_util.h"
 #include "lazygen/generated/ops/exp.h"
 #include "lazygen/generated/ops/relu.h"
 #include "lazygen/generated/ops/sum.h"
+#include "runtime/fusion/fusion_test_util.h"
 
 namespace lazygen::cpu::fusion {
 namespace {

@@ -17,7 +17,6 @@
 #include "core/thread_pool.h"
 #include "examples/tutorial_models.h"
 #include "exec/graph_executor.h"
-#include "fusion_test_util.h"
 #include "lazygen/autograd.h"
 #include "lazygen/generated/ops/amax.h"
 #include "lazygen/generated/ops/exp.h"
@@ -31,6 +30,7 @@
 #include "lazygen/generated/ops/unsqueeze.h"
 #include "lazygen/generated/ops/where.h"
 #include "lazygen/optim/optimizer.h"
+#include "runtime/fusion/fusion_test_util.h"
 
 namespace lazygen::cpu::fusion {
 namespace {

@@ -1,10 +1,10 @@
 // Arena placement of intermediate buffers (memory_plan.h).
-#include "backend/cpu/fusion/memory_plan.h"
+#include "fusion/memory_plan.h"
 
 #include <algorithm>
 #include <numeric>
 
-namespace lazygen::cpu::fusion {
+namespace lazygen::fusion {
 namespace {
 
 constexpr int64_t kAlignment = 64;
@@ -54,4 +54,4 @@ MemoryPlan plan_memory(const std::vector<BufferRequest>& requests) {
   return plan;
 }
 
-}  // namespace lazygen::cpu::fusion
+}  // namespace lazygen::fusion

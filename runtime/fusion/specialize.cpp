@@ -1,11 +1,11 @@
 // See specialize.h and Note [Specializing a fusion plan].
-#include "backend/cpu/fusion/specialize.h"
+#include "fusion/specialize.h"
 
 #include <algorithm>
 
-#include "backend/cpu/fusion/row_bands.h"
+#include "fusion/row_bands.h"
 
-namespace lazygen::cpu::fusion {
+namespace lazygen::fusion {
 namespace {
 
 template <class F>
@@ -59,7 +59,7 @@ class Rebinder {
     std::vector<uint32_t> computed;  // members so far
     for (uint32_t m : group.members) {
       if (g_.node(m).shape(0).sizes != group.sizes) return false;
-      const PointwiseInfo& info = *plan_.traits[m].pointwise;
+      const PointwiseFacts& info = *plan_.traits[m].pointwise;
       const auto operands = g_.operands(m);
       for (int k = 0; k < info.num_tensors; ++k) {
         const exec::ValueRef v = operands[static_cast<size_t>(info.tensor_operand[k])];
@@ -89,9 +89,9 @@ class Rebinder {
     if (std::find(computed.begin(), computed.end(), in.base.node) != computed.end()) {
       return !mapped_view(v.node) || is_identity(in.layout, group.sizes);
     }
-    const bool known = std::any_of(group.inputs.begin(), group.inputs.end(), [&](const GroupInput& x) {
-      return x.base == in.base && x.layout == in.layout;
-    });
+    const bool known = std::any_of(
+        group.inputs.begin(), group.inputs.end(),
+        [&](const GroupInput& x) { return x.base == in.base && x.layout == in.layout; });
     if (!known) group.inputs.push_back(std::move(in));
     return true;
   }
@@ -128,4 +128,4 @@ std::optional<FusionPlan> rebind_plan(const FusionPlan& plan, const exec::Graph&
   return rebound;
 }
 
-}  // namespace lazygen::cpu::fusion
+}  // namespace lazygen::fusion

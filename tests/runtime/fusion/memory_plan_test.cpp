@@ -1,11 +1,11 @@
 // The arena placement of intermediate buffers and the index-map helpers it works with.
-#include "backend/cpu/fusion/memory_plan.h"
+#include "fusion/memory_plan.h"
 
 #include <gtest/gtest.h>
 
-#include "backend/cpu/fusion/index_map.h"
+#include "fusion/index_map.h"
 
-namespace lazygen::cpu::fusion {
+namespace lazygen::fusion {
 namespace {
 
 TEST(MemoryPlan, BuffersWithDisjointLifetimesShareBytes) {
@@ -53,4 +53,4 @@ TEST(IndexMap, CollapseMergesDimsEveryAccessAllows) {
 }
 
 }  // namespace
-}  // namespace lazygen::cpu::fusion
+}  // namespace lazygen::fusion

@@ -1,10 +1,9 @@
 // The fusion planner on graphs traced from real ops: which nodes form groups, why each group
 // ends, what is materialized or recomputed, and that views are index maps rather than copies.
-#include "backend/cpu/fusion/fusion_plan.h"
+#include "fusion/fusion_plan.h"
 
 #include <gtest/gtest.h>
 
-#include "fusion_test_util.h"
 #include "lazygen/generated/ops/amax.h"
 #include "lazygen/generated/ops/exp.h"
 #include "lazygen/generated/ops/mean.h"
@@ -14,8 +13,9 @@
 #include "lazygen/generated/ops/sum.h"
 #include "lazygen/generated/ops/t.h"
 #include "lazygen/generated/ops/where.h"
+#include "runtime/fusion/fusion_test_util.h"
 
-namespace lazygen::cpu::fusion {
+namespace lazygen::fusion {
 namespace {
 
 class FusionPlanTest : public lazygen::testing::PlanningTest {
@@ -334,4 +334,4 @@ TEST_F(FusionPlanTest, CompilingRecordsGroupMetrics) {
 }
 
 }  // namespace
-}  // namespace lazygen::cpu::fusion
+}  // namespace lazygen::fusion

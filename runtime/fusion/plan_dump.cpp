@@ -3,12 +3,12 @@
 #include <array>
 #include <sstream>
 
-#include "backend/cpu/fusion/fusion_plan.h"
 #include "core/lazy/lazy_tensor.h"
+#include "fusion/fusion_plan.h"
 #include "lazygen/lazy.h"
 #include "lazygen/metrics.h"
 
-namespace lazygen::cpu::fusion {
+namespace lazygen::fusion {
 namespace {
 
 constexpr const char* kEndReasonNames[kNumEndReasons] = {
@@ -131,7 +131,7 @@ void record_plan_metrics(const FusionPlan& plan) {
   bands.add(static_cast<int64_t>(plan.bands.size()));
 }
 
-}  // namespace lazygen::cpu::fusion
+}  // namespace lazygen::fusion
 
 namespace lazygen {
 
@@ -139,7 +139,7 @@ std::string fusion_plan_dump(const std::vector<Tensor>& tensors) {
   std::vector<ir::Value> roots = lazy::pending_values(tensors);
   if (roots.empty()) return "fusion plan: nothing pending\n";
   exec::Graph graph(std::move(roots));
-  return cpu::fusion::dump_plan(graph, cpu::fusion::plan_fusion(graph));
+  return fusion::dump_plan(graph, fusion::plan_fusion(graph));
 }
 
 }  // namespace lazygen

@@ -24,7 +24,7 @@
 #include <cstdint>
 #include <vector>
 
-namespace lazygen::cpu::fusion {
+namespace lazygen::fusion {
 
 struct BufferRequest {
   int64_t bytes = 0;
@@ -41,4 +41,4 @@ struct MemoryPlan {
 // placed buffer whose lifetime overlaps its own.
 MemoryPlan plan_memory(const std::vector<BufferRequest>& requests);
 
-}  // namespace lazygen::cpu::fusion
+}  // namespace lazygen::fusion

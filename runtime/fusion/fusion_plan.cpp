@@ -1,12 +1,12 @@
 // The fusion planner's sweep (fusion_plan.h; See Note [Greedy fusion]).
-#include "backend/cpu/fusion/fusion_plan.h"
+#include "fusion/fusion_plan.h"
 
 #include <algorithm>
 #include <optional>
 
-#include "backend/cpu/fusion/row_bands.h"
+#include "fusion/row_bands.h"
 
-namespace lazygen::cpu::fusion {
+namespace lazygen::fusion {
 namespace {
 
 // A value as a group reads it: a base buffer through the index map of the views on the way.
@@ -68,7 +68,7 @@ class Planner {
   void for_each_data_operand(uint32_t i, F&& f) const {
     const auto ops = g_.operands(i);
     if (traits(i).kind == NodeKind::Pointwise) {
-      const PointwiseInfo& info = *traits(i).pointwise;
+      const PointwiseFacts& info = *traits(i).pointwise;
       for (int k = 0; k < info.num_tensors; ++k)
         f(ops[static_cast<size_t>(info.tensor_operand[k])]);
       return;
@@ -331,7 +331,8 @@ bool Planner::reduce_alone(uint32_t i) {
   const std::optional<ReduceLayout> layout = fold_layout(traits(i).reduced, in.sizes);
   if (!layout) return false;
   bool keeps_rows = false;  // else a full reduction, which no band takes
-  for (size_t d = 0; d < in.sizes.size(); ++d) keeps_rows |= !traits(i).reduced[d] && in.sizes[d] > 1;
+  for (size_t d = 0; d < in.sizes.size(); ++d)
+    keeps_rows |= !traits(i).reduced[d] && in.sizes[d] > 1;
   const bool empty = std::find(in.sizes.begin(), in.sizes.end(), 0) != in.sizes.end();
   if (!keeps_rows || empty) return false;
   Group group;
@@ -448,7 +449,8 @@ void Planner::finalize_storage() {
 
 }  // namespace
 
-bool folds_as(const std::vector<bool>& reduced, const std::vector<int64_t>& sizes, ReduceLayout layout) {
+bool folds_as(const std::vector<bool>& reduced, const std::vector<int64_t>& sizes,
+              ReduceLayout layout) {
   return marked_dims_lead(reduced, sizes, layout == ReduceLayout::Leading);
 }
 
@@ -461,4 +463,4 @@ FusionPlan plan_fusion(const exec::Graph& graph, const Budgets& budgets) {
   return plan;
 }
 
-}  // namespace lazygen::cpu::fusion
+}  // namespace lazygen::fusion

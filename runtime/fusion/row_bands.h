@@ -27,7 +27,7 @@
 // outputs] in in_place.h). The member's element order within a row is unchanged, so a band
 // computes bit for bit what its groups compute one after the other. A Leading reduction joins
 // only over exactly its reduced rows and when its unbanded fold splits them into several row
-// parts (See Note [Leading reduction parts] in interpreter.h): the band then deals out those
+// parts (See Note [Leading reduction parts] in reduction_parts.h): the band then deals out those
 // parts instead of single blocks, each folding into its own partial vector, added in part order
 // at the end, so every output adds the same rows in the same order as unbanded (and the band
 // keeps at least two items for the threads); other Leading members of the band must agree on
@@ -48,9 +48,9 @@
 #include <cstdint>
 #include <vector>
 
-#include "backend/cpu/fusion/fusion_plan.h"
+#include "fusion/fusion_plan.h"
 
-namespace lazygen::cpu::fusion {
+namespace lazygen::fusion {
 
 inline constexpr int64_t kBandMinBytes = int64_t{1} << 20;
 inline constexpr int64_t kBandBlockBytes = int64_t{128} << 10;
@@ -70,4 +70,4 @@ std::vector<StepSpan> band_spans(const FusionPlan& plan);
 // one after the other, the reference for A/B checks); read per execution.
 bool row_bands_on();
 
-}  // namespace lazygen::cpu::fusion
+}  // namespace lazygen::fusion

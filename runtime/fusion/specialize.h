@@ -26,10 +26,10 @@
 #include <optional>
 #include <vector>
 
-#include "backend/cpu/fusion/fusion_plan.h"
 #include "backend/graph.h"
+#include "fusion/fusion_plan.h"
 
-namespace lazygen::cpu::fusion {
+namespace lazygen::fusion {
 
 // What a graph of the same structure must keep for a plan to be rebound to it: the node kinds
 // (against structure hash collisions) and which of its sizes (every output size of every node,
@@ -49,4 +49,4 @@ class SizeClasses {
 // `graph`'s sizes, or nullopt when it does not serve them. See the Note.
 std::optional<FusionPlan> rebind_plan(const FusionPlan& plan, const exec::Graph& graph);
 
-}  // namespace lazygen::cpu::fusion
+}  // namespace lazygen::fusion

@@ -57,11 +57,11 @@
 #include <string>
 #include <vector>
 
-#include "backend/cpu/fusion/index_map.h"
-#include "backend/cpu/fusion/node_traits.h"
 #include "backend/graph.h"
+#include "fusion/index_map.h"
+#include "fusion/node_traits.h"
 
-namespace lazygen::cpu::fusion {
+namespace lazygen::fusion {
 
 inline constexpr uint32_t kNone = UINT32_MAX;
 inline constexpr int kMaxGroupInputs = 16;  // distinct (buffer, index map) reads per group
@@ -131,7 +131,8 @@ struct Band {
   uint32_t last = 0;
   int64_t rows = 0;            // every member's iteration splits into `rows` equal row ranges
   int64_t rows_per_block = 0;  // rows a thread runs through every member before the next block
-  int64_t parts = 0;  // with a Leading reduction: its row parts, which threads take instead of blocks
+  int64_t parts =
+      0;  // with a Leading reduction: its row parts, which threads take instead of blocks
 };
 
 struct FusionPlan {
@@ -148,7 +149,8 @@ FusionPlan plan_fusion(const exec::Graph& graph, const Budgets& budgets = {});
 
 // Whether a reduction over `reduced` (per dim) of a group of `sizes` folds with `layout` (See
 // Note [Folded reduction layouts]).
-bool folds_as(const std::vector<bool>& reduced, const std::vector<int64_t>& sizes, ReduceLayout layout);
+bool folds_as(const std::vector<bool>& reduced, const std::vector<int64_t>& sizes,
+              ReduceLayout layout);
 
 // A readable account of a plan: each step in order; for a group its dtype, sizes, members
 // (materialized ones marked, recomputed ones too), inputs with their access kind, and why it
@@ -160,4 +162,4 @@ std::string dump_plan(const exec::Graph& graph, const FusionPlan& plan);
 // fusion.bands (row bands).
 void record_plan_metrics(const FusionPlan& plan);
 
-}  // namespace lazygen::cpu::fusion
+}  // namespace lazygen::fusion

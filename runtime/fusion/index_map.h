@@ -22,7 +22,7 @@
 #include "core/ir/node.h"
 #include "lazygen/dtype.h"
 
-namespace lazygen::cpu::fusion {
+namespace lazygen::fusion {
 
 struct Layout {
   std::vector<int64_t> sizes;
@@ -57,4 +57,4 @@ struct Collapsed {
 Collapsed collapse(const std::vector<int64_t>& sizes,
                    const std::vector<std::vector<int64_t>>& strides);
 
-}  // namespace lazygen::cpu::fusion
+}  // namespace lazygen::fusion

@@ -1,5 +1,5 @@
 // What the fusion planner needs to know about one node of a compiled graph: is it an input, a
-// view (an index map, not a copy), a pointwise op the tile interpreter can run (and in which
+// view (an index map, not a copy), a pointwise op a fusion group can compute (and in which
 // dtype), a reduction it can fold, or something that runs through the lowering table.
 //
 // Note [Fused compute dtype]
@@ -21,10 +21,10 @@
 #include <cstdint>
 #include <vector>
 
-#include "backend/cpu/fusion/tile_kernels.h"
 #include "backend/graph.h"
+#include "fusion/pointwise_facts.h"
 
-namespace lazygen::cpu::fusion {
+namespace lazygen::fusion {
 
 // Pointwise nodes of higher rank run through the lowering table (the interpreter keeps one
 // index per dim on the stack).
@@ -34,7 +34,7 @@ enum class NodeKind : uint8_t {
   Input,      // DeviceData or ScalarParam: fed at execution
   View,       // view, reshape, flatten, permute, transpose, t, expand, slice, narrow, select,
               // squeeze, unsqueeze
-  Pointwise,  // has a tile kernel in a fusable compute dtype (See Note [Fused compute dtype])
+  Pointwise,  // its functor computes in a group dtype (See Note [Fused compute dtype])
   Reduction,  // sum, sum.dim_IntList, mean.dim, amax that a group may fold as its last step
   Library,    // everything else: runs through exec::lowering_for
 };
@@ -50,11 +50,11 @@ enum class ReduceLayout : uint8_t {
 
 struct NodeTraits {
   NodeKind kind = NodeKind::Library;
-  DType compute = DType::Float32;            // Pointwise, Reduction: the dtype it computes in
-  const PointwiseInfo* pointwise = nullptr;  // Pointwise
-  ReduceOp reduce_op = ReduceOp::Sum;        // Reduction
-  std::vector<bool> reduced;                 // Reduction: per input dim, reduced or not
-  bool cheap = false;                        // Pointwise: worth recomputing instead of storing
+  DType compute = DType::Float32;             // Pointwise, Reduction: the dtype it computes in
+  const PointwiseFacts* pointwise = nullptr;  // Pointwise
+  ReduceOp reduce_op = ReduceOp::Sum;         // Reduction
+  std::vector<bool> reduced;                  // Reduction: per input dim, reduced or not
+  bool cheap = false;                         // Pointwise: worth recomputing instead of storing
 };
 
 // The traits of node `i` of `graph`.
@@ -63,4 +63,4 @@ NodeTraits classify(const exec::Graph& graph, size_t i);
 // True for the view kinds listed above.
 bool is_view_kind(ir::OpKind kind);
 
-}  // namespace lazygen::cpu::fusion
+}  // namespace lazygen::fusion

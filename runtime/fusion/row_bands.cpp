@@ -1,15 +1,15 @@
 // Finding row bands in a fusion plan (row_bands.h; See Note [Row bands]).
-#include "backend/cpu/fusion/row_bands.h"
+#include "fusion/row_bands.h"
 
 #include <algorithm>
 #include <atomic>
 #include <optional>
 
-#include "backend/cpu/fusion/interpreter.h"
 #include "core/env_flag.h"
+#include "fusion/reduction_parts.h"
 #include "lazygen/lazy.h"
 
-namespace lazygen::cpu::fusion {
+namespace lazygen::fusion {
 namespace {
 
 std::atomic<bool>& bands_flag() {
@@ -68,7 +68,8 @@ class BandFinder {
     std::vector<int64_t> counts;
     const int64_t numel = checked_numel("row band", g.sizes);
     if (numel == 0) return counts;
-    const std::vector<bool>* reduced = g.reduction != kNone ? &plan_.traits[g.reduction].reduced : nullptr;
+    const std::vector<bool>* reduced =
+        g.reduction != kNone ? &plan_.traits[g.reduction].reduced : nullptr;
     int64_t product = 1;
     for (size_t d = 0; d < g.sizes.size(); ++d) {
       if (reduced != nullptr && g.sizes[d] != 1 && (*reduced)[d] != leading(g)) break;
@@ -129,8 +130,8 @@ class BandFinder {
     if (g == nullptr || !splits(*g, rows, parts)) return false;
     return std::all_of(g->inputs.begin(), g->inputs.end(), [&](const GroupInput& in) {
       const uint32_t producer = plan_.group_of[in.base.node];
-      const bool in_band = producer != kNone && step_of_group_[producer] >= first &&
-                           step_of_group_[producer] < s;
+      const bool in_band =
+          producer != kNone && step_of_group_[producer] >= first && step_of_group_[producer] < s;
       return !in_band || row_local(in, g->sizes, rows);
     });
   }
@@ -185,16 +186,16 @@ std::vector<StepSpan> band_spans(const FusionPlan& plan) {
   return spans;
 }
 
-}  // namespace lazygen::cpu::fusion
+}  // namespace lazygen::fusion
 
 namespace lazygen {
 
 void set_row_bands_enabled(bool enabled) {
-  cpu::fusion::bands_flag().store(enabled, std::memory_order_relaxed);
+  fusion::bands_flag().store(enabled, std::memory_order_relaxed);
 }
 
 bool row_bands_enabled() {
-  return cpu::fusion::row_bands_on();
+  return fusion::row_bands_on();
 }
 
 }  // namespace lazygen

@@ -1,5 +1,5 @@
 // Node classification for the fusion planner (node_traits.h).
-#include "backend/cpu/fusion/node_traits.h"
+#include "fusion/node_traits.h"
 
 #include <array>
 #include <optional>
@@ -11,7 +11,7 @@
 #include "lazygen/generated/ir/sum.h"
 #include "lazygen/generated/ir/sum_dim_intlist.h"
 
-namespace lazygen::cpu::fusion {
+namespace lazygen::fusion {
 namespace {
 
 // A Scalar of the category a ScalarParam's 0-dim shape records (its value is not known here).
@@ -30,15 +30,15 @@ Scalar scalar_of_category(DType category) {
 }
 
 // See Note [Fused compute dtype].
-std::optional<DType> compute_dtype(const exec::Graph& graph, size_t i, const PointwiseInfo& info) {
+std::optional<DType> compute_dtype(const exec::Graph& graph, size_t i, const PointwiseFacts& info) {
   const ir::Node& node = graph.node(i);
   const DType out = node.shape(0).dtype;
   if (info.num_tensors == 0) {
-    return info.for_dtype(out) != nullptr ? std::optional<DType>(out) : std::nullopt;
+    return info.computes_in(out) ? std::optional<DType>(out) : std::nullopt;
   }
-  std::array<const Shape*, kMaxTileInputs> tensors{};
-  std::array<Scalar, kMaxTileScalars> scalars{};
-  std::array<const Scalar*, kMaxTileScalars> scalar_ptrs{};
+  std::array<const Shape*, kMaxPointwiseTensors> tensors{};
+  std::array<Scalar, kMaxPointwiseScalars> scalars{};
+  std::array<const Scalar*, kMaxPointwiseScalars> scalar_ptrs{};
   auto operand_shape = [&](int operand) -> const Shape& {
     const exec::ValueRef r = graph.operands(i)[static_cast<size_t>(operand)];
     return graph.node(r.node).shape(r.output);
@@ -52,13 +52,13 @@ std::optional<DType> compute_dtype(const exec::Graph& graph, size_t i, const Poi
       shape_rules::result_type({tensors[0], tensors[1], tensors[2], tensors[3]},
                                {scalar_ptrs[0], scalar_ptrs[1], scalar_ptrs[2], scalar_ptrs[3]});
   if (is_floating(out) && !is_floating(c)) c = to_floating(c);
-  if (info.for_dtype(c) == nullptr) return std::nullopt;
+  if (!info.computes_in(c)) return std::nullopt;
   if (out == c || (out == DType::Bool && info.result_is_bool)) return c;
   return std::nullopt;
 }
 
 // Scalar operands arrive as values at execution only when they are ScalarParam nodes.
-bool scalars_are_params(const exec::Graph& graph, size_t i, const PointwiseInfo& info) {
+bool scalars_are_params(const exec::Graph& graph, size_t i, const PointwiseFacts& info) {
   for (int k = 0; k < info.num_scalars; ++k) {
     const exec::ValueRef r = graph.operands(i)[static_cast<size_t>(info.scalar_operand[k])];
     if (!r.present() || graph.node(r.node).op() != ir::op_kind("scalar_param")) return false;
@@ -142,7 +142,7 @@ NodeTraits classify(const exec::Graph& graph, size_t i) {
     traits.kind = NodeKind::Input;
   } else if (is_view_kind(kind)) {
     traits.kind = NodeKind::View;
-  } else if (const PointwiseInfo* info = pointwise_info(kind)) {
+  } else if (const PointwiseFacts* info = pointwise_facts(kind)) {
     std::optional<DType> c =
         scalars_are_params(graph, i, *info) && graph.node(i).shape(0).dim() <= kMaxGroupDims
             ? compute_dtype(graph, i, *info)
@@ -159,4 +159,4 @@ NodeTraits classify(const exec::Graph& graph, size_t i) {
   return traits;
 }
 
-}  // namespace lazygen::cpu::fusion
+}  // namespace lazygen::fusion

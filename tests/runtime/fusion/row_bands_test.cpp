@@ -1,14 +1,13 @@
-// Row bands (See Note [Row bands] in backend/cpu/fusion/row_bands.h): which groups the planner
+// Row bands (See Note [Row bands] in fusion/row_bands.h): which groups the planner
 // bands together and over how many rows, and that a band computes bit for bit what its groups
 // compute one after the other.
-#include "backend/cpu/fusion/row_bands.h"
+#include "fusion/row_bands.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 
 #include "core/thread_pool.h"
-#include "fusion_test_util.h"
 #include "lazygen/composite.h"
 #include "lazygen/generated/ops/_gelu_erf.h"
 #include "lazygen/generated/ops/_gelu_erf_backward.h"
@@ -22,8 +21,9 @@
 #include "lazygen/generated/ops/silu_backward.h"
 #include "lazygen/generated/ops/sum.h"
 #include "lazygen/metrics.h"
+#include "runtime/fusion/fusion_test_util.h"
 
-namespace lazygen::cpu::fusion {
+namespace lazygen::fusion {
 namespace {
 
 using lazygen::testing::bitwise_equal;
@@ -35,7 +35,8 @@ class RowBandsTest : public lazygen::testing::PlanningTest {
     set_row_bands_enabled(true);
     PlanningTest::TearDown();
   }
-  // `program` on lazy copies of `inputs` with bands on, then off: the same bits, and on uses a band.
+  // `program` on lazy copies of `inputs` with bands on, then off: the same bits, and on uses a
+  // band.
   void expect_bands_change_no_bit(const lazygen::testing::Program& program,
                                   const std::vector<Tensor>& inputs) {
     const std::vector<Tensor> lazy = lazygen::testing::to_lazy(inputs);
@@ -64,7 +65,8 @@ Tensor norm(const Tensor& x, const Tensor& w, const Tensor& b) {
 
 // The example: layer_norm's forward reads x once per row block, not three times.
 TEST_F(RowBandsTest, LayerNormPlansAsOneBandOfFourGroupsAndNoLoweredStep) {
-  Tensor x = randn({4096, 1024}).to(kLazy), w = randn({1024}).to(kLazy), b = randn({1024}).to(kLazy);
+  Tensor x = randn({4096, 1024}).to(kLazy), w = randn({1024}).to(kLazy),
+         b = randn({1024}).to(kLazy);
   const FusionPlan p = plan({norm(x, w, b)});
   ASSERT_EQ(p.groups.size(), 4u);
   EXPECT_EQ(p.schedule.size(), 4u);  // the mean of x is a group too: no lowered step
@@ -73,7 +75,8 @@ TEST_F(RowBandsTest, LayerNormPlansAsOneBandOfFourGroupsAndNoLoweredStep) {
   EXPECT_EQ(p.bands[0].last, 3u);
   EXPECT_EQ(p.bands[0].rows, 4096);
   EXPECT_EQ(p.bands[0].rows_per_block, kBandBlockBytes / (1024 * 4));
-  EXPECT_NE(dump_plan(*graph_, p).find("row band: the next 4 groups over 4096 rows"), std::string::npos)
+  EXPECT_NE(dump_plan(*graph_, p).find("row band: the next 4 groups over 4096 rows"),
+            std::string::npos)
       << dump_plan(*graph_, p);
 }
 
@@ -92,27 +95,28 @@ TEST_F(RowBandsTest, LayerNormBackwardIsOneBandWithItsSumsOverRows) {
   EXPECT_EQ(p.bands[0].last, 6u);
   EXPECT_EQ(p.bands[0].rows, 2048);
   int leading = 0;
-  for (const Group& group : p.groups) leading += group.reduce_layout == ReduceLayout::Leading ? 1 : 0;
+  for (const Group& group : p.groups)
+    leading += group.reduce_layout == ReduceLayout::Leading ? 1 : 0;
   EXPECT_EQ(leading, 2);  // the weight and bias gradients
 }
 
 TEST_F(RowBandsTest, LayerNormForwardAndBackwardGiveTheSameBitsWithBandsOnAndOff) {
   // Rows that leave a short last block, a leading dim folded into the rows, one thread and two.
-  const int threads = num_threads();
+  const int threads = cpu::num_threads();
   for (const std::vector<int64_t>& sizes : {std::vector<int64_t>{1000, 700}, {3, 333, 777}}) {
-    set_num_threads(sizes.size() == 2 ? 1 : 2);
+    cpu::set_num_threads(sizes.size() == 2 ? 1 : 2);
     const int64_t n = sizes.back();
     const std::vector<Tensor> in = {randn(sizes), randn({n}), randn({n}), randn(sizes)};
     expect_bands_change_no_bit(
         [&](const std::vector<Tensor>& t) {
           auto [y, mean, rstd] = native_layer_norm(t[0], {n}, t[1], t[2], 1e-5);
-          auto [gx, gw, gb] =
-              native_layer_norm_backward(t[3], t[0], {n}, mean, rstd, t[1], t[2], {true, true, true});
+          auto [gx, gw, gb] = native_layer_norm_backward(t[3], t[0], {n}, mean, rstd, t[1], t[2],
+                                                         {true, true, true});
           return std::vector<Tensor>{y, gx, gw, gb};
         },
         in);
   }
-  set_num_threads(threads);
+  cpu::set_num_threads(threads);
 }
 
 // A member that reads a band value through a reordering view (here a transpose) would read
@@ -141,7 +145,8 @@ TEST_F(RowBandsTest, SmallDataAndFullReductionsFormNoBand) {
   for (const Band& band : p.bands) {
     for (uint32_t s = band.first; s <= band.last; ++s) {
       const Group& g = p.groups[p.schedule[s].index];
-      const bool full = g.reduction != kNone && p.traits[g.reduction].reduced == std::vector<bool>{true, true};
+      const bool full =
+          g.reduction != kNone && p.traits[g.reduction].reduced == std::vector<bool>{true, true};
       EXPECT_FALSE(full);
     }
   }
@@ -156,26 +161,29 @@ TEST_F(RowBandsTest, LeadingReductionsInABandDoNotDependOnTheThreadCount) {
     const Tensor centered = t[0] - mean(t[0], Dims{1}, true);
     return std::vector<Tensor>{sum(centered * t[1], Dims{0}), sum(t[1], Dims{0}), centered * 2.0};
   };
-  const int threads = num_threads();
+  const int threads = cpu::num_threads();
   std::vector<std::vector<Tensor>> runs;
   for (int n : {1, 2}) {
-    set_num_threads(n);
+    cpu::set_num_threads(n);
     runs.push_back(program(lazygen::testing::to_lazy(in)));
     sync(runs.back());
     wait_device_ops();  // ran on n threads
   }
-  set_num_threads(threads);
+  cpu::set_num_threads(threads);
   const FusionPlan p = plan(program(lazygen::testing::to_lazy(in)));
   ASSERT_EQ(p.bands.size(), 1u) << dump_plan(*graph_, p);
   EXPECT_EQ(p.bands[0].last - p.bands[0].first + 1, p.schedule.size()) << dump_plan(*graph_, p);
-  for (size_t k = 0; k < runs[0].size(); ++k) EXPECT_TRUE(bitwise_equal(runs[0][k], runs[1][k])) << k;
+  for (size_t k = 0; k < runs[0].size(); ++k)
+    EXPECT_TRUE(bitwise_equal(runs[0][k], runs[1][k])) << k;
   mark_step();
   expect_bands_change_no_bit(program, in);
-  const std::vector<Tensor> wide = lazygen::testing::to_lazy({randn({40, 9000}), randn({40, 9000})});
+  const std::vector<Tensor> wide =
+      lazygen::testing::to_lazy({randn({40, 9000}), randn({40, 9000})});
   const FusionPlan q = plan(program(wide));
   for (const Band& band : q.bands) {
     for (uint32_t s = band.first; s <= band.last; ++s) {
-      EXPECT_NE(q.groups[q.schedule[s].index].reduce_layout, ReduceLayout::Leading) << dump_plan(*graph_, q);
+      EXPECT_NE(q.groups[q.schedule[s].index].reduce_layout, ReduceLayout::Leading)
+          << dump_plan(*graph_, q);
     }
   }
 }
@@ -215,7 +223,8 @@ TEST_F(RowBandsTest, SoftmaxAndActivationsPlanAsOneStepEach) {
     mark_step();
   }
   const Tensor h = x * 0.5 + 1.0;
-  const FusionPlan p = plan({_gelu_erf_backward(g, h) * silu_backward(g, h) + _gelu_erf(h) * silu(h)});
+  const FusionPlan p =
+      plan({_gelu_erf_backward(g, h) * silu_backward(g, h) + _gelu_erf(h) * silu(h)});
   EXPECT_EQ(p.groups.size(), 1u) << dump_plan(*graph_, p);
   EXPECT_EQ(p.schedule.size(), 1u) << dump_plan(*graph_, p);
 }
@@ -228,9 +237,11 @@ TEST_F(RowBandsTest, ALoneReductionOfAnInputIsAGroupThatMatchesEager) {
   for (const Group& g : p.groups) EXPECT_TRUE(g.members.empty());
   mark_step();
   lazygen::testing::expect_fused_matches_eager(
-      [](const std::vector<Tensor>& t) { return std::vector<Tensor>{amax(t[0], Dims{1}), sum(t[0], Dims{1})}; },
+      [](const std::vector<Tensor>& t) {
+        return std::vector<Tensor>{amax(t[0], Dims{1}), sum(t[0], Dims{1})};
+      },
       {x}, 1e-6);
 }
 
 }  // namespace
-}  // namespace lazygen::cpu::fusion
+}  // namespace lazygen::fusion

@@ -1,5 +1,6 @@
-// Helpers shared by the fused cpu backend's tests: tracing a program on the lazy device into a
-// Graph, running it fused, and comparing with eager results bit for bit or to a tolerance.
+// Helpers shared by the tests of the fusion layer and of the fusing backends: tracing a program
+// on the lazy device into a Graph, running it fused, and comparing with eager results bit for bit
+// or to a tolerance.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -11,10 +12,10 @@
 #include <string>
 #include <vector>
 
-#include "backend/cpu/fusion/fusion_plan.h"
 #include "backend/graph.h"
 #include "core/ir/trie_cache.h"
 #include "core/lazy/lazy_tensor.h"
+#include "fusion/fusion_plan.h"
 #include "lazygen/aot.h"
 #include "lazygen/autograd.h"
 #include "lazygen/composite.h"
@@ -68,10 +69,9 @@ inline exec::Graph graph_of(const std::vector<Tensor>& outs) {
 // nodes and dump the plan.
 class PlanningTest : public FusionTest {
  protected:
-  cpu::fusion::FusionPlan plan(const std::vector<Tensor>& outs,
-                               const cpu::fusion::Budgets& budgets = {}) {
+  fusion::FusionPlan plan(const std::vector<Tensor>& outs, const fusion::Budgets& budgets = {}) {
     graph_ = std::make_unique<exec::Graph>(graph_of(outs));
-    return cpu::fusion::plan_fusion(*graph_, budgets);
+    return fusion::plan_fusion(*graph_, budgets);
   }
   std::unique_ptr<exec::Graph> graph_;
 };

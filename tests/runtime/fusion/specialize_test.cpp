@@ -1,7 +1,7 @@
 // Dynamic shapes on the fused backend (Note [Dynamic shapes] in backend/graph.h, Note
 // [Specializing a fusion plan] in specialize.h): a new size of a graph's structure reuses the
 // structure's fusion plan; results equal eager at every size.
-#include "backend/cpu/fusion/specialize.h"
+#include "fusion/specialize.h"
 
 #include <gtest/gtest.h>
 
@@ -9,7 +9,6 @@
 #include <string>
 
 #include "exec/graph_executor.h"
-#include "fusion_test_util.h"
 #include "lazygen/generated/ops/isnan.h"
 #include "lazygen/generated/ops/mean.h"
 #include "lazygen/generated/ops/mm.h"
@@ -19,8 +18,9 @@
 #include "lazygen/generated/ops/tanh.h"
 #include "lazygen/generated/ops/transpose.h"
 #include "lazygen/generated/ops/view.h"
+#include "runtime/fusion/fusion_test_util.h"
 
-namespace lazygen::cpu::fusion {
+namespace lazygen::fusion {
 namespace {
 
 using lazygen::testing::close_to;
@@ -43,7 +43,8 @@ class SpecializeTest : public lazygen::testing::FusionTest {
   static Counts counts() {
     return {metrics::counter_value("computation_cache.miss"),
             metrics::counter_value("computation_cache.specialize"),
-            metrics::counter_value("computation_cache.hit"), metrics::counter_value("fusion.groups")};
+            metrics::counter_value("computation_cache.hit"),
+            metrics::counter_value("fusion.groups")};
   }
 };
 
@@ -52,7 +53,8 @@ class SpecializeTest : public lazygen::testing::FusionTest {
 Ts layer(const Ts& in) {
   const Tensor x = in[0].view({in[0].size(0), 24});
   const Tensor h = relu(mm(x, in[1]) + in[2]) * 0.5;
-  return {h, sum(h * h, std::vector<int64_t>{1}), sum(tanh(h), std::vector<int64_t>{0}), mean(x, std::vector<int64_t>{0, 1})};
+  return {h, sum(h * h, std::vector<int64_t>{1}), sum(tanh(h), std::vector<int64_t>{0}),
+          mean(x, std::vector<int64_t>{0, 1})};
 }
 
 Ts run_layer(int64_t batch, Device device, uint64_t seed) {
@@ -100,10 +102,10 @@ TEST_F(SpecializeTest, ABatchOfOneOrEqualToAnotherDimSpecializes) {
 
 TEST_F(SpecializeTest, APlanMadeForABatchOfOneServesItAndTheFirstLargerOneCompiles) {
   const Counts before = counts();
-  expect_layer_matches_eager(1, 1);   // sum(0) of [1, 8] folds as a trailing reduction here
-  expect_layer_matches_eager(6, 2);   // ... and does not at 6: compiles; both plans are kept
-  expect_layer_matches_eager(9, 3);   // from the batch-6 plan
-  expect_layer_matches_eager(1, 4);   // seen: a hit
+  expect_layer_matches_eager(1, 1);  // sum(0) of [1, 8] folds as a trailing reduction here
+  expect_layer_matches_eager(6, 2);  // ... and does not at 6: compiles; both plans are kept
+  expect_layer_matches_eager(9, 3);  // from the batch-6 plan
+  expect_layer_matches_eager(1, 4);  // seen: a hit
   const Counts after = counts();
   EXPECT_EQ(after.compiles - before.compiles, 2);
   EXPECT_EQ(after.specializations - before.specializations, 1);
@@ -134,7 +136,8 @@ TEST_F(SpecializeTest, AViewThatNoLongerResolvesFailsTheRebind) {
 
 TEST_F(SpecializeTest, ShapeErrorsStillRaiseAtTheCallWithConcreteSizes) {
   expect_layer_matches_eager(16, 1);  // the structure is compiled
-  const Tensor x = randn({9, 6, 4}).to(kLazy), w = randn({25, 8}).to(kLazy), b = randn({8}).to(kLazy);
+  const Tensor x = randn({9, 6, 4}).to(kLazy), w = randn({25, 8}).to(kLazy),
+               b = randn({8}).to(kLazy);
   try {
     layer({x, w, b});
     ADD_FAILURE() << "mm of [9, 24] and [25, 8] traced";
@@ -184,4 +187,4 @@ TEST_F(SpecializeTest, AGroupOverItsInputBudgetFailsTheRebind) {
 }
 
 }  // namespace
-}  // namespace lazygen::cpu::fusion
+}  // namespace lazygen::fusion
