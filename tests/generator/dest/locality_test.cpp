@@ -98,15 +98,16 @@ bool is_shard_file(const std::string& path) {
   return false;
 }
 
-TEST(LocalityTest, EditingAnExpressionRewritesItsHeaderItsTileShardAndTheDeviceSources) {
+TEST(LocalityTest, EditingAnExpressionRewritesItsHeaderItsFactsAndTheDeviceSources) {
   std::string edited = kOps;
   const std::string from = "self / (1 + exp(-self))";
   edited.replace(edited.find(from), from.size(), "self / (exp(-self) + 1)");
-  const std::string tiles = "src/tile_kernels_" + std::to_string(shard_of(kOps, "silu")) + ".cpp";
-  // The eager CPU and CUDA kernel shards instantiate the functor from its header: their text
-  // does not change. The tile shard carries the op's fingerprint; the NVRTC sources its text.
+  // The eager CPU and CUDA kernel shards and the tile shard instantiate the functor from its
+  // header: their text does not change. The pointwise facts carry the op's fingerprint (data
+  // only, a small unit); the NVRTC sources its text.
   EXPECT_EQ(changed(emit(kOps), emit(edited)),
-            (std::set<std::string>{"include/lazygen/generated/pointwise/silu.h", tiles,
+            (std::set<std::string>{"include/lazygen/generated/pointwise/silu.h",
+                                   "src/pointwise_facts.cpp",
                                    "include/lazygen/generated/cuda_device_functions.inc"}));
 }
 
