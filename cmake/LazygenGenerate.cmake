@@ -45,9 +45,10 @@ endfunction()
 # _lazygen_generated_files(<all> <sources>): the files lazygen writes, relative to its output
 # directory (kept in sync with generator/dest/emit_all.cpp by a test), and the C++ sources among
 # them that a runtime compiles. Not listed: the functor header of each `pointwise:` op
-# (include/lazygen/generated/pointwise/<op id>.h), the IR node class and shape function headers of
-# each op (include/lazygen/generated/ir/<op id>.h, shapes/<op id>.h) and the op API's header per name
-# (include/lazygen/generated/ops/<name>.h), written with the rest.
+# (include/lazygen/generated/pointwise/<op id>.h), the IR node class, shape function, eager CPU
+# kernel and lazy-device function headers of each op (include/lazygen/generated/ir/<op id>.h,
+# shapes/, cpu/, lazy/) and the op API's header per name (include/lazygen/generated/ops/<name>.h),
+# written with the rest.
 function(_lazygen_generated_files all sources)
   set(headers
     include/lazygen/generated/op_list.inc include/lazygen/generated/ir_nodes.h

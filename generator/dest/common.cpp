@@ -80,6 +80,14 @@ std::string ir_node_header(const OpEntry& op) {
   return "lazygen/generated/ir/" + api::op_id(op.schema.name) + ".h";
 }
 
+std::string cpu_kernel_header(const OpEntry& op) {
+  return "lazygen/generated/cpu/" + api::op_id(op.schema.name) + ".h";
+}
+
+std::string lazy_op_header(const OpEntry& op) {
+  return "lazygen/generated/lazy/" + api::op_id(op.schema.name) + ".h";
+}
+
 PointwiseInputs pointwise_inputs(const OpEntry& op) {
   std::set<std::string> used;
   for (const ExprIdent& id : scan_identifiers(*op.pointwise)) {

@@ -60,6 +60,12 @@ std::string shape_declaration(const OpEntry& op);
 std::string shape_header(const OpEntry& op);
 // "lazygen/generated/ir/add_tensor.h": the header holding the op's IR node class.
 std::string ir_node_header(const OpEntry& op);
+// "lazygen/generated/cpu/add_tensor.h": the header declaring the op's eager CPU kernel (and, for
+// `pointwise:` ops, its loop and compute-dtype function).
+std::string cpu_kernel_header(const OpEntry& op);
+// "lazygen/generated/lazy/add_tensor.h": the header declaring the op's lazy-device function (and,
+// for view ops, its hand-written inverse).
+std::string lazy_op_header(const OpEntry& op);
 
 // "compute_shape_add_tensor(self.shape(), other.shape(), alpha)" for eager/lazy callers.
 std::string shape_call(const OpEntry& op);

@@ -1,8 +1,9 @@
-// Emits the lazy-device op implementations (lazy_ops.h / src/lazy_ops_<shard>.cpp, See Note [Op
-// shards] in pointwise.cpp): infer shapes, record
-// or reuse an IR node, return lazy tensors (or, for in-place and out= ops, rebind the written one;
-// for view ops, a view that aliases its base: the op again and its hand-written inverse, declared
-// here as lazy::view_inverse::<op id>; See Note [Lazy views] in runtime/core/lazy/lazy_view.h).
+// Emits the lazy-device op implementations (src/lazy_ops_<shard>.cpp, declared in lazy/<op id>.h,
+// which lazy_ops.h includes; See Note [Op shards] in pointwise.cpp): infer shapes, record or reuse
+// an IR node, return lazy tensors (or, for in-place and out= ops, rebind the written one; for view
+// ops, a view that aliases its base: the op again and its hand-written inverse, declared in the
+// op's header as lazy::view_inverse::<op id>; See Note [Lazy views] in
+// runtime/core/lazy/lazy_view.h).
 #include "api/cpp_types.h"
 #include "api/names.h"
 #include "api/signature.h"
@@ -64,21 +65,36 @@ bool traceable(const OpEntry& op) {
   return true;
 }
 
+// lazy/<op id>.h: the op's declaration (and a view op's inverse).
+GeneratedFile lazy_op_header_file(const EmitContext& ctx, const OpEntry& op,
+                                  const std::string& decl) {
+  const std::string path = std::string("include/") + lazy_op_header(op);
+  if (!op.schema.viewed_argument()) {
+    return {path, ctx.templates.render(
+                      "lazy_op.h.tmpl",
+                      {{"schema", op.func}, {"source", ctx.source}, {"declaration", decl}})};
+  }
+  const std::string inverse =
+      "// " + op.func + "\n" + api::view_inverse_signature(op).declaration();
+  return {path, ctx.templates.render("lazy_view_op.h.tmpl", {{"schema", op.func},
+                                                             {"source", ctx.source},
+                                                             {"declaration", decl},
+                                                             {"inverse_declaration", inverse}})};
+}
+
 }  // namespace
 
 std::vector<GeneratedFile> emit_lazy_ops(const EmitContext& ctx) {
-  std::vector<std::string> decls, inverse_decls;
-  std::vector<std::vector<std::string>> functions(kOpShards), headers(kOpShards),
-      inverses(kOpShards);
+  std::vector<std::string> all_headers;
+  std::vector<GeneratedFile> op_headers;
+  std::vector<std::vector<std::string>> functions(kOpShards), headers(kOpShards);
   for (const OpEntry& op : ctx.ops) {
     if (!traceable(op)) continue;
     const size_t k = static_cast<size_t>(op_shard(op));
     api::CppSignature sig = api::op_signature(op, api::op_id(op.schema.name), api::TypeUse::Api).without_defaults();
-    decls.push_back("// " + op.func + "\n" + sig.declaration());
-    if (op.schema.viewed_argument()) {
-      inverse_decls.push_back("// " + op.func + "\n" + api::view_inverse_signature(op).declaration());
-      inverses[k].push_back(inverse_decls.back());
-    }
+    op_headers.push_back(lazy_op_header_file(ctx, op, "// " + op.func + "\n" + sig.declaration()));
+    all_headers.push_back(lazy_op_header(op));
+    headers[k].push_back(lazy_op_header(op));
     headers[k].push_back(ir_node_header(op));
     headers[k].push_back(shape_header(op));
     functions[k].push_back(ctx.templates.render(
@@ -92,18 +108,17 @@ std::vector<GeneratedFile> emit_lazy_ops(const EmitContext& ctx) {
   }
   std::vector<GeneratedFile> files = {
       {std::string(kIncludeDir) + "lazy_ops.h",
-       ctx.templates.render("lazy_ops.h.tmpl", {{"source", ctx.source},
-                                                {"declarations", decls},
-                                                {"view_inverse_declarations", inverse_decls}})}};
+       ctx.templates.render("lazy_ops.h.tmpl",
+                            {{"source", ctx.source}, {"includes", include_lines(all_headers)}})}};
   for (size_t k = 0; k < static_cast<size_t>(kOpShards); ++k) {
     files.push_back(
         {"src/lazy_ops_" + std::to_string(k) + ".cpp",
          ctx.templates.render("lazy_ops.cpp.tmpl", {{"source", ctx.source},
                                                     {"shard", std::to_string(k)},
                                                     {"includes", include_lines(headers[k])},
-                                                    {"view_inverse_declarations", inverses[k]},
                                                     {"functions", functions[k]}})});
   }
+  files.insert(files.end(), op_headers.begin(), op_headers.end());
   return files;
 }
 

@@ -103,7 +103,9 @@ std::string kernel_definition(const EmitContext& ctx, const OpEntry& op) {
 // Note [Op shards]
 // Editing or adding one op should recompile a few small units, not every kernel (the rebuild a
 // user pays for a YAML edit). So each `pointwise:` op's scalar functor has its own header,
-// pointwise/<op id>.h, each op's API its own header, ops/<name>.h, and what instantiates
+// pointwise/<op id>.h, each op's API its own header, ops/<name>.h, and each op's IR node class,
+// shape function, eager CPU kernel and lazy-device function theirs (ir/, shapes/, cpu/, lazy/
+// <op id>.h; the all-op headers only include them), and what instantiates
 // something per op is spread over kOpShards shards by fnv1a(op id) % kOpShards, stable when other
 // ops are added or edited: the eager CPU kernels (src/cpu_kernels_<k>.cpp), the fused
 // interpreter's tile kernels (src/tile_kernels_<k>.cpp), the eager CUDA kernels
@@ -145,8 +147,9 @@ std::vector<std::vector<const OpEntry*>> pointwise_shards(const std::vector<OpEn
 namespace {
 
 std::string run_declaration(const OpEntry& op) {
-  return "// " + op.func + "\nvoid run_" + api::op_id(op.schema.name) +
-         "(const Tensor& out, std::initializer_list<Tensor> inputs, std::initializer_list<Scalar> scalars, DType compute);";
+  return "void run_" + api::op_id(op.schema.name) +
+         "(const Tensor& out, std::initializer_list<Tensor> inputs, std::initializer_list<Scalar> "
+         "scalars, DType compute);";
 }
 
 // src/cpu_kernels_<k>.cpp: shard k's compute-dtype functions, loop instantiations and eager kernels.
@@ -196,13 +199,27 @@ std::vector<GeneratedFile> shard_files(const EmitContext& ctx) {
 }  // namespace
 
 std::vector<GeneratedFile> emit_pointwise(const EmitContext& ctx) {
-  std::vector<std::string> decls, dtype_decls, run_decls;
+  std::vector<std::string> kernel_headers;
+  std::vector<GeneratedFile> kernel_header_files;
   for (const OpEntry& op : ctx.ops) {
     api::CppSignature sig = api::op_signature(op, api::op_id(op.schema.name), api::TypeUse::Api).without_defaults();
-    decls.push_back("// " + op.func + (op.pointwise ? "" : " (hand-written)") + "\n" + sig.declaration());
-    if (!op.pointwise) continue;
-    dtype_decls.push_back(compute_dtype_signature(op) + ";");
-    run_decls.push_back(run_declaration(op));
+    std::vector<std::string> decls = {"// " + op.func + (op.pointwise ? "" : " (hand-written)") +
+                                      "\n" + sig.declaration()};
+    if (op.pointwise) {
+      decls.push_back(
+          "// Its pointwise loop into `out` (which may alias an input), computing in `compute`.\n" +
+          run_declaration(op));
+      decls.push_back(
+          "// Its compute dtype: its inputs' result type (made floating where the dtype rule says "
+          "so).\n" +
+          compute_dtype_signature(op) + ";");
+    }
+    kernel_headers.push_back(cpu_kernel_header(op));
+    kernel_header_files.push_back(
+        {std::string("include/") + cpu_kernel_header(op),
+         ctx.templates.render(
+             "cpu_kernel.h.tmpl",
+             {{"schema", op.func}, {"source", ctx.source}, {"declarations", decls}})});
   }
   std::vector<GeneratedFile> files = shard_files(ctx);
   std::vector<std::string> functions;
@@ -213,11 +230,12 @@ std::vector<GeneratedFile> emit_pointwise(const EmitContext& ctx) {
   }
   files.push_back({std::string(kIncludeDir) + "pointwise_functions.inc",
                    ctx.templates.render("pointwise_functions.inc.tmpl", {{"functions", functions}})});
-  files.insert(files.begin() + 1, {std::string(kIncludeDir) + "cpu_kernels.h",
-                                   ctx.templates.render("cpu_kernels.h.tmpl", {{"source", ctx.source},
-                                                                               {"declarations", decls},
-                                                                               {"run_declarations", run_decls},
-                                                                               {"compute_dtype_declarations", dtype_decls}})});
+  files.insert(
+      files.begin() + 1,
+      {std::string(kIncludeDir) + "cpu_kernels.h",
+       ctx.templates.render("cpu_kernels.h.tmpl", {{"source", ctx.source},
+                                                   {"includes", include_lines(kernel_headers)}})});
+  files.insert(files.end(), kernel_header_files.begin(), kernel_header_files.end());
   return files;
 }
 

@@ -30,7 +30,8 @@
 #include "core/lazy/lazy_tensor.h"
 #include "exec/graph_executor.h"
 #include "lazygen/factory.h"
-#include "lazygen/generated/lazy_ops.h"
+#include "lazygen/generated/lazy/add_tensor.h"
+#include "lazygen/generated/lazy/view.h"
 #include "test_nodes.h"
 
 namespace lazygen {

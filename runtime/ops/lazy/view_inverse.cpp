@@ -8,7 +8,19 @@
 
 #include "core/lazy/lazy_tensor.h"
 #include "lazygen/generated/ir/slice_scatter.h"
-#include "lazygen/generated/lazy_ops.h"
+#include "lazygen/generated/lazy/expand.h"
+#include "lazygen/generated/lazy/flatten_using_ints.h"
+#include "lazygen/generated/lazy/narrow.h"
+#include "lazygen/generated/lazy/permute.h"
+#include "lazygen/generated/lazy/reshape.h"
+#include "lazygen/generated/lazy/select_int.h"
+#include "lazygen/generated/lazy/slice_scatter.h"
+#include "lazygen/generated/lazy/slice_tensor.h"
+#include "lazygen/generated/lazy/squeeze_dim.h"
+#include "lazygen/generated/lazy/t.h"
+#include "lazygen/generated/lazy/transpose_int.h"
+#include "lazygen/generated/lazy/unsqueeze.h"
+#include "lazygen/generated/lazy/view.h"
 #include "lazygen/shape.h"
 
 namespace lazygen::lazy::view_inverse {

@@ -7,7 +7,14 @@
 #include <limits>
 
 #include "lazygen/factory.h"
-#include "lazygen/generated/cpu_kernels.h"
+#include "lazygen/generated/cpu/clamp.h"
+#include "lazygen/generated/cpu/gather.h"
+#include "lazygen/generated/cpu/index_add.h"
+#include "lazygen/generated/cpu/index_select.h"
+#include "lazygen/generated/cpu/masked_fill_scalar.h"
+#include "lazygen/generated/cpu/scatter_add.h"
+#include "lazygen/generated/cpu/t.h"
+#include "lazygen/generated/cpu/view.h"
 #include "runtime/core/tensor/tensor_testing.h"
 
 namespace lazygen::cpu {

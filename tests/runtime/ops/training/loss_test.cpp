@@ -6,7 +6,10 @@
 #include <cmath>
 
 #include "lazygen/factory.h"
-#include "lazygen/generated/cpu_kernels.h"
+#include "lazygen/generated/cpu/_log_softmax.h"
+#include "lazygen/generated/cpu/_log_softmax_backward_data.h"
+#include "lazygen/generated/cpu/nll_loss.h"
+#include "lazygen/generated/cpu/nll_loss_backward.h"
 #include "lazygen/generated/ops/_log_softmax.h"
 #include "lazygen/generated/ops/_log_softmax_backward_data.h"
 #include "lazygen/generated/ops/exp.h"
