@@ -46,8 +46,9 @@ KernelTable& kernel_table() {
   return *table;
 }
 
-std::string device_type_name(DeviceType type) {
-  return type == DeviceType::CUDA ? "CUDA" : type == DeviceType::Lazy ? "lazy" : "cpu";
+// How messages name a device's kernels: "CUDA", else the type's name.
+std::string kernel_device_name(DeviceType type) {
+  return type == DeviceType::CUDA ? "CUDA" : device_type_name(type);
 }
 
 }  // namespace
@@ -71,11 +72,11 @@ void (*find_device_kernel_erased(DeviceType type, std::string_view op,
   std::shared_lock lock(table.mutex);
   auto it = table.kernels.find(KernelKey{type, op});
   if (it == table.kernels.end()) {
-    throw std::runtime_error(std::string(op) + ": no " + device_type_name(type) +
+    throw std::runtime_error(std::string(op) + ": no " + kernel_device_name(type) +
                              " kernel; move the tensors to cpu (t.cpu()) to run it there");
   }
   if (*it->second.signature != signature) {
-    throw std::logic_error(std::string(op) + ": the " + device_type_name(type) +
+    throw std::logic_error(std::string(op) + ": the " + kernel_device_name(type) +
                            " kernel was registered with another signature");
   }
   return it->second.fn;

@@ -1,5 +1,5 @@
 // The lazy device's wiring: the process-wide executor, the device hooks through which the
-// tensor core moves data to and from the lazy device (core/tensor/lazy_hooks.h), and the public
+// tensor core moves data to and from the lazy device (core/tensor/device_hooks.h), and the public
 // API of lazygen/lazy.h.
 //
 // The hooks are registered by the initializer of kLazyDeviceLinked. A static library only links
@@ -12,7 +12,7 @@
 #include "core/ir/dump.h"
 #include "core/ir/trie_cache.h"
 #include "core/lazy/lazy_tensor.h"
-#include "core/tensor/lazy_hooks.h"
+#include "core/tensor/device_hooks.h"
 #include "core/tensor/tensor_impl.h"
 #include "exec/backend_registry.h"
 #include "exec/graph_executor.h"

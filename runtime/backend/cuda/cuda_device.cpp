@@ -1,4 +1,4 @@
-// The CUDA device's wiring into the tensor core: the device hooks (core/tensor/lazy_hooks.h)
+// The CUDA device's wiring into the tensor core: the device hooks (core/tensor/device_hooks.h)
 // through which Tensor::to, cpu(), clone() and the factories move data between cpu and cuda
 // memory, and the registration of the CUDA eager kernels with the op dispatch.
 //
@@ -8,7 +8,7 @@
 #include "backend/cuda/cuda_backend.h"
 #include "backend/cuda/cuda_memory.h"
 #include "backend/cuda/eager_kernels.h"
-#include "core/tensor/lazy_hooks.h"
+#include "core/tensor/device_hooks.h"
 #include "core/tensor/tensor_impl.h"
 #include "exec/backend_registry.h"
 #include "lazygen/generated/cpu_kernels.h"

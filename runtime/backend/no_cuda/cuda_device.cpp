@@ -5,7 +5,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "core/tensor/lazy_hooks.h"
+#include "core/tensor/device_hooks.h"
 #include "exec/backend_registry.h"
 #include "lazygen/cuda.h"
 

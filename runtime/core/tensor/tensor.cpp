@@ -5,7 +5,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "core/tensor/lazy_hooks.h"
+#include "core/tensor/device_hooks.h"
 #include "core/tensor/strided_loop.h"
 #include "core/tensor/tensor_impl.h"
 

@@ -2,7 +2,7 @@
 //
 // Every factory builds its data on the cpu (memory from the caching allocator); asked for another
 // device it then moves the result there (for the lazy device through the hooks of
-// core/tensor/lazy_hooks.h, so a lazy factory result is a device-data input of later graphs).
+// core/tensor/device_hooks.h, so a lazy factory result is a device-data input of later graphs).
 // Sizes must be non-negative; a negative size throws ShapeError naming the factory.
 // Random factories are deterministic per seed; see Generator in lazygen/types.h.
 #pragma once

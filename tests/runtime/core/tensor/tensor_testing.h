@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "core/tensor/lazy_hooks.h"
+#include "core/tensor/device_hooks.h"
 #include "core/tensor/tensor_impl.h"
 #include "lazygen/tensor.h"
 

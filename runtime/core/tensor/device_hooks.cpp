@@ -1,5 +1,5 @@
-// The device-hook registry of lazy_hooks.h.
-#include "core/tensor/lazy_hooks.h"
+// The device-hook registry of device_hooks.h.
+#include "core/tensor/device_hooks.h"
 
 #include <atomic>
 #include <deque>
@@ -10,11 +10,12 @@
 namespace lazygen {
 namespace {
 
-constexpr int kNumDeviceTypes = 3;
-
 std::atomic<const DeviceHooks*>& slot(DeviceType type) {
-  static std::atomic<const DeviceHooks*> slots[kNumDeviceTypes] = {};
-  return slots[static_cast<int>(type)];
+  static std::atomic<const DeviceHooks*> slots[kMaxDeviceTypes] = {};
+  const int i = static_cast<int>(type);
+  if (i >= kMaxDeviceTypes)
+    throw std::invalid_argument("device type " + std::to_string(i) + " is not registered");
+  return slots[i];
 }
 
 // Every registration is kept (a process registers each device once, tests a few times more) so
@@ -25,10 +26,6 @@ const DeviceHooks* keep(const DeviceHooks& hooks) {
   static auto* store = new std::deque<DeviceHooks>();
   std::lock_guard<std::mutex> lock(mutex);
   return &store->emplace_back(hooks);
-}
-
-std::string type_name(DeviceType type) {
-  return type == DeviceType::CUDA ? "cuda" : type == DeviceType::Lazy ? "lazy" : "cpu";
 }
 
 }  // namespace
@@ -46,7 +43,7 @@ DeviceHooks set_device_hooks(DeviceType type, const DeviceHooks& hooks) {
 
 const DeviceHooks& device_hooks(DeviceType type) {
   const DeviceHooks* hooks = slot(type).load(std::memory_order_acquire);
-  if (hooks == nullptr) throw std::runtime_error(type_name(type) + " device not linked");
+  if (hooks == nullptr) throw std::runtime_error(device_type_name(type) + " device not linked");
   return *hooks;
 }
 

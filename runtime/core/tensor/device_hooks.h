@@ -1,8 +1,9 @@
 // Device hooks: how the tensor core moves data to and from devices it does not implement.
 //
-// The tensor core knows cpu memory only. The lazy module (core/lazy/) and the CUDA backend
-// register, per DeviceType, functions that turn a tensor of their device into a cpu tensor
-// (executing what is pending, for lazy tensors) and a cpu tensor into one of their device.
+// The tensor core knows cpu memory only. The lazy module (core/lazy/), the CUDA backend and any
+// device library (with a type of its own, register_device_type in lazygen/device.h) register, per
+// DeviceType, functions that turn a tensor of their device into a cpu tensor (executing what is
+// pending, for lazy tensors) and a cpu tensor into one of their device.
 // Tensor::to, cpu(), item(), printing and the factories go through these. Registration happens
 // at static initialization of the registering module (set_device_hooks in a namespace-scope
 // initializer); an unregistered device throws "<device> device not linked".
