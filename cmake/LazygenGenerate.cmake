@@ -63,7 +63,7 @@ function(_lazygen_generated_files all sources)
     list(APPEND headers src/torch_kernels_${k}.cpp)
   endforeach()
   set(cpp
-    src/shape_inference.cpp src/ops.cpp src/lowering.cpp
+    src/shape_inference.cpp src/ops.cpp src/lowering.cpp src/kernel_lowering.cpp
     src/pointwise_facts.cpp src/tile_kernels.cpp src/chain_dispatch.cpp src/op_info.cpp)
   _lazygen_shard_numbers(shards)
   foreach(k IN LISTS shards)

@@ -36,6 +36,7 @@ target_sources(lazygen_runtime PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/src/lazy_ops_14.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/lazy_ops_15.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/lowering.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/kernel_lowering.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/backward_0.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/backward_1.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/backward_2.cpp

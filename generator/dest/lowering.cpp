@@ -1,6 +1,8 @@
 // Emits src/lowering.cpp: for each op, how the executor runs its IR node with eager CPU kernels
 // (contract: runtime/exec/lowering.h). Pointwise ops compute into a buffer of the node's shape
-// (so in-place and out= nodes are pure); custom kernels get their attributes from the node.
+// (so in-place and out= nodes are pure); custom kernels get their attributes from the node. And
+// src/kernel_lowering.cpp: the same unpacking calling whichever kernel the operands' device
+// registered (contract: runtime/exec/kernel_lowering.h, Note [Kernel lowering]).
 #include "api/cpp_types.h"
 #include "api/names.h"
 #include "dest/common.h"
@@ -74,19 +76,24 @@ std::string lowering_kernel(const OpEntry& op) {
   return op.schema.name.str() == "view" ? "reshape" : api::op_id(op.schema.name);
 }
 
-std::vector<std::string> kernel_statements(const OpEntry& op, const std::vector<std::pair<const Argument*, std::string>>& exprs) {
-  std::vector<std::string> out;
+// The statements calling `callee` (an expression naming the kernel) with the node's attributes and
+// operands; a written operand is cloned first (IR nodes are pure, the executor rebinds the result).
+std::vector<std::string> call_statements(
+    const OpEntry& op, const std::vector<std::pair<const Argument*, std::string>>& exprs,
+    const std::string& callee, std::vector<std::string> out = {}) {
   bool has_attrs = false;
   std::vector<std::string> args;
   const Argument* written = written_argument(op);
-  for (const Argument& a : op.schema.arguments) {
-    has_attrs |= !api::is_operand(a);
-    args.push_back(&a == written ? "written" : expr_for(exprs, a));
+  for (const Argument& a : op.schema.arguments) has_attrs |= !api::is_operand(a);
+  // In the kernels' parameter order: the API's (an out= tensor first).
+  for (const api::CppParam& p : api::op_signature(op, "", api::TypeUse::Api).params) {
+    args.push_back(p.arg == written ? "written" : expr_for(exprs, *p.arg));
   }
-  if (has_attrs) out.push_back("const auto& n = static_cast<const ir::" + api::class_name(op.schema.name) + "&>(node);");
-  // In-place kernels run on a copy: IR nodes are pure, the executor rebinds the result.
+  if (has_attrs)
+    out.insert(out.begin(), "const auto& n = static_cast<const ir::" +
+                                api::class_name(op.schema.name) + "&>(node);");
   if (written) out.push_back("Tensor written = " + expr_for(exprs, *written) + ".clone();");
-  std::string call = "cpu::" + lowering_kernel(op) + "(" + join(args, ", ") + ")";
+  std::string call = callee + "(" + join(args, ", ") + ")";
   if (op.schema.returns.size() == 1) {
     out.push_back("return {" + call + "};");
   } else {
@@ -98,10 +105,46 @@ std::vector<std::string> kernel_statements(const OpEntry& op, const std::vector<
   return out;
 }
 
+std::vector<std::string> kernel_statements(
+    const OpEntry& op, const std::vector<std::pair<const Argument*, std::string>>& exprs) {
+  return call_statements(op, exprs, "cpu::" + lowering_kernel(op));
+}
+
+// The schema name of the kernel a node of `op` runs (view: reshape's, See lowering_kernel).
+std::string kernel_schema_name(const OpEntry& op) {
+  return op.schema.name.str() == "view" ? "reshape" : op.schema.name.str();
+}
+
+// `inputs[k]`, the operand whose device picks the kernel: the first tensor or tensor-list operand
+// that is not optional; "" when the op has none (a factory).
+std::string device_operand(const OpEntry& op) {
+  int index = 0;
+  for (const Argument& a : op.schema.arguments) {
+    if (!api::is_operand(a)) continue;
+    if (!api::is_scalar(a) && !a.type.is_optional()) return "inputs[" + std::to_string(index) + "]";
+    if (a.type.is_list) return "";  // after a list, operand indices count from the end
+    ++index;
+  }
+  return "";
+}
+
+// The op's kernel looked up for its device, then called (See Note [Kernel lowering]).
+std::vector<std::string> kernel_lowering_statements(
+    const OpEntry& op, const std::vector<std::pair<const Argument*, std::string>>& exprs,
+    const std::string& device) {
+  api::CppSignature sig = api::op_signature(op, "", api::TypeUse::Api).without_defaults();
+  std::vector<std::string> types;
+  for (const api::CppParam& p : sig.params) types.push_back(p.type);
+  return call_statements(op, exprs, "kernel",
+                         {"using Kernel = " + sig.return_type + "(" + join(types, ", ") + ");",
+                          "Kernel* kernel = detail::device_kernel<Kernel>(" + device +
+                              ".device().type, \"" + kernel_schema_name(op) + "\");"});
+}
+
 }  // namespace
 
 std::vector<GeneratedFile> emit_lowering(const EmitContext& ctx) {
-  std::vector<std::string> functions, cases;
+  std::vector<std::string> functions, cases, kernel_functions, kernel_cases, registrations;
   for (const OpEntry& op : ctx.ops) {
     bool ok = true;
     auto exprs = operand_exprs(op, &ok);
@@ -110,10 +153,28 @@ std::vector<GeneratedFile> emit_lowering(const EmitContext& ctx) {
     std::vector<std::string> body = op.pointwise ? pointwise_statements(op, exprs) : kernel_statements(op, exprs);
     functions.push_back(ctx.templates.render("lowering_fn.cpp.tmpl", {{"schema", op.func}, {"op_id", id}, {"statements", body}}));
     cases.push_back("case " + kind_of(op) + ":\n  return &lower_" + id + ";");
+    registrations.push_back("detail::register_device_kernel(DeviceType::CPU, \"" +
+                            op.schema.name.str() + "\", &cpu::" + id + ");");
+    const std::string device = device_operand(op);
+    if (device.empty()) continue;
+    const std::string functor = api::functor_name(op.schema.name);
+    kernel_functions.push_back(
+        ctx.templates.render("kernel_lowering_fn.cpp.tmpl",
+                             {{"schema", op.func},
+                              {"op_id", id},
+                              {"functor", functor},
+                              {"kernel", kernel_schema_name(op)},
+                              {"statements", kernel_lowering_statements(op, exprs, device)}}));
+    kernel_cases.push_back("case " + kind_of(op) + ":\n  return &k" + functor + ";");
   }
   return {{"src/lowering.cpp", ctx.templates.render("lowering.cpp.tmpl", {{"source", ctx.source},
                                                                           {"functions", functions},
-                                                                          {"cases", cases}})}};
+                                                                          {"cases", cases}})},
+          {"src/kernel_lowering.cpp",
+           ctx.templates.render("kernel_lowering.cpp.tmpl", {{"source", ctx.source},
+                                                             {"functions", kernel_functions},
+                                                             {"cases", kernel_cases},
+                                                             {"registrations", registrations}})}};
 }
 
 }  // namespace lazygen::gen::dest

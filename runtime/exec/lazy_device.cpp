@@ -186,7 +186,7 @@ void set_lazy_backend(const std::string& name) {
 
 std::string lazy_backend() {
   const std::string name = exec::GraphExecutor::global().backend()->name();
-  return name.rfind("cpu", 0) == 0 ? "cpu" : name;
+  return name == "cpu-fused" || name == "cpu-lowering" ? "cpu" : name;
 }
 
 }  // namespace lazygen

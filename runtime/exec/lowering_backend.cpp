@@ -5,6 +5,7 @@
 
 #include "core/ir/builtin_nodes.h"
 #include "exec/backend_registry.h"
+#include "exec/kernel_lowering.h"
 #include "lazygen/factory.h"
 
 namespace lazygen::exec {
@@ -126,10 +127,28 @@ std::vector<Tensor> LoweringBackend::execute(const Executable& executable,
 // the lazy device picks it when fusion is off. Programs linking a static runtime keep this object
 // with --undefined=lazygen_cpu_lowering_backend_linked (lazygen_runtime_options in
 // cmake/LazygenKernels.cmake).
+// Beside it, "cpu-kernels": the same backend over the device-neutral lowering table, bound to the
+// cpu kernels registered as the cpu device's (Note [Kernel lowering] in exec/kernel_lowering.h),
+// so that the consistency suite checks that table on every op; ops without an entry (factories)
+// take the cpu lowering.
+namespace {
+
+lazygen::exec::LowerFn kernel_or_cpu_lowering(lazygen::ir::OpKind kind) {
+  const lazygen::exec::KernelLowering* k = lazygen::exec::kernel_lowering_for(kind);
+  return k != nullptr ? k->fn : lazygen::exec::lowering_for(kind);
+}
+
+}  // namespace
+
 extern const bool lazygen_cpu_lowering_backend_linked;
 const bool lazygen_cpu_lowering_backend_linked = [] {
   lazygen::exec::register_backend_factory("cpu-lowering", [] {
     return std::shared_ptr<lazygen::exec::Backend>(std::make_shared<lazygen::exec::LoweringBackend>());
+  });
+  lazygen::exec::register_backend_factory("cpu-kernels", [] {
+    lazygen::exec::register_cpu_device_kernels();
+    return std::shared_ptr<lazygen::exec::Backend>(
+        std::make_shared<lazygen::exec::LoweringBackend>(&kernel_or_cpu_lowering, "cpu-kernels"));
   });
   return true;
 }();

@@ -1,4 +1,5 @@
-// LoweringBackend ("cpu-lowering"): runs a graph node by node through the lowering table.
+// LoweringBackend ("cpu-lowering"; "cpu-kernels" over the kernel lowering table,
+// exec/kernel_lowering.h): runs a graph node by node through the lowering table.
 //
 // compile() checks that every op has a lowering (CompileError naming the first that does not),
 // assigns each node output a slot and records, per slot, the step after which nothing reads it.

@@ -2,19 +2,14 @@
 // group computes runs as an eager op on cuda tensors.
 //
 // Note [Lowered nodes on CUDA]
-// The generated lowering table (exec/lowering.h) calls cpu kernels directly, which must never
-// see device memory. So the CUDA backend runs a lowered node only when it knows a device path:
-//   - mm, addmm, bmm, sum, sum.dim_IntList, mean.dim: through the op dispatch (Tensor methods),
-//     which sends cuda tensors to the eager CUDA kernels (cuBLAS, reduce.cu);
-//   - view ops with a CUDA kernel: their lowering, whose cpu kernel only computes sizes and
-//     strides and is the very kernel registered for cuda tensors (eager_kernels.h);
-//   - the training ops (conv2d, max pooling, log_softmax, nll_loss, their backward ops,
-//     _dropout_mask) and amax: through the op dispatch too (training_lowering.cpp).
-// A hand-kept list, not "every op with a CUDA kernel": the generated lowerings call cpu kernels
-// by name, so a generic path would need a second, dispatching lowering table from the generator.
-// Any other node fails compile() with a CompileError naming the op: no silent cpu fallback
-// (a pointwise op outside every group, e.g. in a dtype the fusion does not compute in, is one).
-// ScalarParam operands arrive as 0-dim cpu tensors, as exec::scalar_of expects.
+// The cpu lowering table (exec/lowering.h) calls cpu kernels directly, which must never see
+// device memory. The CUDA backend takes the device-neutral kernel lowering instead (Note [Kernel
+// lowering] in exec/kernel_lowering.h): every op with an eager CUDA kernel registered (cuBLAS
+// products, reduce.cu, the training kernels, the generated pointwise kernels, and the view ops,
+// whose registered kernel is the cpu one, computing sizes and strides only) runs through that
+// kernel, with no list kept here. Any other node fails compile() with a CompileError naming the
+// op: no silent cpu fallback. ScalarParam operands arrive as 0-dim cpu tensors, as
+// exec::scalar_of expects.
 // Thread safety: pure functions.
 #pragma once
 
@@ -24,8 +19,5 @@ namespace lazygen::cuda {
 
 // The device lowering of `node`, or nullptr when it has none (See Note [Lowered nodes on CUDA]).
 exec::LowerFn device_lowering_for(const ir::Node& node);
-
-// The part of device_lowering_for for the training ops and amax (training_lowering.cpp).
-exec::LowerFn training_lowering_for(ir::OpKind kind);
 
 }  // namespace lazygen::cuda

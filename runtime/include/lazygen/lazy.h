@@ -97,7 +97,8 @@ bool row_bands_enabled();
 // tracing, since tensors materialized by one backend are not moved to the other's device.
 // Other names are backends a linked library registered (exec/backend_registry.h).
 void set_lazy_backend(const std::string& name);
-// "cpu" for either cpu backend, else the backend's name ("cuda").
+// "cpu" for either cpu backend (fused or not, which set_fusion_enabled switches), else the
+// backend's name ("cuda", "cpu-kernels").
 std::string lazy_backend();
 
 // How the pending IR behind `tensors` would be fused: groups in execution order with their
