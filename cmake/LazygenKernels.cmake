@@ -9,7 +9,7 @@
 # OPS defaults to the ops.yaml lazygen was built with (LAZYGEN_OPS_YAML when installed); it must
 # be the ops file the linked runtime was generated from, or every kernel counts as stale.
 #
-# CUDA (See Note [CUDA AOT kernels] in runtime/backend/cuda/cuda_aot_kernel.h): when lazygen was
+# CUDA (See Note [CUDA AOT kernels] in runtime/backend/cuda/aot/cuda_aot_kernel.h): when lazygen was
 # built with CUDA (LAZYGEN_HAVE_CUDA) and the calling project has the CUDA language enabled, the
 # manifests' CUDA keys also become aot_kernels.cu (`lazygen --kernels --cuda`), compiled by nvcc
 # for the target's CUDA_ARCHITECTURES through the project's CUDA launcher (ccache in lazygen's own

@@ -3,8 +3,8 @@
 // 16 (ops are spread over shards by a stable hash of their op id, so editing one op
 // recompiles one shard; See Note [Op shards] in the generator). cuda_kernels.h declares every
 // op's launcher.
-#include "backend/cuda/pointwise.cuh"
-#include "backend/cuda/pointwise_args.h"
+#include "backend/cuda/eager/pointwise.cuh"
+#include "backend/cuda/eager/pointwise_args.h"
 #include "lazygen/generated/pointwise/add_inplace_tensor.h"
 #include "lazygen/generated/pointwise/atan.h"
 #include "lazygen/generated/pointwise/lt_tensor.h"

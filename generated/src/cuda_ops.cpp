@@ -4,7 +4,7 @@
 // launches its kernel of cuda_kernels.cu through run_pointwise (runtime/backend/cuda/
 // eager_kernels.h). register_pointwise_kernels() enters them in the op dispatch (See Note
 // [Device kernels] in runtime/core/dispatch.h). Built only with the CUDA toolkit.
-#include "backend/cuda/eager_kernels.h"
+#include "backend/cuda/eager/eager_kernels.h"
 #include "core/dispatch.h"
 #include "lazygen/generated/cpu_kernels.h"
 #include "lazygen/generated/cuda_kernels.h"

@@ -1,7 +1,7 @@
 // Emits aot_kernels.cu for `lazygen --kernels --cuda`: per CUDA key, the kernel the runtime's
 // NVRTC JIT compiles for that group, written by the runtime's own text writer (See Note [Shared
 // CUDA kernel text] in runtime/backend/cuda_text/group_kernel_text.h), and the registry entries
-// (See Note [CUDA AOT kernels] in runtime/backend/cuda/cuda_aot_kernel.h).
+// (See Note [CUDA AOT kernels] in runtime/backend/cuda/aot/cuda_aot_kernel.h).
 //
 // One .cu per manifest set, not one per group: nvcc's fixed cost per translation unit (host
 // compiler, cicc, ptxas, fatbinary) dwarfs a group kernel's, and the math header and functors are

@@ -88,7 +88,7 @@ std::vector<GeneratedFile> emit_aot_kernels(const EmitContext& ctx, const std::v
                                             const std::string& ops_source);
 // `lazygen --kernels --cuda`: aot_kernels.cu with one CUDA kernel per CUDA key (unique, in the
 // order given) and its registry entries (See Note [CUDA AOT kernels] in
-// runtime/backend/cuda/cuda_aot_kernel.h). Throws as emit_aot_kernels.
+// runtime/backend/cuda/aot/cuda_aot_kernel.h). Throws as emit_aot_kernels.
 std::vector<GeneratedFile> emit_aot_cuda_kernels(const EmitContext& ctx, const std::vector<KernelKey>& keys,
                                                  const std::string& ops_source);
 

@@ -11,8 +11,8 @@
 // in core/dispatch.h), for the device type of the op's first tensor operand. A backend whose
 // device registers eager kernels therefore lowers every op it has a kernel for, and no other,
 // with no list of its own: has_device_kernel(<its type>, entry->kernel) says which (the CUDA
-// backend does; backend/cuda/device_lowering.h). `view` binds reshape's kernel (Note [Lazy view
-// lowering] in the generator). Ops without a tensor operand (factories) have no entry: nothing
+// backend does; backend/cuda/lazy/device_lowering.h). `view` binds reshape's kernel (Note [Lazy
+// view lowering] in the generator). Ops without a tensor operand (factories) have no entry: nothing
 // says their device.
 // The cpu device registers its kernels too (register_cpu_device_kernels), so that the
 // "cpu-kernels" backend runs the table over every op of the consistency suite on any machine.

@@ -1,5 +1,5 @@
 // The text of a fusion group's CUDA kernel, shared by the runtime's NVRTC JIT
-// (backend/cuda/group_kernel_source.h) and the generator's CUDA AOT emitter (`lazygen --kernels
+// (backend/cuda/jit/group_kernel_source.h) and the generator's CUDA AOT emitter (`lazygen --kernels
 // --cuda`, generator/dest/aot_cuda_kernels.cpp), so that a prebuilt kernel is the device code the
 // JIT would compile, from one writer. Plain C++ over strings: no lazygen type, no CUDA, so it is
 // built into every configuration and the generator can link it without the runtime.

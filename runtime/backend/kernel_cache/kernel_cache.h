@@ -1,6 +1,6 @@
 // A persistent cache of JIT artifacts (PTX, cubin, ...): in memory per cache object, and on disk
 // one file per entry so that later processes skip the compile. Needs no CUDA; the NVRTC compiler
-// (backend/cuda/nvrtc_compiler.h) is its first user.
+// (backend/cuda/jit/nvrtc_compiler.h) is its first user.
 //
 //   KernelCache cache;  // directory from the environment, see cache_dir_from_env()
 //   std::string ptx = cache.get_or_build(key, [&] { return compile(source); });

@@ -1,7 +1,7 @@
 // The CUDA device of a lazygen built without the CUDA toolkit (LAZYGEN_CUDA=OFF, or AUTO without
 // a toolkit): lazygen/cuda.h reports no device, and moving a tensor to cuda throws a message that
-// says why, instead of "cuda device not linked". Mirrors runtime/backend/cuda/cuda_device.cpp,
-// including the force-linked initializer (see there).
+// says why, instead of "cuda device not linked". Mirrors
+// runtime/backend/cuda/memory/cuda_device.cpp, including the force-linked initializer (see there).
 #include <stdexcept>
 #include <string>
 

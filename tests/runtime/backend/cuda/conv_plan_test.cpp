@@ -1,16 +1,16 @@
-// Tests of how the eager CUDA convolutions compose their steps (backend/cuda/conv_plan.h), run
-// on the host: reference steps implement the contracts of the device steps (im2col and col2im
+// Tests of how the eager CUDA convolutions compose their steps (backend/cuda/eager/conv_plan.h),
+// run on the host: reference steps implement the contracts of the device steps (im2col and col2im
 // through training_elements.h, BatchedGemm as blas.h documents it, the sum over samples), and
 // conv_forward / conv_backward_input / conv_backward_weight must then compute what the cpu
 // kernels compute, for the tutorial CNN's convolutions and strided, padded, dilated, grouped,
 // 1x1 and chunked cases. What this cannot check without a GPU is the cuBLAS call itself.
-#include "backend/cuda/conv_plan.h"
+#include "backend/cuda/eager/conv_plan.h"
 
 #include <gtest/gtest.h>
 
 #include <vector>
 
-#include "backend/cuda/training_elements.h"
+#include "backend/cuda/eager/training_elements.h"
 #include "lazygen/composite.h"
 #include "lazygen/dtype.h"
 #include "lazygen/factory.h"

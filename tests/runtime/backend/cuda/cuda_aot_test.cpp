@@ -1,4 +1,4 @@
-// AOT CUDA kernels (See Note [CUDA AOT kernels] in backend/cuda/cuda_aot_kernel.h). This binary
+// AOT CUDA kernels (See Note [CUDA AOT kernels] in backend/cuda/aot/cuda_aot_kernel.h). This binary
 // links the kernels lazygen_add_kernels builds from cuda_aot_test.manifest (nvcc, sm_90): every
 // group of the representative programs below (a vectorized chain, broadcasts with strided and
 // transposed loads, mixed dtypes, a folded reduction) finds its prebuilt kernel, which proves
@@ -16,9 +16,9 @@
 
 #include "backend/cpu/fusion/aot_registry.h"
 #include "backend/cpu/fusion/group_key.h"
-#include "backend/cuda/cuda_aot_registry.h"
-#include "backend/cuda/cuda_backend.h"
-#include "backend/cuda/cuda_executable.h"
+#include "backend/cuda/aot/cuda_aot_registry.h"
+#include "backend/cuda/lazy/cuda_backend.h"
+#include "backend/cuda/lazy/cuda_executable.h"
 #include "lazygen/aot.h"
 #include "lazygen/cuda.h"
 #include "lazygen/generated/ops/abs.h"

@@ -1,18 +1,18 @@
-// The lazy CUDA backend (backend/cuda/cuda_backend.h). Without a device: selecting it fails with
-// "no CUDA device: ...", and compile() turns representative graphs (pointwise chains, broadcasts,
-// mixed dtypes, a folded reduction, a training-step-like graph with addmm/mm) into one
+// The lazy CUDA backend (backend/cuda/lazy/cuda_backend.h). Without a device: selecting it fails
+// with "no CUDA device: ...", and compile() turns representative graphs (pointwise chains,
+// broadcasts, mixed dtypes, a folded reduction, a training-step-like graph with addmm/mm) into one
 // NVRTC-compiled PTX module per fusion group plus eager steps, or names the op it cannot lower.
 // With a device (CudaLazyOnDevice.*, skipped otherwise): lazy results on the GPU match eager cpu
 // results, and the second step of a loop is a computation-cache hit.
-#include "backend/cuda/cuda_backend.h"
+#include "backend/cuda/lazy/cuda_backend.h"
 
 #include <dlfcn.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
 
-#include "backend/cuda/cuda_executable.h"
-#include "backend/cuda/driver_api.h"
+#include "backend/cuda/jit/driver_api.h"
+#include "backend/cuda/lazy/cuda_executable.h"
 #include "lazygen/cuda.h"
 #include "lazygen/generated/ops/abs.h"
 #include "lazygen/generated/ops/argmax.h"

@@ -1,6 +1,6 @@
-// Tests of cuda tensors (backend/cuda/cuda_device.cpp, cuda_memory.h), the eager CUDA kernels'
-// host side (eager_kernels.h) and their dispatch. The first group needs no GPU: it checks the
-// no-device errors, the kernel registrations, views and launch arguments (on host memory, or on
+// Tests of cuda tensors (backend/cuda/memory/cuda_device.cpp, cuda_memory.h), the eager CUDA
+// kernels' host side (eager_kernels.h) and their dispatch. The first group needs no GPU: it checks
+// the no-device errors, the kernel registrations, views and launch arguments (on host memory, or on
 // "cuda" tensors that wrap host memory and are never handed to a kernel). The CudaOnDevice tests
 // compare every result with the cpu's and skip, naming the reason, where no device is usable.
 #include <gtest/gtest.h>
@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "backend/cuda/eager_kernels.h"
+#include "backend/cuda/eager/eager_kernels.h"
 #include "core/dispatch.h"
 #include "core/tensor/tensor_impl.h"
 #include "lazygen/composite.h"

@@ -13,7 +13,7 @@
 #include <utility>
 #include <vector>
 
-#include "backend/cuda/cuda_backend.h"
+#include "backend/cuda/lazy/cuda_backend.h"
 #include "core/tensor/tensor_impl.h"
 #include "lazygen/cuda.h"
 #include "lazygen/lazy.h"

@@ -1,7 +1,7 @@
-// Tests of the caching device allocator's bookkeeping (backend/cuda/device_allocator.h) over a
-// fake provider: host memory, an optional byte budget that plays "out of memory", and a log of
+// Tests of the caching device allocator's bookkeeping (backend/cuda/memory/device_allocator.h) over
+// a fake provider: host memory, an optional byte budget that plays "out of memory", and a log of
 // what the allocator asked for. No GPU or driver needed.
-#include "backend/cuda/device_allocator.h"
+#include "backend/cuda/memory/device_allocator.h"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
-// The driver loader (backend/cuda/driver_api.h) fails with a clear "no CUDA device: ..." error,
+// The driver loader (backend/cuda/jit/driver_api.h) fails with a clear "no CUDA device: ..." error,
 // never a crash: for a missing library, a library without the driver's entry points, and the
 // toolkit's stub libcuda (which resolves everything but whose cuInit always fails).
-#include "backend/cuda/driver_api.h"
+#include "backend/cuda/jit/driver_api.h"
 
 #include <dlfcn.h>
 #include <gtest/gtest.h>

@@ -1,11 +1,11 @@
 // Every fusion group of representative graphs becomes CUDA source that NVRTC compiles to PTX
-// (backend/cuda/group_kernel_source.h through nvrtc_compiler.h), and each input is read the way
+// (backend/cuda/jit/group_kernel_source.h through nvrtc_compiler.h), and each input is read the way
 // its layout asks: contiguous (vectorized), broadcast, or strided. No GPU needed.
-#include "backend/cuda/group_kernel_source.h"
+#include "backend/cuda/jit/group_kernel_source.h"
 
 #include <gtest/gtest.h>
 
-#include "backend/cuda/nvrtc_compiler.h"
+#include "backend/cuda/jit/nvrtc_compiler.h"
 #include "examples/tutorial_models.h"
 #include "lazygen/generated/ops/abs.h"
 #include "lazygen/generated/ops/exp.h"

@@ -1,7 +1,7 @@
-// The host side of a group launch (backend/cuda/group_launch.h): the packed argument block
+// The host side of a group launch (backend/cuda/lazy/group_launch.h): the packed argument block
 // follows the emitted GroupArgs field by field, the 32-bit entry point is taken only when every
 // index fits, and the vectorized path only for aligned pointers. No GPU needed.
-#include "backend/cuda/group_launch.h"
+#include "backend/cuda/lazy/group_launch.h"
 
 #include <gtest/gtest.h>
 

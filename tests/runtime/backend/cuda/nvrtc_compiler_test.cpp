@@ -1,6 +1,6 @@
-// Tests of the NVRTC compiler over the kernel cache (backend/cuda/nvrtc_compiler.h). NVRTC runs
+// Tests of the NVRTC compiler over the kernel cache (backend/cuda/jit/nvrtc_compiler.h). NVRTC runs
 // without a GPU or driver, so these run on every machine with the CUDA toolkit.
-#include "backend/cuda/nvrtc_compiler.h"
+#include "backend/cuda/jit/nvrtc_compiler.h"
 
 #include <gtest/gtest.h>
 

@@ -2,7 +2,7 @@
 // training_elements.h), run on the host: each function is evaluated over every element and
 // compared with the cpu kernel bit for bit (the same additions in the same order), so the index
 // math of im2col, col2im, pooling and the dropout mask is checked without a GPU.
-#include "backend/cuda/training_elements.h"
+#include "backend/cuda/eager/training_elements.h"
 
 #include <gtest/gtest.h>
 

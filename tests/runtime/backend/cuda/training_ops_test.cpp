@@ -1,4 +1,4 @@
-// Tests of the eager CUDA training kernels (backend/cuda/conv_ops.cpp, pool_ops.cpp,
+// Tests of the eager CUDA training kernels (backend/cuda/eager/conv_ops.cpp, pool_ops.cpp,
 // loss_ops.cpp and amax in reduce_ops.cpp). Without a GPU: every op of the tutorial CNN's
 // training step has a CUDA kernel registered, and bad arguments fail with the cpu kernel's
 // error naming the op, before anything is allocated or launched. With a device

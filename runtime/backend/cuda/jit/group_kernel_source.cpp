@@ -1,0 +1,125 @@
+// Emitting a fusion group's CUDA kernel (group_kernel_source.h). See Note [JIT group kernels].
+#include "backend/cuda/jit/group_kernel_source.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "backend/cpu/fusion/group_key.h"
+#include "backend/cpu/fusion/group_program.h"
+#include "backend/cuda/jit/device_functions.h"
+#include "backend/cuda_text/group_kernel_text.h"
+
+namespace lazygen::cuda {
+namespace {
+
+using cpu::fusion::GroupProgram;
+using Access = GroupKernel::Access;
+
+std::string n(const char* prefix, size_t k) {
+  return prefix + std::to_string(k);
+}
+
+Access access_of(const std::vector<int64_t>& strides, const std::vector<int64_t>& dims) {
+  switch (cpu::fusion::load_access(strides, dims)) {
+    case 'B':
+      return Access::Broadcast;
+    case 'S':
+      return Access::Strided;
+    default:
+      return Access::Contiguous;
+  }
+}
+
+void add_inputs(const GroupProgram& p, GroupKernel& k) {
+  const size_t dims = p.dims.size();
+  for (size_t l = 0; l < p.loads.size(); ++l) {
+    GroupKernel::Input in;
+    in.group_input = p.loads[l].input;
+    in.offset = p.loads[l].offset;
+    in.dtype = p.loads[l].dtype;
+    in.strides.assign(p.load_strides.begin() + static_cast<ptrdiff_t>(l * dims),
+                      p.load_strides.begin() + static_cast<ptrdiff_t>((l + 1) * dims));
+    in.access = access_of(in.strides, p.dims);
+    k.inputs.push_back(std::move(in));
+  }
+}
+
+const DeviceFunction& device_function_of(const exec::Graph& graph, uint32_t node) {
+  const DeviceFunction* f = device_function(graph.node(node).op());
+  if (f == nullptr) {
+    throw std::logic_error(std::string("cuda: no device function for ") +
+                           ir::op_kind_name(graph.node(node).op()));
+  }
+  return *f;
+}
+
+// Names each op's operands by replaying the program's locations: a location holds a load, or
+// the member whose op wrote it last (registers are reused only after a value's last use).
+KernelChain build_chain(const exec::Graph& graph, const fusion::Group& group,
+                        const GroupProgram& p) {
+  KernelChain c;
+  std::vector<std::string> at(p.num_locations());
+  for (size_t l = 0; l < p.loads.size(); ++l) at[l] = n("l", l);
+  c.output_values.resize(p.outputs.size());
+  for (size_t k = 0; k < p.ops.size(); ++k) {
+    const GroupProgram::Op& op = p.ops[k];
+    const DeviceFunction& f = device_function_of(graph, group.members[k]);
+    KernelChain::Op out{f.functor, {}};
+    for (int j = 0; j < op.num_in; ++j) out.args.push_back(at[op.in[j]]);
+    for (int j = 0; j < op.num_scalars; ++j) out.args.push_back(n("s", op.scalar[j]));
+    c.ops.push_back(std::move(out));
+    if (std::find(c.sources.begin(), c.sources.end(), f.source) == c.sources.end()) {
+      c.sources.push_back(f.source);
+    }
+    at[op.out] = n("v", k);
+    if (op.store >= 0) c.output_values[static_cast<size_t>(op.store)] = at[op.out];
+    for (size_t o = 0; o < p.outputs.size(); ++o) {
+      if (p.outputs[o].direct && p.outputs[o].location == op.out) c.output_values[o] = at[op.out];
+    }
+  }
+  if (p.has_reduction) c.output_values.push_back(at[p.reduce_from]);
+  return c;
+}
+
+void add_outputs(const GroupProgram& p, GroupKernel& k) {
+  for (const GroupProgram::Output& o : p.outputs) k.outputs.push_back({o.node, o.dtype});
+  if (p.has_reduction) k.outputs.push_back({p.reduce_node, p.dtype});
+  k.reduction_input = p.has_reduction;
+}
+
+// The plain description the shared text writer takes (See Note [Shared CUDA kernel text]).
+KernelLayout layout_of(const GroupKernel& k) {
+  static constexpr char kLetters[] = {'C', 'B', 'S'};
+  KernelLayout l;
+  l.dtype = dtype_name(k.dtype);
+  for (const GroupKernel::Input& in : k.inputs) {
+    l.inputs.push_back({std::string(dtype_name(in.dtype)), kLetters[static_cast<int>(in.access)]});
+  }
+  for (const GroupKernel::Output& o : k.outputs) l.outputs.emplace_back(dtype_name(o.dtype));
+  l.dims = k.dims.size();
+  l.scalars = k.scalar_nodes.size();
+  l.vector_width = vector_width_of(l);
+  return l;
+}
+
+}  // namespace
+
+GroupKernel emit_group_kernel(const exec::Graph& graph, const fusion::FusionPlan& plan,
+                              uint32_t g) {
+  const GroupProgram p = cpu::fusion::compile_group(graph, plan, g);
+  GroupKernel k;
+  k.dtype = p.dtype;
+  k.numel = p.numel;
+  k.dims = p.dims;
+  k.scalar_nodes = p.scalar_nodes;
+  add_inputs(p, k);
+  const KernelChain chain = build_chain(graph, plan.groups[g], p);
+  add_outputs(p, k);
+  const KernelLayout layout = layout_of(k);
+  k.vector_width = layout.vector_width;
+  k.source = group_kernel_text(layout, chain);
+  k.key = cpu::fusion::cuda_group_key(p);
+  return k;
+}
+
+}  // namespace lazygen::cuda
