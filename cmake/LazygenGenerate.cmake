@@ -63,13 +63,13 @@ function(_lazygen_generated_files all sources)
     list(APPEND headers src/torch_kernels_${k}.cpp)
   endforeach()
   set(cpp
-    src/shape_inference.cpp src/ops.cpp src/lowering.cpp src/kernel_lowering.cpp
+    src/shape_inference.cpp src/ops.cpp src/lowering.cpp
     src/pointwise_facts.cpp src/tile_kernels.cpp src/chain_dispatch.cpp src/op_info.cpp)
   _lazygen_shard_numbers(shards)
   foreach(k IN LISTS shards)
     list(APPEND headers src/cuda_kernels_${k}.cu)
     list(APPEND cpp src/cpu_kernels_${k}.cpp src/tile_kernels_${k}.cpp src/op_info_${k}.cpp
-                    src/backward_${k}.cpp src/lazy_ops_${k}.cpp)
+                    src/backward_${k}.cpp src/lazy_ops_${k}.cpp src/lowering_${k}.cpp)
   endforeach()
   set(${all} ${headers} ${cpp} PARENT_SCOPE)
   set(${sources} ${cpp} PARENT_SCOPE)

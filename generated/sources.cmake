@@ -35,8 +35,23 @@ target_sources(lazygen_runtime PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/src/lazy_ops_13.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/lazy_ops_14.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/lazy_ops_15.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/lowering_0.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/lowering_1.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/lowering_2.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/lowering_3.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/lowering_4.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/lowering_5.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/lowering_6.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/lowering_7.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/lowering_8.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/lowering_9.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/lowering_10.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/lowering_11.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/lowering_12.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/lowering_13.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/lowering_14.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/lowering_15.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/lowering.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/src/kernel_lowering.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/backward_0.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/backward_1.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/backward_2.cpp

@@ -1,12 +1,15 @@
-// Emits src/lowering.cpp: for each op, how the executor runs its IR node with eager CPU kernels
-// (contract: runtime/exec/lowering.h). Pointwise ops compute into a buffer of the node's shape
-// (so in-place and out= nodes are pure); custom kernels get their attributes from the node. And
-// src/kernel_lowering.cpp: the same unpacking calling whichever kernel the operands' device
+// Emits the lowering tables, spread over src/lowering_<shard>.cpp by op (See Note [Op shards] in
+// pointwise.cpp), with their lookups in src/lowering.cpp. For each op: how the executor runs its
+// IR node with eager CPU kernels (contract: runtime/exec/lowering.h; pointwise ops compute into a
+// buffer of the node's shape, so in-place and out= nodes are pure; custom kernels get their
+// attributes from the node), and the same unpacking calling whichever kernel the operands' device
 // registered (contract: runtime/exec/kernel_lowering.h, Note [Kernel lowering]).
 #include "api/cpp_types.h"
 #include "api/names.h"
 #include "dest/common.h"
 #include "dest/emit.h"
+
+#include <optional>
 
 namespace lazygen::gen::dest {
 namespace {
@@ -143,38 +146,87 @@ std::vector<std::string> kernel_lowering_statements(
 
 }  // namespace
 
+namespace {
+
+// What one op contributes to its shard and to the collector.
+struct OpLowering {
+  std::vector<std::string> shard_code, headers;
+  std::string registration, declarations, cases, kernel_cases;
+};
+
+// The op's lowerings, or nothing when it has none (the executor then reports the op).
+std::optional<OpLowering> op_lowering(const EmitContext& ctx, const OpEntry& op) {
+  bool ok = true;
+  auto exprs = operand_exprs(op, &ok);
+  if (!ok || op.schema.returns.empty()) return std::nullopt;
+  const std::string id = api::op_id(op.schema.name);
+  OpLowering out;
+  out.headers = {ir_node_header(op), cpu_kernel_header(op),
+                 "lazygen/generated/cpu/" + lowering_kernel(op) + ".h"};
+  std::vector<std::string> body =
+      op.pointwise ? pointwise_statements(op, exprs) : kernel_statements(op, exprs);
+  out.shard_code.push_back(ctx.templates.render(
+      "lowering_fn.cpp.tmpl", {{"schema", op.func}, {"op_id", id}, {"statements", body}}));
+  out.registration = "detail::register_device_kernel(DeviceType::CPU, \"" + op.schema.name.str() +
+                     "\", &cpu::" + id + ");";
+  const std::string signature = "std::vector<Tensor> lower_" + id +
+                                "(const ir::Node& node, const std::vector<Tensor>& inputs);";
+  out.declarations = signature;
+  out.cases = "case " + kind_of(op) + ":\n  return &lowerings::lower_" + id + ";";
+  const std::string device = device_operand(op);
+  if (device.empty()) return out;
+  const std::string functor = api::functor_name(op.schema.name);
+  out.shard_code.push_back(
+      ctx.templates.render("kernel_lowering_fn.cpp.tmpl",
+                           {{"schema", op.func},
+                            {"op_id", id},
+                            {"functor", functor},
+                            {"kernel", kernel_schema_name(op)},
+                            {"statements", kernel_lowering_statements(op, exprs, device)}}));
+  out.declarations += "\nextern const KernelLowering k" + functor + ";";
+  out.kernel_cases = "case " + kind_of(op) + ":\n  return &lowerings::k" + functor + ";";
+  return out;
+}
+
+}  // namespace
+
 std::vector<GeneratedFile> emit_lowering(const EmitContext& ctx) {
-  std::vector<std::string> functions, cases, kernel_functions, kernel_cases, registrations;
-  for (const OpEntry& op : ctx.ops) {
-    bool ok = true;
-    auto exprs = operand_exprs(op, &ok);
-    if (!ok || op.schema.returns.empty()) continue;  // no lowering: the executor reports the op
-    std::string id = api::op_id(op.schema.name);
-    std::vector<std::string> body = op.pointwise ? pointwise_statements(op, exprs) : kernel_statements(op, exprs);
-    functions.push_back(ctx.templates.render("lowering_fn.cpp.tmpl", {{"schema", op.func}, {"op_id", id}, {"statements", body}}));
-    cases.push_back("case " + kind_of(op) + ":\n  return &lower_" + id + ";");
-    registrations.push_back("detail::register_device_kernel(DeviceType::CPU, \"" +
-                            op.schema.name.str() + "\", &cpu::" + id + ");");
-    const std::string device = device_operand(op);
-    if (device.empty()) continue;
-    const std::string functor = api::functor_name(op.schema.name);
-    kernel_functions.push_back(
-        ctx.templates.render("kernel_lowering_fn.cpp.tmpl",
-                             {{"schema", op.func},
-                              {"op_id", id},
-                              {"functor", functor},
-                              {"kernel", kernel_schema_name(op)},
-                              {"statements", kernel_lowering_statements(op, exprs, device)}}));
-    kernel_cases.push_back("case " + kind_of(op) + ":\n  return &k" + functor + ";");
+  std::vector<std::string> declarations, cases, kernel_cases, shard_calls;
+  std::vector<GeneratedFile> files;
+  const std::vector<std::vector<const OpEntry*>> shards = op_shards(ctx.ops);
+  for (size_t k = 0; k < shards.size(); ++k) {
+    std::vector<std::string> code, headers, registrations;
+    for (const OpEntry* op : shards[k]) {
+      std::optional<OpLowering> l = op_lowering(ctx, *op);
+      if (!l) continue;
+      code.insert(code.end(), l->shard_code.begin(), l->shard_code.end());
+      headers.insert(headers.end(), l->headers.begin(), l->headers.end());
+      registrations.push_back(l->registration);
+    }
+    files.push_back({"src/lowering_" + std::to_string(k) + ".cpp",
+                     ctx.templates.render("lowering_shard.cpp.tmpl",
+                                          {{"source", ctx.source},
+                                           {"shard", std::to_string(k)},
+                                           {"includes", include_lines(std::move(headers))},
+                                           {"functions", code},
+                                           {"registrations", registrations}})});
+    shard_calls.push_back("register_cpu_kernels_" + std::to_string(k) + "();");
+    declarations.push_back("void register_cpu_kernels_" + std::to_string(k) + "();");
   }
-  return {{"src/lowering.cpp", ctx.templates.render("lowering.cpp.tmpl", {{"source", ctx.source},
-                                                                          {"functions", functions},
-                                                                          {"cases", cases}})},
-          {"src/kernel_lowering.cpp",
-           ctx.templates.render("kernel_lowering.cpp.tmpl", {{"source", ctx.source},
-                                                             {"functions", kernel_functions},
-                                                             {"cases", kernel_cases},
-                                                             {"registrations", registrations}})}};
+  for (const OpEntry& op : ctx.ops) {  // the switches in ops.yaml's order
+    std::optional<OpLowering> l = op_lowering(ctx, op);
+    if (!l) continue;
+    declarations.push_back(l->declarations);
+    cases.push_back(l->cases);
+    if (!l->kernel_cases.empty()) kernel_cases.push_back(l->kernel_cases);
+  }
+  files.push_back({"src/lowering.cpp",
+                   ctx.templates.render("lowering.cpp.tmpl", {{"source", ctx.source},
+                                                              {"declarations", declarations},
+                                                              {"cases", cases},
+                                                              {"kernel_cases", kernel_cases},
+                                                              {"shard_calls", shard_calls}})});
+  return files;
 }
 
 }  // namespace lazygen::gen::dest
