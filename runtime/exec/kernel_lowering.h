@@ -1,6 +1,7 @@
-// The device-neutral lowering table (generated/src/kernel_lowering.cpp): for each op of ops.yaml,
-// how an IR node's attributes and operands become a call of the op's kernel, bound at run time to
-// the kernel registered for the device its operands live on.
+// The device-neutral lowering table (generated/src/lowering_<shard>.cpp, looked up in
+// lowering.cpp): for each op of ops.yaml, how an IR node's attributes and operands become a call
+// of the op's kernel, bound at run time to the kernel registered for the device its operands
+// live on.
 //
 // Note [Kernel lowering]
 // The lowering table of exec/lowering.h calls lazygen's cpu kernels by name: right for the cpu

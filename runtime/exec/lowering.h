@@ -1,5 +1,6 @@
 // Lowering: how one IR node runs as eager CPU work, the contract between the generated lowering
-// table (generated/src/lowering.cpp) and the cpu-lowering backend (exec/lowering_backend.h).
+// table (generated/src/lowering_<shard>.cpp, looked up in lowering.cpp) and the cpu-lowering
+// backend (exec/lowering_backend.h).
 //
 // A LowerFn receives the node (static_cast it to its class, e.g. ir::AddTensor, to read
 // attributes) and `inputs`, the node's operands materialized as cpu tensors in operand order: an
