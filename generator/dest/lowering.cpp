@@ -9,6 +9,7 @@
 #include "dest/common.h"
 #include "dest/emit.h"
 
+#include <map>
 #include <optional>
 
 namespace lazygen::gen::dest {
@@ -144,10 +145,6 @@ std::vector<std::string> kernel_lowering_statements(
                               ".device().type, \"" + kernel_schema_name(op) + "\");"});
 }
 
-}  // namespace
-
-namespace {
-
 // What one op contributes to its shard and to the collector.
 struct OpLowering {
   std::vector<std::string> shard_code, headers;
@@ -169,9 +166,8 @@ std::optional<OpLowering> op_lowering(const EmitContext& ctx, const OpEntry& op)
       "lowering_fn.cpp.tmpl", {{"schema", op.func}, {"op_id", id}, {"statements", body}}));
   out.registration = "detail::register_device_kernel(DeviceType::CPU, \"" + op.schema.name.str() +
                      "\", &cpu::" + id + ");";
-  const std::string signature = "std::vector<Tensor> lower_" + id +
-                                "(const ir::Node& node, const std::vector<Tensor>& inputs);";
-  out.declarations = signature;
+  out.declarations = "std::vector<Tensor> lower_" + id +
+                     "(const ir::Node& node, const std::vector<Tensor>& inputs);";
   out.cases = "case " + kind_of(op) + ":\n  return &lowerings::lower_" + id + ";";
   const std::string device = device_operand(op);
   if (device.empty()) return out;
@@ -191,17 +187,26 @@ std::optional<OpLowering> op_lowering(const EmitContext& ctx, const OpEntry& op)
 }  // namespace
 
 std::vector<GeneratedFile> emit_lowering(const EmitContext& ctx) {
+  std::map<const OpEntry*, OpLowering> lowerings;
   std::vector<std::string> declarations, cases, kernel_cases, shard_calls;
+  for (const OpEntry& op : ctx.ops) {  // the lookups in ops.yaml's order
+    std::optional<OpLowering> l = op_lowering(ctx, op);
+    if (!l) continue;
+    declarations.push_back(l->declarations);
+    cases.push_back(l->cases);
+    if (!l->kernel_cases.empty()) kernel_cases.push_back(l->kernel_cases);
+    lowerings.emplace(&op, std::move(*l));
+  }
   std::vector<GeneratedFile> files;
   const std::vector<std::vector<const OpEntry*>> shards = op_shards(ctx.ops);
   for (size_t k = 0; k < shards.size(); ++k) {
     std::vector<std::string> code, headers, registrations;
     for (const OpEntry* op : shards[k]) {
-      std::optional<OpLowering> l = op_lowering(ctx, *op);
-      if (!l) continue;
-      code.insert(code.end(), l->shard_code.begin(), l->shard_code.end());
-      headers.insert(headers.end(), l->headers.begin(), l->headers.end());
-      registrations.push_back(l->registration);
+      auto l = lowerings.find(op);
+      if (l == lowerings.end()) continue;
+      code.insert(code.end(), l->second.shard_code.begin(), l->second.shard_code.end());
+      headers.insert(headers.end(), l->second.headers.begin(), l->second.headers.end());
+      registrations.push_back(l->second.registration);
     }
     files.push_back({"src/lowering_" + std::to_string(k) + ".cpp",
                      ctx.templates.render("lowering_shard.cpp.tmpl",
@@ -211,14 +216,8 @@ std::vector<GeneratedFile> emit_lowering(const EmitContext& ctx) {
                                            {"functions", code},
                                            {"registrations", registrations}})});
     shard_calls.push_back("register_cpu_kernels_" + std::to_string(k) + "();");
-    declarations.push_back("void register_cpu_kernels_" + std::to_string(k) + "();");
-  }
-  for (const OpEntry& op : ctx.ops) {  // the switches in ops.yaml's order
-    std::optional<OpLowering> l = op_lowering(ctx, op);
-    if (!l) continue;
-    declarations.push_back(l->declarations);
-    cases.push_back(l->cases);
-    if (!l->kernel_cases.empty()) kernel_cases.push_back(l->kernel_cases);
+    declarations.insert(declarations.begin() + static_cast<ptrdiff_t>(k),
+                        "void register_cpu_kernels_" + std::to_string(k) + "();");
   }
   files.push_back({"src/lowering.cpp",
                    ctx.templates.render("lowering.cpp.tmpl", {{"source", ctx.source},
