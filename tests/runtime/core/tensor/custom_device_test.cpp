@@ -108,6 +108,26 @@ TEST(CustomDevice, BadNamesAndUnregisteredTypesAreRefused) {
                std::invalid_argument);
 }
 
+// In a child process (a death test forks), so that this process keeps free slots.
+TEST(CustomDevice, TheSeventeenthTypeIsRefusedWithItsName) {
+  EXPECT_EXIT(
+      {
+        int registered = 0;
+        try {
+          for (char c = 'a'; c <= 'z'; ++c) {
+            register_device_type(std::string("dev_") + c);
+            ++registered;
+          }
+        } catch (const std::length_error& e) {
+          const bool named =
+              std::string(e.what()).find("at most 16 device types") != std::string::npos;
+          std::exit(named && registered < 26 ? 0 : 2);
+        }
+        std::exit(1);
+      },
+      ::testing::ExitedWithCode(0), "");
+}
+
 TEST(CustomDevice, TensorsMoveToTheDeviceAndBack) {
   install_toy_device();
   const Tensor x = randn({3, 4});
