@@ -66,7 +66,7 @@ bool register_lazy_device() {
 }
 
 // The fused cpu backend ("cpu-fused", registered by the fusion library) unless LAZYGEN_FUSION=0
-// asks for the unfused reference ("cpu-lowering", exec/lowering_backend.h; A/B checks).
+// asks for the unfused reference ("cpu-lowering", backend/cpu/lowering_backend.h; A/B checks).
 std::shared_ptr<Backend> make_backend(bool fused) {
   return make_registered_backend(fused ? "cpu-fused" : "cpu-lowering");
 }

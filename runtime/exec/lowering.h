@@ -1,6 +1,6 @@
 // Lowering: how one IR node runs as eager CPU work, the contract between the generated lowering
 // table (generated/src/lowering_<shard>.cpp, looked up in lowering.cpp) and the cpu-lowering
-// backend (exec/lowering_backend.h).
+// backend (backend/cpu/lowering_backend.h).
 //
 // A LowerFn receives the node (static_cast it to its class, e.g. ir::AddTensor, to read
 // attributes) and `inputs`, the node's operands materialized as cpu tensors in operand order: an
@@ -30,6 +30,12 @@ LowerFn lowering_for(ir::OpKind kind);
 inline std::optional<Tensor> optional_input(const Tensor& t) {
   return t.defined() ? std::optional<Tensor>(t) : std::nullopt;
 }
+
+struct Input;  // backend/backend.h
+
+// An execute() input as a LowerFn operand: the tensor, or a scalar as a 0-dim tensor of its dtype
+// category (what scalar_of reads back).
+Tensor input_as_tensor(const Input& input);
 
 // The value of a one-element tensor as a Scalar of its dtype category (what a ScalarParam
 // operand arrives as). Throws std::invalid_argument unless `t` is a cpu tensor of one element.

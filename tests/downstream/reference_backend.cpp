@@ -12,7 +12,7 @@
 #include "core/ir/builtin_nodes.h"
 #include "exec/backend_registry.h"
 #include "exec/lowering.h"
-#include "exec/lowering_backend.h"  // exec::input_as_tensor
+#include "exec/lowering.h"  // exec::input_as_tensor
 
 namespace downstream {
 namespace {

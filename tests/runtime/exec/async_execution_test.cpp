@@ -8,11 +8,11 @@
 #include <mutex>
 #include <thread>
 
+#include "backend/cpu/lowering_backend.h"
 #include "core/ir/builtin_nodes.h"
 #include "core/ir/trie_cache.h"
 #include "core/lazy/lazy_tensor.h"
 #include "exec/graph_executor.h"
-#include "exec/lowering_backend.h"
 #include "lazygen/device.h"
 #include "lazygen/dtype.h"
 #include "lazygen/factory.h"
@@ -50,7 +50,7 @@ class GatedBackend final : public Backend {
   }
 
  private:
-  LoweringBackend inner_;
+  cpu::LoweringBackend inner_;
   std::mutex mutex_;
   std::condition_variable cv_;
   bool open_ = false;

@@ -8,7 +8,7 @@
 #include "backend/cpu/fusion/interpreter.h"
 #include "core/tensor/allocator.h"
 #include "core/tensor/tensor_impl.h"
-#include "exec/lowering_backend.h"
+#include "exec/lowering.h"
 #include "fusion/row_bands.h"
 #include "lazygen/metrics.h"
 

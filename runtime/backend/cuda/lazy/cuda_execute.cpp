@@ -10,7 +10,7 @@
 #include "backend/cuda/lazy/cuda_backend.h"
 #include "backend/cuda/lazy/cuda_executable.h"
 #include "backend/cuda/lazy/group_launch.h"
-#include "exec/lowering_backend.h"
+#include "exec/lowering.h"
 #include "lazygen/metrics.h"
 
 namespace lazygen::cuda {

@@ -1,5 +1,5 @@
-// The cpu-lowering backend (exec/lowering_backend.h): a compiled plan of slots and steps.
-#include "exec/lowering_backend.h"
+// The cpu-lowering backend (lowering_backend.h): a compiled plan of slots and steps.
+#include "backend/cpu/lowering_backend.h"
 
 #include <cstdint>
 
@@ -8,7 +8,15 @@
 #include "exec/kernel_lowering.h"
 #include "lazygen/factory.h"
 
-namespace lazygen::exec {
+namespace lazygen::cpu {
+
+using exec::CompileError;
+using exec::Executable;
+using exec::Graph;
+using exec::Input;
+using exec::LowerFn;
+using exec::ValueRef;
+
 namespace {
 
 constexpr uint32_t kNoSlot = UINT32_MAX;
@@ -77,11 +85,6 @@ void plan_releases(Plan& plan) {
 
 }  // namespace
 
-Tensor input_as_tensor(const Input& input) {
-  if (!input.is_scalar()) return input.tensor;
-  return scalar_tensor(input.scalar, input.scalar.dtype());
-}
-
 LoweringBackend::LoweringBackend(LoweringLookup lookup, std::string name)
     : lookup_(lookup), name_(std::move(name)) {}
 
@@ -101,7 +104,8 @@ std::vector<Tensor> LoweringBackend::execute(const Executable& executable,
                                              const std::vector<Input>& inputs) {
   const Plan& plan = static_cast<const Plan&>(executable);
   std::vector<Tensor> slots(plan.num_slots);
-  for (size_t k = 0; k < inputs.size(); ++k) slots[plan.input_slots[k]] = input_as_tensor(inputs[k]);
+  for (size_t k = 0; k < inputs.size(); ++k)
+    slots[plan.input_slots[k]] = exec::input_as_tensor(inputs[k]);
   std::vector<Tensor> args;
   for (const Step& step : plan.steps) {
     args.clear();
@@ -121,7 +125,7 @@ std::vector<Tensor> LoweringBackend::execute(const Executable& executable,
   return out;
 }
 
-}  // namespace lazygen::exec
+}  // namespace lazygen::cpu
 
 // The unfused reference backend, registered by name like every backend (exec/backend_registry.h):
 // the lazy device picks it when fusion is off. Programs linking a static runtime keep this object
@@ -143,12 +147,13 @@ lazygen::exec::LowerFn kernel_or_cpu_lowering(lazygen::ir::OpKind kind) {
 extern const bool lazygen_cpu_lowering_backend_linked;
 const bool lazygen_cpu_lowering_backend_linked = [] {
   lazygen::exec::register_backend_factory("cpu-lowering", [] {
-    return std::shared_ptr<lazygen::exec::Backend>(std::make_shared<lazygen::exec::LoweringBackend>());
+    return std::shared_ptr<lazygen::exec::Backend>(
+        std::make_shared<lazygen::cpu::LoweringBackend>());
   });
   lazygen::exec::register_backend_factory("cpu-kernels", [] {
     lazygen::exec::register_cpu_device_kernels();
     return std::shared_ptr<lazygen::exec::Backend>(
-        std::make_shared<lazygen::exec::LoweringBackend>(&kernel_or_cpu_lowering, "cpu-kernels"));
+        std::make_shared<lazygen::cpu::LoweringBackend>(&kernel_or_cpu_lowering, "cpu-kernels"));
   });
   return true;
 }();

@@ -1,6 +1,6 @@
-// Tests of exec/lowering_backend.h with the test lowering table, and of the lazy device end to
-// end through the global executor: item(), cpu(), printing and mark_step compute real values.
-#include "exec/lowering_backend.h"
+// Tests of backend/cpu/lowering_backend.h with the test lowering table, and of the lazy device end
+// to end through the global executor: item(), cpu(), printing and mark_step compute real values.
+#include "backend/cpu/lowering_backend.h"
 
 #include <gtest/gtest.h>
 
@@ -56,7 +56,7 @@ TEST(LoweringBackend, RunsNodesInPostOrderThroughTheLoweringTable) {
   ir::Value sum = node<TestBinary>({f32({3})}, 0, x, y, scalar(0.5));
   ir::Value out = node<TestUnary>({f32({3})}, 0, sum);
   Graph g({out, sum});
-  LoweringBackend backend(&testing::test_lowering);
+  cpu::LoweringBackend backend(&testing::test_lowering);
   std::unique_ptr<Executable> exe = backend.compile(g);
   std::vector<Tensor> results = backend.execute(*exe, inputs_of(g));
   ASSERT_EQ(results.size(), 2u);
@@ -70,7 +70,7 @@ TEST(LoweringBackend, PassesAbsentOperandsAsUndefinedAndHandlesMultipleOutputs) 
   ir::Value thrice{twice.node, 1};
   ir::Value opt = node<TestOptional>({f32({2})}, 0, thrice, ir::Value{}, twice);  // 3x + 2*2x
   Graph g({opt, x});
-  LoweringBackend backend(&testing::test_lowering);
+  cpu::LoweringBackend backend(&testing::test_lowering);
   std::vector<Tensor> results = backend.execute(*backend.compile(g), inputs_of(g));
   EXPECT_EQ(values(results[0]), (std::vector<float>{7, 14}));
   EXPECT_EQ(values(results[1]), (std::vector<float>{1, 2}));  // an input returned as an output
@@ -78,7 +78,7 @@ TEST(LoweringBackend, PassesAbsentOperandsAsUndefinedAndHandlesMultipleOutputs) 
 
 TEST(LoweringBackend, AnOpWithoutLoweringFailsToCompile) {
   ir::Value leaf = node<TestLeaf>({f32({2})}, 0, int64_t{1});
-  LoweringBackend backend(&testing::test_lowering);
+  cpu::LoweringBackend backend(&testing::test_lowering);
   try {
     backend.compile(Graph({leaf}));
     FAIL() << "expected CompileError";
@@ -92,7 +92,8 @@ class LazyDeviceTest : public ::testing::Test {
  protected:
   void SetUp() override {
     saved_ = GraphExecutor::global().backend();
-    GraphExecutor::global().set_backend(std::make_shared<LoweringBackend>(&testing::test_lowering));
+    GraphExecutor::global().set_backend(
+        std::make_shared<cpu::LoweringBackend>(&testing::test_lowering));
     ir::TrieCache::current().reset();
   }
   void TearDown() override {

@@ -1,5 +1,6 @@
 // LoweringBackend ("cpu-lowering"; "cpu-kernels" over the kernel lowering table,
-// exec/kernel_lowering.h): runs a graph node by node through the lowering table.
+// exec/kernel_lowering.h): the unfused cpu backend, running a graph node by node through the
+// lowering table.
 //
 // compile() checks that every op has a lowering (CompileError naming the first that does not),
 // assigns each node output a slot and records, per slot, the step after which nothing reads it.
@@ -16,28 +17,24 @@
 #include "backend/backend.h"
 #include "exec/lowering.h"
 
-namespace lazygen::exec {
+namespace lazygen::cpu {
 
-using LoweringLookup = LowerFn (*)(ir::OpKind kind);
+using LoweringLookup = exec::LowerFn (*)(ir::OpKind kind);
 
-// An execute() input as a LowerFn operand: the tensor, or a scalar as a 0-dim tensor of its
-// dtype category (see exec/lowering.h).
-Tensor input_as_tensor(const Input& input);
-
-class LoweringBackend final : public Backend {
+class LoweringBackend final : public exec::Backend {
  public:
-  explicit LoweringBackend(LoweringLookup lookup = &lowering_for,
+  explicit LoweringBackend(LoweringLookup lookup = &exec::lowering_for,
                            std::string name = "cpu-lowering");
 
   std::string name() const override { return name_; }
   Device device() const override { return kCPU; }
-  std::unique_ptr<Executable> compile(const Graph& graph) override;
-  std::vector<Tensor> execute(const Executable& executable,
-                              const std::vector<Input>& inputs) override;
+  std::unique_ptr<exec::Executable> compile(const exec::Graph& graph) override;
+  std::vector<Tensor> execute(const exec::Executable& executable,
+                              const std::vector<exec::Input>& inputs) override;
 
  private:
   LoweringLookup lookup_;
   std::string name_;
 };
 
-}  // namespace lazygen::exec
+}  // namespace lazygen::cpu
