@@ -24,13 +24,18 @@ TypeNames& type_names() {
   return *names;
 }
 
-std::optional<DeviceType> find_type(std::string_view name) {
-  TypeNames& t = type_names();
-  std::lock_guard<std::mutex> lock(t.mutex);
+// The type named `name`, or nullopt. REQUIRES: t.mutex held.
+std::optional<DeviceType> find_locked(const TypeNames& t, std::string_view name) {
   for (int i = 0; i < t.count; ++i) {
     if (t.names[static_cast<size_t>(i)] == name) return static_cast<DeviceType>(i);
   }
   return std::nullopt;
+}
+
+std::optional<DeviceType> find_type(std::string_view name) {
+  TypeNames& t = type_names();
+  std::lock_guard<std::mutex> lock(t.mutex);
+  return find_locked(t, name);
 }
 
 bool valid_type_name(std::string_view name) {
@@ -67,9 +72,7 @@ DeviceType register_device_type(std::string_view name) {
   }
   TypeNames& t = type_names();
   std::lock_guard<std::mutex> lock(t.mutex);
-  for (int i = 0; i < t.count; ++i) {
-    if (t.names[static_cast<size_t>(i)] == name) return static_cast<DeviceType>(i);
-  }
+  if (std::optional<DeviceType> known = find_locked(t, name)) return *known;
   if (t.count == kMaxDeviceTypes) {
     throw std::length_error("register_device_type: '" + std::string(name) + "' would be type " +
                             std::to_string(kMaxDeviceTypes + 1) + "; at most " +
