@@ -68,18 +68,18 @@ bool traceable(const OpEntry& op) {
 // lazy/<op id>.h: the op's declaration (and a view op's inverse).
 GeneratedFile lazy_op_header_file(const EmitContext& ctx, const OpEntry& op,
                                   const std::string& decl) {
-  const std::string path = std::string("include/") + lazy_op_header(op);
-  if (!op.schema.viewed_argument()) {
-    return {path, ctx.templates.render(
-                      "lazy_op.h.tmpl",
-                      {{"schema", op.func}, {"source", ctx.source}, {"declaration", decl}})};
+  std::vector<std::string> inverse;
+  if (op.schema.viewed_argument()) {
+    inverse.push_back(ctx.templates.render(
+        "lazy_view_inverse.h.tmpl",
+        {{"inverse_declaration",
+          "// " + op.func + "\n" + api::view_inverse_signature(op).declaration()}}));
   }
-  const std::string inverse =
-      "// " + op.func + "\n" + api::view_inverse_signature(op).declaration();
-  return {path, ctx.templates.render("lazy_view_op.h.tmpl", {{"schema", op.func},
-                                                             {"source", ctx.source},
-                                                             {"declaration", decl},
-                                                             {"inverse_declaration", inverse}})};
+  return {std::string("include/") + lazy_op_header(op),
+          ctx.templates.render("lazy_op.h.tmpl", {{"schema", op.func},
+                                                  {"source", ctx.source},
+                                                  {"declaration", decl},
+                                                  {"view_inverse", inverse}})};
 }
 
 }  // namespace
