@@ -80,17 +80,18 @@ std::string lowering_kernel(const OpEntry& op) {
   return op.schema.name.str() == "view" ? "reshape" : api::op_id(op.schema.name);
 }
 
-// The statements calling `callee` (an expression naming the kernel) with the node's attributes and
-// operands; a written operand is cloned first (IR nodes are pure, the executor rebinds the result).
+// The statements calling `callee` (an expression naming the kernel, of signature `sig`) with the
+// node's attributes and operands; a written operand is cloned first (IR nodes are pure, the
+// executor rebinds the result).
 std::vector<std::string> call_statements(
     const OpEntry& op, const std::vector<std::pair<const Argument*, std::string>>& exprs,
-    const std::string& callee, std::vector<std::string> out = {}) {
+    const std::string& callee, const api::CppSignature& sig, std::vector<std::string> out = {}) {
   bool has_attrs = false;
   std::vector<std::string> args;
   const Argument* written = written_argument(op);
   for (const Argument& a : op.schema.arguments) has_attrs |= !api::is_operand(a);
   // In the kernels' parameter order: the API's (an out= tensor first).
-  for (const api::CppParam& p : api::op_signature(op, "", api::TypeUse::Api).params) {
+  for (const api::CppParam& p : sig.params) {
     args.push_back(p.arg == written ? "written" : expr_for(exprs, *p.arg));
   }
   if (has_attrs)
@@ -111,7 +112,8 @@ std::vector<std::string> call_statements(
 
 std::vector<std::string> kernel_statements(
     const OpEntry& op, const std::vector<std::pair<const Argument*, std::string>>& exprs) {
-  return call_statements(op, exprs, "cpu::" + lowering_kernel(op));
+  return call_statements(op, exprs, "cpu::" + lowering_kernel(op),
+                         api::op_signature(op, "", api::TypeUse::Api));
 }
 
 // The schema name of the kernel a node of `op` runs (view: reshape's, See lowering_kernel).
@@ -139,7 +141,7 @@ std::vector<std::string> kernel_lowering_statements(
   api::CppSignature sig = api::op_signature(op, "", api::TypeUse::Api).without_defaults();
   std::vector<std::string> types;
   for (const api::CppParam& p : sig.params) types.push_back(p.type);
-  return call_statements(op, exprs, "kernel",
+  return call_statements(op, exprs, "kernel", sig,
                          {"using Kernel = " + sig.return_type + "(" + join(types, ", ") + ");",
                           "Kernel* kernel = detail::device_kernel<Kernel>(" + device +
                               ".device().type, \"" + kernel_schema_name(op) + "\");"});
