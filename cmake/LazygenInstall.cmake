@@ -4,7 +4,8 @@
 #   share/lazygen/templates/          its templates
 #   share/lazygen/runtime/            runtime sources, for lazygen_add_runtime() in your project
 #   share/lazygen/ops.yaml            lazygen's own ops (start your ops list from it)
-#   lib/liblazygen_runtime.so, include/ the runtime prebuilt with lazygen's own ops (lazygen::runtime)
+#   lib/liblazygen_runtime.so, include/ the runtime prebuilt with lazygen's own ops (lazygen::runtime),
+#                                     with its layer libraries (liblazygen_core.so ... liblazygen_ops.so)
 #   lib/liblazygen_cuda*.so            cuda tensors and the CUDA lazy backend (lazygen::cuda; the
 #                                     no-device stand-in when built without CUDA)
 #   lib/liblazygen_data.so             the Fashion-MNIST reader (lazygen::data)
@@ -18,7 +19,11 @@ include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
 # In-tree use (a parent project's add_subdirectory(lazygen)): cache variables are visible there.
-get_target_property(_lazygen_runtime_sources lazygen_runtime SOURCES)
+set(_lazygen_runtime_sources "")
+foreach(_lib IN LISTS LAZYGEN_RUNTIME_LIBRARIES)
+  get_target_property(_lib_sources ${_lib} SOURCES)
+  list(APPEND _lazygen_runtime_sources ${_lib_sources})
+endforeach()
 set(_lazygen_sources "")
 foreach(src IN LISTS _lazygen_runtime_sources)
   if(NOT IS_ABSOLUTE "${src}")
@@ -61,7 +66,10 @@ set(_lazygen_documented runtime cuda data)
 if(TARGET lazygen_distributed)
   list(APPEND _lazygen_documented distributed)
 endif()
-set(_lazygen_exported lazygen_blas)
+# The runtime's layer libraries below lazygen_runtime (Note [Runtime layers] in
+# runtime/CMakeLists.txt) are exported as what lazygen::runtime links.
+set(_lazygen_exported lazygen_blas ${LAZYGEN_RUNTIME_LIBRARIES})
+list(REMOVE_ITEM _lazygen_exported lazygen_runtime)
 foreach(_name IN LISTS _lazygen_documented)
   set_target_properties(lazygen_${_name} PROPERTIES EXPORT_NAME ${_name})
   if(NOT TARGET lazygen::${_name})

@@ -78,17 +78,13 @@ function(lazygen_hot_code_options out)
   set(${out} -fno-math-errno -fno-trapping-math ${align} PARENT_SCOPE)
 endfunction()
 
-# lazygen_runtime_options(<target> <runtime source dir> <generated dir>): a runtime library's
-# options: the hot-code options on its C++ files, -O3 on the files whose loops only vectorize
-# fully there (the generated kernels: eager CPU and tile kernel shards, the chain dispatcher; the
-# interpreter's folds), and, for its programs, references to the CPU backends' registrations
-# (static initializers in fused_compile.cpp and lowering_backend.cpp, which a static library only
-# runs in programs that keep their object files).
-function(lazygen_runtime_options target runtime_dir generated_dir)
+# lazygen_runtime_compile_options(<target> <runtime source dir> <generated dir>): a runtime
+# library's compile options: the hot-code options on its C++ files, and -O3 on the files whose
+# loops only vectorize fully there (the generated kernels: eager CPU and tile kernel shards, the
+# chain dispatcher; the interpreter's folds).
+function(lazygen_runtime_compile_options target runtime_dir generated_dir)
   lazygen_hot_code_options(hot)
   target_compile_options(${target} PRIVATE "$<$<COMPILE_LANGUAGE:CXX>:${hot}>")
-  target_link_options(${target} INTERFACE "LINKER:--undefined=lazygen_cpu_fused_backend_linked"
-                      "LINKER:--undefined=lazygen_cpu_lowering_backend_linked")
   set(hot_files "${generated_dir}/src/chain_dispatch.cpp" "${runtime_dir}/backend/cpu/fusion/interpreter.cpp")
   _lazygen_shard_numbers(shards)
   foreach(k IN LISTS shards)
@@ -96,6 +92,16 @@ function(lazygen_runtime_options target runtime_dir generated_dir)
   endforeach()
   # Without TARGET_DIRECTORY the properties would not reach a target made in another directory.
   set_source_files_properties(${hot_files} TARGET_DIRECTORY ${target} PROPERTIES COMPILE_OPTIONS "-O3")
+endfunction()
+
+# lazygen_runtime_link_options(<target>): for the programs linking the runtime library <target>,
+# references to the registrations that static initializers make (the cpu backends in
+# fused_compile.cpp and lowering_backend.cpp, the lazy device in lazy_device.cpp), which a static
+# library only runs in programs that keep their object files.
+function(lazygen_runtime_link_options target)
+  target_link_options(${target} INTERFACE "LINKER:--undefined=lazygen_cpu_fused_backend_linked"
+                      "LINKER:--undefined=lazygen_cpu_lowering_backend_linked"
+                      "LINKER:--undefined=lazygen_lazy_device_linked")
 endfunction()
 
 # Note [Branch alignment]

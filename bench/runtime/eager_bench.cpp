@@ -13,12 +13,12 @@
 #include <chrono>
 #include <cstring>
 
-#include "backend/cpu/pointwise.h"
 #include "core/tensor/shape_rules.h"
 #include "core/tensor/tensor_impl.h"
 #include "core/thread_pool.h"
 #include "lazygen/factory.h"
 #include "ops/cpu/custom_kernels.h"
+#include "ops/cpu/pointwise.h"
 
 namespace lazygen::kernels {
 // The functor lazygen generates for add.Tensor (lazygen/generated/pointwise_ops.h).

@@ -4,7 +4,6 @@
 // shard; See Note [Op shards] in the generator). run_<op id> is the op's one instantiation of the
 // pointwise loop; the eager kernels and the executor's lowering both call it. cpu_kernels.h
 // declares every op's kernels; this shard includes only its ops' functors and shape functions.
-#include "backend/cpu/pointwise.h"
 #include "core/dispatch.h"
 #include "core/tensor/shape_rules.h"
 #include "lazygen/factory.h"
@@ -26,6 +25,7 @@
 #include "lazygen/generated/shapes/pow_tensor_tensor.h"
 #include "lazygen/tensor.h"
 #include "lazygen/types.h"
+#include "ops/cpu/pointwise.h"
 
 namespace lazygen::cpu {
 

@@ -1,18 +1,54 @@
 // emit_all and sources.cmake: the fixed order in which every generated file is produced.
+#include <map>
+#include <string>
+
 #include "dest/common.h"
 #include "dest/emit.h"
 
 namespace lazygen::gen::dest {
 
+namespace {
+
+// The sources.cmake.tmpl variable listing the runtime library a generated C++ source compiles
+// into (Note [Runtime layers] in runtime/CMakeLists.txt), or "" for one compiled elsewhere:
+// src/cuda_* by lazygen_cuda (runtime/backend/cuda/CMakeLists.txt), src/torch_* by the PyTorch
+// device (runtime/pytorch/CMakeLists.txt). A file's family is its name up to the shard number.
+std::string layer_sources_of(const std::string& path) {
+  static const std::map<std::string, std::string> kFamilies = {
+      {"src/shape_inference", "shape_sources"},
+      {"src/cpu_kernels", "kernel_sources"},
+      {"src/lowering", "exec_sources"},
+      {"src/pointwise_facts", "fusion_sources"},
+      {"src/tile_kernels", "cpu_sources"},
+      {"src/chain_dispatch", "cpu_sources"},
+      {"src/ops", "ops_sources"},
+      {"src/lazy_ops", "ops_sources"},
+      {"src/op_info", "ops_sources"},
+      {"src/backward", "ops_sources"},
+  };
+  if (!path.ends_with(".cpp")) return "";
+  std::string family = path.substr(0, path.size() - 4);
+  const size_t last = family.find_last_not_of("0123456789");
+  if (last + 1 < family.size() && family[last] == '_') family.resize(last);  // shard "_<k>"
+  const auto it = kFamilies.find(family);
+  return it == kFamilies.end() ? "" : it->second;
+}
+
+}  // namespace
+
 GeneratedFile emit_sources(const EmitContext& ctx, const std::vector<GeneratedFile>& files) {
-  std::vector<std::string> sources;
-  for (const GeneratedFile& f : files) {
-    // src/cuda_*: the CUDA side, compiled by lazygen_cuda (runtime/backend/cuda/CMakeLists.txt);
-    // src/torch_*: the PyTorch device, compiled by lazygen_torch (runtime/pytorch/CMakeLists.txt).
-    const bool elsewhere = f.path.starts_with("src/cuda_") || f.path.starts_with("src/torch_");
-    if (f.path.ends_with(".cpp") && !elsewhere) sources.push_back("${CMAKE_CURRENT_LIST_DIR}/" + f.path);
+  std::map<std::string, std::vector<std::string>> sources;
+  for (const char* var : {"shape_sources", "kernel_sources", "exec_sources", "fusion_sources",
+                          "cpu_sources", "ops_sources"}) {
+    sources[var];
   }
-  return {"sources.cmake", ctx.templates.render("sources.cmake.tmpl", {{"source", ctx.source}, {"sources", sources}})};
+  for (const GeneratedFile& f : files) {
+    const std::string var = layer_sources_of(f.path);
+    if (!var.empty()) sources[var].push_back("${CMAKE_CURRENT_LIST_DIR}/" + f.path);
+  }
+  TemplateEnv env = {{"source", ctx.source}};
+  for (auto& [var, list] : sources) env[var] = std::move(list);
+  return {"sources.cmake", ctx.templates.render("sources.cmake.tmpl", env)};
 }
 
 std::vector<GeneratedFile> emit_all(const EmitContext& ctx, bool ir_only) {

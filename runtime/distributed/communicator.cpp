@@ -11,8 +11,8 @@
 #include <string>
 #include <thread>
 
+#include "core/tensor/device_hooks.h"
 #include "core/thread_pool.h"
-#include "lazygen/lazy.h"
 #include "lazygen/metrics.h"
 #include "lazygen/tls.h"
 
@@ -106,8 +106,13 @@ void check_fingerprint(Communicator& c, std::string_view op, const CollectiveCal
   }
 }
 
-// See Note [Collective order].
-void wait_for_traced_collectives() { wait_device_ops(); }
+// See Note [Collective order]. Through the lazy device's wait hook (wait_device_ops), which the
+// executor above this layer registers; without a lazy device nothing was traced.
+void wait_for_traced_collectives() {
+  if (has_device_hooks(DeviceType::Lazy)) {
+    if (auto wait = device_hooks(DeviceType::Lazy).wait) wait();
+  }
+}
 
 }  // namespace
 

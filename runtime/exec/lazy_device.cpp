@@ -2,9 +2,10 @@
 // tensor core moves data to and from the lazy device (core/tensor/device_hooks.h), and the public
 // API of lazygen/lazy.h.
 //
-// The hooks are registered by the initializer of kLazyDeviceLinked. A static library only links
-// (and initializes) an object file that something references, so core/lazy/lazy_tensor.cpp,
-// which every program creating lazy tensors links, keeps a reference to kLazyDeviceLinked.
+// The hooks are registered by the initializer of lazygen_lazy_device_linked. A static library
+// only links (and initializes) an object file that something references, so programs linking a
+// static runtime reference it (--undefined, lazygen_runtime_link_options in
+// cmake/LazygenKernels.cmake), as they do the cpu backends' registrations.
 #include <cstdlib>
 #include <string>
 
@@ -61,6 +62,7 @@ bool register_lazy_device() {
   hooks.to_cpu = &lazy_to_cpu_hook;
   hooks.from_cpu = &cpu_to_lazy_hook;
   hooks.clone = &lazy_clone_hook;
+  hooks.wait = &wait_device_ops;
   set_device_hooks(DeviceType::Lazy, hooks);
   return true;
 }
@@ -91,7 +93,14 @@ bool async_from_env() {
 
 }  // namespace
 
-extern const bool kLazyDeviceLinked = register_lazy_device();
+}  // namespace exec
+}  // namespace lazygen
+
+extern const bool lazygen_lazy_device_linked;
+const bool lazygen_lazy_device_linked = lazygen::exec::register_lazy_device();
+
+namespace lazygen {
+namespace exec {
 
 // Leaked on purpose (tensors in static storage may sync while the program exits); its launches
 // are run to the end before exit, while the libraries they call (OpenBLAS) are still up.

@@ -5,7 +5,7 @@
 
 #include "core/tensor/tensor_impl.h"
 #include "exec/lowering.h"
-#include "lazygen/generated/ops/view.h"
+#include "lazygen/generated/cpu/view.h"
 #include "lazygen/types.h"
 
 namespace lazygen::fusion {
@@ -18,9 +18,8 @@ namespace {
 
 // reshape and flatten copy where no strides express their sizes, and so does view's lowering
 // (Note [Lazy view lowering] in generator/dest/lowering.cpp); a copy would read the placeholder's
-// memory, which it does not have. Their index map is the eager view's of the same sizes (the op
-// API's, which runs the cpu kernel for the cpu placeholder); where that rejects the layout, the
-// node runs as a library op (and copies).
+// memory, which it does not have. Their index map is the eager cpu view kernel's of the same
+// sizes; where that rejects the layout, the node runs as a library op (and copies).
 bool copies_when_strided(ir::OpKind kind) {
   return kind == ir::op_kind("view") || kind == ir::op_kind("reshape") ||
          kind == ir::op_kind("flatten.using_ints");
@@ -37,10 +36,9 @@ std::optional<Layout> apply_view(const ir::Node& node, const Layout& in, DType d
   Tensor placeholder(
       std::make_shared<TensorImpl>(placeholder_storage, in.sizes, in.strides, in.offset, dtype));
   try {
-    std::vector<Tensor> out =
-        copies_when_strided(node.op())
-            ? std::vector<Tensor>{lazygen::view(placeholder, node.shape(0).sizes)}
-            : lower(node, {placeholder});
+    std::vector<Tensor> out = copies_when_strided(node.op())
+                                  ? std::vector<Tensor>{cpu::view(placeholder, node.shape(0).sizes)}
+                                  : lower(node, {placeholder});
     if (out.size() != 1 || !out[0].defined()) return std::nullopt;
     return Layout{out[0].sizes(), out[0].strides(), out[0].storage_offset()};
   } catch (const std::exception&) {

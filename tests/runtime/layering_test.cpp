@@ -1,22 +1,9 @@
 // The runtime's layers, checked on every build's tests: no file of runtime/ includes a header of a
-// layer above its own (See Note [Runtime layers]). Also: every file of runtime/ belongs to a
-// layer, and every listed exception still exists (a fixed one must leave the list).
-//
-// Note [Runtime layers]
-// ~~~~~~~~~~~~~~~~~~~~~
-// From the bottom: core (tensors, IR, lazy tensors, dispatch, the public value types) < the
-// shape functions (ops/shape: the hand-written shape hooks, which tracing calls through the
-// generated lazy ops and every device's eager kernels call to size their outputs; they need only
-// core) < the backend contract (backend.h, the Graph backends compile, and what every backend
-// shares) < exec (graph executor, lowering table, backend registry, lazy device) < fusion (what
-// every fusing backend shares and no backend's code: pointwise op facts, node traits, index maps,
-// the planner, the memory plan, the group-key text; it reads views' layouts through the lowering
-// table) < the cpu backends < the CUDA backend < ops (kernels, shape hooks) < autograd < composites
-// < nn, optim, data < distributed < the PyTorch device. A file may include its own layer and those
-// below. The generated code is the op set, at both ends (the op list is below core, the kernels
-// above the backends), so includes of lazygen/generated/ are not checked here. A public header
-// (runtime/include/lazygen/) is in the layer of what it declares: lazygen/autograd.h in autograd,
-// lazygen/nn/ in nn, and so on. Tests run with the source root as working directory (or
+// layer above its own (Note [Runtime layers] in runtime/CMakeLists.txt, which also says how the
+// link checks calls). Also: every file of runtime/ belongs to a layer, and every listed exception
+// still exists (a fixed one must leave the list). The layers come from the table CMake writes
+// (runtime_layers.txt in the build tree, LAZYGEN_RUNTIME_LAYERS_FILE), so the build and this test
+// read one declaration. Tests run with the source root as working directory (or
 // LAZYGEN_SOURCE_DIR set).
 #include <gtest/gtest.h>
 
@@ -26,6 +13,7 @@
 #include <optional>
 #include <regex>
 #include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -37,40 +25,29 @@ namespace fs = std::filesystem;
 using lazygen::test_files::source_root;
 
 struct Layer {
-  const char* name;
+  std::string name;
   std::vector<std::string> prefixes;  // paths under runtime/; the longest matching prefix wins
 };
 
-// Bottom first (See Note [Runtime layers]).
+// Bottom first, as runtime/CMakeLists.txt declares them: lines "<layer>\t<library>\t<paths>".
 const std::vector<Layer>& layers() {
-  static const std::vector<Layer> kLayers = {
-      // The collectives' interface is here: collective ops and the executor run through it.
-      {"core",
-       {"core", "include/lazygen", "version.cpp", "CMakeLists.txt",
-        "include/lazygen/distributed/communicator.h", "distributed/communicator.cpp"}},
-      // Shape hooks size lazy IR nodes at trace time and eager outputs on every device.
-      {"shape functions", {"ops/shape"}},
-      {"backend contract",
-       {"backend/backend.h", "backend/graph.h", "backend/graph.cpp", "backend/kernel_cache",
-        "backend/cuda_text", "backend/CMakeLists.txt"}},
-      {"exec", {"exec"}},
-      {"fusion", {"fusion"}},
-      {"cpu backends", {"backend/cpu", "backend/null", "backend/no_cuda"}},
-      {"cuda backend", {"backend/cuda"}},
-      {"ops", {"ops"}},
-      {"autograd", {"autograd", "include/lazygen/autograd.h"}},
-      // nn::functional's forms are composites over the op API too.
-      {"composites",
-       {"ops/composite", "include/lazygen/composite.h", "include/lazygen/nn/functional.h",
-        "nn/functional.cpp"}},
-      {"nn, optim, data",
-       {"nn", "optim", "data", "include/lazygen/nn", "include/lazygen/optim",
-        "include/lazygen/data"}},
-      {"distributed",
-       {"distributed", "include/lazygen/distributed.h", "include/lazygen/distributed"}},
-      {"pytorch", {"pytorch"}},
-      {"umbrella", {"include/lazygen/lazygen.h"}},
-  };
+  static const std::vector<Layer> kLayers = [] {
+    std::vector<Layer> out;
+    std::ifstream in(LAZYGEN_RUNTIME_LAYERS_FILE);
+    for (std::string line; std::getline(in, line);) {
+      if (line.empty() || line[0] == '#') continue;
+      std::istringstream fields(line);
+      Layer layer;
+      std::string library, paths;
+      std::getline(fields, layer.name, '\t');
+      std::getline(fields, library, '\t');
+      std::getline(fields, paths);
+      std::istringstream words(paths);
+      for (std::string p; words >> p;) layer.prefixes.push_back(p);
+      out.push_back(std::move(layer));
+    }
+    return out;
+  }();
   return kLayers;
 }
 
@@ -130,13 +107,16 @@ std::vector<Include> runtime_includes() {
 }
 
 TEST(Layering, EveryRuntimeFileHasALayer) {
+  ASSERT_GE(layers().size(), 10u) << "no layer table at " << LAZYGEN_RUNTIME_LAYERS_FILE;
   const fs::path runtime = source_root() / "runtime";
   ASSERT_TRUE(fs::exists(runtime)) << "run from the source root";
   for (const auto& entry : fs::recursive_directory_iterator(runtime)) {
     if (!entry.is_regular_file()) continue;
     const std::string path = fs::relative(entry.path(), runtime).generic_string();
     EXPECT_TRUE(layer_of(path).has_value())
-        << "runtime/" << path << " is in no layer: add its folder to layers() in " << __FILE__;
+        << "runtime/" << path
+        << " is in no layer: add its folder to a lazygen_runtime_layer "
+           "in runtime/CMakeLists.txt";
   }
 }
 
@@ -148,8 +128,9 @@ TEST(Layering, NoIncludeRunsUpTheLayers) {
     if (!from || !to || *to <= *from) continue;
     EXPECT_TRUE(known_exceptions().count(inc.from + " -> " + inc.to))
         << "runtime/" << inc.from << " (" << layers()[*from].name << ") includes " << inc.to << " ("
-        << layers()[*to].name << "), a layer above it (See Note [Runtime layers] in " << __FILE__
-        << "): move what it needs down, or hand it over through a registry or an interface";
+        << layers()[*to].name
+        << "), a layer above it (See Note [Runtime layers] in runtime/CMakeLists.txt): move what "
+           "it needs down, or hand it over through a registry or an interface";
   }
 }
 

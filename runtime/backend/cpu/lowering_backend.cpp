@@ -129,7 +129,7 @@ std::vector<Tensor> LoweringBackend::execute(const Executable& executable,
 
 // The unfused reference backend, registered by name like every backend (exec/backend_registry.h):
 // the lazy device picks it when fusion is off. Programs linking a static runtime keep this object
-// with --undefined=lazygen_cpu_lowering_backend_linked (lazygen_runtime_options in
+// with --undefined=lazygen_cpu_lowering_backend_linked (lazygen_runtime_link_options in
 // cmake/LazygenKernels.cmake).
 // Beside it, "cpu-kernels": the same backend over the device-neutral lowering table, bound to the
 // cpu kernels registered as the cpu device's (Note [Kernel lowering] in exec/kernel_lowering.h),

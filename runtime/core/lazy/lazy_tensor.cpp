@@ -21,17 +21,8 @@
 #include "core/tensor/tensor_impl.h"
 #include "lazygen/metrics.h"
 
-namespace lazygen::exec {
-extern const bool kLazyDeviceLinked;  // exec/lazy_device.cpp
-}  // namespace lazygen::exec
-
 namespace lazygen::lazy {
 namespace {
-
-// Links the lazy device's hook registration into every program that links this file: without a
-// reference, a static library leaves exec/lazy_device.cpp (and its initializer) out, and
-// Tensor::cpu() on a lazy tensor would throw "lazy device not linked".
-[[gnu::used]] const bool* const kLinkLazyDevice = &exec::kLazyDeviceLinked;
 
 // The DeviceData nodes this thread (or its trace context) bound since its last end_trace.
 std::vector<ir::NodePtr>& bound_device_data() {

@@ -9,7 +9,9 @@
 // initializer); an unregistered device throws "<device> device not linked".
 //
 // Optional hooks (to_dtype, clone) let a device stay on the device for those methods; when
-// absent, the core round-trips through the cpu.
+// absent, the core round-trips through the cpu. The optional wait blocks until the work the
+// device launched has finished (the lazy device's wait_device_ops); the collectives' seam waits
+// through it, below the executor that implements it.
 // Thread safety: registration and lookup are atomic; register before using the device.
 #pragma once
 
@@ -24,6 +26,7 @@ struct DeviceHooks {
   Tensor (*from_cpu)(const Tensor& cpu, Device target) = nullptr;  // required
   Tensor (*to_dtype)(const Tensor& t, DType dtype) = nullptr;      // optional
   Tensor (*clone)(const Tensor& t) = nullptr;                      // optional
+  void (*wait)() = nullptr;                                        // optional
 };
 
 // Installs the hooks of `type` and returns the ones it replaces (all null if none). Hooks with

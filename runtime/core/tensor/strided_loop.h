@@ -1,5 +1,5 @@
 // Elementwise iteration over an output tensor and inputs broadcast to its sizes: the shared
-// machinery of copies (here) and of the cpu pointwise engine (backend/cpu/pointwise.h).
+// machinery of copies (here) and of the cpu pointwise engine (ops/cpu/pointwise.h).
 //
 // make_strided_plan validates the operands (cpu, broadcastable to the output, no output element
 // written twice), breaks partial memory overlap between an input and the output by copying the

@@ -11,13 +11,9 @@
 #include "core/tensor/tensor_impl.h"
 #include "core/thread_pool.h"
 #include "lazygen/factory.h"
-#include "lazygen/generated/ops/_log_softmax_backward_data.h"
-#include "lazygen/generated/ops/_softmax_backward_data.h"
-#include "lazygen/generated/ops/exp.h"
-#include "lazygen/generated/ops/nll_loss.h"
-#include "lazygen/generated/ops/nll_loss_backward.h"
-#include "lazygen/generated/ops/sum.h"
-#include "lazygen/operators.h"
+#include "lazygen/generated/cpu/mul_tensor.h"
+#include "lazygen/generated/cpu/sub_tensor.h"
+#include "lazygen/generated/cpu/sum_dim_intlist.h"
 #include "ops/cpu/training_kernels.h"
 #include "ops/shape/training_shapes.h"
 
@@ -56,12 +52,14 @@ void log_softmax_backward_slice(const T* dy, const T* y, T* dx, int64_t n, int64
 
 }  // namespace
 
-// y * (dy - sum(dy * y, dim)): softmax's vector-Jacobian product, with the op API on cpu tensors.
+// y * (dy - sum(dy * y, dim)): softmax's vector-Jacobian product, from the eager cpu kernels (a
+// kernel calls kernels of its own layer, never the op API above it: Note [Runtime layers]).
 Tensor _softmax_backward_data(const Tensor& grad_output, const Tensor& output, int64_t dim,
                               DType input_dtype) {
   compute_shape__softmax_backward_data(grad_output.shape(), output.shape(), dim, input_dtype);
   const std::optional<std::vector<int64_t>> dims = std::vector<int64_t>{dim};
-  return output * (grad_output - lazygen::sum(grad_output * output, dims, true));
+  const Tensor dot = sum_dim_intlist(mul_tensor(grad_output, output), dims, true, std::nullopt);
+  return mul_tensor(output, sub_tensor(grad_output, dot, Scalar(1)));
 }
 
 Tensor _log_softmax_backward_data(const Tensor& grad_output, const Tensor& output, int64_t dim,

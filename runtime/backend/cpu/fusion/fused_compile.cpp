@@ -301,7 +301,7 @@ std::shared_ptr<exec::Backend> make_fused_backend() {
 
 // The lazy device's default backend, registered like any device library's
 // (exec/backend_registry.h): the executor names no backend. Programs linking a static runtime keep
-// this object with --undefined=lazygen_cpu_fused_backend_linked (lazygen_runtime_options in
+// this object with --undefined=lazygen_cpu_fused_backend_linked (lazygen_runtime_link_options in
 // cmake/LazygenKernels.cmake).
 extern const bool lazygen_cpu_fused_backend_linked;
 const bool lazygen_cpu_fused_backend_linked = [] {

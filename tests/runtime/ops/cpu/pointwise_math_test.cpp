@@ -41,7 +41,7 @@ TEST(PointwiseMath, EveryFunctionOfTheGeneratorsTableIsImplemented) {
   int count = 0;
 #define LAZYGEN_POINTWISE_FUNCTION(name, arity, expensive, chainable, integral_only) \
   {                                                                                  \
-    auto fn = [](auto... x) -> decltype(name(x...)) { return name(x...); };           \
+    auto fn = [](auto... x) -> decltype(name(x...)) { return name(x...); };          \
     call_with_each_type<integral_only, arity>(fn);                                   \
     ++count;                                                                         \
   }
@@ -171,7 +171,8 @@ TEST(PointwiseMath, RemainderTakesTheDivisorsSignAndFmodTheDividends) {
   EXPECT_EQ(remainder(-5.0, 3.0), 1.0);
   EXPECT_EQ(fmod(-5.0f, 3.0f), -2.0f);
   EXPECT_TRUE(std::signbit(remainder(-0.0, 2.0)));
-  EXPECT_EQ(remainder(-3.0, std::numeric_limits<double>::infinity()), std::numeric_limits<double>::infinity());
+  EXPECT_EQ(remainder(-3.0, std::numeric_limits<double>::infinity()),
+            std::numeric_limits<double>::infinity());
   // Integral division by zero has no value a kernel could raise: 0, and no trap.
   EXPECT_EQ(remainder(int32_t{5}, int32_t{0}), 0);
   EXPECT_EQ(fmod(std::numeric_limits<int64_t>::min(), int64_t{-1}), 0);

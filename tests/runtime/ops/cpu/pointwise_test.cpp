@@ -1,6 +1,6 @@
-// Tests for the cpu pointwise engine (backend/cpu/pointwise.h) on hand-written functors shaped
+// Tests for the cpu pointwise engine (ops/cpu/pointwise.h) on hand-written functors shaped
 // like the generated ones (lazygen/generated/pointwise_ops.h).
-#include "backend/cpu/pointwise.h"
+#include "ops/cpu/pointwise.h"
 
 #include <gtest/gtest.h>
 

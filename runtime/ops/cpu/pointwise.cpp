@@ -1,5 +1,5 @@
 // The non-template helpers of the pointwise engine (pointwise.h).
-#include "backend/cpu/pointwise.h"
+#include "ops/cpu/pointwise.h"
 
 #include <string>
 
