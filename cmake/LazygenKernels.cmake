@@ -94,14 +94,12 @@ function(lazygen_runtime_compile_options target runtime_dir generated_dir)
   set_source_files_properties(${hot_files} TARGET_DIRECTORY ${target} PROPERTIES COMPILE_OPTIONS "-O3")
 endfunction()
 
-# lazygen_runtime_link_options(<target>): for the programs linking the runtime library <target>,
-# references to the registrations that static initializers make (the cpu backends in
-# fused_compile.cpp and lowering_backend.cpp, the lazy device in lazy_device.cpp), which a static
-# library only runs in programs that keep their object files.
-function(lazygen_runtime_link_options target)
-  target_link_options(${target} INTERFACE "LINKER:--undefined=lazygen_cpu_fused_backend_linked"
-                      "LINKER:--undefined=lazygen_cpu_lowering_backend_linked"
-                      "LINKER:--undefined=lazygen_lazy_device_linked")
+# lazygen_runtime_link_options(<target> <anchor source>): the programs and libraries linking the
+# runtime library <target> compile <anchor source> (runtime/linked_registrations.cpp, an INTERFACE
+# source): its references keep the registrations that static initializers make (the lazy device,
+# the cpu backends), which no program calls by name, in shared and static links alike.
+function(lazygen_runtime_link_options target anchor)
+  target_sources(${target} INTERFACE "${anchor}")
 endfunction()
 
 # Note [Branch alignment]

@@ -28,12 +28,6 @@ endif()
 if(NOT APPLE)
   string(APPEND CMAKE_SHARED_LINKER_FLAGS " -Wl,-Bsymbolic-functions")
 endif()
-# The link feature NO_AS_NEEDED ($<LINK_LIBRARY:NO_AS_NEEDED,lib>): the library is loaded whether
-# or not the program calls it (runtime/CMakeLists.txt). A cache entry, so that a parent project's
-# targets (add_subdirectory) see it too; lazygenConfig.cmake defines it for find_package.
-set(CMAKE_LINK_LIBRARY_USING_NO_AS_NEEDED "LINKER:--push-state,--no-as-needed" "<LINK_ITEM>"
-    "LINKER:--pop-state" CACHE INTERNAL "")
-set(CMAKE_LINK_LIBRARY_USING_NO_AS_NEEDED_SUPPORTED TRUE CACHE INTERNAL "")
 if(NOT CMAKE_BUILD_TYPE AND NOT CMAKE_CONFIGURATION_TYPES)
   set(CMAKE_BUILD_TYPE RelWithDebInfo CACHE STRING "Build type" FORCE)
 endif()

@@ -2,10 +2,9 @@
 // tensor core moves data to and from the lazy device (core/tensor/device_hooks.h), and the public
 // API of lazygen/lazy.h.
 //
-// The hooks are registered by the initializer of lazygen_lazy_device_linked. A static library
-// only links (and initializes) an object file that something references, so programs linking a
-// static runtime reference it (--undefined, lazygen_runtime_link_options in
-// cmake/LazygenKernels.cmake), as they do the cpu backends' registrations.
+// The hooks are registered by the initializer of lazygen_lazy_device_linked, which every program
+// linking a runtime references (runtime/linked_registrations.cpp), as it does the cpu backends'
+// registrations: else the linker could leave this library, or this object file, out.
 #include <cstdlib>
 #include <string>
 

@@ -128,9 +128,8 @@ std::vector<Tensor> LoweringBackend::execute(const Executable& executable,
 }  // namespace lazygen::cpu
 
 // The unfused reference backend, registered by name like every backend (exec/backend_registry.h):
-// the lazy device picks it when fusion is off. Programs linking a static runtime keep this object
-// with --undefined=lazygen_cpu_lowering_backend_linked (lazygen_runtime_link_options in
-// cmake/LazygenKernels.cmake).
+// the lazy device picks it when fusion is off. Programs linking a runtime keep it through their
+// reference to lazygen_cpu_lowering_backend_linked (runtime/linked_registrations.cpp).
 // Beside it, "cpu-kernels": the same backend over the device-neutral lowering table, bound to the
 // cpu kernels registered as the cpu device's (Note [Kernel lowering] in exec/kernel_lowering.h),
 // so that the consistency suite checks that table on every op; ops without an entry (factories)

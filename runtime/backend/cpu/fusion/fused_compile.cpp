@@ -300,9 +300,8 @@ std::shared_ptr<exec::Backend> make_fused_backend() {
 }  // namespace lazygen::cpu::fusion
 
 // The lazy device's default backend, registered like any device library's
-// (exec/backend_registry.h): the executor names no backend. Programs linking a static runtime keep
-// this object with --undefined=lazygen_cpu_fused_backend_linked (lazygen_runtime_link_options in
-// cmake/LazygenKernels.cmake).
+// (exec/backend_registry.h): the executor names no backend. Programs linking a runtime keep it
+// through their reference to lazygen_cpu_fused_backend_linked (runtime/linked_registrations.cpp).
 extern const bool lazygen_cpu_fused_backend_linked;
 const bool lazygen_cpu_fused_backend_linked = [] {
   lazygen::exec::register_backend_factory("cpu-fused", &lazygen::cpu::fusion::make_fused_backend);
