@@ -120,7 +120,7 @@ struct ManifestKeys {
 };
 
 // The keys of every manifest, each once, sorted by their canonical text (See Note [Canonical
-// manifests] in runtime/backend/cpu/fusion/aot_manifest.h): merging is deterministic.
+// manifests] in runtime/fusion/kernel_key.h): merging is deterministic.
 ManifestKeys load_manifests(const std::vector<std::string>& paths) {
   std::map<std::string, KernelKey> cpu, cuda;
   for (const std::string& path : paths) {

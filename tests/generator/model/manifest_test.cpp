@@ -1,6 +1,6 @@
 // Kernel manifests (generator/model/manifest.h): keys print back exactly as the runtime writes
 // them, every malformed line is reported at file:line:col, and the key hash equals the runtime's
-// (the same pinned value as tests/runtime/backend/cpu/fusion/group_key_test.cpp).
+// (the same pinned value as tests/runtime/fusion/group_key_test.cpp).
 #include "model/manifest.h"
 
 #include <gtest/gtest.h>

@@ -10,7 +10,7 @@
 // same conversions to T, so its results are bit-identical to the interpreter's. Everything around
 // the ops stays the interpreter's: tiling, threads, gathering strided or converted inputs,
 // streaming stores, conversions of outputs to their dtype and the folded reduction. A kernel
-// therefore depends only on the group's structure (its canonical key, group_key.h), never on
+// therefore depends only on the group's structure (its canonical key, fusion/group_key.h), never on
 // extents, outer strides or offsets: one kernel serves every shape with the same structure.
 // Kernels are looked up by key when a group is compiled (aot_registry.h); a group without one,
 // or with one built for another IR version or another ops.yaml, runs on the interpreter.
@@ -70,9 +70,10 @@ struct AotTileArgs {
 
 using AotFn = void (*)(const AotTileArgs&);
 
-// One generated kernel. `key` is the canonical key text (group_key.h), `hash_hi`/`hash_lo` its
-// 128-bit hash as the generator computed it, `generator_hash` the fingerprint of the ops.yaml
-// pointwise expressions the kernel was generated from (ops_fingerprint(key) when current).
+// One generated kernel. `key` is the canonical key text (fusion/group_key.h), `hash_hi`/`hash_lo`
+// its 128-bit hash as the generator computed it, `generator_hash` the fingerprint of the ops.yaml
+// pointwise expressions the kernel was generated from (fusion::ops_fingerprint(key) when
+// current, fusion/aot_lookup.h).
 struct AotEntry {
   const char* key = "";
   uint64_t hash_hi = 0;
@@ -87,12 +88,5 @@ struct AotEntry {
 struct AotRegistration {
   AotRegistration(const AotEntry* entries, size_t count);
 };
-
-// The fingerprint an AOT kernel for group key `key` must carry to be used here: the fingerprints
-// of the key's ops in this runtime (PointwiseInfo::fingerprint: a hash of the op's schema,
-// expression and dtype rule), in key order, joined by ','; "" when the key names an op this
-// runtime has no tile kernels for. AOT entries carrying another are stale, so editing one op in
-// ops.yaml stales only the kernels that run it.
-std::string ops_fingerprint(std::string_view key);
 
 }  // namespace lazygen::cpu::fusion

@@ -161,15 +161,16 @@ OutputPlace Compiler::output_place(uint32_t node) {
 
 void Compiler::add_group(uint32_t g) {
   GroupStep step;
-  step.program = compile_group(g_, plan_, g);
+  const GroupSpec spec = describe_group(g_, plan_, g);
+  step.program = compile_group(g_, spec);
   const std::vector<uint32_t> donors = in_place_inputs(g, step.program);
   std::vector<uint32_t> staged;
   for (size_t j = 0; j < donors.size(); ++j) {
     if (donors[j] != kNone && step.program.outputs[j].direct)
       staged.push_back(step.program.outputs[j].node);
   }
-  if (!staged.empty()) step.program = compile_group(g_, plan_, g, staged);
-  step.program.aot = find_aot_kernel(step.program);
+  if (!staged.empty()) step.program = compile_group(g_, spec, staged);
+  step.program.aot = find_aot_kernel(spec);
   for (const GroupInput& in : plan_.groups[g].inputs) step.inputs.push_back(place(in.base));
   for (size_t j = 0; j < donors.size(); ++j) {
     step.outputs.push_back(output_place(step.program.outputs[j].node));

@@ -1,6 +1,8 @@
 // A fusion group compiled for the blocked vector interpreter (interpreter.h): flat arrays of
 // loads, tile ops and stores over a collapsed iteration space, computed once per cached graph
-// so that running a group only computes pointers and calls tile kernels.
+// so that running a group only computes pointers and calls tile kernels. Compiled from the
+// backend-neutral fusion::GroupSpec, whose loads, ops, outputs and reduction it keeps in order,
+// adding where each value lives, the tile kernels, register chains and the tile length.
 //
 // Locations. Every tile operand lives in a location: [0, loads) the group's inputs (read in
 // place, or converted / gathered into the load's own tile buffer), [loads, loads + direct) the
@@ -27,11 +29,11 @@
 // about 10% on the 16M-element chain benchmark (bench/exec, 64 MiB of data). Below the
 // last-level cache's size non-temporal stores cost instead: they send an output to DRAM that
 // the next group (or the caller) would read from cache (layer_norm over [4096, 1024] float32,
-// 16 MiB in and out under a 32 MiB L3, ran faster once its groups stopped streaming). A register chain (See Note
-// [Register chains]) prefetches per strip instead, and streams a dead output straight from its
-// registers; an AOT kernel runs in kAotChunk-element chunks, each after the prefetch of its
-// chunk of the next tile: bunched at the start of the tile, the prefetches of a single pass
-// stalled it (chains ran 1.14x the per-op path with bunched prefetches, 1.74x spread).
+// 16 MiB in and out under a 32 MiB L3, ran faster once its groups stopped streaming). A register
+// chain (See Note [Register chains]) prefetches per strip instead, and streams a dead output
+// straight from its registers; an AOT kernel runs in kAotChunk-element chunks, each after the
+// prefetch of its chunk of the next tile: bunched at the start of the tile, the prefetches of a
+// single pass stalled it (chains ran 1.14x the per-op path with bunched prefetches, 1.74x spread).
 // Tile length: on Cooper Lake (16-byte streams) 1K-element tiles gained 10% over 2K:
 // with less of L1 taken by registers, the streaming lines stay in it. On Zen 4 with 32-byte
 // streams (See Note [Stream store width]) the op list gains from 2K instead, its per-op calls
@@ -53,7 +55,7 @@
 
 #include "backend/cpu/fusion/aot_kernel.h"
 #include "backend/cpu/fusion/chain_kernels.h"
-#include "fusion/fusion_plan.h"
+#include "fusion/group_spec.h"
 
 namespace lazygen::cpu::fusion {
 
@@ -131,10 +133,11 @@ struct GroupProgram {
 // [Streaming groups]): the L3 cache's size, at least 4 MiB.
 int64_t stream_bytes();
 
-// Compiles group `g` of `plan`; members in `staged` are stored from a register after their op,
-// never computed straight into their memory (See Note [In-place outputs] in in_place.h). Throws
-// std::logic_error on a plan it cannot express (a bug).
-GroupProgram compile_group(const exec::Graph& graph, const FusionPlan& plan, uint32_t g,
+// Compiles the group `spec` describes (fusion::describe_group) to tile kernels; members in
+// `staged` are stored from a register after their op, never computed straight into their memory
+// (See Note [In-place outputs] in in_place.h). Throws std::logic_error when an op lacks the tile
+// kernel its facts promise (a bug).
+GroupProgram compile_group(const exec::Graph& graph, const GroupSpec& spec,
                            const std::vector<uint32_t>& staged = {});
 
 }  // namespace lazygen::cpu::fusion

@@ -8,6 +8,7 @@
 #include "backend/cpu/fusion/aot_registry.h"
 #include "backend/cpu/fusion/stream_copy.h"
 #include "core/tensor/strided_loop.h"
+#include "fusion/aot_lookup.h"
 
 namespace lazygen::cpu::fusion {
 namespace {

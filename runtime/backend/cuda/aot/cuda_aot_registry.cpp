@@ -7,18 +7,17 @@
 #include <unordered_map>
 #include <vector>
 
-#include "backend/cpu/fusion/aot_kernel.h"
-#include "backend/cpu/fusion/aot_registry.h"
-#include "backend/cpu/fusion/group_key.h"
+#include "fusion/aot_lookup.h"
+#include "fusion/kernel_key.h"
 #include "lazygen/metrics.h"
 
 namespace lazygen::cuda {
 namespace {
 
-static_assert(kCudaAotIrVersion == cpu::fusion::kAotIrVersion,
+static_assert(kCudaAotIrVersion == fusion::kKeyVersion,
               "CUDA keys share the cpu keys' grammar and version");
 
-using cpu::fusion::KeyHash;
+using fusion::KeyHash;
 
 struct HashOfKey {
   size_t operator()(const KeyHash& h) const { return static_cast<size_t>(h.lo); }
@@ -36,7 +35,7 @@ Registry& registry() {
 
 const CudaAotEntry* find_entry(Registry& r, const std::string& key) {
   std::lock_guard<std::mutex> lock(r.mu);
-  auto it = r.entries.find(cpu::fusion::key_hash(key));
+  auto it = r.entries.find(fusion::key_hash(key));
   if (it == r.entries.end()) return nullptr;
   for (const CudaAotEntry* e : it->second) {
     if (key == e->key) return e;  // the full text rules out hash collisions
@@ -47,9 +46,9 @@ const CudaAotEntry* find_entry(Registry& r, const std::string& key) {
 // Whether this runtime's JIT would compile exactly the entry's kernel for `kernel`.
 bool usable(const CudaAotEntry& e, const GroupKernel& kernel) {
   return e.ir_version == kCudaAotIrVersion && e.index32 != nullptr && e.index64 != nullptr &&
-         e.generator_hash == cpu::fusion::ops_fingerprint(e.key) &&
-         KeyHash{e.hash_hi, e.hash_lo} == cpu::fusion::key_hash(e.key) &&
-         KeyHash{e.source_hi, e.source_lo} == cpu::fusion::key_hash(kernel.source);
+         e.generator_hash == fusion::ops_fingerprint(e.key) &&
+         KeyHash{e.hash_hi, e.hash_lo} == fusion::key_hash(e.key) &&
+         KeyHash{e.source_hi, e.source_lo} == fusion::key_hash(kernel.source);
 }
 
 }  // namespace
@@ -58,7 +57,7 @@ CudaAotRegistration::CudaAotRegistration(const CudaAotEntry* entries, size_t cou
   Registry& r = registry();
   std::lock_guard<std::mutex> lock(r.mu);
   for (size_t i = 0; i < count; ++i) {
-    r.entries[cpu::fusion::key_hash(entries[i].key)].push_back(&entries[i]);
+    r.entries[fusion::key_hash(entries[i].key)].push_back(&entries[i]);
   }
 }
 
@@ -67,7 +66,7 @@ const CudaAotEntry* find_cuda_aot_kernel(const GroupKernel& kernel) {
   static metrics::Counter& misses = metrics::counter("cuda.aot.miss");
   static metrics::Counter& stale = metrics::counter("cuda.aot.stale");
   if (kernel.key.find(" op=") == std::string::npos) return nullptr;
-  cpu::fusion::record_aot_group(kernel.key);
+  fusion::record_aot_group(kernel.key);
   const CudaAotEntry* e = find_entry(registry(), kernel.key);
   if (e != nullptr && usable(*e, kernel)) {
     hits.add();
@@ -75,7 +74,7 @@ const CudaAotEntry* find_cuda_aot_kernel(const GroupKernel& kernel) {
   }
   misses.add();
   if (e != nullptr) stale.add();
-  cpu::fusion::note_aot_miss(kernel.key, e != nullptr);
+  fusion::note_aot_miss(kernel.key, e != nullptr);
   return nullptr;
 }
 

@@ -4,15 +4,15 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "backend/cpu/fusion/group_key.h"
-#include "backend/cpu/fusion/group_program.h"
 #include "backend/cuda/jit/device_functions.h"
 #include "backend/cuda_text/group_kernel_text.h"
+#include "fusion/group_key.h"
+#include "fusion/group_spec.h"
 
 namespace lazygen::cuda {
 namespace {
 
-using cpu::fusion::GroupProgram;
+using fusion::GroupSpec;
 using Access = GroupKernel::Access;
 
 std::string n(const char* prefix, size_t k) {
@@ -20,7 +20,7 @@ std::string n(const char* prefix, size_t k) {
 }
 
 Access access_of(const std::vector<int64_t>& strides, const std::vector<int64_t>& dims) {
-  switch (cpu::fusion::load_access(strides, dims)) {
+  switch (fusion::load_access(strides, dims)) {
     case 'B':
       return Access::Broadcast;
     case 'S':
@@ -30,7 +30,7 @@ Access access_of(const std::vector<int64_t>& strides, const std::vector<int64_t>
   }
 }
 
-void add_inputs(const GroupProgram& p, GroupKernel& k) {
+void add_inputs(const GroupSpec& p, GroupKernel& k) {
   const size_t dims = p.dims.size();
   for (size_t l = 0; l < p.loads.size(); ++l) {
     GroupKernel::Input in;
@@ -53,36 +53,27 @@ const DeviceFunction& device_function_of(const exec::Graph& graph, uint32_t node
   return *f;
 }
 
-// Names each op's operands by replaying the program's locations: a location holds a load, or
-// the member whose op wrote it last (registers are reused only after a value's last use).
-KernelChain build_chain(const exec::Graph& graph, const fusion::Group& group,
-                        const GroupProgram& p) {
+// Names op k's value v<k>, load l<k> and Scalar s<k>, as the group key does.
+KernelChain build_chain(const exec::Graph& graph, const GroupSpec& p) {
   KernelChain c;
-  std::vector<std::string> at(p.num_locations());
-  for (size_t l = 0; l < p.loads.size(); ++l) at[l] = n("l", l);
-  c.output_values.resize(p.outputs.size());
-  for (size_t k = 0; k < p.ops.size(); ++k) {
-    const GroupProgram::Op& op = p.ops[k];
-    const DeviceFunction& f = device_function_of(graph, group.members[k]);
+  auto name = [](const GroupSpec::Ref& r) { return n(r.is_load ? "l" : "v", r.index); };
+  for (const GroupSpec::Op& op : p.ops) {
+    const DeviceFunction& f = device_function_of(graph, op.node);
     KernelChain::Op out{f.functor, {}};
-    for (int j = 0; j < op.num_in; ++j) out.args.push_back(at[op.in[j]]);
+    for (int j = 0; j < op.num_in; ++j) out.args.push_back(name(op.in[j]));
     for (int j = 0; j < op.num_scalars; ++j) out.args.push_back(n("s", op.scalar[j]));
     c.ops.push_back(std::move(out));
     if (std::find(c.sources.begin(), c.sources.end(), f.source) == c.sources.end()) {
       c.sources.push_back(f.source);
     }
-    at[op.out] = n("v", k);
-    if (op.store >= 0) c.output_values[static_cast<size_t>(op.store)] = at[op.out];
-    for (size_t o = 0; o < p.outputs.size(); ++o) {
-      if (p.outputs[o].direct && p.outputs[o].location == op.out) c.output_values[o] = at[op.out];
-    }
   }
-  if (p.has_reduction) c.output_values.push_back(at[p.reduce_from]);
+  for (const GroupSpec::Output& o : p.outputs) c.output_values.push_back(n("v", o.op));
+  if (p.has_reduction) c.output_values.push_back(name(p.reduce_from));
   return c;
 }
 
-void add_outputs(const GroupProgram& p, GroupKernel& k) {
-  for (const GroupProgram::Output& o : p.outputs) k.outputs.push_back({o.node, o.dtype});
+void add_outputs(const GroupSpec& p, GroupKernel& k) {
+  for (const GroupSpec::Output& o : p.outputs) k.outputs.push_back({o.node, o.dtype});
   if (p.has_reduction) k.outputs.push_back({p.reduce_node, p.dtype});
   k.reduction_input = p.has_reduction;
 }
@@ -106,19 +97,19 @@ KernelLayout layout_of(const GroupKernel& k) {
 
 GroupKernel emit_group_kernel(const exec::Graph& graph, const fusion::FusionPlan& plan,
                               uint32_t g) {
-  const GroupProgram p = cpu::fusion::compile_group(graph, plan, g);
+  const GroupSpec p = fusion::describe_group(graph, plan, g);
   GroupKernel k;
   k.dtype = p.dtype;
   k.numel = p.numel;
   k.dims = p.dims;
   k.scalar_nodes = p.scalar_nodes;
   add_inputs(p, k);
-  const KernelChain chain = build_chain(graph, plan.groups[g], p);
+  const KernelChain chain = build_chain(graph, p);
   add_outputs(p, k);
   const KernelLayout layout = layout_of(k);
   k.vector_width = layout.vector_width;
   k.source = group_kernel_text(layout, chain);
-  k.key = cpu::fusion::cuda_group_key(p);
+  k.key = fusion::cuda_group_key(p);
   return k;
 }
 

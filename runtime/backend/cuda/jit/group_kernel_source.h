@@ -1,14 +1,14 @@
-// CUDA source for one fusion group of the fused CPU backend's plan (backend/cpu/fusion/
-// fusion_plan.h): an include-free translation unit that NVRTC compiles (nvrtc_compiler.h) into a
+// CUDA source for one fusion group of the fusion layer's plan (fusion/fusion_plan.h): an
+// include-free translation unit that NVRTC compiles (nvrtc_compiler.h) into a
 // kernel evaluating the group's pointwise chain per element, with the generated device functors
 // (device_functions.h), so a GPU group computes with the same expressions as every other backend.
 //
 // Note [JIT group kernels]
-// The group is first compiled as the CPU interpreter compiles it (compile_group in
-// group_program.h): that gives the collapsed iteration space, each input's per-dim strides and
-// dtype, the members' order and which members are stored. The kernel then runs a grid-stride loop
-// over the collapsed space; each element loads its inputs, converts them to the group's dtype T,
-// runs the chain in registers and stores the outputs (contiguous, each in its own dtype;
+// The group is first described as every fusing backend sees it (fusion::describe_group,
+// fusion/group_spec.h): that gives the collapsed iteration space, each input's per-dim strides
+// and dtype, the members' order and which members are stored. The kernel then runs a grid-stride
+// loop over the collapsed space; each element loads its inputs, converts them to the group's dtype
+// T, runs the chain in registers and stores the outputs (contiguous, each in its own dtype;
 // comparisons' 0/1 cast to bool). Inputs are read by their access kind, fixed in the source:
 //   Contiguous  element i of the iteration is element i of the buffer
 //   Broadcast   every element reads element 0 (a scalar or all-size-1 operand)

@@ -4,11 +4,11 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "backend/cpu/fusion/aot_registry.h"
 #include "backend/cuda/aot/cuda_aot_registry.h"
 #include "backend/cuda/lazy/cuda_backend.h"
 #include "backend/cuda/lazy/cuda_executable.h"
 #include "backend/cuda/lazy/device_lowering.h"
+#include "fusion/aot_lookup.h"
 
 namespace lazygen::cuda {
 namespace {
@@ -70,7 +70,7 @@ void Compiler::add_group(uint32_t g) {
   CudaGroupStep step;
   step.kernel = emit(g);
   const CudaAotEntry* aot = find_cuda_aot_kernel(step.kernel);
-  if (aot != nullptr && cpu::fusion::aot_kernels_enabled()) {
+  if (aot != nullptr && fusion::aot_kernels_enabled()) {
     step.aot = aot;
   } else {
     step.ptx = compile_group_ptx(nvrtc_, step.kernel, g, arch_);

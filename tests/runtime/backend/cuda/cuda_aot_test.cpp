@@ -14,11 +14,11 @@
 
 #include <iterator>
 
-#include "backend/cpu/fusion/aot_registry.h"
-#include "backend/cpu/fusion/group_key.h"
 #include "backend/cuda/aot/cuda_aot_registry.h"
 #include "backend/cuda/lazy/cuda_backend.h"
 #include "backend/cuda/lazy/cuda_executable.h"
+#include "fusion/aot_lookup.h"
+#include "fusion/kernel_key.h"
 #include "lazygen/aot.h"
 #include "lazygen/cuda.h"
 #include "lazygen/generated/ops/abs.h"
@@ -129,7 +129,7 @@ TEST_F(CudaAot, CompileTakesThePrebuiltKernelsAndSkipsNvrtc) {
 
 TEST_F(CudaAot, AGroupWithoutAKernelMissesAndCompilesWithNvrtc) {
   set_aot_record_path("");
-  cpu::fusion::reset_aot_misses();
+  fusion::reset_aot_misses();
   const int64_t misses = metrics::counter_value("cuda.aot.miss");
   const CudaExecutable& e = compile(unlisted, {randn({512})});
   ASSERT_EQ(e.groups.size(), 1u);
@@ -143,9 +143,9 @@ TEST_F(CudaAot, AGroupWithoutAKernelMissesAndCompilesWithNvrtc) {
 TEST_F(CudaAot, StaleEntriesAreNeverUsed) {
   const GroupKernel k = kernels(unlisted, {randn({512})}).at(0);
   static const std::string key = k.key;
-  static const std::string fingerprint = cpu::fusion::ops_fingerprint(key);
-  const cpu::fusion::KeyHash h = cpu::fusion::key_hash(key);
-  const cpu::fusion::KeyHash src = cpu::fusion::key_hash(k.source);
+  static const std::string fingerprint = fusion::ops_fingerprint(key);
+  const fusion::KeyHash h = fusion::key_hash(key);
+  const fusion::KeyHash src = fusion::key_hash(k.source);
   static int dummy = 0;
   const void* fn = &dummy;
   // Another IR version, other ops, another source: each alone makes the entry stale.

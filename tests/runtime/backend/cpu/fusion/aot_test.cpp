@@ -9,8 +9,9 @@
 
 #include "backend/cpu/fusion/aot_kernel.h"
 #include "backend/cpu/fusion/aot_registry.h"
-#include "backend/cpu/fusion/group_key.h"
 #include "backend/cpu/fusion/group_program.h"
+#include "fusion/aot_lookup.h"
+#include "fusion/group_key.h"
 #include "lazygen/aot.h"
 #include "lazygen/generated/ops/abs.h"
 #include "lazygen/generated/ops/amax.h"
@@ -148,7 +149,7 @@ TEST_F(AotTest, ResultsEqualTheInterpreterBitForBitAndEveryGroupHits) {
 // The key of the first group of `outs` (traced, not run).
 std::string first_key(const Ts& outs) {
   const exec::Graph graph = testing::graph_of(outs);
-  return group_key(compile_group(graph, plan_fusion(graph), 0));
+  return group_key(describe_group(graph, plan_fusion(graph), 0));
 }
 
 void fill_42(const AotTileArgs& a) {

@@ -19,7 +19,7 @@ using Ts = std::vector<Tensor>;
 // The first group of the graph behind `outs` (traced, not run), compiled.
 GroupProgram first_group(const Ts& outs) {
   const exec::Graph graph = testing::graph_of(outs);
-  return compile_group(graph, plan_fusion(graph), 0);
+  return compile_group(graph, describe_group(graph, plan_fusion(graph), 0));
 }
 
 class GroupProgramTest : public FusionTest {};

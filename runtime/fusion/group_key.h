@@ -1,4 +1,4 @@
-// The canonical key of a compiled fusion group: one line of text that names exactly what an AOT
+// The canonical key of a fusion group: one line of text that names exactly what an AOT
 // kernel's code depends on (See Note [AOT kernels]), and its 128-bit hash. The key's text is
 // fusion/kernel_key.h's (See Note [Group keys]), which the generator reads with the same code.
 //
@@ -24,21 +24,18 @@
 #include <string_view>
 #include <vector>
 
-#include "backend/cpu/fusion/group_program.h"
+#include "fusion/group_spec.h"
 #include "fusion/kernel_key.h"
 
-namespace lazygen::cpu::fusion {
+namespace lazygen::fusion {
 
-using ::lazygen::fusion::key_hash;
-using ::lazygen::fusion::KeyHash;
-
-// The key of `program` (See Note [Group keys]).
-std::string group_key(const GroupProgram& program);
+// The key of `group` (See Note [Group keys]).
+std::string group_key(const GroupSpec& group);
 
 // How a load with per-dim `strides` over `dims` is read: 'C', 'B' or 'S' (See Note [CUDA group
 // keys]). REQUIRES: strides.size() == dims.size().
 char load_access(const std::vector<int64_t>& strides, const std::vector<int64_t>& dims);
-// group_key(program) + " cuda=<rank>:<letters>" (See Note [CUDA group keys]).
-std::string cuda_group_key(const GroupProgram& program);
+// group_key(group) + " cuda=<rank>:<letters>" (See Note [CUDA group keys]).
+std::string cuda_group_key(const GroupSpec& group);
 
-}  // namespace lazygen::cpu::fusion
+}  // namespace lazygen::fusion

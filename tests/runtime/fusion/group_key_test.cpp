@@ -1,7 +1,7 @@
-// Group keys (runtime/backend/cpu/fusion/group_key.h): what they name, what they leave out, and
+// Group keys (runtime/fusion/group_key.h): what they name, what they leave out, and
 // their hash, pinned; and that the generator's reader of their text (fusion/kernel_key.h, which
 // the generator links) gives back every key the runtime prints.
-#include "backend/cpu/fusion/group_key.h"
+#include "fusion/group_key.h"
 
 #include <gtest/gtest.h>
 
@@ -12,7 +12,7 @@
 #include "lazygen/generated/ops/t.h"
 #include "runtime/fusion/fusion_test_util.h"
 
-namespace lazygen::cpu::fusion {
+namespace lazygen::fusion {
 namespace {
 
 using testing::FusionTest;
@@ -21,7 +21,7 @@ using Ts = std::vector<Tensor>;
 // The key of the first group of the graph behind `outs` (traced, not run).
 std::string first_key(const Ts& outs) {
   const exec::Graph graph = testing::graph_of(outs);
-  return group_key(compile_group(graph, plan_fusion(graph), 0));
+  return group_key(describe_group(graph, plan_fusion(graph), 0));
 }
 
 class GroupKeyTest : public FusionTest {};
@@ -40,7 +40,7 @@ TEST_F(GroupKeyTest, ParseAndPrintBackAsTheGeneratorReadsThem) {
   Tensor x = randn({4, 8}).to(kLazy), y = randn({8}).to(kLazy);
   Tensor a = relu(x * y + 0.5);
   const exec::Graph graph = testing::graph_of({a, sum(a, std::vector<int64_t>{0})});
-  const GroupProgram program = compile_group(graph, plan_fusion(graph), 0);
+  const GroupSpec program = describe_group(graph, plan_fusion(graph), 0);
   for (const std::string& key : {group_key(program), cuda_group_key(program)}) {
     const ::lazygen::fusion::KernelKey parsed = ::lazygen::fusion::parse_key(key);
     EXPECT_EQ(::lazygen::fusion::print_key(parsed), key);
@@ -79,15 +79,15 @@ TEST_F(GroupKeyTest, NamesTheStrideClassOfEachLoad) {
 TEST_F(GroupKeyTest, CudaKeysAddEachLoadsAccessOverTheWholeSpaceAndTheRank) {
   Tensor x = randn({6, 5}).to(kLazy), col = randn({6, 1}).to(kLazy), one = randn({1}).to(kLazy);
   const exec::Graph graph = testing::graph_of({x + col + one});
-  const GroupProgram p = compile_group(graph, plan_fusion(graph), 0);
+  const GroupSpec p = describe_group(graph, plan_fusion(graph), 0);
   // The column broadcast is `b` for the cpu (inner stride 0) but strided over the space.
   EXPECT_EQ(cuda_group_key(p), group_key(p) + " cuda=2:CSB");
   Tensor y = randn({30}).to(kLazy);
   EXPECT_NE(first_key({y * 2.0}).find("load=float32:c"), std::string::npos);
   const exec::Graph flat = testing::graph_of({y * 2.0});
-  EXPECT_EQ(
-      cuda_group_key(compile_group(flat, plan_fusion(flat), 0)).substr(first_key({y * 2.0}).size()),
-      " cuda=1:C");
+  EXPECT_EQ(cuda_group_key(describe_group(flat, plan_fusion(flat), 0))
+                .substr(first_key({y * 2.0}).size()),
+            " cuda=1:C");
 }
 
 TEST(LoadAccess, ClassifiesStridesOverTheWholeSpace) {
@@ -114,4 +114,4 @@ TEST(KeyHash, IsPinnedAndDiffersBetweenKeys) {
 }
 
 }  // namespace
-}  // namespace lazygen::cpu::fusion
+}  // namespace lazygen::fusion

@@ -1,7 +1,7 @@
-// Kernel manifests (runtime/backend/cpu/fusion/aot_manifest.h): canonical, deduplicated,
+// Kernel manifests (runtime/fusion/aot_lookup.h, fusion/kernel_key.h): canonical, deduplicated,
 // merged deterministically, other IR versions dropped; and a runtime without generated kernels
 // (this test binary) misses every group and says what to add.
-#include "backend/cpu/fusion/aot_manifest.h"
+#include "fusion/aot_lookup.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -10,17 +10,16 @@
 #include <fstream>
 #include <sstream>
 
-#include "backend/cpu/fusion/aot_kernel.h"
-#include "backend/cpu/fusion/aot_registry.h"
+#include "fusion/kernel_key.h"
 #include "lazygen/aot.h"
 #include "lazygen/generated/ops/sigmoid.h"
 #include "lazygen/generated/ops/tanh.h"
 #include "runtime/fusion/fusion_test_util.h"
 
-namespace lazygen::cpu::fusion {
+namespace lazygen::fusion {
 namespace {
 
-const std::string kHeader = "lazygen-manifest " + std::to_string(kAotIrVersion) + "\n";
+const std::string kHeader = "lazygen-manifest " + std::to_string(kKeyVersion) + "\n";
 
 std::string read(const std::string& path) {
   std::ifstream in(path);
@@ -93,4 +92,4 @@ TEST_F(AotRegistryTest, RecordsCompiledGroupsToTheManifest) {
 }
 
 }  // namespace
-}  // namespace lazygen::cpu::fusion
+}  // namespace lazygen::fusion
