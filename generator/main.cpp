@@ -43,6 +43,7 @@ WriterOptions writer_options(const Options& opt) {
   w.clang_format = opt.format ? find_clang_format() : "";
   w.style_file = opt.style_file;
   w.check = opt.check;
+  w.cache_dir = default_cache_dir();
   if (opt.format && w.clang_format.empty()) {
     std::cerr << "lazygen: warning: clang-format not found; output is not formatted (apt-get install clang-format)\n";
   }

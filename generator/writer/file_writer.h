@@ -19,6 +19,7 @@ struct WriterOptions {
   std::string clang_format;    // path of clang-format; "" = do not format
   std::string style_file;      // a .clang-format to use; "" = clang-format's search
   bool check = false;          // compare instead of writing
+  std::string cache_dir;       // the format cache's directory (Note [Format cache]); "" = none
 };
 
 class FileWriter {
@@ -49,6 +50,10 @@ class FileWriter {
   int written_ = 0;
   int unchanged_ = 0;
 };
+
+// Where lazygen keeps its format cache: $LAZYGEN_CACHE_DIR, else $XDG_CACHE_HOME/lazygen, else
+// ~/.cache/lazygen; "" when none of them is set.
+std::string default_cache_dir();
 
 // Finds clang-format on PATH (clang-format, then clang-format-14); "" when absent.
 std::string find_clang_format();
