@@ -19,7 +19,30 @@
 
 namespace lazygen::fusion {
 
-struct GroupSpec {
+// What a group computes over: its dtype, iteration space, Scalar operands and folded reduction.
+// Shared by the backend-neutral GroupSpec and each backend's compiled form of it (the cpu
+// backend's GroupProgram), which add their own loads, ops and outputs.
+struct GroupFrame {
+  DType dtype = DType::Float32;  // T: every op computes in T
+  int64_t numel = 0;
+  std::vector<int64_t> dims;           // collapsed iteration space, outermost first (>= 1 dim)
+  std::vector<int64_t> load_strides;   // loads x dims.size(), elements
+  std::vector<uint32_t> scalar_nodes;  // ScalarParam graph positions, as ops' scalar indexes
+
+  // The folded reduction, if any (See Note [Folded reduction layouts]). Trailing: each of
+  // numel / reduce_run outputs reduces reduce_run consecutive elements of the row-major
+  // iteration, and no collapsed dim mixes kept and reduced dims. Leading: element e goes to
+  // output e % reduce_inner, so each of the reduce_inner outputs reduces
+  // reduce_run = numel / reduce_inner elements; dims collapse freely.
+  bool has_reduction = false;
+  ReduceOp reduce_op = ReduceOp::Sum;
+  ReduceLayout reduce_layout = ReduceLayout::Trailing;
+  uint32_t reduce_node = 0;
+  int64_t reduce_run = 0;    // elements per output (the divisor of a mean)
+  int64_t reduce_inner = 1;  // Leading: the number of outputs
+};
+
+struct GroupSpec : GroupFrame {
   // An operand: load `index`, or the value of op `index`.
   struct Ref {
     bool is_load = false;
@@ -45,27 +68,10 @@ struct GroupSpec {
     uint32_t op = 0;  // the op whose value it stores (the member's own)
   };
 
-  DType dtype = DType::Float32;  // T: every op computes in T
-  int64_t numel = 0;
-  std::vector<int64_t> dims;  // collapsed iteration space, outermost first (>= 1 dim)
   std::vector<Load> loads;
-  std::vector<int64_t> load_strides;  // loads.size() x dims.size(), elements
   std::vector<Op> ops;
   std::vector<Output> outputs;
-  std::vector<uint32_t> scalar_nodes;  // ScalarParam graph positions, as Op::scalar indexes
-
-  // The folded reduction, if any, of value `reduce_from` (See Note [Folded reduction layouts]).
-  // Trailing: each of numel / reduce_run outputs reduces reduce_run consecutive elements of the
-  // row-major iteration, and no collapsed dim mixes kept and reduced dims. Leading: element e
-  // goes to output e % reduce_inner, so each of the reduce_inner outputs reduces
-  // reduce_run = numel / reduce_inner elements; dims collapse freely.
-  bool has_reduction = false;
-  ReduceOp reduce_op = ReduceOp::Sum;
-  ReduceLayout reduce_layout = ReduceLayout::Trailing;
-  uint32_t reduce_node = 0;
-  Ref reduce_from;
-  int64_t reduce_run = 0;    // elements per output (the divisor of a mean)
-  int64_t reduce_inner = 1;  // Leading: the number of outputs
+  Ref reduce_from;  // the value the folded reduction reduces
 
   // Per op: the index of the last op that reads its value (ops.size() for the reduction; its
   // own index when nothing in the group reads it).

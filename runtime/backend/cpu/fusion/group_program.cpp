@@ -36,16 +36,11 @@ class Builder {
         output_of_op_(spec.output_of_ops()) {}
 
   GroupProgram build() {
-    p_.dtype = s_.dtype;
-    p_.numel = s_.numel;
+    static_cast<GroupFrame&>(p_) = s_;
     p_.prefetch = p_.numel * static_cast<int64_t>(itemsize(p_.dtype)) >= stream_bytes();
-    p_.dims = s_.dims;
-    p_.load_strides = s_.load_strides;
-    p_.scalar_nodes = s_.scalar_nodes;
     add_loads();
     for (uint32_t k = 0; k < s_.ops.size(); ++k) add_op(k);
     add_outputs();
-    add_reduction();
     assign_locations();
     find_chains();
     choose_tile();
@@ -56,7 +51,6 @@ class Builder {
   void add_loads();
   void add_op(uint32_t k);
   void add_outputs();
-  void add_reduction();
   void assign_locations();
   int accumulator_slot(uint32_t value, uint32_t k) const;
   bool chainable(uint32_t k) const;
@@ -107,15 +101,6 @@ void Builder::add_outputs() {
     p_.outputs.push_back(GroupProgram::Output{
         o.node, o.dtype, o.dtype == s_.dtype && !large && !staged, o.dtype == s_.dtype && large});
   }
-}
-
-void Builder::add_reduction() {
-  p_.has_reduction = s_.has_reduction;
-  p_.reduce_op = s_.reduce_op;
-  p_.reduce_layout = s_.reduce_layout;
-  p_.reduce_node = s_.reduce_node;
-  p_.reduce_run = s_.reduce_run;
-  p_.reduce_inner = s_.reduce_inner;
 }
 
 // Linear scan over the op list; See Note [Tile registers].

@@ -65,7 +65,7 @@ using namespace ::lazygen::fusion;
 
 inline constexpr int64_t kAotTile = 1024;  // See Note [Streaming groups]
 
-struct GroupProgram {
+struct GroupProgram : GroupFrame {
   struct Load {
     uint32_t input = 0;  // index into Group::inputs (the binding's input pointers)
     int64_t offset = 0;  // elements from the base's start (slices, selects)
@@ -96,14 +96,11 @@ struct GroupProgram {
     uint16_t location = 0;  // a direct output's location
   };
 
-  DType dtype = DType::Float32;  // T: every tile holds T
-  int64_t numel = 0;
-  std::vector<int64_t> dims;  // collapsed iteration space, outermost first (>= 1 dim)
+  // The frame (dtype T, which every tile holds; the iteration space; the Scalars; the folded
+  // reduction) is the GroupSpec's it was compiled from.
   std::vector<Load> loads;
-  std::vector<int64_t> load_strides;  // loads.size() x dims.size(), elements
   std::vector<Op> ops;
   std::vector<Output> outputs;
-  std::vector<uint32_t> scalar_nodes;  // ScalarParam graph positions, as Op::scalar indexes
   uint16_t first_reg = 0;
   uint16_t num_regs = 0;
   uint16_t num_gathered = 0;  // loads with their own tile buffer
@@ -112,19 +109,7 @@ struct GroupProgram {
   AotFn aot = nullptr;        // replaces the op list when set (See Note [AOT kernels])
   ChainFn chain = nullptr;    // the dtype's chain kernel, when some ops form chains
   uint16_t num_splats = 0;    // chain operands read with stride 0 (See Note [Register chains])
-
-  // The folded reduction, if any, of the values in location `reduce_from` (See Note [Folded
-  // reduction layouts]). Trailing: each of numel / reduce_run outputs reduces reduce_run
-  // consecutive elements of the row-major iteration, and no collapsed dim mixes kept and
-  // reduced dims. Leading: element e goes to output e % reduce_inner, so each of the
-  // reduce_inner outputs reduces reduce_run = numel / reduce_inner elements; dims collapse freely.
-  bool has_reduction = false;
-  ReduceOp reduce_op = ReduceOp::Sum;
-  ReduceLayout reduce_layout = ReduceLayout::Trailing;
-  uint32_t reduce_node = 0;
-  uint16_t reduce_from = 0;
-  int64_t reduce_run = 0;    // elements per output (the divisor of a mean)
-  int64_t reduce_inner = 1;  // Leading: the number of outputs
+  uint16_t reduce_from = 0;   // the location of the values the folded reduction reduces
 
   uint16_t num_locations() const { return static_cast<uint16_t>(first_reg + num_regs); }
 };
