@@ -11,6 +11,7 @@
 #include "lazygen/generated/cpu_kernels.h"
 #include "lazygen/generated/lazy_ops.h"
 #include "lazygen/generated/shape_inference.h"
+#include "ops/out_tensors.h"
 
 namespace lazygen {
 namespace {

@@ -136,7 +136,7 @@ const OpEntry* functional_sibling(const EmitContext& ctx, const OpEntry& op) {
 
 // "detail::resize_empty_out(out, compute_shape_add_tensor(...)[0].sizes);" for an out= op with
 // one out tensor and a functional sibling: PyTorch's idiom of an empty out tensor (Note [Out
-// tensors] in core/dispatch.h). "" otherwise.
+// tensors] in ops/out_tensors.h). "" otherwise.
 std::string out_resize(const EmitContext& ctx, const OpEntry& op) {
   const Argument* out = written_argument(op);
   if (op.schema.kind() != SchemaKind::Out || out == nullptr || op.schema.returns.size() != 1) return "";

@@ -13,7 +13,6 @@
 #include <string>
 #include <unordered_map>
 
-#include "core/lazy/lazy_state.h"
 #include "core/tensor/shape_rules.h"
 #include "core/tensor/tensor_impl.h"
 #include "lazygen/factory.h"
@@ -198,14 +197,6 @@ void check_integral_exponent(const char* op, const Scalar& exponent, std::initia
   if (computes_integral(inputs, scalars) && exponent.to<int64_t>() < 0) {
     throw ShapeError(op, "Integers to negative integer powers are not allowed.");
   }
-}
-
-void resize_empty_out(const Tensor& out, const std::vector<int64_t>& sizes) {
-  if (!out.defined() || out.numel() != 0 || out.sizes() == sizes) return;
-  const auto& state = out.impl()->lazy_state();
-  if (state != nullptr && state->view != nullptr) return;
-  const Tensor fresh = empty(sizes, out.dtype(), out.device());
-  out.impl()->become(*fresh.impl());
 }
 
 Device device_of(const Tensor& t, const char* op, const char* arg) {

@@ -68,15 +68,6 @@ void check_integral_divisor(const char* op, const Tensor& divisor, std::initiali
 void check_integral_exponent(const char* op, const Scalar& exponent, std::initializer_list<const Tensor*> inputs,
                              std::initializer_list<const Scalar*> scalars);
 
-// Note [Out tensors]
-// An out= op writes a tensor of its result's shape. Given an empty out tensor (PyTorch's idiom:
-// `add(a, b, out=torch.empty(0))`), the op API first makes it a new contiguous tensor of that
-// shape (its dtype and device kept; every handle to it sees the new one): resize_empty_out. A
-// non-empty out tensor of another shape is refused by the op's shape check (PyTorch 1.13 resizes
-// it with a deprecation warning and means to refuse it; the PyTorch device resizes it, warning as
-// PyTorch does). A lazy view is never resized.
-void resize_empty_out(const Tensor& out, const std::vector<int64_t>& sizes);
-
 // Note [Device kernels]
 // The eager kernels of a device library (cuda: lazygen_cuda) are not known to the generated
 // dispatch, which is compiled whether or not the library exists. The library registers each

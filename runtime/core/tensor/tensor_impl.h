@@ -64,7 +64,7 @@ class TensorImpl {
 
   // This tensor becomes `other` (sizes, strides, storage, device and lazy state), for every handle
   // to it; its autograd metadata stays. For resizing out= tensors (Note [Out tensors] in
-  // core/dispatch.h). REQUIRES: other has this tensor's dtype and is not shared with a view.
+  // ops/out_tensors.h). REQUIRES: other has this tensor's dtype and is not shared with a view.
   void become(const TensorImpl& other);
 
   const std::shared_ptr<lazy::LazyState>& lazy_state() const { return lazy_; }
