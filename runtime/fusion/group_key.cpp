@@ -23,12 +23,11 @@ const char* reduce_name(ReduceOp op) {
   return "?";
 }
 
-// A value as the key names it: l<k> for load k, v<k> for op k's.
+}  // namespace
+
 KeyRef key_ref(const GroupSpec::Ref& r) {
   return {r.is_load ? 'l' : 'v', static_cast<int>(r.index)};
 }
-
-}  // namespace
 
 std::string group_key(const GroupSpec& p) {
   KernelKey key;

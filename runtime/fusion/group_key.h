@@ -32,6 +32,10 @@ namespace lazygen::fusion {
 // The key of `group` (See Note [Group keys]).
 std::string group_key(const GroupSpec& group);
 
+// An operand as keys name it: l<k> for load k, v<k> for op k's value (s<k> are Scalars). Kernel
+// text generated from a GroupSpec names its values the same way (the CUDA group kernels).
+KeyRef key_ref(const GroupSpec::Ref& ref);
+
 // How a load with per-dim `strides` over `dims` is read: 'C', 'B' or 'S' (See Note [CUDA group
 // keys]). REQUIRES: strides.size() == dims.size().
 char load_access(const std::vector<int64_t>& strides, const std::vector<int64_t>& dims);

@@ -15,10 +15,6 @@ namespace {
 using fusion::GroupSpec;
 using Access = GroupKernel::Access;
 
-std::string n(const char* prefix, size_t k) {
-  return prefix + std::to_string(k);
-}
-
 Access access_of(const std::vector<int64_t>& strides, const std::vector<int64_t>& dims) {
   switch (fusion::load_access(strides, dims)) {
     case 'B':
@@ -53,22 +49,25 @@ const DeviceFunction& device_function_of(const exec::Graph& graph, uint32_t node
   return *f;
 }
 
-// Names op k's value v<k>, load l<k> and Scalar s<k>, as the group key does.
+// Names loads, op values and Scalars as the group key does (fusion::key_ref).
 KernelChain build_chain(const exec::Graph& graph, const GroupSpec& p) {
   KernelChain c;
-  auto name = [](const GroupSpec::Ref& r) { return n(r.is_load ? "l" : "v", r.index); };
   for (const GroupSpec::Op& op : p.ops) {
     const DeviceFunction& f = device_function_of(graph, op.node);
     KernelChain::Op out{f.functor, {}};
-    for (int j = 0; j < op.num_in; ++j) out.args.push_back(name(op.in[j]));
-    for (int j = 0; j < op.num_scalars; ++j) out.args.push_back(n("s", op.scalar[j]));
+    for (int j = 0; j < op.num_in; ++j) out.args.push_back(fusion::key_ref(op.in[j]).str());
+    for (int j = 0; j < op.num_scalars; ++j) {
+      out.args.push_back(fusion::KeyRef{'s', op.scalar[j]}.str());
+    }
     c.ops.push_back(std::move(out));
     if (std::find(c.sources.begin(), c.sources.end(), f.source) == c.sources.end()) {
       c.sources.push_back(f.source);
     }
   }
-  for (const GroupSpec::Output& o : p.outputs) c.output_values.push_back(n("v", o.op));
-  if (p.has_reduction) c.output_values.push_back(name(p.reduce_from));
+  for (const GroupSpec::Output& o : p.outputs) {
+    c.output_values.push_back(fusion::key_ref({false, o.op}).str());
+  }
+  if (p.has_reduction) c.output_values.push_back(fusion::key_ref(p.reduce_from).str());
   return c;
 }
 
