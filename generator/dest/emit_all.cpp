@@ -9,11 +9,12 @@ namespace lazygen::gen::dest {
 
 namespace {
 
-// The sources.cmake.tmpl variable listing the runtime library a generated C++ source compiles
-// into (Note [Runtime layers] in runtime/CMakeLists.txt), or "" for one compiled elsewhere:
-// src/cuda_* by lazygen_cuda (runtime/backend/cuda/CMakeLists.txt), src/torch_* by the PyTorch
-// device (runtime/pytorch/CMakeLists.txt). A file's family is its name up to the shard number.
-std::string layer_sources_of(const std::string& path) {
+// Generated C++ sources by family (a file's name up to its shard number), each with the
+// sources.cmake.tmpl variable listing the runtime library it compiles into (Note [Runtime layers]
+// in runtime/CMakeLists.txt). The others compile elsewhere: src/cuda_* in lazygen_cuda
+// (runtime/backend/cuda/CMakeLists.txt), src/torch_* in the PyTorch device
+// (runtime/pytorch/CMakeLists.txt).
+const std::map<std::string, std::string>& layer_families() {
   static const std::map<std::string, std::string> kFamilies = {
       {"src/shape_inference", "shape_sources"},
       {"src/cpu_kernels", "kernel_sources"},
@@ -26,22 +27,24 @@ std::string layer_sources_of(const std::string& path) {
       {"src/op_info", "ops_sources"},
       {"src/backward", "ops_sources"},
   };
+  return kFamilies;
+}
+
+// The variable of layer_families() listing `path`, or "" for a source compiled elsewhere.
+std::string layer_sources_of(const std::string& path) {
   if (!path.ends_with(".cpp")) return "";
   std::string family = path.substr(0, path.size() - 4);
   const size_t last = family.find_last_not_of("0123456789");
   if (last + 1 < family.size() && family[last] == '_') family.resize(last);  // shard "_<k>"
-  const auto it = kFamilies.find(family);
-  return it == kFamilies.end() ? "" : it->second;
+  const auto it = layer_families().find(family);
+  return it == layer_families().end() ? "" : it->second;
 }
 
 }  // namespace
 
 GeneratedFile emit_sources(const EmitContext& ctx, const std::vector<GeneratedFile>& files) {
-  std::map<std::string, std::vector<std::string>> sources;
-  for (const char* var : {"shape_sources", "kernel_sources", "exec_sources", "fusion_sources",
-                          "cpu_sources", "ops_sources"}) {
-    sources[var];
-  }
+  std::map<std::string, std::vector<std::string>> sources;  // every variable, even if empty
+  for (const auto& [family, var] : layer_families()) sources[var];
   for (const GeneratedFile& f : files) {
     const std::string var = layer_sources_of(f.path);
     if (!var.empty()) sources[var].push_back("${CMAKE_CURRENT_LIST_DIR}/" + f.path);
