@@ -30,13 +30,13 @@
 # LAZYGEN_EXECUTABLE, LAZYGEN_TEMPLATE_DIR, LAZYGEN_RUNTIME_SOURCE_DIR and
 # LAZYGEN_RUNTIME_SOURCES are set by whichever of the two brought this file in.
 
-# _lazygen_shard_numbers(<out>): the kernel shards' numbers, 0..15 whatever the ops
+# _lazygen_shard_numbers(<out>): the kernel shards' numbers, 0..31 whatever the ops
 # (kOpShards in generator/dest/emit.h; See Note [Op shards] in
 # generator/dest/pointwise.cpp). A function, not a variable: it serves projects that bring
 # lazygen in with add_subdirectory, whose variables stay in lazygen's directory.
 function(_lazygen_shard_numbers out)
   set(numbers "")
-  foreach(k RANGE 15)
+  foreach(k RANGE 31)
     list(APPEND numbers ${k})
   endforeach()
   set(${out} ${numbers} PARENT_SCOPE)
@@ -46,9 +46,9 @@ endfunction()
 # directory (kept in sync with generator/dest/emit_all.cpp by a test), and the C++ sources among
 # them that a runtime compiles. Not listed: the functor header of each `pointwise:` op
 # (include/lazygen/generated/pointwise/<op id>.h), the IR node class, shape function, eager CPU
-# kernel and lazy-device function headers of each op (include/lazygen/generated/ir/<op id>.h,
-# shapes/, cpu/, lazy/) and the op API's header per name (include/lazygen/generated/ops/<name>.h),
-# written with the rest.
+# kernel, CUDA launcher, lazy-device function and autograd recording headers of each op
+# (include/lazygen/generated/ir/<op id>.h, shapes/, cpu/, cuda/, lazy/, autograd/) and the op
+# API's header per name (include/lazygen/generated/ops/<name>.h), written with the rest.
 function(_lazygen_generated_files all sources)
   set(headers
     include/lazygen/generated/op_list.inc include/lazygen/generated/ir_nodes.h
@@ -59,17 +59,15 @@ function(_lazygen_generated_files all sources)
     include/lazygen/generated/backward.h include/lazygen/generated/cuda_device_functions.inc
     include/lazygen/generated/cuda_kernels.h src/cuda_ops.cpp
     include/lazygen/generated/torch_adapters.h src/torch_kernels.cpp)
-  foreach(k RANGE 3)  # kTorchShards (generator/dest/emit.h) shards of PyTorch kernels
-    list(APPEND headers src/torch_kernels_${k}.cpp)
-  endforeach()
   set(cpp
-    src/shape_inference.cpp src/ops.cpp src/lowering.cpp
-    src/pointwise_facts.cpp src/tile_kernels.cpp src/chain_dispatch.cpp src/op_info.cpp)
+    src/lowering.cpp src/pointwise_facts.cpp src/tile_kernels.cpp src/chain_dispatch.cpp
+    src/op_info.cpp)
   _lazygen_shard_numbers(shards)
   foreach(k IN LISTS shards)
-    list(APPEND headers src/cuda_kernels_${k}.cu)
-    list(APPEND cpp src/cpu_kernels_${k}.cpp src/tile_kernels_${k}.cpp src/op_info_${k}.cpp
-                    src/backward_${k}.cpp src/lazy_ops_${k}.cpp src/lowering_${k}.cpp)
+    list(APPEND headers src/cuda_kernels_${k}.cu src/cuda_ops_${k}.cpp src/torch_kernels_${k}.cpp)
+    list(APPEND cpp src/shape_inference_${k}.cpp src/ops_${k}.cpp src/cpu_kernels_${k}.cpp
+                    src/tile_kernels_${k}.cpp src/op_info_${k}.cpp src/backward_${k}.cpp
+                    src/lazy_ops_${k}.cpp src/lowering_${k}.cpp)
   endforeach()
   set(${all} ${headers} ${cpp} PARENT_SCOPE)
   set(${sources} ${cpp} PARENT_SCOPE)
@@ -190,7 +188,7 @@ function(_lazygen_add_hook_check target ops hooks)
             --templates "${LAZYGEN_TEMPLATE_DIR}" --no-format --hooks "${hook_list}"
             --compile-commands "${CMAKE_BINARY_DIR}"
     COMMAND ${CMAKE_COMMAND} -E touch "${stamp}"
-    DEPENDS ${ops} ${hooks} "${LAZYGEN_EXECUTABLE}" "${CMAKE_CURRENT_BINARY_DIR}/${target}_generated/src/ops.cpp"
+    DEPENDS ${ops} ${hooks} "${LAZYGEN_EXECUTABLE}" "${CMAKE_CURRENT_BINARY_DIR}/${target}_generated/src/op_info.cpp"
     COMMENT "lazygen: checking ${target}'s hand-written hooks with Clang LibTooling"
     VERBATIM)
   add_custom_target(${target}_hook_check DEPENDS "${stamp}")

@@ -85,13 +85,35 @@ endfunction()
 function(lazygen_runtime_compile_options target runtime_dir generated_dir)
   lazygen_hot_code_options(hot)
   target_compile_options(${target} PRIVATE "$<$<COMPILE_LANGUAGE:CXX>:${hot}>")
-  set(hot_files "${generated_dir}/src/chain_dispatch.cpp" "${runtime_dir}/backend/cpu/fusion/interpreter.cpp")
+  set(hot_files "${runtime_dir}/backend/cpu/fusion/interpreter.cpp")
   _lazygen_shard_numbers(shards)
   foreach(k IN LISTS shards)
     list(APPEND hot_files "${generated_dir}/src/cpu_kernels_${k}.cpp" "${generated_dir}/src/tile_kernels_${k}.cpp")
   endforeach()
   # Without TARGET_DIRECTORY the properties would not reach a target made in another directory.
   set_source_files_properties(${hot_files} TARGET_DIRECTORY ${target} PROPERTIES COMPILE_OPTIONS "-O3")
+  lazygen_chain_dispatch_options(chain)
+  set_source_files_properties("${generated_dir}/src/chain_dispatch.cpp" TARGET_DIRECTORY ${target}
+                              PROPERTIES COMPILE_OPTIONS "-O3;${chain}")
+endfunction()
+
+# Note [Chain dispatcher compile time]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# The register-chain dispatcher (generated/src/chain_dispatch.cpp) is one flattened switch over
+# every chainable op, compiled for two dtypes and two instruction sets: one very large function.
+# GCC's global CSE passes (RTL PRE, load CSE after reload) and variable tracking for the debug
+# info are superlinear in a function's size and took over half of that unit's compile time, which
+# every added or edited pointwise op pays (it is the longest unit of bench/rebuild_cost.sh). They
+# are off for this one file: it compiles in about half the time, and the chain kernels run at the
+# same fraction of copy bandwidth (fusion_bench chain_16m/interp, interp_frac_of_copy_med and
+# chain_speedup_med, alternating the two builds of liblazygen_cpu.so: docs/performance.md).
+# The tree-level passes, which do the work on the vector code, stay on.
+function(lazygen_chain_dispatch_options out)
+  if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
+    set(${out} -fno-gcse -fno-gcse-after-reload -fno-var-tracking PARENT_SCOPE)
+  else()
+    set(${out} "" PARENT_SCOPE)
+  endif()
 endfunction()
 
 # lazygen_runtime_link_options(<target> <anchor source>): the programs and libraries linking the

@@ -3,7 +3,38 @@
 # [Runtime layers] in runtime/CMakeLists.txt).
 # Shape functions.
 target_sources(lazygen_shape PRIVATE
-  ${CMAKE_CURRENT_LIST_DIR}/src/shape_inference.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/shape_inference_0.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/shape_inference_1.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/shape_inference_2.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/shape_inference_3.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/shape_inference_4.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/shape_inference_5.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/shape_inference_6.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/shape_inference_7.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/shape_inference_8.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/shape_inference_9.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/shape_inference_10.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/shape_inference_11.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/shape_inference_12.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/shape_inference_13.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/shape_inference_14.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/shape_inference_15.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/shape_inference_16.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/shape_inference_17.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/shape_inference_18.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/shape_inference_19.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/shape_inference_20.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/shape_inference_21.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/shape_inference_22.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/shape_inference_23.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/shape_inference_24.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/shape_inference_25.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/shape_inference_26.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/shape_inference_27.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/shape_inference_28.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/shape_inference_29.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/shape_inference_30.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/shape_inference_31.cpp
 )
 # Eager cpu kernels.
 target_sources(lazygen_kernels PRIVATE
@@ -23,6 +54,22 @@ target_sources(lazygen_kernels PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/src/cpu_kernels_13.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/cpu_kernels_14.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/cpu_kernels_15.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/cpu_kernels_16.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/cpu_kernels_17.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/cpu_kernels_18.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/cpu_kernels_19.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/cpu_kernels_20.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/cpu_kernels_21.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/cpu_kernels_22.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/cpu_kernels_23.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/cpu_kernels_24.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/cpu_kernels_25.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/cpu_kernels_26.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/cpu_kernels_27.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/cpu_kernels_28.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/cpu_kernels_29.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/cpu_kernels_30.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/cpu_kernels_31.cpp
 )
 # Lowering tables.
 target_sources(lazygen_exec PRIVATE
@@ -42,6 +89,22 @@ target_sources(lazygen_exec PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/src/lowering_13.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/lowering_14.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/lowering_15.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/lowering_16.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/lowering_17.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/lowering_18.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/lowering_19.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/lowering_20.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/lowering_21.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/lowering_22.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/lowering_23.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/lowering_24.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/lowering_25.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/lowering_26.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/lowering_27.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/lowering_28.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/lowering_29.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/lowering_30.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/lowering_31.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/lowering.cpp
 )
 # Pointwise op facts for the fusion planner.
@@ -66,12 +129,59 @@ target_sources(lazygen_cpu PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/src/tile_kernels_13.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/tile_kernels_14.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/tile_kernels_15.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/tile_kernels_16.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/tile_kernels_17.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/tile_kernels_18.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/tile_kernels_19.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/tile_kernels_20.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/tile_kernels_21.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/tile_kernels_22.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/tile_kernels_23.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/tile_kernels_24.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/tile_kernels_25.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/tile_kernels_26.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/tile_kernels_27.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/tile_kernels_28.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/tile_kernels_29.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/tile_kernels_30.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/tile_kernels_31.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/tile_kernels.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/chain_dispatch.cpp
 )
 # The op API, lazy ops, the op table and backward functions.
 target_sources(lazygen_ops PRIVATE
-  ${CMAKE_CURRENT_LIST_DIR}/src/ops.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/ops_0.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/ops_1.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/ops_2.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/ops_3.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/ops_4.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/ops_5.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/ops_6.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/ops_7.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/ops_8.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/ops_9.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/ops_10.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/ops_11.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/ops_12.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/ops_13.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/ops_14.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/ops_15.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/ops_16.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/ops_17.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/ops_18.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/ops_19.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/ops_20.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/ops_21.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/ops_22.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/ops_23.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/ops_24.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/ops_25.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/ops_26.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/ops_27.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/ops_28.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/ops_29.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/ops_30.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/ops_31.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/lazy_ops_0.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/lazy_ops_1.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/lazy_ops_2.cpp
@@ -88,6 +198,22 @@ target_sources(lazygen_ops PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/src/lazy_ops_13.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/lazy_ops_14.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/lazy_ops_15.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/lazy_ops_16.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/lazy_ops_17.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/lazy_ops_18.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/lazy_ops_19.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/lazy_ops_20.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/lazy_ops_21.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/lazy_ops_22.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/lazy_ops_23.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/lazy_ops_24.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/lazy_ops_25.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/lazy_ops_26.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/lazy_ops_27.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/lazy_ops_28.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/lazy_ops_29.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/lazy_ops_30.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/lazy_ops_31.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/backward_0.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/backward_1.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/backward_2.cpp
@@ -104,6 +230,22 @@ target_sources(lazygen_ops PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/src/backward_13.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/backward_14.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/backward_15.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/backward_16.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/backward_17.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/backward_18.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/backward_19.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/backward_20.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/backward_21.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/backward_22.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/backward_23.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/backward_24.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/backward_25.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/backward_26.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/backward_27.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/backward_28.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/backward_29.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/backward_30.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/backward_31.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/op_info_0.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/op_info_1.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/op_info_2.cpp
@@ -120,5 +262,21 @@ target_sources(lazygen_ops PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/src/op_info_13.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/op_info_14.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/op_info_15.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/op_info_16.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/op_info_17.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/op_info_18.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/op_info_19.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/op_info_20.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/op_info_21.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/op_info_22.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/op_info_23.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/op_info_24.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/op_info_25.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/op_info_26.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/op_info_27.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/op_info_28.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/op_info_29.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/op_info_30.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/op_info_31.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/op_info.cpp
 )

@@ -7,12 +7,6 @@
 #include "core/dispatch.h"
 #include "lazygen/factory.h"
 #include "lazygen/generated/ops/amin.h"
-#include "lazygen/generated/ops/erf.h"
-#include "lazygen/generated/ops/exp.h"
-#include "lazygen/generated/ops/hardsigmoid_backward.h"
-#include "lazygen/generated/ops/log10.h"
-#include "lazygen/generated/ops/log1p.h"
-#include "lazygen/generated/ops/tanh.h"
 #include "lazygen/operators.h"
 
 namespace lazygen::autograd {
@@ -34,92 +28,6 @@ class AddTensorBackward final : public Function {
   void release_saved() override {}
 
   Scalar alpha{};
-};
-
-// tanh(Tensor self) -> Tensor
-class TanhBackward final : public Function {
- public:
-  const char* name() const override { return "TanhBackward"; }
-
-  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
-    [[maybe_unused]] const Tensor& grad = grads[0];
-    std::vector<Tensor> grad_inputs(1);
-    if (needs_input_grad(0)) grad_inputs[0] = grad * (1 - result * result);
-    return grad_inputs;
-  }
-
-  void release_saved() override { result = Tensor(); }
-
-  Tensor result;
-};
-
-// erf(Tensor self) -> Tensor
-class ErfBackward final : public Function {
- public:
-  const char* name() const override { return "ErfBackward"; }
-
-  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
-    [[maybe_unused]] const Tensor& grad = grads[0];
-    std::vector<Tensor> grad_inputs(1);
-    if (needs_input_grad(0)) grad_inputs[0] = grad * exp(-self * self) * 1.1283791670955126;
-    return grad_inputs;
-  }
-
-  void release_saved() override { self = Tensor(); }
-
-  Tensor self;
-};
-
-// log1p(Tensor self) -> Tensor
-class Log1pBackward final : public Function {
- public:
-  const char* name() const override { return "Log1pBackward"; }
-
-  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
-    [[maybe_unused]] const Tensor& grad = grads[0];
-    std::vector<Tensor> grad_inputs(1);
-    if (needs_input_grad(0)) grad_inputs[0] = grad / (self + 1);
-    return grad_inputs;
-  }
-
-  void release_saved() override { self = Tensor(); }
-
-  Tensor self;
-};
-
-// log10(Tensor self) -> Tensor
-class Log10Backward final : public Function {
- public:
-  const char* name() const override { return "Log10Backward"; }
-
-  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
-    [[maybe_unused]] const Tensor& grad = grads[0];
-    std::vector<Tensor> grad_inputs(1);
-    if (needs_input_grad(0)) grad_inputs[0] = grad / (self * 2.302585092994046);
-    return grad_inputs;
-  }
-
-  void release_saved() override { self = Tensor(); }
-
-  Tensor self;
-};
-
-// hardsigmoid_backward(Tensor grad_output, Tensor self) -> Tensor
-class HardsigmoidBackwardBackward final : public Function {
- public:
-  const char* name() const override { return "HardsigmoidBackwardBackward"; }
-
-  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
-    [[maybe_unused]] const Tensor& grad = grads[0];
-    std::vector<Tensor> grad_inputs(2);
-    if (needs_input_grad(0)) grad_inputs[0] = hardsigmoid_backward(grad, self);
-    if (needs_input_grad(1)) grad_inputs[1] = zeros_like(grad);
-    return grad_inputs;
-  }
-
-  void release_saved() override { self = Tensor(); }
-
-  Tensor self;
 };
 
 // amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor
@@ -156,57 +64,6 @@ void record_add_tensor(const Tensor& result, const Tensor& self, const Tensor& o
   fn->input_shapes = {self.shape(), other.shape()};
   fn->num_outputs = 1;
   fn->alpha = alpha;
-  set_history(result, fn, 0);
-}
-
-// tanh(Tensor self) -> Tensor
-void record_tanh(const Tensor& result, const Tensor& self) {
-  auto fn = std::make_shared<TanhBackward>();
-  fn->next_edges = {gradient_edge(self)};
-  fn->input_shapes = {self.shape()};
-  fn->num_outputs = 1;
-  fn->result = saved(result);
-  set_history(result, fn, 0);
-}
-
-// erf(Tensor self) -> Tensor
-void record_erf(const Tensor& result, const Tensor& self) {
-  auto fn = std::make_shared<ErfBackward>();
-  fn->next_edges = {gradient_edge(self)};
-  fn->input_shapes = {self.shape()};
-  fn->num_outputs = 1;
-  fn->self = saved(self);
-  set_history(result, fn, 0);
-}
-
-// log1p(Tensor self) -> Tensor
-void record_log1p(const Tensor& result, const Tensor& self) {
-  auto fn = std::make_shared<Log1pBackward>();
-  fn->next_edges = {gradient_edge(self)};
-  fn->input_shapes = {self.shape()};
-  fn->num_outputs = 1;
-  fn->self = saved(self);
-  set_history(result, fn, 0);
-}
-
-// log10(Tensor self) -> Tensor
-void record_log10(const Tensor& result, const Tensor& self) {
-  auto fn = std::make_shared<Log10Backward>();
-  fn->next_edges = {gradient_edge(self)};
-  fn->input_shapes = {self.shape()};
-  fn->num_outputs = 1;
-  fn->self = saved(self);
-  set_history(result, fn, 0);
-}
-
-// hardsigmoid_backward(Tensor grad_output, Tensor self) -> Tensor
-void record_hardsigmoid_backward(const Tensor& result, const Tensor& grad_output,
-                                 const Tensor& self) {
-  auto fn = std::make_shared<HardsigmoidBackwardBackward>();
-  fn->next_edges = {gradient_edge(grad_output), gradient_edge(self)};
-  fn->input_shapes = {grad_output.shape(), self.shape()};
-  fn->num_outputs = 1;
-  fn->self = saved(self);
   set_history(result, fn, 0);
 }
 

@@ -6,10 +6,6 @@
 #include "autograd/function.h"
 #include "core/dispatch.h"
 #include "lazygen/factory.h"
-#include "lazygen/generated/ops/addcmul.h"
-#include "lazygen/generated/ops/conv2d.h"
-#include "lazygen/generated/ops/conv2d_backward_input.h"
-#include "lazygen/generated/ops/conv2d_backward_weight.h"
 #include "lazygen/generated/ops/expand.h"
 #include "lazygen/generated/ops/gather.h"
 #include "lazygen/generated/ops/log.h"
@@ -19,28 +15,11 @@
 #include "lazygen/generated/ops/neg.h"
 #include "lazygen/generated/ops/pow.h"
 #include "lazygen/generated/ops/scatter_add.h"
-#include "lazygen/generated/ops/sort.h"
-#include "lazygen/generated/ops/sum.h"
 #include "lazygen/generated/ops/trunc.h"
 #include "lazygen/operators.h"
 
 namespace lazygen::autograd {
 namespace {
-
-// add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
-class AddScalarBackward final : public Function {
- public:
-  const char* name() const override { return "AddScalarBackward"; }
-
-  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
-    [[maybe_unused]] const Tensor& grad = grads[0];
-    std::vector<Tensor> grad_inputs(1);
-    if (needs_input_grad(0)) grad_inputs[0] = grad;
-    return grad_inputs;
-  }
-
-  void release_saved() override {}
-};
 
 // maximum(Tensor self, Tensor other) -> Tensor
 class MaximumBackward final : public Function {
@@ -77,47 +56,6 @@ class NegBackward final : public Function {
   }
 
   void release_saved() override {}
-};
-
-// log(Tensor self) -> Tensor
-class LogBackward final : public Function {
- public:
-  const char* name() const override { return "LogBackward"; }
-
-  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
-    [[maybe_unused]] const Tensor& grad = grads[0];
-    std::vector<Tensor> grad_inputs(1);
-    if (needs_input_grad(0)) grad_inputs[0] = grad / self;
-    return grad_inputs;
-  }
-
-  void release_saved() override { self = Tensor(); }
-
-  Tensor self;
-};
-
-// addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
-class AddcmulBackward final : public Function {
- public:
-  const char* name() const override { return "AddcmulBackward"; }
-
-  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
-    [[maybe_unused]] const Tensor& grad = grads[0];
-    std::vector<Tensor> grad_inputs(3);
-    if (needs_input_grad(0)) grad_inputs[0] = grad;
-    if (needs_input_grad(1)) grad_inputs[1] = maybe_multiply(grad * tensor2, value);
-    if (needs_input_grad(2)) grad_inputs[2] = maybe_multiply(grad * tensor1, value);
-    return grad_inputs;
-  }
-
-  void release_saved() override {
-    tensor1 = Tensor();
-    tensor2 = Tensor();
-  }
-
-  Tensor tensor1;
-  Tensor tensor2;
-  Scalar value{};
 };
 
 // pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor
@@ -166,29 +104,6 @@ class FmodTensorBackward final : public Function {
   Tensor other;
 };
 
-// sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)
-class SortBackward final : public Function {
- public:
-  const char* name() const override { return "SortBackward"; }
-
-  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
-    [[maybe_unused]] const Tensor& grad = grads[0];
-    std::vector<Tensor> grad_inputs(1);
-    if (needs_input_grad(0))
-      grad_inputs[0] = value_selecting_backward(grad, dim, indices, self.sizes(), true);
-    return grad_inputs;
-  }
-
-  void release_saved() override {
-    self = Tensor();
-    indices = Tensor();
-  }
-
-  Tensor self;
-  int64_t dim{};
-  Tensor indices;
-};
-
 // expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)
 class ExpandBackward final : public Function {
  public:
@@ -223,38 +138,6 @@ class ScatterAddBackward final : public Function {
   Tensor index;
 };
 
-// conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, int[2] padding=0, int[2]
-// dilation=1, int groups=1) -> Tensor
-class Conv2dBackward final : public Function {
- public:
-  const char* name() const override { return "Conv2dBackward"; }
-
-  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
-    [[maybe_unused]] const Tensor& grad = grads[0];
-    std::vector<Tensor> grad_inputs(3);
-    if (needs_input_grad(0))
-      grad_inputs[0] =
-          conv2d_backward_input(grad, weight, input.sizes(), stride, padding, dilation, groups);
-    if (needs_input_grad(1))
-      grad_inputs[1] =
-          conv2d_backward_weight(grad, input, weight.sizes(), stride, padding, dilation, groups);
-    if (needs_input_grad(2)) grad_inputs[2] = sum(grad, {{0, 2, 3}});
-    return grad_inputs;
-  }
-
-  void release_saved() override {
-    input = Tensor();
-    weight = Tensor();
-  }
-
-  Tensor input;
-  Tensor weight;
-  std::vector<int64_t> stride{};
-  std::vector<int64_t> padding{};
-  std::vector<int64_t> dilation{};
-  int64_t groups{};
-};
-
 // max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0,
 // int[2] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)
 class MaxPool2dWithIndicesBackward final : public Function {
@@ -286,16 +169,6 @@ class MaxPool2dWithIndicesBackward final : public Function {
 
 }  // namespace
 
-// add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
-void record_add_scalar(const Tensor& result, const Tensor& self, const Scalar& other,
-                       const Scalar& alpha) {
-  auto fn = std::make_shared<AddScalarBackward>();
-  fn->next_edges = {gradient_edge(self)};
-  fn->input_shapes = {self.shape()};
-  fn->num_outputs = 1;
-  set_history(result, fn, 0);
-}
-
 // maximum(Tensor self, Tensor other) -> Tensor
 void record_maximum(const Tensor& result, const Tensor& self, const Tensor& other) {
   auto fn = std::make_shared<MaximumBackward>();
@@ -313,29 +186,6 @@ void record_neg(const Tensor& result, const Tensor& self) {
   fn->next_edges = {gradient_edge(self)};
   fn->input_shapes = {self.shape()};
   fn->num_outputs = 1;
-  set_history(result, fn, 0);
-}
-
-// log(Tensor self) -> Tensor
-void record_log(const Tensor& result, const Tensor& self) {
-  auto fn = std::make_shared<LogBackward>();
-  fn->next_edges = {gradient_edge(self)};
-  fn->input_shapes = {self.shape()};
-  fn->num_outputs = 1;
-  fn->self = saved(self);
-  set_history(result, fn, 0);
-}
-
-// addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
-void record_addcmul(const Tensor& result, const Tensor& self, const Tensor& tensor1,
-                    const Tensor& tensor2, const Scalar& value) {
-  auto fn = std::make_shared<AddcmulBackward>();
-  fn->next_edges = {gradient_edge(self), gradient_edge(tensor1), gradient_edge(tensor2)};
-  fn->input_shapes = {self.shape(), tensor1.shape(), tensor2.shape()};
-  fn->num_outputs = 1;
-  fn->tensor1 = saved(tensor1);
-  fn->tensor2 = saved(tensor2);
-  fn->value = value;
   set_history(result, fn, 0);
 }
 
@@ -362,20 +212,6 @@ void record_fmod_tensor(const Tensor& result, const Tensor& self, const Tensor& 
   set_history(result, fn, 0);
 }
 
-// sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)
-void record_sort(const std::tuple<Tensor, Tensor>& result, const Tensor& self, int64_t dim,
-                 bool descending) {
-  auto fn = std::make_shared<SortBackward>();
-  fn->next_edges = {gradient_edge(self)};
-  fn->input_shapes = {self.shape()};
-  fn->num_outputs = 2;
-  fn->self = saved(self);
-  fn->dim = dim;
-  fn->indices = saved(std::get<1>(result));
-  set_history(std::get<0>(result), fn, 0);
-  set_history(std::get<1>(result), fn, 1);
-}
-
 // expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)
 void record_expand(const Tensor& result, const Tensor& self, const std::vector<int64_t>& size,
                    bool implicit) {
@@ -395,25 +231,6 @@ void record_scatter_add(const Tensor& result, const Tensor& self, int64_t dim, c
   fn->num_outputs = 1;
   fn->dim = dim;
   fn->index = saved(index);
-  set_history(result, fn, 0);
-}
-
-// conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, int[2] padding=0, int[2]
-// dilation=1, int groups=1) -> Tensor
-void record_conv2d(const Tensor& result, const Tensor& input, const Tensor& weight,
-                   const std::optional<Tensor>& bias, const std::vector<int64_t>& stride,
-                   const std::vector<int64_t>& padding, const std::vector<int64_t>& dilation,
-                   int64_t groups) {
-  auto fn = std::make_shared<Conv2dBackward>();
-  fn->next_edges = {gradient_edge(input), gradient_edge(weight), gradient_edge(bias)};
-  fn->input_shapes = {input.shape(), weight.shape(), (bias ? bias->shape() : Shape())};
-  fn->num_outputs = 1;
-  fn->input = saved(input);
-  fn->weight = saved(weight);
-  fn->stride = stride;
-  fn->padding = padding;
-  fn->dilation = dilation;
-  fn->groups = groups;
   set_history(result, fn, 0);
 }
 

@@ -10,10 +10,8 @@
 #include "lazygen/generated/ops/asinh.h"
 #include "lazygen/generated/ops/expm1.h"
 #include "lazygen/generated/ops/gather.h"
-#include "lazygen/generated/ops/narrow.h"
 #include "lazygen/generated/ops/rsqrt.h"
 #include "lazygen/generated/ops/scatter_add.h"
-#include "lazygen/generated/ops/slice_backward.h"
 #include "lazygen/operators.h"
 
 namespace lazygen::autograd {
@@ -94,29 +92,6 @@ class AmaxBackward final : public Function {
   Tensor result;
 };
 
-// narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)
-class NarrowBackward final : public Function {
- public:
-  const char* name() const override { return "NarrowBackward"; }
-
-  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
-    [[maybe_unused]] const Tensor& grad = grads[0];
-    std::vector<Tensor> grad_inputs(1);
-    if (needs_input_grad(0))
-      grad_inputs[0] =
-          slice_backward(grad, self.sizes(), dim, start < 0 ? start + self.size(dim) : start,
-                         (start < 0 ? start + self.size(dim) : start) + length, 1);
-    return grad_inputs;
-  }
-
-  void release_saved() override { self = Tensor(); }
-
-  Tensor self;
-  int64_t dim{};
-  int64_t start{};
-  int64_t length{};
-};
-
 // gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor
 class GatherBackward final : public Function {
  public:
@@ -182,20 +157,6 @@ void record_amax(const Tensor& result, const Tensor& self, const std::vector<int
   fn->dim = dim;
   fn->keepdim = keepdim;
   fn->result = saved(result);
-  set_history(result, fn, 0);
-}
-
-// narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)
-void record_narrow(const Tensor& result, const Tensor& self, int64_t dim, int64_t start,
-                   int64_t length) {
-  auto fn = std::make_shared<NarrowBackward>();
-  fn->next_edges = {gradient_edge(self)};
-  fn->input_shapes = {self.shape()};
-  fn->num_outputs = 1;
-  fn->self = saved(self);
-  fn->dim = dim;
-  fn->start = start;
-  fn->length = length;
   set_history(result, fn, 0);
 }
 

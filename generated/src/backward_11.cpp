@@ -6,34 +6,11 @@
 #include "autograd/function.h"
 #include "core/dispatch.h"
 #include "lazygen/factory.h"
-#include "lazygen/generated/ops/abs.h"
-#include "lazygen/generated/ops/gt.h"
-#include "lazygen/generated/ops/hardtanh_backward.h"
-#include "lazygen/generated/ops/round.h"
 #include "lazygen/generated/ops/sigmoid.h"
-#include "lazygen/generated/ops/softplus_backward.h"
-#include "lazygen/generated/ops/where.h"
 #include "lazygen/operators.h"
 
 namespace lazygen::autograd {
 namespace {
-
-// abs(Tensor self) -> Tensor
-class AbsBackward final : public Function {
- public:
-  const char* name() const override { return "AbsBackward"; }
-
-  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
-    [[maybe_unused]] const Tensor& grad = grads[0];
-    std::vector<Tensor> grad_inputs(1);
-    if (needs_input_grad(0)) grad_inputs[0] = abs_backward(grad, self);
-    return grad_inputs;
-  }
-
-  void release_saved() override { self = Tensor(); }
-
-  Tensor self;
-};
 
 // sigmoid(Tensor self) -> Tensor
 class SigmoidBackward final : public Function {
@@ -52,79 +29,7 @@ class SigmoidBackward final : public Function {
   Tensor result;
 };
 
-// round(Tensor self) -> Tensor
-class RoundBackward final : public Function {
- public:
-  const char* name() const override { return "RoundBackward"; }
-
-  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
-    [[maybe_unused]] const Tensor& grad = grads[0];
-    std::vector<Tensor> grad_inputs(1);
-    if (needs_input_grad(0)) grad_inputs[0] = zeros_like(grad);
-    return grad_inputs;
-  }
-
-  void release_saved() override {}
-};
-
-// hardtanh_backward(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val) -> Tensor
-class HardtanhBackwardBackward final : public Function {
- public:
-  const char* name() const override { return "HardtanhBackwardBackward"; }
-
-  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
-    [[maybe_unused]] const Tensor& grad = grads[0];
-    std::vector<Tensor> grad_inputs(2);
-    if (needs_input_grad(0)) grad_inputs[0] = hardtanh_backward(grad, self, min_val, max_val);
-    if (needs_input_grad(1)) grad_inputs[1] = zeros_like(grad);
-    return grad_inputs;
-  }
-
-  void release_saved() override { self = Tensor(); }
-
-  Tensor self;
-  Scalar min_val{};
-  Scalar max_val{};
-};
-
-// softplus_backward(Tensor grad_output, Tensor self, Scalar beta, Scalar threshold) -> Tensor
-class SoftplusBackwardBackward final : public Function {
- public:
-  const char* name() const override { return "SoftplusBackwardBackward"; }
-
-  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
-    [[maybe_unused]] const Tensor& grad = grads[0];
-    std::vector<Tensor> grad_inputs(2);
-    if (needs_input_grad(0)) grad_inputs[0] = softplus_backward(grad, self, beta, threshold);
-    if (needs_input_grad(1))
-      grad_inputs[1] =
-          where(gt(self * beta, threshold), zeros_like(grad),
-                grad * grad_output * sigmoid(self * beta) * (1 - sigmoid(self * beta)) * beta);
-    return grad_inputs;
-  }
-
-  void release_saved() override {
-    grad_output = Tensor();
-    self = Tensor();
-  }
-
-  Tensor grad_output;
-  Tensor self;
-  Scalar beta{};
-  Scalar threshold{};
-};
-
 }  // namespace
-
-// abs(Tensor self) -> Tensor
-void record_abs(const Tensor& result, const Tensor& self) {
-  auto fn = std::make_shared<AbsBackward>();
-  fn->next_edges = {gradient_edge(self)};
-  fn->input_shapes = {self.shape()};
-  fn->num_outputs = 1;
-  fn->self = saved(self);
-  set_history(result, fn, 0);
-}
 
 // sigmoid(Tensor self) -> Tensor
 void record_sigmoid(const Tensor& result, const Tensor& self) {
@@ -133,42 +38,6 @@ void record_sigmoid(const Tensor& result, const Tensor& self) {
   fn->input_shapes = {self.shape()};
   fn->num_outputs = 1;
   fn->result = saved(result);
-  set_history(result, fn, 0);
-}
-
-// round(Tensor self) -> Tensor
-void record_round(const Tensor& result, const Tensor& self) {
-  auto fn = std::make_shared<RoundBackward>();
-  fn->next_edges = {gradient_edge(self)};
-  fn->input_shapes = {self.shape()};
-  fn->num_outputs = 1;
-  set_history(result, fn, 0);
-}
-
-// hardtanh_backward(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val) -> Tensor
-void record_hardtanh_backward(const Tensor& result, const Tensor& grad_output, const Tensor& self,
-                              const Scalar& min_val, const Scalar& max_val) {
-  auto fn = std::make_shared<HardtanhBackwardBackward>();
-  fn->next_edges = {gradient_edge(grad_output), gradient_edge(self)};
-  fn->input_shapes = {grad_output.shape(), self.shape()};
-  fn->num_outputs = 1;
-  fn->self = saved(self);
-  fn->min_val = min_val;
-  fn->max_val = max_val;
-  set_history(result, fn, 0);
-}
-
-// softplus_backward(Tensor grad_output, Tensor self, Scalar beta, Scalar threshold) -> Tensor
-void record_softplus_backward(const Tensor& result, const Tensor& grad_output, const Tensor& self,
-                              const Scalar& beta, const Scalar& threshold) {
-  auto fn = std::make_shared<SoftplusBackwardBackward>();
-  fn->next_edges = {gradient_edge(grad_output), gradient_edge(self)};
-  fn->input_shapes = {grad_output.shape(), self.shape()};
-  fn->num_outputs = 1;
-  fn->grad_output = saved(grad_output);
-  fn->self = saved(self);
-  fn->beta = beta;
-  fn->threshold = threshold;
   set_history(result, fn, 0);
 }
 

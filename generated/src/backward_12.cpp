@@ -6,54 +6,11 @@
 #include "autograd/function.h"
 #include "core/dispatch.h"
 #include "lazygen/factory.h"
-#include "lazygen/generated/ops/_softmax.h"
-#include "lazygen/generated/ops/_softmax_backward_data.h"
-#include "lazygen/generated/ops/clamp.h"
-#include "lazygen/generated/ops/cos.h"
-#include "lazygen/generated/ops/cosh.h"
-#include "lazygen/generated/ops/eq.h"
-#include "lazygen/generated/ops/sin.h"
-#include "lazygen/generated/ops/sinh.h"
 #include "lazygen/generated/ops/tanh_backward.h"
-#include "lazygen/generated/ops/where.h"
 #include "lazygen/operators.h"
 
 namespace lazygen::autograd {
 namespace {
-
-// cos(Tensor self) -> Tensor
-class CosBackward final : public Function {
- public:
-  const char* name() const override { return "CosBackward"; }
-
-  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
-    [[maybe_unused]] const Tensor& grad = grads[0];
-    std::vector<Tensor> grad_inputs(1);
-    if (needs_input_grad(0)) grad_inputs[0] = -grad * sin(self);
-    return grad_inputs;
-  }
-
-  void release_saved() override { self = Tensor(); }
-
-  Tensor self;
-};
-
-// cosh(Tensor self) -> Tensor
-class CoshBackward final : public Function {
- public:
-  const char* name() const override { return "CoshBackward"; }
-
-  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
-    [[maybe_unused]] const Tensor& grad = grads[0];
-    std::vector<Tensor> grad_inputs(1);
-    if (needs_input_grad(0)) grad_inputs[0] = grad * sinh(self);
-    return grad_inputs;
-  }
-
-  void release_saved() override { self = Tensor(); }
-
-  Tensor self;
-};
 
 // tanh_backward(Tensor grad_output, Tensor output) -> Tensor
 class TanhBackwardBackward final : public Function {
@@ -77,71 +34,7 @@ class TanhBackwardBackward final : public Function {
   Tensor output;
 };
 
-// _softmax(Tensor self, int dim, bool half_to_float) -> Tensor
-class UnderscoreSoftmaxBackward final : public Function {
- public:
-  const char* name() const override { return "UnderscoreSoftmaxBackward"; }
-
-  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
-    [[maybe_unused]] const Tensor& grad = grads[0];
-    std::vector<Tensor> grad_inputs(1);
-    if (needs_input_grad(0))
-      grad_inputs[0] = _softmax_backward_data(grad, result, dim, self.dtype());
-    return grad_inputs;
-  }
-
-  void release_saved() override {
-    self = Tensor();
-    result = Tensor();
-  }
-
-  Tensor self;
-  int64_t dim{};
-  Tensor result;
-};
-
-// clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
-class ClampBackward final : public Function {
- public:
-  const char* name() const override { return "ClampBackward"; }
-
-  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
-    [[maybe_unused]] const Tensor& grad = grads[0];
-    std::vector<Tensor> grad_inputs(1);
-    if (needs_input_grad(0)) grad_inputs[0] = where(eq(result, self), grad, zeros_like(grad));
-    return grad_inputs;
-  }
-
-  void release_saved() override {
-    self = Tensor();
-    result = Tensor();
-  }
-
-  Tensor self;
-  Tensor result;
-};
-
 }  // namespace
-
-// cos(Tensor self) -> Tensor
-void record_cos(const Tensor& result, const Tensor& self) {
-  auto fn = std::make_shared<CosBackward>();
-  fn->next_edges = {gradient_edge(self)};
-  fn->input_shapes = {self.shape()};
-  fn->num_outputs = 1;
-  fn->self = saved(self);
-  set_history(result, fn, 0);
-}
-
-// cosh(Tensor self) -> Tensor
-void record_cosh(const Tensor& result, const Tensor& self) {
-  auto fn = std::make_shared<CoshBackward>();
-  fn->next_edges = {gradient_edge(self)};
-  fn->input_shapes = {self.shape()};
-  fn->num_outputs = 1;
-  fn->self = saved(self);
-  set_history(result, fn, 0);
-}
 
 // tanh_backward(Tensor grad_output, Tensor output) -> Tensor
 void record_tanh_backward(const Tensor& result, const Tensor& grad_output, const Tensor& output) {
@@ -151,30 +44,6 @@ void record_tanh_backward(const Tensor& result, const Tensor& grad_output, const
   fn->num_outputs = 1;
   fn->grad_output = saved(grad_output);
   fn->output = saved(output);
-  set_history(result, fn, 0);
-}
-
-// _softmax(Tensor self, int dim, bool half_to_float) -> Tensor
-void record__softmax(const Tensor& result, const Tensor& self, int64_t dim, bool half_to_float) {
-  auto fn = std::make_shared<UnderscoreSoftmaxBackward>();
-  fn->next_edges = {gradient_edge(self)};
-  fn->input_shapes = {self.shape()};
-  fn->num_outputs = 1;
-  fn->self = saved(self);
-  fn->dim = dim;
-  fn->result = saved(result);
-  set_history(result, fn, 0);
-}
-
-// clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
-void record_clamp(const Tensor& result, const Tensor& self, const std::optional<Scalar>& min,
-                  const std::optional<Scalar>& max) {
-  auto fn = std::make_shared<ClampBackward>();
-  fn->next_edges = {gradient_edge(self)};
-  fn->input_shapes = {self.shape()};
-  fn->num_outputs = 1;
-  fn->self = saved(self);
-  fn->result = saved(result);
   set_history(result, fn, 0);
 }
 

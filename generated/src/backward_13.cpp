@@ -9,15 +9,9 @@
 #include "lazygen/generated/ops/_gelu_erf.h"
 #include "lazygen/generated/ops/_gelu_erf_backward.h"
 #include "lazygen/generated/ops/_gelu_tanh_backward.h"
-#include "lazygen/generated/ops/_log_softmax.h"
-#include "lazygen/generated/ops/_log_softmax_backward_data.h"
 #include "lazygen/generated/ops/clamp_max.h"
 #include "lazygen/generated/ops/cos.h"
-#include "lazygen/generated/ops/floor.h"
 #include "lazygen/generated/ops/le.h"
-#include "lazygen/generated/ops/nll_loss.h"
-#include "lazygen/generated/ops/nll_loss_backward.h"
-#include "lazygen/generated/ops/permute.h"
 #include "lazygen/generated/ops/sin.h"
 #include "lazygen/generated/ops/tanh.h"
 #include "lazygen/generated/ops/where.h"
@@ -61,21 +55,6 @@ class LerpScalarBackward final : public Function {
   Scalar weight{};
 };
 
-// remainder.Scalar(Tensor self, Scalar other) -> Tensor
-class RemainderScalarBackward final : public Function {
- public:
-  const char* name() const override { return "RemainderScalarBackward"; }
-
-  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
-    [[maybe_unused]] const Tensor& grad = grads[0];
-    std::vector<Tensor> grad_inputs(1);
-    if (needs_input_grad(0)) grad_inputs[0] = grad;
-    return grad_inputs;
-  }
-
-  void release_saved() override {}
-};
-
 // clamp_max(Tensor self, Scalar max) -> Tensor
 class ClampMaxBackward final : public Function {
  public:
@@ -109,21 +88,6 @@ class SinBackward final : public Function {
   void release_saved() override { self = Tensor(); }
 
   Tensor self;
-};
-
-// floor(Tensor self) -> Tensor
-class FloorBackward final : public Function {
- public:
-  const char* name() const override { return "FloorBackward"; }
-
-  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
-    [[maybe_unused]] const Tensor& grad = grads[0];
-    std::vector<Tensor> grad_inputs(1);
-    if (needs_input_grad(0)) grad_inputs[0] = zeros_like(grad);
-    return grad_inputs;
-  }
-
-  void release_saved() override {}
 };
 
 // _gelu_erf(Tensor self) -> Tensor
@@ -193,42 +157,6 @@ class MeanDimBackward final : public Function {
   bool keepdim{};
 };
 
-// _log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor
-class UnderscoreLogSoftmaxBackward final : public Function {
- public:
-  const char* name() const override { return "UnderscoreLogSoftmaxBackward"; }
-
-  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
-    [[maybe_unused]] const Tensor& grad = grads[0];
-    std::vector<Tensor> grad_inputs(1);
-    if (needs_input_grad(0))
-      grad_inputs[0] = _log_softmax_backward_data(grad, result, dim, result.dtype());
-    return grad_inputs;
-  }
-
-  void release_saved() override { result = Tensor(); }
-
-  int64_t dim{};
-  Tensor result;
-};
-
-// permute(Tensor(a) self, int[] dims) -> Tensor(a)
-class PermuteBackward final : public Function {
- public:
-  const char* name() const override { return "PermuteBackward"; }
-
-  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
-    [[maybe_unused]] const Tensor& grad = grads[0];
-    std::vector<Tensor> grad_inputs(1);
-    if (needs_input_grad(0)) grad_inputs[0] = permute_backward(grad, dims);
-    return grad_inputs;
-  }
-
-  void release_saved() override {}
-
-  std::vector<int64_t> dims{};
-};
-
 // flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)
 class FlattenUsingIntsBackward final : public Function {
  public:
@@ -244,33 +172,6 @@ class FlattenUsingIntsBackward final : public Function {
   void release_saved() override { self = Tensor(); }
 
   Tensor self;
-};
-
-// nll_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt
-// ignore_index=-100) -> Tensor
-class NllLossBackward final : public Function {
- public:
-  const char* name() const override { return "NllLossBackward"; }
-
-  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
-    [[maybe_unused]] const Tensor& grad = grads[0];
-    std::vector<Tensor> grad_inputs(3);
-    if (needs_input_grad(0))
-      grad_inputs[0] = nll_loss_backward(grad, self, target, weight, reduction, ignore_index);
-    return grad_inputs;
-  }
-
-  void release_saved() override {
-    self = Tensor();
-    target = Tensor();
-    weight = std::optional<Tensor>();
-  }
-
-  Tensor self;
-  Tensor target;
-  std::optional<Tensor> weight;
-  int64_t reduction{};
-  int64_t ignore_index{};
 };
 
 }  // namespace
@@ -296,15 +197,6 @@ void record_lerp_scalar(const Tensor& result, const Tensor& self, const Tensor& 
   set_history(result, fn, 0);
 }
 
-// remainder.Scalar(Tensor self, Scalar other) -> Tensor
-void record_remainder_scalar(const Tensor& result, const Tensor& self, const Scalar& other) {
-  auto fn = std::make_shared<RemainderScalarBackward>();
-  fn->next_edges = {gradient_edge(self)};
-  fn->input_shapes = {self.shape()};
-  fn->num_outputs = 1;
-  set_history(result, fn, 0);
-}
-
 // clamp_max(Tensor self, Scalar max) -> Tensor
 void record_clamp_max(const Tensor& result, const Tensor& self, const Scalar& max) {
   auto fn = std::make_shared<ClampMaxBackward>();
@@ -323,15 +215,6 @@ void record_sin(const Tensor& result, const Tensor& self) {
   fn->input_shapes = {self.shape()};
   fn->num_outputs = 1;
   fn->self = saved(self);
-  set_history(result, fn, 0);
-}
-
-// floor(Tensor self) -> Tensor
-void record_floor(const Tensor& result, const Tensor& self) {
-  auto fn = std::make_shared<FloorBackward>();
-  fn->next_edges = {gradient_edge(self)};
-  fn->input_shapes = {self.shape()};
-  fn->num_outputs = 1;
   set_history(result, fn, 0);
 }
 
@@ -371,28 +254,6 @@ void record_mean_dim(const Tensor& result, const Tensor& self,
   set_history(result, fn, 0);
 }
 
-// _log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor
-void record__log_softmax(const Tensor& result, const Tensor& self, int64_t dim,
-                         bool half_to_float) {
-  auto fn = std::make_shared<UnderscoreLogSoftmaxBackward>();
-  fn->next_edges = {gradient_edge(self)};
-  fn->input_shapes = {self.shape()};
-  fn->num_outputs = 1;
-  fn->dim = dim;
-  fn->result = saved(result);
-  set_history(result, fn, 0);
-}
-
-// permute(Tensor(a) self, int[] dims) -> Tensor(a)
-void record_permute(const Tensor& result, const Tensor& self, const std::vector<int64_t>& dims) {
-  auto fn = std::make_shared<PermuteBackward>();
-  fn->next_edges = {gradient_edge(self)};
-  fn->input_shapes = {self.shape()};
-  fn->num_outputs = 1;
-  fn->dims = dims;
-  set_history(result, fn, 0);
-}
-
 // flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)
 void record_flatten_using_ints(const Tensor& result, const Tensor& self, int64_t start_dim,
                                int64_t end_dim) {
@@ -401,22 +262,6 @@ void record_flatten_using_ints(const Tensor& result, const Tensor& self, int64_t
   fn->input_shapes = {self.shape()};
   fn->num_outputs = 1;
   fn->self = saved(self);
-  set_history(result, fn, 0);
-}
-
-// nll_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt
-// ignore_index=-100) -> Tensor
-void record_nll_loss(const Tensor& result, const Tensor& self, const Tensor& target,
-                     const std::optional<Tensor>& weight, int64_t reduction, int64_t ignore_index) {
-  auto fn = std::make_shared<NllLossBackward>();
-  fn->next_edges = {gradient_edge(self), gradient_edge(target), gradient_edge(weight)};
-  fn->input_shapes = {self.shape(), target.shape(), (weight ? weight->shape() : Shape())};
-  fn->num_outputs = 1;
-  fn->self = saved(self);
-  fn->target = saved(target);
-  fn->weight = saved(weight);
-  fn->reduction = reduction;
-  fn->ignore_index = ignore_index;
   set_history(result, fn, 0);
 }
 

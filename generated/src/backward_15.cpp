@@ -6,13 +6,8 @@
 #include "autograd/function.h"
 #include "core/dispatch.h"
 #include "lazygen/factory.h"
-#include "lazygen/generated/ops/atan.h"
 #include "lazygen/generated/ops/bmm.h"
-#include "lazygen/generated/ops/cosh.h"
 #include "lazygen/generated/ops/mm.h"
-#include "lazygen/generated/ops/pow.h"
-#include "lazygen/generated/ops/rsqrt.h"
-#include "lazygen/generated/ops/sinh.h"
 #include "lazygen/generated/ops/sqrt.h"
 #include "lazygen/operators.h"
 
@@ -34,57 +29,6 @@ class SqrtBackward final : public Function {
   void release_saved() override { result = Tensor(); }
 
   Tensor result;
-};
-
-// rsqrt(Tensor self) -> Tensor
-class RsqrtBackward final : public Function {
- public:
-  const char* name() const override { return "RsqrtBackward"; }
-
-  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
-    [[maybe_unused]] const Tensor& grad = grads[0];
-    std::vector<Tensor> grad_inputs(1);
-    if (needs_input_grad(0)) grad_inputs[0] = grad * pow(result, 3) * -0.5;
-    return grad_inputs;
-  }
-
-  void release_saved() override { result = Tensor(); }
-
-  Tensor result;
-};
-
-// atan(Tensor self) -> Tensor
-class AtanBackward final : public Function {
- public:
-  const char* name() const override { return "AtanBackward"; }
-
-  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
-    [[maybe_unused]] const Tensor& grad = grads[0];
-    std::vector<Tensor> grad_inputs(1);
-    if (needs_input_grad(0)) grad_inputs[0] = grad / (self * self + 1);
-    return grad_inputs;
-  }
-
-  void release_saved() override { self = Tensor(); }
-
-  Tensor self;
-};
-
-// sinh(Tensor self) -> Tensor
-class SinhBackward final : public Function {
- public:
-  const char* name() const override { return "SinhBackward"; }
-
-  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
-    [[maybe_unused]] const Tensor& grad = grads[0];
-    std::vector<Tensor> grad_inputs(1);
-    if (needs_input_grad(0)) grad_inputs[0] = grad * cosh(self);
-    return grad_inputs;
-  }
-
-  void release_saved() override { self = Tensor(); }
-
-  Tensor self;
 };
 
 // mm(Tensor self, Tensor mat2) -> Tensor
@@ -140,36 +84,6 @@ void record_sqrt(const Tensor& result, const Tensor& self) {
   fn->input_shapes = {self.shape()};
   fn->num_outputs = 1;
   fn->result = saved(result);
-  set_history(result, fn, 0);
-}
-
-// rsqrt(Tensor self) -> Tensor
-void record_rsqrt(const Tensor& result, const Tensor& self) {
-  auto fn = std::make_shared<RsqrtBackward>();
-  fn->next_edges = {gradient_edge(self)};
-  fn->input_shapes = {self.shape()};
-  fn->num_outputs = 1;
-  fn->result = saved(result);
-  set_history(result, fn, 0);
-}
-
-// atan(Tensor self) -> Tensor
-void record_atan(const Tensor& result, const Tensor& self) {
-  auto fn = std::make_shared<AtanBackward>();
-  fn->next_edges = {gradient_edge(self)};
-  fn->input_shapes = {self.shape()};
-  fn->num_outputs = 1;
-  fn->self = saved(self);
-  set_history(result, fn, 0);
-}
-
-// sinh(Tensor self) -> Tensor
-void record_sinh(const Tensor& result, const Tensor& self) {
-  auto fn = std::make_shared<SinhBackward>();
-  fn->next_edges = {gradient_edge(self)};
-  fn->input_shapes = {self.shape()};
-  fn->num_outputs = 1;
-  fn->self = saved(self);
   set_history(result, fn, 0);
 }
 

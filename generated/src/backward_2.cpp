@@ -7,32 +7,11 @@
 #include "core/dispatch.h"
 #include "lazygen/factory.h"
 #include "lazygen/generated/ops/addmm.h"
-#include "lazygen/generated/ops/log_sigmoid.h"
 #include "lazygen/generated/ops/mm.h"
-#include "lazygen/generated/ops/sigmoid.h"
-#include "lazygen/generated/ops/squeeze.h"
-#include "lazygen/generated/ops/unsqueeze.h"
 #include "lazygen/operators.h"
 
 namespace lazygen::autograd {
 namespace {
-
-// log_sigmoid(Tensor self) -> Tensor
-class LogSigmoidBackward final : public Function {
- public:
-  const char* name() const override { return "LogSigmoidBackward"; }
-
-  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
-    [[maybe_unused]] const Tensor& grad = grads[0];
-    std::vector<Tensor> grad_inputs(1);
-    if (needs_input_grad(0)) grad_inputs[0] = grad * sigmoid(-self);
-    return grad_inputs;
-  }
-
-  void release_saved() override { self = Tensor(); }
-
-  Tensor self;
-};
 
 // addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
 class AddmmBackward final : public Function {
@@ -59,34 +38,7 @@ class AddmmBackward final : public Function {
   Scalar alpha{};
 };
 
-// unsqueeze(Tensor(a) self, int dim) -> Tensor(a)
-class UnsqueezeBackward final : public Function {
- public:
-  const char* name() const override { return "UnsqueezeBackward"; }
-
-  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
-    [[maybe_unused]] const Tensor& grad = grads[0];
-    std::vector<Tensor> grad_inputs(1);
-    if (needs_input_grad(0)) grad_inputs[0] = squeeze(grad, dim);
-    return grad_inputs;
-  }
-
-  void release_saved() override {}
-
-  int64_t dim{};
-};
-
 }  // namespace
-
-// log_sigmoid(Tensor self) -> Tensor
-void record_log_sigmoid(const Tensor& result, const Tensor& self) {
-  auto fn = std::make_shared<LogSigmoidBackward>();
-  fn->next_edges = {gradient_edge(self)};
-  fn->input_shapes = {self.shape()};
-  fn->num_outputs = 1;
-  fn->self = saved(self);
-  set_history(result, fn, 0);
-}
 
 // addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
 void record_addmm(const Tensor& result, const Tensor& self, const Tensor& mat1, const Tensor& mat2,
@@ -99,16 +51,6 @@ void record_addmm(const Tensor& result, const Tensor& self, const Tensor& mat1, 
   fn->mat2 = saved(mat2);
   fn->beta = beta;
   fn->alpha = alpha;
-  set_history(result, fn, 0);
-}
-
-// unsqueeze(Tensor(a) self, int dim) -> Tensor(a)
-void record_unsqueeze(const Tensor& result, const Tensor& self, int64_t dim) {
-  auto fn = std::make_shared<UnsqueezeBackward>();
-  fn->next_edges = {gradient_edge(self)};
-  fn->input_shapes = {self.shape()};
-  fn->num_outputs = 1;
-  fn->dim = dim;
   set_history(result, fn, 0);
 }
 

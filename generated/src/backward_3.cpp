@@ -6,82 +6,16 @@
 #include "autograd/function.h"
 #include "core/dispatch.h"
 #include "lazygen/factory.h"
-#include "lazygen/generated/ops/_gelu_erf_backward.h"
-#include "lazygen/generated/ops/_gelu_tanh.h"
-#include "lazygen/generated/ops/_gelu_tanh_backward.h"
-#include "lazygen/generated/ops/all_reduce.h"
-#include "lazygen/generated/ops/clamp_min.h"
-#include "lazygen/generated/ops/cumsum.h"
 #include "lazygen/generated/ops/elu.h"
 #include "lazygen/generated/ops/exp.h"
-#include "lazygen/generated/ops/ge.h"
 #include "lazygen/generated/ops/gt.h"
-#include "lazygen/generated/ops/relu.h"
 #include "lazygen/generated/ops/sgn.h"
 #include "lazygen/generated/ops/t.h"
-#include "lazygen/generated/ops/threshold_backward.h"
 #include "lazygen/generated/ops/where.h"
 #include "lazygen/operators.h"
 
 namespace lazygen::autograd {
 namespace {
-
-// mul.Tensor(Tensor self, Tensor other) -> Tensor
-class MulTensorBackward final : public Function {
- public:
-  const char* name() const override { return "MulTensorBackward"; }
-
-  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
-    [[maybe_unused]] const Tensor& grad = grads[0];
-    std::vector<Tensor> grad_inputs(2);
-    if (needs_input_grad(0)) grad_inputs[0] = grad * other;
-    if (needs_input_grad(1)) grad_inputs[1] = grad * self;
-    return grad_inputs;
-  }
-
-  void release_saved() override {
-    self = Tensor();
-    other = Tensor();
-  }
-
-  Tensor self;
-  Tensor other;
-};
-
-// relu(Tensor self) -> Tensor
-class ReluBackward final : public Function {
- public:
-  const char* name() const override { return "ReluBackward"; }
-
-  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
-    [[maybe_unused]] const Tensor& grad = grads[0];
-    std::vector<Tensor> grad_inputs(1);
-    if (needs_input_grad(0)) grad_inputs[0] = threshold_backward(grad, result, 0);
-    return grad_inputs;
-  }
-
-  void release_saved() override { result = Tensor(); }
-
-  Tensor result;
-};
-
-// clamp_min(Tensor self, Scalar min) -> Tensor
-class ClampMinBackward final : public Function {
- public:
-  const char* name() const override { return "ClampMinBackward"; }
-
-  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
-    [[maybe_unused]] const Tensor& grad = grads[0];
-    std::vector<Tensor> grad_inputs(1);
-    if (needs_input_grad(0)) grad_inputs[0] = where(ge(self, min), grad, zeros_like(grad));
-    return grad_inputs;
-  }
-
-  void release_saved() override { self = Tensor(); }
-
-  Tensor self;
-  Scalar min{};
-};
 
 // sgn(Tensor self) -> Tensor
 class SgnBackward final : public Function {
@@ -120,47 +54,6 @@ class EluBackward final : public Function {
   Scalar input_scale{};
 };
 
-// _gelu_erf_backward(Tensor grad_output, Tensor self) -> Tensor
-class UnderscoreGeluErfBackwardBackward final : public Function {
- public:
-  const char* name() const override { return "UnderscoreGeluErfBackwardBackward"; }
-
-  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
-    [[maybe_unused]] const Tensor& grad = grads[0];
-    std::vector<Tensor> grad_inputs(2);
-    if (needs_input_grad(0)) grad_inputs[0] = _gelu_erf_backward(grad, self);
-    if (needs_input_grad(1))
-      grad_inputs[1] =
-          grad * grad_output * exp(self * self * -0.5) * (2 - self * self) * 0.3989422804014327;
-    return grad_inputs;
-  }
-
-  void release_saved() override {
-    grad_output = Tensor();
-    self = Tensor();
-  }
-
-  Tensor grad_output;
-  Tensor self;
-};
-
-// _gelu_tanh(Tensor self) -> Tensor
-class UnderscoreGeluTanhBackward final : public Function {
- public:
-  const char* name() const override { return "UnderscoreGeluTanhBackward"; }
-
-  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
-    [[maybe_unused]] const Tensor& grad = grads[0];
-    std::vector<Tensor> grad_inputs(1);
-    if (needs_input_grad(0)) grad_inputs[0] = _gelu_tanh_backward(grad, self);
-    return grad_inputs;
-  }
-
-  void release_saved() override { self = Tensor(); }
-
-  Tensor self;
-};
-
 // sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) ->
 // Tensor
 class SumDimIntlistBackward final : public Function {
@@ -179,24 +72,6 @@ class SumDimIntlistBackward final : public Function {
   Tensor self;
   std::optional<std::vector<int64_t>> dim{};
   bool keepdim{};
-};
-
-// cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
-class CumsumBackward final : public Function {
- public:
-  const char* name() const override { return "CumsumBackward"; }
-
-  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
-    [[maybe_unused]] const Tensor& grad = grads[0];
-    std::vector<Tensor> grad_inputs(1);
-    if (needs_input_grad(0)) grad_inputs[0] = cumsum_backward(grad, dim, self);
-    return grad_inputs;
-  }
-
-  void release_saved() override { self = Tensor(); }
-
-  Tensor self;
-  int64_t dim{};
 };
 
 // t(Tensor(a) self) -> Tensor(a)
@@ -237,56 +112,7 @@ class SliceTensorBackward final : public Function {
   int64_t step{};
 };
 
-// all_reduce(Tensor self, str reduce_op='sum') -> Tensor
-class AllReduceBackward final : public Function {
- public:
-  const char* name() const override { return "AllReduceBackward"; }
-
-  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
-    [[maybe_unused]] const Tensor& grad = grads[0];
-    std::vector<Tensor> grad_inputs(1);
-    if (needs_input_grad(0)) grad_inputs[0] = all_reduce(grad, reduce_op);
-    return grad_inputs;
-  }
-
-  void release_saved() override {}
-
-  std::string reduce_op{};
-};
-
 }  // namespace
-
-// mul.Tensor(Tensor self, Tensor other) -> Tensor
-void record_mul_tensor(const Tensor& result, const Tensor& self, const Tensor& other) {
-  auto fn = std::make_shared<MulTensorBackward>();
-  fn->next_edges = {gradient_edge(self), gradient_edge(other)};
-  fn->input_shapes = {self.shape(), other.shape()};
-  fn->num_outputs = 1;
-  fn->self = saved(self);
-  fn->other = saved(other);
-  set_history(result, fn, 0);
-}
-
-// relu(Tensor self) -> Tensor
-void record_relu(const Tensor& result, const Tensor& self) {
-  auto fn = std::make_shared<ReluBackward>();
-  fn->next_edges = {gradient_edge(self)};
-  fn->input_shapes = {self.shape()};
-  fn->num_outputs = 1;
-  fn->result = saved(result);
-  set_history(result, fn, 0);
-}
-
-// clamp_min(Tensor self, Scalar min) -> Tensor
-void record_clamp_min(const Tensor& result, const Tensor& self, const Scalar& min) {
-  auto fn = std::make_shared<ClampMinBackward>();
-  fn->next_edges = {gradient_edge(self)};
-  fn->input_shapes = {self.shape()};
-  fn->num_outputs = 1;
-  fn->self = saved(self);
-  fn->min = min;
-  set_history(result, fn, 0);
-}
 
 // sgn(Tensor self) -> Tensor
 void record_sgn(const Tensor& result, const Tensor& self) {
@@ -311,28 +137,6 @@ void record_elu(const Tensor& result, const Tensor& self, const Scalar& alpha, c
   set_history(result, fn, 0);
 }
 
-// _gelu_erf_backward(Tensor grad_output, Tensor self) -> Tensor
-void record__gelu_erf_backward(const Tensor& result, const Tensor& grad_output,
-                               const Tensor& self) {
-  auto fn = std::make_shared<UnderscoreGeluErfBackwardBackward>();
-  fn->next_edges = {gradient_edge(grad_output), gradient_edge(self)};
-  fn->input_shapes = {grad_output.shape(), self.shape()};
-  fn->num_outputs = 1;
-  fn->grad_output = saved(grad_output);
-  fn->self = saved(self);
-  set_history(result, fn, 0);
-}
-
-// _gelu_tanh(Tensor self) -> Tensor
-void record__gelu_tanh(const Tensor& result, const Tensor& self) {
-  auto fn = std::make_shared<UnderscoreGeluTanhBackward>();
-  fn->next_edges = {gradient_edge(self)};
-  fn->input_shapes = {self.shape()};
-  fn->num_outputs = 1;
-  fn->self = saved(self);
-  set_history(result, fn, 0);
-}
-
 // sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) ->
 // Tensor
 void record_sum_dim_intlist(const Tensor& result, const Tensor& self,
@@ -345,18 +149,6 @@ void record_sum_dim_intlist(const Tensor& result, const Tensor& self,
   fn->self = saved(self);
   fn->dim = dim;
   fn->keepdim = keepdim;
-  set_history(result, fn, 0);
-}
-
-// cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
-void record_cumsum(const Tensor& result, const Tensor& self, int64_t dim,
-                   std::optional<DType> dtype) {
-  auto fn = std::make_shared<CumsumBackward>();
-  fn->next_edges = {gradient_edge(self)};
-  fn->input_shapes = {self.shape()};
-  fn->num_outputs = 1;
-  fn->self = saved(self);
-  fn->dim = dim;
   set_history(result, fn, 0);
 }
 
@@ -382,16 +174,6 @@ void record_slice_tensor(const Tensor& result, const Tensor& self, int64_t dim,
   fn->start = start;
   fn->end = end;
   fn->step = step;
-  set_history(result, fn, 0);
-}
-
-// all_reduce(Tensor self, str reduce_op='sum') -> Tensor
-void record_all_reduce(const Tensor& result, const Tensor& self, std::string_view reduce_op) {
-  auto fn = std::make_shared<AllReduceBackward>();
-  fn->next_edges = {gradient_edge(self)};
-  fn->input_shapes = {self.shape()};
-  fn->num_outputs = 1;
-  fn->reduce_op = reduce_op;
   set_history(result, fn, 0);
 }
 

@@ -11,78 +11,11 @@
 #include "lazygen/generated/ops/hardsigmoid_backward.h"
 #include "lazygen/generated/ops/index_add.h"
 #include "lazygen/generated/ops/index_select.h"
-#include "lazygen/generated/ops/leaky_relu_backward.h"
-#include "lazygen/generated/ops/pow.h"
 #include "lazygen/generated/ops/sign.h"
 #include "lazygen/operators.h"
 
 namespace lazygen::autograd {
 namespace {
-
-// div.Tensor(Tensor self, Tensor other) -> Tensor
-class DivTensorBackward final : public Function {
- public:
-  const char* name() const override { return "DivTensorBackward"; }
-
-  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
-    [[maybe_unused]] const Tensor& grad = grads[0];
-    std::vector<Tensor> grad_inputs(2);
-    if (needs_input_grad(0)) grad_inputs[0] = grad / other;
-    if (needs_input_grad(1)) grad_inputs[1] = -grad * self / (other * other);
-    return grad_inputs;
-  }
-
-  void release_saved() override {
-    self = Tensor();
-    other = Tensor();
-  }
-
-  Tensor self;
-  Tensor other;
-};
-
-// pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor
-class PowTensorScalarBackward final : public Function {
- public:
-  const char* name() const override { return "PowTensorScalarBackward"; }
-
-  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
-    [[maybe_unused]] const Tensor& grad = grads[0];
-    std::vector<Tensor> grad_inputs(1);
-    if (needs_input_grad(0)) grad_inputs[0] = grad * exponent * pow(self, exponent - 1);
-    return grad_inputs;
-  }
-
-  void release_saved() override { self = Tensor(); }
-
-  Tensor self;
-  Scalar exponent{};
-};
-
-// lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor
-class LerpTensorBackward final : public Function {
- public:
-  const char* name() const override { return "LerpTensorBackward"; }
-
-  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
-    [[maybe_unused]] const Tensor& grad = grads[0];
-    std::vector<Tensor> grad_inputs(3);
-    if (needs_input_grad(0)) grad_inputs[0] = grad * (1 - weight);
-    if (needs_input_grad(1)) grad_inputs[1] = grad * weight;
-    if (needs_input_grad(2)) grad_inputs[2] = grad * (end - self);
-    return grad_inputs;
-  }
-
-  void release_saved() override {
-    self = Tensor();
-    end = Tensor();
-    weight = Tensor();
-  }
-
-  Tensor self;
-  Tensor end;
-  Tensor weight;
-};
 
 // remainder.Tensor(Tensor self, Tensor other) -> Tensor
 class RemainderTensorBackward final : public Function {
@@ -106,21 +39,6 @@ class RemainderTensorBackward final : public Function {
   Tensor other;
 };
 
-// fmod.Scalar(Tensor self, Scalar other) -> Tensor
-class FmodScalarBackward final : public Function {
- public:
-  const char* name() const override { return "FmodScalarBackward"; }
-
-  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
-    [[maybe_unused]] const Tensor& grad = grads[0];
-    std::vector<Tensor> grad_inputs(1);
-    if (needs_input_grad(0)) grad_inputs[0] = grad;
-    return grad_inputs;
-  }
-
-  void release_saved() override {}
-};
-
 // sign(Tensor self) -> Tensor
 class SignBackward final : public Function {
  public:
@@ -134,27 +52,6 @@ class SignBackward final : public Function {
   }
 
   void release_saved() override {}
-};
-
-// leaky_relu_backward(Tensor grad_output, Tensor self, Scalar negative_slope, bool self_is_result)
-// -> Tensor
-class LeakyReluBackwardBackward final : public Function {
- public:
-  const char* name() const override { return "LeakyReluBackwardBackward"; }
-
-  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
-    [[maybe_unused]] const Tensor& grad = grads[0];
-    std::vector<Tensor> grad_inputs(2);
-    if (needs_input_grad(0))
-      grad_inputs[0] = leaky_relu_backward(grad, self, negative_slope, false);
-    if (needs_input_grad(1)) grad_inputs[1] = zeros_like(grad);
-    return grad_inputs;
-  }
-
-  void release_saved() override { self = Tensor(); }
-
-  Tensor self;
-  Scalar negative_slope{};
 };
 
 // hardsigmoid(Tensor self) -> Tensor
@@ -172,30 +69,6 @@ class HardsigmoidBackward final : public Function {
   void release_saved() override { self = Tensor(); }
 
   Tensor self;
-};
-
-// max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
-class MaxDimBackward final : public Function {
- public:
-  const char* name() const override { return "MaxDimBackward"; }
-
-  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
-    [[maybe_unused]] const Tensor& grad = grads[0];
-    std::vector<Tensor> grad_inputs(1);
-    if (needs_input_grad(0))
-      grad_inputs[0] = value_selecting_backward(grad, dim, indices, self.sizes(), keepdim);
-    return grad_inputs;
-  }
-
-  void release_saved() override {
-    self = Tensor();
-    indices = Tensor();
-  }
-
-  Tensor self;
-  int64_t dim{};
-  bool keepdim{};
-  Tensor indices;
 };
 
 // index_select(Tensor self, int dim, Tensor index) -> Tensor
@@ -222,41 +95,6 @@ class IndexSelectBackward final : public Function {
 
 }  // namespace
 
-// div.Tensor(Tensor self, Tensor other) -> Tensor
-void record_div_tensor(const Tensor& result, const Tensor& self, const Tensor& other) {
-  auto fn = std::make_shared<DivTensorBackward>();
-  fn->next_edges = {gradient_edge(self), gradient_edge(other)};
-  fn->input_shapes = {self.shape(), other.shape()};
-  fn->num_outputs = 1;
-  fn->self = saved(self);
-  fn->other = saved(other);
-  set_history(result, fn, 0);
-}
-
-// pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor
-void record_pow_tensor_scalar(const Tensor& result, const Tensor& self, const Scalar& exponent) {
-  auto fn = std::make_shared<PowTensorScalarBackward>();
-  fn->next_edges = {gradient_edge(self)};
-  fn->input_shapes = {self.shape()};
-  fn->num_outputs = 1;
-  fn->self = saved(self);
-  fn->exponent = exponent;
-  set_history(result, fn, 0);
-}
-
-// lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor
-void record_lerp_tensor(const Tensor& result, const Tensor& self, const Tensor& end,
-                        const Tensor& weight) {
-  auto fn = std::make_shared<LerpTensorBackward>();
-  fn->next_edges = {gradient_edge(self), gradient_edge(end), gradient_edge(weight)};
-  fn->input_shapes = {self.shape(), end.shape(), weight.shape()};
-  fn->num_outputs = 1;
-  fn->self = saved(self);
-  fn->end = saved(end);
-  fn->weight = saved(weight);
-  set_history(result, fn, 0);
-}
-
 // remainder.Tensor(Tensor self, Tensor other) -> Tensor
 void record_remainder_tensor(const Tensor& result, const Tensor& self, const Tensor& other) {
   auto fn = std::make_shared<RemainderTensorBackward>();
@@ -265,15 +103,6 @@ void record_remainder_tensor(const Tensor& result, const Tensor& self, const Ten
   fn->num_outputs = 1;
   fn->self = saved(self);
   fn->other = saved(other);
-  set_history(result, fn, 0);
-}
-
-// fmod.Scalar(Tensor self, Scalar other) -> Tensor
-void record_fmod_scalar(const Tensor& result, const Tensor& self, const Scalar& other) {
-  auto fn = std::make_shared<FmodScalarBackward>();
-  fn->next_edges = {gradient_edge(self)};
-  fn->input_shapes = {self.shape()};
-  fn->num_outputs = 1;
   set_history(result, fn, 0);
 }
 
@@ -286,19 +115,6 @@ void record_sign(const Tensor& result, const Tensor& self) {
   set_history(result, fn, 0);
 }
 
-// leaky_relu_backward(Tensor grad_output, Tensor self, Scalar negative_slope, bool self_is_result)
-// -> Tensor
-void record_leaky_relu_backward(const Tensor& result, const Tensor& grad_output, const Tensor& self,
-                                const Scalar& negative_slope, bool self_is_result) {
-  auto fn = std::make_shared<LeakyReluBackwardBackward>();
-  fn->next_edges = {gradient_edge(grad_output), gradient_edge(self)};
-  fn->input_shapes = {grad_output.shape(), self.shape()};
-  fn->num_outputs = 1;
-  fn->self = saved(self);
-  fn->negative_slope = negative_slope;
-  set_history(result, fn, 0);
-}
-
 // hardsigmoid(Tensor self) -> Tensor
 void record_hardsigmoid(const Tensor& result, const Tensor& self) {
   auto fn = std::make_shared<HardsigmoidBackward>();
@@ -307,21 +123,6 @@ void record_hardsigmoid(const Tensor& result, const Tensor& self) {
   fn->num_outputs = 1;
   fn->self = saved(self);
   set_history(result, fn, 0);
-}
-
-// max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
-void record_max_dim(const std::tuple<Tensor, Tensor>& result, const Tensor& self, int64_t dim,
-                    bool keepdim) {
-  auto fn = std::make_shared<MaxDimBackward>();
-  fn->next_edges = {gradient_edge(self)};
-  fn->input_shapes = {self.shape()};
-  fn->num_outputs = 2;
-  fn->self = saved(self);
-  fn->dim = dim;
-  fn->keepdim = keepdim;
-  fn->indices = saved(std::get<1>(result));
-  set_history(std::get<0>(result), fn, 0);
-  set_history(std::get<1>(result), fn, 1);
 }
 
 // index_select(Tensor self, int dim, Tensor index) -> Tensor

@@ -8,36 +8,14 @@
 #include "lazygen/factory.h"
 #include "lazygen/generated/ops/hardtanh.h"
 #include "lazygen/generated/ops/hardtanh_backward.h"
-#include "lazygen/generated/ops/masked_fill.h"
-#include "lazygen/generated/ops/neg.h"
-#include "lazygen/generated/ops/reciprocal.h"
 #include "lazygen/generated/ops/reshape.h"
-#include "lazygen/generated/ops/sigmoid_backward.h"
 #include "lazygen/generated/ops/softplus.h"
 #include "lazygen/generated/ops/softplus_backward.h"
-#include "lazygen/generated/ops/topk.h"
 #include "lazygen/generated/ops/trunc.h"
 #include "lazygen/operators.h"
 
 namespace lazygen::autograd {
 namespace {
-
-// reciprocal(Tensor self) -> Tensor
-class ReciprocalBackward final : public Function {
- public:
-  const char* name() const override { return "ReciprocalBackward"; }
-
-  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
-    [[maybe_unused]] const Tensor& grad = grads[0];
-    std::vector<Tensor> grad_inputs(1);
-    if (needs_input_grad(0)) grad_inputs[0] = neg(grad) * result * result;
-    return grad_inputs;
-  }
-
-  void release_saved() override { result = Tensor(); }
-
-  Tensor result;
-};
 
 // trunc(Tensor self) -> Tensor
 class TruncBackward final : public Function {
@@ -52,28 +30,6 @@ class TruncBackward final : public Function {
   }
 
   void release_saved() override {}
-};
-
-// sigmoid_backward(Tensor grad_output, Tensor output) -> Tensor
-class SigmoidBackwardBackward final : public Function {
- public:
-  const char* name() const override { return "SigmoidBackwardBackward"; }
-
-  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
-    [[maybe_unused]] const Tensor& grad = grads[0];
-    std::vector<Tensor> grad_inputs(2);
-    if (needs_input_grad(0)) grad_inputs[0] = sigmoid_backward(grad, output);
-    if (needs_input_grad(1)) grad_inputs[1] = grad * grad_output * (1 - 2 * output);
-    return grad_inputs;
-  }
-
-  void release_saved() override {
-    grad_output = Tensor();
-    output = Tensor();
-  }
-
-  Tensor grad_output;
-  Tensor output;
 };
 
 // hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor
@@ -114,30 +70,6 @@ class SoftplusBackward final : public Function {
   Scalar threshold{};
 };
 
-// topk(Tensor self, int k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values,
-// Tensor indices)
-class TopkBackward final : public Function {
- public:
-  const char* name() const override { return "TopkBackward"; }
-
-  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
-    [[maybe_unused]] const Tensor& grad = grads[0];
-    std::vector<Tensor> grad_inputs(1);
-    if (needs_input_grad(0))
-      grad_inputs[0] = value_selecting_backward(grad, dim, indices, self.sizes(), true);
-    return grad_inputs;
-  }
-
-  void release_saved() override {
-    self = Tensor();
-    indices = Tensor();
-  }
-
-  Tensor self;
-  int64_t dim{};
-  Tensor indices;
-};
-
 // reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)
 class ReshapeBackward final : public Function {
  public:
@@ -155,34 +87,7 @@ class ReshapeBackward final : public Function {
   Tensor self;
 };
 
-// masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor
-class MaskedFillScalarBackward final : public Function {
- public:
-  const char* name() const override { return "MaskedFillScalarBackward"; }
-
-  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
-    [[maybe_unused]] const Tensor& grad = grads[0];
-    std::vector<Tensor> grad_inputs(2);
-    if (needs_input_grad(0)) grad_inputs[0] = masked_fill(grad, mask, 0);
-    return grad_inputs;
-  }
-
-  void release_saved() override { mask = Tensor(); }
-
-  Tensor mask;
-};
-
 }  // namespace
-
-// reciprocal(Tensor self) -> Tensor
-void record_reciprocal(const Tensor& result, const Tensor& self) {
-  auto fn = std::make_shared<ReciprocalBackward>();
-  fn->next_edges = {gradient_edge(self)};
-  fn->input_shapes = {self.shape()};
-  fn->num_outputs = 1;
-  fn->result = saved(result);
-  set_history(result, fn, 0);
-}
 
 // trunc(Tensor self) -> Tensor
 void record_trunc(const Tensor& result, const Tensor& self) {
@@ -190,18 +95,6 @@ void record_trunc(const Tensor& result, const Tensor& self) {
   fn->next_edges = {gradient_edge(self)};
   fn->input_shapes = {self.shape()};
   fn->num_outputs = 1;
-  set_history(result, fn, 0);
-}
-
-// sigmoid_backward(Tensor grad_output, Tensor output) -> Tensor
-void record_sigmoid_backward(const Tensor& result, const Tensor& grad_output,
-                             const Tensor& output) {
-  auto fn = std::make_shared<SigmoidBackwardBackward>();
-  fn->next_edges = {gradient_edge(grad_output), gradient_edge(output)};
-  fn->input_shapes = {grad_output.shape(), output.shape()};
-  fn->num_outputs = 1;
-  fn->grad_output = saved(grad_output);
-  fn->output = saved(output);
   set_history(result, fn, 0);
 }
 
@@ -231,21 +124,6 @@ void record_softplus(const Tensor& result, const Tensor& self, const Scalar& bet
   set_history(result, fn, 0);
 }
 
-// topk(Tensor self, int k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values,
-// Tensor indices)
-void record_topk(const std::tuple<Tensor, Tensor>& result, const Tensor& self, int64_t k,
-                 int64_t dim, bool largest, bool sorted) {
-  auto fn = std::make_shared<TopkBackward>();
-  fn->next_edges = {gradient_edge(self)};
-  fn->input_shapes = {self.shape()};
-  fn->num_outputs = 2;
-  fn->self = saved(self);
-  fn->dim = dim;
-  fn->indices = saved(std::get<1>(result));
-  set_history(std::get<0>(result), fn, 0);
-  set_history(std::get<1>(result), fn, 1);
-}
-
 // reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)
 void record_reshape(const Tensor& result, const Tensor& self, const std::vector<int64_t>& shape) {
   auto fn = std::make_shared<ReshapeBackward>();
@@ -253,17 +131,6 @@ void record_reshape(const Tensor& result, const Tensor& self, const std::vector<
   fn->input_shapes = {self.shape()};
   fn->num_outputs = 1;
   fn->self = saved(self);
-  set_history(result, fn, 0);
-}
-
-// masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor
-void record_masked_fill_scalar(const Tensor& result, const Tensor& self, const Tensor& mask,
-                               const Scalar& value) {
-  auto fn = std::make_shared<MaskedFillScalarBackward>();
-  fn->next_edges = {gradient_edge(self), gradient_edge(mask)};
-  fn->input_shapes = {self.shape(), mask.shape()};
-  fn->num_outputs = 1;
-  fn->mask = saved(mask);
   set_history(result, fn, 0);
 }
 

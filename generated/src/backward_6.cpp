@@ -6,12 +6,6 @@
 #include "autograd/function.h"
 #include "core/dispatch.h"
 #include "lazygen/factory.h"
-#include "lazygen/generated/ops/hardsigmoid_backward.h"
-#include "lazygen/generated/ops/hardswish_backward.h"
-#include "lazygen/generated/ops/max_pool2d.h"
-#include "lazygen/generated/ops/max_pool2d_backward.h"
-#include "lazygen/generated/ops/silu.h"
-#include "lazygen/generated/ops/silu_backward.h"
 #include "lazygen/operators.h"
 
 namespace lazygen::autograd {
@@ -32,105 +26,6 @@ class SubScalarBackward final : public Function {
   void release_saved() override {}
 };
 
-// rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
-class RsubScalarBackward final : public Function {
- public:
-  const char* name() const override { return "RsubScalarBackward"; }
-
-  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
-    [[maybe_unused]] const Tensor& grad = grads[0];
-    std::vector<Tensor> grad_inputs(1);
-    if (needs_input_grad(0)) grad_inputs[0] = maybe_multiply(-grad, alpha);
-    return grad_inputs;
-  }
-
-  void release_saved() override {}
-
-  Scalar alpha{};
-};
-
-// silu(Tensor self) -> Tensor
-class SiluBackward final : public Function {
- public:
-  const char* name() const override { return "SiluBackward"; }
-
-  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
-    [[maybe_unused]] const Tensor& grad = grads[0];
-    std::vector<Tensor> grad_inputs(1);
-    if (needs_input_grad(0)) grad_inputs[0] = silu_backward(grad, self);
-    return grad_inputs;
-  }
-
-  void release_saved() override { self = Tensor(); }
-
-  Tensor self;
-};
-
-// hardswish_backward(Tensor grad_output, Tensor self) -> Tensor
-class HardswishBackwardBackward final : public Function {
- public:
-  const char* name() const override { return "HardswishBackwardBackward"; }
-
-  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
-    [[maybe_unused]] const Tensor& grad = grads[0];
-    std::vector<Tensor> grad_inputs(2);
-    if (needs_input_grad(0)) grad_inputs[0] = hardswish_backward(grad, self);
-    if (needs_input_grad(1)) grad_inputs[1] = hardsigmoid_backward(grad * grad_output, self) * 2;
-    return grad_inputs;
-  }
-
-  void release_saved() override {
-    grad_output = Tensor();
-    self = Tensor();
-  }
-
-  Tensor grad_output;
-  Tensor self;
-};
-
-// transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)
-class TransposeIntBackward final : public Function {
- public:
-  const char* name() const override { return "TransposeIntBackward"; }
-
-  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
-    [[maybe_unused]] const Tensor& grad = grads[0];
-    std::vector<Tensor> grad_inputs(1);
-    if (needs_input_grad(0)) grad_inputs[0] = grad.transpose(dim0, dim1);
-    return grad_inputs;
-  }
-
-  void release_saved() override {}
-
-  int64_t dim0{};
-  int64_t dim1{};
-};
-
-// max_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2]
-// dilation=1, bool ceil_mode=False) -> Tensor
-class MaxPool2dBackward final : public Function {
- public:
-  const char* name() const override { return "MaxPool2dBackward"; }
-
-  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
-    [[maybe_unused]] const Tensor& grad = grads[0];
-    std::vector<Tensor> grad_inputs(1);
-    if (needs_input_grad(0))
-      grad_inputs[0] =
-          max_pool2d_backward(grad, self, kernel_size, stride, padding, dilation, ceil_mode);
-    return grad_inputs;
-  }
-
-  void release_saved() override { self = Tensor(); }
-
-  Tensor self;
-  std::vector<int64_t> kernel_size{};
-  std::vector<int64_t> stride{};
-  std::vector<int64_t> padding{};
-  std::vector<int64_t> dilation{};
-  bool ceil_mode{};
-};
-
 }  // namespace
 
 // sub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
@@ -140,69 +35,6 @@ void record_sub_scalar(const Tensor& result, const Tensor& self, const Scalar& o
   fn->next_edges = {gradient_edge(self)};
   fn->input_shapes = {self.shape()};
   fn->num_outputs = 1;
-  set_history(result, fn, 0);
-}
-
-// rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
-void record_rsub_scalar(const Tensor& result, const Tensor& self, const Scalar& other,
-                        const Scalar& alpha) {
-  auto fn = std::make_shared<RsubScalarBackward>();
-  fn->next_edges = {gradient_edge(self)};
-  fn->input_shapes = {self.shape()};
-  fn->num_outputs = 1;
-  fn->alpha = alpha;
-  set_history(result, fn, 0);
-}
-
-// silu(Tensor self) -> Tensor
-void record_silu(const Tensor& result, const Tensor& self) {
-  auto fn = std::make_shared<SiluBackward>();
-  fn->next_edges = {gradient_edge(self)};
-  fn->input_shapes = {self.shape()};
-  fn->num_outputs = 1;
-  fn->self = saved(self);
-  set_history(result, fn, 0);
-}
-
-// hardswish_backward(Tensor grad_output, Tensor self) -> Tensor
-void record_hardswish_backward(const Tensor& result, const Tensor& grad_output,
-                               const Tensor& self) {
-  auto fn = std::make_shared<HardswishBackwardBackward>();
-  fn->next_edges = {gradient_edge(grad_output), gradient_edge(self)};
-  fn->input_shapes = {grad_output.shape(), self.shape()};
-  fn->num_outputs = 1;
-  fn->grad_output = saved(grad_output);
-  fn->self = saved(self);
-  set_history(result, fn, 0);
-}
-
-// transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)
-void record_transpose_int(const Tensor& result, const Tensor& self, int64_t dim0, int64_t dim1) {
-  auto fn = std::make_shared<TransposeIntBackward>();
-  fn->next_edges = {gradient_edge(self)};
-  fn->input_shapes = {self.shape()};
-  fn->num_outputs = 1;
-  fn->dim0 = dim0;
-  fn->dim1 = dim1;
-  set_history(result, fn, 0);
-}
-
-// max_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2]
-// dilation=1, bool ceil_mode=False) -> Tensor
-void record_max_pool2d(const Tensor& result, const Tensor& self,
-                       const std::vector<int64_t>& kernel_size, const std::vector<int64_t>& stride,
-                       const std::vector<int64_t>& padding, const std::vector<int64_t>& dilation,
-                       bool ceil_mode) {
-  auto fn = std::make_shared<MaxPool2dBackward>();
-  fn->next_edges = {gradient_edge(self)};
-  fn->input_shapes = {self.shape()};
-  fn->num_outputs = 1;
-  fn->self = saved(self);
-  fn->kernel_size = kernel_size;
-  fn->stride = stride;
-  fn->padding = padding;
-  fn->dilation = dilation;
-  fn->ceil_mode = ceil_mode;
   set_history(result, fn, 0);
 }
 

@@ -6,75 +6,14 @@
 #include "autograd/function.h"
 #include "core/dispatch.h"
 #include "lazygen/factory.h"
-#include "lazygen/generated/ops/atan2.h"
 #include "lazygen/generated/ops/cat.h"
 #include "lazygen/generated/ops/index_add.h"
 #include "lazygen/generated/ops/index_select.h"
-#include "lazygen/generated/ops/minimum.h"
 #include "lazygen/generated/ops/slice_backward.h"
-#include "lazygen/generated/ops/where.h"
 #include "lazygen/operators.h"
 
 namespace lazygen::autograd {
 namespace {
-
-// sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
-class SubTensorBackward final : public Function {
- public:
-  const char* name() const override { return "SubTensorBackward"; }
-
-  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
-    [[maybe_unused]] const Tensor& grad = grads[0];
-    std::vector<Tensor> grad_inputs(2);
-    if (needs_input_grad(0)) grad_inputs[0] = grad;
-    if (needs_input_grad(1)) grad_inputs[1] = maybe_multiply(-grad, alpha);
-    return grad_inputs;
-  }
-
-  void release_saved() override {}
-
-  Scalar alpha{};
-};
-
-// minimum(Tensor self, Tensor other) -> Tensor
-class MinimumBackward final : public Function {
- public:
-  const char* name() const override { return "MinimumBackward"; }
-
-  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
-    [[maybe_unused]] const Tensor& grad = grads[0];
-    std::vector<Tensor> grad_inputs(2);
-    if (needs_input_grad(0)) grad_inputs[0] = extremum_backward(grad, self, other, false);
-    if (needs_input_grad(1)) grad_inputs[1] = extremum_backward(grad, other, self, false);
-    return grad_inputs;
-  }
-
-  void release_saved() override {
-    self = Tensor();
-    other = Tensor();
-  }
-
-  Tensor self;
-  Tensor other;
-};
-
-// where.self(Tensor condition, Tensor self, Tensor other) -> Tensor
-class WhereSelfBackward final : public Function {
- public:
-  const char* name() const override { return "WhereSelfBackward"; }
-
-  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
-    [[maybe_unused]] const Tensor& grad = grads[0];
-    std::vector<Tensor> grad_inputs(3);
-    if (needs_input_grad(1)) grad_inputs[1] = where(condition, grad, zeros_like(grad));
-    if (needs_input_grad(2)) grad_inputs[2] = where(condition, zeros_like(grad), grad);
-    return grad_inputs;
-  }
-
-  void release_saved() override { condition = Tensor(); }
-
-  Tensor condition;
-};
 
 // rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
 class RsubTensorBackward final : public Function {
@@ -92,47 +31,6 @@ class RsubTensorBackward final : public Function {
   void release_saved() override {}
 
   Scalar alpha{};
-};
-
-// atan2(Tensor self, Tensor other) -> Tensor
-class Atan2Backward final : public Function {
- public:
-  const char* name() const override { return "Atan2Backward"; }
-
-  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
-    [[maybe_unused]] const Tensor& grad = grads[0];
-    std::vector<Tensor> grad_inputs(2);
-    if (needs_input_grad(0)) grad_inputs[0] = grad * other / (self * self + other * other);
-    if (needs_input_grad(1)) grad_inputs[1] = -grad * self / (self * self + other * other);
-    return grad_inputs;
-  }
-
-  void release_saved() override {
-    self = Tensor();
-    other = Tensor();
-  }
-
-  Tensor self;
-  Tensor other;
-};
-
-// select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)
-class SelectIntBackward final : public Function {
- public:
-  const char* name() const override { return "SelectIntBackward"; }
-
-  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
-    [[maybe_unused]] const Tensor& grad = grads[0];
-    std::vector<Tensor> grad_inputs(1);
-    if (needs_input_grad(0)) grad_inputs[0] = select_backward(grad, self.sizes(), dim, index);
-    return grad_inputs;
-  }
-
-  void release_saved() override { self = Tensor(); }
-
-  Tensor self;
-  int64_t dim{};
-  int64_t index{};
 };
 
 // slice_backward(Tensor grad_output, SymInt[] input_sizes, int dim, SymInt start, SymInt end,
@@ -196,39 +94,6 @@ class IndexAddBackward final : public Function {
 
 }  // namespace
 
-// sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
-void record_sub_tensor(const Tensor& result, const Tensor& self, const Tensor& other,
-                       const Scalar& alpha) {
-  auto fn = std::make_shared<SubTensorBackward>();
-  fn->next_edges = {gradient_edge(self), gradient_edge(other)};
-  fn->input_shapes = {self.shape(), other.shape()};
-  fn->num_outputs = 1;
-  fn->alpha = alpha;
-  set_history(result, fn, 0);
-}
-
-// minimum(Tensor self, Tensor other) -> Tensor
-void record_minimum(const Tensor& result, const Tensor& self, const Tensor& other) {
-  auto fn = std::make_shared<MinimumBackward>();
-  fn->next_edges = {gradient_edge(self), gradient_edge(other)};
-  fn->input_shapes = {self.shape(), other.shape()};
-  fn->num_outputs = 1;
-  fn->self = saved(self);
-  fn->other = saved(other);
-  set_history(result, fn, 0);
-}
-
-// where.self(Tensor condition, Tensor self, Tensor other) -> Tensor
-void record_where_self(const Tensor& result, const Tensor& condition, const Tensor& self,
-                       const Tensor& other) {
-  auto fn = std::make_shared<WhereSelfBackward>();
-  fn->next_edges = {gradient_edge(condition), gradient_edge(self), gradient_edge(other)};
-  fn->input_shapes = {condition.shape(), self.shape(), other.shape()};
-  fn->num_outputs = 1;
-  fn->condition = saved(condition);
-  set_history(result, fn, 0);
-}
-
 // rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
 void record_rsub_tensor(const Tensor& result, const Tensor& self, const Tensor& other,
                         const Scalar& alpha) {
@@ -237,29 +102,6 @@ void record_rsub_tensor(const Tensor& result, const Tensor& self, const Tensor& 
   fn->input_shapes = {self.shape(), other.shape()};
   fn->num_outputs = 1;
   fn->alpha = alpha;
-  set_history(result, fn, 0);
-}
-
-// atan2(Tensor self, Tensor other) -> Tensor
-void record_atan2(const Tensor& result, const Tensor& self, const Tensor& other) {
-  auto fn = std::make_shared<Atan2Backward>();
-  fn->next_edges = {gradient_edge(self), gradient_edge(other)};
-  fn->input_shapes = {self.shape(), other.shape()};
-  fn->num_outputs = 1;
-  fn->self = saved(self);
-  fn->other = saved(other);
-  set_history(result, fn, 0);
-}
-
-// select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)
-void record_select_int(const Tensor& result, const Tensor& self, int64_t dim, int64_t index) {
-  auto fn = std::make_shared<SelectIntBackward>();
-  fn->next_edges = {gradient_edge(self)};
-  fn->input_shapes = {self.shape()};
-  fn->num_outputs = 1;
-  fn->self = saved(self);
-  fn->dim = dim;
-  fn->index = index;
   set_history(result, fn, 0);
 }
 

@@ -6,19 +6,13 @@
 #include "autograd/function.h"
 #include "core/dispatch.h"
 #include "lazygen/factory.h"
-#include "lazygen/generated/ops/addcdiv.h"
 #include "lazygen/generated/ops/ceil.h"
 #include "lazygen/generated/ops/exp.h"
 #include "lazygen/generated/ops/leaky_relu.h"
 #include "lazygen/generated/ops/leaky_relu_backward.h"
 #include "lazygen/generated/ops/mish.h"
 #include "lazygen/generated/ops/mish_backward.h"
-#include "lazygen/generated/ops/slice_scatter.h"
 #include "lazygen/generated/ops/sum.h"
-#include "lazygen/generated/ops/tan.h"
-#include "lazygen/generated/ops/threshold.h"
-#include "lazygen/generated/ops/threshold_backward.h"
-#include "lazygen/generated/ops/view.h"
 #include "lazygen/operators.h"
 
 namespace lazygen::autograd {
@@ -41,48 +35,6 @@ class ExpBackward final : public Function {
   Tensor result;
 };
 
-// addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
-class AddcdivBackward final : public Function {
- public:
-  const char* name() const override { return "AddcdivBackward"; }
-
-  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
-    [[maybe_unused]] const Tensor& grad = grads[0];
-    std::vector<Tensor> grad_inputs(3);
-    if (needs_input_grad(0)) grad_inputs[0] = grad;
-    if (needs_input_grad(1)) grad_inputs[1] = maybe_multiply(grad / tensor2, value);
-    if (needs_input_grad(2))
-      grad_inputs[2] = maybe_multiply(-grad * tensor1 / (tensor2 * tensor2), value);
-    return grad_inputs;
-  }
-
-  void release_saved() override {
-    tensor1 = Tensor();
-    tensor2 = Tensor();
-  }
-
-  Tensor tensor1;
-  Tensor tensor2;
-  Scalar value{};
-};
-
-// tan(Tensor self) -> Tensor
-class TanBackward final : public Function {
- public:
-  const char* name() const override { return "TanBackward"; }
-
-  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
-    [[maybe_unused]] const Tensor& grad = grads[0];
-    std::vector<Tensor> grad_inputs(1);
-    if (needs_input_grad(0)) grad_inputs[0] = grad * (1 + result * result);
-    return grad_inputs;
-  }
-
-  void release_saved() override { result = Tensor(); }
-
-  Tensor result;
-};
-
 // ceil(Tensor self) -> Tensor
 class CeilBackward final : public Function {
  public:
@@ -96,24 +48,6 @@ class CeilBackward final : public Function {
   }
 
   void release_saved() override {}
-};
-
-// threshold(Tensor self, Scalar threshold, Scalar value) -> Tensor
-class ThresholdBackward final : public Function {
- public:
-  const char* name() const override { return "ThresholdBackward"; }
-
-  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
-    [[maybe_unused]] const Tensor& grad = grads[0];
-    std::vector<Tensor> grad_inputs(1);
-    if (needs_input_grad(0)) grad_inputs[0] = threshold_backward(grad, self, threshold);
-    return grad_inputs;
-  }
-
-  void release_saved() override { self = Tensor(); }
-
-  Tensor self;
-  Scalar threshold{};
 };
 
 // leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor
@@ -169,75 +103,11 @@ class SumBackward final : public Function {
   Tensor self;
 };
 
-// view(Tensor(a) self, SymInt[] size) -> Tensor(a)
-class ViewBackward final : public Function {
- public:
-  const char* name() const override { return "ViewBackward"; }
-
-  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
-    [[maybe_unused]] const Tensor& grad = grads[0];
-    std::vector<Tensor> grad_inputs(1);
-    if (needs_input_grad(0)) grad_inputs[0] = grad.contiguous().view(self.sizes());
-    return grad_inputs;
-  }
-
-  void release_saved() override { self = Tensor(); }
-
-  Tensor self;
-};
-
-// slice_scatter(Tensor self, Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, SymInt
-// step=1) -> Tensor
-class SliceScatterBackward final : public Function {
- public:
-  const char* name() const override { return "SliceScatterBackward"; }
-
-  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
-    [[maybe_unused]] const Tensor& grad = grads[0];
-    std::vector<Tensor> grad_inputs(2);
-    if (needs_input_grad(0))
-      grad_inputs[0] = grad.slice_scatter(zeros_like(src), dim, start, end, step);
-    if (needs_input_grad(1)) grad_inputs[1] = grad.slice(dim, start, end, step);
-    return grad_inputs;
-  }
-
-  void release_saved() override { src = Tensor(); }
-
-  Tensor src;
-  int64_t dim{};
-  std::optional<int64_t> start{};
-  std::optional<int64_t> end{};
-  int64_t step{};
-};
-
 }  // namespace
 
 // exp(Tensor self) -> Tensor
 void record_exp(const Tensor& result, const Tensor& self) {
   auto fn = std::make_shared<ExpBackward>();
-  fn->next_edges = {gradient_edge(self)};
-  fn->input_shapes = {self.shape()};
-  fn->num_outputs = 1;
-  fn->result = saved(result);
-  set_history(result, fn, 0);
-}
-
-// addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
-void record_addcdiv(const Tensor& result, const Tensor& self, const Tensor& tensor1,
-                    const Tensor& tensor2, const Scalar& value) {
-  auto fn = std::make_shared<AddcdivBackward>();
-  fn->next_edges = {gradient_edge(self), gradient_edge(tensor1), gradient_edge(tensor2)};
-  fn->input_shapes = {self.shape(), tensor1.shape(), tensor2.shape()};
-  fn->num_outputs = 1;
-  fn->tensor1 = saved(tensor1);
-  fn->tensor2 = saved(tensor2);
-  fn->value = value;
-  set_history(result, fn, 0);
-}
-
-// tan(Tensor self) -> Tensor
-void record_tan(const Tensor& result, const Tensor& self) {
-  auto fn = std::make_shared<TanBackward>();
   fn->next_edges = {gradient_edge(self)};
   fn->input_shapes = {self.shape()};
   fn->num_outputs = 1;
@@ -251,18 +121,6 @@ void record_ceil(const Tensor& result, const Tensor& self) {
   fn->next_edges = {gradient_edge(self)};
   fn->input_shapes = {self.shape()};
   fn->num_outputs = 1;
-  set_history(result, fn, 0);
-}
-
-// threshold(Tensor self, Scalar threshold, Scalar value) -> Tensor
-void record_threshold(const Tensor& result, const Tensor& self, const Scalar& threshold,
-                      const Scalar& value) {
-  auto fn = std::make_shared<ThresholdBackward>();
-  fn->next_edges = {gradient_edge(self)};
-  fn->input_shapes = {self.shape()};
-  fn->num_outputs = 1;
-  fn->self = saved(self);
-  fn->threshold = threshold;
   set_history(result, fn, 0);
 }
 
@@ -294,32 +152,6 @@ void record_sum(const Tensor& result, const Tensor& self, std::optional<DType> d
   fn->input_shapes = {self.shape()};
   fn->num_outputs = 1;
   fn->self = saved(self);
-  set_history(result, fn, 0);
-}
-
-// view(Tensor(a) self, SymInt[] size) -> Tensor(a)
-void record_view(const Tensor& result, const Tensor& self, const std::vector<int64_t>& size) {
-  auto fn = std::make_shared<ViewBackward>();
-  fn->next_edges = {gradient_edge(self)};
-  fn->input_shapes = {self.shape()};
-  fn->num_outputs = 1;
-  fn->self = saved(self);
-  set_history(result, fn, 0);
-}
-
-// slice_scatter(Tensor self, Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, SymInt
-// step=1) -> Tensor
-void record_slice_scatter(const Tensor& result, const Tensor& self, const Tensor& src, int64_t dim,
-                          std::optional<int64_t> start, std::optional<int64_t> end, int64_t step) {
-  auto fn = std::make_shared<SliceScatterBackward>();
-  fn->next_edges = {gradient_edge(self), gradient_edge(src)};
-  fn->input_shapes = {self.shape(), src.shape()};
-  fn->num_outputs = 1;
-  fn->src = saved(src);
-  fn->dim = dim;
-  fn->start = start;
-  fn->end = end;
-  fn->step = step;
   set_history(result, fn, 0);
 }
 

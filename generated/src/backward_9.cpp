@@ -9,7 +9,6 @@
 #include "lazygen/generated/ops/erfc.h"
 #include "lazygen/generated/ops/exp.h"
 #include "lazygen/generated/ops/frac.h"
-#include "lazygen/generated/ops/log2.h"
 #include "lazygen/operators.h"
 
 namespace lazygen::autograd {
@@ -24,23 +23,6 @@ class ErfcBackward final : public Function {
     [[maybe_unused]] const Tensor& grad = grads[0];
     std::vector<Tensor> grad_inputs(1);
     if (needs_input_grad(0)) grad_inputs[0] = grad * exp(-self * self) * -1.1283791670955126;
-    return grad_inputs;
-  }
-
-  void release_saved() override { self = Tensor(); }
-
-  Tensor self;
-};
-
-// log2(Tensor self) -> Tensor
-class Log2Backward final : public Function {
- public:
-  const char* name() const override { return "Log2Backward"; }
-
-  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
-    [[maybe_unused]] const Tensor& grad = grads[0];
-    std::vector<Tensor> grad_inputs(1);
-    if (needs_input_grad(0)) grad_inputs[0] = grad / (self * 0.6931471805599453);
     return grad_inputs;
   }
 
@@ -69,16 +51,6 @@ class FracBackward final : public Function {
 // erfc(Tensor self) -> Tensor
 void record_erfc(const Tensor& result, const Tensor& self) {
   auto fn = std::make_shared<ErfcBackward>();
-  fn->next_edges = {gradient_edge(self)};
-  fn->input_shapes = {self.shape()};
-  fn->num_outputs = 1;
-  fn->self = saved(self);
-  set_history(result, fn, 0);
-}
-
-// log2(Tensor self) -> Tensor
-void record_log2(const Tensor& result, const Tensor& self) {
-  auto fn = std::make_shared<Log2Backward>();
   fn->next_edges = {gradient_edge(self)};
   fn->input_shapes = {self.shape()};
   fn->num_outputs = 1;

@@ -8,25 +8,10 @@
 #include "core/lazy/lazy_view.h"
 #include "lazygen/generated/ir/add_tensor.h"
 #include "lazygen/generated/ir/amin.h"
-#include "lazygen/generated/ir/erf.h"
-#include "lazygen/generated/ir/hardsigmoid_backward.h"
-#include "lazygen/generated/ir/log10.h"
-#include "lazygen/generated/ir/log1p.h"
-#include "lazygen/generated/ir/tanh.h"
 #include "lazygen/generated/lazy/add_tensor.h"
 #include "lazygen/generated/lazy/amin.h"
-#include "lazygen/generated/lazy/erf.h"
-#include "lazygen/generated/lazy/hardsigmoid_backward.h"
-#include "lazygen/generated/lazy/log10.h"
-#include "lazygen/generated/lazy/log1p.h"
-#include "lazygen/generated/lazy/tanh.h"
 #include "lazygen/generated/shapes/add_tensor.h"
 #include "lazygen/generated/shapes/amin.h"
-#include "lazygen/generated/shapes/erf.h"
-#include "lazygen/generated/shapes/hardsigmoid_backward.h"
-#include "lazygen/generated/shapes/log10.h"
-#include "lazygen/generated/shapes/log1p.h"
-#include "lazygen/generated/shapes/tanh.h"
 #include "lazygen/types.h"
 
 namespace lazygen::lazy {
@@ -37,42 +22,6 @@ Tensor add_tensor(const Tensor& self, const Tensor& other, const Scalar& alpha) 
       ir_value(self), ir_value(other), scalar_value(alpha),
       [&] { return compute_shape_add_tensor(self.shape(), other.shape(), alpha); });
   return make_lazy_tensor(node, 0, self.device());
-}
-
-// tanh(Tensor self) -> Tensor
-Tensor tanh(const Tensor& self) {
-  const ir::NodePtr& node =
-      ir::cached_node<ir::Tanh>(ir_value(self), [&] { return compute_shape_tanh(self.shape()); });
-  return make_lazy_tensor(node, 0, self.device());
-}
-
-// erf(Tensor self) -> Tensor
-Tensor erf(const Tensor& self) {
-  const ir::NodePtr& node =
-      ir::cached_node<ir::Erf>(ir_value(self), [&] { return compute_shape_erf(self.shape()); });
-  return make_lazy_tensor(node, 0, self.device());
-}
-
-// log1p(Tensor self) -> Tensor
-Tensor log1p(const Tensor& self) {
-  const ir::NodePtr& node =
-      ir::cached_node<ir::Log1p>(ir_value(self), [&] { return compute_shape_log1p(self.shape()); });
-  return make_lazy_tensor(node, 0, self.device());
-}
-
-// log10(Tensor self) -> Tensor
-Tensor log10(const Tensor& self) {
-  const ir::NodePtr& node =
-      ir::cached_node<ir::Log10>(ir_value(self), [&] { return compute_shape_log10(self.shape()); });
-  return make_lazy_tensor(node, 0, self.device());
-}
-
-// hardsigmoid_backward(Tensor grad_output, Tensor self) -> Tensor
-Tensor hardsigmoid_backward(const Tensor& grad_output, const Tensor& self) {
-  const ir::NodePtr& node = ir::cached_node<ir::HardsigmoidBackward>(
-      ir_value(grad_output), ir_value(self),
-      [&] { return compute_shape_hardsigmoid_backward(grad_output.shape(), self.shape()); });
-  return make_lazy_tensor(node, 0, grad_output.device());
 }
 
 // amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor

@@ -6,56 +6,33 @@
 #include "core/ir/trie_cache.h"
 #include "core/lazy/lazy_tensor.h"
 #include "core/lazy/lazy_view.h"
-#include "lazygen/generated/ir/add_scalar.h"
 #include "lazygen/generated/ir/addcdiv_inplace.h"
-#include "lazygen/generated/ir/addcmul.h"
-#include "lazygen/generated/ir/conv2d.h"
 #include "lazygen/generated/ir/expand.h"
 #include "lazygen/generated/ir/fmod_tensor.h"
-#include "lazygen/generated/ir/log.h"
 #include "lazygen/generated/ir/max_pool2d_with_indices.h"
 #include "lazygen/generated/ir/maximum.h"
 #include "lazygen/generated/ir/neg.h"
 #include "lazygen/generated/ir/pow_tensor_tensor.h"
 #include "lazygen/generated/ir/scatter_add.h"
-#include "lazygen/generated/ir/sort.h"
-#include "lazygen/generated/lazy/add_scalar.h"
 #include "lazygen/generated/lazy/addcdiv_inplace.h"
-#include "lazygen/generated/lazy/addcmul.h"
-#include "lazygen/generated/lazy/conv2d.h"
 #include "lazygen/generated/lazy/expand.h"
 #include "lazygen/generated/lazy/fmod_tensor.h"
-#include "lazygen/generated/lazy/log.h"
 #include "lazygen/generated/lazy/max_pool2d_with_indices.h"
 #include "lazygen/generated/lazy/maximum.h"
 #include "lazygen/generated/lazy/neg.h"
 #include "lazygen/generated/lazy/pow_tensor_tensor.h"
 #include "lazygen/generated/lazy/scatter_add.h"
-#include "lazygen/generated/lazy/sort.h"
-#include "lazygen/generated/shapes/add_scalar.h"
 #include "lazygen/generated/shapes/addcdiv_inplace.h"
-#include "lazygen/generated/shapes/addcmul.h"
-#include "lazygen/generated/shapes/conv2d.h"
 #include "lazygen/generated/shapes/expand.h"
 #include "lazygen/generated/shapes/fmod_tensor.h"
-#include "lazygen/generated/shapes/log.h"
 #include "lazygen/generated/shapes/max_pool2d_with_indices.h"
 #include "lazygen/generated/shapes/maximum.h"
 #include "lazygen/generated/shapes/neg.h"
 #include "lazygen/generated/shapes/pow_tensor_tensor.h"
 #include "lazygen/generated/shapes/scatter_add.h"
-#include "lazygen/generated/shapes/sort.h"
 #include "lazygen/types.h"
 
 namespace lazygen::lazy {
-
-// add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
-Tensor add_scalar(const Tensor& self, const Scalar& other, const Scalar& alpha) {
-  const ir::NodePtr& node = ir::cached_node<ir::AddScalar>(
-      ir_value(self), scalar_value(other), scalar_value(alpha),
-      [&] { return compute_shape_add_scalar(self.shape(), other, alpha); });
-  return make_lazy_tensor(node, 0, self.device());
-}
 
 // maximum(Tensor self, Tensor other) -> Tensor
 Tensor maximum(const Tensor& self, const Tensor& other) {
@@ -72,13 +49,6 @@ Tensor neg(const Tensor& self) {
   return make_lazy_tensor(node, 0, self.device());
 }
 
-// log(Tensor self) -> Tensor
-Tensor log(const Tensor& self) {
-  const ir::NodePtr& node =
-      ir::cached_node<ir::Log>(ir_value(self), [&] { return compute_shape_log(self.shape()); });
-  return make_lazy_tensor(node, 0, self.device());
-}
-
 // addcdiv_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)
 const Tensor& addcdiv_inplace(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2,
                               const Scalar& value) {
@@ -88,15 +58,6 @@ const Tensor& addcdiv_inplace(const Tensor& self, const Tensor& tensor1, const T
       });
   set_ir_value(self, ir::Value{node, 0});
   return self;
-}
-
-// addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
-Tensor addcmul(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2,
-               const Scalar& value) {
-  const ir::NodePtr& node = ir::cached_node<ir::Addcmul>(
-      ir_value(self), ir_value(tensor1), ir_value(tensor2), scalar_value(value),
-      [&] { return compute_shape_addcmul(self.shape(), tensor1.shape(), tensor2.shape(), value); });
-  return make_lazy_tensor(node, 0, self.device());
 }
 
 // pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor
@@ -113,14 +74,6 @@ Tensor fmod_tensor(const Tensor& self, const Tensor& other) {
     return compute_shape_fmod_tensor(self.shape(), other.shape());
   });
   return make_lazy_tensor(node, 0, self.device());
-}
-
-// sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)
-std::tuple<Tensor, Tensor> sort(const Tensor& self, int64_t dim, bool descending) {
-  const ir::NodePtr& node = ir::cached_node<ir::Sort>(ir_value(self), dim, descending, [&] {
-    return compute_shape_sort(self.shape(), dim, descending);
-  });
-  return {make_lazy_tensor(node, 0, self.device()), make_lazy_tensor(node, 1, self.device())};
 }
 
 // expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)
@@ -140,19 +93,6 @@ Tensor scatter_add(const Tensor& self, int64_t dim, const Tensor& index, const T
       ir_value(self), dim, ir_value(index), ir_value(src),
       [&] { return compute_shape_scatter_add(self.shape(), dim, index.shape(), src.shape()); });
   return make_lazy_tensor(node, 0, self.device());
-}
-
-// conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, int[2] padding=0, int[2]
-// dilation=1, int groups=1) -> Tensor
-Tensor conv2d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
-              const std::vector<int64_t>& stride, const std::vector<int64_t>& padding,
-              const std::vector<int64_t>& dilation, int64_t groups) {
-  const ir::NodePtr& node = ir::cached_node<ir::Conv2d>(
-      ir_value(input), ir_value(weight), ir_value(bias), stride, padding, dilation, groups, [&] {
-        return compute_shape_conv2d(input.shape(), weight.shape(), detail::shape_of(bias), stride,
-                                    padding, dilation, groups);
-      });
-  return make_lazy_tensor(node, 0, input.device());
 }
 
 // max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0,

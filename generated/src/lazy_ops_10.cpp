@@ -9,41 +9,26 @@
 #include "lazygen/generated/ir/amax.h"
 #include "lazygen/generated/ir/asinh.h"
 #include "lazygen/generated/ir/bitwise_and_tensor.h"
-#include "lazygen/generated/ir/div_inplace_scalar.h"
 #include "lazygen/generated/ir/expm1.h"
-#include "lazygen/generated/ir/fill_inplace_scalar.h"
 #include "lazygen/generated/ir/gather.h"
 #include "lazygen/generated/ir/isnan.h"
-#include "lazygen/generated/ir/logical_and.h"
-#include "lazygen/generated/ir/logical_xor.h"
 #include "lazygen/generated/ir/mul_scalar.h"
-#include "lazygen/generated/ir/narrow.h"
 #include "lazygen/generated/ir/sigmoid_inplace.h"
 #include "lazygen/generated/lazy/amax.h"
 #include "lazygen/generated/lazy/asinh.h"
 #include "lazygen/generated/lazy/bitwise_and_tensor.h"
-#include "lazygen/generated/lazy/div_inplace_scalar.h"
 #include "lazygen/generated/lazy/expm1.h"
-#include "lazygen/generated/lazy/fill_inplace_scalar.h"
 #include "lazygen/generated/lazy/gather.h"
 #include "lazygen/generated/lazy/isnan.h"
-#include "lazygen/generated/lazy/logical_and.h"
-#include "lazygen/generated/lazy/logical_xor.h"
 #include "lazygen/generated/lazy/mul_scalar.h"
-#include "lazygen/generated/lazy/narrow.h"
 #include "lazygen/generated/lazy/sigmoid_inplace.h"
 #include "lazygen/generated/shapes/amax.h"
 #include "lazygen/generated/shapes/asinh.h"
 #include "lazygen/generated/shapes/bitwise_and_tensor.h"
-#include "lazygen/generated/shapes/div_inplace_scalar.h"
 #include "lazygen/generated/shapes/expm1.h"
-#include "lazygen/generated/shapes/fill_inplace_scalar.h"
 #include "lazygen/generated/shapes/gather.h"
 #include "lazygen/generated/shapes/isnan.h"
-#include "lazygen/generated/shapes/logical_and.h"
-#include "lazygen/generated/shapes/logical_xor.h"
 #include "lazygen/generated/shapes/mul_scalar.h"
-#include "lazygen/generated/shapes/narrow.h"
 #include "lazygen/generated/shapes/sigmoid_inplace.h"
 #include "lazygen/types.h"
 
@@ -55,15 +40,6 @@ Tensor mul_scalar(const Tensor& self, const Scalar& other) {
       ir::cached_node<ir::MulScalar>(ir_value(self), scalar_value(other),
                                      [&] { return compute_shape_mul_scalar(self.shape(), other); });
   return make_lazy_tensor(node, 0, self.device());
-}
-
-// fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)
-const Tensor& fill_inplace_scalar(const Tensor& self, const Scalar& value) {
-  const ir::NodePtr& node = ir::cached_node<ir::FillInplaceScalar>(
-      ir_value(self), scalar_value(value),
-      [&] { return compute_shape_fill_inplace_scalar(self.shape(), value); });
-  set_ir_value(self, ir::Value{node, 0});
-  return self;
 }
 
 // asinh(Tensor self) -> Tensor
@@ -87,22 +63,6 @@ Tensor isnan(const Tensor& self) {
   return make_lazy_tensor(node, 0, self.device());
 }
 
-// logical_and(Tensor self, Tensor other) -> Tensor
-Tensor logical_and(const Tensor& self, const Tensor& other) {
-  const ir::NodePtr& node = ir::cached_node<ir::LogicalAnd>(ir_value(self), ir_value(other), [&] {
-    return compute_shape_logical_and(self.shape(), other.shape());
-  });
-  return make_lazy_tensor(node, 0, self.device());
-}
-
-// logical_xor(Tensor self, Tensor other) -> Tensor
-Tensor logical_xor(const Tensor& self, const Tensor& other) {
-  const ir::NodePtr& node = ir::cached_node<ir::LogicalXor>(ir_value(self), ir_value(other), [&] {
-    return compute_shape_logical_xor(self.shape(), other.shape());
-  });
-  return make_lazy_tensor(node, 0, self.device());
-}
-
 // bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor
 Tensor bitwise_and_tensor(const Tensor& self, const Tensor& other) {
   const ir::NodePtr& node = ir::cached_node<ir::BitwiseAndTensor>(
@@ -118,17 +78,6 @@ Tensor amax(const Tensor& self, const std::vector<int64_t>& dim, bool keepdim) {
   return make_lazy_tensor(node, 0, self.device());
 }
 
-// narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)
-Tensor narrow(const Tensor& self, int64_t dim, int64_t start, int64_t length) {
-  const ir::NodePtr& node = ir::cached_node<ir::Narrow>(ir_value(self), dim, start, length, [&] {
-    return compute_shape_narrow(self.shape(), dim, start, length);
-  });
-  return make_lazy_view(self, node, [=](const Tensor& view_base, const Tensor* view_value) {
-    return view_value == nullptr ? narrow(view_base, dim, start, length)
-                                 : view_inverse::narrow(view_base, *view_value, dim, start, length);
-  });
-}
-
 // gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor
 Tensor gather(const Tensor& self, int64_t dim, const Tensor& index, bool sparse_grad) {
   const ir::NodePtr& node = ir::cached_node<ir::Gather>(
@@ -141,15 +90,6 @@ Tensor gather(const Tensor& self, int64_t dim, const Tensor& index, bool sparse_
 const Tensor& sigmoid_inplace(const Tensor& self) {
   const ir::NodePtr& node = ir::cached_node<ir::SigmoidInplace>(
       ir_value(self), [&] { return compute_shape_sigmoid_inplace(self.shape()); });
-  set_ir_value(self, ir::Value{node, 0});
-  return self;
-}
-
-// div_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
-const Tensor& div_inplace_scalar(const Tensor& self, const Scalar& other) {
-  const ir::NodePtr& node = ir::cached_node<ir::DivInplaceScalar>(
-      ir_value(self), scalar_value(other),
-      [&] { return compute_shape_div_inplace_scalar(self.shape(), other); });
   set_ir_value(self, ir::Value{node, 0});
   return self;
 }

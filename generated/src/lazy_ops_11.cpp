@@ -6,27 +6,15 @@
 #include "core/ir/trie_cache.h"
 #include "core/lazy/lazy_tensor.h"
 #include "core/lazy/lazy_view.h"
-#include "lazygen/generated/ir/abs.h"
 #include "lazygen/generated/ir/add_out.h"
 #include "lazygen/generated/ir/ge_tensor.h"
-#include "lazygen/generated/ir/hardtanh_backward.h"
-#include "lazygen/generated/ir/round.h"
 #include "lazygen/generated/ir/sigmoid.h"
-#include "lazygen/generated/ir/softplus_backward.h"
-#include "lazygen/generated/lazy/abs.h"
 #include "lazygen/generated/lazy/add_out.h"
 #include "lazygen/generated/lazy/ge_tensor.h"
-#include "lazygen/generated/lazy/hardtanh_backward.h"
-#include "lazygen/generated/lazy/round.h"
 #include "lazygen/generated/lazy/sigmoid.h"
-#include "lazygen/generated/lazy/softplus_backward.h"
-#include "lazygen/generated/shapes/abs.h"
 #include "lazygen/generated/shapes/add_out.h"
 #include "lazygen/generated/shapes/ge_tensor.h"
-#include "lazygen/generated/shapes/hardtanh_backward.h"
-#include "lazygen/generated/shapes/round.h"
 #include "lazygen/generated/shapes/sigmoid.h"
-#include "lazygen/generated/shapes/softplus_backward.h"
 #include "lazygen/types.h"
 
 namespace lazygen::lazy {
@@ -39,13 +27,6 @@ const Tensor& add_out(const Tensor& out, const Tensor& self, const Tensor& other
       [&] { return compute_shape_add_out(self.shape(), other.shape(), alpha, out.shape()); });
   set_ir_value(out, ir::Value{node, 0});
   return out;
-}
-
-// abs(Tensor self) -> Tensor
-Tensor abs(const Tensor& self) {
-  const ir::NodePtr& node =
-      ir::cached_node<ir::Abs>(ir_value(self), [&] { return compute_shape_abs(self.shape()); });
-  return make_lazy_tensor(node, 0, self.device());
 }
 
 // sigmoid(Tensor self) -> Tensor
@@ -61,33 +42,6 @@ Tensor ge_tensor(const Tensor& self, const Tensor& other) {
     return compute_shape_ge_tensor(self.shape(), other.shape());
   });
   return make_lazy_tensor(node, 0, self.device());
-}
-
-// round(Tensor self) -> Tensor
-Tensor round(const Tensor& self) {
-  const ir::NodePtr& node =
-      ir::cached_node<ir::Round>(ir_value(self), [&] { return compute_shape_round(self.shape()); });
-  return make_lazy_tensor(node, 0, self.device());
-}
-
-// hardtanh_backward(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val) -> Tensor
-Tensor hardtanh_backward(const Tensor& grad_output, const Tensor& self, const Scalar& min_val,
-                         const Scalar& max_val) {
-  const ir::NodePtr& node = ir::cached_node<ir::HardtanhBackward>(
-      ir_value(grad_output), ir_value(self), scalar_value(min_val), scalar_value(max_val), [&] {
-        return compute_shape_hardtanh_backward(grad_output.shape(), self.shape(), min_val, max_val);
-      });
-  return make_lazy_tensor(node, 0, grad_output.device());
-}
-
-// softplus_backward(Tensor grad_output, Tensor self, Scalar beta, Scalar threshold) -> Tensor
-Tensor softplus_backward(const Tensor& grad_output, const Tensor& self, const Scalar& beta,
-                         const Scalar& threshold) {
-  const ir::NodePtr& node = ir::cached_node<ir::SoftplusBackward>(
-      ir_value(grad_output), ir_value(self), scalar_value(beta), scalar_value(threshold), [&] {
-        return compute_shape_softplus_backward(grad_output.shape(), self.shape(), beta, threshold);
-      });
-  return make_lazy_tensor(node, 0, grad_output.device());
 }
 
 }  // namespace lazygen::lazy

@@ -6,29 +6,11 @@
 #include "core/ir/trie_cache.h"
 #include "core/lazy/lazy_tensor.h"
 #include "core/lazy/lazy_view.h"
-#include "lazygen/generated/ir/_log_softmax_backward_data.h"
-#include "lazygen/generated/ir/_softmax.h"
 #include "lazygen/generated/ir/addcmul_inplace.h"
-#include "lazygen/generated/ir/clamp.h"
-#include "lazygen/generated/ir/conv2d_backward_input.h"
-#include "lazygen/generated/ir/cos.h"
-#include "lazygen/generated/ir/cosh.h"
 #include "lazygen/generated/ir/tanh_backward.h"
-#include "lazygen/generated/lazy/_log_softmax_backward_data.h"
-#include "lazygen/generated/lazy/_softmax.h"
 #include "lazygen/generated/lazy/addcmul_inplace.h"
-#include "lazygen/generated/lazy/clamp.h"
-#include "lazygen/generated/lazy/conv2d_backward_input.h"
-#include "lazygen/generated/lazy/cos.h"
-#include "lazygen/generated/lazy/cosh.h"
 #include "lazygen/generated/lazy/tanh_backward.h"
-#include "lazygen/generated/shapes/_log_softmax_backward_data.h"
-#include "lazygen/generated/shapes/_softmax.h"
 #include "lazygen/generated/shapes/addcmul_inplace.h"
-#include "lazygen/generated/shapes/clamp.h"
-#include "lazygen/generated/shapes/conv2d_backward_input.h"
-#include "lazygen/generated/shapes/cos.h"
-#include "lazygen/generated/shapes/cosh.h"
 #include "lazygen/generated/shapes/tanh_backward.h"
 #include "lazygen/types.h"
 
@@ -45,68 +27,11 @@ const Tensor& addcmul_inplace(const Tensor& self, const Tensor& tensor1, const T
   return self;
 }
 
-// cos(Tensor self) -> Tensor
-Tensor cos(const Tensor& self) {
-  const ir::NodePtr& node =
-      ir::cached_node<ir::Cos>(ir_value(self), [&] { return compute_shape_cos(self.shape()); });
-  return make_lazy_tensor(node, 0, self.device());
-}
-
-// cosh(Tensor self) -> Tensor
-Tensor cosh(const Tensor& self) {
-  const ir::NodePtr& node =
-      ir::cached_node<ir::Cosh>(ir_value(self), [&] { return compute_shape_cosh(self.shape()); });
-  return make_lazy_tensor(node, 0, self.device());
-}
-
 // tanh_backward(Tensor grad_output, Tensor output) -> Tensor
 Tensor tanh_backward(const Tensor& grad_output, const Tensor& output) {
   const ir::NodePtr& node = ir::cached_node<ir::TanhBackward>(
       ir_value(grad_output), ir_value(output),
       [&] { return compute_shape_tanh_backward(grad_output.shape(), output.shape()); });
-  return make_lazy_tensor(node, 0, grad_output.device());
-}
-
-// _softmax(Tensor self, int dim, bool half_to_float) -> Tensor
-Tensor _softmax(const Tensor& self, int64_t dim, bool half_to_float) {
-  const ir::NodePtr& node = ir::cached_node<ir::UnderscoreSoftmax>(
-      ir_value(self), dim, half_to_float,
-      [&] { return compute_shape__softmax(self.shape(), dim, half_to_float); });
-  return make_lazy_tensor(node, 0, self.device());
-}
-
-// clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
-Tensor clamp(const Tensor& self, const std::optional<Scalar>& min,
-             const std::optional<Scalar>& max) {
-  const ir::NodePtr& node = ir::cached_node<ir::Clamp>(
-      ir_value(self), min, max, [&] { return compute_shape_clamp(self.shape(), min, max); });
-  return make_lazy_tensor(node, 0, self.device());
-}
-
-// conv2d_backward_input(Tensor grad_output, Tensor weight, SymInt[] input_size, int[2] stride,
-// int[2] padding, int[2] dilation, int groups) -> Tensor
-Tensor conv2d_backward_input(const Tensor& grad_output, const Tensor& weight,
-                             const std::vector<int64_t>& input_size,
-                             const std::vector<int64_t>& stride,
-                             const std::vector<int64_t>& padding,
-                             const std::vector<int64_t>& dilation, int64_t groups) {
-  const ir::NodePtr& node = ir::cached_node<ir::Conv2dBackwardInput>(
-      ir_value(grad_output), ir_value(weight), input_size, stride, padding, dilation, groups, [&] {
-        return compute_shape_conv2d_backward_input(grad_output.shape(), weight.shape(), input_size,
-                                                   stride, padding, dilation, groups);
-      });
-  return make_lazy_tensor(node, 0, grad_output.device());
-}
-
-// _log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) ->
-// Tensor
-Tensor _log_softmax_backward_data(const Tensor& grad_output, const Tensor& output, int64_t dim,
-                                  DType input_dtype) {
-  const ir::NodePtr& node = ir::cached_node<ir::UnderscoreLogSoftmaxBackwardData>(
-      ir_value(grad_output), ir_value(output), dim, input_dtype, [&] {
-        return compute_shape__log_softmax_backward_data(grad_output.shape(), output.shape(), dim,
-                                                        input_dtype);
-      });
   return make_lazy_tensor(node, 0, grad_output.device());
 }
 

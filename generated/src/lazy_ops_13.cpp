@@ -8,48 +8,33 @@
 #include "core/lazy/lazy_view.h"
 #include "lazygen/generated/ir/_gelu_erf.h"
 #include "lazygen/generated/ir/_gelu_tanh_backward.h"
-#include "lazygen/generated/ir/_log_softmax.h"
 #include "lazygen/generated/ir/clamp_max.h"
 #include "lazygen/generated/ir/copy_inplace.h"
 #include "lazygen/generated/ir/div_scalar.h"
 #include "lazygen/generated/ir/eq_tensor.h"
 #include "lazygen/generated/ir/flatten_using_ints.h"
-#include "lazygen/generated/ir/floor.h"
 #include "lazygen/generated/ir/lerp_scalar.h"
 #include "lazygen/generated/ir/mean_dim.h"
-#include "lazygen/generated/ir/nll_loss.h"
-#include "lazygen/generated/ir/permute.h"
-#include "lazygen/generated/ir/remainder_scalar.h"
 #include "lazygen/generated/ir/sin.h"
 #include "lazygen/generated/lazy/_gelu_erf.h"
 #include "lazygen/generated/lazy/_gelu_tanh_backward.h"
-#include "lazygen/generated/lazy/_log_softmax.h"
 #include "lazygen/generated/lazy/clamp_max.h"
 #include "lazygen/generated/lazy/copy_inplace.h"
 #include "lazygen/generated/lazy/div_scalar.h"
 #include "lazygen/generated/lazy/eq_tensor.h"
 #include "lazygen/generated/lazy/flatten_using_ints.h"
-#include "lazygen/generated/lazy/floor.h"
 #include "lazygen/generated/lazy/lerp_scalar.h"
 #include "lazygen/generated/lazy/mean_dim.h"
-#include "lazygen/generated/lazy/nll_loss.h"
-#include "lazygen/generated/lazy/permute.h"
-#include "lazygen/generated/lazy/remainder_scalar.h"
 #include "lazygen/generated/lazy/sin.h"
 #include "lazygen/generated/shapes/_gelu_erf.h"
 #include "lazygen/generated/shapes/_gelu_tanh_backward.h"
-#include "lazygen/generated/shapes/_log_softmax.h"
 #include "lazygen/generated/shapes/clamp_max.h"
 #include "lazygen/generated/shapes/copy_inplace.h"
 #include "lazygen/generated/shapes/div_scalar.h"
 #include "lazygen/generated/shapes/eq_tensor.h"
 #include "lazygen/generated/shapes/flatten_using_ints.h"
-#include "lazygen/generated/shapes/floor.h"
 #include "lazygen/generated/shapes/lerp_scalar.h"
 #include "lazygen/generated/shapes/mean_dim.h"
-#include "lazygen/generated/shapes/nll_loss.h"
-#include "lazygen/generated/shapes/permute.h"
-#include "lazygen/generated/shapes/remainder_scalar.h"
 #include "lazygen/generated/shapes/sin.h"
 #include "lazygen/types.h"
 
@@ -88,14 +73,6 @@ Tensor lerp_scalar(const Tensor& self, const Tensor& end, const Scalar& weight) 
   return make_lazy_tensor(node, 0, self.device());
 }
 
-// remainder.Scalar(Tensor self, Scalar other) -> Tensor
-Tensor remainder_scalar(const Tensor& self, const Scalar& other) {
-  const ir::NodePtr& node = ir::cached_node<ir::RemainderScalar>(
-      ir_value(self), scalar_value(other),
-      [&] { return compute_shape_remainder_scalar(self.shape(), other); });
-  return make_lazy_tensor(node, 0, self.device());
-}
-
 // clamp_max(Tensor self, Scalar max) -> Tensor
 Tensor clamp_max(const Tensor& self, const Scalar& max) {
   const ir::NodePtr& node = ir::cached_node<ir::ClampMax>(ir_value(self), scalar_value(max), [&] {
@@ -108,13 +85,6 @@ Tensor clamp_max(const Tensor& self, const Scalar& max) {
 Tensor sin(const Tensor& self) {
   const ir::NodePtr& node =
       ir::cached_node<ir::Sin>(ir_value(self), [&] { return compute_shape_sin(self.shape()); });
-  return make_lazy_tensor(node, 0, self.device());
-}
-
-// floor(Tensor self) -> Tensor
-Tensor floor(const Tensor& self) {
-  const ir::NodePtr& node =
-      ir::cached_node<ir::Floor>(ir_value(self), [&] { return compute_shape_floor(self.shape()); });
   return make_lazy_tensor(node, 0, self.device());
 }
 
@@ -142,24 +112,6 @@ Tensor mean_dim(const Tensor& self, const std::optional<std::vector<int64_t>>& d
   return make_lazy_tensor(node, 0, self.device());
 }
 
-// _log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor
-Tensor _log_softmax(const Tensor& self, int64_t dim, bool half_to_float) {
-  const ir::NodePtr& node = ir::cached_node<ir::UnderscoreLogSoftmax>(
-      ir_value(self), dim, half_to_float,
-      [&] { return compute_shape__log_softmax(self.shape(), dim, half_to_float); });
-  return make_lazy_tensor(node, 0, self.device());
-}
-
-// permute(Tensor(a) self, int[] dims) -> Tensor(a)
-Tensor permute(const Tensor& self, const std::vector<int64_t>& dims) {
-  const ir::NodePtr& node = ir::cached_node<ir::Permute>(
-      ir_value(self), dims, [&] { return compute_shape_permute(self.shape(), dims); });
-  return make_lazy_view(self, node, [=](const Tensor& view_base, const Tensor* view_value) {
-    return view_value == nullptr ? permute(view_base, dims)
-                                 : view_inverse::permute(view_base, *view_value, dims);
-  });
-}
-
 // flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)
 Tensor flatten_using_ints(const Tensor& self, int64_t start_dim, int64_t end_dim) {
   const ir::NodePtr& node = ir::cached_node<ir::FlattenUsingInts>(
@@ -170,18 +122,6 @@ Tensor flatten_using_ints(const Tensor& self, int64_t start_dim, int64_t end_dim
                ? flatten_using_ints(view_base, start_dim, end_dim)
                : view_inverse::flatten_using_ints(view_base, *view_value, start_dim, end_dim);
   });
-}
-
-// nll_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt
-// ignore_index=-100) -> Tensor
-Tensor nll_loss(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight,
-                int64_t reduction, int64_t ignore_index) {
-  const ir::NodePtr& node = ir::cached_node<ir::NllLoss>(
-      ir_value(self), ir_value(target), ir_value(weight), reduction, ignore_index, [&] {
-        return compute_shape_nll_loss(self.shape(), target.shape(), detail::shape_of(weight),
-                                      reduction, ignore_index);
-      });
-  return make_lazy_tensor(node, 0, self.device());
 }
 
 }  // namespace lazygen::lazy

@@ -6,32 +6,26 @@
 #include "core/ir/trie_cache.h"
 #include "core/lazy/lazy_tensor.h"
 #include "core/lazy/lazy_view.h"
-#include "lazygen/generated/ir/_dropout_mask.h"
 #include "lazygen/generated/ir/all_gather.h"
 #include "lazygen/generated/ir/exp2.h"
 #include "lazygen/generated/ir/hardswish.h"
 #include "lazygen/generated/ir/lt_scalar.h"
 #include "lazygen/generated/ir/max_pool2d_backward.h"
 #include "lazygen/generated/ir/silu_backward.h"
-#include "lazygen/generated/ir/sqrt_inplace.h"
 #include "lazygen/generated/ir/squeeze_dim.h"
-#include "lazygen/generated/lazy/_dropout_mask.h"
 #include "lazygen/generated/lazy/all_gather.h"
 #include "lazygen/generated/lazy/exp2.h"
 #include "lazygen/generated/lazy/hardswish.h"
 #include "lazygen/generated/lazy/lt_scalar.h"
 #include "lazygen/generated/lazy/max_pool2d_backward.h"
 #include "lazygen/generated/lazy/silu_backward.h"
-#include "lazygen/generated/lazy/sqrt_inplace.h"
 #include "lazygen/generated/lazy/squeeze_dim.h"
-#include "lazygen/generated/shapes/_dropout_mask.h"
 #include "lazygen/generated/shapes/all_gather.h"
 #include "lazygen/generated/shapes/exp2.h"
 #include "lazygen/generated/shapes/hardswish.h"
 #include "lazygen/generated/shapes/lt_scalar.h"
 #include "lazygen/generated/shapes/max_pool2d_backward.h"
 #include "lazygen/generated/shapes/silu_backward.h"
-#include "lazygen/generated/shapes/sqrt_inplace.h"
 #include "lazygen/generated/shapes/squeeze_dim.h"
 #include "lazygen/types.h"
 
@@ -90,22 +84,6 @@ Tensor max_pool2d_backward(const Tensor& grad_output, const Tensor& self,
                                                  stride, padding, dilation, ceil_mode);
       });
   return make_lazy_tensor(node, 0, grad_output.device());
-}
-
-// _dropout_mask(Tensor self, Scalar p, Scalar seed) -> Tensor
-Tensor _dropout_mask(const Tensor& self, const Scalar& p, const Scalar& seed) {
-  const ir::NodePtr& node = ir::cached_node<ir::UnderscoreDropoutMask>(
-      ir_value(self), scalar_value(p), scalar_value(seed),
-      [&] { return compute_shape__dropout_mask(self.shape(), p, seed); });
-  return make_lazy_tensor(node, 0, self.device());
-}
-
-// sqrt_(Tensor(a!) self) -> Tensor(a!)
-const Tensor& sqrt_inplace(const Tensor& self) {
-  const ir::NodePtr& node = ir::cached_node<ir::SqrtInplace>(
-      ir_value(self), [&] { return compute_shape_sqrt_inplace(self.shape()); });
-  set_ir_value(self, ir::Value{node, 0});
-  return self;
 }
 
 // all_gather(Tensor self) -> Tensor

@@ -6,45 +6,24 @@
 #include "core/ir/trie_cache.h"
 #include "core/lazy/lazy_tensor.h"
 #include "core/lazy/lazy_view.h"
-#include "lazygen/generated/ir/add_inplace_tensor.h"
 #include "lazygen/generated/ir/argmax.h"
-#include "lazygen/generated/ir/atan.h"
 #include "lazygen/generated/ir/bmm.h"
 #include "lazygen/generated/ir/lt_tensor.h"
 #include "lazygen/generated/ir/mm.h"
-#include "lazygen/generated/ir/rsqrt.h"
-#include "lazygen/generated/ir/sinh.h"
 #include "lazygen/generated/ir/sqrt.h"
-#include "lazygen/generated/lazy/add_inplace_tensor.h"
 #include "lazygen/generated/lazy/argmax.h"
-#include "lazygen/generated/lazy/atan.h"
 #include "lazygen/generated/lazy/bmm.h"
 #include "lazygen/generated/lazy/lt_tensor.h"
 #include "lazygen/generated/lazy/mm.h"
-#include "lazygen/generated/lazy/rsqrt.h"
-#include "lazygen/generated/lazy/sinh.h"
 #include "lazygen/generated/lazy/sqrt.h"
-#include "lazygen/generated/shapes/add_inplace_tensor.h"
 #include "lazygen/generated/shapes/argmax.h"
-#include "lazygen/generated/shapes/atan.h"
 #include "lazygen/generated/shapes/bmm.h"
 #include "lazygen/generated/shapes/lt_tensor.h"
 #include "lazygen/generated/shapes/mm.h"
-#include "lazygen/generated/shapes/rsqrt.h"
-#include "lazygen/generated/shapes/sinh.h"
 #include "lazygen/generated/shapes/sqrt.h"
 #include "lazygen/types.h"
 
 namespace lazygen::lazy {
-
-// add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)
-const Tensor& add_inplace_tensor(const Tensor& self, const Tensor& other, const Scalar& alpha) {
-  const ir::NodePtr& node = ir::cached_node<ir::AddInplaceTensor>(
-      ir_value(self), ir_value(other), scalar_value(alpha),
-      [&] { return compute_shape_add_inplace_tensor(self.shape(), other.shape(), alpha); });
-  set_ir_value(self, ir::Value{node, 0});
-  return self;
-}
 
 // sqrt(Tensor self) -> Tensor
 Tensor sqrt(const Tensor& self) {
@@ -53,32 +32,11 @@ Tensor sqrt(const Tensor& self) {
   return make_lazy_tensor(node, 0, self.device());
 }
 
-// rsqrt(Tensor self) -> Tensor
-Tensor rsqrt(const Tensor& self) {
-  const ir::NodePtr& node =
-      ir::cached_node<ir::Rsqrt>(ir_value(self), [&] { return compute_shape_rsqrt(self.shape()); });
-  return make_lazy_tensor(node, 0, self.device());
-}
-
 // lt.Tensor(Tensor self, Tensor other) -> Tensor
 Tensor lt_tensor(const Tensor& self, const Tensor& other) {
   const ir::NodePtr& node = ir::cached_node<ir::LtTensor>(ir_value(self), ir_value(other), [&] {
     return compute_shape_lt_tensor(self.shape(), other.shape());
   });
-  return make_lazy_tensor(node, 0, self.device());
-}
-
-// atan(Tensor self) -> Tensor
-Tensor atan(const Tensor& self) {
-  const ir::NodePtr& node =
-      ir::cached_node<ir::Atan>(ir_value(self), [&] { return compute_shape_atan(self.shape()); });
-  return make_lazy_tensor(node, 0, self.device());
-}
-
-// sinh(Tensor self) -> Tensor
-Tensor sinh(const Tensor& self) {
-  const ir::NodePtr& node =
-      ir::cached_node<ir::Sinh>(ir_value(self), [&] { return compute_shape_sinh(self.shape()); });
   return make_lazy_tensor(node, 0, self.device());
 }
 

@@ -7,43 +7,17 @@
 #include "core/lazy/lazy_tensor.h"
 #include "core/lazy/lazy_view.h"
 #include "lazygen/generated/ir/addmm.h"
-#include "lazygen/generated/ir/bitwise_not.h"
-#include "lazygen/generated/ir/bitwise_xor_tensor.h"
-#include "lazygen/generated/ir/ge_scalar.h"
 #include "lazygen/generated/ir/gt_tensor.h"
-#include "lazygen/generated/ir/log_sigmoid.h"
-#include "lazygen/generated/ir/relu_inplace.h"
-#include "lazygen/generated/ir/unsqueeze.h"
 #include "lazygen/generated/ir/zero_inplace.h"
 #include "lazygen/generated/lazy/addmm.h"
-#include "lazygen/generated/lazy/bitwise_not.h"
-#include "lazygen/generated/lazy/bitwise_xor_tensor.h"
-#include "lazygen/generated/lazy/ge_scalar.h"
 #include "lazygen/generated/lazy/gt_tensor.h"
-#include "lazygen/generated/lazy/log_sigmoid.h"
-#include "lazygen/generated/lazy/relu_inplace.h"
-#include "lazygen/generated/lazy/unsqueeze.h"
 #include "lazygen/generated/lazy/zero_inplace.h"
 #include "lazygen/generated/shapes/addmm.h"
-#include "lazygen/generated/shapes/bitwise_not.h"
-#include "lazygen/generated/shapes/bitwise_xor_tensor.h"
-#include "lazygen/generated/shapes/ge_scalar.h"
 #include "lazygen/generated/shapes/gt_tensor.h"
-#include "lazygen/generated/shapes/log_sigmoid.h"
-#include "lazygen/generated/shapes/relu_inplace.h"
-#include "lazygen/generated/shapes/unsqueeze.h"
 #include "lazygen/generated/shapes/zero_inplace.h"
 #include "lazygen/types.h"
 
 namespace lazygen::lazy {
-
-// relu_(Tensor(a!) self) -> Tensor(a!)
-const Tensor& relu_inplace(const Tensor& self) {
-  const ir::NodePtr& node = ir::cached_node<ir::ReluInplace>(
-      ir_value(self), [&] { return compute_shape_relu_inplace(self.shape()); });
-  set_ir_value(self, ir::Value{node, 0});
-  return self;
-}
 
 // zero_(Tensor(a!) self) -> Tensor(a!)
 const Tensor& zero_inplace(const Tensor& self) {
@@ -61,36 +35,6 @@ Tensor gt_tensor(const Tensor& self, const Tensor& other) {
   return make_lazy_tensor(node, 0, self.device());
 }
 
-// ge.Scalar(Tensor self, Scalar other) -> Tensor
-Tensor ge_scalar(const Tensor& self, const Scalar& other) {
-  const ir::NodePtr& node = ir::cached_node<ir::GeScalar>(ir_value(self), scalar_value(other), [&] {
-    return compute_shape_ge_scalar(self.shape(), other);
-  });
-  return make_lazy_tensor(node, 0, self.device());
-}
-
-// bitwise_not(Tensor self) -> Tensor
-Tensor bitwise_not(const Tensor& self) {
-  const ir::NodePtr& node = ir::cached_node<ir::BitwiseNot>(
-      ir_value(self), [&] { return compute_shape_bitwise_not(self.shape()); });
-  return make_lazy_tensor(node, 0, self.device());
-}
-
-// bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor
-Tensor bitwise_xor_tensor(const Tensor& self, const Tensor& other) {
-  const ir::NodePtr& node = ir::cached_node<ir::BitwiseXorTensor>(
-      ir_value(self), ir_value(other),
-      [&] { return compute_shape_bitwise_xor_tensor(self.shape(), other.shape()); });
-  return make_lazy_tensor(node, 0, self.device());
-}
-
-// log_sigmoid(Tensor self) -> Tensor
-Tensor log_sigmoid(const Tensor& self) {
-  const ir::NodePtr& node = ir::cached_node<ir::LogSigmoid>(
-      ir_value(self), [&] { return compute_shape_log_sigmoid(self.shape()); });
-  return make_lazy_tensor(node, 0, self.device());
-}
-
 // addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
 Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const Scalar& beta,
              const Scalar& alpha) {
@@ -98,16 +42,6 @@ Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const S
       ir_value(self), ir_value(mat1), ir_value(mat2), scalar_value(beta), scalar_value(alpha),
       [&] { return compute_shape_addmm(self.shape(), mat1.shape(), mat2.shape(), beta, alpha); });
   return make_lazy_tensor(node, 0, self.device());
-}
-
-// unsqueeze(Tensor(a) self, int dim) -> Tensor(a)
-Tensor unsqueeze(const Tensor& self, int64_t dim) {
-  const ir::NodePtr& node = ir::cached_node<ir::Unsqueeze>(
-      ir_value(self), dim, [&] { return compute_shape_unsqueeze(self.shape(), dim); });
-  return make_lazy_view(self, node, [=](const Tensor& view_base, const Tensor* view_value) {
-    return view_value == nullptr ? unsqueeze(view_base, dim)
-                                 : view_inverse::unsqueeze(view_base, *view_value, dim);
-  });
 }
 
 }  // namespace lazygen::lazy

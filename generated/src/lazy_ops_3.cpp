@@ -6,47 +6,26 @@
 #include "core/ir/trie_cache.h"
 #include "core/lazy/lazy_tensor.h"
 #include "core/lazy/lazy_view.h"
-#include "lazygen/generated/ir/_gelu_erf_backward.h"
-#include "lazygen/generated/ir/_gelu_tanh.h"
-#include "lazygen/generated/ir/all_reduce.h"
-#include "lazygen/generated/ir/clamp_min.h"
-#include "lazygen/generated/ir/cumsum.h"
 #include "lazygen/generated/ir/div_inplace_tensor.h"
 #include "lazygen/generated/ir/elu.h"
 #include "lazygen/generated/ir/le_scalar.h"
-#include "lazygen/generated/ir/mul_tensor.h"
 #include "lazygen/generated/ir/nll_loss_backward.h"
-#include "lazygen/generated/ir/relu.h"
 #include "lazygen/generated/ir/sgn.h"
 #include "lazygen/generated/ir/slice_tensor.h"
 #include "lazygen/generated/ir/sum_dim_intlist.h"
 #include "lazygen/generated/ir/t.h"
-#include "lazygen/generated/lazy/_gelu_erf_backward.h"
-#include "lazygen/generated/lazy/_gelu_tanh.h"
-#include "lazygen/generated/lazy/all_reduce.h"
-#include "lazygen/generated/lazy/clamp_min.h"
-#include "lazygen/generated/lazy/cumsum.h"
 #include "lazygen/generated/lazy/div_inplace_tensor.h"
 #include "lazygen/generated/lazy/elu.h"
 #include "lazygen/generated/lazy/le_scalar.h"
-#include "lazygen/generated/lazy/mul_tensor.h"
 #include "lazygen/generated/lazy/nll_loss_backward.h"
-#include "lazygen/generated/lazy/relu.h"
 #include "lazygen/generated/lazy/sgn.h"
 #include "lazygen/generated/lazy/slice_tensor.h"
 #include "lazygen/generated/lazy/sum_dim_intlist.h"
 #include "lazygen/generated/lazy/t.h"
-#include "lazygen/generated/shapes/_gelu_erf_backward.h"
-#include "lazygen/generated/shapes/_gelu_tanh.h"
-#include "lazygen/generated/shapes/all_reduce.h"
-#include "lazygen/generated/shapes/clamp_min.h"
-#include "lazygen/generated/shapes/cumsum.h"
 #include "lazygen/generated/shapes/div_inplace_tensor.h"
 #include "lazygen/generated/shapes/elu.h"
 #include "lazygen/generated/shapes/le_scalar.h"
-#include "lazygen/generated/shapes/mul_tensor.h"
 #include "lazygen/generated/shapes/nll_loss_backward.h"
-#include "lazygen/generated/shapes/relu.h"
 #include "lazygen/generated/shapes/sgn.h"
 #include "lazygen/generated/shapes/slice_tensor.h"
 #include "lazygen/generated/shapes/sum_dim_intlist.h"
@@ -55,33 +34,10 @@
 
 namespace lazygen::lazy {
 
-// mul.Tensor(Tensor self, Tensor other) -> Tensor
-Tensor mul_tensor(const Tensor& self, const Tensor& other) {
-  const ir::NodePtr& node = ir::cached_node<ir::MulTensor>(ir_value(self), ir_value(other), [&] {
-    return compute_shape_mul_tensor(self.shape(), other.shape());
-  });
-  return make_lazy_tensor(node, 0, self.device());
-}
-
-// relu(Tensor self) -> Tensor
-Tensor relu(const Tensor& self) {
-  const ir::NodePtr& node =
-      ir::cached_node<ir::Relu>(ir_value(self), [&] { return compute_shape_relu(self.shape()); });
-  return make_lazy_tensor(node, 0, self.device());
-}
-
 // le.Scalar(Tensor self, Scalar other) -> Tensor
 Tensor le_scalar(const Tensor& self, const Scalar& other) {
   const ir::NodePtr& node = ir::cached_node<ir::LeScalar>(ir_value(self), scalar_value(other), [&] {
     return compute_shape_le_scalar(self.shape(), other);
-  });
-  return make_lazy_tensor(node, 0, self.device());
-}
-
-// clamp_min(Tensor self, Scalar min) -> Tensor
-Tensor clamp_min(const Tensor& self, const Scalar& min) {
-  const ir::NodePtr& node = ir::cached_node<ir::ClampMin>(ir_value(self), scalar_value(min), [&] {
-    return compute_shape_clamp_min(self.shape(), min);
   });
   return make_lazy_tensor(node, 0, self.device());
 }
@@ -102,21 +58,6 @@ Tensor elu(const Tensor& self, const Scalar& alpha, const Scalar& scale,
   return make_lazy_tensor(node, 0, self.device());
 }
 
-// _gelu_erf_backward(Tensor grad_output, Tensor self) -> Tensor
-Tensor _gelu_erf_backward(const Tensor& grad_output, const Tensor& self) {
-  const ir::NodePtr& node = ir::cached_node<ir::UnderscoreGeluErfBackward>(
-      ir_value(grad_output), ir_value(self),
-      [&] { return compute_shape__gelu_erf_backward(grad_output.shape(), self.shape()); });
-  return make_lazy_tensor(node, 0, grad_output.device());
-}
-
-// _gelu_tanh(Tensor self) -> Tensor
-Tensor _gelu_tanh(const Tensor& self) {
-  const ir::NodePtr& node = ir::cached_node<ir::UnderscoreGeluTanh>(
-      ir_value(self), [&] { return compute_shape__gelu_tanh(self.shape()); });
-  return make_lazy_tensor(node, 0, self.device());
-}
-
 // sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) ->
 // Tensor
 Tensor sum_dim_intlist(const Tensor& self, const std::optional<std::vector<int64_t>>& dim,
@@ -124,13 +65,6 @@ Tensor sum_dim_intlist(const Tensor& self, const std::optional<std::vector<int64
   const ir::NodePtr& node = ir::cached_node<ir::SumDimIntlist>(
       ir_value(self), dim, keepdim, dtype,
       [&] { return compute_shape_sum_dim_intlist(self.shape(), dim, keepdim, dtype); });
-  return make_lazy_tensor(node, 0, self.device());
-}
-
-// cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
-Tensor cumsum(const Tensor& self, int64_t dim, std::optional<DType> dtype) {
-  const ir::NodePtr& node = ir::cached_node<ir::Cumsum>(
-      ir_value(self), dim, dtype, [&] { return compute_shape_cumsum(self.shape(), dim, dtype); });
   return make_lazy_tensor(node, 0, self.device());
 }
 
@@ -178,13 +112,6 @@ const Tensor& div_inplace_tensor(const Tensor& self, const Tensor& other) {
       [&] { return compute_shape_div_inplace_tensor(self.shape(), other.shape()); });
   set_ir_value(self, ir::Value{node, 0});
   return self;
-}
-
-// all_reduce(Tensor self, str reduce_op='sum') -> Tensor
-Tensor all_reduce(const Tensor& self, std::string_view reduce_op) {
-  const ir::NodePtr& node = ir::cached_node<ir::AllReduce>(
-      ir_value(self), reduce_op, [&] { return compute_shape_all_reduce(self.shape(), reduce_op); });
-  return make_lazy_tensor(node, 0, self.device());
 }
 
 }  // namespace lazygen::lazy

@@ -6,64 +6,24 @@
 #include "core/ir/trie_cache.h"
 #include "core/lazy/lazy_tensor.h"
 #include "core/lazy/lazy_view.h"
-#include "lazygen/generated/ir/broadcast.h"
-#include "lazygen/generated/ir/div_tensor.h"
-#include "lazygen/generated/ir/fmod_scalar.h"
 #include "lazygen/generated/ir/hardsigmoid.h"
 #include "lazygen/generated/ir/index_select.h"
-#include "lazygen/generated/ir/leaky_relu_backward.h"
-#include "lazygen/generated/ir/lerp_tensor.h"
-#include "lazygen/generated/ir/max_dim.h"
-#include "lazygen/generated/ir/mish_backward.h"
-#include "lazygen/generated/ir/pow_tensor_scalar.h"
 #include "lazygen/generated/ir/remainder_tensor.h"
 #include "lazygen/generated/ir/sign.h"
 #include "lazygen/generated/ir/threshold_backward.h"
-#include "lazygen/generated/lazy/broadcast.h"
-#include "lazygen/generated/lazy/div_tensor.h"
-#include "lazygen/generated/lazy/fmod_scalar.h"
 #include "lazygen/generated/lazy/hardsigmoid.h"
 #include "lazygen/generated/lazy/index_select.h"
-#include "lazygen/generated/lazy/leaky_relu_backward.h"
-#include "lazygen/generated/lazy/lerp_tensor.h"
-#include "lazygen/generated/lazy/max_dim.h"
-#include "lazygen/generated/lazy/mish_backward.h"
-#include "lazygen/generated/lazy/pow_tensor_scalar.h"
 #include "lazygen/generated/lazy/remainder_tensor.h"
 #include "lazygen/generated/lazy/sign.h"
 #include "lazygen/generated/lazy/threshold_backward.h"
-#include "lazygen/generated/shapes/broadcast.h"
-#include "lazygen/generated/shapes/div_tensor.h"
-#include "lazygen/generated/shapes/fmod_scalar.h"
 #include "lazygen/generated/shapes/hardsigmoid.h"
 #include "lazygen/generated/shapes/index_select.h"
-#include "lazygen/generated/shapes/leaky_relu_backward.h"
-#include "lazygen/generated/shapes/lerp_tensor.h"
-#include "lazygen/generated/shapes/max_dim.h"
-#include "lazygen/generated/shapes/mish_backward.h"
-#include "lazygen/generated/shapes/pow_tensor_scalar.h"
 #include "lazygen/generated/shapes/remainder_tensor.h"
 #include "lazygen/generated/shapes/sign.h"
 #include "lazygen/generated/shapes/threshold_backward.h"
 #include "lazygen/types.h"
 
 namespace lazygen::lazy {
-
-// div.Tensor(Tensor self, Tensor other) -> Tensor
-Tensor div_tensor(const Tensor& self, const Tensor& other) {
-  const ir::NodePtr& node = ir::cached_node<ir::DivTensor>(ir_value(self), ir_value(other), [&] {
-    return compute_shape_div_tensor(self.shape(), other.shape());
-  });
-  return make_lazy_tensor(node, 0, self.device());
-}
-
-// pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor
-Tensor pow_tensor_scalar(const Tensor& self, const Scalar& exponent) {
-  const ir::NodePtr& node = ir::cached_node<ir::PowTensorScalar>(
-      ir_value(self), scalar_value(exponent),
-      [&] { return compute_shape_pow_tensor_scalar(self.shape(), exponent); });
-  return make_lazy_tensor(node, 0, self.device());
-}
 
 // threshold_backward(Tensor grad_output, Tensor self, Scalar threshold) -> Tensor
 Tensor threshold_backward(const Tensor& grad_output, const Tensor& self, const Scalar& threshold) {
@@ -74,27 +34,11 @@ Tensor threshold_backward(const Tensor& grad_output, const Tensor& self, const S
   return make_lazy_tensor(node, 0, grad_output.device());
 }
 
-// lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor
-Tensor lerp_tensor(const Tensor& self, const Tensor& end, const Tensor& weight) {
-  const ir::NodePtr& node = ir::cached_node<ir::LerpTensor>(
-      ir_value(self), ir_value(end), ir_value(weight),
-      [&] { return compute_shape_lerp_tensor(self.shape(), end.shape(), weight.shape()); });
-  return make_lazy_tensor(node, 0, self.device());
-}
-
 // remainder.Tensor(Tensor self, Tensor other) -> Tensor
 Tensor remainder_tensor(const Tensor& self, const Tensor& other) {
   const ir::NodePtr& node = ir::cached_node<ir::RemainderTensor>(
       ir_value(self), ir_value(other),
       [&] { return compute_shape_remainder_tensor(self.shape(), other.shape()); });
-  return make_lazy_tensor(node, 0, self.device());
-}
-
-// fmod.Scalar(Tensor self, Scalar other) -> Tensor
-Tensor fmod_scalar(const Tensor& self, const Scalar& other) {
-  const ir::NodePtr& node = ir::cached_node<ir::FmodScalar>(
-      ir_value(self), scalar_value(other),
-      [&] { return compute_shape_fmod_scalar(self.shape(), other); });
   return make_lazy_tensor(node, 0, self.device());
 }
 
@@ -105,26 +49,6 @@ Tensor sign(const Tensor& self) {
   return make_lazy_tensor(node, 0, self.device());
 }
 
-// leaky_relu_backward(Tensor grad_output, Tensor self, Scalar negative_slope, bool self_is_result)
-// -> Tensor
-Tensor leaky_relu_backward(const Tensor& grad_output, const Tensor& self,
-                           const Scalar& negative_slope, bool self_is_result) {
-  const ir::NodePtr& node = ir::cached_node<ir::LeakyReluBackward>(
-      ir_value(grad_output), ir_value(self), scalar_value(negative_slope), self_is_result, [&] {
-        return compute_shape_leaky_relu_backward(grad_output.shape(), self.shape(), negative_slope,
-                                                 self_is_result);
-      });
-  return make_lazy_tensor(node, 0, grad_output.device());
-}
-
-// mish_backward(Tensor grad_output, Tensor self) -> Tensor
-Tensor mish_backward(const Tensor& grad_output, const Tensor& self) {
-  const ir::NodePtr& node = ir::cached_node<ir::MishBackward>(
-      ir_value(grad_output), ir_value(self),
-      [&] { return compute_shape_mish_backward(grad_output.shape(), self.shape()); });
-  return make_lazy_tensor(node, 0, grad_output.device());
-}
-
 // hardsigmoid(Tensor self) -> Tensor
 Tensor hardsigmoid(const Tensor& self) {
   const ir::NodePtr& node = ir::cached_node<ir::Hardsigmoid>(
@@ -132,26 +56,11 @@ Tensor hardsigmoid(const Tensor& self) {
   return make_lazy_tensor(node, 0, self.device());
 }
 
-// max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
-std::tuple<Tensor, Tensor> max_dim(const Tensor& self, int64_t dim, bool keepdim) {
-  const ir::NodePtr& node = ir::cached_node<ir::MaxDim>(ir_value(self), dim, keepdim, [&] {
-    return compute_shape_max_dim(self.shape(), dim, keepdim);
-  });
-  return {make_lazy_tensor(node, 0, self.device()), make_lazy_tensor(node, 1, self.device())};
-}
-
 // index_select(Tensor self, int dim, Tensor index) -> Tensor
 Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) {
   const ir::NodePtr& node = ir::cached_node<ir::IndexSelect>(
       ir_value(self), dim, ir_value(index),
       [&] { return compute_shape_index_select(self.shape(), dim, index.shape()); });
-  return make_lazy_tensor(node, 0, self.device());
-}
-
-// broadcast(Tensor self, int src=0) -> Tensor
-Tensor broadcast(const Tensor& self, int64_t src) {
-  const ir::NodePtr& node = ir::cached_node<ir::Broadcast>(
-      ir_value(self), src, [&] { return compute_shape_broadcast(self.shape(), src); });
   return make_lazy_tensor(node, 0, self.device());
 }
 

@@ -8,55 +8,28 @@
 #include "core/lazy/lazy_view.h"
 #include "lazygen/generated/ir/_softmax_backward_data.h"
 #include "lazygen/generated/ir/hardtanh.h"
-#include "lazygen/generated/ir/masked_fill_scalar.h"
-#include "lazygen/generated/ir/reciprocal.h"
 #include "lazygen/generated/ir/reshape.h"
-#include "lazygen/generated/ir/sigmoid_backward.h"
 #include "lazygen/generated/ir/softplus.h"
-#include "lazygen/generated/ir/topk.h"
 #include "lazygen/generated/ir/trunc.h"
 #include "lazygen/generated/lazy/_softmax_backward_data.h"
 #include "lazygen/generated/lazy/hardtanh.h"
-#include "lazygen/generated/lazy/masked_fill_scalar.h"
-#include "lazygen/generated/lazy/reciprocal.h"
 #include "lazygen/generated/lazy/reshape.h"
-#include "lazygen/generated/lazy/sigmoid_backward.h"
 #include "lazygen/generated/lazy/softplus.h"
-#include "lazygen/generated/lazy/topk.h"
 #include "lazygen/generated/lazy/trunc.h"
 #include "lazygen/generated/shapes/_softmax_backward_data.h"
 #include "lazygen/generated/shapes/hardtanh.h"
-#include "lazygen/generated/shapes/masked_fill_scalar.h"
-#include "lazygen/generated/shapes/reciprocal.h"
 #include "lazygen/generated/shapes/reshape.h"
-#include "lazygen/generated/shapes/sigmoid_backward.h"
 #include "lazygen/generated/shapes/softplus.h"
-#include "lazygen/generated/shapes/topk.h"
 #include "lazygen/generated/shapes/trunc.h"
 #include "lazygen/types.h"
 
 namespace lazygen::lazy {
-
-// reciprocal(Tensor self) -> Tensor
-Tensor reciprocal(const Tensor& self) {
-  const ir::NodePtr& node = ir::cached_node<ir::Reciprocal>(
-      ir_value(self), [&] { return compute_shape_reciprocal(self.shape()); });
-  return make_lazy_tensor(node, 0, self.device());
-}
 
 // trunc(Tensor self) -> Tensor
 Tensor trunc(const Tensor& self) {
   const ir::NodePtr& node =
       ir::cached_node<ir::Trunc>(ir_value(self), [&] { return compute_shape_trunc(self.shape()); });
   return make_lazy_tensor(node, 0, self.device());
-}
-
-// sigmoid_backward(Tensor grad_output, Tensor output) -> Tensor
-Tensor sigmoid_backward(const Tensor& grad_output, const Tensor& output) {
-  const ir::NodePtr& node = ir::cached_node<ir::SigmoidBackward>(
-      ir_value(grad_output), ir_value(output),
-      [&] { return compute_shape_sigmoid_backward(grad_output.shape(), output.shape()); });
-  return make_lazy_tensor(node, 0, grad_output.device());
 }
 
 // hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor
@@ -75,16 +48,6 @@ Tensor softplus(const Tensor& self, const Scalar& beta, const Scalar& threshold)
   return make_lazy_tensor(node, 0, self.device());
 }
 
-// topk(Tensor self, int k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values,
-// Tensor indices)
-std::tuple<Tensor, Tensor> topk(const Tensor& self, int64_t k, int64_t dim, bool largest,
-                                bool sorted) {
-  const ir::NodePtr& node = ir::cached_node<ir::Topk>(ir_value(self), k, dim, largest, sorted, [&] {
-    return compute_shape_topk(self.shape(), k, dim, largest, sorted);
-  });
-  return {make_lazy_tensor(node, 0, self.device()), make_lazy_tensor(node, 1, self.device())};
-}
-
 // reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)
 Tensor reshape(const Tensor& self, const std::vector<int64_t>& shape) {
   const ir::NodePtr& node = ir::cached_node<ir::Reshape>(
@@ -93,14 +56,6 @@ Tensor reshape(const Tensor& self, const std::vector<int64_t>& shape) {
     return view_value == nullptr ? reshape(view_base, shape)
                                  : view_inverse::reshape(view_base, *view_value, shape);
   });
-}
-
-// masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor
-Tensor masked_fill_scalar(const Tensor& self, const Tensor& mask, const Scalar& value) {
-  const ir::NodePtr& node = ir::cached_node<ir::MaskedFillScalar>(
-      ir_value(self), ir_value(mask), scalar_value(value),
-      [&] { return compute_shape_masked_fill_scalar(self.shape(), mask.shape(), value); });
-  return make_lazy_tensor(node, 0, self.device());
 }
 
 // _softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) ->

@@ -6,30 +6,9 @@
 #include "core/ir/trie_cache.h"
 #include "core/lazy/lazy_tensor.h"
 #include "core/lazy/lazy_view.h"
-#include "lazygen/generated/ir/hardswish_backward.h"
-#include "lazygen/generated/ir/le_tensor.h"
-#include "lazygen/generated/ir/logical_not.h"
-#include "lazygen/generated/ir/max_pool2d.h"
-#include "lazygen/generated/ir/rsub_scalar.h"
-#include "lazygen/generated/ir/silu.h"
 #include "lazygen/generated/ir/sub_scalar.h"
-#include "lazygen/generated/ir/transpose_int.h"
-#include "lazygen/generated/lazy/hardswish_backward.h"
-#include "lazygen/generated/lazy/le_tensor.h"
-#include "lazygen/generated/lazy/logical_not.h"
-#include "lazygen/generated/lazy/max_pool2d.h"
-#include "lazygen/generated/lazy/rsub_scalar.h"
-#include "lazygen/generated/lazy/silu.h"
 #include "lazygen/generated/lazy/sub_scalar.h"
-#include "lazygen/generated/lazy/transpose_int.h"
-#include "lazygen/generated/shapes/hardswish_backward.h"
-#include "lazygen/generated/shapes/le_tensor.h"
-#include "lazygen/generated/shapes/logical_not.h"
-#include "lazygen/generated/shapes/max_pool2d.h"
-#include "lazygen/generated/shapes/rsub_scalar.h"
-#include "lazygen/generated/shapes/silu.h"
 #include "lazygen/generated/shapes/sub_scalar.h"
-#include "lazygen/generated/shapes/transpose_int.h"
 #include "lazygen/types.h"
 
 namespace lazygen::lazy {
@@ -39,68 +18,6 @@ Tensor sub_scalar(const Tensor& self, const Scalar& other, const Scalar& alpha) 
   const ir::NodePtr& node = ir::cached_node<ir::SubScalar>(
       ir_value(self), scalar_value(other), scalar_value(alpha),
       [&] { return compute_shape_sub_scalar(self.shape(), other, alpha); });
-  return make_lazy_tensor(node, 0, self.device());
-}
-
-// le.Tensor(Tensor self, Tensor other) -> Tensor
-Tensor le_tensor(const Tensor& self, const Tensor& other) {
-  const ir::NodePtr& node = ir::cached_node<ir::LeTensor>(ir_value(self), ir_value(other), [&] {
-    return compute_shape_le_tensor(self.shape(), other.shape());
-  });
-  return make_lazy_tensor(node, 0, self.device());
-}
-
-// rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
-Tensor rsub_scalar(const Tensor& self, const Scalar& other, const Scalar& alpha) {
-  const ir::NodePtr& node = ir::cached_node<ir::RsubScalar>(
-      ir_value(self), scalar_value(other), scalar_value(alpha),
-      [&] { return compute_shape_rsub_scalar(self.shape(), other, alpha); });
-  return make_lazy_tensor(node, 0, self.device());
-}
-
-// logical_not(Tensor self) -> Tensor
-Tensor logical_not(const Tensor& self) {
-  const ir::NodePtr& node = ir::cached_node<ir::LogicalNot>(
-      ir_value(self), [&] { return compute_shape_logical_not(self.shape()); });
-  return make_lazy_tensor(node, 0, self.device());
-}
-
-// silu(Tensor self) -> Tensor
-Tensor silu(const Tensor& self) {
-  const ir::NodePtr& node =
-      ir::cached_node<ir::Silu>(ir_value(self), [&] { return compute_shape_silu(self.shape()); });
-  return make_lazy_tensor(node, 0, self.device());
-}
-
-// hardswish_backward(Tensor grad_output, Tensor self) -> Tensor
-Tensor hardswish_backward(const Tensor& grad_output, const Tensor& self) {
-  const ir::NodePtr& node = ir::cached_node<ir::HardswishBackward>(
-      ir_value(grad_output), ir_value(self),
-      [&] { return compute_shape_hardswish_backward(grad_output.shape(), self.shape()); });
-  return make_lazy_tensor(node, 0, grad_output.device());
-}
-
-// transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)
-Tensor transpose_int(const Tensor& self, int64_t dim0, int64_t dim1) {
-  const ir::NodePtr& node = ir::cached_node<ir::TransposeInt>(ir_value(self), dim0, dim1, [&] {
-    return compute_shape_transpose_int(self.shape(), dim0, dim1);
-  });
-  return make_lazy_view(self, node, [=](const Tensor& view_base, const Tensor* view_value) {
-    return view_value == nullptr ? transpose_int(view_base, dim0, dim1)
-                                 : view_inverse::transpose_int(view_base, *view_value, dim0, dim1);
-  });
-}
-
-// max_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2]
-// dilation=1, bool ceil_mode=False) -> Tensor
-Tensor max_pool2d(const Tensor& self, const std::vector<int64_t>& kernel_size,
-                  const std::vector<int64_t>& stride, const std::vector<int64_t>& padding,
-                  const std::vector<int64_t>& dilation, bool ceil_mode) {
-  const ir::NodePtr& node = ir::cached_node<ir::MaxPool2d>(
-      ir_value(self), kernel_size, stride, padding, dilation, ceil_mode, [&] {
-        return compute_shape_max_pool2d(self.shape(), kernel_size, stride, padding, dilation,
-                                        ceil_mode);
-      });
   return make_lazy_tensor(node, 0, self.device());
 }
 

@@ -6,58 +6,24 @@
 #include "core/ir/trie_cache.h"
 #include "core/lazy/lazy_tensor.h"
 #include "core/lazy/lazy_view.h"
-#include "lazygen/generated/ir/atan2.h"
 #include "lazygen/generated/ir/cat.h"
 #include "lazygen/generated/ir/gt_scalar.h"
 #include "lazygen/generated/ir/index_add.h"
-#include "lazygen/generated/ir/max_pool2d_with_indices_backward.h"
-#include "lazygen/generated/ir/minimum.h"
 #include "lazygen/generated/ir/rsub_tensor.h"
-#include "lazygen/generated/ir/select_int.h"
 #include "lazygen/generated/ir/slice_backward.h"
-#include "lazygen/generated/ir/sub_tensor.h"
-#include "lazygen/generated/ir/where_self.h"
-#include "lazygen/generated/lazy/atan2.h"
 #include "lazygen/generated/lazy/cat.h"
 #include "lazygen/generated/lazy/gt_scalar.h"
 #include "lazygen/generated/lazy/index_add.h"
-#include "lazygen/generated/lazy/max_pool2d_with_indices_backward.h"
-#include "lazygen/generated/lazy/minimum.h"
 #include "lazygen/generated/lazy/rsub_tensor.h"
-#include "lazygen/generated/lazy/select_int.h"
 #include "lazygen/generated/lazy/slice_backward.h"
-#include "lazygen/generated/lazy/sub_tensor.h"
-#include "lazygen/generated/lazy/where_self.h"
-#include "lazygen/generated/shapes/atan2.h"
 #include "lazygen/generated/shapes/cat.h"
 #include "lazygen/generated/shapes/gt_scalar.h"
 #include "lazygen/generated/shapes/index_add.h"
-#include "lazygen/generated/shapes/max_pool2d_with_indices_backward.h"
-#include "lazygen/generated/shapes/minimum.h"
 #include "lazygen/generated/shapes/rsub_tensor.h"
-#include "lazygen/generated/shapes/select_int.h"
 #include "lazygen/generated/shapes/slice_backward.h"
-#include "lazygen/generated/shapes/sub_tensor.h"
-#include "lazygen/generated/shapes/where_self.h"
 #include "lazygen/types.h"
 
 namespace lazygen::lazy {
-
-// sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
-Tensor sub_tensor(const Tensor& self, const Tensor& other, const Scalar& alpha) {
-  const ir::NodePtr& node = ir::cached_node<ir::SubTensor>(
-      ir_value(self), ir_value(other), scalar_value(alpha),
-      [&] { return compute_shape_sub_tensor(self.shape(), other.shape(), alpha); });
-  return make_lazy_tensor(node, 0, self.device());
-}
-
-// minimum(Tensor self, Tensor other) -> Tensor
-Tensor minimum(const Tensor& self, const Tensor& other) {
-  const ir::NodePtr& node = ir::cached_node<ir::Minimum>(ir_value(self), ir_value(other), [&] {
-    return compute_shape_minimum(self.shape(), other.shape());
-  });
-  return make_lazy_tensor(node, 0, self.device());
-}
 
 // gt.Scalar(Tensor self, Scalar other) -> Tensor
 Tensor gt_scalar(const Tensor& self, const Scalar& other) {
@@ -67,39 +33,12 @@ Tensor gt_scalar(const Tensor& self, const Scalar& other) {
   return make_lazy_tensor(node, 0, self.device());
 }
 
-// where.self(Tensor condition, Tensor self, Tensor other) -> Tensor
-Tensor where_self(const Tensor& condition, const Tensor& self, const Tensor& other) {
-  const ir::NodePtr& node = ir::cached_node<ir::WhereSelf>(
-      ir_value(condition), ir_value(self), ir_value(other),
-      [&] { return compute_shape_where_self(condition.shape(), self.shape(), other.shape()); });
-  return make_lazy_tensor(node, 0, condition.device());
-}
-
 // rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
 Tensor rsub_tensor(const Tensor& self, const Tensor& other, const Scalar& alpha) {
   const ir::NodePtr& node = ir::cached_node<ir::RsubTensor>(
       ir_value(self), ir_value(other), scalar_value(alpha),
       [&] { return compute_shape_rsub_tensor(self.shape(), other.shape(), alpha); });
   return make_lazy_tensor(node, 0, self.device());
-}
-
-// atan2(Tensor self, Tensor other) -> Tensor
-Tensor atan2(const Tensor& self, const Tensor& other) {
-  const ir::NodePtr& node = ir::cached_node<ir::Atan2>(ir_value(self), ir_value(other), [&] {
-    return compute_shape_atan2(self.shape(), other.shape());
-  });
-  return make_lazy_tensor(node, 0, self.device());
-}
-
-// select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)
-Tensor select_int(const Tensor& self, int64_t dim, int64_t index) {
-  const ir::NodePtr& node = ir::cached_node<ir::SelectInt>(ir_value(self), dim, index, [&] {
-    return compute_shape_select_int(self.shape(), dim, index);
-  });
-  return make_lazy_view(self, node, [=](const Tensor& view_base, const Tensor* view_value) {
-    return view_value == nullptr ? select_int(view_base, dim, index)
-                                 : view_inverse::select_int(view_base, *view_value, dim, index);
-  });
 }
 
 // slice_backward(Tensor grad_output, SymInt[] input_sizes, int dim, SymInt start, SymInt end,
@@ -129,24 +68,6 @@ Tensor index_add(const Tensor& self, int64_t dim, const Tensor& index, const Ten
         return compute_shape_index_add(self.shape(), dim, index.shape(), source.shape(), alpha);
       });
   return make_lazy_tensor(node, 0, self.device());
-}
-
-// max_pool2d_with_indices_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2]
-// stride, int[2] padding, int[2] dilation, bool ceil_mode, Tensor indices) -> Tensor
-Tensor max_pool2d_with_indices_backward(const Tensor& grad_output, const Tensor& self,
-                                        const std::vector<int64_t>& kernel_size,
-                                        const std::vector<int64_t>& stride,
-                                        const std::vector<int64_t>& padding,
-                                        const std::vector<int64_t>& dilation, bool ceil_mode,
-                                        const Tensor& indices) {
-  const ir::NodePtr& node = ir::cached_node<ir::MaxPool2dWithIndicesBackward>(
-      ir_value(grad_output), ir_value(self), kernel_size, stride, padding, dilation, ceil_mode,
-      ir_value(indices), [&] {
-        return compute_shape_max_pool2d_with_indices_backward(grad_output.shape(), self.shape(),
-                                                              kernel_size, stride, padding,
-                                                              dilation, ceil_mode, indices.shape());
-      });
-  return make_lazy_tensor(node, 0, grad_output.device());
 }
 
 }  // namespace lazygen::lazy

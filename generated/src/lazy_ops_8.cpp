@@ -6,54 +6,30 @@
 #include "core/ir/trie_cache.h"
 #include "core/lazy/lazy_tensor.h"
 #include "core/lazy/lazy_view.h"
-#include "lazygen/generated/ir/addcdiv.h"
-#include "lazygen/generated/ir/bitwise_or_tensor.h"
 #include "lazygen/generated/ir/ceil.h"
 #include "lazygen/generated/ir/conv2d_backward_weight.h"
-#include "lazygen/generated/ir/eq_scalar.h"
 #include "lazygen/generated/ir/exp.h"
 #include "lazygen/generated/ir/leaky_relu.h"
-#include "lazygen/generated/ir/logical_or.h"
 #include "lazygen/generated/ir/mish.h"
 #include "lazygen/generated/ir/mul_inplace_tensor.h"
 #include "lazygen/generated/ir/ne_tensor.h"
-#include "lazygen/generated/ir/slice_scatter.h"
 #include "lazygen/generated/ir/sum.h"
-#include "lazygen/generated/ir/tan.h"
-#include "lazygen/generated/ir/threshold.h"
-#include "lazygen/generated/ir/view.h"
-#include "lazygen/generated/lazy/addcdiv.h"
-#include "lazygen/generated/lazy/bitwise_or_tensor.h"
 #include "lazygen/generated/lazy/ceil.h"
 #include "lazygen/generated/lazy/conv2d_backward_weight.h"
-#include "lazygen/generated/lazy/eq_scalar.h"
 #include "lazygen/generated/lazy/exp.h"
 #include "lazygen/generated/lazy/leaky_relu.h"
-#include "lazygen/generated/lazy/logical_or.h"
 #include "lazygen/generated/lazy/mish.h"
 #include "lazygen/generated/lazy/mul_inplace_tensor.h"
 #include "lazygen/generated/lazy/ne_tensor.h"
-#include "lazygen/generated/lazy/slice_scatter.h"
 #include "lazygen/generated/lazy/sum.h"
-#include "lazygen/generated/lazy/tan.h"
-#include "lazygen/generated/lazy/threshold.h"
-#include "lazygen/generated/lazy/view.h"
-#include "lazygen/generated/shapes/addcdiv.h"
-#include "lazygen/generated/shapes/bitwise_or_tensor.h"
 #include "lazygen/generated/shapes/ceil.h"
 #include "lazygen/generated/shapes/conv2d_backward_weight.h"
-#include "lazygen/generated/shapes/eq_scalar.h"
 #include "lazygen/generated/shapes/exp.h"
 #include "lazygen/generated/shapes/leaky_relu.h"
-#include "lazygen/generated/shapes/logical_or.h"
 #include "lazygen/generated/shapes/mish.h"
 #include "lazygen/generated/shapes/mul_inplace_tensor.h"
 #include "lazygen/generated/shapes/ne_tensor.h"
-#include "lazygen/generated/shapes/slice_scatter.h"
 #include "lazygen/generated/shapes/sum.h"
-#include "lazygen/generated/shapes/tan.h"
-#include "lazygen/generated/shapes/threshold.h"
-#include "lazygen/generated/shapes/view.h"
 #include "lazygen/types.h"
 
 namespace lazygen::lazy {
@@ -82,58 +58,10 @@ Tensor ne_tensor(const Tensor& self, const Tensor& other) {
   return make_lazy_tensor(node, 0, self.device());
 }
 
-// eq.Scalar(Tensor self, Scalar other) -> Tensor
-Tensor eq_scalar(const Tensor& self, const Scalar& other) {
-  const ir::NodePtr& node = ir::cached_node<ir::EqScalar>(ir_value(self), scalar_value(other), [&] {
-    return compute_shape_eq_scalar(self.shape(), other);
-  });
-  return make_lazy_tensor(node, 0, self.device());
-}
-
-// addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
-Tensor addcdiv(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2,
-               const Scalar& value) {
-  const ir::NodePtr& node = ir::cached_node<ir::Addcdiv>(
-      ir_value(self), ir_value(tensor1), ir_value(tensor2), scalar_value(value),
-      [&] { return compute_shape_addcdiv(self.shape(), tensor1.shape(), tensor2.shape(), value); });
-  return make_lazy_tensor(node, 0, self.device());
-}
-
-// tan(Tensor self) -> Tensor
-Tensor tan(const Tensor& self) {
-  const ir::NodePtr& node =
-      ir::cached_node<ir::Tan>(ir_value(self), [&] { return compute_shape_tan(self.shape()); });
-  return make_lazy_tensor(node, 0, self.device());
-}
-
 // ceil(Tensor self) -> Tensor
 Tensor ceil(const Tensor& self) {
   const ir::NodePtr& node =
       ir::cached_node<ir::Ceil>(ir_value(self), [&] { return compute_shape_ceil(self.shape()); });
-  return make_lazy_tensor(node, 0, self.device());
-}
-
-// logical_or(Tensor self, Tensor other) -> Tensor
-Tensor logical_or(const Tensor& self, const Tensor& other) {
-  const ir::NodePtr& node = ir::cached_node<ir::LogicalOr>(ir_value(self), ir_value(other), [&] {
-    return compute_shape_logical_or(self.shape(), other.shape());
-  });
-  return make_lazy_tensor(node, 0, self.device());
-}
-
-// bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor
-Tensor bitwise_or_tensor(const Tensor& self, const Tensor& other) {
-  const ir::NodePtr& node = ir::cached_node<ir::BitwiseOrTensor>(
-      ir_value(self), ir_value(other),
-      [&] { return compute_shape_bitwise_or_tensor(self.shape(), other.shape()); });
-  return make_lazy_tensor(node, 0, self.device());
-}
-
-// threshold(Tensor self, Scalar threshold, Scalar value) -> Tensor
-Tensor threshold(const Tensor& self, const Scalar& threshold, const Scalar& value) {
-  const ir::NodePtr& node = ir::cached_node<ir::Threshold>(
-      ir_value(self), scalar_value(threshold), scalar_value(value),
-      [&] { return compute_shape_threshold(self.shape(), threshold, value); });
   return make_lazy_tensor(node, 0, self.device());
 }
 
@@ -156,27 +84,6 @@ Tensor mish(const Tensor& self) {
 Tensor sum(const Tensor& self, std::optional<DType> dtype) {
   const ir::NodePtr& node = ir::cached_node<ir::Sum>(
       ir_value(self), dtype, [&] { return compute_shape_sum(self.shape(), dtype); });
-  return make_lazy_tensor(node, 0, self.device());
-}
-
-// view(Tensor(a) self, SymInt[] size) -> Tensor(a)
-Tensor view(const Tensor& self, const std::vector<int64_t>& size) {
-  const ir::NodePtr& node = ir::cached_node<ir::View>(
-      ir_value(self), size, [&] { return compute_shape_view(self.shape(), size); });
-  return make_lazy_view(self, node, [=](const Tensor& view_base, const Tensor* view_value) {
-    return view_value == nullptr ? view(view_base, size)
-                                 : view_inverse::view(view_base, *view_value, size);
-  });
-}
-
-// slice_scatter(Tensor self, Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, SymInt
-// step=1) -> Tensor
-Tensor slice_scatter(const Tensor& self, const Tensor& src, int64_t dim,
-                     std::optional<int64_t> start, std::optional<int64_t> end, int64_t step) {
-  const ir::NodePtr& node =
-      ir::cached_node<ir::SliceScatter>(ir_value(self), ir_value(src), dim, start, end, step, [&] {
-        return compute_shape_slice_scatter(self.shape(), src.shape(), dim, start, end, step);
-      });
   return make_lazy_tensor(node, 0, self.device());
 }
 

@@ -8,22 +8,16 @@
 #include "core/lazy/lazy_view.h"
 #include "lazygen/generated/ir/erfc.h"
 #include "lazygen/generated/ir/frac.h"
-#include "lazygen/generated/ir/log2.h"
 #include "lazygen/generated/ir/mul_inplace_scalar.h"
 #include "lazygen/generated/ir/ne_scalar.h"
-#include "lazygen/generated/ir/tanh_inplace.h"
 #include "lazygen/generated/lazy/erfc.h"
 #include "lazygen/generated/lazy/frac.h"
-#include "lazygen/generated/lazy/log2.h"
 #include "lazygen/generated/lazy/mul_inplace_scalar.h"
 #include "lazygen/generated/lazy/ne_scalar.h"
-#include "lazygen/generated/lazy/tanh_inplace.h"
 #include "lazygen/generated/shapes/erfc.h"
 #include "lazygen/generated/shapes/frac.h"
-#include "lazygen/generated/shapes/log2.h"
 #include "lazygen/generated/shapes/mul_inplace_scalar.h"
 #include "lazygen/generated/shapes/ne_scalar.h"
-#include "lazygen/generated/shapes/tanh_inplace.h"
 #include "lazygen/types.h"
 
 namespace lazygen::lazy {
@@ -52,26 +46,11 @@ Tensor erfc(const Tensor& self) {
   return make_lazy_tensor(node, 0, self.device());
 }
 
-// log2(Tensor self) -> Tensor
-Tensor log2(const Tensor& self) {
-  const ir::NodePtr& node =
-      ir::cached_node<ir::Log2>(ir_value(self), [&] { return compute_shape_log2(self.shape()); });
-  return make_lazy_tensor(node, 0, self.device());
-}
-
 // frac(Tensor self) -> Tensor
 Tensor frac(const Tensor& self) {
   const ir::NodePtr& node =
       ir::cached_node<ir::Frac>(ir_value(self), [&] { return compute_shape_frac(self.shape()); });
   return make_lazy_tensor(node, 0, self.device());
-}
-
-// tanh_(Tensor(a!) self) -> Tensor(a!)
-const Tensor& tanh_inplace(const Tensor& self) {
-  const ir::NodePtr& node = ir::cached_node<ir::TanhInplace>(
-      ir_value(self), [&] { return compute_shape_tanh_inplace(self.shape()); });
-  set_ir_value(self, ir::Value{node, 0});
-  return self;
 }
 
 }  // namespace lazygen::lazy

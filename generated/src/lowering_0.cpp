@@ -8,18 +8,8 @@
 #include "lazygen/factory.h"
 #include "lazygen/generated/cpu/add_tensor.h"
 #include "lazygen/generated/cpu/amin.h"
-#include "lazygen/generated/cpu/erf.h"
-#include "lazygen/generated/cpu/hardsigmoid_backward.h"
-#include "lazygen/generated/cpu/log10.h"
-#include "lazygen/generated/cpu/log1p.h"
-#include "lazygen/generated/cpu/tanh.h"
 #include "lazygen/generated/ir/add_tensor.h"
 #include "lazygen/generated/ir/amin.h"
-#include "lazygen/generated/ir/erf.h"
-#include "lazygen/generated/ir/hardsigmoid_backward.h"
-#include "lazygen/generated/ir/log10.h"
-#include "lazygen/generated/ir/log1p.h"
-#include "lazygen/generated/ir/tanh.h"
 
 namespace lazygen::exec::lowerings {
 
@@ -40,82 +30,6 @@ std::vector<Tensor> kernel_add_tensor(const ir::Node& node, const std::vector<Te
   return {kernel(inputs[0], inputs[1], scalar_of(inputs[2]))};
 }
 extern const KernelLowering kAddTensor{&kernel_add_tensor, "add.Tensor"};
-// tanh(Tensor self) -> Tensor
-std::vector<Tensor> lower_tanh(const ir::Node& node, const std::vector<Tensor>& inputs) {
-  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
-  cpu::run_tanh(out, {inputs[0]}, {}, cpu::compute_dtype_tanh(inputs[0].shape()));
-  return {out};
-}
-
-// tanh(Tensor self) -> Tensor: on the kernel its operands' device registered
-std::vector<Tensor> kernel_tanh(const ir::Node& node, const std::vector<Tensor>& inputs) {
-  using Kernel = Tensor(const Tensor&);
-  Kernel* kernel = detail::device_kernel<Kernel>(inputs[0].device().type, "tanh");
-  return {kernel(inputs[0])};
-}
-extern const KernelLowering kTanh{&kernel_tanh, "tanh"};
-// erf(Tensor self) -> Tensor
-std::vector<Tensor> lower_erf(const ir::Node& node, const std::vector<Tensor>& inputs) {
-  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
-  cpu::run_erf(out, {inputs[0]}, {}, cpu::compute_dtype_erf(inputs[0].shape()));
-  return {out};
-}
-
-// erf(Tensor self) -> Tensor: on the kernel its operands' device registered
-std::vector<Tensor> kernel_erf(const ir::Node& node, const std::vector<Tensor>& inputs) {
-  using Kernel = Tensor(const Tensor&);
-  Kernel* kernel = detail::device_kernel<Kernel>(inputs[0].device().type, "erf");
-  return {kernel(inputs[0])};
-}
-extern const KernelLowering kErf{&kernel_erf, "erf"};
-// log1p(Tensor self) -> Tensor
-std::vector<Tensor> lower_log1p(const ir::Node& node, const std::vector<Tensor>& inputs) {
-  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
-  cpu::run_log1p(out, {inputs[0]}, {}, cpu::compute_dtype_log1p(inputs[0].shape()));
-  return {out};
-}
-
-// log1p(Tensor self) -> Tensor: on the kernel its operands' device registered
-std::vector<Tensor> kernel_log1p(const ir::Node& node, const std::vector<Tensor>& inputs) {
-  using Kernel = Tensor(const Tensor&);
-  Kernel* kernel = detail::device_kernel<Kernel>(inputs[0].device().type, "log1p");
-  return {kernel(inputs[0])};
-}
-extern const KernelLowering kLog1p{&kernel_log1p, "log1p"};
-// log10(Tensor self) -> Tensor
-std::vector<Tensor> lower_log10(const ir::Node& node, const std::vector<Tensor>& inputs) {
-  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
-  cpu::run_log10(out, {inputs[0]}, {}, cpu::compute_dtype_log10(inputs[0].shape()));
-  return {out};
-}
-
-// log10(Tensor self) -> Tensor: on the kernel its operands' device registered
-std::vector<Tensor> kernel_log10(const ir::Node& node, const std::vector<Tensor>& inputs) {
-  using Kernel = Tensor(const Tensor&);
-  Kernel* kernel = detail::device_kernel<Kernel>(inputs[0].device().type, "log10");
-  return {kernel(inputs[0])};
-}
-extern const KernelLowering kLog10{&kernel_log10, "log10"};
-// hardsigmoid_backward(Tensor grad_output, Tensor self) -> Tensor
-std::vector<Tensor> lower_hardsigmoid_backward(const ir::Node& node,
-                                               const std::vector<Tensor>& inputs) {
-  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
-  cpu::run_hardsigmoid_backward(
-      out, {inputs[0], inputs[1]}, {},
-      cpu::compute_dtype_hardsigmoid_backward(inputs[0].shape(), inputs[1].shape()));
-  return {out};
-}
-
-// hardsigmoid_backward(Tensor grad_output, Tensor self) -> Tensor: on the kernel its operands'
-// device registered
-std::vector<Tensor> kernel_hardsigmoid_backward(const ir::Node& node,
-                                                const std::vector<Tensor>& inputs) {
-  using Kernel = Tensor(const Tensor&, const Tensor&);
-  Kernel* kernel = detail::device_kernel<Kernel>(inputs[0].device().type, "hardsigmoid_backward");
-  return {kernel(inputs[0], inputs[1])};
-}
-extern const KernelLowering kHardsigmoidBackward{&kernel_hardsigmoid_backward,
-                                                 "hardsigmoid_backward"};
 // amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor
 std::vector<Tensor> lower_amin(const ir::Node& node, const std::vector<Tensor>& inputs) {
   const auto& n = static_cast<const ir::Amin&>(node);
@@ -134,12 +48,6 @@ extern const KernelLowering kAmin{&kernel_amin, "amin"};
 
 void register_cpu_kernels_0() {
   detail::register_device_kernel(DeviceType::CPU, "add.Tensor", &cpu::add_tensor);
-  detail::register_device_kernel(DeviceType::CPU, "tanh", &cpu::tanh);
-  detail::register_device_kernel(DeviceType::CPU, "erf", &cpu::erf);
-  detail::register_device_kernel(DeviceType::CPU, "log1p", &cpu::log1p);
-  detail::register_device_kernel(DeviceType::CPU, "log10", &cpu::log10);
-  detail::register_device_kernel(DeviceType::CPU, "hardsigmoid_backward",
-                                 &cpu::hardsigmoid_backward);
   detail::register_device_kernel(DeviceType::CPU, "amin", &cpu::amin);
 }
 

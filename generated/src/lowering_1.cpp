@@ -6,52 +6,25 @@
 #include "core/dispatch.h"
 #include "exec/kernel_lowering.h"
 #include "lazygen/factory.h"
-#include "lazygen/generated/cpu/add_scalar.h"
 #include "lazygen/generated/cpu/addcdiv_inplace.h"
-#include "lazygen/generated/cpu/addcmul.h"
-#include "lazygen/generated/cpu/conv2d.h"
 #include "lazygen/generated/cpu/expand.h"
 #include "lazygen/generated/cpu/fmod_tensor.h"
-#include "lazygen/generated/cpu/log.h"
 #include "lazygen/generated/cpu/max_pool2d_with_indices.h"
 #include "lazygen/generated/cpu/maximum.h"
 #include "lazygen/generated/cpu/neg.h"
 #include "lazygen/generated/cpu/pow_tensor_tensor.h"
 #include "lazygen/generated/cpu/scatter_add.h"
-#include "lazygen/generated/cpu/sort.h"
-#include "lazygen/generated/ir/add_scalar.h"
 #include "lazygen/generated/ir/addcdiv_inplace.h"
-#include "lazygen/generated/ir/addcmul.h"
-#include "lazygen/generated/ir/conv2d.h"
 #include "lazygen/generated/ir/expand.h"
 #include "lazygen/generated/ir/fmod_tensor.h"
-#include "lazygen/generated/ir/log.h"
 #include "lazygen/generated/ir/max_pool2d_with_indices.h"
 #include "lazygen/generated/ir/maximum.h"
 #include "lazygen/generated/ir/neg.h"
 #include "lazygen/generated/ir/pow_tensor_tensor.h"
 #include "lazygen/generated/ir/scatter_add.h"
-#include "lazygen/generated/ir/sort.h"
 
 namespace lazygen::exec::lowerings {
 
-// add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
-std::vector<Tensor> lower_add_scalar(const ir::Node& node, const std::vector<Tensor>& inputs) {
-  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
-  cpu::run_add_scalar(
-      out, {inputs[0]}, {scalar_of(inputs[1]), scalar_of(inputs[2])},
-      cpu::compute_dtype_add_scalar(inputs[0].shape(), scalar_of(inputs[1]), scalar_of(inputs[2])));
-  return {out};
-}
-
-// add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor: on the kernel its operands'
-// device registered
-std::vector<Tensor> kernel_add_scalar(const ir::Node& node, const std::vector<Tensor>& inputs) {
-  using Kernel = Tensor(const Tensor&, const Scalar&, const Scalar&);
-  Kernel* kernel = detail::device_kernel<Kernel>(inputs[0].device().type, "add.Scalar");
-  return {kernel(inputs[0], scalar_of(inputs[1]), scalar_of(inputs[2]))};
-}
-extern const KernelLowering kAddScalar{&kernel_add_scalar, "add.Scalar"};
 // maximum(Tensor self, Tensor other) -> Tensor
 std::vector<Tensor> lower_maximum(const ir::Node& node, const std::vector<Tensor>& inputs) {
   Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
@@ -81,20 +54,6 @@ std::vector<Tensor> kernel_neg(const ir::Node& node, const std::vector<Tensor>& 
   return {kernel(inputs[0])};
 }
 extern const KernelLowering kNeg{&kernel_neg, "neg"};
-// log(Tensor self) -> Tensor
-std::vector<Tensor> lower_log(const ir::Node& node, const std::vector<Tensor>& inputs) {
-  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
-  cpu::run_log(out, {inputs[0]}, {}, cpu::compute_dtype_log(inputs[0].shape()));
-  return {out};
-}
-
-// log(Tensor self) -> Tensor: on the kernel its operands' device registered
-std::vector<Tensor> kernel_log(const ir::Node& node, const std::vector<Tensor>& inputs) {
-  using Kernel = Tensor(const Tensor&);
-  Kernel* kernel = detail::device_kernel<Kernel>(inputs[0].device().type, "log");
-  return {kernel(inputs[0])};
-}
-extern const KernelLowering kLog{&kernel_log, "log"};
 // addcdiv_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)
 std::vector<Tensor> lower_addcdiv_inplace(const ir::Node& node, const std::vector<Tensor>& inputs) {
   Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
@@ -115,23 +74,6 @@ std::vector<Tensor> kernel_addcdiv_inplace(const ir::Node& node,
   return {kernel(written, inputs[1], inputs[2], scalar_of(inputs[3]))};
 }
 extern const KernelLowering kAddcdivInplace{&kernel_addcdiv_inplace, "addcdiv_"};
-// addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
-std::vector<Tensor> lower_addcmul(const ir::Node& node, const std::vector<Tensor>& inputs) {
-  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
-  cpu::run_addcmul(out, {inputs[0], inputs[1], inputs[2]}, {scalar_of(inputs[3])},
-                   cpu::compute_dtype_addcmul(inputs[0].shape(), inputs[1].shape(),
-                                              inputs[2].shape(), scalar_of(inputs[3])));
-  return {out};
-}
-
-// addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor: on the kernel
-// its operands' device registered
-std::vector<Tensor> kernel_addcmul(const ir::Node& node, const std::vector<Tensor>& inputs) {
-  using Kernel = Tensor(const Tensor&, const Tensor&, const Tensor&, const Scalar&);
-  Kernel* kernel = detail::device_kernel<Kernel>(inputs[0].device().type, "addcmul");
-  return {kernel(inputs[0], inputs[1], inputs[2], scalar_of(inputs[3]))};
-}
-extern const KernelLowering kAddcmul{&kernel_addcmul, "addcmul"};
 // pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor
 std::vector<Tensor> lower_pow_tensor_tensor(const ir::Node& node,
                                             const std::vector<Tensor>& inputs) {
@@ -166,23 +108,6 @@ std::vector<Tensor> kernel_fmod_tensor(const ir::Node& node, const std::vector<T
   return {kernel(inputs[0], inputs[1])};
 }
 extern const KernelLowering kFmodTensor{&kernel_fmod_tensor, "fmod.Tensor"};
-// sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)
-std::vector<Tensor> lower_sort(const ir::Node& node, const std::vector<Tensor>& inputs) {
-  const auto& n = static_cast<const ir::Sort&>(node);
-  auto result = cpu::sort(inputs[0], n.dim, n.descending);
-  return {std::get<0>(result), std::get<1>(result)};
-}
-
-// sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices): on the
-// kernel its operands' device registered
-std::vector<Tensor> kernel_sort(const ir::Node& node, const std::vector<Tensor>& inputs) {
-  const auto& n = static_cast<const ir::Sort&>(node);
-  using Kernel = std::tuple<Tensor, Tensor>(const Tensor&, int64_t, bool);
-  Kernel* kernel = detail::device_kernel<Kernel>(inputs[0].device().type, "sort");
-  auto result = kernel(inputs[0], n.dim, n.descending);
-  return {std::get<0>(result), std::get<1>(result)};
-}
-extern const KernelLowering kSort{&kernel_sort, "sort"};
 // expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)
 std::vector<Tensor> lower_expand(const ir::Node& node, const std::vector<Tensor>& inputs) {
   const auto& n = static_cast<const ir::Expand&>(node);
@@ -213,26 +138,6 @@ std::vector<Tensor> kernel_scatter_add(const ir::Node& node, const std::vector<T
   return {kernel(inputs[0], n.dim, inputs[1], inputs[2])};
 }
 extern const KernelLowering kScatterAdd{&kernel_scatter_add, "scatter_add"};
-// conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, int[2] padding=0, int[2]
-// dilation=1, int groups=1) -> Tensor
-std::vector<Tensor> lower_conv2d(const ir::Node& node, const std::vector<Tensor>& inputs) {
-  const auto& n = static_cast<const ir::Conv2d&>(node);
-  return {cpu::conv2d(inputs[0], inputs[1], optional_input(inputs[2]), n.stride, n.padding,
-                      n.dilation, n.groups)};
-}
-
-// conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, int[2] padding=0, int[2]
-// dilation=1, int groups=1) -> Tensor: on the kernel its operands' device registered
-std::vector<Tensor> kernel_conv2d(const ir::Node& node, const std::vector<Tensor>& inputs) {
-  const auto& n = static_cast<const ir::Conv2d&>(node);
-  using Kernel = Tensor(const Tensor&, const Tensor&, const std::optional<Tensor>&,
-                        const std::vector<int64_t>&, const std::vector<int64_t>&,
-                        const std::vector<int64_t>&, int64_t);
-  Kernel* kernel = detail::device_kernel<Kernel>(inputs[0].device().type, "conv2d");
-  return {kernel(inputs[0], inputs[1], optional_input(inputs[2]), n.stride, n.padding, n.dilation,
-                 n.groups)};
-}
-extern const KernelLowering kConv2d{&kernel_conv2d, "conv2d"};
 // max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0,
 // int[2] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)
 std::vector<Tensor> lower_max_pool2d_with_indices(const ir::Node& node,
@@ -261,18 +166,13 @@ extern const KernelLowering kMaxPool2dWithIndices{&kernel_max_pool2d_with_indice
                                                   "max_pool2d_with_indices"};
 
 void register_cpu_kernels_1() {
-  detail::register_device_kernel(DeviceType::CPU, "add.Scalar", &cpu::add_scalar);
   detail::register_device_kernel(DeviceType::CPU, "maximum", &cpu::maximum);
   detail::register_device_kernel(DeviceType::CPU, "neg", &cpu::neg);
-  detail::register_device_kernel(DeviceType::CPU, "log", &cpu::log);
   detail::register_device_kernel(DeviceType::CPU, "addcdiv_", &cpu::addcdiv_inplace);
-  detail::register_device_kernel(DeviceType::CPU, "addcmul", &cpu::addcmul);
   detail::register_device_kernel(DeviceType::CPU, "pow.Tensor_Tensor", &cpu::pow_tensor_tensor);
   detail::register_device_kernel(DeviceType::CPU, "fmod.Tensor", &cpu::fmod_tensor);
-  detail::register_device_kernel(DeviceType::CPU, "sort", &cpu::sort);
   detail::register_device_kernel(DeviceType::CPU, "expand", &cpu::expand);
   detail::register_device_kernel(DeviceType::CPU, "scatter_add", &cpu::scatter_add);
-  detail::register_device_kernel(DeviceType::CPU, "conv2d", &cpu::conv2d);
   detail::register_device_kernel(DeviceType::CPU, "max_pool2d_with_indices",
                                  &cpu::max_pool2d_with_indices);
 }

@@ -9,28 +9,18 @@
 #include "lazygen/generated/cpu/amax.h"
 #include "lazygen/generated/cpu/asinh.h"
 #include "lazygen/generated/cpu/bitwise_and_tensor.h"
-#include "lazygen/generated/cpu/div_inplace_scalar.h"
 #include "lazygen/generated/cpu/expm1.h"
-#include "lazygen/generated/cpu/fill_inplace_scalar.h"
 #include "lazygen/generated/cpu/gather.h"
 #include "lazygen/generated/cpu/isnan.h"
-#include "lazygen/generated/cpu/logical_and.h"
-#include "lazygen/generated/cpu/logical_xor.h"
 #include "lazygen/generated/cpu/mul_scalar.h"
-#include "lazygen/generated/cpu/narrow.h"
 #include "lazygen/generated/cpu/sigmoid_inplace.h"
 #include "lazygen/generated/ir/amax.h"
 #include "lazygen/generated/ir/asinh.h"
 #include "lazygen/generated/ir/bitwise_and_tensor.h"
-#include "lazygen/generated/ir/div_inplace_scalar.h"
 #include "lazygen/generated/ir/expm1.h"
-#include "lazygen/generated/ir/fill_inplace_scalar.h"
 #include "lazygen/generated/ir/gather.h"
 #include "lazygen/generated/ir/isnan.h"
-#include "lazygen/generated/ir/logical_and.h"
-#include "lazygen/generated/ir/logical_xor.h"
 #include "lazygen/generated/ir/mul_scalar.h"
-#include "lazygen/generated/ir/narrow.h"
 #include "lazygen/generated/ir/sigmoid_inplace.h"
 
 namespace lazygen::exec::lowerings {
@@ -50,25 +40,6 @@ std::vector<Tensor> kernel_mul_scalar(const ir::Node& node, const std::vector<Te
   return {kernel(inputs[0], scalar_of(inputs[1]))};
 }
 extern const KernelLowering kMulScalar{&kernel_mul_scalar, "mul.Scalar"};
-// fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)
-std::vector<Tensor> lower_fill_inplace_scalar(const ir::Node& node,
-                                              const std::vector<Tensor>& inputs) {
-  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
-  cpu::run_fill_inplace_scalar(out, {}, {scalar_of(inputs[1])},
-                               cpu::compute_dtype_fill_inplace_scalar(scalar_of(inputs[1])));
-  return {out};
-}
-
-// fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!): on the kernel its operands' device
-// registered
-std::vector<Tensor> kernel_fill_inplace_scalar(const ir::Node& node,
-                                               const std::vector<Tensor>& inputs) {
-  using Kernel = const Tensor&(const Tensor&, const Scalar&);
-  Kernel* kernel = detail::device_kernel<Kernel>(inputs[0].device().type, "fill_.Scalar");
-  Tensor written = inputs[0].clone();
-  return {kernel(written, scalar_of(inputs[1]))};
-}
-extern const KernelLowering kFillInplaceScalar{&kernel_fill_inplace_scalar, "fill_.Scalar"};
 // asinh(Tensor self) -> Tensor
 std::vector<Tensor> lower_asinh(const ir::Node& node, const std::vector<Tensor>& inputs) {
   Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
@@ -111,36 +82,6 @@ std::vector<Tensor> kernel_isnan(const ir::Node& node, const std::vector<Tensor>
   return {kernel(inputs[0])};
 }
 extern const KernelLowering kIsnan{&kernel_isnan, "isnan"};
-// logical_and(Tensor self, Tensor other) -> Tensor
-std::vector<Tensor> lower_logical_and(const ir::Node& node, const std::vector<Tensor>& inputs) {
-  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
-  cpu::run_logical_and(out, {inputs[0], inputs[1]}, {},
-                       cpu::compute_dtype_logical_and(inputs[0].shape(), inputs[1].shape()));
-  return {out};
-}
-
-// logical_and(Tensor self, Tensor other) -> Tensor: on the kernel its operands' device registered
-std::vector<Tensor> kernel_logical_and(const ir::Node& node, const std::vector<Tensor>& inputs) {
-  using Kernel = Tensor(const Tensor&, const Tensor&);
-  Kernel* kernel = detail::device_kernel<Kernel>(inputs[0].device().type, "logical_and");
-  return {kernel(inputs[0], inputs[1])};
-}
-extern const KernelLowering kLogicalAnd{&kernel_logical_and, "logical_and"};
-// logical_xor(Tensor self, Tensor other) -> Tensor
-std::vector<Tensor> lower_logical_xor(const ir::Node& node, const std::vector<Tensor>& inputs) {
-  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
-  cpu::run_logical_xor(out, {inputs[0], inputs[1]}, {},
-                       cpu::compute_dtype_logical_xor(inputs[0].shape(), inputs[1].shape()));
-  return {out};
-}
-
-// logical_xor(Tensor self, Tensor other) -> Tensor: on the kernel its operands' device registered
-std::vector<Tensor> kernel_logical_xor(const ir::Node& node, const std::vector<Tensor>& inputs) {
-  using Kernel = Tensor(const Tensor&, const Tensor&);
-  Kernel* kernel = detail::device_kernel<Kernel>(inputs[0].device().type, "logical_xor");
-  return {kernel(inputs[0], inputs[1])};
-}
-extern const KernelLowering kLogicalXor{&kernel_logical_xor, "logical_xor"};
 // bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor
 std::vector<Tensor> lower_bitwise_and_tensor(const ir::Node& node,
                                              const std::vector<Tensor>& inputs) {
@@ -175,21 +116,6 @@ std::vector<Tensor> kernel_amax(const ir::Node& node, const std::vector<Tensor>&
   return {kernel(inputs[0], n.dim, n.keepdim)};
 }
 extern const KernelLowering kAmax{&kernel_amax, "amax"};
-// narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)
-std::vector<Tensor> lower_narrow(const ir::Node& node, const std::vector<Tensor>& inputs) {
-  const auto& n = static_cast<const ir::Narrow&>(node);
-  return {cpu::narrow(inputs[0], n.dim, n.start, n.length)};
-}
-
-// narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a): on the kernel its
-// operands' device registered
-std::vector<Tensor> kernel_narrow(const ir::Node& node, const std::vector<Tensor>& inputs) {
-  const auto& n = static_cast<const ir::Narrow&>(node);
-  using Kernel = Tensor(const Tensor&, int64_t, int64_t, int64_t);
-  Kernel* kernel = detail::device_kernel<Kernel>(inputs[0].device().type, "narrow");
-  return {kernel(inputs[0], n.dim, n.start, n.length)};
-}
-extern const KernelLowering kNarrow{&kernel_narrow, "narrow"};
 // gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor
 std::vector<Tensor> lower_gather(const ir::Node& node, const std::vector<Tensor>& inputs) {
   const auto& n = static_cast<const ir::Gather&>(node);
@@ -222,41 +148,16 @@ std::vector<Tensor> kernel_sigmoid_inplace(const ir::Node& node,
   return {kernel(written)};
 }
 extern const KernelLowering kSigmoidInplace{&kernel_sigmoid_inplace, "sigmoid_"};
-// div_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
-std::vector<Tensor> lower_div_inplace_scalar(const ir::Node& node,
-                                             const std::vector<Tensor>& inputs) {
-  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
-  cpu::run_div_inplace_scalar(
-      out, {inputs[0]}, {scalar_of(inputs[1])},
-      cpu::compute_dtype_div_inplace_scalar(inputs[0].shape(), scalar_of(inputs[1])));
-  return {out};
-}
-
-// div_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!): on the kernel its operands' device
-// registered
-std::vector<Tensor> kernel_div_inplace_scalar(const ir::Node& node,
-                                              const std::vector<Tensor>& inputs) {
-  using Kernel = const Tensor&(const Tensor&, const Scalar&);
-  Kernel* kernel = detail::device_kernel<Kernel>(inputs[0].device().type, "div_.Scalar");
-  Tensor written = inputs[0].clone();
-  return {kernel(written, scalar_of(inputs[1]))};
-}
-extern const KernelLowering kDivInplaceScalar{&kernel_div_inplace_scalar, "div_.Scalar"};
 
 void register_cpu_kernels_10() {
   detail::register_device_kernel(DeviceType::CPU, "mul.Scalar", &cpu::mul_scalar);
-  detail::register_device_kernel(DeviceType::CPU, "fill_.Scalar", &cpu::fill_inplace_scalar);
   detail::register_device_kernel(DeviceType::CPU, "asinh", &cpu::asinh);
   detail::register_device_kernel(DeviceType::CPU, "expm1", &cpu::expm1);
   detail::register_device_kernel(DeviceType::CPU, "isnan", &cpu::isnan);
-  detail::register_device_kernel(DeviceType::CPU, "logical_and", &cpu::logical_and);
-  detail::register_device_kernel(DeviceType::CPU, "logical_xor", &cpu::logical_xor);
   detail::register_device_kernel(DeviceType::CPU, "bitwise_and.Tensor", &cpu::bitwise_and_tensor);
   detail::register_device_kernel(DeviceType::CPU, "amax", &cpu::amax);
-  detail::register_device_kernel(DeviceType::CPU, "narrow", &cpu::narrow);
   detail::register_device_kernel(DeviceType::CPU, "gather", &cpu::gather);
   detail::register_device_kernel(DeviceType::CPU, "sigmoid_", &cpu::sigmoid_inplace);
-  detail::register_device_kernel(DeviceType::CPU, "div_.Scalar", &cpu::div_inplace_scalar);
 }
 
 }  // namespace lazygen::exec::lowerings

@@ -6,20 +6,12 @@
 #include "core/dispatch.h"
 #include "exec/kernel_lowering.h"
 #include "lazygen/factory.h"
-#include "lazygen/generated/cpu/abs.h"
 #include "lazygen/generated/cpu/add_out.h"
 #include "lazygen/generated/cpu/ge_tensor.h"
-#include "lazygen/generated/cpu/hardtanh_backward.h"
-#include "lazygen/generated/cpu/round.h"
 #include "lazygen/generated/cpu/sigmoid.h"
-#include "lazygen/generated/cpu/softplus_backward.h"
-#include "lazygen/generated/ir/abs.h"
 #include "lazygen/generated/ir/add_out.h"
 #include "lazygen/generated/ir/ge_tensor.h"
-#include "lazygen/generated/ir/hardtanh_backward.h"
-#include "lazygen/generated/ir/round.h"
 #include "lazygen/generated/ir/sigmoid.h"
-#include "lazygen/generated/ir/softplus_backward.h"
 
 namespace lazygen::exec::lowerings {
 
@@ -41,20 +33,6 @@ std::vector<Tensor> kernel_add_out(const ir::Node& node, const std::vector<Tenso
   return {kernel(written, inputs[0], inputs[1], scalar_of(inputs[2]))};
 }
 extern const KernelLowering kAddOut{&kernel_add_out, "add.out"};
-// abs(Tensor self) -> Tensor
-std::vector<Tensor> lower_abs(const ir::Node& node, const std::vector<Tensor>& inputs) {
-  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
-  cpu::run_abs(out, {inputs[0]}, {}, cpu::compute_dtype_abs(inputs[0].shape()));
-  return {out};
-}
-
-// abs(Tensor self) -> Tensor: on the kernel its operands' device registered
-std::vector<Tensor> kernel_abs(const ir::Node& node, const std::vector<Tensor>& inputs) {
-  using Kernel = Tensor(const Tensor&);
-  Kernel* kernel = detail::device_kernel<Kernel>(inputs[0].device().type, "abs");
-  return {kernel(inputs[0])};
-}
-extern const KernelLowering kAbs{&kernel_abs, "abs"};
 // sigmoid(Tensor self) -> Tensor
 std::vector<Tensor> lower_sigmoid(const ir::Node& node, const std::vector<Tensor>& inputs) {
   Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
@@ -84,69 +62,11 @@ std::vector<Tensor> kernel_ge_tensor(const ir::Node& node, const std::vector<Ten
   return {kernel(inputs[0], inputs[1])};
 }
 extern const KernelLowering kGeTensor{&kernel_ge_tensor, "ge.Tensor"};
-// round(Tensor self) -> Tensor
-std::vector<Tensor> lower_round(const ir::Node& node, const std::vector<Tensor>& inputs) {
-  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
-  cpu::run_round(out, {inputs[0]}, {}, cpu::compute_dtype_round(inputs[0].shape()));
-  return {out};
-}
-
-// round(Tensor self) -> Tensor: on the kernel its operands' device registered
-std::vector<Tensor> kernel_round(const ir::Node& node, const std::vector<Tensor>& inputs) {
-  using Kernel = Tensor(const Tensor&);
-  Kernel* kernel = detail::device_kernel<Kernel>(inputs[0].device().type, "round");
-  return {kernel(inputs[0])};
-}
-extern const KernelLowering kRound{&kernel_round, "round"};
-// hardtanh_backward(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val) -> Tensor
-std::vector<Tensor> lower_hardtanh_backward(const ir::Node& node,
-                                            const std::vector<Tensor>& inputs) {
-  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
-  cpu::run_hardtanh_backward(
-      out, {inputs[0], inputs[1]}, {scalar_of(inputs[2]), scalar_of(inputs[3])},
-      cpu::compute_dtype_hardtanh_backward(inputs[0].shape(), inputs[1].shape(),
-                                           scalar_of(inputs[2]), scalar_of(inputs[3])));
-  return {out};
-}
-
-// hardtanh_backward(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val) -> Tensor: on
-// the kernel its operands' device registered
-std::vector<Tensor> kernel_hardtanh_backward(const ir::Node& node,
-                                             const std::vector<Tensor>& inputs) {
-  using Kernel = Tensor(const Tensor&, const Tensor&, const Scalar&, const Scalar&);
-  Kernel* kernel = detail::device_kernel<Kernel>(inputs[0].device().type, "hardtanh_backward");
-  return {kernel(inputs[0], inputs[1], scalar_of(inputs[2]), scalar_of(inputs[3]))};
-}
-extern const KernelLowering kHardtanhBackward{&kernel_hardtanh_backward, "hardtanh_backward"};
-// softplus_backward(Tensor grad_output, Tensor self, Scalar beta, Scalar threshold) -> Tensor
-std::vector<Tensor> lower_softplus_backward(const ir::Node& node,
-                                            const std::vector<Tensor>& inputs) {
-  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
-  cpu::run_softplus_backward(
-      out, {inputs[0], inputs[1]}, {scalar_of(inputs[2]), scalar_of(inputs[3])},
-      cpu::compute_dtype_softplus_backward(inputs[0].shape(), inputs[1].shape(),
-                                           scalar_of(inputs[2]), scalar_of(inputs[3])));
-  return {out};
-}
-
-// softplus_backward(Tensor grad_output, Tensor self, Scalar beta, Scalar threshold) -> Tensor: on
-// the kernel its operands' device registered
-std::vector<Tensor> kernel_softplus_backward(const ir::Node& node,
-                                             const std::vector<Tensor>& inputs) {
-  using Kernel = Tensor(const Tensor&, const Tensor&, const Scalar&, const Scalar&);
-  Kernel* kernel = detail::device_kernel<Kernel>(inputs[0].device().type, "softplus_backward");
-  return {kernel(inputs[0], inputs[1], scalar_of(inputs[2]), scalar_of(inputs[3]))};
-}
-extern const KernelLowering kSoftplusBackward{&kernel_softplus_backward, "softplus_backward"};
 
 void register_cpu_kernels_11() {
   detail::register_device_kernel(DeviceType::CPU, "add.out", &cpu::add_out);
-  detail::register_device_kernel(DeviceType::CPU, "abs", &cpu::abs);
   detail::register_device_kernel(DeviceType::CPU, "sigmoid", &cpu::sigmoid);
   detail::register_device_kernel(DeviceType::CPU, "ge.Tensor", &cpu::ge_tensor);
-  detail::register_device_kernel(DeviceType::CPU, "round", &cpu::round);
-  detail::register_device_kernel(DeviceType::CPU, "hardtanh_backward", &cpu::hardtanh_backward);
-  detail::register_device_kernel(DeviceType::CPU, "softplus_backward", &cpu::softplus_backward);
 }
 
 }  // namespace lazygen::exec::lowerings

@@ -6,21 +6,9 @@
 #include "core/dispatch.h"
 #include "exec/kernel_lowering.h"
 #include "lazygen/factory.h"
-#include "lazygen/generated/cpu/_log_softmax_backward_data.h"
-#include "lazygen/generated/cpu/_softmax.h"
 #include "lazygen/generated/cpu/addcmul_inplace.h"
-#include "lazygen/generated/cpu/clamp.h"
-#include "lazygen/generated/cpu/conv2d_backward_input.h"
-#include "lazygen/generated/cpu/cos.h"
-#include "lazygen/generated/cpu/cosh.h"
 #include "lazygen/generated/cpu/tanh_backward.h"
-#include "lazygen/generated/ir/_log_softmax_backward_data.h"
-#include "lazygen/generated/ir/_softmax.h"
 #include "lazygen/generated/ir/addcmul_inplace.h"
-#include "lazygen/generated/ir/clamp.h"
-#include "lazygen/generated/ir/conv2d_backward_input.h"
-#include "lazygen/generated/ir/cos.h"
-#include "lazygen/generated/ir/cosh.h"
 #include "lazygen/generated/ir/tanh_backward.h"
 
 namespace lazygen::exec::lowerings {
@@ -45,34 +33,6 @@ std::vector<Tensor> kernel_addcmul_inplace(const ir::Node& node,
   return {kernel(written, inputs[1], inputs[2], scalar_of(inputs[3]))};
 }
 extern const KernelLowering kAddcmulInplace{&kernel_addcmul_inplace, "addcmul_"};
-// cos(Tensor self) -> Tensor
-std::vector<Tensor> lower_cos(const ir::Node& node, const std::vector<Tensor>& inputs) {
-  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
-  cpu::run_cos(out, {inputs[0]}, {}, cpu::compute_dtype_cos(inputs[0].shape()));
-  return {out};
-}
-
-// cos(Tensor self) -> Tensor: on the kernel its operands' device registered
-std::vector<Tensor> kernel_cos(const ir::Node& node, const std::vector<Tensor>& inputs) {
-  using Kernel = Tensor(const Tensor&);
-  Kernel* kernel = detail::device_kernel<Kernel>(inputs[0].device().type, "cos");
-  return {kernel(inputs[0])};
-}
-extern const KernelLowering kCos{&kernel_cos, "cos"};
-// cosh(Tensor self) -> Tensor
-std::vector<Tensor> lower_cosh(const ir::Node& node, const std::vector<Tensor>& inputs) {
-  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
-  cpu::run_cosh(out, {inputs[0]}, {}, cpu::compute_dtype_cosh(inputs[0].shape()));
-  return {out};
-}
-
-// cosh(Tensor self) -> Tensor: on the kernel its operands' device registered
-std::vector<Tensor> kernel_cosh(const ir::Node& node, const std::vector<Tensor>& inputs) {
-  using Kernel = Tensor(const Tensor&);
-  Kernel* kernel = detail::device_kernel<Kernel>(inputs[0].device().type, "cosh");
-  return {kernel(inputs[0])};
-}
-extern const KernelLowering kCosh{&kernel_cosh, "cosh"};
 // tanh_backward(Tensor grad_output, Tensor output) -> Tensor
 std::vector<Tensor> lower_tanh_backward(const ir::Node& node, const std::vector<Tensor>& inputs) {
   Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
@@ -89,91 +49,10 @@ std::vector<Tensor> kernel_tanh_backward(const ir::Node& node, const std::vector
   return {kernel(inputs[0], inputs[1])};
 }
 extern const KernelLowering kTanhBackward{&kernel_tanh_backward, "tanh_backward"};
-// _softmax(Tensor self, int dim, bool half_to_float) -> Tensor
-std::vector<Tensor> lower__softmax(const ir::Node& node, const std::vector<Tensor>& inputs) {
-  const auto& n = static_cast<const ir::UnderscoreSoftmax&>(node);
-  return {cpu::_softmax(inputs[0], n.dim, n.half_to_float)};
-}
-
-// _softmax(Tensor self, int dim, bool half_to_float) -> Tensor: on the kernel its operands' device
-// registered
-std::vector<Tensor> kernel__softmax(const ir::Node& node, const std::vector<Tensor>& inputs) {
-  const auto& n = static_cast<const ir::UnderscoreSoftmax&>(node);
-  using Kernel = Tensor(const Tensor&, int64_t, bool);
-  Kernel* kernel = detail::device_kernel<Kernel>(inputs[0].device().type, "_softmax");
-  return {kernel(inputs[0], n.dim, n.half_to_float)};
-}
-extern const KernelLowering kUnderscoreSoftmax{&kernel__softmax, "_softmax"};
-// clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
-std::vector<Tensor> lower_clamp(const ir::Node& node, const std::vector<Tensor>& inputs) {
-  const auto& n = static_cast<const ir::Clamp&>(node);
-  return {cpu::clamp(inputs[0], n.min, n.max)};
-}
-
-// clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor: on the kernel its operands'
-// device registered
-std::vector<Tensor> kernel_clamp(const ir::Node& node, const std::vector<Tensor>& inputs) {
-  const auto& n = static_cast<const ir::Clamp&>(node);
-  using Kernel = Tensor(const Tensor&, const std::optional<Scalar>&, const std::optional<Scalar>&);
-  Kernel* kernel = detail::device_kernel<Kernel>(inputs[0].device().type, "clamp");
-  return {kernel(inputs[0], n.min, n.max)};
-}
-extern const KernelLowering kClamp{&kernel_clamp, "clamp"};
-// conv2d_backward_input(Tensor grad_output, Tensor weight, SymInt[] input_size, int[2] stride,
-// int[2] padding, int[2] dilation, int groups) -> Tensor
-std::vector<Tensor> lower_conv2d_backward_input(const ir::Node& node,
-                                                const std::vector<Tensor>& inputs) {
-  const auto& n = static_cast<const ir::Conv2dBackwardInput&>(node);
-  return {cpu::conv2d_backward_input(inputs[0], inputs[1], n.input_size, n.stride, n.padding,
-                                     n.dilation, n.groups)};
-}
-
-// conv2d_backward_input(Tensor grad_output, Tensor weight, SymInt[] input_size, int[2] stride,
-// int[2] padding, int[2] dilation, int groups) -> Tensor: on the kernel its operands' device
-// registered
-std::vector<Tensor> kernel_conv2d_backward_input(const ir::Node& node,
-                                                 const std::vector<Tensor>& inputs) {
-  const auto& n = static_cast<const ir::Conv2dBackwardInput&>(node);
-  using Kernel =
-      Tensor(const Tensor&, const Tensor&, const std::vector<int64_t>&, const std::vector<int64_t>&,
-             const std::vector<int64_t>&, const std::vector<int64_t>&, int64_t);
-  Kernel* kernel = detail::device_kernel<Kernel>(inputs[0].device().type, "conv2d_backward_input");
-  return {kernel(inputs[0], inputs[1], n.input_size, n.stride, n.padding, n.dilation, n.groups)};
-}
-extern const KernelLowering kConv2dBackwardInput{&kernel_conv2d_backward_input,
-                                                 "conv2d_backward_input"};
-// _log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) ->
-// Tensor
-std::vector<Tensor> lower__log_softmax_backward_data(const ir::Node& node,
-                                                     const std::vector<Tensor>& inputs) {
-  const auto& n = static_cast<const ir::UnderscoreLogSoftmaxBackwardData&>(node);
-  return {cpu::_log_softmax_backward_data(inputs[0], inputs[1], n.dim, n.input_dtype)};
-}
-
-// _log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) ->
-// Tensor: on the kernel its operands' device registered
-std::vector<Tensor> kernel__log_softmax_backward_data(const ir::Node& node,
-                                                      const std::vector<Tensor>& inputs) {
-  const auto& n = static_cast<const ir::UnderscoreLogSoftmaxBackwardData&>(node);
-  using Kernel = Tensor(const Tensor&, const Tensor&, int64_t, DType);
-  Kernel* kernel =
-      detail::device_kernel<Kernel>(inputs[0].device().type, "_log_softmax_backward_data");
-  return {kernel(inputs[0], inputs[1], n.dim, n.input_dtype)};
-}
-extern const KernelLowering kUnderscoreLogSoftmaxBackwardData{&kernel__log_softmax_backward_data,
-                                                              "_log_softmax_backward_data"};
 
 void register_cpu_kernels_12() {
   detail::register_device_kernel(DeviceType::CPU, "addcmul_", &cpu::addcmul_inplace);
-  detail::register_device_kernel(DeviceType::CPU, "cos", &cpu::cos);
-  detail::register_device_kernel(DeviceType::CPU, "cosh", &cpu::cosh);
   detail::register_device_kernel(DeviceType::CPU, "tanh_backward", &cpu::tanh_backward);
-  detail::register_device_kernel(DeviceType::CPU, "_softmax", &cpu::_softmax);
-  detail::register_device_kernel(DeviceType::CPU, "clamp", &cpu::clamp);
-  detail::register_device_kernel(DeviceType::CPU, "conv2d_backward_input",
-                                 &cpu::conv2d_backward_input);
-  detail::register_device_kernel(DeviceType::CPU, "_log_softmax_backward_data",
-                                 &cpu::_log_softmax_backward_data);
 }
 
 }  // namespace lazygen::exec::lowerings

@@ -8,33 +8,23 @@
 #include "lazygen/factory.h"
 #include "lazygen/generated/cpu/_gelu_erf.h"
 #include "lazygen/generated/cpu/_gelu_tanh_backward.h"
-#include "lazygen/generated/cpu/_log_softmax.h"
 #include "lazygen/generated/cpu/clamp_max.h"
 #include "lazygen/generated/cpu/copy_inplace.h"
 #include "lazygen/generated/cpu/div_scalar.h"
 #include "lazygen/generated/cpu/eq_tensor.h"
 #include "lazygen/generated/cpu/flatten_using_ints.h"
-#include "lazygen/generated/cpu/floor.h"
 #include "lazygen/generated/cpu/lerp_scalar.h"
 #include "lazygen/generated/cpu/mean_dim.h"
-#include "lazygen/generated/cpu/nll_loss.h"
-#include "lazygen/generated/cpu/permute.h"
-#include "lazygen/generated/cpu/remainder_scalar.h"
 #include "lazygen/generated/cpu/sin.h"
 #include "lazygen/generated/ir/_gelu_erf.h"
 #include "lazygen/generated/ir/_gelu_tanh_backward.h"
-#include "lazygen/generated/ir/_log_softmax.h"
 #include "lazygen/generated/ir/clamp_max.h"
 #include "lazygen/generated/ir/copy_inplace.h"
 #include "lazygen/generated/ir/div_scalar.h"
 #include "lazygen/generated/ir/eq_tensor.h"
 #include "lazygen/generated/ir/flatten_using_ints.h"
-#include "lazygen/generated/ir/floor.h"
 #include "lazygen/generated/ir/lerp_scalar.h"
 #include "lazygen/generated/ir/mean_dim.h"
-#include "lazygen/generated/ir/nll_loss.h"
-#include "lazygen/generated/ir/permute.h"
-#include "lazygen/generated/ir/remainder_scalar.h"
 #include "lazygen/generated/ir/sin.h"
 
 namespace lazygen::exec::lowerings {
@@ -103,25 +93,6 @@ std::vector<Tensor> kernel_lerp_scalar(const ir::Node& node, const std::vector<T
   return {kernel(inputs[0], inputs[1], scalar_of(inputs[2]))};
 }
 extern const KernelLowering kLerpScalar{&kernel_lerp_scalar, "lerp.Scalar"};
-// remainder.Scalar(Tensor self, Scalar other) -> Tensor
-std::vector<Tensor> lower_remainder_scalar(const ir::Node& node,
-                                           const std::vector<Tensor>& inputs) {
-  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
-  cpu::run_remainder_scalar(
-      out, {inputs[0]}, {scalar_of(inputs[1])},
-      cpu::compute_dtype_remainder_scalar(inputs[0].shape(), scalar_of(inputs[1])));
-  return {out};
-}
-
-// remainder.Scalar(Tensor self, Scalar other) -> Tensor: on the kernel its operands' device
-// registered
-std::vector<Tensor> kernel_remainder_scalar(const ir::Node& node,
-                                            const std::vector<Tensor>& inputs) {
-  using Kernel = Tensor(const Tensor&, const Scalar&);
-  Kernel* kernel = detail::device_kernel<Kernel>(inputs[0].device().type, "remainder.Scalar");
-  return {kernel(inputs[0], scalar_of(inputs[1]))};
-}
-extern const KernelLowering kRemainderScalar{&kernel_remainder_scalar, "remainder.Scalar"};
 // clamp_max(Tensor self, Scalar max) -> Tensor
 std::vector<Tensor> lower_clamp_max(const ir::Node& node, const std::vector<Tensor>& inputs) {
   Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
@@ -151,20 +122,6 @@ std::vector<Tensor> kernel_sin(const ir::Node& node, const std::vector<Tensor>& 
   return {kernel(inputs[0])};
 }
 extern const KernelLowering kSin{&kernel_sin, "sin"};
-// floor(Tensor self) -> Tensor
-std::vector<Tensor> lower_floor(const ir::Node& node, const std::vector<Tensor>& inputs) {
-  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
-  cpu::run_floor(out, {inputs[0]}, {}, cpu::compute_dtype_floor(inputs[0].shape()));
-  return {out};
-}
-
-// floor(Tensor self) -> Tensor: on the kernel its operands' device registered
-std::vector<Tensor> kernel_floor(const ir::Node& node, const std::vector<Tensor>& inputs) {
-  using Kernel = Tensor(const Tensor&);
-  Kernel* kernel = detail::device_kernel<Kernel>(inputs[0].device().type, "floor");
-  return {kernel(inputs[0])};
-}
-extern const KernelLowering kFloor{&kernel_floor, "floor"};
 // _gelu_erf(Tensor self) -> Tensor
 std::vector<Tensor> lower__gelu_erf(const ir::Node& node, const std::vector<Tensor>& inputs) {
   Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
@@ -215,35 +172,6 @@ std::vector<Tensor> kernel_mean_dim(const ir::Node& node, const std::vector<Tens
   return {kernel(inputs[0], n.dim, n.keepdim, n.dtype)};
 }
 extern const KernelLowering kMeanDim{&kernel_mean_dim, "mean.dim"};
-// _log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor
-std::vector<Tensor> lower__log_softmax(const ir::Node& node, const std::vector<Tensor>& inputs) {
-  const auto& n = static_cast<const ir::UnderscoreLogSoftmax&>(node);
-  return {cpu::_log_softmax(inputs[0], n.dim, n.half_to_float)};
-}
-
-// _log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor: on the kernel its operands'
-// device registered
-std::vector<Tensor> kernel__log_softmax(const ir::Node& node, const std::vector<Tensor>& inputs) {
-  const auto& n = static_cast<const ir::UnderscoreLogSoftmax&>(node);
-  using Kernel = Tensor(const Tensor&, int64_t, bool);
-  Kernel* kernel = detail::device_kernel<Kernel>(inputs[0].device().type, "_log_softmax");
-  return {kernel(inputs[0], n.dim, n.half_to_float)};
-}
-extern const KernelLowering kUnderscoreLogSoftmax{&kernel__log_softmax, "_log_softmax"};
-// permute(Tensor(a) self, int[] dims) -> Tensor(a)
-std::vector<Tensor> lower_permute(const ir::Node& node, const std::vector<Tensor>& inputs) {
-  const auto& n = static_cast<const ir::Permute&>(node);
-  return {cpu::permute(inputs[0], n.dims)};
-}
-
-// permute(Tensor(a) self, int[] dims) -> Tensor(a): on the kernel its operands' device registered
-std::vector<Tensor> kernel_permute(const ir::Node& node, const std::vector<Tensor>& inputs) {
-  const auto& n = static_cast<const ir::Permute&>(node);
-  using Kernel = Tensor(const Tensor&, const std::vector<int64_t>&);
-  Kernel* kernel = detail::device_kernel<Kernel>(inputs[0].device().type, "permute");
-  return {kernel(inputs[0], n.dims)};
-}
-extern const KernelLowering kPermute{&kernel_permute, "permute"};
 // flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)
 std::vector<Tensor> lower_flatten_using_ints(const ir::Node& node,
                                              const std::vector<Tensor>& inputs) {
@@ -261,41 +189,18 @@ std::vector<Tensor> kernel_flatten_using_ints(const ir::Node& node,
   return {kernel(inputs[0], n.start_dim, n.end_dim)};
 }
 extern const KernelLowering kFlattenUsingInts{&kernel_flatten_using_ints, "flatten.using_ints"};
-// nll_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt
-// ignore_index=-100) -> Tensor
-std::vector<Tensor> lower_nll_loss(const ir::Node& node, const std::vector<Tensor>& inputs) {
-  const auto& n = static_cast<const ir::NllLoss&>(node);
-  return {
-      cpu::nll_loss(inputs[0], inputs[1], optional_input(inputs[2]), n.reduction, n.ignore_index)};
-}
-
-// nll_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt
-// ignore_index=-100) -> Tensor: on the kernel its operands' device registered
-std::vector<Tensor> kernel_nll_loss(const ir::Node& node, const std::vector<Tensor>& inputs) {
-  const auto& n = static_cast<const ir::NllLoss&>(node);
-  using Kernel =
-      Tensor(const Tensor&, const Tensor&, const std::optional<Tensor>&, int64_t, int64_t);
-  Kernel* kernel = detail::device_kernel<Kernel>(inputs[0].device().type, "nll_loss");
-  return {kernel(inputs[0], inputs[1], optional_input(inputs[2]), n.reduction, n.ignore_index)};
-}
-extern const KernelLowering kNllLoss{&kernel_nll_loss, "nll_loss"};
 
 void register_cpu_kernels_13() {
   detail::register_device_kernel(DeviceType::CPU, "div.Scalar", &cpu::div_scalar);
   detail::register_device_kernel(DeviceType::CPU, "copy_", &cpu::copy_inplace);
   detail::register_device_kernel(DeviceType::CPU, "eq.Tensor", &cpu::eq_tensor);
   detail::register_device_kernel(DeviceType::CPU, "lerp.Scalar", &cpu::lerp_scalar);
-  detail::register_device_kernel(DeviceType::CPU, "remainder.Scalar", &cpu::remainder_scalar);
   detail::register_device_kernel(DeviceType::CPU, "clamp_max", &cpu::clamp_max);
   detail::register_device_kernel(DeviceType::CPU, "sin", &cpu::sin);
-  detail::register_device_kernel(DeviceType::CPU, "floor", &cpu::floor);
   detail::register_device_kernel(DeviceType::CPU, "_gelu_erf", &cpu::_gelu_erf);
   detail::register_device_kernel(DeviceType::CPU, "_gelu_tanh_backward", &cpu::_gelu_tanh_backward);
   detail::register_device_kernel(DeviceType::CPU, "mean.dim", &cpu::mean_dim);
-  detail::register_device_kernel(DeviceType::CPU, "_log_softmax", &cpu::_log_softmax);
-  detail::register_device_kernel(DeviceType::CPU, "permute", &cpu::permute);
   detail::register_device_kernel(DeviceType::CPU, "flatten.using_ints", &cpu::flatten_using_ints);
-  detail::register_device_kernel(DeviceType::CPU, "nll_loss", &cpu::nll_loss);
 }
 
 }  // namespace lazygen::exec::lowerings

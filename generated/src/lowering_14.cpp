@@ -6,23 +6,19 @@
 #include "core/dispatch.h"
 #include "exec/kernel_lowering.h"
 #include "lazygen/factory.h"
-#include "lazygen/generated/cpu/_dropout_mask.h"
 #include "lazygen/generated/cpu/all_gather.h"
 #include "lazygen/generated/cpu/exp2.h"
 #include "lazygen/generated/cpu/hardswish.h"
 #include "lazygen/generated/cpu/lt_scalar.h"
 #include "lazygen/generated/cpu/max_pool2d_backward.h"
 #include "lazygen/generated/cpu/silu_backward.h"
-#include "lazygen/generated/cpu/sqrt_inplace.h"
 #include "lazygen/generated/cpu/squeeze_dim.h"
-#include "lazygen/generated/ir/_dropout_mask.h"
 #include "lazygen/generated/ir/all_gather.h"
 #include "lazygen/generated/ir/exp2.h"
 #include "lazygen/generated/ir/hardswish.h"
 #include "lazygen/generated/ir/lt_scalar.h"
 #include "lazygen/generated/ir/max_pool2d_backward.h"
 #include "lazygen/generated/ir/silu_backward.h"
-#include "lazygen/generated/ir/sqrt_inplace.h"
 #include "lazygen/generated/ir/squeeze_dim.h"
 
 namespace lazygen::exec::lowerings {
@@ -123,34 +119,6 @@ std::vector<Tensor> kernel_max_pool2d_backward(const ir::Node& node,
       kernel(inputs[0], inputs[1], n.kernel_size, n.stride, n.padding, n.dilation, n.ceil_mode)};
 }
 extern const KernelLowering kMaxPool2dBackward{&kernel_max_pool2d_backward, "max_pool2d_backward"};
-// _dropout_mask(Tensor self, Scalar p, Scalar seed) -> Tensor
-std::vector<Tensor> lower__dropout_mask(const ir::Node& node, const std::vector<Tensor>& inputs) {
-  return {cpu::_dropout_mask(inputs[0], scalar_of(inputs[1]), scalar_of(inputs[2]))};
-}
-
-// _dropout_mask(Tensor self, Scalar p, Scalar seed) -> Tensor: on the kernel its operands' device
-// registered
-std::vector<Tensor> kernel__dropout_mask(const ir::Node& node, const std::vector<Tensor>& inputs) {
-  using Kernel = Tensor(const Tensor&, const Scalar&, const Scalar&);
-  Kernel* kernel = detail::device_kernel<Kernel>(inputs[0].device().type, "_dropout_mask");
-  return {kernel(inputs[0], scalar_of(inputs[1]), scalar_of(inputs[2]))};
-}
-extern const KernelLowering kUnderscoreDropoutMask{&kernel__dropout_mask, "_dropout_mask"};
-// sqrt_(Tensor(a!) self) -> Tensor(a!)
-std::vector<Tensor> lower_sqrt_inplace(const ir::Node& node, const std::vector<Tensor>& inputs) {
-  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
-  cpu::run_sqrt_inplace(out, {inputs[0]}, {}, cpu::compute_dtype_sqrt_inplace(inputs[0].shape()));
-  return {out};
-}
-
-// sqrt_(Tensor(a!) self) -> Tensor(a!): on the kernel its operands' device registered
-std::vector<Tensor> kernel_sqrt_inplace(const ir::Node& node, const std::vector<Tensor>& inputs) {
-  using Kernel = const Tensor&(const Tensor&);
-  Kernel* kernel = detail::device_kernel<Kernel>(inputs[0].device().type, "sqrt_");
-  Tensor written = inputs[0].clone();
-  return {kernel(written)};
-}
-extern const KernelLowering kSqrtInplace{&kernel_sqrt_inplace, "sqrt_"};
 // all_gather(Tensor self) -> Tensor
 std::vector<Tensor> lower_all_gather(const ir::Node& node, const std::vector<Tensor>& inputs) {
   return {cpu::all_gather(inputs[0])};
@@ -171,8 +139,6 @@ void register_cpu_kernels_14() {
   detail::register_device_kernel(DeviceType::CPU, "hardswish", &cpu::hardswish);
   detail::register_device_kernel(DeviceType::CPU, "squeeze.dim", &cpu::squeeze_dim);
   detail::register_device_kernel(DeviceType::CPU, "max_pool2d_backward", &cpu::max_pool2d_backward);
-  detail::register_device_kernel(DeviceType::CPU, "_dropout_mask", &cpu::_dropout_mask);
-  detail::register_device_kernel(DeviceType::CPU, "sqrt_", &cpu::sqrt_inplace);
   detail::register_device_kernel(DeviceType::CPU, "all_gather", &cpu::all_gather);
 }
 

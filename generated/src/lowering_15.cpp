@@ -6,47 +6,19 @@
 #include "core/dispatch.h"
 #include "exec/kernel_lowering.h"
 #include "lazygen/factory.h"
-#include "lazygen/generated/cpu/add_inplace_tensor.h"
 #include "lazygen/generated/cpu/argmax.h"
-#include "lazygen/generated/cpu/atan.h"
 #include "lazygen/generated/cpu/bmm.h"
 #include "lazygen/generated/cpu/lt_tensor.h"
 #include "lazygen/generated/cpu/mm.h"
-#include "lazygen/generated/cpu/rsqrt.h"
-#include "lazygen/generated/cpu/sinh.h"
 #include "lazygen/generated/cpu/sqrt.h"
-#include "lazygen/generated/ir/add_inplace_tensor.h"
 #include "lazygen/generated/ir/argmax.h"
-#include "lazygen/generated/ir/atan.h"
 #include "lazygen/generated/ir/bmm.h"
 #include "lazygen/generated/ir/lt_tensor.h"
 #include "lazygen/generated/ir/mm.h"
-#include "lazygen/generated/ir/rsqrt.h"
-#include "lazygen/generated/ir/sinh.h"
 #include "lazygen/generated/ir/sqrt.h"
 
 namespace lazygen::exec::lowerings {
 
-// add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)
-std::vector<Tensor> lower_add_inplace_tensor(const ir::Node& node,
-                                             const std::vector<Tensor>& inputs) {
-  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
-  cpu::run_add_inplace_tensor(out, {inputs[0], inputs[1]}, {scalar_of(inputs[2])},
-                              cpu::compute_dtype_add_inplace_tensor(
-                                  inputs[0].shape(), inputs[1].shape(), scalar_of(inputs[2])));
-  return {out};
-}
-
-// add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!): on the kernel its
-// operands' device registered
-std::vector<Tensor> kernel_add_inplace_tensor(const ir::Node& node,
-                                              const std::vector<Tensor>& inputs) {
-  using Kernel = const Tensor&(const Tensor&, const Tensor&, const Scalar&);
-  Kernel* kernel = detail::device_kernel<Kernel>(inputs[0].device().type, "add_.Tensor");
-  Tensor written = inputs[0].clone();
-  return {kernel(written, inputs[1], scalar_of(inputs[2]))};
-}
-extern const KernelLowering kAddInplaceTensor{&kernel_add_inplace_tensor, "add_.Tensor"};
 // sqrt(Tensor self) -> Tensor
 std::vector<Tensor> lower_sqrt(const ir::Node& node, const std::vector<Tensor>& inputs) {
   Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
@@ -61,20 +33,6 @@ std::vector<Tensor> kernel_sqrt(const ir::Node& node, const std::vector<Tensor>&
   return {kernel(inputs[0])};
 }
 extern const KernelLowering kSqrt{&kernel_sqrt, "sqrt"};
-// rsqrt(Tensor self) -> Tensor
-std::vector<Tensor> lower_rsqrt(const ir::Node& node, const std::vector<Tensor>& inputs) {
-  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
-  cpu::run_rsqrt(out, {inputs[0]}, {}, cpu::compute_dtype_rsqrt(inputs[0].shape()));
-  return {out};
-}
-
-// rsqrt(Tensor self) -> Tensor: on the kernel its operands' device registered
-std::vector<Tensor> kernel_rsqrt(const ir::Node& node, const std::vector<Tensor>& inputs) {
-  using Kernel = Tensor(const Tensor&);
-  Kernel* kernel = detail::device_kernel<Kernel>(inputs[0].device().type, "rsqrt");
-  return {kernel(inputs[0])};
-}
-extern const KernelLowering kRsqrt{&kernel_rsqrt, "rsqrt"};
 // lt.Tensor(Tensor self, Tensor other) -> Tensor
 std::vector<Tensor> lower_lt_tensor(const ir::Node& node, const std::vector<Tensor>& inputs) {
   Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
@@ -90,34 +48,6 @@ std::vector<Tensor> kernel_lt_tensor(const ir::Node& node, const std::vector<Ten
   return {kernel(inputs[0], inputs[1])};
 }
 extern const KernelLowering kLtTensor{&kernel_lt_tensor, "lt.Tensor"};
-// atan(Tensor self) -> Tensor
-std::vector<Tensor> lower_atan(const ir::Node& node, const std::vector<Tensor>& inputs) {
-  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
-  cpu::run_atan(out, {inputs[0]}, {}, cpu::compute_dtype_atan(inputs[0].shape()));
-  return {out};
-}
-
-// atan(Tensor self) -> Tensor: on the kernel its operands' device registered
-std::vector<Tensor> kernel_atan(const ir::Node& node, const std::vector<Tensor>& inputs) {
-  using Kernel = Tensor(const Tensor&);
-  Kernel* kernel = detail::device_kernel<Kernel>(inputs[0].device().type, "atan");
-  return {kernel(inputs[0])};
-}
-extern const KernelLowering kAtan{&kernel_atan, "atan"};
-// sinh(Tensor self) -> Tensor
-std::vector<Tensor> lower_sinh(const ir::Node& node, const std::vector<Tensor>& inputs) {
-  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
-  cpu::run_sinh(out, {inputs[0]}, {}, cpu::compute_dtype_sinh(inputs[0].shape()));
-  return {out};
-}
-
-// sinh(Tensor self) -> Tensor: on the kernel its operands' device registered
-std::vector<Tensor> kernel_sinh(const ir::Node& node, const std::vector<Tensor>& inputs) {
-  using Kernel = Tensor(const Tensor&);
-  Kernel* kernel = detail::device_kernel<Kernel>(inputs[0].device().type, "sinh");
-  return {kernel(inputs[0])};
-}
-extern const KernelLowering kSinh{&kernel_sinh, "sinh"};
 // argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor
 std::vector<Tensor> lower_argmax(const ir::Node& node, const std::vector<Tensor>& inputs) {
   const auto& n = static_cast<const ir::Argmax&>(node);
@@ -159,12 +89,8 @@ std::vector<Tensor> kernel_bmm(const ir::Node& node, const std::vector<Tensor>& 
 extern const KernelLowering kBmm{&kernel_bmm, "bmm"};
 
 void register_cpu_kernels_15() {
-  detail::register_device_kernel(DeviceType::CPU, "add_.Tensor", &cpu::add_inplace_tensor);
   detail::register_device_kernel(DeviceType::CPU, "sqrt", &cpu::sqrt);
-  detail::register_device_kernel(DeviceType::CPU, "rsqrt", &cpu::rsqrt);
   detail::register_device_kernel(DeviceType::CPU, "lt.Tensor", &cpu::lt_tensor);
-  detail::register_device_kernel(DeviceType::CPU, "atan", &cpu::atan);
-  detail::register_device_kernel(DeviceType::CPU, "sinh", &cpu::sinh);
   detail::register_device_kernel(DeviceType::CPU, "argmax", &cpu::argmax);
   detail::register_device_kernel(DeviceType::CPU, "mm", &cpu::mm);
   detail::register_device_kernel(DeviceType::CPU, "bmm", &cpu::bmm);

@@ -7,41 +7,14 @@
 #include "exec/kernel_lowering.h"
 #include "lazygen/factory.h"
 #include "lazygen/generated/cpu/addmm.h"
-#include "lazygen/generated/cpu/bitwise_not.h"
-#include "lazygen/generated/cpu/bitwise_xor_tensor.h"
-#include "lazygen/generated/cpu/ge_scalar.h"
 #include "lazygen/generated/cpu/gt_tensor.h"
-#include "lazygen/generated/cpu/log_sigmoid.h"
-#include "lazygen/generated/cpu/relu_inplace.h"
-#include "lazygen/generated/cpu/unsqueeze.h"
 #include "lazygen/generated/cpu/zero_inplace.h"
 #include "lazygen/generated/ir/addmm.h"
-#include "lazygen/generated/ir/bitwise_not.h"
-#include "lazygen/generated/ir/bitwise_xor_tensor.h"
-#include "lazygen/generated/ir/ge_scalar.h"
 #include "lazygen/generated/ir/gt_tensor.h"
-#include "lazygen/generated/ir/log_sigmoid.h"
-#include "lazygen/generated/ir/relu_inplace.h"
-#include "lazygen/generated/ir/unsqueeze.h"
 #include "lazygen/generated/ir/zero_inplace.h"
 
 namespace lazygen::exec::lowerings {
 
-// relu_(Tensor(a!) self) -> Tensor(a!)
-std::vector<Tensor> lower_relu_inplace(const ir::Node& node, const std::vector<Tensor>& inputs) {
-  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
-  cpu::run_relu_inplace(out, {inputs[0]}, {}, cpu::compute_dtype_relu_inplace(inputs[0].shape()));
-  return {out};
-}
-
-// relu_(Tensor(a!) self) -> Tensor(a!): on the kernel its operands' device registered
-std::vector<Tensor> kernel_relu_inplace(const ir::Node& node, const std::vector<Tensor>& inputs) {
-  using Kernel = const Tensor&(const Tensor&);
-  Kernel* kernel = detail::device_kernel<Kernel>(inputs[0].device().type, "relu_");
-  Tensor written = inputs[0].clone();
-  return {kernel(written)};
-}
-extern const KernelLowering kReluInplace{&kernel_relu_inplace, "relu_"};
 // zero_(Tensor(a!) self) -> Tensor(a!)
 std::vector<Tensor> lower_zero_inplace(const ir::Node& node, const std::vector<Tensor>& inputs) {
   Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
@@ -72,68 +45,6 @@ std::vector<Tensor> kernel_gt_tensor(const ir::Node& node, const std::vector<Ten
   return {kernel(inputs[0], inputs[1])};
 }
 extern const KernelLowering kGtTensor{&kernel_gt_tensor, "gt.Tensor"};
-// ge.Scalar(Tensor self, Scalar other) -> Tensor
-std::vector<Tensor> lower_ge_scalar(const ir::Node& node, const std::vector<Tensor>& inputs) {
-  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
-  cpu::run_ge_scalar(out, {inputs[0]}, {scalar_of(inputs[1])},
-                     cpu::compute_dtype_ge_scalar(inputs[0].shape(), scalar_of(inputs[1])));
-  return {out};
-}
-
-// ge.Scalar(Tensor self, Scalar other) -> Tensor: on the kernel its operands' device registered
-std::vector<Tensor> kernel_ge_scalar(const ir::Node& node, const std::vector<Tensor>& inputs) {
-  using Kernel = Tensor(const Tensor&, const Scalar&);
-  Kernel* kernel = detail::device_kernel<Kernel>(inputs[0].device().type, "ge.Scalar");
-  return {kernel(inputs[0], scalar_of(inputs[1]))};
-}
-extern const KernelLowering kGeScalar{&kernel_ge_scalar, "ge.Scalar"};
-// bitwise_not(Tensor self) -> Tensor
-std::vector<Tensor> lower_bitwise_not(const ir::Node& node, const std::vector<Tensor>& inputs) {
-  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
-  cpu::run_bitwise_not(out, {inputs[0]}, {}, cpu::compute_dtype_bitwise_not(inputs[0].shape()));
-  return {out};
-}
-
-// bitwise_not(Tensor self) -> Tensor: on the kernel its operands' device registered
-std::vector<Tensor> kernel_bitwise_not(const ir::Node& node, const std::vector<Tensor>& inputs) {
-  using Kernel = Tensor(const Tensor&);
-  Kernel* kernel = detail::device_kernel<Kernel>(inputs[0].device().type, "bitwise_not");
-  return {kernel(inputs[0])};
-}
-extern const KernelLowering kBitwiseNot{&kernel_bitwise_not, "bitwise_not"};
-// bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor
-std::vector<Tensor> lower_bitwise_xor_tensor(const ir::Node& node,
-                                             const std::vector<Tensor>& inputs) {
-  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
-  cpu::run_bitwise_xor_tensor(
-      out, {inputs[0], inputs[1]}, {},
-      cpu::compute_dtype_bitwise_xor_tensor(inputs[0].shape(), inputs[1].shape()));
-  return {out};
-}
-
-// bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor: on the kernel its operands' device
-// registered
-std::vector<Tensor> kernel_bitwise_xor_tensor(const ir::Node& node,
-                                              const std::vector<Tensor>& inputs) {
-  using Kernel = Tensor(const Tensor&, const Tensor&);
-  Kernel* kernel = detail::device_kernel<Kernel>(inputs[0].device().type, "bitwise_xor.Tensor");
-  return {kernel(inputs[0], inputs[1])};
-}
-extern const KernelLowering kBitwiseXorTensor{&kernel_bitwise_xor_tensor, "bitwise_xor.Tensor"};
-// log_sigmoid(Tensor self) -> Tensor
-std::vector<Tensor> lower_log_sigmoid(const ir::Node& node, const std::vector<Tensor>& inputs) {
-  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
-  cpu::run_log_sigmoid(out, {inputs[0]}, {}, cpu::compute_dtype_log_sigmoid(inputs[0].shape()));
-  return {out};
-}
-
-// log_sigmoid(Tensor self) -> Tensor: on the kernel its operands' device registered
-std::vector<Tensor> kernel_log_sigmoid(const ir::Node& node, const std::vector<Tensor>& inputs) {
-  using Kernel = Tensor(const Tensor&);
-  Kernel* kernel = detail::device_kernel<Kernel>(inputs[0].device().type, "log_sigmoid");
-  return {kernel(inputs[0])};
-}
-extern const KernelLowering kLogSigmoid{&kernel_log_sigmoid, "log_sigmoid"};
 // addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
 std::vector<Tensor> lower_addmm(const ir::Node& node, const std::vector<Tensor>& inputs) {
   return {cpu::addmm(inputs[0], inputs[1], inputs[2], scalar_of(inputs[3]), scalar_of(inputs[4]))};
@@ -147,31 +58,11 @@ std::vector<Tensor> kernel_addmm(const ir::Node& node, const std::vector<Tensor>
   return {kernel(inputs[0], inputs[1], inputs[2], scalar_of(inputs[3]), scalar_of(inputs[4]))};
 }
 extern const KernelLowering kAddmm{&kernel_addmm, "addmm"};
-// unsqueeze(Tensor(a) self, int dim) -> Tensor(a)
-std::vector<Tensor> lower_unsqueeze(const ir::Node& node, const std::vector<Tensor>& inputs) {
-  const auto& n = static_cast<const ir::Unsqueeze&>(node);
-  return {cpu::unsqueeze(inputs[0], n.dim)};
-}
-
-// unsqueeze(Tensor(a) self, int dim) -> Tensor(a): on the kernel its operands' device registered
-std::vector<Tensor> kernel_unsqueeze(const ir::Node& node, const std::vector<Tensor>& inputs) {
-  const auto& n = static_cast<const ir::Unsqueeze&>(node);
-  using Kernel = Tensor(const Tensor&, int64_t);
-  Kernel* kernel = detail::device_kernel<Kernel>(inputs[0].device().type, "unsqueeze");
-  return {kernel(inputs[0], n.dim)};
-}
-extern const KernelLowering kUnsqueeze{&kernel_unsqueeze, "unsqueeze"};
 
 void register_cpu_kernels_2() {
-  detail::register_device_kernel(DeviceType::CPU, "relu_", &cpu::relu_inplace);
   detail::register_device_kernel(DeviceType::CPU, "zero_", &cpu::zero_inplace);
   detail::register_device_kernel(DeviceType::CPU, "gt.Tensor", &cpu::gt_tensor);
-  detail::register_device_kernel(DeviceType::CPU, "ge.Scalar", &cpu::ge_scalar);
-  detail::register_device_kernel(DeviceType::CPU, "bitwise_not", &cpu::bitwise_not);
-  detail::register_device_kernel(DeviceType::CPU, "bitwise_xor.Tensor", &cpu::bitwise_xor_tensor);
-  detail::register_device_kernel(DeviceType::CPU, "log_sigmoid", &cpu::log_sigmoid);
   detail::register_device_kernel(DeviceType::CPU, "addmm", &cpu::addmm);
-  detail::register_device_kernel(DeviceType::CPU, "unsqueeze", &cpu::unsqueeze);
 }
 
 }  // namespace lazygen::exec::lowerings

@@ -6,32 +6,18 @@
 #include "core/dispatch.h"
 #include "exec/kernel_lowering.h"
 #include "lazygen/factory.h"
-#include "lazygen/generated/cpu/_gelu_erf_backward.h"
-#include "lazygen/generated/cpu/_gelu_tanh.h"
-#include "lazygen/generated/cpu/all_reduce.h"
-#include "lazygen/generated/cpu/clamp_min.h"
-#include "lazygen/generated/cpu/cumsum.h"
 #include "lazygen/generated/cpu/div_inplace_tensor.h"
 #include "lazygen/generated/cpu/elu.h"
 #include "lazygen/generated/cpu/le_scalar.h"
-#include "lazygen/generated/cpu/mul_tensor.h"
 #include "lazygen/generated/cpu/nll_loss_backward.h"
-#include "lazygen/generated/cpu/relu.h"
 #include "lazygen/generated/cpu/sgn.h"
 #include "lazygen/generated/cpu/slice_tensor.h"
 #include "lazygen/generated/cpu/sum_dim_intlist.h"
 #include "lazygen/generated/cpu/t.h"
-#include "lazygen/generated/ir/_gelu_erf_backward.h"
-#include "lazygen/generated/ir/_gelu_tanh.h"
-#include "lazygen/generated/ir/all_reduce.h"
-#include "lazygen/generated/ir/clamp_min.h"
-#include "lazygen/generated/ir/cumsum.h"
 #include "lazygen/generated/ir/div_inplace_tensor.h"
 #include "lazygen/generated/ir/elu.h"
 #include "lazygen/generated/ir/le_scalar.h"
-#include "lazygen/generated/ir/mul_tensor.h"
 #include "lazygen/generated/ir/nll_loss_backward.h"
-#include "lazygen/generated/ir/relu.h"
 #include "lazygen/generated/ir/sgn.h"
 #include "lazygen/generated/ir/slice_tensor.h"
 #include "lazygen/generated/ir/sum_dim_intlist.h"
@@ -39,35 +25,6 @@
 
 namespace lazygen::exec::lowerings {
 
-// mul.Tensor(Tensor self, Tensor other) -> Tensor
-std::vector<Tensor> lower_mul_tensor(const ir::Node& node, const std::vector<Tensor>& inputs) {
-  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
-  cpu::run_mul_tensor(out, {inputs[0], inputs[1]}, {},
-                      cpu::compute_dtype_mul_tensor(inputs[0].shape(), inputs[1].shape()));
-  return {out};
-}
-
-// mul.Tensor(Tensor self, Tensor other) -> Tensor: on the kernel its operands' device registered
-std::vector<Tensor> kernel_mul_tensor(const ir::Node& node, const std::vector<Tensor>& inputs) {
-  using Kernel = Tensor(const Tensor&, const Tensor&);
-  Kernel* kernel = detail::device_kernel<Kernel>(inputs[0].device().type, "mul.Tensor");
-  return {kernel(inputs[0], inputs[1])};
-}
-extern const KernelLowering kMulTensor{&kernel_mul_tensor, "mul.Tensor"};
-// relu(Tensor self) -> Tensor
-std::vector<Tensor> lower_relu(const ir::Node& node, const std::vector<Tensor>& inputs) {
-  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
-  cpu::run_relu(out, {inputs[0]}, {}, cpu::compute_dtype_relu(inputs[0].shape()));
-  return {out};
-}
-
-// relu(Tensor self) -> Tensor: on the kernel its operands' device registered
-std::vector<Tensor> kernel_relu(const ir::Node& node, const std::vector<Tensor>& inputs) {
-  using Kernel = Tensor(const Tensor&);
-  Kernel* kernel = detail::device_kernel<Kernel>(inputs[0].device().type, "relu");
-  return {kernel(inputs[0])};
-}
-extern const KernelLowering kRelu{&kernel_relu, "relu"};
 // le.Scalar(Tensor self, Scalar other) -> Tensor
 std::vector<Tensor> lower_le_scalar(const ir::Node& node, const std::vector<Tensor>& inputs) {
   Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
@@ -83,21 +40,6 @@ std::vector<Tensor> kernel_le_scalar(const ir::Node& node, const std::vector<Ten
   return {kernel(inputs[0], scalar_of(inputs[1]))};
 }
 extern const KernelLowering kLeScalar{&kernel_le_scalar, "le.Scalar"};
-// clamp_min(Tensor self, Scalar min) -> Tensor
-std::vector<Tensor> lower_clamp_min(const ir::Node& node, const std::vector<Tensor>& inputs) {
-  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
-  cpu::run_clamp_min(out, {inputs[0]}, {scalar_of(inputs[1])},
-                     cpu::compute_dtype_clamp_min(inputs[0].shape(), scalar_of(inputs[1])));
-  return {out};
-}
-
-// clamp_min(Tensor self, Scalar min) -> Tensor: on the kernel its operands' device registered
-std::vector<Tensor> kernel_clamp_min(const ir::Node& node, const std::vector<Tensor>& inputs) {
-  using Kernel = Tensor(const Tensor&, const Scalar&);
-  Kernel* kernel = detail::device_kernel<Kernel>(inputs[0].device().type, "clamp_min");
-  return {kernel(inputs[0], scalar_of(inputs[1]))};
-}
-extern const KernelLowering kClampMin{&kernel_clamp_min, "clamp_min"};
 // sgn(Tensor self) -> Tensor
 std::vector<Tensor> lower_sgn(const ir::Node& node, const std::vector<Tensor>& inputs) {
   Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
@@ -129,40 +71,6 @@ std::vector<Tensor> kernel_elu(const ir::Node& node, const std::vector<Tensor>& 
   return {kernel(inputs[0], scalar_of(inputs[1]), scalar_of(inputs[2]), scalar_of(inputs[3]))};
 }
 extern const KernelLowering kElu{&kernel_elu, "elu"};
-// _gelu_erf_backward(Tensor grad_output, Tensor self) -> Tensor
-std::vector<Tensor> lower__gelu_erf_backward(const ir::Node& node,
-                                             const std::vector<Tensor>& inputs) {
-  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
-  cpu::run__gelu_erf_backward(
-      out, {inputs[0], inputs[1]}, {},
-      cpu::compute_dtype__gelu_erf_backward(inputs[0].shape(), inputs[1].shape()));
-  return {out};
-}
-
-// _gelu_erf_backward(Tensor grad_output, Tensor self) -> Tensor: on the kernel its operands' device
-// registered
-std::vector<Tensor> kernel__gelu_erf_backward(const ir::Node& node,
-                                              const std::vector<Tensor>& inputs) {
-  using Kernel = Tensor(const Tensor&, const Tensor&);
-  Kernel* kernel = detail::device_kernel<Kernel>(inputs[0].device().type, "_gelu_erf_backward");
-  return {kernel(inputs[0], inputs[1])};
-}
-extern const KernelLowering kUnderscoreGeluErfBackward{&kernel__gelu_erf_backward,
-                                                       "_gelu_erf_backward"};
-// _gelu_tanh(Tensor self) -> Tensor
-std::vector<Tensor> lower__gelu_tanh(const ir::Node& node, const std::vector<Tensor>& inputs) {
-  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
-  cpu::run__gelu_tanh(out, {inputs[0]}, {}, cpu::compute_dtype__gelu_tanh(inputs[0].shape()));
-  return {out};
-}
-
-// _gelu_tanh(Tensor self) -> Tensor: on the kernel its operands' device registered
-std::vector<Tensor> kernel__gelu_tanh(const ir::Node& node, const std::vector<Tensor>& inputs) {
-  using Kernel = Tensor(const Tensor&);
-  Kernel* kernel = detail::device_kernel<Kernel>(inputs[0].device().type, "_gelu_tanh");
-  return {kernel(inputs[0])};
-}
-extern const KernelLowering kUnderscoreGeluTanh{&kernel__gelu_tanh, "_gelu_tanh"};
 // sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) ->
 // Tensor
 std::vector<Tensor> lower_sum_dim_intlist(const ir::Node& node, const std::vector<Tensor>& inputs) {
@@ -181,21 +89,6 @@ std::vector<Tensor> kernel_sum_dim_intlist(const ir::Node& node,
   return {kernel(inputs[0], n.dim, n.keepdim, n.dtype)};
 }
 extern const KernelLowering kSumDimIntlist{&kernel_sum_dim_intlist, "sum.dim_IntList"};
-// cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
-std::vector<Tensor> lower_cumsum(const ir::Node& node, const std::vector<Tensor>& inputs) {
-  const auto& n = static_cast<const ir::Cumsum&>(node);
-  return {cpu::cumsum(inputs[0], n.dim, n.dtype)};
-}
-
-// cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor: on the kernel its operands'
-// device registered
-std::vector<Tensor> kernel_cumsum(const ir::Node& node, const std::vector<Tensor>& inputs) {
-  const auto& n = static_cast<const ir::Cumsum&>(node);
-  using Kernel = Tensor(const Tensor&, int64_t, std::optional<DType>);
-  Kernel* kernel = detail::device_kernel<Kernel>(inputs[0].device().type, "cumsum");
-  return {kernel(inputs[0], n.dim, n.dtype)};
-}
-extern const KernelLowering kCumsum{&kernel_cumsum, "cumsum"};
 // t(Tensor(a) self) -> Tensor(a)
 std::vector<Tensor> lower_t(const ir::Node& node, const std::vector<Tensor>& inputs) {
   return {cpu::t(inputs[0])};
@@ -266,38 +159,16 @@ std::vector<Tensor> kernel_div_inplace_tensor(const ir::Node& node,
   return {kernel(written, inputs[1])};
 }
 extern const KernelLowering kDivInplaceTensor{&kernel_div_inplace_tensor, "div_.Tensor"};
-// all_reduce(Tensor self, str reduce_op='sum') -> Tensor
-std::vector<Tensor> lower_all_reduce(const ir::Node& node, const std::vector<Tensor>& inputs) {
-  const auto& n = static_cast<const ir::AllReduce&>(node);
-  return {cpu::all_reduce(inputs[0], n.reduce_op)};
-}
-
-// all_reduce(Tensor self, str reduce_op='sum') -> Tensor: on the kernel its operands' device
-// registered
-std::vector<Tensor> kernel_all_reduce(const ir::Node& node, const std::vector<Tensor>& inputs) {
-  const auto& n = static_cast<const ir::AllReduce&>(node);
-  using Kernel = Tensor(const Tensor&, std::string_view);
-  Kernel* kernel = detail::device_kernel<Kernel>(inputs[0].device().type, "all_reduce");
-  return {kernel(inputs[0], n.reduce_op)};
-}
-extern const KernelLowering kAllReduce{&kernel_all_reduce, "all_reduce"};
 
 void register_cpu_kernels_3() {
-  detail::register_device_kernel(DeviceType::CPU, "mul.Tensor", &cpu::mul_tensor);
-  detail::register_device_kernel(DeviceType::CPU, "relu", &cpu::relu);
   detail::register_device_kernel(DeviceType::CPU, "le.Scalar", &cpu::le_scalar);
-  detail::register_device_kernel(DeviceType::CPU, "clamp_min", &cpu::clamp_min);
   detail::register_device_kernel(DeviceType::CPU, "sgn", &cpu::sgn);
   detail::register_device_kernel(DeviceType::CPU, "elu", &cpu::elu);
-  detail::register_device_kernel(DeviceType::CPU, "_gelu_erf_backward", &cpu::_gelu_erf_backward);
-  detail::register_device_kernel(DeviceType::CPU, "_gelu_tanh", &cpu::_gelu_tanh);
   detail::register_device_kernel(DeviceType::CPU, "sum.dim_IntList", &cpu::sum_dim_intlist);
-  detail::register_device_kernel(DeviceType::CPU, "cumsum", &cpu::cumsum);
   detail::register_device_kernel(DeviceType::CPU, "t", &cpu::t);
   detail::register_device_kernel(DeviceType::CPU, "slice.Tensor", &cpu::slice_tensor);
   detail::register_device_kernel(DeviceType::CPU, "nll_loss_backward", &cpu::nll_loss_backward);
   detail::register_device_kernel(DeviceType::CPU, "div_.Tensor", &cpu::div_inplace_tensor);
-  detail::register_device_kernel(DeviceType::CPU, "all_reduce", &cpu::all_reduce);
 }
 
 }  // namespace lazygen::exec::lowerings

@@ -6,69 +6,19 @@
 #include "core/dispatch.h"
 #include "exec/kernel_lowering.h"
 #include "lazygen/factory.h"
-#include "lazygen/generated/cpu/broadcast.h"
-#include "lazygen/generated/cpu/div_tensor.h"
-#include "lazygen/generated/cpu/fmod_scalar.h"
 #include "lazygen/generated/cpu/hardsigmoid.h"
 #include "lazygen/generated/cpu/index_select.h"
-#include "lazygen/generated/cpu/leaky_relu_backward.h"
-#include "lazygen/generated/cpu/lerp_tensor.h"
-#include "lazygen/generated/cpu/max_dim.h"
-#include "lazygen/generated/cpu/mish_backward.h"
-#include "lazygen/generated/cpu/pow_tensor_scalar.h"
 #include "lazygen/generated/cpu/remainder_tensor.h"
 #include "lazygen/generated/cpu/sign.h"
 #include "lazygen/generated/cpu/threshold_backward.h"
-#include "lazygen/generated/ir/broadcast.h"
-#include "lazygen/generated/ir/div_tensor.h"
-#include "lazygen/generated/ir/fmod_scalar.h"
 #include "lazygen/generated/ir/hardsigmoid.h"
 #include "lazygen/generated/ir/index_select.h"
-#include "lazygen/generated/ir/leaky_relu_backward.h"
-#include "lazygen/generated/ir/lerp_tensor.h"
-#include "lazygen/generated/ir/max_dim.h"
-#include "lazygen/generated/ir/mish_backward.h"
-#include "lazygen/generated/ir/pow_tensor_scalar.h"
 #include "lazygen/generated/ir/remainder_tensor.h"
 #include "lazygen/generated/ir/sign.h"
 #include "lazygen/generated/ir/threshold_backward.h"
 
 namespace lazygen::exec::lowerings {
 
-// div.Tensor(Tensor self, Tensor other) -> Tensor
-std::vector<Tensor> lower_div_tensor(const ir::Node& node, const std::vector<Tensor>& inputs) {
-  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
-  cpu::run_div_tensor(out, {inputs[0], inputs[1]}, {},
-                      cpu::compute_dtype_div_tensor(inputs[0].shape(), inputs[1].shape()));
-  return {out};
-}
-
-// div.Tensor(Tensor self, Tensor other) -> Tensor: on the kernel its operands' device registered
-std::vector<Tensor> kernel_div_tensor(const ir::Node& node, const std::vector<Tensor>& inputs) {
-  using Kernel = Tensor(const Tensor&, const Tensor&);
-  Kernel* kernel = detail::device_kernel<Kernel>(inputs[0].device().type, "div.Tensor");
-  return {kernel(inputs[0], inputs[1])};
-}
-extern const KernelLowering kDivTensor{&kernel_div_tensor, "div.Tensor"};
-// pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor
-std::vector<Tensor> lower_pow_tensor_scalar(const ir::Node& node,
-                                            const std::vector<Tensor>& inputs) {
-  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
-  cpu::run_pow_tensor_scalar(
-      out, {inputs[0]}, {scalar_of(inputs[1])},
-      cpu::compute_dtype_pow_tensor_scalar(inputs[0].shape(), scalar_of(inputs[1])));
-  return {out};
-}
-
-// pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor: on the kernel its operands' device
-// registered
-std::vector<Tensor> kernel_pow_tensor_scalar(const ir::Node& node,
-                                             const std::vector<Tensor>& inputs) {
-  using Kernel = Tensor(const Tensor&, const Scalar&);
-  Kernel* kernel = detail::device_kernel<Kernel>(inputs[0].device().type, "pow.Tensor_Scalar");
-  return {kernel(inputs[0], scalar_of(inputs[1]))};
-}
-extern const KernelLowering kPowTensorScalar{&kernel_pow_tensor_scalar, "pow.Tensor_Scalar"};
 // threshold_backward(Tensor grad_output, Tensor self, Scalar threshold) -> Tensor
 std::vector<Tensor> lower_threshold_backward(const ir::Node& node,
                                              const std::vector<Tensor>& inputs) {
@@ -88,23 +38,6 @@ std::vector<Tensor> kernel_threshold_backward(const ir::Node& node,
   return {kernel(inputs[0], inputs[1], scalar_of(inputs[2]))};
 }
 extern const KernelLowering kThresholdBackward{&kernel_threshold_backward, "threshold_backward"};
-// lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor
-std::vector<Tensor> lower_lerp_tensor(const ir::Node& node, const std::vector<Tensor>& inputs) {
-  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
-  cpu::run_lerp_tensor(
-      out, {inputs[0], inputs[1], inputs[2]}, {},
-      cpu::compute_dtype_lerp_tensor(inputs[0].shape(), inputs[1].shape(), inputs[2].shape()));
-  return {out};
-}
-
-// lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor: on the kernel its operands' device
-// registered
-std::vector<Tensor> kernel_lerp_tensor(const ir::Node& node, const std::vector<Tensor>& inputs) {
-  using Kernel = Tensor(const Tensor&, const Tensor&, const Tensor&);
-  Kernel* kernel = detail::device_kernel<Kernel>(inputs[0].device().type, "lerp.Tensor");
-  return {kernel(inputs[0], inputs[1], inputs[2])};
-}
-extern const KernelLowering kLerpTensor{&kernel_lerp_tensor, "lerp.Tensor"};
 // remainder.Tensor(Tensor self, Tensor other) -> Tensor
 std::vector<Tensor> lower_remainder_tensor(const ir::Node& node,
                                            const std::vector<Tensor>& inputs) {
@@ -124,21 +57,6 @@ std::vector<Tensor> kernel_remainder_tensor(const ir::Node& node,
   return {kernel(inputs[0], inputs[1])};
 }
 extern const KernelLowering kRemainderTensor{&kernel_remainder_tensor, "remainder.Tensor"};
-// fmod.Scalar(Tensor self, Scalar other) -> Tensor
-std::vector<Tensor> lower_fmod_scalar(const ir::Node& node, const std::vector<Tensor>& inputs) {
-  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
-  cpu::run_fmod_scalar(out, {inputs[0]}, {scalar_of(inputs[1])},
-                       cpu::compute_dtype_fmod_scalar(inputs[0].shape(), scalar_of(inputs[1])));
-  return {out};
-}
-
-// fmod.Scalar(Tensor self, Scalar other) -> Tensor: on the kernel its operands' device registered
-std::vector<Tensor> kernel_fmod_scalar(const ir::Node& node, const std::vector<Tensor>& inputs) {
-  using Kernel = Tensor(const Tensor&, const Scalar&);
-  Kernel* kernel = detail::device_kernel<Kernel>(inputs[0].device().type, "fmod.Scalar");
-  return {kernel(inputs[0], scalar_of(inputs[1]))};
-}
-extern const KernelLowering kFmodScalar{&kernel_fmod_scalar, "fmod.Scalar"};
 // sign(Tensor self) -> Tensor
 std::vector<Tensor> lower_sign(const ir::Node& node, const std::vector<Tensor>& inputs) {
   Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
@@ -153,43 +71,6 @@ std::vector<Tensor> kernel_sign(const ir::Node& node, const std::vector<Tensor>&
   return {kernel(inputs[0])};
 }
 extern const KernelLowering kSign{&kernel_sign, "sign"};
-// leaky_relu_backward(Tensor grad_output, Tensor self, Scalar negative_slope, bool self_is_result)
-// -> Tensor
-std::vector<Tensor> lower_leaky_relu_backward(const ir::Node& node,
-                                              const std::vector<Tensor>& inputs) {
-  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
-  cpu::run_leaky_relu_backward(out, {inputs[0], inputs[1]}, {scalar_of(inputs[2])},
-                               cpu::compute_dtype_leaky_relu_backward(
-                                   inputs[0].shape(), inputs[1].shape(), scalar_of(inputs[2])));
-  return {out};
-}
-
-// leaky_relu_backward(Tensor grad_output, Tensor self, Scalar negative_slope, bool self_is_result)
-// -> Tensor: on the kernel its operands' device registered
-std::vector<Tensor> kernel_leaky_relu_backward(const ir::Node& node,
-                                               const std::vector<Tensor>& inputs) {
-  const auto& n = static_cast<const ir::LeakyReluBackward&>(node);
-  using Kernel = Tensor(const Tensor&, const Tensor&, const Scalar&, bool);
-  Kernel* kernel = detail::device_kernel<Kernel>(inputs[0].device().type, "leaky_relu_backward");
-  return {kernel(inputs[0], inputs[1], scalar_of(inputs[2]), n.self_is_result)};
-}
-extern const KernelLowering kLeakyReluBackward{&kernel_leaky_relu_backward, "leaky_relu_backward"};
-// mish_backward(Tensor grad_output, Tensor self) -> Tensor
-std::vector<Tensor> lower_mish_backward(const ir::Node& node, const std::vector<Tensor>& inputs) {
-  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
-  cpu::run_mish_backward(out, {inputs[0], inputs[1]}, {},
-                         cpu::compute_dtype_mish_backward(inputs[0].shape(), inputs[1].shape()));
-  return {out};
-}
-
-// mish_backward(Tensor grad_output, Tensor self) -> Tensor: on the kernel its operands' device
-// registered
-std::vector<Tensor> kernel_mish_backward(const ir::Node& node, const std::vector<Tensor>& inputs) {
-  using Kernel = Tensor(const Tensor&, const Tensor&);
-  Kernel* kernel = detail::device_kernel<Kernel>(inputs[0].device().type, "mish_backward");
-  return {kernel(inputs[0], inputs[1])};
-}
-extern const KernelLowering kMishBackward{&kernel_mish_backward, "mish_backward"};
 // hardsigmoid(Tensor self) -> Tensor
 std::vector<Tensor> lower_hardsigmoid(const ir::Node& node, const std::vector<Tensor>& inputs) {
   Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
@@ -204,23 +85,6 @@ std::vector<Tensor> kernel_hardsigmoid(const ir::Node& node, const std::vector<T
   return {kernel(inputs[0])};
 }
 extern const KernelLowering kHardsigmoid{&kernel_hardsigmoid, "hardsigmoid"};
-// max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
-std::vector<Tensor> lower_max_dim(const ir::Node& node, const std::vector<Tensor>& inputs) {
-  const auto& n = static_cast<const ir::MaxDim&>(node);
-  auto result = cpu::max_dim(inputs[0], n.dim, n.keepdim);
-  return {std::get<0>(result), std::get<1>(result)};
-}
-
-// max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices): on the
-// kernel its operands' device registered
-std::vector<Tensor> kernel_max_dim(const ir::Node& node, const std::vector<Tensor>& inputs) {
-  const auto& n = static_cast<const ir::MaxDim&>(node);
-  using Kernel = std::tuple<Tensor, Tensor>(const Tensor&, int64_t, bool);
-  Kernel* kernel = detail::device_kernel<Kernel>(inputs[0].device().type, "max.dim");
-  auto result = kernel(inputs[0], n.dim, n.keepdim);
-  return {std::get<0>(result), std::get<1>(result)};
-}
-extern const KernelLowering kMaxDim{&kernel_max_dim, "max.dim"};
 // index_select(Tensor self, int dim, Tensor index) -> Tensor
 std::vector<Tensor> lower_index_select(const ir::Node& node, const std::vector<Tensor>& inputs) {
   const auto& n = static_cast<const ir::IndexSelect&>(node);
@@ -236,35 +100,13 @@ std::vector<Tensor> kernel_index_select(const ir::Node& node, const std::vector<
   return {kernel(inputs[0], n.dim, inputs[1])};
 }
 extern const KernelLowering kIndexSelect{&kernel_index_select, "index_select"};
-// broadcast(Tensor self, int src=0) -> Tensor
-std::vector<Tensor> lower_broadcast(const ir::Node& node, const std::vector<Tensor>& inputs) {
-  const auto& n = static_cast<const ir::Broadcast&>(node);
-  return {cpu::broadcast(inputs[0], n.src)};
-}
-
-// broadcast(Tensor self, int src=0) -> Tensor: on the kernel its operands' device registered
-std::vector<Tensor> kernel_broadcast(const ir::Node& node, const std::vector<Tensor>& inputs) {
-  const auto& n = static_cast<const ir::Broadcast&>(node);
-  using Kernel = Tensor(const Tensor&, int64_t);
-  Kernel* kernel = detail::device_kernel<Kernel>(inputs[0].device().type, "broadcast");
-  return {kernel(inputs[0], n.src)};
-}
-extern const KernelLowering kBroadcast{&kernel_broadcast, "broadcast"};
 
 void register_cpu_kernels_4() {
-  detail::register_device_kernel(DeviceType::CPU, "div.Tensor", &cpu::div_tensor);
-  detail::register_device_kernel(DeviceType::CPU, "pow.Tensor_Scalar", &cpu::pow_tensor_scalar);
   detail::register_device_kernel(DeviceType::CPU, "threshold_backward", &cpu::threshold_backward);
-  detail::register_device_kernel(DeviceType::CPU, "lerp.Tensor", &cpu::lerp_tensor);
   detail::register_device_kernel(DeviceType::CPU, "remainder.Tensor", &cpu::remainder_tensor);
-  detail::register_device_kernel(DeviceType::CPU, "fmod.Scalar", &cpu::fmod_scalar);
   detail::register_device_kernel(DeviceType::CPU, "sign", &cpu::sign);
-  detail::register_device_kernel(DeviceType::CPU, "leaky_relu_backward", &cpu::leaky_relu_backward);
-  detail::register_device_kernel(DeviceType::CPU, "mish_backward", &cpu::mish_backward);
   detail::register_device_kernel(DeviceType::CPU, "hardsigmoid", &cpu::hardsigmoid);
-  detail::register_device_kernel(DeviceType::CPU, "max.dim", &cpu::max_dim);
   detail::register_device_kernel(DeviceType::CPU, "index_select", &cpu::index_select);
-  detail::register_device_kernel(DeviceType::CPU, "broadcast", &cpu::broadcast);
 }
 
 }  // namespace lazygen::exec::lowerings

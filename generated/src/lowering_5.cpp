@@ -8,39 +8,17 @@
 #include "lazygen/factory.h"
 #include "lazygen/generated/cpu/_softmax_backward_data.h"
 #include "lazygen/generated/cpu/hardtanh.h"
-#include "lazygen/generated/cpu/masked_fill_scalar.h"
-#include "lazygen/generated/cpu/reciprocal.h"
 #include "lazygen/generated/cpu/reshape.h"
-#include "lazygen/generated/cpu/sigmoid_backward.h"
 #include "lazygen/generated/cpu/softplus.h"
-#include "lazygen/generated/cpu/topk.h"
 #include "lazygen/generated/cpu/trunc.h"
 #include "lazygen/generated/ir/_softmax_backward_data.h"
 #include "lazygen/generated/ir/hardtanh.h"
-#include "lazygen/generated/ir/masked_fill_scalar.h"
-#include "lazygen/generated/ir/reciprocal.h"
 #include "lazygen/generated/ir/reshape.h"
-#include "lazygen/generated/ir/sigmoid_backward.h"
 #include "lazygen/generated/ir/softplus.h"
-#include "lazygen/generated/ir/topk.h"
 #include "lazygen/generated/ir/trunc.h"
 
 namespace lazygen::exec::lowerings {
 
-// reciprocal(Tensor self) -> Tensor
-std::vector<Tensor> lower_reciprocal(const ir::Node& node, const std::vector<Tensor>& inputs) {
-  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
-  cpu::run_reciprocal(out, {inputs[0]}, {}, cpu::compute_dtype_reciprocal(inputs[0].shape()));
-  return {out};
-}
-
-// reciprocal(Tensor self) -> Tensor: on the kernel its operands' device registered
-std::vector<Tensor> kernel_reciprocal(const ir::Node& node, const std::vector<Tensor>& inputs) {
-  using Kernel = Tensor(const Tensor&);
-  Kernel* kernel = detail::device_kernel<Kernel>(inputs[0].device().type, "reciprocal");
-  return {kernel(inputs[0])};
-}
-extern const KernelLowering kReciprocal{&kernel_reciprocal, "reciprocal"};
 // trunc(Tensor self) -> Tensor
 std::vector<Tensor> lower_trunc(const ir::Node& node, const std::vector<Tensor>& inputs) {
   Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
@@ -55,25 +33,6 @@ std::vector<Tensor> kernel_trunc(const ir::Node& node, const std::vector<Tensor>
   return {kernel(inputs[0])};
 }
 extern const KernelLowering kTrunc{&kernel_trunc, "trunc"};
-// sigmoid_backward(Tensor grad_output, Tensor output) -> Tensor
-std::vector<Tensor> lower_sigmoid_backward(const ir::Node& node,
-                                           const std::vector<Tensor>& inputs) {
-  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
-  cpu::run_sigmoid_backward(
-      out, {inputs[0], inputs[1]}, {},
-      cpu::compute_dtype_sigmoid_backward(inputs[0].shape(), inputs[1].shape()));
-  return {out};
-}
-
-// sigmoid_backward(Tensor grad_output, Tensor output) -> Tensor: on the kernel its operands' device
-// registered
-std::vector<Tensor> kernel_sigmoid_backward(const ir::Node& node,
-                                            const std::vector<Tensor>& inputs) {
-  using Kernel = Tensor(const Tensor&, const Tensor&);
-  Kernel* kernel = detail::device_kernel<Kernel>(inputs[0].device().type, "sigmoid_backward");
-  return {kernel(inputs[0], inputs[1])};
-}
-extern const KernelLowering kSigmoidBackward{&kernel_sigmoid_backward, "sigmoid_backward"};
 // hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor
 std::vector<Tensor> lower_hardtanh(const ir::Node& node, const std::vector<Tensor>& inputs) {
   Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
@@ -108,24 +67,6 @@ std::vector<Tensor> kernel_softplus(const ir::Node& node, const std::vector<Tens
   return {kernel(inputs[0], scalar_of(inputs[1]), scalar_of(inputs[2]))};
 }
 extern const KernelLowering kSoftplus{&kernel_softplus, "softplus"};
-// topk(Tensor self, int k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values,
-// Tensor indices)
-std::vector<Tensor> lower_topk(const ir::Node& node, const std::vector<Tensor>& inputs) {
-  const auto& n = static_cast<const ir::Topk&>(node);
-  auto result = cpu::topk(inputs[0], n.k, n.dim, n.largest, n.sorted);
-  return {std::get<0>(result), std::get<1>(result)};
-}
-
-// topk(Tensor self, int k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values,
-// Tensor indices): on the kernel its operands' device registered
-std::vector<Tensor> kernel_topk(const ir::Node& node, const std::vector<Tensor>& inputs) {
-  const auto& n = static_cast<const ir::Topk&>(node);
-  using Kernel = std::tuple<Tensor, Tensor>(const Tensor&, int64_t, int64_t, bool, bool);
-  Kernel* kernel = detail::device_kernel<Kernel>(inputs[0].device().type, "topk");
-  auto result = kernel(inputs[0], n.k, n.dim, n.largest, n.sorted);
-  return {std::get<0>(result), std::get<1>(result)};
-}
-extern const KernelLowering kTopk{&kernel_topk, "topk"};
 // reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)
 std::vector<Tensor> lower_reshape(const ir::Node& node, const std::vector<Tensor>& inputs) {
   const auto& n = static_cast<const ir::Reshape&>(node);
@@ -141,25 +82,6 @@ std::vector<Tensor> kernel_reshape(const ir::Node& node, const std::vector<Tenso
   return {kernel(inputs[0], n.shape_)};
 }
 extern const KernelLowering kReshape{&kernel_reshape, "reshape"};
-// masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor
-std::vector<Tensor> lower_masked_fill_scalar(const ir::Node& node,
-                                             const std::vector<Tensor>& inputs) {
-  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
-  cpu::run_masked_fill_scalar(out, {inputs[0], inputs[1]}, {scalar_of(inputs[2])},
-                              cpu::compute_dtype_masked_fill_scalar(
-                                  inputs[0].shape(), inputs[1].shape(), scalar_of(inputs[2])));
-  return {out};
-}
-
-// masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor: on the kernel its operands'
-// device registered
-std::vector<Tensor> kernel_masked_fill_scalar(const ir::Node& node,
-                                              const std::vector<Tensor>& inputs) {
-  using Kernel = Tensor(const Tensor&, const Tensor&, const Scalar&);
-  Kernel* kernel = detail::device_kernel<Kernel>(inputs[0].device().type, "masked_fill.Scalar");
-  return {kernel(inputs[0], inputs[1], scalar_of(inputs[2]))};
-}
-extern const KernelLowering kMaskedFillScalar{&kernel_masked_fill_scalar, "masked_fill.Scalar"};
 // _softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) ->
 // Tensor
 std::vector<Tensor> lower__softmax_backward_data(const ir::Node& node,
@@ -181,14 +103,10 @@ extern const KernelLowering kUnderscoreSoftmaxBackwardData{&kernel__softmax_back
                                                            "_softmax_backward_data"};
 
 void register_cpu_kernels_5() {
-  detail::register_device_kernel(DeviceType::CPU, "reciprocal", &cpu::reciprocal);
   detail::register_device_kernel(DeviceType::CPU, "trunc", &cpu::trunc);
-  detail::register_device_kernel(DeviceType::CPU, "sigmoid_backward", &cpu::sigmoid_backward);
   detail::register_device_kernel(DeviceType::CPU, "hardtanh", &cpu::hardtanh);
   detail::register_device_kernel(DeviceType::CPU, "softplus", &cpu::softplus);
-  detail::register_device_kernel(DeviceType::CPU, "topk", &cpu::topk);
   detail::register_device_kernel(DeviceType::CPU, "reshape", &cpu::reshape);
-  detail::register_device_kernel(DeviceType::CPU, "masked_fill.Scalar", &cpu::masked_fill_scalar);
   detail::register_device_kernel(DeviceType::CPU, "_softmax_backward_data",
                                  &cpu::_softmax_backward_data);
 }

@@ -6,22 +6,8 @@
 #include "core/dispatch.h"
 #include "exec/kernel_lowering.h"
 #include "lazygen/factory.h"
-#include "lazygen/generated/cpu/hardswish_backward.h"
-#include "lazygen/generated/cpu/le_tensor.h"
-#include "lazygen/generated/cpu/logical_not.h"
-#include "lazygen/generated/cpu/max_pool2d.h"
-#include "lazygen/generated/cpu/rsub_scalar.h"
-#include "lazygen/generated/cpu/silu.h"
 #include "lazygen/generated/cpu/sub_scalar.h"
-#include "lazygen/generated/cpu/transpose_int.h"
-#include "lazygen/generated/ir/hardswish_backward.h"
-#include "lazygen/generated/ir/le_tensor.h"
-#include "lazygen/generated/ir/logical_not.h"
-#include "lazygen/generated/ir/max_pool2d.h"
-#include "lazygen/generated/ir/rsub_scalar.h"
-#include "lazygen/generated/ir/silu.h"
 #include "lazygen/generated/ir/sub_scalar.h"
-#include "lazygen/generated/ir/transpose_int.h"
 
 namespace lazygen::exec::lowerings {
 
@@ -42,127 +28,9 @@ std::vector<Tensor> kernel_sub_scalar(const ir::Node& node, const std::vector<Te
   return {kernel(inputs[0], scalar_of(inputs[1]), scalar_of(inputs[2]))};
 }
 extern const KernelLowering kSubScalar{&kernel_sub_scalar, "sub.Scalar"};
-// le.Tensor(Tensor self, Tensor other) -> Tensor
-std::vector<Tensor> lower_le_tensor(const ir::Node& node, const std::vector<Tensor>& inputs) {
-  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
-  cpu::run_le_tensor(out, {inputs[0], inputs[1]}, {},
-                     cpu::compute_dtype_le_tensor(inputs[0].shape(), inputs[1].shape()));
-  return {out};
-}
-
-// le.Tensor(Tensor self, Tensor other) -> Tensor: on the kernel its operands' device registered
-std::vector<Tensor> kernel_le_tensor(const ir::Node& node, const std::vector<Tensor>& inputs) {
-  using Kernel = Tensor(const Tensor&, const Tensor&);
-  Kernel* kernel = detail::device_kernel<Kernel>(inputs[0].device().type, "le.Tensor");
-  return {kernel(inputs[0], inputs[1])};
-}
-extern const KernelLowering kLeTensor{&kernel_le_tensor, "le.Tensor"};
-// rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
-std::vector<Tensor> lower_rsub_scalar(const ir::Node& node, const std::vector<Tensor>& inputs) {
-  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
-  cpu::run_rsub_scalar(out, {inputs[0]}, {scalar_of(inputs[1]), scalar_of(inputs[2])},
-                       cpu::compute_dtype_rsub_scalar(inputs[0].shape(), scalar_of(inputs[1]),
-                                                      scalar_of(inputs[2])));
-  return {out};
-}
-
-// rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor: on the kernel its operands'
-// device registered
-std::vector<Tensor> kernel_rsub_scalar(const ir::Node& node, const std::vector<Tensor>& inputs) {
-  using Kernel = Tensor(const Tensor&, const Scalar&, const Scalar&);
-  Kernel* kernel = detail::device_kernel<Kernel>(inputs[0].device().type, "rsub.Scalar");
-  return {kernel(inputs[0], scalar_of(inputs[1]), scalar_of(inputs[2]))};
-}
-extern const KernelLowering kRsubScalar{&kernel_rsub_scalar, "rsub.Scalar"};
-// logical_not(Tensor self) -> Tensor
-std::vector<Tensor> lower_logical_not(const ir::Node& node, const std::vector<Tensor>& inputs) {
-  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
-  cpu::run_logical_not(out, {inputs[0]}, {}, cpu::compute_dtype_logical_not(inputs[0].shape()));
-  return {out};
-}
-
-// logical_not(Tensor self) -> Tensor: on the kernel its operands' device registered
-std::vector<Tensor> kernel_logical_not(const ir::Node& node, const std::vector<Tensor>& inputs) {
-  using Kernel = Tensor(const Tensor&);
-  Kernel* kernel = detail::device_kernel<Kernel>(inputs[0].device().type, "logical_not");
-  return {kernel(inputs[0])};
-}
-extern const KernelLowering kLogicalNot{&kernel_logical_not, "logical_not"};
-// silu(Tensor self) -> Tensor
-std::vector<Tensor> lower_silu(const ir::Node& node, const std::vector<Tensor>& inputs) {
-  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
-  cpu::run_silu(out, {inputs[0]}, {}, cpu::compute_dtype_silu(inputs[0].shape()));
-  return {out};
-}
-
-// silu(Tensor self) -> Tensor: on the kernel its operands' device registered
-std::vector<Tensor> kernel_silu(const ir::Node& node, const std::vector<Tensor>& inputs) {
-  using Kernel = Tensor(const Tensor&);
-  Kernel* kernel = detail::device_kernel<Kernel>(inputs[0].device().type, "silu");
-  return {kernel(inputs[0])};
-}
-extern const KernelLowering kSilu{&kernel_silu, "silu"};
-// hardswish_backward(Tensor grad_output, Tensor self) -> Tensor
-std::vector<Tensor> lower_hardswish_backward(const ir::Node& node,
-                                             const std::vector<Tensor>& inputs) {
-  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
-  cpu::run_hardswish_backward(
-      out, {inputs[0], inputs[1]}, {},
-      cpu::compute_dtype_hardswish_backward(inputs[0].shape(), inputs[1].shape()));
-  return {out};
-}
-
-// hardswish_backward(Tensor grad_output, Tensor self) -> Tensor: on the kernel its operands' device
-// registered
-std::vector<Tensor> kernel_hardswish_backward(const ir::Node& node,
-                                              const std::vector<Tensor>& inputs) {
-  using Kernel = Tensor(const Tensor&, const Tensor&);
-  Kernel* kernel = detail::device_kernel<Kernel>(inputs[0].device().type, "hardswish_backward");
-  return {kernel(inputs[0], inputs[1])};
-}
-extern const KernelLowering kHardswishBackward{&kernel_hardswish_backward, "hardswish_backward"};
-// transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)
-std::vector<Tensor> lower_transpose_int(const ir::Node& node, const std::vector<Tensor>& inputs) {
-  const auto& n = static_cast<const ir::TransposeInt&>(node);
-  return {cpu::transpose_int(inputs[0], n.dim0, n.dim1)};
-}
-
-// transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a): on the kernel its operands'
-// device registered
-std::vector<Tensor> kernel_transpose_int(const ir::Node& node, const std::vector<Tensor>& inputs) {
-  const auto& n = static_cast<const ir::TransposeInt&>(node);
-  using Kernel = Tensor(const Tensor&, int64_t, int64_t);
-  Kernel* kernel = detail::device_kernel<Kernel>(inputs[0].device().type, "transpose.int");
-  return {kernel(inputs[0], n.dim0, n.dim1)};
-}
-extern const KernelLowering kTransposeInt{&kernel_transpose_int, "transpose.int"};
-// max_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2]
-// dilation=1, bool ceil_mode=False) -> Tensor
-std::vector<Tensor> lower_max_pool2d(const ir::Node& node, const std::vector<Tensor>& inputs) {
-  const auto& n = static_cast<const ir::MaxPool2d&>(node);
-  return {cpu::max_pool2d(inputs[0], n.kernel_size, n.stride, n.padding, n.dilation, n.ceil_mode)};
-}
-
-// max_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2]
-// dilation=1, bool ceil_mode=False) -> Tensor: on the kernel its operands' device registered
-std::vector<Tensor> kernel_max_pool2d(const ir::Node& node, const std::vector<Tensor>& inputs) {
-  const auto& n = static_cast<const ir::MaxPool2d&>(node);
-  using Kernel = Tensor(const Tensor&, const std::vector<int64_t>&, const std::vector<int64_t>&,
-                        const std::vector<int64_t>&, const std::vector<int64_t>&, bool);
-  Kernel* kernel = detail::device_kernel<Kernel>(inputs[0].device().type, "max_pool2d");
-  return {kernel(inputs[0], n.kernel_size, n.stride, n.padding, n.dilation, n.ceil_mode)};
-}
-extern const KernelLowering kMaxPool2d{&kernel_max_pool2d, "max_pool2d"};
 
 void register_cpu_kernels_6() {
   detail::register_device_kernel(DeviceType::CPU, "sub.Scalar", &cpu::sub_scalar);
-  detail::register_device_kernel(DeviceType::CPU, "le.Tensor", &cpu::le_tensor);
-  detail::register_device_kernel(DeviceType::CPU, "rsub.Scalar", &cpu::rsub_scalar);
-  detail::register_device_kernel(DeviceType::CPU, "logical_not", &cpu::logical_not);
-  detail::register_device_kernel(DeviceType::CPU, "silu", &cpu::silu);
-  detail::register_device_kernel(DeviceType::CPU, "hardswish_backward", &cpu::hardswish_backward);
-  detail::register_device_kernel(DeviceType::CPU, "transpose.int", &cpu::transpose_int);
-  detail::register_device_kernel(DeviceType::CPU, "max_pool2d", &cpu::max_pool2d);
 }
 
 }  // namespace lazygen::exec::lowerings

@@ -6,63 +6,19 @@
 #include "core/dispatch.h"
 #include "exec/kernel_lowering.h"
 #include "lazygen/factory.h"
-#include "lazygen/generated/cpu/atan2.h"
 #include "lazygen/generated/cpu/cat.h"
 #include "lazygen/generated/cpu/gt_scalar.h"
 #include "lazygen/generated/cpu/index_add.h"
-#include "lazygen/generated/cpu/max_pool2d_with_indices_backward.h"
-#include "lazygen/generated/cpu/minimum.h"
 #include "lazygen/generated/cpu/rsub_tensor.h"
-#include "lazygen/generated/cpu/select_int.h"
 #include "lazygen/generated/cpu/slice_backward.h"
-#include "lazygen/generated/cpu/sub_tensor.h"
-#include "lazygen/generated/cpu/where_self.h"
-#include "lazygen/generated/ir/atan2.h"
 #include "lazygen/generated/ir/cat.h"
 #include "lazygen/generated/ir/gt_scalar.h"
 #include "lazygen/generated/ir/index_add.h"
-#include "lazygen/generated/ir/max_pool2d_with_indices_backward.h"
-#include "lazygen/generated/ir/minimum.h"
 #include "lazygen/generated/ir/rsub_tensor.h"
-#include "lazygen/generated/ir/select_int.h"
 #include "lazygen/generated/ir/slice_backward.h"
-#include "lazygen/generated/ir/sub_tensor.h"
-#include "lazygen/generated/ir/where_self.h"
 
 namespace lazygen::exec::lowerings {
 
-// sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
-std::vector<Tensor> lower_sub_tensor(const ir::Node& node, const std::vector<Tensor>& inputs) {
-  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
-  cpu::run_sub_tensor(
-      out, {inputs[0], inputs[1]}, {scalar_of(inputs[2])},
-      cpu::compute_dtype_sub_tensor(inputs[0].shape(), inputs[1].shape(), scalar_of(inputs[2])));
-  return {out};
-}
-
-// sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor: on the kernel its operands'
-// device registered
-std::vector<Tensor> kernel_sub_tensor(const ir::Node& node, const std::vector<Tensor>& inputs) {
-  using Kernel = Tensor(const Tensor&, const Tensor&, const Scalar&);
-  Kernel* kernel = detail::device_kernel<Kernel>(inputs[0].device().type, "sub.Tensor");
-  return {kernel(inputs[0], inputs[1], scalar_of(inputs[2]))};
-}
-extern const KernelLowering kSubTensor{&kernel_sub_tensor, "sub.Tensor"};
-// minimum(Tensor self, Tensor other) -> Tensor
-std::vector<Tensor> lower_minimum(const ir::Node& node, const std::vector<Tensor>& inputs) {
-  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
-  cpu::run_minimum(out, {inputs[0], inputs[1]}, {},
-                   cpu::compute_dtype_minimum(inputs[0].shape(), inputs[1].shape()));
-  return {out};
-}
-
-// minimum(Tensor self, Tensor other) -> Tensor: on the kernel its operands' device registered
-std::vector<Tensor> kernel_minimum(const ir::Node& node, const std::vector<Tensor>& inputs) {
-  using Kernel = Tensor(const Tensor&, const Tensor&);
-  Kernel* kernel = detail::device_kernel<Kernel>(inputs[0].device().type, "minimum");
-  return {kernel(inputs[0], inputs[1])};
-}
-extern const KernelLowering kMinimum{&kernel_minimum, "minimum"};
 // gt.Scalar(Tensor self, Scalar other) -> Tensor
 std::vector<Tensor> lower_gt_scalar(const ir::Node& node, const std::vector<Tensor>& inputs) {
   Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
@@ -78,23 +34,6 @@ std::vector<Tensor> kernel_gt_scalar(const ir::Node& node, const std::vector<Ten
   return {kernel(inputs[0], scalar_of(inputs[1]))};
 }
 extern const KernelLowering kGtScalar{&kernel_gt_scalar, "gt.Scalar"};
-// where.self(Tensor condition, Tensor self, Tensor other) -> Tensor
-std::vector<Tensor> lower_where_self(const ir::Node& node, const std::vector<Tensor>& inputs) {
-  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
-  cpu::run_where_self(
-      out, {inputs[0], inputs[1], inputs[2]}, {},
-      cpu::compute_dtype_where_self(inputs[0].shape(), inputs[1].shape(), inputs[2].shape()));
-  return {out};
-}
-
-// where.self(Tensor condition, Tensor self, Tensor other) -> Tensor: on the kernel its operands'
-// device registered
-std::vector<Tensor> kernel_where_self(const ir::Node& node, const std::vector<Tensor>& inputs) {
-  using Kernel = Tensor(const Tensor&, const Tensor&, const Tensor&);
-  Kernel* kernel = detail::device_kernel<Kernel>(inputs[0].device().type, "where.self");
-  return {kernel(inputs[0], inputs[1], inputs[2])};
-}
-extern const KernelLowering kWhereSelf{&kernel_where_self, "where.self"};
 // rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
 std::vector<Tensor> lower_rsub_tensor(const ir::Node& node, const std::vector<Tensor>& inputs) {
   Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
@@ -112,36 +51,6 @@ std::vector<Tensor> kernel_rsub_tensor(const ir::Node& node, const std::vector<T
   return {kernel(inputs[0], inputs[1], scalar_of(inputs[2]))};
 }
 extern const KernelLowering kRsubTensor{&kernel_rsub_tensor, "rsub.Tensor"};
-// atan2(Tensor self, Tensor other) -> Tensor
-std::vector<Tensor> lower_atan2(const ir::Node& node, const std::vector<Tensor>& inputs) {
-  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
-  cpu::run_atan2(out, {inputs[0], inputs[1]}, {},
-                 cpu::compute_dtype_atan2(inputs[0].shape(), inputs[1].shape()));
-  return {out};
-}
-
-// atan2(Tensor self, Tensor other) -> Tensor: on the kernel its operands' device registered
-std::vector<Tensor> kernel_atan2(const ir::Node& node, const std::vector<Tensor>& inputs) {
-  using Kernel = Tensor(const Tensor&, const Tensor&);
-  Kernel* kernel = detail::device_kernel<Kernel>(inputs[0].device().type, "atan2");
-  return {kernel(inputs[0], inputs[1])};
-}
-extern const KernelLowering kAtan2{&kernel_atan2, "atan2"};
-// select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)
-std::vector<Tensor> lower_select_int(const ir::Node& node, const std::vector<Tensor>& inputs) {
-  const auto& n = static_cast<const ir::SelectInt&>(node);
-  return {cpu::select_int(inputs[0], n.dim, n.index)};
-}
-
-// select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a): on the kernel its operands'
-// device registered
-std::vector<Tensor> kernel_select_int(const ir::Node& node, const std::vector<Tensor>& inputs) {
-  const auto& n = static_cast<const ir::SelectInt&>(node);
-  using Kernel = Tensor(const Tensor&, int64_t, int64_t);
-  Kernel* kernel = detail::device_kernel<Kernel>(inputs[0].device().type, "select.int");
-  return {kernel(inputs[0], n.dim, n.index)};
-}
-extern const KernelLowering kSelectInt{&kernel_select_int, "select.int"};
 // slice_backward(Tensor grad_output, SymInt[] input_sizes, int dim, SymInt start, SymInt end,
 // SymInt step) -> Tensor
 std::vector<Tensor> lower_slice_backward(const ir::Node& node, const std::vector<Tensor>& inputs) {
@@ -188,45 +97,13 @@ std::vector<Tensor> kernel_index_add(const ir::Node& node, const std::vector<Ten
   return {kernel(inputs[0], n.dim, inputs[1], inputs[2], scalar_of(inputs[3]))};
 }
 extern const KernelLowering kIndexAdd{&kernel_index_add, "index_add"};
-// max_pool2d_with_indices_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2]
-// stride, int[2] padding, int[2] dilation, bool ceil_mode, Tensor indices) -> Tensor
-std::vector<Tensor> lower_max_pool2d_with_indices_backward(const ir::Node& node,
-                                                           const std::vector<Tensor>& inputs) {
-  const auto& n = static_cast<const ir::MaxPool2dWithIndicesBackward&>(node);
-  return {cpu::max_pool2d_with_indices_backward(inputs[0], inputs[1], n.kernel_size, n.stride,
-                                                n.padding, n.dilation, n.ceil_mode, inputs[2])};
-}
-
-// max_pool2d_with_indices_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2]
-// stride, int[2] padding, int[2] dilation, bool ceil_mode, Tensor indices) -> Tensor: on the kernel
-// its operands' device registered
-std::vector<Tensor> kernel_max_pool2d_with_indices_backward(const ir::Node& node,
-                                                            const std::vector<Tensor>& inputs) {
-  const auto& n = static_cast<const ir::MaxPool2dWithIndicesBackward&>(node);
-  using Kernel =
-      Tensor(const Tensor&, const Tensor&, const std::vector<int64_t>&, const std::vector<int64_t>&,
-             const std::vector<int64_t>&, const std::vector<int64_t>&, bool, const Tensor&);
-  Kernel* kernel =
-      detail::device_kernel<Kernel>(inputs[0].device().type, "max_pool2d_with_indices_backward");
-  return {kernel(inputs[0], inputs[1], n.kernel_size, n.stride, n.padding, n.dilation, n.ceil_mode,
-                 inputs[2])};
-}
-extern const KernelLowering kMaxPool2dWithIndicesBackward{&kernel_max_pool2d_with_indices_backward,
-                                                          "max_pool2d_with_indices_backward"};
 
 void register_cpu_kernels_7() {
-  detail::register_device_kernel(DeviceType::CPU, "sub.Tensor", &cpu::sub_tensor);
-  detail::register_device_kernel(DeviceType::CPU, "minimum", &cpu::minimum);
   detail::register_device_kernel(DeviceType::CPU, "gt.Scalar", &cpu::gt_scalar);
-  detail::register_device_kernel(DeviceType::CPU, "where.self", &cpu::where_self);
   detail::register_device_kernel(DeviceType::CPU, "rsub.Tensor", &cpu::rsub_tensor);
-  detail::register_device_kernel(DeviceType::CPU, "atan2", &cpu::atan2);
-  detail::register_device_kernel(DeviceType::CPU, "select.int", &cpu::select_int);
   detail::register_device_kernel(DeviceType::CPU, "slice_backward", &cpu::slice_backward);
   detail::register_device_kernel(DeviceType::CPU, "cat", &cpu::cat);
   detail::register_device_kernel(DeviceType::CPU, "index_add", &cpu::index_add);
-  detail::register_device_kernel(DeviceType::CPU, "max_pool2d_with_indices_backward",
-                                 &cpu::max_pool2d_with_indices_backward);
 }
 
 }  // namespace lazygen::exec::lowerings

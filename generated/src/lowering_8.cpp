@@ -6,39 +6,22 @@
 #include "core/dispatch.h"
 #include "exec/kernel_lowering.h"
 #include "lazygen/factory.h"
-#include "lazygen/generated/cpu/addcdiv.h"
-#include "lazygen/generated/cpu/bitwise_or_tensor.h"
 #include "lazygen/generated/cpu/ceil.h"
 #include "lazygen/generated/cpu/conv2d_backward_weight.h"
-#include "lazygen/generated/cpu/eq_scalar.h"
 #include "lazygen/generated/cpu/exp.h"
 #include "lazygen/generated/cpu/leaky_relu.h"
-#include "lazygen/generated/cpu/logical_or.h"
 #include "lazygen/generated/cpu/mish.h"
 #include "lazygen/generated/cpu/mul_inplace_tensor.h"
 #include "lazygen/generated/cpu/ne_tensor.h"
-#include "lazygen/generated/cpu/reshape.h"
-#include "lazygen/generated/cpu/slice_scatter.h"
 #include "lazygen/generated/cpu/sum.h"
-#include "lazygen/generated/cpu/tan.h"
-#include "lazygen/generated/cpu/threshold.h"
-#include "lazygen/generated/cpu/view.h"
-#include "lazygen/generated/ir/addcdiv.h"
-#include "lazygen/generated/ir/bitwise_or_tensor.h"
 #include "lazygen/generated/ir/ceil.h"
 #include "lazygen/generated/ir/conv2d_backward_weight.h"
-#include "lazygen/generated/ir/eq_scalar.h"
 #include "lazygen/generated/ir/exp.h"
 #include "lazygen/generated/ir/leaky_relu.h"
-#include "lazygen/generated/ir/logical_or.h"
 #include "lazygen/generated/ir/mish.h"
 #include "lazygen/generated/ir/mul_inplace_tensor.h"
 #include "lazygen/generated/ir/ne_tensor.h"
-#include "lazygen/generated/ir/slice_scatter.h"
 #include "lazygen/generated/ir/sum.h"
-#include "lazygen/generated/ir/tan.h"
-#include "lazygen/generated/ir/threshold.h"
-#include "lazygen/generated/ir/view.h"
 
 namespace lazygen::exec::lowerings {
 
@@ -91,52 +74,6 @@ std::vector<Tensor> kernel_ne_tensor(const ir::Node& node, const std::vector<Ten
   return {kernel(inputs[0], inputs[1])};
 }
 extern const KernelLowering kNeTensor{&kernel_ne_tensor, "ne.Tensor"};
-// eq.Scalar(Tensor self, Scalar other) -> Tensor
-std::vector<Tensor> lower_eq_scalar(const ir::Node& node, const std::vector<Tensor>& inputs) {
-  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
-  cpu::run_eq_scalar(out, {inputs[0]}, {scalar_of(inputs[1])},
-                     cpu::compute_dtype_eq_scalar(inputs[0].shape(), scalar_of(inputs[1])));
-  return {out};
-}
-
-// eq.Scalar(Tensor self, Scalar other) -> Tensor: on the kernel its operands' device registered
-std::vector<Tensor> kernel_eq_scalar(const ir::Node& node, const std::vector<Tensor>& inputs) {
-  using Kernel = Tensor(const Tensor&, const Scalar&);
-  Kernel* kernel = detail::device_kernel<Kernel>(inputs[0].device().type, "eq.Scalar");
-  return {kernel(inputs[0], scalar_of(inputs[1]))};
-}
-extern const KernelLowering kEqScalar{&kernel_eq_scalar, "eq.Scalar"};
-// addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
-std::vector<Tensor> lower_addcdiv(const ir::Node& node, const std::vector<Tensor>& inputs) {
-  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
-  cpu::run_addcdiv(out, {inputs[0], inputs[1], inputs[2]}, {scalar_of(inputs[3])},
-                   cpu::compute_dtype_addcdiv(inputs[0].shape(), inputs[1].shape(),
-                                              inputs[2].shape(), scalar_of(inputs[3])));
-  return {out};
-}
-
-// addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor: on the kernel
-// its operands' device registered
-std::vector<Tensor> kernel_addcdiv(const ir::Node& node, const std::vector<Tensor>& inputs) {
-  using Kernel = Tensor(const Tensor&, const Tensor&, const Tensor&, const Scalar&);
-  Kernel* kernel = detail::device_kernel<Kernel>(inputs[0].device().type, "addcdiv");
-  return {kernel(inputs[0], inputs[1], inputs[2], scalar_of(inputs[3]))};
-}
-extern const KernelLowering kAddcdiv{&kernel_addcdiv, "addcdiv"};
-// tan(Tensor self) -> Tensor
-std::vector<Tensor> lower_tan(const ir::Node& node, const std::vector<Tensor>& inputs) {
-  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
-  cpu::run_tan(out, {inputs[0]}, {}, cpu::compute_dtype_tan(inputs[0].shape()));
-  return {out};
-}
-
-// tan(Tensor self) -> Tensor: on the kernel its operands' device registered
-std::vector<Tensor> kernel_tan(const ir::Node& node, const std::vector<Tensor>& inputs) {
-  using Kernel = Tensor(const Tensor&);
-  Kernel* kernel = detail::device_kernel<Kernel>(inputs[0].device().type, "tan");
-  return {kernel(inputs[0])};
-}
-extern const KernelLowering kTan{&kernel_tan, "tan"};
 // ceil(Tensor self) -> Tensor
 std::vector<Tensor> lower_ceil(const ir::Node& node, const std::vector<Tensor>& inputs) {
   Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
@@ -151,57 +88,6 @@ std::vector<Tensor> kernel_ceil(const ir::Node& node, const std::vector<Tensor>&
   return {kernel(inputs[0])};
 }
 extern const KernelLowering kCeil{&kernel_ceil, "ceil"};
-// logical_or(Tensor self, Tensor other) -> Tensor
-std::vector<Tensor> lower_logical_or(const ir::Node& node, const std::vector<Tensor>& inputs) {
-  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
-  cpu::run_logical_or(out, {inputs[0], inputs[1]}, {},
-                      cpu::compute_dtype_logical_or(inputs[0].shape(), inputs[1].shape()));
-  return {out};
-}
-
-// logical_or(Tensor self, Tensor other) -> Tensor: on the kernel its operands' device registered
-std::vector<Tensor> kernel_logical_or(const ir::Node& node, const std::vector<Tensor>& inputs) {
-  using Kernel = Tensor(const Tensor&, const Tensor&);
-  Kernel* kernel = detail::device_kernel<Kernel>(inputs[0].device().type, "logical_or");
-  return {kernel(inputs[0], inputs[1])};
-}
-extern const KernelLowering kLogicalOr{&kernel_logical_or, "logical_or"};
-// bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor
-std::vector<Tensor> lower_bitwise_or_tensor(const ir::Node& node,
-                                            const std::vector<Tensor>& inputs) {
-  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
-  cpu::run_bitwise_or_tensor(
-      out, {inputs[0], inputs[1]}, {},
-      cpu::compute_dtype_bitwise_or_tensor(inputs[0].shape(), inputs[1].shape()));
-  return {out};
-}
-
-// bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor: on the kernel its operands' device
-// registered
-std::vector<Tensor> kernel_bitwise_or_tensor(const ir::Node& node,
-                                             const std::vector<Tensor>& inputs) {
-  using Kernel = Tensor(const Tensor&, const Tensor&);
-  Kernel* kernel = detail::device_kernel<Kernel>(inputs[0].device().type, "bitwise_or.Tensor");
-  return {kernel(inputs[0], inputs[1])};
-}
-extern const KernelLowering kBitwiseOrTensor{&kernel_bitwise_or_tensor, "bitwise_or.Tensor"};
-// threshold(Tensor self, Scalar threshold, Scalar value) -> Tensor
-std::vector<Tensor> lower_threshold(const ir::Node& node, const std::vector<Tensor>& inputs) {
-  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
-  cpu::run_threshold(
-      out, {inputs[0]}, {scalar_of(inputs[1]), scalar_of(inputs[2])},
-      cpu::compute_dtype_threshold(inputs[0].shape(), scalar_of(inputs[1]), scalar_of(inputs[2])));
-  return {out};
-}
-
-// threshold(Tensor self, Scalar threshold, Scalar value) -> Tensor: on the kernel its operands'
-// device registered
-std::vector<Tensor> kernel_threshold(const ir::Node& node, const std::vector<Tensor>& inputs) {
-  using Kernel = Tensor(const Tensor&, const Scalar&, const Scalar&);
-  Kernel* kernel = detail::device_kernel<Kernel>(inputs[0].device().type, "threshold");
-  return {kernel(inputs[0], scalar_of(inputs[1]), scalar_of(inputs[2]))};
-}
-extern const KernelLowering kThreshold{&kernel_threshold, "threshold"};
 // leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor
 std::vector<Tensor> lower_leaky_relu(const ir::Node& node, const std::vector<Tensor>& inputs) {
   Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
@@ -247,37 +133,6 @@ std::vector<Tensor> kernel_sum(const ir::Node& node, const std::vector<Tensor>& 
   return {kernel(inputs[0], n.dtype)};
 }
 extern const KernelLowering kSum{&kernel_sum, "sum"};
-// view(Tensor(a) self, SymInt[] size) -> Tensor(a)
-std::vector<Tensor> lower_view(const ir::Node& node, const std::vector<Tensor>& inputs) {
-  const auto& n = static_cast<const ir::View&>(node);
-  return {cpu::reshape(inputs[0], n.size)};
-}
-
-// view(Tensor(a) self, SymInt[] size) -> Tensor(a): on the kernel its operands' device registered
-std::vector<Tensor> kernel_view(const ir::Node& node, const std::vector<Tensor>& inputs) {
-  const auto& n = static_cast<const ir::View&>(node);
-  using Kernel = Tensor(const Tensor&, const std::vector<int64_t>&);
-  Kernel* kernel = detail::device_kernel<Kernel>(inputs[0].device().type, "reshape");
-  return {kernel(inputs[0], n.size)};
-}
-extern const KernelLowering kView{&kernel_view, "reshape"};
-// slice_scatter(Tensor self, Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, SymInt
-// step=1) -> Tensor
-std::vector<Tensor> lower_slice_scatter(const ir::Node& node, const std::vector<Tensor>& inputs) {
-  const auto& n = static_cast<const ir::SliceScatter&>(node);
-  return {cpu::slice_scatter(inputs[0], inputs[1], n.dim, n.start, n.end, n.step)};
-}
-
-// slice_scatter(Tensor self, Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, SymInt
-// step=1) -> Tensor: on the kernel its operands' device registered
-std::vector<Tensor> kernel_slice_scatter(const ir::Node& node, const std::vector<Tensor>& inputs) {
-  const auto& n = static_cast<const ir::SliceScatter&>(node);
-  using Kernel = Tensor(const Tensor&, const Tensor&, int64_t, std::optional<int64_t>,
-                        std::optional<int64_t>, int64_t);
-  Kernel* kernel = detail::device_kernel<Kernel>(inputs[0].device().type, "slice_scatter");
-  return {kernel(inputs[0], inputs[1], n.dim, n.start, n.end, n.step)};
-}
-extern const KernelLowering kSliceScatter{&kernel_slice_scatter, "slice_scatter"};
 // conv2d_backward_weight(Tensor grad_output, Tensor input, int[] weight_size, int[2] stride, int[2]
 // padding, int[2] dilation, int groups) -> Tensor
 std::vector<Tensor> lower_conv2d_backward_weight(const ir::Node& node,
@@ -305,18 +160,10 @@ void register_cpu_kernels_8() {
   detail::register_device_kernel(DeviceType::CPU, "mul_.Tensor", &cpu::mul_inplace_tensor);
   detail::register_device_kernel(DeviceType::CPU, "exp", &cpu::exp);
   detail::register_device_kernel(DeviceType::CPU, "ne.Tensor", &cpu::ne_tensor);
-  detail::register_device_kernel(DeviceType::CPU, "eq.Scalar", &cpu::eq_scalar);
-  detail::register_device_kernel(DeviceType::CPU, "addcdiv", &cpu::addcdiv);
-  detail::register_device_kernel(DeviceType::CPU, "tan", &cpu::tan);
   detail::register_device_kernel(DeviceType::CPU, "ceil", &cpu::ceil);
-  detail::register_device_kernel(DeviceType::CPU, "logical_or", &cpu::logical_or);
-  detail::register_device_kernel(DeviceType::CPU, "bitwise_or.Tensor", &cpu::bitwise_or_tensor);
-  detail::register_device_kernel(DeviceType::CPU, "threshold", &cpu::threshold);
   detail::register_device_kernel(DeviceType::CPU, "leaky_relu", &cpu::leaky_relu);
   detail::register_device_kernel(DeviceType::CPU, "mish", &cpu::mish);
   detail::register_device_kernel(DeviceType::CPU, "sum", &cpu::sum);
-  detail::register_device_kernel(DeviceType::CPU, "view", &cpu::view);
-  detail::register_device_kernel(DeviceType::CPU, "slice_scatter", &cpu::slice_scatter);
   detail::register_device_kernel(DeviceType::CPU, "conv2d_backward_weight",
                                  &cpu::conv2d_backward_weight);
 }

@@ -8,16 +8,12 @@
 #include "lazygen/factory.h"
 #include "lazygen/generated/cpu/erfc.h"
 #include "lazygen/generated/cpu/frac.h"
-#include "lazygen/generated/cpu/log2.h"
 #include "lazygen/generated/cpu/mul_inplace_scalar.h"
 #include "lazygen/generated/cpu/ne_scalar.h"
-#include "lazygen/generated/cpu/tanh_inplace.h"
 #include "lazygen/generated/ir/erfc.h"
 #include "lazygen/generated/ir/frac.h"
-#include "lazygen/generated/ir/log2.h"
 #include "lazygen/generated/ir/mul_inplace_scalar.h"
 #include "lazygen/generated/ir/ne_scalar.h"
-#include "lazygen/generated/ir/tanh_inplace.h"
 
 namespace lazygen::exec::lowerings {
 
@@ -70,20 +66,6 @@ std::vector<Tensor> kernel_erfc(const ir::Node& node, const std::vector<Tensor>&
   return {kernel(inputs[0])};
 }
 extern const KernelLowering kErfc{&kernel_erfc, "erfc"};
-// log2(Tensor self) -> Tensor
-std::vector<Tensor> lower_log2(const ir::Node& node, const std::vector<Tensor>& inputs) {
-  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
-  cpu::run_log2(out, {inputs[0]}, {}, cpu::compute_dtype_log2(inputs[0].shape()));
-  return {out};
-}
-
-// log2(Tensor self) -> Tensor: on the kernel its operands' device registered
-std::vector<Tensor> kernel_log2(const ir::Node& node, const std::vector<Tensor>& inputs) {
-  using Kernel = Tensor(const Tensor&);
-  Kernel* kernel = detail::device_kernel<Kernel>(inputs[0].device().type, "log2");
-  return {kernel(inputs[0])};
-}
-extern const KernelLowering kLog2{&kernel_log2, "log2"};
 // frac(Tensor self) -> Tensor
 std::vector<Tensor> lower_frac(const ir::Node& node, const std::vector<Tensor>& inputs) {
   Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
@@ -98,29 +80,12 @@ std::vector<Tensor> kernel_frac(const ir::Node& node, const std::vector<Tensor>&
   return {kernel(inputs[0])};
 }
 extern const KernelLowering kFrac{&kernel_frac, "frac"};
-// tanh_(Tensor(a!) self) -> Tensor(a!)
-std::vector<Tensor> lower_tanh_inplace(const ir::Node& node, const std::vector<Tensor>& inputs) {
-  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
-  cpu::run_tanh_inplace(out, {inputs[0]}, {}, cpu::compute_dtype_tanh_inplace(inputs[0].shape()));
-  return {out};
-}
-
-// tanh_(Tensor(a!) self) -> Tensor(a!): on the kernel its operands' device registered
-std::vector<Tensor> kernel_tanh_inplace(const ir::Node& node, const std::vector<Tensor>& inputs) {
-  using Kernel = const Tensor&(const Tensor&);
-  Kernel* kernel = detail::device_kernel<Kernel>(inputs[0].device().type, "tanh_");
-  Tensor written = inputs[0].clone();
-  return {kernel(written)};
-}
-extern const KernelLowering kTanhInplace{&kernel_tanh_inplace, "tanh_"};
 
 void register_cpu_kernels_9() {
   detail::register_device_kernel(DeviceType::CPU, "mul_.Scalar", &cpu::mul_inplace_scalar);
   detail::register_device_kernel(DeviceType::CPU, "ne.Scalar", &cpu::ne_scalar);
   detail::register_device_kernel(DeviceType::CPU, "erfc", &cpu::erfc);
-  detail::register_device_kernel(DeviceType::CPU, "log2", &cpu::log2);
   detail::register_device_kernel(DeviceType::CPU, "frac", &cpu::frac);
-  detail::register_device_kernel(DeviceType::CPU, "tanh_", &cpu::tanh_inplace);
 }
 
 }  // namespace lazygen::exec::lowerings

@@ -25,6 +25,22 @@ void add_op_infos_12(std::vector<OpInfo>& table);
 void add_op_infos_13(std::vector<OpInfo>& table);
 void add_op_infos_14(std::vector<OpInfo>& table);
 void add_op_infos_15(std::vector<OpInfo>& table);
+void add_op_infos_16(std::vector<OpInfo>& table);
+void add_op_infos_17(std::vector<OpInfo>& table);
+void add_op_infos_18(std::vector<OpInfo>& table);
+void add_op_infos_19(std::vector<OpInfo>& table);
+void add_op_infos_20(std::vector<OpInfo>& table);
+void add_op_infos_21(std::vector<OpInfo>& table);
+void add_op_infos_22(std::vector<OpInfo>& table);
+void add_op_infos_23(std::vector<OpInfo>& table);
+void add_op_infos_24(std::vector<OpInfo>& table);
+void add_op_infos_25(std::vector<OpInfo>& table);
+void add_op_infos_26(std::vector<OpInfo>& table);
+void add_op_infos_27(std::vector<OpInfo>& table);
+void add_op_infos_28(std::vector<OpInfo>& table);
+void add_op_infos_29(std::vector<OpInfo>& table);
+void add_op_infos_30(std::vector<OpInfo>& table);
+void add_op_infos_31(std::vector<OpInfo>& table);
 
 }  // namespace detail
 
@@ -47,6 +63,22 @@ const std::vector<OpInfo>& detail::op_info_table() {
     add_op_infos_13(records);
     add_op_infos_14(records);
     add_op_infos_15(records);
+    add_op_infos_16(records);
+    add_op_infos_17(records);
+    add_op_infos_18(records);
+    add_op_infos_19(records);
+    add_op_infos_20(records);
+    add_op_infos_21(records);
+    add_op_infos_22(records);
+    add_op_infos_23(records);
+    add_op_infos_24(records);
+    add_op_infos_25(records);
+    add_op_infos_26(records);
+    add_op_infos_27(records);
+    add_op_infos_28(records);
+    add_op_infos_29(records);
+    add_op_infos_30(records);
+    add_op_infos_31(records);
     const std::vector<std::string_view> order = {
         "add_tensor",
         "add_inplace_tensor",

@@ -4,11 +4,6 @@
 // through a pointer of the op's exact signature, so overloads (add.Tensor, add.Scalar) never meet.
 #include "lazygen/generated/ops/add.h"
 #include "lazygen/generated/ops/amin.h"
-#include "lazygen/generated/ops/erf.h"
-#include "lazygen/generated/ops/hardsigmoid_backward.h"
-#include "lazygen/generated/ops/log10.h"
-#include "lazygen/generated/ops/log1p.h"
-#include "lazygen/generated/ops/tanh.h"
 #include "lazygen/op_info.h"
 
 namespace lazygen {
@@ -20,37 +15,6 @@ std::vector<Tensor> call_add_tensor([[maybe_unused]] const std::vector<Arg>& arg
     return static_cast<Tensor (*)(const Tensor&, const Tensor&, const Scalar&)>(&lazygen::add)(
         detail::unbox<Tensor>(args, 0), detail::unbox<Tensor>(args, 1),
         detail::unbox<Scalar>(args, 2));
-  });
-}
-// tanh(Tensor self) -> Tensor
-std::vector<Tensor> call_tanh([[maybe_unused]] const std::vector<Arg>& args) {
-  return detail::boxed_results([&] {
-    return static_cast<Tensor (*)(const Tensor&)>(&lazygen::tanh)(detail::unbox<Tensor>(args, 0));
-  });
-}
-// erf(Tensor self) -> Tensor
-std::vector<Tensor> call_erf([[maybe_unused]] const std::vector<Arg>& args) {
-  return detail::boxed_results([&] {
-    return static_cast<Tensor (*)(const Tensor&)>(&lazygen::erf)(detail::unbox<Tensor>(args, 0));
-  });
-}
-// log1p(Tensor self) -> Tensor
-std::vector<Tensor> call_log1p([[maybe_unused]] const std::vector<Arg>& args) {
-  return detail::boxed_results([&] {
-    return static_cast<Tensor (*)(const Tensor&)>(&lazygen::log1p)(detail::unbox<Tensor>(args, 0));
-  });
-}
-// log10(Tensor self) -> Tensor
-std::vector<Tensor> call_log10([[maybe_unused]] const std::vector<Arg>& args) {
-  return detail::boxed_results([&] {
-    return static_cast<Tensor (*)(const Tensor&)>(&lazygen::log10)(detail::unbox<Tensor>(args, 0));
-  });
-}
-// hardsigmoid_backward(Tensor grad_output, Tensor self) -> Tensor
-std::vector<Tensor> call_hardsigmoid_backward([[maybe_unused]] const std::vector<Arg>& args) {
-  return detail::boxed_results([&] {
-    return static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&lazygen::hardsigmoid_backward)(
-        detail::unbox<Tensor>(args, 0), detail::unbox<Tensor>(args, 1));
   });
 }
 // amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor
@@ -91,102 +55,6 @@ void add_op_infos_0(std::vector<OpInfo>& table) {
           .num_outputs = 1,
           .samples = {},
           .call = &call_add_tensor,
-      },
-      // tanh(Tensor self) -> Tensor
-      OpInfo{
-          .name = "tanh",
-          .id = "tanh",
-          .schema = "tanh(Tensor self) -> Tensor",
-          .functional = "",
-          .shape = ShapeKind::Same,
-          .dtype = DTypeRule::Float,
-          .variant = OpVariant::Functional,
-          .pointwise = true,
-          .dtypes = 0x1f,
-          .args =
-              {
-                  {.name = "self", .kind = ArgKind::Tensor},
-              },
-          .num_outputs = 1,
-          .samples = {},
-          .call = &call_tanh,
-      },
-      // erf(Tensor self) -> Tensor
-      OpInfo{
-          .name = "erf",
-          .id = "erf",
-          .schema = "erf(Tensor self) -> Tensor",
-          .functional = "",
-          .shape = ShapeKind::Same,
-          .dtype = DTypeRule::Float,
-          .variant = OpVariant::Functional,
-          .pointwise = true,
-          .dtypes = 0x1f,
-          .args =
-              {
-                  {.name = "self", .kind = ArgKind::Tensor},
-              },
-          .num_outputs = 1,
-          .samples = {},
-          .call = &call_erf,
-      },
-      // log1p(Tensor self) -> Tensor
-      OpInfo{
-          .name = "log1p",
-          .id = "log1p",
-          .schema = "log1p(Tensor self) -> Tensor",
-          .functional = "",
-          .shape = ShapeKind::Same,
-          .dtype = DTypeRule::Float,
-          .variant = OpVariant::Functional,
-          .pointwise = true,
-          .dtypes = 0x1f,
-          .args =
-              {
-                  {.name = "self", .kind = ArgKind::Tensor, .domain = Domain{Domain::Positive, 0}},
-              },
-          .num_outputs = 1,
-          .samples = {},
-          .call = &call_log1p,
-      },
-      // log10(Tensor self) -> Tensor
-      OpInfo{
-          .name = "log10",
-          .id = "log10",
-          .schema = "log10(Tensor self) -> Tensor",
-          .functional = "",
-          .shape = ShapeKind::Same,
-          .dtype = DTypeRule::Float,
-          .variant = OpVariant::Functional,
-          .pointwise = true,
-          .dtypes = 0x1f,
-          .args =
-              {
-                  {.name = "self", .kind = ArgKind::Tensor, .domain = Domain{Domain::Positive, 0}},
-              },
-          .num_outputs = 1,
-          .samples = {},
-          .call = &call_log10,
-      },
-      // hardsigmoid_backward(Tensor grad_output, Tensor self) -> Tensor
-      OpInfo{
-          .name = "hardsigmoid_backward",
-          .id = "hardsigmoid_backward",
-          .schema = "hardsigmoid_backward(Tensor grad_output, Tensor self) -> Tensor",
-          .functional = "",
-          .shape = ShapeKind::Broadcast,
-          .dtype = DTypeRule::Promote,
-          .variant = OpVariant::Functional,
-          .pointwise = true,
-          .dtypes = 0x18,
-          .args =
-              {
-                  {.name = "grad_output", .kind = ArgKind::Tensor},
-                  {.name = "self", .kind = ArgKind::Tensor},
-              },
-          .num_outputs = 1,
-          .samples = {},
-          .call = &call_hardsigmoid_backward,
       },
       // amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor
       OpInfo{

@@ -2,32 +2,19 @@
 // Shard 1 of the OpInfo table of ops.yaml (op_info.cpp has the table; See Note [Op
 // shards] in the generator). Callers unbox their arguments (schema order) and call the op API
 // through a pointer of the op's exact signature, so overloads (add.Tensor, add.Scalar) never meet.
-#include "lazygen/generated/ops/add.h"
 #include "lazygen/generated/ops/addcdiv_.h"
-#include "lazygen/generated/ops/addcmul.h"
-#include "lazygen/generated/ops/conv2d.h"
 #include "lazygen/generated/ops/expand.h"
 #include "lazygen/generated/ops/fmod.h"
-#include "lazygen/generated/ops/log.h"
 #include "lazygen/generated/ops/max_pool2d_with_indices.h"
 #include "lazygen/generated/ops/maximum.h"
 #include "lazygen/generated/ops/neg.h"
 #include "lazygen/generated/ops/pow.h"
 #include "lazygen/generated/ops/scatter_add.h"
-#include "lazygen/generated/ops/sort.h"
 #include "lazygen/op_info.h"
 
 namespace lazygen {
 namespace {
 
-// add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
-std::vector<Tensor> call_add_scalar([[maybe_unused]] const std::vector<Arg>& args) {
-  return detail::boxed_results([&] {
-    return static_cast<Tensor (*)(const Tensor&, const Scalar&, const Scalar&)>(&lazygen::add)(
-        detail::unbox<Tensor>(args, 0), detail::unbox<Scalar>(args, 1),
-        detail::unbox<Scalar>(args, 2));
-  });
-}
 // maximum(Tensor self, Tensor other) -> Tensor
 std::vector<Tensor> call_maximum([[maybe_unused]] const std::vector<Arg>& args) {
   return detail::boxed_results([&] {
@@ -41,12 +28,6 @@ std::vector<Tensor> call_neg([[maybe_unused]] const std::vector<Arg>& args) {
     return static_cast<Tensor (*)(const Tensor&)>(&lazygen::neg)(detail::unbox<Tensor>(args, 0));
   });
 }
-// log(Tensor self) -> Tensor
-std::vector<Tensor> call_log([[maybe_unused]] const std::vector<Arg>& args) {
-  return detail::boxed_results([&] {
-    return static_cast<Tensor (*)(const Tensor&)>(&lazygen::log)(detail::unbox<Tensor>(args, 0));
-  });
-}
 // addcdiv_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)
 std::vector<Tensor> call_addcdiv_inplace([[maybe_unused]] const std::vector<Arg>& args) {
   return detail::boxed_results([&] {
@@ -54,14 +35,6 @@ std::vector<Tensor> call_addcdiv_inplace([[maybe_unused]] const std::vector<Arg>
                                          const Scalar&)>(&lazygen::addcdiv_)(
         detail::unbox<Tensor>(args, 0), detail::unbox<Tensor>(args, 1),
         detail::unbox<Tensor>(args, 2), detail::unbox<Scalar>(args, 3));
-  });
-}
-// addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
-std::vector<Tensor> call_addcmul([[maybe_unused]] const std::vector<Arg>& args) {
-  return detail::boxed_results([&] {
-    return static_cast<Tensor (*)(const Tensor&, const Tensor&, const Tensor&, const Scalar&)>(
-        &lazygen::addcmul)(detail::unbox<Tensor>(args, 0), detail::unbox<Tensor>(args, 1),
-                           detail::unbox<Tensor>(args, 2), detail::unbox<Scalar>(args, 3));
   });
 }
 // pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor
@@ -76,14 +49,6 @@ std::vector<Tensor> call_fmod_tensor([[maybe_unused]] const std::vector<Arg>& ar
   return detail::boxed_results([&] {
     return static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&lazygen::fmod)(
         detail::unbox<Tensor>(args, 0), detail::unbox<Tensor>(args, 1));
-  });
-}
-// sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)
-std::vector<Tensor> call_sort([[maybe_unused]] const std::vector<Arg>& args) {
-  return detail::boxed_results([&] {
-    return static_cast<std::tuple<Tensor, Tensor> (*)(const Tensor&, int64_t, bool)>(
-        &lazygen::sort)(detail::unbox<Tensor>(args, 0), detail::unbox<int64_t>(args, 1),
-                        detail::unbox<bool>(args, 2));
   });
 }
 // expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)
@@ -101,19 +66,6 @@ std::vector<Tensor> call_scatter_add([[maybe_unused]] const std::vector<Arg>& ar
     return static_cast<Tensor (*)(const Tensor&, int64_t, const Tensor&, const Tensor&)>(
         &lazygen::scatter_add)(detail::unbox<Tensor>(args, 0), detail::unbox<int64_t>(args, 1),
                                detail::unbox<Tensor>(args, 2), detail::unbox<Tensor>(args, 3));
-  });
-}
-// conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, int[2] padding=0, int[2]
-// dilation=1, int groups=1) -> Tensor
-std::vector<Tensor> call_conv2d([[maybe_unused]] const std::vector<Arg>& args) {
-  return detail::boxed_results([&] {
-    return static_cast<Tensor (*)(const Tensor&, const Tensor&, const std::optional<Tensor>&,
-                                  const std::vector<int64_t>&, const std::vector<int64_t>&,
-                                  const std::vector<int64_t>&, int64_t)>(&lazygen::conv2d)(
-        detail::unbox<Tensor>(args, 0), detail::unbox<Tensor>(args, 1),
-        detail::unbox<std::optional<Tensor>>(args, 2), detail::unbox<std::vector<int64_t>>(args, 3),
-        detail::unbox<std::vector<int64_t>>(args, 4), detail::unbox<std::vector<int64_t>>(args, 5),
-        detail::unbox<int64_t>(args, 6));
   });
 }
 // max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0,
@@ -136,29 +88,6 @@ namespace detail {
 
 void add_op_infos_1(std::vector<OpInfo>& table) {
   std::vector<OpInfo> records = {
-      // add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
-      OpInfo{
-          .name = "add.Scalar",
-          .id = "add_scalar",
-          .schema = "add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor",
-          .functional = "",
-          .shape = ShapeKind::Same,
-          .dtype = DTypeRule::Promote,
-          .variant = OpVariant::Functional,
-          .pointwise = true,
-          .dtypes = 0x1f,
-          .args =
-              {
-                  {.name = "self", .kind = ArgKind::Tensor},
-                  {.name = "other", .kind = ArgKind::Scalar},
-                  {.name = "alpha",
-                   .kind = ArgKind::Scalar,
-                   .default_value = detail::box<Scalar>(1)},
-              },
-          .num_outputs = 1,
-          .samples = {},
-          .call = &call_add_scalar,
-      },
       // maximum(Tensor self, Tensor other) -> Tensor
       OpInfo{
           .name = "maximum",
@@ -198,25 +127,6 @@ void add_op_infos_1(std::vector<OpInfo>& table) {
           .samples = {},
           .call = &call_neg,
       },
-      // log(Tensor self) -> Tensor
-      OpInfo{
-          .name = "log",
-          .id = "log",
-          .schema = "log(Tensor self) -> Tensor",
-          .functional = "",
-          .shape = ShapeKind::Same,
-          .dtype = DTypeRule::Float,
-          .variant = OpVariant::Functional,
-          .pointwise = true,
-          .dtypes = 0x1f,
-          .args =
-              {
-                  {.name = "self", .kind = ArgKind::Tensor, .domain = Domain{Domain::Positive, 0}},
-              },
-          .num_outputs = 1,
-          .samples = {},
-          .call = &call_log,
-      },
       // addcdiv_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)
       OpInfo{
           .name = "addcdiv_",
@@ -244,32 +154,6 @@ void add_op_infos_1(std::vector<OpInfo>& table) {
           .num_outputs = 1,
           .samples = {},
           .call = &call_addcdiv_inplace,
-      },
-      // addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
-      OpInfo{
-          .name = "addcmul",
-          .id = "addcmul",
-          .schema =
-              "addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor",
-          .functional = "",
-          .shape = ShapeKind::Broadcast,
-          .dtype = DTypeRule::Promote,
-          .variant = OpVariant::Functional,
-          .pointwise = true,
-          .dtypes = 0x1e,
-          .args =
-              {
-                  {.name = "self", .kind = ArgKind::Tensor},
-                  {.name = "tensor1", .kind = ArgKind::Tensor},
-                  {.name = "tensor2", .kind = ArgKind::Tensor},
-                  {.name = "value",
-                   .kind = ArgKind::Scalar,
-                   .kwarg_only = true,
-                   .default_value = detail::box<Scalar>(1)},
-              },
-          .num_outputs = 1,
-          .samples = {},
-          .call = &call_addcmul,
       },
       // pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor
       OpInfo{
@@ -310,38 +194,6 @@ void add_op_infos_1(std::vector<OpInfo>& table) {
           .num_outputs = 1,
           .samples = {},
           .call = &call_fmod_tensor,
-      },
-      // sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)
-      OpInfo{
-          .name = "sort",
-          .id = "sort",
-          .schema = "sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, "
-                    "Tensor indices)",
-          .functional = "",
-          .shape = ShapeKind::Custom,
-          .dtype = DTypeRule::Promote,
-          .variant = OpVariant::Functional,
-          .pointwise = false,
-          .dtypes = 0x1f,
-          .args =
-              {
-                  {.name = "self", .kind = ArgKind::Tensor},
-                  {.name = "dim", .kind = ArgKind::Int, .default_value = detail::box<int64_t>(-1)},
-                  {.name = "descending",
-                   .kind = ArgKind::Bool,
-                   .default_value = detail::box<bool>(false)},
-              },
-          .num_outputs = 2,
-          .samples =
-              {
-                  Sample{{{"self", TensorSample{{3, 5}}}}},
-                  Sample{{{"self", TensorSample{{4, 3, 2}}},
-                          {"dim", Arg(int64_t{0})},
-                          {"descending", Arg(true)}}},
-                  Sample{{{"self", TensorSample{{}}}}},
-                  Sample{{{"self", TensorSample{{0, 3}}}, {"dim", Arg(int64_t{1})}}},
-              },
-          .call = &call_sort,
       },
       // expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)
       OpInfo{
@@ -409,57 +261,6 @@ void add_op_infos_1(std::vector<OpInfo>& table) {
                           {"src", TensorSample{{2, 3}}}}},
               },
           .call = &call_scatter_add,
-      },
-      // conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, int[2] padding=0,
-      // int[2] dilation=1, int groups=1) -> Tensor
-      OpInfo{
-          .name = "conv2d",
-          .id = "conv2d",
-          .schema = "conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, "
-                    "int[2] padding=0, int[2] dilation=1, int groups=1) -> Tensor",
-          .functional = "",
-          .shape = ShapeKind::Custom,
-          .dtype = DTypeRule::Promote,
-          .variant = OpVariant::Functional,
-          .pointwise = false,
-          .dtypes = 0x1f,
-          .args =
-              {
-                  {.name = "input", .kind = ArgKind::Tensor},
-                  {.name = "weight", .kind = ArgKind::Tensor},
-                  {.name = "bias",
-                   .kind = ArgKind::Tensor,
-                   .optional = true,
-                   .default_value = detail::box<std::optional<Tensor>>(std::nullopt)},
-                  {.name = "stride",
-                   .kind = ArgKind::IntList,
-                   .default_value = detail::box<std::vector<int64_t>>({1, 1})},
-                  {.name = "padding",
-                   .kind = ArgKind::IntList,
-                   .default_value = detail::box<std::vector<int64_t>>({0, 0})},
-                  {.name = "dilation",
-                   .kind = ArgKind::IntList,
-                   .default_value = detail::box<std::vector<int64_t>>({1, 1})},
-                  {.name = "groups",
-                   .kind = ArgKind::Int,
-                   .default_value = detail::box<int64_t>(1)},
-              },
-          .num_outputs = 1,
-          .samples =
-              {
-                  Sample{{{"input", TensorSample{{2, 3, 6, 6}}},
-                          {"weight", TensorSample{{4, 3, 3, 3}}},
-                          {"bias", TensorSample{{4}}}}},
-                  Sample{{{"input", TensorSample{{1, 4, 5, 7}}},
-                          {"weight", TensorSample{{4, 2, 2, 3}}},
-                          {"stride", Arg(std::vector<int64_t>{2, 1})},
-                          {"padding", Arg(std::vector<int64_t>{1, 0})},
-                          {"dilation", Arg(std::vector<int64_t>{2, 1})},
-                          {"groups", Arg(int64_t{2})}}},
-                  Sample{{{"input", TensorSample{{0, 3, 5, 5}}},
-                          {"weight", TensorSample{{2, 3, 3, 3}}}}},
-              },
-          .call = &call_conv2d,
       },
       // max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2]
       // padding=0, int[2] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)

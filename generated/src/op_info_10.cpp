@@ -5,15 +5,10 @@
 #include "lazygen/generated/ops/amax.h"
 #include "lazygen/generated/ops/asinh.h"
 #include "lazygen/generated/ops/bitwise_and.h"
-#include "lazygen/generated/ops/div_.h"
 #include "lazygen/generated/ops/expm1.h"
-#include "lazygen/generated/ops/fill_.h"
 #include "lazygen/generated/ops/gather.h"
 #include "lazygen/generated/ops/isnan.h"
-#include "lazygen/generated/ops/logical_and.h"
-#include "lazygen/generated/ops/logical_xor.h"
 #include "lazygen/generated/ops/mul.h"
-#include "lazygen/generated/ops/narrow.h"
 #include "lazygen/generated/ops/sigmoid_.h"
 #include "lazygen/op_info.h"
 
@@ -24,13 +19,6 @@ namespace {
 std::vector<Tensor> call_mul_scalar([[maybe_unused]] const std::vector<Arg>& args) {
   return detail::boxed_results([&] {
     return static_cast<Tensor (*)(const Tensor&, const Scalar&)>(&lazygen::mul)(
-        detail::unbox<Tensor>(args, 0), detail::unbox<Scalar>(args, 1));
-  });
-}
-// fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)
-std::vector<Tensor> call_fill_inplace_scalar([[maybe_unused]] const std::vector<Arg>& args) {
-  return detail::boxed_results([&] {
-    return static_cast<const Tensor& (*)(const Tensor&, const Scalar&)>(&lazygen::fill_)(
         detail::unbox<Tensor>(args, 0), detail::unbox<Scalar>(args, 1));
   });
 }
@@ -52,20 +40,6 @@ std::vector<Tensor> call_isnan([[maybe_unused]] const std::vector<Arg>& args) {
     return static_cast<Tensor (*)(const Tensor&)>(&lazygen::isnan)(detail::unbox<Tensor>(args, 0));
   });
 }
-// logical_and(Tensor self, Tensor other) -> Tensor
-std::vector<Tensor> call_logical_and([[maybe_unused]] const std::vector<Arg>& args) {
-  return detail::boxed_results([&] {
-    return static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&lazygen::logical_and)(
-        detail::unbox<Tensor>(args, 0), detail::unbox<Tensor>(args, 1));
-  });
-}
-// logical_xor(Tensor self, Tensor other) -> Tensor
-std::vector<Tensor> call_logical_xor([[maybe_unused]] const std::vector<Arg>& args) {
-  return detail::boxed_results([&] {
-    return static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&lazygen::logical_xor)(
-        detail::unbox<Tensor>(args, 0), detail::unbox<Tensor>(args, 1));
-  });
-}
 // bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor
 std::vector<Tensor> call_bitwise_and_tensor([[maybe_unused]] const std::vector<Arg>& args) {
   return detail::boxed_results([&] {
@@ -81,14 +55,6 @@ std::vector<Tensor> call_amax([[maybe_unused]] const std::vector<Arg>& args) {
                         detail::unbox<std::vector<int64_t>>(args, 1), detail::unbox<bool>(args, 2));
   });
 }
-// narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)
-std::vector<Tensor> call_narrow([[maybe_unused]] const std::vector<Arg>& args) {
-  return detail::boxed_results([&] {
-    return static_cast<Tensor (*)(const Tensor&, int64_t, int64_t, int64_t)>(&lazygen::narrow)(
-        detail::unbox<Tensor>(args, 0), detail::unbox<int64_t>(args, 1),
-        detail::unbox<int64_t>(args, 2), detail::unbox<int64_t>(args, 3));
-  });
-}
 // gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor
 std::vector<Tensor> call_gather([[maybe_unused]] const std::vector<Arg>& args) {
   return detail::boxed_results([&] {
@@ -102,13 +68,6 @@ std::vector<Tensor> call_sigmoid_inplace([[maybe_unused]] const std::vector<Arg>
   return detail::boxed_results([&] {
     return static_cast<const Tensor& (*)(const Tensor&)>(&lazygen::sigmoid_)(
         detail::unbox<Tensor>(args, 0));
-  });
-}
-// div_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
-std::vector<Tensor> call_div_inplace_scalar([[maybe_unused]] const std::vector<Arg>& args) {
-  return detail::boxed_results([&] {
-    return static_cast<const Tensor& (*)(const Tensor&, const Scalar&)>(&lazygen::div_)(
-        detail::unbox<Tensor>(args, 0), detail::unbox<Scalar>(args, 1));
   });
 }
 
@@ -139,26 +98,6 @@ void add_op_infos_10(std::vector<OpInfo>& table) {
                   .num_outputs = 1,
                   .samples = {},
                   .call = &call_mul_scalar,
-              },
-              // fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)
-              OpInfo{
-                  .name = "fill_.Scalar",
-                  .id = "fill_inplace_scalar",
-                  .schema = "fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)",
-                  .functional = "",
-                  .shape = ShapeKind::Same,
-                  .dtype = DTypeRule::Promote,
-                  .variant = OpVariant::Inplace,
-                  .pointwise = true,
-                  .dtypes = 0x1f,
-                  .args =
-                      {
-                          {.name = "self", .kind = ArgKind::Tensor, .written = true},
-                          {.name = "value", .kind = ArgKind::Scalar},
-                      },
-                  .num_outputs = 1,
-                  .samples = {},
-                  .call = &call_fill_inplace_scalar,
               },
               // asinh(Tensor self) -> Tensor
               OpInfo{
@@ -216,46 +155,6 @@ void add_op_infos_10(std::vector<OpInfo>& table) {
                   .num_outputs = 1,
                   .samples = {},
                   .call = &call_isnan,
-              },
-              // logical_and(Tensor self, Tensor other) -> Tensor
-              OpInfo{
-                  .name = "logical_and",
-                  .id = "logical_and",
-                  .schema = "logical_and(Tensor self, Tensor other) -> Tensor",
-                  .functional = "",
-                  .shape = ShapeKind::Broadcast,
-                  .dtype = DTypeRule::Bool,
-                  .variant = OpVariant::Functional,
-                  .pointwise = true,
-                  .dtypes = 0x1f,
-                  .args =
-                      {
-                          {.name = "self", .kind = ArgKind::Tensor},
-                          {.name = "other", .kind = ArgKind::Tensor},
-                      },
-                  .num_outputs = 1,
-                  .samples = {},
-                  .call = &call_logical_and,
-              },
-              // logical_xor(Tensor self, Tensor other) -> Tensor
-              OpInfo{
-                  .name = "logical_xor",
-                  .id = "logical_xor",
-                  .schema = "logical_xor(Tensor self, Tensor other) -> Tensor",
-                  .functional = "",
-                  .shape = ShapeKind::Broadcast,
-                  .dtype = DTypeRule::Bool,
-                  .variant = OpVariant::Functional,
-                  .pointwise = true,
-                  .dtypes = 0x1f,
-                  .args =
-                      {
-                          {.name = "self", .kind = ArgKind::Tensor},
-                          {.name = "other", .kind = ArgKind::Tensor},
-                      },
-                  .num_outputs = 1,
-                  .samples = {},
-                  .call = &call_logical_xor,
               },
               // bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor
               OpInfo{
@@ -316,43 +215,6 @@ void add_op_infos_10(std::vector<OpInfo>& table) {
                       },
                   .call = &call_amax,
               },
-              // narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)
-              OpInfo{
-                  .name = "narrow",
-                  .id = "narrow",
-                  .schema =
-                      "narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)",
-                  .functional = "",
-                  .shape = ShapeKind::View,
-                  .dtype = DTypeRule::Promote,
-                  .variant = OpVariant::Functional,
-                  .pointwise = false,
-                  .dtypes = 0x1f,
-                  .args =
-                      {
-                          {.name = "self", .kind = ArgKind::Tensor},
-                          {.name = "dim", .kind = ArgKind::Int},
-                          {.name = "start", .kind = ArgKind::Int},
-                          {.name = "length", .kind = ArgKind::Int},
-                      },
-                  .num_outputs = 1,
-                  .samples =
-                      {
-                          Sample{{{"self", TensorSample{{4, 3}}},
-                                  {"dim", Arg(int64_t{0})},
-                                  {"start", Arg(int64_t{1})},
-                                  {"length", Arg(int64_t{2})}}},
-                          Sample{{{"self", TensorSample{{4, 3}}},
-                                  {"dim", Arg(int64_t{1})},
-                                  {"start", Arg(int64_t{-2})},
-                                  {"length", Arg(int64_t{2})}}},
-                          Sample{{{"self", TensorSample{{4, 0}}},
-                                  {"dim", Arg(int64_t{0})},
-                                  {"start", Arg(int64_t{0})},
-                                  {"length", Arg(int64_t{0})}}},
-                      },
-                  .call = &call_narrow,
-              },
               // gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor
               OpInfo{
                   .name = "gather",
@@ -405,26 +267,6 @@ void add_op_infos_10(std::vector<OpInfo>& table) {
                   .num_outputs = 1,
                   .samples = {},
                   .call = &call_sigmoid_inplace,
-              },
-              // div_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
-              OpInfo{
-                  .name = "div_.Scalar",
-                  .id = "div_inplace_scalar",
-                  .schema = "div_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)",
-                  .functional = "div.Scalar",
-                  .shape = ShapeKind::Same,
-                  .dtype = DTypeRule::Float,
-                  .variant = OpVariant::Inplace,
-                  .pointwise = true,
-                  .dtypes = 0x1f,
-                  .args =
-                      {
-                          {.name = "self", .kind = ArgKind::Tensor, .written = true},
-                          {.name = "other", .kind = ArgKind::Scalar},
-                      },
-                  .num_outputs = 1,
-                  .samples = {},
-                  .call = &call_div_inplace_scalar,
               },
           };
   for (OpInfo& record : records) table.push_back(std::move(record));

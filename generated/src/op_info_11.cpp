@@ -2,13 +2,9 @@
 // Shard 11 of the OpInfo table of ops.yaml (op_info.cpp has the table; See Note [Op
 // shards] in the generator). Callers unbox their arguments (schema order) and call the op API
 // through a pointer of the op's exact signature, so overloads (add.Tensor, add.Scalar) never meet.
-#include "lazygen/generated/ops/abs.h"
 #include "lazygen/generated/ops/add_out.h"
 #include "lazygen/generated/ops/ge.h"
-#include "lazygen/generated/ops/hardtanh_backward.h"
-#include "lazygen/generated/ops/round.h"
 #include "lazygen/generated/ops/sigmoid.h"
-#include "lazygen/generated/ops/softplus_backward.h"
 #include "lazygen/op_info.h"
 
 namespace lazygen {
@@ -23,12 +19,6 @@ std::vector<Tensor> call_add_out([[maybe_unused]] const std::vector<Arg>& args) 
         detail::unbox<Tensor>(args, 1), detail::unbox<Scalar>(args, 2));
   });
 }
-// abs(Tensor self) -> Tensor
-std::vector<Tensor> call_abs([[maybe_unused]] const std::vector<Arg>& args) {
-  return detail::boxed_results([&] {
-    return static_cast<Tensor (*)(const Tensor&)>(&lazygen::abs)(detail::unbox<Tensor>(args, 0));
-  });
-}
 // sigmoid(Tensor self) -> Tensor
 std::vector<Tensor> call_sigmoid([[maybe_unused]] const std::vector<Arg>& args) {
   return detail::boxed_results([&] {
@@ -41,30 +31,6 @@ std::vector<Tensor> call_ge_tensor([[maybe_unused]] const std::vector<Arg>& args
   return detail::boxed_results([&] {
     return static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&lazygen::ge)(
         detail::unbox<Tensor>(args, 0), detail::unbox<Tensor>(args, 1));
-  });
-}
-// round(Tensor self) -> Tensor
-std::vector<Tensor> call_round([[maybe_unused]] const std::vector<Arg>& args) {
-  return detail::boxed_results([&] {
-    return static_cast<Tensor (*)(const Tensor&)>(&lazygen::round)(detail::unbox<Tensor>(args, 0));
-  });
-}
-// hardtanh_backward(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val) -> Tensor
-std::vector<Tensor> call_hardtanh_backward([[maybe_unused]] const std::vector<Arg>& args) {
-  return detail::boxed_results([&] {
-    return static_cast<Tensor (*)(const Tensor&, const Tensor&, const Scalar&, const Scalar&)>(
-        &lazygen::hardtanh_backward)(detail::unbox<Tensor>(args, 0), detail::unbox<Tensor>(args, 1),
-                                     detail::unbox<Scalar>(args, 2),
-                                     detail::unbox<Scalar>(args, 3));
-  });
-}
-// softplus_backward(Tensor grad_output, Tensor self, Scalar beta, Scalar threshold) -> Tensor
-std::vector<Tensor> call_softplus_backward([[maybe_unused]] const std::vector<Arg>& args) {
-  return detail::boxed_results([&] {
-    return static_cast<Tensor (*)(const Tensor&, const Tensor&, const Scalar&, const Scalar&)>(
-        &lazygen::softplus_backward)(detail::unbox<Tensor>(args, 0), detail::unbox<Tensor>(args, 1),
-                                     detail::unbox<Scalar>(args, 2),
-                                     detail::unbox<Scalar>(args, 3));
   });
 }
 
@@ -99,25 +65,6 @@ void add_op_infos_11(std::vector<OpInfo>& table) {
           .num_outputs = 1,
           .samples = {},
           .call = &call_add_out,
-      },
-      // abs(Tensor self) -> Tensor
-      OpInfo{
-          .name = "abs",
-          .id = "abs",
-          .schema = "abs(Tensor self) -> Tensor",
-          .functional = "",
-          .shape = ShapeKind::Same,
-          .dtype = DTypeRule::Promote,
-          .variant = OpVariant::Functional,
-          .pointwise = true,
-          .dtypes = 0x1e,
-          .args =
-              {
-                  {.name = "self", .kind = ArgKind::Tensor},
-              },
-          .num_outputs = 1,
-          .samples = {},
-          .call = &call_abs,
       },
       // sigmoid(Tensor self) -> Tensor
       OpInfo{
@@ -157,72 +104,6 @@ void add_op_infos_11(std::vector<OpInfo>& table) {
           .num_outputs = 1,
           .samples = {},
           .call = &call_ge_tensor,
-      },
-      // round(Tensor self) -> Tensor
-      OpInfo{
-          .name = "round",
-          .id = "round",
-          .schema = "round(Tensor self) -> Tensor",
-          .functional = "",
-          .shape = ShapeKind::Same,
-          .dtype = DTypeRule::Self,
-          .variant = OpVariant::Functional,
-          .pointwise = true,
-          .dtypes = 0x1e,
-          .args =
-              {
-                  {.name = "self", .kind = ArgKind::Tensor},
-              },
-          .num_outputs = 1,
-          .samples = {},
-          .call = &call_round,
-      },
-      // hardtanh_backward(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val) ->
-      // Tensor
-      OpInfo{
-          .name = "hardtanh_backward",
-          .id = "hardtanh_backward",
-          .schema = "hardtanh_backward(Tensor grad_output, Tensor self, Scalar min_val, Scalar "
-                    "max_val) -> Tensor",
-          .functional = "",
-          .shape = ShapeKind::Broadcast,
-          .dtype = DTypeRule::Promote,
-          .variant = OpVariant::Functional,
-          .pointwise = true,
-          .dtypes = 0x18,
-          .args =
-              {
-                  {.name = "grad_output", .kind = ArgKind::Tensor},
-                  {.name = "self", .kind = ArgKind::Tensor},
-                  {.name = "min_val", .kind = ArgKind::Scalar},
-                  {.name = "max_val", .kind = ArgKind::Scalar},
-              },
-          .num_outputs = 1,
-          .samples = {},
-          .call = &call_hardtanh_backward,
-      },
-      // softplus_backward(Tensor grad_output, Tensor self, Scalar beta, Scalar threshold) -> Tensor
-      OpInfo{
-          .name = "softplus_backward",
-          .id = "softplus_backward",
-          .schema = "softplus_backward(Tensor grad_output, Tensor self, Scalar beta, Scalar "
-                    "threshold) -> Tensor",
-          .functional = "",
-          .shape = ShapeKind::Broadcast,
-          .dtype = DTypeRule::Promote,
-          .variant = OpVariant::Functional,
-          .pointwise = true,
-          .dtypes = 0x18,
-          .args =
-              {
-                  {.name = "grad_output", .kind = ArgKind::Tensor},
-                  {.name = "self", .kind = ArgKind::Tensor},
-                  {.name = "beta", .kind = ArgKind::Scalar},
-                  {.name = "threshold", .kind = ArgKind::Scalar},
-              },
-          .num_outputs = 1,
-          .samples = {},
-          .call = &call_softplus_backward,
       },
   };
   for (OpInfo& record : records) table.push_back(std::move(record));

@@ -2,13 +2,7 @@
 // Shard 12 of the OpInfo table of ops.yaml (op_info.cpp has the table; See Note [Op
 // shards] in the generator). Callers unbox their arguments (schema order) and call the op API
 // through a pointer of the op's exact signature, so overloads (add.Tensor, add.Scalar) never meet.
-#include "lazygen/generated/ops/_log_softmax_backward_data.h"
-#include "lazygen/generated/ops/_softmax.h"
 #include "lazygen/generated/ops/addcmul_.h"
-#include "lazygen/generated/ops/clamp.h"
-#include "lazygen/generated/ops/conv2d_backward_input.h"
-#include "lazygen/generated/ops/cos.h"
-#include "lazygen/generated/ops/cosh.h"
 #include "lazygen/generated/ops/tanh_backward.h"
 #include "lazygen/op_info.h"
 
@@ -24,64 +18,11 @@ std::vector<Tensor> call_addcmul_inplace([[maybe_unused]] const std::vector<Arg>
         detail::unbox<Tensor>(args, 2), detail::unbox<Scalar>(args, 3));
   });
 }
-// cos(Tensor self) -> Tensor
-std::vector<Tensor> call_cos([[maybe_unused]] const std::vector<Arg>& args) {
-  return detail::boxed_results([&] {
-    return static_cast<Tensor (*)(const Tensor&)>(&lazygen::cos)(detail::unbox<Tensor>(args, 0));
-  });
-}
-// cosh(Tensor self) -> Tensor
-std::vector<Tensor> call_cosh([[maybe_unused]] const std::vector<Arg>& args) {
-  return detail::boxed_results([&] {
-    return static_cast<Tensor (*)(const Tensor&)>(&lazygen::cosh)(detail::unbox<Tensor>(args, 0));
-  });
-}
 // tanh_backward(Tensor grad_output, Tensor output) -> Tensor
 std::vector<Tensor> call_tanh_backward([[maybe_unused]] const std::vector<Arg>& args) {
   return detail::boxed_results([&] {
     return static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&lazygen::tanh_backward)(
         detail::unbox<Tensor>(args, 0), detail::unbox<Tensor>(args, 1));
-  });
-}
-// _softmax(Tensor self, int dim, bool half_to_float) -> Tensor
-std::vector<Tensor> call__softmax([[maybe_unused]] const std::vector<Arg>& args) {
-  return detail::boxed_results([&] {
-    return static_cast<Tensor (*)(const Tensor&, int64_t, bool)>(&lazygen::_softmax)(
-        detail::unbox<Tensor>(args, 0), detail::unbox<int64_t>(args, 1),
-        detail::unbox<bool>(args, 2));
-  });
-}
-// clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
-std::vector<Tensor> call_clamp([[maybe_unused]] const std::vector<Arg>& args) {
-  return detail::boxed_results([&] {
-    return static_cast<Tensor (*)(const Tensor&, const std::optional<Scalar>&,
-                                  const std::optional<Scalar>&)>(&lazygen::clamp)(
-        detail::unbox<Tensor>(args, 0), detail::unbox<std::optional<Scalar>>(args, 1),
-        detail::unbox<std::optional<Scalar>>(args, 2));
-  });
-}
-// conv2d_backward_input(Tensor grad_output, Tensor weight, SymInt[] input_size, int[2] stride,
-// int[2] padding, int[2] dilation, int groups) -> Tensor
-std::vector<Tensor> call_conv2d_backward_input([[maybe_unused]] const std::vector<Arg>& args) {
-  return detail::boxed_results([&] {
-    return static_cast<Tensor (*)(const Tensor&, const Tensor&, const std::vector<int64_t>&,
-                                  const std::vector<int64_t>&, const std::vector<int64_t>&,
-                                  const std::vector<int64_t>&, int64_t)>(
-        &lazygen::conv2d_backward_input)(
-        detail::unbox<Tensor>(args, 0), detail::unbox<Tensor>(args, 1),
-        detail::unbox<std::vector<int64_t>>(args, 2), detail::unbox<std::vector<int64_t>>(args, 3),
-        detail::unbox<std::vector<int64_t>>(args, 4), detail::unbox<std::vector<int64_t>>(args, 5),
-        detail::unbox<int64_t>(args, 6));
-  });
-}
-// _log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) ->
-// Tensor
-std::vector<Tensor> call__log_softmax_backward_data([[maybe_unused]] const std::vector<Arg>& args) {
-  return detail::boxed_results([&] {
-    return static_cast<Tensor (*)(const Tensor&, const Tensor&, int64_t, DType)>(
-        &lazygen::_log_softmax_backward_data)(
-        detail::unbox<Tensor>(args, 0), detail::unbox<Tensor>(args, 1),
-        detail::unbox<int64_t>(args, 2), detail::unbox<DType>(args, 3));
   });
 }
 
@@ -117,44 +58,6 @@ void add_op_infos_12(std::vector<OpInfo>& table) {
           .samples = {},
           .call = &call_addcmul_inplace,
       },
-      // cos(Tensor self) -> Tensor
-      OpInfo{
-          .name = "cos",
-          .id = "cos",
-          .schema = "cos(Tensor self) -> Tensor",
-          .functional = "",
-          .shape = ShapeKind::Same,
-          .dtype = DTypeRule::Float,
-          .variant = OpVariant::Functional,
-          .pointwise = true,
-          .dtypes = 0x1f,
-          .args =
-              {
-                  {.name = "self", .kind = ArgKind::Tensor},
-              },
-          .num_outputs = 1,
-          .samples = {},
-          .call = &call_cos,
-      },
-      // cosh(Tensor self) -> Tensor
-      OpInfo{
-          .name = "cosh",
-          .id = "cosh",
-          .schema = "cosh(Tensor self) -> Tensor",
-          .functional = "",
-          .shape = ShapeKind::Same,
-          .dtype = DTypeRule::Float,
-          .variant = OpVariant::Functional,
-          .pointwise = true,
-          .dtypes = 0x1f,
-          .args =
-              {
-                  {.name = "self", .kind = ArgKind::Tensor},
-              },
-          .num_outputs = 1,
-          .samples = {},
-          .call = &call_cosh,
-      },
       // tanh_backward(Tensor grad_output, Tensor output) -> Tensor
       OpInfo{
           .name = "tanh_backward",
@@ -174,137 +77,6 @@ void add_op_infos_12(std::vector<OpInfo>& table) {
           .num_outputs = 1,
           .samples = {},
           .call = &call_tanh_backward,
-      },
-      // _softmax(Tensor self, int dim, bool half_to_float) -> Tensor
-      OpInfo{
-          .name = "_softmax",
-          .id = "_softmax",
-          .schema = "_softmax(Tensor self, int dim, bool half_to_float) -> Tensor",
-          .functional = "",
-          .shape = ShapeKind::Same,
-          .dtype = DTypeRule::Float,
-          .variant = OpVariant::Functional,
-          .pointwise = false,
-          .dtypes = 0x18,
-          .args =
-              {
-                  {.name = "self", .kind = ArgKind::Tensor},
-                  {.name = "dim", .kind = ArgKind::Int},
-                  {.name = "half_to_float", .kind = ArgKind::Bool},
-              },
-          .num_outputs = 1,
-          .samples = {},
-          .call = &call__softmax,
-      },
-      // clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
-      OpInfo{
-          .name = "clamp",
-          .id = "clamp",
-          .schema = "clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor",
-          .functional = "",
-          .shape = ShapeKind::Custom,
-          .dtype = DTypeRule::Promote,
-          .variant = OpVariant::Functional,
-          .pointwise = false,
-          .dtypes = 0x1f,
-          .args =
-              {
-                  {.name = "self", .kind = ArgKind::Tensor},
-                  {.name = "min",
-                   .kind = ArgKind::Scalar,
-                   .optional = true,
-                   .default_value = detail::box<std::optional<Scalar>>(std::nullopt)},
-                  {.name = "max",
-                   .kind = ArgKind::Scalar,
-                   .optional = true,
-                   .default_value = detail::box<std::optional<Scalar>>(std::nullopt)},
-              },
-          .num_outputs = 1,
-          .samples =
-              {
-                  Sample{{{"self", TensorSample{{3, 4}}}, {"min", Arg(-0.5)}, {"max", Arg(0.5)}}},
-                  Sample{{{"self", TensorSample{{3, 4}}}, {"min", Arg(-0.5)}}},
-                  Sample{{{"self", TensorSample{{3, 4}}}, {"max", Arg(0.25)}}},
-                  Sample{{{"self", TensorSample{{0, 2}}}, {"min", Arg(int64_t{0})}}},
-              },
-          .call = &call_clamp,
-      },
-      // conv2d_backward_input(Tensor grad_output, Tensor weight, SymInt[] input_size, int[2]
-      // stride, int[2] padding, int[2] dilation, int groups) -> Tensor
-      OpInfo{
-          .name = "conv2d_backward_input",
-          .id = "conv2d_backward_input",
-          .schema = "conv2d_backward_input(Tensor grad_output, Tensor weight, SymInt[] input_size, "
-                    "int[2] stride, int[2] padding, int[2] dilation, int groups) -> Tensor",
-          .functional = "",
-          .shape = ShapeKind::Custom,
-          .dtype = DTypeRule::Promote,
-          .variant = OpVariant::Functional,
-          .pointwise = false,
-          .dtypes = 0x1f,
-          .args =
-              {
-                  {.name = "grad_output", .kind = ArgKind::Tensor},
-                  {.name = "weight", .kind = ArgKind::Tensor},
-                  {.name = "input_size", .kind = ArgKind::IntList},
-                  {.name = "stride", .kind = ArgKind::IntList},
-                  {.name = "padding", .kind = ArgKind::IntList},
-                  {.name = "dilation", .kind = ArgKind::IntList},
-                  {.name = "groups", .kind = ArgKind::Int},
-              },
-          .num_outputs = 1,
-          .samples =
-              {
-                  Sample{{{"grad_output", TensorSample{{2, 4, 4, 4}}},
-                          {"weight", TensorSample{{4, 3, 3, 3}}},
-                          {"input_size", Arg(std::vector<int64_t>{2, 3, 6, 6})},
-                          {"stride", Arg(std::vector<int64_t>{1, 1})},
-                          {"padding", Arg(std::vector<int64_t>{0, 0})},
-                          {"dilation", Arg(std::vector<int64_t>{1, 1})},
-                          {"groups", Arg(int64_t{1})}}},
-                  Sample{{{"grad_output", TensorSample{{1, 4, 3, 3}}},
-                          {"weight", TensorSample{{4, 2, 2, 3}}},
-                          {"input_size", Arg(std::vector<int64_t>{1, 4, 5, 7})},
-                          {"stride", Arg(std::vector<int64_t>{2, 1})},
-                          {"padding", Arg(std::vector<int64_t>{1, 0})},
-                          {"dilation", Arg(std::vector<int64_t>{2, 1})},
-                          {"groups", Arg(int64_t{2})}}},
-              },
-          .call = &call_conv2d_backward_input,
-      },
-      // _log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType
-      // input_dtype) -> Tensor
-      OpInfo{
-          .name = "_log_softmax_backward_data",
-          .id = "_log_softmax_backward_data",
-          .schema = "_log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, "
-                    "ScalarType input_dtype) -> Tensor",
-          .functional = "",
-          .shape = ShapeKind::Custom,
-          .dtype = DTypeRule::Promote,
-          .variant = OpVariant::Functional,
-          .pointwise = false,
-          .dtypes = 0x18,
-          .args =
-              {
-                  {.name = "grad_output", .kind = ArgKind::Tensor},
-                  {.name = "output", .kind = ArgKind::Tensor},
-                  {.name = "dim", .kind = ArgKind::Int},
-                  {.name = "input_dtype", .kind = ArgKind::ScalarType},
-              },
-          .num_outputs = 1,
-          .samples =
-              {
-                  Sample{{{"grad_output", TensorSample{{3, 4}}},
-                          {"output", TensorSample{{3, 4}}},
-                          {"dim", Arg(int64_t{1})},
-                          {"input_dtype", Arg(DType::Float32)}}},
-                  Sample{{{"grad_output", TensorSample{{3, 4}}},
-                          {"output", TensorSample{{3, 4}}},
-                          {"dim", Arg(int64_t{0})},
-                          {"input_dtype", Arg(DType::Float64)}}},
-              },
-          .call = &call__log_softmax_backward_data,
       },
   };
   for (OpInfo& record : records) table.push_back(std::move(record));

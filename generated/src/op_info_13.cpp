@@ -4,18 +4,13 @@
 // through a pointer of the op's exact signature, so overloads (add.Tensor, add.Scalar) never meet.
 #include "lazygen/generated/ops/_gelu_erf.h"
 #include "lazygen/generated/ops/_gelu_tanh_backward.h"
-#include "lazygen/generated/ops/_log_softmax.h"
 #include "lazygen/generated/ops/clamp_max.h"
 #include "lazygen/generated/ops/copy_.h"
 #include "lazygen/generated/ops/div.h"
 #include "lazygen/generated/ops/eq.h"
 #include "lazygen/generated/ops/flatten.h"
-#include "lazygen/generated/ops/floor.h"
 #include "lazygen/generated/ops/lerp.h"
 #include "lazygen/generated/ops/mean.h"
-#include "lazygen/generated/ops/nll_loss.h"
-#include "lazygen/generated/ops/permute.h"
-#include "lazygen/generated/ops/remainder.h"
 #include "lazygen/generated/ops/sin.h"
 #include "lazygen/op_info.h"
 
@@ -52,13 +47,6 @@ std::vector<Tensor> call_lerp_scalar([[maybe_unused]] const std::vector<Arg>& ar
         detail::unbox<Scalar>(args, 2));
   });
 }
-// remainder.Scalar(Tensor self, Scalar other) -> Tensor
-std::vector<Tensor> call_remainder_scalar([[maybe_unused]] const std::vector<Arg>& args) {
-  return detail::boxed_results([&] {
-    return static_cast<Tensor (*)(const Tensor&, const Scalar&)>(&lazygen::remainder)(
-        detail::unbox<Tensor>(args, 0), detail::unbox<Scalar>(args, 1));
-  });
-}
 // clamp_max(Tensor self, Scalar max) -> Tensor
 std::vector<Tensor> call_clamp_max([[maybe_unused]] const std::vector<Arg>& args) {
   return detail::boxed_results([&] {
@@ -70,12 +58,6 @@ std::vector<Tensor> call_clamp_max([[maybe_unused]] const std::vector<Arg>& args
 std::vector<Tensor> call_sin([[maybe_unused]] const std::vector<Arg>& args) {
   return detail::boxed_results([&] {
     return static_cast<Tensor (*)(const Tensor&)>(&lazygen::sin)(detail::unbox<Tensor>(args, 0));
-  });
-}
-// floor(Tensor self) -> Tensor
-std::vector<Tensor> call_floor([[maybe_unused]] const std::vector<Arg>& args) {
-  return detail::boxed_results([&] {
-    return static_cast<Tensor (*)(const Tensor&)>(&lazygen::floor)(detail::unbox<Tensor>(args, 0));
   });
 }
 // _gelu_erf(Tensor self) -> Tensor
@@ -101,38 +83,12 @@ std::vector<Tensor> call_mean_dim([[maybe_unused]] const std::vector<Arg>& args)
         detail::unbox<bool>(args, 2), detail::unbox<std::optional<DType>>(args, 3));
   });
 }
-// _log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor
-std::vector<Tensor> call__log_softmax([[maybe_unused]] const std::vector<Arg>& args) {
-  return detail::boxed_results([&] {
-    return static_cast<Tensor (*)(const Tensor&, int64_t, bool)>(&lazygen::_log_softmax)(
-        detail::unbox<Tensor>(args, 0), detail::unbox<int64_t>(args, 1),
-        detail::unbox<bool>(args, 2));
-  });
-}
-// permute(Tensor(a) self, int[] dims) -> Tensor(a)
-std::vector<Tensor> call_permute([[maybe_unused]] const std::vector<Arg>& args) {
-  return detail::boxed_results([&] {
-    return static_cast<Tensor (*)(const Tensor&, const std::vector<int64_t>&)>(&lazygen::permute)(
-        detail::unbox<Tensor>(args, 0), detail::unbox<std::vector<int64_t>>(args, 1));
-  });
-}
 // flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)
 std::vector<Tensor> call_flatten_using_ints([[maybe_unused]] const std::vector<Arg>& args) {
   return detail::boxed_results([&] {
     return static_cast<Tensor (*)(const Tensor&, int64_t, int64_t)>(&lazygen::flatten)(
         detail::unbox<Tensor>(args, 0), detail::unbox<int64_t>(args, 1),
         detail::unbox<int64_t>(args, 2));
-  });
-}
-// nll_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt
-// ignore_index=-100) -> Tensor
-std::vector<Tensor> call_nll_loss([[maybe_unused]] const std::vector<Arg>& args) {
-  return detail::boxed_results([&] {
-    return static_cast<Tensor (*)(const Tensor&, const Tensor&, const std::optional<Tensor>&,
-                                  int64_t, int64_t)>(&lazygen::nll_loss)(
-        detail::unbox<Tensor>(args, 0), detail::unbox<Tensor>(args, 1),
-        detail::unbox<std::optional<Tensor>>(args, 2), detail::unbox<int64_t>(args, 3),
-        detail::unbox<int64_t>(args, 4));
   });
 }
 
@@ -237,26 +193,6 @@ void add_op_infos_13(std::vector<OpInfo>& table) {
               },
           .call = &call_lerp_scalar,
       },
-      // remainder.Scalar(Tensor self, Scalar other) -> Tensor
-      OpInfo{
-          .name = "remainder.Scalar",
-          .id = "remainder_scalar",
-          .schema = "remainder.Scalar(Tensor self, Scalar other) -> Tensor",
-          .functional = "",
-          .shape = ShapeKind::Same,
-          .dtype = DTypeRule::Promote,
-          .variant = OpVariant::Functional,
-          .pointwise = true,
-          .dtypes = 0x1f,
-          .args =
-              {
-                  {.name = "self", .kind = ArgKind::Tensor},
-                  {.name = "other", .kind = ArgKind::Scalar},
-              },
-          .num_outputs = 1,
-          .samples = {},
-          .call = &call_remainder_scalar,
-      },
       // clamp_max(Tensor self, Scalar max) -> Tensor
       OpInfo{
           .name = "clamp_max",
@@ -295,25 +231,6 @@ void add_op_infos_13(std::vector<OpInfo>& table) {
           .num_outputs = 1,
           .samples = {},
           .call = &call_sin,
-      },
-      // floor(Tensor self) -> Tensor
-      OpInfo{
-          .name = "floor",
-          .id = "floor",
-          .schema = "floor(Tensor self) -> Tensor",
-          .functional = "",
-          .shape = ShapeKind::Same,
-          .dtype = DTypeRule::Self,
-          .variant = OpVariant::Functional,
-          .pointwise = true,
-          .dtypes = 0x1e,
-          .args =
-              {
-                  {.name = "self", .kind = ArgKind::Tensor},
-              },
-          .num_outputs = 1,
-          .samples = {},
-          .call = &call_floor,
       },
       // _gelu_erf(Tensor self) -> Tensor
       OpInfo{
@@ -397,54 +314,6 @@ void add_op_infos_13(std::vector<OpInfo>& table) {
               },
           .call = &call_mean_dim,
       },
-      // _log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor
-      OpInfo{
-          .name = "_log_softmax",
-          .id = "_log_softmax",
-          .schema = "_log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor",
-          .functional = "",
-          .shape = ShapeKind::Same,
-          .dtype = DTypeRule::Float,
-          .variant = OpVariant::Functional,
-          .pointwise = false,
-          .dtypes = 0x18,
-          .args =
-              {
-                  {.name = "self", .kind = ArgKind::Tensor},
-                  {.name = "dim", .kind = ArgKind::Int},
-                  {.name = "half_to_float", .kind = ArgKind::Bool},
-              },
-          .num_outputs = 1,
-          .samples = {},
-          .call = &call__log_softmax,
-      },
-      // permute(Tensor(a) self, int[] dims) -> Tensor(a)
-      OpInfo{
-          .name = "permute",
-          .id = "permute",
-          .schema = "permute(Tensor(a) self, int[] dims) -> Tensor(a)",
-          .functional = "",
-          .shape = ShapeKind::View,
-          .dtype = DTypeRule::Promote,
-          .variant = OpVariant::Functional,
-          .pointwise = false,
-          .dtypes = 0x1f,
-          .args =
-              {
-                  {.name = "self", .kind = ArgKind::Tensor},
-                  {.name = "dims", .kind = ArgKind::IntList},
-              },
-          .num_outputs = 1,
-          .samples =
-              {
-                  Sample{{{"self", TensorSample{{2, 3, 4}}},
-                          {"dims", Arg(std::vector<int64_t>{2, 0, 1})}}},
-                  Sample{
-                      {{"self", TensorSample{{0, 3}}}, {"dims", Arg(std::vector<int64_t>{1, 0})}}},
-                  Sample{{{"self", TensorSample{{}}}, {"dims", Arg(std::vector<int64_t>{})}}},
-              },
-          .call = &call_permute,
-      },
       // flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)
       OpInfo{
           .name = "flatten.using_ints",
@@ -478,53 +347,6 @@ void add_op_infos_13(std::vector<OpInfo>& table) {
                   Sample{{{"self", TensorSample{{}}}}},
               },
           .call = &call_flatten_using_ints,
-      },
-      // nll_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt
-      // ignore_index=-100) -> Tensor
-      OpInfo{
-          .name = "nll_loss",
-          .id = "nll_loss",
-          .schema = "nll_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, "
-                    "SymInt ignore_index=-100) -> Tensor",
-          .functional = "",
-          .shape = ShapeKind::Custom,
-          .dtype = DTypeRule::Promote,
-          .variant = OpVariant::Functional,
-          .pointwise = false,
-          .dtypes = 0x1f,
-          .args =
-              {
-                  {.name = "self", .kind = ArgKind::Tensor},
-                  {.name = "target", .kind = ArgKind::Tensor},
-                  {.name = "weight",
-                   .kind = ArgKind::Tensor,
-                   .optional = true,
-                   .default_value = detail::box<std::optional<Tensor>>(std::nullopt)},
-                  {.name = "reduction",
-                   .kind = ArgKind::Int,
-                   .default_value = detail::box<int64_t>(1)},
-                  {.name = "ignore_index",
-                   .kind = ArgKind::Int,
-                   .default_value = detail::box<int64_t>(-100)},
-              },
-          .num_outputs = 1,
-          .samples =
-              {
-                  Sample{{{"self", TensorSample{{4, 3}}},
-                          {"target", TensorSample{{4}, Domain{Domain::Index, 3}}}}},
-                  Sample{{{"self", TensorSample{{4, 3}}},
-                          {"target", TensorSample{{4}, Domain{Domain::Index, 3}}},
-                          {"weight", TensorSample{{3}}},
-                          {"reduction", Arg(int64_t{2})}}},
-                  Sample{{{"self", TensorSample{{4, 3}}},
-                          {"target", TensorSample{{4}, Domain{Domain::Index, 3}}},
-                          {"reduction", Arg(int64_t{0})},
-                          {"ignore_index", Arg(int64_t{1})}}},
-                  Sample{{{"self", TensorSample{{0, 3}}},
-                          {"target", TensorSample{{0}, Domain{Domain::Index, 3}}},
-                          {"reduction", Arg(int64_t{2})}}},
-              },
-          .call = &call_nll_loss,
       },
   };
   for (OpInfo& record : records) table.push_back(std::move(record));

@@ -2,14 +2,12 @@
 // Shard 14 of the OpInfo table of ops.yaml (op_info.cpp has the table; See Note [Op
 // shards] in the generator). Callers unbox their arguments (schema order) and call the op API
 // through a pointer of the op's exact signature, so overloads (add.Tensor, add.Scalar) never meet.
-#include "lazygen/generated/ops/_dropout_mask.h"
 #include "lazygen/generated/ops/all_gather.h"
 #include "lazygen/generated/ops/exp2.h"
 #include "lazygen/generated/ops/hardswish.h"
 #include "lazygen/generated/ops/lt.h"
 #include "lazygen/generated/ops/max_pool2d_backward.h"
 #include "lazygen/generated/ops/silu_backward.h"
-#include "lazygen/generated/ops/sqrt_.h"
 #include "lazygen/generated/ops/squeeze.h"
 #include "lazygen/op_info.h"
 
@@ -62,21 +60,6 @@ std::vector<Tensor> call_max_pool2d_backward([[maybe_unused]] const std::vector<
         detail::unbox<std::vector<int64_t>>(args, 2), detail::unbox<std::vector<int64_t>>(args, 3),
         detail::unbox<std::vector<int64_t>>(args, 4), detail::unbox<std::vector<int64_t>>(args, 5),
         detail::unbox<bool>(args, 6));
-  });
-}
-// _dropout_mask(Tensor self, Scalar p, Scalar seed) -> Tensor
-std::vector<Tensor> call__dropout_mask([[maybe_unused]] const std::vector<Arg>& args) {
-  return detail::boxed_results([&] {
-    return static_cast<Tensor (*)(const Tensor&, const Scalar&, const Scalar&)>(
-        &lazygen::_dropout_mask)(detail::unbox<Tensor>(args, 0), detail::unbox<Scalar>(args, 1),
-                                 detail::unbox<Scalar>(args, 2));
-  });
-}
-// sqrt_(Tensor(a!) self) -> Tensor(a!)
-std::vector<Tensor> call_sqrt_inplace([[maybe_unused]] const std::vector<Arg>& args) {
-  return detail::boxed_results([&] {
-    return static_cast<const Tensor& (*)(const Tensor&)>(&lazygen::sqrt_)(
-        detail::unbox<Tensor>(args, 0));
   });
 }
 // all_gather(Tensor self) -> Tensor
@@ -240,60 +223,6 @@ void add_op_infos_14(std::vector<OpInfo>& table) {
                               {"ceil_mode", Arg(false)}}},
                   },
               .call = &call_max_pool2d_backward,
-          },
-          // _dropout_mask(Tensor self, Scalar p, Scalar seed) -> Tensor
-          OpInfo{
-              .name = "_dropout_mask",
-              .id = "_dropout_mask",
-              .schema = "_dropout_mask(Tensor self, Scalar p, Scalar seed) -> Tensor",
-              .functional = "",
-              .shape = ShapeKind::Custom,
-              .dtype = DTypeRule::Promote,
-              .variant = OpVariant::Functional,
-              .pointwise = false,
-              .dtypes = 0x1f,
-              .args =
-                  {
-                      {.name = "self", .kind = ArgKind::Tensor},
-                      {.name = "p", .kind = ArgKind::Scalar},
-                      {.name = "seed", .kind = ArgKind::Scalar},
-                  },
-              .num_outputs = 1,
-              .samples =
-                  {
-                      Sample{{{"self", TensorSample{{4, 50}}},
-                              {"p", Arg(0.5)},
-                              {"seed", Arg(int64_t{42})}}},
-                      Sample{{{"self", TensorSample{{0, 3}}},
-                              {"p", Arg(0.3)},
-                              {"seed", Arg(int64_t{1})}}},
-                      Sample{{{"self", TensorSample{{64, 1024}}},
-                              {"p", Arg(0.25)},
-                              {"seed", Arg(int64_t{7})}}},
-                  },
-              .call = &call__dropout_mask,
-          },
-          // sqrt_(Tensor(a!) self) -> Tensor(a!)
-          OpInfo{
-              .name = "sqrt_",
-              .id = "sqrt_inplace",
-              .schema = "sqrt_(Tensor(a!) self) -> Tensor(a!)",
-              .functional = "sqrt",
-              .shape = ShapeKind::Same,
-              .dtype = DTypeRule::Float,
-              .variant = OpVariant::Inplace,
-              .pointwise = true,
-              .dtypes = 0x1f,
-              .args =
-                  {
-                      {.name = "self",
-                       .kind = ArgKind::Tensor,
-                       .written = true,
-                       .domain = Domain{Domain::Positive, 0}},
-                  },
-              .num_outputs = 1,
-              .samples = {},
-              .call = &call_sqrt_inplace,
           },
           // all_gather(Tensor self) -> Tensor
           OpInfo{

@@ -2,38 +2,20 @@
 // Shard 15 of the OpInfo table of ops.yaml (op_info.cpp has the table; See Note [Op
 // shards] in the generator). Callers unbox their arguments (schema order) and call the op API
 // through a pointer of the op's exact signature, so overloads (add.Tensor, add.Scalar) never meet.
-#include "lazygen/generated/ops/add_.h"
 #include "lazygen/generated/ops/argmax.h"
-#include "lazygen/generated/ops/atan.h"
 #include "lazygen/generated/ops/bmm.h"
 #include "lazygen/generated/ops/lt.h"
 #include "lazygen/generated/ops/mm.h"
-#include "lazygen/generated/ops/rsqrt.h"
-#include "lazygen/generated/ops/sinh.h"
 #include "lazygen/generated/ops/sqrt.h"
 #include "lazygen/op_info.h"
 
 namespace lazygen {
 namespace {
 
-// add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)
-std::vector<Tensor> call_add_inplace_tensor([[maybe_unused]] const std::vector<Arg>& args) {
-  return detail::boxed_results([&] {
-    return static_cast<const Tensor& (*)(const Tensor&, const Tensor&, const Scalar&)>(
-        &lazygen::add_)(detail::unbox<Tensor>(args, 0), detail::unbox<Tensor>(args, 1),
-                        detail::unbox<Scalar>(args, 2));
-  });
-}
 // sqrt(Tensor self) -> Tensor
 std::vector<Tensor> call_sqrt([[maybe_unused]] const std::vector<Arg>& args) {
   return detail::boxed_results([&] {
     return static_cast<Tensor (*)(const Tensor&)>(&lazygen::sqrt)(detail::unbox<Tensor>(args, 0));
-  });
-}
-// rsqrt(Tensor self) -> Tensor
-std::vector<Tensor> call_rsqrt([[maybe_unused]] const std::vector<Arg>& args) {
-  return detail::boxed_results([&] {
-    return static_cast<Tensor (*)(const Tensor&)>(&lazygen::rsqrt)(detail::unbox<Tensor>(args, 0));
   });
 }
 // lt.Tensor(Tensor self, Tensor other) -> Tensor
@@ -41,18 +23,6 @@ std::vector<Tensor> call_lt_tensor([[maybe_unused]] const std::vector<Arg>& args
   return detail::boxed_results([&] {
     return static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&lazygen::lt)(
         detail::unbox<Tensor>(args, 0), detail::unbox<Tensor>(args, 1));
-  });
-}
-// atan(Tensor self) -> Tensor
-std::vector<Tensor> call_atan([[maybe_unused]] const std::vector<Arg>& args) {
-  return detail::boxed_results([&] {
-    return static_cast<Tensor (*)(const Tensor&)>(&lazygen::atan)(detail::unbox<Tensor>(args, 0));
-  });
-}
-// sinh(Tensor self) -> Tensor
-std::vector<Tensor> call_sinh([[maybe_unused]] const std::vector<Arg>& args) {
-  return detail::boxed_results([&] {
-    return static_cast<Tensor (*)(const Tensor&)>(&lazygen::sinh)(detail::unbox<Tensor>(args, 0));
   });
 }
 // argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor
@@ -84,30 +54,6 @@ namespace detail {
 
 void add_op_infos_15(std::vector<OpInfo>& table) {
   std::vector<OpInfo> records = {
-      // add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)
-      OpInfo{
-          .name = "add_.Tensor",
-          .id = "add_inplace_tensor",
-          .schema = "add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)",
-          .functional = "add.Tensor",
-          .shape = ShapeKind::Broadcast,
-          .dtype = DTypeRule::Promote,
-          .variant = OpVariant::Inplace,
-          .pointwise = true,
-          .dtypes = 0x1f,
-          .args =
-              {
-                  {.name = "self", .kind = ArgKind::Tensor, .written = true},
-                  {.name = "other", .kind = ArgKind::Tensor},
-                  {.name = "alpha",
-                   .kind = ArgKind::Scalar,
-                   .kwarg_only = true,
-                   .default_value = detail::box<Scalar>(1)},
-              },
-          .num_outputs = 1,
-          .samples = {},
-          .call = &call_add_inplace_tensor,
-      },
       // sqrt(Tensor self) -> Tensor
       OpInfo{
           .name = "sqrt",
@@ -126,25 +72,6 @@ void add_op_infos_15(std::vector<OpInfo>& table) {
           .num_outputs = 1,
           .samples = {},
           .call = &call_sqrt,
-      },
-      // rsqrt(Tensor self) -> Tensor
-      OpInfo{
-          .name = "rsqrt",
-          .id = "rsqrt",
-          .schema = "rsqrt(Tensor self) -> Tensor",
-          .functional = "",
-          .shape = ShapeKind::Same,
-          .dtype = DTypeRule::Float,
-          .variant = OpVariant::Functional,
-          .pointwise = true,
-          .dtypes = 0x1f,
-          .args =
-              {
-                  {.name = "self", .kind = ArgKind::Tensor, .domain = Domain{Domain::Positive, 0}},
-              },
-          .num_outputs = 1,
-          .samples = {},
-          .call = &call_rsqrt,
       },
       // lt.Tensor(Tensor self, Tensor other) -> Tensor
       OpInfo{
@@ -165,44 +92,6 @@ void add_op_infos_15(std::vector<OpInfo>& table) {
           .num_outputs = 1,
           .samples = {},
           .call = &call_lt_tensor,
-      },
-      // atan(Tensor self) -> Tensor
-      OpInfo{
-          .name = "atan",
-          .id = "atan",
-          .schema = "atan(Tensor self) -> Tensor",
-          .functional = "",
-          .shape = ShapeKind::Same,
-          .dtype = DTypeRule::Float,
-          .variant = OpVariant::Functional,
-          .pointwise = true,
-          .dtypes = 0x1f,
-          .args =
-              {
-                  {.name = "self", .kind = ArgKind::Tensor},
-              },
-          .num_outputs = 1,
-          .samples = {},
-          .call = &call_atan,
-      },
-      // sinh(Tensor self) -> Tensor
-      OpInfo{
-          .name = "sinh",
-          .id = "sinh",
-          .schema = "sinh(Tensor self) -> Tensor",
-          .functional = "",
-          .shape = ShapeKind::Same,
-          .dtype = DTypeRule::Float,
-          .variant = OpVariant::Functional,
-          .pointwise = true,
-          .dtypes = 0x1f,
-          .args =
-              {
-                  {.name = "self", .kind = ArgKind::Tensor},
-              },
-          .num_outputs = 1,
-          .samples = {},
-          .call = &call_sinh,
       },
       // argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor
       OpInfo{

@@ -3,26 +3,13 @@
 // shards] in the generator). Callers unbox their arguments (schema order) and call the op API
 // through a pointer of the op's exact signature, so overloads (add.Tensor, add.Scalar) never meet.
 #include "lazygen/generated/ops/addmm.h"
-#include "lazygen/generated/ops/bitwise_not.h"
-#include "lazygen/generated/ops/bitwise_xor.h"
-#include "lazygen/generated/ops/ge.h"
 #include "lazygen/generated/ops/gt.h"
-#include "lazygen/generated/ops/log_sigmoid.h"
-#include "lazygen/generated/ops/relu_.h"
-#include "lazygen/generated/ops/unsqueeze.h"
 #include "lazygen/generated/ops/zero_.h"
 #include "lazygen/op_info.h"
 
 namespace lazygen {
 namespace {
 
-// relu_(Tensor(a!) self) -> Tensor(a!)
-std::vector<Tensor> call_relu_inplace([[maybe_unused]] const std::vector<Arg>& args) {
-  return detail::boxed_results([&] {
-    return static_cast<const Tensor& (*)(const Tensor&)>(&lazygen::relu_)(
-        detail::unbox<Tensor>(args, 0));
-  });
-}
 // zero_(Tensor(a!) self) -> Tensor(a!)
 std::vector<Tensor> call_zero_inplace([[maybe_unused]] const std::vector<Arg>& args) {
   return detail::boxed_results([&] {
@@ -37,34 +24,6 @@ std::vector<Tensor> call_gt_tensor([[maybe_unused]] const std::vector<Arg>& args
         detail::unbox<Tensor>(args, 0), detail::unbox<Tensor>(args, 1));
   });
 }
-// ge.Scalar(Tensor self, Scalar other) -> Tensor
-std::vector<Tensor> call_ge_scalar([[maybe_unused]] const std::vector<Arg>& args) {
-  return detail::boxed_results([&] {
-    return static_cast<Tensor (*)(const Tensor&, const Scalar&)>(&lazygen::ge)(
-        detail::unbox<Tensor>(args, 0), detail::unbox<Scalar>(args, 1));
-  });
-}
-// bitwise_not(Tensor self) -> Tensor
-std::vector<Tensor> call_bitwise_not([[maybe_unused]] const std::vector<Arg>& args) {
-  return detail::boxed_results([&] {
-    return static_cast<Tensor (*)(const Tensor&)>(&lazygen::bitwise_not)(
-        detail::unbox<Tensor>(args, 0));
-  });
-}
-// bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor
-std::vector<Tensor> call_bitwise_xor_tensor([[maybe_unused]] const std::vector<Arg>& args) {
-  return detail::boxed_results([&] {
-    return static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&lazygen::bitwise_xor)(
-        detail::unbox<Tensor>(args, 0), detail::unbox<Tensor>(args, 1));
-  });
-}
-// log_sigmoid(Tensor self) -> Tensor
-std::vector<Tensor> call_log_sigmoid([[maybe_unused]] const std::vector<Arg>& args) {
-  return detail::boxed_results([&] {
-    return static_cast<Tensor (*)(const Tensor&)>(&lazygen::log_sigmoid)(
-        detail::unbox<Tensor>(args, 0));
-  });
-}
 // addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
 std::vector<Tensor> call_addmm([[maybe_unused]] const std::vector<Arg>& args) {
   return detail::boxed_results([&] {
@@ -75,13 +34,6 @@ std::vector<Tensor> call_addmm([[maybe_unused]] const std::vector<Arg>& args) {
         detail::unbox<Scalar>(args, 4));
   });
 }
-// unsqueeze(Tensor(a) self, int dim) -> Tensor(a)
-std::vector<Tensor> call_unsqueeze([[maybe_unused]] const std::vector<Arg>& args) {
-  return detail::boxed_results([&] {
-    return static_cast<Tensor (*)(const Tensor&, int64_t)>(&lazygen::unsqueeze)(
-        detail::unbox<Tensor>(args, 0), detail::unbox<int64_t>(args, 1));
-  });
-}
 
 }  // namespace
 
@@ -89,25 +41,6 @@ namespace detail {
 
 void add_op_infos_2(std::vector<OpInfo>& table) {
   std::vector<OpInfo> records = {
-      // relu_(Tensor(a!) self) -> Tensor(a!)
-      OpInfo{
-          .name = "relu_",
-          .id = "relu_inplace",
-          .schema = "relu_(Tensor(a!) self) -> Tensor(a!)",
-          .functional = "relu",
-          .shape = ShapeKind::Same,
-          .dtype = DTypeRule::Promote,
-          .variant = OpVariant::Inplace,
-          .pointwise = true,
-          .dtypes = 0x1e,
-          .args =
-              {
-                  {.name = "self", .kind = ArgKind::Tensor, .written = true},
-              },
-          .num_outputs = 1,
-          .samples = {},
-          .call = &call_relu_inplace,
-      },
       // zero_(Tensor(a!) self) -> Tensor(a!)
       OpInfo{
           .name = "zero_",
@@ -146,84 +79,6 @@ void add_op_infos_2(std::vector<OpInfo>& table) {
           .num_outputs = 1,
           .samples = {},
           .call = &call_gt_tensor,
-      },
-      // ge.Scalar(Tensor self, Scalar other) -> Tensor
-      OpInfo{
-          .name = "ge.Scalar",
-          .id = "ge_scalar",
-          .schema = "ge.Scalar(Tensor self, Scalar other) -> Tensor",
-          .functional = "",
-          .shape = ShapeKind::Same,
-          .dtype = DTypeRule::Bool,
-          .variant = OpVariant::Functional,
-          .pointwise = true,
-          .dtypes = 0x1f,
-          .args =
-              {
-                  {.name = "self", .kind = ArgKind::Tensor},
-                  {.name = "other", .kind = ArgKind::Scalar},
-              },
-          .num_outputs = 1,
-          .samples = {},
-          .call = &call_ge_scalar,
-      },
-      // bitwise_not(Tensor self) -> Tensor
-      OpInfo{
-          .name = "bitwise_not",
-          .id = "bitwise_not",
-          .schema = "bitwise_not(Tensor self) -> Tensor",
-          .functional = "",
-          .shape = ShapeKind::Same,
-          .dtype = DTypeRule::Self,
-          .variant = OpVariant::Functional,
-          .pointwise = true,
-          .dtypes = 0x7,
-          .args =
-              {
-                  {.name = "self", .kind = ArgKind::Tensor},
-              },
-          .num_outputs = 1,
-          .samples = {},
-          .call = &call_bitwise_not,
-      },
-      // bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor
-      OpInfo{
-          .name = "bitwise_xor.Tensor",
-          .id = "bitwise_xor_tensor",
-          .schema = "bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor",
-          .functional = "",
-          .shape = ShapeKind::Broadcast,
-          .dtype = DTypeRule::Promote,
-          .variant = OpVariant::Functional,
-          .pointwise = true,
-          .dtypes = 0x7,
-          .args =
-              {
-                  {.name = "self", .kind = ArgKind::Tensor},
-                  {.name = "other", .kind = ArgKind::Tensor},
-              },
-          .num_outputs = 1,
-          .samples = {},
-          .call = &call_bitwise_xor_tensor,
-      },
-      // log_sigmoid(Tensor self) -> Tensor
-      OpInfo{
-          .name = "log_sigmoid",
-          .id = "log_sigmoid",
-          .schema = "log_sigmoid(Tensor self) -> Tensor",
-          .functional = "",
-          .shape = ShapeKind::Same,
-          .dtype = DTypeRule::Self,
-          .variant = OpVariant::Functional,
-          .pointwise = true,
-          .dtypes = 0x18,
-          .args =
-              {
-                  {.name = "self", .kind = ArgKind::Tensor},
-              },
-          .num_outputs = 1,
-          .samples = {},
-          .call = &call_log_sigmoid,
       },
       // addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
       OpInfo{
@@ -271,32 +126,6 @@ void add_op_infos_2(std::vector<OpInfo>& table) {
                           {"beta", Arg(int64_t{0})}}},
               },
           .call = &call_addmm,
-      },
-      // unsqueeze(Tensor(a) self, int dim) -> Tensor(a)
-      OpInfo{
-          .name = "unsqueeze",
-          .id = "unsqueeze",
-          .schema = "unsqueeze(Tensor(a) self, int dim) -> Tensor(a)",
-          .functional = "",
-          .shape = ShapeKind::View,
-          .dtype = DTypeRule::Promote,
-          .variant = OpVariant::Functional,
-          .pointwise = false,
-          .dtypes = 0x1f,
-          .args =
-              {
-                  {.name = "self", .kind = ArgKind::Tensor},
-                  {.name = "dim", .kind = ArgKind::Int},
-              },
-          .num_outputs = 1,
-          .samples =
-              {
-                  Sample{{{"self", TensorSample{{3, 4}}}, {"dim", Arg(int64_t{0})}}},
-                  Sample{{{"self", TensorSample{{3, 4}}}, {"dim", Arg(int64_t{-1})}}},
-                  Sample{{{"self", TensorSample{{}}}, {"dim", Arg(int64_t{0})}}},
-                  Sample{{{"self", TensorSample{{0}}}, {"dim", Arg(int64_t{1})}}},
-              },
-          .call = &call_unsqueeze,
       },
   };
   for (OpInfo& record : records) table.push_back(std::move(record));

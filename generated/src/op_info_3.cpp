@@ -2,17 +2,10 @@
 // Shard 3 of the OpInfo table of ops.yaml (op_info.cpp has the table; See Note [Op
 // shards] in the generator). Callers unbox their arguments (schema order) and call the op API
 // through a pointer of the op's exact signature, so overloads (add.Tensor, add.Scalar) never meet.
-#include "lazygen/generated/ops/_gelu_erf_backward.h"
-#include "lazygen/generated/ops/_gelu_tanh.h"
-#include "lazygen/generated/ops/all_reduce.h"
-#include "lazygen/generated/ops/clamp_min.h"
-#include "lazygen/generated/ops/cumsum.h"
 #include "lazygen/generated/ops/div_.h"
 #include "lazygen/generated/ops/elu.h"
 #include "lazygen/generated/ops/le.h"
-#include "lazygen/generated/ops/mul.h"
 #include "lazygen/generated/ops/nll_loss_backward.h"
-#include "lazygen/generated/ops/relu.h"
 #include "lazygen/generated/ops/sgn.h"
 #include "lazygen/generated/ops/slice.h"
 #include "lazygen/generated/ops/sum.h"
@@ -22,30 +15,10 @@
 namespace lazygen {
 namespace {
 
-// mul.Tensor(Tensor self, Tensor other) -> Tensor
-std::vector<Tensor> call_mul_tensor([[maybe_unused]] const std::vector<Arg>& args) {
-  return detail::boxed_results([&] {
-    return static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&lazygen::mul)(
-        detail::unbox<Tensor>(args, 0), detail::unbox<Tensor>(args, 1));
-  });
-}
-// relu(Tensor self) -> Tensor
-std::vector<Tensor> call_relu([[maybe_unused]] const std::vector<Arg>& args) {
-  return detail::boxed_results([&] {
-    return static_cast<Tensor (*)(const Tensor&)>(&lazygen::relu)(detail::unbox<Tensor>(args, 0));
-  });
-}
 // le.Scalar(Tensor self, Scalar other) -> Tensor
 std::vector<Tensor> call_le_scalar([[maybe_unused]] const std::vector<Arg>& args) {
   return detail::boxed_results([&] {
     return static_cast<Tensor (*)(const Tensor&, const Scalar&)>(&lazygen::le)(
-        detail::unbox<Tensor>(args, 0), detail::unbox<Scalar>(args, 1));
-  });
-}
-// clamp_min(Tensor self, Scalar min) -> Tensor
-std::vector<Tensor> call_clamp_min([[maybe_unused]] const std::vector<Arg>& args) {
-  return detail::boxed_results([&] {
-    return static_cast<Tensor (*)(const Tensor&, const Scalar&)>(&lazygen::clamp_min)(
         detail::unbox<Tensor>(args, 0), detail::unbox<Scalar>(args, 1));
   });
 }
@@ -63,20 +36,6 @@ std::vector<Tensor> call_elu([[maybe_unused]] const std::vector<Arg>& args) {
                        detail::unbox<Scalar>(args, 2), detail::unbox<Scalar>(args, 3));
   });
 }
-// _gelu_erf_backward(Tensor grad_output, Tensor self) -> Tensor
-std::vector<Tensor> call__gelu_erf_backward([[maybe_unused]] const std::vector<Arg>& args) {
-  return detail::boxed_results([&] {
-    return static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&lazygen::_gelu_erf_backward)(
-        detail::unbox<Tensor>(args, 0), detail::unbox<Tensor>(args, 1));
-  });
-}
-// _gelu_tanh(Tensor self) -> Tensor
-std::vector<Tensor> call__gelu_tanh([[maybe_unused]] const std::vector<Arg>& args) {
-  return detail::boxed_results([&] {
-    return static_cast<Tensor (*)(const Tensor&)>(&lazygen::_gelu_tanh)(
-        detail::unbox<Tensor>(args, 0));
-  });
-}
 // sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) ->
 // Tensor
 std::vector<Tensor> call_sum_dim_intlist([[maybe_unused]] const std::vector<Arg>& args) {
@@ -85,14 +44,6 @@ std::vector<Tensor> call_sum_dim_intlist([[maybe_unused]] const std::vector<Arg>
                                   std::optional<DType>)>(&lazygen::sum)(
         detail::unbox<Tensor>(args, 0), detail::unbox<std::optional<std::vector<int64_t>>>(args, 1),
         detail::unbox<bool>(args, 2), detail::unbox<std::optional<DType>>(args, 3));
-  });
-}
-// cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
-std::vector<Tensor> call_cumsum([[maybe_unused]] const std::vector<Arg>& args) {
-  return detail::boxed_results([&] {
-    return static_cast<Tensor (*)(const Tensor&, int64_t, std::optional<DType>)>(&lazygen::cumsum)(
-        detail::unbox<Tensor>(args, 0), detail::unbox<int64_t>(args, 1),
-        detail::unbox<std::optional<DType>>(args, 2));
   });
 }
 // t(Tensor(a) self) -> Tensor(a)
@@ -131,13 +82,6 @@ std::vector<Tensor> call_div_inplace_tensor([[maybe_unused]] const std::vector<A
         detail::unbox<Tensor>(args, 0), detail::unbox<Tensor>(args, 1));
   });
 }
-// all_reduce(Tensor self, str reduce_op='sum') -> Tensor
-std::vector<Tensor> call_all_reduce([[maybe_unused]] const std::vector<Arg>& args) {
-  return detail::boxed_results([&] {
-    return static_cast<Tensor (*)(const Tensor&, std::string_view)>(&lazygen::all_reduce)(
-        detail::unbox<Tensor>(args, 0), detail::unbox<std::string>(args, 1));
-  });
-}
 
 }  // namespace
 
@@ -145,45 +89,6 @@ namespace detail {
 
 void add_op_infos_3(std::vector<OpInfo>& table) {
   std::vector<OpInfo> records = {
-      // mul.Tensor(Tensor self, Tensor other) -> Tensor
-      OpInfo{
-          .name = "mul.Tensor",
-          .id = "mul_tensor",
-          .schema = "mul.Tensor(Tensor self, Tensor other) -> Tensor",
-          .functional = "",
-          .shape = ShapeKind::Broadcast,
-          .dtype = DTypeRule::Promote,
-          .variant = OpVariant::Functional,
-          .pointwise = true,
-          .dtypes = 0x1f,
-          .args =
-              {
-                  {.name = "self", .kind = ArgKind::Tensor},
-                  {.name = "other", .kind = ArgKind::Tensor},
-              },
-          .num_outputs = 1,
-          .samples = {},
-          .call = &call_mul_tensor,
-      },
-      // relu(Tensor self) -> Tensor
-      OpInfo{
-          .name = "relu",
-          .id = "relu",
-          .schema = "relu(Tensor self) -> Tensor",
-          .functional = "",
-          .shape = ShapeKind::Same,
-          .dtype = DTypeRule::Promote,
-          .variant = OpVariant::Functional,
-          .pointwise = true,
-          .dtypes = 0x1e,
-          .args =
-              {
-                  {.name = "self", .kind = ArgKind::Tensor},
-              },
-          .num_outputs = 1,
-          .samples = {},
-          .call = &call_relu,
-      },
       // le.Scalar(Tensor self, Scalar other) -> Tensor
       OpInfo{
           .name = "le.Scalar",
@@ -203,26 +108,6 @@ void add_op_infos_3(std::vector<OpInfo>& table) {
           .num_outputs = 1,
           .samples = {},
           .call = &call_le_scalar,
-      },
-      // clamp_min(Tensor self, Scalar min) -> Tensor
-      OpInfo{
-          .name = "clamp_min",
-          .id = "clamp_min",
-          .schema = "clamp_min(Tensor self, Scalar min) -> Tensor",
-          .functional = "",
-          .shape = ShapeKind::Same,
-          .dtype = DTypeRule::Promote,
-          .variant = OpVariant::Functional,
-          .pointwise = true,
-          .dtypes = 0x1f,
-          .args =
-              {
-                  {.name = "self", .kind = ArgKind::Tensor},
-                  {.name = "min", .kind = ArgKind::Scalar},
-              },
-          .num_outputs = 1,
-          .samples = {},
-          .call = &call_clamp_min,
       },
       // sgn(Tensor self) -> Tensor
       OpInfo{
@@ -272,45 +157,6 @@ void add_op_infos_3(std::vector<OpInfo>& table) {
           .samples = {},
           .call = &call_elu,
       },
-      // _gelu_erf_backward(Tensor grad_output, Tensor self) -> Tensor
-      OpInfo{
-          .name = "_gelu_erf_backward",
-          .id = "_gelu_erf_backward",
-          .schema = "_gelu_erf_backward(Tensor grad_output, Tensor self) -> Tensor",
-          .functional = "",
-          .shape = ShapeKind::Broadcast,
-          .dtype = DTypeRule::Promote,
-          .variant = OpVariant::Functional,
-          .pointwise = true,
-          .dtypes = 0x18,
-          .args =
-              {
-                  {.name = "grad_output", .kind = ArgKind::Tensor},
-                  {.name = "self", .kind = ArgKind::Tensor},
-              },
-          .num_outputs = 1,
-          .samples = {},
-          .call = &call__gelu_erf_backward,
-      },
-      // _gelu_tanh(Tensor self) -> Tensor
-      OpInfo{
-          .name = "_gelu_tanh",
-          .id = "_gelu_tanh",
-          .schema = "_gelu_tanh(Tensor self) -> Tensor",
-          .functional = "",
-          .shape = ShapeKind::Same,
-          .dtype = DTypeRule::Promote,
-          .variant = OpVariant::Functional,
-          .pointwise = true,
-          .dtypes = 0x18,
-          .args =
-              {
-                  {.name = "self", .kind = ArgKind::Tensor},
-              },
-          .num_outputs = 1,
-          .samples = {},
-          .call = &call__gelu_tanh,
-      },
       // sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) ->
       // Tensor
       OpInfo{
@@ -340,37 +186,6 @@ void add_op_infos_3(std::vector<OpInfo>& table) {
           .num_outputs = 1,
           .samples = {},
           .call = &call_sum_dim_intlist,
-      },
-      // cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
-      OpInfo{
-          .name = "cumsum",
-          .id = "cumsum",
-          .schema = "cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor",
-          .functional = "",
-          .shape = ShapeKind::Custom,
-          .dtype = DTypeRule::Promote,
-          .variant = OpVariant::Functional,
-          .pointwise = false,
-          .dtypes = 0x1f,
-          .args =
-              {
-                  {.name = "self", .kind = ArgKind::Tensor},
-                  {.name = "dim", .kind = ArgKind::Int},
-                  {.name = "dtype",
-                   .kind = ArgKind::ScalarType,
-                   .optional = true,
-                   .kwarg_only = true,
-                   .default_value = detail::box<std::optional<DType>>(std::nullopt)},
-              },
-          .num_outputs = 1,
-          .samples =
-              {
-                  Sample{{{"self", TensorSample{{3, 5}}}, {"dim", Arg(int64_t{1})}}},
-                  Sample{{{"self", TensorSample{{4, 3, 2}}}, {"dim", Arg(int64_t{0})}}},
-                  Sample{{{"self", TensorSample{{}}}, {"dim", Arg(int64_t{0})}}},
-                  Sample{{{"self", TensorSample{{0, 3}}}, {"dim", Arg(int64_t{1})}}},
-              },
-          .call = &call_cumsum,
       },
       // t(Tensor(a) self) -> Tensor(a)
       OpInfo{
@@ -503,33 +318,6 @@ void add_op_infos_3(std::vector<OpInfo>& table) {
           .num_outputs = 1,
           .samples = {},
           .call = &call_div_inplace_tensor,
-      },
-      // all_reduce(Tensor self, str reduce_op='sum') -> Tensor
-      OpInfo{
-          .name = "all_reduce",
-          .id = "all_reduce",
-          .schema = "all_reduce(Tensor self, str reduce_op='sum') -> Tensor",
-          .functional = "",
-          .shape = ShapeKind::Custom,
-          .dtype = DTypeRule::Promote,
-          .variant = OpVariant::Functional,
-          .pointwise = false,
-          .dtypes = 0x1f,
-          .args =
-              {
-                  {.name = "self", .kind = ArgKind::Tensor},
-                  {.name = "reduce_op",
-                   .kind = ArgKind::Other,
-                   .default_value = detail::box<std::string>("sum")},
-              },
-          .num_outputs = 1,
-          .samples =
-              {
-                  Sample{{{"self", TensorSample{{3, 4}}}}},
-                  Sample{{{"self", TensorSample{{5}}}}},
-                  Sample{{{"self", TensorSample{{}}}}},
-              },
-          .call = &call_all_reduce,
       },
   };
   for (OpInfo& record : records) table.push_back(std::move(record));

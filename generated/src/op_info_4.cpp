@@ -2,16 +2,8 @@
 // Shard 4 of the OpInfo table of ops.yaml (op_info.cpp has the table; See Note [Op
 // shards] in the generator). Callers unbox their arguments (schema order) and call the op API
 // through a pointer of the op's exact signature, so overloads (add.Tensor, add.Scalar) never meet.
-#include "lazygen/generated/ops/broadcast.h"
-#include "lazygen/generated/ops/div.h"
-#include "lazygen/generated/ops/fmod.h"
 #include "lazygen/generated/ops/hardsigmoid.h"
 #include "lazygen/generated/ops/index_select.h"
-#include "lazygen/generated/ops/leaky_relu_backward.h"
-#include "lazygen/generated/ops/lerp.h"
-#include "lazygen/generated/ops/max.h"
-#include "lazygen/generated/ops/mish_backward.h"
-#include "lazygen/generated/ops/pow.h"
 #include "lazygen/generated/ops/remainder.h"
 #include "lazygen/generated/ops/sign.h"
 #include "lazygen/generated/ops/threshold_backward.h"
@@ -20,20 +12,6 @@
 namespace lazygen {
 namespace {
 
-// div.Tensor(Tensor self, Tensor other) -> Tensor
-std::vector<Tensor> call_div_tensor([[maybe_unused]] const std::vector<Arg>& args) {
-  return detail::boxed_results([&] {
-    return static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&lazygen::div)(
-        detail::unbox<Tensor>(args, 0), detail::unbox<Tensor>(args, 1));
-  });
-}
-// pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor
-std::vector<Tensor> call_pow_tensor_scalar([[maybe_unused]] const std::vector<Arg>& args) {
-  return detail::boxed_results([&] {
-    return static_cast<Tensor (*)(const Tensor&, const Scalar&)>(&lazygen::pow)(
-        detail::unbox<Tensor>(args, 0), detail::unbox<Scalar>(args, 1));
-  });
-}
 // threshold_backward(Tensor grad_output, Tensor self, Scalar threshold) -> Tensor
 std::vector<Tensor> call_threshold_backward([[maybe_unused]] const std::vector<Arg>& args) {
   return detail::boxed_results([&] {
@@ -43,26 +21,11 @@ std::vector<Tensor> call_threshold_backward([[maybe_unused]] const std::vector<A
                                       detail::unbox<Scalar>(args, 2));
   });
 }
-// lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor
-std::vector<Tensor> call_lerp_tensor([[maybe_unused]] const std::vector<Arg>& args) {
-  return detail::boxed_results([&] {
-    return static_cast<Tensor (*)(const Tensor&, const Tensor&, const Tensor&)>(&lazygen::lerp)(
-        detail::unbox<Tensor>(args, 0), detail::unbox<Tensor>(args, 1),
-        detail::unbox<Tensor>(args, 2));
-  });
-}
 // remainder.Tensor(Tensor self, Tensor other) -> Tensor
 std::vector<Tensor> call_remainder_tensor([[maybe_unused]] const std::vector<Arg>& args) {
   return detail::boxed_results([&] {
     return static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&lazygen::remainder)(
         detail::unbox<Tensor>(args, 0), detail::unbox<Tensor>(args, 1));
-  });
-}
-// fmod.Scalar(Tensor self, Scalar other) -> Tensor
-std::vector<Tensor> call_fmod_scalar([[maybe_unused]] const std::vector<Arg>& args) {
-  return detail::boxed_results([&] {
-    return static_cast<Tensor (*)(const Tensor&, const Scalar&)>(&lazygen::fmod)(
-        detail::unbox<Tensor>(args, 0), detail::unbox<Scalar>(args, 1));
   });
 }
 // sign(Tensor self) -> Tensor
@@ -71,36 +34,11 @@ std::vector<Tensor> call_sign([[maybe_unused]] const std::vector<Arg>& args) {
     return static_cast<Tensor (*)(const Tensor&)>(&lazygen::sign)(detail::unbox<Tensor>(args, 0));
   });
 }
-// leaky_relu_backward(Tensor grad_output, Tensor self, Scalar negative_slope, bool self_is_result)
-// -> Tensor
-std::vector<Tensor> call_leaky_relu_backward([[maybe_unused]] const std::vector<Arg>& args) {
-  return detail::boxed_results([&] {
-    return static_cast<Tensor (*)(const Tensor&, const Tensor&, const Scalar&, bool)>(
-        &lazygen::leaky_relu_backward)(
-        detail::unbox<Tensor>(args, 0), detail::unbox<Tensor>(args, 1),
-        detail::unbox<Scalar>(args, 2), detail::unbox<bool>(args, 3));
-  });
-}
-// mish_backward(Tensor grad_output, Tensor self) -> Tensor
-std::vector<Tensor> call_mish_backward([[maybe_unused]] const std::vector<Arg>& args) {
-  return detail::boxed_results([&] {
-    return static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&lazygen::mish_backward)(
-        detail::unbox<Tensor>(args, 0), detail::unbox<Tensor>(args, 1));
-  });
-}
 // hardsigmoid(Tensor self) -> Tensor
 std::vector<Tensor> call_hardsigmoid([[maybe_unused]] const std::vector<Arg>& args) {
   return detail::boxed_results([&] {
     return static_cast<Tensor (*)(const Tensor&)>(&lazygen::hardsigmoid)(
         detail::unbox<Tensor>(args, 0));
-  });
-}
-// max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
-std::vector<Tensor> call_max_dim([[maybe_unused]] const std::vector<Arg>& args) {
-  return detail::boxed_results([&] {
-    return static_cast<std::tuple<Tensor, Tensor> (*)(const Tensor&, int64_t, bool)>(&lazygen::max)(
-        detail::unbox<Tensor>(args, 0), detail::unbox<int64_t>(args, 1),
-        detail::unbox<bool>(args, 2));
   });
 }
 // index_select(Tensor self, int dim, Tensor index) -> Tensor
@@ -111,13 +49,6 @@ std::vector<Tensor> call_index_select([[maybe_unused]] const std::vector<Arg>& a
         detail::unbox<Tensor>(args, 2));
   });
 }
-// broadcast(Tensor self, int src=0) -> Tensor
-std::vector<Tensor> call_broadcast([[maybe_unused]] const std::vector<Arg>& args) {
-  return detail::boxed_results([&] {
-    return static_cast<Tensor (*)(const Tensor&, int64_t)>(&lazygen::broadcast)(
-        detail::unbox<Tensor>(args, 0), detail::unbox<int64_t>(args, 1));
-  });
-}
 
 }  // namespace
 
@@ -125,46 +56,6 @@ namespace detail {
 
 void add_op_infos_4(std::vector<OpInfo>& table) {
   std::vector<OpInfo> records = {
-      // div.Tensor(Tensor self, Tensor other) -> Tensor
-      OpInfo{
-          .name = "div.Tensor",
-          .id = "div_tensor",
-          .schema = "div.Tensor(Tensor self, Tensor other) -> Tensor",
-          .functional = "",
-          .shape = ShapeKind::Broadcast,
-          .dtype = DTypeRule::Float,
-          .variant = OpVariant::Functional,
-          .pointwise = true,
-          .dtypes = 0x1f,
-          .args =
-              {
-                  {.name = "self", .kind = ArgKind::Tensor},
-                  {.name = "other", .kind = ArgKind::Tensor, .domain = Domain{Domain::Nonzero, 0}},
-              },
-          .num_outputs = 1,
-          .samples = {},
-          .call = &call_div_tensor,
-      },
-      // pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor
-      OpInfo{
-          .name = "pow.Tensor_Scalar",
-          .id = "pow_tensor_scalar",
-          .schema = "pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor",
-          .functional = "",
-          .shape = ShapeKind::Same,
-          .dtype = DTypeRule::Promote,
-          .variant = OpVariant::Functional,
-          .pointwise = true,
-          .dtypes = 0x1f,
-          .args =
-              {
-                  {.name = "self", .kind = ArgKind::Tensor, .domain = Domain{Domain::Positive, 0}},
-                  {.name = "exponent", .kind = ArgKind::Scalar},
-              },
-          .num_outputs = 1,
-          .samples = {},
-          .call = &call_pow_tensor_scalar,
-      },
       // threshold_backward(Tensor grad_output, Tensor self, Scalar threshold) -> Tensor
       OpInfo{
           .name = "threshold_backward",
@@ -187,38 +78,6 @@ void add_op_infos_4(std::vector<OpInfo>& table) {
           .samples = {},
           .call = &call_threshold_backward,
       },
-      // lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor
-      OpInfo{
-          .name = "lerp.Tensor",
-          .id = "lerp_tensor",
-          .schema = "lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor",
-          .functional = "",
-          .shape = ShapeKind::Custom,
-          .dtype = DTypeRule::Promote,
-          .variant = OpVariant::Functional,
-          .pointwise = true,
-          .dtypes = 0x18,
-          .args =
-              {
-                  {.name = "self", .kind = ArgKind::Tensor},
-                  {.name = "end", .kind = ArgKind::Tensor},
-                  {.name = "weight", .kind = ArgKind::Tensor},
-              },
-          .num_outputs = 1,
-          .samples =
-              {
-                  Sample{{{"self", TensorSample{{3, 4}}},
-                          {"end", TensorSample{{3, 4}}},
-                          {"weight", TensorSample{{4}}}}},
-                  Sample{{{"self", TensorSample{{3, 1}}},
-                          {"end", TensorSample{{4}}},
-                          {"weight", TensorSample{{3, 4}}}}},
-                  Sample{{{"self", TensorSample{{}}},
-                          {"end", TensorSample{{}}},
-                          {"weight", TensorSample{{}}}}},
-              },
-          .call = &call_lerp_tensor,
-      },
       // remainder.Tensor(Tensor self, Tensor other) -> Tensor
       OpInfo{
           .name = "remainder.Tensor",
@@ -239,26 +98,6 @@ void add_op_infos_4(std::vector<OpInfo>& table) {
           .samples = {},
           .call = &call_remainder_tensor,
       },
-      // fmod.Scalar(Tensor self, Scalar other) -> Tensor
-      OpInfo{
-          .name = "fmod.Scalar",
-          .id = "fmod_scalar",
-          .schema = "fmod.Scalar(Tensor self, Scalar other) -> Tensor",
-          .functional = "",
-          .shape = ShapeKind::Same,
-          .dtype = DTypeRule::Promote,
-          .variant = OpVariant::Functional,
-          .pointwise = true,
-          .dtypes = 0x1f,
-          .args =
-              {
-                  {.name = "self", .kind = ArgKind::Tensor},
-                  {.name = "other", .kind = ArgKind::Scalar},
-              },
-          .num_outputs = 1,
-          .samples = {},
-          .call = &call_fmod_scalar,
-      },
       // sign(Tensor self) -> Tensor
       OpInfo{
           .name = "sign",
@@ -278,50 +117,6 @@ void add_op_infos_4(std::vector<OpInfo>& table) {
           .samples = {},
           .call = &call_sign,
       },
-      // leaky_relu_backward(Tensor grad_output, Tensor self, Scalar negative_slope, bool
-      // self_is_result) -> Tensor
-      OpInfo{
-          .name = "leaky_relu_backward",
-          .id = "leaky_relu_backward",
-          .schema = "leaky_relu_backward(Tensor grad_output, Tensor self, Scalar negative_slope, "
-                    "bool self_is_result) -> Tensor",
-          .functional = "",
-          .shape = ShapeKind::Broadcast,
-          .dtype = DTypeRule::Promote,
-          .variant = OpVariant::Functional,
-          .pointwise = true,
-          .dtypes = 0x18,
-          .args =
-              {
-                  {.name = "grad_output", .kind = ArgKind::Tensor},
-                  {.name = "self", .kind = ArgKind::Tensor},
-                  {.name = "negative_slope", .kind = ArgKind::Scalar},
-                  {.name = "self_is_result", .kind = ArgKind::Bool},
-              },
-          .num_outputs = 1,
-          .samples = {},
-          .call = &call_leaky_relu_backward,
-      },
-      // mish_backward(Tensor grad_output, Tensor self) -> Tensor
-      OpInfo{
-          .name = "mish_backward",
-          .id = "mish_backward",
-          .schema = "mish_backward(Tensor grad_output, Tensor self) -> Tensor",
-          .functional = "",
-          .shape = ShapeKind::Broadcast,
-          .dtype = DTypeRule::Self,
-          .variant = OpVariant::Functional,
-          .pointwise = true,
-          .dtypes = 0x18,
-          .args =
-              {
-                  {.name = "grad_output", .kind = ArgKind::Tensor},
-                  {.name = "self", .kind = ArgKind::Tensor},
-              },
-          .num_outputs = 1,
-          .samples = {},
-          .call = &call_mish_backward,
-      },
       // hardsigmoid(Tensor self) -> Tensor
       OpInfo{
           .name = "hardsigmoid",
@@ -340,39 +135,6 @@ void add_op_infos_4(std::vector<OpInfo>& table) {
           .num_outputs = 1,
           .samples = {},
           .call = &call_hardsigmoid,
-      },
-      // max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
-      OpInfo{
-          .name = "max.dim",
-          .id = "max_dim",
-          .schema = "max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor "
-                    "indices)",
-          .functional = "",
-          .shape = ShapeKind::Custom,
-          .dtype = DTypeRule::Promote,
-          .variant = OpVariant::Functional,
-          .pointwise = false,
-          .dtypes = 0x1f,
-          .args =
-              {
-                  {.name = "self", .kind = ArgKind::Tensor},
-                  {.name = "dim", .kind = ArgKind::Int},
-                  {.name = "keepdim",
-                   .kind = ArgKind::Bool,
-                   .default_value = detail::box<bool>(false)},
-              },
-          .num_outputs = 2,
-          .samples =
-              {
-                  Sample{{{"self", TensorSample{{3, 4}}}, {"dim", Arg(int64_t{1})}}},
-                  Sample{{{"self", TensorSample{{3, 4, 5}}},
-                          {"dim", Arg(int64_t{0})},
-                          {"keepdim", Arg(true)}}},
-                  Sample{{{"self", TensorSample{{}}}, {"dim", Arg(int64_t{0})}}},
-                  Sample{{{"self", TensorSample{{5}}}, {"dim", Arg(int64_t{-1})}}},
-                  Sample{{{"self", TensorSample{{0, 3}}}, {"dim", Arg(int64_t{1})}}},
-              },
-          .call = &call_max_dim,
       },
       // index_select(Tensor self, int dim, Tensor index) -> Tensor
       OpInfo{
@@ -405,29 +167,6 @@ void add_op_infos_4(std::vector<OpInfo>& table) {
                           {"index", TensorSample{{0}, Domain{Domain::Index, 5}}}}},
               },
           .call = &call_index_select,
-      },
-      // broadcast(Tensor self, int src=0) -> Tensor
-      OpInfo{
-          .name = "broadcast",
-          .id = "broadcast",
-          .schema = "broadcast(Tensor self, int src=0) -> Tensor",
-          .functional = "",
-          .shape = ShapeKind::Custom,
-          .dtype = DTypeRule::Promote,
-          .variant = OpVariant::Functional,
-          .pointwise = false,
-          .dtypes = 0x1f,
-          .args =
-              {
-                  {.name = "self", .kind = ArgKind::Tensor},
-                  {.name = "src", .kind = ArgKind::Int, .default_value = detail::box<int64_t>(0)},
-              },
-          .num_outputs = 1,
-          .samples =
-              {
-                  Sample{{{"self", TensorSample{{4, 2}}}}},
-              },
-          .call = &call_broadcast,
       },
   };
   for (OpInfo& record : records) table.push_back(std::move(record));

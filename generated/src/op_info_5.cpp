@@ -4,36 +4,18 @@
 // through a pointer of the op's exact signature, so overloads (add.Tensor, add.Scalar) never meet.
 #include "lazygen/generated/ops/_softmax_backward_data.h"
 #include "lazygen/generated/ops/hardtanh.h"
-#include "lazygen/generated/ops/masked_fill.h"
-#include "lazygen/generated/ops/reciprocal.h"
 #include "lazygen/generated/ops/reshape.h"
-#include "lazygen/generated/ops/sigmoid_backward.h"
 #include "lazygen/generated/ops/softplus.h"
-#include "lazygen/generated/ops/topk.h"
 #include "lazygen/generated/ops/trunc.h"
 #include "lazygen/op_info.h"
 
 namespace lazygen {
 namespace {
 
-// reciprocal(Tensor self) -> Tensor
-std::vector<Tensor> call_reciprocal([[maybe_unused]] const std::vector<Arg>& args) {
-  return detail::boxed_results([&] {
-    return static_cast<Tensor (*)(const Tensor&)>(&lazygen::reciprocal)(
-        detail::unbox<Tensor>(args, 0));
-  });
-}
 // trunc(Tensor self) -> Tensor
 std::vector<Tensor> call_trunc([[maybe_unused]] const std::vector<Arg>& args) {
   return detail::boxed_results([&] {
     return static_cast<Tensor (*)(const Tensor&)>(&lazygen::trunc)(detail::unbox<Tensor>(args, 0));
-  });
-}
-// sigmoid_backward(Tensor grad_output, Tensor output) -> Tensor
-std::vector<Tensor> call_sigmoid_backward([[maybe_unused]] const std::vector<Arg>& args) {
-  return detail::boxed_results([&] {
-    return static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&lazygen::sigmoid_backward)(
-        detail::unbox<Tensor>(args, 0), detail::unbox<Tensor>(args, 1));
   });
 }
 // hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor
@@ -52,29 +34,11 @@ std::vector<Tensor> call_softplus([[maybe_unused]] const std::vector<Arg>& args)
         detail::unbox<Scalar>(args, 2));
   });
 }
-// topk(Tensor self, int k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values,
-// Tensor indices)
-std::vector<Tensor> call_topk([[maybe_unused]] const std::vector<Arg>& args) {
-  return detail::boxed_results([&] {
-    return static_cast<std::tuple<Tensor, Tensor> (*)(const Tensor&, int64_t, int64_t, bool, bool)>(
-        &lazygen::topk)(detail::unbox<Tensor>(args, 0), detail::unbox<int64_t>(args, 1),
-                        detail::unbox<int64_t>(args, 2), detail::unbox<bool>(args, 3),
-                        detail::unbox<bool>(args, 4));
-  });
-}
 // reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)
 std::vector<Tensor> call_reshape([[maybe_unused]] const std::vector<Arg>& args) {
   return detail::boxed_results([&] {
     return static_cast<Tensor (*)(const Tensor&, const std::vector<int64_t>&)>(&lazygen::reshape)(
         detail::unbox<Tensor>(args, 0), detail::unbox<std::vector<int64_t>>(args, 1));
-  });
-}
-// masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor
-std::vector<Tensor> call_masked_fill_scalar([[maybe_unused]] const std::vector<Arg>& args) {
-  return detail::boxed_results([&] {
-    return static_cast<Tensor (*)(const Tensor&, const Tensor&, const Scalar&)>(
-        &lazygen::masked_fill)(detail::unbox<Tensor>(args, 0), detail::unbox<Tensor>(args, 1),
-                               detail::unbox<Scalar>(args, 2));
   });
 }
 // _softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) ->
@@ -94,25 +58,6 @@ namespace detail {
 
 void add_op_infos_5(std::vector<OpInfo>& table) {
   std::vector<OpInfo> records = {
-      // reciprocal(Tensor self) -> Tensor
-      OpInfo{
-          .name = "reciprocal",
-          .id = "reciprocal",
-          .schema = "reciprocal(Tensor self) -> Tensor",
-          .functional = "",
-          .shape = ShapeKind::Same,
-          .dtype = DTypeRule::Float,
-          .variant = OpVariant::Functional,
-          .pointwise = true,
-          .dtypes = 0x1f,
-          .args =
-              {
-                  {.name = "self", .kind = ArgKind::Tensor, .domain = Domain{Domain::Nonzero, 0}},
-              },
-          .num_outputs = 1,
-          .samples = {},
-          .call = &call_reciprocal,
-      },
       // trunc(Tensor self) -> Tensor
       OpInfo{
           .name = "trunc",
@@ -124,33 +69,13 @@ void add_op_infos_5(std::vector<OpInfo>& table) {
           .variant = OpVariant::Functional,
           .pointwise = true,
           .dtypes = 0x1e,
-          .args =
-              {
-                  {.name = "self", .kind = ArgKind::Tensor},
-              },
+          .args = {
+              {.name = "self", .kind = ArgKind::Tensor},
+          },
           .num_outputs = 1,
-          .samples = {},
+          .samples = {
+          },
           .call = &call_trunc,
-      },
-      // sigmoid_backward(Tensor grad_output, Tensor output) -> Tensor
-      OpInfo{
-          .name = "sigmoid_backward",
-          .id = "sigmoid_backward",
-          .schema = "sigmoid_backward(Tensor grad_output, Tensor output) -> Tensor",
-          .functional = "",
-          .shape = ShapeKind::Broadcast,
-          .dtype = DTypeRule::Promote,
-          .variant = OpVariant::Functional,
-          .pointwise = true,
-          .dtypes = 0x18,
-          .args =
-              {
-                  {.name = "grad_output", .kind = ArgKind::Tensor},
-                  {.name = "output", .kind = ArgKind::Tensor},
-              },
-          .num_outputs = 1,
-          .samples = {},
-          .call = &call_sigmoid_backward,
       },
       // hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor
       OpInfo{
@@ -163,18 +88,14 @@ void add_op_infos_5(std::vector<OpInfo>& table) {
           .variant = OpVariant::Functional,
           .pointwise = true,
           .dtypes = 0x1e,
-          .args =
-              {
-                  {.name = "self", .kind = ArgKind::Tensor},
-                  {.name = "min_val",
-                   .kind = ArgKind::Scalar,
-                   .default_value = detail::box<Scalar>(-1)},
-                  {.name = "max_val",
-                   .kind = ArgKind::Scalar,
-                   .default_value = detail::box<Scalar>(1)},
-              },
+          .args = {
+              {.name = "self", .kind = ArgKind::Tensor},
+              {.name = "min_val", .kind = ArgKind::Scalar, .default_value = detail::box<Scalar>(-1)},
+              {.name = "max_val", .kind = ArgKind::Scalar, .default_value = detail::box<Scalar>(1)},
+          },
           .num_outputs = 1,
-          .samples = {},
+          .samples = {
+          },
           .call = &call_hardtanh,
       },
       // softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor
@@ -188,57 +109,15 @@ void add_op_infos_5(std::vector<OpInfo>& table) {
           .variant = OpVariant::Functional,
           .pointwise = true,
           .dtypes = 0x18,
-          .args =
-              {
-                  {.name = "self", .kind = ArgKind::Tensor},
-                  {.name = "beta",
-                   .kind = ArgKind::Scalar,
-                   .default_value = detail::box<Scalar>(1)},
-                  {.name = "threshold",
-                   .kind = ArgKind::Scalar,
-                   .default_value = detail::box<Scalar>(20)},
-              },
+          .args = {
+              {.name = "self", .kind = ArgKind::Tensor},
+              {.name = "beta", .kind = ArgKind::Scalar, .default_value = detail::box<Scalar>(1)},
+              {.name = "threshold", .kind = ArgKind::Scalar, .default_value = detail::box<Scalar>(20)},
+          },
           .num_outputs = 1,
-          .samples = {},
+          .samples = {
+          },
           .call = &call_softplus,
-      },
-      // topk(Tensor self, int k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor
-      // values, Tensor indices)
-      OpInfo{
-          .name = "topk",
-          .id = "topk",
-          .schema = "topk(Tensor self, int k, int dim=-1, bool largest=True, bool sorted=True) -> "
-                    "(Tensor values, Tensor indices)",
-          .functional = "",
-          .shape = ShapeKind::Custom,
-          .dtype = DTypeRule::Promote,
-          .variant = OpVariant::Functional,
-          .pointwise = false,
-          .dtypes = 0x1f,
-          .args =
-              {
-                  {.name = "self", .kind = ArgKind::Tensor},
-                  {.name = "k", .kind = ArgKind::Int},
-                  {.name = "dim", .kind = ArgKind::Int, .default_value = detail::box<int64_t>(-1)},
-                  {.name = "largest",
-                   .kind = ArgKind::Bool,
-                   .default_value = detail::box<bool>(true)},
-                  {.name = "sorted",
-                   .kind = ArgKind::Bool,
-                   .default_value = detail::box<bool>(true)},
-              },
-          .num_outputs = 2,
-          .samples =
-              {
-                  Sample{{{"self", TensorSample{{3, 5}}}, {"k", Arg(int64_t{2})}}},
-                  Sample{{{"self", TensorSample{{4, 3, 2}}},
-                          {"k", Arg(int64_t{3})},
-                          {"dim", Arg(int64_t{0})},
-                          {"largest", Arg(false)}}},
-                  Sample{{{"self", TensorSample{{6}}}, {"k", Arg(int64_t{0})}}},
-                  Sample{{{"self", TensorSample{{}}}, {"k", Arg(int64_t{1})}}},
-              },
-          .call = &call_topk,
       },
       // reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)
       OpInfo{
@@ -251,92 +130,42 @@ void add_op_infos_5(std::vector<OpInfo>& table) {
           .variant = OpVariant::Functional,
           .pointwise = false,
           .dtypes = 0x1f,
-          .args =
-              {
-                  {.name = "self", .kind = ArgKind::Tensor},
-                  {.name = "shape", .kind = ArgKind::IntList},
-              },
+          .args = {
+              {.name = "self", .kind = ArgKind::Tensor},
+              {.name = "shape", .kind = ArgKind::IntList},
+          },
           .num_outputs = 1,
-          .samples =
-              {
-                  Sample{{{"self", TensorSample{{2, 3, 4}}},
-                          {"shape", Arg(std::vector<int64_t>{6, 4})}}},
-                  Sample{
-                      {{"self", TensorSample{{2, 3}}}, {"shape", Arg(std::vector<int64_t>{-1})}}},
-                  Sample{
-                      {{"self", TensorSample{{0, 3}}}, {"shape", Arg(std::vector<int64_t>{3, 0})}}},
-                  Sample{{{"self", TensorSample{{}}}, {"shape", Arg(std::vector<int64_t>{1})}}},
-              },
+          .samples = {
+              Sample{{{"self", TensorSample{{2, 3, 4}}}, {"shape", Arg(std::vector<int64_t>{6, 4})}}},
+              Sample{{{"self", TensorSample{{2, 3}}}, {"shape", Arg(std::vector<int64_t>{-1})}}},
+              Sample{{{"self", TensorSample{{0, 3}}}, {"shape", Arg(std::vector<int64_t>{3, 0})}}},
+              Sample{{{"self", TensorSample{{}}}, {"shape", Arg(std::vector<int64_t>{1})}}},
+          },
           .call = &call_reshape,
       },
-      // masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor
-      OpInfo{
-          .name = "masked_fill.Scalar",
-          .id = "masked_fill_scalar",
-          .schema = "masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor",
-          .functional = "",
-          .shape = ShapeKind::Custom,
-          .dtype = DTypeRule::Promote,
-          .variant = OpVariant::Functional,
-          .pointwise = true,
-          .dtypes = 0x1f,
-          .args =
-              {
-                  {.name = "self", .kind = ArgKind::Tensor},
-                  {.name = "mask", .kind = ArgKind::Tensor},
-                  {.name = "value", .kind = ArgKind::Scalar},
-              },
-          .num_outputs = 1,
-          .samples =
-              {
-                  Sample{{{"self", TensorSample{{3, 4}}},
-                          {"mask", TensorSample{{3, 4}, Domain{Domain::Bool, 0}}},
-                          {"value", Arg(1.5)}}},
-                  Sample{{{"self", TensorSample{{3, 4}}},
-                          {"mask", TensorSample{{4}, Domain{Domain::Bool, 0}}},
-                          {"value", Arg(int64_t{-2})}}},
-                  Sample{{{"self", TensorSample{{0, 4}}},
-                          {"mask", TensorSample{{4}, Domain{Domain::Bool, 0}}},
-                          {"value", Arg(0.5)}}},
-              },
-          .call = &call_masked_fill_scalar,
-      },
-      // _softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype)
-      // -> Tensor
+      // _softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor
       OpInfo{
           .name = "_softmax_backward_data",
           .id = "_softmax_backward_data",
-          .schema = "_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType "
-                    "input_dtype) -> Tensor",
+          .schema = "_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor",
           .functional = "",
           .shape = ShapeKind::Custom,
           .dtype = DTypeRule::Promote,
           .variant = OpVariant::Functional,
           .pointwise = false,
           .dtypes = 0x18,
-          .args =
-              {
-                  {.name = "grad_output", .kind = ArgKind::Tensor},
-                  {.name = "output", .kind = ArgKind::Tensor},
-                  {.name = "dim", .kind = ArgKind::Int},
-                  {.name = "input_dtype", .kind = ArgKind::ScalarType},
-              },
+          .args = {
+              {.name = "grad_output", .kind = ArgKind::Tensor},
+              {.name = "output", .kind = ArgKind::Tensor},
+              {.name = "dim", .kind = ArgKind::Int},
+              {.name = "input_dtype", .kind = ArgKind::ScalarType},
+          },
           .num_outputs = 1,
-          .samples =
-              {
-                  Sample{{{"grad_output", TensorSample{{3, 4}}},
-                          {"output", TensorSample{{3, 4}}},
-                          {"dim", Arg(int64_t{1})},
-                          {"input_dtype", Arg(DType::Float32)}}},
-                  Sample{{{"grad_output", TensorSample{{2, 3, 4}}},
-                          {"output", TensorSample{{2, 3, 4}}},
-                          {"dim", Arg(int64_t{0})},
-                          {"input_dtype", Arg(DType::Float64)}}},
-                  Sample{{{"grad_output", TensorSample{{}}},
-                          {"output", TensorSample{{}}},
-                          {"dim", Arg(int64_t{0})},
-                          {"input_dtype", Arg(DType::Float32)}}},
-              },
+          .samples = {
+              Sample{{{"grad_output", TensorSample{{3, 4}}}, {"output", TensorSample{{3, 4}}}, {"dim", Arg(int64_t{1})}, {"input_dtype", Arg(DType::Float32)}}},
+              Sample{{{"grad_output", TensorSample{{2, 3, 4}}}, {"output", TensorSample{{2, 3, 4}}}, {"dim", Arg(int64_t{0})}, {"input_dtype", Arg(DType::Float64)}}},
+              Sample{{{"grad_output", TensorSample{{}}}, {"output", TensorSample{{}}}, {"dim", Arg(int64_t{0})}, {"input_dtype", Arg(DType::Float32)}}},
+          },
           .call = &call__softmax_backward_data,
       },
   };

@@ -2,50 +2,21 @@
 // Shard 7 of the OpInfo table of ops.yaml (op_info.cpp has the table; See Note [Op
 // shards] in the generator). Callers unbox their arguments (schema order) and call the op API
 // through a pointer of the op's exact signature, so overloads (add.Tensor, add.Scalar) never meet.
-#include "lazygen/generated/ops/atan2.h"
 #include "lazygen/generated/ops/cat.h"
 #include "lazygen/generated/ops/gt.h"
 #include "lazygen/generated/ops/index_add.h"
-#include "lazygen/generated/ops/max_pool2d_with_indices_backward.h"
-#include "lazygen/generated/ops/minimum.h"
 #include "lazygen/generated/ops/rsub.h"
-#include "lazygen/generated/ops/select.h"
 #include "lazygen/generated/ops/slice_backward.h"
-#include "lazygen/generated/ops/sub.h"
-#include "lazygen/generated/ops/where.h"
 #include "lazygen/op_info.h"
 
 namespace lazygen {
 namespace {
 
-// sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
-std::vector<Tensor> call_sub_tensor([[maybe_unused]] const std::vector<Arg>& args) {
-  return detail::boxed_results([&] {
-    return static_cast<Tensor (*)(const Tensor&, const Tensor&, const Scalar&)>(&lazygen::sub)(
-        detail::unbox<Tensor>(args, 0), detail::unbox<Tensor>(args, 1),
-        detail::unbox<Scalar>(args, 2));
-  });
-}
-// minimum(Tensor self, Tensor other) -> Tensor
-std::vector<Tensor> call_minimum([[maybe_unused]] const std::vector<Arg>& args) {
-  return detail::boxed_results([&] {
-    return static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&lazygen::minimum)(
-        detail::unbox<Tensor>(args, 0), detail::unbox<Tensor>(args, 1));
-  });
-}
 // gt.Scalar(Tensor self, Scalar other) -> Tensor
 std::vector<Tensor> call_gt_scalar([[maybe_unused]] const std::vector<Arg>& args) {
   return detail::boxed_results([&] {
     return static_cast<Tensor (*)(const Tensor&, const Scalar&)>(&lazygen::gt)(
         detail::unbox<Tensor>(args, 0), detail::unbox<Scalar>(args, 1));
-  });
-}
-// where.self(Tensor condition, Tensor self, Tensor other) -> Tensor
-std::vector<Tensor> call_where_self([[maybe_unused]] const std::vector<Arg>& args) {
-  return detail::boxed_results([&] {
-    return static_cast<Tensor (*)(const Tensor&, const Tensor&, const Tensor&)>(&lazygen::where)(
-        detail::unbox<Tensor>(args, 0), detail::unbox<Tensor>(args, 1),
-        detail::unbox<Tensor>(args, 2));
   });
 }
 // rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
@@ -54,21 +25,6 @@ std::vector<Tensor> call_rsub_tensor([[maybe_unused]] const std::vector<Arg>& ar
     return static_cast<Tensor (*)(const Tensor&, const Tensor&, const Scalar&)>(&lazygen::rsub)(
         detail::unbox<Tensor>(args, 0), detail::unbox<Tensor>(args, 1),
         detail::unbox<Scalar>(args, 2));
-  });
-}
-// atan2(Tensor self, Tensor other) -> Tensor
-std::vector<Tensor> call_atan2([[maybe_unused]] const std::vector<Arg>& args) {
-  return detail::boxed_results([&] {
-    return static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&lazygen::atan2)(
-        detail::unbox<Tensor>(args, 0), detail::unbox<Tensor>(args, 1));
-  });
-}
-// select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)
-std::vector<Tensor> call_select_int([[maybe_unused]] const std::vector<Arg>& args) {
-  return detail::boxed_results([&] {
-    return static_cast<Tensor (*)(const Tensor&, int64_t, int64_t)>(&lazygen::select)(
-        detail::unbox<Tensor>(args, 0), detail::unbox<int64_t>(args, 1),
-        detail::unbox<int64_t>(args, 2));
   });
 }
 // slice_backward(Tensor grad_output, SymInt[] input_sizes, int dim, SymInt start, SymInt end,
@@ -99,21 +55,6 @@ std::vector<Tensor> call_index_add([[maybe_unused]] const std::vector<Arg>& args
         detail::unbox<Scalar>(args, 4));
   });
 }
-// max_pool2d_with_indices_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2]
-// stride, int[2] padding, int[2] dilation, bool ceil_mode, Tensor indices) -> Tensor
-std::vector<Tensor> call_max_pool2d_with_indices_backward(
-    [[maybe_unused]] const std::vector<Arg>& args) {
-  return detail::boxed_results([&] {
-    return static_cast<Tensor (*)(const Tensor&, const Tensor&, const std::vector<int64_t>&,
-                                  const std::vector<int64_t>&, const std::vector<int64_t>&,
-                                  const std::vector<int64_t>&, bool, const Tensor&)>(
-        &lazygen::max_pool2d_with_indices_backward)(
-        detail::unbox<Tensor>(args, 0), detail::unbox<Tensor>(args, 1),
-        detail::unbox<std::vector<int64_t>>(args, 2), detail::unbox<std::vector<int64_t>>(args, 3),
-        detail::unbox<std::vector<int64_t>>(args, 4), detail::unbox<std::vector<int64_t>>(args, 5),
-        detail::unbox<bool>(args, 6), detail::unbox<Tensor>(args, 7));
-  });
-}
 
 }  // namespace
 
@@ -121,50 +62,6 @@ namespace detail {
 
 void add_op_infos_7(std::vector<OpInfo>& table) {
   std::vector<OpInfo> records = {
-      // sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
-      OpInfo{
-          .name = "sub.Tensor",
-          .id = "sub_tensor",
-          .schema = "sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor",
-          .functional = "",
-          .shape = ShapeKind::Broadcast,
-          .dtype = DTypeRule::Promote,
-          .variant = OpVariant::Functional,
-          .pointwise = true,
-          .dtypes = 0x1e,
-          .args =
-              {
-                  {.name = "self", .kind = ArgKind::Tensor},
-                  {.name = "other", .kind = ArgKind::Tensor},
-                  {.name = "alpha",
-                   .kind = ArgKind::Scalar,
-                   .kwarg_only = true,
-                   .default_value = detail::box<Scalar>(1)},
-              },
-          .num_outputs = 1,
-          .samples = {},
-          .call = &call_sub_tensor,
-      },
-      // minimum(Tensor self, Tensor other) -> Tensor
-      OpInfo{
-          .name = "minimum",
-          .id = "minimum",
-          .schema = "minimum(Tensor self, Tensor other) -> Tensor",
-          .functional = "",
-          .shape = ShapeKind::Broadcast,
-          .dtype = DTypeRule::Promote,
-          .variant = OpVariant::Functional,
-          .pointwise = true,
-          .dtypes = 0x1f,
-          .args =
-              {
-                  {.name = "self", .kind = ArgKind::Tensor},
-                  {.name = "other", .kind = ArgKind::Tensor},
-              },
-          .num_outputs = 1,
-          .samples = {},
-          .call = &call_minimum,
-      },
       // gt.Scalar(Tensor self, Scalar other) -> Tensor
       OpInfo{
           .name = "gt.Scalar",
@@ -184,41 +81,6 @@ void add_op_infos_7(std::vector<OpInfo>& table) {
           .num_outputs = 1,
           .samples = {},
           .call = &call_gt_scalar,
-      },
-      // where.self(Tensor condition, Tensor self, Tensor other) -> Tensor
-      OpInfo{
-          .name = "where.self",
-          .id = "where_self",
-          .schema = "where.self(Tensor condition, Tensor self, Tensor other) -> Tensor",
-          .functional = "",
-          .shape = ShapeKind::Custom,
-          .dtype = DTypeRule::Promote,
-          .variant = OpVariant::Functional,
-          .pointwise = true,
-          .dtypes = 0x1f,
-          .args =
-              {
-                  {.name = "condition", .kind = ArgKind::Tensor, .domain = Domain{Domain::Bool, 0}},
-                  {.name = "self", .kind = ArgKind::Tensor},
-                  {.name = "other", .kind = ArgKind::Tensor},
-              },
-          .num_outputs = 1,
-          .samples =
-              {
-                  Sample{{{"condition", TensorSample{{3, 4}, Domain{Domain::Bool, 0}}},
-                          {"self", TensorSample{{3, 4}}},
-                          {"other", TensorSample{{3, 4}}}}},
-                  Sample{{{"condition", TensorSample{{4}, Domain{Domain::Bool, 0}}},
-                          {"self", TensorSample{{3, 1}}},
-                          {"other", TensorSample{{1, 4}}}}},
-                  Sample{{{"condition", TensorSample{{}, Domain{Domain::Bool, 0}}},
-                          {"self", TensorSample{{2}}},
-                          {"other", TensorSample{{}}}}},
-                  Sample{{{"condition", TensorSample{{0, 2}, Domain{Domain::Bool, 0}}},
-                          {"self", TensorSample{{2}}},
-                          {"other", TensorSample{{0, 2}}}}},
-              },
-          .call = &call_where_self,
       },
       // rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
       OpInfo{
@@ -243,58 +105,6 @@ void add_op_infos_7(std::vector<OpInfo>& table) {
           .num_outputs = 1,
           .samples = {},
           .call = &call_rsub_tensor,
-      },
-      // atan2(Tensor self, Tensor other) -> Tensor
-      OpInfo{
-          .name = "atan2",
-          .id = "atan2",
-          .schema = "atan2(Tensor self, Tensor other) -> Tensor",
-          .functional = "",
-          .shape = ShapeKind::Broadcast,
-          .dtype = DTypeRule::Float,
-          .variant = OpVariant::Functional,
-          .pointwise = true,
-          .dtypes = 0x1f,
-          .args =
-              {
-                  {.name = "self", .kind = ArgKind::Tensor},
-                  {.name = "other", .kind = ArgKind::Tensor, .domain = Domain{Domain::Nonzero, 0}},
-              },
-          .num_outputs = 1,
-          .samples = {},
-          .call = &call_atan2,
-      },
-      // select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)
-      OpInfo{
-          .name = "select.int",
-          .id = "select_int",
-          .schema = "select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)",
-          .functional = "",
-          .shape = ShapeKind::View,
-          .dtype = DTypeRule::Promote,
-          .variant = OpVariant::Functional,
-          .pointwise = false,
-          .dtypes = 0x1f,
-          .args =
-              {
-                  {.name = "self", .kind = ArgKind::Tensor},
-                  {.name = "dim", .kind = ArgKind::Int},
-                  {.name = "index", .kind = ArgKind::Int},
-              },
-          .num_outputs = 1,
-          .samples =
-              {
-                  Sample{{{"self", TensorSample{{3, 4}}},
-                          {"dim", Arg(int64_t{0})},
-                          {"index", Arg(int64_t{1})}}},
-                  Sample{{{"self", TensorSample{{3, 4}}},
-                          {"dim", Arg(int64_t{1})},
-                          {"index", Arg(int64_t{-1})}}},
-                  Sample{{{"self", TensorSample{{5}}},
-                          {"dim", Arg(int64_t{0})},
-                          {"index", Arg(int64_t{2})}}},
-              },
-          .call = &call_select_int,
       },
       // slice_backward(Tensor grad_output, SymInt[] input_sizes, int dim, SymInt start, SymInt end,
       // SymInt step) -> Tensor
@@ -407,45 +217,6 @@ void add_op_infos_7(std::vector<OpInfo>& table) {
                           {"alpha", Arg(int64_t{2})}}},
               },
           .call = &call_index_add,
-      },
-      // max_pool2d_with_indices_backward(Tensor grad_output, Tensor self, int[2] kernel_size,
-      // int[2] stride, int[2] padding, int[2] dilation, bool ceil_mode, Tensor indices) -> Tensor
-      OpInfo{
-          .name = "max_pool2d_with_indices_backward",
-          .id = "max_pool2d_with_indices_backward",
-          .schema = "max_pool2d_with_indices_backward(Tensor grad_output, Tensor self, int[2] "
-                    "kernel_size, int[2] stride, int[2] padding, int[2] dilation, bool ceil_mode, "
-                    "Tensor indices) -> Tensor",
-          .functional = "",
-          .shape = ShapeKind::Custom,
-          .dtype = DTypeRule::Promote,
-          .variant = OpVariant::Functional,
-          .pointwise = false,
-          .dtypes = 0x1f,
-          .args =
-              {
-                  {.name = "grad_output", .kind = ArgKind::Tensor},
-                  {.name = "self", .kind = ArgKind::Tensor},
-                  {.name = "kernel_size", .kind = ArgKind::IntList},
-                  {.name = "stride", .kind = ArgKind::IntList},
-                  {.name = "padding", .kind = ArgKind::IntList},
-                  {.name = "dilation", .kind = ArgKind::IntList},
-                  {.name = "ceil_mode", .kind = ArgKind::Bool},
-                  {.name = "indices", .kind = ArgKind::Tensor},
-              },
-          .num_outputs = 1,
-          .samples =
-              {
-                  Sample{{{"grad_output", TensorSample{{2, 3, 3, 3}}},
-                          {"self", TensorSample{{2, 3, 6, 6}}},
-                          {"kernel_size", Arg(std::vector<int64_t>{2, 2})},
-                          {"stride", Arg(std::vector<int64_t>{2, 2})},
-                          {"padding", Arg(std::vector<int64_t>{0, 0})},
-                          {"dilation", Arg(std::vector<int64_t>{1, 1})},
-                          {"ceil_mode", Arg(false)},
-                          {"indices", TensorSample{{2, 3, 3, 3}, Domain{Domain::Index, 36}}}}},
-              },
-          .call = &call_max_pool2d_with_indices_backward,
       },
   };
   for (OpInfo& record : records) table.push_back(std::move(record));

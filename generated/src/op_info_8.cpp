@@ -2,22 +2,14 @@
 // Shard 8 of the OpInfo table of ops.yaml (op_info.cpp has the table; See Note [Op
 // shards] in the generator). Callers unbox their arguments (schema order) and call the op API
 // through a pointer of the op's exact signature, so overloads (add.Tensor, add.Scalar) never meet.
-#include "lazygen/generated/ops/addcdiv.h"
-#include "lazygen/generated/ops/bitwise_or.h"
 #include "lazygen/generated/ops/ceil.h"
 #include "lazygen/generated/ops/conv2d_backward_weight.h"
-#include "lazygen/generated/ops/eq.h"
 #include "lazygen/generated/ops/exp.h"
 #include "lazygen/generated/ops/leaky_relu.h"
-#include "lazygen/generated/ops/logical_or.h"
 #include "lazygen/generated/ops/mish.h"
 #include "lazygen/generated/ops/mul_.h"
 #include "lazygen/generated/ops/ne.h"
-#include "lazygen/generated/ops/slice_scatter.h"
 #include "lazygen/generated/ops/sum.h"
-#include "lazygen/generated/ops/tan.h"
-#include "lazygen/generated/ops/threshold.h"
-#include "lazygen/generated/ops/view.h"
 #include "lazygen/op_info.h"
 
 namespace lazygen {
@@ -43,53 +35,10 @@ std::vector<Tensor> call_ne_tensor([[maybe_unused]] const std::vector<Arg>& args
         detail::unbox<Tensor>(args, 0), detail::unbox<Tensor>(args, 1));
   });
 }
-// eq.Scalar(Tensor self, Scalar other) -> Tensor
-std::vector<Tensor> call_eq_scalar([[maybe_unused]] const std::vector<Arg>& args) {
-  return detail::boxed_results([&] {
-    return static_cast<Tensor (*)(const Tensor&, const Scalar&)>(&lazygen::eq)(
-        detail::unbox<Tensor>(args, 0), detail::unbox<Scalar>(args, 1));
-  });
-}
-// addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
-std::vector<Tensor> call_addcdiv([[maybe_unused]] const std::vector<Arg>& args) {
-  return detail::boxed_results([&] {
-    return static_cast<Tensor (*)(const Tensor&, const Tensor&, const Tensor&, const Scalar&)>(
-        &lazygen::addcdiv)(detail::unbox<Tensor>(args, 0), detail::unbox<Tensor>(args, 1),
-                           detail::unbox<Tensor>(args, 2), detail::unbox<Scalar>(args, 3));
-  });
-}
-// tan(Tensor self) -> Tensor
-std::vector<Tensor> call_tan([[maybe_unused]] const std::vector<Arg>& args) {
-  return detail::boxed_results([&] {
-    return static_cast<Tensor (*)(const Tensor&)>(&lazygen::tan)(detail::unbox<Tensor>(args, 0));
-  });
-}
 // ceil(Tensor self) -> Tensor
 std::vector<Tensor> call_ceil([[maybe_unused]] const std::vector<Arg>& args) {
   return detail::boxed_results([&] {
     return static_cast<Tensor (*)(const Tensor&)>(&lazygen::ceil)(detail::unbox<Tensor>(args, 0));
-  });
-}
-// logical_or(Tensor self, Tensor other) -> Tensor
-std::vector<Tensor> call_logical_or([[maybe_unused]] const std::vector<Arg>& args) {
-  return detail::boxed_results([&] {
-    return static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&lazygen::logical_or)(
-        detail::unbox<Tensor>(args, 0), detail::unbox<Tensor>(args, 1));
-  });
-}
-// bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor
-std::vector<Tensor> call_bitwise_or_tensor([[maybe_unused]] const std::vector<Arg>& args) {
-  return detail::boxed_results([&] {
-    return static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&lazygen::bitwise_or)(
-        detail::unbox<Tensor>(args, 0), detail::unbox<Tensor>(args, 1));
-  });
-}
-// threshold(Tensor self, Scalar threshold, Scalar value) -> Tensor
-std::vector<Tensor> call_threshold([[maybe_unused]] const std::vector<Arg>& args) {
-  return detail::boxed_results([&] {
-    return static_cast<Tensor (*)(const Tensor&, const Scalar&, const Scalar&)>(
-        &lazygen::threshold)(detail::unbox<Tensor>(args, 0), detail::unbox<Scalar>(args, 1),
-                             detail::unbox<Scalar>(args, 2));
   });
 }
 // leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor
@@ -110,24 +59,6 @@ std::vector<Tensor> call_sum([[maybe_unused]] const std::vector<Arg>& args) {
   return detail::boxed_results([&] {
     return static_cast<Tensor (*)(const Tensor&, std::optional<DType>)>(&lazygen::sum)(
         detail::unbox<Tensor>(args, 0), detail::unbox<std::optional<DType>>(args, 1));
-  });
-}
-// view(Tensor(a) self, SymInt[] size) -> Tensor(a)
-std::vector<Tensor> call_view([[maybe_unused]] const std::vector<Arg>& args) {
-  return detail::boxed_results([&] {
-    return static_cast<Tensor (*)(const Tensor&, const std::vector<int64_t>&)>(&lazygen::view)(
-        detail::unbox<Tensor>(args, 0), detail::unbox<std::vector<int64_t>>(args, 1));
-  });
-}
-// slice_scatter(Tensor self, Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, SymInt
-// step=1) -> Tensor
-std::vector<Tensor> call_slice_scatter([[maybe_unused]] const std::vector<Arg>& args) {
-  return detail::boxed_results([&] {
-    return static_cast<Tensor (*)(const Tensor&, const Tensor&, int64_t, std::optional<int64_t>,
-                                  std::optional<int64_t>, int64_t)>(&lazygen::slice_scatter)(
-        detail::unbox<Tensor>(args, 0), detail::unbox<Tensor>(args, 1),
-        detail::unbox<int64_t>(args, 2), detail::unbox<std::optional<int64_t>>(args, 3),
-        detail::unbox<std::optional<int64_t>>(args, 4), detail::unbox<int64_t>(args, 5));
   });
 }
 // conv2d_backward_weight(Tensor grad_output, Tensor input, int[] weight_size, int[2] stride, int[2]
@@ -210,73 +141,6 @@ void add_op_infos_8(std::vector<OpInfo>& table) {
           .samples = {},
           .call = &call_ne_tensor,
       },
-      // eq.Scalar(Tensor self, Scalar other) -> Tensor
-      OpInfo{
-          .name = "eq.Scalar",
-          .id = "eq_scalar",
-          .schema = "eq.Scalar(Tensor self, Scalar other) -> Tensor",
-          .functional = "",
-          .shape = ShapeKind::Same,
-          .dtype = DTypeRule::Bool,
-          .variant = OpVariant::Functional,
-          .pointwise = true,
-          .dtypes = 0x1f,
-          .args =
-              {
-                  {.name = "self", .kind = ArgKind::Tensor},
-                  {.name = "other", .kind = ArgKind::Scalar},
-              },
-          .num_outputs = 1,
-          .samples = {},
-          .call = &call_eq_scalar,
-      },
-      // addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
-      OpInfo{
-          .name = "addcdiv",
-          .id = "addcdiv",
-          .schema =
-              "addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor",
-          .functional = "",
-          .shape = ShapeKind::Broadcast,
-          .dtype = DTypeRule::Promote,
-          .variant = OpVariant::Functional,
-          .pointwise = true,
-          .dtypes = 0x18,
-          .args =
-              {
-                  {.name = "self", .kind = ArgKind::Tensor},
-                  {.name = "tensor1", .kind = ArgKind::Tensor},
-                  {.name = "tensor2",
-                   .kind = ArgKind::Tensor,
-                   .domain = Domain{Domain::Nonzero, 0}},
-                  {.name = "value",
-                   .kind = ArgKind::Scalar,
-                   .kwarg_only = true,
-                   .default_value = detail::box<Scalar>(1)},
-              },
-          .num_outputs = 1,
-          .samples = {},
-          .call = &call_addcdiv,
-      },
-      // tan(Tensor self) -> Tensor
-      OpInfo{
-          .name = "tan",
-          .id = "tan",
-          .schema = "tan(Tensor self) -> Tensor",
-          .functional = "",
-          .shape = ShapeKind::Same,
-          .dtype = DTypeRule::Float,
-          .variant = OpVariant::Functional,
-          .pointwise = true,
-          .dtypes = 0x1f,
-          .args =
-              {
-                  {.name = "self", .kind = ArgKind::Tensor},
-              },
-          .num_outputs = 1,
-          .samples = {},
-          .call = &call_tan,
-      },
       // ceil(Tensor self) -> Tensor
       OpInfo{
           .name = "ceil",
@@ -295,67 +159,6 @@ void add_op_infos_8(std::vector<OpInfo>& table) {
           .num_outputs = 1,
           .samples = {},
           .call = &call_ceil,
-      },
-      // logical_or(Tensor self, Tensor other) -> Tensor
-      OpInfo{
-          .name = "logical_or",
-          .id = "logical_or",
-          .schema = "logical_or(Tensor self, Tensor other) -> Tensor",
-          .functional = "",
-          .shape = ShapeKind::Broadcast,
-          .dtype = DTypeRule::Bool,
-          .variant = OpVariant::Functional,
-          .pointwise = true,
-          .dtypes = 0x1f,
-          .args =
-              {
-                  {.name = "self", .kind = ArgKind::Tensor},
-                  {.name = "other", .kind = ArgKind::Tensor},
-              },
-          .num_outputs = 1,
-          .samples = {},
-          .call = &call_logical_or,
-      },
-      // bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor
-      OpInfo{
-          .name = "bitwise_or.Tensor",
-          .id = "bitwise_or_tensor",
-          .schema = "bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor",
-          .functional = "",
-          .shape = ShapeKind::Broadcast,
-          .dtype = DTypeRule::Promote,
-          .variant = OpVariant::Functional,
-          .pointwise = true,
-          .dtypes = 0x7,
-          .args =
-              {
-                  {.name = "self", .kind = ArgKind::Tensor},
-                  {.name = "other", .kind = ArgKind::Tensor},
-              },
-          .num_outputs = 1,
-          .samples = {},
-          .call = &call_bitwise_or_tensor,
-      },
-      // threshold(Tensor self, Scalar threshold, Scalar value) -> Tensor
-      OpInfo{
-          .name = "threshold",
-          .id = "threshold",
-          .schema = "threshold(Tensor self, Scalar threshold, Scalar value) -> Tensor",
-          .functional = "",
-          .shape = ShapeKind::Same,
-          .dtype = DTypeRule::Self,
-          .variant = OpVariant::Functional,
-          .pointwise = true,
-          .dtypes = 0x1e,
-          .args =
-              {
-                  {.name = "self", .kind = ArgKind::Tensor},
-                  {.name = "threshold", .kind = ArgKind::Scalar},
-                  {.name = "value", .kind = ArgKind::Scalar},
-              },
-          .num_outputs = 1,
-          .samples = {},
-          .call = &call_threshold,
       },
       // leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor
       OpInfo{
@@ -421,86 +224,6 @@ void add_op_infos_8(std::vector<OpInfo>& table) {
           .num_outputs = 1,
           .samples = {},
           .call = &call_sum,
-      },
-      // view(Tensor(a) self, SymInt[] size) -> Tensor(a)
-      OpInfo{
-          .name = "view",
-          .id = "view",
-          .schema = "view(Tensor(a) self, SymInt[] size) -> Tensor(a)",
-          .functional = "",
-          .shape = ShapeKind::View,
-          .dtype = DTypeRule::Promote,
-          .variant = OpVariant::Functional,
-          .pointwise = false,
-          .dtypes = 0x1f,
-          .args =
-              {
-                  {.name = "self", .kind = ArgKind::Tensor},
-                  {.name = "size", .kind = ArgKind::IntList},
-              },
-          .num_outputs = 1,
-          .samples =
-              {
-                  Sample{{{"self", TensorSample{{2, 3, 4}}},
-                          {"size", Arg(std::vector<int64_t>{6, 4})}}},
-                  Sample{{{"self", TensorSample{{2, 3}}}, {"size", Arg(std::vector<int64_t>{-1})}}},
-                  Sample{
-                      {{"self", TensorSample{{0, 3}}}, {"size", Arg(std::vector<int64_t>{3, 0})}}},
-                  Sample{{{"self", TensorSample{{}}}, {"size", Arg(std::vector<int64_t>{1})}}},
-              },
-          .call = &call_view,
-      },
-      // slice_scatter(Tensor self, Tensor src, int dim=0, SymInt? start=None, SymInt? end=None,
-      // SymInt step=1) -> Tensor
-      OpInfo{
-          .name = "slice_scatter",
-          .id = "slice_scatter",
-          .schema = "slice_scatter(Tensor self, Tensor src, int dim=0, SymInt? start=None, SymInt? "
-                    "end=None, SymInt step=1) -> Tensor",
-          .functional = "",
-          .shape = ShapeKind::Custom,
-          .dtype = DTypeRule::Self,
-          .variant = OpVariant::Functional,
-          .pointwise = false,
-          .dtypes = 0x1f,
-          .args =
-              {
-                  {.name = "self", .kind = ArgKind::Tensor},
-                  {.name = "src", .kind = ArgKind::Tensor},
-                  {.name = "dim", .kind = ArgKind::Int, .default_value = detail::box<int64_t>(0)},
-                  {.name = "start",
-                   .kind = ArgKind::Int,
-                   .optional = true,
-                   .default_value = detail::box<std::optional<int64_t>>(std::nullopt)},
-                  {.name = "end",
-                   .kind = ArgKind::Int,
-                   .optional = true,
-                   .default_value = detail::box<std::optional<int64_t>>(std::nullopt)},
-                  {.name = "step", .kind = ArgKind::Int, .default_value = detail::box<int64_t>(1)},
-              },
-          .num_outputs = 1,
-          .samples =
-              {
-                  Sample{{{"self", TensorSample{{5, 4}}},
-                          {"src", TensorSample{{2, 4}}},
-                          {"dim", Arg(int64_t{0})},
-                          {"start", Arg(int64_t{1})},
-                          {"end", Arg(int64_t{4})},
-                          {"step", Arg(int64_t{2})}}},
-                  Sample{{{"self", TensorSample{{5, 4}}},
-                          {"src", TensorSample{{5, 3}}},
-                          {"dim", Arg(int64_t{1})},
-                          {"start", Arg(int64_t{-3})},
-                          {"end", Arg()}}},
-                  Sample{{{"self", TensorSample{{5}}},
-                          {"src", TensorSample{{3}}},
-                          {"start", Arg(int64_t{2})}}},
-                  Sample{{{"self", TensorSample{{5}}},
-                          {"src", TensorSample{{0}}},
-                          {"start", Arg(int64_t{3})},
-                          {"end", Arg(int64_t{1})}}},
-              },
-          .call = &call_slice_scatter,
       },
       // conv2d_backward_weight(Tensor grad_output, Tensor input, int[] weight_size, int[2] stride,
       // int[2] padding, int[2] dilation, int groups) -> Tensor

@@ -4,10 +4,8 @@
 // through a pointer of the op's exact signature, so overloads (add.Tensor, add.Scalar) never meet.
 #include "lazygen/generated/ops/erfc.h"
 #include "lazygen/generated/ops/frac.h"
-#include "lazygen/generated/ops/log2.h"
 #include "lazygen/generated/ops/mul_.h"
 #include "lazygen/generated/ops/ne.h"
-#include "lazygen/generated/ops/tanh_.h"
 #include "lazygen/op_info.h"
 
 namespace lazygen {
@@ -33,23 +31,10 @@ std::vector<Tensor> call_erfc([[maybe_unused]] const std::vector<Arg>& args) {
     return static_cast<Tensor (*)(const Tensor&)>(&lazygen::erfc)(detail::unbox<Tensor>(args, 0));
   });
 }
-// log2(Tensor self) -> Tensor
-std::vector<Tensor> call_log2([[maybe_unused]] const std::vector<Arg>& args) {
-  return detail::boxed_results([&] {
-    return static_cast<Tensor (*)(const Tensor&)>(&lazygen::log2)(detail::unbox<Tensor>(args, 0));
-  });
-}
 // frac(Tensor self) -> Tensor
 std::vector<Tensor> call_frac([[maybe_unused]] const std::vector<Arg>& args) {
   return detail::boxed_results([&] {
     return static_cast<Tensor (*)(const Tensor&)>(&lazygen::frac)(detail::unbox<Tensor>(args, 0));
-  });
-}
-// tanh_(Tensor(a!) self) -> Tensor(a!)
-std::vector<Tensor> call_tanh_inplace([[maybe_unused]] const std::vector<Arg>& args) {
-  return detail::boxed_results([&] {
-    return static_cast<const Tensor& (*)(const Tensor&)>(&lazygen::tanh_)(
-        detail::unbox<Tensor>(args, 0));
   });
 }
 
@@ -118,25 +103,6 @@ void add_op_infos_9(std::vector<OpInfo>& table) {
           .samples = {},
           .call = &call_erfc,
       },
-      // log2(Tensor self) -> Tensor
-      OpInfo{
-          .name = "log2",
-          .id = "log2",
-          .schema = "log2(Tensor self) -> Tensor",
-          .functional = "",
-          .shape = ShapeKind::Same,
-          .dtype = DTypeRule::Float,
-          .variant = OpVariant::Functional,
-          .pointwise = true,
-          .dtypes = 0x1f,
-          .args =
-              {
-                  {.name = "self", .kind = ArgKind::Tensor, .domain = Domain{Domain::Positive, 0}},
-              },
-          .num_outputs = 1,
-          .samples = {},
-          .call = &call_log2,
-      },
       // frac(Tensor self) -> Tensor
       OpInfo{
           .name = "frac",
@@ -155,25 +121,6 @@ void add_op_infos_9(std::vector<OpInfo>& table) {
           .num_outputs = 1,
           .samples = {},
           .call = &call_frac,
-      },
-      // tanh_(Tensor(a!) self) -> Tensor(a!)
-      OpInfo{
-          .name = "tanh_",
-          .id = "tanh_inplace",
-          .schema = "tanh_(Tensor(a!) self) -> Tensor(a!)",
-          .functional = "tanh",
-          .shape = ShapeKind::Same,
-          .dtype = DTypeRule::Float,
-          .variant = OpVariant::Inplace,
-          .pointwise = true,
-          .dtypes = 0x1f,
-          .args =
-              {
-                  {.name = "self", .kind = ArgKind::Tensor, .written = true},
-              },
-          .num_outputs = 1,
-          .samples = {},
-          .call = &call_tanh_inplace,
       },
   };
   for (OpInfo& record : records) table.push_back(std::move(record));

@@ -2,73 +2,20 @@
 // Shard 1 of the lazygen device's PyTorch kernels for the ops of ops.yaml (See Note [Op
 // shards] in the generator): each converts its arguments (runtime/pytorch/call.h) and calls the
 // op API; register_generated_1 offers them to the dispatcher (torch_kernels.cpp calls it).
-#include "lazygen/generated/ops/_log_softmax.h"
-#include "lazygen/generated/ops/_softmax_backward_data.h"
-#include "lazygen/generated/ops/add.h"
 #include "lazygen/generated/ops/addcdiv.h"
 #include "lazygen/generated/ops/addcdiv_.h"
-#include "lazygen/generated/ops/addcmul.h"
-#include "lazygen/generated/ops/clamp_max.h"
-#include "lazygen/generated/ops/conv2d.h"
-#include "lazygen/generated/ops/div.h"
-#include "lazygen/generated/ops/eq.h"
-#include "lazygen/generated/ops/erfc.h"
 #include "lazygen/generated/ops/expand.h"
-#include "lazygen/generated/ops/flatten.h"
-#include "lazygen/generated/ops/floor.h"
 #include "lazygen/generated/ops/fmod.h"
-#include "lazygen/generated/ops/frac.h"
-#include "lazygen/generated/ops/hardtanh.h"
-#include "lazygen/generated/ops/lerp.h"
-#include "lazygen/generated/ops/log.h"
-#include "lazygen/generated/ops/log2.h"
-#include "lazygen/generated/ops/masked_fill.h"
 #include "lazygen/generated/ops/max_pool2d_with_indices.h"
 #include "lazygen/generated/ops/maximum.h"
-#include "lazygen/generated/ops/mean.h"
-#include "lazygen/generated/ops/mul.h"
-#include "lazygen/generated/ops/mul_.h"
-#include "lazygen/generated/ops/ne.h"
 #include "lazygen/generated/ops/neg.h"
-#include "lazygen/generated/ops/nll_loss.h"
-#include "lazygen/generated/ops/permute.h"
 #include "lazygen/generated/ops/pow.h"
-#include "lazygen/generated/ops/reciprocal.h"
-#include "lazygen/generated/ops/remainder.h"
-#include "lazygen/generated/ops/reshape.h"
 #include "lazygen/generated/ops/scatter_add.h"
-#include "lazygen/generated/ops/sigmoid_backward.h"
-#include "lazygen/generated/ops/sin.h"
-#include "lazygen/generated/ops/softplus.h"
-#include "lazygen/generated/ops/sort.h"
-#include "lazygen/generated/ops/tanh.h"
-#include "lazygen/generated/ops/tanh_.h"
-#include "lazygen/generated/ops/topk.h"
-#include "lazygen/generated/ops/trunc.h"
 #include "pytorch/call.h"
 #include "pytorch/registrar.h"
 
 namespace lazygen::pytorch {
 namespace {
-
-// add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
-at::Tensor add_scalar(const at::Tensor& self, const at::Scalar& other, const at::Scalar& alpha) {
-  Call c("add.Scalar", {&self});
-  return c.result(lazygen::add(c.arg(self), c.arg(other), c.arg(alpha)));
-}
-
-// mul_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
-at::Tensor& mul_inplace_scalar(at::Tensor& self, const at::Scalar& other) {
-  Call c("mul_.Scalar", {&self});
-  lazygen::mul_(c.written(self), c.arg(other));
-  return self;
-}
-
-// div.Scalar(Tensor self, Scalar other) -> Tensor
-at::Tensor div_scalar(const at::Tensor& self, const at::Scalar& other) {
-  Call c("div.Scalar", {&self});
-  return c.result(lazygen::div(c.arg(self), c.arg(other)));
-}
 
 // maximum(Tensor self, Tensor other) -> Tensor
 at::Tensor maximum(const at::Tensor& self, const at::Tensor& other) {
@@ -82,18 +29,6 @@ at::Tensor neg(const at::Tensor& self) {
   return c.result(lazygen::neg(c.arg(self)));
 }
 
-// log(Tensor self) -> Tensor
-at::Tensor log(const at::Tensor& self) {
-  Call c("log", {&self});
-  return c.result(lazygen::log(c.arg(self)));
-}
-
-// reciprocal(Tensor self) -> Tensor
-at::Tensor reciprocal(const at::Tensor& self) {
-  Call c("reciprocal", {&self});
-  return c.result(lazygen::reciprocal(c.arg(self)));
-}
-
 // addcdiv_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)
 at::Tensor& addcdiv_inplace(at::Tensor& self, const at::Tensor& tensor1, const at::Tensor& tensor2,
                             const at::Scalar& value) {
@@ -102,41 +37,10 @@ at::Tensor& addcdiv_inplace(at::Tensor& self, const at::Tensor& tensor1, const a
   return self;
 }
 
-// eq.Tensor(Tensor self, Tensor other) -> Tensor
-at::Tensor eq_tensor(const at::Tensor& self, const at::Tensor& other) {
-  Call c("eq.Tensor", {&self, &other});
-  return c.result(lazygen::eq(c.arg(self), c.arg(other)));
-}
-
-// ne.Scalar(Tensor self, Scalar other) -> Tensor
-at::Tensor ne_scalar(const at::Tensor& self, const at::Scalar& other) {
-  Call c("ne.Scalar", {&self});
-  return c.result(lazygen::ne(c.arg(self), c.arg(other)));
-}
-
-// addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
-at::Tensor addcmul(const at::Tensor& self, const at::Tensor& tensor1, const at::Tensor& tensor2,
-                   const at::Scalar& value) {
-  Call c("addcmul", {&self, &tensor1, &tensor2});
-  return c.result(lazygen::addcmul(c.arg(self), c.arg(tensor1), c.arg(tensor2), c.arg(value)));
-}
-
-// lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor
-at::Tensor lerp_scalar(const at::Tensor& self, const at::Tensor& end, const at::Scalar& weight) {
-  Call c("lerp.Scalar", {&self, &end});
-  return c.result(lazygen::lerp(c.arg(self), c.arg(end), c.arg(weight)));
-}
-
 // pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor
 at::Tensor pow_tensor_tensor(const at::Tensor& self, const at::Tensor& exponent) {
   Call c("pow.Tensor_Tensor", {&self, &exponent});
   return c.result(lazygen::pow(c.arg(self), c.arg(exponent)));
-}
-
-// remainder.Scalar(Tensor self, Scalar other) -> Tensor
-at::Tensor remainder_scalar(const at::Tensor& self, const at::Scalar& other) {
-  Call c("remainder.Scalar", {&self});
-  return c.result(lazygen::remainder(c.arg(self), c.arg(other)));
 }
 
 // fmod.Tensor(Tensor self, Tensor other) -> Tensor
@@ -145,115 +49,10 @@ at::Tensor fmod_tensor(const at::Tensor& self, const at::Tensor& other) {
   return c.result(lazygen::fmod(c.arg(self), c.arg(other)));
 }
 
-// clamp_max(Tensor self, Scalar max) -> Tensor
-at::Tensor clamp_max(const at::Tensor& self, const at::Scalar& max) {
-  Call c("clamp_max", {&self});
-  return c.result(lazygen::clamp_max(c.arg(self), c.arg(max)));
-}
-
-// sin(Tensor self) -> Tensor
-at::Tensor sin(const at::Tensor& self) {
-  Call c("sin", {&self});
-  return c.result(lazygen::sin(c.arg(self)));
-}
-
-// erfc(Tensor self) -> Tensor
-at::Tensor erfc(const at::Tensor& self) {
-  Call c("erfc", {&self});
-  return c.result(lazygen::erfc(c.arg(self)));
-}
-
-// log2(Tensor self) -> Tensor
-at::Tensor log2(const at::Tensor& self) {
-  Call c("log2", {&self});
-  return c.result(lazygen::log2(c.arg(self)));
-}
-
-// floor(Tensor self) -> Tensor
-at::Tensor floor(const at::Tensor& self) {
-  Call c("floor", {&self});
-  return c.result(lazygen::floor(c.arg(self)));
-}
-
-// trunc(Tensor self) -> Tensor
-at::Tensor trunc(const at::Tensor& self) {
-  Call c("trunc", {&self});
-  return c.result(lazygen::trunc(c.arg(self)));
-}
-
-// frac(Tensor self) -> Tensor
-at::Tensor frac(const at::Tensor& self) {
-  Call c("frac", {&self});
-  return c.result(lazygen::frac(c.arg(self)));
-}
-
-// sigmoid_backward(Tensor grad_output, Tensor output) -> Tensor
-at::Tensor sigmoid_backward(const at::Tensor& grad_output, const at::Tensor& output) {
-  Call c("sigmoid_backward", {&grad_output, &output});
-  return c.result(lazygen::sigmoid_backward(c.arg(grad_output), c.arg(output)));
-}
-
-// hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor
-at::Tensor hardtanh(const at::Tensor& self, const at::Scalar& min_val, const at::Scalar& max_val) {
-  Call c("hardtanh", {&self});
-  return c.result(lazygen::hardtanh(c.arg(self), c.arg(min_val), c.arg(max_val)));
-}
-
-// softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor
-at::Tensor softplus(const at::Tensor& self, const at::Scalar& beta, const at::Scalar& threshold) {
-  Call c("softplus", {&self});
-  return c.result(lazygen::softplus(c.arg(self), c.arg(beta), c.arg(threshold)));
-}
-
-// mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
-at::Tensor mean_dim(const at::Tensor& self, at::OptionalIntArrayRef dim, bool keepdim,
-                    c10::optional<at::ScalarType> dtype) {
-  Call c("mean.dim", {&self});
-  return c.result(lazygen::mean(c.arg(self), c.arg(dim), c.arg(keepdim), c.arg(dtype)));
-}
-
-// sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)
-::std::tuple<at::Tensor, at::Tensor> sort(const at::Tensor& self, int64_t dim, bool descending) {
-  Call c("sort", {&self});
-  return c.result(lazygen::sort(c.arg(self), c.arg(dim), c.arg(descending)));
-}
-
-// topk(Tensor self, int k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values,
-// Tensor indices)
-::std::tuple<at::Tensor, at::Tensor> topk(const at::Tensor& self, int64_t k, int64_t dim,
-                                          bool largest, bool sorted) {
-  Call c("topk", {&self});
-  return c.result(lazygen::topk(c.arg(self), c.arg(k), c.arg(dim), c.arg(largest), c.arg(sorted)));
-}
-
-// _log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor
-at::Tensor _log_softmax(const at::Tensor& self, int64_t dim, bool half_to_float) {
-  Call c("_log_softmax", {&self});
-  return c.result(lazygen::_log_softmax(c.arg(self), c.arg(dim), c.arg(half_to_float)));
-}
-
-// permute(Tensor(a) self, int[] dims) -> Tensor(a)
-at::Tensor permute(const at::Tensor& self, c10::IntArrayRef dims) {
-  Call c("permute", {&self});
-  return c.result(lazygen::permute(c.arg(self), c.arg(dims)));
-}
-
 // expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)
 at::Tensor expand(const at::Tensor& self, c10::IntArrayRef size, bool implicit) {
   Call c("expand", {&self});
   return c.result(lazygen::expand(c.arg(self), c.arg(size), c.arg(implicit)));
-}
-
-// reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)
-at::Tensor reshape(const at::Tensor& self, c10::IntArrayRef shape) {
-  Call c("reshape", {&self});
-  return c.result(lazygen::reshape(c.arg(self), c.arg(shape)));
-}
-
-// flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)
-at::Tensor flatten_using_ints(const at::Tensor& self, int64_t start_dim, int64_t end_dim) {
-  Call c("flatten.using_ints", {&self});
-  return c.result(lazygen::flatten(c.arg(self), c.arg(start_dim), c.arg(end_dim)));
 }
 
 // scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor
@@ -261,23 +60,6 @@ at::Tensor scatter_add(const at::Tensor& self, int64_t dim, const at::Tensor& in
                        const at::Tensor& src) {
   Call c("scatter_add", {&self, &index, &src});
   return c.result(lazygen::scatter_add(c.arg(self), c.arg(dim), c.arg(index), c.arg(src)));
-}
-
-// masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor
-at::Tensor masked_fill_scalar(const at::Tensor& self, const at::Tensor& mask,
-                              const at::Scalar& value) {
-  Call c("masked_fill.Scalar", {&self, &mask});
-  return c.result(lazygen::masked_fill(c.arg(self), c.arg(mask), c.arg(value)));
-}
-
-// conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, int[2] padding=0, int[2]
-// dilation=1, int groups=1) -> Tensor
-at::Tensor conv2d(const at::Tensor& input, const at::Tensor& weight,
-                  const c10::optional<at::Tensor>& bias, c10::IntArrayRef stride,
-                  c10::IntArrayRef padding, c10::IntArrayRef dilation, int64_t groups) {
-  Call c("conv2d", {&input, &weight, maybe(bias)});
-  return c.result(lazygen::conv2d(c.arg(input), c.arg(weight), c.arg(bias), c.arg(stride),
-                                  c.arg(padding), c.arg(dilation), c.arg(groups)));
 }
 
 // max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0,
@@ -291,75 +73,17 @@ at::Tensor conv2d(const at::Tensor& input, const at::Tensor& weight,
                                                    c.arg(ceil_mode)));
 }
 
-// _softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) ->
-// Tensor
-at::Tensor _softmax_backward_data(const at::Tensor& grad_output, const at::Tensor& output,
-                                  int64_t dim, at::ScalarType input_dtype) {
-  Call c("_softmax_backward_data", {&grad_output, &output});
-  return c.result(lazygen::_softmax_backward_data(c.arg(grad_output), c.arg(output), c.arg(dim),
-                                                  c.arg(input_dtype)));
-}
-
-// nll_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt
-// ignore_index=-100) -> Tensor
-at::Tensor nll_loss(const at::Tensor& self, const at::Tensor& target,
-                    const c10::optional<at::Tensor>& weight, int64_t reduction,
-                    int64_t ignore_index) {
-  Call c("nll_loss", {&self, &target, maybe(weight)});
-  return c.result(lazygen::nll_loss(c.arg(self), c.arg(target), c.arg(weight), c.arg(reduction),
-                                    c.arg(ignore_index)));
-}
-
-// tanh_(Tensor(a!) self) -> Tensor(a!)
-at::Tensor& tanh_inplace(at::Tensor& self) {
-  Call c("tanh_", {&self});
-  lazygen::tanh_(c.written(self));
-  return self;
-}
-
 }  // namespace
 
 void register_generated_1([[maybe_unused]] Registrar& generated) {
-  generated.add("add.Scalar", TORCH_FN(add_scalar));
-  generated.add("mul_.Scalar", TORCH_FN(mul_inplace_scalar));
-  generated.add("div.Scalar", TORCH_FN(div_scalar));
   generated.add("maximum", TORCH_FN(maximum));
   generated.add("neg", TORCH_FN(neg));
-  generated.add("log", TORCH_FN(log));
-  generated.add("reciprocal", TORCH_FN(reciprocal));
   generated.add("addcdiv_", TORCH_FN(addcdiv_inplace));
-  generated.add("eq.Tensor", TORCH_FN(eq_tensor));
-  generated.add("ne.Scalar", TORCH_FN(ne_scalar));
-  generated.add("addcmul", TORCH_FN(addcmul));
-  generated.add("lerp.Scalar", TORCH_FN(lerp_scalar));
   generated.add("pow.Tensor_Tensor", TORCH_FN(pow_tensor_tensor));
-  generated.add("remainder.Scalar", TORCH_FN(remainder_scalar));
   generated.add("fmod.Tensor", TORCH_FN(fmod_tensor));
-  generated.add("clamp_max", TORCH_FN(clamp_max));
-  generated.add("sin", TORCH_FN(sin));
-  generated.add("erfc", TORCH_FN(erfc));
-  generated.add("log2", TORCH_FN(log2));
-  generated.add("floor", TORCH_FN(floor));
-  generated.add("trunc", TORCH_FN(trunc));
-  generated.add("frac", TORCH_FN(frac));
-  generated.add("sigmoid_backward", TORCH_FN(sigmoid_backward));
-  generated.add("hardtanh", TORCH_FN(hardtanh));
-  generated.add("softplus", TORCH_FN(softplus));
-  generated.add("mean.dim", TORCH_FN(mean_dim));
-  generated.add("sort", TORCH_FN(sort));
-  generated.add("topk", TORCH_FN(topk));
-  generated.add("_log_softmax", TORCH_FN(_log_softmax));
-  generated.add("permute", TORCH_FN(permute));
   generated.add("expand", TORCH_FN(expand));
-  generated.add("reshape", TORCH_FN(reshape));
-  generated.add("flatten.using_ints", TORCH_FN(flatten_using_ints));
   generated.add("scatter_add", TORCH_FN(scatter_add));
-  generated.add("masked_fill.Scalar", TORCH_FN(masked_fill_scalar));
-  generated.add("conv2d", TORCH_FN(conv2d));
   generated.add("max_pool2d_with_indices", TORCH_FN(max_pool2d_with_indices));
-  generated.add("_softmax_backward_data", TORCH_FN(_softmax_backward_data));
-  generated.add("nll_loss", TORCH_FN(nll_loss));
-  generated.add("tanh_", TORCH_FN(tanh_inplace));
 }
 
 }  // namespace lazygen::pytorch

@@ -2,79 +2,14 @@
 // Shard 2 of the lazygen device's PyTorch kernels for the ops of ops.yaml (See Note [Op
 // shards] in the generator): each converts its arguments (runtime/pytorch/call.h) and calls the
 // op API; register_generated_2 offers them to the dispatcher (torch_kernels.cpp calls it).
-#include "lazygen/generated/ops/_dropout_mask.h"
 #include "lazygen/generated/ops/addmm.h"
-#include "lazygen/generated/ops/amax.h"
-#include "lazygen/generated/ops/asinh.h"
-#include "lazygen/generated/ops/bitwise_and.h"
-#include "lazygen/generated/ops/bitwise_not.h"
-#include "lazygen/generated/ops/bitwise_xor.h"
-#include "lazygen/generated/ops/div.h"
-#include "lazygen/generated/ops/div_.h"
-#include "lazygen/generated/ops/exp2.h"
-#include "lazygen/generated/ops/expm1.h"
-#include "lazygen/generated/ops/fill_.h"
-#include "lazygen/generated/ops/gather.h"
-#include "lazygen/generated/ops/ge.h"
 #include "lazygen/generated/ops/gt.h"
-#include "lazygen/generated/ops/hardswish.h"
-#include "lazygen/generated/ops/hardswish_backward.h"
-#include "lazygen/generated/ops/isnan.h"
-#include "lazygen/generated/ops/le.h"
-#include "lazygen/generated/ops/log_sigmoid.h"
-#include "lazygen/generated/ops/logical_and.h"
-#include "lazygen/generated/ops/logical_not.h"
-#include "lazygen/generated/ops/logical_xor.h"
-#include "lazygen/generated/ops/lt.h"
-#include "lazygen/generated/ops/max_pool2d.h"
-#include "lazygen/generated/ops/max_pool2d_backward.h"
-#include "lazygen/generated/ops/mul.h"
-#include "lazygen/generated/ops/narrow.h"
-#include "lazygen/generated/ops/relu.h"
-#include "lazygen/generated/ops/relu_.h"
-#include "lazygen/generated/ops/rsub.h"
-#include "lazygen/generated/ops/sigmoid.h"
-#include "lazygen/generated/ops/sigmoid_.h"
-#include "lazygen/generated/ops/silu.h"
-#include "lazygen/generated/ops/silu_backward.h"
-#include "lazygen/generated/ops/sqrt.h"
-#include "lazygen/generated/ops/sqrt_.h"
-#include "lazygen/generated/ops/squeeze.h"
-#include "lazygen/generated/ops/sub.h"
-#include "lazygen/generated/ops/transpose.h"
-#include "lazygen/generated/ops/unsqueeze.h"
 #include "lazygen/generated/ops/zero_.h"
 #include "pytorch/call.h"
 #include "pytorch/registrar.h"
 
 namespace lazygen::pytorch {
 namespace {
-
-// sub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
-at::Tensor sub_scalar(const at::Tensor& self, const at::Scalar& other, const at::Scalar& alpha) {
-  Call c("sub.Scalar", {&self});
-  return c.result(lazygen::sub(c.arg(self), c.arg(other), c.arg(alpha)));
-}
-
-// mul.Scalar(Tensor self, Scalar other) -> Tensor
-at::Tensor mul_scalar(const at::Tensor& self, const at::Scalar& other) {
-  Call c("mul.Scalar", {&self});
-  return c.result(lazygen::mul(c.arg(self), c.arg(other)));
-}
-
-// relu_(Tensor(a!) self) -> Tensor(a!)
-at::Tensor& relu_inplace(at::Tensor& self) {
-  Call c("relu_", {&self});
-  lazygen::relu_(c.written(self));
-  return self;
-}
-
-// fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)
-at::Tensor& fill_inplace_scalar(at::Tensor& self, const at::Scalar& value) {
-  Call c("fill_.Scalar", {&self});
-  lazygen::fill_(c.written(self), c.arg(value));
-  return self;
-}
 
 // zero_(Tensor(a!) self) -> Tensor(a!)
 at::Tensor& zero_inplace(at::Tensor& self) {
@@ -83,130 +18,10 @@ at::Tensor& zero_inplace(at::Tensor& self) {
   return self;
 }
 
-// le.Tensor(Tensor self, Tensor other) -> Tensor
-at::Tensor le_tensor(const at::Tensor& self, const at::Tensor& other) {
-  Call c("le.Tensor", {&self, &other});
-  return c.result(lazygen::le(c.arg(self), c.arg(other)));
-}
-
 // gt.Tensor(Tensor self, Tensor other) -> Tensor
 at::Tensor gt_tensor(const at::Tensor& self, const at::Tensor& other) {
   Call c("gt.Tensor", {&self, &other});
   return c.result(lazygen::gt(c.arg(self), c.arg(other)));
-}
-
-// lt.Scalar(Tensor self, Scalar other) -> Tensor
-at::Tensor lt_scalar(const at::Tensor& self, const at::Scalar& other) {
-  Call c("lt.Scalar", {&self});
-  return c.result(lazygen::lt(c.arg(self), c.arg(other)));
-}
-
-// ge.Scalar(Tensor self, Scalar other) -> Tensor
-at::Tensor ge_scalar(const at::Tensor& self, const at::Scalar& other) {
-  Call c("ge.Scalar", {&self});
-  return c.result(lazygen::ge(c.arg(self), c.arg(other)));
-}
-
-// rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
-at::Tensor rsub_scalar(const at::Tensor& self, const at::Scalar& other, const at::Scalar& alpha) {
-  Call c("rsub.Scalar", {&self});
-  return c.result(lazygen::rsub(c.arg(self), c.arg(other), c.arg(alpha)));
-}
-
-// asinh(Tensor self) -> Tensor
-at::Tensor asinh(const at::Tensor& self) {
-  Call c("asinh", {&self});
-  return c.result(lazygen::asinh(c.arg(self)));
-}
-
-// expm1(Tensor self) -> Tensor
-at::Tensor expm1(const at::Tensor& self) {
-  Call c("expm1", {&self});
-  return c.result(lazygen::expm1(c.arg(self)));
-}
-
-// exp2(Tensor self) -> Tensor
-at::Tensor exp2(const at::Tensor& self) {
-  Call c("exp2", {&self});
-  return c.result(lazygen::exp2(c.arg(self)));
-}
-
-// isnan(Tensor self) -> Tensor
-at::Tensor isnan(const at::Tensor& self) {
-  Call c("isnan", {&self});
-  return c.result(lazygen::isnan(c.arg(self)));
-}
-
-// logical_not(Tensor self) -> Tensor
-at::Tensor logical_not(const at::Tensor& self) {
-  Call c("logical_not", {&self});
-  return c.result(lazygen::logical_not(c.arg(self)));
-}
-
-// logical_and(Tensor self, Tensor other) -> Tensor
-at::Tensor logical_and(const at::Tensor& self, const at::Tensor& other) {
-  Call c("logical_and", {&self, &other});
-  return c.result(lazygen::logical_and(c.arg(self), c.arg(other)));
-}
-
-// logical_xor(Tensor self, Tensor other) -> Tensor
-at::Tensor logical_xor(const at::Tensor& self, const at::Tensor& other) {
-  Call c("logical_xor", {&self, &other});
-  return c.result(lazygen::logical_xor(c.arg(self), c.arg(other)));
-}
-
-// bitwise_not(Tensor self) -> Tensor
-at::Tensor bitwise_not(const at::Tensor& self) {
-  Call c("bitwise_not", {&self});
-  return c.result(lazygen::bitwise_not(c.arg(self)));
-}
-
-// bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor
-at::Tensor bitwise_and_tensor(const at::Tensor& self, const at::Tensor& other) {
-  Call c("bitwise_and.Tensor", {&self, &other});
-  return c.result(lazygen::bitwise_and(c.arg(self), c.arg(other)));
-}
-
-// bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor
-at::Tensor bitwise_xor_tensor(const at::Tensor& self, const at::Tensor& other) {
-  Call c("bitwise_xor.Tensor", {&self, &other});
-  return c.result(lazygen::bitwise_xor(c.arg(self), c.arg(other)));
-}
-
-// log_sigmoid(Tensor self) -> Tensor
-at::Tensor log_sigmoid(const at::Tensor& self) {
-  Call c("log_sigmoid", {&self});
-  return c.result(lazygen::log_sigmoid(c.arg(self)));
-}
-
-// silu(Tensor self) -> Tensor
-at::Tensor silu(const at::Tensor& self) {
-  Call c("silu", {&self});
-  return c.result(lazygen::silu(c.arg(self)));
-}
-
-// silu_backward(Tensor grad_output, Tensor self) -> Tensor
-at::Tensor silu_backward(const at::Tensor& grad_output, const at::Tensor& self) {
-  Call c("silu_backward", {&grad_output, &self});
-  return c.result(lazygen::silu_backward(c.arg(grad_output), c.arg(self)));
-}
-
-// hardswish(Tensor self) -> Tensor
-at::Tensor hardswish(const at::Tensor& self) {
-  Call c("hardswish", {&self});
-  return c.result(lazygen::hardswish(c.arg(self)));
-}
-
-// hardswish_backward(Tensor grad_output, Tensor self) -> Tensor
-at::Tensor hardswish_backward(const at::Tensor& grad_output, const at::Tensor& self) {
-  Call c("hardswish_backward", {&grad_output, &self});
-  return c.result(lazygen::hardswish_backward(c.arg(grad_output), c.arg(self)));
-}
-
-// amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor
-at::Tensor amax(const at::Tensor& self, c10::IntArrayRef dim, bool keepdim) {
-  Call c("amax", {&self});
-  return c.result(lazygen::amax(c.arg(self), c.arg(dim), c.arg(keepdim)));
 }
 
 // addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
@@ -216,125 +31,12 @@ at::Tensor addmm(const at::Tensor& self, const at::Tensor& mat1, const at::Tenso
   return c.result(lazygen::addmm(c.arg(self), c.arg(mat1), c.arg(mat2), c.arg(beta), c.arg(alpha)));
 }
 
-// transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)
-at::Tensor transpose_int(const at::Tensor& self, int64_t dim0, int64_t dim1) {
-  Call c("transpose.int", {&self});
-  return c.result(lazygen::transpose(c.arg(self), c.arg(dim0), c.arg(dim1)));
-}
-
-// squeeze.dim(Tensor(a) self, int dim) -> Tensor(a)
-at::Tensor squeeze_dim(const at::Tensor& self, int64_t dim) {
-  Call c("squeeze.dim", {&self});
-  return c.result(lazygen::squeeze(c.arg(self), c.arg(dim)));
-}
-
-// unsqueeze(Tensor(a) self, int dim) -> Tensor(a)
-at::Tensor unsqueeze(const at::Tensor& self, int64_t dim) {
-  Call c("unsqueeze", {&self});
-  return c.result(lazygen::unsqueeze(c.arg(self), c.arg(dim)));
-}
-
-// narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)
-at::Tensor narrow(const at::Tensor& self, int64_t dim, int64_t start, int64_t length) {
-  Call c("narrow", {&self});
-  return c.result(lazygen::narrow(c.arg(self), c.arg(dim), c.arg(start), c.arg(length)));
-}
-
-// gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor
-at::Tensor gather(const at::Tensor& self, int64_t dim, const at::Tensor& index, bool sparse_grad) {
-  Call c("gather", {&self, &index});
-  return c.result(lazygen::gather(c.arg(self), c.arg(dim), c.arg(index), c.arg(sparse_grad)));
-}
-
-// max_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2]
-// dilation=1, bool ceil_mode=False) -> Tensor
-at::Tensor max_pool2d(const at::Tensor& self, c10::IntArrayRef kernel_size, c10::IntArrayRef stride,
-                      c10::IntArrayRef padding, c10::IntArrayRef dilation, bool ceil_mode) {
-  Call c("max_pool2d", {&self});
-  return c.result(lazygen::max_pool2d(c.arg(self), c.arg(kernel_size), c.arg(stride),
-                                      c.arg(padding), c.arg(dilation), c.arg(ceil_mode)));
-}
-
-// max_pool2d_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2]
-// padding, int[2] dilation, bool ceil_mode) -> Tensor
-at::Tensor max_pool2d_backward(const at::Tensor& grad_output, const at::Tensor& self,
-                               c10::IntArrayRef kernel_size, c10::IntArrayRef stride,
-                               c10::IntArrayRef padding, c10::IntArrayRef dilation,
-                               bool ceil_mode) {
-  Call c("max_pool2d_backward", {&grad_output, &self});
-  return c.result(lazygen::max_pool2d_backward(c.arg(grad_output), c.arg(self), c.arg(kernel_size),
-                                               c.arg(stride), c.arg(padding), c.arg(dilation),
-                                               c.arg(ceil_mode)));
-}
-
-// _dropout_mask(Tensor self, Scalar p, Scalar seed) -> Tensor
-at::Tensor _dropout_mask(const at::Tensor& self, const at::Scalar& p, const at::Scalar& seed) {
-  Call c("_dropout_mask", {&self});
-  return c.result(lazygen::_dropout_mask(c.arg(self), c.arg(p), c.arg(seed)));
-}
-
-// sqrt_(Tensor(a!) self) -> Tensor(a!)
-at::Tensor& sqrt_inplace(at::Tensor& self) {
-  Call c("sqrt_", {&self});
-  lazygen::sqrt_(c.written(self));
-  return self;
-}
-
-// sigmoid_(Tensor(a!) self) -> Tensor(a!)
-at::Tensor& sigmoid_inplace(at::Tensor& self) {
-  Call c("sigmoid_", {&self});
-  lazygen::sigmoid_(c.written(self));
-  return self;
-}
-
-// div_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
-at::Tensor& div_inplace_scalar(at::Tensor& self, const at::Scalar& other) {
-  Call c("div_.Scalar", {&self});
-  lazygen::div_(c.written(self), c.arg(other));
-  return self;
-}
-
 }  // namespace
 
 void register_generated_2([[maybe_unused]] Registrar& generated) {
-  generated.add("sub.Scalar", TORCH_FN(sub_scalar));
-  generated.add("mul.Scalar", TORCH_FN(mul_scalar));
-  generated.add("relu_", TORCH_FN(relu_inplace));
-  generated.add("fill_.Scalar", TORCH_FN(fill_inplace_scalar));
   generated.add("zero_", TORCH_FN(zero_inplace));
-  generated.add("le.Tensor", TORCH_FN(le_tensor));
   generated.add("gt.Tensor", TORCH_FN(gt_tensor));
-  generated.add("lt.Scalar", TORCH_FN(lt_scalar));
-  generated.add("ge.Scalar", TORCH_FN(ge_scalar));
-  generated.add("rsub.Scalar", TORCH_FN(rsub_scalar));
-  generated.add("asinh", TORCH_FN(asinh));
-  generated.add("expm1", TORCH_FN(expm1));
-  generated.add("exp2", TORCH_FN(exp2));
-  generated.add("isnan", TORCH_FN(isnan));
-  generated.add("logical_not", TORCH_FN(logical_not));
-  generated.add("logical_and", TORCH_FN(logical_and));
-  generated.add("logical_xor", TORCH_FN(logical_xor));
-  generated.add("bitwise_not", TORCH_FN(bitwise_not));
-  generated.add("bitwise_and.Tensor", TORCH_FN(bitwise_and_tensor));
-  generated.add("bitwise_xor.Tensor", TORCH_FN(bitwise_xor_tensor));
-  generated.add("log_sigmoid", TORCH_FN(log_sigmoid));
-  generated.add("silu", TORCH_FN(silu));
-  generated.add("silu_backward", TORCH_FN(silu_backward));
-  generated.add("hardswish", TORCH_FN(hardswish));
-  generated.add("hardswish_backward", TORCH_FN(hardswish_backward));
-  generated.add("amax", TORCH_FN(amax));
   generated.add("addmm", TORCH_FN(addmm));
-  generated.add("transpose.int", TORCH_FN(transpose_int));
-  generated.add("squeeze.dim", TORCH_FN(squeeze_dim));
-  generated.add("unsqueeze", TORCH_FN(unsqueeze));
-  generated.add("narrow", TORCH_FN(narrow));
-  generated.add("gather", TORCH_FN(gather));
-  generated.add("max_pool2d", TORCH_FN(max_pool2d));
-  generated.add("max_pool2d_backward", TORCH_FN(max_pool2d_backward));
-  generated.add("_dropout_mask", TORCH_FN(_dropout_mask));
-  generated.add("sqrt_", TORCH_FN(sqrt_inplace));
-  generated.add("sigmoid_", TORCH_FN(sigmoid_inplace));
-  generated.add("div_.Scalar", TORCH_FN(div_inplace_scalar));
 }
 
 }  // namespace lazygen::pytorch

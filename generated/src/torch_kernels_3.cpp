@@ -2,179 +2,24 @@
 // Shard 3 of the lazygen device's PyTorch kernels for the ops of ops.yaml (See Note [Op
 // shards] in the generator): each converts its arguments (runtime/pytorch/call.h) and calls the
 // op API; register_generated_3 offers them to the dispatcher (torch_kernels.cpp calls it).
-#include "lazygen/generated/ops/abs.h"
-#include "lazygen/generated/ops/add.h"
-#include "lazygen/generated/ops/add_.h"
-#include "lazygen/generated/ops/add_out.h"
-#include "lazygen/generated/ops/argmax.h"
-#include "lazygen/generated/ops/atan.h"
-#include "lazygen/generated/ops/atan2.h"
-#include "lazygen/generated/ops/bmm.h"
-#include "lazygen/generated/ops/cat.h"
-#include "lazygen/generated/ops/clamp_min.h"
-#include "lazygen/generated/ops/cumsum.h"
 #include "lazygen/generated/ops/div.h"
 #include "lazygen/generated/ops/div_.h"
 #include "lazygen/generated/ops/elu.h"
-#include "lazygen/generated/ops/ge.h"
-#include "lazygen/generated/ops/gt.h"
-#include "lazygen/generated/ops/hardtanh_backward.h"
-#include "lazygen/generated/ops/index_add.h"
 #include "lazygen/generated/ops/le.h"
-#include "lazygen/generated/ops/lt.h"
-#include "lazygen/generated/ops/max_pool2d_with_indices_backward.h"
-#include "lazygen/generated/ops/minimum.h"
-#include "lazygen/generated/ops/mm.h"
-#include "lazygen/generated/ops/mul.h"
-#include "lazygen/generated/ops/relu.h"
-#include "lazygen/generated/ops/round.h"
-#include "lazygen/generated/ops/rsqrt.h"
-#include "lazygen/generated/ops/rsub.h"
-#include "lazygen/generated/ops/select.h"
 #include "lazygen/generated/ops/sgn.h"
-#include "lazygen/generated/ops/sigmoid.h"
-#include "lazygen/generated/ops/sinh.h"
 #include "lazygen/generated/ops/slice.h"
-#include "lazygen/generated/ops/slice_backward.h"
-#include "lazygen/generated/ops/softplus_backward.h"
-#include "lazygen/generated/ops/sqrt.h"
-#include "lazygen/generated/ops/sub.h"
 #include "lazygen/generated/ops/sum.h"
 #include "lazygen/generated/ops/t.h"
-#include "lazygen/generated/ops/where.h"
 #include "pytorch/call.h"
 #include "pytorch/registrar.h"
 
 namespace lazygen::pytorch {
 namespace {
 
-// add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)
-at::Tensor& add_inplace_tensor(at::Tensor& self, const at::Tensor& other, const at::Scalar& alpha) {
-  Call c("add_.Tensor", {&self, &other});
-  lazygen::add_(c.written(self), c.arg(other), c.arg(alpha));
-  return self;
-}
-
-// add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)
-at::Tensor& add_out(const at::Tensor& self, const at::Tensor& other, const at::Scalar& alpha,
-                    at::Tensor& out) {
-  Call c("add.out", {&self, &other});
-  return c.assign_out(out, lazygen::add(c.arg(self), c.arg(other), c.arg(alpha)));
-}
-
-// sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
-at::Tensor sub_tensor(const at::Tensor& self, const at::Tensor& other, const at::Scalar& alpha) {
-  Call c("sub.Tensor", {&self, &other});
-  return c.result(lazygen::sub(c.arg(self), c.arg(other), c.arg(alpha)));
-}
-
-// mul.Tensor(Tensor self, Tensor other) -> Tensor
-at::Tensor mul_tensor(const at::Tensor& self, const at::Tensor& other) {
-  Call c("mul.Tensor", {&self, &other});
-  return c.result(lazygen::mul(c.arg(self), c.arg(other)));
-}
-
-// minimum(Tensor self, Tensor other) -> Tensor
-at::Tensor minimum(const at::Tensor& self, const at::Tensor& other) {
-  Call c("minimum", {&self, &other});
-  return c.result(lazygen::minimum(c.arg(self), c.arg(other)));
-}
-
-// sqrt(Tensor self) -> Tensor
-at::Tensor sqrt(const at::Tensor& self) {
-  Call c("sqrt", {&self});
-  return c.result(lazygen::sqrt(c.arg(self)));
-}
-
-// rsqrt(Tensor self) -> Tensor
-at::Tensor rsqrt(const at::Tensor& self) {
-  Call c("rsqrt", {&self});
-  return c.result(lazygen::rsqrt(c.arg(self)));
-}
-
-// abs(Tensor self) -> Tensor
-at::Tensor abs(const at::Tensor& self) {
-  Call c("abs", {&self});
-  return c.result(lazygen::abs(c.arg(self)));
-}
-
-// relu(Tensor self) -> Tensor
-at::Tensor relu(const at::Tensor& self) {
-  Call c("relu", {&self});
-  return c.result(lazygen::relu(c.arg(self)));
-}
-
-// sigmoid(Tensor self) -> Tensor
-at::Tensor sigmoid(const at::Tensor& self) {
-  Call c("sigmoid", {&self});
-  return c.result(lazygen::sigmoid(c.arg(self)));
-}
-
-// lt.Tensor(Tensor self, Tensor other) -> Tensor
-at::Tensor lt_tensor(const at::Tensor& self, const at::Tensor& other) {
-  Call c("lt.Tensor", {&self, &other});
-  return c.result(lazygen::lt(c.arg(self), c.arg(other)));
-}
-
-// ge.Tensor(Tensor self, Tensor other) -> Tensor
-at::Tensor ge_tensor(const at::Tensor& self, const at::Tensor& other) {
-  Call c("ge.Tensor", {&self, &other});
-  return c.result(lazygen::ge(c.arg(self), c.arg(other)));
-}
-
-// gt.Scalar(Tensor self, Scalar other) -> Tensor
-at::Tensor gt_scalar(const at::Tensor& self, const at::Scalar& other) {
-  Call c("gt.Scalar", {&self});
-  return c.result(lazygen::gt(c.arg(self), c.arg(other)));
-}
-
 // le.Scalar(Tensor self, Scalar other) -> Tensor
 at::Tensor le_scalar(const at::Tensor& self, const at::Scalar& other) {
   Call c("le.Scalar", {&self});
   return c.result(lazygen::le(c.arg(self), c.arg(other)));
-}
-
-// where.self(Tensor condition, Tensor self, Tensor other) -> Tensor
-at::Tensor where_self(const at::Tensor& condition, const at::Tensor& self,
-                      const at::Tensor& other) {
-  Call c("where.self", {&condition, &self, &other});
-  return c.result(lazygen::where(c.arg(condition), c.arg(self), c.arg(other)));
-}
-
-// rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
-at::Tensor rsub_tensor(const at::Tensor& self, const at::Tensor& other, const at::Scalar& alpha) {
-  Call c("rsub.Tensor", {&self, &other});
-  return c.result(lazygen::rsub(c.arg(self), c.arg(other), c.arg(alpha)));
-}
-
-// atan2(Tensor self, Tensor other) -> Tensor
-at::Tensor atan2(const at::Tensor& self, const at::Tensor& other) {
-  Call c("atan2", {&self, &other});
-  return c.result(lazygen::atan2(c.arg(self), c.arg(other)));
-}
-
-// clamp_min(Tensor self, Scalar min) -> Tensor
-at::Tensor clamp_min(const at::Tensor& self, const at::Scalar& min) {
-  Call c("clamp_min", {&self});
-  return c.result(lazygen::clamp_min(c.arg(self), c.arg(min)));
-}
-
-// atan(Tensor self) -> Tensor
-at::Tensor atan(const at::Tensor& self) {
-  Call c("atan", {&self});
-  return c.result(lazygen::atan(c.arg(self)));
-}
-
-// sinh(Tensor self) -> Tensor
-at::Tensor sinh(const at::Tensor& self) {
-  Call c("sinh", {&self});
-  return c.result(lazygen::sinh(c.arg(self)));
-}
-
-// round(Tensor self) -> Tensor
-at::Tensor round(const at::Tensor& self) {
-  Call c("round", {&self});
-  return c.result(lazygen::round(c.arg(self)));
 }
 
 // sgn(Tensor self) -> Tensor
@@ -190,52 +35,12 @@ at::Tensor elu(const at::Tensor& self, const at::Scalar& alpha, const at::Scalar
   return c.result(lazygen::elu(c.arg(self), c.arg(alpha), c.arg(scale), c.arg(input_scale)));
 }
 
-// hardtanh_backward(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val) -> Tensor
-at::Tensor hardtanh_backward(const at::Tensor& grad_output, const at::Tensor& self,
-                             const at::Scalar& min_val, const at::Scalar& max_val) {
-  Call c("hardtanh_backward", {&grad_output, &self});
-  return c.result(
-      lazygen::hardtanh_backward(c.arg(grad_output), c.arg(self), c.arg(min_val), c.arg(max_val)));
-}
-
-// softplus_backward(Tensor grad_output, Tensor self, Scalar beta, Scalar threshold) -> Tensor
-at::Tensor softplus_backward(const at::Tensor& grad_output, const at::Tensor& self,
-                             const at::Scalar& beta, const at::Scalar& threshold) {
-  Call c("softplus_backward", {&grad_output, &self});
-  return c.result(
-      lazygen::softplus_backward(c.arg(grad_output), c.arg(self), c.arg(beta), c.arg(threshold)));
-}
-
 // sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) ->
 // Tensor
 at::Tensor sum_dim_intlist(const at::Tensor& self, at::OptionalIntArrayRef dim, bool keepdim,
                            c10::optional<at::ScalarType> dtype) {
   Call c("sum.dim_IntList", {&self});
   return c.result(lazygen::sum(c.arg(self), c.arg(dim), c.arg(keepdim), c.arg(dtype)));
-}
-
-// cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
-at::Tensor cumsum(const at::Tensor& self, int64_t dim, c10::optional<at::ScalarType> dtype) {
-  Call c("cumsum", {&self});
-  return c.result(lazygen::cumsum(c.arg(self), c.arg(dim), c.arg(dtype)));
-}
-
-// argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor
-at::Tensor argmax(const at::Tensor& self, c10::optional<int64_t> dim, bool keepdim) {
-  Call c("argmax", {&self});
-  return c.result(lazygen::argmax(c.arg(self), c.arg(dim), c.arg(keepdim)));
-}
-
-// mm(Tensor self, Tensor mat2) -> Tensor
-at::Tensor mm(const at::Tensor& self, const at::Tensor& mat2) {
-  Call c("mm", {&self, &mat2});
-  return c.result(lazygen::mm(c.arg(self), c.arg(mat2)));
-}
-
-// bmm(Tensor self, Tensor mat2) -> Tensor
-at::Tensor bmm(const at::Tensor& self, const at::Tensor& mat2) {
-  Call c("bmm", {&self, &mat2});
-  return c.result(lazygen::bmm(c.arg(self), c.arg(mat2)));
 }
 
 // t(Tensor(a) self) -> Tensor(a)
@@ -252,47 +57,6 @@ at::Tensor slice_tensor(const at::Tensor& self, int64_t dim, c10::optional<int64
   return c.result(lazygen::slice(c.arg(self), c.arg(dim), c.arg(start), c.arg(end), c.arg(step)));
 }
 
-// select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)
-at::Tensor select_int(const at::Tensor& self, int64_t dim, int64_t index) {
-  Call c("select.int", {&self});
-  return c.result(lazygen::select(c.arg(self), c.arg(dim), c.arg(index)));
-}
-
-// slice_backward(Tensor grad_output, SymInt[] input_sizes, int dim, SymInt start, SymInt end,
-// SymInt step) -> Tensor
-at::Tensor slice_backward(const at::Tensor& grad_output, c10::IntArrayRef input_sizes, int64_t dim,
-                          int64_t start, int64_t end, int64_t step) {
-  Call c("slice_backward", {&grad_output});
-  return c.result(lazygen::slice_backward(c.arg(grad_output), c.arg(input_sizes), c.arg(dim),
-                                          c.arg(start), c.arg(end), c.arg(step)));
-}
-
-// cat(Tensor[] tensors, int dim=0) -> Tensor
-at::Tensor cat(const at::ITensorListRef& tensors, int64_t dim) {
-  Call c("cat", {});
-  return c.result(lazygen::cat(c.arg(tensors), c.arg(dim)));
-}
-
-// index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor
-at::Tensor index_add(const at::Tensor& self, int64_t dim, const at::Tensor& index,
-                     const at::Tensor& source, const at::Scalar& alpha) {
-  Call c("index_add", {&self, &index, &source});
-  return c.result(
-      lazygen::index_add(c.arg(self), c.arg(dim), c.arg(index), c.arg(source), c.arg(alpha)));
-}
-
-// max_pool2d_with_indices_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2]
-// stride, int[2] padding, int[2] dilation, bool ceil_mode, Tensor indices) -> Tensor
-at::Tensor max_pool2d_with_indices_backward(const at::Tensor& grad_output, const at::Tensor& self,
-                                            c10::IntArrayRef kernel_size, c10::IntArrayRef stride,
-                                            c10::IntArrayRef padding, c10::IntArrayRef dilation,
-                                            bool ceil_mode, const at::Tensor& indices) {
-  Call c("max_pool2d_with_indices_backward", {&grad_output, &self, &indices});
-  return c.result(lazygen::max_pool2d_with_indices_backward(
-      c.arg(grad_output), c.arg(self), c.arg(kernel_size), c.arg(stride), c.arg(padding),
-      c.arg(dilation), c.arg(ceil_mode), c.arg(indices)));
-}
-
 // div_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
 at::Tensor& div_inplace_tensor(at::Tensor& self, const at::Tensor& other) {
   Call c("div_.Tensor", {&self, &other});
@@ -303,43 +67,12 @@ at::Tensor& div_inplace_tensor(at::Tensor& self, const at::Tensor& other) {
 }  // namespace
 
 void register_generated_3([[maybe_unused]] Registrar& generated) {
-  generated.add("add_.Tensor", TORCH_FN(add_inplace_tensor));
-  generated.add("add.out", TORCH_FN(add_out));
-  generated.add("sub.Tensor", TORCH_FN(sub_tensor));
-  generated.add("mul.Tensor", TORCH_FN(mul_tensor));
-  generated.add("minimum", TORCH_FN(minimum));
-  generated.add("sqrt", TORCH_FN(sqrt));
-  generated.add("rsqrt", TORCH_FN(rsqrt));
-  generated.add("abs", TORCH_FN(abs));
-  generated.add("relu", TORCH_FN(relu));
-  generated.add("sigmoid", TORCH_FN(sigmoid));
-  generated.add("lt.Tensor", TORCH_FN(lt_tensor));
-  generated.add("ge.Tensor", TORCH_FN(ge_tensor));
-  generated.add("gt.Scalar", TORCH_FN(gt_scalar));
   generated.add("le.Scalar", TORCH_FN(le_scalar));
-  generated.add("where.self", TORCH_FN(where_self));
-  generated.add("rsub.Tensor", TORCH_FN(rsub_tensor));
-  generated.add("atan2", TORCH_FN(atan2));
-  generated.add("clamp_min", TORCH_FN(clamp_min));
-  generated.add("atan", TORCH_FN(atan));
-  generated.add("sinh", TORCH_FN(sinh));
-  generated.add("round", TORCH_FN(round));
   generated.add("sgn", TORCH_FN(sgn));
   generated.add("elu", TORCH_FN(elu));
-  generated.add("hardtanh_backward", TORCH_FN(hardtanh_backward));
-  generated.add("softplus_backward", TORCH_FN(softplus_backward));
   generated.add("sum.dim_IntList", TORCH_FN(sum_dim_intlist));
-  generated.add("cumsum", TORCH_FN(cumsum));
-  generated.add("argmax", TORCH_FN(argmax));
-  generated.add("mm", TORCH_FN(mm));
-  generated.add("bmm", TORCH_FN(bmm));
   generated.add("t", TORCH_FN(t));
   generated.add("slice.Tensor", TORCH_FN(slice_tensor));
-  generated.add("select.int", TORCH_FN(select_int));
-  generated.add("slice_backward", TORCH_FN(slice_backward));
-  generated.add("cat", TORCH_FN(cat));
-  generated.add("index_add", TORCH_FN(index_add));
-  generated.add("max_pool2d_with_indices_backward", TORCH_FN(max_pool2d_with_indices_backward));
   generated.add("div_.Tensor", TORCH_FN(div_inplace_tensor));
 }
 

@@ -1,7 +1,7 @@
-// Emits autograd support from `derivatives:` (backward.h / src/backward_<shard>.cpp, See Note [Op
-// shards] in pointwise.cpp): per op, a Function
-// subclass whose apply() evaluates the formulas, and record_<op id>() that saves what the formulas
-// read and attaches the function to the result. See runtime/autograd/function.h.
+// Emits autograd support from `derivatives:` (src/backward_<shard>.cpp, See Note [Op shards] in
+// pointwise.cpp): per op, a Function subclass whose apply() evaluates the formulas, and
+// record_<op id>() that saves what the formulas read and attaches the function to the result,
+// declared in autograd/<op id>.h (backward.h includes them all). See runtime/autograd/function.h.
 #include <set>
 
 #include "api/cpp_types.h"
@@ -154,20 +154,30 @@ std::string record_statement(const OpEntry& op) {
 }
 
 std::vector<GeneratedFile> emit_backward(const EmitContext& ctx) {
-  std::vector<std::string> decls;
+  std::vector<std::string> headers;
+  std::vector<GeneratedFile> header_files;
   std::vector<std::vector<std::string>> classes(kOpShards), records(kOpShards);
   std::vector<std::string> code(kOpShards);
   for (const OpEntry& op : ctx.ops) {
     if (differentiable(op).empty()) continue;
     const size_t k = static_cast<size_t>(op_shard(op));
-    decls.push_back("// " + op.func + "\n" + record_signature(op).declaration());
+    headers.push_back(record_header(op));
+    header_files.push_back(
+        {"include/" + record_header(op),
+         ctx.templates.render(
+             "record_function.h.tmpl",
+             {{"source", ctx.source},
+              {"schema", op.func},
+              {"declaration", "// " + op.func + "\n" + record_signature(op).declaration()}})});
     classes[k].push_back(function_class(ctx, op));
     records[k].push_back(record_function(ctx, op));
     code[k] += classes[k].back() + records[k].back();
   }
   std::vector<GeneratedFile> files = {
       {std::string(kIncludeDir) + "backward.h",
-       ctx.templates.render("backward.h.tmpl", {{"source", ctx.source}, {"declarations", decls}})}};
+       ctx.templates.render("backward.h.tmpl",
+                            {{"source", ctx.source}, {"includes", include_lines(headers)}})}};
+  files.insert(files.end(), header_files.begin(), header_files.end());
   for (size_t k = 0; k < static_cast<size_t>(kOpShards); ++k) {
     files.push_back({"src/backward_" + std::to_string(k) + ".cpp",
                      ctx.templates.render("backward.cpp.tmpl",

@@ -84,6 +84,14 @@ std::string cpu_kernel_header(const OpEntry& op) {
   return "lazygen/generated/cpu/" + api::op_id(op.schema.name) + ".h";
 }
 
+std::string cuda_kernel_header(const OpEntry& op) {
+  return "lazygen/generated/cuda/" + api::op_id(op.schema.name) + ".h";
+}
+
+std::string record_header(const OpEntry& op) {
+  return "lazygen/generated/autograd/" + api::op_id(op.schema.name) + ".h";
+}
+
 std::string lazy_op_header(const OpEntry& op) {
   return "lazygen/generated/lazy/" + api::op_id(op.schema.name) + ".h";
 }

@@ -63,6 +63,12 @@ std::string ir_node_header(const OpEntry& op);
 // "lazygen/generated/cpu/add_tensor.h": the header declaring the op's eager CPU kernel (and, for
 // `pointwise:` ops, its loop and compute-dtype function).
 std::string cpu_kernel_header(const OpEntry& op);
+// "lazygen/generated/cuda/add_tensor.h": the header declaring a `pointwise:` op's eager CUDA
+// kernel launcher.
+std::string cuda_kernel_header(const OpEntry& op);
+// "lazygen/generated/autograd/add_tensor.h": the header declaring the autograd recording function
+// (record_add_tensor) of an op with `derivatives:`.
+std::string record_header(const OpEntry& op);
 // "lazygen/generated/lazy/add_tensor.h": the header declaring the op's lazy-device function (and,
 // for view ops, its hand-written inverse).
 std::string lazy_op_header(const OpEntry& op);

@@ -1,7 +1,8 @@
 // Emits the CUDA side of `pointwise:` ops: NVRTC device-function sources
-// (cuda_device_functions.inc), eager CUDA kernel launchers (cuda_kernels.h and
-// src/cuda_kernels_<shard>.cu, See Note [Op shards] in pointwise.cpp) and their host side
-// (src/cuda_ops.cpp: shape, dtype, allocation, launch, registration with the op dispatch). The
+// (cuda_device_functions.inc), eager CUDA kernel launchers (cuda/<op id>.h, all included by
+// cuda_kernels.h, defined in src/cuda_kernels_<shard>.cu, See Note [Op shards] in pointwise.cpp)
+// and their host side (src/cuda_ops_<shard>.cpp: shape, dtype, allocation, launch, registration
+// with the op dispatch; src/cuda_ops.cpp registers every shard's). The
 // functor text is rendered from the same template as pointwise_ops.h, so CPU and CUDA compute one
 // expression. View ops (`shape: view`) register their cpu kernels for CUDA.
 #include "api/names.h"
@@ -27,50 +28,80 @@ std::string device_function_source(const EmitContext& ctx, const OpEntry& op) {
 }
 
 std::vector<GeneratedFile> emit_cuda(const EmitContext& ctx) {
-  std::vector<std::string> entries, decls, kernels, registrations;
+  std::vector<std::string> entries, launcher_headers;
+  std::vector<GeneratedFile> launcher_files;
   for (const OpEntry& op : ctx.ops) {
-    // Views only compute sizes and strides over the storage: their cpu kernels serve any device.
-    if (op.shape == ShapeRule::View) {
-      registrations.push_back("detail::register_device_kernel(DeviceType::CUDA, \"" + op.schema.name.str() +
-                              "\", &cpu::" + api::op_id(op.schema.name) + ");");
-    }
     if (!op.pointwise) continue;
     std::string id = api::op_id(op.schema.name);
     std::string functor = api::functor_name(op.schema.name);
     entries.push_back(ctx.templates.render("cuda_device_function.inc.tmpl", {
         {"schema", op.func}, {"op_id", id}, {"schema_name", op.schema.name.str()}, {"functor", functor}, {"device_source", device_function_source(ctx, op)}}));
-    decls.push_back("// " + op.func + "\nvoid launch_" + id + "(const PointwiseArgs& args, cudaStream_t stream);");
-    std::string kernel = host_kernel(ctx, op);
-    if (kernel.empty()) continue;
-    kernels.push_back(kernel);
-    registrations.push_back("detail::register_device_kernel(DeviceType::CUDA, \"" + op.schema.name.str() + "\", &" + id + ");");
+    launcher_headers.push_back(cuda_kernel_header(op));
+    launcher_files.push_back(
+        {"include/" + cuda_kernel_header(op),
+         ctx.templates.render("cuda_kernel.h.tmpl",
+                              {{"schema", op.func}, {"source", ctx.source}, {"op_id", id}})});
   }
-  const std::vector<std::vector<const OpEntry*>> shards = pointwise_shards(ctx.ops);
   std::vector<GeneratedFile> files;
+  const std::vector<std::vector<const OpEntry*>> shards = op_shards(ctx.ops);
+  std::vector<std::string> shard_declarations, shard_calls;
   for (size_t k = 0; k < shards.size(); ++k) {
-    std::vector<std::string> defs;
+    const std::string shard = std::to_string(k);
+    std::vector<const OpEntry*> pointwise;
+    std::vector<std::string> defs, kernels, registrations, headers;
     for (const OpEntry* op : shards[k]) {
-      defs.push_back(ctx.templates.render("cuda_kernel.cu.tmpl", {{"schema", op->func},
-                                                                  {"op_id", api::op_id(op->schema.name)},
-                                                                  {"functor", api::functor_name(op->schema.name)}}));
+      const std::string id = api::op_id(op->schema.name);
+      // Views only compute sizes and strides over the storage: their cpu kernels serve any device.
+      if (op->shape == ShapeRule::View) {
+        registrations.push_back("detail::register_device_kernel(DeviceType::CUDA, \"" +
+                                op->schema.name.str() + "\", &cpu::" + id + ");");
+        headers.push_back(cpu_kernel_header(*op));
+      }
+      if (!op->pointwise) continue;
+      pointwise.push_back(op);
+      defs.push_back(ctx.templates.render(
+          "cuda_kernel.cu.tmpl",
+          {{"schema", op->func}, {"op_id", id}, {"functor", api::functor_name(op->schema.name)}}));
+      std::string kernel = host_kernel(ctx, *op);
+      if (kernel.empty()) continue;
+      kernels.push_back(kernel);
+      registrations.push_back("detail::register_device_kernel(DeviceType::CUDA, \"" +
+                              op->schema.name.str() + "\", &" + id + ");");
+      for (std::string h : {cpu_kernel_header(*op), shape_header(*op), cuda_kernel_header(*op)})
+        headers.push_back(h);
     }
-    files.push_back({"src/cuda_kernels_" + std::to_string(k) + ".cu",
-                     ctx.templates.render("cuda_kernels.cu.tmpl", {{"source", ctx.source},
-                                                                   {"shard", std::to_string(k)},
-                                                                   {"num_shards", std::to_string(shards.size())},
-                                                                   {"functor_includes", pointwise_includes(shards[k])},
-                                                                   {"definitions", defs}})});
+    files.push_back({"src/cuda_kernels_" + shard + ".cu",
+                     ctx.templates.render("cuda_kernels.cu.tmpl",
+                                          {{"source", ctx.source},
+                                           {"shard", shard},
+                                           {"num_shards", std::to_string(shards.size())},
+                                           {"functor_includes", pointwise_includes(pointwise)},
+                                           {"definitions", defs}})});
+    files.push_back({"src/cuda_ops_" + shard + ".cpp",
+                     ctx.templates.render("cuda_ops_shard.cpp.tmpl",
+                                          {{"source", ctx.source},
+                                           {"shard", shard},
+                                           {"includes", include_lines(std::move(headers))},
+                                           {"kernels", kernels},
+                                           {"registrations", registrations}})});
+    shard_declarations.push_back("void register_pointwise_kernels_" + shard + "();");
+    shard_calls.push_back("register_pointwise_kernels_" + shard + "();");
   }
   std::vector<GeneratedFile> rest = {
       {std::string(kIncludeDir) + "cuda_device_functions.inc",
-       ctx.templates.render("cuda_device_functions.inc.tmpl", {{"source", ctx.source}, {"entries", entries}})},
+       ctx.templates.render("cuda_device_functions.inc.tmpl",
+                            {{"source", ctx.source}, {"entries", entries}})},
       {std::string(kIncludeDir) + "cuda_kernels.h",
-       ctx.templates.render("cuda_kernels.h.tmpl", {{"source", ctx.source}, {"declarations", decls}})},
-      {"src/cuda_ops.cpp", ctx.templates.render("cuda_ops.cpp.tmpl", {{"source", ctx.source},
-                                                                      {"kernels", kernels},
-                                                                      {"registrations", registrations}})},
+       ctx.templates.render(
+           "cuda_kernels.h.tmpl",
+           {{"source", ctx.source}, {"includes", include_lines(launcher_headers)}})},
+      {"src/cuda_ops.cpp",
+       ctx.templates.render("cuda_ops.cpp.tmpl", {{"source", ctx.source},
+                                                  {"shard_declarations", shard_declarations},
+                                                  {"shard_calls", shard_calls}})},
   };
   files.insert(files.begin(), rest.begin(), rest.end());
+  files.insert(files.end(), launcher_files.begin(), launcher_files.end());
   return files;
 }
 

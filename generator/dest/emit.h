@@ -46,15 +46,12 @@ std::vector<GeneratedFile> emit_torch_kernels(const EmitContext& ctx);
 std::vector<GeneratedFile> emit_op_info(const EmitContext& ctx);
 // Units that instantiate something per op are spread over this many shards by a stable hash of
 // the op id (See Note [Op shards]).
-inline constexpr int kOpShards = 16;
+inline constexpr int kOpShards = 32;
 int op_shard(const OpEntry& op);
 // Every op of `ops` by shard, in their order in `ops`.
 std::vector<std::vector<const OpEntry*>> op_shards(const std::vector<OpEntry>& ops);
 // The `pointwise:` ops of `ops` by shard, in their order in `ops`.
 std::vector<std::vector<const OpEntry*>> pointwise_shards(const std::vector<OpEntry>& ops);
-// The PyTorch kernels' shards: fewer, as torch's headers cost ~6-9 s a unit; shard
-// op_shard(op) % kTorchShards.
-inline constexpr int kTorchShards = 4;
 // "lazygen/generated/pointwise/<op id>.h": the header holding a `pointwise:` op's functor.
 std::string pointwise_header(const OpEntry& op);
 // `#include` lines for the functor headers of `ops`, sorted, without repeats.

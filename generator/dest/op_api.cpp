@@ -1,4 +1,5 @@
-// Emits the op list (op_list.inc) and the op API: ops.h, tensor_methods.inc and src/ops.cpp.
+// Emits the op list (op_list.inc) and the op API: ops.h, tensor_methods.inc and src/ops_<shard>.cpp
+// (See Note [Op shards] in pointwise.cpp).
 #include <map>
 
 #include "api/names.h"
@@ -214,17 +215,29 @@ std::vector<GeneratedFile> emit_op_list(const EmitContext& ctx) {
 // per-name headers they call, as the kernel shards include only their ops' functor headers
 // (Note [Op shards]).
 std::vector<GeneratedFile> emit_op_api(const EmitContext& ctx) {
-  std::vector<std::string> method_decls, dispatchers, functions, methods;
+  std::vector<std::string> method_decls;
+  std::vector<std::vector<std::string>> dispatchers(kOpShards), functions(kOpShards),
+      methods(kOpShards), headers(kOpShards);
   std::map<std::string, std::vector<std::string>> decls;  // by API name
   for (const OpEntry& op : ctx.ops) {
+    const size_t k = static_cast<size_t>(op_shard(op));
     api::CppSignature sig = api::op_signature(op, api::api_name(op.schema), api::TypeUse::Api);
     // Method-only ops get the free function too: methods forward to it.
     decls[api::api_name(op.schema)].push_back("// " + op.func + "\n" + sig.declaration());
-    dispatchers.push_back(dispatcher(ctx, op));
-    functions.push_back(function_definition(ctx, op));
+    dispatchers[k].push_back(dispatcher(ctx, op));
+    functions[k].push_back(function_definition(ctx, op));
+    for (std::string h :
+         {op_api_header(api::api_name(op.schema)), cpu_kernel_header(op), lazy_op_header(op)}) {
+      headers[k].push_back(std::move(h));
+    }
+    if (!differentiable(op).empty()) headers[k].push_back(record_header(op));
+    if (const OpEntry* functional =
+            op.schema.kind() == SchemaKind::Out ? functional_sibling(ctx, op) : nullptr) {
+      headers[k].push_back(shape_header(*functional));  // out_resize's shape call
+    }
     if (!has_method(op)) continue;
     method_decls.push_back("// " + op.func + "\n" + api::method_signature(op).declaration());
-    methods.push_back(method_definition(ctx, op));
+    methods[k].push_back(method_definition(ctx, op));
   }
   std::vector<GeneratedFile> files;
   std::vector<std::string> includes;
@@ -241,11 +254,16 @@ std::vector<GeneratedFile> emit_op_api(const EmitContext& ctx) {
   files.push_back({std::string(kIncludeDir) + "tensor_methods.inc",
                    ctx.templates.render("tensor_methods.inc.tmpl",
                                         {{"source", ctx.source}, {"declarations", method_decls}})});
-  files.push_back(
-      {"src/ops.cpp", ctx.templates.render("ops.cpp.tmpl", {{"source", ctx.source},
-                                                            {"dispatchers", dispatchers},
-                                                            {"functions", functions},
-                                                            {"methods", methods}})});
+  for (size_t k = 0; k < static_cast<size_t>(kOpShards); ++k) {
+    files.push_back(
+        {"src/ops_" + std::to_string(k) + ".cpp",
+         ctx.templates.render("ops.cpp.tmpl", {{"source", ctx.source},
+                                               {"shard", std::to_string(k)},
+                                               {"includes", include_lines(std::move(headers[k]))},
+                                               {"dispatchers", dispatchers[k]},
+                                               {"functions", functions[k]},
+                                               {"methods", methods[k]}})});
+  }
   return files;
 }
 

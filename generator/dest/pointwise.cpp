@@ -109,8 +109,10 @@ std::string kernel_definition(const EmitContext& ctx, const OpEntry& op) {
 // something per op is spread over kOpShards shards by fnv1a(op id) % kOpShards, stable when other
 // ops are added or edited: the eager CPU kernels (src/cpu_kernels_<k>.cpp), the fused
 // interpreter's tile kernels (src/tile_kernels_<k>.cpp), the eager CUDA kernels
-// (src/cuda_kernels_<k>.cu) and the OpInfo records (src/op_info_<k>.cpp), each shard including
-// only its ops' headers; the PyTorch kernels (src/torch_kernels_<k>.cpp) use kTorchShards of them.
+// (src/cuda_kernels_<k>.cu) with their host side (src/cuda_ops_<k>.cpp), the OpInfo records
+// (src/op_info_<k>.cpp) and the PyTorch kernels (src/torch_kernels_<k>.cpp), each shard including
+// only its ops' headers (the PyTorch shards start from a precompiled header of torch's: Note
+// [Torch precompiled header] in runtime/pytorch/CMakeLists.txt).
 // What needs every op in one function (the register-chain dispatcher) includes only the chainable
 // ops' headers, and AOT kernels only those of the ops they run; what needs every op in one list
 // (op_info.cpp's order, torch_kernels.cpp's registration) holds names and calls, not code. The

@@ -1,5 +1,5 @@
 // Emits shape inference: declarations for every op (shape_inference.h) and generated bodies for
-// the rule-based ones (src/shape_inference.cpp). See runtime/core/tensor/shape_rules.h.
+// the rule-based ones (src/shape_inference_<shard>.cpp). See runtime/core/tensor/shape_rules.h.
 #include "api/cpp_types.h"
 #include "api/names.h"
 #include "api/signature.h"
@@ -129,7 +129,7 @@ std::string rule_definition(const EmitContext& ctx, const OpEntry& op) {
 }  // namespace
 
 std::vector<GeneratedFile> emit_shapes(const EmitContext& ctx) {
-  std::vector<std::string> includes, functions;
+  std::vector<std::string> includes;
   std::vector<GeneratedFile> headers;
   for (const OpEntry& op : ctx.ops) {
     includes.push_back(include_line(shape_header(op)));
@@ -138,16 +138,27 @@ std::vector<GeneratedFile> emit_shapes(const EmitContext& ctx) {
          ctx.templates.render("shape_function.h.tmpl", {{"source", ctx.source},
                                                         {"schema", op.func},
                                                         {"declaration", shape_declaration(op)}})});
-    if (!op.has_custom_shape()) functions.push_back(rule_definition(ctx, op));
   }
   std::vector<GeneratedFile> files = {
       {std::string(kIncludeDir) + "shape_inference.h",
        ctx.templates.render("shape_inference.h.tmpl",
                             {{"source", ctx.source}, {"includes", includes}})}};
   for (GeneratedFile& f : headers) files.push_back(std::move(f));
-  files.push_back({"src/shape_inference.cpp",
-                   ctx.templates.render("shape_inference.cpp.tmpl",
-                                        {{"source", ctx.source}, {"functions", functions}})});
+  const std::vector<std::vector<const OpEntry*>> shards = op_shards(ctx.ops);
+  for (size_t k = 0; k < shards.size(); ++k) {
+    std::vector<std::string> functions, shard_headers;
+    for (const OpEntry* op : shards[k]) {
+      if (op->has_custom_shape()) continue;
+      functions.push_back(rule_definition(ctx, *op));
+      shard_headers.push_back(shape_header(*op));
+    }
+    files.push_back({"src/shape_inference_" + std::to_string(k) + ".cpp",
+                     ctx.templates.render("shape_inference.cpp.tmpl",
+                                          {{"source", ctx.source},
+                                           {"shard", std::to_string(k)},
+                                           {"includes", include_lines(std::move(shard_headers))},
+                                           {"functions", functions}})});
+  }
   return files;
 }
 

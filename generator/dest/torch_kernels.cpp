@@ -74,11 +74,11 @@ std::vector<const OpEntry*> adapters(const EmitContext& ctx) {
 
 std::vector<GeneratedFile> emit_torch_kernels(const EmitContext& ctx) {
   std::vector<GeneratedFile> files;
-  std::vector<std::vector<std::string>> kernels(kTorchShards), generated(kTorchShards),
-      headers(kTorchShards);
+  std::vector<std::vector<std::string>> kernels(kOpShards), generated(kOpShards),
+      headers(kOpShards);
   for (const OpEntry& op : ctx.ops) {
     if (op.torch != TorchKernel::Generated) continue;
-    const size_t k = static_cast<size_t>(op_shard(op) % kTorchShards);
+    const size_t k = static_cast<size_t>(op_shard(op));
     const std::string id = api::op_id(op.schema.name);
     api::CppSignature sig = api::aten_signature(op, id);
     kernels[k].push_back(ctx.templates.render(
@@ -91,7 +91,7 @@ std::vector<GeneratedFile> emit_torch_kernels(const EmitContext& ctx) {
     }
   }
   std::vector<std::string> declarations, calls, adapted;
-  for (size_t k = 0; k < static_cast<size_t>(kTorchShards); ++k) {
+  for (size_t k = 0; k < static_cast<size_t>(kOpShards); ++k) {
     const std::string shard = std::to_string(k);
     files.push_back({"src/torch_kernels_" + shard + ".cpp",
                      ctx.templates.render("torch_kernels_shard.cpp.tmpl",

@@ -11,6 +11,7 @@
 #include <llvm/Option/ArgList.h>
 #include <llvm/Option/OptTable.h>
 #include <llvm/Option/Option.h>
+#include <llvm/Support/FileSystem.h>
 #include <llvm/Support/Path.h>
 
 #ifndef LAZYGEN_CLANG_RESOURCE_DIR
@@ -60,6 +61,26 @@ CommandLineArguments without_launcher(CommandLineArguments args) {
   if (args.size() > 1 && launchers.count(llvm::sys::path::filename(args[0]).str()) != 0)
     args.erase(args.begin());
   return args;
+}
+
+// `-include <header>` where a GCC build precompiled <header> (CMake's precompile_headers: a
+// <header>.gch beside it) becomes a plain textual include for Clang's front end: Clang's driver
+// would load the .gch as if it were its own PCH format and fail ("not a valid precompiled PCH
+// file"). The prefix header's declarations stay, only the GCC-made cache is not used.
+CommandLineArguments without_gcc_precompiled_headers(CommandLineArguments args) {
+  CommandLineArguments out;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "-include" && i + 1 < args.size() &&
+        llvm::sys::fs::exists(args[i + 1] + ".gch")) {
+      for (const std::string& a :
+           {std::string("-Xclang"), std::string("-include"), std::string("-Xclang"), args[i + 1]})
+        out.push_back(a);
+      ++i;
+      continue;
+    }
+    out.push_back(args[i]);
+  }
+  return out;
 }
 
 std::string join_command(const CommandLineArguments& args) {
@@ -133,7 +154,8 @@ clang::tooling::ArgumentsAdjuster make_arguments_adjuster(CheckSession& session,
                                                           std::string resource_dir) {
   return [&session, resource_dir = std::move(resource_dir)](const CommandLineArguments& args,
                                                             llvm::StringRef file) {
-    CommandLineArguments out = strip_unknown_driver_options(without_launcher(args));
+    CommandLineArguments out =
+        strip_unknown_driver_options(without_gcc_precompiled_headers(without_launcher(args)));
     // -w: no warnings at all, so a build's -Werror cannot turn a Clang-only warning into a
     // failure; -ferror-limit=0: a broken injected declaration must not end the parse early.
     for (const char* extra : {"-w", "-Wno-unknown-warning-option", "-ferror-limit=0"})

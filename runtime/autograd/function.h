@@ -2,11 +2,11 @@
 // calls to record history (See Note [Autograd recording]).
 //
 // Note [Autograd recording]: when grad mode is on and an op's differentiable input requires grad,
-// the generated op API (generated/src/ops.cpp) calls a generated record_<op id>() that builds
-// that op's backward function (generated/src/backward_<shard>.cpp, from ops.yaml's `derivatives:`):
-// it saves what the formulas need (saved(), which drops autograd history so saving a result in its
-// own backward function makes no cycle), points one Edge per tensor argument at the inputs'
-// gradient functions (gradient_edge()), and attaches itself to the result (set_history()).
+// the generated op API (generated/src/ops_<shard>.cpp) calls a generated record_<op id>() that
+// builds that op's backward function (generated/src/backward_<shard>.cpp, from ops.yaml's
+// `derivatives:`): it saves what the formulas need (saved(), which drops autograd history so saving
+// a result in its own backward function makes no cycle), points one Edge per tensor argument at the
+// inputs' gradient functions (gradient_edge()), and attaches itself to the result (set_history()).
 // Backward formulas are written with the op API, so on the lazy device the backward pass is traced
 // into the same graph as the forward pass.
 //

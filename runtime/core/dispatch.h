@@ -1,5 +1,5 @@
-// What the generated op API (generated/src/ops.cpp) needs to pick an implementation: the one
-// device all of an op's tensors are on, the kernels of devices other than cpu and lazy (see
+// What the generated op API (generated/src/ops_<shard>.cpp) needs to pick an implementation: the
+// one device all of an op's tensors are on, the kernels of devices other than cpu and lazy (see
 // Note [Device kernels]), and the Shapes of optional and list arguments.
 #pragma once
 

@@ -1,8 +1,8 @@
-// Node and Value (core/ir/node.h): the op-kind name tables built from the generated op list, and
-// the two hashes every node computes once at construction. See Note [IR hashing] in hash.h.
+// Node and Value (core/ir/node.h): the op-kind name table (the built-in kinds of builtin_kinds.h
+// and registered ones), and the two hashes every node computes once at construction. See Note [IR
+// hashing] in hash.h.
 #include "core/ir/node.h"
 
-#include <array>
 #include <deque>
 #include <mutex>
 #include <stdexcept>
@@ -10,35 +10,13 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "core/ir/builtin_kinds.h"
 #include "core/ir/hash.h"
 #include "lazygen/metrics.h"
 #include "lazygen/tls.h"
 
 namespace lazygen::ir {
 namespace {
-
-struct KindNames {
-  OpKind kind;
-  const char* name;
-  const char* class_name;
-};
-
-constexpr KindNames kBuiltinKinds[] = {
-#define LAZYGEN_OP(op_id, schema_name, ClassName) {op_kind(schema_name), schema_name, #ClassName},
-#include "lazygen/generated/op_list.inc"
-#undef LAZYGEN_OP
-    {op_kind("device_data"), "device_data", "DeviceData"},
-    {op_kind("scalar_param"), "scalar_param", "ScalarParam"},
-};
-
-constexpr bool builtin_kinds_distinct() {
-  std::array<OpKind, std::size(kBuiltinKinds)> kinds{};
-  for (size_t i = 0; i < kinds.size(); ++i) kinds[i] = kBuiltinKinds[i].kind;
-  return kinds_distinct(kinds);
-}
-static_assert(builtin_kinds_distinct(),
-              "two op names of ops.yaml hash to one OpKind: rename one "
-              "(See Note [Op kinds] in core/ir/node.h)");
 
 // Every kind's names: the built-in table's, then registered ones (their strings owned by the table,
 // which is leaked, so the pointers handed out stay valid through static destruction).
@@ -51,7 +29,7 @@ struct KindTable {
 KindTable& kind_table() {
   static KindTable* table = [] {
     auto* t = new KindTable;
-    for (const KindNames& k : kBuiltinKinds) t->names.emplace(static_cast<uint32_t>(k.kind), k);
+    for (const KindNames& k : builtin_kinds()) t->names.emplace(static_cast<uint32_t>(k.kind), k);
     return t;
   }();
   return *table;

@@ -186,10 +186,10 @@ TEST(Cli, CheckPassesRightAfterGenerating) {
 TEST(Cli, CheckFailsWithADiffWhenAFileIsStale) {
   TempDir dir;
   ASSERT_EQ(lazygen({kTinyOps, "--no-format", "-o", dir / "out"}).exit_code, 0);
-  std::ofstream(dir / "out/src/ops.cpp", std::ios::app) << "// edited by hand\n";
+  std::ofstream(dir / "out/src/op_info.cpp", std::ios::app) << "// edited by hand\n";
   Result r = lazygen({kTinyOps, "--check", "--no-format", "-o", dir / "out"});
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_NE(r.output.find("--- " + dir / "out/src/ops.cpp" + " (on disk)"), std::string::npos)
+  EXPECT_NE(r.output.find("--- " + dir / "out/src/op_info.cpp" + " (on disk)"), std::string::npos)
       << r.output;
   EXPECT_NE(r.output.find("-// edited by hand\n"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find(" is stale; run `lazygen "), std::string::npos) << r.output;

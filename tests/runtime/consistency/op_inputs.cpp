@@ -22,7 +22,10 @@
 #include <stdexcept>
 
 #include "lazygen/factory.h"
-#include "lazygen/generated/ops.h"
+#include "lazygen/generated/ops/broadcast.h"
+#include "lazygen/generated/ops/copy_.h"
+#include "lazygen/generated/ops/slice.h"
+#include "lazygen/generated/ops/transpose.h"
 
 namespace lazygen::testing {
 namespace {

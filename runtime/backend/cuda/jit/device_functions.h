@@ -7,16 +7,22 @@
 // Thread safety: immutable tables.
 #pragma once
 
+#include <span>
+
 #include "core/ir/node.h"
 
 namespace lazygen::cuda {
 
 struct DeviceFunction {
+  const char* op_id;    // e.g. "add_tensor"
+  ir::OpKind kind;      // the op's
   const char* functor;  // in namespace lazygen::kernels, e.g. "AddTensor"
   const char* source;   // its definition, which needs pointwise_math_source() before it
 };
 
 // The device functor of a pointwise op; nullptr for ops without a `pointwise:` expression.
 const DeviceFunction* device_function(ir::OpKind kind);
+// Every pointwise op's device functor, in ops.yaml's order.
+std::span<const DeviceFunction> device_functions();
 
 }  // namespace lazygen::cuda

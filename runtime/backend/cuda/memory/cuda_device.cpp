@@ -11,8 +11,8 @@
 #include "core/tensor/device_hooks.h"
 #include "core/tensor/tensor_impl.h"
 #include "exec/backend_registry.h"
-#include "lazygen/generated/cpu_kernels.h"
-#include "lazygen/generated/cuda_kernels.h"
+#include "lazygen/generated/cpu/copy_inplace.h"
+#include "lazygen/generated/cuda/copy_inplace.h"
 
 namespace lazygen::cuda {
 namespace {

@@ -10,27 +10,15 @@
 #include <string>
 #include <vector>
 
+#include "backend/cuda/jit/device_functions.h"
 #include "core/ir/node.h"
 #include "fusion/pointwise_facts.h"
 
 namespace lazygen {
 namespace {
 
-struct DeviceFunction {
-  const char* op_id;
-  ir::OpKind kind;
-  const char* functor;
-  const char* source;
-};
-
-const std::vector<DeviceFunction>& device_functions() {
-  static const std::vector<DeviceFunction> kAll = {
-#define LAZYGEN_DEVICE_FUNCTION(op_id, name, functor, source) {#op_id, ir::op_kind(name), functor, source},
-#include "lazygen/generated/cuda_device_functions.inc"
-#undef LAZYGEN_DEVICE_FUNCTION
-  };
-  return kAll;
-}
+using cuda::device_functions;
+using cuda::DeviceFunction;
 
 std::string read_math_header() {
   std::ifstream in(LAZYGEN_POINTWISE_MATH_H);
