@@ -132,6 +132,14 @@ ROWS = [
         "whole tree rebuilt, in a scratch clone",
         "bench/rebuild_cost.sh /tmp/rebuild 2", manual="the script prints its own JSON line; "
         "a first run rebuilds the scratch clone for 20 minutes"),
+    Row("chain-dispatch-options", "the register chains with the dispatcher compiled without GCC's "
+        "RTL global CSE and variable tracking against the default options, alternating builds",
+        "LD_LIBRARY_PATH=<dir with one build's liblazygen_cpu.so> build/bench/exec/fusion_bench "
+        "--benchmark_filter='chain_16m/interp'",
+        manual="an A/B of two builds of one library, alternated by hand"),
+    Row("link-torch-module", "link the PyTorch module with LLD",
+        "ninja -t commands python/lazygen_torch/liblazygen_torch.so, run with each -fuse-ld",
+        manual=TIMED_BY_HAND),
     Row("hook-check", "LibTooling check of every hook in `runtime/ops`",
         "time ctest --test-dir build -R hooks_match_ops_yaml", manual=TIMED_BY_HAND),
     Row("aot-manifest-rebuild", "add one group to a manifest → `lazygen --kernels` → rebuild "

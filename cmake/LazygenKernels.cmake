@@ -102,12 +102,12 @@ endfunction()
 # The register-chain dispatcher (generated/src/chain_dispatch.cpp) is one flattened switch over
 # every chainable op, compiled for two dtypes and two instruction sets: one very large function.
 # GCC's global CSE passes (RTL PRE, load CSE after reload) and variable tracking for the debug
-# info are superlinear in a function's size and took over half of that unit's compile time, which
-# every added or edited pointwise op pays (it is the longest unit of bench/rebuild_cost.sh). They
-# are off for this one file: it compiles in about half the time, and the chain kernels run at the
-# same fraction of copy bandwidth (fusion_bench chain_16m/interp, interp_frac_of_copy_med and
-# chain_speedup_med, alternating the two builds of liblazygen_cpu.so: docs/performance.md).
-# The tree-level passes, which do the work on the vector code, stay on.
+# info are superlinear in a function's size and took most of that unit's compile time, which
+# every added or edited chainable op pays (it is the longest unit of bench/rebuild_cost.sh). They
+# are off for this one file: it compiles in about half the time, and the chain kernels run as fast
+# (fusion_bench chain_16m/interp with the two builds of liblazygen_cpu.so alternating; docs/
+# performance.md, `chain-dispatch-options`). The tree-level passes, which do the work on the vector
+# code, stay on.
 function(lazygen_chain_dispatch_options out)
   if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
     set(${out} -fno-gcse -fno-gcse-after-reload -fno-var-tracking PARENT_SCOPE)
