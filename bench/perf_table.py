@@ -140,6 +140,8 @@ ROWS = [
     Row("link-torch-module", "link the PyTorch module with LLD",
         "ninja -t commands python/lazygen_torch/liblazygen_torch.so, run with each -fuse-ld",
         manual=TIMED_BY_HAND),
+    Row("full-build", "the whole tree from nothing",
+        "ninja -C build -t clean && time CCACHE_DISABLE=1 ninja -C build -j2", manual=TIMED_BY_HAND),
     Row("hook-check", "LibTooling check of every hook in `runtime/ops`",
         "time ctest --test-dir build -R hooks_match_ops_yaml", manual=TIMED_BY_HAND),
     Row("aot-manifest-rebuild", "add one group to a manifest → `lazygen --kernels` → rebuild "
