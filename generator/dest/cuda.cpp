@@ -2,9 +2,9 @@
 // (cuda_device_functions.inc), eager CUDA kernel launchers (cuda/<op id>.h, all included by
 // cuda_kernels.h, defined in src/cuda_kernels_<shard>.cu, See Note [Op shards] in pointwise.cpp)
 // and their host side (src/cuda_ops_<shard>.cpp: shape, dtype, allocation, launch, registration
-// with the op dispatch; src/cuda_ops.cpp registers every shard's). The
-// functor text is rendered from the same template as pointwise_ops.h, so CPU and CUDA compute one
-// expression. View ops (`shape: view`) register their cpu kernels for CUDA.
+// with the op dispatch; src/cuda_ops.cpp registers every shard's). The functor text is rendered
+// from the same template as pointwise_ops.h, so CPU and CUDA compute one expression. View ops
+// (`shape: view`) register their cpu kernels for CUDA.
 #include "api/names.h"
 #include "dest/common.h"
 #include "dest/emit.h"
@@ -19,6 +19,13 @@ std::string host_kernel(const EmitContext& ctx, const OpEntry& op) {
   if (!written && in.tensors.empty()) return "";
   std::string device = api::cpp_name((written ? written : in.tensors.front())->name) + ".device()";
   return ctx.templates.render("cuda_pointwise_kernel.cpp.tmpl", pointwise_kernel_env(op, "empty_device", device));
+}
+
+// The statement registering `kernel` as `op`'s CUDA kernel (See Note [Device kernels] in
+// runtime/core/dispatch.h).
+std::string registration(const OpEntry& op, const std::string& kernel) {
+  return "detail::register_device_kernel(DeviceType::CUDA, \"" + op.schema.name.str() + "\", &" +
+         kernel + ");";
 }
 
 }  // namespace
@@ -53,8 +60,7 @@ std::vector<GeneratedFile> emit_cuda(const EmitContext& ctx) {
       const std::string id = api::op_id(op->schema.name);
       // Views only compute sizes and strides over the storage: their cpu kernels serve any device.
       if (op->shape == ShapeRule::View) {
-        registrations.push_back("detail::register_device_kernel(DeviceType::CUDA, \"" +
-                                op->schema.name.str() + "\", &cpu::" + id + ");");
+        registrations.push_back(registration(*op, "cpu::" + id));
         headers.push_back(cpu_kernel_header(*op));
       }
       if (!op->pointwise) continue;
@@ -65,10 +71,9 @@ std::vector<GeneratedFile> emit_cuda(const EmitContext& ctx) {
       std::string kernel = host_kernel(ctx, *op);
       if (kernel.empty()) continue;
       kernels.push_back(kernel);
-      registrations.push_back("detail::register_device_kernel(DeviceType::CUDA, \"" +
-                              op->schema.name.str() + "\", &" + id + ");");
-      for (std::string h : {cpu_kernel_header(*op), shape_header(*op), cuda_kernel_header(*op)})
-        headers.push_back(h);
+      registrations.push_back(registration(*op, id));
+      headers.insert(headers.end(),
+                     {cpu_kernel_header(*op), shape_header(*op), cuda_kernel_header(*op)});
     }
     files.push_back({"src/cuda_kernels_" + shard + ".cu",
                      ctx.templates.render("cuda_kernels.cu.tmpl",

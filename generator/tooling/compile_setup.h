@@ -5,9 +5,8 @@
 // parsed once). The adjuster turns a build command into a quiet Clang 14 syntax-only parse: it
 // drops a compiler launcher (ccache), removes options Clang's driver rejects (gcc-only ones such as
 // -fconcepts-diagnostics-depth=), includes a GCC-precompiled prefix header as text, disables
-// warnings (a gcc -Werror build must not fail on a
-// Clang-only warning) and points Clang at its resource directory, which a LibTooling program cannot
-// locate from its own path.
+// warnings (a gcc -Werror build must not fail on a Clang-only warning) and points Clang at its
+// resource directory, which a LibTooling program cannot locate from its own path.
 #pragma once
 
 #include <memory>
