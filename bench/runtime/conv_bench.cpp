@@ -7,6 +7,9 @@
 //
 //   conv_bench --benchmark_filter=conv2            # the tutorial CNN's conv2 (what the step needs)
 //   conv_bench --benchmark_filter=blocks           # Winograd's tile-block size and threading
+//   conv_bench --benchmark_filter=resnet18         # ResNet-18's layers on 32x32 images (batch 32),
+//                                                  # im2col as the ops run them; flops counted
+//                                                  # for the whole kernel (gflops: as PyTorch's)
 // (threads:1 times each algorithm's work alone: less disturbed by other processes' load.)
 #include <benchmark/benchmark.h>
 
@@ -121,6 +124,42 @@ void conv2(benchmark::State& state) {
 void conv2_blocks(benchmark::State& state) {
   compare(state, kConv2);
 }
+
+// torchvision's ResNet-18 on 32x32 images, batch 32: each distinct convolution (in, out,
+// kernel, stride, padding, input plane).
+struct LayerShape {
+  int64_t c, o, k, s, p, hw;
+};
+constexpr LayerShape kResnet18[] = {
+    {3, 64, 7, 2, 3, 32},   {64, 64, 3, 1, 1, 8},   {64, 128, 3, 2, 1, 8},  {64, 128, 1, 2, 0, 8},
+    {128, 128, 3, 1, 1, 4}, {128, 256, 3, 2, 1, 4}, {128, 256, 1, 2, 0, 4}, {256, 256, 3, 1, 1, 2},
+    {256, 512, 3, 2, 1, 2}, {256, 512, 1, 2, 0, 2}, {512, 512, 3, 1, 1, 1},
+};
+
+// args: layer (index into kResnet18), op (0 forward, 1 input gradient, 2 weight gradient).
+void resnet18(benchmark::State& state) {
+  const LayerShape& l = kResnet18[state.range(0)];
+  const Op op = static_cast<Op>(state.range(1));
+  Generator gen(0);
+  const std::vector<int64_t> stride{l.s, l.s}, pad{l.p, l.p}, one{1, 1};
+  const Tensor x = randn({32, l.c, l.hw, l.hw}, gen), w = randn({l.o, l.c, l.k, l.k}, gen);
+  const int64_t oh = (l.hw + 2 * l.p - l.k) / l.s + 1;
+  const Tensor dy = randn({32, l.o, oh, oh}, gen);
+  for (auto _ : state) {
+    Tensor r = op == Op::kForward ? cpu::conv2d(x, w, std::nullopt, stride, pad, one, 1)
+               : op == Op::kInput
+                   ? cpu::conv2d_backward_input(dy, w, x.sizes(), stride, pad, one, 1)
+                   : cpu::conv2d_backward_weight(dy, x, w.sizes(), stride, pad, one, 1);
+    benchmark::DoNotOptimize(r.data_ptr<float>());
+  }
+  const double flops = 2.0 * 32 * l.o * l.c * l.k * l.k * oh * oh;
+  state.counters["gflops"] = benchmark::Counter(
+      flops, benchmark::Counter::kIsIterationInvariantRate, benchmark::Counter::kIs1000);
+}
+BENCHMARK(resnet18)
+    ->ArgNames({"layer", "op"})
+    ->ArgsProduct({benchmark::CreateDenseRange(0, 10, 1), {0, 1, 2}})
+    ->Unit(benchmark::kMillisecond);
 
 constexpr int64_t kDefaultBlock = 1 << 20;  // WinogradTuning::block_bytes
 

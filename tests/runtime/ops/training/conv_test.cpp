@@ -32,6 +32,13 @@ std::vector<ConvCase> cases() {
       {{3, 4, 4, 5}, {8, 4, 1, 1}, {}},                     // 1x1: no im2col
       {{2, 4, 6, 6}, {4, 1, 3, 3}, {1, 1, 1, 1, 1, 1, 4}},  // depthwise
       {{1, 1, 28, 28}, {32, 1, 3, 3}, {}},                  // the tutorial CNN's conv1
+      // Note [Live taps]: only the centre tap reaches a 1x1 plane (a 1x1 kernel after cropping,
+      // samples blocked); a stride-2 window over a 2x2 plane keeps 2x2 taps; none reaches it.
+      {{5, 8, 1, 1}, {6, 8, 3, 3}, {1, 1, 1, 1, 1, 1, 1}},
+      {{5, 4, 2, 2}, {6, 4, 3, 3}, {2, 2, 1, 1, 1, 1, 1}},
+      {{3, 2, 1, 1}, {4, 2, 1, 1}, {2, 2, 3, 3, 1, 1, 1}},
+      // Blocks of several samples, the last one short, with groups (Note [im2col convolution]).
+      {{37, 6, 3, 4}, {4, 3, 3, 3}, {1, 1, 1, 1, 1, 1, 2}},
   };
 }
 
