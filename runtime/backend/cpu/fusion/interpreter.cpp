@@ -142,6 +142,22 @@ void fold_outputs(TileRunner& runner, const GroupProgram& p, const GroupBindings
   using Acc = typename F::Acc;
   const int64_t run = p.reduce_run;
   T* out = reinterpret_cast<T*>(b.reduction);
+  if (runner.walks_whole_runs(run)) {  // one walk over all the outputs, folded run by run
+    Acc acc = F::init();
+    int64_t o = o0, got = 0;
+    runner.run(o0 * run, o1 * run, [&](const char* x, int64_t n) {
+      for (const T* v = reinterpret_cast<const T*>(x); n > 0;) {
+        const int64_t take = std::min(n, run - got);
+        acc = F::merge(acc, F::tile(v, take));
+        v += take, n -= take, got += take;
+        if (got < run) continue;
+        out[o++] = finish<F, T>(p, acc);
+        acc = F::init();
+        got = 0;
+      }
+    });
+    return;
+  }
   for (int64_t o = o0; o < o1; ++o) {
     Acc acc = F::init();
     runner.run(o * run, (o + 1) * run, [&](const char* x, int64_t n) {

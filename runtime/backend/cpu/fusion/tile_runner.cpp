@@ -82,7 +82,13 @@ TileRunner::TileRunner(const GroupProgram& p, const GroupBindings& b)
   // registers]).
   const size_t splats_at = head + (p.num_gathered + regs) * tile_bytes_;
   const size_t steps_at = splats_at + (chains_ ? p.num_splats * strip_ * t_size_ : 0);
-  char* s = scratch.get(steps_at + (chains_ ? p.ops.size() * sizeof(ChainStep) : 0));
+  const size_t expanded_at = align64(steps_at + (chains_ ? p.ops.size() * sizeof(ChainStep) : 0));
+  bool expand[kMaxGroupInputs] = {};
+  const size_t num_expanded = plan_row_tiles(expand);
+  char* s = scratch.get(expanded_at + num_expanded * tile_bytes_);
+  for (size_t a = 0, k = 0; a < p.loads.size(); ++a) {
+    if (expand[a]) expanded_[a] = s + expanded_at + k++ * tile_bytes_;
+  }
   steps_ = reinterpret_cast<ChainStep*>(s + steps_at);
   splats_ = s + splats_at;
   ptr_ = reinterpret_cast<char**>(s);
@@ -105,6 +111,72 @@ TileRunner::TileRunner(const GroupProgram& p, const GroupBindings& b)
   for (const GroupProgram::Output& o : p.outputs) {
     if (o.direct) stride_[o.location] = 1;
   }
+}
+
+// Note [Row tiles]
+// ~~~~~~~~~~~~~~~~
+// A tile never crosses a row of the iteration's innermost dim, so a group over [n, c, h, w] with
+// per-channel operands (batch norm, its backward) on 2x2 planes ran tiles of 4 elements, each
+// through every op's kernel call: ResNet-18's late stages spent most of their elementwise time
+// in per-tile overhead. When rows are shorter than half a tile, a tile instead spans whole rows:
+// a load that is contiguous across rows (dense over the whole iteration) or constant (all
+// strides 0) is read in place as before; any other load is gathered row by row into a tile
+// buffer of its own, per-channel values repeated along their rows. Outputs are dense over the
+// iteration, so they span rows as they are. Groups that reduce (their folds are per row) and
+// AOT kernels keep row-bounded tiles. The arithmetic per element is unchanged.
+size_t TileRunner::plan_row_tiles(bool* expand) {
+  const int64_t inner = p_.dims.back();
+  const size_t dims = p_.dims.size();
+  if (aot_ || inner * 2 > tile_ || dims < 2) return 0;
+  // A reduction folds row by row: Trailing outputs of whole rows only, read from a tile.
+  if (p_.has_reduction && (p_.reduce_layout != ReduceLayout::Trailing ||
+                           p_.reduce_run % inner != 0 || p_.reduce_from < p_.loads.size())) {
+    return 0;
+  }
+  size_t count = 0;
+  for (size_t a = 0; a < p_.loads.size(); ++a) {
+    bool dense = p_.loads[a].in_place && load_stride(a, dims - 1) == 1;
+    bool constant = p_.loads[a].in_place;
+    for (size_t d = dims - 1; d-- > 0;) {
+      dense = dense && load_stride(a, d) == load_stride(a, d + 1) * p_.dims[d + 1];
+    }
+    for (size_t d = 0; d < dims; ++d) constant = constant && load_stride(a, d) == 0;
+    expand[a] = !dense && !constant;
+    count += expand[a] ? 1 : 0;
+  }
+  rows_per_tile_ = tile_ / inner;
+  return count;
+}
+
+// A tile of `rows` whole rows from the row start the runner is at; leaves it at the next row.
+void TileRunner::run_rows_tile(int64_t rows) {
+  const int64_t inner = p_.dims.back();
+  const auto size = static_cast<int64_t>(t_size_);
+  for (size_t a = 0; a < p_.loads.size(); ++a) {
+    if (expanded_[a] != nullptr) continue;
+    ptr_[a] = const_cast<char*>(b_.inputs[p_.loads[a].input]) + row_off_[a] * size;
+    stride_[a] = load_stride(a, p_.dims.size() - 1);
+  }
+  for (int64_t r = 0; r < rows; ++r) {
+    for (size_t a = 0; a < p_.loads.size(); ++a) {
+      if (expanded_[a] == nullptr) continue;
+      const GroupProgram::Load& l = p_.loads[a];
+      const int64_t step = load_stride(a, p_.dims.size() - 1);
+      const auto src_size = static_cast<int64_t>(itemsize(l.dtype));
+      const char* src = b_.inputs[l.input] + row_off_[a] * src_size;
+      lazygen::detail::convert_elements(l.dtype, src, step * src_size, p_.dtype,
+                                        expanded_[a] + r * inner * size, size, inner);
+    }
+    next_row();
+  }
+  for (size_t a = 0; a < p_.loads.size(); ++a) {
+    if (expanded_[a] == nullptr) continue;
+    ptr_[a] = expanded_[a];
+    stride_[a] = 1;
+  }
+  rows_tile_ = true;
+  run_tile(rows * inner, /*loaded=*/true);
+  rows_tile_ = false;
 }
 
 void TileRunner::seek(int64_t pos) {
@@ -146,8 +218,10 @@ void TileRunner::load(size_t a, int64_t n) {
   stride_[a] = inner == 0 ? 0 : 1;
 }
 
-void TileRunner::run_tile(int64_t n) {
-  for (size_t a = 0; a < p_.loads.size(); ++a) load(a, n);
+void TileRunner::run_tile(int64_t n, bool loaded) {
+  if (!loaded) {
+    for (size_t a = 0; a < p_.loads.size(); ++a) load(a, n);
+  }
   for (size_t j = 0; j < p_.outputs.size(); ++j) {
     if (p_.outputs[j].direct) ptr_[p_.outputs[j].location] = b_.outputs[j] + pos_ * t_size_;
   }

@@ -27,12 +27,21 @@ class TileRunner {
   TileRunner(const GroupProgram& p, const GroupBindings& b);
 
   // Runs elements [begin, end) of the row-major iteration, calling fold(location pointer, n)
-  // after each tile when the group reduces.
+  // after each tile when the group reduces (per row of a row tile: See Note [Row tiles]).
   template <class Fold>
   void run(int64_t begin, int64_t end, Fold&& fold) {
     if (begin != pos_) seek(begin);
     const int64_t inner = p_.dims.back();
     while (pos_ < end) {
+      if (rows_per_tile_ > 1 && col_ == 0 && end - pos_ >= 2 * inner) {
+        const int64_t rows = std::min(rows_per_tile_, (end - pos_) / inner);
+        run_rows_tile(rows);
+        for (int64_t r = 0; p_.has_reduction && r < rows; ++r) {
+          fold(reduced() + r * inner * static_cast<int64_t>(t_size_), inner);
+        }
+        pos_ += rows * inner;
+        continue;
+      }
       const int64_t n = std::min({tile_, inner - col_, end - pos_});
       aot_ ? run_aot_tile(n) : run_tile(n);
       if (p_.has_reduction) fold(reduced(), n);
@@ -46,11 +55,29 @@ class TileRunner {
   int64_t load_stride(size_t a, size_t d) const { return p_.load_strides[a * p_.dims.size() + d]; }
   // Whether load a is read in place and contiguous this tile: the inputs streaming groups
   // prefetch (See Note [Streaming groups]).
-  bool streams_in(size_t a) const { return p_.loads[a].in_place && stride_[a] == 1; }
+  bool streams_in(size_t a) const {
+    return p_.loads[a].in_place && stride_[a] == 1 && !(rows_tile_ && expanded_[a] != nullptr);
+  }
   void seek(int64_t pos);
   void next_row();
   void load(size_t a, int64_t n);
-  void run_tile(int64_t n);
+  void run_tile(int64_t n, bool loaded = false);
+
+ public:
+  // Whether one walk over many runs of `run` consecutive elements (the outputs of a Trailing
+  // reduction) hands its fold the same pieces as a walk per run: each run whole, in one piece
+  // (rows within a tile, or row tiles folded row by row: See Note [Row tiles]), so that sums
+  // keep their bits.
+  bool walks_whole_runs(int64_t run) const {
+    const int64_t inner = p_.dims.back();
+    return rows_per_tile_ > 1 || (run * 2 <= tile_ && inner % run == 0 && tile_ % run == 0);
+  }
+
+ private:
+  // Sets rows_per_tile_ and which loads are gathered into tile buffers for row tiles; returns
+  // how many are.
+  size_t plan_row_tiles(bool* expand);
+  void run_rows_tile(int64_t rows);
   void run_op(const GroupProgram::Op& op, int64_t offset, int64_t n);
   int64_t run_chain(size_t first, size_t end, int64_t n);
   void set_chain_step(ChainStep& s, const GroupProgram::Op& op, size_t& splat);
@@ -85,6 +112,11 @@ class TileRunner {
   ChainStep* steps_ = nullptr;     // chains: one per op of the longest
   char* splats_ = nullptr;         // chains: num_splats strip-long buffers
   char* gathered_[kMaxGroupInputs] = {};
+  // Row tiles (See Note [Row tiles]): rows per tile (0: off); per load, the tile buffer rows
+  // are gathered into, or null when the load is read in place across rows.
+  int64_t rows_per_tile_ = 0;
+  bool rows_tile_ = false;  // the tile being run spans rows
+  char* expanded_[kMaxGroupInputs] = {};
   int64_t row_off_[kMaxGroupInputs] = {};
   int64_t idx_[kMaxGroupDims] = {};  // outer dim indices
   int64_t pos_ = -1;

@@ -211,6 +211,26 @@ TEST_F(FusedBackendTest, ReductionsDoNotDependOnTheThreadCount) {
   for (size_t k = 0; k < one.size(); ++k) EXPECT_TRUE(bitwise_equal(one[k], two[k])) << k;
 }
 
+// Note [Row tiles]: per-channel operands over short rows (batch norm on 1x1, 2x2 and 3x3
+// planes) run tiles that span rows, and so does a mean over whole planes.
+TEST_F(FusedBackendTest, ShortRowsSpanTilesAndMatchEager) {
+  auto pointwise = [](const Ts& in) {
+    Tensor y = relu((in[0] - in[1]) * in[2] + 0.5);
+    return Ts{y, y * in[3] + in[0]};
+  };
+  auto pooled = [&](const Ts& in) {
+    const Tensor y = pointwise(in)[0];
+    return Ts{mean(y, std::vector<int64_t>{2, 3}), sum(y, std::vector<int64_t>{3})};
+  };
+  for (int64_t plane : {1, 2, 3}) {
+    SCOPED_TRACE(plane);
+    const Ts inputs = {randn({32, 48, plane, plane}), randn({48, 1, 1}), randn({48, 1, 1}),
+                       randn({plane})};
+    expect_fused_matches_eager(pointwise, inputs);
+    expect_fused_matches_eager(pooled, inputs, 1e-6);
+  }
+}
+
 TEST_F(FusedBackendTest, FusionOnAndOffGiveTheSameBits) {
   auto program = [](const Ts& in) {
     Tensor h = relu(mm(in[0], in[1]) + in[2]);  // library op between two groups
