@@ -110,40 +110,41 @@ ConvPlan plan_conv(const Conv2dGeometry& full, size_t itemsize) {
   return p;
 }
 
-// Copies (Add = false) one column-matrix row out of, or adds it (Add = true) back into, the
-// input plane for kernel tap (ki, kj).
+// Where kernel tap (ki, kj) reads: output rows [y.lo, y.hi) and columns [x.lo, x.hi) have their
+// window's tap inside the input (the rest read padding); output (oy, ox) reads input (oy * sh +
+// y0, ox * sw + x0).
+struct TapWindow {
+  TapRange y, x;
+  int64_t y0 = 0, x0 = 0;
+};
+
+TapWindow tap_window(const Conv2dGeometry& g, int64_t ki, int64_t kj) {
+  TapWindow t;
+  t.y0 = ki * g.dh - g.ph, t.x0 = kj * g.dw - g.pw;
+  t.y = tap_range(g.oh, g.h, g.sh, t.y0);
+  t.x = tap_range(g.ow, g.w, g.sw, t.x0);
+  return t;
+}
+
+// Copies (Add = false) one column-matrix row out of, or adds it (Add = true) back into, an input
+// plane, for the tap of window t. Plain loops: rows are short (8, 4, 2 and 1 wide in ResNet-18's
+// late stages), where library calls per piece cost more than the copy.
 template <bool Add, class T>
-void transfer_row(T* plane, T* row, const Conv2dGeometry& g, int64_t ki, int64_t kj) {
-  const int64_t x0 = kj * g.dw - g.pw;
-  const auto [lo, hi] = tap_range(g.ow, g.w, g.sw, x0);
-  for (int64_t oy = 0; oy < g.oh; ++oy) {
-    T* r = row + oy * g.ow;
-    const int64_t iy = oy * g.sh - g.ph + ki * g.dh;
-    const bool inside = iy >= 0 && iy < g.h;
-    if constexpr (!Add) {
-      if (!inside) {
-        std::fill(r, r + g.ow, T(0));
-        continue;
-      }
-      std::fill(r, r + lo, T(0));
-      std::fill(r + hi, r + g.ow, T(0));
-    }
-    if (!inside) continue;
-    T* in = plane + iy * g.w + x0;
-    if (g.sw == 1) {  // contiguous: a copy, or an add that vectorizes
-      if constexpr (Add) {
-        for (int64_t ox = lo; ox < hi; ++ox) in[ox] += r[ox];
-      } else {
-        std::copy(in + lo, in + hi, r + lo);
-      }
-      continue;
-    }
-    for (int64_t ox = lo; ox < hi; ++ox) {
-      if constexpr (Add) {
-        in[ox * g.sw] += r[ox];
-      } else {
-        r[ox] = in[ox * g.sw];
-      }
+void transfer_row(T* plane, T* row, const Conv2dGeometry& g, const TapWindow& t) {
+  const int64_t ow = g.ow, lo = t.x.lo, hi = t.x.hi, sw = g.sw;
+  if constexpr (!Add) {
+    for (int64_t i = 0; i < t.y.lo * ow; ++i) row[i] = T(0);
+    for (int64_t i = t.y.hi * ow; i < g.oh * ow; ++i) row[i] = T(0);
+  }
+  for (int64_t oy = t.y.lo; oy < t.y.hi; ++oy) {
+    T* r = row + oy * ow;
+    T* in = plane + (oy * g.sh + t.y0) * g.w + t.x0;
+    if constexpr (Add) {
+      for (int64_t ox = lo; ox < hi; ++ox) in[ox * sw] += r[ox];
+    } else {
+      for (int64_t ox = 0; ox < lo; ++ox) r[ox] = T(0);
+      for (int64_t ox = lo; ox < hi; ++ox) r[ox] = in[ox * sw];
+      for (int64_t ox = hi; ox < ow; ++ox) r[ox] = T(0);
     }
   }
 }
@@ -152,11 +153,13 @@ void transfer_row(T* plane, T* row, const Conv2dGeometry& g, int64_t ki, int64_t
 // planes and its columns of a column matrix whose rows are `ld` apart.
 template <bool Add, class T>
 void transfer(T* planes, T* col, const Conv2dGeometry& g, int64_t ld) {
-  for (int64_t c = 0; c < g.in_per_group(); ++c) {
-    for (int64_t ki = 0; ki < g.kh; ++ki) {
-      for (int64_t kj = 0; kj < g.kw; ++kj) {
-        T* row = col + ((c * g.kh + ki) * g.kw + kj) * ld;
-        transfer_row<Add>(planes + c * g.h * g.w, row, g, ki, kj);
+  const int64_t taps = g.kh * g.kw, plane = g.h * g.w;
+  for (int64_t ki = 0; ki < g.kh; ++ki) {
+    for (int64_t kj = 0; kj < g.kw; ++kj) {
+      const TapWindow t = tap_window(g, ki, kj);
+      T* row = col + (ki * g.kw + kj) * ld;
+      for (int64_t c = 0; c < g.in_per_group(); ++c) {
+        transfer_row<Add>(planes + c * plane, row + c * taps * ld, g, t);
       }
     }
   }
@@ -264,7 +267,8 @@ const T* columns(const T* x, const ConvPlan& p, int64_t gi, int64_t s0, int64_t 
 // C[m, n] = A[m, k] B[k, n], added to C when `accumulate`, for integer dtypes (BLAS has none):
 // exact, wrapping on overflow as PyTorch's integer convolution does.
 template <class T>
-void integer_matmul(int64_t m, int64_t n, int64_t k, const T* a, const T* b, bool accumulate, T* c) {
+void integer_matmul(int64_t m, int64_t n, int64_t k, const T* a, const T* b, bool accumulate,
+                    T* c) {
   using U = std::make_unsigned_t<T>;
   for (int64_t i = 0; i < m; ++i) {
     U* row = reinterpret_cast<U*>(c + i * n);
