@@ -45,6 +45,20 @@ class Scratch {
   size_t capacity_ = 0;
 };
 
+// n elements of U's size, `step` apart (0: one value repeated), into dense dst: a row of a row
+// tile (See Note [Row tiles]), a few elements long, so a plain loop.
+template <class U>
+void copy_row(char* dst, const char* src, int64_t step, int64_t n) {
+  U* d = reinterpret_cast<U*>(dst);
+  const U* s = reinterpret_cast<const U*>(src);
+  if (step == 0) {
+    const U v = s[0];
+    for (int64_t i = 0; i < n; ++i) d[i] = v;
+  } else {
+    for (int64_t i = 0; i < n; ++i) d[i] = s[i * step];
+  }
+}
+
 size_t align64(size_t n) {
   return (n + 63) / 64 * 64;
 }
@@ -164,8 +178,15 @@ void TileRunner::run_rows_tile(int64_t rows) {
       const int64_t step = load_stride(a, p_.dims.size() - 1);
       const auto src_size = static_cast<int64_t>(itemsize(l.dtype));
       const char* src = b_.inputs[l.input] + row_off_[a] * src_size;
-      lazygen::detail::convert_elements(l.dtype, src, step * src_size, p_.dtype,
-                                        expanded_[a] + r * inner * size, size, inner);
+      char* dst = expanded_[a] + r * inner * size;
+      if (l.dtype == p_.dtype && size == 4) {
+        copy_row<uint32_t>(dst, src, step, inner);
+      } else if (l.dtype == p_.dtype && size == 8) {
+        copy_row<uint64_t>(dst, src, step, inner);
+      } else {
+        lazygen::detail::convert_elements(l.dtype, src, step * src_size, p_.dtype, dst, size,
+                                          inner);
+      }
     }
     next_row();
   }
