@@ -23,8 +23,8 @@ namespace lazygen::cpu {
 namespace {
 
 constexpr int64_t kWork = 32 * 1024;  // elements per task worth a thread
-constexpr int64_t kPart = 64 * 1024;  // elements per partial result of a single reduction
-constexpr int64_t kColumns = 1024;    // outputs per task in the Outer layout
+constexpr int64_t kPart = detail::ReducePlan::kPart;
+constexpr int64_t kColumns = 1024;  // outputs per task in the Outer layout
 
 template <class T>
 struct SumOp {
@@ -44,7 +44,9 @@ struct ExtremumOp {
     }
     return Max ? std::numeric_limits<T>::lowest() : std::numeric_limits<T>::max();
   }
-  static Acc step(Acc a, T v) { return static_cast<T>(Max ? kernels::max(a, v) : kernels::min(a, v)); }
+  static Acc step(Acc a, T v) {
+    return static_cast<T>(Max ? kernels::max(a, v) : kernels::min(a, v));
+  }
   static Acc merge(Acc a, Acc b) { return step(a, b); }
 };
 template <class T>
@@ -140,6 +142,39 @@ void reduce_runs(const detail::ReducePlan& plan, const T* base, typename Op::Acc
   });
 }
 
+// Op over the runs [p + offsets[q], + run), q < depth, as reduce_run over their concatenation:
+// element i of it goes to accumulator i % 8, the last n % 8 to accumulator 0.
+template <class Op, class T>
+typename Op::Acc reduce_gathered_runs(const T* p, const int64_t* offsets, int64_t depth,
+                                      int64_t run) {
+  using Acc = typename Op::Acc;
+  Acc a[8];
+  std::fill(a, a + 8, Op::init());
+  const int64_t full = depth * run / 8 * 8;
+  for (int64_t q = 0, i = 0; q < depth; ++q) {
+    const T* r = p + offsets[q];
+    for (int64_t j = 0; j < run; ++j, ++i) {
+      Acc& acc = a[i < full ? (i & 7) : 0];
+      acc = Op::step(acc, r[j]);
+    }
+  }
+  return Op::merge(Op::merge(Op::merge(a[0], a[1]), Op::merge(a[2], a[3])),
+                   Op::merge(Op::merge(a[4], a[5]), Op::merge(a[6], a[7])));
+}
+
+template <class Op, class T>
+void reduce_gathered(const detail::ReducePlan& plan, const T* base, typename Op::Acc* out) {
+  const int64_t run = plan.run;
+  const auto depth = static_cast<int64_t>(plan.reduce_offsets.size());
+  const int64_t grain = std::max<int64_t>(1, kWork / std::max<int64_t>(1, depth * run));
+  parallel_for(0, plan.num_outputs, grain, [&](int64_t b, int64_t e) {
+    for (int64_t o = b; o < e; ++o) {
+      out[o] = reduce_gathered_runs<Op>(base + plan.outer_offsets[o], plan.reduce_offsets.data(),
+                                        depth, run);
+    }
+  });
+}
+
 // Reduces `x` over `mask` with Op<T> into `acc`, a contiguous tensor of Op's Acc dtype.
 template <template <class> class Op>
 void reduce_into(const Tensor& x, const std::vector<bool>& mask, const Tensor& acc) {
@@ -158,6 +193,9 @@ void reduce_into(const Tensor& x, const std::vector<bool>& mask, const Tensor& a
         break;
       case detail::ReducePlan::Kind::Runs:
         reduce_runs<Op<T>>(plan, base, out);
+        break;
+      case detail::ReducePlan::Kind::Gathered:
+        reduce_gathered<Op<T>>(plan, base, out);
         break;
     }
   });
@@ -186,7 +224,8 @@ Tensor sum_or_mean(const Tensor& x, const std::vector<bool>& mask, const Shape& 
 
 // amax or amin (Op) of x over `dim` into a new tensor of `shape` (checked by the shape function).
 template <template <class> class Op>
-Tensor extremum(const char* op, const Tensor& x, const std::vector<int64_t>& dim, const Shape& shape) {
+Tensor extremum(const char* op, const Tensor& x, const std::vector<int64_t>& dim,
+                const Shape& shape) {
   Tensor out = make_cpu_tensor(shape.sizes, shape.dtype);
   reduce_into<Op>(x, shape_rules::reduced_dims(op, x.dim(), dim), out);
   return out;

@@ -64,15 +64,20 @@ ReducePlan inner_plan(const Tensor& input, const Dims& kept, const Dims& reduced
   return plan;
 }
 
-// The Runs layout when the reduced dims end in a contiguous run of at least kMinRun elements.
+// The Runs layout when the reduced dims end in a contiguous run of at least kMinRun elements,
+// else Gathered, unless that is better copied (See ReducePlan).
 std::optional<ReducePlan> runs_plan(const Tensor& self, const Dims& kept, const Dims& reduced) {
   const size_t suffix = contiguous_suffix(reduced), rest = reduced.sizes.size() - suffix;
   const Dims run{{reduced.sizes.begin() + rest, reduced.sizes.end()}, {}};
-  if (suffix == 0 || run.numel() < ReducePlan::kMinRun) return std::nullopt;
+  const int64_t runs = reduced.numel() / std::max<int64_t>(1, run.numel());
+  const bool long_runs = suffix > 0 && run.numel() >= ReducePlan::kMinRun;
+  const bool one_big = kept.numel() == 1 && reduced.numel() > ReducePlan::kPart;
+  if (!long_runs && (one_big || runs > ReducePlan::kMaxGathered)) return std::nullopt;
   ReducePlan plan = inner_plan(self, kept, run);
-  plan.kind = ReducePlan::Kind::Runs;
-  plan.reduce_offsets = enumerate_offsets({reduced.sizes.begin(), reduced.sizes.begin() + rest},
-                                          {reduced.strides.begin(), reduced.strides.begin() + rest});
+  plan.kind = long_runs ? ReducePlan::Kind::Runs : ReducePlan::Kind::Gathered;
+  plan.reduce_offsets =
+      enumerate_offsets({reduced.sizes.begin(), reduced.sizes.begin() + rest},
+                        {reduced.strides.begin(), reduced.strides.begin() + rest});
   return plan;
 }
 

@@ -10,7 +10,12 @@
 //   Runs   the innermost reduced dims form a contiguous run of at least kMinRun elements, the
 //          others do not (x.sum({0, 2, 3}) of NCHW, a convolution's bias gradient): output o
 //          reduces the runs [outer_offsets[o] + reduce_offsets[q], + run) for every q.
-// Any other layout is first copied into (kept..., reduced...) order, which makes it Inner.
+//   Gathered  any other layout (runs shorter than kMinRun, e.g. x.sum({0, 2, 3}) of NCHW with
+//          2x2 planes): output o reduces the elements at outer_offsets[o] + reduce_offsets[q] + j,
+//          j < run, in that order, which is the order of the (kept..., reduced...) copy that
+//          would make it Inner: the same accumulators see the same elements, without the copy.
+// A single output over more than one partial's worth, or more than kMaxGathered runs, is first
+// copied into (kept..., reduced...) order, which makes it Inner.
 #pragma once
 
 #include <cstdint>
@@ -21,9 +26,14 @@
 namespace lazygen::cpu::detail {
 
 struct ReducePlan {
-  enum class Kind { Inner, Outer, Runs };
-  // Runs shorter than this are not worth a loop each: such layouts are copied instead.
+  enum class Kind { Inner, Outer, Runs, Gathered };
+  // Runs shorter than this are not worth a loop each: such layouts are Gathered instead.
   static constexpr int64_t kMinRun = 64;
+  // Gathered offsets are kept per run; more runs than this are copied instead.
+  static constexpr int64_t kMaxGathered = int64_t{1} << 16;
+  // Elements per partial result of a single reduction (reduce.cpp): one output over more than
+  // this is copied, so that it is split into partials as an Inner run.
+  static constexpr int64_t kPart = 64 * 1024;
   Kind kind = Kind::Inner;
   Tensor input;  // self, or the reordered copy read instead
   int64_t num_outputs = 1;

@@ -74,11 +74,36 @@ TEST(Reduce, RunsLayoutReadsInPlaceAndMatchesNaiveLoops) {
     expect_near_all(values<double>(amax(x, dims, true)), want, 0);
   }
   const Tensor ints = randint(-50, 50, {2, 3, 8, 8}, g);
-  const auto want = testing::reduce(values<double>(ints), ints.sizes(), mask_of(4, {0, 2, 3}),
-                                    0.0, add);
+  const auto want =
+      testing::reduce(values<double>(ints), ints.sizes(), mask_of(4, {0, 2, 3}), 0.0, add);
   expect_near_all(values<double>(sum_dim_intlist(ints, V{0, 2, 3}, true, std::nullopt)), want, 0);
-  // Runs shorter than kMinRun are copied into the Inner order instead.
+  // Runs shorter than kMinRun are Gathered instead.
   EXPECT_EQ(detail::make_reduce_plan(randn({3, 4, 2, 5}, g), mask_of(4, {0, 2, 3})).kind,
+            detail::ReducePlan::Kind::Gathered);
+}
+
+// Gathered: short runs (batch norm's statistics over NCHW with small planes) are read in place
+// and summed as the Inner plan sums the (kept..., reduced...) copy, bit for bit.
+TEST(Reduce, GatheredLayoutReadsInPlaceAndSumsLikeTheReorderedCopy) {
+  Generator g(17);
+  for (const V& sizes : std::vector<V>{{32, 6, 2, 2}, {5, 7, 3, 1}, {9, 4, 1, 1}, {3, 5, 2, 3}}) {
+    SCOPED_TRACE(sizes_str(sizes));
+    const Tensor x = randn(sizes, g);
+    const auto plan = detail::make_reduce_plan(x, mask_of(4, {0, 2, 3}));
+    if (sizes[2] * sizes[3] > 1) {
+      EXPECT_EQ(plan.kind, detail::ReducePlan::Kind::Gathered);
+      EXPECT_TRUE(plan.input.is_same(x)) << "read in place, not copied";
+    }
+    const Tensor copy = permute(x, {1, 0, 2, 3}).contiguous();
+    const Tensor rows = view(copy, {sizes[1], sizes[0] * sizes[2] * sizes[3]});
+    expect_near_all(values<double>(sum_dim_intlist(x, V{0, 2, 3}, false, std::nullopt)),
+                    values<double>(sum_dim_intlist(rows, V{1}, false, std::nullopt)), 0);
+    expect_near_all(values<double>(amax(x, V{0, 2, 3}, false)),
+                    values<double>(amax(rows, V{1}, false)), 0);
+  }
+  // One output over more than a partial's worth is still copied, to be split into partials.
+  const Tensor long_rows = permute(randn({3, 1, 100000, 1}, g), {2, 1, 0, 3});
+  EXPECT_EQ(detail::make_reduce_plan(long_rows, mask_of(4, {})).kind,
             detail::ReducePlan::Kind::Inner);
 }
 
