@@ -5,8 +5,13 @@
 // The caller returns once every chunk is done and no worker still holds the job: a worker counts
 // itself active before it loads the job pointer, and the caller clears the pointer before it
 // waits for the active count to drop, so no worker can touch a finished job.
-// Workers spin briefly after a job before sleeping on the condition variable, because eager
-// programs issue kernels back to back.
+// Workers spin (yielding) for kSpinTime after a job before sleeping on the condition variable,
+// because programs issue parallel sections back to back: a lazy graph runs a group or library op
+// after another, each splitting over the pool, with serial work of up to a few hundred
+// microseconds between. A sleeping worker takes a futex wake-up to start: with 50 us of spin,
+// ResNet-18's training step spent ~15% of its time waiting on wake-ups (134 -> 114 ms a step with
+// 1 ms, the tutorial CNN unchanged, the MLP's lazy step 20% faster). Spinning yields, so a thread
+// that has work (the tracing thread, another process) still gets the core.
 #include "core/thread_pool.h"
 
 #include <algorithm>
@@ -25,7 +30,7 @@ namespace lazygen::cpu {
 namespace {
 
 constexpr int kDefaultThreads = 2;
-constexpr auto kSpinTime = std::chrono::microseconds(50);
+constexpr auto kSpinTime = std::chrono::microseconds(1000);
 constexpr int64_t kChunkAlignment = 64;  // elements: chunk edges stay on cache lines
 constexpr int64_t kMinAlignedChunk = 8 * kChunkAlignment;
 
