@@ -118,6 +118,85 @@ LAZYGEN_MATH_FN2(fmod)
 #undef LAZYGEN_MATH_FN
 #undef LAZYGEN_MATH_FN2
 
+// Note [Vectorizable exp and erf]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// The `exp` and `erf` a pointwise expression calls are, for float on the host, branch-free
+// versions GCC vectorizes inside the tile and eager loops (glibc's expf and erff are scalar
+// calls): gelu's forward and backward over a transformer's MLP activations ran at 17-20 ns an
+// element through erff, 2-3 ns through verf. Accuracy against double over all 2^32 float
+// arguments: vexp within 1.16 ulp of exp, verf within 2.8 ulp of erf (glibc's: within 1; the
+// worst case sits at erf's 0.5 binade edge, elsewhere within 2.1); pointwise_math_test.cpp checks
+// a sample of every 997th float. NaN, infinities and signed zeros are IEEE's.
+//   vexp: x = n ln2 + r, n rounded by the 1.5 * 2^23 shifter, r in two parts of ln2; exp(r) by
+//         its Taylor series through r^8 (|r| <= ln2 / 2); 2^n scaled in two halves, so that
+//         results near overflow and in the subnormals come out right.
+//   verf: |x| < 0.8: x P(x^2), P of degree 7; else 1 - exp(-x^2) Q(1 / (1 + x / 2) - 1/2), Q of
+//         degree 7; 1 beyond 4. P and Q are least-squares fits in double to erf(x) / x and
+//         erfc(x) exp(x^2) (relative error 4e-11 and 1.4e-9), so float rounding decides the
+//         error. Both branches are computed and one selected: no control flow in the loop.
+// Everything else here, and double, stays with the C library; CUDA uses its own builtins.
+#if defined(__CUDACC__) || defined(__CUDACC_RTC__)
+LAZYGEN_HD inline float vexp(float x) {
+  return fexp(x);
+}
+LAZYGEN_HD inline float verf(float x) {
+  return ferf(x);
+}
+#else
+inline float vexp(float x) {
+  float xc = x < -104.0f ? -104.0f : x;  // exp rounds to 0 below, overflows above
+  xc = xc > 89.0f ? 89.0f : xc;
+  constexpr float kShifter = 12582912.0f;  // 1.5 * 2^23: adding it rounds to an integer
+  const float shifted = xc * 1.44269504088896341f + kShifter;
+  const float n = shifted - kShifter;
+  const float r = (xc - n * 0.693145751953125f) - n * 1.428606765330187045e-06f;
+  float p = 1.0f / 40320;
+  p = p * r + 1.0f / 5040;
+  p = p * r + 1.0f / 720;
+  p = p * r + 1.0f / 120;
+  p = p * r + 1.0f / 24;
+  p = p * r + 1.0f / 6;
+  p = p * r + 0.5f;
+  p = p * r + 1.0f;
+  p = p * r + 1.0f;
+  static_assert(sizeof(int) == sizeof(float));
+  const int ni = __builtin_bit_cast(int, shifted) - __builtin_bit_cast(int, kShifter);
+  const int n1 = ni >> 1, n2 = ni - n1;  // exponents in [-75, 64]: each 2^n1, 2^n2 is normal
+  const float y =
+      p * __builtin_bit_cast(float, (n1 + 127) << 23) * __builtin_bit_cast(float, (n2 + 127) << 23);
+  return x != x ? x : y;
+}
+inline float verf(float x) {
+  const float a = std::fabs(x), u = x * x;
+  float s = -9.673595403e-06f;
+  s = s * u + 1.126826003e-04f;
+  s = s * u + -8.484398132e-04f;
+  s = s * u + 5.221053584e-03f;
+  s = s * u + -2.686543840e-02f;
+  s = s * u + 1.128378262e-01f;
+  s = s * u + -3.761263848e-01f;
+  s = s * u + 1.128379167e+00f;
+  const float t = 1.0f / (1.0f + 0.5f * a) - 0.5f;
+  float q = 1.201528954e-01f;
+  q = q * t + -5.359158308e-02f;
+  q = q * t + -2.238011827e-01f;
+  q = q * t + 5.971605818e-02f;
+  q = q * t + 6.318277094e-01f;
+  q = q * t + 9.666328287e-01f;
+  q = q * t + 8.543716969e-01f;
+  q = q * t + 2.553956763e-01f;
+  const float tail = 1.0f - vexp(-u) * q;
+  const float m = a < 0.8f ? a * s : (a > 4.0f ? 1.0f : tail);
+  return x != x ? x : std::copysign(m, x);
+}
+#endif
+LAZYGEN_HD inline double vexp(double x) {
+  return fexp(x);
+}
+LAZYGEN_HD inline double verf(double x) {
+  return ferf(x);
+}
+
 // log|Gamma(x)|. The host uses the reentrant lgamma_r: glibc's lgamma writes the global signgam,
 // a data race between kernel threads.
 LAZYGEN_HD inline float flgamma(float x) {
@@ -213,7 +292,7 @@ LAZYGEN_HD I ipow(I base, I exponent) {
   LAZYGEN_HD auto name(T x) {                                   \
     return detail::impl(static_cast<detail::float_of_t<T>>(x)); \
   }
-LAZYGEN_FLOATING_FN(exp, fexp)
+LAZYGEN_FLOATING_FN(exp, vexp)
 LAZYGEN_FLOATING_FN(log, flog)
 LAZYGEN_FLOATING_FN(sqrt, fsqrt)
 LAZYGEN_FLOATING_FN(tanh, ftanh)
@@ -228,7 +307,7 @@ LAZYGEN_FLOATING_FN(cosh, fcosh)
 LAZYGEN_FLOATING_FN(asinh, fasinh)
 LAZYGEN_FLOATING_FN(acosh, facosh)
 LAZYGEN_FLOATING_FN(atanh, fatanh)
-LAZYGEN_FLOATING_FN(erf, ferf)
+LAZYGEN_FLOATING_FN(erf, verf)
 LAZYGEN_FLOATING_FN(erfc, ferfc)
 LAZYGEN_FLOATING_FN(erfinv, erfinv_of)
 LAZYGEN_FLOATING_FN(log1p, flog1p)
@@ -298,11 +377,11 @@ LAZYGEN_HD auto where(C c, A a, B b) {
 }
 
 // ---- Of two values, in floating point: atan2(y, x), hypot, copysign(magnitude, sign) ----
-#define LAZYGEN_FLOATING_FN2(name, impl)                                      \
-  template <class A, class B>                                                 \
-  LAZYGEN_HD auto name(A a, B b) {                                            \
-    using F = detail::float_of_t<detail::common_t<A, B>>;                     \
-    return detail::impl(static_cast<F>(a), static_cast<F>(b));                \
+#define LAZYGEN_FLOATING_FN2(name, impl)                       \
+  template <class A, class B>                                  \
+  LAZYGEN_HD auto name(A a, B b) {                             \
+    using F = detail::float_of_t<detail::common_t<A, B>>;      \
+    return detail::impl(static_cast<F>(a), static_cast<F>(b)); \
   }
 LAZYGEN_FLOATING_FN2(atan2, fatan2)
 LAZYGEN_FLOATING_FN2(hypot, fhypot)
@@ -311,14 +390,14 @@ LAZYGEN_FLOATING_FN2(copysign, fcopysign)
 
 // ---- Rounding, in x's type (integral values are already whole) ----
 // round is half to even (torch.round), in the default rounding mode.
-#define LAZYGEN_ROUNDING_FN(name, impl)       \
-  template <class T>                          \
-  LAZYGEN_HD T name(T x) {                    \
-    if constexpr (detail::kIsFloat<T>) {      \
-      return detail::impl(x);                 \
-    } else {                                  \
-      return x;                               \
-    }                                         \
+#define LAZYGEN_ROUNDING_FN(name, impl)  \
+  template <class T>                     \
+  LAZYGEN_HD T name(T x) {               \
+    if constexpr (detail::kIsFloat<T>) { \
+      return detail::impl(x);            \
+    } else {                             \
+      return x;                          \
+    }                                    \
   }
 LAZYGEN_ROUNDING_FN(floor, ffloor)
 LAZYGEN_ROUNDING_FN(ceil, fceil)
@@ -467,11 +546,11 @@ LAZYGEN_HD T bitwise_not(T x) {
     return !x;  // bool
   }
 }
-#define LAZYGEN_BITWISE_FN(name, op)                           \
-  template <class A, class B>                                  \
-  LAZYGEN_HD auto name(A a, B b) {                             \
-    using C = detail::common_t<A, B>;                          \
-    detail::check_integral<C>();                               \
+#define LAZYGEN_BITWISE_FN(name, op)                               \
+  template <class A, class B>                                      \
+  LAZYGEN_HD auto name(A a, B b) {                                 \
+    using C = detail::common_t<A, B>;                              \
+    detail::check_integral<C>();                                   \
     return static_cast<C>(static_cast<C>(a) op static_cast<C>(b)); \
   }
 LAZYGEN_BITWISE_FN(bitwise_and, &)

@@ -3,7 +3,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <bit>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <type_traits>
 
@@ -115,6 +118,43 @@ TEST(PointwiseMath, TrigonometricAndSpecialFunctionsMatchTheCLibrary) {
   EXPECT_DOUBLE_EQ(copysign(2.0, -0.0), -2.0);
   EXPECT_DOUBLE_EQ(lgamma(-1.5), 0.86004701537648098);
   EXPECT_TRUE(std::isinf(lgamma(0.0)));
+}
+
+// Units in the last place of float between got and the float nearest want (normal results).
+double ulps(float got, double want) {
+  return std::fabs(got - want) / std::ldexp(1.0, std::ilogb(static_cast<float>(want)) - 23);
+}
+
+// Note [Vectorizable exp and erf]: every 997th float (so each exponent and a spread of
+// mantissas), against double; and the IEEE special cases.
+TEST(PointwiseMath, VectorizableExpAndErfStayWithinTheirUlpBounds) {
+  double worst_exp = 0, worst_erf = 0;
+  for (int64_t bits = 0; bits < (int64_t{1} << 32); bits += 997) {
+    const float x = std::bit_cast<float>(static_cast<uint32_t>(bits));
+    if (std::isnan(x)) continue;
+    const double e = std::exp(static_cast<double>(x)), r = std::erf(static_cast<double>(x));
+    if (std::fabs(static_cast<float>(e)) >= std::numeric_limits<float>::min() &&
+        !std::isinf(static_cast<float>(e))) {
+      worst_exp = std::max(worst_exp, ulps(exp(x), e));
+    }
+    if (std::fabs(static_cast<float>(r)) >= std::numeric_limits<float>::min()) {
+      worst_erf = std::max(worst_erf, ulps(erf(x), r));
+    }
+  }
+  EXPECT_LE(worst_exp, 1.2);
+  EXPECT_LE(worst_erf, 2.8);
+  constexpr float kInf = std::numeric_limits<float>::infinity();
+  EXPECT_TRUE(std::isnan(exp(kNaN)));
+  EXPECT_TRUE(std::isnan(erf(kNaN)));
+  EXPECT_EQ(exp(kInf), kInf);
+  EXPECT_EQ(exp(-kInf), 0.0f);
+  EXPECT_EQ(exp(89.0f), kInf);
+  EXPECT_EQ(exp(0.0f), 1.0f);
+  EXPECT_FLOAT_EQ(exp(-100.0f), std::exp(-100.0f));  // subnormal
+  EXPECT_EQ(erf(kInf), 1.0f);
+  EXPECT_EQ(erf(-kInf), -1.0f);
+  EXPECT_TRUE(std::signbit(erf(-0.0f)));
+  EXPECT_EQ(erf(0.0f), 0.0f);
 }
 
 TEST(PointwiseMath, ErfinvInvertsErfToFullPrecision) {
