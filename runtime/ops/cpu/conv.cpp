@@ -19,10 +19,10 @@
 // A 1x1 kernel with unit stride and no padding in a block of one needs no copy: the input planes
 // already are the column matrix.
 //
-// Threading: a block's gemm too small to be split (kBlasSingleThreadMnk, e.g. the tutorial CNN's
-// conv1) would leave the other cores idle, so then our pool splits the blocks, each thread with
-// its own column matrix (and weight-gradient accumulator). Larger gemms run block after block,
-// each split over the pool (See Note [One thread pool] in blas_gemm.h).
+// Threading: with two or more blocks (their count a multiple of the thread count), our pool
+// splits the blocks, each thread with its own column matrix and weight-gradient accumulator and
+// each gemm on one thread; one block runs on the calling thread, its gemm split over the pool
+// (See Note [One thread pool] in blas_gemm.h) and its im2col, col2im and gathers split by sample.
 //
 // Note [Live taps]
 // ~~~~~~~~~~~~~~~~

@@ -54,6 +54,13 @@ using MaxOp = ExtremumOp<T, true>;
 template <class T>
 using MinOp = ExtremumOp<T, false>;
 
+// The eight accumulators of reduce_run merged pairwise, in a fixed tree.
+template <class Op>
+typename Op::Acc merge_accumulators(const typename Op::Acc* a) {
+  return Op::merge(Op::merge(Op::merge(a[0], a[1]), Op::merge(a[2], a[3])),
+                   Op::merge(Op::merge(a[4], a[5]), Op::merge(a[6], a[7])));
+}
+
 // Op over p[0, n), with eight accumulators so that the loop vectorizes.
 template <class Op, class T>
 typename Op::Acc reduce_run(const T* p, int64_t n) {
@@ -65,8 +72,7 @@ typename Op::Acc reduce_run(const T* p, int64_t n) {
     for (int k = 0; k < 8; ++k) a[k] = Op::step(a[k], p[i + k]);
   }
   for (; i < n; ++i) a[0] = Op::step(a[0], p[i]);
-  return Op::merge(Op::merge(Op::merge(a[0], a[1]), Op::merge(a[2], a[3])),
-                   Op::merge(Op::merge(a[4], a[5]), Op::merge(a[6], a[7])));
+  return merge_accumulators<Op>(a);
 }
 
 template <class Op, class T>
@@ -126,19 +132,24 @@ void reduce_outer(const detail::ReducePlan& plan, const T* base, typename Op::Ac
   });
 }
 
+// out[o] = per_output(o) for every output of a Runs or Gathered plan, over the pool.
+template <class Acc, class F>
+void over_run_outputs(const detail::ReducePlan& plan, Acc* out, const F& per_output) {
+  const auto depth = static_cast<int64_t>(plan.reduce_offsets.size());
+  const int64_t grain = std::max<int64_t>(1, kWork / std::max<int64_t>(1, depth * plan.run));
+  parallel_for(0, plan.num_outputs, grain, [&](int64_t b, int64_t e) {
+    for (int64_t o = b; o < e; ++o) out[o] = per_output(o);
+  });
+}
+
 template <class Op, class T>
 void reduce_runs(const detail::ReducePlan& plan, const T* base, typename Op::Acc* out) {
-  const int64_t run = plan.run;
-  const auto depth = static_cast<int64_t>(plan.reduce_offsets.size());
-  const int64_t grain = std::max<int64_t>(1, kWork / std::max<int64_t>(1, depth * run));
-  parallel_for(0, plan.num_outputs, grain, [&](int64_t b, int64_t e) {
-    for (int64_t o = b; o < e; ++o) {
-      typename Op::Acc acc = Op::init();
-      for (int64_t offset : plan.reduce_offsets) {
-        acc = Op::merge(acc, reduce_run<Op>(base + plan.outer_offsets[o] + offset, run));
-      }
-      out[o] = acc;
+  over_run_outputs(plan, out, [&](int64_t o) {
+    typename Op::Acc acc = Op::init();
+    for (int64_t offset : plan.reduce_offsets) {
+      acc = Op::merge(acc, reduce_run<Op>(base + plan.outer_offsets[o] + offset, plan.run));
     }
+    return acc;
   });
 }
 
@@ -158,20 +169,15 @@ typename Op::Acc reduce_gathered_runs(const T* p, const int64_t* offsets, int64_
       acc = Op::step(acc, r[j]);
     }
   }
-  return Op::merge(Op::merge(Op::merge(a[0], a[1]), Op::merge(a[2], a[3])),
-                   Op::merge(Op::merge(a[4], a[5]), Op::merge(a[6], a[7])));
+  return merge_accumulators<Op>(a);
 }
 
 template <class Op, class T>
 void reduce_gathered(const detail::ReducePlan& plan, const T* base, typename Op::Acc* out) {
-  const int64_t run = plan.run;
   const auto depth = static_cast<int64_t>(plan.reduce_offsets.size());
-  const int64_t grain = std::max<int64_t>(1, kWork / std::max<int64_t>(1, depth * run));
-  parallel_for(0, plan.num_outputs, grain, [&](int64_t b, int64_t e) {
-    for (int64_t o = b; o < e; ++o) {
-      out[o] = reduce_gathered_runs<Op>(base + plan.outer_offsets[o], plan.reduce_offsets.data(),
-                                        depth, run);
-    }
+  over_run_outputs(plan, out, [&](int64_t o) {
+    return reduce_gathered_runs<Op>(base + plan.outer_offsets[o], plan.reduce_offsets.data(), depth,
+                                    plan.run);
   });
 }
 
