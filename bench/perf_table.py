@@ -283,11 +283,13 @@ ROWS = [
         manual="the examples print text"),
     Row("examples-resnet", "training step of the C++ examples' ResNet-18 (3×3 stem, 32×32, batch "
         "32, SGD momentum, batch norm training) on the lazy device, vs the same model in PyTorch",
-        "build/lazygen-python bench/pytorch/examples_bench.py --reps 2 --steps 8 --warmup 3",
+        "OPENBLAS_CORETYPE=SkylakeX build/lazygen-python bench/pytorch/examples_bench.py --reps 2 "
+        "--steps 8 --warmup 3",
         manual=TEXT_ONLY),
     Row("examples-gpt", "training step of the C++ examples' GPT-style decoder (4 pre-norm layers, "
         "width 128, 4 heads; 8 × 128 tokens, Adam) on the lazy device, vs PyTorch",
-        "build/lazygen-python bench/pytorch/examples_bench.py --reps 2 --steps 8 --warmup 3",
+        "OPENBLAS_CORETYPE=SkylakeX build/lazygen-python bench/pytorch/examples_bench.py --reps 2 "
+        "--steps 8 --warmup 3",
         manual=TEXT_ONLY),
     # ---- the PyTorch device
     Row("device-step", "the tutorial's training step through the PyTorch device, 2 threads "
@@ -322,11 +324,13 @@ ROWS = [
         manual="the example prints text"),
     Row("models-resnet18", "training step of torchvision's ResNet-18 (32×32, batch 32, SGD "
         "momentum, batch norm training) on the PyTorch device, interleaved with eager",
-        "build/lazygen-python bench/pytorch/models_bench.py --reps 3 --steps 6 --warmup 2",
+        "OPENBLAS_CORETYPE=SkylakeX build/lazygen-python bench/pytorch/models_bench.py --reps 3 "
+        "--steps 12 --warmup 4",
         manual=TEXT_ONLY),
     Row("models-gpt", "training step of a GPT-style decoder (2 pre-norm layers, d 128, causal "
         "mask, tied projection; 8 × 128 tokens, AdamW) on the PyTorch device",
-        "build/lazygen-python bench/pytorch/models_bench.py --reps 3 --steps 6 --warmup 2",
+        "OPENBLAS_CORETYPE=SkylakeX build/lazygen-python bench/pytorch/models_bench.py --reps 3 "
+        "--steps 12 --warmup 4",
         manual=TEXT_ONLY),
     # ---- data-parallel training
     Row("distributed-scaling", "tutorial CNN step, data-parallel: 1 process on 1 core vs 2 "
