@@ -19,6 +19,7 @@
 // scalar path (PyTorch's NaNs). Compiled for AVX-512, AVX2 and the baseline (vector_clones.h).
 // While a row's exponentials are computed, the next row is prefetched a line per strip, so its
 // maximum pass reads from cache instead of waiting for DRAM.
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -87,8 +88,8 @@ inline float exp_nonpositive(float x) {
 
 // A float32 row with a finite maximum `max` (Note [Vectorized float32 softmax rows]). y holds
 // the exponentials between the passes (log_softmax overwrites them).
-LAZYGEN_VECTOR_CLONES void softmax_row_float(const float* __restrict x, float* __restrict y, int64_t n, float max,
-                                             bool log, const float* next) {
+LAZYGEN_VECTOR_CLONES void softmax_row_float(const float* __restrict x, float* __restrict y,
+                                             int64_t n, float max, bool log, const float* next) {
   constexpr int kLanes = 16;
   float lanes[kLanes] = {};
   int64_t i = 0;
@@ -116,31 +117,41 @@ LAZYGEN_VECTOR_CLONES void softmax_row_float(const float* __restrict x, float* _
   }
 }
 
-// The maximum of a float32 row when every element is finite, else NaN (the caller then takes
-// the scalar path, which follows PyTorch for NaNs and infinities). In 16 lanes, each keeping its
-// maximum and x * 0 summed (NaN once an infinity or NaN passed): GCC vectorizes per-lane maxima
-// and sums, not a max reduction with NaN rules.
+// Whether float bits are a NaN or +inf: all-ones exponent, and not -inf.
+inline uint32_t nan_or_plus_inf(uint32_t bits) {
+  return static_cast<uint32_t>((bits & 0x7f800000u) == 0x7f800000u) &
+         static_cast<uint32_t>(bits != 0xff800000u);
+}
+
+// The maximum of a float32 row when no element is NaN or +inf, else NaN (the caller then takes
+// the scalar path, which follows PyTorch for NaNs and infinities). -inf, a masked score, is fine:
+// its exponential is 0 on the vector path too, and a causal mask puts one in most rows. In 16
+// lanes, each keeping its maximum and whether a NaN or +inf passed (integer tests on the bits, so
+// that no float comparison of a NaN keeps GCC from vectorizing): GCC vectorizes per-lane maxima,
+// not a max reduction with NaN rules.
 LAZYGEN_VECTOR_CLONES float row_max_float(const float* __restrict x, int64_t n) {
   constexpr int kLanes = 16;
-  float lanes[kLanes], bad[kLanes] = {};
+  float lanes[kLanes];
+  uint32_t bad[kLanes] = {};
   for (float& lane : lanes) lane = x[0];
   int64_t i = 0;
   for (; i + kLanes <= n; i += kLanes) {
     for (int l = 0; l < kLanes; ++l) {
       lanes[l] = x[i + l] > lanes[l] ? x[i + l] : lanes[l];
-      bad[l] += x[i + l] * 0.0f;
+      bad[l] |= nan_or_plus_inf(std::bit_cast<uint32_t>(x[i + l]));
     }
   }
-  float max = x[0], tail_bad = 0.0f;
+  float max = x[0];
+  uint32_t any_bad = 0;
   for (; i < n; ++i) {
     max = x[i] > max ? x[i] : max;
-    tail_bad += x[i] * 0.0f;
+    any_bad |= nan_or_plus_inf(std::bit_cast<uint32_t>(x[i]));
   }
   for (int l = 0; l < kLanes; ++l) {
     max = lanes[l] > max ? lanes[l] : max;
-    tail_bad += bad[l];
+    any_bad |= bad[l];
   }
-  return tail_bad == tail_bad ? max : std::nanf("");
+  return any_bad == 0 ? max : std::nanf("");
 }
 
 // `next`: the row after x, if the same thread takes it next (prefetched meanwhile), or null.
@@ -194,7 +205,8 @@ Tensor softmax_impl(const char* op, const Tensor& self, int64_t dim, bool half_t
       parallel_for(0, g.outer, std::max<int64_t>(1, kWork / slice), [&](int64_t b, int64_t e) {
         for (int64_t o = b; o < e; ++o) {
           if (g.inner == 1) {
-            softmax_row_dispatch(in + o * slice, y + o * slice, g.n, log, o + 1 < e ? in + (o + 1) * slice : nullptr);
+            softmax_row_dispatch(in + o * slice, y + o * slice, g.n, log,
+                                 o + 1 < e ? in + (o + 1) * slice : nullptr);
           } else {
             softmax_columns(in + o * slice, y + o * slice, g.n, g.inner, log);
           }
