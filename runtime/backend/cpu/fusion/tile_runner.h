@@ -51,6 +51,15 @@ class TileRunner {
     }
   }
 
+  // Whether one walk over many runs of `run` consecutive elements (the outputs of a Trailing
+  // reduction) hands its fold the same pieces as a walk per run: each run whole, in one piece
+  // (rows within a tile, or row tiles folded row by row: See Note [Row tiles]), so that sums
+  // keep their bits.
+  bool walks_whole_runs(int64_t run) const {
+    const int64_t inner = p_.dims.back();
+    return rows_per_tile_ > 1 || (run * 2 <= tile_ && inner % run == 0 && tile_ % run == 0);
+  }
+
  private:
   int64_t load_stride(size_t a, size_t d) const { return p_.load_strides[a * p_.dims.size() + d]; }
   // Whether load a is read in place and contiguous this tile: the inputs streaming groups
@@ -63,17 +72,6 @@ class TileRunner {
   void load(size_t a, int64_t n);
   void run_tile(int64_t n, bool loaded = false);
 
- public:
-  // Whether one walk over many runs of `run` consecutive elements (the outputs of a Trailing
-  // reduction) hands its fold the same pieces as a walk per run: each run whole, in one piece
-  // (rows within a tile, or row tiles folded row by row: See Note [Row tiles]), so that sums
-  // keep their bits.
-  bool walks_whole_runs(int64_t run) const {
-    const int64_t inner = p_.dims.back();
-    return rows_per_tile_ > 1 || (run * 2 <= tile_ && inner % run == 0 && tile_ % run == 0);
-  }
-
- private:
   // Sets rows_per_tile_ and which loads are gathered into tile buffers for row tiles; returns
   // how many are.
   size_t plan_row_tiles(bool* expand);
