@@ -122,11 +122,13 @@ LAZYGEN_MATH_FN2(fmod)
 // ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 // The `exp` and `erf` a pointwise expression calls are, for float on the host, branch-free
 // versions GCC vectorizes inside the tile and eager loops (glibc's expf and erff are scalar
-// calls): gelu's forward and backward over a transformer's MLP activations ran at 17-20 ns an
-// element through erff, 2-3 ns through verf. Accuracy against double over all 2^32 float
-// arguments: vexp within 1.16 ulp of exp, verf within 2.8 ulp of erf (glibc's: within 1; the
-// worst case sits at erf's 0.5 binade edge, elsewhere within 2.1); pointwise_math_test.cpp checks
-// a sample of every 997th float. NaN, infinities and signed zeros are IEEE's.
+// calls): erf over float runs at 2.6-2.9 ns an element through verf, 16-20 through erff. An
+// expression with a floating literal computes in double for float inputs (the usual arithmetic
+// conversions: gelu's `self * 0.7071067811865476`), so it still calls the C library's double
+// functions. Accuracy against double over all 2^32 float arguments: vexp within 1.16 ulp of exp,
+// verf within 2.8 ulp of erf (glibc's: within 1; the worst case sits at erf's 0.5 binade edge,
+// elsewhere within 2.1); pointwise_math_test.cpp checks a sample of every 997th float. NaN,
+// infinities and signed zeros are IEEE's.
 //   vexp: x = n ln2 + r, n rounded by the 1.5 * 2^23 shifter, r in two parts of ln2; exp(r) by
 //         its Taylor series through r^8 (|r| <= ln2 / 2); 2^n scaled in two halves, so that
 //         results near overflow and in the subnormals come out right.
