@@ -6,9 +6,8 @@
 # bench/rebuild_cost.sh measures the whole rebuild). LAZYGEN_LINKER=AUTO (the default) links C and
 # C++ targets with LLD (Debian's `lld`, which scripts/setup installs) when the compiler accepts
 # -fuse-ld=lld, else with the compiler's default linker; DEFAULT keeps the default; LLD requires
-# LLD. The libraries and programs are the
-# same either way (--no-undefined, --as-needed and the registrations' anchors behave alike). CUDA
-# links (nvcc as the driver) keep nvcc's default.
+# LLD. The libraries and programs are the same either way (--no-undefined, --as-needed and the
+# registrations' anchors behave alike). CUDA links (nvcc as the driver) keep nvcc's default.
 set(LAZYGEN_LINKER "AUTO" CACHE STRING "The linker of C and C++ targets: AUTO (LLD when found), LLD, DEFAULT")
 set_property(CACHE LAZYGEN_LINKER PROPERTY STRINGS AUTO LLD DEFAULT)
 if(LAZYGEN_LINKER STREQUAL "DEFAULT")

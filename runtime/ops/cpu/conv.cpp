@@ -392,8 +392,8 @@ void move_taps(T* full, T* crop, const ConvPlan& p) {
       for (int64_t i = 0; i < g.kh; ++i) {
         T* f_row = full + (plane * f.kh + p.ki0 + i) * f.kw + p.kj0;
         T* c_row = crop + (plane * g.kh + i) * g.kw;
-        for (int64_t j = 0; j < g.kw; ++j)
-          (ToCrop ? c_row[j] : f_row[j]) = ToCrop ? f_row[j] : c_row[j];
+        const T* from = ToCrop ? f_row : c_row;
+        std::copy(from, from + g.kw, ToCrop ? c_row : f_row);
       }
     }
   });
@@ -430,7 +430,8 @@ void conv_backward_input(const ConvArgs<T>& a, const ConvPlan& p) {
   });
 }
 
-// dw = the sum over blocks; each thread sums its own blocks' share first.
+// dw = the sum over blocks; each thread sums its own blocks' share first. Summed into out itself,
+// or, for a cropped kernel, into the cropped gradient, whose taps then go into out's zeros.
 template <class T>
 void conv_backward_weight(const ConvArgs<T>& a, const ConvPlan& p) {
   std::fill_n(a.out, p.full.o * p.full.col_rows(), T(0));
@@ -438,7 +439,7 @@ void conv_backward_weight(const ConvArgs<T>& a, const ConvPlan& p) {
   const int64_t size = p.g.o * p.g.col_rows();
   const Tensor crop = make_cpu_tensor({p.cropped() ? size : 0}, dtype_of<T>());
   T* dw = p.cropped() ? crop.data_ptr<T>() : a.out;
-  std::fill_n(dw, size, T(0));
+  if (p.cropped()) std::fill_n(dw, size, T(0));
   std::mutex mu;
   auto block = [&](int64_t s0, int64_t count, Scratch<T>& scratch) {
     if (!scratch.acc.defined()) {

@@ -49,14 +49,10 @@ class Scratch {
 // tile (See Note [Row tiles]), a few elements long, so a plain loop.
 template <class U>
 void copy_row(char* dst, const char* src, int64_t step, int64_t n) {
+  if (step == 0) return splat_fill<U>(dst, src, n);
   U* d = reinterpret_cast<U*>(dst);
   const U* s = reinterpret_cast<const U*>(src);
-  if (step == 0) {
-    const U v = s[0];
-    for (int64_t i = 0; i < n; ++i) d[i] = v;
-  } else {
-    for (int64_t i = 0; i < n; ++i) d[i] = s[i * step];
-  }
+  for (int64_t i = 0; i < n; ++i) d[i] = s[i * step];
 }
 
 size_t align64(size_t n) {
@@ -136,8 +132,11 @@ TileRunner::TileRunner(const GroupProgram& p, const GroupBindings& b)
 // a load that is contiguous across rows (dense over the whole iteration) or constant (all
 // strides 0) is read in place as before; any other load is gathered row by row into a tile
 // buffer of its own, per-channel values repeated along their rows. Outputs are dense over the
-// iteration, so they span rows as they are. Groups that reduce (their folds are per row) and
-// AOT kernels keep row-bounded tiles. The arithmetic per element is unchanged.
+// iteration, so they span rows as they are. A Trailing reduction whose outputs are whole rows
+// (ResNet's average pool over 1x1 planes) folds a row tile row by row: the same pieces in the
+// same order as row-bounded tiles, so its sums keep their bits (TileRunner::walks_whole_runs).
+// Other reductions and AOT kernels keep row-bounded tiles. The arithmetic per element is
+// unchanged.
 size_t TileRunner::plan_row_tiles(bool* expand) {
   const int64_t inner = p_.dims.back();
   const size_t dims = p_.dims.size();
