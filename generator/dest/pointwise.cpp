@@ -6,6 +6,7 @@
 #include "api/signature.h"
 #include "dest/common.h"
 #include "dest/emit.h"
+#include "model/expr_scan.h"
 #include "model/kernel_dtypes.h"
 #include "model/pointwise_functions.h"
 
@@ -25,16 +26,17 @@ std::string pointwise_functor(const EmitContext& ctx, const OpEntry& op) {
   std::vector<std::string> params;
   for (const Argument* a : in.tensors) params.push_back("T " + api::cpp_name(a->name));
   for (const Argument* a : in.scalars) params.push_back("T " + api::cpp_name(a->name));
-  return ctx.templates.render("pointwise_functor.h.tmpl", {
-      {"schema", op.func},
-      {"functor", api::functor_name(op.schema.name)},
-      {"num_tensors", std::to_string(in.tensors.size())},
-      {"num_scalars", std::to_string(in.scalars.size())},
-      {"params", join(params, ", ")},
-      {"expression", *op.pointwise},
-      {"dtype_mask", hex_literal(compute_dtype_mask(op))},
-      {"compute_dtypes", join(compute_dtypes(op), " ")},
-  });
+  return ctx.templates.render("pointwise_functor.h.tmpl",
+                              {
+                                  {"schema", op.func},
+                                  {"functor", api::functor_name(op.schema.name)},
+                                  {"num_tensors", std::to_string(in.tensors.size())},
+                                  {"num_scalars", std::to_string(in.scalars.size())},
+                                  {"params", join(params, ", ")},
+                                  {"expression", wrap_floating_literals(*op.pointwise, "fp<T>")},
+                                  {"dtype_mask", hex_literal(compute_dtype_mask(op))},
+                                  {"compute_dtypes", join(compute_dtypes(op), " ")},
+                              });
 }
 
 // The values of an eager pointwise kernel's template (cpu_pointwise_kernel.cpp.tmpl and

@@ -102,4 +102,35 @@ std::string rename_variables(std::string_view expr, std::string_view from, std::
   return out;
 }
 
+std::string wrap_floating_literals(std::string_view expr, std::string_view wrapper) {
+  std::string out;
+  size_t i = 0;
+  while (i < expr.size()) {
+    const char c = expr[i];
+    const bool after_ident = i > 0 && (ident_char(expr[i - 1]) || expr[i - 1] == '.');
+    const bool starts_number =
+        std::isdigit(static_cast<unsigned char>(c)) ||
+        (c == '.' && i + 1 < expr.size() && std::isdigit(static_cast<unsigned char>(expr[i + 1])));
+    if (!starts_number || after_ident) {
+      out += c;
+      ++i;
+      continue;
+    }
+    const size_t end = skip_number(expr, i);
+    const std::string_view number = expr.substr(i, end - i);
+    const bool hex =
+        number.size() > 1 && number[0] == '0' && (number[1] == 'x' || number[1] == 'X');
+    const bool float_suffix = number.back() == 'f' || number.back() == 'F';
+    const bool floating =
+        !hex && !float_suffix && number.find_first_of(".eE") != std::string_view::npos;
+    if (floating) {
+      out.append(wrapper).append("(").append(number).append(")");
+    } else {
+      out.append(number);
+    }
+    i = end;
+  }
+  return out;
+}
+
 }  // namespace lazygen::gen

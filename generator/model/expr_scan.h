@@ -24,4 +24,9 @@ std::vector<ExprIdent> scan_identifiers(std::string_view expr);
 // Replaces each variable (not call, not member) named `from` by `to`.
 std::string rename_variables(std::string_view expr, std::string_view from, std::string_view to);
 
+// Wraps each double literal (a decimal number with `.` or an exponent and no `f` suffix: `0.5`,
+// `1e-5`) in `wrapper(...)`, e.g. `x * 0.5` -> `x * fp<T>(0.5)`. Float literals (`2.0f`), integer
+// and hexadecimal literals and numbers inside identifiers stay as written.
+std::string wrap_floating_literals(std::string_view expr, std::string_view wrapper);
+
 }  // namespace lazygen::gen

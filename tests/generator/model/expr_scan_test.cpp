@@ -85,5 +85,15 @@ TEST(ExprScan, RenameWithoutMatchesReturnsTheInput) {
   EXPECT_EQ(rename_variables("1e5 + other", "self", "a"), "1e5 + other");
 }
 
+TEST(ExprScan, DoubleLiteralsAreWrappedAndOthersKept) {
+  EXPECT_EQ(wrap_floating_literals("self * 0.5 * (1 + erf(self * 0.70710678))", "fp<T>"),
+            "self * fp<T>(0.5) * (1 + erf(self * fp<T>(0.70710678)))");
+  EXPECT_EQ(wrap_floating_literals("x * 1e-5 + 2.0f / .25 - 3", "w"),
+            "x * w(1e-5) + 2.0f / w(.25) - 3");
+  EXPECT_EQ(wrap_floating_literals("a2 + log10(x) + 0x1F + 7", "w"), "a2 + log10(x) + 0x1F + 7");
+  EXPECT_EQ(wrap_floating_literals("where(self < -3, 0, x * 1.5e+3)", "w"),
+            "where(self < -3, 0, x * w(1.5e+3))");
+}
+
 }  // namespace
 }  // namespace lazygen::gen

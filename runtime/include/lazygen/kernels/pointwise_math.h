@@ -122,10 +122,9 @@ LAZYGEN_MATH_FN2(fmod)
 // ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 // The `exp` and `erf` a pointwise expression calls are, for float on the host, branch-free
 // versions GCC vectorizes inside the tile and eager loops (glibc's expf and erff are scalar
-// calls): erf over float runs at 2.6-2.9 ns an element through verf, 16-20 through erff. An
-// expression with a floating literal computes in double for float inputs (the usual arithmetic
-// conversions: gelu's `self * 0.7071067811865476`), so it still calls the C library's double
-// functions. Accuracy against double over all 2^32 float arguments: vexp within 1.16 ulp of exp,
+// calls): erf over float runs at 2.6-2.9 ns an element through verf, 16-20 through erff. A
+// double literal takes the compute type (fp<T>, below), so gelu's erf takes this path too.
+// Accuracy against double over all 2^32 float arguments: vexp within 1.16 ulp of exp,
 // verf within 2.8 ulp of erf (glibc's: within 1; the worst case sits at erf's 0.5 binade edge,
 // elsewhere within 2.1); pointwise_math_test.cpp checks a sample of every 997th float. NaN,
 // infinities and signed zeros are IEEE's.
@@ -287,6 +286,13 @@ LAZYGEN_HD I ipow(I base, I exponent) {
 }
 
 }  // namespace detail
+
+// A double literal of a `pointwise:` expression, which the generator writes as `fp<T>(0.5)`: of
+// the compute type T when T is floating, so that float kernels compute in float as PyTorch's do
+// (a bare `0.5` would promote `self * 0.5` to double); float, PyTorch's default dtype, for
+// integral and bool T.
+template <class T>
+using fp = detail::float_of_t<T>;
 
 // ---- Of one value, in floating point (integral and bool arguments compute in float) ----
 #define LAZYGEN_FLOATING_FN(name, impl)                         \

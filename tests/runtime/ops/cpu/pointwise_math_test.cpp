@@ -1,5 +1,6 @@
 // Tests for lazygen/kernels/pointwise_math.h.
 #include "lazygen/kernels/pointwise_math.h"
+#include "lazygen/generated/pointwise/_gelu_erf.h"
 
 #include <gtest/gtest.h>
 
@@ -64,6 +65,17 @@ TEST(PointwiseMath, TranscendentalsKeepFloatingTypesAndPromoteIntegers) {
   EXPECT_FLOAT_EQ(tanh(0.5f), std::tanh(0.5f));
   EXPECT_FLOAT_EQ(sigmoid(0.0f), 0.5f);
   EXPECT_NEAR(sigmoid(-100.0), 0.0, 1e-40);
+}
+
+// gelu's expression holds double literals; the generator writes them as fp<T>(...), so its float
+// kernel computes in float (as PyTorch's does) and reaches the vectorizable erf.
+TEST(PointwiseMath, DoubleLiteralsTakeTheComputeType) {
+  static_assert(std::is_same_v<fp<float>, float> && std::is_same_v<fp<double>, double>);
+  static_assert(std::is_same_v<fp<int64_t>, float> && std::is_same_v<fp<bool>, float>);
+  static_assert(std::is_same_v<decltype(UnderscoreGeluErf{}(1.0f)), float>);
+  static_assert(std::is_same_v<decltype(UnderscoreGeluErf{}(1.0)), double>);
+  const float x = 0.75f;
+  EXPECT_EQ(UnderscoreGeluErf{}(x), x * 0.5f * (1 + detail::verf(x * 0.70710678f)));
 }
 
 TEST(PointwiseMath, AbsKeepsTheTypeAndClearsTheSignOfZero) {

@@ -14,7 +14,7 @@ struct UnderscoreGeluErf {
   static constexpr unsigned kDTypes = 0x18;  // float32 float64
   template <class T>
   LAZYGEN_HD auto operator()(T self) const {
-    return self * 0.5 * (1 + erf(self * 0.7071067811865476));
+    return self * fp<T>(0.5) * (1 + erf(self * fp<T>(0.7071067811865476)));
   }
 };
 

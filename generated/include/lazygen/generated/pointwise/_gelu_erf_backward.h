@@ -14,8 +14,8 @@ struct UnderscoreGeluErfBackward {
   static constexpr unsigned kDTypes = 0x18;  // float32 float64
   template <class T>
   LAZYGEN_HD auto operator()(T grad_output, T self) const {
-    return grad_output * (0.5 * (1 + erf(self * 0.7071067811865476)) +
-                          self * (0.3989422804014327 * exp(self * self * -0.5)));
+    return grad_output * (fp<T>(0.5) * (1 + erf(self * fp<T>(0.7071067811865476))) +
+                          self * (fp<T>(0.3989422804014327) * exp(self * self * -fp<T>(0.5))));
   }
 };
 

@@ -14,7 +14,8 @@ struct UnderscoreGeluTanh {
   static constexpr unsigned kDTypes = 0x18;  // float32 float64
   template <class T>
   LAZYGEN_HD auto operator()(T self) const {
-    return 0.5 * self * (1 + tanh(0.7978845608028654 * (self + 0.044715 * (self * self * self))));
+    return fp<T>(0.5) * self *
+           (1 + tanh(fp<T>(0.7978845608028654) * (self + fp<T>(0.044715) * (self * self * self))));
   }
 };
 

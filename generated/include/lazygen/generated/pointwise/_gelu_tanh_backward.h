@@ -14,12 +14,14 @@ struct UnderscoreGeluTanhBackward {
   static constexpr unsigned kDTypes = 0x18;  // float32 float64
   template <class T>
   LAZYGEN_HD auto operator()(T grad_output, T self) const {
-    return grad_output *
-           (0.5 * (1 + tanh(0.7978845608028654 * (self + 0.044715 * (self * self * self)))) +
-            0.5 * self *
-                (1 - tanh(0.7978845608028654 * (self + 0.044715 * (self * self * self))) *
-                         tanh(0.7978845608028654 * (self + 0.044715 * (self * self * self)))) *
-                (0.7978845608028654 * (1 + 0.134145 * self * self)));
+    return grad_output * (fp<T>(0.5) * (1 + tanh(fp<T>(0.7978845608028654) *
+                                                 (self + fp<T>(0.044715) * (self * self * self)))) +
+                          fp<T>(0.5) * self *
+                              (1 - tanh(fp<T>(0.7978845608028654) *
+                                        (self + fp<T>(0.044715) * (self * self * self))) *
+                                       tanh(fp<T>(0.7978845608028654) *
+                                            (self + fp<T>(0.044715) * (self * self * self)))) *
+                              (fp<T>(0.7978845608028654) * (1 + fp<T>(0.134145) * self * self)));
   }
 };
 

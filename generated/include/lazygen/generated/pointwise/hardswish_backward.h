@@ -14,7 +14,8 @@ struct HardswishBackward {
   static constexpr unsigned kDTypes = 0x18;  // float32 float64
   template <class T>
   LAZYGEN_HD auto operator()(T grad_output, T self) const {
-    return where(self < -3, 0, where(self <= 3, grad_output * (self / 3 + 0.5), grad_output));
+    return where(self < -3, 0,
+                 where(self <= 3, grad_output * (self / 3 + fp<T>(0.5)), grad_output));
   }
 };
 

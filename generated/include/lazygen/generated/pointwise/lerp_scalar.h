@@ -14,7 +14,7 @@ struct LerpScalar {
   static constexpr unsigned kDTypes = 0x18;  // float32 float64
   template <class T>
   LAZYGEN_HD auto operator()(T self, T end, T weight) const {
-    return where(abs(weight) < 0.5, self + weight * (end - self),
+    return where(abs(weight) < fp<T>(0.5), self + weight * (end - self),
                  end - (end - self) * (1 - weight));
   }
 };
