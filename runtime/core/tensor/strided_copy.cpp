@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "core/tensor/strided_loop.h"
+#include "core/thread_pool.h"
 
 namespace lazygen::detail {
 namespace {
@@ -68,12 +69,17 @@ void convert_elements(DType from, const char* src, int64_t src_stride, DType to,
 }
 
 void copy_into(const char* op, const Tensor& dst, const Tensor& src) {
+  // Elements per thread's share at the least: smaller copies run on the caller alone.
+  constexpr int64_t kGrain = 64 * 1024;
   const Tensor inputs[] = {src};
   const StridedPlan plan = make_strided_plan(op, dst, inputs);
   if (plan.numel == 0) return;
-  if (plan.dense) {  // one call over everything: memmove or a single conversion loop
-    convert_elements(plan.dtypes[1], plan.data[1], plan.strides[1][0], plan.dtypes[0], plan.data[0],
-                     plan.strides[0][0], plan.numel);
+  if (plan.dense) {  // one call per thread: memmove or a single conversion loop
+    const int64_t in_stride = plan.strides[1][0], out_stride = plan.strides[0][0];
+    cpu::parallel_for(0, plan.numel, kGrain, [&](int64_t b, int64_t e) {
+      convert_elements(plan.dtypes[1], plan.data[1] + b * in_stride, in_stride, plan.dtypes[0],
+                       plan.data[0] + b * out_stride, out_stride, e - b);
+    });
     return;
   }
   auto copy_block = [&](const StridedBlock& b) {
@@ -92,7 +98,8 @@ void copy_into(const char* op, const Tensor& dst, const Tensor& src) {
                        b.data[0] + r * b.row_strides[0], b.strides[0], b.n);
     }
   };
-  for_each_block(plan, 0, plan.numel, copy_block);
+  cpu::parallel_for(0, plan.numel, kGrain,
+                    [&](int64_t b, int64_t e) { for_each_block(plan, b, e, copy_block); });
 }
 
 }  // namespace lazygen::detail

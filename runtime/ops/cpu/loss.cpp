@@ -1,4 +1,4 @@
-// _log_softmax_backward_data, nll_loss and nll_loss_backward (training_kernels.h).
+// nll_loss and nll_loss_backward (training_kernels.h).
 //
 // Sums accumulate in double. nll_loss's two passes (forward and backward) share one walk over
 // the targets (for_each_target), so they agree on which samples count and on the total weight.
@@ -11,84 +11,10 @@
 #include "core/tensor/tensor_impl.h"
 #include "core/thread_pool.h"
 #include "lazygen/factory.h"
-#include "lazygen/generated/cpu/mul_tensor.h"
-#include "lazygen/generated/cpu/sub_tensor.h"
-#include "lazygen/generated/cpu/sum_dim_intlist.h"
 #include "ops/cpu/training_kernels.h"
 #include "ops/shape/training_shapes.h"
 
 namespace lazygen::cpu {
-namespace {
-
-constexpr int64_t kWork = 32 * 1024;
-
-// [outer, n, inner] with dim in the middle.
-struct Geometry {
-  int64_t outer = 1, n = 1, inner = 1;
-};
-
-Geometry geometry(const std::vector<int64_t>& sizes, int64_t d) {
-  Geometry g;
-  for (int64_t i = 0; i < static_cast<int64_t>(sizes.size()); ++i) {
-    (i < d ? g.outer : i == d ? g.n : g.inner) *= sizes[i];
-  }
-  return g;
-}
-
-// One [n, inner] slice: dx = dy - exp(y) * sum(dy) down each column.
-template <class T>
-void log_softmax_backward_slice(const T* dy, const T* y, T* dx, int64_t n, int64_t inner) {
-  std::vector<double> sum(static_cast<size_t>(inner), 0.0);
-  for (int64_t i = 0; i < n; ++i) {
-    for (int64_t j = 0; j < inner; ++j) sum[j] += dy[i * inner + j];
-  }
-  for (int64_t i = 0; i < n; ++i) {
-    for (int64_t j = 0; j < inner; ++j) {
-      const int64_t k = i * inner + j;
-      dx[k] = dy[k] - std::exp(y[k]) * static_cast<T>(sum[j]);
-    }
-  }
-}
-
-}  // namespace
-
-// y * (dy - sum(dy * y, dim)): softmax's vector-Jacobian product, from the eager cpu kernels (a
-// kernel calls kernels of its own layer, never the op API above it: Note [Runtime layers]).
-Tensor _softmax_backward_data(const Tensor& grad_output, const Tensor& output, int64_t dim,
-                              DType input_dtype) {
-  compute_shape__softmax_backward_data(grad_output.shape(), output.shape(), dim, input_dtype);
-  const std::optional<std::vector<int64_t>> dims = std::vector<int64_t>{dim};
-  const Tensor dot = sum_dim_intlist(mul_tensor(grad_output, output), dims, true, std::nullopt);
-  return mul_tensor(output, sub_tensor(grad_output, dot, Scalar(1)));
-}
-
-Tensor _log_softmax_backward_data(const Tensor& grad_output, const Tensor& output, int64_t dim,
-                                  DType input_dtype) {
-  constexpr const char* kOp = "_log_softmax_backward_data";
-  const Shape shape = compute_shape__log_softmax_backward_data(grad_output.shape(), output.shape(),
-                                                               dim, input_dtype)[0];
-  const int64_t d = wrap_dim(kOp, dim, std::max<int64_t>(grad_output.dim(), 1));
-  const Tensor dy = grad_output.contiguous(), y = output.contiguous();
-  Tensor out = make_cpu_tensor(shape.sizes, dy.dtype());
-  const Geometry g = geometry(shape.sizes, grad_output.dim() == 0 ? -1 : d);
-  const int64_t slice = g.n * g.inner;
-  dispatch_dtype(dy.dtype(), [&](auto tag) {
-    using T = decltype(tag);
-    if constexpr (std::is_floating_point_v<T>) {
-      const T* pdy = dy.data_ptr<T>();
-      const T* py = y.data_ptr<T>();
-      T* px = out.data_ptr<T>();
-      parallel_for(0, g.outer, std::max<int64_t>(1, kWork / std::max<int64_t>(1, slice)),
-                   [&](int64_t b, int64_t e) {
-                     for (int64_t o = b; o < e; ++o) {
-                       log_softmax_backward_slice(pdy + o * slice, py + o * slice, px + o * slice,
-                                                  g.n, g.inner);
-                     }
-                   });
-    }
-  });
-  return out;  // grad_output's dtype (the shape function's), as PyTorch 1.13 returns
-}
 
 namespace {
 

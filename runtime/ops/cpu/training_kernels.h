@@ -61,12 +61,15 @@ Tensor max_pool2d_backward(const Tensor& grad_output, const Tensor& self,
                            const std::vector<int64_t>& stride, const std::vector<int64_t>& padding,
                            const std::vector<int64_t>& dilation, bool ceil_mode);
 
-// ---- losses (ops/cpu/loss.cpp)
-// grad_output - exp(output) * sum(grad_output, dim), with output = log_softmax(input, dim).
+// ---- softmax backward (ops/cpu/softmax_backward.cpp)
+// output * (grad_output - sum(grad_output * output, dim)), with output = softmax(input, dim).
 Tensor _softmax_backward_data(const Tensor& grad_output, const Tensor& output, int64_t dim,
                               DType input_dtype);
+// grad_output - exp(output) * sum(grad_output, dim), with output = log_softmax(input, dim).
 Tensor _log_softmax_backward_data(const Tensor& grad_output, const Tensor& output, int64_t dim,
                                   DType input_dtype);
+
+// ---- losses (ops/cpu/loss.cpp)
 // -weight[t] * self[i, t] per sample i with target t != ignore_index; mean divides by the sum of
 // those weights (NaN when it is 0). A target outside [0, classes) throws std::out_of_range.
 // An engaged but undefined weight counts as absent (backward functions save None that way).

@@ -146,5 +146,24 @@ TEST(CopyInto, HandlesEmptyAndScalarTensors) {
   EXPECT_EQ(s.item<float>(), 2.5f);
 }
 
+// Large enough that threads split the range (dense, strided rows and transposed tiles alike).
+TEST(CopyInto, LargeCopiesSplitAcrossThreadsAndCoverEveryElement) {
+  const int64_t rows = 700, cols = 600;
+  Tensor src = arange(0, rows * cols, 1, DType::Int64);
+  Tensor dense = empty({rows * cols}, DType::Int64);
+  copy_into("copy_", dense, src);
+  EXPECT_EQ(values<int64_t>(dense), values<int64_t>(src));
+  // src seen as [cols, rows] transposed, written into a slice of a wider output (cat's case).
+  Tensor out = zeros({rows, cols + 3}, DType::Float64);
+  copy_into("cat", view(out, {rows, cols}, {cols + 3, 1}, 3), view(src, {rows, cols}, {1, rows}));
+  const std::vector<double> got = values<double>(out);
+  for (int64_t r = 0; r < rows; ++r) {
+    for (int64_t c = 0; c < cols + 3; ++c) {
+      const double want = c < 3 ? 0.0 : static_cast<double>((c - 3) * rows + r);
+      ASSERT_EQ(got[static_cast<size_t>(r * (cols + 3) + c)], want) << r << ", " << c;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace lazygen

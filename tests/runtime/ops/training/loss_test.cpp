@@ -1,4 +1,4 @@
-// Tests for _log_softmax_backward_data, nll_loss and nll_loss_backward (ops/cpu/loss.cpp) against
+// Tests for nll_loss and nll_loss_backward (ops/cpu/loss.cpp) against
 // direct loops: every reduction, class weights, ignore_index, unbatched inputs, bad targets, and
 // lazy against eager.
 #include <gtest/gtest.h>
@@ -6,8 +6,6 @@
 #include <cmath>
 
 #include "lazygen/factory.h"
-#include "lazygen/generated/cpu/_log_softmax.h"
-#include "lazygen/generated/cpu/_log_softmax_backward_data.h"
 #include "lazygen/generated/cpu/nll_loss.h"
 #include "lazygen/generated/cpu/nll_loss_backward.h"
 #include "lazygen/generated/ops/_log_softmax.h"
@@ -24,38 +22,6 @@ namespace {
 
 using testing::expect_near_all;
 using testing::values;
-
-TEST(LogSoftmaxBackward, IsGradMinusSoftmaxTimesRowSum) {
-  Generator g(8);
-  Tensor x = randn({3, 4, 5}, g, DType::Float64);
-  for (int64_t dim = -1; dim < 3; ++dim) {
-    SCOPED_TRACE(dim);
-    Tensor y = cpu::_log_softmax(x, dim, false);
-    Tensor dy = randn({3, 4, 5}, g, DType::Float64);
-    const auto yv = values<double>(y), dyv = values<double>(dy);
-    const int64_t d = dim < 0 ? 2 : dim, stride = d == 0 ? 20 : d == 1 ? 5 : 1, n = x.size(d);
-    std::vector<double> want(yv.size());
-    for (size_t i = 0; i < yv.size(); ++i) {
-      // The first element of i's slice along d, then the sum of dy down that slice.
-      const int64_t k = static_cast<int64_t>(i);
-      const int64_t base = k - ((k / stride) % n) * stride;
-      double sum = 0;
-      for (int64_t j = 0; j < n; ++j) sum += dyv[base + j * stride];
-      want[i] = dyv[i] - std::exp(yv[i]) * sum;
-    }
-    expect_near_all(cpu::_log_softmax_backward_data(dy, y, dim, DType::Float64), want, 1e-12);
-  }
-}
-
-TEST(LogSoftmaxBackward, RejectsMismatchedOperands) {
-  EXPECT_THROW(cpu::_log_softmax_backward_data(zeros({2, 3}), zeros({3, 2}), 1, DType::Float32),
-               ShapeError);
-  EXPECT_THROW(cpu::_log_softmax_backward_data(zeros({2, 3}), zeros({2, 3}), 2, DType::Float32),
-               ShapeError);
-  EXPECT_THROW(cpu::_log_softmax_backward_data(zeros({2}, DType::Int64), zeros({2}, DType::Int64),
-                                               0, DType::Int64),
-               ShapeError);
-}
 
 struct NllCase {
   int64_t reduction;
