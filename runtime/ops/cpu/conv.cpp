@@ -43,6 +43,7 @@
 #include "lazygen/conv.h"
 #include "lazygen/metrics.h"
 #include "ops/cpu/blas_gemm.h"
+#include "ops/cpu/onednn_conv.h"
 #include "ops/cpu/training_kernels.h"
 #include "ops/cpu/winograd.h"
 #include "ops/shape/training_shapes.h"
@@ -165,13 +166,23 @@ void transfer(T* planes, T* col, const Conv2dGeometry& g, int64_t ld) {
   }
 }
 
-// Whether this call runs Winograd; counts the choice (lazygen/conv.h).
-bool use_winograd(const Conv2dGeometry& g) {
-  static metrics::Counter& winograd = metrics::counter("conv.winograd");
-  static metrics::Counter& im2col = metrics::counter("conv.im2col");
-  const bool use = winograd_enabled() && winograd_applies(g);
-  (use ? winograd : im2col).add();
-  return use;
+enum class Algorithm { Im2col, Winograd, OneDnn };
+
+// The algorithm this call runs in compute type T; counts the choice (lazygen/conv.h).
+template <class T>
+Algorithm choose(const Conv2dGeometry& g, ConvPass pass) {
+  static metrics::Counter* const counters[] = {&metrics::counter("conv.im2col"),
+                                               &metrics::counter("conv.winograd"),
+                                               &metrics::counter("conv.onednn")};
+  Algorithm a = Algorithm::Im2col;
+  if constexpr (std::is_floating_point_v<T>) {
+    if (winograd_enabled() && winograd_applies(g)) a = Algorithm::Winograd;
+  }
+  if constexpr (std::is_same_v<T, float>) {
+    if (a == Algorithm::Im2col && onednn_conv_runs(g, pass)) a = Algorithm::OneDnn;
+  }
+  counters[static_cast<int>(a)]->add();
+  return a;
 }
 
 // One thread's scratch: a column matrix (none for a 1x1 kernel in blocks of one) and a
@@ -476,9 +487,17 @@ Tensor conv2d(const Tensor& input, const Tensor& weight, const std::optional<Ten
     using T = decltype(tag);
     if constexpr (!std::is_same_v<T, bool>) {  // refused by the shape rule
       const T* bp = has_bias ? b.data_ptr<T>() : nullptr;
+      const Algorithm algorithm = choose<T>(g, ConvPass::Forward);
       if constexpr (std::is_floating_point_v<T>) {
-        if (use_winograd(g)) {
+        if (algorithm == Algorithm::Winograd) {
           winograd_forward(x.data_ptr<T>(), w.data_ptr<T>(), bp, out.data_ptr<T>(), g);
+          return;
+        }
+      }
+      if constexpr (std::is_same_v<T, float>) {
+        if (algorithm == Algorithm::OneDnn) {
+          onednn_conv(ConvPass::Forward, g, x.data_ptr<T>(), w.data_ptr<T>(), bp,
+                      out.data_ptr<T>());
           return;
         }
       }
@@ -506,9 +525,17 @@ Tensor conv2d_backward_input(const Tensor& grad_output, const Tensor& weight,
   dispatch_dtype(shape.dtype, [&](auto tag) {
     using T = decltype(tag);
     if constexpr (std::is_floating_point_v<T>) {
-      if (use_winograd(g)) {
+      const Algorithm algorithm = choose<T>(g, ConvPass::BackwardInput);
+      if (algorithm == Algorithm::Winograd) {
         winograd_backward_input(dy.data_ptr<T>(), w.data_ptr<T>(), out.data_ptr<T>(), g);
         return;
+      }
+      if constexpr (std::is_same_v<T, float>) {
+        if (algorithm == Algorithm::OneDnn) {
+          onednn_conv(ConvPass::BackwardInput, g, dy.data_ptr<T>(), w.data_ptr<T>(), nullptr,
+                      out.data_ptr<T>());
+          return;
+        }
       }
       const ConvPlan p = plan_conv(g, sizeof(T));
       const Tensor wk = gemm_kernel(w, p);
@@ -534,9 +561,17 @@ Tensor conv2d_backward_weight(const Tensor& grad_output, const Tensor& input,
   dispatch_dtype(shape.dtype, [&](auto tag) {
     using T = decltype(tag);
     if constexpr (std::is_floating_point_v<T>) {
-      if (use_winograd(g)) {
+      const Algorithm algorithm = choose<T>(g, ConvPass::BackwardWeight);
+      if (algorithm == Algorithm::Winograd) {
         winograd_backward_weight(dy.data_ptr<T>(), x.data_ptr<T>(), out.data_ptr<T>(), g);
         return;
+      }
+      if constexpr (std::is_same_v<T, float>) {
+        if (algorithm == Algorithm::OneDnn) {
+          onednn_conv(ConvPass::BackwardWeight, g, dy.data_ptr<T>(), x.data_ptr<T>(), nullptr,
+                      out.data_ptr<T>());
+          return;
+        }
       }
       conv_backward_weight(
           ConvArgs<T>{x.data_ptr<T>(), nullptr, dy.data_ptr<T>(), nullptr, out.data_ptr<T>()},

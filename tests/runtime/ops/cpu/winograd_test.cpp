@@ -237,7 +237,8 @@ std::pair<int64_t, int64_t> count_calls(const Tensor& x, const Tensor& w, const 
 TEST(Winograd, SwitchChoosesTheAlgorithmAndBothAgree) {
   Generator gen(4);
   Tensor x = randn({2, 8, 9, 9}, gen), w = randn({6, 8, 3, 3}, gen), dy = randn({2, 6, 9, 9}, gen);
-  const bool was = winograd_enabled();
+  const bool was = winograd_enabled(), onednn_was = onednn_enabled();
+  set_onednn_enabled(false);  // Winograd against im2col (Winograd goes before oneDNN anyway)
   set_winograd_enabled(true);
   EXPECT_EQ(count_calls(x, w, dy), std::make_pair(int64_t{3}, int64_t{0}));
   const Tensor fast = cpu::conv2d(x, w, std::nullopt, pair(1), pair(1), pair(1), 1);
@@ -246,6 +247,7 @@ TEST(Winograd, SwitchChoosesTheAlgorithmAndBothAgree) {
   EXPECT_EQ(count_calls(x, w, dy), std::make_pair(int64_t{0}, int64_t{3}));
   const Tensor slow = cpu::conv2d(x, w, std::nullopt, pair(1), pair(1), pair(1), 1);
   set_winograd_enabled(was);
+  set_onednn_enabled(onednn_was);
   const auto a = values<double>(fast), c = values<double>(slow);
   ASSERT_EQ(a.size(), c.size());
   for (size_t i = 0; i < a.size(); ++i) EXPECT_NEAR(a[i], c[i], 1e-4 * (1 + std::abs(c[i])));

@@ -3,10 +3,12 @@
 // errors; and lazy against eager through the op API.
 #include <gtest/gtest.h>
 
+#include "lazygen/conv.h"
 #include "lazygen/factory.h"
 #include "lazygen/generated/ops/conv2d.h"
 #include "lazygen/generated/ops/conv2d_backward_input.h"
 #include "lazygen/generated/ops/conv2d_backward_weight.h"
+#include "lazygen/metrics.h"
 #include "ops/cpu/training_kernels.h"
 #include "runtime/ops/training/training_reference.h"
 
@@ -82,6 +84,46 @@ TEST(Conv2d, BackwardOpsMatchDirectSummation) {
     expect_near_all(dx, ref.dx, 1e-10);
     expect_near_all(dw, ref.dw, 1e-10);
   }
+}
+
+// float32 passes over planes large enough for oneDNN (Note [oneDNN convolution]) against the
+// direct summation, with strides, padding, dilation, groups and bias; skipped where the library
+// is absent. With oneDNN off, im2col gives the same within float32 rounding.
+TEST(Conv2d, OneDnnPassesMatchDirectSummation) {
+  const std::vector<ConvCase> big = {
+      {{2, 3, 12, 12}, {8, 3, 3, 3}, {1, 1, 1, 1, 1, 1, 1}},  // every pass on oneDNN (plane 144)
+      {{3, 4, 17, 15}, {6, 2, 3, 2}, {2, 1, 1, 0, 1, 2, 2}},  // strided, dilated, grouped
+      {{2, 16, 6, 6}, {16, 1, 3, 3}, {1, 1, 1, 1, 1, 1, 16}, false},  // depthwise; plane 36
+  };
+  metrics::Counter& onednn = metrics::counter("conv.onednn");
+  Generator g(4);
+  for (const ConvCase& c : big) {
+    SCOPED_TRACE(sizes_str(c.x) + " * " + sizes_str(c.w));
+    const auto& a = c.a;
+    Tensor x = randn(c.x, g), w = randn(c.w, g);
+    Tensor b = c.bias ? randn({c.w[0]}, g) : Tensor();
+    const auto shape = testing::naive_conv(x, w, Tensor(), {}, a).y_sizes;
+    Tensor dy = randn(shape, g);
+    const auto ref = testing::naive_conv(x, w, b, values<double>(dy), a);
+    for (bool on : {true, false}) {
+      set_onednn_enabled(on);
+      const int64_t before = onednn.value();
+      Tensor y = run_conv(x, w, b, a);
+      Tensor dx = cpu::conv2d_backward_input(dy, w, c.x, pair(a.sh, a.sw), pair(a.ph, a.pw),
+                                             pair(a.dh, a.dw), a.groups);
+      Tensor dw = cpu::conv2d_backward_weight(dy, x, c.w, pair(a.sh, a.sw), pair(a.ph, a.pw),
+                                              pair(a.dh, a.dw), a.groups);
+      if (on && onednn.value() == before) {
+        set_onednn_enabled(true);
+        GTEST_SKIP() << "oneDNN (libdnnl.so.2) is not available";
+      }
+      EXPECT_EQ(onednn.value() - before, on ? 1 + 1 + (shape[2] * shape[3] >= 64) : 0);
+      expect_near_all(y, ref.y, 1e-4);
+      expect_near_all(dx, ref.dx, 1e-4);
+      expect_near_all(dw, ref.dw, 2e-4);
+    }
+  }
+  set_onednn_enabled(true);
 }
 
 TEST(Conv2d, ReadsNonContiguousOperandsAndSingleValueLists) {
