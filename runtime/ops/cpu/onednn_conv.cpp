@@ -28,7 +28,7 @@
 namespace lazygen {
 namespace {
 std::atomic<bool>& onednn_flag() {
-  static std::atomic<bool> flag{env_flag_on("LAZYGEN_ONEDNN")};  // on: See lazygen/conv.h
+  static std::atomic<bool> flag{env_flag_set("LAZYGEN_ONEDNN")};  // opt-in: lazygen/conv.h
   return flag;
 }
 }  // namespace
@@ -122,9 +122,11 @@ std::unique_ptr<Dnnl> open_dnnl() {
   return d;  // the library stays open for the life of the process
 }
 
+// Never destroyed: threads' streams (thread_stream) and cached primitives are released at exit
+// through it, after static destructors may have run.
 const Dnnl* dnnl() {
-  static const std::unique_ptr<Dnnl> d = open_dnnl();
-  return d.get();
+  static const Dnnl* const d = open_dnnl().release();
+  return d;
 }
 
 void check(dnnl_status_t status, const char* what) {
@@ -434,8 +436,9 @@ bool onednn_conv_runs(const Conv2dGeometry& g, ConvPass pass) {
 void onednn_conv(ConvPass pass, const Conv2dGeometry& g, const float* a, const float* b,
                  const float* bias, float* out) {
   const Dnnl& d = *dnnl();
-  const int64_t chunks = std::min<int64_t>(num_threads(), g.n);
-  const int64_t per = (g.n + chunks - 1) / chunks;  // samples per chunk; the last may be short
+  const int64_t threads = std::min<int64_t>(num_threads(), g.n);
+  const int64_t per = (g.n + threads - 1) / threads;  // samples per chunk; the last may be short
+  const int64_t chunks = (g.n + per - 1) / per;  // none empty (7 samples on 4 threads: 2+2+2+1)
   // Weight gradients: chunk 0 writes `out`, the others partial sums added to it at the end.
   const int64_t weights = g.o * g.in_per_group() * g.kh * g.kw;
   Tensor partials = pass == ConvPass::BackwardWeight && chunks > 1

@@ -86,9 +86,9 @@ TEST(Conv2d, BackwardOpsMatchDirectSummation) {
   }
 }
 
-// float32 passes over planes large enough for oneDNN (Note [oneDNN convolution]) against the
-// direct summation, with strides, padding, dilation, groups and bias; skipped where the library
-// is absent. With oneDNN off, im2col gives the same within float32 rounding.
+// float32 passes over planes large enough for oneDNN (opted in here; Note [oneDNN convolution])
+// against the direct summation, with strides, padding, dilation, groups and bias; skipped where
+// the library is absent. With oneDNN off, im2col gives the same within float32 rounding.
 TEST(Conv2d, OneDnnPassesMatchDirectSummation) {
   const std::vector<ConvCase> big = {
       {{2, 3, 12, 12}, {8, 3, 3, 3}, {1, 1, 1, 1, 1, 1, 1}},  // every pass on oneDNN (plane 144)
@@ -96,6 +96,7 @@ TEST(Conv2d, OneDnnPassesMatchDirectSummation) {
       {{2, 16, 6, 6}, {16, 1, 3, 3}, {1, 1, 1, 1, 1, 1, 16}, false},  // depthwise; plane 36
   };
   metrics::Counter& onednn = metrics::counter("conv.onednn");
+  const bool was = onednn_enabled();
   Generator g(4);
   for (const ConvCase& c : big) {
     SCOPED_TRACE(sizes_str(c.x) + " * " + sizes_str(c.w));
@@ -114,7 +115,7 @@ TEST(Conv2d, OneDnnPassesMatchDirectSummation) {
       Tensor dw = cpu::conv2d_backward_weight(dy, x, c.w, pair(a.sh, a.sw), pair(a.ph, a.pw),
                                               pair(a.dh, a.dw), a.groups);
       if (on && onednn.value() == before) {
-        set_onednn_enabled(true);
+        set_onednn_enabled(was);
         GTEST_SKIP() << "oneDNN (libdnnl.so.2) is not available";
       }
       EXPECT_EQ(onednn.value() - before, on ? 1 + 1 + (shape[2] * shape[3] >= 64) : 0);
@@ -123,7 +124,7 @@ TEST(Conv2d, OneDnnPassesMatchDirectSummation) {
       expect_near_all(dw, ref.dw, 2e-4);
     }
   }
-  set_onednn_enabled(true);
+  set_onednn_enabled(was);
 }
 
 TEST(Conv2d, ReadsNonContiguousOperandsAndSingleValueLists) {
