@@ -235,10 +235,10 @@ ROWS = [
         "build/lazygen-python bench/pytorch/conv_accuracy.py; LAZYGEN_WINOGRAD=1 build/lazygen-python "
         "bench/pytorch/conv_accuracy.py",
         manual=TEXT_ONLY),
-    Row("conv-accuracy-onednn", "the same cases with oneDNN's convolutions (opt-in; float32 "
-        "planes of at least 4×4 outputs, 8×8 for the weight gradient) against im2col",
-        "LAZYGEN_ONEDNN=1 OPENBLAS_CORETYPE=SkylakeX build/lazygen-python "
-        "bench/pytorch/conv_accuracy.py; OPENBLAS_CORETYPE=SkylakeX build/lazygen-python "
+    Row("conv-accuracy-onednn", "the same cases with oneDNN's convolutions (the default for "
+        "float32 planes of at least 4×4 outputs, 8×8 for the weight gradient) against im2col",
+        "OPENBLAS_CORETYPE=SkylakeX build/lazygen-python bench/pytorch/conv_accuracy.py; "
+        "LAZYGEN_ONEDNN=0 OPENBLAS_CORETYPE=SkylakeX build/lazygen-python "
         "bench/pytorch/conv_accuracy.py",
         manual=TEXT_ONLY),
     # ---- training steps in C++

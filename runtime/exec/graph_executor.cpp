@@ -408,8 +408,34 @@ std::mutex& GraphExecutor::run_mutex() {
   return mutex;
 }
 
+namespace {
+
+// The calling thread waits for `executor`'s launches when it ends (wait_at_launching_thread_exit).
+void wait_at_this_thread_exit(GraphExecutor* executor) {
+  struct Waiter {
+    GraphExecutor* executor = nullptr;
+    ~Waiter() {
+      if (executor == nullptr) return;
+      try {
+        executor->wait();
+      } catch (...) {  // a failed launch reports to its tensors' next sync, which never comes
+      }
+    }
+  };
+  thread_local Waiter waiter;
+  waiter.executor = executor;
+}
+
+}  // namespace
+
+void GraphExecutor::wait_at_launching_thread_exit() {
+  std::lock_guard<std::mutex> lock(queue_mutex_);
+  wait_at_thread_exit_ = true;
+}
+
 // REQUIRES: queue_mutex_ held.
 void GraphExecutor::enqueue(std::shared_ptr<Job> job) {
+  if (wait_at_thread_exit_) wait_at_this_thread_exit(this);
   if (!worker_.joinable()) worker_ = std::thread([this] { work(); });
   queue_.push_back(std::move(job));
   queue_cv_.notify_one();

@@ -109,6 +109,12 @@ class GraphExecutor {
   void mark_step();
   // Waits for all launched executions. See Note [Asynchronous execution].
   void wait();
+  // From now on each thread that launches asynchronously waits for the launches when it ends:
+  // std::exit destroys the exiting thread's thread_locals before any static, so a program's end
+  // waits for its last step while every library the step uses is still up (See Note [Finishing
+  // asynchronous work at exit] in core/exit_wait.h). REQUIRES: this executor outlives every
+  // such thread (the lazy device's is never destroyed).
+  void wait_at_launching_thread_exit();
   // Launches queued or running now.
   size_t queued() const;
 
@@ -160,6 +166,7 @@ class GraphExecutor {
   std::deque<std::shared_ptr<Job>> queue_;
   bool async_ = false;
   bool stop_ = false;
+  bool wait_at_thread_exit_ = false;
   std::thread worker_;  // started by the first asynchronous launch
 };
 

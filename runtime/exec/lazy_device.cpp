@@ -9,6 +9,7 @@
 #include <string>
 
 #include "core/env_flag.h"
+#include "core/exit_wait.h"
 #include "core/ir/dump.h"
 #include "core/ir/trie_cache.h"
 #include "core/lazy/lazy_tensor.h"
@@ -102,14 +103,17 @@ namespace lazygen {
 namespace exec {
 
 // Leaked on purpose (tensors in static storage may sync while the program exits); its launches
-// are run to the end before exit, while the libraries they call (OpenBLAS) are still up.
+// are run to the end before exit, while the libraries they call (OpenBLAS, oneDNN) are still up
+// (Note [Finishing asynchronous work at exit]).
 GraphExecutor& GraphExecutor::global() {
   static GraphExecutor* executor = [] {
     auto* e = new GraphExecutor(backend_from_env(), GraphExecutor::kDefaultCacheCapacity, async_from_env());
     e->set_cache_capacity(size_from_env("LAZYGEN_COMPUTATION_CACHE_SIZE", GraphExecutor::kDefaultCacheCapacity),
                           size_from_env("LAZYGEN_COMPUTATION_CACHE_BYTES", GraphExecutor::kDefaultCacheBytes));
     e->set_dynamic(env_flag_on("LAZYGEN_DYNAMIC"));  // See Note [Dynamic shapes] in backend/graph.h
-    std::atexit([] { global().wait(); });
+    // See Note [Finishing asynchronous work at exit] in core/exit_wait.h.
+    e->wait_at_launching_thread_exit();
+    set_exit_wait([] { global().wait(); });
     return e;
   }();
   return *executor;

@@ -34,8 +34,8 @@ Book& book() {
   return *b;
 }
 
-std::atomic<bool>& enabled_flag() {
-  static std::atomic<bool> enabled{env_flag_on("LAZYGEN_AOT")};
+EnvSwitch& enabled_flag() {
+  static EnvSwitch enabled("LAZYGEN_AOT", EnvSwitch::kOnByDefault);
   return enabled;
 }
 
@@ -72,7 +72,7 @@ const PointwiseFacts* facts_by_name(std::string_view name) {
 }  // namespace
 
 bool aot_kernels_enabled() {
-  return enabled_flag().load(std::memory_order_relaxed);
+  return enabled_flag().on();
 }
 
 bool aot_recording() {
@@ -127,7 +127,7 @@ std::string ops_fingerprint(std::string_view key) {
 namespace lazygen {
 
 void set_aot_enabled(bool enabled) {
-  fusion::enabled_flag().store(enabled, std::memory_order_relaxed);
+  fusion::enabled_flag().set(enabled);
 }
 
 bool aot_enabled() {

@@ -2,7 +2,6 @@
 #include "fusion/row_bands.h"
 
 #include <algorithm>
-#include <atomic>
 #include <optional>
 
 #include "core/env_flag.h"
@@ -12,8 +11,8 @@
 namespace lazygen::fusion {
 namespace {
 
-std::atomic<bool>& bands_flag() {
-  static std::atomic<bool> enabled{env_flag_on("LAZYGEN_ROW_BANDS")};
+EnvSwitch& bands_flag() {
+  static EnvSwitch enabled("LAZYGEN_ROW_BANDS", EnvSwitch::kOnByDefault);
   return enabled;
 }
 
@@ -174,7 +173,7 @@ std::vector<Band> find_bands(const exec::Graph& graph, const FusionPlan& plan) {
 }
 
 bool row_bands_on() {
-  return bands_flag().load(std::memory_order_relaxed);
+  return bands_flag().on();
 }
 
 std::vector<StepSpan> band_spans(const FusionPlan& plan) {
@@ -191,7 +190,7 @@ std::vector<StepSpan> band_spans(const FusionPlan& plan) {
 namespace lazygen {
 
 void set_row_bands_enabled(bool enabled) {
-  fusion::bands_flag().store(enabled, std::memory_order_relaxed);
+  fusion::bands_flag().set(enabled);
 }
 
 bool row_bands_enabled() {

@@ -67,7 +67,10 @@ def main():
         torch.manual_seed(1)
         alone = train(Net().to(lazygen_torch.device()).eval(), args.steps, lambda t: t)
         err = ((mine - alone).abs() / (1e-3 + alone.abs())).max().item()
-        assert err <= 1e-5, f"data parallel vs one process: max relative difference {err:.3g}"
+        # float32 sums in another order (shards against the whole batch), grown over the steps:
+        # about 1e-6 with im2col's convolutions; 1.6e-3 (Intel Xeon, 10 steps) with oneDNN's, whose
+        # weight gradients round like PyTorch's (docs/performance.md, conv-accuracy).
+        assert err <= 5e-3, f"data parallel vs one process: max relative difference {err:.3g}"
         print(f"OK {world} ranks, {args.steps} steps: parameters equal on every rank; vs one "
               f"process max |diff| / (1e-3 + |p|) = {err:.3g}; no fallback", flush=True)
     ldist.finalize()

@@ -4,8 +4,8 @@
 // in float32 its error against a float64 reference is 6-21x PyTorch's (forward; input and weight
 // gradients alike), where im2col's matches PyTorch's, so it is off unless asked for.
 //
-// Opted in, float32 convolutions over large enough planes run through oneDNN where the library is
-// present (See Note [oneDNN convolution] in runtime/ops/cpu/onednn_conv.h).
+// float32 convolutions over large enough planes run through oneDNN where the library is present
+// (See Note [oneDNN convolution] in runtime/ops/cpu/onednn_conv.h); on by default.
 //
 // Counters (lazygen/metrics.h): `conv.winograd`, `conv.onednn` and `conv.im2col` count the
 // conv2d, conv2d_backward_input and conv2d_backward_weight cpu calls each algorithm ran.
@@ -20,8 +20,8 @@ namespace lazygen {
 void set_winograd_enabled(bool enabled);
 bool winograd_enabled();
 
-// oneDNN runs the convolutions it is chosen for when the environment sets LAZYGEN_ONEDNN=1 or this
-// turns it on; off (the default), im2col runs them. Takes effect at the next convolution.
+// oneDNN runs the convolutions it is chosen for unless the environment sets LAZYGEN_ONEDNN=0 or
+// this turns it off (then im2col runs them); takes effect at the next convolution.
 void set_onednn_enabled(bool enabled);
 bool onednn_enabled();
 

@@ -14,24 +14,11 @@
 #include "core/tensor/tensor_impl.h"
 #include "lazygen/factory.h"
 #include "ops/cpu/custom_kernels.h"
+#include "ops/cpu/dim_split.h"
 #include "ops/shape/custom_shapes.h"
 
 namespace lazygen::cpu {
 namespace {
-
-// Sizes of a tensor as [outer, size(d), inner] (a 0-dim tensor as [1, 1, 1]).
-struct Split {
-  int64_t outer = 1, size = 1, inner = 1;
-};
-Split split_at(const std::vector<int64_t>& sizes, int64_t d) {
-  Split s;
-  for (int64_t i = 0; i < static_cast<int64_t>(sizes.size()); ++i) {
-    if (i < d) s.outer *= sizes[i];
-    if (i == d) s.size = sizes[i];
-    if (i > d) s.inner *= sizes[i];
-  }
-  return s;
-}
 
 // index as contiguous int64 values, each checked against [0, size).
 Tensor checked_index(const char* op, const Tensor& index, int64_t size, int64_t d,
@@ -83,7 +70,7 @@ void for_each_offset(const std::vector<int64_t>& sizes, const std::vector<int64_
 Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) {
   const Shape shape = compute_shape_index_select(self.shape(), dim, index.shape())[0];
   const int64_t d = wrap_dim("index_select", dim, self.dim());
-  const Split in = split_at(self.sizes(), d);
+  const DimSplit in = split_at_dim(self.sizes(), d);
   const Tensor idx = checked_index("index_select", index, in.size, d, self);
   Tensor out = make_cpu_tensor(shape.sizes, shape.dtype);
   if (out.numel() == 0) return out;
@@ -106,7 +93,7 @@ Tensor index_add(const Tensor& self, int64_t dim, const Tensor& index, const Ten
                  const Scalar& alpha) {
   compute_shape_index_add(self.shape(), dim, index.shape(), source.shape(), alpha);
   const int64_t d = wrap_dim("index_add", dim, self.dim());
-  const Split in = split_at(self.sizes(), d);
+  const DimSplit in = split_at_dim(self.sizes(), d);
   const Tensor idx = checked_index("index_add", index, in.size, d, self);
   Tensor out = self.clone();
   if (out.numel() == 0 || idx.numel() == 0) return out;

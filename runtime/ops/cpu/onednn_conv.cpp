@@ -1,9 +1,8 @@
 // Convolutions through oneDNN (onednn_conv.h, Note [oneDNN convolution]).
 #include "ops/cpu/onednn_conv.h"
 
-#include <atomic>
-
 #include "core/env_flag.h"
+#include "core/exit_wait.h"
 #include "lazygen/conv.h"
 
 #if __has_include(<oneapi/dnnl/dnnl.h>) && defined(__linux__)
@@ -27,18 +26,18 @@
 
 namespace lazygen {
 namespace {
-std::atomic<bool>& onednn_flag() {
-  static std::atomic<bool> flag{env_flag_set("LAZYGEN_ONEDNN")};  // opt-in: lazygen/conv.h
+EnvSwitch& onednn_flag() {
+  static EnvSwitch flag("LAZYGEN_ONEDNN", EnvSwitch::kOnByDefault);  // See lazygen/conv.h
   return flag;
 }
 }  // namespace
 
 void set_onednn_enabled(bool enabled) {
-  onednn_flag().store(enabled, std::memory_order_relaxed);
+  onednn_flag().set(enabled);
 }
 
 bool onednn_enabled() {
-  return onednn_flag().load(std::memory_order_relaxed);
+  return onednn_flag().on();
 }
 
 }  // namespace lazygen
@@ -125,7 +124,11 @@ std::unique_ptr<Dnnl> open_dnnl() {
 // Never destroyed: threads' streams (thread_stream) and cached primitives are released at exit
 // through it, after static destructors may have run.
 const Dnnl* dnnl() {
-  static const Dnnl* const d = open_dnnl().release();
+  static const Dnnl* const d = [] {
+    const Dnnl* opened = open_dnnl().release();
+    wait_at_exit();  // after the library's own statics (Note [Finishing asynchronous work at exit])
+    return opened;
+  }();
   return d;
 }
 
@@ -287,9 +290,10 @@ std::shared_ptr<const Prepared> prepared(const Dnnl& d, const Conv2dGeometry& g,
     std::shared_ptr<const Prepared> prepared;
     std::list<Key>::iterator recency;
   };
-  static std::mutex mutex;
-  static std::map<Key, Entry> cache;
-  static std::list<Key> recency;  // most recent first
+  // Never destroyed (Note [Finishing asynchronous work at exit] in core/exit_wait.h).
+  static auto* const mutex = new std::mutex;
+  static auto* const cache = new std::map<Key, Entry>;
+  static auto* const recency = new std::list<Key>;  // most recent first
   const Key key = {g.n,
                    g.c,
                    g.h,
@@ -308,10 +312,10 @@ std::shared_ptr<const Prepared> prepared(const Dnnl& d, const Conv2dGeometry& g,
                    g.groups,
                    static_cast<int64_t>(pass),
                    bias ? 1 : 0};
-  std::lock_guard<std::mutex> lock(mutex);
-  auto it = cache.find(key);
-  if (it != cache.end()) {
-    recency.splice(recency.begin(), recency, it->second.recency);
+  std::lock_guard<std::mutex> lock(*mutex);
+  auto it = cache->find(key);
+  if (it != cache->end()) {
+    recency->splice(recency->begin(), *recency, it->second.recency);
     return it->second.prepared;
   }
   auto made = std::shared_ptr<const Prepared>(new Prepared(prepare(d, g, pass, bias)),
@@ -319,11 +323,11 @@ std::shared_ptr<const Prepared> prepared(const Dnnl& d, const Conv2dGeometry& g,
                                                 destroy(d, *p);
                                                 delete p;
                                               });
-  recency.push_front(key);
-  cache.emplace(key, Entry{made, recency.begin()});
-  if (cache.size() > kMaxPrepared) {
-    cache.erase(recency.back());
-    recency.pop_back();
+  recency->push_front(key);
+  cache->emplace(key, Entry{made, recency->begin()});
+  if (cache->size() > kMaxPrepared) {
+    cache->erase(recency->back());
+    recency->pop_back();
   }
   return made;
 }
@@ -468,6 +472,10 @@ void onednn_conv(ConvPass pass, const Conv2dGeometry& g, const float* a, const f
     const float* partial = partials.data_ptr<float>() + (k - 1) * weights;
     for (int64_t i = 0; i < weights; ++i) out[i] += partial[i];
   }
+  // The first pass of each kind has constructed the statics oneDNN makes on first use for it
+  // (Note [Finishing asynchronous work at exit] in core/exit_wait.h).
+  static std::once_flag after_first[3];
+  std::call_once(after_first[static_cast<int>(pass)], wait_at_exit);
 }
 
 #else  // built without oneDNN's header: every convolution runs im2col

@@ -30,23 +30,12 @@
 #include "core/thread_pool.h"
 #include "core/vector_clones.h"
 #include "ops/cpu/custom_kernels.h"
+#include "ops/cpu/dim_split.h"
 
 namespace lazygen::cpu {
 namespace {
 
 constexpr int64_t kWork = 32 * 1024;
-
-struct Geometry {
-  int64_t outer = 1, n = 1, inner = 1;
-};
-
-Geometry geometry(const Tensor& t, int64_t d) {
-  Geometry g;
-  for (int64_t i = 0; i < t.dim(); ++i) {
-    (i < d ? g.outer : i == d ? g.n : g.inner) *= t.size(i);
-  }
-  return g;
-}
 
 // One row of n contiguous elements.
 template <class T>
@@ -194,21 +183,21 @@ Tensor softmax_impl(const char* op, const Tensor& self, int64_t dim, bool half_t
   const int64_t d = wrap_dim(op, dim, self.dim());
   const Tensor x = self.to(to_floating(self.dtype())).contiguous();
   Tensor out = make_cpu_tensor(self.sizes(), x.dtype());
-  const Geometry g = geometry(x, d);
+  const DimSplit g = split_at_dim(x.sizes(), d);
   if (x.numel() == 0) return out;
   dispatch_dtype(x.dtype(), [&](auto tag) {
     using T = decltype(tag);
     if constexpr (std::is_floating_point_v<T>) {
       const T* in = x.data_ptr<T>();
       T* y = out.data_ptr<T>();
-      const int64_t slice = g.n * g.inner;
+      const int64_t slice = g.size * g.inner;
       parallel_for(0, g.outer, std::max<int64_t>(1, kWork / slice), [&](int64_t b, int64_t e) {
         for (int64_t o = b; o < e; ++o) {
           if (g.inner == 1) {
-            softmax_row_dispatch(in + o * slice, y + o * slice, g.n, log,
+            softmax_row_dispatch(in + o * slice, y + o * slice, g.size, log,
                                  o + 1 < e ? in + (o + 1) * slice : nullptr);
           } else {
-            softmax_columns(in + o * slice, y + o * slice, g.n, g.inner, log);
+            softmax_columns(in + o * slice, y + o * slice, g.size, g.inner, log);
           }
         }
       });

@@ -23,6 +23,7 @@
 #include "core/vector_clones.h"
 #include "lazygen/factory.h"
 #include "lazygen/kernels/pointwise_math.h"
+#include "ops/cpu/dim_split.h"
 #include "ops/cpu/training_kernels.h"
 #include "ops/shape/training_shapes.h"
 
@@ -31,19 +32,6 @@ namespace {
 
 constexpr int64_t kWork = 32 * 1024;
 constexpr int kLanes = 16;
-
-// [outer, n, inner] with dim in the middle (dim -1: a 0-dim tensor, one element).
-struct Geometry {
-  int64_t outer = 1, n = 1, inner = 1;
-};
-
-Geometry geometry(const std::vector<int64_t>& sizes, int64_t d) {
-  Geometry g;
-  for (int64_t i = 0; i < static_cast<int64_t>(sizes.size()); ++i) {
-    (i < d ? g.outer : i == d ? g.n : g.inner) *= sizes[i];
-  }
-  return g;
-}
 
 // The sum of a float row's products a[i] * b[i] (b null: of a[i]), in 16 lanes.
 template <bool kProducts>
@@ -94,8 +82,8 @@ void backward_slice(const T* dy, const T* y, T* dx, int64_t n, int64_t inner, bo
 }
 
 template <class T>
-void backward_slices(const T* dy, const T* y, T* dx, const Geometry& g, bool log) {
-  const int64_t slice = g.n * g.inner;
+void backward_slices(const T* dy, const T* y, T* dx, const DimSplit& g, bool log) {
+  const int64_t slice = g.size * g.inner;
   parallel_for(0, g.outer, std::max<int64_t>(1, kWork / std::max<int64_t>(1, slice)),
                [&](int64_t b, int64_t e) {
                  std::vector<double> sum;
@@ -103,15 +91,15 @@ void backward_slices(const T* dy, const T* y, T* dx, const Geometry& g, bool log
                    const int64_t at = o * slice;
                    if constexpr (std::is_same_v<T, float>) {
                      if (g.inner == 1 && log) {
-                       log_softmax_backward_row_float(dy + at, y + at, dx + at, g.n);
+                       log_softmax_backward_row_float(dy + at, y + at, dx + at, g.size);
                        continue;
                      }
                      if (g.inner == 1) {
-                       softmax_backward_row_float(dy + at, y + at, dx + at, g.n);
+                       softmax_backward_row_float(dy + at, y + at, dx + at, g.size);
                        continue;
                      }
                    }
-                   backward_slice(dy + at, y + at, dx + at, g.n, g.inner, log, sum);
+                   backward_slice(dy + at, y + at, dx + at, g.size, g.inner, log, sum);
                  }
                });
 }
@@ -124,7 +112,7 @@ Tensor softmax_backward_impl(const Shape& shape, const Tensor& grad_output, cons
   const Tensor dy = grad_output.contiguous(), y = output.contiguous();
   Tensor out = make_cpu_tensor(shape.sizes, dy.dtype());
   if (out.numel() == 0) return out;
-  const Geometry g = geometry(shape.sizes, d);
+  const DimSplit g = split_at_dim(shape.sizes, d);
   dispatch_dtype(dy.dtype(), [&](auto tag) {
     using T = decltype(tag);
     if constexpr (std::is_floating_point_v<T>) {

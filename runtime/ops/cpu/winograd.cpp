@@ -3,7 +3,6 @@
 #include "ops/cpu/winograd.h"
 
 #include <algorithm>
-#include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
@@ -348,18 +347,18 @@ template void winograd_backward_weight(const double*, const double*, double*,
 
 namespace lazygen {
 namespace {
-std::atomic<bool>& winograd_flag() {
-  static std::atomic<bool> flag{env_flag_set("LAZYGEN_WINOGRAD")};  // opt-in: See lazygen/conv.h
+EnvSwitch& winograd_flag() {
+  static EnvSwitch flag("LAZYGEN_WINOGRAD", EnvSwitch::kOptIn);  // opt-in: See lazygen/conv.h
   return flag;
 }
 }  // namespace
 
 void set_winograd_enabled(bool enabled) {
-  winograd_flag().store(enabled, std::memory_order_relaxed);
+  winograd_flag().set(enabled);
 }
 
 bool winograd_enabled() {
-  return winograd_flag().load(std::memory_order_relaxed);
+  return winograd_flag().on();
 }
 
 }  // namespace lazygen

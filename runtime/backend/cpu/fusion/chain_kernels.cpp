@@ -1,23 +1,21 @@
 // Whether the interpreter runs register chains (chain_kernels.h; See Note [Register chains]).
 #include "backend/cpu/fusion/chain_kernels.h"
 
-#include <atomic>
-
 #include "core/env_flag.h"
 #include "lazygen/lazy.h"
 
 namespace lazygen::cpu {
 namespace {
 
-std::atomic<bool>& chains_flag() {
-  static std::atomic<bool> enabled{env_flag_on("LAZYGEN_CHAINS")};
+EnvSwitch& chains_flag() {
+  static EnvSwitch enabled("LAZYGEN_CHAINS", EnvSwitch::kOnByDefault);
   return enabled;
 }
 
 }  // namespace
 
 bool register_chains_on() {
-  return chains_flag().load(std::memory_order_relaxed);
+  return chains_flag().on();
 }
 
 }  // namespace lazygen::cpu
@@ -25,7 +23,7 @@ bool register_chains_on() {
 namespace lazygen {
 
 void set_register_chains_enabled(bool enabled) {
-  cpu::chains_flag().store(enabled, std::memory_order_relaxed);
+  cpu::chains_flag().set(enabled);
 }
 
 bool register_chains_enabled() {

@@ -86,7 +86,7 @@ TEST(Conv2d, BackwardOpsMatchDirectSummation) {
   }
 }
 
-// float32 passes over planes large enough for oneDNN (opted in here; Note [oneDNN convolution])
+// float32 passes over planes large enough for oneDNN (switched on here; Note [oneDNN convolution])
 // against the direct summation, with strides, padding, dilation, groups and bias; skipped where
 // the library is absent. With oneDNN off, im2col gives the same within float32 rounding.
 TEST(Conv2d, OneDnnPassesMatchDirectSummation) {
