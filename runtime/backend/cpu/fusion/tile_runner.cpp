@@ -9,6 +9,7 @@
 #include "backend/cpu/fusion/stream_copy.h"
 #include "core/tensor/strided_loop.h"
 #include "fusion/aot_lookup.h"
+#include "lazygen/metrics.h"
 
 namespace lazygen::cpu::fusion {
 namespace {
@@ -95,9 +96,15 @@ TileRunner::TileRunner(const GroupProgram& p, const GroupBindings& b)
   const size_t expanded_at = align64(steps_at + (chains_ ? p.ops.size() * sizeof(ChainStep) : 0));
   bool expand[kMaxGroupInputs] = {};
   const size_t num_expanded = plan_row_tiles(expand);
-  char* s = scratch.get(expanded_at + num_expanded * tile_bytes_);
+  const size_t periodic_at = expanded_at + num_expanded * tile_bytes_;
+  char* s = scratch.get(periodic_at + plan_periodic(expand));
   for (size_t a = 0, k = 0; a < p.loads.size(); ++a) {
     if (expand[a]) expanded_[a] = s + expanded_at + k++ * tile_bytes_;
+  }
+  for (size_t a = 0, at = periodic_at; a < p.loads.size() && periodic_; ++a) {
+    if (period_[a] == 0) continue;
+    repeated_[a] = s + at;
+    at += repeated_bytes(a);
   }
   steps_ = reinterpret_cast<ChainStep*>(s + steps_at);
   splats_ = s + splats_at;
@@ -159,6 +166,108 @@ size_t TileRunner::plan_row_tiles(bool* expand) {
   }
   rows_per_tile_ = tile_ / inner;
   return count;
+}
+
+// Note [Repeating loads]
+// ~~~~~~~~~~~~~~~~~~~~~~
+// Row tiles (See Note [Row tiles]) still gather a per-channel operand row by row: on ResNet's
+// 2x2 planes, a copy of 4 elements and a step of every outer index per row, which left batch
+// norm's groups at about 10 ns an element. But such a load does not depend on the outer dims at
+// all (its strides there are 0): along the iteration it repeats with a period of B elements, the
+// product of the dims it does vary over ([c, h, w] for a per-channel operand of [n, c, h, w]).
+// So when every load that row tiles would gather repeats with a period of at most
+// kMaxRepeatPeriod, and the range a runner walks is worth it (at least kRepeatsWorthIt periods),
+// the runner writes each such load's period once, followed by its first tile again (B + tile
+// elements), and then runs plain tiles across rows: element e reads buffer[e % B], and a tile of
+// n elements from e reads [e % B, e % B + n) in place. Dense loads are read in place (or
+// converted) at their flat position, constant ones as a stride-0 value. Groups that reduce keep
+// row tiles (their folds rely on row-bounded pieces); the arithmetic per element is unchanged.
+
+size_t TileRunner::plan_periodic(const bool* expand) {
+  if (rows_per_tile_ <= 1 || p_.has_reduction) return 0;
+  const size_t dims = p_.dims.size();
+  size_t bytes = 0;
+  for (size_t a = 0; a < p_.loads.size(); ++a) {
+    dense_[a] = load_stride(a, dims - 1) == 1;
+    for (size_t d = dims - 1; d-- > 0;) {
+      dense_[a] = dense_[a] && load_stride(a, d) == load_stride(a, d + 1) * p_.dims[d + 1];
+    }
+    if (!expand[a] || dense_[a]) continue;
+    size_t first = 0;  // the period's first dim: the load's strides before it are 0
+    while (first < dims && load_stride(a, first) == 0) ++first;
+    int64_t period = 1;
+    for (size_t d = first; d < dims; ++d) period *= p_.dims[d];
+    if (period > kMaxRepeatPeriod) return 0;  // also when it varies over the outermost dim
+    period_[a] = period;
+    period_dim_[a] = first;
+    max_period_ = std::max(max_period_, period);
+    bytes += repeated_bytes(a);
+  }
+  periodic_ = true;
+  return bytes;
+}
+
+// Writes each repeating load's period, then its first tile again (See Note [Repeating loads]).
+void TileRunner::fill_repeated() {
+  static metrics::Counter& repeated = metrics::counter("fusion.repeated_loads");
+  for (size_t a = 0; a < p_.loads.size(); ++a) {
+    if (period_[a] == 0) continue;
+    fill_repeated(a);
+    repeated.add();
+  }
+  filled_ = true;
+}
+
+void TileRunner::fill_repeated(size_t a) {
+  const GroupProgram::Load& l = p_.loads[a];
+  const size_t dims = p_.dims.size();
+  const int64_t period = period_[a], size = static_cast<int64_t>(t_size_);
+  const auto src_size = static_cast<int64_t>(itemsize(l.dtype));
+  const int64_t run = period_dim_[a] == dims ? 1 : p_.dims.back();  // elements per copied run
+  const int64_t step = period_dim_[a] == dims ? 0 : load_stride(a, dims - 1);
+  for (int64_t r = 0; r < period / run; ++r) {
+    int64_t offset = l.offset, rest = r;
+    for (size_t d = dims - 1; d-- > period_dim_[a];) {
+      offset += rest % p_.dims[d] * load_stride(a, d);
+      rest /= p_.dims[d];
+    }
+    lazygen::detail::convert_elements(l.dtype, b_.inputs[l.input] + offset * src_size,
+                                      step * src_size, p_.dtype, repeated_[a] + r * run * size,
+                                      size, run);
+  }
+  for (int64_t done = period; done < period + tile_;) {  // the first tile again, period by period
+    const int64_t n = std::min(period, period + tile_ - done);
+    std::memcpy(repeated_[a] + done * size, repeated_[a], static_cast<size_t>(n * size));
+    done += n;
+  }
+}
+
+// A tile of n elements from pos_ (See Note [Repeating loads]).
+void TileRunner::run_periodic_tile(int64_t n) {
+  const auto size = static_cast<int64_t>(t_size_);
+  for (size_t a = 0; a < p_.loads.size(); ++a) {
+    const GroupProgram::Load& l = p_.loads[a];
+    const char* base = b_.inputs[l.input];
+    if (period_[a] != 0) {
+      ptr_[a] = repeated_[a] + pos_ % period_[a] * size;
+      stride_[a] = 1;
+    } else if (dense_[a] && l.in_place) {
+      ptr_[a] = const_cast<char*>(base) + (l.offset + pos_) * size;
+      stride_[a] = 1;
+    } else if (dense_[a]) {
+      const auto src_size = static_cast<int64_t>(itemsize(l.dtype));
+      lazygen::detail::convert_elements(l.dtype, base + (l.offset + pos_) * src_size, src_size,
+                                        p_.dtype, gathered_[a], size, n);
+      ptr_[a] = gathered_[a];
+      stride_[a] = 1;
+    } else {  // constant and in place (plan_row_tiles gathers every other load)
+      ptr_[a] = const_cast<char*>(base) + l.offset * size;
+      stride_[a] = 0;
+    }
+  }
+  rows_tile_ = true;
+  run_tile(n, /*loaded=*/true);
+  rows_tile_ = false;
 }
 
 // A tile of `rows` whole rows from the row start the runner is at; leaves it at the next row.

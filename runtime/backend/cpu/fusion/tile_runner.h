@@ -17,6 +17,10 @@ namespace lazygen::cpu::fusion {
 
 inline constexpr int64_t kWorkPerThread = 16 * 1024;  // element-ops worth another thread
 inline constexpr int64_t kAotChunk = 256;  // elements per AOT kernel call in streaming groups
+// Repeating loads (See Note [Repeating loads] in tile_runner.cpp): the longest period written
+// out, and how many periods a walk must span to be worth writing them.
+inline constexpr int64_t kMaxRepeatPeriod = 16 * 1024;
+inline constexpr int64_t kRepeatsWorthIt = 2;
 
 // Non-temporal stores are weakly ordered: each thread fences its own before it reports done.
 void fence_streams(const GroupProgram& p);
@@ -27,9 +31,21 @@ class TileRunner {
   TileRunner(const GroupProgram& p, const GroupBindings& b);
 
   // Runs elements [begin, end) of the row-major iteration, calling fold(location pointer, n)
-  // after each tile when the group reduces (per row of a row tile: See Note [Row tiles]).
+  // after each tile when the group reduces (per row of a row tile: See Note [Row tiles]). An
+  // elementwise group with repeating loads runs plain tiles across rows once the range is worth
+  // writing their periods (See Note [Repeating loads] in tile_runner.cpp).
   template <class Fold>
   void run(int64_t begin, int64_t end, Fold&& fold) {
+    if (periodic_ && (filled_ || end - begin >= kRepeatsWorthIt * max_period_)) {
+      if (!filled_) fill_repeated();
+      for (pos_ = begin; pos_ < end;) {  // no reduction: fold is never called
+        const int64_t n = std::min(tile_, end - pos_);
+        run_periodic_tile(n);
+        pos_ += n;
+      }
+      pos_ = -1;  // the row walk's position is not kept: the next row walk seeks
+      return;
+    }
     if (begin != pos_) seek(begin);
     const int64_t inner = p_.dims.back();
     while (pos_ < end) {
@@ -76,6 +92,16 @@ class TileRunner {
   // how many are.
   size_t plan_row_tiles(bool* expand);
   void run_rows_tile(int64_t rows);
+  // Repeating loads (See Note [Repeating loads]): whether the runner may run plain tiles across
+  // rows, with each load row tiles would gather written once as its period; returns the bytes
+  // the buffers take (0 when it may not).
+  size_t plan_periodic(const bool* expand);
+  size_t repeated_bytes(size_t a) const {
+    return (static_cast<size_t>(period_[a] + tile_) * t_size_ + 63) / 64 * 64;
+  }
+  void fill_repeated();  // every repeating load's buffer; counts fusion.repeated_loads
+  void fill_repeated(size_t a);
+  void run_periodic_tile(int64_t n);
   void run_op(const GroupProgram::Op& op, int64_t offset, int64_t n);
   int64_t run_chain(size_t first, size_t end, int64_t n);
   void set_chain_step(ChainStep& s, const GroupProgram::Op& op, size_t& splat);
@@ -116,6 +142,15 @@ class TileRunner {
   bool rows_tile_ = false;  // the tile being run spans rows
   char* expanded_[kMaxGroupInputs] = {};
   int64_t row_off_[kMaxGroupInputs] = {};
+  // Repeating loads: per load, its period in elements (0: none), the dim it starts at, and its
+  // buffer; whether the runner may use them, and whether they are written.
+  int64_t period_[kMaxGroupInputs] = {};
+  size_t period_dim_[kMaxGroupInputs] = {};
+  char* repeated_[kMaxGroupInputs] = {};
+  bool dense_[kMaxGroupInputs] = {};
+  int64_t max_period_ = 0;
+  bool periodic_ = false;
+  bool filled_ = false;
   int64_t idx_[kMaxGroupDims] = {};  // outer dim indices
   int64_t pos_ = -1;
   int64_t col_ = 0;

@@ -231,6 +231,32 @@ TEST_F(FusedBackendTest, ShortRowsSpanTilesAndMatchEager) {
   }
 }
 
+// Note [Repeating loads]: operands that do not vary over the outer dims are written once as
+// their period and read in place by tiles that span rows: per-channel values (period 48 * p * p,
+// not a divisor of the tile for p = 3), a [c, 1, w] operand (strides 0, s, 0, 1), operands that
+// the group converts (float64 per-channel values make it compute in float64, so the float32
+// input is a converted dense load), and a period too long to write out (row tiles instead).
+TEST_F(FusedBackendTest, RepeatingLoadsSpanRowsAndMatchEager) {
+  auto program = [](const Ts& in) {
+    Tensor y = relu((in[0] - in[1]) * in[2] + 0.5);
+    return Ts{y, y * in[3] + in[0]};
+  };
+  for (int64_t plane : {2, 3, 4}) {
+    SCOPED_TRACE(plane);
+    const int64_t before = metrics::counter_value("fusion.repeated_loads");
+    expect_fused_matches_eager(program, {randn({32, 48, plane, plane}), randn({48, 1, 1}),
+                                         randn({48, 1, plane}), randn({plane})});
+    EXPECT_GT(metrics::counter_value("fusion.repeated_loads"), before);
+    expect_fused_matches_eager(program,
+                               {randn({32, 48, plane, plane}), randn({48, 1, 1}).to(DType::Float64),
+                                randn({48, 1, 1}), randn({48, plane, 1})});
+  }
+  const int64_t before = metrics::counter_value("fusion.repeated_loads");
+  expect_fused_matches_eager(
+      program, {randn({8, 5000, 2, 2}), randn({5000, 1, 1}), randn({5000, 1, 1}), randn({2})});
+  EXPECT_EQ(metrics::counter_value("fusion.repeated_loads"), before);  // period 20000: row tiles
+}
+
 TEST_F(FusedBackendTest, FusionOnAndOffGiveTheSameBits) {
   auto program = [](const Ts& in) {
     Tensor h = relu(mm(in[0], in[1]) + in[2]);  // library op between two groups
