@@ -37,4 +37,14 @@ void parallel_for(int64_t begin, int64_t end, int64_t grain, const F& fn) {
       const_cast<F*>(&fn));
 }
 
+// parallel_for over `count` items (samples, tile blocks, matrices of a batch): fn(b, e) gets item
+// ranges. The pool aligns chunk edges to 64 range elements, so the items are spaced 64 apart to
+// split evenly.
+template <class F>
+void parallel_over_items(int64_t count, const F& fn) {
+  constexpr int64_t kSpacing = 64;
+  parallel_for(0, count * kSpacing, kSpacing,
+               [&](int64_t b, int64_t e) { fn(b / kSpacing, e / kSpacing); });
+}
+
 }  // namespace lazygen::cpu

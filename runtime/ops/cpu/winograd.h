@@ -87,13 +87,4 @@ struct WinogradTuning {
 };
 WinogradTuning& winograd_tuning();
 
-// parallel_for over `count` items (samples, tile blocks): fn(b, e) gets item ranges. Our pool
-// aligns chunk edges to 64 range elements, so the items are spaced 64 apart to split evenly.
-template <class F>
-void parallel_over_items(int64_t count, const F& fn) {
-  constexpr int64_t kSpacing = 64;
-  parallel_for(0, count * kSpacing, kSpacing,
-               [&](int64_t b, int64_t e) { fn(b / kSpacing, e / kSpacing); });
-}
-
 }  // namespace lazygen::cpu
