@@ -331,12 +331,12 @@ ROWS = [
     Row("models-resnet18", "training step of torchvision's ResNet-18 (32×32, batch 32, SGD "
         "momentum, batch norm training) on the PyTorch device, interleaved with eager",
         "OPENBLAS_CORETYPE=SkylakeX build/lazygen-python bench/pytorch/models_bench.py --reps 3 "
-        "--steps 12 --warmup 4",
+        "--steps 24 --warmup 12",
         manual=TEXT_ONLY),
     Row("models-gpt", "training step of a GPT-style decoder (2 pre-norm layers, d 128, causal "
         "mask, tied projection; 8 × 128 tokens, AdamW) on the PyTorch device",
         "OPENBLAS_CORETYPE=SkylakeX build/lazygen-python bench/pytorch/models_bench.py --reps 3 "
-        "--steps 12 --warmup 4",
+        "--steps 24 --warmup 12",
         manual=TEXT_ONLY),
     # ---- data-parallel training
     Row("distributed-scaling", "tutorial CNN step, data-parallel: 1 process on 1 core vs 2 "
