@@ -156,6 +156,16 @@ void BM_SumColumns(benchmark::State& state) {
   });
 }
 
+// Batch norm's statistics and gradient sums: [32, 64, 32, 32] over (0, 2, 3), one value a channel.
+void BM_SumChannels(benchmark::State& state) {
+  Generator g(8);
+  const Tensor a = rand({32, 64, 32, 32}, g);
+  const std::optional<std::vector<int64_t>> dims = std::vector<int64_t>{0, 2, 3};
+  report_against_copy(state, a, 4.0 * a.numel(), [&] {
+    benchmark::DoNotOptimize(sum_dim_intlist(a, dims, false, std::nullopt).raw_data());
+  });
+}
+
 BENCHMARK(BM_TinyAddWithAllocation);
 BENCHMARK(BM_TinyAddIntoPreallocated);
 #define LAZYGEN_BANDWIDTH_BENCH(name) \
@@ -167,6 +177,7 @@ LAZYGEN_BANDWIDTH_BENCH(BM_AddTransposed);
 LAZYGEN_BANDWIDTH_BENCH(BM_AddMixedDTypes);
 LAZYGEN_BANDWIDTH_BENCH(BM_SumAll);
 LAZYGEN_BANDWIDTH_BENCH(BM_SumColumns);
+LAZYGEN_BANDWIDTH_BENCH(BM_SumChannels);
 
 }  // namespace
 }  // namespace lazygen::cpu

@@ -1,5 +1,6 @@
 // Batch normalization (lazygen/composite.h) from mean, sum, rsqrt, pointwise ops and copy_, in
 // PyTorch's native_batch_norm / native_batch_norm_backward shape: statistics per channel (dim 1).
+#include <algorithm>
 #include <string>
 
 #include "lazygen/composite.h"
@@ -85,14 +86,28 @@ std::tuple<Tensor, Tensor, Tensor> native_batch_norm_backward(
   }
   const Tensor mu = batch_stats ? *save_mean : *running_mean;
   const Tensor invstd = batch_stats ? *save_invstd : rsqrt(*running_var + eps);
-  const Tensor normalized = (input - per_channel(mu, input)) * per_channel(invstd, input);
+  // PyTorch's formulation: two reductions over the input's size, sum(dy) and
+  // dotp = sum(dy * (x - mean)); every gradient is per-channel arithmetic on them and pointwise
+  // ops (the per-channel means of dy * w * invstd and of its product with the normalized input,
+  // reduced separately, took two more passes over [n, c, h, w]).
+  const Tensor centered = input - per_channel(mu, input);
+  const bool input_sums = output_mask[0] && batch_stats;
+  const Tensor sum_dy = input_sums || output_mask[2] ? sum(grad_out, dims) : Tensor();
+  const Tensor dotp =
+      input_sums || (output_mask[1] && weight) ? sum(grad_out * centered, dims) : Tensor();
   Tensor grad_input, grad_weight, grad_bias;
   if (output_mask[0]) {
-    const Tensor g = scaled(grad_out, weight, input) * per_channel(invstd, input);
-    grad_input = batch_stats ? g - mean(g, dims, true) - normalized * mean(g * normalized, dims, true) : g;
+    const Tensor scale = per_channel(weight ? invstd * *weight : invstd, input);
+    if (batch_stats) {
+      const double n = static_cast<double>(input.numel() / std::max<int64_t>(input.size(1), 1));
+      const Tensor k = per_channel(dotp * invstd * invstd / n, input);
+      grad_input = (grad_out - per_channel(sum_dy / n, input) - centered * k) * scale;
+    } else {
+      grad_input = grad_out * scale;
+    }
   }
-  if (output_mask[1] && weight) grad_weight = sum(grad_out * normalized, dims);
-  if (output_mask[2]) grad_bias = sum(grad_out, dims);
+  if (output_mask[1] && weight) grad_weight = dotp * invstd;
+  if (output_mask[2]) grad_bias = sum_dy;
   return {grad_input, grad_weight, grad_bias};
 }
 
