@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <string>
 
+#include "autograd/function.h"
+#include "lazygen/autograd.h"
 #include "lazygen/composite.h"
 #include "lazygen/factory.h"
 #include "lazygen/generated/ops/copy_.h"
@@ -38,13 +40,13 @@ Tensor scaled(const Tensor& t, const std::optional<Tensor>& weight, const Tensor
 
 Tensor empty_stat(const Tensor& input) { return zeros({0}, input.dtype(), input.device()); }
 
-}  // namespace
-
-std::tuple<Tensor, Tensor, Tensor> native_batch_norm(const Tensor& input, const std::optional<Tensor>& weight,
-                                                     const std::optional<Tensor>& bias,
-                                                     const std::optional<Tensor>& running_mean,
-                                                     const std::optional<Tensor>& running_var, bool training,
-                                                     double momentum, double eps) {
+// native_batch_norm's ops, recorded by autograd when grad mode is on.
+std::tuple<Tensor, Tensor, Tensor> batch_norm_forward(const Tensor& input,
+                                                      const std::optional<Tensor>& weight,
+                                                      const std::optional<Tensor>& bias,
+                                                      const std::optional<Tensor>& running_mean,
+                                                      const std::optional<Tensor>& running_var,
+                                                      bool training, double momentum, double eps) {
   const std::vector<int64_t> dims = reduced_dims("native_batch_norm", input);
   Tensor mu, invstd, save_mean, save_invstd;
   if (training) {
@@ -72,6 +74,92 @@ std::tuple<Tensor, Tensor, Tensor> native_batch_norm(const Tensor& input, const 
   Tensor out = scaled((input - per_channel(mu, input)) * per_channel(invstd, input), weight, input);
   if (bias) out = out + per_channel(*bias, input);
   return {out, save_mean, save_invstd};
+}
+
+// Note [Batch norm's backward function]
+// Differentiated through the ops of its forward, batch norm's backward reduced over [n, c, ...]
+// once per broadcast operand (mean, invstd, weight, bias: their gradients are sums over the other
+// dims) and once more per mean: seven passes over the input's size per layer with the forward's
+// two. So when input, weight or bias requires grad (and the running statistics do not, which
+// only evaluation reads), the forward runs without recording and one backward function calls
+// native_batch_norm_backward, PyTorch's formulation with two reductions (sum(dy) and
+// sum(dy * (x - mean))), as PyTorch's autograd does with its native kernel. save_mean and
+// save_invstd are not differentiable outputs, as in PyTorch. Backward formulas run with grad
+// mode off, so this function, like every other, has no derivative of its own.
+class NativeBatchNormBackward final : public autograd::Function {
+ public:
+  const char* name() const override { return "NativeBatchNormBackward"; }
+
+  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
+    if (!grads[0].defined()) return std::vector<Tensor>(3);
+    auto [input_grad, weight_grad, bias_grad] = native_batch_norm_backward(
+        grads[0], input, weight, running_mean, running_var, save_mean, save_invstd, training, eps,
+        {needs_input_grad(0), needs_input_grad(1), needs_input_grad(2)});
+    return {input_grad, weight_grad, bias_grad};
+  }
+
+  void release_saved() override {
+    input = Tensor();
+    weight = running_mean = running_var = save_mean = save_invstd = std::nullopt;
+  }
+
+  Tensor input;
+  std::optional<Tensor> weight, running_mean, running_var, save_mean, save_invstd;
+  bool training = true;
+  double eps = 0;
+};
+
+bool requires_grad(const std::optional<Tensor>& t) {
+  return t && t->defined() && t->requires_grad();
+}
+
+// Records NativeBatchNormBackward as the history of `out` (See Note [Batch norm's backward
+// function]).
+void record_batch_norm(const Tensor& out, const Tensor& input, const std::optional<Tensor>& weight,
+                       const std::optional<Tensor>& bias, const std::optional<Tensor>& running_mean,
+                       const std::optional<Tensor>& running_var, const Tensor& save_mean,
+                       const Tensor& save_invstd, bool training, double eps) {
+  auto fn = std::make_shared<NativeBatchNormBackward>();
+  fn->next_edges = {autograd::gradient_edge(input), autograd::gradient_edge(weight),
+                    autograd::gradient_edge(bias)};
+  fn->input_shapes = {input.shape(), weight ? weight->shape() : Shape(),
+                      bias ? bias->shape() : Shape()};
+  fn->input = autograd::saved(input);
+  fn->weight = autograd::saved(weight);
+  if (!training) {
+    fn->running_mean = autograd::saved(running_mean);
+    fn->running_var = autograd::saved(running_var);
+  }
+  fn->save_mean = autograd::saved(save_mean);
+  fn->save_invstd = autograd::saved(save_invstd);
+  fn->training = training;
+  fn->eps = eps;
+  autograd::set_history(out, fn, 0);
+}
+
+}  // namespace
+
+std::tuple<Tensor, Tensor, Tensor> native_batch_norm(const Tensor& input,
+                                                     const std::optional<Tensor>& weight,
+                                                     const std::optional<Tensor>& bias,
+                                                     const std::optional<Tensor>& running_mean,
+                                                     const std::optional<Tensor>& running_var,
+                                                     bool training, double momentum, double eps) {
+  const bool wants_grad =
+      autograd::needs_grad({&input, weight ? &*weight : nullptr, bias ? &*bias : nullptr});
+  if (!wants_grad || requires_grad(running_mean) || requires_grad(running_var)) {
+    return batch_norm_forward(input, weight, bias, running_mean, running_var, training, momentum,
+                              eps);
+  }
+  std::tuple<Tensor, Tensor, Tensor> result;
+  {
+    NoGradGuard no_grad;
+    result =
+        batch_norm_forward(input, weight, bias, running_mean, running_var, training, momentum, eps);
+  }
+  record_batch_norm(std::get<0>(result), input, weight, bias, running_mean, running_var,
+                    std::get<1>(result), std::get<2>(result), training, eps);
+  return result;
 }
 
 std::tuple<Tensor, Tensor, Tensor> native_batch_norm_backward(

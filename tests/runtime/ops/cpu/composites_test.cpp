@@ -14,10 +14,13 @@
 #include "lazygen/generated/ops/gt.h"
 #include "lazygen/generated/ops/isnan.h"
 #include "lazygen/generated/ops/max.h"
+#include "lazygen/generated/ops/mean.h"
 #include "lazygen/generated/ops/reshape.h"
+#include "lazygen/generated/ops/rsqrt.h"
 #include "lazygen/generated/ops/sign.h"
 #include "lazygen/generated/ops/sum.h"
 #include "lazygen/generated/ops/t.h"
+#include "lazygen/lazy.h"
 #include "lazygen/nn/functional.h"
 #include "lazygen/operators.h"
 #include "runtime/core/tensor/tensor_testing.h"
@@ -186,6 +189,44 @@ TEST_P(Composites, BadArgumentsNameTheOp) {
     FAIL() << "expected a ShapeError";
   } catch (const ShapeError& e) {
     EXPECT_NE(std::string(e.what()).find("native_layer_norm"), std::string::npos) << e.what();
+  }
+}
+
+// Note [Batch norm's backward function]: a training step's batch norm reduces over the input's
+// size twice in the forward (mean, variance) and twice in the backward (sum(dy), sum(dy * (x -
+// mean))); its gradients match those of its formula written in ops and differentiated op by op.
+TEST_P(Composites, BatchNormBackwardReducesTwiceAndMatchesItsOpsDifferentiated) {
+  Generator g(31);
+  const Tensor x0 = randn({4, 3, 5, 5}, g, DType::Float64),
+               dy = randn({4, 3, 5, 5}, g, DType::Float64);
+  const Tensor w0 = randn({3}, g, DType::Float64), b0 = randn({3}, g, DType::Float64);
+  auto grads = [&](bool through_ops) {
+    Tensor x = on(x0).requires_grad_(), w = on(w0).requires_grad_(), b = on(b0).requires_grad_();
+    Tensor y;
+    if (through_ops) {
+      const std::vector<int64_t> dims = {0, 2, 3};
+      const Tensor centered = x - mean(x, dims, true);
+      const Tensor invstd = rsqrt(mean(centered * centered, dims, true) + 1e-5);
+      y = centered * invstd * reshape(w, {1, 3, 1, 1}) + reshape(b, {1, 3, 1, 1});
+    } else {
+      y = std::get<0>(native_batch_norm(x, w, b, std::nullopt, std::nullopt, true, 0.1, 1e-5));
+    }
+    sum(y * on(dy)).backward();
+    return std::vector<Tensor>{x.grad(), w.grad(), b.grad()};
+  };
+  const std::vector<Tensor> fused = grads(false);
+  if (GetParam() == kLazy) {  // the step's graph, still pending
+    const std::string ir = ir_dump_text(fused);
+    size_t reductions = 0;
+    for (const char* kind : {"SumDimIntlist", "MeanDim"}) {
+      for (size_t at = ir.find(kind); at != std::string::npos; at = ir.find(kind, at + 1))
+        ++reductions;
+    }
+    EXPECT_EQ(reductions, 4u) << ir;  // forward's mean and variance, backward's two sums
+  }
+  const std::vector<Tensor> reference = grads(true);
+  for (size_t k = 0; k < 3; ++k) {
+    expect_values(fused[k], values<double>(reference[k].cpu()), 1e-12);
   }
 }
 
