@@ -88,6 +88,14 @@ bool register_chains_enabled();
 // the same either way. Takes effect at once, also for graphs already compiled.
 void set_row_bands_enabled(bool enabled);
 bool row_bands_enabled();
+// Step profiling: the fused cpu backend times each step of every execution (a fusion group, a row
+// band, a library op) into the timed metric named after it ("step.conv2d float32[32, 64, 8, 8]",
+// "step.group [32, 64, 64] sub.Tensor mul.Tensor"), so that the metrics report says where a
+// training step's time goes (See Note [Step profiling] in backend/cpu/fusion/step_profile.h),
+// when the environment sets LAZYGEN_PROFILE_STEPS=1 or this turns it on. Off by default. Takes
+// effect at the next execution.
+void set_step_profiling(bool enabled);
+bool step_profiling();
 // The backend graphs run on: "cpu" (the default; fused or not, as above) or "cuda" (fusion groups
 // as NVRTC-compiled kernels and library ops as eager CUDA kernels on device 0; results are cuda
 // tensors behind the lazy ones, and cpu()/item() copy them back). The environment picks the

@@ -9,12 +9,17 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <vector>
 
 #include "backend/backend.h"
 #include "backend/cpu/fusion/group_program.h"
 #include "exec/lowering.h"
 #include "fusion/specialize.h"
+
+namespace lazygen::metrics {
+class TimedMetric;
+}  // namespace lazygen::metrics
 
 namespace lazygen::cpu::fusion {
 
@@ -77,6 +82,13 @@ struct ExecScratch {
   std::vector<BindingArrays> bindings;  // one per group of the largest band (at least one)
 };
 
+// The timed metrics of an executable's steps (See Note [Step profiling] in step_profile.h): per
+// step, the one it records into when it runs alone, and, for the first step of a row band, the
+// band's (null elsewhere).
+struct StepTimers {
+  std::vector<metrics::TimedMetric*> step, band;
+};
+
 struct FusedExecutable final : exec::Executable {
   std::vector<ir::Value> keep_alive;  // the graph's roots: owners of every node used here
   uint32_t num_slots = 0;
@@ -102,6 +114,10 @@ struct FusedExecutable final : exec::Executable {
   mutable std::vector<Tensor> reuse;  // previous outputs, See Note [Memory across executions]
   mutable ExecScratch scratch;
   mutable std::atomic<bool> busy{false};
+  // Its steps' metrics, named at the first profiled execution (See Note [Step profiling] in
+  // step_profile.h).
+  mutable std::once_flag profile_once;
+  mutable StepTimers step_timers;
 };
 
 }  // namespace lazygen::cpu::fusion

@@ -1,4 +1,5 @@
 // FusedBackend::execute (fused_backend.h): walks a FusedExecutable's steps.
+#include <chrono>
 #include <exception>
 #include <stdexcept>
 #include <string>
@@ -6,6 +7,7 @@
 #include "backend/cpu/fusion/fused_backend.h"
 #include "backend/cpu/fusion/fused_executable.h"
 #include "backend/cpu/fusion/interpreter.h"
+#include "backend/cpu/fusion/step_profile.h"
 #include "core/tensor/allocator.h"
 #include "core/tensor/tensor_impl.h"
 #include "exec/lowering.h"
@@ -14,6 +16,8 @@
 
 namespace lazygen::cpu::fusion {
 namespace {
+
+using Clock = std::chrono::steady_clock;
 
 // Outputs up to this size are kept for reuse by the next execution (See Note [Memory across
 // executions]); larger ones go back to the caching allocator, so that a cached graph never
@@ -46,9 +50,11 @@ class Execution {
   void run() {
     s_.bindings.resize(e_.max_band);
     const bool bands = row_bands_on();
+    const StepTimers* timers = step_profiling_on() ? &step_timers(e_) : nullptr;
     for (size_t s = 0; s < e_.steps.size();) {
       const ExecStep& step = e_.steps[s];
       const size_t end = step.starts_band() && bands ? step.band.last + 1 : s + 1;
+      const auto start = timers != nullptr ? Clock::now() : Clock::time_point{};
       if (end > s + 1) {
         run_band_steps(s, end);
       } else if (step.is_group) {
@@ -56,6 +62,10 @@ class Execution {
         run_group(g.program, bind(g, s_.bindings[0]));
       } else {
         run_lower_step(e_.lowers[step.index]);
+      }
+      if (timers != nullptr) {  // See Note [Step profiling]
+        metrics::TimedMetric* timer = end > s + 1 ? timers->band[s] : timers->step[s];
+        timer->record(std::chrono::duration<double, std::milli>(Clock::now() - start).count());
       }
       for (; s < end; ++s) {
         for (uint32_t r = e_.steps[s].release_begin; r < e_.steps[s].release_end; ++r) {

@@ -257,6 +257,34 @@ TEST_F(FusedBackendTest, RepeatingLoadsSpanRowsAndMatchEager) {
   EXPECT_EQ(metrics::counter_value("fusion.repeated_loads"), before);  // period 20000: row tiles
 }
 
+// Note [Step profiling]: with profiling on, each step of an execution records into the timed
+// metric named after what it ran; off, nothing is recorded.
+TEST_F(FusedBackendTest, ProfiledStepsRecordIntoMetricsNamedAfterWhatTheyRan) {
+  auto program = [](const Ts& in) { return Ts{relu(mm(in[0], in[1]) * 2.0 + 1.0)}; };
+  const Ts inputs = {randn({7, 5}), randn({5, 13})};
+  auto group_count = [] {
+    int64_t count = 0;
+    for (const std::string& name : metrics::names()) {
+      if (name.rfind("step.group [91] ", 0) == 0) count += metrics::timed_stats(name)->count;
+    }
+    return count;
+  };
+  const auto mm_count = [] {
+    const auto stats = metrics::timed_stats("step.mm float32[7, 13]");
+    return stats ? stats->count : 0;
+  };
+  const int64_t mms = mm_count(), groups = group_count();
+  EXPECT_FALSE(step_profiling());
+  set_step_profiling(true);
+  expect_fused_matches_eager(program, inputs);
+  expect_fused_matches_eager(program, inputs);
+  set_step_profiling(false);
+  EXPECT_EQ(mm_count(), mms + 2);
+  EXPECT_EQ(group_count(), groups + 2);  // [7, 13] collapses to one dim of 91
+  expect_fused_matches_eager(program, inputs);
+  EXPECT_EQ(mm_count(), mms + 2);
+}
+
 TEST_F(FusedBackendTest, FusionOnAndOffGiveTheSameBits) {
   auto program = [](const Ts& in) {
     Tensor h = relu(mm(in[0], in[1]) + in[2]);  // library op between two groups
