@@ -77,11 +77,11 @@ std::tuple<Tensor, Tensor, Tensor> batch_norm_forward(const Tensor& input,
 }
 
 // Note [Batch norm's backward function]
-// Differentiated through the ops of its forward, batch norm's backward reduced over [n, c, ...]
-// once per broadcast operand (mean, invstd, weight, bias: their gradients are sums over the other
-// dims) and once more per mean: seven passes over the input's size per layer with the forward's
-// two. So when input, weight or bias requires grad (and the running statistics do not, which
-// only evaluation reads), the forward runs without recording and one backward function calls
+// Differentiated through the ops of its forward, batch norm's backward reduced over the input's
+// size five times a layer (the gradients of the per-channel operands its forward broadcasts are
+// sums over the other dims), seven passes with the forward's mean and variance. So when input,
+// weight or bias requires grad (and the running statistics do not, which only evaluation
+// reads), the forward runs without recording and one backward function calls
 // native_batch_norm_backward, PyTorch's formulation with two reductions (sum(dy) and
 // sum(dy * (x - mean))), as PyTorch's autograd does with its native kernel. save_mean and
 // save_invstd are not differentiable outputs, as in PyTorch. Backward formulas run with grad
