@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
+
 #include "backend/cpu/fusion/group_program.h"
 #include "core/tensor/allocator.h"
 #include "core/thread_pool.h"
@@ -152,6 +154,33 @@ TEST_F(FusedBackendTest, FoldedReductionsMatchEagerToRounding) {
   // Sums of 3000 terms in double then rounded to float32: within float32 rounding.
   expect_fused_matches_eager(program, {randn({70, 3000}), randn({3000})}, 1e-6);
   expect_fused_matches_eager(program, {randn({5, 3}), randn({3})}, 1e-6);
+}
+
+// A folded sum of runs shorter than the wide fold's 32 accumulators is the sum in order, in
+// double from +0.0, rounded once: what the wide fold gives there, computed inline (runs of one
+// are a mean over 1x1 planes).
+TEST_F(FusedBackendTest, ShortFoldedSumsAreInOrderSumsInDouble) {
+  auto program = [](const Ts& in) { return Ts{sum(in[0] * 1.5, std::vector<int64_t>{1})}; };
+  for (int64_t run : {1, 3, 17, 31}) {
+    SCOPED_TRACE(run);
+    Tensor x = randn({64, run});
+    float* v = x.data_ptr<float>();
+    v[0] = -0.0f;
+    v[run] = 1e30f;
+    if (run >= 3) {  // in order the 2^60s cancel and 1 remains; in another order 1 can be lost
+      v[2 * run] = 0x1p60f, v[2 * run + 1] = -0x1p60f, v[2 * run + 2] = 1.0f;
+    }
+    const Tensor fused = program(to_lazy({x}))[0].cpu();
+    for (int64_t r = 0; r < 64; ++r) {
+      double expected = 0;
+      for (int64_t j = 0; j < run; ++j)
+        expected += static_cast<double>(x.data_ptr<float>()[r * run + j] * 1.5f);
+      const float want = static_cast<float>(expected), got = fused.data_ptr<float>()[r];
+      EXPECT_EQ(std::memcmp(&want, &got, sizeof got), 0)
+          << "row " << r << ": " << got << " vs " << want;
+    }
+    mark_step();
+  }
 }
 
 TEST_F(FusedBackendTest, ReductionsAreExactForIntegersAndNanForAmax) {
