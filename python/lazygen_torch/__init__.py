@@ -33,7 +33,8 @@ from . import metrics  # noqa: E402  (needs the library loaded)
 __all__ = ["device", "mark_step", "wait_device_ops", "metrics", "ir_dump_text", "ir_dump_dot",
            "fusion_plan_dump", "set_fusion_enabled", "fusion_enabled", "set_async_execution",
            "async_execution_enabled", "set_register_chains_enabled", "register_chains_enabled",
-           "registration_report", "reset_trace_caches", "set_dynamic_shapes", "dynamic_shapes"]
+           "registration_report", "reset_trace_caches", "set_dynamic_shapes", "dynamic_shapes",
+           "set_step_profiling", "step_profiling"]
 
 
 def device():
@@ -106,6 +107,17 @@ def set_register_chains_enabled(enabled):
 
 def register_chains_enabled():
     return _ops.register_chains_enabled()
+
+
+def set_step_profiling(enabled):
+    """Times each fusion group, row band and library op of every execution into a timed metric
+    named after it (see metrics.step_profile()); off by default, also set by
+    LAZYGEN_PROFILE_STEPS=1."""
+    _ops.set_step_profiling(bool(enabled))
+
+
+def step_profiling():
+    return _ops.step_profiling()
 
 
 def registration_report():

@@ -31,3 +31,21 @@ def fallback_counters():
 def metrics_report():
     """A readable table of every non-zero counter and every timed metric."""
     return _ops.metrics_report()
+
+
+def timed_metrics():
+    """{name: (count, total_ms)} for every timed metric with samples since the last reset."""
+    out = {}
+    for line in _ops.timed_metrics():
+        name, count, total = line.split("\t")
+        out[name] = (int(count), float(total))
+    return out
+
+
+def step_profile():
+    """Where executions' time went while step profiling was on (lazygen_torch.set_step_profiling):
+    a list of (what ran, count, total_ms), the most time first, e.g.
+    ("conv2d float32[32, 64, 8, 8]", 40, 61.2) or ("group [32, 64, 64] sub.Tensor mul.Tensor", ...)."""
+    rows = [(name[len("step."):], count, total)
+            for name, (count, total) in timed_metrics().items() if name.startswith("step.")]
+    return sorted(rows, key=lambda row: -row[2])

@@ -40,6 +40,17 @@ std::vector<std::string> counter_names_op() {
   return out;
 }
 
+// "name\tcount\ttotal_ms" for each timed metric with samples since the last reset, by name.
+std::vector<std::string> timed_metrics_op() {
+  std::vector<std::string> out;
+  for (const std::string& name : metrics::names()) {
+    const std::optional<metrics::TimedStats> s = metrics::timed_stats(name);
+    if (!s || s->count == 0) continue;
+    out.push_back(name + "\t" + std::to_string(s->count) + "\t" + std::to_string(s->total_ms));
+  }
+  return out;
+}
+
 c10::optional<int64_t> counter_value_op(c10::string_view name) {
   const std::string key(name);
   for (const std::string& n : metrics::names()) {
@@ -82,6 +93,9 @@ TORCH_LIBRARY(lazygen, m) {
   m.def("metrics_report() -> str", [] { return metrics_report(); });
   m.def("counter_names() -> str[]", &counter_names_op);
   m.def("counter_value(str name) -> int?", &counter_value_op);
+  m.def("timed_metrics() -> str[]", &timed_metrics_op);
+  m.def("set_step_profiling(bool enabled) -> ()", [](bool on) { set_step_profiling(on); });
+  m.def("step_profiling() -> bool", [] { return step_profiling(); });
   m.def("ir_dump_text(Tensor[] tensors) -> str", &ir_dump_text_op);
   m.def("ir_dump_dot(Tensor[] tensors) -> str", &ir_dump_dot_op);
   m.def("fusion_plan_dump(Tensor[] tensors) -> str", &fusion_plan_dump_op);

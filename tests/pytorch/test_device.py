@@ -159,6 +159,28 @@ def test_reset_trace_caches_makes_the_next_step_compile_again(dev):
     assert lazygen_torch.metrics.counter_value("computation_cache.miss") == misses + 1
 
 
+def test_step_profiling_says_what_each_step_of_an_execution_ran(dev):
+    x, w = torch.randn(6, 11), torch.randn(11, 9)
+    def step():
+        y = torch.relu(x.to(dev) @ w.to(dev) * 2 + 1)
+        lazygen_torch.mark_step()
+        return y.cpu()
+
+    assert not lazygen_torch.step_profiling()
+    lazygen_torch.metrics.reset()
+    lazygen_torch.set_step_profiling(True)
+    try:
+        step()
+        step()
+    finally:
+        lazygen_torch.set_step_profiling(False)
+    step()  # off again: not recorded
+    profile = {what: count for what, count, total in lazygen_torch.metrics.step_profile()}
+    assert profile["mm float32[6, 9]"] == 2
+    assert any(what.startswith("group [54] ") and count == 2 for what, count in profile.items())
+    assert all(total >= 0 for _, _, total in lazygen_torch.metrics.step_profile())
+
+
 @pytest.mark.parametrize("dtype", [torch.int32, torch.int64, torch.float64, torch.bool])
 def test_convolutions_of_every_dtype_answer_as_pytorch_does(dev, dtype):
     # PyTorch's CPU convolves integers exactly (wrapping on overflow) and refuses bool.
