@@ -147,54 +147,39 @@ std::vector<GradCase> activation_cases() {
   return {
       {"sigmoid_backward", "sigmoid_backward",
        [](const Inputs& in) { return sigmoid_backward(in[0], in[1]); }, grad_and_vals},
-      {"tanh_backward", "tanh_backward",
-       [](const Inputs& in) { return tanh_backward(in[0], in[1]); }, grad_and_vals},
-      {"threshold", "threshold", [](const Inputs& in) { return threshold(in[0], 0.0, 20); },
-       off_zero},
-      {"leaky_relu", "leaky_relu", [](const Inputs& in) { return leaky_relu(in[0], 0.2); },
-       off_zero},
-      {"leaky_relu_backward", "leaky_relu_backward",
-       [](const Inputs& in) { return leaky_relu_backward(in[0], in[1], 0.2, false); },
+      {"tanh_backward", "tanh_backward", [](const Inputs& in) { return tanh_backward(in[0], in[1]); },
        grad_and_vals},
+      {"threshold", "threshold", [](const Inputs& in) { return threshold(in[0], 0.0, 20); }, off_zero},
+      {"leaky_relu", "leaky_relu", [](const Inputs& in) { return leaky_relu(in[0], 0.2); }, off_zero},
+      {"leaky_relu_backward", "leaky_relu_backward",
+       [](const Inputs& in) { return leaky_relu_backward(in[0], in[1], 0.2, false); }, grad_and_vals},
       {"elu", "elu", [](const Inputs& in) { return elu(in[0], 1.5, 1.2, 0.8); }, off_zero},
       {"hardtanh", "hardtanh", [](const Inputs& in) { return hardtanh(in[0], -0.5, 0.5); }, vals},
       {"hardtanh_backward", "hardtanh_backward",
        [](const Inputs& in) { return hardtanh_backward(in[0], in[1], -0.5, 0.5); }, grad_and_vals},
       {"softplus", "softplus", [](const Inputs& in) { return softplus(in[0]); }, vals},
-      {"softplus_beta_threshold", "softplus",
-       [](const Inputs& in) { return softplus(in[0], 2, 1.5); }, vals},
+      {"softplus_beta_threshold", "softplus", [](const Inputs& in) { return softplus(in[0], 2, 1.5); },
+       vals},
       {"softplus_backward", "softplus_backward",
        [](const Inputs& in) { return softplus_backward(in[0], in[1], 2, 1.5); }, grad_and_vals},
       {"silu", "silu", [](const Inputs& in) { return silu(in[0]); }, vals},
-      {"silu_backward", "silu_backward",
-       [](const Inputs& in) { return silu_backward(in[0], in[1]); }, grad_and_vals},
+      {"silu_backward", "silu_backward", [](const Inputs& in) { return silu_backward(in[0], in[1]); },
+       grad_and_vals},
       {"mish", "mish", [](const Inputs& in) { return mish(in[0]); }, vals},
       {"hardsigmoid", "hardsigmoid", [](const Inputs& in) { return hardsigmoid(in[0]); },
-       [] {
-         return Inputs{uniform({3, 4}, -2.9, 2.9, 406)};
-       }},
+       [] { return Inputs{uniform({3, 4}, -2.9, 2.9, 406)}; }},
       {"hardsigmoid_backward", "hardsigmoid_backward",
        [](const Inputs& in) { return hardsigmoid_backward(in[0], in[1]); }, grad_and_wide},
       {"hardswish", "hardswish", [](const Inputs& in) { return hardswish(in[0]); },
-       [] {
-         return Inputs{uniform({3, 4}, -4.0, 4.0, 407)};
-       }},
+       [] { return Inputs{uniform({3, 4}, -4.0, 4.0, 407)}; }},
       {"hardswish_backward", "hardswish_backward",
        [](const Inputs& in) { return hardswish_backward(in[0], in[1]); }, grad_and_wide},
       {"layer_norm_composite", "layer_norm",
-       [](const Inputs& in) {
-         return layer_norm(in[0], {3, 4}, in[1], in[2]);
-       },
-       [] {
-         return Inputs{values({2, 3, 4}, 409), values({3, 4}, 410), values({3, 4}, 411)};
-       }},
+       [](const Inputs& in) { return layer_norm(in[0], {3, 4}, in[1], in[2]); },
+       [] { return Inputs{values({2, 3, 4}, 409), values({3, 4}, 410), values({3, 4}, 411)}; }},
       {"batch_norm_training_composite", "native_batch_norm",
-       [](const Inputs& in) {
-         return std::get<0>(native_batch_norm(in[0], in[1], in[2], {}, {}, true, 0.1, 1e-5));
-       },
-       [] {
-         return Inputs{values({4, 3, 2, 2}, 421), values({3}, 422), values({3}, 423)};
-       }},
+       [](const Inputs& in) { return std::get<0>(native_batch_norm(in[0], in[1], in[2], {}, {}, true, 0.1, 1e-5)); },
+       [] { return Inputs{values({4, 3, 2, 2}, 421), values({3}, 422), values({3}, 423)}; }},
       // Evaluation normalizes by running statistics (not differentiated); without weight and bias
       // the gradient reaches the input alone (See Note [Batch norm's backward function]).
       {"batch_norm_eval_composite", "native_batch_norm",
@@ -203,234 +188,113 @@ std::vector<GradCase> activation_cases() {
          const Tensor var = zeros({3}, in[0].dtype(), in[0].device()) + 1.5;
          return std::get<0>(native_batch_norm(in[0], in[1], in[2], mean, var, false, 0.1, 1e-5));
        },
-       [] {
-         return Inputs{values({4, 3, 2, 2}, 424), values({3}, 425), values({3}, 426)};
-       }},
+       [] { return Inputs{values({4, 3, 2, 2}, 424), values({3}, 425), values({3}, 426)}; }},
       {"batch_norm_training_no_affine_composite", "native_batch_norm",
-       [](const Inputs& in) {
-         return std::get<0>(native_batch_norm(in[0], {}, {}, {}, {}, true, 0.1, 1e-5));
-       },
-       [] {
-         return Inputs{values({4, 3, 3}, 427)};
-       }},
+       [](const Inputs& in) { return std::get<0>(native_batch_norm(in[0], {}, {}, {}, {}, true, 0.1, 1e-5)); },
+       [] { return Inputs{values({4, 3, 3}, 427)}; }},
       {"mse_loss_composite", "mse_loss", [](const Inputs& in) { return mse_loss(in[0], in[1]); },
        grad_and_vals},
       {"linear_3d_composite", "linear",
        [](const Inputs& in) { return nn::functional::linear(in[0], in[1], in[2]); },
-       [] {
-         return Inputs{values({2, 3, 4}, 412), values({5, 4}, 413), values({5}, 414)};
-       }},
+       [] { return Inputs{values({2, 3, 4}, 412), values({5, 4}, 413), values({5}, 414)}; }},
       {"cross_entropy_composite", "cross_entropy",
        [](const Inputs& in) { return nn::functional::cross_entropy(in[0], in[1]); },
-       [] {
-         return Inputs{values({3, 5}, 415), tensor<int64_t>({4, 0, 2}, IntList{3})};
-       }},
-      {"softmax_composite", "softmax",
-       [](const Inputs& in) { return nn::functional::softmax(in[0], 0); },
-       [] {
-         return Inputs{values({3, 5}, 416)};
-       }},
+       [] { return Inputs{values({3, 5}, 415), tensor<int64_t>({4, 0, 2}, IntList{3})}; }},
+      {"softmax_composite", "softmax", [](const Inputs& in) { return nn::functional::softmax(in[0], 0); },
+       [] { return Inputs{values({3, 5}, 416)}; }},
       {"var_composite", "var", [](const Inputs& in) { return var(in[0], IntList{1}); },
-       [] {
-         return Inputs{values({3, 5}, 417)};
-       }},
+       [] { return Inputs{values({3, 5}, 417)}; }},
       {"std_composite", "std", [](const Inputs& in) { return std(in[0], std::nullopt, 0, true); },
-       [] {
-         return Inputs{values({3, 5}, 418)};
-       }},
+       [] { return Inputs{values({3, 5}, 418)}; }},
       {"chunk_composite", "chunk", [](const Inputs& in) { return mul(chunk(in[0], 3, 1)[2], 2); },
-       [] {
-         return Inputs{values({2, 7}, 419)};
-       }},
+       [] { return Inputs{values({2, 7}, 419)}; }},
       {"unbind_composite", "unbind", [](const Inputs& in) { return unbind(in[0], 1)[1]; },
-       [] {
-         return Inputs{values({2, 3}, 420)};
-       }},
+       [] { return Inputs{values({2, 3}, 420)}; }},
       {"gelu_erf", "_gelu_erf", [](const Inputs& in) { return gelu(in[0]); }, wide},
       {"gelu_tanh", "_gelu_tanh", [](const Inputs& in) { return gelu(in[0], "tanh"); }, wide},
       {"gelu_erf_backward", "_gelu_erf_backward",
        [](const Inputs& in) { return gelu_backward(in[0], in[1]); }, grad_and_wide},
       {"gelu_tanh_backward", "_gelu_tanh_backward",
        [](const Inputs& in) { return gelu_backward(in[0], in[1], "tanh"); }, grad_and_wide},
-      {"amin", "amin", [](const Inputs& in) { return amin(in[0], {1}); },
-       [] {
-         return Inputs{values({3, 5}, 430)};
-       }},
+      {"amin", "amin", [](const Inputs& in) { return amin(in[0], {1}); }, [] { return Inputs{values({3, 5}, 430)}; }},
       {"amin_keepdim_all", "amin", [](const Inputs& in) { return amin(in[0], {}, true); },
-       [] {
-         return Inputs{values({3, 5}, 431)};
-       }},
-      {"sort_descending", "sort",
-       [](const Inputs& in) { return std::get<0>(sort(in[0], 0, true)); },
-       [] {
-         return Inputs{values({4, 3}, 432)};
-       }},
+       [] { return Inputs{values({3, 5}, 431)}; }},
+      {"sort_descending", "sort", [](const Inputs& in) { return std::get<0>(sort(in[0], 0, true)); },
+       [] { return Inputs{values({4, 3}, 432)}; }},
       {"topk", "topk", [](const Inputs& in) { return std::get<0>(topk(in[0], 2, 1, false)); },
-       [] {
-         return Inputs{values({3, 5}, 433)};
-       }},
-      {"cumsum", "cumsum", [](const Inputs& in) { return cumsum(in[0], 1); },
-       [] {
-         return Inputs{values({3, 5}, 434)};
-       }},
+       [] { return Inputs{values({3, 5}, 433)}; }},
+      {"cumsum", "cumsum", [](const Inputs& in) { return cumsum(in[0], 1); }, [] { return Inputs{values({3, 5}, 434)}; }},
       {"log_sigmoid", "log_sigmoid", [](const Inputs& in) { return log_sigmoid(in[0]); }, wide},
       // A world of one (local_world.h): checks the formula's shape, not the other ranks' share.
       {"all_reduce", "all_reduce", [](const Inputs& in) { return all_reduce(in[0], "mean"); },
-       [] {
-         return Inputs{values({3, 4}, 497)};
-       }},
-      {"stack_composite", "stack",
-       [](const Inputs& in) {
-         return stack({in[0], in[1]}, -1);
-       },
-       [] {
-         return Inputs{values({2, 3}, 435), values({2, 3}, 436)};
-       }},
-      {"repeat_composite", "repeat",
-       [](const Inputs& in) {
-         return repeat(in[0], {2, 1, 3});
-       },
-       [] {
-         return Inputs{values({3, 2}, 437)};
-       }},
-      {"flip_composite", "flip",
-       [](const Inputs& in) {
-         return flip(in[0], {0, 2});
-       },
-       [] {
-         return Inputs{values({2, 3, 2}, 438)};
-       }},
-      {"tril_composite", "tril", [](const Inputs& in) { return tril(in[0], 1); },
-       [] {
-         return Inputs{values({3, 4}, 439)};
-       }},
-      {"diagonal_copy_composite", "diagonal_copy",
-       [](const Inputs& in) { return diagonal_copy(in[0], -1, 2, 0); },
-       [] {
-         return Inputs{values({3, 2, 4}, 440)};
-       }},
+       [] { return Inputs{values({3, 4}, 497)}; }},
+      {"stack_composite", "stack", [](const Inputs& in) { return stack({in[0], in[1]}, -1); },
+       [] { return Inputs{values({2, 3}, 435), values({2, 3}, 436)}; }},
+      {"repeat_composite", "repeat", [](const Inputs& in) { return repeat(in[0], {2, 1, 3}); },
+       [] { return Inputs{values({3, 2}, 437)}; }},
+      {"flip_composite", "flip", [](const Inputs& in) { return flip(in[0], {0, 2}); },
+       [] { return Inputs{values({2, 3, 2}, 438)}; }},
+      {"tril_composite", "tril", [](const Inputs& in) { return tril(in[0], 1); }, [] { return Inputs{values({3, 4}, 439)}; }},
+      {"diagonal_copy_composite", "diagonal_copy", [](const Inputs& in) { return diagonal_copy(in[0], -1, 2, 0); },
+       [] { return Inputs{values({3, 2, 4}, 440)}; }},
       {"as_strided_scatter_composite", "as_strided_scatter",
-       [](const Inputs& in) {
-         return as_strided_scatter(in[0], in[1], {2, 2}, {1, 3}, 1);
-       },
-       [] {
-         return Inputs{values({3, 3}, 441), values({2, 2}, 442)};
-       }},
-      {"unfold_copy_composite", "unfold_copy",
-       [](const Inputs& in) { return unfold_copy(in[0], 1, 3, 2); },
-       [] {
-         return Inputs{values({2, 7}, 443)};
-       }},
-      {"trace_composite", "trace", [](const Inputs& in) { return trace(in[0]); },
-       [] {
-         return Inputs{values({3, 4}, 444)};
-       }},
+       [](const Inputs& in) { return as_strided_scatter(in[0], in[1], {2, 2}, {1, 3}, 1); },
+       [] { return Inputs{values({3, 3}, 441), values({2, 2}, 442)}; }},
+      {"unfold_copy_composite", "unfold_copy", [](const Inputs& in) { return unfold_copy(in[0], 1, 3, 2); },
+       [] { return Inputs{values({2, 7}, 443)}; }},
+      {"trace_composite", "trace", [](const Inputs& in) { return trace(in[0]); }, [] { return Inputs{values({3, 4}, 444)}; }},
       {"mv_composite", "mv", [](const Inputs& in) { return mv(in[0], in[1]); },
-       [] {
-         return Inputs{values({3, 4}, 445), values({4}, 446)};
-       }},
-      {"max_full_composite", "max", [](const Inputs& in) { return max(in[0]); },
-       [] {
-         return Inputs{values({3, 4}, 447)};
-       }},
-      {"norm_2_composite", "norm", [](const Inputs& in) { return norm(in[0], std::nullopt, {1}); },
-       vals},
+       [] { return Inputs{values({3, 4}, 445), values({4}, 446)}; }},
+      {"max_full_composite", "max", [](const Inputs& in) { return max(in[0]); }, [] { return Inputs{values({3, 4}, 447)}; }},
+      {"norm_2_composite", "norm", [](const Inputs& in) { return norm(in[0], std::nullopt, {1}); }, vals},
       {"norm_3_composite", "norm", [](const Inputs& in) { return norm(in[0], 3.0); }, off_zero},
       {"glu_composite", "glu", [](const Inputs& in) { return glu(in[0], 1); }, vals},
       {"binary_cross_entropy_composite", "binary_cross_entropy",
        [](const Inputs& in) { return binary_cross_entropy(in[0], in[1], in[2]); },
-       [] {
-         return Inputs{uniform({3, 4}, 0.1, 0.9, 448), uniform({3, 4}, 0.0, 1.0, 449),
-                       positive({4}, 450)};
-       }},
+       [] { return Inputs{uniform({3, 4}, 0.1, 0.9, 448), uniform({3, 4}, 0.0, 1.0, 449), positive({4}, 450)}; }},
       {"smooth_l1_loss_composite", "smooth_l1_loss",
        [](const Inputs& in) { return smooth_l1_loss(in[0], in[1], 2, 0.5); },
-       [] {
-         return Inputs{values({3, 4}, 451), values({3, 4}, 452)};
-       }},
+       [] { return Inputs{values({3, 4}, 451), values({3, 4}, 452)}; }},
       {"nll_loss2d_composite", "nll_loss2d_forward",
-       [](const Inputs& in) {
-         return std::get<0>(nll_loss2d_forward(in[0], in[1], std::nullopt, 1, -100));
-       },
-       [] {
-         return Inputs{values({2, 3, 2, 2}, 453),
-                       tensor<int64_t>({0, 2, 1, 1, 2, 0, 0, 1}, IntList{2, 2, 2})};
-       }},
+       [](const Inputs& in) { return std::get<0>(nll_loss2d_forward(in[0], in[1], std::nullopt, 1, -100)); },
+       [] { return Inputs{values({2, 3, 2, 2}, 453), tensor<int64_t>({0, 2, 1, 1, 2, 0, 0, 1}, IntList{2, 2, 2})}; }},
       {"group_norm_composite", "native_group_norm",
-       [](const Inputs& in) {
-         return std::get<0>(native_group_norm(in[0], in[1], in[2], 2, 4, 3, 2, 1e-5));
-       },
-       [] {
-         return Inputs{values({2, 4, 3}, 454), values({4}, 455), values({4}, 456)};
-       }},
+       [](const Inputs& in) { return std::get<0>(native_group_norm(in[0], in[1], in[2], 2, 4, 3, 2, 1e-5)); },
+       [] { return Inputs{values({2, 4, 3}, 454), values({4}, 455), values({4}, 456)}; }},
       {"avg_pool2d_composite", "avg_pool2d",
        [](const Inputs& in) { return avg_pool2d(in[0], {3}, {2}, {1}, true, false); },
-       [] {
-         return Inputs{values({1, 2, 5, 4}, 457)};
-       }},
+       [] { return Inputs{values({1, 2, 5, 4}, 457)}; }},
       {"adaptive_avg_pool2d_composite", "_adaptive_avg_pool2d",
-       [](const Inputs& in) {
-         return _adaptive_avg_pool2d(in[0], {2, 3});
-       },
-       [] {
-         return Inputs{values({1, 2, 5, 4}, 458)};
-       }},
+       [](const Inputs& in) { return _adaptive_avg_pool2d(in[0], {2, 3}); },
+       [] { return Inputs{values({1, 2, 5, 4}, 458)}; }},
       {"upsample_nearest2d_composite", "upsample_nearest2d",
-       [](const Inputs& in) {
-         return upsample_nearest2d(in[0], {5, 3});
-       },
-       [] {
-         return Inputs{values({1, 2, 3, 2}, 459)};
-       }},
+       [](const Inputs& in) { return upsample_nearest2d(in[0], {5, 3}); }, [] { return Inputs{values({1, 2, 3, 2}, 459)}; }},
       {"upsample_bilinear2d_composite", "upsample_bilinear2d",
-       [](const Inputs& in) {
-         return upsample_bilinear2d(in[0], {5, 3}, false);
-       },
-       [] {
-         return Inputs{values({1, 2, 3, 2}, 460)};
-       }},
+       [](const Inputs& in) { return upsample_bilinear2d(in[0], {5, 3}, false); },
+       [] { return Inputs{values({1, 2, 3, 2}, 460)}; }},
       {"grid_sampler_bilinear_composite", "grid_sampler_2d",
        [](const Inputs& in) { return grid_sampler_2d(in[0], in[1], 0, 0, false); },
-       [] {
-         return Inputs{values({1, 2, 3, 4}, 466), uniform({1, 2, 3, 2}, -0.9, 0.9, 467)};
-       }},
+       [] { return Inputs{values({1, 2, 3, 4}, 466), uniform({1, 2, 3, 2}, -0.9, 0.9, 467)}; }},
       {"grid_sampler_reflection_composite", "grid_sampler_2d",
        [](const Inputs& in) { return grid_sampler_2d(in[0], in[1], 0, 2, true); },
-       [] {
-         return Inputs{values({1, 2, 3, 4}, 468), uniform({1, 2, 2, 2}, 1.1, 1.7, 469)};
-       }},
+       [] { return Inputs{values({1, 2, 3, 4}, 468), uniform({1, 2, 2, 2}, 1.1, 1.7, 469)}; }},
       {"max_pool3d_composite", "max_pool3d_with_indices",
        [](const Inputs& in) { return std::get<0>(max_pool3d_with_indices(in[0], {2}, {2}, {1})); },
-       [] {
-         return Inputs{values({1, 2, 3, 4, 3}, 470)};
-       }},
+       [] { return Inputs{values({1, 2, 3, 4, 3}, 470)}; }},
       {"logdet_composite", "logdet",
-       [](const Inputs& in) { return logdet(in[0] + eye_like(in[0]) * 3.0); },
-       [] {
-         return Inputs{values({2, 3, 3}, 471)};
-       }},
+       [](const Inputs& in) { return logdet(in[0] + eye_like(in[0]) * 3.0); }, [] { return Inputs{values({2, 3, 3}, 471)}; }},
       {"lu_solve_composite", "lu_solve",
        [](const Inputs& in) {
          const auto [lu, pivots] = lu_factor(in[0] + eye_like(in[0]) * 3.0);
          return lu_solve(lu, pivots, in[1], true);
        },
-       [] {
-         return Inputs{values({3, 3}, 472), values({3, 2}, 473)};
-       }},
+       [] { return Inputs{values({3, 3}, 472), values({3, 2}, 473)}; }},
       {"einsum_batched_composite", "einsum",
-       [](const Inputs& in) {
-         return einsum("bij,bkj->bki", {in[0], in[1]});
-       },
-       [] {
-         return Inputs{values({2, 3, 4}, 461), values({2, 5, 4}, 462)};
-       }},
+       [](const Inputs& in) { return einsum("bij,bkj->bki", {in[0], in[1]}); },
+       [] { return Inputs{values({2, 3, 4}, 461), values({2, 5, 4}, 462)}; }},
       {"sdpa_causal_composite", "scaled_dot_product_attention",
-       [](const Inputs& in) {
-         return scaled_dot_product_attention(in[0], in[1], in[2], std::nullopt, true);
-       },
-       [] {
-         return Inputs{values({2, 3, 4}, 463), values({2, 3, 4}, 464), values({2, 3, 2}, 465)};
-       }},
+       [](const Inputs& in) { return scaled_dot_product_attention(in[0], in[1], in[2], std::nullopt, true); },
+       [] { return Inputs{values({2, 3, 4}, 463), values({2, 3, 4}, 464), values({2, 3, 2}, 465)}; }},
   };
 }
 

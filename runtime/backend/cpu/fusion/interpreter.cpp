@@ -41,12 +41,12 @@ inline Acc sum_tile(const T* p, int64_t n) {
   return ((a[0] + a[1]) + (a[2] + a[3])) + ((a[4] + a[5]) + (a[6] + a[7]));
 }
 
-// A floating tile's sum in double over 32 accumulators, added pairwise at the end: eight vector
-// chains, enough to hide the adds' latency (with eight lanes the fold was latency-bound at two
-// floats a cycle, slower than reading them). Compiled per ISA (the baseline converts two floats
-// at a time); every clone adds in the same order.
 constexpr int kWideLanes = 32;
 
+// A floating tile's sum in double over kWideLanes accumulators, added pairwise at the end: eight
+// vector chains, enough to hide the adds' latency (with eight lanes the fold was latency-bound at
+// two floats a cycle, slower than reading them). Compiled per ISA (the baseline converts two
+// floats at a time); every clone adds in the same order.
 template <class T>
 inline double sum_tile_wide(const T* p, int64_t n) {
   constexpr int kLanes = kWideLanes;

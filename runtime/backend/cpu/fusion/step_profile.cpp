@@ -16,8 +16,8 @@ EnvSwitch& profiling_flag() {
   return enabled;
 }
 
-// "group [32, 64, 64] sub.Tensor mul.Tensor", with " sum of 128" (a Trailing fold of runs of
-// 128) or " sum over 1024" (Leading) when the group folds a reduction.
+// "group [32, 64, 64] sub.Tensor mul.Tensor", with " fold of 128" (a Trailing fold of runs of
+// 128) or " fold over 1024" (Leading) when the group folds a reduction.
 std::string group_label(const GroupProgram& p) {
   std::string label = "group " + sizes_str(p.dims);
   if (p.has_reduction) {

@@ -144,6 +144,15 @@ TileRunner::TileRunner(const GroupProgram& p, const GroupBindings& b)
 // same order as row-bounded tiles, so its sums keep their bits (TileRunner::walks_whole_runs).
 // Other reductions and AOT kernels keep row-bounded tiles. The arithmetic per element is
 // unchanged.
+bool TileRunner::load_is_dense(size_t a) const {
+  const size_t dims = p_.dims.size();
+  bool dense = load_stride(a, dims - 1) == 1;
+  for (size_t d = dims - 1; d-- > 0;) {
+    dense = dense && load_stride(a, d) == load_stride(a, d + 1) * p_.dims[d + 1];
+  }
+  return dense;
+}
+
 size_t TileRunner::plan_row_tiles(bool* expand) {
   const int64_t inner = p_.dims.back();
   const size_t dims = p_.dims.size();
@@ -155,11 +164,8 @@ size_t TileRunner::plan_row_tiles(bool* expand) {
   }
   size_t count = 0;
   for (size_t a = 0; a < p_.loads.size(); ++a) {
-    bool dense = p_.loads[a].in_place && load_stride(a, dims - 1) == 1;
+    const bool dense = p_.loads[a].in_place && load_is_dense(a);
     bool constant = p_.loads[a].in_place;
-    for (size_t d = dims - 1; d-- > 0;) {
-      dense = dense && load_stride(a, d) == load_stride(a, d + 1) * p_.dims[d + 1];
-    }
     for (size_t d = 0; d < dims; ++d) constant = constant && load_stride(a, d) == 0;
     expand[a] = !dense && !constant;
     count += expand[a] ? 1 : 0;
@@ -188,10 +194,7 @@ size_t TileRunner::plan_periodic(const bool* expand) {
   const size_t dims = p_.dims.size();
   size_t bytes = 0;
   for (size_t a = 0; a < p_.loads.size(); ++a) {
-    dense_[a] = load_stride(a, dims - 1) == 1;
-    for (size_t d = dims - 1; d-- > 0;) {
-      dense_[a] = dense_[a] && load_stride(a, d) == load_stride(a, d + 1) * p_.dims[d + 1];
-    }
+    dense_[a] = load_is_dense(a);
     if (!expand[a] || dense_[a]) continue;
     size_t first = 0;  // the period's first dim: the load's strides before it are 0
     while (first < dims && load_stride(a, first) == 0) ++first;

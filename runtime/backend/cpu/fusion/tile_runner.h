@@ -78,6 +78,9 @@ class TileRunner {
 
  private:
   int64_t load_stride(size_t a, size_t d) const { return p_.load_strides[a * p_.dims.size() + d]; }
+  // Whether load a reads the iteration's elements in order, one after the other (row-major,
+  // innermost stride 1), whatever its dtype.
+  bool load_is_dense(size_t a) const;
   // Whether load a is read in place and contiguous this tile: the inputs streaming groups
   // prefetch (See Note [Streaming groups]).
   bool streams_in(size_t a) const {
