@@ -209,7 +209,12 @@ TEST_P(Composites, BatchNormBackwardReducesTwiceAndMatchesItsOpsDifferentiated) 
       const Tensor invstd = rsqrt(mean(centered * centered, dims, true) + 1e-5);
       y = centered * invstd * reshape(w, {1, 3, 1, 1}) + reshape(b, {1, 3, 1, 1});
     } else {
-      y = std::get<0>(native_batch_norm(x, w, b, std::nullopt, std::nullopt, true, 0.1, 1e-5));
+      const auto [out, save_mean, save_invstd] =
+          native_batch_norm(x, w, b, std::nullopt, std::nullopt, true, 0.1, 1e-5);
+      // As PyTorch's: the saved statistics are not differentiable outputs.
+      EXPECT_FALSE(save_mean.requires_grad());
+      EXPECT_FALSE(save_invstd.requires_grad());
+      y = out;
     }
     sum(y * on(dy)).backward();
     return std::vector<Tensor>{x.grad(), w.grad(), b.grad()};
