@@ -166,6 +166,16 @@ void BM_SumChannels(benchmark::State& state) {
   });
 }
 
+// A linear layer's bias gradient: [1024, 512] over dim 0, one row of outputs.
+void BM_SumBiasGradient(benchmark::State& state) {
+  Generator g(9);
+  const Tensor a = rand({1024, 512}, g);
+  const std::optional<std::vector<int64_t>> dims = std::vector<int64_t>{0};
+  report_against_copy(state, a, 4.0 * a.numel(), [&] {
+    benchmark::DoNotOptimize(sum_dim_intlist(a, dims, false, std::nullopt).raw_data());
+  });
+}
+
 BENCHMARK(BM_TinyAddWithAllocation);
 BENCHMARK(BM_TinyAddIntoPreallocated);
 #define LAZYGEN_BANDWIDTH_BENCH(name) \
@@ -178,6 +188,7 @@ LAZYGEN_BANDWIDTH_BENCH(BM_AddMixedDTypes);
 LAZYGEN_BANDWIDTH_BENCH(BM_SumAll);
 LAZYGEN_BANDWIDTH_BENCH(BM_SumColumns);
 LAZYGEN_BANDWIDTH_BENCH(BM_SumChannels);
+LAZYGEN_BANDWIDTH_BENCH(BM_SumBiasGradient);
 
 }  // namespace
 }  // namespace lazygen::cpu

@@ -3,8 +3,8 @@
 // Accumulation: float inputs sum in double and integral or bool inputs in int64, with eight
 // independent accumulators per contiguous run (so the loop vectorizes and rounding error grows
 // slowly). A reduction to one value splits its run into fixed 64K-element parts summed in
-// order, and the Outer layout splits outputs into fixed column chunks: results never depend on
-// the thread count.
+// order, and in the Outer layout each output sums its rows in order, however its outputs are
+// split into column chunks: results never depend on the thread count.
 #include <algorithm>
 #include <limits>
 #include <type_traits>
@@ -24,7 +24,8 @@ namespace {
 
 constexpr int64_t kWork = 32 * 1024;  // elements per task worth a thread
 constexpr int64_t kPart = detail::ReducePlan::kPart;
-constexpr int64_t kColumns = 1024;  // outputs per task in the Outer layout
+constexpr int64_t kColumns = 1024;   // the most outputs per task in the Outer layout
+constexpr int64_t kMinColumns = 64;  // the fewest, when the outputs are split over the pool
 
 template <class T>
 struct SumOp {
@@ -101,16 +102,28 @@ void reduce_inner(const detail::ReducePlan& plan, const T* base, typename Op::Ac
                });
 }
 
+// Outputs per task of an Outer plan: at most kColumns, fewer (down to kMinColumns, a multiple of
+// 16) when that gives each thread of the pool a task, so that a single row of outputs (a bias
+// gradient, x.sum(0) of a [1024, 512] matrix) does not run on one thread. Each output sums its
+// rows in order whatever the split, so results do not depend on it.
+int64_t outer_columns(int64_t outer, int64_t depth, int64_t run) {
+  const int64_t threads = num_threads();
+  if (outer >= threads || depth * run < 2 * kWork) return kColumns;
+  const int64_t per_thread = (run * outer + threads - 1) / threads;
+  return std::clamp((per_thread + 15) / 16 * 16, kMinColumns, kColumns);
+}
+
 template <class Op, class T>
 void reduce_outer(const detail::ReducePlan& plan, const T* base, typename Op::Acc* out) {
-  const int64_t run = plan.run, chunks = (run + kColumns - 1) / kColumns;
   const auto outer = static_cast<int64_t>(plan.outer_offsets.size());
   const auto depth = static_cast<int64_t>(plan.reduce_offsets.size());
-  const int64_t grain = std::max<int64_t>(1, kWork / std::max<int64_t>(1, depth * kColumns));
+  const int64_t run = plan.run, columns = outer_columns(outer, depth, run);
+  const int64_t chunks = (run + columns - 1) / columns;
+  const int64_t grain = std::max<int64_t>(1, kWork / std::max<int64_t>(1, depth * columns));
   parallel_for(0, outer * chunks, grain, [&](int64_t b, int64_t e) {
     for (int64_t task = b; task < e; ++task) {
-      const int64_t o = task / chunks, j0 = task % chunks * kColumns;
-      const int64_t n = std::min(kColumns, run - j0);
+      const int64_t o = task / chunks, j0 = task % chunks * columns;
+      const int64_t n = std::min(columns, run - j0);
       typename Op::Acc* acc = out + o * run + j0;
       std::fill(acc, acc + n, Op::init());
       const T* row = base + plan.outer_offsets[o] + j0;
