@@ -24,7 +24,8 @@ at::Tensor amin(const at::Tensor& self, c10::IntArrayRef dim, bool keepdim) {
 
 }  // namespace
 
-void register_generated_0([[maybe_unused]] Registrar& generated) {
+void register_generated_0([[maybe_unused]] Registrar& generated,
+                          [[maybe_unused]] Registrar& inplace) {
   generated.add("add.Tensor", TORCH_FN(add_tensor));
   generated.add("amin", TORCH_FN(amin));
 }

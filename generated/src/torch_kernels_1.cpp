@@ -23,10 +23,22 @@ at::Tensor maximum(const at::Tensor& self, const at::Tensor& other) {
   return c.result(lazygen::maximum(c.arg(self), c.arg(other)));
 }
 
+// maximum_(Tensor(a!) self, Tensor other) -> Tensor(a!)
+at::Tensor& maximum_inplace(at::Tensor& self, const at::Tensor& other) {
+  Call c("maximum_", {&self, &other});
+  return c.write_back(self, lazygen::maximum(c.arg(self), c.arg(other)));
+}
+
 // neg(Tensor self) -> Tensor
 at::Tensor neg(const at::Tensor& self) {
   Call c("neg", {&self});
   return c.result(lazygen::neg(c.arg(self)));
+}
+
+// neg_(Tensor(a!) self) -> Tensor(a!)
+at::Tensor& neg_inplace(at::Tensor& self) {
+  Call c("neg_", {&self});
+  return c.write_back(self, lazygen::neg(c.arg(self)));
 }
 
 // addcdiv_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)
@@ -43,10 +55,22 @@ at::Tensor pow_tensor_tensor(const at::Tensor& self, const at::Tensor& exponent)
   return c.result(lazygen::pow(c.arg(self), c.arg(exponent)));
 }
 
+// pow_.Tensor_Tensor(Tensor(a!) self, Tensor exponent) -> Tensor(a!)
+at::Tensor& pow_inplace_tensor_tensor(at::Tensor& self, const at::Tensor& exponent) {
+  Call c("pow_.Tensor_Tensor", {&self, &exponent});
+  return c.write_back(self, lazygen::pow(c.arg(self), c.arg(exponent)));
+}
+
 // fmod.Tensor(Tensor self, Tensor other) -> Tensor
 at::Tensor fmod_tensor(const at::Tensor& self, const at::Tensor& other) {
   Call c("fmod.Tensor", {&self, &other});
   return c.result(lazygen::fmod(c.arg(self), c.arg(other)));
+}
+
+// fmod_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+at::Tensor& fmod_inplace_tensor(at::Tensor& self, const at::Tensor& other) {
+  Call c("fmod_.Tensor", {&self, &other});
+  return c.write_back(self, lazygen::fmod(c.arg(self), c.arg(other)));
 }
 
 // expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)
@@ -75,12 +99,17 @@ at::Tensor scatter_add(const at::Tensor& self, int64_t dim, const at::Tensor& in
 
 }  // namespace
 
-void register_generated_1([[maybe_unused]] Registrar& generated) {
+void register_generated_1([[maybe_unused]] Registrar& generated,
+                          [[maybe_unused]] Registrar& inplace) {
   generated.add("maximum", TORCH_FN(maximum));
+  inplace.add("maximum_", TORCH_FN(maximum_inplace));
   generated.add("neg", TORCH_FN(neg));
+  inplace.add("neg_", TORCH_FN(neg_inplace));
   generated.add("addcdiv_", TORCH_FN(addcdiv_inplace));
   generated.add("pow.Tensor_Tensor", TORCH_FN(pow_tensor_tensor));
+  inplace.add("pow_.Tensor_Tensor", TORCH_FN(pow_inplace_tensor_tensor));
   generated.add("fmod.Tensor", TORCH_FN(fmod_tensor));
+  inplace.add("fmod_.Tensor", TORCH_FN(fmod_inplace_tensor));
   generated.add("expand", TORCH_FN(expand));
   generated.add("scatter_add", TORCH_FN(scatter_add));
   generated.add("max_pool2d_with_indices", TORCH_FN(max_pool2d_with_indices));

@@ -29,10 +29,22 @@ at::Tensor asinh(const at::Tensor& self) {
   return c.result(lazygen::asinh(c.arg(self)));
 }
 
+// asinh_(Tensor(a!) self) -> Tensor(a!)
+at::Tensor& asinh_inplace(at::Tensor& self) {
+  Call c("asinh_", {&self});
+  return c.write_back(self, lazygen::asinh(c.arg(self)));
+}
+
 // expm1(Tensor self) -> Tensor
 at::Tensor expm1(const at::Tensor& self) {
   Call c("expm1", {&self});
   return c.result(lazygen::expm1(c.arg(self)));
+}
+
+// expm1_(Tensor(a!) self) -> Tensor(a!)
+at::Tensor& expm1_inplace(at::Tensor& self) {
+  Call c("expm1_", {&self});
+  return c.write_back(self, lazygen::expm1(c.arg(self)));
 }
 
 // isnan(Tensor self) -> Tensor
@@ -41,10 +53,22 @@ at::Tensor isnan(const at::Tensor& self) {
   return c.result(lazygen::isnan(c.arg(self)));
 }
 
+// isnan_(Tensor(a!) self) -> Tensor(a!)
+at::Tensor& isnan_inplace(at::Tensor& self) {
+  Call c("isnan_", {&self});
+  return c.write_back(self, lazygen::isnan(c.arg(self)));
+}
+
 // bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor
 at::Tensor bitwise_and_tensor(const at::Tensor& self, const at::Tensor& other) {
   Call c("bitwise_and.Tensor", {&self, &other});
   return c.result(lazygen::bitwise_and(c.arg(self), c.arg(other)));
+}
+
+// bitwise_and_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+at::Tensor& bitwise_and_inplace_tensor(at::Tensor& self, const at::Tensor& other) {
+  Call c("bitwise_and_.Tensor", {&self, &other});
+  return c.write_back(self, lazygen::bitwise_and(c.arg(self), c.arg(other)));
 }
 
 // amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor
@@ -68,12 +92,17 @@ at::Tensor& sigmoid_inplace(at::Tensor& self) {
 
 }  // namespace
 
-void register_generated_10([[maybe_unused]] Registrar& generated) {
+void register_generated_10([[maybe_unused]] Registrar& generated,
+                           [[maybe_unused]] Registrar& inplace) {
   generated.add("mul.Scalar", TORCH_FN(mul_scalar));
   generated.add("asinh", TORCH_FN(asinh));
+  inplace.add("asinh_", TORCH_FN(asinh_inplace));
   generated.add("expm1", TORCH_FN(expm1));
+  inplace.add("expm1_", TORCH_FN(expm1_inplace));
   generated.add("isnan", TORCH_FN(isnan));
+  inplace.add("isnan_", TORCH_FN(isnan_inplace));
   generated.add("bitwise_and.Tensor", TORCH_FN(bitwise_and_tensor));
+  inplace.add("bitwise_and_.Tensor", TORCH_FN(bitwise_and_inplace_tensor));
   generated.add("amax", TORCH_FN(amax));
   generated.add("gather", TORCH_FN(gather));
   generated.add("sigmoid_", TORCH_FN(sigmoid_inplace));

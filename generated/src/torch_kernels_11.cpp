@@ -31,12 +31,20 @@ at::Tensor ge_tensor(const at::Tensor& self, const at::Tensor& other) {
   return c.result(lazygen::ge(c.arg(self), c.arg(other)));
 }
 
+// ge_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+at::Tensor& ge_inplace_tensor(at::Tensor& self, const at::Tensor& other) {
+  Call c("ge_.Tensor", {&self, &other});
+  return c.write_back(self, lazygen::ge(c.arg(self), c.arg(other)));
+}
+
 }  // namespace
 
-void register_generated_11([[maybe_unused]] Registrar& generated) {
+void register_generated_11([[maybe_unused]] Registrar& generated,
+                           [[maybe_unused]] Registrar& inplace) {
   generated.add("add.out", TORCH_FN(add_out));
   generated.add("sigmoid", TORCH_FN(sigmoid));
   generated.add("ge.Tensor", TORCH_FN(ge_tensor));
+  inplace.add("ge_.Tensor", TORCH_FN(ge_inplace_tensor));
 }
 
 }  // namespace lazygen::pytorch

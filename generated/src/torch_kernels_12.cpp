@@ -27,7 +27,8 @@ at::Tensor tanh_backward(const at::Tensor& grad_output, const at::Tensor& output
 
 }  // namespace
 
-void register_generated_12([[maybe_unused]] Registrar& generated) {
+void register_generated_12([[maybe_unused]] Registrar& generated,
+                           [[maybe_unused]] Registrar& inplace) {
   generated.add("addcmul_", TORCH_FN(addcmul_inplace));
   generated.add("tanh_backward", TORCH_FN(tanh_backward));
 }

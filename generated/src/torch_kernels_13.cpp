@@ -27,10 +27,22 @@ at::Tensor eq_tensor(const at::Tensor& self, const at::Tensor& other) {
   return c.result(lazygen::eq(c.arg(self), c.arg(other)));
 }
 
+// eq_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+at::Tensor& eq_inplace_tensor(at::Tensor& self, const at::Tensor& other) {
+  Call c("eq_.Tensor", {&self, &other});
+  return c.write_back(self, lazygen::eq(c.arg(self), c.arg(other)));
+}
+
 // lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor
 at::Tensor lerp_scalar(const at::Tensor& self, const at::Tensor& end, const at::Scalar& weight) {
   Call c("lerp.Scalar", {&self, &end});
   return c.result(lazygen::lerp(c.arg(self), c.arg(end), c.arg(weight)));
+}
+
+// lerp_.Scalar(Tensor(a!) self, Tensor end, Scalar weight) -> Tensor(a!)
+at::Tensor& lerp_inplace_scalar(at::Tensor& self, const at::Tensor& end, const at::Scalar& weight) {
+  Call c("lerp_.Scalar", {&self, &end});
+  return c.write_back(self, lazygen::lerp(c.arg(self), c.arg(end), c.arg(weight)));
 }
 
 // clamp_max(Tensor self, Scalar max) -> Tensor
@@ -39,10 +51,22 @@ at::Tensor clamp_max(const at::Tensor& self, const at::Scalar& max) {
   return c.result(lazygen::clamp_max(c.arg(self), c.arg(max)));
 }
 
+// clamp_max_(Tensor(a!) self, Scalar max) -> Tensor(a!)
+at::Tensor& clamp_max_inplace(at::Tensor& self, const at::Scalar& max) {
+  Call c("clamp_max_", {&self});
+  return c.write_back(self, lazygen::clamp_max(c.arg(self), c.arg(max)));
+}
+
 // sin(Tensor self) -> Tensor
 at::Tensor sin(const at::Tensor& self) {
   Call c("sin", {&self});
   return c.result(lazygen::sin(c.arg(self)));
+}
+
+// sin_(Tensor(a!) self) -> Tensor(a!)
+at::Tensor& sin_inplace(at::Tensor& self) {
+  Call c("sin_", {&self});
+  return c.write_back(self, lazygen::sin(c.arg(self)));
 }
 
 // mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
@@ -60,12 +84,17 @@ at::Tensor flatten_using_ints(const at::Tensor& self, int64_t start_dim, int64_t
 
 }  // namespace
 
-void register_generated_13([[maybe_unused]] Registrar& generated) {
+void register_generated_13([[maybe_unused]] Registrar& generated,
+                           [[maybe_unused]] Registrar& inplace) {
   generated.add("div.Scalar", TORCH_FN(div_scalar));
   generated.add("eq.Tensor", TORCH_FN(eq_tensor));
+  inplace.add("eq_.Tensor", TORCH_FN(eq_inplace_tensor));
   generated.add("lerp.Scalar", TORCH_FN(lerp_scalar));
+  inplace.add("lerp_.Scalar", TORCH_FN(lerp_inplace_scalar));
   generated.add("clamp_max", TORCH_FN(clamp_max));
+  inplace.add("clamp_max_", TORCH_FN(clamp_max_inplace));
   generated.add("sin", TORCH_FN(sin));
+  inplace.add("sin_", TORCH_FN(sin_inplace));
   generated.add("mean.dim", TORCH_FN(mean_dim));
   generated.add("flatten.using_ints", TORCH_FN(flatten_using_ints));
 }

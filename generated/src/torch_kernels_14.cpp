@@ -20,10 +20,22 @@ at::Tensor lt_scalar(const at::Tensor& self, const at::Scalar& other) {
   return c.result(lazygen::lt(c.arg(self), c.arg(other)));
 }
 
+// lt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+at::Tensor& lt_inplace_scalar(at::Tensor& self, const at::Scalar& other) {
+  Call c("lt_.Scalar", {&self});
+  return c.write_back(self, lazygen::lt(c.arg(self), c.arg(other)));
+}
+
 // exp2(Tensor self) -> Tensor
 at::Tensor exp2(const at::Tensor& self) {
   Call c("exp2", {&self});
   return c.result(lazygen::exp2(c.arg(self)));
+}
+
+// exp2_(Tensor(a!) self) -> Tensor(a!)
+at::Tensor& exp2_inplace(at::Tensor& self) {
+  Call c("exp2_", {&self});
+  return c.write_back(self, lazygen::exp2(c.arg(self)));
 }
 
 // silu_backward(Tensor grad_output, Tensor self) -> Tensor
@@ -36,6 +48,12 @@ at::Tensor silu_backward(const at::Tensor& grad_output, const at::Tensor& self) 
 at::Tensor hardswish(const at::Tensor& self) {
   Call c("hardswish", {&self});
   return c.result(lazygen::hardswish(c.arg(self)));
+}
+
+// hardswish_(Tensor(a!) self) -> Tensor(a!)
+at::Tensor& hardswish_inplace(at::Tensor& self) {
+  Call c("hardswish_", {&self});
+  return c.write_back(self, lazygen::hardswish(c.arg(self)));
 }
 
 // squeeze.dim(Tensor(a) self, int dim) -> Tensor(a)
@@ -58,11 +76,15 @@ at::Tensor max_pool2d_backward(const at::Tensor& grad_output, const at::Tensor& 
 
 }  // namespace
 
-void register_generated_14([[maybe_unused]] Registrar& generated) {
+void register_generated_14([[maybe_unused]] Registrar& generated,
+                           [[maybe_unused]] Registrar& inplace) {
   generated.add("lt.Scalar", TORCH_FN(lt_scalar));
+  inplace.add("lt_.Scalar", TORCH_FN(lt_inplace_scalar));
   generated.add("exp2", TORCH_FN(exp2));
+  inplace.add("exp2_", TORCH_FN(exp2_inplace));
   generated.add("silu_backward", TORCH_FN(silu_backward));
   generated.add("hardswish", TORCH_FN(hardswish));
+  inplace.add("hardswish_", TORCH_FN(hardswish_inplace));
   generated.add("squeeze.dim", TORCH_FN(squeeze_dim));
   generated.add("max_pool2d_backward", TORCH_FN(max_pool2d_backward));
 }

@@ -25,6 +25,12 @@ at::Tensor lt_tensor(const at::Tensor& self, const at::Tensor& other) {
   return c.result(lazygen::lt(c.arg(self), c.arg(other)));
 }
 
+// lt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+at::Tensor& lt_inplace_tensor(at::Tensor& self, const at::Tensor& other) {
+  Call c("lt_.Tensor", {&self, &other});
+  return c.write_back(self, lazygen::lt(c.arg(self), c.arg(other)));
+}
+
 // argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor
 at::Tensor argmax(const at::Tensor& self, c10::optional<int64_t> dim, bool keepdim) {
   Call c("argmax", {&self});
@@ -45,9 +51,11 @@ at::Tensor bmm(const at::Tensor& self, const at::Tensor& mat2) {
 
 }  // namespace
 
-void register_generated_15([[maybe_unused]] Registrar& generated) {
+void register_generated_15([[maybe_unused]] Registrar& generated,
+                           [[maybe_unused]] Registrar& inplace) {
   generated.add("sqrt", TORCH_FN(sqrt));
   generated.add("lt.Tensor", TORCH_FN(lt_tensor));
+  inplace.add("lt_.Tensor", TORCH_FN(lt_inplace_tensor));
   generated.add("argmax", TORCH_FN(argmax));
   generated.add("mm", TORCH_FN(mm));
   generated.add("bmm", TORCH_FN(bmm));

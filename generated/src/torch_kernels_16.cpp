@@ -25,16 +25,34 @@ at::Tensor erf(const at::Tensor& self) {
   return c.result(lazygen::erf(c.arg(self)));
 }
 
+// erf_(Tensor(a!) self) -> Tensor(a!)
+at::Tensor& erf_inplace(at::Tensor& self) {
+  Call c("erf_", {&self});
+  return c.write_back(self, lazygen::erf(c.arg(self)));
+}
+
 // log1p(Tensor self) -> Tensor
 at::Tensor log1p(const at::Tensor& self) {
   Call c("log1p", {&self});
   return c.result(lazygen::log1p(c.arg(self)));
 }
 
+// log1p_(Tensor(a!) self) -> Tensor(a!)
+at::Tensor& log1p_inplace(at::Tensor& self) {
+  Call c("log1p_", {&self});
+  return c.write_back(self, lazygen::log1p(c.arg(self)));
+}
+
 // log10(Tensor self) -> Tensor
 at::Tensor log10(const at::Tensor& self) {
   Call c("log10", {&self});
   return c.result(lazygen::log10(c.arg(self)));
+}
+
+// log10_(Tensor(a!) self) -> Tensor(a!)
+at::Tensor& log10_inplace(at::Tensor& self) {
+  Call c("log10_", {&self});
+  return c.write_back(self, lazygen::log10(c.arg(self)));
 }
 
 // hardsigmoid_backward(Tensor grad_output, Tensor self) -> Tensor
@@ -45,11 +63,15 @@ at::Tensor hardsigmoid_backward(const at::Tensor& grad_output, const at::Tensor&
 
 }  // namespace
 
-void register_generated_16([[maybe_unused]] Registrar& generated) {
+void register_generated_16([[maybe_unused]] Registrar& generated,
+                           [[maybe_unused]] Registrar& inplace) {
   generated.add("tanh", TORCH_FN(tanh));
   generated.add("erf", TORCH_FN(erf));
+  inplace.add("erf_", TORCH_FN(erf_inplace));
   generated.add("log1p", TORCH_FN(log1p));
+  inplace.add("log1p_", TORCH_FN(log1p_inplace));
   generated.add("log10", TORCH_FN(log10));
+  inplace.add("log10_", TORCH_FN(log10_inplace));
   generated.add("hardsigmoid_backward", TORCH_FN(hardsigmoid_backward));
 }
 

@@ -19,6 +19,12 @@ at::Tensor add_scalar(const at::Tensor& self, const at::Scalar& other, const at:
   return c.result(lazygen::add(c.arg(self), c.arg(other), c.arg(alpha)));
 }
 
+// add_.Scalar(Tensor(a!) self, Scalar other, Scalar alpha=1) -> Tensor(a!)
+at::Tensor& add_inplace_scalar(at::Tensor& self, const at::Scalar& other, const at::Scalar& alpha) {
+  Call c("add_.Scalar", {&self});
+  return c.write_back(self, lazygen::add(c.arg(self), c.arg(other), c.arg(alpha)));
+}
+
 // log(Tensor self) -> Tensor
 at::Tensor log(const at::Tensor& self) {
   Call c("log", {&self});
@@ -50,8 +56,10 @@ at::Tensor conv2d(const at::Tensor& input, const at::Tensor& weight,
 
 }  // namespace
 
-void register_generated_17([[maybe_unused]] Registrar& generated) {
+void register_generated_17([[maybe_unused]] Registrar& generated,
+                           [[maybe_unused]] Registrar& inplace) {
   generated.add("add.Scalar", TORCH_FN(add_scalar));
+  inplace.add("add_.Scalar", TORCH_FN(add_inplace_scalar));
   generated.add("log", TORCH_FN(log));
   generated.add("addcmul", TORCH_FN(addcmul));
   generated.add("sort", TORCH_FN(sort));

@@ -28,10 +28,22 @@ at::Tensor ge_scalar(const at::Tensor& self, const at::Scalar& other) {
   return c.result(lazygen::ge(c.arg(self), c.arg(other)));
 }
 
+// ge_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+at::Tensor& ge_inplace_scalar(at::Tensor& self, const at::Scalar& other) {
+  Call c("ge_.Scalar", {&self});
+  return c.write_back(self, lazygen::ge(c.arg(self), c.arg(other)));
+}
+
 // bitwise_not(Tensor self) -> Tensor
 at::Tensor bitwise_not(const at::Tensor& self) {
   Call c("bitwise_not", {&self});
   return c.result(lazygen::bitwise_not(c.arg(self)));
+}
+
+// bitwise_not_(Tensor(a!) self) -> Tensor(a!)
+at::Tensor& bitwise_not_inplace(at::Tensor& self) {
+  Call c("bitwise_not_", {&self});
+  return c.write_back(self, lazygen::bitwise_not(c.arg(self)));
 }
 
 // bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor
@@ -40,10 +52,22 @@ at::Tensor bitwise_xor_tensor(const at::Tensor& self, const at::Tensor& other) {
   return c.result(lazygen::bitwise_xor(c.arg(self), c.arg(other)));
 }
 
+// bitwise_xor_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+at::Tensor& bitwise_xor_inplace_tensor(at::Tensor& self, const at::Tensor& other) {
+  Call c("bitwise_xor_.Tensor", {&self, &other});
+  return c.write_back(self, lazygen::bitwise_xor(c.arg(self), c.arg(other)));
+}
+
 // log_sigmoid(Tensor self) -> Tensor
 at::Tensor log_sigmoid(const at::Tensor& self) {
   Call c("log_sigmoid", {&self});
   return c.result(lazygen::log_sigmoid(c.arg(self)));
+}
+
+// log_sigmoid_(Tensor(a!) self) -> Tensor(a!)
+at::Tensor& log_sigmoid_inplace(at::Tensor& self) {
+  Call c("log_sigmoid_", {&self});
+  return c.write_back(self, lazygen::log_sigmoid(c.arg(self)));
 }
 
 // unsqueeze(Tensor(a) self, int dim) -> Tensor(a)
@@ -54,12 +78,17 @@ at::Tensor unsqueeze(const at::Tensor& self, int64_t dim) {
 
 }  // namespace
 
-void register_generated_18([[maybe_unused]] Registrar& generated) {
+void register_generated_18([[maybe_unused]] Registrar& generated,
+                           [[maybe_unused]] Registrar& inplace) {
   generated.add("relu_", TORCH_FN(relu_inplace));
   generated.add("ge.Scalar", TORCH_FN(ge_scalar));
+  inplace.add("ge_.Scalar", TORCH_FN(ge_inplace_scalar));
   generated.add("bitwise_not", TORCH_FN(bitwise_not));
+  inplace.add("bitwise_not_", TORCH_FN(bitwise_not_inplace));
   generated.add("bitwise_xor.Tensor", TORCH_FN(bitwise_xor_tensor));
+  inplace.add("bitwise_xor_.Tensor", TORCH_FN(bitwise_xor_inplace_tensor));
   generated.add("log_sigmoid", TORCH_FN(log_sigmoid));
+  inplace.add("log_sigmoid_", TORCH_FN(log_sigmoid_inplace));
   generated.add("unsqueeze", TORCH_FN(unsqueeze));
 }
 

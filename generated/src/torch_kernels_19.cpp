@@ -30,6 +30,12 @@ at::Tensor clamp_min(const at::Tensor& self, const at::Scalar& min) {
   return c.result(lazygen::clamp_min(c.arg(self), c.arg(min)));
 }
 
+// clamp_min_(Tensor(a!) self, Scalar min) -> Tensor(a!)
+at::Tensor& clamp_min_inplace(at::Tensor& self, const at::Scalar& min) {
+  Call c("clamp_min_", {&self});
+  return c.write_back(self, lazygen::clamp_min(c.arg(self), c.arg(min)));
+}
+
 // cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
 at::Tensor cumsum(const at::Tensor& self, int64_t dim, c10::optional<at::ScalarType> dtype) {
   Call c("cumsum", {&self});
@@ -38,10 +44,12 @@ at::Tensor cumsum(const at::Tensor& self, int64_t dim, c10::optional<at::ScalarT
 
 }  // namespace
 
-void register_generated_19([[maybe_unused]] Registrar& generated) {
+void register_generated_19([[maybe_unused]] Registrar& generated,
+                           [[maybe_unused]] Registrar& inplace) {
   generated.add("mul.Tensor", TORCH_FN(mul_tensor));
   generated.add("relu", TORCH_FN(relu));
   generated.add("clamp_min", TORCH_FN(clamp_min));
+  inplace.add("clamp_min_", TORCH_FN(clamp_min_inplace));
   generated.add("cumsum", TORCH_FN(cumsum));
 }
 

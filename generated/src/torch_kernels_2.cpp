@@ -24,6 +24,12 @@ at::Tensor gt_tensor(const at::Tensor& self, const at::Tensor& other) {
   return c.result(lazygen::gt(c.arg(self), c.arg(other)));
 }
 
+// gt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+at::Tensor& gt_inplace_tensor(at::Tensor& self, const at::Tensor& other) {
+  Call c("gt_.Tensor", {&self, &other});
+  return c.write_back(self, lazygen::gt(c.arg(self), c.arg(other)));
+}
+
 // addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
 at::Tensor addmm(const at::Tensor& self, const at::Tensor& mat1, const at::Tensor& mat2,
                  const at::Scalar& beta, const at::Scalar& alpha) {
@@ -33,9 +39,11 @@ at::Tensor addmm(const at::Tensor& self, const at::Tensor& mat1, const at::Tenso
 
 }  // namespace
 
-void register_generated_2([[maybe_unused]] Registrar& generated) {
+void register_generated_2([[maybe_unused]] Registrar& generated,
+                          [[maybe_unused]] Registrar& inplace) {
   generated.add("zero_", TORCH_FN(zero_inplace));
   generated.add("gt.Tensor", TORCH_FN(gt_tensor));
+  inplace.add("gt_.Tensor", TORCH_FN(gt_inplace_tensor));
   generated.add("addmm", TORCH_FN(addmm));
 }
 

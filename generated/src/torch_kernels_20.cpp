@@ -27,16 +27,34 @@ at::Tensor pow_tensor_scalar(const at::Tensor& self, const at::Scalar& exponent)
   return c.result(lazygen::pow(c.arg(self), c.arg(exponent)));
 }
 
+// pow_.Tensor_Scalar(Tensor(a!) self, Scalar exponent) -> Tensor(a!)
+at::Tensor& pow_inplace_tensor_scalar(at::Tensor& self, const at::Scalar& exponent) {
+  Call c("pow_.Tensor_Scalar", {&self});
+  return c.write_back(self, lazygen::pow(c.arg(self), c.arg(exponent)));
+}
+
 // lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor
 at::Tensor lerp_tensor(const at::Tensor& self, const at::Tensor& end, const at::Tensor& weight) {
   Call c("lerp.Tensor", {&self, &end, &weight});
   return c.result(lazygen::lerp(c.arg(self), c.arg(end), c.arg(weight)));
 }
 
+// lerp_.Tensor(Tensor(a!) self, Tensor end, Tensor weight) -> Tensor(a!)
+at::Tensor& lerp_inplace_tensor(at::Tensor& self, const at::Tensor& end, const at::Tensor& weight) {
+  Call c("lerp_.Tensor", {&self, &end, &weight});
+  return c.write_back(self, lazygen::lerp(c.arg(self), c.arg(end), c.arg(weight)));
+}
+
 // fmod.Scalar(Tensor self, Scalar other) -> Tensor
 at::Tensor fmod_scalar(const at::Tensor& self, const at::Scalar& other) {
   Call c("fmod.Scalar", {&self});
   return c.result(lazygen::fmod(c.arg(self), c.arg(other)));
+}
+
+// fmod_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+at::Tensor& fmod_inplace_scalar(at::Tensor& self, const at::Scalar& other) {
+  Call c("fmod_.Scalar", {&self});
+  return c.write_back(self, lazygen::fmod(c.arg(self), c.arg(other)));
 }
 
 // leaky_relu_backward(Tensor grad_output, Tensor self, Scalar negative_slope, bool self_is_result)
@@ -62,11 +80,15 @@ at::Tensor mish_backward(const at::Tensor& grad_output, const at::Tensor& self) 
 
 }  // namespace
 
-void register_generated_20([[maybe_unused]] Registrar& generated) {
+void register_generated_20([[maybe_unused]] Registrar& generated,
+                           [[maybe_unused]] Registrar& inplace) {
   generated.add("div.Tensor", TORCH_FN(div_tensor));
   generated.add("pow.Tensor_Scalar", TORCH_FN(pow_tensor_scalar));
+  inplace.add("pow_.Tensor_Scalar", TORCH_FN(pow_inplace_tensor_scalar));
   generated.add("lerp.Tensor", TORCH_FN(lerp_tensor));
+  inplace.add("lerp_.Tensor", TORCH_FN(lerp_inplace_tensor));
   generated.add("fmod.Scalar", TORCH_FN(fmod_scalar));
+  inplace.add("fmod_.Scalar", TORCH_FN(fmod_inplace_scalar));
   generated.add("leaky_relu_backward", TORCH_FN(leaky_relu_backward));
   generated.add("mish_backward", TORCH_FN(mish_backward));
   generated.add("max.dim", TORCH_FN(max_dim));

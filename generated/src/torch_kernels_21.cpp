@@ -18,6 +18,12 @@ at::Tensor reciprocal(const at::Tensor& self) {
   return c.result(lazygen::reciprocal(c.arg(self)));
 }
 
+// reciprocal_(Tensor(a!) self) -> Tensor(a!)
+at::Tensor& reciprocal_inplace(at::Tensor& self) {
+  Call c("reciprocal_", {&self});
+  return c.write_back(self, lazygen::reciprocal(c.arg(self)));
+}
+
 // sigmoid_backward(Tensor grad_output, Tensor output) -> Tensor
 at::Tensor sigmoid_backward(const at::Tensor& grad_output, const at::Tensor& output) {
   Call c("sigmoid_backward", {&grad_output, &output});
@@ -41,8 +47,10 @@ at::Tensor masked_fill_scalar(const at::Tensor& self, const at::Tensor& mask,
 
 }  // namespace
 
-void register_generated_21([[maybe_unused]] Registrar& generated) {
+void register_generated_21([[maybe_unused]] Registrar& generated,
+                           [[maybe_unused]] Registrar& inplace) {
   generated.add("reciprocal", TORCH_FN(reciprocal));
+  inplace.add("reciprocal_", TORCH_FN(reciprocal_inplace));
   generated.add("sigmoid_backward", TORCH_FN(sigmoid_backward));
   generated.add("topk", TORCH_FN(topk));
   generated.add("masked_fill.Scalar", TORCH_FN(masked_fill_scalar));

@@ -21,10 +21,23 @@ at::Tensor le_tensor(const at::Tensor& self, const at::Tensor& other) {
   return c.result(lazygen::le(c.arg(self), c.arg(other)));
 }
 
+// le_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+at::Tensor& le_inplace_tensor(at::Tensor& self, const at::Tensor& other) {
+  Call c("le_.Tensor", {&self, &other});
+  return c.write_back(self, lazygen::le(c.arg(self), c.arg(other)));
+}
+
 // rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
 at::Tensor rsub_scalar(const at::Tensor& self, const at::Scalar& other, const at::Scalar& alpha) {
   Call c("rsub.Scalar", {&self});
   return c.result(lazygen::rsub(c.arg(self), c.arg(other), c.arg(alpha)));
+}
+
+// rsub_.Scalar(Tensor(a!) self, Scalar other, Scalar alpha=1) -> Tensor(a!)
+at::Tensor& rsub_inplace_scalar(at::Tensor& self, const at::Scalar& other,
+                                const at::Scalar& alpha) {
+  Call c("rsub_.Scalar", {&self});
+  return c.write_back(self, lazygen::rsub(c.arg(self), c.arg(other), c.arg(alpha)));
 }
 
 // logical_not(Tensor self) -> Tensor
@@ -33,10 +46,22 @@ at::Tensor logical_not(const at::Tensor& self) {
   return c.result(lazygen::logical_not(c.arg(self)));
 }
 
+// logical_not_(Tensor(a!) self) -> Tensor(a!)
+at::Tensor& logical_not_inplace(at::Tensor& self) {
+  Call c("logical_not_", {&self});
+  return c.write_back(self, lazygen::logical_not(c.arg(self)));
+}
+
 // silu(Tensor self) -> Tensor
 at::Tensor silu(const at::Tensor& self) {
   Call c("silu", {&self});
   return c.result(lazygen::silu(c.arg(self)));
+}
+
+// silu_(Tensor(a!) self) -> Tensor(a!)
+at::Tensor& silu_inplace(at::Tensor& self) {
+  Call c("silu_", {&self});
+  return c.write_back(self, lazygen::silu(c.arg(self)));
 }
 
 // hardswish_backward(Tensor grad_output, Tensor self) -> Tensor
@@ -62,11 +87,16 @@ at::Tensor max_pool2d(const at::Tensor& self, c10::IntArrayRef kernel_size, c10:
 
 }  // namespace
 
-void register_generated_22([[maybe_unused]] Registrar& generated) {
+void register_generated_22([[maybe_unused]] Registrar& generated,
+                           [[maybe_unused]] Registrar& inplace) {
   generated.add("le.Tensor", TORCH_FN(le_tensor));
+  inplace.add("le_.Tensor", TORCH_FN(le_inplace_tensor));
   generated.add("rsub.Scalar", TORCH_FN(rsub_scalar));
+  inplace.add("rsub_.Scalar", TORCH_FN(rsub_inplace_scalar));
   generated.add("logical_not", TORCH_FN(logical_not));
+  inplace.add("logical_not_", TORCH_FN(logical_not_inplace));
   generated.add("silu", TORCH_FN(silu));
+  inplace.add("silu_", TORCH_FN(silu_inplace));
   generated.add("hardswish_backward", TORCH_FN(hardswish_backward));
   generated.add("transpose.int", TORCH_FN(transpose_int));
   generated.add("max_pool2d", TORCH_FN(max_pool2d));

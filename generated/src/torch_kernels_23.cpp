@@ -26,6 +26,12 @@ at::Tensor minimum(const at::Tensor& self, const at::Tensor& other) {
   return c.result(lazygen::minimum(c.arg(self), c.arg(other)));
 }
 
+// minimum_(Tensor(a!) self, Tensor other) -> Tensor(a!)
+at::Tensor& minimum_inplace(at::Tensor& self, const at::Tensor& other) {
+  Call c("minimum_", {&self, &other});
+  return c.write_back(self, lazygen::minimum(c.arg(self), c.arg(other)));
+}
+
 // where.self(Tensor condition, Tensor self, Tensor other) -> Tensor
 at::Tensor where_self(const at::Tensor& condition, const at::Tensor& self,
                       const at::Tensor& other) {
@@ -37,6 +43,12 @@ at::Tensor where_self(const at::Tensor& condition, const at::Tensor& self,
 at::Tensor atan2(const at::Tensor& self, const at::Tensor& other) {
   Call c("atan2", {&self, &other});
   return c.result(lazygen::atan2(c.arg(self), c.arg(other)));
+}
+
+// atan2_(Tensor(a!) self, Tensor other) -> Tensor(a!)
+at::Tensor& atan2_inplace(at::Tensor& self, const at::Tensor& other) {
+  Call c("atan2_", {&self, &other});
+  return c.write_back(self, lazygen::atan2(c.arg(self), c.arg(other)));
 }
 
 // select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)
@@ -59,11 +71,14 @@ at::Tensor max_pool2d_with_indices_backward(const at::Tensor& grad_output, const
 
 }  // namespace
 
-void register_generated_23([[maybe_unused]] Registrar& generated) {
+void register_generated_23([[maybe_unused]] Registrar& generated,
+                           [[maybe_unused]] Registrar& inplace) {
   generated.add("sub.Tensor", TORCH_FN(sub_tensor));
   generated.add("minimum", TORCH_FN(minimum));
+  inplace.add("minimum_", TORCH_FN(minimum_inplace));
   generated.add("where.self", TORCH_FN(where_self));
   generated.add("atan2", TORCH_FN(atan2));
+  inplace.add("atan2_", TORCH_FN(atan2_inplace));
   generated.add("select.int", TORCH_FN(select_int));
   generated.add("max_pool2d_with_indices_backward", TORCH_FN(max_pool2d_with_indices_backward));
 }

@@ -22,6 +22,12 @@ at::Tensor eq_scalar(const at::Tensor& self, const at::Scalar& other) {
   return c.result(lazygen::eq(c.arg(self), c.arg(other)));
 }
 
+// eq_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+at::Tensor& eq_inplace_scalar(at::Tensor& self, const at::Scalar& other) {
+  Call c("eq_.Scalar", {&self});
+  return c.write_back(self, lazygen::eq(c.arg(self), c.arg(other)));
+}
+
 // addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
 at::Tensor addcdiv(const at::Tensor& self, const at::Tensor& tensor1, const at::Tensor& tensor2,
                    const at::Scalar& value) {
@@ -35,10 +41,22 @@ at::Tensor tan(const at::Tensor& self) {
   return c.result(lazygen::tan(c.arg(self)));
 }
 
+// tan_(Tensor(a!) self) -> Tensor(a!)
+at::Tensor& tan_inplace(at::Tensor& self) {
+  Call c("tan_", {&self});
+  return c.write_back(self, lazygen::tan(c.arg(self)));
+}
+
 // logical_or(Tensor self, Tensor other) -> Tensor
 at::Tensor logical_or(const at::Tensor& self, const at::Tensor& other) {
   Call c("logical_or", {&self, &other});
   return c.result(lazygen::logical_or(c.arg(self), c.arg(other)));
+}
+
+// logical_or_(Tensor(a!) self, Tensor other) -> Tensor(a!)
+at::Tensor& logical_or_inplace(at::Tensor& self, const at::Tensor& other) {
+  Call c("logical_or_", {&self, &other});
+  return c.write_back(self, lazygen::logical_or(c.arg(self), c.arg(other)));
 }
 
 // bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor
@@ -47,10 +65,23 @@ at::Tensor bitwise_or_tensor(const at::Tensor& self, const at::Tensor& other) {
   return c.result(lazygen::bitwise_or(c.arg(self), c.arg(other)));
 }
 
+// bitwise_or_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+at::Tensor& bitwise_or_inplace_tensor(at::Tensor& self, const at::Tensor& other) {
+  Call c("bitwise_or_.Tensor", {&self, &other});
+  return c.write_back(self, lazygen::bitwise_or(c.arg(self), c.arg(other)));
+}
+
 // threshold(Tensor self, Scalar threshold, Scalar value) -> Tensor
 at::Tensor threshold(const at::Tensor& self, const at::Scalar& threshold, const at::Scalar& value) {
   Call c("threshold", {&self});
   return c.result(lazygen::threshold(c.arg(self), c.arg(threshold), c.arg(value)));
+}
+
+// threshold_(Tensor(a!) self, Scalar threshold, Scalar value) -> Tensor(a!)
+at::Tensor& threshold_inplace(at::Tensor& self, const at::Scalar& threshold,
+                              const at::Scalar& value) {
+  Call c("threshold_", {&self});
+  return c.write_back(self, lazygen::threshold(c.arg(self), c.arg(threshold), c.arg(value)));
 }
 
 // view(Tensor(a) self, SymInt[] size) -> Tensor(a)
@@ -70,13 +101,19 @@ at::Tensor slice_scatter(const at::Tensor& self, const at::Tensor& src, int64_t 
 
 }  // namespace
 
-void register_generated_24([[maybe_unused]] Registrar& generated) {
+void register_generated_24([[maybe_unused]] Registrar& generated,
+                           [[maybe_unused]] Registrar& inplace) {
   generated.add("eq.Scalar", TORCH_FN(eq_scalar));
+  inplace.add("eq_.Scalar", TORCH_FN(eq_inplace_scalar));
   generated.add("addcdiv", TORCH_FN(addcdiv));
   generated.add("tan", TORCH_FN(tan));
+  inplace.add("tan_", TORCH_FN(tan_inplace));
   generated.add("logical_or", TORCH_FN(logical_or));
+  inplace.add("logical_or_", TORCH_FN(logical_or_inplace));
   generated.add("bitwise_or.Tensor", TORCH_FN(bitwise_or_tensor));
+  inplace.add("bitwise_or_.Tensor", TORCH_FN(bitwise_or_inplace_tensor));
   generated.add("threshold", TORCH_FN(threshold));
+  inplace.add("threshold_", TORCH_FN(threshold_inplace));
   generated.add("view", TORCH_FN(view));
   generated.add("slice_scatter", TORCH_FN(slice_scatter));
 }

@@ -17,6 +17,12 @@ at::Tensor log2(const at::Tensor& self) {
   return c.result(lazygen::log2(c.arg(self)));
 }
 
+// log2_(Tensor(a!) self) -> Tensor(a!)
+at::Tensor& log2_inplace(at::Tensor& self) {
+  Call c("log2_", {&self});
+  return c.write_back(self, lazygen::log2(c.arg(self)));
+}
+
 // tanh_(Tensor(a!) self) -> Tensor(a!)
 at::Tensor& tanh_inplace(at::Tensor& self) {
   Call c("tanh_", {&self});
@@ -26,8 +32,10 @@ at::Tensor& tanh_inplace(at::Tensor& self) {
 
 }  // namespace
 
-void register_generated_25([[maybe_unused]] Registrar& generated) {
+void register_generated_25([[maybe_unused]] Registrar& generated,
+                           [[maybe_unused]] Registrar& inplace) {
   generated.add("log2", TORCH_FN(log2));
+  inplace.add("log2_", TORCH_FN(log2_inplace));
   generated.add("tanh_", TORCH_FN(tanh_inplace));
 }
 

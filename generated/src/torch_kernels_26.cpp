@@ -27,10 +27,22 @@ at::Tensor logical_and(const at::Tensor& self, const at::Tensor& other) {
   return c.result(lazygen::logical_and(c.arg(self), c.arg(other)));
 }
 
+// logical_and_(Tensor(a!) self, Tensor other) -> Tensor(a!)
+at::Tensor& logical_and_inplace(at::Tensor& self, const at::Tensor& other) {
+  Call c("logical_and_", {&self, &other});
+  return c.write_back(self, lazygen::logical_and(c.arg(self), c.arg(other)));
+}
+
 // logical_xor(Tensor self, Tensor other) -> Tensor
 at::Tensor logical_xor(const at::Tensor& self, const at::Tensor& other) {
   Call c("logical_xor", {&self, &other});
   return c.result(lazygen::logical_xor(c.arg(self), c.arg(other)));
+}
+
+// logical_xor_(Tensor(a!) self, Tensor other) -> Tensor(a!)
+at::Tensor& logical_xor_inplace(at::Tensor& self, const at::Tensor& other) {
+  Call c("logical_xor_", {&self, &other});
+  return c.write_back(self, lazygen::logical_xor(c.arg(self), c.arg(other)));
 }
 
 // narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)
@@ -48,10 +60,13 @@ at::Tensor& div_inplace_scalar(at::Tensor& self, const at::Scalar& other) {
 
 }  // namespace
 
-void register_generated_26([[maybe_unused]] Registrar& generated) {
+void register_generated_26([[maybe_unused]] Registrar& generated,
+                           [[maybe_unused]] Registrar& inplace) {
   generated.add("fill_.Scalar", TORCH_FN(fill_inplace_scalar));
   generated.add("logical_and", TORCH_FN(logical_and));
+  inplace.add("logical_and_", TORCH_FN(logical_and_inplace));
   generated.add("logical_xor", TORCH_FN(logical_xor));
+  inplace.add("logical_xor_", TORCH_FN(logical_xor_inplace));
   generated.add("narrow", TORCH_FN(narrow));
   generated.add("div_.Scalar", TORCH_FN(div_inplace_scalar));
 }

@@ -18,10 +18,22 @@ at::Tensor abs(const at::Tensor& self) {
   return c.result(lazygen::abs(c.arg(self)));
 }
 
+// abs_(Tensor(a!) self) -> Tensor(a!)
+at::Tensor& abs_inplace(at::Tensor& self) {
+  Call c("abs_", {&self});
+  return c.write_back(self, lazygen::abs(c.arg(self)));
+}
+
 // round(Tensor self) -> Tensor
 at::Tensor round(const at::Tensor& self) {
   Call c("round", {&self});
   return c.result(lazygen::round(c.arg(self)));
+}
+
+// round_(Tensor(a!) self) -> Tensor(a!)
+at::Tensor& round_inplace(at::Tensor& self) {
+  Call c("round_", {&self});
+  return c.write_back(self, lazygen::round(c.arg(self)));
 }
 
 // hardtanh_backward(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val) -> Tensor
@@ -42,9 +54,12 @@ at::Tensor softplus_backward(const at::Tensor& grad_output, const at::Tensor& se
 
 }  // namespace
 
-void register_generated_27([[maybe_unused]] Registrar& generated) {
+void register_generated_27([[maybe_unused]] Registrar& generated,
+                           [[maybe_unused]] Registrar& inplace) {
   generated.add("abs", TORCH_FN(abs));
+  inplace.add("abs_", TORCH_FN(abs_inplace));
   generated.add("round", TORCH_FN(round));
+  inplace.add("round_", TORCH_FN(round_inplace));
   generated.add("hardtanh_backward", TORCH_FN(hardtanh_backward));
   generated.add("softplus_backward", TORCH_FN(softplus_backward));
 }

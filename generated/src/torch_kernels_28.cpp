@@ -20,10 +20,22 @@ at::Tensor cos(const at::Tensor& self) {
   return c.result(lazygen::cos(c.arg(self)));
 }
 
+// cos_(Tensor(a!) self) -> Tensor(a!)
+at::Tensor& cos_inplace(at::Tensor& self) {
+  Call c("cos_", {&self});
+  return c.write_back(self, lazygen::cos(c.arg(self)));
+}
+
 // cosh(Tensor self) -> Tensor
 at::Tensor cosh(const at::Tensor& self) {
   Call c("cosh", {&self});
   return c.result(lazygen::cosh(c.arg(self)));
+}
+
+// cosh_(Tensor(a!) self) -> Tensor(a!)
+at::Tensor& cosh_inplace(at::Tensor& self) {
+  Call c("cosh_", {&self});
+  return c.write_back(self, lazygen::cosh(c.arg(self)));
 }
 
 // _softmax(Tensor self, int dim, bool half_to_float) -> Tensor
@@ -62,9 +74,12 @@ at::Tensor _log_softmax_backward_data(const at::Tensor& grad_output, const at::T
 
 }  // namespace
 
-void register_generated_28([[maybe_unused]] Registrar& generated) {
+void register_generated_28([[maybe_unused]] Registrar& generated,
+                           [[maybe_unused]] Registrar& inplace) {
   generated.add("cos", TORCH_FN(cos));
+  inplace.add("cos_", TORCH_FN(cos_inplace));
   generated.add("cosh", TORCH_FN(cosh));
+  inplace.add("cosh_", TORCH_FN(cosh_inplace));
   generated.add("_softmax", TORCH_FN(_softmax));
   generated.add("clamp", TORCH_FN(clamp));
   generated.add("conv2d_backward_input", TORCH_FN(conv2d_backward_input));

@@ -19,10 +19,22 @@ at::Tensor remainder_scalar(const at::Tensor& self, const at::Scalar& other) {
   return c.result(lazygen::remainder(c.arg(self), c.arg(other)));
 }
 
+// remainder_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+at::Tensor& remainder_inplace_scalar(at::Tensor& self, const at::Scalar& other) {
+  Call c("remainder_.Scalar", {&self});
+  return c.write_back(self, lazygen::remainder(c.arg(self), c.arg(other)));
+}
+
 // floor(Tensor self) -> Tensor
 at::Tensor floor(const at::Tensor& self) {
   Call c("floor", {&self});
   return c.result(lazygen::floor(c.arg(self)));
+}
+
+// floor_(Tensor(a!) self) -> Tensor(a!)
+at::Tensor& floor_inplace(at::Tensor& self) {
+  Call c("floor_", {&self});
+  return c.write_back(self, lazygen::floor(c.arg(self)));
 }
 
 // _log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor
@@ -49,9 +61,12 @@ at::Tensor nll_loss(const at::Tensor& self, const at::Tensor& target,
 
 }  // namespace
 
-void register_generated_29([[maybe_unused]] Registrar& generated) {
+void register_generated_29([[maybe_unused]] Registrar& generated,
+                           [[maybe_unused]] Registrar& inplace) {
   generated.add("remainder.Scalar", TORCH_FN(remainder_scalar));
+  inplace.add("remainder_.Scalar", TORCH_FN(remainder_inplace_scalar));
   generated.add("floor", TORCH_FN(floor));
+  inplace.add("floor_", TORCH_FN(floor_inplace));
   generated.add("_log_softmax", TORCH_FN(_log_softmax));
   generated.add("permute", TORCH_FN(permute));
   generated.add("nll_loss", TORCH_FN(nll_loss));

@@ -22,10 +22,22 @@ at::Tensor le_scalar(const at::Tensor& self, const at::Scalar& other) {
   return c.result(lazygen::le(c.arg(self), c.arg(other)));
 }
 
+// le_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+at::Tensor& le_inplace_scalar(at::Tensor& self, const at::Scalar& other) {
+  Call c("le_.Scalar", {&self});
+  return c.write_back(self, lazygen::le(c.arg(self), c.arg(other)));
+}
+
 // sgn(Tensor self) -> Tensor
 at::Tensor sgn(const at::Tensor& self) {
   Call c("sgn", {&self});
   return c.result(lazygen::sgn(c.arg(self)));
+}
+
+// sgn_(Tensor(a!) self) -> Tensor(a!)
+at::Tensor& sgn_inplace(at::Tensor& self) {
+  Call c("sgn_", {&self});
+  return c.write_back(self, lazygen::sgn(c.arg(self)));
 }
 
 // elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor
@@ -33,6 +45,14 @@ at::Tensor elu(const at::Tensor& self, const at::Scalar& alpha, const at::Scalar
                const at::Scalar& input_scale) {
   Call c("elu", {&self});
   return c.result(lazygen::elu(c.arg(self), c.arg(alpha), c.arg(scale), c.arg(input_scale)));
+}
+
+// elu_(Tensor(a!) self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor(a!)
+at::Tensor& elu_inplace(at::Tensor& self, const at::Scalar& alpha, const at::Scalar& scale,
+                        const at::Scalar& input_scale) {
+  Call c("elu_", {&self});
+  return c.write_back(self,
+                      lazygen::elu(c.arg(self), c.arg(alpha), c.arg(scale), c.arg(input_scale)));
 }
 
 // sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) ->
@@ -66,10 +86,14 @@ at::Tensor& div_inplace_tensor(at::Tensor& self, const at::Tensor& other) {
 
 }  // namespace
 
-void register_generated_3([[maybe_unused]] Registrar& generated) {
+void register_generated_3([[maybe_unused]] Registrar& generated,
+                          [[maybe_unused]] Registrar& inplace) {
   generated.add("le.Scalar", TORCH_FN(le_scalar));
+  inplace.add("le_.Scalar", TORCH_FN(le_inplace_scalar));
   generated.add("sgn", TORCH_FN(sgn));
+  inplace.add("sgn_", TORCH_FN(sgn_inplace));
   generated.add("elu", TORCH_FN(elu));
+  inplace.add("elu_", TORCH_FN(elu_inplace));
   generated.add("sum.dim_IntList", TORCH_FN(sum_dim_intlist));
   generated.add("t", TORCH_FN(t));
   generated.add("slice.Tensor", TORCH_FN(slice_tensor));

@@ -26,7 +26,8 @@ at::Tensor& sqrt_inplace(at::Tensor& self) {
 
 }  // namespace
 
-void register_generated_30([[maybe_unused]] Registrar& generated) {
+void register_generated_30([[maybe_unused]] Registrar& generated,
+                           [[maybe_unused]] Registrar& inplace) {
   generated.add("_dropout_mask", TORCH_FN(_dropout_mask));
   generated.add("sqrt_", TORCH_FN(sqrt_inplace));
 }

@@ -26,10 +26,22 @@ at::Tensor rsqrt(const at::Tensor& self) {
   return c.result(lazygen::rsqrt(c.arg(self)));
 }
 
+// rsqrt_(Tensor(a!) self) -> Tensor(a!)
+at::Tensor& rsqrt_inplace(at::Tensor& self) {
+  Call c("rsqrt_", {&self});
+  return c.write_back(self, lazygen::rsqrt(c.arg(self)));
+}
+
 // atan(Tensor self) -> Tensor
 at::Tensor atan(const at::Tensor& self) {
   Call c("atan", {&self});
   return c.result(lazygen::atan(c.arg(self)));
+}
+
+// atan_(Tensor(a!) self) -> Tensor(a!)
+at::Tensor& atan_inplace(at::Tensor& self) {
+  Call c("atan_", {&self});
+  return c.write_back(self, lazygen::atan(c.arg(self)));
 }
 
 // sinh(Tensor self) -> Tensor
@@ -38,13 +50,23 @@ at::Tensor sinh(const at::Tensor& self) {
   return c.result(lazygen::sinh(c.arg(self)));
 }
 
+// sinh_(Tensor(a!) self) -> Tensor(a!)
+at::Tensor& sinh_inplace(at::Tensor& self) {
+  Call c("sinh_", {&self});
+  return c.write_back(self, lazygen::sinh(c.arg(self)));
+}
+
 }  // namespace
 
-void register_generated_31([[maybe_unused]] Registrar& generated) {
+void register_generated_31([[maybe_unused]] Registrar& generated,
+                           [[maybe_unused]] Registrar& inplace) {
   generated.add("add_.Tensor", TORCH_FN(add_inplace_tensor));
   generated.add("rsqrt", TORCH_FN(rsqrt));
+  inplace.add("rsqrt_", TORCH_FN(rsqrt_inplace));
   generated.add("atan", TORCH_FN(atan));
+  inplace.add("atan_", TORCH_FN(atan_inplace));
   generated.add("sinh", TORCH_FN(sinh));
+  inplace.add("sinh_", TORCH_FN(sinh_inplace));
 }
 
 }  // namespace lazygen::pytorch

@@ -26,16 +26,34 @@ at::Tensor remainder_tensor(const at::Tensor& self, const at::Tensor& other) {
   return c.result(lazygen::remainder(c.arg(self), c.arg(other)));
 }
 
+// remainder_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+at::Tensor& remainder_inplace_tensor(at::Tensor& self, const at::Tensor& other) {
+  Call c("remainder_.Tensor", {&self, &other});
+  return c.write_back(self, lazygen::remainder(c.arg(self), c.arg(other)));
+}
+
 // sign(Tensor self) -> Tensor
 at::Tensor sign(const at::Tensor& self) {
   Call c("sign", {&self});
   return c.result(lazygen::sign(c.arg(self)));
 }
 
+// sign_(Tensor(a!) self) -> Tensor(a!)
+at::Tensor& sign_inplace(at::Tensor& self) {
+  Call c("sign_", {&self});
+  return c.write_back(self, lazygen::sign(c.arg(self)));
+}
+
 // hardsigmoid(Tensor self) -> Tensor
 at::Tensor hardsigmoid(const at::Tensor& self) {
   Call c("hardsigmoid", {&self});
   return c.result(lazygen::hardsigmoid(c.arg(self)));
+}
+
+// hardsigmoid_(Tensor(a!) self) -> Tensor(a!)
+at::Tensor& hardsigmoid_inplace(at::Tensor& self) {
+  Call c("hardsigmoid_", {&self});
+  return c.write_back(self, lazygen::hardsigmoid(c.arg(self)));
 }
 
 // index_select(Tensor self, int dim, Tensor index) -> Tensor
@@ -46,11 +64,15 @@ at::Tensor index_select(const at::Tensor& self, int64_t dim, const at::Tensor& i
 
 }  // namespace
 
-void register_generated_4([[maybe_unused]] Registrar& generated) {
+void register_generated_4([[maybe_unused]] Registrar& generated,
+                          [[maybe_unused]] Registrar& inplace) {
   generated.add("threshold_backward", TORCH_FN(threshold_backward));
   generated.add("remainder.Tensor", TORCH_FN(remainder_tensor));
+  inplace.add("remainder_.Tensor", TORCH_FN(remainder_inplace_tensor));
   generated.add("sign", TORCH_FN(sign));
+  inplace.add("sign_", TORCH_FN(sign_inplace));
   generated.add("hardsigmoid", TORCH_FN(hardsigmoid));
+  inplace.add("hardsigmoid_", TORCH_FN(hardsigmoid_inplace));
   generated.add("index_select", TORCH_FN(index_select));
 }
 

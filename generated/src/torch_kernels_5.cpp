@@ -19,16 +19,36 @@ at::Tensor trunc(const at::Tensor& self) {
   return c.result(lazygen::trunc(c.arg(self)));
 }
 
+// trunc_(Tensor(a!) self) -> Tensor(a!)
+at::Tensor& trunc_inplace(at::Tensor& self) {
+  Call c("trunc_", {&self});
+  return c.write_back(self, lazygen::trunc(c.arg(self)));
+}
+
 // hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor
 at::Tensor hardtanh(const at::Tensor& self, const at::Scalar& min_val, const at::Scalar& max_val) {
   Call c("hardtanh", {&self});
   return c.result(lazygen::hardtanh(c.arg(self), c.arg(min_val), c.arg(max_val)));
 }
 
+// hardtanh_(Tensor(a!) self, Scalar min_val=-1, Scalar max_val=1) -> Tensor(a!)
+at::Tensor& hardtanh_inplace(at::Tensor& self, const at::Scalar& min_val,
+                             const at::Scalar& max_val) {
+  Call c("hardtanh_", {&self});
+  return c.write_back(self, lazygen::hardtanh(c.arg(self), c.arg(min_val), c.arg(max_val)));
+}
+
 // softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor
 at::Tensor softplus(const at::Tensor& self, const at::Scalar& beta, const at::Scalar& threshold) {
   Call c("softplus", {&self});
   return c.result(lazygen::softplus(c.arg(self), c.arg(beta), c.arg(threshold)));
+}
+
+// softplus_(Tensor(a!) self, Scalar beta=1, Scalar threshold=20) -> Tensor(a!)
+at::Tensor& softplus_inplace(at::Tensor& self, const at::Scalar& beta,
+                             const at::Scalar& threshold) {
+  Call c("softplus_", {&self});
+  return c.write_back(self, lazygen::softplus(c.arg(self), c.arg(beta), c.arg(threshold)));
 }
 
 // reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)
@@ -48,10 +68,14 @@ at::Tensor _softmax_backward_data(const at::Tensor& grad_output, const at::Tenso
 
 }  // namespace
 
-void register_generated_5([[maybe_unused]] Registrar& generated) {
+void register_generated_5([[maybe_unused]] Registrar& generated,
+                          [[maybe_unused]] Registrar& inplace) {
   generated.add("trunc", TORCH_FN(trunc));
+  inplace.add("trunc_", TORCH_FN(trunc_inplace));
   generated.add("hardtanh", TORCH_FN(hardtanh));
+  inplace.add("hardtanh_", TORCH_FN(hardtanh_inplace));
   generated.add("softplus", TORCH_FN(softplus));
+  inplace.add("softplus_", TORCH_FN(softplus_inplace));
   generated.add("reshape", TORCH_FN(reshape));
   generated.add("_softmax_backward_data", TORCH_FN(_softmax_backward_data));
 }

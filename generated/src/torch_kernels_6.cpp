@@ -15,10 +15,18 @@ at::Tensor sub_scalar(const at::Tensor& self, const at::Scalar& other, const at:
   return c.result(lazygen::sub(c.arg(self), c.arg(other), c.arg(alpha)));
 }
 
+// sub_.Scalar(Tensor(a!) self, Scalar other, Scalar alpha=1) -> Tensor(a!)
+at::Tensor& sub_inplace_scalar(at::Tensor& self, const at::Scalar& other, const at::Scalar& alpha) {
+  Call c("sub_.Scalar", {&self});
+  return c.write_back(self, lazygen::sub(c.arg(self), c.arg(other), c.arg(alpha)));
+}
+
 }  // namespace
 
-void register_generated_6([[maybe_unused]] Registrar& generated) {
+void register_generated_6([[maybe_unused]] Registrar& generated,
+                          [[maybe_unused]] Registrar& inplace) {
   generated.add("sub.Scalar", TORCH_FN(sub_scalar));
+  inplace.add("sub_.Scalar", TORCH_FN(sub_inplace_scalar));
 }
 
 }  // namespace lazygen::pytorch

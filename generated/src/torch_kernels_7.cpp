@@ -19,10 +19,23 @@ at::Tensor gt_scalar(const at::Tensor& self, const at::Scalar& other) {
   return c.result(lazygen::gt(c.arg(self), c.arg(other)));
 }
 
+// gt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+at::Tensor& gt_inplace_scalar(at::Tensor& self, const at::Scalar& other) {
+  Call c("gt_.Scalar", {&self});
+  return c.write_back(self, lazygen::gt(c.arg(self), c.arg(other)));
+}
+
 // rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
 at::Tensor rsub_tensor(const at::Tensor& self, const at::Tensor& other, const at::Scalar& alpha) {
   Call c("rsub.Tensor", {&self, &other});
   return c.result(lazygen::rsub(c.arg(self), c.arg(other), c.arg(alpha)));
+}
+
+// rsub_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)
+at::Tensor& rsub_inplace_tensor(at::Tensor& self, const at::Tensor& other,
+                                const at::Scalar& alpha) {
+  Call c("rsub_.Tensor", {&self, &other});
+  return c.write_back(self, lazygen::rsub(c.arg(self), c.arg(other), c.arg(alpha)));
 }
 
 // slice_backward(Tensor grad_output, SymInt[] input_sizes, int dim, SymInt start, SymInt end,
@@ -50,9 +63,12 @@ at::Tensor index_add(const at::Tensor& self, int64_t dim, const at::Tensor& inde
 
 }  // namespace
 
-void register_generated_7([[maybe_unused]] Registrar& generated) {
+void register_generated_7([[maybe_unused]] Registrar& generated,
+                          [[maybe_unused]] Registrar& inplace) {
   generated.add("gt.Scalar", TORCH_FN(gt_scalar));
+  inplace.add("gt_.Scalar", TORCH_FN(gt_inplace_scalar));
   generated.add("rsub.Tensor", TORCH_FN(rsub_tensor));
+  inplace.add("rsub_.Tensor", TORCH_FN(rsub_inplace_tensor));
   generated.add("slice_backward", TORCH_FN(slice_backward));
   generated.add("cat", TORCH_FN(cat));
   generated.add("index_add", TORCH_FN(index_add));

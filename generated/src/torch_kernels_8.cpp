@@ -30,10 +30,22 @@ at::Tensor exp(const at::Tensor& self) {
   return c.result(lazygen::exp(c.arg(self)));
 }
 
+// exp_(Tensor(a!) self) -> Tensor(a!)
+at::Tensor& exp_inplace(at::Tensor& self) {
+  Call c("exp_", {&self});
+  return c.write_back(self, lazygen::exp(c.arg(self)));
+}
+
 // ne.Tensor(Tensor self, Tensor other) -> Tensor
 at::Tensor ne_tensor(const at::Tensor& self, const at::Tensor& other) {
   Call c("ne.Tensor", {&self, &other});
   return c.result(lazygen::ne(c.arg(self), c.arg(other)));
+}
+
+// ne_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+at::Tensor& ne_inplace_tensor(at::Tensor& self, const at::Tensor& other) {
+  Call c("ne_.Tensor", {&self, &other});
+  return c.write_back(self, lazygen::ne(c.arg(self), c.arg(other)));
 }
 
 // ceil(Tensor self) -> Tensor
@@ -42,16 +54,34 @@ at::Tensor ceil(const at::Tensor& self) {
   return c.result(lazygen::ceil(c.arg(self)));
 }
 
+// ceil_(Tensor(a!) self) -> Tensor(a!)
+at::Tensor& ceil_inplace(at::Tensor& self) {
+  Call c("ceil_", {&self});
+  return c.write_back(self, lazygen::ceil(c.arg(self)));
+}
+
 // leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor
 at::Tensor leaky_relu(const at::Tensor& self, const at::Scalar& negative_slope) {
   Call c("leaky_relu", {&self});
   return c.result(lazygen::leaky_relu(c.arg(self), c.arg(negative_slope)));
 }
 
+// leaky_relu_(Tensor(a!) self, Scalar negative_slope=0.01) -> Tensor(a!)
+at::Tensor& leaky_relu_inplace(at::Tensor& self, const at::Scalar& negative_slope) {
+  Call c("leaky_relu_", {&self});
+  return c.write_back(self, lazygen::leaky_relu(c.arg(self), c.arg(negative_slope)));
+}
+
 // mish(Tensor self) -> Tensor
 at::Tensor mish(const at::Tensor& self) {
   Call c("mish", {&self});
   return c.result(lazygen::mish(c.arg(self)));
+}
+
+// mish_(Tensor(a!) self) -> Tensor(a!)
+at::Tensor& mish_inplace(at::Tensor& self) {
+  Call c("mish_", {&self});
+  return c.write_back(self, lazygen::mish(c.arg(self)));
 }
 
 // sum(Tensor self, *, ScalarType? dtype=None) -> Tensor
@@ -74,13 +104,19 @@ at::Tensor conv2d_backward_weight(const at::Tensor& grad_output, const at::Tenso
 
 }  // namespace
 
-void register_generated_8([[maybe_unused]] Registrar& generated) {
+void register_generated_8([[maybe_unused]] Registrar& generated,
+                          [[maybe_unused]] Registrar& inplace) {
   generated.add("mul_.Tensor", TORCH_FN(mul_inplace_tensor));
   generated.add("exp", TORCH_FN(exp));
+  inplace.add("exp_", TORCH_FN(exp_inplace));
   generated.add("ne.Tensor", TORCH_FN(ne_tensor));
+  inplace.add("ne_.Tensor", TORCH_FN(ne_inplace_tensor));
   generated.add("ceil", TORCH_FN(ceil));
+  inplace.add("ceil_", TORCH_FN(ceil_inplace));
   generated.add("leaky_relu", TORCH_FN(leaky_relu));
+  inplace.add("leaky_relu_", TORCH_FN(leaky_relu_inplace));
   generated.add("mish", TORCH_FN(mish));
+  inplace.add("mish_", TORCH_FN(mish_inplace));
   generated.add("sum", TORCH_FN(sum));
   generated.add("conv2d_backward_weight", TORCH_FN(conv2d_backward_weight));
 }

@@ -26,10 +26,22 @@ at::Tensor ne_scalar(const at::Tensor& self, const at::Scalar& other) {
   return c.result(lazygen::ne(c.arg(self), c.arg(other)));
 }
 
+// ne_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+at::Tensor& ne_inplace_scalar(at::Tensor& self, const at::Scalar& other) {
+  Call c("ne_.Scalar", {&self});
+  return c.write_back(self, lazygen::ne(c.arg(self), c.arg(other)));
+}
+
 // erfc(Tensor self) -> Tensor
 at::Tensor erfc(const at::Tensor& self) {
   Call c("erfc", {&self});
   return c.result(lazygen::erfc(c.arg(self)));
+}
+
+// erfc_(Tensor(a!) self) -> Tensor(a!)
+at::Tensor& erfc_inplace(at::Tensor& self) {
+  Call c("erfc_", {&self});
+  return c.write_back(self, lazygen::erfc(c.arg(self)));
 }
 
 // frac(Tensor self) -> Tensor
@@ -38,13 +50,23 @@ at::Tensor frac(const at::Tensor& self) {
   return c.result(lazygen::frac(c.arg(self)));
 }
 
+// frac_(Tensor(a!) self) -> Tensor(a!)
+at::Tensor& frac_inplace(at::Tensor& self) {
+  Call c("frac_", {&self});
+  return c.write_back(self, lazygen::frac(c.arg(self)));
+}
+
 }  // namespace
 
-void register_generated_9([[maybe_unused]] Registrar& generated) {
+void register_generated_9([[maybe_unused]] Registrar& generated,
+                          [[maybe_unused]] Registrar& inplace) {
   generated.add("mul_.Scalar", TORCH_FN(mul_inplace_scalar));
   generated.add("ne.Scalar", TORCH_FN(ne_scalar));
+  inplace.add("ne_.Scalar", TORCH_FN(ne_inplace_scalar));
   generated.add("erfc", TORCH_FN(erfc));
+  inplace.add("erfc_", TORCH_FN(erfc_inplace));
   generated.add("frac", TORCH_FN(frac));
+  inplace.add("frac_", TORCH_FN(frac_inplace));
 }
 
 }  // namespace lazygen::pytorch

@@ -4,6 +4,8 @@
 // kernels (See Note [Op shards] in pointwise.cpp); and in src/torch_kernels.cpp one registration
 // block that offers every shard's kernels and the adapters to the dispatcher on PrivateUse1 (See
 // Note [Which ops the device registers] in runtime/pytorch/registrar.h).
+#include <optional>
+
 #include "api/aten_types.h"
 #include "api/names.h"
 #include "dest/common.h"
@@ -58,6 +60,54 @@ std::string registration(const std::string& registrar, const OpEntry& op, const 
   return registrar + ".add(\"" + op.schema.name.str() + "\", TORCH_FN(" + fn + "));";
 }
 
+// Note [In-place forms for PyTorch]
+// PyTorch has an in-place form (hardtanh_, silu_, exp_, eq_.Tensor) of most pointwise ops, and
+// models call them (torchvision's ReLU6 and SiLU with inplace=True). For every pointwise
+// functional op of ops.yaml without an in-place entry of its own, the device gets a kernel for
+// the in-place form that calls the functional op and writes the result back into self
+// (Call::write_back: PyTorch's cast and shape checks, then copy_, which reaches the base of a
+// view), offered under the registrar "in-place form", which registers it only where PyTorch has
+// the op. Without it the op ran on the CPU fallback.
+
+// The in-place form of `op` ("hardtanh_" for hardtanh) when the device should serve it with the
+// functional op, else nullopt: `op` is a generated pointwise functional op of one Tensor result
+// whose first argument is a Tensor `self`, and neither ops.yaml nor its adapters name that form.
+std::optional<OpEntry> inplace_form(const EmitContext& ctx, const OpEntry& op) {
+  const FunctionSchema& s = op.schema;
+  if (op.torch != TorchKernel::Generated || !op.pointwise || s.kind() != SchemaKind::Functional ||
+      s.returns.size() != 1 || s.returns[0].type.base != BaseType::Tensor ||
+      s.returns[0].type.is_list || s.arguments.empty() || s.arguments[0].name != "self" ||
+      s.arguments[0].type.base != BaseType::Tensor || s.arguments[0].type.is_list ||
+      s.arguments[0].type.elem_optional) {
+    return std::nullopt;
+  }
+  OpEntry form = op;
+  form.schema.name.base += "_";
+  const std::string name = form.schema.name.str();
+  for (const std::vector<OpEntry>* list : {&ctx.ops, ctx.torch_adapters}) {
+    if (list == nullptr) continue;
+    for (const OpEntry& other : *list) {
+      if (other.schema.name.str() == name) return std::nullopt;
+    }
+  }
+  const Annotation written{{"a"}, true, {}};
+  form.schema.arguments[0].annotation = written;
+  form.schema.returns[0].annotation = written;
+  form.func = print_schema(form.schema);
+  return form;
+}
+
+// The kernel of `form` (inplace_form(op)): op's API call, written back into self.
+std::string inplace_kernel(const EmitContext& ctx, const OpEntry& op, const OpEntry& form,
+                           const std::string& id) {
+  const std::string call = "Call c(\"" + form.schema.name.str() + "\", " + tensor_list(form) + ");";
+  const std::string back = "return c.write_back(self, " + api_call(op) + ");";
+  return ctx.templates.render("torch_kernel.cpp.tmpl",
+                              {{"schema", form.func},
+                               {"head", api::aten_signature(form, id).definition()},
+                               {"statements", std::vector<std::string>{call, back}}});
+}
+
 // Every entry whose PyTorch kernel is a hand-written adapter, lazygen ops first.
 std::vector<const OpEntry*> adapters(const EmitContext& ctx) {
   std::vector<const OpEntry*> out;
@@ -89,6 +139,11 @@ std::vector<GeneratedFile> emit_torch_kernels(const EmitContext& ctx) {
     if (const OpEntry* functional = api::find_functional(op, ctx.ops)) {
       headers[k].push_back(op_api_header(api::api_name(functional->schema)));
     }
+    if (const std::optional<OpEntry> form = inplace_form(ctx, op)) {
+      const std::string form_id = api::op_id(form->schema.name);
+      kernels[k].push_back(inplace_kernel(ctx, op, *form, form_id));
+      generated[k].push_back(registration("inplace", *form, form_id));
+    }
   }
   std::vector<std::string> declarations, calls, adapted;
   for (size_t k = 0; k < static_cast<size_t>(kOpShards); ++k) {
@@ -100,8 +155,9 @@ std::vector<GeneratedFile> emit_torch_kernels(const EmitContext& ctx) {
                                            {"includes", include_lines(headers[k])},
                                            {"kernels", kernels[k]},
                                            {"generated", generated[k]}})});
-    calls.push_back("register_generated_" + shard + "(generated);");
-    declarations.push_back("void register_generated_" + shard + "(Registrar& generated);");
+    calls.push_back("register_generated_" + shard + "(generated, inplace);");
+    declarations.push_back("void register_generated_" + shard +
+                           "(Registrar& generated, Registrar& inplace);");
   }
   std::vector<std::string> adapter_declarations;
   for (const OpEntry* op : adapters(ctx)) {

@@ -136,6 +136,15 @@ const Tensor& Call::written(const at::Tensor& t) const {
   return target;
 }
 
+at::Tensor& Call::write_back(at::Tensor& self, const Tensor& result) const {
+  const Tensor& target = written(self);
+  shape_rules::check_cast(op_, result.dtype(), target.dtype(), target.sizes());
+  TORCH_CHECK(result.sizes() == target.sizes(), "output with shape ", self.sizes(),
+              " doesn't match the broadcast shape ", c10::IntArrayRef(result.sizes()));
+  copy_(target, result);
+  return self;
+}
+
 std::optional<Tensor> Call::arg(const c10::optional<at::Tensor>& t) const {
   if (!t || !t->defined()) return std::nullopt;
   return arg(*t);

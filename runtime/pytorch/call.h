@@ -94,6 +94,11 @@ class Call : public DeviceScope {
   // must cast to out's, out is resized (with PyTorch's warning when it had elements) when its
   // sizes differ, then the values are copied in. Returns `out`.
   at::Tensor& assign_out(at::Tensor& out, const Tensor& result) const;
+  // An in-place op's self receives `result`, the functional op's result, as PyTorch's in-place
+  // ops write: its dtype must cast to self's ("result type Float can't be cast to the desired
+  // output type Long") and its shape must be self's ("output with shape [3] doesn't match the
+  // broadcast shape [2, 3]"); then copy_ writes it (through a view, into its base). Returns self.
+  at::Tensor& write_back(at::Tensor& self, const Tensor& result) const;
 
  private:
   const char* op_;

@@ -1,9 +1,13 @@
 // Registrar (pytorch/registrar.h): the checks of Note [Which ops the device registers].
 #include "pytorch/registrar.h"
 
+#include <string_view>
 
 namespace lazygen::pytorch {
 namespace {
+
+constexpr const char* kNotPyTorchs = "not a PyTorch op";
+constexpr const char* kDecomposed = "PyTorch decomposes it (CompositeImplicitAutograd)";
 
 std::vector<Registration>& records() {
   static std::vector<Registration> r;
@@ -19,10 +23,10 @@ c10::OperatorName operator_name(const std::string& name) {
 std::string skip_reason(const std::string& name, const c10::FunctionSchema& inferred) {
   const c10::optional<c10::OperatorHandle> op =
       c10::Dispatcher::singleton().findSchema(operator_name(name));
-  if (!op) return "not a PyTorch op";
+  if (!op) return kNotPyTorchs;
   if (op->hasKernelForDispatchKey(c10::DispatchKey::CompositeImplicitAutograd) &&
       !op->hasKernelForDispatchKey(c10::DispatchKey::Autograd)) {
-    return "PyTorch decomposes it (CompositeImplicitAutograd)";
+    return kDecomposed;
   }
   if (c10::optional<std::string> diff = c10::findSchemaDifferences(inferred, op->schema())) {
     return "signature differs from PyTorch's " + c10::toString(op->schema()) + ": " + *diff;
@@ -39,6 +43,11 @@ const std::vector<Registration>& registration_report() {
 bool Registrar::offer(const char* name, const c10::FunctionSchema& inferred) {
   Registration r{name, origin_, false, skip_reason(name, inferred)};
   r.registered = r.reason.empty();
+  // An in-place form PyTorch lacks or decomposes is no gap: it is not recorded.
+  if (origin_ == std::string_view(kInplaceForm) && !r.registered &&
+      (r.reason == kNotPyTorchs || r.reason == kDecomposed)) {
+    return false;
+  }
   records().push_back(r);
   return r.registered;
 }

@@ -56,6 +56,28 @@ def test_backward_runs_on_another_thread_and_joins_the_step_graph(dev):
     assert_same(w, torch.tensor([0.5, 0.0, -0.5]))
 
 
+def in_place_activation_gradients(device, inputs):
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(6, 8), torch.nn.ReLU6(inplace=True),
+                                torch.nn.Linear(8, 8), torch.nn.SiLU(inplace=True),
+                                torch.nn.Linear(8, 8), torch.nn.Hardswish(inplace=True),
+                                torch.nn.Linear(8, 1))
+    model.to(device)
+    model(inputs.to(device)).sum().backward()
+    return [p.grad for p in model.parameters()]
+
+
+def test_in_place_activations_stay_on_the_device_and_get_the_cpu_gradients(dev):
+    """ReLU6, SiLU and Hardswish with inplace=True (MobileNet's, EfficientNet's) call hardtanh_,
+    silu_ and hardswish_, which the device derives from the functional ops."""
+    inputs = torch.randn(5, 6, generator=torch.Generator().manual_seed(2)) * 4
+    lazygen_torch.metrics.reset()
+    grads = in_place_activation_gradients(dev, inputs)
+    assert fallbacks() == {}
+    for got, want in zip(grads, in_place_activation_gradients("cpu", inputs)):
+        assert_same(got, want, rtol=1e-5, atol=1e-6)
+
+
 @pytest.mark.parametrize("steps", [6])
 def test_repeated_steps_replay_one_compiled_graph(dev, steps):
     torch.manual_seed(0)

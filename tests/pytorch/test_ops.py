@@ -282,6 +282,50 @@ def test_the_device_answers_as_pytorch_does(dev, op, dtypes):
         assert ran > 0, f"{op}: PyTorch rejected every {dtypes} case"
 
 
+# The in-place forms the device derives from pointwise ops (Note [In-place forms for PyTorch] in
+# generator/dest/torch_kernels.cpp), each run on its functional op's cases.
+INPLACE_FORMS = sorted(name for name, origin, registered, _ in lazygen_torch.registration_report()
+                       if registered and origin == "in-place form")
+
+
+# (in-place form, case label) -> why the device differs there. Skipped.
+INPLACE_DIFFERENCES = {
+    ("threshold_", "expanded"): "PyTorch 1.13's threshold_ skips the memory-overlap check every other "
+                                "in-place op makes; the device raises for an expanded self, as for "
+                                "every in-place op",
+}
+
+
+def functional_of(form):
+    base, dot, suffix = form.partition(".")
+    return base[:-1] + dot + suffix
+
+
+def test_in_place_forms_are_derived_for_the_activations_models_call():
+    for form in ("hardtanh_", "silu_", "leaky_relu_", "elu_", "hardsigmoid_", "hardswish_", "exp_"):
+        assert form in INPLACE_FORMS
+
+
+@pytest.mark.parametrize("form", INPLACE_FORMS)
+def test_in_place_forms_answer_as_pytorch_does(dev, form):
+    """self written as PyTorch writes it, or both raise (a result dtype self cannot hold, a result
+    larger than self, self expanded so that elements share memory)."""
+    op = functional_of(form)
+    failures, ran = [], 0
+    for case in CASES[op]["cases"]:
+        if ((op, case["dtypes"]) in KNOWN_DIFFERENCES or op in ELEMENTWISE_REFERENCE or
+                (form, case["label"]) in INPLACE_DIFFERENCES):
+            continue
+        expected = outcome(form, case, "cpu", None)
+        ran += not isinstance(expected, Exception)
+        why = difference(expected, outcome(form, case, dev, None))
+        lazygen_torch.mark_step()
+        if why:
+            failures.append(f"{describe(case)}: {why}")
+    assert not failures, f"{form}: {len(failures)} case(s) differ:\n" + "\n".join(failures)
+    assert ran > 0, f"{form}: PyTorch rejected every case"
+
+
 def test_every_op_of_ops_yaml_is_registered_or_decomposed_by_pytorch():
     """No op silently missing: each is served, or PyTorch decomposes it, or it is not PyTorch's."""
     acceptable = ("PyTorch decomposes it", "not a PyTorch op")

@@ -226,28 +226,15 @@ at::Tensor& masked_fill_inplace_tensor(at::Tensor& self, const at::Tensor& mask,
   return self;
 }
 
-namespace {
-
-// Writes `result` into the in-place op's self, as PyTorch's in-place ops do: its dtype must cast
-// to self's ("result type Float can't be cast to the desired output type Long").
-at::Tensor& write_back(const Call& c, at::Tensor& self, const Tensor& result) {
-  const Tensor& target = c.written(self);
-  shape_rules::check_cast(c.op(), result.dtype(), target.dtype(), target.sizes());
-  copy_(target, result);
-  return self;
-}
-
-}  // namespace
-
 at::Tensor& masked_fill_inplace_scalar(at::Tensor& self, const at::Tensor& mask,
                                        const at::Scalar& value) {
   Call c("masked_fill_.Scalar", {&self, &mask});
-  return write_back(c, self, masked_fill(c.arg(self), c.arg(mask), c.arg(value)));
+  return c.write_back(self, masked_fill(c.arg(self), c.arg(mask), c.arg(value)));
 }
 
 at::Tensor& pow_inplace_scalar(at::Tensor& self, const at::Scalar& exponent) {
   Call c("pow_.Scalar", {&self});
-  return write_back(c, self, pow(c.arg(self), c.arg(exponent)));
+  return c.write_back(self, pow(c.arg(self), c.arg(exponent)));
 }
 
 at::Tensor scatter_src(const at::Tensor& self, int64_t dim, const at::Tensor& index,
@@ -259,22 +246,21 @@ at::Tensor scatter_src(const at::Tensor& self, int64_t dim, const at::Tensor& in
 at::Tensor& scatter_inplace_src(at::Tensor& self, int64_t dim, const at::Tensor& index,
                                 const at::Tensor& src) {
   Call c("scatter_.src", {&self, &index, &src});
-  return write_back(c, self, lazygen::scatter(c.arg(self), dim, c.arg(index), c.arg(src)));
+  return c.write_back(self, lazygen::scatter(c.arg(self), dim, c.arg(index), c.arg(src)));
 }
 
 at::Tensor& index_fill_inplace_int_tensor(at::Tensor& self, int64_t dim, const at::Tensor& index,
                                           const at::Tensor& value) {
   Call c("index_fill_.int_Tensor", {&self, &index, &value});
-  return write_back(c, self, lazygen::index_fill(c.arg(self), dim, c.arg(index), c.arg(value)));
+  return c.write_back(self, lazygen::index_fill(c.arg(self), dim, c.arg(index), c.arg(value)));
 }
 
 at::Tensor& index_fill_inplace_int_scalar(at::Tensor& self, int64_t dim, const at::Tensor& index,
                                           const at::Scalar& value) {
   Call c("index_fill_.int_Scalar", {&self, &index});
   const Tensor& s = c.arg(self);
-  return write_back(
-      c, self,
-      lazygen::index_fill(s, dim, c.arg(index), full({}, c.arg(value), s.dtype(), s.device())));
+  return c.write_back(self, lazygen::index_fill(s, dim, c.arg(index),
+                                                full({}, c.arg(value), s.dtype(), s.device())));
 }
 
 at::Tensor masked_select(const at::Tensor& self, const at::Tensor& mask) {
@@ -297,18 +283,18 @@ at::Tensor unfold_backward(const at::Tensor& grad_in, c10::IntArrayRef input_siz
 
 at::Tensor& sub_inplace_tensor(at::Tensor& self, const at::Tensor& other, const at::Scalar& alpha) {
   Call c("sub_.Tensor", {&self, &other});
-  return write_back(c, self, sub(c.arg(self), c.arg(other), c.arg(alpha)));
+  return c.write_back(self, sub(c.arg(self), c.arg(other), c.arg(alpha)));
 }
 
 at::Tensor& log_inplace(at::Tensor& self) {
   Call c("log_", {&self});
-  return write_back(c, self, log(c.arg(self)));
+  return c.write_back(self, log(c.arg(self)));
 }
 
 at::Tensor& masked_scatter_inplace(at::Tensor& self, const at::Tensor& mask,
                                    const at::Tensor& source) {
   Call c("masked_scatter_", {&self, &mask, &source});
-  return write_back(c, self, lazygen::masked_scatter(c.arg(self), c.arg(mask), c.arg(source)));
+  return c.write_back(self, lazygen::masked_scatter(c.arg(self), c.arg(mask), c.arg(source)));
 }
 
 at::Tensor scatter_value(const at::Tensor& self, int64_t dim, const at::Tensor& index,
@@ -323,10 +309,9 @@ at::Tensor& scatter_inplace_value(at::Tensor& self, int64_t dim, const at::Tenso
                                   const at::Scalar& value) {
   Call c("scatter_.value", {&self, &index});
   const Tensor& s = c.arg(self);
-  return write_back(
-      c, self,
-      lazygen::scatter(s, dim, c.arg(index),
-                       full(c.arg(index).sizes(), c.arg(value), s.dtype(), s.device())));
+  return c.write_back(
+      self, lazygen::scatter(s, dim, c.arg(index),
+                             full(c.arg(index).sizes(), c.arg(value), s.dtype(), s.device())));
 }
 
 // torch.sort's overload: lazygen's sort is stable whatever `stable` says (PyTorch allows that).
