@@ -174,6 +174,8 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   adapter.add("masked_select", TORCH_FN(adapters::masked_select));
   adapter.add("diagonal_backward", TORCH_FN(adapters::diagonal_backward));
   adapter.add("unfold_backward", TORCH_FN(adapters::unfold_backward));
+  adapter.add("select_backward", TORCH_FN(adapters::select_backward));
+  adapter.add("roll", TORCH_FN(adapters::roll));
   adapter.add("sub_.Tensor", TORCH_FN(adapters::sub_inplace_tensor));
   adapter.add("log_", TORCH_FN(adapters::log_inplace));
   adapter.add("masked_scatter_", TORCH_FN(adapters::masked_scatter_inplace));

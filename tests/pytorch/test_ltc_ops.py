@@ -164,6 +164,9 @@ CASES = {
     "clone": (lambda a: a.clone() * 2, lambda: (t(2, 3),)),
     "mean": (torch.mean, lambda: (t(2, 3),)),
     "std.dim": (lambda a: a.std(0, unbiased=True), lambda: (t(4, 3),)),
+    "roll": (lambda a: a.roll((1, -5), (0, 2)), lambda: (t(3, 4, 2),)),
+    "roll.flat": (lambda a: a.roll(3), lambda: (t(3, 4),)),
+    "select_backward": (lambda a: a[:, 1] * 2, lambda: (t(3, 4),)),
 }
 
 

@@ -123,12 +123,16 @@ Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key, cons
 // torch.stack: the tensors (equal sizes) joined along a new dim. torch.Tensor.repeat: self tiled
 // repeats[d] times along each dim (leading repeats add dims). torch.flip: the order of `dims`
 // reversed. torch.tril / triu: the elements on and below (above) the `diagonal`-th diagonal of
-// the last two dims kept, the rest zero.
+// the last two dims kept, the rest zero. torch.roll: self rotated by shifts[i] along dims[i]
+// (elements leaving one end come back at the other); with no dims, the flattened self rotated by
+// the one shift and given self's sizes back.
 Tensor stack(const std::vector<Tensor>& tensors, int64_t dim = 0);
 Tensor repeat(const Tensor& self, const std::vector<int64_t>& repeats);
 Tensor flip(const Tensor& self, const std::vector<int64_t>& dims);
 Tensor tril(const Tensor& self, int64_t diagonal = 0);
 Tensor triu(const Tensor& self, int64_t diagonal = 0);
+Tensor roll(const Tensor& self, const std::vector<int64_t>& shifts,
+            const std::vector<int64_t>& dims = {});
 // The copying forms of PyTorch's strided views (Note [Strided copies as gathers]): the elements
 // a view of self's contiguous layout with these sizes, strides and offset would see; a request
 // reaching past self's last element is a ShapeError. The scatters return self with those
@@ -143,12 +147,14 @@ Tensor diagonal_scatter(const Tensor& self, const Tensor& src, int64_t offset = 
 Tensor select_scatter(const Tensor& self, const Tensor& src, int64_t dim, int64_t index);
 // Windows of `size` elements every `step` along `dimension`, as a new last dim.
 Tensor unfold_copy(const Tensor& self, int64_t dimension, int64_t size, int64_t step);
-// The gradients of unfold_copy (windows that overlap add up) and diagonal_copy, given the input's
-// sizes, as PyTorch's unfold_backward / diagonal_backward.
+// The gradients of unfold_copy (windows that overlap add up), diagonal_copy and select, given the
+// input's sizes, as PyTorch's unfold_backward / diagonal_backward / select_backward.
 Tensor unfold_backward(const Tensor& grad_in, const std::vector<int64_t>& input_sizes, int64_t dim, int64_t size,
                        int64_t step);
 Tensor diagonal_backward(const Tensor& grad_output, const std::vector<int64_t>& input_sizes, int64_t offset,
                          int64_t dim1, int64_t dim2);
+Tensor select_backward(const Tensor& grad_output, const std::vector<int64_t>& input_sizes,
+                       int64_t dim, int64_t index);
 // torch.scatter (src's values at index along dim), index_fill (a 0-dim value at the index
 // positions along dim) and masked_select (the elements where mask, broadcast, is true: a 1-D
 // tensor whose size depends on mask's values, so the lazy device computes mask first, a sync).

@@ -191,6 +191,28 @@ Tensor flip(const Tensor& self, const std::vector<int64_t>& dims) {
   return dims.empty() || self.dim() == 0 ? self.clone() : out;
 }
 
+Tensor roll(const Tensor& self, const std::vector<int64_t>& shifts,
+            const std::vector<int64_t>& dims) {
+  if (shifts.empty()) throw ShapeError("roll", "`shifts` required");
+  if (dims.empty() && shifts.size() == 1) {
+    return reshape(roll(reshape(self, {-1}), shifts, {0}), self.sizes());
+  }
+  if (shifts.size() != dims.size()) {
+    throw ShapeError("roll",
+                     "shifts and dimensions must align. shifts: " + std::to_string(shifts.size()) +
+                         ", dims:" + std::to_string(dims.size()));
+  }
+  Tensor out = self;
+  for (size_t i = 0; i < dims.size(); ++i) {
+    const int64_t d = wrap_dim("roll", dims[i], std::max<int64_t>(self.dim(), 1));
+    const int64_t n = self.dim() == 0 ? 1 : self.size(d);
+    const int64_t s = n == 0 ? 0 : (shifts[i] % n + n) % n;
+    if (s == 0) continue;
+    out = cat({narrow(out, d, n - s, s), narrow(out, d, 0, n - s)}, d);
+  }
+  return out.is_same(self) ? self.clone() : out;
+}
+
 Tensor tril(const Tensor& self, int64_t diagonal) {
   return triangle("tril", self, diagonal, true);
 }
@@ -308,6 +330,12 @@ Tensor diagonal_backward(const Tensor& grad_output, const std::vector<int64_t>& 
                          int64_t offset, int64_t dim1, int64_t dim2) {
   return diagonal_scatter(zeros(input_sizes, grad_output.dtype(), grad_output.device()),
                           grad_output, offset, dim1, dim2);
+}
+
+Tensor select_backward(const Tensor& grad_output, const std::vector<int64_t>& input_sizes,
+                       int64_t dim, int64_t index) {
+  return select_scatter(zeros(input_sizes, grad_output.dtype(), grad_output.device()), grad_output,
+                        dim, index);
 }
 
 Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {

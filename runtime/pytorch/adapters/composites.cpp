@@ -1,12 +1,11 @@
 // Adapters for PyTorch's rearranging and reducing ops that lazygen serves as composites
-// (ops.yaml, "PyTorch adapters"; lazygen/composite.h): stack, repeat, flip, tril/triu, the
+// (ops.yaml, "PyTorch adapters"; lazygen/composite.h): stack, repeat, flip, roll, tril/triu, the
 // copying views and their scatters, trace, mv, zero, min/max/all/any of a whole tensor, norm,
-// std/var, nonzero, division with a rounding mode, masked_fill by a tensor value; and the ops
+// std/var, nonzero, division with a rounding mode, masked_fill by a tensor value; the ops
 // PyTorch's backward formulas call for them (scatter_, index_fill_, masked_fill_, pow_,
-// masked_select, diagonal_backward, unfold_backward, diag_embed), and the log-determinant with
-// its LU solve. Each converts its arguments and calls the
-// composite (or op) of the same name; an in-place form writes the result back with copy_ after
-// checking that its dtype casts to self's.
+// masked_select, diagonal_backward, unfold_backward, select_backward, diag_embed); and the
+// log-determinant with its LU solve. Each converts its arguments and calls the composite (or op)
+// of the same name; an in-place form writes the result back (Call::write_back).
 #include <c10/core/ScalarType.h>
 #include <c10/util/Exception.h>
 
@@ -279,6 +278,17 @@ at::Tensor unfold_backward(const at::Tensor& grad_in, c10::IntArrayRef input_siz
                            int64_t size, int64_t step) {
   Call c("unfold_backward", {&grad_in});
   return c.result(lazygen::unfold_backward(c.arg(grad_in), c.arg(input_sizes), dim, size, step));
+}
+
+at::Tensor select_backward(const at::Tensor& grad_output, c10::IntArrayRef input_sizes, int64_t dim,
+                           int64_t index) {
+  Call c("select_backward", {&grad_output});
+  return c.result(lazygen::select_backward(c.arg(grad_output), c.arg(input_sizes), dim, index));
+}
+
+at::Tensor roll(const at::Tensor& self, c10::IntArrayRef shifts, c10::IntArrayRef dims) {
+  Call c("roll", {&self});
+  return c.result(lazygen::roll(c.arg(self), c.arg(shifts), c.arg(dims)));
 }
 
 at::Tensor& sub_inplace_tensor(at::Tensor& self, const at::Tensor& other, const at::Scalar& alpha) {

@@ -234,6 +234,8 @@ std::vector<GradCase> activation_cases() {
        [] { return Inputs{values({3, 2}, 437)}; }},
       {"flip_composite", "flip", [](const Inputs& in) { return flip(in[0], {0, 2}); },
        [] { return Inputs{values({2, 3, 2}, 438)}; }},
+      {"roll_composite", "roll", [](const Inputs& in) { return roll(in[0], {1, -4}, {0, 2}); },
+       [] { return Inputs{values({2, 3, 3}, 941)}; }},
       {"tril_composite", "tril", [](const Inputs& in) { return tril(in[0], 1); }, [] { return Inputs{values({3, 4}, 439)}; }},
       {"diagonal_copy_composite", "diagonal_copy", [](const Inputs& in) { return diagonal_copy(in[0], -1, 2, 0); },
        [] { return Inputs{values({3, 2, 4}, 440)}; }},

@@ -322,6 +322,11 @@ at::Tensor diagonal_backward(const at::Tensor& grad_output, c10::IntArrayRef inp
 // unfold_backward(Tensor grad_in, int[] input_sizes, int dim, int size, int step) -> Tensor
 at::Tensor unfold_backward(const at::Tensor& grad_in, c10::IntArrayRef input_sizes, int64_t dim,
                            int64_t size, int64_t step);
+// select_backward(Tensor grad_output, SymInt[] input_sizes, int dim, int index) -> Tensor
+at::Tensor select_backward(const at::Tensor& grad_output, c10::IntArrayRef input_sizes, int64_t dim,
+                           int64_t index);
+// roll(Tensor self, int[1] shifts, int[1] dims=[]) -> Tensor
+at::Tensor roll(const at::Tensor& self, c10::IntArrayRef shifts, c10::IntArrayRef dims);
 // sub_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)
 at::Tensor& sub_inplace_tensor(at::Tensor& self, const at::Tensor& other, const at::Scalar& alpha);
 // log_(Tensor(a!) self) -> Tensor(a!)

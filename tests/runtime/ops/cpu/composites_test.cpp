@@ -87,6 +87,13 @@ TEST_P(Composites, RearrangingCompositesMatchPyTorch) {
   expect_values(stack({on(x()), on(x()) * 2.0}, 1), {1, 2, 4, 7, 2, 4, 8, 14, 0, -1, 3, 5, 0, -2, 6, 10});
   EXPECT_EQ(repeat(on(x()), {2, 1}).sizes(), (IntList{4, 4}));
   expect_values(flip(on(x()), {1}), {7, 4, 2, 1, 5, 3, -1, 0});
+  expect_values(roll(on(x()), {1}, {1}), {7, 1, 2, 4, 5, 0, -1, 3});
+  expect_values(roll(on(x()), {-5, 1}, {1, 0}), {-1, 3, 5, 0, 2, 4, 7, 1});
+  expect_values(roll(on(x()), {3}), {-1, 3, 5, 1, 2, 4, 7, 0});
+  EXPECT_EQ(roll(on(x()), {3}).sizes(), (IntList{2, 4}));
+  EXPECT_THROW(roll(on(x()), {1, 2}, {0}), ShapeError);
+  EXPECT_THROW(roll(on(x()), {}), ShapeError);
+  expect_values(select_backward(on(tensor<double>({1, 2})), {2, 3}, 1, -1), {0, 0, 1, 0, 0, 2});
   expect_values(triu(on(x()), 1), {0, 2, 4, 7, 0, 0, 3, 5});
   expect_values(unfold_copy(on(x()), 1, 2, 2), {1, 2, 4, 7, 0, -1, 3, 5});
   EXPECT_EQ(unfold_copy(on(x()), 1, 2, 2).sizes(), (IntList{2, 2, 2}));
