@@ -176,6 +176,8 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   adapter.add("unfold_backward", TORCH_FN(adapters::unfold_backward));
   adapter.add("select_backward", TORCH_FN(adapters::select_backward));
   adapter.add("roll", TORCH_FN(adapters::roll));
+  adapter.add("index.Tensor", TORCH_FN(adapters::index_tensor));
+  adapter.add("_index_put_impl_", TORCH_FN(adapters::_index_put_impl_inplace));
   adapter.add("sub_.Tensor", TORCH_FN(adapters::sub_inplace_tensor));
   adapter.add("log_", TORCH_FN(adapters::log_inplace));
   adapter.add("masked_scatter_", TORCH_FN(adapters::masked_scatter_inplace));

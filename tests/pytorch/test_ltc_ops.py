@@ -71,6 +71,16 @@ def probabilities(*sizes):
     return t(*sizes, low=0.05, high=0.95)
 
 
+def put(a, indices, values, accumulate):
+    return (a * 1).index_put_(indices, values, accumulate=accumulate)
+
+
+def masked_assign(a):
+    b = a * 1
+    b[b > 0] = 0.5
+    return b
+
+
 # name -> (function, inputs): floating inputs are differentiated when the output is floating.
 CASES = {
     "stack": (lambda a, b: torch.stack([a, b], 1), lambda: (t(3, 4), t(3, 4, seed=1))),
@@ -167,6 +177,15 @@ CASES = {
     "roll": (lambda a: a.roll((1, -5), (0, 2)), lambda: (t(3, 4, 2),)),
     "roll.flat": (lambda a: a.roll(3), lambda: (t(3, 4),)),
     "select_backward": (lambda a: a[:, 1] * 2, lambda: (t(3, 4),)),
+    "index.Tensor": (lambda a: a[:, torch.tensor([[2, 0], [-1, 2]], device=a.device)], lambda: (t(3, 4),)),
+    "index.two": (lambda a: a[torch.tensor([1, 0], device=a.device), :, torch.tensor([0, 1], device=a.device)],
+                  lambda: (t(2, 3, 2),)),
+    "index.mask": (lambda a: a[a > 0], lambda: (t(3, 4),)),
+    "index.cpu_index": (lambda a: a[torch.tensor([1, 0, 1])], lambda: (t(3, 4),)),
+    "index_put_": (lambda a, v: put(a, (torch.tensor([0, 2], device=a.device),), v, False), lambda: (t(3, 4), t(2, 4, seed=5))),
+    "index_put_.accumulate": (lambda a, v: put(a, (torch.tensor([0, 2, 0], device=a.device),), v, True),
+                              lambda: (t(3, 4), t(3, 4, seed=6))),
+    "index_put_.mask": (lambda a: masked_assign(a), lambda: (t(3, 4),)),
 }
 
 

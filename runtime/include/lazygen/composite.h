@@ -155,6 +155,17 @@ Tensor diagonal_backward(const Tensor& grad_output, const std::vector<int64_t>& 
                          int64_t dim1, int64_t dim2);
 Tensor select_backward(const Tensor& grad_output, const std::vector<int64_t>& input_sizes,
                        int64_t dim, int64_t index);
+// Advanced indexing (runtime/ops/composite/advanced_index.cpp; Note [Advanced indexing as one
+// flat dim]): torch's x[indices] (index.Tensor) with `indices` for the leading dims (nullopt: the
+// whole dim), int64 tensors broadcast together or bool masks (their nonzero() coordinates: a sync
+// on the lazy device), the indexed dims' result in their place when they are adjacent, else
+// first. index_put: self with those elements replaced by `values` (broadcast to x[indices]'s
+// shape, same dtype), or increased by them when `accumulate`; where indices name a position more
+// than once, the last value written wins. An index outside its dim raises, on the lazy device
+// when the graph runs.
+Tensor index(const Tensor& self, const std::vector<std::optional<Tensor>>& indices);
+Tensor index_put(const Tensor& self, const std::vector<std::optional<Tensor>>& indices,
+                 const Tensor& values, bool accumulate = false);
 // torch.scatter (src's values at index along dim), index_fill (a 0-dim value at the index
 // positions along dim) and masked_select (the elements where mask, broadcast, is true: a 1-D
 // tensor whose size depends on mask's values, so the lazy device computes mask first, a sync).

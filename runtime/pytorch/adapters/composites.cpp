@@ -1,7 +1,8 @@
 // Adapters for PyTorch's rearranging and reducing ops that lazygen serves as composites
 // (ops.yaml, "PyTorch adapters"; lazygen/composite.h): stack, repeat, flip, roll, tril/triu, the
 // copying views and their scatters, trace, mv, zero, min/max/all/any of a whole tensor, norm,
-// std/var, nonzero, division with a rounding mode, masked_fill by a tensor value; the ops
+// std/var, nonzero, division with a rounding mode, masked_fill by a tensor value, advanced
+// indexing (index.Tensor, _index_put_impl_: x[idx], x[idx] = v); the ops
 // PyTorch's backward formulas call for them (scatter_, index_fill_, masked_fill_, pow_,
 // masked_select, diagonal_backward, unfold_backward, select_backward, diag_embed); and the
 // log-determinant with its LU solve. Each converts its arguments and calls the composite (or op)
@@ -9,7 +10,9 @@
 #include <c10/core/ScalarType.h>
 #include <c10/util/Exception.h>
 
+#include <optional>
 #include <string_view>
+#include <vector>
 
 #include "core/tensor/shape_rules.h"
 #include "lazygen/composite.h"
@@ -289,6 +292,40 @@ at::Tensor select_backward(const at::Tensor& grad_output, c10::IntArrayRef input
 at::Tensor roll(const at::Tensor& self, c10::IntArrayRef shifts, c10::IntArrayRef dims) {
   Call c("roll", {&self});
   return c.result(lazygen::roll(c.arg(self), c.arg(shifts), c.arg(dims)));
+}
+
+namespace {
+
+// Advanced indexing's index tensors on the device: nullopt for None; a CPU index tensor (x[idx]
+// with idx on the CPU, which PyTorch accepts for other devices' self) is copied to the device.
+std::vector<std::optional<Tensor>> index_args(const Call& c,
+                                              const c10::List<c10::optional<at::Tensor>>& indices) {
+  std::vector<std::optional<Tensor>> out;
+  for (const c10::optional<at::Tensor>& index : indices) {
+    if (!index || !index->defined()) {
+      out.emplace_back(std::nullopt);
+    } else {
+      out.emplace_back(index->device().is_cpu() ? to_device(*index) : c.arg(*index));
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+at::Tensor index_tensor(const at::Tensor& self,
+                        const c10::List<c10::optional<at::Tensor>>& indices) {
+  Call c("index.Tensor", {&self});
+  return c.result(lazygen::index(c.arg(self), index_args(c, indices)));
+}
+
+at::Tensor& _index_put_impl_inplace(at::Tensor& self,
+                                    const c10::List<c10::optional<at::Tensor>>& indices,
+                                    const at::Tensor& values, bool accumulate, bool unsafe) {
+  (void)unsafe;  // PyTorch's promise that indices are in range; lazygen checks them anyway
+  Call c("_index_put_impl_", {&self, &values});
+  return c.write_back(
+      self, lazygen::index_put(c.arg(self), index_args(c, indices), c.arg(values), accumulate));
 }
 
 at::Tensor& sub_inplace_tensor(at::Tensor& self, const at::Tensor& other, const at::Scalar& alpha) {

@@ -13,6 +13,10 @@ namespace lazygen::gen::dest {
 namespace {
 
 constexpr const char* kOps = R"(
+- func: hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor
+  shape: same
+  pointwise: min(max(self, min_val), max_val)
+
 - func: add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
   shape: broadcast
   pointwise: self + alpha * other
@@ -20,10 +24,6 @@ constexpr const char* kOps = R"(
 - func: add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)
   shape: broadcast
   pointwise: self + alpha * other
-
-- func: hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor
-  shape: same
-  pointwise: min(max(self, min_val), max_val)
 
 - func: eq.Scalar(Tensor self, Scalar other) -> Tensor
   shape: same

@@ -327,6 +327,14 @@ at::Tensor select_backward(const at::Tensor& grad_output, c10::IntArrayRef input
                            int64_t index);
 // roll(Tensor self, int[1] shifts, int[1] dims=[]) -> Tensor
 at::Tensor roll(const at::Tensor& self, c10::IntArrayRef shifts, c10::IntArrayRef dims);
+// index.Tensor(Tensor self, Tensor?[] indices) -> Tensor
+at::Tensor index_tensor(const at::Tensor& self,
+                        const c10::List<c10::optional<at::Tensor>>& indices);
+// _index_put_impl_(Tensor(a!) self, Tensor?[] indices, Tensor values, bool accumulate=False, bool
+// unsafe=False) -> Tensor(a!)
+at::Tensor& _index_put_impl_inplace(at::Tensor& self,
+                                    const c10::List<c10::optional<at::Tensor>>& indices,
+                                    const at::Tensor& values, bool accumulate, bool unsafe);
 // sub_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)
 at::Tensor& sub_inplace_tensor(at::Tensor& self, const at::Tensor& other, const at::Scalar& alpha);
 // log_(Tensor(a!) self) -> Tensor(a!)

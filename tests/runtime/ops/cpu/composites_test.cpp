@@ -103,6 +103,46 @@ TEST_P(Composites, RearrangingCompositesMatchPyTorch) {
   EXPECT_EQ(values<int64_t>(nz.cpu()), (std::vector<int64_t>{0, 0, 0, 1, 0, 2, 0, 3, 1, 1, 1, 2, 1, 3}));
 }
 
+// x() as [2, 4]: {{1, 2, 4, 7}, {0, -1, 3, 5}}.
+TEST_P(Composites, AdvancedIndexingMatchesPyTorch) {
+  const auto idx = [&](std::vector<int64_t> v) {
+    const auto n = static_cast<int64_t>(v.size());
+    return std::optional<Tensor>(on(tensor<int64_t>(v, IntList{n})));
+  };
+  expect_values(index(on(x()), {std::nullopt, idx({3, 0, -1})}), {7, 1, 7, 5, 0, 5});
+  EXPECT_EQ(index(on(x()), {std::nullopt, idx({3, 0, -1})}).sizes(), (IntList{2, 3}));
+  expect_values(index(on(x()), {idx({1, 0}), idx({1, 3})}), {-1, 7});
+  expect_values(index(on(x()), {on(gt(x(), 2.0))}), {4, 7, 3, 5});
+  const Tensor v = on(tensor<double>({10, 20, 30}));
+  // Position (0, 1) is named twice: the last value written wins, as PyTorch's CPU kernel writes.
+  expect_values(index_put(on(x()), {idx({0, 1, 0}), idx({1, 2, 1})}, v),
+                {1, 30, 4, 7, 0, -1, 20, 5});
+  expect_values(index_put(on(x()), {idx({0, 1, 0}), idx({1, 2, 1})}, v, true),
+                {1, 42, 4, 7, 0, -1, 23, 5});
+  expect_values(index_put(on(x()), {idx({1})}, on(tensor<double>({9}))), {1, 2, 4, 7, 9, 9, 9, 9});
+  EXPECT_THROW(index(on(x()), {idx({0}), idx({0}), idx({0})}), ShapeError);          // too many
+  EXPECT_THROW(index(on(x()), {idx({0, 1}), idx({0, 1, 2})}), ShapeError);           // no broadcast
+  EXPECT_THROW(index(on(x()), {on(tensor<int32_t>({0}, IntList{1}))}), ShapeError);  // int32
+  EXPECT_THROW(index(on(x()), {on(tensor<bool>({true, false, true}, IntList{3}))}), ShapeError);
+  EXPECT_THROW(index_put(on(x()), {idx({0})}, on(tensor<float>({1.0f}))), ShapeError);  // dtype
+  EXPECT_THROW(index_put(on(x()), {idx({0, 1})}, on(tensor<double>({1, 2, 3}))), ShapeError);
+}
+
+TEST(AdvancedIndexing,
+     AnIndexOutsideItsDimRaisesAtTheCallOnTheCpuAndWhenTheGraphRunsOnTheLazyDevice) {
+  const Tensor i = tensor<int64_t>({0, 4}, IntList{2});
+  try {
+    index(x(), {std::nullopt, i});
+    FAIL() << "no error";
+  } catch (const ShapeError& e) {
+    EXPECT_NE(std::string(e.what()).find("index 4 is out of bounds for dimension 1 with size 4"),
+              std::string::npos)
+        << e.what();
+  }
+  const Tensor lazy = index(x().to(kLazy), {std::nullopt, i.to(kLazy)});
+  EXPECT_ANY_THROW(lazy.cpu());
+}
+
 TEST_P(Composites, ReductionLossAndResamplingCompositesMatchPyTorch) {
   expect_values(norm(on(x()), std::nullopt, {1}), {8.366600265340756, 5.916079783099616});
   expect_values(norm(on(x()), 3.0), {8.28649276418149});
