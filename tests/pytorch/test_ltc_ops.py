@@ -186,6 +186,14 @@ CASES = {
     "index_put_.accumulate": (lambda a, v: put(a, (torch.tensor([0, 2, 0], device=a.device),), v, True),
                               lambda: (t(3, 4), t(3, 4, seed=6))),
     "index_put_.mask": (lambda a: masked_assign(a), lambda: (t(3, 4),)),
+    "conv1d": (lambda x, w, b: F.conv1d(x, w, b, stride=2, padding=1, dilation=2),
+               lambda: (t(2, 4, 11), t(6, 4, 3, seed=3), t(6, seed=4))),
+    "conv_transpose2d": (lambda x, w, b: F.conv_transpose2d(x, w, b, stride=2, padding=1, output_padding=1, groups=2),
+                         lambda: (t(2, 4, 5, 5), t(4, 3, 3, 3, seed=5), t(6, seed=6))),
+    "conv_transpose2d.dilated": (lambda x, w: F.conv_transpose2d(x, w, stride=(1, 2), dilation=(2, 1), padding=(2, 0)),
+                                 lambda: (t(1, 3, 4, 6), t(3, 2, 3, 2, seed=7))),
+    "conv_transpose1d": (lambda x, w, b: F.conv_transpose1d(x, w, b, stride=3, output_padding=2),
+                         lambda: (t(2, 3, 5), t(3, 4, 4, seed=8), t(4, seed=9))),
 }
 
 

@@ -1,15 +1,17 @@
 // Adapters for the training ops PyTorch's tutorial CNN reaches the device with (ops.yaml,
-// "PyTorch adapters"): convolution and its backward on lazygen's conv2d ops, nll_loss's
-// forward/backward pair; and the random ops: bernoulli_ (dropout's mask; torch.bernoulli(x, p) decomposes into it), bernoulli, native_dropout
-// and its backward, normal_ and random_, drawing from lazygen's Philox stream or generator seeded
-// from PyTorch's generator, so torch.manual_seed makes runs repeatable (the numbers are not the
-// CPU's: a different generator).
+// "PyTorch adapters"): convolution and its backward (1-d and 2-d, transposed or not) on lazygen's
+// conv2d ops, nll_loss's forward/backward pair; and the random ops: bernoulli_ (dropout's mask;
+// torch.bernoulli(x, p) decomposes into it), bernoulli, native_dropout and its backward, normal_
+// and random_, drawing from lazygen's Philox stream or generator seeded from PyTorch's generator,
+// so torch.manual_seed makes runs repeatable (the numbers are not the CPU's: a different
+// generator).
 #include <ATen/CPUGeneratorImpl.h>
 #include <ATen/core/DistributionsHelper.h>
 #include <c10/util/Exception.h>
 
 #include <limits>
 #include <mutex>
+#include <vector>
 
 #include "lazygen/composite.h"
 #include "lazygen/factory.h"
@@ -22,7 +24,10 @@
 #include "lazygen/generated/ops/lt.h"
 #include "lazygen/generated/ops/max.h"
 #include "lazygen/generated/ops/nll_loss_backward.h"
+#include "lazygen/generated/ops/reshape.h"
+#include "lazygen/generated/ops/squeeze.h"
 #include "lazygen/generated/ops/sum.h"
+#include "lazygen/generated/ops/unsqueeze.h"
 #include "lazygen/generated/torch_adapters.h"
 #include "lazygen/operators.h"
 #include "pytorch/call.h"
@@ -31,18 +36,61 @@
 namespace lazygen::pytorch::adapters {
 namespace {
 
-bool all_zero(c10::IntArrayRef v) {
-  for (int64_t x : v) {
-    if (x != 0) return false;
+// lazygen's conv2d ops serve batched 1-d and 2-d convolutions, transposed or not (a 1-d one as a
+// 2-d one over planes of height 1; a transposed one is conv2d's input gradient, Note [Transposed
+// convolution]); 3-d ones run on the CPU.
+bool lowered(const at::Tensor& input) {
+  return input.dim() == 4 || input.dim() == 3;
+}
+
+// Note [Transposed convolution]
+// A transposed convolution of x [N, Cin, H, W] by w [Cin, Cout/groups, kh, kw] is the adjoint of
+// the convolution by w that maps [N, Cout, Ho, Wo] to x's shape: conv2d_backward_input(x, w,
+// [N, Cout, Ho, Wo]) with Ho = (H - 1) * stride - 2 * padding + dilation * (kh - 1) +
+// output_padding + 1. Its gradients swap roles accordingly: the input's is conv2d(grad, w), the
+// weight's conv2d_backward_weight(x, grad), as the gradient of <grad, conv2d_backward_input(x, w)>.
+
+// A convolution's geometry for lazygen's 2-d ops: a 1-d convolution's gets a leading height dim
+// (stride 1, padding 0, dilation 1, output padding 0).
+struct Geometry {
+  bool one_d;
+  std::vector<int64_t> stride, padding, dilation, output_padding;
+};
+
+Geometry geometry(const at::Tensor& input, c10::IntArrayRef stride, c10::IntArrayRef padding,
+                  c10::IntArrayRef dilation, c10::IntArrayRef output_padding) {
+  const bool one_d = input.dim() == 3;
+  const auto lift = [&](c10::IntArrayRef v, int64_t height) {
+    std::vector<int64_t> out = to_ints(v);
+    if (one_d) out.insert(out.begin(), height);
+    return out;
+  };
+  return {one_d, lift(stride, 1), lift(padding, 0), lift(dilation, 1), lift(output_padding, 0)};
+}
+
+Tensor as_2d(const Tensor& t, const Geometry& g) {
+  return g.one_d ? unsqueeze(t, 2) : t;
+}
+at::Tensor result_of(const Call& c, const Tensor& t, const Geometry& g) {
+  return c.result(g.one_d ? squeeze(t, 2) : t);
+}
+
+// The output sizes of a transposed convolution of x by w (both 2-d): PyTorch's formula and check.
+std::vector<int64_t> transposed_sizes(const Tensor& x, const Tensor& w, const Geometry& g,
+                                      int64_t groups) {
+  std::vector<int64_t> out = {x.size(0), w.size(1) * groups};
+  for (size_t d = 0; d < 2; ++d) {
+    TORCH_CHECK(
+        g.output_padding[d] < g.stride[d] || g.output_padding[d] < g.dilation[d],
+        "output padding must be smaller than either stride or dilation, but got output_padding: ",
+        c10::IntArrayRef(g.output_padding), ", stride: ", c10::IntArrayRef(g.stride),
+        ", dilation: ", c10::IntArrayRef(g.dilation));
+    const int64_t k = w.size(static_cast<int64_t>(d) + 2);
+    out.push_back((x.size(static_cast<int64_t>(d) + 2) - 1) * g.stride[d] - 2 * g.padding[d] +
+                  g.dilation[d] * (k - 1) + g.output_padding[d] + 1);
   }
-  return true;
+  return out;
 }
-
-// lazygen's conv2d ops serve batched 2-d, non-transposed convolutions; the rest runs on the CPU.
-bool lowered(const at::Tensor& input, bool transposed, c10::IntArrayRef output_padding) {
-  return input.dim() == 4 && !transposed && all_zero(output_padding);
-}
-
 
 }  // namespace
 
@@ -50,14 +98,21 @@ at::Tensor convolution(const at::Tensor& input, const at::Tensor& weight,
                        const c10::optional<at::Tensor>& bias, c10::IntArrayRef stride,
                        c10::IntArrayRef padding, c10::IntArrayRef dilation, bool transposed,
                        c10::IntArrayRef output_padding, int64_t groups) {
-  if (!lowered(input, transposed, output_padding)) {
+  if (!lowered(input)) {
     static const c10::OperatorHandle op = aten_op("aten::convolution");
     return call_on_cpu<at::Tensor>(op, input, weight, bias, stride, padding, dilation, transposed,
                                    output_padding, groups);
   }
   Call c("convolution", {&input, &weight, maybe(bias)});
-  return c.result(conv2d(c.arg(input), c.arg(weight), c.arg(bias), c.arg(stride), c.arg(padding),
-                         c.arg(dilation), groups));
+  const Geometry g = geometry(input, stride, padding, dilation, output_padding);
+  const Tensor x = as_2d(c.arg(input), g), w = as_2d(c.arg(weight), g);
+  if (!transposed) {
+    return result_of(c, conv2d(x, w, c.arg(bias), g.stride, g.padding, g.dilation, groups), g);
+  }
+  Tensor y = conv2d_backward_input(x, w, transposed_sizes(x, w, g, groups), g.stride, g.padding,
+                                   g.dilation, groups);
+  if (const std::optional<Tensor> b = c.arg(bias)) y = y + reshape(*b, {1, -1, 1, 1});
+  return result_of(c, y, g);
 }
 
 ::std::tuple<at::Tensor, at::Tensor, at::Tensor> convolution_backward(
@@ -65,24 +120,32 @@ at::Tensor convolution(const at::Tensor& input, const at::Tensor& weight,
     at::OptionalIntArrayRef bias_sizes, c10::IntArrayRef stride, c10::IntArrayRef padding,
     c10::IntArrayRef dilation, bool transposed, c10::IntArrayRef output_padding, int64_t groups,
     ::std::array<bool, 3> output_mask) {
-  if (!lowered(input, transposed, output_padding)) {
+  if (!lowered(input)) {
     static const c10::OperatorHandle op = aten_op("aten::convolution_backward");
     return call_on_cpu<::std::tuple<at::Tensor, at::Tensor, at::Tensor>>(
         op, grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed,
         output_padding, groups, output_mask);
   }
   Call c("convolution_backward", {&grad_output, &input, &weight});
-  const Tensor& grad = c.arg(grad_output);
+  const Geometry g = geometry(input, stride, padding, dilation, output_padding);
+  const Tensor grad = as_2d(c.arg(grad_output), g), x = as_2d(c.arg(input), g),
+               w = as_2d(c.arg(weight), g);
   at::Tensor grad_input, grad_weight, grad_bias;
   if (output_mask[0]) {
-    grad_input = c.result(conv2d_backward_input(grad, c.arg(weight), c.arg(input).sizes(),
-                                                c.arg(stride), c.arg(padding), c.arg(dilation),
-                                                groups));
+    grad_input = result_of(
+        c,
+        transposed
+            ? conv2d(grad, w, std::nullopt, g.stride, g.padding, g.dilation, groups)
+            : conv2d_backward_input(grad, w, x.sizes(), g.stride, g.padding, g.dilation, groups),
+        g);
   }
   if (output_mask[1]) {
-    grad_weight = c.result(conv2d_backward_weight(grad, c.arg(input), c.arg(weight).sizes(),
-                                                  c.arg(stride), c.arg(padding), c.arg(dilation),
-                                                  groups));
+    grad_weight = result_of(
+        c,
+        transposed
+            ? conv2d_backward_weight(x, grad, w.sizes(), g.stride, g.padding, g.dilation, groups)
+            : conv2d_backward_weight(grad, x, w.sizes(), g.stride, g.padding, g.dilation, groups),
+        g);
   }
   if (output_mask[2]) grad_bias = c.result(sum(grad, std::vector<int64_t>{0, 2, 3}));
   return {grad_input, grad_weight, grad_bias};
