@@ -8,6 +8,7 @@
 #include "lazygen/factory.h"
 #include "lazygen/generated/ops/abs.h"
 #include "lazygen/generated/ops/gt.h"
+#include "lazygen/generated/ops/hardshrink_backward.h"
 #include "lazygen/generated/ops/hardtanh_backward.h"
 #include "lazygen/generated/ops/round.h"
 #include "lazygen/generated/ops/sigmoid.h"
@@ -97,6 +98,25 @@ class SoftplusBackwardBackward final : public Function {
   Scalar threshold{};
 };
 
+// hardshrink_backward(Tensor grad_out, Tensor self, Scalar lambd) -> Tensor
+class HardshrinkBackwardBackward final : public Function {
+ public:
+  const char* name() const override { return "HardshrinkBackwardBackward"; }
+
+  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
+    [[maybe_unused]] const Tensor& grad = grads[0];
+    std::vector<Tensor> grad_inputs(2);
+    if (needs_input_grad(0)) grad_inputs[0] = hardshrink_backward(grad, self, lambd);
+    if (needs_input_grad(1)) grad_inputs[1] = zeros_like(grad);
+    return grad_inputs;
+  }
+
+  void release_saved() override { self = Tensor(); }
+
+  Tensor self;
+  Scalar lambd{};
+};
+
 }  // namespace
 
 // abs(Tensor self) -> Tensor
@@ -142,6 +162,18 @@ void record_softplus_backward(const Tensor& result, const Tensor& grad_output, c
   fn->self = saved(self);
   fn->beta = beta;
   fn->threshold = threshold;
+  set_history(result, fn, 0);
+}
+
+// hardshrink_backward(Tensor grad_out, Tensor self, Scalar lambd) -> Tensor
+void record_hardshrink_backward(const Tensor& result, const Tensor& grad_out, const Tensor& self,
+                                const Scalar& lambd) {
+  auto fn = std::make_shared<HardshrinkBackwardBackward>();
+  fn->next_edges = {gradient_edge(grad_out), gradient_edge(self)};
+  fn->input_shapes = {grad_out.shape(), self.shape()};
+  fn->num_outputs = 1;
+  fn->self = saved(self);
+  fn->lambd = lambd;
   set_history(result, fn, 0);
 }
 

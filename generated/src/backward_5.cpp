@@ -6,6 +6,8 @@
 #include "autograd/function.h"
 #include "core/dispatch.h"
 #include "lazygen/factory.h"
+#include "lazygen/generated/ops/hardshrink.h"
+#include "lazygen/generated/ops/hardshrink_backward.h"
 #include "lazygen/generated/ops/hardtanh.h"
 #include "lazygen/generated/ops/hardtanh_backward.h"
 #include "lazygen/generated/ops/reshape.h"
@@ -70,6 +72,24 @@ class SoftplusBackward final : public Function {
   Scalar threshold{};
 };
 
+// hardshrink(Tensor self, Scalar lambd=0.5) -> Tensor
+class HardshrinkBackward final : public Function {
+ public:
+  const char* name() const override { return "HardshrinkBackward"; }
+
+  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
+    [[maybe_unused]] const Tensor& grad = grads[0];
+    std::vector<Tensor> grad_inputs(1);
+    if (needs_input_grad(0)) grad_inputs[0] = hardshrink_backward(grad, self, lambd);
+    return grad_inputs;
+  }
+
+  void release_saved() override { self = Tensor(); }
+
+  Tensor self;
+  Scalar lambd{};
+};
+
 // reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)
 class ReshapeBackward final : public Function {
  public:
@@ -121,6 +141,17 @@ void record_softplus(const Tensor& result, const Tensor& self, const Scalar& bet
   fn->self = saved(self);
   fn->beta = beta;
   fn->threshold = threshold;
+  set_history(result, fn, 0);
+}
+
+// hardshrink(Tensor self, Scalar lambd=0.5) -> Tensor
+void record_hardshrink(const Tensor& result, const Tensor& self, const Scalar& lambd) {
+  auto fn = std::make_shared<HardshrinkBackward>();
+  fn->next_edges = {gradient_edge(self)};
+  fn->input_shapes = {self.shape()};
+  fn->num_outputs = 1;
+  fn->self = saved(self);
+  fn->lambd = lambd;
   set_history(result, fn, 0);
 }
 

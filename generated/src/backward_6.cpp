@@ -6,6 +6,11 @@
 #include "autograd/function.h"
 #include "core/dispatch.h"
 #include "lazygen/factory.h"
+#include "lazygen/generated/ops/eq.h"
+#include "lazygen/generated/ops/le.h"
+#include "lazygen/generated/ops/logical_and.h"
+#include "lazygen/generated/ops/where.h"
+#include "lazygen/generated/ops/xlogy.h"
 #include "lazygen/operators.h"
 
 namespace lazygen::autograd {
@@ -26,6 +31,30 @@ class SubScalarBackward final : public Function {
   void release_saved() override {}
 };
 
+// xlogy.Tensor(Tensor self, Tensor other) -> Tensor
+class XlogyTensorBackward final : public Function {
+ public:
+  const char* name() const override { return "XlogyTensorBackward"; }
+
+  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
+    [[maybe_unused]] const Tensor& grad = grads[0];
+    std::vector<Tensor> grad_inputs(2);
+    if (needs_input_grad(0))
+      grad_inputs[0] =
+          where(logical_and(eq(self, 0), le(other, 0)), zeros_like(grad), xlogy(grad, other));
+    if (needs_input_grad(1)) grad_inputs[1] = grad * self / other;
+    return grad_inputs;
+  }
+
+  void release_saved() override {
+    self = Tensor();
+    other = Tensor();
+  }
+
+  Tensor self;
+  Tensor other;
+};
+
 }  // namespace
 
 // sub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
@@ -35,6 +64,17 @@ void record_sub_scalar(const Tensor& result, const Tensor& self, const Scalar& o
   fn->next_edges = {gradient_edge(self)};
   fn->input_shapes = {self.shape()};
   fn->num_outputs = 1;
+  set_history(result, fn, 0);
+}
+
+// xlogy.Tensor(Tensor self, Tensor other) -> Tensor
+void record_xlogy_tensor(const Tensor& result, const Tensor& self, const Tensor& other) {
+  auto fn = std::make_shared<XlogyTensorBackward>();
+  fn->next_edges = {gradient_edge(self), gradient_edge(other)};
+  fn->input_shapes = {self.shape(), other.shape()};
+  fn->num_outputs = 1;
+  fn->self = saved(self);
+  fn->other = saved(other);
   set_history(result, fn, 0);
 }
 

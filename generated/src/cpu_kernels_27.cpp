@@ -8,10 +8,12 @@
 #include "core/tensor/shape_rules.h"
 #include "lazygen/factory.h"
 #include "lazygen/generated/pointwise/abs.h"
+#include "lazygen/generated/pointwise/hardshrink_backward.h"
 #include "lazygen/generated/pointwise/hardtanh_backward.h"
 #include "lazygen/generated/pointwise/round.h"
 #include "lazygen/generated/pointwise/softplus_backward.h"
 #include "lazygen/generated/shapes/abs.h"
+#include "lazygen/generated/shapes/hardshrink_backward.h"
 #include "lazygen/generated/shapes/hardtanh_backward.h"
 #include "lazygen/generated/shapes/round.h"
 #include "lazygen/generated/shapes/softplus_backward.h"
@@ -43,6 +45,12 @@ DType compute_dtype_softplus_backward(const Shape& grad_output, const Shape& sel
   return shape_rules::result_type({&grad_output, &self}, {});
 }
 
+// hardshrink_backward(Tensor grad_out, Tensor self, Scalar lambd) -> Tensor
+DType compute_dtype_hardshrink_backward(const Shape& grad_out, const Shape& self,
+                                        const Scalar& lambd) {
+  return shape_rules::result_type({&grad_out, &self}, {});
+}
+
 // abs(Tensor self) -> Tensor
 void run_abs(const Tensor& out, std::initializer_list<Tensor> inputs,
              std::initializer_list<Scalar> scalars, DType compute) {
@@ -65,6 +73,12 @@ void run_hardtanh_backward(const Tensor& out, std::initializer_list<Tensor> inpu
 void run_softplus_backward(const Tensor& out, std::initializer_list<Tensor> inputs,
                            std::initializer_list<Scalar> scalars, DType compute) {
   run_pointwise<kernels::SoftplusBackward>("softplus_backward", out, inputs, scalars, compute);
+}
+
+// hardshrink_backward(Tensor grad_out, Tensor self, Scalar lambd) -> Tensor
+void run_hardshrink_backward(const Tensor& out, std::initializer_list<Tensor> inputs,
+                             std::initializer_list<Scalar> scalars, DType compute) {
+  run_pointwise<kernels::HardshrinkBackward>("hardshrink_backward", out, inputs, scalars, compute);
 }
 
 // abs(Tensor self) -> Tensor
@@ -104,6 +118,16 @@ Tensor softplus_backward(const Tensor& grad_output, const Tensor& self, const Sc
   run_softplus_backward(
       out, {grad_output, self}, {beta, threshold},
       compute_dtype_softplus_backward(grad_output.shape(), self.shape(), beta, threshold));
+  return out;
+}
+
+// hardshrink_backward(Tensor grad_out, Tensor self, Scalar lambd) -> Tensor
+Tensor hardshrink_backward(const Tensor& grad_out, const Tensor& self, const Scalar& lambd) {
+  std::vector<Shape> shapes =
+      compute_shape_hardshrink_backward(grad_out.shape(), self.shape(), lambd);
+  Tensor out = empty(shapes[0].sizes, shapes[0].dtype, kCPU);
+  run_hardshrink_backward(out, {grad_out, self}, {lambd},
+                          compute_dtype_hardshrink_backward(grad_out.shape(), self.shape(), lambd));
   return out;
 }
 

@@ -7,9 +7,11 @@
 #include "core/dispatch.h"
 #include "core/tensor/shape_rules.h"
 #include "lazygen/factory.h"
+#include "lazygen/generated/pointwise/hardshrink.h"
 #include "lazygen/generated/pointwise/hardtanh.h"
 #include "lazygen/generated/pointwise/softplus.h"
 #include "lazygen/generated/pointwise/trunc.h"
+#include "lazygen/generated/shapes/hardshrink.h"
 #include "lazygen/generated/shapes/hardtanh.h"
 #include "lazygen/generated/shapes/softplus.h"
 #include "lazygen/generated/shapes/trunc.h"
@@ -34,6 +36,11 @@ DType compute_dtype_softplus(const Shape& self, const Scalar& beta, const Scalar
   return shape_rules::result_type({&self}, {});
 }
 
+// hardshrink(Tensor self, Scalar lambd=0.5) -> Tensor
+DType compute_dtype_hardshrink(const Shape& self, const Scalar& lambd) {
+  return shape_rules::result_type({&self}, {});
+}
+
 // trunc(Tensor self) -> Tensor
 void run_trunc(const Tensor& out, std::initializer_list<Tensor> inputs,
                std::initializer_list<Scalar> scalars, DType compute) {
@@ -50,6 +57,12 @@ void run_hardtanh(const Tensor& out, std::initializer_list<Tensor> inputs,
 void run_softplus(const Tensor& out, std::initializer_list<Tensor> inputs,
                   std::initializer_list<Scalar> scalars, DType compute) {
   run_pointwise<kernels::Softplus>("softplus", out, inputs, scalars, compute);
+}
+
+// hardshrink(Tensor self, Scalar lambd=0.5) -> Tensor
+void run_hardshrink(const Tensor& out, std::initializer_list<Tensor> inputs,
+                    std::initializer_list<Scalar> scalars, DType compute) {
+  run_pointwise<kernels::Hardshrink>("hardshrink", out, inputs, scalars, compute);
 }
 
 // trunc(Tensor self) -> Tensor
@@ -75,6 +88,14 @@ Tensor softplus(const Tensor& self, const Scalar& beta, const Scalar& threshold)
   Tensor out = empty(shapes[0].sizes, shapes[0].dtype, kCPU);
   run_softplus(out, {self}, {beta, threshold},
                compute_dtype_softplus(self.shape(), beta, threshold));
+  return out;
+}
+
+// hardshrink(Tensor self, Scalar lambd=0.5) -> Tensor
+Tensor hardshrink(const Tensor& self, const Scalar& lambd) {
+  std::vector<Shape> shapes = compute_shape_hardshrink(self.shape(), lambd);
+  Tensor out = empty(shapes[0].sizes, shapes[0].dtype, kCPU);
+  run_hardshrink(out, {self}, {lambd}, compute_dtype_hardshrink(self.shape(), lambd));
   return out;
 }
 

@@ -8,7 +8,9 @@
 #include "core/tensor/shape_rules.h"
 #include "lazygen/factory.h"
 #include "lazygen/generated/pointwise/sub_scalar.h"
+#include "lazygen/generated/pointwise/xlogy_tensor.h"
 #include "lazygen/generated/shapes/sub_scalar.h"
+#include "lazygen/generated/shapes/xlogy_tensor.h"
 #include "lazygen/tensor.h"
 #include "lazygen/types.h"
 #include "ops/cpu/pointwise.h"
@@ -20,10 +22,21 @@ DType compute_dtype_sub_scalar(const Shape& self, const Scalar& other, const Sca
   return shape_rules::result_type({&self}, {&other});
 }
 
+// xlogy.Tensor(Tensor self, Tensor other) -> Tensor
+DType compute_dtype_xlogy_tensor(const Shape& self, const Shape& other) {
+  return to_floating(shape_rules::result_type({&self, &other}, {}));
+}
+
 // sub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
 void run_sub_scalar(const Tensor& out, std::initializer_list<Tensor> inputs,
                     std::initializer_list<Scalar> scalars, DType compute) {
   run_pointwise<kernels::SubScalar>("sub.Scalar", out, inputs, scalars, compute);
+}
+
+// xlogy.Tensor(Tensor self, Tensor other) -> Tensor
+void run_xlogy_tensor(const Tensor& out, std::initializer_list<Tensor> inputs,
+                      std::initializer_list<Scalar> scalars, DType compute) {
+  run_pointwise<kernels::XlogyTensor>("xlogy.Tensor", out, inputs, scalars, compute);
 }
 
 // sub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
@@ -31,6 +44,14 @@ Tensor sub_scalar(const Tensor& self, const Scalar& other, const Scalar& alpha) 
   std::vector<Shape> shapes = compute_shape_sub_scalar(self.shape(), other, alpha);
   Tensor out = empty(shapes[0].sizes, shapes[0].dtype, kCPU);
   run_sub_scalar(out, {self}, {other, alpha}, compute_dtype_sub_scalar(self.shape(), other, alpha));
+  return out;
+}
+
+// xlogy.Tensor(Tensor self, Tensor other) -> Tensor
+Tensor xlogy_tensor(const Tensor& self, const Tensor& other) {
+  std::vector<Shape> shapes = compute_shape_xlogy_tensor(self.shape(), other.shape());
+  Tensor out = empty(shapes[0].sizes, shapes[0].dtype, kCPU);
+  run_xlogy_tensor(out, {self, other}, {}, compute_dtype_xlogy_tensor(self.shape(), other.shape()));
   return out;
 }
 

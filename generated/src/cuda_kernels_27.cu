@@ -6,6 +6,7 @@
 #include "backend/cuda/eager/pointwise.cuh"
 #include "backend/cuda/eager/pointwise_args.h"
 #include "lazygen/generated/pointwise/abs.h"
+#include "lazygen/generated/pointwise/hardshrink_backward.h"
 #include "lazygen/generated/pointwise/hardtanh_backward.h"
 #include "lazygen/generated/pointwise/round.h"
 #include "lazygen/generated/pointwise/softplus_backward.h"
@@ -30,6 +31,11 @@ void launch_hardtanh_backward(const PointwiseArgs& args, cudaStream_t stream) {
 // softplus_backward(Tensor grad_output, Tensor self, Scalar beta, Scalar threshold) -> Tensor
 void launch_softplus_backward(const PointwiseArgs& args, cudaStream_t stream) {
   launch_pointwise<kernels::SoftplusBackward>(args, stream);
+}
+
+// hardshrink_backward(Tensor grad_out, Tensor self, Scalar lambd) -> Tensor
+void launch_hardshrink_backward(const PointwiseArgs& args, cudaStream_t stream) {
+  launch_pointwise<kernels::HardshrinkBackward>(args, stream);
 }
 
 }  // namespace lazygen::cuda

@@ -5,6 +5,7 @@
 // op's launcher.
 #include "backend/cuda/eager/pointwise.cuh"
 #include "backend/cuda/eager/pointwise_args.h"
+#include "lazygen/generated/pointwise/hardshrink.h"
 #include "lazygen/generated/pointwise/hardtanh.h"
 #include "lazygen/generated/pointwise/softplus.h"
 #include "lazygen/generated/pointwise/trunc.h"
@@ -24,6 +25,11 @@ void launch_hardtanh(const PointwiseArgs& args, cudaStream_t stream) {
 // softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor
 void launch_softplus(const PointwiseArgs& args, cudaStream_t stream) {
   launch_pointwise<kernels::Softplus>(args, stream);
+}
+
+// hardshrink(Tensor self, Scalar lambd=0.5) -> Tensor
+void launch_hardshrink(const PointwiseArgs& args, cudaStream_t stream) {
+  launch_pointwise<kernels::Hardshrink>(args, stream);
 }
 
 }  // namespace lazygen::cuda

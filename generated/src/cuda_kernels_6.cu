@@ -6,12 +6,18 @@
 #include "backend/cuda/eager/pointwise.cuh"
 #include "backend/cuda/eager/pointwise_args.h"
 #include "lazygen/generated/pointwise/sub_scalar.h"
+#include "lazygen/generated/pointwise/xlogy_tensor.h"
 
 namespace lazygen::cuda {
 
 // sub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
 void launch_sub_scalar(const PointwiseArgs& args, cudaStream_t stream) {
   launch_pointwise<kernels::SubScalar>(args, stream);
+}
+
+// xlogy.Tensor(Tensor self, Tensor other) -> Tensor
+void launch_xlogy_tensor(const PointwiseArgs& args, cudaStream_t stream) {
+  launch_pointwise<kernels::XlogyTensor>(args, stream);
 }
 
 }  // namespace lazygen::cuda

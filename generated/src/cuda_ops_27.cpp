@@ -8,14 +8,17 @@
 #include "backend/cuda/eager/eager_kernels.h"
 #include "core/dispatch.h"
 #include "lazygen/generated/cpu/abs.h"
+#include "lazygen/generated/cpu/hardshrink_backward.h"
 #include "lazygen/generated/cpu/hardtanh_backward.h"
 #include "lazygen/generated/cpu/round.h"
 #include "lazygen/generated/cpu/softplus_backward.h"
 #include "lazygen/generated/cuda/abs.h"
+#include "lazygen/generated/cuda/hardshrink_backward.h"
 #include "lazygen/generated/cuda/hardtanh_backward.h"
 #include "lazygen/generated/cuda/round.h"
 #include "lazygen/generated/cuda/softplus_backward.h"
 #include "lazygen/generated/shapes/abs.h"
+#include "lazygen/generated/shapes/hardshrink_backward.h"
 #include "lazygen/generated/shapes/hardtanh_backward.h"
 #include "lazygen/generated/shapes/round.h"
 #include "lazygen/generated/shapes/softplus_backward.h"
@@ -63,6 +66,16 @@ Tensor softplus_backward(const Tensor& grad_output, const Tensor& self, const Sc
   return out;
 }
 
+// hardshrink_backward(Tensor grad_out, Tensor self, Scalar lambd) -> Tensor
+Tensor hardshrink_backward(const Tensor& grad_out, const Tensor& self, const Scalar& lambd) {
+  std::vector<Shape> shapes =
+      compute_shape_hardshrink_backward(grad_out.shape(), self.shape(), lambd);
+  Tensor out = empty_device(shapes[0].sizes, shapes[0].dtype, grad_out.device());
+  run_pointwise("hardshrink_backward", &launch_hardshrink_backward, out, {grad_out, self}, {lambd},
+                cpu::compute_dtype_hardshrink_backward(grad_out.shape(), self.shape(), lambd));
+  return out;
+}
+
 }  // namespace
 
 void register_pointwise_kernels_27() {
@@ -70,6 +83,7 @@ void register_pointwise_kernels_27() {
   detail::register_device_kernel(DeviceType::CUDA, "round", &round);
   detail::register_device_kernel(DeviceType::CUDA, "hardtanh_backward", &hardtanh_backward);
   detail::register_device_kernel(DeviceType::CUDA, "softplus_backward", &softplus_backward);
+  detail::register_device_kernel(DeviceType::CUDA, "hardshrink_backward", &hardshrink_backward);
 }
 
 }  // namespace lazygen::cuda

@@ -7,13 +7,16 @@
 // the op dispatch (cuda_ops.cpp calls it). Built only with the CUDA toolkit.
 #include "backend/cuda/eager/eager_kernels.h"
 #include "core/dispatch.h"
+#include "lazygen/generated/cpu/hardshrink.h"
 #include "lazygen/generated/cpu/hardtanh.h"
 #include "lazygen/generated/cpu/reshape.h"
 #include "lazygen/generated/cpu/softplus.h"
 #include "lazygen/generated/cpu/trunc.h"
+#include "lazygen/generated/cuda/hardshrink.h"
 #include "lazygen/generated/cuda/hardtanh.h"
 #include "lazygen/generated/cuda/softplus.h"
 #include "lazygen/generated/cuda/trunc.h"
+#include "lazygen/generated/shapes/hardshrink.h"
 #include "lazygen/generated/shapes/hardtanh.h"
 #include "lazygen/generated/shapes/softplus.h"
 #include "lazygen/generated/shapes/trunc.h"
@@ -47,12 +50,22 @@ Tensor softplus(const Tensor& self, const Scalar& beta, const Scalar& threshold)
   return out;
 }
 
+// hardshrink(Tensor self, Scalar lambd=0.5) -> Tensor
+Tensor hardshrink(const Tensor& self, const Scalar& lambd) {
+  std::vector<Shape> shapes = compute_shape_hardshrink(self.shape(), lambd);
+  Tensor out = empty_device(shapes[0].sizes, shapes[0].dtype, self.device());
+  run_pointwise("hardshrink", &launch_hardshrink, out, {self}, {lambd},
+                cpu::compute_dtype_hardshrink(self.shape(), lambd));
+  return out;
+}
+
 }  // namespace
 
 void register_pointwise_kernels_5() {
   detail::register_device_kernel(DeviceType::CUDA, "trunc", &trunc);
   detail::register_device_kernel(DeviceType::CUDA, "hardtanh", &hardtanh);
   detail::register_device_kernel(DeviceType::CUDA, "softplus", &softplus);
+  detail::register_device_kernel(DeviceType::CUDA, "hardshrink", &hardshrink);
   detail::register_device_kernel(DeviceType::CUDA, "reshape", &cpu::reshape);
 }
 

@@ -8,8 +8,11 @@
 #include "backend/cuda/eager/eager_kernels.h"
 #include "core/dispatch.h"
 #include "lazygen/generated/cpu/sub_scalar.h"
+#include "lazygen/generated/cpu/xlogy_tensor.h"
 #include "lazygen/generated/cuda/sub_scalar.h"
+#include "lazygen/generated/cuda/xlogy_tensor.h"
 #include "lazygen/generated/shapes/sub_scalar.h"
+#include "lazygen/generated/shapes/xlogy_tensor.h"
 
 namespace lazygen::cuda {
 namespace {
@@ -23,10 +26,20 @@ Tensor sub_scalar(const Tensor& self, const Scalar& other, const Scalar& alpha) 
   return out;
 }
 
+// xlogy.Tensor(Tensor self, Tensor other) -> Tensor
+Tensor xlogy_tensor(const Tensor& self, const Tensor& other) {
+  std::vector<Shape> shapes = compute_shape_xlogy_tensor(self.shape(), other.shape());
+  Tensor out = empty_device(shapes[0].sizes, shapes[0].dtype, self.device());
+  run_pointwise("xlogy.Tensor", &launch_xlogy_tensor, out, {self, other}, {},
+                cpu::compute_dtype_xlogy_tensor(self.shape(), other.shape()));
+  return out;
+}
+
 }  // namespace
 
 void register_pointwise_kernels_6() {
   detail::register_device_kernel(DeviceType::CUDA, "sub.Scalar", &sub_scalar);
+  detail::register_device_kernel(DeviceType::CUDA, "xlogy.Tensor", &xlogy_tensor);
 }
 
 }  // namespace lazygen::cuda

@@ -7,14 +7,17 @@
 #include "core/lazy/lazy_tensor.h"
 #include "core/lazy/lazy_view.h"
 #include "lazygen/generated/ir/abs.h"
+#include "lazygen/generated/ir/hardshrink_backward.h"
 #include "lazygen/generated/ir/hardtanh_backward.h"
 #include "lazygen/generated/ir/round.h"
 #include "lazygen/generated/ir/softplus_backward.h"
 #include "lazygen/generated/lazy/abs.h"
+#include "lazygen/generated/lazy/hardshrink_backward.h"
 #include "lazygen/generated/lazy/hardtanh_backward.h"
 #include "lazygen/generated/lazy/round.h"
 #include "lazygen/generated/lazy/softplus_backward.h"
 #include "lazygen/generated/shapes/abs.h"
+#include "lazygen/generated/shapes/hardshrink_backward.h"
 #include "lazygen/generated/shapes/hardtanh_backward.h"
 #include "lazygen/generated/shapes/round.h"
 #include "lazygen/generated/shapes/softplus_backward.h"
@@ -54,6 +57,14 @@ Tensor softplus_backward(const Tensor& grad_output, const Tensor& self, const Sc
         return compute_shape_softplus_backward(grad_output.shape(), self.shape(), beta, threshold);
       });
   return make_lazy_tensor(node, 0, grad_output.device());
+}
+
+// hardshrink_backward(Tensor grad_out, Tensor self, Scalar lambd) -> Tensor
+Tensor hardshrink_backward(const Tensor& grad_out, const Tensor& self, const Scalar& lambd) {
+  const ir::NodePtr& node = ir::cached_node<ir::HardshrinkBackward>(
+      ir_value(grad_out), ir_value(self), scalar_value(lambd),
+      [&] { return compute_shape_hardshrink_backward(grad_out.shape(), self.shape(), lambd); });
+  return make_lazy_tensor(node, 0, grad_out.device());
 }
 
 }  // namespace lazygen::lazy

@@ -7,16 +7,19 @@
 #include "core/lazy/lazy_tensor.h"
 #include "core/lazy/lazy_view.h"
 #include "lazygen/generated/ir/_softmax_backward_data.h"
+#include "lazygen/generated/ir/hardshrink.h"
 #include "lazygen/generated/ir/hardtanh.h"
 #include "lazygen/generated/ir/reshape.h"
 #include "lazygen/generated/ir/softplus.h"
 #include "lazygen/generated/ir/trunc.h"
 #include "lazygen/generated/lazy/_softmax_backward_data.h"
+#include "lazygen/generated/lazy/hardshrink.h"
 #include "lazygen/generated/lazy/hardtanh.h"
 #include "lazygen/generated/lazy/reshape.h"
 #include "lazygen/generated/lazy/softplus.h"
 #include "lazygen/generated/lazy/trunc.h"
 #include "lazygen/generated/shapes/_softmax_backward_data.h"
+#include "lazygen/generated/shapes/hardshrink.h"
 #include "lazygen/generated/shapes/hardtanh.h"
 #include "lazygen/generated/shapes/reshape.h"
 #include "lazygen/generated/shapes/softplus.h"
@@ -45,6 +48,14 @@ Tensor softplus(const Tensor& self, const Scalar& beta, const Scalar& threshold)
   const ir::NodePtr& node = ir::cached_node<ir::Softplus>(
       ir_value(self), scalar_value(beta), scalar_value(threshold),
       [&] { return compute_shape_softplus(self.shape(), beta, threshold); });
+  return make_lazy_tensor(node, 0, self.device());
+}
+
+// hardshrink(Tensor self, Scalar lambd=0.5) -> Tensor
+Tensor hardshrink(const Tensor& self, const Scalar& lambd) {
+  const ir::NodePtr& node = ir::cached_node<ir::Hardshrink>(
+      ir_value(self), scalar_value(lambd),
+      [&] { return compute_shape_hardshrink(self.shape(), lambd); });
   return make_lazy_tensor(node, 0, self.device());
 }
 

@@ -7,8 +7,11 @@
 #include "core/lazy/lazy_tensor.h"
 #include "core/lazy/lazy_view.h"
 #include "lazygen/generated/ir/sub_scalar.h"
+#include "lazygen/generated/ir/xlogy_tensor.h"
 #include "lazygen/generated/lazy/sub_scalar.h"
+#include "lazygen/generated/lazy/xlogy_tensor.h"
 #include "lazygen/generated/shapes/sub_scalar.h"
+#include "lazygen/generated/shapes/xlogy_tensor.h"
 #include "lazygen/types.h"
 
 namespace lazygen::lazy {
@@ -18,6 +21,14 @@ Tensor sub_scalar(const Tensor& self, const Scalar& other, const Scalar& alpha) 
   const ir::NodePtr& node = ir::cached_node<ir::SubScalar>(
       ir_value(self), scalar_value(other), scalar_value(alpha),
       [&] { return compute_shape_sub_scalar(self.shape(), other, alpha); });
+  return make_lazy_tensor(node, 0, self.device());
+}
+
+// xlogy.Tensor(Tensor self, Tensor other) -> Tensor
+Tensor xlogy_tensor(const Tensor& self, const Tensor& other) {
+  const ir::NodePtr& node = ir::cached_node<ir::XlogyTensor>(ir_value(self), ir_value(other), [&] {
+    return compute_shape_xlogy_tensor(self.shape(), other.shape());
+  });
   return make_lazy_tensor(node, 0, self.device());
 }
 

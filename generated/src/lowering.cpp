@@ -252,6 +252,13 @@ extern const KernelLowering kSoftplus;
 std::vector<Tensor> lower_softplus_backward(const ir::Node& node,
                                             const std::vector<Tensor>& inputs);
 extern const KernelLowering kSoftplusBackward;
+std::vector<Tensor> lower_hardshrink(const ir::Node& node, const std::vector<Tensor>& inputs);
+extern const KernelLowering kHardshrink;
+std::vector<Tensor> lower_hardshrink_backward(const ir::Node& node,
+                                              const std::vector<Tensor>& inputs);
+extern const KernelLowering kHardshrinkBackward;
+std::vector<Tensor> lower_xlogy_tensor(const ir::Node& node, const std::vector<Tensor>& inputs);
+extern const KernelLowering kXlogyTensor;
 std::vector<Tensor> lower_silu(const ir::Node& node, const std::vector<Tensor>& inputs);
 extern const KernelLowering kSilu;
 std::vector<Tensor> lower_silu_backward(const ir::Node& node, const std::vector<Tensor>& inputs);
@@ -609,6 +616,12 @@ LowerFn lowering_for(ir::OpKind kind) {
       return &lowerings::lower_softplus;
     case ir::op_kind("softplus_backward"):
       return &lowerings::lower_softplus_backward;
+    case ir::op_kind("hardshrink"):
+      return &lowerings::lower_hardshrink;
+    case ir::op_kind("hardshrink_backward"):
+      return &lowerings::lower_hardshrink_backward;
+    case ir::op_kind("xlogy.Tensor"):
+      return &lowerings::lower_xlogy_tensor;
     case ir::op_kind("silu"):
       return &lowerings::lower_silu;
     case ir::op_kind("silu_backward"):
@@ -952,6 +965,12 @@ const KernelLowering* kernel_lowering_for(ir::OpKind kind) {
       return &lowerings::kSoftplus;
     case ir::op_kind("softplus_backward"):
       return &lowerings::kSoftplusBackward;
+    case ir::op_kind("hardshrink"):
+      return &lowerings::kHardshrink;
+    case ir::op_kind("hardshrink_backward"):
+      return &lowerings::kHardshrinkBackward;
+    case ir::op_kind("xlogy.Tensor"):
+      return &lowerings::kXlogyTensor;
     case ir::op_kind("silu"):
       return &lowerings::kSilu;
     case ir::op_kind("silu_backward"):

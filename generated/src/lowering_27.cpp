@@ -7,10 +7,12 @@
 #include "exec/kernel_lowering.h"
 #include "lazygen/factory.h"
 #include "lazygen/generated/cpu/abs.h"
+#include "lazygen/generated/cpu/hardshrink_backward.h"
 #include "lazygen/generated/cpu/hardtanh_backward.h"
 #include "lazygen/generated/cpu/round.h"
 #include "lazygen/generated/cpu/softplus_backward.h"
 #include "lazygen/generated/ir/abs.h"
+#include "lazygen/generated/ir/hardshrink_backward.h"
 #include "lazygen/generated/ir/hardtanh_backward.h"
 #include "lazygen/generated/ir/round.h"
 #include "lazygen/generated/ir/softplus_backward.h"
@@ -85,12 +87,32 @@ std::vector<Tensor> kernel_softplus_backward(const ir::Node& node,
   return {kernel(inputs[0], inputs[1], scalar_of(inputs[2]), scalar_of(inputs[3]))};
 }
 extern const KernelLowering kSoftplusBackward{&kernel_softplus_backward, "softplus_backward"};
+// hardshrink_backward(Tensor grad_out, Tensor self, Scalar lambd) -> Tensor
+std::vector<Tensor> lower_hardshrink_backward(const ir::Node& node,
+                                              const std::vector<Tensor>& inputs) {
+  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
+  cpu::run_hardshrink_backward(out, {inputs[0], inputs[1]}, {scalar_of(inputs[2])},
+                               cpu::compute_dtype_hardshrink_backward(
+                                   inputs[0].shape(), inputs[1].shape(), scalar_of(inputs[2])));
+  return {out};
+}
+
+// hardshrink_backward(Tensor grad_out, Tensor self, Scalar lambd) -> Tensor: on the kernel its
+// operands' device registered
+std::vector<Tensor> kernel_hardshrink_backward(const ir::Node& node,
+                                               const std::vector<Tensor>& inputs) {
+  using Kernel = Tensor(const Tensor&, const Tensor&, const Scalar&);
+  Kernel* kernel = detail::device_kernel<Kernel>(inputs[0].device().type, "hardshrink_backward");
+  return {kernel(inputs[0], inputs[1], scalar_of(inputs[2]))};
+}
+extern const KernelLowering kHardshrinkBackward{&kernel_hardshrink_backward, "hardshrink_backward"};
 
 void register_cpu_kernels_27() {
   detail::register_device_kernel(DeviceType::CPU, "abs", &cpu::abs);
   detail::register_device_kernel(DeviceType::CPU, "round", &cpu::round);
   detail::register_device_kernel(DeviceType::CPU, "hardtanh_backward", &cpu::hardtanh_backward);
   detail::register_device_kernel(DeviceType::CPU, "softplus_backward", &cpu::softplus_backward);
+  detail::register_device_kernel(DeviceType::CPU, "hardshrink_backward", &cpu::hardshrink_backward);
 }
 
 }  // namespace lazygen::exec::lowerings

@@ -7,11 +7,13 @@
 #include "exec/kernel_lowering.h"
 #include "lazygen/factory.h"
 #include "lazygen/generated/cpu/_softmax_backward_data.h"
+#include "lazygen/generated/cpu/hardshrink.h"
 #include "lazygen/generated/cpu/hardtanh.h"
 #include "lazygen/generated/cpu/reshape.h"
 #include "lazygen/generated/cpu/softplus.h"
 #include "lazygen/generated/cpu/trunc.h"
 #include "lazygen/generated/ir/_softmax_backward_data.h"
+#include "lazygen/generated/ir/hardshrink.h"
 #include "lazygen/generated/ir/hardtanh.h"
 #include "lazygen/generated/ir/reshape.h"
 #include "lazygen/generated/ir/softplus.h"
@@ -67,6 +69,22 @@ std::vector<Tensor> kernel_softplus(const ir::Node& node, const std::vector<Tens
   return {kernel(inputs[0], scalar_of(inputs[1]), scalar_of(inputs[2]))};
 }
 extern const KernelLowering kSoftplus{&kernel_softplus, "softplus"};
+// hardshrink(Tensor self, Scalar lambd=0.5) -> Tensor
+std::vector<Tensor> lower_hardshrink(const ir::Node& node, const std::vector<Tensor>& inputs) {
+  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
+  cpu::run_hardshrink(out, {inputs[0]}, {scalar_of(inputs[1])},
+                      cpu::compute_dtype_hardshrink(inputs[0].shape(), scalar_of(inputs[1])));
+  return {out};
+}
+
+// hardshrink(Tensor self, Scalar lambd=0.5) -> Tensor: on the kernel its operands' device
+// registered
+std::vector<Tensor> kernel_hardshrink(const ir::Node& node, const std::vector<Tensor>& inputs) {
+  using Kernel = Tensor(const Tensor&, const Scalar&);
+  Kernel* kernel = detail::device_kernel<Kernel>(inputs[0].device().type, "hardshrink");
+  return {kernel(inputs[0], scalar_of(inputs[1]))};
+}
+extern const KernelLowering kHardshrink{&kernel_hardshrink, "hardshrink"};
 // reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)
 std::vector<Tensor> lower_reshape(const ir::Node& node, const std::vector<Tensor>& inputs) {
   const auto& n = static_cast<const ir::Reshape&>(node);
@@ -106,6 +124,7 @@ void register_cpu_kernels_5() {
   detail::register_device_kernel(DeviceType::CPU, "trunc", &cpu::trunc);
   detail::register_device_kernel(DeviceType::CPU, "hardtanh", &cpu::hardtanh);
   detail::register_device_kernel(DeviceType::CPU, "softplus", &cpu::softplus);
+  detail::register_device_kernel(DeviceType::CPU, "hardshrink", &cpu::hardshrink);
   detail::register_device_kernel(DeviceType::CPU, "reshape", &cpu::reshape);
   detail::register_device_kernel(DeviceType::CPU, "_softmax_backward_data",
                                  &cpu::_softmax_backward_data);

@@ -7,7 +7,9 @@
 #include "exec/kernel_lowering.h"
 #include "lazygen/factory.h"
 #include "lazygen/generated/cpu/sub_scalar.h"
+#include "lazygen/generated/cpu/xlogy_tensor.h"
 #include "lazygen/generated/ir/sub_scalar.h"
+#include "lazygen/generated/ir/xlogy_tensor.h"
 
 namespace lazygen::exec::lowerings {
 
@@ -28,9 +30,25 @@ std::vector<Tensor> kernel_sub_scalar(const ir::Node& node, const std::vector<Te
   return {kernel(inputs[0], scalar_of(inputs[1]), scalar_of(inputs[2]))};
 }
 extern const KernelLowering kSubScalar{&kernel_sub_scalar, "sub.Scalar"};
+// xlogy.Tensor(Tensor self, Tensor other) -> Tensor
+std::vector<Tensor> lower_xlogy_tensor(const ir::Node& node, const std::vector<Tensor>& inputs) {
+  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
+  cpu::run_xlogy_tensor(out, {inputs[0], inputs[1]}, {},
+                        cpu::compute_dtype_xlogy_tensor(inputs[0].shape(), inputs[1].shape()));
+  return {out};
+}
+
+// xlogy.Tensor(Tensor self, Tensor other) -> Tensor: on the kernel its operands' device registered
+std::vector<Tensor> kernel_xlogy_tensor(const ir::Node& node, const std::vector<Tensor>& inputs) {
+  using Kernel = Tensor(const Tensor&, const Tensor&);
+  Kernel* kernel = detail::device_kernel<Kernel>(inputs[0].device().type, "xlogy.Tensor");
+  return {kernel(inputs[0], inputs[1])};
+}
+extern const KernelLowering kXlogyTensor{&kernel_xlogy_tensor, "xlogy.Tensor"};
 
 void register_cpu_kernels_6() {
   detail::register_device_kernel(DeviceType::CPU, "sub.Scalar", &cpu::sub_scalar);
+  detail::register_device_kernel(DeviceType::CPU, "xlogy.Tensor", &cpu::xlogy_tensor);
 }
 
 }  // namespace lazygen::exec::lowerings

@@ -3,6 +3,7 @@
 // shards] in the generator). Callers unbox their arguments (schema order) and call the op API
 // through a pointer of the op's exact signature, so overloads (add.Tensor, add.Scalar) never meet.
 #include "lazygen/generated/ops/abs.h"
+#include "lazygen/generated/ops/hardshrink_backward.h"
 #include "lazygen/generated/ops/hardtanh_backward.h"
 #include "lazygen/generated/ops/round.h"
 #include "lazygen/generated/ops/softplus_backward.h"
@@ -39,6 +40,15 @@ std::vector<Tensor> call_softplus_backward([[maybe_unused]] const std::vector<Ar
         &lazygen::softplus_backward)(detail::unbox<Tensor>(args, 0), detail::unbox<Tensor>(args, 1),
                                      detail::unbox<Scalar>(args, 2),
                                      detail::unbox<Scalar>(args, 3));
+  });
+}
+// hardshrink_backward(Tensor grad_out, Tensor self, Scalar lambd) -> Tensor
+std::vector<Tensor> call_hardshrink_backward([[maybe_unused]] const std::vector<Arg>& args) {
+  return detail::boxed_results([&] {
+    return static_cast<Tensor (*)(const Tensor&, const Tensor&, const Scalar&)>(
+        &lazygen::hardshrink_backward)(detail::unbox<Tensor>(args, 0),
+                                       detail::unbox<Tensor>(args, 1),
+                                       detail::unbox<Scalar>(args, 2));
   });
 }
 
@@ -132,6 +142,27 @@ void add_op_infos_27(std::vector<OpInfo>& table) {
           .num_outputs = 1,
           .samples = {},
           .call = &call_softplus_backward,
+      },
+      // hardshrink_backward(Tensor grad_out, Tensor self, Scalar lambd) -> Tensor
+      OpInfo{
+          .name = "hardshrink_backward",
+          .id = "hardshrink_backward",
+          .schema = "hardshrink_backward(Tensor grad_out, Tensor self, Scalar lambd) -> Tensor",
+          .functional = "",
+          .shape = ShapeKind::Broadcast,
+          .dtype = DTypeRule::Promote,
+          .variant = OpVariant::Functional,
+          .pointwise = true,
+          .dtypes = 0x18,
+          .args =
+              {
+                  {.name = "grad_out", .kind = ArgKind::Tensor},
+                  {.name = "self", .kind = ArgKind::Tensor},
+                  {.name = "lambd", .kind = ArgKind::Scalar},
+              },
+          .num_outputs = 1,
+          .samples = {},
+          .call = &call_hardshrink_backward,
       },
   };
   for (OpInfo& record : records) table.push_back(std::move(record));

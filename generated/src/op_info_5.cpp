@@ -3,6 +3,7 @@
 // shards] in the generator). Callers unbox their arguments (schema order) and call the op API
 // through a pointer of the op's exact signature, so overloads (add.Tensor, add.Scalar) never meet.
 #include "lazygen/generated/ops/_softmax_backward_data.h"
+#include "lazygen/generated/ops/hardshrink.h"
 #include "lazygen/generated/ops/hardtanh.h"
 #include "lazygen/generated/ops/reshape.h"
 #include "lazygen/generated/ops/softplus.h"
@@ -32,6 +33,13 @@ std::vector<Tensor> call_softplus([[maybe_unused]] const std::vector<Arg>& args)
     return static_cast<Tensor (*)(const Tensor&, const Scalar&, const Scalar&)>(&lazygen::softplus)(
         detail::unbox<Tensor>(args, 0), detail::unbox<Scalar>(args, 1),
         detail::unbox<Scalar>(args, 2));
+  });
+}
+// hardshrink(Tensor self, Scalar lambd=0.5) -> Tensor
+std::vector<Tensor> call_hardshrink([[maybe_unused]] const std::vector<Arg>& args) {
+  return detail::boxed_results([&] {
+    return static_cast<Tensor (*)(const Tensor&, const Scalar&)>(&lazygen::hardshrink)(
+        detail::unbox<Tensor>(args, 0), detail::unbox<Scalar>(args, 1));
   });
 }
 // reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)
@@ -118,6 +126,26 @@ void add_op_infos_5(std::vector<OpInfo>& table) {
           .samples = {
           },
           .call = &call_softplus,
+      },
+      // hardshrink(Tensor self, Scalar lambd=0.5) -> Tensor
+      OpInfo{
+          .name = "hardshrink",
+          .id = "hardshrink",
+          .schema = "hardshrink(Tensor self, Scalar lambd=0.5) -> Tensor",
+          .functional = "",
+          .shape = ShapeKind::Same,
+          .dtype = DTypeRule::Self,
+          .variant = OpVariant::Functional,
+          .pointwise = true,
+          .dtypes = 0x18,
+          .args = {
+              {.name = "self", .kind = ArgKind::Tensor},
+              {.name = "lambd", .kind = ArgKind::Scalar, .default_value = detail::box<Scalar>(0.5)},
+          },
+          .num_outputs = 1,
+          .samples = {
+          },
+          .call = &call_hardshrink,
       },
       // reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)
       OpInfo{

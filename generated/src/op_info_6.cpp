@@ -3,6 +3,7 @@
 // shards] in the generator). Callers unbox their arguments (schema order) and call the op API
 // through a pointer of the op's exact signature, so overloads (add.Tensor, add.Scalar) never meet.
 #include "lazygen/generated/ops/sub.h"
+#include "lazygen/generated/ops/xlogy.h"
 #include "lazygen/op_info.h"
 
 namespace lazygen {
@@ -14,6 +15,13 @@ std::vector<Tensor> call_sub_scalar([[maybe_unused]] const std::vector<Arg>& arg
     return static_cast<Tensor (*)(const Tensor&, const Scalar&, const Scalar&)>(&lazygen::sub)(
         detail::unbox<Tensor>(args, 0), detail::unbox<Scalar>(args, 1),
         detail::unbox<Scalar>(args, 2));
+  });
+}
+// xlogy.Tensor(Tensor self, Tensor other) -> Tensor
+std::vector<Tensor> call_xlogy_tensor([[maybe_unused]] const std::vector<Arg>& args) {
+  return detail::boxed_results([&] {
+    return static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&lazygen::xlogy)(
+        detail::unbox<Tensor>(args, 0), detail::unbox<Tensor>(args, 1));
   });
 }
 
@@ -45,6 +53,26 @@ void add_op_infos_6(std::vector<OpInfo>& table) {
           .num_outputs = 1,
           .samples = {},
           .call = &call_sub_scalar,
+      },
+      // xlogy.Tensor(Tensor self, Tensor other) -> Tensor
+      OpInfo{
+          .name = "xlogy.Tensor",
+          .id = "xlogy_tensor",
+          .schema = "xlogy.Tensor(Tensor self, Tensor other) -> Tensor",
+          .functional = "",
+          .shape = ShapeKind::Broadcast,
+          .dtype = DTypeRule::Float,
+          .variant = OpVariant::Functional,
+          .pointwise = true,
+          .dtypes = 0x1f,
+          .args =
+              {
+                  {.name = "self", .kind = ArgKind::Tensor},
+                  {.name = "other", .kind = ArgKind::Tensor},
+              },
+          .num_outputs = 1,
+          .samples = {},
+          .call = &call_xlogy_tensor,
       },
   };
   for (OpInfo& record : records) table.push_back(std::move(record));

@@ -6,18 +6,22 @@
 #include "autograd/function.h"
 #include "core/dispatch.h"
 #include "lazygen/generated/autograd/abs.h"
+#include "lazygen/generated/autograd/hardshrink_backward.h"
 #include "lazygen/generated/autograd/hardtanh_backward.h"
 #include "lazygen/generated/autograd/round.h"
 #include "lazygen/generated/autograd/softplus_backward.h"
 #include "lazygen/generated/cpu/abs.h"
+#include "lazygen/generated/cpu/hardshrink_backward.h"
 #include "lazygen/generated/cpu/hardtanh_backward.h"
 #include "lazygen/generated/cpu/round.h"
 #include "lazygen/generated/cpu/softplus_backward.h"
 #include "lazygen/generated/lazy/abs.h"
+#include "lazygen/generated/lazy/hardshrink_backward.h"
 #include "lazygen/generated/lazy/hardtanh_backward.h"
 #include "lazygen/generated/lazy/round.h"
 #include "lazygen/generated/lazy/softplus_backward.h"
 #include "lazygen/generated/ops/abs.h"
+#include "lazygen/generated/ops/hardshrink_backward.h"
 #include "lazygen/generated/ops/hardtanh_backward.h"
 #include "lazygen/generated/ops/round.h"
 #include "lazygen/generated/ops/softplus_backward.h"
@@ -82,6 +86,22 @@ Tensor dispatch_softplus_backward(const Tensor& grad_output, const Tensor& self,
           device, "softplus_backward")(grad_output, self, beta, threshold);
   }
 }
+// hardshrink_backward(Tensor grad_out, Tensor self, Scalar lambd) -> Tensor
+Tensor dispatch_hardshrink_backward(const Tensor& grad_out, const Tensor& self,
+                                    const Scalar& lambd) {
+  const DeviceType device = detail::op_device(
+      "hardshrink_backward", {detail::device_of(grad_out, "hardshrink_backward", "grad_out"),
+                              detail::device_of(self, "hardshrink_backward", "self")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::hardshrink_backward(grad_out, self, lambd);
+    case DeviceType::Lazy:
+      return lazy::hardshrink_backward(grad_out, self, lambd);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_hardshrink_backward)>(
+          device, "hardshrink_backward")(grad_out, self, lambd);
+  }
+}
 
 }  // namespace
 
@@ -126,6 +146,17 @@ Tensor softplus_backward(const Tensor& grad_output, const Tensor& self, const Sc
   detail::check_fits("softplus_backward", threshold, result.dtype());
   if (autograd::needs_grad({&grad_output, &self}))
     autograd::record_softplus_backward(result, grad_output, self, beta, threshold);
+  return result;
+}
+
+// hardshrink_backward(Tensor grad_out, Tensor self, Scalar lambd) -> Tensor
+Tensor hardshrink_backward(const Tensor& grad_out, const Tensor& self, const Scalar& lambd) {
+  detail::check_dtypes("hardshrink_backward", {DType::Float32, DType::Float64},
+                       {detail::input_of(grad_out), detail::input_of(self)}, {});
+  decltype(auto) result = dispatch_hardshrink_backward(grad_out, self, lambd);
+  detail::check_fits("hardshrink_backward", lambd, result.dtype());
+  if (autograd::needs_grad({&grad_out, &self}))
+    autograd::record_hardshrink_backward(result, grad_out, self, lambd);
   return result;
 }
 

@@ -5,21 +5,25 @@
 // input requires grad (See Note [Autograd recording] in runtime/autograd/function.h).
 #include "autograd/function.h"
 #include "core/dispatch.h"
+#include "lazygen/generated/autograd/hardshrink.h"
 #include "lazygen/generated/autograd/hardtanh.h"
 #include "lazygen/generated/autograd/reshape.h"
 #include "lazygen/generated/autograd/softplus.h"
 #include "lazygen/generated/autograd/trunc.h"
 #include "lazygen/generated/cpu/_softmax_backward_data.h"
+#include "lazygen/generated/cpu/hardshrink.h"
 #include "lazygen/generated/cpu/hardtanh.h"
 #include "lazygen/generated/cpu/reshape.h"
 #include "lazygen/generated/cpu/softplus.h"
 #include "lazygen/generated/cpu/trunc.h"
 #include "lazygen/generated/lazy/_softmax_backward_data.h"
+#include "lazygen/generated/lazy/hardshrink.h"
 #include "lazygen/generated/lazy/hardtanh.h"
 #include "lazygen/generated/lazy/reshape.h"
 #include "lazygen/generated/lazy/softplus.h"
 #include "lazygen/generated/lazy/trunc.h"
 #include "lazygen/generated/ops/_softmax_backward_data.h"
+#include "lazygen/generated/ops/hardshrink.h"
 #include "lazygen/generated/ops/hardtanh.h"
 #include "lazygen/generated/ops/reshape.h"
 #include "lazygen/generated/ops/softplus.h"
@@ -67,6 +71,20 @@ Tensor dispatch_softplus(const Tensor& self, const Scalar& beta, const Scalar& t
     default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
       return detail::device_kernel<decltype(dispatch_softplus)>(device, "softplus")(self, beta,
                                                                                     threshold);
+  }
+}
+// hardshrink(Tensor self, Scalar lambd=0.5) -> Tensor
+Tensor dispatch_hardshrink(const Tensor& self, const Scalar& lambd) {
+  const DeviceType device =
+      detail::op_device("hardshrink", {detail::device_of(self, "hardshrink", "self")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::hardshrink(self, lambd);
+    case DeviceType::Lazy:
+      return lazy::hardshrink(self, lambd);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_hardshrink)>(device, "hardshrink")(self,
+                                                                                        lambd);
   }
 }
 // reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)
@@ -130,6 +148,16 @@ Tensor softplus(const Tensor& self, const Scalar& beta, const Scalar& threshold)
   detail::check_fits("softplus", beta, result.dtype());
   detail::check_fits("softplus", threshold, result.dtype());
   if (autograd::needs_grad({&self})) autograd::record_softplus(result, self, beta, threshold);
+  return result;
+}
+
+// hardshrink(Tensor self, Scalar lambd=0.5) -> Tensor
+Tensor hardshrink(const Tensor& self, const Scalar& lambd) {
+  detail::check_dtypes("hardshrink", {DType::Float32, DType::Float64}, {detail::input_of(self)},
+                       {});
+  decltype(auto) result = dispatch_hardshrink(self, lambd);
+  detail::check_fits("hardshrink", lambd, result.dtype());
+  if (autograd::needs_grad({&self})) autograd::record_hardshrink(result, self, lambd);
   return result;
 }
 

@@ -6,9 +6,13 @@
 #include "autograd/function.h"
 #include "core/dispatch.h"
 #include "lazygen/generated/autograd/sub_scalar.h"
+#include "lazygen/generated/autograd/xlogy_tensor.h"
 #include "lazygen/generated/cpu/sub_scalar.h"
+#include "lazygen/generated/cpu/xlogy_tensor.h"
 #include "lazygen/generated/lazy/sub_scalar.h"
+#include "lazygen/generated/lazy/xlogy_tensor.h"
 #include "lazygen/generated/ops/sub.h"
+#include "lazygen/generated/ops/xlogy.h"
 #include "ops/out_tensors.h"
 
 namespace lazygen {
@@ -28,6 +32,21 @@ Tensor dispatch_sub_scalar(const Tensor& self, const Scalar& other, const Scalar
                                                                                         alpha);
   }
 }
+// xlogy.Tensor(Tensor self, Tensor other) -> Tensor
+Tensor dispatch_xlogy_tensor(const Tensor& self, const Tensor& other) {
+  const DeviceType device =
+      detail::op_device("xlogy.Tensor", {detail::device_of(self, "xlogy.Tensor", "self"),
+                                         detail::device_of(other, "xlogy.Tensor", "other")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::xlogy_tensor(self, other);
+    case DeviceType::Lazy:
+      return lazy::xlogy_tensor(self, other);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_xlogy_tensor)>(device, "xlogy.Tensor")(self,
+                                                                                            other);
+  }
+}
 
 }  // namespace
 
@@ -38,6 +57,13 @@ Tensor sub(const Tensor& self, const Scalar& other, const Scalar& alpha) {
   decltype(auto) result = dispatch_sub_scalar(self, other, alpha);
   detail::check_fits("sub.Scalar", alpha, result.dtype());
   if (autograd::needs_grad({&self})) autograd::record_sub_scalar(result, self, other, alpha);
+  return result;
+}
+
+// xlogy.Tensor(Tensor self, Tensor other) -> Tensor
+Tensor xlogy(const Tensor& self, const Tensor& other) {
+  decltype(auto) result = dispatch_xlogy_tensor(self, other);
+  if (autograd::needs_grad({&self, &other})) autograd::record_xlogy_tensor(result, self, other);
   return result;
 }
 

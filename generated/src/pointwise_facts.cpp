@@ -1209,6 +1209,42 @@ constexpr PointwiseFacts kSoftplusBackward = {
     .cheap = false,
     .fingerprint = "5bd48a5005c7fe56",
 };
+// hardshrink(Tensor self, Scalar lambd=0.5) -> Tensor
+constexpr PointwiseFacts kHardshrink = {
+    .schema_name = "hardshrink",
+    .num_tensors = 1,
+    .num_scalars = 1,
+    .tensor_operand = {0},
+    .scalar_operand = {1},
+    .result_is_bool = false,
+    .dtypes = 0x18,
+    .cheap = true,
+    .fingerprint = "9bc81aa2536ff011",
+};
+// hardshrink_backward(Tensor grad_out, Tensor self, Scalar lambd) -> Tensor
+constexpr PointwiseFacts kHardshrinkBackward = {
+    .schema_name = "hardshrink_backward",
+    .num_tensors = 2,
+    .num_scalars = 1,
+    .tensor_operand = {0, 1},
+    .scalar_operand = {2},
+    .result_is_bool = false,
+    .dtypes = 0x18,
+    .cheap = true,
+    .fingerprint = "acaae359681ab8cf",
+};
+// xlogy.Tensor(Tensor self, Tensor other) -> Tensor
+constexpr PointwiseFacts kXlogyTensor = {
+    .schema_name = "xlogy.Tensor",
+    .num_tensors = 2,
+    .num_scalars = 0,
+    .tensor_operand = {0, 1},
+    .scalar_operand = {},
+    .result_is_bool = false,
+    .dtypes = 0x18,
+    .cheap = false,
+    .fingerprint = "3b84af7aed558748",
+};
 // silu(Tensor self) -> Tensor
 constexpr PointwiseFacts kSilu = {
     .schema_name = "silu",
@@ -1630,6 +1666,12 @@ const PointwiseFacts* pointwise_facts(ir::OpKind kind) {
       return &kSoftplus;
     case ir::op_kind("softplus_backward"):
       return &kSoftplusBackward;
+    case ir::op_kind("hardshrink"):
+      return &kHardshrink;
+    case ir::op_kind("hardshrink_backward"):
+      return &kHardshrinkBackward;
+    case ir::op_kind("xlogy.Tensor"):
+      return &kXlogyTensor;
     case ir::op_kind("silu"):
       return &kSilu;
     case ir::op_kind("silu_backward"):

@@ -3,6 +3,7 @@
 // Note [Op shards] in the generator); shape functions with a `shape:` hook are hand-written.
 #include "core/tensor/shape_rules.h"
 #include "lazygen/generated/shapes/abs.h"
+#include "lazygen/generated/shapes/hardshrink_backward.h"
 #include "lazygen/generated/shapes/hardtanh_backward.h"
 #include "lazygen/generated/shapes/round.h"
 #include "lazygen/generated/shapes/softplus_backward.h"
@@ -35,6 +36,13 @@ std::vector<Shape> compute_shape_softplus_backward(const Shape& grad_output, con
   shape_rules::check_alpha("softplus_backward", shape_rules::result_type({&grad_output, &self}, {}),
                            beta);
   return {Shape(shape_rules::result_type({&grad_output, &self}, {}), std::move(sizes))};
+}
+
+// hardshrink_backward(Tensor grad_out, Tensor self, Scalar lambd) -> Tensor
+std::vector<Shape> compute_shape_hardshrink_backward(const Shape& grad_out, const Shape& self,
+                                                     const Scalar& lambd) {
+  std::vector<int64_t> sizes = shape_rules::broadcast("hardshrink_backward", {&grad_out, &self});
+  return {Shape(shape_rules::result_type({&grad_out, &self}, {}), std::move(sizes))};
 }
 
 }  // namespace lazygen

@@ -2,6 +2,7 @@
 // Shard 5 of the generated shape rules of ops.yaml (shape: same | broadcast | reduce; See
 // Note [Op shards] in the generator); shape functions with a `shape:` hook are hand-written.
 #include "core/tensor/shape_rules.h"
+#include "lazygen/generated/shapes/hardshrink.h"
 #include "lazygen/generated/shapes/hardtanh.h"
 #include "lazygen/generated/shapes/softplus.h"
 #include "lazygen/generated/shapes/trunc.h"
@@ -26,6 +27,12 @@ std::vector<Shape> compute_shape_softplus(const Shape& self, const Scalar& beta,
                                           const Scalar& threshold) {
   std::vector<int64_t> sizes = self.sizes;
   shape_rules::check_alpha("softplus", self.dtype, beta);
+  return {Shape(self.dtype, std::move(sizes))};
+}
+
+// hardshrink(Tensor self, Scalar lambd=0.5) -> Tensor
+std::vector<Shape> compute_shape_hardshrink(const Shape& self, const Scalar& lambd) {
+  std::vector<int64_t> sizes = self.sizes;
   return {Shape(self.dtype, std::move(sizes))};
 }
 

@@ -107,6 +107,9 @@ extern const PointwiseInfo kHardtanhBackwardInfo;
 extern const PointwiseInfo kLogSigmoidInfo;
 extern const PointwiseInfo kSoftplusInfo;
 extern const PointwiseInfo kSoftplusBackwardInfo;
+extern const PointwiseInfo kHardshrinkInfo;
+extern const PointwiseInfo kHardshrinkBackwardInfo;
+extern const PointwiseInfo kXlogyTensorInfo;
 extern const PointwiseInfo kSiluInfo;
 extern const PointwiseInfo kSiluBackwardInfo;
 extern const PointwiseInfo kMishInfo;
@@ -331,6 +334,12 @@ const PointwiseInfo* pointwise_info(ir::OpKind kind) {
       return &kSoftplusInfo;
     case ir::op_kind("softplus_backward"):
       return &kSoftplusBackwardInfo;
+    case ir::op_kind("hardshrink"):
+      return &kHardshrinkInfo;
+    case ir::op_kind("hardshrink_backward"):
+      return &kHardshrinkBackwardInfo;
+    case ir::op_kind("xlogy.Tensor"):
+      return &kXlogyTensorInfo;
     case ir::op_kind("silu"):
       return &kSiluInfo;
     case ir::op_kind("silu_backward"):

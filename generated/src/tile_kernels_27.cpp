@@ -7,6 +7,7 @@
 #include "backend/cpu/fusion/tile_kernels.h"
 
 #include "lazygen/generated/pointwise/abs.h"
+#include "lazygen/generated/pointwise/hardshrink_backward.h"
 #include "lazygen/generated/pointwise/hardtanh_backward.h"
 #include "lazygen/generated/pointwise/round.h"
 #include "lazygen/generated/pointwise/softplus_backward.h"
@@ -31,5 +32,11 @@ extern const PointwiseInfo kSoftplusBackwardInfo = {
     tile_fn_of<kernels::SoftplusBackward, float>(), tile_fn_of<kernels::SoftplusBackward, double>(),
     tile_fn_of<kernels::SoftplusBackward, int64_t>(),
     tile_fn_of<kernels::SoftplusBackward, int32_t>(), -1};
+// hardshrink_backward(Tensor grad_out, Tensor self, Scalar lambd) -> Tensor
+extern const PointwiseInfo kHardshrinkBackwardInfo = {
+    tile_fn_of<kernels::HardshrinkBackward, float>(),
+    tile_fn_of<kernels::HardshrinkBackward, double>(),
+    tile_fn_of<kernels::HardshrinkBackward, int64_t>(),
+    tile_fn_of<kernels::HardshrinkBackward, int32_t>(), -1};
 
 }  // namespace lazygen::cpu::pointwise_infos

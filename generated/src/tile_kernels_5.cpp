@@ -6,6 +6,7 @@
 // passes them. pointwise_info (src/tile_kernels.cpp) finds them by op kind.
 #include "backend/cpu/fusion/tile_kernels.h"
 
+#include "lazygen/generated/pointwise/hardshrink.h"
 #include "lazygen/generated/pointwise/hardtanh.h"
 #include "lazygen/generated/pointwise/softplus.h"
 #include "lazygen/generated/pointwise/trunc.h"
@@ -25,5 +26,9 @@ extern const PointwiseInfo kHardtanhInfo = {
 extern const PointwiseInfo kSoftplusInfo = {
     tile_fn_of<kernels::Softplus, float>(), tile_fn_of<kernels::Softplus, double>(),
     tile_fn_of<kernels::Softplus, int64_t>(), tile_fn_of<kernels::Softplus, int32_t>(), -1};
+// hardshrink(Tensor self, Scalar lambd=0.5) -> Tensor
+extern const PointwiseInfo kHardshrinkInfo = {
+    tile_fn_of<kernels::Hardshrink, float>(), tile_fn_of<kernels::Hardshrink, double>(),
+    tile_fn_of<kernels::Hardshrink, int64_t>(), tile_fn_of<kernels::Hardshrink, int32_t>(), -1};
 
 }  // namespace lazygen::cpu::pointwise_infos

@@ -7,6 +7,7 @@
 #include "backend/cpu/fusion/tile_kernels.h"
 
 #include "lazygen/generated/pointwise/sub_scalar.h"
+#include "lazygen/generated/pointwise/xlogy_tensor.h"
 
 namespace lazygen::cpu::pointwise_infos {
 
@@ -15,5 +16,9 @@ extern const PointwiseInfo kSubScalarInfo = {
     tile_fn_of<kernels::SubScalar, float>(), tile_fn_of<kernels::SubScalar, double>(),
     tile_fn_of<kernels::SubScalar, int64_t>(), tile_fn_of<kernels::SubScalar, int32_t>(),
     5 * kMaxTileInputs};
+// xlogy.Tensor(Tensor self, Tensor other) -> Tensor
+extern const PointwiseInfo kXlogyTensorInfo = {
+    tile_fn_of<kernels::XlogyTensor, float>(), tile_fn_of<kernels::XlogyTensor, double>(),
+    tile_fn_of<kernels::XlogyTensor, int64_t>(), tile_fn_of<kernels::XlogyTensor, int32_t>(), -1};
 
 }  // namespace lazygen::cpu::pointwise_infos

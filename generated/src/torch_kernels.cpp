@@ -177,6 +177,13 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   adapter.add("select_backward", TORCH_FN(adapters::select_backward));
   adapter.add("roll", TORCH_FN(adapters::roll));
   adapter.add("index.Tensor", TORCH_FN(adapters::index_tensor));
+  adapter.add("huber_loss", TORCH_FN(adapters::huber_loss));
+  adapter.add("huber_loss_backward", TORCH_FN(adapters::huber_loss_backward));
+  adapter.add("pixel_shuffle", TORCH_FN(adapters::pixel_shuffle));
+  adapter.add("pixel_unshuffle", TORCH_FN(adapters::pixel_unshuffle));
+  adapter.add("prelu", TORCH_FN(adapters::prelu));
+  adapter.add("prelu_backward", TORCH_FN(adapters::prelu_backward));
+  adapter.add("clamp_", TORCH_FN(adapters::clamp_inplace));
   adapter.add("_index_put_impl_", TORCH_FN(adapters::_index_put_impl_inplace));
   adapter.add("sub_.Tensor", TORCH_FN(adapters::sub_inplace_tensor));
   adapter.add("log_", TORCH_FN(adapters::log_inplace));

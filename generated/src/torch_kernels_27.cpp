@@ -3,6 +3,7 @@
 // shards] in the generator): each converts its arguments (runtime/pytorch/call.h) and calls the
 // op API; register_generated_27 offers them to the dispatcher (torch_kernels.cpp calls it).
 #include "lazygen/generated/ops/abs.h"
+#include "lazygen/generated/ops/hardshrink_backward.h"
 #include "lazygen/generated/ops/hardtanh_backward.h"
 #include "lazygen/generated/ops/round.h"
 #include "lazygen/generated/ops/softplus_backward.h"
@@ -52,6 +53,13 @@ at::Tensor softplus_backward(const at::Tensor& grad_output, const at::Tensor& se
       lazygen::softplus_backward(c.arg(grad_output), c.arg(self), c.arg(beta), c.arg(threshold)));
 }
 
+// hardshrink_backward(Tensor grad_out, Tensor self, Scalar lambd) -> Tensor
+at::Tensor hardshrink_backward(const at::Tensor& grad_out, const at::Tensor& self,
+                               const at::Scalar& lambd) {
+  Call c("hardshrink_backward", {&grad_out, &self});
+  return c.result(lazygen::hardshrink_backward(c.arg(grad_out), c.arg(self), c.arg(lambd)));
+}
+
 }  // namespace
 
 void register_generated_27([[maybe_unused]] Registrar& generated,
@@ -62,6 +70,7 @@ void register_generated_27([[maybe_unused]] Registrar& generated,
   inplace.add("round_", TORCH_FN(round_inplace));
   generated.add("hardtanh_backward", TORCH_FN(hardtanh_backward));
   generated.add("softplus_backward", TORCH_FN(softplus_backward));
+  generated.add("hardshrink_backward", TORCH_FN(hardshrink_backward));
 }
 
 }  // namespace lazygen::pytorch

@@ -3,6 +3,7 @@
 // shards] in the generator): each converts its arguments (runtime/pytorch/call.h) and calls the
 // op API; register_generated_5 offers them to the dispatcher (torch_kernels.cpp calls it).
 #include "lazygen/generated/ops/_softmax_backward_data.h"
+#include "lazygen/generated/ops/hardshrink.h"
 #include "lazygen/generated/ops/hardtanh.h"
 #include "lazygen/generated/ops/reshape.h"
 #include "lazygen/generated/ops/softplus.h"
@@ -51,6 +52,18 @@ at::Tensor& softplus_inplace(at::Tensor& self, const at::Scalar& beta,
   return c.write_back(self, lazygen::softplus(c.arg(self), c.arg(beta), c.arg(threshold)));
 }
 
+// hardshrink(Tensor self, Scalar lambd=0.5) -> Tensor
+at::Tensor hardshrink(const at::Tensor& self, const at::Scalar& lambd) {
+  Call c("hardshrink", {&self});
+  return c.result(lazygen::hardshrink(c.arg(self), c.arg(lambd)));
+}
+
+// hardshrink_(Tensor(a!) self, Scalar lambd=0.5) -> Tensor(a!)
+at::Tensor& hardshrink_inplace(at::Tensor& self, const at::Scalar& lambd) {
+  Call c("hardshrink_", {&self});
+  return c.write_back(self, lazygen::hardshrink(c.arg(self), c.arg(lambd)));
+}
+
 // reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)
 at::Tensor reshape(const at::Tensor& self, c10::IntArrayRef shape) {
   Call c("reshape", {&self});
@@ -76,6 +89,8 @@ void register_generated_5([[maybe_unused]] Registrar& generated,
   inplace.add("hardtanh_", TORCH_FN(hardtanh_inplace));
   generated.add("softplus", TORCH_FN(softplus));
   inplace.add("softplus_", TORCH_FN(softplus_inplace));
+  generated.add("hardshrink", TORCH_FN(hardshrink));
+  inplace.add("hardshrink_", TORCH_FN(hardshrink_inplace));
   generated.add("reshape", TORCH_FN(reshape));
   generated.add("_softmax_backward_data", TORCH_FN(_softmax_backward_data));
 }

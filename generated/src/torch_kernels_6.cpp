@@ -3,6 +3,7 @@
 // shards] in the generator): each converts its arguments (runtime/pytorch/call.h) and calls the
 // op API; register_generated_6 offers them to the dispatcher (torch_kernels.cpp calls it).
 #include "lazygen/generated/ops/sub.h"
+#include "lazygen/generated/ops/xlogy.h"
 #include "pytorch/call.h"
 #include "pytorch/registrar.h"
 
@@ -21,12 +22,26 @@ at::Tensor& sub_inplace_scalar(at::Tensor& self, const at::Scalar& other, const 
   return c.write_back(self, lazygen::sub(c.arg(self), c.arg(other), c.arg(alpha)));
 }
 
+// xlogy.Tensor(Tensor self, Tensor other) -> Tensor
+at::Tensor xlogy_tensor(const at::Tensor& self, const at::Tensor& other) {
+  Call c("xlogy.Tensor", {&self, &other});
+  return c.result(lazygen::xlogy(c.arg(self), c.arg(other)));
+}
+
+// xlogy_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+at::Tensor& xlogy_inplace_tensor(at::Tensor& self, const at::Tensor& other) {
+  Call c("xlogy_.Tensor", {&self, &other});
+  return c.write_back(self, lazygen::xlogy(c.arg(self), c.arg(other)));
+}
+
 }  // namespace
 
 void register_generated_6([[maybe_unused]] Registrar& generated,
                           [[maybe_unused]] Registrar& inplace) {
   generated.add("sub.Scalar", TORCH_FN(sub_scalar));
   inplace.add("sub_.Scalar", TORCH_FN(sub_inplace_scalar));
+  generated.add("xlogy.Tensor", TORCH_FN(xlogy_tensor));
+  inplace.add("xlogy_.Tensor", TORCH_FN(xlogy_inplace_tensor));
 }
 
 }  // namespace lazygen::pytorch

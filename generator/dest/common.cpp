@@ -113,12 +113,14 @@ PointwiseInputs pointwise_inputs(const OpEntry& op) {
 // Note [Scaling scalars]: as in PyTorch, a Scalar that scales, thresholds or otherwise parametrizes
 // an input (`alpha` and `beta` of add/sub/addmm, `value` of addcmul/fill_, `threshold` of
 // threshold_backward, an activation's `negative_slope`, `min_val`/`max_val`, `scale`,
-// `input_scale`, lerp's `weight`) takes no part in type promotion: add(bool, bool, alpha=2) is
-// bool, and leaky_relu(int64, 0.01) is refused for int64 as PyTorch refuses it. Other Scalars are
-// operands (add.Scalar's `other`, pow's `exponent`) and promote as wrapped numbers do.
+// `input_scale`, lerp's `weight`, hardshrink's `lambd`) takes no part in type promotion:
+// add(bool, bool, alpha=2) is bool, and leaky_relu(int64, 0.01) is refused for int64 as PyTorch
+// refuses it. Other Scalars are operands (add.Scalar's `other`, pow's `exponent`) and promote as
+// wrapped numbers do.
 bool promotes(const Argument& scalar) {
-  static const char* const kScaling[] = {"alpha",   "beta",    "value", "threshold", "negative_slope",
-                                         "min_val", "max_val", "scale", "input_scale", "weight"};
+  static const char* const kScaling[] = {"alpha",          "beta",    "value",   "threshold",
+                                         "negative_slope", "min_val", "max_val", "scale",
+                                         "input_scale",    "weight",  "lambd"};
   for (const char* name : kScaling) {
     if (scalar.name == name) return false;
   }

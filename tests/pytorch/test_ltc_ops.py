@@ -194,6 +194,14 @@ CASES = {
                                  lambda: (t(1, 3, 4, 6), t(3, 2, 3, 2, seed=7))),
     "conv_transpose1d": (lambda x, w, b: F.conv_transpose1d(x, w, b, stride=3, output_padding=2),
                          lambda: (t(2, 3, 5), t(3, 4, 4, seed=8), t(4, seed=9))),
+    "pixel_shuffle": (lambda a: F.pixel_unshuffle(F.pixel_shuffle(a, 2) * 2, 2), lambda: (t(2, 8, 2, 3),)),
+    "prelu": (F.prelu, lambda: (t(2, 3, 4), t(3, seed=10))),
+    "prelu.one_weight": (F.prelu, lambda: (t(2, 3), t(1, seed=11))),
+    "huber_loss": (lambda a, b: F.huber_loss(a, b, delta=0.5), lambda: (t(3, 4), t(3, 4, seed=12))),
+    "huber_loss.none": (lambda a, b: F.huber_loss(a, b, reduction="none", delta=2.0), lambda: (t(3, 4), t(3, 4, seed=13))),
+    "clamp_": (lambda a: (a * 1).clamp_(-0.5, 0.75), lambda: (t(3, 4),)),
+    "kl_div": (lambda a, b: F.kl_div(F.log_softmax(a, 1), F.softmax(b, 1), reduction="batchmean"), lambda: (t(3, 4), t(3, 4, seed=14))),
+    "hardshrink": (lambda a: F.hardshrink(a, 0.7), lambda: (t(3, 4),)),
 }
 
 

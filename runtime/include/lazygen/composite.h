@@ -133,6 +133,10 @@ Tensor tril(const Tensor& self, int64_t diagonal = 0);
 Tensor triu(const Tensor& self, int64_t diagonal = 0);
 Tensor roll(const Tensor& self, const std::vector<int64_t>& shifts,
             const std::vector<int64_t>& dims = {});
+// torch.nn.functional.pixel_shuffle: [*, C * r * r, H, W] as [*, C, H * r, W * r] (each group
+// of r * r channels spread over an r x r block); pixel_unshuffle is its inverse.
+Tensor pixel_shuffle(const Tensor& self, int64_t upscale_factor);
+Tensor pixel_unshuffle(const Tensor& self, int64_t downscale_factor);
 // The copying forms of PyTorch's strided views (Note [Strided copies as gathers]): the elements
 // a view of self's contiguous layout with these sizes, strides and offset would see; a request
 // reaching past self's last element is a ShapeError. The scatters return self with those
@@ -239,12 +243,17 @@ Tensor norm(const Tensor& self, const std::optional<Scalar>& p = std::nullopt, c
 // depends on self's values: on the lazy device self is computed first (a sync, like item()).
 Tensor nonzero(const Tensor& self);
 
-// ---- activations, dropout and normalization (glu.cpp, dropout.cpp, group_norm.cpp)
+// ---- activations, dropout and normalization (glu.cpp, prelu.cpp, dropout.cpp, group_norm.cpp)
 // torch.nn.functional.glu: a * sigmoid(b) for self's halves a, b along dim (of even size), its
 // gradient, and its forward-mode derivative given glu's result and x's tangent dx.
 Tensor glu(const Tensor& self, int64_t dim = -1);
 Tensor glu_backward(const Tensor& grad_output, const Tensor& self, int64_t dim);
 Tensor glu_jvp(const Tensor& glu_result, const Tensor& x, const Tensor& dx, int64_t dim);
+// torch.nn.functional.prelu (prelu.cpp): self where positive, else times its channel's weight
+// (dim 1; one weight serves every element), and its gradients (self's, weight's).
+Tensor prelu(const Tensor& self, const Tensor& weight);
+std::tuple<Tensor, Tensor> prelu_backward(const Tensor& grad_output, const Tensor& self,
+                                          const Tensor& weight);
 // PyTorch's native_dropout: (input * mask / (1 - p), mask) with a bool mask keeping each element
 // with probability 1 - p (lazygen's Philox stream from `seed`); when train is false, (a copy of
 // input, all true). Its backward: grad_output * mask * scale.
@@ -273,6 +282,12 @@ Tensor binary_cross_entropy_backward(const Tensor& grad_output, const Tensor& se
 Tensor smooth_l1_loss(const Tensor& self, const Tensor& target, int64_t reduction = 1, double beta = 1.0);
 Tensor smooth_l1_loss_backward(const Tensor& grad_output, const Tensor& self, const Tensor& target,
                                int64_t reduction, double beta);
+// PyTorch's huber_loss: 0.5 * z^2 for z = |self - target| below delta, delta * (z - delta / 2)
+// above (delta > 0), and its gradient.
+Tensor huber_loss(const Tensor& self, const Tensor& target, int64_t reduction = 1,
+                  double delta = 1.0);
+Tensor huber_loss_backward(const Tensor& grad_output, const Tensor& self, const Tensor& target,
+                           int64_t reduction, double delta);
 // PyTorch's nll_loss_forward: nll_loss and total_weight, the summed weight of the targets not
 // ignored (0 for reduction none), which PyTorch's backward takes (lazygen's recomputes it).
 std::tuple<Tensor, Tensor> nll_loss_forward(const Tensor& self, const Tensor& target,

@@ -132,6 +132,21 @@ Tensor smooth_l1_loss_backward(const Tensor& grad_output, const Tensor& self, co
   return scaled_grad(grad_output, reduction, self.numel()) * slope;
 }
 
+Tensor huber_loss(const Tensor& self, const Tensor& target, int64_t reduction, double delta) {
+  check_reduction("huber_loss", reduction);
+  if (delta <= 0)
+    throw ShapeError("huber_loss", "huber_loss does not support non-positive values for delta.");
+  const Tensor diff = self - target;
+  const Tensor z = abs(diff);
+  return reduced(where(lt(z, delta), diff * diff * 0.5, (z - 0.5 * delta) * delta), reduction);
+}
+
+Tensor huber_loss_backward(const Tensor& grad_output, const Tensor& self, const Tensor& target,
+                           int64_t reduction, double delta) {
+  check_reduction("huber_loss_backward", reduction);
+  return scaled_grad(grad_output, reduction, self.numel()) * clamp(self - target, -delta, delta);
+}
+
 std::tuple<Tensor, Tensor> nll_loss_forward(const Tensor& self, const Tensor& target,
                                             const std::optional<Tensor>& weight, int64_t reduction,
                                             int64_t ignore_index) {

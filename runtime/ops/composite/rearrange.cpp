@@ -26,6 +26,7 @@
 #include "lazygen/generated/ops/le.h"
 #include "lazygen/generated/ops/mm.h"
 #include "lazygen/generated/ops/narrow.h"
+#include "lazygen/generated/ops/permute.h"
 #include "lazygen/generated/ops/reshape.h"
 #include "lazygen/generated/ops/scatter_add.h"
 #include "lazygen/generated/ops/slice_scatter.h"
@@ -211,6 +212,65 @@ Tensor roll(const Tensor& self, const std::vector<int64_t>& shifts,
     out = cat({narrow(out, d, n - s, s), narrow(out, d, 0, n - s)}, d);
   }
   return out.is_same(self) ? self.clone() : out;
+}
+
+namespace {
+
+// PyTorch's checks of a pixel shuffle (or unshuffle) of self by r.
+void check_pixel_shuffle(const char* op, const Tensor& self, int64_t r, bool shuffle) {
+  const std::string name = shuffle ? "pixel_shuffle" : "pixel_unshuffle";
+  const std::string factor = shuffle ? "upscale_factor" : "downscale_factor";
+  if (self.dim() < 3) {
+    throw ShapeError(op, name +
+                             " expects input to have at least 3 dimensions, but got input with " +
+                             std::to_string(self.dim()) + " dimension(s)");
+  }
+  if (r <= 0)
+    throw ShapeError(op, name + " expects a positive " + factor + ", but got " + std::to_string(r));
+  const int64_t n = self.dim();
+  if (shuffle && self.size(n - 3) % (r * r) != 0) {
+    throw ShapeError(
+        op,
+        "pixel_shuffle expects its input's 'channel' dimension to be divisible by the square of "
+        "upscale_factor, but input.size(-3)=" +
+            std::to_string(self.size(n - 3)) + " is not divisible by " + std::to_string(r * r));
+  }
+  if (!shuffle && (self.size(n - 2) % r != 0 || self.size(n - 1) % r != 0)) {
+    throw ShapeError(
+        op,
+        "pixel_unshuffle expects height and width to be divisible by downscale_factor, but got " +
+            sizes_str(self.sizes()) + " and " + std::to_string(r));
+  }
+}
+
+}  // namespace
+
+Tensor pixel_shuffle(const Tensor& self, int64_t upscale_factor) {
+  const int64_t r = upscale_factor;
+  check_pixel_shuffle("pixel_shuffle", self, r, true);
+  std::vector<int64_t> lead(self.sizes().begin(), self.sizes().end() - 3);
+  const auto k = static_cast<int64_t>(lead.size());
+  const int64_t c = self.size(k) / (r * r), h = self.size(k + 1), w = self.size(k + 2);
+  std::vector<int64_t> split = lead, order, out = lead;
+  split.insert(split.end(), {c, r, r, h, w});
+  for (int64_t i = 0; i < k; ++i) order.push_back(i);
+  order.insert(order.end(), {k, k + 3, k + 1, k + 4, k + 2});  // C, H, r, W, r
+  out.insert(out.end(), {c, h * r, w * r});
+  return reshape(permute(reshape(self, split), order), out);
+}
+
+Tensor pixel_unshuffle(const Tensor& self, int64_t downscale_factor) {
+  const int64_t r = downscale_factor;
+  check_pixel_shuffle("pixel_unshuffle", self, r, false);
+  std::vector<int64_t> lead(self.sizes().begin(), self.sizes().end() - 3);
+  const auto k = static_cast<int64_t>(lead.size());
+  const int64_t c = self.size(k), h = self.size(k + 1) / r, w = self.size(k + 2) / r;
+  std::vector<int64_t> split = lead, order, out = lead;
+  split.insert(split.end(), {c, h, r, w, r});
+  for (int64_t i = 0; i < k; ++i) order.push_back(i);
+  order.insert(order.end(), {k, k + 2, k + 4, k + 1, k + 3});  // C, r, r, H, W
+  out.insert(out.end(), {c * r * r, h, w});
+  return reshape(permute(reshape(self, split), order), out);
 }
 
 Tensor tril(const Tensor& self, int64_t diagonal) {

@@ -1,8 +1,8 @@
 // Adapters for the activations PyTorch spells differently from lazygen (ops.yaml, "PyTorch
 // adapters"): gelu and gelu_backward, served by lazygen::gelu / gelu_backward (lazygen/composite.h)
 // on ops.yaml's _gelu_erf / _gelu_tanh pointwise ops; elu_backward; log_sigmoid's forward and
-// backward (on ops.yaml's log_sigmoid; PyTorch's buffer is not needed) and glu's, so the lazy
-// device fuses them.
+// backward (on ops.yaml's log_sigmoid; PyTorch's buffer is not needed), glu's and prelu's, so the
+// lazy device fuses them.
 #include <string_view>
 
 #include "lazygen/composite.h"
@@ -61,6 +61,18 @@ at::Tensor glu_backward(const at::Tensor& grad_output, const at::Tensor& self, i
 at::Tensor glu_jvp(const at::Tensor& glu, const at::Tensor& x, const at::Tensor& dx, int64_t dim) {
   Call c("glu_jvp", {&glu, &x, &dx});
   return c.result(lazygen::glu_jvp(c.arg(glu), c.arg(x), c.arg(dx), dim));
+}
+
+at::Tensor prelu(const at::Tensor& self, const at::Tensor& weight) {
+  Call c("prelu", {&self, &weight});
+  return c.result(lazygen::prelu(c.arg(self), c.arg(weight)));
+}
+
+::std::tuple<at::Tensor, at::Tensor> prelu_backward(const at::Tensor& grad_output,
+                                                    const at::Tensor& self,
+                                                    const at::Tensor& weight) {
+  Call c("prelu_backward", {&grad_output, &self, &weight});
+  return c.result(lazygen::prelu_backward(c.arg(grad_output), c.arg(self), c.arg(weight)));
 }
 
 }  // namespace lazygen::pytorch::adapters

@@ -1,12 +1,13 @@
 // Adapters for PyTorch's rearranging and reducing ops that lazygen serves as composites
-// (ops.yaml, "PyTorch adapters"; lazygen/composite.h): stack, repeat, flip, roll, tril/triu, the
-// copying views and their scatters, trace, mv, zero, min/max/all/any of a whole tensor, norm,
-// std/var, nonzero, division with a rounding mode, masked_fill by a tensor value, advanced
-// indexing (index.Tensor, _index_put_impl_: x[idx], x[idx] = v); the ops
-// PyTorch's backward formulas call for them (scatter_, index_fill_, masked_fill_, pow_,
-// masked_select, diagonal_backward, unfold_backward, select_backward, diag_embed); and the
-// log-determinant with its LU solve. Each converts its arguments and calls the composite (or op)
-// of the same name; an in-place form writes the result back (Call::write_back).
+// (ops.yaml, "PyTorch adapters"; lazygen/composite.h): stack, repeat, flip, roll, pixel_shuffle and
+// pixel_unshuffle, tril/triu, the copying views and their scatters, trace, mv, zero,
+// min/max/all/any of a whole tensor, norm, std/var, nonzero, division with a rounding mode,
+// masked_fill by a tensor value, clamp_, advanced indexing (index.Tensor, _index_put_impl_: x[idx],
+// x[idx] = v); the ops PyTorch's backward formulas call for them (scatter_, index_fill_,
+// masked_fill_, pow_, masked_select, diagonal_backward, unfold_backward, select_backward,
+// diag_embed); and the log-determinant with its LU solve. Each converts its arguments and calls
+// the composite (or op) of the same name; an in-place form writes the result back
+// (Call::write_back).
 #include <c10/core/ScalarType.h>
 #include <c10/util/Exception.h>
 
@@ -17,6 +18,7 @@
 #include "core/tensor/shape_rules.h"
 #include "lazygen/composite.h"
 #include "lazygen/factory.h"
+#include "lazygen/generated/ops/clamp.h"
 #include "lazygen/generated/ops/copy_.h"
 #include "lazygen/generated/ops/div.h"
 #include "lazygen/generated/ops/exp.h"
@@ -326,6 +328,22 @@ at::Tensor& _index_put_impl_inplace(at::Tensor& self,
   Call c("_index_put_impl_", {&self, &values});
   return c.write_back(
       self, lazygen::index_put(c.arg(self), index_args(c, indices), c.arg(values), accumulate));
+}
+
+at::Tensor pixel_shuffle(const at::Tensor& self, int64_t upscale_factor) {
+  Call c("pixel_shuffle", {&self});
+  return c.result(lazygen::pixel_shuffle(c.arg(self), upscale_factor));
+}
+
+at::Tensor pixel_unshuffle(const at::Tensor& self, int64_t downscale_factor) {
+  Call c("pixel_unshuffle", {&self});
+  return c.result(lazygen::pixel_unshuffle(c.arg(self), downscale_factor));
+}
+
+at::Tensor& clamp_inplace(at::Tensor& self, const c10::optional<at::Scalar>& min,
+                          const c10::optional<at::Scalar>& max) {
+  Call c("clamp_", {&self});
+  return c.write_back(self, clamp(c.arg(self), c.arg(min), c.arg(max)));
 }
 
 at::Tensor& sub_inplace_tensor(at::Tensor& self, const at::Tensor& other, const at::Scalar& alpha) {

@@ -1,8 +1,8 @@
 // Adapters for layers whose PyTorch kernels have no lazygen op of the same name (ops.yaml, "PyTorch
 // adapters"): baddbmm, batch, layer and group norm with their backward ops, embedding's backward,
-// and the losses mse, binary cross entropy, smooth L1 and nll_loss2d with theirs, each served by a
-// composite of lazygen ops (lazygen/composite.h), so the lazy device traces and fuses them like
-// any other ops.
+// and the losses mse, binary cross entropy, smooth L1, Huber and nll_loss2d with theirs, each
+// served by a composite of lazygen ops (lazygen/composite.h), so the lazy device traces and fuses
+// them like any other ops.
 #include <array>
 #include <vector>
 
@@ -147,6 +147,19 @@ at::Tensor smooth_l1_loss_backward(const at::Tensor& grad_output, const at::Tens
                                    int64_t reduction, double beta) {
   Call c("smooth_l1_loss_backward", {&grad_output, &self, &target});
   return c.result(lazygen::smooth_l1_loss_backward(c.arg(grad_output), c.arg(self), c.arg(target), reduction, beta));
+}
+
+at::Tensor huber_loss(const at::Tensor& self, const at::Tensor& target, int64_t reduction,
+                      double delta) {
+  Call c("huber_loss", {&self, &target});
+  return c.result(lazygen::huber_loss(c.arg(self), c.arg(target), reduction, delta));
+}
+
+at::Tensor huber_loss_backward(const at::Tensor& grad_output, const at::Tensor& self,
+                               const at::Tensor& target, int64_t reduction, double delta) {
+  Call c("huber_loss_backward", {&grad_output, &self, &target});
+  return c.result(lazygen::huber_loss_backward(c.arg(grad_output), c.arg(self), c.arg(target),
+                                               reduction, delta));
 }
 
 ::std::tuple<at::Tensor, at::Tensor> nll_loss2d_forward(const at::Tensor& self, const at::Tensor& target,

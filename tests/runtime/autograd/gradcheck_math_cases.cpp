@@ -26,6 +26,8 @@
 #include "lazygen/generated/ops/floor.h"
 #include "lazygen/generated/ops/fmod.h"
 #include "lazygen/generated/ops/frac.h"
+#include "lazygen/generated/ops/hardshrink.h"
+#include "lazygen/generated/ops/hardshrink_backward.h"
 #include "lazygen/generated/ops/hardsigmoid.h"
 #include "lazygen/generated/ops/hardsigmoid_backward.h"
 #include "lazygen/generated/ops/hardswish.h"
@@ -62,6 +64,7 @@
 #include "lazygen/generated/ops/threshold.h"
 #include "lazygen/generated/ops/topk.h"
 #include "lazygen/generated/ops/trunc.h"
+#include "lazygen/generated/ops/xlogy.h"
 #include "lazygen/nn/functional.h"
 #include "lazygen/operators.h"
 
@@ -102,6 +105,8 @@ std::vector<GradCase> pointwise_math_cases() {
        [] { return Inputs{positive({3, 4}, 318), values({4}, 319)}; }},
       {"atan2", "atan2", [](const Inputs& in) { return atan2(in[0], in[1]); },
        [] { return Inputs{values({3, 4}, 320), away_from_zero({3, 4}, 321)}; }},
+      {"xlogy_tensor", "xlogy.Tensor", [](const Inputs& in) { return xlogy(in[0], in[1]); },
+       [] { return Inputs{values({3, 4}, 949), positive({4}, 950)}; }},
       // self / other in [2.09, 2.8]: floor and trunc stay 2.
       {"remainder_tensor", "remainder.Tensor", [](const Inputs& in) { return remainder(in[0], in[1]); },
        [] { return Inputs{uniform({3, 4}, 2.2, 2.8, 322), uniform({3, 4}, 1.0, 1.05, 323)}; }},
@@ -166,6 +171,10 @@ std::vector<GradCase> activation_cases() {
       {"silu_backward", "silu_backward", [](const Inputs& in) { return silu_backward(in[0], in[1]); },
        grad_and_vals},
       {"mish", "mish", [](const Inputs& in) { return mish(in[0]); }, vals},
+      {"hardshrink", "hardshrink", [](const Inputs& in) { return hardshrink(in[0], 0.1); }, off_zero},
+      {"hardshrink_backward", "hardshrink_backward",
+       [](const Inputs& in) { return hardshrink_backward(in[0], in[1], 0.1); },
+       [] { return Inputs{values({3, 4}, 947), away_from_zero({3, 4}, 948)}; }},
       {"hardsigmoid", "hardsigmoid", [](const Inputs& in) { return hardsigmoid(in[0]); },
        [] { return Inputs{uniform({3, 4}, -2.9, 2.9, 406)}; }},
       {"hardsigmoid_backward", "hardsigmoid_backward",
@@ -243,6 +252,16 @@ std::vector<GradCase> activation_cases() {
        [] { return Inputs{values({2, 3}, 943), values({3, 3}, 944), tensor<int64_t>({1, 0, 1}, IntList{3})}; }},
       {"index_put_composite", "index_put", [](const Inputs& in) { return index_put(in[0], {in[2]}, in[1]); },
        [] { return Inputs{values({2, 3}, 945), values({3, 3}, 946), tensor<int64_t>({1, 0, 1}, IntList{3})}; }},
+      {"pixel_shuffle_composite", "pixel_shuffle", [](const Inputs& in) { return pixel_shuffle(in[0], 2); },
+       [] { return Inputs{values({1, 8, 2, 3}, 951)}; }},
+      {"pixel_unshuffle_composite", "pixel_unshuffle", [](const Inputs& in) { return pixel_unshuffle(in[0], 2); },
+       [] { return Inputs{values({2, 4, 6}, 952)}; }},
+      {"prelu_composite", "prelu", [](const Inputs& in) { return prelu(in[0], in[1]); },
+       [] { return Inputs{away_from_zero({2, 3, 4}, 953), values({3}, 954)}; }},
+      {"prelu_one_weight_composite", "prelu", [](const Inputs& in) { return prelu(in[0], in[1]); },
+       [] { return Inputs{away_from_zero({2, 3}, 955), values({1}, 956)}; }},
+      {"huber_loss_composite", "huber_loss", [](const Inputs& in) { return huber_loss(in[0], in[1], 1, 0.5); },
+       [] { return Inputs{values({3, 4}, 957), values({3, 4}, 958)}; }},
       {"tril_composite", "tril", [](const Inputs& in) { return tril(in[0], 1); }, [] { return Inputs{values({3, 4}, 439)}; }},
       {"diagonal_copy_composite", "diagonal_copy", [](const Inputs& in) { return diagonal_copy(in[0], -1, 2, 0); },
        [] { return Inputs{values({3, 2, 4}, 440)}; }},

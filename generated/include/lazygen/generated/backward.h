@@ -48,6 +48,8 @@
 #include "lazygen/generated/autograd/fmod_tensor.h"
 #include "lazygen/generated/autograd/frac.h"
 #include "lazygen/generated/autograd/gather.h"
+#include "lazygen/generated/autograd/hardshrink.h"
+#include "lazygen/generated/autograd/hardshrink_backward.h"
 #include "lazygen/generated/autograd/hardsigmoid.h"
 #include "lazygen/generated/autograd/hardsigmoid_backward.h"
 #include "lazygen/generated/autograd/hardswish.h"
@@ -124,3 +126,4 @@
 #include "lazygen/generated/autograd/unsqueeze.h"
 #include "lazygen/generated/autograd/view.h"
 #include "lazygen/generated/autograd/where_self.h"
+#include "lazygen/generated/autograd/xlogy_tensor.h"

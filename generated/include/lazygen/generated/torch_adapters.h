@@ -330,6 +330,26 @@ at::Tensor roll(const at::Tensor& self, c10::IntArrayRef shifts, c10::IntArrayRe
 // index.Tensor(Tensor self, Tensor?[] indices) -> Tensor
 at::Tensor index_tensor(const at::Tensor& self,
                         const c10::List<c10::optional<at::Tensor>>& indices);
+// huber_loss(Tensor self, Tensor target, int reduction=1, float delta=1.) -> Tensor
+at::Tensor huber_loss(const at::Tensor& self, const at::Tensor& target, int64_t reduction,
+                      double delta);
+// huber_loss_backward(Tensor grad_output, Tensor self, Tensor target, int reduction, float delta)
+// -> Tensor
+at::Tensor huber_loss_backward(const at::Tensor& grad_output, const at::Tensor& self,
+                               const at::Tensor& target, int64_t reduction, double delta);
+// pixel_shuffle(Tensor self, int upscale_factor) -> Tensor
+at::Tensor pixel_shuffle(const at::Tensor& self, int64_t upscale_factor);
+// pixel_unshuffle(Tensor self, int downscale_factor) -> Tensor
+at::Tensor pixel_unshuffle(const at::Tensor& self, int64_t downscale_factor);
+// prelu(Tensor self, Tensor weight) -> Tensor
+at::Tensor prelu(const at::Tensor& self, const at::Tensor& weight);
+// prelu_backward(Tensor grad_output, Tensor self, Tensor weight) -> (Tensor, Tensor)
+::std::tuple<at::Tensor, at::Tensor> prelu_backward(const at::Tensor& grad_output,
+                                                    const at::Tensor& self,
+                                                    const at::Tensor& weight);
+// clamp_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)
+at::Tensor& clamp_inplace(at::Tensor& self, const c10::optional<at::Scalar>& min,
+                          const c10::optional<at::Scalar>& max);
 // _index_put_impl_(Tensor(a!) self, Tensor?[] indices, Tensor values, bool accumulate=False, bool
 // unsafe=False) -> Tensor(a!)
 at::Tensor& _index_put_impl_inplace(at::Tensor& self,

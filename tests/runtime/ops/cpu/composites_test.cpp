@@ -94,6 +94,13 @@ TEST_P(Composites, RearrangingCompositesMatchPyTorch) {
   EXPECT_THROW(roll(on(x()), {1, 2}, {0}), ShapeError);
   EXPECT_THROW(roll(on(x()), {}), ShapeError);
   expect_values(select_backward(on(tensor<double>({1, 2})), {2, 3}, 1, -1), {0, 0, 1, 0, 0, 2});
+  // [1, 4, 1, 2] -> [1, 1, 2, 4]: channels c0..c3 fill each 2 x 2 block row by row.
+  const Tensor planes = on(reshape(x(), {1, 4, 1, 2}));
+  EXPECT_EQ(pixel_shuffle(planes, 2).sizes(), (IntList{1, 1, 2, 4}));
+  expect_values(pixel_shuffle(planes, 2), {1, 4, 2, 7, 0, 3, -1, 5});
+  expect_values(pixel_unshuffle(pixel_shuffle(planes, 2), 2), {1, 2, 4, 7, 0, -1, 3, 5});
+  EXPECT_THROW(pixel_shuffle(on(x()), 2), ShapeError);                      // fewer than 3 dims
+  EXPECT_THROW(pixel_shuffle(on(reshape(x(), {2, 2, 2})), 2), ShapeError);  // 2 channels, not 4
   expect_values(triu(on(x()), 1), {0, 2, 4, 7, 0, 0, 3, 5});
   expect_values(unfold_copy(on(x()), 1, 2, 2), {1, 2, 4, 7, 0, -1, 3, 5});
   EXPECT_EQ(unfold_copy(on(x()), 1, 2, 2).sizes(), (IntList{2, 2, 2}));
@@ -141,6 +148,17 @@ TEST(AdvancedIndexing,
   }
   const Tensor lazy = index(x().to(kLazy), {std::nullopt, i.to(kLazy)});
   EXPECT_ANY_THROW(lazy.cpu());
+}
+
+TEST_P(Composites, PreluAndHuberLossMatchPyTorch) {
+  expect_values(prelu(on(x()), on(tensor<double>({0.5}))), {1, 2, 4, 7, 0, -0.5, 3, 5});
+  expect_values(prelu(on(reshape(x(), {2, 4, 1})), on(tensor<double>({0.5, 2, 3, 4}))),
+                {1, 2, 4, 7, 0, -2, 3, 5});
+  EXPECT_THROW(prelu(on(x()), on(tensor<double>({1, 2}))), ShapeError);  // 4 channels, 2 weights
+  expect_values(huber_loss(on(x()), flip(on(x()), {1}), 1, 1.5), {5.25});
+  expect_values(huber_loss(on(x()), flip(on(x()), {1}), 0, 1.5),
+                {7.875, 1.875, 1.875, 7.875, 6.375, 4.875, 4.875, 6.375});
+  EXPECT_THROW(huber_loss(on(x()), on(x()), 1, 0.0), ShapeError);
 }
 
 TEST_P(Composites, ReductionLossAndResamplingCompositesMatchPyTorch) {
