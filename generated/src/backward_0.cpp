@@ -7,6 +7,8 @@
 #include "core/dispatch.h"
 #include "lazygen/factory.h"
 #include "lazygen/generated/ops/amin.h"
+#include "lazygen/generated/ops/digamma.h"
+#include "lazygen/generated/ops/lgamma.h"
 #include "lazygen/operators.h"
 
 namespace lazygen::autograd {
@@ -28,6 +30,23 @@ class AddTensorBackward final : public Function {
   void release_saved() override {}
 
   Scalar alpha{};
+};
+
+// lgamma(Tensor self) -> Tensor
+class LgammaBackward final : public Function {
+ public:
+  const char* name() const override { return "LgammaBackward"; }
+
+  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
+    [[maybe_unused]] const Tensor& grad = grads[0];
+    std::vector<Tensor> grad_inputs(1);
+    if (needs_input_grad(0)) grad_inputs[0] = grad * digamma(self);
+    return grad_inputs;
+  }
+
+  void release_saved() override { self = Tensor(); }
+
+  Tensor self;
 };
 
 // amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor
@@ -64,6 +83,16 @@ void record_add_tensor(const Tensor& result, const Tensor& self, const Tensor& o
   fn->input_shapes = {self.shape(), other.shape()};
   fn->num_outputs = 1;
   fn->alpha = alpha;
+  set_history(result, fn, 0);
+}
+
+// lgamma(Tensor self) -> Tensor
+void record_lgamma(const Tensor& result, const Tensor& self) {
+  auto fn = std::make_shared<LgammaBackward>();
+  fn->next_edges = {gradient_edge(self)};
+  fn->input_shapes = {self.shape()};
+  fn->num_outputs = 1;
+  fn->self = saved(self);
   set_history(result, fn, 0);
 }
 

@@ -8,10 +8,15 @@
 #include "lazygen/factory.h"
 #include "lazygen/generated/ops/amax.h"
 #include "lazygen/generated/ops/asinh.h"
+#include "lazygen/generated/ops/cos.h"
+#include "lazygen/generated/ops/eq.h"
 #include "lazygen/generated/ops/expm1.h"
 #include "lazygen/generated/ops/gather.h"
 #include "lazygen/generated/ops/rsqrt.h"
 #include "lazygen/generated/ops/scatter_add.h"
+#include "lazygen/generated/ops/sin.h"
+#include "lazygen/generated/ops/sinc.h"
+#include "lazygen/generated/ops/where.h"
 #include "lazygen/operators.h"
 
 namespace lazygen::autograd {
@@ -43,6 +48,27 @@ class AsinhBackward final : public Function {
     [[maybe_unused]] const Tensor& grad = grads[0];
     std::vector<Tensor> grad_inputs(1);
     if (needs_input_grad(0)) grad_inputs[0] = grad * rsqrt(self * self + 1);
+    return grad_inputs;
+  }
+
+  void release_saved() override { self = Tensor(); }
+
+  Tensor self;
+};
+
+// sinc(Tensor self) -> Tensor
+class SincBackward final : public Function {
+ public:
+  const char* name() const override { return "SincBackward"; }
+
+  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
+    [[maybe_unused]] const Tensor& grad = grads[0];
+    std::vector<Tensor> grad_inputs(1);
+    if (needs_input_grad(0))
+      grad_inputs[0] = grad * where(eq(self, 0), zeros_like(self),
+                                    (cos(self * 3.141592653589793) * 3.141592653589793 * self -
+                                     sin(self * 3.141592653589793)) /
+                                        (self * self * 3.141592653589793));
     return grad_inputs;
   }
 
@@ -129,6 +155,16 @@ void record_mul_scalar(const Tensor& result, const Tensor& self, const Scalar& o
 // asinh(Tensor self) -> Tensor
 void record_asinh(const Tensor& result, const Tensor& self) {
   auto fn = std::make_shared<AsinhBackward>();
+  fn->next_edges = {gradient_edge(self)};
+  fn->input_shapes = {self.shape()};
+  fn->num_outputs = 1;
+  fn->self = saved(self);
+  set_history(result, fn, 0);
+}
+
+// sinc(Tensor self) -> Tensor
+void record_sinc(const Tensor& result, const Tensor& self) {
+  auto fn = std::make_shared<SincBackward>();
   fn->next_edges = {gradient_edge(self)};
   fn->input_shapes = {self.shape()};
   fn->num_outputs = 1;

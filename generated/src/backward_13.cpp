@@ -11,7 +11,11 @@
 #include "lazygen/generated/ops/_gelu_tanh_backward.h"
 #include "lazygen/generated/ops/clamp_max.h"
 #include "lazygen/generated/ops/cos.h"
+#include "lazygen/generated/ops/fmax.h"
+#include "lazygen/generated/ops/ge.h"
+#include "lazygen/generated/ops/isnan.h"
 #include "lazygen/generated/ops/le.h"
+#include "lazygen/generated/ops/logical_or.h"
 #include "lazygen/generated/ops/sin.h"
 #include "lazygen/generated/ops/tanh.h"
 #include "lazygen/generated/ops/where.h"
@@ -53,6 +57,30 @@ class LerpScalarBackward final : public Function {
   void release_saved() override {}
 
   Scalar weight{};
+};
+
+// fmax(Tensor self, Tensor other) -> Tensor
+class FmaxBackward final : public Function {
+ public:
+  const char* name() const override { return "FmaxBackward"; }
+
+  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
+    [[maybe_unused]] const Tensor& grad = grads[0];
+    std::vector<Tensor> grad_inputs(2);
+    if (needs_input_grad(0))
+      grad_inputs[0] = where(logical_or(ge(self, other), isnan(other)), grad, zeros_like(grad));
+    if (needs_input_grad(1))
+      grad_inputs[1] = where(logical_or(ge(self, other), isnan(other)), zeros_like(grad), grad);
+    return grad_inputs;
+  }
+
+  void release_saved() override {
+    self = Tensor();
+    other = Tensor();
+  }
+
+  Tensor self;
+  Tensor other;
 };
 
 // clamp_max(Tensor self, Scalar max) -> Tensor
@@ -194,6 +222,17 @@ void record_lerp_scalar(const Tensor& result, const Tensor& self, const Tensor& 
   fn->input_shapes = {self.shape(), end.shape()};
   fn->num_outputs = 1;
   fn->weight = weight;
+  set_history(result, fn, 0);
+}
+
+// fmax(Tensor self, Tensor other) -> Tensor
+void record_fmax(const Tensor& result, const Tensor& self, const Tensor& other) {
+  auto fn = std::make_shared<FmaxBackward>();
+  fn->next_edges = {gradient_edge(self), gradient_edge(other)};
+  fn->input_shapes = {self.shape(), other.shape()};
+  fn->num_outputs = 1;
+  fn->self = saved(self);
+  fn->other = saved(other);
   set_history(result, fn, 0);
 }
 

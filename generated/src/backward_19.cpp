@@ -13,7 +13,11 @@
 #include "lazygen/generated/ops/clamp_min.h"
 #include "lazygen/generated/ops/cumsum.h"
 #include "lazygen/generated/ops/exp.h"
+#include "lazygen/generated/ops/fmin.h"
 #include "lazygen/generated/ops/ge.h"
+#include "lazygen/generated/ops/isnan.h"
+#include "lazygen/generated/ops/le.h"
+#include "lazygen/generated/ops/logical_or.h"
 #include "lazygen/generated/ops/relu.h"
 #include "lazygen/generated/ops/threshold_backward.h"
 #include "lazygen/generated/ops/where.h"
@@ -59,6 +63,30 @@ class ReluBackward final : public Function {
   void release_saved() override { result = Tensor(); }
 
   Tensor result;
+};
+
+// fmin(Tensor self, Tensor other) -> Tensor
+class FminBackward final : public Function {
+ public:
+  const char* name() const override { return "FminBackward"; }
+
+  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
+    [[maybe_unused]] const Tensor& grad = grads[0];
+    std::vector<Tensor> grad_inputs(2);
+    if (needs_input_grad(0))
+      grad_inputs[0] = where(logical_or(le(self, other), isnan(other)), grad, zeros_like(grad));
+    if (needs_input_grad(1))
+      grad_inputs[1] = where(logical_or(le(self, other), isnan(other)), zeros_like(grad), grad);
+    return grad_inputs;
+  }
+
+  void release_saved() override {
+    self = Tensor();
+    other = Tensor();
+  }
+
+  Tensor self;
+  Tensor other;
 };
 
 // clamp_min(Tensor self, Scalar min) -> Tensor
@@ -175,6 +203,17 @@ void record_relu(const Tensor& result, const Tensor& self) {
   fn->input_shapes = {self.shape()};
   fn->num_outputs = 1;
   fn->result = saved(result);
+  set_history(result, fn, 0);
+}
+
+// fmin(Tensor self, Tensor other) -> Tensor
+void record_fmin(const Tensor& result, const Tensor& self, const Tensor& other) {
+  auto fn = std::make_shared<FminBackward>();
+  fn->next_edges = {gradient_edge(self), gradient_edge(other)};
+  fn->input_shapes = {self.shape(), other.shape()};
+  fn->num_outputs = 1;
+  fn->self = saved(self);
+  fn->other = saved(other);
   set_history(result, fn, 0);
 }
 

@@ -7,6 +7,8 @@
 #include "core/dispatch.h"
 #include "lazygen/factory.h"
 #include "lazygen/generated/ops/atan2.h"
+#include "lazygen/generated/ops/exp.h"
+#include "lazygen/generated/ops/logaddexp.h"
 #include "lazygen/generated/ops/minimum.h"
 #include "lazygen/generated/ops/where.h"
 #include "lazygen/operators.h"
@@ -70,6 +72,28 @@ class WhereSelfBackward final : public Function {
   void release_saved() override { condition = Tensor(); }
 
   Tensor condition;
+};
+
+// logaddexp(Tensor self, Tensor other) -> Tensor
+class LogaddexpBackward final : public Function {
+ public:
+  const char* name() const override { return "LogaddexpBackward"; }
+
+  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
+    [[maybe_unused]] const Tensor& grad = grads[0];
+    std::vector<Tensor> grad_inputs(2);
+    if (needs_input_grad(0)) grad_inputs[0] = grad / (1 + exp(other - self));
+    if (needs_input_grad(1)) grad_inputs[1] = grad / (1 + exp(self - other));
+    return grad_inputs;
+  }
+
+  void release_saved() override {
+    self = Tensor();
+    other = Tensor();
+  }
+
+  Tensor self;
+  Tensor other;
 };
 
 // atan2(Tensor self, Tensor other) -> Tensor
@@ -145,6 +169,17 @@ void record_where_self(const Tensor& result, const Tensor& condition, const Tens
   fn->input_shapes = {condition.shape(), self.shape(), other.shape()};
   fn->num_outputs = 1;
   fn->condition = saved(condition);
+  set_history(result, fn, 0);
+}
+
+// logaddexp(Tensor self, Tensor other) -> Tensor
+void record_logaddexp(const Tensor& result, const Tensor& self, const Tensor& other) {
+  auto fn = std::make_shared<LogaddexpBackward>();
+  fn->next_edges = {gradient_edge(self), gradient_edge(other)};
+  fn->input_shapes = {self.shape(), other.shape()};
+  fn->num_outputs = 1;
+  fn->self = saved(self);
+  fn->other = saved(other);
   set_history(result, fn, 0);
 }
 

@@ -7,6 +7,8 @@
 #include "core/dispatch.h"
 #include "lazygen/factory.h"
 #include "lazygen/generated/ops/abs.h"
+#include "lazygen/generated/ops/erfinv.h"
+#include "lazygen/generated/ops/exp.h"
 #include "lazygen/generated/ops/gt.h"
 #include "lazygen/generated/ops/hardshrink_backward.h"
 #include "lazygen/generated/ops/hardtanh_backward.h"
@@ -28,6 +30,24 @@ class AbsBackward final : public Function {
     [[maybe_unused]] const Tensor& grad = grads[0];
     std::vector<Tensor> grad_inputs(1);
     if (needs_input_grad(0)) grad_inputs[0] = abs_backward(grad, self);
+    return grad_inputs;
+  }
+
+  void release_saved() override { self = Tensor(); }
+
+  Tensor self;
+};
+
+// erfinv(Tensor self) -> Tensor
+class ErfinvBackward final : public Function {
+ public:
+  const char* name() const override { return "ErfinvBackward"; }
+
+  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
+    [[maybe_unused]] const Tensor& grad = grads[0];
+    std::vector<Tensor> grad_inputs(1);
+    if (needs_input_grad(0))
+      grad_inputs[0] = grad * 0.886226925452758 * exp(erfinv(self) * erfinv(self));
     return grad_inputs;
   }
 
@@ -122,6 +142,16 @@ class HardshrinkBackwardBackward final : public Function {
 // abs(Tensor self) -> Tensor
 void record_abs(const Tensor& result, const Tensor& self) {
   auto fn = std::make_shared<AbsBackward>();
+  fn->next_edges = {gradient_edge(self)};
+  fn->input_shapes = {self.shape()};
+  fn->num_outputs = 1;
+  fn->self = saved(self);
+  set_history(result, fn, 0);
+}
+
+// erfinv(Tensor self) -> Tensor
+void record_erfinv(const Tensor& result, const Tensor& self) {
+  auto fn = std::make_shared<ErfinvBackward>();
   fn->next_edges = {gradient_edge(self)};
   fn->input_shapes = {self.shape()};
   fn->num_outputs = 1;

@@ -10,6 +10,7 @@
 #include "lazygen/generated/ops/hardshrink_backward.h"
 #include "lazygen/generated/ops/hardtanh.h"
 #include "lazygen/generated/ops/hardtanh_backward.h"
+#include "lazygen/generated/ops/hypot.h"
 #include "lazygen/generated/ops/reshape.h"
 #include "lazygen/generated/ops/softplus.h"
 #include "lazygen/generated/ops/softplus_backward.h"
@@ -18,6 +19,30 @@
 
 namespace lazygen::autograd {
 namespace {
+
+// hypot(Tensor self, Tensor other) -> Tensor
+class HypotBackward final : public Function {
+ public:
+  const char* name() const override { return "HypotBackward"; }
+
+  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
+    [[maybe_unused]] const Tensor& grad = grads[0];
+    std::vector<Tensor> grad_inputs(2);
+    if (needs_input_grad(0)) grad_inputs[0] = grad * self / result;
+    if (needs_input_grad(1)) grad_inputs[1] = grad * other / result;
+    return grad_inputs;
+  }
+
+  void release_saved() override {
+    self = Tensor();
+    other = Tensor();
+    result = Tensor();
+  }
+
+  Tensor self;
+  Tensor other;
+  Tensor result;
+};
 
 // trunc(Tensor self) -> Tensor
 class TruncBackward final : public Function {
@@ -108,6 +133,18 @@ class ReshapeBackward final : public Function {
 };
 
 }  // namespace
+
+// hypot(Tensor self, Tensor other) -> Tensor
+void record_hypot(const Tensor& result, const Tensor& self, const Tensor& other) {
+  auto fn = std::make_shared<HypotBackward>();
+  fn->next_edges = {gradient_edge(self), gradient_edge(other)};
+  fn->input_shapes = {self.shape(), other.shape()};
+  fn->num_outputs = 1;
+  fn->self = saved(self);
+  fn->other = saved(other);
+  fn->result = saved(result);
+  set_history(result, fn, 0);
+}
 
 // trunc(Tensor self) -> Tensor
 void record_trunc(const Tensor& result, const Tensor& self) {

@@ -7,9 +7,11 @@
 #include "core/dispatch.h"
 #include "lazygen/factory.h"
 #include "lazygen/generated/ops/cat.h"
+#include "lazygen/generated/ops/eq.h"
 #include "lazygen/generated/ops/index_add.h"
 #include "lazygen/generated/ops/index_select.h"
 #include "lazygen/generated/ops/slice_backward.h"
+#include "lazygen/generated/ops/where.h"
 #include "lazygen/operators.h"
 
 namespace lazygen::autograd {
@@ -31,6 +33,29 @@ class RsubTensorBackward final : public Function {
   void release_saved() override {}
 
   Scalar alpha{};
+};
+
+// copysign.Tensor(Tensor self, Tensor other) -> Tensor
+class CopysignTensorBackward final : public Function {
+ public:
+  const char* name() const override { return "CopysignTensorBackward"; }
+
+  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
+    [[maybe_unused]] const Tensor& grad = grads[0];
+    std::vector<Tensor> grad_inputs(2);
+    if (needs_input_grad(0))
+      grad_inputs[0] = where(eq(self, 0), zeros_like(grad), grad * result / self);
+    if (needs_input_grad(1)) grad_inputs[1] = zeros_like(grad);
+    return grad_inputs;
+  }
+
+  void release_saved() override {
+    self = Tensor();
+    result = Tensor();
+  }
+
+  Tensor self;
+  Tensor result;
 };
 
 // slice_backward(Tensor grad_output, SymInt[] input_sizes, int dim, SymInt start, SymInt end,
@@ -102,6 +127,17 @@ void record_rsub_tensor(const Tensor& result, const Tensor& self, const Tensor& 
   fn->input_shapes = {self.shape(), other.shape()};
   fn->num_outputs = 1;
   fn->alpha = alpha;
+  set_history(result, fn, 0);
+}
+
+// copysign.Tensor(Tensor self, Tensor other) -> Tensor
+void record_copysign_tensor(const Tensor& result, const Tensor& self, const Tensor& other) {
+  auto fn = std::make_shared<CopysignTensorBackward>();
+  fn->next_edges = {gradient_edge(self), gradient_edge(other)};
+  fn->input_shapes = {self.shape(), other.shape()};
+  fn->num_outputs = 1;
+  fn->self = saved(self);
+  fn->result = saved(result);
   set_history(result, fn, 0);
 }
 

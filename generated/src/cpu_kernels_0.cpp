@@ -8,7 +8,9 @@
 #include "core/tensor/shape_rules.h"
 #include "lazygen/factory.h"
 #include "lazygen/generated/pointwise/add_tensor.h"
+#include "lazygen/generated/pointwise/lgamma.h"
 #include "lazygen/generated/shapes/add_tensor.h"
+#include "lazygen/generated/shapes/lgamma.h"
 #include "lazygen/tensor.h"
 #include "lazygen/types.h"
 #include "ops/cpu/pointwise.h"
@@ -20,10 +22,21 @@ DType compute_dtype_add_tensor(const Shape& self, const Shape& other, const Scal
   return shape_rules::result_type({&self, &other}, {});
 }
 
+// lgamma(Tensor self) -> Tensor
+DType compute_dtype_lgamma(const Shape& self) {
+  return to_floating(shape_rules::result_type({&self}, {}));
+}
+
 // add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
 void run_add_tensor(const Tensor& out, std::initializer_list<Tensor> inputs,
                     std::initializer_list<Scalar> scalars, DType compute) {
   run_pointwise<kernels::AddTensor>("add.Tensor", out, inputs, scalars, compute);
+}
+
+// lgamma(Tensor self) -> Tensor
+void run_lgamma(const Tensor& out, std::initializer_list<Tensor> inputs,
+                std::initializer_list<Scalar> scalars, DType compute) {
+  run_pointwise<kernels::Lgamma>("lgamma", out, inputs, scalars, compute);
 }
 
 // add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
@@ -32,6 +45,14 @@ Tensor add_tensor(const Tensor& self, const Tensor& other, const Scalar& alpha) 
   Tensor out = empty(shapes[0].sizes, shapes[0].dtype, kCPU);
   run_add_tensor(out, {self, other}, {alpha},
                  compute_dtype_add_tensor(self.shape(), other.shape(), alpha));
+  return out;
+}
+
+// lgamma(Tensor self) -> Tensor
+Tensor lgamma(const Tensor& self) {
+  std::vector<Shape> shapes = compute_shape_lgamma(self.shape());
+  Tensor out = empty(shapes[0].sizes, shapes[0].dtype, kCPU);
+  run_lgamma(out, {self}, {}, compute_dtype_lgamma(self.shape()));
   return out;
 }
 

@@ -13,12 +13,14 @@
 #include "lazygen/generated/pointwise/isnan.h"
 #include "lazygen/generated/pointwise/mul_scalar.h"
 #include "lazygen/generated/pointwise/sigmoid_inplace.h"
+#include "lazygen/generated/pointwise/sinc.h"
 #include "lazygen/generated/shapes/asinh.h"
 #include "lazygen/generated/shapes/bitwise_and_tensor.h"
 #include "lazygen/generated/shapes/expm1.h"
 #include "lazygen/generated/shapes/isnan.h"
 #include "lazygen/generated/shapes/mul_scalar.h"
 #include "lazygen/generated/shapes/sigmoid_inplace.h"
+#include "lazygen/generated/shapes/sinc.h"
 #include "lazygen/tensor.h"
 #include "lazygen/types.h"
 #include "ops/cpu/pointwise.h"
@@ -32,6 +34,11 @@ DType compute_dtype_mul_scalar(const Shape& self, const Scalar& other) {
 
 // asinh(Tensor self) -> Tensor
 DType compute_dtype_asinh(const Shape& self) {
+  return to_floating(shape_rules::result_type({&self}, {}));
+}
+
+// sinc(Tensor self) -> Tensor
+DType compute_dtype_sinc(const Shape& self) {
   return to_floating(shape_rules::result_type({&self}, {}));
 }
 
@@ -65,6 +72,12 @@ void run_mul_scalar(const Tensor& out, std::initializer_list<Tensor> inputs,
 void run_asinh(const Tensor& out, std::initializer_list<Tensor> inputs,
                std::initializer_list<Scalar> scalars, DType compute) {
   run_pointwise<kernels::Asinh>("asinh", out, inputs, scalars, compute);
+}
+
+// sinc(Tensor self) -> Tensor
+void run_sinc(const Tensor& out, std::initializer_list<Tensor> inputs,
+              std::initializer_list<Scalar> scalars, DType compute) {
+  run_pointwise<kernels::Sinc>("sinc", out, inputs, scalars, compute);
 }
 
 // expm1(Tensor self) -> Tensor
@@ -104,6 +117,14 @@ Tensor asinh(const Tensor& self) {
   std::vector<Shape> shapes = compute_shape_asinh(self.shape());
   Tensor out = empty(shapes[0].sizes, shapes[0].dtype, kCPU);
   run_asinh(out, {self}, {}, compute_dtype_asinh(self.shape()));
+  return out;
+}
+
+// sinc(Tensor self) -> Tensor
+Tensor sinc(const Tensor& self) {
+  std::vector<Shape> shapes = compute_shape_sinc(self.shape());
+  Tensor out = empty(shapes[0].sizes, shapes[0].dtype, kCPU);
+  run_sinc(out, {self}, {}, compute_dtype_sinc(self.shape()));
   return out;
 }
 

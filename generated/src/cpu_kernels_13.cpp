@@ -13,6 +13,7 @@
 #include "lazygen/generated/pointwise/copy_inplace.h"
 #include "lazygen/generated/pointwise/div_scalar.h"
 #include "lazygen/generated/pointwise/eq_tensor.h"
+#include "lazygen/generated/pointwise/fmax.h"
 #include "lazygen/generated/pointwise/lerp_scalar.h"
 #include "lazygen/generated/pointwise/sin.h"
 #include "lazygen/generated/shapes/_gelu_erf.h"
@@ -21,6 +22,7 @@
 #include "lazygen/generated/shapes/copy_inplace.h"
 #include "lazygen/generated/shapes/div_scalar.h"
 #include "lazygen/generated/shapes/eq_tensor.h"
+#include "lazygen/generated/shapes/fmax.h"
 #include "lazygen/generated/shapes/lerp_scalar.h"
 #include "lazygen/generated/shapes/sin.h"
 #include "lazygen/tensor.h"
@@ -47,6 +49,11 @@ DType compute_dtype_eq_tensor(const Shape& self, const Shape& other) {
 // lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor
 DType compute_dtype_lerp_scalar(const Shape& self, const Shape& end, const Scalar& weight) {
   return shape_rules::result_type({&self, &end}, {});
+}
+
+// fmax(Tensor self, Tensor other) -> Tensor
+DType compute_dtype_fmax(const Shape& self, const Shape& other) {
+  return shape_rules::result_type({&self, &other}, {});
 }
 
 // clamp_max(Tensor self, Scalar max) -> Tensor
@@ -91,6 +98,12 @@ void run_eq_tensor(const Tensor& out, std::initializer_list<Tensor> inputs,
 void run_lerp_scalar(const Tensor& out, std::initializer_list<Tensor> inputs,
                      std::initializer_list<Scalar> scalars, DType compute) {
   run_pointwise<kernels::LerpScalar>("lerp.Scalar", out, inputs, scalars, compute);
+}
+
+// fmax(Tensor self, Tensor other) -> Tensor
+void run_fmax(const Tensor& out, std::initializer_list<Tensor> inputs,
+              std::initializer_list<Scalar> scalars, DType compute) {
+  run_pointwise<kernels::Fmax>("fmax", out, inputs, scalars, compute);
 }
 
 // clamp_max(Tensor self, Scalar max) -> Tensor
@@ -147,6 +160,14 @@ Tensor lerp_scalar(const Tensor& self, const Tensor& end, const Scalar& weight) 
   Tensor out = empty(shapes[0].sizes, shapes[0].dtype, kCPU);
   run_lerp_scalar(out, {self, end}, {weight},
                   compute_dtype_lerp_scalar(self.shape(), end.shape(), weight));
+  return out;
+}
+
+// fmax(Tensor self, Tensor other) -> Tensor
+Tensor fmax(const Tensor& self, const Tensor& other) {
+  std::vector<Shape> shapes = compute_shape_fmax(self.shape(), other.shape());
+  Tensor out = empty(shapes[0].sizes, shapes[0].dtype, kCPU);
+  run_fmax(out, {self, other}, {}, compute_dtype_fmax(self.shape(), other.shape()));
   return out;
 }
 

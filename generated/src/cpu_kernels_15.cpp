@@ -8,8 +8,10 @@
 #include "core/tensor/shape_rules.h"
 #include "lazygen/factory.h"
 #include "lazygen/generated/pointwise/lt_tensor.h"
+#include "lazygen/generated/pointwise/signbit.h"
 #include "lazygen/generated/pointwise/sqrt.h"
 #include "lazygen/generated/shapes/lt_tensor.h"
+#include "lazygen/generated/shapes/signbit.h"
 #include "lazygen/generated/shapes/sqrt.h"
 #include "lazygen/tensor.h"
 #include "lazygen/types.h"
@@ -27,6 +29,11 @@ DType compute_dtype_lt_tensor(const Shape& self, const Shape& other) {
   return shape_rules::result_type({&self, &other}, {});
 }
 
+// signbit(Tensor self) -> Tensor
+DType compute_dtype_signbit(const Shape& self) {
+  return shape_rules::result_type({&self}, {});
+}
+
 // sqrt(Tensor self) -> Tensor
 void run_sqrt(const Tensor& out, std::initializer_list<Tensor> inputs,
               std::initializer_list<Scalar> scalars, DType compute) {
@@ -37,6 +44,12 @@ void run_sqrt(const Tensor& out, std::initializer_list<Tensor> inputs,
 void run_lt_tensor(const Tensor& out, std::initializer_list<Tensor> inputs,
                    std::initializer_list<Scalar> scalars, DType compute) {
   run_pointwise<kernels::LtTensor>("lt.Tensor", out, inputs, scalars, compute);
+}
+
+// signbit(Tensor self) -> Tensor
+void run_signbit(const Tensor& out, std::initializer_list<Tensor> inputs,
+                 std::initializer_list<Scalar> scalars, DType compute) {
+  run_pointwise<kernels::Signbit>("signbit", out, inputs, scalars, compute);
 }
 
 // sqrt(Tensor self) -> Tensor
@@ -52,6 +65,14 @@ Tensor lt_tensor(const Tensor& self, const Tensor& other) {
   std::vector<Shape> shapes = compute_shape_lt_tensor(self.shape(), other.shape());
   Tensor out = empty(shapes[0].sizes, shapes[0].dtype, kCPU);
   run_lt_tensor(out, {self, other}, {}, compute_dtype_lt_tensor(self.shape(), other.shape()));
+  return out;
+}
+
+// signbit(Tensor self) -> Tensor
+Tensor signbit(const Tensor& self) {
+  std::vector<Shape> shapes = compute_shape_signbit(self.shape());
+  Tensor out = empty(shapes[0].sizes, shapes[0].dtype, kCPU);
+  run_signbit(out, {self}, {}, compute_dtype_signbit(self.shape()));
   return out;
 }
 

@@ -10,11 +10,13 @@
 #include "lazygen/generated/pointwise/_gelu_erf_backward.h"
 #include "lazygen/generated/pointwise/_gelu_tanh.h"
 #include "lazygen/generated/pointwise/clamp_min.h"
+#include "lazygen/generated/pointwise/fmin.h"
 #include "lazygen/generated/pointwise/mul_tensor.h"
 #include "lazygen/generated/pointwise/relu.h"
 #include "lazygen/generated/shapes/_gelu_erf_backward.h"
 #include "lazygen/generated/shapes/_gelu_tanh.h"
 #include "lazygen/generated/shapes/clamp_min.h"
+#include "lazygen/generated/shapes/fmin.h"
 #include "lazygen/generated/shapes/mul_tensor.h"
 #include "lazygen/generated/shapes/relu.h"
 #include "lazygen/tensor.h"
@@ -31,6 +33,11 @@ DType compute_dtype_mul_tensor(const Shape& self, const Shape& other) {
 // relu(Tensor self) -> Tensor
 DType compute_dtype_relu(const Shape& self) {
   return shape_rules::result_type({&self}, {});
+}
+
+// fmin(Tensor self, Tensor other) -> Tensor
+DType compute_dtype_fmin(const Shape& self, const Shape& other) {
+  return shape_rules::result_type({&self, &other}, {});
 }
 
 // clamp_min(Tensor self, Scalar min) -> Tensor
@@ -58,6 +65,12 @@ void run_mul_tensor(const Tensor& out, std::initializer_list<Tensor> inputs,
 void run_relu(const Tensor& out, std::initializer_list<Tensor> inputs,
               std::initializer_list<Scalar> scalars, DType compute) {
   run_pointwise<kernels::Relu>("relu", out, inputs, scalars, compute);
+}
+
+// fmin(Tensor self, Tensor other) -> Tensor
+void run_fmin(const Tensor& out, std::initializer_list<Tensor> inputs,
+              std::initializer_list<Scalar> scalars, DType compute) {
+  run_pointwise<kernels::Fmin>("fmin", out, inputs, scalars, compute);
 }
 
 // clamp_min(Tensor self, Scalar min) -> Tensor
@@ -92,6 +105,14 @@ Tensor relu(const Tensor& self) {
   std::vector<Shape> shapes = compute_shape_relu(self.shape());
   Tensor out = empty(shapes[0].sizes, shapes[0].dtype, kCPU);
   run_relu(out, {self}, {}, compute_dtype_relu(self.shape()));
+  return out;
+}
+
+// fmin(Tensor self, Tensor other) -> Tensor
+Tensor fmin(const Tensor& self, const Tensor& other) {
+  std::vector<Shape> shapes = compute_shape_fmin(self.shape(), other.shape());
+  Tensor out = empty(shapes[0].sizes, shapes[0].dtype, kCPU);
+  run_fmin(out, {self, other}, {}, compute_dtype_fmin(self.shape(), other.shape()));
   return out;
 }
 

@@ -8,10 +8,14 @@
 #include "core/tensor/shape_rules.h"
 #include "lazygen/factory.h"
 #include "lazygen/generated/pointwise/atan2.h"
+#include "lazygen/generated/pointwise/digamma.h"
+#include "lazygen/generated/pointwise/logaddexp.h"
 #include "lazygen/generated/pointwise/minimum.h"
 #include "lazygen/generated/pointwise/sub_tensor.h"
 #include "lazygen/generated/pointwise/where_self.h"
 #include "lazygen/generated/shapes/atan2.h"
+#include "lazygen/generated/shapes/digamma.h"
+#include "lazygen/generated/shapes/logaddexp.h"
 #include "lazygen/generated/shapes/minimum.h"
 #include "lazygen/generated/shapes/sub_tensor.h"
 #include "lazygen/generated/shapes/where_self.h"
@@ -36,9 +40,19 @@ DType compute_dtype_where_self(const Shape& condition, const Shape& self, const 
   return shape_rules::result_type({&condition, &self, &other}, {});
 }
 
+// logaddexp(Tensor self, Tensor other) -> Tensor
+DType compute_dtype_logaddexp(const Shape& self, const Shape& other) {
+  return shape_rules::result_type({&self, &other}, {});
+}
+
 // atan2(Tensor self, Tensor other) -> Tensor
 DType compute_dtype_atan2(const Shape& self, const Shape& other) {
   return to_floating(shape_rules::result_type({&self, &other}, {}));
+}
+
+// digamma(Tensor self) -> Tensor
+DType compute_dtype_digamma(const Shape& self) {
+  return to_floating(shape_rules::result_type({&self}, {}));
 }
 
 // sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
@@ -59,10 +73,22 @@ void run_where_self(const Tensor& out, std::initializer_list<Tensor> inputs,
   run_pointwise<kernels::WhereSelf>("where.self", out, inputs, scalars, compute);
 }
 
+// logaddexp(Tensor self, Tensor other) -> Tensor
+void run_logaddexp(const Tensor& out, std::initializer_list<Tensor> inputs,
+                   std::initializer_list<Scalar> scalars, DType compute) {
+  run_pointwise<kernels::Logaddexp>("logaddexp", out, inputs, scalars, compute);
+}
+
 // atan2(Tensor self, Tensor other) -> Tensor
 void run_atan2(const Tensor& out, std::initializer_list<Tensor> inputs,
                std::initializer_list<Scalar> scalars, DType compute) {
   run_pointwise<kernels::Atan2>("atan2", out, inputs, scalars, compute);
+}
+
+// digamma(Tensor self) -> Tensor
+void run_digamma(const Tensor& out, std::initializer_list<Tensor> inputs,
+                 std::initializer_list<Scalar> scalars, DType compute) {
+  run_pointwise<kernels::Digamma>("digamma", out, inputs, scalars, compute);
 }
 
 // sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
@@ -92,11 +118,27 @@ Tensor where_self(const Tensor& condition, const Tensor& self, const Tensor& oth
   return out;
 }
 
+// logaddexp(Tensor self, Tensor other) -> Tensor
+Tensor logaddexp(const Tensor& self, const Tensor& other) {
+  std::vector<Shape> shapes = compute_shape_logaddexp(self.shape(), other.shape());
+  Tensor out = empty(shapes[0].sizes, shapes[0].dtype, kCPU);
+  run_logaddexp(out, {self, other}, {}, compute_dtype_logaddexp(self.shape(), other.shape()));
+  return out;
+}
+
 // atan2(Tensor self, Tensor other) -> Tensor
 Tensor atan2(const Tensor& self, const Tensor& other) {
   std::vector<Shape> shapes = compute_shape_atan2(self.shape(), other.shape());
   Tensor out = empty(shapes[0].sizes, shapes[0].dtype, kCPU);
   run_atan2(out, {self, other}, {}, compute_dtype_atan2(self.shape(), other.shape()));
+  return out;
+}
+
+// digamma(Tensor self) -> Tensor
+Tensor digamma(const Tensor& self) {
+  std::vector<Shape> shapes = compute_shape_digamma(self.shape());
+  Tensor out = empty(shapes[0].sizes, shapes[0].dtype, kCPU);
+  run_digamma(out, {self}, {}, compute_dtype_digamma(self.shape()));
   return out;
 }
 

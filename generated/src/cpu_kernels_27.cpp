@@ -8,11 +8,13 @@
 #include "core/tensor/shape_rules.h"
 #include "lazygen/factory.h"
 #include "lazygen/generated/pointwise/abs.h"
+#include "lazygen/generated/pointwise/erfinv.h"
 #include "lazygen/generated/pointwise/hardshrink_backward.h"
 #include "lazygen/generated/pointwise/hardtanh_backward.h"
 #include "lazygen/generated/pointwise/round.h"
 #include "lazygen/generated/pointwise/softplus_backward.h"
 #include "lazygen/generated/shapes/abs.h"
+#include "lazygen/generated/shapes/erfinv.h"
 #include "lazygen/generated/shapes/hardshrink_backward.h"
 #include "lazygen/generated/shapes/hardtanh_backward.h"
 #include "lazygen/generated/shapes/round.h"
@@ -26,6 +28,11 @@ namespace lazygen::cpu {
 // abs(Tensor self) -> Tensor
 DType compute_dtype_abs(const Shape& self) {
   return shape_rules::result_type({&self}, {});
+}
+
+// erfinv(Tensor self) -> Tensor
+DType compute_dtype_erfinv(const Shape& self) {
+  return to_floating(shape_rules::result_type({&self}, {}));
 }
 
 // round(Tensor self) -> Tensor
@@ -57,6 +64,12 @@ void run_abs(const Tensor& out, std::initializer_list<Tensor> inputs,
   run_pointwise<kernels::Abs>("abs", out, inputs, scalars, compute);
 }
 
+// erfinv(Tensor self) -> Tensor
+void run_erfinv(const Tensor& out, std::initializer_list<Tensor> inputs,
+                std::initializer_list<Scalar> scalars, DType compute) {
+  run_pointwise<kernels::Erfinv>("erfinv", out, inputs, scalars, compute);
+}
+
 // round(Tensor self) -> Tensor
 void run_round(const Tensor& out, std::initializer_list<Tensor> inputs,
                std::initializer_list<Scalar> scalars, DType compute) {
@@ -86,6 +99,14 @@ Tensor abs(const Tensor& self) {
   std::vector<Shape> shapes = compute_shape_abs(self.shape());
   Tensor out = empty(shapes[0].sizes, shapes[0].dtype, kCPU);
   run_abs(out, {self}, {}, compute_dtype_abs(self.shape()));
+  return out;
+}
+
+// erfinv(Tensor self) -> Tensor
+Tensor erfinv(const Tensor& self) {
+  std::vector<Shape> shapes = compute_shape_erfinv(self.shape());
+  Tensor out = empty(shapes[0].sizes, shapes[0].dtype, kCPU);
+  run_erfinv(out, {self}, {}, compute_dtype_erfinv(self.shape()));
   return out;
 }
 

@@ -9,10 +9,12 @@
 #include "lazygen/factory.h"
 #include "lazygen/generated/pointwise/hardshrink.h"
 #include "lazygen/generated/pointwise/hardtanh.h"
+#include "lazygen/generated/pointwise/hypot.h"
 #include "lazygen/generated/pointwise/softplus.h"
 #include "lazygen/generated/pointwise/trunc.h"
 #include "lazygen/generated/shapes/hardshrink.h"
 #include "lazygen/generated/shapes/hardtanh.h"
+#include "lazygen/generated/shapes/hypot.h"
 #include "lazygen/generated/shapes/softplus.h"
 #include "lazygen/generated/shapes/trunc.h"
 #include "lazygen/tensor.h"
@@ -20,6 +22,11 @@
 #include "ops/cpu/pointwise.h"
 
 namespace lazygen::cpu {
+
+// hypot(Tensor self, Tensor other) -> Tensor
+DType compute_dtype_hypot(const Shape& self, const Shape& other) {
+  return shape_rules::result_type({&self, &other}, {});
+}
 
 // trunc(Tensor self) -> Tensor
 DType compute_dtype_trunc(const Shape& self) {
@@ -39,6 +46,12 @@ DType compute_dtype_softplus(const Shape& self, const Scalar& beta, const Scalar
 // hardshrink(Tensor self, Scalar lambd=0.5) -> Tensor
 DType compute_dtype_hardshrink(const Shape& self, const Scalar& lambd) {
   return shape_rules::result_type({&self}, {});
+}
+
+// hypot(Tensor self, Tensor other) -> Tensor
+void run_hypot(const Tensor& out, std::initializer_list<Tensor> inputs,
+               std::initializer_list<Scalar> scalars, DType compute) {
+  run_pointwise<kernels::Hypot>("hypot", out, inputs, scalars, compute);
 }
 
 // trunc(Tensor self) -> Tensor
@@ -63,6 +76,14 @@ void run_softplus(const Tensor& out, std::initializer_list<Tensor> inputs,
 void run_hardshrink(const Tensor& out, std::initializer_list<Tensor> inputs,
                     std::initializer_list<Scalar> scalars, DType compute) {
   run_pointwise<kernels::Hardshrink>("hardshrink", out, inputs, scalars, compute);
+}
+
+// hypot(Tensor self, Tensor other) -> Tensor
+Tensor hypot(const Tensor& self, const Tensor& other) {
+  std::vector<Shape> shapes = compute_shape_hypot(self.shape(), other.shape());
+  Tensor out = empty(shapes[0].sizes, shapes[0].dtype, kCPU);
+  run_hypot(out, {self, other}, {}, compute_dtype_hypot(self.shape(), other.shape()));
+  return out;
 }
 
 // trunc(Tensor self) -> Tensor

@@ -7,8 +7,10 @@
 #include "core/dispatch.h"
 #include "core/tensor/shape_rules.h"
 #include "lazygen/factory.h"
+#include "lazygen/generated/pointwise/copysign_tensor.h"
 #include "lazygen/generated/pointwise/gt_scalar.h"
 #include "lazygen/generated/pointwise/rsub_tensor.h"
+#include "lazygen/generated/shapes/copysign_tensor.h"
 #include "lazygen/generated/shapes/gt_scalar.h"
 #include "lazygen/generated/shapes/rsub_tensor.h"
 #include "lazygen/tensor.h"
@@ -27,6 +29,11 @@ DType compute_dtype_rsub_tensor(const Shape& self, const Shape& other, const Sca
   return shape_rules::result_type({&self, &other}, {});
 }
 
+// copysign.Tensor(Tensor self, Tensor other) -> Tensor
+DType compute_dtype_copysign_tensor(const Shape& self, const Shape& other) {
+  return to_floating(shape_rules::result_type({&self, &other}, {}));
+}
+
 // gt.Scalar(Tensor self, Scalar other) -> Tensor
 void run_gt_scalar(const Tensor& out, std::initializer_list<Tensor> inputs,
                    std::initializer_list<Scalar> scalars, DType compute) {
@@ -37,6 +44,12 @@ void run_gt_scalar(const Tensor& out, std::initializer_list<Tensor> inputs,
 void run_rsub_tensor(const Tensor& out, std::initializer_list<Tensor> inputs,
                      std::initializer_list<Scalar> scalars, DType compute) {
   run_pointwise<kernels::RsubTensor>("rsub.Tensor", out, inputs, scalars, compute);
+}
+
+// copysign.Tensor(Tensor self, Tensor other) -> Tensor
+void run_copysign_tensor(const Tensor& out, std::initializer_list<Tensor> inputs,
+                         std::initializer_list<Scalar> scalars, DType compute) {
+  run_pointwise<kernels::CopysignTensor>("copysign.Tensor", out, inputs, scalars, compute);
 }
 
 // gt.Scalar(Tensor self, Scalar other) -> Tensor
@@ -53,6 +66,15 @@ Tensor rsub_tensor(const Tensor& self, const Tensor& other, const Scalar& alpha)
   Tensor out = empty(shapes[0].sizes, shapes[0].dtype, kCPU);
   run_rsub_tensor(out, {self, other}, {alpha},
                   compute_dtype_rsub_tensor(self.shape(), other.shape(), alpha));
+  return out;
+}
+
+// copysign.Tensor(Tensor self, Tensor other) -> Tensor
+Tensor copysign_tensor(const Tensor& self, const Tensor& other) {
+  std::vector<Shape> shapes = compute_shape_copysign_tensor(self.shape(), other.shape());
+  Tensor out = empty(shapes[0].sizes, shapes[0].dtype, kCPU);
+  run_copysign_tensor(out, {self, other}, {},
+                      compute_dtype_copysign_tensor(self.shape(), other.shape()));
   return out;
 }
 

@@ -6,12 +6,18 @@
 #include "backend/cuda/eager/pointwise.cuh"
 #include "backend/cuda/eager/pointwise_args.h"
 #include "lazygen/generated/pointwise/add_tensor.h"
+#include "lazygen/generated/pointwise/lgamma.h"
 
 namespace lazygen::cuda {
 
 // add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
 void launch_add_tensor(const PointwiseArgs& args, cudaStream_t stream) {
   launch_pointwise<kernels::AddTensor>(args, stream);
+}
+
+// lgamma(Tensor self) -> Tensor
+void launch_lgamma(const PointwiseArgs& args, cudaStream_t stream) {
+  launch_pointwise<kernels::Lgamma>(args, stream);
 }
 
 }  // namespace lazygen::cuda

@@ -11,6 +11,7 @@
 #include "lazygen/generated/pointwise/isnan.h"
 #include "lazygen/generated/pointwise/mul_scalar.h"
 #include "lazygen/generated/pointwise/sigmoid_inplace.h"
+#include "lazygen/generated/pointwise/sinc.h"
 
 namespace lazygen::cuda {
 
@@ -22,6 +23,11 @@ void launch_mul_scalar(const PointwiseArgs& args, cudaStream_t stream) {
 // asinh(Tensor self) -> Tensor
 void launch_asinh(const PointwiseArgs& args, cudaStream_t stream) {
   launch_pointwise<kernels::Asinh>(args, stream);
+}
+
+// sinc(Tensor self) -> Tensor
+void launch_sinc(const PointwiseArgs& args, cudaStream_t stream) {
+  launch_pointwise<kernels::Sinc>(args, stream);
 }
 
 // expm1(Tensor self) -> Tensor

@@ -11,6 +11,7 @@
 #include "lazygen/generated/pointwise/copy_inplace.h"
 #include "lazygen/generated/pointwise/div_scalar.h"
 #include "lazygen/generated/pointwise/eq_tensor.h"
+#include "lazygen/generated/pointwise/fmax.h"
 #include "lazygen/generated/pointwise/lerp_scalar.h"
 #include "lazygen/generated/pointwise/sin.h"
 
@@ -34,6 +35,11 @@ void launch_eq_tensor(const PointwiseArgs& args, cudaStream_t stream) {
 // lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor
 void launch_lerp_scalar(const PointwiseArgs& args, cudaStream_t stream) {
   launch_pointwise<kernels::LerpScalar>(args, stream);
+}
+
+// fmax(Tensor self, Tensor other) -> Tensor
+void launch_fmax(const PointwiseArgs& args, cudaStream_t stream) {
+  launch_pointwise<kernels::Fmax>(args, stream);
 }
 
 // clamp_max(Tensor self, Scalar max) -> Tensor

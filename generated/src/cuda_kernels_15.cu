@@ -6,6 +6,7 @@
 #include "backend/cuda/eager/pointwise.cuh"
 #include "backend/cuda/eager/pointwise_args.h"
 #include "lazygen/generated/pointwise/lt_tensor.h"
+#include "lazygen/generated/pointwise/signbit.h"
 #include "lazygen/generated/pointwise/sqrt.h"
 
 namespace lazygen::cuda {
@@ -18,6 +19,11 @@ void launch_sqrt(const PointwiseArgs& args, cudaStream_t stream) {
 // lt.Tensor(Tensor self, Tensor other) -> Tensor
 void launch_lt_tensor(const PointwiseArgs& args, cudaStream_t stream) {
   launch_pointwise<kernels::LtTensor>(args, stream);
+}
+
+// signbit(Tensor self) -> Tensor
+void launch_signbit(const PointwiseArgs& args, cudaStream_t stream) {
+  launch_pointwise<kernels::Signbit>(args, stream);
 }
 
 }  // namespace lazygen::cuda

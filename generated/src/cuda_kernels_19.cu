@@ -8,6 +8,7 @@
 #include "lazygen/generated/pointwise/_gelu_erf_backward.h"
 #include "lazygen/generated/pointwise/_gelu_tanh.h"
 #include "lazygen/generated/pointwise/clamp_min.h"
+#include "lazygen/generated/pointwise/fmin.h"
 #include "lazygen/generated/pointwise/mul_tensor.h"
 #include "lazygen/generated/pointwise/relu.h"
 
@@ -21,6 +22,11 @@ void launch_mul_tensor(const PointwiseArgs& args, cudaStream_t stream) {
 // relu(Tensor self) -> Tensor
 void launch_relu(const PointwiseArgs& args, cudaStream_t stream) {
   launch_pointwise<kernels::Relu>(args, stream);
+}
+
+// fmin(Tensor self, Tensor other) -> Tensor
+void launch_fmin(const PointwiseArgs& args, cudaStream_t stream) {
+  launch_pointwise<kernels::Fmin>(args, stream);
 }
 
 // clamp_min(Tensor self, Scalar min) -> Tensor

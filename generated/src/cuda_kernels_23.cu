@@ -6,6 +6,8 @@
 #include "backend/cuda/eager/pointwise.cuh"
 #include "backend/cuda/eager/pointwise_args.h"
 #include "lazygen/generated/pointwise/atan2.h"
+#include "lazygen/generated/pointwise/digamma.h"
+#include "lazygen/generated/pointwise/logaddexp.h"
 #include "lazygen/generated/pointwise/minimum.h"
 #include "lazygen/generated/pointwise/sub_tensor.h"
 #include "lazygen/generated/pointwise/where_self.h"
@@ -27,9 +29,19 @@ void launch_where_self(const PointwiseArgs& args, cudaStream_t stream) {
   launch_pointwise<kernels::WhereSelf>(args, stream);
 }
 
+// logaddexp(Tensor self, Tensor other) -> Tensor
+void launch_logaddexp(const PointwiseArgs& args, cudaStream_t stream) {
+  launch_pointwise<kernels::Logaddexp>(args, stream);
+}
+
 // atan2(Tensor self, Tensor other) -> Tensor
 void launch_atan2(const PointwiseArgs& args, cudaStream_t stream) {
   launch_pointwise<kernels::Atan2>(args, stream);
+}
+
+// digamma(Tensor self) -> Tensor
+void launch_digamma(const PointwiseArgs& args, cudaStream_t stream) {
+  launch_pointwise<kernels::Digamma>(args, stream);
 }
 
 }  // namespace lazygen::cuda

@@ -6,6 +6,7 @@
 #include "backend/cuda/eager/pointwise.cuh"
 #include "backend/cuda/eager/pointwise_args.h"
 #include "lazygen/generated/pointwise/abs.h"
+#include "lazygen/generated/pointwise/erfinv.h"
 #include "lazygen/generated/pointwise/hardshrink_backward.h"
 #include "lazygen/generated/pointwise/hardtanh_backward.h"
 #include "lazygen/generated/pointwise/round.h"
@@ -16,6 +17,11 @@ namespace lazygen::cuda {
 // abs(Tensor self) -> Tensor
 void launch_abs(const PointwiseArgs& args, cudaStream_t stream) {
   launch_pointwise<kernels::Abs>(args, stream);
+}
+
+// erfinv(Tensor self) -> Tensor
+void launch_erfinv(const PointwiseArgs& args, cudaStream_t stream) {
+  launch_pointwise<kernels::Erfinv>(args, stream);
 }
 
 // round(Tensor self) -> Tensor

@@ -7,10 +7,16 @@
 #include "backend/cuda/eager/pointwise_args.h"
 #include "lazygen/generated/pointwise/hardshrink.h"
 #include "lazygen/generated/pointwise/hardtanh.h"
+#include "lazygen/generated/pointwise/hypot.h"
 #include "lazygen/generated/pointwise/softplus.h"
 #include "lazygen/generated/pointwise/trunc.h"
 
 namespace lazygen::cuda {
+
+// hypot(Tensor self, Tensor other) -> Tensor
+void launch_hypot(const PointwiseArgs& args, cudaStream_t stream) {
+  launch_pointwise<kernels::Hypot>(args, stream);
+}
 
 // trunc(Tensor self) -> Tensor
 void launch_trunc(const PointwiseArgs& args, cudaStream_t stream) {

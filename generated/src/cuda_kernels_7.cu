@@ -5,6 +5,7 @@
 // op's launcher.
 #include "backend/cuda/eager/pointwise.cuh"
 #include "backend/cuda/eager/pointwise_args.h"
+#include "lazygen/generated/pointwise/copysign_tensor.h"
 #include "lazygen/generated/pointwise/gt_scalar.h"
 #include "lazygen/generated/pointwise/rsub_tensor.h"
 
@@ -18,6 +19,11 @@ void launch_gt_scalar(const PointwiseArgs& args, cudaStream_t stream) {
 // rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
 void launch_rsub_tensor(const PointwiseArgs& args, cudaStream_t stream) {
   launch_pointwise<kernels::RsubTensor>(args, stream);
+}
+
+// copysign.Tensor(Tensor self, Tensor other) -> Tensor
+void launch_copysign_tensor(const PointwiseArgs& args, cudaStream_t stream) {
+  launch_pointwise<kernels::CopysignTensor>(args, stream);
 }
 
 }  // namespace lazygen::cuda

@@ -8,8 +8,11 @@
 #include "backend/cuda/eager/eager_kernels.h"
 #include "core/dispatch.h"
 #include "lazygen/generated/cpu/add_tensor.h"
+#include "lazygen/generated/cpu/lgamma.h"
 #include "lazygen/generated/cuda/add_tensor.h"
+#include "lazygen/generated/cuda/lgamma.h"
 #include "lazygen/generated/shapes/add_tensor.h"
+#include "lazygen/generated/shapes/lgamma.h"
 
 namespace lazygen::cuda {
 namespace {
@@ -23,10 +26,19 @@ Tensor add_tensor(const Tensor& self, const Tensor& other, const Scalar& alpha) 
   return out;
 }
 
+// lgamma(Tensor self) -> Tensor
+Tensor lgamma(const Tensor& self) {
+  std::vector<Shape> shapes = compute_shape_lgamma(self.shape());
+  Tensor out = empty_device(shapes[0].sizes, shapes[0].dtype, self.device());
+  run_pointwise("lgamma", &launch_lgamma, out, {self}, {}, cpu::compute_dtype_lgamma(self.shape()));
+  return out;
+}
+
 }  // namespace
 
 void register_pointwise_kernels_0() {
   detail::register_device_kernel(DeviceType::CUDA, "add.Tensor", &add_tensor);
+  detail::register_device_kernel(DeviceType::CUDA, "lgamma", &lgamma);
 }
 
 }  // namespace lazygen::cuda

@@ -13,18 +13,21 @@
 #include "lazygen/generated/cpu/isnan.h"
 #include "lazygen/generated/cpu/mul_scalar.h"
 #include "lazygen/generated/cpu/sigmoid_inplace.h"
+#include "lazygen/generated/cpu/sinc.h"
 #include "lazygen/generated/cuda/asinh.h"
 #include "lazygen/generated/cuda/bitwise_and_tensor.h"
 #include "lazygen/generated/cuda/expm1.h"
 #include "lazygen/generated/cuda/isnan.h"
 #include "lazygen/generated/cuda/mul_scalar.h"
 #include "lazygen/generated/cuda/sigmoid_inplace.h"
+#include "lazygen/generated/cuda/sinc.h"
 #include "lazygen/generated/shapes/asinh.h"
 #include "lazygen/generated/shapes/bitwise_and_tensor.h"
 #include "lazygen/generated/shapes/expm1.h"
 #include "lazygen/generated/shapes/isnan.h"
 #include "lazygen/generated/shapes/mul_scalar.h"
 #include "lazygen/generated/shapes/sigmoid_inplace.h"
+#include "lazygen/generated/shapes/sinc.h"
 
 namespace lazygen::cuda {
 namespace {
@@ -43,6 +46,14 @@ Tensor asinh(const Tensor& self) {
   std::vector<Shape> shapes = compute_shape_asinh(self.shape());
   Tensor out = empty_device(shapes[0].sizes, shapes[0].dtype, self.device());
   run_pointwise("asinh", &launch_asinh, out, {self}, {}, cpu::compute_dtype_asinh(self.shape()));
+  return out;
+}
+
+// sinc(Tensor self) -> Tensor
+Tensor sinc(const Tensor& self) {
+  std::vector<Shape> shapes = compute_shape_sinc(self.shape());
+  Tensor out = empty_device(shapes[0].sizes, shapes[0].dtype, self.device());
+  run_pointwise("sinc", &launch_sinc, out, {self}, {}, cpu::compute_dtype_sinc(self.shape()));
   return out;
 }
 
@@ -84,6 +95,7 @@ const Tensor& sigmoid_inplace(const Tensor& self) {
 void register_pointwise_kernels_10() {
   detail::register_device_kernel(DeviceType::CUDA, "mul.Scalar", &mul_scalar);
   detail::register_device_kernel(DeviceType::CUDA, "asinh", &asinh);
+  detail::register_device_kernel(DeviceType::CUDA, "sinc", &sinc);
   detail::register_device_kernel(DeviceType::CUDA, "expm1", &expm1);
   detail::register_device_kernel(DeviceType::CUDA, "isnan", &isnan);
   detail::register_device_kernel(DeviceType::CUDA, "bitwise_and.Tensor", &bitwise_and_tensor);

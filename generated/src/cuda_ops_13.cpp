@@ -14,6 +14,7 @@
 #include "lazygen/generated/cpu/div_scalar.h"
 #include "lazygen/generated/cpu/eq_tensor.h"
 #include "lazygen/generated/cpu/flatten_using_ints.h"
+#include "lazygen/generated/cpu/fmax.h"
 #include "lazygen/generated/cpu/lerp_scalar.h"
 #include "lazygen/generated/cpu/sin.h"
 #include "lazygen/generated/cuda/_gelu_erf.h"
@@ -22,6 +23,7 @@
 #include "lazygen/generated/cuda/copy_inplace.h"
 #include "lazygen/generated/cuda/div_scalar.h"
 #include "lazygen/generated/cuda/eq_tensor.h"
+#include "lazygen/generated/cuda/fmax.h"
 #include "lazygen/generated/cuda/lerp_scalar.h"
 #include "lazygen/generated/cuda/sin.h"
 #include "lazygen/generated/shapes/_gelu_erf.h"
@@ -30,6 +32,7 @@
 #include "lazygen/generated/shapes/copy_inplace.h"
 #include "lazygen/generated/shapes/div_scalar.h"
 #include "lazygen/generated/shapes/eq_tensor.h"
+#include "lazygen/generated/shapes/fmax.h"
 #include "lazygen/generated/shapes/lerp_scalar.h"
 #include "lazygen/generated/shapes/sin.h"
 
@@ -68,6 +71,15 @@ Tensor lerp_scalar(const Tensor& self, const Tensor& end, const Scalar& weight) 
   Tensor out = empty_device(shapes[0].sizes, shapes[0].dtype, self.device());
   run_pointwise("lerp.Scalar", &launch_lerp_scalar, out, {self, end}, {weight},
                 cpu::compute_dtype_lerp_scalar(self.shape(), end.shape(), weight));
+  return out;
+}
+
+// fmax(Tensor self, Tensor other) -> Tensor
+Tensor fmax(const Tensor& self, const Tensor& other) {
+  std::vector<Shape> shapes = compute_shape_fmax(self.shape(), other.shape());
+  Tensor out = empty_device(shapes[0].sizes, shapes[0].dtype, self.device());
+  run_pointwise("fmax", &launch_fmax, out, {self, other}, {},
+                cpu::compute_dtype_fmax(self.shape(), other.shape()));
   return out;
 }
 
@@ -113,6 +125,7 @@ void register_pointwise_kernels_13() {
   detail::register_device_kernel(DeviceType::CUDA, "copy_", &copy_inplace);
   detail::register_device_kernel(DeviceType::CUDA, "eq.Tensor", &eq_tensor);
   detail::register_device_kernel(DeviceType::CUDA, "lerp.Scalar", &lerp_scalar);
+  detail::register_device_kernel(DeviceType::CUDA, "fmax", &fmax);
   detail::register_device_kernel(DeviceType::CUDA, "clamp_max", &clamp_max);
   detail::register_device_kernel(DeviceType::CUDA, "sin", &sin);
   detail::register_device_kernel(DeviceType::CUDA, "_gelu_erf", &_gelu_erf);

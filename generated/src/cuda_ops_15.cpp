@@ -8,10 +8,13 @@
 #include "backend/cuda/eager/eager_kernels.h"
 #include "core/dispatch.h"
 #include "lazygen/generated/cpu/lt_tensor.h"
+#include "lazygen/generated/cpu/signbit.h"
 #include "lazygen/generated/cpu/sqrt.h"
 #include "lazygen/generated/cuda/lt_tensor.h"
+#include "lazygen/generated/cuda/signbit.h"
 #include "lazygen/generated/cuda/sqrt.h"
 #include "lazygen/generated/shapes/lt_tensor.h"
+#include "lazygen/generated/shapes/signbit.h"
 #include "lazygen/generated/shapes/sqrt.h"
 
 namespace lazygen::cuda {
@@ -34,11 +37,21 @@ Tensor lt_tensor(const Tensor& self, const Tensor& other) {
   return out;
 }
 
+// signbit(Tensor self) -> Tensor
+Tensor signbit(const Tensor& self) {
+  std::vector<Shape> shapes = compute_shape_signbit(self.shape());
+  Tensor out = empty_device(shapes[0].sizes, shapes[0].dtype, self.device());
+  run_pointwise("signbit", &launch_signbit, out, {self}, {},
+                cpu::compute_dtype_signbit(self.shape()));
+  return out;
+}
+
 }  // namespace
 
 void register_pointwise_kernels_15() {
   detail::register_device_kernel(DeviceType::CUDA, "sqrt", &sqrt);
   detail::register_device_kernel(DeviceType::CUDA, "lt.Tensor", &lt_tensor);
+  detail::register_device_kernel(DeviceType::CUDA, "signbit", &signbit);
 }
 
 }  // namespace lazygen::cuda

@@ -10,16 +10,19 @@
 #include "lazygen/generated/cpu/_gelu_erf_backward.h"
 #include "lazygen/generated/cpu/_gelu_tanh.h"
 #include "lazygen/generated/cpu/clamp_min.h"
+#include "lazygen/generated/cpu/fmin.h"
 #include "lazygen/generated/cpu/mul_tensor.h"
 #include "lazygen/generated/cpu/relu.h"
 #include "lazygen/generated/cuda/_gelu_erf_backward.h"
 #include "lazygen/generated/cuda/_gelu_tanh.h"
 #include "lazygen/generated/cuda/clamp_min.h"
+#include "lazygen/generated/cuda/fmin.h"
 #include "lazygen/generated/cuda/mul_tensor.h"
 #include "lazygen/generated/cuda/relu.h"
 #include "lazygen/generated/shapes/_gelu_erf_backward.h"
 #include "lazygen/generated/shapes/_gelu_tanh.h"
 #include "lazygen/generated/shapes/clamp_min.h"
+#include "lazygen/generated/shapes/fmin.h"
 #include "lazygen/generated/shapes/mul_tensor.h"
 #include "lazygen/generated/shapes/relu.h"
 
@@ -40,6 +43,15 @@ Tensor relu(const Tensor& self) {
   std::vector<Shape> shapes = compute_shape_relu(self.shape());
   Tensor out = empty_device(shapes[0].sizes, shapes[0].dtype, self.device());
   run_pointwise("relu", &launch_relu, out, {self}, {}, cpu::compute_dtype_relu(self.shape()));
+  return out;
+}
+
+// fmin(Tensor self, Tensor other) -> Tensor
+Tensor fmin(const Tensor& self, const Tensor& other) {
+  std::vector<Shape> shapes = compute_shape_fmin(self.shape(), other.shape());
+  Tensor out = empty_device(shapes[0].sizes, shapes[0].dtype, self.device());
+  run_pointwise("fmin", &launch_fmin, out, {self, other}, {},
+                cpu::compute_dtype_fmin(self.shape(), other.shape()));
   return out;
 }
 
@@ -75,6 +87,7 @@ Tensor _gelu_tanh(const Tensor& self) {
 void register_pointwise_kernels_19() {
   detail::register_device_kernel(DeviceType::CUDA, "mul.Tensor", &mul_tensor);
   detail::register_device_kernel(DeviceType::CUDA, "relu", &relu);
+  detail::register_device_kernel(DeviceType::CUDA, "fmin", &fmin);
   detail::register_device_kernel(DeviceType::CUDA, "clamp_min", &clamp_min);
   detail::register_device_kernel(DeviceType::CUDA, "_gelu_erf_backward", &_gelu_erf_backward);
   detail::register_device_kernel(DeviceType::CUDA, "_gelu_tanh", &_gelu_tanh);

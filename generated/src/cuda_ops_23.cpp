@@ -8,15 +8,21 @@
 #include "backend/cuda/eager/eager_kernels.h"
 #include "core/dispatch.h"
 #include "lazygen/generated/cpu/atan2.h"
+#include "lazygen/generated/cpu/digamma.h"
+#include "lazygen/generated/cpu/logaddexp.h"
 #include "lazygen/generated/cpu/minimum.h"
 #include "lazygen/generated/cpu/select_int.h"
 #include "lazygen/generated/cpu/sub_tensor.h"
 #include "lazygen/generated/cpu/where_self.h"
 #include "lazygen/generated/cuda/atan2.h"
+#include "lazygen/generated/cuda/digamma.h"
+#include "lazygen/generated/cuda/logaddexp.h"
 #include "lazygen/generated/cuda/minimum.h"
 #include "lazygen/generated/cuda/sub_tensor.h"
 #include "lazygen/generated/cuda/where_self.h"
 #include "lazygen/generated/shapes/atan2.h"
+#include "lazygen/generated/shapes/digamma.h"
+#include "lazygen/generated/shapes/logaddexp.h"
 #include "lazygen/generated/shapes/minimum.h"
 #include "lazygen/generated/shapes/sub_tensor.h"
 #include "lazygen/generated/shapes/where_self.h"
@@ -52,6 +58,15 @@ Tensor where_self(const Tensor& condition, const Tensor& self, const Tensor& oth
   return out;
 }
 
+// logaddexp(Tensor self, Tensor other) -> Tensor
+Tensor logaddexp(const Tensor& self, const Tensor& other) {
+  std::vector<Shape> shapes = compute_shape_logaddexp(self.shape(), other.shape());
+  Tensor out = empty_device(shapes[0].sizes, shapes[0].dtype, self.device());
+  run_pointwise("logaddexp", &launch_logaddexp, out, {self, other}, {},
+                cpu::compute_dtype_logaddexp(self.shape(), other.shape()));
+  return out;
+}
+
 // atan2(Tensor self, Tensor other) -> Tensor
 Tensor atan2(const Tensor& self, const Tensor& other) {
   std::vector<Shape> shapes = compute_shape_atan2(self.shape(), other.shape());
@@ -61,13 +76,24 @@ Tensor atan2(const Tensor& self, const Tensor& other) {
   return out;
 }
 
+// digamma(Tensor self) -> Tensor
+Tensor digamma(const Tensor& self) {
+  std::vector<Shape> shapes = compute_shape_digamma(self.shape());
+  Tensor out = empty_device(shapes[0].sizes, shapes[0].dtype, self.device());
+  run_pointwise("digamma", &launch_digamma, out, {self}, {},
+                cpu::compute_dtype_digamma(self.shape()));
+  return out;
+}
+
 }  // namespace
 
 void register_pointwise_kernels_23() {
   detail::register_device_kernel(DeviceType::CUDA, "sub.Tensor", &sub_tensor);
   detail::register_device_kernel(DeviceType::CUDA, "minimum", &minimum);
   detail::register_device_kernel(DeviceType::CUDA, "where.self", &where_self);
+  detail::register_device_kernel(DeviceType::CUDA, "logaddexp", &logaddexp);
   detail::register_device_kernel(DeviceType::CUDA, "atan2", &atan2);
+  detail::register_device_kernel(DeviceType::CUDA, "digamma", &digamma);
   detail::register_device_kernel(DeviceType::CUDA, "select.int", &cpu::select_int);
 }
 

@@ -8,16 +8,19 @@
 #include "backend/cuda/eager/eager_kernels.h"
 #include "core/dispatch.h"
 #include "lazygen/generated/cpu/abs.h"
+#include "lazygen/generated/cpu/erfinv.h"
 #include "lazygen/generated/cpu/hardshrink_backward.h"
 #include "lazygen/generated/cpu/hardtanh_backward.h"
 #include "lazygen/generated/cpu/round.h"
 #include "lazygen/generated/cpu/softplus_backward.h"
 #include "lazygen/generated/cuda/abs.h"
+#include "lazygen/generated/cuda/erfinv.h"
 #include "lazygen/generated/cuda/hardshrink_backward.h"
 #include "lazygen/generated/cuda/hardtanh_backward.h"
 #include "lazygen/generated/cuda/round.h"
 #include "lazygen/generated/cuda/softplus_backward.h"
 #include "lazygen/generated/shapes/abs.h"
+#include "lazygen/generated/shapes/erfinv.h"
 #include "lazygen/generated/shapes/hardshrink_backward.h"
 #include "lazygen/generated/shapes/hardtanh_backward.h"
 #include "lazygen/generated/shapes/round.h"
@@ -31,6 +34,14 @@ Tensor abs(const Tensor& self) {
   std::vector<Shape> shapes = compute_shape_abs(self.shape());
   Tensor out = empty_device(shapes[0].sizes, shapes[0].dtype, self.device());
   run_pointwise("abs", &launch_abs, out, {self}, {}, cpu::compute_dtype_abs(self.shape()));
+  return out;
+}
+
+// erfinv(Tensor self) -> Tensor
+Tensor erfinv(const Tensor& self) {
+  std::vector<Shape> shapes = compute_shape_erfinv(self.shape());
+  Tensor out = empty_device(shapes[0].sizes, shapes[0].dtype, self.device());
+  run_pointwise("erfinv", &launch_erfinv, out, {self}, {}, cpu::compute_dtype_erfinv(self.shape()));
   return out;
 }
 
@@ -80,6 +91,7 @@ Tensor hardshrink_backward(const Tensor& grad_out, const Tensor& self, const Sca
 
 void register_pointwise_kernels_27() {
   detail::register_device_kernel(DeviceType::CUDA, "abs", &abs);
+  detail::register_device_kernel(DeviceType::CUDA, "erfinv", &erfinv);
   detail::register_device_kernel(DeviceType::CUDA, "round", &round);
   detail::register_device_kernel(DeviceType::CUDA, "hardtanh_backward", &hardtanh_backward);
   detail::register_device_kernel(DeviceType::CUDA, "softplus_backward", &softplus_backward);

@@ -9,20 +9,32 @@
 #include "core/dispatch.h"
 #include "lazygen/generated/cpu/hardshrink.h"
 #include "lazygen/generated/cpu/hardtanh.h"
+#include "lazygen/generated/cpu/hypot.h"
 #include "lazygen/generated/cpu/reshape.h"
 #include "lazygen/generated/cpu/softplus.h"
 #include "lazygen/generated/cpu/trunc.h"
 #include "lazygen/generated/cuda/hardshrink.h"
 #include "lazygen/generated/cuda/hardtanh.h"
+#include "lazygen/generated/cuda/hypot.h"
 #include "lazygen/generated/cuda/softplus.h"
 #include "lazygen/generated/cuda/trunc.h"
 #include "lazygen/generated/shapes/hardshrink.h"
 #include "lazygen/generated/shapes/hardtanh.h"
+#include "lazygen/generated/shapes/hypot.h"
 #include "lazygen/generated/shapes/softplus.h"
 #include "lazygen/generated/shapes/trunc.h"
 
 namespace lazygen::cuda {
 namespace {
+
+// hypot(Tensor self, Tensor other) -> Tensor
+Tensor hypot(const Tensor& self, const Tensor& other) {
+  std::vector<Shape> shapes = compute_shape_hypot(self.shape(), other.shape());
+  Tensor out = empty_device(shapes[0].sizes, shapes[0].dtype, self.device());
+  run_pointwise("hypot", &launch_hypot, out, {self, other}, {},
+                cpu::compute_dtype_hypot(self.shape(), other.shape()));
+  return out;
+}
 
 // trunc(Tensor self) -> Tensor
 Tensor trunc(const Tensor& self) {
@@ -62,6 +74,7 @@ Tensor hardshrink(const Tensor& self, const Scalar& lambd) {
 }  // namespace
 
 void register_pointwise_kernels_5() {
+  detail::register_device_kernel(DeviceType::CUDA, "hypot", &hypot);
   detail::register_device_kernel(DeviceType::CUDA, "trunc", &trunc);
   detail::register_device_kernel(DeviceType::CUDA, "hardtanh", &hardtanh);
   detail::register_device_kernel(DeviceType::CUDA, "softplus", &softplus);

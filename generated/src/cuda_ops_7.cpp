@@ -7,10 +7,13 @@
 // the op dispatch (cuda_ops.cpp calls it). Built only with the CUDA toolkit.
 #include "backend/cuda/eager/eager_kernels.h"
 #include "core/dispatch.h"
+#include "lazygen/generated/cpu/copysign_tensor.h"
 #include "lazygen/generated/cpu/gt_scalar.h"
 #include "lazygen/generated/cpu/rsub_tensor.h"
+#include "lazygen/generated/cuda/copysign_tensor.h"
 #include "lazygen/generated/cuda/gt_scalar.h"
 #include "lazygen/generated/cuda/rsub_tensor.h"
+#include "lazygen/generated/shapes/copysign_tensor.h"
 #include "lazygen/generated/shapes/gt_scalar.h"
 #include "lazygen/generated/shapes/rsub_tensor.h"
 
@@ -35,11 +38,21 @@ Tensor rsub_tensor(const Tensor& self, const Tensor& other, const Scalar& alpha)
   return out;
 }
 
+// copysign.Tensor(Tensor self, Tensor other) -> Tensor
+Tensor copysign_tensor(const Tensor& self, const Tensor& other) {
+  std::vector<Shape> shapes = compute_shape_copysign_tensor(self.shape(), other.shape());
+  Tensor out = empty_device(shapes[0].sizes, shapes[0].dtype, self.device());
+  run_pointwise("copysign.Tensor", &launch_copysign_tensor, out, {self, other}, {},
+                cpu::compute_dtype_copysign_tensor(self.shape(), other.shape()));
+  return out;
+}
+
 }  // namespace
 
 void register_pointwise_kernels_7() {
   detail::register_device_kernel(DeviceType::CUDA, "gt.Scalar", &gt_scalar);
   detail::register_device_kernel(DeviceType::CUDA, "rsub.Tensor", &rsub_tensor);
+  detail::register_device_kernel(DeviceType::CUDA, "copysign.Tensor", &copysign_tensor);
 }
 
 }  // namespace lazygen::cuda

@@ -8,10 +8,13 @@
 #include "core/lazy/lazy_view.h"
 #include "lazygen/generated/ir/add_tensor.h"
 #include "lazygen/generated/ir/amin.h"
+#include "lazygen/generated/ir/lgamma.h"
 #include "lazygen/generated/lazy/add_tensor.h"
 #include "lazygen/generated/lazy/amin.h"
+#include "lazygen/generated/lazy/lgamma.h"
 #include "lazygen/generated/shapes/add_tensor.h"
 #include "lazygen/generated/shapes/amin.h"
+#include "lazygen/generated/shapes/lgamma.h"
 #include "lazygen/types.h"
 
 namespace lazygen::lazy {
@@ -21,6 +24,13 @@ Tensor add_tensor(const Tensor& self, const Tensor& other, const Scalar& alpha) 
   const ir::NodePtr& node = ir::cached_node<ir::AddTensor>(
       ir_value(self), ir_value(other), scalar_value(alpha),
       [&] { return compute_shape_add_tensor(self.shape(), other.shape(), alpha); });
+  return make_lazy_tensor(node, 0, self.device());
+}
+
+// lgamma(Tensor self) -> Tensor
+Tensor lgamma(const Tensor& self) {
+  const ir::NodePtr& node = ir::cached_node<ir::Lgamma>(
+      ir_value(self), [&] { return compute_shape_lgamma(self.shape()); });
   return make_lazy_tensor(node, 0, self.device());
 }
 

@@ -14,6 +14,7 @@
 #include "lazygen/generated/ir/isnan.h"
 #include "lazygen/generated/ir/mul_scalar.h"
 #include "lazygen/generated/ir/sigmoid_inplace.h"
+#include "lazygen/generated/ir/sinc.h"
 #include "lazygen/generated/lazy/amax.h"
 #include "lazygen/generated/lazy/asinh.h"
 #include "lazygen/generated/lazy/bitwise_and_tensor.h"
@@ -22,6 +23,7 @@
 #include "lazygen/generated/lazy/isnan.h"
 #include "lazygen/generated/lazy/mul_scalar.h"
 #include "lazygen/generated/lazy/sigmoid_inplace.h"
+#include "lazygen/generated/lazy/sinc.h"
 #include "lazygen/generated/shapes/amax.h"
 #include "lazygen/generated/shapes/asinh.h"
 #include "lazygen/generated/shapes/bitwise_and_tensor.h"
@@ -30,6 +32,7 @@
 #include "lazygen/generated/shapes/isnan.h"
 #include "lazygen/generated/shapes/mul_scalar.h"
 #include "lazygen/generated/shapes/sigmoid_inplace.h"
+#include "lazygen/generated/shapes/sinc.h"
 #include "lazygen/types.h"
 
 namespace lazygen::lazy {
@@ -46,6 +49,13 @@ Tensor mul_scalar(const Tensor& self, const Scalar& other) {
 Tensor asinh(const Tensor& self) {
   const ir::NodePtr& node =
       ir::cached_node<ir::Asinh>(ir_value(self), [&] { return compute_shape_asinh(self.shape()); });
+  return make_lazy_tensor(node, 0, self.device());
+}
+
+// sinc(Tensor self) -> Tensor
+Tensor sinc(const Tensor& self) {
+  const ir::NodePtr& node =
+      ir::cached_node<ir::Sinc>(ir_value(self), [&] { return compute_shape_sinc(self.shape()); });
   return make_lazy_tensor(node, 0, self.device());
 }
 

@@ -13,6 +13,7 @@
 #include "lazygen/generated/ir/div_scalar.h"
 #include "lazygen/generated/ir/eq_tensor.h"
 #include "lazygen/generated/ir/flatten_using_ints.h"
+#include "lazygen/generated/ir/fmax.h"
 #include "lazygen/generated/ir/lerp_scalar.h"
 #include "lazygen/generated/ir/mean_dim.h"
 #include "lazygen/generated/ir/sin.h"
@@ -23,6 +24,7 @@
 #include "lazygen/generated/lazy/div_scalar.h"
 #include "lazygen/generated/lazy/eq_tensor.h"
 #include "lazygen/generated/lazy/flatten_using_ints.h"
+#include "lazygen/generated/lazy/fmax.h"
 #include "lazygen/generated/lazy/lerp_scalar.h"
 #include "lazygen/generated/lazy/mean_dim.h"
 #include "lazygen/generated/lazy/sin.h"
@@ -33,6 +35,7 @@
 #include "lazygen/generated/shapes/div_scalar.h"
 #include "lazygen/generated/shapes/eq_tensor.h"
 #include "lazygen/generated/shapes/flatten_using_ints.h"
+#include "lazygen/generated/shapes/fmax.h"
 #include "lazygen/generated/shapes/lerp_scalar.h"
 #include "lazygen/generated/shapes/mean_dim.h"
 #include "lazygen/generated/shapes/sin.h"
@@ -70,6 +73,14 @@ Tensor lerp_scalar(const Tensor& self, const Tensor& end, const Scalar& weight) 
   const ir::NodePtr& node = ir::cached_node<ir::LerpScalar>(
       ir_value(self), ir_value(end), scalar_value(weight),
       [&] { return compute_shape_lerp_scalar(self.shape(), end.shape(), weight); });
+  return make_lazy_tensor(node, 0, self.device());
+}
+
+// fmax(Tensor self, Tensor other) -> Tensor
+Tensor fmax(const Tensor& self, const Tensor& other) {
+  const ir::NodePtr& node = ir::cached_node<ir::Fmax>(ir_value(self), ir_value(other), [&] {
+    return compute_shape_fmax(self.shape(), other.shape());
+  });
   return make_lazy_tensor(node, 0, self.device());
 }
 

@@ -10,16 +10,19 @@
 #include "lazygen/generated/ir/bmm.h"
 #include "lazygen/generated/ir/lt_tensor.h"
 #include "lazygen/generated/ir/mm.h"
+#include "lazygen/generated/ir/signbit.h"
 #include "lazygen/generated/ir/sqrt.h"
 #include "lazygen/generated/lazy/argmax.h"
 #include "lazygen/generated/lazy/bmm.h"
 #include "lazygen/generated/lazy/lt_tensor.h"
 #include "lazygen/generated/lazy/mm.h"
+#include "lazygen/generated/lazy/signbit.h"
 #include "lazygen/generated/lazy/sqrt.h"
 #include "lazygen/generated/shapes/argmax.h"
 #include "lazygen/generated/shapes/bmm.h"
 #include "lazygen/generated/shapes/lt_tensor.h"
 #include "lazygen/generated/shapes/mm.h"
+#include "lazygen/generated/shapes/signbit.h"
 #include "lazygen/generated/shapes/sqrt.h"
 #include "lazygen/types.h"
 
@@ -37,6 +40,13 @@ Tensor lt_tensor(const Tensor& self, const Tensor& other) {
   const ir::NodePtr& node = ir::cached_node<ir::LtTensor>(ir_value(self), ir_value(other), [&] {
     return compute_shape_lt_tensor(self.shape(), other.shape());
   });
+  return make_lazy_tensor(node, 0, self.device());
+}
+
+// signbit(Tensor self) -> Tensor
+Tensor signbit(const Tensor& self) {
+  const ir::NodePtr& node = ir::cached_node<ir::Signbit>(
+      ir_value(self), [&] { return compute_shape_signbit(self.shape()); });
   return make_lazy_tensor(node, 0, self.device());
 }
 

@@ -11,6 +11,7 @@
 #include "lazygen/generated/ir/all_reduce.h"
 #include "lazygen/generated/ir/clamp_min.h"
 #include "lazygen/generated/ir/cumsum.h"
+#include "lazygen/generated/ir/fmin.h"
 #include "lazygen/generated/ir/mul_tensor.h"
 #include "lazygen/generated/ir/relu.h"
 #include "lazygen/generated/lazy/_gelu_erf_backward.h"
@@ -18,6 +19,7 @@
 #include "lazygen/generated/lazy/all_reduce.h"
 #include "lazygen/generated/lazy/clamp_min.h"
 #include "lazygen/generated/lazy/cumsum.h"
+#include "lazygen/generated/lazy/fmin.h"
 #include "lazygen/generated/lazy/mul_tensor.h"
 #include "lazygen/generated/lazy/relu.h"
 #include "lazygen/generated/shapes/_gelu_erf_backward.h"
@@ -25,6 +27,7 @@
 #include "lazygen/generated/shapes/all_reduce.h"
 #include "lazygen/generated/shapes/clamp_min.h"
 #include "lazygen/generated/shapes/cumsum.h"
+#include "lazygen/generated/shapes/fmin.h"
 #include "lazygen/generated/shapes/mul_tensor.h"
 #include "lazygen/generated/shapes/relu.h"
 #include "lazygen/types.h"
@@ -43,6 +46,14 @@ Tensor mul_tensor(const Tensor& self, const Tensor& other) {
 Tensor relu(const Tensor& self) {
   const ir::NodePtr& node =
       ir::cached_node<ir::Relu>(ir_value(self), [&] { return compute_shape_relu(self.shape()); });
+  return make_lazy_tensor(node, 0, self.device());
+}
+
+// fmin(Tensor self, Tensor other) -> Tensor
+Tensor fmin(const Tensor& self, const Tensor& other) {
+  const ir::NodePtr& node = ir::cached_node<ir::Fmin>(ir_value(self), ir_value(other), [&] {
+    return compute_shape_fmin(self.shape(), other.shape());
+  });
   return make_lazy_tensor(node, 0, self.device());
 }
 

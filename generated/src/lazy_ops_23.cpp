@@ -7,18 +7,24 @@
 #include "core/lazy/lazy_tensor.h"
 #include "core/lazy/lazy_view.h"
 #include "lazygen/generated/ir/atan2.h"
+#include "lazygen/generated/ir/digamma.h"
+#include "lazygen/generated/ir/logaddexp.h"
 #include "lazygen/generated/ir/max_pool2d_with_indices_backward.h"
 #include "lazygen/generated/ir/minimum.h"
 #include "lazygen/generated/ir/select_int.h"
 #include "lazygen/generated/ir/sub_tensor.h"
 #include "lazygen/generated/ir/where_self.h"
 #include "lazygen/generated/lazy/atan2.h"
+#include "lazygen/generated/lazy/digamma.h"
+#include "lazygen/generated/lazy/logaddexp.h"
 #include "lazygen/generated/lazy/max_pool2d_with_indices_backward.h"
 #include "lazygen/generated/lazy/minimum.h"
 #include "lazygen/generated/lazy/select_int.h"
 #include "lazygen/generated/lazy/sub_tensor.h"
 #include "lazygen/generated/lazy/where_self.h"
 #include "lazygen/generated/shapes/atan2.h"
+#include "lazygen/generated/shapes/digamma.h"
+#include "lazygen/generated/shapes/logaddexp.h"
 #include "lazygen/generated/shapes/max_pool2d_with_indices_backward.h"
 #include "lazygen/generated/shapes/minimum.h"
 #include "lazygen/generated/shapes/select_int.h"
@@ -52,11 +58,26 @@ Tensor where_self(const Tensor& condition, const Tensor& self, const Tensor& oth
   return make_lazy_tensor(node, 0, condition.device());
 }
 
+// logaddexp(Tensor self, Tensor other) -> Tensor
+Tensor logaddexp(const Tensor& self, const Tensor& other) {
+  const ir::NodePtr& node = ir::cached_node<ir::Logaddexp>(ir_value(self), ir_value(other), [&] {
+    return compute_shape_logaddexp(self.shape(), other.shape());
+  });
+  return make_lazy_tensor(node, 0, self.device());
+}
+
 // atan2(Tensor self, Tensor other) -> Tensor
 Tensor atan2(const Tensor& self, const Tensor& other) {
   const ir::NodePtr& node = ir::cached_node<ir::Atan2>(ir_value(self), ir_value(other), [&] {
     return compute_shape_atan2(self.shape(), other.shape());
   });
+  return make_lazy_tensor(node, 0, self.device());
+}
+
+// digamma(Tensor self) -> Tensor
+Tensor digamma(const Tensor& self) {
+  const ir::NodePtr& node = ir::cached_node<ir::Digamma>(
+      ir_value(self), [&] { return compute_shape_digamma(self.shape()); });
   return make_lazy_tensor(node, 0, self.device());
 }
 

@@ -7,16 +7,19 @@
 #include "core/lazy/lazy_tensor.h"
 #include "core/lazy/lazy_view.h"
 #include "lazygen/generated/ir/abs.h"
+#include "lazygen/generated/ir/erfinv.h"
 #include "lazygen/generated/ir/hardshrink_backward.h"
 #include "lazygen/generated/ir/hardtanh_backward.h"
 #include "lazygen/generated/ir/round.h"
 #include "lazygen/generated/ir/softplus_backward.h"
 #include "lazygen/generated/lazy/abs.h"
+#include "lazygen/generated/lazy/erfinv.h"
 #include "lazygen/generated/lazy/hardshrink_backward.h"
 #include "lazygen/generated/lazy/hardtanh_backward.h"
 #include "lazygen/generated/lazy/round.h"
 #include "lazygen/generated/lazy/softplus_backward.h"
 #include "lazygen/generated/shapes/abs.h"
+#include "lazygen/generated/shapes/erfinv.h"
 #include "lazygen/generated/shapes/hardshrink_backward.h"
 #include "lazygen/generated/shapes/hardtanh_backward.h"
 #include "lazygen/generated/shapes/round.h"
@@ -29,6 +32,13 @@ namespace lazygen::lazy {
 Tensor abs(const Tensor& self) {
   const ir::NodePtr& node =
       ir::cached_node<ir::Abs>(ir_value(self), [&] { return compute_shape_abs(self.shape()); });
+  return make_lazy_tensor(node, 0, self.device());
+}
+
+// erfinv(Tensor self) -> Tensor
+Tensor erfinv(const Tensor& self) {
+  const ir::NodePtr& node = ir::cached_node<ir::Erfinv>(
+      ir_value(self), [&] { return compute_shape_erfinv(self.shape()); });
   return make_lazy_tensor(node, 0, self.device());
 }
 

@@ -9,24 +9,35 @@
 #include "lazygen/generated/ir/_softmax_backward_data.h"
 #include "lazygen/generated/ir/hardshrink.h"
 #include "lazygen/generated/ir/hardtanh.h"
+#include "lazygen/generated/ir/hypot.h"
 #include "lazygen/generated/ir/reshape.h"
 #include "lazygen/generated/ir/softplus.h"
 #include "lazygen/generated/ir/trunc.h"
 #include "lazygen/generated/lazy/_softmax_backward_data.h"
 #include "lazygen/generated/lazy/hardshrink.h"
 #include "lazygen/generated/lazy/hardtanh.h"
+#include "lazygen/generated/lazy/hypot.h"
 #include "lazygen/generated/lazy/reshape.h"
 #include "lazygen/generated/lazy/softplus.h"
 #include "lazygen/generated/lazy/trunc.h"
 #include "lazygen/generated/shapes/_softmax_backward_data.h"
 #include "lazygen/generated/shapes/hardshrink.h"
 #include "lazygen/generated/shapes/hardtanh.h"
+#include "lazygen/generated/shapes/hypot.h"
 #include "lazygen/generated/shapes/reshape.h"
 #include "lazygen/generated/shapes/softplus.h"
 #include "lazygen/generated/shapes/trunc.h"
 #include "lazygen/types.h"
 
 namespace lazygen::lazy {
+
+// hypot(Tensor self, Tensor other) -> Tensor
+Tensor hypot(const Tensor& self, const Tensor& other) {
+  const ir::NodePtr& node = ir::cached_node<ir::Hypot>(ir_value(self), ir_value(other), [&] {
+    return compute_shape_hypot(self.shape(), other.shape());
+  });
+  return make_lazy_tensor(node, 0, self.device());
+}
 
 // trunc(Tensor self) -> Tensor
 Tensor trunc(const Tensor& self) {

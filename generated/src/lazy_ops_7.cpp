@@ -7,16 +7,19 @@
 #include "core/lazy/lazy_tensor.h"
 #include "core/lazy/lazy_view.h"
 #include "lazygen/generated/ir/cat.h"
+#include "lazygen/generated/ir/copysign_tensor.h"
 #include "lazygen/generated/ir/gt_scalar.h"
 #include "lazygen/generated/ir/index_add.h"
 #include "lazygen/generated/ir/rsub_tensor.h"
 #include "lazygen/generated/ir/slice_backward.h"
 #include "lazygen/generated/lazy/cat.h"
+#include "lazygen/generated/lazy/copysign_tensor.h"
 #include "lazygen/generated/lazy/gt_scalar.h"
 #include "lazygen/generated/lazy/index_add.h"
 #include "lazygen/generated/lazy/rsub_tensor.h"
 #include "lazygen/generated/lazy/slice_backward.h"
 #include "lazygen/generated/shapes/cat.h"
+#include "lazygen/generated/shapes/copysign_tensor.h"
 #include "lazygen/generated/shapes/gt_scalar.h"
 #include "lazygen/generated/shapes/index_add.h"
 #include "lazygen/generated/shapes/rsub_tensor.h"
@@ -38,6 +41,14 @@ Tensor rsub_tensor(const Tensor& self, const Tensor& other, const Scalar& alpha)
   const ir::NodePtr& node = ir::cached_node<ir::RsubTensor>(
       ir_value(self), ir_value(other), scalar_value(alpha),
       [&] { return compute_shape_rsub_tensor(self.shape(), other.shape(), alpha); });
+  return make_lazy_tensor(node, 0, self.device());
+}
+
+// copysign.Tensor(Tensor self, Tensor other) -> Tensor
+Tensor copysign_tensor(const Tensor& self, const Tensor& other) {
+  const ir::NodePtr& node = ir::cached_node<ir::CopysignTensor>(
+      ir_value(self), ir_value(other),
+      [&] { return compute_shape_copysign_tensor(self.shape(), other.shape()); });
   return make_lazy_tensor(node, 0, self.device());
 }
 

@@ -150,6 +150,16 @@ extern const KernelLowering kLerpTensor;
 std::vector<Tensor> lower_pow_tensor_tensor(const ir::Node& node,
                                             const std::vector<Tensor>& inputs);
 extern const KernelLowering kPowTensorTensor;
+std::vector<Tensor> lower_hypot(const ir::Node& node, const std::vector<Tensor>& inputs);
+extern const KernelLowering kHypot;
+std::vector<Tensor> lower_copysign_tensor(const ir::Node& node, const std::vector<Tensor>& inputs);
+extern const KernelLowering kCopysignTensor;
+std::vector<Tensor> lower_fmax(const ir::Node& node, const std::vector<Tensor>& inputs);
+extern const KernelLowering kFmax;
+std::vector<Tensor> lower_fmin(const ir::Node& node, const std::vector<Tensor>& inputs);
+extern const KernelLowering kFmin;
+std::vector<Tensor> lower_logaddexp(const ir::Node& node, const std::vector<Tensor>& inputs);
+extern const KernelLowering kLogaddexp;
 std::vector<Tensor> lower_atan2(const ir::Node& node, const std::vector<Tensor>& inputs);
 extern const KernelLowering kAtan2;
 std::vector<Tensor> lower_remainder_tensor(const ir::Node& node, const std::vector<Tensor>& inputs);
@@ -180,6 +190,16 @@ std::vector<Tensor> lower_asinh(const ir::Node& node, const std::vector<Tensor>&
 extern const KernelLowering kAsinh;
 std::vector<Tensor> lower_erf(const ir::Node& node, const std::vector<Tensor>& inputs);
 extern const KernelLowering kErf;
+std::vector<Tensor> lower_erfinv(const ir::Node& node, const std::vector<Tensor>& inputs);
+extern const KernelLowering kErfinv;
+std::vector<Tensor> lower_lgamma(const ir::Node& node, const std::vector<Tensor>& inputs);
+extern const KernelLowering kLgamma;
+std::vector<Tensor> lower_digamma(const ir::Node& node, const std::vector<Tensor>& inputs);
+extern const KernelLowering kDigamma;
+std::vector<Tensor> lower_sinc(const ir::Node& node, const std::vector<Tensor>& inputs);
+extern const KernelLowering kSinc;
+std::vector<Tensor> lower_signbit(const ir::Node& node, const std::vector<Tensor>& inputs);
+extern const KernelLowering kSignbit;
 std::vector<Tensor> lower_erfc(const ir::Node& node, const std::vector<Tensor>& inputs);
 extern const KernelLowering kErfc;
 std::vector<Tensor> lower_log1p(const ir::Node& node, const std::vector<Tensor>& inputs);
@@ -520,6 +540,16 @@ LowerFn lowering_for(ir::OpKind kind) {
       return &lowerings::lower_lerp_tensor;
     case ir::op_kind("pow.Tensor_Tensor"):
       return &lowerings::lower_pow_tensor_tensor;
+    case ir::op_kind("hypot"):
+      return &lowerings::lower_hypot;
+    case ir::op_kind("copysign.Tensor"):
+      return &lowerings::lower_copysign_tensor;
+    case ir::op_kind("fmax"):
+      return &lowerings::lower_fmax;
+    case ir::op_kind("fmin"):
+      return &lowerings::lower_fmin;
+    case ir::op_kind("logaddexp"):
+      return &lowerings::lower_logaddexp;
     case ir::op_kind("atan2"):
       return &lowerings::lower_atan2;
     case ir::op_kind("remainder.Tensor"):
@@ -550,6 +580,16 @@ LowerFn lowering_for(ir::OpKind kind) {
       return &lowerings::lower_asinh;
     case ir::op_kind("erf"):
       return &lowerings::lower_erf;
+    case ir::op_kind("erfinv"):
+      return &lowerings::lower_erfinv;
+    case ir::op_kind("lgamma"):
+      return &lowerings::lower_lgamma;
+    case ir::op_kind("digamma"):
+      return &lowerings::lower_digamma;
+    case ir::op_kind("sinc"):
+      return &lowerings::lower_sinc;
+    case ir::op_kind("signbit"):
+      return &lowerings::lower_signbit;
     case ir::op_kind("erfc"):
       return &lowerings::lower_erfc;
     case ir::op_kind("log1p"):
@@ -869,6 +909,16 @@ const KernelLowering* kernel_lowering_for(ir::OpKind kind) {
       return &lowerings::kLerpTensor;
     case ir::op_kind("pow.Tensor_Tensor"):
       return &lowerings::kPowTensorTensor;
+    case ir::op_kind("hypot"):
+      return &lowerings::kHypot;
+    case ir::op_kind("copysign.Tensor"):
+      return &lowerings::kCopysignTensor;
+    case ir::op_kind("fmax"):
+      return &lowerings::kFmax;
+    case ir::op_kind("fmin"):
+      return &lowerings::kFmin;
+    case ir::op_kind("logaddexp"):
+      return &lowerings::kLogaddexp;
     case ir::op_kind("atan2"):
       return &lowerings::kAtan2;
     case ir::op_kind("remainder.Tensor"):
@@ -899,6 +949,16 @@ const KernelLowering* kernel_lowering_for(ir::OpKind kind) {
       return &lowerings::kAsinh;
     case ir::op_kind("erf"):
       return &lowerings::kErf;
+    case ir::op_kind("erfinv"):
+      return &lowerings::kErfinv;
+    case ir::op_kind("lgamma"):
+      return &lowerings::kLgamma;
+    case ir::op_kind("digamma"):
+      return &lowerings::kDigamma;
+    case ir::op_kind("sinc"):
+      return &lowerings::kSinc;
+    case ir::op_kind("signbit"):
+      return &lowerings::kSignbit;
     case ir::op_kind("erfc"):
       return &lowerings::kErfc;
     case ir::op_kind("log1p"):

@@ -8,8 +8,10 @@
 #include "lazygen/factory.h"
 #include "lazygen/generated/cpu/add_tensor.h"
 #include "lazygen/generated/cpu/amin.h"
+#include "lazygen/generated/cpu/lgamma.h"
 #include "lazygen/generated/ir/add_tensor.h"
 #include "lazygen/generated/ir/amin.h"
+#include "lazygen/generated/ir/lgamma.h"
 
 namespace lazygen::exec::lowerings {
 
@@ -30,6 +32,20 @@ std::vector<Tensor> kernel_add_tensor(const ir::Node& node, const std::vector<Te
   return {kernel(inputs[0], inputs[1], scalar_of(inputs[2]))};
 }
 extern const KernelLowering kAddTensor{&kernel_add_tensor, "add.Tensor"};
+// lgamma(Tensor self) -> Tensor
+std::vector<Tensor> lower_lgamma(const ir::Node& node, const std::vector<Tensor>& inputs) {
+  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
+  cpu::run_lgamma(out, {inputs[0]}, {}, cpu::compute_dtype_lgamma(inputs[0].shape()));
+  return {out};
+}
+
+// lgamma(Tensor self) -> Tensor: on the kernel its operands' device registered
+std::vector<Tensor> kernel_lgamma(const ir::Node& node, const std::vector<Tensor>& inputs) {
+  using Kernel = Tensor(const Tensor&);
+  Kernel* kernel = detail::device_kernel<Kernel>(inputs[0].device().type, "lgamma");
+  return {kernel(inputs[0])};
+}
+extern const KernelLowering kLgamma{&kernel_lgamma, "lgamma"};
 // amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor
 std::vector<Tensor> lower_amin(const ir::Node& node, const std::vector<Tensor>& inputs) {
   const auto& n = static_cast<const ir::Amin&>(node);
@@ -48,6 +64,7 @@ extern const KernelLowering kAmin{&kernel_amin, "amin"};
 
 void register_cpu_kernels_0() {
   detail::register_device_kernel(DeviceType::CPU, "add.Tensor", &cpu::add_tensor);
+  detail::register_device_kernel(DeviceType::CPU, "lgamma", &cpu::lgamma);
   detail::register_device_kernel(DeviceType::CPU, "amin", &cpu::amin);
 }
 

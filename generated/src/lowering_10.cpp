@@ -14,6 +14,7 @@
 #include "lazygen/generated/cpu/isnan.h"
 #include "lazygen/generated/cpu/mul_scalar.h"
 #include "lazygen/generated/cpu/sigmoid_inplace.h"
+#include "lazygen/generated/cpu/sinc.h"
 #include "lazygen/generated/ir/amax.h"
 #include "lazygen/generated/ir/asinh.h"
 #include "lazygen/generated/ir/bitwise_and_tensor.h"
@@ -22,6 +23,7 @@
 #include "lazygen/generated/ir/isnan.h"
 #include "lazygen/generated/ir/mul_scalar.h"
 #include "lazygen/generated/ir/sigmoid_inplace.h"
+#include "lazygen/generated/ir/sinc.h"
 
 namespace lazygen::exec::lowerings {
 
@@ -54,6 +56,20 @@ std::vector<Tensor> kernel_asinh(const ir::Node& node, const std::vector<Tensor>
   return {kernel(inputs[0])};
 }
 extern const KernelLowering kAsinh{&kernel_asinh, "asinh"};
+// sinc(Tensor self) -> Tensor
+std::vector<Tensor> lower_sinc(const ir::Node& node, const std::vector<Tensor>& inputs) {
+  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
+  cpu::run_sinc(out, {inputs[0]}, {}, cpu::compute_dtype_sinc(inputs[0].shape()));
+  return {out};
+}
+
+// sinc(Tensor self) -> Tensor: on the kernel its operands' device registered
+std::vector<Tensor> kernel_sinc(const ir::Node& node, const std::vector<Tensor>& inputs) {
+  using Kernel = Tensor(const Tensor&);
+  Kernel* kernel = detail::device_kernel<Kernel>(inputs[0].device().type, "sinc");
+  return {kernel(inputs[0])};
+}
+extern const KernelLowering kSinc{&kernel_sinc, "sinc"};
 // expm1(Tensor self) -> Tensor
 std::vector<Tensor> lower_expm1(const ir::Node& node, const std::vector<Tensor>& inputs) {
   Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
@@ -152,6 +168,7 @@ extern const KernelLowering kSigmoidInplace{&kernel_sigmoid_inplace, "sigmoid_"}
 void register_cpu_kernels_10() {
   detail::register_device_kernel(DeviceType::CPU, "mul.Scalar", &cpu::mul_scalar);
   detail::register_device_kernel(DeviceType::CPU, "asinh", &cpu::asinh);
+  detail::register_device_kernel(DeviceType::CPU, "sinc", &cpu::sinc);
   detail::register_device_kernel(DeviceType::CPU, "expm1", &cpu::expm1);
   detail::register_device_kernel(DeviceType::CPU, "isnan", &cpu::isnan);
   detail::register_device_kernel(DeviceType::CPU, "bitwise_and.Tensor", &cpu::bitwise_and_tensor);

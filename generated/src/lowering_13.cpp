@@ -13,6 +13,7 @@
 #include "lazygen/generated/cpu/div_scalar.h"
 #include "lazygen/generated/cpu/eq_tensor.h"
 #include "lazygen/generated/cpu/flatten_using_ints.h"
+#include "lazygen/generated/cpu/fmax.h"
 #include "lazygen/generated/cpu/lerp_scalar.h"
 #include "lazygen/generated/cpu/mean_dim.h"
 #include "lazygen/generated/cpu/sin.h"
@@ -23,6 +24,7 @@
 #include "lazygen/generated/ir/div_scalar.h"
 #include "lazygen/generated/ir/eq_tensor.h"
 #include "lazygen/generated/ir/flatten_using_ints.h"
+#include "lazygen/generated/ir/fmax.h"
 #include "lazygen/generated/ir/lerp_scalar.h"
 #include "lazygen/generated/ir/mean_dim.h"
 #include "lazygen/generated/ir/sin.h"
@@ -93,6 +95,21 @@ std::vector<Tensor> kernel_lerp_scalar(const ir::Node& node, const std::vector<T
   return {kernel(inputs[0], inputs[1], scalar_of(inputs[2]))};
 }
 extern const KernelLowering kLerpScalar{&kernel_lerp_scalar, "lerp.Scalar"};
+// fmax(Tensor self, Tensor other) -> Tensor
+std::vector<Tensor> lower_fmax(const ir::Node& node, const std::vector<Tensor>& inputs) {
+  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
+  cpu::run_fmax(out, {inputs[0], inputs[1]}, {},
+                cpu::compute_dtype_fmax(inputs[0].shape(), inputs[1].shape()));
+  return {out};
+}
+
+// fmax(Tensor self, Tensor other) -> Tensor: on the kernel its operands' device registered
+std::vector<Tensor> kernel_fmax(const ir::Node& node, const std::vector<Tensor>& inputs) {
+  using Kernel = Tensor(const Tensor&, const Tensor&);
+  Kernel* kernel = detail::device_kernel<Kernel>(inputs[0].device().type, "fmax");
+  return {kernel(inputs[0], inputs[1])};
+}
+extern const KernelLowering kFmax{&kernel_fmax, "fmax"};
 // clamp_max(Tensor self, Scalar max) -> Tensor
 std::vector<Tensor> lower_clamp_max(const ir::Node& node, const std::vector<Tensor>& inputs) {
   Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
@@ -195,6 +212,7 @@ void register_cpu_kernels_13() {
   detail::register_device_kernel(DeviceType::CPU, "copy_", &cpu::copy_inplace);
   detail::register_device_kernel(DeviceType::CPU, "eq.Tensor", &cpu::eq_tensor);
   detail::register_device_kernel(DeviceType::CPU, "lerp.Scalar", &cpu::lerp_scalar);
+  detail::register_device_kernel(DeviceType::CPU, "fmax", &cpu::fmax);
   detail::register_device_kernel(DeviceType::CPU, "clamp_max", &cpu::clamp_max);
   detail::register_device_kernel(DeviceType::CPU, "sin", &cpu::sin);
   detail::register_device_kernel(DeviceType::CPU, "_gelu_erf", &cpu::_gelu_erf);

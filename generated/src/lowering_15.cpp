@@ -10,11 +10,13 @@
 #include "lazygen/generated/cpu/bmm.h"
 #include "lazygen/generated/cpu/lt_tensor.h"
 #include "lazygen/generated/cpu/mm.h"
+#include "lazygen/generated/cpu/signbit.h"
 #include "lazygen/generated/cpu/sqrt.h"
 #include "lazygen/generated/ir/argmax.h"
 #include "lazygen/generated/ir/bmm.h"
 #include "lazygen/generated/ir/lt_tensor.h"
 #include "lazygen/generated/ir/mm.h"
+#include "lazygen/generated/ir/signbit.h"
 #include "lazygen/generated/ir/sqrt.h"
 
 namespace lazygen::exec::lowerings {
@@ -48,6 +50,20 @@ std::vector<Tensor> kernel_lt_tensor(const ir::Node& node, const std::vector<Ten
   return {kernel(inputs[0], inputs[1])};
 }
 extern const KernelLowering kLtTensor{&kernel_lt_tensor, "lt.Tensor"};
+// signbit(Tensor self) -> Tensor
+std::vector<Tensor> lower_signbit(const ir::Node& node, const std::vector<Tensor>& inputs) {
+  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
+  cpu::run_signbit(out, {inputs[0]}, {}, cpu::compute_dtype_signbit(inputs[0].shape()));
+  return {out};
+}
+
+// signbit(Tensor self) -> Tensor: on the kernel its operands' device registered
+std::vector<Tensor> kernel_signbit(const ir::Node& node, const std::vector<Tensor>& inputs) {
+  using Kernel = Tensor(const Tensor&);
+  Kernel* kernel = detail::device_kernel<Kernel>(inputs[0].device().type, "signbit");
+  return {kernel(inputs[0])};
+}
+extern const KernelLowering kSignbit{&kernel_signbit, "signbit"};
 // argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor
 std::vector<Tensor> lower_argmax(const ir::Node& node, const std::vector<Tensor>& inputs) {
   const auto& n = static_cast<const ir::Argmax&>(node);
@@ -91,6 +107,7 @@ extern const KernelLowering kBmm{&kernel_bmm, "bmm"};
 void register_cpu_kernels_15() {
   detail::register_device_kernel(DeviceType::CPU, "sqrt", &cpu::sqrt);
   detail::register_device_kernel(DeviceType::CPU, "lt.Tensor", &cpu::lt_tensor);
+  detail::register_device_kernel(DeviceType::CPU, "signbit", &cpu::signbit);
   detail::register_device_kernel(DeviceType::CPU, "argmax", &cpu::argmax);
   detail::register_device_kernel(DeviceType::CPU, "mm", &cpu::mm);
   detail::register_device_kernel(DeviceType::CPU, "bmm", &cpu::bmm);

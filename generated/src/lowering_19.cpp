@@ -11,6 +11,7 @@
 #include "lazygen/generated/cpu/all_reduce.h"
 #include "lazygen/generated/cpu/clamp_min.h"
 #include "lazygen/generated/cpu/cumsum.h"
+#include "lazygen/generated/cpu/fmin.h"
 #include "lazygen/generated/cpu/mul_tensor.h"
 #include "lazygen/generated/cpu/relu.h"
 #include "lazygen/generated/ir/_gelu_erf_backward.h"
@@ -18,6 +19,7 @@
 #include "lazygen/generated/ir/all_reduce.h"
 #include "lazygen/generated/ir/clamp_min.h"
 #include "lazygen/generated/ir/cumsum.h"
+#include "lazygen/generated/ir/fmin.h"
 #include "lazygen/generated/ir/mul_tensor.h"
 #include "lazygen/generated/ir/relu.h"
 
@@ -52,6 +54,21 @@ std::vector<Tensor> kernel_relu(const ir::Node& node, const std::vector<Tensor>&
   return {kernel(inputs[0])};
 }
 extern const KernelLowering kRelu{&kernel_relu, "relu"};
+// fmin(Tensor self, Tensor other) -> Tensor
+std::vector<Tensor> lower_fmin(const ir::Node& node, const std::vector<Tensor>& inputs) {
+  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
+  cpu::run_fmin(out, {inputs[0], inputs[1]}, {},
+                cpu::compute_dtype_fmin(inputs[0].shape(), inputs[1].shape()));
+  return {out};
+}
+
+// fmin(Tensor self, Tensor other) -> Tensor: on the kernel its operands' device registered
+std::vector<Tensor> kernel_fmin(const ir::Node& node, const std::vector<Tensor>& inputs) {
+  using Kernel = Tensor(const Tensor&, const Tensor&);
+  Kernel* kernel = detail::device_kernel<Kernel>(inputs[0].device().type, "fmin");
+  return {kernel(inputs[0], inputs[1])};
+}
+extern const KernelLowering kFmin{&kernel_fmin, "fmin"};
 // clamp_min(Tensor self, Scalar min) -> Tensor
 std::vector<Tensor> lower_clamp_min(const ir::Node& node, const std::vector<Tensor>& inputs) {
   Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
@@ -135,6 +152,7 @@ extern const KernelLowering kAllReduce{&kernel_all_reduce, "all_reduce"};
 void register_cpu_kernels_19() {
   detail::register_device_kernel(DeviceType::CPU, "mul.Tensor", &cpu::mul_tensor);
   detail::register_device_kernel(DeviceType::CPU, "relu", &cpu::relu);
+  detail::register_device_kernel(DeviceType::CPU, "fmin", &cpu::fmin);
   detail::register_device_kernel(DeviceType::CPU, "clamp_min", &cpu::clamp_min);
   detail::register_device_kernel(DeviceType::CPU, "_gelu_erf_backward", &cpu::_gelu_erf_backward);
   detail::register_device_kernel(DeviceType::CPU, "_gelu_tanh", &cpu::_gelu_tanh);

@@ -7,12 +7,16 @@
 #include "exec/kernel_lowering.h"
 #include "lazygen/factory.h"
 #include "lazygen/generated/cpu/atan2.h"
+#include "lazygen/generated/cpu/digamma.h"
+#include "lazygen/generated/cpu/logaddexp.h"
 #include "lazygen/generated/cpu/max_pool2d_with_indices_backward.h"
 #include "lazygen/generated/cpu/minimum.h"
 #include "lazygen/generated/cpu/select_int.h"
 #include "lazygen/generated/cpu/sub_tensor.h"
 #include "lazygen/generated/cpu/where_self.h"
 #include "lazygen/generated/ir/atan2.h"
+#include "lazygen/generated/ir/digamma.h"
+#include "lazygen/generated/ir/logaddexp.h"
 #include "lazygen/generated/ir/max_pool2d_with_indices_backward.h"
 #include "lazygen/generated/ir/minimum.h"
 #include "lazygen/generated/ir/select_int.h"
@@ -70,6 +74,21 @@ std::vector<Tensor> kernel_where_self(const ir::Node& node, const std::vector<Te
   return {kernel(inputs[0], inputs[1], inputs[2])};
 }
 extern const KernelLowering kWhereSelf{&kernel_where_self, "where.self"};
+// logaddexp(Tensor self, Tensor other) -> Tensor
+std::vector<Tensor> lower_logaddexp(const ir::Node& node, const std::vector<Tensor>& inputs) {
+  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
+  cpu::run_logaddexp(out, {inputs[0], inputs[1]}, {},
+                     cpu::compute_dtype_logaddexp(inputs[0].shape(), inputs[1].shape()));
+  return {out};
+}
+
+// logaddexp(Tensor self, Tensor other) -> Tensor: on the kernel its operands' device registered
+std::vector<Tensor> kernel_logaddexp(const ir::Node& node, const std::vector<Tensor>& inputs) {
+  using Kernel = Tensor(const Tensor&, const Tensor&);
+  Kernel* kernel = detail::device_kernel<Kernel>(inputs[0].device().type, "logaddexp");
+  return {kernel(inputs[0], inputs[1])};
+}
+extern const KernelLowering kLogaddexp{&kernel_logaddexp, "logaddexp"};
 // atan2(Tensor self, Tensor other) -> Tensor
 std::vector<Tensor> lower_atan2(const ir::Node& node, const std::vector<Tensor>& inputs) {
   Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
@@ -85,6 +104,20 @@ std::vector<Tensor> kernel_atan2(const ir::Node& node, const std::vector<Tensor>
   return {kernel(inputs[0], inputs[1])};
 }
 extern const KernelLowering kAtan2{&kernel_atan2, "atan2"};
+// digamma(Tensor self) -> Tensor
+std::vector<Tensor> lower_digamma(const ir::Node& node, const std::vector<Tensor>& inputs) {
+  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
+  cpu::run_digamma(out, {inputs[0]}, {}, cpu::compute_dtype_digamma(inputs[0].shape()));
+  return {out};
+}
+
+// digamma(Tensor self) -> Tensor: on the kernel its operands' device registered
+std::vector<Tensor> kernel_digamma(const ir::Node& node, const std::vector<Tensor>& inputs) {
+  using Kernel = Tensor(const Tensor&);
+  Kernel* kernel = detail::device_kernel<Kernel>(inputs[0].device().type, "digamma");
+  return {kernel(inputs[0])};
+}
+extern const KernelLowering kDigamma{&kernel_digamma, "digamma"};
 // select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)
 std::vector<Tensor> lower_select_int(const ir::Node& node, const std::vector<Tensor>& inputs) {
   const auto& n = static_cast<const ir::SelectInt&>(node);
@@ -130,7 +163,9 @@ void register_cpu_kernels_23() {
   detail::register_device_kernel(DeviceType::CPU, "sub.Tensor", &cpu::sub_tensor);
   detail::register_device_kernel(DeviceType::CPU, "minimum", &cpu::minimum);
   detail::register_device_kernel(DeviceType::CPU, "where.self", &cpu::where_self);
+  detail::register_device_kernel(DeviceType::CPU, "logaddexp", &cpu::logaddexp);
   detail::register_device_kernel(DeviceType::CPU, "atan2", &cpu::atan2);
+  detail::register_device_kernel(DeviceType::CPU, "digamma", &cpu::digamma);
   detail::register_device_kernel(DeviceType::CPU, "select.int", &cpu::select_int);
   detail::register_device_kernel(DeviceType::CPU, "max_pool2d_with_indices_backward",
                                  &cpu::max_pool2d_with_indices_backward);

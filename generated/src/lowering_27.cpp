@@ -7,11 +7,13 @@
 #include "exec/kernel_lowering.h"
 #include "lazygen/factory.h"
 #include "lazygen/generated/cpu/abs.h"
+#include "lazygen/generated/cpu/erfinv.h"
 #include "lazygen/generated/cpu/hardshrink_backward.h"
 #include "lazygen/generated/cpu/hardtanh_backward.h"
 #include "lazygen/generated/cpu/round.h"
 #include "lazygen/generated/cpu/softplus_backward.h"
 #include "lazygen/generated/ir/abs.h"
+#include "lazygen/generated/ir/erfinv.h"
 #include "lazygen/generated/ir/hardshrink_backward.h"
 #include "lazygen/generated/ir/hardtanh_backward.h"
 #include "lazygen/generated/ir/round.h"
@@ -33,6 +35,20 @@ std::vector<Tensor> kernel_abs(const ir::Node& node, const std::vector<Tensor>& 
   return {kernel(inputs[0])};
 }
 extern const KernelLowering kAbs{&kernel_abs, "abs"};
+// erfinv(Tensor self) -> Tensor
+std::vector<Tensor> lower_erfinv(const ir::Node& node, const std::vector<Tensor>& inputs) {
+  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
+  cpu::run_erfinv(out, {inputs[0]}, {}, cpu::compute_dtype_erfinv(inputs[0].shape()));
+  return {out};
+}
+
+// erfinv(Tensor self) -> Tensor: on the kernel its operands' device registered
+std::vector<Tensor> kernel_erfinv(const ir::Node& node, const std::vector<Tensor>& inputs) {
+  using Kernel = Tensor(const Tensor&);
+  Kernel* kernel = detail::device_kernel<Kernel>(inputs[0].device().type, "erfinv");
+  return {kernel(inputs[0])};
+}
+extern const KernelLowering kErfinv{&kernel_erfinv, "erfinv"};
 // round(Tensor self) -> Tensor
 std::vector<Tensor> lower_round(const ir::Node& node, const std::vector<Tensor>& inputs) {
   Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
@@ -109,6 +125,7 @@ extern const KernelLowering kHardshrinkBackward{&kernel_hardshrink_backward, "ha
 
 void register_cpu_kernels_27() {
   detail::register_device_kernel(DeviceType::CPU, "abs", &cpu::abs);
+  detail::register_device_kernel(DeviceType::CPU, "erfinv", &cpu::erfinv);
   detail::register_device_kernel(DeviceType::CPU, "round", &cpu::round);
   detail::register_device_kernel(DeviceType::CPU, "hardtanh_backward", &cpu::hardtanh_backward);
   detail::register_device_kernel(DeviceType::CPU, "softplus_backward", &cpu::softplus_backward);

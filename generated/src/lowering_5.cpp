@@ -9,18 +9,35 @@
 #include "lazygen/generated/cpu/_softmax_backward_data.h"
 #include "lazygen/generated/cpu/hardshrink.h"
 #include "lazygen/generated/cpu/hardtanh.h"
+#include "lazygen/generated/cpu/hypot.h"
 #include "lazygen/generated/cpu/reshape.h"
 #include "lazygen/generated/cpu/softplus.h"
 #include "lazygen/generated/cpu/trunc.h"
 #include "lazygen/generated/ir/_softmax_backward_data.h"
 #include "lazygen/generated/ir/hardshrink.h"
 #include "lazygen/generated/ir/hardtanh.h"
+#include "lazygen/generated/ir/hypot.h"
 #include "lazygen/generated/ir/reshape.h"
 #include "lazygen/generated/ir/softplus.h"
 #include "lazygen/generated/ir/trunc.h"
 
 namespace lazygen::exec::lowerings {
 
+// hypot(Tensor self, Tensor other) -> Tensor
+std::vector<Tensor> lower_hypot(const ir::Node& node, const std::vector<Tensor>& inputs) {
+  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
+  cpu::run_hypot(out, {inputs[0], inputs[1]}, {},
+                 cpu::compute_dtype_hypot(inputs[0].shape(), inputs[1].shape()));
+  return {out};
+}
+
+// hypot(Tensor self, Tensor other) -> Tensor: on the kernel its operands' device registered
+std::vector<Tensor> kernel_hypot(const ir::Node& node, const std::vector<Tensor>& inputs) {
+  using Kernel = Tensor(const Tensor&, const Tensor&);
+  Kernel* kernel = detail::device_kernel<Kernel>(inputs[0].device().type, "hypot");
+  return {kernel(inputs[0], inputs[1])};
+}
+extern const KernelLowering kHypot{&kernel_hypot, "hypot"};
 // trunc(Tensor self) -> Tensor
 std::vector<Tensor> lower_trunc(const ir::Node& node, const std::vector<Tensor>& inputs) {
   Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
@@ -121,6 +138,7 @@ extern const KernelLowering kUnderscoreSoftmaxBackwardData{&kernel__softmax_back
                                                            "_softmax_backward_data"};
 
 void register_cpu_kernels_5() {
+  detail::register_device_kernel(DeviceType::CPU, "hypot", &cpu::hypot);
   detail::register_device_kernel(DeviceType::CPU, "trunc", &cpu::trunc);
   detail::register_device_kernel(DeviceType::CPU, "hardtanh", &cpu::hardtanh);
   detail::register_device_kernel(DeviceType::CPU, "softplus", &cpu::softplus);

@@ -7,11 +7,13 @@
 #include "exec/kernel_lowering.h"
 #include "lazygen/factory.h"
 #include "lazygen/generated/cpu/cat.h"
+#include "lazygen/generated/cpu/copysign_tensor.h"
 #include "lazygen/generated/cpu/gt_scalar.h"
 #include "lazygen/generated/cpu/index_add.h"
 #include "lazygen/generated/cpu/rsub_tensor.h"
 #include "lazygen/generated/cpu/slice_backward.h"
 #include "lazygen/generated/ir/cat.h"
+#include "lazygen/generated/ir/copysign_tensor.h"
 #include "lazygen/generated/ir/gt_scalar.h"
 #include "lazygen/generated/ir/index_add.h"
 #include "lazygen/generated/ir/rsub_tensor.h"
@@ -51,6 +53,24 @@ std::vector<Tensor> kernel_rsub_tensor(const ir::Node& node, const std::vector<T
   return {kernel(inputs[0], inputs[1], scalar_of(inputs[2]))};
 }
 extern const KernelLowering kRsubTensor{&kernel_rsub_tensor, "rsub.Tensor"};
+// copysign.Tensor(Tensor self, Tensor other) -> Tensor
+std::vector<Tensor> lower_copysign_tensor(const ir::Node& node, const std::vector<Tensor>& inputs) {
+  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
+  cpu::run_copysign_tensor(
+      out, {inputs[0], inputs[1]}, {},
+      cpu::compute_dtype_copysign_tensor(inputs[0].shape(), inputs[1].shape()));
+  return {out};
+}
+
+// copysign.Tensor(Tensor self, Tensor other) -> Tensor: on the kernel its operands' device
+// registered
+std::vector<Tensor> kernel_copysign_tensor(const ir::Node& node,
+                                           const std::vector<Tensor>& inputs) {
+  using Kernel = Tensor(const Tensor&, const Tensor&);
+  Kernel* kernel = detail::device_kernel<Kernel>(inputs[0].device().type, "copysign.Tensor");
+  return {kernel(inputs[0], inputs[1])};
+}
+extern const KernelLowering kCopysignTensor{&kernel_copysign_tensor, "copysign.Tensor"};
 // slice_backward(Tensor grad_output, SymInt[] input_sizes, int dim, SymInt start, SymInt end,
 // SymInt step) -> Tensor
 std::vector<Tensor> lower_slice_backward(const ir::Node& node, const std::vector<Tensor>& inputs) {
@@ -101,6 +121,7 @@ extern const KernelLowering kIndexAdd{&kernel_index_add, "index_add"};
 void register_cpu_kernels_7() {
   detail::register_device_kernel(DeviceType::CPU, "gt.Scalar", &cpu::gt_scalar);
   detail::register_device_kernel(DeviceType::CPU, "rsub.Tensor", &cpu::rsub_tensor);
+  detail::register_device_kernel(DeviceType::CPU, "copysign.Tensor", &cpu::copysign_tensor);
   detail::register_device_kernel(DeviceType::CPU, "slice_backward", &cpu::slice_backward);
   detail::register_device_kernel(DeviceType::CPU, "cat", &cpu::cat);
   detail::register_device_kernel(DeviceType::CPU, "index_add", &cpu::index_add);

@@ -4,6 +4,7 @@
 // through a pointer of the op's exact signature, so overloads (add.Tensor, add.Scalar) never meet.
 #include "lazygen/generated/ops/add.h"
 #include "lazygen/generated/ops/amin.h"
+#include "lazygen/generated/ops/lgamma.h"
 #include "lazygen/op_info.h"
 
 namespace lazygen {
@@ -15,6 +16,12 @@ std::vector<Tensor> call_add_tensor([[maybe_unused]] const std::vector<Arg>& arg
     return static_cast<Tensor (*)(const Tensor&, const Tensor&, const Scalar&)>(&lazygen::add)(
         detail::unbox<Tensor>(args, 0), detail::unbox<Tensor>(args, 1),
         detail::unbox<Scalar>(args, 2));
+  });
+}
+// lgamma(Tensor self) -> Tensor
+std::vector<Tensor> call_lgamma([[maybe_unused]] const std::vector<Arg>& args) {
+  return detail::boxed_results([&] {
+    return static_cast<Tensor (*)(const Tensor&)>(&lazygen::lgamma)(detail::unbox<Tensor>(args, 0));
   });
 }
 // amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor
@@ -55,6 +62,25 @@ void add_op_infos_0(std::vector<OpInfo>& table) {
           .num_outputs = 1,
           .samples = {},
           .call = &call_add_tensor,
+      },
+      // lgamma(Tensor self) -> Tensor
+      OpInfo{
+          .name = "lgamma",
+          .id = "lgamma",
+          .schema = "lgamma(Tensor self) -> Tensor",
+          .functional = "",
+          .shape = ShapeKind::Same,
+          .dtype = DTypeRule::Float,
+          .variant = OpVariant::Functional,
+          .pointwise = true,
+          .dtypes = 0x1f,
+          .args =
+              {
+                  {.name = "self", .kind = ArgKind::Tensor},
+              },
+          .num_outputs = 1,
+          .samples = {},
+          .call = &call_lgamma,
       },
       // amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor
       OpInfo{

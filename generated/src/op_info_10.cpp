@@ -10,6 +10,7 @@
 #include "lazygen/generated/ops/isnan.h"
 #include "lazygen/generated/ops/mul.h"
 #include "lazygen/generated/ops/sigmoid_.h"
+#include "lazygen/generated/ops/sinc.h"
 #include "lazygen/op_info.h"
 
 namespace lazygen {
@@ -26,6 +27,12 @@ std::vector<Tensor> call_mul_scalar([[maybe_unused]] const std::vector<Arg>& arg
 std::vector<Tensor> call_asinh([[maybe_unused]] const std::vector<Arg>& args) {
   return detail::boxed_results([&] {
     return static_cast<Tensor (*)(const Tensor&)>(&lazygen::asinh)(detail::unbox<Tensor>(args, 0));
+  });
+}
+// sinc(Tensor self) -> Tensor
+std::vector<Tensor> call_sinc([[maybe_unused]] const std::vector<Arg>& args) {
+  return detail::boxed_results([&] {
+    return static_cast<Tensor (*)(const Tensor&)>(&lazygen::sinc)(detail::unbox<Tensor>(args, 0));
   });
 }
 // expm1(Tensor self) -> Tensor
@@ -117,6 +124,25 @@ void add_op_infos_10(std::vector<OpInfo>& table) {
                   .num_outputs = 1,
                   .samples = {},
                   .call = &call_asinh,
+              },
+              // sinc(Tensor self) -> Tensor
+              OpInfo{
+                  .name = "sinc",
+                  .id = "sinc",
+                  .schema = "sinc(Tensor self) -> Tensor",
+                  .functional = "",
+                  .shape = ShapeKind::Same,
+                  .dtype = DTypeRule::Float,
+                  .variant = OpVariant::Functional,
+                  .pointwise = true,
+                  .dtypes = 0x1f,
+                  .args =
+                      {
+                          {.name = "self", .kind = ArgKind::Tensor},
+                      },
+                  .num_outputs = 1,
+                  .samples = {},
+                  .call = &call_sinc,
               },
               // expm1(Tensor self) -> Tensor
               OpInfo{

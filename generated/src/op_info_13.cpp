@@ -9,6 +9,7 @@
 #include "lazygen/generated/ops/div.h"
 #include "lazygen/generated/ops/eq.h"
 #include "lazygen/generated/ops/flatten.h"
+#include "lazygen/generated/ops/fmax.h"
 #include "lazygen/generated/ops/lerp.h"
 #include "lazygen/generated/ops/mean.h"
 #include "lazygen/generated/ops/sin.h"
@@ -45,6 +46,13 @@ std::vector<Tensor> call_lerp_scalar([[maybe_unused]] const std::vector<Arg>& ar
     return static_cast<Tensor (*)(const Tensor&, const Tensor&, const Scalar&)>(&lazygen::lerp)(
         detail::unbox<Tensor>(args, 0), detail::unbox<Tensor>(args, 1),
         detail::unbox<Scalar>(args, 2));
+  });
+}
+// fmax(Tensor self, Tensor other) -> Tensor
+std::vector<Tensor> call_fmax([[maybe_unused]] const std::vector<Arg>& args) {
+  return detail::boxed_results([&] {
+    return static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&lazygen::fmax)(
+        detail::unbox<Tensor>(args, 0), detail::unbox<Tensor>(args, 1));
   });
 }
 // clamp_max(Tensor self, Scalar max) -> Tensor
@@ -192,6 +200,26 @@ void add_op_infos_13(std::vector<OpInfo>& table) {
                           {"weight", Arg(-0.5)}}},
               },
           .call = &call_lerp_scalar,
+      },
+      // fmax(Tensor self, Tensor other) -> Tensor
+      OpInfo{
+          .name = "fmax",
+          .id = "fmax",
+          .schema = "fmax(Tensor self, Tensor other) -> Tensor",
+          .functional = "",
+          .shape = ShapeKind::Broadcast,
+          .dtype = DTypeRule::Promote,
+          .variant = OpVariant::Functional,
+          .pointwise = true,
+          .dtypes = 0x1f,
+          .args =
+              {
+                  {.name = "self", .kind = ArgKind::Tensor},
+                  {.name = "other", .kind = ArgKind::Tensor},
+              },
+          .num_outputs = 1,
+          .samples = {},
+          .call = &call_fmax,
       },
       // clamp_max(Tensor self, Scalar max) -> Tensor
       OpInfo{

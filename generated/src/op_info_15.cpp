@@ -6,6 +6,7 @@
 #include "lazygen/generated/ops/bmm.h"
 #include "lazygen/generated/ops/lt.h"
 #include "lazygen/generated/ops/mm.h"
+#include "lazygen/generated/ops/signbit.h"
 #include "lazygen/generated/ops/sqrt.h"
 #include "lazygen/op_info.h"
 
@@ -23,6 +24,13 @@ std::vector<Tensor> call_lt_tensor([[maybe_unused]] const std::vector<Arg>& args
   return detail::boxed_results([&] {
     return static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&lazygen::lt)(
         detail::unbox<Tensor>(args, 0), detail::unbox<Tensor>(args, 1));
+  });
+}
+// signbit(Tensor self) -> Tensor
+std::vector<Tensor> call_signbit([[maybe_unused]] const std::vector<Arg>& args) {
+  return detail::boxed_results([&] {
+    return static_cast<Tensor (*)(const Tensor&)>(&lazygen::signbit)(
+        detail::unbox<Tensor>(args, 0));
   });
 }
 // argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor
@@ -92,6 +100,25 @@ void add_op_infos_15(std::vector<OpInfo>& table) {
           .num_outputs = 1,
           .samples = {},
           .call = &call_lt_tensor,
+      },
+      // signbit(Tensor self) -> Tensor
+      OpInfo{
+          .name = "signbit",
+          .id = "signbit",
+          .schema = "signbit(Tensor self) -> Tensor",
+          .functional = "",
+          .shape = ShapeKind::Same,
+          .dtype = DTypeRule::Bool,
+          .variant = OpVariant::Functional,
+          .pointwise = true,
+          .dtypes = 0x1f,
+          .args =
+              {
+                  {.name = "self", .kind = ArgKind::Tensor},
+              },
+          .num_outputs = 1,
+          .samples = {},
+          .call = &call_signbit,
       },
       // argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor
       OpInfo{

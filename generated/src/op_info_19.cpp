@@ -7,6 +7,7 @@
 #include "lazygen/generated/ops/all_reduce.h"
 #include "lazygen/generated/ops/clamp_min.h"
 #include "lazygen/generated/ops/cumsum.h"
+#include "lazygen/generated/ops/fmin.h"
 #include "lazygen/generated/ops/mul.h"
 #include "lazygen/generated/ops/relu.h"
 #include "lazygen/op_info.h"
@@ -25,6 +26,13 @@ std::vector<Tensor> call_mul_tensor([[maybe_unused]] const std::vector<Arg>& arg
 std::vector<Tensor> call_relu([[maybe_unused]] const std::vector<Arg>& args) {
   return detail::boxed_results([&] {
     return static_cast<Tensor (*)(const Tensor&)>(&lazygen::relu)(detail::unbox<Tensor>(args, 0));
+  });
+}
+// fmin(Tensor self, Tensor other) -> Tensor
+std::vector<Tensor> call_fmin([[maybe_unused]] const std::vector<Arg>& args) {
+  return detail::boxed_results([&] {
+    return static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&lazygen::fmin)(
+        detail::unbox<Tensor>(args, 0), detail::unbox<Tensor>(args, 1));
   });
 }
 // clamp_min(Tensor self, Scalar min) -> Tensor
@@ -108,6 +116,26 @@ void add_op_infos_19(std::vector<OpInfo>& table) {
           .num_outputs = 1,
           .samples = {},
           .call = &call_relu,
+      },
+      // fmin(Tensor self, Tensor other) -> Tensor
+      OpInfo{
+          .name = "fmin",
+          .id = "fmin",
+          .schema = "fmin(Tensor self, Tensor other) -> Tensor",
+          .functional = "",
+          .shape = ShapeKind::Broadcast,
+          .dtype = DTypeRule::Promote,
+          .variant = OpVariant::Functional,
+          .pointwise = true,
+          .dtypes = 0x1f,
+          .args =
+              {
+                  {.name = "self", .kind = ArgKind::Tensor},
+                  {.name = "other", .kind = ArgKind::Tensor},
+              },
+          .num_outputs = 1,
+          .samples = {},
+          .call = &call_fmin,
       },
       // clamp_min(Tensor self, Scalar min) -> Tensor
       OpInfo{

@@ -3,6 +3,8 @@
 // shards] in the generator). Callers unbox their arguments (schema order) and call the op API
 // through a pointer of the op's exact signature, so overloads (add.Tensor, add.Scalar) never meet.
 #include "lazygen/generated/ops/atan2.h"
+#include "lazygen/generated/ops/digamma.h"
+#include "lazygen/generated/ops/logaddexp.h"
 #include "lazygen/generated/ops/max_pool2d_with_indices_backward.h"
 #include "lazygen/generated/ops/minimum.h"
 #include "lazygen/generated/ops/select.h"
@@ -36,11 +38,25 @@ std::vector<Tensor> call_where_self([[maybe_unused]] const std::vector<Arg>& arg
         detail::unbox<Tensor>(args, 2));
   });
 }
+// logaddexp(Tensor self, Tensor other) -> Tensor
+std::vector<Tensor> call_logaddexp([[maybe_unused]] const std::vector<Arg>& args) {
+  return detail::boxed_results([&] {
+    return static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&lazygen::logaddexp)(
+        detail::unbox<Tensor>(args, 0), detail::unbox<Tensor>(args, 1));
+  });
+}
 // atan2(Tensor self, Tensor other) -> Tensor
 std::vector<Tensor> call_atan2([[maybe_unused]] const std::vector<Arg>& args) {
   return detail::boxed_results([&] {
     return static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&lazygen::atan2)(
         detail::unbox<Tensor>(args, 0), detail::unbox<Tensor>(args, 1));
+  });
+}
+// digamma(Tensor self) -> Tensor
+std::vector<Tensor> call_digamma([[maybe_unused]] const std::vector<Arg>& args) {
+  return detail::boxed_results([&] {
+    return static_cast<Tensor (*)(const Tensor&)>(&lazygen::digamma)(
+        detail::unbox<Tensor>(args, 0));
   });
 }
 // select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)
@@ -152,6 +168,26 @@ void add_op_infos_23(std::vector<OpInfo>& table) {
               },
           .call = &call_where_self,
       },
+      // logaddexp(Tensor self, Tensor other) -> Tensor
+      OpInfo{
+          .name = "logaddexp",
+          .id = "logaddexp",
+          .schema = "logaddexp(Tensor self, Tensor other) -> Tensor",
+          .functional = "",
+          .shape = ShapeKind::Broadcast,
+          .dtype = DTypeRule::Promote,
+          .variant = OpVariant::Functional,
+          .pointwise = true,
+          .dtypes = 0x18,
+          .args =
+              {
+                  {.name = "self", .kind = ArgKind::Tensor},
+                  {.name = "other", .kind = ArgKind::Tensor},
+              },
+          .num_outputs = 1,
+          .samples = {},
+          .call = &call_logaddexp,
+      },
       // atan2(Tensor self, Tensor other) -> Tensor
       OpInfo{
           .name = "atan2",
@@ -171,6 +207,25 @@ void add_op_infos_23(std::vector<OpInfo>& table) {
           .num_outputs = 1,
           .samples = {},
           .call = &call_atan2,
+      },
+      // digamma(Tensor self) -> Tensor
+      OpInfo{
+          .name = "digamma",
+          .id = "digamma",
+          .schema = "digamma(Tensor self) -> Tensor",
+          .functional = "",
+          .shape = ShapeKind::Same,
+          .dtype = DTypeRule::Float,
+          .variant = OpVariant::Functional,
+          .pointwise = true,
+          .dtypes = 0x1f,
+          .args =
+              {
+                  {.name = "self", .kind = ArgKind::Tensor},
+              },
+          .num_outputs = 1,
+          .samples = {},
+          .call = &call_digamma,
       },
       // select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)
       OpInfo{

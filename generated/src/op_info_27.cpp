@@ -3,6 +3,7 @@
 // shards] in the generator). Callers unbox their arguments (schema order) and call the op API
 // through a pointer of the op's exact signature, so overloads (add.Tensor, add.Scalar) never meet.
 #include "lazygen/generated/ops/abs.h"
+#include "lazygen/generated/ops/erfinv.h"
 #include "lazygen/generated/ops/hardshrink_backward.h"
 #include "lazygen/generated/ops/hardtanh_backward.h"
 #include "lazygen/generated/ops/round.h"
@@ -16,6 +17,12 @@ namespace {
 std::vector<Tensor> call_abs([[maybe_unused]] const std::vector<Arg>& args) {
   return detail::boxed_results([&] {
     return static_cast<Tensor (*)(const Tensor&)>(&lazygen::abs)(detail::unbox<Tensor>(args, 0));
+  });
+}
+// erfinv(Tensor self) -> Tensor
+std::vector<Tensor> call_erfinv([[maybe_unused]] const std::vector<Arg>& args) {
+  return detail::boxed_results([&] {
+    return static_cast<Tensor (*)(const Tensor&)>(&lazygen::erfinv)(detail::unbox<Tensor>(args, 0));
   });
 }
 // round(Tensor self) -> Tensor
@@ -76,6 +83,25 @@ void add_op_infos_27(std::vector<OpInfo>& table) {
           .num_outputs = 1,
           .samples = {},
           .call = &call_abs,
+      },
+      // erfinv(Tensor self) -> Tensor
+      OpInfo{
+          .name = "erfinv",
+          .id = "erfinv",
+          .schema = "erfinv(Tensor self) -> Tensor",
+          .functional = "",
+          .shape = ShapeKind::Same,
+          .dtype = DTypeRule::Float,
+          .variant = OpVariant::Functional,
+          .pointwise = true,
+          .dtypes = 0x1f,
+          .args =
+              {
+                  {.name = "self", .kind = ArgKind::Tensor},
+              },
+          .num_outputs = 1,
+          .samples = {},
+          .call = &call_erfinv,
       },
       // round(Tensor self) -> Tensor
       OpInfo{

@@ -5,6 +5,7 @@
 #include "lazygen/generated/ops/_softmax_backward_data.h"
 #include "lazygen/generated/ops/hardshrink.h"
 #include "lazygen/generated/ops/hardtanh.h"
+#include "lazygen/generated/ops/hypot.h"
 #include "lazygen/generated/ops/reshape.h"
 #include "lazygen/generated/ops/softplus.h"
 #include "lazygen/generated/ops/trunc.h"
@@ -13,6 +14,13 @@
 namespace lazygen {
 namespace {
 
+// hypot(Tensor self, Tensor other) -> Tensor
+std::vector<Tensor> call_hypot([[maybe_unused]] const std::vector<Arg>& args) {
+  return detail::boxed_results([&] {
+    return static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&lazygen::hypot)(
+        detail::unbox<Tensor>(args, 0), detail::unbox<Tensor>(args, 1));
+  });
+}
 // trunc(Tensor self) -> Tensor
 std::vector<Tensor> call_trunc([[maybe_unused]] const std::vector<Arg>& args) {
   return detail::boxed_results([&] {
@@ -65,138 +73,189 @@ std::vector<Tensor> call__softmax_backward_data([[maybe_unused]] const std::vect
 namespace detail {
 
 void add_op_infos_5(std::vector<OpInfo>& table) {
-  std::vector<OpInfo> records = {
-      // trunc(Tensor self) -> Tensor
-      OpInfo{
-          .name = "trunc",
-          .id = "trunc",
-          .schema = "trunc(Tensor self) -> Tensor",
-          .functional = "",
-          .shape = ShapeKind::Same,
-          .dtype = DTypeRule::Self,
-          .variant = OpVariant::Functional,
-          .pointwise = true,
-          .dtypes = 0x1e,
-          .args = {
-              {.name = "self", .kind = ArgKind::Tensor},
-          },
-          .num_outputs = 1,
-          .samples = {
-          },
-          .call = &call_trunc,
-      },
-      // hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor
-      OpInfo{
-          .name = "hardtanh",
-          .id = "hardtanh",
-          .schema = "hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor",
-          .functional = "",
-          .shape = ShapeKind::Same,
-          .dtype = DTypeRule::Self,
-          .variant = OpVariant::Functional,
-          .pointwise = true,
-          .dtypes = 0x1e,
-          .args = {
-              {.name = "self", .kind = ArgKind::Tensor},
-              {.name = "min_val", .kind = ArgKind::Scalar, .default_value = detail::box<Scalar>(-1)},
-              {.name = "max_val", .kind = ArgKind::Scalar, .default_value = detail::box<Scalar>(1)},
-          },
-          .num_outputs = 1,
-          .samples = {
-          },
-          .call = &call_hardtanh,
-      },
-      // softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor
-      OpInfo{
-          .name = "softplus",
-          .id = "softplus",
-          .schema = "softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor",
-          .functional = "",
-          .shape = ShapeKind::Same,
-          .dtype = DTypeRule::Self,
-          .variant = OpVariant::Functional,
-          .pointwise = true,
-          .dtypes = 0x18,
-          .args = {
-              {.name = "self", .kind = ArgKind::Tensor},
-              {.name = "beta", .kind = ArgKind::Scalar, .default_value = detail::box<Scalar>(1)},
-              {.name = "threshold", .kind = ArgKind::Scalar, .default_value = detail::box<Scalar>(20)},
-          },
-          .num_outputs = 1,
-          .samples = {
-          },
-          .call = &call_softplus,
-      },
-      // hardshrink(Tensor self, Scalar lambd=0.5) -> Tensor
-      OpInfo{
-          .name = "hardshrink",
-          .id = "hardshrink",
-          .schema = "hardshrink(Tensor self, Scalar lambd=0.5) -> Tensor",
-          .functional = "",
-          .shape = ShapeKind::Same,
-          .dtype = DTypeRule::Self,
-          .variant = OpVariant::Functional,
-          .pointwise = true,
-          .dtypes = 0x18,
-          .args = {
-              {.name = "self", .kind = ArgKind::Tensor},
-              {.name = "lambd", .kind = ArgKind::Scalar, .default_value = detail::box<Scalar>(0.5)},
-          },
-          .num_outputs = 1,
-          .samples = {
-          },
-          .call = &call_hardshrink,
-      },
-      // reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)
-      OpInfo{
-          .name = "reshape",
-          .id = "reshape",
-          .schema = "reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)",
-          .functional = "",
-          .shape = ShapeKind::View,
-          .dtype = DTypeRule::Promote,
-          .variant = OpVariant::Functional,
-          .pointwise = false,
-          .dtypes = 0x1f,
-          .args = {
-              {.name = "self", .kind = ArgKind::Tensor},
-              {.name = "shape", .kind = ArgKind::IntList},
-          },
-          .num_outputs = 1,
-          .samples = {
-              Sample{{{"self", TensorSample{{2, 3, 4}}}, {"shape", Arg(std::vector<int64_t>{6, 4})}}},
-              Sample{{{"self", TensorSample{{2, 3}}}, {"shape", Arg(std::vector<int64_t>{-1})}}},
-              Sample{{{"self", TensorSample{{0, 3}}}, {"shape", Arg(std::vector<int64_t>{3, 0})}}},
-              Sample{{{"self", TensorSample{{}}}, {"shape", Arg(std::vector<int64_t>{1})}}},
-          },
-          .call = &call_reshape,
-      },
-      // _softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor
-      OpInfo{
-          .name = "_softmax_backward_data",
-          .id = "_softmax_backward_data",
-          .schema = "_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor",
-          .functional = "",
-          .shape = ShapeKind::Custom,
-          .dtype = DTypeRule::Promote,
-          .variant = OpVariant::Functional,
-          .pointwise = false,
-          .dtypes = 0x18,
-          .args = {
-              {.name = "grad_output", .kind = ArgKind::Tensor},
-              {.name = "output", .kind = ArgKind::Tensor},
-              {.name = "dim", .kind = ArgKind::Int},
-              {.name = "input_dtype", .kind = ArgKind::ScalarType},
-          },
-          .num_outputs = 1,
-          .samples = {
-              Sample{{{"grad_output", TensorSample{{3, 4}}}, {"output", TensorSample{{3, 4}}}, {"dim", Arg(int64_t{1})}, {"input_dtype", Arg(DType::Float32)}}},
-              Sample{{{"grad_output", TensorSample{{2, 3, 4}}}, {"output", TensorSample{{2, 3, 4}}}, {"dim", Arg(int64_t{0})}, {"input_dtype", Arg(DType::Float64)}}},
-              Sample{{{"grad_output", TensorSample{{}}}, {"output", TensorSample{{}}}, {"dim", Arg(int64_t{0})}, {"input_dtype", Arg(DType::Float32)}}},
-          },
-          .call = &call__softmax_backward_data,
-      },
-  };
+  std::vector<OpInfo>
+      records =
+          {
+              // hypot(Tensor self, Tensor other) -> Tensor
+              OpInfo{
+                  .name = "hypot",
+                  .id = "hypot",
+                  .schema = "hypot(Tensor self, Tensor other) -> Tensor",
+                  .functional = "",
+                  .shape = ShapeKind::Broadcast,
+                  .dtype = DTypeRule::Promote,
+                  .variant = OpVariant::Functional,
+                  .pointwise = true,
+                  .dtypes = 0x18,
+                  .args =
+                      {
+                          {.name = "self", .kind = ArgKind::Tensor},
+                          {.name = "other", .kind = ArgKind::Tensor},
+                      },
+                  .num_outputs = 1,
+                  .samples = {},
+                  .call = &call_hypot,
+              },
+              // trunc(Tensor self) -> Tensor
+              OpInfo{
+                  .name = "trunc",
+                  .id = "trunc",
+                  .schema = "trunc(Tensor self) -> Tensor",
+                  .functional = "",
+                  .shape = ShapeKind::Same,
+                  .dtype = DTypeRule::Self,
+                  .variant = OpVariant::Functional,
+                  .pointwise = true,
+                  .dtypes = 0x1e,
+                  .args =
+                      {
+                          {.name = "self", .kind = ArgKind::Tensor},
+                      },
+                  .num_outputs = 1,
+                  .samples = {},
+                  .call = &call_trunc,
+              },
+              // hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor
+              OpInfo{
+                  .name = "hardtanh",
+                  .id = "hardtanh",
+                  .schema = "hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor",
+                  .functional = "",
+                  .shape = ShapeKind::Same,
+                  .dtype = DTypeRule::Self,
+                  .variant = OpVariant::Functional,
+                  .pointwise = true,
+                  .dtypes = 0x1e,
+                  .args =
+                      {
+                          {.name = "self", .kind = ArgKind::Tensor},
+                          {.name = "min_val",
+                           .kind = ArgKind::Scalar,
+                           .default_value = detail::box<Scalar>(-1)},
+                          {.name = "max_val",
+                           .kind = ArgKind::Scalar,
+                           .default_value = detail::box<Scalar>(1)},
+                      },
+                  .num_outputs = 1,
+                  .samples = {},
+                  .call = &call_hardtanh,
+              },
+              // softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor
+              OpInfo{
+                  .name = "softplus",
+                  .id = "softplus",
+                  .schema = "softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor",
+                  .functional = "",
+                  .shape = ShapeKind::Same,
+                  .dtype = DTypeRule::Self,
+                  .variant = OpVariant::Functional,
+                  .pointwise = true,
+                  .dtypes = 0x18,
+                  .args =
+                      {
+                          {.name = "self", .kind = ArgKind::Tensor},
+                          {.name = "beta",
+                           .kind = ArgKind::Scalar,
+                           .default_value = detail::box<Scalar>(1)},
+                          {.name = "threshold",
+                           .kind = ArgKind::Scalar,
+                           .default_value = detail::box<Scalar>(20)},
+                      },
+                  .num_outputs = 1,
+                  .samples = {},
+                  .call = &call_softplus,
+              },
+              // hardshrink(Tensor self, Scalar lambd=0.5) -> Tensor
+              OpInfo{
+                  .name = "hardshrink",
+                  .id = "hardshrink",
+                  .schema = "hardshrink(Tensor self, Scalar lambd=0.5) -> Tensor",
+                  .functional = "",
+                  .shape = ShapeKind::Same,
+                  .dtype = DTypeRule::Self,
+                  .variant = OpVariant::Functional,
+                  .pointwise = true,
+                  .dtypes = 0x18,
+                  .args =
+                      {
+                          {.name = "self", .kind = ArgKind::Tensor},
+                          {.name = "lambd",
+                           .kind = ArgKind::Scalar,
+                           .default_value = detail::box<Scalar>(0.5)},
+                      },
+                  .num_outputs = 1,
+                  .samples = {},
+                  .call = &call_hardshrink,
+              },
+              // reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)
+              OpInfo{
+                  .name = "reshape",
+                  .id = "reshape",
+                  .schema = "reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)",
+                  .functional = "",
+                  .shape = ShapeKind::View,
+                  .dtype = DTypeRule::Promote,
+                  .variant = OpVariant::Functional,
+                  .pointwise = false,
+                  .dtypes = 0x1f,
+                  .args =
+                      {
+                          {.name = "self", .kind = ArgKind::Tensor},
+                          {.name = "shape", .kind = ArgKind::IntList},
+                      },
+                  .num_outputs = 1,
+                  .samples =
+                      {
+                          Sample{{{"self", TensorSample{{2, 3, 4}}},
+                                  {"shape", Arg(std::vector<int64_t>{6, 4})}}},
+                          Sample{{{"self", TensorSample{{2, 3}}},
+                                  {"shape", Arg(std::vector<int64_t>{-1})}}},
+                          Sample{{{"self", TensorSample{{0, 3}}},
+                                  {"shape", Arg(std::vector<int64_t>{3, 0})}}},
+                          Sample{{{"self", TensorSample{{}}},
+                                  {"shape", Arg(std::vector<int64_t>{1})}}},
+                      },
+                  .call = &call_reshape,
+              },
+              // _softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType
+              // input_dtype) -> Tensor
+              OpInfo{
+                  .name = "_softmax_backward_data",
+                  .id = "_softmax_backward_data",
+                  .schema = "_softmax_backward_data(Tensor grad_output, Tensor output, int dim, "
+                            "ScalarType input_dtype) -> Tensor",
+                  .functional = "",
+                  .shape = ShapeKind::Custom,
+                  .dtype = DTypeRule::Promote,
+                  .variant = OpVariant::Functional,
+                  .pointwise = false,
+                  .dtypes = 0x18,
+                  .args =
+                      {
+                          {.name = "grad_output", .kind = ArgKind::Tensor},
+                          {.name = "output", .kind = ArgKind::Tensor},
+                          {.name = "dim", .kind = ArgKind::Int},
+                          {.name = "input_dtype", .kind = ArgKind::ScalarType},
+                      },
+                  .num_outputs = 1,
+                  .samples =
+                      {
+                          Sample{{{"grad_output", TensorSample{{3, 4}}},
+                                  {"output", TensorSample{{3, 4}}},
+                                  {"dim", Arg(int64_t{1})},
+                                  {"input_dtype", Arg(DType::Float32)}}},
+                          Sample{{{"grad_output", TensorSample{{2, 3, 4}}},
+                                  {"output", TensorSample{{2, 3, 4}}},
+                                  {"dim", Arg(int64_t{0})},
+                                  {"input_dtype", Arg(DType::Float64)}}},
+                          Sample{{{"grad_output", TensorSample{{}}},
+                                  {"output", TensorSample{{}}},
+                                  {"dim", Arg(int64_t{0})},
+                                  {"input_dtype", Arg(DType::Float32)}}},
+                      },
+                  .call = &call__softmax_backward_data,
+              },
+          };
   for (OpInfo& record : records) table.push_back(std::move(record));
 }
 

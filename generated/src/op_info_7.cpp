@@ -3,6 +3,7 @@
 // shards] in the generator). Callers unbox their arguments (schema order) and call the op API
 // through a pointer of the op's exact signature, so overloads (add.Tensor, add.Scalar) never meet.
 #include "lazygen/generated/ops/cat.h"
+#include "lazygen/generated/ops/copysign.h"
 #include "lazygen/generated/ops/gt.h"
 #include "lazygen/generated/ops/index_add.h"
 #include "lazygen/generated/ops/rsub.h"
@@ -25,6 +26,13 @@ std::vector<Tensor> call_rsub_tensor([[maybe_unused]] const std::vector<Arg>& ar
     return static_cast<Tensor (*)(const Tensor&, const Tensor&, const Scalar&)>(&lazygen::rsub)(
         detail::unbox<Tensor>(args, 0), detail::unbox<Tensor>(args, 1),
         detail::unbox<Scalar>(args, 2));
+  });
+}
+// copysign.Tensor(Tensor self, Tensor other) -> Tensor
+std::vector<Tensor> call_copysign_tensor([[maybe_unused]] const std::vector<Arg>& args) {
+  return detail::boxed_results([&] {
+    return static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&lazygen::copysign)(
+        detail::unbox<Tensor>(args, 0), detail::unbox<Tensor>(args, 1));
   });
 }
 // slice_backward(Tensor grad_output, SymInt[] input_sizes, int dim, SymInt start, SymInt end,
@@ -105,6 +113,26 @@ void add_op_infos_7(std::vector<OpInfo>& table) {
           .num_outputs = 1,
           .samples = {},
           .call = &call_rsub_tensor,
+      },
+      // copysign.Tensor(Tensor self, Tensor other) -> Tensor
+      OpInfo{
+          .name = "copysign.Tensor",
+          .id = "copysign_tensor",
+          .schema = "copysign.Tensor(Tensor self, Tensor other) -> Tensor",
+          .functional = "",
+          .shape = ShapeKind::Broadcast,
+          .dtype = DTypeRule::Float,
+          .variant = OpVariant::Functional,
+          .pointwise = true,
+          .dtypes = 0x1f,
+          .args =
+              {
+                  {.name = "self", .kind = ArgKind::Tensor},
+                  {.name = "other", .kind = ArgKind::Tensor},
+              },
+          .num_outputs = 1,
+          .samples = {},
+          .call = &call_copysign_tensor,
       },
       // slice_backward(Tensor grad_output, SymInt[] input_sizes, int dim, SymInt start, SymInt end,
       // SymInt step) -> Tensor

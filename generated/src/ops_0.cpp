@@ -7,12 +7,16 @@
 #include "core/dispatch.h"
 #include "lazygen/generated/autograd/add_tensor.h"
 #include "lazygen/generated/autograd/amin.h"
+#include "lazygen/generated/autograd/lgamma.h"
 #include "lazygen/generated/cpu/add_tensor.h"
 #include "lazygen/generated/cpu/amin.h"
+#include "lazygen/generated/cpu/lgamma.h"
 #include "lazygen/generated/lazy/add_tensor.h"
 #include "lazygen/generated/lazy/amin.h"
+#include "lazygen/generated/lazy/lgamma.h"
 #include "lazygen/generated/ops/add.h"
 #include "lazygen/generated/ops/amin.h"
+#include "lazygen/generated/ops/lgamma.h"
 #include "ops/out_tensors.h"
 
 namespace lazygen {
@@ -31,6 +35,19 @@ Tensor dispatch_add_tensor(const Tensor& self, const Tensor& other, const Scalar
     default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
       return detail::device_kernel<decltype(dispatch_add_tensor)>(device, "add.Tensor")(self, other,
                                                                                         alpha);
+  }
+}
+// lgamma(Tensor self) -> Tensor
+Tensor dispatch_lgamma(const Tensor& self) {
+  const DeviceType device =
+      detail::op_device("lgamma", {detail::device_of(self, "lgamma", "self")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::lgamma(self);
+    case DeviceType::Lazy:
+      return lazy::lgamma(self);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_lgamma)>(device, "lgamma")(self);
   }
 }
 // amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor
@@ -57,6 +74,13 @@ Tensor add(const Tensor& self, const Tensor& other, const Scalar& alpha) {
   return result;
 }
 
+// lgamma(Tensor self) -> Tensor
+Tensor lgamma(const Tensor& self) {
+  decltype(auto) result = dispatch_lgamma(self);
+  if (autograd::needs_grad({&self})) autograd::record_lgamma(result, self);
+  return result;
+}
+
 // amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor
 Tensor amin(const Tensor& self, const std::vector<int64_t>& dim, bool keepdim) {
   decltype(auto) result = dispatch_amin(self, dim, keepdim);
@@ -67,6 +91,11 @@ Tensor amin(const Tensor& self, const std::vector<int64_t>& dim, bool keepdim) {
 // add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
 Tensor Tensor::add(const Tensor& other, const Scalar& alpha) const {
   return lazygen::add(*this, other, alpha);
+}
+
+// lgamma(Tensor self) -> Tensor
+Tensor Tensor::lgamma() const {
+  return lazygen::lgamma(*this);
 }
 
 // amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor

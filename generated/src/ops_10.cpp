@@ -10,6 +10,7 @@
 #include "lazygen/generated/autograd/expm1.h"
 #include "lazygen/generated/autograd/gather.h"
 #include "lazygen/generated/autograd/mul_scalar.h"
+#include "lazygen/generated/autograd/sinc.h"
 #include "lazygen/generated/cpu/amax.h"
 #include "lazygen/generated/cpu/asinh.h"
 #include "lazygen/generated/cpu/bitwise_and_tensor.h"
@@ -18,6 +19,7 @@
 #include "lazygen/generated/cpu/isnan.h"
 #include "lazygen/generated/cpu/mul_scalar.h"
 #include "lazygen/generated/cpu/sigmoid_inplace.h"
+#include "lazygen/generated/cpu/sinc.h"
 #include "lazygen/generated/lazy/amax.h"
 #include "lazygen/generated/lazy/asinh.h"
 #include "lazygen/generated/lazy/bitwise_and_tensor.h"
@@ -26,6 +28,7 @@
 #include "lazygen/generated/lazy/isnan.h"
 #include "lazygen/generated/lazy/mul_scalar.h"
 #include "lazygen/generated/lazy/sigmoid_inplace.h"
+#include "lazygen/generated/lazy/sinc.h"
 #include "lazygen/generated/ops/amax.h"
 #include "lazygen/generated/ops/asinh.h"
 #include "lazygen/generated/ops/bitwise_and.h"
@@ -34,6 +37,7 @@
 #include "lazygen/generated/ops/isnan.h"
 #include "lazygen/generated/ops/mul.h"
 #include "lazygen/generated/ops/sigmoid_.h"
+#include "lazygen/generated/ops/sinc.h"
 #include "ops/out_tensors.h"
 
 namespace lazygen {
@@ -63,6 +67,18 @@ Tensor dispatch_asinh(const Tensor& self) {
       return lazy::asinh(self);
     default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
       return detail::device_kernel<decltype(dispatch_asinh)>(device, "asinh")(self);
+  }
+}
+// sinc(Tensor self) -> Tensor
+Tensor dispatch_sinc(const Tensor& self) {
+  const DeviceType device = detail::op_device("sinc", {detail::device_of(self, "sinc", "self")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::sinc(self);
+    case DeviceType::Lazy:
+      return lazy::sinc(self);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_sinc)>(device, "sinc")(self);
   }
 }
 // expm1(Tensor self) -> Tensor
@@ -161,6 +177,13 @@ Tensor asinh(const Tensor& self) {
   return result;
 }
 
+// sinc(Tensor self) -> Tensor
+Tensor sinc(const Tensor& self) {
+  decltype(auto) result = dispatch_sinc(self);
+  if (autograd::needs_grad({&self})) autograd::record_sinc(result, self);
+  return result;
+}
+
 // expm1(Tensor self) -> Tensor
 Tensor expm1(const Tensor& self) {
   decltype(auto) result = dispatch_expm1(self);
@@ -213,6 +236,11 @@ Tensor Tensor::mul(const Scalar& other) const {
 // asinh(Tensor self) -> Tensor
 Tensor Tensor::asinh() const {
   return lazygen::asinh(*this);
+}
+
+// sinc(Tensor self) -> Tensor
+Tensor Tensor::sinc() const {
+  return lazygen::sinc(*this);
 }
 
 // expm1(Tensor self) -> Tensor

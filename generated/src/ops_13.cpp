@@ -10,6 +10,7 @@
 #include "lazygen/generated/autograd/clamp_max.h"
 #include "lazygen/generated/autograd/div_scalar.h"
 #include "lazygen/generated/autograd/flatten_using_ints.h"
+#include "lazygen/generated/autograd/fmax.h"
 #include "lazygen/generated/autograd/lerp_scalar.h"
 #include "lazygen/generated/autograd/mean_dim.h"
 #include "lazygen/generated/autograd/sin.h"
@@ -20,6 +21,7 @@
 #include "lazygen/generated/cpu/div_scalar.h"
 #include "lazygen/generated/cpu/eq_tensor.h"
 #include "lazygen/generated/cpu/flatten_using_ints.h"
+#include "lazygen/generated/cpu/fmax.h"
 #include "lazygen/generated/cpu/lerp_scalar.h"
 #include "lazygen/generated/cpu/mean_dim.h"
 #include "lazygen/generated/cpu/sin.h"
@@ -30,6 +32,7 @@
 #include "lazygen/generated/lazy/div_scalar.h"
 #include "lazygen/generated/lazy/eq_tensor.h"
 #include "lazygen/generated/lazy/flatten_using_ints.h"
+#include "lazygen/generated/lazy/fmax.h"
 #include "lazygen/generated/lazy/lerp_scalar.h"
 #include "lazygen/generated/lazy/mean_dim.h"
 #include "lazygen/generated/lazy/sin.h"
@@ -40,6 +43,7 @@
 #include "lazygen/generated/ops/div.h"
 #include "lazygen/generated/ops/eq.h"
 #include "lazygen/generated/ops/flatten.h"
+#include "lazygen/generated/ops/fmax.h"
 #include "lazygen/generated/ops/lerp.h"
 #include "lazygen/generated/ops/mean.h"
 #include "lazygen/generated/ops/sin.h"
@@ -103,6 +107,19 @@ Tensor dispatch_lerp_scalar(const Tensor& self, const Tensor& end, const Scalar&
     default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
       return detail::device_kernel<decltype(dispatch_lerp_scalar)>(device, "lerp.Scalar")(self, end,
                                                                                           weight);
+  }
+}
+// fmax(Tensor self, Tensor other) -> Tensor
+Tensor dispatch_fmax(const Tensor& self, const Tensor& other) {
+  const DeviceType device = detail::op_device(
+      "fmax", {detail::device_of(self, "fmax", "self"), detail::device_of(other, "fmax", "other")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::fmax(self, other);
+    case DeviceType::Lazy:
+      return lazy::fmax(self, other);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_fmax)>(device, "fmax")(self, other);
   }
 }
 // clamp_max(Tensor self, Scalar max) -> Tensor
@@ -220,6 +237,13 @@ Tensor lerp(const Tensor& self, const Tensor& end, const Scalar& weight) {
   return result;
 }
 
+// fmax(Tensor self, Tensor other) -> Tensor
+Tensor fmax(const Tensor& self, const Tensor& other) {
+  decltype(auto) result = dispatch_fmax(self, other);
+  if (autograd::needs_grad({&self, &other})) autograd::record_fmax(result, self, other);
+  return result;
+}
+
 // clamp_max(Tensor self, Scalar max) -> Tensor
 Tensor clamp_max(const Tensor& self, const Scalar& max) {
   decltype(auto) result = dispatch_clamp_max(self, max);
@@ -286,6 +310,11 @@ Tensor Tensor::eq(const Tensor& other) const {
 // lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor
 Tensor Tensor::lerp(const Tensor& end, const Scalar& weight) const {
   return lazygen::lerp(*this, end, weight);
+}
+
+// fmax(Tensor self, Tensor other) -> Tensor
+Tensor Tensor::fmax(const Tensor& other) const {
+  return lazygen::fmax(*this, other);
 }
 
 // clamp_max(Tensor self, Scalar max) -> Tensor

@@ -12,16 +12,19 @@
 #include "lazygen/generated/cpu/bmm.h"
 #include "lazygen/generated/cpu/lt_tensor.h"
 #include "lazygen/generated/cpu/mm.h"
+#include "lazygen/generated/cpu/signbit.h"
 #include "lazygen/generated/cpu/sqrt.h"
 #include "lazygen/generated/lazy/argmax.h"
 #include "lazygen/generated/lazy/bmm.h"
 #include "lazygen/generated/lazy/lt_tensor.h"
 #include "lazygen/generated/lazy/mm.h"
+#include "lazygen/generated/lazy/signbit.h"
 #include "lazygen/generated/lazy/sqrt.h"
 #include "lazygen/generated/ops/argmax.h"
 #include "lazygen/generated/ops/bmm.h"
 #include "lazygen/generated/ops/lt.h"
 #include "lazygen/generated/ops/mm.h"
+#include "lazygen/generated/ops/signbit.h"
 #include "lazygen/generated/ops/sqrt.h"
 #include "ops/out_tensors.h"
 
@@ -52,6 +55,19 @@ Tensor dispatch_lt_tensor(const Tensor& self, const Tensor& other) {
       return lazy::lt_tensor(self, other);
     default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
       return detail::device_kernel<decltype(dispatch_lt_tensor)>(device, "lt.Tensor")(self, other);
+  }
+}
+// signbit(Tensor self) -> Tensor
+Tensor dispatch_signbit(const Tensor& self) {
+  const DeviceType device =
+      detail::op_device("signbit", {detail::device_of(self, "signbit", "self")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::signbit(self);
+    case DeviceType::Lazy:
+      return lazy::signbit(self);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_signbit)>(device, "signbit")(self);
   }
 }
 // argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor
@@ -110,6 +126,13 @@ Tensor lt(const Tensor& self, const Tensor& other) {
   return result;
 }
 
+// signbit(Tensor self) -> Tensor
+Tensor signbit(const Tensor& self) {
+  decltype(auto) result = dispatch_signbit(self);
+  autograd::check_differentiable("signbit", result, {&self});
+  return result;
+}
+
 // argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor
 Tensor argmax(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
   detail::check_dtypes("argmax", {DType::Int32, DType::Int64, DType::Float32, DType::Float64},
@@ -145,6 +168,11 @@ Tensor Tensor::sqrt() const {
 // lt.Tensor(Tensor self, Tensor other) -> Tensor
 Tensor Tensor::lt(const Tensor& other) const {
   return lazygen::lt(*this, other);
+}
+
+// signbit(Tensor self) -> Tensor
+Tensor Tensor::signbit() const {
+  return lazygen::signbit(*this);
 }
 
 // argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor

@@ -10,6 +10,7 @@
 #include "lazygen/generated/autograd/all_reduce.h"
 #include "lazygen/generated/autograd/clamp_min.h"
 #include "lazygen/generated/autograd/cumsum.h"
+#include "lazygen/generated/autograd/fmin.h"
 #include "lazygen/generated/autograd/mul_tensor.h"
 #include "lazygen/generated/autograd/relu.h"
 #include "lazygen/generated/cpu/_gelu_erf_backward.h"
@@ -17,6 +18,7 @@
 #include "lazygen/generated/cpu/all_reduce.h"
 #include "lazygen/generated/cpu/clamp_min.h"
 #include "lazygen/generated/cpu/cumsum.h"
+#include "lazygen/generated/cpu/fmin.h"
 #include "lazygen/generated/cpu/mul_tensor.h"
 #include "lazygen/generated/cpu/relu.h"
 #include "lazygen/generated/lazy/_gelu_erf_backward.h"
@@ -24,6 +26,7 @@
 #include "lazygen/generated/lazy/all_reduce.h"
 #include "lazygen/generated/lazy/clamp_min.h"
 #include "lazygen/generated/lazy/cumsum.h"
+#include "lazygen/generated/lazy/fmin.h"
 #include "lazygen/generated/lazy/mul_tensor.h"
 #include "lazygen/generated/lazy/relu.h"
 #include "lazygen/generated/ops/_gelu_erf_backward.h"
@@ -31,6 +34,7 @@
 #include "lazygen/generated/ops/all_reduce.h"
 #include "lazygen/generated/ops/clamp_min.h"
 #include "lazygen/generated/ops/cumsum.h"
+#include "lazygen/generated/ops/fmin.h"
 #include "lazygen/generated/ops/mul.h"
 #include "lazygen/generated/ops/relu.h"
 #include "ops/out_tensors.h"
@@ -63,6 +67,19 @@ Tensor dispatch_relu(const Tensor& self) {
       return lazy::relu(self);
     default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
       return detail::device_kernel<decltype(dispatch_relu)>(device, "relu")(self);
+  }
+}
+// fmin(Tensor self, Tensor other) -> Tensor
+Tensor dispatch_fmin(const Tensor& self, const Tensor& other) {
+  const DeviceType device = detail::op_device(
+      "fmin", {detail::device_of(self, "fmin", "self"), detail::device_of(other, "fmin", "other")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::fmin(self, other);
+    case DeviceType::Lazy:
+      return lazy::fmin(self, other);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_fmin)>(device, "fmin")(self, other);
   }
 }
 // clamp_min(Tensor self, Scalar min) -> Tensor
@@ -152,6 +169,13 @@ Tensor relu(const Tensor& self) {
   return result;
 }
 
+// fmin(Tensor self, Tensor other) -> Tensor
+Tensor fmin(const Tensor& self, const Tensor& other) {
+  decltype(auto) result = dispatch_fmin(self, other);
+  if (autograd::needs_grad({&self, &other})) autograd::record_fmin(result, self, other);
+  return result;
+}
+
 // clamp_min(Tensor self, Scalar min) -> Tensor
 Tensor clamp_min(const Tensor& self, const Scalar& min) {
   decltype(auto) result = dispatch_clamp_min(self, min);
@@ -200,6 +224,11 @@ Tensor Tensor::mul(const Tensor& other) const {
 // relu(Tensor self) -> Tensor
 Tensor Tensor::relu() const {
   return lazygen::relu(*this);
+}
+
+// fmin(Tensor self, Tensor other) -> Tensor
+Tensor Tensor::fmin(const Tensor& other) const {
+  return lazygen::fmin(*this, other);
 }
 
 // clamp_min(Tensor self, Scalar min) -> Tensor

@@ -6,23 +6,30 @@
 #include "autograd/function.h"
 #include "core/dispatch.h"
 #include "lazygen/generated/autograd/atan2.h"
+#include "lazygen/generated/autograd/logaddexp.h"
 #include "lazygen/generated/autograd/minimum.h"
 #include "lazygen/generated/autograd/select_int.h"
 #include "lazygen/generated/autograd/sub_tensor.h"
 #include "lazygen/generated/autograd/where_self.h"
 #include "lazygen/generated/cpu/atan2.h"
+#include "lazygen/generated/cpu/digamma.h"
+#include "lazygen/generated/cpu/logaddexp.h"
 #include "lazygen/generated/cpu/max_pool2d_with_indices_backward.h"
 #include "lazygen/generated/cpu/minimum.h"
 #include "lazygen/generated/cpu/select_int.h"
 #include "lazygen/generated/cpu/sub_tensor.h"
 #include "lazygen/generated/cpu/where_self.h"
 #include "lazygen/generated/lazy/atan2.h"
+#include "lazygen/generated/lazy/digamma.h"
+#include "lazygen/generated/lazy/logaddexp.h"
 #include "lazygen/generated/lazy/max_pool2d_with_indices_backward.h"
 #include "lazygen/generated/lazy/minimum.h"
 #include "lazygen/generated/lazy/select_int.h"
 #include "lazygen/generated/lazy/sub_tensor.h"
 #include "lazygen/generated/lazy/where_self.h"
 #include "lazygen/generated/ops/atan2.h"
+#include "lazygen/generated/ops/digamma.h"
+#include "lazygen/generated/ops/logaddexp.h"
 #include "lazygen/generated/ops/max_pool2d_with_indices_backward.h"
 #include "lazygen/generated/ops/minimum.h"
 #include "lazygen/generated/ops/select.h"
@@ -78,6 +85,20 @@ Tensor dispatch_where_self(const Tensor& condition, const Tensor& self, const Te
           condition, self, other);
   }
 }
+// logaddexp(Tensor self, Tensor other) -> Tensor
+Tensor dispatch_logaddexp(const Tensor& self, const Tensor& other) {
+  const DeviceType device =
+      detail::op_device("logaddexp", {detail::device_of(self, "logaddexp", "self"),
+                                      detail::device_of(other, "logaddexp", "other")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::logaddexp(self, other);
+    case DeviceType::Lazy:
+      return lazy::logaddexp(self, other);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_logaddexp)>(device, "logaddexp")(self, other);
+  }
+}
 // atan2(Tensor self, Tensor other) -> Tensor
 Tensor dispatch_atan2(const Tensor& self, const Tensor& other) {
   const DeviceType device = detail::op_device(
@@ -90,6 +111,19 @@ Tensor dispatch_atan2(const Tensor& self, const Tensor& other) {
       return lazy::atan2(self, other);
     default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
       return detail::device_kernel<decltype(dispatch_atan2)>(device, "atan2")(self, other);
+  }
+}
+// digamma(Tensor self) -> Tensor
+Tensor dispatch_digamma(const Tensor& self) {
+  const DeviceType device =
+      detail::op_device("digamma", {detail::device_of(self, "digamma", "self")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::digamma(self);
+    case DeviceType::Lazy:
+      return lazy::digamma(self);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_digamma)>(device, "digamma")(self);
   }
 }
 // select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)
@@ -161,10 +195,26 @@ Tensor where(const Tensor& condition, const Tensor& self, const Tensor& other) {
   return result;
 }
 
+// logaddexp(Tensor self, Tensor other) -> Tensor
+Tensor logaddexp(const Tensor& self, const Tensor& other) {
+  detail::check_dtypes("logaddexp", {DType::Float32, DType::Float64},
+                       {detail::input_of(self), detail::input_of(other)}, {});
+  decltype(auto) result = dispatch_logaddexp(self, other);
+  if (autograd::needs_grad({&self, &other})) autograd::record_logaddexp(result, self, other);
+  return result;
+}
+
 // atan2(Tensor self, Tensor other) -> Tensor
 Tensor atan2(const Tensor& self, const Tensor& other) {
   decltype(auto) result = dispatch_atan2(self, other);
   if (autograd::needs_grad({&self, &other})) autograd::record_atan2(result, self, other);
+  return result;
+}
+
+// digamma(Tensor self) -> Tensor
+Tensor digamma(const Tensor& self) {
+  decltype(auto) result = dispatch_digamma(self);
+  autograd::check_differentiable("digamma", result, {&self});
   return result;
 }
 
@@ -205,9 +255,19 @@ Tensor Tensor::where(const Tensor& condition, const Tensor& other) const {
   return lazygen::where(condition, *this, other);
 }
 
+// logaddexp(Tensor self, Tensor other) -> Tensor
+Tensor Tensor::logaddexp(const Tensor& other) const {
+  return lazygen::logaddexp(*this, other);
+}
+
 // atan2(Tensor self, Tensor other) -> Tensor
 Tensor Tensor::atan2(const Tensor& other) const {
   return lazygen::atan2(*this, other);
+}
+
+// digamma(Tensor self) -> Tensor
+Tensor Tensor::digamma() const {
+  return lazygen::digamma(*this);
 }
 
 // select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)

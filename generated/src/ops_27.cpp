@@ -6,21 +6,25 @@
 #include "autograd/function.h"
 #include "core/dispatch.h"
 #include "lazygen/generated/autograd/abs.h"
+#include "lazygen/generated/autograd/erfinv.h"
 #include "lazygen/generated/autograd/hardshrink_backward.h"
 #include "lazygen/generated/autograd/hardtanh_backward.h"
 #include "lazygen/generated/autograd/round.h"
 #include "lazygen/generated/autograd/softplus_backward.h"
 #include "lazygen/generated/cpu/abs.h"
+#include "lazygen/generated/cpu/erfinv.h"
 #include "lazygen/generated/cpu/hardshrink_backward.h"
 #include "lazygen/generated/cpu/hardtanh_backward.h"
 #include "lazygen/generated/cpu/round.h"
 #include "lazygen/generated/cpu/softplus_backward.h"
 #include "lazygen/generated/lazy/abs.h"
+#include "lazygen/generated/lazy/erfinv.h"
 #include "lazygen/generated/lazy/hardshrink_backward.h"
 #include "lazygen/generated/lazy/hardtanh_backward.h"
 #include "lazygen/generated/lazy/round.h"
 #include "lazygen/generated/lazy/softplus_backward.h"
 #include "lazygen/generated/ops/abs.h"
+#include "lazygen/generated/ops/erfinv.h"
 #include "lazygen/generated/ops/hardshrink_backward.h"
 #include "lazygen/generated/ops/hardtanh_backward.h"
 #include "lazygen/generated/ops/round.h"
@@ -40,6 +44,19 @@ Tensor dispatch_abs(const Tensor& self) {
       return lazy::abs(self);
     default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
       return detail::device_kernel<decltype(dispatch_abs)>(device, "abs")(self);
+  }
+}
+// erfinv(Tensor self) -> Tensor
+Tensor dispatch_erfinv(const Tensor& self) {
+  const DeviceType device =
+      detail::op_device("erfinv", {detail::device_of(self, "erfinv", "self")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::erfinv(self);
+    case DeviceType::Lazy:
+      return lazy::erfinv(self);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_erfinv)>(device, "erfinv")(self);
   }
 }
 // round(Tensor self) -> Tensor
@@ -114,6 +131,13 @@ Tensor abs(const Tensor& self) {
   return result;
 }
 
+// erfinv(Tensor self) -> Tensor
+Tensor erfinv(const Tensor& self) {
+  decltype(auto) result = dispatch_erfinv(self);
+  if (autograd::needs_grad({&self})) autograd::record_erfinv(result, self);
+  return result;
+}
+
 // round(Tensor self) -> Tensor
 Tensor round(const Tensor& self) {
   detail::check_dtypes("round", {DType::Int32, DType::Int64, DType::Float32, DType::Float64},
@@ -163,6 +187,11 @@ Tensor hardshrink_backward(const Tensor& grad_out, const Tensor& self, const Sca
 // abs(Tensor self) -> Tensor
 Tensor Tensor::abs() const {
   return lazygen::abs(*this);
+}
+
+// erfinv(Tensor self) -> Tensor
+Tensor Tensor::erfinv() const {
+  return lazygen::erfinv(*this);
 }
 
 // round(Tensor self) -> Tensor

@@ -7,24 +7,28 @@
 #include "core/dispatch.h"
 #include "lazygen/generated/autograd/hardshrink.h"
 #include "lazygen/generated/autograd/hardtanh.h"
+#include "lazygen/generated/autograd/hypot.h"
 #include "lazygen/generated/autograd/reshape.h"
 #include "lazygen/generated/autograd/softplus.h"
 #include "lazygen/generated/autograd/trunc.h"
 #include "lazygen/generated/cpu/_softmax_backward_data.h"
 #include "lazygen/generated/cpu/hardshrink.h"
 #include "lazygen/generated/cpu/hardtanh.h"
+#include "lazygen/generated/cpu/hypot.h"
 #include "lazygen/generated/cpu/reshape.h"
 #include "lazygen/generated/cpu/softplus.h"
 #include "lazygen/generated/cpu/trunc.h"
 #include "lazygen/generated/lazy/_softmax_backward_data.h"
 #include "lazygen/generated/lazy/hardshrink.h"
 #include "lazygen/generated/lazy/hardtanh.h"
+#include "lazygen/generated/lazy/hypot.h"
 #include "lazygen/generated/lazy/reshape.h"
 #include "lazygen/generated/lazy/softplus.h"
 #include "lazygen/generated/lazy/trunc.h"
 #include "lazygen/generated/ops/_softmax_backward_data.h"
 #include "lazygen/generated/ops/hardshrink.h"
 #include "lazygen/generated/ops/hardtanh.h"
+#include "lazygen/generated/ops/hypot.h"
 #include "lazygen/generated/ops/reshape.h"
 #include "lazygen/generated/ops/softplus.h"
 #include "lazygen/generated/ops/trunc.h"
@@ -33,6 +37,20 @@
 namespace lazygen {
 namespace {
 
+// hypot(Tensor self, Tensor other) -> Tensor
+Tensor dispatch_hypot(const Tensor& self, const Tensor& other) {
+  const DeviceType device = detail::op_device(
+      "hypot",
+      {detail::device_of(self, "hypot", "self"), detail::device_of(other, "hypot", "other")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::hypot(self, other);
+    case DeviceType::Lazy:
+      return lazy::hypot(self, other);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_hypot)>(device, "hypot")(self, other);
+  }
+}
 // trunc(Tensor self) -> Tensor
 Tensor dispatch_trunc(const Tensor& self) {
   const DeviceType device = detail::op_device("trunc", {detail::device_of(self, "trunc", "self")});
@@ -121,6 +139,15 @@ Tensor dispatch__softmax_backward_data(const Tensor& grad_output, const Tensor& 
 
 }  // namespace
 
+// hypot(Tensor self, Tensor other) -> Tensor
+Tensor hypot(const Tensor& self, const Tensor& other) {
+  detail::check_dtypes("hypot", {DType::Float32, DType::Float64},
+                       {detail::input_of(self), detail::input_of(other)}, {});
+  decltype(auto) result = dispatch_hypot(self, other);
+  if (autograd::needs_grad({&self, &other})) autograd::record_hypot(result, self, other);
+  return result;
+}
+
 // trunc(Tensor self) -> Tensor
 Tensor trunc(const Tensor& self) {
   detail::check_dtypes("trunc", {DType::Int32, DType::Int64, DType::Float32, DType::Float64},
@@ -177,6 +204,11 @@ Tensor _softmax_backward_data(const Tensor& grad_output, const Tensor& output, i
   decltype(auto) result = dispatch__softmax_backward_data(grad_output, output, dim, input_dtype);
   autograd::check_differentiable("_softmax_backward_data", result, {&grad_output, &output});
   return result;
+}
+
+// hypot(Tensor self, Tensor other) -> Tensor
+Tensor Tensor::hypot(const Tensor& other) const {
+  return lazygen::hypot(*this, other);
 }
 
 // trunc(Tensor self) -> Tensor

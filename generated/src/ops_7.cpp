@@ -6,20 +6,24 @@
 #include "autograd/function.h"
 #include "core/dispatch.h"
 #include "lazygen/generated/autograd/cat.h"
+#include "lazygen/generated/autograd/copysign_tensor.h"
 #include "lazygen/generated/autograd/index_add.h"
 #include "lazygen/generated/autograd/rsub_tensor.h"
 #include "lazygen/generated/autograd/slice_backward.h"
 #include "lazygen/generated/cpu/cat.h"
+#include "lazygen/generated/cpu/copysign_tensor.h"
 #include "lazygen/generated/cpu/gt_scalar.h"
 #include "lazygen/generated/cpu/index_add.h"
 #include "lazygen/generated/cpu/rsub_tensor.h"
 #include "lazygen/generated/cpu/slice_backward.h"
 #include "lazygen/generated/lazy/cat.h"
+#include "lazygen/generated/lazy/copysign_tensor.h"
 #include "lazygen/generated/lazy/gt_scalar.h"
 #include "lazygen/generated/lazy/index_add.h"
 #include "lazygen/generated/lazy/rsub_tensor.h"
 #include "lazygen/generated/lazy/slice_backward.h"
 #include "lazygen/generated/ops/cat.h"
+#include "lazygen/generated/ops/copysign.h"
 #include "lazygen/generated/ops/gt.h"
 #include "lazygen/generated/ops/index_add.h"
 #include "lazygen/generated/ops/rsub.h"
@@ -55,6 +59,21 @@ Tensor dispatch_rsub_tensor(const Tensor& self, const Tensor& other, const Scala
     default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
       return detail::device_kernel<decltype(dispatch_rsub_tensor)>(device, "rsub.Tensor")(
           self, other, alpha);
+  }
+}
+// copysign.Tensor(Tensor self, Tensor other) -> Tensor
+Tensor dispatch_copysign_tensor(const Tensor& self, const Tensor& other) {
+  const DeviceType device =
+      detail::op_device("copysign.Tensor", {detail::device_of(self, "copysign.Tensor", "self"),
+                                            detail::device_of(other, "copysign.Tensor", "other")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::copysign_tensor(self, other);
+    case DeviceType::Lazy:
+      return lazy::copysign_tensor(self, other);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_copysign_tensor)>(device, "copysign.Tensor")(
+          self, other);
   }
 }
 // slice_backward(Tensor grad_output, SymInt[] input_sizes, int dim, SymInt start, SymInt end,
@@ -123,6 +142,13 @@ Tensor rsub(const Tensor& self, const Tensor& other, const Scalar& alpha) {
   return result;
 }
 
+// copysign.Tensor(Tensor self, Tensor other) -> Tensor
+Tensor copysign(const Tensor& self, const Tensor& other) {
+  decltype(auto) result = dispatch_copysign_tensor(self, other);
+  if (autograd::needs_grad({&self, &other})) autograd::record_copysign_tensor(result, self, other);
+  return result;
+}
+
 // slice_backward(Tensor grad_output, SymInt[] input_sizes, int dim, SymInt start, SymInt end,
 // SymInt step) -> Tensor
 Tensor slice_backward(const Tensor& grad_output, const std::vector<int64_t>& input_sizes,
@@ -154,6 +180,11 @@ Tensor index_add(const Tensor& self, int64_t dim, const Tensor& index, const Ten
 // gt.Scalar(Tensor self, Scalar other) -> Tensor
 Tensor Tensor::gt(const Scalar& other) const {
   return lazygen::gt(*this, other);
+}
+
+// copysign.Tensor(Tensor self, Tensor other) -> Tensor
+Tensor Tensor::copysign(const Tensor& other) const {
+  return lazygen::copysign(*this, other);
 }
 
 // index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor

@@ -632,6 +632,66 @@ constexpr PointwiseFacts kPowTensorTensor = {
     .cheap = false,
     .fingerprint = "c966c94ee85edd83",
 };
+// hypot(Tensor self, Tensor other) -> Tensor
+constexpr PointwiseFacts kHypot = {
+    .schema_name = "hypot",
+    .num_tensors = 2,
+    .num_scalars = 0,
+    .tensor_operand = {0, 1},
+    .scalar_operand = {},
+    .result_is_bool = false,
+    .dtypes = 0x18,
+    .cheap = false,
+    .fingerprint = "34d048b703e8c8f6",
+};
+// copysign.Tensor(Tensor self, Tensor other) -> Tensor
+constexpr PointwiseFacts kCopysignTensor = {
+    .schema_name = "copysign.Tensor",
+    .num_tensors = 2,
+    .num_scalars = 0,
+    .tensor_operand = {0, 1},
+    .scalar_operand = {},
+    .result_is_bool = false,
+    .dtypes = 0x18,
+    .cheap = true,
+    .fingerprint = "ec861a1874a49f82",
+};
+// fmax(Tensor self, Tensor other) -> Tensor
+constexpr PointwiseFacts kFmax = {
+    .schema_name = "fmax",
+    .num_tensors = 2,
+    .num_scalars = 0,
+    .tensor_operand = {0, 1},
+    .scalar_operand = {},
+    .result_is_bool = false,
+    .dtypes = 0x1f,
+    .cheap = true,
+    .fingerprint = "fc63cf1aa2892c85",
+};
+// fmin(Tensor self, Tensor other) -> Tensor
+constexpr PointwiseFacts kFmin = {
+    .schema_name = "fmin",
+    .num_tensors = 2,
+    .num_scalars = 0,
+    .tensor_operand = {0, 1},
+    .scalar_operand = {},
+    .result_is_bool = false,
+    .dtypes = 0x1f,
+    .cheap = true,
+    .fingerprint = "dd28df5d2c3ce6dc",
+};
+// logaddexp(Tensor self, Tensor other) -> Tensor
+constexpr PointwiseFacts kLogaddexp = {
+    .schema_name = "logaddexp",
+    .num_tensors = 2,
+    .num_scalars = 0,
+    .tensor_operand = {0, 1},
+    .scalar_operand = {},
+    .result_is_bool = false,
+    .dtypes = 0x18,
+    .cheap = false,
+    .fingerprint = "d2233c3a0bc8e91d",
+};
 // atan2(Tensor self, Tensor other) -> Tensor
 constexpr PointwiseFacts kAtan2 = {
     .schema_name = "atan2",
@@ -811,6 +871,66 @@ constexpr PointwiseFacts kErf = {
     .dtypes = 0x18,
     .cheap = false,
     .fingerprint = "a8b4d1126289c3a7",
+};
+// erfinv(Tensor self) -> Tensor
+constexpr PointwiseFacts kErfinv = {
+    .schema_name = "erfinv",
+    .num_tensors = 1,
+    .num_scalars = 0,
+    .tensor_operand = {0},
+    .scalar_operand = {},
+    .result_is_bool = false,
+    .dtypes = 0x18,
+    .cheap = false,
+    .fingerprint = "c5cceaf187579d49",
+};
+// lgamma(Tensor self) -> Tensor
+constexpr PointwiseFacts kLgamma = {
+    .schema_name = "lgamma",
+    .num_tensors = 1,
+    .num_scalars = 0,
+    .tensor_operand = {0},
+    .scalar_operand = {},
+    .result_is_bool = false,
+    .dtypes = 0x18,
+    .cheap = false,
+    .fingerprint = "1bddfc7a01fec421",
+};
+// digamma(Tensor self) -> Tensor
+constexpr PointwiseFacts kDigamma = {
+    .schema_name = "digamma",
+    .num_tensors = 1,
+    .num_scalars = 0,
+    .tensor_operand = {0},
+    .scalar_operand = {},
+    .result_is_bool = false,
+    .dtypes = 0x18,
+    .cheap = false,
+    .fingerprint = "a42dbf36523b8eb1",
+};
+// sinc(Tensor self) -> Tensor
+constexpr PointwiseFacts kSinc = {
+    .schema_name = "sinc",
+    .num_tensors = 1,
+    .num_scalars = 0,
+    .tensor_operand = {0},
+    .scalar_operand = {},
+    .result_is_bool = false,
+    .dtypes = 0x18,
+    .cheap = false,
+    .fingerprint = "efa3001be16cbd98",
+};
+// signbit(Tensor self) -> Tensor
+constexpr PointwiseFacts kSignbit = {
+    .schema_name = "signbit",
+    .num_tensors = 1,
+    .num_scalars = 0,
+    .tensor_operand = {0},
+    .scalar_operand = {},
+    .result_is_bool = true,
+    .dtypes = 0x1f,
+    .cheap = true,
+    .fingerprint = "8e4109e8d921a6b2",
 };
 // erfc(Tensor self) -> Tensor
 constexpr PointwiseFacts kErfc = {
@@ -1570,6 +1690,16 @@ const PointwiseFacts* pointwise_facts(ir::OpKind kind) {
       return &kLerpTensor;
     case ir::op_kind("pow.Tensor_Tensor"):
       return &kPowTensorTensor;
+    case ir::op_kind("hypot"):
+      return &kHypot;
+    case ir::op_kind("copysign.Tensor"):
+      return &kCopysignTensor;
+    case ir::op_kind("fmax"):
+      return &kFmax;
+    case ir::op_kind("fmin"):
+      return &kFmin;
+    case ir::op_kind("logaddexp"):
+      return &kLogaddexp;
     case ir::op_kind("atan2"):
       return &kAtan2;
     case ir::op_kind("remainder.Tensor"):
@@ -1600,6 +1730,16 @@ const PointwiseFacts* pointwise_facts(ir::OpKind kind) {
       return &kAsinh;
     case ir::op_kind("erf"):
       return &kErf;
+    case ir::op_kind("erfinv"):
+      return &kErfinv;
+    case ir::op_kind("lgamma"):
+      return &kLgamma;
+    case ir::op_kind("digamma"):
+      return &kDigamma;
+    case ir::op_kind("sinc"):
+      return &kSinc;
+    case ir::op_kind("signbit"):
+      return &kSignbit;
     case ir::op_kind("erfc"):
       return &kErfc;
     case ir::op_kind("log1p"):

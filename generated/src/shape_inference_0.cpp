@@ -3,6 +3,7 @@
 // Note [Op shards] in the generator); shape functions with a `shape:` hook are hand-written.
 #include "core/tensor/shape_rules.h"
 #include "lazygen/generated/shapes/add_tensor.h"
+#include "lazygen/generated/shapes/lgamma.h"
 
 namespace lazygen {
 
@@ -12,6 +13,12 @@ std::vector<Shape> compute_shape_add_tensor(const Shape& self, const Shape& othe
   std::vector<int64_t> sizes = shape_rules::broadcast("add.Tensor", {&self, &other});
   shape_rules::check_alpha("add.Tensor", shape_rules::result_type({&self, &other}, {}), alpha);
   return {Shape(shape_rules::result_type({&self, &other}, {}), std::move(sizes))};
+}
+
+// lgamma(Tensor self) -> Tensor
+std::vector<Shape> compute_shape_lgamma(const Shape& self) {
+  std::vector<int64_t> sizes = self.sizes;
+  return {Shape(to_floating(shape_rules::result_type({&self}, {})), std::move(sizes))};
 }
 
 }  // namespace lazygen

@@ -8,6 +8,7 @@
 #include "lazygen/generated/shapes/isnan.h"
 #include "lazygen/generated/shapes/mul_scalar.h"
 #include "lazygen/generated/shapes/sigmoid_inplace.h"
+#include "lazygen/generated/shapes/sinc.h"
 
 namespace lazygen {
 
@@ -19,6 +20,12 @@ std::vector<Shape> compute_shape_mul_scalar(const Shape& self, const Scalar& oth
 
 // asinh(Tensor self) -> Tensor
 std::vector<Shape> compute_shape_asinh(const Shape& self) {
+  std::vector<int64_t> sizes = self.sizes;
+  return {Shape(to_floating(shape_rules::result_type({&self}, {})), std::move(sizes))};
+}
+
+// sinc(Tensor self) -> Tensor
+std::vector<Shape> compute_shape_sinc(const Shape& self) {
   std::vector<int64_t> sizes = self.sizes;
   return {Shape(to_floating(shape_rules::result_type({&self}, {})), std::move(sizes))};
 }

@@ -8,6 +8,7 @@
 #include "lazygen/generated/shapes/copy_inplace.h"
 #include "lazygen/generated/shapes/div_scalar.h"
 #include "lazygen/generated/shapes/eq_tensor.h"
+#include "lazygen/generated/shapes/fmax.h"
 #include "lazygen/generated/shapes/sin.h"
 
 namespace lazygen {
@@ -30,6 +31,12 @@ std::vector<Shape> compute_shape_copy_inplace(const Shape& self, const Shape& sr
 std::vector<Shape> compute_shape_eq_tensor(const Shape& self, const Shape& other) {
   std::vector<int64_t> sizes = shape_rules::broadcast("eq.Tensor", {&self, &other});
   return {Shape(DType::Bool, std::move(sizes))};
+}
+
+// fmax(Tensor self, Tensor other) -> Tensor
+std::vector<Shape> compute_shape_fmax(const Shape& self, const Shape& other) {
+  std::vector<int64_t> sizes = shape_rules::broadcast("fmax", {&self, &other});
+  return {Shape(shape_rules::result_type({&self, &other}, {}), std::move(sizes))};
 }
 
 // clamp_max(Tensor self, Scalar max) -> Tensor

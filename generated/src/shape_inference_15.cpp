@@ -3,6 +3,7 @@
 // Note [Op shards] in the generator); shape functions with a `shape:` hook are hand-written.
 #include "core/tensor/shape_rules.h"
 #include "lazygen/generated/shapes/lt_tensor.h"
+#include "lazygen/generated/shapes/signbit.h"
 #include "lazygen/generated/shapes/sqrt.h"
 
 namespace lazygen {
@@ -16,6 +17,12 @@ std::vector<Shape> compute_shape_sqrt(const Shape& self) {
 // lt.Tensor(Tensor self, Tensor other) -> Tensor
 std::vector<Shape> compute_shape_lt_tensor(const Shape& self, const Shape& other) {
   std::vector<int64_t> sizes = shape_rules::broadcast("lt.Tensor", {&self, &other});
+  return {Shape(DType::Bool, std::move(sizes))};
+}
+
+// signbit(Tensor self) -> Tensor
+std::vector<Shape> compute_shape_signbit(const Shape& self) {
+  std::vector<int64_t> sizes = self.sizes;
   return {Shape(DType::Bool, std::move(sizes))};
 }
 

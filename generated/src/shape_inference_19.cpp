@@ -5,6 +5,7 @@
 #include "lazygen/generated/shapes/_gelu_erf_backward.h"
 #include "lazygen/generated/shapes/_gelu_tanh.h"
 #include "lazygen/generated/shapes/clamp_min.h"
+#include "lazygen/generated/shapes/fmin.h"
 #include "lazygen/generated/shapes/mul_tensor.h"
 #include "lazygen/generated/shapes/relu.h"
 
@@ -20,6 +21,12 @@ std::vector<Shape> compute_shape_mul_tensor(const Shape& self, const Shape& othe
 std::vector<Shape> compute_shape_relu(const Shape& self) {
   std::vector<int64_t> sizes = self.sizes;
   return {Shape(shape_rules::result_type({&self}, {}), std::move(sizes))};
+}
+
+// fmin(Tensor self, Tensor other) -> Tensor
+std::vector<Shape> compute_shape_fmin(const Shape& self, const Shape& other) {
+  std::vector<int64_t> sizes = shape_rules::broadcast("fmin", {&self, &other});
+  return {Shape(shape_rules::result_type({&self, &other}, {}), std::move(sizes))};
 }
 
 // clamp_min(Tensor self, Scalar min) -> Tensor

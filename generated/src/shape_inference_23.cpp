@@ -3,6 +3,8 @@
 // Note [Op shards] in the generator); shape functions with a `shape:` hook are hand-written.
 #include "core/tensor/shape_rules.h"
 #include "lazygen/generated/shapes/atan2.h"
+#include "lazygen/generated/shapes/digamma.h"
+#include "lazygen/generated/shapes/logaddexp.h"
 #include "lazygen/generated/shapes/minimum.h"
 #include "lazygen/generated/shapes/sub_tensor.h"
 
@@ -23,10 +25,22 @@ std::vector<Shape> compute_shape_minimum(const Shape& self, const Shape& other) 
   return {Shape(shape_rules::result_type({&self, &other}, {}), std::move(sizes))};
 }
 
+// logaddexp(Tensor self, Tensor other) -> Tensor
+std::vector<Shape> compute_shape_logaddexp(const Shape& self, const Shape& other) {
+  std::vector<int64_t> sizes = shape_rules::broadcast("logaddexp", {&self, &other});
+  return {Shape(shape_rules::result_type({&self, &other}, {}), std::move(sizes))};
+}
+
 // atan2(Tensor self, Tensor other) -> Tensor
 std::vector<Shape> compute_shape_atan2(const Shape& self, const Shape& other) {
   std::vector<int64_t> sizes = shape_rules::broadcast("atan2", {&self, &other});
   return {Shape(to_floating(shape_rules::result_type({&self, &other}, {})), std::move(sizes))};
+}
+
+// digamma(Tensor self) -> Tensor
+std::vector<Shape> compute_shape_digamma(const Shape& self) {
+  std::vector<int64_t> sizes = self.sizes;
+  return {Shape(to_floating(shape_rules::result_type({&self}, {})), std::move(sizes))};
 }
 
 }  // namespace lazygen

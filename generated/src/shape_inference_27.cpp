@@ -3,6 +3,7 @@
 // Note [Op shards] in the generator); shape functions with a `shape:` hook are hand-written.
 #include "core/tensor/shape_rules.h"
 #include "lazygen/generated/shapes/abs.h"
+#include "lazygen/generated/shapes/erfinv.h"
 #include "lazygen/generated/shapes/hardshrink_backward.h"
 #include "lazygen/generated/shapes/hardtanh_backward.h"
 #include "lazygen/generated/shapes/round.h"
@@ -14,6 +15,12 @@ namespace lazygen {
 std::vector<Shape> compute_shape_abs(const Shape& self) {
   std::vector<int64_t> sizes = self.sizes;
   return {Shape(shape_rules::result_type({&self}, {}), std::move(sizes))};
+}
+
+// erfinv(Tensor self) -> Tensor
+std::vector<Shape> compute_shape_erfinv(const Shape& self) {
+  std::vector<int64_t> sizes = self.sizes;
+  return {Shape(to_floating(shape_rules::result_type({&self}, {})), std::move(sizes))};
 }
 
 // round(Tensor self) -> Tensor

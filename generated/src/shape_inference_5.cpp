@@ -4,10 +4,17 @@
 #include "core/tensor/shape_rules.h"
 #include "lazygen/generated/shapes/hardshrink.h"
 #include "lazygen/generated/shapes/hardtanh.h"
+#include "lazygen/generated/shapes/hypot.h"
 #include "lazygen/generated/shapes/softplus.h"
 #include "lazygen/generated/shapes/trunc.h"
 
 namespace lazygen {
+
+// hypot(Tensor self, Tensor other) -> Tensor
+std::vector<Shape> compute_shape_hypot(const Shape& self, const Shape& other) {
+  std::vector<int64_t> sizes = shape_rules::broadcast("hypot", {&self, &other});
+  return {Shape(shape_rules::result_type({&self, &other}, {}), std::move(sizes))};
+}
 
 // trunc(Tensor self) -> Tensor
 std::vector<Shape> compute_shape_trunc(const Shape& self) {

@@ -2,6 +2,7 @@
 // Shard 7 of the generated shape rules of ops.yaml (shape: same | broadcast | reduce; See
 // Note [Op shards] in the generator); shape functions with a `shape:` hook are hand-written.
 #include "core/tensor/shape_rules.h"
+#include "lazygen/generated/shapes/copysign_tensor.h"
 #include "lazygen/generated/shapes/gt_scalar.h"
 #include "lazygen/generated/shapes/rsub_tensor.h"
 
@@ -20,6 +21,12 @@ std::vector<Shape> compute_shape_rsub_tensor(const Shape& self, const Shape& oth
   shape_rules::check_subtraction("rsub.Tensor", {&self, &other}, {});
   shape_rules::check_alpha("rsub.Tensor", shape_rules::result_type({&self, &other}, {}), alpha);
   return {Shape(shape_rules::result_type({&self, &other}, {}), std::move(sizes))};
+}
+
+// copysign.Tensor(Tensor self, Tensor other) -> Tensor
+std::vector<Shape> compute_shape_copysign_tensor(const Shape& self, const Shape& other) {
+  std::vector<int64_t> sizes = shape_rules::broadcast("copysign.Tensor", {&self, &other});
+  return {Shape(to_floating(shape_rules::result_type({&self, &other}, {})), std::move(sizes))};
 }
 
 }  // namespace lazygen

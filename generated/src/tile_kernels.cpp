@@ -59,6 +59,11 @@ extern const PointwiseInfo kAddcdivInfo;
 extern const PointwiseInfo kLerpScalarInfo;
 extern const PointwiseInfo kLerpTensorInfo;
 extern const PointwiseInfo kPowTensorTensorInfo;
+extern const PointwiseInfo kHypotInfo;
+extern const PointwiseInfo kCopysignTensorInfo;
+extern const PointwiseInfo kFmaxInfo;
+extern const PointwiseInfo kFminInfo;
+extern const PointwiseInfo kLogaddexpInfo;
 extern const PointwiseInfo kAtan2Info;
 extern const PointwiseInfo kRemainderTensorInfo;
 extern const PointwiseInfo kRemainderScalarInfo;
@@ -74,6 +79,11 @@ extern const PointwiseInfo kSinhInfo;
 extern const PointwiseInfo kCoshInfo;
 extern const PointwiseInfo kAsinhInfo;
 extern const PointwiseInfo kErfInfo;
+extern const PointwiseInfo kErfinvInfo;
+extern const PointwiseInfo kLgammaInfo;
+extern const PointwiseInfo kDigammaInfo;
+extern const PointwiseInfo kSincInfo;
+extern const PointwiseInfo kSignbitInfo;
 extern const PointwiseInfo kErfcInfo;
 extern const PointwiseInfo kLog1pInfo;
 extern const PointwiseInfo kExpm1Info;
@@ -238,6 +248,16 @@ const PointwiseInfo* pointwise_info(ir::OpKind kind) {
       return &kLerpTensorInfo;
     case ir::op_kind("pow.Tensor_Tensor"):
       return &kPowTensorTensorInfo;
+    case ir::op_kind("hypot"):
+      return &kHypotInfo;
+    case ir::op_kind("copysign.Tensor"):
+      return &kCopysignTensorInfo;
+    case ir::op_kind("fmax"):
+      return &kFmaxInfo;
+    case ir::op_kind("fmin"):
+      return &kFminInfo;
+    case ir::op_kind("logaddexp"):
+      return &kLogaddexpInfo;
     case ir::op_kind("atan2"):
       return &kAtan2Info;
     case ir::op_kind("remainder.Tensor"):
@@ -268,6 +288,16 @@ const PointwiseInfo* pointwise_info(ir::OpKind kind) {
       return &kAsinhInfo;
     case ir::op_kind("erf"):
       return &kErfInfo;
+    case ir::op_kind("erfinv"):
+      return &kErfinvInfo;
+    case ir::op_kind("lgamma"):
+      return &kLgammaInfo;
+    case ir::op_kind("digamma"):
+      return &kDigammaInfo;
+    case ir::op_kind("sinc"):
+      return &kSincInfo;
+    case ir::op_kind("signbit"):
+      return &kSignbitInfo;
     case ir::op_kind("erfc"):
       return &kErfcInfo;
     case ir::op_kind("log1p"):

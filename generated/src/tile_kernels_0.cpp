@@ -7,6 +7,7 @@
 #include "backend/cpu/fusion/tile_kernels.h"
 
 #include "lazygen/generated/pointwise/add_tensor.h"
+#include "lazygen/generated/pointwise/lgamma.h"
 
 namespace lazygen::cpu::pointwise_infos {
 
@@ -15,5 +16,9 @@ extern const PointwiseInfo kAddTensorInfo = {
     tile_fn_of<kernels::AddTensor, float>(), tile_fn_of<kernels::AddTensor, double>(),
     tile_fn_of<kernels::AddTensor, int64_t>(), tile_fn_of<kernels::AddTensor, int32_t>(),
     0 * kMaxTileInputs};
+// lgamma(Tensor self) -> Tensor
+extern const PointwiseInfo kLgammaInfo = {
+    tile_fn_of<kernels::Lgamma, float>(), tile_fn_of<kernels::Lgamma, double>(),
+    tile_fn_of<kernels::Lgamma, int64_t>(), tile_fn_of<kernels::Lgamma, int32_t>(), -1};
 
 }  // namespace lazygen::cpu::pointwise_infos

@@ -12,6 +12,7 @@
 #include "lazygen/generated/pointwise/isnan.h"
 #include "lazygen/generated/pointwise/mul_scalar.h"
 #include "lazygen/generated/pointwise/sigmoid_inplace.h"
+#include "lazygen/generated/pointwise/sinc.h"
 
 namespace lazygen::cpu::pointwise_infos {
 
@@ -24,6 +25,10 @@ extern const PointwiseInfo kMulScalarInfo = {
 extern const PointwiseInfo kAsinhInfo = {
     tile_fn_of<kernels::Asinh, float>(), tile_fn_of<kernels::Asinh, double>(),
     tile_fn_of<kernels::Asinh, int64_t>(), tile_fn_of<kernels::Asinh, int32_t>(), -1};
+// sinc(Tensor self) -> Tensor
+extern const PointwiseInfo kSincInfo = {
+    tile_fn_of<kernels::Sinc, float>(), tile_fn_of<kernels::Sinc, double>(),
+    tile_fn_of<kernels::Sinc, int64_t>(), tile_fn_of<kernels::Sinc, int32_t>(), -1};
 // expm1(Tensor self) -> Tensor
 extern const PointwiseInfo kExpm1Info = {
     tile_fn_of<kernels::Expm1, float>(), tile_fn_of<kernels::Expm1, double>(),

@@ -12,6 +12,7 @@
 #include "lazygen/generated/pointwise/copy_inplace.h"
 #include "lazygen/generated/pointwise/div_scalar.h"
 #include "lazygen/generated/pointwise/eq_tensor.h"
+#include "lazygen/generated/pointwise/fmax.h"
 #include "lazygen/generated/pointwise/lerp_scalar.h"
 #include "lazygen/generated/pointwise/sin.h"
 
@@ -36,6 +37,10 @@ extern const PointwiseInfo kEqTensorInfo = {
 extern const PointwiseInfo kLerpScalarInfo = {
     tile_fn_of<kernels::LerpScalar, float>(), tile_fn_of<kernels::LerpScalar, double>(),
     tile_fn_of<kernels::LerpScalar, int64_t>(), tile_fn_of<kernels::LerpScalar, int32_t>(), -1};
+// fmax(Tensor self, Tensor other) -> Tensor
+extern const PointwiseInfo kFmaxInfo = {
+    tile_fn_of<kernels::Fmax, float>(), tile_fn_of<kernels::Fmax, double>(),
+    tile_fn_of<kernels::Fmax, int64_t>(), tile_fn_of<kernels::Fmax, int32_t>(), -1};
 // clamp_max(Tensor self, Scalar max) -> Tensor
 extern const PointwiseInfo kClampMaxInfo = {
     tile_fn_of<kernels::ClampMax, float>(), tile_fn_of<kernels::ClampMax, double>(),

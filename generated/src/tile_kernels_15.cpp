@@ -7,6 +7,7 @@
 #include "backend/cpu/fusion/tile_kernels.h"
 
 #include "lazygen/generated/pointwise/lt_tensor.h"
+#include "lazygen/generated/pointwise/signbit.h"
 #include "lazygen/generated/pointwise/sqrt.h"
 
 namespace lazygen::cpu::pointwise_infos {
@@ -20,5 +21,9 @@ extern const PointwiseInfo kLtTensorInfo = {
     tile_fn_of<kernels::LtTensor, float>(), tile_fn_of<kernels::LtTensor, double>(),
     tile_fn_of<kernels::LtTensor, int64_t>(), tile_fn_of<kernels::LtTensor, int32_t>(),
     25 * kMaxTileInputs};
+// signbit(Tensor self) -> Tensor
+extern const PointwiseInfo kSignbitInfo = {
+    tile_fn_of<kernels::Signbit, float>(), tile_fn_of<kernels::Signbit, double>(),
+    tile_fn_of<kernels::Signbit, int64_t>(), tile_fn_of<kernels::Signbit, int32_t>(), -1};
 
 }  // namespace lazygen::cpu::pointwise_infos

@@ -9,6 +9,7 @@
 #include "lazygen/generated/pointwise/_gelu_erf_backward.h"
 #include "lazygen/generated/pointwise/_gelu_tanh.h"
 #include "lazygen/generated/pointwise/clamp_min.h"
+#include "lazygen/generated/pointwise/fmin.h"
 #include "lazygen/generated/pointwise/mul_tensor.h"
 #include "lazygen/generated/pointwise/relu.h"
 
@@ -24,6 +25,10 @@ extern const PointwiseInfo kReluInfo = {tile_fn_of<kernels::Relu, float>(),
                                         tile_fn_of<kernels::Relu, double>(),
                                         tile_fn_of<kernels::Relu, int64_t>(),
                                         tile_fn_of<kernels::Relu, int32_t>(), 16 * kMaxTileInputs};
+// fmin(Tensor self, Tensor other) -> Tensor
+extern const PointwiseInfo kFminInfo = {
+    tile_fn_of<kernels::Fmin, float>(), tile_fn_of<kernels::Fmin, double>(),
+    tile_fn_of<kernels::Fmin, int64_t>(), tile_fn_of<kernels::Fmin, int32_t>(), -1};
 // clamp_min(Tensor self, Scalar min) -> Tensor
 extern const PointwiseInfo kClampMinInfo = {
     tile_fn_of<kernels::ClampMin, float>(), tile_fn_of<kernels::ClampMin, double>(),

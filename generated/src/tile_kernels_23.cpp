@@ -7,6 +7,8 @@
 #include "backend/cpu/fusion/tile_kernels.h"
 
 #include "lazygen/generated/pointwise/atan2.h"
+#include "lazygen/generated/pointwise/digamma.h"
+#include "lazygen/generated/pointwise/logaddexp.h"
 #include "lazygen/generated/pointwise/minimum.h"
 #include "lazygen/generated/pointwise/sub_tensor.h"
 #include "lazygen/generated/pointwise/where_self.h"
@@ -28,9 +30,17 @@ extern const PointwiseInfo kWhereSelfInfo = {
     tile_fn_of<kernels::WhereSelf, float>(), tile_fn_of<kernels::WhereSelf, double>(),
     tile_fn_of<kernels::WhereSelf, int64_t>(), tile_fn_of<kernels::WhereSelf, int32_t>(),
     35 * kMaxTileInputs};
+// logaddexp(Tensor self, Tensor other) -> Tensor
+extern const PointwiseInfo kLogaddexpInfo = {
+    tile_fn_of<kernels::Logaddexp, float>(), tile_fn_of<kernels::Logaddexp, double>(),
+    tile_fn_of<kernels::Logaddexp, int64_t>(), tile_fn_of<kernels::Logaddexp, int32_t>(), -1};
 // atan2(Tensor self, Tensor other) -> Tensor
 extern const PointwiseInfo kAtan2Info = {
     tile_fn_of<kernels::Atan2, float>(), tile_fn_of<kernels::Atan2, double>(),
     tile_fn_of<kernels::Atan2, int64_t>(), tile_fn_of<kernels::Atan2, int32_t>(), -1};
+// digamma(Tensor self) -> Tensor
+extern const PointwiseInfo kDigammaInfo = {
+    tile_fn_of<kernels::Digamma, float>(), tile_fn_of<kernels::Digamma, double>(),
+    tile_fn_of<kernels::Digamma, int64_t>(), tile_fn_of<kernels::Digamma, int32_t>(), -1};
 
 }  // namespace lazygen::cpu::pointwise_infos

@@ -7,6 +7,7 @@
 #include "backend/cpu/fusion/tile_kernels.h"
 
 #include "lazygen/generated/pointwise/abs.h"
+#include "lazygen/generated/pointwise/erfinv.h"
 #include "lazygen/generated/pointwise/hardshrink_backward.h"
 #include "lazygen/generated/pointwise/hardtanh_backward.h"
 #include "lazygen/generated/pointwise/round.h"
@@ -18,6 +19,10 @@ namespace lazygen::cpu::pointwise_infos {
 extern const PointwiseInfo kAbsInfo = {
     tile_fn_of<kernels::Abs, float>(), tile_fn_of<kernels::Abs, double>(),
     tile_fn_of<kernels::Abs, int64_t>(), tile_fn_of<kernels::Abs, int32_t>(), 15 * kMaxTileInputs};
+// erfinv(Tensor self) -> Tensor
+extern const PointwiseInfo kErfinvInfo = {
+    tile_fn_of<kernels::Erfinv, float>(), tile_fn_of<kernels::Erfinv, double>(),
+    tile_fn_of<kernels::Erfinv, int64_t>(), tile_fn_of<kernels::Erfinv, int32_t>(), -1};
 // round(Tensor self) -> Tensor
 extern const PointwiseInfo kRoundInfo = {
     tile_fn_of<kernels::Round, float>(), tile_fn_of<kernels::Round, double>(),

@@ -8,11 +8,16 @@
 
 #include "lazygen/generated/pointwise/hardshrink.h"
 #include "lazygen/generated/pointwise/hardtanh.h"
+#include "lazygen/generated/pointwise/hypot.h"
 #include "lazygen/generated/pointwise/softplus.h"
 #include "lazygen/generated/pointwise/trunc.h"
 
 namespace lazygen::cpu::pointwise_infos {
 
+// hypot(Tensor self, Tensor other) -> Tensor
+extern const PointwiseInfo kHypotInfo = {
+    tile_fn_of<kernels::Hypot, float>(), tile_fn_of<kernels::Hypot, double>(),
+    tile_fn_of<kernels::Hypot, int64_t>(), tile_fn_of<kernels::Hypot, int32_t>(), -1};
 // trunc(Tensor self) -> Tensor
 extern const PointwiseInfo kTruncInfo = {
     tile_fn_of<kernels::Trunc, float>(), tile_fn_of<kernels::Trunc, double>(),

@@ -6,6 +6,7 @@
 // passes them. pointwise_info (src/tile_kernels.cpp) finds them by op kind.
 #include "backend/cpu/fusion/tile_kernels.h"
 
+#include "lazygen/generated/pointwise/copysign_tensor.h"
 #include "lazygen/generated/pointwise/gt_scalar.h"
 #include "lazygen/generated/pointwise/rsub_tensor.h"
 
@@ -21,5 +22,10 @@ extern const PointwiseInfo kRsubTensorInfo = {
     tile_fn_of<kernels::RsubTensor, float>(), tile_fn_of<kernels::RsubTensor, double>(),
     tile_fn_of<kernels::RsubTensor, int64_t>(), tile_fn_of<kernels::RsubTensor, int32_t>(),
     36 * kMaxTileInputs};
+// copysign.Tensor(Tensor self, Tensor other) -> Tensor
+extern const PointwiseInfo kCopysignTensorInfo = {
+    tile_fn_of<kernels::CopysignTensor, float>(), tile_fn_of<kernels::CopysignTensor, double>(),
+    tile_fn_of<kernels::CopysignTensor, int64_t>(), tile_fn_of<kernels::CopysignTensor, int32_t>(),
+    -1};
 
 }  // namespace lazygen::cpu::pointwise_infos

@@ -184,6 +184,12 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   adapter.add("prelu", TORCH_FN(adapters::prelu));
   adapter.add("prelu_backward", TORCH_FN(adapters::prelu_backward));
   adapter.add("clamp_", TORCH_FN(adapters::clamp_inplace));
+  adapter.add("split_with_sizes", TORCH_FN(adapters::split_with_sizes));
+  adapter.add("logsumexp", TORCH_FN(adapters::logsumexp));
+  adapter.add("std_mean.correction", TORCH_FN(adapters::std_mean_correction));
+  adapter.add("var_mean.correction", TORCH_FN(adapters::var_mean_correction));
+  adapter.add("argmin", TORCH_FN(adapters::argmin));
+  adapter.add("floor_divide", TORCH_FN(adapters::floor_divide));
   adapter.add("_index_put_impl_", TORCH_FN(adapters::_index_put_impl_inplace));
   adapter.add("sub_.Tensor", TORCH_FN(adapters::sub_inplace_tensor));
   adapter.add("log_", TORCH_FN(adapters::log_inplace));

@@ -4,6 +4,7 @@
 // op API; register_generated_0 offers them to the dispatcher (torch_kernels.cpp calls it).
 #include "lazygen/generated/ops/add.h"
 #include "lazygen/generated/ops/amin.h"
+#include "lazygen/generated/ops/lgamma.h"
 #include "pytorch/call.h"
 #include "pytorch/registrar.h"
 
@@ -14,6 +15,18 @@ namespace {
 at::Tensor add_tensor(const at::Tensor& self, const at::Tensor& other, const at::Scalar& alpha) {
   Call c("add.Tensor", {&self, &other});
   return c.result(lazygen::add(c.arg(self), c.arg(other), c.arg(alpha)));
+}
+
+// lgamma(Tensor self) -> Tensor
+at::Tensor lgamma(const at::Tensor& self) {
+  Call c("lgamma", {&self});
+  return c.result(lazygen::lgamma(c.arg(self)));
+}
+
+// lgamma_(Tensor(a!) self) -> Tensor(a!)
+at::Tensor& lgamma_inplace(at::Tensor& self) {
+  Call c("lgamma_", {&self});
+  return c.write_back(self, lazygen::lgamma(c.arg(self)));
 }
 
 // amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor
@@ -27,6 +40,8 @@ at::Tensor amin(const at::Tensor& self, c10::IntArrayRef dim, bool keepdim) {
 void register_generated_0([[maybe_unused]] Registrar& generated,
                           [[maybe_unused]] Registrar& inplace) {
   generated.add("add.Tensor", TORCH_FN(add_tensor));
+  generated.add("lgamma", TORCH_FN(lgamma));
+  inplace.add("lgamma_", TORCH_FN(lgamma_inplace));
   generated.add("amin", TORCH_FN(amin));
 }
 

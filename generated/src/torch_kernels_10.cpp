@@ -11,6 +11,7 @@
 #include "lazygen/generated/ops/mul.h"
 #include "lazygen/generated/ops/sigmoid.h"
 #include "lazygen/generated/ops/sigmoid_.h"
+#include "lazygen/generated/ops/sinc.h"
 #include "pytorch/call.h"
 #include "pytorch/registrar.h"
 
@@ -33,6 +34,18 @@ at::Tensor asinh(const at::Tensor& self) {
 at::Tensor& asinh_inplace(at::Tensor& self) {
   Call c("asinh_", {&self});
   return c.write_back(self, lazygen::asinh(c.arg(self)));
+}
+
+// sinc(Tensor self) -> Tensor
+at::Tensor sinc(const at::Tensor& self) {
+  Call c("sinc", {&self});
+  return c.result(lazygen::sinc(c.arg(self)));
+}
+
+// sinc_(Tensor(a!) self) -> Tensor(a!)
+at::Tensor& sinc_inplace(at::Tensor& self) {
+  Call c("sinc_", {&self});
+  return c.write_back(self, lazygen::sinc(c.arg(self)));
 }
 
 // expm1(Tensor self) -> Tensor
@@ -97,6 +110,8 @@ void register_generated_10([[maybe_unused]] Registrar& generated,
   generated.add("mul.Scalar", TORCH_FN(mul_scalar));
   generated.add("asinh", TORCH_FN(asinh));
   inplace.add("asinh_", TORCH_FN(asinh_inplace));
+  generated.add("sinc", TORCH_FN(sinc));
+  inplace.add("sinc_", TORCH_FN(sinc_inplace));
   generated.add("expm1", TORCH_FN(expm1));
   inplace.add("expm1_", TORCH_FN(expm1_inplace));
   generated.add("isnan", TORCH_FN(isnan));

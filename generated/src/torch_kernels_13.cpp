@@ -6,6 +6,7 @@
 #include "lazygen/generated/ops/div.h"
 #include "lazygen/generated/ops/eq.h"
 #include "lazygen/generated/ops/flatten.h"
+#include "lazygen/generated/ops/fmax.h"
 #include "lazygen/generated/ops/lerp.h"
 #include "lazygen/generated/ops/mean.h"
 #include "lazygen/generated/ops/sin.h"
@@ -43,6 +44,18 @@ at::Tensor lerp_scalar(const at::Tensor& self, const at::Tensor& end, const at::
 at::Tensor& lerp_inplace_scalar(at::Tensor& self, const at::Tensor& end, const at::Scalar& weight) {
   Call c("lerp_.Scalar", {&self, &end});
   return c.write_back(self, lazygen::lerp(c.arg(self), c.arg(end), c.arg(weight)));
+}
+
+// fmax(Tensor self, Tensor other) -> Tensor
+at::Tensor fmax(const at::Tensor& self, const at::Tensor& other) {
+  Call c("fmax", {&self, &other});
+  return c.result(lazygen::fmax(c.arg(self), c.arg(other)));
+}
+
+// fmax_(Tensor(a!) self, Tensor other) -> Tensor(a!)
+at::Tensor& fmax_inplace(at::Tensor& self, const at::Tensor& other) {
+  Call c("fmax_", {&self, &other});
+  return c.write_back(self, lazygen::fmax(c.arg(self), c.arg(other)));
 }
 
 // clamp_max(Tensor self, Scalar max) -> Tensor
@@ -91,6 +104,8 @@ void register_generated_13([[maybe_unused]] Registrar& generated,
   inplace.add("eq_.Tensor", TORCH_FN(eq_inplace_tensor));
   generated.add("lerp.Scalar", TORCH_FN(lerp_scalar));
   inplace.add("lerp_.Scalar", TORCH_FN(lerp_inplace_scalar));
+  generated.add("fmax", TORCH_FN(fmax));
+  inplace.add("fmax_", TORCH_FN(fmax_inplace));
   generated.add("clamp_max", TORCH_FN(clamp_max));
   inplace.add("clamp_max_", TORCH_FN(clamp_max_inplace));
   generated.add("sin", TORCH_FN(sin));

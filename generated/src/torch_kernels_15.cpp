@@ -6,6 +6,7 @@
 #include "lazygen/generated/ops/bmm.h"
 #include "lazygen/generated/ops/lt.h"
 #include "lazygen/generated/ops/mm.h"
+#include "lazygen/generated/ops/signbit.h"
 #include "lazygen/generated/ops/sqrt.h"
 #include "pytorch/call.h"
 #include "pytorch/registrar.h"
@@ -29,6 +30,18 @@ at::Tensor lt_tensor(const at::Tensor& self, const at::Tensor& other) {
 at::Tensor& lt_inplace_tensor(at::Tensor& self, const at::Tensor& other) {
   Call c("lt_.Tensor", {&self, &other});
   return c.write_back(self, lazygen::lt(c.arg(self), c.arg(other)));
+}
+
+// signbit(Tensor self) -> Tensor
+at::Tensor signbit(const at::Tensor& self) {
+  Call c("signbit", {&self});
+  return c.result(lazygen::signbit(c.arg(self)));
+}
+
+// signbit_(Tensor(a!) self) -> Tensor(a!)
+at::Tensor& signbit_inplace(at::Tensor& self) {
+  Call c("signbit_", {&self});
+  return c.write_back(self, lazygen::signbit(c.arg(self)));
 }
 
 // argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor
@@ -56,6 +69,8 @@ void register_generated_15([[maybe_unused]] Registrar& generated,
   generated.add("sqrt", TORCH_FN(sqrt));
   generated.add("lt.Tensor", TORCH_FN(lt_tensor));
   inplace.add("lt_.Tensor", TORCH_FN(lt_inplace_tensor));
+  generated.add("signbit", TORCH_FN(signbit));
+  inplace.add("signbit_", TORCH_FN(signbit_inplace));
   generated.add("argmax", TORCH_FN(argmax));
   generated.add("mm", TORCH_FN(mm));
   generated.add("bmm", TORCH_FN(bmm));

@@ -4,6 +4,7 @@
 // op API; register_generated_19 offers them to the dispatcher (torch_kernels.cpp calls it).
 #include "lazygen/generated/ops/clamp_min.h"
 #include "lazygen/generated/ops/cumsum.h"
+#include "lazygen/generated/ops/fmin.h"
 #include "lazygen/generated/ops/mul.h"
 #include "lazygen/generated/ops/relu.h"
 #include "pytorch/call.h"
@@ -22,6 +23,18 @@ at::Tensor mul_tensor(const at::Tensor& self, const at::Tensor& other) {
 at::Tensor relu(const at::Tensor& self) {
   Call c("relu", {&self});
   return c.result(lazygen::relu(c.arg(self)));
+}
+
+// fmin(Tensor self, Tensor other) -> Tensor
+at::Tensor fmin(const at::Tensor& self, const at::Tensor& other) {
+  Call c("fmin", {&self, &other});
+  return c.result(lazygen::fmin(c.arg(self), c.arg(other)));
+}
+
+// fmin_(Tensor(a!) self, Tensor other) -> Tensor(a!)
+at::Tensor& fmin_inplace(at::Tensor& self, const at::Tensor& other) {
+  Call c("fmin_", {&self, &other});
+  return c.write_back(self, lazygen::fmin(c.arg(self), c.arg(other)));
 }
 
 // clamp_min(Tensor self, Scalar min) -> Tensor
@@ -48,6 +61,8 @@ void register_generated_19([[maybe_unused]] Registrar& generated,
                            [[maybe_unused]] Registrar& inplace) {
   generated.add("mul.Tensor", TORCH_FN(mul_tensor));
   generated.add("relu", TORCH_FN(relu));
+  generated.add("fmin", TORCH_FN(fmin));
+  inplace.add("fmin_", TORCH_FN(fmin_inplace));
   generated.add("clamp_min", TORCH_FN(clamp_min));
   inplace.add("clamp_min_", TORCH_FN(clamp_min_inplace));
   generated.add("cumsum", TORCH_FN(cumsum));

@@ -3,6 +3,8 @@
 // shards] in the generator): each converts its arguments (runtime/pytorch/call.h) and calls the
 // op API; register_generated_23 offers them to the dispatcher (torch_kernels.cpp calls it).
 #include "lazygen/generated/ops/atan2.h"
+#include "lazygen/generated/ops/digamma.h"
+#include "lazygen/generated/ops/logaddexp.h"
 #include "lazygen/generated/ops/max_pool2d_with_indices_backward.h"
 #include "lazygen/generated/ops/minimum.h"
 #include "lazygen/generated/ops/select.h"
@@ -39,6 +41,18 @@ at::Tensor where_self(const at::Tensor& condition, const at::Tensor& self,
   return c.result(lazygen::where(c.arg(condition), c.arg(self), c.arg(other)));
 }
 
+// logaddexp(Tensor self, Tensor other) -> Tensor
+at::Tensor logaddexp(const at::Tensor& self, const at::Tensor& other) {
+  Call c("logaddexp", {&self, &other});
+  return c.result(lazygen::logaddexp(c.arg(self), c.arg(other)));
+}
+
+// logaddexp_(Tensor(a!) self, Tensor other) -> Tensor(a!)
+at::Tensor& logaddexp_inplace(at::Tensor& self, const at::Tensor& other) {
+  Call c("logaddexp_", {&self, &other});
+  return c.write_back(self, lazygen::logaddexp(c.arg(self), c.arg(other)));
+}
+
 // atan2(Tensor self, Tensor other) -> Tensor
 at::Tensor atan2(const at::Tensor& self, const at::Tensor& other) {
   Call c("atan2", {&self, &other});
@@ -49,6 +63,18 @@ at::Tensor atan2(const at::Tensor& self, const at::Tensor& other) {
 at::Tensor& atan2_inplace(at::Tensor& self, const at::Tensor& other) {
   Call c("atan2_", {&self, &other});
   return c.write_back(self, lazygen::atan2(c.arg(self), c.arg(other)));
+}
+
+// digamma(Tensor self) -> Tensor
+at::Tensor digamma(const at::Tensor& self) {
+  Call c("digamma", {&self});
+  return c.result(lazygen::digamma(c.arg(self)));
+}
+
+// digamma_(Tensor(a!) self) -> Tensor(a!)
+at::Tensor& digamma_inplace(at::Tensor& self) {
+  Call c("digamma_", {&self});
+  return c.write_back(self, lazygen::digamma(c.arg(self)));
 }
 
 // select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)
@@ -77,8 +103,12 @@ void register_generated_23([[maybe_unused]] Registrar& generated,
   generated.add("minimum", TORCH_FN(minimum));
   inplace.add("minimum_", TORCH_FN(minimum_inplace));
   generated.add("where.self", TORCH_FN(where_self));
+  generated.add("logaddexp", TORCH_FN(logaddexp));
+  inplace.add("logaddexp_", TORCH_FN(logaddexp_inplace));
   generated.add("atan2", TORCH_FN(atan2));
   inplace.add("atan2_", TORCH_FN(atan2_inplace));
+  generated.add("digamma", TORCH_FN(digamma));
+  inplace.add("digamma_", TORCH_FN(digamma_inplace));
   generated.add("select.int", TORCH_FN(select_int));
   generated.add("max_pool2d_with_indices_backward", TORCH_FN(max_pool2d_with_indices_backward));
 }

@@ -3,6 +3,7 @@
 // shards] in the generator): each converts its arguments (runtime/pytorch/call.h) and calls the
 // op API; register_generated_27 offers them to the dispatcher (torch_kernels.cpp calls it).
 #include "lazygen/generated/ops/abs.h"
+#include "lazygen/generated/ops/erfinv.h"
 #include "lazygen/generated/ops/hardshrink_backward.h"
 #include "lazygen/generated/ops/hardtanh_backward.h"
 #include "lazygen/generated/ops/round.h"
@@ -23,6 +24,18 @@ at::Tensor abs(const at::Tensor& self) {
 at::Tensor& abs_inplace(at::Tensor& self) {
   Call c("abs_", {&self});
   return c.write_back(self, lazygen::abs(c.arg(self)));
+}
+
+// erfinv(Tensor self) -> Tensor
+at::Tensor erfinv(const at::Tensor& self) {
+  Call c("erfinv", {&self});
+  return c.result(lazygen::erfinv(c.arg(self)));
+}
+
+// erfinv_(Tensor(a!) self) -> Tensor(a!)
+at::Tensor& erfinv_inplace(at::Tensor& self) {
+  Call c("erfinv_", {&self});
+  return c.write_back(self, lazygen::erfinv(c.arg(self)));
 }
 
 // round(Tensor self) -> Tensor
@@ -66,6 +79,8 @@ void register_generated_27([[maybe_unused]] Registrar& generated,
                            [[maybe_unused]] Registrar& inplace) {
   generated.add("abs", TORCH_FN(abs));
   inplace.add("abs_", TORCH_FN(abs_inplace));
+  generated.add("erfinv", TORCH_FN(erfinv));
+  inplace.add("erfinv_", TORCH_FN(erfinv_inplace));
   generated.add("round", TORCH_FN(round));
   inplace.add("round_", TORCH_FN(round_inplace));
   generated.add("hardtanh_backward", TORCH_FN(hardtanh_backward));

@@ -5,6 +5,7 @@
 #include "lazygen/generated/ops/_softmax_backward_data.h"
 #include "lazygen/generated/ops/hardshrink.h"
 #include "lazygen/generated/ops/hardtanh.h"
+#include "lazygen/generated/ops/hypot.h"
 #include "lazygen/generated/ops/reshape.h"
 #include "lazygen/generated/ops/softplus.h"
 #include "lazygen/generated/ops/trunc.h"
@@ -13,6 +14,18 @@
 
 namespace lazygen::pytorch {
 namespace {
+
+// hypot(Tensor self, Tensor other) -> Tensor
+at::Tensor hypot(const at::Tensor& self, const at::Tensor& other) {
+  Call c("hypot", {&self, &other});
+  return c.result(lazygen::hypot(c.arg(self), c.arg(other)));
+}
+
+// hypot_(Tensor(a!) self, Tensor other) -> Tensor(a!)
+at::Tensor& hypot_inplace(at::Tensor& self, const at::Tensor& other) {
+  Call c("hypot_", {&self, &other});
+  return c.write_back(self, lazygen::hypot(c.arg(self), c.arg(other)));
+}
 
 // trunc(Tensor self) -> Tensor
 at::Tensor trunc(const at::Tensor& self) {
@@ -83,6 +96,8 @@ at::Tensor _softmax_backward_data(const at::Tensor& grad_output, const at::Tenso
 
 void register_generated_5([[maybe_unused]] Registrar& generated,
                           [[maybe_unused]] Registrar& inplace) {
+  generated.add("hypot", TORCH_FN(hypot));
+  inplace.add("hypot_", TORCH_FN(hypot_inplace));
   generated.add("trunc", TORCH_FN(trunc));
   inplace.add("trunc_", TORCH_FN(trunc_inplace));
   generated.add("hardtanh", TORCH_FN(hardtanh));

@@ -3,6 +3,7 @@
 // shards] in the generator): each converts its arguments (runtime/pytorch/call.h) and calls the
 // op API; register_generated_7 offers them to the dispatcher (torch_kernels.cpp calls it).
 #include "lazygen/generated/ops/cat.h"
+#include "lazygen/generated/ops/copysign.h"
 #include "lazygen/generated/ops/gt.h"
 #include "lazygen/generated/ops/index_add.h"
 #include "lazygen/generated/ops/rsub.h"
@@ -38,6 +39,18 @@ at::Tensor& rsub_inplace_tensor(at::Tensor& self, const at::Tensor& other,
   return c.write_back(self, lazygen::rsub(c.arg(self), c.arg(other), c.arg(alpha)));
 }
 
+// copysign.Tensor(Tensor self, Tensor other) -> Tensor
+at::Tensor copysign_tensor(const at::Tensor& self, const at::Tensor& other) {
+  Call c("copysign.Tensor", {&self, &other});
+  return c.result(lazygen::copysign(c.arg(self), c.arg(other)));
+}
+
+// copysign_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+at::Tensor& copysign_inplace_tensor(at::Tensor& self, const at::Tensor& other) {
+  Call c("copysign_.Tensor", {&self, &other});
+  return c.write_back(self, lazygen::copysign(c.arg(self), c.arg(other)));
+}
+
 // slice_backward(Tensor grad_output, SymInt[] input_sizes, int dim, SymInt start, SymInt end,
 // SymInt step) -> Tensor
 at::Tensor slice_backward(const at::Tensor& grad_output, c10::IntArrayRef input_sizes, int64_t dim,
@@ -69,6 +82,8 @@ void register_generated_7([[maybe_unused]] Registrar& generated,
   inplace.add("gt_.Scalar", TORCH_FN(gt_inplace_scalar));
   generated.add("rsub.Tensor", TORCH_FN(rsub_tensor));
   inplace.add("rsub_.Tensor", TORCH_FN(rsub_inplace_tensor));
+  generated.add("copysign.Tensor", TORCH_FN(copysign_tensor));
+  inplace.add("copysign_.Tensor", TORCH_FN(copysign_inplace_tensor));
   generated.add("slice_backward", TORCH_FN(slice_backward));
   generated.add("cat", TORCH_FN(cat));
   generated.add("index_add", TORCH_FN(index_add));

@@ -202,6 +202,19 @@ CASES = {
     "clamp_": (lambda a: (a * 1).clamp_(-0.5, 0.75), lambda: (t(3, 4),)),
     "kl_div": (lambda a, b: F.kl_div(F.log_softmax(a, 1), F.softmax(b, 1), reduction="batchmean"), lambda: (t(3, 4), t(3, 4, seed=14))),
     "hardshrink": (lambda a: F.hardshrink(a, 0.7), lambda: (t(3, 4),)),
+    "logsumexp": (lambda a: a.logsumexp(1), lambda: (t(3, 4),)),
+    "std_mean": (lambda a: torch.std_mean(a, 1), lambda: (t(3, 4),)),
+    "var_mean": (lambda a: torch.var_mean(a, (0, 1), unbiased=False, keepdim=True), lambda: (t(3, 4),)),
+    "argmin": (lambda a: a.argmin(1), lambda: (t(3, 4),)),
+    "floor_divide": (torch.floor_divide, lambda: (torch.tensor([7, -7, 7, -7]), torch.tensor([2, 2, -2, -3]))),
+    "split_with_sizes": (lambda a: torch.cat([p * (k + 1) for k, p in enumerate(a.split([1, 3], 1))], 1),
+                         lambda: (t(3, 4),)),
+    "erfinv": (torch.erfinv, lambda: (t(3, 4, low=-0.9, high=0.9),)),
+    "lgamma": (torch.lgamma, lambda: (t(3, 4, low=0.1, high=3.0),)),
+    "logaddexp": (torch.logaddexp, lambda: (t(3, 4), t(4, seed=15))),
+    "hypot": (torch.hypot, lambda: (t(3, 4), t(3, 4, seed=16))),
+    "fmax": (torch.fmax, lambda: (t(3, 4), t(3, 4, seed=17))),
+    "sinc": (torch.sinc, lambda: (t(3, 4),)),
 }
 
 

@@ -33,6 +33,9 @@ Tensor matmul(const Tensor& self, const Tensor& other);
 // (runtime/ops/composite/pieces.cpp)
 std::vector<Tensor> split(const Tensor& self, int64_t split_size, int64_t dim = 0);
 std::vector<Tensor> chunk(const Tensor& self, int64_t chunks, int64_t dim = 0);
+// Pieces of the given sizes along dim (narrow views), which must sum to its size.
+std::vector<Tensor> split_with_sizes(const Tensor& self, const std::vector<int64_t>& split_sizes,
+                                     int64_t dim = 0);
 std::vector<Tensor> unbind(const Tensor& self, int64_t dim = 0);
 
 // torch.var / torch.std over `dims` (nullopt: all) with Bessel's `correction` (1: unbiased), as
@@ -239,6 +242,11 @@ Tensor all(const Tensor& self, std::optional<int64_t> dim = std::nullopt, bool k
 Tensor any(const Tensor& self, std::optional<int64_t> dim = std::nullopt, bool keepdim = false);
 Tensor norm(const Tensor& self, const std::optional<Scalar>& p = std::nullopt, const std::vector<int64_t>& dim = {},
             bool keepdim = false);
+// log(sum(exp(self))) over `dim`, computed around the maximum (an infinite maximum is taken as 0)
+// so it neither overflows nor underflows; argmin: the index of the first smallest value (NaN
+// counts as smallest), as argmax.
+Tensor logsumexp(const Tensor& self, const std::vector<int64_t>& dim, bool keepdim = false);
+Tensor argmin(const Tensor& self, std::optional<int64_t> dim = std::nullopt, bool keepdim = false);
 // The coordinates [count, self.dim()] of self's non-zero elements in row-major order. Its size
 // depends on self's values: on the lazy device self is computed first (a sync, like item()).
 Tensor nonzero(const Tensor& self);

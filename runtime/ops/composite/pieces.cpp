@@ -43,6 +43,34 @@ std::vector<Tensor> split(const Tensor& self, int64_t split_size, int64_t dim) {
   return pieces;
 }
 
+std::vector<Tensor> split_with_sizes(const Tensor& self, const std::vector<int64_t>& split_sizes,
+                                     int64_t dim) {
+  const int64_t d = wrapped("split_with_sizes", self, dim);
+  int64_t total = 0;
+  for (int64_t n : split_sizes) {
+    if (n < 0) {
+      throw ShapeError("split_with_sizes",
+                       "split_with_sizes expects split_sizes have only non-negative entries, but "
+                       "got split_sizes=" +
+                           sizes_str(split_sizes));
+    }
+    total += n;
+  }
+  if (total != self.size(d)) {
+    throw ShapeError("split_with_sizes",
+                     "split_with_sizes expects split_sizes to sum exactly to " +
+                         std::to_string(self.size(d)) + " (input tensor's size at dimension " +
+                         std::to_string(d) + "), but got split_sizes=" + sizes_str(split_sizes));
+  }
+  std::vector<Tensor> pieces;
+  int64_t start = 0;
+  for (int64_t n : split_sizes) {
+    pieces.push_back(narrow(self, d, start, n));
+    start += n;
+  }
+  return pieces;
+}
+
 std::vector<Tensor> chunk(const Tensor& self, int64_t chunks, int64_t dim) {
   if (chunks <= 0) throw ShapeError("chunk", "chunk expects `chunks` to be greater than 0, got: " + std::to_string(chunks));
   const int64_t size = self.size(wrapped("chunk", self, dim));

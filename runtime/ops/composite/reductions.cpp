@@ -1,18 +1,26 @@
-// max and min of a whole tensor, all / any, norm and nonzero (lazygen/composite.h), from amax,
-// amin, sum and pointwise ops.
+// max and min of a whole tensor, all / any, norm, logsumexp, argmin and nonzero
+// (lazygen/composite.h), from amax, amin, argmax, sum and pointwise ops.
 #include <cmath>
 #include <limits>
 #include <string>
 
+#include "core/tensor/shape_rules.h"
 #include "lazygen/composite.h"
 #include "lazygen/factory.h"
 #include "lazygen/generated/ops/abs.h"
 #include "lazygen/generated/ops/amax.h"
 #include "lazygen/generated/ops/amin.h"
+#include "lazygen/generated/ops/argmax.h"
+#include "lazygen/generated/ops/bitwise_not.h"
 #include "lazygen/generated/ops/eq.h"
+#include "lazygen/generated/ops/exp.h"
+#include "lazygen/generated/ops/log.h"
+#include "lazygen/generated/ops/logical_not.h"
 #include "lazygen/generated/ops/max.h"
 #include "lazygen/generated/ops/ne.h"
+#include "lazygen/generated/ops/neg.h"
 #include "lazygen/generated/ops/pow.h"
+#include "lazygen/generated/ops/reshape.h"
 #include "lazygen/generated/ops/sqrt.h"
 #include "lazygen/generated/ops/sum.h"
 #include "lazygen/generated/ops/where.h"
@@ -81,6 +89,31 @@ Tensor norm(const Tensor& self, const std::optional<Scalar>& p, const std::vecto
   if (order == 1) return sum(a, dims, keepdim);
   if (order == 2) return safe_root(sum(self * self, dims, keepdim), 2);
   return safe_root(sum(pow(a, order), dims, keepdim), order);
+}
+
+Tensor logsumexp(const Tensor& self, const std::vector<int64_t>& dim, bool keepdim) {
+  const Tensor x = is_floating(self.dtype()) ? self : self.to(DType::Float32);
+  if (x.numel() == 0) return log(sum(exp(x), dim, keepdim));
+  const Tensor m = amax(x, dim, true);
+  const Tensor shift = where(eq(abs(m), std::numeric_limits<double>::infinity()), zeros_like(m), m);
+  const Tensor out = log(sum(exp(x - shift), dim, true)) + shift;
+  if (keepdim) return out;
+  std::vector<int64_t> sizes;  // the reduced dims dropped
+  const std::vector<bool> reduced = shape_rules::reduced_dims("logsumexp", x.dim(), dim);
+  for (int64_t d = 0; d < x.dim(); ++d) {
+    if (!reduced[static_cast<size_t>(d)]) sizes.push_back(x.size(d));
+  }
+  return reshape(out, sizes);
+}
+
+Tensor argmin(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
+  // An order-reversing map argmax sees: ~x for integers (no overflow), not for bools, -x for
+  // floats (NaN stays NaN, which argmax picks first as argmin must).
+  const DType t = self.dtype();
+  const Tensor reversed = t == DType::Bool ? logical_not(self)
+                          : is_floating(t) ? neg(self)
+                                           : bitwise_not(self);
+  return argmax(reversed, dim, keepdim);
 }
 
 Tensor nonzero(const Tensor& self) {

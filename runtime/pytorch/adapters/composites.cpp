@@ -1,18 +1,19 @@
 // Adapters for PyTorch's rearranging and reducing ops that lazygen serves as composites
 // (ops.yaml, "PyTorch adapters"; lazygen/composite.h): stack, repeat, flip, roll, pixel_shuffle and
-// pixel_unshuffle, tril/triu, the copying views and their scatters, trace, mv, zero,
-// min/max/all/any of a whole tensor, norm, std/var, nonzero, division with a rounding mode,
-// masked_fill by a tensor value, clamp_, advanced indexing (index.Tensor, _index_put_impl_: x[idx],
-// x[idx] = v); the ops PyTorch's backward formulas call for them (scatter_, index_fill_,
-// masked_fill_, pow_, masked_select, diagonal_backward, unfold_backward, select_backward,
-// diag_embed); and the log-determinant with its LU solve. Each converts its arguments and calls
-// the composite (or op) of the same name; an in-place form writes the result back
-// (Call::write_back).
+// pixel_unshuffle, split_with_sizes, tril/triu, the copying views and their scatters, trace, mv,
+// zero, min/max/all/any of a whole tensor, norm, std/var (also with the mean), logsumexp, argmin,
+// nonzero, division with a rounding mode (and floor_divide), masked_fill by a tensor value, clamp_,
+// advanced indexing (index.Tensor, _index_put_impl_: x[idx], x[idx] = v); the ops PyTorch's
+// backward formulas call for them (scatter_, index_fill_, masked_fill_, pow_, masked_select,
+// diagonal_backward, unfold_backward, select_backward, diag_embed); and the log-determinant with
+// its LU solve. Each converts its arguments and calls the composite (or op) of the same name; an
+// in-place form writes the result back (Call::write_back).
 #include <c10/core/ScalarType.h>
 #include <c10/util/Exception.h>
 
 #include <optional>
 #include <string_view>
+#include <tuple>
 #include <vector>
 
 #include "core/tensor/shape_rules.h"
@@ -25,6 +26,7 @@
 #include "lazygen/generated/ops/log.h"
 #include "lazygen/generated/ops/masked_fill.h"
 #include "lazygen/generated/ops/max.h"
+#include "lazygen/generated/ops/mean.h"
 #include "lazygen/generated/ops/mul.h"
 #include "lazygen/generated/ops/pow.h"
 #include "lazygen/generated/ops/reshape.h"
@@ -181,6 +183,51 @@ at::Tensor var_correction(const at::Tensor& self, at::OptionalIntArrayRef dim,
                           c10::optional<int64_t> correction, bool keepdim) {
   Call c("var.correction", {&self});
   return c.result(lazygen::var(c.arg(self), c.arg(dim), correction.value_or(1), keepdim));
+}
+
+::std::tuple<at::Tensor, at::Tensor> std_mean_correction(const at::Tensor& self,
+                                                         at::OptionalIntArrayRef dim,
+                                                         c10::optional<int64_t> correction,
+                                                         bool keepdim) {
+  Call c("std_mean.correction", {&self});
+  const Tensor& x = c.arg(self);
+  return c.result(std::make_tuple(lazygen::std(x, c.arg(dim), correction.value_or(1), keepdim),
+                                  mean(x, c.arg(dim), keepdim)));
+}
+
+::std::tuple<at::Tensor, at::Tensor> var_mean_correction(const at::Tensor& self,
+                                                         at::OptionalIntArrayRef dim,
+                                                         c10::optional<int64_t> correction,
+                                                         bool keepdim) {
+  Call c("var_mean.correction", {&self});
+  const Tensor& x = c.arg(self);
+  return c.result(std::make_tuple(lazygen::var(x, c.arg(dim), correction.value_or(1), keepdim),
+                                  mean(x, c.arg(dim), keepdim)));
+}
+
+at::Tensor logsumexp(const at::Tensor& self, c10::IntArrayRef dim, bool keepdim) {
+  Call c("logsumexp", {&self});
+  return c.result(lazygen::logsumexp(c.arg(self), c.arg(dim), keepdim));
+}
+
+at::Tensor argmin(const at::Tensor& self, c10::optional<int64_t> dim, bool keepdim) {
+  Call c("argmin", {&self});
+  return c.result(lazygen::argmin(c.arg(self), c.arg(dim), keepdim));
+}
+
+at::Tensor floor_divide(const at::Tensor& self, const at::Tensor& other) {
+  Call c("floor_divide", {&self, &other});
+  return c.result(lazygen::div(c.arg(self), c.arg(other), "floor"));
+}
+
+::std::vector<at::Tensor> split_with_sizes(const at::Tensor& self, c10::IntArrayRef split_sizes,
+                                           int64_t dim) {
+  Call c("split_with_sizes", {&self});
+  ::std::vector<at::Tensor> out;
+  for (const Tensor& piece : lazygen::split_with_sizes(c.arg(self), c.arg(split_sizes), dim)) {
+    out.push_back(c.result(piece));
+  }
+  return out;
 }
 
 at::Tensor nonzero(const at::Tensor& self) {

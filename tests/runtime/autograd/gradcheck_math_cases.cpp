@@ -14,6 +14,7 @@
 #include "lazygen/generated/ops/ceil.h"
 #include "lazygen/generated/ops/clamp_max.h"
 #include "lazygen/generated/ops/clamp_min.h"
+#include "lazygen/generated/ops/copysign.h"
 #include "lazygen/generated/ops/cos.h"
 #include "lazygen/generated/ops/cosh.h"
 #include "lazygen/generated/ops/cumsum.h"
@@ -21,9 +22,12 @@
 #include "lazygen/generated/ops/eq.h"
 #include "lazygen/generated/ops/erf.h"
 #include "lazygen/generated/ops/erfc.h"
+#include "lazygen/generated/ops/erfinv.h"
 #include "lazygen/generated/ops/exp2.h"
 #include "lazygen/generated/ops/expm1.h"
 #include "lazygen/generated/ops/floor.h"
+#include "lazygen/generated/ops/fmax.h"
+#include "lazygen/generated/ops/fmin.h"
 #include "lazygen/generated/ops/fmod.h"
 #include "lazygen/generated/ops/frac.h"
 #include "lazygen/generated/ops/hardshrink.h"
@@ -34,13 +38,16 @@
 #include "lazygen/generated/ops/hardswish_backward.h"
 #include "lazygen/generated/ops/hardtanh.h"
 #include "lazygen/generated/ops/hardtanh_backward.h"
+#include "lazygen/generated/ops/hypot.h"
 #include "lazygen/generated/ops/leaky_relu.h"
 #include "lazygen/generated/ops/leaky_relu_backward.h"
 #include "lazygen/generated/ops/lerp.h"
+#include "lazygen/generated/ops/lgamma.h"
 #include "lazygen/generated/ops/log10.h"
 #include "lazygen/generated/ops/log1p.h"
 #include "lazygen/generated/ops/log2.h"
 #include "lazygen/generated/ops/log_sigmoid.h"
+#include "lazygen/generated/ops/logaddexp.h"
 #include "lazygen/generated/ops/max.h"
 #include "lazygen/generated/ops/mish.h"
 #include "lazygen/generated/ops/mul.h"
@@ -55,6 +62,7 @@
 #include "lazygen/generated/ops/silu.h"
 #include "lazygen/generated/ops/silu_backward.h"
 #include "lazygen/generated/ops/sin.h"
+#include "lazygen/generated/ops/sinc.h"
 #include "lazygen/generated/ops/sinh.h"
 #include "lazygen/generated/ops/softplus.h"
 #include "lazygen/generated/ops/softplus_backward.h"
@@ -107,6 +115,22 @@ std::vector<GradCase> pointwise_math_cases() {
        [] { return Inputs{values({3, 4}, 320), away_from_zero({3, 4}, 321)}; }},
       {"xlogy_tensor", "xlogy.Tensor", [](const Inputs& in) { return xlogy(in[0], in[1]); },
        [] { return Inputs{values({3, 4}, 949), positive({4}, 950)}; }},
+      {"hypot", "hypot", [](const Inputs& in) { return hypot(in[0], in[1]); },
+       [] { return Inputs{away_from_zero({3, 4}, 959), values({4}, 960)}; }},
+      {"copysign_tensor", "copysign.Tensor", [](const Inputs& in) { return copysign(in[0], in[1]); },
+       [] { return Inputs{away_from_zero({3, 4}, 961), away_from_zero({3, 4}, 962)}; }},
+      // self - other stays at least 0.2 from 0, away from fmax's and fmin's switch.
+      {"fmax", "fmax", [](const Inputs& in) { return fmax(in[0], in[1]); },
+       [] { return Inputs{away_from_zero({3, 4}, 963), zeros({3, 4}, DType::Float64)}; }},
+      {"fmin", "fmin", [](const Inputs& in) { return fmin(in[0], in[1]); },
+       [] { return Inputs{away_from_zero({3, 4}, 964), zeros({4}, DType::Float64)}; }},
+      {"logaddexp", "logaddexp", [](const Inputs& in) { return logaddexp(in[0], in[1]); },
+       [] { return Inputs{values({3, 4}, 965), values({3, 1}, 966)}; }},
+      {"erfinv", "erfinv", [](const Inputs& in) { return erfinv(in[0]); },
+       [] { return Inputs{uniform({3, 4}, -0.9, 0.9, 967)}; }},
+      {"lgamma", "lgamma", [](const Inputs& in) { return lgamma(in[0]); },
+       [] { return Inputs{positive({3, 4}, 968)}; }},
+      {"sinc", "sinc", [](const Inputs& in) { return sinc(in[0]); }, [] { return Inputs{values({3, 4}, 969)}; }},
       // self / other in [2.09, 2.8]: floor and trunc stay 2.
       {"remainder_tensor", "remainder.Tensor", [](const Inputs& in) { return remainder(in[0], in[1]); },
        [] { return Inputs{uniform({3, 4}, 2.2, 2.8, 322), uniform({3, 4}, 1.0, 1.05, 323)}; }},

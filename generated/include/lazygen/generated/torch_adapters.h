@@ -350,6 +350,27 @@ at::Tensor prelu(const at::Tensor& self, const at::Tensor& weight);
 // clamp_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)
 at::Tensor& clamp_inplace(at::Tensor& self, const c10::optional<at::Scalar>& min,
                           const c10::optional<at::Scalar>& max);
+// split_with_sizes(Tensor(a -> *) self, int[] split_sizes, int dim=0) -> Tensor(a)[]
+::std::vector<at::Tensor> split_with_sizes(const at::Tensor& self, c10::IntArrayRef split_sizes,
+                                           int64_t dim);
+// logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor
+at::Tensor logsumexp(const at::Tensor& self, c10::IntArrayRef dim, bool keepdim);
+// std_mean.correction(Tensor self, int[1]? dim, *, int? correction, bool keepdim=False) -> (Tensor,
+// Tensor)
+::std::tuple<at::Tensor, at::Tensor> std_mean_correction(const at::Tensor& self,
+                                                         at::OptionalIntArrayRef dim,
+                                                         c10::optional<int64_t> correction,
+                                                         bool keepdim);
+// var_mean.correction(Tensor self, int[1]? dim, *, int? correction, bool keepdim=False) -> (Tensor,
+// Tensor)
+::std::tuple<at::Tensor, at::Tensor> var_mean_correction(const at::Tensor& self,
+                                                         at::OptionalIntArrayRef dim,
+                                                         c10::optional<int64_t> correction,
+                                                         bool keepdim);
+// argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor
+at::Tensor argmin(const at::Tensor& self, c10::optional<int64_t> dim, bool keepdim);
+// floor_divide(Tensor self, Tensor other) -> Tensor
+at::Tensor floor_divide(const at::Tensor& self, const at::Tensor& other);
 // _index_put_impl_(Tensor(a!) self, Tensor?[] indices, Tensor values, bool accumulate=False, bool
 // unsafe=False) -> Tensor(a!)
 at::Tensor& _index_put_impl_inplace(at::Tensor& self,

@@ -3,6 +3,8 @@
 // their argument errors.
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include <cmath>
 
 #include "lazygen/autograd.h"
@@ -148,6 +150,28 @@ TEST(AdvancedIndexing,
   }
   const Tensor lazy = index(x().to(kLazy), {std::nullopt, i.to(kLazy)});
   EXPECT_ANY_THROW(lazy.cpu());
+}
+
+TEST_P(Composites, LogsumexpArgminAndSplitWithSizesMatchPyTorch) {
+  expect_values(logsumexp(on(x()), {1}), {7.0573286242556375, 5.135013278699604});
+  EXPECT_EQ(logsumexp(on(x()), {0, 1}, true).sizes(), (IntList{1, 1}));
+  expect_values(logsumexp(on(x()), {0, 1}, true), {7.193839992727466});
+  // An infinite maximum is not subtracted: inf stays inf, a row of -inf stays -inf.
+  const double inf = std::numeric_limits<double>::infinity();
+  EXPECT_EQ(
+      values<double>(logsumexp(on(tensor<double>({inf, 1, -inf, -inf}, IntList{2, 2})), {1}).cpu()),
+      (std::vector<double>{inf, -inf}));
+  EXPECT_EQ(values<int64_t>(argmin(on(x()), 1).cpu()), (std::vector<int64_t>{0, 1}));
+  EXPECT_EQ(argmin(on(x())).item<int64_t>(), 5);
+  EXPECT_EQ(argmin(on(tensor<int64_t>({3, std::numeric_limits<int64_t>::min(), 7}, IntList{3})))
+                .item<int64_t>(),
+            1);
+  const std::vector<Tensor> pieces = split_with_sizes(on(x()), {1, 0, 3}, 1);
+  ASSERT_EQ(pieces.size(), 3u);
+  EXPECT_EQ(pieces[1].sizes(), (IntList{2, 0}));
+  expect_values(pieces[2], {2, 4, 7, -1, 3, 5});
+  EXPECT_THROW(split_with_sizes(on(x()), {1, 2}, 1), ShapeError);  // sums to 3, not 4
+  EXPECT_THROW(split_with_sizes(on(x()), {5, -1}, 1), ShapeError);
 }
 
 TEST_P(Composites, PreluAndHuberLossMatchPyTorch) {
