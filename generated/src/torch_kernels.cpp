@@ -190,6 +190,18 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   adapter.add("var_mean.correction", TORCH_FN(adapters::var_mean_correction));
   adapter.add("argmin", TORCH_FN(adapters::argmin));
   adapter.add("floor_divide", TORCH_FN(adapters::floor_divide));
+  adapter.add("reflection_pad1d", TORCH_FN(adapters::reflection_pad1d));
+  adapter.add("reflection_pad1d_backward", TORCH_FN(adapters::reflection_pad1d_backward));
+  adapter.add("reflection_pad2d", TORCH_FN(adapters::reflection_pad2d));
+  adapter.add("reflection_pad2d_backward", TORCH_FN(adapters::reflection_pad2d_backward));
+  adapter.add("reflection_pad3d", TORCH_FN(adapters::reflection_pad3d));
+  adapter.add("reflection_pad3d_backward", TORCH_FN(adapters::reflection_pad3d_backward));
+  adapter.add("replication_pad1d", TORCH_FN(adapters::replication_pad1d));
+  adapter.add("replication_pad1d_backward", TORCH_FN(adapters::replication_pad1d_backward));
+  adapter.add("replication_pad2d", TORCH_FN(adapters::replication_pad2d));
+  adapter.add("replication_pad2d_backward", TORCH_FN(adapters::replication_pad2d_backward));
+  adapter.add("replication_pad3d", TORCH_FN(adapters::replication_pad3d));
+  adapter.add("replication_pad3d_backward", TORCH_FN(adapters::replication_pad3d_backward));
   adapter.add("_index_put_impl_", TORCH_FN(adapters::_index_put_impl_inplace));
   adapter.add("sub_.Tensor", TORCH_FN(adapters::sub_inplace_tensor));
   adapter.add("log_", TORCH_FN(adapters::log_inplace));

@@ -215,6 +215,12 @@ CASES = {
     "hypot": (torch.hypot, lambda: (t(3, 4), t(3, 4, seed=16))),
     "fmax": (torch.fmax, lambda: (t(3, 4), t(3, 4, seed=17))),
     "sinc": (torch.sinc, lambda: (t(3, 4),)),
+    "pad.reflect1d": (lambda a: F.pad(a, (2, 3), mode="reflect"), lambda: (t(2, 3, 5),)),
+    "pad.reflect2d": (lambda a: F.pad(a, (1, 0, -1, 2), mode="reflect"), lambda: (t(1, 2, 4, 5),)),
+    "pad.reflect3d": (lambda a: F.pad(a, (1, 1, 0, 2, 1, 0), mode="reflect"), lambda: (t(1, 1, 3, 4, 5),)),
+    "pad.replicate1d": (lambda a: F.pad(a, (3, 1), mode="replicate"), lambda: (t(3, 4),)),
+    "pad.replicate2d": (lambda a: F.pad(a, (2, 2, 1, 1), mode="replicate"), lambda: (t(2, 3, 4, 4),)),
+    "pad.replicate3d": (lambda a: F.pad(a, (0, 1, 2, 0, 1, 1), mode="replicate"), lambda: (t(1, 2, 2, 3, 3),)),
 }
 
 

@@ -307,6 +307,18 @@ std::tuple<Tensor, Tensor> nll_loss2d_forward(const Tensor& self, const Tensor& 
 Tensor nll_loss2d_backward(const Tensor& grad_output, const Tensor& self, const Tensor& target,
                            const std::optional<Tensor>& weight, int64_t reduction, int64_t ignore_index);
 
+// ---- padding by the edges (runtime/ops/composite/padding.cpp)
+// F.pad's "reflect" and "replicate" modes (PyTorch's reflection_pad{1,2,3}d and
+// replication_pad{1,2,3}d): `padding` holds (left, right) pairs for the last 1, 2 or 3 dims, the
+// last dim first, negative to crop; the new elements mirror self about its edge element, or
+// repeat it. The backward forms give self's gradient from the padded result's.
+Tensor reflection_pad(const Tensor& self, const std::vector<int64_t>& padding);
+Tensor replication_pad(const Tensor& self, const std::vector<int64_t>& padding);
+Tensor reflection_pad_backward(const Tensor& grad_output, const Tensor& self,
+                               const std::vector<int64_t>& padding);
+Tensor replication_pad_backward(const Tensor& grad_output, const Tensor& self,
+                                const std::vector<int64_t>& padding);
+
 // ---- pooling and upsampling of [N, C, H, W] (runtime/ops/composite/resample.cpp; Note
 // [Separable resampling]), float32 and float64, with PyTorch's arguments and output sizes;
 // avg_pool2d and _adaptive_avg_pool2d also take [C, H, W].

@@ -1,6 +1,9 @@
 // Adapters for PyTorch's average pooling and upsampling ops and their backward ops (ops.yaml,
 // "PyTorch adapters"), served by lazygen's separable composites (lazygen/composite.h, Note
-// [Separable resampling]). Integer tensors, which those composites do not take, run on the CPU.
+// [Separable resampling]); integer tensors, which those composites do not take, run on the CPU.
+// And reflection and replication padding (1-d to 3-d) with their backward ops, as gathers.
+#include <vector>
+
 #include "lazygen/composite.h"
 #include "lazygen/generated/torch_adapters.h"
 #include "pytorch/call.h"
@@ -81,6 +84,78 @@ at::Tensor upsample_bilinear2d_backward(const at::Tensor& grad_output, c10::IntA
   return c.result(lazygen::upsample_bilinear2d_backward(c.arg(grad_output), c.arg(output_size),
                                                         c.arg(input_size), align_corners,
                                                         c.arg(scales_h), c.arg(scales_w)));
+}
+
+namespace {
+
+using Pad = Tensor (*)(const Tensor&, const std::vector<int64_t>&);
+using PadBackward = Tensor (*)(const Tensor&, const Tensor&, const std::vector<int64_t>&);
+
+at::Tensor padded(const char* op, Pad pad, const at::Tensor& self, c10::IntArrayRef padding) {
+  Call c(op, {&self});
+  return c.result(pad(c.arg(self), c.arg(padding)));
+}
+
+at::Tensor padded_backward(const char* op, PadBackward pad_backward, const at::Tensor& grad_output,
+                           const at::Tensor& self, c10::IntArrayRef padding) {
+  Call c(op, {&grad_output, &self});
+  return c.result(pad_backward(c.arg(grad_output), c.arg(self), c.arg(padding)));
+}
+
+}  // namespace
+
+at::Tensor reflection_pad1d(const at::Tensor& self, c10::IntArrayRef padding) {
+  return padded("reflection_pad1d", lazygen::reflection_pad, self, padding);
+}
+at::Tensor reflection_pad1d_backward(const at::Tensor& grad_output, const at::Tensor& self,
+                                     c10::IntArrayRef padding) {
+  return padded_backward("reflection_pad1d_backward", lazygen::reflection_pad_backward, grad_output,
+                         self, padding);
+}
+
+at::Tensor reflection_pad2d(const at::Tensor& self, c10::IntArrayRef padding) {
+  return padded("reflection_pad2d", lazygen::reflection_pad, self, padding);
+}
+at::Tensor reflection_pad2d_backward(const at::Tensor& grad_output, const at::Tensor& self,
+                                     c10::IntArrayRef padding) {
+  return padded_backward("reflection_pad2d_backward", lazygen::reflection_pad_backward, grad_output,
+                         self, padding);
+}
+
+at::Tensor reflection_pad3d(const at::Tensor& self, c10::IntArrayRef padding) {
+  return padded("reflection_pad3d", lazygen::reflection_pad, self, padding);
+}
+at::Tensor reflection_pad3d_backward(const at::Tensor& grad_output, const at::Tensor& self,
+                                     c10::IntArrayRef padding) {
+  return padded_backward("reflection_pad3d_backward", lazygen::reflection_pad_backward, grad_output,
+                         self, padding);
+}
+
+at::Tensor replication_pad1d(const at::Tensor& self, c10::IntArrayRef padding) {
+  return padded("replication_pad1d", lazygen::replication_pad, self, padding);
+}
+at::Tensor replication_pad1d_backward(const at::Tensor& grad_output, const at::Tensor& self,
+                                      c10::IntArrayRef padding) {
+  return padded_backward("replication_pad1d_backward", lazygen::replication_pad_backward,
+                         grad_output, self, padding);
+}
+
+at::Tensor replication_pad2d(const at::Tensor& self, c10::IntArrayRef padding) {
+  return padded("replication_pad2d", lazygen::replication_pad, self, padding);
+}
+at::Tensor replication_pad2d_backward(const at::Tensor& grad_output, const at::Tensor& self,
+                                      c10::IntArrayRef padding) {
+  return padded_backward("replication_pad2d_backward", lazygen::replication_pad_backward,
+                         grad_output, self, padding);
+}
+
+at::Tensor replication_pad3d(const at::Tensor& self, c10::IntArrayRef padding) {
+  return padded("replication_pad3d", lazygen::replication_pad, self, padding);
+}
+at::Tensor replication_pad3d_backward(const at::Tensor& grad_output, const at::Tensor& self,
+                                      c10::IntArrayRef padding) {
+  return padded_backward("replication_pad3d_backward", lazygen::replication_pad_backward,
+                         grad_output, self, padding);
 }
 
 }  // namespace lazygen::pytorch::adapters

@@ -371,6 +371,36 @@ at::Tensor logsumexp(const at::Tensor& self, c10::IntArrayRef dim, bool keepdim)
 at::Tensor argmin(const at::Tensor& self, c10::optional<int64_t> dim, bool keepdim);
 // floor_divide(Tensor self, Tensor other) -> Tensor
 at::Tensor floor_divide(const at::Tensor& self, const at::Tensor& other);
+// reflection_pad1d(Tensor self, int[2] padding) -> Tensor
+at::Tensor reflection_pad1d(const at::Tensor& self, c10::IntArrayRef padding);
+// reflection_pad1d_backward(Tensor grad_output, Tensor self, int[2] padding) -> Tensor
+at::Tensor reflection_pad1d_backward(const at::Tensor& grad_output, const at::Tensor& self,
+                                     c10::IntArrayRef padding);
+// reflection_pad2d(Tensor self, int[4] padding) -> Tensor
+at::Tensor reflection_pad2d(const at::Tensor& self, c10::IntArrayRef padding);
+// reflection_pad2d_backward(Tensor grad_output, Tensor self, int[4] padding) -> Tensor
+at::Tensor reflection_pad2d_backward(const at::Tensor& grad_output, const at::Tensor& self,
+                                     c10::IntArrayRef padding);
+// reflection_pad3d(Tensor self, int[6] padding) -> Tensor
+at::Tensor reflection_pad3d(const at::Tensor& self, c10::IntArrayRef padding);
+// reflection_pad3d_backward(Tensor grad_output, Tensor self, int[6] padding) -> Tensor
+at::Tensor reflection_pad3d_backward(const at::Tensor& grad_output, const at::Tensor& self,
+                                     c10::IntArrayRef padding);
+// replication_pad1d(Tensor self, int[2] padding) -> Tensor
+at::Tensor replication_pad1d(const at::Tensor& self, c10::IntArrayRef padding);
+// replication_pad1d_backward(Tensor grad_output, Tensor self, int[2] padding) -> Tensor
+at::Tensor replication_pad1d_backward(const at::Tensor& grad_output, const at::Tensor& self,
+                                      c10::IntArrayRef padding);
+// replication_pad2d(Tensor self, int[4] padding) -> Tensor
+at::Tensor replication_pad2d(const at::Tensor& self, c10::IntArrayRef padding);
+// replication_pad2d_backward(Tensor grad_output, Tensor self, int[4] padding) -> Tensor
+at::Tensor replication_pad2d_backward(const at::Tensor& grad_output, const at::Tensor& self,
+                                      c10::IntArrayRef padding);
+// replication_pad3d(Tensor self, int[6] padding) -> Tensor
+at::Tensor replication_pad3d(const at::Tensor& self, c10::IntArrayRef padding);
+// replication_pad3d_backward(Tensor grad_output, Tensor self, int[6] padding) -> Tensor
+at::Tensor replication_pad3d_backward(const at::Tensor& grad_output, const at::Tensor& self,
+                                      c10::IntArrayRef padding);
 // _index_put_impl_(Tensor(a!) self, Tensor?[] indices, Tensor values, bool accumulate=False, bool
 // unsafe=False) -> Tensor(a!)
 at::Tensor& _index_put_impl_inplace(at::Tensor& self,

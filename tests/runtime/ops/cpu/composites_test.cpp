@@ -174,6 +174,19 @@ TEST_P(Composites, LogsumexpArgminAndSplitWithSizesMatchPyTorch) {
   EXPECT_THROW(split_with_sizes(on(x()), {5, -1}, 1), ShapeError);
 }
 
+TEST_P(Composites, EdgePaddingMatchesPyTorch) {
+  const Tensor rows = on(reshape(x(), {1, 2, 4}));
+  expect_values(reflection_pad(rows, {2, 1}), {4, 2, 1, 2, 4, 7, 4, 3, -1, 0, -1, 3, 5, 3});
+  expect_values(replication_pad(on(reshape(x(), {1, 1, 2, 4})), {1, 0, 1, 1}),
+                {1, 1, 2, 4, 7, 1, 1, 2, 4, 7, 0, 0, -1, 3, 5, 0, 0, -1, 3, 5});
+  EXPECT_EQ(reflection_pad(rows, {-1, 2}).sizes(), (IntList{1, 2, 5}));  // a negative pad crops
+  EXPECT_THROW(reflection_pad(rows, {4, 0}), ShapeError);                // not shorter than the dim
+  EXPECT_THROW(replication_pad(on(x()), {1, 1, 1, 1}), ShapeError);      // 2 dims for a 2-d pad
+  // The backward ops add each padded element's gradient into the element it copies.
+  expect_values(reflection_pad_backward(on(ones({1, 2, 7}, DType::Float64)), rows, {2, 1}),
+                {1, 2, 3, 1, 1, 2, 3, 1});
+}
+
 TEST_P(Composites, PreluAndHuberLossMatchPyTorch) {
   expect_values(prelu(on(x()), on(tensor<double>({0.5}))), {1, 2, 4, 7, 0, -0.5, 3, 5});
   expect_values(prelu(on(reshape(x(), {2, 4, 1})), on(tensor<double>({0.5, 2, 3, 4}))),
