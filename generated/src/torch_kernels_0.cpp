@@ -17,6 +17,13 @@ at::Tensor add_tensor(const at::Tensor& self, const at::Tensor& other, const at:
   return c.result(lazygen::add(c.arg(self), c.arg(other), c.arg(alpha)));
 }
 
+// add.Tensor_out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& add_tensor_out(const at::Tensor& self, const at::Tensor& other, const at::Scalar& alpha,
+                           at::Tensor& out) {
+  Call c("add.Tensor_out", {&self, &other});
+  return c.assign_out(out, lazygen::add(c.arg(self), c.arg(other), c.arg(alpha)));
+}
+
 // lgamma(Tensor self) -> Tensor
 at::Tensor lgamma(const at::Tensor& self) {
   Call c("lgamma", {&self});
@@ -29,6 +36,12 @@ at::Tensor& lgamma_inplace(at::Tensor& self) {
   return c.write_back(self, lazygen::lgamma(c.arg(self)));
 }
 
+// lgamma.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& lgamma_out(const at::Tensor& self, at::Tensor& out) {
+  Call c("lgamma.out", {&self});
+  return c.assign_out(out, lazygen::lgamma(c.arg(self)));
+}
+
 // amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor
 at::Tensor amin(const at::Tensor& self, c10::IntArrayRef dim, bool keepdim) {
   Call c("amin", {&self});
@@ -38,10 +51,12 @@ at::Tensor amin(const at::Tensor& self, c10::IntArrayRef dim, bool keepdim) {
 }  // namespace
 
 void register_generated_0([[maybe_unused]] Registrar& generated,
-                          [[maybe_unused]] Registrar& inplace) {
+                          [[maybe_unused]] Registrar& derived) {
   generated.add("add.Tensor", TORCH_FN(add_tensor));
+  derived.add("add.Tensor_out", TORCH_FN(add_tensor_out));
   generated.add("lgamma", TORCH_FN(lgamma));
-  inplace.add("lgamma_", TORCH_FN(lgamma_inplace));
+  derived.add("lgamma_", TORCH_FN(lgamma_inplace));
+  derived.add("lgamma.out", TORCH_FN(lgamma_out));
   generated.add("amin", TORCH_FN(amin));
 }
 

@@ -29,6 +29,12 @@ at::Tensor& maximum_inplace(at::Tensor& self, const at::Tensor& other) {
   return c.write_back(self, lazygen::maximum(c.arg(self), c.arg(other)));
 }
 
+// maximum.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& maximum_out(const at::Tensor& self, const at::Tensor& other, at::Tensor& out) {
+  Call c("maximum.out", {&self, &other});
+  return c.assign_out(out, lazygen::maximum(c.arg(self), c.arg(other)));
+}
+
 // neg(Tensor self) -> Tensor
 at::Tensor neg(const at::Tensor& self) {
   Call c("neg", {&self});
@@ -39,6 +45,12 @@ at::Tensor neg(const at::Tensor& self) {
 at::Tensor& neg_inplace(at::Tensor& self) {
   Call c("neg_", {&self});
   return c.write_back(self, lazygen::neg(c.arg(self)));
+}
+
+// neg.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& neg_out(const at::Tensor& self, at::Tensor& out) {
+  Call c("neg.out", {&self});
+  return c.assign_out(out, lazygen::neg(c.arg(self)));
 }
 
 // addcdiv_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)
@@ -61,6 +73,13 @@ at::Tensor& pow_inplace_tensor_tensor(at::Tensor& self, const at::Tensor& expone
   return c.write_back(self, lazygen::pow(c.arg(self), c.arg(exponent)));
 }
 
+// pow.Tensor_Tensor_out(Tensor self, Tensor exponent, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& pow_tensor_tensor_out(const at::Tensor& self, const at::Tensor& exponent,
+                                  at::Tensor& out) {
+  Call c("pow.Tensor_Tensor_out", {&self, &exponent});
+  return c.assign_out(out, lazygen::pow(c.arg(self), c.arg(exponent)));
+}
+
 // fmod.Tensor(Tensor self, Tensor other) -> Tensor
 at::Tensor fmod_tensor(const at::Tensor& self, const at::Tensor& other) {
   Call c("fmod.Tensor", {&self, &other});
@@ -71,6 +90,18 @@ at::Tensor fmod_tensor(const at::Tensor& self, const at::Tensor& other) {
 at::Tensor& fmod_inplace_tensor(at::Tensor& self, const at::Tensor& other) {
   Call c("fmod_.Tensor", {&self, &other});
   return c.write_back(self, lazygen::fmod(c.arg(self), c.arg(other)));
+}
+
+// fmod.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& fmod_tensor_out(const at::Tensor& self, const at::Tensor& other, at::Tensor& out) {
+  Call c("fmod.Tensor_out", {&self, &other});
+  return c.assign_out(out, lazygen::fmod(c.arg(self), c.arg(other)));
+}
+
+// fmod.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& fmod_out(const at::Tensor& self, const at::Tensor& other, at::Tensor& out) {
+  Call c("fmod.out", {&self, &other});
+  return c.assign_out(out, lazygen::fmod(c.arg(self), c.arg(other)));
 }
 
 // expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)
@@ -100,16 +131,21 @@ at::Tensor scatter_add(const at::Tensor& self, int64_t dim, const at::Tensor& in
 }  // namespace
 
 void register_generated_1([[maybe_unused]] Registrar& generated,
-                          [[maybe_unused]] Registrar& inplace) {
+                          [[maybe_unused]] Registrar& derived) {
   generated.add("maximum", TORCH_FN(maximum));
-  inplace.add("maximum_", TORCH_FN(maximum_inplace));
+  derived.add("maximum_", TORCH_FN(maximum_inplace));
+  derived.add("maximum.out", TORCH_FN(maximum_out));
   generated.add("neg", TORCH_FN(neg));
-  inplace.add("neg_", TORCH_FN(neg_inplace));
+  derived.add("neg_", TORCH_FN(neg_inplace));
+  derived.add("neg.out", TORCH_FN(neg_out));
   generated.add("addcdiv_", TORCH_FN(addcdiv_inplace));
   generated.add("pow.Tensor_Tensor", TORCH_FN(pow_tensor_tensor));
-  inplace.add("pow_.Tensor_Tensor", TORCH_FN(pow_inplace_tensor_tensor));
+  derived.add("pow_.Tensor_Tensor", TORCH_FN(pow_inplace_tensor_tensor));
+  derived.add("pow.Tensor_Tensor_out", TORCH_FN(pow_tensor_tensor_out));
   generated.add("fmod.Tensor", TORCH_FN(fmod_tensor));
-  inplace.add("fmod_.Tensor", TORCH_FN(fmod_inplace_tensor));
+  derived.add("fmod_.Tensor", TORCH_FN(fmod_inplace_tensor));
+  derived.add("fmod.Tensor_out", TORCH_FN(fmod_tensor_out));
+  derived.add("fmod.out", TORCH_FN(fmod_out));
   generated.add("expand", TORCH_FN(expand));
   generated.add("scatter_add", TORCH_FN(scatter_add));
   generated.add("max_pool2d_with_indices", TORCH_FN(max_pool2d_with_indices));

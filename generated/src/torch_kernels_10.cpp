@@ -24,6 +24,12 @@ at::Tensor mul_scalar(const at::Tensor& self, const at::Scalar& other) {
   return c.result(lazygen::mul(c.arg(self), c.arg(other)));
 }
 
+// mul.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& mul_scalar_out(const at::Tensor& self, const at::Scalar& other, at::Tensor& out) {
+  Call c("mul.Scalar_out", {&self});
+  return c.assign_out(out, lazygen::mul(c.arg(self), c.arg(other)));
+}
+
 // asinh(Tensor self) -> Tensor
 at::Tensor asinh(const at::Tensor& self) {
   Call c("asinh", {&self});
@@ -34,6 +40,12 @@ at::Tensor asinh(const at::Tensor& self) {
 at::Tensor& asinh_inplace(at::Tensor& self) {
   Call c("asinh_", {&self});
   return c.write_back(self, lazygen::asinh(c.arg(self)));
+}
+
+// asinh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& asinh_out(const at::Tensor& self, at::Tensor& out) {
+  Call c("asinh.out", {&self});
+  return c.assign_out(out, lazygen::asinh(c.arg(self)));
 }
 
 // sinc(Tensor self) -> Tensor
@@ -48,6 +60,12 @@ at::Tensor& sinc_inplace(at::Tensor& self) {
   return c.write_back(self, lazygen::sinc(c.arg(self)));
 }
 
+// sinc.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& sinc_out(const at::Tensor& self, at::Tensor& out) {
+  Call c("sinc.out", {&self});
+  return c.assign_out(out, lazygen::sinc(c.arg(self)));
+}
+
 // expm1(Tensor self) -> Tensor
 at::Tensor expm1(const at::Tensor& self) {
   Call c("expm1", {&self});
@@ -58,6 +76,12 @@ at::Tensor expm1(const at::Tensor& self) {
 at::Tensor& expm1_inplace(at::Tensor& self) {
   Call c("expm1_", {&self});
   return c.write_back(self, lazygen::expm1(c.arg(self)));
+}
+
+// expm1.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& expm1_out(const at::Tensor& self, at::Tensor& out) {
+  Call c("expm1.out", {&self});
+  return c.assign_out(out, lazygen::expm1(c.arg(self)));
 }
 
 // isnan(Tensor self) -> Tensor
@@ -72,6 +96,12 @@ at::Tensor& isnan_inplace(at::Tensor& self) {
   return c.write_back(self, lazygen::isnan(c.arg(self)));
 }
 
+// isnan.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& isnan_out(const at::Tensor& self, at::Tensor& out) {
+  Call c("isnan.out", {&self});
+  return c.assign_out(out, lazygen::isnan(c.arg(self)));
+}
+
 // bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor
 at::Tensor bitwise_and_tensor(const at::Tensor& self, const at::Tensor& other) {
   Call c("bitwise_and.Tensor", {&self, &other});
@@ -82,6 +112,19 @@ at::Tensor bitwise_and_tensor(const at::Tensor& self, const at::Tensor& other) {
 at::Tensor& bitwise_and_inplace_tensor(at::Tensor& self, const at::Tensor& other) {
   Call c("bitwise_and_.Tensor", {&self, &other});
   return c.write_back(self, lazygen::bitwise_and(c.arg(self), c.arg(other)));
+}
+
+// bitwise_and.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& bitwise_and_tensor_out(const at::Tensor& self, const at::Tensor& other,
+                                   at::Tensor& out) {
+  Call c("bitwise_and.Tensor_out", {&self, &other});
+  return c.assign_out(out, lazygen::bitwise_and(c.arg(self), c.arg(other)));
+}
+
+// bitwise_and.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& bitwise_and_out(const at::Tensor& self, const at::Tensor& other, at::Tensor& out) {
+  Call c("bitwise_and.out", {&self, &other});
+  return c.assign_out(out, lazygen::bitwise_and(c.arg(self), c.arg(other)));
 }
 
 // amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor
@@ -106,18 +149,25 @@ at::Tensor& sigmoid_inplace(at::Tensor& self) {
 }  // namespace
 
 void register_generated_10([[maybe_unused]] Registrar& generated,
-                           [[maybe_unused]] Registrar& inplace) {
+                           [[maybe_unused]] Registrar& derived) {
   generated.add("mul.Scalar", TORCH_FN(mul_scalar));
+  derived.add("mul.Scalar_out", TORCH_FN(mul_scalar_out));
   generated.add("asinh", TORCH_FN(asinh));
-  inplace.add("asinh_", TORCH_FN(asinh_inplace));
+  derived.add("asinh_", TORCH_FN(asinh_inplace));
+  derived.add("asinh.out", TORCH_FN(asinh_out));
   generated.add("sinc", TORCH_FN(sinc));
-  inplace.add("sinc_", TORCH_FN(sinc_inplace));
+  derived.add("sinc_", TORCH_FN(sinc_inplace));
+  derived.add("sinc.out", TORCH_FN(sinc_out));
   generated.add("expm1", TORCH_FN(expm1));
-  inplace.add("expm1_", TORCH_FN(expm1_inplace));
+  derived.add("expm1_", TORCH_FN(expm1_inplace));
+  derived.add("expm1.out", TORCH_FN(expm1_out));
   generated.add("isnan", TORCH_FN(isnan));
-  inplace.add("isnan_", TORCH_FN(isnan_inplace));
+  derived.add("isnan_", TORCH_FN(isnan_inplace));
+  derived.add("isnan.out", TORCH_FN(isnan_out));
   generated.add("bitwise_and.Tensor", TORCH_FN(bitwise_and_tensor));
-  inplace.add("bitwise_and_.Tensor", TORCH_FN(bitwise_and_inplace_tensor));
+  derived.add("bitwise_and_.Tensor", TORCH_FN(bitwise_and_inplace_tensor));
+  derived.add("bitwise_and.Tensor_out", TORCH_FN(bitwise_and_tensor_out));
+  derived.add("bitwise_and.out", TORCH_FN(bitwise_and_out));
   generated.add("amax", TORCH_FN(amax));
   generated.add("gather", TORCH_FN(gather));
   generated.add("sigmoid_", TORCH_FN(sigmoid_inplace));

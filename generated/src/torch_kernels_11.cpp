@@ -25,6 +25,12 @@ at::Tensor sigmoid(const at::Tensor& self) {
   return c.result(lazygen::sigmoid(c.arg(self)));
 }
 
+// sigmoid.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& sigmoid_out(const at::Tensor& self, at::Tensor& out) {
+  Call c("sigmoid.out", {&self});
+  return c.assign_out(out, lazygen::sigmoid(c.arg(self)));
+}
+
 // ge.Tensor(Tensor self, Tensor other) -> Tensor
 at::Tensor ge_tensor(const at::Tensor& self, const at::Tensor& other) {
   Call c("ge.Tensor", {&self, &other});
@@ -37,14 +43,29 @@ at::Tensor& ge_inplace_tensor(at::Tensor& self, const at::Tensor& other) {
   return c.write_back(self, lazygen::ge(c.arg(self), c.arg(other)));
 }
 
+// ge.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& ge_tensor_out(const at::Tensor& self, const at::Tensor& other, at::Tensor& out) {
+  Call c("ge.Tensor_out", {&self, &other});
+  return c.assign_out(out, lazygen::ge(c.arg(self), c.arg(other)));
+}
+
+// ge.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& ge_out(const at::Tensor& self, const at::Tensor& other, at::Tensor& out) {
+  Call c("ge.out", {&self, &other});
+  return c.assign_out(out, lazygen::ge(c.arg(self), c.arg(other)));
+}
+
 }  // namespace
 
 void register_generated_11([[maybe_unused]] Registrar& generated,
-                           [[maybe_unused]] Registrar& inplace) {
+                           [[maybe_unused]] Registrar& derived) {
   generated.add("add.out", TORCH_FN(add_out));
   generated.add("sigmoid", TORCH_FN(sigmoid));
+  derived.add("sigmoid.out", TORCH_FN(sigmoid_out));
   generated.add("ge.Tensor", TORCH_FN(ge_tensor));
-  inplace.add("ge_.Tensor", TORCH_FN(ge_inplace_tensor));
+  derived.add("ge_.Tensor", TORCH_FN(ge_inplace_tensor));
+  derived.add("ge.Tensor_out", TORCH_FN(ge_tensor_out));
+  derived.add("ge.out", TORCH_FN(ge_out));
 }
 
 }  // namespace lazygen::pytorch

@@ -25,12 +25,20 @@ at::Tensor tanh_backward(const at::Tensor& grad_output, const at::Tensor& output
   return c.result(lazygen::tanh_backward(c.arg(grad_output), c.arg(output)));
 }
 
+// tanh_backward.out(Tensor grad_output, Tensor output, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& tanh_backward_out(const at::Tensor& grad_output, const at::Tensor& output,
+                              at::Tensor& out) {
+  Call c("tanh_backward.out", {&grad_output, &output});
+  return c.assign_out(out, lazygen::tanh_backward(c.arg(grad_output), c.arg(output)));
+}
+
 }  // namespace
 
 void register_generated_12([[maybe_unused]] Registrar& generated,
-                           [[maybe_unused]] Registrar& inplace) {
+                           [[maybe_unused]] Registrar& derived) {
   generated.add("addcmul_", TORCH_FN(addcmul_inplace));
   generated.add("tanh_backward", TORCH_FN(tanh_backward));
+  derived.add("tanh_backward.out", TORCH_FN(tanh_backward_out));
 }
 
 }  // namespace lazygen::pytorch

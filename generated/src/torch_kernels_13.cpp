@@ -22,6 +22,12 @@ at::Tensor div_scalar(const at::Tensor& self, const at::Scalar& other) {
   return c.result(lazygen::div(c.arg(self), c.arg(other)));
 }
 
+// div.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& div_scalar_out(const at::Tensor& self, const at::Scalar& other, at::Tensor& out) {
+  Call c("div.Scalar_out", {&self});
+  return c.assign_out(out, lazygen::div(c.arg(self), c.arg(other)));
+}
+
 // eq.Tensor(Tensor self, Tensor other) -> Tensor
 at::Tensor eq_tensor(const at::Tensor& self, const at::Tensor& other) {
   Call c("eq.Tensor", {&self, &other});
@@ -32,6 +38,18 @@ at::Tensor eq_tensor(const at::Tensor& self, const at::Tensor& other) {
 at::Tensor& eq_inplace_tensor(at::Tensor& self, const at::Tensor& other) {
   Call c("eq_.Tensor", {&self, &other});
   return c.write_back(self, lazygen::eq(c.arg(self), c.arg(other)));
+}
+
+// eq.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& eq_tensor_out(const at::Tensor& self, const at::Tensor& other, at::Tensor& out) {
+  Call c("eq.Tensor_out", {&self, &other});
+  return c.assign_out(out, lazygen::eq(c.arg(self), c.arg(other)));
+}
+
+// eq.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& eq_out(const at::Tensor& self, const at::Tensor& other, at::Tensor& out) {
+  Call c("eq.out", {&self, &other});
+  return c.assign_out(out, lazygen::eq(c.arg(self), c.arg(other)));
 }
 
 // lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor
@@ -46,6 +64,13 @@ at::Tensor& lerp_inplace_scalar(at::Tensor& self, const at::Tensor& end, const a
   return c.write_back(self, lazygen::lerp(c.arg(self), c.arg(end), c.arg(weight)));
 }
 
+// lerp.Scalar_out(Tensor self, Tensor end, Scalar weight, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& lerp_scalar_out(const at::Tensor& self, const at::Tensor& end, const at::Scalar& weight,
+                            at::Tensor& out) {
+  Call c("lerp.Scalar_out", {&self, &end});
+  return c.assign_out(out, lazygen::lerp(c.arg(self), c.arg(end), c.arg(weight)));
+}
+
 // fmax(Tensor self, Tensor other) -> Tensor
 at::Tensor fmax(const at::Tensor& self, const at::Tensor& other) {
   Call c("fmax", {&self, &other});
@@ -56,6 +81,12 @@ at::Tensor fmax(const at::Tensor& self, const at::Tensor& other) {
 at::Tensor& fmax_inplace(at::Tensor& self, const at::Tensor& other) {
   Call c("fmax_", {&self, &other});
   return c.write_back(self, lazygen::fmax(c.arg(self), c.arg(other)));
+}
+
+// fmax.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& fmax_out(const at::Tensor& self, const at::Tensor& other, at::Tensor& out) {
+  Call c("fmax.out", {&self, &other});
+  return c.assign_out(out, lazygen::fmax(c.arg(self), c.arg(other)));
 }
 
 // clamp_max(Tensor self, Scalar max) -> Tensor
@@ -70,6 +101,12 @@ at::Tensor& clamp_max_inplace(at::Tensor& self, const at::Scalar& max) {
   return c.write_back(self, lazygen::clamp_max(c.arg(self), c.arg(max)));
 }
 
+// clamp_max.out(Tensor self, Scalar max, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& clamp_max_out(const at::Tensor& self, const at::Scalar& max, at::Tensor& out) {
+  Call c("clamp_max.out", {&self});
+  return c.assign_out(out, lazygen::clamp_max(c.arg(self), c.arg(max)));
+}
+
 // sin(Tensor self) -> Tensor
 at::Tensor sin(const at::Tensor& self) {
   Call c("sin", {&self});
@@ -80,6 +117,12 @@ at::Tensor sin(const at::Tensor& self) {
 at::Tensor& sin_inplace(at::Tensor& self) {
   Call c("sin_", {&self});
   return c.write_back(self, lazygen::sin(c.arg(self)));
+}
+
+// sin.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& sin_out(const at::Tensor& self, at::Tensor& out) {
+  Call c("sin.out", {&self});
+  return c.assign_out(out, lazygen::sin(c.arg(self)));
 }
 
 // mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
@@ -98,18 +141,25 @@ at::Tensor flatten_using_ints(const at::Tensor& self, int64_t start_dim, int64_t
 }  // namespace
 
 void register_generated_13([[maybe_unused]] Registrar& generated,
-                           [[maybe_unused]] Registrar& inplace) {
+                           [[maybe_unused]] Registrar& derived) {
   generated.add("div.Scalar", TORCH_FN(div_scalar));
+  derived.add("div.Scalar_out", TORCH_FN(div_scalar_out));
   generated.add("eq.Tensor", TORCH_FN(eq_tensor));
-  inplace.add("eq_.Tensor", TORCH_FN(eq_inplace_tensor));
+  derived.add("eq_.Tensor", TORCH_FN(eq_inplace_tensor));
+  derived.add("eq.Tensor_out", TORCH_FN(eq_tensor_out));
+  derived.add("eq.out", TORCH_FN(eq_out));
   generated.add("lerp.Scalar", TORCH_FN(lerp_scalar));
-  inplace.add("lerp_.Scalar", TORCH_FN(lerp_inplace_scalar));
+  derived.add("lerp_.Scalar", TORCH_FN(lerp_inplace_scalar));
+  derived.add("lerp.Scalar_out", TORCH_FN(lerp_scalar_out));
   generated.add("fmax", TORCH_FN(fmax));
-  inplace.add("fmax_", TORCH_FN(fmax_inplace));
+  derived.add("fmax_", TORCH_FN(fmax_inplace));
+  derived.add("fmax.out", TORCH_FN(fmax_out));
   generated.add("clamp_max", TORCH_FN(clamp_max));
-  inplace.add("clamp_max_", TORCH_FN(clamp_max_inplace));
+  derived.add("clamp_max_", TORCH_FN(clamp_max_inplace));
+  derived.add("clamp_max.out", TORCH_FN(clamp_max_out));
   generated.add("sin", TORCH_FN(sin));
-  inplace.add("sin_", TORCH_FN(sin_inplace));
+  derived.add("sin_", TORCH_FN(sin_inplace));
+  derived.add("sin.out", TORCH_FN(sin_out));
   generated.add("mean.dim", TORCH_FN(mean_dim));
   generated.add("flatten.using_ints", TORCH_FN(flatten_using_ints));
 }

@@ -26,6 +26,12 @@ at::Tensor& lt_inplace_scalar(at::Tensor& self, const at::Scalar& other) {
   return c.write_back(self, lazygen::lt(c.arg(self), c.arg(other)));
 }
 
+// lt.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& lt_scalar_out(const at::Tensor& self, const at::Scalar& other, at::Tensor& out) {
+  Call c("lt.Scalar_out", {&self});
+  return c.assign_out(out, lazygen::lt(c.arg(self), c.arg(other)));
+}
+
 // exp2(Tensor self) -> Tensor
 at::Tensor exp2(const at::Tensor& self) {
   Call c("exp2", {&self});
@@ -38,10 +44,23 @@ at::Tensor& exp2_inplace(at::Tensor& self) {
   return c.write_back(self, lazygen::exp2(c.arg(self)));
 }
 
+// exp2.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& exp2_out(const at::Tensor& self, at::Tensor& out) {
+  Call c("exp2.out", {&self});
+  return c.assign_out(out, lazygen::exp2(c.arg(self)));
+}
+
 // silu_backward(Tensor grad_output, Tensor self) -> Tensor
 at::Tensor silu_backward(const at::Tensor& grad_output, const at::Tensor& self) {
   Call c("silu_backward", {&grad_output, &self});
   return c.result(lazygen::silu_backward(c.arg(grad_output), c.arg(self)));
+}
+
+// silu_backward.out(Tensor grad_output, Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& silu_backward_out(const at::Tensor& grad_output, const at::Tensor& self,
+                              at::Tensor& out) {
+  Call c("silu_backward.out", {&grad_output, &self});
+  return c.assign_out(out, lazygen::silu_backward(c.arg(grad_output), c.arg(self)));
 }
 
 // hardswish(Tensor self) -> Tensor
@@ -54,6 +73,12 @@ at::Tensor hardswish(const at::Tensor& self) {
 at::Tensor& hardswish_inplace(at::Tensor& self) {
   Call c("hardswish_", {&self});
   return c.write_back(self, lazygen::hardswish(c.arg(self)));
+}
+
+// hardswish.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& hardswish_out(const at::Tensor& self, at::Tensor& out) {
+  Call c("hardswish.out", {&self});
+  return c.assign_out(out, lazygen::hardswish(c.arg(self)));
 }
 
 // squeeze.dim(Tensor(a) self, int dim) -> Tensor(a)
@@ -77,14 +102,18 @@ at::Tensor max_pool2d_backward(const at::Tensor& grad_output, const at::Tensor& 
 }  // namespace
 
 void register_generated_14([[maybe_unused]] Registrar& generated,
-                           [[maybe_unused]] Registrar& inplace) {
+                           [[maybe_unused]] Registrar& derived) {
   generated.add("lt.Scalar", TORCH_FN(lt_scalar));
-  inplace.add("lt_.Scalar", TORCH_FN(lt_inplace_scalar));
+  derived.add("lt_.Scalar", TORCH_FN(lt_inplace_scalar));
+  derived.add("lt.Scalar_out", TORCH_FN(lt_scalar_out));
   generated.add("exp2", TORCH_FN(exp2));
-  inplace.add("exp2_", TORCH_FN(exp2_inplace));
+  derived.add("exp2_", TORCH_FN(exp2_inplace));
+  derived.add("exp2.out", TORCH_FN(exp2_out));
   generated.add("silu_backward", TORCH_FN(silu_backward));
+  derived.add("silu_backward.out", TORCH_FN(silu_backward_out));
   generated.add("hardswish", TORCH_FN(hardswish));
-  inplace.add("hardswish_", TORCH_FN(hardswish_inplace));
+  derived.add("hardswish_", TORCH_FN(hardswish_inplace));
+  derived.add("hardswish.out", TORCH_FN(hardswish_out));
   generated.add("squeeze.dim", TORCH_FN(squeeze_dim));
   generated.add("max_pool2d_backward", TORCH_FN(max_pool2d_backward));
 }

@@ -20,6 +20,12 @@ at::Tensor sqrt(const at::Tensor& self) {
   return c.result(lazygen::sqrt(c.arg(self)));
 }
 
+// sqrt.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& sqrt_out(const at::Tensor& self, at::Tensor& out) {
+  Call c("sqrt.out", {&self});
+  return c.assign_out(out, lazygen::sqrt(c.arg(self)));
+}
+
 // lt.Tensor(Tensor self, Tensor other) -> Tensor
 at::Tensor lt_tensor(const at::Tensor& self, const at::Tensor& other) {
   Call c("lt.Tensor", {&self, &other});
@@ -32,6 +38,18 @@ at::Tensor& lt_inplace_tensor(at::Tensor& self, const at::Tensor& other) {
   return c.write_back(self, lazygen::lt(c.arg(self), c.arg(other)));
 }
 
+// lt.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& lt_tensor_out(const at::Tensor& self, const at::Tensor& other, at::Tensor& out) {
+  Call c("lt.Tensor_out", {&self, &other});
+  return c.assign_out(out, lazygen::lt(c.arg(self), c.arg(other)));
+}
+
+// lt.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& lt_out(const at::Tensor& self, const at::Tensor& other, at::Tensor& out) {
+  Call c("lt.out", {&self, &other});
+  return c.assign_out(out, lazygen::lt(c.arg(self), c.arg(other)));
+}
+
 // signbit(Tensor self) -> Tensor
 at::Tensor signbit(const at::Tensor& self) {
   Call c("signbit", {&self});
@@ -42,6 +60,12 @@ at::Tensor signbit(const at::Tensor& self) {
 at::Tensor& signbit_inplace(at::Tensor& self) {
   Call c("signbit_", {&self});
   return c.write_back(self, lazygen::signbit(c.arg(self)));
+}
+
+// signbit.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& signbit_out(const at::Tensor& self, at::Tensor& out) {
+  Call c("signbit.out", {&self});
+  return c.assign_out(out, lazygen::signbit(c.arg(self)));
 }
 
 // argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor
@@ -65,12 +89,16 @@ at::Tensor bmm(const at::Tensor& self, const at::Tensor& mat2) {
 }  // namespace
 
 void register_generated_15([[maybe_unused]] Registrar& generated,
-                           [[maybe_unused]] Registrar& inplace) {
+                           [[maybe_unused]] Registrar& derived) {
   generated.add("sqrt", TORCH_FN(sqrt));
+  derived.add("sqrt.out", TORCH_FN(sqrt_out));
   generated.add("lt.Tensor", TORCH_FN(lt_tensor));
-  inplace.add("lt_.Tensor", TORCH_FN(lt_inplace_tensor));
+  derived.add("lt_.Tensor", TORCH_FN(lt_inplace_tensor));
+  derived.add("lt.Tensor_out", TORCH_FN(lt_tensor_out));
+  derived.add("lt.out", TORCH_FN(lt_out));
   generated.add("signbit", TORCH_FN(signbit));
-  inplace.add("signbit_", TORCH_FN(signbit_inplace));
+  derived.add("signbit_", TORCH_FN(signbit_inplace));
+  derived.add("signbit.out", TORCH_FN(signbit_out));
   generated.add("argmax", TORCH_FN(argmax));
   generated.add("mm", TORCH_FN(mm));
   generated.add("bmm", TORCH_FN(bmm));

@@ -19,6 +19,12 @@ at::Tensor tanh(const at::Tensor& self) {
   return c.result(lazygen::tanh(c.arg(self)));
 }
 
+// tanh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& tanh_out(const at::Tensor& self, at::Tensor& out) {
+  Call c("tanh.out", {&self});
+  return c.assign_out(out, lazygen::tanh(c.arg(self)));
+}
+
 // erf(Tensor self) -> Tensor
 at::Tensor erf(const at::Tensor& self) {
   Call c("erf", {&self});
@@ -29,6 +35,12 @@ at::Tensor erf(const at::Tensor& self) {
 at::Tensor& erf_inplace(at::Tensor& self) {
   Call c("erf_", {&self});
   return c.write_back(self, lazygen::erf(c.arg(self)));
+}
+
+// erf.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& erf_out(const at::Tensor& self, at::Tensor& out) {
+  Call c("erf.out", {&self});
+  return c.assign_out(out, lazygen::erf(c.arg(self)));
 }
 
 // log1p(Tensor self) -> Tensor
@@ -43,6 +55,12 @@ at::Tensor& log1p_inplace(at::Tensor& self) {
   return c.write_back(self, lazygen::log1p(c.arg(self)));
 }
 
+// log1p.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& log1p_out(const at::Tensor& self, at::Tensor& out) {
+  Call c("log1p.out", {&self});
+  return c.assign_out(out, lazygen::log1p(c.arg(self)));
+}
+
 // log10(Tensor self) -> Tensor
 at::Tensor log10(const at::Tensor& self) {
   Call c("log10", {&self});
@@ -55,24 +73,42 @@ at::Tensor& log10_inplace(at::Tensor& self) {
   return c.write_back(self, lazygen::log10(c.arg(self)));
 }
 
+// log10.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& log10_out(const at::Tensor& self, at::Tensor& out) {
+  Call c("log10.out", {&self});
+  return c.assign_out(out, lazygen::log10(c.arg(self)));
+}
+
 // hardsigmoid_backward(Tensor grad_output, Tensor self) -> Tensor
 at::Tensor hardsigmoid_backward(const at::Tensor& grad_output, const at::Tensor& self) {
   Call c("hardsigmoid_backward", {&grad_output, &self});
   return c.result(lazygen::hardsigmoid_backward(c.arg(grad_output), c.arg(self)));
 }
 
+// hardsigmoid_backward.out(Tensor grad_output, Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& hardsigmoid_backward_out(const at::Tensor& grad_output, const at::Tensor& self,
+                                     at::Tensor& out) {
+  Call c("hardsigmoid_backward.out", {&grad_output, &self});
+  return c.assign_out(out, lazygen::hardsigmoid_backward(c.arg(grad_output), c.arg(self)));
+}
+
 }  // namespace
 
 void register_generated_16([[maybe_unused]] Registrar& generated,
-                           [[maybe_unused]] Registrar& inplace) {
+                           [[maybe_unused]] Registrar& derived) {
   generated.add("tanh", TORCH_FN(tanh));
+  derived.add("tanh.out", TORCH_FN(tanh_out));
   generated.add("erf", TORCH_FN(erf));
-  inplace.add("erf_", TORCH_FN(erf_inplace));
+  derived.add("erf_", TORCH_FN(erf_inplace));
+  derived.add("erf.out", TORCH_FN(erf_out));
   generated.add("log1p", TORCH_FN(log1p));
-  inplace.add("log1p_", TORCH_FN(log1p_inplace));
+  derived.add("log1p_", TORCH_FN(log1p_inplace));
+  derived.add("log1p.out", TORCH_FN(log1p_out));
   generated.add("log10", TORCH_FN(log10));
-  inplace.add("log10_", TORCH_FN(log10_inplace));
+  derived.add("log10_", TORCH_FN(log10_inplace));
+  derived.add("log10.out", TORCH_FN(log10_out));
   generated.add("hardsigmoid_backward", TORCH_FN(hardsigmoid_backward));
+  derived.add("hardsigmoid_backward.out", TORCH_FN(hardsigmoid_backward_out));
 }
 
 }  // namespace lazygen::pytorch

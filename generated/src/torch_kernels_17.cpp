@@ -25,10 +25,23 @@ at::Tensor& add_inplace_scalar(at::Tensor& self, const at::Scalar& other, const 
   return c.write_back(self, lazygen::add(c.arg(self), c.arg(other), c.arg(alpha)));
 }
 
+// add.Scalar_out(Tensor self, Scalar other, Scalar alpha=1, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& add_scalar_out(const at::Tensor& self, const at::Scalar& other, const at::Scalar& alpha,
+                           at::Tensor& out) {
+  Call c("add.Scalar_out", {&self});
+  return c.assign_out(out, lazygen::add(c.arg(self), c.arg(other), c.arg(alpha)));
+}
+
 // log(Tensor self) -> Tensor
 at::Tensor log(const at::Tensor& self) {
   Call c("log", {&self});
   return c.result(lazygen::log(c.arg(self)));
+}
+
+// log.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& log_out(const at::Tensor& self, at::Tensor& out) {
+  Call c("log.out", {&self});
+  return c.assign_out(out, lazygen::log(c.arg(self)));
 }
 
 // addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
@@ -36,6 +49,15 @@ at::Tensor addcmul(const at::Tensor& self, const at::Tensor& tensor1, const at::
                    const at::Scalar& value) {
   Call c("addcmul", {&self, &tensor1, &tensor2});
   return c.result(lazygen::addcmul(c.arg(self), c.arg(tensor1), c.arg(tensor2), c.arg(value)));
+}
+
+// addcmul.out(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1, Tensor(a!) out) ->
+// Tensor(a!)
+at::Tensor& addcmul_out(const at::Tensor& self, const at::Tensor& tensor1,
+                        const at::Tensor& tensor2, const at::Scalar& value, at::Tensor& out) {
+  Call c("addcmul.out", {&self, &tensor1, &tensor2});
+  return c.assign_out(out,
+                      lazygen::addcmul(c.arg(self), c.arg(tensor1), c.arg(tensor2), c.arg(value)));
 }
 
 // sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)
@@ -57,11 +79,14 @@ at::Tensor conv2d(const at::Tensor& input, const at::Tensor& weight,
 }  // namespace
 
 void register_generated_17([[maybe_unused]] Registrar& generated,
-                           [[maybe_unused]] Registrar& inplace) {
+                           [[maybe_unused]] Registrar& derived) {
   generated.add("add.Scalar", TORCH_FN(add_scalar));
-  inplace.add("add_.Scalar", TORCH_FN(add_inplace_scalar));
+  derived.add("add_.Scalar", TORCH_FN(add_inplace_scalar));
+  derived.add("add.Scalar_out", TORCH_FN(add_scalar_out));
   generated.add("log", TORCH_FN(log));
+  derived.add("log.out", TORCH_FN(log_out));
   generated.add("addcmul", TORCH_FN(addcmul));
+  derived.add("addcmul.out", TORCH_FN(addcmul_out));
   generated.add("sort", TORCH_FN(sort));
   generated.add("conv2d", TORCH_FN(conv2d));
 }

@@ -34,6 +34,12 @@ at::Tensor& ge_inplace_scalar(at::Tensor& self, const at::Scalar& other) {
   return c.write_back(self, lazygen::ge(c.arg(self), c.arg(other)));
 }
 
+// ge.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& ge_scalar_out(const at::Tensor& self, const at::Scalar& other, at::Tensor& out) {
+  Call c("ge.Scalar_out", {&self});
+  return c.assign_out(out, lazygen::ge(c.arg(self), c.arg(other)));
+}
+
 // bitwise_not(Tensor self) -> Tensor
 at::Tensor bitwise_not(const at::Tensor& self) {
   Call c("bitwise_not", {&self});
@@ -44,6 +50,12 @@ at::Tensor bitwise_not(const at::Tensor& self) {
 at::Tensor& bitwise_not_inplace(at::Tensor& self) {
   Call c("bitwise_not_", {&self});
   return c.write_back(self, lazygen::bitwise_not(c.arg(self)));
+}
+
+// bitwise_not.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& bitwise_not_out(const at::Tensor& self, at::Tensor& out) {
+  Call c("bitwise_not.out", {&self});
+  return c.assign_out(out, lazygen::bitwise_not(c.arg(self)));
 }
 
 // bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor
@@ -58,6 +70,19 @@ at::Tensor& bitwise_xor_inplace_tensor(at::Tensor& self, const at::Tensor& other
   return c.write_back(self, lazygen::bitwise_xor(c.arg(self), c.arg(other)));
 }
 
+// bitwise_xor.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& bitwise_xor_tensor_out(const at::Tensor& self, const at::Tensor& other,
+                                   at::Tensor& out) {
+  Call c("bitwise_xor.Tensor_out", {&self, &other});
+  return c.assign_out(out, lazygen::bitwise_xor(c.arg(self), c.arg(other)));
+}
+
+// bitwise_xor.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& bitwise_xor_out(const at::Tensor& self, const at::Tensor& other, at::Tensor& out) {
+  Call c("bitwise_xor.out", {&self, &other});
+  return c.assign_out(out, lazygen::bitwise_xor(c.arg(self), c.arg(other)));
+}
+
 // log_sigmoid(Tensor self) -> Tensor
 at::Tensor log_sigmoid(const at::Tensor& self) {
   Call c("log_sigmoid", {&self});
@@ -70,6 +95,12 @@ at::Tensor& log_sigmoid_inplace(at::Tensor& self) {
   return c.write_back(self, lazygen::log_sigmoid(c.arg(self)));
 }
 
+// log_sigmoid.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& log_sigmoid_out(const at::Tensor& self, at::Tensor& out) {
+  Call c("log_sigmoid.out", {&self});
+  return c.assign_out(out, lazygen::log_sigmoid(c.arg(self)));
+}
+
 // unsqueeze(Tensor(a) self, int dim) -> Tensor(a)
 at::Tensor unsqueeze(const at::Tensor& self, int64_t dim) {
   Call c("unsqueeze", {&self});
@@ -79,16 +110,21 @@ at::Tensor unsqueeze(const at::Tensor& self, int64_t dim) {
 }  // namespace
 
 void register_generated_18([[maybe_unused]] Registrar& generated,
-                           [[maybe_unused]] Registrar& inplace) {
+                           [[maybe_unused]] Registrar& derived) {
   generated.add("relu_", TORCH_FN(relu_inplace));
   generated.add("ge.Scalar", TORCH_FN(ge_scalar));
-  inplace.add("ge_.Scalar", TORCH_FN(ge_inplace_scalar));
+  derived.add("ge_.Scalar", TORCH_FN(ge_inplace_scalar));
+  derived.add("ge.Scalar_out", TORCH_FN(ge_scalar_out));
   generated.add("bitwise_not", TORCH_FN(bitwise_not));
-  inplace.add("bitwise_not_", TORCH_FN(bitwise_not_inplace));
+  derived.add("bitwise_not_", TORCH_FN(bitwise_not_inplace));
+  derived.add("bitwise_not.out", TORCH_FN(bitwise_not_out));
   generated.add("bitwise_xor.Tensor", TORCH_FN(bitwise_xor_tensor));
-  inplace.add("bitwise_xor_.Tensor", TORCH_FN(bitwise_xor_inplace_tensor));
+  derived.add("bitwise_xor_.Tensor", TORCH_FN(bitwise_xor_inplace_tensor));
+  derived.add("bitwise_xor.Tensor_out", TORCH_FN(bitwise_xor_tensor_out));
+  derived.add("bitwise_xor.out", TORCH_FN(bitwise_xor_out));
   generated.add("log_sigmoid", TORCH_FN(log_sigmoid));
-  inplace.add("log_sigmoid_", TORCH_FN(log_sigmoid_inplace));
+  derived.add("log_sigmoid_", TORCH_FN(log_sigmoid_inplace));
+  derived.add("log_sigmoid.out", TORCH_FN(log_sigmoid_out));
   generated.add("unsqueeze", TORCH_FN(unsqueeze));
 }
 

@@ -19,10 +19,28 @@ at::Tensor mul_tensor(const at::Tensor& self, const at::Tensor& other) {
   return c.result(lazygen::mul(c.arg(self), c.arg(other)));
 }
 
+// mul.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& mul_tensor_out(const at::Tensor& self, const at::Tensor& other, at::Tensor& out) {
+  Call c("mul.Tensor_out", {&self, &other});
+  return c.assign_out(out, lazygen::mul(c.arg(self), c.arg(other)));
+}
+
+// mul.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& mul_out(const at::Tensor& self, const at::Tensor& other, at::Tensor& out) {
+  Call c("mul.out", {&self, &other});
+  return c.assign_out(out, lazygen::mul(c.arg(self), c.arg(other)));
+}
+
 // relu(Tensor self) -> Tensor
 at::Tensor relu(const at::Tensor& self) {
   Call c("relu", {&self});
   return c.result(lazygen::relu(c.arg(self)));
+}
+
+// relu.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& relu_out(const at::Tensor& self, at::Tensor& out) {
+  Call c("relu.out", {&self});
+  return c.assign_out(out, lazygen::relu(c.arg(self)));
 }
 
 // fmin(Tensor self, Tensor other) -> Tensor
@@ -37,6 +55,12 @@ at::Tensor& fmin_inplace(at::Tensor& self, const at::Tensor& other) {
   return c.write_back(self, lazygen::fmin(c.arg(self), c.arg(other)));
 }
 
+// fmin.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& fmin_out(const at::Tensor& self, const at::Tensor& other, at::Tensor& out) {
+  Call c("fmin.out", {&self, &other});
+  return c.assign_out(out, lazygen::fmin(c.arg(self), c.arg(other)));
+}
+
 // clamp_min(Tensor self, Scalar min) -> Tensor
 at::Tensor clamp_min(const at::Tensor& self, const at::Scalar& min) {
   Call c("clamp_min", {&self});
@@ -49,6 +73,12 @@ at::Tensor& clamp_min_inplace(at::Tensor& self, const at::Scalar& min) {
   return c.write_back(self, lazygen::clamp_min(c.arg(self), c.arg(min)));
 }
 
+// clamp_min.out(Tensor self, Scalar min, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& clamp_min_out(const at::Tensor& self, const at::Scalar& min, at::Tensor& out) {
+  Call c("clamp_min.out", {&self});
+  return c.assign_out(out, lazygen::clamp_min(c.arg(self), c.arg(min)));
+}
+
 // cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
 at::Tensor cumsum(const at::Tensor& self, int64_t dim, c10::optional<at::ScalarType> dtype) {
   Call c("cumsum", {&self});
@@ -58,13 +88,18 @@ at::Tensor cumsum(const at::Tensor& self, int64_t dim, c10::optional<at::ScalarT
 }  // namespace
 
 void register_generated_19([[maybe_unused]] Registrar& generated,
-                           [[maybe_unused]] Registrar& inplace) {
+                           [[maybe_unused]] Registrar& derived) {
   generated.add("mul.Tensor", TORCH_FN(mul_tensor));
+  derived.add("mul.Tensor_out", TORCH_FN(mul_tensor_out));
+  derived.add("mul.out", TORCH_FN(mul_out));
   generated.add("relu", TORCH_FN(relu));
+  derived.add("relu.out", TORCH_FN(relu_out));
   generated.add("fmin", TORCH_FN(fmin));
-  inplace.add("fmin_", TORCH_FN(fmin_inplace));
+  derived.add("fmin_", TORCH_FN(fmin_inplace));
+  derived.add("fmin.out", TORCH_FN(fmin_out));
   generated.add("clamp_min", TORCH_FN(clamp_min));
-  inplace.add("clamp_min_", TORCH_FN(clamp_min_inplace));
+  derived.add("clamp_min_", TORCH_FN(clamp_min_inplace));
+  derived.add("clamp_min.out", TORCH_FN(clamp_min_out));
   generated.add("cumsum", TORCH_FN(cumsum));
 }
 

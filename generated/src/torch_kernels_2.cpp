@@ -30,6 +30,18 @@ at::Tensor& gt_inplace_tensor(at::Tensor& self, const at::Tensor& other) {
   return c.write_back(self, lazygen::gt(c.arg(self), c.arg(other)));
 }
 
+// gt.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& gt_tensor_out(const at::Tensor& self, const at::Tensor& other, at::Tensor& out) {
+  Call c("gt.Tensor_out", {&self, &other});
+  return c.assign_out(out, lazygen::gt(c.arg(self), c.arg(other)));
+}
+
+// gt.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& gt_out(const at::Tensor& self, const at::Tensor& other, at::Tensor& out) {
+  Call c("gt.out", {&self, &other});
+  return c.assign_out(out, lazygen::gt(c.arg(self), c.arg(other)));
+}
+
 // addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
 at::Tensor addmm(const at::Tensor& self, const at::Tensor& mat1, const at::Tensor& mat2,
                  const at::Scalar& beta, const at::Scalar& alpha) {
@@ -40,10 +52,12 @@ at::Tensor addmm(const at::Tensor& self, const at::Tensor& mat1, const at::Tenso
 }  // namespace
 
 void register_generated_2([[maybe_unused]] Registrar& generated,
-                          [[maybe_unused]] Registrar& inplace) {
+                          [[maybe_unused]] Registrar& derived) {
   generated.add("zero_", TORCH_FN(zero_inplace));
   generated.add("gt.Tensor", TORCH_FN(gt_tensor));
-  inplace.add("gt_.Tensor", TORCH_FN(gt_inplace_tensor));
+  derived.add("gt_.Tensor", TORCH_FN(gt_inplace_tensor));
+  derived.add("gt.Tensor_out", TORCH_FN(gt_tensor_out));
+  derived.add("gt.out", TORCH_FN(gt_out));
   generated.add("addmm", TORCH_FN(addmm));
 }
 

@@ -21,6 +21,18 @@ at::Tensor div_tensor(const at::Tensor& self, const at::Tensor& other) {
   return c.result(lazygen::div(c.arg(self), c.arg(other)));
 }
 
+// div.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& div_tensor_out(const at::Tensor& self, const at::Tensor& other, at::Tensor& out) {
+  Call c("div.Tensor_out", {&self, &other});
+  return c.assign_out(out, lazygen::div(c.arg(self), c.arg(other)));
+}
+
+// div.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& div_out(const at::Tensor& self, const at::Tensor& other, at::Tensor& out) {
+  Call c("div.out", {&self, &other});
+  return c.assign_out(out, lazygen::div(c.arg(self), c.arg(other)));
+}
+
 // pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor
 at::Tensor pow_tensor_scalar(const at::Tensor& self, const at::Scalar& exponent) {
   Call c("pow.Tensor_Scalar", {&self});
@@ -31,6 +43,13 @@ at::Tensor pow_tensor_scalar(const at::Tensor& self, const at::Scalar& exponent)
 at::Tensor& pow_inplace_tensor_scalar(at::Tensor& self, const at::Scalar& exponent) {
   Call c("pow_.Tensor_Scalar", {&self});
   return c.write_back(self, lazygen::pow(c.arg(self), c.arg(exponent)));
+}
+
+// pow.Tensor_Scalar_out(Tensor self, Scalar exponent, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& pow_tensor_scalar_out(const at::Tensor& self, const at::Scalar& exponent,
+                                  at::Tensor& out) {
+  Call c("pow.Tensor_Scalar_out", {&self});
+  return c.assign_out(out, lazygen::pow(c.arg(self), c.arg(exponent)));
 }
 
 // lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor
@@ -45,6 +64,20 @@ at::Tensor& lerp_inplace_tensor(at::Tensor& self, const at::Tensor& end, const a
   return c.write_back(self, lazygen::lerp(c.arg(self), c.arg(end), c.arg(weight)));
 }
 
+// lerp.Tensor_out(Tensor self, Tensor end, Tensor weight, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& lerp_tensor_out(const at::Tensor& self, const at::Tensor& end, const at::Tensor& weight,
+                            at::Tensor& out) {
+  Call c("lerp.Tensor_out", {&self, &end, &weight});
+  return c.assign_out(out, lazygen::lerp(c.arg(self), c.arg(end), c.arg(weight)));
+}
+
+// lerp.out(Tensor self, Tensor end, Tensor weight, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& lerp_out(const at::Tensor& self, const at::Tensor& end, const at::Tensor& weight,
+                     at::Tensor& out) {
+  Call c("lerp.out", {&self, &end, &weight});
+  return c.assign_out(out, lazygen::lerp(c.arg(self), c.arg(end), c.arg(weight)));
+}
+
 // fmod.Scalar(Tensor self, Scalar other) -> Tensor
 at::Tensor fmod_scalar(const at::Tensor& self, const at::Scalar& other) {
   Call c("fmod.Scalar", {&self});
@@ -57,6 +90,12 @@ at::Tensor& fmod_inplace_scalar(at::Tensor& self, const at::Scalar& other) {
   return c.write_back(self, lazygen::fmod(c.arg(self), c.arg(other)));
 }
 
+// fmod.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& fmod_scalar_out(const at::Tensor& self, const at::Scalar& other, at::Tensor& out) {
+  Call c("fmod.Scalar_out", {&self});
+  return c.assign_out(out, lazygen::fmod(c.arg(self), c.arg(other)));
+}
+
 // leaky_relu_backward(Tensor grad_output, Tensor self, Scalar negative_slope, bool self_is_result)
 // -> Tensor
 at::Tensor leaky_relu_backward(const at::Tensor& grad_output, const at::Tensor& self,
@@ -66,10 +105,28 @@ at::Tensor leaky_relu_backward(const at::Tensor& grad_output, const at::Tensor& 
                                                c.arg(negative_slope), c.arg(self_is_result)));
 }
 
+// leaky_relu_backward.out(Tensor grad_output, Tensor self, Scalar negative_slope, bool
+// self_is_result, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& leaky_relu_backward_out(const at::Tensor& grad_output, const at::Tensor& self,
+                                    const at::Scalar& negative_slope, bool self_is_result,
+                                    at::Tensor& out) {
+  Call c("leaky_relu_backward.out", {&grad_output, &self});
+  return c.assign_out(
+      out, lazygen::leaky_relu_backward(c.arg(grad_output), c.arg(self), c.arg(negative_slope),
+                                        c.arg(self_is_result)));
+}
+
 // mish_backward(Tensor grad_output, Tensor self) -> Tensor
 at::Tensor mish_backward(const at::Tensor& grad_output, const at::Tensor& self) {
   Call c("mish_backward", {&grad_output, &self});
   return c.result(lazygen::mish_backward(c.arg(grad_output), c.arg(self)));
+}
+
+// mish_backward.out(Tensor grad_output, Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& mish_backward_out(const at::Tensor& grad_output, const at::Tensor& self,
+                              at::Tensor& out) {
+  Call c("mish_backward.out", {&grad_output, &self});
+  return c.assign_out(out, lazygen::mish_backward(c.arg(grad_output), c.arg(self)));
 }
 
 // max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
@@ -81,16 +138,24 @@ at::Tensor mish_backward(const at::Tensor& grad_output, const at::Tensor& self) 
 }  // namespace
 
 void register_generated_20([[maybe_unused]] Registrar& generated,
-                           [[maybe_unused]] Registrar& inplace) {
+                           [[maybe_unused]] Registrar& derived) {
   generated.add("div.Tensor", TORCH_FN(div_tensor));
+  derived.add("div.Tensor_out", TORCH_FN(div_tensor_out));
+  derived.add("div.out", TORCH_FN(div_out));
   generated.add("pow.Tensor_Scalar", TORCH_FN(pow_tensor_scalar));
-  inplace.add("pow_.Tensor_Scalar", TORCH_FN(pow_inplace_tensor_scalar));
+  derived.add("pow_.Tensor_Scalar", TORCH_FN(pow_inplace_tensor_scalar));
+  derived.add("pow.Tensor_Scalar_out", TORCH_FN(pow_tensor_scalar_out));
   generated.add("lerp.Tensor", TORCH_FN(lerp_tensor));
-  inplace.add("lerp_.Tensor", TORCH_FN(lerp_inplace_tensor));
+  derived.add("lerp_.Tensor", TORCH_FN(lerp_inplace_tensor));
+  derived.add("lerp.Tensor_out", TORCH_FN(lerp_tensor_out));
+  derived.add("lerp.out", TORCH_FN(lerp_out));
   generated.add("fmod.Scalar", TORCH_FN(fmod_scalar));
-  inplace.add("fmod_.Scalar", TORCH_FN(fmod_inplace_scalar));
+  derived.add("fmod_.Scalar", TORCH_FN(fmod_inplace_scalar));
+  derived.add("fmod.Scalar_out", TORCH_FN(fmod_scalar_out));
   generated.add("leaky_relu_backward", TORCH_FN(leaky_relu_backward));
+  derived.add("leaky_relu_backward.out", TORCH_FN(leaky_relu_backward_out));
   generated.add("mish_backward", TORCH_FN(mish_backward));
+  derived.add("mish_backward.out", TORCH_FN(mish_backward_out));
   generated.add("max.dim", TORCH_FN(max_dim));
 }
 

@@ -24,10 +24,23 @@ at::Tensor& reciprocal_inplace(at::Tensor& self) {
   return c.write_back(self, lazygen::reciprocal(c.arg(self)));
 }
 
+// reciprocal.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& reciprocal_out(const at::Tensor& self, at::Tensor& out) {
+  Call c("reciprocal.out", {&self});
+  return c.assign_out(out, lazygen::reciprocal(c.arg(self)));
+}
+
 // sigmoid_backward(Tensor grad_output, Tensor output) -> Tensor
 at::Tensor sigmoid_backward(const at::Tensor& grad_output, const at::Tensor& output) {
   Call c("sigmoid_backward", {&grad_output, &output});
   return c.result(lazygen::sigmoid_backward(c.arg(grad_output), c.arg(output)));
+}
+
+// sigmoid_backward.out(Tensor grad_output, Tensor output, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& sigmoid_backward_out(const at::Tensor& grad_output, const at::Tensor& output,
+                                 at::Tensor& out) {
+  Call c("sigmoid_backward.out", {&grad_output, &output});
+  return c.assign_out(out, lazygen::sigmoid_backward(c.arg(grad_output), c.arg(output)));
 }
 
 // topk(Tensor self, int k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values,
@@ -45,15 +58,25 @@ at::Tensor masked_fill_scalar(const at::Tensor& self, const at::Tensor& mask,
   return c.result(lazygen::masked_fill(c.arg(self), c.arg(mask), c.arg(value)));
 }
 
+// masked_fill.Scalar_out(Tensor self, Tensor mask, Scalar value, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& masked_fill_scalar_out(const at::Tensor& self, const at::Tensor& mask,
+                                   const at::Scalar& value, at::Tensor& out) {
+  Call c("masked_fill.Scalar_out", {&self, &mask});
+  return c.assign_out(out, lazygen::masked_fill(c.arg(self), c.arg(mask), c.arg(value)));
+}
+
 }  // namespace
 
 void register_generated_21([[maybe_unused]] Registrar& generated,
-                           [[maybe_unused]] Registrar& inplace) {
+                           [[maybe_unused]] Registrar& derived) {
   generated.add("reciprocal", TORCH_FN(reciprocal));
-  inplace.add("reciprocal_", TORCH_FN(reciprocal_inplace));
+  derived.add("reciprocal_", TORCH_FN(reciprocal_inplace));
+  derived.add("reciprocal.out", TORCH_FN(reciprocal_out));
   generated.add("sigmoid_backward", TORCH_FN(sigmoid_backward));
+  derived.add("sigmoid_backward.out", TORCH_FN(sigmoid_backward_out));
   generated.add("topk", TORCH_FN(topk));
   generated.add("masked_fill.Scalar", TORCH_FN(masked_fill_scalar));
+  derived.add("masked_fill.Scalar_out", TORCH_FN(masked_fill_scalar_out));
 }
 
 }  // namespace lazygen::pytorch

@@ -27,6 +27,18 @@ at::Tensor& le_inplace_tensor(at::Tensor& self, const at::Tensor& other) {
   return c.write_back(self, lazygen::le(c.arg(self), c.arg(other)));
 }
 
+// le.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& le_tensor_out(const at::Tensor& self, const at::Tensor& other, at::Tensor& out) {
+  Call c("le.Tensor_out", {&self, &other});
+  return c.assign_out(out, lazygen::le(c.arg(self), c.arg(other)));
+}
+
+// le.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& le_out(const at::Tensor& self, const at::Tensor& other, at::Tensor& out) {
+  Call c("le.out", {&self, &other});
+  return c.assign_out(out, lazygen::le(c.arg(self), c.arg(other)));
+}
+
 // rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
 at::Tensor rsub_scalar(const at::Tensor& self, const at::Scalar& other, const at::Scalar& alpha) {
   Call c("rsub.Scalar", {&self});
@@ -38,6 +50,13 @@ at::Tensor& rsub_inplace_scalar(at::Tensor& self, const at::Scalar& other,
                                 const at::Scalar& alpha) {
   Call c("rsub_.Scalar", {&self});
   return c.write_back(self, lazygen::rsub(c.arg(self), c.arg(other), c.arg(alpha)));
+}
+
+// rsub.Scalar_out(Tensor self, Scalar other, Scalar alpha=1, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& rsub_scalar_out(const at::Tensor& self, const at::Scalar& other,
+                            const at::Scalar& alpha, at::Tensor& out) {
+  Call c("rsub.Scalar_out", {&self});
+  return c.assign_out(out, lazygen::rsub(c.arg(self), c.arg(other), c.arg(alpha)));
 }
 
 // logical_not(Tensor self) -> Tensor
@@ -52,6 +71,12 @@ at::Tensor& logical_not_inplace(at::Tensor& self) {
   return c.write_back(self, lazygen::logical_not(c.arg(self)));
 }
 
+// logical_not.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& logical_not_out(const at::Tensor& self, at::Tensor& out) {
+  Call c("logical_not.out", {&self});
+  return c.assign_out(out, lazygen::logical_not(c.arg(self)));
+}
+
 // silu(Tensor self) -> Tensor
 at::Tensor silu(const at::Tensor& self) {
   Call c("silu", {&self});
@@ -64,10 +89,23 @@ at::Tensor& silu_inplace(at::Tensor& self) {
   return c.write_back(self, lazygen::silu(c.arg(self)));
 }
 
+// silu.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& silu_out(const at::Tensor& self, at::Tensor& out) {
+  Call c("silu.out", {&self});
+  return c.assign_out(out, lazygen::silu(c.arg(self)));
+}
+
 // hardswish_backward(Tensor grad_output, Tensor self) -> Tensor
 at::Tensor hardswish_backward(const at::Tensor& grad_output, const at::Tensor& self) {
   Call c("hardswish_backward", {&grad_output, &self});
   return c.result(lazygen::hardswish_backward(c.arg(grad_output), c.arg(self)));
+}
+
+// hardswish_backward.out(Tensor grad_output, Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& hardswish_backward_out(const at::Tensor& grad_output, const at::Tensor& self,
+                                   at::Tensor& out) {
+  Call c("hardswish_backward.out", {&grad_output, &self});
+  return c.assign_out(out, lazygen::hardswish_backward(c.arg(grad_output), c.arg(self)));
 }
 
 // transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)
@@ -88,16 +126,22 @@ at::Tensor max_pool2d(const at::Tensor& self, c10::IntArrayRef kernel_size, c10:
 }  // namespace
 
 void register_generated_22([[maybe_unused]] Registrar& generated,
-                           [[maybe_unused]] Registrar& inplace) {
+                           [[maybe_unused]] Registrar& derived) {
   generated.add("le.Tensor", TORCH_FN(le_tensor));
-  inplace.add("le_.Tensor", TORCH_FN(le_inplace_tensor));
+  derived.add("le_.Tensor", TORCH_FN(le_inplace_tensor));
+  derived.add("le.Tensor_out", TORCH_FN(le_tensor_out));
+  derived.add("le.out", TORCH_FN(le_out));
   generated.add("rsub.Scalar", TORCH_FN(rsub_scalar));
-  inplace.add("rsub_.Scalar", TORCH_FN(rsub_inplace_scalar));
+  derived.add("rsub_.Scalar", TORCH_FN(rsub_inplace_scalar));
+  derived.add("rsub.Scalar_out", TORCH_FN(rsub_scalar_out));
   generated.add("logical_not", TORCH_FN(logical_not));
-  inplace.add("logical_not_", TORCH_FN(logical_not_inplace));
+  derived.add("logical_not_", TORCH_FN(logical_not_inplace));
+  derived.add("logical_not.out", TORCH_FN(logical_not_out));
   generated.add("silu", TORCH_FN(silu));
-  inplace.add("silu_", TORCH_FN(silu_inplace));
+  derived.add("silu_", TORCH_FN(silu_inplace));
+  derived.add("silu.out", TORCH_FN(silu_out));
   generated.add("hardswish_backward", TORCH_FN(hardswish_backward));
+  derived.add("hardswish_backward.out", TORCH_FN(hardswish_backward_out));
   generated.add("transpose.int", TORCH_FN(transpose_int));
   generated.add("max_pool2d", TORCH_FN(max_pool2d));
 }

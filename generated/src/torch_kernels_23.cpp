@@ -22,6 +22,20 @@ at::Tensor sub_tensor(const at::Tensor& self, const at::Tensor& other, const at:
   return c.result(lazygen::sub(c.arg(self), c.arg(other), c.arg(alpha)));
 }
 
+// sub.Tensor_out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& sub_tensor_out(const at::Tensor& self, const at::Tensor& other, const at::Scalar& alpha,
+                           at::Tensor& out) {
+  Call c("sub.Tensor_out", {&self, &other});
+  return c.assign_out(out, lazygen::sub(c.arg(self), c.arg(other), c.arg(alpha)));
+}
+
+// sub.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& sub_out(const at::Tensor& self, const at::Tensor& other, const at::Scalar& alpha,
+                    at::Tensor& out) {
+  Call c("sub.out", {&self, &other});
+  return c.assign_out(out, lazygen::sub(c.arg(self), c.arg(other), c.arg(alpha)));
+}
+
 // minimum(Tensor self, Tensor other) -> Tensor
 at::Tensor minimum(const at::Tensor& self, const at::Tensor& other) {
   Call c("minimum", {&self, &other});
@@ -34,11 +48,24 @@ at::Tensor& minimum_inplace(at::Tensor& self, const at::Tensor& other) {
   return c.write_back(self, lazygen::minimum(c.arg(self), c.arg(other)));
 }
 
+// minimum.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& minimum_out(const at::Tensor& self, const at::Tensor& other, at::Tensor& out) {
+  Call c("minimum.out", {&self, &other});
+  return c.assign_out(out, lazygen::minimum(c.arg(self), c.arg(other)));
+}
+
 // where.self(Tensor condition, Tensor self, Tensor other) -> Tensor
 at::Tensor where_self(const at::Tensor& condition, const at::Tensor& self,
                       const at::Tensor& other) {
   Call c("where.self", {&condition, &self, &other});
   return c.result(lazygen::where(c.arg(condition), c.arg(self), c.arg(other)));
+}
+
+// where.self_out(Tensor condition, Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& where_self_out(const at::Tensor& condition, const at::Tensor& self,
+                           const at::Tensor& other, at::Tensor& out) {
+  Call c("where.self_out", {&condition, &self, &other});
+  return c.assign_out(out, lazygen::where(c.arg(condition), c.arg(self), c.arg(other)));
 }
 
 // logaddexp(Tensor self, Tensor other) -> Tensor
@@ -53,6 +80,12 @@ at::Tensor& logaddexp_inplace(at::Tensor& self, const at::Tensor& other) {
   return c.write_back(self, lazygen::logaddexp(c.arg(self), c.arg(other)));
 }
 
+// logaddexp.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& logaddexp_out(const at::Tensor& self, const at::Tensor& other, at::Tensor& out) {
+  Call c("logaddexp.out", {&self, &other});
+  return c.assign_out(out, lazygen::logaddexp(c.arg(self), c.arg(other)));
+}
+
 // atan2(Tensor self, Tensor other) -> Tensor
 at::Tensor atan2(const at::Tensor& self, const at::Tensor& other) {
   Call c("atan2", {&self, &other});
@@ -65,6 +98,12 @@ at::Tensor& atan2_inplace(at::Tensor& self, const at::Tensor& other) {
   return c.write_back(self, lazygen::atan2(c.arg(self), c.arg(other)));
 }
 
+// atan2.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& atan2_out(const at::Tensor& self, const at::Tensor& other, at::Tensor& out) {
+  Call c("atan2.out", {&self, &other});
+  return c.assign_out(out, lazygen::atan2(c.arg(self), c.arg(other)));
+}
+
 // digamma(Tensor self) -> Tensor
 at::Tensor digamma(const at::Tensor& self) {
   Call c("digamma", {&self});
@@ -75,6 +114,12 @@ at::Tensor digamma(const at::Tensor& self) {
 at::Tensor& digamma_inplace(at::Tensor& self) {
   Call c("digamma_", {&self});
   return c.write_back(self, lazygen::digamma(c.arg(self)));
+}
+
+// digamma.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& digamma_out(const at::Tensor& self, at::Tensor& out) {
+  Call c("digamma.out", {&self});
+  return c.assign_out(out, lazygen::digamma(c.arg(self)));
 }
 
 // select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)
@@ -98,17 +143,24 @@ at::Tensor max_pool2d_with_indices_backward(const at::Tensor& grad_output, const
 }  // namespace
 
 void register_generated_23([[maybe_unused]] Registrar& generated,
-                           [[maybe_unused]] Registrar& inplace) {
+                           [[maybe_unused]] Registrar& derived) {
   generated.add("sub.Tensor", TORCH_FN(sub_tensor));
+  derived.add("sub.Tensor_out", TORCH_FN(sub_tensor_out));
+  derived.add("sub.out", TORCH_FN(sub_out));
   generated.add("minimum", TORCH_FN(minimum));
-  inplace.add("minimum_", TORCH_FN(minimum_inplace));
+  derived.add("minimum_", TORCH_FN(minimum_inplace));
+  derived.add("minimum.out", TORCH_FN(minimum_out));
   generated.add("where.self", TORCH_FN(where_self));
+  derived.add("where.self_out", TORCH_FN(where_self_out));
   generated.add("logaddexp", TORCH_FN(logaddexp));
-  inplace.add("logaddexp_", TORCH_FN(logaddexp_inplace));
+  derived.add("logaddexp_", TORCH_FN(logaddexp_inplace));
+  derived.add("logaddexp.out", TORCH_FN(logaddexp_out));
   generated.add("atan2", TORCH_FN(atan2));
-  inplace.add("atan2_", TORCH_FN(atan2_inplace));
+  derived.add("atan2_", TORCH_FN(atan2_inplace));
+  derived.add("atan2.out", TORCH_FN(atan2_out));
   generated.add("digamma", TORCH_FN(digamma));
-  inplace.add("digamma_", TORCH_FN(digamma_inplace));
+  derived.add("digamma_", TORCH_FN(digamma_inplace));
+  derived.add("digamma.out", TORCH_FN(digamma_out));
   generated.add("select.int", TORCH_FN(select_int));
   generated.add("max_pool2d_with_indices_backward", TORCH_FN(max_pool2d_with_indices_backward));
 }

@@ -28,11 +28,26 @@ at::Tensor& eq_inplace_scalar(at::Tensor& self, const at::Scalar& other) {
   return c.write_back(self, lazygen::eq(c.arg(self), c.arg(other)));
 }
 
+// eq.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& eq_scalar_out(const at::Tensor& self, const at::Scalar& other, at::Tensor& out) {
+  Call c("eq.Scalar_out", {&self});
+  return c.assign_out(out, lazygen::eq(c.arg(self), c.arg(other)));
+}
+
 // addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
 at::Tensor addcdiv(const at::Tensor& self, const at::Tensor& tensor1, const at::Tensor& tensor2,
                    const at::Scalar& value) {
   Call c("addcdiv", {&self, &tensor1, &tensor2});
   return c.result(lazygen::addcdiv(c.arg(self), c.arg(tensor1), c.arg(tensor2), c.arg(value)));
+}
+
+// addcdiv.out(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1, Tensor(a!) out) ->
+// Tensor(a!)
+at::Tensor& addcdiv_out(const at::Tensor& self, const at::Tensor& tensor1,
+                        const at::Tensor& tensor2, const at::Scalar& value, at::Tensor& out) {
+  Call c("addcdiv.out", {&self, &tensor1, &tensor2});
+  return c.assign_out(out,
+                      lazygen::addcdiv(c.arg(self), c.arg(tensor1), c.arg(tensor2), c.arg(value)));
 }
 
 // tan(Tensor self) -> Tensor
@@ -47,6 +62,12 @@ at::Tensor& tan_inplace(at::Tensor& self) {
   return c.write_back(self, lazygen::tan(c.arg(self)));
 }
 
+// tan.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& tan_out(const at::Tensor& self, at::Tensor& out) {
+  Call c("tan.out", {&self});
+  return c.assign_out(out, lazygen::tan(c.arg(self)));
+}
+
 // logical_or(Tensor self, Tensor other) -> Tensor
 at::Tensor logical_or(const at::Tensor& self, const at::Tensor& other) {
   Call c("logical_or", {&self, &other});
@@ -57,6 +78,12 @@ at::Tensor logical_or(const at::Tensor& self, const at::Tensor& other) {
 at::Tensor& logical_or_inplace(at::Tensor& self, const at::Tensor& other) {
   Call c("logical_or_", {&self, &other});
   return c.write_back(self, lazygen::logical_or(c.arg(self), c.arg(other)));
+}
+
+// logical_or.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& logical_or_out(const at::Tensor& self, const at::Tensor& other, at::Tensor& out) {
+  Call c("logical_or.out", {&self, &other});
+  return c.assign_out(out, lazygen::logical_or(c.arg(self), c.arg(other)));
 }
 
 // bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor
@@ -71,6 +98,19 @@ at::Tensor& bitwise_or_inplace_tensor(at::Tensor& self, const at::Tensor& other)
   return c.write_back(self, lazygen::bitwise_or(c.arg(self), c.arg(other)));
 }
 
+// bitwise_or.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& bitwise_or_tensor_out(const at::Tensor& self, const at::Tensor& other,
+                                  at::Tensor& out) {
+  Call c("bitwise_or.Tensor_out", {&self, &other});
+  return c.assign_out(out, lazygen::bitwise_or(c.arg(self), c.arg(other)));
+}
+
+// bitwise_or.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& bitwise_or_out(const at::Tensor& self, const at::Tensor& other, at::Tensor& out) {
+  Call c("bitwise_or.out", {&self, &other});
+  return c.assign_out(out, lazygen::bitwise_or(c.arg(self), c.arg(other)));
+}
+
 // threshold(Tensor self, Scalar threshold, Scalar value) -> Tensor
 at::Tensor threshold(const at::Tensor& self, const at::Scalar& threshold, const at::Scalar& value) {
   Call c("threshold", {&self});
@@ -82,6 +122,13 @@ at::Tensor& threshold_inplace(at::Tensor& self, const at::Scalar& threshold,
                               const at::Scalar& value) {
   Call c("threshold_", {&self});
   return c.write_back(self, lazygen::threshold(c.arg(self), c.arg(threshold), c.arg(value)));
+}
+
+// threshold.out(Tensor self, Scalar threshold, Scalar value, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& threshold_out(const at::Tensor& self, const at::Scalar& threshold,
+                          const at::Scalar& value, at::Tensor& out) {
+  Call c("threshold.out", {&self});
+  return c.assign_out(out, lazygen::threshold(c.arg(self), c.arg(threshold), c.arg(value)));
 }
 
 // view(Tensor(a) self, SymInt[] size) -> Tensor(a)
@@ -102,18 +149,25 @@ at::Tensor slice_scatter(const at::Tensor& self, const at::Tensor& src, int64_t 
 }  // namespace
 
 void register_generated_24([[maybe_unused]] Registrar& generated,
-                           [[maybe_unused]] Registrar& inplace) {
+                           [[maybe_unused]] Registrar& derived) {
   generated.add("eq.Scalar", TORCH_FN(eq_scalar));
-  inplace.add("eq_.Scalar", TORCH_FN(eq_inplace_scalar));
+  derived.add("eq_.Scalar", TORCH_FN(eq_inplace_scalar));
+  derived.add("eq.Scalar_out", TORCH_FN(eq_scalar_out));
   generated.add("addcdiv", TORCH_FN(addcdiv));
+  derived.add("addcdiv.out", TORCH_FN(addcdiv_out));
   generated.add("tan", TORCH_FN(tan));
-  inplace.add("tan_", TORCH_FN(tan_inplace));
+  derived.add("tan_", TORCH_FN(tan_inplace));
+  derived.add("tan.out", TORCH_FN(tan_out));
   generated.add("logical_or", TORCH_FN(logical_or));
-  inplace.add("logical_or_", TORCH_FN(logical_or_inplace));
+  derived.add("logical_or_", TORCH_FN(logical_or_inplace));
+  derived.add("logical_or.out", TORCH_FN(logical_or_out));
   generated.add("bitwise_or.Tensor", TORCH_FN(bitwise_or_tensor));
-  inplace.add("bitwise_or_.Tensor", TORCH_FN(bitwise_or_inplace_tensor));
+  derived.add("bitwise_or_.Tensor", TORCH_FN(bitwise_or_inplace_tensor));
+  derived.add("bitwise_or.Tensor_out", TORCH_FN(bitwise_or_tensor_out));
+  derived.add("bitwise_or.out", TORCH_FN(bitwise_or_out));
   generated.add("threshold", TORCH_FN(threshold));
-  inplace.add("threshold_", TORCH_FN(threshold_inplace));
+  derived.add("threshold_", TORCH_FN(threshold_inplace));
+  derived.add("threshold.out", TORCH_FN(threshold_out));
   generated.add("view", TORCH_FN(view));
   generated.add("slice_scatter", TORCH_FN(slice_scatter));
 }

@@ -23,6 +23,12 @@ at::Tensor& log2_inplace(at::Tensor& self) {
   return c.write_back(self, lazygen::log2(c.arg(self)));
 }
 
+// log2.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& log2_out(const at::Tensor& self, at::Tensor& out) {
+  Call c("log2.out", {&self});
+  return c.assign_out(out, lazygen::log2(c.arg(self)));
+}
+
 // tanh_(Tensor(a!) self) -> Tensor(a!)
 at::Tensor& tanh_inplace(at::Tensor& self) {
   Call c("tanh_", {&self});
@@ -33,9 +39,10 @@ at::Tensor& tanh_inplace(at::Tensor& self) {
 }  // namespace
 
 void register_generated_25([[maybe_unused]] Registrar& generated,
-                           [[maybe_unused]] Registrar& inplace) {
+                           [[maybe_unused]] Registrar& derived) {
   generated.add("log2", TORCH_FN(log2));
-  inplace.add("log2_", TORCH_FN(log2_inplace));
+  derived.add("log2_", TORCH_FN(log2_inplace));
+  derived.add("log2.out", TORCH_FN(log2_out));
   generated.add("tanh_", TORCH_FN(tanh_inplace));
 }
 

@@ -33,6 +33,12 @@ at::Tensor& logical_and_inplace(at::Tensor& self, const at::Tensor& other) {
   return c.write_back(self, lazygen::logical_and(c.arg(self), c.arg(other)));
 }
 
+// logical_and.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& logical_and_out(const at::Tensor& self, const at::Tensor& other, at::Tensor& out) {
+  Call c("logical_and.out", {&self, &other});
+  return c.assign_out(out, lazygen::logical_and(c.arg(self), c.arg(other)));
+}
+
 // logical_xor(Tensor self, Tensor other) -> Tensor
 at::Tensor logical_xor(const at::Tensor& self, const at::Tensor& other) {
   Call c("logical_xor", {&self, &other});
@@ -43,6 +49,12 @@ at::Tensor logical_xor(const at::Tensor& self, const at::Tensor& other) {
 at::Tensor& logical_xor_inplace(at::Tensor& self, const at::Tensor& other) {
   Call c("logical_xor_", {&self, &other});
   return c.write_back(self, lazygen::logical_xor(c.arg(self), c.arg(other)));
+}
+
+// logical_xor.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& logical_xor_out(const at::Tensor& self, const at::Tensor& other, at::Tensor& out) {
+  Call c("logical_xor.out", {&self, &other});
+  return c.assign_out(out, lazygen::logical_xor(c.arg(self), c.arg(other)));
 }
 
 // narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)
@@ -61,12 +73,14 @@ at::Tensor& div_inplace_scalar(at::Tensor& self, const at::Scalar& other) {
 }  // namespace
 
 void register_generated_26([[maybe_unused]] Registrar& generated,
-                           [[maybe_unused]] Registrar& inplace) {
+                           [[maybe_unused]] Registrar& derived) {
   generated.add("fill_.Scalar", TORCH_FN(fill_inplace_scalar));
   generated.add("logical_and", TORCH_FN(logical_and));
-  inplace.add("logical_and_", TORCH_FN(logical_and_inplace));
+  derived.add("logical_and_", TORCH_FN(logical_and_inplace));
+  derived.add("logical_and.out", TORCH_FN(logical_and_out));
   generated.add("logical_xor", TORCH_FN(logical_xor));
-  inplace.add("logical_xor_", TORCH_FN(logical_xor_inplace));
+  derived.add("logical_xor_", TORCH_FN(logical_xor_inplace));
+  derived.add("logical_xor.out", TORCH_FN(logical_xor_out));
   generated.add("narrow", TORCH_FN(narrow));
   generated.add("div_.Scalar", TORCH_FN(div_inplace_scalar));
 }

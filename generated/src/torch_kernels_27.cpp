@@ -26,6 +26,12 @@ at::Tensor& abs_inplace(at::Tensor& self) {
   return c.write_back(self, lazygen::abs(c.arg(self)));
 }
 
+// abs.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& abs_out(const at::Tensor& self, at::Tensor& out) {
+  Call c("abs.out", {&self});
+  return c.assign_out(out, lazygen::abs(c.arg(self)));
+}
+
 // erfinv(Tensor self) -> Tensor
 at::Tensor erfinv(const at::Tensor& self) {
   Call c("erfinv", {&self});
@@ -36,6 +42,12 @@ at::Tensor erfinv(const at::Tensor& self) {
 at::Tensor& erfinv_inplace(at::Tensor& self) {
   Call c("erfinv_", {&self});
   return c.write_back(self, lazygen::erfinv(c.arg(self)));
+}
+
+// erfinv.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& erfinv_out(const at::Tensor& self, at::Tensor& out) {
+  Call c("erfinv.out", {&self});
+  return c.assign_out(out, lazygen::erfinv(c.arg(self)));
 }
 
 // round(Tensor self) -> Tensor
@@ -50,12 +62,28 @@ at::Tensor& round_inplace(at::Tensor& self) {
   return c.write_back(self, lazygen::round(c.arg(self)));
 }
 
+// round.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& round_out(const at::Tensor& self, at::Tensor& out) {
+  Call c("round.out", {&self});
+  return c.assign_out(out, lazygen::round(c.arg(self)));
+}
+
 // hardtanh_backward(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val) -> Tensor
 at::Tensor hardtanh_backward(const at::Tensor& grad_output, const at::Tensor& self,
                              const at::Scalar& min_val, const at::Scalar& max_val) {
   Call c("hardtanh_backward", {&grad_output, &self});
   return c.result(
       lazygen::hardtanh_backward(c.arg(grad_output), c.arg(self), c.arg(min_val), c.arg(max_val)));
+}
+
+// hardtanh_backward.out(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val, *,
+// Tensor(a!) out) -> Tensor(a!)
+at::Tensor& hardtanh_backward_out(const at::Tensor& grad_output, const at::Tensor& self,
+                                  const at::Scalar& min_val, const at::Scalar& max_val,
+                                  at::Tensor& out) {
+  Call c("hardtanh_backward.out", {&grad_output, &self});
+  return c.assign_out(out, lazygen::hardtanh_backward(c.arg(grad_output), c.arg(self),
+                                                      c.arg(min_val), c.arg(max_val)));
 }
 
 // softplus_backward(Tensor grad_output, Tensor self, Scalar beta, Scalar threshold) -> Tensor
@@ -66,6 +94,16 @@ at::Tensor softplus_backward(const at::Tensor& grad_output, const at::Tensor& se
       lazygen::softplus_backward(c.arg(grad_output), c.arg(self), c.arg(beta), c.arg(threshold)));
 }
 
+// softplus_backward.out(Tensor grad_output, Tensor self, Scalar beta, Scalar threshold, *,
+// Tensor(a!) out) -> Tensor(a!)
+at::Tensor& softplus_backward_out(const at::Tensor& grad_output, const at::Tensor& self,
+                                  const at::Scalar& beta, const at::Scalar& threshold,
+                                  at::Tensor& out) {
+  Call c("softplus_backward.out", {&grad_output, &self});
+  return c.assign_out(out, lazygen::softplus_backward(c.arg(grad_output), c.arg(self), c.arg(beta),
+                                                      c.arg(threshold)));
+}
+
 // hardshrink_backward(Tensor grad_out, Tensor self, Scalar lambd) -> Tensor
 at::Tensor hardshrink_backward(const at::Tensor& grad_out, const at::Tensor& self,
                                const at::Scalar& lambd) {
@@ -73,19 +111,34 @@ at::Tensor hardshrink_backward(const at::Tensor& grad_out, const at::Tensor& sel
   return c.result(lazygen::hardshrink_backward(c.arg(grad_out), c.arg(self), c.arg(lambd)));
 }
 
+// hardshrink_backward.out(Tensor grad_out, Tensor self, Scalar lambd, *, Tensor(a!) out) ->
+// Tensor(a!)
+at::Tensor& hardshrink_backward_out(const at::Tensor& grad_out, const at::Tensor& self,
+                                    const at::Scalar& lambd, at::Tensor& out) {
+  Call c("hardshrink_backward.out", {&grad_out, &self});
+  return c.assign_out(out,
+                      lazygen::hardshrink_backward(c.arg(grad_out), c.arg(self), c.arg(lambd)));
+}
+
 }  // namespace
 
 void register_generated_27([[maybe_unused]] Registrar& generated,
-                           [[maybe_unused]] Registrar& inplace) {
+                           [[maybe_unused]] Registrar& derived) {
   generated.add("abs", TORCH_FN(abs));
-  inplace.add("abs_", TORCH_FN(abs_inplace));
+  derived.add("abs_", TORCH_FN(abs_inplace));
+  derived.add("abs.out", TORCH_FN(abs_out));
   generated.add("erfinv", TORCH_FN(erfinv));
-  inplace.add("erfinv_", TORCH_FN(erfinv_inplace));
+  derived.add("erfinv_", TORCH_FN(erfinv_inplace));
+  derived.add("erfinv.out", TORCH_FN(erfinv_out));
   generated.add("round", TORCH_FN(round));
-  inplace.add("round_", TORCH_FN(round_inplace));
+  derived.add("round_", TORCH_FN(round_inplace));
+  derived.add("round.out", TORCH_FN(round_out));
   generated.add("hardtanh_backward", TORCH_FN(hardtanh_backward));
+  derived.add("hardtanh_backward.out", TORCH_FN(hardtanh_backward_out));
   generated.add("softplus_backward", TORCH_FN(softplus_backward));
+  derived.add("softplus_backward.out", TORCH_FN(softplus_backward_out));
   generated.add("hardshrink_backward", TORCH_FN(hardshrink_backward));
+  derived.add("hardshrink_backward.out", TORCH_FN(hardshrink_backward_out));
 }
 
 }  // namespace lazygen::pytorch

@@ -26,6 +26,12 @@ at::Tensor& cos_inplace(at::Tensor& self) {
   return c.write_back(self, lazygen::cos(c.arg(self)));
 }
 
+// cos.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& cos_out(const at::Tensor& self, at::Tensor& out) {
+  Call c("cos.out", {&self});
+  return c.assign_out(out, lazygen::cos(c.arg(self)));
+}
+
 // cosh(Tensor self) -> Tensor
 at::Tensor cosh(const at::Tensor& self) {
   Call c("cosh", {&self});
@@ -36,6 +42,12 @@ at::Tensor cosh(const at::Tensor& self) {
 at::Tensor& cosh_inplace(at::Tensor& self) {
   Call c("cosh_", {&self});
   return c.write_back(self, lazygen::cosh(c.arg(self)));
+}
+
+// cosh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& cosh_out(const at::Tensor& self, at::Tensor& out) {
+  Call c("cosh.out", {&self});
+  return c.assign_out(out, lazygen::cosh(c.arg(self)));
 }
 
 // _softmax(Tensor self, int dim, bool half_to_float) -> Tensor
@@ -75,11 +87,13 @@ at::Tensor _log_softmax_backward_data(const at::Tensor& grad_output, const at::T
 }  // namespace
 
 void register_generated_28([[maybe_unused]] Registrar& generated,
-                           [[maybe_unused]] Registrar& inplace) {
+                           [[maybe_unused]] Registrar& derived) {
   generated.add("cos", TORCH_FN(cos));
-  inplace.add("cos_", TORCH_FN(cos_inplace));
+  derived.add("cos_", TORCH_FN(cos_inplace));
+  derived.add("cos.out", TORCH_FN(cos_out));
   generated.add("cosh", TORCH_FN(cosh));
-  inplace.add("cosh_", TORCH_FN(cosh_inplace));
+  derived.add("cosh_", TORCH_FN(cosh_inplace));
+  derived.add("cosh.out", TORCH_FN(cosh_out));
   generated.add("_softmax", TORCH_FN(_softmax));
   generated.add("clamp", TORCH_FN(clamp));
   generated.add("conv2d_backward_input", TORCH_FN(conv2d_backward_input));

@@ -25,6 +25,12 @@ at::Tensor& remainder_inplace_scalar(at::Tensor& self, const at::Scalar& other) 
   return c.write_back(self, lazygen::remainder(c.arg(self), c.arg(other)));
 }
 
+// remainder.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& remainder_scalar_out(const at::Tensor& self, const at::Scalar& other, at::Tensor& out) {
+  Call c("remainder.Scalar_out", {&self});
+  return c.assign_out(out, lazygen::remainder(c.arg(self), c.arg(other)));
+}
+
 // floor(Tensor self) -> Tensor
 at::Tensor floor(const at::Tensor& self) {
   Call c("floor", {&self});
@@ -35,6 +41,12 @@ at::Tensor floor(const at::Tensor& self) {
 at::Tensor& floor_inplace(at::Tensor& self) {
   Call c("floor_", {&self});
   return c.write_back(self, lazygen::floor(c.arg(self)));
+}
+
+// floor.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& floor_out(const at::Tensor& self, at::Tensor& out) {
+  Call c("floor.out", {&self});
+  return c.assign_out(out, lazygen::floor(c.arg(self)));
 }
 
 // _log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor
@@ -62,11 +74,13 @@ at::Tensor nll_loss(const at::Tensor& self, const at::Tensor& target,
 }  // namespace
 
 void register_generated_29([[maybe_unused]] Registrar& generated,
-                           [[maybe_unused]] Registrar& inplace) {
+                           [[maybe_unused]] Registrar& derived) {
   generated.add("remainder.Scalar", TORCH_FN(remainder_scalar));
-  inplace.add("remainder_.Scalar", TORCH_FN(remainder_inplace_scalar));
+  derived.add("remainder_.Scalar", TORCH_FN(remainder_inplace_scalar));
+  derived.add("remainder.Scalar_out", TORCH_FN(remainder_scalar_out));
   generated.add("floor", TORCH_FN(floor));
-  inplace.add("floor_", TORCH_FN(floor_inplace));
+  derived.add("floor_", TORCH_FN(floor_inplace));
+  derived.add("floor.out", TORCH_FN(floor_out));
   generated.add("_log_softmax", TORCH_FN(_log_softmax));
   generated.add("permute", TORCH_FN(permute));
   generated.add("nll_loss", TORCH_FN(nll_loss));

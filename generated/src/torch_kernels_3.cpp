@@ -28,6 +28,12 @@ at::Tensor& le_inplace_scalar(at::Tensor& self, const at::Scalar& other) {
   return c.write_back(self, lazygen::le(c.arg(self), c.arg(other)));
 }
 
+// le.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& le_scalar_out(const at::Tensor& self, const at::Scalar& other, at::Tensor& out) {
+  Call c("le.Scalar_out", {&self});
+  return c.assign_out(out, lazygen::le(c.arg(self), c.arg(other)));
+}
+
 // sgn(Tensor self) -> Tensor
 at::Tensor sgn(const at::Tensor& self) {
   Call c("sgn", {&self});
@@ -38,6 +44,12 @@ at::Tensor sgn(const at::Tensor& self) {
 at::Tensor& sgn_inplace(at::Tensor& self) {
   Call c("sgn_", {&self});
   return c.write_back(self, lazygen::sgn(c.arg(self)));
+}
+
+// sgn.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& sgn_out(const at::Tensor& self, at::Tensor& out) {
+  Call c("sgn.out", {&self});
+  return c.assign_out(out, lazygen::sgn(c.arg(self)));
 }
 
 // elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor
@@ -52,6 +64,15 @@ at::Tensor& elu_inplace(at::Tensor& self, const at::Scalar& alpha, const at::Sca
                         const at::Scalar& input_scale) {
   Call c("elu_", {&self});
   return c.write_back(self,
+                      lazygen::elu(c.arg(self), c.arg(alpha), c.arg(scale), c.arg(input_scale)));
+}
+
+// elu.out(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1, *, Tensor(a!) out) ->
+// Tensor(a!)
+at::Tensor& elu_out(const at::Tensor& self, const at::Scalar& alpha, const at::Scalar& scale,
+                    const at::Scalar& input_scale, at::Tensor& out) {
+  Call c("elu.out", {&self});
+  return c.assign_out(out,
                       lazygen::elu(c.arg(self), c.arg(alpha), c.arg(scale), c.arg(input_scale)));
 }
 
@@ -87,13 +108,16 @@ at::Tensor& div_inplace_tensor(at::Tensor& self, const at::Tensor& other) {
 }  // namespace
 
 void register_generated_3([[maybe_unused]] Registrar& generated,
-                          [[maybe_unused]] Registrar& inplace) {
+                          [[maybe_unused]] Registrar& derived) {
   generated.add("le.Scalar", TORCH_FN(le_scalar));
-  inplace.add("le_.Scalar", TORCH_FN(le_inplace_scalar));
+  derived.add("le_.Scalar", TORCH_FN(le_inplace_scalar));
+  derived.add("le.Scalar_out", TORCH_FN(le_scalar_out));
   generated.add("sgn", TORCH_FN(sgn));
-  inplace.add("sgn_", TORCH_FN(sgn_inplace));
+  derived.add("sgn_", TORCH_FN(sgn_inplace));
+  derived.add("sgn.out", TORCH_FN(sgn_out));
   generated.add("elu", TORCH_FN(elu));
-  inplace.add("elu_", TORCH_FN(elu_inplace));
+  derived.add("elu_", TORCH_FN(elu_inplace));
+  derived.add("elu.out", TORCH_FN(elu_out));
   generated.add("sum.dim_IntList", TORCH_FN(sum_dim_intlist));
   generated.add("t", TORCH_FN(t));
   generated.add("slice.Tensor", TORCH_FN(slice_tensor));

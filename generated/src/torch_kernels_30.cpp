@@ -27,7 +27,7 @@ at::Tensor& sqrt_inplace(at::Tensor& self) {
 }  // namespace
 
 void register_generated_30([[maybe_unused]] Registrar& generated,
-                           [[maybe_unused]] Registrar& inplace) {
+                           [[maybe_unused]] Registrar& derived) {
   generated.add("_dropout_mask", TORCH_FN(_dropout_mask));
   generated.add("sqrt_", TORCH_FN(sqrt_inplace));
 }

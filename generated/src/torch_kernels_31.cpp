@@ -32,6 +32,12 @@ at::Tensor& rsqrt_inplace(at::Tensor& self) {
   return c.write_back(self, lazygen::rsqrt(c.arg(self)));
 }
 
+// rsqrt.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& rsqrt_out(const at::Tensor& self, at::Tensor& out) {
+  Call c("rsqrt.out", {&self});
+  return c.assign_out(out, lazygen::rsqrt(c.arg(self)));
+}
+
 // atan(Tensor self) -> Tensor
 at::Tensor atan(const at::Tensor& self) {
   Call c("atan", {&self});
@@ -42,6 +48,12 @@ at::Tensor atan(const at::Tensor& self) {
 at::Tensor& atan_inplace(at::Tensor& self) {
   Call c("atan_", {&self});
   return c.write_back(self, lazygen::atan(c.arg(self)));
+}
+
+// atan.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& atan_out(const at::Tensor& self, at::Tensor& out) {
+  Call c("atan.out", {&self});
+  return c.assign_out(out, lazygen::atan(c.arg(self)));
 }
 
 // sinh(Tensor self) -> Tensor
@@ -56,17 +68,26 @@ at::Tensor& sinh_inplace(at::Tensor& self) {
   return c.write_back(self, lazygen::sinh(c.arg(self)));
 }
 
+// sinh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& sinh_out(const at::Tensor& self, at::Tensor& out) {
+  Call c("sinh.out", {&self});
+  return c.assign_out(out, lazygen::sinh(c.arg(self)));
+}
+
 }  // namespace
 
 void register_generated_31([[maybe_unused]] Registrar& generated,
-                           [[maybe_unused]] Registrar& inplace) {
+                           [[maybe_unused]] Registrar& derived) {
   generated.add("add_.Tensor", TORCH_FN(add_inplace_tensor));
   generated.add("rsqrt", TORCH_FN(rsqrt));
-  inplace.add("rsqrt_", TORCH_FN(rsqrt_inplace));
+  derived.add("rsqrt_", TORCH_FN(rsqrt_inplace));
+  derived.add("rsqrt.out", TORCH_FN(rsqrt_out));
   generated.add("atan", TORCH_FN(atan));
-  inplace.add("atan_", TORCH_FN(atan_inplace));
+  derived.add("atan_", TORCH_FN(atan_inplace));
+  derived.add("atan.out", TORCH_FN(atan_out));
   generated.add("sinh", TORCH_FN(sinh));
-  inplace.add("sinh_", TORCH_FN(sinh_inplace));
+  derived.add("sinh_", TORCH_FN(sinh_inplace));
+  derived.add("sinh.out", TORCH_FN(sinh_out));
 }
 
 }  // namespace lazygen::pytorch

@@ -20,6 +20,15 @@ at::Tensor threshold_backward(const at::Tensor& grad_output, const at::Tensor& s
   return c.result(lazygen::threshold_backward(c.arg(grad_output), c.arg(self), c.arg(threshold)));
 }
 
+// threshold_backward.out(Tensor grad_output, Tensor self, Scalar threshold, *, Tensor(a!) out) ->
+// Tensor(a!)
+at::Tensor& threshold_backward_out(const at::Tensor& grad_output, const at::Tensor& self,
+                                   const at::Scalar& threshold, at::Tensor& out) {
+  Call c("threshold_backward.out", {&grad_output, &self});
+  return c.assign_out(
+      out, lazygen::threshold_backward(c.arg(grad_output), c.arg(self), c.arg(threshold)));
+}
+
 // remainder.Tensor(Tensor self, Tensor other) -> Tensor
 at::Tensor remainder_tensor(const at::Tensor& self, const at::Tensor& other) {
   Call c("remainder.Tensor", {&self, &other});
@@ -30,6 +39,18 @@ at::Tensor remainder_tensor(const at::Tensor& self, const at::Tensor& other) {
 at::Tensor& remainder_inplace_tensor(at::Tensor& self, const at::Tensor& other) {
   Call c("remainder_.Tensor", {&self, &other});
   return c.write_back(self, lazygen::remainder(c.arg(self), c.arg(other)));
+}
+
+// remainder.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& remainder_tensor_out(const at::Tensor& self, const at::Tensor& other, at::Tensor& out) {
+  Call c("remainder.Tensor_out", {&self, &other});
+  return c.assign_out(out, lazygen::remainder(c.arg(self), c.arg(other)));
+}
+
+// remainder.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& remainder_out(const at::Tensor& self, const at::Tensor& other, at::Tensor& out) {
+  Call c("remainder.out", {&self, &other});
+  return c.assign_out(out, lazygen::remainder(c.arg(self), c.arg(other)));
 }
 
 // sign(Tensor self) -> Tensor
@@ -44,6 +65,12 @@ at::Tensor& sign_inplace(at::Tensor& self) {
   return c.write_back(self, lazygen::sign(c.arg(self)));
 }
 
+// sign.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& sign_out(const at::Tensor& self, at::Tensor& out) {
+  Call c("sign.out", {&self});
+  return c.assign_out(out, lazygen::sign(c.arg(self)));
+}
+
 // hardsigmoid(Tensor self) -> Tensor
 at::Tensor hardsigmoid(const at::Tensor& self) {
   Call c("hardsigmoid", {&self});
@@ -56,6 +83,12 @@ at::Tensor& hardsigmoid_inplace(at::Tensor& self) {
   return c.write_back(self, lazygen::hardsigmoid(c.arg(self)));
 }
 
+// hardsigmoid.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& hardsigmoid_out(const at::Tensor& self, at::Tensor& out) {
+  Call c("hardsigmoid.out", {&self});
+  return c.assign_out(out, lazygen::hardsigmoid(c.arg(self)));
+}
+
 // index_select(Tensor self, int dim, Tensor index) -> Tensor
 at::Tensor index_select(const at::Tensor& self, int64_t dim, const at::Tensor& index) {
   Call c("index_select", {&self, &index});
@@ -65,14 +98,19 @@ at::Tensor index_select(const at::Tensor& self, int64_t dim, const at::Tensor& i
 }  // namespace
 
 void register_generated_4([[maybe_unused]] Registrar& generated,
-                          [[maybe_unused]] Registrar& inplace) {
+                          [[maybe_unused]] Registrar& derived) {
   generated.add("threshold_backward", TORCH_FN(threshold_backward));
+  derived.add("threshold_backward.out", TORCH_FN(threshold_backward_out));
   generated.add("remainder.Tensor", TORCH_FN(remainder_tensor));
-  inplace.add("remainder_.Tensor", TORCH_FN(remainder_inplace_tensor));
+  derived.add("remainder_.Tensor", TORCH_FN(remainder_inplace_tensor));
+  derived.add("remainder.Tensor_out", TORCH_FN(remainder_tensor_out));
+  derived.add("remainder.out", TORCH_FN(remainder_out));
   generated.add("sign", TORCH_FN(sign));
-  inplace.add("sign_", TORCH_FN(sign_inplace));
+  derived.add("sign_", TORCH_FN(sign_inplace));
+  derived.add("sign.out", TORCH_FN(sign_out));
   generated.add("hardsigmoid", TORCH_FN(hardsigmoid));
-  inplace.add("hardsigmoid_", TORCH_FN(hardsigmoid_inplace));
+  derived.add("hardsigmoid_", TORCH_FN(hardsigmoid_inplace));
+  derived.add("hardsigmoid.out", TORCH_FN(hardsigmoid_out));
   generated.add("index_select", TORCH_FN(index_select));
 }
 

@@ -27,6 +27,12 @@ at::Tensor& hypot_inplace(at::Tensor& self, const at::Tensor& other) {
   return c.write_back(self, lazygen::hypot(c.arg(self), c.arg(other)));
 }
 
+// hypot.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& hypot_out(const at::Tensor& self, const at::Tensor& other, at::Tensor& out) {
+  Call c("hypot.out", {&self, &other});
+  return c.assign_out(out, lazygen::hypot(c.arg(self), c.arg(other)));
+}
+
 // trunc(Tensor self) -> Tensor
 at::Tensor trunc(const at::Tensor& self) {
   Call c("trunc", {&self});
@@ -37,6 +43,12 @@ at::Tensor trunc(const at::Tensor& self) {
 at::Tensor& trunc_inplace(at::Tensor& self) {
   Call c("trunc_", {&self});
   return c.write_back(self, lazygen::trunc(c.arg(self)));
+}
+
+// trunc.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& trunc_out(const at::Tensor& self, at::Tensor& out) {
+  Call c("trunc.out", {&self});
+  return c.assign_out(out, lazygen::trunc(c.arg(self)));
 }
 
 // hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor
@@ -52,6 +64,13 @@ at::Tensor& hardtanh_inplace(at::Tensor& self, const at::Scalar& min_val,
   return c.write_back(self, lazygen::hardtanh(c.arg(self), c.arg(min_val), c.arg(max_val)));
 }
 
+// hardtanh.out(Tensor self, Scalar min_val=-1, Scalar max_val=1, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& hardtanh_out(const at::Tensor& self, const at::Scalar& min_val,
+                         const at::Scalar& max_val, at::Tensor& out) {
+  Call c("hardtanh.out", {&self});
+  return c.assign_out(out, lazygen::hardtanh(c.arg(self), c.arg(min_val), c.arg(max_val)));
+}
+
 // softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor
 at::Tensor softplus(const at::Tensor& self, const at::Scalar& beta, const at::Scalar& threshold) {
   Call c("softplus", {&self});
@@ -65,6 +84,13 @@ at::Tensor& softplus_inplace(at::Tensor& self, const at::Scalar& beta,
   return c.write_back(self, lazygen::softplus(c.arg(self), c.arg(beta), c.arg(threshold)));
 }
 
+// softplus.out(Tensor self, Scalar beta=1, Scalar threshold=20, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& softplus_out(const at::Tensor& self, const at::Scalar& beta,
+                         const at::Scalar& threshold, at::Tensor& out) {
+  Call c("softplus.out", {&self});
+  return c.assign_out(out, lazygen::softplus(c.arg(self), c.arg(beta), c.arg(threshold)));
+}
+
 // hardshrink(Tensor self, Scalar lambd=0.5) -> Tensor
 at::Tensor hardshrink(const at::Tensor& self, const at::Scalar& lambd) {
   Call c("hardshrink", {&self});
@@ -75,6 +101,12 @@ at::Tensor hardshrink(const at::Tensor& self, const at::Scalar& lambd) {
 at::Tensor& hardshrink_inplace(at::Tensor& self, const at::Scalar& lambd) {
   Call c("hardshrink_", {&self});
   return c.write_back(self, lazygen::hardshrink(c.arg(self), c.arg(lambd)));
+}
+
+// hardshrink.out(Tensor self, Scalar lambd=0.5, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& hardshrink_out(const at::Tensor& self, const at::Scalar& lambd, at::Tensor& out) {
+  Call c("hardshrink.out", {&self});
+  return c.assign_out(out, lazygen::hardshrink(c.arg(self), c.arg(lambd)));
 }
 
 // reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)
@@ -95,17 +127,22 @@ at::Tensor _softmax_backward_data(const at::Tensor& grad_output, const at::Tenso
 }  // namespace
 
 void register_generated_5([[maybe_unused]] Registrar& generated,
-                          [[maybe_unused]] Registrar& inplace) {
+                          [[maybe_unused]] Registrar& derived) {
   generated.add("hypot", TORCH_FN(hypot));
-  inplace.add("hypot_", TORCH_FN(hypot_inplace));
+  derived.add("hypot_", TORCH_FN(hypot_inplace));
+  derived.add("hypot.out", TORCH_FN(hypot_out));
   generated.add("trunc", TORCH_FN(trunc));
-  inplace.add("trunc_", TORCH_FN(trunc_inplace));
+  derived.add("trunc_", TORCH_FN(trunc_inplace));
+  derived.add("trunc.out", TORCH_FN(trunc_out));
   generated.add("hardtanh", TORCH_FN(hardtanh));
-  inplace.add("hardtanh_", TORCH_FN(hardtanh_inplace));
+  derived.add("hardtanh_", TORCH_FN(hardtanh_inplace));
+  derived.add("hardtanh.out", TORCH_FN(hardtanh_out));
   generated.add("softplus", TORCH_FN(softplus));
-  inplace.add("softplus_", TORCH_FN(softplus_inplace));
+  derived.add("softplus_", TORCH_FN(softplus_inplace));
+  derived.add("softplus.out", TORCH_FN(softplus_out));
   generated.add("hardshrink", TORCH_FN(hardshrink));
-  inplace.add("hardshrink_", TORCH_FN(hardshrink_inplace));
+  derived.add("hardshrink_", TORCH_FN(hardshrink_inplace));
+  derived.add("hardshrink.out", TORCH_FN(hardshrink_out));
   generated.add("reshape", TORCH_FN(reshape));
   generated.add("_softmax_backward_data", TORCH_FN(_softmax_backward_data));
 }

@@ -22,6 +22,13 @@ at::Tensor& sub_inplace_scalar(at::Tensor& self, const at::Scalar& other, const 
   return c.write_back(self, lazygen::sub(c.arg(self), c.arg(other), c.arg(alpha)));
 }
 
+// sub.Scalar_out(Tensor self, Scalar other, Scalar alpha=1, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& sub_scalar_out(const at::Tensor& self, const at::Scalar& other, const at::Scalar& alpha,
+                           at::Tensor& out) {
+  Call c("sub.Scalar_out", {&self});
+  return c.assign_out(out, lazygen::sub(c.arg(self), c.arg(other), c.arg(alpha)));
+}
+
 // xlogy.Tensor(Tensor self, Tensor other) -> Tensor
 at::Tensor xlogy_tensor(const at::Tensor& self, const at::Tensor& other) {
   Call c("xlogy.Tensor", {&self, &other});
@@ -34,14 +41,29 @@ at::Tensor& xlogy_inplace_tensor(at::Tensor& self, const at::Tensor& other) {
   return c.write_back(self, lazygen::xlogy(c.arg(self), c.arg(other)));
 }
 
+// xlogy.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& xlogy_tensor_out(const at::Tensor& self, const at::Tensor& other, at::Tensor& out) {
+  Call c("xlogy.Tensor_out", {&self, &other});
+  return c.assign_out(out, lazygen::xlogy(c.arg(self), c.arg(other)));
+}
+
+// xlogy.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& xlogy_out(const at::Tensor& self, const at::Tensor& other, at::Tensor& out) {
+  Call c("xlogy.out", {&self, &other});
+  return c.assign_out(out, lazygen::xlogy(c.arg(self), c.arg(other)));
+}
+
 }  // namespace
 
 void register_generated_6([[maybe_unused]] Registrar& generated,
-                          [[maybe_unused]] Registrar& inplace) {
+                          [[maybe_unused]] Registrar& derived) {
   generated.add("sub.Scalar", TORCH_FN(sub_scalar));
-  inplace.add("sub_.Scalar", TORCH_FN(sub_inplace_scalar));
+  derived.add("sub_.Scalar", TORCH_FN(sub_inplace_scalar));
+  derived.add("sub.Scalar_out", TORCH_FN(sub_scalar_out));
   generated.add("xlogy.Tensor", TORCH_FN(xlogy_tensor));
-  inplace.add("xlogy_.Tensor", TORCH_FN(xlogy_inplace_tensor));
+  derived.add("xlogy_.Tensor", TORCH_FN(xlogy_inplace_tensor));
+  derived.add("xlogy.Tensor_out", TORCH_FN(xlogy_tensor_out));
+  derived.add("xlogy.out", TORCH_FN(xlogy_out));
 }
 
 }  // namespace lazygen::pytorch

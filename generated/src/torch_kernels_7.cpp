@@ -26,6 +26,12 @@ at::Tensor& gt_inplace_scalar(at::Tensor& self, const at::Scalar& other) {
   return c.write_back(self, lazygen::gt(c.arg(self), c.arg(other)));
 }
 
+// gt.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& gt_scalar_out(const at::Tensor& self, const at::Scalar& other, at::Tensor& out) {
+  Call c("gt.Scalar_out", {&self});
+  return c.assign_out(out, lazygen::gt(c.arg(self), c.arg(other)));
+}
+
 // rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
 at::Tensor rsub_tensor(const at::Tensor& self, const at::Tensor& other, const at::Scalar& alpha) {
   Call c("rsub.Tensor", {&self, &other});
@@ -39,6 +45,20 @@ at::Tensor& rsub_inplace_tensor(at::Tensor& self, const at::Tensor& other,
   return c.write_back(self, lazygen::rsub(c.arg(self), c.arg(other), c.arg(alpha)));
 }
 
+// rsub.Tensor_out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& rsub_tensor_out(const at::Tensor& self, const at::Tensor& other,
+                            const at::Scalar& alpha, at::Tensor& out) {
+  Call c("rsub.Tensor_out", {&self, &other});
+  return c.assign_out(out, lazygen::rsub(c.arg(self), c.arg(other), c.arg(alpha)));
+}
+
+// rsub.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& rsub_out(const at::Tensor& self, const at::Tensor& other, const at::Scalar& alpha,
+                     at::Tensor& out) {
+  Call c("rsub.out", {&self, &other});
+  return c.assign_out(out, lazygen::rsub(c.arg(self), c.arg(other), c.arg(alpha)));
+}
+
 // copysign.Tensor(Tensor self, Tensor other) -> Tensor
 at::Tensor copysign_tensor(const at::Tensor& self, const at::Tensor& other) {
   Call c("copysign.Tensor", {&self, &other});
@@ -49,6 +69,18 @@ at::Tensor copysign_tensor(const at::Tensor& self, const at::Tensor& other) {
 at::Tensor& copysign_inplace_tensor(at::Tensor& self, const at::Tensor& other) {
   Call c("copysign_.Tensor", {&self, &other});
   return c.write_back(self, lazygen::copysign(c.arg(self), c.arg(other)));
+}
+
+// copysign.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& copysign_tensor_out(const at::Tensor& self, const at::Tensor& other, at::Tensor& out) {
+  Call c("copysign.Tensor_out", {&self, &other});
+  return c.assign_out(out, lazygen::copysign(c.arg(self), c.arg(other)));
+}
+
+// copysign.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& copysign_out(const at::Tensor& self, const at::Tensor& other, at::Tensor& out) {
+  Call c("copysign.out", {&self, &other});
+  return c.assign_out(out, lazygen::copysign(c.arg(self), c.arg(other)));
 }
 
 // slice_backward(Tensor grad_output, SymInt[] input_sizes, int dim, SymInt start, SymInt end,
@@ -77,13 +109,18 @@ at::Tensor index_add(const at::Tensor& self, int64_t dim, const at::Tensor& inde
 }  // namespace
 
 void register_generated_7([[maybe_unused]] Registrar& generated,
-                          [[maybe_unused]] Registrar& inplace) {
+                          [[maybe_unused]] Registrar& derived) {
   generated.add("gt.Scalar", TORCH_FN(gt_scalar));
-  inplace.add("gt_.Scalar", TORCH_FN(gt_inplace_scalar));
+  derived.add("gt_.Scalar", TORCH_FN(gt_inplace_scalar));
+  derived.add("gt.Scalar_out", TORCH_FN(gt_scalar_out));
   generated.add("rsub.Tensor", TORCH_FN(rsub_tensor));
-  inplace.add("rsub_.Tensor", TORCH_FN(rsub_inplace_tensor));
+  derived.add("rsub_.Tensor", TORCH_FN(rsub_inplace_tensor));
+  derived.add("rsub.Tensor_out", TORCH_FN(rsub_tensor_out));
+  derived.add("rsub.out", TORCH_FN(rsub_out));
   generated.add("copysign.Tensor", TORCH_FN(copysign_tensor));
-  inplace.add("copysign_.Tensor", TORCH_FN(copysign_inplace_tensor));
+  derived.add("copysign_.Tensor", TORCH_FN(copysign_inplace_tensor));
+  derived.add("copysign.Tensor_out", TORCH_FN(copysign_tensor_out));
+  derived.add("copysign.out", TORCH_FN(copysign_out));
   generated.add("slice_backward", TORCH_FN(slice_backward));
   generated.add("cat", TORCH_FN(cat));
   generated.add("index_add", TORCH_FN(index_add));

@@ -36,6 +36,12 @@ at::Tensor& exp_inplace(at::Tensor& self) {
   return c.write_back(self, lazygen::exp(c.arg(self)));
 }
 
+// exp.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& exp_out(const at::Tensor& self, at::Tensor& out) {
+  Call c("exp.out", {&self});
+  return c.assign_out(out, lazygen::exp(c.arg(self)));
+}
+
 // ne.Tensor(Tensor self, Tensor other) -> Tensor
 at::Tensor ne_tensor(const at::Tensor& self, const at::Tensor& other) {
   Call c("ne.Tensor", {&self, &other});
@@ -46,6 +52,18 @@ at::Tensor ne_tensor(const at::Tensor& self, const at::Tensor& other) {
 at::Tensor& ne_inplace_tensor(at::Tensor& self, const at::Tensor& other) {
   Call c("ne_.Tensor", {&self, &other});
   return c.write_back(self, lazygen::ne(c.arg(self), c.arg(other)));
+}
+
+// ne.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& ne_tensor_out(const at::Tensor& self, const at::Tensor& other, at::Tensor& out) {
+  Call c("ne.Tensor_out", {&self, &other});
+  return c.assign_out(out, lazygen::ne(c.arg(self), c.arg(other)));
+}
+
+// ne.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& ne_out(const at::Tensor& self, const at::Tensor& other, at::Tensor& out) {
+  Call c("ne.out", {&self, &other});
+  return c.assign_out(out, lazygen::ne(c.arg(self), c.arg(other)));
 }
 
 // ceil(Tensor self) -> Tensor
@@ -60,6 +78,12 @@ at::Tensor& ceil_inplace(at::Tensor& self) {
   return c.write_back(self, lazygen::ceil(c.arg(self)));
 }
 
+// ceil.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& ceil_out(const at::Tensor& self, at::Tensor& out) {
+  Call c("ceil.out", {&self});
+  return c.assign_out(out, lazygen::ceil(c.arg(self)));
+}
+
 // leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor
 at::Tensor leaky_relu(const at::Tensor& self, const at::Scalar& negative_slope) {
   Call c("leaky_relu", {&self});
@@ -72,6 +96,13 @@ at::Tensor& leaky_relu_inplace(at::Tensor& self, const at::Scalar& negative_slop
   return c.write_back(self, lazygen::leaky_relu(c.arg(self), c.arg(negative_slope)));
 }
 
+// leaky_relu.out(Tensor self, Scalar negative_slope=0.01, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& leaky_relu_out(const at::Tensor& self, const at::Scalar& negative_slope,
+                           at::Tensor& out) {
+  Call c("leaky_relu.out", {&self});
+  return c.assign_out(out, lazygen::leaky_relu(c.arg(self), c.arg(negative_slope)));
+}
+
 // mish(Tensor self) -> Tensor
 at::Tensor mish(const at::Tensor& self) {
   Call c("mish", {&self});
@@ -82,6 +113,12 @@ at::Tensor mish(const at::Tensor& self) {
 at::Tensor& mish_inplace(at::Tensor& self) {
   Call c("mish_", {&self});
   return c.write_back(self, lazygen::mish(c.arg(self)));
+}
+
+// mish.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& mish_out(const at::Tensor& self, at::Tensor& out) {
+  Call c("mish.out", {&self});
+  return c.assign_out(out, lazygen::mish(c.arg(self)));
 }
 
 // sum(Tensor self, *, ScalarType? dtype=None) -> Tensor
@@ -105,18 +142,24 @@ at::Tensor conv2d_backward_weight(const at::Tensor& grad_output, const at::Tenso
 }  // namespace
 
 void register_generated_8([[maybe_unused]] Registrar& generated,
-                          [[maybe_unused]] Registrar& inplace) {
+                          [[maybe_unused]] Registrar& derived) {
   generated.add("mul_.Tensor", TORCH_FN(mul_inplace_tensor));
   generated.add("exp", TORCH_FN(exp));
-  inplace.add("exp_", TORCH_FN(exp_inplace));
+  derived.add("exp_", TORCH_FN(exp_inplace));
+  derived.add("exp.out", TORCH_FN(exp_out));
   generated.add("ne.Tensor", TORCH_FN(ne_tensor));
-  inplace.add("ne_.Tensor", TORCH_FN(ne_inplace_tensor));
+  derived.add("ne_.Tensor", TORCH_FN(ne_inplace_tensor));
+  derived.add("ne.Tensor_out", TORCH_FN(ne_tensor_out));
+  derived.add("ne.out", TORCH_FN(ne_out));
   generated.add("ceil", TORCH_FN(ceil));
-  inplace.add("ceil_", TORCH_FN(ceil_inplace));
+  derived.add("ceil_", TORCH_FN(ceil_inplace));
+  derived.add("ceil.out", TORCH_FN(ceil_out));
   generated.add("leaky_relu", TORCH_FN(leaky_relu));
-  inplace.add("leaky_relu_", TORCH_FN(leaky_relu_inplace));
+  derived.add("leaky_relu_", TORCH_FN(leaky_relu_inplace));
+  derived.add("leaky_relu.out", TORCH_FN(leaky_relu_out));
   generated.add("mish", TORCH_FN(mish));
-  inplace.add("mish_", TORCH_FN(mish_inplace));
+  derived.add("mish_", TORCH_FN(mish_inplace));
+  derived.add("mish.out", TORCH_FN(mish_out));
   generated.add("sum", TORCH_FN(sum));
   generated.add("conv2d_backward_weight", TORCH_FN(conv2d_backward_weight));
 }

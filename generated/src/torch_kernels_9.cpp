@@ -32,6 +32,12 @@ at::Tensor& ne_inplace_scalar(at::Tensor& self, const at::Scalar& other) {
   return c.write_back(self, lazygen::ne(c.arg(self), c.arg(other)));
 }
 
+// ne.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& ne_scalar_out(const at::Tensor& self, const at::Scalar& other, at::Tensor& out) {
+  Call c("ne.Scalar_out", {&self});
+  return c.assign_out(out, lazygen::ne(c.arg(self), c.arg(other)));
+}
+
 // erfc(Tensor self) -> Tensor
 at::Tensor erfc(const at::Tensor& self) {
   Call c("erfc", {&self});
@@ -42,6 +48,12 @@ at::Tensor erfc(const at::Tensor& self) {
 at::Tensor& erfc_inplace(at::Tensor& self) {
   Call c("erfc_", {&self});
   return c.write_back(self, lazygen::erfc(c.arg(self)));
+}
+
+// erfc.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& erfc_out(const at::Tensor& self, at::Tensor& out) {
+  Call c("erfc.out", {&self});
+  return c.assign_out(out, lazygen::erfc(c.arg(self)));
 }
 
 // frac(Tensor self) -> Tensor
@@ -56,17 +68,26 @@ at::Tensor& frac_inplace(at::Tensor& self) {
   return c.write_back(self, lazygen::frac(c.arg(self)));
 }
 
+// frac.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& frac_out(const at::Tensor& self, at::Tensor& out) {
+  Call c("frac.out", {&self});
+  return c.assign_out(out, lazygen::frac(c.arg(self)));
+}
+
 }  // namespace
 
 void register_generated_9([[maybe_unused]] Registrar& generated,
-                          [[maybe_unused]] Registrar& inplace) {
+                          [[maybe_unused]] Registrar& derived) {
   generated.add("mul_.Scalar", TORCH_FN(mul_inplace_scalar));
   generated.add("ne.Scalar", TORCH_FN(ne_scalar));
-  inplace.add("ne_.Scalar", TORCH_FN(ne_inplace_scalar));
+  derived.add("ne_.Scalar", TORCH_FN(ne_inplace_scalar));
+  derived.add("ne.Scalar_out", TORCH_FN(ne_scalar_out));
   generated.add("erfc", TORCH_FN(erfc));
-  inplace.add("erfc_", TORCH_FN(erfc_inplace));
+  derived.add("erfc_", TORCH_FN(erfc_inplace));
+  derived.add("erfc.out", TORCH_FN(erfc_out));
   generated.add("frac", TORCH_FN(frac));
-  inplace.add("frac_", TORCH_FN(frac_inplace));
+  derived.add("frac_", TORCH_FN(frac_inplace));
+  derived.add("frac.out", TORCH_FN(frac_out));
 }
 
 }  // namespace lazygen::pytorch

@@ -60,36 +60,49 @@ std::string registration(const std::string& registrar, const OpEntry& op, const 
   return registrar + ".add(\"" + op.schema.name.str() + "\", TORCH_FN(" + fn + "));";
 }
 
-// Note [In-place forms for PyTorch]
-// PyTorch has an in-place form (hardtanh_, silu_, exp_, eq_.Tensor) of most pointwise ops, and
-// models call them (torchvision's ReLU6 and SiLU with inplace=True). For every pointwise
-// functional op of ops.yaml without an in-place entry of its own, the device gets a kernel for
-// the in-place form that calls the functional op and writes the result back into self
-// (Call::write_back: PyTorch's cast and shape checks, then copy_, which reaches the base of a
-// view), offered under the registrar "in-place form", which registers it only where PyTorch has
-// the op. Without it the op ran on the CPU fallback.
+// Note [Derived forms for PyTorch]
+// PyTorch has an in-place form (hardtanh_, silu_, exp_, eq_.Tensor) and an out= form (mul.out,
+// maximum.out, neg.out) of most pointwise ops. Models call the in-place ones (torchvision's ReLU6
+// and SiLU with inplace=True), PyTorch itself some out= ones (Adam's amsgrad maximum,
+// soft_margin_loss's backward). For every pointwise functional op of ops.yaml, the device gets a
+// kernel for each such form that ops.yaml and its adapters do not name: the functional op, its
+// result written back into self (Call::write_back) or into out (Call::assign_out), with PyTorch's
+// cast and shape checks (copy_ reaches the base of a view). They are offered under the registrar
+// "derived form", which registers a form only where PyTorch has it with that signature (an out=
+// overload is "out" for an op without overload name or with "Tensor", else "<overload>_out", as
+// PyTorch mostly names them; a name PyTorch gives another signature is skipped). Without them
+// those calls ran on the CPU fallback.
 
-// The in-place form of `op` ("hardtanh_" for hardtanh) when the device should serve it with the
-// functional op, else nullopt: `op` is a generated pointwise functional op of one Tensor result
-// whose first argument is a Tensor `self`, and neither ops.yaml nor its adapters name that form.
-std::optional<OpEntry> inplace_form(const EmitContext& ctx, const OpEntry& op) {
+// Whether `op` has derived forms: a generated pointwise functional op of one Tensor result.
+bool derives_forms(const OpEntry& op) {
   const FunctionSchema& s = op.schema;
-  if (op.torch != TorchKernel::Generated || !op.pointwise || s.kind() != SchemaKind::Functional ||
-      s.returns.size() != 1 || s.returns[0].type.base != BaseType::Tensor ||
-      s.returns[0].type.is_list || s.arguments.empty() || s.arguments[0].name != "self" ||
-      s.arguments[0].type.base != BaseType::Tensor || s.arguments[0].type.is_list ||
-      s.arguments[0].type.elem_optional) {
+  return op.torch == TorchKernel::Generated && op.pointwise && s.kind() == SchemaKind::Functional &&
+         s.returns.size() == 1 && s.returns[0].type.base == BaseType::Tensor &&
+         !s.returns[0].type.is_list;
+}
+
+// Whether ops.yaml or its adapters name `name` ("add_.Tensor").
+bool named(const EmitContext& ctx, const std::string& name) {
+  for (const std::vector<OpEntry>* list : {&ctx.ops, ctx.torch_adapters}) {
+    if (list == nullptr) continue;
+    for (const OpEntry& other : *list) {
+      if (other.schema.name.str() == name) return true;
+    }
+  }
+  return false;
+}
+
+// The in-place form of `op` ("hardtanh_" for hardtanh) when derives_forms(op), its first argument
+// is a Tensor `self` and the form is not named; else nullopt.
+std::optional<OpEntry> inplace_form(const EmitContext& ctx, const OpEntry& op) {
+  const std::vector<Argument>& args = op.schema.arguments;
+  if (!derives_forms(op) || args.empty() || args[0].name != "self" ||
+      args[0].type.base != BaseType::Tensor || args[0].type.is_list || args[0].type.elem_optional) {
     return std::nullopt;
   }
   OpEntry form = op;
   form.schema.name.base += "_";
-  const std::string name = form.schema.name.str();
-  for (const std::vector<OpEntry>* list : {&ctx.ops, ctx.torch_adapters}) {
-    if (list == nullptr) continue;
-    for (const OpEntry& other : *list) {
-      if (other.schema.name.str() == name) return std::nullopt;
-    }
-  }
+  if (named(ctx, form.schema.name.str())) return std::nullopt;
   const Annotation written{{"a"}, true, {}};
   form.schema.arguments[0].annotation = written;
   form.schema.returns[0].annotation = written;
@@ -97,15 +110,52 @@ std::optional<OpEntry> inplace_form(const EmitContext& ctx, const OpEntry& op) {
   return form;
 }
 
-// The kernel of `form` (inplace_form(op)): op's API call, written back into self.
-std::string inplace_kernel(const EmitContext& ctx, const OpEntry& op, const OpEntry& form,
+// The out= forms of `op` (mul.out for mul.Tensor, pow.Tensor_Scalar_out for pow.Tensor_Scalar)
+// when derives_forms(op), those not named.
+std::vector<OpEntry> out_forms(const EmitContext& ctx, const OpEntry& op) {
+  if (!derives_forms(op)) return {};
+  const std::string& overload = op.schema.name.overload;
+  std::vector<std::string> names = {overload.empty() ? "out" : overload + "_out"};
+  if (overload == "Tensor") names.push_back("out");
+  std::vector<OpEntry> forms;
+  for (const std::string& name : names) {
+    OpEntry form = op;
+    form.schema.name.overload = name;
+    if (named(ctx, form.schema.name.str())) continue;
+    Argument out;
+    out.name = "out";
+    out.type.base = BaseType::Tensor;
+    out.annotation = Annotation{{"a"}, true, {}};
+    out.kwarg_only = true;
+    form.schema.arguments.push_back(out);
+    form.schema.returns[0].annotation = out.annotation;
+    form.schema.returns[0].name.clear();
+    form.func = print_schema(form.schema);
+    forms.push_back(std::move(form));
+  }
+  return forms;
+}
+
+// The kernel of a derived `form` of `op`: op's API call, written back into self (in place) or
+// into out.
+std::string derived_kernel(const EmitContext& ctx, const OpEntry& op, const OpEntry& form,
                            const std::string& id) {
   const std::string call = "Call c(\"" + form.schema.name.str() + "\", " + tensor_list(form) + ");";
-  const std::string back = "return c.write_back(self, " + api_call(op) + ");";
+  const std::string back = form.schema.kind() == SchemaKind::Out
+                               ? "return c.assign_out(out, " + api_call(op) + ");"
+                               : "return c.write_back(self, " + api_call(op) + ");";
   return ctx.templates.render("torch_kernel.cpp.tmpl",
                               {{"schema", form.func},
                                {"head", api::aten_signature(form, id).definition()},
                                {"statements", std::vector<std::string>{call, back}}});
+}
+
+// The forms derive_forms(op) gives the device: in place first, then out=.
+std::vector<OpEntry> derived_forms(const EmitContext& ctx, const OpEntry& op) {
+  std::vector<OpEntry> forms;
+  if (std::optional<OpEntry> form = inplace_form(ctx, op)) forms.push_back(std::move(*form));
+  for (OpEntry& form : out_forms(ctx, op)) forms.push_back(std::move(form));
+  return forms;
 }
 
 // Every entry whose PyTorch kernel is a hand-written adapter, lazygen ops first.
@@ -139,10 +189,10 @@ std::vector<GeneratedFile> emit_torch_kernels(const EmitContext& ctx) {
     if (const OpEntry* functional = api::find_functional(op, ctx.ops)) {
       headers[k].push_back(op_api_header(api::api_name(functional->schema)));
     }
-    if (const std::optional<OpEntry> form = inplace_form(ctx, op)) {
-      const std::string form_id = api::op_id(form->schema.name);
-      kernels[k].push_back(inplace_kernel(ctx, op, *form, form_id));
-      generated[k].push_back(registration("inplace", *form, form_id));
+    for (const OpEntry& form : derived_forms(ctx, op)) {
+      const std::string form_id = api::op_id(form.schema.name);
+      kernels[k].push_back(derived_kernel(ctx, op, form, form_id));
+      generated[k].push_back(registration("derived", form, form_id));
     }
   }
   std::vector<std::string> declarations, calls, adapted;
@@ -155,9 +205,9 @@ std::vector<GeneratedFile> emit_torch_kernels(const EmitContext& ctx) {
                                            {"includes", include_lines(headers[k])},
                                            {"kernels", kernels[k]},
                                            {"generated", generated[k]}})});
-    calls.push_back("register_generated_" + shard + "(generated, inplace);");
+    calls.push_back("register_generated_" + shard + "(generated, derived);");
     declarations.push_back("void register_generated_" + shard +
-                           "(Registrar& generated, Registrar& inplace);");
+                           "(Registrar& generated, Registrar& derived);");
   }
   std::vector<std::string> adapter_declarations;
   for (const OpEntry* op : adapters(ctx)) {

@@ -43,9 +43,9 @@ const std::vector<Registration>& registration_report() {
 bool Registrar::offer(const char* name, const c10::FunctionSchema& inferred) {
   Registration r{name, origin_, false, skip_reason(name, inferred)};
   r.registered = r.reason.empty();
-  // An in-place form PyTorch lacks or decomposes is no gap: it is not recorded.
-  if (origin_ == std::string_view(kInplaceForm) && !r.registered &&
-      (r.reason == kNotPyTorchs || r.reason == kDecomposed)) {
+  // A derived form PyTorch lacks, decomposes or gives another signature is no gap: it is not
+  // recorded.
+  if (origin_ == std::string_view(kDerivedForm) && !r.registered) {
     return false;
   }
   records().push_back(r);

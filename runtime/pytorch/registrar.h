@@ -15,9 +15,10 @@
 //     kernel is registered;
 //   - the kernel's C++ signature matches PyTorch's schema and PyTorch's other kernels of the op
 //     (the dispatcher refuses a mismatch; the refusal is recorded instead of ending the process).
-// In-place forms the generator derives from pointwise ops (origin kInplaceForm; See Note [In-place
-// forms for PyTorch] in generator/dest/torch_kernels.cpp) are offered whether or not PyTorch has
-// them: one that PyTorch lacks or decomposes is skipped without a record.
+// The in-place and out= forms the generator derives from pointwise ops (origin kDerivedForm; See
+// Note [Derived forms for PyTorch] in generator/dest/torch_kernels.cpp) are offered whether or not
+// PyTorch has them: one that PyTorch lacks, decomposes or gives another signature is skipped
+// without a record.
 // Every decision is recorded with its reason (registration_report(); the Python package's
 // lazygen_torch.registration_report()), and the tests check that each op of ops.yaml is either
 // registered or skipped for one of the first two reasons.
@@ -32,12 +33,12 @@
 
 namespace lazygen::pytorch {
 
-// The origin of the in-place forms of pointwise ops.
-inline constexpr const char* kInplaceForm = "in-place form";
+// The origin of the in-place and out= forms derived from pointwise ops.
+inline constexpr const char* kDerivedForm = "derived form";
 
 struct Registration {
   std::string name;    // "add.Tensor"
-  std::string origin;  // "generated", "adapter" or kInplaceForm
+  std::string origin;  // "generated", "adapter" or kDerivedForm
   bool registered = false;
   std::string reason;  // why it was skipped
 };

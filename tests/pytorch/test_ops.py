@@ -282,10 +282,12 @@ def test_the_device_answers_as_pytorch_does(dev, op, dtypes):
         assert ran > 0, f"{op}: PyTorch rejected every {dtypes} case"
 
 
-# The in-place forms the device derives from pointwise ops (Note [In-place forms for PyTorch] in
-# generator/dest/torch_kernels.cpp), each run on its functional op's cases.
-INPLACE_FORMS = sorted(name for name, origin, registered, _ in lazygen_torch.registration_report()
-                       if registered and origin == "in-place form")
+# The in-place and out= forms the device derives from pointwise ops (Note [Derived forms for
+# PyTorch] in generator/dest/torch_kernels.cpp), each run on its functional op's cases.
+DERIVED = [name for name, origin, registered, _ in lazygen_torch.registration_report()
+           if registered and origin == "derived form"]
+INPLACE_FORMS = sorted(name for name in DERIVED if name.partition(".")[0].endswith("_"))
+OUT_FORMS = sorted(name for name in DERIVED if name not in INPLACE_FORMS)
 
 
 # (in-place form, case label) -> why the device differs there. Skipped.
@@ -311,14 +313,62 @@ def test_in_place_forms_answer_as_pytorch_does(dev, form):
     """self written as PyTorch writes it, or both raise (a result dtype self cannot hold, a result
     larger than self, self expanded so that elements share memory)."""
     op = functional_of(form)
+    if op in ELEMENTWISE_REFERENCE:
+        pytest.skip(ELEMENTWISE_REFERENCE[op])
     failures, ran = [], 0
     for case in CASES[op]["cases"]:
-        if ((op, case["dtypes"]) in KNOWN_DIFFERENCES or op in ELEMENTWISE_REFERENCE or
-                (form, case["label"]) in INPLACE_DIFFERENCES):
+        if (op, case["dtypes"]) in KNOWN_DIFFERENCES or (form, case["label"]) in INPLACE_DIFFERENCES:
             continue
         expected = outcome(form, case, "cpu", None)
         ran += not isinstance(expected, Exception)
         why = difference(expected, outcome(form, case, dev, None))
+        lazygen_torch.mark_step()
+        if why:
+            failures.append(f"{describe(case)}: {why}")
+    assert not failures, f"{form}: {len(failures)} case(s) differ:\n" + "\n".join(failures)
+    assert ran > 0, f"{form}: PyTorch rejected every case"
+
+
+def functional_of_out(form):
+    """mul.out -> mul.Tensor (or mul), pow.Tensor_Scalar_out -> pow.Tensor_Scalar."""
+    base, _, name = form.partition(".")
+    if name == "out":
+        return base if base in CASES else base + ".Tensor"
+    return base + "." + name[:-len("_out")]
+
+
+def out_outcome(form, op, case, device, dtype):
+    """(result, out) on the CPU after the out= form wrote an empty `dtype` out, or the exception."""
+    try:
+        args, kwargs = arguments(op, case, device, None)
+        out = torch.empty(0, dtype=dtype, device=device)
+        result = overload(form)(*args, **kwargs, out=out)
+    except Exception as e:  # noqa: BLE001  (any error counts as raising)
+        return e
+    return [result.cpu(), out.cpu()]
+
+
+def test_out_forms_are_derived_for_the_ops_pytorch_calls_them_for():
+    for form in ("maximum.out", "mul.out", "neg.out", "exp.out", "eq.Scalar_out"):
+        assert form in OUT_FORMS
+
+
+@pytest.mark.parametrize("form", OUT_FORMS)
+def test_out_forms_answer_as_pytorch_does(dev, form):
+    """out resized and written as PyTorch writes it (out of the functional result's dtype), or both
+    raise."""
+    op = functional_of_out(form)
+    if op in ELEMENTWISE_REFERENCE:
+        pytest.skip(ELEMENTWISE_REFERENCE[op])
+    failures, ran = [], 0
+    for case in CASES[op]["cases"]:
+        if (op, case["dtypes"]) in KNOWN_DIFFERENCES:
+            continue
+        functional = outcome(op, case, "cpu", None)
+        dtype = torch.float32 if isinstance(functional, Exception) else functional[0].dtype
+        expected = out_outcome(form, op, case, "cpu", dtype)
+        ran += not isinstance(expected, Exception)
+        why = difference(expected, out_outcome(form, op, case, dev, dtype))
         lazygen_torch.mark_step()
         if why:
             failures.append(f"{describe(case)}: {why}")

@@ -1,5 +1,5 @@
-// The PyTorch device's kernels for an ops file: which ops get a derived in-place form (See Note
-// [In-place forms for PyTorch] in generator/dest/torch_kernels.cpp) and what it calls.
+// The PyTorch device's kernels for an ops file: which ops get derived in-place and out= forms (See
+// Note [Derived forms for PyTorch] in generator/dest/torch_kernels.cpp) and what they call.
 // Tests run with the source root as working directory (or LAZYGEN_SOURCE_DIR set).
 #include <gtest/gtest.h>
 
@@ -59,7 +59,7 @@ std::string torch_kernels(const std::string& yaml) {
 
 TEST(TorchKernels, PointwiseOpsWithoutAnInPlaceEntryGetTheirInPlaceForm) {
   const std::string text = torch_kernels(kOps);
-  EXPECT_NE(text.find("inplace.add(\"hardtanh_\", TORCH_FN(hardtanh_inplace));"),
+  EXPECT_NE(text.find("derived.add(\"hardtanh_\", TORCH_FN(hardtanh_inplace));"),
             std::string::npos);
   EXPECT_NE(text.find("// hardtanh_(Tensor(a!) self, Scalar min_val=-1, Scalar max_val=1) -> "
                       "Tensor(a!)"),
@@ -67,13 +67,32 @@ TEST(TorchKernels, PointwiseOpsWithoutAnInPlaceEntryGetTheirInPlaceForm) {
   EXPECT_NE(text.find("return c.write_back(self, lazygen::hardtanh(c.arg(self), c.arg(min_val), "
                       "c.arg(max_val)));"),
             std::string::npos);
-  EXPECT_NE(text.find("inplace.add(\"eq_.Scalar\", TORCH_FN(eq_inplace_scalar));"),
+  EXPECT_NE(text.find("derived.add(\"eq_.Scalar\", TORCH_FN(eq_inplace_scalar));"),
             std::string::npos);
+}
+
+TEST(TorchKernels, PointwiseOpsGetTheirOutFormsUnderPyTorchsOverloadNames) {
+  const std::string text = torch_kernels(kOps);
+  EXPECT_NE(
+      text.find(
+          "// hardtanh.out(Tensor self, Scalar min_val=-1, Scalar max_val=1, *, Tensor(a!) out) -> "
+          "Tensor(a!)"),
+      std::string::npos);
+  EXPECT_NE(text.find("return c.assign_out(out, lazygen::hardtanh(c.arg(self), c.arg(min_val), "
+                      "c.arg(max_val)));"),
+            std::string::npos);
+  EXPECT_NE(text.find("derived.add(\"eq.Scalar_out\", TORCH_FN(eq_scalar_out));"),
+            std::string::npos);
+  // A "Tensor" overload's out= form may be either name; PyTorch registers the one it has.
+  EXPECT_NE(text.find("derived.add(\"add.Tensor_out\""), std::string::npos);
+  EXPECT_NE(text.find("derived.add(\"add.out\""), std::string::npos);
+  EXPECT_NE(text.find("derived.add(\"where.self_out\""), std::string::npos);
+  EXPECT_EQ(text.find("sum.dim_IntList_out"), std::string::npos);  // not pointwise
 }
 
 TEST(TorchKernels, NoInPlaceFormWhereOpsYamlNamesOneOrTheOpIsNotAPointwiseOfSelf) {
   const std::string text = torch_kernels(kOps);
-  EXPECT_EQ(text.find("inplace.add(\"add_.Tensor\""), std::string::npos);  // its own entry
+  EXPECT_EQ(text.find("derived.add(\"add_.Tensor\""), std::string::npos);  // its own entry
   EXPECT_NE(text.find("generated.add(\"add_.Tensor\""), std::string::npos);
   EXPECT_EQ(text.find("sum_.dim_IntList"), std::string::npos);  // not pointwise
   EXPECT_EQ(text.find("where_.self"), std::string::npos);       // self is not the first argument
