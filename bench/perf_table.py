@@ -217,6 +217,13 @@ ROWS = [
         GBench("runtime/eager_bench", "BM_AddContiguous/2/"),
         "{r:.2f}× copy bandwidth",
         values={"r": C("^BM_AddContiguous/2/", "ratio")}),
+    Row("sum-bias-gradient", "eager sum of a [1024, 512] float32 matrix over dim 0 (a linear layer's "
+        "bias gradient), 1 and 2 threads",
+        GBench("runtime/eager_bench", "BM_SumBiasGradient"),
+        "2 threads {two:.3f} ms ({r:.2f}× copy bandwidth), its columns split over both; one thread "
+        "{one:.3f} ms",
+        values={"two": C("^BM_SumBiasGradient/2/", "real_time_ms"), "r": C("^BM_SumBiasGradient/2/", "ratio"),
+                "one": C("^BM_SumBiasGradient/1/", "real_time_ms")}),
     Row("allocator-64mib", "fresh vs reused 64 MiB allocation",
         GBench("runtime/allocator_bench", "BM_FreshVsReused64MiB"),
         "reuse {s:.1f}× faster",
