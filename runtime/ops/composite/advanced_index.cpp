@@ -156,12 +156,26 @@ Tensor flat_index(const FlatIndexing& f, const Tensor& self) {
   return expand(where(inside, flat, none), f.batch);
 }
 
+// The permutation that undoes `perm`.
+std::vector<int64_t> inverted(const std::vector<int64_t>& perm) {
+  std::vector<int64_t> inverse(perm.size());
+  for (size_t i = 0; i < perm.size(); ++i)
+    inverse[static_cast<size_t>(perm[i])] = static_cast<int64_t>(i);
+  return inverse;
+}
+
+// self's dims with the indexed ones first: the permutation flattened() applies.
+std::vector<int64_t> indexed_first(const FlatIndexing& f) {
+  std::vector<int64_t> order = f.dims;
+  order.insert(order.end(), f.rest.begin(), f.rest.end());
+  return order;
+}
+
 // self with the indexed dims first, flattened: [flat_size, rest sizes...].
 Tensor flattened(const Tensor& self, const FlatIndexing& f) {
-  std::vector<int64_t> order = f.dims, shape = {f.flat_size};
-  order.insert(order.end(), f.rest.begin(), f.rest.end());
+  std::vector<int64_t> shape = {f.flat_size};
   for (int64_t d : f.rest) shape.push_back(self.size(d));
-  return reshape(permute(self, order), shape);
+  return reshape(permute(self, indexed_first(f)), shape);
 }
 
 // The permutation that takes [B..., rest...] to PyTorch's result layout (`to_result`) or back.
@@ -172,11 +186,7 @@ std::vector<int64_t> batch_placement(const FlatIndexing& f, bool to_result) {
   for (int64_t i = 0; i < before; ++i) perm.push_back(nb + i);
   for (int64_t i = 0; i < nb; ++i) perm.push_back(i);
   for (int64_t i = before; i < nr; ++i) perm.push_back(nb + i);
-  if (to_result) return perm;
-  std::vector<int64_t> inverse(perm.size());
-  for (size_t i = 0; i < perm.size(); ++i)
-    inverse[static_cast<size_t>(perm[i])] = static_cast<int64_t>(i);
-  return inverse;
+  return to_result ? perm : inverted(perm);
 }
 
 // [B..., rest...] sizes.
@@ -264,13 +274,10 @@ Tensor index_put(const Tensor& self, const std::vector<std::optional<Tensor>>& i
     written = where(column(gt(writer, 0), rows_shape.size()), copied, target);
   }
   // Back to self's layout: [indexed sizes..., rest sizes...], then the dims' own order.
-  std::vector<int64_t> order = f.dims, unflat;
-  order.insert(order.end(), f.rest.begin(), f.rest.end());
+  const std::vector<int64_t> order = indexed_first(f);
+  std::vector<int64_t> unflat;
   for (int64_t d : order) unflat.push_back(self.size(d));
-  std::vector<int64_t> inverse(order.size());
-  for (size_t i = 0; i < order.size(); ++i)
-    inverse[static_cast<size_t>(order[i])] = static_cast<int64_t>(i);
-  return permute(reshape(written, unflat), inverse);
+  return permute(reshape(written, unflat), inverted(order));
 }
 
 }  // namespace lazygen

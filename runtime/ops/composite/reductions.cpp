@@ -97,13 +97,10 @@ Tensor logsumexp(const Tensor& self, const std::vector<int64_t>& dim, bool keepd
   const Tensor m = amax(x, dim, true);
   const Tensor shift = where(eq(abs(m), std::numeric_limits<double>::infinity()), zeros_like(m), m);
   const Tensor out = log(sum(exp(x - shift), dim, true)) + shift;
-  if (keepdim) return out;
-  std::vector<int64_t> sizes;  // the reduced dims dropped
-  const std::vector<bool> reduced = shape_rules::reduced_dims("logsumexp", x.dim(), dim);
-  for (int64_t d = 0; d < x.dim(); ++d) {
-    if (!reduced[static_cast<size_t>(d)]) sizes.push_back(x.size(d));
-  }
-  return reshape(out, sizes);
+  return keepdim
+             ? out
+             : reshape(out,
+                       shape_rules::reduce("logsumexp", x.shape(), dim, false, x.dtype()).sizes);
 }
 
 Tensor argmin(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
