@@ -127,6 +127,7 @@ class Planner {
   Materialization need_of(uint32_t n) const;
   void finalize_storage();
   void drop_dead_members(Group& group, uint32_t g);
+  void unschedule_empty_groups();
 
   const exec::Graph& g_;
   Budgets budgets_;
@@ -445,9 +446,23 @@ void Planner::finalize_storage() {
     }
   }
   for (uint32_t g = 0; g < plan_.groups.size(); ++g) drop_dead_members(plan_.groups[g], g);
+  unschedule_empty_groups();
+}
+
+// A group left without members (its every value recomputed where it is read: a zero_ that an
+// accumulating add_ recomputes) would run an empty program; it keeps its index, so that group_of
+// stays valid, but loses its step. Specializing such a plan has nothing of it to re-derive.
+void Planner::unschedule_empty_groups() {
+  std::erase_if(plan_.schedule, [&](const Step& s) {
+    return s.kind == Step::Kind::Group && !runs(plan_.groups[s.index]);
+  });
 }
 
 }  // namespace
+
+bool runs(const Group& g) {
+  return !g.members.empty() || g.reduction != kNone;
+}
 
 bool folds_as(const std::vector<bool>& reduced, const std::vector<int64_t>& sizes,
               ReduceLayout layout) {

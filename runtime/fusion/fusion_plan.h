@@ -140,12 +140,17 @@ struct FusionPlan {
   std::vector<uint32_t> group_of;        // per node: owning group, kNone if none
   std::vector<Materialization> storage;  // per node (all outputs of a multi-output node alike)
   std::vector<GroupInput> resolved;      // per node: for a view with an index map, base and layout
+  // Every group formed; one whose members were all dropped as dead (each reader recomputes them)
+  // and that folds no reduction has no step in the schedule (See Planner::unschedule_empty_groups).
   std::vector<Group> groups;
   std::vector<Step> schedule;
   std::vector<Band> bands;  // in schedule order, disjoint
 };
 
 FusionPlan plan_fusion(const exec::Graph& graph, const Budgets& budgets = {});
+
+// Whether group `g` computes anything (members or a folded reduction), i.e. has a schedule step.
+bool runs(const Group& g);
 
 // Whether a reduction over `reduced` (per dim) of a group of `sizes` folds with `layout` (See
 // Note [Folded reduction layouts]).

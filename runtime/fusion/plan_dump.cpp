@@ -81,7 +81,8 @@ const char* end_reason_name(EndReason reason) {
 
 std::string dump_plan(const exec::Graph& graph, const FusionPlan& plan) {
   std::ostringstream os;
-  os << "fusion plan: " << plan.groups.size() << " groups, "
+  os << "fusion plan: " << std::count_if(plan.groups.begin(), plan.groups.end(), runs)
+     << " groups, "
      << std::count_if(plan.schedule.begin(), plan.schedule.end(),
                       [](const Step& s) { return s.kind == Step::Kind::Lower; })
      << " lowered steps";
@@ -118,6 +119,7 @@ void record_plan_metrics(const FusionPlan& plan) {
     return a;
   }();
   for (const Group& g : plan.groups) {
+    if (!runs(g)) continue;
     groups.add();
     nodes.add(static_cast<int64_t>(g.members.size() + (g.reduction != kNone ? 1 : 0)));
     recomputed.add(static_cast<int64_t>(g.recomputed.size()));

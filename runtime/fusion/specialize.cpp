@@ -53,6 +53,7 @@ class Rebinder {
   }
 
   bool rebind_group(Group& group) {
+    if (!runs(group)) return true;  // unscheduled: nothing of it runs
     if (group.members.empty()) return rebind_lone_reduction(group);
     group.sizes = g_.node(group.members.front()).shape(0).sizes;
     group.inputs.clear();
@@ -74,7 +75,6 @@ class Rebinder {
 
   // A group that only reduces a value no group computes (Budgets::reduce_inputs).
   bool rebind_lone_reduction(Group& group) {
-    if (group.reduction == kNone) return false;
     const exec::ValueRef v = g_.operands(group.reduction)[0];
     group.sizes = shape_of(v).sizes;
     group.inputs = {resolve(v)};

@@ -5,19 +5,23 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
 #include "exec/graph_executor.h"
+#include "lazygen/generated/ops/add_.h"
 #include "lazygen/generated/ops/isnan.h"
 #include "lazygen/generated/ops/mean.h"
 #include "lazygen/generated/ops/mm.h"
 #include "lazygen/generated/ops/relu.h"
 #include "lazygen/generated/ops/slice.h"
 #include "lazygen/generated/ops/sum.h"
+#include "lazygen/generated/ops/t.h"
 #include "lazygen/generated/ops/tanh.h"
 #include "lazygen/generated/ops/transpose.h"
 #include "lazygen/generated/ops/view.h"
+#include "lazygen/generated/ops/zero_.h"
 #include "runtime/fusion/fusion_test_util.h"
 
 namespace lazygen::fusion {
@@ -87,6 +91,33 @@ TEST_F(SpecializeTest, NewBatchSizesReuseThePlanAndMatchEager) {
   const Counts planned = counts();
   expect_layer_matches_eager(3, 1);
   EXPECT_EQ(counts().groups, planned.groups);  // a specialization plans nothing
+}
+
+// PyTorch's zero_grad() then backward: each gradient is zeroed in place and accumulated into,
+// so the group owning zero_ loses its only member to the add_ that recomputes it. The plan
+// keeps that group off its schedule, and a new batch size specializes the plan (it compiled every
+// size while the rebind refused the empty group).
+TEST_F(SpecializeTest, AGradientZeroedThenAccumulatedSpecializes) {
+  Tensor grad = zeros({4, 3}).to(kLazy), grad_cpu = zeros({4, 3});
+  mark_step();
+  const Counts before = counts();
+  for (int64_t batch : {5, 7, 9, 2}) {
+    Generator gen(static_cast<uint64_t>(batch));
+    const Tensor x = randn({batch, 4}, gen), y = randn({batch, 3}, gen);
+    add_(zero_(grad), mm(t(x.to(kLazy)), y.to(kLazy)));
+    add_(zero_(grad_cpu), mm(t(x), y));
+    const FusionPlan plan = plan_fusion(graph_of({grad}));
+    EXPECT_EQ(std::count_if(plan.schedule.begin(), plan.schedule.end(),
+                            [&](const Step& s) {
+                              return s.kind == Step::Kind::Group && !runs(plan.groups[s.index]);
+                            }),
+              0);
+    mark_step();
+    EXPECT_TRUE(close_to(grad, grad_cpu, 1e-5)) << "batch " << batch;
+  }
+  const Counts after = counts();
+  EXPECT_EQ(after.compiles - before.compiles, 1);
+  EXPECT_EQ(after.specializations - before.specializations, 3);
 }
 
 TEST_F(SpecializeTest, ABatchOfOneOrEqualToAnotherDimSpecializes) {
