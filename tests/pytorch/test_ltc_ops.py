@@ -307,3 +307,36 @@ def test_errors_name_the_op_and_shapes(dev):
         torch.div(torch.tensor([7, 8], device=dev), torch.tensor([2, 0], device=dev), rounding_mode="floor")
     with pytest.raises((RuntimeError, ValueError), match="as_strided_copy.*reach element 12"):
         torch.ops.aten.as_strided_copy(torch.zeros(3, 4, device=dev), (2, 2), (4, 8))
+
+
+def test_masked_writes_of_one_value_do_not_sync(dev):
+    # x[mask] = v with one v for every masked position is a where() (Note [Masked writes without
+    # nonzero]): cross_entropy's label smoothing with an ignore_index writes so, forward and back.
+    syncs = lambda: lazygen_torch.metrics.counter_value("exec.sync") or 0  # noqa: E731
+    x = t(4, 5)
+    mask = x > 0.5
+    expected = x.clone()
+    expected[mask] = -1.0
+    expected[:, mask[0]] = torch.arange(4.0, dtype=torch.float64).unsqueeze(1)
+    expected.index_put_((mask[:, 0],), torch.arange(5.0, dtype=torch.float64), accumulate=True)
+    got = x.to(dev)
+    before = syncs()
+    got[mask.to(dev)] = -1.0
+    got[:, mask[0].to(dev)] = torch.arange(4.0, dtype=torch.float64, device=dev).unsqueeze(1)
+    got.index_put_((mask[:, 0].to(dev),), torch.arange(5.0, dtype=torch.float64, device=dev),
+                   accumulate=True)
+    assert syncs() == before
+    assert_same(got, expected)
+    logits = t(6, 5).requires_grad_()
+    target = torch.tensor([0, 1, 2, 0, 4, 3])
+    lazy_logits = logits.detach().to(dev).requires_grad_()
+    before = syncs()
+    loss = F.cross_entropy(lazy_logits, target.to(dev), ignore_index=0, label_smoothing=0.1,
+                           reduction="sum")
+    loss.backward()
+    assert syncs() == before
+    expected_loss = F.cross_entropy(logits, target, ignore_index=0, label_smoothing=0.1, reduction="sum")
+    expected_loss.backward()
+    assert_same(loss, expected_loss.detach())
+    assert_same(lazy_logits.grad, logits.grad)
+    assert fallbacks() == {}

@@ -11,12 +11,21 @@
 // value of each position's last writer (a stable sort of the flat index finds it, as PyTorch's
 // CPU kernel writes in order), so values are copied exactly. B's dims sit where PyTorch puts
 // them: in place of the indexed dims when those are adjacent, else first.
+// Note [Masked writes without nonzero]
+// x[mask] = v, with one bool mask (after unindexed leading dims only) and a value that is the
+// same for every masked position (its dim for those positions is 1 or absent: a scalar, or a row
+// of the dims after the mask), writes each masked position once with one value, which is
+// where(mask, v, x) (accumulate: x + where(mask, v, 0)). That needs no nonzero(), so no sync on
+// the lazy device and no data-dependent size in the graph: PyTorch's own masked writes
+// (cross_entropy's label smoothing with an ignore_index, its backward) take it. A value with
+// one row per masked position takes the general path.
 // An index outside its dim gives the flat index -1, which index_select and index_add refuse when
 // they run (on the lazy device, when the graph executes: the values are not known before); on the
 // cpu device each index is checked first, with PyTorch's message.
 #include <algorithm>
 #include <functional>
 #include <numeric>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -55,6 +64,20 @@ struct FlatIndexing {
   bool adjacent = true;         // the indexed dims are neighbours: B takes their place
 };
 
+// A bool mask indexing self from dim `at` on: PyTorch's checks and messages.
+void check_mask(const char* op, const Tensor& self, const Tensor& mask, int64_t at) {
+  if (mask.dim() == 0)
+    throw ShapeError(op, "a 0-dim bool index is not supported; index with a 1-dim mask");
+  for (int64_t j = 0; j < mask.dim(); ++j) {
+    if (at + j >= self.dim() || mask.size(j) != self.size(at + j)) {
+      throw ShapeError(op, "The shape of the mask " + sizes_str(mask.sizes()) + " at index " +
+                               std::to_string(j) +
+                               " does not match the shape of the indexed tensor " +
+                               sizes_str(self.sizes()) + " at index " + std::to_string(at + j));
+    }
+  }
+}
+
 // One int64 index per dim of self (nullopt: not indexed), bool masks replaced by their
 // coordinates; PyTorch's checks and messages.
 std::vector<std::optional<Tensor>> per_dim_indices(
@@ -66,17 +89,7 @@ std::vector<std::optional<Tensor>> per_dim_indices(
       continue;
     }
     if (index->dtype() == DType::Bool) {
-      if (index->dim() == 0)
-        throw ShapeError(op, "a 0-dim bool index is not supported; index with a 1-dim mask");
-      const auto at = static_cast<int64_t>(out.size());
-      for (int64_t j = 0; j < index->dim(); ++j) {
-        if (at + j >= self.dim() || index->size(j) != self.size(at + j)) {
-          throw ShapeError(op, "The shape of the mask " + sizes_str(index->sizes()) + " at index " +
-                                   std::to_string(j) +
-                                   " does not match the shape of the indexed tensor " +
-                                   sizes_str(self.sizes()) + " at index " + std::to_string(at + j));
-        }
-      }
+      check_mask(op, self, *index, static_cast<int64_t>(out.size()));
       const Tensor coords = nonzero(*index);
       for (int64_t j = 0; j < index->dim(); ++j) out.push_back(select(coords, 1, j));
       continue;
@@ -231,6 +244,52 @@ Tensor column(const Tensor& t, size_t rank) {
   return reshape(t, sizes);
 }
 
+// The one defined index of `indices` when it is a bool mask (its position in *at), else null.
+const Tensor* sole_mask(const std::vector<std::optional<Tensor>>& indices, int64_t* at) {
+  const Tensor* mask = nullptr;
+  for (size_t i = 0; i < indices.size(); ++i) {
+    if (!indices[i] || !indices[i]->defined()) continue;
+    if (mask != nullptr || indices[i]->dtype() != DType::Bool) return nullptr;
+    mask = &*indices[i];
+    *at = static_cast<int64_t>(i);
+  }
+  return mask;
+}
+
+// x[mask] = values as where() when values is one value for every masked position; nullopt
+// otherwise. See Note [Masked writes without nonzero].
+std::optional<Tensor> masked_write(const char* op, const Tensor& self,
+                                   const std::vector<std::optional<Tensor>>& indices,
+                                   const Tensor& values, bool accumulate) {
+  int64_t at = 0;
+  const Tensor* mask = sole_mask(indices, &at);
+  if (mask == nullptr || (accumulate && self.dtype() == DType::Bool)) return std::nullopt;
+  check_mask(op, self, *mask, at);
+  // The result's layout: self's dims before the mask, the masked positions, the dims after it.
+  const int64_t k = mask->dim(), rest = self.dim() - at - k, rank = at + 1 + rest;
+  if (values.dim() > rank) return std::nullopt;
+  std::vector<int64_t> aligned(static_cast<size_t>(rank - values.dim()), 1);
+  for (int64_t s : values.sizes()) aligned.push_back(s);
+  std::vector<int64_t> value_shape, mask_shape;  // both in self's layout
+  for (int64_t d = 0; d < rank; ++d) {
+    const int64_t size = aligned[static_cast<size_t>(d)];
+    if (d == at) {
+      if (size != 1) return std::nullopt;  // a row per masked position
+      value_shape.insert(value_shape.end(), static_cast<size_t>(k), 1);
+      continue;
+    }
+    const int64_t own = self.size(d < at ? d : d + k - 1);
+    if (size != 1 && size != own) return std::nullopt;  // the general path raises
+    value_shape.push_back(size);
+  }
+  mask_shape.assign(static_cast<size_t>(at), 1);
+  for (int64_t s : mask->sizes()) mask_shape.push_back(s);
+  mask_shape.insert(mask_shape.end(), static_cast<size_t>(rest), 1);
+  const Tensor where_mask = reshape(*mask, mask_shape), value = reshape(values, value_shape);
+  if (!accumulate) return where(where_mask, value, self);
+  return add(self, where(where_mask, value, full({}, 0, self.dtype(), self.device())));
+}
+
 }  // namespace
 
 Tensor index(const Tensor& self, const std::vector<std::optional<Tensor>>& indices) {
@@ -247,6 +306,9 @@ Tensor index_put(const Tensor& self, const std::vector<std::optional<Tensor>>& i
     throw ShapeError(op, "Index put requires the source and destination dtypes match, got " +
                              std::string(dtype_name(self.dtype())) + " for the destination and " +
                              std::string(dtype_name(values.dtype())) + " for the source.");
+  }
+  if (std::optional<Tensor> written = masked_write(op, self, indices, values, accumulate)) {
+    return *written;
   }
   const FlatIndexing f = flat_indexing(op, self, indices);
   if (f.dims.empty()) return self.clone();

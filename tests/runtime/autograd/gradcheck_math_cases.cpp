@@ -276,6 +276,13 @@ std::vector<GradCase> activation_cases() {
        [] { return Inputs{values({2, 3}, 943), values({3, 3}, 944), tensor<int64_t>({1, 0, 1}, IntList{3})}; }},
       {"index_put_composite", "index_put", [](const Inputs& in) { return index_put(in[0], {in[2]}, in[1]); },
        [] { return Inputs{values({2, 3}, 945), values({3, 3}, 946), tensor<int64_t>({1, 0, 1}, IntList{3})}; }},
+      // Note [Masked writes without nonzero]: one value row for every masked position.
+      {"index_put_mask_composite", "index_put",
+       [](const Inputs& in) { return index_put(in[0], {std::nullopt, in[2]}, in[1]); },
+       [] { return Inputs{values({2, 3}, 947), values({2, 1}, 948), tensor<bool>({true, false, true}, IntList{3})}; }},
+      {"index_put_mask_accumulate_composite", "index_put",
+       [](const Inputs& in) { return index_put(in[0], {in[2]}, in[1], true); },
+       [] { return Inputs{values({2, 3}, 949), values({3}, 950), tensor<bool>({false, true}, IntList{2})}; }},
       {"pixel_shuffle_composite", "pixel_shuffle", [](const Inputs& in) { return pixel_shuffle(in[0], 2); },
        [] { return Inputs{values({1, 8, 2, 3}, 951)}; }},
       {"pixel_unshuffle_composite", "pixel_unshuffle", [](const Inputs& in) { return pixel_unshuffle(in[0], 2); },

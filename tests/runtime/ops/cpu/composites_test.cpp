@@ -23,6 +23,7 @@
 #include "lazygen/generated/ops/sum.h"
 #include "lazygen/generated/ops/t.h"
 #include "lazygen/lazy.h"
+#include "lazygen/metrics.h"
 #include "lazygen/nn/functional.h"
 #include "lazygen/operators.h"
 #include "runtime/core/tensor/tensor_testing.h"
@@ -135,6 +136,33 @@ TEST_P(Composites, AdvancedIndexingMatchesPyTorch) {
   EXPECT_THROW(index(on(x()), {on(tensor<bool>({true, false, true}, IntList{3}))}), ShapeError);
   EXPECT_THROW(index_put(on(x()), {idx({0})}, on(tensor<float>({1.0f}))), ShapeError);  // dtype
   EXPECT_THROW(index_put(on(x()), {idx({0, 1})}, on(tensor<double>({1, 2, 3}))), ShapeError);
+}
+
+// Note [Masked writes without nonzero]: one value for every masked position is a where(), which
+// does not sync the lazy device; a row per masked position still takes the general path.
+TEST_P(Composites, MaskedWritesMatchPyTorchAndOneValueForAllDoesNotSync) {
+  const auto mask = [&](std::vector<bool> v, IntList sizes) {
+    return std::optional<Tensor>(on(tensor<bool>(v, sizes)));
+  };
+  const int64_t syncs = metrics::counter_value("exec.sync");
+  const Tensor scalar = index_put(on(x()), {on(gt(x(), 2.0))}, on(tensor<double>({9}, IntList{})));
+  const Tensor per_row = index_put(on(x()), {std::nullopt, mask({true, false, true, false}, {4})},
+                                   on(tensor<double>({10, 20}, IntList{2, 1})));
+  const Tensor row =
+      index_put(on(x()), {mask({false, true}, {2})}, on(tensor<double>({1, 2, 3, 4}, IntList{4})));
+  const Tensor added =
+      index_put(on(x()), {on(gt(x(), 2.0))}, on(tensor<double>({1}, IntList{})), true);
+  EXPECT_EQ(metrics::counter_value("exec.sync"), syncs);
+  expect_values(scalar, {1, 2, 9, 9, 0, -1, 9, 9});
+  expect_values(per_row, {10, 2, 10, 7, 20, -1, 20, 5});
+  expect_values(row, {1, 2, 4, 7, 1, 2, 3, 4});
+  expect_values(added, {1, 2, 5, 8, 0, -1, 4, 6});
+  expect_values(index_put(on(x()), {on(gt(x(), 2.0))}, on(tensor<double>({10, 20, 30, 40}))),
+                {1, 2, 10, 20, 0, -1, 30, 40});  // a value per masked position
+  EXPECT_THROW(index_put(on(x()), {mask({false, true}, {2})}, on(tensor<double>({1, 2, 3}))),
+               ShapeError);
+  EXPECT_THROW(index_put(on(x()), {mask({false, true, true}, {3})}, on(tensor<double>({1}))),
+               ShapeError);  // the mask's shape
 }
 
 TEST(AdvancedIndexing,
