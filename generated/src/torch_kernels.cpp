@@ -90,6 +90,11 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   adapter.add("_local_scalar_dense", TORCH_FN(adapters::_local_scalar_dense));
   adapter.add("_reshape_alias", TORCH_FN(adapters::_reshape_alias));
   adapter.add("_unsafe_view", TORCH_FN(adapters::_unsafe_view));
+  adapter.add("transpose_", TORCH_FN(adapters::transpose_inplace));
+  adapter.add("t_", TORCH_FN(adapters::t_inplace));
+  adapter.add("squeeze_", TORCH_FN(adapters::squeeze_inplace));
+  adapter.add("squeeze_.dim", TORCH_FN(adapters::squeeze_inplace_dim));
+  adapter.add("unsqueeze_", TORCH_FN(adapters::unsqueeze_inplace));
   adapter.add("convolution", TORCH_FN(adapters::convolution));
   adapter.add("convolution_backward", TORCH_FN(adapters::convolution_backward));
   adapter.add("nll_loss_forward", TORCH_FN(adapters::nll_loss_forward));

@@ -145,6 +145,11 @@ at::Tensor& Call::write_back(at::Tensor& self, const Tensor& result) const {
   return self;
 }
 
+at::Tensor& Call::become_view(at::Tensor& self, Tensor view) const {
+  device_impl(self).set_tensor(std::move(view));
+  return self;
+}
+
 std::optional<Tensor> Call::arg(const c10::optional<at::Tensor>& t) const {
   if (!t || !t->defined()) return std::nullopt;
   return arg(*t);

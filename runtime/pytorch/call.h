@@ -99,6 +99,10 @@ class Call : public DeviceScope {
   // output type Long") and its shape must be self's ("output with shape [3] doesn't match the
   // broadcast shape [2, 3]"); then copy_ writes it (through a view, into its base). Returns self.
   at::Tensor& write_back(at::Tensor& self, const Tensor& result) const;
+  // An in-place view op (transpose_, unsqueeze_) makes self `view`, a lazygen view of self's
+  // tensor: PyTorch gives self new sizes over the same storage, so a write through self or
+  // through another alias of that storage reaches both. Returns self.
+  at::Tensor& become_view(at::Tensor& self, Tensor view) const;
 
  private:
   const char* op_;

@@ -50,3 +50,31 @@ def test_copy_into_a_slice_from_the_cpu(dev):
         x[1:, :2].copy_(torch.tensor([[9.0, 8.0], [7.0, 6.0]]))
     run_both(dev, program)
     assert fallbacks() == {}
+
+
+def test_in_place_view_ops_restride_self_over_the_same_values(dev):
+    # transpose_, t_, squeeze_ and unsqueeze_ change self's view (PyTorch's defaults would restride
+    # it with as_strided_): later writes through self, and through an older view, reach both.
+    def program(x):
+        row = x[0]
+        y = x.view(3, 4)
+        y.transpose_(0, 1)
+        y.mul_(10)
+        y.unsqueeze_(1).squeeze_(1).t_()
+        y.unsqueeze_(0).squeeze_()
+        y[1, 2] = -5
+        return row + y.sum(0)
+    run_both(dev, program)
+    assert fallbacks() == {}
+
+
+def test_in_place_view_ops_carry_gradients(dev):
+    def grads(device):
+        x = torch.arange(6.0, dtype=torch.float64).reshape(2, 3).to(device).requires_grad_()
+        y = x * 2
+        y.transpose_(0, 1)
+        y.unsqueeze_(0)
+        (y * torch.arange(2.0, dtype=torch.float64).to(device)).sum().backward()
+        return x.grad
+    assert_same(grads(dev), grads("cpu"))
+    assert fallbacks() == {}

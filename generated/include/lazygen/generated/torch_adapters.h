@@ -38,6 +38,16 @@ at::Scalar _local_scalar_dense(const at::Tensor& self);
 at::Tensor _reshape_alias(const at::Tensor& self, c10::IntArrayRef size, c10::IntArrayRef stride);
 // _unsafe_view(Tensor self, SymInt[] size) -> Tensor
 at::Tensor _unsafe_view(const at::Tensor& self, c10::IntArrayRef size);
+// transpose_(Tensor(a!) self, int dim0, int dim1) -> Tensor(a!)
+at::Tensor& transpose_inplace(at::Tensor& self, int64_t dim0, int64_t dim1);
+// t_(Tensor(a!) self) -> Tensor(a!)
+at::Tensor& t_inplace(at::Tensor& self);
+// squeeze_(Tensor(a!) self) -> Tensor(a!)
+at::Tensor& squeeze_inplace(at::Tensor& self);
+// squeeze_.dim(Tensor(a!) self, int dim) -> Tensor(a!)
+at::Tensor& squeeze_inplace_dim(at::Tensor& self, int64_t dim);
+// unsqueeze_(Tensor(a!) self, int dim) -> Tensor(a!)
+at::Tensor& unsqueeze_inplace(at::Tensor& self, int64_t dim);
 // convolution(Tensor input, Tensor weight, Tensor? bias, int[] stride, SymInt[] padding, int[]
 // dilation, bool transposed, SymInt[] output_padding, int groups) -> Tensor
 at::Tensor convolution(const at::Tensor& input, const at::Tensor& weight,
