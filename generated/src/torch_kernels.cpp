@@ -189,6 +189,9 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   adapter.add("prelu", TORCH_FN(adapters::prelu));
   adapter.add("prelu_backward", TORCH_FN(adapters::prelu_backward));
   adapter.add("clamp_", TORCH_FN(adapters::clamp_inplace));
+  adapter.add("amax.out", TORCH_FN(adapters::amax_out));
+  adapter.add("max.dim_max", TORCH_FN(adapters::max_dim_max));
+  adapter.add("resize_", TORCH_FN(adapters::resize_inplace));
   adapter.add("split_with_sizes", TORCH_FN(adapters::split_with_sizes));
   adapter.add("logsumexp", TORCH_FN(adapters::logsumexp));
   adapter.add("std_mean.correction", TORCH_FN(adapters::std_mean_correction));

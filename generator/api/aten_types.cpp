@@ -44,7 +44,9 @@ std::string list_param(const Argument& a, bool structured, const SourceLoc& loc)
   no_mapping(t, loc);
 }
 
-std::string param_type(const Argument& a, bool structured, const SourceLoc& loc) {
+std::string param_type(const Argument& a, const OpEntry& op) {
+  const bool structured = op.torch_structured;
+  const SourceLoc& loc = op.func_loc;
   const Type& t = a.type;
   if (t.is_list) return list_param(a, structured, loc);
   const std::string elem = element(t.base, t, loc);
@@ -53,40 +55,44 @@ std::string param_type(const Argument& a, bool structured, const SourceLoc& loc)
     const std::string opt = "c10::optional<" + elem + ">";
     return by_ref ? "const " + opt + "&" : opt;
   }
-  if (t.base == BaseType::Tensor) return a.is_write() ? "at::Tensor&" : "const at::Tensor&";
+  if (t.base == BaseType::Tensor) {
+    return a.is_write() && !op.torch_const_mutable_refs ? "at::Tensor&" : "const at::Tensor&";
+  }
   return by_ref ? "const " + elem + "&" : elem;
 }
 
-std::string return_type(const Return& r, const SourceLoc& loc) {
+// A written return is a reference, const for an op with PyTorch's
+// use_const_ref_for_mutable_tensors.
+std::string return_type(const Return& r, const OpEntry& op) {
+  const SourceLoc& loc = op.func_loc;
   if (r.type.is_list) {
     if (r.type.base != BaseType::Tensor) no_mapping(r.type, loc);
     return "::std::vector<at::Tensor>";
   }
   const std::string elem = element(r.type.base, r.type, loc);
   if (r.type.elem_optional) return "c10::optional<" + elem + ">";
-  return r.annotation && r.annotation->is_write ? elem + "&" : elem;
+  if (!r.annotation || !r.annotation->is_write) return elem;
+  return op.torch_const_mutable_refs ? "const " + elem + "&" : elem + "&";
 }
 
 }  // namespace
 
 CppSignature aten_signature(const OpEntry& op, const std::string& name) {
   const FunctionSchema& schema = op.schema;
-  const SourceLoc& loc = op.func_loc;
   CppSignature sig;
   sig.name = name;
   for (const Argument& a : schema.arguments) {
-    sig.params.push_back({param_type(a, op.torch_structured, loc), cpp_name(a.name), "", &a});
+    sig.params.push_back({param_type(a, op), cpp_name(a.name), "", &a});
   }
   if (schema.returns.empty()) {
     sig.return_type = "void";
   } else if (schema.returns.size() == 1) {
-    sig.return_type = return_type(schema.returns[0], loc);
+    sig.return_type = return_type(schema.returns[0], op);
   } else {
+    // Written returns stay references inside the tuple (max.dim_max: tuple<Tensor&, Tensor&>).
     sig.return_type = "::std::tuple<";
     for (const Return& r : schema.returns) {
-      Return plain = r;
-      plain.annotation.reset();  // tuples hold tensors, never references
-      sig.return_type += (&r == &schema.returns.front() ? "" : ", ") + return_type(plain, loc);
+      sig.return_type += (&r == &schema.returns.front() ? "" : ", ") + return_type(r, op);
     }
     sig.return_type += ">";
   }

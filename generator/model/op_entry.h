@@ -92,6 +92,9 @@ struct OpEntry {
   // PyTorch's `structured:` or `structured_delegate:` key is present: PyTorch's kernels for the
   // op take Tensor[] as at::ITensorListRef (torchgen's rule), so the PyTorch device's must too.
   bool torch_structured = false;
+  // PyTorch's `use_const_ref_for_mutable_tensors: True` (resize_): PyTorch's kernels for the op
+  // take and return its written tensors as `const at::Tensor&`, so the PyTorch device's must too.
+  bool torch_const_mutable_refs = false;
 
   bool has_custom_shape() const { return shape == ShapeRule::Custom || shape == ShapeRule::View; }
 };

@@ -169,6 +169,8 @@ OpEntry read_entry(const std::string& path, const YAML::Node& entry) {
       has_func = true;
     } else if (key == "structured" || key == "structured_delegate") {
       op.torch_structured = key == "structured_delegate" || kv.second.as<std::string>("") == "True";
+    } else if (key == "use_const_ref_for_mutable_tensors") {
+      op.torch_const_mutable_refs = kv.second.as<std::string>("") == "True";
     } else {
       read_lazygen_key(path, key, kv.second, op);
     }

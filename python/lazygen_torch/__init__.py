@@ -30,6 +30,23 @@ _ops = torch.ops.lazygen
 
 from . import metrics  # noqa: E402  (needs the library loaded)
 
+
+def _device_aware_new(new):
+    """PyTorch 1.13's legacy Tensor.new(...) refuses tensors of PrivateUse1 (it lists the devices
+    it knows), yet optimizers call it (Rprop's state, Adamax's foreach path): for a device tensor
+    it builds the result from a CPU tensor of the same dtype, then moves it to the device (or to
+    the `device=` given)."""
+    def device_new(self, *args, **kwargs):
+        if self.device.type != "privateuseone":
+            return new(self, *args, **kwargs)
+        target = kwargs.pop("device", self.device)
+        return new(torch.empty(0, dtype=self.dtype), *args, **kwargs).to(target)
+    device_new.__doc__ = new.__doc__
+    return device_new
+
+
+torch.Tensor.new = _device_aware_new(torch.Tensor.new)
+
 __all__ = ["device", "mark_step", "wait_device_ops", "metrics", "ir_dump_text", "ir_dump_dot",
            "fusion_plan_dump", "set_fusion_enabled", "fusion_enabled", "set_async_execution",
            "async_execution_enabled", "set_register_chains_enabled", "register_chains_enabled",

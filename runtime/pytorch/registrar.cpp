@@ -20,7 +20,8 @@ c10::OperatorName operator_name(const std::string& name) {
   return c10::OperatorName("aten::" + name.substr(0, dot), name.substr(dot + 1));
 }
 
-std::string skip_reason(const std::string& name, const c10::FunctionSchema& inferred) {
+std::string skip_reason(const std::string& name,
+                        const c10::optional<c10::FunctionSchema>& inferred) {
   const c10::optional<c10::OperatorHandle> op =
       c10::Dispatcher::singleton().findSchema(operator_name(name));
   if (!op) return kNotPyTorchs;
@@ -28,7 +29,8 @@ std::string skip_reason(const std::string& name, const c10::FunctionSchema& infe
       !op->hasKernelForDispatchKey(c10::DispatchKey::Autograd)) {
     return kDecomposed;
   }
-  if (c10::optional<std::string> diff = c10::findSchemaDifferences(inferred, op->schema())) {
+  if (!inferred) return "";
+  if (c10::optional<std::string> diff = c10::findSchemaDifferences(*inferred, op->schema())) {
     return "signature differs from PyTorch's " + c10::toString(op->schema()) + ": " + *diff;
   }
   return "";
@@ -40,7 +42,7 @@ const std::vector<Registration>& registration_report() {
   return records();
 }
 
-bool Registrar::offer(const char* name, const c10::FunctionSchema& inferred) {
+bool Registrar::offer(const char* name, const c10::optional<c10::FunctionSchema>& inferred) {
   Registration r{name, origin_, false, skip_reason(name, inferred)};
   r.registered = r.reason.empty();
   // A derived form PyTorch lacks, decomposes or gives another signature is no gap: it is not

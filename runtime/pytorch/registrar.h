@@ -29,6 +29,7 @@
 #include <torch/library.h>
 
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace lazygen::pytorch {
@@ -55,17 +56,26 @@ class Registrar {
   template <class FuncPtr>
   void add(const char* name, FuncPtr fn) {
     using FuncType = typename FuncPtr::FuncType;
-    if (!offer(name, c10::inferFunctionSchemaFlattenedReturns<FuncType>())) return;
+    if (offer(name, c10::inferFunctionSchemaFlattenedReturns<FuncType>())) impl(name, fn);
+  }
+  // add() for a boxed kernel (torch::CppFunction::makeFromBoxedFunction), which takes any
+  // signature: only the first two checks apply.
+  void add_boxed(const char* name, torch::CppFunction fn) {
+    if (offer(name, c10::nullopt)) impl(name, std::move(fn));
+  }
+
+ private:
+  // Records the decision; true when the op is to be registered. `inferred`: the kernel's schema
+  // (nullopt for a boxed kernel).
+  bool offer(const char* name, const c10::optional<c10::FunctionSchema>& inferred);
+  template <class Fn>
+  void impl(const char* name, Fn&& fn) {
     try {
-      library_.impl(name, fn);
+      library_.impl(name, std::forward<Fn>(fn));
     } catch (const c10::Error& e) {
       refused(e.what_without_backtrace());
     }
   }
-
- private:
-  // Records the decision; true when the op is to be registered.
-  bool offer(const char* name, const c10::FunctionSchema& inferred);
   // Marks the op offered last as skipped: the dispatcher refused its kernel.
   void refused(const std::string& why);
 

@@ -94,6 +94,43 @@ def test_repeated_steps_replay_one_compiled_graph(dev, steps):
     assert fallbacks() == {}
 
 
+OPTIMIZERS = {
+    "sgd": lambda p, **kw: torch.optim.SGD(p, lr=0.1, momentum=0.9, nesterov=True, weight_decay=0.01, **kw),
+    "adam": lambda p, **kw: torch.optim.Adam(p, lr=0.1, amsgrad=True, **kw),
+    "adamw": lambda p, **kw: torch.optim.AdamW(p, lr=0.1, **kw),
+    "adamax": lambda p, **kw: torch.optim.Adamax(p, lr=0.1, **kw),
+    "adagrad": lambda p, **kw: torch.optim.Adagrad(p, lr=0.1, **kw),
+    "adadelta": lambda p, **kw: torch.optim.Adadelta(p, **kw),
+    "rmsprop": lambda p, **kw: torch.optim.RMSprop(p, lr=0.01, momentum=0.5, centered=True, **kw),
+    "nadam": lambda p, **kw: torch.optim.NAdam(p, lr=0.1, **kw),
+    "radam": lambda p, **kw: torch.optim.RAdam(p, lr=0.1, **kw),
+    "asgd": lambda p, **kw: torch.optim.ASGD(p, lr=0.1, **kw),
+    "rprop": lambda p, **kw: torch.optim.Rprop(p, lr=0.1, **kw),
+}
+
+
+@pytest.mark.parametrize("foreach", [False, True])
+@pytest.mark.parametrize("name", sorted(OPTIMIZERS))
+def test_optimizers_step_on_the_device_as_on_the_cpu(dev, name, foreach):
+    # foreach=True runs PyTorch's _foreach_* ops, which loop on the device (Note [Foreach ops]).
+    def train(device):
+        torch.manual_seed(0)
+        model = torch.nn.Sequential(torch.nn.Linear(4, 3), torch.nn.Tanh(), torch.nn.Linear(3, 2))
+        model = model.double().to(device)
+        optimizer = OPTIMIZERS[name](model.parameters(), foreach=foreach)
+        data = torch.randn(5, 4, dtype=torch.float64, generator=torch.Generator().manual_seed(1))
+        for _ in range(3):
+            optimizer.zero_grad()
+            model(data.to(device)).pow(2).mean().backward()
+            optimizer.step()
+            if device != "cpu":
+                lazygen_torch.mark_step()
+        return [p.detach().cpu() for p in model.parameters()]
+    for got, want in zip(train(dev), train("cpu")):
+        assert_same(got, want, rtol=1e-10, atol=1e-12)
+    assert fallbacks() == {}
+
+
 @pytest.mark.parametrize("approximate", ["none", "tanh"])
 def test_gelu_and_its_gradient_run_on_the_device(dev, approximate):
     x_cpu = torch.linspace(-4, 4, 17, dtype=torch.float64, requires_grad=True)

@@ -1,4 +1,5 @@
 """Writes through views reach their base on the device as on the CPU (lazygen's lazy views)."""
+import pytest
 import torch
 
 from conftest import assert_same, fallbacks
@@ -77,4 +78,21 @@ def test_in_place_view_ops_carry_gradients(dev):
         (y * torch.arange(2.0, dtype=torch.float64).to(device)).sum().backward()
         return x.grad
     assert_same(grads(dev), grads("cpu"))
+    assert fallbacks() == {}
+
+
+def test_resize_keeps_the_elements_in_order_and_refuses_a_view(dev):
+    # resize_ is no view op: self takes the new sizes; elements past the old ones are PyTorch's
+    # uninitialized memory, so only the kept ones are compared.
+    def program(x):
+        x.resize_(2, 5)
+        x.mul_(2)
+        x.resize_(3)
+    run_both(dev, program)
+    grown = torch.arange(4.0).to(dev).resize_(2, 3)
+    assert grown.shape == (2, 3)
+    assert torch.equal(grown.cpu().flatten()[:4], torch.arange(4.0))
+    base = torch.arange(6.0).to(dev)
+    with pytest.raises(RuntimeError, match="resize_: cannot resize a view"):
+        base[1:].resize_(9)
     assert fallbacks() == {}

@@ -3,11 +3,11 @@
 // pixel_unshuffle, split_with_sizes, tril/triu, the copying views and their scatters, trace, mv,
 // zero, min/max/all/any of a whole tensor, norm, std/var (also with the mean), logsumexp, argmin,
 // nonzero, division with a rounding mode (and floor_divide), masked_fill by a tensor value, clamp_,
-// advanced indexing (index.Tensor, _index_put_impl_: x[idx], x[idx] = v); the ops PyTorch's
-// backward formulas call for them (scatter_, index_fill_, masked_fill_, pow_, masked_select,
-// diagonal_backward, unfold_backward, select_backward, diag_embed); and the log-determinant with
-// its LU solve. Each converts its arguments and calls the composite (or op) of the same name; an
-// in-place form writes the result back (Call::write_back).
+// amax.out and max.dim_max (Adamax), advanced indexing (index.Tensor, _index_put_impl_: x[idx],
+// x[idx] = v); the ops PyTorch's backward formulas call for them (scatter_, index_fill_,
+// masked_fill_, pow_, masked_select, diagonal_backward, unfold_backward, select_backward,
+// diag_embed); and the log-determinant with its LU solve. Each converts its arguments and calls the
+// composite (or op) of the same name; an in-place form writes the result back (Call::write_back).
 #include <c10/core/ScalarType.h>
 #include <c10/util/Exception.h>
 
@@ -19,6 +19,7 @@
 #include "core/tensor/shape_rules.h"
 #include "lazygen/composite.h"
 #include "lazygen/factory.h"
+#include "lazygen/generated/ops/amax.h"
 #include "lazygen/generated/ops/clamp.h"
 #include "lazygen/generated/ops/copy_.h"
 #include "lazygen/generated/ops/div.h"
@@ -391,6 +392,21 @@ at::Tensor& clamp_inplace(at::Tensor& self, const c10::optional<at::Scalar>& min
                           const c10::optional<at::Scalar>& max) {
   Call c("clamp_", {&self});
   return c.write_back(self, clamp(c.arg(self), c.arg(min), c.arg(max)));
+}
+
+at::Tensor& amax_out(const at::Tensor& self, c10::IntArrayRef dim, bool keepdim, at::Tensor& out) {
+  Call c("amax.out", {&self, &out});
+  return c.assign_out(out, amax(c.arg(self), c.arg(dim), keepdim));
+}
+
+::std::tuple<at::Tensor&, at::Tensor&> max_dim_max(const at::Tensor& self, int64_t dim,
+                                                   bool keepdim, at::Tensor& max,
+                                                   at::Tensor& max_values) {
+  Call c("max.dim_max", {&self, &max, &max_values});
+  const auto [values, indices] = lazygen::max(c.arg(self), dim, keepdim);
+  c.assign_out(max, values);
+  c.assign_out(max_values, indices);
+  return {max, max_values};  // PyTorch's out= kernels return their outs
 }
 
 at::Tensor& sub_inplace_tensor(at::Tensor& self, const at::Tensor& other, const at::Scalar& alpha) {

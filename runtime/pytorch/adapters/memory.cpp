@@ -1,5 +1,5 @@
 // Adapters for moving data: creating device tensors, copies between the CPU and the device, dtype
-// casts and reading one value (ops.yaml, "PyTorch adapters"; declarations in
+// casts, resizing and reading one value (ops.yaml, "PyTorch adapters"; declarations in
 // lazygen/generated/torch_adapters.h).
 #include <ATen/ops/arange.h>
 #include <ATen/ops/empty.h>
@@ -10,7 +10,11 @@
 #include "core/lazy/lazy_state.h"
 #include "core/lazy/lazy_tensor.h"
 #include "core/tensor/tensor_impl.h"
+#include "lazygen/factory.h"
+#include "lazygen/generated/ops/cat.h"
 #include "lazygen/generated/ops/copy_.h"
+#include "lazygen/generated/ops/reshape.h"
+#include "lazygen/generated/ops/slice.h"
 #include "lazygen/generated/torch_adapters.h"
 #include "pytorch/call.h"
 #include "pytorch/device_tensor.h"
@@ -66,6 +70,30 @@ at::Tensor& arange_start_out(const at::Scalar& start, const at::Scalar& end, con
   Call c("arange", {&out});
   const at::Tensor values = at::arange(start, end, step, at::TensorOptions().dtype(out.scalar_type()));
   return c.assign_out(out, to_device(values));
+}
+
+// Other sizes make self a new tensor: its elements in order as far as both reach (PyTorch keeps
+// them, as a resize keeps the storage's prefix), zeros after them (PyTorch leaves those
+// uninitialized). A view keeps its sizes: its base's storage is not its own to grow.
+const at::Tensor& resize_inplace(const at::Tensor& self, c10::IntArrayRef size,
+                                 c10::optional<at::MemoryFormat> memory_format) {
+  (void)memory_format;  // lazy tensors are contiguous (See Note [Device tensors])
+  Call c("resize_", {&self});
+  const Tensor& t = c.written(self);
+  const std::vector<int64_t> sizes = c.arg(size);
+  for (int64_t s : sizes)
+    TORCH_CHECK(s >= 0, "Trying to create tensor with negative dimension ", s, ": ", size);
+  if (t.sizes() == sizes) return self;
+  TORCH_CHECK(lazy::lazy_state(t).view == nullptr,
+              "resize_: cannot resize a view of another tensor "
+              "from ",
+              self.sizes(), " to ", size, " on the lazygen device");
+  const int64_t n = c10::multiply_integers(size), have = t.numel();
+  const Tensor flat = reshape(t, {-1});
+  const Tensor kept =
+      n <= have ? slice(flat, 0, 0, n) : cat({flat, zeros({n - have}, t.dtype(), kLazy)}, 0);
+  device_impl(self).set_tensor(reshape(kept, sizes).clone());
+  return self;
 }
 
 at::Tensor _to_copy(const at::Tensor& self, c10::optional<at::ScalarType> dtype,

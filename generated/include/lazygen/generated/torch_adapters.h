@@ -360,6 +360,16 @@ at::Tensor prelu(const at::Tensor& self, const at::Tensor& weight);
 // clamp_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)
 at::Tensor& clamp_inplace(at::Tensor& self, const c10::optional<at::Scalar>& min,
                           const c10::optional<at::Scalar>& max);
+// amax.out(Tensor self, int[1] dim=[], bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& amax_out(const at::Tensor& self, c10::IntArrayRef dim, bool keepdim, at::Tensor& out);
+// max.dim_max(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) max, Tensor(b!) max_values)
+// -> (Tensor(a!) values, Tensor(b!) indices)
+::std::tuple<at::Tensor&, at::Tensor&> max_dim_max(const at::Tensor& self, int64_t dim,
+                                                   bool keepdim, at::Tensor& max,
+                                                   at::Tensor& max_values);
+// resize_(Tensor(a!) self, SymInt[] size, *, MemoryFormat? memory_format=None) -> Tensor(a!)
+const at::Tensor& resize_inplace(const at::Tensor& self, c10::IntArrayRef size,
+                                 c10::optional<at::MemoryFormat> memory_format);
 // split_with_sizes(Tensor(a -> *) self, int[] split_sizes, int dim=0) -> Tensor(a)[]
 ::std::vector<at::Tensor> split_with_sizes(const at::Tensor& self, c10::IntArrayRef split_sizes,
                                            int64_t dim);
