@@ -189,6 +189,15 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   adapter.add("prelu", TORCH_FN(adapters::prelu));
   adapter.add("prelu_backward", TORCH_FN(adapters::prelu_backward));
   adapter.add("clamp_", TORCH_FN(adapters::clamp_inplace));
+  adapter.add("clamp.Tensor", TORCH_FN(adapters::clamp_tensor));
+  adapter.add("clamp_.Tensor", TORCH_FN(adapters::clamp_inplace_tensor));
+  adapter.add("clamp_min.Tensor", TORCH_FN(adapters::clamp_min_tensor));
+  adapter.add("clamp_max.Tensor", TORCH_FN(adapters::clamp_max_tensor));
+  adapter.add("nan_to_num", TORCH_FN(adapters::nan_to_num));
+  adapter.add("nan_to_num_", TORCH_FN(adapters::nan_to_num_inplace));
+  adapter.add("nan_to_num.out", TORCH_FN(adapters::nan_to_num_out));
+  adapter.add("linalg_vector_norm", TORCH_FN(adapters::linalg_vector_norm));
+  adapter.add("exponential_", TORCH_FN(adapters::exponential_inplace));
   adapter.add("amax.out", TORCH_FN(adapters::amax_out));
   adapter.add("max.dim_max", TORCH_FN(adapters::max_dim_max));
   adapter.add("resize_", TORCH_FN(adapters::resize_inplace));

@@ -200,6 +200,16 @@ CASES = {
     "huber_loss": (lambda a, b: F.huber_loss(a, b, delta=0.5), lambda: (t(3, 4), t(3, 4, seed=12))),
     "huber_loss.none": (lambda a, b: F.huber_loss(a, b, reduction="none", delta=2.0), lambda: (t(3, 4), t(3, 4, seed=13))),
     "clamp_": (lambda a: (a * 1).clamp_(-0.5, 0.75), lambda: (t(3, 4),)),
+    "clamp.Tensor": (lambda a, lo, hi: a.clamp(min=lo, max=hi), lambda: (t(3, 4), t(3, 4, seed=17) - 1, t(4, seed=18) + 1)),
+    "clamp_.Tensor": (lambda a, hi: (a * 1).clamp_(max=hi), lambda: (t(3, 4), t(3, 1, seed=19))),
+    "clamp_min.Tensor": (torch.clamp_min, lambda: (t(3, 4), t(4, seed=20))),
+    "clamp_max.Tensor": (torch.clamp_max, lambda: (t(3, 4), t(3, 4, seed=21))),
+    "clamp.Tensor.int": (lambda a, lo: a.clamp(min=lo), lambda: (torch.tensor([1, 5, -3]), t(3, seed=22))),
+    "nan_to_num": (lambda a: torch.nan_to_num(torch.cat([a.log(), a / 0], 0), nan=0.5, neginf=-9.0), lambda: (t(3, 4),)),
+    "nan_to_num_": (lambda a: torch.cat([a.log(), a / 0], 0).nan_to_num_(posinf=3.0), lambda: (t(3, 4),)),
+    "linalg_vector_norm": (lambda a: torch.linalg.vector_norm(a, ord=3, dim=1), lambda: (t(3, 4),)),
+    "linalg_vector_norm.inf": (lambda a: torch.linalg.vector_norm(a, ord=float("inf"), dim=(0, 1), keepdim=True), lambda: (t(3, 4),)),
+    "linalg_vector_norm.dtype": (lambda a: torch.linalg.vector_norm(a, dtype=torch.float64), lambda: (t(3, 4).float(),)),
     "kl_div": (lambda a, b: F.kl_div(F.log_softmax(a, 1), F.softmax(b, 1), reduction="batchmean"), lambda: (t(3, 4), t(3, 4, seed=14))),
     "hardshrink": (lambda a: F.hardshrink(a, 0.7), lambda: (t(3, 4),)),
     "logsumexp": (lambda a: a.logsumexp(1), lambda: (t(3, 4),)),
@@ -284,6 +294,8 @@ def test_dropout_and_random_ops_draw_on_the_device(dev):
     z.normal_(2.0, 0.5)
     mean, std = z.cpu().mean().item(), z.cpu().std().item()
     assert abs(mean - 2.0) < 0.05 and abs(std - 0.5) < 0.05
+    e = torch.empty(4000, device=dev).exponential_(4.0).cpu()  # mean and std 1/4
+    assert e.min().item() >= 0 and abs(e.mean().item() - 0.25) < 0.02 and abs(e.std().item() - 0.25) < 0.02
     r = torch.empty(1000, dtype=torch.int64, device=dev).random_(3, 7).cpu()
     assert r.min().item() == 3 and r.max().item() == 6
     b = torch.bernoulli(torch.full((4000,), 0.3, device=dev)).cpu()

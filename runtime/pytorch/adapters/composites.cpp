@@ -3,14 +3,16 @@
 // pixel_unshuffle, split_with_sizes, tril/triu, the copying views and their scatters, trace, mv,
 // zero, min/max/all/any of a whole tensor, norm, std/var (also with the mean), logsumexp, argmin,
 // nonzero, division with a rounding mode (and floor_divide), masked_fill by a tensor value, clamp_,
-// amax.out and max.dim_max (Adamax), advanced indexing (index.Tensor, _index_put_impl_: x[idx],
-// x[idx] = v); the ops PyTorch's backward formulas call for them (scatter_, index_fill_,
-// masked_fill_, pow_, masked_select, diagonal_backward, unfold_backward, select_backward,
-// diag_embed); and the log-determinant with its LU solve. Each converts its arguments and calls the
-// composite (or op) of the same name; an in-place form writes the result back (Call::write_back).
+// clamp with tensor bounds, nan_to_num, linalg_vector_norm, amax.out and max.dim_max (Adamax),
+// advanced indexing (index.Tensor, _index_put_impl_: x[idx], x[idx] = v); the ops PyTorch's
+// backward formulas call for them (scatter_, index_fill_, masked_fill_, pow_, masked_select,
+// diagonal_backward, unfold_backward, select_backward, diag_embed); and the log-determinant with
+// its LU solve. Each converts its arguments and calls the composite (or op) of the same name; an
+// in-place form writes the result back (Call::write_back).
 #include <c10/core/ScalarType.h>
 #include <c10/util/Exception.h>
 
+#include <limits>
 #include <optional>
 #include <string_view>
 #include <tuple>
@@ -23,11 +25,15 @@
 #include "lazygen/generated/ops/clamp.h"
 #include "lazygen/generated/ops/copy_.h"
 #include "lazygen/generated/ops/div.h"
+#include "lazygen/generated/ops/eq.h"
 #include "lazygen/generated/ops/exp.h"
+#include "lazygen/generated/ops/isnan.h"
 #include "lazygen/generated/ops/log.h"
 #include "lazygen/generated/ops/masked_fill.h"
 #include "lazygen/generated/ops/max.h"
+#include "lazygen/generated/ops/maximum.h"
 #include "lazygen/generated/ops/mean.h"
+#include "lazygen/generated/ops/minimum.h"
 #include "lazygen/generated/ops/mul.h"
 #include "lazygen/generated/ops/pow.h"
 #include "lazygen/generated/ops/reshape.h"
@@ -392,6 +398,87 @@ at::Tensor& clamp_inplace(at::Tensor& self, const c10::optional<at::Scalar>& min
                           const c10::optional<at::Scalar>& max) {
   Call c("clamp_", {&self});
   return c.write_back(self, clamp(c.arg(self), c.arg(min), c.arg(max)));
+}
+
+namespace {
+
+// clamp with tensor bounds: maximum, then minimum (each promotes and propagates NaN).
+Tensor clamped(const Call& c, const at::Tensor& self, const c10::optional<at::Tensor>& min,
+               const c10::optional<at::Tensor>& max) {
+  TORCH_CHECK((min && min->defined()) || (max && max->defined()),
+              "torch.clamp: At least one of 'min' or 'max' must not be None");
+  Tensor out = c.arg(self);
+  if (std::optional<Tensor> lo = c.arg(min)) out = maximum(out, *lo);
+  if (std::optional<Tensor> hi = c.arg(max)) out = minimum(out, *hi);
+  return out;
+}
+
+// NaN, +inf and -inf replaced (by default with 0 and the dtype's largest and lowest finite
+// values); other dtypes have none of them.
+Tensor without_nan_or_inf(const Tensor& x, c10::optional<double> nan, c10::optional<double> posinf,
+                          c10::optional<double> neginf) {
+  if (!is_floating(x.dtype())) return x.clone();
+  const double big = x.dtype() == DType::Float32 ? std::numeric_limits<float>::max()
+                                                 : std::numeric_limits<double>::max();
+  const double inf = std::numeric_limits<double>::infinity();
+  auto value = [&](double v) { return full({}, v, x.dtype(), x.device()); };
+  const Tensor no_nan = where(isnan(x), value(nan.value_or(0.0)), x);
+  const Tensor no_posinf = where(eq(x, inf), value(posinf.value_or(big)), no_nan);
+  return where(eq(x, -inf), value(neginf.value_or(-big)), no_posinf);
+}
+
+}  // namespace
+
+at::Tensor clamp_tensor(const at::Tensor& self, const c10::optional<at::Tensor>& min,
+                        const c10::optional<at::Tensor>& max) {
+  Call c("clamp.Tensor", {&self, min ? &*min : nullptr, max ? &*max : nullptr});
+  return c.result(clamped(c, self, min, max));
+}
+
+at::Tensor& clamp_inplace_tensor(at::Tensor& self, const c10::optional<at::Tensor>& min,
+                                 const c10::optional<at::Tensor>& max) {
+  Call c("clamp_.Tensor", {&self, min ? &*min : nullptr, max ? &*max : nullptr});
+  return c.write_back(self, clamped(c, self, min, max));
+}
+
+at::Tensor clamp_min_tensor(const at::Tensor& self, const at::Tensor& min) {
+  Call c("clamp_min.Tensor", {&self, &min});
+  return c.result(maximum(c.arg(self), c.arg(min)));
+}
+
+at::Tensor clamp_max_tensor(const at::Tensor& self, const at::Tensor& max) {
+  Call c("clamp_max.Tensor", {&self, &max});
+  return c.result(minimum(c.arg(self), c.arg(max)));
+}
+
+at::Tensor nan_to_num(const at::Tensor& self, c10::optional<double> nan,
+                      c10::optional<double> posinf, c10::optional<double> neginf) {
+  Call c("nan_to_num", {&self});
+  return c.result(without_nan_or_inf(c.arg(self), nan, posinf, neginf));
+}
+
+at::Tensor& nan_to_num_inplace(at::Tensor& self, c10::optional<double> nan,
+                               c10::optional<double> posinf, c10::optional<double> neginf) {
+  Call c("nan_to_num_", {&self});
+  return c.write_back(self, without_nan_or_inf(c.arg(self), nan, posinf, neginf));
+}
+
+at::Tensor& nan_to_num_out(const at::Tensor& self, c10::optional<double> nan,
+                           c10::optional<double> posinf, c10::optional<double> neginf,
+                           at::Tensor& out) {
+  Call c("nan_to_num.out", {&self, &out});
+  return c.assign_out(out, without_nan_or_inf(c.arg(self), nan, posinf, neginf));
+}
+
+// norm in `dtype` when one is given (PyTorch computes in it).
+at::Tensor linalg_vector_norm(const at::Tensor& self, const at::Scalar& ord,
+                              at::OptionalIntArrayRef dim, bool keepdim,
+                              c10::optional<at::ScalarType> dtype) {
+  Call c("linalg_vector_norm", {&self});
+  const Tensor& x = c.arg(self);
+  const Tensor in = dtype ? x.to(c.arg(*dtype)) : x;
+  return c.result(
+      lazygen::norm(in, c.arg(ord), c.arg(dim).value_or(std::vector<int64_t>{}), keepdim));
 }
 
 at::Tensor& amax_out(const at::Tensor& self, c10::IntArrayRef dim, bool keepdim, at::Tensor& out) {

@@ -1,10 +1,10 @@
 // Adapters for the training ops PyTorch's tutorial CNN reaches the device with (ops.yaml,
 // "PyTorch adapters"): convolution and its backward (1-d and 2-d, transposed or not) on lazygen's
 // conv2d ops, nll_loss's forward/backward pair; and the random ops: bernoulli_ (dropout's mask;
-// torch.bernoulli(x, p) decomposes into it), bernoulli, native_dropout and its backward, normal_
-// and random_, drawing from lazygen's Philox stream or generator seeded from PyTorch's generator,
-// so torch.manual_seed makes runs repeatable (the numbers are not the CPU's: a different
-// generator).
+// torch.bernoulli(x, p) decomposes into it), bernoulli, native_dropout and its backward, normal_,
+// exponential_ (Gumbel noise) and random_, drawing from lazygen's Philox stream or generator seeded
+// from PyTorch's generator, so torch.manual_seed makes runs repeatable (the numbers are not the
+// CPU's: a different generator).
 #include <ATen/CPUGeneratorImpl.h>
 #include <ATen/core/DistributionsHelper.h>
 #include <c10/util/Exception.h>
@@ -21,8 +21,10 @@
 #include "lazygen/generated/ops/conv2d_backward_weight.h"
 #include "lazygen/generated/ops/copy_.h"
 #include "lazygen/generated/ops/gt.h"
+#include "lazygen/generated/ops/log1p.h"
 #include "lazygen/generated/ops/lt.h"
 #include "lazygen/generated/ops/max.h"
+#include "lazygen/generated/ops/neg.h"
 #include "lazygen/generated/ops/nll_loss_backward.h"
 #include "lazygen/generated/ops/reshape.h"
 #include "lazygen/generated/ops/squeeze.h"
@@ -231,6 +233,18 @@ at::Tensor& normal_inplace(at::Tensor& self, double mean, double std, c10::optio
   TORCH_CHECK(is_floating(t.dtype()), "normal_ expects a floating point tensor");
   Generator draws(static_cast<uint64_t>(draw_seed(generator)));
   copy_(t, randn(t.sizes(), draws, t.dtype(), t.device()) * std + mean);
+  return self;
+}
+
+// -log(1 - u) / lambd for u uniform on [0, 1): exponential with rate lambd (Gumbel noise).
+at::Tensor& exponential_inplace(at::Tensor& self, double lambd,
+                                c10::optional<at::Generator> generator) {
+  TORCH_CHECK(lambd > 0.0, "exponential_ expects lambda > 0.0, but found lambda=", lambd);
+  Call c("exponential_", {&self});
+  const Tensor& t = c.written(self);
+  TORCH_CHECK(is_floating(t.dtype()), "exponential_ expects a floating point tensor");
+  Generator draws(static_cast<uint64_t>(draw_seed(generator)));
+  copy_(t, neg(log1p(neg(rand(t.sizes(), draws, t.dtype(), t.device())))) / lambd);
   return self;
 }
 

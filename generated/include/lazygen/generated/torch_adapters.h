@@ -360,6 +360,36 @@ at::Tensor prelu(const at::Tensor& self, const at::Tensor& weight);
 // clamp_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)
 at::Tensor& clamp_inplace(at::Tensor& self, const c10::optional<at::Scalar>& min,
                           const c10::optional<at::Scalar>& max);
+// clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor
+at::Tensor clamp_tensor(const at::Tensor& self, const c10::optional<at::Tensor>& min,
+                        const c10::optional<at::Tensor>& max);
+// clamp_.Tensor(Tensor(a!) self, Tensor? min=None, Tensor? max=None) -> Tensor(a!)
+at::Tensor& clamp_inplace_tensor(at::Tensor& self, const c10::optional<at::Tensor>& min,
+                                 const c10::optional<at::Tensor>& max);
+// clamp_min.Tensor(Tensor self, Tensor min) -> Tensor
+at::Tensor clamp_min_tensor(const at::Tensor& self, const at::Tensor& min);
+// clamp_max.Tensor(Tensor self, Tensor max) -> Tensor
+at::Tensor clamp_max_tensor(const at::Tensor& self, const at::Tensor& max);
+// nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor
+at::Tensor nan_to_num(const at::Tensor& self, c10::optional<double> nan,
+                      c10::optional<double> posinf, c10::optional<double> neginf);
+// nan_to_num_(Tensor(a!) self, float? nan=None, float? posinf=None, float? neginf=None) ->
+// Tensor(a!)
+at::Tensor& nan_to_num_inplace(at::Tensor& self, c10::optional<double> nan,
+                               c10::optional<double> posinf, c10::optional<double> neginf);
+// nan_to_num.out(Tensor self, float? nan=None, float? posinf=None, float? neginf=None, *,
+// Tensor(a!) out) -> Tensor(a!)
+at::Tensor& nan_to_num_out(const at::Tensor& self, c10::optional<double> nan,
+                           c10::optional<double> posinf, c10::optional<double> neginf,
+                           at::Tensor& out);
+// linalg_vector_norm(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *,
+// ScalarType? dtype=None) -> Tensor
+at::Tensor linalg_vector_norm(const at::Tensor& self, const at::Scalar& ord,
+                              at::OptionalIntArrayRef dim, bool keepdim,
+                              c10::optional<at::ScalarType> dtype);
+// exponential_(Tensor(a!) self, float lambd=1, *, Generator? generator=None) -> Tensor(a!)
+at::Tensor& exponential_inplace(at::Tensor& self, double lambd,
+                                c10::optional<at::Generator> generator);
 // amax.out(Tensor self, int[1] dim=[], bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)
 at::Tensor& amax_out(const at::Tensor& self, c10::IntArrayRef dim, bool keepdim, at::Tensor& out);
 // max.dim_max(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) max, Tensor(b!) max_values)
