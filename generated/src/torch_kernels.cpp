@@ -231,6 +231,8 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   adapter.add("max_pool3d_with_indices", TORCH_FN(adapters::max_pool3d_with_indices));
   adapter.add("max_pool3d_with_indices_backward",
               TORCH_FN(adapters::max_pool3d_with_indices_backward));
+  adapter.add("adaptive_max_pool2d", TORCH_FN(adapters::adaptive_max_pool2d));
+  adapter.add("adaptive_max_pool2d_backward", TORCH_FN(adapters::adaptive_max_pool2d_backward));
   adapter.add("view_copy.dtype", TORCH_FN(adapters::view_copy_dtype));
   adapter.add("_linalg_slogdet", TORCH_FN(adapters::_linalg_slogdet));
   adapter.add("linalg_lu_solve", TORCH_FN(adapters::linalg_lu_solve));

@@ -217,6 +217,14 @@ Tensor max_pool3d_with_indices_backward(const Tensor& grad_output, const Tensor&
                                         const std::vector<int64_t>& kernel_size, const std::vector<int64_t>& stride,
                                         const std::vector<int64_t>& padding, const std::vector<int64_t>& dilation,
                                         bool ceil_mode, const Tensor& indices);
+// Adaptive 2-d max pooling of [N, C, H, W] or [C, H, W] (floating, non-empty planes) to
+// output_size: output o of a dim of size `in` covers [floor(o * in / out), ceil((o + 1) * in /
+// out)); values and int64 flat indices within each H*W plane, by gather as above; its backward
+// adds grad_output at the indices.
+std::tuple<Tensor, Tensor> adaptive_max_pool2d(const Tensor& self,
+                                               const std::vector<int64_t>& output_size);
+Tensor adaptive_max_pool2d_backward(const Tensor& grad_output, const Tensor& self,
+                                    const Tensor& indices);
 
 // ---- linear algebra (runtime/ops/composite/linalg.cpp; Note [Unrolled LU])
 // LU factorization with partial pivoting of floating A [..., n, n]: (LU, pivots) in LAPACK's

@@ -1,5 +1,5 @@
-// 3-d max pooling with indices and its backward (lazygen/composite.h), from index_select, max.dim,
-// gather and scatter_add.
+// 3-d max pooling and 2-d adaptive max pooling with indices, and their backward ops
+// (lazygen/composite.h), from index_select, max.dim, gather and scatter_add.
 //
 // Note [Pooling by gather]
 // Which input elements each output's window covers depends on sizes and arguments only: a host
@@ -9,8 +9,11 @@
 // the window gives the values and (through the table again) PyTorch's flat indices: the first
 // maximum in window order, NaN winning, as PyTorch's kernel. The backward adds grad_output at
 // the indices (scatter_add).
+#include <algorithm>
 #include <limits>
 #include <string>
+#include <tuple>
+#include <vector>
 
 #include "lazygen/composite.h"
 #include "lazygen/factory.h"
@@ -101,6 +104,101 @@ std::vector<int64_t> output_sizes(const Tensor& self, const Pool3d& p) {
   return sizes;
 }
 
+// Adaptive pooling of [..., H, W] to out: output o of a dim of `in` covers
+// [floor(o * in / out), ceil((o + 1) * in / out)), so windows differ in size.
+struct AdaptivePool2d {
+  int64_t in[2] = {0, 0}, out[2] = {0, 0};
+  static int64_t start(int64_t o, int64_t in, int64_t out) { return o * in / out; }
+  static int64_t end(int64_t o, int64_t in, int64_t out) { return ((o + 1) * in + out - 1) / out; }
+  // The widest window of a dim (the table's width; narrower ones are padded).
+  int64_t widest(size_t i) const {
+    int64_t w = 0;
+    for (int64_t o = 0; o < out[i]; ++o)
+      w = std::max(w, end(o, in[i], out[i]) - start(o, in[i], out[i]));
+    return w;
+  }
+  int64_t window() const { return widest(0) * widest(1); }
+};
+
+AdaptivePool2d adaptive_pool2d(const char* op, const Tensor& self,
+                               const std::vector<int64_t>& output_size) {
+  if (self.dim() != 3 && self.dim() != 4) {
+    throw ShapeError(op, "Expected 3D or 4D tensor, but got: " + sizes_str(self.sizes()));
+  }
+  if (output_size.size() != 2) {
+    throw ShapeError(op, "internal error: output_size.size() must be 2");
+  }
+  if (!is_floating(self.dtype())) throw ShapeError(op, "takes float32 and float64 tensors");
+  for (int64_t d = 1; d < self.dim(); ++d) {
+    if (self.size(d) == 0) {
+      throw ShapeError(op,
+                       "Expected input to have non-zero size for non-batch dimensions, but "
+                       "input has sizes " +
+                           sizes_str(self.sizes()) + " with dimension " + std::to_string(d) +
+                           " being empty");
+    }
+  }
+  AdaptivePool2d p;
+  for (size_t i = 0; i < 2; ++i) {
+    p.in[i] = self.size(self.dim() - 2 + static_cast<int64_t>(i));
+    p.out[i] = output_size[i];
+    if (p.out[i] < 0) throw ShapeError(op, "output_size must not be negative");
+  }
+  return p;
+}
+
+// Row-major positions within an H*W plane per output, each window padded to p.window() with
+// the plane's size (the -inf column).
+std::vector<int64_t> window_positions(const AdaptivePool2d& p) {
+  const int64_t wh = p.widest(0), ww = p.widest(1), plane = p.in[0] * p.in[1];
+  std::vector<int64_t> table;
+  table.reserve(static_cast<size_t>(p.out[0] * p.out[1] * wh * ww));
+  for (int64_t oh = 0; oh < p.out[0]; ++oh)
+    for (int64_t ow = 0; ow < p.out[1]; ++ow) {
+      const int64_t h0 = AdaptivePool2d::start(oh, p.in[0], p.out[0]);
+      const int64_t h1 = AdaptivePool2d::end(oh, p.in[0], p.out[0]);
+      const int64_t w0 = AdaptivePool2d::start(ow, p.in[1], p.out[1]);
+      const int64_t w1 = AdaptivePool2d::end(ow, p.in[1], p.out[1]);
+      for (int64_t kh = 0; kh < wh; ++kh)
+        for (int64_t kw = 0; kw < ww; ++kw) {
+          const bool inside = h0 + kh < h1 && w0 + kw < w1;
+          table.push_back(inside ? (h0 + kh) * p.in[1] + w0 + kw : plane);
+        }
+    }
+  return table;
+}
+
+// Max over each output's window of self's planes (`plane` elements each) through `table`
+// [outputs * window] of flat positions (plane: padding, read as -inf): values and flat indices,
+// shaped `sizes`. See Note [Pooling by gather].
+std::tuple<Tensor, Tensor> max_over_windows(const Tensor& self, int64_t plane,
+                                            const std::vector<int64_t>& table, int64_t window,
+                                            const std::vector<int64_t>& sizes) {
+  const int64_t rows = self.numel() / plane;  // N * C
+  const auto outputs = static_cast<int64_t>(table.size()) / window;
+  const Tensor flat = reshape(self, {rows, plane});
+  const Tensor padded = cat({flat, full({rows, 1}, -std::numeric_limits<double>::infinity(),
+                                        self.dtype(), self.device())},
+                            1);
+  const Tensor positions = tensor(table, IntList{outputs, window}, DType::Int64, self.device());
+  const Tensor windows =
+      reshape(index_select(padded, 1, reshape(positions, {-1})), {rows, outputs, window});
+  const auto [values, arg] = max(windows, 2, true);  // [rows, outputs, 1]
+  const Tensor indices = gather(expand(unsqueeze(positions, 0), {rows, outputs, window}), 2, arg);
+  return {reshape(values, sizes), reshape(indices, sizes)};
+}
+
+// The gradient of a max over windows: grad_output added at the flat indices of self's planes.
+Tensor add_at_indices(const Tensor& grad_output, const Tensor& self, int64_t plane,
+                      const Tensor& indices) {
+  if (self.numel() == 0) return zeros(self.sizes(), grad_output.dtype(), grad_output.device());
+  const int64_t rows = self.numel() / plane;
+  const Tensor grad =
+      scatter_add(zeros({rows, plane}, grad_output.dtype(), grad_output.device()), 1,
+                  reshape(indices, {rows, -1}), reshape(grad_output, {rows, -1}));
+  return reshape(grad, self.sizes());
+}
+
 }  // namespace
 
 std::tuple<Tensor, Tensor> max_pool3d_with_indices(
@@ -111,19 +209,7 @@ std::tuple<Tensor, Tensor> max_pool3d_with_indices(
   const std::vector<int64_t> sizes = output_sizes(self, p);
   if (self.numel() == 0)
     return {zeros(sizes, self.dtype(), self.device()), zeros(sizes, DType::Int64, self.device())};
-  const int64_t rows = self.numel() / p.plane();  // N * C
-  const Tensor flat = reshape(self, {rows, p.plane()});
-  const Tensor padded = cat({flat, full({rows, 1}, -std::numeric_limits<double>::infinity(),
-                                        self.dtype(), self.device())},
-                            1);
-  const Tensor table =
-      tensor(window_positions(p), IntList{p.outputs(), p.window()}, DType::Int64, self.device());
-  const Tensor windows =
-      reshape(index_select(padded, 1, reshape(table, {-1})), {rows, p.outputs(), p.window()});
-  const auto [values, arg] = max(windows, 2, true);  // [rows, outputs, 1]
-  const Tensor indices =
-      gather(expand(unsqueeze(table, 0), {rows, p.outputs(), p.window()}), 2, arg);
-  return {reshape(values, sizes), reshape(indices, sizes)};
+  return max_over_windows(self, p.plane(), window_positions(p), p.window(), sizes);
 }
 
 Tensor max_pool3d_with_indices_backward(const Tensor& grad_output, const Tensor& self,
@@ -140,12 +226,33 @@ Tensor max_pool3d_with_indices_backward(const Tensor& grad_output, const Tensor&
                          sizes_str(output_sizes(self, p)) + ", got " +
                          sizes_str(grad_output.sizes()) + " and " + sizes_str(indices.sizes()));
   }
-  if (self.numel() == 0) return zeros(self.sizes(), grad_output.dtype(), grad_output.device());
-  const int64_t rows = self.numel() / p.plane();
-  const Tensor grad =
-      scatter_add(zeros({rows, p.plane()}, grad_output.dtype(), grad_output.device()), 1,
-                  reshape(indices, {rows, -1}), reshape(grad_output, {rows, -1}));
-  return reshape(grad, self.sizes());
+  return add_at_indices(grad_output, self, p.plane(), indices);
+}
+
+std::tuple<Tensor, Tensor> adaptive_max_pool2d(const Tensor& self,
+                                               const std::vector<int64_t>& output_size) {
+  const AdaptivePool2d p = adaptive_pool2d("adaptive_max_pool2d", self, output_size);
+  std::vector<int64_t> sizes(self.sizes().begin(), self.sizes().end() - 2);
+  sizes.push_back(p.out[0]);
+  sizes.push_back(p.out[1]);
+  if (self.numel() == 0 || p.out[0] * p.out[1] == 0)
+    return {zeros(sizes, self.dtype(), self.device()), zeros(sizes, DType::Int64, self.device())};
+  return max_over_windows(self, p.in[0] * p.in[1], window_positions(p), p.window(), sizes);
+}
+
+Tensor adaptive_max_pool2d_backward(const Tensor& grad_output, const Tensor& self,
+                                    const Tensor& indices) {
+  const char* op = "adaptive_max_pool2d_backward";
+  if (self.dim() != 3 && self.dim() != 4) {
+    throw ShapeError(op, "expected 3D or 4D input, got shape " + sizes_str(self.sizes()));
+  }
+  if (grad_output.dim() != self.dim() || indices.sizes() != grad_output.sizes() ||
+      !std::equal(self.sizes().begin(), self.sizes().end() - 2, grad_output.sizes().begin())) {
+    throw ShapeError(op, "expected grad_output and indices of input " + sizes_str(self.sizes()) +
+                             "'s batch and channels, got " + sizes_str(grad_output.sizes()) +
+                             " and " + sizes_str(indices.sizes()));
+  }
+  return add_at_indices(grad_output, self, self.size(-2) * self.size(-1), indices);
 }
 
 }  // namespace lazygen

@@ -1,4 +1,5 @@
-// Adapters for PyTorch's grid sampling, 3-d max pooling (with their backward ops) and view_copy
+// Adapters for PyTorch's grid sampling, 3-d and adaptive 2-d max pooling (with their backward ops)
+// and view_copy
 // with a dtype (ops.yaml, "PyTorch adapters"), served by lazygen's composites (lazygen/composite.h:
 // Note [Grid sampling by gather], Note [Pooling by gather]). Bicubic grid sampling, which lazygen
 // does not implement, runs on the CPU.
@@ -67,6 +68,19 @@ at::Tensor max_pool3d_with_indices_backward(const at::Tensor& grad_output, const
   return c.result(lazygen::max_pool3d_with_indices_backward(
       c.arg(grad_output), c.arg(self), c.arg(kernel_size), c.arg(stride), c.arg(padding),
       c.arg(dilation), ceil_mode, c.arg(indices)));
+}
+
+::std::tuple<at::Tensor, at::Tensor> adaptive_max_pool2d(const at::Tensor& self,
+                                                         c10::IntArrayRef output_size) {
+  Call c("adaptive_max_pool2d", {&self});
+  return c.result(lazygen::adaptive_max_pool2d(c.arg(self), c.arg(output_size)));
+}
+
+at::Tensor adaptive_max_pool2d_backward(const at::Tensor& grad_output, const at::Tensor& self,
+                                        const at::Tensor& indices) {
+  Call c("adaptive_max_pool2d_backward", {&grad_output, &self, &indices});
+  return c.result(
+      lazygen::adaptive_max_pool2d_backward(c.arg(grad_output), c.arg(self), c.arg(indices)));
 }
 
 at::Tensor view_copy_dtype(const at::Tensor& self, at::ScalarType dtype) {

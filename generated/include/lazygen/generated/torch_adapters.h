@@ -494,6 +494,12 @@ at::Tensor max_pool3d_with_indices_backward(const at::Tensor& grad_output, const
                                             c10::IntArrayRef kernel_size, c10::IntArrayRef stride,
                                             c10::IntArrayRef padding, c10::IntArrayRef dilation,
                                             bool ceil_mode, const at::Tensor& indices);
+// adaptive_max_pool2d(Tensor self, int[2] output_size) -> (Tensor, Tensor)
+::std::tuple<at::Tensor, at::Tensor> adaptive_max_pool2d(const at::Tensor& self,
+                                                         c10::IntArrayRef output_size);
+// adaptive_max_pool2d_backward(Tensor grad_output, Tensor self, Tensor indices) -> Tensor
+at::Tensor adaptive_max_pool2d_backward(const at::Tensor& grad_output, const at::Tensor& self,
+                                        const at::Tensor& indices);
 // view_copy.dtype(Tensor self, ScalarType dtype) -> Tensor
 at::Tensor view_copy_dtype(const at::Tensor& self, at::ScalarType dtype);
 // _linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet, Tensor LU, Tensor pivots)

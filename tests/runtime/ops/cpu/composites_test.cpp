@@ -165,6 +165,24 @@ TEST_P(Composites, MaskedWritesMatchPyTorchAndOneValueForAllDoesNotSync) {
                ShapeError);  // the mask's shape
 }
 
+// Windows of uneven sizes, overlapping where the output is larger than a third of the input.
+TEST_P(Composites, AdaptiveMaxPoolingMatchesPyTorch) {
+  const Tensor planes =
+      on(tensor<double>({1, 2, 4, 7, 0, -1, 3, 5, 9, -2, 6, 8, 2, 2, 0}, IntList{1, 3, 5}));
+  const auto [v23, i23] = adaptive_max_pool2d(planes, {2, 3});
+  EXPECT_EQ(v23.sizes(), (IntList{1, 2, 3}));
+  expect_values(v23, {3, 9, 9, 8, 9, 9});
+  EXPECT_EQ(values<int64_t>(i23.cpu()), (std::vector<int64_t>{6, 8, 8, 11, 8, 8}));
+  const auto [v42, i42] = adaptive_max_pool2d(planes, {4, 2});
+  expect_values(v42, {4, 7, 5, 9, 8, 9, 8, 2});
+  EXPECT_EQ(values<int64_t>(i42.cpu()), (std::vector<int64_t>{2, 3, 7, 8, 11, 8, 11, 12}));
+  // Each input element receives the gradient of every output that picked it.
+  expect_values(adaptive_max_pool2d_backward(on(ones({1, 2, 3}, DType::Float64)), planes, i23),
+                {0, 0, 0, 0, 0, 0, 1, 0, 4, 0, 0, 1, 0, 0, 0});
+  EXPECT_THROW(adaptive_max_pool2d(on(x()), {1, 1}), ShapeError);               // 2-d input
+  EXPECT_THROW(adaptive_max_pool2d(on(zeros({2, 0, 3})), {1, 1}), ShapeError);  // empty plane
+}
+
 TEST(AdvancedIndexing,
      AnIndexOutsideItsDimRaisesAtTheCallOnTheCpuAndWhenTheGraphRunsOnTheLazyDevice) {
   const Tensor i = tensor<int64_t>({0, 4}, IntList{2});
