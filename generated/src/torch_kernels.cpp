@@ -231,6 +231,9 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   adapter.add("max_pool3d_with_indices", TORCH_FN(adapters::max_pool3d_with_indices));
   adapter.add("max_pool3d_with_indices_backward",
               TORCH_FN(adapters::max_pool3d_with_indices_backward));
+  adapter.add("_weight_norm_interface", TORCH_FN(adapters::_weight_norm_interface));
+  adapter.add("_weight_norm_interface_backward",
+              TORCH_FN(adapters::_weight_norm_interface_backward));
   adapter.add("adaptive_max_pool2d", TORCH_FN(adapters::adaptive_max_pool2d));
   adapter.add("adaptive_max_pool2d_backward", TORCH_FN(adapters::adaptive_max_pool2d_backward));
   adapter.add("view_copy.dtype", TORCH_FN(adapters::view_copy_dtype));

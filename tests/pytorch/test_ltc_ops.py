@@ -200,6 +200,8 @@ CASES = {
     "huber_loss": (lambda a, b: F.huber_loss(a, b, delta=0.5), lambda: (t(3, 4), t(3, 4, seed=12))),
     "huber_loss.none": (lambda a, b: F.huber_loss(a, b, reduction="none", delta=2.0), lambda: (t(3, 4), t(3, 4, seed=13))),
     "clamp_": (lambda a: (a * 1).clamp_(-0.5, 0.75), lambda: (t(3, 4),)),
+    "weight_norm": (lambda v, g: torch._weight_norm(v, g, 0), lambda: (t(4, 3, 2), t(4, 1, 1, seed=23))),
+    "weight_norm.last_dim": (lambda v, g: torch._weight_norm(v, g, 1), lambda: (t(3, 5), t(1, 5, seed=24))),
     "adaptive_max_pool2d": (lambda a: F.adaptive_max_pool2d(a, (2, 3), return_indices=True), lambda: (t(2, 3, 5, 4),)),
     "adaptive_max_pool1d": (lambda a: F.adaptive_max_pool1d(a, 3), lambda: (t(2, 4, 7),)),
     "clamp.Tensor": (lambda a, lo, hi: a.clamp(min=lo, max=hi), lambda: (t(3, 4), t(3, 4, seed=17) - 1, t(4, seed=18) + 1)),

@@ -259,7 +259,8 @@ Tensor argmin(const Tensor& self, std::optional<int64_t> dim = std::nullopt, boo
 // depends on self's values: on the lazy device self is computed first (a sync, like item()).
 Tensor nonzero(const Tensor& self);
 
-// ---- activations, dropout and normalization (glu.cpp, prelu.cpp, dropout.cpp, group_norm.cpp)
+// ---- activations, dropout and normalization (glu.cpp, prelu.cpp, dropout.cpp, weight_norm.cpp,
+// group_norm.cpp)
 // torch.nn.functional.glu: a * sigmoid(b) for self's halves a, b along dim (of even size), its
 // gradient, and its forward-mode derivative given glu's result and x's tangent dx.
 Tensor glu(const Tensor& self, int64_t dim = -1);
@@ -275,6 +276,13 @@ std::tuple<Tensor, Tensor> prelu_backward(const Tensor& grad_output, const Tenso
 // input, all true). Its backward: grad_output * mask * scale.
 std::tuple<Tensor, Tensor> native_dropout(const Tensor& input, double p, std::optional<bool> train, int64_t seed);
 Tensor native_dropout_backward(const Tensor& grad_output, const Tensor& mask, double scale);
+// Weight normalization (weight_norm.cpp; PyTorch's _weight_norm_interface): (v * g / ||v||, ||v||)
+// with the norm over every dim of v but `dim`, shaped like g (v.size(dim) values); its backward
+// returns the gradients of v and g given the saved norms.
+std::tuple<Tensor, Tensor> weight_norm_interface(const Tensor& v, const Tensor& g, int64_t dim = 0);
+std::tuple<Tensor, Tensor> weight_norm_interface_backward(const Tensor& grad_w, const Tensor& v,
+                                                          const Tensor& g, const Tensor& norms,
+                                                          int64_t dim);
 // Group normalization of input [N, C, *] in `group` groups of C / group channels, with optional
 // per-channel weight and bias; also returns mean and 1/sqrt(var + eps) [N, group]. The backward
 // returns the gradients of input, weight and bias (undefined where output_mask is false).

@@ -1,5 +1,6 @@
 // Adapters for layers whose PyTorch kernels have no lazygen op of the same name (ops.yaml, "PyTorch
-// adapters"): baddbmm, batch, layer and group norm with their backward ops, embedding's backward,
+// adapters"): baddbmm, batch, layer and group norm and weight normalization with their backward
+// ops, embedding's backward,
 // and the losses mse, binary cross entropy, smooth L1, Huber and nll_loss2d with theirs, each
 // served by a composite of lazygen ops (lazygen/composite.h), so the lazy device traces and fuses
 // them like any other ops.
@@ -176,6 +177,22 @@ at::Tensor nll_loss2d_backward(const at::Tensor& grad_output, const at::Tensor& 
   Call c("nll_loss2d_backward", {&grad_output, &self, &target, maybe(weight)});
   return c.result(lazygen::nll_loss2d_backward(c.arg(grad_output), c.arg(self), c.arg(target), c.arg(weight),
                                                reduction, ignore_index));
+}
+
+::std::tuple<at::Tensor, at::Tensor> _weight_norm_interface(const at::Tensor& v,
+                                                            const at::Tensor& g, int64_t dim) {
+  Call c("_weight_norm_interface", {&v, &g});
+  return c.result(lazygen::weight_norm_interface(c.arg(v), c.arg(g), dim));
+}
+
+::std::tuple<at::Tensor, at::Tensor> _weight_norm_interface_backward(const at::Tensor& grad_w,
+                                                                     const at::Tensor& saved_v,
+                                                                     const at::Tensor& saved_g,
+                                                                     const at::Tensor& saved_norms,
+                                                                     int64_t dim) {
+  Call c("_weight_norm_interface_backward", {&grad_w, &saved_v, &saved_g, &saved_norms});
+  return c.result(lazygen::weight_norm_interface_backward(c.arg(grad_w), c.arg(saved_v),
+                                                          c.arg(saved_g), c.arg(saved_norms), dim));
 }
 
 }  // namespace lazygen::pytorch::adapters

@@ -494,6 +494,16 @@ at::Tensor max_pool3d_with_indices_backward(const at::Tensor& grad_output, const
                                             c10::IntArrayRef kernel_size, c10::IntArrayRef stride,
                                             c10::IntArrayRef padding, c10::IntArrayRef dilation,
                                             bool ceil_mode, const at::Tensor& indices);
+// _weight_norm_interface(Tensor v, Tensor g, int dim=0) -> (Tensor, Tensor)
+::std::tuple<at::Tensor, at::Tensor> _weight_norm_interface(const at::Tensor& v,
+                                                            const at::Tensor& g, int64_t dim);
+// _weight_norm_interface_backward(Tensor grad_w, Tensor saved_v, Tensor saved_g, Tensor
+// saved_norms, int dim) -> (Tensor, Tensor)
+::std::tuple<at::Tensor, at::Tensor> _weight_norm_interface_backward(const at::Tensor& grad_w,
+                                                                     const at::Tensor& saved_v,
+                                                                     const at::Tensor& saved_g,
+                                                                     const at::Tensor& saved_norms,
+                                                                     int64_t dim);
 // adaptive_max_pool2d(Tensor self, int[2] output_size) -> (Tensor, Tensor)
 ::std::tuple<at::Tensor, at::Tensor> adaptive_max_pool2d(const at::Tensor& self,
                                                          c10::IntArrayRef output_size);
