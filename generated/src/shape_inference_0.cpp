@@ -12,13 +12,13 @@ std::vector<Shape> compute_shape_add_tensor(const Shape& self, const Shape& othe
                                             const Scalar& alpha) {
   std::vector<int64_t> sizes = shape_rules::broadcast("add.Tensor", {&self, &other});
   shape_rules::check_alpha("add.Tensor", shape_rules::result_type({&self, &other}, {}), alpha);
-  return {Shape(shape_rules::result_type({&self, &other}, {}), std::move(sizes))};
+  return single_shape(Shape(shape_rules::result_type({&self, &other}, {}), std::move(sizes)));
 }
 
 // lgamma(Tensor self) -> Tensor
 std::vector<Shape> compute_shape_lgamma(const Shape& self) {
   std::vector<int64_t> sizes = self.sizes;
-  return {Shape(to_floating(shape_rules::result_type({&self}, {})), std::move(sizes))};
+  return single_shape(Shape(to_floating(shape_rules::result_type({&self}, {})), std::move(sizes)));
 }
 
 }  // namespace lazygen

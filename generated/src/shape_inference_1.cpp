@@ -13,13 +13,13 @@ namespace lazygen {
 // maximum(Tensor self, Tensor other) -> Tensor
 std::vector<Shape> compute_shape_maximum(const Shape& self, const Shape& other) {
   std::vector<int64_t> sizes = shape_rules::broadcast("maximum", {&self, &other});
-  return {Shape(shape_rules::result_type({&self, &other}, {}), std::move(sizes))};
+  return single_shape(Shape(shape_rules::result_type({&self, &other}, {}), std::move(sizes)));
 }
 
 // neg(Tensor self) -> Tensor
 std::vector<Shape> compute_shape_neg(const Shape& self) {
   std::vector<int64_t> sizes = self.sizes;
-  return {Shape(shape_rules::result_type({&self}, {}), std::move(sizes))};
+  return single_shape(Shape(shape_rules::result_type({&self}, {}), std::move(sizes)));
 }
 
 // addcdiv_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)
@@ -29,19 +29,19 @@ std::vector<Shape> compute_shape_addcdiv_inplace(const Shape& self, const Shape&
   shape_rules::check_addcdiv("addcdiv_", tensor1, tensor2);
   shape_rules::check_inplace("addcdiv_", self, sizes,
                              shape_rules::result_type({&self, &tensor1, &tensor2}, {}));
-  return {Shape(self.dtype, std::move(sizes))};
+  return single_shape(Shape(self.dtype, std::move(sizes)));
 }
 
 // pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor
 std::vector<Shape> compute_shape_pow_tensor_tensor(const Shape& self, const Shape& exponent) {
   std::vector<int64_t> sizes = shape_rules::broadcast("pow.Tensor_Tensor", {&self, &exponent});
-  return {Shape(shape_rules::result_type({&self, &exponent}, {}), std::move(sizes))};
+  return single_shape(Shape(shape_rules::result_type({&self, &exponent}, {}), std::move(sizes)));
 }
 
 // fmod.Tensor(Tensor self, Tensor other) -> Tensor
 std::vector<Shape> compute_shape_fmod_tensor(const Shape& self, const Shape& other) {
   std::vector<int64_t> sizes = shape_rules::broadcast("fmod.Tensor", {&self, &other});
-  return {Shape(shape_rules::result_type({&self, &other}, {}), std::move(sizes))};
+  return single_shape(Shape(shape_rules::result_type({&self, &other}, {}), std::move(sizes)));
 }
 
 }  // namespace lazygen

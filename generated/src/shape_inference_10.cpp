@@ -15,37 +15,37 @@ namespace lazygen {
 // mul.Scalar(Tensor self, Scalar other) -> Tensor
 std::vector<Shape> compute_shape_mul_scalar(const Shape& self, const Scalar& other) {
   std::vector<int64_t> sizes = self.sizes;
-  return {Shape(shape_rules::result_type({&self}, {&other}), std::move(sizes))};
+  return single_shape(Shape(shape_rules::result_type({&self}, {&other}), std::move(sizes)));
 }
 
 // asinh(Tensor self) -> Tensor
 std::vector<Shape> compute_shape_asinh(const Shape& self) {
   std::vector<int64_t> sizes = self.sizes;
-  return {Shape(to_floating(shape_rules::result_type({&self}, {})), std::move(sizes))};
+  return single_shape(Shape(to_floating(shape_rules::result_type({&self}, {})), std::move(sizes)));
 }
 
 // sinc(Tensor self) -> Tensor
 std::vector<Shape> compute_shape_sinc(const Shape& self) {
   std::vector<int64_t> sizes = self.sizes;
-  return {Shape(to_floating(shape_rules::result_type({&self}, {})), std::move(sizes))};
+  return single_shape(Shape(to_floating(shape_rules::result_type({&self}, {})), std::move(sizes)));
 }
 
 // expm1(Tensor self) -> Tensor
 std::vector<Shape> compute_shape_expm1(const Shape& self) {
   std::vector<int64_t> sizes = self.sizes;
-  return {Shape(to_floating(shape_rules::result_type({&self}, {})), std::move(sizes))};
+  return single_shape(Shape(to_floating(shape_rules::result_type({&self}, {})), std::move(sizes)));
 }
 
 // isnan(Tensor self) -> Tensor
 std::vector<Shape> compute_shape_isnan(const Shape& self) {
   std::vector<int64_t> sizes = self.sizes;
-  return {Shape(DType::Bool, std::move(sizes))};
+  return single_shape(Shape(DType::Bool, std::move(sizes)));
 }
 
 // bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor
 std::vector<Shape> compute_shape_bitwise_and_tensor(const Shape& self, const Shape& other) {
   std::vector<int64_t> sizes = shape_rules::broadcast("bitwise_and.Tensor", {&self, &other});
-  return {Shape(shape_rules::result_type({&self, &other}, {}), std::move(sizes))};
+  return single_shape(Shape(shape_rules::result_type({&self, &other}, {}), std::move(sizes)));
 }
 
 // sigmoid_(Tensor(a!) self) -> Tensor(a!)
@@ -53,7 +53,7 @@ std::vector<Shape> compute_shape_sigmoid_inplace(const Shape& self) {
   std::vector<int64_t> sizes = self.sizes;
   shape_rules::check_inplace("sigmoid_", self, sizes,
                              to_floating(shape_rules::result_type({&self}, {})));
-  return {Shape(self.dtype, std::move(sizes))};
+  return single_shape(Shape(self.dtype, std::move(sizes)));
 }
 
 }  // namespace lazygen

@@ -14,19 +14,19 @@ std::vector<Shape> compute_shape_add_out(const Shape& self, const Shape& other, 
   std::vector<int64_t> sizes = shape_rules::broadcast("add.out", {&self, &other});
   shape_rules::check_alpha("add.out", shape_rules::result_type({&self, &other}, {}), alpha);
   shape_rules::check_inplace("add.out", out, sizes, shape_rules::result_type({&self, &other}, {}));
-  return {Shape(out.dtype, std::move(sizes))};
+  return single_shape(Shape(out.dtype, std::move(sizes)));
 }
 
 // sigmoid(Tensor self) -> Tensor
 std::vector<Shape> compute_shape_sigmoid(const Shape& self) {
   std::vector<int64_t> sizes = self.sizes;
-  return {Shape(to_floating(shape_rules::result_type({&self}, {})), std::move(sizes))};
+  return single_shape(Shape(to_floating(shape_rules::result_type({&self}, {})), std::move(sizes)));
 }
 
 // ge.Tensor(Tensor self, Tensor other) -> Tensor
 std::vector<Shape> compute_shape_ge_tensor(const Shape& self, const Shape& other) {
   std::vector<int64_t> sizes = shape_rules::broadcast("ge.Tensor", {&self, &other});
-  return {Shape(DType::Bool, std::move(sizes))};
+  return single_shape(Shape(DType::Bool, std::move(sizes)));
 }
 
 }  // namespace lazygen

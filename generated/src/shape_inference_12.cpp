@@ -13,13 +13,14 @@ std::vector<Shape> compute_shape_addcmul_inplace(const Shape& self, const Shape&
   std::vector<int64_t> sizes = shape_rules::broadcast("addcmul_", {&self, &tensor1, &tensor2});
   shape_rules::check_inplace("addcmul_", self, sizes,
                              shape_rules::result_type({&self, &tensor1, &tensor2}, {}));
-  return {Shape(self.dtype, std::move(sizes))};
+  return single_shape(Shape(self.dtype, std::move(sizes)));
 }
 
 // tanh_backward(Tensor grad_output, Tensor output) -> Tensor
 std::vector<Shape> compute_shape_tanh_backward(const Shape& grad_output, const Shape& output) {
   std::vector<int64_t> sizes = shape_rules::broadcast("tanh_backward", {&grad_output, &output});
-  return {Shape(shape_rules::result_type({&grad_output, &output}, {}), std::move(sizes))};
+  return single_shape(
+      Shape(shape_rules::result_type({&grad_output, &output}, {}), std::move(sizes)));
 }
 
 }  // namespace lazygen

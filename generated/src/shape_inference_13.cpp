@@ -16,7 +16,8 @@ namespace lazygen {
 // div.Scalar(Tensor self, Scalar other) -> Tensor
 std::vector<Shape> compute_shape_div_scalar(const Shape& self, const Scalar& other) {
   std::vector<int64_t> sizes = self.sizes;
-  return {Shape(to_floating(shape_rules::result_type({&self}, {&other})), std::move(sizes))};
+  return single_shape(
+      Shape(to_floating(shape_rules::result_type({&self}, {&other})), std::move(sizes)));
 }
 
 // copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)
@@ -24,43 +25,43 @@ std::vector<Shape> compute_shape_copy_inplace(const Shape& self, const Shape& sr
                                               bool non_blocking) {
   std::vector<int64_t> sizes = shape_rules::broadcast("copy_", {&self, &src});
   shape_rules::check_inplace("copy_", self, sizes, self.dtype);
-  return {Shape(self.dtype, std::move(sizes))};
+  return single_shape(Shape(self.dtype, std::move(sizes)));
 }
 
 // eq.Tensor(Tensor self, Tensor other) -> Tensor
 std::vector<Shape> compute_shape_eq_tensor(const Shape& self, const Shape& other) {
   std::vector<int64_t> sizes = shape_rules::broadcast("eq.Tensor", {&self, &other});
-  return {Shape(DType::Bool, std::move(sizes))};
+  return single_shape(Shape(DType::Bool, std::move(sizes)));
 }
 
 // fmax(Tensor self, Tensor other) -> Tensor
 std::vector<Shape> compute_shape_fmax(const Shape& self, const Shape& other) {
   std::vector<int64_t> sizes = shape_rules::broadcast("fmax", {&self, &other});
-  return {Shape(shape_rules::result_type({&self, &other}, {}), std::move(sizes))};
+  return single_shape(Shape(shape_rules::result_type({&self, &other}, {}), std::move(sizes)));
 }
 
 // clamp_max(Tensor self, Scalar max) -> Tensor
 std::vector<Shape> compute_shape_clamp_max(const Shape& self, const Scalar& max) {
   std::vector<int64_t> sizes = self.sizes;
-  return {Shape(shape_rules::result_type({&self}, {&max}), std::move(sizes))};
+  return single_shape(Shape(shape_rules::result_type({&self}, {&max}), std::move(sizes)));
 }
 
 // sin(Tensor self) -> Tensor
 std::vector<Shape> compute_shape_sin(const Shape& self) {
   std::vector<int64_t> sizes = self.sizes;
-  return {Shape(to_floating(shape_rules::result_type({&self}, {})), std::move(sizes))};
+  return single_shape(Shape(to_floating(shape_rules::result_type({&self}, {})), std::move(sizes)));
 }
 
 // _gelu_erf(Tensor self) -> Tensor
 std::vector<Shape> compute_shape__gelu_erf(const Shape& self) {
   std::vector<int64_t> sizes = self.sizes;
-  return {Shape(shape_rules::result_type({&self}, {}), std::move(sizes))};
+  return single_shape(Shape(shape_rules::result_type({&self}, {}), std::move(sizes)));
 }
 
 // _gelu_tanh_backward(Tensor grad_output, Tensor self) -> Tensor
 std::vector<Shape> compute_shape__gelu_tanh_backward(const Shape& grad_output, const Shape& self) {
   std::vector<int64_t> sizes = shape_rules::broadcast("_gelu_tanh_backward", {&grad_output, &self});
-  return {Shape(shape_rules::result_type({&grad_output, &self}, {}), std::move(sizes))};
+  return single_shape(Shape(shape_rules::result_type({&grad_output, &self}, {}), std::move(sizes)));
 }
 
 }  // namespace lazygen

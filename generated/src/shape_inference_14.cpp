@@ -12,25 +12,25 @@ namespace lazygen {
 // lt.Scalar(Tensor self, Scalar other) -> Tensor
 std::vector<Shape> compute_shape_lt_scalar(const Shape& self, const Scalar& other) {
   std::vector<int64_t> sizes = self.sizes;
-  return {Shape(DType::Bool, std::move(sizes))};
+  return single_shape(Shape(DType::Bool, std::move(sizes)));
 }
 
 // exp2(Tensor self) -> Tensor
 std::vector<Shape> compute_shape_exp2(const Shape& self) {
   std::vector<int64_t> sizes = self.sizes;
-  return {Shape(to_floating(shape_rules::result_type({&self}, {})), std::move(sizes))};
+  return single_shape(Shape(to_floating(shape_rules::result_type({&self}, {})), std::move(sizes)));
 }
 
 // silu_backward(Tensor grad_output, Tensor self) -> Tensor
 std::vector<Shape> compute_shape_silu_backward(const Shape& grad_output, const Shape& self) {
   std::vector<int64_t> sizes = shape_rules::broadcast("silu_backward", {&grad_output, &self});
-  return {Shape(shape_rules::result_type({&grad_output, &self}, {}), std::move(sizes))};
+  return single_shape(Shape(shape_rules::result_type({&grad_output, &self}, {}), std::move(sizes)));
 }
 
 // hardswish(Tensor self) -> Tensor
 std::vector<Shape> compute_shape_hardswish(const Shape& self) {
   std::vector<int64_t> sizes = self.sizes;
-  return {Shape(to_floating(shape_rules::result_type({&self}, {})), std::move(sizes))};
+  return single_shape(Shape(to_floating(shape_rules::result_type({&self}, {})), std::move(sizes)));
 }
 
 }  // namespace lazygen

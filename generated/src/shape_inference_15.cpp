@@ -11,19 +11,19 @@ namespace lazygen {
 // sqrt(Tensor self) -> Tensor
 std::vector<Shape> compute_shape_sqrt(const Shape& self) {
   std::vector<int64_t> sizes = self.sizes;
-  return {Shape(to_floating(shape_rules::result_type({&self}, {})), std::move(sizes))};
+  return single_shape(Shape(to_floating(shape_rules::result_type({&self}, {})), std::move(sizes)));
 }
 
 // lt.Tensor(Tensor self, Tensor other) -> Tensor
 std::vector<Shape> compute_shape_lt_tensor(const Shape& self, const Shape& other) {
   std::vector<int64_t> sizes = shape_rules::broadcast("lt.Tensor", {&self, &other});
-  return {Shape(DType::Bool, std::move(sizes))};
+  return single_shape(Shape(DType::Bool, std::move(sizes)));
 }
 
 // signbit(Tensor self) -> Tensor
 std::vector<Shape> compute_shape_signbit(const Shape& self) {
   std::vector<int64_t> sizes = self.sizes;
-  return {Shape(DType::Bool, std::move(sizes))};
+  return single_shape(Shape(DType::Bool, std::move(sizes)));
 }
 
 }  // namespace lazygen

@@ -13,32 +13,32 @@ namespace lazygen {
 // tanh(Tensor self) -> Tensor
 std::vector<Shape> compute_shape_tanh(const Shape& self) {
   std::vector<int64_t> sizes = self.sizes;
-  return {Shape(to_floating(shape_rules::result_type({&self}, {})), std::move(sizes))};
+  return single_shape(Shape(to_floating(shape_rules::result_type({&self}, {})), std::move(sizes)));
 }
 
 // erf(Tensor self) -> Tensor
 std::vector<Shape> compute_shape_erf(const Shape& self) {
   std::vector<int64_t> sizes = self.sizes;
-  return {Shape(to_floating(shape_rules::result_type({&self}, {})), std::move(sizes))};
+  return single_shape(Shape(to_floating(shape_rules::result_type({&self}, {})), std::move(sizes)));
 }
 
 // log1p(Tensor self) -> Tensor
 std::vector<Shape> compute_shape_log1p(const Shape& self) {
   std::vector<int64_t> sizes = self.sizes;
-  return {Shape(to_floating(shape_rules::result_type({&self}, {})), std::move(sizes))};
+  return single_shape(Shape(to_floating(shape_rules::result_type({&self}, {})), std::move(sizes)));
 }
 
 // log10(Tensor self) -> Tensor
 std::vector<Shape> compute_shape_log10(const Shape& self) {
   std::vector<int64_t> sizes = self.sizes;
-  return {Shape(to_floating(shape_rules::result_type({&self}, {})), std::move(sizes))};
+  return single_shape(Shape(to_floating(shape_rules::result_type({&self}, {})), std::move(sizes)));
 }
 
 // hardsigmoid_backward(Tensor grad_output, Tensor self) -> Tensor
 std::vector<Shape> compute_shape_hardsigmoid_backward(const Shape& grad_output, const Shape& self) {
   std::vector<int64_t> sizes =
       shape_rules::broadcast("hardsigmoid_backward", {&grad_output, &self});
-  return {Shape(shape_rules::result_type({&grad_output, &self}, {}), std::move(sizes))};
+  return single_shape(Shape(shape_rules::result_type({&grad_output, &self}, {}), std::move(sizes)));
 }
 
 }  // namespace lazygen

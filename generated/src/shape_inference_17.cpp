@@ -13,20 +13,21 @@ std::vector<Shape> compute_shape_add_scalar(const Shape& self, const Scalar& oth
                                             const Scalar& alpha) {
   std::vector<int64_t> sizes = self.sizes;
   shape_rules::check_alpha("add.Scalar", shape_rules::result_type({&self}, {&other}), alpha);
-  return {Shape(shape_rules::result_type({&self}, {&other}), std::move(sizes))};
+  return single_shape(Shape(shape_rules::result_type({&self}, {&other}), std::move(sizes)));
 }
 
 // log(Tensor self) -> Tensor
 std::vector<Shape> compute_shape_log(const Shape& self) {
   std::vector<int64_t> sizes = self.sizes;
-  return {Shape(to_floating(shape_rules::result_type({&self}, {})), std::move(sizes))};
+  return single_shape(Shape(to_floating(shape_rules::result_type({&self}, {})), std::move(sizes)));
 }
 
 // addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
 std::vector<Shape> compute_shape_addcmul(const Shape& self, const Shape& tensor1,
                                          const Shape& tensor2, const Scalar& value) {
   std::vector<int64_t> sizes = shape_rules::broadcast("addcmul", {&self, &tensor1, &tensor2});
-  return {Shape(shape_rules::result_type({&self, &tensor1, &tensor2}, {}), std::move(sizes))};
+  return single_shape(
+      Shape(shape_rules::result_type({&self, &tensor1, &tensor2}, {}), std::move(sizes)));
 }
 
 }  // namespace lazygen

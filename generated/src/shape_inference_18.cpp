@@ -14,31 +14,31 @@ namespace lazygen {
 std::vector<Shape> compute_shape_relu_inplace(const Shape& self) {
   std::vector<int64_t> sizes = self.sizes;
   shape_rules::check_inplace("relu_", self, sizes, shape_rules::result_type({&self}, {}));
-  return {Shape(self.dtype, std::move(sizes))};
+  return single_shape(Shape(self.dtype, std::move(sizes)));
 }
 
 // ge.Scalar(Tensor self, Scalar other) -> Tensor
 std::vector<Shape> compute_shape_ge_scalar(const Shape& self, const Scalar& other) {
   std::vector<int64_t> sizes = self.sizes;
-  return {Shape(DType::Bool, std::move(sizes))};
+  return single_shape(Shape(DType::Bool, std::move(sizes)));
 }
 
 // bitwise_not(Tensor self) -> Tensor
 std::vector<Shape> compute_shape_bitwise_not(const Shape& self) {
   std::vector<int64_t> sizes = self.sizes;
-  return {Shape(self.dtype, std::move(sizes))};
+  return single_shape(Shape(self.dtype, std::move(sizes)));
 }
 
 // bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor
 std::vector<Shape> compute_shape_bitwise_xor_tensor(const Shape& self, const Shape& other) {
   std::vector<int64_t> sizes = shape_rules::broadcast("bitwise_xor.Tensor", {&self, &other});
-  return {Shape(shape_rules::result_type({&self, &other}, {}), std::move(sizes))};
+  return single_shape(Shape(shape_rules::result_type({&self, &other}, {}), std::move(sizes)));
 }
 
 // log_sigmoid(Tensor self) -> Tensor
 std::vector<Shape> compute_shape_log_sigmoid(const Shape& self) {
   std::vector<int64_t> sizes = self.sizes;
-  return {Shape(self.dtype, std::move(sizes))};
+  return single_shape(Shape(self.dtype, std::move(sizes)));
 }
 
 }  // namespace lazygen

@@ -14,37 +14,37 @@ namespace lazygen {
 // mul.Tensor(Tensor self, Tensor other) -> Tensor
 std::vector<Shape> compute_shape_mul_tensor(const Shape& self, const Shape& other) {
   std::vector<int64_t> sizes = shape_rules::broadcast("mul.Tensor", {&self, &other});
-  return {Shape(shape_rules::result_type({&self, &other}, {}), std::move(sizes))};
+  return single_shape(Shape(shape_rules::result_type({&self, &other}, {}), std::move(sizes)));
 }
 
 // relu(Tensor self) -> Tensor
 std::vector<Shape> compute_shape_relu(const Shape& self) {
   std::vector<int64_t> sizes = self.sizes;
-  return {Shape(shape_rules::result_type({&self}, {}), std::move(sizes))};
+  return single_shape(Shape(shape_rules::result_type({&self}, {}), std::move(sizes)));
 }
 
 // fmin(Tensor self, Tensor other) -> Tensor
 std::vector<Shape> compute_shape_fmin(const Shape& self, const Shape& other) {
   std::vector<int64_t> sizes = shape_rules::broadcast("fmin", {&self, &other});
-  return {Shape(shape_rules::result_type({&self, &other}, {}), std::move(sizes))};
+  return single_shape(Shape(shape_rules::result_type({&self, &other}, {}), std::move(sizes)));
 }
 
 // clamp_min(Tensor self, Scalar min) -> Tensor
 std::vector<Shape> compute_shape_clamp_min(const Shape& self, const Scalar& min) {
   std::vector<int64_t> sizes = self.sizes;
-  return {Shape(shape_rules::result_type({&self}, {&min}), std::move(sizes))};
+  return single_shape(Shape(shape_rules::result_type({&self}, {&min}), std::move(sizes)));
 }
 
 // _gelu_erf_backward(Tensor grad_output, Tensor self) -> Tensor
 std::vector<Shape> compute_shape__gelu_erf_backward(const Shape& grad_output, const Shape& self) {
   std::vector<int64_t> sizes = shape_rules::broadcast("_gelu_erf_backward", {&grad_output, &self});
-  return {Shape(shape_rules::result_type({&grad_output, &self}, {}), std::move(sizes))};
+  return single_shape(Shape(shape_rules::result_type({&grad_output, &self}, {}), std::move(sizes)));
 }
 
 // _gelu_tanh(Tensor self) -> Tensor
 std::vector<Shape> compute_shape__gelu_tanh(const Shape& self) {
   std::vector<int64_t> sizes = self.sizes;
-  return {Shape(shape_rules::result_type({&self}, {}), std::move(sizes))};
+  return single_shape(Shape(shape_rules::result_type({&self}, {}), std::move(sizes)));
 }
 
 }  // namespace lazygen

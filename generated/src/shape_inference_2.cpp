@@ -11,13 +11,13 @@ namespace lazygen {
 std::vector<Shape> compute_shape_zero_inplace(const Shape& self) {
   std::vector<int64_t> sizes = self.sizes;
   shape_rules::check_inplace("zero_", self, sizes, shape_rules::result_type({&self}, {}));
-  return {Shape(self.dtype, std::move(sizes))};
+  return single_shape(Shape(self.dtype, std::move(sizes)));
 }
 
 // gt.Tensor(Tensor self, Tensor other) -> Tensor
 std::vector<Shape> compute_shape_gt_tensor(const Shape& self, const Shape& other) {
   std::vector<int64_t> sizes = shape_rules::broadcast("gt.Tensor", {&self, &other});
-  return {Shape(DType::Bool, std::move(sizes))};
+  return single_shape(Shape(DType::Bool, std::move(sizes)));
 }
 
 }  // namespace lazygen

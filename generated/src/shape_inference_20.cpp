@@ -13,19 +13,20 @@ namespace lazygen {
 // div.Tensor(Tensor self, Tensor other) -> Tensor
 std::vector<Shape> compute_shape_div_tensor(const Shape& self, const Shape& other) {
   std::vector<int64_t> sizes = shape_rules::broadcast("div.Tensor", {&self, &other});
-  return {Shape(to_floating(shape_rules::result_type({&self, &other}, {})), std::move(sizes))};
+  return single_shape(
+      Shape(to_floating(shape_rules::result_type({&self, &other}, {})), std::move(sizes)));
 }
 
 // pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor
 std::vector<Shape> compute_shape_pow_tensor_scalar(const Shape& self, const Scalar& exponent) {
   std::vector<int64_t> sizes = self.sizes;
-  return {Shape(shape_rules::result_type({&self}, {&exponent}), std::move(sizes))};
+  return single_shape(Shape(shape_rules::result_type({&self}, {&exponent}), std::move(sizes)));
 }
 
 // fmod.Scalar(Tensor self, Scalar other) -> Tensor
 std::vector<Shape> compute_shape_fmod_scalar(const Shape& self, const Scalar& other) {
   std::vector<int64_t> sizes = self.sizes;
-  return {Shape(shape_rules::result_type({&self}, {&other}), std::move(sizes))};
+  return single_shape(Shape(shape_rules::result_type({&self}, {&other}), std::move(sizes)));
 }
 
 // leaky_relu_backward(Tensor grad_output, Tensor self, Scalar negative_slope, bool self_is_result)
@@ -34,7 +35,7 @@ std::vector<Shape> compute_shape_leaky_relu_backward(const Shape& grad_output, c
                                                      const Scalar& negative_slope,
                                                      bool self_is_result) {
   std::vector<int64_t> sizes = shape_rules::broadcast("leaky_relu_backward", {&grad_output, &self});
-  return {Shape(shape_rules::result_type({&grad_output, &self}, {}), std::move(sizes))};
+  return single_shape(Shape(shape_rules::result_type({&grad_output, &self}, {}), std::move(sizes)));
 }
 
 // mish_backward(Tensor grad_output, Tensor self) -> Tensor
@@ -42,7 +43,7 @@ std::vector<Shape> compute_shape_mish_backward(const Shape& grad_output, const S
   std::vector<int64_t> sizes = shape_rules::broadcast("mish_backward", {&grad_output, &self});
   shape_rules::check_cast("mish_backward", shape_rules::result_type({&grad_output, &self}, {}),
                           self.dtype, sizes);
-  return {Shape(self.dtype, std::move(sizes))};
+  return single_shape(Shape(self.dtype, std::move(sizes)));
 }
 
 }  // namespace lazygen

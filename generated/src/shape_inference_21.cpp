@@ -10,13 +10,14 @@ namespace lazygen {
 // reciprocal(Tensor self) -> Tensor
 std::vector<Shape> compute_shape_reciprocal(const Shape& self) {
   std::vector<int64_t> sizes = self.sizes;
-  return {Shape(to_floating(shape_rules::result_type({&self}, {})), std::move(sizes))};
+  return single_shape(Shape(to_floating(shape_rules::result_type({&self}, {})), std::move(sizes)));
 }
 
 // sigmoid_backward(Tensor grad_output, Tensor output) -> Tensor
 std::vector<Shape> compute_shape_sigmoid_backward(const Shape& grad_output, const Shape& output) {
   std::vector<int64_t> sizes = shape_rules::broadcast("sigmoid_backward", {&grad_output, &output});
-  return {Shape(shape_rules::result_type({&grad_output, &output}, {}), std::move(sizes))};
+  return single_shape(
+      Shape(shape_rules::result_type({&grad_output, &output}, {}), std::move(sizes)));
 }
 
 }  // namespace lazygen

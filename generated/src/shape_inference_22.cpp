@@ -13,7 +13,7 @@ namespace lazygen {
 // le.Tensor(Tensor self, Tensor other) -> Tensor
 std::vector<Shape> compute_shape_le_tensor(const Shape& self, const Shape& other) {
   std::vector<int64_t> sizes = shape_rules::broadcast("le.Tensor", {&self, &other});
-  return {Shape(DType::Bool, std::move(sizes))};
+  return single_shape(Shape(DType::Bool, std::move(sizes)));
 }
 
 // rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
@@ -22,25 +22,25 @@ std::vector<Shape> compute_shape_rsub_scalar(const Shape& self, const Scalar& ot
   std::vector<int64_t> sizes = self.sizes;
   shape_rules::check_subtraction("rsub.Scalar", {&self}, {&other});
   shape_rules::check_alpha("rsub.Scalar", shape_rules::result_type({&self}, {&other}), alpha);
-  return {Shape(shape_rules::result_type({&self}, {&other}), std::move(sizes))};
+  return single_shape(Shape(shape_rules::result_type({&self}, {&other}), std::move(sizes)));
 }
 
 // logical_not(Tensor self) -> Tensor
 std::vector<Shape> compute_shape_logical_not(const Shape& self) {
   std::vector<int64_t> sizes = self.sizes;
-  return {Shape(DType::Bool, std::move(sizes))};
+  return single_shape(Shape(DType::Bool, std::move(sizes)));
 }
 
 // silu(Tensor self) -> Tensor
 std::vector<Shape> compute_shape_silu(const Shape& self) {
   std::vector<int64_t> sizes = self.sizes;
-  return {Shape(to_floating(shape_rules::result_type({&self}, {})), std::move(sizes))};
+  return single_shape(Shape(to_floating(shape_rules::result_type({&self}, {})), std::move(sizes)));
 }
 
 // hardswish_backward(Tensor grad_output, Tensor self) -> Tensor
 std::vector<Shape> compute_shape_hardswish_backward(const Shape& grad_output, const Shape& self) {
   std::vector<int64_t> sizes = shape_rules::broadcast("hardswish_backward", {&grad_output, &self});
-  return {Shape(shape_rules::result_type({&grad_output, &self}, {}), std::move(sizes))};
+  return single_shape(Shape(shape_rules::result_type({&grad_output, &self}, {}), std::move(sizes)));
 }
 
 }  // namespace lazygen

@@ -16,31 +16,32 @@ std::vector<Shape> compute_shape_sub_tensor(const Shape& self, const Shape& othe
   std::vector<int64_t> sizes = shape_rules::broadcast("sub.Tensor", {&self, &other});
   shape_rules::check_subtraction("sub.Tensor", {&self, &other}, {});
   shape_rules::check_alpha("sub.Tensor", shape_rules::result_type({&self, &other}, {}), alpha);
-  return {Shape(shape_rules::result_type({&self, &other}, {}), std::move(sizes))};
+  return single_shape(Shape(shape_rules::result_type({&self, &other}, {}), std::move(sizes)));
 }
 
 // minimum(Tensor self, Tensor other) -> Tensor
 std::vector<Shape> compute_shape_minimum(const Shape& self, const Shape& other) {
   std::vector<int64_t> sizes = shape_rules::broadcast("minimum", {&self, &other});
-  return {Shape(shape_rules::result_type({&self, &other}, {}), std::move(sizes))};
+  return single_shape(Shape(shape_rules::result_type({&self, &other}, {}), std::move(sizes)));
 }
 
 // logaddexp(Tensor self, Tensor other) -> Tensor
 std::vector<Shape> compute_shape_logaddexp(const Shape& self, const Shape& other) {
   std::vector<int64_t> sizes = shape_rules::broadcast("logaddexp", {&self, &other});
-  return {Shape(shape_rules::result_type({&self, &other}, {}), std::move(sizes))};
+  return single_shape(Shape(shape_rules::result_type({&self, &other}, {}), std::move(sizes)));
 }
 
 // atan2(Tensor self, Tensor other) -> Tensor
 std::vector<Shape> compute_shape_atan2(const Shape& self, const Shape& other) {
   std::vector<int64_t> sizes = shape_rules::broadcast("atan2", {&self, &other});
-  return {Shape(to_floating(shape_rules::result_type({&self, &other}, {})), std::move(sizes))};
+  return single_shape(
+      Shape(to_floating(shape_rules::result_type({&self, &other}, {})), std::move(sizes)));
 }
 
 // digamma(Tensor self) -> Tensor
 std::vector<Shape> compute_shape_digamma(const Shape& self) {
   std::vector<int64_t> sizes = self.sizes;
-  return {Shape(to_floating(shape_rules::result_type({&self}, {})), std::move(sizes))};
+  return single_shape(Shape(to_floating(shape_rules::result_type({&self}, {})), std::move(sizes)));
 }
 
 }  // namespace lazygen

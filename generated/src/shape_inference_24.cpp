@@ -14,7 +14,7 @@ namespace lazygen {
 // eq.Scalar(Tensor self, Scalar other) -> Tensor
 std::vector<Shape> compute_shape_eq_scalar(const Shape& self, const Scalar& other) {
   std::vector<int64_t> sizes = self.sizes;
-  return {Shape(DType::Bool, std::move(sizes))};
+  return single_shape(Shape(DType::Bool, std::move(sizes)));
 }
 
 // addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
@@ -22,32 +22,33 @@ std::vector<Shape> compute_shape_addcdiv(const Shape& self, const Shape& tensor1
                                          const Shape& tensor2, const Scalar& value) {
   std::vector<int64_t> sizes = shape_rules::broadcast("addcdiv", {&self, &tensor1, &tensor2});
   shape_rules::check_addcdiv("addcdiv", tensor1, tensor2);
-  return {Shape(shape_rules::result_type({&self, &tensor1, &tensor2}, {}), std::move(sizes))};
+  return single_shape(
+      Shape(shape_rules::result_type({&self, &tensor1, &tensor2}, {}), std::move(sizes)));
 }
 
 // tan(Tensor self) -> Tensor
 std::vector<Shape> compute_shape_tan(const Shape& self) {
   std::vector<int64_t> sizes = self.sizes;
-  return {Shape(to_floating(shape_rules::result_type({&self}, {})), std::move(sizes))};
+  return single_shape(Shape(to_floating(shape_rules::result_type({&self}, {})), std::move(sizes)));
 }
 
 // logical_or(Tensor self, Tensor other) -> Tensor
 std::vector<Shape> compute_shape_logical_or(const Shape& self, const Shape& other) {
   std::vector<int64_t> sizes = shape_rules::broadcast("logical_or", {&self, &other});
-  return {Shape(DType::Bool, std::move(sizes))};
+  return single_shape(Shape(DType::Bool, std::move(sizes)));
 }
 
 // bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor
 std::vector<Shape> compute_shape_bitwise_or_tensor(const Shape& self, const Shape& other) {
   std::vector<int64_t> sizes = shape_rules::broadcast("bitwise_or.Tensor", {&self, &other});
-  return {Shape(shape_rules::result_type({&self, &other}, {}), std::move(sizes))};
+  return single_shape(Shape(shape_rules::result_type({&self, &other}, {}), std::move(sizes)));
 }
 
 // threshold(Tensor self, Scalar threshold, Scalar value) -> Tensor
 std::vector<Shape> compute_shape_threshold(const Shape& self, const Scalar& threshold,
                                            const Scalar& value) {
   std::vector<int64_t> sizes = self.sizes;
-  return {Shape(self.dtype, std::move(sizes))};
+  return single_shape(Shape(self.dtype, std::move(sizes)));
 }
 
 }  // namespace lazygen

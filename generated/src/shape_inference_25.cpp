@@ -10,7 +10,7 @@ namespace lazygen {
 // log2(Tensor self) -> Tensor
 std::vector<Shape> compute_shape_log2(const Shape& self) {
   std::vector<int64_t> sizes = self.sizes;
-  return {Shape(to_floating(shape_rules::result_type({&self}, {})), std::move(sizes))};
+  return single_shape(Shape(to_floating(shape_rules::result_type({&self}, {})), std::move(sizes)));
 }
 
 // tanh_(Tensor(a!) self) -> Tensor(a!)
@@ -18,7 +18,7 @@ std::vector<Shape> compute_shape_tanh_inplace(const Shape& self) {
   std::vector<int64_t> sizes = self.sizes;
   shape_rules::check_inplace("tanh_", self, sizes,
                              to_floating(shape_rules::result_type({&self}, {})));
-  return {Shape(self.dtype, std::move(sizes))};
+  return single_shape(Shape(self.dtype, std::move(sizes)));
 }
 
 }  // namespace lazygen

@@ -13,19 +13,19 @@ namespace lazygen {
 std::vector<Shape> compute_shape_fill_inplace_scalar(const Shape& self, const Scalar& value) {
   std::vector<int64_t> sizes = self.sizes;
   shape_rules::check_inplace("fill_.Scalar", self, sizes, shape_rules::result_type({&self}, {}));
-  return {Shape(self.dtype, std::move(sizes))};
+  return single_shape(Shape(self.dtype, std::move(sizes)));
 }
 
 // logical_and(Tensor self, Tensor other) -> Tensor
 std::vector<Shape> compute_shape_logical_and(const Shape& self, const Shape& other) {
   std::vector<int64_t> sizes = shape_rules::broadcast("logical_and", {&self, &other});
-  return {Shape(DType::Bool, std::move(sizes))};
+  return single_shape(Shape(DType::Bool, std::move(sizes)));
 }
 
 // logical_xor(Tensor self, Tensor other) -> Tensor
 std::vector<Shape> compute_shape_logical_xor(const Shape& self, const Shape& other) {
   std::vector<int64_t> sizes = shape_rules::broadcast("logical_xor", {&self, &other});
-  return {Shape(DType::Bool, std::move(sizes))};
+  return single_shape(Shape(DType::Bool, std::move(sizes)));
 }
 
 // div_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
@@ -33,7 +33,7 @@ std::vector<Shape> compute_shape_div_inplace_scalar(const Shape& self, const Sca
   std::vector<int64_t> sizes = self.sizes;
   shape_rules::check_inplace("div_.Scalar", self, sizes,
                              to_floating(shape_rules::result_type({&self}, {&other})));
-  return {Shape(self.dtype, std::move(sizes))};
+  return single_shape(Shape(self.dtype, std::move(sizes)));
 }
 
 }  // namespace lazygen

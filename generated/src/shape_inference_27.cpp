@@ -14,26 +14,26 @@ namespace lazygen {
 // abs(Tensor self) -> Tensor
 std::vector<Shape> compute_shape_abs(const Shape& self) {
   std::vector<int64_t> sizes = self.sizes;
-  return {Shape(shape_rules::result_type({&self}, {}), std::move(sizes))};
+  return single_shape(Shape(shape_rules::result_type({&self}, {}), std::move(sizes)));
 }
 
 // erfinv(Tensor self) -> Tensor
 std::vector<Shape> compute_shape_erfinv(const Shape& self) {
   std::vector<int64_t> sizes = self.sizes;
-  return {Shape(to_floating(shape_rules::result_type({&self}, {})), std::move(sizes))};
+  return single_shape(Shape(to_floating(shape_rules::result_type({&self}, {})), std::move(sizes)));
 }
 
 // round(Tensor self) -> Tensor
 std::vector<Shape> compute_shape_round(const Shape& self) {
   std::vector<int64_t> sizes = self.sizes;
-  return {Shape(self.dtype, std::move(sizes))};
+  return single_shape(Shape(self.dtype, std::move(sizes)));
 }
 
 // hardtanh_backward(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val) -> Tensor
 std::vector<Shape> compute_shape_hardtanh_backward(const Shape& grad_output, const Shape& self,
                                                    const Scalar& min_val, const Scalar& max_val) {
   std::vector<int64_t> sizes = shape_rules::broadcast("hardtanh_backward", {&grad_output, &self});
-  return {Shape(shape_rules::result_type({&grad_output, &self}, {}), std::move(sizes))};
+  return single_shape(Shape(shape_rules::result_type({&grad_output, &self}, {}), std::move(sizes)));
 }
 
 // softplus_backward(Tensor grad_output, Tensor self, Scalar beta, Scalar threshold) -> Tensor
@@ -42,14 +42,14 @@ std::vector<Shape> compute_shape_softplus_backward(const Shape& grad_output, con
   std::vector<int64_t> sizes = shape_rules::broadcast("softplus_backward", {&grad_output, &self});
   shape_rules::check_alpha("softplus_backward", shape_rules::result_type({&grad_output, &self}, {}),
                            beta);
-  return {Shape(shape_rules::result_type({&grad_output, &self}, {}), std::move(sizes))};
+  return single_shape(Shape(shape_rules::result_type({&grad_output, &self}, {}), std::move(sizes)));
 }
 
 // hardshrink_backward(Tensor grad_out, Tensor self, Scalar lambd) -> Tensor
 std::vector<Shape> compute_shape_hardshrink_backward(const Shape& grad_out, const Shape& self,
                                                      const Scalar& lambd) {
   std::vector<int64_t> sizes = shape_rules::broadcast("hardshrink_backward", {&grad_out, &self});
-  return {Shape(shape_rules::result_type({&grad_out, &self}, {}), std::move(sizes))};
+  return single_shape(Shape(shape_rules::result_type({&grad_out, &self}, {}), std::move(sizes)));
 }
 
 }  // namespace lazygen

@@ -11,20 +11,20 @@ namespace lazygen {
 // cos(Tensor self) -> Tensor
 std::vector<Shape> compute_shape_cos(const Shape& self) {
   std::vector<int64_t> sizes = self.sizes;
-  return {Shape(to_floating(shape_rules::result_type({&self}, {})), std::move(sizes))};
+  return single_shape(Shape(to_floating(shape_rules::result_type({&self}, {})), std::move(sizes)));
 }
 
 // cosh(Tensor self) -> Tensor
 std::vector<Shape> compute_shape_cosh(const Shape& self) {
   std::vector<int64_t> sizes = self.sizes;
-  return {Shape(to_floating(shape_rules::result_type({&self}, {})), std::move(sizes))};
+  return single_shape(Shape(to_floating(shape_rules::result_type({&self}, {})), std::move(sizes)));
 }
 
 // _softmax(Tensor self, int dim, bool half_to_float) -> Tensor
 std::vector<Shape> compute_shape__softmax(const Shape& self, int64_t dim, bool half_to_float) {
   std::vector<int64_t> sizes = self.sizes;
   wrap_dim("_softmax", dim, static_cast<int64_t>(sizes.size()));
-  return {Shape(to_floating(shape_rules::result_type({&self}, {})), std::move(sizes))};
+  return single_shape(Shape(to_floating(shape_rules::result_type({&self}, {})), std::move(sizes)));
 }
 
 }  // namespace lazygen

@@ -11,20 +11,20 @@ namespace lazygen {
 // remainder.Scalar(Tensor self, Scalar other) -> Tensor
 std::vector<Shape> compute_shape_remainder_scalar(const Shape& self, const Scalar& other) {
   std::vector<int64_t> sizes = self.sizes;
-  return {Shape(shape_rules::result_type({&self}, {&other}), std::move(sizes))};
+  return single_shape(Shape(shape_rules::result_type({&self}, {&other}), std::move(sizes)));
 }
 
 // floor(Tensor self) -> Tensor
 std::vector<Shape> compute_shape_floor(const Shape& self) {
   std::vector<int64_t> sizes = self.sizes;
-  return {Shape(self.dtype, std::move(sizes))};
+  return single_shape(Shape(self.dtype, std::move(sizes)));
 }
 
 // _log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor
 std::vector<Shape> compute_shape__log_softmax(const Shape& self, int64_t dim, bool half_to_float) {
   std::vector<int64_t> sizes = self.sizes;
   wrap_dim("_log_softmax", dim, static_cast<int64_t>(sizes.size()));
-  return {Shape(to_floating(shape_rules::result_type({&self}, {})), std::move(sizes))};
+  return single_shape(Shape(to_floating(shape_rules::result_type({&self}, {})), std::move(sizes)));
 }
 
 }  // namespace lazygen

@@ -13,13 +13,13 @@ namespace lazygen {
 // le.Scalar(Tensor self, Scalar other) -> Tensor
 std::vector<Shape> compute_shape_le_scalar(const Shape& self, const Scalar& other) {
   std::vector<int64_t> sizes = self.sizes;
-  return {Shape(DType::Bool, std::move(sizes))};
+  return single_shape(Shape(DType::Bool, std::move(sizes)));
 }
 
 // sgn(Tensor self) -> Tensor
 std::vector<Shape> compute_shape_sgn(const Shape& self) {
   std::vector<int64_t> sizes = self.sizes;
-  return {Shape(self.dtype, std::move(sizes))};
+  return single_shape(Shape(self.dtype, std::move(sizes)));
 }
 
 // elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor
@@ -27,7 +27,7 @@ std::vector<Shape> compute_shape_elu(const Shape& self, const Scalar& alpha, con
                                      const Scalar& input_scale) {
   std::vector<int64_t> sizes = self.sizes;
   shape_rules::check_alpha("elu", self.dtype, alpha);
-  return {Shape(self.dtype, std::move(sizes))};
+  return single_shape(Shape(self.dtype, std::move(sizes)));
 }
 
 // sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) ->
@@ -35,8 +35,9 @@ std::vector<Shape> compute_shape_elu(const Shape& self, const Scalar& alpha, con
 std::vector<Shape> compute_shape_sum_dim_intlist(const Shape& self,
                                                  const std::optional<std::vector<int64_t>>& dim,
                                                  bool keepdim, std::optional<DType> dtype) {
-  return {shape_rules::reduce("sum.dim_IntList", self, dim, keepdim,
-                              dtype.value_or(is_floating(self.dtype) ? self.dtype : DType::Int64))};
+  return single_shape(
+      shape_rules::reduce("sum.dim_IntList", self, dim, keepdim,
+                          dtype.value_or(is_floating(self.dtype) ? self.dtype : DType::Int64)));
 }
 
 // div_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
@@ -44,7 +45,7 @@ std::vector<Shape> compute_shape_div_inplace_tensor(const Shape& self, const Sha
   std::vector<int64_t> sizes = shape_rules::broadcast("div_.Tensor", {&self, &other});
   shape_rules::check_inplace("div_.Tensor", self, sizes,
                              to_floating(shape_rules::result_type({&self, &other}, {})));
-  return {Shape(self.dtype, std::move(sizes))};
+  return single_shape(Shape(self.dtype, std::move(sizes)));
 }
 
 }  // namespace lazygen

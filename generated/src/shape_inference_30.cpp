@@ -11,7 +11,7 @@ std::vector<Shape> compute_shape_sqrt_inplace(const Shape& self) {
   std::vector<int64_t> sizes = self.sizes;
   shape_rules::check_inplace("sqrt_", self, sizes,
                              to_floating(shape_rules::result_type({&self}, {})));
-  return {Shape(self.dtype, std::move(sizes))};
+  return single_shape(Shape(self.dtype, std::move(sizes)));
 }
 
 }  // namespace lazygen

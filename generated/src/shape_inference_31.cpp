@@ -16,25 +16,25 @@ std::vector<Shape> compute_shape_add_inplace_tensor(const Shape& self, const Sha
   shape_rules::check_alpha("add_.Tensor", shape_rules::result_type({&self, &other}, {}), alpha);
   shape_rules::check_inplace("add_.Tensor", self, sizes,
                              shape_rules::result_type({&self, &other}, {}));
-  return {Shape(self.dtype, std::move(sizes))};
+  return single_shape(Shape(self.dtype, std::move(sizes)));
 }
 
 // rsqrt(Tensor self) -> Tensor
 std::vector<Shape> compute_shape_rsqrt(const Shape& self) {
   std::vector<int64_t> sizes = self.sizes;
-  return {Shape(to_floating(shape_rules::result_type({&self}, {})), std::move(sizes))};
+  return single_shape(Shape(to_floating(shape_rules::result_type({&self}, {})), std::move(sizes)));
 }
 
 // atan(Tensor self) -> Tensor
 std::vector<Shape> compute_shape_atan(const Shape& self) {
   std::vector<int64_t> sizes = self.sizes;
-  return {Shape(to_floating(shape_rules::result_type({&self}, {})), std::move(sizes))};
+  return single_shape(Shape(to_floating(shape_rules::result_type({&self}, {})), std::move(sizes)));
 }
 
 // sinh(Tensor self) -> Tensor
 std::vector<Shape> compute_shape_sinh(const Shape& self) {
   std::vector<int64_t> sizes = self.sizes;
-  return {Shape(to_floating(shape_rules::result_type({&self}, {})), std::move(sizes))};
+  return single_shape(Shape(to_floating(shape_rules::result_type({&self}, {})), std::move(sizes)));
 }
 
 }  // namespace lazygen

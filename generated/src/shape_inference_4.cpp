@@ -13,25 +13,25 @@ namespace lazygen {
 std::vector<Shape> compute_shape_threshold_backward(const Shape& grad_output, const Shape& self,
                                                     const Scalar& threshold) {
   std::vector<int64_t> sizes = shape_rules::broadcast("threshold_backward", {&grad_output, &self});
-  return {Shape(shape_rules::result_type({&grad_output, &self}, {}), std::move(sizes))};
+  return single_shape(Shape(shape_rules::result_type({&grad_output, &self}, {}), std::move(sizes)));
 }
 
 // remainder.Tensor(Tensor self, Tensor other) -> Tensor
 std::vector<Shape> compute_shape_remainder_tensor(const Shape& self, const Shape& other) {
   std::vector<int64_t> sizes = shape_rules::broadcast("remainder.Tensor", {&self, &other});
-  return {Shape(shape_rules::result_type({&self, &other}, {}), std::move(sizes))};
+  return single_shape(Shape(shape_rules::result_type({&self, &other}, {}), std::move(sizes)));
 }
 
 // sign(Tensor self) -> Tensor
 std::vector<Shape> compute_shape_sign(const Shape& self) {
   std::vector<int64_t> sizes = self.sizes;
-  return {Shape(self.dtype, std::move(sizes))};
+  return single_shape(Shape(self.dtype, std::move(sizes)));
 }
 
 // hardsigmoid(Tensor self) -> Tensor
 std::vector<Shape> compute_shape_hardsigmoid(const Shape& self) {
   std::vector<int64_t> sizes = self.sizes;
-  return {Shape(to_floating(shape_rules::result_type({&self}, {})), std::move(sizes))};
+  return single_shape(Shape(to_floating(shape_rules::result_type({&self}, {})), std::move(sizes)));
 }
 
 }  // namespace lazygen

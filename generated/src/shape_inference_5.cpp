@@ -13,20 +13,20 @@ namespace lazygen {
 // hypot(Tensor self, Tensor other) -> Tensor
 std::vector<Shape> compute_shape_hypot(const Shape& self, const Shape& other) {
   std::vector<int64_t> sizes = shape_rules::broadcast("hypot", {&self, &other});
-  return {Shape(shape_rules::result_type({&self, &other}, {}), std::move(sizes))};
+  return single_shape(Shape(shape_rules::result_type({&self, &other}, {}), std::move(sizes)));
 }
 
 // trunc(Tensor self) -> Tensor
 std::vector<Shape> compute_shape_trunc(const Shape& self) {
   std::vector<int64_t> sizes = self.sizes;
-  return {Shape(self.dtype, std::move(sizes))};
+  return single_shape(Shape(self.dtype, std::move(sizes)));
 }
 
 // hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor
 std::vector<Shape> compute_shape_hardtanh(const Shape& self, const Scalar& min_val,
                                           const Scalar& max_val) {
   std::vector<int64_t> sizes = self.sizes;
-  return {Shape(self.dtype, std::move(sizes))};
+  return single_shape(Shape(self.dtype, std::move(sizes)));
 }
 
 // softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor
@@ -34,13 +34,13 @@ std::vector<Shape> compute_shape_softplus(const Shape& self, const Scalar& beta,
                                           const Scalar& threshold) {
   std::vector<int64_t> sizes = self.sizes;
   shape_rules::check_alpha("softplus", self.dtype, beta);
-  return {Shape(self.dtype, std::move(sizes))};
+  return single_shape(Shape(self.dtype, std::move(sizes)));
 }
 
 // hardshrink(Tensor self, Scalar lambd=0.5) -> Tensor
 std::vector<Shape> compute_shape_hardshrink(const Shape& self, const Scalar& lambd) {
   std::vector<int64_t> sizes = self.sizes;
-  return {Shape(self.dtype, std::move(sizes))};
+  return single_shape(Shape(self.dtype, std::move(sizes)));
 }
 
 }  // namespace lazygen

@@ -13,13 +13,14 @@ std::vector<Shape> compute_shape_sub_scalar(const Shape& self, const Scalar& oth
   std::vector<int64_t> sizes = self.sizes;
   shape_rules::check_subtraction("sub.Scalar", {&self}, {&other});
   shape_rules::check_alpha("sub.Scalar", shape_rules::result_type({&self}, {&other}), alpha);
-  return {Shape(shape_rules::result_type({&self}, {&other}), std::move(sizes))};
+  return single_shape(Shape(shape_rules::result_type({&self}, {&other}), std::move(sizes)));
 }
 
 // xlogy.Tensor(Tensor self, Tensor other) -> Tensor
 std::vector<Shape> compute_shape_xlogy_tensor(const Shape& self, const Shape& other) {
   std::vector<int64_t> sizes = shape_rules::broadcast("xlogy.Tensor", {&self, &other});
-  return {Shape(to_floating(shape_rules::result_type({&self, &other}, {})), std::move(sizes))};
+  return single_shape(
+      Shape(to_floating(shape_rules::result_type({&self, &other}, {})), std::move(sizes)));
 }
 
 }  // namespace lazygen

@@ -11,7 +11,7 @@ namespace lazygen {
 // gt.Scalar(Tensor self, Scalar other) -> Tensor
 std::vector<Shape> compute_shape_gt_scalar(const Shape& self, const Scalar& other) {
   std::vector<int64_t> sizes = self.sizes;
-  return {Shape(DType::Bool, std::move(sizes))};
+  return single_shape(Shape(DType::Bool, std::move(sizes)));
 }
 
 // rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
@@ -20,13 +20,14 @@ std::vector<Shape> compute_shape_rsub_tensor(const Shape& self, const Shape& oth
   std::vector<int64_t> sizes = shape_rules::broadcast("rsub.Tensor", {&self, &other});
   shape_rules::check_subtraction("rsub.Tensor", {&self, &other}, {});
   shape_rules::check_alpha("rsub.Tensor", shape_rules::result_type({&self, &other}, {}), alpha);
-  return {Shape(shape_rules::result_type({&self, &other}, {}), std::move(sizes))};
+  return single_shape(Shape(shape_rules::result_type({&self, &other}, {}), std::move(sizes)));
 }
 
 // copysign.Tensor(Tensor self, Tensor other) -> Tensor
 std::vector<Shape> compute_shape_copysign_tensor(const Shape& self, const Shape& other) {
   std::vector<int64_t> sizes = shape_rules::broadcast("copysign.Tensor", {&self, &other});
-  return {Shape(to_floating(shape_rules::result_type({&self, &other}, {})), std::move(sizes))};
+  return single_shape(
+      Shape(to_floating(shape_rules::result_type({&self, &other}, {})), std::move(sizes)));
 }
 
 }  // namespace lazygen

@@ -17,43 +17,44 @@ std::vector<Shape> compute_shape_mul_inplace_tensor(const Shape& self, const Sha
   std::vector<int64_t> sizes = shape_rules::broadcast("mul_.Tensor", {&self, &other});
   shape_rules::check_inplace("mul_.Tensor", self, sizes,
                              shape_rules::result_type({&self, &other}, {}));
-  return {Shape(self.dtype, std::move(sizes))};
+  return single_shape(Shape(self.dtype, std::move(sizes)));
 }
 
 // exp(Tensor self) -> Tensor
 std::vector<Shape> compute_shape_exp(const Shape& self) {
   std::vector<int64_t> sizes = self.sizes;
-  return {Shape(to_floating(shape_rules::result_type({&self}, {})), std::move(sizes))};
+  return single_shape(Shape(to_floating(shape_rules::result_type({&self}, {})), std::move(sizes)));
 }
 
 // ne.Tensor(Tensor self, Tensor other) -> Tensor
 std::vector<Shape> compute_shape_ne_tensor(const Shape& self, const Shape& other) {
   std::vector<int64_t> sizes = shape_rules::broadcast("ne.Tensor", {&self, &other});
-  return {Shape(DType::Bool, std::move(sizes))};
+  return single_shape(Shape(DType::Bool, std::move(sizes)));
 }
 
 // ceil(Tensor self) -> Tensor
 std::vector<Shape> compute_shape_ceil(const Shape& self) {
   std::vector<int64_t> sizes = self.sizes;
-  return {Shape(self.dtype, std::move(sizes))};
+  return single_shape(Shape(self.dtype, std::move(sizes)));
 }
 
 // leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor
 std::vector<Shape> compute_shape_leaky_relu(const Shape& self, const Scalar& negative_slope) {
   std::vector<int64_t> sizes = self.sizes;
-  return {Shape(self.dtype, std::move(sizes))};
+  return single_shape(Shape(self.dtype, std::move(sizes)));
 }
 
 // mish(Tensor self) -> Tensor
 std::vector<Shape> compute_shape_mish(const Shape& self) {
   std::vector<int64_t> sizes = self.sizes;
-  return {Shape(to_floating(shape_rules::result_type({&self}, {})), std::move(sizes))};
+  return single_shape(Shape(to_floating(shape_rules::result_type({&self}, {})), std::move(sizes)));
 }
 
 // sum(Tensor self, *, ScalarType? dtype=None) -> Tensor
 std::vector<Shape> compute_shape_sum(const Shape& self, std::optional<DType> dtype) {
-  return {shape_rules::reduce("sum", self, std::nullopt, false,
-                              dtype.value_or(is_floating(self.dtype) ? self.dtype : DType::Int64))};
+  return single_shape(
+      shape_rules::reduce("sum", self, std::nullopt, false,
+                          dtype.value_or(is_floating(self.dtype) ? self.dtype : DType::Int64)));
 }
 
 }  // namespace lazygen

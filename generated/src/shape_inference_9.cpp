@@ -14,25 +14,25 @@ std::vector<Shape> compute_shape_mul_inplace_scalar(const Shape& self, const Sca
   std::vector<int64_t> sizes = self.sizes;
   shape_rules::check_inplace("mul_.Scalar", self, sizes,
                              shape_rules::result_type({&self}, {&other}));
-  return {Shape(self.dtype, std::move(sizes))};
+  return single_shape(Shape(self.dtype, std::move(sizes)));
 }
 
 // ne.Scalar(Tensor self, Scalar other) -> Tensor
 std::vector<Shape> compute_shape_ne_scalar(const Shape& self, const Scalar& other) {
   std::vector<int64_t> sizes = self.sizes;
-  return {Shape(DType::Bool, std::move(sizes))};
+  return single_shape(Shape(DType::Bool, std::move(sizes)));
 }
 
 // erfc(Tensor self) -> Tensor
 std::vector<Shape> compute_shape_erfc(const Shape& self) {
   std::vector<int64_t> sizes = self.sizes;
-  return {Shape(to_floating(shape_rules::result_type({&self}, {})), std::move(sizes))};
+  return single_shape(Shape(to_floating(shape_rules::result_type({&self}, {})), std::move(sizes)));
 }
 
 // frac(Tensor self) -> Tensor
 std::vector<Shape> compute_shape_frac(const Shape& self) {
   std::vector<int64_t> sizes = self.sizes;
-  return {Shape(self.dtype, std::move(sizes))};
+  return single_shape(Shape(self.dtype, std::move(sizes)));
 }
 
 }  // namespace lazygen

@@ -63,8 +63,8 @@ std::vector<std::string> reduce_statements(const OpEntry& op) {
                           ? "is_floating(self.dtype) ? self.dtype : DType::Int64"
                           : (op.dtype == DTypeRule::Float ? "to_floating(self.dtype)" : dtype_expr(op));
   if (op.schema.find_argument("dtype")) dtype = "dtype.value_or(" + dtype + ")";
-  return {"return {shape_rules::reduce(\"" + op.schema.name.str() + "\", self, " + dims + ", " + keepdim +
-          ", " + dtype + ")};"};
+  return {"return single_shape(shape_rules::reduce(\"" + op.schema.name.str() + "\", self, " +
+          dims + ", " + keepdim + ", " + dtype + "));"};
 }
 
 // Subtraction (sub, rsub and their in-place and out= forms) refuses bool operands even where the
@@ -115,7 +115,7 @@ std::vector<std::string> elementwise_statements(const OpEntry& op) {
     out.push_back("shape_rules::check_inplace(\"" + op.schema.name.str() + "\", " + api::cpp_name(w->name) +
                   ", sizes, " + computed_dtype_expr(op) + ");");
   }
-  out.push_back("return {Shape(" + dtype_expr(op) + ", std::move(sizes))};");
+  out.push_back("return single_shape(Shape(" + dtype_expr(op) + ", std::move(sizes)));");
   return out;
 }
 

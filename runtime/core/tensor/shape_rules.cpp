@@ -69,9 +69,18 @@ DType scalar_dtype(std::initializer_list<const Scalar*> scalars) {
 }
 
 std::vector<int64_t> broadcast(const char* op, std::initializer_list<const Shape*> tensors) {
-  std::vector<int64_t> out;
+  const Shape* first = nullptr;
+  bool same = true;  // every tensor has first's sizes: the common case, one copy
   for (const Shape* t : tensors) {
-    if (t != nullptr) out = broadcast_sizes(op, out, t->sizes);
+    if (t == nullptr) continue;
+    if (first == nullptr) first = t;
+    same = same && t->sizes == first->sizes;
+  }
+  if (first == nullptr) return {};
+  if (same) return first->sizes;
+  std::vector<int64_t> out = first->sizes;
+  for (const Shape* t : tensors) {
+    if (t != nullptr && t != first) out = broadcast_sizes(op, out, t->sizes);
   }
   return out;
 }

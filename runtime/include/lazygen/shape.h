@@ -10,6 +10,7 @@
 #include <iosfwd>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "lazygen/dtype.h"
@@ -29,6 +30,14 @@ struct Shape {
   std::string str() const;  // "float32[2, 3]"
   friend bool operator==(const Shape&, const Shape&) = default;
 };
+
+// A shape function's result of one output: `shape` moved into the list (a braced `return
+// {shape};` would copy it, sizes and all, out of the initializer list).
+inline std::vector<Shape> single_shape(Shape shape) {
+  std::vector<Shape> shapes;
+  shapes.push_back(std::move(shape));
+  return shapes;
+}
 
 // A user error found at trace/call time: wrong shapes, dtypes or arguments for an op.
 // what() reads: "add.Tensor: shapes [2, 3] and [4] cannot be broadcast (dim 1: 3 vs 4)".
