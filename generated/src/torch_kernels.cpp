@@ -231,6 +231,11 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   adapter.add("max_pool3d_with_indices", TORCH_FN(adapters::max_pool3d_with_indices));
   adapter.add("max_pool3d_with_indices_backward",
               TORCH_FN(adapters::max_pool3d_with_indices_backward));
+  adapter.add("_embedding_bag", TORCH_FN(adapters::_embedding_bag));
+  adapter.add("_embedding_bag_forward_only", TORCH_FN(adapters::_embedding_bag_forward_only));
+  adapter.add("_embedding_bag_dense_backward", TORCH_FN(adapters::_embedding_bag_dense_backward));
+  adapter.add("_embedding_bag_per_sample_weights_backward",
+              TORCH_FN(adapters::_embedding_bag_per_sample_weights_backward));
   adapter.add("_weight_norm_interface", TORCH_FN(adapters::_weight_norm_interface));
   adapter.add("_weight_norm_interface_backward",
               TORCH_FN(adapters::_weight_norm_interface_backward));

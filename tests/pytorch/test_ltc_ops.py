@@ -75,6 +75,13 @@ def put(a, indices, values, accumulate):
     return (a * 1).index_put_(indices, values, accumulate=accumulate)
 
 
+def bags(w, mode, psw=None, padding_idx=None, include_last_offset=False):
+    indices = torch.tensor([1, 2, 4, 5, 4, 3, 2, 9, 0, 0], device=w.device)
+    offsets = torch.tensor([0, 2, 2, 5] + ([10] if include_last_offset else []), device=w.device)
+    return F.embedding_bag(indices, w, offsets, mode=mode, per_sample_weights=psw,
+                           padding_idx=padding_idx, include_last_offset=include_last_offset)
+
+
 def masked_assign(a):
     b = a * 1
     b[b > 0] = 0.5
@@ -200,6 +207,11 @@ CASES = {
     "huber_loss": (lambda a, b: F.huber_loss(a, b, delta=0.5), lambda: (t(3, 4), t(3, 4, seed=12))),
     "huber_loss.none": (lambda a, b: F.huber_loss(a, b, reduction="none", delta=2.0), lambda: (t(3, 4), t(3, 4, seed=13))),
     "clamp_": (lambda a: (a * 1).clamp_(-0.5, 0.75), lambda: (t(3, 4),)),
+    "embedding_bag.sum": (lambda w: bags(w, "sum"), lambda: (t(10, 3),)),
+    "embedding_bag.mean": (lambda w: bags(w, "mean", padding_idx=4), lambda: (t(10, 3),)),
+    "embedding_bag.weighted": (lambda w, p: bags(w, "sum", psw=p, padding_idx=2), lambda: (t(10, 3), t(10, seed=25))),
+    "embedding_bag.last_offset": (lambda w: bags(w, "mean", include_last_offset=True), lambda: (t(10, 3),)),
+    "embedding_bag.2d": (lambda w: F.embedding_bag(torch.tensor([[1, 2, 4], [5, 4, 3]], device=w.device), w), lambda: (t(10, 3),)),
     "weight_norm": (lambda v, g: torch._weight_norm(v, g, 0), lambda: (t(4, 3, 2), t(4, 1, 1, seed=23))),
     "weight_norm.last_dim": (lambda v, g: torch._weight_norm(v, g, 1), lambda: (t(3, 5), t(1, 5, seed=24))),
     "adaptive_max_pool2d": (lambda a: F.adaptive_max_pool2d(a, (2, 3), return_indices=True), lambda: (t(2, 3, 5, 4),)),
@@ -355,4 +367,15 @@ def test_masked_writes_of_one_value_do_not_sync(dev):
     expected_loss.backward()
     assert_same(loss, expected_loss.detach())
     assert_same(lazy_logits.grad, logits.grad)
+    assert fallbacks() == {}
+
+
+def test_embedding_bag_scales_gradients_by_the_true_frequency(dev):
+    # PyTorch 1.13's CPU kernel divides by the count of another index when counts differ
+    # (pytorch/pytorch#190063, fixed upstream); the device divides each row by its own count, as
+    # the documentation, CUDA and PyTorch's fix do.
+    w = torch.ones(4, 3, dtype=torch.float64, device=dev, requires_grad=True)
+    indices, offsets = torch.tensor([1, 1, 3], device=dev), torch.tensor([0], device=dev)
+    F.embedding_bag(indices, w, offsets, mode="sum", scale_grad_by_freq=True).sum().backward()
+    assert w.grad.cpu()[:, 0].tolist() == [0.0, 1.0, 0.0, 1.0]
     assert fallbacks() == {}

@@ -98,6 +98,25 @@ std::tuple<Tensor, Tensor, Tensor> native_batch_norm_backward(
 Tensor embedding_dense_backward(const Tensor& grad_output, const Tensor& indices, int64_t num_weights,
                                 int64_t padding_idx);
 
+// Bags of embeddings (embedding_bag.cpp; Note [Bags by index_add]): PyTorch's _embedding_bag in
+// mode 0 (sum, optionally weighted per index) or 1 (mean) over int64 indices [N] and the bags'
+// first positions offsets (with include_last_offset, the last one ends the last bag); indices
+// equal to padding_idx (when >= 0) count for nothing. Returns (output [bags, D], offset2bag [N],
+// bag_size, max_indices) as PyTorch does outside max mode. The backward gives the weight's
+// gradient, the per-sample weights' gradient is grad . weight row per index.
+std::tuple<Tensor, Tensor, Tensor, Tensor> embedding_bag(
+    const Tensor& weight, const Tensor& indices, const Tensor& offsets, int64_t mode = 0,
+    const std::optional<Tensor>& per_sample_weights = std::nullopt,
+    bool include_last_offset = false, int64_t padding_idx = -1);
+Tensor embedding_bag_dense_backward(const Tensor& grad, const Tensor& indices,
+                                    const Tensor& offset2bag, const Tensor& bag_size,
+                                    int64_t num_weights, bool scale_grad_by_freq, int64_t mode,
+                                    const std::optional<Tensor>& per_sample_weights,
+                                    int64_t padding_idx);
+Tensor embedding_bag_per_sample_weights_backward(const Tensor& grad, const Tensor& weight,
+                                                 const Tensor& indices, const Tensor& offset2bag,
+                                                 int64_t padding_idx);
+
 // torch.nn.functional.mse_loss: (self - target)^2, with reduction 0 none, 1 mean, 2 sum (PyTorch's
 // Reduction enum; others are a ShapeError), and its gradient.
 Tensor mse_loss(const Tensor& self, const Tensor& target, int64_t reduction = 1);

@@ -1,10 +1,12 @@
 // Adapters for layers whose PyTorch kernels have no lazygen op of the same name (ops.yaml, "PyTorch
 // adapters"): baddbmm, batch, layer and group norm and weight normalization with their backward
-// ops, embedding's backward,
+// ops, embedding's backward, bags of embeddings (sum and mean; max and sparse gradients run on
+// the CPU) with theirs,
 // and the losses mse, binary cross entropy, smooth L1, Huber and nll_loss2d with theirs, each
 // served by a composite of lazygen ops (lazygen/composite.h), so the lazy device traces and fuses
 // them like any other ops.
 #include <array>
+#include <string>
 #include <vector>
 
 #include "lazygen/composite.h"
@@ -177,6 +179,82 @@ at::Tensor nll_loss2d_backward(const at::Tensor& grad_output, const at::Tensor& 
   Call c("nll_loss2d_backward", {&grad_output, &self, &target, maybe(weight)});
   return c.result(lazygen::nll_loss2d_backward(c.arg(grad_output), c.arg(self), c.arg(target), c.arg(weight),
                                                reduction, ignore_index));
+}
+
+namespace {
+
+using BagResult = ::std::tuple<at::Tensor, at::Tensor, at::Tensor, at::Tensor>;
+
+// lazygen's bags take int64 indices and offsets; PyTorch also allows int32 ones (of one dtype).
+Tensor as_int64(const Tensor& t) {
+  return t.dtype() == DType::Int64 ? t : t.to(DType::Int64);
+}
+
+// _embedding_bag and _embedding_bag_forward_only (named `op`): sum and mean bags on the device,
+// max bags and sparse gradients on the CPU.
+BagResult embedding_bag_on_device(const char* op, const at::Tensor& weight,
+                                  const at::Tensor& indices, const at::Tensor& offsets,
+                                  bool scale_grad_by_freq, int64_t mode, bool sparse,
+                                  const c10::optional<at::Tensor>& per_sample_weights,
+                                  bool include_last_offset, int64_t padding_idx) {
+  if (mode == 2 || sparse) {
+    const c10::OperatorHandle handle = aten_op((std::string("aten::") + op).c_str());
+    return call_on_cpu<BagResult>(handle, weight, indices, offsets, scale_grad_by_freq, mode,
+                                  sparse, per_sample_weights, include_last_offset, padding_idx);
+  }
+  Call c(op, {&weight, &indices, &offsets, maybe(per_sample_weights)});
+  return c.result(lazygen::embedding_bag(c.arg(weight), as_int64(c.arg(indices)),
+                                         as_int64(c.arg(offsets)), mode, c.arg(per_sample_weights),
+                                         include_last_offset, padding_idx));
+}
+
+}  // namespace
+
+BagResult _embedding_bag(const at::Tensor& weight, const at::Tensor& indices,
+                         const at::Tensor& offsets, bool scale_grad_by_freq, int64_t mode,
+                         bool sparse, const c10::optional<at::Tensor>& per_sample_weights,
+                         bool include_last_offset, int64_t padding_idx) {
+  return embedding_bag_on_device("_embedding_bag", weight, indices, offsets, scale_grad_by_freq,
+                                 mode, sparse, per_sample_weights, include_last_offset,
+                                 padding_idx);
+}
+
+BagResult _embedding_bag_forward_only(const at::Tensor& weight, const at::Tensor& indices,
+                                      const at::Tensor& offsets, bool scale_grad_by_freq,
+                                      int64_t mode, bool sparse,
+                                      const c10::optional<at::Tensor>& per_sample_weights,
+                                      bool include_last_offset, int64_t padding_idx) {
+  return embedding_bag_on_device("_embedding_bag_forward_only", weight, indices, offsets,
+                                 scale_grad_by_freq, mode, sparse, per_sample_weights,
+                                 include_last_offset, padding_idx);
+}
+
+at::Tensor _embedding_bag_dense_backward(const at::Tensor& grad, const at::Tensor& indices,
+                                         const at::Tensor& offset2bag, const at::Tensor& bag_size,
+                                         const at::Tensor& maximum_indices, int64_t num_weights,
+                                         bool scale_grad_by_freq, int64_t mode,
+                                         const c10::optional<at::Tensor>& per_sample_weights,
+                                         int64_t padding_idx) {
+  if (mode == 2) {  // its forward ran on the CPU
+    static const c10::OperatorHandle op = aten_op("aten::_embedding_bag_dense_backward");
+    return call_on_cpu<at::Tensor>(op, grad, indices, offset2bag, bag_size, maximum_indices,
+                                   num_weights, scale_grad_by_freq, mode, per_sample_weights,
+                                   padding_idx);
+  }
+  Call c("_embedding_bag_dense_backward",
+         {&grad, &indices, &offset2bag, &bag_size, maybe(per_sample_weights)});
+  return c.result(lazygen::embedding_bag_dense_backward(
+      c.arg(grad), as_int64(c.arg(indices)), c.arg(offset2bag), c.arg(bag_size), num_weights,
+      scale_grad_by_freq, mode, c.arg(per_sample_weights), padding_idx));
+}
+
+at::Tensor _embedding_bag_per_sample_weights_backward(
+    const at::Tensor& grad, const at::Tensor& weight, const at::Tensor& indices,
+    const at::Tensor& offsets, const at::Tensor& offset2bag, int64_t mode, int64_t padding_idx) {
+  (void)offsets, (void)mode;  // offset2bag says each index's bag; only sum bags have weights
+  Call c("_embedding_bag_per_sample_weights_backward", {&grad, &weight, &indices, &offset2bag});
+  return c.result(lazygen::embedding_bag_per_sample_weights_backward(
+      c.arg(grad), c.arg(weight), as_int64(c.arg(indices)), c.arg(offset2bag), padding_idx));
 }
 
 ::std::tuple<at::Tensor, at::Tensor> _weight_norm_interface(const at::Tensor& v,

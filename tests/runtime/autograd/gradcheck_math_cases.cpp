@@ -343,6 +343,12 @@ std::vector<GradCase> activation_cases() {
       {"grid_sampler_reflection_composite", "grid_sampler_2d",
        [](const Inputs& in) { return grid_sampler_2d(in[0], in[1], 0, 2, true); },
        [] { return Inputs{values({1, 2, 3, 4}, 468), uniform({1, 2, 2, 2}, 1.1, 1.7, 469)}; }},
+      {"embedding_bag_composite", "_embedding_bag",
+       [](const Inputs& in) { return std::get<0>(embedding_bag(in[0], in[2], in[3], 0, in[1], false, 3)); },
+       [] {
+         return Inputs{values({6, 2}, 962), values({7}, 963), tensor<int64_t>({1, 2, 4, 5, 3, 2, 0}, IntList{7}),
+                       tensor<int64_t>({0, 2, 2}, IntList{3})};
+       }},
       {"weight_norm_composite", "_weight_norm_interface",
        [](const Inputs& in) { return std::get<0>(weight_norm_interface(in[0], in[1], 0)); },
        [] { return Inputs{values({4, 3, 2}, 960), values({4, 1, 1}, 961)}; }},

@@ -494,6 +494,36 @@ at::Tensor max_pool3d_with_indices_backward(const at::Tensor& grad_output, const
                                             c10::IntArrayRef kernel_size, c10::IntArrayRef stride,
                                             c10::IntArrayRef padding, c10::IntArrayRef dilation,
                                             bool ceil_mode, const at::Tensor& indices);
+// _embedding_bag(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq=False, int
+// mode=0, bool sparse=False, Tensor? per_sample_weights=None, bool include_last_offset=False, int
+// padding_idx=-1) -> (Tensor, Tensor, Tensor, Tensor)
+::std::tuple<at::Tensor, at::Tensor, at::Tensor, at::Tensor> _embedding_bag(
+    const at::Tensor& weight, const at::Tensor& indices, const at::Tensor& offsets,
+    bool scale_grad_by_freq, int64_t mode, bool sparse,
+    const c10::optional<at::Tensor>& per_sample_weights, bool include_last_offset,
+    int64_t padding_idx);
+// _embedding_bag_forward_only(Tensor weight, Tensor indices, Tensor offsets, bool
+// scale_grad_by_freq=False, int mode=0, bool sparse=False, Tensor? per_sample_weights=None, bool
+// include_last_offset=False, int padding_idx=-1) -> (Tensor, Tensor, Tensor, Tensor)
+::std::tuple<at::Tensor, at::Tensor, at::Tensor, at::Tensor> _embedding_bag_forward_only(
+    const at::Tensor& weight, const at::Tensor& indices, const at::Tensor& offsets,
+    bool scale_grad_by_freq, int64_t mode, bool sparse,
+    const c10::optional<at::Tensor>& per_sample_weights, bool include_last_offset,
+    int64_t padding_idx);
+// _embedding_bag_dense_backward(Tensor grad, Tensor indices, Tensor offset2bag, Tensor bag_size,
+// Tensor maximum_indices, SymInt num_weights, bool scale_grad_by_freq, int mode, Tensor?
+// per_sample_weights, int padding_idx=-1) -> Tensor
+at::Tensor _embedding_bag_dense_backward(const at::Tensor& grad, const at::Tensor& indices,
+                                         const at::Tensor& offset2bag, const at::Tensor& bag_size,
+                                         const at::Tensor& maximum_indices, int64_t num_weights,
+                                         bool scale_grad_by_freq, int64_t mode,
+                                         const c10::optional<at::Tensor>& per_sample_weights,
+                                         int64_t padding_idx);
+// _embedding_bag_per_sample_weights_backward(Tensor grad, Tensor weight, Tensor indices, Tensor
+// offsets, Tensor offset2bag, int mode, int padding_idx=-1) -> Tensor
+at::Tensor _embedding_bag_per_sample_weights_backward(
+    const at::Tensor& grad, const at::Tensor& weight, const at::Tensor& indices,
+    const at::Tensor& offsets, const at::Tensor& offset2bag, int64_t mode, int64_t padding_idx);
 // _weight_norm_interface(Tensor v, Tensor g, int dim=0) -> (Tensor, Tensor)
 ::std::tuple<at::Tensor, at::Tensor> _weight_norm_interface(const at::Tensor& v,
                                                             const at::Tensor& g, int64_t dim);

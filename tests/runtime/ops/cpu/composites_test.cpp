@@ -165,6 +165,23 @@ TEST_P(Composites, MaskedWritesMatchPyTorchAndOneValueForAllDoesNotSync) {
                ShapeError);  // the mask's shape
 }
 
+// Bags [1, 2], [], [4, 5, 4], [3, 2, 0] of rows of a [6, 2] weight (Note [Bags by index_add]).
+TEST_P(Composites, EmbeddingBagsMatchPyTorch) {
+  const Tensor weight = on(reshape(arange(12.0, DType::Float64), {6, 2}));
+  const Tensor indices = on(tensor<int64_t>({1, 2, 4, 5, 4, 3, 2, 0}, IntList{8}));
+  const Tensor offsets = on(tensor<int64_t>({0, 2, 2, 5}, IntList{4}));
+  const auto [mean, offset2bag, bag_size, max_indices] =
+      embedding_bag(weight, indices, offsets, 1, std::nullopt, false, 4);
+  expect_values(mean, {3, 4, 0, 0, 10, 11, 10.0 / 3, 13.0 / 3});  // padding index 4 left out
+  EXPECT_EQ(values<int64_t>(offset2bag.cpu()), (std::vector<int64_t>{0, 0, 2, 2, 2, 3, 3, 3}));
+  EXPECT_EQ(values<int64_t>(bag_size.cpu()), (std::vector<int64_t>{2, 0, 1, 3}));
+  const Tensor weights = on(tensor<double>({1, 2, 0.5, 1, 1, 2, 1, 3}, IntList{8}));
+  expect_values(std::get<0>(embedding_bag(weight, indices, offsets, 0, weights)),
+                {10, 13, 0, 0, 22, 24.5, 16, 22});
+  EXPECT_THROW(embedding_bag(weight, indices, offsets, 2), ShapeError);           // max: not here
+  EXPECT_THROW(embedding_bag(weight, indices, offsets, 1, weights), ShapeError);  // weights, mean
+}
+
 // Windows of uneven sizes, overlapping where the output is larger than a third of the input.
 TEST_P(Composites, AdaptiveMaxPoolingMatchesPyTorch) {
   const Tensor planes =
