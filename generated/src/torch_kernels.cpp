@@ -196,6 +196,13 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   adapter.add("nan_to_num", TORCH_FN(adapters::nan_to_num));
   adapter.add("nan_to_num_", TORCH_FN(adapters::nan_to_num_inplace));
   adapter.add("nan_to_num.out", TORCH_FN(adapters::nan_to_num_out));
+  adapter.add("aminmax", TORCH_FN(adapters::aminmax));
+  adapter.add("count_nonzero.dim_IntList", TORCH_FN(adapters::count_nonzero_dim_intlist));
+  adapter.add("nansum", TORCH_FN(adapters::nansum));
+  adapter.add("addmv", TORCH_FN(adapters::addmv));
+  adapter.add("heaviside", TORCH_FN(adapters::heaviside));
+  adapter.add("logit", TORCH_FN(adapters::logit));
+  adapter.add("logit_backward", TORCH_FN(adapters::logit_backward));
   adapter.add("linalg_vector_norm", TORCH_FN(adapters::linalg_vector_norm));
   adapter.add("exponential_", TORCH_FN(adapters::exponential_inplace));
   adapter.add("amax.out", TORCH_FN(adapters::amax_out));

@@ -207,6 +207,16 @@ CASES = {
     "huber_loss": (lambda a, b: F.huber_loss(a, b, delta=0.5), lambda: (t(3, 4), t(3, 4, seed=12))),
     "huber_loss.none": (lambda a, b: F.huber_loss(a, b, reduction="none", delta=2.0), lambda: (t(3, 4), t(3, 4, seed=13))),
     "clamp_": (lambda a: (a * 1).clamp_(-0.5, 0.75), lambda: (t(3, 4),)),
+    "aminmax": (lambda a: torch.aminmax(a, dim=1, keepdim=True), lambda: (t(3, 4),)),
+    "aminmax.all": (lambda a: torch.aminmax(a), lambda: (t(3, 4),)),
+    "count_nonzero": (lambda a: torch.count_nonzero(a.round(), dim=(0, 1)), lambda: (t(3, 4),)),
+    "nansum": (lambda a: torch.nansum(torch.cat([a.log(), a], 0), dim=1), lambda: (t(3, 4),)),
+    "nansum.int": (lambda a: torch.nansum(a), lambda: (torch.tensor([[1, -2], [3, 4]]),)),
+    "addmv": (lambda s, m, v: torch.addmv(s, m, v, beta=0.5, alpha=2.0), lambda: (t(3), t(3, 4, seed=26), t(4, seed=27))),
+    "addmv.beta0": (lambda s, m, v: torch.addmv(s.log(), m, v, beta=0.0), lambda: (t(3), t(3, 4, seed=26), t(4, seed=27))),
+    "heaviside": (lambda a, v: torch.heaviside(torch.cat([a.round(), a.log()], 0), v), lambda: (t(3, 4), t(4, seed=28))),
+    "logit": (lambda a: torch.logit(a), lambda: (t(3, 4, low=0.05, high=0.95),)),
+    "logit.eps": (lambda a: torch.logit(a, eps=0.2), lambda: (t(3, 4, low=0.05, high=0.95),)),
     "embedding_bag.sum": (lambda w: bags(w, "sum"), lambda: (t(10, 3),)),
     "embedding_bag.mean": (lambda w: bags(w, "mean", padding_idx=4), lambda: (t(10, 3),)),
     "embedding_bag.weighted": (lambda w, p: bags(w, "sum", psw=p, padding_idx=2), lambda: (t(10, 3), t(10, seed=25))),
@@ -253,6 +263,9 @@ CASES = {
 # Cases whose gradient is not checked, and why.
 NO_GRADIENT = {
     "zero": "not differentiable",
+    "aminmax": "PyTorch 1.13 has no derivative for aminmax",
+    "aminmax.all": "as aminmax",
+    "heaviside": "PyTorch 1.13 has no derivative for heaviside",
     "view_copy.dtype": "not differentiable",
     "grid_sample.nearest": "the grid's gradient is zero almost everywhere; PyTorch's is exactly zero, ours too, "
                            "but input's is checked by the bilinear cases",

@@ -3,7 +3,8 @@
 // pixel_unshuffle, split_with_sizes, tril/triu, the copying views and their scatters, trace, mv,
 // zero, min/max/all/any of a whole tensor, norm, std/var (also with the mean), logsumexp, argmin,
 // nonzero, division with a rounding mode (and floor_divide), masked_fill by a tensor value, clamp_,
-// clamp with tensor bounds, nan_to_num, linalg_vector_norm, amax.out and max.dim_max (Adamax),
+// clamp with tensor bounds, nan_to_num, aminmax, count_nonzero, nansum, addmv, heaviside, logit and
+// its backward, linalg_vector_norm, amax.out and max.dim_max (Adamax),
 // advanced indexing (index.Tensor, _index_put_impl_: x[idx], x[idx] = v); the ops PyTorch's
 // backward formulas call for them (scatter_, index_fill_, masked_fill_, pow_, masked_select,
 // diagonal_backward, unfold_backward, select_backward, diag_embed); and the log-determinant with
@@ -21,24 +22,33 @@
 #include "core/tensor/shape_rules.h"
 #include "lazygen/composite.h"
 #include "lazygen/factory.h"
+#include "lazygen/generated/ops/add.h"
 #include "lazygen/generated/ops/amax.h"
+#include "lazygen/generated/ops/amin.h"
 #include "lazygen/generated/ops/clamp.h"
 #include "lazygen/generated/ops/copy_.h"
 #include "lazygen/generated/ops/div.h"
 #include "lazygen/generated/ops/eq.h"
 #include "lazygen/generated/ops/exp.h"
+#include "lazygen/generated/ops/expand.h"
+#include "lazygen/generated/ops/gt.h"
 #include "lazygen/generated/ops/isnan.h"
 #include "lazygen/generated/ops/log.h"
+#include "lazygen/generated/ops/logical_or.h"
+#include "lazygen/generated/ops/lt.h"
 #include "lazygen/generated/ops/masked_fill.h"
 #include "lazygen/generated/ops/max.h"
 #include "lazygen/generated/ops/maximum.h"
 #include "lazygen/generated/ops/mean.h"
 #include "lazygen/generated/ops/minimum.h"
 #include "lazygen/generated/ops/mul.h"
+#include "lazygen/generated/ops/ne.h"
 #include "lazygen/generated/ops/pow.h"
 #include "lazygen/generated/ops/reshape.h"
+#include "lazygen/generated/ops/rsub.h"
 #include "lazygen/generated/ops/sort.h"
 #include "lazygen/generated/ops/sub.h"
+#include "lazygen/generated/ops/sum.h"
 #include "lazygen/generated/ops/transpose.h"
 #include "lazygen/generated/ops/where.h"
 #include "lazygen/generated/torch_adapters.h"
@@ -468,6 +478,77 @@ at::Tensor& nan_to_num_out(const at::Tensor& self, c10::optional<double> nan,
                            at::Tensor& out) {
   Call c("nan_to_num.out", {&self, &out});
   return c.assign_out(out, without_nan_or_inf(c.arg(self), nan, posinf, neginf));
+}
+
+::std::tuple<at::Tensor, at::Tensor> aminmax(const at::Tensor& self, c10::optional<int64_t> dim,
+                                             bool keepdim) {
+  Call c("aminmax", {&self});
+  const Tensor& x = c.arg(self);
+  const std::vector<int64_t> dims = dim ? std::vector<int64_t>{*dim} : std::vector<int64_t>{};
+  return c.result(std::make_tuple(amin(x, dims, keepdim), amax(x, dims, keepdim)));
+}
+
+at::Tensor count_nonzero_dim_intlist(const at::Tensor& self, c10::IntArrayRef dim) {
+  Call c("count_nonzero.dim_IntList", {&self});
+  return c.result(sum(ne(c.arg(self), 0), c.arg(dim), false, DType::Int64));
+}
+
+// NaNs count as zeros (integers have none).
+at::Tensor nansum(const at::Tensor& self, at::OptionalIntArrayRef dim, bool keepdim,
+                  c10::optional<at::ScalarType> dtype) {
+  Call c("nansum", {&self});
+  const Tensor& x = c.arg(self);
+  const Tensor numbers =
+      is_floating(x.dtype()) ? where(isnan(x), zeros({}, x.dtype(), x.device()), x) : x;
+  return c.result(sum(numbers, c.arg(dim), keepdim, c.arg(dtype)));
+}
+
+// beta * self + alpha * mat @ vec; self is not read when beta is 0 (its NaNs do not propagate).
+at::Tensor addmv(const at::Tensor& self, const at::Tensor& mat, const at::Tensor& vec,
+                 const at::Scalar& beta, const at::Scalar& alpha) {
+  Call c("addmv", {&self, &mat, &vec});
+  Tensor out = lazygen::mv(c.arg(mat), c.arg(vec));
+  if (alpha.toDouble() != 1.0) out = mul(out, c.arg(alpha));
+  const Tensor& s = c.arg(self);
+  if (beta.toDouble() == 0.0)
+    return c.result(expand(out, broadcast_sizes("addmv", s.sizes(), out.sizes())));
+  return c.result(add(out, beta.toDouble() == 1.0 ? s : mul(s, c.arg(beta))));
+}
+
+// 1 above zero, `values` at zero, 0 elsewhere (NaN too, as PyTorch's kernel).
+at::Tensor heaviside(const at::Tensor& self, const at::Tensor& values) {
+  TORCH_CHECK(self.scalar_type() == values.scalar_type(),
+              "heaviside is not yet implemented for tensors with different dtypes");
+  Call c("heaviside", {&self, &values});
+  const Tensor& x = c.arg(self);
+  return c.result(where(eq(x, 0), c.arg(values), gt(x, 0).to(x.dtype())));
+}
+
+namespace {
+
+// self clamped to [eps, 1 - eps] when eps is given, in a floating dtype.
+Tensor logit_input(const Tensor& self, c10::optional<double> eps) {
+  const Tensor x = is_floating(self.dtype()) ? self : self.to(DType::Float32);
+  return eps ? clamp(x, Scalar(*eps), Scalar(1.0 - *eps)) : x;
+}
+
+}  // namespace
+
+at::Tensor logit(const at::Tensor& self, c10::optional<double> eps) {
+  Call c("logit", {&self});
+  const Tensor x = logit_input(c.arg(self), eps);
+  return c.result(log(div(x, rsub(x, 1.0))));
+}
+
+// grad / (x (1 - x)), and 0 where eps clamped x (outside [eps, 1 - eps]).
+at::Tensor logit_backward(const at::Tensor& grad_output, const at::Tensor& self,
+                          c10::optional<double> eps) {
+  Call c("logit_backward", {&grad_output, &self});
+  const Tensor& x = c.arg(self);
+  const Tensor grad = div(c.arg(grad_output), mul(x, rsub(x, 1.0)));
+  if (!eps || *eps < 0) return c.result(grad);
+  const Tensor outside = logical_or(lt(x, *eps), gt(x, 1.0 - *eps));
+  return c.result(where(outside, zeros({}, grad.dtype(), grad.device()), grad));
 }
 
 // norm in `dtype` when one is given (PyTorch computes in it).

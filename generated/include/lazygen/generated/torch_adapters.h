@@ -382,6 +382,24 @@ at::Tensor& nan_to_num_inplace(at::Tensor& self, c10::optional<double> nan,
 at::Tensor& nan_to_num_out(const at::Tensor& self, c10::optional<double> nan,
                            c10::optional<double> posinf, c10::optional<double> neginf,
                            at::Tensor& out);
+// aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (Tensor min, Tensor max)
+::std::tuple<at::Tensor, at::Tensor> aminmax(const at::Tensor& self, c10::optional<int64_t> dim,
+                                             bool keepdim);
+// count_nonzero.dim_IntList(Tensor self, int[] dim) -> Tensor
+at::Tensor count_nonzero_dim_intlist(const at::Tensor& self, c10::IntArrayRef dim);
+// nansum(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+at::Tensor nansum(const at::Tensor& self, at::OptionalIntArrayRef dim, bool keepdim,
+                  c10::optional<at::ScalarType> dtype);
+// addmv(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor
+at::Tensor addmv(const at::Tensor& self, const at::Tensor& mat, const at::Tensor& vec,
+                 const at::Scalar& beta, const at::Scalar& alpha);
+// heaviside(Tensor self, Tensor values) -> Tensor
+at::Tensor heaviside(const at::Tensor& self, const at::Tensor& values);
+// logit(Tensor self, float? eps=None) -> Tensor
+at::Tensor logit(const at::Tensor& self, c10::optional<double> eps);
+// logit_backward(Tensor grad_output, Tensor self, float? eps=None) -> Tensor
+at::Tensor logit_backward(const at::Tensor& grad_output, const at::Tensor& self,
+                          c10::optional<double> eps);
 // linalg_vector_norm(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *,
 // ScalarType? dtype=None) -> Tensor
 at::Tensor linalg_vector_norm(const at::Tensor& self, const at::Scalar& ord,
