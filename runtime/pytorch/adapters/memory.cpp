@@ -84,8 +84,9 @@ const at::Tensor& resize_inplace(const at::Tensor& self, c10::IntArrayRef size,
   for (int64_t s : sizes)
     TORCH_CHECK(s >= 0, "Trying to create tensor with negative dimension ", s, ": ", size);
   if (t.sizes() == sizes) return self;
-  TORCH_CHECK(lazy::lazy_state(t).view == nullptr, "resize_: cannot resize a view of another "
-              "tensor on the lazygen device (from ", self.sizes(), " to ", size, ")");
+  TORCH_CHECK(lazy::lazy_state(t).view == nullptr,
+              "resize_: cannot resize a view of another tensor on the lazygen device (from ",
+              self.sizes(), " to ", size, ")");
   const int64_t n = c10::multiply_integers(size), have = t.numel();
   const Tensor flat = reshape(t, {-1});
   const Tensor kept =
