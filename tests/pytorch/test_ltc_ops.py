@@ -216,6 +216,9 @@ CASES = {
     "addmv.beta0": (lambda s, m, v: torch.addmv(s.log(), m, v, beta=0.0), lambda: (t(3), t(3, 4, seed=26), t(4, seed=27))),
     "heaviside": (lambda a, v: torch.heaviside(torch.cat([a.round(), a.log()], 0), v), lambda: (t(3, 4), t(4, seed=28))),
     "logit": (lambda a: torch.logit(a), lambda: (t(3, 4, low=0.05, high=0.95),)),
+    "logit.outside": (lambda a: torch.logit(a), lambda: (t(3, 4, low=-0.5, high=1.5),)),
+    "logit.negative_eps": (lambda a: torch.logit(a, eps=-0.1), lambda: (t(3, 4, low=-0.5, high=1.5),)),
+    "addmv.float32_matrix": (lambda s, m, v: torch.addmv(s, m.float(), v.float(), beta=0.5), lambda: (t(1), t(3, 4, seed=26), t(4, seed=27))),
     "logit.eps": (lambda a: torch.logit(a, eps=0.2), lambda: (t(3, 4, low=0.05, high=0.95),)),
     "embedding_bag.sum": (lambda w: bags(w, "sum"), lambda: (t(10, 3),)),
     "embedding_bag.mean": (lambda w: bags(w, "mean", padding_idx=4), lambda: (t(10, 3),)),
@@ -381,6 +384,16 @@ def test_masked_writes_of_one_value_do_not_sync(dev):
     assert_same(loss, expected_loss.detach())
     assert_same(lazy_logits.grad, logits.grad)
     assert fallbacks() == {}
+
+
+def test_addmv_and_embedding_bag_refuse_what_pytorch_refuses(dev):
+    with pytest.raises(RuntimeError, match="vector \\+ matrix @ vector expected, got 2, 2, 1"):
+        torch.addmv(torch.zeros(2, 3, device=dev), torch.zeros(3, 4, device=dev), torch.zeros(4, device=dev))
+    with pytest.raises((RuntimeError, ValueError), match="addmv"):
+        torch.addmv(torch.zeros(2, device=dev), torch.zeros(3, 4, device=dev), torch.zeros(4, device=dev))
+    with pytest.raises((RuntimeError, ValueError), match="per_sample_weights of dtype float64 must have weight's dtype float32"):
+        F.embedding_bag(torch.tensor([1, 2], device=dev), torch.zeros(5, 2, device=dev), torch.tensor([0], device=dev),
+                        mode="sum", per_sample_weights=torch.ones(2, dtype=torch.float64, device=dev))
 
 
 def test_embedding_bag_scales_gradients_by_the_true_frequency(dev):

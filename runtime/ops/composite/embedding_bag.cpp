@@ -55,6 +55,12 @@ void check_bags(const char* op, const Tensor& weight, const Tensor& indices, con
                        "embedding_bag: per_sample_weights was not None. per_sample_weights is "
                        "only supported for mode='sum'");
     }
+    if (per_sample_weights->dtype() != weight.dtype()) {
+      throw ShapeError(op, "per_sample_weights of dtype " +
+                               std::string(dtype_name(per_sample_weights->dtype())) +
+                               " must have weight's dtype " +
+                               std::string(dtype_name(weight.dtype())));
+    }
     if (per_sample_weights->sizes() != indices.sizes()) {
       throw ShapeError(op, "per_sample_weights " + sizes_str(per_sample_weights->sizes()) +
                                " must have the shape of indices " + sizes_str(indices.sizes()));

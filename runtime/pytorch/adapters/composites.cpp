@@ -441,13 +441,13 @@ Tensor without_nan_or_inf(const Tensor& x, c10::optional<double> nan, c10::optio
 
 at::Tensor clamp_tensor(const at::Tensor& self, const c10::optional<at::Tensor>& min,
                         const c10::optional<at::Tensor>& max) {
-  Call c("clamp.Tensor", {&self, min ? &*min : nullptr, max ? &*max : nullptr});
+  Call c("clamp.Tensor", {&self, maybe(min), maybe(max)});
   return c.result(clamped(c, self, min, max));
 }
 
 at::Tensor& clamp_inplace_tensor(at::Tensor& self, const c10::optional<at::Tensor>& min,
                                  const c10::optional<at::Tensor>& max) {
-  Call c("clamp_.Tensor", {&self, min ? &*min : nullptr, max ? &*max : nullptr});
+  Call c("clamp_.Tensor", {&self, maybe(min), maybe(max)});
   return c.write_back(self, clamped(c, self, min, max));
 }
 
@@ -503,16 +503,21 @@ at::Tensor nansum(const at::Tensor& self, at::OptionalIntArrayRef dim, bool keep
   return c.result(sum(numbers, c.arg(dim), keepdim, c.arg(dtype)));
 }
 
-// beta * self + alpha * mat @ vec; self is not read when beta is 0 (its NaNs do not propagate).
+// beta * self + alpha * mat @ vec in mat's dtype, self a vector that broadcasts to the result
+// (PyTorch refuses others); self's values are not read when beta is 0 (its NaNs do not propagate).
 at::Tensor addmv(const at::Tensor& self, const at::Tensor& mat, const at::Tensor& vec,
                  const at::Scalar& beta, const at::Scalar& alpha) {
+  TORCH_CHECK(self.dim() <= 1 && mat.dim() == 2 && vec.dim() == 1,
+              "vector + matrix @ vector expected, got ", self.dim(), ", ", mat.dim(), ", ",
+              vec.dim());
   Call c("addmv", {&self, &mat, &vec});
   Tensor out = lazygen::mv(c.arg(mat), c.arg(vec));
   if (alpha.toDouble() != 1.0) out = mul(out, c.arg(alpha));
   const Tensor& s = c.arg(self);
-  if (beta.toDouble() == 0.0)
-    return c.result(expand(out, broadcast_sizes("addmv", s.sizes(), out.sizes())));
-  return c.result(add(out, beta.toDouble() == 1.0 ? s : mul(s, c.arg(beta))));
+  broadcast_sizes("addmv", s.sizes(), out.sizes());  // raises unless self is [], [1] or [n]
+  if (beta.toDouble() == 0.0) return c.result(out);
+  const Tensor base = s.to(out.dtype());
+  return c.result(add(out, beta.toDouble() == 1.0 ? base : mul(base, c.arg(beta))));
 }
 
 // 1 above zero, `values` at zero, 0 elsewhere (NaN too, as PyTorch's kernel).
@@ -526,10 +531,15 @@ at::Tensor heaviside(const at::Tensor& self, const at::Tensor& values) {
 
 namespace {
 
-// self clamped to [eps, 1 - eps] when eps is given, in a floating dtype.
+// An eps >= 0 clamps logit's input to [eps, 1 - eps]; none or a negative one leaves it.
+bool clamps(c10::optional<double> eps) {
+  return eps && *eps >= 0;
+}
+
+// self in a floating dtype, clamped when eps says so.
 Tensor logit_input(const Tensor& self, c10::optional<double> eps) {
   const Tensor x = is_floating(self.dtype()) ? self : self.to(DType::Float32);
-  return eps ? clamp(x, Scalar(*eps), Scalar(1.0 - *eps)) : x;
+  return clamps(eps) ? clamp(x, Scalar(*eps), Scalar(1.0 - *eps)) : x;
 }
 
 }  // namespace
@@ -540,15 +550,17 @@ at::Tensor logit(const at::Tensor& self, c10::optional<double> eps) {
   return c.result(log(div(x, rsub(x, 1.0))));
 }
 
-// grad / (x (1 - x)), and 0 where eps clamped x (outside [eps, 1 - eps]).
+// grad / (x (1 - x)) inside [lo, hi]; outside, 0 where eps clamped x to [eps, 1 - eps], else NaN
+// (x outside [0, 1]), as PyTorch's kernel.
 at::Tensor logit_backward(const at::Tensor& grad_output, const at::Tensor& self,
                           c10::optional<double> eps) {
   Call c("logit_backward", {&grad_output, &self});
   const Tensor& x = c.arg(self);
   const Tensor grad = div(c.arg(grad_output), mul(x, rsub(x, 1.0)));
-  if (!eps || *eps < 0) return c.result(grad);
-  const Tensor outside = logical_or(lt(x, *eps), gt(x, 1.0 - *eps));
-  return c.result(where(outside, zeros({}, grad.dtype(), grad.device()), grad));
+  const double lo = clamps(eps) ? *eps : 0.0;
+  const double fill = clamps(eps) ? 0.0 : std::numeric_limits<double>::quiet_NaN();
+  const Tensor outside = logical_or(lt(x, lo), gt(x, 1.0 - lo));
+  return c.result(where(outside, full({}, fill, grad.dtype(), grad.device()), grad));
 }
 
 // norm in `dtype` when one is given (PyTorch computes in it).
