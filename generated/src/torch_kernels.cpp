@@ -253,6 +253,25 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   adapter.add("linalg_lu_solve", TORCH_FN(adapters::linalg_lu_solve));
   adapter.add("diag_embed", TORCH_FN(adapters::diag_embed));
   adapter.add("_linalg_det", TORCH_FN(adapters::_linalg_det));
+  adapter.add("prod", TORCH_FN(adapters::prod));
+  adapter.add("prod.dim_int", TORCH_FN(adapters::prod_dim_int));
+  adapter.add("cumprod", TORCH_FN(adapters::cumprod));
+  adapter.add("cummax", TORCH_FN(adapters::cummax));
+  adapter.add("cummin", TORCH_FN(adapters::cummin));
+  adapter.add("kthvalue", TORCH_FN(adapters::kthvalue));
+  adapter.add("median", TORCH_FN(adapters::median));
+  adapter.add("median.dim", TORCH_FN(adapters::median_dim));
+  adapter.add("nanmedian", TORCH_FN(adapters::nanmedian));
+  adapter.add("nanmedian.dim", TORCH_FN(adapters::nanmedian_dim));
+  adapter.add("searchsorted.Tensor", TORCH_FN(adapters::searchsorted_tensor));
+  adapter.add("bucketize.Tensor", TORCH_FN(adapters::bucketize_tensor));
+  adapter.add("diag", TORCH_FN(adapters::diag));
+  adapter.add("linalg_cross", TORCH_FN(adapters::linalg_cross));
+  adapter.add("linspace.out", TORCH_FN(adapters::linspace_out));
+  adapter.add("logspace.out", TORCH_FN(adapters::logspace_out));
+  adapter.add("tril_indices", TORCH_FN(adapters::tril_indices));
+  adapter.add("triu_indices", TORCH_FN(adapters::triu_indices));
+  adapter.add("scatter_add_", TORCH_FN(adapters::scatter_add_inplace));
   register_cpu_fallbacks(m);
 }
 

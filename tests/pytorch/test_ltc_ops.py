@@ -260,6 +260,41 @@ CASES = {
     "pad.replicate1d": (lambda a: F.pad(a, (3, 1), mode="replicate"), lambda: (t(3, 4),)),
     "pad.replicate2d": (lambda a: F.pad(a, (2, 2, 1, 1), mode="replicate"), lambda: (t(2, 3, 4, 4),)),
     "pad.replicate3d": (lambda a: F.pad(a, (0, 1, 2, 0, 1, 1), mode="replicate"), lambda: (t(1, 2, 2, 3, 3),)),
+    "prod": (lambda a: a.prod(), lambda: (t(3, 4),)),
+    "prod.dim_int": (lambda a: a.prod(1, keepdim=True), lambda: (t(3, 5),)),
+    "prod.zeros": (lambda a: (a * (a > 0)).prod(0), lambda: (t(3, 4),)),
+    "prod.int": (lambda a: a.prod(1), lambda: (torch.tensor([[1, -2, 3], [4, 0, 2]]),)),
+    "prod.dtype": (lambda a: a.float().prod(0, dtype=torch.float64), lambda: (t(7, 2),)),
+    "cumprod": (lambda a: a.cumprod(1), lambda: (t(3, 7),)),
+    "cumprod.zeros": (lambda a: (a * (a > -1)).cumprod(1), lambda: (t(3, 7),)),
+    "cumprod.int": (lambda a: a.cumprod(0), lambda: (torch.tensor([[1, -2, 3], [4, 0, 2]], dtype=torch.int32),)),
+    "cummax": (lambda a: a.cummax(1), lambda: (t(3, 6),)),
+    "cummax.nan_and_ties": (lambda a: torch.cat([a.log(), a.round()], 1).cummax(1), lambda: (t(3, 5),)),
+    "cummin": (lambda a: a.cummin(0), lambda: (t(5, 3),)),
+    "cummin.int": (lambda a: a.cummin(1), lambda: (torch.tensor([[3, 1, 2, 1, 0], [2, 2, 5, -1, 4]]),)),
+    "kthvalue": (lambda a: a.kthvalue(2, 1), lambda: (t(3, 5),)),
+    "kthvalue.keepdim": (lambda a: a.kthvalue(3, 0, keepdim=True), lambda: (t(4, 3),)),
+    "median": (lambda a: a.median(), lambda: (t(3, 4),)),
+    "median.dim": (lambda a: a.median(1), lambda: (t(3, 4),)),
+    "median.nan": (lambda a: torch.cat([a.log(), a], 0).median(1), lambda: (t(3, 4),)),
+    "median.int": (lambda a: a.median(0, keepdim=True), lambda: (torch.tensor([[3, 1, 2], [2, 2, 5], [0, 7, 1]]),)),
+    "nanmedian": (lambda a: a.log().nanmedian(), lambda: (t(3, 4),)),
+    "nanmedian.dim": (lambda a: torch.cat([a.log(), a], 1).nanmedian(1), lambda: (t(3, 4),)),
+    "searchsorted": (lambda s, v: torch.searchsorted(s.sort(1)[0], v), lambda: (t(3, 5), t(3, 4, seed=29))),
+    "searchsorted.right_1d": (lambda s, v: torch.searchsorted(s.sort()[0], v, right=True, out_int32=True),
+                              lambda: (t(6), t(3, 4, seed=30).round())),
+    "searchsorted.sorter": (lambda s, v: torch.searchsorted(s, v, side="right", sorter=s.argsort(1)),
+                            lambda: (t(3, 5), t(3, 4, seed=31))),
+    "bucketize": (lambda a, b: torch.bucketize(torch.cat([a.log(), a], 0), b.sort()[0]), lambda: (t(3, 4), t(5, seed=32))),
+    "diag": (lambda a: torch.diag(a, 1), lambda: (t(4),)),
+    "diag.matrix": (lambda a: torch.diag(a, -1), lambda: (t(3, 4),)),
+    "linalg_cross": (lambda a, b: torch.linalg.cross(a, b), lambda: (t(4, 3), t(4, 3, seed=33))),
+    "linalg_cross.broadcast": (lambda a, b: torch.cross(a, b, dim=0), lambda: (t(3, 4), t(3, 1, seed=34))),
+    "linspace": (lambda a: a * torch.linspace(-1, 2, 5, dtype=a.dtype, device=a.device), lambda: (t(3, 5),)),
+    "linspace.int": (lambda a: a * torch.linspace(-3, 30, 5, dtype=torch.int64, device=a.device), lambda: (t(3, 5),)),
+    "logspace": (lambda a: a * torch.logspace(-1, 2, 4, base=3, device=a.device), lambda: (t(4).float(),)),
+    "tril_indices": (lambda a: a[tuple(torch.tril_indices(3, 4, 1, device=a.device))], lambda: (t(3, 4),)),
+    "triu_indices": (lambda a: a[tuple(torch.triu_indices(3, 4, -1, device=a.device))], lambda: (t(3, 4),)),
 }
 
 
@@ -351,6 +386,18 @@ def test_errors_name_the_op_and_shapes(dev):
         torch.div(torch.tensor([7, 8], device=dev), torch.tensor([2, 0], device=dev), rounding_mode="floor")
     with pytest.raises((RuntimeError, ValueError), match="as_strided_copy.*reach element 12"):
         torch.ops.aten.as_strided_copy(torch.zeros(3, 4, device=dev), (2, 2), (4, 8))
+    with pytest.raises((RuntimeError, ValueError), match="kthvalue.*k = 4 is out of range.*\\[2, 3\\]"):
+        torch.zeros(2, 3, device=dev).kthvalue(4)
+    with pytest.raises((RuntimeError, ValueError), match="median.*dim 1 of \\[2, 0\\].*non-zero size"):
+        torch.zeros(2, 0, device=dev).median(1)
+    with pytest.raises((RuntimeError, ValueError), match="linalg_cross.*\\[2, 4\\].*size 3"):
+        torch.linalg.cross(torch.zeros(2, 4, device=dev), torch.zeros(2, 4, device=dev))
+    with pytest.raises((RuntimeError, ValueError), match="searchsorted.*\\[3, 5\\].*\\[2, 4\\]"):
+        torch.searchsorted(torch.zeros(3, 5, device=dev), torch.zeros(2, 4, device=dev))
+    with pytest.raises((RuntimeError, ValueError), match="bucketize.*1-d boundaries.*\\[2, 2\\]"):
+        torch.bucketize(torch.zeros(3, device=dev), torch.zeros(2, 2, device=dev))
+    with pytest.raises((RuntimeError, ValueError), match="diag.*matrix or a vector.*\\[2, 2, 2\\]"):
+        torch.diag(torch.zeros(2, 2, 2, device=dev))
 
 
 def test_masked_writes_of_one_value_do_not_sync(dev):

@@ -278,6 +278,42 @@ Tensor argmin(const Tensor& self, std::optional<int64_t> dim = std::nullopt, boo
 // depends on self's values: on the lazy device self is computed first (a sync, like item()).
 Tensor nonzero(const Tensor& self);
 
+// ---- products, scans and order statistics (runtime/ops/composite/scans.cpp; Note [Scans by
+// doubling]). prod and cumprod accumulate in `dtype`, else int64 for integers and bools, else
+// self's; prod over every dim without `dim`. cummax / cummin: the running extreme along dim and
+// the index it came from (NaN sticks; ties take the later index, as PyTorch). kthvalue: the k-th
+// smallest (1-based; NaN counts as largest) and its index. median: the lower median and its
+// index, NaN (at the first NaN) when a row holds one; nanmedian ignores NaNs. Without a dim,
+// median and nanmedian reduce every element (NaN for an empty tensor).
+Tensor prod(const Tensor& self, std::optional<int64_t> dim = std::nullopt, bool keepdim = false,
+            std::optional<DType> dtype = std::nullopt);
+Tensor cumprod(const Tensor& self, int64_t dim, std::optional<DType> dtype = std::nullopt);
+std::tuple<Tensor, Tensor> cummax(const Tensor& self, int64_t dim);
+std::tuple<Tensor, Tensor> cummin(const Tensor& self, int64_t dim);
+std::tuple<Tensor, Tensor> kthvalue(const Tensor& self, int64_t k, int64_t dim = -1,
+                                    bool keepdim = false);
+std::tuple<Tensor, Tensor> median(const Tensor& self, int64_t dim, bool keepdim = false);
+Tensor median(const Tensor& self);
+std::tuple<Tensor, Tensor> nanmedian(const Tensor& self, int64_t dim, bool keepdim = false);
+Tensor nanmedian(const Tensor& self);
+// torch.searchsorted: for each value of self, how many elements of its row of sorted_sequence
+// (1-d: the one row for every value; else sorted_sequence's dims but the last are self's) lie
+// below it (right: at or below), as int64 (int32 with out_int32). torch.bucketize: the same with
+// self's values against 1-d boundaries. The comparisons are PyTorch's: a NaN value counts past
+// every boundary. Costs an element per (value, boundary) pair, fine for the few boundaries they
+// are used with.
+Tensor searchsorted(const Tensor& sorted_sequence, const Tensor& self, bool out_int32 = false,
+                    bool right = false);
+Tensor bucketize(const Tensor& self, const Tensor& boundaries, bool out_int32 = false,
+                 bool right = false);
+
+// ---- matrices (runtime/ops/composite/matrices.cpp). torch.diag: a vector on the diagonal-th
+// diagonal of a new square matrix, or a matrix's diagonal-th diagonal as a vector.
+// torch.linalg.cross: the cross product along dim (size 3 in both) of inputs of one rank that
+// broadcast.
+Tensor diag(const Tensor& self, int64_t diagonal = 0);
+Tensor linalg_cross(const Tensor& self, const Tensor& other, int64_t dim = -1);
+
 // ---- activations, dropout and normalization (glu.cpp, prelu.cpp, dropout.cpp, weight_norm.cpp,
 // group_norm.cpp)
 // torch.nn.functional.glu: a * sigmoid(b) for self's halves a, b along dim (of even size), its

@@ -3,9 +3,13 @@
 // lazygen/generated/torch_adapters.h).
 #include <ATen/ops/arange.h>
 #include <ATen/ops/empty.h>
-#include <c10/util/accumulate.h>
+#include <ATen/ops/linspace.h>
+#include <ATen/ops/logspace.h>
+#include <ATen/ops/tril_indices.h>
+#include <ATen/ops/triu_indices.h>
 #include <c10/core/DefaultDtype.h>
 #include <c10/util/Exception.h>
+#include <c10/util/accumulate.h>
 
 #include "core/lazy/lazy_state.h"
 #include "core/lazy/lazy_tensor.h"
@@ -41,6 +45,15 @@ Tensor device_cast(const Tensor& t, DType dtype) {
   return out;
 }
 
+// The device tensor of PyTorch's CPU tril_indices or triu_indices (`make`).
+template <class Make>
+at::Tensor triangle_indices(const char* op, Make make, c10::optional<at::ScalarType> dtype,
+                            c10::optional<at::Layout> layout) {
+  check_layout(op, layout);
+  Call c(op, {});
+  return c.result(to_device(make(at::TensorOptions().dtype(dtype))));
+}
+
 }  // namespace
 
 at::Tensor empty_memory_format(c10::IntArrayRef size, c10::optional<at::ScalarType> dtype,
@@ -70,6 +83,39 @@ at::Tensor& arange_start_out(const at::Scalar& start, const at::Scalar& end, con
   Call c("arange", {&out});
   const at::Tensor values = at::arange(start, end, step, at::TensorOptions().dtype(out.scalar_type()));
   return c.assign_out(out, to_device(values));
+}
+
+// linspace, logspace, tril_indices and triu_indices likewise: PyTorch's CPU kernels make the
+// values (so they are PyTorch's to the bit), and they become device data.
+at::Tensor& linspace_out(const at::Scalar& start, const at::Scalar& end, int64_t steps,
+                         at::Tensor& out) {
+  Call c("linspace", {&out});
+  const auto values = at::linspace(start, end, steps, at::TensorOptions().dtype(out.scalar_type()));
+  return c.assign_out(out, to_device(values));
+}
+
+at::Tensor& logspace_out(const at::Scalar& start, const at::Scalar& end, int64_t steps, double base,
+                         at::Tensor& out) {
+  Call c("logspace", {&out});
+  const auto values =
+      at::logspace(start, end, steps, base, at::TensorOptions().dtype(out.scalar_type()));
+  return c.assign_out(out, to_device(values));
+}
+
+at::Tensor tril_indices(int64_t row, int64_t col, int64_t offset,
+                        c10::optional<at::ScalarType> dtype, c10::optional<at::Layout> layout,
+                        c10::optional<at::Device> device, c10::optional<bool> pin_memory) {
+  (void)device, (void)pin_memory;  // one device
+  const auto make = [&](at::TensorOptions o) { return at::tril_indices(row, col, offset, o); };
+  return triangle_indices("tril_indices", make, dtype, layout);
+}
+
+at::Tensor triu_indices(int64_t row, int64_t col, int64_t offset,
+                        c10::optional<at::ScalarType> dtype, c10::optional<at::Layout> layout,
+                        c10::optional<at::Device> device, c10::optional<bool> pin_memory) {
+  (void)device, (void)pin_memory;  // one device
+  const auto make = [&](at::TensorOptions o) { return at::triu_indices(row, col, offset, o); };
+  return triangle_indices("triu_indices", make, dtype, layout);
 }
 
 // Other sizes make self a new tensor: its elements in order as far as both reach (PyTorch keeps

@@ -570,5 +570,61 @@ at::Tensor linalg_lu_solve(const at::Tensor& LU, const at::Tensor& pivots, const
 at::Tensor diag_embed(const at::Tensor& self, int64_t offset, int64_t dim1, int64_t dim2);
 // _linalg_det(Tensor A) -> (Tensor result, Tensor LU, Tensor pivots)
 ::std::tuple<at::Tensor, at::Tensor, at::Tensor> _linalg_det(const at::Tensor& A);
+// prod(Tensor self, *, ScalarType? dtype=None) -> Tensor
+at::Tensor prod(const at::Tensor& self, c10::optional<at::ScalarType> dtype);
+// prod.dim_int(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+at::Tensor prod_dim_int(const at::Tensor& self, int64_t dim, bool keepdim,
+                        c10::optional<at::ScalarType> dtype);
+// cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
+at::Tensor cumprod(const at::Tensor& self, int64_t dim, c10::optional<at::ScalarType> dtype);
+// cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)
+::std::tuple<at::Tensor, at::Tensor> cummax(const at::Tensor& self, int64_t dim);
+// cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)
+::std::tuple<at::Tensor, at::Tensor> cummin(const at::Tensor& self, int64_t dim);
+// kthvalue(Tensor self, int k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)
+::std::tuple<at::Tensor, at::Tensor> kthvalue(const at::Tensor& self, int64_t k, int64_t dim,
+                                              bool keepdim);
+// median(Tensor self) -> Tensor
+at::Tensor median(const at::Tensor& self);
+// median.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
+::std::tuple<at::Tensor, at::Tensor> median_dim(const at::Tensor& self, int64_t dim, bool keepdim);
+// nanmedian(Tensor self) -> Tensor
+at::Tensor nanmedian(const at::Tensor& self);
+// nanmedian.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
+::std::tuple<at::Tensor, at::Tensor> nanmedian_dim(const at::Tensor& self, int64_t dim,
+                                                   bool keepdim);
+// searchsorted.Tensor(Tensor sorted_sequence, Tensor self, *, bool out_int32=False, bool
+// right=False, str? side=None, Tensor? sorter=None) -> Tensor
+at::Tensor searchsorted_tensor(const at::Tensor& sorted_sequence, const at::Tensor& self,
+                               bool out_int32, bool right, c10::optional<c10::string_view> side,
+                               const c10::optional<at::Tensor>& sorter);
+// bucketize.Tensor(Tensor self, Tensor boundaries, *, bool out_int32=False, bool right=False) ->
+// Tensor
+at::Tensor bucketize_tensor(const at::Tensor& self, const at::Tensor& boundaries, bool out_int32,
+                            bool right);
+// diag(Tensor self, int diagonal=0) -> Tensor
+at::Tensor diag(const at::Tensor& self, int64_t diagonal);
+// linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor
+at::Tensor linalg_cross(const at::Tensor& self, const at::Tensor& other, int64_t dim);
+// linspace.out(Scalar start, Scalar end, int steps, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& linspace_out(const at::Scalar& start, const at::Scalar& end, int64_t steps,
+                         at::Tensor& out);
+// logspace.out(Scalar start, Scalar end, int steps, float base=10.0, *, Tensor(a!) out) ->
+// Tensor(a!)
+at::Tensor& logspace_out(const at::Scalar& start, const at::Scalar& end, int64_t steps, double base,
+                         at::Tensor& out);
+// tril_indices(int row, int col, int offset=0, *, ScalarType? dtype=long, Layout? layout=None,
+// Device? device=None, bool? pin_memory=None) -> Tensor
+at::Tensor tril_indices(int64_t row, int64_t col, int64_t offset,
+                        c10::optional<at::ScalarType> dtype, c10::optional<at::Layout> layout,
+                        c10::optional<at::Device> device, c10::optional<bool> pin_memory);
+// triu_indices(int row, int col, int offset=0, *, ScalarType? dtype=long, Layout? layout=None,
+// Device? device=None, bool? pin_memory=None) -> Tensor
+at::Tensor triu_indices(int64_t row, int64_t col, int64_t offset,
+                        c10::optional<at::ScalarType> dtype, c10::optional<at::Layout> layout,
+                        c10::optional<at::Device> device, c10::optional<bool> pin_memory);
+// scatter_add_(Tensor(a!) self, int dim, Tensor index, Tensor src) -> Tensor(a!)
+at::Tensor& scatter_add_inplace(at::Tensor& self, int64_t dim, const at::Tensor& index,
+                                const at::Tensor& src);
 
 }  // namespace lazygen::pytorch::adapters

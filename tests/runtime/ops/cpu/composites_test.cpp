@@ -17,6 +17,7 @@
 #include "lazygen/generated/ops/isnan.h"
 #include "lazygen/generated/ops/max.h"
 #include "lazygen/generated/ops/mean.h"
+#include "lazygen/generated/ops/narrow.h"
 #include "lazygen/generated/ops/reshape.h"
 #include "lazygen/generated/ops/rsqrt.h"
 #include "lazygen/generated/ops/sign.h"
@@ -114,6 +115,49 @@ TEST_P(Composites, RearrangingCompositesMatchPyTorch) {
 }
 
 // x() as [2, 4]: {{1, 2, 4, 7}, {0, -1, 3, 5}}.
+TEST_P(Composites, ProductsScansAndOrderStatisticsMatchPyTorch) {
+  expect_values(prod(on(x()), 1), {56, 0});
+  expect_values(prod(on(x())), {0});
+  EXPECT_EQ(prod(on(x()), 0, true).sizes(), (IntList{1, 4}));
+  EXPECT_EQ(prod(on(tensor<int32_t>({2, 3}, IntList{2}))).dtype(), DType::Int64);
+  expect_values(cumprod(on(x()), 1), {1, 2, 8, 56, 0, 0, 0, 0});
+  const auto [maxv, maxi] = cummax(on(x()), 1);
+  expect_values(maxv, {1, 2, 4, 7, 0, 0, 3, 5});
+  EXPECT_EQ(values<int64_t>(maxi.cpu()), (std::vector<int64_t>{0, 1, 2, 3, 0, 0, 2, 3}));
+  const auto [minv, mini] = cummin(on(x()), 0);
+  expect_values(minv, {1, 2, 4, 7, 0, -1, 3, 5});
+  EXPECT_EQ(values<int64_t>(mini.cpu()), (std::vector<int64_t>{0, 0, 0, 0, 1, 1, 1, 1}));
+  const auto [kv, ki] = kthvalue(on(x()), 2, 1);
+  expect_values(kv, {2, 0});
+  EXPECT_EQ(values<int64_t>(ki.cpu()), (std::vector<int64_t>{1, 0}));
+  const auto [mv, mi] = median(on(x()), 1);
+  expect_values(mv, {2, 0});
+  EXPECT_EQ(values<int64_t>(mi.cpu()), (std::vector<int64_t>{1, 0}));
+  expect_values(median(on(x())), {2});
+  // NaN sticks in cummax and makes the median NaN; nanmedian skips it.
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const Tensor y = on(tensor<double>({1, nan, 3, 2}, IntList{4}));
+  EXPECT_TRUE(std::isnan(values<double>(median(y).cpu())[0]));
+  expect_values(nanmedian(y), {2});
+  EXPECT_EQ(values<int64_t>(std::get<1>(cummax(y, 0)).cpu()), (std::vector<int64_t>{0, 1, 1, 1}));
+  const Tensor bounds = on(tensor<double>({0, 2, 4}, IntList{3}));
+  EXPECT_EQ(values<int64_t>(searchsorted(bounds, on(x())).cpu()),
+            (std::vector<int64_t>{1, 1, 2, 3, 0, 0, 2, 3}));
+  EXPECT_EQ(values<int64_t>(bucketize(on(x()), bounds, false, true).cpu()),
+            (std::vector<int64_t>{1, 2, 3, 3, 1, 0, 2, 3}));
+  expect_values(linalg_cross(on(narrow(x(), 1, 0, 3)), on(narrow(x(), 1, 1, 3))),
+                {-2, 1, 0, -14, -3, -1});
+  expect_values(diag(on(x()), 1), {2, 3});
+  expect_values(diag(on(tensor<double>({1, 2}, IntList{2})), -1), {0, 0, 0, 1, 0, 0, 0, 2, 0});
+  EXPECT_THROW(kthvalue(on(x()), 5, 1), ShapeError);
+  EXPECT_THROW(median(on(zeros({2, 0}, DType::Float64)), 1), ShapeError);
+  EXPECT_THROW(linalg_cross(on(x()), on(x())), ShapeError);  // dim of size 4
+  EXPECT_THROW(searchsorted(on(zeros({3, 5}, DType::Float64)), on(x())),
+               ShapeError);                               // leading dims differ
+  EXPECT_THROW(bucketize(on(x()), on(x())), ShapeError);  // 2-d boundaries
+  EXPECT_THROW(diag(on(zeros({2, 2, 2}, DType::Float64))), ShapeError);
+}
+
 TEST_P(Composites, AdvancedIndexingMatchesPyTorch) {
   const auto idx = [&](std::vector<int64_t> v) {
     const auto n = static_cast<int64_t>(v.size());
