@@ -272,6 +272,9 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   adapter.add("tril_indices", TORCH_FN(adapters::tril_indices));
   adapter.add("triu_indices", TORCH_FN(adapters::triu_indices));
   adapter.add("scatter_add_", TORCH_FN(adapters::scatter_add_inplace));
+  adapter.add("diagonal", TORCH_FN(adapters::diagonal));
+  adapter.add("unfold", TORCH_FN(adapters::unfold));
+  adapter.add("logcumsumexp", TORCH_FN(adapters::logcumsumexp));
   register_cpu_fallbacks(m);
 }
 

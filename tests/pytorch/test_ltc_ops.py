@@ -268,6 +268,8 @@ CASES = {
     "cumprod": (lambda a: a.cumprod(1), lambda: (t(3, 7),)),
     "cumprod.zeros": (lambda a: (a * (a > -1)).cumprod(1), lambda: (t(3, 7),)),
     "cumprod.int": (lambda a: a.cumprod(0), lambda: (torch.tensor([[1, -2, 3], [4, 0, 2]], dtype=torch.int32),)),
+    "logcumsumexp": (lambda a: torch.logcumsumexp(a * 30, 1), lambda: (t(3, 7),)),
+    "logcumsumexp.infinities": (lambda a: torch.logcumsumexp(torch.cat([a.log(), -a.log(), a], 1), 1), lambda: (t(2, 3),)),
     "cummax": (lambda a: a.cummax(1), lambda: (t(3, 6),)),
     "cummax.nan_and_ties": (lambda a: torch.cat([a.log(), a.round()], 1).cummax(1), lambda: (t(3, 5),)),
     "cummin": (lambda a: a.cummin(0), lambda: (t(5, 3),)),
@@ -293,6 +295,9 @@ CASES = {
     "linspace": (lambda a: a * torch.linspace(-1, 2, 5, dtype=a.dtype, device=a.device), lambda: (t(3, 5),)),
     "linspace.int": (lambda a: a * torch.linspace(-3, 30, 5, dtype=torch.int64, device=a.device), lambda: (t(3, 5),)),
     "logspace": (lambda a: a * torch.logspace(-1, 2, 4, base=3, device=a.device), lambda: (t(4).float(),)),
+    "diagonal": (lambda a: a.diagonal(1, 0, 2) * 2, lambda: (t(3, 2, 4),)),
+    "unfold": (lambda a: a.unfold(1, 3, 2) ** 2, lambda: (t(2, 7),)),
+    "unfold.overlapping": (lambda a: a.unfold(0, 2, 1).unfold(1, 2, 1).sum((-1, -2)), lambda: (t(4, 5),)),
     "tril_indices": (lambda a: a[tuple(torch.tril_indices(3, 4, 1, device=a.device))], lambda: (t(3, 4),)),
     "triu_indices": (lambda a: a[tuple(torch.triu_indices(3, 4, -1, device=a.device))], lambda: (t(3, 4),)),
 }
@@ -310,10 +315,6 @@ NO_GRADIENT = {
     "as_strided_copy": "PyTorch's as_strided backward writes through as_strided views of a storage, which "
                        "lazy tensors do not have (it runs on the fallback); lazygen's own gradient is gradchecked",
     "as_strided_scatter": "as as_strided_copy",
-    "det": "PyTorch's det backward reads a view (as_strided) the device leaves to the fallback; logdet's and "
-           "slogdet's gradients are checked",
-    "diagonal_scatter": "src's gradient is grad.diagonal(), a view the device leaves to the fallback (lazy "
-                        "views do not include diagonal); lazygen's own gradient is gradchecked",
 }
 # Cases whose inputs after the first `n` are not differentiated (PyTorch refuses a gradient there).
 DIFFERENTIATED = {"binary_cross_entropy": 2, "nll_loss2d_forward.none": 1, "nll_loss2d_forward.ignore": 1}

@@ -96,3 +96,28 @@ def test_resize_keeps_the_elements_in_order_and_refuses_a_view(dev):
     with pytest.raises(RuntimeError, match="resize_: cannot resize a view"):
         base[1:].resize_(9)
     assert fallbacks() == {}
+
+
+def test_writes_through_diagonal_and_unfold_reach_the_base(dev):
+    # Composite views (Note [Composite views]): the device's diagonal and unfold are lazygen views.
+    run_both(dev, lambda a: a.diagonal(1).mul_(10))
+    run_both(dev, lambda a: a.t().diagonal(-1).add_(100))
+    run_both(dev, lambda a: a.diagonal()[1:].neg_())
+    run_both(dev, lambda a: a.unfold(1, 2, 3).mul_(-1))
+    run_both(dev, lambda a: a.unfold(0, 1, 2).unfold(1, 2, 2).fill_(0))
+
+    def read_after_base_write(a):
+        windows = a.unfold(1, 3, 1)
+        a.add_(1)
+        return windows * 2
+    run_both(dev, read_after_base_write)
+    assert fallbacks() == {}
+
+
+def test_a_write_through_overlapping_unfold_windows_is_refused_and_changes_nothing(dev):
+    a = torch.arange(12.).reshape(3, 4).to(dev)
+    windows = a.unfold(1, 3, 1)
+    with pytest.raises(RuntimeError, match="unfold.*windows of unfold\\(1, 3, 1\\) overlap"):
+        windows.mul_(-1)
+    assert_same(a, torch.arange(12.).reshape(3, 4))
+    assert_same(windows, torch.arange(12.).reshape(3, 4).unfold(1, 3, 1))

@@ -47,7 +47,11 @@ const std::shared_ptr<LazyState>& LazyState::view_root() const {
 }
 
 Tensor make_lazy_view(const Tensor& base, const ir::NodePtr& node, ViewFn step) {
-  Tensor out = make_lazy_tensor(node, 0, base.device());
+  return make_lazy_view(base, ir::Value{node, 0}, std::move(step));
+}
+
+Tensor make_lazy_view(const Tensor& base, const ir::Value& value, ViewFn step) {
+  Tensor out = make_lazy_tensor(value.node, value.index, base.device());
   if (replay_depth > 0) return out;
   const std::shared_ptr<LazyState>& base_state = base.impl()->lazy_state();
   auto v = std::make_shared<View>();

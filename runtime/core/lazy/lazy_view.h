@@ -58,6 +58,9 @@ struct View {
 // The lazy tensor for output `index` of `node`, a view op's result on `base`, aliasing `base`'s
 // root through `step`. While a chain is replayed or written back, a plain lazy tensor.
 Tensor make_lazy_view(const Tensor& base, const ir::NodePtr& node, ViewFn step);
+// The same for output `value` of a node already traced: a view whose value is computed by other
+// ops (a composite: the PyTorch device's diagonal and unfold views copy by gathering).
+Tensor make_lazy_view(const Tensor& base, const ir::Value& value, ViewFn step);
 
 // Recomputes a stale view's value from its root (and drops its data). REQUIRES: s.stale().
 void refresh_view(LazyState& s);

@@ -288,6 +288,8 @@ Tensor nonzero(const Tensor& self);
 Tensor prod(const Tensor& self, std::optional<int64_t> dim = std::nullopt, bool keepdim = false,
             std::optional<DType> dtype = std::nullopt);
 Tensor cumprod(const Tensor& self, int64_t dim, std::optional<DType> dtype = std::nullopt);
+// log(cumsum(exp(self))) along dim, without overflow (a floating self).
+Tensor logcumsumexp(const Tensor& self, int64_t dim);
 std::tuple<Tensor, Tensor> cummax(const Tensor& self, int64_t dim);
 std::tuple<Tensor, Tensor> cummin(const Tensor& self, int64_t dim);
 std::tuple<Tensor, Tensor> kthvalue(const Tensor& self, int64_t k, int64_t dim = -1,

@@ -1,19 +1,19 @@
-// Products, cumulative scans and order statistics (lazygen/composite.h): prod, cumprod, cummax,
-// cummin, kthvalue, median, nanmedian, searchsorted and bucketize, from narrow, pad, sort and
-// pointwise ops.
+// Products, cumulative scans and order statistics (lazygen/composite.h): prod, cumprod,
+// logcumsumexp, cummax, cummin, kthvalue, median, nanmedian, searchsorted and bucketize, from
+// narrow, pad, sort and pointwise ops.
 //
 // Note [Scans by doubling]
 // A product over n elements multiplies halves: the first ceil(n/2) elements times the rest
 // (padded with a 1), log2(n) rounds of one pointwise op each. A cumulative scan doubles its reach
 // (Hillis-Steele): after round r each element has combined the 2^r elements ending at it, by
 // combining its value with the value 2^(r-1) places before it (the data shifted along the dim,
-// padded where nothing precedes). Each round is one fusable pointwise group over the whole
-// tensor, so the scan costs log2(n) passes instead of a kernel per op, and autograd
-// differentiates through the rounds exactly (a zero factor included, where a division-based
-// product gradient fails). cummax and cummin scan (value, index) pairs: a later segment's pair
-// wins when its value is NaN or at least as large (small) as the earlier one's and that one is
-// not NaN, which is PyTorch's sequential rule (NaN sticks, ties take the later index) applied
-// to segments.
+// padded where nothing precedes; logcumsumexp combines with logaddexp). Each round is one
+// fusable pointwise group over the whole tensor, so the scan costs log2(n) passes instead of a
+// kernel per op, and autograd differentiates through the rounds exactly (a zero factor included,
+// where a division-based product gradient fails). cummax and cummin scan (value, index) pairs: a
+// later segment's pair wins when its value is NaN or at least as large (small) as the earlier
+// one's and that one is not NaN, which is PyTorch's sequential rule (NaN sticks, ties take the
+// later index) applied to segments.
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -29,6 +29,7 @@
 #include "lazygen/generated/ops/gt.h"
 #include "lazygen/generated/ops/isnan.h"
 #include "lazygen/generated/ops/le.h"
+#include "lazygen/generated/ops/logaddexp.h"
 #include "lazygen/generated/ops/logical_and.h"
 #include "lazygen/generated/ops/logical_not.h"
 #include "lazygen/generated/ops/logical_or.h"
@@ -156,6 +157,19 @@ Tensor cumprod(const Tensor& self, int64_t dim, std::optional<DType> dtype) {
   Tensor x = at_least_1d(self).to(product_dtype(self, dtype));
   const int64_t d = wrap_dim("cumprod", dim, x.dim());
   for (int64_t k = 1; k < x.size(d); k *= 2) x = x * shifted(x, d, k, 1);
+  return like_rank(x, self);
+}
+
+Tensor logcumsumexp(const Tensor& self, int64_t dim) {
+  if (!is_floating(self.dtype())) {
+    throw ShapeError("logcumsumexp",
+                     "expected a floating tensor, got " + std::string(dtype_name(self.dtype())));
+  }
+  Tensor x = at_least_1d(self);
+  const int64_t d = wrap_dim("logcumsumexp", dim, x.dim());
+  for (int64_t k = 1; k < x.size(d); k *= 2) {
+    x = logaddexp(x, shifted(x, d, k, -std::numeric_limits<double>::infinity()));
+  }
   return like_rank(x, self);
 }
 

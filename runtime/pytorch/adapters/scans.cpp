@@ -1,8 +1,8 @@
 // Adapters for PyTorch's products, scans, order statistics, searches and small matrix ops that
 // lazygen serves as composites (ops.yaml, "PyTorch adapters"; lazygen/composite.h): prod,
-// cumprod, cummax, cummin, kthvalue, median, nanmedian, searchsorted, bucketize, diag and
-// linalg_cross; and scatter_add_, which cummax's and cummin's backward calls. Each converts its
-// arguments and calls the composite (or op) of the same name.
+// cumprod, logcumsumexp, cummax, cummin, kthvalue, median, nanmedian, searchsorted, bucketize,
+// diag and linalg_cross; and scatter_add_, which cummax's and cummin's backward calls. Each
+// converts its arguments and calls the composite (or op) of the same name.
 #include <c10/util/Exception.h>
 
 #include <tuple>
@@ -29,6 +29,11 @@ at::Tensor prod_dim_int(const at::Tensor& self, int64_t dim, bool keepdim,
 at::Tensor cumprod(const at::Tensor& self, int64_t dim, c10::optional<at::ScalarType> dtype) {
   Call c("cumprod", {&self});
   return c.result(lazygen::cumprod(c.arg(self), dim, c.arg(dtype)));
+}
+
+at::Tensor logcumsumexp(const at::Tensor& self, int64_t dim) {
+  Call c("logcumsumexp", {&self});
+  return c.result(lazygen::logcumsumexp(c.arg(self), dim));
 }
 
 std::tuple<at::Tensor, at::Tensor> cummax(const at::Tensor& self, int64_t dim) {

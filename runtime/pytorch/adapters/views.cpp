@@ -3,7 +3,18 @@
 // _unsafe_view (of a fresh copy). Lazy tensors are contiguous, so both are lazygen views. The
 // in-place view ops (transpose_, t_, squeeze_, unsqueeze_) make self the view (Call::become_view)
 // where PyTorch's defaults would restride it with as_strided_, which lazy tensors cannot serve.
+// diagonal and unfold, views lazygen has only as copies, become lazygen views whose value is the
+// copy and whose inverse scatters a new value back (Note [Composite views]).
+#include <c10/util/Exception.h>
+
 #include <vector>
+
+#include "core/lazy/lazy_tensor.h"
+#include "core/lazy/lazy_view.h"
+#include "lazygen/composite.h"
+#include "lazygen/factory.h"
+#include "lazygen/generated/ops/ne.h"
+#include "lazygen/generated/ops/where.h"
 
 #include "lazygen/generated/ops/squeeze.h"
 #include "lazygen/generated/ops/t.h"
@@ -54,6 +65,58 @@ at::Tensor& squeeze_inplace_dim(at::Tensor& self, int64_t dim) {
 at::Tensor& unsqueeze_inplace(at::Tensor& self, int64_t dim) {
   Call c("unsqueeze_", {&self});
   return c.become_view(self, unsqueeze(c.arg(self), dim));
+}
+
+// Note [Composite views]
+// PyTorch's diagonal and unfold are views: a write through one reaches its base. lazygen has
+// them as copies (diagonal_copy, unfold_copy gather the elements). The device's diagonal and
+// unfold trace that copy and make it a lazygen view of self (lazy::make_lazy_view) whose inverse
+// writes a new value back: diagonal_scatter, and for unfold the windows' values placed where
+// they came from (unfold_backward of the value, kept only where some window covers). Windows
+// that overlap (size > step) share elements, and a write through them is refused: PyTorch 1.13
+// writes such a view element by element, so what an element holds after `mul_` depends on how
+// many windows cover it (see the deliberate differences in docs/pytorch-device.md).
+namespace {
+
+Tensor composite_view(const Tensor& base, const Tensor& value, lazy::ViewFn step) {
+  return lazy::make_lazy_view(base, lazy::ir_value(value), std::move(step));
+}
+
+// base with the windows of unfold(dim, size, step) replaced by `windows`.
+Tensor unfold_scatter(const Tensor& base, const Tensor& windows, int64_t dim, int64_t size,
+                      int64_t step) {
+  TORCH_CHECK(size <= step, "unfold: the windows of unfold(", dim, ", ", size, ", ", step,
+              ") overlap, so a write through them would write some elements more than once; the "
+              "lazygen device refuses it (clone() the windows to write into a copy)");
+  const std::vector<int64_t> sizes = base.sizes();
+  const Tensor placed = lazygen::unfold_backward(windows, sizes, dim, size, step);
+  const Tensor covered = lazygen::unfold_backward(
+      ones(windows.sizes(), windows.dtype(), windows.device()), sizes, dim, size, step);
+  return where(ne(covered, 0), placed, base);
+}
+
+}  // namespace
+
+at::Tensor diagonal(const at::Tensor& self, int64_t offset, int64_t dim1, int64_t dim2) {
+  Call c("diagonal", {&self});
+  const Tensor& x = c.arg(self);
+  return c.result(composite_view(
+      x, lazygen::diagonal_copy(x, offset, dim1, dim2),
+      [=](const Tensor& base, const Tensor* value) {
+        return value == nullptr ? lazygen::diagonal_copy(base, offset, dim1, dim2)
+                                : lazygen::diagonal_scatter(base, *value, offset, dim1, dim2);
+      }));
+}
+
+at::Tensor unfold(const at::Tensor& self, int64_t dimension, int64_t size, int64_t step) {
+  Call c("unfold", {&self});
+  const Tensor& x = c.arg(self);
+  return c.result(composite_view(x, lazygen::unfold_copy(x, dimension, size, step),
+                                 [=](const Tensor& base, const Tensor* value) {
+                                   return value == nullptr
+                                              ? lazygen::unfold_copy(base, dimension, size, step)
+                                              : unfold_scatter(base, *value, dimension, size, step);
+                                 }));
 }
 
 }  // namespace lazygen::pytorch::adapters

@@ -359,6 +359,8 @@ std::vector<GradCase> activation_cases() {
        [] { return Inputs{tensor<double>({0.5, 0, -1.5, 2}, IntList{4})}; }},
       {"cumprod_composite", "cumprod", [](const Inputs& in) { return cumprod(in[0], 1); },
        [] { return Inputs{values({2, 7}, 976)}; }},
+      {"logcumsumexp_composite", "logcumsumexp", [](const Inputs& in) { return logcumsumexp(in[0], 1); },
+       [] { return Inputs{values({3, 6}, 985)}; }},
       {"cummax_composite", "cummax", [](const Inputs& in) { return std::get<0>(cummax(in[0], 1)); },
        [] { return Inputs{values({3, 6}, 977)}; }},
       {"cummin_composite", "cummin", [](const Inputs& in) { return std::get<0>(cummin(in[0], 0)); },

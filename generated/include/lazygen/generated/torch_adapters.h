@@ -626,5 +626,11 @@ at::Tensor triu_indices(int64_t row, int64_t col, int64_t offset,
 // scatter_add_(Tensor(a!) self, int dim, Tensor index, Tensor src) -> Tensor(a!)
 at::Tensor& scatter_add_inplace(at::Tensor& self, int64_t dim, const at::Tensor& index,
                                 const at::Tensor& src);
+// diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(a)
+at::Tensor diagonal(const at::Tensor& self, int64_t offset, int64_t dim1, int64_t dim2);
+// unfold(Tensor(a) self, int dimension, int size, int step) -> Tensor(a)
+at::Tensor unfold(const at::Tensor& self, int64_t dimension, int64_t size, int64_t step);
+// logcumsumexp(Tensor self, int dim) -> Tensor
+at::Tensor logcumsumexp(const at::Tensor& self, int64_t dim);
 
 }  // namespace lazygen::pytorch::adapters

@@ -121,6 +121,10 @@ TEST_P(Composites, ProductsScansAndOrderStatisticsMatchPyTorch) {
   EXPECT_EQ(prod(on(x()), 0, true).sizes(), (IntList{1, 4}));
   EXPECT_EQ(prod(on(tensor<int32_t>({2, 3}, IntList{2}))).dtype(), DType::Int64);
   expect_values(cumprod(on(x()), 1), {1, 2, 8, 56, 0, 0, 0, 0});
+  expect_values(logcumsumexp(on(x()), 1),
+                {1, 2.313261687518223, 4.169846019556286, 7.0573286242556375, 0,
+                 0.31326168751822286, 3.0658839037574293, 5.135013278699604});
+  EXPECT_THROW(logcumsumexp(on(tensor<int64_t>({1, 2}, IntList{2})), 0), ShapeError);
   const auto [maxv, maxi] = cummax(on(x()), 1);
   expect_values(maxv, {1, 2, 4, 7, 0, 0, 3, 5});
   EXPECT_EQ(values<int64_t>(maxi.cpu()), (std::vector<int64_t>{0, 1, 2, 3, 0, 0, 2, 3}));
