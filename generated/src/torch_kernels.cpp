@@ -275,6 +275,8 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   adapter.add("diagonal", TORCH_FN(adapters::diagonal));
   adapter.add("unfold", TORCH_FN(adapters::unfold));
   adapter.add("logcumsumexp", TORCH_FN(adapters::logcumsumexp));
+  adapter.add("im2col", TORCH_FN(adapters::im2col));
+  adapter.add("col2im", TORCH_FN(adapters::col2im));
   register_cpu_fallbacks(m);
 }
 

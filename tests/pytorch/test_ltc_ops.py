@@ -298,6 +298,10 @@ CASES = {
     "diagonal": (lambda a: a.diagonal(1, 0, 2) * 2, lambda: (t(3, 2, 4),)),
     "unfold": (lambda a: a.unfold(1, 3, 2) ** 2, lambda: (t(2, 7),)),
     "unfold.overlapping": (lambda a: a.unfold(0, 2, 1).unfold(1, 2, 1).sum((-1, -2)), lambda: (t(4, 5),)),
+    "im2col": (lambda a: F.unfold(a, (2, 3), dilation=(1, 2), padding=1, stride=(2, 1)), lambda: (t(2, 3, 5, 6),)),
+    "im2col.unbatched": (lambda a: F.unfold(a, 2), lambda: (t(3, 4, 4),)),
+    "col2im": (lambda a: F.fold(a, (5, 6), (2, 3), dilation=(1, 2), padding=1, stride=(2, 1)), lambda: (t(2, 18, 12),)),
+    "col2im.overlapping": (lambda a: F.fold(a, (4, 5), 3), lambda: (t(1, 18, 6),)),
     "tril_indices": (lambda a: a[tuple(torch.tril_indices(3, 4, 1, device=a.device))], lambda: (t(3, 4),)),
     "triu_indices": (lambda a: a[tuple(torch.triu_indices(3, 4, -1, device=a.device))], lambda: (t(3, 4),)),
 }

@@ -309,6 +309,18 @@ Tensor searchsorted(const Tensor& sorted_sequence, const Tensor& self, bool out_
 Tensor bucketize(const Tensor& self, const Tensor& boundaries, bool out_int32 = false,
                  bool right = false);
 
+// ---- sliding blocks (runtime/ops/composite/im2col.cpp; Note [Patches by strided slices]).
+// PyTorch's im2col (torch.nn.functional.unfold): the kernel_size blocks of self [N, C, H, W] (or
+// [C, H, W]) with dilation, zero padding and stride, as [N, C * kh * kw, L] (L blocks); col2im
+// (fold): its adjoint, blocks [N, C * kh * kw, L] summed into [N, C, output_size] (overlapping
+// blocks add up).
+Tensor im2col(const Tensor& self, const std::vector<int64_t>& kernel_size,
+              const std::vector<int64_t>& dilation, const std::vector<int64_t>& padding,
+              const std::vector<int64_t>& stride);
+Tensor col2im(const Tensor& self, const std::vector<int64_t>& output_size,
+              const std::vector<int64_t>& kernel_size, const std::vector<int64_t>& dilation,
+              const std::vector<int64_t>& padding, const std::vector<int64_t>& stride);
+
 // ---- matrices (runtime/ops/composite/matrices.cpp). torch.diag: a vector on the diagonal-th
 // diagonal of a new square matrix, or a matrix's diagonal-th diagonal as a vector.
 // torch.linalg.cross: the cross product along dim (size 3 in both) of inputs of one rank that

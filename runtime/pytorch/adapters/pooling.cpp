@@ -1,7 +1,8 @@
 // Adapters for PyTorch's average pooling and upsampling ops and their backward ops (ops.yaml,
 // "PyTorch adapters"), served by lazygen's separable composites (lazygen/composite.h, Note
 // [Separable resampling]); integer tensors, which those composites do not take, run on the CPU.
-// And reflection and replication padding (1-d to 3-d) with their backward ops, as gathers.
+// And reflection and replication padding (1-d to 3-d) with their backward ops, as gathers; im2col
+// and col2im (F.unfold, F.fold), each the other's gradient, as strided slices.
 #include <vector>
 
 #include "lazygen/composite.h"
@@ -156,6 +157,21 @@ at::Tensor replication_pad3d_backward(const at::Tensor& grad_output, const at::T
                                       c10::IntArrayRef padding) {
   return padded_backward("replication_pad3d_backward", lazygen::replication_pad_backward,
                          grad_output, self, padding);
+}
+
+at::Tensor im2col(const at::Tensor& self, c10::IntArrayRef kernel_size, c10::IntArrayRef dilation,
+                  c10::IntArrayRef padding, c10::IntArrayRef stride) {
+  Call c("im2col", {&self});
+  return c.result(lazygen::im2col(c.arg(self), c.arg(kernel_size), c.arg(dilation), c.arg(padding),
+                                  c.arg(stride)));
+}
+
+at::Tensor col2im(const at::Tensor& self, c10::IntArrayRef output_size,
+                  c10::IntArrayRef kernel_size, c10::IntArrayRef dilation, c10::IntArrayRef padding,
+                  c10::IntArrayRef stride) {
+  Call c("col2im", {&self});
+  return c.result(lazygen::col2im(c.arg(self), c.arg(output_size), c.arg(kernel_size),
+                                  c.arg(dilation), c.arg(padding), c.arg(stride)));
 }
 
 }  // namespace lazygen::pytorch::adapters

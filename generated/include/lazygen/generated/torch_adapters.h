@@ -632,5 +632,13 @@ at::Tensor diagonal(const at::Tensor& self, int64_t offset, int64_t dim1, int64_
 at::Tensor unfold(const at::Tensor& self, int64_t dimension, int64_t size, int64_t step);
 // logcumsumexp(Tensor self, int dim) -> Tensor
 at::Tensor logcumsumexp(const at::Tensor& self, int64_t dim);
+// im2col(Tensor self, int[2] kernel_size, int[2] dilation, int[2] padding, int[2] stride) -> Tensor
+at::Tensor im2col(const at::Tensor& self, c10::IntArrayRef kernel_size, c10::IntArrayRef dilation,
+                  c10::IntArrayRef padding, c10::IntArrayRef stride);
+// col2im(Tensor self, SymInt[2] output_size, int[2] kernel_size, int[2] dilation, int[2] padding,
+// int[2] stride) -> Tensor
+at::Tensor col2im(const at::Tensor& self, c10::IntArrayRef output_size,
+                  c10::IntArrayRef kernel_size, c10::IntArrayRef dilation, c10::IntArrayRef padding,
+                  c10::IntArrayRef stride);
 
 }  // namespace lazygen::pytorch::adapters

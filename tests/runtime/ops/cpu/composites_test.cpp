@@ -162,6 +162,23 @@ TEST_P(Composites, ProductsScansAndOrderStatisticsMatchPyTorch) {
   EXPECT_THROW(diag(on(zeros({2, 2, 2}, DType::Float64))), ShapeError);
 }
 
+// x() as one [2, 4] image: F.unfold / F.fold.
+TEST_P(Composites, Im2colAndCol2imMatchPyTorch) {
+  const Tensor image = on(reshape(x(), {1, 1, 2, 4}));
+  const Tensor cols = im2col(image, {2, 2}, {1, 1}, {0, 1}, {1, 2});
+  EXPECT_EQ(cols.sizes(), (IntList{1, 4, 3}));
+  expect_values(cols, {0, 2, 7, 1, 4, 0, 0, -1, 5, 0, 3, 0});
+  expect_values(col2im(cols, {2, 4}, {2, 2}, {1, 1}, {0, 1}, {1, 2}), {1, 2, 4, 7, 0, -1, 3, 5});
+  // Overlapping blocks add up.
+  expect_values(
+      col2im(im2col(image, {1, 2}, {1, 1}, {0, 0}, {1, 1}), {2, 4}, {1, 2}, {1, 1}, {0, 0}, {1, 1}),
+      {1, 4, 8, 7, 0, -2, 6, 5});
+  EXPECT_THROW(im2col(image, {3, 3}, {1, 1}, {0, 0}, {1, 1}), ShapeError);  // no block fits
+  EXPECT_THROW(im2col(image, {2, 2}, {1, 1}, {0, 0}, {0, 1}), ShapeError);  // zero stride
+  EXPECT_THROW(col2im(cols, {2, 7}, {2, 2}, {1, 1}, {0, 1}, {1, 2}),
+               ShapeError);  // 3 blocks, not 4
+}
+
 TEST_P(Composites, AdvancedIndexingMatchesPyTorch) {
   const auto idx = [&](std::vector<int64_t> v) {
     const auto n = static_cast<int64_t>(v.size());
