@@ -277,6 +277,8 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   adapter.add("logcumsumexp", TORCH_FN(adapters::logcumsumexp));
   adapter.add("im2col", TORCH_FN(adapters::im2col));
   adapter.add("col2im", TORCH_FN(adapters::col2im));
+  adapter.add("_cdist_forward", TORCH_FN(adapters::_cdist_forward));
+  adapter.add("_cdist_backward", TORCH_FN(adapters::_cdist_backward));
   register_cpu_fallbacks(m);
 }
 

@@ -327,6 +327,15 @@ Tensor col2im(const Tensor& self, const std::vector<int64_t>& output_size,
 // broadcast.
 Tensor diag(const Tensor& self, int64_t diagonal = 0);
 Tensor linalg_cross(const Tensor& self, const Tensor& other, int64_t dim = -1);
+// torch.cdist: the p-norm distances [..., r1, r2] between the rows of x1 [..., r1, m] and x2
+// [..., r2, m] (batch dims broadcast; floating, one dtype; p >= 0), through a matrix product for
+// p = 2 where PyTorch takes one (compute_mode 1, or 0 with more than 25 rows on a side), else by
+// differences; its gradient with respect to x1 given dist (PyTorch's _cdist_backward; swap x1
+// and x2 and transpose grad and dist for x2's), 0 at zero distances.
+Tensor cdist(const Tensor& x1, const Tensor& x2, double p = 2,
+             std::optional<int64_t> compute_mode = std::nullopt);
+Tensor cdist_backward(const Tensor& grad, const Tensor& x1, const Tensor& x2, double p,
+                      const Tensor& dist);
 
 // ---- activations, dropout and normalization (glu.cpp, prelu.cpp, dropout.cpp, weight_norm.cpp,
 // group_norm.cpp)

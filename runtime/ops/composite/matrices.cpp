@@ -1,12 +1,67 @@
-// torch.diag and torch.linalg.cross (lazygen/composite.h), from the diagonal views' copies and
-// scatters, roll and pointwise ops.
+// torch.diag, torch.linalg.cross and torch.cdist (lazygen/composite.h), from the diagonal views'
+// copies and scatters, roll, matmul, norm and pointwise ops.
+#include <cmath>
 #include <string>
 
 #include "lazygen/composite.h"
 #include "lazygen/factory.h"
+#include "lazygen/generated/ops/abs.h"
+#include "lazygen/generated/ops/cat.h"
+#include "lazygen/generated/ops/clamp_min.h"
+#include "lazygen/generated/ops/eq.h"
+#include "lazygen/generated/ops/gt.h"
+#include "lazygen/generated/ops/logical_and.h"
+#include "lazygen/generated/ops/logical_or.h"
+#include "lazygen/generated/ops/pow.h"
+#include "lazygen/generated/ops/sign.h"
+#include "lazygen/generated/ops/sqrt.h"
+#include "lazygen/generated/ops/sum.h"
+#include "lazygen/generated/ops/transpose.h"
+#include "lazygen/generated/ops/unsqueeze.h"
+#include "lazygen/generated/ops/where.h"
 #include "lazygen/operators.h"
 
 namespace lazygen {
+namespace {
+
+void check_cdist(const Tensor& x1, const Tensor& x2, double p) {
+  if (x1.dim() < 2 || x2.dim() < 2) {
+    throw ShapeError("cdist", "expected inputs of at least 2 dims, got " + sizes_str(x1.sizes()) +
+                                  " and " + sizes_str(x2.sizes()));
+  }
+  if (x1.size(-1) != x2.size(-1)) {
+    throw ShapeError("cdist", "expected inputs with the same number of columns, got " +
+                                  sizes_str(x1.sizes()) + " and " + sizes_str(x2.sizes()));
+  }
+  if (!is_floating(x1.dtype()) || x2.dtype() != x1.dtype()) {
+    throw ShapeError("cdist", "expected two floating inputs of one dtype, got " +
+                                  std::string(dtype_name(x1.dtype())) + " and " +
+                                  std::string(dtype_name(x2.dtype())));
+  }
+  if (!(p >= 0)) throw ShapeError("cdist", "expected a non-negative p, got " + std::to_string(p));
+}
+
+// Whether PyTorch computes the 2-norm distances through a matrix product (compute_mode 1, or 0
+// with more than 25 rows on a side), as `euclidean` does.
+bool by_matmul(const Tensor& x1, const Tensor& x2, std::optional<int64_t> compute_mode) {
+  const int64_t mode = compute_mode.value_or(0);
+  return mode == 1 || (mode == 0 && (x1.size(-2) > 25 || x2.size(-2) > 25));
+}
+
+// PyTorch's _euclidean_dist: |x1|^2 + |x2|^2 - 2 x1 x2^T as one matrix product of padded
+// operands, clamped at 0, then the root (its gradient 0 at a zero distance, as PyTorch's).
+Tensor euclidean(const Tensor& x1, const Tensor& x2) {
+  const Tensor n1 = sum(x1 * x1, std::vector<int64_t>{-1}, true);
+  const Tensor n2 = sum(x2 * x2, std::vector<int64_t>{-1}, true);
+  const Tensor one1 = ones(n1.sizes(), n1.dtype(), n1.device());
+  const Tensor one2 = ones(n2.sizes(), n2.dtype(), n2.device());
+  const Tensor squared = clamp_min(
+      matmul(cat({x1 * -2.0, n1, one1}, -1), transpose(cat({x2, one2, n2}, -1), -2, -1)), 0);
+  const Tensor positive = gt(squared, 0);
+  return where(positive, sqrt(where(positive, squared, one1)), zeros({}, x1.dtype(), x1.device()));
+}
+
+}  // namespace
 
 Tensor diag(const Tensor& self, int64_t diagonal) {
   if (self.dim() == 2) return diagonal_copy(self, diagonal, 0, 1);
@@ -34,6 +89,47 @@ Tensor linalg_cross(const Tensor& self, const Tensor& other, int64_t dim) {
   broadcast_sizes("linalg_cross", self.sizes(), other.sizes());
   const auto r = [d](const Tensor& t, int64_t shift) { return roll(t, {shift}, {d}); };
   return r(self, -1) * r(other, -2) - r(self, -2) * r(other, -1);
+}
+
+Tensor cdist(const Tensor& x1, const Tensor& x2, double p, std::optional<int64_t> compute_mode) {
+  check_cdist(x1, x2, p);
+  if (x1.size(-1) == 0) {  // no coordinates: every distance is 0
+    const Tensor d = sum(unsqueeze(x1, -2) - unsqueeze(x2, -3), std::vector<int64_t>{-1});
+    return d * 0.0;
+  }
+  if (p == 2 && by_matmul(x1, x2, compute_mode)) return euclidean(x1, x2);
+  return norm(unsqueeze(x1, -2) - unsqueeze(x2, -3), p, {-1});
+}
+
+// PyTorch's _cdist_backward, pair by pair (diff = x1_i - x2_j, dist its distance), summed over j:
+// 0 for p = 0; sign(diff) for p = 1; for p < 2 sign(diff) |diff|^(p-1) / dist^(p-1), 0 where
+// dist is 0 or (p < 1) diff is 0; diff / dist for p = 2; diff |diff|^(p-2) / dist^(p-1) above;
+// sign(diff) where |diff| is the maximum for p = inf. Zero distances give 0.
+Tensor cdist_backward(const Tensor& grad, const Tensor& x1, const Tensor& x2, double p,
+                      const Tensor& dist) {
+  check_cdist(x1, x2, p);
+  const Tensor diff = unsqueeze(x1, -2) - unsqueeze(x2, -3);  // [..., r1, r2, m]
+  const Tensor g = unsqueeze(grad, -1), d = unsqueeze(dist, -1);
+  const Tensor zero = zeros({}, diff.dtype(), diff.device());
+  Tensor pair;
+  if (p == 0) {
+    pair = diff * 0.0;
+  } else if (p == 1) {
+    pair = sign(diff) * g;
+  } else if (std::isinf(p)) {
+    pair = sign(diff) * where(eq(abs(diff), d), g, zero);
+  } else {
+    const Tensor at_zero = p < 1 ? logical_or(eq(d, 0), eq(diff, 0)) : eq(d, 0);
+    const Tensor safe_d = where(eq(d, 0), ones({}, d.dtype(), d.device()), d);
+    const Tensor scaled =
+        p == 2 ? diff / safe_d
+               : (p < 2 ? sign(diff) *
+                              pow(where(at_zero, ones({}, d.dtype(), d.device()), abs(diff)), p - 1)
+                        : diff * pow(abs(diff), p - 2)) /
+                     pow(safe_d, p - 1);
+    pair = where(at_zero, zero, scaled * g);
+  }
+  return sum(pair, std::vector<int64_t>{-2});
 }
 
 }  // namespace lazygen

@@ -1,8 +1,9 @@
 // Adapters for PyTorch's products, scans, order statistics, searches and small matrix ops that
 // lazygen serves as composites (ops.yaml, "PyTorch adapters"; lazygen/composite.h): prod,
 // cumprod, logcumsumexp, cummax, cummin, kthvalue, median, nanmedian, searchsorted, bucketize,
-// diag and linalg_cross; and scatter_add_, which cummax's and cummin's backward calls. Each
-// converts its arguments and calls the composite (or op) of the same name.
+// diag, linalg_cross and cdist (_cdist_forward, _cdist_backward); and scatter_add_, which
+// cummax's and cummin's backward calls. Each converts its arguments and calls the composite (or
+// op) of the same name.
 #include <c10/util/Exception.h>
 
 #include <tuple>
@@ -111,6 +112,18 @@ at::Tensor diag(const at::Tensor& self, int64_t diagonal) {
 at::Tensor linalg_cross(const at::Tensor& self, const at::Tensor& other, int64_t dim) {
   Call c("linalg_cross", {&self, &other});
   return c.result(lazygen::linalg_cross(c.arg(self), c.arg(other), dim));
+}
+
+at::Tensor _cdist_forward(const at::Tensor& x1, const at::Tensor& x2, double p,
+                          c10::optional<int64_t> compute_mode) {
+  Call c("_cdist_forward", {&x1, &x2});
+  return c.result(lazygen::cdist(c.arg(x1), c.arg(x2), p, c.arg(compute_mode)));
+}
+
+at::Tensor _cdist_backward(const at::Tensor& grad, const at::Tensor& x1, const at::Tensor& x2,
+                           double p, const at::Tensor& cdist) {
+  Call c("_cdist_backward", {&grad, &x1, &x2, &cdist});
+  return c.result(lazygen::cdist_backward(c.arg(grad), c.arg(x1), c.arg(x2), p, c.arg(cdist)));
 }
 
 // cummax's and cummin's backward (PyTorch's cummaxmin_backward) accumulates in place.

@@ -640,5 +640,11 @@ at::Tensor im2col(const at::Tensor& self, c10::IntArrayRef kernel_size, c10::Int
 at::Tensor col2im(const at::Tensor& self, c10::IntArrayRef output_size,
                   c10::IntArrayRef kernel_size, c10::IntArrayRef dilation, c10::IntArrayRef padding,
                   c10::IntArrayRef stride);
+// _cdist_forward(Tensor x1, Tensor x2, float p, int? compute_mode) -> Tensor
+at::Tensor _cdist_forward(const at::Tensor& x1, const at::Tensor& x2, double p,
+                          c10::optional<int64_t> compute_mode);
+// _cdist_backward(Tensor grad, Tensor x1, Tensor x2, float p, Tensor cdist) -> Tensor
+at::Tensor _cdist_backward(const at::Tensor& grad, const at::Tensor& x1, const at::Tensor& x2,
+                           double p, const at::Tensor& cdist);
 
 }  // namespace lazygen::pytorch::adapters

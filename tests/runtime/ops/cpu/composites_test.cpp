@@ -149,16 +149,30 @@ TEST_P(Composites, ProductsScansAndOrderStatisticsMatchPyTorch) {
             (std::vector<int64_t>{1, 1, 2, 3, 0, 0, 2, 3}));
   EXPECT_EQ(values<int64_t>(bucketize(on(x()), bounds, false, true).cpu()),
             (std::vector<int64_t>{1, 2, 3, 3, 1, 0, 2, 3}));
+  EXPECT_THROW(kthvalue(on(x()), 5, 1), ShapeError);
+  EXPECT_THROW(median(on(zeros({2, 0}, DType::Float64)), 1), ShapeError);
+  EXPECT_THROW(searchsorted(on(zeros({3, 5}, DType::Float64)), on(x())),
+               ShapeError);                               // leading dims differ
+  EXPECT_THROW(bucketize(on(x()), on(x())), ShapeError);  // 2-d boundaries
+}
+
+// x() as [2, 4]: {{1, 2, 4, 7}, {0, -1, 3, 5}}.
+TEST_P(Composites, MatrixCompositesMatchPyTorch) {
   expect_values(linalg_cross(on(narrow(x(), 1, 0, 3)), on(narrow(x(), 1, 1, 3))),
                 {-2, 1, 0, -14, -3, -1});
   expect_values(diag(on(x()), 1), {2, 3});
   expect_values(diag(on(tensor<double>({1, 2}, IntList{2})), -1), {0, 0, 0, 1, 0, 0, 0, 2, 0});
-  EXPECT_THROW(kthvalue(on(x()), 5, 1), ShapeError);
-  EXPECT_THROW(median(on(zeros({2, 0}, DType::Float64)), 1), ShapeError);
+  const Tensor rows1 = on(narrow(x(), 1, 0, 2)), rows2 = on(narrow(x(), 1, 2, 2));
+  expect_values(cdist(rows1, rows2),
+                {5.830951894845301, 3.605551275463989, 8.94427190999916, 6.708203932499369});
+  expect_values(cdist(rows1, rows2, 2, 1),
+                {5.830951894845301, 3.605551275463989, 8.94427190999916, 6.708203932499369});
+  expect_values(cdist(rows1, rows2, 1), {8, 5, 12, 9});
+  expect_values(cdist(rows1, rows2, std::numeric_limits<double>::infinity()), {5, 3, 8, 6});
+  EXPECT_THROW(cdist(rows1, on(x())), ShapeError);    // 2 and 4 columns
+  EXPECT_THROW(cdist(rows1, rows2, -1), ShapeError);  // negative p
+  EXPECT_THROW(cdist(on(x()), on(reshape(narrow(x(), 0, 0, 1), {4}))), ShapeError);  // 1-d
   EXPECT_THROW(linalg_cross(on(x()), on(x())), ShapeError);  // dim of size 4
-  EXPECT_THROW(searchsorted(on(zeros({3, 5}, DType::Float64)), on(x())),
-               ShapeError);                               // leading dims differ
-  EXPECT_THROW(bucketize(on(x()), on(x())), ShapeError);  // 2-d boundaries
   EXPECT_THROW(diag(on(zeros({2, 2, 2}, DType::Float64))), ShapeError);
 }
 
