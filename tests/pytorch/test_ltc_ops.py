@@ -313,6 +313,11 @@ CASES = {
     "cdist.inf": (lambda a, b: torch.cdist(a, b, p=float("inf")), lambda: (t(4, 3), t(5, 3, seed=42))),
     "cdist.p0": (lambda a, b: torch.cdist(a.round(), b.round(), p=0), lambda: (t(4, 3), t(5, 3, seed=43))),
     "cdist.zero_distance": (lambda a: torch.cdist(a, a[:2]), lambda: (t(3, 4),)),
+    "upsample_bicubic2d": (lambda a: F.interpolate(a, size=(7, 5), mode="bicubic"), lambda: (t(2, 3, 4, 6),)),
+    "upsample_bicubic2d.align_corners": (lambda a: F.interpolate(a, scale_factor=2, mode="bicubic", align_corners=True),
+                                         lambda: (t(1, 2, 3, 4),)),
+    "upsample_bicubic2d.down": (lambda a: F.interpolate(a, scale_factor=0.6, mode="bicubic"),
+                                lambda: (t(1, 2, 7, 9),)),
     "tril_indices": (lambda a: a[tuple(torch.tril_indices(3, 4, 1, device=a.device))], lambda: (t(3, 4),)),
     "triu_indices": (lambda a: a[tuple(torch.triu_indices(3, 4, -1, device=a.device))], lambda: (t(3, 4),)),
 }

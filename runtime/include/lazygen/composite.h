@@ -435,5 +435,14 @@ Tensor upsample_bilinear2d_backward(const Tensor& grad_output, const std::vector
                                     const std::vector<int64_t>& input_size, bool align_corners,
                                     std::optional<double> scales_h = std::nullopt,
                                     std::optional<double> scales_w = std::nullopt);
+// Bicubic upsampling (PyTorch's cubic convolution, A = -0.75, borders repeated) and its gradient.
+Tensor upsample_bicubic2d(const Tensor& self, const std::vector<int64_t>& output_size,
+                          bool align_corners, std::optional<double> scales_h = std::nullopt,
+                          std::optional<double> scales_w = std::nullopt);
+Tensor upsample_bicubic2d_backward(const Tensor& grad_output,
+                                   const std::vector<int64_t>& output_size,
+                                   const std::vector<int64_t>& input_size, bool align_corners,
+                                   std::optional<double> scales_h = std::nullopt,
+                                   std::optional<double> scales_w = std::nullopt);
 
 }  // namespace lazygen

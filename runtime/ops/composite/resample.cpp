@@ -1,15 +1,15 @@
-// Average pooling, adaptive average pooling and nearest / bilinear upsampling of [N, C, H, W]
-// (lazygen/composite.h) and their backward ops.
+// Average pooling, adaptive average pooling and nearest / bilinear / bicubic upsampling of
+// [N, C, H, W] (lazygen/composite.h) and their backward ops.
 //
 // Note [Separable resampling]
 // Each of these maps every row and every column independently: output = Mh @ x @ Mw^T for two
 // weight matrices [out, in] that depend on sizes and arguments only (an average pool's window
-// weights, an interpolation's two taps). They are built on the host when the op is traced and
-// applied as two matrix products over the last two dims (N-D @ 2-D folds into one mm each), so
-// the lazy device fuses and caches them like any product, and autograd differentiates them. The
-// backward ops apply the transposed matrices. A dense matrix does in*out multiply-adds per row
-// where a window needs k: cheap for the pooling ResNets end with and 2x upsampling, not the
-// fastest path for large images.
+// weights, an interpolation's two or four taps). They are built on the host when the op is
+// traced and applied as two matrix products over the last two dims (N-D @ 2-D folds into one mm
+// each), so the lazy device fuses and caches them like any product, and autograd differentiates
+// them. The backward ops apply the transposed matrices. A dense matrix does in*out multiply-adds
+// per row where a window needs k: cheap for the pooling ResNets end with and 2x upsampling, not
+// the fastest path for large images.
 #include <algorithm>
 #include <cmath>
 #include <string>
@@ -158,19 +158,23 @@ Weights nearest_weights(int64_t in, int64_t out, std::optional<double> scale) {
   return m;
 }
 
+// Source positions per output position (PyTorch's area_pixel_compute_scale), in Opmath.
+template <class Opmath>
+Opmath source_scale(int64_t in, int64_t out, bool align_corners, std::optional<double> scale) {
+  if (align_corners) {
+    return out > 1 ? static_cast<Opmath>(in - 1) / static_cast<Opmath>(out - 1) : Opmath(0);
+  }
+  return scale && *scale > 0 ? static_cast<Opmath>(1.0 / *scale)
+                             : static_cast<Opmath>(in) / static_cast<Opmath>(out);
+}
+
 // Interpolation weights computed in Opmath, the type PyTorch's kernel computes source indices
 // in for the tensor's dtype (float for float32, double for float64).
 template <class Opmath>
 Weights bilinear_weights_in(int64_t in, int64_t out, bool align_corners,
                             std::optional<double> scale) {
   Weights m(out, in);
-  Opmath s = 0;
-  if (align_corners) {
-    s = out > 1 ? static_cast<Opmath>(in - 1) / static_cast<Opmath>(out - 1) : Opmath(0);
-  } else {
-    s = scale && *scale > 0 ? static_cast<Opmath>(1.0 / *scale)
-                            : static_cast<Opmath>(in) / static_cast<Opmath>(out);
-  }
+  const Opmath s = source_scale<Opmath>(in, out, align_corners, scale);
   for (int64_t i = 0; i < out; ++i) {
     const auto dst = static_cast<Opmath>(i);
     const Opmath src =
@@ -184,10 +188,45 @@ Weights bilinear_weights_in(int64_t in, int64_t out, bool align_corners,
   return m;
 }
 
-Weights bilinear_weights(const Tensor& like, int64_t in, int64_t out, bool align_corners,
-                         std::optional<double> scale) {
-  return like.dtype() == DType::Float64 ? bilinear_weights_in<double>(in, out, align_corners, scale)
-                                        : bilinear_weights_in<float>(in, out, align_corners, scale);
+// PyTorch's cubic convolution (Keys, A = -0.75) over the four taps around each source position,
+// which may lie outside [0, in - 1] (not clamped, unlike bilinear's); taps outside read the
+// border, so their weights add to it.
+template <class Opmath>
+Weights bicubic_weights_in(int64_t in, int64_t out, bool align_corners,
+                           std::optional<double> scale) {
+  Weights m(out, in);
+  const Opmath s = source_scale<Opmath>(in, out, align_corners, scale);
+  const Opmath a = -0.75;
+  const auto near = [a](Opmath x) { return ((a + 2) * x - (a + 3)) * x * x + 1; };  // |x| <= 1
+  const auto far = [a](Opmath x) {
+    return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a;
+  };  // 1 < |x| < 2
+  for (int64_t i = 0; i < out; ++i) {
+    const auto dst = static_cast<Opmath>(i);
+    const Opmath src = align_corners ? s * dst : s * (dst + Opmath(0.5)) - Opmath(0.5);
+    const auto base = static_cast<int64_t>(std::floor(src));
+    const Opmath t = src - static_cast<Opmath>(base);
+    const Opmath taps[4] = {far(t + 1), near(t), near(1 - t), far(2 - t)};
+    for (int64_t k = 0; k < 4; ++k) {
+      const int64_t at = std::clamp<int64_t>(base - 1 + k, 0, in - 1);
+      m.at(i, at) += static_cast<double>(taps[k]);
+    }
+  }
+  return m;
+}
+
+enum class Interpolation { kBilinear, kBicubic };
+
+// The interpolation's weights, computed as PyTorch's kernel for `like`'s dtype computes them.
+Weights interpolation_weights(const Tensor& like, int64_t in, int64_t out, bool align_corners,
+                              std::optional<double> scale, Interpolation kind) {
+  const bool f64 = like.dtype() == DType::Float64;
+  if (kind == Interpolation::kBicubic) {
+    return f64 ? bicubic_weights_in<double>(in, out, align_corners, scale)
+               : bicubic_weights_in<float>(in, out, align_corners, scale);
+  }
+  return f64 ? bilinear_weights_in<double>(in, out, align_corners, scale)
+             : bilinear_weights_in<float>(in, out, align_corners, scale);
 }
 
 // The output size of upsampling `self` (checked), as [out_h, out_w].
@@ -219,6 +258,30 @@ std::vector<int64_t> with_last_two(std::vector<int64_t> sizes, int64_t h, int64_
   sizes[sizes.size() - 2] = h;
   sizes[sizes.size() - 1] = w;
   return sizes;
+}
+
+// Bilinear or bicubic upsampling of `self` [N, C, H, W] to output_size, and its backward.
+Tensor interpolate(const char* op, const Tensor& self, const std::vector<int64_t>& output_size,
+                   bool align_corners, std::optional<double> scales_h,
+                   std::optional<double> scales_w, Interpolation kind) {
+  check_floating(op, self);
+  const auto [oh, ow] = upsample_size(op, self.sizes(), output_size);
+  return apply(self, interpolation_weights(self, self.size(2), oh, align_corners, scales_h, kind),
+               interpolation_weights(self, self.size(3), ow, align_corners, scales_w, kind), false);
+}
+
+Tensor interpolate_backward(const char* op, const Tensor& grad_output,
+                            const std::vector<int64_t>& output_size,
+                            const std::vector<int64_t>& input_size, bool align_corners,
+                            std::optional<double> scales_h, std::optional<double> scales_w,
+                            Interpolation kind) {
+  check_floating(op, grad_output);
+  const auto [oh, ow] = upsample_size(op, input_size, output_size);
+  check_grad_sizes(op, grad_output, with_last_two(input_size, oh, ow));
+  return apply(grad_output,
+               interpolation_weights(grad_output, input_size[2], oh, align_corners, scales_h, kind),
+               interpolation_weights(grad_output, input_size[3], ow, align_corners, scales_w, kind),
+               true);
 }
 
 }  // namespace
@@ -296,10 +359,8 @@ Tensor upsample_nearest2d_backward(const Tensor& grad_output,
 Tensor upsample_bilinear2d(const Tensor& self, const std::vector<int64_t>& output_size,
                            bool align_corners, std::optional<double> scales_h,
                            std::optional<double> scales_w) {
-  check_floating("upsample_bilinear2d", self);
-  const auto [oh, ow] = upsample_size("upsample_bilinear2d", self.sizes(), output_size);
-  return apply(self, bilinear_weights(self, self.size(2), oh, align_corners, scales_h),
-               bilinear_weights(self, self.size(3), ow, align_corners, scales_w), false);
+  return interpolate("upsample_bilinear2d", self, output_size, align_corners, scales_h, scales_w,
+                     Interpolation::kBilinear);
 }
 
 Tensor upsample_bilinear2d_backward(const Tensor& grad_output,
@@ -307,12 +368,23 @@ Tensor upsample_bilinear2d_backward(const Tensor& grad_output,
                                     const std::vector<int64_t>& input_size, bool align_corners,
                                     std::optional<double> scales_h,
                                     std::optional<double> scales_w) {
-  check_floating("upsample_bilinear2d_backward", grad_output);
-  const auto [oh, ow] = upsample_size("upsample_bilinear2d_backward", input_size, output_size);
-  check_grad_sizes("upsample_bilinear2d_backward", grad_output, with_last_two(input_size, oh, ow));
-  return apply(grad_output,
-               bilinear_weights(grad_output, input_size[2], oh, align_corners, scales_h),
-               bilinear_weights(grad_output, input_size[3], ow, align_corners, scales_w), true);
+  return interpolate_backward("upsample_bilinear2d_backward", grad_output, output_size, input_size,
+                              align_corners, scales_h, scales_w, Interpolation::kBilinear);
+}
+
+Tensor upsample_bicubic2d(const Tensor& self, const std::vector<int64_t>& output_size,
+                          bool align_corners, std::optional<double> scales_h,
+                          std::optional<double> scales_w) {
+  return interpolate("upsample_bicubic2d", self, output_size, align_corners, scales_h, scales_w,
+                     Interpolation::kBicubic);
+}
+
+Tensor upsample_bicubic2d_backward(const Tensor& grad_output,
+                                   const std::vector<int64_t>& output_size,
+                                   const std::vector<int64_t>& input_size, bool align_corners,
+                                   std::optional<double> scales_h, std::optional<double> scales_w) {
+  return interpolate_backward("upsample_bicubic2d_backward", grad_output, output_size, input_size,
+                              align_corners, scales_h, scales_w, Interpolation::kBicubic);
 }
 
 }  // namespace lazygen

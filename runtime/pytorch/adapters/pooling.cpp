@@ -1,8 +1,10 @@
-// Adapters for PyTorch's average pooling and upsampling ops and their backward ops (ops.yaml,
-// "PyTorch adapters"), served by lazygen's separable composites (lazygen/composite.h, Note
-// [Separable resampling]); integer tensors, which those composites do not take, run on the CPU.
-// And reflection and replication padding (1-d to 3-d) with their backward ops, as gathers; im2col
-// and col2im (F.unfold, F.fold), each the other's gradient, as strided slices.
+// Adapters for PyTorch's average pooling and upsampling ops (nearest, bilinear, bicubic) and their
+// backward ops (ops.yaml, "PyTorch adapters"), served by lazygen's separable composites
+// (lazygen/composite.h, Note [Separable resampling]); integer tensors, which those composites do
+// not take, run on the CPU. And reflection and replication padding (1-d to 3-d) with their
+// backward ops, as gathers; im2col and col2im (F.unfold, F.fold), each the other's gradient, as
+// strided slices.
+#include <optional>
 #include <vector>
 
 #include "lazygen/composite.h"
@@ -69,22 +71,64 @@ at::Tensor upsample_nearest2d_backward(const at::Tensor& grad_output, c10::IntAr
       c.arg(grad_output), c.arg(output_size), c.arg(input_size), c.arg(scales_h), c.arg(scales_w)));
 }
 
+namespace {
+
+// An interpolating upsampling (bilinear, bicubic) and its backward, by the composite `fn`.
+using Interpolate = Tensor (*)(const Tensor&, const std::vector<int64_t>&, bool,
+                               std::optional<double>, std::optional<double>);
+using InterpolateBackward = Tensor (*)(const Tensor&, const std::vector<int64_t>&,
+                                       const std::vector<int64_t>&, bool, std::optional<double>,
+                                       std::optional<double>);
+
+at::Tensor interpolate(const char* op, Interpolate fn, const at::Tensor& self,
+                       c10::IntArrayRef output_size, bool align_corners,
+                       c10::optional<double> scales_h, c10::optional<double> scales_w) {
+  Call c(op, {&self});
+  return c.result(
+      fn(c.arg(self), c.arg(output_size), align_corners, c.arg(scales_h), c.arg(scales_w)));
+}
+
+at::Tensor interpolate_backward(const char* op, InterpolateBackward fn,
+                                const at::Tensor& grad_output, c10::IntArrayRef output_size,
+                                c10::IntArrayRef input_size, bool align_corners,
+                                c10::optional<double> scales_h, c10::optional<double> scales_w) {
+  Call c(op, {&grad_output});
+  return c.result(fn(c.arg(grad_output), c.arg(output_size), c.arg(input_size), align_corners,
+                     c.arg(scales_h), c.arg(scales_w)));
+}
+
+}  // namespace
+
 at::Tensor upsample_bilinear2d(const at::Tensor& self, c10::IntArrayRef output_size,
                                bool align_corners, c10::optional<double> scales_h,
                                c10::optional<double> scales_w) {
-  Call c("upsample_bilinear2d", {&self});
-  return c.result(lazygen::upsample_bilinear2d(c.arg(self), c.arg(output_size), align_corners,
-                                               c.arg(scales_h), c.arg(scales_w)));
+  return interpolate("upsample_bilinear2d", lazygen::upsample_bilinear2d, self, output_size,
+                     align_corners, scales_h, scales_w);
 }
 
 at::Tensor upsample_bilinear2d_backward(const at::Tensor& grad_output, c10::IntArrayRef output_size,
                                         c10::IntArrayRef input_size, bool align_corners,
                                         c10::optional<double> scales_h,
                                         c10::optional<double> scales_w) {
-  Call c("upsample_bilinear2d_backward", {&grad_output});
-  return c.result(lazygen::upsample_bilinear2d_backward(c.arg(grad_output), c.arg(output_size),
-                                                        c.arg(input_size), align_corners,
-                                                        c.arg(scales_h), c.arg(scales_w)));
+  return interpolate_backward("upsample_bilinear2d_backward", lazygen::upsample_bilinear2d_backward,
+                              grad_output, output_size, input_size, align_corners, scales_h,
+                              scales_w);
+}
+
+at::Tensor upsample_bicubic2d(const at::Tensor& self, c10::IntArrayRef output_size,
+                              bool align_corners, c10::optional<double> scales_h,
+                              c10::optional<double> scales_w) {
+  return interpolate("upsample_bicubic2d", lazygen::upsample_bicubic2d, self, output_size,
+                     align_corners, scales_h, scales_w);
+}
+
+at::Tensor upsample_bicubic2d_backward(const at::Tensor& grad_output, c10::IntArrayRef output_size,
+                                       c10::IntArrayRef input_size, bool align_corners,
+                                       c10::optional<double> scales_h,
+                                       c10::optional<double> scales_w) {
+  return interpolate_backward("upsample_bicubic2d_backward", lazygen::upsample_bicubic2d_backward,
+                              grad_output, output_size, input_size, align_corners, scales_h,
+                              scales_w);
 }
 
 namespace {

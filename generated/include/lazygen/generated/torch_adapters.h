@@ -646,5 +646,16 @@ at::Tensor _cdist_forward(const at::Tensor& x1, const at::Tensor& x2, double p,
 // _cdist_backward(Tensor grad, Tensor x1, Tensor x2, float p, Tensor cdist) -> Tensor
 at::Tensor _cdist_backward(const at::Tensor& grad, const at::Tensor& x1, const at::Tensor& x2,
                            double p, const at::Tensor& cdist);
+// upsample_bicubic2d(Tensor self, SymInt[2] output_size, bool align_corners, float? scales_h=None,
+// float? scales_w=None) -> Tensor
+at::Tensor upsample_bicubic2d(const at::Tensor& self, c10::IntArrayRef output_size,
+                              bool align_corners, c10::optional<double> scales_h,
+                              c10::optional<double> scales_w);
+// upsample_bicubic2d_backward(Tensor grad_output, SymInt[2] output_size, SymInt[4] input_size, bool
+// align_corners, float? scales_h=None, float? scales_w=None) -> Tensor
+at::Tensor upsample_bicubic2d_backward(const at::Tensor& grad_output, c10::IntArrayRef output_size,
+                                       c10::IntArrayRef input_size, bool align_corners,
+                                       c10::optional<double> scales_h,
+                                       c10::optional<double> scales_w);
 
 }  // namespace lazygen::pytorch::adapters

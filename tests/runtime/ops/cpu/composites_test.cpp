@@ -351,6 +351,12 @@ TEST_P(Composites, ReductionLossAndResamplingCompositesMatchPyTorch) {
   expect_values(upsample_bilinear2d(image, {3, 5}, false),
                 {1.0, 1.7, 3.0, 4.9, 7.0, 0.5, 0.5, 2.0, 4.25, 6.0, 0.0, -0.7, 1.0, 3.6, 5.0}, 1e-7);
   expect_values(_adaptive_avg_pool2d(image, {1, 3}), {0.5, 2.0, 4.75});
+  expect_values(upsample_bicubic2d(image, {3, 3}, false),
+                {1.223532343106997, 2.9942491319444446, 6.7623054912551455, 0.447916666666668,
+                 1.7656250000000002, 5.693287037037039, -0.32769900977366173, 0.5370008680555552,
+                 4.624268582818932});
+  expect_values(upsample_bicubic2d(image, {3, 3}, true),
+                {1.0, 2.8125, 7.0, 0.5, 1.765625, 6.0, 0.0, 0.71875, 5.0});
 }
 
 TEST_P(Composites, EinsumAndCausalAttentionMatchPyTorch) {
