@@ -318,6 +318,11 @@ CASES = {
                                          lambda: (t(1, 2, 3, 4),)),
     "upsample_bicubic2d.down": (lambda a: F.interpolate(a, scale_factor=0.6, mode="bicubic"),
                                 lambda: (t(1, 2, 7, 9),)),
+    "conv3d": (lambda x, w, b: F.conv3d(x, w, b, stride=(2, 1, 1), padding=(1, 0, 1)),
+               lambda: (t(2, 3, 5, 4, 4), t(4, 3, 3, 2, 3, seed=44), t(4, seed=45))),
+    "conv3d.dilated_grouped": (lambda x, w: F.conv3d(x, w, dilation=(2, 1, 2), groups=2, padding=1),
+                               lambda: (t(1, 4, 6, 5, 6), t(6, 2, 2, 3, 2, seed=46))),
+    "conv3d.unbatched": (lambda x, w: F.conv3d(x, w), lambda: (t(2, 3, 3, 3), t(3, 2, 1, 2, 2, seed=47))),
     "tril_indices": (lambda a: a[tuple(torch.tril_indices(3, 4, 1, device=a.device))], lambda: (t(3, 4),)),
     "triu_indices": (lambda a: a[tuple(torch.triu_indices(3, 4, -1, device=a.device))], lambda: (t(3, 4),)),
 }

@@ -309,6 +309,21 @@ Tensor searchsorted(const Tensor& sorted_sequence, const Tensor& self, bool out_
 Tensor bucketize(const Tensor& self, const Tensor& boundaries, bool out_int32 = false,
                  bool right = false);
 
+// ---- 3-d convolution (runtime/ops/composite/conv3d.cpp; Note [3-d convolution as 2-d ones]).
+// input [N, C, D, H, W] by weight [O, C / groups, kd, kh, kw] with optional bias [O]; stride,
+// padding and dilation of 1 or 3 values. The backward returns the gradients of input, weight and
+// bias (undefined where output_mask is false).
+Tensor conv3d(const Tensor& input, const Tensor& weight,
+              const std::optional<Tensor>& bias = std::nullopt,
+              const std::vector<int64_t>& stride = {1}, const std::vector<int64_t>& padding = {0},
+              const std::vector<int64_t>& dilation = {1}, int64_t groups = 1);
+std::tuple<Tensor, Tensor, Tensor> conv3d_backward(const Tensor& grad_output, const Tensor& input,
+                                                   const Tensor& weight,
+                                                   const std::vector<int64_t>& stride,
+                                                   const std::vector<int64_t>& padding,
+                                                   const std::vector<int64_t>& dilation,
+                                                   int64_t groups, std::array<bool, 3> output_mask);
+
 // ---- sliding blocks (runtime/ops/composite/im2col.cpp; Note [Patches by strided slices]).
 // PyTorch's im2col (torch.nn.functional.unfold): the kernel_size blocks of self [N, C, H, W] (or
 // [C, H, W]) with dilation, zero padding and stride, as [N, C * kh * kw, L] (L blocks); col2im

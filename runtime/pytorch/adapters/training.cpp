@@ -1,10 +1,10 @@
 // Adapters for the training ops PyTorch's tutorial CNN reaches the device with (ops.yaml,
-// "PyTorch adapters"): convolution and its backward (1-d and 2-d, transposed or not) on lazygen's
-// conv2d ops, nll_loss's forward/backward pair; and the random ops: bernoulli_ (dropout's mask;
-// torch.bernoulli(x, p) decomposes into it), bernoulli, native_dropout and its backward, normal_,
-// exponential_ (Gumbel noise) and random_, drawing from lazygen's Philox stream or generator seeded
-// from PyTorch's generator, so torch.manual_seed makes runs repeatable (the numbers are not the
-// CPU's: a different generator).
+// "PyTorch adapters"): convolution and its backward (1-d and 2-d, transposed or not; 3-d) on
+// lazygen's conv2d ops, nll_loss's forward/backward pair; and the random ops: bernoulli_ (dropout's
+// mask; torch.bernoulli(x, p) decomposes into it), bernoulli, native_dropout and its backward,
+// normal_, exponential_ (Gumbel noise) and random_, drawing from lazygen's Philox stream or
+// generator seeded from PyTorch's generator, so torch.manual_seed makes runs repeatable (the
+// numbers are not the CPU's: a different generator).
 #include <ATen/CPUGeneratorImpl.h>
 #include <ATen/core/DistributionsHelper.h>
 #include <c10/util/Exception.h>
@@ -40,9 +40,14 @@ namespace {
 
 // lazygen's conv2d ops serve batched 1-d and 2-d convolutions, transposed or not (a 1-d one as a
 // 2-d one over planes of height 1; a transposed one is conv2d's input gradient, Note [Transposed
-// convolution]); 3-d ones run on the CPU.
-bool lowered(const at::Tensor& input) {
-  return input.dim() == 4 || input.dim() == 3;
+// convolution]), and 3-d ones that are not transposed (lazygen::conv3d, Note [3-d convolution as
+// 2-d ones]); transposed 3-d ones run on the CPU.
+bool lowered(const at::Tensor& input, bool transposed) {
+  return input.dim() == 4 || input.dim() == 3 || (input.dim() == 5 && !transposed);
+}
+
+bool three_d(const at::Tensor& input) {
+  return input.dim() == 5;
 }
 
 // Note [Transposed convolution]
@@ -100,12 +105,16 @@ at::Tensor convolution(const at::Tensor& input, const at::Tensor& weight,
                        const c10::optional<at::Tensor>& bias, c10::IntArrayRef stride,
                        c10::IntArrayRef padding, c10::IntArrayRef dilation, bool transposed,
                        c10::IntArrayRef output_padding, int64_t groups) {
-  if (!lowered(input)) {
+  if (!lowered(input, transposed)) {
     static const c10::OperatorHandle op = aten_op("aten::convolution");
     return call_on_cpu<at::Tensor>(op, input, weight, bias, stride, padding, dilation, transposed,
                                    output_padding, groups);
   }
   Call c("convolution", {&input, &weight, maybe(bias)});
+  if (three_d(input)) {
+    return c.result(conv3d(c.arg(input), c.arg(weight), c.arg(bias), c.arg(stride), c.arg(padding),
+                           c.arg(dilation), groups));
+  }
   const Geometry g = geometry(input, stride, padding, dilation, output_padding);
   const Tensor x = as_2d(c.arg(input), g), w = as_2d(c.arg(weight), g);
   if (!transposed) {
@@ -122,13 +131,20 @@ at::Tensor convolution(const at::Tensor& input, const at::Tensor& weight,
     at::OptionalIntArrayRef bias_sizes, c10::IntArrayRef stride, c10::IntArrayRef padding,
     c10::IntArrayRef dilation, bool transposed, c10::IntArrayRef output_padding, int64_t groups,
     ::std::array<bool, 3> output_mask) {
-  if (!lowered(input)) {
+  if (!lowered(input, transposed)) {
     static const c10::OperatorHandle op = aten_op("aten::convolution_backward");
     return call_on_cpu<::std::tuple<at::Tensor, at::Tensor, at::Tensor>>(
         op, grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed,
         output_padding, groups, output_mask);
   }
   Call c("convolution_backward", {&grad_output, &input, &weight});
+  if (three_d(input)) {
+    const auto grads =
+        conv3d_backward(c.arg(grad_output), c.arg(input), c.arg(weight), c.arg(stride),
+                        c.arg(padding), c.arg(dilation), groups, output_mask);
+    const auto out = [&](const Tensor& t) { return t.defined() ? c.result(t) : at::Tensor(); };
+    return {out(std::get<0>(grads)), out(std::get<1>(grads)), out(std::get<2>(grads))};
+  }
   const Geometry g = geometry(input, stride, padding, dilation, output_padding);
   const Tensor grad = as_2d(c.arg(grad_output), g), x = as_2d(c.arg(input), g),
                w = as_2d(c.arg(weight), g);

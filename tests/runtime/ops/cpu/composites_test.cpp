@@ -18,6 +18,7 @@
 #include "lazygen/generated/ops/max.h"
 #include "lazygen/generated/ops/mean.h"
 #include "lazygen/generated/ops/narrow.h"
+#include "lazygen/generated/ops/remainder.h"
 #include "lazygen/generated/ops/reshape.h"
 #include "lazygen/generated/ops/rsqrt.h"
 #include "lazygen/generated/ops/sign.h"
@@ -426,6 +427,30 @@ TEST_P(Composites, EluBackwardFromInputOrResultEqualsEluDerivative) {
   expect_values(elu_backward(grad, 1.5, 1.2, 0.8, false, on(input)), want, 1e-12);
   expect_values(elu_backward(grad, 1.5, 1.2, 0.8, true, result.detach()), want, 1e-12);
   EXPECT_THROW(elu_backward(grad, -1.0, 1.0, 1.0, true, result.detach()), ShapeError);
+}
+
+// A 3-d convolution with a bias, a depth stride, padding and dilation (PyTorch's values), and
+// conv3d_backward against autograd through conv3d.
+TEST_P(Composites, Conv3dMatchesPyTorchAndItsBackwardMatchesAutograd) {
+  const Tensor x = on(reshape(arange(108, DType::Float64), {2, 2, 3, 3, 3}) / 10.0 - 2.0);
+  const Tensor w =
+      on(reshape(remainder(arange(48, DType::Float64), 5.0), {3, 2, 2, 2, 2}) / 4.0 - 0.5);
+  const Tensor b = on(tensor<double>({0.5, -1, 0}));
+  const Tensor y = conv3d(x, w, b, {2, 1, 1}, {1, 0, 1}, {1, 1, 2});
+  EXPECT_EQ(y.sizes(), (IntList{2, 3, 2, 2, 3}));
+  EXPECT_NEAR(values<double>(sum(y).cpu())[0], -44.0, 1e-9);
+  expect_values(narrow(reshape(y, {-1}), 0, 0, 6), {1.1, 0.95, 0.5, 0.875, 0.95, 0.725}, 1e-12);
+  const Tensor xg = x.detach().requires_grad_(), wg = w.detach().requires_grad_();
+  const Tensor grad = on(reshape(arange(72, DType::Float64), {2, 3, 2, 2, 3}) / 7.0 - 5.0);
+  sum(conv3d(xg, wg, std::nullopt, {2, 1, 1}, {1, 0, 1}, {1, 1, 2}) * grad).backward();
+  NoGradGuard no_grad;
+  const auto [gx, gw, gb] =
+      conv3d_backward(grad, x, w, {2, 1, 1}, {1, 0, 1}, {1, 1, 2}, 1, {true, true, true});
+  expect_values(gx, values<double>(xg.grad().cpu()), 1e-10);
+  expect_values(gw, values<double>(wg.grad().cpu()), 1e-10);
+  expect_values(gb, values<double>(sum(grad, std::vector<int64_t>{0, 2, 3, 4}).cpu()), 1e-10);
+  EXPECT_THROW(conv3d(x, w, b, {1}, {0}, {3}),
+               ShapeError);  // a dilated kernel deeper than the input
 }
 
 TEST_P(Composites, BadArgumentsNameTheOp) {
