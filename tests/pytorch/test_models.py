@@ -6,7 +6,8 @@ it amplifies rounding a hundredfold a layer); dropout and stochastic depth off, 
 training mode. Each model is one of the families a user would bring:
 depthwise and grouped convolutions with in-place activations (MobileNetV2, EfficientNet,
 ShuffleNet, RegNet with squeeze-excitation), dense concatenation (DenseNet), attention with
-advanced indexing and rolled windows (Swin), a vision transformer, and recurrent layers."""
+advanced indexing and rolled windows (Swin), a vision transformer, recurrent layers, and 3-d
+convolutions over video clips (R3D-18)."""
 import copy
 
 import pytest
@@ -45,6 +46,7 @@ MODELS = {
     "vit": (lambda: models.VisionTransformer(image_size=32, patch_size=8, num_layers=2, num_heads=2,
                                              hidden_dim=16, mlp_dim=32, num_classes=4), (2, 3, 32, 32), 4),
     "recurrent": (Recurrent, (3, 7, 6), 4),
+    "r3d_18": (lambda: models.video.r3d_18(num_classes=4), (2, 3, 4, 16, 16), 4),
 }
 
 def train_step(make, shape, classes, device):
