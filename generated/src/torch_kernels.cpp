@@ -281,6 +281,8 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   adapter.add("_cdist_backward", TORCH_FN(adapters::_cdist_backward));
   adapter.add("upsample_bicubic2d", TORCH_FN(adapters::upsample_bicubic2d));
   adapter.add("upsample_bicubic2d_backward", TORCH_FN(adapters::upsample_bicubic2d_backward));
+  adapter.add("as_strided", TORCH_FN(adapters::as_strided));
+  adapter.add("new_empty_strided", TORCH_FN(adapters::new_empty_strided));
   register_cpu_fallbacks(m);
 }
 

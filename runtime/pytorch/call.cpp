@@ -15,6 +15,7 @@
 #include "lazygen/factory.h"
 #include "lazygen/generated/ops/copy_.h"
 #include "lazygen/generated/ops/t.h"
+#include "pytorch/autograd_views.h"
 #include "pytorch/fallback.h"
 
 namespace lazygen::pytorch {
@@ -133,6 +134,7 @@ const Tensor& Call::arg(const at::Tensor& t) const {
 const Tensor& Call::written(const at::Tensor& t) const {
   const Tensor& target = arg(t);
   check_writable(op_, target);
+  prepare_write_through_view(op_, t, c10::ArrayRef<const at::Tensor*>(sources_.data(), count_));
   return target;
 }
 

@@ -31,6 +31,13 @@ void DeviceTensorImpl::set_tensor(Tensor tensor) {
   refresh_metadata();
 }
 
+void DeviceTensorImpl::report_geometry(const std::vector<int64_t>& strides,
+                                       int64_t storage_offset) {
+  sizes_and_strides_.set_strides(strides);
+  storage_offset_ = storage_offset;
+  refresh_contiguous();
+}
+
 void DeviceTensorImpl::refresh_metadata() {
   const std::vector<int64_t>& sizes = tensor_.sizes();
   const std::vector<int64_t> strides = contiguous_strides(sizes);

@@ -38,6 +38,9 @@ class DeviceTensorImpl final : public c10::TensorImpl {
   c10::optional<c10::ScalarType> placeholder_dtype() const { return placeholder_; }
   // Makes this tensor hold `tensor` (possibly of other sizes) and refreshes sizes and dtype.
   void set_tensor(Tensor tensor);
+  // Reports `strides` and `storage_offset` instead of contiguous ones: a view's true geometry in
+  // its root (Note [Writes through views under autograd]). Until the next set_tensor.
+  void report_geometry(const std::vector<int64_t>& strides, int64_t storage_offset);
 
   c10::intrusive_ptr<c10::TensorImpl> shallow_copy_and_detach(
       const c10::VariableVersion& version_counter,

@@ -20,6 +20,7 @@
 #include "lazygen/generated/ops/copy_.h"
 #include "lazygen/lazy.h"
 #include "lazygen/metrics.h"
+#include "pytorch/autograd_views.h"
 #include "pytorch/call.h"
 
 namespace lazygen::pytorch {
@@ -191,9 +192,18 @@ void run_on_cpu(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
   const size_t begin = stack->size() - schema.arguments().size();
   sync_arguments(std::vector<c10::IValue>(stack->begin() + static_cast<std::ptrdiff_t>(begin),
                                           stack->end()));
+  std::vector<at::Tensor> inputs;  // the tensor arguments, which a written one may be made from
+  for (size_t i = begin; i < stack->size(); ++i) {
+    if ((*stack)[i].isTensor()) inputs.push_back((*stack)[i].toTensor());
+  }
+  std::vector<const at::Tensor*> sources;
+  for (const at::Tensor& t : inputs) sources.push_back(&t);
   std::vector<Slot> slots = arguments_to_cpu(schema, *stack, begin);
   const std::string name = c10::toString(op.operator_name());
-  for (const Slot& s : slots) check_writable(name.c_str(), device_impl(s.original).tensor());
+  for (const Slot& s : slots) {
+    check_writable(name.c_str(), device_impl(s.original).tensor());
+    prepare_write_through_view(name.c_str(), s.original, sources);
+  }
   op.redispatchBoxed(c10::DispatchKeySet(c10::DispatchKey::CPU), stack);
   write_back(op, slots);
   results_to_device(op, slots, *stack);

@@ -302,3 +302,67 @@ def test_baddbmm_and_arange_run_on_the_device(dev, beta, alpha):
     assert_same(torch.arange(2, 11, 3, device=dev), torch.arange(2, 11, 3))
     assert_same(torch.arange(0.5, 2.0, 0.25, device=dev), torch.arange(0.5, 2.0, 0.25))
     assert fallbacks() == {}
+
+
+def _write_into_rows(dev):
+    x = torch.arange(12.0, dtype=torch.float64, device=dev).reshape(3, 4).requires_grad_()
+    y = x * x
+    y[:, 1] = 5.0  # the overwritten elements get no gradient
+    y[1:, 2].mul_(3)
+    return y, x
+
+
+def _build_from_slices(dev):
+    x = torch.arange(12.0, dtype=torch.float64, device=dev).reshape(3, 4).requires_grad_()
+    z = torch.zeros(3, 4, dtype=torch.float64, device=dev)
+    z[:, 1] = x[:, 2] * 2  # z needs no gradient; the value written does
+    z[2] = x[0] ** 2
+    return z, x
+
+
+def _write_through_chains(dev):
+    x = torch.arange(12.0, dtype=torch.float64, device=dev).reshape(3, 4).requires_grad_()
+    y = x * 2
+    y.t()[1:3, 0:2].mul_(x[0:2, 1:3].t())
+    y.diagonal(1).add_(1)
+    y.unfold(1, 2, 2)[:, 1].mul_(-1)
+    return y, x
+
+
+def _recurrence_into_a_buffer(dev):
+    x = torch.arange(12.0, dtype=torch.float64, device=dev).reshape(3, 4).requires_grad_()
+    out = torch.zeros(4, 3, dtype=torch.float64, device=dev)
+    h = torch.zeros(3, dtype=torch.float64, device=dev)
+    for i in range(4):
+        h = torch.tanh(x[:, i] * 0.1 + h)
+        out[i] = h
+    return out, x
+
+
+@pytest.mark.parametrize("program", [_write_into_rows, _build_from_slices, _write_through_chains,
+                                     _recurrence_into_a_buffer])
+def test_writes_through_views_under_autograd_get_the_cpu_gradients(dev, program):
+    # Autograd finds such a view in its base's gradient by the view's strides, which the device
+    # reports for the write (Note [Writes through views under autograd]); with contiguous strides
+    # reported, rows other than the first got another row's gradient.
+    def run(device):
+        y, x = program(device)
+        weight = torch.arange(y.numel(), dtype=torch.float64).reshape(y.shape).to(device)
+        (y * weight).sum().backward()
+        return y, x.grad
+    expected_y, expected_grad = run("cpu")
+    y, grad = run(dev)
+    assert_same(y, expected_y.detach())
+    assert_same(grad, expected_grad)
+    assert fallbacks() == {}
+
+
+def test_a_write_through_a_view_that_is_not_strided_is_refused_under_autograd(dev):
+    x = torch.arange(12.0, dtype=torch.float64, device=dev).reshape(3, 4).requires_grad_()
+    y = x * 2
+    with pytest.raises(RuntimeError, match="mul_.*view of shape \\[3\\].*not evenly strided"):
+        y.t().reshape(12)[2:5].mul_(2)  # elements 8, 1, 5 of y: the device's reshape aliases
+    assert_same(y, torch.arange(12.0, dtype=torch.float64).reshape(3, 4) * 2)
+    with torch.no_grad():
+        y.t().reshape(12)[2:5].mul_(2)  # no gradient recorded: written as without autograd
+    assert y.detach().cpu()[2, 0].item() == 32.0

@@ -121,3 +121,9 @@ def test_a_write_through_overlapping_unfold_windows_is_refused_and_changes_nothi
         windows.mul_(-1)
     assert_same(a, torch.arange(12.).reshape(3, 4))
     assert_same(windows, torch.arange(12.).reshape(3, 4).unfold(1, 3, 1))
+
+
+def test_as_strided_of_a_tensor_is_a_view_of_it(dev):
+    run_both(dev, lambda a: a.as_strided((2, 2), (4, 1), 5).mul_(-1))  # a[1:3, 1:3]
+    run_both(dev, lambda a: a.as_strided((3,), (5,)).fill_(0))         # the diagonal
+    assert fallbacks() == {}

@@ -6,6 +6,7 @@
 
 #include "core/lazy/lazy_tensor.h"
 #include "core/tensor/tensor_impl.h"
+#include "lazygen/factory.h"
 #include "lazygen/tls.h"
 
 namespace lazygen::lazy {
@@ -88,6 +89,16 @@ void write_back(LazyState& s, ir::Value value) {
   for (size_t i = chain.size(); i-- > 0;) written = chain[i]->step(bases[i], &written);
   set_ir_value(bases[0], ir_value(written));  // the root: a new generation
   set_view_value(s, std::move(value));
+}
+
+Tensor view_positions(const LazyState& s) {
+  ReplayScope replaying;
+  const View& v = *s.view;
+  std::vector<int64_t> positions(static_cast<size_t>(v.root_shape.numel()));
+  for (size_t i = 0; i < positions.size(); ++i) positions[i] = static_cast<int64_t>(i);
+  Tensor t = make_lazy_tensor_from_data(tensor(positions, v.root_shape.sizes), v.device);
+  for (const View* p : chain_of(v)) t = p->step(t, nullptr);
+  return t.cpu();
 }
 
 }  // namespace lazygen::lazy

@@ -70,4 +70,9 @@ void refresh_view(LazyState& s);
 // expand(). REQUIRES: s.view != nullptr, s not stale, value's shape equals the view's.
 void write_back(LazyState& s, ir::Value value);
 
+// The position in its root (the row-major index of the root's element) of every element of view
+// `s`, as a cpu int64 tensor of the view's sizes: the root's positions put through the view's
+// chain, traced and run as a graph of its own. REQUIRES: s.view != nullptr.
+Tensor view_positions(const LazyState& s);
+
 }  // namespace lazygen::lazy

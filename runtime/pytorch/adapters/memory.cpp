@@ -20,6 +20,7 @@
 #include "lazygen/generated/ops/reshape.h"
 #include "lazygen/generated/ops/slice.h"
 #include "lazygen/generated/torch_adapters.h"
+#include "pytorch/autograd_views.h"
 #include "pytorch/call.h"
 #include "pytorch/device_tensor.h"
 #include "pytorch/fallback.h"
@@ -75,6 +76,15 @@ at::Tensor empty_strided(c10::IntArrayRef size, c10::IntArrayRef stride,
                          c10::optional<at::Device> device, c10::optional<bool> pin_memory) {
   (void)stride;  // lazy tensors are contiguous (See Note [Device tensors])
   return empty_memory_format(size, dtype, layout, device, pin_memory, c10::nullopt);
+}
+
+// An empty tensor of self's dtype unless given: autograd's CopySlices makes the gradient of a
+// view's base with it (Note [Writes through views under autograd]).
+at::Tensor new_empty_strided(const at::Tensor& self, c10::IntArrayRef size, c10::IntArrayRef stride,
+                             c10::optional<at::ScalarType> dtype, c10::optional<at::Layout> layout,
+                             c10::optional<at::Device> device, c10::optional<bool> pin_memory) {
+  return empty_strided(size, stride, dtype ? dtype : self.scalar_type(), layout, device,
+                       pin_memory);
 }
 
 // The values are made on the CPU and become device data: no sync, so the graph is not cut (a
@@ -178,6 +188,7 @@ at::Tensor& copy_inplace(at::Tensor& self, const at::Tensor& src, bool non_block
   }
   const Tensor& target = device_tensor("copy_", self);
   check_writable("copy_", target);
+  prepare_write_through_view("copy_", self, {&src});
   if (is_device_tensor(src)) {
     copy_(target, device_impl(src).tensor());
   } else {

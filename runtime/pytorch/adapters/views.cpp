@@ -3,8 +3,8 @@
 // _unsafe_view (of a fresh copy). Lazy tensors are contiguous, so both are lazygen views. The
 // in-place view ops (transpose_, t_, squeeze_, unsqueeze_) make self the view (Call::become_view)
 // where PyTorch's defaults would restride it with as_strided_, which lazy tensors cannot serve.
-// diagonal and unfold, views lazygen has only as copies, become lazygen views whose value is the
-// copy and whose inverse scatters a new value back (Note [Composite views]).
+// diagonal, unfold and as_strided, views lazygen has only as copies, become lazygen views whose
+// value is the copy and whose inverse scatters a new value back (Note [Composite views]).
 #include <c10/util/Exception.h>
 
 #include <vector>
@@ -23,6 +23,7 @@
 #include "lazygen/generated/ops/view.h"
 #include "lazygen/generated/torch_adapters.h"
 #include "pytorch/call.h"
+#include "pytorch/fallback.h"
 
 namespace lazygen::pytorch::adapters {
 
@@ -105,6 +106,35 @@ at::Tensor diagonal(const at::Tensor& self, int64_t offset, int64_t dim1, int64_
       [=](const Tensor& base, const Tensor* value) {
         return value == nullptr ? lazygen::diagonal_copy(base, offset, dim1, dim2)
                                 : lazygen::diagonal_scatter(base, *value, offset, dim1, dim2);
+      }));
+}
+
+// The elements of self's storage at `stride`s from `storage_offset`. A tensor that is not a view
+// is its own storage, in order: served as a composite view, which is how autograd finds a view
+// in its base's gradient (Note [Writes through views under autograd]). A lazygen view reports
+// contiguous strides over its own elements, so on the CPU fallback as_strided reads those (a
+// copy, as the fallback's views are) -- unless it reports its true geometry in its root, which
+// the fallback cannot serve.
+at::Tensor as_strided(const at::Tensor& self, c10::IntArrayRef size, c10::IntArrayRef stride,
+                      c10::optional<int64_t> storage_offset) {
+  const Tensor& x = device_tensor("as_strided", self);
+  if (lazy::lazy_state(x).view != nullptr) {
+    TORCH_CHECK(self.is_contiguous() && self.storage_offset() == 0,
+                "as_strided: this view of shape ", self.sizes(),
+                " reports its geometry in the "
+                "tensor it views, whose storage the lazygen device cannot offer; call as_strided "
+                "on that tensor, or on a clone of this one");
+    static const c10::OperatorHandle op = aten_op("aten::as_strided");
+    return call_on_cpu<at::Tensor>(op, self, size, stride, storage_offset);
+  }
+  Call c("as_strided", {&self});
+  const std::vector<int64_t> sizes = c.arg(size), strides = c.arg(stride);
+  const std::optional<int64_t> offset = c.arg(storage_offset);
+  return c.result(composite_view(
+      x, lazygen::as_strided_copy(x, sizes, strides, offset),
+      [=](const Tensor& base, const Tensor* value) {
+        return value == nullptr ? lazygen::as_strided_copy(base, sizes, strides, offset)
+                                : lazygen::as_strided_scatter(base, *value, sizes, strides, offset);
       }));
 }
 

@@ -657,5 +657,14 @@ at::Tensor upsample_bicubic2d_backward(const at::Tensor& grad_output, c10::IntAr
                                        c10::IntArrayRef input_size, bool align_corners,
                                        c10::optional<double> scales_h,
                                        c10::optional<double> scales_w);
+// as_strided(Tensor(a) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) ->
+// Tensor(a)
+at::Tensor as_strided(const at::Tensor& self, c10::IntArrayRef size, c10::IntArrayRef stride,
+                      c10::optional<int64_t> storage_offset);
+// new_empty_strided(Tensor self, SymInt[] size, SymInt[] stride, *, ScalarType? dtype=None, Layout?
+// layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+at::Tensor new_empty_strided(const at::Tensor& self, c10::IntArrayRef size, c10::IntArrayRef stride,
+                             c10::optional<at::ScalarType> dtype, c10::optional<at::Layout> layout,
+                             c10::optional<at::Device> device, c10::optional<bool> pin_memory);
 
 }  // namespace lazygen::pytorch::adapters

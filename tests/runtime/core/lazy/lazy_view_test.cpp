@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "core/lazy/lazy_tensor.h"
 #include "lazygen/device.h"
 #include "lazygen/dtype.h"
 #include "lazygen/factory.h"
@@ -125,6 +126,16 @@ TEST(LazyViews, AViewOfAViewWritesThroughTheWholeChain) {
         return std::vector<Tensor>{x, t, row, flat};
       },
       {4, 5}, "t -> narrow -> select");
+}
+
+TEST(LazyViews, ViewPositionsNameEachElementsPlaceInTheRoot) {
+  const Tensor x = iota({4, 5}, kLazy);
+  const Tensor row = x.t().narrow(0, 1, 2).select(1, 3);  // x[3, 1:3]: root elements 16, 17
+  EXPECT_EQ(values_of(lazy::view_positions(lazy::lazy_state(row))), (std::vector<double>{16, 17}));
+  const Tensor column = x.t().reshape({20}).narrow(0, 5, 3);  // x[1:4, 1] through the reshape
+  EXPECT_EQ(values_of(lazy::view_positions(lazy::lazy_state(column))),
+            (std::vector<double>{6, 11, 16}));
+  EXPECT_EQ(values_of(x.cpu()), values_of(iota({4, 5}, kCPU)));  // the root is untouched
 }
 
 TEST(LazyViews, AnUpdateOfTheBaseReachesItsViews) {
