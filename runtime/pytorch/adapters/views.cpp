@@ -69,15 +69,20 @@ at::Tensor& unsqueeze_inplace(at::Tensor& self, int64_t dim) {
 }
 
 // Note [Composite views]
-// PyTorch's diagonal and unfold are views: a write through one reaches its base. lazygen has
-// them as copies (diagonal_copy, unfold_copy gather the elements). The device's diagonal and
-// unfold trace that copy and make it a lazygen view of self (lazy::make_lazy_view) whose inverse
-// writes a new value back: diagonal_scatter, and for unfold the windows' values placed where
-// they came from (unfold_backward of the value, kept only where some window covers). Windows
+// PyTorch's diagonal, unfold and as_strided are views: a write through one reaches its base.
+// lazygen has them as copies (diagonal_copy, unfold_copy, as_strided_copy gather the elements).
+// The device's diagonal, unfold and as_strided trace that copy and make it a lazygen view of self
+// (lazy::make_lazy_view) whose inverse writes a new value back: diagonal_scatter,
+// as_strided_scatter, and for unfold the windows' values placed where they came from
+// (unfold_backward of the value, kept only where some window covers). Windows
 // that overlap (size > step) share elements, and a write through them is refused: PyTorch 1.13
 // writes such a view element by element, so what an element holds after `mul_` depends on how
 // many windows cover it (see the deliberate differences in docs/pytorch-device.md).
 namespace {
+
+constexpr const char* kReportsRootGeometry =
+    " that reports its geometry in the tensor it views, whose storage the lazygen device cannot "
+    "offer; call as_strided on that tensor, or on a clone of this one";
 
 Tensor composite_view(const Tensor& base, const Tensor& value, lazy::ViewFn step) {
   return lazy::make_lazy_view(base, lazy::ir_value(value), std::move(step));
@@ -119,11 +124,8 @@ at::Tensor as_strided(const at::Tensor& self, c10::IntArrayRef size, c10::IntArr
                       c10::optional<int64_t> storage_offset) {
   const Tensor& x = device_tensor("as_strided", self);
   if (lazy::lazy_state(x).view != nullptr) {
-    TORCH_CHECK(self.is_contiguous() && self.storage_offset() == 0,
-                "as_strided: this view of shape ", self.sizes(),
-                " reports its geometry in the "
-                "tensor it views, whose storage the lazygen device cannot offer; call as_strided "
-                "on that tensor, or on a clone of this one");
+    const bool own_geometry = self.is_contiguous() && self.storage_offset() == 0;
+    TORCH_CHECK(own_geometry, "as_strided: a view of shape ", self.sizes(), kReportsRootGeometry);
     static const c10::OperatorHandle op = aten_op("aten::as_strided");
     return call_on_cpu<at::Tensor>(op, self, size, stride, storage_offset);
   }
