@@ -283,6 +283,10 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   adapter.add("upsample_bicubic2d_backward", TORCH_FN(adapters::upsample_bicubic2d_backward));
   adapter.add("as_strided", TORCH_FN(adapters::as_strided));
   adapter.add("new_empty_strided", TORCH_FN(adapters::new_empty_strided));
+  adapter.add("linalg_inv_ex", TORCH_FN(adapters::linalg_inv_ex));
+  adapter.add("eye.m_out", TORCH_FN(adapters::eye_m_out));
+  adapter.add("eye.out", TORCH_FN(adapters::eye_out));
+  adapter.add("narrow_copy", TORCH_FN(adapters::narrow_copy));
   register_cpu_fallbacks(m);
 }
 

@@ -323,6 +323,14 @@ CASES = {
     "conv3d.dilated_grouped": (lambda x, w: F.conv3d(x, w, dilation=(2, 1, 2), groups=2, padding=1),
                                lambda: (t(1, 4, 6, 5, 6), t(6, 2, 2, 3, 2, seed=46))),
     "conv3d.unbatched": (lambda x, w: F.conv3d(x, w), lambda: (t(2, 3, 3, 3), t(3, 2, 1, 2, 2, seed=47))),
+    "linalg_inv_ex": (lambda a: torch.linalg.inv_ex(a + 3 * torch.eye(3, dtype=a.dtype, device=a.device)),
+                      lambda: (t(2, 3, 3),)),
+    "inverse": (lambda a: torch.inverse(a + 3 * torch.eye(4, dtype=a.dtype, device=a.device)), lambda: (t(4, 4),)),
+    "linalg_inv_ex.singular": (lambda a: torch.linalg.inv_ex(a * torch.tensor([1.0, 0.0, 1.0], dtype=a.dtype,
+                                                                               device=a.device))[1],
+                               lambda: (t(3, 3),)),
+    "eye": (lambda a: a * torch.eye(3, 4, dtype=a.dtype, device=a.device), lambda: (t(3, 4),)),
+    "narrow_copy": (lambda a: a.narrow_copy(1, 1, 2) * 2, lambda: (t(3, 4),)),
     "tril_indices": (lambda a: a[tuple(torch.tril_indices(3, 4, 1, device=a.device))], lambda: (t(3, 4),)),
     "triu_indices": (lambda a: a[tuple(torch.triu_indices(3, 4, -1, device=a.device))], lambda: (t(3, 4),)),
 }
@@ -334,6 +342,7 @@ NO_GRADIENT = {
     "aminmax": "PyTorch 1.13 has no derivative for aminmax",
     "aminmax.all": "as aminmax",
     "heaviside": "PyTorch 1.13 has no derivative for heaviside",
+    "narrow_copy": "PyTorch 1.13 has no derivative for narrow_copy",
     "view_copy.dtype": "not differentiable",
     "grid_sample.nearest": "the grid's gradient is zero almost everywhere; PyTorch's is exactly zero, ours too, "
                            "but input's is checked by the bilinear cases",
@@ -424,6 +433,9 @@ def test_errors_name_the_op_and_shapes(dev):
         torch.bucketize(torch.zeros(3, device=dev), torch.zeros(2, 2, device=dev))
     with pytest.raises((RuntimeError, ValueError), match="diag.*matrix or a vector.*\\[2, 2, 2\\]"):
         torch.diag(torch.zeros(2, 2, 2, device=dev))
+    singular = torch.tensor([[1.0, 2.0, 3.0], [2.0, 4.0, 6.0], [1.0, 0.0, 1.0]], device=dev)
+    with pytest.raises(RuntimeError, match="linalg.inv: The diagonal element 2 is zero"):
+        torch.linalg.inv(singular)  # PyTorch's check, on the device's info
 
 
 def test_masked_writes_of_one_value_do_not_sync(dev):

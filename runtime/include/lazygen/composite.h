@@ -257,6 +257,10 @@ std::tuple<Tensor, Tensor> slogdet(const Tensor& A);
 std::tuple<Tensor, Tensor> lu_slogdet(const Tensor& LU, const Tensor& pivots);
 Tensor logdet(const Tensor& A);
 Tensor lu_solve(const Tensor& LU, const Tensor& pivots, const Tensor& B, bool adjoint = false);
+// torch.linalg.inv_ex: (A^-1 by lu_solve of the identity, info) with LAPACK's int32 info: 0, or
+// the 1-based index of the first zero pivot of a singular matrix (whose inverse then holds
+// infinities or NaNs), pivoting A^T as PyTorch's CPU kernel does.
+std::tuple<Tensor, Tensor> linalg_inv_ex(const Tensor& A);
 
 // ---- reductions (runtime/ops/composite/reductions.cpp)
 // The largest (smallest) element of a non-empty tensor, NaN if any; torch.all / any (over every

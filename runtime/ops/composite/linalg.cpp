@@ -1,4 +1,4 @@
-// LU factorization with partial pivoting, the signed log-determinant and LU solves
+// LU factorization with partial pivoting, the signed log-determinant, LU solves and inverses
 // (lazygen/composite.h), unrolled over the matrix size from argmax, gather, narrow, cat and
 // pointwise ops.
 //
@@ -175,6 +175,20 @@ Tensor lu_solve(const Tensor& LU, const Tensor& pivots, const Tensor& B, bool ad
     x = rows_of(w, std::get<1>(sort(perm, 1)));  // P w: the inverse row order
   }
   return reshape(x, B.sizes());
+}
+
+std::tuple<Tensor, Tensor> linalg_inv_ex(const Tensor& A) {
+  check_square("linalg_inv_ex", A);
+  const int64_t n = A.size(-1);
+  // PyTorch's CPU kernel hands LAPACK the row-major matrix, so it factors A^T: so does this, for
+  // the same info (A^-1 is the transpose of (A^T)^-1).
+  const auto [lu, pivots] = lu_factor(transpose(A, -2, -1));
+  const Tensor index = arange(n, DType::Int64, A.device());
+  const Tensor identity = expand(eq(unsqueeze(index, 1), index).to(A.dtype()), A.sizes());
+  const Tensor zero_pivot = eq(diagonal_copy(lu, 0, -2, -1), 0);  // [..., n]
+  const Tensor first = argmax(zero_pivot.to(DType::Int32), -1) + 1;
+  const Tensor info = where(any(zero_pivot, -1), first, zeros({}, DType::Int64, A.device()));
+  return {transpose(lu_solve(lu, pivots, identity), -2, -1), info.to(DType::Int32)};
 }
 
 }  // namespace lazygen

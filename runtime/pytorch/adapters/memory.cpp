@@ -3,6 +3,7 @@
 // lazygen/generated/torch_adapters.h).
 #include <ATen/ops/arange.h>
 #include <ATen/ops/empty.h>
+#include <ATen/ops/eye.h>
 #include <ATen/ops/linspace.h>
 #include <ATen/ops/logspace.h>
 #include <ATen/ops/tril_indices.h>
@@ -95,13 +96,22 @@ at::Tensor& arange_start_out(const at::Scalar& start, const at::Scalar& end, con
   return c.assign_out(out, to_device(values));
 }
 
-// linspace, logspace, tril_indices and triu_indices likewise: PyTorch's CPU kernels make the
+// eye, linspace, logspace, tril_indices and triu_indices likewise: PyTorch's CPU kernels make the
 // values (so they are PyTorch's to the bit), and they become device data.
 at::Tensor& linspace_out(const at::Scalar& start, const at::Scalar& end, int64_t steps,
                          at::Tensor& out) {
   Call c("linspace", {&out});
   const auto values = at::linspace(start, end, steps, at::TensorOptions().dtype(out.scalar_type()));
   return c.assign_out(out, to_device(values));
+}
+
+at::Tensor& eye_m_out(int64_t n, int64_t m, at::Tensor& out) {
+  Call c("eye", {&out});
+  return c.assign_out(out, to_device(at::eye(n, m, at::TensorOptions().dtype(out.scalar_type()))));
+}
+
+at::Tensor& eye_out(int64_t n, at::Tensor& out) {
+  return eye_m_out(n, n, out);
 }
 
 at::Tensor& logspace_out(const at::Scalar& start, const at::Scalar& end, int64_t steps, double base,

@@ -1,9 +1,11 @@
 // Adapters for PyTorch's products, scans, order statistics, searches and small matrix ops that
 // lazygen serves as composites (ops.yaml, "PyTorch adapters"; lazygen/composite.h): prod,
 // cumprod, logcumsumexp, cummax, cummin, kthvalue, median, nanmedian, searchsorted, bucketize,
-// diag, linalg_cross and cdist (_cdist_forward, _cdist_backward); and scatter_add_, which
+// diag, linalg_cross, cdist (_cdist_forward, _cdist_backward) and linalg_inv_ex; and
+// scatter_add_, which
 // cummax's and cummin's backward calls. Each converts its arguments and calls the composite (or
 // op) of the same name.
+#include <ATen/ops/_linalg_check_errors.h>
 #include <c10/util/Exception.h>
 
 #include <tuple>
@@ -124,6 +126,14 @@ at::Tensor _cdist_backward(const at::Tensor& grad, const at::Tensor& x1, const a
                            double p, const at::Tensor& cdist) {
   Call c("_cdist_backward", {&grad, &x1, &x2, &cdist});
   return c.result(lazygen::cdist_backward(c.arg(grad), c.arg(x1), c.arg(x2), p, c.arg(cdist)));
+}
+
+// check_errors reads info (a sync) and raises for a singular matrix, as PyTorch does.
+::std::tuple<at::Tensor, at::Tensor> linalg_inv_ex(const at::Tensor& A, bool check_errors) {
+  Call c("linalg_inv_ex", {&A});
+  auto result = c.result(lazygen::linalg_inv_ex(c.arg(A)));
+  if (check_errors) at::_linalg_check_errors(std::get<1>(result), "linalg.inv_ex", A.dim() == 2);
+  return result;
 }
 
 // cummax's and cummin's backward (PyTorch's cummaxmin_backward) accumulates in place.

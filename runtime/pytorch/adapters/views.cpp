@@ -4,7 +4,8 @@
 // in-place view ops (transpose_, t_, squeeze_, unsqueeze_) make self the view (Call::become_view)
 // where PyTorch's defaults would restride it with as_strided_, which lazy tensors cannot serve.
 // diagonal, unfold and as_strided, views lazygen has only as copies, become lazygen views whose
-// value is the copy and whose inverse scatters a new value back (Note [Composite views]).
+// value is the copy and whose inverse scatters a new value back (Note [Composite views]);
+// narrow_copy is a narrow view's copy.
 #include <c10/util/Exception.h>
 
 #include <vector>
@@ -13,6 +14,7 @@
 #include "core/lazy/lazy_view.h"
 #include "lazygen/composite.h"
 #include "lazygen/factory.h"
+#include "lazygen/generated/ops/narrow.h"
 #include "lazygen/generated/ops/ne.h"
 #include "lazygen/generated/ops/where.h"
 
@@ -138,6 +140,12 @@ at::Tensor as_strided(const at::Tensor& self, c10::IntArrayRef size, c10::IntArr
         return value == nullptr ? lazygen::as_strided_copy(base, sizes, strides, offset)
                                 : lazygen::as_strided_scatter(base, *value, sizes, strides, offset);
       }));
+}
+
+// A narrow view's copy.
+at::Tensor narrow_copy(const at::Tensor& self, int64_t dim, int64_t start, int64_t length) {
+  Call c("narrow_copy", {&self});
+  return c.result(narrow(c.arg(self), dim, start, length).clone());
 }
 
 at::Tensor unfold(const at::Tensor& self, int64_t dimension, int64_t size, int64_t step) {

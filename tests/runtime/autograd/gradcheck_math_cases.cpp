@@ -405,6 +405,9 @@ std::vector<GradCase> activation_cases() {
          return lu_solve(lu, pivots, in[1], true);
        },
        [] { return Inputs{values({3, 3}, 472), values({3, 2}, 473)}; }},
+      {"linalg_inv_ex_composite", "linalg_inv_ex",
+       [](const Inputs& in) { return std::get<0>(linalg_inv_ex(in[0] + eye_like(in[0]) * 3.0)); },
+       [] { return Inputs{values({2, 3, 3}, 998)}; }},
       {"einsum_batched_composite", "einsum",
        [](const Inputs& in) { return einsum("bij,bkj->bki", {in[0], in[1]}); },
        [] { return Inputs{values({2, 3, 4}, 461), values({2, 5, 4}, 462)}; }},

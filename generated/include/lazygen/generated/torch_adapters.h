@@ -666,5 +666,13 @@ at::Tensor as_strided(const at::Tensor& self, c10::IntArrayRef size, c10::IntArr
 at::Tensor new_empty_strided(const at::Tensor& self, c10::IntArrayRef size, c10::IntArrayRef stride,
                              c10::optional<at::ScalarType> dtype, c10::optional<at::Layout> layout,
                              c10::optional<at::Device> device, c10::optional<bool> pin_memory);
+// linalg_inv_ex(Tensor A, *, bool check_errors=False) -> (Tensor inverse, Tensor info)
+::std::tuple<at::Tensor, at::Tensor> linalg_inv_ex(const at::Tensor& A, bool check_errors);
+// eye.m_out(int n, int m, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& eye_m_out(int64_t n, int64_t m, at::Tensor& out);
+// eye.out(int n, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& eye_out(int64_t n, at::Tensor& out);
+// narrow_copy(Tensor self, int dim, SymInt start, SymInt length) -> Tensor
+at::Tensor narrow_copy(const at::Tensor& self, int64_t dim, int64_t start, int64_t length);
 
 }  // namespace lazygen::pytorch::adapters

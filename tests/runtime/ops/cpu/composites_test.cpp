@@ -177,6 +177,20 @@ TEST_P(Composites, MatrixCompositesMatchPyTorch) {
   EXPECT_THROW(diag(on(zeros({2, 2, 2}, DType::Float64))), ShapeError);
 }
 
+TEST_P(Composites, LinalgInvExMatchesPyTorch) {
+  const Tensor a = on(tensor<double>({4, 1, 2, 1, 3, 0, 2, 0, 5}, IntList{3, 3}));
+  const auto [inverse, info] = linalg_inv_ex(a);
+  expect_values(inverse, {0.3488372093023256, -0.11627906976744186, -0.13953488372093023,
+                          -0.11627906976744186, 0.37209302325581395, 0.04651162790697675,
+                          -0.13953488372093023, 0.04651162790697675, 0.2558139534883721});
+  EXPECT_EQ(info.dtype(), DType::Int32);
+  EXPECT_EQ(values<int32_t>(info.cpu()), (std::vector<int32_t>{0}));
+  // Singular: PyTorch's info, 2 (its kernel pivots A^T: its second column is then zero).
+  const Tensor singular = on(tensor<double>({1, 2, 3, 2, 4, 6, 1, 0, 1}, IntList{3, 3}));
+  EXPECT_EQ(values<int32_t>(std::get<1>(linalg_inv_ex(singular)).cpu()), (std::vector<int32_t>{2}));
+  EXPECT_THROW(linalg_inv_ex(on(x())), ShapeError);  // not square
+}
+
 // x() as one [2, 4] image: F.unfold / F.fold.
 TEST_P(Composites, Im2colAndCol2imMatchPyTorch) {
   const Tensor image = on(reshape(x(), {1, 1, 2, 4}));
