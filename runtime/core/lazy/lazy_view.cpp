@@ -98,7 +98,7 @@ Tensor view_positions(const LazyState& s) {
   for (size_t i = 0; i < positions.size(); ++i) positions[i] = static_cast<int64_t>(i);
   Tensor t = make_lazy_tensor_from_data(tensor(positions, v.root_shape.sizes), v.device);
   for (const View* p : chain_of(v)) t = p->step(t, nullptr);
-  return t.cpu();
+  return t.cpu().contiguous();
 }
 
 }  // namespace lazygen::lazy

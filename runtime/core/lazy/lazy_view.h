@@ -71,8 +71,8 @@ void refresh_view(LazyState& s);
 void write_back(LazyState& s, ir::Value value);
 
 // The position in its root (the row-major index of the root's element) of every element of view
-// `s`, as a cpu int64 tensor of the view's sizes: the root's positions put through the view's
-// chain, traced and run as a graph of its own. REQUIRES: s.view != nullptr.
+// `s`, as a contiguous cpu int64 tensor of the view's sizes: the root's positions put through the
+// view's chain, traced and run as a graph of its own. REQUIRES: s.view != nullptr.
 Tensor view_positions(const LazyState& s);
 
 }  // namespace lazygen::lazy
