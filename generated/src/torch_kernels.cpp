@@ -287,6 +287,7 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   adapter.add("eye.m_out", TORCH_FN(adapters::eye_m_out));
   adapter.add("eye.out", TORCH_FN(adapters::eye_out));
   adapter.add("narrow_copy", TORCH_FN(adapters::narrow_copy));
+  adapter.add("alias", TORCH_FN(adapters::alias));
   register_cpu_fallbacks(m);
 }
 

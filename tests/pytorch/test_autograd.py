@@ -326,6 +326,7 @@ def _write_through_chains(dev):
     y.t()[1:3, 0:2].mul_(x[0:2, 1:3].t())
     y.diagonal(1).add_(1)
     y.unfold(1, 2, 2)[:, 1].mul_(-1)
+    y[...][1].add_(x[2])
     return y, x
 
 

@@ -127,3 +127,13 @@ def test_as_strided_of_a_tensor_is_a_view_of_it(dev):
     run_both(dev, lambda a: a.as_strided((2, 2), (4, 1), 5).mul_(-1))  # a[1:3, 1:3]
     run_both(dev, lambda a: a.as_strided((3,), (5,)).fill_(0))         # the diagonal
     assert fallbacks() == {}
+
+
+def test_an_ellipsis_index_aliases_the_tensor(dev):
+    # x[...] is PyTorch's alias op, whose composite restrides storage the device does not have.
+    run_both(dev, lambda a: a[...].mul_(2))
+
+    def assign(a):
+        a[...] = torch.full((3, 4), 7.0, device=a.device)
+    run_both(dev, assign)
+    assert fallbacks() == {}

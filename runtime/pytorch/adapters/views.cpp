@@ -5,7 +5,7 @@
 // where PyTorch's defaults would restride it with as_strided_, which lazy tensors cannot serve.
 // diagonal, unfold and as_strided, views lazygen has only as copies, become lazygen views whose
 // value is the copy and whose inverse scatters a new value back (Note [Composite views]);
-// narrow_copy is a narrow view's copy.
+// alias is a view of all of self; narrow_copy is a narrow view's copy.
 #include <c10/util/Exception.h>
 
 #include <vector>
@@ -140,6 +140,14 @@ at::Tensor as_strided(const at::Tensor& self, c10::IntArrayRef size, c10::IntArr
         return value == nullptr ? lazygen::as_strided_copy(base, sizes, strides, offset)
                                 : lazygen::as_strided_scatter(base, *value, sizes, strides, offset);
       }));
+}
+
+// self again as a new tensor aliasing it (`x[...]`): a lazygen view of all of it. PyTorch's
+// composite would restride self's storage, which device tensors do not have.
+at::Tensor alias(const at::Tensor& self) {
+  Call c("alias", {&self});
+  const Tensor& x = c.arg(self);
+  return c.result(view(x, x.sizes()));
 }
 
 // A narrow view's copy.

@@ -674,5 +674,7 @@ at::Tensor& eye_m_out(int64_t n, int64_t m, at::Tensor& out);
 at::Tensor& eye_out(int64_t n, at::Tensor& out);
 // narrow_copy(Tensor self, int dim, SymInt start, SymInt length) -> Tensor
 at::Tensor narrow_copy(const at::Tensor& self, int64_t dim, int64_t start, int64_t length);
+// alias(Tensor(a) self) -> Tensor(a)
+at::Tensor alias(const at::Tensor& self);
 
 }  // namespace lazygen::pytorch::adapters
