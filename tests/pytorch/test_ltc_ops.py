@@ -288,6 +288,7 @@ CASES = {
     "searchsorted.sorter": (lambda s, v: torch.searchsorted(s, v, side="right", sorter=s.argsort(1)),
                             lambda: (t(3, 5), t(3, 4, seed=31))),
     "bucketize": (lambda a, b: torch.bucketize(torch.cat([a.log(), a], 0), b.sort()[0]), lambda: (t(3, 4), t(5, seed=32))),
+    "diag_embed": (lambda a: torch.diag_embed(a, -1, 0, 2), lambda: (t(2, 3),)),
     "diag": (lambda a: torch.diag(a, 1), lambda: (t(4),)),
     "diag.matrix": (lambda a: torch.diag(a, -1), lambda: (t(3, 4),)),
     "linalg_cross": (lambda a, b: torch.linalg.cross(a, b), lambda: (t(4, 3), t(4, 3, seed=33))),
@@ -431,6 +432,8 @@ def test_errors_name_the_op_and_shapes(dev):
         torch.searchsorted(torch.zeros(3, 5, device=dev), torch.zeros(2, 4, device=dev))
     with pytest.raises((RuntimeError, ValueError), match="bucketize.*1-d boundaries.*\\[2, 2\\]"):
         torch.bucketize(torch.zeros(3, device=dev), torch.zeros(2, 2, device=dev))
+    with pytest.raises((RuntimeError, ValueError), match="diag_embed: diagonal dimensions cannot be identical 1, 1"):
+        torch.diag_embed(torch.zeros(2, 3, device=dev), 0, 1, 1)
     with pytest.raises((RuntimeError, ValueError), match="diag.*matrix or a vector.*\\[2, 2, 2\\]"):
         torch.diag(torch.zeros(2, 2, 2, device=dev))
     singular = torch.tensor([[1.0, 2.0, 3.0], [2.0, 4.0, 6.0], [1.0, 0.0, 1.0]], device=dev)

@@ -340,10 +340,13 @@ Tensor col2im(const Tensor& self, const std::vector<int64_t>& output_size,
               const std::vector<int64_t>& kernel_size, const std::vector<int64_t>& dilation,
               const std::vector<int64_t>& padding, const std::vector<int64_t>& stride);
 
-// ---- matrices (runtime/ops/composite/matrices.cpp). torch.diag: a vector on the diagonal-th
-// diagonal of a new square matrix, or a matrix's diagonal-th diagonal as a vector.
+// ---- matrices (runtime/ops/composite/matrices.cpp). torch.diag_embed: self's last dim on the
+// offset-th diagonal (in dims dim1, dim2 of the result) of new zero matrices. torch.diag: a vector
+// on the diagonal-th diagonal of a new square matrix, or a matrix's diagonal-th diagonal as a
+// vector.
 // torch.linalg.cross: the cross product along dim (size 3 in both) of inputs of one rank that
 // broadcast.
+Tensor diag_embed(const Tensor& self, int64_t offset = 0, int64_t dim1 = -2, int64_t dim2 = -1);
 Tensor diag(const Tensor& self, int64_t diagonal = 0);
 Tensor linalg_cross(const Tensor& self, const Tensor& other, int64_t dim = -1);
 // torch.cdist: the p-norm distances [..., r1, r2] between the rows of x1 [..., r1, m] and x2

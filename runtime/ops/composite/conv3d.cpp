@@ -25,6 +25,7 @@
 #include "lazygen/generated/ops/slice_backward.h"
 #include "lazygen/generated/ops/sum.h"
 #include "lazygen/operators.h"
+#include "ops/composite/spatial_args.h"
 
 namespace lazygen {
 namespace {
@@ -43,14 +44,12 @@ Geometry3d geometry(const char* op, const std::vector<int64_t>& input,
         op, "expected a [N, C, D, H, W] input and a [O, C / groups, kd, kh, kw] weight, got " +
                 sizes_str(input) + " and " + sizes_str(weight));
   }
-  const auto three = [&](const std::vector<int64_t>& v, const char* name) {
-    if (v.size() == 3) return v;
-    if (v.size() == 1) return std::vector<int64_t>(3, v[0]);
-    throw ShapeError(op,
-                     std::string("expected 1 or 3 values of ") + name + ", got " + sizes_str(v));
+  const auto all = [op](const std::vector<int64_t>& v, const char* name) {
+    return std::vector<int64_t>{spatial_arg(op, name, v, 0, 3), spatial_arg(op, name, v, 1, 3),
+                                spatial_arg(op, name, v, 2, 3)};
   };
-  const std::vector<int64_t> s = three(stride, "stride"), p = three(padding, "padding"),
-                             d = three(dilation, "dilation");
+  const std::vector<int64_t> s = all(stride, "stride"), p = all(padding, "padding"),
+                             d = all(dilation, "dilation");
   Geometry3d g{weight[2], s[0], p[0], d[0], {s[1], s[2]}, {p[1], p[2]}, {d[1], d[2]}, 0};
   g.depth_out = (input[2] + 2 * g.pd - g.dd * (g.kd - 1) - 1) / g.sd + 1;
   if (g.sd <= 0 || g.dd <= 0 || g.pd < 0 || g.depth_out < 1) {

@@ -1,7 +1,9 @@
-// torch.diag, torch.linalg.cross and torch.cdist (lazygen/composite.h), from the diagonal views'
-// copies and scatters, roll, matmul, norm and pointwise ops.
+// torch.diag_embed, torch.diag, torch.linalg.cross and torch.cdist (lazygen/composite.h), from
+// the diagonal views' copies and scatters, roll, matmul, norm and pointwise ops.
+#include <algorithm>
 #include <cmath>
 #include <string>
+#include <vector>
 
 #include "lazygen/composite.h"
 #include "lazygen/factory.h"
@@ -61,15 +63,33 @@ Tensor euclidean(const Tensor& x1, const Tensor& x2) {
   return where(positive, sqrt(where(positive, squared, one1)), zeros({}, x1.dtype(), x1.device()));
 }
 
+// x1_i - x2_j for every pair of rows: [..., r1, r2, m].
+Tensor pairwise_differences(const Tensor& x1, const Tensor& x2) {
+  return unsqueeze(x1, -2) - unsqueeze(x2, -3);
+}
+
 }  // namespace
+
+// diagonal_scatter into zeros; PyTorch's composite writes through a diagonal view instead.
+Tensor diag_embed(const Tensor& self, int64_t offset, int64_t dim1, int64_t dim2) {
+  const int64_t rank = self.dim() + 1;
+  const int64_t d1 = wrap_dim("diag_embed", dim1, rank), d2 = wrap_dim("diag_embed", dim2, rank);
+  if (d1 == d2) {
+    throw ShapeError("diag_embed", "diagonal dimensions cannot be identical " +
+                                       std::to_string(dim1) + ", " + std::to_string(dim2));
+  }
+  const int64_t side = self.size(-1) + (offset < 0 ? -offset : offset);
+  std::vector<int64_t> sizes(self.sizes().begin(), self.sizes().end() - 1);
+  for (int64_t d : {std::min(d1, d2), std::max(d1, d2)}) sizes.insert(sizes.begin() + d, side);
+  return diagonal_scatter(zeros(sizes, self.dtype(), self.device()), self, offset, d1, d2);
+}
 
 Tensor diag(const Tensor& self, int64_t diagonal) {
   if (self.dim() == 2) return diagonal_copy(self, diagonal, 0, 1);
   if (self.dim() != 1) {
     throw ShapeError("diag", "expected a matrix or a vector, got " + sizes_str(self.sizes()));
   }
-  const int64_t side = self.size(0) + (diagonal < 0 ? -diagonal : diagonal);
-  return diagonal_scatter(zeros({side, side}, self.dtype(), self.device()), self, diagonal, 0, 1);
+  return diag_embed(self, diagonal, 0, 1);
 }
 
 // Component j of the cross product is a[j + 1] b[j + 2] - a[j + 2] b[j + 1] (indices mod 3):
@@ -93,12 +113,10 @@ Tensor linalg_cross(const Tensor& self, const Tensor& other, int64_t dim) {
 
 Tensor cdist(const Tensor& x1, const Tensor& x2, double p, std::optional<int64_t> compute_mode) {
   check_cdist(x1, x2, p);
-  if (x1.size(-1) == 0) {  // no coordinates: every distance is 0
-    const Tensor d = sum(unsqueeze(x1, -2) - unsqueeze(x2, -3), std::vector<int64_t>{-1});
-    return d * 0.0;
-  }
+  // No coordinates: every distance is 0, an empty sum (norm refuses p = inf over no elements).
+  if (x1.size(-1) == 0) return sum(pairwise_differences(x1, x2), std::vector<int64_t>{-1});
   if (p == 2 && by_matmul(x1, x2, compute_mode)) return euclidean(x1, x2);
-  return norm(unsqueeze(x1, -2) - unsqueeze(x2, -3), p, {-1});
+  return norm(pairwise_differences(x1, x2), p, {-1});
 }
 
 // PyTorch's _cdist_backward, pair by pair (diff = x1_i - x2_j, dist its distance), summed over j:
@@ -108,9 +126,10 @@ Tensor cdist(const Tensor& x1, const Tensor& x2, double p, std::optional<int64_t
 Tensor cdist_backward(const Tensor& grad, const Tensor& x1, const Tensor& x2, double p,
                       const Tensor& dist) {
   check_cdist(x1, x2, p);
-  const Tensor diff = unsqueeze(x1, -2) - unsqueeze(x2, -3);  // [..., r1, r2, m]
+  const Tensor diff = pairwise_differences(x1, x2);
   const Tensor g = unsqueeze(grad, -1), d = unsqueeze(dist, -1);
   const Tensor zero = zeros({}, diff.dtype(), diff.device());
+  const Tensor one = ones({}, diff.dtype(), diff.device());
   Tensor pair;
   if (p == 0) {
     pair = diff * 0.0;
@@ -120,13 +139,11 @@ Tensor cdist_backward(const Tensor& grad, const Tensor& x1, const Tensor& x2, do
     pair = sign(diff) * where(eq(abs(diff), d), g, zero);
   } else {
     const Tensor at_zero = p < 1 ? logical_or(eq(d, 0), eq(diff, 0)) : eq(d, 0);
-    const Tensor safe_d = where(eq(d, 0), ones({}, d.dtype(), d.device()), d);
-    const Tensor scaled =
-        p == 2 ? diff / safe_d
-               : (p < 2 ? sign(diff) *
-                              pow(where(at_zero, ones({}, d.dtype(), d.device()), abs(diff)), p - 1)
-                        : diff * pow(abs(diff), p - 2)) /
-                     pow(safe_d, p - 1);
+    const Tensor safe_d = where(eq(d, 0), one, d);
+    const Tensor scaled = p == 2 ? diff / safe_d
+                                 : (p < 2 ? sign(diff) * pow(where(at_zero, one, abs(diff)), p - 1)
+                                          : diff * pow(abs(diff), p - 2)) /
+                                       pow(safe_d, p - 1);
     pair = where(at_zero, zero, scaled * g);
   }
   return sum(pair, std::vector<int64_t>{-2});

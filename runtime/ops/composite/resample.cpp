@@ -197,10 +197,9 @@ Weights bicubic_weights_in(int64_t in, int64_t out, bool align_corners,
   Weights m(out, in);
   const Opmath s = source_scale<Opmath>(in, out, align_corners, scale);
   const Opmath a = -0.75;
-  const auto near = [a](Opmath x) { return ((a + 2) * x - (a + 3)) * x * x + 1; };  // |x| <= 1
-  const auto far = [a](Opmath x) {
-    return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a;
-  };  // 1 < |x| < 2
+  // The kernel's two pieces: near taps (|x| <= 1) and far ones (1 < |x| < 2).
+  const auto near = [a](Opmath x) { return ((a + 2) * x - (a + 3)) * x * x + 1; };
+  const auto far = [a](Opmath x) { return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a; };
   for (int64_t i = 0; i < out; ++i) {
     const auto dst = static_cast<Opmath>(i);
     const Opmath src = align_corners ? s * dst : s * (dst + Opmath(0.5)) - Opmath(0.5);

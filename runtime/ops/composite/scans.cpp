@@ -69,7 +69,7 @@ Tensor shifted(const Tensor& x, int64_t d, int64_t k, const Scalar& fill) {
   return constant_pad_nd(narrow(x, d, 0, x.size(d) - k), pad_along(x.dim(), d, k, 0), fill);
 }
 
-// 0, 1, ..., size(d) - 1 along dim d of a tensor of `rank` dims, size 1 along the others.
+// 0, 1, ..., size(d) - 1 along dim d, size 1 along x's other dims.
 Tensor positions(const Tensor& x, int64_t d) {
   std::vector<int64_t> sizes(static_cast<size_t>(x.dim()), 1);
   sizes[static_cast<size_t>(d)] = x.size(d);
@@ -116,8 +116,8 @@ std::tuple<Tensor, Tensor> cumulative_extreme(const char* op, const Tensor& self
   return {like_rank(v, self), like_rank(i, self)};
 }
 
-// The value (and its index) at sorted position `k` (0-based) along d, or the index tensor `k`
-// (int64, size 1 along d); keepdim as PyTorch's reductions.
+// The values along d at the 0-based sorted positions `k` (int64, size 1 along d: one position
+// per row), with their indices; keepdim as PyTorch's reductions.
 std::tuple<Tensor, Tensor> sorted_at(const Tensor& x, int64_t d, const Tensor& k, bool keepdim) {
   auto [sorted, order] = sort(x, d);
   Tensor v = gather(sorted, d, k), i = gather(order, d, k);
@@ -133,6 +133,15 @@ Tensor row_index(const Tensor& x, int64_t d, int64_t k) {
   std::vector<int64_t> sizes = x.sizes();
   sizes[static_cast<size_t>(d)] = 1;
   return full(sizes, k, DType::Int64, x.device());
+}
+
+// A statistic over every element: `by_dim` of self flattened, NaN for an empty tensor.
+template <class ByDim>
+Tensor over_all(const Tensor& self, ByDim by_dim) {
+  if (self.numel() == 0) {
+    return full({}, std::numeric_limits<double>::quiet_NaN(), self.dtype(), self.device());
+  }
+  return std::get<0>(by_dim(reshape(self, {-1}), 0, false));
 }
 
 void check_reducible(const char* op, const Tensor& x, int64_t d) {
@@ -213,9 +222,7 @@ std::tuple<Tensor, Tensor> median(const Tensor& self, int64_t dim, bool keepdim)
 }
 
 Tensor median(const Tensor& self) {
-  if (self.numel() == 0)
-    return full({}, std::numeric_limits<double>::quiet_NaN(), self.dtype(), self.device());
-  return std::get<0>(median(reshape(self, {-1}), 0, false));
+  return over_all(self, [](const Tensor& x, int64_t d, bool k) { return median(x, d, k); });
 }
 
 std::tuple<Tensor, Tensor> nanmedian(const Tensor& self, int64_t dim, bool keepdim) {
@@ -232,9 +239,7 @@ std::tuple<Tensor, Tensor> nanmedian(const Tensor& self, int64_t dim, bool keepd
 }
 
 Tensor nanmedian(const Tensor& self) {
-  if (self.numel() == 0)
-    return full({}, std::numeric_limits<double>::quiet_NaN(), self.dtype(), self.device());
-  return std::get<0>(nanmedian(reshape(self, {-1}), 0, false));
+  return over_all(self, [](const Tensor& x, int64_t d, bool k) { return nanmedian(x, d, k); });
 }
 
 Tensor searchsorted(const Tensor& sorted_sequence, const Tensor& self, bool out_int32, bool right) {
@@ -242,12 +247,7 @@ Tensor searchsorted(const Tensor& sorted_sequence, const Tensor& self, bool out_
   if (seq.dim() == 0)
     throw ShapeError("searchsorted",
                      "expected a sorted sequence of at least 1 dim, got a 0-d tensor");
-  Tensor below;  // [..., k, m]: whether each boundary lies below each value (PyTorch's test, NaN
-                 // included)
-  if (seq.dim() == 1) {
-    const Tensor v = unsqueeze(self, -1);
-    below = logical_not(right ? gt(seq, v) : ge(seq, v));
-  } else {
+  if (seq.dim() > 1) {
     const std::vector<int64_t> lead(seq.sizes().begin(), seq.sizes().end() - 1);
     const std::vector<int64_t> self_sizes = self.sizes();
     if (self.dim() != seq.dim() || !std::equal(lead.begin(), lead.end(), self_sizes.begin())) {
@@ -255,9 +255,11 @@ Tensor searchsorted(const Tensor& sorted_sequence, const Tensor& self, bool out_
                                            " and the values " + sizes_str(self_sizes) +
                                            " to have the same sizes but the last");
     }
-    const Tensor s = unsqueeze(seq, -2), v = unsqueeze(self, -1);
-    below = logical_not(right ? gt(s, v) : ge(s, v));
   }
+  // [..., k, m]: whether each boundary lies below each value (PyTorch's test, NaN included); a
+  // 1-d sequence serves every value.
+  const Tensor s = seq.dim() == 1 ? seq : unsqueeze(seq, -2), v = unsqueeze(self, -1);
+  const Tensor below = logical_not(right ? gt(s, v) : ge(s, v));
   return sum(below, std::vector<int64_t>{-1}, false, out_int32 ? DType::Int32 : DType::Int64);
 }
 

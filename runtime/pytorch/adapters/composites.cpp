@@ -658,19 +658,9 @@ at::Tensor linalg_lu_solve(const at::Tensor& LU, const at::Tensor& pivots, const
   return c.result(transpose(lazygen::lu_solve(c.arg(LU), c.arg(pivots), bt, !adjoint), -2, -1));
 }
 
-// self's last dim on a diagonal of new zero matrices (PyTorch's composite writes through a
-// diagonal view, which lazy tensors do not have).
 at::Tensor diag_embed(const at::Tensor& self, int64_t offset, int64_t dim1, int64_t dim2) {
   Call c("diag_embed", {&self});
-  const Tensor& x = c.arg(self);
-  const int64_t rank = x.dim() + 1;
-  const int64_t d1 = wrap_dim("diag_embed", dim1, rank), d2 = wrap_dim("diag_embed", dim2, rank);
-  TORCH_CHECK(d1 != d2, "diag_embed: diagonal dimensions cannot be identical ", dim1, ", ", dim2);
-  const int64_t side = x.size(-1) + (offset < 0 ? -offset : offset);
-  std::vector<int64_t> sizes(x.sizes().begin(), x.sizes().end() - 1);
-  for (int64_t d : {std::min(d1, d2), std::max(d1, d2)}) sizes.insert(sizes.begin() + d, side);
-  return c.result(
-      lazygen::diagonal_scatter(zeros(sizes, x.dtype(), x.device()), x, offset, d1, d2));
+  return c.result(lazygen::diag_embed(c.arg(self), offset, dim1, dim2));
 }
 
 }  // namespace lazygen::pytorch::adapters

@@ -47,6 +47,13 @@ Tensor device_cast(const Tensor& t, DType dtype) {
   return out;
 }
 
+// out= receives the values PyTorch's CPU function `make` gives for out's dtype, as device data.
+template <class Make>
+at::Tensor& assign_cpu_values(const char* op, at::Tensor& out, Make make) {
+  Call c(op, {&out});
+  return c.assign_out(out, to_device(make(at::TensorOptions().dtype(out.scalar_type()))));
+}
+
 // The device tensor of PyTorch's CPU tril_indices or triu_indices (`make`).
 template <class Make>
 at::Tensor triangle_indices(const char* op, Make make, c10::optional<at::ScalarType> dtype,
@@ -91,23 +98,20 @@ at::Tensor new_empty_strided(const at::Tensor& self, c10::IntArrayRef size, c10:
 // The values are made on the CPU and become device data: no sync, so the graph is not cut (a
 // position index in a model's forward pass).
 at::Tensor& arange_start_out(const at::Scalar& start, const at::Scalar& end, const at::Scalar& step, at::Tensor& out) {
-  Call c("arange", {&out});
-  const at::Tensor values = at::arange(start, end, step, at::TensorOptions().dtype(out.scalar_type()));
-  return c.assign_out(out, to_device(values));
+  return assign_cpu_values("arange", out,
+                           [&](at::TensorOptions o) { return at::arange(start, end, step, o); });
 }
 
 // eye, linspace, logspace, tril_indices and triu_indices likewise: PyTorch's CPU kernels make the
 // values (so they are PyTorch's to the bit), and they become device data.
 at::Tensor& linspace_out(const at::Scalar& start, const at::Scalar& end, int64_t steps,
                          at::Tensor& out) {
-  Call c("linspace", {&out});
-  const auto values = at::linspace(start, end, steps, at::TensorOptions().dtype(out.scalar_type()));
-  return c.assign_out(out, to_device(values));
+  return assign_cpu_values("linspace", out,
+                           [&](at::TensorOptions o) { return at::linspace(start, end, steps, o); });
 }
 
 at::Tensor& eye_m_out(int64_t n, int64_t m, at::Tensor& out) {
-  Call c("eye", {&out});
-  return c.assign_out(out, to_device(at::eye(n, m, at::TensorOptions().dtype(out.scalar_type()))));
+  return assign_cpu_values("eye", out, [&](at::TensorOptions o) { return at::eye(n, m, o); });
 }
 
 at::Tensor& eye_out(int64_t n, at::Tensor& out) {
@@ -116,10 +120,9 @@ at::Tensor& eye_out(int64_t n, at::Tensor& out) {
 
 at::Tensor& logspace_out(const at::Scalar& start, const at::Scalar& end, int64_t steps, double base,
                          at::Tensor& out) {
-  Call c("logspace", {&out});
-  const auto values =
-      at::logspace(start, end, steps, base, at::TensorOptions().dtype(out.scalar_type()));
-  return c.assign_out(out, to_device(values));
+  return assign_cpu_values("logspace", out, [&](at::TensorOptions o) {
+    return at::logspace(start, end, steps, base, o);
+  });
 }
 
 at::Tensor tril_indices(int64_t row, int64_t col, int64_t offset,

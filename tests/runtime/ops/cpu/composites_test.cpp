@@ -163,6 +163,10 @@ TEST_P(Composites, MatrixCompositesMatchPyTorch) {
                 {-2, 1, 0, -14, -3, -1});
   expect_values(diag(on(x()), 1), {2, 3});
   expect_values(diag(on(tensor<double>({1, 2}, IntList{2})), -1), {0, 0, 0, 1, 0, 0, 0, 2, 0});
+  const Tensor embedded = diag_embed(on(x()), 1, 0, 2);  // row r on diagonal 1 of [:, r, :]
+  EXPECT_EQ(embedded.sizes(), (IntList{5, 2, 5}));
+  expect_values(sum(embedded, std::vector<int64_t>{0, 2}), {14, 7});
+  EXPECT_THROW(diag_embed(on(x()), 0, 1, -2), ShapeError);  // one dim twice
   const Tensor rows1 = on(narrow(x(), 1, 0, 2)), rows2 = on(narrow(x(), 1, 2, 2));
   expect_values(cdist(rows1, rows2),
                 {5.830951894845301, 3.605551275463989, 8.94427190999916, 6.708203932499369});
@@ -465,6 +469,7 @@ TEST_P(Composites, Conv3dMatchesPyTorchAndItsBackwardMatchesAutograd) {
   expect_values(gb, values<double>(sum(grad, std::vector<int64_t>{0, 2, 3, 4}).cpu()), 1e-10);
   EXPECT_THROW(conv3d(x, w, b, {1}, {0}, {3}),
                ShapeError);  // a dilated kernel deeper than the input
+  EXPECT_THROW(conv3d(x, w, b, {1, 1}), ShapeError);  // a stride of 2 values for 3 dims
 }
 
 TEST_P(Composites, BadArgumentsNameTheOp) {
