@@ -436,6 +436,18 @@ def test_errors_name_the_op_and_shapes(dev):
         torch.diag_embed(torch.zeros(2, 3, device=dev), 0, 1, 1)
     with pytest.raises((RuntimeError, ValueError), match="diag.*matrix or a vector.*\\[2, 2, 2\\]"):
         torch.diag(torch.zeros(2, 2, 2, device=dev))
+    # Inputs PyTorch refuses are refused too (the composites would have computed something).
+    flags = torch.tensor([True, False, True], device=dev)
+    for bools in (lambda: flags.median(), lambda: flags.kthvalue(1), lambda: flags.nanmedian(),
+                  lambda: torch.searchsorted(flags, flags)):
+        with pytest.raises((RuntimeError, ValueError), match="takes numbers, not a bool tensor"):
+            bools()
+    with pytest.raises((RuntimeError, ValueError), match="im2col: expected a floating tensor, got int64"):
+        F.unfold(torch.ones(1, 1, 3, 3, dtype=torch.int64, device=dev), 2)
+    with pytest.raises((RuntimeError, ValueError), match="col2im: expected a floating tensor, got int64"):
+        F.fold(torch.ones(1, 4, 4, dtype=torch.int64, device=dev), (3, 3), 2)
+    with pytest.raises((RuntimeError, ValueError), match="linalg_cross: expected inputs of one dtype, got float32 and float64"):
+        torch.linalg.cross(torch.ones(2, 3, device=dev), torch.ones(2, 3, dtype=torch.float64, device=dev))
     singular = torch.tensor([[1.0, 2.0, 3.0], [2.0, 4.0, 6.0], [1.0, 0.0, 1.0]], device=dev)
     with pytest.raises(RuntimeError, match="linalg.inv: The diagonal element 2 is zero"):
         torch.linalg.inv(singular)  # PyTorch's check, on the device's info

@@ -286,7 +286,8 @@ Tensor nonzero(const Tensor& self);
 // doubling]). prod and cumprod accumulate in `dtype`, else int64 for integers and bools, else
 // self's; prod over every dim without `dim`. cummax / cummin: the running extreme along dim and
 // the index it came from (NaN sticks; ties take the later index, as PyTorch). kthvalue: the k-th
-// smallest (1-based; NaN counts as largest) and its index. median: the lower median and its
+// smallest (1-based; NaN counts as largest) and its index; like median, nanmedian and
+// searchsorted, not of bools (PyTorch refuses them). median: the lower median and its
 // index, NaN (at the first NaN) when a row holds one; nanmedian ignores NaNs. Without a dim,
 // median and nanmedian reduce every element (NaN for an empty tensor).
 Tensor prod(const Tensor& self, std::optional<int64_t> dim = std::nullopt, bool keepdim = false,
@@ -332,7 +333,7 @@ std::tuple<Tensor, Tensor, Tensor> conv3d_backward(const Tensor& grad_output, co
 // PyTorch's im2col (torch.nn.functional.unfold): the kernel_size blocks of self [N, C, H, W] (or
 // [C, H, W]) with dilation, zero padding and stride, as [N, C * kh * kw, L] (L blocks); col2im
 // (fold): its adjoint, blocks [N, C * kh * kw, L] summed into [N, C, output_size] (overlapping
-// blocks add up).
+// blocks add up). Floating tensors, as PyTorch's.
 Tensor im2col(const Tensor& self, const std::vector<int64_t>& kernel_size,
               const std::vector<int64_t>& dilation, const std::vector<int64_t>& padding,
               const std::vector<int64_t>& stride);
@@ -344,10 +345,10 @@ Tensor col2im(const Tensor& self, const std::vector<int64_t>& output_size,
 // offset-th diagonal (in dims dim1, dim2 of the result) of new zero matrices. torch.diag: a vector
 // on the diagonal-th diagonal of a new square matrix, or a matrix's diagonal-th diagonal as a
 // vector.
-// torch.linalg.cross: the cross product along dim (size 3 in both) of inputs of one rank that
-// broadcast.
 Tensor diag_embed(const Tensor& self, int64_t offset = 0, int64_t dim1 = -2, int64_t dim2 = -1);
 Tensor diag(const Tensor& self, int64_t diagonal = 0);
+// torch.linalg.cross: the cross product along dim (size 3 in both) of inputs of one rank and one
+// dtype that broadcast.
 Tensor linalg_cross(const Tensor& self, const Tensor& other, int64_t dim = -1);
 // torch.cdist: the p-norm distances [..., r1, r2] between the rows of x1 [..., r1, m] and x2
 // [..., r2, m] (batch dims broadcast; floating, one dtype; p >= 0), through a matrix product for

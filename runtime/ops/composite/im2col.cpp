@@ -27,6 +27,14 @@ struct Window {
   int64_t kh, kw, dh, dw, ph, pw, sh, sw;
 };
 
+// PyTorch's im2col and col2im take floating tensors only.
+void check_floating(const char* op, const Tensor& self) {
+  if (!is_floating(self.dtype())) {
+    throw ShapeError(op,
+                     "expected a floating tensor, got " + std::string(dtype_name(self.dtype())));
+  }
+}
+
 Window window_of(const char* op, const std::vector<int64_t>& kernel_size,
                  const std::vector<int64_t>& dilation, const std::vector<int64_t>& padding,
                  const std::vector<int64_t>& stride) {
@@ -61,6 +69,7 @@ int64_t blocks(const char* op, int64_t size, int64_t k, int64_t d, int64_t pad, 
 Tensor im2col(const Tensor& self, const std::vector<int64_t>& kernel_size,
               const std::vector<int64_t>& dilation, const std::vector<int64_t>& padding,
               const std::vector<int64_t>& stride) {
+  check_floating("im2col", self);
   const Window w = window_of("im2col", kernel_size, dilation, padding, stride);
   if (self.dim() != 3 && self.dim() != 4) {
     throw ShapeError("im2col",
@@ -85,6 +94,7 @@ Tensor im2col(const Tensor& self, const std::vector<int64_t>& kernel_size,
 Tensor col2im(const Tensor& self, const std::vector<int64_t>& output_size,
               const std::vector<int64_t>& kernel_size, const std::vector<int64_t>& dilation,
               const std::vector<int64_t>& padding, const std::vector<int64_t>& stride) {
+  check_floating("col2im", self);
   const Window w = window_of("col2im", kernel_size, dilation, padding, stride);
   if (output_size.size() != 2 || (self.dim() != 2 && self.dim() != 3)) {
     throw ShapeError(

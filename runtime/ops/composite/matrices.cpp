@@ -100,6 +100,11 @@ Tensor linalg_cross(const Tensor& self, const Tensor& other, int64_t dim) {
                                          sizes_str(self.sizes()) + " and " +
                                          sizes_str(other.sizes()));
   }
+  if (self.dtype() != other.dtype()) {
+    throw ShapeError("linalg_cross", "expected inputs of one dtype, got " +
+                                         std::string(dtype_name(self.dtype())) + " and " +
+                                         std::string(dtype_name(other.dtype())));
+  }
   const int64_t d = wrap_dim("linalg_cross", dim, self.dim());
   if (self.size(d) != 3 || other.size(d) != 3) {
     throw ShapeError("linalg_cross", "expected dim " + std::to_string(dim) + " of " +

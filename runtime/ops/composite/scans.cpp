@@ -144,6 +144,11 @@ Tensor over_all(const Tensor& self, ByDim by_dim) {
   return std::get<0>(by_dim(reshape(self, {-1}), 0, false));
 }
 
+// PyTorch's order statistics and searches take numbers, not bools.
+void check_not_bool(const char* op, const Tensor& x) {
+  if (x.dtype() == DType::Bool) throw ShapeError(op, "takes numbers, not a bool tensor");
+}
+
 void check_reducible(const char* op, const Tensor& x, int64_t d) {
   if (x.size(d) == 0) {
     throw ShapeError(op, "expected dim " + std::to_string(d) + " of " + sizes_str(x.sizes()) +
@@ -191,6 +196,7 @@ std::tuple<Tensor, Tensor> cummin(const Tensor& self, int64_t dim) {
 }
 
 std::tuple<Tensor, Tensor> kthvalue(const Tensor& self, int64_t k, int64_t dim, bool keepdim) {
+  check_not_bool("kthvalue", self);
   const Tensor x = at_least_1d(self);
   const int64_t d = wrap_dim("kthvalue", dim, x.dim());
   if (k < 1 || k > x.size(d)) {
@@ -203,6 +209,7 @@ std::tuple<Tensor, Tensor> kthvalue(const Tensor& self, int64_t k, int64_t dim, 
 }
 
 std::tuple<Tensor, Tensor> median(const Tensor& self, int64_t dim, bool keepdim) {
+  check_not_bool("median", self);
   const Tensor x = at_least_1d(self);
   const int64_t d = wrap_dim("median", dim, x.dim());
   check_reducible("median", x, d);
@@ -226,6 +233,7 @@ Tensor median(const Tensor& self) {
 }
 
 std::tuple<Tensor, Tensor> nanmedian(const Tensor& self, int64_t dim, bool keepdim) {
+  check_not_bool("nanmedian", self);
   if (!is_floating(self.dtype())) return median(self, dim, keepdim);
   const Tensor x = at_least_1d(self);
   const int64_t d = wrap_dim("nanmedian", dim, x.dim());
@@ -244,6 +252,8 @@ Tensor nanmedian(const Tensor& self) {
 
 Tensor searchsorted(const Tensor& sorted_sequence, const Tensor& self, bool out_int32, bool right) {
   const Tensor& seq = sorted_sequence;
+  check_not_bool("searchsorted", seq);
+  check_not_bool("searchsorted", self);
   if (seq.dim() == 0)
     throw ShapeError("searchsorted",
                      "expected a sorted sequence of at least 1 dim, got a 0-d tensor");

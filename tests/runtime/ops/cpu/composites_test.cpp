@@ -151,6 +151,10 @@ TEST_P(Composites, ProductsScansAndOrderStatisticsMatchPyTorch) {
   EXPECT_EQ(values<int64_t>(bucketize(on(x()), bounds, false, true).cpu()),
             (std::vector<int64_t>{1, 2, 3, 3, 1, 0, 2, 3}));
   EXPECT_THROW(kthvalue(on(x()), 5, 1), ShapeError);
+  const Tensor flags = on(tensor<bool>({true, false, true}, IntList{3}));
+  EXPECT_THROW(median(flags), ShapeError);  // PyTorch's order statistics refuse bools
+  EXPECT_THROW(kthvalue(flags, 1), ShapeError);
+  EXPECT_THROW(searchsorted(flags, flags), ShapeError);
   EXPECT_THROW(median(on(zeros({2, 0}, DType::Float64)), 1), ShapeError);
   EXPECT_THROW(searchsorted(on(zeros({3, 5}, DType::Float64)), on(x())),
                ShapeError);                               // leading dims differ
@@ -178,6 +182,8 @@ TEST_P(Composites, MatrixCompositesMatchPyTorch) {
   EXPECT_THROW(cdist(rows1, rows2, -1), ShapeError);  // negative p
   EXPECT_THROW(cdist(on(x()), on(reshape(narrow(x(), 0, 0, 1), {4}))), ShapeError);  // 1-d
   EXPECT_THROW(linalg_cross(on(x()), on(x())), ShapeError);  // dim of size 4
+  EXPECT_THROW(linalg_cross(on(narrow(x(), 1, 0, 3)), on(narrow(x(), 1, 1, 3)).to(DType::Float32)),
+               ShapeError);  // two dtypes
   EXPECT_THROW(diag(on(zeros({2, 2, 2}, DType::Float64))), ShapeError);
 }
 
@@ -207,6 +213,8 @@ TEST_P(Composites, Im2colAndCol2imMatchPyTorch) {
       col2im(im2col(image, {1, 2}, {1, 1}, {0, 0}, {1, 1}), {2, 4}, {1, 2}, {1, 1}, {0, 0}, {1, 1}),
       {1, 4, 8, 7, 0, -2, 6, 5});
   EXPECT_THROW(im2col(image, {3, 3}, {1, 1}, {0, 0}, {1, 1}), ShapeError);  // no block fits
+  EXPECT_THROW(im2col(image.to(DType::Int64), {2, 2}, {1, 1}, {0, 0}, {1, 1}),
+               ShapeError);                                                 // integers
   EXPECT_THROW(im2col(image, {2, 2}, {1, 1}, {0, 0}, {0, 1}), ShapeError);  // zero stride
   EXPECT_THROW(col2im(cols, {2, 7}, {2, 2}, {1, 1}, {0, 1}, {1, 2}),
                ShapeError);  // 3 blocks, not 4
