@@ -22,6 +22,7 @@
 #include "lazygen/generated/lazy/neg.h"
 #include "lazygen/generated/lazy/pow_tensor_tensor.h"
 #include "lazygen/generated/lazy/scatter_add.h"
+#include "lazygen/generated/ops/expand.h"
 #include "lazygen/generated/shapes/addcdiv_inplace.h"
 #include "lazygen/generated/shapes/expand.h"
 #include "lazygen/generated/shapes/fmod_tensor.h"
@@ -82,7 +83,7 @@ Tensor expand(const Tensor& self, const std::vector<int64_t>& size, bool implici
     return compute_shape_expand(self.shape(), size, implicit);
   });
   return make_lazy_view(self, node, [=](const Tensor& view_base, const Tensor* view_value) {
-    return view_value == nullptr ? expand(view_base, size, implicit)
+    return view_value == nullptr ? lazygen::expand(view_base, size, implicit)
                                  : view_inverse::expand(view_base, *view_value, size, implicit);
   });
 }

@@ -28,6 +28,7 @@
 #include "lazygen/generated/lazy/lerp_scalar.h"
 #include "lazygen/generated/lazy/mean_dim.h"
 #include "lazygen/generated/lazy/sin.h"
+#include "lazygen/generated/ops/flatten.h"
 #include "lazygen/generated/shapes/_gelu_erf.h"
 #include "lazygen/generated/shapes/_gelu_tanh_backward.h"
 #include "lazygen/generated/shapes/clamp_max.h"
@@ -130,7 +131,7 @@ Tensor flatten_using_ints(const Tensor& self, int64_t start_dim, int64_t end_dim
       [&] { return compute_shape_flatten_using_ints(self.shape(), start_dim, end_dim); });
   return make_lazy_view(self, node, [=](const Tensor& view_base, const Tensor* view_value) {
     return view_value == nullptr
-               ? flatten_using_ints(view_base, start_dim, end_dim)
+               ? lazygen::flatten(view_base, start_dim, end_dim)
                : view_inverse::flatten_using_ints(view_base, *view_value, start_dim, end_dim);
   });
 }

@@ -20,6 +20,7 @@
 #include "lazygen/generated/lazy/max_pool2d_backward.h"
 #include "lazygen/generated/lazy/silu_backward.h"
 #include "lazygen/generated/lazy/squeeze_dim.h"
+#include "lazygen/generated/ops/squeeze.h"
 #include "lazygen/generated/shapes/all_gather.h"
 #include "lazygen/generated/shapes/exp2.h"
 #include "lazygen/generated/shapes/hardswish.h"
@@ -66,7 +67,7 @@ Tensor squeeze_dim(const Tensor& self, int64_t dim) {
   const ir::NodePtr& node = ir::cached_node<ir::SqueezeDim>(
       ir_value(self), dim, [&] { return compute_shape_squeeze_dim(self.shape(), dim); });
   return make_lazy_view(self, node, [=](const Tensor& view_base, const Tensor* view_value) {
-    return view_value == nullptr ? squeeze_dim(view_base, dim)
+    return view_value == nullptr ? lazygen::squeeze(view_base, dim)
                                  : view_inverse::squeeze_dim(view_base, *view_value, dim);
   });
 }

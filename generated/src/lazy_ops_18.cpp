@@ -18,6 +18,7 @@
 #include "lazygen/generated/lazy/log_sigmoid.h"
 #include "lazygen/generated/lazy/relu_inplace.h"
 #include "lazygen/generated/lazy/unsqueeze.h"
+#include "lazygen/generated/ops/unsqueeze.h"
 #include "lazygen/generated/shapes/bitwise_not.h"
 #include "lazygen/generated/shapes/bitwise_xor_tensor.h"
 #include "lazygen/generated/shapes/ge_scalar.h"
@@ -71,7 +72,7 @@ Tensor unsqueeze(const Tensor& self, int64_t dim) {
   const ir::NodePtr& node = ir::cached_node<ir::Unsqueeze>(
       ir_value(self), dim, [&] { return compute_shape_unsqueeze(self.shape(), dim); });
   return make_lazy_view(self, node, [=](const Tensor& view_base, const Tensor* view_value) {
-    return view_value == nullptr ? unsqueeze(view_base, dim)
+    return view_value == nullptr ? lazygen::unsqueeze(view_base, dim)
                                  : view_inverse::unsqueeze(view_base, *view_value, dim);
   });
 }

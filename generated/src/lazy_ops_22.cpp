@@ -20,6 +20,7 @@
 #include "lazygen/generated/lazy/rsub_scalar.h"
 #include "lazygen/generated/lazy/silu.h"
 #include "lazygen/generated/lazy/transpose_int.h"
+#include "lazygen/generated/ops/transpose.h"
 #include "lazygen/generated/shapes/hardswish_backward.h"
 #include "lazygen/generated/shapes/le_tensor.h"
 #include "lazygen/generated/shapes/logical_not.h"
@@ -75,7 +76,7 @@ Tensor transpose_int(const Tensor& self, int64_t dim0, int64_t dim1) {
     return compute_shape_transpose_int(self.shape(), dim0, dim1);
   });
   return make_lazy_view(self, node, [=](const Tensor& view_base, const Tensor* view_value) {
-    return view_value == nullptr ? transpose_int(view_base, dim0, dim1)
+    return view_value == nullptr ? lazygen::transpose(view_base, dim0, dim1)
                                  : view_inverse::transpose_int(view_base, *view_value, dim0, dim1);
   });
 }

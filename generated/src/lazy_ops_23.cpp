@@ -22,6 +22,7 @@
 #include "lazygen/generated/lazy/select_int.h"
 #include "lazygen/generated/lazy/sub_tensor.h"
 #include "lazygen/generated/lazy/where_self.h"
+#include "lazygen/generated/ops/select.h"
 #include "lazygen/generated/shapes/atan2.h"
 #include "lazygen/generated/shapes/digamma.h"
 #include "lazygen/generated/shapes/logaddexp.h"
@@ -87,7 +88,7 @@ Tensor select_int(const Tensor& self, int64_t dim, int64_t index) {
     return compute_shape_select_int(self.shape(), dim, index);
   });
   return make_lazy_view(self, node, [=](const Tensor& view_base, const Tensor* view_value) {
-    return view_value == nullptr ? select_int(view_base, dim, index)
+    return view_value == nullptr ? lazygen::select(view_base, dim, index)
                                  : view_inverse::select_int(view_base, *view_value, dim, index);
   });
 }

@@ -22,6 +22,7 @@
 #include "lazygen/generated/lazy/tan.h"
 #include "lazygen/generated/lazy/threshold.h"
 #include "lazygen/generated/lazy/view.h"
+#include "lazygen/generated/ops/view.h"
 #include "lazygen/generated/shapes/addcdiv.h"
 #include "lazygen/generated/shapes/bitwise_or_tensor.h"
 #include "lazygen/generated/shapes/eq_scalar.h"
@@ -87,7 +88,7 @@ Tensor view(const Tensor& self, const std::vector<int64_t>& size) {
   const ir::NodePtr& node = ir::cached_node<ir::View>(
       ir_value(self), size, [&] { return compute_shape_view(self.shape(), size); });
   return make_lazy_view(self, node, [=](const Tensor& view_base, const Tensor* view_value) {
-    return view_value == nullptr ? view(view_base, size)
+    return view_value == nullptr ? lazygen::view(view_base, size)
                                  : view_inverse::view(view_base, *view_value, size);
   });
 }

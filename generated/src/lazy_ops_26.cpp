@@ -16,6 +16,7 @@
 #include "lazygen/generated/lazy/logical_and.h"
 #include "lazygen/generated/lazy/logical_xor.h"
 #include "lazygen/generated/lazy/narrow.h"
+#include "lazygen/generated/ops/narrow.h"
 #include "lazygen/generated/shapes/div_inplace_scalar.h"
 #include "lazygen/generated/shapes/fill_inplace_scalar.h"
 #include "lazygen/generated/shapes/logical_and.h"
@@ -56,7 +57,7 @@ Tensor narrow(const Tensor& self, int64_t dim, int64_t start, int64_t length) {
     return compute_shape_narrow(self.shape(), dim, start, length);
   });
   return make_lazy_view(self, node, [=](const Tensor& view_base, const Tensor* view_value) {
-    return view_value == nullptr ? narrow(view_base, dim, start, length)
+    return view_value == nullptr ? lazygen::narrow(view_base, dim, start, length)
                                  : view_inverse::narrow(view_base, *view_value, dim, start, length);
   });
 }

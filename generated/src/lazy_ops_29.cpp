@@ -16,6 +16,7 @@
 #include "lazygen/generated/lazy/nll_loss.h"
 #include "lazygen/generated/lazy/permute.h"
 #include "lazygen/generated/lazy/remainder_scalar.h"
+#include "lazygen/generated/ops/permute.h"
 #include "lazygen/generated/shapes/_log_softmax.h"
 #include "lazygen/generated/shapes/floor.h"
 #include "lazygen/generated/shapes/nll_loss.h"
@@ -53,7 +54,7 @@ Tensor permute(const Tensor& self, const std::vector<int64_t>& dims) {
   const ir::NodePtr& node = ir::cached_node<ir::Permute>(
       ir_value(self), dims, [&] { return compute_shape_permute(self.shape(), dims); });
   return make_lazy_view(self, node, [=](const Tensor& view_base, const Tensor* view_value) {
-    return view_value == nullptr ? permute(view_base, dims)
+    return view_value == nullptr ? lazygen::permute(view_base, dims)
                                  : view_inverse::permute(view_base, *view_value, dims);
   });
 }

@@ -22,6 +22,8 @@
 #include "lazygen/generated/lazy/slice_tensor.h"
 #include "lazygen/generated/lazy/sum_dim_intlist.h"
 #include "lazygen/generated/lazy/t.h"
+#include "lazygen/generated/ops/slice.h"
+#include "lazygen/generated/ops/t.h"
 #include "lazygen/generated/shapes/div_inplace_tensor.h"
 #include "lazygen/generated/shapes/elu.h"
 #include "lazygen/generated/shapes/le_scalar.h"
@@ -73,7 +75,7 @@ Tensor t(const Tensor& self) {
   const ir::NodePtr& node =
       ir::cached_node<ir::T>(ir_value(self), [&] { return compute_shape_t(self.shape()); });
   return make_lazy_view(self, node, [=](const Tensor& view_base, const Tensor* view_value) {
-    return view_value == nullptr ? t(view_base) : view_inverse::t(view_base, *view_value);
+    return view_value == nullptr ? lazygen::t(view_base) : view_inverse::t(view_base, *view_value);
   });
 }
 
@@ -86,7 +88,7 @@ Tensor slice_tensor(const Tensor& self, int64_t dim, std::optional<int64_t> star
       [&] { return compute_shape_slice_tensor(self.shape(), dim, start, end, step); });
   return make_lazy_view(self, node, [=](const Tensor& view_base, const Tensor* view_value) {
     return view_value == nullptr
-               ? slice_tensor(view_base, dim, start, end, step)
+               ? lazygen::slice(view_base, dim, start, end, step)
                : view_inverse::slice_tensor(view_base, *view_value, dim, start, end, step);
   });
 }

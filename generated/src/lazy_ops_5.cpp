@@ -20,6 +20,7 @@
 #include "lazygen/generated/lazy/reshape.h"
 #include "lazygen/generated/lazy/softplus.h"
 #include "lazygen/generated/lazy/trunc.h"
+#include "lazygen/generated/ops/reshape.h"
 #include "lazygen/generated/shapes/_softmax_backward_data.h"
 #include "lazygen/generated/shapes/hardshrink.h"
 #include "lazygen/generated/shapes/hardtanh.h"
@@ -75,7 +76,7 @@ Tensor reshape(const Tensor& self, const std::vector<int64_t>& shape) {
   const ir::NodePtr& node = ir::cached_node<ir::Reshape>(
       ir_value(self), shape, [&] { return compute_shape_reshape(self.shape(), shape); });
   return make_lazy_view(self, node, [=](const Tensor& view_base, const Tensor* view_value) {
-    return view_value == nullptr ? reshape(view_base, shape)
+    return view_value == nullptr ? lazygen::reshape(view_base, shape)
                                  : view_inverse::reshape(view_base, *view_value, shape);
   });
 }

@@ -26,7 +26,9 @@ std::vector<std::string> node_args(const OpEntry& op) {
   return args;
 }
 
-// `return make_lazy_view(self, node, <a ViewFn: the op on a new base, or its inverse>);`
+// `return make_lazy_view(self, node, <a ViewFn: the op on a new base, or its inverse>);`. The op
+// on a new base goes through the op API, so that a chain also replays on the cpu (view positions;
+// See lazy::view_positions).
 std::string view_result(const EmitContext& ctx, const OpEntry& op, const Argument& viewed) {
   api::CppSignature sig = api::op_signature(op, "", api::TypeUse::Api);
   std::vector<std::string> apply_args, inverse_args = {"view_base", "*view_value"};
@@ -34,12 +36,14 @@ std::string view_result(const EmitContext& ctx, const OpEntry& op, const Argumen
     apply_args.push_back(p.arg == &viewed ? "view_base" : p.name);
     if (p.arg != &viewed) inverse_args.push_back(p.name);
   }
-  return ctx.templates.render("lazy_view_result.cpp.tmpl", {
-      {"viewed", api::cpp_name(viewed.name)},
-      {"op_id", api::op_id(op.schema.name)},
-      {"apply_args", join(apply_args, ", ")},
-      {"inverse_args", join(inverse_args, ", ")},
-  });
+  return ctx.templates.render("lazy_view_result.cpp.tmpl",
+                              {
+                                  {"viewed", api::cpp_name(viewed.name)},
+                                  {"op_id", api::op_id(op.schema.name)},
+                                  {"api_name", api::api_name(op.schema)},
+                                  {"apply_args", join(apply_args, ", ")},
+                                  {"inverse_args", join(inverse_args, ", ")},
+                              });
 }
 
 std::vector<std::string> result_statements(const EmitContext& ctx, const OpEntry& op) {
@@ -97,6 +101,7 @@ std::vector<GeneratedFile> emit_lazy_ops(const EmitContext& ctx) {
     headers[k].push_back(lazy_op_header(op));
     headers[k].push_back(ir_node_header(op));
     headers[k].push_back(shape_header(op));
+    if (op.schema.viewed_argument()) headers[k].push_back(op_api_header(api::api_name(op.schema)));
     functions[k].push_back(ctx.templates.render(
         "lazy_op.cpp.tmpl", {
                                 {"schema", op.func},

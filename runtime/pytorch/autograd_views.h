@@ -15,11 +15,12 @@ namespace lazygen::pytorch {
 // devices it knows to lack strides (XLA, Lazy), not for PrivateUse1. Device tensors report
 // contiguous strides and no offset (Note [Device tensors]), which would pick the wrong elements:
 // a silently wrong gradient. So before such a write the view reports its true geometry in its
-// root: the root's element positions go through the view's chain (lazy::view_positions, a small
-// graph of its own) and, when they are strided, give the strides and the offset; as_strided on
-// the device is a view (adapters/views.cpp) that reads and writes exactly those elements of a
-// tensor that is not a view. A view whose elements are not strided in its root (a reshape of a
-// transposed view), or whose autograd base is not its lazygen root, refuses the write instead.
+// root: the root's element positions go through the view's chain (lazy::view_positions, replayed
+// on the cpu: nothing syncs) and, when they are strided, give the strides and the offset;
+// as_strided on the device is a view (adapters/views.cpp) that reads and writes exactly those
+// elements of a tensor that is not a view. A view whose elements are not strided in its root (a
+// reshape of a transposed view), or whose autograd base is not its lazygen root, refuses the write
+// instead.
 //
 // Makes device tensor `self`, about to be written in place by `op` reading `sources`, report its
 // true geometry when autograd will record the write through it; throws c10::Error when it

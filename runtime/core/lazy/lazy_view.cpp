@@ -91,14 +91,16 @@ void write_back(LazyState& s, ir::Value value) {
   set_view_value(s, std::move(value));
 }
 
+// The chain's steps call the op API, which runs them on the cpu here: no graph, no sync. Each
+// step views a contiguous copy, as every lazy tensor is contiguous (a lazy reshape of a transposed
+// view aliases where the cpu's view op would refuse).
 Tensor view_positions(const LazyState& s) {
-  ReplayScope replaying;
   const View& v = *s.view;
   std::vector<int64_t> positions(static_cast<size_t>(v.root_shape.numel()));
   for (size_t i = 0; i < positions.size(); ++i) positions[i] = static_cast<int64_t>(i);
-  Tensor t = make_lazy_tensor_from_data(tensor(positions, v.root_shape.sizes), v.device);
-  for (const View* p : chain_of(v)) t = p->step(t, nullptr);
-  return t.cpu().contiguous();
+  Tensor t = tensor(positions, v.root_shape.sizes);
+  for (const View* p : chain_of(v)) t = p->step(t.contiguous(), nullptr);
+  return t.contiguous();
 }
 
 }  // namespace lazygen::lazy

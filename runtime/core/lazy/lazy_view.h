@@ -41,9 +41,9 @@
 namespace lazygen::lazy {
 
 // One view op with its arguments bound (generated for each view op in lazy_ops_<shard>.cpp): with
-// `value` null, the view of `base` (a lazy tensor), the op traced again; else `base` with
-// `*value`, a new value of the view, written back through it (the op's inverse). One function
-// for both, so that the op's arguments are captured once.
+// `value` null, the view of `base`, the op again through the op API (traced for a lazy `base`,
+// run for a cpu one); else `base` with `*value`, a new value of the view, written back through it
+// (the op's inverse). One function for both, so that the op's arguments are captured once.
 using ViewFn = std::function<Tensor(const Tensor& base, const Tensor* value)>;
 
 // A view's chain, immutable and shared by the views of a view.
@@ -72,7 +72,7 @@ void write_back(LazyState& s, ir::Value value);
 
 // The position in its root (the row-major index of the root's element) of every element of view
 // `s`, as a contiguous cpu int64 tensor of the view's sizes: the root's positions put through the
-// view's chain, traced and run as a graph of its own. REQUIRES: s.view != nullptr.
+// view's chain on the cpu (no graph runs, nothing syncs). REQUIRES: s.view != nullptr.
 Tensor view_positions(const LazyState& s);
 
 }  // namespace lazygen::lazy
