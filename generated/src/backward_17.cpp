@@ -97,6 +97,40 @@ class SortBackward final : public Function {
   Tensor indices;
 };
 
+// scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool
+// include_self=True) -> Tensor
+class ScatterReduceTwoBackward final : public Function {
+ public:
+  const char* name() const override { return "ScatterReduceTwoBackward"; }
+
+  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
+    [[maybe_unused]] const Tensor& grad = grads[0];
+    std::vector<Tensor> grad_inputs(3);
+    if (needs_input_grad(0))
+      grad_inputs[0] =
+          scatter_reduce_backward(grad, self, dim, index, src, reduce, include_self, result).first;
+    if (needs_input_grad(2))
+      grad_inputs[2] =
+          scatter_reduce_backward(grad, self, dim, index, src, reduce, include_self, result).second;
+    return grad_inputs;
+  }
+
+  void release_saved() override {
+    self = Tensor();
+    index = Tensor();
+    src = Tensor();
+    result = Tensor();
+  }
+
+  Tensor self;
+  int64_t dim{};
+  Tensor index;
+  Tensor src;
+  std::string reduce{};
+  bool include_self{};
+  Tensor result;
+};
+
 // conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, int[2] padding=0, int[2]
 // dilation=1, int groups=1) -> Tensor
 class Conv2dBackward final : public Function {
@@ -176,6 +210,25 @@ void record_sort(const std::tuple<Tensor, Tensor>& result, const Tensor& self, i
   fn->indices = saved(std::get<1>(result));
   set_history(std::get<0>(result), fn, 0);
   set_history(std::get<1>(result), fn, 1);
+}
+
+// scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool
+// include_self=True) -> Tensor
+void record_scatter_reduce_two(const Tensor& result, const Tensor& self, int64_t dim,
+                               const Tensor& index, const Tensor& src, std::string_view reduce,
+                               bool include_self) {
+  auto fn = std::make_shared<ScatterReduceTwoBackward>();
+  fn->next_edges = {gradient_edge(self), gradient_edge(index), gradient_edge(src)};
+  fn->input_shapes = {self.shape(), index.shape(), src.shape()};
+  fn->num_outputs = 1;
+  fn->self = saved(self);
+  fn->dim = dim;
+  fn->index = saved(index);
+  fn->src = saved(src);
+  fn->reduce = reduce;
+  fn->include_self = include_self;
+  fn->result = saved(result);
+  set_history(result, fn, 0);
 }
 
 // conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, int[2] padding=0, int[2]

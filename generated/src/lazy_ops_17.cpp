@@ -10,16 +10,19 @@
 #include "lazygen/generated/ir/addcmul.h"
 #include "lazygen/generated/ir/conv2d.h"
 #include "lazygen/generated/ir/log.h"
+#include "lazygen/generated/ir/scatter_reduce_two.h"
 #include "lazygen/generated/ir/sort.h"
 #include "lazygen/generated/lazy/add_scalar.h"
 #include "lazygen/generated/lazy/addcmul.h"
 #include "lazygen/generated/lazy/conv2d.h"
 #include "lazygen/generated/lazy/log.h"
+#include "lazygen/generated/lazy/scatter_reduce_two.h"
 #include "lazygen/generated/lazy/sort.h"
 #include "lazygen/generated/shapes/add_scalar.h"
 #include "lazygen/generated/shapes/addcmul.h"
 #include "lazygen/generated/shapes/conv2d.h"
 #include "lazygen/generated/shapes/log.h"
+#include "lazygen/generated/shapes/scatter_reduce_two.h"
 #include "lazygen/generated/shapes/sort.h"
 #include "lazygen/types.h"
 
@@ -55,6 +58,18 @@ std::tuple<Tensor, Tensor> sort(const Tensor& self, int64_t dim, bool descending
     return compute_shape_sort(self.shape(), dim, descending);
   });
   return {make_lazy_tensor(node, 0, self.device()), make_lazy_tensor(node, 1, self.device())};
+}
+
+// scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool
+// include_self=True) -> Tensor
+Tensor scatter_reduce_two(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
+                          std::string_view reduce, bool include_self) {
+  const ir::NodePtr& node = ir::cached_node<ir::ScatterReduceTwo>(
+      ir_value(self), dim, ir_value(index), ir_value(src), reduce, include_self, [&] {
+        return compute_shape_scatter_reduce_two(self.shape(), dim, index.shape(), src.shape(),
+                                                reduce, include_self);
+      });
+  return make_lazy_tensor(node, 0, self.device());
 }
 
 // conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, int[2] padding=0, int[2]

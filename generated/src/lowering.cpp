@@ -376,6 +376,9 @@ std::vector<Tensor> lower_gather(const ir::Node& node, const std::vector<Tensor>
 extern const KernelLowering kGather;
 std::vector<Tensor> lower_scatter_add(const ir::Node& node, const std::vector<Tensor>& inputs);
 extern const KernelLowering kScatterAdd;
+std::vector<Tensor> lower_scatter_reduce_two(const ir::Node& node,
+                                             const std::vector<Tensor>& inputs);
+extern const KernelLowering kScatterReduceTwo;
 std::vector<Tensor> lower_masked_fill_scalar(const ir::Node& node,
                                              const std::vector<Tensor>& inputs);
 extern const KernelLowering kMaskedFillScalar;
@@ -754,6 +757,8 @@ LowerFn lowering_for(ir::OpKind kind) {
       return &lowerings::lower_gather;
     case ir::op_kind("scatter_add"):
       return &lowerings::lower_scatter_add;
+    case ir::op_kind("scatter_reduce.two"):
+      return &lowerings::lower_scatter_reduce_two;
     case ir::op_kind("masked_fill.Scalar"):
       return &lowerings::lower_masked_fill_scalar;
     case ir::op_kind("clamp"):
@@ -1123,6 +1128,8 @@ const KernelLowering* kernel_lowering_for(ir::OpKind kind) {
       return &lowerings::kGather;
     case ir::op_kind("scatter_add"):
       return &lowerings::kScatterAdd;
+    case ir::op_kind("scatter_reduce.two"):
+      return &lowerings::kScatterReduceTwo;
     case ir::op_kind("masked_fill.Scalar"):
       return &lowerings::kMaskedFillScalar;
     case ir::op_kind("clamp"):

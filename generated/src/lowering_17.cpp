@@ -10,11 +10,13 @@
 #include "lazygen/generated/cpu/addcmul.h"
 #include "lazygen/generated/cpu/conv2d.h"
 #include "lazygen/generated/cpu/log.h"
+#include "lazygen/generated/cpu/scatter_reduce_two.h"
 #include "lazygen/generated/cpu/sort.h"
 #include "lazygen/generated/ir/add_scalar.h"
 #include "lazygen/generated/ir/addcmul.h"
 #include "lazygen/generated/ir/conv2d.h"
 #include "lazygen/generated/ir/log.h"
+#include "lazygen/generated/ir/scatter_reduce_two.h"
 #include "lazygen/generated/ir/sort.h"
 
 namespace lazygen::exec::lowerings {
@@ -84,6 +86,26 @@ std::vector<Tensor> kernel_sort(const ir::Node& node, const std::vector<Tensor>&
   return {std::get<0>(result), std::get<1>(result)};
 }
 extern const KernelLowering kSort{&kernel_sort, "sort"};
+// scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool
+// include_self=True) -> Tensor
+std::vector<Tensor> lower_scatter_reduce_two(const ir::Node& node,
+                                             const std::vector<Tensor>& inputs) {
+  const auto& n = static_cast<const ir::ScatterReduceTwo&>(node);
+  return {
+      cpu::scatter_reduce_two(inputs[0], n.dim, inputs[1], inputs[2], n.reduce, n.include_self)};
+}
+
+// scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool
+// include_self=True) -> Tensor: on the kernel its operands' device registered
+std::vector<Tensor> kernel_scatter_reduce_two(const ir::Node& node,
+                                              const std::vector<Tensor>& inputs) {
+  const auto& n = static_cast<const ir::ScatterReduceTwo&>(node);
+  using Kernel =
+      Tensor(const Tensor&, int64_t, const Tensor&, const Tensor&, std::string_view, bool);
+  Kernel* kernel = detail::device_kernel<Kernel>(inputs[0].device().type, "scatter_reduce.two");
+  return {kernel(inputs[0], n.dim, inputs[1], inputs[2], n.reduce, n.include_self)};
+}
+extern const KernelLowering kScatterReduceTwo{&kernel_scatter_reduce_two, "scatter_reduce.two"};
 // conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, int[2] padding=0, int[2]
 // dilation=1, int groups=1) -> Tensor
 std::vector<Tensor> lower_conv2d(const ir::Node& node, const std::vector<Tensor>& inputs) {
@@ -110,6 +132,7 @@ void register_cpu_kernels_17() {
   detail::register_device_kernel(DeviceType::CPU, "log", &cpu::log);
   detail::register_device_kernel(DeviceType::CPU, "addcmul", &cpu::addcmul);
   detail::register_device_kernel(DeviceType::CPU, "sort", &cpu::sort);
+  detail::register_device_kernel(DeviceType::CPU, "scatter_reduce.two", &cpu::scatter_reduce_two);
   detail::register_device_kernel(DeviceType::CPU, "conv2d", &cpu::conv2d);
 }
 

@@ -239,6 +239,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
         "index_add",
         "gather",
         "scatter_add",
+        "scatter_reduce_two",
         "masked_fill_scalar",
         "clamp",
         "conv2d",

@@ -6,6 +6,7 @@
 #include "lazygen/generated/ops/addcmul.h"
 #include "lazygen/generated/ops/conv2d.h"
 #include "lazygen/generated/ops/log.h"
+#include "lazygen/generated/ops/scatter_reduce.h"
 #include "lazygen/generated/ops/sort.h"
 #include "lazygen/op_info.h"
 
@@ -40,6 +41,17 @@ std::vector<Tensor> call_sort([[maybe_unused]] const std::vector<Arg>& args) {
     return static_cast<std::tuple<Tensor, Tensor> (*)(const Tensor&, int64_t, bool)>(
         &lazygen::sort)(detail::unbox<Tensor>(args, 0), detail::unbox<int64_t>(args, 1),
                         detail::unbox<bool>(args, 2));
+  });
+}
+// scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool
+// include_self=True) -> Tensor
+std::vector<Tensor> call_scatter_reduce_two([[maybe_unused]] const std::vector<Arg>& args) {
+  return detail::boxed_results([&] {
+    return static_cast<Tensor (*)(const Tensor&, int64_t, const Tensor&, const Tensor&,
+                                  std::string_view, bool)>(&lazygen::scatter_reduce)(
+        detail::unbox<Tensor>(args, 0), detail::unbox<int64_t>(args, 1),
+        detail::unbox<Tensor>(args, 2), detail::unbox<Tensor>(args, 3),
+        detail::unbox<std::string>(args, 4), detail::unbox<bool>(args, 5));
   });
 }
 // conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, int[2] padding=0, int[2]
@@ -161,6 +173,64 @@ void add_op_infos_17(std::vector<OpInfo>& table) {
                   Sample{{{"self", TensorSample{{0, 3}}}, {"dim", Arg(int64_t{1})}}},
               },
           .call = &call_sort,
+      },
+      // scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool
+      // include_self=True) -> Tensor
+      OpInfo{
+          .name = "scatter_reduce.two",
+          .id = "scatter_reduce_two",
+          .schema = "scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, str "
+                    "reduce, *, bool include_self=True) -> Tensor",
+          .functional = "",
+          .shape = ShapeKind::Custom,
+          .dtype = DTypeRule::Promote,
+          .variant = OpVariant::Functional,
+          .pointwise = false,
+          .dtypes = 0x1f,
+          .args =
+              {
+                  {.name = "self", .kind = ArgKind::Tensor},
+                  {.name = "dim", .kind = ArgKind::Int},
+                  {.name = "index", .kind = ArgKind::Tensor},
+                  {.name = "src", .kind = ArgKind::Tensor},
+                  {.name = "reduce", .kind = ArgKind::Other},
+                  {.name = "include_self",
+                   .kind = ArgKind::Bool,
+                   .kwarg_only = true,
+                   .default_value = detail::box<bool>(true)},
+              },
+          .num_outputs = 1,
+          .samples =
+              {
+                  Sample{{{"self", TensorSample{{4, 3}}},
+                          {"dim", Arg(int64_t{1})},
+                          {"index", TensorSample{{4, 5}, Domain{Domain::Index, 3}}},
+                          {"src", TensorSample{{4, 5}}},
+                          {"reduce", Arg(std::string("sum"))}}},
+                  Sample{{{"self", TensorSample{{4, 3}}},
+                          {"dim", Arg(int64_t{0})},
+                          {"index", TensorSample{{6, 3}, Domain{Domain::Index, 4}}},
+                          {"src", TensorSample{{6, 3}}},
+                          {"reduce", Arg(std::string("prod"))}}},
+                  Sample{{{"self", TensorSample{{4, 3}}},
+                          {"dim", Arg(int64_t{1})},
+                          {"index", TensorSample{{4, 5}, Domain{Domain::Index, 3}}},
+                          {"src", TensorSample{{4, 5}}},
+                          {"reduce", Arg(std::string("mean"))},
+                          {"include_self", Arg(false)}}},
+                  Sample{{{"self", TensorSample{{4, 3}}},
+                          {"dim", Arg(int64_t{0})},
+                          {"index", TensorSample{{6, 3}, Domain{Domain::Index, 4}}},
+                          {"src", TensorSample{{6, 3}}},
+                          {"reduce", Arg(std::string("amax"))}}},
+                  Sample{{{"self", TensorSample{{4, 3}}},
+                          {"dim", Arg(int64_t{1})},
+                          {"index", TensorSample{{4, 5}, Domain{Domain::Index, 3}}},
+                          {"src", TensorSample{{4, 5}}},
+                          {"reduce", Arg(std::string("amin"))},
+                          {"include_self", Arg(false)}}},
+              },
+          .call = &call_scatter_reduce_two,
       },
       // conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, int[2] padding=0,
       // int[2] dilation=1, int groups=1) -> Tensor

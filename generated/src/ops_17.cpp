@@ -9,21 +9,25 @@
 #include "lazygen/generated/autograd/addcmul.h"
 #include "lazygen/generated/autograd/conv2d.h"
 #include "lazygen/generated/autograd/log.h"
+#include "lazygen/generated/autograd/scatter_reduce_two.h"
 #include "lazygen/generated/autograd/sort.h"
 #include "lazygen/generated/cpu/add_scalar.h"
 #include "lazygen/generated/cpu/addcmul.h"
 #include "lazygen/generated/cpu/conv2d.h"
 #include "lazygen/generated/cpu/log.h"
+#include "lazygen/generated/cpu/scatter_reduce_two.h"
 #include "lazygen/generated/cpu/sort.h"
 #include "lazygen/generated/lazy/add_scalar.h"
 #include "lazygen/generated/lazy/addcmul.h"
 #include "lazygen/generated/lazy/conv2d.h"
 #include "lazygen/generated/lazy/log.h"
+#include "lazygen/generated/lazy/scatter_reduce_two.h"
 #include "lazygen/generated/lazy/sort.h"
 #include "lazygen/generated/ops/add.h"
 #include "lazygen/generated/ops/addcmul.h"
 #include "lazygen/generated/ops/conv2d.h"
 #include "lazygen/generated/ops/log.h"
+#include "lazygen/generated/ops/scatter_reduce.h"
 #include "lazygen/generated/ops/sort.h"
 #include "ops/out_tensors.h"
 
@@ -85,6 +89,24 @@ std::tuple<Tensor, Tensor> dispatch_sort(const Tensor& self, int64_t dim, bool d
       return detail::device_kernel<decltype(dispatch_sort)>(device, "sort")(self, dim, descending);
   }
 }
+// scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool
+// include_self=True) -> Tensor
+Tensor dispatch_scatter_reduce_two(const Tensor& self, int64_t dim, const Tensor& index,
+                                   const Tensor& src, std::string_view reduce, bool include_self) {
+  const DeviceType device = detail::op_device(
+      "scatter_reduce.two", {detail::device_of(self, "scatter_reduce.two", "self"),
+                             detail::device_of(index, "scatter_reduce.two", "index"),
+                             detail::device_of(src, "scatter_reduce.two", "src")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::scatter_reduce_two(self, dim, index, src, reduce, include_self);
+    case DeviceType::Lazy:
+      return lazy::scatter_reduce_two(self, dim, index, src, reduce, include_self);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_scatter_reduce_two)>(
+          device, "scatter_reduce.two")(self, dim, index, src, reduce, include_self);
+  }
+}
 // conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, int[2] padding=0, int[2]
 // dilation=1, int groups=1) -> Tensor
 Tensor dispatch_conv2d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
@@ -141,6 +163,17 @@ std::tuple<Tensor, Tensor> sort(const Tensor& self, int64_t dim, bool descending
   return result;
 }
 
+// scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool
+// include_self=True) -> Tensor
+Tensor scatter_reduce(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
+                      std::string_view reduce, bool include_self) {
+  decltype(auto) result = dispatch_scatter_reduce_two(self, dim, index, src, reduce, include_self);
+  autograd::check_differentiable("scatter_reduce.two", result, {&index});
+  if (autograd::needs_grad({&self, &src}))
+    autograd::record_scatter_reduce_two(result, self, dim, index, src, reduce, include_self);
+  return result;
+}
+
 // conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, int[2] padding=0, int[2]
 // dilation=1, int groups=1) -> Tensor
 Tensor conv2d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
@@ -170,6 +203,13 @@ Tensor Tensor::addcmul(const Tensor& tensor1, const Tensor& tensor2, const Scala
 // sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)
 std::tuple<Tensor, Tensor> Tensor::sort(int64_t dim, bool descending) const {
   return lazygen::sort(*this, dim, descending);
+}
+
+// scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool
+// include_self=True) -> Tensor
+Tensor Tensor::scatter_reduce(int64_t dim, const Tensor& index, const Tensor& src,
+                              std::string_view reduce, bool include_self) const {
+  return lazygen::scatter_reduce(*this, dim, index, src, reduce, include_self);
 }
 
 }  // namespace lazygen

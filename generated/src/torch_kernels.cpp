@@ -288,6 +288,7 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   adapter.add("eye.out", TORCH_FN(adapters::eye_out));
   adapter.add("narrow_copy", TORCH_FN(adapters::narrow_copy));
   adapter.add("alias", TORCH_FN(adapters::alias));
+  adapter.add("scatter_reduce_.two", TORCH_FN(adapters::scatter_reduce_inplace_two));
   register_cpu_fallbacks(m);
 }
 

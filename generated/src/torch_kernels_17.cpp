@@ -6,6 +6,7 @@
 #include "lazygen/generated/ops/addcmul.h"
 #include "lazygen/generated/ops/conv2d.h"
 #include "lazygen/generated/ops/log.h"
+#include "lazygen/generated/ops/scatter_reduce.h"
 #include "lazygen/generated/ops/sort.h"
 #include "pytorch/call.h"
 #include "pytorch/registrar.h"
@@ -66,6 +67,15 @@ at::Tensor& addcmul_out(const at::Tensor& self, const at::Tensor& tensor1,
   return c.result(lazygen::sort(c.arg(self), c.arg(dim), c.arg(descending)));
 }
 
+// scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool
+// include_self=True) -> Tensor
+at::Tensor scatter_reduce_two(const at::Tensor& self, int64_t dim, const at::Tensor& index,
+                              const at::Tensor& src, c10::string_view reduce, bool include_self) {
+  Call c("scatter_reduce.two", {&self, &index, &src});
+  return c.result(lazygen::scatter_reduce(c.arg(self), c.arg(dim), c.arg(index), c.arg(src),
+                                          c.arg(reduce), c.arg(include_self)));
+}
+
 // conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, int[2] padding=0, int[2]
 // dilation=1, int groups=1) -> Tensor
 at::Tensor conv2d(const at::Tensor& input, const at::Tensor& weight,
@@ -88,6 +98,7 @@ void register_generated_17([[maybe_unused]] Registrar& generated,
   generated.add("addcmul", TORCH_FN(addcmul));
   derived.add("addcmul.out", TORCH_FN(addcmul_out));
   generated.add("sort", TORCH_FN(sort));
+  generated.add("scatter_reduce.two", TORCH_FN(scatter_reduce_two));
   generated.add("conv2d", TORCH_FN(conv2d));
 }
 

@@ -88,6 +88,8 @@ std::string sample_value(const SampleValue& v) {
       return "Arg(" + v.text + ")";
     case SampleValue::Kind::Bool:
       return "Arg(" + v.text + ")";
+    case SampleValue::Kind::Str:
+      return "Arg(std::string(\"" + v.text + "\"))";
     case SampleValue::Kind::ScalarType:
       break;
   }

@@ -51,12 +51,12 @@ struct ValueDomain {
 
 // One argument's value in a `samples:` entry, checked against the argument's schema type.
 struct SampleValue {
-  enum class Kind { Tensor, TensorList, None, Int, IntList, Float, Bool, ScalarType };
+  enum class Kind { Tensor, TensorList, None, Int, IntList, Float, Bool, ScalarType, Str };
   Kind kind = Kind::None;
   std::vector<int64_t> sizes;          // Tensor: its sizes; IntList: the ints
   std::optional<ValueDomain> domain;   // Tensor: `{shape: ..., domain: ...}`
   std::vector<SampleValue> tensors;    // TensorList: one Tensor value each
-  std::string text;                    // Int, Float, Bool (as written), ScalarType (a dtype name)
+  std::string text;  // Int, Float, Bool (as written), ScalarType (a dtype name), Str (the string)
   SourceLoc loc;
 };
 

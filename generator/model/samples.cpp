@@ -168,6 +168,17 @@ struct Reader {
          suggest_hint(v.text, kDTypeNames));
   }
 
+  SampleValue str(const YAML::Node& node, const Argument& arg) const {
+    SampleValue v;
+    v.kind = SampleValue::Kind::Str;
+    v.loc = loc_of(path, node);
+    v.text = scalar(node, "'" + arg.name + "'", "write a string");
+    if (v.text.find_first_of("\"\\\n") != std::string::npos)
+      fail(node, "'" + arg.name + "' may not hold quotes, backslashes or line breaks",
+           "write a plain string");
+    return v;
+  }
+
   SampleValue value(const YAML::Node& node, const Argument& arg) const {
     const Type& t = arg.type;
     if (node.IsNull() || (node.IsScalar() && node.Scalar() == "None")) {
@@ -186,6 +197,7 @@ struct Reader {
     if (is_int) return t.is_list ? int_list(node, arg) : number(node, arg, /*integral_only=*/true);
     if (is_number && !t.is_list) return number(node, arg, /*integral_only=*/false);
     if (t.base == BaseType::ScalarType && !t.is_list) return dtype(node, arg);
+    if (t.base == BaseType::Str && !t.is_list) return str(node, arg);
     fail(node, "'" + arg.name + "' has type " + print_type(t) + ", which samples cannot give",
          "leave it out of the sample so that its default is used");
   }

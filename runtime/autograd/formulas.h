@@ -4,6 +4,8 @@
 
 #include <cstdint>
 #include <optional>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "lazygen/scalar.h"
@@ -58,5 +60,11 @@ std::vector<Tensor> cat_backward(const Tensor& grad, const std::vector<Tensor>& 
 // self wins, half of it on ties, zero where it loses (PyTorch's rule); `max` picks the op.
 Tensor abs_backward(const Tensor& grad, const Tensor& self);
 Tensor extremum_backward(const Tensor& grad, const Tensor& self, const Tensor& other, bool max);
+
+// scatter_reduce's gradients of self and src, PyTorch's rules (scatter_backward.cpp).
+std::pair<Tensor, Tensor> scatter_reduce_backward(const Tensor& grad, const Tensor& self,
+                                                  int64_t dim, const Tensor& index,
+                                                  const Tensor& src, std::string_view reduce,
+                                                  bool include_self, const Tensor& result);
 
 }  // namespace lazygen::autograd

@@ -29,6 +29,7 @@
 #include <array>
 #include <initializer_list>
 #include <optional>
+#include <string_view>
 #include <tuple>
 #include <type_traits>
 #include <vector>
@@ -83,6 +84,7 @@ class Call : public DeviceScope {
   int64_t arg(int64_t v) const { return v; }
   double arg(double v) const { return v; }
   bool arg(bool v) const { return v; }
+  std::string_view arg(c10::string_view s) const { return {s.data(), s.size()}; }
 
   // A new device tensor for an op's result.
   at::Tensor result(Tensor t) const { return wrap(std::move(t)); }

@@ -88,6 +88,21 @@ def masked_assign(a):
     return b
 
 
+def scatter_reduced(reduce, include_self=True, in_place=False):
+    """a.scatter_reduce(1, index, s, reduce) with repeated positions (0 and 3 thrice) and one
+    position no index names (1 in the first row)."""
+    def fn(a, s):
+        index = torch.tensor([[0, 2, 0, 3, 2], [3, 3, 0, 3, 1]], device=a.device)
+        if in_place:
+            return a.clone().scatter_reduce_(1, index, s, reduce, include_self=include_self)
+        return a.scatter_reduce(1, index, s, reduce, include_self=include_self)
+    return fn
+
+
+def with_values(*rows):
+    return lambda: tuple(torch.tensor(r, dtype=torch.float64) for r in rows)
+
+
 # name -> (function, inputs): floating inputs are differentiated when the output is floating.
 CASES = {
     "stack": (lambda a, b: torch.stack([a, b], 1), lambda: (t(3, 4), t(3, 4, seed=1))),
@@ -334,6 +349,31 @@ CASES = {
     "narrow_copy": (lambda a: a.narrow_copy(1, 1, 2) * 2, lambda: (t(3, 4),)),
     "tril_indices": (lambda a: a[tuple(torch.tril_indices(3, 4, 1, device=a.device))], lambda: (t(3, 4),)),
     "triu_indices": (lambda a: a[tuple(torch.triu_indices(3, 4, -1, device=a.device))], lambda: (t(3, 4),)),
+    "scatter_reduce.sum": (scatter_reduced("sum"), lambda: (t(2, 4), t(2, 5, seed=48))),
+    "scatter_reduce.sum_excluding_self": (scatter_reduced("sum", False), lambda: (t(2, 4), t(2, 5, seed=49))),
+    "scatter_reduce.mean": (scatter_reduced("mean"), lambda: (t(2, 4), t(2, 5, seed=50))),
+    "scatter_reduce.mean_excluding_self": (scatter_reduced("mean", False), lambda: (t(2, 4), t(2, 5, seed=51))),
+    # Zeros: one among a position's factors (self's or src's), and two at one position.
+    "scatter_reduce.prod": (scatter_reduced("prod"),
+                            with_values([[0.5, 0.0, -1.5, 2.0], [1.5, -0.5, 2.0, 0.25]],
+                                        [[0.0, 1.5, 2.0, -0.5, 3.0], [0.0, -2.0, 1.5, 0.0, 0.5]])),
+    "scatter_reduce.prod_excluding_self": (scatter_reduced("prod", False),
+                                           with_values([[0.5, 0.0, -1.5, 2.0], [1.5, -0.5, 2.0, 0.25]],
+                                                       [[0.0, 1.5, 2.0, -0.5, 3.0], [1.0, -2.0, 1.5, 0.0, 0.5]])),
+    # Ties share the gradient: self with src, and src with src.
+    "scatter_reduce.amax": (scatter_reduced("amax"),
+                            with_values([[1.0, 0.0, 2.0, -1.0], [0.5, 1.5, 2.0, 3.0]],
+                                        [[1.0, 0.5, 1.0, -1.0, 2.0], [3.0, 1.0, -2.0, 3.0, 1.5]])),
+    "scatter_reduce.amin_excluding_self": (scatter_reduced("amin", False),
+                                           with_values([[1.0, 0.0, 2.0, -1.0], [0.5, 1.5, 2.0, 3.0]],
+                                                       [[1.0, 0.5, 1.0, -1.0, 2.0], [3.0, 1.0, -2.0, 3.0, 1.5]])),
+    "scatter_reduce.amax_nan": (scatter_reduced("amax"),
+                                with_values([[1.0, float("nan"), 2.0, -1.0], [0.5, 1.5, 2.0, 3.0]],
+                                            [[1.0, 0.5, 1.0, float("nan"), 2.0], [3.0, 1.0, -2.0, 3.0, 1.5]])),
+    "scatter_reduce.int_mean": (scatter_reduced("mean"),
+                                lambda: (torch.tensor([[7, -7, 3, 0], [1, 2, -5, 4]]),
+                                         torch.tensor([[1, 2, -3, 4, 5], [-6, 7, 8, 9, 10]]))),
+    "scatter_reduce_.amin": (scatter_reduced("amin", in_place=True), lambda: (t(2, 4), t(2, 5, seed=52))),
 }
 
 
@@ -448,6 +488,13 @@ def test_errors_name_the_op_and_shapes(dev):
         F.fold(torch.ones(1, 4, 4, dtype=torch.int64, device=dev), (3, 3), 2)
     with pytest.raises((RuntimeError, ValueError), match="linalg_cross: expected inputs of one dtype, got float32 and float64"):
         torch.linalg.cross(torch.ones(2, 3, device=dev), torch.ones(2, 3, dtype=torch.float64, device=dev))
+    with pytest.raises((RuntimeError, ValueError), match="scatter_reduce: reduce argument must be either sum, prod, "
+                                                         "mean, amax or amin, got 'max'"):
+        torch.zeros(2, 3, device=dev).scatter_reduce(0, torch.zeros(1, 3, dtype=torch.int64, device=dev),
+                                                     torch.ones(1, 3, device=dev), "max")
+    with pytest.raises((RuntimeError, ValueError), match="scatter_reduce.*self.dtype to be equal to src.dtype"):
+        torch.zeros(2, 3, device=dev).scatter_reduce(0, torch.zeros(1, 3, dtype=torch.int64, device=dev),
+                                                     torch.ones(1, 3, dtype=torch.float64, device=dev), "sum")
     singular = torch.tensor([[1.0, 2.0, 3.0], [2.0, 4.0, 6.0], [1.0, 0.0, 1.0]], device=dev)
     with pytest.raises(RuntimeError, match="linalg.inv: The diagonal element 2 is zero"):
         torch.linalg.inv(singular)  # PyTorch's check, on the device's info

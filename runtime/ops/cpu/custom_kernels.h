@@ -89,6 +89,11 @@ Tensor index_add(const Tensor& self, int64_t dim, const Tensor& index, const Ten
 Tensor gather(const Tensor& self, int64_t dim, const Tensor& index, bool sparse_grad);
 // Duplicate indices accumulate, in index's row-major order.
 Tensor scatter_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src);
+// The same with reduce (sum, prod, mean, amax, amin) in place of the sum; without include_self
+// a position some index names starts from the reduction's identity. mean divides by the count of
+// values reduced (floor division for integers); amax and amin keep NaN.
+Tensor scatter_reduce_two(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
+                          std::string_view reduce, bool include_self);
 // Zeros of input_sizes with grad_output copied into their slice(dim, start, end, step).
 Tensor slice_backward(const Tensor& grad_output, const std::vector<int64_t>& input_sizes,
                       int64_t dim, int64_t start, int64_t end, int64_t step);

@@ -1,14 +1,18 @@
 // Indexing kernels (custom_kernels.h): index_select, index_add, gather, scatter_add,
-// slice_backward and slice_scatter.
+// scatter_reduce, slice_backward and slice_scatter.
 //
 // Operands are made contiguous first (a no-op for contiguous ones), so each kernel has one
 // layout to walk. index_select and index_add see self as [outer, size(dim), inner] and move
-// whole inner rows; gather and scatter_add walk index's elements with running offsets. Index
+// whole inner rows; gather and the scatters walk index's elements with running offsets. Index
 // values are checked before anything is written: one out of [0, size(dim)) throws
 // std::out_of_range naming the op, the index, the dim and the shapes.
+#include <algorithm>
 #include <cstring>
+#include <limits>
 #include <stdexcept>
 #include <string>
+#include <string_view>
+#include <type_traits>
 
 #include "core/tensor/strided_loop.h"
 #include "core/tensor/tensor_impl.h"
@@ -62,6 +66,101 @@ void for_each_offset(const std::vector<int64_t>& sizes, const std::vector<int64_
       b -= (sizes[k] - 1) * strides_b[k];
       pos[k] = 0;
     }
+  }
+}
+
+// What scatter_add and scatter_reduce walk: `out`, a contiguous copy of self; `from`, src made
+// contiguous; and index's checked values.
+struct Scatter {
+  Tensor out, from, idx;
+  int64_t d = 0;
+
+  // Calls f(a, b) for each element of index, in row-major order: a is the offset in out of the
+  // element it names, b the offset in from of the value sent there.
+  template <class F>
+  void for_each(F&& f) const {
+    if (idx.numel() == 0) return;
+    // A 0-dim src beside a one-element 1-D index: read its one element at every position.
+    const std::vector<int64_t> from_strides =
+        from.dim() == idx.dim() ? from.strides() : std::vector<int64_t>(idx.sizes().size(), 0);
+    const std::vector<int64_t>& strides = out.strides();
+    const int64_t stride_d = out.dim() == 0 ? 0 : strides[d];
+    const int64_t* pi = idx.data_ptr<int64_t>();
+    // index may be smaller than src: read src at index's positions through src's strides.
+    for_each_offset(idx.sizes(), strides, d, from_strides,
+                    [&](int64_t i, int64_t a, int64_t b) { f(a + pi[i] * stride_d, b); });
+  }
+};
+
+// REQUIRES: the op's shape function accepted the shapes.
+Scatter scatter_plan(const char* op, const Tensor& self, int64_t dim, const Tensor& index,
+                     const Tensor& src) {
+  Scatter sc;
+  sc.d = wrap_dim(op, dim, self.dim());
+  const int64_t size = self.dim() == 0 ? 1 : self.size(sc.d);
+  sc.idx = checked_index(op, index, size, sc.d, self);
+  sc.out = self.contiguous().clone();
+  sc.from = src.contiguous();
+  return sc;
+}
+
+enum class Reduction { Sum, Prod, Mean, Amax, Amin };
+
+// REQUIRES: compute_shape_scatter_reduce_two accepted `name`.
+Reduction reduction_named(std::string_view name) {
+  if (name == "sum") return Reduction::Sum;
+  if (name == "prod") return Reduction::Prod;
+  if (name == "mean") return Reduction::Mean;
+  return name == "amax" ? Reduction::Amax : Reduction::Amin;
+}
+
+// What a position without self's value starts from.
+template <class T>
+T identity(Reduction r) {
+  using limits = std::numeric_limits<T>;
+  switch (r) {
+    case Reduction::Prod:
+      return T(1);
+    case Reduction::Amax:
+      return limits::has_infinity ? -limits::infinity() : limits::lowest();
+    case Reduction::Amin:
+      return limits::has_infinity ? limits::infinity() : limits::max();
+    default:
+      return T(0);
+  }
+}
+
+template <class T>
+bool is_nan(T v) {
+  if constexpr (std::is_floating_point_v<T>) return v != v;
+  return false;
+}
+
+// a with b reduced into it; an extremum keeps a NaN, as PyTorch's scatter_reduce does.
+template <class T>
+T combine(Reduction r, T a, T b) {
+  switch (r) {
+    case Reduction::Prod:
+      return static_cast<T>(a * b);
+    case Reduction::Amax:
+      return is_nan(b) ? b : std::max(a, b);
+    case Reduction::Amin:
+      return is_nan(b) ? b : std::min(a, b);
+    default:
+      return static_cast<T>(a + b);
+  }
+}
+
+// a / b, rounded down for integers (PyTorch divides scatter_reduce's integer means so).
+template <class T>
+T divide(T a, T b) {
+  if constexpr (std::is_floating_point_v<T>) {
+    return a / b;
+  } else if constexpr (std::is_same_v<T, bool>) {
+    return a;  // never called: the shape function refuses a bool mean
+  } else {
+    const T q = static_cast<T>(a / b);
+    return (a % b != 0 && (a < 0) != (b < 0)) ? static_cast<T>(q - 1) : q;
   }
 }
 
@@ -139,29 +238,37 @@ Tensor gather(const Tensor& self, int64_t dim, const Tensor& index, bool sparse_
 
 Tensor scatter_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
   compute_shape_scatter_add(self.shape(), dim, index.shape(), src.shape());
-  const int64_t d = wrap_dim("scatter_add", dim, self.dim());
-  const int64_t size = self.dim() == 0 ? 1 : self.size(d);
-  const Tensor idx = checked_index("scatter_add", index, size, d, self);
-  Tensor out = self.clone();
-  if (idx.numel() == 0) return out;
-  const Tensor from = src.contiguous();
-  // A 0-dim src beside a one-element 1-D index: read its one element at every position.
-  const std::vector<int64_t> from_strides =
-      from.dim() == idx.dim() ? from.strides() : std::vector<int64_t>(idx.sizes().size(), 0);
-  const std::vector<int64_t>& strides = out.strides();
-  const int64_t stride_d = self.dim() == 0 ? 0 : strides[d];
-  const int64_t* pi = idx.data_ptr<int64_t>();
-  dispatch_dtype(out.dtype(), [&](auto tag) {
+  const Scatter sc = scatter_plan("scatter_add", self, dim, index, src);
+  dispatch_dtype(sc.out.dtype(), [&](auto tag) {
     using T = decltype(tag);
-    const T* ps = from.data_ptr<T>();
-    T* po = out.data_ptr<T>();
-    // index may be smaller than src: read src at index's positions through src's strides.
-    for_each_offset(idx.sizes(), strides, d, from_strides, [&](int64_t i, int64_t a, int64_t b) {
-      T& dst = po[a + pi[i] * stride_d];
-      dst = static_cast<T>(dst + ps[b]);
-    });
+    const T* ps = sc.from.data_ptr<T>();
+    T* po = sc.out.data_ptr<T>();
+    sc.for_each([&](int64_t a, int64_t b) { po[a] = static_cast<T>(po[a] + ps[b]); });
   });
-  return out;
+  return sc.out;
+}
+
+Tensor scatter_reduce_two(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
+                          std::string_view reduce, bool include_self) {
+  compute_shape_scatter_reduce_two(self.shape(), dim, index.shape(), src.shape(), reduce,
+                                   include_self);
+  const Scatter sc = scatter_plan("scatter_reduce", self, dim, index, src);
+  const Reduction r = reduction_named(reduce);
+  dispatch_dtype(sc.out.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    const T* ps = sc.from.data_ptr<T>();
+    T* po = sc.out.data_ptr<T>();
+    if (!include_self) sc.for_each([&](int64_t a, int64_t) { po[a] = identity<T>(r); });
+    sc.for_each([&](int64_t a, int64_t b) { po[a] = combine(r, po[a], ps[b]); });
+    if (r != Reduction::Mean) return;
+    // Every position starts from a count of 1 with self (0 without: then 1 if nothing came).
+    std::vector<int64_t> count(static_cast<size_t>(sc.out.numel()), include_self ? 1 : 0);
+    sc.for_each([&](int64_t a, int64_t) { ++count[static_cast<size_t>(a)]; });
+    for (size_t p = 0; p < count.size(); ++p) {
+      if (count[p] > 1) po[p] = divide(po[p], static_cast<T>(count[p]));
+    }
+  });
+  return sc.out;
 }
 
 Tensor slice_backward(const Tensor& grad_output, const std::vector<int64_t>& input_sizes,

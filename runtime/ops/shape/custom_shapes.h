@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string_view>
 #include <vector>
 
 #include "lazygen/scalar.h"
@@ -76,6 +77,10 @@ std::vector<Shape> compute_shape_gather(const Shape& self, int64_t dim, const Sh
 // self's shape; index as for gather and no larger than src (of self's dtype) in any dim.
 std::vector<Shape> compute_shape_scatter_add(const Shape& self, int64_t dim, const Shape& index,
                                              const Shape& src);
+// As scatter_add, with reduce one of sum, prod, mean, amax and amin (mean not of bool).
+std::vector<Shape> compute_shape_scatter_reduce_two(const Shape& self, int64_t dim,
+                                                    const Shape& index, const Shape& src,
+                                                    std::string_view reduce, bool include_self);
 // A bool mask; self and mask broadcast; self's dtype.
 std::vector<Shape> compute_shape_masked_fill_scalar(const Shape& self, const Shape& mask,
                                                     const Scalar& value);

@@ -1,9 +1,10 @@
 // Shape functions of the indexing ops (custom_shapes.h): index_select, index_add, gather,
-// scatter_add, masked_fill and where (its bool condition). They check ranks, sizes and dtypes,
-// as PyTorch's meta functions do; index values are data, bounds-checked by the kernels
+// scatter_add, scatter_reduce, masked_fill and where (its bool condition). They check ranks, sizes
+// and dtypes, as PyTorch's meta functions do; index values are data, bounds-checked by the kernels
 // (ops/cpu/indexing.cpp).
 #include <algorithm>
 #include <string>
+#include <string_view>
 
 #include "core/tensor/shape_rules.h"
 #include "ops/shape/custom_shapes.h"
@@ -61,6 +62,21 @@ void check_scatter_gather(const char* op, const Shape& self, int64_t d, const Sh
                                (src ? " and src of shape " + sizes_str(src->sizes) : ""));
     }
   }
+}
+
+// scatter_add and scatter_reduce: an int64 index as check_scatter_gather says, src of self's
+// dtype; self's shape.
+std::vector<Shape> scatter_shape(const char* op, const Shape& self, int64_t dim, const Shape& index,
+                                 const Shape& src) {
+  require_index_dtype(op, index, false);
+  if (self.dtype != src.dtype) {
+    throw ShapeError(op, std::string("expected self.dtype to be equal to src.dtype, got ") +
+                             std::string(dtype_name(self.dtype)) + " and " +
+                             std::string(dtype_name(src.dtype)));
+  }
+  const int64_t d = wrap_dim(op, dim, self.dim());
+  if (index.numel() > 0) check_scatter_gather(op, self, d, index, &src);
+  return {self};
 }
 
 }  // namespace
@@ -127,16 +143,24 @@ std::vector<Shape> compute_shape_gather(const Shape& self, int64_t dim, const Sh
 
 std::vector<Shape> compute_shape_scatter_add(const Shape& self, int64_t dim, const Shape& index,
                                              const Shape& src) {
-  const char* op = "scatter_add";
-  require_index_dtype(op, index, false);
-  if (self.dtype != src.dtype) {
-    throw ShapeError(op, std::string("expected self.dtype to be equal to src.dtype, got ") +
-                             std::string(dtype_name(self.dtype)) + " and " +
-                             std::string(dtype_name(src.dtype)));
+  return scatter_shape("scatter_add", self, dim, index, src);
+}
+
+std::vector<Shape> compute_shape_scatter_reduce_two(const Shape& self, int64_t dim,
+                                                    const Shape& index, const Shape& src,
+                                                    std::string_view reduce, bool include_self) {
+  (void)include_self;
+  if (reduce == "mean" && self.dtype == DType::Bool) {
+    throw ShapeError("scatter_reduce", "mean is not implemented for bool tensors");
   }
-  const int64_t d = wrap_dim(op, dim, self.dim());
-  if (index.numel() > 0) check_scatter_gather(op, self, d, index, &src);
-  return {self};
+  if (reduce != "sum" && reduce != "prod" && reduce != "mean" && reduce != "amax" &&
+      reduce != "amin") {
+    throw ShapeError("scatter_reduce",
+                     "reduce argument must be either sum, prod, mean, amax or "
+                     "amin, got '" +
+                         std::string(reduce) + "'");
+  }
+  return scatter_shape("scatter_reduce", self, dim, index, src);
 }
 
 std::vector<Shape> compute_shape_masked_fill_scalar(const Shape& self, const Shape& mask,

@@ -1,10 +1,9 @@
 // Adapters for PyTorch's products, scans, order statistics, searches and small matrix ops that
 // lazygen serves as composites (ops.yaml, "PyTorch adapters"; lazygen/composite.h): prod,
 // cumprod, logcumsumexp, cummax, cummin, kthvalue, median, nanmedian, searchsorted, bucketize,
-// diag, linalg_cross, cdist (_cdist_forward, _cdist_backward) and linalg_inv_ex; and
-// scatter_add_, which
-// cummax's and cummin's backward calls. Each converts its arguments and calls the composite (or
-// op) of the same name.
+// diag, linalg_cross, cdist (_cdist_forward, _cdist_backward) and linalg_inv_ex; scatter_add_,
+// which cummax's and cummin's backward calls, and scatter_reduce_. Each converts its arguments
+// and calls the composite (or op) of the same name.
 #include <ATen/ops/_linalg_check_errors.h>
 #include <c10/util/Exception.h>
 
@@ -13,6 +12,7 @@
 #include "lazygen/composite.h"
 #include "lazygen/generated/ops/gather.h"
 #include "lazygen/generated/ops/scatter_add.h"
+#include "lazygen/generated/ops/scatter_reduce.h"
 #include "lazygen/generated/torch_adapters.h"
 #include "pytorch/call.h"
 
@@ -141,6 +141,14 @@ at::Tensor& scatter_add_inplace(at::Tensor& self, int64_t dim, const at::Tensor&
                                 const at::Tensor& src) {
   Call c("scatter_add_", {&self, &index, &src});
   return c.write_back(self, scatter_add(c.arg(self), dim, c.arg(index), c.arg(src)));
+}
+
+at::Tensor& scatter_reduce_inplace_two(at::Tensor& self, int64_t dim, const at::Tensor& index,
+                                       const at::Tensor& src, c10::string_view reduce,
+                                       bool include_self) {
+  Call c("scatter_reduce_.two", {&self, &index, &src});
+  return c.write_back(self, scatter_reduce(c.arg(self), dim, c.arg(index), c.arg(src),
+                                           c.arg(reduce), include_self));
 }
 
 }  // namespace lazygen::pytorch::adapters

@@ -49,11 +49,12 @@ TEST(OpSamples, ReadsTensorsAndTheirDomains) {
 TEST(OpSamples, ReadsEveryKindOfPlainValue) {
   OpEntry op = load_one(
       "- func: f(Tensor[] xs, Tensor? w, int dim, int[2] stride, float eps, bool flag, Scalar s, "
-      "ScalarType t, int? n=None) -> Tensor\n  shape: custom\n  kernel: custom\n  samples:\n"
+      "ScalarType t, str reduce, int? n=None) -> Tensor\n  shape: custom\n  kernel: custom\n  "
+      "samples:\n"
       "    - {xs: [[2], []], w: None, dim: -1, stride: 2, eps: 1e-5, flag: true, s: 0.5, t: "
-      "float64}\n");
+      "float64, reduce: amax}\n");
   const auto& v = op.samples.at(0).values;
-  ASSERT_EQ(v.size(), 8u);
+  ASSERT_EQ(v.size(), 9u);
   EXPECT_EQ(v[0].second.kind, SampleValue::Kind::TensorList);
   EXPECT_EQ(v[0].second.tensors.size(), 2u);
   EXPECT_EQ(v[1].second.kind, SampleValue::Kind::None);
@@ -67,6 +68,8 @@ TEST(OpSamples, ReadsEveryKindOfPlainValue) {
   EXPECT_EQ(v[6].second.kind, SampleValue::Kind::Float);
   EXPECT_EQ(v[7].second.kind, SampleValue::Kind::ScalarType);
   EXPECT_EQ(v[7].second.text, "float64");
+  EXPECT_EQ(v[8].second.kind, SampleValue::Kind::Str);
+  EXPECT_EQ(v[8].second.text, "amax");
 }
 
 TEST(OpSamples, ReadsDomains) {
@@ -189,6 +192,15 @@ TEST(OpSamples, UnknownDTypeSuggestsTheNearest) {
       "    - {self: [2], t: float23}\n");
   EXPECT_EQ(e.message(), "f: invalid dtype 'float23' for 't'");
   EXPECT_NE(e.hint().find("did you mean 'float32'?"), std::string::npos) << e.what();
+}
+
+TEST(OpSamples, StringsArePlain) {
+  GenError e = load_error(
+      "- func: f(Tensor self, str mode) -> Tensor\n  shape: custom\n  kernel: custom\n  "
+      "samples:\n"
+      "    - {self: [2], mode: 'a\"b'}\n");
+  EXPECT_EQ(e.message(), "f: 'mode' may not hold quotes, backslashes or line breaks");
+  EXPECT_EQ(e.loc().str(), "ops.yaml:5:25");
 }
 
 TEST(OpSamples, TypesWithoutASampleFormMustBeLeftOut) {

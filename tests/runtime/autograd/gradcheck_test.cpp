@@ -53,6 +53,7 @@
 #include "lazygen/generated/ops/reshape.h"
 #include "lazygen/generated/ops/rsqrt.h"
 #include "lazygen/generated/ops/scatter_add.h"
+#include "lazygen/generated/ops/scatter_reduce.h"
 #include "lazygen/generated/ops/select.h"
 #include "lazygen/generated/ops/sigmoid.h"
 #include "lazygen/generated/ops/slice.h"
@@ -318,6 +319,42 @@ std::vector<GradCase> reshape_and_indexing_cases() {
        [] {
          return Inputs{values({3, 4}, 115), index({2, 0, 2, 1, 2, 2, 0, 1}, IntList{2, 4}),
                        values({2, 4}, 116)};
+       }},
+      {"scatter_reduce_sum", "scatter_reduce.two",
+       [](const Inputs& in) { return scatter_reduce(in[0], 0, in[1], in[2], "sum", true); },
+       [] {
+         return Inputs{values({3, 4}, 1001), index({2, 0, 2, 1, 2, 2, 0, 1}, IntList{2, 4}),
+                       values({2, 4}, 1002)};
+       }},
+      {"scatter_reduce_prod", "scatter_reduce.two",
+       [](const Inputs& in) { return scatter_reduce(in[0], 0, in[1], in[2], "prod", true); },
+       [] {
+         return Inputs{values({3, 4}, 1003), index({2, 0, 2, 1, 2, 2, 0, 1}, IntList{2, 4}),
+                       values({2, 4}, 1004)};
+       }},
+      {"scatter_reduce_prod_excluding_self", "scatter_reduce.two",
+       [](const Inputs& in) { return scatter_reduce(in[0], 0, in[1], in[2], "prod", false); },
+       [] {
+         return Inputs{values({3, 4}, 1005), index({2, 0, 2, 1, 2, 2, 0, 1}, IntList{2, 4}),
+                       values({2, 4}, 1006)};
+       }},
+      {"scatter_reduce_mean_excluding_self", "scatter_reduce.two",
+       [](const Inputs& in) { return scatter_reduce(in[0], 0, in[1], in[2], "mean", false); },
+       [] {
+         return Inputs{values({3, 4}, 1007), index({2, 0, 2, 1, 2, 2, 0, 1}, IntList{2, 4}),
+                       values({2, 4}, 1008)};
+       }},
+      {"scatter_reduce_amax", "scatter_reduce.two",
+       [](const Inputs& in) { return scatter_reduce(in[0], 0, in[1], in[2], "amax", true); },
+       [] {
+         return Inputs{values({3, 4}, 1009), index({2, 0, 2, 1, 2, 2, 0, 1}, IntList{2, 4}),
+                       values({2, 4}, 1010)};
+       }},
+      {"scatter_reduce_amin_excluding_self", "scatter_reduce.two",
+       [](const Inputs& in) { return scatter_reduce(in[0], 0, in[1], in[2], "amin", false); },
+       [] {
+         return Inputs{values({3, 4}, 1011), index({2, 0, 2, 1, 2, 2, 0, 1}, IntList{2, 4}),
+                       values({2, 4}, 1012)};
        }},
       {"masked_fill_broadcast_mask", "masked_fill.Scalar",
        [](const Inputs& in) { return masked_fill(in[0], in[1], 0.5); },

@@ -101,6 +101,7 @@
 #include "lazygen/generated/autograd/rsub_scalar.h"
 #include "lazygen/generated/autograd/rsub_tensor.h"
 #include "lazygen/generated/autograd/scatter_add.h"
+#include "lazygen/generated/autograd/scatter_reduce_two.h"
 #include "lazygen/generated/autograd/select_int.h"
 #include "lazygen/generated/autograd/sgn.h"
 #include "lazygen/generated/autograd/sigmoid.h"

@@ -150,6 +150,7 @@
 #include "lazygen/generated/cpu/rsub_scalar.h"
 #include "lazygen/generated/cpu/rsub_tensor.h"
 #include "lazygen/generated/cpu/scatter_add.h"
+#include "lazygen/generated/cpu/scatter_reduce_two.h"
 #include "lazygen/generated/cpu/select_int.h"
 #include "lazygen/generated/cpu/sgn.h"
 #include "lazygen/generated/cpu/sigmoid.h"

@@ -148,6 +148,7 @@
 #include "lazygen/generated/ir/rsub_scalar.h"
 #include "lazygen/generated/ir/rsub_tensor.h"
 #include "lazygen/generated/ir/scatter_add.h"
+#include "lazygen/generated/ir/scatter_reduce_two.h"
 #include "lazygen/generated/ir/select_int.h"
 #include "lazygen/generated/ir/sgn.h"
 #include "lazygen/generated/ir/sigmoid.h"

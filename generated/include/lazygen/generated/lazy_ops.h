@@ -147,6 +147,7 @@
 #include "lazygen/generated/lazy/rsub_scalar.h"
 #include "lazygen/generated/lazy/rsub_tensor.h"
 #include "lazygen/generated/lazy/scatter_add.h"
+#include "lazygen/generated/lazy/scatter_reduce_two.h"
 #include "lazygen/generated/lazy/select_int.h"
 #include "lazygen/generated/lazy/sgn.h"
 #include "lazygen/generated/lazy/sigmoid.h"

@@ -130,6 +130,7 @@
 #include "lazygen/generated/ops/rsqrt.h"
 #include "lazygen/generated/ops/rsub.h"
 #include "lazygen/generated/ops/scatter_add.h"
+#include "lazygen/generated/ops/scatter_reduce.h"
 #include "lazygen/generated/ops/select.h"
 #include "lazygen/generated/ops/sgn.h"
 #include "lazygen/generated/ops/sigmoid.h"

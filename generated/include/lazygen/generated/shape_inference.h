@@ -147,6 +147,7 @@
 #include "lazygen/generated/shapes/rsub_scalar.h"
 #include "lazygen/generated/shapes/rsub_tensor.h"
 #include "lazygen/generated/shapes/scatter_add.h"
+#include "lazygen/generated/shapes/scatter_reduce_two.h"
 #include "lazygen/generated/shapes/select_int.h"
 #include "lazygen/generated/shapes/sgn.h"
 #include "lazygen/generated/shapes/sigmoid.h"

@@ -676,5 +676,10 @@ at::Tensor& eye_out(int64_t n, at::Tensor& out);
 at::Tensor narrow_copy(const at::Tensor& self, int64_t dim, int64_t start, int64_t length);
 // alias(Tensor(a) self) -> Tensor(a)
 at::Tensor alias(const at::Tensor& self);
+// scatter_reduce_.two(Tensor(a!) self, int dim, Tensor index, Tensor src, str reduce, *, bool
+// include_self=True) -> Tensor(a!)
+at::Tensor& scatter_reduce_inplace_two(at::Tensor& self, int64_t dim, const at::Tensor& index,
+                                       const at::Tensor& src, c10::string_view reduce,
+                                       bool include_self);
 
 }  // namespace lazygen::pytorch::adapters

@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <limits>
+#include <string_view>
 
 #include "lazygen/factory.h"
 #include "lazygen/generated/cpu/clamp.h"
@@ -13,6 +14,7 @@
 #include "lazygen/generated/cpu/index_select.h"
 #include "lazygen/generated/cpu/masked_fill_scalar.h"
 #include "lazygen/generated/cpu/scatter_add.h"
+#include "lazygen/generated/cpu/scatter_reduce_two.h"
 #include "lazygen/generated/cpu/t.h"
 #include "lazygen/generated/cpu/view.h"
 #include "runtime/core/tensor/tensor_testing.h"
@@ -183,6 +185,64 @@ TEST(ScatterAdd, ErrorsNameTheOpAndShapes) {
   EXPECT_THROW(scatter_add(self, 0, idx({0}, IntList{1, 1}), ones({1, 1}, DType::Float64)),
                ShapeError);
   EXPECT_THROW(scatter_add(self, 0, idx({0}), ones({1})), ShapeError);
+}
+
+// self [1, 2, 3, 4] with src [5, -1, 3, 1, -2] sent to positions [0, 0, 1, 1, 3]: position 2
+// receives nothing.
+std::vector<double> reduced(std::string_view reduce, bool include_self) {
+  const Tensor self = tensor<double>({1, 2, 3, 4});
+  const Tensor src = tensor<double>({5, -1, 3, 1, -2});
+  return values<double>(
+      scatter_reduce_two(self, 0, idx({0, 0, 1, 1, 3}), src, reduce, include_self));
+}
+
+TEST(ScatterReduce, ReducesDuplicatesWithOrWithoutSelf) {
+  using D = std::vector<double>;
+  EXPECT_EQ(reduced("sum", true), (D{5, 6, 3, 2}));
+  EXPECT_EQ(reduced("sum", false), (D{4, 4, 3, -2}));
+  EXPECT_EQ(reduced("prod", true), (D{-5, 6, 3, -8}));
+  EXPECT_EQ(reduced("prod", false), (D{-5, 3, 3, -2}));
+  EXPECT_EQ(reduced("mean", true), (D{5.0 / 3, 2, 3, 1}));
+  EXPECT_EQ(reduced("mean", false), (D{2, 2, 3, -2}));
+  EXPECT_EQ(reduced("amax", true), (D{5, 3, 3, 4}));
+  EXPECT_EQ(reduced("amax", false), (D{5, 3, 3, -2}));
+  EXPECT_EQ(reduced("amin", true), (D{-1, 1, 3, -2}));
+  EXPECT_EQ(reduced("amin", false), (D{-1, 1, 3, -2}));
+}
+
+TEST(ScatterReduce, IntegerMeansRoundDownAndExtremaKeepNaN) {
+  EXPECT_EQ(values<int64_t>(scatter_reduce_two(tensor<int64_t>({-7, 2}), 0, idx({0, 0}),
+                                               tensor<int64_t>({0, 0}), "mean", true)),
+            (I64{-3, 2}));
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  for (const char* reduce : {"amax", "amin"}) {
+    const std::vector<double> v = values<double>(scatter_reduce_two(
+        tensor<double>({1, nan}), 0, idx({0, 0, 1}), tensor<double>({nan, 2, 0}), reduce, true));
+    EXPECT_TRUE(std::isnan(v[0]) && std::isnan(v[1])) << reduce;
+  }
+}
+
+TEST(ScatterReduce, WalksAStridedSelfAlongTheLastDim) {
+  const Tensor self =
+      t(tensor<double>({1, 2, 3, 4, 5, 6}, IntList{3, 2}));  // [[1, 3, 5], [2, 4, 6]]
+  const Tensor src = tensor<double>({10, 20, 7, 8}, IntList{2, 2});
+  EXPECT_EQ(values<double>(
+                scatter_reduce_two(self, 1, idx({0, 0, 2, 1}, IntList{2, 2}), src, "amax", true)),
+            (std::vector<double>{20, 3, 5, 2, 8, 7}));
+}
+
+TEST(ScatterReduce, ErrorsNameTheOpAndShapes) {
+  const Tensor self = zeros({3});
+  EXPECT_EQ(message_of<ShapeError>(
+                [&] { scatter_reduce_two(self, 0, idx({0}), ones({1}), "max", true); }),
+            "scatter_reduce: reduce argument must be either sum, prod, mean, amax or amin, got "
+            "'max'");
+  EXPECT_EQ(message_of<std::out_of_range>(
+                [&] { scatter_reduce_two(self, 0, idx({3}), ones({1}), "sum", true); }),
+            "scatter_reduce: index 3 is out of bounds for dimension 0 with size 3 (self of shape "
+            "[3], index of shape [1])");
+  EXPECT_THROW(scatter_reduce_two(self, 0, idx({0}), ones({1}, DType::Float64), "sum", true),
+               ShapeError);
 }
 
 TEST(MaskedFill, FillsWhereTheMaskIsTrueAndBroadcasts) {
