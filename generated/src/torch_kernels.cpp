@@ -289,6 +289,8 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   adapter.add("narrow_copy", TORCH_FN(adapters::narrow_copy));
   adapter.add("alias", TORCH_FN(adapters::alias));
   adapter.add("scatter_reduce_.two", TORCH_FN(adapters::scatter_reduce_inplace_two));
+  adapter.add("avg_pool3d", TORCH_FN(adapters::avg_pool3d));
+  adapter.add("avg_pool3d_backward", TORCH_FN(adapters::avg_pool3d_backward));
   register_cpu_fallbacks(m);
 }
 

@@ -349,6 +349,11 @@ CASES = {
     "narrow_copy": (lambda a: a.narrow_copy(1, 1, 2) * 2, lambda: (t(3, 4),)),
     "tril_indices": (lambda a: a[tuple(torch.tril_indices(3, 4, 1, device=a.device))], lambda: (t(3, 4),)),
     "triu_indices": (lambda a: a[tuple(torch.triu_indices(3, 4, -1, device=a.device))], lambda: (t(3, 4),)),
+    "avg_pool3d": (lambda a: F.avg_pool3d(a, (3, 2, 2), stride=(2, 1, 2), padding=(1, 1, 0), ceil_mode=True),
+                   lambda: (t(2, 3, 4, 3, 5),)),
+    "avg_pool3d.excluding_padding": (lambda a: F.avg_pool3d(a, 2, stride=1, padding=1, count_include_pad=False),
+                                     lambda: (t(1, 2, 3, 3, 4),)),
+    "avg_pool3d.divisor_unbatched": (lambda a: F.avg_pool3d(a, (2, 1, 2), divisor_override=3), lambda: (t(2, 4, 3, 5),)),
     "scatter_reduce.sum": (scatter_reduced("sum"), lambda: (t(2, 4), t(2, 5, seed=48))),
     "scatter_reduce.sum_excluding_self": (scatter_reduced("sum", False), lambda: (t(2, 4), t(2, 5, seed=49))),
     "scatter_reduce.mean": (scatter_reduced("mean"), lambda: (t(2, 4), t(2, 5, seed=50))),
@@ -495,9 +500,17 @@ def test_errors_name_the_op_and_shapes(dev):
     with pytest.raises((RuntimeError, ValueError), match="scatter_reduce.*self.dtype to be equal to src.dtype"):
         torch.zeros(2, 3, device=dev).scatter_reduce(0, torch.zeros(1, 3, dtype=torch.int64, device=dev),
                                                      torch.ones(1, 3, dtype=torch.float64, device=dev), "sum")
+    with pytest.raises((RuntimeError, ValueError), match="avg_pool3d: divisor must be not zero"):
+        F.avg_pool3d(torch.zeros(1, 1, 2, 2, 2, device=dev), 2, divisor_override=0)
     singular = torch.tensor([[1.0, 2.0, 3.0], [2.0, 4.0, 6.0], [1.0, 0.0, 1.0]], device=dev)
     with pytest.raises(RuntimeError, match="linalg.inv: The diagonal element 2 is zero"):
         torch.linalg.inv(singular)  # PyTorch's check, on the device's info
+
+
+def test_average_pooling_of_integers_runs_on_the_cpu(dev):
+    x = torch.arange(48).reshape(1, 2, 2, 3, 4)
+    assert_same(F.avg_pool3d(x.to(dev), 2, stride=1, padding=1), F.avg_pool3d(x, 2, stride=1, padding=1))
+    assert fallbacks() == {"aten::avg_pool3d": 1}
 
 
 def test_masked_writes_of_one_value_do_not_sync(dev):

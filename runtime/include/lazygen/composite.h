@@ -236,6 +236,19 @@ Tensor max_pool3d_with_indices_backward(const Tensor& grad_output, const Tensor&
                                         const std::vector<int64_t>& kernel_size, const std::vector<int64_t>& stride,
                                         const std::vector<int64_t>& padding, const std::vector<int64_t>& dilation,
                                         bool ceil_mode, const Tensor& indices);
+// 3-d average pooling with PyTorch's arguments: each window's sum (padding adds nothing) over
+// divisor_override, else the window's size within the padded input (count_include_pad) or the
+// input; its backward spreads each output's share of grad_output over the window.
+Tensor avg_pool3d(const Tensor& self, const std::vector<int64_t>& kernel_size,
+                  const std::vector<int64_t>& stride = {},
+                  const std::vector<int64_t>& padding = {0}, bool ceil_mode = false,
+                  bool count_include_pad = true,
+                  std::optional<int64_t> divisor_override = std::nullopt);
+Tensor avg_pool3d_backward(const Tensor& grad_output, const Tensor& self,
+                           const std::vector<int64_t>& kernel_size,
+                           const std::vector<int64_t>& stride, const std::vector<int64_t>& padding,
+                           bool ceil_mode, bool count_include_pad,
+                           std::optional<int64_t> divisor_override);
 // Adaptive 2-d max pooling of [N, C, H, W] or [C, H, W] (floating, non-empty planes) to
 // output_size: output o of a dim of size `in` covers [floor(o * in / out), ceil((o + 1) * in /
 // out)); values and int64 flat indices within each H*W plane, by gather as above; its backward

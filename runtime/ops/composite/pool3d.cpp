@@ -1,5 +1,5 @@
-// 3-d max pooling and 2-d adaptive max pooling with indices, and their backward ops
-// (lazygen/composite.h), from index_select, max.dim, gather and scatter_add.
+// 3-d max and average pooling, 2-d adaptive max pooling with indices, and their backward ops
+// (lazygen/composite.h), from index_select, max.dim, sum, gather and scatter_add.
 //
 // Note [Pooling by gather]
 // Which input elements each output's window covers depends on sizes and arguments only: a host
@@ -8,9 +8,12 @@
 // [N, C, D*H*W] with one -inf column appended, is gathered through the table, and max.dim over
 // the window gives the values and (through the table again) PyTorch's flat indices: the first
 // maximum in window order, NaN winning, as PyTorch's kernel. The backward adds grad_output at
-// the indices (scatter_add).
+// the indices (scatter_add). Average pooling sums the window instead (padding reads 0) and
+// divides by each output's divisor, a host table too; its backward spreads each output's share
+// over its window's positions (scatter_add).
 #include <algorithm>
 #include <limits>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -18,12 +21,15 @@
 #include "lazygen/composite.h"
 #include "lazygen/factory.h"
 #include "lazygen/generated/ops/cat.h"
+#include "lazygen/generated/ops/div.h"
 #include "lazygen/generated/ops/expand.h"
 #include "lazygen/generated/ops/gather.h"
 #include "lazygen/generated/ops/index_select.h"
 #include "lazygen/generated/ops/max.h"
+#include "lazygen/generated/ops/narrow.h"
 #include "lazygen/generated/ops/reshape.h"
 #include "lazygen/generated/ops/scatter_add.h"
+#include "lazygen/generated/ops/sum.h"
 #include "lazygen/generated/ops/unsqueeze.h"
 #include "lazygen/operators.h"
 #include "ops/composite/spatial_args.h"
@@ -168,22 +174,29 @@ std::vector<int64_t> window_positions(const AdaptivePool2d& p) {
   return table;
 }
 
-// Max over each output's window of self's planes (`plane` elements each) through `table`
-// [outputs * window] of flat positions (plane: padding, read as -inf): values and flat indices,
-// shaped `sizes`. See Note [Pooling by gather].
+// self's planes (`plane` elements each) gathered through `table` [outputs * window] of flat
+// positions (plane: padding, read as `fill`): [rows, outputs, window], rows = self.numel() /
+// plane.
+Tensor gathered_windows(const Tensor& self, int64_t plane, const std::vector<int64_t>& table,
+                        int64_t window, double fill) {
+  const int64_t rows = self.numel() / plane;
+  const auto outputs = static_cast<int64_t>(table.size()) / window;
+  const Tensor padded =
+      cat({reshape(self, {rows, plane}), full({rows, 1}, fill, self.dtype(), self.device())}, 1);
+  const Tensor positions = tensor(table, IntList{outputs * window}, DType::Int64, self.device());
+  return reshape(index_select(padded, 1, positions), {rows, outputs, window});
+}
+
+// Max over each output's window of self's planes through `table` (padding read as -inf): values
+// and flat indices, shaped `sizes`. See Note [Pooling by gather].
 std::tuple<Tensor, Tensor> max_over_windows(const Tensor& self, int64_t plane,
                                             const std::vector<int64_t>& table, int64_t window,
                                             const std::vector<int64_t>& sizes) {
-  const int64_t rows = self.numel() / plane;  // N * C
-  const auto outputs = static_cast<int64_t>(table.size()) / window;
-  const Tensor flat = reshape(self, {rows, plane});
-  const Tensor padded = cat({flat, full({rows, 1}, -std::numeric_limits<double>::infinity(),
-                                        self.dtype(), self.device())},
-                            1);
-  const Tensor positions = tensor(table, IntList{outputs, window}, DType::Int64, self.device());
   const Tensor windows =
-      reshape(index_select(padded, 1, reshape(positions, {-1})), {rows, outputs, window});
+      gathered_windows(self, plane, table, window, -std::numeric_limits<double>::infinity());
+  const int64_t rows = windows.size(0), outputs = windows.size(1);
   const auto [values, arg] = max(windows, 2, true);  // [rows, outputs, 1]
+  const Tensor positions = tensor(table, IntList{outputs, window}, DType::Int64, self.device());
   const Tensor indices = gather(expand(unsqueeze(positions, 0), {rows, outputs, window}), 2, arg);
   return {reshape(values, sizes), reshape(indices, sizes)};
 }
@@ -197,6 +210,35 @@ Tensor add_at_indices(const Tensor& grad_output, const Tensor& self, int64_t pla
       scatter_add(zeros({rows, plane}, grad_output.dtype(), grad_output.device()), 1,
                   reshape(indices, {rows, -1}), reshape(grad_output, {rows, -1}));
   return reshape(grad, self.sizes());
+}
+
+// avg_pool3d's windows: a Pool3d without dilation, with PyTorch's checks.
+Pool3d avg_pool3d_plan(const char* op, const Tensor& self, const std::vector<int64_t>& kernel_size,
+                       const std::vector<int64_t>& stride, const std::vector<int64_t>& padding,
+                       bool ceil_mode, std::optional<int64_t> divisor_override) {
+  if (divisor_override && *divisor_override == 0) throw ShapeError(op, "divisor must be not zero");
+  return pool3d(op, self, kernel_size, stride, padding, {1}, ceil_mode);
+}
+
+// Each output's divisor, as PyTorch's kernel takes it: divisor_override, else the size of its
+// window within the padded input (count_include_pad) or within the input.
+std::vector<double> window_divisors(const Pool3d& p, bool count_include_pad,
+                                    std::optional<int64_t> divisor_override) {
+  std::vector<double> divisors;
+  divisors.reserve(static_cast<size_t>(p.outputs()));
+  const auto extent = [](const PoolAxis3& a, int64_t o, bool padded) {
+    const int64_t start = o * a.stride - a.pad, end = std::min(start + a.kernel, a.in + a.pad);
+    return padded ? end - start : std::min(end, a.in) - std::max<int64_t>(start, 0);
+  };
+  const PoolAxis3 &d = p.axes[0], &h = p.axes[1], &w = p.axes[2];
+  for (int64_t od = 0; od < d.out; ++od)
+    for (int64_t oh = 0; oh < h.out; ++oh)
+      for (int64_t ow = 0; ow < w.out; ++ow) {
+        const int64_t size = extent(d, od, count_include_pad) * extent(h, oh, count_include_pad) *
+                             extent(w, ow, count_include_pad);
+        divisors.push_back(static_cast<double>(divisor_override.value_or(size)));
+      }
+  return divisors;
 }
 
 }  // namespace
@@ -253,6 +295,47 @@ Tensor adaptive_max_pool2d_backward(const Tensor& grad_output, const Tensor& sel
                              " and " + sizes_str(indices.sizes()));
   }
   return add_at_indices(grad_output, self, self.size(-2) * self.size(-1), indices);
+}
+
+Tensor avg_pool3d(const Tensor& self, const std::vector<int64_t>& kernel_size,
+                  const std::vector<int64_t>& stride, const std::vector<int64_t>& padding,
+                  bool ceil_mode, bool count_include_pad, std::optional<int64_t> divisor_override) {
+  const Pool3d p = avg_pool3d_plan("avg_pool3d", self, kernel_size, stride, padding, ceil_mode,
+                                   divisor_override);
+  const std::vector<int64_t> sizes = output_sizes(self, p);
+  if (self.numel() == 0) return zeros(sizes, self.dtype(), self.device());
+  const Tensor sums = sum(gathered_windows(self, p.plane(), window_positions(p), p.window(), 0.0),
+                          std::vector<int64_t>{2});  // [rows, outputs]
+  const Tensor divisors = tensor(window_divisors(p, count_include_pad, divisor_override),
+                                 IntList{p.outputs()}, self.dtype(), self.device());
+  return reshape(div(sums, divisors), sizes);
+}
+
+Tensor avg_pool3d_backward(const Tensor& grad_output, const Tensor& self,
+                           const std::vector<int64_t>& kernel_size,
+                           const std::vector<int64_t>& stride, const std::vector<int64_t>& padding,
+                           bool ceil_mode, bool count_include_pad,
+                           std::optional<int64_t> divisor_override) {
+  const char* op = "avg_pool3d_backward";
+  const Pool3d p =
+      avg_pool3d_plan(op, self, kernel_size, stride, padding, ceil_mode, divisor_override);
+  if (grad_output.sizes() != output_sizes(self, p)) {
+    throw ShapeError(op, "expected grad_output of shape " + sizes_str(output_sizes(self, p)) +
+                             ", got " + sizes_str(grad_output.sizes()));
+  }
+  if (self.numel() == 0) return zeros(self.sizes(), grad_output.dtype(), grad_output.device());
+  const int64_t rows = self.numel() / p.plane(), outputs = p.outputs(), window = p.window();
+  const Tensor divisors = tensor(window_divisors(p, count_include_pad, divisor_override),
+                                 IntList{outputs, 1}, grad_output.dtype(), grad_output.device());
+  const Tensor shares = div(reshape(grad_output, {rows, outputs, 1}), divisors);
+  const Tensor positions =
+      tensor(window_positions(p), IntList{1, outputs * window}, DType::Int64, self.device());
+  // One column past the plane collects what padding positions receive, then is dropped.
+  const Tensor grad =
+      scatter_add(zeros({rows, p.plane() + 1}, grad_output.dtype(), grad_output.device()), 1,
+                  expand(positions, {rows, outputs * window}),
+                  reshape(expand(shares, {rows, outputs, window}), {rows, outputs * window}));
+  return reshape(narrow(grad, 1, 0, p.plane()), self.sizes());
 }
 
 }  // namespace lazygen

@@ -1,9 +1,9 @@
 // Adapters for PyTorch's average pooling and upsampling ops (nearest, bilinear, bicubic) and their
 // backward ops (ops.yaml, "PyTorch adapters"), served by lazygen's separable composites
-// (lazygen/composite.h, Note [Separable resampling]); integer tensors, which those composites do
-// not take, run on the CPU. And reflection and replication padding (1-d to 3-d) with their
-// backward ops, as gathers; im2col and col2im (F.unfold, F.fold), each the other's gradient, as
-// strided slices.
+// (lazygen/composite.h, Note [Separable resampling]) and, for 3-d average pooling, by gather (Note
+// [Pooling by gather]); integer tensors, which those composites do not take, run on the CPU. And
+// reflection and replication padding (1-d to 3-d) with their backward ops, as gathers; im2col and
+// col2im (F.unfold, F.fold), each the other's gradient, as strided slices.
 #include <optional>
 #include <vector>
 
@@ -34,6 +34,30 @@ at::Tensor avg_pool2d_backward(const at::Tensor& grad_output, const at::Tensor& 
                                c10::optional<int64_t> divisor_override) {
   Call c("avg_pool2d_backward", {&grad_output, &self});
   return c.result(lazygen::avg_pool2d_backward(c.arg(grad_output), c.arg(self), c.arg(kernel_size),
+                                               c.arg(stride), c.arg(padding), ceil_mode,
+                                               count_include_pad, c.arg(divisor_override)));
+}
+
+at::Tensor avg_pool3d(const at::Tensor& self, c10::IntArrayRef kernel_size, c10::IntArrayRef stride,
+                      c10::IntArrayRef padding, bool ceil_mode, bool count_include_pad,
+                      c10::optional<int64_t> divisor_override) {
+  if (!c10::isFloatingType(self.scalar_type())) {
+    static const c10::OperatorHandle op = aten_op("aten::avg_pool3d");
+    return call_on_cpu<at::Tensor>(op, self, kernel_size, stride, padding, ceil_mode,
+                                   count_include_pad, divisor_override);
+  }
+  Call c("avg_pool3d", {&self});
+  return c.result(lazygen::avg_pool3d(c.arg(self), c.arg(kernel_size), c.arg(stride),
+                                      c.arg(padding), ceil_mode, count_include_pad,
+                                      c.arg(divisor_override)));
+}
+
+at::Tensor avg_pool3d_backward(const at::Tensor& grad_output, const at::Tensor& self,
+                               c10::IntArrayRef kernel_size, c10::IntArrayRef stride,
+                               c10::IntArrayRef padding, bool ceil_mode, bool count_include_pad,
+                               c10::optional<int64_t> divisor_override) {
+  Call c("avg_pool3d_backward", {&grad_output, &self});
+  return c.result(lazygen::avg_pool3d_backward(c.arg(grad_output), c.arg(self), c.arg(kernel_size),
                                                c.arg(stride), c.arg(padding), ceil_mode,
                                                count_include_pad, c.arg(divisor_override)));
 }

@@ -681,5 +681,16 @@ at::Tensor alias(const at::Tensor& self);
 at::Tensor& scatter_reduce_inplace_two(at::Tensor& self, int64_t dim, const at::Tensor& index,
                                        const at::Tensor& src, c10::string_view reduce,
                                        bool include_self);
+// avg_pool3d(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=0, bool
+// ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor
+at::Tensor avg_pool3d(const at::Tensor& self, c10::IntArrayRef kernel_size, c10::IntArrayRef stride,
+                      c10::IntArrayRef padding, bool ceil_mode, bool count_include_pad,
+                      c10::optional<int64_t> divisor_override);
+// avg_pool3d_backward(Tensor grad_output, Tensor self, int[3] kernel_size, int[3] stride, int[3]
+// padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor
+at::Tensor avg_pool3d_backward(const at::Tensor& grad_output, const at::Tensor& self,
+                               c10::IntArrayRef kernel_size, c10::IntArrayRef stride,
+                               c10::IntArrayRef padding, bool ceil_mode, bool count_include_pad,
+                               c10::optional<int64_t> divisor_override);
 
 }  // namespace lazygen::pytorch::adapters

@@ -455,6 +455,34 @@ TEST_P(Composites, EluBackwardFromInputOrResultEqualsEluDerivative) {
   EXPECT_THROW(elu_backward(grad, -1.0, 1.0, 1.0, true, result.detach()), ShapeError);
 }
 
+// 3-d average pooling with padding and ceil_mode, counting padding or not, and with a divisor
+// (PyTorch's values), and avg_pool3d_backward against autograd through avg_pool3d.
+TEST_P(Composites, AvgPool3dMatchesPyTorchAndItsBackwardMatchesAutograd) {
+  const Tensor x = on(reshape(arange(120, DType::Float64), {2, 1, 4, 3, 5}) / 10.0 - 2.0);
+  const Tensor y = avg_pool3d(x, {3, 2, 2}, {2, 1, 2}, {1, 1, 0}, true, false);
+  EXPECT_EQ(y.sizes(), (IntList{2, 1, 3, 4, 3}));
+  EXPECT_NEAR(values<double>(sum(y).cpu())[0], 322.8, 1e-9);
+  expect_values(narrow(reshape(y, {-1}), 0, 0, 6), {-1.2, -1.0, -0.85, -0.95, -0.75, -0.6}, 1e-12);
+  const Tensor z = avg_pool3d(x, {3, 2, 2}, {2, 1, 2}, {1, 1, 0}, true, true);
+  EXPECT_NEAR(values<double>(sum(z).cpu())[0], 171.1, 1e-9);
+  expect_values(narrow(reshape(z, {-1}), 0, 0, 3), {-0.4, -1.0 / 3, -0.85 / 3}, 1e-12);
+  const Tensor u = avg_pool3d(x, {2}, {}, {0}, false, true, 5);
+  EXPECT_EQ(u.sizes(), (IntList{2, 1, 2, 1, 2}));
+  expect_values(reshape(u, {-1}), {-1.52, -1.2, 3.28, 3.6, 8.08, 8.4, 12.88, 13.2}, 1e-12);
+  for (const bool include_pad : {false, true}) {
+    const Tensor xg = x.detach().requires_grad_();
+    const Tensor grad = on(reshape(arange(36, DType::Float64), {2, 1, 3, 2, 3}) / 7.0 - 2.0);
+    sum(avg_pool3d(xg, {2, 3, 2}, {1, 2, 2}, {0, 1, 1}, true, include_pad) * grad).backward();
+    NoGradGuard no_grad;
+    expect_values(avg_pool3d_backward(grad, x, {2, 3, 2}, {1, 2, 2}, {0, 1, 1}, true, include_pad,
+                                      std::nullopt),
+                  values<double>(xg.grad().cpu()), 1e-12);
+  }
+  EXPECT_THROW(avg_pool3d(x, {2}, {}, {0}, false, true, 0), ShapeError);  // a zero divisor
+  EXPECT_THROW(avg_pool3d(x, {2}, {}, {2}), ShapeError);  // padding over half the kernel
+  EXPECT_THROW(avg_pool3d(x, {5}), ShapeError);           // a kernel deeper than the input
+}
+
 // A 3-d convolution with a bias, a depth stride, padding and dilation (PyTorch's values), and
 // conv3d_backward against autograd through conv3d.
 TEST_P(Composites, Conv3dMatchesPyTorchAndItsBackwardMatchesAutograd) {
