@@ -335,6 +335,17 @@ Tensor conv3d(const Tensor& input, const Tensor& weight,
               const std::optional<Tensor>& bias = std::nullopt,
               const std::vector<int64_t>& stride = {1}, const std::vector<int64_t>& padding = {0},
               const std::vector<int64_t>& dilation = {1}, int64_t groups = 1);
+// conv3d's input gradient (for an input of input_sizes) and weight gradient (for a weight of
+// weight_sizes). The input gradient of x is the transposed 3-d convolution of x.
+Tensor conv3d_backward_input(const Tensor& grad_output, const std::vector<int64_t>& input_sizes,
+                             const Tensor& weight, const std::vector<int64_t>& stride,
+                             const std::vector<int64_t>& padding,
+                             const std::vector<int64_t>& dilation, int64_t groups);
+Tensor conv3d_backward_weight(const Tensor& grad_output, const Tensor& input,
+                              const std::vector<int64_t>& weight_sizes,
+                              const std::vector<int64_t>& stride,
+                              const std::vector<int64_t>& padding,
+                              const std::vector<int64_t>& dilation, int64_t groups);
 std::tuple<Tensor, Tensor, Tensor> conv3d_backward(const Tensor& grad_output, const Tensor& input,
                                                    const Tensor& weight,
                                                    const std::vector<int64_t>& stride,

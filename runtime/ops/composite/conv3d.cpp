@@ -8,6 +8,8 @@
 // the kd results add up and unfold back to [N, O, Do, Ho, Wo]. The gradients follow plane by
 // plane: the input's is each plane's 2-d input gradient put back at its depths (slice_backward)
 // and summed, the padding cut off; the weight's plane k is the 2-d weight gradient over slice k.
+// A transposed 3-d convolution is the input gradient (Note [Transposed convolution] in
+// pytorch/adapters/training.cpp).
 // So 3-d convolutions reuse the 2-d kernels (im2col + gemm, or oneDNN) and fuse like them: kd
 // 2-d convolutions over Do-fold batches.
 #include <string>
@@ -60,10 +62,14 @@ Geometry3d geometry(const char* op, const std::vector<int64_t>& input,
   return g;
 }
 
+// [N, C, D, H, W] -> [N * D, C, H, W].
+Tensor fold_depth(const Tensor& x) {
+  return reshape(permute(x, {0, 2, 1, 3, 4}), {-1, x.size(1), x.size(3), x.size(4)});
+}
+
 // The depths kernel depth k reads, [N, C, Do, H, W] -> [N * Do, C, H, W].
 Tensor depth_slice(const Tensor& padded, const Geometry3d& g, int64_t k) {
-  const Tensor s = slice(padded, 2, k * g.dd, k * g.dd + (g.depth_out - 1) * g.sd + 1, g.sd);
-  return reshape(permute(s, {0, 2, 1, 3, 4}), {-1, s.size(1), s.size(3), s.size(4)});
+  return fold_depth(slice(padded, 2, k * g.dd, k * g.dd + (g.depth_out - 1) * g.sd + 1, g.sd));
 }
 
 // [N * Do, C, H, W] -> [N, C, Do, H, W].
@@ -92,37 +98,62 @@ Tensor conv3d(const Tensor& input, const Tensor& weight, const std::optional<Ten
   return bias ? out + reshape(*bias, {1, -1, 1, 1, 1}) : out;
 }
 
+Tensor conv3d_backward_input(const Tensor& grad_output, const std::vector<int64_t>& input_sizes,
+                             const Tensor& weight, const std::vector<int64_t>& stride,
+                             const std::vector<int64_t>& padding,
+                             const std::vector<int64_t>& dilation, int64_t groups) {
+  const Geometry3d g =
+      geometry("conv3d_backward_input", input_sizes, weight.sizes(), stride, padding, dilation);
+  const int64_t n = input_sizes[0];
+  const Tensor grad = fold_depth(grad_output);
+  const std::vector<int64_t> plane_input = {n * g.depth_out, input_sizes[1], input_sizes[3],
+                                            input_sizes[4]};
+  std::vector<int64_t> padded = input_sizes;
+  padded[2] += 2 * g.pd;
+  Tensor grad_input;
+  for (int64_t k = 0; k < g.kd; ++k) {
+    const Tensor part = unfold_depth(conv2d_backward_input(grad, select(weight, 2, k), plane_input,
+                                                           g.stride, g.padding, g.dilation, groups),
+                                     n, g.depth_out);
+    const Tensor placed =
+        slice_backward(part, padded, 2, k * g.dd, k * g.dd + (g.depth_out - 1) * g.sd + 1, g.sd);
+    grad_input = grad_input.defined() ? grad_input + placed : placed;
+  }
+  return narrow(grad_input, 2, g.pd, input_sizes[2]);
+}
+
+Tensor conv3d_backward_weight(const Tensor& grad_output, const Tensor& input,
+                              const std::vector<int64_t>& weight_sizes,
+                              const std::vector<int64_t>& stride,
+                              const std::vector<int64_t>& padding,
+                              const std::vector<int64_t>& dilation, int64_t groups) {
+  const Geometry3d g =
+      geometry("conv3d_backward_weight", input.sizes(), weight_sizes, stride, padding, dilation);
+  const Tensor grad = fold_depth(grad_output);
+  const Tensor padded = pad_depth(input, g.pd);
+  const std::vector<int64_t> plane = {weight_sizes[0], weight_sizes[1], weight_sizes[3],
+                                      weight_sizes[4]};
+  std::vector<Tensor> planes;
+  for (int64_t k = 0; k < g.kd; ++k) {
+    planes.push_back(conv2d_backward_weight(grad, depth_slice(padded, g, k), plane, g.stride,
+                                            g.padding, g.dilation, groups));
+  }
+  return stack(planes, 2);
+}
+
 std::tuple<Tensor, Tensor, Tensor> conv3d_backward(
     const Tensor& grad_output, const Tensor& input, const Tensor& weight,
     const std::vector<int64_t>& stride, const std::vector<int64_t>& padding,
     const std::vector<int64_t>& dilation, int64_t groups, std::array<bool, 3> output_mask) {
-  const Geometry3d g =
-      geometry("conv3d_backward", input.sizes(), weight.sizes(), stride, padding, dilation);
-  const int64_t n = input.size(0);
-  const Tensor grad = reshape(permute(grad_output, {0, 2, 1, 3, 4}),
-                              {-1, grad_output.size(1), grad_output.size(3), grad_output.size(4)});
-  const Tensor padded = pad_depth(input, g.pd);
-  const std::vector<int64_t> plane_input = {n * g.depth_out, input.size(1), input.size(3),
-                                            input.size(4)};
   Tensor grad_input, grad_weight, grad_bias;
-  std::vector<Tensor> weight_planes;
-  for (int64_t k = 0; k < g.kd; ++k) {
-    const Tensor w = select(weight, 2, k);
-    if (output_mask[0]) {
-      const Tensor part = unfold_depth(
-          conv2d_backward_input(grad, w, plane_input, g.stride, g.padding, g.dilation, groups), n,
-          g.depth_out);
-      const Tensor placed = slice_backward(part, padded.sizes(), 2, k * g.dd,
-                                           k * g.dd + (g.depth_out - 1) * g.sd + 1, g.sd);
-      grad_input = grad_input.defined() ? grad_input + placed : placed;
-    }
-    if (output_mask[1]) {
-      weight_planes.push_back(conv2d_backward_weight(grad, depth_slice(padded, g, k), w.sizes(),
-                                                     g.stride, g.padding, g.dilation, groups));
-    }
+  if (output_mask[0]) {
+    grad_input = conv3d_backward_input(grad_output, input.sizes(), weight, stride, padding,
+                                       dilation, groups);
   }
-  if (output_mask[0]) grad_input = narrow(grad_input, 2, g.pd, input.size(2));
-  if (output_mask[1]) grad_weight = stack(weight_planes, 2);
+  if (output_mask[1]) {
+    grad_weight = conv3d_backward_weight(grad_output, input, weight.sizes(), stride, padding,
+                                         dilation, groups);
+  }
   if (output_mask[2]) grad_bias = sum(grad_output, std::vector<int64_t>{0, 2, 3, 4});
   return {grad_input, grad_weight, grad_bias};
 }

@@ -1,7 +1,8 @@
 // Adapters for the training ops PyTorch's tutorial CNN reaches the device with (ops.yaml,
-// "PyTorch adapters"): convolution and its backward (1-d and 2-d, transposed or not; 3-d) on
-// lazygen's conv2d ops, nll_loss's forward/backward pair; and the random ops: bernoulli_ (dropout's
-// mask; torch.bernoulli(x, p) decomposes into it), bernoulli, native_dropout and its backward,
+// "PyTorch adapters"): convolution and its backward (1-d to 3-d, transposed or not) on lazygen's
+// conv2d ops and conv3d composites, nll_loss's forward/backward pair; and the random ops:
+// bernoulli_ (dropout's mask; torch.bernoulli(x, p) decomposes into it), bernoulli,
+// native_dropout and its backward,
 // normal_, exponential_ (Gumbel noise) and random_, drawing from lazygen's Philox stream or
 // generator seeded from PyTorch's generator, so torch.manual_seed makes runs repeatable (the
 // numbers are not the CPU's: a different generator).
@@ -40,10 +41,10 @@ namespace {
 
 // lazygen's conv2d ops serve batched 1-d and 2-d convolutions, transposed or not (a 1-d one as a
 // 2-d one over planes of height 1; a transposed one is conv2d's input gradient, Note [Transposed
-// convolution]), and 3-d ones that are not transposed (lazygen::conv3d, Note [3-d convolution as
-// 2-d ones]); transposed 3-d ones run on the CPU.
-bool lowered(const at::Tensor& input, bool transposed) {
-  return input.dim() == 4 || input.dim() == 3 || (input.dim() == 5 && !transposed);
+// convolution]), and lazygen's conv3d composites 3-d ones (Note [3-d convolution as 2-d ones]);
+// unbatched inputs arrive batched (PyTorch's convolution adds the batch dim).
+bool lowered(const at::Tensor& input) {
+  return input.dim() >= 3 && input.dim() <= 5;
 }
 
 bool three_d(const at::Tensor& input) {
@@ -82,11 +83,12 @@ at::Tensor result_of(const Call& c, const Tensor& t, const Geometry& g) {
   return c.result(g.one_d ? squeeze(t, 2) : t);
 }
 
-// The output sizes of a transposed convolution of x by w (both 2-d): PyTorch's formula and check.
+// The output sizes of a transposed convolution of x by w (both 2-d or both 3-d): PyTorch's formula
+// and check.
 std::vector<int64_t> transposed_sizes(const Tensor& x, const Tensor& w, const Geometry& g,
                                       int64_t groups) {
   std::vector<int64_t> out = {x.size(0), w.size(1) * groups};
-  for (size_t d = 0; d < 2; ++d) {
+  for (size_t d = 0; d + 2 < static_cast<size_t>(x.dim()); ++d) {
     TORCH_CHECK(
         g.output_padding[d] < g.stride[d] || g.output_padding[d] < g.dilation[d],
         "output padding must be smaller than either stride or dilation, but got output_padding: ",
@@ -105,24 +107,29 @@ at::Tensor convolution(const at::Tensor& input, const at::Tensor& weight,
                        const c10::optional<at::Tensor>& bias, c10::IntArrayRef stride,
                        c10::IntArrayRef padding, c10::IntArrayRef dilation, bool transposed,
                        c10::IntArrayRef output_padding, int64_t groups) {
-  if (!lowered(input, transposed)) {
+  if (!lowered(input)) {
     static const c10::OperatorHandle op = aten_op("aten::convolution");
     return call_on_cpu<at::Tensor>(op, input, weight, bias, stride, padding, dilation, transposed,
                                    output_padding, groups);
   }
   Call c("convolution", {&input, &weight, maybe(bias)});
-  if (three_d(input)) {
-    return c.result(conv3d(c.arg(input), c.arg(weight), c.arg(bias), c.arg(stride), c.arg(padding),
-                           c.arg(dilation), groups));
-  }
   const Geometry g = geometry(input, stride, padding, dilation, output_padding);
   const Tensor x = as_2d(c.arg(input), g), w = as_2d(c.arg(weight), g);
   if (!transposed) {
+    if (three_d(input)) {
+      return c.result(conv3d(x, w, c.arg(bias), g.stride, g.padding, g.dilation, groups));
+    }
     return result_of(c, conv2d(x, w, c.arg(bias), g.stride, g.padding, g.dilation, groups), g);
   }
-  Tensor y = conv2d_backward_input(x, w, transposed_sizes(x, w, g, groups), g.stride, g.padding,
-                                   g.dilation, groups);
-  if (const std::optional<Tensor> b = c.arg(bias)) y = y + reshape(*b, {1, -1, 1, 1});
+  const std::vector<int64_t> sizes = transposed_sizes(x, w, g, groups);
+  Tensor y = three_d(input)
+                 ? conv3d_backward_input(x, sizes, w, g.stride, g.padding, g.dilation, groups)
+                 : conv2d_backward_input(x, w, sizes, g.stride, g.padding, g.dilation, groups);
+  if (const std::optional<Tensor> b = c.arg(bias)) {
+    std::vector<int64_t> channels(static_cast<size_t>(y.dim()), 1);
+    channels[1] = -1;
+    y = y + reshape(*b, channels);
+  }
   return result_of(c, y, g);
 }
 
@@ -131,41 +138,45 @@ at::Tensor convolution(const at::Tensor& input, const at::Tensor& weight,
     at::OptionalIntArrayRef bias_sizes, c10::IntArrayRef stride, c10::IntArrayRef padding,
     c10::IntArrayRef dilation, bool transposed, c10::IntArrayRef output_padding, int64_t groups,
     ::std::array<bool, 3> output_mask) {
-  if (!lowered(input, transposed)) {
+  if (!lowered(input)) {
     static const c10::OperatorHandle op = aten_op("aten::convolution_backward");
     return call_on_cpu<::std::tuple<at::Tensor, at::Tensor, at::Tensor>>(
         op, grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed,
         output_padding, groups, output_mask);
   }
   Call c("convolution_backward", {&grad_output, &input, &weight});
-  if (three_d(input)) {
-    const auto grads =
-        conv3d_backward(c.arg(grad_output), c.arg(input), c.arg(weight), c.arg(stride),
-                        c.arg(padding), c.arg(dilation), groups, output_mask);
-    const auto out = [&](const Tensor& t) { return t.defined() ? c.result(t) : at::Tensor(); };
-    return {out(std::get<0>(grads)), out(std::get<1>(grads)), out(std::get<2>(grads))};
-  }
   const Geometry g = geometry(input, stride, padding, dilation, output_padding);
   const Tensor grad = as_2d(c.arg(grad_output), g), x = as_2d(c.arg(input), g),
                w = as_2d(c.arg(weight), g);
+  // The convolution that maps grad's space to x's (the forward one, or the transposed one's
+  // adjoint) and the weight gradient of the convolution from `in` to `out`.
+  const auto convolve = [&](const Tensor& t) {
+    return three_d(input) ? conv3d(t, w, std::nullopt, g.stride, g.padding, g.dilation, groups)
+                          : conv2d(t, w, std::nullopt, g.stride, g.padding, g.dilation, groups);
+  };
+  const auto input_gradient = [&](const Tensor& t) {
+    return three_d(input)
+               ? conv3d_backward_input(t, x.sizes(), w, g.stride, g.padding, g.dilation, groups)
+               : conv2d_backward_input(t, w, x.sizes(), g.stride, g.padding, g.dilation, groups);
+  };
+  const auto weight_gradient = [&](const Tensor& out, const Tensor& in) {
+    return three_d(input)
+               ? conv3d_backward_weight(out, in, w.sizes(), g.stride, g.padding, g.dilation, groups)
+               : conv2d_backward_weight(out, in, w.sizes(), g.stride, g.padding, g.dilation,
+                                        groups);
+  };
   at::Tensor grad_input, grad_weight, grad_bias;
   if (output_mask[0]) {
-    grad_input = result_of(
-        c,
-        transposed
-            ? conv2d(grad, w, std::nullopt, g.stride, g.padding, g.dilation, groups)
-            : conv2d_backward_input(grad, w, x.sizes(), g.stride, g.padding, g.dilation, groups),
-        g);
+    grad_input = result_of(c, transposed ? convolve(grad) : input_gradient(grad), g);
   }
   if (output_mask[1]) {
-    grad_weight = result_of(
-        c,
-        transposed
-            ? conv2d_backward_weight(x, grad, w.sizes(), g.stride, g.padding, g.dilation, groups)
-            : conv2d_backward_weight(grad, x, w.sizes(), g.stride, g.padding, g.dilation, groups),
-        g);
+    grad_weight = result_of(c, transposed ? weight_gradient(x, grad) : weight_gradient(grad, x), g);
   }
-  if (output_mask[2]) grad_bias = c.result(sum(grad, std::vector<int64_t>{0, 2, 3}));
+  if (output_mask[2]) {
+    std::vector<int64_t> dims = {0, 2, 3};
+    if (three_d(input)) dims.push_back(4);
+    grad_bias = c.result(sum(grad, dims));
+  }
   return {grad_input, grad_weight, grad_bias};
 }
 
