@@ -6,6 +6,7 @@
 #include "autograd/function.h"
 #include "core/dispatch.h"
 #include "lazygen/factory.h"
+#include "lazygen/generated/ops/_polygamma.h"
 #include "lazygen/generated/ops/expand.h"
 #include "lazygen/generated/ops/gather.h"
 #include "lazygen/generated/ops/log.h"
@@ -102,6 +103,24 @@ class FmodTensorBackward final : public Function {
 
   Tensor self;
   Tensor other;
+};
+
+// _polygamma(Tensor self, Scalar n) -> Tensor
+class UnderscorePolygammaBackward final : public Function {
+ public:
+  const char* name() const override { return "UnderscorePolygammaBackward"; }
+
+  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
+    [[maybe_unused]] const Tensor& grad = grads[0];
+    std::vector<Tensor> grad_inputs(1);
+    if (needs_input_grad(0)) grad_inputs[0] = polygamma_backward(grad, self, n);
+    return grad_inputs;
+  }
+
+  void release_saved() override { self = Tensor(); }
+
+  Tensor self;
+  Scalar n{};
 };
 
 // expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)
@@ -209,6 +228,17 @@ void record_fmod_tensor(const Tensor& result, const Tensor& self, const Tensor& 
   fn->num_outputs = 1;
   fn->self = saved(self);
   fn->other = saved(other);
+  set_history(result, fn, 0);
+}
+
+// _polygamma(Tensor self, Scalar n) -> Tensor
+void record__polygamma(const Tensor& result, const Tensor& self, const Scalar& n) {
+  auto fn = std::make_shared<UnderscorePolygammaBackward>();
+  fn->next_edges = {gradient_edge(self)};
+  fn->input_shapes = {self.shape()};
+  fn->num_outputs = 1;
+  fn->self = saved(self);
+  fn->n = n;
   set_history(result, fn, 0);
 }
 

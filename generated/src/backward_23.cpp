@@ -6,7 +6,9 @@
 #include "autograd/function.h"
 #include "core/dispatch.h"
 #include "lazygen/factory.h"
+#include "lazygen/generated/ops/_polygamma.h"
 #include "lazygen/generated/ops/atan2.h"
+#include "lazygen/generated/ops/digamma.h"
 #include "lazygen/generated/ops/exp.h"
 #include "lazygen/generated/ops/logaddexp.h"
 #include "lazygen/generated/ops/minimum.h"
@@ -118,6 +120,23 @@ class Atan2Backward final : public Function {
   Tensor other;
 };
 
+// digamma(Tensor self) -> Tensor
+class DigammaBackward final : public Function {
+ public:
+  const char* name() const override { return "DigammaBackward"; }
+
+  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
+    [[maybe_unused]] const Tensor& grad = grads[0];
+    std::vector<Tensor> grad_inputs(1);
+    if (needs_input_grad(0)) grad_inputs[0] = grad * _polygamma(self, 1);
+    return grad_inputs;
+  }
+
+  void release_saved() override { self = Tensor(); }
+
+  Tensor self;
+};
+
 // select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)
 class SelectIntBackward final : public Function {
  public:
@@ -191,6 +210,16 @@ void record_atan2(const Tensor& result, const Tensor& self, const Tensor& other)
   fn->num_outputs = 1;
   fn->self = saved(self);
   fn->other = saved(other);
+  set_history(result, fn, 0);
+}
+
+// digamma(Tensor self) -> Tensor
+void record_digamma(const Tensor& result, const Tensor& self) {
+  auto fn = std::make_shared<DigammaBackward>();
+  fn->next_edges = {gradient_edge(self)};
+  fn->input_shapes = {self.shape()};
+  fn->num_outputs = 1;
+  fn->self = saved(self);
   set_history(result, fn, 0);
 }
 

@@ -7,11 +7,13 @@
 #include "core/dispatch.h"
 #include "core/tensor/shape_rules.h"
 #include "lazygen/factory.h"
+#include "lazygen/generated/pointwise/_polygamma.h"
 #include "lazygen/generated/pointwise/addcdiv_inplace.h"
 #include "lazygen/generated/pointwise/fmod_tensor.h"
 #include "lazygen/generated/pointwise/maximum.h"
 #include "lazygen/generated/pointwise/neg.h"
 #include "lazygen/generated/pointwise/pow_tensor_tensor.h"
+#include "lazygen/generated/shapes/_polygamma.h"
 #include "lazygen/generated/shapes/addcdiv_inplace.h"
 #include "lazygen/generated/shapes/fmod_tensor.h"
 #include "lazygen/generated/shapes/maximum.h"
@@ -49,6 +51,11 @@ DType compute_dtype_fmod_tensor(const Shape& self, const Shape& other) {
   return shape_rules::result_type({&self, &other}, {});
 }
 
+// _polygamma(Tensor self, Scalar n) -> Tensor
+DType compute_dtype__polygamma(const Shape& self, const Scalar& n) {
+  return to_floating(shape_rules::result_type({&self}, {&n}));
+}
+
 // maximum(Tensor self, Tensor other) -> Tensor
 void run_maximum(const Tensor& out, std::initializer_list<Tensor> inputs,
                  std::initializer_list<Scalar> scalars, DType compute) {
@@ -77,6 +84,12 @@ void run_pow_tensor_tensor(const Tensor& out, std::initializer_list<Tensor> inpu
 void run_fmod_tensor(const Tensor& out, std::initializer_list<Tensor> inputs,
                      std::initializer_list<Scalar> scalars, DType compute) {
   run_pointwise<kernels::FmodTensor>("fmod.Tensor", out, inputs, scalars, compute);
+}
+
+// _polygamma(Tensor self, Scalar n) -> Tensor
+void run__polygamma(const Tensor& out, std::initializer_list<Tensor> inputs,
+                    std::initializer_list<Scalar> scalars, DType compute) {
+  run_pointwise<kernels::UnderscorePolygamma>("_polygamma", out, inputs, scalars, compute);
 }
 
 // maximum(Tensor self, Tensor other) -> Tensor
@@ -120,6 +133,14 @@ Tensor fmod_tensor(const Tensor& self, const Tensor& other) {
   std::vector<Shape> shapes = compute_shape_fmod_tensor(self.shape(), other.shape());
   Tensor out = empty(shapes[0].sizes, shapes[0].dtype, kCPU);
   run_fmod_tensor(out, {self, other}, {}, compute_dtype_fmod_tensor(self.shape(), other.shape()));
+  return out;
+}
+
+// _polygamma(Tensor self, Scalar n) -> Tensor
+Tensor _polygamma(const Tensor& self, const Scalar& n) {
+  std::vector<Shape> shapes = compute_shape__polygamma(self.shape(), n);
+  Tensor out = empty(shapes[0].sizes, shapes[0].dtype, kCPU);
+  run__polygamma(out, {self}, {n}, compute_dtype__polygamma(self.shape(), n));
   return out;
 }
 

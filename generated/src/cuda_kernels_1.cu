@@ -5,6 +5,7 @@
 // op's launcher.
 #include "backend/cuda/eager/pointwise.cuh"
 #include "backend/cuda/eager/pointwise_args.h"
+#include "lazygen/generated/pointwise/_polygamma.h"
 #include "lazygen/generated/pointwise/addcdiv_inplace.h"
 #include "lazygen/generated/pointwise/fmod_tensor.h"
 #include "lazygen/generated/pointwise/maximum.h"
@@ -36,6 +37,11 @@ void launch_pow_tensor_tensor(const PointwiseArgs& args, cudaStream_t stream) {
 // fmod.Tensor(Tensor self, Tensor other) -> Tensor
 void launch_fmod_tensor(const PointwiseArgs& args, cudaStream_t stream) {
   launch_pointwise<kernels::FmodTensor>(args, stream);
+}
+
+// _polygamma(Tensor self, Scalar n) -> Tensor
+void launch__polygamma(const PointwiseArgs& args, cudaStream_t stream) {
+  launch_pointwise<kernels::UnderscorePolygamma>(args, stream);
 }
 
 }  // namespace lazygen::cuda

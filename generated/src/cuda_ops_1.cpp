@@ -7,17 +7,20 @@
 // the op dispatch (cuda_ops.cpp calls it). Built only with the CUDA toolkit.
 #include "backend/cuda/eager/eager_kernels.h"
 #include "core/dispatch.h"
+#include "lazygen/generated/cpu/_polygamma.h"
 #include "lazygen/generated/cpu/addcdiv_inplace.h"
 #include "lazygen/generated/cpu/expand.h"
 #include "lazygen/generated/cpu/fmod_tensor.h"
 #include "lazygen/generated/cpu/maximum.h"
 #include "lazygen/generated/cpu/neg.h"
 #include "lazygen/generated/cpu/pow_tensor_tensor.h"
+#include "lazygen/generated/cuda/_polygamma.h"
 #include "lazygen/generated/cuda/addcdiv_inplace.h"
 #include "lazygen/generated/cuda/fmod_tensor.h"
 #include "lazygen/generated/cuda/maximum.h"
 #include "lazygen/generated/cuda/neg.h"
 #include "lazygen/generated/cuda/pow_tensor_tensor.h"
+#include "lazygen/generated/shapes/_polygamma.h"
 #include "lazygen/generated/shapes/addcdiv_inplace.h"
 #include "lazygen/generated/shapes/fmod_tensor.h"
 #include "lazygen/generated/shapes/maximum.h"
@@ -73,6 +76,15 @@ Tensor fmod_tensor(const Tensor& self, const Tensor& other) {
   return out;
 }
 
+// _polygamma(Tensor self, Scalar n) -> Tensor
+Tensor _polygamma(const Tensor& self, const Scalar& n) {
+  std::vector<Shape> shapes = compute_shape__polygamma(self.shape(), n);
+  Tensor out = empty_device(shapes[0].sizes, shapes[0].dtype, self.device());
+  run_pointwise("_polygamma", &launch__polygamma, out, {self}, {n},
+                cpu::compute_dtype__polygamma(self.shape(), n));
+  return out;
+}
+
 }  // namespace
 
 void register_pointwise_kernels_1() {
@@ -81,6 +93,7 @@ void register_pointwise_kernels_1() {
   detail::register_device_kernel(DeviceType::CUDA, "addcdiv_", &addcdiv_inplace);
   detail::register_device_kernel(DeviceType::CUDA, "pow.Tensor_Tensor", &pow_tensor_tensor);
   detail::register_device_kernel(DeviceType::CUDA, "fmod.Tensor", &fmod_tensor);
+  detail::register_device_kernel(DeviceType::CUDA, "_polygamma", &_polygamma);
   detail::register_device_kernel(DeviceType::CUDA, "expand", &cpu::expand);
 }
 

@@ -6,6 +6,7 @@
 #include "core/ir/trie_cache.h"
 #include "core/lazy/lazy_tensor.h"
 #include "core/lazy/lazy_view.h"
+#include "lazygen/generated/ir/_polygamma.h"
 #include "lazygen/generated/ir/addcdiv_inplace.h"
 #include "lazygen/generated/ir/expand.h"
 #include "lazygen/generated/ir/fmod_tensor.h"
@@ -14,6 +15,7 @@
 #include "lazygen/generated/ir/neg.h"
 #include "lazygen/generated/ir/pow_tensor_tensor.h"
 #include "lazygen/generated/ir/scatter_add.h"
+#include "lazygen/generated/lazy/_polygamma.h"
 #include "lazygen/generated/lazy/addcdiv_inplace.h"
 #include "lazygen/generated/lazy/expand.h"
 #include "lazygen/generated/lazy/fmod_tensor.h"
@@ -23,6 +25,7 @@
 #include "lazygen/generated/lazy/pow_tensor_tensor.h"
 #include "lazygen/generated/lazy/scatter_add.h"
 #include "lazygen/generated/ops/expand.h"
+#include "lazygen/generated/shapes/_polygamma.h"
 #include "lazygen/generated/shapes/addcdiv_inplace.h"
 #include "lazygen/generated/shapes/expand.h"
 #include "lazygen/generated/shapes/fmod_tensor.h"
@@ -74,6 +77,13 @@ Tensor fmod_tensor(const Tensor& self, const Tensor& other) {
   const ir::NodePtr& node = ir::cached_node<ir::FmodTensor>(ir_value(self), ir_value(other), [&] {
     return compute_shape_fmod_tensor(self.shape(), other.shape());
   });
+  return make_lazy_tensor(node, 0, self.device());
+}
+
+// _polygamma(Tensor self, Scalar n) -> Tensor
+Tensor _polygamma(const Tensor& self, const Scalar& n) {
+  const ir::NodePtr& node = ir::cached_node<ir::UnderscorePolygamma>(
+      ir_value(self), scalar_value(n), [&] { return compute_shape__polygamma(self.shape(), n); });
   return make_lazy_tensor(node, 0, self.device());
 }
 

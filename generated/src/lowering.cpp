@@ -196,6 +196,8 @@ std::vector<Tensor> lower_lgamma(const ir::Node& node, const std::vector<Tensor>
 extern const KernelLowering kLgamma;
 std::vector<Tensor> lower_digamma(const ir::Node& node, const std::vector<Tensor>& inputs);
 extern const KernelLowering kDigamma;
+std::vector<Tensor> lower__polygamma(const ir::Node& node, const std::vector<Tensor>& inputs);
+extern const KernelLowering kUnderscorePolygamma;
 std::vector<Tensor> lower_sinc(const ir::Node& node, const std::vector<Tensor>& inputs);
 extern const KernelLowering kSinc;
 std::vector<Tensor> lower_signbit(const ir::Node& node, const std::vector<Tensor>& inputs);
@@ -589,6 +591,8 @@ LowerFn lowering_for(ir::OpKind kind) {
       return &lowerings::lower_lgamma;
     case ir::op_kind("digamma"):
       return &lowerings::lower_digamma;
+    case ir::op_kind("_polygamma"):
+      return &lowerings::lower__polygamma;
     case ir::op_kind("sinc"):
       return &lowerings::lower_sinc;
     case ir::op_kind("signbit"):
@@ -960,6 +964,8 @@ const KernelLowering* kernel_lowering_for(ir::OpKind kind) {
       return &lowerings::kLgamma;
     case ir::op_kind("digamma"):
       return &lowerings::kDigamma;
+    case ir::op_kind("_polygamma"):
+      return &lowerings::kUnderscorePolygamma;
     case ir::op_kind("sinc"):
       return &lowerings::kSinc;
     case ir::op_kind("signbit"):

@@ -6,6 +6,7 @@
 #include "core/dispatch.h"
 #include "exec/kernel_lowering.h"
 #include "lazygen/factory.h"
+#include "lazygen/generated/cpu/_polygamma.h"
 #include "lazygen/generated/cpu/addcdiv_inplace.h"
 #include "lazygen/generated/cpu/expand.h"
 #include "lazygen/generated/cpu/fmod_tensor.h"
@@ -14,6 +15,7 @@
 #include "lazygen/generated/cpu/neg.h"
 #include "lazygen/generated/cpu/pow_tensor_tensor.h"
 #include "lazygen/generated/cpu/scatter_add.h"
+#include "lazygen/generated/ir/_polygamma.h"
 #include "lazygen/generated/ir/addcdiv_inplace.h"
 #include "lazygen/generated/ir/expand.h"
 #include "lazygen/generated/ir/fmod_tensor.h"
@@ -108,6 +110,21 @@ std::vector<Tensor> kernel_fmod_tensor(const ir::Node& node, const std::vector<T
   return {kernel(inputs[0], inputs[1])};
 }
 extern const KernelLowering kFmodTensor{&kernel_fmod_tensor, "fmod.Tensor"};
+// _polygamma(Tensor self, Scalar n) -> Tensor
+std::vector<Tensor> lower__polygamma(const ir::Node& node, const std::vector<Tensor>& inputs) {
+  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
+  cpu::run__polygamma(out, {inputs[0]}, {scalar_of(inputs[1])},
+                      cpu::compute_dtype__polygamma(inputs[0].shape(), scalar_of(inputs[1])));
+  return {out};
+}
+
+// _polygamma(Tensor self, Scalar n) -> Tensor: on the kernel its operands' device registered
+std::vector<Tensor> kernel__polygamma(const ir::Node& node, const std::vector<Tensor>& inputs) {
+  using Kernel = Tensor(const Tensor&, const Scalar&);
+  Kernel* kernel = detail::device_kernel<Kernel>(inputs[0].device().type, "_polygamma");
+  return {kernel(inputs[0], scalar_of(inputs[1]))};
+}
+extern const KernelLowering kUnderscorePolygamma{&kernel__polygamma, "_polygamma"};
 // expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)
 std::vector<Tensor> lower_expand(const ir::Node& node, const std::vector<Tensor>& inputs) {
   const auto& n = static_cast<const ir::Expand&>(node);
@@ -171,6 +188,7 @@ void register_cpu_kernels_1() {
   detail::register_device_kernel(DeviceType::CPU, "addcdiv_", &cpu::addcdiv_inplace);
   detail::register_device_kernel(DeviceType::CPU, "pow.Tensor_Tensor", &cpu::pow_tensor_tensor);
   detail::register_device_kernel(DeviceType::CPU, "fmod.Tensor", &cpu::fmod_tensor);
+  detail::register_device_kernel(DeviceType::CPU, "_polygamma", &cpu::_polygamma);
   detail::register_device_kernel(DeviceType::CPU, "expand", &cpu::expand);
   detail::register_device_kernel(DeviceType::CPU, "scatter_add", &cpu::scatter_add);
   detail::register_device_kernel(DeviceType::CPU, "max_pool2d_with_indices",

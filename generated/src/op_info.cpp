@@ -155,6 +155,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
         "erfinv",
         "lgamma",
         "digamma",
+        "_polygamma",
         "sinc",
         "signbit",
         "erfc",

@@ -2,6 +2,7 @@
 // Shard 1 of the OpInfo table of ops.yaml (op_info.cpp has the table; See Note [Op
 // shards] in the generator). Callers unbox their arguments (schema order) and call the op API
 // through a pointer of the op's exact signature, so overloads (add.Tensor, add.Scalar) never meet.
+#include "lazygen/generated/ops/_polygamma.h"
 #include "lazygen/generated/ops/addcdiv_.h"
 #include "lazygen/generated/ops/expand.h"
 #include "lazygen/generated/ops/fmod.h"
@@ -49,6 +50,13 @@ std::vector<Tensor> call_fmod_tensor([[maybe_unused]] const std::vector<Arg>& ar
   return detail::boxed_results([&] {
     return static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&lazygen::fmod)(
         detail::unbox<Tensor>(args, 0), detail::unbox<Tensor>(args, 1));
+  });
+}
+// _polygamma(Tensor self, Scalar n) -> Tensor
+std::vector<Tensor> call__polygamma([[maybe_unused]] const std::vector<Arg>& args) {
+  return detail::boxed_results([&] {
+    return static_cast<Tensor (*)(const Tensor&, const Scalar&)>(&lazygen::_polygamma)(
+        detail::unbox<Tensor>(args, 0), detail::unbox<Scalar>(args, 1));
   });
 }
 // expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)
@@ -194,6 +202,26 @@ void add_op_infos_1(std::vector<OpInfo>& table) {
           .num_outputs = 1,
           .samples = {},
           .call = &call_fmod_tensor,
+      },
+      // _polygamma(Tensor self, Scalar n) -> Tensor
+      OpInfo{
+          .name = "_polygamma",
+          .id = "_polygamma",
+          .schema = "_polygamma(Tensor self, Scalar n) -> Tensor",
+          .functional = "",
+          .shape = ShapeKind::Same,
+          .dtype = DTypeRule::Float,
+          .variant = OpVariant::Functional,
+          .pointwise = true,
+          .dtypes = 0x1f,
+          .args =
+              {
+                  {.name = "self", .kind = ArgKind::Tensor},
+                  {.name = "n", .kind = ArgKind::Scalar},
+              },
+          .num_outputs = 1,
+          .samples = {},
+          .call = &call__polygamma,
       },
       // expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)
       OpInfo{

@@ -5,6 +5,7 @@
 // input requires grad (See Note [Autograd recording] in runtime/autograd/function.h).
 #include "autograd/function.h"
 #include "core/dispatch.h"
+#include "lazygen/generated/autograd/_polygamma.h"
 #include "lazygen/generated/autograd/expand.h"
 #include "lazygen/generated/autograd/fmod_tensor.h"
 #include "lazygen/generated/autograd/max_pool2d_with_indices.h"
@@ -12,6 +13,7 @@
 #include "lazygen/generated/autograd/neg.h"
 #include "lazygen/generated/autograd/pow_tensor_tensor.h"
 #include "lazygen/generated/autograd/scatter_add.h"
+#include "lazygen/generated/cpu/_polygamma.h"
 #include "lazygen/generated/cpu/addcdiv_inplace.h"
 #include "lazygen/generated/cpu/expand.h"
 #include "lazygen/generated/cpu/fmod_tensor.h"
@@ -20,6 +22,7 @@
 #include "lazygen/generated/cpu/neg.h"
 #include "lazygen/generated/cpu/pow_tensor_tensor.h"
 #include "lazygen/generated/cpu/scatter_add.h"
+#include "lazygen/generated/lazy/_polygamma.h"
 #include "lazygen/generated/lazy/addcdiv_inplace.h"
 #include "lazygen/generated/lazy/expand.h"
 #include "lazygen/generated/lazy/fmod_tensor.h"
@@ -28,6 +31,7 @@
 #include "lazygen/generated/lazy/neg.h"
 #include "lazygen/generated/lazy/pow_tensor_tensor.h"
 #include "lazygen/generated/lazy/scatter_add.h"
+#include "lazygen/generated/ops/_polygamma.h"
 #include "lazygen/generated/ops/addcdiv_.h"
 #include "lazygen/generated/ops/expand.h"
 #include "lazygen/generated/ops/fmod.h"
@@ -112,6 +116,19 @@ Tensor dispatch_fmod_tensor(const Tensor& self, const Tensor& other) {
     default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
       return detail::device_kernel<decltype(dispatch_fmod_tensor)>(device, "fmod.Tensor")(self,
                                                                                           other);
+  }
+}
+// _polygamma(Tensor self, Scalar n) -> Tensor
+Tensor dispatch__polygamma(const Tensor& self, const Scalar& n) {
+  const DeviceType device =
+      detail::op_device("_polygamma", {detail::device_of(self, "_polygamma", "self")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::_polygamma(self, n);
+    case DeviceType::Lazy:
+      return lazy::_polygamma(self, n);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch__polygamma)>(device, "_polygamma")(self, n);
   }
 }
 // expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)
@@ -212,6 +229,13 @@ Tensor fmod(const Tensor& self, const Tensor& other) {
                                  {detail::input_of(self), detail::input_of(other)}, {});
   decltype(auto) result = dispatch_fmod_tensor(self, other);
   if (autograd::needs_grad({&self, &other})) autograd::record_fmod_tensor(result, self, other);
+  return result;
+}
+
+// _polygamma(Tensor self, Scalar n) -> Tensor
+Tensor _polygamma(const Tensor& self, const Scalar& n) {
+  decltype(auto) result = dispatch__polygamma(self, n);
+  if (autograd::needs_grad({&self})) autograd::record__polygamma(result, self, n);
   return result;
 }
 

@@ -6,6 +6,7 @@
 #include "autograd/function.h"
 #include "core/dispatch.h"
 #include "lazygen/generated/autograd/atan2.h"
+#include "lazygen/generated/autograd/digamma.h"
 #include "lazygen/generated/autograd/logaddexp.h"
 #include "lazygen/generated/autograd/minimum.h"
 #include "lazygen/generated/autograd/select_int.h"
@@ -214,7 +215,7 @@ Tensor atan2(const Tensor& self, const Tensor& other) {
 // digamma(Tensor self) -> Tensor
 Tensor digamma(const Tensor& self) {
   decltype(auto) result = dispatch_digamma(self);
-  autograd::check_differentiable("digamma", result, {&self});
+  if (autograd::needs_grad({&self})) autograd::record_digamma(result, self);
   return result;
 }
 

@@ -908,6 +908,18 @@ constexpr PointwiseFacts kDigamma = {
     .cheap = false,
     .fingerprint = "a42dbf36523b8eb1",
 };
+// _polygamma(Tensor self, Scalar n) -> Tensor
+constexpr PointwiseFacts kUnderscorePolygamma = {
+    .schema_name = "_polygamma",
+    .num_tensors = 1,
+    .num_scalars = 1,
+    .tensor_operand = {0},
+    .scalar_operand = {1},
+    .result_is_bool = false,
+    .dtypes = 0x18,
+    .cheap = false,
+    .fingerprint = "95a1ca714570628b",
+};
 // sinc(Tensor self) -> Tensor
 constexpr PointwiseFacts kSinc = {
     .schema_name = "sinc",
@@ -1736,6 +1748,8 @@ const PointwiseFacts* pointwise_facts(ir::OpKind kind) {
       return &kLgamma;
     case ir::op_kind("digamma"):
       return &kDigamma;
+    case ir::op_kind("_polygamma"):
+      return &kUnderscorePolygamma;
     case ir::op_kind("sinc"):
       return &kSinc;
     case ir::op_kind("signbit"):

@@ -2,6 +2,7 @@
 // Shard 1 of the generated shape rules of ops.yaml (shape: same | broadcast | reduce; See
 // Note [Op shards] in the generator); shape functions with a `shape:` hook are hand-written.
 #include "core/tensor/shape_rules.h"
+#include "lazygen/generated/shapes/_polygamma.h"
 #include "lazygen/generated/shapes/addcdiv_inplace.h"
 #include "lazygen/generated/shapes/fmod_tensor.h"
 #include "lazygen/generated/shapes/maximum.h"
@@ -42,6 +43,13 @@ std::vector<Shape> compute_shape_pow_tensor_tensor(const Shape& self, const Shap
 std::vector<Shape> compute_shape_fmod_tensor(const Shape& self, const Shape& other) {
   std::vector<int64_t> sizes = shape_rules::broadcast("fmod.Tensor", {&self, &other});
   return single_shape(Shape(shape_rules::result_type({&self, &other}, {}), std::move(sizes)));
+}
+
+// _polygamma(Tensor self, Scalar n) -> Tensor
+std::vector<Shape> compute_shape__polygamma(const Shape& self, const Scalar& n) {
+  std::vector<int64_t> sizes = self.sizes;
+  return single_shape(
+      Shape(to_floating(shape_rules::result_type({&self}, {&n})), std::move(sizes)));
 }
 
 }  // namespace lazygen

@@ -82,6 +82,7 @@ extern const PointwiseInfo kErfInfo;
 extern const PointwiseInfo kErfinvInfo;
 extern const PointwiseInfo kLgammaInfo;
 extern const PointwiseInfo kDigammaInfo;
+extern const PointwiseInfo kUnderscorePolygammaInfo;
 extern const PointwiseInfo kSincInfo;
 extern const PointwiseInfo kSignbitInfo;
 extern const PointwiseInfo kErfcInfo;
@@ -294,6 +295,8 @@ const PointwiseInfo* pointwise_info(ir::OpKind kind) {
       return &kLgammaInfo;
     case ir::op_kind("digamma"):
       return &kDigammaInfo;
+    case ir::op_kind("_polygamma"):
+      return &kUnderscorePolygammaInfo;
     case ir::op_kind("sinc"):
       return &kSincInfo;
     case ir::op_kind("signbit"):

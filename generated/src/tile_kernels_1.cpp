@@ -6,6 +6,7 @@
 // passes them. pointwise_info (src/tile_kernels.cpp) finds them by op kind.
 #include "backend/cpu/fusion/tile_kernels.h"
 
+#include "lazygen/generated/pointwise/_polygamma.h"
 #include "lazygen/generated/pointwise/addcdiv_inplace.h"
 #include "lazygen/generated/pointwise/fmod_tensor.h"
 #include "lazygen/generated/pointwise/maximum.h"
@@ -37,5 +38,11 @@ extern const PointwiseInfo kPowTensorTensorInfo = {
 extern const PointwiseInfo kFmodTensorInfo = {
     tile_fn_of<kernels::FmodTensor, float>(), tile_fn_of<kernels::FmodTensor, double>(),
     tile_fn_of<kernels::FmodTensor, int64_t>(), tile_fn_of<kernels::FmodTensor, int32_t>(), -1};
+// _polygamma(Tensor self, Scalar n) -> Tensor
+extern const PointwiseInfo kUnderscorePolygammaInfo = {
+    tile_fn_of<kernels::UnderscorePolygamma, float>(),
+    tile_fn_of<kernels::UnderscorePolygamma, double>(),
+    tile_fn_of<kernels::UnderscorePolygamma, int64_t>(),
+    tile_fn_of<kernels::UnderscorePolygamma, int32_t>(), -1};
 
 }  // namespace lazygen::cpu::pointwise_infos

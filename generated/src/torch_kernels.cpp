@@ -291,6 +291,8 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   adapter.add("scatter_reduce_.two", TORCH_FN(adapters::scatter_reduce_inplace_two));
   adapter.add("avg_pool3d", TORCH_FN(adapters::avg_pool3d));
   adapter.add("avg_pool3d_backward", TORCH_FN(adapters::avg_pool3d_backward));
+  adapter.add("polygamma", TORCH_FN(adapters::polygamma));
+  adapter.add("polygamma_", TORCH_FN(adapters::polygamma_inplace));
   register_cpu_fallbacks(m);
 }
 

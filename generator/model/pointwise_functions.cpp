@@ -43,6 +43,7 @@ const std::vector<PointwiseFunction>& pointwise_function_table() {
       {"exp2", 1, true, false, D::Any},
       {"lgamma", 1, true, false, D::Any},
       {"digamma", 1, true, false, D::Any},
+      {"polygamma", 2, true, false, D::Any},
       {"hypot", 2, true, false, D::Any},
       {"copysign", 2, false, false, D::Any},
       // rounding, sign and modulo

@@ -7,6 +7,7 @@
 
 #include "core/lazy/lazy_tensor.h"
 #include "lazygen/factory.h"
+#include "lazygen/generated/ops/_polygamma.h"
 #include "lazygen/generated/ops/cumsum.h"
 #include "lazygen/generated/ops/div.h"
 #include "lazygen/generated/ops/eq.h"
@@ -157,6 +158,10 @@ Tensor abs_backward(const Tensor& grad, const Tensor& self) {
 Tensor extremum_backward(const Tensor& grad, const Tensor& self, const Tensor& other, bool max) {
   const Tensor wins = max ? gt(self, other) : lt(self, other);
   return where(wins, grad, where(eq(self, other), div(grad, Scalar(2)), zeros_like(grad)));
+}
+
+Tensor polygamma_backward(const Tensor& grad, const Tensor& self, const Scalar& n) {
+  return grad * _polygamma(self, Scalar(n.to<int64_t>() + 1));
 }
 
 Tensor maybe_multiply(const Tensor& t, const Scalar& s) {

@@ -61,6 +61,9 @@ std::vector<Tensor> cat_backward(const Tensor& grad, const std::vector<Tensor>& 
 Tensor abs_backward(const Tensor& grad, const Tensor& self);
 Tensor extremum_backward(const Tensor& grad, const Tensor& self, const Tensor& other, bool max);
 
+// _polygamma's gradient: grad * polygamma(n + 1, self).
+Tensor polygamma_backward(const Tensor& grad, const Tensor& self, const Scalar& n);
+
 // scatter_reduce's gradients of self and src, PyTorch's rules (scatter_backward.cpp).
 std::pair<Tensor, Tensor> scatter_reduce_backward(const Tensor& grad, const Tensor& self,
                                                   int64_t dim, const Tensor& index,

@@ -265,6 +265,12 @@ CASES = {
                          lambda: (t(3, 4),)),
     "erfinv": (torch.erfinv, lambda: (t(3, 4, low=-0.9, high=0.9),)),
     "lgamma": (torch.lgamma, lambda: (t(3, 4, low=0.1, high=3.0),)),
+    "digamma": (torch.digamma, lambda: (t(3, 4, low=-2.9, high=3.0, seed=57),)),
+    "polygamma": (lambda a: torch.stack([torch.polygamma(n, a) for n in range(5)]),
+                  lambda: (t(3, 4, low=0.05, high=12.0, seed=58),)),
+    "polygamma.negative": (lambda a: torch.stack([torch.polygamma(n, a) for n in (1, 2, 3)]),
+                           lambda: (t(3, 4, low=-2.9, high=-0.1, seed=59),)),
+    "polygamma_": (lambda a: a.clone().polygamma_(3), lambda: (t(3, 4, low=0.1, high=3.0, seed=60),)),
     "logaddexp": (torch.logaddexp, lambda: (t(3, 4), t(4, seed=15))),
     "hypot": (torch.hypot, lambda: (t(3, 4), t(3, 4, seed=16))),
     "fmax": (torch.fmax, lambda: (t(3, 4), t(3, 4, seed=17))),
@@ -509,6 +515,8 @@ def test_errors_name_the_op_and_shapes(dev):
                                                      torch.ones(1, 3, dtype=torch.float64, device=dev), "sum")
     with pytest.raises((RuntimeError, ValueError), match="avg_pool3d: divisor must be not zero"):
         F.avg_pool3d(torch.zeros(1, 1, 2, 2, 2, device=dev), 2, divisor_override=0)
+    with pytest.raises((RuntimeError, ValueError), match="polygamma.*does not support negative n"):
+        torch.polygamma(-1, torch.ones(2, device=dev))
     singular = torch.tensor([[1.0, 2.0, 3.0], [2.0, 4.0, 6.0], [1.0, 0.0, 1.0]], device=dev)
     with pytest.raises(RuntimeError, match="linalg.inv: The diagonal element 2 is zero"):
         torch.linalg.inv(singular)  # PyTorch's check, on the device's info
@@ -518,6 +526,13 @@ def test_average_pooling_of_integers_runs_on_the_cpu(dev):
     x = torch.arange(48).reshape(1, 2, 2, 3, 4)
     assert_same(F.avg_pool3d(x.to(dev), 2, stride=1, padding=1), F.avg_pool3d(x, 2, stride=1, padding=1))
     assert fallbacks() == {"aten::avg_pool3d": 1}
+
+
+def test_polygamma_of_integers_computes_in_float32(dev):
+    x = torch.tensor([1, 2, 7, 30])
+    for n in range(4):
+        assert_same(torch.polygamma(n, x.to(dev)), torch.polygamma(n, x), rtol=1e-6, atol=0)
+    assert fallbacks() == {}
 
 
 def test_masked_writes_of_one_value_do_not_sync(dev):

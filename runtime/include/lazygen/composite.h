@@ -128,6 +128,10 @@ Tensor mse_loss_backward(const Tensor& grad_output, const Tensor& self, const Te
 // PyTorch raises; a sync on the lazy device). (runtime/ops/composite/division.cpp)
 Tensor div(const Tensor& self, const Tensor& other, std::optional<std::string_view> rounding_mode);
 
+// torch.polygamma: the n-th derivative of digamma (digamma itself for n = 0) of self, in floating
+// point; a negative n is a ShapeError. (runtime/ops/composite/special.cpp)
+Tensor polygamma(int64_t n, const Tensor& self);
+
 // ---- einsum and attention (runtime/ops/composite/attention.cpp)
 // torch.einsum of one or two operands with letter labels and an explicit ("ij,jk->ik") or implicit
 // output: labels summed out, transposes, and batched or plain matrix products as one bmm (Note

@@ -2,7 +2,7 @@
 // adapters"): gelu and gelu_backward, served by lazygen::gelu / gelu_backward (lazygen/composite.h)
 // on ops.yaml's _gelu_erf / _gelu_tanh pointwise ops; elu_backward; log_sigmoid's forward and
 // backward (on ops.yaml's log_sigmoid; PyTorch's buffer is not needed), glu's and prelu's, so the
-// lazy device fuses them.
+// lazy device fuses them; and polygamma (order first) on ops.yaml's _polygamma (order a Scalar).
 #include <string_view>
 
 #include "lazygen/composite.h"
@@ -73,6 +73,16 @@ at::Tensor prelu(const at::Tensor& self, const at::Tensor& weight) {
                                                     const at::Tensor& weight) {
   Call c("prelu_backward", {&grad_output, &self, &weight});
   return c.result(lazygen::prelu_backward(c.arg(grad_output), c.arg(self), c.arg(weight)));
+}
+
+at::Tensor polygamma(int64_t n, const at::Tensor& self) {
+  Call c("polygamma", {&self});
+  return c.result(lazygen::polygamma(n, c.arg(self)));
+}
+
+at::Tensor& polygamma_inplace(at::Tensor& self, int64_t n) {
+  Call c("polygamma_", {&self});
+  return c.write_back(self, lazygen::polygamma(n, c.arg(self)));
 }
 
 }  // namespace lazygen::pytorch::adapters

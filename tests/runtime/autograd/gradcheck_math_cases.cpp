@@ -42,6 +42,7 @@
 #include "lazygen/generated/ops/leaky_relu.h"
 #include "lazygen/generated/ops/leaky_relu_backward.h"
 #include "lazygen/generated/ops/lerp.h"
+#include "lazygen/generated/ops/digamma.h"
 #include "lazygen/generated/ops/lgamma.h"
 #include "lazygen/generated/ops/log10.h"
 #include "lazygen/generated/ops/log1p.h"
@@ -130,6 +131,12 @@ std::vector<GradCase> pointwise_math_cases() {
        [] { return Inputs{uniform({3, 4}, -0.9, 0.9, 967)}; }},
       {"lgamma", "lgamma", [](const Inputs& in) { return lgamma(in[0]); },
        [] { return Inputs{positive({3, 4}, 968)}; }},
+      {"digamma", "digamma", [](const Inputs& in) { return digamma(in[0]); },
+       [] { return Inputs{uniform({3, 4}, 0.6, 3.0, 1024)}; }},
+      {"polygamma_1", "_polygamma", [](const Inputs& in) { return polygamma(1, in[0]); },
+       [] { return Inputs{uniform({3, 4}, 0.6, 3.0, 1025)}; }},
+      {"polygamma_3", "_polygamma", [](const Inputs& in) { return polygamma(3, in[0]); },
+       [] { return Inputs{uniform({3, 4}, 0.6, 3.0, 1026)}; }},
       {"sinc", "sinc", [](const Inputs& in) { return sinc(in[0]); }, [] { return Inputs{values({3, 4}, 969)}; }},
       // self / other in [2.09, 2.8]: floor and trunc stay 2.
       {"remainder_tensor", "remainder.Tensor", [](const Inputs& in) { return remainder(in[0], in[1]); },

@@ -16,6 +16,7 @@
 #include "lazygen/generated/cpu/_gelu_tanh_backward.h"
 #include "lazygen/generated/cpu/_log_softmax.h"
 #include "lazygen/generated/cpu/_log_softmax_backward_data.h"
+#include "lazygen/generated/cpu/_polygamma.h"
 #include "lazygen/generated/cpu/_softmax.h"
 #include "lazygen/generated/cpu/_softmax_backward_data.h"
 #include "lazygen/generated/cpu/abs.h"

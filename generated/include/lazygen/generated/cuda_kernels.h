@@ -10,6 +10,7 @@
 #include "lazygen/generated/cuda/_gelu_erf_backward.h"
 #include "lazygen/generated/cuda/_gelu_tanh.h"
 #include "lazygen/generated/cuda/_gelu_tanh_backward.h"
+#include "lazygen/generated/cuda/_polygamma.h"
 #include "lazygen/generated/cuda/abs.h"
 #include "lazygen/generated/cuda/add_inplace_tensor.h"
 #include "lazygen/generated/cuda/add_out.h"

@@ -14,6 +14,7 @@
 #include "lazygen/generated/ir/_gelu_tanh_backward.h"
 #include "lazygen/generated/ir/_log_softmax.h"
 #include "lazygen/generated/ir/_log_softmax_backward_data.h"
+#include "lazygen/generated/ir/_polygamma.h"
 #include "lazygen/generated/ir/_softmax.h"
 #include "lazygen/generated/ir/_softmax_backward_data.h"
 #include "lazygen/generated/ir/abs.h"

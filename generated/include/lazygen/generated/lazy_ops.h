@@ -13,6 +13,7 @@
 #include "lazygen/generated/lazy/_gelu_tanh_backward.h"
 #include "lazygen/generated/lazy/_log_softmax.h"
 #include "lazygen/generated/lazy/_log_softmax_backward_data.h"
+#include "lazygen/generated/lazy/_polygamma.h"
 #include "lazygen/generated/lazy/_softmax.h"
 #include "lazygen/generated/lazy/_softmax_backward_data.h"
 #include "lazygen/generated/lazy/abs.h"

@@ -12,6 +12,7 @@
 #include "lazygen/generated/ops/_gelu_tanh_backward.h"
 #include "lazygen/generated/ops/_log_softmax.h"
 #include "lazygen/generated/ops/_log_softmax_backward_data.h"
+#include "lazygen/generated/ops/_polygamma.h"
 #include "lazygen/generated/ops/_softmax.h"
 #include "lazygen/generated/ops/_softmax_backward_data.h"
 #include "lazygen/generated/ops/abs.h"

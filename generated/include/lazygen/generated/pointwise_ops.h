@@ -10,6 +10,7 @@
 #include "lazygen/generated/pointwise/_gelu_erf_backward.h"
 #include "lazygen/generated/pointwise/_gelu_tanh.h"
 #include "lazygen/generated/pointwise/_gelu_tanh_backward.h"
+#include "lazygen/generated/pointwise/_polygamma.h"
 #include "lazygen/generated/pointwise/abs.h"
 #include "lazygen/generated/pointwise/add_inplace_tensor.h"
 #include "lazygen/generated/pointwise/add_out.h"

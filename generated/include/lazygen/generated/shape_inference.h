@@ -13,6 +13,7 @@
 #include "lazygen/generated/shapes/_gelu_tanh_backward.h"
 #include "lazygen/generated/shapes/_log_softmax.h"
 #include "lazygen/generated/shapes/_log_softmax_backward_data.h"
+#include "lazygen/generated/shapes/_polygamma.h"
 #include "lazygen/generated/shapes/_softmax.h"
 #include "lazygen/generated/shapes/_softmax_backward_data.h"
 #include "lazygen/generated/shapes/abs.h"

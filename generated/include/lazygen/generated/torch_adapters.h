@@ -692,5 +692,9 @@ at::Tensor avg_pool3d_backward(const at::Tensor& grad_output, const at::Tensor& 
                                c10::IntArrayRef kernel_size, c10::IntArrayRef stride,
                                c10::IntArrayRef padding, bool ceil_mode, bool count_include_pad,
                                c10::optional<int64_t> divisor_override);
+// polygamma(int n, Tensor self) -> Tensor
+at::Tensor polygamma(int64_t n, const at::Tensor& self);
+// polygamma_(Tensor(a!) self, int n) -> Tensor(a!)
+at::Tensor& polygamma_inplace(at::Tensor& self, int64_t n);
 
 }  // namespace lazygen::pytorch::adapters

@@ -268,6 +268,87 @@ LAZYGEN_HD F digamma_of(F x) {
   return shift + flog(x) - F(0.5) / x - r * series;
 }
 
+// Half the distance from 1 to the next value of F: the relative precision of a rounded result.
+template <class F>
+LAZYGEN_HD F unit_roundoff() {
+  return sizeof(F) == sizeof(float) ? F(5.9604645e-8) : F(1.1102230246251565e-16);
+}
+
+// The Hurwitz zeta function zeta(s, q) = sum over k >= 0 of (q + k)^-s, for s > 1: +inf at a pole
+// (q a non-positive integer). The terms are summed while q + k <= 9 (and at least 9 of them),
+// then the rest by Euler-Maclaurin: a^(1-s) / (s-1) + a^-s / 2 + sum over j of
+// s (s+1) ... (s+2j-2) B_2j / (2j)! a^(-s-2j+1) at a = q + k, through B_24 or until a term no
+// longer changes the sum.
+template <class F>
+LAZYGEN_HD F hurwitz_zeta(F s, F q) {
+  // (2j)! / B_2j for j = 1..12.
+  constexpr double kInverseCoefficients[12] = {12.0,
+                                               -720.0,
+                                               30240.0,
+                                               -1209600.0,
+                                               47900160.0,
+                                               -1892437580.3183792,
+                                               74724249600.0,
+                                               -2950130727918.164,
+                                               116467828143500.67,
+                                               -4597978722407473.0,
+                                               1.8152105401943546e+17,
+                                               -7.166165256175667e+18};
+  if (!(s > F(1))) return s == F(1) ? infinity<F>() : quiet_nan<F>();
+  if (q <= F(0) && q == ffloor(q)) return infinity<F>();
+  F sum = F(0), a = q;
+  for (int k = 0; k < 9 || a <= F(9); ++k, a += F(1)) {
+    const F term = fpow(a, -s);
+    sum += term;
+    if (ffabs(term) <= unit_roundoff<F>() * ffabs(sum)) return sum;
+  }
+  const F power = fpow(a, -s);
+  sum += a * power / (s - F(1)) + F(0.5) * power;
+  F rising = s, scaled = power / a;  // s (s+1) ... (s+2j-2), a^(-s-2j+1)
+  for (int j = 0; j < 12; ++j) {
+    const F term = rising * scaled / F(kInverseCoefficients[j]);
+    sum += term;
+    if (ffabs(term) <= unit_roundoff<F>() * ffabs(sum)) break;
+    rising *= (s + F(2 * j + 1)) * (s + F(2 * j + 2));
+    scaled /= a * a;
+  }
+  return sum;
+}
+
+// The trigamma function psi' as PyTorch computes it, so that both answer alike: reflection below
+// 1/2, six steps of the recurrence psi'(x) = psi'(x + 1) + 1 / x^2, then the asymptotic series
+// through x^-7 (about 1e-9 relative, PyTorch's precision). At the poles x = 0, -1, ... the
+// reflection's sin(pi x) is 0 only at 0 (+inf); elsewhere it is tiny and the result huge.
+template <class F>
+LAZYGEN_HD F trigamma_of(F x) {
+  const F pi = F(3.14159265358979323846);
+  F sign = F(1), result = F(0);
+  if (x < F(0.5)) {
+    sign = F(-1);
+    const F s = fsin(pi * x);
+    result -= pi * pi / (s * s);  // psi'(1 - x) + psi'(x) = pi^2 / sin^2(pi x)
+    x = F(1) - x;
+  }
+  for (int i = 0; i < 6; ++i, x += F(1)) result += F(1) / (x * x);
+  const F r = F(1) / (x * x);
+  result +=
+      (F(1) + F(1) / (F(2) * x) + r * (F(1) / F(6) - r * (F(1) / F(30) - r * (F(1) / F(42))))) / x;
+  return sign * result;
+}
+
+// The n-th derivative of digamma for a whole n >= 0 (the op checks it): digamma for n = 0,
+// trigamma for n = 1, else (-1)^(n+1) n! zeta(n + 1, x) (-inf or +inf at the poles x = 0, -1, ...,
+// as zeta's sign gives).
+template <class F>
+LAZYGEN_HD F polygamma_of(F n, F x) {
+  if (n == F(0)) return digamma_of(x);
+  if (n == F(1)) return trigamma_of(x);
+  F factorial = F(1);
+  for (F k = F(2); k <= n; k += F(1)) factorial *= k;
+  const F sign = ffloor(n / F(2)) * F(2) == n ? F(-1) : F(1);
+  return sign * factorial * hurwitz_zeta(n + F(1), x);
+}
+
 // Integer power by squaring; negative exponents give 0 except for bases 1 and -1 (PyTorch's rule).
 template <class I>
 LAZYGEN_HD I ipow(I base, I exponent) {
@@ -326,6 +407,13 @@ LAZYGEN_FLOATING_FN(exp2, fexp2)
 LAZYGEN_FLOATING_FN(lgamma, flgamma)
 LAZYGEN_FLOATING_FN(digamma, digamma_of)
 #undef LAZYGEN_FLOATING_FN
+
+// polygamma(n, x) in floating point (See detail::polygamma_of).
+template <class N, class T>
+LAZYGEN_HD auto polygamma(N n, T x) {
+  using F = detail::float_of_t<T>;
+  return detail::polygamma_of(static_cast<F>(n), static_cast<F>(x));
+}
 
 template <class T>
 LAZYGEN_HD auto rsqrt(T x) {

@@ -192,6 +192,27 @@ TEST(PointwiseMath, DigammaMatchesPyTorchIncludingItsPoles) {
   EXPECT_TRUE(std::isnan(digamma(-2.0)));
 }
 
+// PyTorch's values: trigamma (n = 1) by its own series, higher orders by the Hurwitz zeta.
+TEST(PointwiseMath, PolygammaMatchesPyTorchIncludingItsPoles) {
+  const double inf = std::numeric_limits<double>::infinity();
+  EXPECT_NEAR(polygamma(1, 1.0), 1.6449340676383375, 1e-15);
+  EXPECT_NEAR(polygamma(1, -0.5), 8.934802200117687, 1e-14);
+  EXPECT_NEAR(polygamma(1, 100.0), 0.010050166663333571, 1e-17);
+  EXPECT_NEAR(polygamma(1, 1e-3) / 1000001.6425331949, 1.0, 1e-15);
+  EXPECT_NEAR(polygamma(2, 1.0), -2.404113806319188, 1e-14);
+  EXPECT_NEAR(polygamma(2, 3.0), -0.15411380631918856, 1e-15);
+  EXPECT_NEAR(polygamma(2, -1.5), -0.23620405164172825, 1e-14);
+  EXPECT_NEAR(polygamma(3, 0.5), 97.40909103400242, 1e-12);
+  EXPECT_NEAR(polygamma(4, 2.5), -0.3137559995067314, 1e-15);
+  EXPECT_NEAR(polygamma(5, 30.0) / 1.072699493616162e-06, 1.0, 1e-14);
+  EXPECT_NEAR(polygamma(3, 0.7f), 25.879150390625f, 2e-5f);
+  EXPECT_EQ(polygamma(0, 1.0), digamma(1.0));
+  EXPECT_EQ(polygamma(1, 0.0), inf);
+  EXPECT_EQ(polygamma(2, 0.0), -inf);
+  EXPECT_EQ(polygamma(2, -1.0), -inf);
+  EXPECT_TRUE(std::isnan(polygamma(2, kNaN)));
+}
+
 TEST(PointwiseMath, RoundingKeepsTheTypeAndRoundsHalfToEven) {
   static_assert(std::is_same_v<decltype(floor(int64_t{3})), int64_t>);
   EXPECT_EQ(round(0.5f), 0.0f);
