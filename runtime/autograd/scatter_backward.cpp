@@ -23,8 +23,8 @@ using Grads = std::pair<Tensor, Tensor>;
 // Each factor's gradient is the product of the others: the result over the factor, with the
 // zeros taken out first (a position with one zero factor gives that factor the product of the
 // others; with two or more, every factor's gradient there is zero).
-Grads prod_backward(const Tensor& grad, const Tensor& self, int64_t dim, const Tensor& index,
-                    const Tensor& src, bool include_self, const Tensor& result) {
+Grads prod_grads(const Tensor& grad, const Tensor& self, int64_t dim, const Tensor& index,
+                 const Tensor& src, bool include_self, const Tensor& result) {
   const Tensor masked_self = masked_fill(self, eq(self, Scalar(0)), Scalar(1));
   const Tensor grad_self = div(
       mul(grad, scatter_reduce(masked_self, dim, index, src, "prod", include_self)), masked_self);
@@ -41,8 +41,8 @@ Grads prod_backward(const Tensor& grad, const Tensor& self, int64_t dim, const T
 }
 
 // Each position's gradient divided by the number of values averaged there.
-Grads mean_backward(const Tensor& grad, int64_t dim, const Tensor& index, const Tensor& src,
-                    bool include_self) {
+Grads mean_grads(const Tensor& grad, int64_t dim, const Tensor& index, const Tensor& src,
+                 bool include_self) {
   const Tensor start = include_self ? ones_like(grad) : zeros_like(grad);
   const Tensor counted = scatter_add(start, dim, index, ones_like(src));
   const Tensor count = masked_fill(counted, eq(counted, Scalar(0)), Scalar(1));
@@ -51,8 +51,8 @@ Grads mean_backward(const Tensor& grad, int64_t dim, const Tensor& index, const 
 
 // The gradient shared evenly by the values equal to the extremum (self's counted even when not
 // included, as PyTorch counts it).
-Grads extremum_backward(const Tensor& grad, const Tensor& self, int64_t dim, const Tensor& index,
-                        const Tensor& src, const Tensor& result) {
+Grads extremum_grads(const Tensor& grad, const Tensor& self, int64_t dim, const Tensor& index,
+                     const Tensor& src, const Tensor& result) {
   const Tensor value = gather(result, dim, index);
   const Tensor self_is = eq(self, result).to(self.dtype());
   const Tensor src_is = eq(src, value).to(self.dtype());
@@ -69,11 +69,11 @@ Grads scatter_reduce_backward(const Tensor& grad, const Tensor& self, int64_t di
   if (reduce == "sum") {
     g = {grad, gather(grad, dim, index)};
   } else if (reduce == "prod") {
-    g = prod_backward(grad, self, dim, index, src, include_self, result);
+    g = prod_grads(grad, self, dim, index, src, include_self, result);
   } else if (reduce == "mean") {
-    g = mean_backward(grad, dim, index, src, include_self);
+    g = mean_grads(grad, dim, index, src, include_self);
   } else {
-    g = extremum_backward(grad, self, dim, index, src, result);
+    g = extremum_grads(grad, self, dim, index, src, result);
   }
   // Without self, the positions src reached owe self nothing.
   if (!include_self) {

@@ -3,7 +3,6 @@
 // on ops.yaml's _gelu_erf / _gelu_tanh pointwise ops; elu_backward; log_sigmoid's forward and
 // backward (on ops.yaml's log_sigmoid; PyTorch's buffer is not needed), glu's and prelu's, so the
 // lazy device fuses them; and polygamma (order first) on ops.yaml's _polygamma (order a Scalar).
-#include <string_view>
 
 #include "lazygen/composite.h"
 #include "lazygen/factory.h"
@@ -17,14 +16,13 @@ namespace lazygen::pytorch::adapters {
 
 at::Tensor gelu(const at::Tensor& self, c10::string_view approximate) {
   Call c("gelu", {&self});
-  return c.result(lazygen::gelu(c.arg(self), std::string_view(approximate.data(), approximate.size())));
+  return c.result(lazygen::gelu(c.arg(self), c.arg(approximate)));
 }
 
 at::Tensor gelu_backward(const at::Tensor& grad_output, const at::Tensor& self,
                          c10::string_view approximate) {
   Call c("gelu_backward", {&grad_output, &self});
-  return c.result(lazygen::gelu_backward(c.arg(grad_output), c.arg(self),
-                                         std::string_view(approximate.data(), approximate.size())));
+  return c.result(lazygen::gelu_backward(c.arg(grad_output), c.arg(self), c.arg(approximate)));
 }
 
 at::Tensor elu_backward(const at::Tensor& grad_output, const c10::Scalar& alpha, const c10::Scalar& scale,
