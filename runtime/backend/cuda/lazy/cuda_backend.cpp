@@ -47,14 +47,11 @@ void CudaBackend::synchronize() {
   cuda::synchronize();
 }
 
-CudaExecutable::~CudaExecutable() {
-  if (loaded.empty()) return;
+GroupBinary::~GroupBinary() {
+  if (!loaded || loaded->module == nullptr) return;
   try {
-    const DriverApi& api = driver_api();
     // Unloading may fail while the process exits (context already gone); nothing to do then.
-    for (const LoadedGroup& g : loaded) {
-      if (g.module != nullptr) api.module_unload(g.module);
-    }
+    driver_api().module_unload(loaded->module);
   } catch (const std::exception&) {
   }
 }

@@ -8,16 +8,23 @@
 // other node, or a group member without a device function, fails with CompileError naming the
 // op. compile() touches neither the driver nor the device, so it runs (and is tested) without a
 // GPU when the compute capability is given (Options::arch).
-// execute(executable, inputs): on first use of an executable, loads each group's PTX as a module
-// (cuModuleLoadData, once per executable, unloaded with it). Then uploads cpu inputs
-// (counter cuda.lazy.input_uploads), walks the steps and launches each group with the 32-bit or
-// 64-bit entry point, chosen per launch (group_launch.h). A folded reduction runs as the group
-// storing the reduction's input, then the eager reduction kernel. Every value is a cuda tensor
-// from the caching device allocator, dropped after its last use.
+// specialize(compiled, graph): compile's result for a graph of the same structure at other
+// sizes, from compiled's fusion plan rebound to them (See Note [Specializing a fusion plan] in
+// fusion/specialize.h): no planning, and each group whose kernel source is unchanged (sizes and
+// strides are launch arguments: See Note [JIT group kernels]) shares compiled's binary (PTX or
+// prebuilt kernel, and its module once loaded), so NVRTC runs only for a group whose source the
+// new sizes change (an access kind, the collapsed rank). Null when the plan does not serve the
+// new sizes; the executor then compiles.
+// execute(executable, inputs): on first use of a group's kernel, loads its PTX as a module
+// (cuModuleLoadData, once per kernel binary, which specializations share; unloaded with it).
+// Then uploads cpu inputs (counter cuda.lazy.input_uploads), walks the steps and launches each
+// group with the 32-bit or 64-bit entry point, chosen per launch (group_launch.h). A folded
+// reduction runs as the group storing the reduction's input, then the eager reduction kernel.
+// Every value is a cuda tensor from the caching device allocator, dropped after its last use.
 // Asynchrony: kernels queue on the legacy default stream, as eager CUDA work does, so outputs are
 // complete before any later copy (cpu(), item()) or eager op reads them; synchronize() waits for
 // the device (the backend contract's synchronize).
-// Thread safety: as backend.h asks; module loading is guarded by the executable's mutex, and
+// Thread safety: as backend.h asks; module loading is guarded by each kernel binary's mutex, and
 // each execute makes the device's primary context current on the calling thread.
 #pragma once
 
@@ -52,6 +59,8 @@ class CudaBackend final : public exec::Backend {
   std::string name() const override { return "cuda"; }
   Device device() const override { return Device(DeviceType::CUDA, static_cast<int16_t>(device_)); }
   std::unique_ptr<exec::Executable> compile(const exec::Graph& graph) override;
+  std::unique_ptr<exec::Executable> specialize(const exec::Executable& compiled,
+                                               const exec::Graph& graph) override;
   std::vector<Tensor> execute(const exec::Executable& executable,
                               const std::vector<exec::Input>& inputs) override;
   void synchronize() override;

@@ -1,7 +1,9 @@
-// CudaBackend::compile (cuda_backend.h): a fusion plan flattened into a CudaExecutable, each
-// group's kernel prebuilt (See Note [CUDA AOT kernels]) or compiled to PTX. Needs no driver and
-// no device.
+// CudaBackend::compile and ::specialize (cuda_backend.h): a fusion plan flattened into a
+// CudaExecutable, each group's kernel prebuilt (See Note [CUDA AOT kernels]), compiled to PTX, or
+// for a specialization taken from the executable it specializes. Needs no driver and no device.
 #include <algorithm>
+#include <memory>
+#include <optional>
 #include <stdexcept>
 
 #include "backend/cuda/aot/cuda_aot_registry.h"
@@ -9,6 +11,8 @@
 #include "backend/cuda/lazy/cuda_executable.h"
 #include "backend/cuda/lazy/device_lowering.h"
 #include "fusion/aot_lookup.h"
+#include "fusion/specialize.h"
+#include "lazygen/metrics.h"
 
 namespace lazygen::cuda {
 namespace {
@@ -18,9 +22,11 @@ using fusion::Step;
 
 class Compiler {
  public:
+  // `like`: for a specialization, the executable whose plan `plan` is rebound from (its groups
+  // are plan's, in order), whose kernels serve every group of unchanged source; else null.
   Compiler(const exec::Graph& graph, const FusionPlan& plan, CudaExecutable& e,
-           NvrtcCompiler& nvrtc, int arch)
-      : g_(graph), plan_(plan), e_(e), nvrtc_(nvrtc), arch_(arch) {}
+           NvrtcCompiler& nvrtc, int arch, const CudaExecutable* like)
+      : g_(graph), plan_(plan), e_(e), nvrtc_(nvrtc), arch_(arch), like_(like) {}
 
   void run() {
     assign_slots();
@@ -39,6 +45,7 @@ class Compiler {
   void assign_slots();
   void add_group(uint32_t g);
   GroupKernel emit(uint32_t g);
+  void add_kernel(uint32_t g, CudaGroupStep& step);
   void add_lower(uint32_t node, std::vector<std::pair<uint32_t, uint32_t>> operand_override);
   void plan_releases();
 
@@ -47,6 +54,7 @@ class Compiler {
   CudaExecutable& e_;
   NvrtcCompiler& nvrtc_;
   int arch_;
+  const CudaExecutable* like_;
   std::vector<uint32_t> first_slot_;
 };
 
@@ -69,12 +77,7 @@ GroupKernel Compiler::emit(uint32_t g) {
 void Compiler::add_group(uint32_t g) {
   CudaGroupStep step;
   step.kernel = emit(g);
-  const CudaAotEntry* aot = find_cuda_aot_kernel(step.kernel);
-  if (aot != nullptr && fusion::aot_kernels_enabled()) {
-    step.aot = aot;
-  } else {
-    step.ptx = compile_group_ptx(nvrtc_, step.kernel, g, arch_);
-  }
+  add_kernel(g, step);
   const fusion::Group& group = plan_.groups[g];
   for (const GroupKernel::Input& in : step.kernel.inputs) {
     step.input_slots.push_back(slot(group.inputs[in.group_input].base));
@@ -95,6 +98,26 @@ void Compiler::add_group(uint32_t g) {
   e_.steps.push_back({true, static_cast<uint32_t>(e_.groups.size()), {}});
   e_.groups.push_back(std::move(step));
   if (reduces) add_lower(reduce_node, {{0, reduction_input}});
+}
+
+// The binary of group g's kernel: that of the executable this one specializes when its source is
+// the same (module included, once loaded), else a prebuilt kernel or NVRTC's PTX.
+void Compiler::add_kernel(uint32_t g, CudaGroupStep& step) {
+  static metrics::Counter& reused = metrics::counter("cuda.lazy.specialize_kernel_reuse");
+  if (like_ != nullptr && g < like_->groups.size() &&
+      like_->groups[g].kernel.source == step.kernel.source) {
+    step.binary = like_->groups[g].binary;
+    reused.add();
+    return;
+  }
+  auto binary = std::make_shared<GroupBinary>();
+  const CudaAotEntry* aot = find_cuda_aot_kernel(step.kernel);
+  if (aot != nullptr && fusion::aot_kernels_enabled()) {
+    binary->aot = aot;
+  } else {
+    binary->ptx = compile_group_ptx(nvrtc_, step.kernel, g, arch_);
+  }
+  step.binary = std::move(binary);
 }
 
 // `operand_override`: (operand index, slot) pairs read instead of the operand's own slot.
@@ -166,9 +189,24 @@ std::string compile_group_ptx(NvrtcCompiler& nvrtc, const GroupKernel& kernel, u
 std::unique_ptr<exec::Executable> CudaBackend::compile(const exec::Graph& graph) {
   auto e = std::make_unique<CudaExecutable>();
   e->keep_alive = graph.roots();
-  const FusionPlan plan = fusion::plan_fusion(graph, budgets_);
-  Compiler(graph, plan, *e, nvrtc_, arch_).run();
-  fusion::record_plan_metrics(plan);
+  auto plan = std::make_shared<const FusionPlan>(fusion::plan_fusion(graph, budgets_));
+  Compiler(graph, *plan, *e, nvrtc_, arch_, nullptr).run();
+  fusion::record_plan_metrics(*plan);
+  e->plan = std::move(plan);
+  e->sizes = fusion::SizeClasses(graph);
+  return e;
+}
+
+// See Note [Specializing a fusion plan] (fusion/specialize.h): no planning, so no plan metrics.
+std::unique_ptr<exec::Executable> CudaBackend::specialize(const exec::Executable& compiled,
+                                                          const exec::Graph& graph) {
+  const auto& generic = dynamic_cast<const CudaExecutable&>(compiled);
+  if (!generic.plan || !generic.sizes.admits(graph)) return nullptr;
+  std::optional<FusionPlan> plan = fusion::rebind_plan(*generic.plan, graph);
+  if (!plan) return nullptr;
+  auto e = std::make_unique<CudaExecutable>();
+  e->keep_alive = graph.roots();
+  Compiler(graph, *plan, *e, nvrtc_, arch_, &generic).run();
   return e;
 }
 

@@ -9,7 +9,9 @@
 #include <cuda.h>
 
 #include <cstdint>
+#include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,19 +20,43 @@
 #include "backend/cuda/jit/group_kernel_source.h"
 #include "backend/cuda/jit/nvrtc_compiler.h"
 #include "exec/lowering.h"
+#include "fusion/specialize.h"
 
 namespace lazygen::cuda {
 
 inline constexpr uint32_t kNoSlot = UINT32_MAX;
 
+// A group's loaded module and its two entry points (no module for a prebuilt kernel: the CUDA
+// runtime loaded it with the program).
+struct LoadedGroup {
+  CUmodule module = nullptr;
+  CUfunction index32 = nullptr;
+  CUfunction index64 = nullptr;
+};
+
+// A group kernel's binary and, once an execution loaded it (cuda_execute.cpp), its module. A
+// compiled executable shares it with each specialization that keeps the kernel's source
+// (cuda_compile.cpp), so a new size neither compiles nor loads the kernel again. The last owner
+// unloads the module.
+struct GroupBinary {
+  GroupBinary() = default;
+  GroupBinary(const GroupBinary&) = delete;
+  GroupBinary& operator=(const GroupBinary&) = delete;
+  ~GroupBinary();
+
+  const CudaAotEntry* aot = nullptr;  // its prebuilt kernel (See Note [CUDA AOT kernels]), or
+  std::string ptx;                    // NVRTC's PTX
+  mutable std::mutex load_mutex;
+  mutable std::optional<LoadedGroup> loaded;  // guarded by load_mutex
+};
+
 struct CudaGroupStep {
   GroupKernel kernel;
-  const CudaAotEntry* aot = nullptr;   // its prebuilt kernel (See Note [CUDA AOT kernels]), or
-  std::string ptx;                     // NVRTC's PTX
-  std::vector<uint32_t> input_slots;   // per kernel input: its base's slot
-  std::vector<uint32_t> output_slots;  // per kernel output
-  std::vector<Shape> output_shapes;    // per kernel output
-  std::vector<uint32_t> scalar_slots;  // per kernel scalar
+  std::shared_ptr<const GroupBinary> binary;  // never null once compiled
+  std::vector<uint32_t> input_slots;          // per kernel input: its base's slot
+  std::vector<uint32_t> output_slots;         // per kernel output
+  std::vector<Shape> output_shapes;           // per kernel output
+  std::vector<uint32_t> scalar_slots;         // per kernel scalar
 };
 
 struct CudaLowerStep {
@@ -46,17 +72,7 @@ struct CudaStep {
   std::vector<uint32_t> release;  // slots dropped after it
 };
 
-// A group's loaded module and its two entry points (no module for a prebuilt kernel: the CUDA
-// runtime loaded it with the program).
-struct LoadedGroup {
-  CUmodule module = nullptr;
-  CUfunction index32 = nullptr;
-  CUfunction index64 = nullptr;
-};
-
 struct CudaExecutable final : exec::Executable {
-  ~CudaExecutable() override;  // unloads the modules
-
   std::vector<ir::Value> keep_alive;  // the graph's roots: owners of every node used here
   uint32_t num_slots = 0;
   std::vector<uint32_t> input_slots;   // per graph input
@@ -66,8 +82,10 @@ struct CudaExecutable final : exec::Executable {
   std::vector<CudaLowerStep> lowers;
   std::vector<CudaStep> steps;
 
-  mutable std::mutex load_mutex;
-  mutable std::vector<LoadedGroup> loaded;  // per group, once loaded (empty before)
+  // What a new size of the graph's structure specializes (set by compile, not by specialize;
+  // See Note [Specializing a fusion plan] in fusion/specialize.h).
+  std::shared_ptr<const fusion::FusionPlan> plan;
+  fusion::SizeClasses sizes;
 };
 
 // NVRTC's PTX of group `g`'s kernel for compute capability `arch` (cuda_compile.cpp). Throws

@@ -1,5 +1,5 @@
-// CudaBackend::execute (cuda_backend.h): loads an executable's kernels once (modules from PTX,
-// prebuilt kernels through the CUDA runtime), then walks its steps on cuda tensors.
+// CudaBackend::execute (cuda_backend.h): loads each of an executable's kernels once (modules from
+// PTX, prebuilt kernels through the CUDA runtime), then walks its steps on cuda tensors.
 #include <cuda_runtime.h>
 
 #include <stdexcept>
@@ -48,32 +48,23 @@ bool load_prebuilt(const CudaAotEntry& e, LoadedGroup& l) {
   return true;
 }
 
-// Loads every group once per executable: prebuilt kernels through the CUDA runtime (See Note
-// [CUDA AOT kernels]; one that does not load falls back to NVRTC here), the others' PTX as modules.
-void load_modules(const DriverApi& api, const CudaExecutable& e, NvrtcCompiler& nvrtc, int arch) {
+// Loads group g's kernel once per binary (shared by an executable and its specializations):
+// a prebuilt kernel through the CUDA runtime (See Note [CUDA AOT kernels]; one that does not load
+// falls back to NVRTC here), else its PTX as a module.
+void load_group(const DriverApi& api, const CudaGroupStep& step, uint32_t g, NvrtcCompiler& nvrtc,
+                int arch) {
   static metrics::Counter& fallbacks = metrics::counter("cuda.aot.load_fallback");
-  std::lock_guard<std::mutex> lock(e.load_mutex);
-  if (e.loaded.size() == e.groups.size()) return;
-  std::vector<LoadedGroup> loaded;
-  try {
-    for (uint32_t g = 0; g < e.groups.size(); ++g) {
-      const CudaGroupStep& step = e.groups[g];
-      LoadedGroup l;
-      if (step.aot != nullptr && load_prebuilt(*step.aot, l)) {
-        loaded.push_back(l);
-        continue;
-      }
-      if (step.aot != nullptr) fallbacks.add();
-      loaded.push_back(load_ptx(
-          api, step.aot != nullptr ? compile_group_ptx(nvrtc, step.kernel, g, arch) : step.ptx));
-    }
-  } catch (...) {
-    for (const LoadedGroup& l : loaded) {
-      if (l.module != nullptr) api.module_unload(l.module);
-    }
-    throw;
+  const GroupBinary& b = *step.binary;
+  std::lock_guard<std::mutex> lock(b.load_mutex);
+  if (b.loaded) return;
+  LoadedGroup l;
+  if (b.aot != nullptr && load_prebuilt(*b.aot, l)) {
+    b.loaded = l;
+    return;
   }
-  e.loaded = std::move(loaded);
+  if (b.aot != nullptr) fallbacks.add();
+  b.loaded =
+      load_ptx(api, b.aot != nullptr ? compile_group_ptx(nvrtc, step.kernel, g, arch) : b.ptx);
 }
 
 class Execution {
@@ -117,7 +108,8 @@ void Execution::feed(const std::vector<exec::Input>& inputs) {
 void Execution::run() {
   for (const CudaStep& step : e_.steps) {
     if (step.is_group) {
-      run_group(e_.groups[step.index], e_.loaded[step.index]);
+      const CudaGroupStep& g = e_.groups[step.index];
+      run_group(g, *g.binary->loaded);  // set by execute's load_group, on this thread
     } else {
       run_lower(e_.lowers[step.index]);
     }
@@ -197,7 +189,7 @@ std::vector<Tensor> CudaBackend::execute(const exec::Executable& executable,
                                 " inputs for a graph with " + std::to_string(e.input_slots.size()));
   }
   const DriverApi& api = activate();
-  load_modules(api, e, nvrtc_, arch_);
+  for (uint32_t g = 0; g < e.groups.size(); ++g) load_group(api, e.groups[g], g, nvrtc_, arch_);
   Execution run(api, e, device());
   run.feed(inputs);
   run.run();

@@ -120,8 +120,8 @@ TEST_F(CudaAot, CompileTakesThePrebuiltKernelsAndSkipsNvrtc) {
     const CudaExecutable& e = compile(c.program, c.inputs());
     ASSERT_FALSE(e.groups.empty());
     for (const CudaGroupStep& g : e.groups) {
-      EXPECT_NE(g.aot, nullptr) << g.kernel.key;
-      EXPECT_TRUE(g.ptx.empty());
+      EXPECT_NE(g.binary->aot, nullptr) << g.kernel.key;
+      EXPECT_TRUE(g.binary->ptx.empty());
     }
     EXPECT_EQ(metrics::counter_value("nvrtc.compile"), nvrtc);
   }
@@ -133,8 +133,8 @@ TEST_F(CudaAot, AGroupWithoutAKernelMissesAndCompilesWithNvrtc) {
   const int64_t misses = metrics::counter_value("cuda.aot.miss");
   const CudaExecutable& e = compile(unlisted, {randn({512})});
   ASSERT_EQ(e.groups.size(), 1u);
-  EXPECT_EQ(e.groups[0].aot, nullptr);
-  EXPECT_NE(e.groups[0].ptx.find(".entry lazygen_group_i32"), std::string::npos);
+  EXPECT_EQ(e.groups[0].binary->aot, nullptr);
+  EXPECT_NE(e.groups[0].binary->ptx.find(".entry lazygen_group_i32"), std::string::npos);
   EXPECT_EQ(metrics::counter_value("cuda.aot.miss"), misses + 1);
   EXPECT_NE(aot_miss_report().find("kernel " + e.groups[0].kernel.key + "\n"), std::string::npos)
       << aot_miss_report();
@@ -159,8 +159,8 @@ TEST_F(CudaAot, StaleEntriesAreNeverUsed) {
   EXPECT_EQ(find_cuda_aot_kernel(k), nullptr);
   EXPECT_EQ(metrics::counter_value("cuda.aot.stale"), stale + 1);
   const CudaExecutable& e = compile(unlisted, {randn({512})});
-  EXPECT_EQ(e.groups.at(0).aot, nullptr);
-  EXPECT_FALSE(e.groups[0].ptx.empty());
+  EXPECT_EQ(e.groups.at(0).binary->aot, nullptr);
+  EXPECT_FALSE(e.groups[0].binary->ptx.empty());
 }
 
 TEST_F(CudaAot, WithAotOffCompileUsesNvrtcAndStillCounts) {
@@ -169,8 +169,8 @@ TEST_F(CudaAot, WithAotOffCompileUsesNvrtcAndStillCounts) {
   const CudaExecutable& e = compile(cases()[0].program, cases()[0].inputs());
   set_aot_enabled(true);
   ASSERT_EQ(e.groups.size(), 1u);
-  EXPECT_EQ(e.groups[0].aot, nullptr);
-  EXPECT_FALSE(e.groups[0].ptx.empty());
+  EXPECT_EQ(e.groups[0].binary->aot, nullptr);
+  EXPECT_FALSE(e.groups[0].binary->ptx.empty());
   EXPECT_EQ(metrics::counter_value("cuda.aot.hit"), hits + 1);
 }
 

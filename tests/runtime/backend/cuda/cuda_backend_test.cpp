@@ -3,7 +3,8 @@
 // broadcasts, mixed dtypes, a folded reduction, a training-step-like graph with addmm/mm) into one
 // NVRTC-compiled PTX module per fusion group plus eager steps, or names the op it cannot lower.
 // With a device (CudaLazyOnDevice.*, skipped otherwise): lazy results on the GPU match eager cpu
-// results, and the second step of a loop is a computation-cache hit.
+// results, the second step of a loop is a computation-cache hit, and a new batch size is a
+// specialization of the compiled graph, whose kernels it reuses (also checked without a device).
 #include "backend/cuda/lazy/cuda_backend.h"
 
 #include <dlfcn.h>
@@ -80,12 +81,19 @@ class CudaBackendCompile : public lazygen::testing::FusionTest {
     executable_ = backend_.compile(graph);
     const auto& e = static_cast<const CudaExecutable&>(*executable_);
     for (const CudaGroupStep& g : e.groups) {
-      EXPECT_NE(g.ptx.find(std::string(".entry ") + kGroupKernel32), std::string::npos);
-      EXPECT_NE(g.ptx.find(std::string(".entry ") + kGroupKernel64), std::string::npos);
-      EXPECT_NE(g.ptx.find(".target sm_90"), std::string::npos);
+      EXPECT_NE(g.binary->ptx.find(std::string(".entry ") + kGroupKernel32), std::string::npos);
+      EXPECT_NE(g.binary->ptx.find(std::string(".entry ") + kGroupKernel64), std::string::npos);
+      EXPECT_NE(g.binary->ptx.find(".target sm_90"), std::string::npos);
     }
     mark_step();
     return e;
+  }
+
+  // Every answer the kernel cache gave: from memory, from disk, or built.
+  static int64_t kernel_cache_lookups() {
+    return metrics::counter_value("kernel_cache.memory_hit") +
+           metrics::counter_value("kernel_cache.disk_hit") +
+           metrics::counter_value("kernel_cache.miss");
   }
 
   static std::vector<std::string> lowered_ops(const CudaExecutable& e) {
@@ -195,7 +203,76 @@ TEST_F(CudaBackendCompile, ExecutingWithoutADriverSaysWhyInsteadOfCrashing) {
     EXPECT_EQ(std::string(err.what()).rfind("no CUDA device: cannot load the CUDA driver", 0), 0u)
         << err.what();
   }
-  EXPECT_TRUE(e.loaded.empty()) << "no module was loaded";
+  for (const CudaGroupStep& g : e.groups) {
+    EXPECT_FALSE(g.binary->loaded.has_value()) << "no module was loaded";
+  }
+}
+
+// Note [Specializing a fusion plan] on CUDA: a new batch size of the training step is the compiled
+// plan rebound, every kernel taken from the compiled executable (no NVRTC, not even a kernel cache
+// lookup), and the result is what compiling at the new sizes gives.
+TEST_F(CudaBackendCompile, ANewBatchSizeSpecializesWithTheCompiledKernels) {
+  const CudaExecutable& compiled = compile(train_step, train_inputs());
+  const std::vector<Tensor> outs =
+      train_step(lazygen::testing::to_lazy({randn({5, 32}), randn({32, 8}), randn({8})}));
+  const exec::Graph graph = lazygen::testing::graph_of(outs);
+  const int64_t reused = metrics::counter_value("cuda.lazy.specialize_kernel_reuse");
+  const int64_t lookups = kernel_cache_lookups();
+  const std::unique_ptr<exec::Executable> specialized = backend_.specialize(compiled, graph);
+  ASSERT_NE(specialized, nullptr);
+  const auto& s = static_cast<const CudaExecutable&>(*specialized);
+  EXPECT_EQ(metrics::counter_value("cuda.lazy.specialize_kernel_reuse") - reused,
+            static_cast<int64_t>(s.groups.size()));
+  EXPECT_EQ(kernel_cache_lookups(), lookups);
+  const std::unique_ptr<exec::Executable> fresh = backend_.compile(graph);
+  const auto& f = static_cast<const CudaExecutable&>(*fresh);
+  ASSERT_EQ(s.groups.size(), f.groups.size());
+  for (size_t g = 0; g < s.groups.size(); ++g) {
+    EXPECT_EQ(s.groups[g].binary, compiled.groups[g].binary) << "group " << g;
+    EXPECT_EQ(s.groups[g].kernel.source, f.groups[g].kernel.source) << "group " << g;
+    EXPECT_EQ(s.groups[g].kernel.numel, f.groups[g].kernel.numel) << "group " << g;
+    EXPECT_EQ(s.groups[g].kernel.dims, f.groups[g].kernel.dims) << "group " << g;
+    EXPECT_EQ(s.groups[g].output_shapes, f.groups[g].output_shapes) << "group " << g;
+  }
+  EXPECT_EQ(lowered_ops(s), lowered_ops(f));
+  for (const CudaLowerStep& l : s.lowers) {
+    EXPECT_NE(std::find(graph.nodes().begin(), graph.nodes().end(), l.node), graph.nodes().end())
+        << "a lowered step reads the new graph's node, not the compiled one's";
+  }
+  EXPECT_EQ(s.num_slots, f.num_slots);
+  EXPECT_EQ(s.input_slots, f.input_slots);
+  EXPECT_EQ(s.output_slots, f.output_slots);
+  mark_step();
+}
+
+// A group whose kernel source the new sizes change (an input that becomes all size 1 is read as
+// a broadcast) gets its own PTX, that of the fresh compile; the others keep the compiled one's.
+TEST_F(CudaBackendCompile, AGroupWhoseSourceChangesIsCompiledAnew) {
+  const CudaExecutable& compiled = compile(chain, chain_inputs());
+  const std::vector<Tensor> outs = chain(lazygen::testing::to_lazy({randn({1})}));
+  const exec::Graph graph = lazygen::testing::graph_of(outs);
+  const std::unique_ptr<exec::Executable> specialized = backend_.specialize(compiled, graph);
+  const std::unique_ptr<exec::Executable> fresh = backend_.compile(graph);
+  ASSERT_NE(specialized, nullptr);
+  const auto& s = static_cast<const CudaExecutable&>(*specialized);
+  const auto& f = static_cast<const CudaExecutable&>(*fresh);
+  ASSERT_EQ(s.groups.size(), 1u);
+  ASSERT_EQ(f.groups.size(), 1u);
+  EXPECT_NE(s.groups[0].kernel.source, compiled.groups[0].kernel.source);
+  EXPECT_NE(s.groups[0].binary, compiled.groups[0].binary);
+  EXPECT_EQ(s.groups[0].kernel.source, f.groups[0].kernel.source);
+  EXPECT_EQ(s.groups[0].binary->ptx, f.groups[0].binary->ptx);
+  mark_step();
+}
+
+// An empty batch is a size the plan depends on (Note [Specializing a fusion plan]): no
+// specialization, so the executor compiles it.
+TEST_F(CudaBackendCompile, AnEmptyBatchIsNotSpecialized) {
+  const CudaExecutable& compiled = compile(folded_reduction, reduction_inputs());
+  const std::vector<Tensor> outs =
+      folded_reduction(lazygen::testing::to_lazy({randn({0, 16}), randn({16})}));
+  EXPECT_EQ(backend_.specialize(compiled, lazygen::testing::graph_of(outs)), nullptr);
+  mark_step();
 }
 
 // Selection without a device.
@@ -249,6 +326,17 @@ TEST_F(CudaLazyOnDevice, ATrainingStepMatchesCpuAndHitsTheCacheTheSecondTime) {
   EXPECT_GT(metrics::counter_value("computation_cache.hit"), hits);
   EXPECT_EQ(metrics::counter_value("computation_cache.miss"), misses);
   EXPECT_GT(metrics::counter_value("cuda.lazy.launches"), 0);
+}
+
+// A new batch size on the GPU: specialized, not compiled, and still equal to the cpu's results.
+TEST_F(CudaLazyOnDevice, ANewBatchSizeSpecializesAndMatchesCpu) {
+  lazygen::testing::expect_fused_matches_eager(train_step, train_inputs(), 1e-4);
+  const int64_t specialized = metrics::counter_value("computation_cache.specialize");
+  const int64_t misses = metrics::counter_value("computation_cache.miss");
+  lazygen::testing::expect_fused_matches_eager(train_step,
+                                               {randn({5, 32}), randn({32, 8}), randn({8})}, 1e-4);
+  EXPECT_EQ(metrics::counter_value("computation_cache.specialize"), specialized + 1);
+  EXPECT_EQ(metrics::counter_value("computation_cache.miss"), misses);
 }
 
 }  // namespace
