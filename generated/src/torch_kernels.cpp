@@ -293,6 +293,7 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   adapter.add("avg_pool3d_backward", TORCH_FN(adapters::avg_pool3d_backward));
   adapter.add("polygamma", TORCH_FN(adapters::polygamma));
   adapter.add("polygamma_", TORCH_FN(adapters::polygamma_inplace));
+  adapter.add("multinomial", TORCH_FN(adapters::multinomial));
   register_cpu_fallbacks(m);
 }
 

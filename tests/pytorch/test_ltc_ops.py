@@ -3,6 +3,7 @@ ltc_ts_backend_ops.txt here): each op is served by lazygen on the device, not th
 and answers as PyTorch's CPU does, gradients included (PyTorch's autograd over lazygen's backward
 ops against PyTorch's own). Ops lazygen does not serve yet are listed in NOT_SERVED with why."""
 import os
+import re
 
 import pytest
 import torch
@@ -464,6 +465,47 @@ def test_dropout_and_random_ops_draw_on_the_device(dev):
     bp = torch.bernoulli(torch.zeros(4000, device=dev), p=0.6).cpu()
     assert set(bp.unique().tolist()) <= {0.0, 1.0} and 0.56 < bp.mean().item() < 0.64
     assert fallbacks() == {}
+
+
+def test_multinomial_draws_on_the_device(dev):
+    torch.manual_seed(0)
+    weights = torch.tensor([1.0, 2.0, 7.0, 0.0], dtype=torch.float64)
+    draws = torch.multinomial(weights.to(dev), 20000, replacement=True).cpu()
+    assert draws.dtype == torch.int64 and draws.shape == (20000,)
+    shares = torch.bincount(draws, minlength=4).double() / 20000
+    assert torch.allclose(shares, weights / weights.sum(), atol=0.015), shares
+    rows = torch.tensor([[1.0, 2.0, 3.0, 4.0], [4.0, 0.0, 1.0, 1.0]])
+    picked = torch.multinomial(rows.to(dev), 3).cpu()  # without replacement
+    assert picked.shape == (2, 3) and all(len(set(r)) == 3 for r in picked.tolist())
+    assert sorted(picked[1].tolist()) == [0, 2, 3]  # the zero weight is never drawn
+    one = torch.multinomial(weights.expand(20000, 4).to(dev), 1).cpu()
+    assert one.shape == (20000, 1)
+    assert torch.allclose(torch.bincount(one.flatten(), minlength=4).double() / 20000,
+                          weights / weights.sum(), atol=0.015)
+    torch.manual_seed(3)
+    again = torch.multinomial(rows.to(dev), 5, replacement=True).cpu()
+    torch.manual_seed(3)
+    assert torch.equal(torch.multinomial(rows.to(dev), 5, replacement=True).cpu(), again)
+    assert torch.multinomial(torch.zeros(0, 3, device=dev), 1).shape == (0, 1)
+    assert fallbacks() == {}
+
+
+@pytest.mark.parametrize("weights, n, replacement", [
+    (torch.tensor([1, 2]), 1, False),
+    (torch.tensor([1.0, 2.0, 3.0]), 0, True),
+    (torch.tensor([1.0, 2.0, 3.0]), 4, False),
+    (torch.zeros(2, 2, 2), 1, True),
+    (torch.tensor([1.0, -1.0]), 1, False), (torch.tensor([1.0, -1.0]), 2, True),
+    (torch.tensor([1.0, float("inf")]), 1, False), (torch.tensor([1.0, float("inf")]), 2, True),
+    (torch.tensor([1.0, float("nan")]), 2, True),
+    (torch.tensor([[1.0, 2.0], [0.0, 0.0]]), 1, False), (torch.tensor([[1.0, 2.0], [0.0, 0.0]]), 2, True),
+    (torch.zeros(3, 0), 1, True),
+])
+def test_multinomial_refuses_what_pytorch_refuses(dev, weights, n, replacement):
+    with pytest.raises(RuntimeError) as expected:
+        torch.multinomial(weights, n, replacement)
+    with pytest.raises((RuntimeError, ValueError), match=re.escape(str(expected.value).splitlines()[0])):
+        torch.multinomial(weights.to(dev), n, replacement)
 
 
 def test_errors_name_the_op_and_shapes(dev):

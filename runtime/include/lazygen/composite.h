@@ -13,6 +13,7 @@
 
 #include "lazygen/scalar.h"
 #include "lazygen/tensor.h"
+#include "lazygen/types.h"
 
 namespace lazygen {
 
@@ -388,8 +389,8 @@ Tensor cdist(const Tensor& x1, const Tensor& x2, double p = 2,
 Tensor cdist_backward(const Tensor& grad, const Tensor& x1, const Tensor& x2, double p,
                       const Tensor& dist);
 
-// ---- activations, dropout and normalization (glu.cpp, prelu.cpp, dropout.cpp, weight_norm.cpp,
-// group_norm.cpp)
+// ---- activations, dropout, sampling and normalization (glu.cpp, prelu.cpp, dropout.cpp,
+// multinomial.cpp, weight_norm.cpp, group_norm.cpp)
 // torch.nn.functional.glu: a * sigmoid(b) for self's halves a, b along dim (of even size), its
 // gradient, and its forward-mode derivative given glu's result and x's tangent dx.
 Tensor glu(const Tensor& self, int64_t dim = -1);
@@ -405,6 +406,14 @@ std::tuple<Tensor, Tensor> prelu_backward(const Tensor& grad_output, const Tenso
 // input, all true). Its backward: grad_output * mask * scale.
 std::tuple<Tensor, Tensor> native_dropout(const Tensor& input, double p, std::optional<bool> train, int64_t seed);
 Tensor native_dropout_backward(const Tensor& grad_output, const Tensor& mask, double scale);
+// torch.multinomial (multinomial.cpp; Note [Sampling categories]): num_samples category indices
+// (int64) per row of self's non-negative weights (1-d: one row; 2-d: [rows, categories]), in
+// proportion to them, with or without replacement, drawn from `generator` (default_generator()
+// without one). A floating self of 1 or 2 dims, and without replacement no more samples than
+// categories; weights negative, infinite or NaN, or a row of zeros, raise PyTorch's messages
+// (they are read on the cpu: on the lazy device a sync).
+Tensor multinomial(const Tensor& self, int64_t num_samples, bool replacement, Generator& generator);
+Tensor multinomial(const Tensor& self, int64_t num_samples, bool replacement = false);
 // Weight normalization (weight_norm.cpp; PyTorch's _weight_norm_interface): (v * g / ||v||, ||v||)
 // with the norm over every dim of v but `dim`, shaped like g (v.size(dim) values); its backward
 // returns the gradients of v and g given the saved norms.

@@ -3,7 +3,7 @@
 // conv2d ops and conv3d composites, nll_loss's forward/backward pair; and the random ops:
 // bernoulli_ (dropout's mask; torch.bernoulli(x, p) decomposes into it), bernoulli,
 // native_dropout and its backward,
-// normal_, exponential_ (Gumbel noise) and random_, drawing from lazygen's Philox stream or
+// normal_, exponential_ (Gumbel noise), random_ and multinomial, drawing from lazygen's Philox stream or
 // generator seeded from PyTorch's generator, so torch.manual_seed makes runs repeatable (the
 // numbers are not the CPU's: a different generator).
 #include <ATen/CPUGeneratorImpl.h>
@@ -273,6 +273,18 @@ at::Tensor& exponential_inplace(at::Tensor& self, double lambd,
   Generator draws(static_cast<uint64_t>(draw_seed(generator)));
   copy_(t, neg(log1p(neg(rand(t.sizes(), draws, t.dtype(), t.device())))) / lambd);
   return self;
+}
+
+// torch.multinomial by lazygen's composite (Note [Sampling categories]), drawing from a seed of
+// PyTorch's generator as the other random ops do.
+at::Tensor multinomial(const at::Tensor& self, int64_t num_samples, bool replacement,
+                       c10::optional<at::Generator> generator) {
+  // PyTorch's message names the dtype as PyTorch does ("Long").
+  TORCH_CHECK(at::isFloatingType(self.scalar_type()),
+              "multinomial only supports floating-point dtypes for input, got: ", self.scalar_type());
+  Call c("multinomial", {&self});
+  Generator draws(static_cast<uint64_t>(draw_seed(generator)));
+  return c.result(lazygen::multinomial(c.arg(self), num_samples, replacement, draws));
 }
 
 namespace {

@@ -696,5 +696,9 @@ at::Tensor avg_pool3d_backward(const at::Tensor& grad_output, const at::Tensor& 
 at::Tensor polygamma(int64_t n, const at::Tensor& self);
 // polygamma_(Tensor(a!) self, int n) -> Tensor(a!)
 at::Tensor& polygamma_inplace(at::Tensor& self, int64_t n);
+// multinomial(Tensor self, int num_samples, bool replacement=False, *, Generator? generator=None)
+// -> Tensor
+at::Tensor multinomial(const at::Tensor& self, int64_t num_samples, bool replacement,
+                       c10::optional<at::Generator> generator);
 
 }  // namespace lazygen::pytorch::adapters

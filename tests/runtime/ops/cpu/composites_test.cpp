@@ -3,6 +3,7 @@
 // their argument errors.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <limits>
 
 #include <cmath>
@@ -13,6 +14,7 @@
 #include "lazygen/generated/ops/cumsum.h"
 #include "lazygen/generated/ops/div.h"
 #include "lazygen/generated/ops/elu.h"
+#include "lazygen/generated/ops/expand.h"
 #include "lazygen/generated/ops/gt.h"
 #include "lazygen/generated/ops/isnan.h"
 #include "lazygen/generated/ops/max.h"
@@ -563,6 +565,83 @@ TEST_P(Composites, BatchNormBackwardReducesTwiceAndMatchesItsOpsDifferentiated) 
   for (size_t k = 0; k < 3; ++k) {
     expect_values(fused[k], values<double>(reference[k].cpu()), 1e-12);
   }
+}
+
+// Each category's share of `draws` (int64 indices into `categories` categories).
+std::vector<double> shares(const Tensor& draws, int64_t categories) {
+  std::vector<double> share(static_cast<size_t>(categories), 0.0);
+  const std::vector<int64_t> v = values<int64_t>(draws.cpu());
+  for (int64_t i : v) share.at(static_cast<size_t>(i)) += 1.0 / static_cast<double>(v.size());
+  return share;
+}
+
+// Note [Sampling categories]: both algorithms draw in proportion to the weights (never a
+// zero-weight category), without replacement each row's samples differ, the same seed gives the
+// same samples on every device, and bad arguments and weights raise PyTorch's messages.
+TEST_P(Composites, MultinomialDrawsInProportionToTheWeights) {
+  const Tensor p = on(tensor<double>({1, 2, 7, 0}, IntList{4}));
+  Generator g(42);
+  const Tensor with = multinomial(p, 20000, true, g);
+  EXPECT_EQ(with.sizes(), (IntList{20000}));
+  EXPECT_EQ(with.dtype(), DType::Int64);
+  const std::vector<double> want = {0.1, 0.2, 0.7, 0.0};
+  std::vector<double> got = shares(with, 4);
+  for (size_t c = 0; c < 4; ++c) EXPECT_NEAR(got[c], want[c], 0.015) << "category " << c;
+  EXPECT_EQ(got[3], 0.0);
+  // One sample per row of 20000 equal rows: the keys' argmax.
+  const Tensor one = multinomial(expand(p, IntList{20000, 4}).contiguous(), 1, false, g);
+  EXPECT_EQ(one.sizes(), (IntList{20000, 1}));
+  got = shares(one, 4);
+  for (size_t c = 0; c < 4; ++c) EXPECT_NEAR(got[c], want[c], 0.015) << "category " << c;
+  // Without replacement: distinct categories per row, a zero weight last of all.
+  const Tensor rows = on(tensor<float>({1, 2, 3, 4, 4, 0, 1, 1}, IntList{2, 4}));
+  const std::vector<int64_t> picked = values<int64_t>(multinomial(rows, 3, false, g).cpu());
+  ASSERT_EQ(picked.size(), 6u);
+  for (size_t r = 0; r < 2; ++r) {
+    std::vector<int64_t> row(picked.begin() + 3 * r, picked.begin() + 3 * r + 3);
+    std::sort(row.begin(), row.end());
+    EXPECT_EQ(std::adjacent_find(row.begin(), row.end()), row.end()) << "row " << r;
+  }
+  std::vector<int64_t> second(picked.begin() + 3, picked.end());
+  std::sort(second.begin(), second.end());
+  EXPECT_EQ(second, (std::vector<int64_t>{0, 2, 3}));
+  // The same seed, the same samples, here and on the cpu.
+  Generator a(7), b(7);
+  EXPECT_EQ(values<int64_t>(multinomial(rows, 5, true, a).cpu()),
+            values<int64_t>(multinomial(rows.cpu(), 5, true, b)));
+}
+
+TEST_P(Composites, MultinomialRaisesPyTorchsMessages) {
+  const auto message = [&](const Tensor& p, int64_t n, bool replacement) -> std::string {
+    try {
+      multinomial(on(p), n, replacement);
+    } catch (const ShapeError& e) {
+      return e.what();
+    }
+    return "(no error)";
+  };
+  const auto has = [](const std::string& got, const std::string& want) {
+    return got.find(want) != std::string::npos;
+  };
+  const Tensor p = tensor<double>({1, 2, 3}, IntList{3});
+  EXPECT_TRUE(has(message(tensor<int64_t>({1, 2}, IntList{2}), 1, false),
+                  "only supports floating-point dtypes for input, got: int64"));
+  EXPECT_TRUE(has(message(p, 0, true), "cannot sample n_sample <= 0 samples"));
+  EXPECT_TRUE(has(message(p, 4, false), "cannot sample n_sample > prob_dist.size(-1) samples"));
+  EXPECT_TRUE(
+      has(message(zeros({2, 2, 2}, DType::Float64), 1, true), "prob_dist must be 1 or 2 dim"));
+  const double inf = std::numeric_limits<double>::infinity();
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  // The fast path (no replacement or one sample) and the cumulative one word them differently.
+  for (double bad : {-1.0, inf, nan}) {
+    const Tensor q = tensor<double>({1, bad, 3}, IntList{3});
+    EXPECT_TRUE(has(message(q, 2, false), "contains either `inf`, `nan` or element < 0")) << bad;
+    EXPECT_TRUE(has(message(q, 2, true), bad == inf ? "entry = infinity or NaN" : "entry < 0"))
+        << bad;
+  }
+  const Tensor zero_row = tensor<double>({1, 2, 0, 0}, IntList{2, 2});
+  EXPECT_TRUE(has(message(zero_row, 1, false), "sum of probabilities <= 0"));
+  EXPECT_TRUE(has(message(zero_row, 2, true), "sum of probabilities <= 0"));
 }
 
 INSTANTIATE_TEST_SUITE_P(Devices, Composites, ::testing::Values(kCPU, kLazy),
