@@ -9,9 +9,11 @@
 #include "lazygen/factory.h"
 #include "lazygen/generated/pointwise/add_scalar.h"
 #include "lazygen/generated/pointwise/addcmul.h"
+#include "lazygen/generated/pointwise/bitwise_left_shift_tensor.h"
 #include "lazygen/generated/pointwise/log.h"
 #include "lazygen/generated/shapes/add_scalar.h"
 #include "lazygen/generated/shapes/addcmul.h"
+#include "lazygen/generated/shapes/bitwise_left_shift_tensor.h"
 #include "lazygen/generated/shapes/log.h"
 #include "lazygen/tensor.h"
 #include "lazygen/types.h"
@@ -35,6 +37,11 @@ DType compute_dtype_addcmul(const Shape& self, const Shape& tensor1, const Shape
   return shape_rules::result_type({&self, &tensor1, &tensor2}, {});
 }
 
+// bitwise_left_shift.Tensor(Tensor self, Tensor other) -> Tensor
+DType compute_dtype_bitwise_left_shift_tensor(const Shape& self, const Shape& other) {
+  return shape_rules::result_type({&self, &other}, {});
+}
+
 // add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
 void run_add_scalar(const Tensor& out, std::initializer_list<Tensor> inputs,
                     std::initializer_list<Scalar> scalars, DType compute) {
@@ -51,6 +58,13 @@ void run_log(const Tensor& out, std::initializer_list<Tensor> inputs,
 void run_addcmul(const Tensor& out, std::initializer_list<Tensor> inputs,
                  std::initializer_list<Scalar> scalars, DType compute) {
   run_pointwise<kernels::Addcmul>("addcmul", out, inputs, scalars, compute);
+}
+
+// bitwise_left_shift.Tensor(Tensor self, Tensor other) -> Tensor
+void run_bitwise_left_shift_tensor(const Tensor& out, std::initializer_list<Tensor> inputs,
+                                   std::initializer_list<Scalar> scalars, DType compute) {
+  run_pointwise<kernels::BitwiseLeftShiftTensor>("bitwise_left_shift.Tensor", out, inputs, scalars,
+                                                 compute);
 }
 
 // add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
@@ -77,6 +91,15 @@ Tensor addcmul(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2,
   Tensor out = empty(shapes[0].sizes, shapes[0].dtype, kCPU);
   run_addcmul(out, {self, tensor1, tensor2}, {value},
               compute_dtype_addcmul(self.shape(), tensor1.shape(), tensor2.shape(), value));
+  return out;
+}
+
+// bitwise_left_shift.Tensor(Tensor self, Tensor other) -> Tensor
+Tensor bitwise_left_shift_tensor(const Tensor& self, const Tensor& other) {
+  std::vector<Shape> shapes = compute_shape_bitwise_left_shift_tensor(self.shape(), other.shape());
+  Tensor out = empty(shapes[0].sizes, shapes[0].dtype, kCPU);
+  run_bitwise_left_shift_tensor(
+      out, {self, other}, {}, compute_dtype_bitwise_left_shift_tensor(self.shape(), other.shape()));
   return out;
 }
 

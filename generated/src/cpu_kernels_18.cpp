@@ -8,11 +8,13 @@
 #include "core/tensor/shape_rules.h"
 #include "lazygen/factory.h"
 #include "lazygen/generated/pointwise/bitwise_not.h"
+#include "lazygen/generated/pointwise/bitwise_right_shift_tensor.h"
 #include "lazygen/generated/pointwise/bitwise_xor_tensor.h"
 #include "lazygen/generated/pointwise/ge_scalar.h"
 #include "lazygen/generated/pointwise/log_sigmoid.h"
 #include "lazygen/generated/pointwise/relu_inplace.h"
 #include "lazygen/generated/shapes/bitwise_not.h"
+#include "lazygen/generated/shapes/bitwise_right_shift_tensor.h"
 #include "lazygen/generated/shapes/bitwise_xor_tensor.h"
 #include "lazygen/generated/shapes/ge_scalar.h"
 #include "lazygen/generated/shapes/log_sigmoid.h"
@@ -43,6 +45,11 @@ DType compute_dtype_bitwise_xor_tensor(const Shape& self, const Shape& other) {
   return shape_rules::result_type({&self, &other}, {});
 }
 
+// bitwise_right_shift.Tensor(Tensor self, Tensor other) -> Tensor
+DType compute_dtype_bitwise_right_shift_tensor(const Shape& self, const Shape& other) {
+  return shape_rules::result_type({&self, &other}, {});
+}
+
 // log_sigmoid(Tensor self) -> Tensor
 DType compute_dtype_log_sigmoid(const Shape& self) {
   return shape_rules::result_type({&self}, {});
@@ -70,6 +77,13 @@ void run_bitwise_not(const Tensor& out, std::initializer_list<Tensor> inputs,
 void run_bitwise_xor_tensor(const Tensor& out, std::initializer_list<Tensor> inputs,
                             std::initializer_list<Scalar> scalars, DType compute) {
   run_pointwise<kernels::BitwiseXorTensor>("bitwise_xor.Tensor", out, inputs, scalars, compute);
+}
+
+// bitwise_right_shift.Tensor(Tensor self, Tensor other) -> Tensor
+void run_bitwise_right_shift_tensor(const Tensor& out, std::initializer_list<Tensor> inputs,
+                                    std::initializer_list<Scalar> scalars, DType compute) {
+  run_pointwise<kernels::BitwiseRightShiftTensor>("bitwise_right_shift.Tensor", out, inputs,
+                                                  scalars, compute);
 }
 
 // log_sigmoid(Tensor self) -> Tensor
@@ -107,6 +121,16 @@ Tensor bitwise_xor_tensor(const Tensor& self, const Tensor& other) {
   Tensor out = empty(shapes[0].sizes, shapes[0].dtype, kCPU);
   run_bitwise_xor_tensor(out, {self, other}, {},
                          compute_dtype_bitwise_xor_tensor(self.shape(), other.shape()));
+  return out;
+}
+
+// bitwise_right_shift.Tensor(Tensor self, Tensor other) -> Tensor
+Tensor bitwise_right_shift_tensor(const Tensor& self, const Tensor& other) {
+  std::vector<Shape> shapes = compute_shape_bitwise_right_shift_tensor(self.shape(), other.shape());
+  Tensor out = empty(shapes[0].sizes, shapes[0].dtype, kCPU);
+  run_bitwise_right_shift_tensor(
+      out, {self, other}, {},
+      compute_dtype_bitwise_right_shift_tensor(self.shape(), other.shape()));
   return out;
 }
 

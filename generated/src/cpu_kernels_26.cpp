@@ -7,10 +7,12 @@
 #include "core/dispatch.h"
 #include "core/tensor/shape_rules.h"
 #include "lazygen/factory.h"
+#include "lazygen/generated/pointwise/bitwise_left_shift_tensor_scalar.h"
 #include "lazygen/generated/pointwise/div_inplace_scalar.h"
 #include "lazygen/generated/pointwise/fill_inplace_scalar.h"
 #include "lazygen/generated/pointwise/logical_and.h"
 #include "lazygen/generated/pointwise/logical_xor.h"
+#include "lazygen/generated/shapes/bitwise_left_shift_tensor_scalar.h"
 #include "lazygen/generated/shapes/div_inplace_scalar.h"
 #include "lazygen/generated/shapes/fill_inplace_scalar.h"
 #include "lazygen/generated/shapes/logical_and.h"
@@ -36,6 +38,11 @@ DType compute_dtype_logical_xor(const Shape& self, const Shape& other) {
   return shape_rules::result_type({&self, &other}, {});
 }
 
+// bitwise_left_shift.Tensor_Scalar(Tensor self, Scalar other) -> Tensor
+DType compute_dtype_bitwise_left_shift_tensor_scalar(const Shape& self, const Scalar& other) {
+  return shape_rules::result_type({&self}, {&other});
+}
+
 // div_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
 DType compute_dtype_div_inplace_scalar(const Shape& self, const Scalar& other) {
   return to_floating(shape_rules::result_type({&self}, {&other}));
@@ -57,6 +64,13 @@ void run_logical_and(const Tensor& out, std::initializer_list<Tensor> inputs,
 void run_logical_xor(const Tensor& out, std::initializer_list<Tensor> inputs,
                      std::initializer_list<Scalar> scalars, DType compute) {
   run_pointwise<kernels::LogicalXor>("logical_xor", out, inputs, scalars, compute);
+}
+
+// bitwise_left_shift.Tensor_Scalar(Tensor self, Scalar other) -> Tensor
+void run_bitwise_left_shift_tensor_scalar(const Tensor& out, std::initializer_list<Tensor> inputs,
+                                          std::initializer_list<Scalar> scalars, DType compute) {
+  run_pointwise<kernels::BitwiseLeftShiftTensorScalar>("bitwise_left_shift.Tensor_Scalar", out,
+                                                       inputs, scalars, compute);
 }
 
 // div_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
@@ -85,6 +99,15 @@ Tensor logical_xor(const Tensor& self, const Tensor& other) {
   std::vector<Shape> shapes = compute_shape_logical_xor(self.shape(), other.shape());
   Tensor out = empty(shapes[0].sizes, shapes[0].dtype, kCPU);
   run_logical_xor(out, {self, other}, {}, compute_dtype_logical_xor(self.shape(), other.shape()));
+  return out;
+}
+
+// bitwise_left_shift.Tensor_Scalar(Tensor self, Scalar other) -> Tensor
+Tensor bitwise_left_shift_tensor_scalar(const Tensor& self, const Scalar& other) {
+  std::vector<Shape> shapes = compute_shape_bitwise_left_shift_tensor_scalar(self.shape(), other);
+  Tensor out = empty(shapes[0].sizes, shapes[0].dtype, kCPU);
+  run_bitwise_left_shift_tensor_scalar(
+      out, {self}, {other}, compute_dtype_bitwise_left_shift_tensor_scalar(self.shape(), other));
   return out;
 }
 

@@ -8,12 +8,14 @@
 #include "core/tensor/shape_rules.h"
 #include "lazygen/factory.h"
 #include "lazygen/generated/pointwise/abs.h"
+#include "lazygen/generated/pointwise/bitwise_right_shift_tensor_scalar.h"
 #include "lazygen/generated/pointwise/erfinv.h"
 #include "lazygen/generated/pointwise/hardshrink_backward.h"
 #include "lazygen/generated/pointwise/hardtanh_backward.h"
 #include "lazygen/generated/pointwise/round.h"
 #include "lazygen/generated/pointwise/softplus_backward.h"
 #include "lazygen/generated/shapes/abs.h"
+#include "lazygen/generated/shapes/bitwise_right_shift_tensor_scalar.h"
 #include "lazygen/generated/shapes/erfinv.h"
 #include "lazygen/generated/shapes/hardshrink_backward.h"
 #include "lazygen/generated/shapes/hardtanh_backward.h"
@@ -38,6 +40,11 @@ DType compute_dtype_erfinv(const Shape& self) {
 // round(Tensor self) -> Tensor
 DType compute_dtype_round(const Shape& self) {
   return shape_rules::result_type({&self}, {});
+}
+
+// bitwise_right_shift.Tensor_Scalar(Tensor self, Scalar other) -> Tensor
+DType compute_dtype_bitwise_right_shift_tensor_scalar(const Shape& self, const Scalar& other) {
+  return shape_rules::result_type({&self}, {&other});
 }
 
 // hardtanh_backward(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val) -> Tensor
@@ -74,6 +81,13 @@ void run_erfinv(const Tensor& out, std::initializer_list<Tensor> inputs,
 void run_round(const Tensor& out, std::initializer_list<Tensor> inputs,
                std::initializer_list<Scalar> scalars, DType compute) {
   run_pointwise<kernels::Round>("round", out, inputs, scalars, compute);
+}
+
+// bitwise_right_shift.Tensor_Scalar(Tensor self, Scalar other) -> Tensor
+void run_bitwise_right_shift_tensor_scalar(const Tensor& out, std::initializer_list<Tensor> inputs,
+                                           std::initializer_list<Scalar> scalars, DType compute) {
+  run_pointwise<kernels::BitwiseRightShiftTensorScalar>("bitwise_right_shift.Tensor_Scalar", out,
+                                                        inputs, scalars, compute);
 }
 
 // hardtanh_backward(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val) -> Tensor
@@ -115,6 +129,15 @@ Tensor round(const Tensor& self) {
   std::vector<Shape> shapes = compute_shape_round(self.shape());
   Tensor out = empty(shapes[0].sizes, shapes[0].dtype, kCPU);
   run_round(out, {self}, {}, compute_dtype_round(self.shape()));
+  return out;
+}
+
+// bitwise_right_shift.Tensor_Scalar(Tensor self, Scalar other) -> Tensor
+Tensor bitwise_right_shift_tensor_scalar(const Tensor& self, const Scalar& other) {
+  std::vector<Shape> shapes = compute_shape_bitwise_right_shift_tensor_scalar(self.shape(), other);
+  Tensor out = empty(shapes[0].sizes, shapes[0].dtype, kCPU);
+  run_bitwise_right_shift_tensor_scalar(
+      out, {self}, {other}, compute_dtype_bitwise_right_shift_tensor_scalar(self.shape(), other));
   return out;
 }
 

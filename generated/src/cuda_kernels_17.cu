@@ -7,6 +7,7 @@
 #include "backend/cuda/eager/pointwise_args.h"
 #include "lazygen/generated/pointwise/add_scalar.h"
 #include "lazygen/generated/pointwise/addcmul.h"
+#include "lazygen/generated/pointwise/bitwise_left_shift_tensor.h"
 #include "lazygen/generated/pointwise/log.h"
 
 namespace lazygen::cuda {
@@ -24,6 +25,11 @@ void launch_log(const PointwiseArgs& args, cudaStream_t stream) {
 // addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
 void launch_addcmul(const PointwiseArgs& args, cudaStream_t stream) {
   launch_pointwise<kernels::Addcmul>(args, stream);
+}
+
+// bitwise_left_shift.Tensor(Tensor self, Tensor other) -> Tensor
+void launch_bitwise_left_shift_tensor(const PointwiseArgs& args, cudaStream_t stream) {
+  launch_pointwise<kernels::BitwiseLeftShiftTensor>(args, stream);
 }
 
 }  // namespace lazygen::cuda

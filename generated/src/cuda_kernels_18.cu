@@ -6,6 +6,7 @@
 #include "backend/cuda/eager/pointwise.cuh"
 #include "backend/cuda/eager/pointwise_args.h"
 #include "lazygen/generated/pointwise/bitwise_not.h"
+#include "lazygen/generated/pointwise/bitwise_right_shift_tensor.h"
 #include "lazygen/generated/pointwise/bitwise_xor_tensor.h"
 #include "lazygen/generated/pointwise/ge_scalar.h"
 #include "lazygen/generated/pointwise/log_sigmoid.h"
@@ -31,6 +32,11 @@ void launch_bitwise_not(const PointwiseArgs& args, cudaStream_t stream) {
 // bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor
 void launch_bitwise_xor_tensor(const PointwiseArgs& args, cudaStream_t stream) {
   launch_pointwise<kernels::BitwiseXorTensor>(args, stream);
+}
+
+// bitwise_right_shift.Tensor(Tensor self, Tensor other) -> Tensor
+void launch_bitwise_right_shift_tensor(const PointwiseArgs& args, cudaStream_t stream) {
+  launch_pointwise<kernels::BitwiseRightShiftTensor>(args, stream);
 }
 
 // log_sigmoid(Tensor self) -> Tensor

@@ -5,6 +5,7 @@
 // op's launcher.
 #include "backend/cuda/eager/pointwise.cuh"
 #include "backend/cuda/eager/pointwise_args.h"
+#include "lazygen/generated/pointwise/bitwise_left_shift_tensor_scalar.h"
 #include "lazygen/generated/pointwise/div_inplace_scalar.h"
 #include "lazygen/generated/pointwise/fill_inplace_scalar.h"
 #include "lazygen/generated/pointwise/logical_and.h"
@@ -25,6 +26,11 @@ void launch_logical_and(const PointwiseArgs& args, cudaStream_t stream) {
 // logical_xor(Tensor self, Tensor other) -> Tensor
 void launch_logical_xor(const PointwiseArgs& args, cudaStream_t stream) {
   launch_pointwise<kernels::LogicalXor>(args, stream);
+}
+
+// bitwise_left_shift.Tensor_Scalar(Tensor self, Scalar other) -> Tensor
+void launch_bitwise_left_shift_tensor_scalar(const PointwiseArgs& args, cudaStream_t stream) {
+  launch_pointwise<kernels::BitwiseLeftShiftTensorScalar>(args, stream);
 }
 
 // div_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)

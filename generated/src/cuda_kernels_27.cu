@@ -6,6 +6,7 @@
 #include "backend/cuda/eager/pointwise.cuh"
 #include "backend/cuda/eager/pointwise_args.h"
 #include "lazygen/generated/pointwise/abs.h"
+#include "lazygen/generated/pointwise/bitwise_right_shift_tensor_scalar.h"
 #include "lazygen/generated/pointwise/erfinv.h"
 #include "lazygen/generated/pointwise/hardshrink_backward.h"
 #include "lazygen/generated/pointwise/hardtanh_backward.h"
@@ -27,6 +28,11 @@ void launch_erfinv(const PointwiseArgs& args, cudaStream_t stream) {
 // round(Tensor self) -> Tensor
 void launch_round(const PointwiseArgs& args, cudaStream_t stream) {
   launch_pointwise<kernels::Round>(args, stream);
+}
+
+// bitwise_right_shift.Tensor_Scalar(Tensor self, Scalar other) -> Tensor
+void launch_bitwise_right_shift_tensor_scalar(const PointwiseArgs& args, cudaStream_t stream) {
+  launch_pointwise<kernels::BitwiseRightShiftTensorScalar>(args, stream);
 }
 
 // hardtanh_backward(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val) -> Tensor

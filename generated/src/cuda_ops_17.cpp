@@ -9,12 +9,15 @@
 #include "core/dispatch.h"
 #include "lazygen/generated/cpu/add_scalar.h"
 #include "lazygen/generated/cpu/addcmul.h"
+#include "lazygen/generated/cpu/bitwise_left_shift_tensor.h"
 #include "lazygen/generated/cpu/log.h"
 #include "lazygen/generated/cuda/add_scalar.h"
 #include "lazygen/generated/cuda/addcmul.h"
+#include "lazygen/generated/cuda/bitwise_left_shift_tensor.h"
 #include "lazygen/generated/cuda/log.h"
 #include "lazygen/generated/shapes/add_scalar.h"
 #include "lazygen/generated/shapes/addcmul.h"
+#include "lazygen/generated/shapes/bitwise_left_shift_tensor.h"
 #include "lazygen/generated/shapes/log.h"
 
 namespace lazygen::cuda {
@@ -48,12 +51,23 @@ Tensor addcmul(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2,
   return out;
 }
 
+// bitwise_left_shift.Tensor(Tensor self, Tensor other) -> Tensor
+Tensor bitwise_left_shift_tensor(const Tensor& self, const Tensor& other) {
+  std::vector<Shape> shapes = compute_shape_bitwise_left_shift_tensor(self.shape(), other.shape());
+  Tensor out = empty_device(shapes[0].sizes, shapes[0].dtype, self.device());
+  run_pointwise("bitwise_left_shift.Tensor", &launch_bitwise_left_shift_tensor, out, {self, other},
+                {}, cpu::compute_dtype_bitwise_left_shift_tensor(self.shape(), other.shape()));
+  return out;
+}
+
 }  // namespace
 
 void register_pointwise_kernels_17() {
   detail::register_device_kernel(DeviceType::CUDA, "add.Scalar", &add_scalar);
   detail::register_device_kernel(DeviceType::CUDA, "log", &log);
   detail::register_device_kernel(DeviceType::CUDA, "addcmul", &addcmul);
+  detail::register_device_kernel(DeviceType::CUDA, "bitwise_left_shift.Tensor",
+                                 &bitwise_left_shift_tensor);
 }
 
 }  // namespace lazygen::cuda

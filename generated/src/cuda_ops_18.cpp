@@ -8,17 +8,20 @@
 #include "backend/cuda/eager/eager_kernels.h"
 #include "core/dispatch.h"
 #include "lazygen/generated/cpu/bitwise_not.h"
+#include "lazygen/generated/cpu/bitwise_right_shift_tensor.h"
 #include "lazygen/generated/cpu/bitwise_xor_tensor.h"
 #include "lazygen/generated/cpu/ge_scalar.h"
 #include "lazygen/generated/cpu/log_sigmoid.h"
 #include "lazygen/generated/cpu/relu_inplace.h"
 #include "lazygen/generated/cpu/unsqueeze.h"
 #include "lazygen/generated/cuda/bitwise_not.h"
+#include "lazygen/generated/cuda/bitwise_right_shift_tensor.h"
 #include "lazygen/generated/cuda/bitwise_xor_tensor.h"
 #include "lazygen/generated/cuda/ge_scalar.h"
 #include "lazygen/generated/cuda/log_sigmoid.h"
 #include "lazygen/generated/cuda/relu_inplace.h"
 #include "lazygen/generated/shapes/bitwise_not.h"
+#include "lazygen/generated/shapes/bitwise_right_shift_tensor.h"
 #include "lazygen/generated/shapes/bitwise_xor_tensor.h"
 #include "lazygen/generated/shapes/ge_scalar.h"
 #include "lazygen/generated/shapes/log_sigmoid.h"
@@ -62,6 +65,16 @@ Tensor bitwise_xor_tensor(const Tensor& self, const Tensor& other) {
   return out;
 }
 
+// bitwise_right_shift.Tensor(Tensor self, Tensor other) -> Tensor
+Tensor bitwise_right_shift_tensor(const Tensor& self, const Tensor& other) {
+  std::vector<Shape> shapes = compute_shape_bitwise_right_shift_tensor(self.shape(), other.shape());
+  Tensor out = empty_device(shapes[0].sizes, shapes[0].dtype, self.device());
+  run_pointwise("bitwise_right_shift.Tensor", &launch_bitwise_right_shift_tensor, out,
+                {self, other}, {},
+                cpu::compute_dtype_bitwise_right_shift_tensor(self.shape(), other.shape()));
+  return out;
+}
+
 // log_sigmoid(Tensor self) -> Tensor
 Tensor log_sigmoid(const Tensor& self) {
   std::vector<Shape> shapes = compute_shape_log_sigmoid(self.shape());
@@ -78,6 +91,8 @@ void register_pointwise_kernels_18() {
   detail::register_device_kernel(DeviceType::CUDA, "ge.Scalar", &ge_scalar);
   detail::register_device_kernel(DeviceType::CUDA, "bitwise_not", &bitwise_not);
   detail::register_device_kernel(DeviceType::CUDA, "bitwise_xor.Tensor", &bitwise_xor_tensor);
+  detail::register_device_kernel(DeviceType::CUDA, "bitwise_right_shift.Tensor",
+                                 &bitwise_right_shift_tensor);
   detail::register_device_kernel(DeviceType::CUDA, "log_sigmoid", &log_sigmoid);
   detail::register_device_kernel(DeviceType::CUDA, "unsqueeze", &cpu::unsqueeze);
 }

@@ -7,15 +7,18 @@
 // the op dispatch (cuda_ops.cpp calls it). Built only with the CUDA toolkit.
 #include "backend/cuda/eager/eager_kernels.h"
 #include "core/dispatch.h"
+#include "lazygen/generated/cpu/bitwise_left_shift_tensor_scalar.h"
 #include "lazygen/generated/cpu/div_inplace_scalar.h"
 #include "lazygen/generated/cpu/fill_inplace_scalar.h"
 #include "lazygen/generated/cpu/logical_and.h"
 #include "lazygen/generated/cpu/logical_xor.h"
 #include "lazygen/generated/cpu/narrow.h"
+#include "lazygen/generated/cuda/bitwise_left_shift_tensor_scalar.h"
 #include "lazygen/generated/cuda/div_inplace_scalar.h"
 #include "lazygen/generated/cuda/fill_inplace_scalar.h"
 #include "lazygen/generated/cuda/logical_and.h"
 #include "lazygen/generated/cuda/logical_xor.h"
+#include "lazygen/generated/shapes/bitwise_left_shift_tensor_scalar.h"
 #include "lazygen/generated/shapes/div_inplace_scalar.h"
 #include "lazygen/generated/shapes/fill_inplace_scalar.h"
 #include "lazygen/generated/shapes/logical_and.h"
@@ -50,6 +53,16 @@ Tensor logical_xor(const Tensor& self, const Tensor& other) {
   return out;
 }
 
+// bitwise_left_shift.Tensor_Scalar(Tensor self, Scalar other) -> Tensor
+Tensor bitwise_left_shift_tensor_scalar(const Tensor& self, const Scalar& other) {
+  std::vector<Shape> shapes = compute_shape_bitwise_left_shift_tensor_scalar(self.shape(), other);
+  Tensor out = empty_device(shapes[0].sizes, shapes[0].dtype, self.device());
+  run_pointwise("bitwise_left_shift.Tensor_Scalar", &launch_bitwise_left_shift_tensor_scalar, out,
+                {self}, {other},
+                cpu::compute_dtype_bitwise_left_shift_tensor_scalar(self.shape(), other));
+  return out;
+}
+
 // div_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
 const Tensor& div_inplace_scalar(const Tensor& self, const Scalar& other) {
   std::vector<Shape> shapes = compute_shape_div_inplace_scalar(self.shape(), other);
@@ -64,6 +77,8 @@ void register_pointwise_kernels_26() {
   detail::register_device_kernel(DeviceType::CUDA, "fill_.Scalar", &fill_inplace_scalar);
   detail::register_device_kernel(DeviceType::CUDA, "logical_and", &logical_and);
   detail::register_device_kernel(DeviceType::CUDA, "logical_xor", &logical_xor);
+  detail::register_device_kernel(DeviceType::CUDA, "bitwise_left_shift.Tensor_Scalar",
+                                 &bitwise_left_shift_tensor_scalar);
   detail::register_device_kernel(DeviceType::CUDA, "narrow", &cpu::narrow);
   detail::register_device_kernel(DeviceType::CUDA, "div_.Scalar", &div_inplace_scalar);
 }

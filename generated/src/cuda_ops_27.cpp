@@ -8,18 +8,21 @@
 #include "backend/cuda/eager/eager_kernels.h"
 #include "core/dispatch.h"
 #include "lazygen/generated/cpu/abs.h"
+#include "lazygen/generated/cpu/bitwise_right_shift_tensor_scalar.h"
 #include "lazygen/generated/cpu/erfinv.h"
 #include "lazygen/generated/cpu/hardshrink_backward.h"
 #include "lazygen/generated/cpu/hardtanh_backward.h"
 #include "lazygen/generated/cpu/round.h"
 #include "lazygen/generated/cpu/softplus_backward.h"
 #include "lazygen/generated/cuda/abs.h"
+#include "lazygen/generated/cuda/bitwise_right_shift_tensor_scalar.h"
 #include "lazygen/generated/cuda/erfinv.h"
 #include "lazygen/generated/cuda/hardshrink_backward.h"
 #include "lazygen/generated/cuda/hardtanh_backward.h"
 #include "lazygen/generated/cuda/round.h"
 #include "lazygen/generated/cuda/softplus_backward.h"
 #include "lazygen/generated/shapes/abs.h"
+#include "lazygen/generated/shapes/bitwise_right_shift_tensor_scalar.h"
 #include "lazygen/generated/shapes/erfinv.h"
 #include "lazygen/generated/shapes/hardshrink_backward.h"
 #include "lazygen/generated/shapes/hardtanh_backward.h"
@@ -50,6 +53,16 @@ Tensor round(const Tensor& self) {
   std::vector<Shape> shapes = compute_shape_round(self.shape());
   Tensor out = empty_device(shapes[0].sizes, shapes[0].dtype, self.device());
   run_pointwise("round", &launch_round, out, {self}, {}, cpu::compute_dtype_round(self.shape()));
+  return out;
+}
+
+// bitwise_right_shift.Tensor_Scalar(Tensor self, Scalar other) -> Tensor
+Tensor bitwise_right_shift_tensor_scalar(const Tensor& self, const Scalar& other) {
+  std::vector<Shape> shapes = compute_shape_bitwise_right_shift_tensor_scalar(self.shape(), other);
+  Tensor out = empty_device(shapes[0].sizes, shapes[0].dtype, self.device());
+  run_pointwise("bitwise_right_shift.Tensor_Scalar", &launch_bitwise_right_shift_tensor_scalar, out,
+                {self}, {other},
+                cpu::compute_dtype_bitwise_right_shift_tensor_scalar(self.shape(), other));
   return out;
 }
 
@@ -93,6 +106,8 @@ void register_pointwise_kernels_27() {
   detail::register_device_kernel(DeviceType::CUDA, "abs", &abs);
   detail::register_device_kernel(DeviceType::CUDA, "erfinv", &erfinv);
   detail::register_device_kernel(DeviceType::CUDA, "round", &round);
+  detail::register_device_kernel(DeviceType::CUDA, "bitwise_right_shift.Tensor_Scalar",
+                                 &bitwise_right_shift_tensor_scalar);
   detail::register_device_kernel(DeviceType::CUDA, "hardtanh_backward", &hardtanh_backward);
   detail::register_device_kernel(DeviceType::CUDA, "softplus_backward", &softplus_backward);
   detail::register_device_kernel(DeviceType::CUDA, "hardshrink_backward", &hardshrink_backward);

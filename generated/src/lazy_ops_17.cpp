@@ -8,18 +8,21 @@
 #include "core/lazy/lazy_view.h"
 #include "lazygen/generated/ir/add_scalar.h"
 #include "lazygen/generated/ir/addcmul.h"
+#include "lazygen/generated/ir/bitwise_left_shift_tensor.h"
 #include "lazygen/generated/ir/conv2d.h"
 #include "lazygen/generated/ir/log.h"
 #include "lazygen/generated/ir/scatter_reduce_two.h"
 #include "lazygen/generated/ir/sort.h"
 #include "lazygen/generated/lazy/add_scalar.h"
 #include "lazygen/generated/lazy/addcmul.h"
+#include "lazygen/generated/lazy/bitwise_left_shift_tensor.h"
 #include "lazygen/generated/lazy/conv2d.h"
 #include "lazygen/generated/lazy/log.h"
 #include "lazygen/generated/lazy/scatter_reduce_two.h"
 #include "lazygen/generated/lazy/sort.h"
 #include "lazygen/generated/shapes/add_scalar.h"
 #include "lazygen/generated/shapes/addcmul.h"
+#include "lazygen/generated/shapes/bitwise_left_shift_tensor.h"
 #include "lazygen/generated/shapes/conv2d.h"
 #include "lazygen/generated/shapes/log.h"
 #include "lazygen/generated/shapes/scatter_reduce_two.h"
@@ -49,6 +52,14 @@ Tensor addcmul(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2,
   const ir::NodePtr& node = ir::cached_node<ir::Addcmul>(
       ir_value(self), ir_value(tensor1), ir_value(tensor2), scalar_value(value),
       [&] { return compute_shape_addcmul(self.shape(), tensor1.shape(), tensor2.shape(), value); });
+  return make_lazy_tensor(node, 0, self.device());
+}
+
+// bitwise_left_shift.Tensor(Tensor self, Tensor other) -> Tensor
+Tensor bitwise_left_shift_tensor(const Tensor& self, const Tensor& other) {
+  const ir::NodePtr& node = ir::cached_node<ir::BitwiseLeftShiftTensor>(
+      ir_value(self), ir_value(other),
+      [&] { return compute_shape_bitwise_left_shift_tensor(self.shape(), other.shape()); });
   return make_lazy_tensor(node, 0, self.device());
 }
 

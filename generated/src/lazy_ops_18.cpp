@@ -7,12 +7,14 @@
 #include "core/lazy/lazy_tensor.h"
 #include "core/lazy/lazy_view.h"
 #include "lazygen/generated/ir/bitwise_not.h"
+#include "lazygen/generated/ir/bitwise_right_shift_tensor.h"
 #include "lazygen/generated/ir/bitwise_xor_tensor.h"
 #include "lazygen/generated/ir/ge_scalar.h"
 #include "lazygen/generated/ir/log_sigmoid.h"
 #include "lazygen/generated/ir/relu_inplace.h"
 #include "lazygen/generated/ir/unsqueeze.h"
 #include "lazygen/generated/lazy/bitwise_not.h"
+#include "lazygen/generated/lazy/bitwise_right_shift_tensor.h"
 #include "lazygen/generated/lazy/bitwise_xor_tensor.h"
 #include "lazygen/generated/lazy/ge_scalar.h"
 #include "lazygen/generated/lazy/log_sigmoid.h"
@@ -20,6 +22,7 @@
 #include "lazygen/generated/lazy/unsqueeze.h"
 #include "lazygen/generated/ops/unsqueeze.h"
 #include "lazygen/generated/shapes/bitwise_not.h"
+#include "lazygen/generated/shapes/bitwise_right_shift_tensor.h"
 #include "lazygen/generated/shapes/bitwise_xor_tensor.h"
 #include "lazygen/generated/shapes/ge_scalar.h"
 #include "lazygen/generated/shapes/log_sigmoid.h"
@@ -57,6 +60,14 @@ Tensor bitwise_xor_tensor(const Tensor& self, const Tensor& other) {
   const ir::NodePtr& node = ir::cached_node<ir::BitwiseXorTensor>(
       ir_value(self), ir_value(other),
       [&] { return compute_shape_bitwise_xor_tensor(self.shape(), other.shape()); });
+  return make_lazy_tensor(node, 0, self.device());
+}
+
+// bitwise_right_shift.Tensor(Tensor self, Tensor other) -> Tensor
+Tensor bitwise_right_shift_tensor(const Tensor& self, const Tensor& other) {
+  const ir::NodePtr& node = ir::cached_node<ir::BitwiseRightShiftTensor>(
+      ir_value(self), ir_value(other),
+      [&] { return compute_shape_bitwise_right_shift_tensor(self.shape(), other.shape()); });
   return make_lazy_tensor(node, 0, self.device());
 }
 

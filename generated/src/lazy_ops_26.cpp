@@ -6,17 +6,20 @@
 #include "core/ir/trie_cache.h"
 #include "core/lazy/lazy_tensor.h"
 #include "core/lazy/lazy_view.h"
+#include "lazygen/generated/ir/bitwise_left_shift_tensor_scalar.h"
 #include "lazygen/generated/ir/div_inplace_scalar.h"
 #include "lazygen/generated/ir/fill_inplace_scalar.h"
 #include "lazygen/generated/ir/logical_and.h"
 #include "lazygen/generated/ir/logical_xor.h"
 #include "lazygen/generated/ir/narrow.h"
+#include "lazygen/generated/lazy/bitwise_left_shift_tensor_scalar.h"
 #include "lazygen/generated/lazy/div_inplace_scalar.h"
 #include "lazygen/generated/lazy/fill_inplace_scalar.h"
 #include "lazygen/generated/lazy/logical_and.h"
 #include "lazygen/generated/lazy/logical_xor.h"
 #include "lazygen/generated/lazy/narrow.h"
 #include "lazygen/generated/ops/narrow.h"
+#include "lazygen/generated/shapes/bitwise_left_shift_tensor_scalar.h"
 #include "lazygen/generated/shapes/div_inplace_scalar.h"
 #include "lazygen/generated/shapes/fill_inplace_scalar.h"
 #include "lazygen/generated/shapes/logical_and.h"
@@ -48,6 +51,14 @@ Tensor logical_xor(const Tensor& self, const Tensor& other) {
   const ir::NodePtr& node = ir::cached_node<ir::LogicalXor>(ir_value(self), ir_value(other), [&] {
     return compute_shape_logical_xor(self.shape(), other.shape());
   });
+  return make_lazy_tensor(node, 0, self.device());
+}
+
+// bitwise_left_shift.Tensor_Scalar(Tensor self, Scalar other) -> Tensor
+Tensor bitwise_left_shift_tensor_scalar(const Tensor& self, const Scalar& other) {
+  const ir::NodePtr& node = ir::cached_node<ir::BitwiseLeftShiftTensorScalar>(
+      ir_value(self), scalar_value(other),
+      [&] { return compute_shape_bitwise_left_shift_tensor_scalar(self.shape(), other); });
   return make_lazy_tensor(node, 0, self.device());
 }
 

@@ -7,18 +7,21 @@
 #include "core/lazy/lazy_tensor.h"
 #include "core/lazy/lazy_view.h"
 #include "lazygen/generated/ir/abs.h"
+#include "lazygen/generated/ir/bitwise_right_shift_tensor_scalar.h"
 #include "lazygen/generated/ir/erfinv.h"
 #include "lazygen/generated/ir/hardshrink_backward.h"
 #include "lazygen/generated/ir/hardtanh_backward.h"
 #include "lazygen/generated/ir/round.h"
 #include "lazygen/generated/ir/softplus_backward.h"
 #include "lazygen/generated/lazy/abs.h"
+#include "lazygen/generated/lazy/bitwise_right_shift_tensor_scalar.h"
 #include "lazygen/generated/lazy/erfinv.h"
 #include "lazygen/generated/lazy/hardshrink_backward.h"
 #include "lazygen/generated/lazy/hardtanh_backward.h"
 #include "lazygen/generated/lazy/round.h"
 #include "lazygen/generated/lazy/softplus_backward.h"
 #include "lazygen/generated/shapes/abs.h"
+#include "lazygen/generated/shapes/bitwise_right_shift_tensor_scalar.h"
 #include "lazygen/generated/shapes/erfinv.h"
 #include "lazygen/generated/shapes/hardshrink_backward.h"
 #include "lazygen/generated/shapes/hardtanh_backward.h"
@@ -46,6 +49,14 @@ Tensor erfinv(const Tensor& self) {
 Tensor round(const Tensor& self) {
   const ir::NodePtr& node =
       ir::cached_node<ir::Round>(ir_value(self), [&] { return compute_shape_round(self.shape()); });
+  return make_lazy_tensor(node, 0, self.device());
+}
+
+// bitwise_right_shift.Tensor_Scalar(Tensor self, Scalar other) -> Tensor
+Tensor bitwise_right_shift_tensor_scalar(const Tensor& self, const Scalar& other) {
+  const ir::NodePtr& node = ir::cached_node<ir::BitwiseRightShiftTensorScalar>(
+      ir_value(self), scalar_value(other),
+      [&] { return compute_shape_bitwise_right_shift_tensor_scalar(self.shape(), other); });
   return make_lazy_tensor(node, 0, self.device());
 }
 

@@ -249,6 +249,18 @@ extern const KernelLowering kBitwiseOrTensor;
 std::vector<Tensor> lower_bitwise_xor_tensor(const ir::Node& node,
                                              const std::vector<Tensor>& inputs);
 extern const KernelLowering kBitwiseXorTensor;
+std::vector<Tensor> lower_bitwise_left_shift_tensor(const ir::Node& node,
+                                                    const std::vector<Tensor>& inputs);
+extern const KernelLowering kBitwiseLeftShiftTensor;
+std::vector<Tensor> lower_bitwise_left_shift_tensor_scalar(const ir::Node& node,
+                                                           const std::vector<Tensor>& inputs);
+extern const KernelLowering kBitwiseLeftShiftTensorScalar;
+std::vector<Tensor> lower_bitwise_right_shift_tensor(const ir::Node& node,
+                                                     const std::vector<Tensor>& inputs);
+extern const KernelLowering kBitwiseRightShiftTensor;
+std::vector<Tensor> lower_bitwise_right_shift_tensor_scalar(const ir::Node& node,
+                                                            const std::vector<Tensor>& inputs);
+extern const KernelLowering kBitwiseRightShiftTensorScalar;
 std::vector<Tensor> lower_sigmoid_backward(const ir::Node& node, const std::vector<Tensor>& inputs);
 extern const KernelLowering kSigmoidBackward;
 std::vector<Tensor> lower_tanh_backward(const ir::Node& node, const std::vector<Tensor>& inputs);
@@ -641,6 +653,14 @@ LowerFn lowering_for(ir::OpKind kind) {
       return &lowerings::lower_bitwise_or_tensor;
     case ir::op_kind("bitwise_xor.Tensor"):
       return &lowerings::lower_bitwise_xor_tensor;
+    case ir::op_kind("bitwise_left_shift.Tensor"):
+      return &lowerings::lower_bitwise_left_shift_tensor;
+    case ir::op_kind("bitwise_left_shift.Tensor_Scalar"):
+      return &lowerings::lower_bitwise_left_shift_tensor_scalar;
+    case ir::op_kind("bitwise_right_shift.Tensor"):
+      return &lowerings::lower_bitwise_right_shift_tensor;
+    case ir::op_kind("bitwise_right_shift.Tensor_Scalar"):
+      return &lowerings::lower_bitwise_right_shift_tensor_scalar;
     case ir::op_kind("sigmoid_backward"):
       return &lowerings::lower_sigmoid_backward;
     case ir::op_kind("tanh_backward"):
@@ -1014,6 +1034,14 @@ const KernelLowering* kernel_lowering_for(ir::OpKind kind) {
       return &lowerings::kBitwiseOrTensor;
     case ir::op_kind("bitwise_xor.Tensor"):
       return &lowerings::kBitwiseXorTensor;
+    case ir::op_kind("bitwise_left_shift.Tensor"):
+      return &lowerings::kBitwiseLeftShiftTensor;
+    case ir::op_kind("bitwise_left_shift.Tensor_Scalar"):
+      return &lowerings::kBitwiseLeftShiftTensorScalar;
+    case ir::op_kind("bitwise_right_shift.Tensor"):
+      return &lowerings::kBitwiseRightShiftTensor;
+    case ir::op_kind("bitwise_right_shift.Tensor_Scalar"):
+      return &lowerings::kBitwiseRightShiftTensorScalar;
     case ir::op_kind("sigmoid_backward"):
       return &lowerings::kSigmoidBackward;
     case ir::op_kind("tanh_backward"):

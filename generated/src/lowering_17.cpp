@@ -8,12 +8,14 @@
 #include "lazygen/factory.h"
 #include "lazygen/generated/cpu/add_scalar.h"
 #include "lazygen/generated/cpu/addcmul.h"
+#include "lazygen/generated/cpu/bitwise_left_shift_tensor.h"
 #include "lazygen/generated/cpu/conv2d.h"
 #include "lazygen/generated/cpu/log.h"
 #include "lazygen/generated/cpu/scatter_reduce_two.h"
 #include "lazygen/generated/cpu/sort.h"
 #include "lazygen/generated/ir/add_scalar.h"
 #include "lazygen/generated/ir/addcmul.h"
+#include "lazygen/generated/ir/bitwise_left_shift_tensor.h"
 #include "lazygen/generated/ir/conv2d.h"
 #include "lazygen/generated/ir/log.h"
 #include "lazygen/generated/ir/scatter_reduce_two.h"
@@ -69,6 +71,27 @@ std::vector<Tensor> kernel_addcmul(const ir::Node& node, const std::vector<Tenso
   return {kernel(inputs[0], inputs[1], inputs[2], scalar_of(inputs[3]))};
 }
 extern const KernelLowering kAddcmul{&kernel_addcmul, "addcmul"};
+// bitwise_left_shift.Tensor(Tensor self, Tensor other) -> Tensor
+std::vector<Tensor> lower_bitwise_left_shift_tensor(const ir::Node& node,
+                                                    const std::vector<Tensor>& inputs) {
+  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
+  cpu::run_bitwise_left_shift_tensor(
+      out, {inputs[0], inputs[1]}, {},
+      cpu::compute_dtype_bitwise_left_shift_tensor(inputs[0].shape(), inputs[1].shape()));
+  return {out};
+}
+
+// bitwise_left_shift.Tensor(Tensor self, Tensor other) -> Tensor: on the kernel its operands'
+// device registered
+std::vector<Tensor> kernel_bitwise_left_shift_tensor(const ir::Node& node,
+                                                     const std::vector<Tensor>& inputs) {
+  using Kernel = Tensor(const Tensor&, const Tensor&);
+  Kernel* kernel =
+      detail::device_kernel<Kernel>(inputs[0].device().type, "bitwise_left_shift.Tensor");
+  return {kernel(inputs[0], inputs[1])};
+}
+extern const KernelLowering kBitwiseLeftShiftTensor{&kernel_bitwise_left_shift_tensor,
+                                                    "bitwise_left_shift.Tensor"};
 // sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)
 std::vector<Tensor> lower_sort(const ir::Node& node, const std::vector<Tensor>& inputs) {
   const auto& n = static_cast<const ir::Sort&>(node);
@@ -131,6 +154,8 @@ void register_cpu_kernels_17() {
   detail::register_device_kernel(DeviceType::CPU, "add.Scalar", &cpu::add_scalar);
   detail::register_device_kernel(DeviceType::CPU, "log", &cpu::log);
   detail::register_device_kernel(DeviceType::CPU, "addcmul", &cpu::addcmul);
+  detail::register_device_kernel(DeviceType::CPU, "bitwise_left_shift.Tensor",
+                                 &cpu::bitwise_left_shift_tensor);
   detail::register_device_kernel(DeviceType::CPU, "sort", &cpu::sort);
   detail::register_device_kernel(DeviceType::CPU, "scatter_reduce.two", &cpu::scatter_reduce_two);
   detail::register_device_kernel(DeviceType::CPU, "conv2d", &cpu::conv2d);

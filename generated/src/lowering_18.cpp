@@ -7,12 +7,14 @@
 #include "exec/kernel_lowering.h"
 #include "lazygen/factory.h"
 #include "lazygen/generated/cpu/bitwise_not.h"
+#include "lazygen/generated/cpu/bitwise_right_shift_tensor.h"
 #include "lazygen/generated/cpu/bitwise_xor_tensor.h"
 #include "lazygen/generated/cpu/ge_scalar.h"
 #include "lazygen/generated/cpu/log_sigmoid.h"
 #include "lazygen/generated/cpu/relu_inplace.h"
 #include "lazygen/generated/cpu/unsqueeze.h"
 #include "lazygen/generated/ir/bitwise_not.h"
+#include "lazygen/generated/ir/bitwise_right_shift_tensor.h"
 #include "lazygen/generated/ir/bitwise_xor_tensor.h"
 #include "lazygen/generated/ir/ge_scalar.h"
 #include "lazygen/generated/ir/log_sigmoid.h"
@@ -84,6 +86,27 @@ std::vector<Tensor> kernel_bitwise_xor_tensor(const ir::Node& node,
   return {kernel(inputs[0], inputs[1])};
 }
 extern const KernelLowering kBitwiseXorTensor{&kernel_bitwise_xor_tensor, "bitwise_xor.Tensor"};
+// bitwise_right_shift.Tensor(Tensor self, Tensor other) -> Tensor
+std::vector<Tensor> lower_bitwise_right_shift_tensor(const ir::Node& node,
+                                                     const std::vector<Tensor>& inputs) {
+  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
+  cpu::run_bitwise_right_shift_tensor(
+      out, {inputs[0], inputs[1]}, {},
+      cpu::compute_dtype_bitwise_right_shift_tensor(inputs[0].shape(), inputs[1].shape()));
+  return {out};
+}
+
+// bitwise_right_shift.Tensor(Tensor self, Tensor other) -> Tensor: on the kernel its operands'
+// device registered
+std::vector<Tensor> kernel_bitwise_right_shift_tensor(const ir::Node& node,
+                                                      const std::vector<Tensor>& inputs) {
+  using Kernel = Tensor(const Tensor&, const Tensor&);
+  Kernel* kernel =
+      detail::device_kernel<Kernel>(inputs[0].device().type, "bitwise_right_shift.Tensor");
+  return {kernel(inputs[0], inputs[1])};
+}
+extern const KernelLowering kBitwiseRightShiftTensor{&kernel_bitwise_right_shift_tensor,
+                                                     "bitwise_right_shift.Tensor"};
 // log_sigmoid(Tensor self) -> Tensor
 std::vector<Tensor> lower_log_sigmoid(const ir::Node& node, const std::vector<Tensor>& inputs) {
   Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
@@ -118,6 +141,8 @@ void register_cpu_kernels_18() {
   detail::register_device_kernel(DeviceType::CPU, "ge.Scalar", &cpu::ge_scalar);
   detail::register_device_kernel(DeviceType::CPU, "bitwise_not", &cpu::bitwise_not);
   detail::register_device_kernel(DeviceType::CPU, "bitwise_xor.Tensor", &cpu::bitwise_xor_tensor);
+  detail::register_device_kernel(DeviceType::CPU, "bitwise_right_shift.Tensor",
+                                 &cpu::bitwise_right_shift_tensor);
   detail::register_device_kernel(DeviceType::CPU, "log_sigmoid", &cpu::log_sigmoid);
   detail::register_device_kernel(DeviceType::CPU, "unsqueeze", &cpu::unsqueeze);
 }

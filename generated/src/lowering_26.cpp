@@ -6,11 +6,13 @@
 #include "core/dispatch.h"
 #include "exec/kernel_lowering.h"
 #include "lazygen/factory.h"
+#include "lazygen/generated/cpu/bitwise_left_shift_tensor_scalar.h"
 #include "lazygen/generated/cpu/div_inplace_scalar.h"
 #include "lazygen/generated/cpu/fill_inplace_scalar.h"
 #include "lazygen/generated/cpu/logical_and.h"
 #include "lazygen/generated/cpu/logical_xor.h"
 #include "lazygen/generated/cpu/narrow.h"
+#include "lazygen/generated/ir/bitwise_left_shift_tensor_scalar.h"
 #include "lazygen/generated/ir/div_inplace_scalar.h"
 #include "lazygen/generated/ir/fill_inplace_scalar.h"
 #include "lazygen/generated/ir/logical_and.h"
@@ -68,6 +70,27 @@ std::vector<Tensor> kernel_logical_xor(const ir::Node& node, const std::vector<T
   return {kernel(inputs[0], inputs[1])};
 }
 extern const KernelLowering kLogicalXor{&kernel_logical_xor, "logical_xor"};
+// bitwise_left_shift.Tensor_Scalar(Tensor self, Scalar other) -> Tensor
+std::vector<Tensor> lower_bitwise_left_shift_tensor_scalar(const ir::Node& node,
+                                                           const std::vector<Tensor>& inputs) {
+  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
+  cpu::run_bitwise_left_shift_tensor_scalar(
+      out, {inputs[0]}, {scalar_of(inputs[1])},
+      cpu::compute_dtype_bitwise_left_shift_tensor_scalar(inputs[0].shape(), scalar_of(inputs[1])));
+  return {out};
+}
+
+// bitwise_left_shift.Tensor_Scalar(Tensor self, Scalar other) -> Tensor: on the kernel its
+// operands' device registered
+std::vector<Tensor> kernel_bitwise_left_shift_tensor_scalar(const ir::Node& node,
+                                                            const std::vector<Tensor>& inputs) {
+  using Kernel = Tensor(const Tensor&, const Scalar&);
+  Kernel* kernel =
+      detail::device_kernel<Kernel>(inputs[0].device().type, "bitwise_left_shift.Tensor_Scalar");
+  return {kernel(inputs[0], scalar_of(inputs[1]))};
+}
+extern const KernelLowering kBitwiseLeftShiftTensorScalar{&kernel_bitwise_left_shift_tensor_scalar,
+                                                          "bitwise_left_shift.Tensor_Scalar"};
 // narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)
 std::vector<Tensor> lower_narrow(const ir::Node& node, const std::vector<Tensor>& inputs) {
   const auto& n = static_cast<const ir::Narrow&>(node);
@@ -108,6 +131,8 @@ void register_cpu_kernels_26() {
   detail::register_device_kernel(DeviceType::CPU, "fill_.Scalar", &cpu::fill_inplace_scalar);
   detail::register_device_kernel(DeviceType::CPU, "logical_and", &cpu::logical_and);
   detail::register_device_kernel(DeviceType::CPU, "logical_xor", &cpu::logical_xor);
+  detail::register_device_kernel(DeviceType::CPU, "bitwise_left_shift.Tensor_Scalar",
+                                 &cpu::bitwise_left_shift_tensor_scalar);
   detail::register_device_kernel(DeviceType::CPU, "narrow", &cpu::narrow);
   detail::register_device_kernel(DeviceType::CPU, "div_.Scalar", &cpu::div_inplace_scalar);
 }

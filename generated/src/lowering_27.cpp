@@ -7,12 +7,14 @@
 #include "exec/kernel_lowering.h"
 #include "lazygen/factory.h"
 #include "lazygen/generated/cpu/abs.h"
+#include "lazygen/generated/cpu/bitwise_right_shift_tensor_scalar.h"
 #include "lazygen/generated/cpu/erfinv.h"
 #include "lazygen/generated/cpu/hardshrink_backward.h"
 #include "lazygen/generated/cpu/hardtanh_backward.h"
 #include "lazygen/generated/cpu/round.h"
 #include "lazygen/generated/cpu/softplus_backward.h"
 #include "lazygen/generated/ir/abs.h"
+#include "lazygen/generated/ir/bitwise_right_shift_tensor_scalar.h"
 #include "lazygen/generated/ir/erfinv.h"
 #include "lazygen/generated/ir/hardshrink_backward.h"
 #include "lazygen/generated/ir/hardtanh_backward.h"
@@ -63,6 +65,27 @@ std::vector<Tensor> kernel_round(const ir::Node& node, const std::vector<Tensor>
   return {kernel(inputs[0])};
 }
 extern const KernelLowering kRound{&kernel_round, "round"};
+// bitwise_right_shift.Tensor_Scalar(Tensor self, Scalar other) -> Tensor
+std::vector<Tensor> lower_bitwise_right_shift_tensor_scalar(const ir::Node& node,
+                                                            const std::vector<Tensor>& inputs) {
+  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
+  cpu::run_bitwise_right_shift_tensor_scalar(out, {inputs[0]}, {scalar_of(inputs[1])},
+                                             cpu::compute_dtype_bitwise_right_shift_tensor_scalar(
+                                                 inputs[0].shape(), scalar_of(inputs[1])));
+  return {out};
+}
+
+// bitwise_right_shift.Tensor_Scalar(Tensor self, Scalar other) -> Tensor: on the kernel its
+// operands' device registered
+std::vector<Tensor> kernel_bitwise_right_shift_tensor_scalar(const ir::Node& node,
+                                                             const std::vector<Tensor>& inputs) {
+  using Kernel = Tensor(const Tensor&, const Scalar&);
+  Kernel* kernel =
+      detail::device_kernel<Kernel>(inputs[0].device().type, "bitwise_right_shift.Tensor_Scalar");
+  return {kernel(inputs[0], scalar_of(inputs[1]))};
+}
+extern const KernelLowering kBitwiseRightShiftTensorScalar{
+    &kernel_bitwise_right_shift_tensor_scalar, "bitwise_right_shift.Tensor_Scalar"};
 // hardtanh_backward(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val) -> Tensor
 std::vector<Tensor> lower_hardtanh_backward(const ir::Node& node,
                                             const std::vector<Tensor>& inputs) {
@@ -127,6 +150,8 @@ void register_cpu_kernels_27() {
   detail::register_device_kernel(DeviceType::CPU, "abs", &cpu::abs);
   detail::register_device_kernel(DeviceType::CPU, "erfinv", &cpu::erfinv);
   detail::register_device_kernel(DeviceType::CPU, "round", &cpu::round);
+  detail::register_device_kernel(DeviceType::CPU, "bitwise_right_shift.Tensor_Scalar",
+                                 &cpu::bitwise_right_shift_tensor_scalar);
   detail::register_device_kernel(DeviceType::CPU, "hardtanh_backward", &cpu::hardtanh_backward);
   detail::register_device_kernel(DeviceType::CPU, "softplus_backward", &cpu::softplus_backward);
   detail::register_device_kernel(DeviceType::CPU, "hardshrink_backward", &cpu::hardshrink_backward);

@@ -4,6 +4,7 @@
 // through a pointer of the op's exact signature, so overloads (add.Tensor, add.Scalar) never meet.
 #include "lazygen/generated/ops/add.h"
 #include "lazygen/generated/ops/addcmul.h"
+#include "lazygen/generated/ops/bitwise_left_shift.h"
 #include "lazygen/generated/ops/conv2d.h"
 #include "lazygen/generated/ops/log.h"
 #include "lazygen/generated/ops/scatter_reduce.h"
@@ -33,6 +34,13 @@ std::vector<Tensor> call_addcmul([[maybe_unused]] const std::vector<Arg>& args) 
     return static_cast<Tensor (*)(const Tensor&, const Tensor&, const Tensor&, const Scalar&)>(
         &lazygen::addcmul)(detail::unbox<Tensor>(args, 0), detail::unbox<Tensor>(args, 1),
                            detail::unbox<Tensor>(args, 2), detail::unbox<Scalar>(args, 3));
+  });
+}
+// bitwise_left_shift.Tensor(Tensor self, Tensor other) -> Tensor
+std::vector<Tensor> call_bitwise_left_shift_tensor([[maybe_unused]] const std::vector<Arg>& args) {
+  return detail::boxed_results([&] {
+    return static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&lazygen::bitwise_left_shift)(
+        detail::unbox<Tensor>(args, 0), detail::unbox<Tensor>(args, 1));
   });
 }
 // sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)
@@ -141,6 +149,26 @@ void add_op_infos_17(std::vector<OpInfo>& table) {
           .num_outputs = 1,
           .samples = {},
           .call = &call_addcmul,
+      },
+      // bitwise_left_shift.Tensor(Tensor self, Tensor other) -> Tensor
+      OpInfo{
+          .name = "bitwise_left_shift.Tensor",
+          .id = "bitwise_left_shift_tensor",
+          .schema = "bitwise_left_shift.Tensor(Tensor self, Tensor other) -> Tensor",
+          .functional = "",
+          .shape = ShapeKind::Broadcast,
+          .dtype = DTypeRule::Promote,
+          .variant = OpVariant::Functional,
+          .pointwise = true,
+          .dtypes = 0x6,
+          .args =
+              {
+                  {.name = "self", .kind = ArgKind::Tensor},
+                  {.name = "other", .kind = ArgKind::Tensor, .domain = Domain{Domain::Positive, 0}},
+              },
+          .num_outputs = 1,
+          .samples = {},
+          .call = &call_bitwise_left_shift_tensor,
       },
       // sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)
       OpInfo{

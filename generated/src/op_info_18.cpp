@@ -3,6 +3,7 @@
 // shards] in the generator). Callers unbox their arguments (schema order) and call the op API
 // through a pointer of the op's exact signature, so overloads (add.Tensor, add.Scalar) never meet.
 #include "lazygen/generated/ops/bitwise_not.h"
+#include "lazygen/generated/ops/bitwise_right_shift.h"
 #include "lazygen/generated/ops/bitwise_xor.h"
 #include "lazygen/generated/ops/ge.h"
 #include "lazygen/generated/ops/log_sigmoid.h"
@@ -38,6 +39,13 @@ std::vector<Tensor> call_bitwise_not([[maybe_unused]] const std::vector<Arg>& ar
 std::vector<Tensor> call_bitwise_xor_tensor([[maybe_unused]] const std::vector<Arg>& args) {
   return detail::boxed_results([&] {
     return static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&lazygen::bitwise_xor)(
+        detail::unbox<Tensor>(args, 0), detail::unbox<Tensor>(args, 1));
+  });
+}
+// bitwise_right_shift.Tensor(Tensor self, Tensor other) -> Tensor
+std::vector<Tensor> call_bitwise_right_shift_tensor([[maybe_unused]] const std::vector<Arg>& args) {
+  return detail::boxed_results([&] {
+    return static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&lazygen::bitwise_right_shift)(
         detail::unbox<Tensor>(args, 0), detail::unbox<Tensor>(args, 1));
   });
 }
@@ -139,6 +147,26 @@ void add_op_infos_18(std::vector<OpInfo>& table) {
           .num_outputs = 1,
           .samples = {},
           .call = &call_bitwise_xor_tensor,
+      },
+      // bitwise_right_shift.Tensor(Tensor self, Tensor other) -> Tensor
+      OpInfo{
+          .name = "bitwise_right_shift.Tensor",
+          .id = "bitwise_right_shift_tensor",
+          .schema = "bitwise_right_shift.Tensor(Tensor self, Tensor other) -> Tensor",
+          .functional = "",
+          .shape = ShapeKind::Broadcast,
+          .dtype = DTypeRule::Promote,
+          .variant = OpVariant::Functional,
+          .pointwise = true,
+          .dtypes = 0x6,
+          .args =
+              {
+                  {.name = "self", .kind = ArgKind::Tensor},
+                  {.name = "other", .kind = ArgKind::Tensor, .domain = Domain{Domain::Positive, 0}},
+              },
+          .num_outputs = 1,
+          .samples = {},
+          .call = &call_bitwise_right_shift_tensor,
       },
       // log_sigmoid(Tensor self) -> Tensor
       OpInfo{

@@ -2,6 +2,7 @@
 // Shard 26 of the OpInfo table of ops.yaml (op_info.cpp has the table; See Note [Op
 // shards] in the generator). Callers unbox their arguments (schema order) and call the op API
 // through a pointer of the op's exact signature, so overloads (add.Tensor, add.Scalar) never meet.
+#include "lazygen/generated/ops/bitwise_left_shift.h"
 #include "lazygen/generated/ops/div_.h"
 #include "lazygen/generated/ops/fill_.h"
 #include "lazygen/generated/ops/logical_and.h"
@@ -31,6 +32,14 @@ std::vector<Tensor> call_logical_xor([[maybe_unused]] const std::vector<Arg>& ar
   return detail::boxed_results([&] {
     return static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&lazygen::logical_xor)(
         detail::unbox<Tensor>(args, 0), detail::unbox<Tensor>(args, 1));
+  });
+}
+// bitwise_left_shift.Tensor_Scalar(Tensor self, Scalar other) -> Tensor
+std::vector<Tensor> call_bitwise_left_shift_tensor_scalar(
+    [[maybe_unused]] const std::vector<Arg>& args) {
+  return detail::boxed_results([&] {
+    return static_cast<Tensor (*)(const Tensor&, const Scalar&)>(&lazygen::bitwise_left_shift)(
+        detail::unbox<Tensor>(args, 0), detail::unbox<Scalar>(args, 1));
   });
 }
 // narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)
@@ -114,6 +123,26 @@ void add_op_infos_26(std::vector<OpInfo>& table) {
           .num_outputs = 1,
           .samples = {},
           .call = &call_logical_xor,
+      },
+      // bitwise_left_shift.Tensor_Scalar(Tensor self, Scalar other) -> Tensor
+      OpInfo{
+          .name = "bitwise_left_shift.Tensor_Scalar",
+          .id = "bitwise_left_shift_tensor_scalar",
+          .schema = "bitwise_left_shift.Tensor_Scalar(Tensor self, Scalar other) -> Tensor",
+          .functional = "",
+          .shape = ShapeKind::Same,
+          .dtype = DTypeRule::Promote,
+          .variant = OpVariant::Functional,
+          .pointwise = true,
+          .dtypes = 0x7,
+          .args =
+              {
+                  {.name = "self", .kind = ArgKind::Tensor},
+                  {.name = "other", .kind = ArgKind::Scalar},
+              },
+          .num_outputs = 1,
+          .samples = {},
+          .call = &call_bitwise_left_shift_tensor_scalar,
       },
       // narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)
       OpInfo{

@@ -3,6 +3,7 @@
 // shards] in the generator). Callers unbox their arguments (schema order) and call the op API
 // through a pointer of the op's exact signature, so overloads (add.Tensor, add.Scalar) never meet.
 #include "lazygen/generated/ops/abs.h"
+#include "lazygen/generated/ops/bitwise_right_shift.h"
 #include "lazygen/generated/ops/erfinv.h"
 #include "lazygen/generated/ops/hardshrink_backward.h"
 #include "lazygen/generated/ops/hardtanh_backward.h"
@@ -29,6 +30,14 @@ std::vector<Tensor> call_erfinv([[maybe_unused]] const std::vector<Arg>& args) {
 std::vector<Tensor> call_round([[maybe_unused]] const std::vector<Arg>& args) {
   return detail::boxed_results([&] {
     return static_cast<Tensor (*)(const Tensor&)>(&lazygen::round)(detail::unbox<Tensor>(args, 0));
+  });
+}
+// bitwise_right_shift.Tensor_Scalar(Tensor self, Scalar other) -> Tensor
+std::vector<Tensor> call_bitwise_right_shift_tensor_scalar(
+    [[maybe_unused]] const std::vector<Arg>& args) {
+  return detail::boxed_results([&] {
+    return static_cast<Tensor (*)(const Tensor&, const Scalar&)>(&lazygen::bitwise_right_shift)(
+        detail::unbox<Tensor>(args, 0), detail::unbox<Scalar>(args, 1));
   });
 }
 // hardtanh_backward(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val) -> Tensor
@@ -121,6 +130,26 @@ void add_op_infos_27(std::vector<OpInfo>& table) {
           .num_outputs = 1,
           .samples = {},
           .call = &call_round,
+      },
+      // bitwise_right_shift.Tensor_Scalar(Tensor self, Scalar other) -> Tensor
+      OpInfo{
+          .name = "bitwise_right_shift.Tensor_Scalar",
+          .id = "bitwise_right_shift_tensor_scalar",
+          .schema = "bitwise_right_shift.Tensor_Scalar(Tensor self, Scalar other) -> Tensor",
+          .functional = "",
+          .shape = ShapeKind::Same,
+          .dtype = DTypeRule::Promote,
+          .variant = OpVariant::Functional,
+          .pointwise = true,
+          .dtypes = 0x7,
+          .args =
+              {
+                  {.name = "self", .kind = ArgKind::Tensor},
+                  {.name = "other", .kind = ArgKind::Scalar},
+              },
+          .num_outputs = 1,
+          .samples = {},
+          .call = &call_bitwise_right_shift_tensor_scalar,
       },
       // hardtanh_backward(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val) ->
       // Tensor

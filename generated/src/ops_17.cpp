@@ -13,18 +13,21 @@
 #include "lazygen/generated/autograd/sort.h"
 #include "lazygen/generated/cpu/add_scalar.h"
 #include "lazygen/generated/cpu/addcmul.h"
+#include "lazygen/generated/cpu/bitwise_left_shift_tensor.h"
 #include "lazygen/generated/cpu/conv2d.h"
 #include "lazygen/generated/cpu/log.h"
 #include "lazygen/generated/cpu/scatter_reduce_two.h"
 #include "lazygen/generated/cpu/sort.h"
 #include "lazygen/generated/lazy/add_scalar.h"
 #include "lazygen/generated/lazy/addcmul.h"
+#include "lazygen/generated/lazy/bitwise_left_shift_tensor.h"
 #include "lazygen/generated/lazy/conv2d.h"
 #include "lazygen/generated/lazy/log.h"
 #include "lazygen/generated/lazy/scatter_reduce_two.h"
 #include "lazygen/generated/lazy/sort.h"
 #include "lazygen/generated/ops/add.h"
 #include "lazygen/generated/ops/addcmul.h"
+#include "lazygen/generated/ops/bitwise_left_shift.h"
 #include "lazygen/generated/ops/conv2d.h"
 #include "lazygen/generated/ops/log.h"
 #include "lazygen/generated/ops/scatter_reduce.h"
@@ -75,6 +78,22 @@ Tensor dispatch_addcmul(const Tensor& self, const Tensor& tensor1, const Tensor&
     default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
       return detail::device_kernel<decltype(dispatch_addcmul)>(device, "addcmul")(self, tensor1,
                                                                                   tensor2, value);
+  }
+}
+// bitwise_left_shift.Tensor(Tensor self, Tensor other) -> Tensor
+Tensor dispatch_bitwise_left_shift_tensor(const Tensor& self, const Tensor& other) {
+  const DeviceType device =
+      detail::op_device("bitwise_left_shift.Tensor",
+                        {detail::device_of(self, "bitwise_left_shift.Tensor", "self"),
+                         detail::device_of(other, "bitwise_left_shift.Tensor", "other")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::bitwise_left_shift_tensor(self, other);
+    case DeviceType::Lazy:
+      return lazy::bitwise_left_shift_tensor(self, other);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_bitwise_left_shift_tensor)>(
+          device, "bitwise_left_shift.Tensor")(self, other);
   }
 }
 // sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)
@@ -156,6 +175,15 @@ Tensor addcmul(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2,
   return result;
 }
 
+// bitwise_left_shift.Tensor(Tensor self, Tensor other) -> Tensor
+Tensor bitwise_left_shift(const Tensor& self, const Tensor& other) {
+  detail::check_dtypes("bitwise_left_shift.Tensor", {DType::Int32, DType::Int64},
+                       {detail::input_of(self), detail::input_of(other)}, {});
+  decltype(auto) result = dispatch_bitwise_left_shift_tensor(self, other);
+  autograd::check_differentiable("bitwise_left_shift.Tensor", result, {&self, &other});
+  return result;
+}
+
 // sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)
 std::tuple<Tensor, Tensor> sort(const Tensor& self, int64_t dim, bool descending) {
   decltype(auto) result = dispatch_sort(self, dim, descending);
@@ -198,6 +226,11 @@ Tensor Tensor::log() const {
 // addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
 Tensor Tensor::addcmul(const Tensor& tensor1, const Tensor& tensor2, const Scalar& value) const {
   return lazygen::addcmul(*this, tensor1, tensor2, value);
+}
+
+// bitwise_left_shift.Tensor(Tensor self, Tensor other) -> Tensor
+Tensor Tensor::bitwise_left_shift(const Tensor& other) const {
+  return lazygen::bitwise_left_shift(*this, other);
 }
 
 // sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)

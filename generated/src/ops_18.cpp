@@ -8,18 +8,21 @@
 #include "lazygen/generated/autograd/log_sigmoid.h"
 #include "lazygen/generated/autograd/unsqueeze.h"
 #include "lazygen/generated/cpu/bitwise_not.h"
+#include "lazygen/generated/cpu/bitwise_right_shift_tensor.h"
 #include "lazygen/generated/cpu/bitwise_xor_tensor.h"
 #include "lazygen/generated/cpu/ge_scalar.h"
 #include "lazygen/generated/cpu/log_sigmoid.h"
 #include "lazygen/generated/cpu/relu_inplace.h"
 #include "lazygen/generated/cpu/unsqueeze.h"
 #include "lazygen/generated/lazy/bitwise_not.h"
+#include "lazygen/generated/lazy/bitwise_right_shift_tensor.h"
 #include "lazygen/generated/lazy/bitwise_xor_tensor.h"
 #include "lazygen/generated/lazy/ge_scalar.h"
 #include "lazygen/generated/lazy/log_sigmoid.h"
 #include "lazygen/generated/lazy/relu_inplace.h"
 #include "lazygen/generated/lazy/unsqueeze.h"
 #include "lazygen/generated/ops/bitwise_not.h"
+#include "lazygen/generated/ops/bitwise_right_shift.h"
 #include "lazygen/generated/ops/bitwise_xor.h"
 #include "lazygen/generated/ops/ge.h"
 #include "lazygen/generated/ops/log_sigmoid.h"
@@ -81,6 +84,22 @@ Tensor dispatch_bitwise_xor_tensor(const Tensor& self, const Tensor& other) {
     default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
       return detail::device_kernel<decltype(dispatch_bitwise_xor_tensor)>(
           device, "bitwise_xor.Tensor")(self, other);
+  }
+}
+// bitwise_right_shift.Tensor(Tensor self, Tensor other) -> Tensor
+Tensor dispatch_bitwise_right_shift_tensor(const Tensor& self, const Tensor& other) {
+  const DeviceType device =
+      detail::op_device("bitwise_right_shift.Tensor",
+                        {detail::device_of(self, "bitwise_right_shift.Tensor", "self"),
+                         detail::device_of(other, "bitwise_right_shift.Tensor", "other")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::bitwise_right_shift_tensor(self, other);
+    case DeviceType::Lazy:
+      return lazy::bitwise_right_shift_tensor(self, other);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_bitwise_right_shift_tensor)>(
+          device, "bitwise_right_shift.Tensor")(self, other);
   }
 }
 // log_sigmoid(Tensor self) -> Tensor
@@ -145,6 +164,15 @@ Tensor bitwise_xor(const Tensor& self, const Tensor& other) {
   return result;
 }
 
+// bitwise_right_shift.Tensor(Tensor self, Tensor other) -> Tensor
+Tensor bitwise_right_shift(const Tensor& self, const Tensor& other) {
+  detail::check_dtypes("bitwise_right_shift.Tensor", {DType::Int32, DType::Int64},
+                       {detail::input_of(self), detail::input_of(other)}, {});
+  decltype(auto) result = dispatch_bitwise_right_shift_tensor(self, other);
+  autograd::check_differentiable("bitwise_right_shift.Tensor", result, {&self, &other});
+  return result;
+}
+
 // log_sigmoid(Tensor self) -> Tensor
 Tensor log_sigmoid(const Tensor& self) {
   detail::check_dtypes("log_sigmoid", {DType::Float32, DType::Float64}, {detail::input_of(self)},
@@ -179,6 +207,11 @@ Tensor Tensor::bitwise_not() const {
 // bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor
 Tensor Tensor::bitwise_xor(const Tensor& other) const {
   return lazygen::bitwise_xor(*this, other);
+}
+
+// bitwise_right_shift.Tensor(Tensor self, Tensor other) -> Tensor
+Tensor Tensor::bitwise_right_shift(const Tensor& other) const {
+  return lazygen::bitwise_right_shift(*this, other);
 }
 
 // unsqueeze(Tensor(a) self, int dim) -> Tensor(a)

@@ -6,16 +6,19 @@
 #include "autograd/function.h"
 #include "core/dispatch.h"
 #include "lazygen/generated/autograd/narrow.h"
+#include "lazygen/generated/cpu/bitwise_left_shift_tensor_scalar.h"
 #include "lazygen/generated/cpu/div_inplace_scalar.h"
 #include "lazygen/generated/cpu/fill_inplace_scalar.h"
 #include "lazygen/generated/cpu/logical_and.h"
 #include "lazygen/generated/cpu/logical_xor.h"
 #include "lazygen/generated/cpu/narrow.h"
+#include "lazygen/generated/lazy/bitwise_left_shift_tensor_scalar.h"
 #include "lazygen/generated/lazy/div_inplace_scalar.h"
 #include "lazygen/generated/lazy/fill_inplace_scalar.h"
 #include "lazygen/generated/lazy/logical_and.h"
 #include "lazygen/generated/lazy/logical_xor.h"
 #include "lazygen/generated/lazy/narrow.h"
+#include "lazygen/generated/ops/bitwise_left_shift.h"
 #include "lazygen/generated/ops/div_.h"
 #include "lazygen/generated/ops/fill_.h"
 #include "lazygen/generated/ops/logical_and.h"
@@ -70,6 +73,21 @@ Tensor dispatch_logical_xor(const Tensor& self, const Tensor& other) {
                                                                                           other);
   }
 }
+// bitwise_left_shift.Tensor_Scalar(Tensor self, Scalar other) -> Tensor
+Tensor dispatch_bitwise_left_shift_tensor_scalar(const Tensor& self, const Scalar& other) {
+  const DeviceType device =
+      detail::op_device("bitwise_left_shift.Tensor_Scalar",
+                        {detail::device_of(self, "bitwise_left_shift.Tensor_Scalar", "self")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::bitwise_left_shift_tensor_scalar(self, other);
+    case DeviceType::Lazy:
+      return lazy::bitwise_left_shift_tensor_scalar(self, other);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_bitwise_left_shift_tensor_scalar)>(
+          device, "bitwise_left_shift.Tensor_Scalar")(self, other);
+  }
+}
 // narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)
 Tensor dispatch_narrow(const Tensor& self, int64_t dim, int64_t start, int64_t length) {
   const DeviceType device =
@@ -122,6 +140,16 @@ Tensor logical_xor(const Tensor& self, const Tensor& other) {
   return result;
 }
 
+// bitwise_left_shift.Tensor_Scalar(Tensor self, Scalar other) -> Tensor
+Tensor bitwise_left_shift(const Tensor& self, const Scalar& other) {
+  detail::check_dtypes("bitwise_left_shift.Tensor_Scalar",
+                       {DType::Bool, DType::Int32, DType::Int64}, {detail::input_of(self)},
+                       {&other});
+  decltype(auto) result = dispatch_bitwise_left_shift_tensor_scalar(self, other);
+  autograd::check_differentiable("bitwise_left_shift.Tensor_Scalar", result, {&self});
+  return result;
+}
+
 // narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)
 Tensor narrow(const Tensor& self, int64_t dim, int64_t start, int64_t length) {
   decltype(auto) result = dispatch_narrow(self, dim, start, length);
@@ -148,6 +176,11 @@ Tensor Tensor::logical_and(const Tensor& other) const {
 // logical_xor(Tensor self, Tensor other) -> Tensor
 Tensor Tensor::logical_xor(const Tensor& other) const {
   return lazygen::logical_xor(*this, other);
+}
+
+// bitwise_left_shift.Tensor_Scalar(Tensor self, Scalar other) -> Tensor
+Tensor Tensor::bitwise_left_shift(const Scalar& other) const {
+  return lazygen::bitwise_left_shift(*this, other);
 }
 
 // narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)

@@ -12,18 +12,21 @@
 #include "lazygen/generated/autograd/round.h"
 #include "lazygen/generated/autograd/softplus_backward.h"
 #include "lazygen/generated/cpu/abs.h"
+#include "lazygen/generated/cpu/bitwise_right_shift_tensor_scalar.h"
 #include "lazygen/generated/cpu/erfinv.h"
 #include "lazygen/generated/cpu/hardshrink_backward.h"
 #include "lazygen/generated/cpu/hardtanh_backward.h"
 #include "lazygen/generated/cpu/round.h"
 #include "lazygen/generated/cpu/softplus_backward.h"
 #include "lazygen/generated/lazy/abs.h"
+#include "lazygen/generated/lazy/bitwise_right_shift_tensor_scalar.h"
 #include "lazygen/generated/lazy/erfinv.h"
 #include "lazygen/generated/lazy/hardshrink_backward.h"
 #include "lazygen/generated/lazy/hardtanh_backward.h"
 #include "lazygen/generated/lazy/round.h"
 #include "lazygen/generated/lazy/softplus_backward.h"
 #include "lazygen/generated/ops/abs.h"
+#include "lazygen/generated/ops/bitwise_right_shift.h"
 #include "lazygen/generated/ops/erfinv.h"
 #include "lazygen/generated/ops/hardshrink_backward.h"
 #include "lazygen/generated/ops/hardtanh_backward.h"
@@ -69,6 +72,21 @@ Tensor dispatch_round(const Tensor& self) {
       return lazy::round(self);
     default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
       return detail::device_kernel<decltype(dispatch_round)>(device, "round")(self);
+  }
+}
+// bitwise_right_shift.Tensor_Scalar(Tensor self, Scalar other) -> Tensor
+Tensor dispatch_bitwise_right_shift_tensor_scalar(const Tensor& self, const Scalar& other) {
+  const DeviceType device =
+      detail::op_device("bitwise_right_shift.Tensor_Scalar",
+                        {detail::device_of(self, "bitwise_right_shift.Tensor_Scalar", "self")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::bitwise_right_shift_tensor_scalar(self, other);
+    case DeviceType::Lazy:
+      return lazy::bitwise_right_shift_tensor_scalar(self, other);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_bitwise_right_shift_tensor_scalar)>(
+          device, "bitwise_right_shift.Tensor_Scalar")(self, other);
   }
 }
 // hardtanh_backward(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val) -> Tensor
@@ -147,6 +165,16 @@ Tensor round(const Tensor& self) {
   return result;
 }
 
+// bitwise_right_shift.Tensor_Scalar(Tensor self, Scalar other) -> Tensor
+Tensor bitwise_right_shift(const Tensor& self, const Scalar& other) {
+  detail::check_dtypes("bitwise_right_shift.Tensor_Scalar",
+                       {DType::Bool, DType::Int32, DType::Int64}, {detail::input_of(self)},
+                       {&other});
+  decltype(auto) result = dispatch_bitwise_right_shift_tensor_scalar(self, other);
+  autograd::check_differentiable("bitwise_right_shift.Tensor_Scalar", result, {&self});
+  return result;
+}
+
 // hardtanh_backward(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val) -> Tensor
 Tensor hardtanh_backward(const Tensor& grad_output, const Tensor& self, const Scalar& min_val,
                          const Scalar& max_val) {
@@ -197,6 +225,11 @@ Tensor Tensor::erfinv() const {
 // round(Tensor self) -> Tensor
 Tensor Tensor::round() const {
   return lazygen::round(*this);
+}
+
+// bitwise_right_shift.Tensor_Scalar(Tensor self, Scalar other) -> Tensor
+Tensor Tensor::bitwise_right_shift(const Scalar& other) const {
+  return lazygen::bitwise_right_shift(*this, other);
 }
 
 }  // namespace lazygen

@@ -1208,6 +1208,54 @@ constexpr PointwiseFacts kBitwiseXorTensor = {
     .cheap = true,
     .fingerprint = "297097d8ebf02062",
 };
+// bitwise_left_shift.Tensor(Tensor self, Tensor other) -> Tensor
+constexpr PointwiseFacts kBitwiseLeftShiftTensor = {
+    .schema_name = "bitwise_left_shift.Tensor",
+    .num_tensors = 2,
+    .num_scalars = 0,
+    .tensor_operand = {0, 1},
+    .scalar_operand = {},
+    .result_is_bool = false,
+    .dtypes = 0x6,
+    .cheap = true,
+    .fingerprint = "9318abde184110cf",
+};
+// bitwise_left_shift.Tensor_Scalar(Tensor self, Scalar other) -> Tensor
+constexpr PointwiseFacts kBitwiseLeftShiftTensorScalar = {
+    .schema_name = "bitwise_left_shift.Tensor_Scalar",
+    .num_tensors = 1,
+    .num_scalars = 1,
+    .tensor_operand = {0},
+    .scalar_operand = {1},
+    .result_is_bool = false,
+    .dtypes = 0x7,
+    .cheap = true,
+    .fingerprint = "4ca46c13f1d289e1",
+};
+// bitwise_right_shift.Tensor(Tensor self, Tensor other) -> Tensor
+constexpr PointwiseFacts kBitwiseRightShiftTensor = {
+    .schema_name = "bitwise_right_shift.Tensor",
+    .num_tensors = 2,
+    .num_scalars = 0,
+    .tensor_operand = {0, 1},
+    .scalar_operand = {},
+    .result_is_bool = false,
+    .dtypes = 0x6,
+    .cheap = true,
+    .fingerprint = "4d853d98c50cd4a8",
+};
+// bitwise_right_shift.Tensor_Scalar(Tensor self, Scalar other) -> Tensor
+constexpr PointwiseFacts kBitwiseRightShiftTensorScalar = {
+    .schema_name = "bitwise_right_shift.Tensor_Scalar",
+    .num_tensors = 1,
+    .num_scalars = 1,
+    .tensor_operand = {0},
+    .scalar_operand = {1},
+    .result_is_bool = false,
+    .dtypes = 0x7,
+    .cheap = true,
+    .fingerprint = "ae3f22d69eaab409",
+};
 // sigmoid_backward(Tensor grad_output, Tensor output) -> Tensor
 constexpr PointwiseFacts kSigmoidBackward = {
     .schema_name = "sigmoid_backward",
@@ -1798,6 +1846,14 @@ const PointwiseFacts* pointwise_facts(ir::OpKind kind) {
       return &kBitwiseOrTensor;
     case ir::op_kind("bitwise_xor.Tensor"):
       return &kBitwiseXorTensor;
+    case ir::op_kind("bitwise_left_shift.Tensor"):
+      return &kBitwiseLeftShiftTensor;
+    case ir::op_kind("bitwise_left_shift.Tensor_Scalar"):
+      return &kBitwiseLeftShiftTensorScalar;
+    case ir::op_kind("bitwise_right_shift.Tensor"):
+      return &kBitwiseRightShiftTensor;
+    case ir::op_kind("bitwise_right_shift.Tensor_Scalar"):
+      return &kBitwiseRightShiftTensorScalar;
     case ir::op_kind("sigmoid_backward"):
       return &kSigmoidBackward;
     case ir::op_kind("tanh_backward"):

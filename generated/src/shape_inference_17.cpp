@@ -4,6 +4,7 @@
 #include "core/tensor/shape_rules.h"
 #include "lazygen/generated/shapes/add_scalar.h"
 #include "lazygen/generated/shapes/addcmul.h"
+#include "lazygen/generated/shapes/bitwise_left_shift_tensor.h"
 #include "lazygen/generated/shapes/log.h"
 
 namespace lazygen {
@@ -28,6 +29,12 @@ std::vector<Shape> compute_shape_addcmul(const Shape& self, const Shape& tensor1
   std::vector<int64_t> sizes = shape_rules::broadcast("addcmul", {&self, &tensor1, &tensor2});
   return single_shape(
       Shape(shape_rules::result_type({&self, &tensor1, &tensor2}, {}), std::move(sizes)));
+}
+
+// bitwise_left_shift.Tensor(Tensor self, Tensor other) -> Tensor
+std::vector<Shape> compute_shape_bitwise_left_shift_tensor(const Shape& self, const Shape& other) {
+  std::vector<int64_t> sizes = shape_rules::broadcast("bitwise_left_shift.Tensor", {&self, &other});
+  return single_shape(Shape(shape_rules::result_type({&self, &other}, {}), std::move(sizes)));
 }
 
 }  // namespace lazygen

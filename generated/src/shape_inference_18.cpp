@@ -3,6 +3,7 @@
 // Note [Op shards] in the generator); shape functions with a `shape:` hook are hand-written.
 #include "core/tensor/shape_rules.h"
 #include "lazygen/generated/shapes/bitwise_not.h"
+#include "lazygen/generated/shapes/bitwise_right_shift_tensor.h"
 #include "lazygen/generated/shapes/bitwise_xor_tensor.h"
 #include "lazygen/generated/shapes/ge_scalar.h"
 #include "lazygen/generated/shapes/log_sigmoid.h"
@@ -32,6 +33,13 @@ std::vector<Shape> compute_shape_bitwise_not(const Shape& self) {
 // bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor
 std::vector<Shape> compute_shape_bitwise_xor_tensor(const Shape& self, const Shape& other) {
   std::vector<int64_t> sizes = shape_rules::broadcast("bitwise_xor.Tensor", {&self, &other});
+  return single_shape(Shape(shape_rules::result_type({&self, &other}, {}), std::move(sizes)));
+}
+
+// bitwise_right_shift.Tensor(Tensor self, Tensor other) -> Tensor
+std::vector<Shape> compute_shape_bitwise_right_shift_tensor(const Shape& self, const Shape& other) {
+  std::vector<int64_t> sizes =
+      shape_rules::broadcast("bitwise_right_shift.Tensor", {&self, &other});
   return single_shape(Shape(shape_rules::result_type({&self, &other}, {}), std::move(sizes)));
 }
 

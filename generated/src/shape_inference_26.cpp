@@ -2,6 +2,7 @@
 // Shard 26 of the generated shape rules of ops.yaml (shape: same | broadcast | reduce; See
 // Note [Op shards] in the generator); shape functions with a `shape:` hook are hand-written.
 #include "core/tensor/shape_rules.h"
+#include "lazygen/generated/shapes/bitwise_left_shift_tensor_scalar.h"
 #include "lazygen/generated/shapes/div_inplace_scalar.h"
 #include "lazygen/generated/shapes/fill_inplace_scalar.h"
 #include "lazygen/generated/shapes/logical_and.h"
@@ -26,6 +27,13 @@ std::vector<Shape> compute_shape_logical_and(const Shape& self, const Shape& oth
 std::vector<Shape> compute_shape_logical_xor(const Shape& self, const Shape& other) {
   std::vector<int64_t> sizes = shape_rules::broadcast("logical_xor", {&self, &other});
   return single_shape(Shape(DType::Bool, std::move(sizes)));
+}
+
+// bitwise_left_shift.Tensor_Scalar(Tensor self, Scalar other) -> Tensor
+std::vector<Shape> compute_shape_bitwise_left_shift_tensor_scalar(const Shape& self,
+                                                                  const Scalar& other) {
+  std::vector<int64_t> sizes = self.sizes;
+  return single_shape(Shape(shape_rules::result_type({&self}, {&other}), std::move(sizes)));
 }
 
 // div_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)

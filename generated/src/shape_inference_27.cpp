@@ -3,6 +3,7 @@
 // Note [Op shards] in the generator); shape functions with a `shape:` hook are hand-written.
 #include "core/tensor/shape_rules.h"
 #include "lazygen/generated/shapes/abs.h"
+#include "lazygen/generated/shapes/bitwise_right_shift_tensor_scalar.h"
 #include "lazygen/generated/shapes/erfinv.h"
 #include "lazygen/generated/shapes/hardshrink_backward.h"
 #include "lazygen/generated/shapes/hardtanh_backward.h"
@@ -27,6 +28,13 @@ std::vector<Shape> compute_shape_erfinv(const Shape& self) {
 std::vector<Shape> compute_shape_round(const Shape& self) {
   std::vector<int64_t> sizes = self.sizes;
   return single_shape(Shape(self.dtype, std::move(sizes)));
+}
+
+// bitwise_right_shift.Tensor_Scalar(Tensor self, Scalar other) -> Tensor
+std::vector<Shape> compute_shape_bitwise_right_shift_tensor_scalar(const Shape& self,
+                                                                   const Scalar& other) {
+  std::vector<int64_t> sizes = self.sizes;
+  return single_shape(Shape(shape_rules::result_type({&self}, {&other}), std::move(sizes)));
 }
 
 // hardtanh_backward(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val) -> Tensor

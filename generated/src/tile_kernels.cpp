@@ -107,6 +107,10 @@ extern const PointwiseInfo kBitwiseNotInfo;
 extern const PointwiseInfo kBitwiseAndTensorInfo;
 extern const PointwiseInfo kBitwiseOrTensorInfo;
 extern const PointwiseInfo kBitwiseXorTensorInfo;
+extern const PointwiseInfo kBitwiseLeftShiftTensorInfo;
+extern const PointwiseInfo kBitwiseLeftShiftTensorScalarInfo;
+extern const PointwiseInfo kBitwiseRightShiftTensorInfo;
+extern const PointwiseInfo kBitwiseRightShiftTensorScalarInfo;
 extern const PointwiseInfo kSigmoidBackwardInfo;
 extern const PointwiseInfo kTanhBackwardInfo;
 extern const PointwiseInfo kThresholdInfo;
@@ -345,6 +349,14 @@ const PointwiseInfo* pointwise_info(ir::OpKind kind) {
       return &kBitwiseOrTensorInfo;
     case ir::op_kind("bitwise_xor.Tensor"):
       return &kBitwiseXorTensorInfo;
+    case ir::op_kind("bitwise_left_shift.Tensor"):
+      return &kBitwiseLeftShiftTensorInfo;
+    case ir::op_kind("bitwise_left_shift.Tensor_Scalar"):
+      return &kBitwiseLeftShiftTensorScalarInfo;
+    case ir::op_kind("bitwise_right_shift.Tensor"):
+      return &kBitwiseRightShiftTensorInfo;
+    case ir::op_kind("bitwise_right_shift.Tensor_Scalar"):
+      return &kBitwiseRightShiftTensorScalarInfo;
     case ir::op_kind("sigmoid_backward"):
       return &kSigmoidBackwardInfo;
     case ir::op_kind("tanh_backward"):

@@ -8,6 +8,7 @@
 
 #include "lazygen/generated/pointwise/add_scalar.h"
 #include "lazygen/generated/pointwise/addcmul.h"
+#include "lazygen/generated/pointwise/bitwise_left_shift_tensor.h"
 #include "lazygen/generated/pointwise/log.h"
 
 namespace lazygen::cpu::pointwise_infos {
@@ -26,5 +27,11 @@ extern const PointwiseInfo kAddcmulInfo = {
     tile_fn_of<kernels::Addcmul, float>(), tile_fn_of<kernels::Addcmul, double>(),
     tile_fn_of<kernels::Addcmul, int64_t>(), tile_fn_of<kernels::Addcmul, int32_t>(),
     38 * kMaxTileInputs};
+// bitwise_left_shift.Tensor(Tensor self, Tensor other) -> Tensor
+extern const PointwiseInfo kBitwiseLeftShiftTensorInfo = {
+    tile_fn_of<kernels::BitwiseLeftShiftTensor, float>(),
+    tile_fn_of<kernels::BitwiseLeftShiftTensor, double>(),
+    tile_fn_of<kernels::BitwiseLeftShiftTensor, int64_t>(),
+    tile_fn_of<kernels::BitwiseLeftShiftTensor, int32_t>(), -1};
 
 }  // namespace lazygen::cpu::pointwise_infos

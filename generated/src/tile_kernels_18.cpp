@@ -7,6 +7,7 @@
 #include "backend/cpu/fusion/tile_kernels.h"
 
 #include "lazygen/generated/pointwise/bitwise_not.h"
+#include "lazygen/generated/pointwise/bitwise_right_shift_tensor.h"
 #include "lazygen/generated/pointwise/bitwise_xor_tensor.h"
 #include "lazygen/generated/pointwise/ge_scalar.h"
 #include "lazygen/generated/pointwise/log_sigmoid.h"
@@ -33,6 +34,12 @@ extern const PointwiseInfo kBitwiseXorTensorInfo = {
     tile_fn_of<kernels::BitwiseXorTensor, float>(), tile_fn_of<kernels::BitwiseXorTensor, double>(),
     tile_fn_of<kernels::BitwiseXorTensor, int64_t>(),
     tile_fn_of<kernels::BitwiseXorTensor, int32_t>(), -1};
+// bitwise_right_shift.Tensor(Tensor self, Tensor other) -> Tensor
+extern const PointwiseInfo kBitwiseRightShiftTensorInfo = {
+    tile_fn_of<kernels::BitwiseRightShiftTensor, float>(),
+    tile_fn_of<kernels::BitwiseRightShiftTensor, double>(),
+    tile_fn_of<kernels::BitwiseRightShiftTensor, int64_t>(),
+    tile_fn_of<kernels::BitwiseRightShiftTensor, int32_t>(), -1};
 // log_sigmoid(Tensor self) -> Tensor
 extern const PointwiseInfo kLogSigmoidInfo = {
     tile_fn_of<kernels::LogSigmoid, float>(), tile_fn_of<kernels::LogSigmoid, double>(),

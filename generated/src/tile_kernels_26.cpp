@@ -6,6 +6,7 @@
 // passes them. pointwise_info (src/tile_kernels.cpp) finds them by op kind.
 #include "backend/cpu/fusion/tile_kernels.h"
 
+#include "lazygen/generated/pointwise/bitwise_left_shift_tensor_scalar.h"
 #include "lazygen/generated/pointwise/div_inplace_scalar.h"
 #include "lazygen/generated/pointwise/fill_inplace_scalar.h"
 #include "lazygen/generated/pointwise/logical_and.h"
@@ -27,6 +28,12 @@ extern const PointwiseInfo kLogicalAndInfo = {
 extern const PointwiseInfo kLogicalXorInfo = {
     tile_fn_of<kernels::LogicalXor, float>(), tile_fn_of<kernels::LogicalXor, double>(),
     tile_fn_of<kernels::LogicalXor, int64_t>(), tile_fn_of<kernels::LogicalXor, int32_t>(), -1};
+// bitwise_left_shift.Tensor_Scalar(Tensor self, Scalar other) -> Tensor
+extern const PointwiseInfo kBitwiseLeftShiftTensorScalarInfo = {
+    tile_fn_of<kernels::BitwiseLeftShiftTensorScalar, float>(),
+    tile_fn_of<kernels::BitwiseLeftShiftTensorScalar, double>(),
+    tile_fn_of<kernels::BitwiseLeftShiftTensorScalar, int64_t>(),
+    tile_fn_of<kernels::BitwiseLeftShiftTensorScalar, int32_t>(), -1};
 // div_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
 extern const PointwiseInfo kDivInplaceScalarInfo = {
     tile_fn_of<kernels::DivInplaceScalar, float>(), tile_fn_of<kernels::DivInplaceScalar, double>(),

@@ -7,6 +7,7 @@
 #include "backend/cpu/fusion/tile_kernels.h"
 
 #include "lazygen/generated/pointwise/abs.h"
+#include "lazygen/generated/pointwise/bitwise_right_shift_tensor_scalar.h"
 #include "lazygen/generated/pointwise/erfinv.h"
 #include "lazygen/generated/pointwise/hardshrink_backward.h"
 #include "lazygen/generated/pointwise/hardtanh_backward.h"
@@ -27,6 +28,12 @@ extern const PointwiseInfo kErfinvInfo = {
 extern const PointwiseInfo kRoundInfo = {
     tile_fn_of<kernels::Round, float>(), tile_fn_of<kernels::Round, double>(),
     tile_fn_of<kernels::Round, int64_t>(), tile_fn_of<kernels::Round, int32_t>(), -1};
+// bitwise_right_shift.Tensor_Scalar(Tensor self, Scalar other) -> Tensor
+extern const PointwiseInfo kBitwiseRightShiftTensorScalarInfo = {
+    tile_fn_of<kernels::BitwiseRightShiftTensorScalar, float>(),
+    tile_fn_of<kernels::BitwiseRightShiftTensorScalar, double>(),
+    tile_fn_of<kernels::BitwiseRightShiftTensorScalar, int64_t>(),
+    tile_fn_of<kernels::BitwiseRightShiftTensorScalar, int32_t>(), -1};
 // hardtanh_backward(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val) -> Tensor
 extern const PointwiseInfo kHardtanhBackwardInfo = {
     tile_fn_of<kernels::HardtanhBackward, float>(), tile_fn_of<kernels::HardtanhBackward, double>(),

@@ -294,6 +294,15 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   adapter.add("polygamma", TORCH_FN(adapters::polygamma));
   adapter.add("polygamma_", TORCH_FN(adapters::polygamma_inplace));
   adapter.add("multinomial", TORCH_FN(adapters::multinomial));
+  adapter.add("__lshift__.Scalar", TORCH_FN(adapters::lshift_scalar));
+  adapter.add("__lshift__.Tensor", TORCH_FN(adapters::lshift_tensor));
+  adapter.add("__ilshift__.Scalar", TORCH_FN(adapters::ilshift_scalar));
+  adapter.add("__ilshift__.Tensor", TORCH_FN(adapters::ilshift_tensor));
+  adapter.add("__rshift__.Scalar", TORCH_FN(adapters::rshift_scalar));
+  adapter.add("__rshift__.Tensor", TORCH_FN(adapters::rshift_tensor));
+  adapter.add("__irshift__.Scalar", TORCH_FN(adapters::irshift_scalar));
+  adapter.add("__irshift__.Tensor", TORCH_FN(adapters::irshift_tensor));
+  adapter.add("histc", TORCH_FN(adapters::histc));
   register_cpu_fallbacks(m);
 }
 

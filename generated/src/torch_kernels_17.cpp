@@ -4,6 +4,7 @@
 // op API; register_generated_17 offers them to the dispatcher (torch_kernels.cpp calls it).
 #include "lazygen/generated/ops/add.h"
 #include "lazygen/generated/ops/addcmul.h"
+#include "lazygen/generated/ops/bitwise_left_shift.h"
 #include "lazygen/generated/ops/conv2d.h"
 #include "lazygen/generated/ops/log.h"
 #include "lazygen/generated/ops/scatter_reduce.h"
@@ -61,6 +62,32 @@ at::Tensor& addcmul_out(const at::Tensor& self, const at::Tensor& tensor1,
                       lazygen::addcmul(c.arg(self), c.arg(tensor1), c.arg(tensor2), c.arg(value)));
 }
 
+// bitwise_left_shift.Tensor(Tensor self, Tensor other) -> Tensor
+at::Tensor bitwise_left_shift_tensor(const at::Tensor& self, const at::Tensor& other) {
+  Call c("bitwise_left_shift.Tensor", {&self, &other});
+  return c.result(lazygen::bitwise_left_shift(c.arg(self), c.arg(other)));
+}
+
+// bitwise_left_shift_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+at::Tensor& bitwise_left_shift_inplace_tensor(at::Tensor& self, const at::Tensor& other) {
+  Call c("bitwise_left_shift_.Tensor", {&self, &other});
+  return c.write_back(self, lazygen::bitwise_left_shift(c.arg(self), c.arg(other)));
+}
+
+// bitwise_left_shift.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& bitwise_left_shift_tensor_out(const at::Tensor& self, const at::Tensor& other,
+                                          at::Tensor& out) {
+  Call c("bitwise_left_shift.Tensor_out", {&self, &other});
+  return c.assign_out(out, lazygen::bitwise_left_shift(c.arg(self), c.arg(other)));
+}
+
+// bitwise_left_shift.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& bitwise_left_shift_out(const at::Tensor& self, const at::Tensor& other,
+                                   at::Tensor& out) {
+  Call c("bitwise_left_shift.out", {&self, &other});
+  return c.assign_out(out, lazygen::bitwise_left_shift(c.arg(self), c.arg(other)));
+}
+
 // sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)
 ::std::tuple<at::Tensor, at::Tensor> sort(const at::Tensor& self, int64_t dim, bool descending) {
   Call c("sort", {&self});
@@ -97,6 +124,10 @@ void register_generated_17([[maybe_unused]] Registrar& generated,
   derived.add("log.out", TORCH_FN(log_out));
   generated.add("addcmul", TORCH_FN(addcmul));
   derived.add("addcmul.out", TORCH_FN(addcmul_out));
+  generated.add("bitwise_left_shift.Tensor", TORCH_FN(bitwise_left_shift_tensor));
+  derived.add("bitwise_left_shift_.Tensor", TORCH_FN(bitwise_left_shift_inplace_tensor));
+  derived.add("bitwise_left_shift.Tensor_out", TORCH_FN(bitwise_left_shift_tensor_out));
+  derived.add("bitwise_left_shift.out", TORCH_FN(bitwise_left_shift_out));
   generated.add("sort", TORCH_FN(sort));
   generated.add("scatter_reduce.two", TORCH_FN(scatter_reduce_two));
   generated.add("conv2d", TORCH_FN(conv2d));

@@ -3,6 +3,7 @@
 // shards] in the generator): each converts its arguments (runtime/pytorch/call.h) and calls the
 // op API; register_generated_18 offers them to the dispatcher (torch_kernels.cpp calls it).
 #include "lazygen/generated/ops/bitwise_not.h"
+#include "lazygen/generated/ops/bitwise_right_shift.h"
 #include "lazygen/generated/ops/bitwise_xor.h"
 #include "lazygen/generated/ops/ge.h"
 #include "lazygen/generated/ops/log_sigmoid.h"
@@ -83,6 +84,32 @@ at::Tensor& bitwise_xor_out(const at::Tensor& self, const at::Tensor& other, at:
   return c.assign_out(out, lazygen::bitwise_xor(c.arg(self), c.arg(other)));
 }
 
+// bitwise_right_shift.Tensor(Tensor self, Tensor other) -> Tensor
+at::Tensor bitwise_right_shift_tensor(const at::Tensor& self, const at::Tensor& other) {
+  Call c("bitwise_right_shift.Tensor", {&self, &other});
+  return c.result(lazygen::bitwise_right_shift(c.arg(self), c.arg(other)));
+}
+
+// bitwise_right_shift_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+at::Tensor& bitwise_right_shift_inplace_tensor(at::Tensor& self, const at::Tensor& other) {
+  Call c("bitwise_right_shift_.Tensor", {&self, &other});
+  return c.write_back(self, lazygen::bitwise_right_shift(c.arg(self), c.arg(other)));
+}
+
+// bitwise_right_shift.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& bitwise_right_shift_tensor_out(const at::Tensor& self, const at::Tensor& other,
+                                           at::Tensor& out) {
+  Call c("bitwise_right_shift.Tensor_out", {&self, &other});
+  return c.assign_out(out, lazygen::bitwise_right_shift(c.arg(self), c.arg(other)));
+}
+
+// bitwise_right_shift.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& bitwise_right_shift_out(const at::Tensor& self, const at::Tensor& other,
+                                    at::Tensor& out) {
+  Call c("bitwise_right_shift.out", {&self, &other});
+  return c.assign_out(out, lazygen::bitwise_right_shift(c.arg(self), c.arg(other)));
+}
+
 // log_sigmoid(Tensor self) -> Tensor
 at::Tensor log_sigmoid(const at::Tensor& self) {
   Call c("log_sigmoid", {&self});
@@ -122,6 +149,10 @@ void register_generated_18([[maybe_unused]] Registrar& generated,
   derived.add("bitwise_xor_.Tensor", TORCH_FN(bitwise_xor_inplace_tensor));
   derived.add("bitwise_xor.Tensor_out", TORCH_FN(bitwise_xor_tensor_out));
   derived.add("bitwise_xor.out", TORCH_FN(bitwise_xor_out));
+  generated.add("bitwise_right_shift.Tensor", TORCH_FN(bitwise_right_shift_tensor));
+  derived.add("bitwise_right_shift_.Tensor", TORCH_FN(bitwise_right_shift_inplace_tensor));
+  derived.add("bitwise_right_shift.Tensor_out", TORCH_FN(bitwise_right_shift_tensor_out));
+  derived.add("bitwise_right_shift.out", TORCH_FN(bitwise_right_shift_out));
   generated.add("log_sigmoid", TORCH_FN(log_sigmoid));
   derived.add("log_sigmoid_", TORCH_FN(log_sigmoid_inplace));
   derived.add("log_sigmoid.out", TORCH_FN(log_sigmoid_out));

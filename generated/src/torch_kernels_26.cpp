@@ -2,6 +2,7 @@
 // Shard 26 of the lazygen device's PyTorch kernels for the ops of ops.yaml (See Note [Op
 // shards] in the generator): each converts its arguments (runtime/pytorch/call.h) and calls the
 // op API; register_generated_26 offers them to the dispatcher (torch_kernels.cpp calls it).
+#include "lazygen/generated/ops/bitwise_left_shift.h"
 #include "lazygen/generated/ops/div.h"
 #include "lazygen/generated/ops/div_.h"
 #include "lazygen/generated/ops/fill_.h"
@@ -57,6 +58,25 @@ at::Tensor& logical_xor_out(const at::Tensor& self, const at::Tensor& other, at:
   return c.assign_out(out, lazygen::logical_xor(c.arg(self), c.arg(other)));
 }
 
+// bitwise_left_shift.Tensor_Scalar(Tensor self, Scalar other) -> Tensor
+at::Tensor bitwise_left_shift_tensor_scalar(const at::Tensor& self, const at::Scalar& other) {
+  Call c("bitwise_left_shift.Tensor_Scalar", {&self});
+  return c.result(lazygen::bitwise_left_shift(c.arg(self), c.arg(other)));
+}
+
+// bitwise_left_shift_.Tensor_Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+at::Tensor& bitwise_left_shift_inplace_tensor_scalar(at::Tensor& self, const at::Scalar& other) {
+  Call c("bitwise_left_shift_.Tensor_Scalar", {&self});
+  return c.write_back(self, lazygen::bitwise_left_shift(c.arg(self), c.arg(other)));
+}
+
+// bitwise_left_shift.Tensor_Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& bitwise_left_shift_tensor_scalar_out(const at::Tensor& self, const at::Scalar& other,
+                                                 at::Tensor& out) {
+  Call c("bitwise_left_shift.Tensor_Scalar_out", {&self});
+  return c.assign_out(out, lazygen::bitwise_left_shift(c.arg(self), c.arg(other)));
+}
+
 // narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)
 at::Tensor narrow(const at::Tensor& self, int64_t dim, int64_t start, int64_t length) {
   Call c("narrow", {&self});
@@ -81,6 +101,11 @@ void register_generated_26([[maybe_unused]] Registrar& generated,
   generated.add("logical_xor", TORCH_FN(logical_xor));
   derived.add("logical_xor_", TORCH_FN(logical_xor_inplace));
   derived.add("logical_xor.out", TORCH_FN(logical_xor_out));
+  generated.add("bitwise_left_shift.Tensor_Scalar", TORCH_FN(bitwise_left_shift_tensor_scalar));
+  derived.add("bitwise_left_shift_.Tensor_Scalar",
+              TORCH_FN(bitwise_left_shift_inplace_tensor_scalar));
+  derived.add("bitwise_left_shift.Tensor_Scalar_out",
+              TORCH_FN(bitwise_left_shift_tensor_scalar_out));
   generated.add("narrow", TORCH_FN(narrow));
   generated.add("div_.Scalar", TORCH_FN(div_inplace_scalar));
 }

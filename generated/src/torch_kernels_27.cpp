@@ -3,6 +3,7 @@
 // shards] in the generator): each converts its arguments (runtime/pytorch/call.h) and calls the
 // op API; register_generated_27 offers them to the dispatcher (torch_kernels.cpp calls it).
 #include "lazygen/generated/ops/abs.h"
+#include "lazygen/generated/ops/bitwise_right_shift.h"
 #include "lazygen/generated/ops/erfinv.h"
 #include "lazygen/generated/ops/hardshrink_backward.h"
 #include "lazygen/generated/ops/hardtanh_backward.h"
@@ -66,6 +67,25 @@ at::Tensor& round_inplace(at::Tensor& self) {
 at::Tensor& round_out(const at::Tensor& self, at::Tensor& out) {
   Call c("round.out", {&self});
   return c.assign_out(out, lazygen::round(c.arg(self)));
+}
+
+// bitwise_right_shift.Tensor_Scalar(Tensor self, Scalar other) -> Tensor
+at::Tensor bitwise_right_shift_tensor_scalar(const at::Tensor& self, const at::Scalar& other) {
+  Call c("bitwise_right_shift.Tensor_Scalar", {&self});
+  return c.result(lazygen::bitwise_right_shift(c.arg(self), c.arg(other)));
+}
+
+// bitwise_right_shift_.Tensor_Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+at::Tensor& bitwise_right_shift_inplace_tensor_scalar(at::Tensor& self, const at::Scalar& other) {
+  Call c("bitwise_right_shift_.Tensor_Scalar", {&self});
+  return c.write_back(self, lazygen::bitwise_right_shift(c.arg(self), c.arg(other)));
+}
+
+// bitwise_right_shift.Tensor_Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& bitwise_right_shift_tensor_scalar_out(const at::Tensor& self, const at::Scalar& other,
+                                                  at::Tensor& out) {
+  Call c("bitwise_right_shift.Tensor_Scalar_out", {&self});
+  return c.assign_out(out, lazygen::bitwise_right_shift(c.arg(self), c.arg(other)));
 }
 
 // hardtanh_backward(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val) -> Tensor
@@ -133,6 +153,11 @@ void register_generated_27([[maybe_unused]] Registrar& generated,
   generated.add("round", TORCH_FN(round));
   derived.add("round_", TORCH_FN(round_inplace));
   derived.add("round.out", TORCH_FN(round_out));
+  generated.add("bitwise_right_shift.Tensor_Scalar", TORCH_FN(bitwise_right_shift_tensor_scalar));
+  derived.add("bitwise_right_shift_.Tensor_Scalar",
+              TORCH_FN(bitwise_right_shift_inplace_tensor_scalar));
+  derived.add("bitwise_right_shift.Tensor_Scalar_out",
+              TORCH_FN(bitwise_right_shift_tensor_scalar_out));
   generated.add("hardtanh_backward", TORCH_FN(hardtanh_backward));
   derived.add("hardtanh_backward.out", TORCH_FN(hardtanh_backward_out));
   generated.add("softplus_backward", TORCH_FN(softplus_backward));

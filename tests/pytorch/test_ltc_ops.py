@@ -100,6 +100,25 @@ def scatter_reduced(reduce, include_self=True, in_place=False):
     return fn
 
 
+def shifted(dtype):
+    """Integers of both signs to shift, [2, 4]."""
+    return torch.tensor([[1, -8, 5, 3], [-1, 0, 1 << 20, -(1 << 20)]], dtype=dtype)
+
+
+def counts(dtype):
+    """Shift counts PyTorch 1.13 defines (below the width), [2, 4]."""
+    return torch.tensor([[0, 1, 2, 7], [3, 30, 4, 31]], dtype=dtype)
+
+
+def in_place_shift(method, n):
+    """`a` shifted in place by `n` (Python's <<= or >>=) on a copy."""
+    def fn(a):
+        x = a.clone()
+        getattr(x, method)(n)
+        return x
+    return fn
+
+
 def with_values(*rows):
     return lambda: tuple(torch.tensor(r, dtype=torch.float64) for r in rows)
 
@@ -393,12 +412,33 @@ CASES = {
                                 lambda: (torch.tensor([[7, -7, 3, 0], [1, 2, -5, 4]]),
                                          torch.tensor([[1, 2, -3, 4, 5], [-6, 7, 8, 9, 10]]))),
     "scatter_reduce_.amin": (scatter_reduced("amin", in_place=True), lambda: (t(2, 4), t(2, 5, seed=52))),
+    "histc": (lambda a: torch.histc(a, 5), lambda: (t(3, 4),)),
+    "histc.range": (lambda a: torch.histc(a, 4, -1, 1), lambda: (t(20),)),
+    "histc.edges_float32": (lambda a: torch.histc(a.float(), 10, 0, 1),
+                            lambda: (torch.tensor([0.1, 0.2, 0.3, 0.7, 0.9, 1.0, float("nan"), 2.0]),)),
+    "histc.one_value": (lambda a: torch.histc(a, 3), lambda: (torch.tensor([2.0, 2.0], dtype=torch.float64),)),
+    "__lshift__.Scalar": (lambda a: a << 3, lambda: (shifted(torch.int32),)),
+    "__lshift__.Tensor": (lambda a, n: a << n, lambda: (shifted(torch.int64), counts(torch.int64))),
+    "__lshift__.bool": (lambda a: (a > 0) << 2, lambda: (shifted(torch.int32),)),  # to int64
+    "__rshift__.Scalar": (lambda a: a >> 2, lambda: (shifted(torch.int64),)),
+    "__rshift__.Tensor": (lambda a, n: a >> n, lambda: (shifted(torch.int32), counts(torch.int32))),
+    "__rshift__.broadcast": (lambda a, n: a >> n[0], lambda: (shifted(torch.int32), counts(torch.int64))),
+    "__ilshift__.Scalar": (in_place_shift("__ilshift__", 5), lambda: (shifted(torch.int32),)),
+    "__ilshift__.Tensor": (lambda a, n: in_place_shift("__ilshift__", n)(a),
+                           lambda: (shifted(torch.int32), counts(torch.int64))),
+    "__irshift__.Scalar": (in_place_shift("__irshift__", 1), lambda: (shifted(torch.int64),)),
+    "__irshift__.Tensor": (lambda a, n: in_place_shift("__irshift__", n)(a),
+                           lambda: (shifted(torch.int64), counts(torch.int64))),
+    "bitwise_left_shift.Scalar_Tensor": (lambda n: torch.bitwise_left_shift(3, n), lambda: (counts(torch.int64),)),
+    "bitwise_right_shift_.Tensor_Scalar": (lambda a: a.clone().bitwise_right_shift_(4), lambda: (shifted(torch.int32),)),
 }
 
 
 # Cases whose gradient is not checked, and why.
 NO_GRADIENT = {
     "zero": "not differentiable",
+    "histc": "PyTorch 1.13 has no derivative for histc",
+    "histc.range": "as histc", "histc.edges_float32": "as histc", "histc.one_value": "as histc",
     "aminmax": "PyTorch 1.13 has no derivative for aminmax",
     "aminmax.all": "as aminmax",
     "heaviside": "PyTorch 1.13 has no derivative for heaviside",
@@ -506,6 +546,28 @@ def test_multinomial_refuses_what_pytorch_refuses(dev, weights, n, replacement):
         torch.multinomial(weights, n, replacement)
     with pytest.raises((RuntimeError, ValueError), match=re.escape(str(expected.value).splitlines()[0])):
         torch.multinomial(weights.to(dev), n, replacement)
+
+
+def test_shifts_past_the_width_are_defined_as_in_pytorch_2(dev):
+    # A deliberate difference (docs/pytorch-device.md): PyTorch 1.13's CPU kernel shifts by the
+    # count modulo the width here, C++'s undefined behavior.
+    x = torch.tensor([3, -3, 1], dtype=torch.int32, device=dev)
+    assert (x << 40).cpu().tolist() == [0, 0, 0]
+    assert (x >> torch.tensor([32, 33, -1], dtype=torch.int32, device=dev)).cpu().tolist() == [0, -1, 0]
+    assert (x.long() << 64).cpu().tolist() == [0, 0, 0]
+    assert fallbacks() == {}
+
+
+@pytest.mark.parametrize("values, args", [
+    (torch.tensor([1, 2]), ()), (torch.tensor([True]), ()), (torch.tensor([1.0, 2.0]), (0,)),
+    (torch.tensor([1.0, 2.0]), (4, 3, 1)), (torch.tensor([1.0, float("inf")]), ()),
+    (torch.tensor([1.0, 2.0]), (4, 0, float("inf"))),
+])
+def test_histc_refuses_what_pytorch_refuses(dev, values, args):
+    with pytest.raises(RuntimeError) as expected:
+        torch.histc(values, *args)
+    with pytest.raises((RuntimeError, ValueError), match=re.escape(str(expected.value).splitlines()[0])):
+        torch.histc(values.to(dev), *args)
 
 
 def test_errors_name_the_op_and_shapes(dev):

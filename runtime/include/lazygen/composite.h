@@ -389,8 +389,8 @@ Tensor cdist(const Tensor& x1, const Tensor& x2, double p = 2,
 Tensor cdist_backward(const Tensor& grad, const Tensor& x1, const Tensor& x2, double p,
                       const Tensor& dist);
 
-// ---- activations, dropout, sampling and normalization (glu.cpp, prelu.cpp, dropout.cpp,
-// multinomial.cpp, weight_norm.cpp, group_norm.cpp)
+// ---- activations, dropout, sampling, histograms and normalization (glu.cpp, prelu.cpp,
+// dropout.cpp, multinomial.cpp, histc.cpp, weight_norm.cpp, group_norm.cpp)
 // torch.nn.functional.glu: a * sigmoid(b) for self's halves a, b along dim (of even size), its
 // gradient, and its forward-mode derivative given glu's result and x's tangent dx.
 Tensor glu(const Tensor& self, int64_t dim = -1);
@@ -414,6 +414,11 @@ Tensor native_dropout_backward(const Tensor& grad_output, const Tensor& mask, do
 // (they are read on the cpu: on the lazy device a sync).
 Tensor multinomial(const Tensor& self, int64_t num_samples, bool replacement, Generator& generator);
 Tensor multinomial(const Tensor& self, int64_t num_samples, bool replacement = false);
+// torch.histc (histc.cpp; Note [Histograms by scatter_add]): counts of self's elements in `bins`
+// equal bins over [min, max] (self's own extremes when min == max, read with item(): on the lazy
+// device a sync; then widened by 1 each way if still empty), in self's floating dtype; elements
+// outside the range are not counted, and NaN counts in the first bin, as in PyTorch 1.13.
+Tensor histc(const Tensor& self, int64_t bins = 100, double min = 0, double max = 0);
 // Weight normalization (weight_norm.cpp; PyTorch's _weight_norm_interface): (v * g / ||v||, ||v||)
 // with the norm over every dim of v but `dim`, shaped like g (v.size(dim) values); its backward
 // returns the gradients of v and g given the saved norms.

@@ -2,8 +2,8 @@
 // (ops.yaml, "PyTorch adapters"; lazygen/composite.h): stack, repeat, flip, roll, pixel_shuffle and
 // pixel_unshuffle, split_with_sizes, tril/triu, the copying views and their scatters, trace, mv,
 // zero, min/max/all/any of a whole tensor, norm, std/var (also with the mean), logsumexp, argmin,
-// nonzero, division with a rounding mode (and floor_divide), masked_fill by a tensor value, clamp_,
-// clamp with tensor bounds, nan_to_num, aminmax, count_nonzero, nansum, addmv, heaviside, logit and
+// nonzero, histc, division with a rounding mode (and floor_divide), masked_fill by a tensor value,
+// clamp_, clamp with tensor bounds, nan_to_num, aminmax, count_nonzero, nansum, addmv, heaviside, logit and
 // its backward, linalg_vector_norm, amax.out and max.dim_max (Adamax),
 // advanced indexing (index.Tensor, _index_put_impl_: x[idx], x[idx] = v); the ops PyTorch's
 // backward formulas call for them (scatter_, index_fill_, masked_fill_, pow_, masked_select,
@@ -250,6 +250,17 @@ at::Tensor floor_divide(const at::Tensor& self, const at::Tensor& other) {
 at::Tensor nonzero(const at::Tensor& self) {
   Call c("nonzero", {&self});
   return c.result(lazygen::nonzero(c.arg(self)));
+}
+
+// PyTorch's message for a dtype its CPU kernels lack comes first: histc of bools fails in
+// linspace, of integers in the histogram kernel.
+at::Tensor histc(const at::Tensor& self, int64_t bins, const at::Scalar& min,
+                 const at::Scalar& max) {
+  TORCH_CHECK(self.scalar_type() != c10::kBool, "\"linspace_cpu\" not implemented for 'Bool'");
+  TORCH_CHECK(c10::isFloatingType(self.scalar_type()), "\"histogram_cpu\" not implemented for '",
+              self.scalar_type(), "'");
+  Call c("histc", {&self});
+  return c.result(lazygen::histc(c.arg(self), bins, min.toDouble(), max.toDouble()));
 }
 
 at::Tensor div_tensor_mode(const at::Tensor& self, const at::Tensor& other,

@@ -700,5 +700,24 @@ at::Tensor& polygamma_inplace(at::Tensor& self, int64_t n);
 // -> Tensor
 at::Tensor multinomial(const at::Tensor& self, int64_t num_samples, bool replacement,
                        c10::optional<at::Generator> generator);
+// __lshift__.Scalar(Tensor self, Scalar other) -> Tensor
+at::Tensor lshift_scalar(const at::Tensor& self, const at::Scalar& other);
+// __lshift__.Tensor(Tensor self, Tensor other) -> Tensor
+at::Tensor lshift_tensor(const at::Tensor& self, const at::Tensor& other);
+// __ilshift__.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+at::Tensor& ilshift_scalar(at::Tensor& self, const at::Scalar& other);
+// __ilshift__.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+at::Tensor& ilshift_tensor(at::Tensor& self, const at::Tensor& other);
+// __rshift__.Scalar(Tensor self, Scalar other) -> Tensor
+at::Tensor rshift_scalar(const at::Tensor& self, const at::Scalar& other);
+// __rshift__.Tensor(Tensor self, Tensor other) -> Tensor
+at::Tensor rshift_tensor(const at::Tensor& self, const at::Tensor& other);
+// __irshift__.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+at::Tensor& irshift_scalar(at::Tensor& self, const at::Scalar& other);
+// __irshift__.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+at::Tensor& irshift_tensor(at::Tensor& self, const at::Tensor& other);
+// histc(Tensor self, int bins=100, Scalar min=0, Scalar max=0) -> Tensor
+at::Tensor histc(const at::Tensor& self, int64_t bins, const at::Scalar& min,
+                 const at::Scalar& max);
 
 }  // namespace lazygen::pytorch::adapters

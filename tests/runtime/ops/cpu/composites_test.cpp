@@ -644,6 +644,41 @@ TEST_P(Composites, MultinomialRaisesPyTorchsMessages) {
   EXPECT_TRUE(has(message(zero_row, 2, true), "sum of probabilities <= 0"));
 }
 
+// Note [Histograms by scatter_add]; PyTorch 1.13's answers. Elements on bin edges in float32
+// land where PyTorch's kernel puts them, and NaN in the first bin.
+TEST_P(Composites, HistcMatchesPyTorch) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const Tensor v = on(tensor<double>({0, 1, 2, 3, 4, 5.5, nan, -1, 0.1, 3.9999}, IntList{10}));
+  expect_values(histc(v, 4, 0, 4), {3, 1, 1, 3});
+  expect_values(histc(on(x()), 5), {2, 2, 1, 2, 1});  // the data's range, -1..7
+  expect_values(histc(on(x()), 3, 0, 5), {2, 2, 2});
+  const Tensor f = on(tensor<float>({0.1f, 0.2f, 0.3f, 0.7f, 0.9f, 1.0f}, IntList{6}));
+  const Tensor edges = histc(f, 10, 0, 1);
+  EXPECT_EQ(edges.dtype(), DType::Float32);
+  expect_values(edges.to(DType::Float64), {0, 1, 1, 1, 0, 0, 0, 1, 0, 2});
+  expect_values(histc(on(tensor<double>({2, 2}, IntList{2})), 3), {0, 2, 0});  // widened to 1..3
+  expect_values(histc(on(zeros({0}, DType::Float64)), 2), {0, 0});
+  const auto message = [&](const Tensor& t, int64_t bins, double lo, double hi) -> std::string {
+    try {
+      histc(on(t), bins, lo, hi);
+    } catch (const ShapeError& e) {
+      return e.what();
+    }
+    return "(no error)";
+  };
+  const Tensor p = tensor<double>({1, 2}, IntList{2});
+  EXPECT_NE(message(p, 0, 0, 0).find("bins must be > 0, but got 0"), std::string::npos);
+  EXPECT_NE(message(p, 4, 3, 1).find("torch.histc: max must be larger than min"),
+            std::string::npos);
+  EXPECT_NE(message(p, 4, 0, std::numeric_limits<double>::infinity())
+                .find("torch.histc: range of [0, inf] is not finite"),
+            std::string::npos);
+  EXPECT_NE(message(tensor<double>({1, nan}, IntList{2}), 4, 0, 0).find("is not finite"),
+            std::string::npos);
+  EXPECT_NE(message(tensor<int64_t>({1, 2}, IntList{2}), 4, 0, 0).find("floating"),
+            std::string::npos);
+}
+
 INSTANTIATE_TEST_SUITE_P(Devices, Composites, ::testing::Values(kCPU, kLazy),
                          [](const auto& info) { return info.param.is_lazy() ? "lazy" : "cpu"; });
 
