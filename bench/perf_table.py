@@ -108,6 +108,7 @@ GB = "generator/schema_parse_bench"
 TRACE = "runtime/lazy/lazy_trace_bench"
 FUSION = "exec/fusion_bench"
 TRAIN = "training/training_bench"
+CUDA_SPEC = "runtime/cuda_specialize_bench"
 WINOGRAD = (("LAZYGEN_WINOGRAD", "1"),)
 DEVICE_BENCH = Script("bench/pytorch/device_bench.py", ("--reps", "2"))
 SCALING = Script("bench/distributed/scaling.py", ("--reps", "3", "--steps", "150"),
@@ -157,7 +158,7 @@ ROWS = [
         values={"ns": C("^generated_view_warm$", "ns_per_item")}),
     Row("trace-add-new-size", "trace one op whose input size is new, i.e. a trie miss",
         GBench(TRACE, "generated_add", ("--benchmark_repetitions=5",)),
-        "{new:.2f} µs/op, vs {warm:.2f} µs/op warm in the same run (medians of 5)",
+        "{new:.0f} ns/op, vs {warm:.0f} ns/op warm in the same run (medians of 5)",
         values={"new": C("^generated_add_new_size$", "ns_per_item"),
                 "warm": C("^generated_add_warm$", "ns_per_item")}),
     Row("chain-1000x16", "1000-op pointwise chain on 16 elements, trace + cached execute",
@@ -284,6 +285,15 @@ ROWS = [
                 "s1": C("variable_batch/1/", "specializations"),
                 "sms": C("variable_batch/1/", "specialize_ms"), "cms": C("variable_batch/1/", "compile_ms"),
                 "v0": C("variable_batch/0/", "variable_over_fixed"), "c0": C("variable_batch/0/", "compiles")}),
+    Row("cuda-specialize", "the tutorial CNN step's graph at a new batch size (37) on the CUDA backend, "
+        "for sm_90 without a GPU: specialized from the graph compiled at batch 64 vs compiled",
+        GBench(CUDA_SPEC, "cuda_cnn_step", ("--benchmark_repetitions=5",)),
+        "specialize {s:.2f} ms ({r:.0f} of {g:.0f} groups keep their compiled kernel: no NVRTC, "
+        "no module load)",
+        "compile {w:.2f} ms with NVRTC's cache warm, {c:.0f} ms cold; no goal",
+        values={"s": C("cuda_cnn_step/specialize", "real_time_ms"), "r": C("cuda_cnn_step/specialize", "reused"),
+                "g": C("cuda_cnn_step/specialize", "groups"),
+                "w": C("cuda_cnn_step/compile", "real_time_ms"), "c": C("cuda_cnn_step/compile", "cold_ms")}),
     Row("memory-25-steps", "resident memory growth over 25 training steps on the lazy device (CNN, MLP)",
         GBench(TRAIN, "(cnn|mlp)/lazy/"),
         "{g:.2f} MB",
