@@ -415,7 +415,7 @@ Tensor native_dropout_backward(const Tensor& grad_output, const Tensor& mask, do
 Tensor multinomial(const Tensor& self, int64_t num_samples, bool replacement, Generator& generator);
 Tensor multinomial(const Tensor& self, int64_t num_samples, bool replacement = false);
 // torch.histc (histc.cpp; Note [Histograms by scatter_add]): counts of self's elements in `bins`
-// equal bins over [min, max] (self's own extremes when min == max, read with item(): on the lazy
+// equal bins over [min, max] (self's own extremes when min == max, read on the cpu: on the lazy
 // device a sync; then widened by 1 each way if still empty), in self's floating dtype; elements
 // outside the range are not counted, and NaN counts in the first bin, as in PyTorch 1.13.
 Tensor histc(const Tensor& self, int64_t bins = 100, double min = 0, double max = 0);

@@ -1,8 +1,8 @@
 // histc (lazygen/composite.h): PyTorch 1.13's histogram of equal bins, by one scatter_add.
 //
 // Note [Histograms by scatter_add]
-// The range is min..max, or the data's own extremes when min == max (read with item(): on the
-// lazy device a sync, as PyTorch's CPU kernel reads them too), widened by 1 each way when it is
+// The range is min..max, or the data's own extremes when min == max (read on the cpu: on the
+// lazy device one sync, as PyTorch's CPU kernel reads them too), widened by 1 each way when it is
 // still empty. Each element in the range falls in bin trunc((x - lo) * bins / (hi - lo)), the top
 // edge in the last bin, computed in the input's dtype with lo, hi and hi - lo rounded to it as
 // PyTorch's kernel does, so an element on a bin edge lands where PyTorch puts it; NaN, which
@@ -17,6 +17,7 @@
 #include "lazygen/factory.h"
 #include "lazygen/generated/ops/amax.h"
 #include "lazygen/generated/ops/amin.h"
+#include "lazygen/generated/ops/cat.h"
 #include "lazygen/generated/ops/clamp.h"
 #include "lazygen/generated/ops/gt.h"
 #include "lazygen/generated/ops/isnan.h"
@@ -57,9 +58,14 @@ Tensor histc(const Tensor& self, int64_t bins, double min, double max) {
                                   std::to_string(bins) + " for dimension 0");
   }
   double lo = min, hi = max;
-  if (lo == hi && self.numel() > 0) {
-    lo = amin(self).item<double>();
-    hi = amax(self).item<double>();
+  if (lo == hi && self.numel() > 0) {  // both extremes in one read (one sync)
+    const Tensor extremes = cat({reshape(amin(self), {1}), reshape(amax(self), {1})})
+                                .to(DType::Float64)
+                                .cpu()
+                                .contiguous();
+    const auto* e = static_cast<const double*>(extremes.raw_data());
+    lo = e[0];
+    hi = e[1];
   }
   if (lo == hi) {
     lo -= 1;

@@ -5,14 +5,18 @@
 // Without replacement, or for one sample, each category gets an exponential key q ~ Exp(1) and
 // the samples are the categories of the largest p / q (argmax for one, topk for several): the
 // Gumbel-max trick in the form PyTorch's CPU kernel uses (argmax of log p - log q is argmax of
-// p / q), which draws without replacement in proportion to p. With replacement, each sample is
-// the first category whose normalized cumulative probability reaches a uniform u, i.e. the count
-// of cumulative probabilities below u (searchsorted), clamped to the last category against
-// rounding. Both are a handful of fusable ops on the device; the draws come from lazygen's
-// Philox generator, so the categories differ from PyTorch's for the same seed, as for every
-// random op. The value checks need the probabilities: they read a cpu copy (on the lazy device
-// a sync, as PyTorch's own checks sync a GPU) and raise PyTorch's messages in PyTorch's order.
+// p / q), which draws without replacement in proportion to p; q is kept above 0, so a zero
+// weight's key is 0. With replacement, each sample is the first category whose normalized
+// cumulative probability exceeds a uniform u, i.e. the count of cumulative probabilities at or
+// below u (searchsorted, right), clamped to the last category against rounding. (PyTorch's
+// kernel takes the first that reaches u, the same draw but for u equal to a cumulative
+// probability, where it can pick a zero weight.) Both are a handful of fusable ops on the device;
+// the draws come from lazygen's Philox generator, so the categories differ from PyTorch's for the
+// same seed, as for every random op. The value checks need the probabilities: they read a cpu copy
+// (on the lazy device a sync, as PyTorch's own checks sync a GPU) and raise PyTorch's messages in
+// PyTorch's order.
 #include <cmath>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -103,6 +107,12 @@ void check_for_cumulative(const std::vector<double>& v, int64_t rows, int64_t ca
   }
 }
 
+// The smallest positive normal value of floating dtype t.
+double smallest_normal(DType t) {
+  return t == DType::Float32 ? std::numeric_limits<float>::min()
+                             : std::numeric_limits<double>::min();
+}
+
 // Uniform draws on [0, 1) in self's dtype and on its device.
 Tensor uniform(const IntList& sizes, const Tensor& like, Generator& generator) {
   return rand(sizes, generator, like.dtype(), like.device());
@@ -115,25 +125,28 @@ Tensor multinomial(const Tensor& self, int64_t num_samples, bool replacement,
   check_arguments(self, num_samples, replacement);
   const int64_t categories = self.sizes().back();
   const int64_t rows = self.dim() == 2 ? self.sizes()[0] : 1;
-  const bool by_keys = !replacement || num_samples == 1;
   const std::vector<double> v = cpu_values(self);
-  if (by_keys) {
+  if (!replacement || num_samples == 1) {
     check_for_keys(v, rows, categories);
-  } else {
-    check_for_cumulative(v, rows, categories);
-  }
-  if (by_keys) {
-    const Tensor q = neg(log1p(neg(uniform(self.sizes(), self, generator))));  // Exp(1)
+    // Exp(1) keys, kept above 0: a draw of u = 0 would give a zero-weight category the key
+    // 0 / 0 (NaN, which argmax and topk take as largest).
+    const Tensor q = clamp(neg(log1p(neg(uniform(self.sizes(), self, generator)))),
+                           Scalar(smallest_normal(self.dtype())));
     const Tensor keys = self / q;
     if (num_samples == 1) return argmax(keys, -1, true);
     return std::get<1>(topk(keys, num_samples));
   }
+  check_for_cumulative(v, rows, categories);
   IntList draws = self.sizes();
   draws.back() = num_samples;
   const Tensor cumulative = cumsum(self, -1);
   const Tensor total = narrow(cumulative, -1, categories - 1, 1);
-  const Tensor below = searchsorted(cumulative / total, uniform(draws, self, generator));
-  return clamp(below, std::nullopt, Scalar(categories - 1));
+  // The count of cumulative probabilities at or below u: the first category whose cumulative
+  // probability exceeds u, never one of zero weight (its cumulative probability is its
+  // predecessor's), also for u = 0.
+  const Tensor at_or_below =
+      searchsorted(cumulative / total, uniform(draws, self, generator), false, true);
+  return clamp(at_or_below, std::nullopt, Scalar(categories - 1));
 }
 
 Tensor multinomial(const Tensor& self, int64_t num_samples, bool replacement) {
