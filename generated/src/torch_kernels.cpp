@@ -303,6 +303,13 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   adapter.add("__irshift__.Scalar", TORCH_FN(adapters::irshift_scalar));
   adapter.add("__irshift__.Tensor", TORCH_FN(adapters::irshift_tensor));
   adapter.add("histc", TORCH_FN(adapters::histc));
+  adapter.add("mode", TORCH_FN(adapters::mode));
+  adapter.add("bincount", TORCH_FN(adapters::bincount));
+  adapter.add("_unique", TORCH_FN(adapters::_unique));
+  adapter.add("_unique2", TORCH_FN(adapters::_unique2));
+  adapter.add("unique_dim", TORCH_FN(adapters::unique_dim));
+  adapter.add("unique_consecutive", TORCH_FN(adapters::unique_consecutive));
+  adapter.add("unique_dim_consecutive", TORCH_FN(adapters::unique_dim_consecutive));
   register_cpu_fallbacks(m);
 }
 

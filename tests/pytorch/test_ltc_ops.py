@@ -68,6 +68,12 @@ def t(*sizes, low=-2.0, high=2.0, seed=0):
     return torch.rand(*sizes, generator=g, dtype=torch.float64) * (high - low) + low
 
 
+def repeats(dtype):
+    """[3, 5] values in 0..4 of `dtype`, with ties within rows and columns."""
+    g = torch.Generator().manual_seed(7)
+    return torch.randint(0, 5, (3, 5), generator=g).to(dtype)
+
+
 def probabilities(*sizes):
     return t(*sizes, low=0.05, high=0.95)
 
@@ -431,6 +437,25 @@ CASES = {
                            lambda: (shifted(torch.int64), counts(torch.int64))),
     "bitwise_left_shift.Scalar_Tensor": (lambda n: torch.bitwise_left_shift(3, n), lambda: (counts(torch.int64),)),
     "bitwise_right_shift_.Tensor_Scalar": (lambda a: a.clone().bitwise_right_shift_(4), lambda: (shifted(torch.int32),)),
+    "mode": (lambda a: torch.mode(a, 1), lambda: (repeats(torch.float64),)),
+    "mode.keepdim": (lambda a: torch.mode(a, 0, keepdim=True), lambda: (repeats(torch.float64),)),
+    "mode.int": (lambda a: torch.mode(a), lambda: (repeats(torch.int64),)),
+    "bincount": (lambda a: torch.bincount(a), lambda: (repeats(torch.int64).flatten(),)),
+    "bincount.weights": (lambda a, w: torch.bincount(a, w, minlength=9),
+                         lambda: (repeats(torch.int32).flatten(), t(15))),
+    "bincount.float32_weights": (lambda a, w: torch.bincount(a, w.float()), lambda: (repeats(torch.int64).flatten(), t(15))),
+    "bincount.empty": (lambda a: torch.bincount(a, minlength=4), lambda: (torch.zeros(0, dtype=torch.int64),)),
+    "_unique2": (lambda a: torch.unique(a, return_inverse=True, return_counts=True), lambda: (repeats(torch.float64),)),
+    "_unique2.values_only": (lambda a: torch.unique(a), lambda: (repeats(torch.int32),)),
+    "_unique2.bool": (lambda a: torch.unique(a > 2, return_counts=True), lambda: (repeats(torch.int64),)),
+    "_unique": (lambda a: torch._unique(a, True, True), lambda: (repeats(torch.int64),)),
+    "unique_dim": (lambda a: torch.unique(a, dim=0, return_inverse=True, return_counts=True),
+                   lambda: (torch.tensor([[1, 2, 0], [0, 5, 1], [1, 2, 0], [0, 5, 0]]),)),
+    "unique_dim.columns": (lambda a: torch.unique(a, dim=1), lambda: (torch.tensor([[1.0, 2, 1], [3, 0, 3]]),)),
+    "unique_consecutive": (lambda a: torch.unique_consecutive(a, return_inverse=True, return_counts=True),
+                           lambda: (torch.tensor([1, 1, 2, 2, 3, 1, 1]),)),
+    "unique_consecutive.dim": (lambda a: torch.unique_consecutive(a, dim=0),
+                               lambda: (torch.tensor([[1.0, 2], [1, 2], [0, 5], [1, 2]]),)),
 }
 
 
@@ -439,6 +464,10 @@ NO_GRADIENT = {
     "zero": "not differentiable",
     "histc": "PyTorch 1.13 has no derivative for histc",
     "histc.range": "as histc", "histc.edges_float32": "as histc", "histc.one_value": "as histc",
+    "bincount": "integer counts", "bincount.empty": "integer counts",
+    "bincount.weights": "PyTorch 1.13 has no derivative for bincount", "bincount.float32_weights": "as bincount",
+    "_unique2": "PyTorch 1.13 has no derivative for _unique2", "unique_dim.columns": "nor for unique_dim",
+    "unique_consecutive.dim": "nor for unique_consecutive",
     "aminmax": "PyTorch 1.13 has no derivative for aminmax",
     "aminmax.all": "as aminmax",
     "heaviside": "PyTorch 1.13 has no derivative for heaviside",
@@ -546,6 +575,49 @@ def test_multinomial_refuses_what_pytorch_refuses(dev, weights, n, replacement):
         torch.multinomial(weights, n, replacement)
     with pytest.raises((RuntimeError, ValueError), match=re.escape(str(expected.value).splitlines()[0])):
         torch.multinomial(weights.to(dev), n, replacement)
+
+
+@pytest.mark.parametrize("call, inputs", [
+    (torch.mode, (torch.zeros(0),)),
+    (torch.bincount, (torch.tensor([-1]),)), (torch.bincount, (torch.tensor([[1]]),)),
+    (torch.bincount, (torch.tensor([1.0]),)), (torch.bincount, (torch.tensor([True]),)),
+    (lambda a: torch.bincount(a, minlength=-1), (torch.tensor([1]),)),
+    (torch.bincount, (torch.tensor([1, 2]), torch.tensor([1.0]))),
+    (lambda a: torch.unique(a, dim=1), (torch.zeros(0, 3),)),
+    (lambda a: torch.unique(a, dim=1), (torch.zeros(0, 0),)),
+    (lambda a: torch.unique(a, dim=0), (torch.tensor(3.0),)),
+    (lambda a: torch.unique_consecutive(a, dim=1), (torch.zeros(0, 3),)),
+])
+def test_counting_ops_refuse_what_pytorch_refuses(dev, call, inputs):
+    with pytest.raises((RuntimeError, IndexError)) as expected:
+        call(*inputs)
+    message = re.escape(str(expected.value).splitlines()[0].strip())
+    with pytest.raises((RuntimeError, ValueError, IndexError), match=message):
+        call(*(x.to(dev) for x in inputs))
+    assert fallbacks() == {}
+
+
+def test_mode_counts_each_nan_once(dev):
+    # A deliberate difference (docs/pytorch-device.md): PyTorch 1.13's CPU kernel sorts with a
+    # comparison that NaN breaks, so its answer depends on where the NaNs sit ([2, nan, nan, 1, 2]
+    # gives 1, [nan, nan, 1, 1] gives 1, [nan, 1, nan] gives nan). The device sorts NaN last and
+    # counts each NaN as a value of its own.
+    x = torch.tensor([[2.0, float("nan"), float("nan"), 1.0, 2.0], [float("nan"), 1.0, float("nan"), 3.0, 0.0]])
+    values, indices = torch.mode(x.to(dev))
+    assert values.cpu().tolist() == [2.0, 0.0] and indices.cpu().tolist() == [4, 4]
+    assert fallbacks() == {}
+
+
+def test_unique_unsorted_holds_the_same_values(dev):
+    # PyTorch 1.13's CPU kernel returns unsorted values in hash order, which sorted=False allows;
+    # the device sorts either way. The inverse and counts must agree with the values returned.
+    x = torch.tensor([3, 1, 2, 3, 1, 1, 7])
+    values, inverse, counts = torch.unique(x.to(dev), sorted=False, return_inverse=True, return_counts=True)
+    values, inverse, counts = values.cpu(), inverse.cpu(), counts.cpu()
+    assert sorted(values.tolist()) == torch.unique(x).tolist()
+    assert torch.equal(values[inverse], x)
+    assert counts.tolist() == [int((x == v).sum()) for v in values]
+    assert fallbacks() == {}
 
 
 def test_shifts_past_the_width_are_defined_as_in_pytorch_2(dev):

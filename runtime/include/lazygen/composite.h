@@ -300,6 +300,27 @@ Tensor argmin(const Tensor& self, std::optional<int64_t> dim = std::nullopt, boo
 // depends on self's values: on the lazy device self is computed first (a sync, like item()).
 Tensor nonzero(const Tensor& self);
 
+// ---- counting distinct values (runtime/ops/composite/counting.cpp; Note [Counting by sorting]).
+// The result's size depends on the values, so on the lazy device each is a sync.
+// torch.bincount: how often each value 0..max(self) occurs in self (1-d, integers >= 0), at least
+// minlength bins; int64 counts, or sums of `weights` (1-d, one per element of self): float32 for
+// float32 weights, else float64, as PyTorch's CPU kernel. An empty self gives minlength zeros.
+Tensor bincount(const Tensor& self, const std::optional<Tensor>& weights = std::nullopt,
+                int64_t minlength = 0);
+// The distinct values of self, ascending (sorted = false allows any order, as PyTorch says; this
+// one sorts either way), or without `dim` and along it its distinct slices, in lexicographic order;
+// with the inverse (for each element, or each slice along dim, the position of its value in the
+// result) and the counts of each value, each an empty int64 tensor when not asked for (PyTorch's
+// _unique2; its unique_dim always returns both). NaN never equals NaN: each is its own value.
+// unique_consecutive: the same for runs of equal neighbours, in order, without sorting.
+std::tuple<Tensor, Tensor, Tensor> unique(const Tensor& self, bool sorted = true,
+                                          bool return_inverse = false, bool return_counts = false,
+                                          std::optional<int64_t> dim = std::nullopt);
+std::tuple<Tensor, Tensor, Tensor> unique_consecutive(const Tensor& self,
+                                                      bool return_inverse = false,
+                                                      bool return_counts = false,
+                                                      std::optional<int64_t> dim = std::nullopt);
+
 // ---- products, scans and order statistics (runtime/ops/composite/scans.cpp; Note [Scans by
 // doubling]). prod and cumprod accumulate in `dtype`, else int64 for integers and bools, else
 // self's; prod over every dim without `dim`. cummax / cummin: the running extreme along dim and
@@ -321,6 +342,10 @@ std::tuple<Tensor, Tensor> median(const Tensor& self, int64_t dim, bool keepdim 
 Tensor median(const Tensor& self);
 std::tuple<Tensor, Tensor> nanmedian(const Tensor& self, int64_t dim, bool keepdim = false);
 Tensor nanmedian(const Tensor& self);
+// torch.mode: the most frequent value along dim (the smallest of equally frequent ones; NaN never
+// equals NaN, so each counts once) and the index of its last occurrence, as PyTorch's CPU kernel
+// answers; of a non-empty dim (any dtype, bools included). Sorts and scans: no sync.
+std::tuple<Tensor, Tensor> mode(const Tensor& self, int64_t dim = -1, bool keepdim = false);
 // torch.searchsorted: for each value of self, how many elements of its row of sorted_sequence
 // (1-d: the one row for every value; else sorted_sequence's dims but the last are self's) lie
 // below it (right: at or below), as int64 (int32 with out_int32). torch.bucketize: the same with

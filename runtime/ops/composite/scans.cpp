@@ -1,6 +1,6 @@
 // Products, cumulative scans and order statistics (lazygen/composite.h): prod, cumprod,
-// logcumsumexp, cummax, cummin, kthvalue, median, nanmedian, searchsorted and bucketize, from
-// narrow, pad, sort and pointwise ops.
+// logcumsumexp, cummax, cummin, kthvalue, median, nanmedian, mode, searchsorted and bucketize,
+// from narrow, pad, sort and pointwise ops.
 //
 // Note [Scans by doubling]
 // A product over n elements multiplies halves: the first ceil(n/2) elements times the rest
@@ -23,6 +23,7 @@
 #include "lazygen/composite.h"
 #include "lazygen/factory.h"
 #include "lazygen/generated/ops/argmax.h"
+#include "lazygen/generated/ops/eq.h"
 #include "lazygen/generated/ops/floor.h"
 #include "lazygen/generated/ops/gather.h"
 #include "lazygen/generated/ops/ge.h"
@@ -34,6 +35,7 @@
 #include "lazygen/generated/ops/logical_not.h"
 #include "lazygen/generated/ops/logical_or.h"
 #include "lazygen/generated/ops/narrow.h"
+#include "lazygen/generated/ops/ne.h"
 #include "lazygen/generated/ops/reshape.h"
 #include "lazygen/generated/ops/sort.h"
 #include "lazygen/generated/ops/squeeze.h"
@@ -221,6 +223,34 @@ std::tuple<Tensor, Tensor> median(const Tensor& self, int64_t dim, bool keepdim)
               v);
     i = where(has_nan, argmax(nan.to(DType::Int32), d, true), i);
   }
+  if (!keepdim && self.dim() != 0) {
+    v = squeeze(v, d);
+    i = squeeze(i, d);
+  }
+  return {like_rank(v, self), like_rank(i, self)};
+}
+
+// Note [Mode by runs]
+// Sorted (stably) along dim, equal values form runs, and the elements of a run sit in the order
+// of their indices. Each element's distance from the start of its run (the running maximum of
+// the positions where a run starts) peaks at the last element of the longest runs, and argmax
+// takes the first of those: the smallest of the most frequent values, at its last index, which
+// is what PyTorch's CPU kernel returns. A NaN differs from every value, itself included, so each
+// NaN is a run of one, as there.
+std::tuple<Tensor, Tensor> mode(const Tensor& self, int64_t dim, bool keepdim) {
+  const Tensor x = at_least_1d(self);
+  const int64_t d = wrap_dim("mode", dim, x.dim());
+  if (x.size(d) == 0) {
+    throw ShapeError("mode", "mode(): Expected reduction dim " + std::to_string(d) +
+                                 " to have non-zero size. (input " + sizes_str(self.sizes()) + ")");
+  }
+  auto [sorted, order] = sort(x, d);
+  const Tensor pos = positions(x, d);
+  const Tensor starts_run = logical_or(eq(pos, 0), ne(sorted, shifted(sorted, d, 1, 0)));
+  const Tensor start =
+      std::get<0>(cummax(where(starts_run, pos, zeros({}, DType::Int64, x.device())), d));
+  const Tensor best = argmax(pos - start, d, true);
+  Tensor v = gather(sorted, d, best), i = gather(order, d, best);
   if (!keepdim && self.dim() != 0) {
     v = squeeze(v, d);
     i = squeeze(i, d);

@@ -1,9 +1,9 @@
 // Adapters for PyTorch's products, scans, order statistics, searches and small matrix ops that
 // lazygen serves as composites (ops.yaml, "PyTorch adapters"; lazygen/composite.h): prod,
-// cumprod, logcumsumexp, cummax, cummin, kthvalue, median, nanmedian, searchsorted, bucketize,
-// diag, linalg_cross, cdist (_cdist_forward, _cdist_backward) and linalg_inv_ex; scatter_add_,
-// which cummax's and cummin's backward calls, and scatter_reduce_. Each converts its arguments
-// and calls the composite (or op) of the same name.
+// cumprod, logcumsumexp, cummax, cummin, kthvalue, median, nanmedian, mode, searchsorted,
+// bucketize, diag, linalg_cross, cdist (_cdist_forward, _cdist_backward) and linalg_inv_ex;
+// scatter_add_, which cummax's and cummin's backward calls, and scatter_reduce_. Each converts its
+// arguments and calls the composite (or op) of the same name.
 #include <ATen/ops/_linalg_check_errors.h>
 #include <c10/util/Exception.h>
 
@@ -74,6 +74,11 @@ std::tuple<at::Tensor, at::Tensor> nanmedian_dim(const at::Tensor& self, int64_t
                                                  bool keepdim) {
   Call c("nanmedian.dim", {&self});
   return c.result(lazygen::nanmedian(c.arg(self), dim, keepdim));
+}
+
+std::tuple<at::Tensor, at::Tensor> mode(const at::Tensor& self, int64_t dim, bool keepdim) {
+  Call c("mode", {&self});
+  return c.result(lazygen::mode(c.arg(self), dim, keepdim));
 }
 
 // side ("left" or "right") is right's other spelling; a sorter orders an unsorted sequence.

@@ -381,6 +381,15 @@ std::vector<GradCase> activation_cases() {
        [] { return Inputs{values({4, 3}, 980)}; }},
       {"nanmedian_composite", "nanmedian.dim", [](const Inputs& in) { return std::get<0>(nanmedian(in[0], 1)); },
        [] { return Inputs{values({3, 5}, 981)}; }},
+      {"mode_composite", "mode", [](const Inputs& in) { return std::get<0>(mode(in[0], 1)); },
+       [] { return Inputs{values({3, 5}, 1030)}; }},
+      {"bincount_weights_composite", "bincount",
+       [](const Inputs& in) {
+         return bincount(tensor<int64_t>({0, 2, 2, 4}, IntList{4}).to(in[0].device()), in[0], 6);
+       },
+       [] { return Inputs{values({4}, 1031)}; }},
+      {"unique_composite", "_unique2", [](const Inputs& in) { return std::get<0>(unique(in[0])); },
+       [] { return Inputs{values({2, 3}, 1032)}; }},
       {"linalg_cross_composite", "linalg_cross", [](const Inputs& in) { return linalg_cross(in[0], in[1], 0); },
        [] { return Inputs{values({3, 4}, 982), values({3, 1}, 983)}; }},
       {"diag_composite", "diag", [](const Inputs& in) { return diag(diag(in[0], -1), 1); },

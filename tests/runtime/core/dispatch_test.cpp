@@ -4,6 +4,7 @@
 
 #include <limits>
 #include <string>
+#include <utility>
 
 #include "lazygen/factory.h"
 #include "lazygen/generated/ops/_softmax.h"
@@ -16,18 +17,15 @@
 #include "lazygen/generated/ops/remainder.h"
 #include "lazygen/generated/ops/t.h"
 #include "lazygen/lazy.h"
+#include "runtime/core/tensor/tensor_testing.h"
 
 namespace lazygen {
 namespace {
 
+// The message of the ShapeError `f` throws, or "".
 template <class F>
 std::string message_of(F&& f) {
-  try {
-    f();
-  } catch (const ShapeError& e) {
-    return e.what();
-  }
-  return "";
+  return testing::message_of<ShapeError>(std::forward<F>(f));
 }
 
 class DispatchChecks : public ::testing::TestWithParam<Device> {

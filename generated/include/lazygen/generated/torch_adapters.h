@@ -719,5 +719,34 @@ at::Tensor& irshift_tensor(at::Tensor& self, const at::Tensor& other);
 // histc(Tensor self, int bins=100, Scalar min=0, Scalar max=0) -> Tensor
 at::Tensor histc(const at::Tensor& self, int64_t bins, const at::Scalar& min,
                  const at::Scalar& max);
+// mode(Tensor self, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)
+::std::tuple<at::Tensor, at::Tensor> mode(const at::Tensor& self, int64_t dim, bool keepdim);
+// bincount(Tensor self, Tensor? weights=None, int minlength=0) -> Tensor
+at::Tensor bincount(const at::Tensor& self, const c10::optional<at::Tensor>& weights,
+                    int64_t minlength);
+// _unique(Tensor self, bool sorted=True, bool return_inverse=False) -> (Tensor, Tensor)
+::std::tuple<at::Tensor, at::Tensor> _unique(const at::Tensor& self, bool sorted,
+                                             bool return_inverse);
+// _unique2(Tensor self, bool sorted=True, bool return_inverse=False, bool return_counts=False) ->
+// (Tensor, Tensor, Tensor)
+::std::tuple<at::Tensor, at::Tensor, at::Tensor> _unique2(const at::Tensor& self, bool sorted,
+                                                          bool return_inverse, bool return_counts);
+// unique_dim(Tensor self, int dim, bool sorted=True, bool return_inverse=False, bool
+// return_counts=False) -> (Tensor, Tensor, Tensor)
+::std::tuple<at::Tensor, at::Tensor, at::Tensor> unique_dim(const at::Tensor& self, int64_t dim,
+                                                            bool sorted, bool return_inverse,
+                                                            bool return_counts);
+// unique_consecutive(Tensor self, bool return_inverse=False, bool return_counts=False, int?
+// dim=None) -> (Tensor, Tensor, Tensor)
+::std::tuple<at::Tensor, at::Tensor, at::Tensor> unique_consecutive(const at::Tensor& self,
+                                                                    bool return_inverse,
+                                                                    bool return_counts,
+                                                                    c10::optional<int64_t> dim);
+// unique_dim_consecutive(Tensor self, int dim, bool return_inverse=False, bool return_counts=False)
+// -> (Tensor, Tensor, Tensor)
+::std::tuple<at::Tensor, at::Tensor, at::Tensor> unique_dim_consecutive(const at::Tensor& self,
+                                                                        int64_t dim,
+                                                                        bool return_inverse,
+                                                                        bool return_counts);
 
 }  // namespace lazygen::pytorch::adapters

@@ -33,6 +33,18 @@ std::string error_of(Fn&& fn) {
   return "";
 }
 
+// The message of the exception of type E that `fn` throws, or "" when it throws none (an
+// exception of another type propagates, failing the test).
+template <class E, class Fn>
+std::string message_of(Fn&& fn) {
+  try {
+    fn();
+  } catch (const E& e) {
+    return e.what();
+  }
+  return "";
+}
+
 // While alive, `type` is a fake device whose tensors keep their data on the cpu, out of reach
 // of raw_data() (like lazy tensors). Restores the previous hooks on destruction.
 class FakeDevice {

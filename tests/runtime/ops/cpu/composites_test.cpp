@@ -679,6 +679,122 @@ TEST_P(Composites, HistcMatchesPyTorch) {
             std::string::npos);
 }
 
+TEST_P(Composites, ModeMatchesPyTorch) {
+  const auto expect_mode = [](const std::tuple<Tensor, Tensor>& got, const std::vector<double>& v,
+                              const std::vector<int64_t>& i) {
+    expect_values(std::get<0>(got).to(DType::Float64), v);
+    EXPECT_EQ(values<int64_t>(std::get<1>(got).cpu()), i);
+  };
+  // The smallest of the most frequent values, at its last index; NaN never equals NaN.
+  expect_mode(mode(on(tensor<int64_t>({1, 2, 2, 1, 3, 3, 1, 2}, IntList{8}))), {1}, {6});
+  const Tensor rows = on(tensor<double>({5, 1, 1, 5, 2, 3, 3, 0, 0, 0}, IntList{2, 5}));
+  expect_mode(mode(rows, 1), {1, 0}, {2, 4});
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  expect_mode(mode(on(tensor<double>({2, nan, nan, 1}, IntList{4}))), {1}, {3});
+  expect_mode(mode(on(tensor<bool>({true, false, true}, IntList{3}))), {1}, {2});
+  const auto kept = mode(on(tensor<int64_t>({1, 1, 2, 3}, IntList{2, 2})), 0, true);
+  EXPECT_EQ(std::get<0>(kept).sizes(), (IntList{1, 2}));
+  expect_mode(kept, {1, 1}, {0, 0});
+  const auto scalar = mode(on(tensor<double>({3}, IntList{})));
+  EXPECT_EQ(std::get<0>(scalar).dim(), 0);
+  expect_mode(scalar, {3}, {0});
+  EXPECT_EQ(std::get<0>(mode(on(zeros({2, 0})), 0)).sizes(), (IntList{0}));
+  EXPECT_NE(testing::message_of<ShapeError>([&] { mode(on(zeros({0}))); })
+                .find("mode(): Expected reduction dim 0 to have non-zero size."),
+            std::string::npos);
+}
+
+TEST_P(Composites, BincountMatchesPyTorch) {
+  const Tensor x = on(tensor<int64_t>({0, 3, 3}, IntList{3}));
+  const Tensor counts = bincount(x);
+  EXPECT_EQ(counts.dtype(), DType::Int64);
+  EXPECT_EQ(values<int64_t>(counts.cpu()), (std::vector<int64_t>{1, 0, 0, 2}));
+  const Tensor summed = bincount(x, on(tensor<float>({1, 2, 3}, IntList{3})), 6);
+  EXPECT_EQ(summed.dtype(), DType::Float32);
+  expect_values(summed.to(DType::Float64), {1, 0, 0, 5, 0, 0});
+  const Tensor of_ints = bincount(x.to(DType::Int32), on(tensor<int64_t>({1, 2, 3}, IntList{3})));
+  EXPECT_EQ(of_ints.dtype(), DType::Float64);  // weights other than float32 sum in float64
+  expect_values(of_ints, {1, 0, 0, 5});
+  const Tensor empty = bincount(on(zeros({0}, DType::Int64)), on(zeros({2})), 3);
+  EXPECT_EQ(empty.dtype(), DType::Int64);  // empty: minlength zeros, weights unchecked
+  EXPECT_EQ(values<int64_t>(empty.cpu()), (std::vector<int64_t>{0, 0, 0}));
+  if (GetParam().is_lazy()) {
+    const Tensor cpu_weights = tensor<double>({1, 2, 3}, IntList{3});
+    EXPECT_NE(testing::message_of<ShapeError>([&] { bincount(x, cpu_weights); })
+                  .find("expected weights on the input's device, got cpu and lazy:0"),
+              std::string::npos);
+  }
+  const auto error = [&](const Tensor& t, std::optional<Tensor> weights, int64_t minlength) {
+    return testing::message_of<ShapeError>([&] {
+      bincount(on(t), weights ? std::optional(on(*weights)) : std::nullopt, minlength);
+    });
+  };
+  const std::string inputs = "bincount only supports 1-d non-negative integral inputs.";
+  EXPECT_NE(
+      error(tensor<int64_t>({-1}, IntList{1}), {}, 0).find(inputs + " (its smallest value is -1)"),
+      std::string::npos);
+  EXPECT_NE(error(tensor<int64_t>({1}, IntList{1, 1}), {}, 0).find(inputs + " (got [1, 1])"),
+            std::string::npos);
+  EXPECT_NE(error(tensor<double>({1}, IntList{1}), {}, 0).find(inputs + " (got float64)"),
+            std::string::npos);
+  EXPECT_NE(error(tensor<int64_t>({1}, IntList{1}), {}, -1).find("minlength should be >= 0"),
+            std::string::npos);
+  EXPECT_NE(error(tensor<int64_t>({1, 2}, IntList{2}), zeros({1}), 0)
+                .find("weights should be 1-d and have the same length as input"),
+            std::string::npos);
+}
+
+TEST_P(Composites, UniqueMatchesPyTorch) {
+  const auto expect_unique = [](const std::tuple<Tensor, Tensor, Tensor>& got,
+                                const std::vector<double>& v, const std::vector<int64_t>& inverse,
+                                const std::vector<int64_t>& counts) {
+    expect_values(std::get<0>(got).to(DType::Float64), v);
+    EXPECT_EQ(values<int64_t>(std::get<1>(got).cpu()), inverse);
+    EXPECT_EQ(values<int64_t>(std::get<2>(got).cpu()), counts);
+  };
+  const Tensor x = on(tensor<int64_t>({3, 1, 2, 3, 1, 1}, IntList{6}));
+  expect_unique(unique(x, true, true, true), {1, 2, 3}, {2, 0, 1, 2, 0, 0}, {3, 1, 2});
+  expect_unique(unique(x), {1, 2, 3}, {}, {});  // not asked: empty, as PyTorch's _unique2
+  const auto matrix = unique(on(tensor<double>({3, 1, 1, 3}, IntList{2, 2})), true, true, true);
+  EXPECT_EQ(std::get<1>(matrix).sizes(), (IntList{2, 2}));  // the inverse is shaped like self
+  expect_unique(matrix, {1, 3}, {1, 0, 0, 1}, {2, 2});
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const auto nans = unique(on(tensor<double>({2, nan, 1, nan}, IntList{4})), true, false, true);
+  const std::vector<double> got = values<double>(std::get<0>(nans).cpu());
+  ASSERT_EQ(got.size(), 4u);  // each NaN its own value, after the numbers
+  EXPECT_EQ(got[0], 1);
+  EXPECT_EQ(got[1], 2);
+  EXPECT_TRUE(std::isnan(got[2]) && std::isnan(got[3]));
+  EXPECT_EQ(values<int64_t>(std::get<2>(nans).cpu()), (std::vector<int64_t>{1, 1, 1, 1}));
+  expect_unique(unique(on(tensor<bool>({true, false, true}, IntList{3})), true, true, true), {0, 1},
+                {1, 0, 1}, {1, 2});
+  expect_unique(unique(on(zeros({0})), true, true, true), {}, {}, {});
+
+  const Tensor pairs = on(tensor<int64_t>({1, 2, 1, 2, 0, 5}, IntList{3, 2}));
+  const auto rows = unique(pairs, true, true, true, 0);
+  EXPECT_EQ(std::get<0>(rows).sizes(), (IntList{2, 2}));
+  expect_unique(rows, {0, 5, 1, 2}, {1, 1, 0}, {1, 2});
+  const auto columns = unique(pairs, true, true, true, -1);
+  EXPECT_EQ(std::get<0>(columns).sizes(), (IntList{3, 2}));
+  expect_unique(columns, {1, 2, 1, 2, 0, 5}, {0, 1}, {1, 1});
+  EXPECT_EQ(std::get<0>(unique(on(zeros({0, 3})), true, true, true, 0)).sizes(), (IntList{0, 3}));
+
+  const Tensor runs = on(tensor<int64_t>({1, 1, 2, 2, 3, 1, 1}, IntList{7}));
+  expect_unique(unique_consecutive(runs, true, true), {1, 2, 3, 1}, {0, 0, 1, 1, 2, 3, 3},
+                {2, 2, 1, 2});
+  expect_unique(unique_consecutive(pairs, true, true, 0), {1, 2, 0, 5}, {0, 0, 1}, {2, 1});
+
+  const auto error = [&](const Tensor& t, int64_t dim) {
+    return testing::message_of<ShapeError>([&] { unique(on(t), true, false, false, dim); });
+  };
+  EXPECT_NE(error(zeros({0, 3}), 1).find("There are 0 sized dimensions, and they aren't selected"),
+            std::string::npos);
+  EXPECT_NE(error(zeros({0, 0}), 1).find("Number of zero sized dimensions is more than one"),
+            std::string::npos);
+  EXPECT_NE(error(zeros({}), 0).find("Dimension specified as 0 but tensor has no dimensions"),
+            std::string::npos);
+}
+
 INSTANTIATE_TEST_SUITE_P(Devices, Composites, ::testing::Values(kCPU, kLazy),
                          [](const auto& info) { return info.param.is_lazy() ? "lazy" : "cpu"; });
 

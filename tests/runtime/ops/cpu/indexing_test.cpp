@@ -22,6 +22,7 @@
 namespace lazygen::cpu {
 namespace {
 
+using testing::message_of;
 using testing::values;
 using V = std::vector<int64_t>;
 using I64 = std::vector<int64_t>;
@@ -31,17 +32,6 @@ Tensor iota(const V& sizes) {
 }
 Tensor idx(const std::vector<int64_t>& v, std::optional<IntList> sizes = std::nullopt) {
   return tensor<int64_t>(v, sizes);
-}
-
-// The message of the exception `fn` throws, or "" when it throws none of type E.
-template <class E, class F>
-std::string message_of(F&& fn) {
-  try {
-    fn();
-  } catch (const E& e) {
-    return e.what();
-  }
-  return "";
 }
 
 TEST(IndexSelect, PicksRowsAndColumnsInIndexOrder) {
