@@ -8,6 +8,8 @@
 #include "lazygen/factory.h"
 #include "lazygen/generated/ops/atan.h"
 #include "lazygen/generated/ops/cosh.h"
+#include "lazygen/generated/ops/exp2.h"
+#include "lazygen/generated/ops/logaddexp2.h"
 #include "lazygen/generated/ops/pow.h"
 #include "lazygen/generated/ops/rsqrt.h"
 #include "lazygen/generated/ops/sinh.h"
@@ -31,6 +33,28 @@ class RsqrtBackward final : public Function {
   void release_saved() override { result = Tensor(); }
 
   Tensor result;
+};
+
+// logaddexp2(Tensor self, Tensor other) -> Tensor
+class Logaddexp2Backward final : public Function {
+ public:
+  const char* name() const override { return "Logaddexp2Backward"; }
+
+  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
+    [[maybe_unused]] const Tensor& grad = grads[0];
+    std::vector<Tensor> grad_inputs(2);
+    if (needs_input_grad(0)) grad_inputs[0] = grad / (1 + exp2(other - self));
+    if (needs_input_grad(1)) grad_inputs[1] = grad / (1 + exp2(self - other));
+    return grad_inputs;
+  }
+
+  void release_saved() override {
+    self = Tensor();
+    other = Tensor();
+  }
+
+  Tensor self;
+  Tensor other;
 };
 
 // atan(Tensor self) -> Tensor
@@ -76,6 +100,17 @@ void record_rsqrt(const Tensor& result, const Tensor& self) {
   fn->input_shapes = {self.shape()};
   fn->num_outputs = 1;
   fn->result = saved(result);
+  set_history(result, fn, 0);
+}
+
+// logaddexp2(Tensor self, Tensor other) -> Tensor
+void record_logaddexp2(const Tensor& result, const Tensor& self, const Tensor& other) {
+  auto fn = std::make_shared<Logaddexp2Backward>();
+  fn->next_edges = {gradient_edge(self), gradient_edge(other)};
+  fn->input_shapes = {self.shape(), other.shape()};
+  fn->num_outputs = 1;
+  fn->self = saved(self);
+  fn->other = saved(other);
   set_history(result, fn, 0);
 }
 

@@ -9,10 +9,12 @@
 #include "lazygen/factory.h"
 #include "lazygen/generated/pointwise/add_inplace_tensor.h"
 #include "lazygen/generated/pointwise/atan.h"
+#include "lazygen/generated/pointwise/logaddexp2.h"
 #include "lazygen/generated/pointwise/rsqrt.h"
 #include "lazygen/generated/pointwise/sinh.h"
 #include "lazygen/generated/shapes/add_inplace_tensor.h"
 #include "lazygen/generated/shapes/atan.h"
+#include "lazygen/generated/shapes/logaddexp2.h"
 #include "lazygen/generated/shapes/rsqrt.h"
 #include "lazygen/generated/shapes/sinh.h"
 #include "lazygen/tensor.h"
@@ -29,6 +31,11 @@ DType compute_dtype_add_inplace_tensor(const Shape& self, const Shape& other, co
 // rsqrt(Tensor self) -> Tensor
 DType compute_dtype_rsqrt(const Shape& self) {
   return to_floating(shape_rules::result_type({&self}, {}));
+}
+
+// logaddexp2(Tensor self, Tensor other) -> Tensor
+DType compute_dtype_logaddexp2(const Shape& self, const Shape& other) {
+  return shape_rules::result_type({&self, &other}, {});
 }
 
 // atan(Tensor self) -> Tensor
@@ -51,6 +58,12 @@ void run_add_inplace_tensor(const Tensor& out, std::initializer_list<Tensor> inp
 void run_rsqrt(const Tensor& out, std::initializer_list<Tensor> inputs,
                std::initializer_list<Scalar> scalars, DType compute) {
   run_pointwise<kernels::Rsqrt>("rsqrt", out, inputs, scalars, compute);
+}
+
+// logaddexp2(Tensor self, Tensor other) -> Tensor
+void run_logaddexp2(const Tensor& out, std::initializer_list<Tensor> inputs,
+                    std::initializer_list<Scalar> scalars, DType compute) {
+  run_pointwise<kernels::Logaddexp2>("logaddexp2", out, inputs, scalars, compute);
 }
 
 // atan(Tensor self) -> Tensor
@@ -78,6 +91,14 @@ Tensor rsqrt(const Tensor& self) {
   std::vector<Shape> shapes = compute_shape_rsqrt(self.shape());
   Tensor out = empty(shapes[0].sizes, shapes[0].dtype, kCPU);
   run_rsqrt(out, {self}, {}, compute_dtype_rsqrt(self.shape()));
+  return out;
+}
+
+// logaddexp2(Tensor self, Tensor other) -> Tensor
+Tensor logaddexp2(const Tensor& self, const Tensor& other) {
+  std::vector<Shape> shapes = compute_shape_logaddexp2(self.shape(), other.shape());
+  Tensor out = empty(shapes[0].sizes, shapes[0].dtype, kCPU);
+  run_logaddexp2(out, {self, other}, {}, compute_dtype_logaddexp2(self.shape(), other.shape()));
   return out;
 }
 

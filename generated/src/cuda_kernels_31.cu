@@ -7,6 +7,7 @@
 #include "backend/cuda/eager/pointwise_args.h"
 #include "lazygen/generated/pointwise/add_inplace_tensor.h"
 #include "lazygen/generated/pointwise/atan.h"
+#include "lazygen/generated/pointwise/logaddexp2.h"
 #include "lazygen/generated/pointwise/rsqrt.h"
 #include "lazygen/generated/pointwise/sinh.h"
 
@@ -20,6 +21,11 @@ void launch_add_inplace_tensor(const PointwiseArgs& args, cudaStream_t stream) {
 // rsqrt(Tensor self) -> Tensor
 void launch_rsqrt(const PointwiseArgs& args, cudaStream_t stream) {
   launch_pointwise<kernels::Rsqrt>(args, stream);
+}
+
+// logaddexp2(Tensor self, Tensor other) -> Tensor
+void launch_logaddexp2(const PointwiseArgs& args, cudaStream_t stream) {
+  launch_pointwise<kernels::Logaddexp2>(args, stream);
 }
 
 // atan(Tensor self) -> Tensor

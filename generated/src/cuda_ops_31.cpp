@@ -9,14 +9,17 @@
 #include "core/dispatch.h"
 #include "lazygen/generated/cpu/add_inplace_tensor.h"
 #include "lazygen/generated/cpu/atan.h"
+#include "lazygen/generated/cpu/logaddexp2.h"
 #include "lazygen/generated/cpu/rsqrt.h"
 #include "lazygen/generated/cpu/sinh.h"
 #include "lazygen/generated/cuda/add_inplace_tensor.h"
 #include "lazygen/generated/cuda/atan.h"
+#include "lazygen/generated/cuda/logaddexp2.h"
 #include "lazygen/generated/cuda/rsqrt.h"
 #include "lazygen/generated/cuda/sinh.h"
 #include "lazygen/generated/shapes/add_inplace_tensor.h"
 #include "lazygen/generated/shapes/atan.h"
+#include "lazygen/generated/shapes/logaddexp2.h"
 #include "lazygen/generated/shapes/rsqrt.h"
 #include "lazygen/generated/shapes/sinh.h"
 
@@ -36,6 +39,15 @@ Tensor rsqrt(const Tensor& self) {
   std::vector<Shape> shapes = compute_shape_rsqrt(self.shape());
   Tensor out = empty_device(shapes[0].sizes, shapes[0].dtype, self.device());
   run_pointwise("rsqrt", &launch_rsqrt, out, {self}, {}, cpu::compute_dtype_rsqrt(self.shape()));
+  return out;
+}
+
+// logaddexp2(Tensor self, Tensor other) -> Tensor
+Tensor logaddexp2(const Tensor& self, const Tensor& other) {
+  std::vector<Shape> shapes = compute_shape_logaddexp2(self.shape(), other.shape());
+  Tensor out = empty_device(shapes[0].sizes, shapes[0].dtype, self.device());
+  run_pointwise("logaddexp2", &launch_logaddexp2, out, {self, other}, {},
+                cpu::compute_dtype_logaddexp2(self.shape(), other.shape()));
   return out;
 }
 
@@ -60,6 +72,7 @@ Tensor sinh(const Tensor& self) {
 void register_pointwise_kernels_31() {
   detail::register_device_kernel(DeviceType::CUDA, "add_.Tensor", &add_inplace_tensor);
   detail::register_device_kernel(DeviceType::CUDA, "rsqrt", &rsqrt);
+  detail::register_device_kernel(DeviceType::CUDA, "logaddexp2", &logaddexp2);
   detail::register_device_kernel(DeviceType::CUDA, "atan", &atan);
   detail::register_device_kernel(DeviceType::CUDA, "sinh", &sinh);
 }

@@ -8,14 +8,17 @@
 #include "core/lazy/lazy_view.h"
 #include "lazygen/generated/ir/add_inplace_tensor.h"
 #include "lazygen/generated/ir/atan.h"
+#include "lazygen/generated/ir/logaddexp2.h"
 #include "lazygen/generated/ir/rsqrt.h"
 #include "lazygen/generated/ir/sinh.h"
 #include "lazygen/generated/lazy/add_inplace_tensor.h"
 #include "lazygen/generated/lazy/atan.h"
+#include "lazygen/generated/lazy/logaddexp2.h"
 #include "lazygen/generated/lazy/rsqrt.h"
 #include "lazygen/generated/lazy/sinh.h"
 #include "lazygen/generated/shapes/add_inplace_tensor.h"
 #include "lazygen/generated/shapes/atan.h"
+#include "lazygen/generated/shapes/logaddexp2.h"
 #include "lazygen/generated/shapes/rsqrt.h"
 #include "lazygen/generated/shapes/sinh.h"
 #include "lazygen/types.h"
@@ -35,6 +38,14 @@ const Tensor& add_inplace_tensor(const Tensor& self, const Tensor& other, const 
 Tensor rsqrt(const Tensor& self) {
   const ir::NodePtr& node =
       ir::cached_node<ir::Rsqrt>(ir_value(self), [&] { return compute_shape_rsqrt(self.shape()); });
+  return make_lazy_tensor(node, 0, self.device());
+}
+
+// logaddexp2(Tensor self, Tensor other) -> Tensor
+Tensor logaddexp2(const Tensor& self, const Tensor& other) {
+  const ir::NodePtr& node = ir::cached_node<ir::Logaddexp2>(ir_value(self), ir_value(other), [&] {
+    return compute_shape_logaddexp2(self.shape(), other.shape());
+  });
   return make_lazy_tensor(node, 0, self.device());
 }
 

@@ -160,6 +160,8 @@ std::vector<Tensor> lower_fmin(const ir::Node& node, const std::vector<Tensor>& 
 extern const KernelLowering kFmin;
 std::vector<Tensor> lower_logaddexp(const ir::Node& node, const std::vector<Tensor>& inputs);
 extern const KernelLowering kLogaddexp;
+std::vector<Tensor> lower_logaddexp2(const ir::Node& node, const std::vector<Tensor>& inputs);
+extern const KernelLowering kLogaddexp2;
 std::vector<Tensor> lower_atan2(const ir::Node& node, const std::vector<Tensor>& inputs);
 extern const KernelLowering kAtan2;
 std::vector<Tensor> lower_remainder_tensor(const ir::Node& node, const std::vector<Tensor>& inputs);
@@ -567,6 +569,8 @@ LowerFn lowering_for(ir::OpKind kind) {
       return &lowerings::lower_fmin;
     case ir::op_kind("logaddexp"):
       return &lowerings::lower_logaddexp;
+    case ir::op_kind("logaddexp2"):
+      return &lowerings::lower_logaddexp2;
     case ir::op_kind("atan2"):
       return &lowerings::lower_atan2;
     case ir::op_kind("remainder.Tensor"):
@@ -948,6 +952,8 @@ const KernelLowering* kernel_lowering_for(ir::OpKind kind) {
       return &lowerings::kFmin;
     case ir::op_kind("logaddexp"):
       return &lowerings::kLogaddexp;
+    case ir::op_kind("logaddexp2"):
+      return &lowerings::kLogaddexp2;
     case ir::op_kind("atan2"):
       return &lowerings::kAtan2;
     case ir::op_kind("remainder.Tensor"):

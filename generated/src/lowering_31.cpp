@@ -8,10 +8,12 @@
 #include "lazygen/factory.h"
 #include "lazygen/generated/cpu/add_inplace_tensor.h"
 #include "lazygen/generated/cpu/atan.h"
+#include "lazygen/generated/cpu/logaddexp2.h"
 #include "lazygen/generated/cpu/rsqrt.h"
 #include "lazygen/generated/cpu/sinh.h"
 #include "lazygen/generated/ir/add_inplace_tensor.h"
 #include "lazygen/generated/ir/atan.h"
+#include "lazygen/generated/ir/logaddexp2.h"
 #include "lazygen/generated/ir/rsqrt.h"
 #include "lazygen/generated/ir/sinh.h"
 
@@ -51,6 +53,21 @@ std::vector<Tensor> kernel_rsqrt(const ir::Node& node, const std::vector<Tensor>
   return {kernel(inputs[0])};
 }
 extern const KernelLowering kRsqrt{&kernel_rsqrt, "rsqrt"};
+// logaddexp2(Tensor self, Tensor other) -> Tensor
+std::vector<Tensor> lower_logaddexp2(const ir::Node& node, const std::vector<Tensor>& inputs) {
+  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
+  cpu::run_logaddexp2(out, {inputs[0], inputs[1]}, {},
+                      cpu::compute_dtype_logaddexp2(inputs[0].shape(), inputs[1].shape()));
+  return {out};
+}
+
+// logaddexp2(Tensor self, Tensor other) -> Tensor: on the kernel its operands' device registered
+std::vector<Tensor> kernel_logaddexp2(const ir::Node& node, const std::vector<Tensor>& inputs) {
+  using Kernel = Tensor(const Tensor&, const Tensor&);
+  Kernel* kernel = detail::device_kernel<Kernel>(inputs[0].device().type, "logaddexp2");
+  return {kernel(inputs[0], inputs[1])};
+}
+extern const KernelLowering kLogaddexp2{&kernel_logaddexp2, "logaddexp2"};
 // atan(Tensor self) -> Tensor
 std::vector<Tensor> lower_atan(const ir::Node& node, const std::vector<Tensor>& inputs) {
   Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
@@ -83,6 +100,7 @@ extern const KernelLowering kSinh{&kernel_sinh, "sinh"};
 void register_cpu_kernels_31() {
   detail::register_device_kernel(DeviceType::CPU, "add_.Tensor", &cpu::add_inplace_tensor);
   detail::register_device_kernel(DeviceType::CPU, "rsqrt", &cpu::rsqrt);
+  detail::register_device_kernel(DeviceType::CPU, "logaddexp2", &cpu::logaddexp2);
   detail::register_device_kernel(DeviceType::CPU, "atan", &cpu::atan);
   detail::register_device_kernel(DeviceType::CPU, "sinh", &cpu::sinh);
 }

@@ -137,6 +137,7 @@ const std::vector<OpInfo>& detail::op_info_table() {
         "fmax",
         "fmin",
         "logaddexp",
+        "logaddexp2",
         "atan2",
         "remainder_tensor",
         "remainder_scalar",

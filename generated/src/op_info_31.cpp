@@ -4,6 +4,7 @@
 // through a pointer of the op's exact signature, so overloads (add.Tensor, add.Scalar) never meet.
 #include "lazygen/generated/ops/add_.h"
 #include "lazygen/generated/ops/atan.h"
+#include "lazygen/generated/ops/logaddexp2.h"
 #include "lazygen/generated/ops/rsqrt.h"
 #include "lazygen/generated/ops/sinh.h"
 #include "lazygen/op_info.h"
@@ -23,6 +24,13 @@ std::vector<Tensor> call_add_inplace_tensor([[maybe_unused]] const std::vector<A
 std::vector<Tensor> call_rsqrt([[maybe_unused]] const std::vector<Arg>& args) {
   return detail::boxed_results([&] {
     return static_cast<Tensor (*)(const Tensor&)>(&lazygen::rsqrt)(detail::unbox<Tensor>(args, 0));
+  });
+}
+// logaddexp2(Tensor self, Tensor other) -> Tensor
+std::vector<Tensor> call_logaddexp2([[maybe_unused]] const std::vector<Arg>& args) {
+  return detail::boxed_results([&] {
+    return static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&lazygen::logaddexp2)(
+        detail::unbox<Tensor>(args, 0), detail::unbox<Tensor>(args, 1));
   });
 }
 // atan(Tensor self) -> Tensor
@@ -86,6 +94,26 @@ void add_op_infos_31(std::vector<OpInfo>& table) {
           .num_outputs = 1,
           .samples = {},
           .call = &call_rsqrt,
+      },
+      // logaddexp2(Tensor self, Tensor other) -> Tensor
+      OpInfo{
+          .name = "logaddexp2",
+          .id = "logaddexp2",
+          .schema = "logaddexp2(Tensor self, Tensor other) -> Tensor",
+          .functional = "",
+          .shape = ShapeKind::Broadcast,
+          .dtype = DTypeRule::Promote,
+          .variant = OpVariant::Functional,
+          .pointwise = true,
+          .dtypes = 0x18,
+          .args =
+              {
+                  {.name = "self", .kind = ArgKind::Tensor},
+                  {.name = "other", .kind = ArgKind::Tensor},
+              },
+          .num_outputs = 1,
+          .samples = {},
+          .call = &call_logaddexp2,
       },
       // atan(Tensor self) -> Tensor
       OpInfo{

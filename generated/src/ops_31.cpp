@@ -6,18 +6,22 @@
 #include "autograd/function.h"
 #include "core/dispatch.h"
 #include "lazygen/generated/autograd/atan.h"
+#include "lazygen/generated/autograd/logaddexp2.h"
 #include "lazygen/generated/autograd/rsqrt.h"
 #include "lazygen/generated/autograd/sinh.h"
 #include "lazygen/generated/cpu/add_inplace_tensor.h"
 #include "lazygen/generated/cpu/atan.h"
+#include "lazygen/generated/cpu/logaddexp2.h"
 #include "lazygen/generated/cpu/rsqrt.h"
 #include "lazygen/generated/cpu/sinh.h"
 #include "lazygen/generated/lazy/add_inplace_tensor.h"
 #include "lazygen/generated/lazy/atan.h"
+#include "lazygen/generated/lazy/logaddexp2.h"
 #include "lazygen/generated/lazy/rsqrt.h"
 #include "lazygen/generated/lazy/sinh.h"
 #include "lazygen/generated/ops/add_.h"
 #include "lazygen/generated/ops/atan.h"
+#include "lazygen/generated/ops/logaddexp2.h"
 #include "lazygen/generated/ops/rsqrt.h"
 #include "lazygen/generated/ops/sinh.h"
 #include "ops/out_tensors.h"
@@ -51,6 +55,21 @@ Tensor dispatch_rsqrt(const Tensor& self) {
       return lazy::rsqrt(self);
     default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
       return detail::device_kernel<decltype(dispatch_rsqrt)>(device, "rsqrt")(self);
+  }
+}
+// logaddexp2(Tensor self, Tensor other) -> Tensor
+Tensor dispatch_logaddexp2(const Tensor& self, const Tensor& other) {
+  const DeviceType device =
+      detail::op_device("logaddexp2", {detail::device_of(self, "logaddexp2", "self"),
+                                       detail::device_of(other, "logaddexp2", "other")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::logaddexp2(self, other);
+    case DeviceType::Lazy:
+      return lazy::logaddexp2(self, other);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_logaddexp2)>(device, "logaddexp2")(self,
+                                                                                        other);
   }
 }
 // atan(Tensor self) -> Tensor
@@ -91,6 +110,15 @@ const Tensor& add_(const Tensor& self, const Tensor& other, const Scalar& alpha)
 Tensor rsqrt(const Tensor& self) {
   decltype(auto) result = dispatch_rsqrt(self);
   if (autograd::needs_grad({&self})) autograd::record_rsqrt(result, self);
+  return result;
+}
+
+// logaddexp2(Tensor self, Tensor other) -> Tensor
+Tensor logaddexp2(const Tensor& self, const Tensor& other) {
+  detail::check_dtypes("logaddexp2", {DType::Float32, DType::Float64},
+                       {detail::input_of(self), detail::input_of(other)}, {});
+  decltype(auto) result = dispatch_logaddexp2(self, other);
+  if (autograd::needs_grad({&self, &other})) autograd::record_logaddexp2(result, self, other);
   return result;
 }
 

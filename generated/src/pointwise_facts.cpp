@@ -692,6 +692,18 @@ constexpr PointwiseFacts kLogaddexp = {
     .cheap = false,
     .fingerprint = "d2233c3a0bc8e91d",
 };
+// logaddexp2(Tensor self, Tensor other) -> Tensor
+constexpr PointwiseFacts kLogaddexp2 = {
+    .schema_name = "logaddexp2",
+    .num_tensors = 2,
+    .num_scalars = 0,
+    .tensor_operand = {0, 1},
+    .scalar_operand = {},
+    .result_is_bool = false,
+    .dtypes = 0x18,
+    .cheap = false,
+    .fingerprint = "dce54a9ae189c81a",
+};
 // atan2(Tensor self, Tensor other) -> Tensor
 constexpr PointwiseFacts kAtan2 = {
     .schema_name = "atan2",
@@ -1760,6 +1772,8 @@ const PointwiseFacts* pointwise_facts(ir::OpKind kind) {
       return &kFmin;
     case ir::op_kind("logaddexp"):
       return &kLogaddexp;
+    case ir::op_kind("logaddexp2"):
+      return &kLogaddexp2;
     case ir::op_kind("atan2"):
       return &kAtan2;
     case ir::op_kind("remainder.Tensor"):

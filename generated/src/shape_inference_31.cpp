@@ -4,6 +4,7 @@
 #include "core/tensor/shape_rules.h"
 #include "lazygen/generated/shapes/add_inplace_tensor.h"
 #include "lazygen/generated/shapes/atan.h"
+#include "lazygen/generated/shapes/logaddexp2.h"
 #include "lazygen/generated/shapes/rsqrt.h"
 #include "lazygen/generated/shapes/sinh.h"
 
@@ -23,6 +24,12 @@ std::vector<Shape> compute_shape_add_inplace_tensor(const Shape& self, const Sha
 std::vector<Shape> compute_shape_rsqrt(const Shape& self) {
   std::vector<int64_t> sizes = self.sizes;
   return single_shape(Shape(to_floating(shape_rules::result_type({&self}, {})), std::move(sizes)));
+}
+
+// logaddexp2(Tensor self, Tensor other) -> Tensor
+std::vector<Shape> compute_shape_logaddexp2(const Shape& self, const Shape& other) {
+  std::vector<int64_t> sizes = shape_rules::broadcast("logaddexp2", {&self, &other});
+  return single_shape(Shape(shape_rules::result_type({&self, &other}, {}), std::move(sizes)));
 }
 
 // atan(Tensor self) -> Tensor

@@ -64,6 +64,7 @@ extern const PointwiseInfo kCopysignTensorInfo;
 extern const PointwiseInfo kFmaxInfo;
 extern const PointwiseInfo kFminInfo;
 extern const PointwiseInfo kLogaddexpInfo;
+extern const PointwiseInfo kLogaddexp2Info;
 extern const PointwiseInfo kAtan2Info;
 extern const PointwiseInfo kRemainderTensorInfo;
 extern const PointwiseInfo kRemainderScalarInfo;
@@ -263,6 +264,8 @@ const PointwiseInfo* pointwise_info(ir::OpKind kind) {
       return &kFminInfo;
     case ir::op_kind("logaddexp"):
       return &kLogaddexpInfo;
+    case ir::op_kind("logaddexp2"):
+      return &kLogaddexp2Info;
     case ir::op_kind("atan2"):
       return &kAtan2Info;
     case ir::op_kind("remainder.Tensor"):

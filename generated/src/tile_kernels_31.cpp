@@ -8,6 +8,7 @@
 
 #include "lazygen/generated/pointwise/add_inplace_tensor.h"
 #include "lazygen/generated/pointwise/atan.h"
+#include "lazygen/generated/pointwise/logaddexp2.h"
 #include "lazygen/generated/pointwise/rsqrt.h"
 #include "lazygen/generated/pointwise/sinh.h"
 
@@ -22,6 +23,10 @@ extern const PointwiseInfo kAddInplaceTensorInfo = {
 extern const PointwiseInfo kRsqrtInfo = {
     tile_fn_of<kernels::Rsqrt, float>(), tile_fn_of<kernels::Rsqrt, double>(),
     tile_fn_of<kernels::Rsqrt, int64_t>(), tile_fn_of<kernels::Rsqrt, int32_t>(), -1};
+// logaddexp2(Tensor self, Tensor other) -> Tensor
+extern const PointwiseInfo kLogaddexp2Info = {
+    tile_fn_of<kernels::Logaddexp2, float>(), tile_fn_of<kernels::Logaddexp2, double>(),
+    tile_fn_of<kernels::Logaddexp2, int64_t>(), tile_fn_of<kernels::Logaddexp2, int32_t>(), -1};
 // atan(Tensor self) -> Tensor
 extern const PointwiseInfo kAtanInfo = {
     tile_fn_of<kernels::Atan, float>(), tile_fn_of<kernels::Atan, double>(),

@@ -310,6 +310,19 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   adapter.add("unique_dim", TORCH_FN(adapters::unique_dim));
   adapter.add("unique_consecutive", TORCH_FN(adapters::unique_consecutive));
   adapter.add("unique_dim_consecutive", TORCH_FN(adapters::unique_dim_consecutive));
+  adapter.add("equal", TORCH_FN(adapters::equal));
+  adapter.add("pow.Scalar", TORCH_FN(adapters::pow_scalar));
+  adapter.add("round.decimals", TORCH_FN(adapters::round_decimals));
+  adapter.add("take", TORCH_FN(adapters::take));
+  adapter.add("index_copy", TORCH_FN(adapters::index_copy));
+  adapter.add("isin.Tensor_Tensor", TORCH_FN(adapters::isin_tensor_tensor));
+  adapter.add("isin.Tensor_Scalar", TORCH_FN(adapters::isin_tensor_scalar));
+  adapter.add("isin.Scalar_Tensor", TORCH_FN(adapters::isin_scalar_tensor));
+  adapter.add("addbmm", TORCH_FN(adapters::addbmm));
+  adapter.add("repeat_interleave.Tensor", TORCH_FN(adapters::repeat_interleave_tensor));
+  adapter.add("index_copy_", TORCH_FN(adapters::index_copy_inplace));
+  adapter.add("index_add_", TORCH_FN(adapters::index_add_inplace));
+  adapter.add("put_", TORCH_FN(adapters::put_inplace));
   register_cpu_fallbacks(m);
 }
 

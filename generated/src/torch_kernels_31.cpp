@@ -5,6 +5,7 @@
 #include "lazygen/generated/ops/add.h"
 #include "lazygen/generated/ops/add_.h"
 #include "lazygen/generated/ops/atan.h"
+#include "lazygen/generated/ops/logaddexp2.h"
 #include "lazygen/generated/ops/rsqrt.h"
 #include "lazygen/generated/ops/sinh.h"
 #include "pytorch/call.h"
@@ -36,6 +37,24 @@ at::Tensor& rsqrt_inplace(at::Tensor& self) {
 at::Tensor& rsqrt_out(const at::Tensor& self, at::Tensor& out) {
   Call c("rsqrt.out", {&self});
   return c.assign_out(out, lazygen::rsqrt(c.arg(self)));
+}
+
+// logaddexp2(Tensor self, Tensor other) -> Tensor
+at::Tensor logaddexp2(const at::Tensor& self, const at::Tensor& other) {
+  Call c("logaddexp2", {&self, &other});
+  return c.result(lazygen::logaddexp2(c.arg(self), c.arg(other)));
+}
+
+// logaddexp2_(Tensor(a!) self, Tensor other) -> Tensor(a!)
+at::Tensor& logaddexp2_inplace(at::Tensor& self, const at::Tensor& other) {
+  Call c("logaddexp2_", {&self, &other});
+  return c.write_back(self, lazygen::logaddexp2(c.arg(self), c.arg(other)));
+}
+
+// logaddexp2.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& logaddexp2_out(const at::Tensor& self, const at::Tensor& other, at::Tensor& out) {
+  Call c("logaddexp2.out", {&self, &other});
+  return c.assign_out(out, lazygen::logaddexp2(c.arg(self), c.arg(other)));
 }
 
 // atan(Tensor self) -> Tensor
@@ -82,6 +101,9 @@ void register_generated_31([[maybe_unused]] Registrar& generated,
   generated.add("rsqrt", TORCH_FN(rsqrt));
   derived.add("rsqrt_", TORCH_FN(rsqrt_inplace));
   derived.add("rsqrt.out", TORCH_FN(rsqrt_out));
+  generated.add("logaddexp2", TORCH_FN(logaddexp2));
+  derived.add("logaddexp2_", TORCH_FN(logaddexp2_inplace));
+  derived.add("logaddexp2.out", TORCH_FN(logaddexp2_out));
   generated.add("atan", TORCH_FN(atan));
   derived.add("atan_", TORCH_FN(atan_inplace));
   derived.add("atan.out", TORCH_FN(atan_out));

@@ -27,6 +27,11 @@ namespace lazygen {
 // Operands share one dtype and are at least 1-D; a ShapeError names matmul and both shapes.
 // Also a method: x.matmul(y).
 Tensor matmul(const Tensor& self, const Tensor& other);
+// torch.addbmm: beta * self + alpha * (the sum over the batch of batch1[b] @ batch2[b]), self
+// broadcast to the product's [n, p] (ignored when beta is 0, NaN included, as in PyTorch).
+// batch1 [B, n, m] and batch2 [B, m, p]. (runtime/ops/composite/matmul.cpp)
+Tensor addbmm(const Tensor& self, const Tensor& batch1, const Tensor& batch2,
+              const Scalar& beta = 1, const Scalar& alpha = 1);
 
 // torch.split / chunk / unbind along `dim`: views (narrow, select) of self. split's pieces have
 // split_size elements along dim (the last may be smaller); chunk makes at most `chunks` pieces of
@@ -132,6 +137,13 @@ Tensor div(const Tensor& self, const Tensor& other, std::optional<std::string_vi
 // torch.polygamma: the n-th derivative of digamma (digamma itself for n = 0) of self, in floating
 // point; a negative n is a ShapeError. (runtime/ops/composite/special.cpp)
 Tensor polygamma(int64_t n, const Tensor& self);
+// torch.pow with a number for base: base ** exponent in the dtype PyTorch gives them (an integer
+// base keeps an integer exponent's dtype, a bool exponent becomes int64; a floating base gives an
+// integer or bool exponent float32). torch.round(decimals): self rounded half to even at
+// `decimals` digits after the point (before it when negative), computed in self's floating
+// dtype as PyTorch's kernel does. (runtime/ops/composite/special.cpp)
+Tensor pow(const Scalar& base, const Tensor& exponent);
+Tensor round(const Tensor& self, int64_t decimals);
 
 // ---- einsum and attention (runtime/ops/composite/attention.cpp)
 // torch.einsum of one or two operands with letter labels and an explicit ("ij,jk->ik") or implicit
@@ -201,6 +213,12 @@ Tensor index_put(const Tensor& self, const std::vector<std::optional<Tensor>>& i
 // positions along dim) and masked_select (the elements where mask, broadcast, is true: a 1-D
 // tensor whose size depends on mask's values, so the lazy device computes mask first, a sync).
 Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src);
+// torch.Tensor.index_copy: self with its slices along dim at `index` (1-d or 0-d int64) replaced
+// by source's slices in order (source: self's sizes but index.numel() along dim). torch.take: the
+// elements of the flattened self at `index` (int64, any shape; negative counts from the end),
+// shaped like index. An index outside raises when the graph runs on the lazy device.
+Tensor index_copy(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source);
+Tensor take(const Tensor& self, const Tensor& index);
 Tensor index_fill(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& value);
 Tensor masked_select(const Tensor& self, const Tensor& mask);
 // torch.masked_scatter: self with its elements where mask (broadcast to self) is true replaced,
@@ -296,6 +314,9 @@ Tensor norm(const Tensor& self, const std::optional<Scalar>& p = std::nullopt, c
 // counts as smallest), as argmax.
 Tensor logsumexp(const Tensor& self, const std::vector<int64_t>& dim, bool keepdim = false);
 Tensor argmin(const Tensor& self, std::optional<int64_t> dim = std::nullopt, bool keepdim = false);
+// torch.equal: whether a and b have the same sizes and equal elements (NaN equals nothing),
+// compared in their promoted dtype; on the lazy device a sync.
+bool equal(const Tensor& a, const Tensor& b);
 // The coordinates [count, self.dim()] of self's non-zero elements in row-major order. Its size
 // depends on self's values: on the lazy device self is computed first (a sync, like item()).
 Tensor nonzero(const Tensor& self);
@@ -316,6 +337,14 @@ Tensor bincount(const Tensor& self, const std::optional<Tensor>& weights = std::
 std::tuple<Tensor, Tensor, Tensor> unique(const Tensor& self, bool sorted = true,
                                           bool return_inverse = false, bool return_counts = false,
                                           std::optional<int64_t> dim = std::nullopt);
+// torch.isin: for each element of `elements`, whether it equals one of `test_elements` (in
+// their promoted dtype; NaN equals nothing), or whether it does not with `invert`. By one sort
+// of both together, with no sync (See Note [Membership by sorting]).
+Tensor isin(const Tensor& elements, const Tensor& test_elements, bool invert = false);
+// torch.repeat_interleave(repeats): each index i of the 1-d integer `repeats` (each >= 0)
+// repeated repeats[i] times, as int64; output_size, when given, must be their sum. repeats is read
+// on the host (on the lazy device a sync).
+Tensor repeat_interleave(const Tensor& repeats, std::optional<int64_t> output_size = std::nullopt);
 std::tuple<Tensor, Tensor, Tensor> unique_consecutive(const Tensor& self,
                                                       bool return_inverse = false,
                                                       bool return_counts = false,

@@ -1,4 +1,5 @@
-// Counting distinct values (lazygen/composite.h): bincount, unique and unique_consecutive.
+// Counting and finding values (lazygen/composite.h): bincount, unique, unique_consecutive,
+// repeat_interleave and isin.
 //
 // Note [Counting by sorting]
 // How many distinct values a tensor holds depends on the values, so each of these reads
@@ -15,6 +16,15 @@
 //     it costs a sort per element of a slice: fine for the rows it is used on (labels, pairs,
 //     small feature vectors), slow for wide ones.
 //   - unique_consecutive is unique without the sort.
+//   - repeat_interleave reads its repeats and builds the indices on the host.
+//
+// Note [Membership by sorting]
+// isin needs no sync: the tests and then the elements, concatenated and sorted stably, put each
+// run of equal values in order tests first, so an element equals some test exactly when the
+// last test at or before it in the sorted order (a running maximum of the tests' positions)
+// holds its value. That is one sort of n + m values and a log2(n + m)-pass scan, instead of the
+// n * m comparisons of each element with each test; the answers go back to the elements' order
+// through the sort's permutation.
 #include <algorithm>
 #include <cstdint>
 #include <numeric>
@@ -28,14 +38,21 @@
 #include "lazygen/generated/ops/amax.h"
 #include "lazygen/generated/ops/amin.h"
 #include "lazygen/generated/ops/cat.h"
+#include "lazygen/generated/ops/clamp_min.h"
 #include "lazygen/generated/ops/cumsum.h"
+#include "lazygen/generated/ops/eq.h"
+#include "lazygen/generated/ops/ge.h"
 #include "lazygen/generated/ops/index_select.h"
+#include "lazygen/generated/ops/logical_and.h"
+#include "lazygen/generated/ops/logical_not.h"
+#include "lazygen/generated/ops/lt.h"
 #include "lazygen/generated/ops/narrow.h"
 #include "lazygen/generated/ops/ne.h"
 #include "lazygen/generated/ops/permute.h"
 #include "lazygen/generated/ops/reshape.h"
 #include "lazygen/generated/ops/scatter_add.h"
 #include "lazygen/generated/ops/sort.h"
+#include "lazygen/generated/ops/where.h"
 #include "lazygen/operators.h"
 
 namespace lazygen {
@@ -238,6 +255,51 @@ std::tuple<Tensor, Tensor, Tensor> unique_consecutive(const Tensor& self, bool r
     return distinct_slices("unique_consecutive", self, *dim, false, return_inverse, return_counts);
   }
   return distinct_elements(self, false, return_inverse, return_counts);
+}
+
+Tensor repeat_interleave(const Tensor& repeats, std::optional<int64_t> output_size) {
+  if (repeats.dim() != 1) {
+    throw ShapeError("repeat_interleave",
+                     "repeat_interleave only accept 1D vector as repeat (got " +
+                         sizes_str(repeats.sizes()) + ")");
+  }
+  if (!is_integral(repeats.dtype())) {
+    throw ShapeError("repeat_interleave",
+                     "repeats must be integers, got " + std::string(dtype_name(repeats.dtype())));
+  }
+  const Tensor counts = repeats.to(DType::Int64).cpu().contiguous();  // the sync
+  const int64_t* r = counts.data_ptr<int64_t>();
+  std::vector<int64_t> indices;
+  for (int64_t i = 0; i < counts.numel(); ++i) {
+    if (r[i] < 0) throw ShapeError("repeat_interleave", "repeats can not be negative");
+    indices.insert(indices.end(), static_cast<size_t>(r[i]), i);
+  }
+  const auto total = static_cast<int64_t>(indices.size());
+  if (output_size && *output_size != total) {
+    throw ShapeError("repeat_interleave", "allocated size does not match required size (" +
+                                              std::to_string(*output_size) + " for " +
+                                              std::to_string(total) + " repeats)");
+  }
+  return int64_tensor(indices, repeats.device());
+}
+
+// See Note [Membership by sorting].
+Tensor isin(const Tensor& elements, const Tensor& test_elements, bool invert) {
+  const DType t = promote_types(elements.dtype(), test_elements.dtype());
+  const int64_t n = elements.numel(), m = test_elements.numel();
+  const Device device = elements.device();
+  if (n == 0 || m == 0) return full(elements.sizes(), Scalar(invert), DType::Bool, device);
+  const Tensor both = cat({reshape(test_elements, {-1}).to(t), reshape(elements, {-1}).to(t)});
+  auto [sorted, order] = sort(both, 0);
+  const Tensor pos = arange(n + m, DType::Int64, device);
+  const Tensor last_test =
+      std::get<0>(cummax(where(lt(order, m), pos, full({}, Scalar(-1), DType::Int64, device)), 0));
+  const Tensor matched =
+      logical_and(ge(last_test, 0), eq(index_select(sorted, 0, clamp_min(last_test, 0)), sorted));
+  const Tensor by_position =
+      scatter(zeros({n + m}, DType::Int64, device), 0, order, matched.to(DType::Int64));
+  const Tensor found = reshape(ne(narrow(by_position, 0, m, n), 0), elements.sizes());
+  return invert ? logical_not(found) : found;
 }
 
 }  // namespace lazygen

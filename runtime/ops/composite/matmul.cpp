@@ -1,10 +1,15 @@
 // matmul (lazygen/composite.h) from reshape, expand, mm and bmm, the case split of PyTorch's
-// _matmul_impl. reshape copies only where a view cannot express the merge (an expanded batch).
+// _matmul_impl, and addbmm from bmm and sum. reshape copies only where a view cannot express the
+// merge (an expanded batch).
 #include <string>
 
 #include "lazygen/composite.h"
+#include "lazygen/factory.h"
 #include "lazygen/generated/ops/bmm.h"
+#include "lazygen/generated/ops/expand.h"
 #include "lazygen/generated/ops/mm.h"
+#include "lazygen/generated/ops/sum.h"
+#include "lazygen/operators.h"
 
 namespace lazygen {
 namespace {
@@ -89,6 +94,21 @@ Tensor matmul(const Tensor& self, const Tensor& other) {
 
 Tensor Tensor::matmul(const Tensor& other) const {
   return lazygen::matmul(*this, other);
+}
+
+Tensor addbmm(const Tensor& self, const Tensor& batch1, const Tensor& batch2, const Scalar& beta,
+              const Scalar& alpha) {
+  for (const Tensor* batch : {&batch1, &batch2}) {
+    if (batch->dim() != 3) {
+      throw ShapeError("addbmm", std::string(batch == &batch1 ? "batch1" : "batch2") +
+                                     " must be a 3D tensor, got " + sizes_str(batch->sizes()));
+    }
+  }
+  const Tensor product = sum(bmm(batch1, batch2), std::vector<int64_t>{0});
+  const Tensor scaled = alpha.to<double>() == 1 ? product : product * alpha;
+  // beta = 0 drops self (NaN included) but keeps its broadcast against the product.
+  if (beta.to<double>() == 0) return scaled + zeros_like(expand(self, product.sizes()));
+  return (beta.to<double>() == 1 ? self : self * beta) + scaled;
 }
 
 }  // namespace lazygen

@@ -1,6 +1,7 @@
 // stack, repeat, flip, tril/triu, the copying views (as_strided_copy, diagonal_copy, unfold_copy)
-// with their scatters and backward ops, scatter, index_fill, masked_select, trace and mv
-// (lazygen/composite.h), from cat, expand, reshape, where, index_select, index_add and scatter_add.
+// with their scatters and backward ops, scatter, index_fill, index_copy, take, masked_select,
+// trace and mv (lazygen/composite.h), from cat, expand, reshape, where, index_select, index_add
+// and scatter_add.
 //
 // Note [Strided copies as gathers]
 // A lazy tensor is a value, not a storage: as_strided_copy, diagonal_copy and unfold_copy read
@@ -18,12 +19,14 @@
 #include "lazygen/generated/ops/clamp_max.h"
 #include "lazygen/generated/ops/clamp_min.h"
 #include "lazygen/generated/ops/cumsum.h"
+#include "lazygen/generated/ops/eq.h"
 #include "lazygen/generated/ops/expand.h"
 #include "lazygen/generated/ops/ge.h"
 #include "lazygen/generated/ops/gt.h"
 #include "lazygen/generated/ops/index_add.h"
 #include "lazygen/generated/ops/index_select.h"
 #include "lazygen/generated/ops/le.h"
+#include "lazygen/generated/ops/lt.h"
 #include "lazygen/generated/ops/mm.h"
 #include "lazygen/generated/ops/narrow.h"
 #include "lazygen/generated/ops/permute.h"
@@ -420,6 +423,44 @@ Tensor index_fill(const Tensor& self, int64_t dim, const Tensor& index, const Te
   std::vector<int64_t> along(static_cast<size_t>(self.dim()), 1);  // [n] laid along dim d
   if (self.dim() > 0) along[static_cast<size_t>(d)] = n;
   return where(reshape(gt(hits, 0), along), value.to(self.dtype()), self);
+}
+
+Tensor index_copy(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source) {
+  const int64_t d = wrap_dim("index_copy", dim, self.dim());
+  if (index.dim() > 1) {
+    throw ShapeError("index_copy", "index_copy_(): Index should have dimension 1 or 0 (got " +
+                                       std::to_string(index.dim()) + ")");
+  }
+  if (index.dtype() != DType::Int64) {
+    throw ShapeError("index_copy", "index_copy_(): Expected a long tensor for index, but got " +
+                                       std::string(dtype_name(index.dtype())));
+  }
+  const int64_t k = index.numel();
+  std::vector<int64_t> slices = self.sizes();  // what source must be
+  if (self.dim() > 0) slices[static_cast<size_t>(d)] = k;
+  if (source.sizes() != slices && !(self.dim() <= 1 && source.numel() == k)) {
+    throw ShapeError("index_copy",
+                     "index_copy_(): Source/destination tensor must have same slice "
+                     "shapes; expected source " +
+                         sizes_str(slices) + " for self " + sizes_str(self.sizes()) + " and " +
+                         std::to_string(k) + " indices along dim " + std::to_string(d) + ", got " +
+                         sizes_str(source.sizes()));
+  }
+  if (self.dim() == 0) {
+    return where(eq(reshape(index, {}), 0), reshape(source, {}).to(self.dtype()), self);
+  }
+  std::vector<int64_t> along(static_cast<size_t>(self.dim()), 1);  // the indices laid along dim d
+  along[static_cast<size_t>(d)] = k;
+  return scatter(self, d, expand(reshape(index, along), slices), reshape(source, slices));
+}
+
+Tensor take(const Tensor& self, const Tensor& index) {
+  if (index.dtype() != DType::Int64) {
+    throw ShapeError("take", "take(): Expected a long tensor for index, but got " +
+                                 std::string(dtype_name(index.dtype())));
+  }
+  const Tensor wrapped = where(lt(index, 0), index + self.numel(), index);
+  return reshape(index_select(reshape(self, {-1}), 0, reshape(wrapped, {-1})), index.sizes());
 }
 
 Tensor masked_select(const Tensor& self, const Tensor& mask) {

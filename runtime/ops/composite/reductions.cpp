@@ -1,4 +1,4 @@
-// max and min of a whole tensor, all / any, norm, logsumexp, argmin and nonzero
+// max and min of a whole tensor, all / any, equal, norm, logsumexp, argmin and nonzero
 // (lazygen/composite.h), from amax, amin, argmax, sum and pointwise ops.
 #include <cmath>
 #include <limits>
@@ -111,6 +111,11 @@ Tensor argmin(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
                           : is_floating(t) ? neg(self)
                                            : bitwise_not(self);
   return argmax(reversed, dim, keepdim);
+}
+
+bool equal(const Tensor& a, const Tensor& b) {
+  if (a.sizes() != b.sizes()) return false;
+  return all(eq(a, b)).cpu().item<bool>();
 }
 
 Tensor nonzero(const Tensor& self) {

@@ -3,13 +3,14 @@
 // pixel_unshuffle, split_with_sizes, tril/triu, the copying views and their scatters, trace, mv,
 // zero, min/max/all/any of a whole tensor, norm, std/var (also with the mean), logsumexp, argmin,
 // nonzero, histc, division with a rounding mode (and floor_divide), masked_fill by a tensor value,
-// clamp_, clamp with tensor bounds, nan_to_num, aminmax, count_nonzero, nansum, addmv, heaviside, logit and
-// its backward, linalg_vector_norm, amax.out and max.dim_max (Adamax),
-// advanced indexing (index.Tensor, _index_put_impl_: x[idx], x[idx] = v); the ops PyTorch's
-// backward formulas call for them (scatter_, index_fill_, masked_fill_, pow_, masked_select,
-// diagonal_backward, unfold_backward, select_backward, diag_embed); and the log-determinant with
-// its LU solve. Each converts its arguments and calls the composite (or op) of the same name; an
-// in-place form writes the result back (Call::write_back).
+// clamp_, clamp with tensor bounds, nan_to_num, aminmax, count_nonzero, nansum, addmv, heaviside,
+// logit and its backward, linalg_vector_norm, amax.out and max.dim_max (Adamax), pow of a number
+// base, round to decimals, take (and put_, its backward), index_copy (also in place), index_add_,
+// addbmm, advanced indexing (index.Tensor, _index_put_impl_: x[idx], x[idx] = v); the ops
+// PyTorch's backward formulas call for them (scatter_, index_fill_, masked_fill_, pow_,
+// masked_select, diagonal_backward, unfold_backward, select_backward, diag_embed); and the log-determinant with its LU solve. Each converts its
+// arguments and calls the composite (or op) of the same name; an in-place form writes the result
+// back (Call::write_back).
 #include <c10/core/ScalarType.h>
 #include <c10/util/Exception.h>
 
@@ -32,6 +33,7 @@
 #include "lazygen/generated/ops/exp.h"
 #include "lazygen/generated/ops/expand.h"
 #include "lazygen/generated/ops/gt.h"
+#include "lazygen/generated/ops/index_add.h"
 #include "lazygen/generated/ops/isnan.h"
 #include "lazygen/generated/ops/log.h"
 #include "lazygen/generated/ops/logical_or.h"
@@ -52,6 +54,7 @@
 #include "lazygen/generated/ops/transpose.h"
 #include "lazygen/generated/ops/where.h"
 #include "lazygen/generated/torch_adapters.h"
+#include "lazygen/operators.h"
 #include "pytorch/call.h"
 
 namespace lazygen::pytorch::adapters {
@@ -261,6 +264,61 @@ at::Tensor histc(const at::Tensor& self, int64_t bins, const at::Scalar& min,
               self.scalar_type(), "'");
   Call c("histc", {&self});
   return c.result(lazygen::histc(c.arg(self), bins, min.toDouble(), max.toDouble()));
+}
+
+at::Tensor pow_scalar(const at::Scalar& self, const at::Tensor& exponent) {
+  Call c("pow.Scalar", {&exponent});
+  return c.result(lazygen::pow(c.arg(self), c.arg(exponent)));
+}
+
+at::Tensor round_decimals(const at::Tensor& self, int64_t decimals) {
+  TORCH_CHECK(c10::isFloatingType(self.scalar_type()), "\"round_cpu\" not implemented for '",
+              self.scalar_type(), "'");
+  Call c("round.decimals", {&self});
+  return c.result(lazygen::round(c.arg(self), decimals));
+}
+
+at::Tensor take(const at::Tensor& self, const at::Tensor& index) {
+  Call c("take", {&self, &index});
+  return c.result(lazygen::take(c.arg(self), c.arg(index)));
+}
+
+at::Tensor index_copy(const at::Tensor& self, int64_t dim, const at::Tensor& index,
+                      const at::Tensor& source) {
+  Call c("index_copy", {&self, &index, &source});
+  return c.result(lazygen::index_copy(c.arg(self), dim, c.arg(index), c.arg(source)));
+}
+
+at::Tensor& index_copy_inplace(at::Tensor& self, int64_t dim, const at::Tensor& index,
+                               const at::Tensor& source) {
+  Call c("index_copy_", {&self, &index, &source});
+  return c.write_back(self, lazygen::index_copy(c.arg(self), dim, c.arg(index), c.arg(source)));
+}
+
+// The backward of index_select (and so of repeat_interleave).
+at::Tensor& index_add_inplace(at::Tensor& self, int64_t dim, const at::Tensor& index,
+                              const at::Tensor& source, const at::Scalar& alpha) {
+  Call c("index_add_", {&self, &index, &source});
+  return c.write_back(self, index_add(c.arg(self), dim, c.arg(index), c.arg(source), c.arg(alpha)));
+}
+
+// take's backward: source's elements written (or added) at `index` of the flattened self.
+at::Tensor& put_inplace(at::Tensor& self, const at::Tensor& index, const at::Tensor& source,
+                        bool accumulate) {
+  Call c("put_", {&self, &index, &source});
+  const Tensor& x = c.arg(self);
+  const Tensor& i = c.arg(index);
+  const Tensor flat = reshape(x, {-1}), at = reshape(where(lt(i, 0), i + x.numel(), i), {-1});
+  const Tensor values = reshape(c.arg(source), {-1}).to(x.dtype());
+  const Tensor put = accumulate ? index_add(flat, 0, at, values) : lazygen::scatter(flat, 0, at, values);
+  return c.write_back(self, reshape(put, x.sizes()));
+}
+
+at::Tensor addbmm(const at::Tensor& self, const at::Tensor& batch1, const at::Tensor& batch2,
+                  const at::Scalar& beta, const at::Scalar& alpha) {
+  Call c("addbmm", {&self, &batch1, &batch2});
+  return c.result(
+      lazygen::addbmm(c.arg(self), c.arg(batch1), c.arg(batch2), c.arg(beta), c.arg(alpha)));
 }
 
 at::Tensor div_tensor_mode(const at::Tensor& self, const at::Tensor& other,

@@ -1,15 +1,19 @@
-// Adapters for PyTorch's ops that count distinct values, which lazygen serves as composites
-// (ops.yaml, "PyTorch adapters"; lazygen/composite.h, Note [Counting by sorting]): bincount and
-// the unique family (torch.unique without and with a dim, torch.unique_consecutive, and the older
-// torch._unique). Each converts its arguments and calls the composite of the same name. PyTorch's
-// ops along a dim return the inverse and counts whether asked or not; the others return an empty
-// tensor for each not asked for, as the composites do.
+// Adapters for PyTorch's ops that count and compare values, which lazygen serves as composites
+// (ops.yaml, "PyTorch adapters"; lazygen/composite.h, Note [Counting by sorting]): bincount, the
+// unique family (torch.unique without and with a dim, torch.unique_consecutive, and the older
+// torch._unique), repeat_interleave's indices, isin and equal. Each converts its arguments and
+// calls the composite of the same name. PyTorch's ops along a dim return the inverse and counts
+// whether asked or not; the others return an empty tensor for each not asked for, as the composites
+// do.
 #include <c10/core/ScalarType.h>
 #include <c10/util/Exception.h>
 
 #include <tuple>
 
 #include "lazygen/composite.h"
+#include "lazygen/factory.h"
+#include "lazygen/generated/ops/eq.h"
+#include "lazygen/generated/ops/ne.h"
 #include "lazygen/generated/torch_adapters.h"
 #include "pytorch/call.h"
 
@@ -59,6 +63,45 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> unique_dim_consecutive(const at::
                                                                       bool /*return_counts*/) {
   Call c("unique_dim_consecutive", {&self});
   return c.result(lazygen::unique_consecutive(c.arg(self), true, true, dim));
+}
+
+at::Tensor repeat_interleave_tensor(const at::Tensor& repeats, c10::optional<int64_t> output_size) {
+  TORCH_CHECK(c10::isIntegralType(repeats.scalar_type(), /*includeBool=*/false),
+              "\"repeat_interleave_cpu\" not implemented for '", repeats.scalar_type(), "'");
+  Call c("repeat_interleave.Tensor", {&repeats});
+  return c.result(lazygen::repeat_interleave(c.arg(repeats), c.arg(output_size)));
+}
+
+// assume_unique only lets PyTorch skip work; the answer is the same.
+at::Tensor isin_tensor_tensor(const at::Tensor& elements, const at::Tensor& test_elements,
+                              bool /*assume_unique*/, bool invert) {
+  Call c("isin.Tensor_Tensor", {&elements, &test_elements});
+  return c.result(lazygen::isin(c.arg(elements), c.arg(test_elements), invert));
+}
+
+// One test value: PyTorch's eq (ne with invert), the number promoting as a number.
+at::Tensor isin_tensor_scalar(const at::Tensor& elements, const at::Scalar& test_element,
+                              bool /*assume_unique*/, bool invert) {
+  Call c("isin.Tensor_Scalar", {&elements});
+  const Scalar value = c.arg(test_element);
+  return c.result(invert ? lazygen::ne(c.arg(elements), value)
+                         : lazygen::eq(c.arg(elements), value));
+}
+
+// The element as a 0-d tensor of its own category's dtype (int64, float64 or bool), as PyTorch
+// wraps it.
+at::Tensor isin_scalar_tensor(const at::Scalar& element, const at::Tensor& test_elements,
+                              bool /*assume_unique*/, bool invert) {
+  Call c("isin.Scalar_Tensor", {&test_elements});
+  const Scalar value = c.arg(element);
+  const Tensor& tests = c.arg(test_elements);
+  return c.result(
+      lazygen::isin(lazygen::scalar_tensor(value, value.dtype(), tests.device()), tests, invert));
+}
+
+bool equal(const at::Tensor& self, const at::Tensor& other) {
+  Call c("equal", {&self, &other});
+  return lazygen::equal(c.arg(self), c.arg(other));
 }
 
 }  // namespace lazygen::pytorch::adapters

@@ -49,6 +49,7 @@
 #include "lazygen/generated/ops/log2.h"
 #include "lazygen/generated/ops/log_sigmoid.h"
 #include "lazygen/generated/ops/logaddexp.h"
+#include "lazygen/generated/ops/logaddexp2.h"
 #include "lazygen/generated/ops/max.h"
 #include "lazygen/generated/ops/mish.h"
 #include "lazygen/generated/ops/mul.h"
@@ -126,6 +127,8 @@ std::vector<GradCase> pointwise_math_cases() {
       {"fmin", "fmin", [](const Inputs& in) { return fmin(in[0], in[1]); },
        [] { return Inputs{away_from_zero({3, 4}, 964), zeros({4}, DType::Float64)}; }},
       {"logaddexp", "logaddexp", [](const Inputs& in) { return logaddexp(in[0], in[1]); },
+       [] { return Inputs{values({3, 4}, 965), values({3, 1}, 966)}; }},
+      {"logaddexp2", "logaddexp2", [](const Inputs& in) { return logaddexp2(in[0], in[1]); },
        [] { return Inputs{values({3, 4}, 965), values({3, 1}, 966)}; }},
       {"erfinv", "erfinv", [](const Inputs& in) { return erfinv(in[0]); },
        [] { return Inputs{uniform({3, 4}, -0.9, 0.9, 967)}; }},
@@ -381,6 +384,19 @@ std::vector<GradCase> activation_cases() {
        [] { return Inputs{values({4, 3}, 980)}; }},
       {"nanmedian_composite", "nanmedian.dim", [](const Inputs& in) { return std::get<0>(nanmedian(in[0], 1)); },
        [] { return Inputs{values({3, 5}, 981)}; }},
+      {"take_composite", "take",
+       [](const Inputs& in) { return take(in[0], tensor<int64_t>({5, -1, 0, 5}, IntList{2, 2}).to(in[0].device())); },
+       [] { return Inputs{values({2, 3}, 1033)}; }},
+      {"index_copy_composite", "index_copy",
+       [](const Inputs& in) {
+         return index_copy(in[0], 1, tensor<int64_t>({2, 0}, IntList{2}).to(in[0].device()), in[1]);
+       },
+       [] { return Inputs{values({3, 4}, 1034), values({3, 2}, 1035)}; }},
+      {"addbmm_composite", "addbmm",
+       [](const Inputs& in) { return addbmm(in[0], in[1], in[2], 0.5, 2); },
+       [] { return Inputs{values({2, 1}, 1036), values({3, 2, 4}, 1037), values({3, 4, 3}, 1038)}; }},
+      {"pow_scalar_base_composite", "pow.Scalar", [](const Inputs& in) { return pow(Scalar(2.5), in[0]); },
+       [] { return Inputs{values({2, 3}, 1039)}; }},
       {"mode_composite", "mode", [](const Inputs& in) { return std::get<0>(mode(in[0], 1)); },
        [] { return Inputs{values({3, 5}, 1030)}; }},
       {"bincount_weights_composite", "bincount",

@@ -76,6 +76,7 @@
 #include "lazygen/generated/autograd/log2.h"
 #include "lazygen/generated/autograd/log_sigmoid.h"
 #include "lazygen/generated/autograd/logaddexp.h"
+#include "lazygen/generated/autograd/logaddexp2.h"
 #include "lazygen/generated/autograd/masked_fill_scalar.h"
 #include "lazygen/generated/autograd/max_dim.h"
 #include "lazygen/generated/autograd/max_pool2d.h"

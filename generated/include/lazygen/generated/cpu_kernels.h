@@ -113,6 +113,7 @@
 #include "lazygen/generated/cpu/log2.h"
 #include "lazygen/generated/cpu/log_sigmoid.h"
 #include "lazygen/generated/cpu/logaddexp.h"
+#include "lazygen/generated/cpu/logaddexp2.h"
 #include "lazygen/generated/cpu/logical_and.h"
 #include "lazygen/generated/cpu/logical_not.h"
 #include "lazygen/generated/cpu/logical_or.h"

@@ -86,6 +86,7 @@
 #include "lazygen/generated/cuda/log2.h"
 #include "lazygen/generated/cuda/log_sigmoid.h"
 #include "lazygen/generated/cuda/logaddexp.h"
+#include "lazygen/generated/cuda/logaddexp2.h"
 #include "lazygen/generated/cuda/logical_and.h"
 #include "lazygen/generated/cuda/logical_not.h"
 #include "lazygen/generated/cuda/logical_or.h"

@@ -111,6 +111,7 @@
 #include "lazygen/generated/ir/log2.h"
 #include "lazygen/generated/ir/log_sigmoid.h"
 #include "lazygen/generated/ir/logaddexp.h"
+#include "lazygen/generated/ir/logaddexp2.h"
 #include "lazygen/generated/ir/logical_and.h"
 #include "lazygen/generated/ir/logical_not.h"
 #include "lazygen/generated/ir/logical_or.h"

@@ -110,6 +110,7 @@
 #include "lazygen/generated/lazy/log2.h"
 #include "lazygen/generated/lazy/log_sigmoid.h"
 #include "lazygen/generated/lazy/logaddexp.h"
+#include "lazygen/generated/lazy/logaddexp2.h"
 #include "lazygen/generated/lazy/logical_and.h"
 #include "lazygen/generated/lazy/logical_not.h"
 #include "lazygen/generated/lazy/logical_or.h"

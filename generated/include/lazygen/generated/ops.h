@@ -98,6 +98,7 @@
 #include "lazygen/generated/ops/log2.h"
 #include "lazygen/generated/ops/log_sigmoid.h"
 #include "lazygen/generated/ops/logaddexp.h"
+#include "lazygen/generated/ops/logaddexp2.h"
 #include "lazygen/generated/ops/logical_and.h"
 #include "lazygen/generated/ops/logical_not.h"
 #include "lazygen/generated/ops/logical_or.h"

@@ -86,6 +86,7 @@
 #include "lazygen/generated/pointwise/log2.h"
 #include "lazygen/generated/pointwise/log_sigmoid.h"
 #include "lazygen/generated/pointwise/logaddexp.h"
+#include "lazygen/generated/pointwise/logaddexp2.h"
 #include "lazygen/generated/pointwise/logical_and.h"
 #include "lazygen/generated/pointwise/logical_not.h"
 #include "lazygen/generated/pointwise/logical_or.h"

@@ -110,6 +110,7 @@
 #include "lazygen/generated/shapes/log2.h"
 #include "lazygen/generated/shapes/log_sigmoid.h"
 #include "lazygen/generated/shapes/logaddexp.h"
+#include "lazygen/generated/shapes/logaddexp2.h"
 #include "lazygen/generated/shapes/logical_and.h"
 #include "lazygen/generated/shapes/logical_not.h"
 #include "lazygen/generated/shapes/logical_or.h"

@@ -748,5 +748,43 @@ at::Tensor bincount(const at::Tensor& self, const c10::optional<at::Tensor>& wei
                                                                         int64_t dim,
                                                                         bool return_inverse,
                                                                         bool return_counts);
+// equal(Tensor self, Tensor other) -> bool
+bool equal(const at::Tensor& self, const at::Tensor& other);
+// pow.Scalar(Scalar self, Tensor exponent) -> Tensor
+at::Tensor pow_scalar(const at::Scalar& self, const at::Tensor& exponent);
+// round.decimals(Tensor self, *, int decimals) -> Tensor
+at::Tensor round_decimals(const at::Tensor& self, int64_t decimals);
+// take(Tensor self, Tensor index) -> Tensor
+at::Tensor take(const at::Tensor& self, const at::Tensor& index);
+// index_copy(Tensor self, int dim, Tensor index, Tensor source) -> Tensor
+at::Tensor index_copy(const at::Tensor& self, int64_t dim, const at::Tensor& index,
+                      const at::Tensor& source);
+// isin.Tensor_Tensor(Tensor elements, Tensor test_elements, *, bool assume_unique=False, bool
+// invert=False) -> Tensor
+at::Tensor isin_tensor_tensor(const at::Tensor& elements, const at::Tensor& test_elements,
+                              bool assume_unique, bool invert);
+// isin.Tensor_Scalar(Tensor elements, Scalar test_element, *, bool assume_unique=False, bool
+// invert=False) -> Tensor
+at::Tensor isin_tensor_scalar(const at::Tensor& elements, const at::Scalar& test_element,
+                              bool assume_unique, bool invert);
+// isin.Scalar_Tensor(Scalar element, Tensor test_elements, *, bool assume_unique=False, bool
+// invert=False) -> Tensor
+at::Tensor isin_scalar_tensor(const at::Scalar& element, const at::Tensor& test_elements,
+                              bool assume_unique, bool invert);
+// addbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
+at::Tensor addbmm(const at::Tensor& self, const at::Tensor& batch1, const at::Tensor& batch2,
+                  const at::Scalar& beta, const at::Scalar& alpha);
+// repeat_interleave.Tensor(Tensor repeats, *, int? output_size=None) -> Tensor
+at::Tensor repeat_interleave_tensor(const at::Tensor& repeats, c10::optional<int64_t> output_size);
+// index_copy_(Tensor(a!) self, int dim, Tensor index, Tensor source) -> Tensor(a!)
+at::Tensor& index_copy_inplace(at::Tensor& self, int64_t dim, const at::Tensor& index,
+                               const at::Tensor& source);
+// index_add_(Tensor(a!) self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) ->
+// Tensor(a!)
+at::Tensor& index_add_inplace(at::Tensor& self, int64_t dim, const at::Tensor& index,
+                              const at::Tensor& source, const at::Scalar& alpha);
+// put_(Tensor(a!) self, Tensor index, Tensor source, bool accumulate=False) -> Tensor(a!)
+at::Tensor& put_inplace(at::Tensor& self, const at::Tensor& index, const at::Tensor& source,
+                        bool accumulate);
 
 }  // namespace lazygen::pytorch::adapters

@@ -795,6 +795,67 @@ TEST_P(Composites, UniqueMatchesPyTorch) {
             std::string::npos);
 }
 
+TEST_P(Composites, MembershipAndIndexingMatchPyTorch) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const auto bools = [](const Tensor& t) { return values<int64_t>(t.to(DType::Int64).cpu()); };
+  const Tensor ints = on(tensor<int64_t>({1, 2, 3, 4}, IntList{4}));
+  EXPECT_EQ(bools(isin(ints, on(tensor<int64_t>({2, 4, 9}, IntList{3})))),
+            (std::vector<int64_t>{0, 1, 0, 1}));
+  EXPECT_EQ(bools(isin(ints, on(tensor<double>({1.5, 2}, IntList{2})), true)),
+            (std::vector<int64_t>{1, 0, 1, 1}));  // compared as float64, inverted
+  EXPECT_EQ(bools(isin(on(tensor<double>({1, nan, -0.0}, IntList{3})),
+                       on(tensor<double>({nan, 1, 0}, IntList{3})))),
+            (std::vector<int64_t>{1, 0, 1}));  // NaN equals nothing; -0 equals 0
+  EXPECT_EQ(bools(isin(ints, on(zeros({0}, DType::Int64)))), (std::vector<int64_t>{0, 0, 0, 0}));
+  EXPECT_TRUE(equal(on(tensor<int64_t>({1}, IntList{1})), on(tensor<double>({1}, IntList{1}))));
+  EXPECT_FALSE(equal(on(zeros({2, 3})), on(zeros({3, 2}))));
+  EXPECT_FALSE(equal(on(tensor<double>({nan}, IntList{1})), on(tensor<double>({nan}, IntList{1}))));
+
+  const Tensor grid = on(tensor<double>({0, 1, 2, 3, 4, 5}, IntList{2, 3}));
+  const Tensor taken = take(grid, on(tensor<int64_t>({-1, 0, 5, 2}, IntList{2, 2})));
+  EXPECT_EQ(taken.sizes(), (IntList{2, 2}));
+  expect_values(taken, {5, 0, 5, 2});
+  expect_values(index_copy(on(zeros({3, 2}, DType::Float64)), 0, on(tensor<int64_t>({2, 0}, IntList{2})),
+                           on(ones({2, 2}, DType::Float64))),
+                {1, 1, 0, 0, 1, 1});
+  EXPECT_NE(testing::message_of<ShapeError>([&] {
+              index_copy(grid, 1, on(tensor<int64_t>({0}, IntList{1})), on(zeros({2, 2}, DType::Float64)));
+            }).find("Source/destination tensor must have same slice shapes"),
+            std::string::npos);
+  EXPECT_EQ(values<int64_t>(repeat_interleave(on(tensor<int64_t>({2, 0, 3}, IntList{3}))).cpu()),
+            (std::vector<int64_t>{0, 0, 2, 2, 2}));
+  EXPECT_NE(testing::message_of<ShapeError>([&] {
+              repeat_interleave(on(tensor<int64_t>({2, -1}, IntList{2})));
+            }).find("repeats can not be negative"),
+            std::string::npos);
+  EXPECT_NE(testing::message_of<ShapeError>([&] {
+              repeat_interleave(on(tensor<int64_t>({1, 2}, IntList{2})), 4);
+            }).find("allocated size does not match required size"),
+            std::string::npos);
+}
+
+TEST_P(Composites, NumberPowersRoundingAndAddbmmMatchPyTorch) {
+  const Tensor p = pow(Scalar(2), on(tensor<int32_t>({1, 2, 10}, IntList{3})));
+  EXPECT_EQ(p.dtype(), DType::Int32);  // an integer base keeps the exponent's dtype
+  expect_values(p.to(DType::Float64), {2, 4, 1024});
+  EXPECT_EQ(pow(Scalar(2), on(tensor<bool>({true, false}, IntList{2}))).dtype(), DType::Int64);
+  const Tensor f = pow(Scalar(2.5), on(tensor<int64_t>({1, 2}, IntList{2})));
+  EXPECT_EQ(f.dtype(), DType::Float32);
+  expect_values(f.to(DType::Float64), {2.5, 6.25});
+  // PyTorch 1.13's float32 answers: 0.125 * 100 = 12.5 rounds to 12 (half to even); 2.675f * 100
+  // rounds to 267.5 in float32, which rounds to 268.
+  const Tensor r = round(on(tensor<float>({1.2345f, -2.5f, 125.f, 0.125f, 2.675f}, IntList{5})), 2);
+  EXPECT_EQ(values<float>(r.cpu()), (std::vector<float>{1.23f, -2.5f, 125.f, 0.12f, 2.68f}));
+  expect_values(round(on(tensor<double>({125, 135, -155}, IntList{3})), -1), {120, 140, -160});
+  expect_values(addbmm(on(tensor<double>({0, 1, 2, 3}, IntList{2, 2})), on(ones({3, 2, 4}, DType::Float64)),
+                       on(ones({3, 4, 2}, DType::Float64)), 0.5, 2),
+                {24, 24.5, 25, 25.5});
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  expect_values(addbmm(on(tensor<double>({nan}, IntList{1})), on(ones({3, 2, 4}, DType::Float64)),
+                       on(ones({3, 4, 2}, DType::Float64)), 0),
+                {12, 12, 12, 12});  // beta = 0 ignores self's NaN
+}
+
 INSTANTIATE_TEST_SUITE_P(Devices, Composites, ::testing::Values(kCPU, kLazy),
                          [](const auto& info) { return info.param.is_lazy() ? "lazy" : "cpu"; });
 
