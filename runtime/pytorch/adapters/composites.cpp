@@ -8,9 +8,9 @@
 // base, round to decimals, take (and put_, its backward), index_copy (also in place), index_add_,
 // addbmm, advanced indexing (index.Tensor, _index_put_impl_: x[idx], x[idx] = v); the ops
 // PyTorch's backward formulas call for them (scatter_, index_fill_, masked_fill_, pow_,
-// masked_select, diagonal_backward, unfold_backward, select_backward, diag_embed); and the log-determinant with its LU solve. Each converts its
-// arguments and calls the composite (or op) of the same name; an in-place form writes the result
-// back (Call::write_back).
+// masked_select, diagonal_backward, unfold_backward, select_backward, diag_embed); and the
+// log-determinant with its LU solve. Each converts its arguments and calls the composite (or op)
+// of the same name; an in-place form writes the result back (Call::write_back).
 #include <c10/core/ScalarType.h>
 #include <c10/util/Exception.h>
 
@@ -310,7 +310,8 @@ at::Tensor& put_inplace(at::Tensor& self, const at::Tensor& index, const at::Ten
   const Tensor& i = c.arg(index);
   const Tensor flat = reshape(x, {-1}), at = reshape(where(lt(i, 0), i + x.numel(), i), {-1});
   const Tensor values = reshape(c.arg(source), {-1}).to(x.dtype());
-  const Tensor put = accumulate ? index_add(flat, 0, at, values) : lazygen::scatter(flat, 0, at, values);
+  const Tensor put =
+      accumulate ? index_add(flat, 0, at, values) : lazygen::scatter(flat, 0, at, values);
   return c.write_back(self, reshape(put, x.sizes()));
 }
 

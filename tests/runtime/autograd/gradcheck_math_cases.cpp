@@ -385,7 +385,9 @@ std::vector<GradCase> activation_cases() {
       {"nanmedian_composite", "nanmedian.dim", [](const Inputs& in) { return std::get<0>(nanmedian(in[0], 1)); },
        [] { return Inputs{values({3, 5}, 981)}; }},
       {"take_composite", "take",
-       [](const Inputs& in) { return take(in[0], tensor<int64_t>({5, -1, 0, 5}, IntList{2, 2}).to(in[0].device())); },
+       [](const Inputs& in) {
+         return take(in[0], tensor<int64_t>({5, -1, 0, 5}, IntList{2, 2}).to(in[0].device()));
+       },
        [] { return Inputs{values({2, 3}, 1033)}; }},
       {"index_copy_composite", "index_copy",
        [](const Inputs& in) {
@@ -394,8 +396,11 @@ std::vector<GradCase> activation_cases() {
        [] { return Inputs{values({3, 4}, 1034), values({3, 2}, 1035)}; }},
       {"addbmm_composite", "addbmm",
        [](const Inputs& in) { return addbmm(in[0], in[1], in[2], 0.5, 2); },
-       [] { return Inputs{values({2, 1}, 1036), values({3, 2, 4}, 1037), values({3, 4, 3}, 1038)}; }},
-      {"pow_scalar_base_composite", "pow.Scalar", [](const Inputs& in) { return pow(Scalar(2.5), in[0]); },
+       [] {
+         return Inputs{values({2, 1}, 1036), values({3, 2, 4}, 1037), values({3, 4, 3}, 1038)};
+       }},
+      {"pow_scalar_base_composite", "pow.Scalar",
+       [](const Inputs& in) { return pow(Scalar(2.5), in[0]); },
        [] { return Inputs{values({2, 3}, 1039)}; }},
       {"mode_composite", "mode", [](const Inputs& in) { return std::get<0>(mode(in[0], 1)); },
        [] { return Inputs{values({3, 5}, 1030)}; }},

@@ -815,11 +815,11 @@ TEST_P(Composites, MembershipAndIndexingMatchPyTorch) {
   const Tensor taken = take(grid, on(tensor<int64_t>({-1, 0, 5, 2}, IntList{2, 2})));
   EXPECT_EQ(taken.sizes(), (IntList{2, 2}));
   expect_values(taken, {5, 0, 5, 2});
-  expect_values(index_copy(on(zeros({3, 2}, DType::Float64)), 0, on(tensor<int64_t>({2, 0}, IntList{2})),
-                           on(ones({2, 2}, DType::Float64))),
-                {1, 1, 0, 0, 1, 1});
+  const Tensor rows = on(tensor<int64_t>({2, 0}, IntList{2}));
+  const Tensor blank = on(zeros({3, 2}, DType::Float64));
+  expect_values(index_copy(blank, 0, rows, on(ones({2, 2}, DType::Float64))), {1, 1, 0, 0, 1, 1});
   EXPECT_NE(testing::message_of<ShapeError>([&] {
-              index_copy(grid, 1, on(tensor<int64_t>({0}, IntList{1})), on(zeros({2, 2}, DType::Float64)));
+              index_copy(grid, 1, rows, on(zeros({2, 1}, DType::Float64)));
             }).find("Source/destination tensor must have same slice shapes"),
             std::string::npos);
   EXPECT_EQ(values<int64_t>(repeat_interleave(on(tensor<int64_t>({2, 0, 3}, IntList{3}))).cpu()),
@@ -847,12 +847,11 @@ TEST_P(Composites, NumberPowersRoundingAndAddbmmMatchPyTorch) {
   const Tensor r = round(on(tensor<float>({1.2345f, -2.5f, 125.f, 0.125f, 2.675f}, IntList{5})), 2);
   EXPECT_EQ(values<float>(r.cpu()), (std::vector<float>{1.23f, -2.5f, 125.f, 0.12f, 2.68f}));
   expect_values(round(on(tensor<double>({125, 135, -155}, IntList{3})), -1), {120, 140, -160});
-  expect_values(addbmm(on(tensor<double>({0, 1, 2, 3}, IntList{2, 2})), on(ones({3, 2, 4}, DType::Float64)),
-                       on(ones({3, 4, 2}, DType::Float64)), 0.5, 2),
+  const Tensor b1 = on(ones({3, 2, 4}, DType::Float64)), b2 = on(ones({3, 4, 2}, DType::Float64));
+  expect_values(addbmm(on(tensor<double>({0, 1, 2, 3}, IntList{2, 2})), b1, b2, 0.5, 2),
                 {24, 24.5, 25, 25.5});
   const double nan = std::numeric_limits<double>::quiet_NaN();
-  expect_values(addbmm(on(tensor<double>({nan}, IntList{1})), on(ones({3, 2, 4}, DType::Float64)),
-                       on(ones({3, 4, 2}, DType::Float64)), 0),
+  expect_values(addbmm(on(tensor<double>({nan}, IntList{1})), b1, b2, 0),
                 {12, 12, 12, 12});  // beta = 0 ignores self's NaN
 }
 
