@@ -323,6 +323,19 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   adapter.add("index_copy_", TORCH_FN(adapters::index_copy_inplace));
   adapter.add("index_add_", TORCH_FN(adapters::index_add_inplace));
   adapter.add("put_", TORCH_FN(adapters::put_inplace));
+  adapter.add("upsample_linear1d", TORCH_FN(adapters::upsample_linear1d));
+  adapter.add("upsample_linear1d_backward", TORCH_FN(adapters::upsample_linear1d_backward));
+  adapter.add("upsample_nearest1d", TORCH_FN(adapters::upsample_nearest1d));
+  adapter.add("upsample_nearest1d_backward", TORCH_FN(adapters::upsample_nearest1d_backward));
+  adapter.add("upsample_trilinear3d", TORCH_FN(adapters::upsample_trilinear3d));
+  adapter.add("upsample_trilinear3d_backward", TORCH_FN(adapters::upsample_trilinear3d_backward));
+  adapter.add("upsample_nearest3d", TORCH_FN(adapters::upsample_nearest3d));
+  adapter.add("upsample_nearest3d_backward", TORCH_FN(adapters::upsample_nearest3d_backward));
+  adapter.add("_adaptive_avg_pool3d", TORCH_FN(adapters::_adaptive_avg_pool3d));
+  adapter.add("_adaptive_avg_pool3d_backward", TORCH_FN(adapters::_adaptive_avg_pool3d_backward));
+  adapter.add("upsample_nearest3d.vec", TORCH_FN(adapters::upsample_nearest3d_vec));
+  adapter.add("upsample_nearest3d_backward.vec",
+              TORCH_FN(adapters::upsample_nearest3d_backward_vec));
   register_cpu_fallbacks(m);
 }
 

@@ -34,6 +34,7 @@ std::string list_param(const Argument& a, bool structured, const SourceLoc& loc)
   if (t.base == BaseType::Int || t.base == BaseType::SymInt) {
     return t.list_optional ? "at::OptionalIntArrayRef" : "c10::IntArrayRef";
   }
+  if (t.base == BaseType::Float && t.list_optional) return "c10::optional<c10::ArrayRef<double>>";
   if (t.list_optional) no_mapping(t, loc);
   if (t.base == BaseType::Tensor && t.elem_optional) return "const c10::List<c10::optional<at::Tensor>>&";
   if (t.base == BaseType::Tensor) return structured ? "const at::ITensorListRef&" : "at::TensorList";

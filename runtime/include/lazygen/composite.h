@@ -554,6 +554,43 @@ Tensor upsample_bilinear2d_backward(const Tensor& grad_output, const std::vector
                                     const std::vector<int64_t>& input_size, bool align_corners,
                                     std::optional<double> scales_h = std::nullopt,
                                     std::optional<double> scales_w = std::nullopt);
+// The same for [N, C, L] and [N, C, D, H, W] (one axis after another, which is exact: each is
+// separable): linear and nearest upsampling of [N, C, L]; trilinear and nearest upsampling of
+// [N, C, D, H, W]; adaptive average pooling of [C, D, H, W] or [N, C, D, H, W]; their backward ops.
+Tensor upsample_linear1d(const Tensor& self, const std::vector<int64_t>& output_size,
+                         bool align_corners, std::optional<double> scales = std::nullopt);
+Tensor upsample_linear1d_backward(const Tensor& grad_output,
+                                  const std::vector<int64_t>& output_size,
+                                  const std::vector<int64_t>& input_size, bool align_corners,
+                                  std::optional<double> scales = std::nullopt);
+Tensor upsample_nearest1d(const Tensor& self, const std::vector<int64_t>& output_size,
+                          std::optional<double> scales = std::nullopt);
+Tensor upsample_nearest1d_backward(const Tensor& grad_output,
+                                   const std::vector<int64_t>& output_size,
+                                   const std::vector<int64_t>& input_size,
+                                   std::optional<double> scales = std::nullopt);
+Tensor upsample_trilinear3d(const Tensor& self, const std::vector<int64_t>& output_size,
+                            bool align_corners, std::optional<double> scales_d = std::nullopt,
+                            std::optional<double> scales_h = std::nullopt,
+                            std::optional<double> scales_w = std::nullopt);
+Tensor upsample_trilinear3d_backward(const Tensor& grad_output,
+                                     const std::vector<int64_t>& output_size,
+                                     const std::vector<int64_t>& input_size, bool align_corners,
+                                     std::optional<double> scales_d = std::nullopt,
+                                     std::optional<double> scales_h = std::nullopt,
+                                     std::optional<double> scales_w = std::nullopt);
+Tensor upsample_nearest3d(const Tensor& self, const std::vector<int64_t>& output_size,
+                          std::optional<double> scales_d = std::nullopt,
+                          std::optional<double> scales_h = std::nullopt,
+                          std::optional<double> scales_w = std::nullopt);
+Tensor upsample_nearest3d_backward(const Tensor& grad_output,
+                                   const std::vector<int64_t>& output_size,
+                                   const std::vector<int64_t>& input_size,
+                                   std::optional<double> scales_d = std::nullopt,
+                                   std::optional<double> scales_h = std::nullopt,
+                                   std::optional<double> scales_w = std::nullopt);
+Tensor _adaptive_avg_pool3d(const Tensor& self, const std::vector<int64_t>& output_size);
+Tensor _adaptive_avg_pool3d_backward(const Tensor& grad_output, const Tensor& self);
 // Bicubic upsampling (PyTorch's cubic convolution, A = -0.75, borders repeated) and its gradient.
 Tensor upsample_bicubic2d(const Tensor& self, const std::vector<int64_t>& output_size,
                           bool align_corners, std::optional<double> scales_h = std::nullopt,

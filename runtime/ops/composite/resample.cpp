@@ -1,5 +1,7 @@
 // Average pooling, adaptive average pooling and nearest / bilinear / bicubic upsampling of
-// [N, C, H, W] (lazygen/composite.h) and their backward ops.
+// [N, C, H, W] (lazygen/composite.h) and their backward ops; linear and nearest upsampling of
+// [N, C, L], trilinear and nearest upsampling and adaptive average pooling of [N, C, D, H, W],
+// one axis after another.
 //
 // Note [Separable resampling]
 // Each of these maps every row and every column independently: output = Mh @ x @ Mw^T for two
@@ -9,15 +11,19 @@
 // each), so the lazy device fuses and caches them like any product, and autograd differentiates
 // them. The backward ops apply the transposed matrices. A dense matrix does in*out multiply-adds
 // per row where a window needs k: cheap for the pooling ResNets end with and 2x upsampling, not
-// the fastest path for large images.
+// the fastest path for large images. The 1-d and 3-d forms apply the same per-axis weights one
+// axis at a time (apply_along), which is exact because each resampling is a product of per-axis
+// maps.
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <string>
 
 #include "lazygen/composite.h"
 #include "lazygen/factory.h"
 #include "lazygen/generated/ops/floor.h"
 #include "lazygen/generated/ops/max.h"
+#include "lazygen/generated/ops/reshape.h"
 #include "lazygen/generated/ops/t.h"
 #include "lazygen/generated/ops/transpose.h"
 #include "lazygen/operators.h"
@@ -283,7 +289,184 @@ Tensor interpolate_backward(const char* op, const Tensor& grad_output,
                true);
 }
 
+// ---- 1-d and 3-d forms: the same weights, one axis at a time.
+
+// M @ x along dim d (M^T @ x for backward): d moved last, one matrix product, moved back.
+Tensor apply_along(const Tensor& x, int64_t d, const Weights& m, bool backward) {
+  const Tensor w = m.on(x);
+  return transpose(transpose(x, d, -1).matmul(backward ? w : t(w)), d, -1);
+}
+
+// An axis's weights given its input size, output size and position among the resampled axes.
+using AxisWeights = std::function<Weights(int64_t in, int64_t out, size_t axis)>;
+
+// x [N, C, *input spatial] resampled to output_size along its last output_size.size() dims, or
+// (backward) x the gradient at output_size, taken back to input_size; sizes checked.
+Tensor resample(const char* op, const Tensor& x, const std::vector<int64_t>& input_size,
+                const std::vector<int64_t>& output_size, const AxisWeights& weights,
+                bool backward) {
+  check_floating(op, x);
+  const size_t k = output_size.size();
+  if (input_size.size() != k + 2) {
+    throw ShapeError(op, "expected " + std::to_string(k + 2) + "D input, got shape " +
+                             sizes_str(input_size));
+  }
+  std::vector<int64_t> out_sizes = input_size;
+  for (size_t a = 0; a < k; ++a) {
+    if (input_size[a + 2] <= 0 || output_size[a] <= 0) {
+      throw ShapeError(op, "input and output sizes should be greater than 0, but got input " +
+                               sizes_str(input_size) + " and output_size " +
+                               sizes_str(output_size));
+    }
+    out_sizes[a + 2] = output_size[a];
+  }
+  if (backward) check_grad_sizes(op, x, out_sizes);
+  Tensor y = x;
+  for (size_t a = 0; a < k; ++a) {
+    const auto d = static_cast<int64_t>(a + 2);
+    y = apply_along(y, d, weights(input_size[a + 2], output_size[a], a), backward);
+  }
+  return y;
+}
+
+void check_output_rank(const char* op, const std::vector<int64_t>& output_size, size_t k) {
+  if (output_size.size() != k) {
+    throw ShapeError(op, "expected output_size of " + std::to_string(k) + " elements, got " +
+                             sizes_str(output_size));
+  }
+}
+
+AxisWeights linear_axes(const Tensor& like, bool align_corners,
+                        std::vector<std::optional<double>> scales) {
+  return [&like, align_corners, scales](int64_t in, int64_t out, size_t a) {
+    return interpolation_weights(like, in, out, align_corners, scales[a],
+                                 Interpolation::kBilinear);
+  };
+}
+
+AxisWeights nearest_axes(std::vector<std::optional<double>> scales) {
+  return [scales](int64_t in, int64_t out, size_t a) { return nearest_weights(in, out, scales[a]); };
+}
+
+// _adaptive_avg_pool3d's input [C, D, H, W] or [N, C, D, H, W] as [B, C', D, H, W] sizes
+// (resample's layout: two leading dims), after PyTorch's checks.
+std::vector<int64_t> adaptive_3d_sizes(const char* op, const Tensor& self) {
+  if (self.dim() != 4 && self.dim() != 5) {
+    throw ShapeError(op, "expected 4D or 5D input, got shape " + sizes_str(self.sizes()));
+  }
+  for (int64_t d = self.dim() - 4; d < self.dim(); ++d) {
+    if (self.size(d) == 0) {
+      throw ShapeError(op, "expected input to have non-zero size for non-batch dimensions, but "
+                           "input has shape " + sizes_str(self.sizes()));
+    }
+  }
+  std::vector<int64_t> sizes = self.sizes();
+  if (self.dim() == 4) sizes.insert(sizes.begin(), 1);
+  return sizes;
+}
+
 }  // namespace
+
+Tensor upsample_linear1d(const Tensor& self, const std::vector<int64_t>& output_size,
+                         bool align_corners, std::optional<double> scales) {
+  check_output_rank("upsample_linear1d", output_size, 1);
+  return resample("upsample_linear1d", self, self.sizes(), output_size,
+                  linear_axes(self, align_corners, {scales}), false);
+}
+
+Tensor upsample_linear1d_backward(const Tensor& grad_output,
+                                  const std::vector<int64_t>& output_size,
+                                  const std::vector<int64_t>& input_size, bool align_corners,
+                                  std::optional<double> scales) {
+  check_output_rank("upsample_linear1d_backward", output_size, 1);
+  return resample("upsample_linear1d_backward", grad_output, input_size, output_size,
+                  linear_axes(grad_output, align_corners, {scales}), true);
+}
+
+Tensor upsample_nearest1d(const Tensor& self, const std::vector<int64_t>& output_size,
+                          std::optional<double> scales) {
+  check_output_rank("upsample_nearest1d", output_size, 1);
+  return resample("upsample_nearest1d", self, self.sizes(), output_size, nearest_axes({scales}),
+                  false);
+}
+
+Tensor upsample_nearest1d_backward(const Tensor& grad_output,
+                                   const std::vector<int64_t>& output_size,
+                                   const std::vector<int64_t>& input_size,
+                                   std::optional<double> scales) {
+  check_output_rank("upsample_nearest1d_backward", output_size, 1);
+  return resample("upsample_nearest1d_backward", grad_output, input_size, output_size,
+                  nearest_axes({scales}), true);
+}
+
+Tensor upsample_trilinear3d(const Tensor& self, const std::vector<int64_t>& output_size,
+                            bool align_corners, std::optional<double> scales_d,
+                            std::optional<double> scales_h, std::optional<double> scales_w) {
+  check_output_rank("upsample_trilinear3d", output_size, 3);
+  return resample("upsample_trilinear3d", self, self.sizes(), output_size,
+                  linear_axes(self, align_corners, {scales_d, scales_h, scales_w}), false);
+}
+
+Tensor upsample_trilinear3d_backward(const Tensor& grad_output,
+                                     const std::vector<int64_t>& output_size,
+                                     const std::vector<int64_t>& input_size, bool align_corners,
+                                     std::optional<double> scales_d,
+                                     std::optional<double> scales_h,
+                                     std::optional<double> scales_w) {
+  check_output_rank("upsample_trilinear3d_backward", output_size, 3);
+  return resample("upsample_trilinear3d_backward", grad_output, input_size, output_size,
+                  linear_axes(grad_output, align_corners, {scales_d, scales_h, scales_w}), true);
+}
+
+Tensor upsample_nearest3d(const Tensor& self, const std::vector<int64_t>& output_size,
+                          std::optional<double> scales_d, std::optional<double> scales_h,
+                          std::optional<double> scales_w) {
+  check_output_rank("upsample_nearest3d", output_size, 3);
+  return resample("upsample_nearest3d", self, self.sizes(), output_size,
+                  nearest_axes({scales_d, scales_h, scales_w}), false);
+}
+
+Tensor upsample_nearest3d_backward(const Tensor& grad_output,
+                                   const std::vector<int64_t>& output_size,
+                                   const std::vector<int64_t>& input_size,
+                                   std::optional<double> scales_d, std::optional<double> scales_h,
+                                   std::optional<double> scales_w) {
+  check_output_rank("upsample_nearest3d_backward", output_size, 3);
+  return resample("upsample_nearest3d_backward", grad_output, input_size, output_size,
+                  nearest_axes({scales_d, scales_h, scales_w}), true);
+}
+
+Tensor _adaptive_avg_pool3d(const Tensor& self, const std::vector<int64_t>& output_size) {
+  const char* op = "_adaptive_avg_pool3d";
+  check_output_rank(op, output_size, 3);
+  for (int64_t s : output_size) {
+    if (s < 0) throw ShapeError(op, "output_size must be non-negative, got " + sizes_str(output_size));
+  }
+  const std::vector<int64_t> sizes = adaptive_3d_sizes(op, self);
+  const AxisWeights weights = [](int64_t in, int64_t out, size_t) { return adaptive_weights(in, out); };
+  std::vector<int64_t> out_sizes = self.sizes();
+  std::copy(output_size.begin(), output_size.end(), out_sizes.end() - 3);
+  if (std::count(output_size.begin(), output_size.end(), 0) > 0) {
+    return zeros(out_sizes, self.dtype(), self.device());
+  }
+  return reshape(resample(op, reshape(self, sizes), sizes, output_size, weights, false),
+                 out_sizes);
+}
+
+Tensor _adaptive_avg_pool3d_backward(const Tensor& grad_output, const Tensor& self) {
+  const char* op = "_adaptive_avg_pool3d_backward";
+  const std::vector<int64_t> sizes = adaptive_3d_sizes(op, self);
+  if (grad_output.dim() != self.dim()) {
+    throw ShapeError(op, "grad_output of shape " + sizes_str(grad_output.sizes()) +
+                             " does not match input of shape " + sizes_str(self.sizes()));
+  }
+  const std::vector<int64_t> out(grad_output.sizes().end() - 3, grad_output.sizes().end());
+  const AxisWeights weights = [](int64_t in, int64_t o, size_t) { return adaptive_weights(in, o); };
+  std::vector<int64_t> grad_sizes = sizes;
+  std::copy(out.begin(), out.end(), grad_sizes.end() - 3);
+  return reshape(resample(op, reshape(grad_output, grad_sizes), sizes, out, weights, true),
+                 self.sizes());
+}
 
 Tensor avg_pool2d(const Tensor& self, const std::vector<int64_t>& kernel_size,
                   const std::vector<int64_t>& stride, const std::vector<int64_t>& padding,

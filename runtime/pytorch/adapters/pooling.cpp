@@ -1,5 +1,6 @@
-// Adapters for PyTorch's average pooling and upsampling ops (nearest, bilinear, bicubic) and their
-// backward ops (ops.yaml, "PyTorch adapters"), served by lazygen's separable composites
+// Adapters for PyTorch's average pooling and upsampling ops (nearest, bilinear, bicubic; linear,
+// trilinear and nearest in 1-d and 3-d; adaptive averages in 2-d and 3-d) and their backward ops
+// (ops.yaml, "PyTorch adapters"), served by lazygen's separable composites
 // (lazygen/composite.h, Note [Separable resampling]) and, for 3-d average pooling, by gather (Note
 // [Pooling by gather]); integer tensors, which those composites do not take, run on the CPU. And
 // reflection and replication padding (1-d to 3-d) with their backward ops, as gathers; im2col and
@@ -240,6 +241,138 @@ at::Tensor col2im(const at::Tensor& self, c10::IntArrayRef output_size,
   Call c("col2im", {&self});
   return c.result(lazygen::col2im(c.arg(self), c.arg(output_size), c.arg(kernel_size),
                                   c.arg(dilation), c.arg(padding), c.arg(stride)));
+}
+
+// ---- 1-d and 3-d resampling: integer nearest upsampling runs on the CPU, as for 2-d.
+
+at::Tensor upsample_linear1d(const at::Tensor& self, c10::IntArrayRef output_size,
+                             bool align_corners, c10::optional<double> scales) {
+  Call c("upsample_linear1d", {&self});
+  return c.result(lazygen::upsample_linear1d(c.arg(self), c.arg(output_size), align_corners,
+                                             c.arg(scales)));
+}
+
+at::Tensor upsample_linear1d_backward(const at::Tensor& grad_output, c10::IntArrayRef output_size,
+                                      c10::IntArrayRef input_size, bool align_corners,
+                                      c10::optional<double> scales) {
+  Call c("upsample_linear1d_backward", {&grad_output});
+  return c.result(lazygen::upsample_linear1d_backward(
+      c.arg(grad_output), c.arg(output_size), c.arg(input_size), align_corners, c.arg(scales)));
+}
+
+at::Tensor upsample_nearest1d(const at::Tensor& self, c10::IntArrayRef output_size,
+                              c10::optional<double> scales) {
+  if (!c10::isFloatingType(self.scalar_type())) {
+    static const c10::OperatorHandle op = aten_op("aten::upsample_nearest1d");
+    return call_on_cpu<at::Tensor>(op, self, output_size, scales);
+  }
+  Call c("upsample_nearest1d", {&self});
+  return c.result(lazygen::upsample_nearest1d(c.arg(self), c.arg(output_size), c.arg(scales)));
+}
+
+at::Tensor upsample_nearest1d_backward(const at::Tensor& grad_output, c10::IntArrayRef output_size,
+                                       c10::IntArrayRef input_size, c10::optional<double> scales) {
+  Call c("upsample_nearest1d_backward", {&grad_output});
+  return c.result(lazygen::upsample_nearest1d_backward(c.arg(grad_output), c.arg(output_size),
+                                                       c.arg(input_size), c.arg(scales)));
+}
+
+at::Tensor upsample_trilinear3d(const at::Tensor& self, c10::IntArrayRef output_size,
+                                bool align_corners, c10::optional<double> scales_d,
+                                c10::optional<double> scales_h, c10::optional<double> scales_w) {
+  Call c("upsample_trilinear3d", {&self});
+  return c.result(lazygen::upsample_trilinear3d(c.arg(self), c.arg(output_size), align_corners,
+                                                c.arg(scales_d), c.arg(scales_h),
+                                                c.arg(scales_w)));
+}
+
+at::Tensor upsample_trilinear3d_backward(const at::Tensor& grad_output,
+                                         c10::IntArrayRef output_size, c10::IntArrayRef input_size,
+                                         bool align_corners, c10::optional<double> scales_d,
+                                         c10::optional<double> scales_h,
+                                         c10::optional<double> scales_w) {
+  Call c("upsample_trilinear3d_backward", {&grad_output});
+  return c.result(lazygen::upsample_trilinear3d_backward(
+      c.arg(grad_output), c.arg(output_size), c.arg(input_size), align_corners, c.arg(scales_d),
+      c.arg(scales_h), c.arg(scales_w)));
+}
+
+at::Tensor upsample_nearest3d(const at::Tensor& self, c10::IntArrayRef output_size,
+                              c10::optional<double> scales_d, c10::optional<double> scales_h,
+                              c10::optional<double> scales_w) {
+  if (!c10::isFloatingType(self.scalar_type())) {
+    static const c10::OperatorHandle op = aten_op("aten::upsample_nearest3d");
+    return call_on_cpu<at::Tensor>(op, self, output_size, scales_d, scales_h, scales_w);
+  }
+  Call c("upsample_nearest3d", {&self});
+  return c.result(lazygen::upsample_nearest3d(c.arg(self), c.arg(output_size), c.arg(scales_d),
+                                              c.arg(scales_h), c.arg(scales_w)));
+}
+
+at::Tensor upsample_nearest3d_backward(const at::Tensor& grad_output, c10::IntArrayRef output_size,
+                                       c10::IntArrayRef input_size, c10::optional<double> scales_d,
+                                       c10::optional<double> scales_h,
+                                       c10::optional<double> scales_w) {
+  Call c("upsample_nearest3d_backward", {&grad_output});
+  return c.result(lazygen::upsample_nearest3d_backward(c.arg(grad_output), c.arg(output_size),
+                                                       c.arg(input_size), c.arg(scales_d),
+                                                       c.arg(scales_h), c.arg(scales_w)));
+}
+
+at::Tensor _adaptive_avg_pool3d(const at::Tensor& self, c10::IntArrayRef output_size) {
+  Call c("_adaptive_avg_pool3d", {&self});
+  return c.result(lazygen::_adaptive_avg_pool3d(c.arg(self), c.arg(output_size)));
+}
+
+at::Tensor _adaptive_avg_pool3d_backward(const at::Tensor& grad_output, const at::Tensor& self) {
+  Call c("_adaptive_avg_pool3d_backward", {&grad_output, &self});
+  return c.result(lazygen::_adaptive_avg_pool3d_backward(c.arg(grad_output), c.arg(self)));
+}
+
+namespace {
+
+// The output size and per-axis scales of a `.vec` upsampling call (PyTorch's compute_output_size:
+// output_size when given, else each input size times its scale factor, rounded down).
+struct VecSizes {
+  std::vector<int64_t> output;
+  std::vector<c10::optional<double>> scales;
+};
+
+VecSizes vec_sizes(const char* op, c10::IntArrayRef input_size, at::OptionalIntArrayRef output_size,
+                   c10::optional<c10::ArrayRef<double>> scale_factors, size_t spatial) {
+  TORCH_CHECK(output_size.has_value() != scale_factors.has_value(), op,
+              ": must specify exactly one of output_size and scale_factors");
+  VecSizes v{{}, std::vector<c10::optional<double>>(spatial)};
+  if (output_size) {
+    v.output.assign(output_size->begin(), output_size->end());
+    return v;
+  }
+  TORCH_CHECK(scale_factors->size() == spatial, op, ": expected ", spatial,
+              " scale factors, got ", scale_factors->size());
+  for (size_t i = 0; i < spatial; ++i) {
+    v.output.push_back(static_cast<int64_t>(static_cast<double>(input_size[i + 2]) *
+                                            (*scale_factors)[i]));
+    v.scales[i] = (*scale_factors)[i];
+  }
+  return v;
+}
+
+}  // namespace
+
+at::Tensor upsample_nearest3d_vec(const at::Tensor& input, at::OptionalIntArrayRef output_size,
+                                  c10::optional<c10::ArrayRef<double>> scale_factors) {
+  const VecSizes v = vec_sizes("upsample_nearest3d", input.sizes(), output_size, scale_factors, 3);
+  return upsample_nearest3d(input, v.output, v.scales[0], v.scales[1], v.scales[2]);
+}
+
+at::Tensor upsample_nearest3d_backward_vec(const at::Tensor& grad_output,
+                                           at::OptionalIntArrayRef output_size,
+                                           c10::IntArrayRef input_size,
+                                           c10::optional<c10::ArrayRef<double>> scale_factors) {
+  const VecSizes v =
+      vec_sizes("upsample_nearest3d_backward", input_size, output_size, scale_factors, 3);
+  return upsample_nearest3d_backward(grad_output, v.output, input_size, v.scales[0], v.scales[1],
+                                     v.scales[2]);
 }
 
 }  // namespace lazygen::pytorch::adapters

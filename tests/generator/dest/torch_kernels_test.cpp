@@ -99,5 +99,24 @@ TEST(TorchKernels, NoInPlaceFormWhereOpsYamlNamesOneOrTheOpIsNotAPointwiseOfSelf
   EXPECT_EQ(text.find("silu_"), std::string::npos);             // torch: none
 }
 
+// An adapter's parameters take PyTorch's C++ types: `float[]?` (upsampling's scale_factors) is
+// an optional ArrayRef of doubles, `SymInt[]?` an OptionalIntArrayRef.
+TEST(TorchKernels, AdaptersTakeOptionalListsAsPyTorchDeclaresThem) {
+  OpsFile file = load_ops_text(R"(
+- func: upsample_nearest3d.vec(Tensor input, SymInt[]? output_size, float[]? scale_factors) -> Tensor
+  torch: adapter
+)",
+                               "torch_ops.yaml", OpsDialect::Lazygen);
+  TemplateDir templates((test_files::source_root() / "templates").string());
+  EmitContext ctx{file.ops, templates, "torch_ops.yaml", &file.torch_adapters};
+  std::string header;
+  for (const GeneratedFile& f : emit_all(ctx)) {
+    if (f.path.find("torch_adapters.h") != std::string::npos) header = f.content;
+  }
+  EXPECT_NE(header.find("at::OptionalIntArrayRef output_size"), std::string::npos) << header;
+  EXPECT_NE(header.find("c10::optional<c10::ArrayRef<double>> scale_factors"), std::string::npos)
+      << header;
+}
+
 }  // namespace
 }  // namespace lazygen::gen::dest

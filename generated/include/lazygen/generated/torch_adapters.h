@@ -786,5 +786,57 @@ at::Tensor& index_add_inplace(at::Tensor& self, int64_t dim, const at::Tensor& i
 // put_(Tensor(a!) self, Tensor index, Tensor source, bool accumulate=False) -> Tensor(a!)
 at::Tensor& put_inplace(at::Tensor& self, const at::Tensor& index, const at::Tensor& source,
                         bool accumulate);
+// upsample_linear1d(Tensor self, SymInt[1] output_size, bool align_corners, float? scales=None) ->
+// Tensor
+at::Tensor upsample_linear1d(const at::Tensor& self, c10::IntArrayRef output_size,
+                             bool align_corners, c10::optional<double> scales);
+// upsample_linear1d_backward(Tensor grad_output, SymInt[1] output_size, SymInt[3] input_size, bool
+// align_corners, float? scales=None) -> Tensor
+at::Tensor upsample_linear1d_backward(const at::Tensor& grad_output, c10::IntArrayRef output_size,
+                                      c10::IntArrayRef input_size, bool align_corners,
+                                      c10::optional<double> scales);
+// upsample_nearest1d(Tensor self, SymInt[1] output_size, float? scales=None) -> Tensor
+at::Tensor upsample_nearest1d(const at::Tensor& self, c10::IntArrayRef output_size,
+                              c10::optional<double> scales);
+// upsample_nearest1d_backward(Tensor grad_output, SymInt[1] output_size, SymInt[3] input_size,
+// float? scales=None) -> Tensor
+at::Tensor upsample_nearest1d_backward(const at::Tensor& grad_output, c10::IntArrayRef output_size,
+                                       c10::IntArrayRef input_size, c10::optional<double> scales);
+// upsample_trilinear3d(Tensor self, SymInt[3] output_size, bool align_corners, float?
+// scales_d=None, float? scales_h=None, float? scales_w=None) -> Tensor
+at::Tensor upsample_trilinear3d(const at::Tensor& self, c10::IntArrayRef output_size,
+                                bool align_corners, c10::optional<double> scales_d,
+                                c10::optional<double> scales_h, c10::optional<double> scales_w);
+// upsample_trilinear3d_backward(Tensor grad_output, SymInt[3] output_size, SymInt[5] input_size,
+// bool align_corners, float? scales_d=None, float? scales_h=None, float? scales_w=None) -> Tensor
+at::Tensor upsample_trilinear3d_backward(const at::Tensor& grad_output,
+                                         c10::IntArrayRef output_size, c10::IntArrayRef input_size,
+                                         bool align_corners, c10::optional<double> scales_d,
+                                         c10::optional<double> scales_h,
+                                         c10::optional<double> scales_w);
+// upsample_nearest3d(Tensor self, SymInt[3] output_size, float? scales_d=None, float?
+// scales_h=None, float? scales_w=None) -> Tensor
+at::Tensor upsample_nearest3d(const at::Tensor& self, c10::IntArrayRef output_size,
+                              c10::optional<double> scales_d, c10::optional<double> scales_h,
+                              c10::optional<double> scales_w);
+// upsample_nearest3d_backward(Tensor grad_output, SymInt[3] output_size, SymInt[5] input_size,
+// float? scales_d=None, float? scales_h=None, float? scales_w=None) -> Tensor
+at::Tensor upsample_nearest3d_backward(const at::Tensor& grad_output, c10::IntArrayRef output_size,
+                                       c10::IntArrayRef input_size, c10::optional<double> scales_d,
+                                       c10::optional<double> scales_h,
+                                       c10::optional<double> scales_w);
+// _adaptive_avg_pool3d(Tensor self, int[3] output_size) -> Tensor
+at::Tensor _adaptive_avg_pool3d(const at::Tensor& self, c10::IntArrayRef output_size);
+// _adaptive_avg_pool3d_backward(Tensor grad_output, Tensor self) -> Tensor
+at::Tensor _adaptive_avg_pool3d_backward(const at::Tensor& grad_output, const at::Tensor& self);
+// upsample_nearest3d.vec(Tensor input, SymInt[]? output_size, float[]? scale_factors) -> Tensor
+at::Tensor upsample_nearest3d_vec(const at::Tensor& input, at::OptionalIntArrayRef output_size,
+                                  c10::optional<c10::ArrayRef<double>> scale_factors);
+// upsample_nearest3d_backward.vec(Tensor grad_output, SymInt[]? output_size, SymInt[] input_size,
+// float[]? scale_factors) -> Tensor
+at::Tensor upsample_nearest3d_backward_vec(const at::Tensor& grad_output,
+                                           at::OptionalIntArrayRef output_size,
+                                           c10::IntArrayRef input_size,
+                                           c10::optional<c10::ArrayRef<double>> scale_factors);
 
 }  // namespace lazygen::pytorch::adapters
