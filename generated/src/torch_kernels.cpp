@@ -336,6 +336,9 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   adapter.add("upsample_nearest3d.vec", TORCH_FN(adapters::upsample_nearest3d_vec));
   adapter.add("upsample_nearest3d_backward.vec",
               TORCH_FN(adapters::upsample_nearest3d_backward_vec));
+  adapter.add("renorm", TORCH_FN(adapters::renorm));
+  adapter.add("renorm_", TORCH_FN(adapters::renorm_inplace));
+  adapter.add("embedding_renorm_", TORCH_FN(adapters::embedding_renorm_inplace));
   register_cpu_fallbacks(m);
 }
 

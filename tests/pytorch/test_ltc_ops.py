@@ -486,6 +486,13 @@ CASES = {
     "upsample_nearest3d.size": (lambda a: F.interpolate(a, size=(5, 3, 7)), lambda: (t(2, 1, 3, 4, 5),)),
     "_adaptive_avg_pool3d": (lambda a: F.adaptive_avg_pool3d(a, (2, 3, 2)), lambda: (t(2, 2, 3, 4, 5),)),
     "_adaptive_avg_pool3d.unbatched": (lambda a: F.adaptive_avg_pool3d(a, (1, 5, 3)), lambda: (t(2, 3, 4, 5),)),
+    "renorm": (lambda a: torch.renorm(a, 2, 0, 1.0), lambda: (t(3, 4),)),
+    "renorm.p1_dim1": (lambda a: torch.renorm(a * 3, 1, 1, 2.0), lambda: (t(3, 4),)),
+    "renorm_": (lambda a: a.clone().renorm_(3, -1, 0.5), lambda: (t(3, 4),)),
+    "scatter.repeated_index": (lambda a, s: a.scatter(1, torch.tensor([[0, 0, 2]]).to(a.device), s),
+                               lambda: (t(2, 3), t(1, 3))),
+    "index_copy.repeated_index": (lambda a, s: a.index_copy(0, torch.tensor([1, 1]).to(a.device), s),
+                                  lambda: (t(3, 2), t(2, 2))),
     "unique_consecutive.dim": (lambda a: torch.unique_consecutive(a, dim=0),
                                lambda: (torch.tensor([[1.0, 2], [1, 2], [0, 5], [1, 2]]),)),
 }
@@ -628,6 +635,20 @@ def test_counting_ops_refuse_what_pytorch_refuses(dev, call, inputs):
     message = re.escape(str(expected.value).splitlines()[0].strip())
     with pytest.raises((RuntimeError, ValueError, IndexError), match=message):
         call(*(x.to(dev) for x in inputs))
+    assert fallbacks() == {}
+
+
+def test_embedding_max_norm_caps_the_rows_it_reads(dev):
+    weight = torch.randn(10, 4, generator=torch.Generator().manual_seed(0), dtype=torch.float64) * 3
+    cpu = torch.nn.Embedding.from_pretrained(weight.clone(), freeze=False, max_norm=1.0)
+    lazy = torch.nn.Embedding.from_pretrained(weight.clone(), freeze=False, max_norm=1.0).to(dev)
+    idx = torch.tensor([[1, 2, 2], [7, 1, 0]])  # repeated rows are capped once
+    expected, got = cpu(idx), lazy(idx.to(dev))
+    expected.sum().backward()
+    got.sum().backward()
+    assert_same(got, expected.detach())
+    assert_same(lazy.weight.detach(), cpu.weight.detach())  # embedding_renorm_ wrote in place
+    assert_same(lazy.weight.grad, cpu.weight.grad)
     assert fallbacks() == {}
 
 

@@ -477,6 +477,13 @@ Tensor histc(const Tensor& self, int64_t bins = 100, double min = 0, double max 
 // with the norm over every dim of v but `dim`, shaped like g (v.size(dim) values); its backward
 // returns the gradients of v and g given the saved norms.
 std::tuple<Tensor, Tensor> weight_norm_interface(const Tensor& v, const Tensor& g, int64_t dim = 0);
+// torch.renorm: each slice of self along dim whose p-norm exceeds maxnorm scaled by
+// maxnorm / (norm + 1e-7), as PyTorch (p > 0, maxnorm >= 0). embedding_renorm: weight [V, D] with
+// the rows `indices` name capped the same way at max_norm in the norm_type-norm (what PyTorch's
+// embedding_renorm_ does in place for nn.Embedding's max_norm).
+Tensor renorm(const Tensor& self, const Scalar& p, int64_t dim, const Scalar& maxnorm);
+Tensor embedding_renorm(const Tensor& weight, const Tensor& indices, double max_norm,
+                        double norm_type);
 std::tuple<Tensor, Tensor> weight_norm_interface_backward(const Tensor& grad_w, const Tensor& v,
                                                           const Tensor& g, const Tensor& norms,
                                                           int64_t dim);

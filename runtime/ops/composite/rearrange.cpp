@@ -32,6 +32,7 @@
 #include "lazygen/generated/ops/permute.h"
 #include "lazygen/generated/ops/reshape.h"
 #include "lazygen/generated/ops/scatter_add.h"
+#include "lazygen/generated/ops/scatter_reduce.h"
 #include "lazygen/generated/ops/slice_scatter.h"
 #include "lazygen/generated/ops/squeeze.h"
 #include "lazygen/generated/ops/sum.h"
@@ -401,12 +402,22 @@ Tensor select_backward(const Tensor& grad_output, const std::vector<int64_t>& in
                         dim, index);
 }
 
+// Positions the index reaches take src's value, the last in index's row-major order where it
+// reaches one twice (PyTorch leaves which unspecified; its CPU kernel writes in that order, so the
+// last one stays); the rest keep self's. The winner is the largest source position scattered to
+// each target (an amax), read from src's part that index covers.
 Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
-  // Positions the index reaches take src's value (one of them where it reaches one twice, as
-  // PyTorch leaves unspecified which); the rest keep self's.
-  const Tensor reached =
-      gt(scatter_add(zeros_like(self, DType::Int64), dim, index, ones_like(index)), 0);
-  return where(reached, scatter_add(zeros_like(self), dim, index, src.to(self.dtype())), self);
+  if (index.numel() == 0) return self;
+  const Tensor ids = reshape(arange(index.numel(), DType::Int64, index.device()), index.sizes());
+  const Tensor winner = scatter_reduce(full(self.sizes(), Scalar(-1), DType::Int64, self.device()),
+                                       dim, index, ids, "amax", true);
+  Tensor covered = src;  // src may be larger than index along any dim
+  for (int64_t d = 0; d < index.dim(); ++d) {
+    if (covered.size(d) != index.size(d)) covered = narrow(covered, d, 0, index.size(d));
+  }
+  const Tensor picked = index_select(reshape(covered, {-1}), 0,
+                                     reshape(clamp_min(winner, 0), {-1}));
+  return where(ge(winner, 0), reshape(picked, self.sizes()).to(self.dtype()), self);
 }
 
 Tensor index_fill(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& value) {

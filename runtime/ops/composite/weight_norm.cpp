@@ -1,13 +1,19 @@
 // Weight normalization's fused pair (lazygen/composite.h): w = v * g / ||v|| with the norm over
-// every dim of v but `dim`, and its gradients, through reductions and pointwise ops.
+// every dim of v but `dim`, and its gradients, through reductions and pointwise ops; and the
+// renormalizations that cap norms (torch.renorm, nn.Embedding's max_norm).
 #include <string>
 #include <tuple>
 #include <vector>
 
 #include "lazygen/composite.h"
+#include "lazygen/factory.h"
+#include "lazygen/generated/ops/div.h"
+#include "lazygen/generated/ops/gt.h"
+#include "lazygen/generated/ops/index_select.h"
 #include "lazygen/generated/ops/reshape.h"
 #include "lazygen/generated/ops/sqrt.h"
 #include "lazygen/generated/ops/sum.h"
+#include "lazygen/generated/ops/where.h"
 #include "lazygen/operators.h"
 
 namespace lazygen {
@@ -51,6 +57,44 @@ std::tuple<Tensor, Tensor> weight_norm_interface_backward(const Tensor& grad_w, 
   const Tensor projection = sum(grad_w * v, w.reduced, true);  // <grad_w, v> per index of dim
   const Tensor grad_v = (reshape(g, w.along) / n) * (grad_w - v * (projection / (n * n)));
   return {grad_v, reshape(projection / n, g.sizes())};
+}
+
+namespace {
+
+// PyTorch's factor for a norm over a cap: max_norm / (norm + 1e-7) where the norm exceeds it,
+// else 1, in the norm's dtype.
+Tensor cap_factor(const Tensor& norms, double max_norm) {
+  const Tensor cap = full({}, max_norm, norms.dtype(), norms.device());
+  return where(gt(norms, max_norm), div(cap, norms + 1e-7), ones({}, norms.dtype(), norms.device()));
+}
+
+}  // namespace
+
+Tensor renorm(const Tensor& self, const Scalar& p, int64_t dim, const Scalar& maxnorm) {
+  if (!is_floating(self.dtype())) {
+    throw ShapeError("renorm", "takes a floating tensor, got " + std::string(dtype_name(self.dtype())));
+  }
+  if (p.to<double>() <= 0) throw ShapeError("renorm", "renorm: non-positive-norm not supported");
+  if (maxnorm.to<double>() < 0) {
+    throw ShapeError("renorm", "renorm: expected maxnorm to be >= 0 but got " + maxnorm.str());
+  }
+  const int64_t d = wrap_dim("renorm", dim, self.dim());
+  std::vector<int64_t> others;
+  for (int64_t i = 0; i < self.dim(); ++i) {
+    if (i != d) others.push_back(i);
+  }
+  return self * cap_factor(norm(self, p, others, true), maxnorm.to<double>());
+}
+
+Tensor embedding_renorm(const Tensor& weight, const Tensor& indices, double max_norm,
+                        double norm_type) {
+  if (weight.dim() != 2) {
+    throw ShapeError("embedding_renorm_", "expected a 2-D weight, got " + sizes_str(weight.sizes()));
+  }
+  const Tensor rows = reshape(indices, {-1}).to(DType::Int64);
+  const Tensor picked = index_select(weight, 0, rows);
+  const Tensor capped = picked * cap_factor(norm(picked, Scalar(norm_type), {1}, true), max_norm);
+  return index_copy(weight, 0, rows, capped);  // a repeated index writes the same row again
 }
 
 }  // namespace lazygen

@@ -1,7 +1,7 @@
 // Adapters for layers whose PyTorch kernels have no lazygen op of the same name (ops.yaml, "PyTorch
 // adapters"): baddbmm, batch, layer and group norm and weight normalization with their backward
-// ops, embedding's backward, bags of embeddings (sum and mean; max and sparse gradients run on
-// the CPU) with theirs,
+// ops, renorm, embedding's backward and max_norm (embedding_renorm_), bags of embeddings (sum and
+// mean; max and sparse gradients run on the CPU) with theirs,
 // and the losses mse, binary cross entropy, smooth L1, Huber and nll_loss2d with theirs, each
 // served by a composite of lazygen ops (lazygen/composite.h), so the lazy device traces and fuses
 // them like any other ops.
@@ -271,6 +271,25 @@ at::Tensor _embedding_bag_per_sample_weights_backward(
   Call c("_weight_norm_interface_backward", {&grad_w, &saved_v, &saved_g, &saved_norms});
   return c.result(lazygen::weight_norm_interface_backward(c.arg(grad_w), c.arg(saved_v),
                                                           c.arg(saved_g), c.arg(saved_norms), dim));
+}
+
+at::Tensor renorm(const at::Tensor& self, const at::Scalar& p, int64_t dim,
+                  const at::Scalar& maxnorm) {
+  Call c("renorm", {&self});
+  return c.result(lazygen::renorm(c.arg(self), c.arg(p), dim, c.arg(maxnorm)));
+}
+
+at::Tensor& renorm_inplace(at::Tensor& self, const at::Scalar& p, int64_t dim,
+                           const at::Scalar& maxnorm) {
+  Call c("renorm_", {&self});
+  return c.write_back(self, lazygen::renorm(c.arg(self), c.arg(p), dim, c.arg(maxnorm)));
+}
+
+at::Tensor& embedding_renorm_inplace(at::Tensor& self, const at::Tensor& indices, double max_norm,
+                                     double norm_type) {
+  Call c("embedding_renorm_", {&self, &indices});
+  return c.write_back(self,
+                      lazygen::embedding_renorm(c.arg(self), c.arg(indices), max_norm, norm_type));
 }
 
 }  // namespace lazygen::pytorch::adapters

@@ -838,5 +838,14 @@ at::Tensor upsample_nearest3d_backward_vec(const at::Tensor& grad_output,
                                            at::OptionalIntArrayRef output_size,
                                            c10::IntArrayRef input_size,
                                            c10::optional<c10::ArrayRef<double>> scale_factors);
+// renorm(Tensor self, Scalar p, int dim, Scalar maxnorm) -> Tensor
+at::Tensor renorm(const at::Tensor& self, const at::Scalar& p, int64_t dim,
+                  const at::Scalar& maxnorm);
+// renorm_(Tensor(a!) self, Scalar p, int dim, Scalar maxnorm) -> Tensor(a!)
+at::Tensor& renorm_inplace(at::Tensor& self, const at::Scalar& p, int64_t dim,
+                           const at::Scalar& maxnorm);
+// embedding_renorm_(Tensor(a!) self, Tensor indices, float max_norm, float norm_type) -> Tensor(a!)
+at::Tensor& embedding_renorm_inplace(at::Tensor& self, const at::Tensor& indices, double max_norm,
+                                     double norm_type);
 
 }  // namespace lazygen::pytorch::adapters

@@ -855,6 +855,37 @@ TEST_P(Composites, NumberPowersRoundingAndAddbmmMatchPyTorch) {
                 {12, 12, 12, 12});  // beta = 0 ignores self's NaN
 }
 
+TEST_P(Composites, ScatterKeepsTheLastWriteOfARepeatedIndexAsPyTorch) {
+  const Tensor values = on(tensor<double>({5, 7, 9}, IntList{3}));
+  expect_values(scatter(on(zeros({3}, DType::Float64)), 0, on(tensor<int64_t>({1, 1, 0}, IntList{3})),
+                        values),
+                {9, 7, 0});
+  expect_values(index_copy(on(zeros({4}, DType::Float64)), 0,
+                           on(tensor<int64_t>({2, 2}, IntList{2})), narrow(values, 0, 0, 2)),
+                {0, 0, 7, 0});
+  // src larger than index: only the part index covers is read.
+  expect_values(scatter(on(zeros({2, 2}, DType::Float64)), 1,
+                        on(tensor<int64_t>({1, 0}, IntList{2, 1})),
+                        on(tensor<double>({1, 2, 3, 4, 5, 6}, IntList{2, 3}))),
+                {0, 1, 4, 0});
+}
+
+TEST_P(Composites, RenormCapsSliceNormsAsPyTorch) {
+  const Tensor x = on(tensor<double>({3, 4, 0.3, 0.4, 6, 8}, IntList{3, 2}));
+  // Rows of norm 5 and 10 scaled by 1 / (norm + 1e-7); the row of norm 0.5 kept.
+  expect_values(renorm(x, 2, 0, 1.0), {3 / (5 + 1e-7), 4 / (5 + 1e-7), 0.3, 0.4, 6 / (10 + 1e-7),
+                                       8 / (10 + 1e-7)});
+  const Tensor capped = embedding_renorm(x, on(tensor<int64_t>({0, 2, 2}, IntList{3})), 1.0, 2.0);
+  expect_values(capped, {3 / (5 + 1e-7), 4 / (5 + 1e-7), 0.3, 0.4, 6 / (10 + 1e-7),
+                         8 / (10 + 1e-7)});  // row 2, named twice, capped once
+  EXPECT_NE(testing::message_of<ShapeError>([&] { renorm(x, 0, 0, 1.0); })
+                .find("renorm: non-positive-norm not supported"),
+            std::string::npos);
+  EXPECT_NE(testing::message_of<ShapeError>([&] { renorm(x, 2, 0, -1.0); })
+                .find("renorm: expected maxnorm to be >= 0 but got -1"),
+            std::string::npos);
+}
+
 INSTANTIATE_TEST_SUITE_P(Devices, Composites, ::testing::Values(kCPU, kLazy),
                          [](const auto& info) { return info.param.is_lazy() ? "lazy" : "cpu"; });
 
