@@ -339,6 +339,8 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   adapter.add("renorm", TORCH_FN(adapters::renorm));
   adapter.add("renorm_", TORCH_FN(adapters::renorm_inplace));
   adapter.add("embedding_renorm_", TORCH_FN(adapters::embedding_renorm_inplace));
+  adapter.add("channel_shuffle", TORCH_FN(adapters::channel_shuffle));
+  adapter.add("addmm_", TORCH_FN(adapters::addmm_inplace));
   register_cpu_fallbacks(m);
 }
 

@@ -493,6 +493,9 @@ CASES = {
                                lambda: (t(2, 3), t(1, 3))),
     "index_copy.repeated_index": (lambda a, s: a.index_copy(0, torch.tensor([1, 1]).to(a.device), s),
                                   lambda: (t(3, 2), t(2, 2))),
+    "channel_shuffle": (lambda a: F.channel_shuffle(a, 3), lambda: (t(2, 6, 2, 3),)),
+    "channel_shuffle.1d": (lambda a: F.channel_shuffle(a, 2), lambda: (t(2, 4, 5),)),
+    "addmm_": (lambda s, a, b: s.clone().addmm_(a, b, beta=0.5, alpha=2), lambda: (t(3, 4), t(3, 5), t(5, 4))),
     "unique_consecutive.dim": (lambda a: torch.unique_consecutive(a, dim=0),
                                lambda: (torch.tensor([[1.0, 2], [1, 2], [0, 5], [1, 2]]),)),
 }
@@ -509,6 +512,7 @@ NO_GRADIENT = {
     "unique_consecutive.dim": "nor for unique_consecutive",
     "pow.Scalar_int": "integers", "isin": "bools", "isin.invert": "bools", "isin.Tensor_Scalar": "bools",
     "isin.Scalar_Tensor": "bools", "repeat_interleave.Tensor": "integers",
+    "channel_shuffle": "PyTorch 1.13 has no derivative for channel_shuffle", "channel_shuffle.1d": "as channel_shuffle",
     "aminmax": "PyTorch 1.13 has no derivative for aminmax",
     "aminmax.all": "as aminmax",
     "heaviside": "PyTorch 1.13 has no derivative for heaviside",
@@ -628,6 +632,9 @@ def test_multinomial_refuses_what_pytorch_refuses(dev, weights, n, replacement):
     (lambda a: torch.unique(a, dim=1), (torch.zeros(0, 0),)),
     (lambda a: torch.unique(a, dim=0), (torch.tensor(3.0),)),
     (lambda a: torch.unique_consecutive(a, dim=1), (torch.zeros(0, 3),)),
+    (lambda a: F.channel_shuffle(a, 2), (torch.zeros(1, 3, 2, 2),)),
+    (lambda a: F.channel_shuffle(a, 0), (torch.zeros(1, 4, 2, 2),)),
+    (lambda a: F.channel_shuffle(a, 2), (torch.zeros(4),)),
 ])
 def test_counting_ops_refuse_what_pytorch_refuses(dev, call, inputs):
     with pytest.raises((RuntimeError, IndexError)) as expected:

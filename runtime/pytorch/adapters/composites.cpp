@@ -1,16 +1,17 @@
-// Adapters for PyTorch's rearranging and reducing ops that lazygen serves as composites
-// (ops.yaml, "PyTorch adapters"; lazygen/composite.h): stack, repeat, flip, roll, pixel_shuffle and
-// pixel_unshuffle, split_with_sizes, tril/triu, the copying views and their scatters, trace, mv,
-// zero, min/max/all/any of a whole tensor, norm, std/var (also with the mean), logsumexp, argmin,
-// nonzero, histc, division with a rounding mode (and floor_divide), masked_fill by a tensor value,
-// clamp_, clamp with tensor bounds, nan_to_num, aminmax, count_nonzero, nansum, addmv, heaviside,
-// logit and its backward, linalg_vector_norm, amax.out and max.dim_max (Adamax), pow of a number
-// base, round to decimals, take (and put_, its backward), index_copy (also in place), index_add_,
-// addbmm, advanced indexing (index.Tensor, _index_put_impl_: x[idx], x[idx] = v); the ops
-// PyTorch's backward formulas call for them (scatter_, index_fill_, masked_fill_, pow_,
-// masked_select, diagonal_backward, unfold_backward, select_backward, diag_embed); and the
-// log-determinant with its LU solve. Each converts its arguments and calls the composite (or op)
-// of the same name; an in-place form writes the result back (Call::write_back).
+// Adapters for PyTorch's rearranging and reducing ops that lazygen serves as composites (ops.yaml,
+// "PyTorch adapters"; lazygen/composite.h): stack, repeat, flip, roll, pixel_shuffle,
+// pixel_unshuffle and channel_shuffle, addmm_, split_with_sizes, tril/triu, the copying views and
+// their scatters, trace, mv, zero, min/max/all/any of a whole tensor, norm, std/var (also with the
+// mean), logsumexp, argmin, nonzero, histc, division with a rounding mode (and floor_divide),
+// masked_fill by a tensor value, clamp_, clamp with tensor bounds, nan_to_num, aminmax,
+// count_nonzero, nansum, addmv, heaviside, logit and its backward, linalg_vector_norm, amax.out and
+// max.dim_max (Adamax), pow of a number base, round to decimals, take (and put_, its backward),
+// index_copy (also in place), index_add_, addbmm, advanced indexing (index.Tensor,
+// _index_put_impl_: x[idx], x[idx] = v); the ops PyTorch's backward formulas call for them
+// (scatter_, index_fill_, masked_fill_, pow_, masked_select, diagonal_backward, unfold_backward,
+// select_backward, diag_embed); and the log-determinant with its LU solve. Each converts its
+// arguments and calls the composite (or op) of the same name; an in-place form writes the result
+// back (Call::write_back).
 #include <c10/core/ScalarType.h>
 #include <c10/util/Exception.h>
 
@@ -24,6 +25,7 @@
 #include "lazygen/composite.h"
 #include "lazygen/factory.h"
 #include "lazygen/generated/ops/add.h"
+#include "lazygen/generated/ops/addmm.h"
 #include "lazygen/generated/ops/amax.h"
 #include "lazygen/generated/ops/amin.h"
 #include "lazygen/generated/ops/clamp.h"
@@ -472,6 +474,31 @@ at::Tensor pixel_shuffle(const at::Tensor& self, int64_t upscale_factor) {
 at::Tensor pixel_unshuffle(const at::Tensor& self, int64_t downscale_factor) {
   Call c("pixel_unshuffle", {&self});
   return c.result(lazygen::pixel_unshuffle(c.arg(self), downscale_factor));
+}
+
+// Channels [N, g * k, *] read as [N, g, k, *] and transposed to [N, k, g, *], with PyTorch's
+// checks and messages.
+at::Tensor channel_shuffle(const at::Tensor& self, int64_t groups) {
+  TORCH_CHECK(self.dim() > 2,
+              "channel_shuffle expects input with > 2 dims, but got input with sizes ",
+              self.sizes());
+  TORCH_CHECK(groups > 0,
+              "Number of groups to divide channels in must be positive. Value of groups:", groups);
+  TORCH_CHECK(self.size(1) % groups == 0, "Number of channels must be divisible by groups. Got ",
+              self.size(1), " channels and ", groups, " groups.");
+  Call c("channel_shuffle", {&self});
+  const Tensor& x = c.arg(self);
+  std::vector<int64_t> split = x.sizes();
+  split[1] = x.size(1) / groups;
+  split.insert(split.begin() + 1, groups);
+  return c.result(reshape(transpose(reshape(x, split), 1, 2), x.sizes()));
+}
+
+at::Tensor& addmm_inplace(at::Tensor& self, const at::Tensor& mat1, const at::Tensor& mat2,
+                          const at::Scalar& beta, const at::Scalar& alpha) {
+  Call c("addmm_", {&self, &mat1, &mat2});
+  return c.write_back(self,
+                      addmm(c.arg(self), c.arg(mat1), c.arg(mat2), c.arg(beta), c.arg(alpha)));
 }
 
 at::Tensor& clamp_inplace(at::Tensor& self, const c10::optional<at::Scalar>& min,

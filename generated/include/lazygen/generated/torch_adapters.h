@@ -847,5 +847,10 @@ at::Tensor& renorm_inplace(at::Tensor& self, const at::Scalar& p, int64_t dim,
 // embedding_renorm_(Tensor(a!) self, Tensor indices, float max_norm, float norm_type) -> Tensor(a!)
 at::Tensor& embedding_renorm_inplace(at::Tensor& self, const at::Tensor& indices, double max_norm,
                                      double norm_type);
+// channel_shuffle(Tensor self, int groups) -> Tensor
+at::Tensor channel_shuffle(const at::Tensor& self, int64_t groups);
+// addmm_(Tensor(a!) self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor(a!)
+at::Tensor& addmm_inplace(at::Tensor& self, const at::Tensor& mat1, const at::Tensor& mat2,
+                          const at::Scalar& beta, const at::Scalar& alpha);
 
 }  // namespace lazygen::pytorch::adapters
