@@ -659,6 +659,18 @@ def test_embedding_max_norm_caps_the_rows_it_reads(dev):
     assert fallbacks() == {}
 
 
+@pytest.mark.parametrize("index, source", [
+    (torch.tensor([1]), torch.tensor([7.0, 8.0])),  # one source element per index
+    (torch.tensor([1], dtype=torch.int32), torch.tensor([7.0])),  # a long index
+])
+def test_put_refuses_what_pytorch_refuses(dev, index, source):
+    with pytest.raises((RuntimeError, IndexError)) as expected:
+        torch.zeros(3).put_(index, source)
+    message = re.escape(str(expected.value).splitlines()[0].split(" but got")[0])
+    with pytest.raises((RuntimeError, ValueError), match=message):
+        torch.zeros(3, device=dev).put_(index.to(dev), source.to(dev))
+
+
 def test_mode_counts_each_nan_once(dev):
     # A deliberate difference (docs/pytorch-device.md): PyTorch 1.13's CPU kernel sorts with a
     # comparison that NaN breaks, so its answer depends on where the NaNs sit ([2, nan, nan, 1, 2]

@@ -219,6 +219,11 @@ Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Tenso
 // shaped like index. An index outside raises when the graph runs on the lazy device.
 Tensor index_copy(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source);
 Tensor take(const Tensor& self, const Tensor& index);
+// torch.Tensor.put_, as a new tensor: self with the elements of the flattened self at `index`
+// (int64, negative from the end) replaced by source's elements in order (as scatter: the last
+// write of a repeated position stays), or increased by them with `accumulate`. source has one
+// element per index.
+Tensor put(const Tensor& self, const Tensor& index, const Tensor& source, bool accumulate = false);
 Tensor index_fill(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& value);
 Tensor masked_select(const Tensor& self, const Tensor& mask);
 // torch.masked_scatter: self with its elements where mask (broadcast to self) is true replaced,

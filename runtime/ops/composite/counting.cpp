@@ -35,8 +35,6 @@
 
 #include "lazygen/composite.h"
 #include "lazygen/factory.h"
-#include "lazygen/generated/ops/amax.h"
-#include "lazygen/generated/ops/amin.h"
 #include "lazygen/generated/ops/cat.h"
 #include "lazygen/generated/ops/clamp_min.h"
 #include "lazygen/generated/ops/cumsum.h"
@@ -54,6 +52,7 @@
 #include "lazygen/generated/ops/sort.h"
 #include "lazygen/generated/ops/where.h"
 #include "lazygen/operators.h"
+#include "ops/composite/host_extremes.h"
 
 namespace lazygen {
 namespace {
@@ -217,23 +216,19 @@ Tensor bincount(const Tensor& self, const std::optional<Tensor>& weights, int64_
     throw ShapeError("bincount", "bincount only supports 1-d non-negative integral inputs. (got " +
                                      sizes_str(self.sizes()) + ")");
   }
-  const Tensor extremes = cat({reshape(amin(self), {1}), reshape(amax(self), {1})})
-                              .to(DType::Int64)
-                              .cpu()
-                              .contiguous();  // both in one read (one sync)
-  const auto* e = extremes.data_ptr<int64_t>();
-  if (e[0] < 0) {
+  const auto [smallest, largest] = host_extremes<int64_t>(self);
+  if (smallest < 0) {
     throw ShapeError("bincount",
                      "bincount only supports 1-d non-negative integral inputs. (its "
                      "smallest value is " +
-                         std::to_string(e[0]) + ")");
+                         std::to_string(smallest) + ")");
   }
   if (weights && (weights->dim() != 1 || weights->size(0) != self.size(0))) {
     throw ShapeError("bincount", "weights should be 1-d and have the same length as input (got " +
                                      sizes_str(weights->sizes()) + " for input " +
                                      sizes_str(self.sizes()) + ")");
   }
-  const int64_t bins = std::max(e[1] + 1, minlength);
+  const int64_t bins = std::max(largest + 1, minlength);
   const DType t = !weights                             ? DType::Int64
                   : weights->dtype() == DType::Float32 ? DType::Float32
                                                        : DType::Float64;

@@ -12,12 +12,10 @@
 #include <cmath>
 #include <sstream>
 #include <string>
+#include <tuple>
 
 #include "lazygen/composite.h"
 #include "lazygen/factory.h"
-#include "lazygen/generated/ops/amax.h"
-#include "lazygen/generated/ops/amin.h"
-#include "lazygen/generated/ops/cat.h"
 #include "lazygen/generated/ops/clamp.h"
 #include "lazygen/generated/ops/gt.h"
 #include "lazygen/generated/ops/isnan.h"
@@ -30,6 +28,7 @@
 #include "lazygen/generated/ops/scatter_add.h"
 #include "lazygen/generated/ops/where.h"
 #include "lazygen/operators.h"
+#include "ops/composite/host_extremes.h"
 
 namespace lazygen {
 namespace {
@@ -58,15 +57,7 @@ Tensor histc(const Tensor& self, int64_t bins, double min, double max) {
                                   std::to_string(bins) + " for dimension 0");
   }
   double lo = min, hi = max;
-  if (lo == hi && self.numel() > 0) {  // both extremes in one read (one sync)
-    const Tensor extremes = cat({reshape(amin(self), {1}), reshape(amax(self), {1})})
-                                .to(DType::Float64)
-                                .cpu()
-                                .contiguous();
-    const auto* e = static_cast<const double*>(extremes.raw_data());
-    lo = e[0];
-    hi = e[1];
-  }
+  if (lo == hi && self.numel() > 0) std::tie(lo, hi) = host_extremes<double>(self);
   if (lo == hi) {
     lo -= 1;
     hi += 1;

@@ -1,5 +1,5 @@
 // stack, repeat, flip, tril/triu, the copying views (as_strided_copy, diagonal_copy, unfold_copy)
-// with their scatters and backward ops, scatter, index_fill, index_copy, take, masked_select,
+// with their scatters and backward ops, scatter, index_fill, index_copy, take, put, masked_select,
 // trace and mv (lazygen/composite.h), from cat, expand, reshape, where, index_select, index_add
 // and scatter_add.
 //
@@ -465,13 +465,38 @@ Tensor index_copy(const Tensor& self, int64_t dim, const Tensor& index, const Te
   return scatter(self, d, expand(reshape(index, along), slices), reshape(source, slices));
 }
 
-Tensor take(const Tensor& self, const Tensor& index) {
+namespace {
+
+// take's and put's index as positions in the flattened self, [index.numel()], negative ones
+// counted from the end; an index that is not int64 is refused as PyTorch refuses it.
+Tensor flat_positions(const char* op, const Tensor& index, int64_t numel) {
   if (index.dtype() != DType::Int64) {
-    throw ShapeError("take", "take(): Expected a long tensor for index, but got " +
-                                 std::string(dtype_name(index.dtype())));
+    throw ShapeError(op, std::string(op) + "(): Expected a long tensor for index, but got " +
+                             std::string(dtype_name(index.dtype())));
   }
-  const Tensor wrapped = where(lt(index, 0), index + self.numel(), index);
-  return reshape(index_select(reshape(self, {-1}), 0, reshape(wrapped, {-1})), index.sizes());
+  return reshape(where(lt(index, 0), index + numel, index), {-1});
+}
+
+}  // namespace
+
+Tensor take(const Tensor& self, const Tensor& index) {
+  const Tensor at = flat_positions("take", index, self.numel());
+  return reshape(index_select(reshape(self, {-1}), 0, at), index.sizes());
+}
+
+Tensor put(const Tensor& self, const Tensor& index, const Tensor& source, bool accumulate) {
+  const Tensor at = flat_positions("put_", index, self.numel());
+  if (source.numel() != index.numel()) {
+    throw ShapeError("put_",
+                     "put_(): Expected source and index to have the same number of "
+                     "elements, but got source.numel() = " +
+                         std::to_string(source.numel()) +
+                         ", index.numel() = " + std::to_string(index.numel()));
+  }
+  const Tensor flat = reshape(self, {-1});
+  const Tensor values = reshape(source, {-1}).to(self.dtype());
+  const Tensor written = accumulate ? index_add(flat, 0, at, values) : scatter(flat, 0, at, values);
+  return reshape(written, self.sizes());
 }
 
 Tensor masked_select(const Tensor& self, const Tensor& mask) {

@@ -344,6 +344,10 @@ AxisWeights linear_axes(const Tensor& like, bool align_corners,
   };
 }
 
+AxisWeights adaptive_axes() {
+  return [](int64_t in, int64_t out, size_t) { return adaptive_weights(in, out); };
+}
+
 AxisWeights nearest_axes(std::vector<std::optional<double>> scales) {
   return [scales](int64_t in, int64_t out, size_t a) { return nearest_weights(in, out, scales[a]); };
 }
@@ -443,13 +447,12 @@ Tensor _adaptive_avg_pool3d(const Tensor& self, const std::vector<int64_t>& outp
     if (s < 0) throw ShapeError(op, "output_size must be non-negative, got " + sizes_str(output_size));
   }
   const std::vector<int64_t> sizes = adaptive_3d_sizes(op, self);
-  const AxisWeights weights = [](int64_t in, int64_t out, size_t) { return adaptive_weights(in, out); };
   std::vector<int64_t> out_sizes = self.sizes();
   std::copy(output_size.begin(), output_size.end(), out_sizes.end() - 3);
   if (std::count(output_size.begin(), output_size.end(), 0) > 0) {
     return zeros(out_sizes, self.dtype(), self.device());
   }
-  return reshape(resample(op, reshape(self, sizes), sizes, output_size, weights, false),
+  return reshape(resample(op, reshape(self, sizes), sizes, output_size, adaptive_axes(), false),
                  out_sizes);
 }
 
@@ -461,10 +464,9 @@ Tensor _adaptive_avg_pool3d_backward(const Tensor& grad_output, const Tensor& se
                              " does not match input of shape " + sizes_str(self.sizes()));
   }
   const std::vector<int64_t> out(grad_output.sizes().end() - 3, grad_output.sizes().end());
-  const AxisWeights weights = [](int64_t in, int64_t o, size_t) { return adaptive_weights(in, o); };
   std::vector<int64_t> grad_sizes = sizes;
   std::copy(out.begin(), out.end(), grad_sizes.end() - 3);
-  return reshape(resample(op, reshape(grad_output, grad_sizes), sizes, out, weights, true),
+  return reshape(resample(op, reshape(grad_output, grad_sizes), sizes, out, adaptive_axes(), true),
                  self.sizes());
 }
 

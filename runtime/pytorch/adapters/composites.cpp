@@ -304,17 +304,11 @@ at::Tensor& index_add_inplace(at::Tensor& self, int64_t dim, const at::Tensor& i
   return c.write_back(self, index_add(c.arg(self), dim, c.arg(index), c.arg(source), c.arg(alpha)));
 }
 
-// take's backward: source's elements written (or added) at `index` of the flattened self.
+// take's backward.
 at::Tensor& put_inplace(at::Tensor& self, const at::Tensor& index, const at::Tensor& source,
                         bool accumulate) {
   Call c("put_", {&self, &index, &source});
-  const Tensor& x = c.arg(self);
-  const Tensor& i = c.arg(index);
-  const Tensor flat = reshape(x, {-1}), at = reshape(where(lt(i, 0), i + x.numel(), i), {-1});
-  const Tensor values = reshape(c.arg(source), {-1}).to(x.dtype());
-  const Tensor put =
-      accumulate ? index_add(flat, 0, at, values) : lazygen::scatter(flat, 0, at, values);
-  return c.write_back(self, reshape(put, x.sizes()));
+  return c.write_back(self, lazygen::put(c.arg(self), c.arg(index), c.arg(source), accumulate));
 }
 
 at::Tensor addbmm(const at::Tensor& self, const at::Tensor& batch1, const at::Tensor& batch2,

@@ -822,6 +822,21 @@ TEST_P(Composites, MembershipAndIndexingMatchPyTorch) {
               index_copy(grid, 1, rows, on(zeros({2, 1}, DType::Float64)));
             }).find("Source/destination tensor must have same slice shapes"),
             std::string::npos);
+  expect_values(
+      put(grid, on(tensor<int64_t>({-1, 0}, IntList{2})), on(tensor<double>({7, 8}, IntList{2}))),
+      {8, 1, 2, 3, 4, 7});
+  expect_values(put(grid, on(tensor<int64_t>({1, 1}, IntList{2})),
+                    on(tensor<double>({7, 8}, IntList{2})), true),
+                {0, 16, 2, 3, 4, 5});
+  EXPECT_NE(
+      testing::message_of<ShapeError>([&] {
+        put(grid, on(tensor<int64_t>({1}, IntList{1})), on(tensor<double>({7, 8}, IntList{2})));
+      }).find("put_(): Expected source and index to have the same number of elements"),
+      std::string::npos);
+  EXPECT_NE(testing::message_of<ShapeError>([&] {
+              put(grid, on(tensor<int32_t>({1}, IntList{1})), on(tensor<double>({7}, IntList{1})));
+            }).find("put_(): Expected a long tensor for index"),
+            std::string::npos);
   EXPECT_EQ(values<int64_t>(repeat_interleave(on(tensor<int64_t>({2, 0, 3}, IntList{3}))).cpu()),
             (std::vector<int64_t>{0, 0, 2, 2, 2}));
   EXPECT_NE(testing::message_of<ShapeError>([&] {
