@@ -341,6 +341,27 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   adapter.add("embedding_renorm_", TORCH_FN(adapters::embedding_renorm_inplace));
   adapter.add("channel_shuffle", TORCH_FN(adapters::channel_shuffle));
   adapter.add("addmm_", TORCH_FN(adapters::addmm_inplace));
+  adapter.add("_linalg_solve_ex", TORCH_FN(adapters::_linalg_solve_ex));
+  adapter.add("linalg_lu_factor_ex", TORCH_FN(adapters::linalg_lu_factor_ex));
+  adapter.add("linalg_solve_triangular", TORCH_FN(adapters::linalg_solve_triangular));
+  adapter.add("triangular_solve", TORCH_FN(adapters::triangular_solve));
+  adapter.add("linalg_cholesky_ex", TORCH_FN(adapters::linalg_cholesky_ex));
+  adapter.add("cholesky", TORCH_FN(adapters::cholesky));
+  adapter.add("_cholesky_solve_helper", TORCH_FN(adapters::_cholesky_solve_helper));
+  adapter.add("cholesky_inverse", TORCH_FN(adapters::cholesky_inverse));
+  adapter.add("linalg_qr", TORCH_FN(adapters::linalg_qr));
+  adapter.add("_trilinear", TORCH_FN(adapters::_trilinear));
+  adapter.add("multi_margin_loss", TORCH_FN(adapters::multi_margin_loss));
+  adapter.add("multi_margin_loss_backward", TORCH_FN(adapters::multi_margin_loss_backward));
+  adapter.add("multilabel_margin_loss_forward", TORCH_FN(adapters::multilabel_margin_loss_forward));
+  adapter.add("multilabel_margin_loss_backward",
+              TORCH_FN(adapters::multilabel_margin_loss_backward));
+  adapter.add("max_unpool2d", TORCH_FN(adapters::max_unpool2d));
+  adapter.add("max_unpool3d", TORCH_FN(adapters::max_unpool3d));
+  adapter.add("index_reduce", TORCH_FN(adapters::index_reduce));
+  adapter.add("index_reduce_", TORCH_FN(adapters::index_reduce_inplace));
+  adapter.add("lu_unpack", TORCH_FN(adapters::lu_unpack));
+  adapter.add("linalg_lu", TORCH_FN(adapters::linalg_lu));
   register_cpu_fallbacks(m);
 }
 

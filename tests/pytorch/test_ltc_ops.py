@@ -129,6 +129,34 @@ def with_values(*rows):
     return lambda: tuple(torch.tensor(r, dtype=torch.float64) for r in rows)
 
 
+def well_conditioned(a, by=3.0):
+    """a + by * I: a batch of square matrices kept away from singular."""
+    return a + by * torch.eye(a.shape[-1], dtype=a.dtype, device=a.device)
+
+
+def definite(a):
+    """a a^T + I: symmetric positive-definite."""
+    return a @ a.mT + torch.eye(a.shape[-1], dtype=a.dtype, device=a.device)
+
+
+def unpooled(pool, unpool, size):
+    """unpool of pool's values at its indices (F.max_unpoolNd after F.max_poolNd)."""
+    def fn(a):
+        values, indices = pool(a, 2, return_indices=True)
+        return unpool(values, indices, 2, output_size=size)
+    return fn
+
+
+def index_reduced(reduce, include_self=True, in_place=False):
+    """a.index_reduce(0, [0, 2, 0], s, reduce): a repeated slice and one untouched."""
+    def fn(a, s):
+        index = torch.tensor([0, 2, 0], device=a.device)
+        if in_place:
+            return a.clone().index_reduce_(0, index, s, reduce, include_self=include_self)
+        return a.index_reduce(0, index, s, reduce, include_self=include_self)
+    return fn
+
+
 # name -> (function, inputs): floating inputs are differentiated when the output is floating.
 CASES = {
     "stack": (lambda a, b: torch.stack([a, b], 1), lambda: (t(3, 4), t(3, 4, seed=1))),
@@ -498,6 +526,59 @@ CASES = {
     "addmm_": (lambda s, a, b: s.clone().addmm_(a, b, beta=0.5, alpha=2), lambda: (t(3, 4), t(3, 5), t(5, 4))),
     "unique_consecutive.dim": (lambda a: torch.unique_consecutive(a, dim=0),
                                lambda: (torch.tensor([[1.0, 2], [1, 2], [0, 5], [1, 2]]),)),
+    "_linalg_solve_ex": (lambda a, b: torch.linalg.solve(well_conditioned(a), b), lambda: (t(2, 3, 3), t(3, 2, seed=60))),
+    "_linalg_solve_ex.vector": (lambda a, b: torch.linalg.solve(well_conditioned(a), b), lambda: (t(2, 3, 3), t(3, seed=61))),
+    "_linalg_solve_ex.right": (lambda a, b: torch.linalg.solve_ex(well_conditioned(a), b, left=False),
+                               lambda: (t(3, 3), t(2, 4, 3, seed=62))),
+    "linalg_lu_factor_ex": (lambda a: torch.linalg.lu_factor(a), lambda: (t(2, 4, 4),)),
+    "linalg_lu": (lambda a: torch.linalg.lu(a), lambda: (t(2, 3, 3),)),
+    "lu_unpack": (lambda a: torch.lu_unpack(*torch.linalg.lu_factor(a)), lambda: (t(4, 4),)),
+    "linalg_solve_triangular": (lambda a, b: torch.linalg.solve_triangular(well_conditioned(a), b, upper=True),
+                                lambda: (t(3, 3), t(2, 3, 2, seed=63))),
+    "linalg_solve_triangular.right_unit": (
+        lambda a, b: torch.linalg.solve_triangular(a, b, upper=False, left=False, unitriangular=True),
+        lambda: (t(3, 3), t(2, 3, seed=64))),
+    "triangular_solve": (lambda b, a: torch.triangular_solve(b, well_conditioned(a), upper=False, transpose=True),
+                         lambda: (t(3, 2, seed=65), t(2, 3, 3))),
+    "linalg_cholesky_ex": (lambda a: torch.linalg.cholesky(definite(a)), lambda: (t(2, 3, 3),)),
+    "linalg_cholesky_ex.upper": (lambda a: torch.linalg.cholesky_ex(definite(a), upper=True), lambda: (t(4, 4),)),
+    "linalg_cholesky_ex.not_definite": (lambda a: torch.linalg.cholesky_ex(definite(a) - 4 * torch.eye(
+        3, dtype=a.dtype, device=a.device))[1], lambda: (t(3, 3),)),
+    "cholesky": (lambda a: torch.cholesky(definite(a)), lambda: (t(3, 3),)),
+    "_cholesky_solve_helper": (lambda a, b: torch.cholesky_solve(b, torch.linalg.cholesky(definite(a))),
+                               lambda: (t(2, 3, 3), t(3, 2, seed=66))),
+    "cholesky_inverse": (lambda a: torch.cholesky_inverse(torch.linalg.cholesky(definite(a)), upper=False),
+                         lambda: (t(3, 3),)),
+    "linalg_qr": (lambda a: torch.linalg.qr(a), lambda: (t(2, 4, 3),)),
+    "linalg_qr.wide": (lambda a: torch.linalg.qr(a), lambda: (t(3, 5),)),
+    "linalg_qr.complete": (lambda a: torch.linalg.qr(a, mode="complete"), lambda: (t(3, 3),)),
+    "linalg_qr.r": (lambda a: torch.linalg.qr(a, mode="r")[1], lambda: (t(4, 3),)),
+    "_trilinear": (lambda a, b, w, bias: F.bilinear(a, b, w, bias),
+                   lambda: (t(2, 3, 4), t(2, 3, 5, seed=67), t(6, 4, 5, seed=68), t(6, seed=69))),
+    "multi_margin_loss": (lambda a: F.multi_margin_loss(a, torch.tensor([1, 0, 4], device=a.device)),
+                          lambda: (t(3, 5),)),
+    "multi_margin_loss.p2_weight_none": (
+        lambda a, w: F.multi_margin_loss(a, torch.tensor([1, 0, 4], device=a.device), p=2, margin=0.7,
+                                         weight=w, reduction="none"),
+        lambda: (t(3, 5), t(5, low=0.5, high=2.0, seed=70))),
+    "multi_margin_loss.vector_sum": (
+        lambda a: F.multi_margin_loss(a, torch.tensor([2], device=a.device), reduction="sum"), lambda: (t(4),)),
+    "multilabel_margin_loss_forward": (
+        lambda a: F.multilabel_margin_loss(a, torch.tensor([[3, 0, -1, 1], [1, 1, 2, -1], [0, 1, 2, 3]],
+                                                           device=a.device)),
+        lambda: (t(3, 4),)),
+    "multilabel_margin_loss_forward.none": (
+        lambda a: F.multilabel_margin_loss(a, torch.tensor([[2, -1, 0], [0, 1, -1]], device=a.device),
+                                           reduction="none"),
+        lambda: (t(2, 3),)),
+    "max_unpool2d": (unpooled(F.max_pool2d, F.max_unpool2d, None), lambda: (t(2, 3, 4, 6),)),
+    "max_unpool2d.output_size": (unpooled(F.max_pool2d, F.max_unpool2d, (5, 7)), lambda: (t(1, 2, 5, 7),)),
+    "max_unpool1d": (unpooled(F.max_pool1d, F.max_unpool1d, None), lambda: (t(2, 3, 6),)),
+    "max_unpool3d": (unpooled(F.max_pool3d, F.max_unpool3d, None), lambda: (t(1, 2, 4, 2, 4),)),
+    "index_reduce.prod": (index_reduced("prod"), lambda: (t(4, 2), t(3, 2, seed=71))),
+    "index_reduce.mean_excluding_self": (index_reduced("mean", False), lambda: (t(4, 2), t(3, 2, seed=72))),
+    "index_reduce.amax": (index_reduced("amax"), lambda: (t(4, 2), t(3, 2, seed=73))),
+    "index_reduce_.amin": (index_reduced("amin", in_place=True), lambda: (t(4, 2), t(3, 2, seed=74))),
 }
 
 
@@ -513,6 +594,8 @@ NO_GRADIENT = {
     "pow.Scalar_int": "integers", "isin": "bools", "isin.invert": "bools", "isin.Tensor_Scalar": "bools",
     "isin.Scalar_Tensor": "bools", "repeat_interleave.Tensor": "integers",
     "channel_shuffle": "PyTorch 1.13 has no derivative for channel_shuffle", "channel_shuffle.1d": "as channel_shuffle",
+    "linalg_cholesky_ex.not_definite": "integer info",
+    "linalg_qr.r": "PyTorch refuses to differentiate mode='r' (no Q)",
     "aminmax": "PyTorch 1.13 has no derivative for aminmax",
     "aminmax.all": "as aminmax",
     "heaviside": "PyTorch 1.13 has no derivative for heaviside",
@@ -525,7 +608,8 @@ NO_GRADIENT = {
     "as_strided_scatter": "as as_strided_copy",
 }
 # Cases whose inputs after the first `n` are not differentiated (PyTorch refuses a gradient there).
-DIFFERENTIATED = {"binary_cross_entropy": 2, "nll_loss2d_forward.none": 1, "nll_loss2d_forward.ignore": 1}
+DIFFERENTIATED = {"binary_cross_entropy": 2, "multi_margin_loss.p2_weight_none": 1, "nll_loss2d_forward.none": 1,
+                  "nll_loss2d_forward.ignore": 1}
 
 
 def run(fn, inputs, device, grad, differentiated=None):
@@ -641,6 +725,31 @@ def test_counting_ops_refuse_what_pytorch_refuses(dev, call, inputs):
         call(*inputs)
     message = re.escape(str(expected.value).splitlines()[0].strip())
     with pytest.raises((RuntimeError, ValueError, IndexError), match=message):
+        call(*(x.to(dev) for x in inputs))
+    assert fallbacks() == {}
+
+
+@pytest.mark.parametrize("call, inputs", [
+    (torch.linalg.solve, (torch.eye(3), torch.ones(4, 3))),
+    (torch.linalg.solve, (torch.zeros(2, 2), torch.ones(2))),  # singular: PyTorch's LinAlgError
+    (torch.linalg.solve, (torch.ones(2, 3), torch.ones(2))),
+    (lambda a, b: torch.linalg.solve(a, b, left=False), (torch.eye(2), torch.ones(2))),
+    (lambda a, b: torch.linalg.solve_triangular(a, b, upper=True), (torch.eye(3), torch.ones(2, 3))),
+    (torch.linalg.cholesky, (-torch.eye(3),)),
+    (torch.linalg.cholesky, (torch.stack([torch.eye(2), -torch.eye(2)]),)),
+    (torch.linalg.cholesky, (torch.ones(2, 3),)),
+    (lambda a: torch.linalg.qr(a, mode="bad"), (torch.ones(2, 3),)),
+    (torch.linalg.lu_factor, (torch.zeros(3, 3),)),
+    (lambda a: F.multi_margin_loss(a, torch.tensor([0, 1]).to(a.device)), (torch.zeros(3, 4),)),
+    (lambda a: F.multilabel_margin_loss(a, torch.tensor([[0, 1, -1, 0]]).to(a.device)), (torch.zeros(3, 4),)),
+    (lambda a: F.max_unpool2d(a, torch.zeros(1, 1, 2, 3, dtype=torch.long).to(a.device), 2),
+     (torch.zeros(1, 1, 2, 2),)),
+    (lambda a: a.index_reduce(0, torch.tensor([0]).to(a.device), a[:1], "sum"), (torch.zeros(2, 2),)),
+])
+def test_linalg_and_loss_ops_refuse_what_pytorch_refuses(dev, call, inputs):
+    with pytest.raises(RuntimeError) as expected:
+        call(*inputs)
+    with pytest.raises(type(expected.value), match=re.escape(str(expected.value).splitlines()[0])):
         call(*(x.to(dev) for x in inputs))
     assert fallbacks() == {}
 

@@ -27,6 +27,12 @@ namespace lazygen {
 // Operands share one dtype and are at least 1-D; a ShapeError names matmul and both shapes.
 // Also a method: x.matmul(y).
 Tensor matmul(const Tensor& self, const Tensor& other);
+// PyTorch's _trilinear (F.bilinear's product): i1, i2 and i3 each with size-1 dims inserted at
+// expand1, expand2 and expand3 (to one rank), multiplied with broadcasting and summed over
+// sumdim. (runtime/ops/composite/matmul.cpp)
+Tensor trilinear(const Tensor& i1, const Tensor& i2, const Tensor& i3,
+                 const std::vector<int64_t>& expand1, const std::vector<int64_t>& expand2,
+                 const std::vector<int64_t>& expand3, const std::vector<int64_t>& sumdim);
 // torch.addbmm: beta * self + alpha * (the sum over the batch of batch1[b] @ batch2[b]), self
 // broadcast to the product's [n, p] (ignored when beta is 0, NaN included, as in PyTorch).
 // batch1 [B, n, m] and batch2 [B, m, p]. (runtime/ops/composite/matmul.cpp)
@@ -302,6 +308,37 @@ Tensor lu_solve(const Tensor& LU, const Tensor& pivots, const Tensor& B, bool ad
 // the 1-based index of the first zero pivot of a singular matrix (whose inverse then holds
 // infinities or NaNs), pivoting A^T as PyTorch's CPU kernel does.
 std::tuple<Tensor, Tensor> linalg_inv_ex(const Tensor& A);
+// torch.linalg.lu_factor_ex: lu_factor's (LU, pivots) and LAPACK's int32 info per matrix (0, or
+// the 1-based index of the first zero pivot).
+std::tuple<Tensor, Tensor, Tensor> lu_factor_ex(const Tensor& A);
+// torch.lu_unpack of a square factorization: (P, L, U) with A = P L U, L unit lower triangular;
+// P (unpack_pivots) or L and U (unpack_data) empty [0] when not asked for.
+std::tuple<Tensor, Tensor, Tensor> lu_unpack(const Tensor& LU, const Tensor& pivots,
+                                             bool unpack_data = true, bool unpack_pivots = true);
+// torch.linalg.solve_ex without check_errors: (X with A X = B, or X A = B when !left; A^T's LU,
+// pivots and info, as PyTorch's kernel returns them). B [..., n, k] or a vector [n] (or [..., n]
+// for A [..., n, n]); batch dims broadcast. A singular A gives infinities or NaNs, with info set.
+std::tuple<Tensor, Tensor, Tensor, Tensor> linalg_solve_ex(const Tensor& A, const Tensor& B,
+                                                           bool left = true);
+// torch.linalg.solve_triangular: X with A X = B (left) or X A = B, reading only A's upper (or
+// lower) triangle, its diagonal taken as ones when unitriangular; batch dims broadcast.
+// (runtime/ops/composite/cholesky.cpp, as the three below)
+Tensor linalg_solve_triangular(const Tensor& A, const Tensor& B, bool upper, bool left = true,
+                               bool unitriangular = false);
+// torch.linalg.cholesky_ex: (L, info), L lower with A = L L^T read from A's lower triangle (upper:
+// U with A = U^T U, from A's upper triangle), info LAPACK's (0, or the order of the first leading
+// minor that is not positive-definite; L is then meaningless from that column on). Note
+// [Unrolled Cholesky].
+std::tuple<Tensor, Tensor> linalg_cholesky_ex(const Tensor& A, bool upper = false);
+// torch.cholesky_solve: X with A X = B for A = L L^T (upper: U^T U) given its factor; batch dims
+// broadcast. torch.cholesky_inverse: A^-1 from the factor.
+Tensor cholesky_solve(const Tensor& B, const Tensor& L, bool upper = false);
+Tensor cholesky_inverse(const Tensor& L, bool upper = false);
+// torch.linalg.qr of floating A [..., m, n]: (Q, R) by Householder reflections with LAPACK's
+// signs; mode "reduced" (Q [..., m, k], R [..., k, n], k = min(m, n)), "complete" (Q [..., m, m],
+// R [..., m, n]) or "r" (R as reduced, Q empty). Note [Unrolled Householder QR] in
+// runtime/ops/composite/qr.cpp.
+std::tuple<Tensor, Tensor> linalg_qr(const Tensor& A, std::string_view mode = "reduced");
 
 // ---- reductions (runtime/ops/composite/reductions.cpp)
 // The largest (smallest) element of a non-empty tensor, NaN if any; torch.all / any (over every
@@ -503,6 +540,38 @@ std::tuple<Tensor, Tensor, Tensor> native_group_norm_backward(const Tensor& grad
                                                               const std::optional<Tensor>& weight, int64_t N,
                                                               int64_t C, int64_t HxW, int64_t group,
                                                               std::array<bool, 3> output_mask);
+
+// ---- margin losses (runtime/ops/composite/margin_losses.cpp), reductions as mse_loss's
+// torch.nn.functional.multi_margin_loss of self [N, C] (or [C]) for int64 targets [N]: per
+// sample, the sum over classes j != y of max(0, margin - x[y] + x[j])^p (p 1 or 2), times
+// weight[y], over C; and its gradient.
+Tensor multi_margin_loss(const Tensor& self, const Tensor& target, const Scalar& p = 1,
+                         const Scalar& margin = 1,
+                         const std::optional<Tensor>& weight = std::nullopt, int64_t reduction = 1);
+Tensor multi_margin_loss_backward(const Tensor& grad_output, const Tensor& self,
+                                  const Tensor& target, const Scalar& p, const Scalar& margin,
+                                  const std::optional<Tensor>& weight, int64_t reduction);
+// PyTorch's multilabel_margin_loss_forward of self [N, C] (or [C]) for int64 targets of the same
+// shape (each row's targets are those before its first -1): per sample, the sum over its targets
+// t and the classes k not among them of max(0, 1 - x[t] + x[k]), over C; and is_target, 1 for
+// each class among the targets. Its backward ignores is_target (recomputed from target).
+std::tuple<Tensor, Tensor> multilabel_margin_loss_forward(const Tensor& self, const Tensor& target,
+                                                          int64_t reduction);
+Tensor multilabel_margin_loss_backward(const Tensor& grad_output, const Tensor& self,
+                                       const Tensor& target, int64_t reduction,
+                                       const Tensor& is_target);
+
+// ---- scatters under other names (runtime/ops/composite/scatter_forms.cpp)
+// F.max_unpool2d / 3d: self [N, C, *in] (or [C, *in]) written into zero planes of output_size at
+// the flat indices (int64, self's shape) max pooling returned; a repeated index keeps the last.
+Tensor max_unpool2d(const Tensor& self, const Tensor& indices,
+                    const std::vector<int64_t>& output_size);
+Tensor max_unpool3d(const Tensor& self, const Tensor& indices,
+                    const std::vector<int64_t>& output_size);
+// torch.index_reduce: self with source's slices along dim reduced ("prod", "mean", "amax",
+// "amin") into the slices index names, self's own slice included unless !include_self.
+Tensor index_reduce(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source,
+                    std::string_view reduce, bool include_self = true);
 
 // ---- losses (runtime/ops/composite/losses.cpp), reductions as mse_loss's
 // Binary cross entropy of probabilities self against target (each log clamped at -100, as

@@ -11,6 +11,7 @@
 // pivots, as PyTorch's linalg_lu_factor. n steps of a few ops each: the graph grows with n (fine
 // for the small matrices logdet is used on), and autograd differentiates through the arithmetic
 // (the pivot choices are constants). A zero pivot (a singular matrix) leaves its column as is.
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -36,21 +37,12 @@
 #include "lazygen/generated/ops/unsqueeze.h"
 #include "lazygen/generated/ops/where.h"
 #include "lazygen/operators.h"
+#include "ops/composite/linalg_parts.h"
 
 namespace lazygen {
-namespace {
 
-void check_square(const char* op, const Tensor& a) {
-  if (a.dim() < 2 || a.size(-1) != a.size(-2)) {
-    throw ShapeError(
-        op, "expected a batch of square matrices [..., n, n], got shape " + sizes_str(a.sizes()));
-  }
-  if (!is_floating(a.dtype())) {
-    throw ShapeError(op, "expected a floating tensor, got " + std::string(dtype_name(a.dtype())));
-  }
-}
-
-}  // namespace
+using linalg_parts::check_square;
+using linalg_parts::substitute;
 
 std::tuple<Tensor, Tensor> lu_factor(const Tensor& A) {
   check_square("lu_factor", A);
@@ -135,46 +127,78 @@ Tensor rows_of(const Tensor& t, const Tensor& order) {  // t [b, n, k] with its 
   return gather(t, 1, expand(unsqueeze(order, 2), t.sizes()));
 }
 
-// Solves T x = c for triangular T [b, n, n] (lower: forward substitution; else backward), with
-// an implied unit diagonal when `unit`. c [b, n, k].
-Tensor substitute(const Tensor& T, const Tensor& c, bool lower, bool unit) {
-  const int64_t n = T.size(1);
-  std::vector<Tensor> x(static_cast<size_t>(n));
-  for (int64_t step = 0; step < n; ++step) {
-    const int64_t i = lower ? step : n - 1 - step;
-    Tensor r = narrow(c, 1, i, 1);  // [b, 1, k]
-    if (step > 0) {
-      const int64_t from = lower ? 0 : i + 1;
-      std::vector<Tensor> known(x.begin() + from, x.begin() + from + step);
-      r = r - bmm(narrow(narrow(T, 1, i, 1), 2, from, step), cat(known, 1));
-    }
-    x[static_cast<size_t>(i)] = unit ? r : r / narrow(narrow(T, 1, i, 1), 2, i, 1);
-  }
-  return n == 0 ? c : cat(x, 1);
-}
-
 }  // namespace
 
 Tensor lu_solve(const Tensor& LU, const Tensor& pivots, const Tensor& B, bool adjoint) {
   check_square("lu_solve", LU);
   const int64_t n = LU.size(-1);
-  if (B.dim() != LU.dim() || B.size(-2) != n) {
+  if (B.dim() < 2 || B.size(-2) != n) {
     throw ShapeError("lu_solve", "expected B [..., " + std::to_string(n) + ", k] for LU of shape " +
                                      sizes_str(LU.sizes()) + ", got " + sizes_str(B.sizes()));
   }
-  int64_t b = 1;
-  for (int64_t d = 0; d + 2 < LU.dim(); ++d) b *= LU.size(d);
-  const Tensor lu = reshape(LU, {b, n, n}), rhs = reshape(B, {b, n, B.size(-1)});
-  const Tensor perm = row_order(pivots, b, n, LU.device());
+  const linalg_parts::Batched m = linalg_parts::broadcast_batches("lu_solve", LU, B);
+  const int64_t b = m.a.size(0);
+  std::vector<int64_t> piv_sizes = m.batch;
+  piv_sizes.push_back(n);
+  const Tensor piv = reshape(expand(pivots, piv_sizes), {b, n});
+  const Tensor perm = row_order(piv, b, n, LU.device());
   Tensor x;
   if (!adjoint) {  // P L U x = B: L y = P^T B, then U x = y
-    x = substitute(lu, substitute(lu, rows_of(rhs, perm), true, true), false, false);
+    x = substitute(m.a, substitute(m.a, rows_of(m.b, perm), true, true), false, false);
   } else {  // U^T L^T P^T x = B: U^T z = B, L^T w = z, then x = P w
-    const Tensor lt = transpose(lu, 1, 2);
-    const Tensor w = substitute(lt, substitute(lt, rhs, true, false), false, true);
+    const Tensor lt = transpose(m.a, 1, 2);
+    const Tensor w = substitute(lt, substitute(lt, m.b, true, false), false, true);
     x = rows_of(w, std::get<1>(sort(perm, 1)));  // P w: the inverse row order
   }
-  return reshape(x, B.sizes());
+  return reshape(x, linalg_parts::batch_shape(m.batch, n, B.size(-1)));
+}
+
+std::tuple<Tensor, Tensor, Tensor> lu_unpack(const Tensor& LU, const Tensor& pivots,
+                                             bool unpack_data, bool unpack_pivots) {
+  check_square("lu_unpack", LU);
+  const int64_t n = LU.size(-1), b = linalg_parts::batch_count(LU);
+  const Tensor none = zeros({0}, LU.dtype(), LU.device());
+  Tensor P = none, L = none, U = none;
+  if (unpack_pivots) {  // A = P L U: column i of P is row perm[i] of the identity
+    const Tensor perm = row_order(pivots, b, n, LU.device());  // [b, n]
+    const Tensor index = reshape(arange(n, DType::Int64, LU.device()), {1, n, 1});
+    P = reshape(eq(index, unsqueeze(perm, 1)).to(LU.dtype()), LU.sizes());
+  }
+  if (unpack_data) {
+    const Tensor index = arange(n, DType::Int64, LU.device());
+    L = tril(LU, -1) + eq(unsqueeze(index, 1), index).to(LU.dtype());
+    U = triu(LU);
+  }
+  return {P, L, U};
+}
+
+std::tuple<Tensor, Tensor, Tensor> lu_factor_ex(const Tensor& A) {
+  check_square("lu_factor_ex", A);
+  const auto [lu, pivots] = lu_factor(A);
+  return {lu, pivots, linalg_parts::first_failure(eq(diagonal_copy(lu, 0, -2, -1), 0))};
+}
+
+std::tuple<Tensor, Tensor, Tensor, Tensor> linalg_solve_ex(const Tensor& A, const Tensor& B,
+                                                           bool left) {
+  check_square("linalg.solve", A);
+  linalg_parts::check_matrix("linalg.solve", "B", B.dim() == 1 ? unsqueeze(B, -1) : B, A);
+  const bool vector =
+      B.dim() == 1 ||
+      (B.dim() == A.dim() - 1 && std::equal(B.sizes().begin(), B.sizes().end(), A.sizes().begin()));
+  const Tensor rhs = vector ? unsqueeze(B, -1) : B;
+  linalg_parts::check_equation("linalg.solve", A, rhs, left);
+  if (vector && !left) {
+    throw ShapeError("linalg.solve",
+                     "Vector broadcasting of the left hand side is not supported for left=False. "
+                     "In this case linalg.solve is equivalent to B / A.squeeze(-1)");
+  }
+  // PyTorch's kernel factors A^T for a contiguous A (a lazygen tensor always is) and solves
+  // with adjoint = true; its backward relies on that factorization.
+  const auto [lu, pivots, info] = lu_factor_ex(transpose(A, -2, -1));
+  Tensor x = left ? lu_solve(lu, pivots, rhs, true)
+                  : transpose(lu_solve(lu, pivots, transpose(rhs, -2, -1), false), -2, -1);
+  if (vector) x = select(x, -1, 0);
+  return {x, lu, pivots, info};
 }
 
 std::tuple<Tensor, Tensor> linalg_inv_ex(const Tensor& A) {
@@ -182,13 +206,10 @@ std::tuple<Tensor, Tensor> linalg_inv_ex(const Tensor& A) {
   const int64_t n = A.size(-1);
   // PyTorch's CPU kernel hands LAPACK the row-major matrix, so it factors A^T: so does this, for
   // the same info (A^-1 is the transpose of (A^T)^-1).
-  const auto [lu, pivots] = lu_factor(transpose(A, -2, -1));
+  const auto [lu, pivots, info] = lu_factor_ex(transpose(A, -2, -1));
   const Tensor index = arange(n, DType::Int64, A.device());
   const Tensor identity = expand(eq(unsqueeze(index, 1), index).to(A.dtype()), A.sizes());
-  const Tensor zero_pivot = eq(diagonal_copy(lu, 0, -2, -1), 0);  // [..., n]
-  const Tensor first = argmax(zero_pivot.to(DType::Int32), -1) + 1;
-  const Tensor info = where(any(zero_pivot, -1), first, zeros({}, DType::Int64, A.device()));
-  return {transpose(lu_solve(lu, pivots, identity), -2, -1), info.to(DType::Int32)};
+  return {transpose(lu_solve(lu, pivots, identity), -2, -1), info};
 }
 
 }  // namespace lazygen

@@ -111,4 +111,27 @@ Tensor addbmm(const Tensor& self, const Tensor& batch1, const Tensor& batch2, co
   return (beta.to<double>() == 1 ? self : self * beta) + scaled;
 }
 
+Tensor trilinear(const Tensor& i1, const Tensor& i2, const Tensor& i3,
+                 const std::vector<int64_t>& expand1, const std::vector<int64_t>& expand2,
+                 const std::vector<int64_t>& expand3, const std::vector<int64_t>& sumdim) {
+  const int64_t rank = i1.dim() + static_cast<int64_t>(expand1.size());
+  auto spread = [&](const Tensor& t, const std::vector<int64_t>& dims, const char* name) {
+    if (t.dim() + static_cast<int64_t>(dims.size()) != rank) {
+      throw ShapeError("_trilinear", std::string(name) + " of shape " + sizes_str(t.sizes()) +
+                                         " with " + std::to_string(dims.size()) +
+                                         " dims inserted is not " + std::to_string(rank) + "-d");
+    }
+    std::vector<bool> inserted(static_cast<size_t>(rank), false);
+    for (int64_t d : dims) inserted[static_cast<size_t>(wrap_dim("_trilinear", d, rank))] = true;
+    std::vector<int64_t> sizes;
+    int64_t next = 0;
+    for (int64_t d = 0; d < rank; ++d)
+      sizes.push_back(inserted[static_cast<size_t>(d)] ? 1 : t.size(next++));
+    return t.reshape(sizes);
+  };
+  const Tensor product =
+      spread(i1, expand1, "i1") * spread(i2, expand2, "i2") * spread(i3, expand3, "i3");
+  return sumdim.empty() ? product : sum(product, sumdim);
+}
+
 }  // namespace lazygen

@@ -297,6 +297,23 @@ at::Tensor& index_copy_inplace(at::Tensor& self, int64_t dim, const at::Tensor& 
   return c.write_back(self, lazygen::index_copy(c.arg(self), dim, c.arg(index), c.arg(source)));
 }
 
+at::Tensor index_reduce(const at::Tensor& self, int64_t dim, const at::Tensor& index,
+                        const at::Tensor& source, c10::string_view reduce, bool include_self) {
+  TORCH_WARN_ONCE("index_reduce() is in beta and the API may change at any time.");
+  Call c("index_reduce", {&self, &index, &source});
+  return c.result(lazygen::index_reduce(c.arg(self), dim, c.arg(index), c.arg(source),
+                                        c.arg(reduce), include_self));
+}
+
+at::Tensor& index_reduce_inplace(at::Tensor& self, int64_t dim, const at::Tensor& index,
+                                 const at::Tensor& source, c10::string_view reduce,
+                                 bool include_self) {
+  TORCH_WARN_ONCE("index_reduce() is in beta and the API may change at any time.");
+  Call c("index_reduce_", {&self, &index, &source});
+  return c.write_back(self, lazygen::index_reduce(c.arg(self), dim, c.arg(index), c.arg(source),
+                                                  c.arg(reduce), include_self));
+}
+
 // The backward of index_select (and so of repeat_interleave).
 at::Tensor& index_add_inplace(at::Tensor& self, int64_t dim, const at::Tensor& index,
                               const at::Tensor& source, const at::Scalar& alpha) {

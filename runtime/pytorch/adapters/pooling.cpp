@@ -375,4 +375,24 @@ at::Tensor upsample_nearest3d_backward_vec(const at::Tensor& grad_output,
                                      v.scales[2]);
 }
 
+// F.max_unpool1d reaches the device as max_unpool2d. stride and padding only shape the output
+// size, which the caller already derived.
+at::Tensor max_unpool2d(const at::Tensor& self, const at::Tensor& indices,
+                        at::IntArrayRef output_size) {
+  Call c("max_unpool2d", {&self, &indices});
+  return c.result(lazygen::max_unpool2d(c.arg(self), c.arg(indices), c.arg(output_size)));
+}
+
+at::Tensor max_unpool3d(const at::Tensor& self, const at::Tensor& indices,
+                        at::IntArrayRef output_size, at::IntArrayRef stride,
+                        at::IntArrayRef padding) {
+  TORCH_CHECK(
+      stride.size() == 3 && padding.size() == 3,
+      "There should be exactly three elements (depth, height, width) in stride and padding");
+  TORCH_CHECK(stride[0] > 0 && stride[1] > 0 && stride[2] > 0,
+              "strides should be greater than zero, but got stride: ", stride);
+  Call c("max_unpool3d", {&self, &indices});
+  return c.result(lazygen::max_unpool3d(c.arg(self), c.arg(indices), c.arg(output_size)));
+}
+
 }  // namespace lazygen::pytorch::adapters

@@ -852,5 +852,86 @@ at::Tensor channel_shuffle(const at::Tensor& self, int64_t groups);
 // addmm_(Tensor(a!) self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor(a!)
 at::Tensor& addmm_inplace(at::Tensor& self, const at::Tensor& mat1, const at::Tensor& mat2,
                           const at::Scalar& beta, const at::Scalar& alpha);
+// _linalg_solve_ex(Tensor A, Tensor B, *, bool left=True, bool check_errors=False) -> (Tensor
+// result, Tensor LU, Tensor pivots, Tensor info)
+::std::tuple<at::Tensor, at::Tensor, at::Tensor, at::Tensor> _linalg_solve_ex(const at::Tensor& A,
+                                                                              const at::Tensor& B,
+                                                                              bool left,
+                                                                              bool check_errors);
+// linalg_lu_factor_ex(Tensor A, *, bool pivot=True, bool check_errors=False) -> (Tensor LU, Tensor
+// pivots, Tensor info)
+::std::tuple<at::Tensor, at::Tensor, at::Tensor> linalg_lu_factor_ex(const at::Tensor& A,
+                                                                     bool pivot, bool check_errors);
+// linalg_solve_triangular(Tensor self, Tensor B, *, bool upper, bool left=True, bool
+// unitriangular=False) -> Tensor
+at::Tensor linalg_solve_triangular(const at::Tensor& self, const at::Tensor& B, bool upper,
+                                   bool left, bool unitriangular);
+// triangular_solve(Tensor self, Tensor A, bool upper=True, bool transpose=False, bool
+// unitriangular=False) -> (Tensor solution, Tensor cloned_coefficient)
+::std::tuple<at::Tensor, at::Tensor> triangular_solve(const at::Tensor& self, const at::Tensor& A,
+                                                      bool upper, bool transpose,
+                                                      bool unitriangular);
+// linalg_cholesky_ex(Tensor self, *, bool upper=False, bool check_errors=False) -> (Tensor L,
+// Tensor info)
+::std::tuple<at::Tensor, at::Tensor> linalg_cholesky_ex(const at::Tensor& self, bool upper,
+                                                        bool check_errors);
+// cholesky(Tensor self, bool upper=False) -> Tensor
+at::Tensor cholesky(const at::Tensor& self, bool upper);
+// _cholesky_solve_helper(Tensor self, Tensor A, bool upper) -> Tensor
+at::Tensor _cholesky_solve_helper(const at::Tensor& self, const at::Tensor& A, bool upper);
+// cholesky_inverse(Tensor self, bool upper=False) -> Tensor
+at::Tensor cholesky_inverse(const at::Tensor& self, bool upper);
+// linalg_qr(Tensor A, str mode='reduced') -> (Tensor Q, Tensor R)
+::std::tuple<at::Tensor, at::Tensor> linalg_qr(const at::Tensor& A, c10::string_view mode);
+// _trilinear(Tensor i1, Tensor i2, Tensor i3, int[] expand1, int[] expand2, int[] expand3, int[]
+// sumdim, int unroll_dim=1) -> Tensor
+at::Tensor _trilinear(const at::Tensor& i1, const at::Tensor& i2, const at::Tensor& i3,
+                      c10::IntArrayRef expand1, c10::IntArrayRef expand2, c10::IntArrayRef expand3,
+                      c10::IntArrayRef sumdim, int64_t unroll_dim);
+// multi_margin_loss(Tensor self, Tensor target, Scalar p=1, Scalar margin=1, Tensor? weight=None,
+// int reduction=Mean) -> Tensor
+at::Tensor multi_margin_loss(const at::Tensor& self, const at::Tensor& target, const at::Scalar& p,
+                             const at::Scalar& margin, const c10::optional<at::Tensor>& weight,
+                             int64_t reduction);
+// multi_margin_loss_backward(Tensor grad_output, Tensor self, Tensor target, Scalar p, Scalar
+// margin, Tensor? weight=None, int reduction=Mean) -> Tensor
+at::Tensor multi_margin_loss_backward(const at::Tensor& grad_output, const at::Tensor& self,
+                                      const at::Tensor& target, const at::Scalar& p,
+                                      const at::Scalar& margin,
+                                      const c10::optional<at::Tensor>& weight, int64_t reduction);
+// multilabel_margin_loss_forward(Tensor self, Tensor target, int reduction) -> (Tensor output,
+// Tensor is_target)
+::std::tuple<at::Tensor, at::Tensor> multilabel_margin_loss_forward(const at::Tensor& self,
+                                                                    const at::Tensor& target,
+                                                                    int64_t reduction);
+// multilabel_margin_loss_backward(Tensor grad_output, Tensor self, Tensor target, int reduction,
+// Tensor is_target) -> Tensor
+at::Tensor multilabel_margin_loss_backward(const at::Tensor& grad_output, const at::Tensor& self,
+                                           const at::Tensor& target, int64_t reduction,
+                                           const at::Tensor& is_target);
+// max_unpool2d(Tensor self, Tensor indices, int[2] output_size) -> Tensor
+at::Tensor max_unpool2d(const at::Tensor& self, const at::Tensor& indices,
+                        c10::IntArrayRef output_size);
+// max_unpool3d(Tensor self, Tensor indices, int[3] output_size, int[3] stride, int[3] padding) ->
+// Tensor
+at::Tensor max_unpool3d(const at::Tensor& self, const at::Tensor& indices,
+                        c10::IntArrayRef output_size, c10::IntArrayRef stride,
+                        c10::IntArrayRef padding);
+// index_reduce(Tensor self, int dim, Tensor index, Tensor source, str reduce, *, bool
+// include_self=True) -> Tensor
+at::Tensor index_reduce(const at::Tensor& self, int64_t dim, const at::Tensor& index,
+                        const at::Tensor& source, c10::string_view reduce, bool include_self);
+// index_reduce_(Tensor(a!) self, int dim, Tensor index, Tensor source, str reduce, *, bool
+// include_self=True) -> Tensor(a!)
+at::Tensor& index_reduce_inplace(at::Tensor& self, int64_t dim, const at::Tensor& index,
+                                 const at::Tensor& source, c10::string_view reduce,
+                                 bool include_self);
+// lu_unpack(Tensor LU_data, Tensor LU_pivots, bool unpack_data=True, bool unpack_pivots=True) ->
+// (Tensor P, Tensor L, Tensor U)
+::std::tuple<at::Tensor, at::Tensor, at::Tensor> lu_unpack(const at::Tensor& LU_data,
+                                                           const at::Tensor& LU_pivots,
+                                                           bool unpack_data, bool unpack_pivots);
+// linalg_lu(Tensor A, *, bool pivot=True) -> (Tensor P, Tensor L, Tensor U)
+::std::tuple<at::Tensor, at::Tensor, at::Tensor> linalg_lu(const at::Tensor& A, bool pivot);
 
 }  // namespace lazygen::pytorch::adapters

@@ -23,6 +23,7 @@
 #include "lazygen/generated/ops/remainder.h"
 #include "lazygen/generated/ops/reshape.h"
 #include "lazygen/generated/ops/rsqrt.h"
+#include "lazygen/generated/ops/select.h"
 #include "lazygen/generated/ops/sign.h"
 #include "lazygen/generated/ops/sum.h"
 #include "lazygen/generated/ops/t.h"
@@ -899,6 +900,114 @@ TEST_P(Composites, RenormCapsSliceNormsAsPyTorch) {
   EXPECT_NE(testing::message_of<ShapeError>([&] { renorm(x, 2, 0, -1.0); })
                 .find("renorm: expected maxnorm to be >= 0 but got -1"),
             std::string::npos);
+}
+
+TEST_P(Composites, SolvesAndFactorizationsMatchPyTorch) {
+  const Tensor a = on(tensor<double>({4, 1, 2, 1, -3, 0, 2, 1, 5}, IntList{3, 3}));
+  const Tensor b = on(tensor<double>({1, 2, 3, 4, 5, 6}, IntList{3, 2}));
+  const auto [x, lu, pivots, info] = linalg_solve_ex(a, b);
+  expect_values(x, {-0.11764705882352938, 0.11764705882352955, -1.0392156862745099,
+                    -1.2941176470588238, 1.2549019607843137, 1.4117647058823528});
+  EXPECT_EQ(values<int32_t>(info.cpu()), (std::vector<int32_t>{0}));
+  expect_values(std::get<0>(linalg_solve_ex(a, select(b, 1, 0))),
+                {-0.11764705882352938, -1.0392156862745099, 1.2549019607843137});  // a vector B
+  expect_values(std::get<0>(linalg_solve_ex(a, t(b), false)),
+                {-0.09803921568627444, -0.6862745098039216, 1.0392156862745097, 0.15686274509803927,
+                 -0.9019607843137256, 1.1372549019607843});
+  expect_values(linalg_solve_triangular(a, b, true),
+                {0.0, 0.23333333333333323, -1.0, -1.3333333333333333, 1.0, 1.2000000000000002});
+  expect_values(linalg_solve_triangular(a, t(b), false, false, true), {-7, -2, 5, -8, -2, 6});
+  const Tensor s = on(tensor<double>({22, 1, 19, 1, 11, -1, 19, -1, 31}, IntList{3, 3}));
+  const auto [l, ok] = linalg_cholesky_ex(s);
+  expect_values(l, {4.69041575982343, 0, 0, 0.21320071635561041, 3.309765166072278, 0,
+                    4.050813610756598, -0.5630720821948688, 3.778076087264764});
+  EXPECT_EQ(values<int32_t>(ok.cpu()), (std::vector<int32_t>{0}));
+  expect_values(std::get<0>(linalg_cholesky_ex(s, true)),
+                {4.69041575982343, 0.21320071635561041, 4.050813610756598, 0, 3.309765166072278,
+                 -0.5630720821948688, 0, 0, 3.778076087264764});
+  const Tensor not_definite = s * on(tensor<double>({1, 1, 1, 1, -1, 1, 1, 1, 1}, IntList{3, 3}));
+  EXPECT_EQ(values<int32_t>(std::get<1>(linalg_cholesky_ex(not_definite)).cpu()),
+            (std::vector<int32_t>{2}));
+  expect_values(cholesky_solve(b, l), {-0.24999999999999994, -0.2267441860465116, 0.325,
+                                       0.4156976744186046, 0.325, 0.34593023255813954});
+  expect_values(cholesky_inverse(l),
+                {0.09883720930232553, -0.014534883720930225, -0.06104651162790695,
+                 -0.014534883720930225, 0.09331395348837208, 0.011918604651162788,
+                 -0.06104651162790695, 0.011918604651162788, 0.07005813953488371});
+  EXPECT_NE(testing::message_of<ShapeError>([&] { linalg_solve_triangular(a, t(b), true); })
+                .find("linalg.solve_triangular: Incompatible shapes of A and B for the equation "
+                      "AX = B (3x3 and 2x3)"),
+            std::string::npos);
+  EXPECT_THROW(linalg_cholesky_ex(b), ShapeError);  // not square
+}
+
+TEST_P(Composites, HouseholderQrMatchesPyTorchsSigns) {
+  const Tensor m = on(tensor<double>({1, 2, 3, 4, 5, -6}, IntList{3, 2}));
+  const auto [q, r] = linalg_qr(m);
+  expect_values(q, {-0.16903085094570325, -0.35215157397487895, -0.50709255283711,
+                    -0.7698197198520607, -0.8451542547285166, 0.5323221467062123});
+  expect_values(r, {-5.916079783099616, 2.704493615131253, 0.0, -6.977514907595274});
+  const auto [qc, rc] = linalg_qr(m, "complete");
+  expect_values(qc, {-0.16903085094570325, -0.35215157397487895, -0.9205530079118673,
+                     -0.50709255283711, -0.7698197198520607, 0.38760126648920756,
+                     -0.8451542547285166, 0.5323221467062123, -0.04845015831115096});
+  EXPECT_EQ(rc.sizes(), (std::vector<int64_t>{3, 2}));
+  const auto [qw, rw] = linalg_qr(t(m));  // wide
+  expect_values(
+      qw, {-0.44721359549995787, -0.8944271909999157, -0.8944271909999157, 0.4472135954999581});
+  expect_values(rw, {-2.23606797749979, -4.919349550499537, 3.1304951684997047, 0.0,
+                     -0.8944271909999149, -7.155417527999328});
+  EXPECT_EQ(std::get<0>(linalg_qr(m, "r")).numel(), 0);
+  // A column already zero below its diagonal is not reflected: R keeps its entry and sign.
+  const auto [qi, ri] = linalg_qr(on(tensor<double>({-2, 1, 0, 2}, IntList{2, 2})));
+  expect_values(qi, {1, 0, 0, 1});
+  expect_values(ri, {-2, 1, 0, 2});
+  EXPECT_NE(testing::message_of<ShapeError>([&] {
+              linalg_qr(m, "bad");
+            }).find("qr received unrecognized mode 'bad'"),
+            std::string::npos);
+}
+
+TEST_P(Composites, MarginLossesMatchPyTorch) {
+  const Tensor x = on(tensor<double>({0.5, -1, 2, 0.25, 1, 1.5, -0.5, 0}, IntList{2, 4}));
+  const Tensor y = on(tensor<int64_t>({2, 0}, IntList{2}));
+  expect_values(multi_margin_loss(x, y, 1, 1, std::nullopt, 0), {0.0, 0.375});
+  const Tensor w = on(tensor<double>({1, 2, 0.5, 3}, IntList{4}));
+  expect_values(multi_margin_loss(x, y, 2, 1.5, w), {0.53125});
+  expect_values(multi_margin_loss_backward(on(tensor<double>({1}, IntList{})), x, y, 2, 1.5, w, 1),
+                {0, 0, 0, 0, -0.625, 0.5, 0, 0.125});
+  const Tensor labels = on(tensor<int64_t>({3, 0, -1, 1, 1, 1, 2, -1}, IntList{2, 4}));
+  const auto [loss, is_target] = multilabel_margin_loss_forward(x, labels, 2);
+  expect_values(loss, {2.5625});
+  expect_values(is_target, {1, 0, 0, 1, 0, 1, 1, 0});  // row 0 stops at its -1
+  expect_values(
+      multilabel_margin_loss_backward(on(tensor<double>({1}, IntList{})), x, labels, 2, is_target),
+      {-0.25, 0, 0.5, -0.25, 0.75, -0.5, -0.5, 0.25});  // a repeated target counts twice
+  EXPECT_THROW(multi_margin_loss(x, y, 3, 1), ShapeError);
+  EXPECT_THROW(multilabel_margin_loss_forward(x, select(labels, 0, 0), 1), ShapeError);
+}
+
+TEST_P(Composites, UnpoolingIndexReduceAndTrilinearMatchPyTorch) {
+  const Tensor v = on(tensor<double>({4, 6, 12, 14}, IntList{1, 1, 2, 2}));
+  const Tensor i = on(tensor<int64_t>({4, 6, 12, 14}, IntList{1, 1, 2, 2}));
+  expect_values(max_unpool2d(v, i, {4, 4}), {0, 0, 0, 0, 4, 0, 6, 0, 0, 0, 0, 0, 12, 0, 14, 0});
+  EXPECT_THROW(max_unpool2d(v, i, {4}), ShapeError);
+  const Tensor ones3 = on(tensor<double>({1, 1, 1, 1, 1, 1}, IntList{3, 2}));
+  const Tensor src = on(tensor<double>({2, 3, 4, 5, 6, 7}, IntList{3, 2}));
+  const Tensor index = on(tensor<int64_t>({0, 2, 0}, IntList{3}));
+  expect_values(index_reduce(ones3, 0, index, src, "prod"), {12, 21, 1, 1, 4, 5});
+  expect_values(index_reduce(ones3, 0, index, src, "mean", false), {4, 5, 1, 1, 4, 5});
+  expect_values(
+      index_reduce(ones3, 1, on(tensor<int64_t>({1, 1, 0}, IntList{3})),
+                   on(tensor<double>({2, 3, 9, 4, 5, -1, 6, 7, 0}, IntList{3, 3})), "amax"),
+      {9, 3, 1, 5, 1, 7});
+  EXPECT_THROW(index_reduce(ones3, 0, index, src, "sum"), ShapeError);
+  const Tensor a = on(tensor<double>({1, 2, 0.5, -1}, IntList{2, 2}));
+  const Tensor b = on(tensor<double>({1, -1, 2, 0.5}, IntList{2, 2}));
+  const Tensor weight = on(tensor<double>(
+      {-1, -0.75, -0.5, -0.25, 0, 0.25, 0.5, 0.75, 1, 1.25, 1.5, 1.75}, IntList{3, 2, 2}));
+  expect_values(trilinear(a, weight, b, {1, 3}, {0}, {1, 2}, {2, 3}),
+                {-0.75, -0.75, -0.75, -0.0625, -1.3125, -2.5625});  // F.bilinear's product
 }
 
 INSTANTIATE_TEST_SUITE_P(Devices, Composites, ::testing::Values(kCPU, kLazy),

@@ -1,0 +1,43 @@
+// What the linear-algebra composites share (linalg.cpp, cholesky.cpp, qr.cpp): argument checks,
+// batches of matrices as [b, n, k] tensors, and triangular substitution.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "lazygen/tensor.h"
+
+namespace lazygen::linalg_parts {
+
+// Throws the ShapeError of `op` unless `a` is a floating batch of square matrices [..., n, n].
+void check_square(const char* op, const Tensor& a);
+// Throws the ShapeError of `op` unless `a` (the argument called `name`) is a floating batch of
+// matrices [..., m, n] of `like`'s dtype.
+void check_matrix(const char* op, const char* name, const Tensor& a, const Tensor& like);
+// Throws PyTorch's ShapeError of `op` unless B's rows (left: A X = B) or columns (X A = B) match
+// square A's size.
+void check_equation(const char* op, const Tensor& A, const Tensor& B, bool left);
+
+// The product of a tensor's batch dims (all but the last two).
+int64_t batch_count(const Tensor& t);
+// `batch` followed by rows and cols.
+std::vector<int64_t> batch_shape(std::vector<int64_t> batch, int64_t rows, int64_t cols);
+
+// A [..., n, n] and B [..., n, k] with their batch dims broadcast together (a ShapeError of `op`
+// names both shapes when they do not), flattened to [b, n, n] and [b, n, k].
+struct Batched {
+  Tensor a, b;
+  std::vector<int64_t> batch;  // the broadcast batch dims
+};
+Batched broadcast_batches(const char* op, const Tensor& A, const Tensor& B);
+
+// Solves T x = c for triangular T [b, n, n] (lower: forward substitution, reading only the
+// triangle on and below the diagonal; else backward, on and above), with an implied unit
+// diagonal when `unit`. c [b, n, k]. n steps of a few ops each, as Note [Unrolled LU].
+Tensor substitute(const Tensor& T, const Tensor& c, bool lower, bool unit);
+
+// LAPACK's info from a bool mask [..., n] of failed steps: int32 [...], 0 where no step failed,
+// else the 1-based index of the first that did.
+Tensor first_failure(const Tensor& failed);
+
+}  // namespace lazygen::linalg_parts

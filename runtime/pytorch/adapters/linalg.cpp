@@ -1,0 +1,143 @@
+// Adapters for PyTorch's linear-algebra kernels that lazygen serves as unrolled composites
+// (ops.yaml, "PyTorch adapters"; lazygen/composite.h, Note [Unrolled LU]): solves
+// (_linalg_solve_ex, linalg_solve_triangular, triangular_solve), factorizations
+// (linalg_lu_factor_ex, lu_unpack, linalg_lu, linalg_cholesky_ex, cholesky, linalg_qr), Cholesky
+// solves and inverses (_cholesky_solve_helper, cholesky_inverse), and _trilinear (F.bilinear's
+// product). PyTorch's autograd differentiates them with its own formulas, over ops the device
+// serves. check_errors reads info (a sync) and raises PyTorch's own error for it.
+#include <ATen/ops/_linalg_check_errors.h>
+#include <c10/util/Exception.h>
+
+#include <tuple>
+
+#include "lazygen/composite.h"
+#include "lazygen/generated/ops/expand.h"
+#include "lazygen/generated/ops/transpose.h"
+#include "lazygen/generated/torch_adapters.h"
+#include "pytorch/call.h"
+#include "pytorch/fallback.h"
+
+namespace lazygen::pytorch::adapters {
+
+::std::tuple<at::Tensor, at::Tensor, at::Tensor, at::Tensor> _linalg_solve_ex(const at::Tensor& A,
+                                                                              const at::Tensor& B,
+                                                                              bool left,
+                                                                              bool check_errors) {
+  Call c("_linalg_solve_ex", {&A, &B});
+  auto result = c.result(lazygen::linalg_solve_ex(c.arg(A), c.arg(B), left));
+  if (check_errors) {
+    at::_linalg_check_errors(std::get<3>(result), "torch.linalg.solve_ex", A.dim() == 2);
+  }
+  return result;
+}
+
+// LU without pivoting (which PyTorch's CPU kernel refuses) and rectangular matrices run on the
+// CPU.
+::std::tuple<at::Tensor, at::Tensor, at::Tensor> linalg_lu_factor_ex(const at::Tensor& A,
+                                                                     bool pivot,
+                                                                     bool check_errors) {
+  if (!pivot || A.dim() < 2 || A.size(-1) != A.size(-2)) {
+    static const c10::OperatorHandle op = aten_op("aten::linalg_lu_factor_ex");
+    return call_on_cpu<std::tuple<at::Tensor, at::Tensor, at::Tensor>>(op, A, pivot, check_errors);
+  }
+  Call c("linalg_lu_factor_ex", {&A});
+  auto result = c.result(lazygen::lu_factor_ex(c.arg(A)));
+  if (check_errors) {
+    at::_linalg_check_errors(std::get<2>(result), "torch.linalg.lu_factor_ex", A.dim() == 2);
+  }
+  return result;
+}
+
+// Rectangular factorizations run on the CPU, as in linalg_lu_factor_ex.
+::std::tuple<at::Tensor, at::Tensor, at::Tensor> lu_unpack(const at::Tensor& LU_data,
+                                                           const at::Tensor& LU_pivots,
+                                                           bool unpack_data, bool unpack_pivots) {
+  if (LU_data.dim() < 2 || LU_data.size(-1) != LU_data.size(-2)) {
+    static const c10::OperatorHandle op = aten_op("aten::lu_unpack");
+    return call_on_cpu<std::tuple<at::Tensor, at::Tensor, at::Tensor>>(op, LU_data, LU_pivots,
+                                                                       unpack_data, unpack_pivots);
+  }
+  Call c("lu_unpack", {&LU_data, &LU_pivots});
+  return c.result(lazygen::lu_unpack(c.arg(LU_data), c.arg(LU_pivots), unpack_data, unpack_pivots));
+}
+
+::std::tuple<at::Tensor, at::Tensor, at::Tensor> linalg_lu(const at::Tensor& A, bool pivot) {
+  if (!pivot || A.dim() < 2 || A.size(-1) != A.size(-2)) {
+    static const c10::OperatorHandle op = aten_op("aten::linalg_lu");
+    return call_on_cpu<std::tuple<at::Tensor, at::Tensor, at::Tensor>>(op, A, pivot);
+  }
+  Call c("linalg_lu", {&A});
+  const auto [lu, pivots] = lazygen::lu_factor(c.arg(A));
+  return c.result(lazygen::lu_unpack(lu, pivots));
+}
+
+at::Tensor linalg_solve_triangular(const at::Tensor& self, const at::Tensor& B, bool upper,
+                                   bool left, bool unitriangular) {
+  Call c("linalg_solve_triangular", {&self, &B});
+  return c.result(
+      lazygen::linalg_solve_triangular(c.arg(self), c.arg(B), upper, left, unitriangular));
+}
+
+// The legacy form: A X = B (transpose: A^T X = B), and A broadcast to the batch as a copy.
+::std::tuple<at::Tensor, at::Tensor> triangular_solve(const at::Tensor& self, const at::Tensor& A,
+                                                      bool upper, bool transpose,
+                                                      bool unitriangular) {
+  Call c("triangular_solve", {&self, &A});
+  const Tensor& a = c.arg(A);
+  const Tensor coefficients = transpose ? lazygen::transpose(a, -2, -1) : a;
+  const Tensor x = lazygen::linalg_solve_triangular(coefficients, c.arg(self), upper != transpose,
+                                                    true, unitriangular);
+  std::vector<int64_t> a_sizes(x.sizes().begin(), x.sizes().end() - 2);
+  a_sizes.push_back(a.size(-2));
+  a_sizes.push_back(a.size(-1));
+  return {c.result(x), c.result(expand(a, a_sizes).clone())};
+}
+
+::std::tuple<at::Tensor, at::Tensor> linalg_cholesky_ex(const at::Tensor& self, bool upper,
+                                                        bool check_errors) {
+  Call c("linalg_cholesky_ex", {&self});
+  auto result = c.result(lazygen::linalg_cholesky_ex(c.arg(self), upper));
+  if (check_errors) {
+    at::_linalg_check_errors(std::get<1>(result), "torch.linalg.cholesky_ex", self.dim() == 2);
+  }
+  return result;
+}
+
+// The deprecated torch.cholesky, with the warning PyTorch's kernel gives.
+at::Tensor cholesky(const at::Tensor& self, bool upper) {
+  TORCH_WARN_ONCE(
+      "torch.cholesky is deprecated in favor of torch.linalg.cholesky and will be removed in a "
+      "future PyTorch release.");
+  Call c("cholesky", {&self});
+  auto [L, info] = c.result(lazygen::linalg_cholesky_ex(c.arg(self), upper));
+  at::_linalg_check_errors(info, "cholesky", self.dim() == 2);
+  return L;
+}
+
+// torch.cholesky_solve broadcasts its arguments' batch dims, then calls this.
+at::Tensor _cholesky_solve_helper(const at::Tensor& self, const at::Tensor& A, bool upper) {
+  Call c("_cholesky_solve_helper", {&self, &A});
+  return c.result(lazygen::cholesky_solve(c.arg(self), c.arg(A), upper));
+}
+
+at::Tensor cholesky_inverse(const at::Tensor& self, bool upper) {
+  Call c("cholesky_inverse", {&self});
+  return c.result(lazygen::cholesky_inverse(c.arg(self), upper));
+}
+
+::std::tuple<at::Tensor, at::Tensor> linalg_qr(const at::Tensor& A, c10::string_view mode) {
+  Call c("linalg_qr", {&A});
+  return c.result(lazygen::linalg_qr(c.arg(A), c.arg(mode)));
+}
+
+// unroll_dim only chooses how PyTorch's kernel loops; the product is the same.
+at::Tensor _trilinear(const at::Tensor& i1, const at::Tensor& i2, const at::Tensor& i3,
+                      at::IntArrayRef expand1, at::IntArrayRef expand2, at::IntArrayRef expand3,
+                      at::IntArrayRef sumdim, int64_t unroll_dim) {
+  (void)unroll_dim;
+  Call c("_trilinear", {&i1, &i2, &i3});
+  return c.result(lazygen::trilinear(c.arg(i1), c.arg(i2), c.arg(i3), c.arg(expand1),
+                                     c.arg(expand2), c.arg(expand3), c.arg(sumdim)));
+}
+
+}  // namespace lazygen::pytorch::adapters
