@@ -1,6 +1,8 @@
 // Registrar (pytorch/registrar.h): the checks of Note [Which ops the device registers].
 #include "pytorch/registrar.h"
 
+#include <c10/util/Exception.h>
+
 #include <string_view>
 
 namespace lazygen::pytorch {
@@ -37,6 +39,11 @@ std::string skip_reason(const std::string& name,
 }
 
 }  // namespace
+
+void raise_dim_error(const DimError& e) {
+  TORCH_CHECK_INDEX(false, "Dimension out of range (expected to be in range of [", e.low(), ", ",
+                    e.high(), "], but got ", e.dim(), ")");
+}
 
 const std::vector<Registration>& registration_report() {
   return records();

@@ -22,6 +22,13 @@
 // Every decision is recorded with its reason (registration_report(); the Python package's
 // lazygen_torch.registration_report()), and the tests check that each op of ops.yaml is either
 // registered or skipped for one of the first two reasons.
+//
+// Note [Dim errors as IndexError]
+// PyTorch raises IndexError ("Dimension out of range (expected to be in range of [-2, 1], but got
+// 5)") for a dim outside a tensor's range, and programs catch it as such. lazygen's ops throw
+// DimError (lazygen/shape.h) there; every kernel the registrar registers runs inside
+// WithPyTorchErrors, which turns a DimError into PyTorch's c10::IndexError with PyTorch's
+// message. Other lazygen errors reach Python as RuntimeError, as PyTorch's own do.
 #pragma once
 
 #include <ATen/core/dispatch/Dispatcher.h>
@@ -32,7 +39,26 @@
 #include <utility>
 #include <vector>
 
+#include "lazygen/shape.h"
+
 namespace lazygen::pytorch {
+
+// Throws PyTorch's IndexError for `e`. See Note [Dim errors as IndexError].
+[[noreturn]] void raise_dim_error(const DimError& e);
+
+// FuncPtr's kernel (a TORCH_FN) with a DimError raised as PyTorch raises it.
+template <class FuncPtr, class FuncType = typename FuncPtr::FuncType>
+struct WithPyTorchErrors;
+template <class FuncPtr, class R, class... Args>
+struct WithPyTorchErrors<FuncPtr, R(Args...)> {
+  static R call(Args... args) {
+    try {
+      return FuncPtr::func_ptr()(std::forward<Args>(args)...);
+    } catch (const DimError& e) {
+      raise_dim_error(e);
+    }
+  }
+};
 
 // The origin of the in-place and out= forms derived from pointwise ops.
 inline constexpr const char* kDerivedForm = "derived form";
@@ -52,11 +78,14 @@ class Registrar {
   Registrar(torch::Library& library, const char* origin) : library_(library), origin_(origin) {}
 
   // Registers `fn` for the aten op `name` ("add.Tensor") unless Note [Which ops the device
-  // registers] says to skip it. `fn` is TORCH_FN(kernel).
+  // registers] says to skip it. `fn` is TORCH_FN(kernel); it runs within WithPyTorchErrors.
   template <class FuncPtr>
   void add(const char* name, FuncPtr fn) {
     using FuncType = typename FuncPtr::FuncType;
-    if (offer(name, c10::inferFunctionSchemaFlattenedReturns<FuncType>())) impl(name, fn);
+    (void)fn;  // the kernel is FuncPtr's, called through WithPyTorchErrors
+    if (offer(name, c10::inferFunctionSchemaFlattenedReturns<FuncType>())) {
+      impl(name, TORCH_FN(WithPyTorchErrors<FuncPtr>::call));
+    }
   }
   // add() for a boxed kernel (torch::CppFunction::makeFromBoxedFunction), which takes any
   // signature: only the first two checks apply.

@@ -1,5 +1,6 @@
 """The lazygen device as PyTorch sees it: moving data, dtypes, devices, printing, saving."""
 import io
+import re
 import subprocess
 import sys
 
@@ -203,3 +204,19 @@ def test_convolutions_of_every_dtype_answer_as_pytorch_does(dev, dtype):
         assert isinstance(got, Exception), got
     else:
         assert got.dtype == expected.dtype and torch.equal(got, expected)
+
+
+@pytest.mark.parametrize("call", [
+    lambda t: t.sum(5), lambda t: t.transpose(0, 4), lambda t: torch.cat([t, t], 3), lambda t: t.softmax(-3),
+    lambda t: t.select(2, 0), lambda t: t.unsqueeze(4), lambda t: t.flip(2), lambda t: t.cumsum(-3),
+    lambda t: t.argmax(2), lambda t: torch.stack([t, t], 4), lambda t: t.squeeze(3), lambda t: t.split(1, 2),
+    lambda t: torch.tensor(1.0, device=t.device).sum(1),
+])
+def test_a_dim_out_of_range_is_an_index_error_as_in_pytorch(dev, call):
+    # Note [Dim errors as IndexError] in runtime/pytorch/registrar.h.
+    x = torch.ones(2, 3)
+    with pytest.raises(IndexError) as expected:
+        call(x)
+    with pytest.raises(IndexError, match=re.escape(str(expected.value).splitlines()[0])):
+        call(x.to(dev))
+

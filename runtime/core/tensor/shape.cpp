@@ -40,14 +40,25 @@ std::string sizes_str(const std::vector<int64_t>& sizes) {
   return out + "]";
 }
 
+namespace {
+
+int64_t dim_range(int64_t rank) {  // Zero-dim tensors accept dim 0 and -1, as in PyTorch
+  return rank == 0 ? 1 : rank;     // (maybe_wrap_dim with wrap_scalar).
+}
+
+}  // namespace
+
+DimError::DimError(const std::string& op, int64_t dim, int64_t rank)
+    : ShapeError(op, "dim " + std::to_string(dim) + " is out of range for a tensor of rank " +
+                         std::to_string(rank) + " (expected to be in range of [" +
+                         std::to_string(-dim_range(rank)) + ", " +
+                         std::to_string(dim_range(rank) - 1) + "])"),
+      dim_(dim),
+      range_(dim_range(rank)) {}
+
 int64_t wrap_dim(const char* op, int64_t dim, int64_t rank) {
-  // Zero-dim tensors accept dim 0 and -1, as in PyTorch (maybe_wrap_dim with wrap_scalar).
-  const int64_t n = rank == 0 ? 1 : rank;
-  if (dim < -n || dim >= n) {
-    throw ShapeError(op, "dim " + std::to_string(dim) + " is out of range for a tensor of rank " +
-                             std::to_string(rank) + " (expected to be in range of [" +
-                             std::to_string(-n) + ", " + std::to_string(n - 1) + "])");
-  }
+  const int64_t n = dim_range(rank);
+  if (dim < -n || dim >= n) throw DimError(op, dim, rank);
   return dim < 0 ? dim + n : dim;
 }
 

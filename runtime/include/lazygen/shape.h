@@ -46,8 +46,25 @@ class ShapeError : public std::invalid_argument {
   ShapeError(const std::string& op, const std::string& detail);
 };
 
+// A dim outside a tensor's range, as wrap_dim finds it: a ShapeError that also keeps the dim and
+// the range it missed, so that a front end can raise its own kind of error (the PyTorch device
+// raises IndexError with PyTorch's message, as PyTorch does).
+class DimError : public ShapeError {
+ public:
+  // REQUIRES: dim is outside [-max(rank, 1), max(rank, 1)).
+  DimError(const std::string& op, int64_t dim, int64_t rank);
+  int64_t dim() const { return dim_; }
+  int64_t low() const { return -range_; }      // the smallest valid dim
+  int64_t high() const { return range_ - 1; }  // the largest valid dim
+
+ private:
+  int64_t dim_;
+  int64_t range_;
+};
+
 std::string sizes_str(const std::vector<int64_t>& sizes);  // "[2, 3]"
-// Wraps a possibly negative dim into [0, rank); throws ShapeError naming `op` when out of range.
+// Wraps a possibly negative dim into [0, rank) (a 0-dim tensor takes 0 and -1, as in PyTorch);
+// throws DimError naming `op` when out of range.
 int64_t wrap_dim(const char* op, int64_t dim, int64_t rank);
 // Broadcast two size lists as PyTorch does; throws ShapeError naming `op` and both shapes.
 std::vector<int64_t> broadcast_sizes(const char* op, const std::vector<int64_t>& a,

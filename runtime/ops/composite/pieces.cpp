@@ -14,12 +14,7 @@ namespace lazygen {
 namespace {
 
 int64_t wrapped(const char* op, const Tensor& self, int64_t dim) {
-  const int64_t rank = std::max<int64_t>(self.dim(), 1);
-  if (dim < -rank || dim >= rank) {
-    throw ShapeError(op, "dim " + std::to_string(dim) + " is out of range for a tensor of shape " +
-                             sizes_str(self.sizes()));
-  }
-  return dim < 0 ? dim + rank : dim;
+  return wrap_dim(op, dim, self.dim());
 }
 
 // The number of elements `dims` (nullopt or empty: all) reduce.

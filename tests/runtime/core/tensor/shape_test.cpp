@@ -53,11 +53,22 @@ TEST(Shape, WrapDimAcceptsNegativeDimsAndScalars) {
   try {
     wrap_dim("sum", 3, 2);
     FAIL();
-  } catch (const ShapeError& e) {
+  } catch (const DimError& e) {  // a ShapeError that keeps the dim and the range
     EXPECT_STREQ(e.what(),
                  "sum: dim 3 is out of range for a tensor of rank 2 (expected to be in range of "
                  "[-2, 1])");
+    EXPECT_EQ(e.dim(), 3);
+    EXPECT_EQ(e.low(), -2);
+    EXPECT_EQ(e.high(), 1);
   }
+  try {
+    wrap_dim("sum", -2, 0);
+    FAIL();
+  } catch (const DimError& e) {  // a 0-dim tensor takes 0 and -1
+    EXPECT_EQ(e.low(), -1);
+    EXPECT_EQ(e.high(), 0);
+  }
+  EXPECT_THROW(wrap_dim("sum", 1, 0), ShapeError);
 }
 
 TEST(Shape, CheckedNumelRejectsNegativeSizes) {
