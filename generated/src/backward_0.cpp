@@ -9,6 +9,8 @@
 #include "lazygen/generated/ops/amin.h"
 #include "lazygen/generated/ops/digamma.h"
 #include "lazygen/generated/ops/lgamma.h"
+#include "lazygen/generated/ops/log.h"
+#include "lazygen/generated/ops/special_entr.h"
 #include "lazygen/operators.h"
 
 namespace lazygen::autograd {
@@ -41,6 +43,23 @@ class LgammaBackward final : public Function {
     [[maybe_unused]] const Tensor& grad = grads[0];
     std::vector<Tensor> grad_inputs(1);
     if (needs_input_grad(0)) grad_inputs[0] = grad * digamma(self);
+    return grad_inputs;
+  }
+
+  void release_saved() override { self = Tensor(); }
+
+  Tensor self;
+};
+
+// special_entr(Tensor self) -> Tensor
+class SpecialEntrBackward final : public Function {
+ public:
+  const char* name() const override { return "SpecialEntrBackward"; }
+
+  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
+    [[maybe_unused]] const Tensor& grad = grads[0];
+    std::vector<Tensor> grad_inputs(1);
+    if (needs_input_grad(0)) grad_inputs[0] = grad * -(log(self) + 1);
     return grad_inputs;
   }
 
@@ -89,6 +108,16 @@ void record_add_tensor(const Tensor& result, const Tensor& self, const Tensor& o
 // lgamma(Tensor self) -> Tensor
 void record_lgamma(const Tensor& result, const Tensor& self) {
   auto fn = std::make_shared<LgammaBackward>();
+  fn->next_edges = {gradient_edge(self)};
+  fn->input_shapes = {self.shape()};
+  fn->num_outputs = 1;
+  fn->self = saved(self);
+  set_history(result, fn, 0);
+}
+
+// special_entr(Tensor self) -> Tensor
+void record_special_entr(const Tensor& result, const Tensor& self) {
+  auto fn = std::make_shared<SpecialEntrBackward>();
   fn->next_edges = {gradient_edge(self)};
   fn->input_shapes = {self.shape()};
   fn->num_outputs = 1;

@@ -6,15 +6,20 @@
 #include "autograd/function.h"
 #include "core/dispatch.h"
 #include "lazygen/factory.h"
+#include "lazygen/generated/ops/eq.h"
 #include "lazygen/generated/ops/hardshrink.h"
 #include "lazygen/generated/ops/hardshrink_backward.h"
 #include "lazygen/generated/ops/hardtanh.h"
 #include "lazygen/generated/ops/hardtanh_backward.h"
 #include "lazygen/generated/ops/hypot.h"
+#include "lazygen/generated/ops/le.h"
+#include "lazygen/generated/ops/logical_and.h"
 #include "lazygen/generated/ops/reshape.h"
 #include "lazygen/generated/ops/softplus.h"
 #include "lazygen/generated/ops/softplus_backward.h"
+#include "lazygen/generated/ops/special_xlog1py.h"
 #include "lazygen/generated/ops/trunc.h"
+#include "lazygen/generated/ops/where.h"
 #include "lazygen/operators.h"
 
 namespace lazygen::autograd {
@@ -115,6 +120,30 @@ class HardshrinkBackward final : public Function {
   Scalar lambd{};
 };
 
+// special_xlog1py(Tensor self, Tensor other) -> Tensor
+class SpecialXlog1pyBackward final : public Function {
+ public:
+  const char* name() const override { return "SpecialXlog1pyBackward"; }
+
+  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
+    [[maybe_unused]] const Tensor& grad = grads[0];
+    std::vector<Tensor> grad_inputs(2);
+    if (needs_input_grad(0))
+      grad_inputs[0] = where(logical_and(eq(self, 0), le(other, -1)), zeros_like(grad),
+                             special_xlog1py(grad, other));
+    if (needs_input_grad(1)) grad_inputs[1] = grad * self / (other + 1);
+    return grad_inputs;
+  }
+
+  void release_saved() override {
+    self = Tensor();
+    other = Tensor();
+  }
+
+  Tensor self;
+  Tensor other;
+};
+
 // reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)
 class ReshapeBackward final : public Function {
  public:
@@ -189,6 +218,17 @@ void record_hardshrink(const Tensor& result, const Tensor& self, const Scalar& l
   fn->num_outputs = 1;
   fn->self = saved(self);
   fn->lambd = lambd;
+  set_history(result, fn, 0);
+}
+
+// special_xlog1py(Tensor self, Tensor other) -> Tensor
+void record_special_xlog1py(const Tensor& result, const Tensor& self, const Tensor& other) {
+  auto fn = std::make_shared<SpecialXlog1pyBackward>();
+  fn->next_edges = {gradient_edge(self), gradient_edge(other)};
+  fn->input_shapes = {self.shape(), other.shape()};
+  fn->num_outputs = 1;
+  fn->self = saved(self);
+  fn->other = saved(other);
   set_history(result, fn, 0);
 }
 

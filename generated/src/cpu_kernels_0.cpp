@@ -9,8 +9,10 @@
 #include "lazygen/factory.h"
 #include "lazygen/generated/pointwise/add_tensor.h"
 #include "lazygen/generated/pointwise/lgamma.h"
+#include "lazygen/generated/pointwise/special_entr.h"
 #include "lazygen/generated/shapes/add_tensor.h"
 #include "lazygen/generated/shapes/lgamma.h"
+#include "lazygen/generated/shapes/special_entr.h"
 #include "lazygen/tensor.h"
 #include "lazygen/types.h"
 #include "ops/cpu/pointwise.h"
@@ -27,6 +29,11 @@ DType compute_dtype_lgamma(const Shape& self) {
   return to_floating(shape_rules::result_type({&self}, {}));
 }
 
+// special_entr(Tensor self) -> Tensor
+DType compute_dtype_special_entr(const Shape& self) {
+  return to_floating(shape_rules::result_type({&self}, {}));
+}
+
 // add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
 void run_add_tensor(const Tensor& out, std::initializer_list<Tensor> inputs,
                     std::initializer_list<Scalar> scalars, DType compute) {
@@ -37,6 +44,12 @@ void run_add_tensor(const Tensor& out, std::initializer_list<Tensor> inputs,
 void run_lgamma(const Tensor& out, std::initializer_list<Tensor> inputs,
                 std::initializer_list<Scalar> scalars, DType compute) {
   run_pointwise<kernels::Lgamma>("lgamma", out, inputs, scalars, compute);
+}
+
+// special_entr(Tensor self) -> Tensor
+void run_special_entr(const Tensor& out, std::initializer_list<Tensor> inputs,
+                      std::initializer_list<Scalar> scalars, DType compute) {
+  run_pointwise<kernels::SpecialEntr>("special_entr", out, inputs, scalars, compute);
 }
 
 // add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
@@ -53,6 +66,14 @@ Tensor lgamma(const Tensor& self) {
   std::vector<Shape> shapes = compute_shape_lgamma(self.shape());
   Tensor out = empty(shapes[0].sizes, shapes[0].dtype, kCPU);
   run_lgamma(out, {self}, {}, compute_dtype_lgamma(self.shape()));
+  return out;
+}
+
+// special_entr(Tensor self) -> Tensor
+Tensor special_entr(const Tensor& self) {
+  std::vector<Shape> shapes = compute_shape_special_entr(self.shape());
+  Tensor out = empty(shapes[0].sizes, shapes[0].dtype, kCPU);
+  run_special_entr(out, {self}, {}, compute_dtype_special_entr(self.shape()));
   return out;
 }
 

@@ -10,12 +10,14 @@
 #include "lazygen/generated/pointwise/_polygamma.h"
 #include "lazygen/generated/pointwise/addcdiv_inplace.h"
 #include "lazygen/generated/pointwise/fmod_tensor.h"
+#include "lazygen/generated/pointwise/gcd.h"
 #include "lazygen/generated/pointwise/maximum.h"
 #include "lazygen/generated/pointwise/neg.h"
 #include "lazygen/generated/pointwise/pow_tensor_tensor.h"
 #include "lazygen/generated/shapes/_polygamma.h"
 #include "lazygen/generated/shapes/addcdiv_inplace.h"
 #include "lazygen/generated/shapes/fmod_tensor.h"
+#include "lazygen/generated/shapes/gcd.h"
 #include "lazygen/generated/shapes/maximum.h"
 #include "lazygen/generated/shapes/neg.h"
 #include "lazygen/generated/shapes/pow_tensor_tensor.h"
@@ -56,6 +58,11 @@ DType compute_dtype__polygamma(const Shape& self, const Scalar& n) {
   return to_floating(shape_rules::result_type({&self}, {&n}));
 }
 
+// gcd(Tensor self, Tensor other) -> Tensor
+DType compute_dtype_gcd(const Shape& self, const Shape& other) {
+  return shape_rules::result_type({&self, &other}, {});
+}
+
 // maximum(Tensor self, Tensor other) -> Tensor
 void run_maximum(const Tensor& out, std::initializer_list<Tensor> inputs,
                  std::initializer_list<Scalar> scalars, DType compute) {
@@ -90,6 +97,12 @@ void run_fmod_tensor(const Tensor& out, std::initializer_list<Tensor> inputs,
 void run__polygamma(const Tensor& out, std::initializer_list<Tensor> inputs,
                     std::initializer_list<Scalar> scalars, DType compute) {
   run_pointwise<kernels::UnderscorePolygamma>("_polygamma", out, inputs, scalars, compute);
+}
+
+// gcd(Tensor self, Tensor other) -> Tensor
+void run_gcd(const Tensor& out, std::initializer_list<Tensor> inputs,
+             std::initializer_list<Scalar> scalars, DType compute) {
+  run_pointwise<kernels::Gcd>("gcd", out, inputs, scalars, compute);
 }
 
 // maximum(Tensor self, Tensor other) -> Tensor
@@ -141,6 +154,14 @@ Tensor _polygamma(const Tensor& self, const Scalar& n) {
   std::vector<Shape> shapes = compute_shape__polygamma(self.shape(), n);
   Tensor out = empty(shapes[0].sizes, shapes[0].dtype, kCPU);
   run__polygamma(out, {self}, {n}, compute_dtype__polygamma(self.shape(), n));
+  return out;
+}
+
+// gcd(Tensor self, Tensor other) -> Tensor
+Tensor gcd(const Tensor& self, const Tensor& other) {
+  std::vector<Shape> shapes = compute_shape_gcd(self.shape(), other.shape());
+  Tensor out = empty(shapes[0].sizes, shapes[0].dtype, kCPU);
+  run_gcd(out, {self, other}, {}, compute_dtype_gcd(self.shape(), other.shape()));
   return out;
 }
 

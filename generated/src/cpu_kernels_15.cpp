@@ -7,9 +7,11 @@
 #include "core/dispatch.h"
 #include "core/tensor/shape_rules.h"
 #include "lazygen/factory.h"
+#include "lazygen/generated/pointwise/lcm.h"
 #include "lazygen/generated/pointwise/lt_tensor.h"
 #include "lazygen/generated/pointwise/signbit.h"
 #include "lazygen/generated/pointwise/sqrt.h"
+#include "lazygen/generated/shapes/lcm.h"
 #include "lazygen/generated/shapes/lt_tensor.h"
 #include "lazygen/generated/shapes/signbit.h"
 #include "lazygen/generated/shapes/sqrt.h"
@@ -34,6 +36,11 @@ DType compute_dtype_signbit(const Shape& self) {
   return shape_rules::result_type({&self}, {});
 }
 
+// lcm(Tensor self, Tensor other) -> Tensor
+DType compute_dtype_lcm(const Shape& self, const Shape& other) {
+  return shape_rules::result_type({&self, &other}, {});
+}
+
 // sqrt(Tensor self) -> Tensor
 void run_sqrt(const Tensor& out, std::initializer_list<Tensor> inputs,
               std::initializer_list<Scalar> scalars, DType compute) {
@@ -50,6 +57,12 @@ void run_lt_tensor(const Tensor& out, std::initializer_list<Tensor> inputs,
 void run_signbit(const Tensor& out, std::initializer_list<Tensor> inputs,
                  std::initializer_list<Scalar> scalars, DType compute) {
   run_pointwise<kernels::Signbit>("signbit", out, inputs, scalars, compute);
+}
+
+// lcm(Tensor self, Tensor other) -> Tensor
+void run_lcm(const Tensor& out, std::initializer_list<Tensor> inputs,
+             std::initializer_list<Scalar> scalars, DType compute) {
+  run_pointwise<kernels::Lcm>("lcm", out, inputs, scalars, compute);
 }
 
 // sqrt(Tensor self) -> Tensor
@@ -73,6 +86,14 @@ Tensor signbit(const Tensor& self) {
   std::vector<Shape> shapes = compute_shape_signbit(self.shape());
   Tensor out = empty(shapes[0].sizes, shapes[0].dtype, kCPU);
   run_signbit(out, {self}, {}, compute_dtype_signbit(self.shape()));
+  return out;
+}
+
+// lcm(Tensor self, Tensor other) -> Tensor
+Tensor lcm(const Tensor& self, const Tensor& other) {
+  std::vector<Shape> shapes = compute_shape_lcm(self.shape(), other.shape());
+  Tensor out = empty(shapes[0].sizes, shapes[0].dtype, kCPU);
+  run_lcm(out, {self, other}, {}, compute_dtype_lcm(self.shape(), other.shape()));
   return out;
 }
 

@@ -12,12 +12,14 @@
 #include "lazygen/generated/pointwise/bitwise_xor_tensor.h"
 #include "lazygen/generated/pointwise/ge_scalar.h"
 #include "lazygen/generated/pointwise/log_sigmoid.h"
+#include "lazygen/generated/pointwise/nextafter.h"
 #include "lazygen/generated/pointwise/relu_inplace.h"
 #include "lazygen/generated/shapes/bitwise_not.h"
 #include "lazygen/generated/shapes/bitwise_right_shift_tensor.h"
 #include "lazygen/generated/shapes/bitwise_xor_tensor.h"
 #include "lazygen/generated/shapes/ge_scalar.h"
 #include "lazygen/generated/shapes/log_sigmoid.h"
+#include "lazygen/generated/shapes/nextafter.h"
 #include "lazygen/generated/shapes/relu_inplace.h"
 #include "lazygen/tensor.h"
 #include "lazygen/types.h"
@@ -55,6 +57,11 @@ DType compute_dtype_log_sigmoid(const Shape& self) {
   return shape_rules::result_type({&self}, {});
 }
 
+// nextafter(Tensor self, Tensor other) -> Tensor
+DType compute_dtype_nextafter(const Shape& self, const Shape& other) {
+  return shape_rules::result_type({&self, &other}, {});
+}
+
 // relu_(Tensor(a!) self) -> Tensor(a!)
 void run_relu_inplace(const Tensor& out, std::initializer_list<Tensor> inputs,
                       std::initializer_list<Scalar> scalars, DType compute) {
@@ -90,6 +97,12 @@ void run_bitwise_right_shift_tensor(const Tensor& out, std::initializer_list<Ten
 void run_log_sigmoid(const Tensor& out, std::initializer_list<Tensor> inputs,
                      std::initializer_list<Scalar> scalars, DType compute) {
   run_pointwise<kernels::LogSigmoid>("log_sigmoid", out, inputs, scalars, compute);
+}
+
+// nextafter(Tensor self, Tensor other) -> Tensor
+void run_nextafter(const Tensor& out, std::initializer_list<Tensor> inputs,
+                   std::initializer_list<Scalar> scalars, DType compute) {
+  run_pointwise<kernels::Nextafter>("nextafter", out, inputs, scalars, compute);
 }
 
 // relu_(Tensor(a!) self) -> Tensor(a!)
@@ -139,6 +152,14 @@ Tensor log_sigmoid(const Tensor& self) {
   std::vector<Shape> shapes = compute_shape_log_sigmoid(self.shape());
   Tensor out = empty(shapes[0].sizes, shapes[0].dtype, kCPU);
   run_log_sigmoid(out, {self}, {}, compute_dtype_log_sigmoid(self.shape()));
+  return out;
+}
+
+// nextafter(Tensor self, Tensor other) -> Tensor
+Tensor nextafter(const Tensor& self, const Tensor& other) {
+  std::vector<Shape> shapes = compute_shape_nextafter(self.shape(), other.shape());
+  Tensor out = empty(shapes[0].sizes, shapes[0].dtype, kCPU);
+  run_nextafter(out, {self, other}, {}, compute_dtype_nextafter(self.shape(), other.shape()));
   return out;
 }
 

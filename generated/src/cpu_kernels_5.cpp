@@ -11,11 +11,13 @@
 #include "lazygen/generated/pointwise/hardtanh.h"
 #include "lazygen/generated/pointwise/hypot.h"
 #include "lazygen/generated/pointwise/softplus.h"
+#include "lazygen/generated/pointwise/special_xlog1py.h"
 #include "lazygen/generated/pointwise/trunc.h"
 #include "lazygen/generated/shapes/hardshrink.h"
 #include "lazygen/generated/shapes/hardtanh.h"
 #include "lazygen/generated/shapes/hypot.h"
 #include "lazygen/generated/shapes/softplus.h"
+#include "lazygen/generated/shapes/special_xlog1py.h"
 #include "lazygen/generated/shapes/trunc.h"
 #include "lazygen/tensor.h"
 #include "lazygen/types.h"
@@ -48,6 +50,11 @@ DType compute_dtype_hardshrink(const Shape& self, const Scalar& lambd) {
   return shape_rules::result_type({&self}, {});
 }
 
+// special_xlog1py(Tensor self, Tensor other) -> Tensor
+DType compute_dtype_special_xlog1py(const Shape& self, const Shape& other) {
+  return to_floating(shape_rules::result_type({&self, &other}, {}));
+}
+
 // hypot(Tensor self, Tensor other) -> Tensor
 void run_hypot(const Tensor& out, std::initializer_list<Tensor> inputs,
                std::initializer_list<Scalar> scalars, DType compute) {
@@ -76,6 +83,12 @@ void run_softplus(const Tensor& out, std::initializer_list<Tensor> inputs,
 void run_hardshrink(const Tensor& out, std::initializer_list<Tensor> inputs,
                     std::initializer_list<Scalar> scalars, DType compute) {
   run_pointwise<kernels::Hardshrink>("hardshrink", out, inputs, scalars, compute);
+}
+
+// special_xlog1py(Tensor self, Tensor other) -> Tensor
+void run_special_xlog1py(const Tensor& out, std::initializer_list<Tensor> inputs,
+                         std::initializer_list<Scalar> scalars, DType compute) {
+  run_pointwise<kernels::SpecialXlog1py>("special_xlog1py", out, inputs, scalars, compute);
 }
 
 // hypot(Tensor self, Tensor other) -> Tensor
@@ -117,6 +130,15 @@ Tensor hardshrink(const Tensor& self, const Scalar& lambd) {
   std::vector<Shape> shapes = compute_shape_hardshrink(self.shape(), lambd);
   Tensor out = empty(shapes[0].sizes, shapes[0].dtype, kCPU);
   run_hardshrink(out, {self}, {lambd}, compute_dtype_hardshrink(self.shape(), lambd));
+  return out;
+}
+
+// special_xlog1py(Tensor self, Tensor other) -> Tensor
+Tensor special_xlog1py(const Tensor& self, const Tensor& other) {
+  std::vector<Shape> shapes = compute_shape_special_xlog1py(self.shape(), other.shape());
+  Tensor out = empty(shapes[0].sizes, shapes[0].dtype, kCPU);
+  run_special_xlog1py(out, {self, other}, {},
+                      compute_dtype_special_xlog1py(self.shape(), other.shape()));
   return out;
 }
 

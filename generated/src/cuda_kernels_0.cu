@@ -7,6 +7,7 @@
 #include "backend/cuda/eager/pointwise_args.h"
 #include "lazygen/generated/pointwise/add_tensor.h"
 #include "lazygen/generated/pointwise/lgamma.h"
+#include "lazygen/generated/pointwise/special_entr.h"
 
 namespace lazygen::cuda {
 
@@ -18,6 +19,11 @@ void launch_add_tensor(const PointwiseArgs& args, cudaStream_t stream) {
 // lgamma(Tensor self) -> Tensor
 void launch_lgamma(const PointwiseArgs& args, cudaStream_t stream) {
   launch_pointwise<kernels::Lgamma>(args, stream);
+}
+
+// special_entr(Tensor self) -> Tensor
+void launch_special_entr(const PointwiseArgs& args, cudaStream_t stream) {
+  launch_pointwise<kernels::SpecialEntr>(args, stream);
 }
 
 }  // namespace lazygen::cuda

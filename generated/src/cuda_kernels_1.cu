@@ -8,6 +8,7 @@
 #include "lazygen/generated/pointwise/_polygamma.h"
 #include "lazygen/generated/pointwise/addcdiv_inplace.h"
 #include "lazygen/generated/pointwise/fmod_tensor.h"
+#include "lazygen/generated/pointwise/gcd.h"
 #include "lazygen/generated/pointwise/maximum.h"
 #include "lazygen/generated/pointwise/neg.h"
 #include "lazygen/generated/pointwise/pow_tensor_tensor.h"
@@ -42,6 +43,11 @@ void launch_fmod_tensor(const PointwiseArgs& args, cudaStream_t stream) {
 // _polygamma(Tensor self, Scalar n) -> Tensor
 void launch__polygamma(const PointwiseArgs& args, cudaStream_t stream) {
   launch_pointwise<kernels::UnderscorePolygamma>(args, stream);
+}
+
+// gcd(Tensor self, Tensor other) -> Tensor
+void launch_gcd(const PointwiseArgs& args, cudaStream_t stream) {
+  launch_pointwise<kernels::Gcd>(args, stream);
 }
 
 }  // namespace lazygen::cuda

@@ -5,6 +5,7 @@
 // op's launcher.
 #include "backend/cuda/eager/pointwise.cuh"
 #include "backend/cuda/eager/pointwise_args.h"
+#include "lazygen/generated/pointwise/lcm.h"
 #include "lazygen/generated/pointwise/lt_tensor.h"
 #include "lazygen/generated/pointwise/signbit.h"
 #include "lazygen/generated/pointwise/sqrt.h"
@@ -24,6 +25,11 @@ void launch_lt_tensor(const PointwiseArgs& args, cudaStream_t stream) {
 // signbit(Tensor self) -> Tensor
 void launch_signbit(const PointwiseArgs& args, cudaStream_t stream) {
   launch_pointwise<kernels::Signbit>(args, stream);
+}
+
+// lcm(Tensor self, Tensor other) -> Tensor
+void launch_lcm(const PointwiseArgs& args, cudaStream_t stream) {
+  launch_pointwise<kernels::Lcm>(args, stream);
 }
 
 }  // namespace lazygen::cuda

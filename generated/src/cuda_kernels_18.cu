@@ -10,6 +10,7 @@
 #include "lazygen/generated/pointwise/bitwise_xor_tensor.h"
 #include "lazygen/generated/pointwise/ge_scalar.h"
 #include "lazygen/generated/pointwise/log_sigmoid.h"
+#include "lazygen/generated/pointwise/nextafter.h"
 #include "lazygen/generated/pointwise/relu_inplace.h"
 
 namespace lazygen::cuda {
@@ -42,6 +43,11 @@ void launch_bitwise_right_shift_tensor(const PointwiseArgs& args, cudaStream_t s
 // log_sigmoid(Tensor self) -> Tensor
 void launch_log_sigmoid(const PointwiseArgs& args, cudaStream_t stream) {
   launch_pointwise<kernels::LogSigmoid>(args, stream);
+}
+
+// nextafter(Tensor self, Tensor other) -> Tensor
+void launch_nextafter(const PointwiseArgs& args, cudaStream_t stream) {
+  launch_pointwise<kernels::Nextafter>(args, stream);
 }
 
 }  // namespace lazygen::cuda

@@ -9,6 +9,7 @@
 #include "lazygen/generated/pointwise/hardtanh.h"
 #include "lazygen/generated/pointwise/hypot.h"
 #include "lazygen/generated/pointwise/softplus.h"
+#include "lazygen/generated/pointwise/special_xlog1py.h"
 #include "lazygen/generated/pointwise/trunc.h"
 
 namespace lazygen::cuda {
@@ -36,6 +37,11 @@ void launch_softplus(const PointwiseArgs& args, cudaStream_t stream) {
 // hardshrink(Tensor self, Scalar lambd=0.5) -> Tensor
 void launch_hardshrink(const PointwiseArgs& args, cudaStream_t stream) {
   launch_pointwise<kernels::Hardshrink>(args, stream);
+}
+
+// special_xlog1py(Tensor self, Tensor other) -> Tensor
+void launch_special_xlog1py(const PointwiseArgs& args, cudaStream_t stream) {
+  launch_pointwise<kernels::SpecialXlog1py>(args, stream);
 }
 
 }  // namespace lazygen::cuda

@@ -9,10 +9,13 @@
 #include "core/dispatch.h"
 #include "lazygen/generated/cpu/add_tensor.h"
 #include "lazygen/generated/cpu/lgamma.h"
+#include "lazygen/generated/cpu/special_entr.h"
 #include "lazygen/generated/cuda/add_tensor.h"
 #include "lazygen/generated/cuda/lgamma.h"
+#include "lazygen/generated/cuda/special_entr.h"
 #include "lazygen/generated/shapes/add_tensor.h"
 #include "lazygen/generated/shapes/lgamma.h"
+#include "lazygen/generated/shapes/special_entr.h"
 
 namespace lazygen::cuda {
 namespace {
@@ -34,11 +37,21 @@ Tensor lgamma(const Tensor& self) {
   return out;
 }
 
+// special_entr(Tensor self) -> Tensor
+Tensor special_entr(const Tensor& self) {
+  std::vector<Shape> shapes = compute_shape_special_entr(self.shape());
+  Tensor out = empty_device(shapes[0].sizes, shapes[0].dtype, self.device());
+  run_pointwise("special_entr", &launch_special_entr, out, {self}, {},
+                cpu::compute_dtype_special_entr(self.shape()));
+  return out;
+}
+
 }  // namespace
 
 void register_pointwise_kernels_0() {
   detail::register_device_kernel(DeviceType::CUDA, "add.Tensor", &add_tensor);
   detail::register_device_kernel(DeviceType::CUDA, "lgamma", &lgamma);
+  detail::register_device_kernel(DeviceType::CUDA, "special_entr", &special_entr);
 }
 
 }  // namespace lazygen::cuda

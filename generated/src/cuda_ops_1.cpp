@@ -11,18 +11,21 @@
 #include "lazygen/generated/cpu/addcdiv_inplace.h"
 #include "lazygen/generated/cpu/expand.h"
 #include "lazygen/generated/cpu/fmod_tensor.h"
+#include "lazygen/generated/cpu/gcd.h"
 #include "lazygen/generated/cpu/maximum.h"
 #include "lazygen/generated/cpu/neg.h"
 #include "lazygen/generated/cpu/pow_tensor_tensor.h"
 #include "lazygen/generated/cuda/_polygamma.h"
 #include "lazygen/generated/cuda/addcdiv_inplace.h"
 #include "lazygen/generated/cuda/fmod_tensor.h"
+#include "lazygen/generated/cuda/gcd.h"
 #include "lazygen/generated/cuda/maximum.h"
 #include "lazygen/generated/cuda/neg.h"
 #include "lazygen/generated/cuda/pow_tensor_tensor.h"
 #include "lazygen/generated/shapes/_polygamma.h"
 #include "lazygen/generated/shapes/addcdiv_inplace.h"
 #include "lazygen/generated/shapes/fmod_tensor.h"
+#include "lazygen/generated/shapes/gcd.h"
 #include "lazygen/generated/shapes/maximum.h"
 #include "lazygen/generated/shapes/neg.h"
 #include "lazygen/generated/shapes/pow_tensor_tensor.h"
@@ -85,6 +88,15 @@ Tensor _polygamma(const Tensor& self, const Scalar& n) {
   return out;
 }
 
+// gcd(Tensor self, Tensor other) -> Tensor
+Tensor gcd(const Tensor& self, const Tensor& other) {
+  std::vector<Shape> shapes = compute_shape_gcd(self.shape(), other.shape());
+  Tensor out = empty_device(shapes[0].sizes, shapes[0].dtype, self.device());
+  run_pointwise("gcd", &launch_gcd, out, {self, other}, {},
+                cpu::compute_dtype_gcd(self.shape(), other.shape()));
+  return out;
+}
+
 }  // namespace
 
 void register_pointwise_kernels_1() {
@@ -94,6 +106,7 @@ void register_pointwise_kernels_1() {
   detail::register_device_kernel(DeviceType::CUDA, "pow.Tensor_Tensor", &pow_tensor_tensor);
   detail::register_device_kernel(DeviceType::CUDA, "fmod.Tensor", &fmod_tensor);
   detail::register_device_kernel(DeviceType::CUDA, "_polygamma", &_polygamma);
+  detail::register_device_kernel(DeviceType::CUDA, "gcd", &gcd);
   detail::register_device_kernel(DeviceType::CUDA, "expand", &cpu::expand);
 }
 

@@ -7,12 +7,15 @@
 // the op dispatch (cuda_ops.cpp calls it). Built only with the CUDA toolkit.
 #include "backend/cuda/eager/eager_kernels.h"
 #include "core/dispatch.h"
+#include "lazygen/generated/cpu/lcm.h"
 #include "lazygen/generated/cpu/lt_tensor.h"
 #include "lazygen/generated/cpu/signbit.h"
 #include "lazygen/generated/cpu/sqrt.h"
+#include "lazygen/generated/cuda/lcm.h"
 #include "lazygen/generated/cuda/lt_tensor.h"
 #include "lazygen/generated/cuda/signbit.h"
 #include "lazygen/generated/cuda/sqrt.h"
+#include "lazygen/generated/shapes/lcm.h"
 #include "lazygen/generated/shapes/lt_tensor.h"
 #include "lazygen/generated/shapes/signbit.h"
 #include "lazygen/generated/shapes/sqrt.h"
@@ -46,12 +49,22 @@ Tensor signbit(const Tensor& self) {
   return out;
 }
 
+// lcm(Tensor self, Tensor other) -> Tensor
+Tensor lcm(const Tensor& self, const Tensor& other) {
+  std::vector<Shape> shapes = compute_shape_lcm(self.shape(), other.shape());
+  Tensor out = empty_device(shapes[0].sizes, shapes[0].dtype, self.device());
+  run_pointwise("lcm", &launch_lcm, out, {self, other}, {},
+                cpu::compute_dtype_lcm(self.shape(), other.shape()));
+  return out;
+}
+
 }  // namespace
 
 void register_pointwise_kernels_15() {
   detail::register_device_kernel(DeviceType::CUDA, "sqrt", &sqrt);
   detail::register_device_kernel(DeviceType::CUDA, "lt.Tensor", &lt_tensor);
   detail::register_device_kernel(DeviceType::CUDA, "signbit", &signbit);
+  detail::register_device_kernel(DeviceType::CUDA, "lcm", &lcm);
 }
 
 }  // namespace lazygen::cuda

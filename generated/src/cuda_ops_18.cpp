@@ -12,6 +12,7 @@
 #include "lazygen/generated/cpu/bitwise_xor_tensor.h"
 #include "lazygen/generated/cpu/ge_scalar.h"
 #include "lazygen/generated/cpu/log_sigmoid.h"
+#include "lazygen/generated/cpu/nextafter.h"
 #include "lazygen/generated/cpu/relu_inplace.h"
 #include "lazygen/generated/cpu/unsqueeze.h"
 #include "lazygen/generated/cuda/bitwise_not.h"
@@ -19,12 +20,14 @@
 #include "lazygen/generated/cuda/bitwise_xor_tensor.h"
 #include "lazygen/generated/cuda/ge_scalar.h"
 #include "lazygen/generated/cuda/log_sigmoid.h"
+#include "lazygen/generated/cuda/nextafter.h"
 #include "lazygen/generated/cuda/relu_inplace.h"
 #include "lazygen/generated/shapes/bitwise_not.h"
 #include "lazygen/generated/shapes/bitwise_right_shift_tensor.h"
 #include "lazygen/generated/shapes/bitwise_xor_tensor.h"
 #include "lazygen/generated/shapes/ge_scalar.h"
 #include "lazygen/generated/shapes/log_sigmoid.h"
+#include "lazygen/generated/shapes/nextafter.h"
 #include "lazygen/generated/shapes/relu_inplace.h"
 
 namespace lazygen::cuda {
@@ -84,6 +87,15 @@ Tensor log_sigmoid(const Tensor& self) {
   return out;
 }
 
+// nextafter(Tensor self, Tensor other) -> Tensor
+Tensor nextafter(const Tensor& self, const Tensor& other) {
+  std::vector<Shape> shapes = compute_shape_nextafter(self.shape(), other.shape());
+  Tensor out = empty_device(shapes[0].sizes, shapes[0].dtype, self.device());
+  run_pointwise("nextafter", &launch_nextafter, out, {self, other}, {},
+                cpu::compute_dtype_nextafter(self.shape(), other.shape()));
+  return out;
+}
+
 }  // namespace
 
 void register_pointwise_kernels_18() {
@@ -94,6 +106,7 @@ void register_pointwise_kernels_18() {
   detail::register_device_kernel(DeviceType::CUDA, "bitwise_right_shift.Tensor",
                                  &bitwise_right_shift_tensor);
   detail::register_device_kernel(DeviceType::CUDA, "log_sigmoid", &log_sigmoid);
+  detail::register_device_kernel(DeviceType::CUDA, "nextafter", &nextafter);
   detail::register_device_kernel(DeviceType::CUDA, "unsqueeze", &cpu::unsqueeze);
 }
 

@@ -12,16 +12,19 @@
 #include "lazygen/generated/cpu/hypot.h"
 #include "lazygen/generated/cpu/reshape.h"
 #include "lazygen/generated/cpu/softplus.h"
+#include "lazygen/generated/cpu/special_xlog1py.h"
 #include "lazygen/generated/cpu/trunc.h"
 #include "lazygen/generated/cuda/hardshrink.h"
 #include "lazygen/generated/cuda/hardtanh.h"
 #include "lazygen/generated/cuda/hypot.h"
 #include "lazygen/generated/cuda/softplus.h"
+#include "lazygen/generated/cuda/special_xlog1py.h"
 #include "lazygen/generated/cuda/trunc.h"
 #include "lazygen/generated/shapes/hardshrink.h"
 #include "lazygen/generated/shapes/hardtanh.h"
 #include "lazygen/generated/shapes/hypot.h"
 #include "lazygen/generated/shapes/softplus.h"
+#include "lazygen/generated/shapes/special_xlog1py.h"
 #include "lazygen/generated/shapes/trunc.h"
 
 namespace lazygen::cuda {
@@ -71,6 +74,15 @@ Tensor hardshrink(const Tensor& self, const Scalar& lambd) {
   return out;
 }
 
+// special_xlog1py(Tensor self, Tensor other) -> Tensor
+Tensor special_xlog1py(const Tensor& self, const Tensor& other) {
+  std::vector<Shape> shapes = compute_shape_special_xlog1py(self.shape(), other.shape());
+  Tensor out = empty_device(shapes[0].sizes, shapes[0].dtype, self.device());
+  run_pointwise("special_xlog1py", &launch_special_xlog1py, out, {self, other}, {},
+                cpu::compute_dtype_special_xlog1py(self.shape(), other.shape()));
+  return out;
+}
+
 }  // namespace
 
 void register_pointwise_kernels_5() {
@@ -79,6 +91,7 @@ void register_pointwise_kernels_5() {
   detail::register_device_kernel(DeviceType::CUDA, "hardtanh", &hardtanh);
   detail::register_device_kernel(DeviceType::CUDA, "softplus", &softplus);
   detail::register_device_kernel(DeviceType::CUDA, "hardshrink", &hardshrink);
+  detail::register_device_kernel(DeviceType::CUDA, "special_xlog1py", &special_xlog1py);
   detail::register_device_kernel(DeviceType::CUDA, "reshape", &cpu::reshape);
 }
 

@@ -9,12 +9,15 @@
 #include "lazygen/generated/ir/add_tensor.h"
 #include "lazygen/generated/ir/amin.h"
 #include "lazygen/generated/ir/lgamma.h"
+#include "lazygen/generated/ir/special_entr.h"
 #include "lazygen/generated/lazy/add_tensor.h"
 #include "lazygen/generated/lazy/amin.h"
 #include "lazygen/generated/lazy/lgamma.h"
+#include "lazygen/generated/lazy/special_entr.h"
 #include "lazygen/generated/shapes/add_tensor.h"
 #include "lazygen/generated/shapes/amin.h"
 #include "lazygen/generated/shapes/lgamma.h"
+#include "lazygen/generated/shapes/special_entr.h"
 #include "lazygen/types.h"
 
 namespace lazygen::lazy {
@@ -31,6 +34,13 @@ Tensor add_tensor(const Tensor& self, const Tensor& other, const Scalar& alpha) 
 Tensor lgamma(const Tensor& self) {
   const ir::NodePtr& node = ir::cached_node<ir::Lgamma>(
       ir_value(self), [&] { return compute_shape_lgamma(self.shape()); });
+  return make_lazy_tensor(node, 0, self.device());
+}
+
+// special_entr(Tensor self) -> Tensor
+Tensor special_entr(const Tensor& self) {
+  const ir::NodePtr& node = ir::cached_node<ir::SpecialEntr>(
+      ir_value(self), [&] { return compute_shape_special_entr(self.shape()); });
   return make_lazy_tensor(node, 0, self.device());
 }
 

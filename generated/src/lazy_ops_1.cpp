@@ -10,6 +10,7 @@
 #include "lazygen/generated/ir/addcdiv_inplace.h"
 #include "lazygen/generated/ir/expand.h"
 #include "lazygen/generated/ir/fmod_tensor.h"
+#include "lazygen/generated/ir/gcd.h"
 #include "lazygen/generated/ir/max_pool2d_with_indices.h"
 #include "lazygen/generated/ir/maximum.h"
 #include "lazygen/generated/ir/neg.h"
@@ -19,6 +20,7 @@
 #include "lazygen/generated/lazy/addcdiv_inplace.h"
 #include "lazygen/generated/lazy/expand.h"
 #include "lazygen/generated/lazy/fmod_tensor.h"
+#include "lazygen/generated/lazy/gcd.h"
 #include "lazygen/generated/lazy/max_pool2d_with_indices.h"
 #include "lazygen/generated/lazy/maximum.h"
 #include "lazygen/generated/lazy/neg.h"
@@ -29,6 +31,7 @@
 #include "lazygen/generated/shapes/addcdiv_inplace.h"
 #include "lazygen/generated/shapes/expand.h"
 #include "lazygen/generated/shapes/fmod_tensor.h"
+#include "lazygen/generated/shapes/gcd.h"
 #include "lazygen/generated/shapes/max_pool2d_with_indices.h"
 #include "lazygen/generated/shapes/maximum.h"
 #include "lazygen/generated/shapes/neg.h"
@@ -84,6 +87,14 @@ Tensor fmod_tensor(const Tensor& self, const Tensor& other) {
 Tensor _polygamma(const Tensor& self, const Scalar& n) {
   const ir::NodePtr& node = ir::cached_node<ir::UnderscorePolygamma>(
       ir_value(self), scalar_value(n), [&] { return compute_shape__polygamma(self.shape(), n); });
+  return make_lazy_tensor(node, 0, self.device());
+}
+
+// gcd(Tensor self, Tensor other) -> Tensor
+Tensor gcd(const Tensor& self, const Tensor& other) {
+  const ir::NodePtr& node = ir::cached_node<ir::Gcd>(ir_value(self), ir_value(other), [&] {
+    return compute_shape_gcd(self.shape(), other.shape());
+  });
   return make_lazy_tensor(node, 0, self.device());
 }
 

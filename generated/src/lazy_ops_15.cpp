@@ -8,18 +8,21 @@
 #include "core/lazy/lazy_view.h"
 #include "lazygen/generated/ir/argmax.h"
 #include "lazygen/generated/ir/bmm.h"
+#include "lazygen/generated/ir/lcm.h"
 #include "lazygen/generated/ir/lt_tensor.h"
 #include "lazygen/generated/ir/mm.h"
 #include "lazygen/generated/ir/signbit.h"
 #include "lazygen/generated/ir/sqrt.h"
 #include "lazygen/generated/lazy/argmax.h"
 #include "lazygen/generated/lazy/bmm.h"
+#include "lazygen/generated/lazy/lcm.h"
 #include "lazygen/generated/lazy/lt_tensor.h"
 #include "lazygen/generated/lazy/mm.h"
 #include "lazygen/generated/lazy/signbit.h"
 #include "lazygen/generated/lazy/sqrt.h"
 #include "lazygen/generated/shapes/argmax.h"
 #include "lazygen/generated/shapes/bmm.h"
+#include "lazygen/generated/shapes/lcm.h"
 #include "lazygen/generated/shapes/lt_tensor.h"
 #include "lazygen/generated/shapes/mm.h"
 #include "lazygen/generated/shapes/signbit.h"
@@ -47,6 +50,14 @@ Tensor lt_tensor(const Tensor& self, const Tensor& other) {
 Tensor signbit(const Tensor& self) {
   const ir::NodePtr& node = ir::cached_node<ir::Signbit>(
       ir_value(self), [&] { return compute_shape_signbit(self.shape()); });
+  return make_lazy_tensor(node, 0, self.device());
+}
+
+// lcm(Tensor self, Tensor other) -> Tensor
+Tensor lcm(const Tensor& self, const Tensor& other) {
+  const ir::NodePtr& node = ir::cached_node<ir::Lcm>(ir_value(self), ir_value(other), [&] {
+    return compute_shape_lcm(self.shape(), other.shape());
+  });
   return make_lazy_tensor(node, 0, self.device());
 }
 

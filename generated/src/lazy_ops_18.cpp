@@ -11,6 +11,7 @@
 #include "lazygen/generated/ir/bitwise_xor_tensor.h"
 #include "lazygen/generated/ir/ge_scalar.h"
 #include "lazygen/generated/ir/log_sigmoid.h"
+#include "lazygen/generated/ir/nextafter.h"
 #include "lazygen/generated/ir/relu_inplace.h"
 #include "lazygen/generated/ir/unsqueeze.h"
 #include "lazygen/generated/lazy/bitwise_not.h"
@@ -18,6 +19,7 @@
 #include "lazygen/generated/lazy/bitwise_xor_tensor.h"
 #include "lazygen/generated/lazy/ge_scalar.h"
 #include "lazygen/generated/lazy/log_sigmoid.h"
+#include "lazygen/generated/lazy/nextafter.h"
 #include "lazygen/generated/lazy/relu_inplace.h"
 #include "lazygen/generated/lazy/unsqueeze.h"
 #include "lazygen/generated/ops/unsqueeze.h"
@@ -26,6 +28,7 @@
 #include "lazygen/generated/shapes/bitwise_xor_tensor.h"
 #include "lazygen/generated/shapes/ge_scalar.h"
 #include "lazygen/generated/shapes/log_sigmoid.h"
+#include "lazygen/generated/shapes/nextafter.h"
 #include "lazygen/generated/shapes/relu_inplace.h"
 #include "lazygen/generated/shapes/unsqueeze.h"
 #include "lazygen/types.h"
@@ -75,6 +78,14 @@ Tensor bitwise_right_shift_tensor(const Tensor& self, const Tensor& other) {
 Tensor log_sigmoid(const Tensor& self) {
   const ir::NodePtr& node = ir::cached_node<ir::LogSigmoid>(
       ir_value(self), [&] { return compute_shape_log_sigmoid(self.shape()); });
+  return make_lazy_tensor(node, 0, self.device());
+}
+
+// nextafter(Tensor self, Tensor other) -> Tensor
+Tensor nextafter(const Tensor& self, const Tensor& other) {
+  const ir::NodePtr& node = ir::cached_node<ir::Nextafter>(ir_value(self), ir_value(other), [&] {
+    return compute_shape_nextafter(self.shape(), other.shape());
+  });
   return make_lazy_tensor(node, 0, self.device());
 }
 

@@ -12,6 +12,7 @@
 #include "lazygen/generated/ir/hypot.h"
 #include "lazygen/generated/ir/reshape.h"
 #include "lazygen/generated/ir/softplus.h"
+#include "lazygen/generated/ir/special_xlog1py.h"
 #include "lazygen/generated/ir/trunc.h"
 #include "lazygen/generated/lazy/_softmax_backward_data.h"
 #include "lazygen/generated/lazy/hardshrink.h"
@@ -19,6 +20,7 @@
 #include "lazygen/generated/lazy/hypot.h"
 #include "lazygen/generated/lazy/reshape.h"
 #include "lazygen/generated/lazy/softplus.h"
+#include "lazygen/generated/lazy/special_xlog1py.h"
 #include "lazygen/generated/lazy/trunc.h"
 #include "lazygen/generated/ops/reshape.h"
 #include "lazygen/generated/shapes/_softmax_backward_data.h"
@@ -27,6 +29,7 @@
 #include "lazygen/generated/shapes/hypot.h"
 #include "lazygen/generated/shapes/reshape.h"
 #include "lazygen/generated/shapes/softplus.h"
+#include "lazygen/generated/shapes/special_xlog1py.h"
 #include "lazygen/generated/shapes/trunc.h"
 #include "lazygen/types.h"
 
@@ -68,6 +71,14 @@ Tensor hardshrink(const Tensor& self, const Scalar& lambd) {
   const ir::NodePtr& node = ir::cached_node<ir::Hardshrink>(
       ir_value(self), scalar_value(lambd),
       [&] { return compute_shape_hardshrink(self.shape(), lambd); });
+  return make_lazy_tensor(node, 0, self.device());
+}
+
+// special_xlog1py(Tensor self, Tensor other) -> Tensor
+Tensor special_xlog1py(const Tensor& self, const Tensor& other) {
+  const ir::NodePtr& node = ir::cached_node<ir::SpecialXlog1py>(
+      ir_value(self), ir_value(other),
+      [&] { return compute_shape_special_xlog1py(self.shape(), other.shape()); });
   return make_lazy_tensor(node, 0, self.device());
 }
 

@@ -295,6 +295,16 @@ std::vector<Tensor> lower_hardshrink_backward(const ir::Node& node,
 extern const KernelLowering kHardshrinkBackward;
 std::vector<Tensor> lower_xlogy_tensor(const ir::Node& node, const std::vector<Tensor>& inputs);
 extern const KernelLowering kXlogyTensor;
+std::vector<Tensor> lower_special_xlog1py(const ir::Node& node, const std::vector<Tensor>& inputs);
+extern const KernelLowering kSpecialXlog1py;
+std::vector<Tensor> lower_special_entr(const ir::Node& node, const std::vector<Tensor>& inputs);
+extern const KernelLowering kSpecialEntr;
+std::vector<Tensor> lower_nextafter(const ir::Node& node, const std::vector<Tensor>& inputs);
+extern const KernelLowering kNextafter;
+std::vector<Tensor> lower_gcd(const ir::Node& node, const std::vector<Tensor>& inputs);
+extern const KernelLowering kGcd;
+std::vector<Tensor> lower_lcm(const ir::Node& node, const std::vector<Tensor>& inputs);
+extern const KernelLowering kLcm;
 std::vector<Tensor> lower_silu(const ir::Node& node, const std::vector<Tensor>& inputs);
 extern const KernelLowering kSilu;
 std::vector<Tensor> lower_silu_backward(const ir::Node& node, const std::vector<Tensor>& inputs);
@@ -693,6 +703,16 @@ LowerFn lowering_for(ir::OpKind kind) {
       return &lowerings::lower_hardshrink_backward;
     case ir::op_kind("xlogy.Tensor"):
       return &lowerings::lower_xlogy_tensor;
+    case ir::op_kind("special_xlog1py"):
+      return &lowerings::lower_special_xlog1py;
+    case ir::op_kind("special_entr"):
+      return &lowerings::lower_special_entr;
+    case ir::op_kind("nextafter"):
+      return &lowerings::lower_nextafter;
+    case ir::op_kind("gcd"):
+      return &lowerings::lower_gcd;
+    case ir::op_kind("lcm"):
+      return &lowerings::lower_lcm;
     case ir::op_kind("silu"):
       return &lowerings::lower_silu;
     case ir::op_kind("silu_backward"):
@@ -1076,6 +1096,16 @@ const KernelLowering* kernel_lowering_for(ir::OpKind kind) {
       return &lowerings::kHardshrinkBackward;
     case ir::op_kind("xlogy.Tensor"):
       return &lowerings::kXlogyTensor;
+    case ir::op_kind("special_xlog1py"):
+      return &lowerings::kSpecialXlog1py;
+    case ir::op_kind("special_entr"):
+      return &lowerings::kSpecialEntr;
+    case ir::op_kind("nextafter"):
+      return &lowerings::kNextafter;
+    case ir::op_kind("gcd"):
+      return &lowerings::kGcd;
+    case ir::op_kind("lcm"):
+      return &lowerings::kLcm;
     case ir::op_kind("silu"):
       return &lowerings::kSilu;
     case ir::op_kind("silu_backward"):

@@ -9,9 +9,11 @@
 #include "lazygen/generated/cpu/add_tensor.h"
 #include "lazygen/generated/cpu/amin.h"
 #include "lazygen/generated/cpu/lgamma.h"
+#include "lazygen/generated/cpu/special_entr.h"
 #include "lazygen/generated/ir/add_tensor.h"
 #include "lazygen/generated/ir/amin.h"
 #include "lazygen/generated/ir/lgamma.h"
+#include "lazygen/generated/ir/special_entr.h"
 
 namespace lazygen::exec::lowerings {
 
@@ -46,6 +48,20 @@ std::vector<Tensor> kernel_lgamma(const ir::Node& node, const std::vector<Tensor
   return {kernel(inputs[0])};
 }
 extern const KernelLowering kLgamma{&kernel_lgamma, "lgamma"};
+// special_entr(Tensor self) -> Tensor
+std::vector<Tensor> lower_special_entr(const ir::Node& node, const std::vector<Tensor>& inputs) {
+  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
+  cpu::run_special_entr(out, {inputs[0]}, {}, cpu::compute_dtype_special_entr(inputs[0].shape()));
+  return {out};
+}
+
+// special_entr(Tensor self) -> Tensor: on the kernel its operands' device registered
+std::vector<Tensor> kernel_special_entr(const ir::Node& node, const std::vector<Tensor>& inputs) {
+  using Kernel = Tensor(const Tensor&);
+  Kernel* kernel = detail::device_kernel<Kernel>(inputs[0].device().type, "special_entr");
+  return {kernel(inputs[0])};
+}
+extern const KernelLowering kSpecialEntr{&kernel_special_entr, "special_entr"};
 // amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor
 std::vector<Tensor> lower_amin(const ir::Node& node, const std::vector<Tensor>& inputs) {
   const auto& n = static_cast<const ir::Amin&>(node);
@@ -65,6 +81,7 @@ extern const KernelLowering kAmin{&kernel_amin, "amin"};
 void register_cpu_kernels_0() {
   detail::register_device_kernel(DeviceType::CPU, "add.Tensor", &cpu::add_tensor);
   detail::register_device_kernel(DeviceType::CPU, "lgamma", &cpu::lgamma);
+  detail::register_device_kernel(DeviceType::CPU, "special_entr", &cpu::special_entr);
   detail::register_device_kernel(DeviceType::CPU, "amin", &cpu::amin);
 }
 

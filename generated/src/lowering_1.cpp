@@ -10,6 +10,7 @@
 #include "lazygen/generated/cpu/addcdiv_inplace.h"
 #include "lazygen/generated/cpu/expand.h"
 #include "lazygen/generated/cpu/fmod_tensor.h"
+#include "lazygen/generated/cpu/gcd.h"
 #include "lazygen/generated/cpu/max_pool2d_with_indices.h"
 #include "lazygen/generated/cpu/maximum.h"
 #include "lazygen/generated/cpu/neg.h"
@@ -19,6 +20,7 @@
 #include "lazygen/generated/ir/addcdiv_inplace.h"
 #include "lazygen/generated/ir/expand.h"
 #include "lazygen/generated/ir/fmod_tensor.h"
+#include "lazygen/generated/ir/gcd.h"
 #include "lazygen/generated/ir/max_pool2d_with_indices.h"
 #include "lazygen/generated/ir/maximum.h"
 #include "lazygen/generated/ir/neg.h"
@@ -125,6 +127,21 @@ std::vector<Tensor> kernel__polygamma(const ir::Node& node, const std::vector<Te
   return {kernel(inputs[0], scalar_of(inputs[1]))};
 }
 extern const KernelLowering kUnderscorePolygamma{&kernel__polygamma, "_polygamma"};
+// gcd(Tensor self, Tensor other) -> Tensor
+std::vector<Tensor> lower_gcd(const ir::Node& node, const std::vector<Tensor>& inputs) {
+  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
+  cpu::run_gcd(out, {inputs[0], inputs[1]}, {},
+               cpu::compute_dtype_gcd(inputs[0].shape(), inputs[1].shape()));
+  return {out};
+}
+
+// gcd(Tensor self, Tensor other) -> Tensor: on the kernel its operands' device registered
+std::vector<Tensor> kernel_gcd(const ir::Node& node, const std::vector<Tensor>& inputs) {
+  using Kernel = Tensor(const Tensor&, const Tensor&);
+  Kernel* kernel = detail::device_kernel<Kernel>(inputs[0].device().type, "gcd");
+  return {kernel(inputs[0], inputs[1])};
+}
+extern const KernelLowering kGcd{&kernel_gcd, "gcd"};
 // expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)
 std::vector<Tensor> lower_expand(const ir::Node& node, const std::vector<Tensor>& inputs) {
   const auto& n = static_cast<const ir::Expand&>(node);
@@ -189,6 +206,7 @@ void register_cpu_kernels_1() {
   detail::register_device_kernel(DeviceType::CPU, "pow.Tensor_Tensor", &cpu::pow_tensor_tensor);
   detail::register_device_kernel(DeviceType::CPU, "fmod.Tensor", &cpu::fmod_tensor);
   detail::register_device_kernel(DeviceType::CPU, "_polygamma", &cpu::_polygamma);
+  detail::register_device_kernel(DeviceType::CPU, "gcd", &cpu::gcd);
   detail::register_device_kernel(DeviceType::CPU, "expand", &cpu::expand);
   detail::register_device_kernel(DeviceType::CPU, "scatter_add", &cpu::scatter_add);
   detail::register_device_kernel(DeviceType::CPU, "max_pool2d_with_indices",

@@ -8,12 +8,14 @@
 #include "lazygen/factory.h"
 #include "lazygen/generated/cpu/argmax.h"
 #include "lazygen/generated/cpu/bmm.h"
+#include "lazygen/generated/cpu/lcm.h"
 #include "lazygen/generated/cpu/lt_tensor.h"
 #include "lazygen/generated/cpu/mm.h"
 #include "lazygen/generated/cpu/signbit.h"
 #include "lazygen/generated/cpu/sqrt.h"
 #include "lazygen/generated/ir/argmax.h"
 #include "lazygen/generated/ir/bmm.h"
+#include "lazygen/generated/ir/lcm.h"
 #include "lazygen/generated/ir/lt_tensor.h"
 #include "lazygen/generated/ir/mm.h"
 #include "lazygen/generated/ir/signbit.h"
@@ -64,6 +66,21 @@ std::vector<Tensor> kernel_signbit(const ir::Node& node, const std::vector<Tenso
   return {kernel(inputs[0])};
 }
 extern const KernelLowering kSignbit{&kernel_signbit, "signbit"};
+// lcm(Tensor self, Tensor other) -> Tensor
+std::vector<Tensor> lower_lcm(const ir::Node& node, const std::vector<Tensor>& inputs) {
+  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
+  cpu::run_lcm(out, {inputs[0], inputs[1]}, {},
+               cpu::compute_dtype_lcm(inputs[0].shape(), inputs[1].shape()));
+  return {out};
+}
+
+// lcm(Tensor self, Tensor other) -> Tensor: on the kernel its operands' device registered
+std::vector<Tensor> kernel_lcm(const ir::Node& node, const std::vector<Tensor>& inputs) {
+  using Kernel = Tensor(const Tensor&, const Tensor&);
+  Kernel* kernel = detail::device_kernel<Kernel>(inputs[0].device().type, "lcm");
+  return {kernel(inputs[0], inputs[1])};
+}
+extern const KernelLowering kLcm{&kernel_lcm, "lcm"};
 // argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor
 std::vector<Tensor> lower_argmax(const ir::Node& node, const std::vector<Tensor>& inputs) {
   const auto& n = static_cast<const ir::Argmax&>(node);
@@ -108,6 +125,7 @@ void register_cpu_kernels_15() {
   detail::register_device_kernel(DeviceType::CPU, "sqrt", &cpu::sqrt);
   detail::register_device_kernel(DeviceType::CPU, "lt.Tensor", &cpu::lt_tensor);
   detail::register_device_kernel(DeviceType::CPU, "signbit", &cpu::signbit);
+  detail::register_device_kernel(DeviceType::CPU, "lcm", &cpu::lcm);
   detail::register_device_kernel(DeviceType::CPU, "argmax", &cpu::argmax);
   detail::register_device_kernel(DeviceType::CPU, "mm", &cpu::mm);
   detail::register_device_kernel(DeviceType::CPU, "bmm", &cpu::bmm);

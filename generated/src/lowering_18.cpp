@@ -11,6 +11,7 @@
 #include "lazygen/generated/cpu/bitwise_xor_tensor.h"
 #include "lazygen/generated/cpu/ge_scalar.h"
 #include "lazygen/generated/cpu/log_sigmoid.h"
+#include "lazygen/generated/cpu/nextafter.h"
 #include "lazygen/generated/cpu/relu_inplace.h"
 #include "lazygen/generated/cpu/unsqueeze.h"
 #include "lazygen/generated/ir/bitwise_not.h"
@@ -18,6 +19,7 @@
 #include "lazygen/generated/ir/bitwise_xor_tensor.h"
 #include "lazygen/generated/ir/ge_scalar.h"
 #include "lazygen/generated/ir/log_sigmoid.h"
+#include "lazygen/generated/ir/nextafter.h"
 #include "lazygen/generated/ir/relu_inplace.h"
 #include "lazygen/generated/ir/unsqueeze.h"
 
@@ -121,6 +123,21 @@ std::vector<Tensor> kernel_log_sigmoid(const ir::Node& node, const std::vector<T
   return {kernel(inputs[0])};
 }
 extern const KernelLowering kLogSigmoid{&kernel_log_sigmoid, "log_sigmoid"};
+// nextafter(Tensor self, Tensor other) -> Tensor
+std::vector<Tensor> lower_nextafter(const ir::Node& node, const std::vector<Tensor>& inputs) {
+  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
+  cpu::run_nextafter(out, {inputs[0], inputs[1]}, {},
+                     cpu::compute_dtype_nextafter(inputs[0].shape(), inputs[1].shape()));
+  return {out};
+}
+
+// nextafter(Tensor self, Tensor other) -> Tensor: on the kernel its operands' device registered
+std::vector<Tensor> kernel_nextafter(const ir::Node& node, const std::vector<Tensor>& inputs) {
+  using Kernel = Tensor(const Tensor&, const Tensor&);
+  Kernel* kernel = detail::device_kernel<Kernel>(inputs[0].device().type, "nextafter");
+  return {kernel(inputs[0], inputs[1])};
+}
+extern const KernelLowering kNextafter{&kernel_nextafter, "nextafter"};
 // unsqueeze(Tensor(a) self, int dim) -> Tensor(a)
 std::vector<Tensor> lower_unsqueeze(const ir::Node& node, const std::vector<Tensor>& inputs) {
   const auto& n = static_cast<const ir::Unsqueeze&>(node);
@@ -144,6 +161,7 @@ void register_cpu_kernels_18() {
   detail::register_device_kernel(DeviceType::CPU, "bitwise_right_shift.Tensor",
                                  &cpu::bitwise_right_shift_tensor);
   detail::register_device_kernel(DeviceType::CPU, "log_sigmoid", &cpu::log_sigmoid);
+  detail::register_device_kernel(DeviceType::CPU, "nextafter", &cpu::nextafter);
   detail::register_device_kernel(DeviceType::CPU, "unsqueeze", &cpu::unsqueeze);
 }
 

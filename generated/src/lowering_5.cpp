@@ -12,6 +12,7 @@
 #include "lazygen/generated/cpu/hypot.h"
 #include "lazygen/generated/cpu/reshape.h"
 #include "lazygen/generated/cpu/softplus.h"
+#include "lazygen/generated/cpu/special_xlog1py.h"
 #include "lazygen/generated/cpu/trunc.h"
 #include "lazygen/generated/ir/_softmax_backward_data.h"
 #include "lazygen/generated/ir/hardshrink.h"
@@ -19,6 +20,7 @@
 #include "lazygen/generated/ir/hypot.h"
 #include "lazygen/generated/ir/reshape.h"
 #include "lazygen/generated/ir/softplus.h"
+#include "lazygen/generated/ir/special_xlog1py.h"
 #include "lazygen/generated/ir/trunc.h"
 
 namespace lazygen::exec::lowerings {
@@ -102,6 +104,24 @@ std::vector<Tensor> kernel_hardshrink(const ir::Node& node, const std::vector<Te
   return {kernel(inputs[0], scalar_of(inputs[1]))};
 }
 extern const KernelLowering kHardshrink{&kernel_hardshrink, "hardshrink"};
+// special_xlog1py(Tensor self, Tensor other) -> Tensor
+std::vector<Tensor> lower_special_xlog1py(const ir::Node& node, const std::vector<Tensor>& inputs) {
+  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
+  cpu::run_special_xlog1py(
+      out, {inputs[0], inputs[1]}, {},
+      cpu::compute_dtype_special_xlog1py(inputs[0].shape(), inputs[1].shape()));
+  return {out};
+}
+
+// special_xlog1py(Tensor self, Tensor other) -> Tensor: on the kernel its operands' device
+// registered
+std::vector<Tensor> kernel_special_xlog1py(const ir::Node& node,
+                                           const std::vector<Tensor>& inputs) {
+  using Kernel = Tensor(const Tensor&, const Tensor&);
+  Kernel* kernel = detail::device_kernel<Kernel>(inputs[0].device().type, "special_xlog1py");
+  return {kernel(inputs[0], inputs[1])};
+}
+extern const KernelLowering kSpecialXlog1py{&kernel_special_xlog1py, "special_xlog1py"};
 // reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)
 std::vector<Tensor> lower_reshape(const ir::Node& node, const std::vector<Tensor>& inputs) {
   const auto& n = static_cast<const ir::Reshape&>(node);
@@ -143,6 +163,7 @@ void register_cpu_kernels_5() {
   detail::register_device_kernel(DeviceType::CPU, "hardtanh", &cpu::hardtanh);
   detail::register_device_kernel(DeviceType::CPU, "softplus", &cpu::softplus);
   detail::register_device_kernel(DeviceType::CPU, "hardshrink", &cpu::hardshrink);
+  detail::register_device_kernel(DeviceType::CPU, "special_xlog1py", &cpu::special_xlog1py);
   detail::register_device_kernel(DeviceType::CPU, "reshape", &cpu::reshape);
   detail::register_device_kernel(DeviceType::CPU, "_softmax_backward_data",
                                  &cpu::_softmax_backward_data);

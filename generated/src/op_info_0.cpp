@@ -5,6 +5,7 @@
 #include "lazygen/generated/ops/add.h"
 #include "lazygen/generated/ops/amin.h"
 #include "lazygen/generated/ops/lgamma.h"
+#include "lazygen/generated/ops/special_entr.h"
 #include "lazygen/op_info.h"
 
 namespace lazygen {
@@ -22,6 +23,13 @@ std::vector<Tensor> call_add_tensor([[maybe_unused]] const std::vector<Arg>& arg
 std::vector<Tensor> call_lgamma([[maybe_unused]] const std::vector<Arg>& args) {
   return detail::boxed_results([&] {
     return static_cast<Tensor (*)(const Tensor&)>(&lazygen::lgamma)(detail::unbox<Tensor>(args, 0));
+  });
+}
+// special_entr(Tensor self) -> Tensor
+std::vector<Tensor> call_special_entr([[maybe_unused]] const std::vector<Arg>& args) {
+  return detail::boxed_results([&] {
+    return static_cast<Tensor (*)(const Tensor&)>(&lazygen::special_entr)(
+        detail::unbox<Tensor>(args, 0));
   });
 }
 // amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor
@@ -81,6 +89,25 @@ void add_op_infos_0(std::vector<OpInfo>& table) {
           .num_outputs = 1,
           .samples = {},
           .call = &call_lgamma,
+      },
+      // special_entr(Tensor self) -> Tensor
+      OpInfo{
+          .name = "special_entr",
+          .id = "special_entr",
+          .schema = "special_entr(Tensor self) -> Tensor",
+          .functional = "",
+          .shape = ShapeKind::Same,
+          .dtype = DTypeRule::Float,
+          .variant = OpVariant::Functional,
+          .pointwise = true,
+          .dtypes = 0x1f,
+          .args =
+              {
+                  {.name = "self", .kind = ArgKind::Tensor},
+              },
+          .num_outputs = 1,
+          .samples = {},
+          .call = &call_special_entr,
       },
       // amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor
       OpInfo{

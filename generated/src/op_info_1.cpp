@@ -6,6 +6,7 @@
 #include "lazygen/generated/ops/addcdiv_.h"
 #include "lazygen/generated/ops/expand.h"
 #include "lazygen/generated/ops/fmod.h"
+#include "lazygen/generated/ops/gcd.h"
 #include "lazygen/generated/ops/max_pool2d_with_indices.h"
 #include "lazygen/generated/ops/maximum.h"
 #include "lazygen/generated/ops/neg.h"
@@ -57,6 +58,13 @@ std::vector<Tensor> call__polygamma([[maybe_unused]] const std::vector<Arg>& arg
   return detail::boxed_results([&] {
     return static_cast<Tensor (*)(const Tensor&, const Scalar&)>(&lazygen::_polygamma)(
         detail::unbox<Tensor>(args, 0), detail::unbox<Scalar>(args, 1));
+  });
+}
+// gcd(Tensor self, Tensor other) -> Tensor
+std::vector<Tensor> call_gcd([[maybe_unused]] const std::vector<Arg>& args) {
+  return detail::boxed_results([&] {
+    return static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&lazygen::gcd)(
+        detail::unbox<Tensor>(args, 0), detail::unbox<Tensor>(args, 1));
   });
 }
 // expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)
@@ -222,6 +230,26 @@ void add_op_infos_1(std::vector<OpInfo>& table) {
           .num_outputs = 1,
           .samples = {},
           .call = &call__polygamma,
+      },
+      // gcd(Tensor self, Tensor other) -> Tensor
+      OpInfo{
+          .name = "gcd",
+          .id = "gcd",
+          .schema = "gcd(Tensor self, Tensor other) -> Tensor",
+          .functional = "",
+          .shape = ShapeKind::Broadcast,
+          .dtype = DTypeRule::Promote,
+          .variant = OpVariant::Functional,
+          .pointwise = true,
+          .dtypes = 0x6,
+          .args =
+              {
+                  {.name = "self", .kind = ArgKind::Tensor},
+                  {.name = "other", .kind = ArgKind::Tensor},
+              },
+          .num_outputs = 1,
+          .samples = {},
+          .call = &call_gcd,
       },
       // expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)
       OpInfo{

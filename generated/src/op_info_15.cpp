@@ -4,6 +4,7 @@
 // through a pointer of the op's exact signature, so overloads (add.Tensor, add.Scalar) never meet.
 #include "lazygen/generated/ops/argmax.h"
 #include "lazygen/generated/ops/bmm.h"
+#include "lazygen/generated/ops/lcm.h"
 #include "lazygen/generated/ops/lt.h"
 #include "lazygen/generated/ops/mm.h"
 #include "lazygen/generated/ops/signbit.h"
@@ -31,6 +32,13 @@ std::vector<Tensor> call_signbit([[maybe_unused]] const std::vector<Arg>& args) 
   return detail::boxed_results([&] {
     return static_cast<Tensor (*)(const Tensor&)>(&lazygen::signbit)(
         detail::unbox<Tensor>(args, 0));
+  });
+}
+// lcm(Tensor self, Tensor other) -> Tensor
+std::vector<Tensor> call_lcm([[maybe_unused]] const std::vector<Arg>& args) {
+  return detail::boxed_results([&] {
+    return static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&lazygen::lcm)(
+        detail::unbox<Tensor>(args, 0), detail::unbox<Tensor>(args, 1));
   });
 }
 // argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor
@@ -119,6 +127,26 @@ void add_op_infos_15(std::vector<OpInfo>& table) {
           .num_outputs = 1,
           .samples = {},
           .call = &call_signbit,
+      },
+      // lcm(Tensor self, Tensor other) -> Tensor
+      OpInfo{
+          .name = "lcm",
+          .id = "lcm",
+          .schema = "lcm(Tensor self, Tensor other) -> Tensor",
+          .functional = "",
+          .shape = ShapeKind::Broadcast,
+          .dtype = DTypeRule::Promote,
+          .variant = OpVariant::Functional,
+          .pointwise = true,
+          .dtypes = 0x6,
+          .args =
+              {
+                  {.name = "self", .kind = ArgKind::Tensor},
+                  {.name = "other", .kind = ArgKind::Tensor},
+              },
+          .num_outputs = 1,
+          .samples = {},
+          .call = &call_lcm,
       },
       // argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor
       OpInfo{

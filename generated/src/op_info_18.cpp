@@ -7,6 +7,7 @@
 #include "lazygen/generated/ops/bitwise_xor.h"
 #include "lazygen/generated/ops/ge.h"
 #include "lazygen/generated/ops/log_sigmoid.h"
+#include "lazygen/generated/ops/nextafter.h"
 #include "lazygen/generated/ops/relu_.h"
 #include "lazygen/generated/ops/unsqueeze.h"
 #include "lazygen/op_info.h"
@@ -54,6 +55,13 @@ std::vector<Tensor> call_log_sigmoid([[maybe_unused]] const std::vector<Arg>& ar
   return detail::boxed_results([&] {
     return static_cast<Tensor (*)(const Tensor&)>(&lazygen::log_sigmoid)(
         detail::unbox<Tensor>(args, 0));
+  });
+}
+// nextafter(Tensor self, Tensor other) -> Tensor
+std::vector<Tensor> call_nextafter([[maybe_unused]] const std::vector<Arg>& args) {
+  return detail::boxed_results([&] {
+    return static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&lazygen::nextafter)(
+        detail::unbox<Tensor>(args, 0), detail::unbox<Tensor>(args, 1));
   });
 }
 // unsqueeze(Tensor(a) self, int dim) -> Tensor(a)
@@ -186,6 +194,26 @@ void add_op_infos_18(std::vector<OpInfo>& table) {
           .num_outputs = 1,
           .samples = {},
           .call = &call_log_sigmoid,
+      },
+      // nextafter(Tensor self, Tensor other) -> Tensor
+      OpInfo{
+          .name = "nextafter",
+          .id = "nextafter",
+          .schema = "nextafter(Tensor self, Tensor other) -> Tensor",
+          .functional = "",
+          .shape = ShapeKind::Broadcast,
+          .dtype = DTypeRule::Promote,
+          .variant = OpVariant::Functional,
+          .pointwise = true,
+          .dtypes = 0x18,
+          .args =
+              {
+                  {.name = "self", .kind = ArgKind::Tensor},
+                  {.name = "other", .kind = ArgKind::Tensor},
+              },
+          .num_outputs = 1,
+          .samples = {},
+          .call = &call_nextafter,
       },
       // unsqueeze(Tensor(a) self, int dim) -> Tensor(a)
       OpInfo{

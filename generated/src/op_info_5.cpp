@@ -8,6 +8,7 @@
 #include "lazygen/generated/ops/hypot.h"
 #include "lazygen/generated/ops/reshape.h"
 #include "lazygen/generated/ops/softplus.h"
+#include "lazygen/generated/ops/special_xlog1py.h"
 #include "lazygen/generated/ops/trunc.h"
 #include "lazygen/op_info.h"
 
@@ -48,6 +49,13 @@ std::vector<Tensor> call_hardshrink([[maybe_unused]] const std::vector<Arg>& arg
   return detail::boxed_results([&] {
     return static_cast<Tensor (*)(const Tensor&, const Scalar&)>(&lazygen::hardshrink)(
         detail::unbox<Tensor>(args, 0), detail::unbox<Scalar>(args, 1));
+  });
+}
+// special_xlog1py(Tensor self, Tensor other) -> Tensor
+std::vector<Tensor> call_special_xlog1py([[maybe_unused]] const std::vector<Arg>& args) {
+  return detail::boxed_results([&] {
+    return static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&lazygen::special_xlog1py)(
+        detail::unbox<Tensor>(args, 0), detail::unbox<Tensor>(args, 1));
   });
 }
 // reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)
@@ -186,6 +194,26 @@ void add_op_infos_5(std::vector<OpInfo>& table) {
                   .num_outputs = 1,
                   .samples = {},
                   .call = &call_hardshrink,
+              },
+              // special_xlog1py(Tensor self, Tensor other) -> Tensor
+              OpInfo{
+                  .name = "special_xlog1py",
+                  .id = "special_xlog1py",
+                  .schema = "special_xlog1py(Tensor self, Tensor other) -> Tensor",
+                  .functional = "",
+                  .shape = ShapeKind::Broadcast,
+                  .dtype = DTypeRule::Float,
+                  .variant = OpVariant::Functional,
+                  .pointwise = true,
+                  .dtypes = 0x1f,
+                  .args =
+                      {
+                          {.name = "self", .kind = ArgKind::Tensor},
+                          {.name = "other", .kind = ArgKind::Tensor},
+                      },
+                  .num_outputs = 1,
+                  .samples = {},
+                  .call = &call_special_xlog1py,
               },
               // reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)
               OpInfo{

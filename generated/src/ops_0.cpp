@@ -8,15 +8,19 @@
 #include "lazygen/generated/autograd/add_tensor.h"
 #include "lazygen/generated/autograd/amin.h"
 #include "lazygen/generated/autograd/lgamma.h"
+#include "lazygen/generated/autograd/special_entr.h"
 #include "lazygen/generated/cpu/add_tensor.h"
 #include "lazygen/generated/cpu/amin.h"
 #include "lazygen/generated/cpu/lgamma.h"
+#include "lazygen/generated/cpu/special_entr.h"
 #include "lazygen/generated/lazy/add_tensor.h"
 #include "lazygen/generated/lazy/amin.h"
 #include "lazygen/generated/lazy/lgamma.h"
+#include "lazygen/generated/lazy/special_entr.h"
 #include "lazygen/generated/ops/add.h"
 #include "lazygen/generated/ops/amin.h"
 #include "lazygen/generated/ops/lgamma.h"
+#include "lazygen/generated/ops/special_entr.h"
 #include "ops/out_tensors.h"
 
 namespace lazygen {
@@ -50,6 +54,19 @@ Tensor dispatch_lgamma(const Tensor& self) {
       return detail::device_kernel<decltype(dispatch_lgamma)>(device, "lgamma")(self);
   }
 }
+// special_entr(Tensor self) -> Tensor
+Tensor dispatch_special_entr(const Tensor& self) {
+  const DeviceType device =
+      detail::op_device("special_entr", {detail::device_of(self, "special_entr", "self")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::special_entr(self);
+    case DeviceType::Lazy:
+      return lazy::special_entr(self);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_special_entr)>(device, "special_entr")(self);
+  }
+}
 // amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor
 Tensor dispatch_amin(const Tensor& self, const std::vector<int64_t>& dim, bool keepdim) {
   const DeviceType device = detail::op_device("amin", {detail::device_of(self, "amin", "self")});
@@ -78,6 +95,13 @@ Tensor add(const Tensor& self, const Tensor& other, const Scalar& alpha) {
 Tensor lgamma(const Tensor& self) {
   decltype(auto) result = dispatch_lgamma(self);
   if (autograd::needs_grad({&self})) autograd::record_lgamma(result, self);
+  return result;
+}
+
+// special_entr(Tensor self) -> Tensor
+Tensor special_entr(const Tensor& self) {
+  decltype(auto) result = dispatch_special_entr(self);
+  if (autograd::needs_grad({&self})) autograd::record_special_entr(result, self);
   return result;
 }
 

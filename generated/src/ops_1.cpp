@@ -17,6 +17,7 @@
 #include "lazygen/generated/cpu/addcdiv_inplace.h"
 #include "lazygen/generated/cpu/expand.h"
 #include "lazygen/generated/cpu/fmod_tensor.h"
+#include "lazygen/generated/cpu/gcd.h"
 #include "lazygen/generated/cpu/max_pool2d_with_indices.h"
 #include "lazygen/generated/cpu/maximum.h"
 #include "lazygen/generated/cpu/neg.h"
@@ -26,6 +27,7 @@
 #include "lazygen/generated/lazy/addcdiv_inplace.h"
 #include "lazygen/generated/lazy/expand.h"
 #include "lazygen/generated/lazy/fmod_tensor.h"
+#include "lazygen/generated/lazy/gcd.h"
 #include "lazygen/generated/lazy/max_pool2d_with_indices.h"
 #include "lazygen/generated/lazy/maximum.h"
 #include "lazygen/generated/lazy/neg.h"
@@ -35,6 +37,7 @@
 #include "lazygen/generated/ops/addcdiv_.h"
 #include "lazygen/generated/ops/expand.h"
 #include "lazygen/generated/ops/fmod.h"
+#include "lazygen/generated/ops/gcd.h"
 #include "lazygen/generated/ops/max_pool2d_with_indices.h"
 #include "lazygen/generated/ops/maximum.h"
 #include "lazygen/generated/ops/neg.h"
@@ -129,6 +132,19 @@ Tensor dispatch__polygamma(const Tensor& self, const Scalar& n) {
       return lazy::_polygamma(self, n);
     default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
       return detail::device_kernel<decltype(dispatch__polygamma)>(device, "_polygamma")(self, n);
+  }
+}
+// gcd(Tensor self, Tensor other) -> Tensor
+Tensor dispatch_gcd(const Tensor& self, const Tensor& other) {
+  const DeviceType device = detail::op_device(
+      "gcd", {detail::device_of(self, "gcd", "self"), detail::device_of(other, "gcd", "other")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::gcd(self, other);
+    case DeviceType::Lazy:
+      return lazy::gcd(self, other);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_gcd)>(device, "gcd")(self, other);
   }
 }
 // expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)
@@ -236,6 +252,15 @@ Tensor fmod(const Tensor& self, const Tensor& other) {
 Tensor _polygamma(const Tensor& self, const Scalar& n) {
   decltype(auto) result = dispatch__polygamma(self, n);
   if (autograd::needs_grad({&self})) autograd::record__polygamma(result, self, n);
+  return result;
+}
+
+// gcd(Tensor self, Tensor other) -> Tensor
+Tensor gcd(const Tensor& self, const Tensor& other) {
+  detail::check_dtypes("gcd", {DType::Int32, DType::Int64},
+                       {detail::input_of(self), detail::input_of(other)}, {});
+  decltype(auto) result = dispatch_gcd(self, other);
+  autograd::check_differentiable("gcd", result, {&self, &other});
   return result;
 }
 

@@ -10,18 +10,21 @@
 #include "lazygen/generated/autograd/sqrt.h"
 #include "lazygen/generated/cpu/argmax.h"
 #include "lazygen/generated/cpu/bmm.h"
+#include "lazygen/generated/cpu/lcm.h"
 #include "lazygen/generated/cpu/lt_tensor.h"
 #include "lazygen/generated/cpu/mm.h"
 #include "lazygen/generated/cpu/signbit.h"
 #include "lazygen/generated/cpu/sqrt.h"
 #include "lazygen/generated/lazy/argmax.h"
 #include "lazygen/generated/lazy/bmm.h"
+#include "lazygen/generated/lazy/lcm.h"
 #include "lazygen/generated/lazy/lt_tensor.h"
 #include "lazygen/generated/lazy/mm.h"
 #include "lazygen/generated/lazy/signbit.h"
 #include "lazygen/generated/lazy/sqrt.h"
 #include "lazygen/generated/ops/argmax.h"
 #include "lazygen/generated/ops/bmm.h"
+#include "lazygen/generated/ops/lcm.h"
 #include "lazygen/generated/ops/lt.h"
 #include "lazygen/generated/ops/mm.h"
 #include "lazygen/generated/ops/signbit.h"
@@ -68,6 +71,19 @@ Tensor dispatch_signbit(const Tensor& self) {
       return lazy::signbit(self);
     default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
       return detail::device_kernel<decltype(dispatch_signbit)>(device, "signbit")(self);
+  }
+}
+// lcm(Tensor self, Tensor other) -> Tensor
+Tensor dispatch_lcm(const Tensor& self, const Tensor& other) {
+  const DeviceType device = detail::op_device(
+      "lcm", {detail::device_of(self, "lcm", "self"), detail::device_of(other, "lcm", "other")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::lcm(self, other);
+    case DeviceType::Lazy:
+      return lazy::lcm(self, other);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_lcm)>(device, "lcm")(self, other);
   }
 }
 // argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor
@@ -130,6 +146,15 @@ Tensor lt(const Tensor& self, const Tensor& other) {
 Tensor signbit(const Tensor& self) {
   decltype(auto) result = dispatch_signbit(self);
   autograd::check_differentiable("signbit", result, {&self});
+  return result;
+}
+
+// lcm(Tensor self, Tensor other) -> Tensor
+Tensor lcm(const Tensor& self, const Tensor& other) {
+  detail::check_dtypes("lcm", {DType::Int32, DType::Int64},
+                       {detail::input_of(self), detail::input_of(other)}, {});
+  decltype(auto) result = dispatch_lcm(self, other);
+  autograd::check_differentiable("lcm", result, {&self, &other});
   return result;
 }
 

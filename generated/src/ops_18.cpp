@@ -12,6 +12,7 @@
 #include "lazygen/generated/cpu/bitwise_xor_tensor.h"
 #include "lazygen/generated/cpu/ge_scalar.h"
 #include "lazygen/generated/cpu/log_sigmoid.h"
+#include "lazygen/generated/cpu/nextafter.h"
 #include "lazygen/generated/cpu/relu_inplace.h"
 #include "lazygen/generated/cpu/unsqueeze.h"
 #include "lazygen/generated/lazy/bitwise_not.h"
@@ -19,6 +20,7 @@
 #include "lazygen/generated/lazy/bitwise_xor_tensor.h"
 #include "lazygen/generated/lazy/ge_scalar.h"
 #include "lazygen/generated/lazy/log_sigmoid.h"
+#include "lazygen/generated/lazy/nextafter.h"
 #include "lazygen/generated/lazy/relu_inplace.h"
 #include "lazygen/generated/lazy/unsqueeze.h"
 #include "lazygen/generated/ops/bitwise_not.h"
@@ -26,6 +28,7 @@
 #include "lazygen/generated/ops/bitwise_xor.h"
 #include "lazygen/generated/ops/ge.h"
 #include "lazygen/generated/ops/log_sigmoid.h"
+#include "lazygen/generated/ops/nextafter.h"
 #include "lazygen/generated/ops/relu_.h"
 #include "lazygen/generated/ops/unsqueeze.h"
 #include "ops/out_tensors.h"
@@ -115,6 +118,20 @@ Tensor dispatch_log_sigmoid(const Tensor& self) {
       return detail::device_kernel<decltype(dispatch_log_sigmoid)>(device, "log_sigmoid")(self);
   }
 }
+// nextafter(Tensor self, Tensor other) -> Tensor
+Tensor dispatch_nextafter(const Tensor& self, const Tensor& other) {
+  const DeviceType device =
+      detail::op_device("nextafter", {detail::device_of(self, "nextafter", "self"),
+                                      detail::device_of(other, "nextafter", "other")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::nextafter(self, other);
+    case DeviceType::Lazy:
+      return lazy::nextafter(self, other);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_nextafter)>(device, "nextafter")(self, other);
+  }
+}
 // unsqueeze(Tensor(a) self, int dim) -> Tensor(a)
 Tensor dispatch_unsqueeze(const Tensor& self, int64_t dim) {
   const DeviceType device =
@@ -179,6 +196,15 @@ Tensor log_sigmoid(const Tensor& self) {
                        {});
   decltype(auto) result = dispatch_log_sigmoid(self);
   if (autograd::needs_grad({&self})) autograd::record_log_sigmoid(result, self);
+  return result;
+}
+
+// nextafter(Tensor self, Tensor other) -> Tensor
+Tensor nextafter(const Tensor& self, const Tensor& other) {
+  detail::check_dtypes("nextafter", {DType::Float32, DType::Float64},
+                       {detail::input_of(self), detail::input_of(other)}, {});
+  decltype(auto) result = dispatch_nextafter(self, other);
+  autograd::check_differentiable("nextafter", result, {&self, &other});
   return result;
 }
 

@@ -10,6 +10,7 @@
 #include "lazygen/generated/autograd/hypot.h"
 #include "lazygen/generated/autograd/reshape.h"
 #include "lazygen/generated/autograd/softplus.h"
+#include "lazygen/generated/autograd/special_xlog1py.h"
 #include "lazygen/generated/autograd/trunc.h"
 #include "lazygen/generated/cpu/_softmax_backward_data.h"
 #include "lazygen/generated/cpu/hardshrink.h"
@@ -17,6 +18,7 @@
 #include "lazygen/generated/cpu/hypot.h"
 #include "lazygen/generated/cpu/reshape.h"
 #include "lazygen/generated/cpu/softplus.h"
+#include "lazygen/generated/cpu/special_xlog1py.h"
 #include "lazygen/generated/cpu/trunc.h"
 #include "lazygen/generated/lazy/_softmax_backward_data.h"
 #include "lazygen/generated/lazy/hardshrink.h"
@@ -24,6 +26,7 @@
 #include "lazygen/generated/lazy/hypot.h"
 #include "lazygen/generated/lazy/reshape.h"
 #include "lazygen/generated/lazy/softplus.h"
+#include "lazygen/generated/lazy/special_xlog1py.h"
 #include "lazygen/generated/lazy/trunc.h"
 #include "lazygen/generated/ops/_softmax_backward_data.h"
 #include "lazygen/generated/ops/hardshrink.h"
@@ -31,6 +34,7 @@
 #include "lazygen/generated/ops/hypot.h"
 #include "lazygen/generated/ops/reshape.h"
 #include "lazygen/generated/ops/softplus.h"
+#include "lazygen/generated/ops/special_xlog1py.h"
 #include "lazygen/generated/ops/trunc.h"
 #include "ops/out_tensors.h"
 
@@ -103,6 +107,21 @@ Tensor dispatch_hardshrink(const Tensor& self, const Scalar& lambd) {
     default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
       return detail::device_kernel<decltype(dispatch_hardshrink)>(device, "hardshrink")(self,
                                                                                         lambd);
+  }
+}
+// special_xlog1py(Tensor self, Tensor other) -> Tensor
+Tensor dispatch_special_xlog1py(const Tensor& self, const Tensor& other) {
+  const DeviceType device =
+      detail::op_device("special_xlog1py", {detail::device_of(self, "special_xlog1py", "self"),
+                                            detail::device_of(other, "special_xlog1py", "other")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::special_xlog1py(self, other);
+    case DeviceType::Lazy:
+      return lazy::special_xlog1py(self, other);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_special_xlog1py)>(device, "special_xlog1py")(
+          self, other);
   }
 }
 // reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)
@@ -185,6 +204,13 @@ Tensor hardshrink(const Tensor& self, const Scalar& lambd) {
   decltype(auto) result = dispatch_hardshrink(self, lambd);
   detail::check_fits("hardshrink", lambd, result.dtype());
   if (autograd::needs_grad({&self})) autograd::record_hardshrink(result, self, lambd);
+  return result;
+}
+
+// special_xlog1py(Tensor self, Tensor other) -> Tensor
+Tensor special_xlog1py(const Tensor& self, const Tensor& other) {
+  decltype(auto) result = dispatch_special_xlog1py(self, other);
+  if (autograd::needs_grad({&self, &other})) autograd::record_special_xlog1py(result, self, other);
   return result;
 }
 

@@ -1437,6 +1437,66 @@ constexpr PointwiseFacts kXlogyTensor = {
     .cheap = false,
     .fingerprint = "3b84af7aed558748",
 };
+// special_xlog1py(Tensor self, Tensor other) -> Tensor
+constexpr PointwiseFacts kSpecialXlog1py = {
+    .schema_name = "special_xlog1py",
+    .num_tensors = 2,
+    .num_scalars = 0,
+    .tensor_operand = {0, 1},
+    .scalar_operand = {},
+    .result_is_bool = false,
+    .dtypes = 0x18,
+    .cheap = false,
+    .fingerprint = "c005b1cb50f56bfe",
+};
+// special_entr(Tensor self) -> Tensor
+constexpr PointwiseFacts kSpecialEntr = {
+    .schema_name = "special_entr",
+    .num_tensors = 1,
+    .num_scalars = 0,
+    .tensor_operand = {0},
+    .scalar_operand = {},
+    .result_is_bool = false,
+    .dtypes = 0x18,
+    .cheap = false,
+    .fingerprint = "d9dee29515052d07",
+};
+// nextafter(Tensor self, Tensor other) -> Tensor
+constexpr PointwiseFacts kNextafter = {
+    .schema_name = "nextafter",
+    .num_tensors = 2,
+    .num_scalars = 0,
+    .tensor_operand = {0, 1},
+    .scalar_operand = {},
+    .result_is_bool = false,
+    .dtypes = 0x18,
+    .cheap = true,
+    .fingerprint = "fc7163fe4621c3e7",
+};
+// gcd(Tensor self, Tensor other) -> Tensor
+constexpr PointwiseFacts kGcd = {
+    .schema_name = "gcd",
+    .num_tensors = 2,
+    .num_scalars = 0,
+    .tensor_operand = {0, 1},
+    .scalar_operand = {},
+    .result_is_bool = false,
+    .dtypes = 0x6,
+    .cheap = false,
+    .fingerprint = "2488c2062cafb3cb",
+};
+// lcm(Tensor self, Tensor other) -> Tensor
+constexpr PointwiseFacts kLcm = {
+    .schema_name = "lcm",
+    .num_tensors = 2,
+    .num_scalars = 0,
+    .tensor_operand = {0, 1},
+    .scalar_operand = {},
+    .result_is_bool = false,
+    .dtypes = 0x6,
+    .cheap = false,
+    .fingerprint = "1debc861b4f984d9",
+};
 // silu(Tensor self) -> Tensor
 constexpr PointwiseFacts kSilu = {
     .schema_name = "silu",
@@ -1896,6 +1956,16 @@ const PointwiseFacts* pointwise_facts(ir::OpKind kind) {
       return &kHardshrinkBackward;
     case ir::op_kind("xlogy.Tensor"):
       return &kXlogyTensor;
+    case ir::op_kind("special_xlog1py"):
+      return &kSpecialXlog1py;
+    case ir::op_kind("special_entr"):
+      return &kSpecialEntr;
+    case ir::op_kind("nextafter"):
+      return &kNextafter;
+    case ir::op_kind("gcd"):
+      return &kGcd;
+    case ir::op_kind("lcm"):
+      return &kLcm;
     case ir::op_kind("silu"):
       return &kSilu;
     case ir::op_kind("silu_backward"):

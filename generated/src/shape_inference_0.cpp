@@ -4,6 +4,7 @@
 #include "core/tensor/shape_rules.h"
 #include "lazygen/generated/shapes/add_tensor.h"
 #include "lazygen/generated/shapes/lgamma.h"
+#include "lazygen/generated/shapes/special_entr.h"
 
 namespace lazygen {
 
@@ -17,6 +18,12 @@ std::vector<Shape> compute_shape_add_tensor(const Shape& self, const Shape& othe
 
 // lgamma(Tensor self) -> Tensor
 std::vector<Shape> compute_shape_lgamma(const Shape& self) {
+  std::vector<int64_t> sizes = self.sizes;
+  return single_shape(Shape(to_floating(shape_rules::result_type({&self}, {})), std::move(sizes)));
+}
+
+// special_entr(Tensor self) -> Tensor
+std::vector<Shape> compute_shape_special_entr(const Shape& self) {
   std::vector<int64_t> sizes = self.sizes;
   return single_shape(Shape(to_floating(shape_rules::result_type({&self}, {})), std::move(sizes)));
 }

@@ -5,6 +5,7 @@
 #include "lazygen/generated/shapes/_polygamma.h"
 #include "lazygen/generated/shapes/addcdiv_inplace.h"
 #include "lazygen/generated/shapes/fmod_tensor.h"
+#include "lazygen/generated/shapes/gcd.h"
 #include "lazygen/generated/shapes/maximum.h"
 #include "lazygen/generated/shapes/neg.h"
 #include "lazygen/generated/shapes/pow_tensor_tensor.h"
@@ -50,6 +51,12 @@ std::vector<Shape> compute_shape__polygamma(const Shape& self, const Scalar& n) 
   std::vector<int64_t> sizes = self.sizes;
   return single_shape(
       Shape(to_floating(shape_rules::result_type({&self}, {&n})), std::move(sizes)));
+}
+
+// gcd(Tensor self, Tensor other) -> Tensor
+std::vector<Shape> compute_shape_gcd(const Shape& self, const Shape& other) {
+  std::vector<int64_t> sizes = shape_rules::broadcast("gcd", {&self, &other});
+  return single_shape(Shape(shape_rules::result_type({&self, &other}, {}), std::move(sizes)));
 }
 
 }  // namespace lazygen

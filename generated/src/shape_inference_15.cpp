@@ -2,6 +2,7 @@
 // Shard 15 of the generated shape rules of ops.yaml (shape: same | broadcast | reduce; See
 // Note [Op shards] in the generator); shape functions with a `shape:` hook are hand-written.
 #include "core/tensor/shape_rules.h"
+#include "lazygen/generated/shapes/lcm.h"
 #include "lazygen/generated/shapes/lt_tensor.h"
 #include "lazygen/generated/shapes/signbit.h"
 #include "lazygen/generated/shapes/sqrt.h"
@@ -24,6 +25,12 @@ std::vector<Shape> compute_shape_lt_tensor(const Shape& self, const Shape& other
 std::vector<Shape> compute_shape_signbit(const Shape& self) {
   std::vector<int64_t> sizes = self.sizes;
   return single_shape(Shape(DType::Bool, std::move(sizes)));
+}
+
+// lcm(Tensor self, Tensor other) -> Tensor
+std::vector<Shape> compute_shape_lcm(const Shape& self, const Shape& other) {
+  std::vector<int64_t> sizes = shape_rules::broadcast("lcm", {&self, &other});
+  return single_shape(Shape(shape_rules::result_type({&self, &other}, {}), std::move(sizes)));
 }
 
 }  // namespace lazygen

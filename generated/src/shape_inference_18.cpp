@@ -7,6 +7,7 @@
 #include "lazygen/generated/shapes/bitwise_xor_tensor.h"
 #include "lazygen/generated/shapes/ge_scalar.h"
 #include "lazygen/generated/shapes/log_sigmoid.h"
+#include "lazygen/generated/shapes/nextafter.h"
 #include "lazygen/generated/shapes/relu_inplace.h"
 
 namespace lazygen {
@@ -47,6 +48,12 @@ std::vector<Shape> compute_shape_bitwise_right_shift_tensor(const Shape& self, c
 std::vector<Shape> compute_shape_log_sigmoid(const Shape& self) {
   std::vector<int64_t> sizes = self.sizes;
   return single_shape(Shape(self.dtype, std::move(sizes)));
+}
+
+// nextafter(Tensor self, Tensor other) -> Tensor
+std::vector<Shape> compute_shape_nextafter(const Shape& self, const Shape& other) {
+  std::vector<int64_t> sizes = shape_rules::broadcast("nextafter", {&self, &other});
+  return single_shape(Shape(shape_rules::result_type({&self, &other}, {}), std::move(sizes)));
 }
 
 }  // namespace lazygen

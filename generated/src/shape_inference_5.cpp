@@ -6,6 +6,7 @@
 #include "lazygen/generated/shapes/hardtanh.h"
 #include "lazygen/generated/shapes/hypot.h"
 #include "lazygen/generated/shapes/softplus.h"
+#include "lazygen/generated/shapes/special_xlog1py.h"
 #include "lazygen/generated/shapes/trunc.h"
 
 namespace lazygen {
@@ -41,6 +42,13 @@ std::vector<Shape> compute_shape_softplus(const Shape& self, const Scalar& beta,
 std::vector<Shape> compute_shape_hardshrink(const Shape& self, const Scalar& lambd) {
   std::vector<int64_t> sizes = self.sizes;
   return single_shape(Shape(self.dtype, std::move(sizes)));
+}
+
+// special_xlog1py(Tensor self, Tensor other) -> Tensor
+std::vector<Shape> compute_shape_special_xlog1py(const Shape& self, const Shape& other) {
+  std::vector<int64_t> sizes = shape_rules::broadcast("special_xlog1py", {&self, &other});
+  return single_shape(
+      Shape(to_floating(shape_rules::result_type({&self, &other}, {})), std::move(sizes)));
 }
 
 }  // namespace lazygen

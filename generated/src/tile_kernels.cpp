@@ -126,6 +126,11 @@ extern const PointwiseInfo kSoftplusBackwardInfo;
 extern const PointwiseInfo kHardshrinkInfo;
 extern const PointwiseInfo kHardshrinkBackwardInfo;
 extern const PointwiseInfo kXlogyTensorInfo;
+extern const PointwiseInfo kSpecialXlog1pyInfo;
+extern const PointwiseInfo kSpecialEntrInfo;
+extern const PointwiseInfo kNextafterInfo;
+extern const PointwiseInfo kGcdInfo;
+extern const PointwiseInfo kLcmInfo;
 extern const PointwiseInfo kSiluInfo;
 extern const PointwiseInfo kSiluBackwardInfo;
 extern const PointwiseInfo kMishInfo;
@@ -388,6 +393,16 @@ const PointwiseInfo* pointwise_info(ir::OpKind kind) {
       return &kHardshrinkBackwardInfo;
     case ir::op_kind("xlogy.Tensor"):
       return &kXlogyTensorInfo;
+    case ir::op_kind("special_xlog1py"):
+      return &kSpecialXlog1pyInfo;
+    case ir::op_kind("special_entr"):
+      return &kSpecialEntrInfo;
+    case ir::op_kind("nextafter"):
+      return &kNextafterInfo;
+    case ir::op_kind("gcd"):
+      return &kGcdInfo;
+    case ir::op_kind("lcm"):
+      return &kLcmInfo;
     case ir::op_kind("silu"):
       return &kSiluInfo;
     case ir::op_kind("silu_backward"):

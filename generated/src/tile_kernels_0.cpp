@@ -8,6 +8,7 @@
 
 #include "lazygen/generated/pointwise/add_tensor.h"
 #include "lazygen/generated/pointwise/lgamma.h"
+#include "lazygen/generated/pointwise/special_entr.h"
 
 namespace lazygen::cpu::pointwise_infos {
 
@@ -20,5 +21,9 @@ extern const PointwiseInfo kAddTensorInfo = {
 extern const PointwiseInfo kLgammaInfo = {
     tile_fn_of<kernels::Lgamma, float>(), tile_fn_of<kernels::Lgamma, double>(),
     tile_fn_of<kernels::Lgamma, int64_t>(), tile_fn_of<kernels::Lgamma, int32_t>(), -1};
+// special_entr(Tensor self) -> Tensor
+extern const PointwiseInfo kSpecialEntrInfo = {
+    tile_fn_of<kernels::SpecialEntr, float>(), tile_fn_of<kernels::SpecialEntr, double>(),
+    tile_fn_of<kernels::SpecialEntr, int64_t>(), tile_fn_of<kernels::SpecialEntr, int32_t>(), -1};
 
 }  // namespace lazygen::cpu::pointwise_infos

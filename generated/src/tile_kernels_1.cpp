@@ -9,6 +9,7 @@
 #include "lazygen/generated/pointwise/_polygamma.h"
 #include "lazygen/generated/pointwise/addcdiv_inplace.h"
 #include "lazygen/generated/pointwise/fmod_tensor.h"
+#include "lazygen/generated/pointwise/gcd.h"
 #include "lazygen/generated/pointwise/maximum.h"
 #include "lazygen/generated/pointwise/neg.h"
 #include "lazygen/generated/pointwise/pow_tensor_tensor.h"
@@ -44,5 +45,9 @@ extern const PointwiseInfo kUnderscorePolygammaInfo = {
     tile_fn_of<kernels::UnderscorePolygamma, double>(),
     tile_fn_of<kernels::UnderscorePolygamma, int64_t>(),
     tile_fn_of<kernels::UnderscorePolygamma, int32_t>(), -1};
+// gcd(Tensor self, Tensor other) -> Tensor
+extern const PointwiseInfo kGcdInfo = {
+    tile_fn_of<kernels::Gcd, float>(), tile_fn_of<kernels::Gcd, double>(),
+    tile_fn_of<kernels::Gcd, int64_t>(), tile_fn_of<kernels::Gcd, int32_t>(), -1};
 
 }  // namespace lazygen::cpu::pointwise_infos

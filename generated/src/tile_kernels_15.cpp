@@ -6,6 +6,7 @@
 // passes them. pointwise_info (src/tile_kernels.cpp) finds them by op kind.
 #include "backend/cpu/fusion/tile_kernels.h"
 
+#include "lazygen/generated/pointwise/lcm.h"
 #include "lazygen/generated/pointwise/lt_tensor.h"
 #include "lazygen/generated/pointwise/signbit.h"
 #include "lazygen/generated/pointwise/sqrt.h"
@@ -25,5 +26,9 @@ extern const PointwiseInfo kLtTensorInfo = {
 extern const PointwiseInfo kSignbitInfo = {
     tile_fn_of<kernels::Signbit, float>(), tile_fn_of<kernels::Signbit, double>(),
     tile_fn_of<kernels::Signbit, int64_t>(), tile_fn_of<kernels::Signbit, int32_t>(), -1};
+// lcm(Tensor self, Tensor other) -> Tensor
+extern const PointwiseInfo kLcmInfo = {
+    tile_fn_of<kernels::Lcm, float>(), tile_fn_of<kernels::Lcm, double>(),
+    tile_fn_of<kernels::Lcm, int64_t>(), tile_fn_of<kernels::Lcm, int32_t>(), -1};
 
 }  // namespace lazygen::cpu::pointwise_infos

@@ -11,6 +11,7 @@
 #include "lazygen/generated/pointwise/bitwise_xor_tensor.h"
 #include "lazygen/generated/pointwise/ge_scalar.h"
 #include "lazygen/generated/pointwise/log_sigmoid.h"
+#include "lazygen/generated/pointwise/nextafter.h"
 #include "lazygen/generated/pointwise/relu_inplace.h"
 
 namespace lazygen::cpu::pointwise_infos {
@@ -44,5 +45,9 @@ extern const PointwiseInfo kBitwiseRightShiftTensorInfo = {
 extern const PointwiseInfo kLogSigmoidInfo = {
     tile_fn_of<kernels::LogSigmoid, float>(), tile_fn_of<kernels::LogSigmoid, double>(),
     tile_fn_of<kernels::LogSigmoid, int64_t>(), tile_fn_of<kernels::LogSigmoid, int32_t>(), -1};
+// nextafter(Tensor self, Tensor other) -> Tensor
+extern const PointwiseInfo kNextafterInfo = {
+    tile_fn_of<kernels::Nextafter, float>(), tile_fn_of<kernels::Nextafter, double>(),
+    tile_fn_of<kernels::Nextafter, int64_t>(), tile_fn_of<kernels::Nextafter, int32_t>(), -1};
 
 }  // namespace lazygen::cpu::pointwise_infos

@@ -10,6 +10,7 @@
 #include "lazygen/generated/pointwise/hardtanh.h"
 #include "lazygen/generated/pointwise/hypot.h"
 #include "lazygen/generated/pointwise/softplus.h"
+#include "lazygen/generated/pointwise/special_xlog1py.h"
 #include "lazygen/generated/pointwise/trunc.h"
 
 namespace lazygen::cpu::pointwise_infos {
@@ -35,5 +36,10 @@ extern const PointwiseInfo kSoftplusInfo = {
 extern const PointwiseInfo kHardshrinkInfo = {
     tile_fn_of<kernels::Hardshrink, float>(), tile_fn_of<kernels::Hardshrink, double>(),
     tile_fn_of<kernels::Hardshrink, int64_t>(), tile_fn_of<kernels::Hardshrink, int32_t>(), -1};
+// special_xlog1py(Tensor self, Tensor other) -> Tensor
+extern const PointwiseInfo kSpecialXlog1pyInfo = {
+    tile_fn_of<kernels::SpecialXlog1py, float>(), tile_fn_of<kernels::SpecialXlog1py, double>(),
+    tile_fn_of<kernels::SpecialXlog1py, int64_t>(), tile_fn_of<kernels::SpecialXlog1py, int32_t>(),
+    -1};
 
 }  // namespace lazygen::cpu::pointwise_infos

@@ -5,6 +5,7 @@
 #include "lazygen/generated/ops/add.h"
 #include "lazygen/generated/ops/amin.h"
 #include "lazygen/generated/ops/lgamma.h"
+#include "lazygen/generated/ops/special_entr.h"
 #include "pytorch/call.h"
 #include "pytorch/registrar.h"
 
@@ -42,6 +43,24 @@ at::Tensor& lgamma_out(const at::Tensor& self, at::Tensor& out) {
   return c.assign_out(out, lazygen::lgamma(c.arg(self)));
 }
 
+// special_entr(Tensor self) -> Tensor
+at::Tensor special_entr(const at::Tensor& self) {
+  Call c("special_entr", {&self});
+  return c.result(lazygen::special_entr(c.arg(self)));
+}
+
+// special_entr_(Tensor(a!) self) -> Tensor(a!)
+at::Tensor& special_entr_inplace(at::Tensor& self) {
+  Call c("special_entr_", {&self});
+  return c.write_back(self, lazygen::special_entr(c.arg(self)));
+}
+
+// special_entr.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& special_entr_out(const at::Tensor& self, at::Tensor& out) {
+  Call c("special_entr.out", {&self});
+  return c.assign_out(out, lazygen::special_entr(c.arg(self)));
+}
+
 // amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor
 at::Tensor amin(const at::Tensor& self, c10::IntArrayRef dim, bool keepdim) {
   Call c("amin", {&self});
@@ -57,6 +76,9 @@ void register_generated_0([[maybe_unused]] Registrar& generated,
   generated.add("lgamma", TORCH_FN(lgamma));
   derived.add("lgamma_", TORCH_FN(lgamma_inplace));
   derived.add("lgamma.out", TORCH_FN(lgamma_out));
+  generated.add("special_entr", TORCH_FN(special_entr));
+  derived.add("special_entr_", TORCH_FN(special_entr_inplace));
+  derived.add("special_entr.out", TORCH_FN(special_entr_out));
   generated.add("amin", TORCH_FN(amin));
 }
 

@@ -6,6 +6,7 @@
 #include "lazygen/generated/ops/addcdiv_.h"
 #include "lazygen/generated/ops/expand.h"
 #include "lazygen/generated/ops/fmod.h"
+#include "lazygen/generated/ops/gcd.h"
 #include "lazygen/generated/ops/max_pool2d_with_indices.h"
 #include "lazygen/generated/ops/maximum.h"
 #include "lazygen/generated/ops/neg.h"
@@ -104,6 +105,24 @@ at::Tensor& fmod_out(const at::Tensor& self, const at::Tensor& other, at::Tensor
   return c.assign_out(out, lazygen::fmod(c.arg(self), c.arg(other)));
 }
 
+// gcd(Tensor self, Tensor other) -> Tensor
+at::Tensor gcd(const at::Tensor& self, const at::Tensor& other) {
+  Call c("gcd", {&self, &other});
+  return c.result(lazygen::gcd(c.arg(self), c.arg(other)));
+}
+
+// gcd_(Tensor(a!) self, Tensor other) -> Tensor(a!)
+at::Tensor& gcd_inplace(at::Tensor& self, const at::Tensor& other) {
+  Call c("gcd_", {&self, &other});
+  return c.write_back(self, lazygen::gcd(c.arg(self), c.arg(other)));
+}
+
+// gcd.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& gcd_out(const at::Tensor& self, const at::Tensor& other, at::Tensor& out) {
+  Call c("gcd.out", {&self, &other});
+  return c.assign_out(out, lazygen::gcd(c.arg(self), c.arg(other)));
+}
+
 // expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)
 at::Tensor expand(const at::Tensor& self, c10::IntArrayRef size, bool implicit) {
   Call c("expand", {&self});
@@ -146,6 +165,9 @@ void register_generated_1([[maybe_unused]] Registrar& generated,
   derived.add("fmod_.Tensor", TORCH_FN(fmod_inplace_tensor));
   derived.add("fmod.Tensor_out", TORCH_FN(fmod_tensor_out));
   derived.add("fmod.out", TORCH_FN(fmod_out));
+  generated.add("gcd", TORCH_FN(gcd));
+  derived.add("gcd_", TORCH_FN(gcd_inplace));
+  derived.add("gcd.out", TORCH_FN(gcd_out));
   generated.add("expand", TORCH_FN(expand));
   generated.add("scatter_add", TORCH_FN(scatter_add));
   generated.add("max_pool2d_with_indices", TORCH_FN(max_pool2d_with_indices));

@@ -4,6 +4,7 @@
 // op API; register_generated_15 offers them to the dispatcher (torch_kernels.cpp calls it).
 #include "lazygen/generated/ops/argmax.h"
 #include "lazygen/generated/ops/bmm.h"
+#include "lazygen/generated/ops/lcm.h"
 #include "lazygen/generated/ops/lt.h"
 #include "lazygen/generated/ops/mm.h"
 #include "lazygen/generated/ops/signbit.h"
@@ -68,6 +69,24 @@ at::Tensor& signbit_out(const at::Tensor& self, at::Tensor& out) {
   return c.assign_out(out, lazygen::signbit(c.arg(self)));
 }
 
+// lcm(Tensor self, Tensor other) -> Tensor
+at::Tensor lcm(const at::Tensor& self, const at::Tensor& other) {
+  Call c("lcm", {&self, &other});
+  return c.result(lazygen::lcm(c.arg(self), c.arg(other)));
+}
+
+// lcm_(Tensor(a!) self, Tensor other) -> Tensor(a!)
+at::Tensor& lcm_inplace(at::Tensor& self, const at::Tensor& other) {
+  Call c("lcm_", {&self, &other});
+  return c.write_back(self, lazygen::lcm(c.arg(self), c.arg(other)));
+}
+
+// lcm.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& lcm_out(const at::Tensor& self, const at::Tensor& other, at::Tensor& out) {
+  Call c("lcm.out", {&self, &other});
+  return c.assign_out(out, lazygen::lcm(c.arg(self), c.arg(other)));
+}
+
 // argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor
 at::Tensor argmax(const at::Tensor& self, c10::optional<int64_t> dim, bool keepdim) {
   Call c("argmax", {&self});
@@ -99,6 +118,9 @@ void register_generated_15([[maybe_unused]] Registrar& generated,
   generated.add("signbit", TORCH_FN(signbit));
   derived.add("signbit_", TORCH_FN(signbit_inplace));
   derived.add("signbit.out", TORCH_FN(signbit_out));
+  generated.add("lcm", TORCH_FN(lcm));
+  derived.add("lcm_", TORCH_FN(lcm_inplace));
+  derived.add("lcm.out", TORCH_FN(lcm_out));
   generated.add("argmax", TORCH_FN(argmax));
   generated.add("mm", TORCH_FN(mm));
   generated.add("bmm", TORCH_FN(bmm));

@@ -7,6 +7,7 @@
 #include "lazygen/generated/ops/bitwise_xor.h"
 #include "lazygen/generated/ops/ge.h"
 #include "lazygen/generated/ops/log_sigmoid.h"
+#include "lazygen/generated/ops/nextafter.h"
 #include "lazygen/generated/ops/relu.h"
 #include "lazygen/generated/ops/relu_.h"
 #include "lazygen/generated/ops/unsqueeze.h"
@@ -128,6 +129,24 @@ at::Tensor& log_sigmoid_out(const at::Tensor& self, at::Tensor& out) {
   return c.assign_out(out, lazygen::log_sigmoid(c.arg(self)));
 }
 
+// nextafter(Tensor self, Tensor other) -> Tensor
+at::Tensor nextafter(const at::Tensor& self, const at::Tensor& other) {
+  Call c("nextafter", {&self, &other});
+  return c.result(lazygen::nextafter(c.arg(self), c.arg(other)));
+}
+
+// nextafter_(Tensor(a!) self, Tensor other) -> Tensor(a!)
+at::Tensor& nextafter_inplace(at::Tensor& self, const at::Tensor& other) {
+  Call c("nextafter_", {&self, &other});
+  return c.write_back(self, lazygen::nextafter(c.arg(self), c.arg(other)));
+}
+
+// nextafter.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& nextafter_out(const at::Tensor& self, const at::Tensor& other, at::Tensor& out) {
+  Call c("nextafter.out", {&self, &other});
+  return c.assign_out(out, lazygen::nextafter(c.arg(self), c.arg(other)));
+}
+
 // unsqueeze(Tensor(a) self, int dim) -> Tensor(a)
 at::Tensor unsqueeze(const at::Tensor& self, int64_t dim) {
   Call c("unsqueeze", {&self});
@@ -156,6 +175,9 @@ void register_generated_18([[maybe_unused]] Registrar& generated,
   generated.add("log_sigmoid", TORCH_FN(log_sigmoid));
   derived.add("log_sigmoid_", TORCH_FN(log_sigmoid_inplace));
   derived.add("log_sigmoid.out", TORCH_FN(log_sigmoid_out));
+  generated.add("nextafter", TORCH_FN(nextafter));
+  derived.add("nextafter_", TORCH_FN(nextafter_inplace));
+  derived.add("nextafter.out", TORCH_FN(nextafter_out));
   generated.add("unsqueeze", TORCH_FN(unsqueeze));
 }
 

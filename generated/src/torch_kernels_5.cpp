@@ -8,6 +8,7 @@
 #include "lazygen/generated/ops/hypot.h"
 #include "lazygen/generated/ops/reshape.h"
 #include "lazygen/generated/ops/softplus.h"
+#include "lazygen/generated/ops/special_xlog1py.h"
 #include "lazygen/generated/ops/trunc.h"
 #include "pytorch/call.h"
 #include "pytorch/registrar.h"
@@ -109,6 +110,24 @@ at::Tensor& hardshrink_out(const at::Tensor& self, const at::Scalar& lambd, at::
   return c.assign_out(out, lazygen::hardshrink(c.arg(self), c.arg(lambd)));
 }
 
+// special_xlog1py(Tensor self, Tensor other) -> Tensor
+at::Tensor special_xlog1py(const at::Tensor& self, const at::Tensor& other) {
+  Call c("special_xlog1py", {&self, &other});
+  return c.result(lazygen::special_xlog1py(c.arg(self), c.arg(other)));
+}
+
+// special_xlog1py_(Tensor(a!) self, Tensor other) -> Tensor(a!)
+at::Tensor& special_xlog1py_inplace(at::Tensor& self, const at::Tensor& other) {
+  Call c("special_xlog1py_", {&self, &other});
+  return c.write_back(self, lazygen::special_xlog1py(c.arg(self), c.arg(other)));
+}
+
+// special_xlog1py.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& special_xlog1py_out(const at::Tensor& self, const at::Tensor& other, at::Tensor& out) {
+  Call c("special_xlog1py.out", {&self, &other});
+  return c.assign_out(out, lazygen::special_xlog1py(c.arg(self), c.arg(other)));
+}
+
 // reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)
 at::Tensor reshape(const at::Tensor& self, c10::IntArrayRef shape) {
   Call c("reshape", {&self});
@@ -143,6 +162,9 @@ void register_generated_5([[maybe_unused]] Registrar& generated,
   generated.add("hardshrink", TORCH_FN(hardshrink));
   derived.add("hardshrink_", TORCH_FN(hardshrink_inplace));
   derived.add("hardshrink.out", TORCH_FN(hardshrink_out));
+  generated.add("special_xlog1py", TORCH_FN(special_xlog1py));
+  derived.add("special_xlog1py_", TORCH_FN(special_xlog1py_inplace));
+  derived.add("special_xlog1py.out", TORCH_FN(special_xlog1py_out));
   generated.add("reshape", TORCH_FN(reshape));
   generated.add("_softmax_backward_data", TORCH_FN(_softmax_backward_data));
 }

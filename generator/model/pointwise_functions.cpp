@@ -46,6 +46,7 @@ const std::vector<PointwiseFunction>& pointwise_function_table() {
       {"polygamma", 2, true, false, D::Any},
       {"hypot", 2, true, false, D::Any},
       {"copysign", 2, false, false, D::Any},
+      {"nextafter", 2, false, false, D::Any},
       // rounding, sign and modulo
       {"floor", 1, false, false, D::Any},
       {"ceil", 1, false, false, D::Any},
@@ -72,6 +73,8 @@ const std::vector<PointwiseFunction>& pointwise_function_table() {
       {"bitwise_xor", 2, false, false, D::Integral},
       {"bitwise_left_shift", 2, false, false, D::Integral},
       {"bitwise_right_shift", 2, false, false, D::Integral},
+      {"gcd", 2, true, false, D::Integral},
+      {"lcm", 2, true, false, D::Integral},
   };
   return kTable;
 }

@@ -69,6 +69,8 @@
 #include "lazygen/generated/ops/softplus.h"
 #include "lazygen/generated/ops/softplus_backward.h"
 #include "lazygen/generated/ops/sort.h"
+#include "lazygen/generated/ops/special_entr.h"
+#include "lazygen/generated/ops/special_xlog1py.h"
 #include "lazygen/generated/ops/tan.h"
 #include "lazygen/generated/ops/tanh_backward.h"
 #include "lazygen/generated/ops/threshold.h"
@@ -99,58 +101,123 @@ std::vector<GradCase> pointwise_math_cases() {
   auto off_zero = [] { return Inputs{away_from_zero({3, 4}, 302)}; };
   return {
       {"rsub_tensor_alpha", "rsub.Tensor", [](const Inputs& in) { return rsub(in[0], in[1], 2.5); },
-       [] { return Inputs{values({3, 4}, 303), values({4}, 304)}; }},
+       [] {
+         return Inputs{values({3, 4}, 303), values({4}, 304)};
+       }},
       {"rsub_scalar", "rsub.Scalar", [](const Inputs& in) { return rsub(in[0], 2.0, 3); }, vals},
       {"addcmul_broadcast", "addcmul",
        [](const Inputs& in) { return addcmul(in[0], in[1], in[2], 0.5); },
-       [] { return Inputs{values({3, 4}, 305), values({3, 1}, 306), values({4}, 307)}; }},
+       [] {
+         return Inputs{values({3, 4}, 305), values({3, 1}, 306), values({4}, 307)};
+       }},
       {"addcdiv", "addcdiv", [](const Inputs& in) { return addcdiv(in[0], in[1], in[2], -2); },
-       [] { return Inputs{values({3, 4}, 308), values({3, 4}, 309), away_from_zero({3, 4}, 310)}; }},
-      {"lerp_scalar_small_weight", "lerp.Scalar", [](const Inputs& in) { return lerp(in[0], in[1], 0.3); },
-       [] { return Inputs{values({3, 4}, 311), values({4}, 312)}; }},
-      {"lerp_scalar_large_weight", "lerp.Scalar", [](const Inputs& in) { return lerp(in[0], in[1], 0.7); },
-       [] { return Inputs{values({3, 4}, 313), values({3, 4}, 314)}; }},
+       [] {
+         return Inputs{values({3, 4}, 308), values({3, 4}, 309), away_from_zero({3, 4}, 310)};
+       }},
+      {"lerp_scalar_small_weight", "lerp.Scalar",
+       [](const Inputs& in) { return lerp(in[0], in[1], 0.3); },
+       [] {
+         return Inputs{values({3, 4}, 311), values({4}, 312)};
+       }},
+      {"lerp_scalar_large_weight", "lerp.Scalar",
+       [](const Inputs& in) { return lerp(in[0], in[1], 0.7); },
+       [] {
+         return Inputs{values({3, 4}, 313), values({3, 4}, 314)};
+       }},
       {"lerp_tensor", "lerp.Tensor", [](const Inputs& in) { return lerp(in[0], in[1], in[2]); },
-       [] { return Inputs{values({3, 4}, 315), values({3, 4}, 316), values({3, 1}, 317)}; }},
+       [] {
+         return Inputs{values({3, 4}, 315), values({3, 4}, 316), values({3, 1}, 317)};
+       }},
       {"pow_tensor_tensor", "pow.Tensor_Tensor", [](const Inputs& in) { return pow(in[0], in[1]); },
-       [] { return Inputs{positive({3, 4}, 318), values({4}, 319)}; }},
+       [] {
+         return Inputs{positive({3, 4}, 318), values({4}, 319)};
+       }},
       {"atan2", "atan2", [](const Inputs& in) { return atan2(in[0], in[1]); },
-       [] { return Inputs{values({3, 4}, 320), away_from_zero({3, 4}, 321)}; }},
+       [] {
+         return Inputs{values({3, 4}, 320), away_from_zero({3, 4}, 321)};
+       }},
       {"xlogy_tensor", "xlogy.Tensor", [](const Inputs& in) { return xlogy(in[0], in[1]); },
-       [] { return Inputs{values({3, 4}, 949), positive({4}, 950)}; }},
+       [] {
+         return Inputs{values({3, 4}, 949), positive({4}, 950)};
+       }},
+      {"special_xlog1py", "special_xlog1py",
+       [](const Inputs& in) { return special_xlog1py(in[0], in[1]); },
+       [] {
+         return Inputs{values({3, 4}, 1060), positive({4}, 1061)};
+       }},
+      {"special_entr", "special_entr", [](const Inputs& in) { return special_entr(in[0]); },
+       [] {
+         return Inputs{positive({3, 4}, 1062)};
+       }},
       {"hypot", "hypot", [](const Inputs& in) { return hypot(in[0], in[1]); },
-       [] { return Inputs{away_from_zero({3, 4}, 959), values({4}, 960)}; }},
-      {"copysign_tensor", "copysign.Tensor", [](const Inputs& in) { return copysign(in[0], in[1]); },
-       [] { return Inputs{away_from_zero({3, 4}, 961), away_from_zero({3, 4}, 962)}; }},
+       [] {
+         return Inputs{away_from_zero({3, 4}, 959), values({4}, 960)};
+       }},
+      {"copysign_tensor", "copysign.Tensor",
+       [](const Inputs& in) { return copysign(in[0], in[1]); },
+       [] {
+         return Inputs{away_from_zero({3, 4}, 961), away_from_zero({3, 4}, 962)};
+       }},
       // self - other stays at least 0.2 from 0, away from fmax's and fmin's switch.
       {"fmax", "fmax", [](const Inputs& in) { return fmax(in[0], in[1]); },
-       [] { return Inputs{away_from_zero({3, 4}, 963), zeros({3, 4}, DType::Float64)}; }},
+       [] {
+         return Inputs{away_from_zero({3, 4}, 963), zeros({3, 4}, DType::Float64)};
+       }},
       {"fmin", "fmin", [](const Inputs& in) { return fmin(in[0], in[1]); },
-       [] { return Inputs{away_from_zero({3, 4}, 964), zeros({4}, DType::Float64)}; }},
+       [] {
+         return Inputs{away_from_zero({3, 4}, 964), zeros({4}, DType::Float64)};
+       }},
       {"logaddexp", "logaddexp", [](const Inputs& in) { return logaddexp(in[0], in[1]); },
-       [] { return Inputs{values({3, 4}, 965), values({3, 1}, 966)}; }},
+       [] {
+         return Inputs{values({3, 4}, 965), values({3, 1}, 966)};
+       }},
       {"logaddexp2", "logaddexp2", [](const Inputs& in) { return logaddexp2(in[0], in[1]); },
-       [] { return Inputs{values({3, 4}, 965), values({3, 1}, 966)}; }},
+       [] {
+         return Inputs{values({3, 4}, 965), values({3, 1}, 966)};
+       }},
       {"erfinv", "erfinv", [](const Inputs& in) { return erfinv(in[0]); },
-       [] { return Inputs{uniform({3, 4}, -0.9, 0.9, 967)}; }},
+       [] {
+         return Inputs{uniform({3, 4}, -0.9, 0.9, 967)};
+       }},
       {"lgamma", "lgamma", [](const Inputs& in) { return lgamma(in[0]); },
-       [] { return Inputs{positive({3, 4}, 968)}; }},
+       [] {
+         return Inputs{positive({3, 4}, 968)};
+       }},
       {"digamma", "digamma", [](const Inputs& in) { return digamma(in[0]); },
-       [] { return Inputs{uniform({3, 4}, 0.6, 3.0, 1024)}; }},
+       [] {
+         return Inputs{uniform({3, 4}, 0.6, 3.0, 1024)};
+       }},
       {"polygamma_1", "_polygamma", [](const Inputs& in) { return polygamma(1, in[0]); },
-       [] { return Inputs{uniform({3, 4}, 0.6, 3.0, 1025)}; }},
+       [] {
+         return Inputs{uniform({3, 4}, 0.6, 3.0, 1025)};
+       }},
       {"polygamma_3", "_polygamma", [](const Inputs& in) { return polygamma(3, in[0]); },
-       [] { return Inputs{uniform({3, 4}, 0.6, 3.0, 1026)}; }},
-      {"sinc", "sinc", [](const Inputs& in) { return sinc(in[0]); }, [] { return Inputs{values({3, 4}, 969)}; }},
+       [] {
+         return Inputs{uniform({3, 4}, 0.6, 3.0, 1026)};
+       }},
+      {"sinc", "sinc", [](const Inputs& in) { return sinc(in[0]); },
+       [] {
+         return Inputs{values({3, 4}, 969)};
+       }},
       // self / other in [2.09, 2.8]: floor and trunc stay 2.
-      {"remainder_tensor", "remainder.Tensor", [](const Inputs& in) { return remainder(in[0], in[1]); },
-       [] { return Inputs{uniform({3, 4}, 2.2, 2.8, 322), uniform({3, 4}, 1.0, 1.05, 323)}; }},
-      {"remainder_scalar", "remainder.Scalar", [](const Inputs& in) { return remainder(in[0], 1.5); },
-       [] { return Inputs{uniform({3, 4}, 0.1, 1.4, 324)}; }},
+      {"remainder_tensor", "remainder.Tensor",
+       [](const Inputs& in) { return remainder(in[0], in[1]); },
+       [] {
+         return Inputs{uniform({3, 4}, 2.2, 2.8, 322), uniform({3, 4}, 1.0, 1.05, 323)};
+       }},
+      {"remainder_scalar", "remainder.Scalar",
+       [](const Inputs& in) { return remainder(in[0], 1.5); },
+       [] {
+         return Inputs{uniform({3, 4}, 0.1, 1.4, 324)};
+       }},
       {"fmod_tensor", "fmod.Tensor", [](const Inputs& in) { return fmod(in[0], in[1]); },
-       [] { return Inputs{uniform({3, 4}, 2.2, 2.8, 325), uniform({3, 4}, 1.0, 1.05, 326)}; }},
+       [] {
+         return Inputs{uniform({3, 4}, 2.2, 2.8, 325), uniform({3, 4}, 1.0, 1.05, 326)};
+       }},
       {"fmod_scalar", "fmod.Scalar", [](const Inputs& in) { return fmod(in[0], 1.5); },
-       [] { return Inputs{uniform({3, 4}, 0.1, 1.4, 327)}; }},
+       [] {
+         return Inputs{uniform({3, 4}, 0.1, 1.4, 327)};
+       }},
       {"clamp_min", "clamp_min", [](const Inputs& in) { return clamp_min(in[0], 0.0); }, off_zero},
       {"clamp_max", "clamp_max", [](const Inputs& in) { return clamp_max(in[0], 0.0); }, off_zero},
       one("sin", "sin", sin, vals),

@@ -121,6 +121,8 @@
 #include "lazygen/generated/autograd/softplus.h"
 #include "lazygen/generated/autograd/softplus_backward.h"
 #include "lazygen/generated/autograd/sort.h"
+#include "lazygen/generated/autograd/special_entr.h"
+#include "lazygen/generated/autograd/special_xlog1py.h"
 #include "lazygen/generated/autograd/sqrt.h"
 #include "lazygen/generated/autograd/squeeze_dim.h"
 #include "lazygen/generated/autograd/sub_scalar.h"

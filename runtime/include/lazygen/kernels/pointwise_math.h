@@ -115,6 +115,7 @@ LAZYGEN_MATH_FN2(atan2)
 LAZYGEN_MATH_FN2(hypot)
 LAZYGEN_MATH_FN2(copysign)
 LAZYGEN_MATH_FN2(fmod)
+LAZYGEN_MATH_FN2(nextafter)
 #undef LAZYGEN_MATH_FN
 #undef LAZYGEN_MATH_FN2
 
@@ -407,6 +408,36 @@ LAZYGEN_FLOATING_FN(exp2, fexp2)
 LAZYGEN_FLOATING_FN(lgamma, flgamma)
 LAZYGEN_FLOATING_FN(digamma, digamma_of)
 #undef LAZYGEN_FLOATING_FN
+
+// The next representable value after a in the direction of b (float and double: nextafter's
+// dtypes), as std::nextafter.
+template <class A, class B>
+LAZYGEN_HD auto nextafter(A a, B b) {
+  using F = detail::float_of_t<detail::common_t<A, B>>;
+  return detail::fnextafter(static_cast<F>(a), static_cast<F>(b));
+}
+
+// The greatest common divisor of |a| and |b| by Euclid's algorithm (gcd(0, 0) = 0), and the least
+// common multiple |a / gcd * b| (0 when either is 0), as PyTorch's integer kernels compute them.
+template <class A, class B>
+LAZYGEN_HD auto gcd(A a, B b) {
+  using C = detail::common_t<A, B>;
+  C x = a < 0 ? C(-a) : C(a), y = b < 0 ? C(-b) : C(b);
+  while (x != C(0)) {
+    const C rest = y % x;
+    y = x;
+    x = rest;
+  }
+  return y;
+}
+template <class A, class B>
+LAZYGEN_HD auto lcm(A a, B b) {
+  using C = detail::common_t<A, B>;
+  const C g = gcd(a, b);
+  if (g == C(0)) return C(0);
+  const C m = C(a) / g * C(b);
+  return m < 0 ? C(-m) : m;
+}
 
 // polygamma(n, x) in floating point (See detail::polygamma_of).
 template <class N, class T>
