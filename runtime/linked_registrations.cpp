@@ -7,15 +7,19 @@
 //     libraries below the op API (Note [Runtime layers] in runtime/CMakeLists.txt) that a program
 //     may call nothing of: with --as-needed (Debian's default) the linker would leave such a
 //     shared library out, and from a static library it would leave their object files out.
-//   - A reference from the program's own object keeps both.
+//   - The op layer's traced cast for the lazy device (ops/composite/cast.cpp; Note [Traced casts]
+//   in
+//     exec/lazy_device.h), which Tensor::to reaches through a hook, not by name.
+//   - A reference from the program's own object keeps them all.
 extern const bool lazygen_lazy_device_linked;
 extern const bool lazygen_cpu_fused_backend_linked;
 extern const bool lazygen_cpu_lowering_backend_linked;
+extern const bool lazygen_lazy_cast_linked;
 
 namespace {
 
-[[gnu::used]] const bool* const kLinkedRegistrations[] = {&lazygen_lazy_device_linked,
-                                                          &lazygen_cpu_fused_backend_linked,
-                                                          &lazygen_cpu_lowering_backend_linked};
+[[gnu::used]] const bool* const kLinkedRegistrations[] = {
+    &lazygen_lazy_device_linked, &lazygen_cpu_fused_backend_linked,
+    &lazygen_cpu_lowering_backend_linked, &lazygen_lazy_cast_linked};
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <map>
 #include <stdexcept>
 #include <string>
+#include <unordered_set>
 #include <utility>
 
 #include "core/ir/builtin_nodes.h"
@@ -75,6 +76,38 @@ Pending collect_pending(const std::vector<std::shared_ptr<lazy::LazyState>>& sta
     p.root_of.push_back(root);
   }
   return p;
+}
+
+// Note [Syncing what the graph computes anyway]
+// A sync of some tensors (item(), cpu()) also makes every other live pending tensor of the thread
+// whose value the graph computes anyway (its node is among the graph's) an output of it: no more
+// work, one more buffer kept. Without it the next sync (mark_step, or a read of that tensor)
+// computes those values again from the same inputs: torch.linalg.solve reads its info (a sync)
+// before the caller reads the solution, and both rest on one factorization; a loss read with
+// item() before mark_step shares the forward pass with the backward. A state whose node the
+// graph does not compute stays pending.
+std::vector<std::shared_ptr<lazy::LazyState>> with_computed_siblings(
+    std::vector<std::shared_ptr<lazy::LazyState>> states) {
+  std::unordered_set<const ir::Node*> computed;
+  std::vector<const ir::Node*> stack;
+  for (const auto& s : states) {
+    if (s != nullptr && s->pending() && !s->stale()) stack.push_back(s->value.node.get());
+  }
+  while (!stack.empty()) {
+    const ir::Node* n = stack.back();
+    stack.pop_back();
+    if (ir::is_input(n->op()) || !computed.insert(n).second) continue;
+    for (const ir::Value& v : n->operands()) {
+      if (v.present()) stack.push_back(v.node.get());
+    }
+  }
+  if (computed.empty()) return states;
+  for (auto& s : lazy::live_states()) {
+    if (s->pending() && !s->stale() && computed.count(s->value.node.get()) != 0) {
+      states.push_back(std::move(s));
+    }
+  }
+  return states;
 }
 
 // A DeviceData node bound to a launch (See Note [Asynchronous execution]): its input is filled
@@ -316,7 +349,7 @@ void GraphExecutor::add_to_structure(ir::hash_t key, std::shared_ptr<Structure> 
 }
 
 void GraphExecutor::sync(const std::vector<std::shared_ptr<lazy::LazyState>>& states) {
-  sync_states(states, false);
+  sync_states(with_computed_siblings(states), false);  // See Note [Syncing what the graph ...]
 }
 
 // `whole_trace`: the states are every live tensor of the thread (mark_step).

@@ -9,6 +9,9 @@
 // state]). mark_step() syncs every live lazy tensor of the calling thread
 // and ends its trace (lazy::end_trace: the trie cache returns to its root).
 //
+// A sync also computes the other live tensors whose values its graph computes anyway: See Note
+// [Syncing what the graph computes anyway] in graph_executor.cpp.
+//
 // Consequences: the same trace hits the cache from the second step on; a new input dtype
 // compiles anew, a new input shape specializes the computation of the graph's structure (See
 // Note [Dynamic shapes] in backend/graph.h); a new scalar value or new input data does neither.

@@ -5,6 +5,7 @@
 // The hooks are registered by the initializer of lazygen_lazy_device_linked, which every program
 // linking a runtime references (runtime/linked_registrations.cpp), as it does the cpu backends'
 // registrations: else the linker could leave this library, or this object file, out.
+#include <atomic>
 #include <cstdlib>
 #include <string>
 
@@ -17,6 +18,7 @@
 #include "core/tensor/tensor_impl.h"
 #include "exec/backend_registry.h"
 #include "exec/graph_executor.h"
+#include "exec/lazy_device.h"
 #include "lazygen/lazy.h"
 
 namespace lazygen {
@@ -43,6 +45,14 @@ Tensor lazy_to_cpu_hook(const Tensor& t) {
   return data.device().is_cpu() ? data.clone() : data.cpu();
 }
 
+std::atomic<LazyCast> g_lazy_cast{nullptr};  // See Note [Traced casts] in lazy_device.h
+
+// Tensor::to(DType): traced when the op layer installed its cast, else through the cpu.
+Tensor lazy_to_dtype_hook(const Tensor& t, DType dtype) {
+  if (LazyCast cast = g_lazy_cast.load(std::memory_order_acquire)) return cast(t, dtype);
+  return lazy::make_lazy_tensor_from_data(lazy_to_cpu_hook(t).to(dtype), t.device());
+}
+
 // A copy for the same reason: the caller may keep writing the cpu tensor.
 Tensor cpu_to_lazy_hook(const Tensor& cpu, Device target) {
   return lazy::make_lazy_tensor_from_data(cpu.clone(), target);
@@ -62,6 +72,7 @@ bool register_lazy_device() {
   hooks.to_cpu = &lazy_to_cpu_hook;
   hooks.from_cpu = &cpu_to_lazy_hook;
   hooks.clone = &lazy_clone_hook;
+  hooks.to_dtype = &lazy_to_dtype_hook;
   hooks.wait = &wait_device_ops;
   set_device_hooks(DeviceType::Lazy, hooks);
   return true;
@@ -101,6 +112,10 @@ const bool lazygen_lazy_device_linked = lazygen::exec::register_lazy_device();
 
 namespace lazygen {
 namespace exec {
+
+void set_lazy_cast(LazyCast cast) {
+  g_lazy_cast.store(cast, std::memory_order_release);
+}
 
 // Leaked on purpose (tensors in static storage may sync while the program exits); its launches
 // are run to the end before exit, while the libraries they call (OpenBLAS, oneDNN) are still up

@@ -50,6 +50,24 @@ TEST_F(GraphExecutorTest, TheSameTraceHitsTheCacheFromTheSecondStepOn) {
   EXPECT_EQ(executor_.cache_size(), 1u);
 }
 
+// Note [Syncing what the graph computes anyway]: syncing b also computes a, which b's graph
+// computes on the way, but not c, which it does not.
+TEST_F(GraphExecutorTest, ASyncAlsoComputesTheLiveTensorsItsGraphComputesAnyway) {
+  Tensor x = lazy_zeros({4});
+  Tensor a = add(x, x, 1.0);
+  Tensor b = add(a, x, 2.0);
+  Tensor c = add(x, x, 3.0);
+  executor_.sync({b.impl()->lazy_state()});
+  EXPECT_FALSE(lazy_state(a).pending());
+  EXPECT_FALSE(lazy_state(b).pending());
+  EXPECT_TRUE(lazy_state(c).pending());
+  ASSERT_EQ(backend_->executions().size(), 1u);
+  Tensor d = add(a, a, 1.0);  // traced on a's result: nothing of the first graph again
+  executor_.sync({d.impl()->lazy_state()});
+  ASSERT_EQ(backend_->compiles().size(), 2u);
+  EXPECT_EQ(backend_->compiles()[1].num_nodes, 3u);  // a's data, the scalar, the add
+}
+
 TEST_F(GraphExecutorTest, SyncingTheSameRootsAgainReusesTheGraphWithNewInputs) {
   int64_t memo_hits = metrics::counter_value("exec.graph_memo_hit");
   Tensor w = lazy_zeros({4}), g = lazy_zeros({4});

@@ -941,6 +941,28 @@ TEST_P(Composites, SolvesAndFactorizationsMatchPyTorch) {
   EXPECT_THROW(linalg_cholesky_ex(b), ShapeError);  // not square
 }
 
+// Note [Traced casts]: on the lazy device Tensor::to(DType) is traced; on both devices it casts
+// as C++ does and records no gradient.
+TEST_P(Composites, DtypeConversionIsTracedAndRecordsNoGradient) {
+  const Tensor a = on(tensor<double>({1.75, -2.5, 0, 3}, IntList{2, 2})).detach().requires_grad_();
+  const int64_t syncs = metrics::counter_value("exec.sync");
+  const Tensor i = (a * 2.0).to(DType::Int32);
+  const Tensor b = i.to(DType::Bool);
+  const Tensor f = a.to(DType::Float32);
+  EXPECT_EQ(metrics::counter_value("exec.sync"), syncs);
+  EXPECT_EQ(i.dtype(), DType::Int32);
+  EXPECT_EQ(values<int32_t>(i.cpu()), (std::vector<int32_t>{3, -5, 0, 6}));  // truncated
+  EXPECT_EQ(values<bool>(b.cpu()), (std::vector<bool>{true, true, false, true}));
+  EXPECT_EQ(f.dtype(), DType::Float32);
+  EXPECT_FALSE(f.requires_grad());
+  // The solve path casts its pivots: no sync before the result is read.
+  const Tensor m = on(tensor<double>({4, 1, 2, 1, -3, 0, 2, 1, 5}, IntList{3, 3}));
+  const int64_t before = metrics::counter_value("exec.sync");
+  const Tensor x = std::get<0>(linalg_solve_ex(m, on(tensor<double>({1, 2, 3}, IntList{3}))));
+  EXPECT_EQ(metrics::counter_value("exec.sync"), before);
+  expect_values(x, {0.05882352941176472, -0.6470588235294117, 0.7058823529411764});
+}
+
 TEST_P(Composites, HouseholderQrMatchesPyTorchsSigns) {
   const Tensor m = on(tensor<double>({1, 2, 3, 4, 5, -6}, IntList{3, 2}));
   const auto [q, r] = linalg_qr(m);

@@ -1,0 +1,70 @@
+"""The PyTorch device's unrolled linear algebra (Note [Unrolled LU]) against PyTorch's CPU (LAPACK),
+measured in one run: for each op and matrix size n (a batch of 8 float64 matrices), the first
+call on the device (trace, compile, run) and the median of warm calls (trace, cached compile,
+run, read back), against PyTorch's CPU call. The unrolled graphs grow with n, so the ratio says
+up to which size the device beats the CPU round trip.
+
+    build/lazygen-python bench/pytorch/linalg_bench.py [--sizes 4 16 64] [--reps 20]
+"""
+import argparse
+import statistics
+import time
+
+import torch
+
+import lazygen_torch
+
+
+def spd(a):
+    return a @ a.mT + a.shape[-1] * torch.eye(a.shape[-1], dtype=a.dtype, device=a.device)
+
+
+OPS = {
+    "solve": lambda a, b: torch.linalg.solve(spd(a), b),
+    "cholesky": lambda a, b: torch.linalg.cholesky(spd(a)),
+    "qr": lambda a, b: torch.linalg.qr(a)[1],
+    "inv": lambda a, b: torch.linalg.inv(spd(a)),
+}
+
+
+def timed(fn):
+    start = time.perf_counter()
+    fn()
+    return (time.perf_counter() - start) * 1e3
+
+
+def measure(op, n, reps):
+    g = torch.Generator().manual_seed(n)
+    a, b = torch.randn(8, n, n, generator=g, dtype=torch.float64), torch.randn(8, n, 2, generator=g, dtype=torch.float64)
+    dev = lazygen_torch.device()
+    da, db = a.to(dev), b.to(dev)
+    lazygen_torch.mark_step()
+
+    def on_device():
+        out = OPS[op](da, db)
+        lazygen_torch.mark_step()
+        return out.cpu()
+
+    first = timed(on_device)
+    warm = statistics.median(timed(on_device) for _ in range(reps))
+    cpu = statistics.median(timed(lambda: OPS[op](a, b)) for _ in range(reps))
+    assert torch.allclose(on_device(), OPS[op](a, b), rtol=1e-8, atol=1e-10), (op, n)
+    assert not lazygen_torch.metrics.fallback_counters(), lazygen_torch.metrics.fallback_counters()
+    return first, warm, cpu
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--sizes", type=int, nargs="+", default=[4, 16, 64])
+    parser.add_argument("--reps", type=int, default=20)
+    args = parser.parse_args()
+    torch.set_num_threads(2)
+    print(f"{'op':10s} {'n':>4s} {'first ms':>10s} {'warm ms':>9s} {'cpu ms':>8s} {'warm/cpu':>9s}")
+    for op in OPS:
+        for n in args.sizes:
+            first, warm, cpu = measure(op, n, args.reps)
+            print(f"{op:10s} {n:4d} {first:10.1f} {warm:9.3f} {cpu:8.3f} {warm / cpu:9.2f}")
+
+
+if __name__ == "__main__":
+    main()
