@@ -16,15 +16,12 @@
 #include "lazygen/factory.h"
 #include "lazygen/generated/ops/bmm.h"
 #include "lazygen/generated/ops/cat.h"
-#include "lazygen/generated/ops/eq.h"
-#include "lazygen/generated/ops/expand.h"
 #include "lazygen/generated/ops/gt.h"
 #include "lazygen/generated/ops/logical_not.h"
 #include "lazygen/generated/ops/narrow.h"
 #include "lazygen/generated/ops/reshape.h"
 #include "lazygen/generated/ops/sqrt.h"
 #include "lazygen/generated/ops/transpose.h"
-#include "lazygen/generated/ops/unsqueeze.h"
 #include "lazygen/operators.h"
 #include "ops/composite/linalg_parts.h"
 
@@ -35,6 +32,7 @@ using linalg_parts::broadcast_batches;
 using linalg_parts::check_equation;
 using linalg_parts::check_matrix;
 using linalg_parts::check_square;
+using linalg_parts::identity_like;
 using linalg_parts::substitute;
 
 namespace {
@@ -65,12 +63,6 @@ std::tuple<Tensor, Tensor> lower_cholesky(const Tensor& m) {
     columns.push_back(cat(parts, 1));
   }
   return {cat(columns, 2), cat(failed, 1)};
-}
-
-Tensor identity_like(const Tensor& a) {  // the identity broadcast to a [..., n, n]
-  const int64_t n = a.size(-1);
-  const Tensor index = arange(n, DType::Int64, a.device());
-  return expand(eq(unsqueeze(index, 1), index).to(a.dtype()), a.sizes());
 }
 
 }  // namespace

@@ -165,8 +165,7 @@ std::tuple<Tensor, Tensor, Tensor> lu_unpack(const Tensor& LU, const Tensor& piv
     P = reshape(eq(index, unsqueeze(perm, 1)).to(LU.dtype()), LU.sizes());
   }
   if (unpack_data) {
-    const Tensor index = arange(n, DType::Int64, LU.device());
-    L = tril(LU, -1) + eq(unsqueeze(index, 1), index).to(LU.dtype());
+    L = tril(LU, -1) + linalg_parts::identity_like(LU);
     U = triu(LU);
   }
   return {P, L, U};
@@ -203,13 +202,10 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> linalg_solve_ex(const Tensor& A, cons
 
 std::tuple<Tensor, Tensor> linalg_inv_ex(const Tensor& A) {
   check_square("linalg_inv_ex", A);
-  const int64_t n = A.size(-1);
   // PyTorch's CPU kernel hands LAPACK the row-major matrix, so it factors A^T: so does this, for
   // the same info (A^-1 is the transpose of (A^T)^-1).
   const auto [lu, pivots, info] = lu_factor_ex(transpose(A, -2, -1));
-  const Tensor index = arange(n, DType::Int64, A.device());
-  const Tensor identity = expand(eq(unsqueeze(index, 1), index).to(A.dtype()), A.sizes());
-  return {transpose(lu_solve(lu, pivots, identity), -2, -1), info};
+  return {transpose(lu_solve(lu, pivots, linalg_parts::identity_like(A)), -2, -1), info};
 }
 
 }  // namespace lazygen

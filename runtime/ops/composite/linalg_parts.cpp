@@ -8,9 +8,11 @@
 #include "lazygen/generated/ops/argmax.h"
 #include "lazygen/generated/ops/bmm.h"
 #include "lazygen/generated/ops/cat.h"
+#include "lazygen/generated/ops/eq.h"
 #include "lazygen/generated/ops/expand.h"
 #include "lazygen/generated/ops/narrow.h"
 #include "lazygen/generated/ops/reshape.h"
+#include "lazygen/generated/ops/unsqueeze.h"
 #include "lazygen/generated/ops/where.h"
 #include "lazygen/operators.h"
 
@@ -52,6 +54,11 @@ void check_equation(const char* op, const Tensor& A, const Tensor& B, bool left)
                            (left ? "AX = B" : "XA = B") + " (" + std::to_string(n) + "x" +
                            std::to_string(n) + " and " + std::to_string(B.size(-2)) + "x" +
                            std::to_string(B.size(-1)) + ")");
+}
+
+Tensor identity_like(const Tensor& a) {
+  const Tensor index = arange(a.size(-1), DType::Int64, a.device());
+  return expand(eq(unsqueeze(index, 1), index).to(a.dtype()), a.sizes());
 }
 
 int64_t batch_count(const Tensor& t) {

@@ -18,6 +18,9 @@ void check_matrix(const char* op, const char* name, const Tensor& a, const Tenso
 // square A's size.
 void check_equation(const char* op, const Tensor& A, const Tensor& B, bool left);
 
+// The identity matrix of a's dtype and device, broadcast to a's shape [..., n, n].
+Tensor identity_like(const Tensor& a);
+
 // The product of a tensor's batch dims (all but the last two).
 int64_t batch_count(const Tensor& t);
 // `batch` followed by rows and cols.

@@ -13,15 +13,11 @@
 namespace lazygen {
 namespace {
 
-int64_t wrapped(const char* op, const Tensor& self, int64_t dim) {
-  return wrap_dim(op, dim, self.dim());
-}
-
 // The number of elements `dims` (nullopt or empty: all) reduce.
 int64_t reduced_count(const Tensor& self, const std::optional<std::vector<int64_t>>& dims) {
   if (!dims || dims->empty()) return self.numel();
   int64_t n = 1;
-  for (int64_t d : *dims) n *= self.size(wrapped("var", self, d));
+  for (int64_t d : *dims) n *= self.size(wrap_dim("var", d, self.dim()));
   return n;
 }
 
@@ -29,7 +25,7 @@ int64_t reduced_count(const Tensor& self, const std::optional<std::vector<int64_
 
 std::vector<Tensor> split(const Tensor& self, int64_t split_size, int64_t dim) {
   if (split_size <= 0) throw ShapeError("split", "split_size must be positive, got " + std::to_string(split_size));
-  const int64_t d = wrapped("split", self, dim);
+  const int64_t d = wrap_dim("split", dim, self.dim());
   const int64_t size = self.size(d);
   std::vector<Tensor> pieces;
   for (int64_t start = 0; start < size || (size == 0 && pieces.empty()); start += split_size) {
@@ -40,7 +36,7 @@ std::vector<Tensor> split(const Tensor& self, int64_t split_size, int64_t dim) {
 
 std::vector<Tensor> split_with_sizes(const Tensor& self, const std::vector<int64_t>& split_sizes,
                                      int64_t dim) {
-  const int64_t d = wrapped("split_with_sizes", self, dim);
+  const int64_t d = wrap_dim("split_with_sizes", dim, self.dim());
   int64_t total = 0;
   for (int64_t n : split_sizes) {
     if (n < 0) {
@@ -68,12 +64,12 @@ std::vector<Tensor> split_with_sizes(const Tensor& self, const std::vector<int64
 
 std::vector<Tensor> chunk(const Tensor& self, int64_t chunks, int64_t dim) {
   if (chunks <= 0) throw ShapeError("chunk", "chunk expects `chunks` to be greater than 0, got: " + std::to_string(chunks));
-  const int64_t size = self.size(wrapped("chunk", self, dim));
+  const int64_t size = self.size(wrap_dim("chunk", dim, self.dim()));
   return split(self, std::max<int64_t>((size + chunks - 1) / chunks, 1), dim);
 }
 
 std::vector<Tensor> unbind(const Tensor& self, int64_t dim) {
-  const int64_t d = wrapped("unbind", self, dim);
+  const int64_t d = wrap_dim("unbind", dim, self.dim());
   std::vector<Tensor> out;
   for (int64_t i = 0; i < self.size(d); ++i) out.push_back(select(self, d, i));
   return out;
