@@ -104,6 +104,15 @@ class Backend {
   virtual std::vector<Tensor> execute(const Executable& executable,
                                       const std::vector<Input>& inputs) = 0;
   virtual void synchronize() {}
+  // Whether this backend recomputes a node of `kind` from its operands for no more than it would
+  // cost to store the node's value and load it again (a pointwise op it fuses, a view). A partial
+  // sync leaves out live tensors whose pending subgraph is only such nodes (See Note [Syncing
+  // what the graph computes anyway] in exec/graph_executor.cpp). The default, false for every
+  // kind, makes every live tensor the graph computes an output.
+  virtual bool recomputes_cheaply(ir::OpKind kind) const {
+    (void)kind;
+    return false;
+  }
 };
 
 }  // namespace lazygen::exec

@@ -7,7 +7,7 @@
 #include <map>
 #include <stdexcept>
 #include <string>
-#include <unordered_set>
+#include <unordered_map>
 #include <utility>
 
 #include "core/ir/builtin_nodes.h"
@@ -79,33 +79,58 @@ Pending collect_pending(const std::vector<std::shared_ptr<lazy::LazyState>>& sta
 }
 
 // Note [Syncing what the graph computes anyway]
-// A sync of some tensors (item(), cpu()) also makes every other live pending tensor of the thread
-// whose value the graph computes anyway (its node is among the graph's) an output of it: no more
-// work, one more buffer kept. Without it the next sync (mark_step, or a read of that tensor)
-// computes those values again from the same inputs: torch.linalg.solve reads its info (a sync)
-// before the caller reads the solution, and both rest on one factorization; a loss read with
-// item() before mark_step shares the forward pass with the backward. A state whose node the
-// graph does not compute stays pending.
-std::vector<std::shared_ptr<lazy::LazyState>> with_computed_siblings(
-    std::vector<std::shared_ptr<lazy::LazyState>> states) {
-  std::unordered_set<const ir::Node*> computed;
-  std::vector<const ir::Node*> stack;
+// A sync of some tensors (item(), cpu()) also makes other live pending tensors of the thread
+// whose value the graph computes anyway (its node is among the graph's) outputs of it: no more
+// work, one more buffer written and kept. Without it the next sync (mark_step, or a read of that
+// tensor) computes those values again from the same inputs: a loss read with item() before
+// mark_step shares the forward pass with the backward, and the tutorial's evaluation reads the
+// loss before it traces the accuracy on the same model output. A live tensor whose pending
+// subgraph the backend recomputes cheaply (Backend::recomputes_cheaply: for the fusing backends,
+// views and pointwise ops) stays pending: recomputing it reads the inputs it was computed from,
+// about what reading it back would cost, while making it an output writes it now, needed or not.
+// C++ keeps every temporary of an expression alive until the expression ends, so
+// `(relu(x * 2 + 1) - 0.5).cpu()` would otherwise write x * 2, x * 2 + 1 and the relu too, and the
+// fused chain would lose its single-output kernel (the prebuilt one among them). A state whose
+// node the graph does not compute stays pending.
+
+// The non-input nodes `states` depend on, each mapped to whether it and every node it depends on
+// is an input or recomputes cheaply on `backend`.
+std::unordered_map<const ir::Node*, bool> computed_nodes(
+    const std::vector<std::shared_ptr<lazy::LazyState>>& states, const Backend& backend) {
+  std::unordered_map<const ir::Node*, bool> cheap;
+  std::vector<std::pair<const ir::Node*, bool>> stack;  // (node, its operands are done)
   for (const auto& s : states) {
-    if (s != nullptr && s->pending() && !s->stale()) stack.push_back(s->value.node.get());
+    if (s != nullptr && s->pending() && !s->stale()) stack.emplace_back(s->value.node.get(), false);
   }
   while (!stack.empty()) {
-    const ir::Node* n = stack.back();
+    auto [n, operands_done] = stack.back();
     stack.pop_back();
-    if (ir::is_input(n->op()) || !computed.insert(n).second) continue;
+    if (ir::is_input(n->op())) continue;
+    if (operands_done) {
+      bool all = backend.recomputes_cheaply(n->op());
+      for (const ir::Value& v : n->operands()) {
+        if (v.present() && !ir::is_input(v.node->op())) all = all && cheap.at(v.node.get());
+      }
+      cheap[n] = all;
+      continue;
+    }
+    if (!cheap.emplace(n, false).second) continue;  // visited
+    stack.emplace_back(n, true);
     for (const ir::Value& v : n->operands()) {
-      if (v.present()) stack.push_back(v.node.get());
+      if (v.present() && cheap.count(v.node.get()) == 0) stack.emplace_back(v.node.get(), false);
     }
   }
+  return cheap;
+}
+
+std::vector<std::shared_ptr<lazy::LazyState>> with_computed_siblings(
+    std::vector<std::shared_ptr<lazy::LazyState>> states, const Backend& backend) {
+  std::unordered_map<const ir::Node*, bool> computed = computed_nodes(states, backend);
   if (computed.empty()) return states;
   for (auto& s : lazy::live_states()) {
-    if (s->pending() && !s->stale() && computed.count(s->value.node.get()) != 0) {
-      states.push_back(std::move(s));
-    }
+    if (!s->pending() || s->stale()) continue;
+    auto it = computed.find(s->value.node.get());
+    if (it != computed.end() && !it->second) states.push_back(std::move(s));
   }
   return states;
 }
@@ -349,7 +374,8 @@ void GraphExecutor::add_to_structure(ir::hash_t key, std::shared_ptr<Structure> 
 }
 
 void GraphExecutor::sync(const std::vector<std::shared_ptr<lazy::LazyState>>& states) {
-  sync_states(with_computed_siblings(states), false);  // See Note [Syncing what the graph ...]
+  sync_states(with_computed_siblings(states, *backend()),
+              false);  // See Note [Syncing what the graph ...]
 }
 
 // `whole_trace`: the states are every live tensor of the thread (mark_step).

@@ -115,6 +115,10 @@ bool classify_reduction(const exec::Graph& graph, size_t i, NodeTraits& traits) 
 
 }  // namespace
 
+bool recomputes_cheaply(ir::OpKind kind) {
+  return is_view_kind(kind) || pointwise_facts(kind) != nullptr;
+}
+
 bool is_view_kind(ir::OpKind kind) {
   switch (kind) {
     case ir::op_kind("view"):

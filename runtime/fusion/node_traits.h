@@ -63,4 +63,8 @@ NodeTraits classify(const exec::Graph& graph, size_t i);
 // True for the view kinds listed above.
 bool is_view_kind(ir::OpKind kind);
 
+// True for kinds a fusing backend recomputes inside a group for no more than storing and
+// reloading their value costs: views and pointwise ops with facts (Backend::recomputes_cheaply).
+bool recomputes_cheaply(ir::OpKind kind);
+
 }  // namespace lazygen::fusion

@@ -1,6 +1,8 @@
 // The recording null backend (backend/null/null_backend.h).
 #include "backend/null/null_backend.h"
 
+#include <algorithm>
+
 #include "core/ir/dump.h"
 #include "exec/lowering.h"
 #include "lazygen/factory.h"
@@ -47,6 +49,16 @@ std::vector<Tensor> NullBackend::execute(const Executable& executable,
     outputs.push_back(zeros(s.sizes, s.dtype));
   }
   return outputs;
+}
+
+bool NullBackend::recomputes_cheaply(ir::OpKind kind) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return std::find(cheap_kinds_.begin(), cheap_kinds_.end(), kind) != cheap_kinds_.end();
+}
+
+void NullBackend::set_recomputes_cheaply(std::vector<ir::OpKind> kinds) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  cheap_kinds_ = std::move(kinds);
 }
 
 void NullBackend::fail_next_compile() {

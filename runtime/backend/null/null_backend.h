@@ -36,6 +36,9 @@ class NullBackend final : public Backend {
   std::vector<Tensor> execute(const Executable& executable,
                               const std::vector<Input>& inputs) override;
 
+  // recomputes_cheaply() is true for the kinds named here, false for the others.
+  bool recomputes_cheaply(ir::OpKind kind) const override;
+  void set_recomputes_cheaply(std::vector<ir::OpKind> kinds);
   // Makes the next compile() throw CompileError.
   void fail_next_compile();
   std::vector<CompileRecord> compiles() const;
@@ -44,6 +47,7 @@ class NullBackend final : public Backend {
  private:
   mutable std::mutex mutex_;
   bool fail_next_compile_ = false;
+  std::vector<ir::OpKind> cheap_kinds_;
   std::vector<CompileRecord> compiles_;
   std::vector<ExecuteRecord> executions_;
 };

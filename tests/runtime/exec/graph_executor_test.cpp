@@ -68,6 +68,27 @@ TEST_F(GraphExecutorTest, ASyncAlsoComputesTheLiveTensorsItsGraphComputesAnyway)
   EXPECT_EQ(backend_->compiles()[1].num_nodes, 3u);  // a's data, the scalar, the add
 }
 
+// ... except those whose whole pending subgraph the backend recomputes cheaply (a pointwise chain
+// on a fusing backend): making a an output would write it for nothing if it dies unread, as a C++
+// temporary does. e, on a subgraph with a costly node (the unary), is still computed.
+TEST_F(GraphExecutorTest, ASyncLeavesPendingWhatTheBackendRecomputesCheaply) {
+  backend_->set_recomputes_cheaply({testing::TestBinary::kKind});
+  Tensor x = lazy_zeros({4});
+  Tensor a = add(x, x, 1.0);
+  Tensor b = add(a, x, 2.0);
+  Tensor costly = lazy::make_lazy_tensor(
+      ir::cached_node<testing::TestUnary>(ir_value(b), std::vector<Shape>{b.shape()}), 0,
+      x.device());
+  Tensor e = add(costly, x, 3.0);
+  Tensor f = add(e, x, 4.0);
+  executor_.sync({f.impl()->lazy_state()});
+  EXPECT_TRUE(lazy_state(a).pending());
+  EXPECT_TRUE(lazy_state(b).pending());
+  EXPECT_FALSE(lazy_state(costly).pending());
+  EXPECT_FALSE(lazy_state(e).pending());
+  EXPECT_FALSE(lazy_state(f).pending());
+}
+
 TEST_F(GraphExecutorTest, SyncingTheSameRootsAgainReusesTheGraphWithNewInputs) {
   int64_t memo_hits = metrics::counter_value("exec.graph_memo_hit");
   Tensor w = lazy_zeros({4}), g = lazy_zeros({4});

@@ -28,6 +28,7 @@
 
 #include "backend/backend.h"
 #include "fusion/fusion_plan.h"
+#include "fusion/node_traits.h"
 
 namespace lazygen::cpu::fusion {
 
@@ -47,6 +48,9 @@ class FusedBackend final : public exec::Backend {
                                                const exec::Graph& graph) override;
   std::vector<Tensor> execute(const exec::Executable& executable,
                               const std::vector<exec::Input>& inputs) override;
+  bool recomputes_cheaply(ir::OpKind kind) const override {
+    return ::lazygen::fusion::recomputes_cheaply(kind);
+  }
 
   const Budgets& budgets() const { return budgets_; }
 

@@ -37,6 +37,7 @@
 #include "backend/backend.h"
 #include "backend/cuda/jit/nvrtc_compiler.h"
 #include "fusion/fusion_plan.h"
+#include "fusion/node_traits.h"
 
 namespace lazygen::cuda {
 
@@ -64,6 +65,9 @@ class CudaBackend final : public exec::Backend {
   std::vector<Tensor> execute(const exec::Executable& executable,
                               const std::vector<exec::Input>& inputs) override;
   void synchronize() override;
+  bool recomputes_cheaply(ir::OpKind kind) const override {
+    return fusion::recomputes_cheaply(kind);
+  }
 
   int arch() const { return arch_; }
   NvrtcCompiler& nvrtc() { return nvrtc_; }
