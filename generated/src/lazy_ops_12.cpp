@@ -6,10 +6,13 @@
 #include "core/ir/trie_cache.h"
 #include "core/lazy/lazy_tensor.h"
 #include "core/lazy/lazy_view.h"
+#include "lazygen/generated/ir/_lapack_potrf.h"
 #include "lazygen/generated/ir/addcmul_inplace.h"
 #include "lazygen/generated/ir/tanh_backward.h"
+#include "lazygen/generated/lazy/_lapack_potrf.h"
 #include "lazygen/generated/lazy/addcmul_inplace.h"
 #include "lazygen/generated/lazy/tanh_backward.h"
+#include "lazygen/generated/shapes/_lapack_potrf.h"
 #include "lazygen/generated/shapes/addcmul_inplace.h"
 #include "lazygen/generated/shapes/tanh_backward.h"
 #include "lazygen/types.h"
@@ -33,6 +36,13 @@ Tensor tanh_backward(const Tensor& grad_output, const Tensor& output) {
       ir_value(grad_output), ir_value(output),
       [&] { return compute_shape_tanh_backward(grad_output.shape(), output.shape()); });
   return make_lazy_tensor(node, 0, grad_output.device());
+}
+
+// _lapack_potrf(Tensor self, bool upper=False) -> (Tensor L, Tensor info)
+std::tuple<Tensor, Tensor> _lapack_potrf(const Tensor& self, bool upper) {
+  const ir::NodePtr& node = ir::cached_node<ir::UnderscoreLapackPotrf>(
+      ir_value(self), upper, [&] { return compute_shape__lapack_potrf(self.shape(), upper); });
+  return {make_lazy_tensor(node, 0, self.device()), make_lazy_tensor(node, 1, self.device())};
 }
 
 }  // namespace lazygen::lazy

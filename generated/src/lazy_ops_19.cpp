@@ -8,6 +8,7 @@
 #include "core/lazy/lazy_view.h"
 #include "lazygen/generated/ir/_gelu_erf_backward.h"
 #include "lazygen/generated/ir/_gelu_tanh.h"
+#include "lazygen/generated/ir/_lapack_getrf.h"
 #include "lazygen/generated/ir/all_reduce.h"
 #include "lazygen/generated/ir/clamp_min.h"
 #include "lazygen/generated/ir/cumsum.h"
@@ -16,6 +17,7 @@
 #include "lazygen/generated/ir/relu.h"
 #include "lazygen/generated/lazy/_gelu_erf_backward.h"
 #include "lazygen/generated/lazy/_gelu_tanh.h"
+#include "lazygen/generated/lazy/_lapack_getrf.h"
 #include "lazygen/generated/lazy/all_reduce.h"
 #include "lazygen/generated/lazy/clamp_min.h"
 #include "lazygen/generated/lazy/cumsum.h"
@@ -24,6 +26,7 @@
 #include "lazygen/generated/lazy/relu.h"
 #include "lazygen/generated/shapes/_gelu_erf_backward.h"
 #include "lazygen/generated/shapes/_gelu_tanh.h"
+#include "lazygen/generated/shapes/_lapack_getrf.h"
 #include "lazygen/generated/shapes/all_reduce.h"
 #include "lazygen/generated/shapes/clamp_min.h"
 #include "lazygen/generated/shapes/cumsum.h"
@@ -85,6 +88,14 @@ Tensor cumsum(const Tensor& self, int64_t dim, std::optional<DType> dtype) {
   const ir::NodePtr& node = ir::cached_node<ir::Cumsum>(
       ir_value(self), dim, dtype, [&] { return compute_shape_cumsum(self.shape(), dim, dtype); });
   return make_lazy_tensor(node, 0, self.device());
+}
+
+// _lapack_getrf(Tensor self) -> (Tensor LU, Tensor pivots, Tensor info)
+std::tuple<Tensor, Tensor, Tensor> _lapack_getrf(const Tensor& self) {
+  const ir::NodePtr& node = ir::cached_node<ir::UnderscoreLapackGetrf>(
+      ir_value(self), [&] { return compute_shape__lapack_getrf(self.shape()); });
+  return {make_lazy_tensor(node, 0, self.device()), make_lazy_tensor(node, 1, self.device()),
+          make_lazy_tensor(node, 2, self.device())};
 }
 
 // all_reduce(Tensor self, str reduce_op='sum') -> Tensor

@@ -6,16 +6,19 @@
 #include "core/ir/trie_cache.h"
 #include "core/lazy/lazy_tensor.h"
 #include "core/lazy/lazy_view.h"
+#include "lazygen/generated/ir/_lapack_trsm.h"
 #include "lazygen/generated/ir/add_inplace_tensor.h"
 #include "lazygen/generated/ir/atan.h"
 #include "lazygen/generated/ir/logaddexp2.h"
 #include "lazygen/generated/ir/rsqrt.h"
 #include "lazygen/generated/ir/sinh.h"
+#include "lazygen/generated/lazy/_lapack_trsm.h"
 #include "lazygen/generated/lazy/add_inplace_tensor.h"
 #include "lazygen/generated/lazy/atan.h"
 #include "lazygen/generated/lazy/logaddexp2.h"
 #include "lazygen/generated/lazy/rsqrt.h"
 #include "lazygen/generated/lazy/sinh.h"
+#include "lazygen/generated/shapes/_lapack_trsm.h"
 #include "lazygen/generated/shapes/add_inplace_tensor.h"
 #include "lazygen/generated/shapes/atan.h"
 #include "lazygen/generated/shapes/logaddexp2.h"
@@ -60,6 +63,14 @@ Tensor atan(const Tensor& self) {
 Tensor sinh(const Tensor& self) {
   const ir::NodePtr& node =
       ir::cached_node<ir::Sinh>(ir_value(self), [&] { return compute_shape_sinh(self.shape()); });
+  return make_lazy_tensor(node, 0, self.device());
+}
+
+// _lapack_trsm(Tensor self, Tensor B, bool upper, bool unitriangular=False) -> Tensor
+Tensor _lapack_trsm(const Tensor& self, const Tensor& B, bool upper, bool unitriangular) {
+  const ir::NodePtr& node = ir::cached_node<ir::UnderscoreLapackTrsm>(
+      ir_value(self), ir_value(B), upper, unitriangular,
+      [&] { return compute_shape__lapack_trsm(self.shape(), B.shape(), upper, unitriangular); });
   return make_lazy_tensor(node, 0, self.device());
 }
 

@@ -363,6 +363,12 @@ std::vector<Tensor> lower_addmm(const ir::Node& node, const std::vector<Tensor>&
 extern const KernelLowering kAddmm;
 std::vector<Tensor> lower_bmm(const ir::Node& node, const std::vector<Tensor>& inputs);
 extern const KernelLowering kBmm;
+std::vector<Tensor> lower__lapack_getrf(const ir::Node& node, const std::vector<Tensor>& inputs);
+extern const KernelLowering kUnderscoreLapackGetrf;
+std::vector<Tensor> lower__lapack_potrf(const ir::Node& node, const std::vector<Tensor>& inputs);
+extern const KernelLowering kUnderscoreLapackPotrf;
+std::vector<Tensor> lower__lapack_trsm(const ir::Node& node, const std::vector<Tensor>& inputs);
+extern const KernelLowering kUnderscoreLapackTrsm;
 std::vector<Tensor> lower_view(const ir::Node& node, const std::vector<Tensor>& inputs);
 extern const KernelLowering kView;
 std::vector<Tensor> lower_permute(const ir::Node& node, const std::vector<Tensor>& inputs);
@@ -767,6 +773,12 @@ LowerFn lowering_for(ir::OpKind kind) {
       return &lowerings::lower_addmm;
     case ir::op_kind("bmm"):
       return &lowerings::lower_bmm;
+    case ir::op_kind("_lapack_getrf"):
+      return &lowerings::lower__lapack_getrf;
+    case ir::op_kind("_lapack_potrf"):
+      return &lowerings::lower__lapack_potrf;
+    case ir::op_kind("_lapack_trsm"):
+      return &lowerings::lower__lapack_trsm;
     case ir::op_kind("view"):
       return &lowerings::lower_view;
     case ir::op_kind("permute"):
@@ -1160,6 +1172,12 @@ const KernelLowering* kernel_lowering_for(ir::OpKind kind) {
       return &lowerings::kAddmm;
     case ir::op_kind("bmm"):
       return &lowerings::kBmm;
+    case ir::op_kind("_lapack_getrf"):
+      return &lowerings::kUnderscoreLapackGetrf;
+    case ir::op_kind("_lapack_potrf"):
+      return &lowerings::kUnderscoreLapackPotrf;
+    case ir::op_kind("_lapack_trsm"):
+      return &lowerings::kUnderscoreLapackTrsm;
     case ir::op_kind("view"):
       return &lowerings::kView;
     case ir::op_kind("permute"):

@@ -6,8 +6,10 @@
 #include "core/dispatch.h"
 #include "exec/kernel_lowering.h"
 #include "lazygen/factory.h"
+#include "lazygen/generated/cpu/_lapack_potrf.h"
 #include "lazygen/generated/cpu/addcmul_inplace.h"
 #include "lazygen/generated/cpu/tanh_backward.h"
+#include "lazygen/generated/ir/_lapack_potrf.h"
 #include "lazygen/generated/ir/addcmul_inplace.h"
 #include "lazygen/generated/ir/tanh_backward.h"
 
@@ -49,10 +51,28 @@ std::vector<Tensor> kernel_tanh_backward(const ir::Node& node, const std::vector
   return {kernel(inputs[0], inputs[1])};
 }
 extern const KernelLowering kTanhBackward{&kernel_tanh_backward, "tanh_backward"};
+// _lapack_potrf(Tensor self, bool upper=False) -> (Tensor L, Tensor info)
+std::vector<Tensor> lower__lapack_potrf(const ir::Node& node, const std::vector<Tensor>& inputs) {
+  const auto& n = static_cast<const ir::UnderscoreLapackPotrf&>(node);
+  auto result = cpu::_lapack_potrf(inputs[0], n.upper);
+  return {std::get<0>(result), std::get<1>(result)};
+}
+
+// _lapack_potrf(Tensor self, bool upper=False) -> (Tensor L, Tensor info): on the kernel its
+// operands' device registered
+std::vector<Tensor> kernel__lapack_potrf(const ir::Node& node, const std::vector<Tensor>& inputs) {
+  const auto& n = static_cast<const ir::UnderscoreLapackPotrf&>(node);
+  using Kernel = std::tuple<Tensor, Tensor>(const Tensor&, bool);
+  Kernel* kernel = detail::device_kernel<Kernel>(inputs[0].device().type, "_lapack_potrf");
+  auto result = kernel(inputs[0], n.upper);
+  return {std::get<0>(result), std::get<1>(result)};
+}
+extern const KernelLowering kUnderscoreLapackPotrf{&kernel__lapack_potrf, "_lapack_potrf"};
 
 void register_cpu_kernels_12() {
   detail::register_device_kernel(DeviceType::CPU, "addcmul_", &cpu::addcmul_inplace);
   detail::register_device_kernel(DeviceType::CPU, "tanh_backward", &cpu::tanh_backward);
+  detail::register_device_kernel(DeviceType::CPU, "_lapack_potrf", &cpu::_lapack_potrf);
 }
 
 }  // namespace lazygen::exec::lowerings

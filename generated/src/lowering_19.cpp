@@ -8,6 +8,7 @@
 #include "lazygen/factory.h"
 #include "lazygen/generated/cpu/_gelu_erf_backward.h"
 #include "lazygen/generated/cpu/_gelu_tanh.h"
+#include "lazygen/generated/cpu/_lapack_getrf.h"
 #include "lazygen/generated/cpu/all_reduce.h"
 #include "lazygen/generated/cpu/clamp_min.h"
 #include "lazygen/generated/cpu/cumsum.h"
@@ -16,6 +17,7 @@
 #include "lazygen/generated/cpu/relu.h"
 #include "lazygen/generated/ir/_gelu_erf_backward.h"
 #include "lazygen/generated/ir/_gelu_tanh.h"
+#include "lazygen/generated/ir/_lapack_getrf.h"
 #include "lazygen/generated/ir/all_reduce.h"
 #include "lazygen/generated/ir/clamp_min.h"
 #include "lazygen/generated/ir/cumsum.h"
@@ -133,6 +135,21 @@ std::vector<Tensor> kernel_cumsum(const ir::Node& node, const std::vector<Tensor
   return {kernel(inputs[0], n.dim, n.dtype)};
 }
 extern const KernelLowering kCumsum{&kernel_cumsum, "cumsum"};
+// _lapack_getrf(Tensor self) -> (Tensor LU, Tensor pivots, Tensor info)
+std::vector<Tensor> lower__lapack_getrf(const ir::Node& node, const std::vector<Tensor>& inputs) {
+  auto result = cpu::_lapack_getrf(inputs[0]);
+  return {std::get<0>(result), std::get<1>(result), std::get<2>(result)};
+}
+
+// _lapack_getrf(Tensor self) -> (Tensor LU, Tensor pivots, Tensor info): on the kernel its
+// operands' device registered
+std::vector<Tensor> kernel__lapack_getrf(const ir::Node& node, const std::vector<Tensor>& inputs) {
+  using Kernel = std::tuple<Tensor, Tensor, Tensor>(const Tensor&);
+  Kernel* kernel = detail::device_kernel<Kernel>(inputs[0].device().type, "_lapack_getrf");
+  auto result = kernel(inputs[0]);
+  return {std::get<0>(result), std::get<1>(result), std::get<2>(result)};
+}
+extern const KernelLowering kUnderscoreLapackGetrf{&kernel__lapack_getrf, "_lapack_getrf"};
 // all_reduce(Tensor self, str reduce_op='sum') -> Tensor
 std::vector<Tensor> lower_all_reduce(const ir::Node& node, const std::vector<Tensor>& inputs) {
   const auto& n = static_cast<const ir::AllReduce&>(node);
@@ -157,6 +174,7 @@ void register_cpu_kernels_19() {
   detail::register_device_kernel(DeviceType::CPU, "_gelu_erf_backward", &cpu::_gelu_erf_backward);
   detail::register_device_kernel(DeviceType::CPU, "_gelu_tanh", &cpu::_gelu_tanh);
   detail::register_device_kernel(DeviceType::CPU, "cumsum", &cpu::cumsum);
+  detail::register_device_kernel(DeviceType::CPU, "_lapack_getrf", &cpu::_lapack_getrf);
   detail::register_device_kernel(DeviceType::CPU, "all_reduce", &cpu::all_reduce);
 }
 

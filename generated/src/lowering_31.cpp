@@ -6,11 +6,13 @@
 #include "core/dispatch.h"
 #include "exec/kernel_lowering.h"
 #include "lazygen/factory.h"
+#include "lazygen/generated/cpu/_lapack_trsm.h"
 #include "lazygen/generated/cpu/add_inplace_tensor.h"
 #include "lazygen/generated/cpu/atan.h"
 #include "lazygen/generated/cpu/logaddexp2.h"
 #include "lazygen/generated/cpu/rsqrt.h"
 #include "lazygen/generated/cpu/sinh.h"
+#include "lazygen/generated/ir/_lapack_trsm.h"
 #include "lazygen/generated/ir/add_inplace_tensor.h"
 #include "lazygen/generated/ir/atan.h"
 #include "lazygen/generated/ir/logaddexp2.h"
@@ -96,6 +98,21 @@ std::vector<Tensor> kernel_sinh(const ir::Node& node, const std::vector<Tensor>&
   return {kernel(inputs[0])};
 }
 extern const KernelLowering kSinh{&kernel_sinh, "sinh"};
+// _lapack_trsm(Tensor self, Tensor B, bool upper, bool unitriangular=False) -> Tensor
+std::vector<Tensor> lower__lapack_trsm(const ir::Node& node, const std::vector<Tensor>& inputs) {
+  const auto& n = static_cast<const ir::UnderscoreLapackTrsm&>(node);
+  return {cpu::_lapack_trsm(inputs[0], inputs[1], n.upper, n.unitriangular)};
+}
+
+// _lapack_trsm(Tensor self, Tensor B, bool upper, bool unitriangular=False) -> Tensor: on the
+// kernel its operands' device registered
+std::vector<Tensor> kernel__lapack_trsm(const ir::Node& node, const std::vector<Tensor>& inputs) {
+  const auto& n = static_cast<const ir::UnderscoreLapackTrsm&>(node);
+  using Kernel = Tensor(const Tensor&, const Tensor&, bool, bool);
+  Kernel* kernel = detail::device_kernel<Kernel>(inputs[0].device().type, "_lapack_trsm");
+  return {kernel(inputs[0], inputs[1], n.upper, n.unitriangular)};
+}
+extern const KernelLowering kUnderscoreLapackTrsm{&kernel__lapack_trsm, "_lapack_trsm"};
 
 void register_cpu_kernels_31() {
   detail::register_device_kernel(DeviceType::CPU, "add_.Tensor", &cpu::add_inplace_tensor);
@@ -103,6 +120,7 @@ void register_cpu_kernels_31() {
   detail::register_device_kernel(DeviceType::CPU, "logaddexp2", &cpu::logaddexp2);
   detail::register_device_kernel(DeviceType::CPU, "atan", &cpu::atan);
   detail::register_device_kernel(DeviceType::CPU, "sinh", &cpu::sinh);
+  detail::register_device_kernel(DeviceType::CPU, "_lapack_trsm", &cpu::_lapack_trsm);
 }
 
 }  // namespace lazygen::exec::lowerings

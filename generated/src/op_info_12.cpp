@@ -2,6 +2,7 @@
 // Shard 12 of the OpInfo table of ops.yaml (op_info.cpp has the table; See Note [Op
 // shards] in the generator). Callers unbox their arguments (schema order) and call the op API
 // through a pointer of the op's exact signature, so overloads (add.Tensor, add.Scalar) never meet.
+#include "lazygen/generated/ops/_lapack_potrf.h"
 #include "lazygen/generated/ops/addcmul_.h"
 #include "lazygen/generated/ops/tanh_backward.h"
 #include "lazygen/op_info.h"
@@ -23,6 +24,13 @@ std::vector<Tensor> call_tanh_backward([[maybe_unused]] const std::vector<Arg>& 
   return detail::boxed_results([&] {
     return static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&lazygen::tanh_backward)(
         detail::unbox<Tensor>(args, 0), detail::unbox<Tensor>(args, 1));
+  });
+}
+// _lapack_potrf(Tensor self, bool upper=False) -> (Tensor L, Tensor info)
+std::vector<Tensor> call__lapack_potrf([[maybe_unused]] const std::vector<Arg>& args) {
+  return detail::boxed_results([&] {
+    return static_cast<std::tuple<Tensor, Tensor> (*)(const Tensor&, bool)>(
+        &lazygen::_lapack_potrf)(detail::unbox<Tensor>(args, 0), detail::unbox<bool>(args, 1));
   });
 }
 
@@ -77,6 +85,33 @@ void add_op_infos_12(std::vector<OpInfo>& table) {
           .num_outputs = 1,
           .samples = {},
           .call = &call_tanh_backward,
+      },
+      // _lapack_potrf(Tensor self, bool upper=False) -> (Tensor L, Tensor info)
+      OpInfo{
+          .name = "_lapack_potrf",
+          .id = "_lapack_potrf",
+          .schema = "_lapack_potrf(Tensor self, bool upper=False) -> (Tensor L, Tensor info)",
+          .functional = "",
+          .shape = ShapeKind::Custom,
+          .dtype = DTypeRule::Promote,
+          .variant = OpVariant::Functional,
+          .pointwise = false,
+          .dtypes = 0x18,
+          .args =
+              {
+                  {.name = "self", .kind = ArgKind::Tensor},
+                  {.name = "upper",
+                   .kind = ArgKind::Bool,
+                   .default_value = detail::box<bool>(false)},
+              },
+          .num_outputs = 2,
+          .samples =
+              {
+                  Sample{{{"self", TensorSample{{3, 4, 4}}}}},
+                  Sample{{{"self", TensorSample{{2, 3, 3}}}, {"upper", Arg(true)}}},
+                  Sample{{{"self", TensorSample{{2, 0, 0}}}}},
+              },
+          .call = &call__lapack_potrf,
       },
   };
   for (OpInfo& record : records) table.push_back(std::move(record));

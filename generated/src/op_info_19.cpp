@@ -4,6 +4,7 @@
 // through a pointer of the op's exact signature, so overloads (add.Tensor, add.Scalar) never meet.
 #include "lazygen/generated/ops/_gelu_erf_backward.h"
 #include "lazygen/generated/ops/_gelu_tanh.h"
+#include "lazygen/generated/ops/_lapack_getrf.h"
 #include "lazygen/generated/ops/all_reduce.h"
 #include "lazygen/generated/ops/clamp_min.h"
 #include "lazygen/generated/ops/cumsum.h"
@@ -64,6 +65,13 @@ std::vector<Tensor> call_cumsum([[maybe_unused]] const std::vector<Arg>& args) {
         detail::unbox<std::optional<DType>>(args, 2));
   });
 }
+// _lapack_getrf(Tensor self) -> (Tensor LU, Tensor pivots, Tensor info)
+std::vector<Tensor> call__lapack_getrf([[maybe_unused]] const std::vector<Arg>& args) {
+  return detail::boxed_results([&] {
+    return static_cast<std::tuple<Tensor, Tensor, Tensor> (*)(const Tensor&)>(
+        &lazygen::_lapack_getrf)(detail::unbox<Tensor>(args, 0));
+  });
+}
 // all_reduce(Tensor self, str reduce_op='sum') -> Tensor
 std::vector<Tensor> call_all_reduce([[maybe_unused]] const std::vector<Arg>& args) {
   return detail::boxed_results([&] {
@@ -77,184 +85,211 @@ std::vector<Tensor> call_all_reduce([[maybe_unused]] const std::vector<Arg>& arg
 namespace detail {
 
 void add_op_infos_19(std::vector<OpInfo>& table) {
-  std::vector<OpInfo> records = {
-      // mul.Tensor(Tensor self, Tensor other) -> Tensor
-      OpInfo{
-          .name = "mul.Tensor",
-          .id = "mul_tensor",
-          .schema = "mul.Tensor(Tensor self, Tensor other) -> Tensor",
-          .functional = "",
-          .shape = ShapeKind::Broadcast,
-          .dtype = DTypeRule::Promote,
-          .variant = OpVariant::Functional,
-          .pointwise = true,
-          .dtypes = 0x1f,
-          .args =
-              {
-                  {.name = "self", .kind = ArgKind::Tensor},
-                  {.name = "other", .kind = ArgKind::Tensor},
+  std::vector<OpInfo>
+      records =
+          {
+              // mul.Tensor(Tensor self, Tensor other) -> Tensor
+              OpInfo{
+                  .name = "mul.Tensor",
+                  .id = "mul_tensor",
+                  .schema = "mul.Tensor(Tensor self, Tensor other) -> Tensor",
+                  .functional = "",
+                  .shape = ShapeKind::Broadcast,
+                  .dtype = DTypeRule::Promote,
+                  .variant = OpVariant::Functional,
+                  .pointwise = true,
+                  .dtypes = 0x1f,
+                  .args =
+                      {
+                          {.name = "self", .kind = ArgKind::Tensor},
+                          {.name = "other", .kind = ArgKind::Tensor},
+                      },
+                  .num_outputs = 1,
+                  .samples = {},
+                  .call = &call_mul_tensor,
               },
-          .num_outputs = 1,
-          .samples = {},
-          .call = &call_mul_tensor,
-      },
-      // relu(Tensor self) -> Tensor
-      OpInfo{
-          .name = "relu",
-          .id = "relu",
-          .schema = "relu(Tensor self) -> Tensor",
-          .functional = "",
-          .shape = ShapeKind::Same,
-          .dtype = DTypeRule::Promote,
-          .variant = OpVariant::Functional,
-          .pointwise = true,
-          .dtypes = 0x1e,
-          .args =
-              {
-                  {.name = "self", .kind = ArgKind::Tensor},
+              // relu(Tensor self) -> Tensor
+              OpInfo{
+                  .name = "relu",
+                  .id = "relu",
+                  .schema = "relu(Tensor self) -> Tensor",
+                  .functional = "",
+                  .shape = ShapeKind::Same,
+                  .dtype = DTypeRule::Promote,
+                  .variant = OpVariant::Functional,
+                  .pointwise = true,
+                  .dtypes = 0x1e,
+                  .args =
+                      {
+                          {.name = "self", .kind = ArgKind::Tensor},
+                      },
+                  .num_outputs = 1,
+                  .samples = {},
+                  .call = &call_relu,
               },
-          .num_outputs = 1,
-          .samples = {},
-          .call = &call_relu,
-      },
-      // fmin(Tensor self, Tensor other) -> Tensor
-      OpInfo{
-          .name = "fmin",
-          .id = "fmin",
-          .schema = "fmin(Tensor self, Tensor other) -> Tensor",
-          .functional = "",
-          .shape = ShapeKind::Broadcast,
-          .dtype = DTypeRule::Promote,
-          .variant = OpVariant::Functional,
-          .pointwise = true,
-          .dtypes = 0x1f,
-          .args =
-              {
-                  {.name = "self", .kind = ArgKind::Tensor},
-                  {.name = "other", .kind = ArgKind::Tensor},
+              // fmin(Tensor self, Tensor other) -> Tensor
+              OpInfo{
+                  .name = "fmin",
+                  .id = "fmin",
+                  .schema = "fmin(Tensor self, Tensor other) -> Tensor",
+                  .functional = "",
+                  .shape = ShapeKind::Broadcast,
+                  .dtype = DTypeRule::Promote,
+                  .variant = OpVariant::Functional,
+                  .pointwise = true,
+                  .dtypes = 0x1f,
+                  .args =
+                      {
+                          {.name = "self", .kind = ArgKind::Tensor},
+                          {.name = "other", .kind = ArgKind::Tensor},
+                      },
+                  .num_outputs = 1,
+                  .samples = {},
+                  .call = &call_fmin,
               },
-          .num_outputs = 1,
-          .samples = {},
-          .call = &call_fmin,
-      },
-      // clamp_min(Tensor self, Scalar min) -> Tensor
-      OpInfo{
-          .name = "clamp_min",
-          .id = "clamp_min",
-          .schema = "clamp_min(Tensor self, Scalar min) -> Tensor",
-          .functional = "",
-          .shape = ShapeKind::Same,
-          .dtype = DTypeRule::Promote,
-          .variant = OpVariant::Functional,
-          .pointwise = true,
-          .dtypes = 0x1f,
-          .args =
-              {
-                  {.name = "self", .kind = ArgKind::Tensor},
-                  {.name = "min", .kind = ArgKind::Scalar},
+              // clamp_min(Tensor self, Scalar min) -> Tensor
+              OpInfo{
+                  .name = "clamp_min",
+                  .id = "clamp_min",
+                  .schema = "clamp_min(Tensor self, Scalar min) -> Tensor",
+                  .functional = "",
+                  .shape = ShapeKind::Same,
+                  .dtype = DTypeRule::Promote,
+                  .variant = OpVariant::Functional,
+                  .pointwise = true,
+                  .dtypes = 0x1f,
+                  .args =
+                      {
+                          {.name = "self", .kind = ArgKind::Tensor},
+                          {.name = "min", .kind = ArgKind::Scalar},
+                      },
+                  .num_outputs = 1,
+                  .samples = {},
+                  .call = &call_clamp_min,
               },
-          .num_outputs = 1,
-          .samples = {},
-          .call = &call_clamp_min,
-      },
-      // _gelu_erf_backward(Tensor grad_output, Tensor self) -> Tensor
-      OpInfo{
-          .name = "_gelu_erf_backward",
-          .id = "_gelu_erf_backward",
-          .schema = "_gelu_erf_backward(Tensor grad_output, Tensor self) -> Tensor",
-          .functional = "",
-          .shape = ShapeKind::Broadcast,
-          .dtype = DTypeRule::Promote,
-          .variant = OpVariant::Functional,
-          .pointwise = true,
-          .dtypes = 0x18,
-          .args =
-              {
-                  {.name = "grad_output", .kind = ArgKind::Tensor},
-                  {.name = "self", .kind = ArgKind::Tensor},
+              // _gelu_erf_backward(Tensor grad_output, Tensor self) -> Tensor
+              OpInfo{
+                  .name = "_gelu_erf_backward",
+                  .id = "_gelu_erf_backward",
+                  .schema = "_gelu_erf_backward(Tensor grad_output, Tensor self) -> Tensor",
+                  .functional = "",
+                  .shape = ShapeKind::Broadcast,
+                  .dtype = DTypeRule::Promote,
+                  .variant = OpVariant::Functional,
+                  .pointwise = true,
+                  .dtypes = 0x18,
+                  .args =
+                      {
+                          {.name = "grad_output", .kind = ArgKind::Tensor},
+                          {.name = "self", .kind = ArgKind::Tensor},
+                      },
+                  .num_outputs = 1,
+                  .samples = {},
+                  .call = &call__gelu_erf_backward,
               },
-          .num_outputs = 1,
-          .samples = {},
-          .call = &call__gelu_erf_backward,
-      },
-      // _gelu_tanh(Tensor self) -> Tensor
-      OpInfo{
-          .name = "_gelu_tanh",
-          .id = "_gelu_tanh",
-          .schema = "_gelu_tanh(Tensor self) -> Tensor",
-          .functional = "",
-          .shape = ShapeKind::Same,
-          .dtype = DTypeRule::Promote,
-          .variant = OpVariant::Functional,
-          .pointwise = true,
-          .dtypes = 0x18,
-          .args =
-              {
-                  {.name = "self", .kind = ArgKind::Tensor},
+              // _gelu_tanh(Tensor self) -> Tensor
+              OpInfo{
+                  .name = "_gelu_tanh",
+                  .id = "_gelu_tanh",
+                  .schema = "_gelu_tanh(Tensor self) -> Tensor",
+                  .functional = "",
+                  .shape = ShapeKind::Same,
+                  .dtype = DTypeRule::Promote,
+                  .variant = OpVariant::Functional,
+                  .pointwise = true,
+                  .dtypes = 0x18,
+                  .args =
+                      {
+                          {.name = "self", .kind = ArgKind::Tensor},
+                      },
+                  .num_outputs = 1,
+                  .samples = {},
+                  .call = &call__gelu_tanh,
               },
-          .num_outputs = 1,
-          .samples = {},
-          .call = &call__gelu_tanh,
-      },
-      // cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
-      OpInfo{
-          .name = "cumsum",
-          .id = "cumsum",
-          .schema = "cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor",
-          .functional = "",
-          .shape = ShapeKind::Custom,
-          .dtype = DTypeRule::Promote,
-          .variant = OpVariant::Functional,
-          .pointwise = false,
-          .dtypes = 0x1f,
-          .args =
-              {
-                  {.name = "self", .kind = ArgKind::Tensor},
-                  {.name = "dim", .kind = ArgKind::Int},
-                  {.name = "dtype",
-                   .kind = ArgKind::ScalarType,
-                   .optional = true,
-                   .kwarg_only = true,
-                   .default_value = detail::box<std::optional<DType>>(std::nullopt)},
+              // cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
+              OpInfo{
+                  .name = "cumsum",
+                  .id = "cumsum",
+                  .schema = "cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor",
+                  .functional = "",
+                  .shape = ShapeKind::Custom,
+                  .dtype = DTypeRule::Promote,
+                  .variant = OpVariant::Functional,
+                  .pointwise = false,
+                  .dtypes = 0x1f,
+                  .args =
+                      {
+                          {.name = "self", .kind = ArgKind::Tensor},
+                          {.name = "dim", .kind = ArgKind::Int},
+                          {.name = "dtype",
+                           .kind = ArgKind::ScalarType,
+                           .optional = true,
+                           .kwarg_only = true,
+                           .default_value = detail::box<std::optional<DType>>(std::nullopt)},
+                      },
+                  .num_outputs = 1,
+                  .samples =
+                      {
+                          Sample{{{"self", TensorSample{{3, 5}}}, {"dim", Arg(int64_t{1})}}},
+                          Sample{{{"self", TensorSample{{4, 3, 2}}}, {"dim", Arg(int64_t{0})}}},
+                          Sample{{{"self", TensorSample{{}}}, {"dim", Arg(int64_t{0})}}},
+                          Sample{{{"self", TensorSample{{0, 3}}}, {"dim", Arg(int64_t{1})}}},
+                      },
+                  .call = &call_cumsum,
               },
-          .num_outputs = 1,
-          .samples =
-              {
-                  Sample{{{"self", TensorSample{{3, 5}}}, {"dim", Arg(int64_t{1})}}},
-                  Sample{{{"self", TensorSample{{4, 3, 2}}}, {"dim", Arg(int64_t{0})}}},
-                  Sample{{{"self", TensorSample{{}}}, {"dim", Arg(int64_t{0})}}},
-                  Sample{{{"self", TensorSample{{0, 3}}}, {"dim", Arg(int64_t{1})}}},
+              // _lapack_getrf(Tensor self) -> (Tensor LU, Tensor pivots, Tensor info)
+              OpInfo{
+                  .name = "_lapack_getrf",
+                  .id = "_lapack_getrf",
+                  .schema = "_lapack_getrf(Tensor self) -> (Tensor LU, Tensor pivots, Tensor info)",
+                  .functional = "",
+                  .shape = ShapeKind::Custom,
+                  .dtype = DTypeRule::Promote,
+                  .variant = OpVariant::Functional,
+                  .pointwise = false,
+                  .dtypes = 0x18,
+                  .args =
+                      {
+                          {.name = "self", .kind = ArgKind::Tensor},
+                      },
+                  .num_outputs = 3,
+                  .samples =
+                      {
+                          Sample{{{"self", TensorSample{{3, 4, 4}}}}},
+                          Sample{{{"self", TensorSample{{1, 1, 1}}}}},
+                          Sample{{{"self", TensorSample{{2, 0, 0}}}}},
+                          Sample{{{"self", TensorSample{{0, 3, 3}}}}},
+                      },
+                  .call = &call__lapack_getrf,
               },
-          .call = &call_cumsum,
-      },
-      // all_reduce(Tensor self, str reduce_op='sum') -> Tensor
-      OpInfo{
-          .name = "all_reduce",
-          .id = "all_reduce",
-          .schema = "all_reduce(Tensor self, str reduce_op='sum') -> Tensor",
-          .functional = "",
-          .shape = ShapeKind::Custom,
-          .dtype = DTypeRule::Promote,
-          .variant = OpVariant::Functional,
-          .pointwise = false,
-          .dtypes = 0x1f,
-          .args =
-              {
-                  {.name = "self", .kind = ArgKind::Tensor},
-                  {.name = "reduce_op",
-                   .kind = ArgKind::Other,
-                   .default_value = detail::box<std::string>("sum")},
+              // all_reduce(Tensor self, str reduce_op='sum') -> Tensor
+              OpInfo{
+                  .name = "all_reduce",
+                  .id = "all_reduce",
+                  .schema = "all_reduce(Tensor self, str reduce_op='sum') -> Tensor",
+                  .functional = "",
+                  .shape = ShapeKind::Custom,
+                  .dtype = DTypeRule::Promote,
+                  .variant = OpVariant::Functional,
+                  .pointwise = false,
+                  .dtypes = 0x1f,
+                  .args =
+                      {
+                          {.name = "self", .kind = ArgKind::Tensor},
+                          {.name = "reduce_op",
+                           .kind = ArgKind::Other,
+                           .default_value = detail::box<std::string>("sum")},
+                      },
+                  .num_outputs = 1,
+                  .samples =
+                      {
+                          Sample{{{"self", TensorSample{{3, 4}}}}},
+                          Sample{{{"self", TensorSample{{5}}}}},
+                          Sample{{{"self", TensorSample{{}}}}},
+                      },
+                  .call = &call_all_reduce,
               },
-          .num_outputs = 1,
-          .samples =
-              {
-                  Sample{{{"self", TensorSample{{3, 4}}}}},
-                  Sample{{{"self", TensorSample{{5}}}}},
-                  Sample{{{"self", TensorSample{{}}}}},
-              },
-          .call = &call_all_reduce,
-      },
-  };
+          };
   for (OpInfo& record : records) table.push_back(std::move(record));
 }
 

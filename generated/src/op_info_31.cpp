@@ -2,6 +2,7 @@
 // Shard 31 of the OpInfo table of ops.yaml (op_info.cpp has the table; See Note [Op
 // shards] in the generator). Callers unbox their arguments (schema order) and call the op API
 // through a pointer of the op's exact signature, so overloads (add.Tensor, add.Scalar) never meet.
+#include "lazygen/generated/ops/_lapack_trsm.h"
 #include "lazygen/generated/ops/add_.h"
 #include "lazygen/generated/ops/atan.h"
 #include "lazygen/generated/ops/logaddexp2.h"
@@ -43,6 +44,14 @@ std::vector<Tensor> call_atan([[maybe_unused]] const std::vector<Arg>& args) {
 std::vector<Tensor> call_sinh([[maybe_unused]] const std::vector<Arg>& args) {
   return detail::boxed_results([&] {
     return static_cast<Tensor (*)(const Tensor&)>(&lazygen::sinh)(detail::unbox<Tensor>(args, 0));
+  });
+}
+// _lapack_trsm(Tensor self, Tensor B, bool upper, bool unitriangular=False) -> Tensor
+std::vector<Tensor> call__lapack_trsm([[maybe_unused]] const std::vector<Arg>& args) {
+  return detail::boxed_results([&] {
+    return static_cast<Tensor (*)(const Tensor&, const Tensor&, bool, bool)>(
+        &lazygen::_lapack_trsm)(detail::unbox<Tensor>(args, 0), detail::unbox<Tensor>(args, 1),
+                                detail::unbox<bool>(args, 2), detail::unbox<bool>(args, 3));
   });
 }
 
@@ -152,6 +161,46 @@ void add_op_infos_31(std::vector<OpInfo>& table) {
           .num_outputs = 1,
           .samples = {},
           .call = &call_sinh,
+      },
+      // _lapack_trsm(Tensor self, Tensor B, bool upper, bool unitriangular=False) -> Tensor
+      OpInfo{
+          .name = "_lapack_trsm",
+          .id = "_lapack_trsm",
+          .schema =
+              "_lapack_trsm(Tensor self, Tensor B, bool upper, bool unitriangular=False) -> Tensor",
+          .functional = "",
+          .shape = ShapeKind::Custom,
+          .dtype = DTypeRule::Promote,
+          .variant = OpVariant::Functional,
+          .pointwise = false,
+          .dtypes = 0x18,
+          .args =
+              {
+                  {.name = "self", .kind = ArgKind::Tensor},
+                  {.name = "B", .kind = ArgKind::Tensor},
+                  {.name = "upper", .kind = ArgKind::Bool},
+                  {.name = "unitriangular",
+                   .kind = ArgKind::Bool,
+                   .default_value = detail::box<bool>(false)},
+              },
+          .num_outputs = 1,
+          .samples =
+              {
+                  Sample{{{"self", TensorSample{{2, 4, 4}, Domain{Domain::Nonzero, 0}}},
+                          {"B", TensorSample{{2, 4, 3}}},
+                          {"upper", Arg(true)}}},
+                  Sample{{{"self", TensorSample{{2, 3, 3}, Domain{Domain::Nonzero, 0}}},
+                          {"B", TensorSample{{2, 3, 1}}},
+                          {"upper", Arg(false)}}},
+                  Sample{{{"self", TensorSample{{1, 3, 3}}},
+                          {"B", TensorSample{{1, 3, 2}}},
+                          {"upper", Arg(false)},
+                          {"unitriangular", Arg(true)}}},
+                  Sample{{{"self", TensorSample{{2, 0, 0}}},
+                          {"B", TensorSample{{2, 0, 3}}},
+                          {"upper", Arg(true)}}},
+              },
+          .call = &call__lapack_trsm,
       },
   };
   for (OpInfo& record : records) table.push_back(std::move(record));

@@ -6,10 +6,13 @@
 #include "autograd/function.h"
 #include "core/dispatch.h"
 #include "lazygen/generated/autograd/tanh_backward.h"
+#include "lazygen/generated/cpu/_lapack_potrf.h"
 #include "lazygen/generated/cpu/addcmul_inplace.h"
 #include "lazygen/generated/cpu/tanh_backward.h"
+#include "lazygen/generated/lazy/_lapack_potrf.h"
 #include "lazygen/generated/lazy/addcmul_inplace.h"
 #include "lazygen/generated/lazy/tanh_backward.h"
+#include "lazygen/generated/ops/_lapack_potrf.h"
 #include "lazygen/generated/ops/addcmul_.h"
 #include "lazygen/generated/ops/tanh_backward.h"
 #include "ops/out_tensors.h"
@@ -49,6 +52,20 @@ Tensor dispatch_tanh_backward(const Tensor& grad_output, const Tensor& output) {
           grad_output, output);
   }
 }
+// _lapack_potrf(Tensor self, bool upper=False) -> (Tensor L, Tensor info)
+std::tuple<Tensor, Tensor> dispatch__lapack_potrf(const Tensor& self, bool upper) {
+  const DeviceType device =
+      detail::op_device("_lapack_potrf", {detail::device_of(self, "_lapack_potrf", "self")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::_lapack_potrf(self, upper);
+    case DeviceType::Lazy:
+      return lazy::_lapack_potrf(self, upper);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch__lapack_potrf)>(device, "_lapack_potrf")(
+          self, upper);
+  }
+}
 
 }  // namespace
 
@@ -70,6 +87,15 @@ Tensor tanh_backward(const Tensor& grad_output, const Tensor& output) {
   decltype(auto) result = dispatch_tanh_backward(grad_output, output);
   if (autograd::needs_grad({&grad_output, &output}))
     autograd::record_tanh_backward(result, grad_output, output);
+  return result;
+}
+
+// _lapack_potrf(Tensor self, bool upper=False) -> (Tensor L, Tensor info)
+std::tuple<Tensor, Tensor> _lapack_potrf(const Tensor& self, bool upper) {
+  detail::check_dtypes("_lapack_potrf", {DType::Float32, DType::Float64}, {detail::input_of(self)},
+                       {});
+  decltype(auto) result = dispatch__lapack_potrf(self, upper);
+  autograd::check_differentiable("_lapack_potrf", result, {&self});
   return result;
 }
 

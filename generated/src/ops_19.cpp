@@ -15,6 +15,7 @@
 #include "lazygen/generated/autograd/relu.h"
 #include "lazygen/generated/cpu/_gelu_erf_backward.h"
 #include "lazygen/generated/cpu/_gelu_tanh.h"
+#include "lazygen/generated/cpu/_lapack_getrf.h"
 #include "lazygen/generated/cpu/all_reduce.h"
 #include "lazygen/generated/cpu/clamp_min.h"
 #include "lazygen/generated/cpu/cumsum.h"
@@ -23,6 +24,7 @@
 #include "lazygen/generated/cpu/relu.h"
 #include "lazygen/generated/lazy/_gelu_erf_backward.h"
 #include "lazygen/generated/lazy/_gelu_tanh.h"
+#include "lazygen/generated/lazy/_lapack_getrf.h"
 #include "lazygen/generated/lazy/all_reduce.h"
 #include "lazygen/generated/lazy/clamp_min.h"
 #include "lazygen/generated/lazy/cumsum.h"
@@ -31,6 +33,7 @@
 #include "lazygen/generated/lazy/relu.h"
 #include "lazygen/generated/ops/_gelu_erf_backward.h"
 #include "lazygen/generated/ops/_gelu_tanh.h"
+#include "lazygen/generated/ops/_lapack_getrf.h"
 #include "lazygen/generated/ops/all_reduce.h"
 #include "lazygen/generated/ops/clamp_min.h"
 #include "lazygen/generated/ops/cumsum.h"
@@ -136,6 +139,19 @@ Tensor dispatch_cumsum(const Tensor& self, int64_t dim, std::optional<DType> dty
       return detail::device_kernel<decltype(dispatch_cumsum)>(device, "cumsum")(self, dim, dtype);
   }
 }
+// _lapack_getrf(Tensor self) -> (Tensor LU, Tensor pivots, Tensor info)
+std::tuple<Tensor, Tensor, Tensor> dispatch__lapack_getrf(const Tensor& self) {
+  const DeviceType device =
+      detail::op_device("_lapack_getrf", {detail::device_of(self, "_lapack_getrf", "self")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::_lapack_getrf(self);
+    case DeviceType::Lazy:
+      return lazy::_lapack_getrf(self);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch__lapack_getrf)>(device, "_lapack_getrf")(self);
+  }
+}
 // all_reduce(Tensor self, str reduce_op='sum') -> Tensor
 Tensor dispatch_all_reduce(const Tensor& self, std::string_view reduce_op) {
   const DeviceType device =
@@ -206,6 +222,15 @@ Tensor _gelu_tanh(const Tensor& self) {
 Tensor cumsum(const Tensor& self, int64_t dim, std::optional<DType> dtype) {
   decltype(auto) result = dispatch_cumsum(self, dim, dtype);
   if (autograd::needs_grad({&self})) autograd::record_cumsum(result, self, dim, dtype);
+  return result;
+}
+
+// _lapack_getrf(Tensor self) -> (Tensor LU, Tensor pivots, Tensor info)
+std::tuple<Tensor, Tensor, Tensor> _lapack_getrf(const Tensor& self) {
+  detail::check_dtypes("_lapack_getrf", {DType::Float32, DType::Float64}, {detail::input_of(self)},
+                       {});
+  decltype(auto) result = dispatch__lapack_getrf(self);
+  autograd::check_differentiable("_lapack_getrf", result, {&self});
   return result;
 }
 

@@ -9,16 +9,19 @@
 #include "lazygen/generated/autograd/logaddexp2.h"
 #include "lazygen/generated/autograd/rsqrt.h"
 #include "lazygen/generated/autograd/sinh.h"
+#include "lazygen/generated/cpu/_lapack_trsm.h"
 #include "lazygen/generated/cpu/add_inplace_tensor.h"
 #include "lazygen/generated/cpu/atan.h"
 #include "lazygen/generated/cpu/logaddexp2.h"
 #include "lazygen/generated/cpu/rsqrt.h"
 #include "lazygen/generated/cpu/sinh.h"
+#include "lazygen/generated/lazy/_lapack_trsm.h"
 #include "lazygen/generated/lazy/add_inplace_tensor.h"
 #include "lazygen/generated/lazy/atan.h"
 #include "lazygen/generated/lazy/logaddexp2.h"
 #include "lazygen/generated/lazy/rsqrt.h"
 #include "lazygen/generated/lazy/sinh.h"
+#include "lazygen/generated/ops/_lapack_trsm.h"
 #include "lazygen/generated/ops/add_.h"
 #include "lazygen/generated/ops/atan.h"
 #include "lazygen/generated/ops/logaddexp2.h"
@@ -96,6 +99,21 @@ Tensor dispatch_sinh(const Tensor& self) {
       return detail::device_kernel<decltype(dispatch_sinh)>(device, "sinh")(self);
   }
 }
+// _lapack_trsm(Tensor self, Tensor B, bool upper, bool unitriangular=False) -> Tensor
+Tensor dispatch__lapack_trsm(const Tensor& self, const Tensor& B, bool upper, bool unitriangular) {
+  const DeviceType device = detail::op_device(
+      "_lapack_trsm",
+      {detail::device_of(self, "_lapack_trsm", "self"), detail::device_of(B, "_lapack_trsm", "B")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::_lapack_trsm(self, B, upper, unitriangular);
+    case DeviceType::Lazy:
+      return lazy::_lapack_trsm(self, B, upper, unitriangular);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch__lapack_trsm)>(device, "_lapack_trsm")(
+          self, B, upper, unitriangular);
+  }
+}
 
 }  // namespace
 
@@ -133,6 +151,15 @@ Tensor atan(const Tensor& self) {
 Tensor sinh(const Tensor& self) {
   decltype(auto) result = dispatch_sinh(self);
   if (autograd::needs_grad({&self})) autograd::record_sinh(result, self);
+  return result;
+}
+
+// _lapack_trsm(Tensor self, Tensor B, bool upper, bool unitriangular=False) -> Tensor
+Tensor _lapack_trsm(const Tensor& self, const Tensor& B, bool upper, bool unitriangular) {
+  detail::check_dtypes("_lapack_trsm", {DType::Float32, DType::Float64},
+                       {detail::input_of(self), detail::input_of(B)}, {});
+  decltype(auto) result = dispatch__lapack_trsm(self, B, upper, unitriangular);
+  autograd::check_differentiable("_lapack_trsm", result, {&self, &B});
   return result;
 }
 

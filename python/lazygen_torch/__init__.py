@@ -51,7 +51,7 @@ __all__ = ["device", "mark_step", "wait_device_ops", "metrics", "ir_dump_text", 
            "fusion_plan_dump", "set_fusion_enabled", "fusion_enabled", "set_async_execution",
            "async_execution_enabled", "set_register_chains_enabled", "register_chains_enabled",
            "registration_report", "reset_trace_caches", "set_dynamic_shapes", "dynamic_shapes",
-           "set_step_profiling", "step_profiling"]
+           "set_step_profiling", "step_profiling", "set_lapack_enabled", "lapack_enabled"]
 
 
 def device():
@@ -106,6 +106,17 @@ def set_dynamic_shapes(enabled):
 
 def dynamic_shapes():
     return _ops.dynamic_shapes()
+
+
+def set_lapack_enabled(enabled):
+    """LAPACK kernels for the factorizations and solves that need no gradient on the device (on by
+    default; LAZYGEN_LAPACK=0 at start) or their unrolled forms everywhere (Note [LAPACK or
+    unrolled])."""
+    _ops.set_lapack_enabled(bool(enabled))
+
+
+def lapack_enabled():
+    return _ops.lapack_enabled()
 
 
 def set_async_execution(enabled):

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "lazygen/composite.h"
 #include "lazygen/lazy.h"
 #include "lazygen/metrics.h"
 #include "pytorch/call.h"
@@ -108,6 +109,8 @@ TORCH_LIBRARY(lazygen, m) {
   m.def("register_chains_enabled() -> bool", [] { return register_chains_enabled(); });
   m.def("set_dynamic_shapes(bool enabled) -> ()", [](bool on) { set_dynamic_shapes(on); });
   m.def("dynamic_shapes() -> bool", [] { return dynamic_shapes(); });
+  m.def("set_lapack_enabled(bool enabled) -> ()", [](bool on) { set_lapack_enabled(on); });
+  m.def("lapack_enabled() -> bool", [] { return lapack_enabled(); });
   m.def("registration_report() -> str[]", &registration_report_op);
   m.def("reset_trace_caches() -> ()", [] {
     DeviceScope scope;

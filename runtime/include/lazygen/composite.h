@@ -339,6 +339,12 @@ Tensor cholesky_inverse(const Tensor& L, bool upper = false);
 // R [..., m, n]) or "r" (R as reduced, Q empty). Note [Unrolled Householder QR] in
 // runtime/ops/composite/qr.cpp.
 std::tuple<Tensor, Tensor> linalg_qr(const Tensor& A, std::string_view mode = "reduced");
+// Whether the factorizations and triangular solves above run as LAPACK ops where the backend
+// runs on the cpu and nothing needs a gradient (true unless the environment sets
+// LAZYGEN_LAPACK=0), or unrolled everywhere (false). Note [LAPACK or unrolled] in
+// runtime/ops/composite/linalg_parts.h. Takes effect at the next call; thread-safe.
+void set_lapack_enabled(bool enabled);
+bool lapack_enabled();
 
 // ---- reductions (runtime/ops/composite/reductions.cpp)
 // The largest (smallest) element of a non-empty tensor, NaN if any; torch.all / any (over every

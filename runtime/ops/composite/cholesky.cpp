@@ -14,6 +14,7 @@
 
 #include "lazygen/composite.h"
 #include "lazygen/factory.h"
+#include "lazygen/generated/ops/_lapack_potrf.h"
 #include "lazygen/generated/ops/bmm.h"
 #include "lazygen/generated/ops/cat.h"
 #include "lazygen/generated/ops/gt.h"
@@ -89,6 +90,10 @@ std::tuple<Tensor, Tensor> linalg_cholesky_ex(const Tensor& A, bool upper) {
   const int64_t n = A.size(-1), b = linalg_parts::batch_count(A);
   const std::vector<int64_t> batch(A.sizes().begin(), A.sizes().end() - 2);
   if (n == 0) return {A * 1, zeros(batch, DType::Int32, A.device())};
+  if (linalg_parts::use_lapack({&A})) {  // See Note [LAPACK or unrolled] in linalg_parts.h
+    const auto [factor, info] = _lapack_potrf(reshape(A, {b, n, n}), upper);
+    return {reshape(factor, A.sizes()), reshape(info, batch)};
+  }
   const Tensor m = reshape(upper ? transpose(A, -2, -1) : A, {b, n, n});
   const auto [lower, failed] = lower_cholesky(m);
   const Tensor factor = reshape(upper ? transpose(lower, 1, 2) : lower, A.sizes());

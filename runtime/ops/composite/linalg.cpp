@@ -17,6 +17,7 @@
 
 #include "lazygen/composite.h"
 #include "lazygen/factory.h"
+#include "lazygen/generated/ops/_lapack_getrf.h"
 #include "lazygen/generated/ops/abs.h"
 #include "lazygen/generated/ops/argmax.h"
 #include "lazygen/generated/ops/bmm.h"
@@ -44,8 +45,26 @@ namespace lazygen {
 using linalg_parts::check_square;
 using linalg_parts::substitute;
 
+namespace {
+
+// lu_factor_ex by _lapack_getrf (See Note [LAPACK or unrolled] in linalg_parts.h).
+std::tuple<Tensor, Tensor, Tensor> lapack_lu_factor(const Tensor& A) {
+  const int64_t n = A.size(-1), b = linalg_parts::batch_count(A);
+  const std::vector<int64_t> batch(A.sizes().begin(), A.sizes().end() - 2);
+  std::vector<int64_t> pivot_sizes = batch;
+  pivot_sizes.push_back(n);
+  const auto [lu, pivots, info] = _lapack_getrf(reshape(A, {b, n, n}));
+  return {reshape(lu, A.sizes()), reshape(pivots, pivot_sizes), reshape(info, batch)};
+}
+
+}  // namespace
+
 std::tuple<Tensor, Tensor> lu_factor(const Tensor& A) {
   check_square("lu_factor", A);
+  if (linalg_parts::use_lapack({&A})) {
+    const auto [lu, pivots, info] = lapack_lu_factor(A);
+    return {lu, pivots};
+  }
   const int64_t n = A.size(-1);
   const std::vector<int64_t> batch(A.sizes().begin(), A.sizes().end() - 2);
   int64_t b = 1;
@@ -173,6 +192,7 @@ std::tuple<Tensor, Tensor, Tensor> lu_unpack(const Tensor& LU, const Tensor& piv
 
 std::tuple<Tensor, Tensor, Tensor> lu_factor_ex(const Tensor& A) {
   check_square("lu_factor_ex", A);
+  if (linalg_parts::use_lapack({&A})) return lapack_lu_factor(A);
   const auto [lu, pivots] = lu_factor(A);
   return {lu, pivots, linalg_parts::first_failure(eq(diagonal_copy(lu, 0, -2, -1), 0))};
 }

@@ -1,10 +1,15 @@
 // See linalg_parts.h.
 #include "ops/composite/linalg_parts.h"
 
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
 #include <string>
 
+#include "lazygen/autograd.h"
 #include "lazygen/composite.h"
 #include "lazygen/factory.h"
+#include "lazygen/generated/ops/_lapack_trsm.h"
 #include "lazygen/generated/ops/argmax.h"
 #include "lazygen/generated/ops/bmm.h"
 #include "lazygen/generated/ops/cat.h"
@@ -14,9 +19,48 @@
 #include "lazygen/generated/ops/reshape.h"
 #include "lazygen/generated/ops/unsqueeze.h"
 #include "lazygen/generated/ops/where.h"
+#include "lazygen/lazy.h"
 #include "lazygen/operators.h"
 
+namespace lazygen {
+namespace {
+
+std::atomic<bool>& lapack_flag() {
+  static std::atomic<bool> flag{[] {
+    const char* v = std::getenv("LAZYGEN_LAPACK");
+    return v == nullptr || std::strcmp(v, "0") != 0;
+  }()};
+  return flag;
+}
+
+}  // namespace
+
+void set_lapack_enabled(bool enabled) {
+  lapack_flag().store(enabled);
+}
+
+bool lapack_enabled() {
+  return lapack_flag().load();
+}
+
+}  // namespace lazygen
+
 namespace lazygen::linalg_parts {
+
+bool use_lapack(std::initializer_list<const Tensor*> operands) {
+  if (!lapack_enabled()) return false;
+  bool lazy = false;
+  for (const Tensor* t : operands) {
+    if (t->dtype() != DType::Float32 && t->dtype() != DType::Float64) return false;
+    if (t->requires_grad() && grad_mode_enabled()) return false;
+    if (t->device().is_lazy()) {
+      lazy = true;
+    } else if (!t->device().is_cpu()) {
+      return false;
+    }
+  }
+  return !lazy || lazy_backend() == "cpu";
+}
 
 // PyTorch's messages (squareCheckInputs, checkFloatingOrComplex).
 void check_square(const char* op, const Tensor& a) {
@@ -91,6 +135,7 @@ Batched broadcast_batches(const char* op, const Tensor& A, const Tensor& B) {
 }
 
 Tensor substitute(const Tensor& T, const Tensor& c, bool lower, bool unit) {
+  if (use_lapack({&T, &c}) && T.dtype() == c.dtype()) return _lapack_trsm(T, c, !lower, unit);
   const int64_t n = T.size(1);
   std::vector<Tensor> x(static_cast<size_t>(n));
   for (int64_t step = 0; step < n; ++step) {

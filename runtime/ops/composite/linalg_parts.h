@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <vector>
 
 #include "lazygen/tensor.h"
@@ -17,6 +18,23 @@ void check_matrix(const char* op, const char* name, const Tensor& a, const Tenso
 // Throws PyTorch's ShapeError of `op` unless B's rows (left: A X = B) or columns (X A = B) match
 // square A's size.
 void check_equation(const char* op, const Tensor& A, const Tensor& B, bool left);
+
+// Note [LAPACK or unrolled]
+// The factorizations and triangular solves have two forms. On a backend that runs on the cpu
+// (eager cpu tensors, and the lazy device while lazy_backend() is "cpu") they are the LAPACK ops
+// of ops.yaml (_lapack_getrf, _lapack_potrf, _lapack_trsm: one OpenBLAS call per matrix, one IR
+// node per factorization). Elsewhere (the CUDA backend, which has no LAPACK kernels, and any
+// other backend), and whenever an operand needs a gradient, they are unrolled into n steps of
+// ops every backend runs and autograd differentiates (Note [Unrolled LU]); the LAPACK ops have
+// no derivatives. Both follow LAPACK's algorithms and conventions (pivots, info, signs), so
+// results agree to rounding; a zero pivot or a failed Cholesky step leaves LAPACK's partial
+// results in the LAPACK form and NaN or the unscaled column in the unrolled one, neither of
+// which PyTorch promises. set_lapack_enabled(false) (or LAZYGEN_LAPACK=0 in the environment)
+// unrolls everywhere, for tests and A/B measurements of the unrolled form.
+//
+// Whether the composites take the LAPACK ops for these operands (all floating, none needing a
+// gradient, all on a device whose work runs on the cpu): See Note [LAPACK or unrolled].
+bool use_lapack(std::initializer_list<const Tensor*> operands);
 
 // The identity matrix of a's dtype and device, broadcast to a's shape [..., n, n].
 Tensor identity_like(const Tensor& a);
@@ -36,7 +54,8 @@ Batched broadcast_batches(const char* op, const Tensor& A, const Tensor& B);
 
 // Solves T x = c for triangular T [b, n, n] (lower: forward substitution, reading only the
 // triangle on and below the diagonal; else backward, on and above), with an implied unit
-// diagonal when `unit`. c [b, n, k]. n steps of a few ops each, as Note [Unrolled LU].
+// diagonal when `unit`. c [b, n, k]. _lapack_trsm, or n steps of a few ops each (Note [Unrolled
+// LU]), as Note [LAPACK or unrolled] says.
 Tensor substitute(const Tensor& T, const Tensor& c, bool lower, bool unit);
 
 // LAPACK's info from a bool mask [..., n] of failed steps: int32 [...], 0 where no step failed,

@@ -56,7 +56,8 @@ Gemm with_leading_dims(Gemm g) {
 std::atomic<bool> g_pool_split{true};
 std::atomic<int> g_blas_threads{0};  // what OpenBLAS was last told; 0: nothing yet
 
-// Gives OpenBLAS the thread count the current mode wants, once per change.
+}  // namespace
+
 void apply_blas_threads() {
   const int wanted = g_pool_split.load(std::memory_order_relaxed) ? 1 : num_threads();
   if (g_blas_threads.load(std::memory_order_relaxed) == wanted) return;
@@ -66,8 +67,6 @@ void apply_blas_threads() {
   openblas().set_num_threads(wanted);
   g_blas_threads.store(wanted);
 }
-
-}  // namespace
 
 template <class T>
 void gemm(const Gemm& dense, T alpha, const T* a, const T* b, T beta, T* c) {

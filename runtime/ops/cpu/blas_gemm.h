@@ -39,6 +39,10 @@ inline constexpr int64_t kBlasSingleThreadMnk = 65536 * 4;
 template <class T>
 void gemm(const Gemm& g, T alpha, const T* a, const T* b, T beta, T* c);
 
+// Gives OpenBLAS the thread count the current mode wants (Note [One thread pool]), once per
+// change; every call into OpenBLAS other than gemm's (LAPACK, trsm: lapack.cpp) comes after it.
+void apply_blas_threads();
+
 // For A/B benchmarks: off, OpenBLAS gets num_threads() threads of its own and nothing is split
 // (the arrangement before Note [One thread pool]). On by default.
 // REQUIRES: no gemm running; takes effect at the next gemm.

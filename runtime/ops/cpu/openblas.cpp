@@ -51,6 +51,12 @@ OpenBlas open_openblas() {
   blas.dgemm = symbol<decltype(&cblas_dgemm)>(library, "cblas_dgemm");
   blas.set_num_threads =
       symbol<decltype(&openblas_set_num_threads)>(library, "openblas_set_num_threads");
+  blas.strsm = symbol<decltype(&cblas_strsm)>(library, "cblas_strsm");
+  blas.dtrsm = symbol<decltype(&cblas_dtrsm)>(library, "cblas_dtrsm");
+  blas.sgetrf = symbol<decltype(blas.sgetrf)>(library, "sgetrf_");
+  blas.dgetrf = symbol<decltype(blas.dgetrf)>(library, "dgetrf_");
+  blas.spotrf = symbol<decltype(blas.spotrf)>(library, "spotrf_");
+  blas.dpotrf = symbol<decltype(blas.dpotrf)>(library, "dpotrf_");
   blas.core = symbol<decltype(&openblas_get_corename)>(library, "openblas_get_corename")();
   warn_if_loaded_too_early(core, user_chose, blas.core);
   return blas;

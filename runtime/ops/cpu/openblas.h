@@ -20,6 +20,8 @@
 
 #include <cblas.h>
 
+#include <cstddef>
+
 #include <string>
 
 namespace lazygen::cpu {
@@ -29,6 +31,18 @@ struct OpenBlas {
   decltype(&cblas_sgemm) sgemm = nullptr;
   decltype(&cblas_dgemm) dgemm = nullptr;
   decltype(&openblas_set_num_threads) set_num_threads = nullptr;
+  decltype(&cblas_strsm) strsm = nullptr;
+  decltype(&cblas_dtrsm) dtrsm = nullptr;
+  // LAPACK's Fortran entry points (column-major; a character argument's length follows the
+  // others, as gfortran passes it).
+  void (*sgetrf)(const int* m, const int* n, float* a, const int* lda, int* ipiv,
+                 int* info) = nullptr;
+  void (*dgetrf)(const int* m, const int* n, double* a, const int* lda, int* ipiv,
+                 int* info) = nullptr;
+  void (*spotrf)(const char* uplo, const int* n, float* a, const int* lda, int* info,
+                 size_t) = nullptr;
+  void (*dpotrf)(const char* uplo, const int* n, double* a, const int* lda, int* info,
+                 size_t) = nullptr;
   std::string core;  // the kernels it chose ("SkylakeX", "Haswell", ...)
 };
 

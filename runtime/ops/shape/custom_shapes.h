@@ -27,6 +27,14 @@ std::vector<Shape> compute_shape_addmm(const Shape& self, const Shape& mat1, con
                                        const Scalar& beta, const Scalar& alpha);
 std::vector<Shape> compute_shape_bmm(const Shape& self, const Shape& mat2);
 
+// ---- LAPACK (linalg_shapes.cpp): batches of square matrices self [b, n, n]; getrf: LU like
+// self, int32 pivots [b, n] and info [b]; potrf: the factor like self and int32 info [b]; trsm:
+// X like B [b, n, k], of self's dtype.
+std::vector<Shape> compute_shape__lapack_getrf(const Shape& self);
+std::vector<Shape> compute_shape__lapack_potrf(const Shape& self, bool upper);
+std::vector<Shape> compute_shape__lapack_trsm(const Shape& self, const Shape& B, bool upper,
+                                              bool unitriangular);
+
 // ---- views (the result aliases self on eager devices)
 // One size may be -1 (inferred); the element count must not change.
 std::vector<Shape> compute_shape_view(const Shape& self, const std::vector<int64_t>& size);

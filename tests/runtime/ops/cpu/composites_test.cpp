@@ -53,6 +53,25 @@ class Composites : public ::testing::TestWithParam<Device> {
   Tensor on(const Tensor& t) const { return t.to(GetParam()); }
 };
 
+// The factorizations and solves in both forms (Note [LAPACK or unrolled] in
+// runtime/ops/composite/linalg_parts.h): the same answers, PyTorch's.
+struct LinalgForm {
+  Device device;
+  bool lapack;
+};
+class Linalg : public ::testing::TestWithParam<LinalgForm> {
+ protected:
+  void SetUp() override {
+    saved_ = lapack_enabled();
+    set_lapack_enabled(GetParam().lapack);
+  }
+  void TearDown() override { set_lapack_enabled(saved_); }
+  Tensor on(const Tensor& t) const { return t.to(GetParam().device); }
+
+ private:
+  bool saved_ = true;
+};
+
 TEST_P(Composites, VarAndStdMatchPyTorch) {
   expect_values(var(on(x()), IntList{1}), {6.999999999999999, 7.583333333333333});
   expect_values(std(on(x()), std::nullopt, 0), {2.496873044429772});
@@ -190,7 +209,7 @@ TEST_P(Composites, MatrixCompositesMatchPyTorch) {
   EXPECT_THROW(diag(on(zeros({2, 2, 2}, DType::Float64))), ShapeError);
 }
 
-TEST_P(Composites, LinalgInvExMatchesPyTorch) {
+TEST_P(Linalg, LinalgInvExMatchesPyTorch) {
   const Tensor a = on(tensor<double>({4, 1, 2, 1, 3, 0, 2, 0, 5}, IntList{3, 3}));
   const auto [inverse, info] = linalg_inv_ex(a);
   expect_values(inverse, {0.3488372093023256, -0.11627906976744186, -0.13953488372093023,
@@ -401,7 +420,7 @@ TEST_P(Composites, EinsumAndCausalAttentionMatchPyTorch) {
                 {1.0, 0.0, 0.33023845067334306, 0.6697615493266569, 0.7517449217422769, 0.7517449217422769});
 }
 
-TEST_P(Composites, LuFactorSlogdetAndLuSolveMatchPyTorch) {
+TEST_P(Linalg, LuFactorSlogdetAndLuSolveMatchPyTorch) {
   const Tensor a = on(tensor<double>({4, 1, 2, 1, -3, 0, 2, 1, 5}, IntList{3, 3}));
   const auto [lu, pivots] = lu_factor(a);
   EXPECT_EQ(pivots.dtype(), DType::Int32);
@@ -902,7 +921,7 @@ TEST_P(Composites, RenormCapsSliceNormsAsPyTorch) {
             std::string::npos);
 }
 
-TEST_P(Composites, SolvesAndFactorizationsMatchPyTorch) {
+TEST_P(Linalg, SolvesAndFactorizationsMatchPyTorch) {
   const Tensor a = on(tensor<double>({4, 1, 2, 1, -3, 0, 2, 1, 5}, IntList{3, 3}));
   const Tensor b = on(tensor<double>({1, 2, 3, 4, 5, 6}, IntList{3, 2}));
   const auto [x, lu, pivots, info] = linalg_solve_ex(a, b);
@@ -1032,8 +1051,47 @@ TEST_P(Composites, UnpoolingIndexReduceAndTrilinearMatchPyTorch) {
                 {-0.75, -0.75, -0.75, -0.0625, -1.3125, -2.5625});  // F.bilinear's product
 }
 
+// On the lazy device (whose backend runs on the cpu) a factorization without gradients is one
+// LAPACK node; with a gradient, or with LAPACK off, it is unrolled, and the gradient flows.
+TEST(LinalgForms, TheLazyDeviceTracesOneLapackNodeUnlessAGradientIsNeeded) {
+  const Tensor a = tensor<double>({4, 1, 2, 1, -3, 0, 2, 1, 5}, IntList{3, 3});
+  auto traced = [](const char* op) { return metrics::counter_value(std::string("lazy.op.") + op); };
+  const int64_t getrf = traced("_lapack_getrf"), argmax = traced("argmax");
+  const auto [lu, pivots] = lu_factor(a.to(kLazy));
+  EXPECT_EQ(traced("_lapack_getrf"), getrf + 1);
+  EXPECT_EQ(traced("argmax"), argmax);
+  const Tensor leaf = a.to(kLazy).detach().requires_grad_();
+  const auto [sign, logabsdet] = slogdet(leaf);
+  EXPECT_EQ(traced("_lapack_getrf"), getrf + 1);
+  EXPECT_EQ(traced("argmax"), argmax + 3);  // one pivot choice per column
+  logabsdet.backward();
+  ASSERT_TRUE(leaf.grad().defined());  // d log|det A| / dA = A^-T
+  std::vector<double> want = values<double>(t(std::get<0>(linalg_inv_ex(a))).contiguous());
+  std::vector<double> got = values<double>(leaf.grad().cpu());
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], want[i], 1e-12) << i;
+  set_lapack_enabled(false);
+  const int64_t potrf = traced("_lapack_potrf"), trsm = traced("_lapack_trsm");
+  linalg_cholesky_ex(a.matmul(t(a)).to(kLazy));
+  linalg_solve_triangular(a.to(kLazy), a.to(kLazy), true);
+  set_lapack_enabled(true);
+  EXPECT_EQ(traced("_lapack_potrf"), potrf);
+  EXPECT_EQ(traced("_lapack_trsm"), trsm);
+  linalg_cholesky_ex(a.matmul(t(a)).to(kLazy));
+  linalg_solve_triangular(a.to(kLazy), a.to(kLazy), true);
+  EXPECT_EQ(traced("_lapack_potrf"), potrf + 1);
+  EXPECT_EQ(traced("_lapack_trsm"), trsm + 1);
+}
+
 INSTANTIATE_TEST_SUITE_P(Devices, Composites, ::testing::Values(kCPU, kLazy),
                          [](const auto& info) { return info.param.is_lazy() ? "lazy" : "cpu"; });
+INSTANTIATE_TEST_SUITE_P(Forms, Linalg,
+                         ::testing::Values(LinalgForm{kCPU, true}, LinalgForm{kLazy, true},
+                                           LinalgForm{kCPU, false}, LinalgForm{kLazy, false}),
+                         [](const auto& info) {
+                           return std::string(info.param.device.is_lazy() ? "lazy" : "cpu") +
+                                  (info.param.lapack ? "_lapack" : "_unrolled");
+                         });
 
 }  // namespace
 }  // namespace lazygen

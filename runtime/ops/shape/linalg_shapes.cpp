@@ -1,0 +1,50 @@
+// Shape functions of the LAPACK ops _lapack_getrf, _lapack_potrf and _lapack_trsm
+// (custom_shapes.h): batches of square matrices [b, n, n].
+#include <string>
+
+#include "ops/shape/custom_shapes.h"
+
+namespace lazygen {
+namespace {
+
+// REQUIRES-checks that `s` is a batch of square matrices [b, n, n].
+void require_square_batch(const char* op, const Shape& s, const char* name) {
+  if (s.dim() != 3 || s.sizes[1] != s.sizes[2]) {
+    throw ShapeError(op, std::string(name) + " must be a batch of square matrices [b, n, n], got " +
+                             sizes_str(s.sizes));
+  }
+}
+
+}  // namespace
+
+std::vector<Shape> compute_shape__lapack_getrf(const Shape& self) {
+  require_square_batch("_lapack_getrf", self, "self");
+  const int64_t b = self.sizes[0], n = self.sizes[1];
+  return {self, Shape(DType::Int32, {b, n}), Shape(DType::Int32, {b})};
+}
+
+std::vector<Shape> compute_shape__lapack_potrf(const Shape& self, bool upper) {
+  (void)upper;
+  require_square_batch("_lapack_potrf", self, "self");
+  return {self, Shape(DType::Int32, {self.sizes[0]})};
+}
+
+std::vector<Shape> compute_shape__lapack_trsm(const Shape& self, const Shape& B, bool upper,
+                                              bool unitriangular) {
+  (void)upper;
+  (void)unitriangular;
+  require_square_batch("_lapack_trsm", self, "self");
+  if (B.dim() != 3 || B.sizes[0] != self.sizes[0] || B.sizes[1] != self.sizes[1]) {
+    throw ShapeError("_lapack_trsm", "expected B [" + std::to_string(self.sizes[0]) + ", " +
+                                         std::to_string(self.sizes[1]) + ", k] for self of shape " +
+                                         sizes_str(self.sizes) + ", got " + sizes_str(B.sizes));
+  }
+  if (B.dtype != self.dtype) {
+    throw ShapeError("_lapack_trsm", "expected self and B of one dtype, got " +
+                                         std::string(dtype_name(self.dtype)) + " and " +
+                                         std::string(dtype_name(B.dtype)));
+  }
+  return {B};
+}
+
+}  // namespace lazygen
