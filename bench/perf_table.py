@@ -355,9 +355,9 @@ ROWS = [
         "OPENBLAS_CORETYPE=SkylakeX build/lazygen-python bench/pytorch/models_bench.py --reps 3 "
         "--steps 24 --warmup 12",
         manual=TEXT_ONLY),
-    Row("device-linalg", "the PyTorch device's unrolled linear algebra (solve, cholesky, qr, inv) "
-        "on batches of 8 float64 n×n matrices: a warm call (trace, cached compile, run, read back) "
-        "against PyTorch's CPU (LAPACK) in the same run",
+    Row("device-linalg", "the PyTorch device's linear algebra on batches of 8 float64 n×n "
+        "matrices: a warm call (trace, cached compile, run, read back) with the LAPACK ops and "
+        "with the unrolled forms (Note [LAPACK or unrolled])",
         "build/lazygen-python bench/pytorch/linalg_bench.py --reps 10",
         manual=TEXT_ONLY),
     # ---- data-parallel training

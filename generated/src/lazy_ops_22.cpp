@@ -6,6 +6,7 @@
 #include "core/ir/trie_cache.h"
 #include "core/lazy/lazy_tensor.h"
 #include "core/lazy/lazy_view.h"
+#include "lazygen/generated/ir/_lapack_gesdd.h"
 #include "lazygen/generated/ir/hardswish_backward.h"
 #include "lazygen/generated/ir/le_tensor.h"
 #include "lazygen/generated/ir/logical_not.h"
@@ -13,6 +14,7 @@
 #include "lazygen/generated/ir/rsub_scalar.h"
 #include "lazygen/generated/ir/silu.h"
 #include "lazygen/generated/ir/transpose_int.h"
+#include "lazygen/generated/lazy/_lapack_gesdd.h"
 #include "lazygen/generated/lazy/hardswish_backward.h"
 #include "lazygen/generated/lazy/le_tensor.h"
 #include "lazygen/generated/lazy/logical_not.h"
@@ -21,6 +23,7 @@
 #include "lazygen/generated/lazy/silu.h"
 #include "lazygen/generated/lazy/transpose_int.h"
 #include "lazygen/generated/ops/transpose.h"
+#include "lazygen/generated/shapes/_lapack_gesdd.h"
 #include "lazygen/generated/shapes/hardswish_backward.h"
 #include "lazygen/generated/shapes/le_tensor.h"
 #include "lazygen/generated/shapes/logical_not.h"
@@ -68,6 +71,17 @@ Tensor hardswish_backward(const Tensor& grad_output, const Tensor& self) {
       ir_value(grad_output), ir_value(self),
       [&] { return compute_shape_hardswish_backward(grad_output.shape(), self.shape()); });
   return make_lazy_tensor(node, 0, grad_output.device());
+}
+
+// _lapack_gesdd(Tensor self, bool full_matrices=False, bool compute_uv=True) -> (Tensor U, Tensor
+// S, Tensor Vh, Tensor info)
+std::tuple<Tensor, Tensor, Tensor, Tensor> _lapack_gesdd(const Tensor& self, bool full_matrices,
+                                                         bool compute_uv) {
+  const ir::NodePtr& node = ir::cached_node<ir::UnderscoreLapackGesdd>(
+      ir_value(self), full_matrices, compute_uv,
+      [&] { return compute_shape__lapack_gesdd(self.shape(), full_matrices, compute_uv); });
+  return {make_lazy_tensor(node, 0, self.device()), make_lazy_tensor(node, 1, self.device()),
+          make_lazy_tensor(node, 2, self.device()), make_lazy_tensor(node, 3, self.device())};
 }
 
 // transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)

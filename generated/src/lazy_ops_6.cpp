@@ -6,10 +6,13 @@
 #include "core/ir/trie_cache.h"
 #include "core/lazy/lazy_tensor.h"
 #include "core/lazy/lazy_view.h"
+#include "lazygen/generated/ir/_lapack_syevd.h"
 #include "lazygen/generated/ir/sub_scalar.h"
 #include "lazygen/generated/ir/xlogy_tensor.h"
+#include "lazygen/generated/lazy/_lapack_syevd.h"
 #include "lazygen/generated/lazy/sub_scalar.h"
 #include "lazygen/generated/lazy/xlogy_tensor.h"
+#include "lazygen/generated/shapes/_lapack_syevd.h"
 #include "lazygen/generated/shapes/sub_scalar.h"
 #include "lazygen/generated/shapes/xlogy_tensor.h"
 #include "lazygen/types.h"
@@ -30,6 +33,16 @@ Tensor xlogy_tensor(const Tensor& self, const Tensor& other) {
     return compute_shape_xlogy_tensor(self.shape(), other.shape());
   });
   return make_lazy_tensor(node, 0, self.device());
+}
+
+// _lapack_syevd(Tensor self, bool upper=False, bool compute_v=True) -> (Tensor eigenvalues, Tensor
+// eigenvectors, Tensor info)
+std::tuple<Tensor, Tensor, Tensor> _lapack_syevd(const Tensor& self, bool upper, bool compute_v) {
+  const ir::NodePtr& node = ir::cached_node<ir::UnderscoreLapackSyevd>(
+      ir_value(self), upper, compute_v,
+      [&] { return compute_shape__lapack_syevd(self.shape(), upper, compute_v); });
+  return {make_lazy_tensor(node, 0, self.device()), make_lazy_tensor(node, 1, self.device()),
+          make_lazy_tensor(node, 2, self.device())};
 }
 
 }  // namespace lazygen::lazy

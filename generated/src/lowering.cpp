@@ -369,6 +369,10 @@ std::vector<Tensor> lower__lapack_potrf(const ir::Node& node, const std::vector<
 extern const KernelLowering kUnderscoreLapackPotrf;
 std::vector<Tensor> lower__lapack_trsm(const ir::Node& node, const std::vector<Tensor>& inputs);
 extern const KernelLowering kUnderscoreLapackTrsm;
+std::vector<Tensor> lower__lapack_syevd(const ir::Node& node, const std::vector<Tensor>& inputs);
+extern const KernelLowering kUnderscoreLapackSyevd;
+std::vector<Tensor> lower__lapack_gesdd(const ir::Node& node, const std::vector<Tensor>& inputs);
+extern const KernelLowering kUnderscoreLapackGesdd;
 std::vector<Tensor> lower_view(const ir::Node& node, const std::vector<Tensor>& inputs);
 extern const KernelLowering kView;
 std::vector<Tensor> lower_permute(const ir::Node& node, const std::vector<Tensor>& inputs);
@@ -779,6 +783,10 @@ LowerFn lowering_for(ir::OpKind kind) {
       return &lowerings::lower__lapack_potrf;
     case ir::op_kind("_lapack_trsm"):
       return &lowerings::lower__lapack_trsm;
+    case ir::op_kind("_lapack_syevd"):
+      return &lowerings::lower__lapack_syevd;
+    case ir::op_kind("_lapack_gesdd"):
+      return &lowerings::lower__lapack_gesdd;
     case ir::op_kind("view"):
       return &lowerings::lower_view;
     case ir::op_kind("permute"):
@@ -1178,6 +1186,10 @@ const KernelLowering* kernel_lowering_for(ir::OpKind kind) {
       return &lowerings::kUnderscoreLapackPotrf;
     case ir::op_kind("_lapack_trsm"):
       return &lowerings::kUnderscoreLapackTrsm;
+    case ir::op_kind("_lapack_syevd"):
+      return &lowerings::kUnderscoreLapackSyevd;
+    case ir::op_kind("_lapack_gesdd"):
+      return &lowerings::kUnderscoreLapackGesdd;
     case ir::op_kind("view"):
       return &lowerings::kView;
     case ir::op_kind("permute"):

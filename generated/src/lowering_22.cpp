@@ -6,6 +6,7 @@
 #include "core/dispatch.h"
 #include "exec/kernel_lowering.h"
 #include "lazygen/factory.h"
+#include "lazygen/generated/cpu/_lapack_gesdd.h"
 #include "lazygen/generated/cpu/hardswish_backward.h"
 #include "lazygen/generated/cpu/le_tensor.h"
 #include "lazygen/generated/cpu/logical_not.h"
@@ -13,6 +14,7 @@
 #include "lazygen/generated/cpu/rsub_scalar.h"
 #include "lazygen/generated/cpu/silu.h"
 #include "lazygen/generated/cpu/transpose_int.h"
+#include "lazygen/generated/ir/_lapack_gesdd.h"
 #include "lazygen/generated/ir/hardswish_backward.h"
 #include "lazygen/generated/ir/le_tensor.h"
 #include "lazygen/generated/ir/logical_not.h"
@@ -102,6 +104,24 @@ std::vector<Tensor> kernel_hardswish_backward(const ir::Node& node,
   return {kernel(inputs[0], inputs[1])};
 }
 extern const KernelLowering kHardswishBackward{&kernel_hardswish_backward, "hardswish_backward"};
+// _lapack_gesdd(Tensor self, bool full_matrices=False, bool compute_uv=True) -> (Tensor U, Tensor
+// S, Tensor Vh, Tensor info)
+std::vector<Tensor> lower__lapack_gesdd(const ir::Node& node, const std::vector<Tensor>& inputs) {
+  const auto& n = static_cast<const ir::UnderscoreLapackGesdd&>(node);
+  auto result = cpu::_lapack_gesdd(inputs[0], n.full_matrices, n.compute_uv);
+  return {std::get<0>(result), std::get<1>(result), std::get<2>(result), std::get<3>(result)};
+}
+
+// _lapack_gesdd(Tensor self, bool full_matrices=False, bool compute_uv=True) -> (Tensor U, Tensor
+// S, Tensor Vh, Tensor info): on the kernel its operands' device registered
+std::vector<Tensor> kernel__lapack_gesdd(const ir::Node& node, const std::vector<Tensor>& inputs) {
+  const auto& n = static_cast<const ir::UnderscoreLapackGesdd&>(node);
+  using Kernel = std::tuple<Tensor, Tensor, Tensor, Tensor>(const Tensor&, bool, bool);
+  Kernel* kernel = detail::device_kernel<Kernel>(inputs[0].device().type, "_lapack_gesdd");
+  auto result = kernel(inputs[0], n.full_matrices, n.compute_uv);
+  return {std::get<0>(result), std::get<1>(result), std::get<2>(result), std::get<3>(result)};
+}
+extern const KernelLowering kUnderscoreLapackGesdd{&kernel__lapack_gesdd, "_lapack_gesdd"};
 // transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)
 std::vector<Tensor> lower_transpose_int(const ir::Node& node, const std::vector<Tensor>& inputs) {
   const auto& n = static_cast<const ir::TransposeInt&>(node);
@@ -141,6 +161,7 @@ void register_cpu_kernels_22() {
   detail::register_device_kernel(DeviceType::CPU, "logical_not", &cpu::logical_not);
   detail::register_device_kernel(DeviceType::CPU, "silu", &cpu::silu);
   detail::register_device_kernel(DeviceType::CPU, "hardswish_backward", &cpu::hardswish_backward);
+  detail::register_device_kernel(DeviceType::CPU, "_lapack_gesdd", &cpu::_lapack_gesdd);
   detail::register_device_kernel(DeviceType::CPU, "transpose.int", &cpu::transpose_int);
   detail::register_device_kernel(DeviceType::CPU, "max_pool2d", &cpu::max_pool2d);
 }

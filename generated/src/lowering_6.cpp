@@ -6,8 +6,10 @@
 #include "core/dispatch.h"
 #include "exec/kernel_lowering.h"
 #include "lazygen/factory.h"
+#include "lazygen/generated/cpu/_lapack_syevd.h"
 #include "lazygen/generated/cpu/sub_scalar.h"
 #include "lazygen/generated/cpu/xlogy_tensor.h"
+#include "lazygen/generated/ir/_lapack_syevd.h"
 #include "lazygen/generated/ir/sub_scalar.h"
 #include "lazygen/generated/ir/xlogy_tensor.h"
 
@@ -45,10 +47,29 @@ std::vector<Tensor> kernel_xlogy_tensor(const ir::Node& node, const std::vector<
   return {kernel(inputs[0], inputs[1])};
 }
 extern const KernelLowering kXlogyTensor{&kernel_xlogy_tensor, "xlogy.Tensor"};
+// _lapack_syevd(Tensor self, bool upper=False, bool compute_v=True) -> (Tensor eigenvalues, Tensor
+// eigenvectors, Tensor info)
+std::vector<Tensor> lower__lapack_syevd(const ir::Node& node, const std::vector<Tensor>& inputs) {
+  const auto& n = static_cast<const ir::UnderscoreLapackSyevd&>(node);
+  auto result = cpu::_lapack_syevd(inputs[0], n.upper, n.compute_v);
+  return {std::get<0>(result), std::get<1>(result), std::get<2>(result)};
+}
+
+// _lapack_syevd(Tensor self, bool upper=False, bool compute_v=True) -> (Tensor eigenvalues, Tensor
+// eigenvectors, Tensor info): on the kernel its operands' device registered
+std::vector<Tensor> kernel__lapack_syevd(const ir::Node& node, const std::vector<Tensor>& inputs) {
+  const auto& n = static_cast<const ir::UnderscoreLapackSyevd&>(node);
+  using Kernel = std::tuple<Tensor, Tensor, Tensor>(const Tensor&, bool, bool);
+  Kernel* kernel = detail::device_kernel<Kernel>(inputs[0].device().type, "_lapack_syevd");
+  auto result = kernel(inputs[0], n.upper, n.compute_v);
+  return {std::get<0>(result), std::get<1>(result), std::get<2>(result)};
+}
+extern const KernelLowering kUnderscoreLapackSyevd{&kernel__lapack_syevd, "_lapack_syevd"};
 
 void register_cpu_kernels_6() {
   detail::register_device_kernel(DeviceType::CPU, "sub.Scalar", &cpu::sub_scalar);
   detail::register_device_kernel(DeviceType::CPU, "xlogy.Tensor", &cpu::xlogy_tensor);
+  detail::register_device_kernel(DeviceType::CPU, "_lapack_syevd", &cpu::_lapack_syevd);
 }
 
 }  // namespace lazygen::exec::lowerings

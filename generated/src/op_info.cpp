@@ -234,6 +234,8 @@ const std::vector<OpInfo>& detail::op_info_table() {
         "_lapack_getrf",
         "_lapack_potrf",
         "_lapack_trsm",
+        "_lapack_syevd",
+        "_lapack_gesdd",
         "view",
         "permute",
         "transpose_int",

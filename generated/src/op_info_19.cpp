@@ -257,6 +257,8 @@ void add_op_infos_19(std::vector<OpInfo>& table) {
                       {
                           Sample{{{"self", TensorSample{{3, 4, 4}}}}},
                           Sample{{{"self", TensorSample{{1, 1, 1}}}}},
+                          Sample{{{"self", TensorSample{{2, 3, 5}}}}},
+                          Sample{{{"self", TensorSample{{1, 4, 2}}}}},
                           Sample{{{"self", TensorSample{{2, 0, 0}}}}},
                           Sample{{{"self", TensorSample{{0, 3, 3}}}}},
                       },

@@ -2,6 +2,7 @@
 // Shard 22 of the OpInfo table of ops.yaml (op_info.cpp has the table; See Note [Op
 // shards] in the generator). Callers unbox their arguments (schema order) and call the op API
 // through a pointer of the op's exact signature, so overloads (add.Tensor, add.Scalar) never meet.
+#include "lazygen/generated/ops/_lapack_gesdd.h"
 #include "lazygen/generated/ops/hardswish_backward.h"
 #include "lazygen/generated/ops/le.h"
 #include "lazygen/generated/ops/logical_not.h"
@@ -49,6 +50,15 @@ std::vector<Tensor> call_hardswish_backward([[maybe_unused]] const std::vector<A
         detail::unbox<Tensor>(args, 0), detail::unbox<Tensor>(args, 1));
   });
 }
+// _lapack_gesdd(Tensor self, bool full_matrices=False, bool compute_uv=True) -> (Tensor U, Tensor
+// S, Tensor Vh, Tensor info)
+std::vector<Tensor> call__lapack_gesdd([[maybe_unused]] const std::vector<Arg>& args) {
+  return detail::boxed_results([&] {
+    return static_cast<std::tuple<Tensor, Tensor, Tensor, Tensor> (*)(const Tensor&, bool, bool)>(
+        &lazygen::_lapack_gesdd)(detail::unbox<Tensor>(args, 0), detail::unbox<bool>(args, 1),
+                                 detail::unbox<bool>(args, 2));
+  });
+}
 // transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)
 std::vector<Tensor> call_transpose_int([[maybe_unused]] const std::vector<Arg>& args) {
   return detail::boxed_results([&] {
@@ -75,188 +85,184 @@ std::vector<Tensor> call_max_pool2d([[maybe_unused]] const std::vector<Arg>& arg
 namespace detail {
 
 void add_op_infos_22(std::vector<OpInfo>& table) {
-  std::vector<OpInfo>
-      records =
-          {
-              // le.Tensor(Tensor self, Tensor other) -> Tensor
-              OpInfo{
-                  .name = "le.Tensor",
-                  .id = "le_tensor",
-                  .schema = "le.Tensor(Tensor self, Tensor other) -> Tensor",
-                  .functional = "",
-                  .shape = ShapeKind::Broadcast,
-                  .dtype = DTypeRule::Bool,
-                  .variant = OpVariant::Functional,
-                  .pointwise = true,
-                  .dtypes = 0x1f,
-                  .args =
-                      {
-                          {.name = "self", .kind = ArgKind::Tensor},
-                          {.name = "other", .kind = ArgKind::Tensor},
-                      },
-                  .num_outputs = 1,
-                  .samples = {},
-                  .call = &call_le_tensor,
-              },
-              // rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
-              OpInfo{
-                  .name = "rsub.Scalar",
-                  .id = "rsub_scalar",
-                  .schema = "rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor",
-                  .functional = "",
-                  .shape = ShapeKind::Same,
-                  .dtype = DTypeRule::Promote,
-                  .variant = OpVariant::Functional,
-                  .pointwise = true,
-                  .dtypes = 0x1e,
-                  .args =
-                      {
-                          {.name = "self", .kind = ArgKind::Tensor},
-                          {.name = "other", .kind = ArgKind::Scalar},
-                          {.name = "alpha",
-                           .kind = ArgKind::Scalar,
-                           .default_value = detail::box<Scalar>(1)},
-                      },
-                  .num_outputs = 1,
-                  .samples = {},
-                  .call = &call_rsub_scalar,
-              },
-              // logical_not(Tensor self) -> Tensor
-              OpInfo{
-                  .name = "logical_not",
-                  .id = "logical_not",
-                  .schema = "logical_not(Tensor self) -> Tensor",
-                  .functional = "",
-                  .shape = ShapeKind::Same,
-                  .dtype = DTypeRule::Bool,
-                  .variant = OpVariant::Functional,
-                  .pointwise = true,
-                  .dtypes = 0x1f,
-                  .args =
-                      {
-                          {.name = "self", .kind = ArgKind::Tensor},
-                      },
-                  .num_outputs = 1,
-                  .samples = {},
-                  .call = &call_logical_not,
-              },
-              // silu(Tensor self) -> Tensor
-              OpInfo{
-                  .name = "silu",
-                  .id = "silu",
-                  .schema = "silu(Tensor self) -> Tensor",
-                  .functional = "",
-                  .shape = ShapeKind::Same,
-                  .dtype = DTypeRule::Float,
-                  .variant = OpVariant::Functional,
-                  .pointwise = true,
-                  .dtypes = 0x18,
-                  .args =
-                      {
-                          {.name = "self", .kind = ArgKind::Tensor},
-                      },
-                  .num_outputs = 1,
-                  .samples = {},
-                  .call = &call_silu,
-              },
-              // hardswish_backward(Tensor grad_output, Tensor self) -> Tensor
-              OpInfo{
-                  .name = "hardswish_backward",
-                  .id = "hardswish_backward",
-                  .schema = "hardswish_backward(Tensor grad_output, Tensor self) -> Tensor",
-                  .functional = "",
-                  .shape = ShapeKind::Broadcast,
-                  .dtype = DTypeRule::Promote,
-                  .variant = OpVariant::Functional,
-                  .pointwise = true,
-                  .dtypes = 0x18,
-                  .args =
-                      {
-                          {.name = "grad_output", .kind = ArgKind::Tensor},
-                          {.name = "self", .kind = ArgKind::Tensor},
-                      },
-                  .num_outputs = 1,
-                  .samples = {},
-                  .call = &call_hardswish_backward,
-              },
-              // transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)
-              OpInfo{
-                  .name = "transpose.int",
-                  .id = "transpose_int",
-                  .schema = "transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)",
-                  .functional = "",
-                  .shape = ShapeKind::View,
-                  .dtype = DTypeRule::Promote,
-                  .variant = OpVariant::Functional,
-                  .pointwise = false,
-                  .dtypes = 0x1f,
-                  .args =
-                      {
-                          {.name = "self", .kind = ArgKind::Tensor},
-                          {.name = "dim0", .kind = ArgKind::Int},
-                          {.name = "dim1", .kind = ArgKind::Int},
-                      },
-                  .num_outputs = 1,
-                  .samples =
-                      {
-                          Sample{{{"self", TensorSample{{2, 3, 4}}},
-                                  {"dim0", Arg(int64_t{0})},
-                                  {"dim1", Arg(int64_t{2})}}},
-                          Sample{{{"self", TensorSample{{3}}},
-                                  {"dim0", Arg(int64_t{0})},
-                                  {"dim1", Arg(int64_t{-1})}}},
-                          Sample{{{"self", TensorSample{{0, 2}}},
-                                  {"dim0", Arg(int64_t{0})},
-                                  {"dim1", Arg(int64_t{1})}}},
-                      },
-                  .call = &call_transpose_int,
-              },
-              // max_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0,
-              // int[2] dilation=1, bool ceil_mode=False) -> Tensor
-              OpInfo{
-                  .name = "max_pool2d",
-                  .id = "max_pool2d",
-                  .schema = "max_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] "
-                            "padding=0, int[2] dilation=1, bool ceil_mode=False) -> Tensor",
-                  .functional = "",
-                  .shape = ShapeKind::Custom,
-                  .dtype = DTypeRule::Promote,
-                  .variant = OpVariant::Functional,
-                  .pointwise = false,
-                  .dtypes = 0x1f,
-                  .args =
-                      {
-                          {.name = "self", .kind = ArgKind::Tensor},
-                          {.name = "kernel_size", .kind = ArgKind::IntList},
-                          {.name = "stride",
-                           .kind = ArgKind::IntList,
-                           .default_value = detail::box<std::vector<int64_t>>({})},
-                          {.name = "padding",
-                           .kind = ArgKind::IntList,
-                           .default_value = detail::box<std::vector<int64_t>>({0, 0})},
-                          {.name = "dilation",
-                           .kind = ArgKind::IntList,
-                           .default_value = detail::box<std::vector<int64_t>>({1, 1})},
-                          {.name = "ceil_mode",
-                           .kind = ArgKind::Bool,
-                           .default_value = detail::box<bool>(false)},
-                      },
-                  .num_outputs = 1,
-                  .samples =
-                      {
-                          Sample{{{"self", TensorSample{{2, 3, 6, 6}}},
-                                  {"kernel_size", Arg(std::vector<int64_t>{2, 2})}}},
-                          Sample{{{"self", TensorSample{{1, 2, 5, 7}}},
-                                  {"kernel_size", Arg(std::vector<int64_t>{3, 3})},
-                                  {"stride", Arg(std::vector<int64_t>{2, 2})},
-                                  {"padding", Arg(std::vector<int64_t>{1, 1})}}},
-                          Sample{{{"self", TensorSample{{1, 1, 5, 5}}},
-                                  {"kernel_size", Arg(std::vector<int64_t>{2, 2})},
-                                  {"ceil_mode", Arg(true)}}},
-                      },
-                  .call = &call_max_pool2d,
-              },
-          };
+  std::vector<OpInfo> records = {
+      // le.Tensor(Tensor self, Tensor other) -> Tensor
+      OpInfo{
+          .name = "le.Tensor",
+          .id = "le_tensor",
+          .schema = "le.Tensor(Tensor self, Tensor other) -> Tensor",
+          .functional = "",
+          .shape = ShapeKind::Broadcast,
+          .dtype = DTypeRule::Bool,
+          .variant = OpVariant::Functional,
+          .pointwise = true,
+          .dtypes = 0x1f,
+          .args = {
+              {.name = "self", .kind = ArgKind::Tensor},
+              {.name = "other", .kind = ArgKind::Tensor},
+          },
+          .num_outputs = 1,
+          .samples = {
+          },
+          .call = &call_le_tensor,
+      },
+      // rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
+      OpInfo{
+          .name = "rsub.Scalar",
+          .id = "rsub_scalar",
+          .schema = "rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor",
+          .functional = "",
+          .shape = ShapeKind::Same,
+          .dtype = DTypeRule::Promote,
+          .variant = OpVariant::Functional,
+          .pointwise = true,
+          .dtypes = 0x1e,
+          .args = {
+              {.name = "self", .kind = ArgKind::Tensor},
+              {.name = "other", .kind = ArgKind::Scalar},
+              {.name = "alpha", .kind = ArgKind::Scalar, .default_value = detail::box<Scalar>(1)},
+          },
+          .num_outputs = 1,
+          .samples = {
+          },
+          .call = &call_rsub_scalar,
+      },
+      // logical_not(Tensor self) -> Tensor
+      OpInfo{
+          .name = "logical_not",
+          .id = "logical_not",
+          .schema = "logical_not(Tensor self) -> Tensor",
+          .functional = "",
+          .shape = ShapeKind::Same,
+          .dtype = DTypeRule::Bool,
+          .variant = OpVariant::Functional,
+          .pointwise = true,
+          .dtypes = 0x1f,
+          .args = {
+              {.name = "self", .kind = ArgKind::Tensor},
+          },
+          .num_outputs = 1,
+          .samples = {
+          },
+          .call = &call_logical_not,
+      },
+      // silu(Tensor self) -> Tensor
+      OpInfo{
+          .name = "silu",
+          .id = "silu",
+          .schema = "silu(Tensor self) -> Tensor",
+          .functional = "",
+          .shape = ShapeKind::Same,
+          .dtype = DTypeRule::Float,
+          .variant = OpVariant::Functional,
+          .pointwise = true,
+          .dtypes = 0x18,
+          .args = {
+              {.name = "self", .kind = ArgKind::Tensor},
+          },
+          .num_outputs = 1,
+          .samples = {
+          },
+          .call = &call_silu,
+      },
+      // hardswish_backward(Tensor grad_output, Tensor self) -> Tensor
+      OpInfo{
+          .name = "hardswish_backward",
+          .id = "hardswish_backward",
+          .schema = "hardswish_backward(Tensor grad_output, Tensor self) -> Tensor",
+          .functional = "",
+          .shape = ShapeKind::Broadcast,
+          .dtype = DTypeRule::Promote,
+          .variant = OpVariant::Functional,
+          .pointwise = true,
+          .dtypes = 0x18,
+          .args = {
+              {.name = "grad_output", .kind = ArgKind::Tensor},
+              {.name = "self", .kind = ArgKind::Tensor},
+          },
+          .num_outputs = 1,
+          .samples = {
+          },
+          .call = &call_hardswish_backward,
+      },
+      // _lapack_gesdd(Tensor self, bool full_matrices=False, bool compute_uv=True) -> (Tensor U, Tensor S, Tensor Vh, Tensor info)
+      OpInfo{
+          .name = "_lapack_gesdd",
+          .id = "_lapack_gesdd",
+          .schema = "_lapack_gesdd(Tensor self, bool full_matrices=False, bool compute_uv=True) -> (Tensor U, Tensor S, Tensor Vh, Tensor info)",
+          .functional = "",
+          .shape = ShapeKind::Custom,
+          .dtype = DTypeRule::Promote,
+          .variant = OpVariant::Functional,
+          .pointwise = false,
+          .dtypes = 0x18,
+          .args = {
+              {.name = "self", .kind = ArgKind::Tensor},
+              {.name = "full_matrices", .kind = ArgKind::Bool, .default_value = detail::box<bool>(false)},
+              {.name = "compute_uv", .kind = ArgKind::Bool, .default_value = detail::box<bool>(true)},
+          },
+          .num_outputs = 4,
+          .samples = {
+              Sample{{{"self", TensorSample{{2, 3, 4}}}}},
+              Sample{{{"self", TensorSample{{1, 4, 3}}}, {"full_matrices", Arg(true)}}},
+              Sample{{{"self", TensorSample{{2, 3, 3}}}, {"compute_uv", Arg(false)}}},
+              Sample{{{"self", TensorSample{{1, 3, 0}}}, {"full_matrices", Arg(true)}}},
+              Sample{{{"self", TensorSample{{2, 0, 2}}}}},
+          },
+          .call = &call__lapack_gesdd,
+      },
+      // transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)
+      OpInfo{
+          .name = "transpose.int",
+          .id = "transpose_int",
+          .schema = "transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)",
+          .functional = "",
+          .shape = ShapeKind::View,
+          .dtype = DTypeRule::Promote,
+          .variant = OpVariant::Functional,
+          .pointwise = false,
+          .dtypes = 0x1f,
+          .args = {
+              {.name = "self", .kind = ArgKind::Tensor},
+              {.name = "dim0", .kind = ArgKind::Int},
+              {.name = "dim1", .kind = ArgKind::Int},
+          },
+          .num_outputs = 1,
+          .samples = {
+              Sample{{{"self", TensorSample{{2, 3, 4}}}, {"dim0", Arg(int64_t{0})}, {"dim1", Arg(int64_t{2})}}},
+              Sample{{{"self", TensorSample{{3}}}, {"dim0", Arg(int64_t{0})}, {"dim1", Arg(int64_t{-1})}}},
+              Sample{{{"self", TensorSample{{0, 2}}}, {"dim0", Arg(int64_t{0})}, {"dim1", Arg(int64_t{1})}}},
+          },
+          .call = &call_transpose_int,
+      },
+      // max_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> Tensor
+      OpInfo{
+          .name = "max_pool2d",
+          .id = "max_pool2d",
+          .schema = "max_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> Tensor",
+          .functional = "",
+          .shape = ShapeKind::Custom,
+          .dtype = DTypeRule::Promote,
+          .variant = OpVariant::Functional,
+          .pointwise = false,
+          .dtypes = 0x1f,
+          .args = {
+              {.name = "self", .kind = ArgKind::Tensor},
+              {.name = "kernel_size", .kind = ArgKind::IntList},
+              {.name = "stride", .kind = ArgKind::IntList, .default_value = detail::box<std::vector<int64_t>>({})},
+              {.name = "padding", .kind = ArgKind::IntList, .default_value = detail::box<std::vector<int64_t>>({0, 0})},
+              {.name = "dilation", .kind = ArgKind::IntList, .default_value = detail::box<std::vector<int64_t>>({1, 1})},
+              {.name = "ceil_mode", .kind = ArgKind::Bool, .default_value = detail::box<bool>(false)},
+          },
+          .num_outputs = 1,
+          .samples = {
+              Sample{{{"self", TensorSample{{2, 3, 6, 6}}}, {"kernel_size", Arg(std::vector<int64_t>{2, 2})}}},
+              Sample{{{"self", TensorSample{{1, 2, 5, 7}}}, {"kernel_size", Arg(std::vector<int64_t>{3, 3})}, {"stride", Arg(std::vector<int64_t>{2, 2})}, {"padding", Arg(std::vector<int64_t>{1, 1})}}},
+              Sample{{{"self", TensorSample{{1, 1, 5, 5}}}, {"kernel_size", Arg(std::vector<int64_t>{2, 2})}, {"ceil_mode", Arg(true)}}},
+          },
+          .call = &call_max_pool2d,
+      },
+  };
   for (OpInfo& record : records) table.push_back(std::move(record));
 }
 

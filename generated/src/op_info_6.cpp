@@ -2,6 +2,7 @@
 // Shard 6 of the OpInfo table of ops.yaml (op_info.cpp has the table; See Note [Op
 // shards] in the generator). Callers unbox their arguments (schema order) and call the op API
 // through a pointer of the op's exact signature, so overloads (add.Tensor, add.Scalar) never meet.
+#include "lazygen/generated/ops/_lapack_syevd.h"
 #include "lazygen/generated/ops/sub.h"
 #include "lazygen/generated/ops/xlogy.h"
 #include "lazygen/op_info.h"
@@ -22,6 +23,15 @@ std::vector<Tensor> call_xlogy_tensor([[maybe_unused]] const std::vector<Arg>& a
   return detail::boxed_results([&] {
     return static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&lazygen::xlogy)(
         detail::unbox<Tensor>(args, 0), detail::unbox<Tensor>(args, 1));
+  });
+}
+// _lapack_syevd(Tensor self, bool upper=False, bool compute_v=True) -> (Tensor eigenvalues, Tensor
+// eigenvectors, Tensor info)
+std::vector<Tensor> call__lapack_syevd([[maybe_unused]] const std::vector<Arg>& args) {
+  return detail::boxed_results([&] {
+    return static_cast<std::tuple<Tensor, Tensor, Tensor> (*)(const Tensor&, bool, bool)>(
+        &lazygen::_lapack_syevd)(detail::unbox<Tensor>(args, 0), detail::unbox<bool>(args, 1),
+                                 detail::unbox<bool>(args, 2));
   });
 }
 
@@ -73,6 +83,39 @@ void add_op_infos_6(std::vector<OpInfo>& table) {
           .num_outputs = 1,
           .samples = {},
           .call = &call_xlogy_tensor,
+      },
+      // _lapack_syevd(Tensor self, bool upper=False, bool compute_v=True) -> (Tensor eigenvalues,
+      // Tensor eigenvectors, Tensor info)
+      OpInfo{
+          .name = "_lapack_syevd",
+          .id = "_lapack_syevd",
+          .schema = "_lapack_syevd(Tensor self, bool upper=False, bool compute_v=True) -> (Tensor "
+                    "eigenvalues, Tensor eigenvectors, Tensor info)",
+          .functional = "",
+          .shape = ShapeKind::Custom,
+          .dtype = DTypeRule::Promote,
+          .variant = OpVariant::Functional,
+          .pointwise = false,
+          .dtypes = 0x18,
+          .args =
+              {
+                  {.name = "self", .kind = ArgKind::Tensor},
+                  {.name = "upper",
+                   .kind = ArgKind::Bool,
+                   .default_value = detail::box<bool>(false)},
+                  {.name = "compute_v",
+                   .kind = ArgKind::Bool,
+                   .default_value = detail::box<bool>(true)},
+              },
+          .num_outputs = 3,
+          .samples =
+              {
+                  Sample{{{"self", TensorSample{{2, 4, 4}}}}},
+                  Sample{{{"self", TensorSample{{1, 3, 3}}}, {"upper", Arg(true)}}},
+                  Sample{{{"self", TensorSample{{2, 3, 3}}}, {"compute_v", Arg(false)}}},
+                  Sample{{{"self", TensorSample{{2, 0, 0}}}}},
+              },
+          .call = &call__lapack_syevd,
       },
   };
   for (OpInfo& record : records) table.push_back(std::move(record));

@@ -10,6 +10,7 @@
 #include "lazygen/generated/autograd/rsub_scalar.h"
 #include "lazygen/generated/autograd/silu.h"
 #include "lazygen/generated/autograd/transpose_int.h"
+#include "lazygen/generated/cpu/_lapack_gesdd.h"
 #include "lazygen/generated/cpu/hardswish_backward.h"
 #include "lazygen/generated/cpu/le_tensor.h"
 #include "lazygen/generated/cpu/logical_not.h"
@@ -17,6 +18,7 @@
 #include "lazygen/generated/cpu/rsub_scalar.h"
 #include "lazygen/generated/cpu/silu.h"
 #include "lazygen/generated/cpu/transpose_int.h"
+#include "lazygen/generated/lazy/_lapack_gesdd.h"
 #include "lazygen/generated/lazy/hardswish_backward.h"
 #include "lazygen/generated/lazy/le_tensor.h"
 #include "lazygen/generated/lazy/logical_not.h"
@@ -24,6 +26,7 @@
 #include "lazygen/generated/lazy/rsub_scalar.h"
 #include "lazygen/generated/lazy/silu.h"
 #include "lazygen/generated/lazy/transpose_int.h"
+#include "lazygen/generated/ops/_lapack_gesdd.h"
 #include "lazygen/generated/ops/hardswish_backward.h"
 #include "lazygen/generated/ops/le.h"
 #include "lazygen/generated/ops/logical_not.h"
@@ -104,6 +107,23 @@ Tensor dispatch_hardswish_backward(const Tensor& grad_output, const Tensor& self
           device, "hardswish_backward")(grad_output, self);
   }
 }
+// _lapack_gesdd(Tensor self, bool full_matrices=False, bool compute_uv=True) -> (Tensor U, Tensor
+// S, Tensor Vh, Tensor info)
+std::tuple<Tensor, Tensor, Tensor, Tensor> dispatch__lapack_gesdd(const Tensor& self,
+                                                                  bool full_matrices,
+                                                                  bool compute_uv) {
+  const DeviceType device =
+      detail::op_device("_lapack_gesdd", {detail::device_of(self, "_lapack_gesdd", "self")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::_lapack_gesdd(self, full_matrices, compute_uv);
+    case DeviceType::Lazy:
+      return lazy::_lapack_gesdd(self, full_matrices, compute_uv);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch__lapack_gesdd)>(device, "_lapack_gesdd")(
+          self, full_matrices, compute_uv);
+  }
+}
 // transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)
 Tensor dispatch_transpose_int(const Tensor& self, int64_t dim0, int64_t dim1) {
   const DeviceType device =
@@ -177,6 +197,17 @@ Tensor hardswish_backward(const Tensor& grad_output, const Tensor& self) {
   decltype(auto) result = dispatch_hardswish_backward(grad_output, self);
   if (autograd::needs_grad({&grad_output, &self}))
     autograd::record_hardswish_backward(result, grad_output, self);
+  return result;
+}
+
+// _lapack_gesdd(Tensor self, bool full_matrices=False, bool compute_uv=True) -> (Tensor U, Tensor
+// S, Tensor Vh, Tensor info)
+std::tuple<Tensor, Tensor, Tensor, Tensor> _lapack_gesdd(const Tensor& self, bool full_matrices,
+                                                         bool compute_uv) {
+  detail::check_dtypes("_lapack_gesdd", {DType::Float32, DType::Float64}, {detail::input_of(self)},
+                       {});
+  decltype(auto) result = dispatch__lapack_gesdd(self, full_matrices, compute_uv);
+  autograd::check_differentiable("_lapack_gesdd", result, {&self});
   return result;
 }
 

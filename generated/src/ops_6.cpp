@@ -7,10 +7,13 @@
 #include "core/dispatch.h"
 #include "lazygen/generated/autograd/sub_scalar.h"
 #include "lazygen/generated/autograd/xlogy_tensor.h"
+#include "lazygen/generated/cpu/_lapack_syevd.h"
 #include "lazygen/generated/cpu/sub_scalar.h"
 #include "lazygen/generated/cpu/xlogy_tensor.h"
+#include "lazygen/generated/lazy/_lapack_syevd.h"
 #include "lazygen/generated/lazy/sub_scalar.h"
 #include "lazygen/generated/lazy/xlogy_tensor.h"
+#include "lazygen/generated/ops/_lapack_syevd.h"
 #include "lazygen/generated/ops/sub.h"
 #include "lazygen/generated/ops/xlogy.h"
 #include "ops/out_tensors.h"
@@ -47,6 +50,22 @@ Tensor dispatch_xlogy_tensor(const Tensor& self, const Tensor& other) {
                                                                                             other);
   }
 }
+// _lapack_syevd(Tensor self, bool upper=False, bool compute_v=True) -> (Tensor eigenvalues, Tensor
+// eigenvectors, Tensor info)
+std::tuple<Tensor, Tensor, Tensor> dispatch__lapack_syevd(const Tensor& self, bool upper,
+                                                          bool compute_v) {
+  const DeviceType device =
+      detail::op_device("_lapack_syevd", {detail::device_of(self, "_lapack_syevd", "self")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::_lapack_syevd(self, upper, compute_v);
+    case DeviceType::Lazy:
+      return lazy::_lapack_syevd(self, upper, compute_v);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch__lapack_syevd)>(device, "_lapack_syevd")(
+          self, upper, compute_v);
+  }
+}
 
 }  // namespace
 
@@ -64,6 +83,16 @@ Tensor sub(const Tensor& self, const Scalar& other, const Scalar& alpha) {
 Tensor xlogy(const Tensor& self, const Tensor& other) {
   decltype(auto) result = dispatch_xlogy_tensor(self, other);
   if (autograd::needs_grad({&self, &other})) autograd::record_xlogy_tensor(result, self, other);
+  return result;
+}
+
+// _lapack_syevd(Tensor self, bool upper=False, bool compute_v=True) -> (Tensor eigenvalues, Tensor
+// eigenvectors, Tensor info)
+std::tuple<Tensor, Tensor, Tensor> _lapack_syevd(const Tensor& self, bool upper, bool compute_v) {
+  detail::check_dtypes("_lapack_syevd", {DType::Float32, DType::Float64}, {detail::input_of(self)},
+                       {});
+  decltype(auto) result = dispatch__lapack_syevd(self, upper, compute_v);
+  autograd::check_differentiable("_lapack_syevd", result, {&self});
   return result;
 }
 

@@ -539,12 +539,28 @@ CASES = {
     "unique_consecutive.dim": (lambda a: torch.unique_consecutive(a, dim=0),
                                lambda: (torch.tensor([[1.0, 2], [1, 2], [0, 5], [1, 2]]),)),
     "_linalg_solve_ex": (lambda a, b: torch.linalg.solve(well_conditioned(a), b), lambda: (t(2, 3, 3), t(3, 2, seed=60))),
+    "_linalg_eigh": (lambda a: torch.linalg.eigh(a + a.mT), lambda: (t(2, 4, 4),)),
+    "_linalg_eigh.upper": (lambda a: torch.linalg.eigh(a + a.mT, UPLO="U"), lambda: (t(3, 3, seed=66),)),
+    "_linalg_eigh.eigvalsh": (lambda a: torch.linalg.eigvalsh(a + a.mT), lambda: (t(2, 3, 3, seed=67),)),
+    "_linalg_eigh.pinv_hermitian": (lambda a: torch.linalg.pinv(a + a.mT, hermitian=True), lambda: (t(3, 3, seed=68),)),
+    "_linalg_svd": (lambda a: torch.linalg.svd(a, full_matrices=False), lambda: (t(2, 3, 4),)),
+    "_linalg_svd.tall": (lambda a: torch.linalg.svd(a, full_matrices=False), lambda: (t(5, 3, seed=69),)),
+    "_linalg_svd.full": (lambda a: torch.linalg.svd(a), lambda: (t(4, 3, seed=70),)),
+    "_linalg_svd.svdvals": (lambda a: torch.linalg.svdvals(a), lambda: (t(2, 3, 5, seed=71),)),
+    "_linalg_svd.pinv": (lambda a: torch.linalg.pinv(a), lambda: (t(2, 4, 3, seed=72),)),
+    "_linalg_svd.matrix_rank": (lambda a: torch.linalg.matrix_rank(a @ a[..., :2, :]), lambda: (t(3, 2, seed=73),)),
+    "_linalg_svd.matrix_norm_2": (lambda a: torch.linalg.matrix_norm(a, ord=2), lambda: (t(2, 3, 3, seed=74),)),
+    "_linalg_svd.cond": (lambda a: torch.linalg.cond(a), lambda: (t(3, 3, seed=75),)),
     "_linalg_solve_ex.vector": (lambda a, b: torch.linalg.solve(well_conditioned(a), b), lambda: (t(2, 3, 3), t(3, seed=61))),
     "_linalg_solve_ex.right": (lambda a, b: torch.linalg.solve_ex(well_conditioned(a), b, left=False),
                                lambda: (t(3, 3), t(2, 4, 3, seed=62))),
     "linalg_lu_factor_ex": (lambda a: torch.linalg.lu_factor(a), lambda: (t(2, 4, 4),)),
     "linalg_lu": (lambda a: torch.linalg.lu(a), lambda: (t(2, 3, 3),)),
     "lu_unpack": (lambda a: torch.lu_unpack(*torch.linalg.lu_factor(a)), lambda: (t(4, 4),)),
+    "lu_unpack.wide": (lambda a: torch.lu_unpack(*torch.linalg.lu_factor(a)), lambda: (t(2, 3, 5, seed=76),)),
+    "linalg_lu_factor_ex.tall": (lambda a: torch.linalg.lu_factor_ex(a), lambda: (t(5, 3, seed=77),)),
+    "linalg_lu.wide": (lambda a: torch.linalg.lu(a), lambda: (t(2, 3, 4, seed=78),)),
+    "linalg_lu.tall": (lambda a: torch.linalg.lu(a), lambda: (t(4, 2, seed=79),)),
     "linalg_solve_triangular": (lambda a, b: torch.linalg.solve_triangular(well_conditioned(a), b, upper=True),
                                 lambda: (t(3, 3), t(2, 3, 2, seed=63))),
     "linalg_solve_triangular.right_unit": (
@@ -609,6 +625,7 @@ NO_GRADIENT = {
     "isin.Scalar_Tensor": "bools", "repeat_interleave.Tensor": "integers",
     "channel_shuffle": "PyTorch 1.13 has no derivative for channel_shuffle", "channel_shuffle.1d": "as channel_shuffle",
     "linalg_cholesky_ex.not_definite": "integer info",
+    "_linalg_svd.matrix_rank": "an integer rank",
     "linalg_qr.r": "PyTorch refuses to differentiate mode='r' (no Q)",
     "aminmax": "PyTorch 1.13 has no derivative for aminmax",
     "aminmax.all": "as aminmax",
@@ -754,6 +771,14 @@ def test_counting_ops_refuse_what_pytorch_refuses(dev, call, inputs):
     (torch.linalg.cholesky, (torch.ones(2, 3),)),
     (lambda a: torch.linalg.qr(a, mode="bad"), (torch.ones(2, 3),)),
     (torch.linalg.lu_factor, (torch.zeros(3, 3),)),
+    (torch.linalg.eigh, (torch.ones(2, 3),)),
+    (lambda a: torch.linalg.eigh(a, UPLO="X"), (torch.eye(2),)),
+    (torch.linalg.eigh, (torch.full((3, 3), float("nan")),)),  # LinAlgError, LAPACK's error code
+    (torch.linalg.svd, (torch.ones(2, 2, dtype=torch.int64),)),
+    (torch.linalg.svd, (torch.ones(3),)),
+    (torch.linalg.svd, (torch.full((2, 3), float("nan")),)),  # LinAlgError: non-finite values
+    (lambda a: torch.linalg.svd(a, driver="gesvd"), (torch.eye(2),)),
+    (torch.linalg.pinv, (torch.full((2, 2), float("nan")),)),
     (lambda a: F.multi_margin_loss(a, torch.tensor([0, 1]).to(a.device)), (torch.zeros(3, 4),)),
     (lambda a: F.multilabel_margin_loss(a, torch.tensor([[0, 1, -1, 0]]).to(a.device)), (torch.zeros(3, 4),)),
     (lambda a: F.max_unpool2d(a, torch.zeros(1, 1, 2, 3, dtype=torch.long).to(a.device), 2),
@@ -959,4 +984,29 @@ def test_embedding_bag_scales_gradients_by_the_true_frequency(dev):
     indices, offsets = torch.tensor([1, 1, 3], device=dev), torch.tensor([0], device=dev)
     F.embedding_bag(indices, w, offsets, mode="sum", scale_grad_by_freq=True).sum().backward()
     assert w.grad.cpu()[:, 0].tolist() == [0.0, 1.0, 0.0, 1.0]
+    assert fallbacks() == {}
+
+
+def test_factorizations_run_one_lapack_node_and_pytorchs_autograd_differentiates_them(dev):
+    # Note [LAPACK or unrolled]: a factorization on the device is one _lapack_getrf node, no
+    # unrolled LU (no argmax), also under autograd: PyTorch's own derivative formulas differentiate
+    # the op, so the device's kernels never see a tensor that needs a gradient.
+    traced = lambda op: lazygen_torch.metrics.counter_value("lazy.op." + op) or 0  # noqa: E731
+    a, b = well_conditioned(t(2, 4, 4)), t(2, 4, 3, seed=70)
+    getrf, argmax = traced("_lapack_getrf"), traced("argmax")
+    assert_same(torch.linalg.solve(a.to(dev), b.to(dev)), torch.linalg.solve(a, b))
+    assert (traced("_lapack_getrf"), traced("argmax")) == (getrf + 1, argmax)
+    leaf = a.clone().requires_grad_()
+    lazy_leaf = a.to(dev).requires_grad_()
+    torch.linalg.solve(lazy_leaf, b.to(dev)).sum().backward()
+    torch.linalg.solve(leaf, b).sum().backward()
+    assert (traced("_lapack_getrf"), traced("argmax")) == (getrf + 2, argmax)
+    assert_same(lazy_leaf.grad, leaf.grad)
+    lazygen_torch.set_lapack_enabled(False)
+    try:
+        assert_same(torch.linalg.solve(a.to(dev), b.to(dev)), torch.linalg.solve(a, b))
+    finally:
+        lazygen_torch.set_lapack_enabled(True)
+    # unrolled: a pivot choice per column and one for info
+    assert (traced("_lapack_getrf"), traced("argmax")) == (getrf + 2, argmax + 5)
     assert fallbacks() == {}

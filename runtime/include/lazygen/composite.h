@@ -293,7 +293,8 @@ Tensor adaptive_max_pool2d_backward(const Tensor& grad_output, const Tensor& sel
                                     const Tensor& indices);
 
 // ---- linear algebra (runtime/ops/composite/linalg.cpp; Note [Unrolled LU])
-// LU factorization with partial pivoting of floating A [..., n, n]: (LU, pivots) in LAPACK's
+// LU factorization with partial pivoting of floating A [..., n, n] (rectangular [..., m, n] too
+// where the LAPACK ops run, Note [LAPACK or unrolled]): (LU, pivots) in LAPACK's
 // layout (L below the diagonal with an implied unit diagonal, U on and above; int32 pivots,
 // 1-based), as torch.linalg.lu_factor. slogdet: (sign, log|det|) (sign 0 and log|det| -inf for a
 // singular matrix), and lu_slogdet the same of the matrix a factorization came from; logdet:
@@ -311,8 +312,9 @@ std::tuple<Tensor, Tensor> linalg_inv_ex(const Tensor& A);
 // torch.linalg.lu_factor_ex: lu_factor's (LU, pivots) and LAPACK's int32 info per matrix (0, or
 // the 1-based index of the first zero pivot).
 std::tuple<Tensor, Tensor, Tensor> lu_factor_ex(const Tensor& A);
-// torch.lu_unpack of a square factorization: (P, L, U) with A = P L U, L unit lower triangular;
-// P (unpack_pivots) or L and U (unpack_data) empty [0] when not asked for.
+// torch.lu_unpack of a factorization of A [..., m, n], k = min(m, n): (P [..., m, m], L [..., m,
+// k], U [..., k, n]) with A = P L U, L unit lower triangular (unit lower trapezoidal); P
+// (unpack_pivots) or L and U (unpack_data) empty [0] when not asked for.
 std::tuple<Tensor, Tensor, Tensor> lu_unpack(const Tensor& LU, const Tensor& pivots,
                                              bool unpack_data = true, bool unpack_pivots = true);
 // torch.linalg.solve_ex without check_errors: (X with A X = B, or X A = B when !left; A^T's LU,
@@ -339,6 +341,17 @@ Tensor cholesky_inverse(const Tensor& L, bool upper = false);
 // R [..., m, n]) or "r" (R as reduced, Q empty). Note [Unrolled Householder QR] in
 // runtime/ops/composite/qr.cpp.
 std::tuple<Tensor, Tensor> linalg_qr(const Tensor& A, std::string_view mode = "reduced");
+// torch.linalg.eigh of symmetric floating A [..., n, n], read from its lower (upper) triangle:
+// (eigenvalues in ascending order [..., n], the orthonormal eigenvectors as the columns of
+// [..., n, n] (an empty [0] without compute_v), LAPACK's int32 info [...]). torch.linalg.svd of
+// floating A [..., m, n], k = min(m, n): (U [..., m, m] (full_matrices) or [..., m, k], the
+// singular values in descending order S [..., k], Vh [..., n, n] or [..., k, n], info), U and Vh
+// empty [0] without compute_uv. Both are LAPACK's (syevd, gesdd: its signs) on backends that run
+// on the cpu; they have no unrolled form and no derivatives (runtime/ops/composite/spectral.cpp).
+std::tuple<Tensor, Tensor, Tensor> linalg_eigh_ex(const Tensor& A, bool upper = false,
+                                                  bool compute_v = true);
+std::tuple<Tensor, Tensor, Tensor, Tensor> linalg_svd_ex(const Tensor& A, bool full_matrices = true,
+                                                         bool compute_uv = true);
 // Whether the factorizations and triangular solves above run as LAPACK ops where the backend
 // runs on the cpu and nothing needs a gradient (true unless the environment sets
 // LAZYGEN_LAPACK=0), or unrolled everywhere (false). Note [LAPACK or unrolled] in

@@ -47,24 +47,29 @@ using linalg_parts::substitute;
 
 namespace {
 
-// lu_factor_ex by _lapack_getrf (See Note [LAPACK or unrolled] in linalg_parts.h).
+std::vector<int64_t> batch_of(const Tensor& A) {
+  return std::vector<int64_t>(A.sizes().begin(), A.sizes().end() - 2);
+}
+
+// lu_factor_ex by _lapack_getrf (See Note [LAPACK or unrolled] in linalg_parts.h), square or not.
 std::tuple<Tensor, Tensor, Tensor> lapack_lu_factor(const Tensor& A) {
-  const int64_t n = A.size(-1), b = linalg_parts::batch_count(A);
-  const std::vector<int64_t> batch(A.sizes().begin(), A.sizes().end() - 2);
+  linalg_parts::check_floating_matrix("lu_factor", A);
+  const int64_t m = A.size(-2), n = A.size(-1), b = linalg_parts::batch_count(A);
+  const std::vector<int64_t> batch = batch_of(A);
   std::vector<int64_t> pivot_sizes = batch;
-  pivot_sizes.push_back(n);
-  const auto [lu, pivots, info] = _lapack_getrf(reshape(A, {b, n, n}));
+  pivot_sizes.push_back(std::min(m, n));
+  const auto [lu, pivots, info] = _lapack_getrf(reshape(A, {b, m, n}));
   return {reshape(lu, A.sizes()), reshape(pivots, pivot_sizes), reshape(info, batch)};
 }
 
 }  // namespace
 
 std::tuple<Tensor, Tensor> lu_factor(const Tensor& A) {
-  check_square("lu_factor", A);
   if (linalg_parts::use_lapack({&A})) {
     const auto [lu, pivots, info] = lapack_lu_factor(A);
     return {lu, pivots};
   }
+  check_square("lu_factor", A);
   const int64_t n = A.size(-1);
   const std::vector<int64_t> batch(A.sizes().begin(), A.sizes().end() - 2);
   int64_t b = 1;
@@ -128,13 +133,14 @@ Tensor logdet(const Tensor& A) {
 
 namespace {
 
-// The row order P^T applies, [b, n]: LAPACK's pivots (swap row k with row pivots[k] - 1, in
-// order) composed into one permutation. (P^T B)[i] = B[perm[i]].
+// The row order P^T applies to `n` rows, [b, n]: LAPACK's pivots [b, k] (swap row i with row
+// pivots[i] - 1, in order; k <= n) composed into one permutation. (P^T B)[i] = B[perm[i]].
 Tensor row_order(const Tensor& pivots, int64_t b, int64_t n, Device device) {
   const Tensor rows = reshape(arange(n, DType::Int64, device), {1, n});
   Tensor perm = expand(rows, {b, n});
-  const Tensor piv = reshape(pivots.to(DType::Int64), {b, n}) - 1;
-  for (int64_t k = 0; k < n; ++k) {
+  const int64_t swaps = pivots.dim() == 0 ? 0 : pivots.size(-1);
+  const Tensor piv = reshape(pivots.to(DType::Int64), {b, swaps}) - 1;
+  for (int64_t k = 0; k < swaps; ++k) {
     const Tensor p = narrow(piv, 1, k, 1);  // [b, 1]
     const Tensor at_k = narrow(perm, 1, k, 1), at_p = gather(perm, 1, p);
     perm = where(eq(rows, k), at_p, where(eq(rows, p), at_k, perm));
@@ -174,25 +180,28 @@ Tensor lu_solve(const Tensor& LU, const Tensor& pivots, const Tensor& B, bool ad
 
 std::tuple<Tensor, Tensor, Tensor> lu_unpack(const Tensor& LU, const Tensor& pivots,
                                              bool unpack_data, bool unpack_pivots) {
-  check_square("lu_unpack", LU);
-  const int64_t n = LU.size(-1), b = linalg_parts::batch_count(LU);
+  linalg_parts::check_floating_matrix("lu_unpack", LU);
+  const int64_t m = LU.size(-2), n = LU.size(-1), k = std::min(m, n);
+  const int64_t b = linalg_parts::batch_count(LU);
   const Tensor none = zeros({0}, LU.dtype(), LU.device());
   Tensor P = none, L = none, U = none;
   if (unpack_pivots) {  // A = P L U: column i of P is row perm[i] of the identity
-    const Tensor perm = row_order(pivots, b, n, LU.device());  // [b, n]
-    const Tensor index = reshape(arange(n, DType::Int64, LU.device()), {1, n, 1});
-    P = reshape(eq(index, unsqueeze(perm, 1)).to(LU.dtype()), LU.sizes());
+    const Tensor perm = row_order(pivots, b, m, LU.device());  // [b, m]
+    const Tensor index = reshape(arange(m, DType::Int64, LU.device()), {1, m, 1});
+    P = reshape(eq(index, unsqueeze(perm, 1)).to(LU.dtype()),
+                linalg_parts::batch_shape(batch_of(LU), m, m));
   }
-  if (unpack_data) {
-    L = tril(LU, -1) + linalg_parts::identity_like(LU);
-    U = triu(LU);
+  if (unpack_data) {  // L [..., m, k] and U [..., k, n]
+    const Tensor left = narrow(LU, -1, 0, k);
+    L = tril(left, -1) + linalg_parts::identity_like(left);
+    U = triu(narrow(LU, -2, 0, k));
   }
   return {P, L, U};
 }
 
 std::tuple<Tensor, Tensor, Tensor> lu_factor_ex(const Tensor& A) {
-  check_square("lu_factor_ex", A);
   if (linalg_parts::use_lapack({&A})) return lapack_lu_factor(A);
+  check_square("lu_factor_ex", A);
   const auto [lu, pivots] = lu_factor(A);
   return {lu, pivots, linalg_parts::first_failure(eq(diagonal_copy(lu, 0, -2, -1), 0))};
 }

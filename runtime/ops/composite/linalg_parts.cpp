@@ -64,13 +64,17 @@ bool use_lapack(std::initializer_list<const Tensor*> operands) {
 
 // PyTorch's messages (squareCheckInputs, checkFloatingOrComplex).
 void check_square(const char* op, const Tensor& a) {
-  if (a.dim() < 2) {
-    throw ShapeError(op, "The input tensor A must have at least 2 dimensions.");
-  }
-  if (a.size(-1) != a.size(-2)) {
+  if (a.dim() >= 2 && a.size(-1) != a.size(-2)) {
     throw ShapeError(op, "A must be batches of square matrices, but they are " +
                              std::to_string(a.size(-2)) + " by " + std::to_string(a.size(-1)) +
                              " matrices");
+  }
+  check_floating_matrix(op, a);
+}
+
+void check_floating_matrix(const char* op, const Tensor& a) {
+  if (a.dim() < 2) {
+    throw ShapeError(op, "The input tensor A must have at least 2 dimensions.");
   }
   if (!is_floating(a.dtype())) {
     throw ShapeError(op, "Expected a floating point or complex tensor as input. Got " +
@@ -101,8 +105,9 @@ void check_equation(const char* op, const Tensor& A, const Tensor& B, bool left)
 }
 
 Tensor identity_like(const Tensor& a) {
-  const Tensor index = arange(a.size(-1), DType::Int64, a.device());
-  return expand(eq(unsqueeze(index, 1), index).to(a.dtype()), a.sizes());
+  const Tensor rows = arange(a.size(-2), DType::Int64, a.device());
+  const Tensor cols = arange(a.size(-1), DType::Int64, a.device());
+  return expand(eq(unsqueeze(rows, 1), cols).to(a.dtype()), a.sizes());
 }
 
 int64_t batch_count(const Tensor& t) {

@@ -12,6 +12,8 @@ namespace lazygen::linalg_parts {
 
 // Throws the ShapeError of `op` unless `a` is a floating batch of square matrices [..., n, n].
 void check_square(const char* op, const Tensor& a);
+// Throws the ShapeError of `op` unless `a` is a floating batch of matrices [..., m, n].
+void check_floating_matrix(const char* op, const Tensor& a);
 // Throws the ShapeError of `op` unless `a` (the argument called `name`) is a floating batch of
 // matrices [..., m, n] of `like`'s dtype.
 void check_matrix(const char* op, const char* name, const Tensor& a, const Tensor& like);
@@ -26,17 +28,22 @@ void check_equation(const char* op, const Tensor& A, const Tensor& B, bool left)
 // node per factorization). Elsewhere (the CUDA backend, which has no LAPACK kernels, and any
 // other backend), and whenever an operand needs a gradient, they are unrolled into n steps of
 // ops every backend runs and autograd differentiates (Note [Unrolled LU]); the LAPACK ops have
-// no derivatives. Both follow LAPACK's algorithms and conventions (pivots, info, signs), so
+// no derivatives. (On the PyTorch device PyTorch's autograd differentiates the aten ops with its
+// own formulas, so its kernels never see a tensor that needs a gradient: LAPACK there too.) Both
+// follow LAPACK's algorithms and conventions (pivots, info, signs), so
 // results agree to rounding; a zero pivot or a failed Cholesky step leaves LAPACK's partial
 // results in the LAPACK form and NaN or the unscaled column in the unrolled one, neither of
 // which PyTorch promises. set_lapack_enabled(false) (or LAZYGEN_LAPACK=0 in the environment)
-// unrolls everywhere, for tests and A/B measurements of the unrolled form.
+// unrolls everywhere, for tests and A/B measurements of the unrolled form. Rectangular LU has the
+// LAPACK form only (refused where it does not run); eigh and svd too, and they take it whatever
+// set_lapack_enabled says.
 //
 // Whether the composites take the LAPACK ops for these operands (all floating, none needing a
 // gradient, all on a device whose work runs on the cpu): See Note [LAPACK or unrolled].
 bool use_lapack(std::initializer_list<const Tensor*> operands);
 
-// The identity matrix of a's dtype and device, broadcast to a's shape [..., n, n].
+// The identity matrix of a's dtype and device (ones where row == column), broadcast to a's shape
+// [..., m, n].
 Tensor identity_like(const Tensor& a);
 
 // The product of a tensor's batch dims (all but the last two).

@@ -68,6 +68,10 @@ Tensor bmm(const Tensor& self, const Tensor& mat2);
 std::tuple<Tensor, Tensor, Tensor> _lapack_getrf(const Tensor& self);
 std::tuple<Tensor, Tensor> _lapack_potrf(const Tensor& self, bool upper);
 Tensor _lapack_trsm(const Tensor& self, const Tensor& B, bool upper, bool unitriangular);
+// (ops/cpu/spectral.cpp) syevd and gesdd, with LAPACK's workspace; failures in info.
+std::tuple<Tensor, Tensor, Tensor> _lapack_syevd(const Tensor& self, bool upper, bool compute_v);
+std::tuple<Tensor, Tensor, Tensor, Tensor> _lapack_gesdd(const Tensor& self, bool full_matrices,
+                                                         bool compute_uv);
 
 // ---- views (ops/cpu/views.cpp)
 Tensor view(const Tensor& self, const std::vector<int64_t>& size);

@@ -8,63 +8,24 @@
 // over the cpu thread pool, matrices whole on their thread, so results do not depend on the
 // thread count.
 #include <algorithm>
-#include <climits>
-#include <stdexcept>
-#include <string>
 #include <type_traits>
 #include <vector>
 
 #include "core/tensor/tensor_impl.h"
-#include "core/thread_pool.h"
-#include "ops/cpu/blas_gemm.h"
 #include "ops/cpu/custom_kernels.h"
+#include "ops/cpu/lapack_parts.h"
 #include "ops/cpu/openblas.h"
 #include "ops/shape/custom_shapes.h"
 
 namespace lazygen::cpu {
 namespace {
 
-// n as LAPACK's int; ShapeError naming `op` when it does not fit.
-int lapack_int(int64_t n, const char* op) {
-  if (n > INT_MAX) {
-    throw ShapeError(op, "a size of " + std::to_string(n) + " does not fit LAPACK's int");
-  }
-  return static_cast<int>(n);
-}
-
-// fn(T{}) for float32/float64 `t`; std::invalid_argument naming `op` otherwise (the op API only
-// passes those).
-template <class Fn>
-void dispatch_lapack(const char* op, DType t, Fn&& fn) {
-  if (t == DType::Float32) return fn(float{});
-  if (t == DType::Float64) return fn(double{});
-  throw std::invalid_argument(std::string(op) + ": expected float32 or float64, got " +
-                              std::string(dtype_name(t)));
-}
-
-// fn(i) for every matrix i of a batch of `count`, split over the pool.
-template <class Fn>
-void for_each_matrix(int64_t count, const Fn& fn) {
-  apply_blas_threads();
-  parallel_over_items(count, [&](int64_t begin, int64_t end) {
-    for (int64_t i = begin; i < end; ++i) fn(i);
-  });
-}
-
-// dst [n, n] = src [n, n] transposed (both dense).
 template <class T>
-void transpose_into(T* dst, const T* src, int64_t n) {
-  for (int64_t i = 0; i < n; ++i) {
-    for (int64_t j = 0; j < n; ++j) dst[j * n + i] = src[i * n + j];
-  }
-}
-
-template <class T>
-void getrf(T* a, int n, int* pivots, int* info) {
+void getrf(T* a, int m, int n, int* pivots, int* info) {
   if constexpr (std::is_same_v<T, float>) {
-    openblas().sgetrf(&n, &n, a, &n, pivots, info);
+    openblas().sgetrf(&m, &n, a, &m, pivots, info);
   } else {
-    openblas().dgetrf(&n, &n, a, &n, pivots, info);
+    openblas().dgetrf(&m, &n, a, &m, pivots, info);
   }
 }
 
@@ -77,6 +38,22 @@ void potrf(char uplo, T* a, int n, int* info) {
   }
 }
 
+// For each matrix i of a [b, m, n] (dense): a column-major copy of it, `factor(copy, &info[i], i)`,
+// and the copy, back in row-major order, as out's matrix i.
+template <class T, class Factor>
+void factor_each(const Tensor& a, const Tensor& out, const Tensor& info, const Factor& factor) {
+  const int64_t b = a.size(0), m = a.size(1), n = a.size(2);
+  for_each_matrix(b, [&](int64_t i) {
+    int* status = info.data_ptr<int32_t>() + i;
+    *status = 0;
+    if (m == 0 || n == 0) return;
+    std::vector<T> work(static_cast<size_t>(m * n));
+    to_column_major(work.data(), a.data_ptr<T>() + i * m * n, m, n);
+    factor(work.data(), status, i);
+    from_column_major(out.data_ptr<T>() + i * m * n, work.data(), m, n, m);
+  });
+}
+
 }  // namespace
 
 std::tuple<Tensor, Tensor, Tensor> _lapack_getrf(const Tensor& self) {
@@ -84,19 +61,12 @@ std::tuple<Tensor, Tensor, Tensor> _lapack_getrf(const Tensor& self) {
   Tensor lu = make_cpu_tensor(shapes[0].sizes, shapes[0].dtype);
   Tensor pivots = make_cpu_tensor(shapes[1].sizes, DType::Int32);
   Tensor info = make_cpu_tensor(shapes[2].sizes, DType::Int32);
-  const int64_t b = self.size(0), n = self.size(1);
-  const int ni = lapack_int(n, "_lapack_getrf");
-  const Tensor a = self.contiguous();
+  const int64_t m = self.size(1), n = self.size(2), k = std::min(m, n);
+  const int mi = lapack_int(m, "_lapack_getrf"), ni = lapack_int(n, "_lapack_getrf");
   dispatch_lapack("_lapack_getrf", self.dtype(), [&](auto tag) {
     using T = decltype(tag);
-    for_each_matrix(b, [&](int64_t i) {
-      int* status = info.data_ptr<int32_t>() + i;
-      *status = 0;
-      if (n == 0) return;
-      std::vector<T> work(static_cast<size_t>(n * n));
-      transpose_into(work.data(), a.data_ptr<T>() + i * n * n, n);
-      getrf(work.data(), ni, pivots.data_ptr<int32_t>() + i * n, status);
-      transpose_into(lu.data_ptr<T>() + i * n * n, work.data(), n);
+    factor_each<T>(self.contiguous(), lu, info, [&](T* work, int* status, int64_t i) {
+      getrf(work, mi, ni, pivots.data_ptr<int32_t>() + i * k, status);
     });
   });
   return {lu, pivots, info};
@@ -106,23 +76,15 @@ std::tuple<Tensor, Tensor> _lapack_potrf(const Tensor& self, bool upper) {
   const std::vector<Shape> shapes = compute_shape__lapack_potrf(self.shape(), upper);
   Tensor factor = make_cpu_tensor(shapes[0].sizes, shapes[0].dtype);
   Tensor info = make_cpu_tensor(shapes[1].sizes, DType::Int32);
-  const int64_t b = self.size(0), n = self.size(1);
+  const int64_t n = self.size(1);
   const int ni = lapack_int(n, "_lapack_potrf");
-  const Tensor a = self.contiguous();
   dispatch_lapack("_lapack_potrf", self.dtype(), [&](auto tag) {
     using T = decltype(tag);
-    for_each_matrix(b, [&](int64_t i) {
-      int* status = info.data_ptr<int32_t>() + i;
-      *status = 0;
-      if (n == 0) return;
-      std::vector<T> work(static_cast<size_t>(n * n));
-      transpose_into(work.data(), a.data_ptr<T>() + i * n * n, n);
-      potrf(upper ? 'U' : 'L', work.data(), ni, status);
-      T* out = factor.data_ptr<T>() + i * n * n;
-      transpose_into(out, work.data(), n);
-      for (int64_t r = 0; r < n; ++r) {  // the triangle LAPACK neither reads nor writes
-        for (int64_t c = 0; c < n; ++c) {
-          if (upper ? c < r : c > r) out[r * n + c] = T(0);
+    factor_each<T>(self.contiguous(), factor, info, [&](T* work, int* status, int64_t) {
+      potrf(upper ? 'U' : 'L', work, ni, status);
+      for (int64_t c = 0; c < n; ++c) {    // the triangle LAPACK neither reads nor writes
+        for (int64_t r = 0; r < n; ++r) {  // (column-major: element (r, c) at c * n + r)
+          if (upper ? c < r : c > r) work[c * n + r] = T(0);
         }
       }
     });

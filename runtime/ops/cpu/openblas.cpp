@@ -57,6 +57,10 @@ OpenBlas open_openblas() {
   blas.dgetrf = symbol<decltype(blas.dgetrf)>(library, "dgetrf_");
   blas.spotrf = symbol<decltype(blas.spotrf)>(library, "spotrf_");
   blas.dpotrf = symbol<decltype(blas.dpotrf)>(library, "dpotrf_");
+  blas.ssyevd = symbol<decltype(blas.ssyevd)>(library, "ssyevd_");
+  blas.dsyevd = symbol<decltype(blas.dsyevd)>(library, "dsyevd_");
+  blas.sgesdd = symbol<decltype(blas.sgesdd)>(library, "sgesdd_");
+  blas.dgesdd = symbol<decltype(blas.dgesdd)>(library, "dgesdd_");
   blas.core = symbol<decltype(&openblas_get_corename)>(library, "openblas_get_corename")();
   warn_if_loaded_too_early(core, user_chose, blas.core);
   return blas;

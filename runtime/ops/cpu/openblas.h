@@ -43,6 +43,18 @@ struct OpenBlas {
                  size_t) = nullptr;
   void (*dpotrf)(const char* uplo, const int* n, double* a, const int* lda, int* info,
                  size_t) = nullptr;
+  void (*ssyevd)(const char* jobz, const char* uplo, const int* n, float* a, const int* lda,
+                 float* w, float* work, const int* lwork, int* iwork, const int* liwork, int* info,
+                 size_t, size_t) = nullptr;
+  void (*dsyevd)(const char* jobz, const char* uplo, const int* n, double* a, const int* lda,
+                 double* w, double* work, const int* lwork, int* iwork, const int* liwork,
+                 int* info, size_t, size_t) = nullptr;
+  void (*sgesdd)(const char* jobz, const int* m, const int* n, float* a, const int* lda, float* s,
+                 float* u, const int* ldu, float* vt, const int* ldvt, float* work,
+                 const int* lwork, int* iwork, int* info, size_t) = nullptr;
+  void (*dgesdd)(const char* jobz, const int* m, const int* n, double* a, const int* lda, double* s,
+                 double* u, const int* ldu, double* vt, const int* ldvt, double* work,
+                 const int* lwork, int* iwork, int* info, size_t) = nullptr;
   std::string core;  // the kernels it chose ("SkylakeX", "Haswell", ...)
 };
 

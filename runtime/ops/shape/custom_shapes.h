@@ -27,13 +27,19 @@ std::vector<Shape> compute_shape_addmm(const Shape& self, const Shape& mat1, con
                                        const Scalar& beta, const Scalar& alpha);
 std::vector<Shape> compute_shape_bmm(const Shape& self, const Shape& mat2);
 
-// ---- LAPACK (linalg_shapes.cpp): batches of square matrices self [b, n, n]; getrf: LU like
-// self, int32 pivots [b, n] and info [b]; potrf: the factor like self and int32 info [b]; trsm:
-// X like B [b, n, k], of self's dtype.
+// ---- LAPACK (linalg_shapes.cpp): batches of matrices self [b, m, n]; getrf: LU like self, int32
+// pivots [b, min(m, n)] and info [b]; square ones for the others: potrf: the factor like self and
+// int32 info [b]; trsm: X like B [b, n, k], of self's dtype.
 std::vector<Shape> compute_shape__lapack_getrf(const Shape& self);
 std::vector<Shape> compute_shape__lapack_potrf(const Shape& self, bool upper);
 std::vector<Shape> compute_shape__lapack_trsm(const Shape& self, const Shape& B, bool upper,
                                               bool unitriangular);
+// syevd: eigenvalues [b, n] and eigenvectors [b, n, n] (empty [0] without compute_v), both of
+// self's dtype, int32 info [b]; gesdd of self [b, m, n] with k = min(m, n): U [b, m, k or m],
+// S [b, k], Vh [b, k or n, n] (U and Vh empty [0] without compute_uv), int32 info [b].
+std::vector<Shape> compute_shape__lapack_syevd(const Shape& self, bool upper, bool compute_v);
+std::vector<Shape> compute_shape__lapack_gesdd(const Shape& self, bool full_matrices,
+                                               bool compute_uv);
 
 // ---- views (the result aliases self on eager devices)
 // One size may be -1 (inferred); the element count must not change.

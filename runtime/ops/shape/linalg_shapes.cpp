@@ -1,5 +1,6 @@
-// Shape functions of the LAPACK ops _lapack_getrf, _lapack_potrf and _lapack_trsm
-// (custom_shapes.h): batches of square matrices [b, n, n].
+// Shape functions of the LAPACK ops _lapack_getrf, _lapack_potrf, _lapack_trsm, _lapack_syevd and
+// _lapack_gesdd (custom_shapes.h): batches of matrices.
+#include <algorithm>
 #include <string>
 
 #include "ops/shape/custom_shapes.h"
@@ -15,12 +16,19 @@ void require_square_batch(const char* op, const Shape& s, const char* name) {
   }
 }
 
+// REQUIRES-checks that `s` is a batch of matrices [b, m, n].
+void require_batch(const char* op, const Shape& s) {
+  if (s.dim() != 3) {
+    throw ShapeError(op, "self must be a batch of matrices [b, m, n], got " + sizes_str(s.sizes));
+  }
+}
+
 }  // namespace
 
 std::vector<Shape> compute_shape__lapack_getrf(const Shape& self) {
-  require_square_batch("_lapack_getrf", self, "self");
-  const int64_t b = self.sizes[0], n = self.sizes[1];
-  return {self, Shape(DType::Int32, {b, n}), Shape(DType::Int32, {b})};
+  require_batch("_lapack_getrf", self);
+  const int64_t b = self.sizes[0], k = std::min(self.sizes[1], self.sizes[2]);
+  return {self, Shape(DType::Int32, {b, k}), Shape(DType::Int32, {b})};
 }
 
 std::vector<Shape> compute_shape__lapack_potrf(const Shape& self, bool upper) {
@@ -45,6 +53,25 @@ std::vector<Shape> compute_shape__lapack_trsm(const Shape& self, const Shape& B,
                                          std::string(dtype_name(B.dtype)));
   }
   return {B};
+}
+
+std::vector<Shape> compute_shape__lapack_syevd(const Shape& self, bool upper, bool compute_v) {
+  (void)upper;
+  require_square_batch("_lapack_syevd", self, "self");
+  const int64_t b = self.sizes[0], n = self.sizes[1];
+  return {Shape(self.dtype, {b, n}), compute_v ? self : Shape(self.dtype, {0}),
+          Shape(DType::Int32, {b})};
+}
+
+std::vector<Shape> compute_shape__lapack_gesdd(const Shape& self, bool full_matrices,
+                                               bool compute_uv) {
+  require_batch("_lapack_gesdd", self);
+  const int64_t b = self.sizes[0], m = self.sizes[1], n = self.sizes[2], k = std::min(m, n);
+  const Shape none(self.dtype, {0});
+  return {compute_uv ? Shape(self.dtype, {b, m, full_matrices ? m : k}) : none,
+          Shape(self.dtype, {b, k}),
+          compute_uv ? Shape(self.dtype, {b, full_matrices ? n : k, n}) : none,
+          Shape(DType::Int32, {b})};
 }
 
 }  // namespace lazygen

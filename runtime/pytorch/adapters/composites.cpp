@@ -687,6 +687,14 @@ at::Tensor& amax_out(const at::Tensor& self, c10::IntArrayRef dim, bool keepdim,
   return c.assign_out(out, amax(c.arg(self), c.arg(dim), keepdim));
 }
 
+// Without a dtype PyTorch sums in out's dtype (matrix_rank counts bools into an int64 out).
+at::Tensor& sum_intlist_out(const at::Tensor& self, at::OptionalIntArrayRef dim, bool keepdim,
+                            c10::optional<at::ScalarType> dtype, at::Tensor& out) {
+  Call c("sum.IntList_out", {&self, &out});
+  const c10::optional<at::ScalarType> in = dtype ? dtype : c10::make_optional(out.scalar_type());
+  return c.assign_out(out, lazygen::sum(c.arg(self), c.arg(dim), keepdim, c.arg(in)));
+}
+
 ::std::tuple<at::Tensor&, at::Tensor&> max_dim_max(const at::Tensor& self, int64_t dim,
                                                    bool keepdim, at::Tensor& max,
                                                    at::Tensor& max_values) {

@@ -1,11 +1,14 @@
-// Adapters for PyTorch's linear-algebra kernels that lazygen serves as unrolled composites
-// (ops.yaml, "PyTorch adapters"; lazygen/composite.h, Note [Unrolled LU]): solves
-// (_linalg_solve_ex, linalg_solve_triangular, triangular_solve), factorizations
+// Adapters for PyTorch's linear-algebra kernels that lazygen serves as composites over its LAPACK
+// ops or unrolled (ops.yaml, "PyTorch adapters"; lazygen/composite.h, Note [LAPACK or unrolled]):
+// solves (_linalg_solve_ex, linalg_solve_triangular, triangular_solve), factorizations
 // (linalg_lu_factor_ex, lu_unpack, linalg_lu, linalg_cholesky_ex, cholesky, linalg_qr), Cholesky
-// solves and inverses (_cholesky_solve_helper, cholesky_inverse), and _trilinear (F.bilinear's
-// product). PyTorch's autograd differentiates them with its own formulas, over ops the device
-// serves. check_errors reads info (a sync) and raises PyTorch's own error for it.
+// solves and inverses (_cholesky_solve_helper, cholesky_inverse), the symmetric eigenproblem and
+// the SVD (_linalg_eigh, _linalg_svd: LAPACK only, so PyTorch's cpu kernel where the lazy
+// backend does not run on the cpu), and _trilinear (F.bilinear's product). PyTorch's autograd
+// differentiates them with its own formulas, over ops the device serves. check_errors reads info (a
+// sync) and raises PyTorch's own error for it.
 #include <ATen/ops/_linalg_check_errors.h>
+#include <ATen/ops/linalg_pinv_native.h>
 #include <c10/util/Exception.h>
 
 #include <tuple>
@@ -14,10 +17,28 @@
 #include "lazygen/generated/ops/expand.h"
 #include "lazygen/generated/ops/transpose.h"
 #include "lazygen/generated/torch_adapters.h"
+#include "lazygen/lazy.h"
 #include "pytorch/call.h"
 #include "pytorch/fallback.h"
 
 namespace lazygen::pytorch::adapters {
+namespace {
+
+// PyTorch's checkFloatingOrComplex, with its dtype names ("Long"), before lazygen's check would
+// name lazygen's ("int64").
+void check_floating(const char* api, const at::Tensor& A) {
+  TORCH_CHECK(at::isFloatingType(A.scalar_type()) || at::isComplexType(A.scalar_type()), api,
+              ": Expected a floating point or complex tensor as input. Got ", A.scalar_type());
+}
+
+// Whether the device factors A: square, or rectangular where the LAPACK ops run (the unrolled LU
+// takes square matrices only; Note [LAPACK or unrolled]).
+bool factors_on_device(const at::Tensor& A) {
+  return A.dim() >= 2 &&
+         (A.size(-1) == A.size(-2) || (lazy_backend() == "cpu" && lazygen::lapack_enabled()));
+}
+
+}  // namespace
 
 ::std::tuple<at::Tensor, at::Tensor, at::Tensor, at::Tensor> _linalg_solve_ex(const at::Tensor& A,
                                                                               const at::Tensor& B,
@@ -31,12 +52,12 @@ namespace lazygen::pytorch::adapters {
   return result;
 }
 
-// LU without pivoting (which PyTorch's CPU kernel refuses) and rectangular matrices run on the
-// CPU.
+// LU without pivoting (which PyTorch's CPU kernel refuses), and rectangular matrices the device
+// does not factor, run on the CPU.
 ::std::tuple<at::Tensor, at::Tensor, at::Tensor> linalg_lu_factor_ex(const at::Tensor& A,
                                                                      bool pivot,
                                                                      bool check_errors) {
-  if (!pivot || A.dim() < 2 || A.size(-1) != A.size(-2)) {
+  if (!pivot || !factors_on_device(A)) {
     static const c10::OperatorHandle op = aten_op("aten::linalg_lu_factor_ex");
     return call_on_cpu<std::tuple<at::Tensor, at::Tensor, at::Tensor>>(op, A, pivot, check_errors);
   }
@@ -48,21 +69,15 @@ namespace lazygen::pytorch::adapters {
   return result;
 }
 
-// Rectangular factorizations run on the CPU, as in linalg_lu_factor_ex.
 ::std::tuple<at::Tensor, at::Tensor, at::Tensor> lu_unpack(const at::Tensor& LU_data,
                                                            const at::Tensor& LU_pivots,
                                                            bool unpack_data, bool unpack_pivots) {
-  if (LU_data.dim() < 2 || LU_data.size(-1) != LU_data.size(-2)) {
-    static const c10::OperatorHandle op = aten_op("aten::lu_unpack");
-    return call_on_cpu<std::tuple<at::Tensor, at::Tensor, at::Tensor>>(op, LU_data, LU_pivots,
-                                                                       unpack_data, unpack_pivots);
-  }
   Call c("lu_unpack", {&LU_data, &LU_pivots});
   return c.result(lazygen::lu_unpack(c.arg(LU_data), c.arg(LU_pivots), unpack_data, unpack_pivots));
 }
 
 ::std::tuple<at::Tensor, at::Tensor, at::Tensor> linalg_lu(const at::Tensor& A, bool pivot) {
-  if (!pivot || A.dim() < 2 || A.size(-1) != A.size(-2)) {
+  if (!pivot || !factors_on_device(A)) {
     static const c10::OperatorHandle op = aten_op("aten::linalg_lu");
     return call_on_cpu<std::tuple<at::Tensor, at::Tensor, at::Tensor>>(op, A, pivot);
   }
@@ -128,6 +143,47 @@ at::Tensor cholesky_inverse(const at::Tensor& self, bool upper) {
 ::std::tuple<at::Tensor, at::Tensor> linalg_qr(const at::Tensor& A, c10::string_view mode) {
   Call c("linalg_qr", {&A});
   return c.result(lazygen::linalg_qr(c.arg(A), c.arg(mode)));
+}
+
+::std::tuple<at::Tensor, at::Tensor> _linalg_eigh(const at::Tensor& A, c10::string_view UPLO,
+                                                  bool compute_v) {
+  TORCH_CHECK(UPLO == "L" || UPLO == "U", "Expected UPLO argument to be 'L' or 'U', but got ",
+              UPLO);
+  check_floating("linalg.eigh", A);
+  if (lazy_backend() != "cpu") {
+    static const c10::OperatorHandle op = aten_op("aten::_linalg_eigh");
+    return call_on_cpu<std::tuple<at::Tensor, at::Tensor>>(op, A, UPLO, compute_v);
+  }
+  Call c("_linalg_eigh", {&A});
+  auto [values, vectors, info] =
+      c.result(lazygen::linalg_eigh_ex(c.arg(A), UPLO == "U", compute_v));
+  at::_linalg_check_errors(info, "linalg.eigh", A.dim() == 2);
+  return {values, vectors};
+}
+
+::std::tuple<at::Tensor, at::Tensor, at::Tensor> _linalg_svd(
+    const at::Tensor& A, bool full_matrices, bool compute_uv,
+    c10::optional<c10::string_view> driver) {
+  TORCH_CHECK(!driver.has_value(),
+              "torch.linalg.svd: keyword argument `driver=` is only supported on CUDA inputs with "
+              "cuSOLVER backend.");
+  check_floating("linalg.svd", A);
+  if (lazy_backend() != "cpu") {
+    static const c10::OperatorHandle op = aten_op("aten::_linalg_svd");
+    return call_on_cpu<std::tuple<at::Tensor, at::Tensor, at::Tensor>>(op, A, full_matrices,
+                                                                       compute_uv, driver);
+  }
+  Call c("_linalg_svd", {&A});
+  auto [U, S, Vh, info] = c.result(lazygen::linalg_svd_ex(c.arg(A), full_matrices, compute_uv));
+  at::_linalg_check_errors(info, "linalg.svd", A.dim() == 2);
+  return {U, S, Vh};
+}
+
+// PyTorch's own kernel (See ops.yaml): its at:: calls reach the device's ops.
+at::Tensor linalg_pinv_atol_rtol_tensor(const at::Tensor& self,
+                                        const c10::optional<at::Tensor>& atol,
+                                        const c10::optional<at::Tensor>& rtol, bool hermitian) {
+  return at::native::linalg_pinv(self, atol, rtol, hermitian);
 }
 
 // unroll_dim only chooses how PyTorch's kernel loops; the product is the same.

@@ -883,6 +883,24 @@ at::Tensor _cholesky_solve_helper(const at::Tensor& self, const at::Tensor& A, b
 at::Tensor cholesky_inverse(const at::Tensor& self, bool upper);
 // linalg_qr(Tensor A, str mode='reduced') -> (Tensor Q, Tensor R)
 ::std::tuple<at::Tensor, at::Tensor> linalg_qr(const at::Tensor& A, c10::string_view mode);
+// _linalg_eigh(Tensor A, str UPLO="L", bool compute_v=True) -> (Tensor eigenvalues, Tensor
+// eigenvectors)
+::std::tuple<at::Tensor, at::Tensor> _linalg_eigh(const at::Tensor& A, c10::string_view UPLO,
+                                                  bool compute_v);
+// _linalg_svd(Tensor A, bool full_matrices=False, bool compute_uv=True, *, str? driver=None) ->
+// (Tensor U, Tensor S, Tensor Vh)
+::std::tuple<at::Tensor, at::Tensor, at::Tensor> _linalg_svd(
+    const at::Tensor& A, bool full_matrices, bool compute_uv,
+    c10::optional<c10::string_view> driver);
+// linalg_pinv.atol_rtol_tensor(Tensor self, *, Tensor? atol=None, Tensor? rtol=None, bool
+// hermitian=False) -> Tensor
+at::Tensor linalg_pinv_atol_rtol_tensor(const at::Tensor& self,
+                                        const c10::optional<at::Tensor>& atol,
+                                        const c10::optional<at::Tensor>& rtol, bool hermitian);
+// sum.IntList_out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None,
+// Tensor(a!) out) -> Tensor(a!)
+at::Tensor& sum_intlist_out(const at::Tensor& self, at::OptionalIntArrayRef dim, bool keepdim,
+                            c10::optional<at::ScalarType> dtype, at::Tensor& out);
 // _trilinear(Tensor i1, Tensor i2, Tensor i3, int[] expand1, int[] expand2, int[] expand3, int[]
 // sumdim, int unroll_dim=1) -> Tensor
 at::Tensor _trilinear(const at::Tensor& i1, const at::Tensor& i2, const at::Tensor& i3,

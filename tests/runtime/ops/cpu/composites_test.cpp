@@ -1051,6 +1051,64 @@ TEST_P(Composites, UnpoolingIndexReduceAndTrilinearMatchPyTorch) {
                 {-0.75, -0.75, -0.75, -0.0625, -1.3125, -2.5625});  // F.bilinear's product
 }
 
+// LAPACK's syevd and gesdd, with PyTorch's answers (its signs: the same LAPACK).
+TEST_P(Composites, EighAndSvdMatchPyTorch) {
+  const Tensor s = on(tensor<double>({22, 1, 19, 1, 11, -1, 19, -1, 31}, IntList{3, 3}));
+  const auto [w, v, info] = linalg_eigh_ex(s);
+  expect_values(w, {6.5326423429348175, 11.440963802013906, 46.026393855051296});
+  expect_values(v, {-0.7474677027073765, -0.2381131476594713, -0.620156562749324,
+                    0.29999182579618777, -0.9539302381893459, 0.004690961893637935,
+                    0.5927030773201936, 0.18253555702853197, -0.7844640415949331});
+  EXPECT_EQ(values<int32_t>(info.cpu()), (std::vector<int32_t>{0}));
+  // Only the lower triangle is read (upper: only the upper one).
+  const Tensor upper_part = on(tensor<double>({1, 5, 5, 0, 1, 5, 0, 0, 1}, IntList{3, 3}));
+  expect_values(std::get<0>(linalg_eigh_ex(s * upper_part)), {11, 22, 31});
+  expect_values(std::get<0>(linalg_eigh_ex(s * t(upper_part), true)), {11, 22, 31});
+  EXPECT_EQ(std::get<1>(linalg_eigh_ex(s, false, false)).sizes(), IntList{0});
+  const auto [U, S, Vh, ok] = linalg_svd_ex(on(x()), false);
+  expect_values(
+      U, {-0.8253624237736258, -0.5646032849909092, -0.5646032849909091, 0.8253624237736257});
+  expect_values(S, {10.039074648072399, 2.0535287215985285});
+  expect_values(
+      Vh, {-0.082214990196542, -0.10818940994376296, -0.4975816721341314, -0.8567077836223997,
+           -0.2749429696563508, -0.9518099129550762, 0.10600004230171986, 0.08501908061741609});
+  EXPECT_EQ(values<int32_t>(ok.cpu()), (std::vector<int32_t>{0}));
+  const Tensor full = std::get<2>(linalg_svd_ex(on(x())));
+  EXPECT_EQ(full.sizes(), (IntList{4, 4}));
+  expect_values(narrow(full, 0, 2, 1), {-0.47476054726003597, 0.18397409751160948,
+                                        0.7537569213971816, -0.41545933333598706});
+  // Batches, no elements: no singular values, and identities when full.
+  const auto [u0, s0, vh0, i0] = linalg_svd_ex(on(zeros({2, 3, 0}, DType::Float64)));
+  EXPECT_EQ(s0.sizes(), (IntList{2, 0}));
+  expect_values(sum(u0, std::vector<int64_t>{0}), {2, 0, 0, 0, 2, 0, 0, 0, 2});
+  EXPECT_EQ(vh0.sizes(), (IntList{2, 0, 0}));
+  EXPECT_THROW(linalg_eigh_ex(on(x())), ShapeError);                     // not square
+  EXPECT_THROW(linalg_svd_ex(on(arange(4, DType::Int64))), ShapeError);  // one dim, integers
+  // No derivative: refused, never a missing gradient.
+  const Tensor leaf = on(x()).detach().requires_grad_();
+  EXPECT_EQ(testing::message_of<std::runtime_error>([&] { linalg_svd_ex(leaf); }),
+            "the derivative for '_lapack_gesdd' is not implemented");
+}
+
+// Rectangular LU: LAPACK's only (the unrolled LU takes square matrices); lu_unpack unpacks either.
+TEST_P(Linalg, RectangularLuMatchesPyTorchWhereLapackRuns) {
+  const Tensor wide = on(x());  // [2, 4]
+  if (!GetParam().lapack) {
+    EXPECT_THROW(lu_factor(wide), ShapeError);
+    return;
+  }
+  const auto [lu, pivots] = lu_factor(wide);
+  expect_values(lu, {1, 2, 4, 7, 0, -1, 3, 5});
+  EXPECT_EQ(values<int32_t>(pivots.cpu()), (std::vector<int32_t>{1, 2}));
+  const auto [lu_t, pivots_t, info] = lu_factor_ex(t(wide));  // [4, 2]
+  const auto [P, L, U] = lu_unpack(lu_t, pivots_t);
+  expect_values(P, {0, 0, 0, 1, 0, 1, 0, 0, 0, 0, 1, 0, 1, 0, 0, 0});
+  expect_values(L, {1.0, 0.0, 0.2857142857142857, 1.0, 0.5714285714285714, -0.058823529411764865,
+                    0.14285714285714285, 0.29411764705882354});
+  expect_values(U, {7.0, 5.0, 0.0, -2.4285714285714284});
+  EXPECT_EQ(values<int32_t>(info.cpu()), (std::vector<int32_t>{0}));
+}
+
 // On the lazy device (whose backend runs on the cpu) a factorization without gradients is one
 // LAPACK node; with a gradient, or with LAPACK off, it is unrolled, and the gradient flows.
 TEST(LinalgForms, TheLazyDeviceTracesOneLapackNodeUnlessAGradientIsNeeded) {
