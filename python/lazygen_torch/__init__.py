@@ -109,9 +109,9 @@ def dynamic_shapes():
 
 
 def set_lapack_enabled(enabled):
-    """LAPACK kernels for the factorizations and solves that need no gradient on the device (on by
-    default; LAZYGEN_LAPACK=0 at start) or their unrolled forms everywhere (Note [LAPACK or
-    unrolled])."""
+    """The device's LU, Cholesky and triangular solves as LAPACK ops (on by default;
+    LAZYGEN_LAPACK=0 at start) or unrolled into graphs of ordinary ops (Note [LAPACK or unrolled]);
+    eigh, svd and rectangular LU have the LAPACK form only."""
     _ops.set_lapack_enabled(bool(enabled))
 
 
