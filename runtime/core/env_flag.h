@@ -1,5 +1,6 @@
 // Switches the environment can turn off (LAZYGEN_FUSION, LAZYGEN_ASYNC, LAZYGEN_AOT,
-// LAZYGEN_CHAINS, LAZYGEN_ROW_BANDS, LAZYGEN_DYNAMIC) or on (LAZYGEN_WINOGRAD, LAZYGEN_ONEDNN).
+// LAZYGEN_CHAINS, LAZYGEN_ROW_BANDS, LAZYGEN_DYNAMIC, LAZYGEN_LAPACK) or on (LAZYGEN_WINOGRAD,
+// LAZYGEN_ONEDNN).
 //
 // Thread safety: env_flag_* read the environment; call them while no thread changes it (at
 // startup). An EnvSwitch may be read and set from any thread.

@@ -1,11 +1,9 @@
 // See linalg_parts.h.
 #include "ops/composite/linalg_parts.h"
 
-#include <atomic>
-#include <cstdlib>
-#include <cstring>
 #include <string>
 
+#include "core/env_flag.h"
 #include "lazygen/autograd.h"
 #include "lazygen/composite.h"
 #include "lazygen/factory.h"
@@ -25,22 +23,19 @@
 namespace lazygen {
 namespace {
 
-std::atomic<bool>& lapack_flag() {
-  static std::atomic<bool> flag{[] {
-    const char* v = std::getenv("LAZYGEN_LAPACK");
-    return v == nullptr || std::strcmp(v, "0") != 0;
-  }()};
+EnvSwitch& lapack_flag() {
+  static EnvSwitch flag("LAZYGEN_LAPACK", EnvSwitch::kOnByDefault);
   return flag;
 }
 
 }  // namespace
 
 void set_lapack_enabled(bool enabled) {
-  lapack_flag().store(enabled);
+  lapack_flag().set(enabled);
 }
 
 bool lapack_enabled() {
-  return lapack_flag().load();
+  return lapack_flag().on();
 }
 
 }  // namespace lazygen
