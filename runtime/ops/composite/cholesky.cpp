@@ -88,7 +88,7 @@ Tensor linalg_solve_triangular(const Tensor& A, const Tensor& B, bool upper, boo
 std::tuple<Tensor, Tensor> linalg_cholesky_ex(const Tensor& A, bool upper) {
   check_square("linalg.cholesky", A);
   const int64_t n = A.size(-1), b = linalg_parts::batch_count(A);
-  const std::vector<int64_t> batch(A.sizes().begin(), A.sizes().end() - 2);
+  const std::vector<int64_t> batch = linalg_parts::batch_dims(A);
   if (n == 0) return {A * 1, zeros(batch, DType::Int32, A.device())};
   if (linalg_parts::use_lapack({&A})) {  // See Note [LAPACK or unrolled] in linalg_parts.h
     const auto [factor, info] = _lapack_potrf(reshape(A, {b, n, n}), upper);

@@ -47,15 +47,11 @@ using linalg_parts::substitute;
 
 namespace {
 
-std::vector<int64_t> batch_of(const Tensor& A) {
-  return std::vector<int64_t>(A.sizes().begin(), A.sizes().end() - 2);
-}
-
 // lu_factor_ex by _lapack_getrf (See Note [LAPACK or unrolled] in linalg_parts.h), square or not.
 std::tuple<Tensor, Tensor, Tensor> lapack_lu_factor(const Tensor& A) {
   linalg_parts::check_floating_matrix("lu_factor", A);
   const int64_t m = A.size(-2), n = A.size(-1), b = linalg_parts::batch_count(A);
-  const std::vector<int64_t> batch = batch_of(A);
+  const std::vector<int64_t> batch = linalg_parts::batch_dims(A);
   std::vector<int64_t> pivot_sizes = batch;
   pivot_sizes.push_back(std::min(m, n));
   const auto [lu, pivots, info] = _lapack_getrf(reshape(A, {b, m, n}));
@@ -70,10 +66,8 @@ std::tuple<Tensor, Tensor> lu_factor(const Tensor& A) {
     return {lu, pivots};
   }
   check_square("lu_factor", A);
-  const int64_t n = A.size(-1);
-  const std::vector<int64_t> batch(A.sizes().begin(), A.sizes().end() - 2);
-  int64_t b = 1;
-  for (int64_t s : batch) b *= s;
+  const int64_t n = A.size(-1), b = linalg_parts::batch_count(A);
+  const std::vector<int64_t> batch = linalg_parts::batch_dims(A);
   Tensor m = reshape(A, {b, n, n});
   const Tensor rows = reshape(arange(n, DType::Int64, A.device()), {1, n});
   std::vector<Tensor> pivots;
@@ -189,7 +183,7 @@ std::tuple<Tensor, Tensor, Tensor> lu_unpack(const Tensor& LU, const Tensor& piv
     const Tensor perm = row_order(pivots, b, m, LU.device());  // [b, m]
     const Tensor index = reshape(arange(m, DType::Int64, LU.device()), {1, m, 1});
     P = reshape(eq(index, unsqueeze(perm, 1)).to(LU.dtype()),
-                linalg_parts::batch_shape(batch_of(LU), m, m));
+                linalg_parts::batch_shape(linalg_parts::batch_dims(LU), m, m));
   }
   if (unpack_data) {  // L [..., m, k] and U [..., k, n]
     const Tensor left = narrow(LU, -1, 0, k);

@@ -46,7 +46,7 @@ bool use_lapack(std::initializer_list<const Tensor*> operands) {
   if (!lapack_enabled()) return false;
   bool lazy = false;
   for (const Tensor* t : operands) {
-    if (t->dtype() != DType::Float32 && t->dtype() != DType::Float64) return false;
+    if (!is_floating(t->dtype())) return false;
     if (t->requires_grad() && grad_mode_enabled()) return false;
     if (t->device().is_lazy()) {
       lazy = true;
@@ -105,6 +105,10 @@ Tensor identity_like(const Tensor& a) {
   return expand(eq(unsqueeze(rows, 1), cols).to(a.dtype()), a.sizes());
 }
 
+std::vector<int64_t> batch_dims(const Tensor& t) {
+  return std::vector<int64_t>(t.sizes().begin(), t.sizes().end() - 2);
+}
+
 int64_t batch_count(const Tensor& t) {
   int64_t b = 1;
   for (int64_t d = 0; d + 2 < t.dim(); ++d) b *= t.size(d);
@@ -118,11 +122,9 @@ std::vector<int64_t> batch_shape(std::vector<int64_t> batch, int64_t rows, int64
 }
 
 Batched broadcast_batches(const char* op, const Tensor& A, const Tensor& B) {
-  const std::vector<int64_t> batch_a(A.sizes().begin(), A.sizes().end() - 2);
-  const std::vector<int64_t> batch_b(B.sizes().begin(), B.sizes().end() - 2);
   std::vector<int64_t> batch;
   try {
-    batch = broadcast_sizes(op, batch_a, batch_b);
+    batch = broadcast_sizes(op, batch_dims(A), batch_dims(B));
   } catch (const ShapeError&) {
     throw ShapeError(op, "the batch dims of A " + sizes_str(A.sizes()) + " and B " +
                              sizes_str(B.sizes()) + " do not broadcast");

@@ -46,7 +46,8 @@ bool use_lapack(std::initializer_list<const Tensor*> operands);
 // [..., m, n].
 Tensor identity_like(const Tensor& a);
 
-// The product of a tensor's batch dims (all but the last two).
+// A tensor's batch dims (all but the last two), and their product.
+std::vector<int64_t> batch_dims(const Tensor& t);
 int64_t batch_count(const Tensor& t);
 // `batch` followed by rows and cols.
 std::vector<int64_t> batch_shape(std::vector<int64_t> batch, int64_t rows, int64_t cols);

@@ -85,7 +85,7 @@ std::tuple<Tensor, Tensor> linalg_qr(const Tensor& A, std::string_view mode) {
   }
   const int64_t m = A.size(-2), n = A.size(-1), k = std::min(m, n);
   const int64_t b = linalg_parts::batch_count(A);
-  const std::vector<int64_t> batch(A.sizes().begin(), A.sizes().end() - 2);
+  const std::vector<int64_t> batch = linalg_parts::batch_dims(A);
   Tensor r = reshape(A, {b, m, n});
   std::vector<Reflector> reflectors;
   for (int64_t j = 0; j < k; ++j) reflectors.push_back(householder_step(r, j));

@@ -1,7 +1,7 @@
 // linalg_eigh_ex and linalg_svd_ex (lazygen/composite.h): batches of matrices flattened to
 // [b, n, n] ([b, m, n]) for the LAPACK ops _lapack_syevd and _lapack_gesdd, and their results
 // given back the batch dims.
-#include <string>
+#include <vector>
 
 #include "lazygen/composite.h"
 #include "lazygen/generated/ops/_lapack_gesdd.h"
@@ -11,13 +11,7 @@
 
 namespace lazygen {
 
-using linalg_parts::batch_shape;
-
 namespace {
-
-std::vector<int64_t> batch_of(const Tensor& A) {
-  return std::vector<int64_t>(A.sizes().begin(), A.sizes().end() - 2);
-}
 
 // An output `t` of a batched LAPACK op with its leading dim (the batch) replaced by `batch`;
 // an empty [0] stays as it is.
@@ -33,7 +27,7 @@ Tensor with_batch(const Tensor& t, const std::vector<int64_t>& batch) {
 std::tuple<Tensor, Tensor, Tensor> linalg_eigh_ex(const Tensor& A, bool upper, bool compute_v) {
   linalg_parts::check_square("linalg.eigh", A);
   const int64_t n = A.size(-1), b = linalg_parts::batch_count(A);
-  const std::vector<int64_t> batch = batch_of(A);
+  const std::vector<int64_t> batch = linalg_parts::batch_dims(A);
   const auto [values, vectors, info] = _lapack_syevd(reshape(A, {b, n, n}), upper, compute_v);
   return {with_batch(values, batch), with_batch(vectors, batch), reshape(info, batch)};
 }
@@ -42,7 +36,7 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> linalg_svd_ex(const Tensor& A, bool f
                                                          bool compute_uv) {
   linalg_parts::check_floating_matrix("linalg.svd", A);
   const int64_t m = A.size(-2), n = A.size(-1), b = linalg_parts::batch_count(A);
-  const std::vector<int64_t> batch = batch_of(A);
+  const std::vector<int64_t> batch = linalg_parts::batch_dims(A);
   const auto [U, S, Vh, info] = _lapack_gesdd(reshape(A, {b, m, n}), full_matrices, compute_uv);
   return {with_batch(U, batch), with_batch(S, batch), with_batch(Vh, batch), reshape(info, batch)};
 }

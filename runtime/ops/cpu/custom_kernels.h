@@ -62,9 +62,9 @@ Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const S
              const Scalar& alpha);
 Tensor bmm(const Tensor& self, const Tensor& mat2);
 
-// ---- LAPACK (ops/cpu/lapack.cpp): OpenBLAS's getrf, potrf and trsm on each matrix of a batch
-// [b, n, n], float32/float64, matrices split over the cpu thread pool; failures are reported in
-// info, never thrown.
+// ---- LAPACK (ops/cpu/lapack.cpp): OpenBLAS's getrf (of [b, m, n]), potrf and trsm (of square
+// [b, n, n]) on each matrix of the batch, float32/float64, matrices split over the cpu thread
+// pool; failures are reported in info, never thrown.
 std::tuple<Tensor, Tensor, Tensor> _lapack_getrf(const Tensor& self);
 std::tuple<Tensor, Tensor> _lapack_potrf(const Tensor& self, bool upper);
 Tensor _lapack_trsm(const Tensor& self, const Tensor& B, bool upper, bool unitriangular);

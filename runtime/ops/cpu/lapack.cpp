@@ -94,7 +94,7 @@ std::tuple<Tensor, Tensor> _lapack_potrf(const Tensor& self, bool upper) {
 
 Tensor _lapack_trsm(const Tensor& self, const Tensor& B, bool upper, bool unitriangular) {
   const Shape shape = compute_shape__lapack_trsm(self.shape(), B.shape(), upper, unitriangular)[0];
-  Tensor x = B.contiguous().clone();
+  Tensor x = B.clone();  // dense: the solution overwrites it
   const int64_t b = self.size(0), n = self.size(1), k = B.size(2);
   if (x.numel() == 0) return x;
   const int ni = lapack_int(n, "_lapack_trsm"), ki = lapack_int(k, "_lapack_trsm");

@@ -9,10 +9,10 @@ namespace lazygen {
 namespace {
 
 // REQUIRES-checks that `s` is a batch of square matrices [b, n, n].
-void require_square_batch(const char* op, const Shape& s, const char* name) {
+void require_square_batch(const char* op, const Shape& s) {
   if (s.dim() != 3 || s.sizes[1] != s.sizes[2]) {
-    throw ShapeError(op, std::string(name) + " must be a batch of square matrices [b, n, n], got " +
-                             sizes_str(s.sizes));
+    throw ShapeError(
+        op, "self must be a batch of square matrices [b, n, n], got " + sizes_str(s.sizes));
   }
 }
 
@@ -33,7 +33,7 @@ std::vector<Shape> compute_shape__lapack_getrf(const Shape& self) {
 
 std::vector<Shape> compute_shape__lapack_potrf(const Shape& self, bool upper) {
   (void)upper;
-  require_square_batch("_lapack_potrf", self, "self");
+  require_square_batch("_lapack_potrf", self);
   return {self, Shape(DType::Int32, {self.sizes[0]})};
 }
 
@@ -41,7 +41,7 @@ std::vector<Shape> compute_shape__lapack_trsm(const Shape& self, const Shape& B,
                                               bool unitriangular) {
   (void)upper;
   (void)unitriangular;
-  require_square_batch("_lapack_trsm", self, "self");
+  require_square_batch("_lapack_trsm", self);
   if (B.dim() != 3 || B.sizes[0] != self.sizes[0] || B.sizes[1] != self.sizes[1]) {
     throw ShapeError("_lapack_trsm", "expected B [" + std::to_string(self.sizes[0]) + ", " +
                                          std::to_string(self.sizes[1]) + ", k] for self of shape " +
@@ -57,7 +57,7 @@ std::vector<Shape> compute_shape__lapack_trsm(const Shape& self, const Shape& B,
 
 std::vector<Shape> compute_shape__lapack_syevd(const Shape& self, bool upper, bool compute_v) {
   (void)upper;
-  require_square_batch("_lapack_syevd", self, "self");
+  require_square_batch("_lapack_syevd", self);
   const int64_t b = self.sizes[0], n = self.sizes[1];
   return {Shape(self.dtype, {b, n}), compute_v ? self : Shape(self.dtype, {0}),
           Shape(DType::Int32, {b})};

@@ -31,11 +31,17 @@ void check_floating(const char* api, const at::Tensor& A) {
               ": Expected a floating point or complex tensor as input. Got ", A.scalar_type());
 }
 
+// Whether the device's LAPACK ops run: its lazy backend runs on the cpu (Note [LAPACK or
+// unrolled]).
+bool lapack_on_device() {
+  return lazy_backend() == "cpu";
+}
+
 // Whether the device factors A: square, or rectangular where the LAPACK ops run (the unrolled LU
-// takes square matrices only; Note [LAPACK or unrolled]).
+// takes square matrices only).
 bool factors_on_device(const at::Tensor& A) {
   return A.dim() >= 2 &&
-         (A.size(-1) == A.size(-2) || (lazy_backend() == "cpu" && lazygen::lapack_enabled()));
+         (A.size(-1) == A.size(-2) || (lapack_on_device() && lazygen::lapack_enabled()));
 }
 
 }  // namespace
@@ -150,7 +156,7 @@ at::Tensor cholesky_inverse(const at::Tensor& self, bool upper) {
   TORCH_CHECK(UPLO == "L" || UPLO == "U", "Expected UPLO argument to be 'L' or 'U', but got ",
               UPLO);
   check_floating("linalg.eigh", A);
-  if (lazy_backend() != "cpu") {
+  if (!lapack_on_device()) {
     static const c10::OperatorHandle op = aten_op("aten::_linalg_eigh");
     return call_on_cpu<std::tuple<at::Tensor, at::Tensor>>(op, A, UPLO, compute_v);
   }
@@ -168,7 +174,7 @@ at::Tensor cholesky_inverse(const at::Tensor& self, bool upper) {
               "torch.linalg.svd: keyword argument `driver=` is only supported on CUDA inputs with "
               "cuSOLVER backend.");
   check_floating("linalg.svd", A);
-  if (lazy_backend() != "cpu") {
+  if (!lapack_on_device()) {
     static const c10::OperatorHandle op = aten_op("aten::_linalg_svd");
     return call_on_cpu<std::tuple<at::Tensor, at::Tensor, at::Tensor>>(op, A, full_matrices,
                                                                        compute_uv, driver);
