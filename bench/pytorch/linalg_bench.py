@@ -1,8 +1,8 @@
 """The PyTorch device's linear algebra against PyTorch's CPU (LAPACK), measured in one run: for each
 op and matrix size n (a batch of 8 float64 matrices), the median of warm calls on the device
 (trace, cached compile, run, read back) with its LAPACK ops and with the unrolled forms (Note
-[LAPACK or unrolled]), against PyTorch's CPU call. qr has no LAPACK op (both columns unroll it),
-eigh and svd no unrolled form (both columns are LAPACK's).
+[LAPACK or unrolled]), against PyTorch's CPU call. eigh, svd and lstsq have no unrolled form
+(both columns are LAPACK's).
 
     build/lazygen-python bench/pytorch/linalg_bench.py [--sizes 4 16 64] [--reps 20]
 """
@@ -26,6 +26,7 @@ OPS = {
     "inv": lambda a, b: torch.linalg.inv(spd(a)),
     "eigh": lambda a, b: torch.linalg.eigh(spd(a))[0],
     "svd": lambda a, b: torch.linalg.svd(a)[1],
+    "lstsq": lambda a, b: torch.linalg.lstsq(a, b).solution,
 }
 
 

@@ -6,14 +6,17 @@
 #include "core/ir/trie_cache.h"
 #include "core/lazy/lazy_tensor.h"
 #include "core/lazy/lazy_view.h"
+#include "lazygen/generated/ir/_lapack_geqrf.h"
 #include "lazygen/generated/ir/add_tensor.h"
 #include "lazygen/generated/ir/amin.h"
 #include "lazygen/generated/ir/lgamma.h"
 #include "lazygen/generated/ir/special_entr.h"
+#include "lazygen/generated/lazy/_lapack_geqrf.h"
 #include "lazygen/generated/lazy/add_tensor.h"
 #include "lazygen/generated/lazy/amin.h"
 #include "lazygen/generated/lazy/lgamma.h"
 #include "lazygen/generated/lazy/special_entr.h"
+#include "lazygen/generated/shapes/_lapack_geqrf.h"
 #include "lazygen/generated/shapes/add_tensor.h"
 #include "lazygen/generated/shapes/amin.h"
 #include "lazygen/generated/shapes/lgamma.h"
@@ -49,6 +52,14 @@ Tensor amin(const Tensor& self, const std::vector<int64_t>& dim, bool keepdim) {
   const ir::NodePtr& node = ir::cached_node<ir::Amin>(
       ir_value(self), dim, keepdim, [&] { return compute_shape_amin(self.shape(), dim, keepdim); });
   return make_lazy_tensor(node, 0, self.device());
+}
+
+// _lapack_geqrf(Tensor self, bool complete=False, bool compute_q=True) -> (Tensor Q, Tensor R)
+std::tuple<Tensor, Tensor> _lapack_geqrf(const Tensor& self, bool complete, bool compute_q) {
+  const ir::NodePtr& node = ir::cached_node<ir::UnderscoreLapackGeqrf>(
+      ir_value(self), complete, compute_q,
+      [&] { return compute_shape__lapack_geqrf(self.shape(), complete, compute_q); });
+  return {make_lazy_tensor(node, 0, self.device()), make_lazy_tensor(node, 1, self.device())};
 }
 
 }  // namespace lazygen::lazy

@@ -6,12 +6,15 @@
 #include "core/ir/trie_cache.h"
 #include "core/lazy/lazy_tensor.h"
 #include "core/lazy/lazy_view.h"
+#include "lazygen/generated/ir/_lapack_gels.h"
 #include "lazygen/generated/ir/_lapack_potrf.h"
 #include "lazygen/generated/ir/addcmul_inplace.h"
 #include "lazygen/generated/ir/tanh_backward.h"
+#include "lazygen/generated/lazy/_lapack_gels.h"
 #include "lazygen/generated/lazy/_lapack_potrf.h"
 #include "lazygen/generated/lazy/addcmul_inplace.h"
 #include "lazygen/generated/lazy/tanh_backward.h"
+#include "lazygen/generated/shapes/_lapack_gels.h"
 #include "lazygen/generated/shapes/_lapack_potrf.h"
 #include "lazygen/generated/shapes/addcmul_inplace.h"
 #include "lazygen/generated/shapes/tanh_backward.h"
@@ -43,6 +46,18 @@ std::tuple<Tensor, Tensor> _lapack_potrf(const Tensor& self, bool upper) {
   const ir::NodePtr& node = ir::cached_node<ir::UnderscoreLapackPotrf>(
       ir_value(self), upper, [&] { return compute_shape__lapack_potrf(self.shape(), upper); });
   return {make_lazy_tensor(node, 0, self.device()), make_lazy_tensor(node, 1, self.device())};
+}
+
+// _lapack_gels(Tensor self, Tensor B, str driver, float? rcond=None) -> (Tensor solution, Tensor
+// rank, Tensor singular_values, Tensor info)
+std::tuple<Tensor, Tensor, Tensor, Tensor> _lapack_gels(const Tensor& self, const Tensor& B,
+                                                        std::string_view driver,
+                                                        std::optional<double> rcond) {
+  const ir::NodePtr& node = ir::cached_node<ir::UnderscoreLapackGels>(
+      ir_value(self), ir_value(B), driver, rcond,
+      [&] { return compute_shape__lapack_gels(self.shape(), B.shape(), driver, rcond); });
+  return {make_lazy_tensor(node, 0, self.device()), make_lazy_tensor(node, 1, self.device()),
+          make_lazy_tensor(node, 2, self.device()), make_lazy_tensor(node, 3, self.device())};
 }
 
 }  // namespace lazygen::lazy

@@ -373,6 +373,10 @@ std::vector<Tensor> lower__lapack_syevd(const ir::Node& node, const std::vector<
 extern const KernelLowering kUnderscoreLapackSyevd;
 std::vector<Tensor> lower__lapack_gesdd(const ir::Node& node, const std::vector<Tensor>& inputs);
 extern const KernelLowering kUnderscoreLapackGesdd;
+std::vector<Tensor> lower__lapack_geqrf(const ir::Node& node, const std::vector<Tensor>& inputs);
+extern const KernelLowering kUnderscoreLapackGeqrf;
+std::vector<Tensor> lower__lapack_gels(const ir::Node& node, const std::vector<Tensor>& inputs);
+extern const KernelLowering kUnderscoreLapackGels;
 std::vector<Tensor> lower_view(const ir::Node& node, const std::vector<Tensor>& inputs);
 extern const KernelLowering kView;
 std::vector<Tensor> lower_permute(const ir::Node& node, const std::vector<Tensor>& inputs);
@@ -787,6 +791,10 @@ LowerFn lowering_for(ir::OpKind kind) {
       return &lowerings::lower__lapack_syevd;
     case ir::op_kind("_lapack_gesdd"):
       return &lowerings::lower__lapack_gesdd;
+    case ir::op_kind("_lapack_geqrf"):
+      return &lowerings::lower__lapack_geqrf;
+    case ir::op_kind("_lapack_gels"):
+      return &lowerings::lower__lapack_gels;
     case ir::op_kind("view"):
       return &lowerings::lower_view;
     case ir::op_kind("permute"):
@@ -1190,6 +1198,10 @@ const KernelLowering* kernel_lowering_for(ir::OpKind kind) {
       return &lowerings::kUnderscoreLapackSyevd;
     case ir::op_kind("_lapack_gesdd"):
       return &lowerings::kUnderscoreLapackGesdd;
+    case ir::op_kind("_lapack_geqrf"):
+      return &lowerings::kUnderscoreLapackGeqrf;
+    case ir::op_kind("_lapack_gels"):
+      return &lowerings::kUnderscoreLapackGels;
     case ir::op_kind("view"):
       return &lowerings::kView;
     case ir::op_kind("permute"):

@@ -6,10 +6,12 @@
 #include "core/dispatch.h"
 #include "exec/kernel_lowering.h"
 #include "lazygen/factory.h"
+#include "lazygen/generated/cpu/_lapack_geqrf.h"
 #include "lazygen/generated/cpu/add_tensor.h"
 #include "lazygen/generated/cpu/amin.h"
 #include "lazygen/generated/cpu/lgamma.h"
 #include "lazygen/generated/cpu/special_entr.h"
+#include "lazygen/generated/ir/_lapack_geqrf.h"
 #include "lazygen/generated/ir/add_tensor.h"
 #include "lazygen/generated/ir/amin.h"
 #include "lazygen/generated/ir/lgamma.h"
@@ -77,12 +79,30 @@ std::vector<Tensor> kernel_amin(const ir::Node& node, const std::vector<Tensor>&
   return {kernel(inputs[0], n.dim, n.keepdim)};
 }
 extern const KernelLowering kAmin{&kernel_amin, "amin"};
+// _lapack_geqrf(Tensor self, bool complete=False, bool compute_q=True) -> (Tensor Q, Tensor R)
+std::vector<Tensor> lower__lapack_geqrf(const ir::Node& node, const std::vector<Tensor>& inputs) {
+  const auto& n = static_cast<const ir::UnderscoreLapackGeqrf&>(node);
+  auto result = cpu::_lapack_geqrf(inputs[0], n.complete, n.compute_q);
+  return {std::get<0>(result), std::get<1>(result)};
+}
+
+// _lapack_geqrf(Tensor self, bool complete=False, bool compute_q=True) -> (Tensor Q, Tensor R): on
+// the kernel its operands' device registered
+std::vector<Tensor> kernel__lapack_geqrf(const ir::Node& node, const std::vector<Tensor>& inputs) {
+  const auto& n = static_cast<const ir::UnderscoreLapackGeqrf&>(node);
+  using Kernel = std::tuple<Tensor, Tensor>(const Tensor&, bool, bool);
+  Kernel* kernel = detail::device_kernel<Kernel>(inputs[0].device().type, "_lapack_geqrf");
+  auto result = kernel(inputs[0], n.complete, n.compute_q);
+  return {std::get<0>(result), std::get<1>(result)};
+}
+extern const KernelLowering kUnderscoreLapackGeqrf{&kernel__lapack_geqrf, "_lapack_geqrf"};
 
 void register_cpu_kernels_0() {
   detail::register_device_kernel(DeviceType::CPU, "add.Tensor", &cpu::add_tensor);
   detail::register_device_kernel(DeviceType::CPU, "lgamma", &cpu::lgamma);
   detail::register_device_kernel(DeviceType::CPU, "special_entr", &cpu::special_entr);
   detail::register_device_kernel(DeviceType::CPU, "amin", &cpu::amin);
+  detail::register_device_kernel(DeviceType::CPU, "_lapack_geqrf", &cpu::_lapack_geqrf);
 }
 
 }  // namespace lazygen::exec::lowerings

@@ -6,9 +6,11 @@
 #include "core/dispatch.h"
 #include "exec/kernel_lowering.h"
 #include "lazygen/factory.h"
+#include "lazygen/generated/cpu/_lapack_gels.h"
 #include "lazygen/generated/cpu/_lapack_potrf.h"
 #include "lazygen/generated/cpu/addcmul_inplace.h"
 #include "lazygen/generated/cpu/tanh_backward.h"
+#include "lazygen/generated/ir/_lapack_gels.h"
 #include "lazygen/generated/ir/_lapack_potrf.h"
 #include "lazygen/generated/ir/addcmul_inplace.h"
 #include "lazygen/generated/ir/tanh_backward.h"
@@ -68,11 +70,31 @@ std::vector<Tensor> kernel__lapack_potrf(const ir::Node& node, const std::vector
   return {std::get<0>(result), std::get<1>(result)};
 }
 extern const KernelLowering kUnderscoreLapackPotrf{&kernel__lapack_potrf, "_lapack_potrf"};
+// _lapack_gels(Tensor self, Tensor B, str driver, float? rcond=None) -> (Tensor solution, Tensor
+// rank, Tensor singular_values, Tensor info)
+std::vector<Tensor> lower__lapack_gels(const ir::Node& node, const std::vector<Tensor>& inputs) {
+  const auto& n = static_cast<const ir::UnderscoreLapackGels&>(node);
+  auto result = cpu::_lapack_gels(inputs[0], inputs[1], n.driver, n.rcond);
+  return {std::get<0>(result), std::get<1>(result), std::get<2>(result), std::get<3>(result)};
+}
+
+// _lapack_gels(Tensor self, Tensor B, str driver, float? rcond=None) -> (Tensor solution, Tensor
+// rank, Tensor singular_values, Tensor info): on the kernel its operands' device registered
+std::vector<Tensor> kernel__lapack_gels(const ir::Node& node, const std::vector<Tensor>& inputs) {
+  const auto& n = static_cast<const ir::UnderscoreLapackGels&>(node);
+  using Kernel = std::tuple<Tensor, Tensor, Tensor, Tensor>(
+      const Tensor&, const Tensor&, std::string_view, std::optional<double>);
+  Kernel* kernel = detail::device_kernel<Kernel>(inputs[0].device().type, "_lapack_gels");
+  auto result = kernel(inputs[0], inputs[1], n.driver, n.rcond);
+  return {std::get<0>(result), std::get<1>(result), std::get<2>(result), std::get<3>(result)};
+}
+extern const KernelLowering kUnderscoreLapackGels{&kernel__lapack_gels, "_lapack_gels"};
 
 void register_cpu_kernels_12() {
   detail::register_device_kernel(DeviceType::CPU, "addcmul_", &cpu::addcmul_inplace);
   detail::register_device_kernel(DeviceType::CPU, "tanh_backward", &cpu::tanh_backward);
   detail::register_device_kernel(DeviceType::CPU, "_lapack_potrf", &cpu::_lapack_potrf);
+  detail::register_device_kernel(DeviceType::CPU, "_lapack_gels", &cpu::_lapack_gels);
 }
 
 }  // namespace lazygen::exec::lowerings

@@ -236,6 +236,8 @@ const std::vector<OpInfo>& detail::op_info_table() {
         "_lapack_trsm",
         "_lapack_syevd",
         "_lapack_gesdd",
+        "_lapack_geqrf",
+        "_lapack_gels",
         "view",
         "permute",
         "transpose_int",

@@ -2,6 +2,7 @@
 // Shard 0 of the OpInfo table of ops.yaml (op_info.cpp has the table; See Note [Op
 // shards] in the generator). Callers unbox their arguments (schema order) and call the op API
 // through a pointer of the op's exact signature, so overloads (add.Tensor, add.Scalar) never meet.
+#include "lazygen/generated/ops/_lapack_geqrf.h"
 #include "lazygen/generated/ops/add.h"
 #include "lazygen/generated/ops/amin.h"
 #include "lazygen/generated/ops/lgamma.h"
@@ -38,6 +39,14 @@ std::vector<Tensor> call_amin([[maybe_unused]] const std::vector<Arg>& args) {
     return static_cast<Tensor (*)(const Tensor&, const std::vector<int64_t>&, bool)>(
         &lazygen::amin)(detail::unbox<Tensor>(args, 0),
                         detail::unbox<std::vector<int64_t>>(args, 1), detail::unbox<bool>(args, 2));
+  });
+}
+// _lapack_geqrf(Tensor self, bool complete=False, bool compute_q=True) -> (Tensor Q, Tensor R)
+std::vector<Tensor> call__lapack_geqrf([[maybe_unused]] const std::vector<Arg>& args) {
+  return detail::boxed_results([&] {
+    return static_cast<std::tuple<Tensor, Tensor> (*)(const Tensor&, bool, bool)>(
+        &lazygen::_lapack_geqrf)(detail::unbox<Tensor>(args, 0), detail::unbox<bool>(args, 1),
+                                 detail::unbox<bool>(args, 2));
   });
 }
 
@@ -143,6 +152,41 @@ void add_op_infos_0(std::vector<OpInfo>& table) {
                   Sample{{{"self", TensorSample{{0, 3}}}, {"dim", Arg(std::vector<int64_t>{1})}}},
               },
           .call = &call_amin,
+      },
+      // _lapack_geqrf(Tensor self, bool complete=False, bool compute_q=True) -> (Tensor Q, Tensor
+      // R)
+      OpInfo{
+          .name = "_lapack_geqrf",
+          .id = "_lapack_geqrf",
+          .schema = "_lapack_geqrf(Tensor self, bool complete=False, bool compute_q=True) -> "
+                    "(Tensor Q, Tensor R)",
+          .functional = "",
+          .shape = ShapeKind::Custom,
+          .dtype = DTypeRule::Promote,
+          .variant = OpVariant::Functional,
+          .pointwise = false,
+          .dtypes = 0x18,
+          .args =
+              {
+                  {.name = "self", .kind = ArgKind::Tensor},
+                  {.name = "complete",
+                   .kind = ArgKind::Bool,
+                   .default_value = detail::box<bool>(false)},
+                  {.name = "compute_q",
+                   .kind = ArgKind::Bool,
+                   .default_value = detail::box<bool>(true)},
+              },
+          .num_outputs = 2,
+          .samples =
+              {
+                  Sample{{{"self", TensorSample{{2, 4, 3}}}}},
+                  Sample{{{"self", TensorSample{{1, 3, 5}}}}},
+                  Sample{{{"self", TensorSample{{2, 4, 3}}}, {"complete", Arg(true)}}},
+                  Sample{{{"self", TensorSample{{1, 3, 3}}}, {"compute_q", Arg(false)}}},
+                  Sample{{{"self", TensorSample{{2, 0, 3}}}, {"complete", Arg(true)}}},
+                  Sample{{{"self", TensorSample{{1, 3, 0}}}, {"complete", Arg(true)}}},
+              },
+          .call = &call__lapack_geqrf,
       },
   };
   for (OpInfo& record : records) table.push_back(std::move(record));

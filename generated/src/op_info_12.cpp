@@ -2,6 +2,7 @@
 // Shard 12 of the OpInfo table of ops.yaml (op_info.cpp has the table; See Note [Op
 // shards] in the generator). Callers unbox their arguments (schema order) and call the op API
 // through a pointer of the op's exact signature, so overloads (add.Tensor, add.Scalar) never meet.
+#include "lazygen/generated/ops/_lapack_gels.h"
 #include "lazygen/generated/ops/_lapack_potrf.h"
 #include "lazygen/generated/ops/addcmul_.h"
 #include "lazygen/generated/ops/tanh_backward.h"
@@ -31,6 +32,17 @@ std::vector<Tensor> call__lapack_potrf([[maybe_unused]] const std::vector<Arg>& 
   return detail::boxed_results([&] {
     return static_cast<std::tuple<Tensor, Tensor> (*)(const Tensor&, bool)>(
         &lazygen::_lapack_potrf)(detail::unbox<Tensor>(args, 0), detail::unbox<bool>(args, 1));
+  });
+}
+// _lapack_gels(Tensor self, Tensor B, str driver, float? rcond=None) -> (Tensor solution, Tensor
+// rank, Tensor singular_values, Tensor info)
+std::vector<Tensor> call__lapack_gels([[maybe_unused]] const std::vector<Arg>& args) {
+  return detail::boxed_results([&] {
+    return static_cast<std::tuple<Tensor, Tensor, Tensor, Tensor> (*)(
+        const Tensor&, const Tensor&, std::string_view, std::optional<double>)>(
+        &lazygen::_lapack_gels)(detail::unbox<Tensor>(args, 0), detail::unbox<Tensor>(args, 1),
+                                detail::unbox<std::string>(args, 2),
+                                detail::unbox<std::optional<double>>(args, 3));
   });
 }
 
@@ -112,6 +124,61 @@ void add_op_infos_12(std::vector<OpInfo>& table) {
                   Sample{{{"self", TensorSample{{2, 0, 0}}}}},
               },
           .call = &call__lapack_potrf,
+      },
+      // _lapack_gels(Tensor self, Tensor B, str driver, float? rcond=None) -> (Tensor solution,
+      // Tensor rank, Tensor singular_values, Tensor info)
+      OpInfo{
+          .name = "_lapack_gels",
+          .id = "_lapack_gels",
+          .schema = "_lapack_gels(Tensor self, Tensor B, str driver, float? rcond=None) -> (Tensor "
+                    "solution, Tensor rank, Tensor singular_values, Tensor info)",
+          .functional = "",
+          .shape = ShapeKind::Custom,
+          .dtype = DTypeRule::Promote,
+          .variant = OpVariant::Functional,
+          .pointwise = false,
+          .dtypes = 0x18,
+          .args =
+              {
+                  {.name = "self", .kind = ArgKind::Tensor},
+                  {.name = "B", .kind = ArgKind::Tensor},
+                  {.name = "driver", .kind = ArgKind::Other},
+                  {.name = "rcond",
+                   .kind = ArgKind::Float,
+                   .optional = true,
+                   .default_value = detail::box<std::optional<double>>(std::nullopt)},
+              },
+          .num_outputs = 4,
+          .samples =
+              {
+                  Sample{{{"self", TensorSample{{2, 5, 3}}},
+                          {"B", TensorSample{{2, 5, 2}}},
+                          {"rcond", Arg(1.0e-7)},
+                          {"driver", Arg(std::string("gels"))}}},
+                  Sample{{{"self", TensorSample{{2, 3, 5}}},
+                          {"B", TensorSample{{2, 3, 2}}},
+                          {"rcond", Arg(1.0e-7)},
+                          {"driver", Arg(std::string("gels"))}}},
+                  Sample{{{"self", TensorSample{{2, 5, 3}}},
+                          {"B", TensorSample{{2, 5, 2}}},
+                          {"driver", Arg(std::string("gelsy"))}}},
+                  Sample{{{"self", TensorSample{{1, 3, 4}}},
+                          {"B", TensorSample{{1, 3, 1}}},
+                          {"rcond", Arg(1.0e-7)},
+                          {"driver", Arg(std::string("gelsd"))}}},
+                  Sample{{{"self", TensorSample{{2, 4, 3}}},
+                          {"B", TensorSample{{2, 4, 2}}},
+                          {"rcond", Arg(1.0e-7)},
+                          {"driver", Arg(std::string("gelss"))}}},
+                  Sample{{{"self", TensorSample{{1, 4, 3}}},
+                          {"B", TensorSample{{1, 4, 0}}},
+                          {"rcond", Arg(1.0e-7)},
+                          {"driver", Arg(std::string("gelsd"))}}},
+                  Sample{{{"self", TensorSample{{2, 0, 3}}},
+                          {"B", TensorSample{{2, 0, 2}}},
+                          {"driver", Arg(std::string("gelsy"))}}},
+              },
+          .call = &call__lapack_gels,
       },
   };
   for (OpInfo& record : records) table.push_back(std::move(record));

@@ -9,14 +9,17 @@
 #include "lazygen/generated/autograd/amin.h"
 #include "lazygen/generated/autograd/lgamma.h"
 #include "lazygen/generated/autograd/special_entr.h"
+#include "lazygen/generated/cpu/_lapack_geqrf.h"
 #include "lazygen/generated/cpu/add_tensor.h"
 #include "lazygen/generated/cpu/amin.h"
 #include "lazygen/generated/cpu/lgamma.h"
 #include "lazygen/generated/cpu/special_entr.h"
+#include "lazygen/generated/lazy/_lapack_geqrf.h"
 #include "lazygen/generated/lazy/add_tensor.h"
 #include "lazygen/generated/lazy/amin.h"
 #include "lazygen/generated/lazy/lgamma.h"
 #include "lazygen/generated/lazy/special_entr.h"
+#include "lazygen/generated/ops/_lapack_geqrf.h"
 #include "lazygen/generated/ops/add.h"
 #include "lazygen/generated/ops/amin.h"
 #include "lazygen/generated/ops/lgamma.h"
@@ -79,6 +82,21 @@ Tensor dispatch_amin(const Tensor& self, const std::vector<int64_t>& dim, bool k
       return detail::device_kernel<decltype(dispatch_amin)>(device, "amin")(self, dim, keepdim);
   }
 }
+// _lapack_geqrf(Tensor self, bool complete=False, bool compute_q=True) -> (Tensor Q, Tensor R)
+std::tuple<Tensor, Tensor> dispatch__lapack_geqrf(const Tensor& self, bool complete,
+                                                  bool compute_q) {
+  const DeviceType device =
+      detail::op_device("_lapack_geqrf", {detail::device_of(self, "_lapack_geqrf", "self")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::_lapack_geqrf(self, complete, compute_q);
+    case DeviceType::Lazy:
+      return lazy::_lapack_geqrf(self, complete, compute_q);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch__lapack_geqrf)>(device, "_lapack_geqrf")(
+          self, complete, compute_q);
+  }
+}
 
 }  // namespace
 
@@ -109,6 +127,15 @@ Tensor special_entr(const Tensor& self) {
 Tensor amin(const Tensor& self, const std::vector<int64_t>& dim, bool keepdim) {
   decltype(auto) result = dispatch_amin(self, dim, keepdim);
   if (autograd::needs_grad({&self})) autograd::record_amin(result, self, dim, keepdim);
+  return result;
+}
+
+// _lapack_geqrf(Tensor self, bool complete=False, bool compute_q=True) -> (Tensor Q, Tensor R)
+std::tuple<Tensor, Tensor> _lapack_geqrf(const Tensor& self, bool complete, bool compute_q) {
+  detail::check_dtypes("_lapack_geqrf", {DType::Float32, DType::Float64}, {detail::input_of(self)},
+                       {});
+  decltype(auto) result = dispatch__lapack_geqrf(self, complete, compute_q);
+  autograd::check_differentiable("_lapack_geqrf", result, {&self});
   return result;
 }
 

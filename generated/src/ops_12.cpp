@@ -6,12 +6,15 @@
 #include "autograd/function.h"
 #include "core/dispatch.h"
 #include "lazygen/generated/autograd/tanh_backward.h"
+#include "lazygen/generated/cpu/_lapack_gels.h"
 #include "lazygen/generated/cpu/_lapack_potrf.h"
 #include "lazygen/generated/cpu/addcmul_inplace.h"
 #include "lazygen/generated/cpu/tanh_backward.h"
+#include "lazygen/generated/lazy/_lapack_gels.h"
 #include "lazygen/generated/lazy/_lapack_potrf.h"
 #include "lazygen/generated/lazy/addcmul_inplace.h"
 #include "lazygen/generated/lazy/tanh_backward.h"
+#include "lazygen/generated/ops/_lapack_gels.h"
 #include "lazygen/generated/ops/_lapack_potrf.h"
 #include "lazygen/generated/ops/addcmul_.h"
 #include "lazygen/generated/ops/tanh_backward.h"
@@ -66,6 +69,25 @@ std::tuple<Tensor, Tensor> dispatch__lapack_potrf(const Tensor& self, bool upper
           self, upper);
   }
 }
+// _lapack_gels(Tensor self, Tensor B, str driver, float? rcond=None) -> (Tensor solution, Tensor
+// rank, Tensor singular_values, Tensor info)
+std::tuple<Tensor, Tensor, Tensor, Tensor> dispatch__lapack_gels(const Tensor& self,
+                                                                 const Tensor& B,
+                                                                 std::string_view driver,
+                                                                 std::optional<double> rcond) {
+  const DeviceType device = detail::op_device(
+      "_lapack_gels",
+      {detail::device_of(self, "_lapack_gels", "self"), detail::device_of(B, "_lapack_gels", "B")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::_lapack_gels(self, B, driver, rcond);
+    case DeviceType::Lazy:
+      return lazy::_lapack_gels(self, B, driver, rcond);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch__lapack_gels)>(device, "_lapack_gels")(
+          self, B, driver, rcond);
+  }
+}
 
 }  // namespace
 
@@ -96,6 +118,18 @@ std::tuple<Tensor, Tensor> _lapack_potrf(const Tensor& self, bool upper) {
                        {});
   decltype(auto) result = dispatch__lapack_potrf(self, upper);
   autograd::check_differentiable("_lapack_potrf", result, {&self});
+  return result;
+}
+
+// _lapack_gels(Tensor self, Tensor B, str driver, float? rcond=None) -> (Tensor solution, Tensor
+// rank, Tensor singular_values, Tensor info)
+std::tuple<Tensor, Tensor, Tensor, Tensor> _lapack_gels(const Tensor& self, const Tensor& B,
+                                                        std::string_view driver,
+                                                        std::optional<double> rcond) {
+  detail::check_dtypes("_lapack_gels", {DType::Float32, DType::Float64},
+                       {detail::input_of(self), detail::input_of(B)}, {});
+  decltype(auto) result = dispatch__lapack_gels(self, B, driver, rcond);
+  autograd::check_differentiable("_lapack_gels", result, {&self, &B});
   return result;
 }
 

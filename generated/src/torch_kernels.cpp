@@ -350,6 +350,8 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   adapter.add("_cholesky_solve_helper", TORCH_FN(adapters::_cholesky_solve_helper));
   adapter.add("cholesky_inverse", TORCH_FN(adapters::cholesky_inverse));
   adapter.add("linalg_qr", TORCH_FN(adapters::linalg_qr));
+  adapter.add("linalg_lstsq", TORCH_FN(adapters::linalg_lstsq));
+  adapter.add("linalg_matrix_exp", TORCH_FN(adapters::linalg_matrix_exp));
   adapter.add("_linalg_eigh", TORCH_FN(adapters::_linalg_eigh));
   adapter.add("_linalg_svd", TORCH_FN(adapters::_linalg_svd));
   adapter.add("linalg_pinv.atol_rtol_tensor", TORCH_FN(adapters::linalg_pinv_atol_rtol_tensor));

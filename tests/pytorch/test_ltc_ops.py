@@ -551,6 +551,18 @@ CASES = {
     "_linalg_svd.matrix_rank": (lambda a: torch.linalg.matrix_rank(a @ a[..., :2, :]), lambda: (t(3, 2, seed=73),)),
     "_linalg_svd.matrix_norm_2": (lambda a: torch.linalg.matrix_norm(a, ord=2), lambda: (t(2, 3, 3, seed=74),)),
     "_linalg_svd.cond": (lambda a: torch.linalg.cond(a), lambda: (t(3, 3, seed=75),)),
+    "linalg_matrix_exp": (torch.linalg.matrix_exp, lambda: (t(2, 4, 4, seed=92),)),
+    "linalg_matrix_exp.squarings": (lambda a: torch.matrix_exp(a * 8), lambda: (t(3, 3, seed=93),)),
+    "linalg_lstsq": (torch.linalg.lstsq, lambda: (t(2, 5, 3, seed=76), t(2, 5, 2, seed=77))),
+    "linalg_lstsq.gels": (lambda a, b: torch.linalg.lstsq(a, b, driver="gels"), lambda: (t(5, 3, seed=78), t(5, 2, seed=79))),
+    "linalg_lstsq.gels_wide": (lambda a, b: torch.linalg.lstsq(a, b, driver="gels"), lambda: (t(3, 5, seed=80), t(3, 2, seed=81))),
+    "linalg_lstsq.gelsd_wide": (lambda a, b: torch.linalg.lstsq(a, b, driver="gelsd"), lambda: (t(2, 3, 5, seed=82), t(2, 3, 2, seed=83))),
+    "linalg_lstsq.gelss_vector": (lambda a, b: torch.linalg.lstsq(a, b, driver="gelss"), lambda: (t(5, 3, seed=84), t(5, seed=85))),
+    "linalg_lstsq.broadcast": (lambda a, b: torch.linalg.lstsq(a, b, driver="gelsd"), lambda: (t(1, 5, 3, seed=86), t(3, 5, 2, seed=87))),
+    "linalg_lstsq.rank_deficient": (lambda a, b: torch.linalg.lstsq(a @ a.new_ones(2, 3), b, rcond=1e-10, driver="gelsd"),
+                                    lambda: (t(5, 2, seed=88), t(5, 2, seed=89))),
+    "linalg_lstsq.gelsy_rank_deficient": (lambda a, b: torch.linalg.lstsq(a @ a.new_ones(2, 3), b),
+                                          lambda: (t(5, 2, seed=90), t(5, 1, seed=91))),
     "_linalg_solve_ex.vector": (lambda a, b: torch.linalg.solve(well_conditioned(a), b), lambda: (t(2, 3, 3), t(3, seed=61))),
     "_linalg_solve_ex.right": (lambda a, b: torch.linalg.solve_ex(well_conditioned(a), b, left=False),
                                lambda: (t(3, 3), t(2, 4, 3, seed=62))),
@@ -619,6 +631,7 @@ NO_GRADIENT = {
     "bincount.weights": "PyTorch 1.13 has no derivative for bincount", "bincount.float32_weights": "as bincount",
     "_unique2": "PyTorch 1.13 has no derivative for _unique2", "unique_dim.columns": "nor for unique_dim",
     "unique_consecutive.dim": "nor for unique_consecutive",
+    "linalg_lstsq.gelss_vector": "PyTorch 1.13's lstsq backward fails for a vector B (on its CPU too)",
     "pow.Scalar_int": "integers", "gcd": "integers", "gcd.int32_broadcast": "integers", "lcm": "integers",
     "gcd_": "integers", "nextafter": "PyTorch 1.13 has no derivative for nextafter", "nextafter.float32": "as nextafter",
     "nextafter_": "as nextafter", "special_entr.int": "integers", "isin": "bools", "isin.invert": "bools", "isin.Tensor_Scalar": "bools",
@@ -778,6 +791,18 @@ def test_counting_ops_refuse_what_pytorch_refuses(dev, call, inputs):
     (torch.linalg.svd, (torch.ones(3),)),
     (torch.linalg.svd, (torch.full((2, 3), float("nan")),)),  # LinAlgError: non-finite values
     (lambda a: torch.linalg.svd(a, driver="gesvd"), (torch.eye(2),)),
+    (torch.linalg.matrix_exp, (torch.ones(3, 2),)),
+    (torch.linalg.matrix_exp, (torch.ones(3, 3, dtype=torch.int64),)),
+    (torch.linalg.matrix_exp, (torch.ones(3),)),
+    (lambda a: torch.linalg.lstsq(a, a, driver="lu"), (torch.ones(3, 2),)),
+    (lambda a: torch.linalg.lstsq(a, a[:2]), (torch.ones(3, 2),)),
+    (lambda a: torch.linalg.lstsq(a, a[0, 0]), (torch.ones(3, 2),)),
+    (lambda a: torch.linalg.lstsq(a[0], a[0]), (torch.ones(3, 2),)),
+    (lambda a: torch.linalg.lstsq(a, a.expand(2, 3, 2)), (torch.ones(3, 2),)),
+    (lambda a: torch.linalg.lstsq(a, a.double()), (torch.ones(3, 2),)),
+    (lambda a: torch.linalg.lstsq(a, a), (torch.ones(3, 2, dtype=torch.int64),)),
+    (lambda a: torch.linalg.lstsq(a, a, driver="gels"), (torch.ones(3, 2),)),  # LinAlgError: rank 1
+    (lambda a: torch.linalg.lstsq(a, a, driver="gels"), (torch.ones(2, 3, 2),)),  # in batch element 0
     (torch.linalg.pinv, (torch.full((2, 2), float("nan")),)),
     (lambda a: F.multi_margin_loss(a, torch.tensor([0, 1]).to(a.device)), (torch.zeros(3, 4),)),
     (lambda a: F.multilabel_margin_loss(a, torch.tensor([[0, 1, -1, 0]]).to(a.device)), (torch.zeros(3, 4),)),
@@ -1009,4 +1034,17 @@ def test_factorizations_run_one_lapack_node_and_pytorchs_autograd_differentiates
         lazygen_torch.set_lapack_enabled(True)
     # unrolled: a pivot choice per column and one for info
     assert (traced("_lapack_getrf"), traced("argmax")) == (getrf + 2, argmax + 5)
+    # QR: one _lapack_geqrf node, no unrolled reflections (no hypot), with and without autograd
+    geqrf, hypot = traced("_lapack_geqrf"), traced("hypot")
+    lazy_leaf = b.to(dev).requires_grad_()
+    leaf = b.clone().requires_grad_()
+    for x, y in ((lazy_leaf, leaf), (b.to(dev), b)):
+        (q, r), (want_q, want_r) = torch.linalg.qr(x), torch.linalg.qr(y)
+        assert_same(q, want_q)
+        assert_same(r, want_r)
+        if x.requires_grad:
+            (q.sum() + r.sum()).backward()
+            (want_q.sum() + want_r.sum()).backward()
+            assert_same(lazy_leaf.grad, leaf.grad)
+    assert (traced("_lapack_geqrf"), traced("hypot")) == (geqrf + 2, hypot)
     assert fallbacks() == {}

@@ -352,6 +352,22 @@ std::tuple<Tensor, Tensor, Tensor> linalg_eigh_ex(const Tensor& A, bool upper = 
                                                   bool compute_v = true);
 std::tuple<Tensor, Tensor, Tensor, Tensor> linalg_svd_ex(const Tensor& A, bool full_matrices = true,
                                                          bool compute_uv = true);
+// torch.linalg.lstsq of floating A [..., m, n] and B [..., m, k] (or a batch of vectors [..., m]
+// when B has one dim fewer than A), batch dims broadcast: (the solution [..., n, k] ([..., n]),
+// the squared residuals [..., k] (when m > n, the driver is not gelsy and, for gelsd and gelss,
+// every matrix has full rank: one sync reads the ranks; else an empty [0]), int64 ranks [...] of
+// A's batch ([0] for gels), the singular values [..., min(m, n)] of A's batch (gelsd, gelss; else
+// [0]), LAPACK's int32 info [...]: > 0 where gels met a rank-deficient matrix or the SVD did not
+// converge). driver: gels, gelsy (the default), gelsd or gelss, LAPACK's (runtime/ops/composite/
+// lstsq.cpp); rcond: singular values below rcond times the largest count as zero (default: the
+// dtype's epsilon times max(m, n)). No unrolled form and no derivatives.
+std::tuple<Tensor, Tensor, Tensor, Tensor, Tensor> linalg_lstsq_ex(
+    const Tensor& A, const Tensor& B, std::optional<double> rcond = std::nullopt,
+    std::optional<std::string_view> driver = std::nullopt);
+// torch.linalg.matrix_exp of floating A [..., n, n]: e^A by scaling and squaring, one host read
+// of the squarings the batch needs (a sync on the lazy device), differentiable through its ops
+// (Note [Matrix exponential by scaling and squaring] in runtime/ops/composite/matrix_exp.cpp).
+Tensor linalg_matrix_exp(const Tensor& A);
 // Whether the factorizations and triangular solves above run as LAPACK ops where the backend
 // runs on the cpu and nothing needs a gradient (true unless the environment sets
 // LAZYGEN_LAPACK=0), or unrolled everywhere (false). Note [LAPACK or unrolled] in

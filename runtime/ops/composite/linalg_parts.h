@@ -24,10 +24,10 @@ void check_equation(const char* op, const Tensor& A, const Tensor& B, bool left)
 // Note [LAPACK or unrolled]
 // The factorizations and triangular solves have two forms. On a backend that runs on the cpu
 // (eager cpu tensors, and the lazy device while lazy_backend() is "cpu") they are the LAPACK ops
-// of ops.yaml (_lapack_getrf, _lapack_potrf, _lapack_trsm: one OpenBLAS call per matrix, one IR
-// node per factorization). Elsewhere (the CUDA backend, which has no LAPACK kernels, and any
-// other backend), and whenever an operand needs a gradient, they are unrolled into n steps of
-// ops every backend runs and autograd differentiates (Note [Unrolled LU]); the LAPACK ops have
+// of ops.yaml (_lapack_getrf, _lapack_potrf, _lapack_trsm, _lapack_geqrf: one OpenBLAS call per
+// matrix, one IR node per factorization). Elsewhere (the CUDA backend, which has no LAPACK kernels,
+// and any other backend), and whenever an operand needs a gradient, they are unrolled into n steps
+// of ops every backend runs and autograd differentiates (Note [Unrolled LU]); the LAPACK ops have
 // no derivatives. (On the PyTorch device PyTorch's autograd differentiates the aten ops with its
 // own formulas, so its kernels never see a tensor that needs a gradient: LAPACK there too.) Both
 // follow LAPACK's algorithms and conventions (pivots, info, signs), so
@@ -35,8 +35,8 @@ void check_equation(const char* op, const Tensor& A, const Tensor& B, bool left)
 // results in the LAPACK form and NaN or the unscaled column in the unrolled one, neither of
 // which PyTorch promises. set_lapack_enabled(false) (or LAZYGEN_LAPACK=0 in the environment)
 // unrolls everywhere, for tests and A/B measurements of the unrolled form. Rectangular LU has the
-// LAPACK form only (refused where it does not run); eigh and svd too, and they take it whatever
-// set_lapack_enabled says.
+// LAPACK form only (refused where it does not run); eigh, svd and lstsq too, and they take it
+// whatever set_lapack_enabled says.
 //
 // Whether the composites take the LAPACK ops for these operands (all floating, none needing a
 // gradient, all on a device whose work runs on the cpu): See Note [LAPACK or unrolled].

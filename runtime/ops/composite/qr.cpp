@@ -1,5 +1,6 @@
-// The QR decomposition by Householder reflections (linalg_qr, lazygen/composite.h), unrolled over
-// the columns as Note [Unrolled LU] (linalg.cpp).
+// The QR decomposition by Householder reflections (linalg_qr, lazygen/composite.h): the LAPACK op
+// _lapack_geqrf, or unrolled over the columns as Note [Unrolled LU] (linalg.cpp), as Note [LAPACK
+// or unrolled] (linalg_parts.h) says.
 //
 // Note [Unrolled Householder QR]
 // Step j of A [b, m, n] (j < k = min(m, n)) reflects column j of the working matrix R below row j
@@ -15,6 +16,7 @@
 
 #include "lazygen/composite.h"
 #include "lazygen/factory.h"
+#include "lazygen/generated/ops/_lapack_geqrf.h"
 #include "lazygen/generated/ops/bmm.h"
 #include "lazygen/generated/ops/cat.h"
 #include "lazygen/generated/ops/copysign.h"
@@ -86,6 +88,12 @@ std::tuple<Tensor, Tensor> linalg_qr(const Tensor& A, std::string_view mode) {
   const int64_t m = A.size(-2), n = A.size(-1), k = std::min(m, n);
   const int64_t b = linalg_parts::batch_count(A);
   const std::vector<int64_t> batch = linalg_parts::batch_dims(A);
+  if (linalg_parts::use_lapack({&A})) {
+    const auto [Q, R] = _lapack_geqrf(reshape(A, {b, m, n}), mode == "complete", mode != "r");
+    const Tensor r_batched = reshape(R, linalg_parts::batch_shape(batch, R.size(1), n));
+    if (mode == "r") return {Q, r_batched};
+    return {reshape(Q, linalg_parts::batch_shape(batch, m, Q.size(2))), r_batched};
+  }
   Tensor r = reshape(A, {b, m, n});
   std::vector<Reflector> reflectors;
   for (int64_t j = 0; j < k; ++j) reflectors.push_back(householder_step(r, j));

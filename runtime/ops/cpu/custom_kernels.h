@@ -72,6 +72,12 @@ Tensor _lapack_trsm(const Tensor& self, const Tensor& B, bool upper, bool unitri
 std::tuple<Tensor, Tensor, Tensor> _lapack_syevd(const Tensor& self, bool upper, bool compute_v);
 std::tuple<Tensor, Tensor, Tensor, Tensor> _lapack_gesdd(const Tensor& self, bool full_matrices,
                                                          bool compute_uv);
+// (ops/cpu/lapack_qr.cpp) geqrf, then orgqr for Q.
+std::tuple<Tensor, Tensor> _lapack_geqrf(const Tensor& self, bool complete, bool compute_q);
+// (ops/cpu/lapack_lstsq.cpp) gels, gelsy, gelsd or gelss.
+std::tuple<Tensor, Tensor, Tensor, Tensor> _lapack_gels(const Tensor& self, const Tensor& B,
+                                                        std::string_view driver,
+                                                        std::optional<double> rcond);
 
 // ---- views (ops/cpu/views.cpp)
 Tensor view(const Tensor& self, const std::vector<int64_t>& size);

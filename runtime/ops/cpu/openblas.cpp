@@ -61,6 +61,18 @@ OpenBlas open_openblas() {
   blas.dsyevd = symbol<decltype(blas.dsyevd)>(library, "dsyevd_");
   blas.sgesdd = symbol<decltype(blas.sgesdd)>(library, "sgesdd_");
   blas.dgesdd = symbol<decltype(blas.dgesdd)>(library, "dgesdd_");
+  blas.sgeqrf = symbol<decltype(blas.sgeqrf)>(library, "sgeqrf_");
+  blas.dgeqrf = symbol<decltype(blas.dgeqrf)>(library, "dgeqrf_");
+  blas.sorgqr = symbol<decltype(blas.sorgqr)>(library, "sorgqr_");
+  blas.dorgqr = symbol<decltype(blas.dorgqr)>(library, "dorgqr_");
+  blas.sgels = symbol<decltype(blas.sgels)>(library, "sgels_");
+  blas.dgels = symbol<decltype(blas.dgels)>(library, "dgels_");
+  blas.sgelsy = symbol<decltype(blas.sgelsy)>(library, "sgelsy_");
+  blas.dgelsy = symbol<decltype(blas.dgelsy)>(library, "dgelsy_");
+  blas.sgelsd = symbol<decltype(blas.sgelsd)>(library, "sgelsd_");
+  blas.dgelsd = symbol<decltype(blas.dgelsd)>(library, "dgelsd_");
+  blas.sgelss = symbol<decltype(blas.sgelss)>(library, "sgelss_");
+  blas.dgelss = symbol<decltype(blas.dgelss)>(library, "dgelss_");
   blas.core = symbol<decltype(&openblas_get_corename)>(library, "openblas_get_corename")();
   warn_if_loaded_too_early(core, user_chose, blas.core);
   return blas;

@@ -55,6 +55,41 @@ struct OpenBlas {
   void (*dgesdd)(const char* jobz, const int* m, const int* n, double* a, const int* lda, double* s,
                  double* u, const int* ldu, double* vt, const int* ldvt, double* work,
                  const int* lwork, int* iwork, int* info, size_t) = nullptr;
+  // geqrf and orgqr: Householder QR in LAPACK's compact form, and Q formed from it.
+  void (*sgeqrf)(const int* m, const int* n, float* a, const int* lda, float* tau, float* work,
+                 const int* lwork, int* info) = nullptr;
+  void (*dgeqrf)(const int* m, const int* n, double* a, const int* lda, double* tau, double* work,
+                 const int* lwork, int* info) = nullptr;
+  void (*sorgqr)(const int* m, const int* n, const int* k, float* a, const int* lda,
+                 const float* tau, float* work, const int* lwork, int* info) = nullptr;
+  void (*dorgqr)(const int* m, const int* n, const int* k, double* a, const int* lda,
+                 const double* tau, double* work, const int* lwork, int* info) = nullptr;
+  // The least-squares drivers: gels (QR), gelsy (QR with column pivoting), gelsd and gelss
+  // (the SVD, divide and conquer or not).
+  void (*sgels)(const char* trans, const int* m, const int* n, const int* nrhs, float* a,
+                const int* lda, float* b, const int* ldb, float* work, const int* lwork, int* info,
+                size_t) = nullptr;
+  void (*dgels)(const char* trans, const int* m, const int* n, const int* nrhs, double* a,
+                const int* lda, double* b, const int* ldb, double* work, const int* lwork,
+                int* info, size_t) = nullptr;
+  void (*sgelsy)(const int* m, const int* n, const int* nrhs, float* a, const int* lda, float* b,
+                 const int* ldb, int* jpvt, const float* rcond, int* rank, float* work,
+                 const int* lwork, int* info) = nullptr;
+  void (*dgelsy)(const int* m, const int* n, const int* nrhs, double* a, const int* lda, double* b,
+                 const int* ldb, int* jpvt, const double* rcond, int* rank, double* work,
+                 const int* lwork, int* info) = nullptr;
+  void (*sgelsd)(const int* m, const int* n, const int* nrhs, float* a, const int* lda, float* b,
+                 const int* ldb, float* s, const float* rcond, int* rank, float* work,
+                 const int* lwork, int* iwork, int* info) = nullptr;
+  void (*dgelsd)(const int* m, const int* n, const int* nrhs, double* a, const int* lda, double* b,
+                 const int* ldb, double* s, const double* rcond, int* rank, double* work,
+                 const int* lwork, int* iwork, int* info) = nullptr;
+  void (*sgelss)(const int* m, const int* n, const int* nrhs, float* a, const int* lda, float* b,
+                 const int* ldb, float* s, const float* rcond, int* rank, float* work,
+                 const int* lwork, int* info) = nullptr;
+  void (*dgelss)(const int* m, const int* n, const int* nrhs, double* a, const int* lda, double* b,
+                 const int* ldb, double* s, const double* rcond, int* rank, double* work,
+                 const int* lwork, int* info) = nullptr;
   std::string core;  // the kernels it chose ("SkylakeX", "Haswell", ...)
 };
 

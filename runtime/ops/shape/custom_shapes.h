@@ -40,6 +40,14 @@ std::vector<Shape> compute_shape__lapack_trsm(const Shape& self, const Shape& B,
 std::vector<Shape> compute_shape__lapack_syevd(const Shape& self, bool upper, bool compute_v);
 std::vector<Shape> compute_shape__lapack_gesdd(const Shape& self, bool full_matrices,
                                                bool compute_uv);
+// geqrf of self [b, m, n] with k = min(m, n): Q [b, m, k] ([b, m, m] when complete; empty [0]
+// without compute_q) and R [b, k, n] ([b, m, n]), both of self's dtype.
+std::vector<Shape> compute_shape__lapack_geqrf(const Shape& self, bool complete, bool compute_q);
+// The least-squares drivers over self [b, m, n] and B [b, m, k] of self's dtype: solution
+// [b, max(m, n), k], int64 rank [b] ([0] for gels), singular values [b, min(m, n)] (gelsd,
+// gelss; else [0]) and int32 info [b]. driver: gels, gelsy, gelsd or gelss.
+std::vector<Shape> compute_shape__lapack_gels(const Shape& self, const Shape& B,
+                                              std::string_view driver, std::optional<double> rcond);
 
 // ---- views (the result aliases self on eager devices)
 // One size may be -1 (inferred); the element count must not change.

@@ -4,13 +4,16 @@
 // (linalg_lu_factor_ex, lu_unpack, linalg_lu, linalg_cholesky_ex, cholesky, linalg_qr), Cholesky
 // solves and inverses (_cholesky_solve_helper, cholesky_inverse), the symmetric eigenproblem and
 // the SVD (_linalg_eigh, _linalg_svd: LAPACK only, so PyTorch's cpu kernel where the lazy
-// backend does not run on the cpu), and _trilinear (F.bilinear's product). PyTorch's autograd
-// differentiates them with its own formulas, over ops the device serves. check_errors reads info (a
-// sync) and raises PyTorch's own error for it.
+// backend does not run on the cpu), least squares (linalg_lstsq, likewise), the matrix
+// exponential (linalg_matrix_exp), and _trilinear (F.bilinear's product). PyTorch's autograd
+// differentiates them with its own formulas, over ops the device serves. check_errors reads info
+// (a sync) and raises PyTorch's own error for it.
 #include <ATen/ops/_linalg_check_errors.h>
 #include <ATen/ops/linalg_pinv_native.h>
 #include <c10/util/Exception.h>
 
+#include <optional>
+#include <string_view>
 #include <tuple>
 
 #include "lazygen/composite.h"
@@ -183,6 +186,44 @@ at::Tensor cholesky_inverse(const at::Tensor& self, bool upper) {
   auto [U, S, Vh, info] = c.result(lazygen::linalg_svd_ex(c.arg(A), full_matrices, compute_uv));
   at::_linalg_check_errors(info, "linalg.svd", A.dim() == 2);
   return {U, S, Vh};
+}
+
+// PyTorch's errors in its order: the dims (lazygen's checks, with PyTorch's messages), then the
+// dtypes (here, in PyTorch's dtype names), then the rest; a rank-deficient matrix under gels,
+// and an SVD that did not converge, from LAPACK's info (a sync).
+::std::tuple<at::Tensor, at::Tensor, at::Tensor, at::Tensor> linalg_lstsq(
+    const at::Tensor& self, const at::Tensor& b, c10::optional<double> rcond,
+    c10::optional<c10::string_view> driver) {
+  if (self.dim() >= 2 && b.dim() >= 1) {
+    TORCH_CHECK(self.scalar_type() == b.scalar_type(),
+                "torch.linalg.lstsq: Expected input and other to have the same dtype, but got "
+                "input's dtype ",
+                self.scalar_type(), " and other's dtype ", b.scalar_type());
+    TORCH_CHECK(at::isFloatingType(self.scalar_type()),
+                "This function doesn't handle types other than float and double");
+  }
+  if (!lapack_on_device()) {
+    static const c10::OperatorHandle op = aten_op("aten::linalg_lstsq");
+    return call_on_cpu<std::tuple<at::Tensor, at::Tensor, at::Tensor, at::Tensor>>(op, self, b,
+                                                                                   rcond, driver);
+  }
+  Call c("linalg_lstsq", {&self, &b});
+  const std::optional<double> tolerance =
+      rcond.has_value() ? std::optional<double>(*rcond) : std::nullopt;
+  const std::optional<std::string_view> name =
+      driver.has_value()
+          ? std::optional<std::string_view>(std::string_view(driver->data(), driver->size()))
+          : std::nullopt;
+  auto [X, residuals, rank, S, info] =
+      c.result(lazygen::linalg_lstsq_ex(c.arg(self), c.arg(b), tolerance, name));
+  at::_linalg_check_errors(info, "torch.linalg.lstsq", self.dim() == 2);
+  return {X, residuals, rank, S};
+}
+
+at::Tensor linalg_matrix_exp(const at::Tensor& self) {
+  check_floating("matrix_exp", self);
+  Call c("linalg_matrix_exp", {&self});
+  return c.result(lazygen::linalg_matrix_exp(c.arg(self)));
 }
 
 // PyTorch's own kernel (See ops.yaml): its at:: calls reach the device's ops.

@@ -441,13 +441,14 @@ std::vector<GradCase> activation_cases() {
                        tensor<int64_t>({1, 0, 1}, IntList{3})};
        }},
       // Note [Masked writes without nonzero]: one value row for every masked position.
-      {
-          "index_put_mask_composite", "index_put",
-          [](const Inputs& in) {
-            return index_put(in[0], {std::nullopt, in[2]}, in[1]);
-          },
-          [] { return Inputs{values({2, 3}, 947), values({2, 1}, 948), tensor<bool>({true, false, true}, IntList{3})};
-          }},
+      {"index_put_mask_composite", "index_put",
+       [](const Inputs& in) {
+         return index_put(in[0], {std::nullopt, in[2]}, in[1]);
+       },
+       [] {
+         return Inputs{values({2, 3}, 947), values({2, 1}, 948),
+                       tensor<bool>({true, false, true}, IntList{3})};
+       }},
       {"index_put_mask_accumulate_composite", "index_put",
        [](const Inputs& in) { return index_put(in[0], {in[2]}, in[1], true); },
        [] {
@@ -844,6 +845,11 @@ std::vector<GradCase> activation_cases() {
        [](const Inputs& in) { return std::get<0>(linalg_qr(in[0])); },
        [] {
          return Inputs{values({4, 2}, 1049)};
+       }},
+      {"linalg_matrix_exp_composite", "linalg_matrix_exp",
+       [](const Inputs& in) { return linalg_matrix_exp(in[0] * 2.0); },  // norms past 1: squarings
+       [] {
+         return Inputs{values({2, 3, 3}, 1063)};
        }},
       {"multi_margin_loss_composite", "multi_margin_loss",
        [](const Inputs& in) {

@@ -14,6 +14,8 @@
 #include "lazygen/generated/cpu/_gelu_erf_backward.h"
 #include "lazygen/generated/cpu/_gelu_tanh.h"
 #include "lazygen/generated/cpu/_gelu_tanh_backward.h"
+#include "lazygen/generated/cpu/_lapack_gels.h"
+#include "lazygen/generated/cpu/_lapack_geqrf.h"
 #include "lazygen/generated/cpu/_lapack_gesdd.h"
 #include "lazygen/generated/cpu/_lapack_getrf.h"
 #include "lazygen/generated/cpu/_lapack_potrf.h"

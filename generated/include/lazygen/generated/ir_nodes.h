@@ -12,6 +12,8 @@
 #include "lazygen/generated/ir/_gelu_erf_backward.h"
 #include "lazygen/generated/ir/_gelu_tanh.h"
 #include "lazygen/generated/ir/_gelu_tanh_backward.h"
+#include "lazygen/generated/ir/_lapack_gels.h"
+#include "lazygen/generated/ir/_lapack_geqrf.h"
 #include "lazygen/generated/ir/_lapack_gesdd.h"
 #include "lazygen/generated/ir/_lapack_getrf.h"
 #include "lazygen/generated/ir/_lapack_potrf.h"

@@ -11,6 +11,8 @@
 #include "lazygen/generated/lazy/_gelu_erf_backward.h"
 #include "lazygen/generated/lazy/_gelu_tanh.h"
 #include "lazygen/generated/lazy/_gelu_tanh_backward.h"
+#include "lazygen/generated/lazy/_lapack_gels.h"
+#include "lazygen/generated/lazy/_lapack_geqrf.h"
 #include "lazygen/generated/lazy/_lapack_gesdd.h"
 #include "lazygen/generated/lazy/_lapack_getrf.h"
 #include "lazygen/generated/lazy/_lapack_potrf.h"

@@ -10,6 +10,8 @@
 #include "lazygen/generated/ops/_gelu_erf_backward.h"
 #include "lazygen/generated/ops/_gelu_tanh.h"
 #include "lazygen/generated/ops/_gelu_tanh_backward.h"
+#include "lazygen/generated/ops/_lapack_gels.h"
+#include "lazygen/generated/ops/_lapack_geqrf.h"
 #include "lazygen/generated/ops/_lapack_gesdd.h"
 #include "lazygen/generated/ops/_lapack_getrf.h"
 #include "lazygen/generated/ops/_lapack_potrf.h"

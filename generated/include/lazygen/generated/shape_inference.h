@@ -11,6 +11,8 @@
 #include "lazygen/generated/shapes/_gelu_erf_backward.h"
 #include "lazygen/generated/shapes/_gelu_tanh.h"
 #include "lazygen/generated/shapes/_gelu_tanh_backward.h"
+#include "lazygen/generated/shapes/_lapack_gels.h"
+#include "lazygen/generated/shapes/_lapack_geqrf.h"
 #include "lazygen/generated/shapes/_lapack_gesdd.h"
 #include "lazygen/generated/shapes/_lapack_getrf.h"
 #include "lazygen/generated/shapes/_lapack_potrf.h"

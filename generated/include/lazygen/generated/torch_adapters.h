@@ -883,6 +883,13 @@ at::Tensor _cholesky_solve_helper(const at::Tensor& self, const at::Tensor& A, b
 at::Tensor cholesky_inverse(const at::Tensor& self, bool upper);
 // linalg_qr(Tensor A, str mode='reduced') -> (Tensor Q, Tensor R)
 ::std::tuple<at::Tensor, at::Tensor> linalg_qr(const at::Tensor& A, c10::string_view mode);
+// linalg_lstsq(Tensor self, Tensor b, float? rcond=None, *, str? driver=None) -> (Tensor solution,
+// Tensor residuals, Tensor rank, Tensor singular_values)
+::std::tuple<at::Tensor, at::Tensor, at::Tensor, at::Tensor> linalg_lstsq(
+    const at::Tensor& self, const at::Tensor& b, c10::optional<double> rcond,
+    c10::optional<c10::string_view> driver);
+// linalg_matrix_exp(Tensor self) -> Tensor
+at::Tensor linalg_matrix_exp(const at::Tensor& self);
 // _linalg_eigh(Tensor A, str UPLO="L", bool compute_v=True) -> (Tensor eigenvalues, Tensor
 // eigenvectors)
 ::std::tuple<at::Tensor, at::Tensor> _linalg_eigh(const at::Tensor& A, c10::string_view UPLO,

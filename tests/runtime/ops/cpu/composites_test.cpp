@@ -982,33 +982,6 @@ TEST_P(Composites, DtypeConversionIsTracedAndRecordsNoGradient) {
   expect_values(x, {0.05882352941176472, -0.6470588235294117, 0.7058823529411764});
 }
 
-TEST_P(Composites, HouseholderQrMatchesPyTorchsSigns) {
-  const Tensor m = on(tensor<double>({1, 2, 3, 4, 5, -6}, IntList{3, 2}));
-  const auto [q, r] = linalg_qr(m);
-  expect_values(q, {-0.16903085094570325, -0.35215157397487895, -0.50709255283711,
-                    -0.7698197198520607, -0.8451542547285166, 0.5323221467062123});
-  expect_values(r, {-5.916079783099616, 2.704493615131253, 0.0, -6.977514907595274});
-  const auto [qc, rc] = linalg_qr(m, "complete");
-  expect_values(qc, {-0.16903085094570325, -0.35215157397487895, -0.9205530079118673,
-                     -0.50709255283711, -0.7698197198520607, 0.38760126648920756,
-                     -0.8451542547285166, 0.5323221467062123, -0.04845015831115096});
-  EXPECT_EQ(rc.sizes(), (std::vector<int64_t>{3, 2}));
-  const auto [qw, rw] = linalg_qr(t(m));  // wide
-  expect_values(
-      qw, {-0.44721359549995787, -0.8944271909999157, -0.8944271909999157, 0.4472135954999581});
-  expect_values(rw, {-2.23606797749979, -4.919349550499537, 3.1304951684997047, 0.0,
-                     -0.8944271909999149, -7.155417527999328});
-  EXPECT_EQ(std::get<0>(linalg_qr(m, "r")).numel(), 0);
-  // A column already zero below its diagonal is not reflected: R keeps its entry and sign.
-  const auto [qi, ri] = linalg_qr(on(tensor<double>({-2, 1, 0, 2}, IntList{2, 2})));
-  expect_values(qi, {1, 0, 0, 1});
-  expect_values(ri, {-2, 1, 0, 2});
-  EXPECT_NE(testing::message_of<ShapeError>([&] {
-              linalg_qr(m, "bad");
-            }).find("qr received unrecognized mode 'bad'"),
-            std::string::npos);
-}
-
 TEST_P(Composites, MarginLossesMatchPyTorch) {
   const Tensor x = on(tensor<double>({0.5, -1, 2, 0.25, 1, 1.5, -0.5, 0}, IntList{2, 4}));
   const Tensor y = on(tensor<int64_t>({2, 0}, IntList{2}));
@@ -1090,6 +1063,124 @@ TEST_P(Composites, EighAndSvdMatchPyTorch) {
             "the derivative for '_lapack_gesdd' is not implemented");
 }
 
+// torch.linalg.lstsq by each of LAPACK's drivers: PyTorch's solutions, residuals, ranks and
+// singular values, its vector case and its shapes for broadcast batches.
+TEST_P(Composites, LstsqMatchesPyTorch) {
+  const Tensor A = on(t(x())), B = on(t(w()));  // [4, 2] and [4, 2]: overdetermined
+  const std::vector<double> solution = {0.16470588235294112, 0.3235294117647059,
+                                        -0.011764705882352882, -0.35882352941176476};
+  for (const char* driver : {"gels", "gelsy", "gelsd", "gelss"}) {
+    SCOPED_TRACE(driver);
+    const auto [X, residuals, rank, S, info] = linalg_lstsq_ex(A, B, std::nullopt, driver);
+    expect_values(X, solution);
+    const std::string_view name = driver;
+    if (name == "gelsy") {
+      EXPECT_EQ(residuals.sizes(), IntList{0});
+    } else {
+      expect_values(residuals, {4.270588235294118, 0.8647058823529412});
+    }
+    if (name == "gels") {
+      EXPECT_EQ(rank.sizes(), IntList{0});
+    } else {
+      EXPECT_EQ(rank.dtype(), DType::Int64);
+      EXPECT_EQ(values<int64_t>(rank.cpu()), (std::vector<int64_t>{2}));
+    }
+    if (name == "gelsd" || name == "gelss") {
+      expect_values(S, {10.039074648072399, 2.0535287215985285});
+    } else {
+      EXPECT_EQ(S.sizes(), IntList{0});
+    }
+    EXPECT_EQ(values<int32_t>(info.cpu()), (std::vector<int32_t>{0}));
+  }
+  // Underdetermined, a vector right-hand side: the least-norm solution.
+  const Tensor b = on(tensor<double>({1, 2}, IntList{2}));
+  const auto [wide, r0, rank0, s0, i0] = linalg_lstsq_ex(on(x()), b);
+  expect_values(
+      wide, {-0.12941176470588234, -0.4823529411764707, 0.15294117647058825, 0.21176470588235294});
+  EXPECT_EQ(r0.sizes(), IntList{0});
+  EXPECT_EQ(rank0.sizes(), IntList{});
+  // Rank-deficient: the rank, no residuals, and gels's info.
+  const Tensor D = on(tensor<double>({1, 2, 2, 4, 3, 6}, IntList{3, 2}));
+  const Tensor c = on(tensor<double>({1, 0, 1}, IntList{3, 1}));
+  const auto [xd, rd, rankd, sd, id] = linalg_lstsq_ex(D, c, std::nullopt, "gelsd");
+  expect_values(xd, {0.057142857142857134, 0.1142857142857143});
+  EXPECT_EQ(values<int64_t>(rankd.cpu()), (std::vector<int64_t>{1}));
+  EXPECT_EQ(rd.sizes(), IntList{0});
+  const Tensor Z = on(tensor<double>({1, 0, 2, 0, 3, 0}, IntList{3, 2}));  // R's diagonal has a 0
+  EXPECT_EQ(values<int32_t>(std::get<4>(linalg_lstsq_ex(Z, c, std::nullopt, "gels")).cpu()),
+            (std::vector<int32_t>{2}));
+  // Batches broadcast; rank and singular values keep A's batch dims, residuals the broadcast's.
+  const Tensor A1 = reshape(A, {1, 4, 2});
+  const Tensor B3 = expand(reshape(B, {1, 4, 2}), {3, 4, 2});
+  const auto [xb, rb, rankb, sb, ib] = linalg_lstsq_ex(A1, B3, std::nullopt, "gelsd");
+  EXPECT_EQ(xb.sizes(), (IntList{3, 2, 2}));
+  EXPECT_EQ(rb.sizes(), (IntList{3, 2}));
+  EXPECT_EQ(rankb.sizes(), IntList{1});
+  EXPECT_EQ(sb.sizes(), (IntList{1, 2}));
+  EXPECT_EQ(ib.sizes(), IntList{3});
+  // No columns: rank and singular values are still A's; no elements: zeros of rank 0.
+  const auto [x0, r00, rank00, s00, i00] =
+      linalg_lstsq_ex(A, on(zeros({4, 0}, DType::Float64)), std::nullopt, "gelsd");
+  EXPECT_EQ(x0.sizes(), (IntList{2, 0}));
+  EXPECT_EQ(values<int64_t>(rank00.cpu()), (std::vector<int64_t>{2}));
+  expect_values(s00, {10.039074648072399, 2.0535287215985285});
+  const auto [xe, re, ranke, se, ie] =
+      linalg_lstsq_ex(on(zeros({0, 3}, DType::Float64)), on(zeros({0, 2}, DType::Float64)));
+  expect_values(xe, {0, 0, 0, 0, 0, 0});
+  EXPECT_EQ(values<int64_t>(ranke.cpu()), (std::vector<int64_t>{0}));
+  // PyTorch's argument errors.
+  auto message = [&](const Tensor& a, const Tensor& rhs, const char* driver) {
+    return testing::message_of<ShapeError>([&] { linalg_lstsq_ex(a, rhs, std::nullopt, driver); });
+  };
+  EXPECT_EQ(message(A, B, "lu"),
+            "torch.linalg.lstsq: parameter `driver` should be one of (gels, gelsy, gelsd, gelss)");
+  EXPECT_EQ(message(A, on(zeros({3, 2}, DType::Float64)), "gelsy"),
+            "torch.linalg.lstsq: input.size(-2) should match other.size(-2)");
+  EXPECT_EQ(message(A, on(zeros({2, 4, 2}, DType::Float64)), "gelsy"),
+            "torch.linalg.lstsq: input.dim() must be greater or equal to other.dim() and "
+            "(input.dim() - other.dim()) <= 1");
+  EXPECT_EQ(message(A, B.to(DType::Float32), "gelsy"),
+            "torch.linalg.lstsq: Expected input and other to have the same dtype, but got "
+            "input's dtype float64 and other's dtype float32");
+  // No derivative: refused, never a missing gradient.
+  const Tensor leaf = A.detach().requires_grad_();
+  EXPECT_EQ(testing::message_of<std::runtime_error>([&] { linalg_lstsq_ex(leaf, B); }),
+            "the derivative for '_lapack_gels' is not implemented");
+}
+
+// torch.linalg.matrix_exp against the exact values (mpmath, 30 digits; PyTorch 1.13's agree to
+// 5e-12), with and without squarings, per matrix of a batch.
+TEST_P(Composites, MatrixExpMatchesTheExactValues) {
+  const Tensor A = on(tensor<double>({0.5, -1, 2, 0.25, 0, 1, -3, 1, 0.5}, IntList{3, 3}));
+  expect_values(linalg_matrix_exp(A),
+                {-1.1125944354586664, 0.4655027900981459, 0.8970755685315865, -1.2589264154794604,
+                 1.862278682682224, 0.67704792785677804, -1.9168887117748417, 1.819598645811702,
+                 -0.54131907648120442},
+                1e-14);
+  const Tensor batch = linalg_matrix_exp(stack({A * 0.01, A * 10.0}));  // no squaring, and 6
+  expect_values(narrow(batch, 0, 0, 1),
+                {1.0046990745913736, -0.0099238351880617477, 0.020048329519990516,
+                 0.0023555468320985489, 1.0000381457131433, 0.010049247152978636,
+                 -0.030135200262444218, 0.010174659117895524, 1.0047617805738321},
+                1e-15);
+  const std::vector<double> big = values<double>(narrow(batch, 0, 1, 1).cpu());
+  const std::vector<double> want = {-73.744307703697062, 139.75850953774231, 8.5655886249323041,
+                                    -214.99125719719615, 428.25885861579947, 40.293120275018267,
+                                    -102.87419784377874, 220.34475008777884, 16.281507202683226};
+  for (size_t i = 0; i < want.size(); ++i) EXPECT_NEAR(big[i], want[i], 1e-13 * 428) << i;
+  // Overflow stays where it is; no elements: nothing to do.
+  const std::vector<double> huge =
+      values<double>(linalg_matrix_exp(on(tensor<double>({1e3, 0, 0, 1}, IntList{2, 2}))).cpu());
+  EXPECT_EQ(huge[0], std::numeric_limits<double>::infinity());
+  EXPECT_EQ(huge[1], 0);
+  EXPECT_NEAR(huge[3], std::exp(1.0), 1e-11);
+  EXPECT_EQ(linalg_matrix_exp(on(zeros({2, 0, 0}, DType::Float64))).sizes(), (IntList{2, 0, 0}));
+  EXPECT_EQ(testing::message_of<ShapeError>([&] { linalg_matrix_exp(on(x())); }),
+            "linalg.matrix_exp: A must be batches of square matrices, but they are 2 by 4 "
+            "matrices");
+  EXPECT_THROW(linalg_matrix_exp(on(arange(4, DType::Int64))), ShapeError);
+}
+
 // Rectangular LU: LAPACK's only (the unrolled LU takes square matrices); lu_unpack unpacks either.
 TEST_P(Linalg, RectangularLuMatchesPyTorchWhereLapackRuns) {
   const Tensor wide = on(x());  // [2, 4]
@@ -1111,6 +1202,45 @@ TEST_P(Linalg, RectangularLuMatchesPyTorchWhereLapackRuns) {
 
 // On the lazy device (whose backend runs on the cpu) a factorization without gradients is one
 // LAPACK node; with a gradient, or with LAPACK off, it is unrolled, and the gradient flows.
+TEST_P(Linalg, HouseholderQrMatchesPyTorchsSigns) {
+  const Tensor m = on(tensor<double>({1, 2, 3, 4, 5, -6}, IntList{3, 2}));
+  const auto [q, r] = linalg_qr(m);
+  expect_values(q, {-0.16903085094570325, -0.35215157397487895, -0.50709255283711,
+                    -0.7698197198520607, -0.8451542547285166, 0.5323221467062123});
+  expect_values(r, {-5.916079783099616, 2.704493615131253, 0.0, -6.977514907595274});
+  const auto [qc, rc] = linalg_qr(m, "complete");
+  expect_values(qc, {-0.16903085094570325, -0.35215157397487895, -0.9205530079118673,
+                     -0.50709255283711, -0.7698197198520607, 0.38760126648920756,
+                     -0.8451542547285166, 0.5323221467062123, -0.04845015831115096});
+  EXPECT_EQ(rc.sizes(), (std::vector<int64_t>{3, 2}));
+  const auto [qw, rw] = linalg_qr(t(m));  // wide
+  expect_values(
+      qw, {-0.44721359549995787, -0.8944271909999157, -0.8944271909999157, 0.4472135954999581});
+  expect_values(rw, {-2.23606797749979, -4.919349550499537, 3.1304951684997047, 0.0,
+                     -0.8944271909999149, -7.155417527999328});
+  EXPECT_EQ(std::get<0>(linalg_qr(m, "r")).numel(), 0);
+  // A column already zero below its diagonal is not reflected: R keeps its entry and sign.
+  const auto [qi, ri] = linalg_qr(on(tensor<double>({-2, 1, 0, 2}, IntList{2, 2})));
+  expect_values(qi, {1, 0, 0, 1});
+  expect_values(ri, {-2, 1, 0, 2});
+  EXPECT_NE(testing::message_of<ShapeError>([&] {
+              linalg_qr(m, "bad");
+            }).find("qr received unrecognized mode 'bad'"),
+            std::string::npos);
+  // A batch, and matrices without rows or columns.
+  const auto [qb, rb] =
+      linalg_qr(on(expand(tensor<double>({1, 2, 3, 4, 5, -6}, IntList{1, 3, 2}), IntList{2, 3, 2})
+                       .contiguous()));
+  EXPECT_EQ(qb.sizes(), (std::vector<int64_t>{2, 3, 2}));
+  EXPECT_EQ(values<double>(narrow(rb, 0, 1, 1).contiguous().cpu()), values<double>(r.cpu()));
+  const auto [qe, re] = linalg_qr(on(zeros({0, 3}, DType::Float64)), "complete");
+  EXPECT_EQ(qe.sizes(), (std::vector<int64_t>{0, 0}));
+  EXPECT_EQ(re.sizes(), (std::vector<int64_t>{0, 3}));
+  const auto [qz, rz] = linalg_qr(on(zeros({3, 0}, DType::Float64)), "complete");
+  expect_values(qz, {1, 0, 0, 0, 1, 0, 0, 0, 1});
+  EXPECT_EQ(rz.sizes(), (std::vector<int64_t>{3, 0}));
+}
+
 TEST(LinalgForms, TheLazyDeviceTracesOneLapackNodeUnlessAGradientIsNeeded) {
   const Tensor a = tensor<double>({4, 1, 2, 1, -3, 0, 2, 1, 5}, IntList{3, 3});
   auto traced = [](const char* op) { return metrics::counter_value(std::string("lazy.op.") + op); };
@@ -1139,6 +1269,13 @@ TEST(LinalgForms, TheLazyDeviceTracesOneLapackNodeUnlessAGradientIsNeeded) {
   linalg_solve_triangular(a.to(kLazy), a.to(kLazy), true);
   EXPECT_EQ(traced("_lapack_potrf"), potrf + 1);
   EXPECT_EQ(traced("_lapack_trsm"), trsm + 1);
+  const int64_t geqrf = traced("_lapack_geqrf"), hypot = traced("hypot");
+  linalg_qr(a.to(kLazy));
+  EXPECT_EQ(traced("_lapack_geqrf"), geqrf + 1);
+  EXPECT_EQ(traced("hypot"), hypot);
+  linalg_qr(a.to(kLazy).detach().requires_grad_());  // unrolled: one reflection per column
+  EXPECT_EQ(traced("_lapack_geqrf"), geqrf + 1);
+  EXPECT_EQ(traced("hypot"), hypot + 3);
 }
 
 INSTANTIATE_TEST_SUITE_P(Devices, Composites, ::testing::Values(kCPU, kLazy),
