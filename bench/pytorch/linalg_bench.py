@@ -1,8 +1,8 @@
 """The PyTorch device's linear algebra against PyTorch's CPU (LAPACK), measured in one run: for each
 op and matrix size n (a batch of 8 float64 matrices), the median of warm calls on the device
 (trace, cached compile, run, read back) with its LAPACK ops and with the unrolled forms (Note
-[LAPACK or unrolled]), against PyTorch's CPU call. eigh, svd and lstsq have no unrolled form
-(both columns are LAPACK's).
+[LAPACK or unrolled]), against PyTorch's CPU call. eigh, svd, lstsq and matrix_exp have one form
+(both columns measure it: LAPACK's for the first three, scaling and squaring for matrix_exp).
 
     build/lazygen-python bench/pytorch/linalg_bench.py [--sizes 4 16 64] [--reps 20]
 """
@@ -27,6 +27,7 @@ OPS = {
     "eigh": lambda a, b: torch.linalg.eigh(spd(a))[0],
     "svd": lambda a, b: torch.linalg.svd(a)[1],
     "lstsq": lambda a, b: torch.linalg.lstsq(a, b).solution,
+    "matrix_exp": lambda a, b: torch.linalg.matrix_exp(a),
 }
 
 
