@@ -72,10 +72,11 @@ endfunction()
 
 # lazygen_hot_code_options(<out>): the C++ options of every lazygen runtime (lazygen's own and
 # those lazygen_add_runtime builds) and of AOT kernels: math without errno (Note [Math without
-# errno], runtime/CMakeLists.txt) and branch alignment (Note [Branch alignment]).
+# errno], runtime/CMakeLists.txt), wrapping integer arithmetic (Note [Integer overflow wraps]) and
+# branch alignment (Note [Branch alignment]).
 function(lazygen_hot_code_options out)
   lazygen_branch_alignment_options(align)
-  set(${out} -fno-math-errno -fno-trapping-math ${align} PARENT_SCOPE)
+  set(${out} -fno-math-errno -fno-trapping-math -fwrapv ${align} PARENT_SCOPE)
 endfunction()
 
 # lazygen_runtime_compile_options(<target> <runtime source dir> <generated dir>): a runtime
@@ -123,6 +124,15 @@ endfunction()
 function(lazygen_runtime_link_options target anchor)
   target_sources(${target} INTERFACE "${anchor}")
 endfunction()
+
+# Note [Integer overflow wraps]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# PyTorch's integer tensors wrap on overflow (int32 INT_MIN - 2 is INT_MAX - 1, on every device),
+# and lazy results must equal eager ones. In C++ signed overflow is undefined, so a kernel
+# `self - alpha * other` at T = int32 may do anything there (UBSan flags it; an optimizer may
+# assume it away). -fwrapv defines it as two's-complement wrapping for every runtime file, the
+# generated kernels and AOT kernels included. (Division of INT_MIN by -1 still traps, as it does in
+# PyTorch.)
 
 # Note [Branch alignment]
 # ~~~~~~~~~~~~~~~~~~~~~~~

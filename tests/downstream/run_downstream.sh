@@ -1,17 +1,23 @@
 #!/usr/bin/env bash
 # Builds tests/downstream the three ways a user would and runs its demos:
-#   1. add_subdirectory(lazygen) from the source tree
-#   2. find_package(lazygen) after `cmake --install` of the build under test (with its CUDA part,
-#      downstream_cuda_demo's CUDA kernels, when that build has CUDA); and, when that build has the
-#      PyTorch device, the installed lazygen_torch package imported and used by <python>
-#   3. vendored: lazygen_generate writes my_runtime's generated sources once into a scratch copy of
-#      the project's tree; a fresh build of that copy, configured with LAZYGEN_EXECUTABLE=/bin/false,
-#      must build and run without lazygen; then its my_runtime_generated_in_sync test (lazygen
-#      --check) passes, fails once a vendored file is edited, and passes after my_runtime_generate
-# Modes 1 and 2 link lazygen::runtime, lazygen::data, lazygen::cuda and lazygen::distributed by
-# those names. Every
-# mode runs the out-of-tree "reference" backend through lazygen's consistency suite
-# (lazygen_add_consistency_test).
+#   1. add_subdirectory(lazygen) from the source tree: lazygen's generator, built here, writes
+#      my_runtime's sources at build time; downstream_demo and the reference backend's consistency
+#      suite run on it
+#   2. find_package(lazygen) after `cmake --install` of the build under test: the demos linking
+#      lazygen::runtime, lazygen::data, lazygen::distributed and lazygen::cuda (with AOT kernels
+#      from cuda_demo.manifest, and their CUDA part when that build has CUDA) build and run; and,
+#      when that build has the PyTorch device, the installed lazygen_torch package is imported and
+#      used by <python>
+#   3. vendored, against the same installed lazygen: lazygen_generate writes my_runtime's generated
+#      sources once into a scratch copy of the project's tree; a fresh build of that copy,
+#      configured with LAZYGEN_EXECUTABLE=/bin/false, must build and run without lazygen (every
+#      demo but the CUDA one, and the consistency suite); then its my_runtime_generated_in_sync
+#      test (lazygen --check) passes, fails once a vendored file is edited, and passes after
+#      my_runtime_generate
+# my_runtime (lazygen's runtime compiled with this project's ops) is compiled by modes 1 and 3
+# only: mode 2 configures it (lazygen_add_runtime from the installed package) but builds the
+# demos that link lazygen's prebuilt libraries, and mode 1 configures those demos (the lazygen::
+# names resolve from the source tree) without compiling lazygen's own runtime a further time.
 # usage: run_downstream.sh <lazygen source dir> <lazygen build dir> <scratch dir> [<python>]
 set -euo pipefail
 src=$1 build=$2 scratch=$3 python=${4:-}
@@ -21,14 +27,19 @@ launcher=()
 if command -v ccache >/dev/null; then
   launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CUDA_COMPILER_LAUNCHER=ccache)
 fi
-demos=(downstream_demo downstream_runtime_demo downstream_data_demo downstream_backend_demo
-       downstream_distributed_demo downstream_cuda_demo)
-# run_demos <build dir>: every demo that was built there, then the out-of-tree backend through
-# lazygen's consistency suite (the CTest test reference_consistency).
+# The demos on my_runtime, and those on lazygen's own libraries.
+own_demos=(downstream_demo)
+lazygen_demos=(downstream_runtime_demo downstream_data_demo downstream_backend_demo
+               downstream_distributed_demo downstream_cuda_demo)
+# run_demos <build dir>: every demo that was built there.
 run_demos() {
-  for demo in "${demos[@]}"; do
+  for demo in "${own_demos[@]}" "${lazygen_demos[@]}"; do
     if [[ -x "$1/$demo" ]]; then "$1/$demo"; fi
   done
+}
+# run_consistency <build dir>: the out-of-tree backend through lazygen's consistency suite on
+# my_runtime (the CTest test reference_consistency).
+run_consistency() {
   quietly "$1/reference_consistency.log" \
     ctest --test-dir "$1" -R '^reference_consistency$' --output-on-failure --no-tests=error
   echo "   reference backend, consistency suite: $(grep -m1 'tests passed' "$1/reference_consistency.log")"
@@ -44,8 +55,9 @@ start=$SECONDS
 quietly "$scratch/subdir.log" cmake -S "$src/tests/downstream" -B "$scratch/subdir" "${gen[@]}" "${launcher[@]}" \
   -DLAZYGEN_SOURCE_DIR="$src"
 # Not `all`: that would build every part of lazygen (the PyTorch device too).
-cmake --build "$scratch/subdir" -j "$(nproc)" --target "${demos[@]}" reference_consistency
+cmake --build "$scratch/subdir" -j "$(nproc)" --target "${own_demos[@]}" reference_consistency
 run_demos "$scratch/subdir"
+run_consistency "$scratch/subdir"
 echo "   ($((SECONDS - start)) s)"
 
 echo "== downstream via find_package(lazygen) after cmake --install"
@@ -53,7 +65,13 @@ start=$SECONDS
 cmake --install "$build" --prefix "$scratch/prefix" >/dev/null
 quietly "$scratch/installed.log" cmake -S "$src/tests/downstream" -B "$scratch/installed" "${gen[@]}" "${launcher[@]}" \
   -DCMAKE_PREFIX_PATH="$scratch/prefix"
-cmake --build "$scratch/installed" -j "$(nproc)"
+# (downstream_distributed_demo exists only when lazygen::distributed does.)
+defined=$(ninja -C "$scratch/installed" -t targets all)
+targets=()
+for demo in "${lazygen_demos[@]}"; do
+  if grep -qx "$demo: phony" <<<"$defined"; then targets+=("$demo"); fi
+done
+cmake --build "$scratch/installed" -j "$(nproc)" --target "${targets[@]}"
 # downstream_cuda_demo runs its CUDA kernels only when the installed lazygen has CUDA and a GPU.
 run_demos "$scratch/installed"
 # The installed Python package (when the build has the PyTorch device).
@@ -82,6 +100,7 @@ cmake --build "$scratch/vendor-generate" --target my_runtime_generate
 quietly "$scratch/vendored.log" cmake -S "$tree" -B "$scratch/vendored" "${vendored[@]}" -DLAZYGEN_EXECUTABLE=/bin/false
 cmake --build "$scratch/vendored" -j "$(nproc)"
 run_demos "$scratch/vendored"
+run_consistency "$scratch/vendored"
 # With the generator back, nothing rebuilds, and the check test follows the vendored copy.
 quietly "$scratch/vendored.log" cmake -S "$tree" -B "$scratch/vendored" -DLAZYGEN_EXECUTABLE="$scratch/prefix/bin/lazygen"
 cmake --build "$scratch/vendored" >"$scratch/rebuild.log"

@@ -417,3 +417,34 @@ def test_integral_division_by_zero_and_negative_powers_as_pytorch(dev, name):
         assert not isinstance(got, Exception), got
         assert got.dtype == expected.dtype and torch.equal(got.isnan(), expected.isnan())
         assert torch.equal(got.nan_to_num(), expected.nan_to_num())
+
+
+_I32_MIN, _I32_MAX, _I64_MAX = -2**31, 2**31 - 1, 2**63 - 1
+# Integer results out of their dtype's range: PyTorch wraps them (two's complement) on every
+# device, and so must the device's kernels, alone or fused into one graph (Note [Integer overflow
+# wraps], cmake/LazygenKernels.cmake).
+INTEGER_OVERFLOW_CASES = {
+    "int32 min - 2": lambda d: torch.tensor([_I32_MIN, 5], dtype=torch.int32, device=d) - 2,
+    "int32 max + 1": lambda d: torch.tensor([_I32_MAX], dtype=torch.int32, device=d) + 1,
+    "int32 sub, alpha 3": lambda d: torch.sub(torch.tensor([_I32_MIN + 1], dtype=torch.int32, device=d),
+                                              torch.tensor([_I32_MAX], dtype=torch.int32, device=d), alpha=3),
+    "int32 products": lambda d: torch.tensor([65536, 46341, -65537], dtype=torch.int32, device=d) ** 2,
+    "int32 times a tensor": lambda d: torch.tensor([65536, _I32_MAX], dtype=torch.int32, device=d)
+                                      * torch.tensor([65536, 3], dtype=torch.int32, device=d),
+    "int64 max + 1": lambda d: torch.tensor([_I64_MAX], device=d) + 1,
+    "int64 product": lambda d: torch.tensor([2**62, -2**62 - 1], device=d) * 4,
+    "int32 -min": lambda d: -torch.tensor([_I32_MIN], dtype=torch.int32, device=d),
+    "int32 abs(min)": lambda d: torch.tensor([_I32_MIN, -3], dtype=torch.int32, device=d).abs(),
+    "int8 127 + 1": lambda d: torch.tensor([127, -128], dtype=torch.int8, device=d) + torch.tensor([1, -1], dtype=torch.int8, device=d),
+    "int16 product": lambda d: torch.tensor([300, -300], dtype=torch.int16, device=d) * 300,
+    "a fused int32 chain": lambda d: ((torch.tensor([_I32_MAX, _I32_MIN, 7], dtype=torch.int32, device=d) * 65537 + 11)
+                                      - torch.tensor([_I32_MIN], dtype=torch.int32, device=d)).abs() * 3,
+}
+
+
+@pytest.mark.parametrize("name", INTEGER_OVERFLOW_CASES)
+def test_integer_overflow_wraps_as_in_pytorch(dev, name):
+    expected = INTEGER_OVERFLOW_CASES[name]("cpu")
+    got = INTEGER_OVERFLOW_CASES[name](dev).cpu()
+    assert got.dtype == expected.dtype
+    assert torch.equal(got, expected), f"the device gives {got.tolist()}, PyTorch {expected.tolist()}"
