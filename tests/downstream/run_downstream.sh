@@ -65,13 +65,7 @@ start=$SECONDS
 cmake --install "$build" --prefix "$scratch/prefix" >/dev/null
 quietly "$scratch/installed.log" cmake -S "$src/tests/downstream" -B "$scratch/installed" "${gen[@]}" "${launcher[@]}" \
   -DCMAKE_PREFIX_PATH="$scratch/prefix"
-# (downstream_distributed_demo exists only when lazygen::distributed does.)
-defined=$(ninja -C "$scratch/installed" -t targets all)
-targets=()
-for demo in "${lazygen_demos[@]}"; do
-  if grep -qx "$demo: phony" <<<"$defined"; then targets+=("$demo"); fi
-done
-cmake --build "$scratch/installed" -j "$(nproc)" --target "${targets[@]}"
+cmake --build "$scratch/installed" -j "$(nproc)" --target lazygen_demos
 # downstream_cuda_demo runs its CUDA kernels only when the installed lazygen has CUDA and a GPU.
 run_demos "$scratch/installed"
 # The installed Python package (when the build has the PyTorch device).

@@ -383,7 +383,10 @@ void TileRunner::run_op(const GroupProgram::Op& op, int64_t offset, int64_t n) {
     args.in[k] = ptr_[op.in[k]] + bytes * stride_[op.in[k]];
     args.stride[k] = stride_[op.in[k]];
   }
-  for (int k = 0; k < op.num_scalars; ++k) args.scalars[k] = b_.scalars[op.scalar[k]];
+  // (The first bound always holds; it spares GCC -O3 a false -Wstringop-overflow.)
+  for (int k = 0; k < kMaxTileScalars && k < op.num_scalars; ++k) {
+    args.scalars[k] = b_.scalars[op.scalar[k]];
+  }
   op.fn(args);
 }
 
