@@ -143,6 +143,9 @@ ROWS = [
         manual=TIMED_BY_HAND),
     Row("full-build", "the whole tree from nothing",
         "ninja -C build -t clean && time CCACHE_DISABLE=1 ninja -C build -j2", manual=TIMED_BY_HAND),
+    Row("test-from-nothing", "the README's test command on a fresh machine, ccache empty",
+        "time scripts/test (and each phase's own time: scripts/build, the downstream_project "
+        "test's per-mode lines, scripts/sanitize)", manual=TIMED_BY_HAND),
     Row("hook-check", "LibTooling check of every hook in `runtime/ops`",
         "time ctest --test-dir build -R hooks_match_ops_yaml", manual=TIMED_BY_HAND),
     Row("aot-manifest-rebuild", "add one group to a manifest → `lazygen --kernels` → rebuild "
