@@ -17,11 +17,18 @@
 //                        each op builds its node and infers its shape, in the trie position of
 //                        the same op at the previous size (Note [Trie reuse across sizes])
 //   generated_add_three_sizes   the same with the size cycling through three values: every
-//                        node is reused (the trie keeps a few sizes per position)
+//                        node is reused (the trie keeps up to kMaxVariants sizes per position)
+//   generated_add_many_sizes    the same with the size drawn from 24 values (a sequence length
+//                        that varies): once each was traced, every node is reused
 //   mark_step_hit        executor overhead per step for a chain graph (null backend, cache hit)
 // Each benchmark traces a chain of kOps ops per iteration; items/s is ops/s (time per op =
 // 1 / items_per_second).
 #include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <numeric>
+#include <random>
+#include <vector>
 
 #include "backend/null/null_backend.h"
 #include "core/ir/attrs.h"
@@ -159,15 +166,20 @@ void generated_view_warm(benchmark::State& state) {
 }
 
 // generated_add_warm where every iteration's input has a size not traced before (cycle 0) or
-// one of `cycle` sizes in turn.
+// one of `cycle` sizes: each once per `cycle` iterations, in an order shuffled every round.
 void generated_add_sizes(benchmark::State& state, int64_t cycle) {
   ir::TrieCache::current().reset();
   exec::GraphExecutor executor(std::make_shared<exec::NullBackend>());
+  std::vector<int64_t> order(static_cast<size_t>(cycle));
+  std::iota(order.begin(), order.end(), int64_t{64});
+  std::mt19937 rng(7);
   int64_t step = 0;
   for (auto _ : state) {
     state.PauseTiming();
     ++step;
-    Tensor x = testing::lazy_zeros({64 + (cycle == 0 ? step : step % cycle)});
+    if (cycle > 0 && step % cycle == 0) std::shuffle(order.begin(), order.end(), rng);
+    Tensor x =
+        testing::lazy_zeros({cycle == 0 ? 64 + step : order[static_cast<size_t>(step % cycle)]});
     state.ResumeTiming();
     Tensor v = x;
     for (int i = 0; i < kOps; ++i) v = lazy::add_tensor(v, x, 0.5);
@@ -212,9 +224,13 @@ void generated_add_new_size(benchmark::State& state) {
 void generated_add_three_sizes(benchmark::State& state) {
   generated_add_sizes(state, 3);
 }
+void generated_add_many_sizes(benchmark::State& state) {
+  generated_add_sizes(state, 24);
+}
 
 BENCHMARK(generated_add_new_size);
 BENCHMARK(generated_add_three_sizes);
+BENCHMARK(generated_add_many_sizes);
 BENCHMARK(mark_step_hit)->Arg(10)->Arg(100)->Arg(1000);
 
 }  // namespace

@@ -49,21 +49,38 @@ bool TrieCache::reuse_across_sizes() {
 }
 
 void TrieCache::Entry::promote(size_t variant) {
-  const auto chosen = variants.begin() + static_cast<std::ptrdiff_t>(variant);
-  std::rotate(variants.begin(), chosen, chosen + 1);  // the chosen first, the others in order
-  std::swap(node, variants.front());
+  Variant& chosen = variants[variant];
+  std::swap(node, chosen.node);
+  std::swap(key, chosen.key);
+  chosen.used = used;  // the demoted node was last used when the entry was
+}
+
+// The oldest use is kept in a register: std::min_element reloads the best element's field at
+// every step, a chain of loads that cost more than the rest of the drop.
+void TrieCache::Entry::drop_least_recent_variant() {
+  size_t oldest = 0;
+  uint64_t oldest_use = variants[0].used;
+  for (size_t j = 1; j < variants.size(); ++j) {
+    if (variants[j].used < oldest_use) {
+      oldest_use = variants[j].used;
+      oldest = j;
+    }
+  }
+  variants[oldest] = std::move(variants.back());
+  variants.pop_back();
 }
 
 // See Note [Trie reuse across sizes].
-void TrieCache::replace(Entry& entry, NodePtr node) {
+void TrieCache::replace(Entry& entry, NodePtr node, uint64_t key) {
   static metrics::Counter& resized = metrics::counter("trie_cache.resize");
   resized.add();
   ++stats_.resized;
   node->set_trie_slot(&entry);
-  entry.variants.insert(entry.variants.begin(), std::move(entry.node));
+  entry.variants.push_back(Variant{std::move(entry.node), entry.key, entry.used});
   entry.node = std::move(node);
+  entry.key = key;
   if (entry.nodes() > kMaxVariants) {
-    entry.variants.pop_back();
+    entry.drop_least_recent_variant();
   } else {
     ++size_;
   }
@@ -91,7 +108,7 @@ TrieCache::Binding::~Binding() {
   t_bound = previous_;
 }
 
-void TrieCache::insert(NodePtr node) {
+void TrieCache::insert(NodePtr node, uint64_t key) {
   static metrics::Counter& misses = metrics::counter("trie_cache.miss");
   static metrics::Counter& forks = metrics::counter("trie_cache.fork");
   misses.add();
@@ -104,6 +121,7 @@ void TrieCache::insert(NodePtr node) {
   node->set_trie_slot(entry.get());
   entry->kind = node->op();
   entry->node = std::move(node);
+  entry->key = key;
   current_->children.push_back(std::move(entry));
   move_to(*current_->children.back());
   ++size_;
@@ -126,7 +144,8 @@ uint64_t TrieCache::eviction_threshold(size_t keep) const {
     const Entry* e = stack.back();
     stack.pop_back();
     for (const auto& child : e->children) {
-      used.insert(used.end(), child->nodes(), child->used);  // one per node, variants included
+      used.push_back(child->used);  // its node's
+      for (const Variant& v : child->variants) used.push_back(v.used);
       stack.push_back(child.get());
     }
   }
@@ -150,7 +169,14 @@ void TrieCache::evict() {
       size_ -= (*it)->nodes() + destroy_children(**it);
     }
     e->children.erase(old, e->children.end());
-    for (const auto& child : e->children) stack.push_back(child.get());
+    for (const auto& child : e->children) {
+      std::vector<Variant>& vs = child->variants;
+      const auto gone = std::remove_if(vs.begin(), vs.end(),
+                                       [&](const Variant& v) { return v.used < threshold; });
+      size_ -= static_cast<size_t>(vs.end() - gone);
+      vs.erase(gone, vs.end());
+      stack.push_back(child.get());
+    }
   }
   evicted.add(static_cast<int64_t>(before - size_));
   evict_above_ = size_ + capacity() / 4;

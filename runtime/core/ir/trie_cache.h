@@ -29,7 +29,8 @@
 // Note [Trie reuse across sizes]) adds a branch per new trace, so the trie would grow for as long
 // as it runs. Each entry remembers the last trace that visited it; a visit to an entry visits its
 // parent in the same trace, so a parent is never older than its children and "every entry last
-// used before trace t" is a set of whole subtrees. When a trace ends (reset_position) with more
+// used before trace t" is a set of whole subtrees (an entry's variants remember their own last
+// uses, and go one by one as they age). When a trace ends (reset_position) with more
 // cached nodes (variants included) than the capacity (set_capacity; LAZYGEN_TRIE_CACHE_SIZE,
 // default kDefaultCapacity, shared by every thread's trie), the least recently used subtrees go
 // until at most 3/4 of the capacity is left, never the last trace's own entries (when those
@@ -51,11 +52,21 @@
 // does, so shapes are inferred (and shape errors raised) with the concrete sizes, and makes it
 // that entry's node; the entry keeps its earlier nodes as variants, at most kMaxVariants nodes
 // in all, the least recently used dropped. Exact probes try the variants too, so a program that
-// alternates between a few sizes hits every node as if it had one size. The trie thus holds one
-// branch per structure, not per size. Correctness never rests on the structural match: a
-// matched node is always either exactly reusable or built from the call's arguments; a wrong
-// correspondence could only cost reuse. Metric: trie_cache.resize (nodes built at a new size in
-// place of an earlier one).
+// moves among up to kMaxVariants sizes (a bucketed sequence length, the short last batch of an
+// epoch) hits every node once each size was traced. The trie thus holds one branch per
+// structure, not per size. Correctness never rests on the structural match: a matched node is
+// always either exactly reusable or built from the call's arguments; a wrong correspondence
+// could only cost reuse. Metric: trie_cache.resize (nodes built at a new size in place of an
+// earlier one).
+//
+// Note [Operand keys]
+// Probing a position's variants one by one would chase each variant's node and operand list
+// through memory. Each cached node is instead filed with the operand key of the call that made
+// or last reused it: a hash of its operands' identities (node address and output index, in
+// argument order; attributes left out). An exact reuse has the very same operands, so only
+// variants with the probe's key are tested with can_reuse; the key is a filter, never a reason
+// to reuse. The key is computed only when a position has variants, so the warm path (the entry's
+// current node reused) costs what it did.
 //
 // Thread safety: one TrieCache per thread (current()); not shared, except by threads a front end
 // binds to one trace context and serializes (Binding; See Note [Trace contexts] in
@@ -103,19 +114,21 @@ class TrieCache {
     TrieCache* previous_;
   };
 
-  // The child of the current position of kind `kind` whose node, or one of whose variants (made
-  // its node), satisfies `reusable`, after advancing to it; nullptr (and no move) when there is
-  // none.
-  template <class Reusable>
-  const NodePtr* find(OpKind kind, Reusable&& reusable);
+  // The child of the current position of kind `kind` whose node, or one of whose variants filed
+  // under `key()` (made its node), satisfies `reusable`, after advancing to it; nullptr (and no
+  // move) when there is none. `key` returns the call's operand key (See Note [Operand keys]) and
+  // is called at most once, only when a child has variants.
+  template <class Key, class Reusable>
+  const NodePtr* find(OpKind kind, Key&& key, Reusable&& reusable);
   // When reuse_across_sizes(): the first child of kind `kind` whose node satisfies
-  // `same_structure` gets the node `make()` returns as its node (the old one becoming a variant)
-  // and the position advances to it; nullptr (no move, make not called) when there is none or
-  // reuse across sizes is off. If make throws, nothing changed. See Note [Trie reuse across sizes].
+  // `same_structure` gets the node `make()` returns as its node, filed under `key` (the old one
+  // becoming a variant), and the position advances to it; nullptr (no move, make not called)
+  // when there is none or reuse across sizes is off. If make throws, nothing changed. See Note
+  // [Trie reuse across sizes].
   template <class SameStructure, class Make>
-  const NodePtr* resize(OpKind kind, SameStructure&& same_structure, Make&& make);
-  // Adds `node` as a child of the current position and advances to it.
-  void insert(NodePtr node);
+  const NodePtr* resize(OpKind kind, uint64_t key, SameStructure&& same_structure, Make&& make);
+  // Adds `node`, filed under `key`, as a child of the current position and advances to it.
+  void insert(NodePtr node, uint64_t key);
   // Moves back to the root, ending a trace, and evicts when over capacity (See Note [Bounded
   // trie]). REQUIRES: no live tensor holds a pending value traced since the last reset
   // (mark_step guarantees it). See Note [Trie reuse of input nodes].
@@ -127,8 +140,8 @@ class TrieCache {
   size_t size() const { return size_; }  // cached nodes, variants included
 
   // Nodes one position keeps: the current one and older variants (See Note [Trie reuse across
-  // sizes]).
-  static constexpr size_t kMaxVariants = 4;
+  // sizes]); so many sizes of a structure reuse every node.
+  static constexpr size_t kMaxVariants = 32;
   // Structural reuse at new sizes, for every thread's trie (on unless LAZYGEN_DYNAMIC=0; the lazy
   // device's set_dynamic_shapes sets it).
   static void set_reuse_across_sizes(bool on);
@@ -144,15 +157,23 @@ class TrieCache {
   const NodePtr& current_node() const { return current_->node; }
 
  private:
+  struct Variant {  // an earlier node of an entry, at other sizes
+    NodePtr node;
+    uint64_t key = 0;   // its operand key (See Note [Operand keys])
+    uint64_t used = 0;  // the last trace that used it
+  };
   struct Entry {
     OpKind kind{};
-    NodePtr node;
-    std::vector<NodePtr> variants;  // earlier nodes at other sizes, most recently used first
-    uint64_t used = 0;              // the last trace that visited it
+    NodePtr node;                   // the node used last
+    uint64_t key = 0;               // node's operand key
+    std::vector<Variant> variants;  // in no order
+    uint64_t used = 0;              // the last trace that visited it (and used node)
     std::vector<std::unique_ptr<Entry>> children;
 
     size_t nodes() const { return 1 + variants.size(); }
-    void promote(size_t variant);  // variants[variant] becomes the node, the node a variant
+    // variants[variant] becomes the node, the node a variant. REQUIRES: before move_to.
+    void promote(size_t variant);
+    void drop_least_recent_variant();
   };
 
   void move_to(Entry& entry) {  // the position, and the entry's last use
@@ -160,7 +181,7 @@ class TrieCache {
     entry.used = trace_;
   }
   const NodePtr* advance(Entry& entry);  // moves to `entry` and counts a hit
-  void replace(Entry& entry, NodePtr node);
+  void replace(Entry& entry, NodePtr node, uint64_t key);
   void note_hit();
   size_t destroy_children(Entry& entry);  // the number of entries freed
   void evict();
@@ -188,10 +209,34 @@ std::vector<Shape> take_shapes(ShapeFn&& fn) {
   return fn();
 }
 
+// See Note [Operand keys]: the operands' identities, in order; other arguments are attributes.
+inline uint64_t mix_operand(uint64_t h, const Value& v) {
+  const auto id = reinterpret_cast<uintptr_t>(v.node.get()) + v.index;
+  return (h ^ id) * 0x9e3779b97f4a7c15ULL;
+}
+template <class Arg>
+uint64_t mix_operands(uint64_t h, const Arg& arg) {
+  if constexpr (std::is_same_v<Arg, Value>) {
+    return mix_operand(h, arg);
+  } else if constexpr (std::is_same_v<Arg, std::vector<Value>>) {
+    for (const Value& v : arg) h = mix_operand(h, v);
+    return h;
+  } else {
+    return h;
+  }
+}
+template <class... Args>
+uint64_t operand_key(const Args&... args) {
+  uint64_t h = 0xcbf29ce484222325ULL;
+  ((h = mix_operands(h, args)), ...);
+  return h;
+}
+
 template <class NodeT, class Tuple, size_t... I>
 const NodePtr& cached_node_impl(Tuple&& args, std::index_sequence<I...>) {
   TrieCache& trie = TrieCache::current();
-  const NodePtr* hit = trie.find(NodeT::kKind, [&](const Node& n) {
+  auto key = [&] { return operand_key(std::get<I>(args)...); };
+  const NodePtr* hit = trie.find(NodeT::kKind, key, [&](const Node& n) {
     return static_cast<const NodeT&>(n).can_reuse(std::get<I>(args)...);
   });
   if (!is_input(NodeT::kKind)) {
@@ -212,14 +257,14 @@ const NodePtr& cached_node_impl(Tuple&& args, std::index_sequence<I...>) {
   };
   if constexpr (requires(const NodeT& n) { n.same_structure(std::get<I>(args)...); }) {
     const NodePtr* resized = trie.resize(
-        NodeT::kKind,
+        NodeT::kKind, key(),
         [&](const Node& n) {
           return static_cast<const NodeT&>(n).same_structure(std::get<I>(args)...);
         },
         make);
     if (resized != nullptr) return *resized;
   }
-  trie.insert(make());
+  trie.insert(make(), key());
   return trie.current_node();
 }
 
@@ -241,13 +286,21 @@ const NodePtr& cached_node(Args&&... args) {
                                          std::make_index_sequence<sizeof...(Args) - 1>{});
 }
 
-template <class Reusable>
-const NodePtr* TrieCache::find(OpKind kind, Reusable&& reusable) {
+template <class Key, class Reusable>
+const NodePtr* TrieCache::find(OpKind kind, Key&& key, Reusable&& reusable) {
+  bool have_key = false;
+  uint64_t k = 0;
   for (const std::unique_ptr<Entry>& child : current_->children) {
     if (child->kind != kind) continue;
     if (reusable(*child->node)) return advance(*child);
+    if (child->variants.empty()) continue;
+    if (!have_key) {
+      k = key();
+      have_key = true;
+    }
     for (size_t j = 0; j < child->variants.size(); ++j) {
-      if (reusable(*child->variants[j])) {
+      const Variant& v = child->variants[j];
+      if (v.key == k && reusable(*v.node)) {
         child->promote(j);
         return advance(*child);
       }
@@ -257,11 +310,12 @@ const NodePtr* TrieCache::find(OpKind kind, Reusable&& reusable) {
 }
 
 template <class SameStructure, class Make>
-const NodePtr* TrieCache::resize(OpKind kind, SameStructure&& same_structure, Make&& make) {
+const NodePtr* TrieCache::resize(OpKind kind, uint64_t key, SameStructure&& same_structure,
+                                 Make&& make) {
   if (!reuse_across_sizes()) return nullptr;
   for (const std::unique_ptr<Entry>& child : current_->children) {
     if (child->kind == kind && same_structure(*child->node)) {
-      replace(*child, make());
+      replace(*child, make(), key);
       return &child->node;
     }
   }

@@ -10,6 +10,8 @@
 #include "lazygen/dtype.h"
 #include "lazygen/factory.h"
 #include "lazygen/generated/ops/broadcast.h"
+#include "lazygen/generated/ops/cat.h"
+#include "lazygen/generated/ops/mm.h"
 #include "lazygen/generated/ops/relu.h"
 #include "lazygen/generated/ops/round.h"
 #include "lazygen/lazy.h"
@@ -74,6 +76,47 @@ TEST_F(TrieSizesTest, WithDynamicShapesOffEachSizeGrowsABranch) {
   EXPECT_GT(stats().misses, before.misses);
   EXPECT_EQ(stats().resized, before.resized);
   EXPECT_GT(TrieCache::current().size(), one_trace);
+}
+
+// Up to kMaxVariants sizes, in any order, each reuse every node once it was traced: the
+// variants are found by operand key (Note [Operand keys]), including ops with a tensor list
+// (cat) and two inputs of which only one changes size.
+TEST_F(TrieSizesTest, ManySizesInAnyOrderReuseEveryNodeOnceEachWasTraced) {
+  Tensor w = ones({3, 3}).to(kLazy);
+  mark_step();
+  auto trace = [&](int64_t rows) {
+    Tensor x = ones({rows, 3}).to(kLazy);
+    Tensor y = cat({mm(x, w), x * 2.0}, 1);
+    Tensor z = relu(y - 1.0).sum();
+    mark_step();
+    return z.item<double>();  // per row: 3 * 2 + 3 * 1
+  };
+  constexpr int64_t kSizes = 20;
+  static_assert(kSizes <= TrieCache::kMaxVariants);
+  for (int64_t rows = 1; rows <= kSizes; ++rows) ASSERT_EQ(trace(rows), 9.0 * rows) << rows;
+  const TrieCache::Stats warm = stats();
+  for (int64_t k = 0; k < 2 * kSizes; ++k) {
+    const int64_t rows = 1 + (k * 7) % kSizes;  // every size, twice, in another order
+    ASSERT_EQ(trace(rows), 9.0 * rows) << rows;
+  }
+  EXPECT_EQ(stats().misses, warm.misses);
+  EXPECT_EQ(stats().resized, warm.resized) << "every node was reused";
+  EXPECT_GT(stats().hits, warm.hits);
+}
+
+// More sizes than a position keeps: the least recently used go, and the trie stays within
+// kMaxVariants nodes per position.
+TEST_F(TrieSizesTest, MoreSizesThanAPositionKeepsDropTheLeastRecentlyUsed) {
+  ASSERT_EQ(step(1), 9.0);
+  const size_t one_trace = TrieCache::current().size();
+  const int64_t sizes = TrieCache::kMaxVariants + 8;
+  for (int64_t rows = 2; rows <= sizes; ++rows) ASSERT_EQ(step(rows), 9.0 * rows);
+  EXPECT_LE(TrieCache::current().size(), TrieCache::kMaxVariants * one_trace);
+  const TrieCache::Stats before = stats();
+  ASSERT_EQ(step(sizes), 9.0 * sizes);  // the most recent size: kept
+  EXPECT_EQ(stats().resized, before.resized);
+  ASSERT_EQ(step(1), 9.0);  // the oldest: dropped, so built again
+  EXPECT_GT(stats().resized, before.resized);
 }
 
 // Shapes are inferred at the call with the concrete sizes, so a shape error at a new size raises
