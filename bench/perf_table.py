@@ -159,10 +159,14 @@ ROWS = [
         GBench(TRACE, "generated_view_warm$"),
         "{ns:.0f} ns/op CPU time",
         values={"ns": C("^generated_view_warm$", "ns_per_item")}),
-    Row("trace-add-new-size", "trace one op whose input size is new, i.e. a trie miss",
+    Row("trace-add-new-size", "trace one op whose input size is new, i.e. a trie miss; and at "
+        "one of 3 or 24 sizes traced before, in shuffled order",
         GBench(TRACE, "generated_add", ("--benchmark_repetitions=5",)),
-        "{new:.0f} ns/op, vs {warm:.0f} ns/op warm in the same run (medians of 5)",
+        "new size {new:.0f} ns/op, 3 sizes {three:.0f}, 24 sizes {many:.0f}, vs {warm:.0f} ns/op "
+        "warm in the same run (medians of 5)",
         values={"new": C("^generated_add_new_size$", "ns_per_item"),
+                "three": C("^generated_add_three_sizes$", "ns_per_item"),
+                "many": C("^generated_add_many_sizes$", "ns_per_item"),
                 "warm": C("^generated_add_warm$", "ns_per_item")}),
     Row("chain-1000x16", "1000-op pointwise chain on 16 elements, trace + cached execute",
         GBench(FUSION, "chain_1000x16"),

@@ -79,7 +79,7 @@ void TrieCache::replace(Entry& entry, NodePtr node, uint64_t key) {
   entry.variants.push_back(Variant{std::move(entry.node), entry.key, entry.used});
   entry.node = std::move(node);
   entry.key = key;
-  if (entry.nodes() > kMaxVariants) {
+  if (entry.nodes() > entry.max_nodes()) {
     entry.drop_least_recent_variant();
   } else {
     ++size_;

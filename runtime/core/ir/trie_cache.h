@@ -53,7 +53,11 @@
 // that entry's node; the entry keeps its earlier nodes as variants, at most kMaxVariants nodes
 // in all, the least recently used dropped. Exact probes try the variants too, so a program that
 // moves among up to kMaxVariants sizes (a bucketed sequence length, the short last batch of an
-// epoch) hits every node once each size was traced. The trie thus holds one branch per
+// epoch) hits every node once each size was traced. A position keeps kBaseVariants nodes, and
+// one more each time one of its variants is reused: a program whose sizes recur keeps every
+// size, while one whose sizes are all new keeps few, each dropped node used only a few traces
+// earlier (a node 32 traces old is out of cache: dropping it made a trace at a new size 10%
+// slower). The trie thus holds one branch per
 // structure, not per size. Correctness never rests on the structural match: a matched node is
 // always either exactly reusable or built from the call's arguments; a wrong correspondence
 // could only cost reuse. Metric: trie_cache.resize (nodes built at a new size in place of an
@@ -73,6 +77,7 @@
 // core/lazy/trace_context.h).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <tuple>
@@ -140,7 +145,8 @@ class TrieCache {
   size_t size() const { return size_; }  // cached nodes, variants included
 
   // Nodes one position keeps: the current one and older variants (See Note [Trie reuse across
-  // sizes]); so many sizes of a structure reuse every node.
+  // sizes]): kBaseVariants, and one more for each time it reused a variant, up to kMaxVariants.
+  static constexpr size_t kBaseVariants = 4;
   static constexpr size_t kMaxVariants = 32;
   // Structural reuse at new sizes, for every thread's trie (on unless LAZYGEN_DYNAMIC=0; the lazy
   // device's set_dynamic_shapes sets it).
@@ -168,9 +174,11 @@ class TrieCache {
     uint64_t key = 0;               // node's operand key
     std::vector<Variant> variants;  // in no order
     uint64_t used = 0;              // the last trace that visited it (and used node)
+    uint32_t reused = 0;            // times a variant was reused (saturating at kMaxVariants)
     std::vector<std::unique_ptr<Entry>> children;
 
     size_t nodes() const { return 1 + variants.size(); }
+    size_t max_nodes() const { return std::min(kMaxVariants, kBaseVariants + reused); }
     // variants[variant] becomes the node, the node a variant. REQUIRES: before move_to.
     void promote(size_t variant);
     void drop_least_recent_variant();
@@ -301,6 +309,7 @@ const NodePtr* TrieCache::find(OpKind kind, Key&& key, Reusable&& reusable) {
     for (size_t j = 0; j < child->variants.size(); ++j) {
       const Variant& v = child->variants[j];
       if (v.key == k && reusable(*v.node)) {
+        if (child->reused < kMaxVariants) ++child->reused;
         child->promote(j);
         return advance(*child);
       }
