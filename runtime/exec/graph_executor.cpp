@@ -10,10 +10,11 @@
 #include <unordered_map>
 #include <utility>
 
+#include "backend/graph.h"
 #include "core/ir/builtin_nodes.h"
+#include "core/ir/trie_cache.h"
 #include "core/lazy/lazy_tensor.h"
 #include "core/tensor/tensor_impl.h"
-#include "backend/graph.h"
 #include "lazygen/distributed/communicator.h"
 #include "lazygen/factory.h"
 #include "lazygen/metrics.h"
@@ -525,6 +526,9 @@ void GraphExecutor::wait_idle() const {
 }
 
 // See Note [Graph memo]: a memo hit skips building the graph and looking it up.
+// See Note [Graph memo]: the memo keeps a graph for each size whose nodes a trie position keeps.
+static_assert(GraphMemo<int>::kCapacity >= ir::TrieCache::kMaxVariants);
+
 const GraphExecutor::Memo::Entry& GraphExecutor::graph_for(std::vector<ir::Value> roots,
                                                            Backend& backend) {
   static metrics::Counter& memo_hits = metrics::counter("exec.graph_memo_hit");

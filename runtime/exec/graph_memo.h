@@ -10,12 +10,12 @@
 // one. The memo holds its graphs, and so their nodes, alive: that is what makes pointer identity
 // sound (a remembered node cannot be freed and its address reused by a different node).
 //
-// Bounded: kCapacity entries, most recently used first: as many as the sizes a trie position
-// keeps (ir::TrieCache::kMaxVariants), so that a loop moving among that many sizes finds each
-// size's graph again as it finds each size's nodes. Payload: what the executor keeps beside
-// the graph (its computation-cache key and entry; the executor honours the cache's evictions by
-// using a memo entry only while the cache still holds it). Thread safety: none; the executor's lock
-// guards it.
+// Bounded: kCapacity entries, most recently used first: at least as many as the sizes a trie
+// position keeps (ir::TrieCache::kMaxVariants; checked in graph_executor.cpp), so that a loop
+// moving among that many sizes finds each size's graph again as it finds each size's nodes.
+// Payload: what the executor keeps beside the graph (its computation-cache key and entry; the
+// executor honours the cache's evictions by using a memo entry only while the cache still holds
+// it). Thread safety: none; the executor's lock guards it.
 #pragma once
 
 #include <cstddef>

@@ -57,11 +57,10 @@
 // one more each time one of its variants is reused: a program whose sizes recur keeps every
 // size, while one whose sizes are all new keeps few, each dropped node used only a few traces
 // earlier (a node 32 traces old is out of cache: dropping it made a trace at a new size 10%
-// slower). The trie thus holds one branch per
-// structure, not per size. Correctness never rests on the structural match: a matched node is
-// always either exactly reusable or built from the call's arguments; a wrong correspondence
-// could only cost reuse. Metric: trie_cache.resize (nodes built at a new size in place of an
-// earlier one).
+// slower). The trie thus holds one branch per structure, not per size. Correctness never rests
+// on the structural match: a matched node is always either exactly reusable or built from the
+// call's arguments; a wrong correspondence could only cost reuse. Metric: trie_cache.resize
+// (nodes built at a new size in place of an earlier one).
 //
 // Note [Operand keys]
 // Probing a position's variants one by one would chase each variant's node and operand list
@@ -80,6 +79,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -121,8 +121,8 @@ class TrieCache {
 
   // The child of the current position of kind `kind` whose node, or one of whose variants filed
   // under `key()` (made its node), satisfies `reusable`, after advancing to it; nullptr (and no
-  // move) when there is none. `key` returns the call's operand key (See Note [Operand keys]) and
-  // is called at most once, only when a child has variants.
+  // move) when there is none. `key` returns the call's operand key (See Note [Operand keys]); it
+  // is only called for a child that has variants.
   template <class Key, class Reusable>
   const NodePtr* find(OpKind kind, Key&& key, Reusable&& reusable);
   // When reuse_across_sizes(): the first child of kind `kind` whose node satisfies
@@ -243,7 +243,12 @@ uint64_t operand_key(const Args&... args) {
 template <class NodeT, class Tuple, size_t... I>
 const NodePtr& cached_node_impl(Tuple&& args, std::index_sequence<I...>) {
   TrieCache& trie = TrieCache::current();
-  auto key = [&] { return operand_key(std::get<I>(args)...); };
+  // The operand key, computed once and only when needed (never on the warm path).
+  std::optional<uint64_t> memo_key;
+  auto key = [&] {
+    if (!memo_key) memo_key = operand_key(std::get<I>(args)...);
+    return *memo_key;
+  };
   const NodePtr* hit = trie.find(NodeT::kKind, key, [&](const Node& n) {
     return static_cast<const NodeT&>(n).can_reuse(std::get<I>(args)...);
   });
@@ -296,16 +301,11 @@ const NodePtr& cached_node(Args&&... args) {
 
 template <class Key, class Reusable>
 const NodePtr* TrieCache::find(OpKind kind, Key&& key, Reusable&& reusable) {
-  bool have_key = false;
-  uint64_t k = 0;
   for (const std::unique_ptr<Entry>& child : current_->children) {
     if (child->kind != kind) continue;
     if (reusable(*child->node)) return advance(*child);
     if (child->variants.empty()) continue;
-    if (!have_key) {
-      k = key();
-      have_key = true;
-    }
+    const uint64_t k = key();
     for (size_t j = 0; j < child->variants.size(); ++j) {
       const Variant& v = child->variants[j];
       if (v.key == k && reusable(*v.node)) {
