@@ -801,8 +801,10 @@ def test_counting_ops_refuse_what_pytorch_refuses(dev, call, inputs):
     (lambda a: torch.linalg.lstsq(a, a.expand(2, 3, 2)), (torch.ones(3, 2),)),
     (lambda a: torch.linalg.lstsq(a, a.double()), (torch.ones(3, 2),)),
     (lambda a: torch.linalg.lstsq(a, a), (torch.ones(3, 2, dtype=torch.int64),)),
-    (lambda a: torch.linalg.lstsq(a, a, driver="gels"), (torch.ones(3, 2),)),  # LinAlgError: rank 1
-    (lambda a: torch.linalg.lstsq(a, a, driver="gels"), (torch.ones(2, 3, 2),)),  # in batch element 0
+    # LinAlgError: rank 1. A zero column, so that the pivot is zero whatever LAPACK's rounding (on
+    # ones(3, 2) some machines' OpenBLAS leaves 1e-16 there, and PyTorch answers instead)
+    (lambda a: torch.linalg.lstsq(a, a, driver="gels"), (torch.tensor([[1., 0.]] * 3),)),
+    (lambda a: torch.linalg.lstsq(a, a, driver="gels"), (torch.tensor([[[1., 0.]] * 3] * 2),)),  # in batch element 0
     (torch.linalg.pinv, (torch.full((2, 2), float("nan")),)),
     (lambda a: F.multi_margin_loss(a, torch.tensor([0, 1]).to(a.device)), (torch.zeros(3, 4),)),
     (lambda a: F.multilabel_margin_loss(a, torch.tensor([[0, 1, -1, 0]]).to(a.device)), (torch.zeros(3, 4),)),

@@ -67,9 +67,11 @@
 // through memory. Each cached node is instead filed with the operand key of the call that made
 // or last reused it: a hash of its operands' identities (node address and output index, in
 // argument order; attributes left out). An exact reuse has the very same operands, so only
-// variants with the probe's key are tested with can_reuse; the key is a filter, never a reason
-// to reuse. The key is computed only when a position has variants, so the warm path (the entry's
-// current node reused) costs what it did.
+// nodes with the probe's key are tested with can_reuse, the entry's current node included (at a
+// position that moves among sizes the current node is usually another size's, and testing it
+// would chase it and its operand list out of cache); the key is a filter, never a reason to
+// reuse. The key is computed only when a position has variants, so the warm path (a position
+// with one node, reused) costs what it did.
 //
 // Thread safety: one TrieCache per thread (current()); not shared, except by threads a front end
 // binds to one trace context and serializes (Binding; See Note [Trace contexts] in
@@ -303,9 +305,12 @@ template <class Key, class Reusable>
 const NodePtr* TrieCache::find(OpKind kind, Key&& key, Reusable&& reusable) {
   for (const std::unique_ptr<Entry>& child : current_->children) {
     if (child->kind != kind) continue;
-    if (reusable(*child->node)) return advance(*child);
-    if (child->variants.empty()) continue;
+    if (child->variants.empty()) {
+      if (reusable(*child->node)) return advance(*child);
+      continue;
+    }
     const uint64_t k = key();
+    if (child->key == k && reusable(*child->node)) return advance(*child);
     for (size_t j = 0; j < child->variants.size(); ++j) {
       const Variant& v = child->variants[j];
       if (v.key == k && reusable(*v.node)) {
