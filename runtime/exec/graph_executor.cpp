@@ -525,10 +525,10 @@ void GraphExecutor::wait_idle() const {
   idle_cv_.wait(lock, [this] { return queue_.empty(); });
 }
 
-// See Note [Graph memo]: a memo hit skips building the graph and looking it up.
 // See Note [Graph memo]: the memo keeps a graph for each size whose nodes a trie position keeps.
 static_assert(GraphMemo<int>::kCapacity >= ir::TrieCache::kMaxVariants);
 
+// See Note [Graph memo]: a memo hit skips building the graph and looking it up.
 const GraphExecutor::Memo::Entry& GraphExecutor::graph_for(std::vector<ir::Value> roots,
                                                            Backend& backend) {
   static metrics::Counter& memo_hits = metrics::counter("exec.graph_memo_hit");
