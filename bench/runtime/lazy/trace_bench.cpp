@@ -6,8 +6,7 @@
 //   node_warm_eager_shapes   the same with the shape vector built before the lookup, as the
 //                        generated ops do today
 //   node_warm_list_match the same with can_reuse through operands_match(operand_list(...)), as
-//                        the generated node classes did before operands_match(parts...) (a list
-//                        built per probe)
+//                        the generated node classes do today (a vector per probe)
 //   node_cold            a fresh trie every iteration: node construction and hashing
 //   tensor_warm          a whole lazy op: IR values, trie, a new lazy Tensor (TensorImpl,
 //                        LazyState, live registry), shapes built up front like generated ops
@@ -49,14 +48,14 @@ using testing::TestBinary;
 
 constexpr int kOps = 1000;
 
-// TestBinary with the generated classes' former reuse test (builds an operand list).
+// TestBinary with the generated classes' current reuse test (builds an operand vector).
 class ListMatchBinary final : public ir::Node {
  public:
   static inline const ir::OpKind kKind = ir::register_op_kind("bench.list_match", "ListMatch");
   ListMatchBinary(const ir::Value& x, const ir::Value& y, const ir::Value& a, std::vector<Shape> s)
       : Node(kKind, ir::operand_list(x, y, a), std::move(s), ir::hash_all()) {}
   bool can_reuse(const ir::Value& x, const ir::Value& y, const ir::Value& a) const {
-    return operands_match(ir::operand_list(x, y, a).span());
+    return operands_match(ir::operand_list(x, y, a));
   }
 };
 

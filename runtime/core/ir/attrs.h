@@ -21,11 +21,9 @@
 namespace lazygen::ir {
 
 namespace detail {
-inline void append_operands(Operands& out, const Value& v) {
-  out.push_back(v);
-}
-inline void append_operands(Operands& out, const std::vector<Value>& vs) {
-  for (const Value& v : vs) out.push_back(v);
+inline void append_operands(std::vector<Value>& out, const Value& v) { out.push_back(v); }
+inline void append_operands(std::vector<Value>& out, const std::vector<Value>& vs) {
+  out.insert(out.end(), vs.begin(), vs.end());
 }
 inline size_t count_operands(const Value&) {
   return 1;
@@ -35,12 +33,11 @@ inline size_t count_operands(const std::vector<Value>& vs) {
 }
 }  // namespace detail
 
-// operand_list(self, tensors, alpha): single Values and lists of Values, flattened in order,
-// inside the list for up to three operands and in one allocation otherwise (node construction is
-// on the trace's path at every new size; See Note [Node layout] in node.h).
+// operand_list(self, tensors, alpha): single Values and lists of Values, flattened in order (one
+// allocation: node construction is on the trace's path at every new size).
 template <class... Parts>
-Operands operand_list(const Parts&... parts) {
-  Operands out;
+std::vector<Value> operand_list(const Parts&... parts) {
+  std::vector<Value> out;
   out.reserve((size_t{0} + ... + detail::count_operands(parts)));
   (detail::append_operands(out, parts), ...);
   return out;

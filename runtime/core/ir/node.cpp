@@ -3,7 +3,6 @@
 // hashing] in hash.h.
 #include "core/ir/node.h"
 
-#include <algorithm>
 #include <deque>
 #include <mutex>
 #include <stdexcept>
@@ -51,18 +50,16 @@ constexpr hash_t kAbsentValueHash = 0x6a09e667f3bcc908ULL;
 
 // Op kind, attributes, operand count and presence, output shapes: everything but the operands'
 // identities. See Note [IR hashing].
-hash_t compute_node_hash(OpKind op, hash_t attrs_hash, std::span<const Value> operands,
-                         std::span<const Shape> shapes) {
+hash_t compute_node_hash(OpKind op, hash_t attrs_hash, const std::vector<Value>& operands,
+                         const std::vector<Shape>& shapes) {
   hash_t h = hash_combine(hash_value(op), attrs_hash);
   h = hash_combine(h, hash_value(operands.size()));
   for (const Value& v : operands) h = hash_combine(h, hash_value(v.present()));
-  hash_t shapes_hash = hash_value(shapes.size());  // hash_value of a std::vector<Shape>
-  for (const Shape& s : shapes) shapes_hash = hash_combine(shapes_hash, hash_value(s));
-  return hash_combine(h, shapes_hash);
+  return hash_combine(h, hash_value(shapes));
 }
 
-hash_t compute_structure_hash(OpKind op, hash_t structure_attrs, std::span<const Value> operands,
-                              std::span<const Shape> shapes) {
+hash_t compute_structure_hash(OpKind op, hash_t structure_attrs, const std::vector<Value>& operands,
+                              const std::vector<Shape>& shapes) {
   hash_t h = hash_combine(hash_value(op), structure_attrs);
   h = hash_combine(h, hash_value(operands.size()));
   for (const Value& v : operands) h = hash_combine(h, hash_value(v.present()));
@@ -108,12 +105,12 @@ hash_t Value::hash() const {
   return node ? hash_combine(node->dag_hash(), index) : kAbsentValueHash;
 }
 
-Node::Node(OpKind op, Operands operands, std::vector<Shape> shapes, AttrsHash attrs)
+Node::Node(OpKind op, std::vector<Value> operands, std::vector<Shape> shapes, AttrsHash attrs)
     : op_(op), operands_(std::move(operands)), shapes_(std::move(shapes)) {
   static metrics::Counter& created = metrics::counter("ir.nodes_created");
   created.add();
-  node_hash_ = compute_node_hash(op_, attrs.all, operands_.span(), shapes_.span());
-  structure_hash_ = compute_structure_hash(op_, attrs.structure, operands_.span(), shapes_.span());
+  node_hash_ = compute_node_hash(op_, attrs.all, operands_, shapes_);
+  structure_hash_ = compute_structure_hash(op_, attrs.structure, operands_, shapes_);
   hash_t dag = node_hash_;
   for (const Value& v : operands_) dag = hash_combine(dag, v.hash());
   dag_hash_ = dag;
@@ -129,7 +126,7 @@ Node::Node(OpKind op, Operands operands, std::vector<Shape> shapes, AttrsHash at
 Node::~Node() {
   // Non-null inside the outermost ~Node.
   thread_local std::vector<NodePtr>* deferred LAZYGEN_FAST_TLS = nullptr;
-  auto defer = [](Operands& operands, std::vector<NodePtr>& out) {
+  auto defer = [](std::vector<Value>& operands, std::vector<NodePtr>& out) {
     for (Value& v : operands) {
       if (v.node != nullptr && v.node.use_count() == 1) out.push_back(std::move(v.node));
     }
@@ -153,9 +150,8 @@ std::string Node::to_string() const {
   return std::string(op_kind_class_name(op_)) + "(" + attrs_string() + ")";
 }
 
-bool Node::operands_match(std::span<const Value> operands) const {
-  // Value equality is identity: node pointer and output index.
-  return std::equal(operands.begin(), operands.end(), operands_.begin(), operands_.end());
+bool Node::operands_match(const std::vector<Value>& operands) const {
+  return operands == operands_;  // Value equality is identity: node pointer and output index
 }
 
 }  // namespace lazygen::ir

@@ -18,12 +18,10 @@
 #include <array>
 #include <cstdint>
 #include <memory>
-#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "core/ir/inline_vector.h"
 #include "lazygen/shape.h"
 
 namespace lazygen::ir {
@@ -92,10 +90,6 @@ struct Value {
   }
 };
 
-// A node's operands: up to three (an op's tensors and its scalars, e.g. add's self, other and
-// alpha) inside the node, more on the heap. See Note [Node layout].
-using Operands = InlineVector<Value, 3>;
-
 // A node's attributes as hashed: `all` of them, and the `structure` part, which leaves out
 // attributes that are sizes (SymInt in the schema: view's size, slice's bounds). Nodes without
 // size attributes pass one hash for both. See Note [Dynamic shapes] in backend/graph.h.
@@ -106,16 +100,9 @@ struct AttrsHash {
   hash_t structure;
 };
 
-// Note [Node layout]
-// A node's operands and output shapes are held in the node itself (InlineVector; one output's
-// shape, up to three operands), not in heap blocks of their own. A trie probe's reuse test reads
-// the operands and a hit's new tensor reads the shape, so a reused node costs its own lines
-// only; at many sizes the trie holds many nodes per position, and each further block was
-// another cache miss per traced op. A node built at a new size allocates the node and its
-// sizes, not two more blocks, and frees as much when it is dropped.
 class Node {
  public:
-  Node(OpKind op, Operands operands, std::vector<Shape> shapes, AttrsHash attrs);
+  Node(OpKind op, std::vector<Value> operands, std::vector<Shape> shapes, AttrsHash attrs);
   // Iterative: releasing the last reference to a long chain of nodes does not recurse once
   // per node (See Note [Iterative node destruction] in node.cpp).
   virtual ~Node();
@@ -123,8 +110,8 @@ class Node {
   Node& operator=(const Node&) = delete;
 
   OpKind op() const { return op_; }
-  std::span<const Value> operands() const { return operands_.span(); }
-  std::span<const Shape> shapes() const { return shapes_.span(); }
+  const std::vector<Value>& operands() const { return operands_; }
+  const std::vector<Shape>& shapes() const { return shapes_; }
   const Shape& shape(size_t i = 0) const { return shapes_.at(i); }
   size_t num_outputs() const { return shapes_.size(); }
   hash_t node_hash() const { return node_hash_; }
@@ -150,7 +137,7 @@ class Node {
 
  protected:
   // True when `operands` are the very same values as this node's (identity, presence included).
-  bool operands_match(std::span<const Value> operands) const;
+  bool operands_match(const std::vector<Value>& operands) const;
   // operands_match(operand_list(parts...)) without building the list: each part is a Value or a
   // std::vector<Value> (a Tensor[] argument). This runs on every trie cache probe, so it must
   // not allocate or touch reference counts.
@@ -194,8 +181,8 @@ class Node {
   }
 
   OpKind op_;
-  Operands operands_;
-  InlineVector<Shape, 1> shapes_;
+  std::vector<Value> operands_;
+  std::vector<Shape> shapes_;
   hash_t node_hash_;
   hash_t dag_hash_;
   hash_t structure_hash_;

@@ -2,7 +2,6 @@
 // keeps deep graphs (long traces of chained ops) from overflowing the native stack.
 #include "core/ir/post_order.h"
 
-#include <span>
 #include <unordered_map>
 
 namespace lazygen::ir {
@@ -34,7 +33,7 @@ void visit(const Node* root, std::unordered_map<const Node*, Mark>& marks,
   marks.emplace(root, Mark::kVisiting);
   while (!stack.empty()) {
     Frame& top = stack.back();
-    const std::span<const Value> operands = top.node->operands();
+    const std::vector<Value>& operands = top.node->operands();
     if (top.next_operand == operands.size()) {
       marks[top.node] = Mark::kDone;
       out.push_back(top.node);

@@ -51,20 +51,8 @@ bool TrieCache::reuse_across_sizes() {
 void TrieCache::Entry::promote(size_t variant) {
   Variant& chosen = variants[variant];
   std::swap(node, chosen.node);
-  std::swap(key, variant_keys[variant]);
+  std::swap(key, chosen.key);
   chosen.used = used;  // the demoted node was last used when the entry was
-}
-
-void TrieCache::Entry::add_variant(NodePtr variant, uint64_t variant_key, uint64_t variant_used) {
-  variants.push_back(Variant{std::move(variant), variant_used});
-  variant_keys.push_back(variant_key);
-}
-
-void TrieCache::Entry::erase_variant(size_t variant) {
-  variants[variant] = std::move(variants.back());
-  variants.pop_back();
-  variant_keys[variant] = variant_keys.back();
-  variant_keys.pop_back();
 }
 
 // The oldest use is kept in a register: std::min_element reloads the best element's field at
@@ -78,7 +66,8 @@ void TrieCache::Entry::drop_least_recent_variant() {
       oldest = j;
     }
   }
-  erase_variant(oldest);
+  variants[oldest] = std::move(variants.back());
+  variants.pop_back();
 }
 
 // See Note [Trie reuse across sizes].
@@ -87,7 +76,7 @@ void TrieCache::replace(Entry& entry, NodePtr node, uint64_t key) {
   resized.add();
   ++stats_.resized;
   node->set_trie_slot(&entry);
-  entry.add_variant(std::move(entry.node), entry.key, entry.used);
+  entry.variants.push_back(Variant{std::move(entry.node), entry.key, entry.used});
   entry.node = std::move(node);
   entry.key = key;
   if (entry.nodes() > entry.max_nodes()) {
@@ -181,11 +170,11 @@ void TrieCache::evict() {
     }
     e->children.erase(old, e->children.end());
     for (const auto& child : e->children) {
-      for (size_t j = child->variants.size(); j-- > 0;) {
-        if (child->variants[j].used >= threshold) continue;
-        child->erase_variant(j);
-        --size_;
-      }
+      std::vector<Variant>& vs = child->variants;
+      const auto gone = std::remove_if(vs.begin(), vs.end(),
+                                       [&](const Variant& v) { return v.used < threshold; });
+      size_ -= static_cast<size_t>(vs.end() - gone);
+      vs.erase(gone, vs.end());
       stack.push_back(child.get());
     }
   }

@@ -71,9 +71,7 @@
 // position that moves among sizes the current node is usually another size's, and testing it
 // would chase it and its operand list out of cache); the key is a filter, never a reason to
 // reuse. The key is computed only when a position has variants, so the warm path (a position
-// with one node, reused) costs what it did. The variants' keys are an array of their own, apart
-// from the nodes: a probe at a position of 24 sizes scans 3 cache lines of keys, not 12 of
-// variants.
+// with one node, reused) costs what it did.
 //
 // Thread safety: one TrieCache per thread (current()); not shared, except by threads a front end
 // binds to one trace context and serializes (Binding; See Note [Trace contexts] in
@@ -169,26 +167,22 @@ class TrieCache {
  private:
   struct Variant {  // an earlier node of an entry, at other sizes
     NodePtr node;
+    uint64_t key = 0;   // its operand key (See Note [Operand keys])
     uint64_t used = 0;  // the last trace that used it
   };
-  // What a probe reads comes first: kind, key, node, the variants' keys, then children for the
-  // next op's probe; the variants themselves only once a key matches.
   struct Entry {
     OpKind kind{};
-    uint32_t reused = 0;                 // times a variant was reused (saturating at kMaxVariants)
-    uint64_t used = 0;                   // the last trace that visited it (and used node)
-    uint64_t key = 0;                    // node's operand key
-    NodePtr node;                        // the node used last
-    std::vector<uint64_t> variant_keys;  // variants[j]'s operand key (See Note [Operand keys])
-    std::vector<std::unique_ptr<Entry>> children;
+    NodePtr node;                   // the node used last
+    uint64_t key = 0;               // node's operand key
     std::vector<Variant> variants;  // in no order
+    uint64_t used = 0;              // the last trace that visited it (and used node)
+    uint32_t reused = 0;            // times a variant was reused (saturating at kMaxVariants)
+    std::vector<std::unique_ptr<Entry>> children;
 
     size_t nodes() const { return 1 + variants.size(); }
     size_t max_nodes() const { return std::min(kMaxVariants, kBaseVariants + reused); }
     // variants[variant] becomes the node, the node a variant. REQUIRES: before move_to.
     void promote(size_t variant);
-    void add_variant(NodePtr variant, uint64_t variant_key, uint64_t variant_used);
-    void erase_variant(size_t variant);  // moves the last variant into its place
     void drop_least_recent_variant();
   };
 
@@ -311,15 +305,15 @@ template <class Key, class Reusable>
 const NodePtr* TrieCache::find(OpKind kind, Key&& key, Reusable&& reusable) {
   for (const std::unique_ptr<Entry>& child : current_->children) {
     if (child->kind != kind) continue;
-    if (child->variant_keys.empty()) {
+    if (child->variants.empty()) {
       if (reusable(*child->node)) return advance(*child);
       continue;
     }
     const uint64_t k = key();
     if (child->key == k && reusable(*child->node)) return advance(*child);
-    const std::vector<uint64_t>& keys = child->variant_keys;
-    for (size_t j = 0; j < keys.size(); ++j) {
-      if (keys[j] == k && reusable(*child->variants[j].node)) {
+    for (size_t j = 0; j < child->variants.size(); ++j) {
+      const Variant& v = child->variants[j];
+      if (v.key == k && reusable(*v.node)) {
         if (child->reused < kMaxVariants) ++child->reused;
         child->promote(j);
         return advance(*child);

@@ -2,7 +2,6 @@
 // PTX, prebuilt kernels through the CUDA runtime), then walks its steps on cuda tensors.
 #include <cuda_runtime.h>
 
-#include <span>
 #include <stdexcept>
 #include <string>
 
@@ -167,7 +166,7 @@ void Execution::run_lower(const CudaLowerStep& l) {
   std::vector<Tensor> args;
   for (uint32_t slot : l.operand_slots) args.push_back(slot == kNoSlot ? Tensor() : slots_[slot]);
   // A folded reduction's input is stored in the group's dtype; the node expects its operand's.
-  const std::span<const ir::Value> operands = l.node->operands();
+  const std::vector<ir::Value>& operands = l.node->operands();
   if (!operands.empty() && operands[0].present() && args[0].defined() &&
       args[0].dtype() != operands[0].shape().dtype) {
     args[0] = args[0].to(operands[0].shape().dtype);
