@@ -83,6 +83,7 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   register_generated_31(generated, derived);
   Registrar adapter(m, "adapter");
   adapter.add("copy_", TORCH_FN(adapters::copy_inplace));
+  adapter.add("expand", TORCH_FN(adapters::expand));
   adapter.add("_to_copy", TORCH_FN(adapters::_to_copy));
   adapter.add("empty.memory_format", TORCH_FN(adapters::empty_memory_format));
   adapter.add("empty_strided", TORCH_FN(adapters::empty_strided));

@@ -4,7 +4,6 @@
 // op API; register_generated_1 offers them to the dispatcher (torch_kernels.cpp calls it).
 #include "lazygen/generated/ops/addcdiv.h"
 #include "lazygen/generated/ops/addcdiv_.h"
-#include "lazygen/generated/ops/expand.h"
 #include "lazygen/generated/ops/fmod.h"
 #include "lazygen/generated/ops/gcd.h"
 #include "lazygen/generated/ops/max_pool2d_with_indices.h"
@@ -123,12 +122,6 @@ at::Tensor& gcd_out(const at::Tensor& self, const at::Tensor& other, at::Tensor&
   return c.assign_out(out, lazygen::gcd(c.arg(self), c.arg(other)));
 }
 
-// expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)
-at::Tensor expand(const at::Tensor& self, c10::IntArrayRef size, bool implicit) {
-  Call c("expand", {&self});
-  return c.result(lazygen::expand(c.arg(self), c.arg(size), c.arg(implicit)));
-}
-
 // scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor
 at::Tensor scatter_add(const at::Tensor& self, int64_t dim, const at::Tensor& index,
                        const at::Tensor& src) {
@@ -168,7 +161,6 @@ void register_generated_1([[maybe_unused]] Registrar& generated,
   generated.add("gcd", TORCH_FN(gcd));
   derived.add("gcd_", TORCH_FN(gcd_inplace));
   derived.add("gcd.out", TORCH_FN(gcd_out));
-  generated.add("expand", TORCH_FN(expand));
   generated.add("scatter_add", TORCH_FN(scatter_add));
   generated.add("max_pool2d_with_indices", TORCH_FN(max_pool2d_with_indices));
 }

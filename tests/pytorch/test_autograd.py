@@ -20,6 +20,32 @@ def test_the_gradient_of_a_sum_of_squares(dev):
     assert fallbacks() == {}
 
 
+def test_an_expanded_gradient_accumulates_over_steps_as_on_the_cpu(dev):
+    # The gradient of w.sum() is an expand of the loss's; PyTorch 1.13's zero_grad() zeroes .grad
+    # in place and the next backward adds into it in place. On the device the expanded gradient
+    # was kept as .grad (its strides were reported contiguous) and the second step's add raised
+    # (Note [Expanded strides]).
+    def run(device):
+        w = torch.nn.Parameter(torch.tensor([1.0, -2.0, 3.0, 0.5], dtype=torch.float64).to(device))
+        v = torch.nn.Parameter(torch.ones(2, 1, dtype=torch.float64).to(device))
+        opt = torch.optim.SGD([w, v], lr=0.1, momentum=0.5)
+        for _ in range(3):
+            opt.zero_grad()
+            x = torch.arange(6.0, dtype=torch.float64, device=device).reshape(2, 3)
+            loss = (x * w.sum()).sum() + (x * v.sum(1, keepdim=True)).pow(2).sum() + v.sum()
+            loss.backward()
+            opt.step()
+            if device == dev:
+                lazygen_torch.mark_step()
+        return w, v
+    (w, v), (w_cpu, v_cpu) = run(dev), run("cpu")
+    assert_same(w, w_cpu)
+    assert_same(v, v_cpu)
+    assert_same(w.grad, w_cpu.grad)
+    assert_same(v.grad, v_cpu.grad)
+    assert fallbacks() == {}
+
+
 def mlp_gradients(device, inputs, target):
     torch.manual_seed(0)
     model = torch.nn.Sequential(torch.nn.Linear(6, 5), torch.nn.Tanh(), torch.nn.Linear(5, 3))

@@ -46,6 +46,23 @@ def test_device_tensors_report_contiguous_strides_and_no_storage(dev):
         x.data_ptr()
 
 
+def test_an_expanded_tensor_reports_the_cpu_strides(dev):
+    # Note [Expanded strides]: 0 along enlarged dims, so autograd copies such a gradient first;
+    # elsewhere the input's strides, which for a view are contiguous ones, not the cpu's.
+    for make, view in ((lambda d: torch.ones(3, 1, device=d).expand(3, 4), False),
+                       (lambda d: torch.ones(4, device=d).expand(2, 3, 4), False),
+                       (lambda d: torch.ones(1, 3, device=d).expand(1, 3), False),
+                       (lambda d: torch.ones(1, 3, device=d).expand(0, 3), False),
+                       (lambda d: torch.ones(2, 3, device=d).t().unsqueeze(0).expand(5, 3, 2), True)):
+        got, want = make(dev), make("cpu")
+        assert got.is_contiguous() == want.is_contiguous()
+        assert [s == 0 for s in got.stride()] == [s == 0 for s in want.stride()]
+        assert view or got.stride() == want.stride()
+        assert_same(got.contiguous(), want.contiguous())
+        assert got.contiguous().stride() == want.contiguous().stride()
+        assert_same(got.reshape(-1), want.reshape(-1))
+
+
 def test_a_dtype_the_device_lacks_is_refused_by_name(dev):
     with pytest.raises(TypeError, match="torch.uint8 is not supported on the lazygen device"):
         torch.zeros(3, dtype=torch.uint8).to(dev)

@@ -6,14 +6,17 @@
 // diagonal, unfold and as_strided, views lazygen has only as copies, become lazygen views whose
 // value is the copy and whose inverse scatters a new value back (Note [Composite views]);
 // alias is a view of all of self; narrow_copy is a narrow view's copy.
+#include <ATen/ExpandUtils.h>
 #include <c10/util/Exception.h>
 
+#include <tuple>
 #include <vector>
 
 #include "core/lazy/lazy_tensor.h"
 #include "core/lazy/lazy_view.h"
 #include "lazygen/composite.h"
 #include "lazygen/factory.h"
+#include "lazygen/generated/ops/expand.h"
 #include "lazygen/generated/ops/narrow.h"
 #include "lazygen/generated/ops/ne.h"
 #include "lazygen/generated/ops/where.h"
@@ -25,6 +28,7 @@
 #include "lazygen/generated/ops/view.h"
 #include "lazygen/generated/torch_adapters.h"
 #include "pytorch/call.h"
+#include "pytorch/device_tensor.h"
 #include "pytorch/fallback.h"
 
 namespace lazygen::pytorch::adapters {
@@ -33,6 +37,28 @@ at::Tensor _reshape_alias(const at::Tensor& self, c10::IntArrayRef size, c10::In
   (void)stride;  // contiguous (See Note [Device tensors])
   Call c("_reshape_alias", {&self});
   return c.result(view(c.arg(self), c.arg(size)));
+}
+
+// Note [Expanded strides]
+// An expanded tensor reports PyTorch's strides for it (0 along each dim the expand enlarged, the
+// input's elsewhere), not contiguous ones (Note [Device tensors]), because PyTorch's autograd
+// decides by strides whether a gradient may be kept and later written in place: AccumulateGrad
+// keeps an incoming gradient as the parameter's .grad when its strides match the parameter's
+// (else it copies it), and the next backward adds into that .grad in place. The gradient of
+// `w.sum()` is an expand; reported as contiguous it was kept, and the next step's in-place add
+// into an expanded tensor raised (several elements share one location). With its true strides
+// it is copied first, as on the cpu, and the engine's in-place accumulation skips it too. The
+// strides along the other dims are the input's as reported, so the expand of a view (which
+// reports contiguous strides) has the cpu's zeros but not its other strides; views of an
+// expanded tensor report contiguous strides again. The device's own view ops read no strides.
+at::Tensor expand(const at::Tensor& self, c10::IntArrayRef size, bool implicit) {
+  Call c("expand", {&self});
+  at::Tensor out = c.result(lazygen::expand(c.arg(self), c.arg(size), c.arg(implicit)));
+  const std::vector<int64_t> strides =
+      std::get<1>(at::inferExpandGeometry(self.sizes(), self.strides(), size));
+  if (!out.strides().equals(strides))
+    device_impl(out).report_geometry(strides, self.storage_offset());
+  return out;
 }
 
 at::Tensor _unsafe_view(const at::Tensor& self, c10::IntArrayRef size) {

@@ -13,6 +13,8 @@ namespace lazygen::pytorch::adapters {
 
 // copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)
 at::Tensor& copy_inplace(at::Tensor& self, const at::Tensor& src, bool non_blocking);
+// expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)
+at::Tensor expand(const at::Tensor& self, c10::IntArrayRef size, bool implicit);
 // _to_copy(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool?
 // pin_memory=None, bool non_blocking=False, MemoryFormat? memory_format=None) -> Tensor
 at::Tensor _to_copy(const at::Tensor& self, c10::optional<at::ScalarType> dtype,
