@@ -27,6 +27,7 @@
 #include "exec/graph_executor.h"
 #include "lazygen/generated/ops/sort.h"
 #include "ops/cpu/blas_gemm.h"
+#include "real_models.h"
 #include "torch_peer.h"
 #include "tutorial_models.h"
 
@@ -215,6 +216,65 @@ BENCHMARK(variable_batch)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime()
     ->Iterations(40);
+
+// Autoregressive decoding (Note [Dynamic shapes]): a small GPT's forward pass (2 layers, width
+// 64) over a batch of 2 sequences, then its last position's logits to the cpu, as a decoder's
+// sampling step reads them. Each iteration times one step at a length one longer than the last
+// (16..127, then again from 16: each length's graph is the structure's, specialized) and one at
+// the fixed length 64, and reports their medians (growing_ms, fixed_ms, growing_over_fixed) and
+// what a growing step costs the executor: specialize_ms, build_graph_ms, compiles and their mean
+// compile_ms. Argument 0
+// runs with dynamic shapes off (each length compiles), for A/B.
+void decode_lengths(benchmark::State& state) {
+  const bool dynamic = state.range(0) != 0;
+  reset_trace_caches();
+  exec::GraphExecutor::global().set_dynamic(dynamic);
+  GptConfig config;
+  config.width = 64;
+  config.layers = 2;
+  manual_seed(0);
+  Gpt model(config);
+  model.to(kLazy);
+  NoGradGuard no_grad;
+  Generator data(99);
+  auto timed_ms = [&](int64_t t) {
+    const Tensor tokens = randint(0, config.vocab, {2, t}, data).to(kLazy);
+    const auto start = std::chrono::steady_clock::now();
+    const Tensor logits = select(model.forward(tokens), 1, t - 1).cpu();
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+        .count();
+  };
+  for (int i = 0; i < kWarmup; ++i) timed_ms(64);
+  timed_ms(15);
+  for (const char* m : {"exec.specialize_ms", "exec.build_graph_ms", "exec.compile_ms"}) {
+    metrics::timed(m).reset();
+  }
+  const int64_t compiles = metrics::counter_value("computation_cache.miss");
+  std::vector<double> growing, fixed;
+  int64_t t = 16;
+  for (auto _ : state) {
+    growing.push_back(timed_ms(t));
+    fixed.push_back(timed_ms(64));
+    t = t == config.context - 1 ? 16 : t + 1;
+  }
+  exec::GraphExecutor::global().set_dynamic(true);
+  const double g = median(std::move(growing)), f = median(std::move(fixed));
+  state.counters["growing_ms"] = g;
+  state.counters["fixed_ms"] = f;
+  state.counters["growing_over_fixed"] = g / f;
+  state.counters["specialize_ms"] = metrics::timed("exec.specialize_ms").stats().mean_ms();
+  state.counters["build_graph_ms"] = metrics::timed("exec.build_graph_ms").stats().mean_ms();
+  state.counters["compile_ms"] = metrics::timed("exec.compile_ms").stats().mean_ms();
+  state.counters["compiles"] =
+      static_cast<double>(metrics::counter_value("computation_cache.miss") - compiles);
+}
+BENCHMARK(decode_lengths)
+    ->Name("gpt/decode_lengths")
+    ->Arg(1)
+    ->Arg(0)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->Iterations(100);
 
 // Like torch_peer's defaults: 5 untimed steps, then a fixed number of timed ones.
 BENCHMARK_CAPTURE(cnn, eager, kCPU)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(25);

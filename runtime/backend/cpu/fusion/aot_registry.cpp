@@ -4,6 +4,7 @@
 #include <mutex>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "fusion/aot_lookup.h"
@@ -28,6 +29,7 @@ struct HashOfKey {
 struct Registry {
   std::mutex mu;
   std::unordered_map<KeyHash, std::vector<const AotEntry*>, HashOfKey> entries;
+  std::unordered_map<const AotEntry*, bool> usable;  // usable_entry's answers, once per entry
 };
 
 Registry& registry() {
@@ -42,14 +44,19 @@ bool usable(const AotEntry& e) {
          KeyHash{e.hash_hi, e.hash_lo} == key_hash(e.key);
 }
 
-const AotEntry* find_entry(Registry& r, const std::string& key) {
+// The entry registered for `key` and whether it is usable (which parses the entry's key: asked
+// once per entry, since every compile and specialization looks its groups up).
+std::pair<const AotEntry*, bool> find_entry(Registry& r, const std::string& key) {
   std::lock_guard<std::mutex> lock(r.mu);
   auto it = r.entries.find(key_hash(key));
-  if (it == r.entries.end()) return nullptr;
+  if (it == r.entries.end()) return {nullptr, false};
   for (const AotEntry* e : it->second) {
-    if (key == e->key) return e;  // the full text rules out hash collisions
+    if (key != e->key) continue;  // the full text rules out hash collisions
+    auto [known, added] = r.usable.try_emplace(e, false);
+    if (added) known->second = usable(*e);
+    return {e, known->second};
   }
-  return nullptr;
+  return {nullptr, false};
 }
 
 }  // namespace
@@ -71,8 +78,8 @@ AotFn find_aot_kernel(const ::lazygen::fusion::GroupSpec& group) {
   if (::lazygen::fusion::aot_recording()) {
     ::lazygen::fusion::record_aot_group(::lazygen::fusion::cuda_group_key(group));
   }
-  const AotEntry* e = find_entry(registry(), key);
-  if (e != nullptr && usable(*e)) {
+  const auto [e, is_usable] = find_entry(registry(), key);
+  if (is_usable) {
     hits.add();
     return e->fn;
   }
