@@ -295,6 +295,19 @@ ROWS = [
                 "a1": C("variable_batch/1/", "again_over_fixed"),
                 "sms": C("variable_batch/1/", "specialize_ms"), "cms": C("variable_batch/1/", "compile_ms"),
                 "v0": C("variable_batch/0/", "variable_over_fixed"), "c0": C("variable_batch/0/", "compiles")}),
+    Row("decode-lengths", "a small GPT's forward pass (2 layers, width 64, batch 2) and its last "
+        "logits to the cpu at a length one longer each step (16..127, as autoregressive decoding) "
+        "vs at the fixed length 64, alternating in one run (`/1` dynamic shapes, `/0` off)",
+        GBench(TRAIN, "decode_lengths"),
+        "dynamic: {g1:.2f}× fixed ({gm:.2f} ms vs {fm:.2f} ms; {c1:.0f} compiles); a growing step "
+        "traces in {t1:.3f} ms and specializes in {s1:.2f} ms",
+        "dynamic shapes off: {g0:.2f}× ({c0:.0f} compiles of {cms:.2f} ms; its trace {t0:.3f} ms "
+        "drops no nodes within the run); no goal",
+        values={"g1": C("decode_lengths/1/", "growing_over_fixed"), "gm": C("decode_lengths/1/", "growing_ms"),
+                "fm": C("decode_lengths/1/", "fixed_ms"), "c1": C("decode_lengths/1/", "compiles"),
+                "t1": C("decode_lengths/1/", "trace_ms"), "s1": C("decode_lengths/1/", "specialize_ms"),
+                "g0": C("decode_lengths/0/", "growing_over_fixed"), "c0": C("decode_lengths/0/", "compiles"),
+                "cms": C("decode_lengths/0/", "compile_ms"), "t0": C("decode_lengths/0/", "trace_ms")}),
     Row("cuda-specialize", "the tutorial CNN step's graph at a new batch size (37) on the CUDA backend, "
         "for sm_90 without a GPU: specialized from the graph compiled at batch 64 vs compiled",
         GBench(CUDA_SPEC, "cuda_cnn_step", ("--benchmark_repetitions=5",)),
