@@ -2,6 +2,7 @@
 #include "fusion/group_key.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <vector>
 
 namespace lazygen::fusion {
@@ -51,6 +52,38 @@ std::string group_key(const GroupSpec& p) {
     key.reduce_from = key_ref(p.reduce_from);
   }
   return print_key(key);
+}
+
+// Field by field as group_key above: a field's count before its entries, so that no two
+// sequences of fields read alike.
+std::vector<uint64_t> group_signature(const GroupSpec& p) {
+  auto ref = [](const GroupSpec::Ref& r) { return uint64_t{r.index} << 1 | (r.is_load ? 1 : 0); };
+  std::vector<uint64_t> sig;
+  sig.reserve(8 + 2 * p.loads.size() + 8 * p.ops.size() + 2 * p.outputs.size());
+  sig.push_back(static_cast<uint64_t>(p.dtype));
+  sig.push_back(p.loads.size());
+  for (size_t a = 0; a < p.loads.size(); ++a) {
+    const int64_t inner = p.load_strides[(a + 1) * p.dims.size() - 1];
+    sig.push_back(static_cast<uint64_t>(p.loads[a].dtype) << 8 |
+                  static_cast<unsigned char>(stride_class(inner)));
+  }
+  sig.push_back(p.ops.size());
+  for (const GroupSpec::Op& op : p.ops) {
+    sig.push_back(reinterpret_cast<uintptr_t>(op.facts->schema_name));
+    sig.push_back(uint64_t{op.num_in} << 8 | op.num_scalars);
+    for (int j = 0; j < op.num_in; ++j) sig.push_back(ref(op.in[j]));
+    for (int j = 0; j < op.num_scalars; ++j) sig.push_back(op.scalar[j]);
+  }
+  sig.push_back(p.outputs.size());
+  for (const GroupSpec::Output& o : p.outputs) {
+    sig.push_back(uint64_t{o.op} << 8 | static_cast<uint64_t>(o.dtype));
+  }
+  if (p.has_reduction) {
+    sig.push_back(1 + (static_cast<uint64_t>(p.reduce_op) << 1 |
+                       (p.reduce_layout == ReduceLayout::Leading ? 1 : 0)));
+    sig.push_back(ref(p.reduce_from));
+  }
+  return sig;
 }
 
 char load_access(const std::vector<int64_t>& strides, const std::vector<int64_t>& dims) {

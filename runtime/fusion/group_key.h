@@ -32,6 +32,11 @@ namespace lazygen::fusion {
 // The key of `group` (See Note [Group keys]).
 std::string group_key(const GroupSpec& group);
 
+// What group_key(group) prints, as numbers: groups with equal signatures have equal keys. It
+// costs a fraction of group_key, whose text is built from many small strings, so a lookup that
+// only needs to tell keys apart (the AOT registry's memo of earlier answers) compares signatures.
+std::vector<uint64_t> group_signature(const GroupSpec& group);
+
 // An operand as keys name it: l<k> for load k, v<k> for op k's value (s<k> are Scalars). Kernel
 // text generated from a GroupSpec names its values the same way (the CUDA group kernels).
 KeyRef key_ref(const GroupSpec::Ref& ref);

@@ -5,6 +5,11 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
 #include "lazygen/generated/ops/exp.h"
 #include "lazygen/generated/ops/mean.h"
 #include "lazygen/generated/ops/relu.h"
@@ -104,6 +109,44 @@ TEST_F(GroupKeyTest, NamesValuesByOpNotByRegister) {
   Tensor a = x * 2.0, b = x * 3.0;
   const std::string key = first_key({a * b + a});
   EXPECT_NE(key.find("op=mul.Tensor(v0,v1) op=add.Tensor(v2,v0,s2)"), std::string::npos) << key;
+}
+
+// The AOT registry answers a group seen before by its signature (Note [AOT lookup memo]): over
+// groups that differ in each field a key names, and groups that differ only in extents, equal
+// signatures come with equal keys, and every key has one signature.
+TEST_F(GroupKeyTest, SignaturesAreEqualExactlyWhenKeysAre) {
+  Tensor x = randn({6, 5}).to(kLazy), col = randn({6, 1}).to(kLazy), m = randn({5, 6}).to(kLazy);
+  Tensor y = randn({3, 4}).to(kLazy), d = randn({6, 5}, DType::Float64).to(kLazy);
+  const std::vector<Ts> programs = {
+      {relu(x)},
+      {relu(y)},
+      {relu(d)},
+      {exp(x)},
+      {x + col},
+      {x + t(m)},
+      {x * col},
+      {col + x},
+      {sum(relu(x), std::vector<int64_t>{1})},
+      {sum(relu(x), std::vector<int64_t>{0})},
+      {mean(relu(x), std::vector<int64_t>{0}, true)},
+      {relu(x) * 2.0},
+      {relu(x), sum(relu(x))},
+  };
+  std::vector<std::pair<std::vector<uint64_t>, std::string>> seen;
+  for (const Ts& outs : programs) {
+    const exec::Graph graph = testing::graph_of(outs);
+    const GroupSpec spec = describe_group(graph, plan_fusion(graph), 0);
+    seen.emplace_back(group_signature(spec), group_key(spec));
+  }
+  for (const auto& [sig_a, key_a] : seen) {
+    for (const auto& [sig_b, key_b] : seen) {
+      EXPECT_EQ(sig_a == sig_b, key_a == key_b) << key_a << " vs " << key_b;
+    }
+  }
+  EXPECT_EQ(seen[0].second, seen[1].second);  // extents are not named
+  std::set<std::string> keys;
+  for (const auto& s : seen) keys.insert(s.second);
+  EXPECT_EQ(keys.size(), seen.size() - 1) << "each program but relu(y) names another group";
 }
 
 TEST(KeyHash, IsPinnedAndDiffersBetweenKeys) {
