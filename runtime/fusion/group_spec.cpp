@@ -1,9 +1,9 @@
 // Describing a fusion group as a GroupSpec (group_spec.h).
 #include "fusion/group_spec.h"
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
-#include <unordered_map>
 
 #include "fusion/index_map.h"
 
@@ -54,7 +54,7 @@ class Describer {
   const Group& group_;
   uint32_t gi_;
   GroupSpec s_;
-  std::unordered_map<uint32_t, uint32_t> op_of_node_;  // members described so far
+  uint32_t described_ = 0;                             // members[0, described_) have ops
   std::vector<uint32_t> load_of_input_;                // per group input: its load
 };
 
@@ -68,9 +68,11 @@ GroupSpec::Ref Describer::operand_ref(const exec::ValueRef& v) {
   } else {
     layout = contiguous_layout(g_.node(v.node).shape(v.output).sizes);
   }
-  auto op = op_of_node_.find(base.node);
-  if (op != op_of_node_.end() && (!viewed || is_identity(layout, group_.sizes))) {
-    return GroupSpec::Ref{false, op->second};
+  // A member is op k: the members described so far are few, so a scan beats a map.
+  const auto begin = group_.members.begin(), end = begin + described_;
+  const auto op = std::find(begin, end, base.node);
+  if (op != end && (!viewed || is_identity(layout, group_.sizes))) {
+    return GroupSpec::Ref{false, static_cast<uint32_t>(op - begin)};
   }
   for (uint32_t i = 0; i < group_.inputs.size(); ++i) {
     if (!(group_.inputs[i].base == base) || !(group_.inputs[i].layout == layout)) continue;
@@ -102,7 +104,7 @@ void Describer::add_op(uint32_t k) {
     s_.scalar_nodes.push_back(operands[static_cast<size_t>(facts.scalar_operand[j])].node);
   }
   s_.ops.push_back(op);
-  op_of_node_[m] = k;
+  described_ = k + 1;
 }
 
 void Describer::collect_outputs() {
