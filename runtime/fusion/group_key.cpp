@@ -12,6 +12,11 @@ char stride_class(int64_t inner) {
   return inner == 0 ? 'b' : inner == 1 ? 'c' : 's';
 }
 
+// The stride class of load `a` of `p`: its innermost stride's.
+char load_class(const GroupSpec& p, size_t a) {
+  return stride_class(p.load_strides[(a + 1) * p.dims.size() - 1]);
+}
+
 const char* reduce_name(ReduceOp op) {
   switch (op) {
     case ReduceOp::Sum:
@@ -34,8 +39,7 @@ std::string group_key(const GroupSpec& p) {
   KernelKey key;
   key.dtype = dtype_name(p.dtype);
   for (size_t a = 0; a < p.loads.size(); ++a) {
-    const int64_t inner = p.load_strides[(a + 1) * p.dims.size() - 1];
-    key.loads.push_back({std::string(dtype_name(p.loads[a].dtype)), stride_class(inner)});
+    key.loads.push_back({std::string(dtype_name(p.loads[a].dtype)), load_class(p, a)});
   }
   for (const GroupSpec::Op& op : p.ops) {
     KeyOp& out = key.ops.emplace_back();
@@ -63,9 +67,8 @@ std::vector<uint64_t> group_signature(const GroupSpec& p) {
   sig.push_back(static_cast<uint64_t>(p.dtype));
   sig.push_back(p.loads.size());
   for (size_t a = 0; a < p.loads.size(); ++a) {
-    const int64_t inner = p.load_strides[(a + 1) * p.dims.size() - 1];
     sig.push_back(static_cast<uint64_t>(p.loads[a].dtype) << 8 |
-                  static_cast<unsigned char>(stride_class(inner)));
+                  static_cast<unsigned char>(load_class(p, a)));
   }
   sig.push_back(p.ops.size());
   for (const GroupSpec::Op& op : p.ops) {

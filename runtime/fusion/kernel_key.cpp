@@ -269,56 +269,17 @@ std::vector<KernelKey> parse_manifest(std::string_view text, const std::string& 
   return keys;
 }
 
-namespace {
-
-void append_ref(std::string& s, const KeyRef& r) {
-  s += r.kind;
-  s += std::to_string(r.index);
-}
-
-}  // namespace
-
-// Appends into one string: the runtime prints the key of every group it compiles or specializes.
 std::string print_key(const KernelKey& key) {
-  std::string s;
-  s.reserve(64 + 24 * key.loads.size() + 48 * key.ops.size() + 20 * key.outputs.size());
-  s += "T=";
-  s += key.dtype;
-  for (const KeyLoad& l : key.loads) {
-    s += " load=";
-    s += l.dtype;
-    s += ':';
-    s += l.stride_class;
-  }
+  std::string s = "T=" + key.dtype;
+  for (const KeyLoad& l : key.loads) s += " load=" + l.dtype + ":" + l.stride_class;
   for (const KeyOp& op : key.ops) {
-    s += " op=";
-    s += op.name;
-    s += '(';
-    for (size_t j = 0; j < op.args.size(); ++j) {
-      if (j > 0) s += ',';
-      append_ref(s, op.args[j]);
-    }
-    s += ')';
+    s += " op=" + op.name + "(";
+    for (size_t j = 0; j < op.args.size(); ++j) s += (j ? "," : "") + op.args[j].str();
+    s += ")";
   }
-  for (const KeyOutput& o : key.outputs) {
-    s += " out=v";
-    s += std::to_string(o.value);
-    s += ':';
-    s += o.dtype;
-  }
-  if (!key.reduce.empty()) {
-    s += " reduce=";
-    s += key.reduce;
-    s += '(';
-    append_ref(s, key.reduce_from);
-    s += ')';
-  }
-  if (key.cuda_rank > 0) {
-    s += " cuda=";
-    s += std::to_string(key.cuda_rank);
-    s += ':';
-    s += key.cuda_access;
-  }
+  for (const KeyOutput& o : key.outputs) s += " out=v" + std::to_string(o.value) + ":" + o.dtype;
+  if (!key.reduce.empty()) s += " reduce=" + key.reduce + "(" + key.reduce_from.str() + ")";
+  if (key.cuda_rank > 0) s += " cuda=" + std::to_string(key.cuda_rank) + ":" + key.cuda_access;
   return s;
 }
 

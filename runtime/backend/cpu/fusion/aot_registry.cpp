@@ -3,9 +3,7 @@
 
 #include <mutex>
 #include <string>
-#include <tuple>
 #include <unordered_map>
-#include <utility>
 #include <vector>
 
 #include "fusion/aot_lookup.h"
@@ -48,7 +46,6 @@ constexpr size_t kMaxAnswers = 4096;
 struct Registry {
   std::mutex mu;
   std::unordered_map<KeyHash, std::vector<const AotEntry*>, HashOfKey> entries;
-  std::unordered_map<const AotEntry*, bool> usable;  // usable()'s answers, once per entry
   std::unordered_map<std::vector<uint64_t>, Answer, SignatureHash> answers;
 };
 
@@ -64,26 +61,22 @@ bool usable(const AotEntry& e) {
          KeyHash{e.hash_hi, e.hash_lo} == key_hash(e.key);
 }
 
-// The entry registered for `key` and whether it is usable (which parses the entry's key: asked
-// once per entry, since every compile and specialization looks its groups up).
-std::pair<const AotEntry*, bool> find_entry(Registry& r, const std::string& key) {
+const AotEntry* find_entry(Registry& r, const std::string& key) {
   std::lock_guard<std::mutex> lock(r.mu);
   auto it = r.entries.find(key_hash(key));
-  if (it == r.entries.end()) return {nullptr, false};
+  if (it == r.entries.end()) return nullptr;
   for (const AotEntry* e : it->second) {
-    if (key != e->key) continue;  // the full text rules out hash collisions
-    auto [known, added] = r.usable.try_emplace(e, false);
-    if (added) known->second = usable(*e);
-    return {e, known->second};
+    if (key == e->key) return e;  // the full text rules out hash collisions
   }
-  return {nullptr, false};
+  return nullptr;
 }
 
 }  // namespace
 
 // Note [AOT lookup memo]
 // Every compile and every specialization looks up each of its groups, and printing a group's key
-// took a quarter of a specialization. So the registry remembers each answer under the group's
+// took a quarter of a specialization (deciding whether an entry is usable parses its key too).
+// So the registry remembers each answer, entry and usability, under the group's
 // signature, which names what the key does in numbers (group_signature), and a group seen before
 // is answered by comparing signatures; a registration (a library loaded later) forgets them all,
 // and so does reaching kMaxAnswers signatures.
@@ -116,7 +109,8 @@ Found lookup(Registry& r, const ::lazygen::fusion::GroupSpec& group) {
     if (it != r.answers.end()) return found(it->second);
   }
   Answer a{::lazygen::fusion::group_key(group)};
-  std::tie(a.entry, a.usable) = find_entry(r, a.key);
+  a.entry = find_entry(r, a.key);
+  a.usable = a.entry != nullptr && usable(*a.entry);
   Found f = found(a);
   std::lock_guard<std::mutex> lock(r.mu);
   if (r.answers.size() >= kMaxAnswers) r.answers.clear();

@@ -25,9 +25,6 @@ class Compiler {
     group_positions();
     count_readers();
     plan_arena();
-    e_.steps.reserve(plan_.schedule.size());
-    e_.groups.reserve(plan_.groups.size());
-    e_.lowers.reserve(plan_.schedule.size() - std::min(plan_.schedule.size(), plan_.groups.size()));
     for (uint32_t s = 0; s < plan_.schedule.size(); ++s) {
       const Step& step = plan_.schedule[s];
       if (step.kind == Step::Kind::Group) {
