@@ -7,6 +7,7 @@
 #include <random>
 #include <vector>
 
+#include "lazygen/composite.h"
 #include "lazygen/generated/ops/abs.h"
 #include "lazygen/generated/ops/amax.h"
 #include "lazygen/generated/ops/t.h"
@@ -101,6 +102,24 @@ TEST(DynamicSequence, ATransformerBlockCompilesOncePerStructureOverSequenceLengt
     EXPECT_LT(amax(abs(got - want), {}).item<float>(), 1e-4) << "length " << t;
   }
   EXPECT_EQ(compiles() - before, 1);
+}
+
+// prod and the cumulative scans run ceil(log2(n)) rounds (Note [Scans by doubling] in
+// runtime/ops/composite/scans.cpp), so over lengths 2..64 prod has 11 structures (each exact power
+// of two, which needs no padding, and each range between two) and cumprod 6 (one per round
+// count). Halving odd lengths as they came made prod compile every length (69 in all).
+TEST(DynamicLength, ProductsAndScansCompileOnlyWhereTheirLengthCrossesAPowerOfTwo) {
+  reset_trace_caches();
+  manual_seed(0);
+  const int64_t before = compiles();
+  for (int64_t n = 2; n <= 64; ++n) {
+    const Tensor x = randn({n, 3}) * 0.1 + 1.0;
+    const Tensor got = prod(x.to(kLazy), 0).cpu();
+    const Tensor got_scan = cumprod(x.to(kLazy), 0).cpu();
+    EXPECT_LT(amax(abs(got - prod(x, 0)), {}).item<float>(), 1e-4) << "length " << n;
+    EXPECT_LT(amax(abs(got_scan - cumprod(x, 0)), {}).item<float>(), 1e-4) << "length " << n;
+  }
+  EXPECT_LE(compiles() - before, 11 + 6);
 }
 
 }  // namespace

@@ -3,8 +3,8 @@
 // from narrow, pad, sort and pointwise ops.
 //
 // Note [Scans by doubling]
-// A product over n elements multiplies halves: the first ceil(n/2) elements times the rest
-// (padded with a 1), log2(n) rounds of one pointwise op each. A cumulative scan doubles its reach
+// A product over n elements pads them with 1s to the next power of two and multiplies halves,
+// ceil(log2(n)) rounds of one pointwise op each. A cumulative scan doubles its reach
 // (Hillis-Steele): after round r each element has combined the 2^r elements ending at it, by
 // combining its value with the value 2^(r-1) places before it (the data shifted along the dim,
 // padded where nothing precedes; logcumsumexp combines with logaddexp). Each round is one
@@ -14,6 +14,10 @@
 // later segment's pair wins when its value is NaN or at least as large (small) as the earlier
 // one's and that one is not NaN, which is PyTorch's sequential rule (NaN sticks, ties take the
 // later index) applied to segments.
+// The rounds depend on n only through ceil(log2(n)) (the product pads once, not at each odd
+// round), so with dynamic shapes (Note [Dynamic shapes] in backend/graph.h) every n between two
+// powers of two is one graph structure: a new length compiles only when it crosses a power of
+// two (an exact power, which needs no padding, is a structure of its own).
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -92,9 +96,10 @@ Tensor product_along(Tensor x, int64_t d) {
     sizes[static_cast<size_t>(d)] = 1;
     return ones(sizes, x.dtype(), x.device());
   }
-  while (x.size(d) > 1) {
-    if (x.size(d) % 2 == 1) x = constant_pad_nd(x, pad_along(x.dim(), d, 0, 1), 1);
-    const int64_t half = x.size(d) / 2;
+  int64_t padded = 1;
+  while (padded < x.size(d)) padded *= 2;
+  if (padded > x.size(d)) x = constant_pad_nd(x, pad_along(x.dim(), d, 0, padded - x.size(d)), 1);
+  for (int64_t half = padded / 2; half >= 1; half /= 2) {
     x = narrow(x, d, 0, half) * narrow(x, d, half, half);
   }
   return x;
