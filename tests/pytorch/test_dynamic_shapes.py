@@ -86,3 +86,20 @@ def test_batch_sizes_of_a_classifier_compile_once_per_structure(dev, optimizer):
     make = {"sgd_momentum": lambda p: torch.optim.SGD(p, lr=0.1, momentum=0.9),
             "adamw": lambda p: torch.optim.AdamW(p, lr=1e-2)}[optimizer]
     expect_matches_cpu_with_two_compiles(dev, mlp, make, batches, sizes)
+
+
+def test_products_compile_only_where_their_length_crosses_a_power_of_two(dev):
+    # prod and cumprod run ceil(log2(n)) rounds (Note [Scans by doubling]): one graph per
+    # exact power of two and per range between two, 9 over lengths 2..32 (31 when prod halved
+    # odd lengths as they came).
+    lazygen_torch.reset_trace_caches()
+    compiled, _ = counts()
+    g = torch.Generator().manual_seed(2)
+    for n in range(2, 33):
+        x = 1 + 0.1 * torch.randn(n, 3, generator=g, dtype=torch.float64)
+        got_prod, got_scan = x.to(dev).prod(0), x.to(dev).cumprod(0)
+        lazygen_torch.mark_step()  # one graph computes both
+        torch.testing.assert_close(got_prod.cpu(), x.prod(0))
+        torch.testing.assert_close(got_scan.cpu(), x.cumprod(0))
+    assert fallbacks() == {}
+    assert counts()[0] - compiled <= 9
