@@ -22,13 +22,17 @@ c10::OperatorName operator_name(const std::string& name) {
   return c10::OperatorName("aten::" + name.substr(0, dot), name.substr(dot + 1));
 }
 
-std::string skip_reason(const std::string& name,
+std::string skip_reason(const std::string& name, std::string_view origin,
                         const c10::optional<c10::FunctionSchema>& inferred) {
   const c10::optional<c10::OperatorHandle> op =
       c10::Dispatcher::singleton().findSchema(operator_name(name));
   if (!op) return kNotPyTorchs;
-  if (op->hasKernelForDispatchKey(c10::DispatchKey::CompositeImplicitAutograd) &&
-      !op->hasKernelForDispatchKey(c10::DispatchKey::Autograd)) {
+  const bool decomposed =
+      op->hasKernelForDispatchKey(c10::DispatchKey::CompositeImplicitAutograd) &&
+      !op->hasKernelForDispatchKey(c10::DispatchKey::Autograd);
+  if (origin == kDecomposition) {
+    if (!decomposed) return "PyTorch differentiates it (not CompositeImplicitAutograd alone)";
+  } else if (decomposed) {
     return kDecomposed;
   }
   if (!inferred) return "";
@@ -50,7 +54,7 @@ const std::vector<Registration>& registration_report() {
 }
 
 bool Registrar::offer(const char* name, const c10::optional<c10::FunctionSchema>& inferred) {
-  Registration r{name, origin_, false, skip_reason(name, inferred)};
+  Registration r{name, origin_, false, skip_reason(name, origin_, inferred)};
   r.registered = r.reason.empty();
   // A derived form PyTorch lacks, decomposes or gives another signature is no gap: it is not
   // recorded.

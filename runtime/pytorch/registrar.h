@@ -62,10 +62,14 @@ struct WithPyTorchErrors<FuncPtr, R(Args...)> {
 
 // The origin of the in-place and out= forms derived from pointwise ops.
 inline constexpr const char* kDerivedForm = "derived form";
+// The origin of the kernels registered on AutogradPrivateUse1 in place of PyTorch's
+// decomposition (Note [Decompositions above autograd] in pytorch/decompositions.cpp): the second
+// check is reversed for them, an op must be CompositeImplicitAutograd alone.
+inline constexpr const char* kDecomposition = "decomposition";
 
 struct Registration {
   std::string name;    // "add.Tensor"
-  std::string origin;  // "generated", "adapter" or kDerivedForm
+  std::string origin;  // "generated", "adapter", kDerivedForm, kDecomposition, "foreach"
   bool registered = false;
   std::string reason;  // why it was skipped
 };
