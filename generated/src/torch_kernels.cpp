@@ -280,6 +280,8 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   adapter.add("col2im", TORCH_FN(adapters::col2im));
   adapter.add("_cdist_forward", TORCH_FN(adapters::_cdist_forward));
   adapter.add("_cdist_backward", TORCH_FN(adapters::_cdist_backward));
+  adapter.add("_pdist_forward", TORCH_FN(adapters::_pdist_forward));
+  adapter.add("_pdist_backward", TORCH_FN(adapters::_pdist_backward));
   adapter.add("upsample_bicubic2d", TORCH_FN(adapters::upsample_bicubic2d));
   adapter.add("upsample_bicubic2d_backward", TORCH_FN(adapters::upsample_bicubic2d_backward));
   adapter.add("as_strided", TORCH_FN(adapters::as_strided));

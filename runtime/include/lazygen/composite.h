@@ -519,6 +519,11 @@ Tensor cdist(const Tensor& x1, const Tensor& x2, double p = 2,
              std::optional<int64_t> compute_mode = std::nullopt);
 Tensor cdist_backward(const Tensor& grad, const Tensor& x1, const Tensor& x2, double p,
                       const Tensor& dist);
+// torch.pdist: the p-norm distances between the rows i < j of self [n, m] (floating; p >= 0),
+// in the order (0, 1), (0, 2), ..., (n - 2, n - 1), by differences; its gradient given dist
+// (PyTorch's _pdist_backward), each pair's cdist_backward term added to row i, taken from row j.
+Tensor pdist(const Tensor& self, double p = 2);
+Tensor pdist_backward(const Tensor& grad, const Tensor& self, double p, const Tensor& dist);
 
 // ---- activations, dropout, sampling, histograms and normalization (glu.cpp, prelu.cpp,
 // dropout.cpp, multinomial.cpp, histc.cpp, weight_norm.cpp, group_norm.cpp)

@@ -1,8 +1,10 @@
-// torch.diag_embed, torch.diag, torch.linalg.cross and torch.cdist (lazygen/composite.h), from
-// the diagonal views' copies and scatters, roll, matmul, norm and pointwise ops.
+// torch.diag_embed, torch.diag, torch.linalg.cross, torch.cdist and torch.pdist
+// (lazygen/composite.h), from the diagonal views' copies and scatters, roll, matmul, norm, index
+// ops and pointwise ops.
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "lazygen/composite.h"
@@ -12,6 +14,8 @@
 #include "lazygen/generated/ops/clamp_min.h"
 #include "lazygen/generated/ops/eq.h"
 #include "lazygen/generated/ops/gt.h"
+#include "lazygen/generated/ops/index_add.h"
+#include "lazygen/generated/ops/index_select.h"
 #include "lazygen/generated/ops/logical_and.h"
 #include "lazygen/generated/ops/logical_or.h"
 #include "lazygen/generated/ops/pow.h"
@@ -61,6 +65,31 @@ Tensor euclidean(const Tensor& x1, const Tensor& x2) {
       matmul(cat({x1 * -2.0, n1, one1}, -1), transpose(cat({x2, one2, n2}, -1), -2, -1)), 0);
   const Tensor positive = gt(squared, 0);
   return where(positive, sqrt(where(positive, squared, one1)), zeros({}, x1.dtype(), x1.device()));
+}
+
+void check_pdist(const Tensor& self, double p) {
+  if (self.dim() != 2) {
+    throw ShapeError("pdist", "expected a matrix, got " + sizes_str(self.sizes()));
+  }
+  if (!is_floating(self.dtype())) {
+    throw ShapeError("pdist",
+                     "expected a floating input, got " + std::string(dtype_name(self.dtype())));
+  }
+  if (!(p >= 0)) throw ShapeError("pdist", "expected a non-negative p, got " + std::to_string(p));
+}
+
+// The rows i (first) and j (second) of the pairs i < j of n rows, in pdist's order, on `device`.
+std::pair<Tensor, Tensor> row_pairs(int64_t n, Device device) {
+  std::vector<int64_t> first, second;
+  first.reserve(static_cast<size_t>(n * (n - 1) / 2));
+  second.reserve(first.capacity());
+  for (int64_t i = 0; i < n; ++i) {
+    for (int64_t j = i + 1; j < n; ++j) {
+      first.push_back(i);
+      second.push_back(j);
+    }
+  }
+  return {tensor(first).to(device), tensor(second).to(device)};
 }
 
 // x1_i - x2_j for every pair of rows: [..., r1, r2, m].
@@ -152,6 +181,28 @@ Tensor cdist_backward(const Tensor& grad, const Tensor& x1, const Tensor& x2, do
     pair = where(at_zero, zero, scaled * g);
   }
   return sum(pair, std::vector<int64_t>{-2});
+}
+
+Tensor pdist(const Tensor& self, double p) {
+  check_pdist(self, p);
+  const auto [first, second] = row_pairs(self.size(0), self.device());
+  const Tensor diff = index_select(self, 0, first) - index_select(self, 0, second);
+  // No coordinates: every distance is 0, an empty sum (norm refuses p = inf over no elements).
+  if (self.size(1) == 0) return sum(diff, std::vector<int64_t>{-1});
+  return norm(diff, p, {-1});
+}
+
+// Pair k's term is cdist_backward of the single rows i and j (a batch of K 1x1 distances).
+Tensor pdist_backward(const Tensor& grad, const Tensor& self, double p, const Tensor& dist) {
+  check_pdist(self, p);
+  const auto [first, second] = row_pairs(self.size(0), self.device());
+  const Tensor rows_i = unsqueeze(index_select(self, 0, first), 1);
+  const Tensor rows_j = unsqueeze(index_select(self, 0, second), 1);
+  const auto pairs = [](const Tensor& t) { return unsqueeze(unsqueeze(t, -1), -1); };
+  const Tensor term =
+      sum(cdist_backward(pairs(grad), rows_i, rows_j, p, pairs(dist)), std::vector<int64_t>{1});
+  const Tensor to_first = index_add(zeros_like(self), 0, first, term);
+  return index_add(to_first, 0, second, term * -1.0);
 }
 
 }  // namespace lazygen

@@ -1,7 +1,8 @@
 // Adapters for PyTorch's products, scans, order statistics, searches and small matrix ops that
 // lazygen serves as composites (ops.yaml, "PyTorch adapters"; lazygen/composite.h): prod,
 // cumprod, logcumsumexp, cummax, cummin, kthvalue, median, nanmedian, mode, searchsorted,
-// bucketize, diag, linalg_cross, cdist (_cdist_forward, _cdist_backward) and linalg_inv_ex;
+// bucketize, diag, linalg_cross, cdist (_cdist_forward, _cdist_backward), pdist (_pdist_forward,
+// _pdist_backward) and linalg_inv_ex;
 // scatter_add_, which cummax's and cummin's backward calls, and scatter_reduce_. Each converts its
 // arguments and calls the composite (or op) of the same name.
 #include <ATen/ops/_linalg_check_errors.h>
@@ -131,6 +132,17 @@ at::Tensor _cdist_backward(const at::Tensor& grad, const at::Tensor& x1, const a
                            double p, const at::Tensor& cdist) {
   Call c("_cdist_backward", {&grad, &x1, &x2, &cdist});
   return c.result(lazygen::cdist_backward(c.arg(grad), c.arg(x1), c.arg(x2), p, c.arg(cdist)));
+}
+
+at::Tensor _pdist_forward(const at::Tensor& self, double p) {
+  Call c("_pdist_forward", {&self});
+  return c.result(lazygen::pdist(c.arg(self), p));
+}
+
+at::Tensor _pdist_backward(const at::Tensor& grad, const at::Tensor& self, double p,
+                           const at::Tensor& pdist) {
+  Call c("_pdist_backward", {&grad, &self, &pdist});
+  return c.result(lazygen::pdist_backward(c.arg(grad), c.arg(self), p, c.arg(pdist)));
 }
 
 // check_errors reads info (a sync) and raises for a singular matrix, as PyTorch does.

@@ -648,6 +648,11 @@ at::Tensor _cdist_forward(const at::Tensor& x1, const at::Tensor& x2, double p,
 // _cdist_backward(Tensor grad, Tensor x1, Tensor x2, float p, Tensor cdist) -> Tensor
 at::Tensor _cdist_backward(const at::Tensor& grad, const at::Tensor& x1, const at::Tensor& x2,
                            double p, const at::Tensor& cdist);
+// _pdist_forward(Tensor self, float p=2) -> Tensor
+at::Tensor _pdist_forward(const at::Tensor& self, double p);
+// _pdist_backward(Tensor grad, Tensor self, float p, Tensor pdist) -> Tensor
+at::Tensor _pdist_backward(const at::Tensor& grad, const at::Tensor& self, double p,
+                           const at::Tensor& pdist);
 // upsample_bicubic2d(Tensor self, SymInt[2] output_size, bool align_corners, float? scales_h=None,
 // float? scales_w=None) -> Tensor
 at::Tensor upsample_bicubic2d(const at::Tensor& self, c10::IntArrayRef output_size,

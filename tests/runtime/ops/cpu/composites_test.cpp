@@ -203,6 +203,12 @@ TEST_P(Composites, MatrixCompositesMatchPyTorch) {
   EXPECT_THROW(cdist(rows1, on(x())), ShapeError);    // 2 and 4 columns
   EXPECT_THROW(cdist(rows1, rows2, -1), ShapeError);  // negative p
   EXPECT_THROW(cdist(on(x()), on(reshape(narrow(x(), 0, 0, 1), {4}))), ShapeError);  // 1-d
+  const Tensor points = on(reshape(x(), {4, 2}));  // (1, 2), (4, 7), (0, -1), (3, 5)
+  expect_values(pdist(points, 1), {8, 4, 5, 12, 3, 9});
+  expect_values(pdist(points, std::numeric_limits<double>::infinity()), {5, 3, 3, 8, 2, 6});
+  EXPECT_EQ(pdist(on(narrow(points, 0, 0, 1))).sizes(), (IntList{0}));  // one row: no pairs
+  EXPECT_THROW(pdist(on(reshape(x(), {8}))), ShapeError);               // 1-d
+  EXPECT_THROW(pdist(points, -1), ShapeError);                          // negative p
   EXPECT_THROW(linalg_cross(on(x()), on(x())), ShapeError);  // dim of size 4
   EXPECT_THROW(linalg_cross(on(narrow(x(), 1, 0, 3)), on(narrow(x(), 1, 1, 3)).to(DType::Float32)),
                ShapeError);  // two dtypes
