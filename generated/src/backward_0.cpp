@@ -10,6 +10,8 @@
 #include "lazygen/generated/ops/digamma.h"
 #include "lazygen/generated/ops/lgamma.h"
 #include "lazygen/generated/ops/log.h"
+#include "lazygen/generated/ops/softshrink.h"
+#include "lazygen/generated/ops/softshrink_backward.h"
 #include "lazygen/generated/ops/special_entr.h"
 #include "lazygen/operators.h"
 
@@ -49,6 +51,24 @@ class LgammaBackward final : public Function {
   void release_saved() override { self = Tensor(); }
 
   Tensor self;
+};
+
+// softshrink(Tensor self, Scalar lambd=0.5) -> Tensor
+class SoftshrinkBackward final : public Function {
+ public:
+  const char* name() const override { return "SoftshrinkBackward"; }
+
+  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
+    [[maybe_unused]] const Tensor& grad = grads[0];
+    std::vector<Tensor> grad_inputs(1);
+    if (needs_input_grad(0)) grad_inputs[0] = softshrink_backward(grad, self, lambd);
+    return grad_inputs;
+  }
+
+  void release_saved() override { self = Tensor(); }
+
+  Tensor self;
+  Scalar lambd{};
 };
 
 // special_entr(Tensor self) -> Tensor
@@ -112,6 +132,17 @@ void record_lgamma(const Tensor& result, const Tensor& self) {
   fn->input_shapes = {self.shape()};
   fn->num_outputs = 1;
   fn->self = saved(self);
+  set_history(result, fn, 0);
+}
+
+// softshrink(Tensor self, Scalar lambd=0.5) -> Tensor
+void record_softshrink(const Tensor& result, const Tensor& self, const Scalar& lambd) {
+  auto fn = std::make_shared<SoftshrinkBackward>();
+  fn->next_edges = {gradient_edge(self)};
+  fn->input_shapes = {self.shape()};
+  fn->num_outputs = 1;
+  fn->self = saved(self);
+  fn->lambd = lambd;
   set_history(result, fn, 0);
 }
 

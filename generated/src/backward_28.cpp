@@ -14,6 +14,7 @@
 #include "lazygen/generated/ops/eq.h"
 #include "lazygen/generated/ops/sin.h"
 #include "lazygen/generated/ops/sinh.h"
+#include "lazygen/generated/ops/softshrink_backward.h"
 #include "lazygen/generated/ops/where.h"
 #include "lazygen/operators.h"
 
@@ -52,6 +53,25 @@ class CoshBackward final : public Function {
   void release_saved() override { self = Tensor(); }
 
   Tensor self;
+};
+
+// softshrink_backward(Tensor grad_output, Tensor self, Scalar lambd) -> Tensor
+class SoftshrinkBackwardBackward final : public Function {
+ public:
+  const char* name() const override { return "SoftshrinkBackwardBackward"; }
+
+  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
+    [[maybe_unused]] const Tensor& grad = grads[0];
+    std::vector<Tensor> grad_inputs(2);
+    if (needs_input_grad(0)) grad_inputs[0] = softshrink_backward(grad, self, lambd);
+    if (needs_input_grad(1)) grad_inputs[1] = zeros_like(grad);
+    return grad_inputs;
+  }
+
+  void release_saved() override { self = Tensor(); }
+
+  Tensor self;
+  Scalar lambd{};
 };
 
 // _softmax(Tensor self, int dim, bool half_to_float) -> Tensor
@@ -117,6 +137,18 @@ void record_cosh(const Tensor& result, const Tensor& self) {
   fn->input_shapes = {self.shape()};
   fn->num_outputs = 1;
   fn->self = saved(self);
+  set_history(result, fn, 0);
+}
+
+// softshrink_backward(Tensor grad_output, Tensor self, Scalar lambd) -> Tensor
+void record_softshrink_backward(const Tensor& result, const Tensor& grad_output, const Tensor& self,
+                                const Scalar& lambd) {
+  auto fn = std::make_shared<SoftshrinkBackwardBackward>();
+  fn->next_edges = {gradient_edge(grad_output), gradient_edge(self)};
+  fn->input_shapes = {grad_output.shape(), self.shape()};
+  fn->num_outputs = 1;
+  fn->self = saved(self);
+  fn->lambd = lambd;
   set_history(result, fn, 0);
 }
 

@@ -52,6 +52,7 @@
 #include "lazygen/generated/pointwise/rsub_scalar.h"
 #include "lazygen/generated/pointwise/rsub_tensor.h"
 #include "lazygen/generated/pointwise/sigmoid_backward.h"
+#include "lazygen/generated/pointwise/softshrink.h"
 #include "lazygen/generated/pointwise/sub_scalar.h"
 #include "lazygen/generated/pointwise/sub_tensor.h"
 #include "lazygen/generated/pointwise/tanh_backward.h"
@@ -224,18 +225,20 @@ struct ChainDispatch {
       case 47 * kMaxTileInputs + 0:
         return chain_step<kernels::Hardtanh, T, 0>(s, acc, i);
       case 48 * kMaxTileInputs + 0:
-        return chain_step<kernels::Hardsigmoid, T, 0>(s, acc, i);
+        return chain_step<kernels::Softshrink, T, 0>(s, acc, i);
       case 49 * kMaxTileInputs + 0:
-        return chain_step<kernels::Hardswish, T, 0>(s, acc, i);
+        return chain_step<kernels::Hardsigmoid, T, 0>(s, acc, i);
       case 50 * kMaxTileInputs + 0:
-        return chain_step<kernels::MaskedFillScalar, T, 0>(s, acc, i);
-      case 50 * kMaxTileInputs + 1:
-        return chain_step<kernels::MaskedFillScalar, T, 1>(s, acc, i);
+        return chain_step<kernels::Hardswish, T, 0>(s, acc, i);
       case 51 * kMaxTileInputs + 0:
-        return chain_step<kernels::DivInplaceTensor, T, 0>(s, acc, i);
+        return chain_step<kernels::MaskedFillScalar, T, 0>(s, acc, i);
       case 51 * kMaxTileInputs + 1:
-        return chain_step<kernels::DivInplaceTensor, T, 1>(s, acc, i);
+        return chain_step<kernels::MaskedFillScalar, T, 1>(s, acc, i);
       case 52 * kMaxTileInputs + 0:
+        return chain_step<kernels::DivInplaceTensor, T, 0>(s, acc, i);
+      case 52 * kMaxTileInputs + 1:
+        return chain_step<kernels::DivInplaceTensor, T, 1>(s, acc, i);
+      case 53 * kMaxTileInputs + 0:
         return chain_step<kernels::DivInplaceScalar, T, 0>(s, acc, i);
       default:
         return;

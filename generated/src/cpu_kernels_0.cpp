@@ -9,9 +9,11 @@
 #include "lazygen/factory.h"
 #include "lazygen/generated/pointwise/add_tensor.h"
 #include "lazygen/generated/pointwise/lgamma.h"
+#include "lazygen/generated/pointwise/softshrink.h"
 #include "lazygen/generated/pointwise/special_entr.h"
 #include "lazygen/generated/shapes/add_tensor.h"
 #include "lazygen/generated/shapes/lgamma.h"
+#include "lazygen/generated/shapes/softshrink.h"
 #include "lazygen/generated/shapes/special_entr.h"
 #include "lazygen/tensor.h"
 #include "lazygen/types.h"
@@ -29,6 +31,11 @@ DType compute_dtype_lgamma(const Shape& self) {
   return to_floating(shape_rules::result_type({&self}, {}));
 }
 
+// softshrink(Tensor self, Scalar lambd=0.5) -> Tensor
+DType compute_dtype_softshrink(const Shape& self, const Scalar& lambd) {
+  return shape_rules::result_type({&self}, {});
+}
+
 // special_entr(Tensor self) -> Tensor
 DType compute_dtype_special_entr(const Shape& self) {
   return to_floating(shape_rules::result_type({&self}, {}));
@@ -44,6 +51,12 @@ void run_add_tensor(const Tensor& out, std::initializer_list<Tensor> inputs,
 void run_lgamma(const Tensor& out, std::initializer_list<Tensor> inputs,
                 std::initializer_list<Scalar> scalars, DType compute) {
   run_pointwise<kernels::Lgamma>("lgamma", out, inputs, scalars, compute);
+}
+
+// softshrink(Tensor self, Scalar lambd=0.5) -> Tensor
+void run_softshrink(const Tensor& out, std::initializer_list<Tensor> inputs,
+                    std::initializer_list<Scalar> scalars, DType compute) {
+  run_pointwise<kernels::Softshrink>("softshrink", out, inputs, scalars, compute);
 }
 
 // special_entr(Tensor self) -> Tensor
@@ -66,6 +79,14 @@ Tensor lgamma(const Tensor& self) {
   std::vector<Shape> shapes = compute_shape_lgamma(self.shape());
   Tensor out = empty(shapes[0].sizes, shapes[0].dtype, kCPU);
   run_lgamma(out, {self}, {}, compute_dtype_lgamma(self.shape()));
+  return out;
+}
+
+// softshrink(Tensor self, Scalar lambd=0.5) -> Tensor
+Tensor softshrink(const Tensor& self, const Scalar& lambd) {
+  std::vector<Shape> shapes = compute_shape_softshrink(self.shape(), lambd);
+  Tensor out = empty(shapes[0].sizes, shapes[0].dtype, kCPU);
+  run_softshrink(out, {self}, {lambd}, compute_dtype_softshrink(self.shape(), lambd));
   return out;
 }
 

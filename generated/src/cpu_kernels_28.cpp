@@ -9,8 +9,10 @@
 #include "lazygen/factory.h"
 #include "lazygen/generated/pointwise/cos.h"
 #include "lazygen/generated/pointwise/cosh.h"
+#include "lazygen/generated/pointwise/softshrink_backward.h"
 #include "lazygen/generated/shapes/cos.h"
 #include "lazygen/generated/shapes/cosh.h"
+#include "lazygen/generated/shapes/softshrink_backward.h"
 #include "lazygen/tensor.h"
 #include "lazygen/types.h"
 #include "ops/cpu/pointwise.h"
@@ -27,6 +29,12 @@ DType compute_dtype_cosh(const Shape& self) {
   return to_floating(shape_rules::result_type({&self}, {}));
 }
 
+// softshrink_backward(Tensor grad_output, Tensor self, Scalar lambd) -> Tensor
+DType compute_dtype_softshrink_backward(const Shape& grad_output, const Shape& self,
+                                        const Scalar& lambd) {
+  return shape_rules::result_type({&grad_output, &self}, {});
+}
+
 // cos(Tensor self) -> Tensor
 void run_cos(const Tensor& out, std::initializer_list<Tensor> inputs,
              std::initializer_list<Scalar> scalars, DType compute) {
@@ -37,6 +45,12 @@ void run_cos(const Tensor& out, std::initializer_list<Tensor> inputs,
 void run_cosh(const Tensor& out, std::initializer_list<Tensor> inputs,
               std::initializer_list<Scalar> scalars, DType compute) {
   run_pointwise<kernels::Cosh>("cosh", out, inputs, scalars, compute);
+}
+
+// softshrink_backward(Tensor grad_output, Tensor self, Scalar lambd) -> Tensor
+void run_softshrink_backward(const Tensor& out, std::initializer_list<Tensor> inputs,
+                             std::initializer_list<Scalar> scalars, DType compute) {
+  run_pointwise<kernels::SoftshrinkBackward>("softshrink_backward", out, inputs, scalars, compute);
 }
 
 // cos(Tensor self) -> Tensor
@@ -52,6 +66,17 @@ Tensor cosh(const Tensor& self) {
   std::vector<Shape> shapes = compute_shape_cosh(self.shape());
   Tensor out = empty(shapes[0].sizes, shapes[0].dtype, kCPU);
   run_cosh(out, {self}, {}, compute_dtype_cosh(self.shape()));
+  return out;
+}
+
+// softshrink_backward(Tensor grad_output, Tensor self, Scalar lambd) -> Tensor
+Tensor softshrink_backward(const Tensor& grad_output, const Tensor& self, const Scalar& lambd) {
+  std::vector<Shape> shapes =
+      compute_shape_softshrink_backward(grad_output.shape(), self.shape(), lambd);
+  Tensor out = empty(shapes[0].sizes, shapes[0].dtype, kCPU);
+  run_softshrink_backward(
+      out, {grad_output, self}, {lambd},
+      compute_dtype_softshrink_backward(grad_output.shape(), self.shape(), lambd));
   return out;
 }
 

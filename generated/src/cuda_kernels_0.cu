@@ -7,6 +7,7 @@
 #include "backend/cuda/eager/pointwise_args.h"
 #include "lazygen/generated/pointwise/add_tensor.h"
 #include "lazygen/generated/pointwise/lgamma.h"
+#include "lazygen/generated/pointwise/softshrink.h"
 #include "lazygen/generated/pointwise/special_entr.h"
 
 namespace lazygen::cuda {
@@ -19,6 +20,11 @@ void launch_add_tensor(const PointwiseArgs& args, cudaStream_t stream) {
 // lgamma(Tensor self) -> Tensor
 void launch_lgamma(const PointwiseArgs& args, cudaStream_t stream) {
   launch_pointwise<kernels::Lgamma>(args, stream);
+}
+
+// softshrink(Tensor self, Scalar lambd=0.5) -> Tensor
+void launch_softshrink(const PointwiseArgs& args, cudaStream_t stream) {
+  launch_pointwise<kernels::Softshrink>(args, stream);
 }
 
 // special_entr(Tensor self) -> Tensor

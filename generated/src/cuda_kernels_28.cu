@@ -7,6 +7,7 @@
 #include "backend/cuda/eager/pointwise_args.h"
 #include "lazygen/generated/pointwise/cos.h"
 #include "lazygen/generated/pointwise/cosh.h"
+#include "lazygen/generated/pointwise/softshrink_backward.h"
 
 namespace lazygen::cuda {
 
@@ -18,6 +19,11 @@ void launch_cos(const PointwiseArgs& args, cudaStream_t stream) {
 // cosh(Tensor self) -> Tensor
 void launch_cosh(const PointwiseArgs& args, cudaStream_t stream) {
   launch_pointwise<kernels::Cosh>(args, stream);
+}
+
+// softshrink_backward(Tensor grad_output, Tensor self, Scalar lambd) -> Tensor
+void launch_softshrink_backward(const PointwiseArgs& args, cudaStream_t stream) {
+  launch_pointwise<kernels::SoftshrinkBackward>(args, stream);
 }
 
 }  // namespace lazygen::cuda

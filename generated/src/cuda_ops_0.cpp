@@ -9,12 +9,15 @@
 #include "core/dispatch.h"
 #include "lazygen/generated/cpu/add_tensor.h"
 #include "lazygen/generated/cpu/lgamma.h"
+#include "lazygen/generated/cpu/softshrink.h"
 #include "lazygen/generated/cpu/special_entr.h"
 #include "lazygen/generated/cuda/add_tensor.h"
 #include "lazygen/generated/cuda/lgamma.h"
+#include "lazygen/generated/cuda/softshrink.h"
 #include "lazygen/generated/cuda/special_entr.h"
 #include "lazygen/generated/shapes/add_tensor.h"
 #include "lazygen/generated/shapes/lgamma.h"
+#include "lazygen/generated/shapes/softshrink.h"
 #include "lazygen/generated/shapes/special_entr.h"
 
 namespace lazygen::cuda {
@@ -37,6 +40,15 @@ Tensor lgamma(const Tensor& self) {
   return out;
 }
 
+// softshrink(Tensor self, Scalar lambd=0.5) -> Tensor
+Tensor softshrink(const Tensor& self, const Scalar& lambd) {
+  std::vector<Shape> shapes = compute_shape_softshrink(self.shape(), lambd);
+  Tensor out = empty_device(shapes[0].sizes, shapes[0].dtype, self.device());
+  run_pointwise("softshrink", &launch_softshrink, out, {self}, {lambd},
+                cpu::compute_dtype_softshrink(self.shape(), lambd));
+  return out;
+}
+
 // special_entr(Tensor self) -> Tensor
 Tensor special_entr(const Tensor& self) {
   std::vector<Shape> shapes = compute_shape_special_entr(self.shape());
@@ -51,6 +63,7 @@ Tensor special_entr(const Tensor& self) {
 void register_pointwise_kernels_0() {
   detail::register_device_kernel(DeviceType::CUDA, "add.Tensor", &add_tensor);
   detail::register_device_kernel(DeviceType::CUDA, "lgamma", &lgamma);
+  detail::register_device_kernel(DeviceType::CUDA, "softshrink", &softshrink);
   detail::register_device_kernel(DeviceType::CUDA, "special_entr", &special_entr);
 }
 

@@ -9,10 +9,13 @@
 #include "core/dispatch.h"
 #include "lazygen/generated/cpu/cos.h"
 #include "lazygen/generated/cpu/cosh.h"
+#include "lazygen/generated/cpu/softshrink_backward.h"
 #include "lazygen/generated/cuda/cos.h"
 #include "lazygen/generated/cuda/cosh.h"
+#include "lazygen/generated/cuda/softshrink_backward.h"
 #include "lazygen/generated/shapes/cos.h"
 #include "lazygen/generated/shapes/cosh.h"
+#include "lazygen/generated/shapes/softshrink_backward.h"
 
 namespace lazygen::cuda {
 namespace {
@@ -33,11 +36,23 @@ Tensor cosh(const Tensor& self) {
   return out;
 }
 
+// softshrink_backward(Tensor grad_output, Tensor self, Scalar lambd) -> Tensor
+Tensor softshrink_backward(const Tensor& grad_output, const Tensor& self, const Scalar& lambd) {
+  std::vector<Shape> shapes =
+      compute_shape_softshrink_backward(grad_output.shape(), self.shape(), lambd);
+  Tensor out = empty_device(shapes[0].sizes, shapes[0].dtype, grad_output.device());
+  run_pointwise("softshrink_backward", &launch_softshrink_backward, out, {grad_output, self},
+                {lambd},
+                cpu::compute_dtype_softshrink_backward(grad_output.shape(), self.shape(), lambd));
+  return out;
+}
+
 }  // namespace
 
 void register_pointwise_kernels_28() {
   detail::register_device_kernel(DeviceType::CUDA, "cos", &cos);
   detail::register_device_kernel(DeviceType::CUDA, "cosh", &cosh);
+  detail::register_device_kernel(DeviceType::CUDA, "softshrink_backward", &softshrink_backward);
 }
 
 }  // namespace lazygen::cuda

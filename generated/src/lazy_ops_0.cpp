@@ -10,16 +10,19 @@
 #include "lazygen/generated/ir/add_tensor.h"
 #include "lazygen/generated/ir/amin.h"
 #include "lazygen/generated/ir/lgamma.h"
+#include "lazygen/generated/ir/softshrink.h"
 #include "lazygen/generated/ir/special_entr.h"
 #include "lazygen/generated/lazy/_lapack_geqrf.h"
 #include "lazygen/generated/lazy/add_tensor.h"
 #include "lazygen/generated/lazy/amin.h"
 #include "lazygen/generated/lazy/lgamma.h"
+#include "lazygen/generated/lazy/softshrink.h"
 #include "lazygen/generated/lazy/special_entr.h"
 #include "lazygen/generated/shapes/_lapack_geqrf.h"
 #include "lazygen/generated/shapes/add_tensor.h"
 #include "lazygen/generated/shapes/amin.h"
 #include "lazygen/generated/shapes/lgamma.h"
+#include "lazygen/generated/shapes/softshrink.h"
 #include "lazygen/generated/shapes/special_entr.h"
 #include "lazygen/types.h"
 
@@ -37,6 +40,14 @@ Tensor add_tensor(const Tensor& self, const Tensor& other, const Scalar& alpha) 
 Tensor lgamma(const Tensor& self) {
   const ir::NodePtr& node = ir::cached_node<ir::Lgamma>(
       ir_value(self), [&] { return compute_shape_lgamma(self.shape()); });
+  return make_lazy_tensor(node, 0, self.device());
+}
+
+// softshrink(Tensor self, Scalar lambd=0.5) -> Tensor
+Tensor softshrink(const Tensor& self, const Scalar& lambd) {
+  const ir::NodePtr& node = ir::cached_node<ir::Softshrink>(
+      ir_value(self), scalar_value(lambd),
+      [&] { return compute_shape_softshrink(self.shape(), lambd); });
   return make_lazy_tensor(node, 0, self.device());
 }
 

@@ -12,18 +12,21 @@
 #include "lazygen/generated/ir/conv2d_backward_input.h"
 #include "lazygen/generated/ir/cos.h"
 #include "lazygen/generated/ir/cosh.h"
+#include "lazygen/generated/ir/softshrink_backward.h"
 #include "lazygen/generated/lazy/_log_softmax_backward_data.h"
 #include "lazygen/generated/lazy/_softmax.h"
 #include "lazygen/generated/lazy/clamp.h"
 #include "lazygen/generated/lazy/conv2d_backward_input.h"
 #include "lazygen/generated/lazy/cos.h"
 #include "lazygen/generated/lazy/cosh.h"
+#include "lazygen/generated/lazy/softshrink_backward.h"
 #include "lazygen/generated/shapes/_log_softmax_backward_data.h"
 #include "lazygen/generated/shapes/_softmax.h"
 #include "lazygen/generated/shapes/clamp.h"
 #include "lazygen/generated/shapes/conv2d_backward_input.h"
 #include "lazygen/generated/shapes/cos.h"
 #include "lazygen/generated/shapes/cosh.h"
+#include "lazygen/generated/shapes/softshrink_backward.h"
 #include "lazygen/types.h"
 
 namespace lazygen::lazy {
@@ -40,6 +43,14 @@ Tensor cosh(const Tensor& self) {
   const ir::NodePtr& node =
       ir::cached_node<ir::Cosh>(ir_value(self), [&] { return compute_shape_cosh(self.shape()); });
   return make_lazy_tensor(node, 0, self.device());
+}
+
+// softshrink_backward(Tensor grad_output, Tensor self, Scalar lambd) -> Tensor
+Tensor softshrink_backward(const Tensor& grad_output, const Tensor& self, const Scalar& lambd) {
+  const ir::NodePtr& node = ir::cached_node<ir::SoftshrinkBackward>(
+      ir_value(grad_output), ir_value(self), scalar_value(lambd),
+      [&] { return compute_shape_softshrink_backward(grad_output.shape(), self.shape(), lambd); });
+  return make_lazy_tensor(node, 0, grad_output.device());
 }
 
 // _softmax(Tensor self, int dim, bool half_to_float) -> Tensor

@@ -293,6 +293,11 @@ extern const KernelLowering kHardshrink;
 std::vector<Tensor> lower_hardshrink_backward(const ir::Node& node,
                                               const std::vector<Tensor>& inputs);
 extern const KernelLowering kHardshrinkBackward;
+std::vector<Tensor> lower_softshrink(const ir::Node& node, const std::vector<Tensor>& inputs);
+extern const KernelLowering kSoftshrink;
+std::vector<Tensor> lower_softshrink_backward(const ir::Node& node,
+                                              const std::vector<Tensor>& inputs);
+extern const KernelLowering kSoftshrinkBackward;
 std::vector<Tensor> lower_xlogy_tensor(const ir::Node& node, const std::vector<Tensor>& inputs);
 extern const KernelLowering kXlogyTensor;
 std::vector<Tensor> lower_special_xlog1py(const ir::Node& node, const std::vector<Tensor>& inputs);
@@ -715,6 +720,10 @@ LowerFn lowering_for(ir::OpKind kind) {
       return &lowerings::lower_hardshrink;
     case ir::op_kind("hardshrink_backward"):
       return &lowerings::lower_hardshrink_backward;
+    case ir::op_kind("softshrink"):
+      return &lowerings::lower_softshrink;
+    case ir::op_kind("softshrink_backward"):
+      return &lowerings::lower_softshrink_backward;
     case ir::op_kind("xlogy.Tensor"):
       return &lowerings::lower_xlogy_tensor;
     case ir::op_kind("special_xlog1py"):
@@ -1122,6 +1131,10 @@ const KernelLowering* kernel_lowering_for(ir::OpKind kind) {
       return &lowerings::kHardshrink;
     case ir::op_kind("hardshrink_backward"):
       return &lowerings::kHardshrinkBackward;
+    case ir::op_kind("softshrink"):
+      return &lowerings::kSoftshrink;
+    case ir::op_kind("softshrink_backward"):
+      return &lowerings::kSoftshrinkBackward;
     case ir::op_kind("xlogy.Tensor"):
       return &lowerings::kXlogyTensor;
     case ir::op_kind("special_xlog1py"):

@@ -10,11 +10,13 @@
 #include "lazygen/generated/cpu/add_tensor.h"
 #include "lazygen/generated/cpu/amin.h"
 #include "lazygen/generated/cpu/lgamma.h"
+#include "lazygen/generated/cpu/softshrink.h"
 #include "lazygen/generated/cpu/special_entr.h"
 #include "lazygen/generated/ir/_lapack_geqrf.h"
 #include "lazygen/generated/ir/add_tensor.h"
 #include "lazygen/generated/ir/amin.h"
 #include "lazygen/generated/ir/lgamma.h"
+#include "lazygen/generated/ir/softshrink.h"
 #include "lazygen/generated/ir/special_entr.h"
 
 namespace lazygen::exec::lowerings {
@@ -50,6 +52,22 @@ std::vector<Tensor> kernel_lgamma(const ir::Node& node, const std::vector<Tensor
   return {kernel(inputs[0])};
 }
 extern const KernelLowering kLgamma{&kernel_lgamma, "lgamma"};
+// softshrink(Tensor self, Scalar lambd=0.5) -> Tensor
+std::vector<Tensor> lower_softshrink(const ir::Node& node, const std::vector<Tensor>& inputs) {
+  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
+  cpu::run_softshrink(out, {inputs[0]}, {scalar_of(inputs[1])},
+                      cpu::compute_dtype_softshrink(inputs[0].shape(), scalar_of(inputs[1])));
+  return {out};
+}
+
+// softshrink(Tensor self, Scalar lambd=0.5) -> Tensor: on the kernel its operands' device
+// registered
+std::vector<Tensor> kernel_softshrink(const ir::Node& node, const std::vector<Tensor>& inputs) {
+  using Kernel = Tensor(const Tensor&, const Scalar&);
+  Kernel* kernel = detail::device_kernel<Kernel>(inputs[0].device().type, "softshrink");
+  return {kernel(inputs[0], scalar_of(inputs[1]))};
+}
+extern const KernelLowering kSoftshrink{&kernel_softshrink, "softshrink"};
 // special_entr(Tensor self) -> Tensor
 std::vector<Tensor> lower_special_entr(const ir::Node& node, const std::vector<Tensor>& inputs) {
   Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
@@ -100,6 +118,7 @@ extern const KernelLowering kUnderscoreLapackGeqrf{&kernel__lapack_geqrf, "_lapa
 void register_cpu_kernels_0() {
   detail::register_device_kernel(DeviceType::CPU, "add.Tensor", &cpu::add_tensor);
   detail::register_device_kernel(DeviceType::CPU, "lgamma", &cpu::lgamma);
+  detail::register_device_kernel(DeviceType::CPU, "softshrink", &cpu::softshrink);
   detail::register_device_kernel(DeviceType::CPU, "special_entr", &cpu::special_entr);
   detail::register_device_kernel(DeviceType::CPU, "amin", &cpu::amin);
   detail::register_device_kernel(DeviceType::CPU, "_lapack_geqrf", &cpu::_lapack_geqrf);

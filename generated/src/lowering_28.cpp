@@ -12,12 +12,14 @@
 #include "lazygen/generated/cpu/conv2d_backward_input.h"
 #include "lazygen/generated/cpu/cos.h"
 #include "lazygen/generated/cpu/cosh.h"
+#include "lazygen/generated/cpu/softshrink_backward.h"
 #include "lazygen/generated/ir/_log_softmax_backward_data.h"
 #include "lazygen/generated/ir/_softmax.h"
 #include "lazygen/generated/ir/clamp.h"
 #include "lazygen/generated/ir/conv2d_backward_input.h"
 #include "lazygen/generated/ir/cos.h"
 #include "lazygen/generated/ir/cosh.h"
+#include "lazygen/generated/ir/softshrink_backward.h"
 
 namespace lazygen::exec::lowerings {
 
@@ -49,6 +51,25 @@ std::vector<Tensor> kernel_cosh(const ir::Node& node, const std::vector<Tensor>&
   return {kernel(inputs[0])};
 }
 extern const KernelLowering kCosh{&kernel_cosh, "cosh"};
+// softshrink_backward(Tensor grad_output, Tensor self, Scalar lambd) -> Tensor
+std::vector<Tensor> lower_softshrink_backward(const ir::Node& node,
+                                              const std::vector<Tensor>& inputs) {
+  Tensor out = empty(node.shape(0).sizes, node.shape(0).dtype, kCPU);
+  cpu::run_softshrink_backward(out, {inputs[0], inputs[1]}, {scalar_of(inputs[2])},
+                               cpu::compute_dtype_softshrink_backward(
+                                   inputs[0].shape(), inputs[1].shape(), scalar_of(inputs[2])));
+  return {out};
+}
+
+// softshrink_backward(Tensor grad_output, Tensor self, Scalar lambd) -> Tensor: on the kernel its
+// operands' device registered
+std::vector<Tensor> kernel_softshrink_backward(const ir::Node& node,
+                                               const std::vector<Tensor>& inputs) {
+  using Kernel = Tensor(const Tensor&, const Tensor&, const Scalar&);
+  Kernel* kernel = detail::device_kernel<Kernel>(inputs[0].device().type, "softshrink_backward");
+  return {kernel(inputs[0], inputs[1], scalar_of(inputs[2]))};
+}
+extern const KernelLowering kSoftshrinkBackward{&kernel_softshrink_backward, "softshrink_backward"};
 // _softmax(Tensor self, int dim, bool half_to_float) -> Tensor
 std::vector<Tensor> lower__softmax(const ir::Node& node, const std::vector<Tensor>& inputs) {
   const auto& n = static_cast<const ir::UnderscoreSoftmax&>(node);
@@ -126,6 +147,7 @@ extern const KernelLowering kUnderscoreLogSoftmaxBackwardData{&kernel__log_softm
 void register_cpu_kernels_28() {
   detail::register_device_kernel(DeviceType::CPU, "cos", &cpu::cos);
   detail::register_device_kernel(DeviceType::CPU, "cosh", &cpu::cosh);
+  detail::register_device_kernel(DeviceType::CPU, "softshrink_backward", &cpu::softshrink_backward);
   detail::register_device_kernel(DeviceType::CPU, "_softmax", &cpu::_softmax);
   detail::register_device_kernel(DeviceType::CPU, "clamp", &cpu::clamp);
   detail::register_device_kernel(DeviceType::CPU, "conv2d_backward_input",

@@ -198,6 +198,8 @@ const std::vector<OpInfo>& detail::op_info_table() {
         "softplus_backward",
         "hardshrink",
         "hardshrink_backward",
+        "softshrink",
+        "softshrink_backward",
         "xlogy_tensor",
         "special_xlog1py",
         "special_entr",

@@ -6,6 +6,7 @@
 #include "lazygen/generated/ops/add.h"
 #include "lazygen/generated/ops/amin.h"
 #include "lazygen/generated/ops/lgamma.h"
+#include "lazygen/generated/ops/softshrink.h"
 #include "lazygen/generated/ops/special_entr.h"
 #include "lazygen/op_info.h"
 
@@ -24,6 +25,13 @@ std::vector<Tensor> call_add_tensor([[maybe_unused]] const std::vector<Arg>& arg
 std::vector<Tensor> call_lgamma([[maybe_unused]] const std::vector<Arg>& args) {
   return detail::boxed_results([&] {
     return static_cast<Tensor (*)(const Tensor&)>(&lazygen::lgamma)(detail::unbox<Tensor>(args, 0));
+  });
+}
+// softshrink(Tensor self, Scalar lambd=0.5) -> Tensor
+std::vector<Tensor> call_softshrink([[maybe_unused]] const std::vector<Arg>& args) {
+  return detail::boxed_results([&] {
+    return static_cast<Tensor (*)(const Tensor&, const Scalar&)>(&lazygen::softshrink)(
+        detail::unbox<Tensor>(args, 0), detail::unbox<Scalar>(args, 1));
   });
 }
 // special_entr(Tensor self) -> Tensor
@@ -55,140 +63,170 @@ std::vector<Tensor> call__lapack_geqrf([[maybe_unused]] const std::vector<Arg>& 
 namespace detail {
 
 void add_op_infos_0(std::vector<OpInfo>& table) {
-  std::vector<OpInfo> records = {
-      // add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
-      OpInfo{
-          .name = "add.Tensor",
-          .id = "add_tensor",
-          .schema = "add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor",
-          .functional = "",
-          .shape = ShapeKind::Broadcast,
-          .dtype = DTypeRule::Promote,
-          .variant = OpVariant::Functional,
-          .pointwise = true,
-          .dtypes = 0x1f,
-          .args =
-              {
-                  {.name = "self", .kind = ArgKind::Tensor},
-                  {.name = "other", .kind = ArgKind::Tensor},
-                  {.name = "alpha",
-                   .kind = ArgKind::Scalar,
-                   .kwarg_only = true,
-                   .default_value = detail::box<Scalar>(1)},
+  std::vector<OpInfo>
+      records =
+          {
+              // add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
+              OpInfo{
+                  .name = "add.Tensor",
+                  .id = "add_tensor",
+                  .schema = "add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor",
+                  .functional = "",
+                  .shape = ShapeKind::Broadcast,
+                  .dtype = DTypeRule::Promote,
+                  .variant = OpVariant::Functional,
+                  .pointwise = true,
+                  .dtypes = 0x1f,
+                  .args =
+                      {
+                          {.name = "self", .kind = ArgKind::Tensor},
+                          {.name = "other", .kind = ArgKind::Tensor},
+                          {.name = "alpha",
+                           .kind = ArgKind::Scalar,
+                           .kwarg_only = true,
+                           .default_value = detail::box<Scalar>(1)},
+                      },
+                  .num_outputs = 1,
+                  .samples = {},
+                  .call = &call_add_tensor,
               },
-          .num_outputs = 1,
-          .samples = {},
-          .call = &call_add_tensor,
-      },
-      // lgamma(Tensor self) -> Tensor
-      OpInfo{
-          .name = "lgamma",
-          .id = "lgamma",
-          .schema = "lgamma(Tensor self) -> Tensor",
-          .functional = "",
-          .shape = ShapeKind::Same,
-          .dtype = DTypeRule::Float,
-          .variant = OpVariant::Functional,
-          .pointwise = true,
-          .dtypes = 0x1f,
-          .args =
-              {
-                  {.name = "self", .kind = ArgKind::Tensor},
+              // lgamma(Tensor self) -> Tensor
+              OpInfo{
+                  .name = "lgamma",
+                  .id = "lgamma",
+                  .schema = "lgamma(Tensor self) -> Tensor",
+                  .functional = "",
+                  .shape = ShapeKind::Same,
+                  .dtype = DTypeRule::Float,
+                  .variant = OpVariant::Functional,
+                  .pointwise = true,
+                  .dtypes = 0x1f,
+                  .args =
+                      {
+                          {.name = "self", .kind = ArgKind::Tensor},
+                      },
+                  .num_outputs = 1,
+                  .samples = {},
+                  .call = &call_lgamma,
               },
-          .num_outputs = 1,
-          .samples = {},
-          .call = &call_lgamma,
-      },
-      // special_entr(Tensor self) -> Tensor
-      OpInfo{
-          .name = "special_entr",
-          .id = "special_entr",
-          .schema = "special_entr(Tensor self) -> Tensor",
-          .functional = "",
-          .shape = ShapeKind::Same,
-          .dtype = DTypeRule::Float,
-          .variant = OpVariant::Functional,
-          .pointwise = true,
-          .dtypes = 0x1f,
-          .args =
-              {
-                  {.name = "self", .kind = ArgKind::Tensor},
+              // softshrink(Tensor self, Scalar lambd=0.5) -> Tensor
+              OpInfo{
+                  .name = "softshrink",
+                  .id = "softshrink",
+                  .schema = "softshrink(Tensor self, Scalar lambd=0.5) -> Tensor",
+                  .functional = "",
+                  .shape = ShapeKind::Custom,
+                  .dtype = DTypeRule::Promote,
+                  .variant = OpVariant::Functional,
+                  .pointwise = true,
+                  .dtypes = 0x18,
+                  .args =
+                      {
+                          {.name = "self", .kind = ArgKind::Tensor},
+                          {.name = "lambd",
+                           .kind = ArgKind::Scalar,
+                           .default_value = detail::box<Scalar>(0.5)},
+                      },
+                  .num_outputs = 1,
+                  .samples =
+                      {
+                          Sample{{{"self", TensorSample{{3, 4}}}, {"lambd", Arg(0.5)}}},
+                          Sample{{{"self", TensorSample{{5}}}, {"lambd", Arg(int64_t{0})}}},
+                      },
+                  .call = &call_softshrink,
               },
-          .num_outputs = 1,
-          .samples = {},
-          .call = &call_special_entr,
-      },
-      // amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor
-      OpInfo{
-          .name = "amin",
-          .id = "amin",
-          .schema = "amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor",
-          .functional = "",
-          .shape = ShapeKind::Custom,
-          .dtype = DTypeRule::Promote,
-          .variant = OpVariant::Functional,
-          .pointwise = false,
-          .dtypes = 0x1f,
-          .args =
-              {
-                  {.name = "self", .kind = ArgKind::Tensor},
-                  {.name = "dim",
-                   .kind = ArgKind::IntList,
-                   .default_value = detail::box<std::vector<int64_t>>({})},
-                  {.name = "keepdim",
-                   .kind = ArgKind::Bool,
-                   .default_value = detail::box<bool>(false)},
+              // special_entr(Tensor self) -> Tensor
+              OpInfo{
+                  .name = "special_entr",
+                  .id = "special_entr",
+                  .schema = "special_entr(Tensor self) -> Tensor",
+                  .functional = "",
+                  .shape = ShapeKind::Same,
+                  .dtype = DTypeRule::Float,
+                  .variant = OpVariant::Functional,
+                  .pointwise = true,
+                  .dtypes = 0x1f,
+                  .args =
+                      {
+                          {.name = "self", .kind = ArgKind::Tensor},
+                      },
+                  .num_outputs = 1,
+                  .samples = {},
+                  .call = &call_special_entr,
               },
-          .num_outputs = 1,
-          .samples =
-              {
-                  Sample{{{"self", TensorSample{{3, 4, 5}}},
-                          {"dim", Arg(std::vector<int64_t>{0, 2})}}},
-                  Sample{{{"self", TensorSample{{3, 4, 5}}},
-                          {"dim", Arg(std::vector<int64_t>{-1})},
-                          {"keepdim", Arg(true)}}},
-                  Sample{{{"self", TensorSample{{3, 4}}}}},
-                  Sample{{{"self", TensorSample{{}}}, {"dim", Arg(std::vector<int64_t>{0})}}},
-                  Sample{{{"self", TensorSample{{0, 3}}}, {"dim", Arg(std::vector<int64_t>{1})}}},
+              // amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor
+              OpInfo{
+                  .name = "amin",
+                  .id = "amin",
+                  .schema = "amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor",
+                  .functional = "",
+                  .shape = ShapeKind::Custom,
+                  .dtype = DTypeRule::Promote,
+                  .variant = OpVariant::Functional,
+                  .pointwise = false,
+                  .dtypes = 0x1f,
+                  .args =
+                      {
+                          {.name = "self", .kind = ArgKind::Tensor},
+                          {.name = "dim",
+                           .kind = ArgKind::IntList,
+                           .default_value = detail::box<std::vector<int64_t>>({})},
+                          {.name = "keepdim",
+                           .kind = ArgKind::Bool,
+                           .default_value = detail::box<bool>(false)},
+                      },
+                  .num_outputs = 1,
+                  .samples =
+                      {
+                          Sample{{{"self", TensorSample{{3, 4, 5}}},
+                                  {"dim", Arg(std::vector<int64_t>{0, 2})}}},
+                          Sample{{{"self", TensorSample{{3, 4, 5}}},
+                                  {"dim", Arg(std::vector<int64_t>{-1})},
+                                  {"keepdim", Arg(true)}}},
+                          Sample{{{"self", TensorSample{{3, 4}}}}},
+                          Sample{
+                              {{"self", TensorSample{{}}}, {"dim", Arg(std::vector<int64_t>{0})}}},
+                          Sample{{{"self", TensorSample{{0, 3}}},
+                                  {"dim", Arg(std::vector<int64_t>{1})}}},
+                      },
+                  .call = &call_amin,
               },
-          .call = &call_amin,
-      },
-      // _lapack_geqrf(Tensor self, bool complete=False, bool compute_q=True) -> (Tensor Q, Tensor
-      // R)
-      OpInfo{
-          .name = "_lapack_geqrf",
-          .id = "_lapack_geqrf",
-          .schema = "_lapack_geqrf(Tensor self, bool complete=False, bool compute_q=True) -> "
-                    "(Tensor Q, Tensor R)",
-          .functional = "",
-          .shape = ShapeKind::Custom,
-          .dtype = DTypeRule::Promote,
-          .variant = OpVariant::Functional,
-          .pointwise = false,
-          .dtypes = 0x18,
-          .args =
-              {
-                  {.name = "self", .kind = ArgKind::Tensor},
-                  {.name = "complete",
-                   .kind = ArgKind::Bool,
-                   .default_value = detail::box<bool>(false)},
-                  {.name = "compute_q",
-                   .kind = ArgKind::Bool,
-                   .default_value = detail::box<bool>(true)},
+              // _lapack_geqrf(Tensor self, bool complete=False, bool compute_q=True) -> (Tensor Q,
+              // Tensor R)
+              OpInfo{
+                  .name = "_lapack_geqrf",
+                  .id = "_lapack_geqrf",
+                  .schema = "_lapack_geqrf(Tensor self, bool complete=False, bool compute_q=True) "
+                            "-> (Tensor Q, Tensor R)",
+                  .functional = "",
+                  .shape = ShapeKind::Custom,
+                  .dtype = DTypeRule::Promote,
+                  .variant = OpVariant::Functional,
+                  .pointwise = false,
+                  .dtypes = 0x18,
+                  .args =
+                      {
+                          {.name = "self", .kind = ArgKind::Tensor},
+                          {.name = "complete",
+                           .kind = ArgKind::Bool,
+                           .default_value = detail::box<bool>(false)},
+                          {.name = "compute_q",
+                           .kind = ArgKind::Bool,
+                           .default_value = detail::box<bool>(true)},
+                      },
+                  .num_outputs = 2,
+                  .samples =
+                      {
+                          Sample{{{"self", TensorSample{{2, 4, 3}}}}},
+                          Sample{{{"self", TensorSample{{1, 3, 5}}}}},
+                          Sample{{{"self", TensorSample{{2, 4, 3}}}, {"complete", Arg(true)}}},
+                          Sample{{{"self", TensorSample{{1, 3, 3}}}, {"compute_q", Arg(false)}}},
+                          Sample{{{"self", TensorSample{{2, 0, 3}}}, {"complete", Arg(true)}}},
+                          Sample{{{"self", TensorSample{{1, 3, 0}}}, {"complete", Arg(true)}}},
+                      },
+                  .call = &call__lapack_geqrf,
               },
-          .num_outputs = 2,
-          .samples =
-              {
-                  Sample{{{"self", TensorSample{{2, 4, 3}}}}},
-                  Sample{{{"self", TensorSample{{1, 3, 5}}}}},
-                  Sample{{{"self", TensorSample{{2, 4, 3}}}, {"complete", Arg(true)}}},
-                  Sample{{{"self", TensorSample{{1, 3, 3}}}, {"compute_q", Arg(false)}}},
-                  Sample{{{"self", TensorSample{{2, 0, 3}}}, {"complete", Arg(true)}}},
-                  Sample{{{"self", TensorSample{{1, 3, 0}}}, {"complete", Arg(true)}}},
-              },
-          .call = &call__lapack_geqrf,
-      },
-  };
+          };
   for (OpInfo& record : records) table.push_back(std::move(record));
 }
 

@@ -8,6 +8,7 @@
 #include "lazygen/generated/ops/conv2d_backward_input.h"
 #include "lazygen/generated/ops/cos.h"
 #include "lazygen/generated/ops/cosh.h"
+#include "lazygen/generated/ops/softshrink_backward.h"
 #include "lazygen/op_info.h"
 
 namespace lazygen {
@@ -23,6 +24,15 @@ std::vector<Tensor> call_cos([[maybe_unused]] const std::vector<Arg>& args) {
 std::vector<Tensor> call_cosh([[maybe_unused]] const std::vector<Arg>& args) {
   return detail::boxed_results([&] {
     return static_cast<Tensor (*)(const Tensor&)>(&lazygen::cosh)(detail::unbox<Tensor>(args, 0));
+  });
+}
+// softshrink_backward(Tensor grad_output, Tensor self, Scalar lambd) -> Tensor
+std::vector<Tensor> call_softshrink_backward([[maybe_unused]] const std::vector<Arg>& args) {
+  return detail::boxed_results([&] {
+    return static_cast<Tensor (*)(const Tensor&, const Tensor&, const Scalar&)>(
+        &lazygen::softshrink_backward)(detail::unbox<Tensor>(args, 0),
+                                       detail::unbox<Tensor>(args, 1),
+                                       detail::unbox<Scalar>(args, 2));
   });
 }
 // _softmax(Tensor self, int dim, bool half_to_float) -> Tensor
@@ -110,6 +120,27 @@ void add_op_infos_28(std::vector<OpInfo>& table) {
           .num_outputs = 1,
           .samples = {},
           .call = &call_cosh,
+      },
+      // softshrink_backward(Tensor grad_output, Tensor self, Scalar lambd) -> Tensor
+      OpInfo{
+          .name = "softshrink_backward",
+          .id = "softshrink_backward",
+          .schema = "softshrink_backward(Tensor grad_output, Tensor self, Scalar lambd) -> Tensor",
+          .functional = "",
+          .shape = ShapeKind::Broadcast,
+          .dtype = DTypeRule::Promote,
+          .variant = OpVariant::Functional,
+          .pointwise = true,
+          .dtypes = 0x18,
+          .args =
+              {
+                  {.name = "grad_output", .kind = ArgKind::Tensor},
+                  {.name = "self", .kind = ArgKind::Tensor},
+                  {.name = "lambd", .kind = ArgKind::Scalar},
+              },
+          .num_outputs = 1,
+          .samples = {},
+          .call = &call_softshrink_backward,
       },
       // _softmax(Tensor self, int dim, bool half_to_float) -> Tensor
       OpInfo{

@@ -8,21 +8,25 @@
 #include "lazygen/generated/autograd/add_tensor.h"
 #include "lazygen/generated/autograd/amin.h"
 #include "lazygen/generated/autograd/lgamma.h"
+#include "lazygen/generated/autograd/softshrink.h"
 #include "lazygen/generated/autograd/special_entr.h"
 #include "lazygen/generated/cpu/_lapack_geqrf.h"
 #include "lazygen/generated/cpu/add_tensor.h"
 #include "lazygen/generated/cpu/amin.h"
 #include "lazygen/generated/cpu/lgamma.h"
+#include "lazygen/generated/cpu/softshrink.h"
 #include "lazygen/generated/cpu/special_entr.h"
 #include "lazygen/generated/lazy/_lapack_geqrf.h"
 #include "lazygen/generated/lazy/add_tensor.h"
 #include "lazygen/generated/lazy/amin.h"
 #include "lazygen/generated/lazy/lgamma.h"
+#include "lazygen/generated/lazy/softshrink.h"
 #include "lazygen/generated/lazy/special_entr.h"
 #include "lazygen/generated/ops/_lapack_geqrf.h"
 #include "lazygen/generated/ops/add.h"
 #include "lazygen/generated/ops/amin.h"
 #include "lazygen/generated/ops/lgamma.h"
+#include "lazygen/generated/ops/softshrink.h"
 #include "lazygen/generated/ops/special_entr.h"
 #include "ops/out_tensors.h"
 
@@ -55,6 +59,20 @@ Tensor dispatch_lgamma(const Tensor& self) {
       return lazy::lgamma(self);
     default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
       return detail::device_kernel<decltype(dispatch_lgamma)>(device, "lgamma")(self);
+  }
+}
+// softshrink(Tensor self, Scalar lambd=0.5) -> Tensor
+Tensor dispatch_softshrink(const Tensor& self, const Scalar& lambd) {
+  const DeviceType device =
+      detail::op_device("softshrink", {detail::device_of(self, "softshrink", "self")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::softshrink(self, lambd);
+    case DeviceType::Lazy:
+      return lazy::softshrink(self, lambd);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_softshrink)>(device, "softshrink")(self,
+                                                                                        lambd);
   }
 }
 // special_entr(Tensor self) -> Tensor
@@ -113,6 +131,16 @@ Tensor add(const Tensor& self, const Tensor& other, const Scalar& alpha) {
 Tensor lgamma(const Tensor& self) {
   decltype(auto) result = dispatch_lgamma(self);
   if (autograd::needs_grad({&self})) autograd::record_lgamma(result, self);
+  return result;
+}
+
+// softshrink(Tensor self, Scalar lambd=0.5) -> Tensor
+Tensor softshrink(const Tensor& self, const Scalar& lambd) {
+  detail::check_dtypes("softshrink", {DType::Float32, DType::Float64}, {detail::input_of(self)},
+                       {});
+  decltype(auto) result = dispatch_softshrink(self, lambd);
+  detail::check_fits("softshrink", lambd, result.dtype());
+  if (autograd::needs_grad({&self})) autograd::record_softshrink(result, self, lambd);
   return result;
 }
 

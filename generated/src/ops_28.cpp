@@ -9,24 +9,28 @@
 #include "lazygen/generated/autograd/clamp.h"
 #include "lazygen/generated/autograd/cos.h"
 #include "lazygen/generated/autograd/cosh.h"
+#include "lazygen/generated/autograd/softshrink_backward.h"
 #include "lazygen/generated/cpu/_log_softmax_backward_data.h"
 #include "lazygen/generated/cpu/_softmax.h"
 #include "lazygen/generated/cpu/clamp.h"
 #include "lazygen/generated/cpu/conv2d_backward_input.h"
 #include "lazygen/generated/cpu/cos.h"
 #include "lazygen/generated/cpu/cosh.h"
+#include "lazygen/generated/cpu/softshrink_backward.h"
 #include "lazygen/generated/lazy/_log_softmax_backward_data.h"
 #include "lazygen/generated/lazy/_softmax.h"
 #include "lazygen/generated/lazy/clamp.h"
 #include "lazygen/generated/lazy/conv2d_backward_input.h"
 #include "lazygen/generated/lazy/cos.h"
 #include "lazygen/generated/lazy/cosh.h"
+#include "lazygen/generated/lazy/softshrink_backward.h"
 #include "lazygen/generated/ops/_log_softmax_backward_data.h"
 #include "lazygen/generated/ops/_softmax.h"
 #include "lazygen/generated/ops/clamp.h"
 #include "lazygen/generated/ops/conv2d_backward_input.h"
 #include "lazygen/generated/ops/cos.h"
 #include "lazygen/generated/ops/cosh.h"
+#include "lazygen/generated/ops/softshrink_backward.h"
 #include "ops/out_tensors.h"
 
 namespace lazygen {
@@ -54,6 +58,22 @@ Tensor dispatch_cosh(const Tensor& self) {
       return lazy::cosh(self);
     default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
       return detail::device_kernel<decltype(dispatch_cosh)>(device, "cosh")(self);
+  }
+}
+// softshrink_backward(Tensor grad_output, Tensor self, Scalar lambd) -> Tensor
+Tensor dispatch_softshrink_backward(const Tensor& grad_output, const Tensor& self,
+                                    const Scalar& lambd) {
+  const DeviceType device = detail::op_device(
+      "softshrink_backward", {detail::device_of(grad_output, "softshrink_backward", "grad_output"),
+                              detail::device_of(self, "softshrink_backward", "self")});
+  switch (device) {
+    case DeviceType::CPU:
+      return cpu::softshrink_backward(grad_output, self, lambd);
+    case DeviceType::Lazy:
+      return lazy::softshrink_backward(grad_output, self, lambd);
+    default:  // cuda, and any device whose library registers kernels (Note [Device kernels])
+      return detail::device_kernel<decltype(dispatch_softshrink_backward)>(
+          device, "softshrink_backward")(grad_output, self, lambd);
   }
 }
 // _softmax(Tensor self, int dim, bool half_to_float) -> Tensor
@@ -139,6 +159,17 @@ Tensor cos(const Tensor& self) {
 Tensor cosh(const Tensor& self) {
   decltype(auto) result = dispatch_cosh(self);
   if (autograd::needs_grad({&self})) autograd::record_cosh(result, self);
+  return result;
+}
+
+// softshrink_backward(Tensor grad_output, Tensor self, Scalar lambd) -> Tensor
+Tensor softshrink_backward(const Tensor& grad_output, const Tensor& self, const Scalar& lambd) {
+  detail::check_dtypes("softshrink_backward", {DType::Float32, DType::Float64},
+                       {detail::input_of(grad_output), detail::input_of(self)}, {});
+  decltype(auto) result = dispatch_softshrink_backward(grad_output, self, lambd);
+  detail::check_fits("softshrink_backward", lambd, result.dtype());
+  if (autograd::needs_grad({&grad_output, &self}))
+    autograd::record_softshrink_backward(result, grad_output, self, lambd);
   return result;
 }
 

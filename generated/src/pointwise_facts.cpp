@@ -1425,6 +1425,30 @@ constexpr PointwiseFacts kHardshrinkBackward = {
     .cheap = true,
     .fingerprint = "acaae359681ab8cf",
 };
+// softshrink(Tensor self, Scalar lambd=0.5) -> Tensor
+constexpr PointwiseFacts kSoftshrink = {
+    .schema_name = "softshrink",
+    .num_tensors = 1,
+    .num_scalars = 1,
+    .tensor_operand = {0},
+    .scalar_operand = {1},
+    .result_is_bool = false,
+    .dtypes = 0x18,
+    .cheap = true,
+    .fingerprint = "a3e44b6efff3bbcc",
+};
+// softshrink_backward(Tensor grad_output, Tensor self, Scalar lambd) -> Tensor
+constexpr PointwiseFacts kSoftshrinkBackward = {
+    .schema_name = "softshrink_backward",
+    .num_tensors = 2,
+    .num_scalars = 1,
+    .tensor_operand = {0, 1},
+    .scalar_operand = {2},
+    .result_is_bool = false,
+    .dtypes = 0x18,
+    .cheap = true,
+    .fingerprint = "cb7619c028c67ad3",
+};
 // xlogy.Tensor(Tensor self, Tensor other) -> Tensor
 constexpr PointwiseFacts kXlogyTensor = {
     .schema_name = "xlogy.Tensor",
@@ -1954,6 +1978,10 @@ const PointwiseFacts* pointwise_facts(ir::OpKind kind) {
       return &kHardshrink;
     case ir::op_kind("hardshrink_backward"):
       return &kHardshrinkBackward;
+    case ir::op_kind("softshrink"):
+      return &kSoftshrink;
+    case ir::op_kind("softshrink_backward"):
+      return &kSoftshrinkBackward;
     case ir::op_kind("xlogy.Tensor"):
       return &kXlogyTensor;
     case ir::op_kind("special_xlog1py"):

@@ -5,6 +5,7 @@
 #include "lazygen/generated/shapes/_softmax.h"
 #include "lazygen/generated/shapes/cos.h"
 #include "lazygen/generated/shapes/cosh.h"
+#include "lazygen/generated/shapes/softshrink_backward.h"
 
 namespace lazygen {
 
@@ -18,6 +19,13 @@ std::vector<Shape> compute_shape_cos(const Shape& self) {
 std::vector<Shape> compute_shape_cosh(const Shape& self) {
   std::vector<int64_t> sizes = self.sizes;
   return single_shape(Shape(to_floating(shape_rules::result_type({&self}, {})), std::move(sizes)));
+}
+
+// softshrink_backward(Tensor grad_output, Tensor self, Scalar lambd) -> Tensor
+std::vector<Shape> compute_shape_softshrink_backward(const Shape& grad_output, const Shape& self,
+                                                     const Scalar& lambd) {
+  std::vector<int64_t> sizes = shape_rules::broadcast("softshrink_backward", {&grad_output, &self});
+  return single_shape(Shape(shape_rules::result_type({&grad_output, &self}, {}), std::move(sizes)));
 }
 
 // _softmax(Tensor self, int dim, bool half_to_float) -> Tensor

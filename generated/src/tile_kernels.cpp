@@ -125,6 +125,8 @@ extern const PointwiseInfo kSoftplusInfo;
 extern const PointwiseInfo kSoftplusBackwardInfo;
 extern const PointwiseInfo kHardshrinkInfo;
 extern const PointwiseInfo kHardshrinkBackwardInfo;
+extern const PointwiseInfo kSoftshrinkInfo;
+extern const PointwiseInfo kSoftshrinkBackwardInfo;
 extern const PointwiseInfo kXlogyTensorInfo;
 extern const PointwiseInfo kSpecialXlog1pyInfo;
 extern const PointwiseInfo kSpecialEntrInfo;
@@ -391,6 +393,10 @@ const PointwiseInfo* pointwise_info(ir::OpKind kind) {
       return &kHardshrinkInfo;
     case ir::op_kind("hardshrink_backward"):
       return &kHardshrinkBackwardInfo;
+    case ir::op_kind("softshrink"):
+      return &kSoftshrinkInfo;
+    case ir::op_kind("softshrink_backward"):
+      return &kSoftshrinkBackwardInfo;
     case ir::op_kind("xlogy.Tensor"):
       return &kXlogyTensorInfo;
     case ir::op_kind("special_xlog1py"):

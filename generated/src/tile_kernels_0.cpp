@@ -8,6 +8,7 @@
 
 #include "lazygen/generated/pointwise/add_tensor.h"
 #include "lazygen/generated/pointwise/lgamma.h"
+#include "lazygen/generated/pointwise/softshrink.h"
 #include "lazygen/generated/pointwise/special_entr.h"
 
 namespace lazygen::cpu::pointwise_infos {
@@ -21,6 +22,11 @@ extern const PointwiseInfo kAddTensorInfo = {
 extern const PointwiseInfo kLgammaInfo = {
     tile_fn_of<kernels::Lgamma, float>(), tile_fn_of<kernels::Lgamma, double>(),
     tile_fn_of<kernels::Lgamma, int64_t>(), tile_fn_of<kernels::Lgamma, int32_t>(), -1};
+// softshrink(Tensor self, Scalar lambd=0.5) -> Tensor
+extern const PointwiseInfo kSoftshrinkInfo = {
+    tile_fn_of<kernels::Softshrink, float>(), tile_fn_of<kernels::Softshrink, double>(),
+    tile_fn_of<kernels::Softshrink, int64_t>(), tile_fn_of<kernels::Softshrink, int32_t>(),
+    48 * kMaxTileInputs};
 // special_entr(Tensor self) -> Tensor
 extern const PointwiseInfo kSpecialEntrInfo = {
     tile_fn_of<kernels::SpecialEntr, float>(), tile_fn_of<kernels::SpecialEntr, double>(),

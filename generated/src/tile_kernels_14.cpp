@@ -30,6 +30,6 @@ extern const PointwiseInfo kSiluBackwardInfo = {
 extern const PointwiseInfo kHardswishInfo = {
     tile_fn_of<kernels::Hardswish, float>(), tile_fn_of<kernels::Hardswish, double>(),
     tile_fn_of<kernels::Hardswish, int64_t>(), tile_fn_of<kernels::Hardswish, int32_t>(),
-    49 * kMaxTileInputs};
+    50 * kMaxTileInputs};
 
 }  // namespace lazygen::cpu::pointwise_infos

@@ -26,6 +26,6 @@ extern const PointwiseInfo kSigmoidBackwardInfo = {
 extern const PointwiseInfo kMaskedFillScalarInfo = {
     tile_fn_of<kernels::MaskedFillScalar, float>(), tile_fn_of<kernels::MaskedFillScalar, double>(),
     tile_fn_of<kernels::MaskedFillScalar, int64_t>(),
-    tile_fn_of<kernels::MaskedFillScalar, int32_t>(), 50 * kMaxTileInputs};
+    tile_fn_of<kernels::MaskedFillScalar, int32_t>(), 51 * kMaxTileInputs};
 
 }  // namespace lazygen::cpu::pointwise_infos

@@ -38,6 +38,6 @@ extern const PointwiseInfo kBitwiseLeftShiftTensorScalarInfo = {
 extern const PointwiseInfo kDivInplaceScalarInfo = {
     tile_fn_of<kernels::DivInplaceScalar, float>(), tile_fn_of<kernels::DivInplaceScalar, double>(),
     tile_fn_of<kernels::DivInplaceScalar, int64_t>(),
-    tile_fn_of<kernels::DivInplaceScalar, int32_t>(), 52 * kMaxTileInputs};
+    tile_fn_of<kernels::DivInplaceScalar, int32_t>(), 53 * kMaxTileInputs};
 
 }  // namespace lazygen::cpu::pointwise_infos

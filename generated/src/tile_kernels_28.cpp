@@ -8,6 +8,7 @@
 
 #include "lazygen/generated/pointwise/cos.h"
 #include "lazygen/generated/pointwise/cosh.h"
+#include "lazygen/generated/pointwise/softshrink_backward.h"
 
 namespace lazygen::cpu::pointwise_infos {
 
@@ -19,5 +20,11 @@ extern const PointwiseInfo kCosInfo = {
 extern const PointwiseInfo kCoshInfo = {
     tile_fn_of<kernels::Cosh, float>(), tile_fn_of<kernels::Cosh, double>(),
     tile_fn_of<kernels::Cosh, int64_t>(), tile_fn_of<kernels::Cosh, int32_t>(), -1};
+// softshrink_backward(Tensor grad_output, Tensor self, Scalar lambd) -> Tensor
+extern const PointwiseInfo kSoftshrinkBackwardInfo = {
+    tile_fn_of<kernels::SoftshrinkBackward, float>(),
+    tile_fn_of<kernels::SoftshrinkBackward, double>(),
+    tile_fn_of<kernels::SoftshrinkBackward, int64_t>(),
+    tile_fn_of<kernels::SoftshrinkBackward, int32_t>(), -1};
 
 }  // namespace lazygen::cpu::pointwise_infos

@@ -30,6 +30,6 @@ extern const PointwiseInfo kEluInfo = {
 extern const PointwiseInfo kDivInplaceTensorInfo = {
     tile_fn_of<kernels::DivInplaceTensor, float>(), tile_fn_of<kernels::DivInplaceTensor, double>(),
     tile_fn_of<kernels::DivInplaceTensor, int64_t>(),
-    tile_fn_of<kernels::DivInplaceTensor, int32_t>(), 51 * kMaxTileInputs};
+    tile_fn_of<kernels::DivInplaceTensor, int32_t>(), 52 * kMaxTileInputs};
 
 }  // namespace lazygen::cpu::pointwise_infos

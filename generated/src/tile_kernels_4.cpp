@@ -32,6 +32,6 @@ extern const PointwiseInfo kSignInfo = {
 extern const PointwiseInfo kHardsigmoidInfo = {
     tile_fn_of<kernels::Hardsigmoid, float>(), tile_fn_of<kernels::Hardsigmoid, double>(),
     tile_fn_of<kernels::Hardsigmoid, int64_t>(), tile_fn_of<kernels::Hardsigmoid, int32_t>(),
-    48 * kMaxTileInputs};
+    49 * kMaxTileInputs};
 
 }  // namespace lazygen::cpu::pointwise_infos

@@ -5,6 +5,7 @@
 #include "lazygen/generated/ops/add.h"
 #include "lazygen/generated/ops/amin.h"
 #include "lazygen/generated/ops/lgamma.h"
+#include "lazygen/generated/ops/softshrink.h"
 #include "lazygen/generated/ops/special_entr.h"
 #include "pytorch/call.h"
 #include "pytorch/registrar.h"
@@ -43,6 +44,24 @@ at::Tensor& lgamma_out(const at::Tensor& self, at::Tensor& out) {
   return c.assign_out(out, lazygen::lgamma(c.arg(self)));
 }
 
+// softshrink(Tensor self, Scalar lambd=0.5) -> Tensor
+at::Tensor softshrink(const at::Tensor& self, const at::Scalar& lambd) {
+  Call c("softshrink", {&self});
+  return c.result(lazygen::softshrink(c.arg(self), c.arg(lambd)));
+}
+
+// softshrink_(Tensor(a!) self, Scalar lambd=0.5) -> Tensor(a!)
+at::Tensor& softshrink_inplace(at::Tensor& self, const at::Scalar& lambd) {
+  Call c("softshrink_", {&self});
+  return c.write_back(self, lazygen::softshrink(c.arg(self), c.arg(lambd)));
+}
+
+// softshrink.out(Tensor self, Scalar lambd=0.5, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& softshrink_out(const at::Tensor& self, const at::Scalar& lambd, at::Tensor& out) {
+  Call c("softshrink.out", {&self});
+  return c.assign_out(out, lazygen::softshrink(c.arg(self), c.arg(lambd)));
+}
+
 // special_entr(Tensor self) -> Tensor
 at::Tensor special_entr(const at::Tensor& self) {
   Call c("special_entr", {&self});
@@ -76,6 +95,9 @@ void register_generated_0([[maybe_unused]] Registrar& generated,
   generated.add("lgamma", TORCH_FN(lgamma));
   derived.add("lgamma_", TORCH_FN(lgamma_inplace));
   derived.add("lgamma.out", TORCH_FN(lgamma_out));
+  generated.add("softshrink", TORCH_FN(softshrink));
+  derived.add("softshrink_", TORCH_FN(softshrink_inplace));
+  derived.add("softshrink.out", TORCH_FN(softshrink_out));
   generated.add("special_entr", TORCH_FN(special_entr));
   derived.add("special_entr_", TORCH_FN(special_entr_inplace));
   derived.add("special_entr.out", TORCH_FN(special_entr_out));

@@ -8,6 +8,7 @@
 #include "lazygen/generated/ops/conv2d_backward_input.h"
 #include "lazygen/generated/ops/cos.h"
 #include "lazygen/generated/ops/cosh.h"
+#include "lazygen/generated/ops/softshrink_backward.h"
 #include "pytorch/call.h"
 #include "pytorch/registrar.h"
 
@@ -48,6 +49,22 @@ at::Tensor& cosh_inplace(at::Tensor& self) {
 at::Tensor& cosh_out(const at::Tensor& self, at::Tensor& out) {
   Call c("cosh.out", {&self});
   return c.assign_out(out, lazygen::cosh(c.arg(self)));
+}
+
+// softshrink_backward(Tensor grad_output, Tensor self, Scalar lambd) -> Tensor
+at::Tensor softshrink_backward(const at::Tensor& grad_output, const at::Tensor& self,
+                               const at::Scalar& lambd) {
+  Call c("softshrink_backward", {&grad_output, &self});
+  return c.result(lazygen::softshrink_backward(c.arg(grad_output), c.arg(self), c.arg(lambd)));
+}
+
+// softshrink_backward.out(Tensor grad_output, Tensor self, Scalar lambd, *, Tensor(a!) out) ->
+// Tensor(a!)
+at::Tensor& softshrink_backward_out(const at::Tensor& grad_output, const at::Tensor& self,
+                                    const at::Scalar& lambd, at::Tensor& out) {
+  Call c("softshrink_backward.out", {&grad_output, &self});
+  return c.assign_out(out,
+                      lazygen::softshrink_backward(c.arg(grad_output), c.arg(self), c.arg(lambd)));
 }
 
 // _softmax(Tensor self, int dim, bool half_to_float) -> Tensor
@@ -94,6 +111,8 @@ void register_generated_28([[maybe_unused]] Registrar& generated,
   generated.add("cosh", TORCH_FN(cosh));
   derived.add("cosh_", TORCH_FN(cosh_inplace));
   derived.add("cosh.out", TORCH_FN(cosh_out));
+  generated.add("softshrink_backward", TORCH_FN(softshrink_backward));
+  derived.add("softshrink_backward.out", TORCH_FN(softshrink_backward_out));
   generated.add("_softmax", TORCH_FN(_softmax));
   generated.add("clamp", TORCH_FN(clamp));
   generated.add("conv2d_backward_input", TORCH_FN(conv2d_backward_input));

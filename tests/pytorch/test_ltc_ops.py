@@ -310,6 +310,8 @@ CASES = {
     "linalg_vector_norm.dtype": (lambda a: torch.linalg.vector_norm(a, dtype=torch.float64), lambda: (t(3, 4).float(),)),
     "kl_div": (lambda a, b: F.kl_div(F.log_softmax(a, 1), F.softmax(b, 1), reduction="batchmean"), lambda: (t(3, 4), t(3, 4, seed=14))),
     "hardshrink": (lambda a: F.hardshrink(a, 0.7), lambda: (t(3, 4),)),
+    "softshrink": (lambda a: F.softshrink(a, 0.7), lambda: (t(3, 4),)),
+    "softshrink.zero": (lambda a: F.softshrink(a, 0), lambda: (t(3, 4),)),
     "logsumexp": (lambda a: a.logsumexp(1), lambda: (t(3, 4),)),
     "std_mean": (lambda a: torch.std_mean(a, 1), lambda: (t(3, 4),)),
     "var_mean": (lambda a: torch.var_mean(a, (0, 1), unbiased=False, keepdim=True), lambda: (t(3, 4),)),
@@ -1000,6 +1002,12 @@ def test_masked_writes_of_one_value_do_not_sync(dev):
     assert_same(loss, expected_loss.detach())
     assert_same(lazy_logits.grad, logits.grad)
     assert fallbacks() == {}
+
+
+def test_softshrink_refuses_a_negative_lambda_as_pytorch_does(dev):
+    for device in ("cpu", dev):
+        with pytest.raises(RuntimeError, match="lambda must be greater or equal to 0, but found to be -1"):
+            F.softshrink(torch.zeros(3, device=device), -1.0)
 
 
 def test_addmv_and_embedding_bag_refuse_what_pytorch_refuses(dev):

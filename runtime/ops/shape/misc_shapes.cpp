@@ -1,4 +1,4 @@
-// Shape functions of max.dim, lerp, sort, topk, cat and clamp (custom_shapes.h).
+// Shape functions of max.dim, lerp, softshrink, sort, topk, cat and clamp (custom_shapes.h).
 #include <string>
 
 #include "core/tensor/shape_rules.h"
@@ -35,6 +35,14 @@ std::vector<Shape> compute_shape_lerp_scalar(const Shape& self, const Shape& end
   (void)weight;
   check_lerp_dtype("lerp.Scalar", self, end, "end");
   return {Shape(self.dtype, shape_rules::broadcast("lerp.Scalar", {&self, &end}))};
+}
+
+std::vector<Shape> compute_shape_softshrink(const Shape& self, const Scalar& lambd) {
+  if (lambd.to<double>() < 0) {
+    throw ShapeError("softshrink",
+                     "lambda must be greater or equal to 0, but found to be " + lambd.str() + ".");
+  }
+  return {self};
 }
 
 std::vector<Shape> compute_shape_lerp_tensor(const Shape& self, const Shape& end, const Shape& weight) {

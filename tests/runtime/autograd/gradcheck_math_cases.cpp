@@ -68,6 +68,8 @@
 #include "lazygen/generated/ops/sinh.h"
 #include "lazygen/generated/ops/softplus.h"
 #include "lazygen/generated/ops/softplus_backward.h"
+#include "lazygen/generated/ops/softshrink.h"
+#include "lazygen/generated/ops/softshrink_backward.h"
 #include "lazygen/generated/ops/sort.h"
 #include "lazygen/generated/ops/special_entr.h"
 #include "lazygen/generated/ops/special_xlog1py.h"
@@ -282,6 +284,13 @@ std::vector<GradCase> activation_cases() {
        [](const Inputs& in) { return hardshrink_backward(in[0], in[1], 0.1); },
        [] {
          return Inputs{values({3, 4}, 947), away_from_zero({3, 4}, 948)};
+       }},
+      {"softshrink", "softshrink", [](const Inputs& in) { return softshrink(in[0], 0.1); },
+       off_zero},
+      {"softshrink_backward", "softshrink_backward",
+       [](const Inputs& in) { return softshrink_backward(in[0], in[1], 0.1); },
+       [] {
+         return Inputs{values({3, 4}, 1307), away_from_zero({3, 4}, 1308)};
        }},
       {"hardsigmoid", "hardsigmoid", [](const Inputs& in) { return hardsigmoid(in[0]); },
        [] {

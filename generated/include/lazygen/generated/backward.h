@@ -120,6 +120,8 @@
 #include "lazygen/generated/autograd/slice_tensor.h"
 #include "lazygen/generated/autograd/softplus.h"
 #include "lazygen/generated/autograd/softplus_backward.h"
+#include "lazygen/generated/autograd/softshrink.h"
+#include "lazygen/generated/autograd/softshrink_backward.h"
 #include "lazygen/generated/autograd/sort.h"
 #include "lazygen/generated/autograd/special_entr.h"
 #include "lazygen/generated/autograd/special_xlog1py.h"

@@ -184,6 +184,8 @@
 #include "lazygen/generated/cpu/slice_tensor.h"
 #include "lazygen/generated/cpu/softplus.h"
 #include "lazygen/generated/cpu/softplus_backward.h"
+#include "lazygen/generated/cpu/softshrink.h"
+#include "lazygen/generated/cpu/softshrink_backward.h"
 #include "lazygen/generated/cpu/sort.h"
 #include "lazygen/generated/cpu/special_entr.h"
 #include "lazygen/generated/cpu/special_xlog1py.h"

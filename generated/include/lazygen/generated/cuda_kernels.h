@@ -132,6 +132,8 @@
 #include "lazygen/generated/cuda/sinh.h"
 #include "lazygen/generated/cuda/softplus.h"
 #include "lazygen/generated/cuda/softplus_backward.h"
+#include "lazygen/generated/cuda/softshrink.h"
+#include "lazygen/generated/cuda/softshrink_backward.h"
 #include "lazygen/generated/cuda/special_entr.h"
 #include "lazygen/generated/cuda/special_xlog1py.h"
 #include "lazygen/generated/cuda/sqrt.h"

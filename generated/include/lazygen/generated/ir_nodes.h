@@ -182,6 +182,8 @@
 #include "lazygen/generated/ir/slice_tensor.h"
 #include "lazygen/generated/ir/softplus.h"
 #include "lazygen/generated/ir/softplus_backward.h"
+#include "lazygen/generated/ir/softshrink.h"
+#include "lazygen/generated/ir/softshrink_backward.h"
 #include "lazygen/generated/ir/sort.h"
 #include "lazygen/generated/ir/special_entr.h"
 #include "lazygen/generated/ir/special_xlog1py.h"

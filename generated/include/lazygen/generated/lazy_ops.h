@@ -181,6 +181,8 @@
 #include "lazygen/generated/lazy/slice_tensor.h"
 #include "lazygen/generated/lazy/softplus.h"
 #include "lazygen/generated/lazy/softplus_backward.h"
+#include "lazygen/generated/lazy/softshrink.h"
+#include "lazygen/generated/lazy/softshrink_backward.h"
 #include "lazygen/generated/lazy/sort.h"
 #include "lazygen/generated/lazy/special_entr.h"
 #include "lazygen/generated/lazy/special_xlog1py.h"

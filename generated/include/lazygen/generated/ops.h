@@ -162,6 +162,8 @@
 #include "lazygen/generated/ops/slice_scatter.h"
 #include "lazygen/generated/ops/softplus.h"
 #include "lazygen/generated/ops/softplus_backward.h"
+#include "lazygen/generated/ops/softshrink.h"
+#include "lazygen/generated/ops/softshrink_backward.h"
 #include "lazygen/generated/ops/sort.h"
 #include "lazygen/generated/ops/special_entr.h"
 #include "lazygen/generated/ops/special_xlog1py.h"

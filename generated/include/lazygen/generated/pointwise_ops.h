@@ -132,6 +132,8 @@
 #include "lazygen/generated/pointwise/sinh.h"
 #include "lazygen/generated/pointwise/softplus.h"
 #include "lazygen/generated/pointwise/softplus_backward.h"
+#include "lazygen/generated/pointwise/softshrink.h"
+#include "lazygen/generated/pointwise/softshrink_backward.h"
 #include "lazygen/generated/pointwise/special_entr.h"
 #include "lazygen/generated/pointwise/special_xlog1py.h"
 #include "lazygen/generated/pointwise/sqrt.h"

@@ -181,6 +181,8 @@
 #include "lazygen/generated/shapes/slice_tensor.h"
 #include "lazygen/generated/shapes/softplus.h"
 #include "lazygen/generated/shapes/softplus_backward.h"
+#include "lazygen/generated/shapes/softshrink.h"
+#include "lazygen/generated/shapes/softshrink_backward.h"
 #include "lazygen/generated/shapes/sort.h"
 #include "lazygen/generated/shapes/special_entr.h"
 #include "lazygen/generated/shapes/special_xlog1py.h"
