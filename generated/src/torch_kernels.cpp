@@ -164,6 +164,9 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   adapter.add("native_dropout", TORCH_FN(adapters::native_dropout));
   adapter.add("native_dropout_backward", TORCH_FN(adapters::native_dropout_backward));
   adapter.add("bernoulli", TORCH_FN(adapters::bernoulli));
+  adapter.add("rrelu_with_noise", TORCH_FN(adapters::rrelu_with_noise));
+  adapter.add("rrelu_with_noise_", TORCH_FN(adapters::rrelu_with_noise_inplace));
+  adapter.add("randperm.generator_out", TORCH_FN(adapters::randperm_generator_out));
   adapter.add("normal_", TORCH_FN(adapters::normal_inplace));
   adapter.add("random_", TORCH_FN(adapters::random_inplace));
   adapter.add("random_.from", TORCH_FN(adapters::random_inplace_from));

@@ -237,3 +237,15 @@ def test_a_dim_out_of_range_is_an_index_error_as_in_pytorch(dev, call):
     with pytest.raises(IndexError, match=re.escape(str(expected.value).splitlines()[0])):
         call(x.to(dev))
 
+
+
+@pytest.mark.parametrize("call", [
+    lambda d: torch.empty(-1, device=d), lambda d: torch.zeros(2, -1, device=d),
+    lambda d: torch.full((-2,), 1.0, device=d), lambda d: torch.rand(-1, device=d),
+    lambda d: torch.ones(3, device=d).new_empty((4, -3)),
+])
+def test_a_negative_size_is_refused_with_pytorchs_message(dev, call):
+    with pytest.raises(RuntimeError) as expected:
+        call("cpu")
+    with pytest.raises(RuntimeError, match=re.escape(str(expected.value).splitlines()[0])):
+        call(dev)

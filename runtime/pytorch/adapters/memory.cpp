@@ -1,6 +1,7 @@
 // Adapters for moving data: creating device tensors, copies between the CPU and the device, dtype
 // casts, resizing and reading one value (ops.yaml, "PyTorch adapters"; declarations in
 // lazygen/generated/torch_adapters.h).
+#include <ATen/EmptyTensor.h>
 #include <ATen/ops/arange.h>
 #include <ATen/ops/empty.h>
 #include <ATen/ops/eye.h>
@@ -71,6 +72,7 @@ at::Tensor empty_memory_format(c10::IntArrayRef size, c10::optional<at::ScalarTy
                                c10::optional<at::MemoryFormat> memory_format) {
   (void)device, (void)pin_memory, (void)memory_format;  // one device; tensors are contiguous
   check_layout("empty", layout);
+  at::detail::check_size_nonnegative(size);  // PyTorch's message, before lazygen's
   DeviceScope scope;
   const at::ScalarType type = dtype.value_or(c10::get_default_dtype_as_scalartype());
   if (c10::multiply_integers(size) == 0 && !is_lazygen_dtype(type)) {  // batch_norm's uint8 reserve

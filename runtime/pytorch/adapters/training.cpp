@@ -3,9 +3,9 @@
 // conv2d ops and conv3d composites, nll_loss's forward/backward pair; and the random ops:
 // bernoulli_ (dropout's mask; torch.bernoulli(x, p) decomposes into it), bernoulli,
 // native_dropout and its backward,
-// normal_, exponential_ (Gumbel noise), random_ and multinomial, drawing from lazygen's Philox stream or
-// generator seeded from PyTorch's generator, so torch.manual_seed makes runs repeatable (the
-// numbers are not the CPU's: a different generator).
+// normal_, exponential_ (Gumbel noise), random_, multinomial, rrelu's noise and randperm, drawing
+// from lazygen's Philox stream or generator seeded from PyTorch's generator, so torch.manual_seed
+// makes runs repeatable (the numbers are not the CPU's: a different generator).
 #include <ATen/CPUGeneratorImpl.h>
 #include <ATen/core/DistributionsHelper.h>
 #include <c10/util/Exception.h>
@@ -22,15 +22,19 @@
 #include "lazygen/generated/ops/conv2d_backward_weight.h"
 #include "lazygen/generated/ops/copy_.h"
 #include "lazygen/generated/ops/gt.h"
+#include "lazygen/generated/ops/le.h"
+#include "lazygen/generated/ops/leaky_relu.h"
 #include "lazygen/generated/ops/log1p.h"
 #include "lazygen/generated/ops/lt.h"
 #include "lazygen/generated/ops/max.h"
 #include "lazygen/generated/ops/neg.h"
 #include "lazygen/generated/ops/nll_loss_backward.h"
 #include "lazygen/generated/ops/reshape.h"
+#include "lazygen/generated/ops/sort.h"
 #include "lazygen/generated/ops/squeeze.h"
 #include "lazygen/generated/ops/sum.h"
 #include "lazygen/generated/ops/unsqueeze.h"
+#include "lazygen/generated/ops/where.h"
 #include "lazygen/generated/torch_adapters.h"
 #include "lazygen/operators.h"
 #include "pytorch/call.h"
@@ -327,6 +331,73 @@ at::Tensor& random_inplace_from(at::Tensor& self, int64_t from, c10::optional<in
 at::Tensor& random_inplace_to(at::Tensor& self, int64_t to, c10::optional<at::Generator> generator) {
   Call c("random_.to", {&self});
   return fill_random(c, self, 0, to, generator);
+}
+
+namespace {
+
+// rrelu_with_noise's result, and in training the noise written (PyTorch's CPU kernel): each
+// element <= 0 is scaled by a slope drawn uniformly from [lower, upper), which noise records
+// (1 elsewhere, for the backward formula's grad * noise); outside training every negative
+// element is scaled by the mean slope, and noise is left as it is.
+Tensor rrelu(const Call& c, const at::Tensor& self, const at::Tensor& noise,
+             const at::Scalar& lower, const at::Scalar& upper, bool training,
+             const c10::optional<at::Generator>& generator) {
+  TORCH_CHECK(lower.toDouble() <= upper.toDouble(),
+              "Lower bound should be less than or equal to the upper bound");
+  TORCH_CHECK(c10::isFloatingType(self.scalar_type()), "\"",
+              training ? "rrelu_with_noise_out_cpu" : "leaky_relu_cpu", "\" not implemented for '",
+              c10::toString(self.scalar_type()), "'");
+  const Tensor& x = c.arg(self);
+  if (!training) return leaky_relu(x, (lower.toDouble() + upper.toDouble()) / 2);
+  const Tensor& written = c.arg(noise);
+  TORCH_CHECK(written.sizes() == x.sizes(), c.op(), ": noise of shape ", noise.sizes(),
+              " must have self's shape ", self.sizes());
+  check_writable(c.op(), written);
+  Generator draws(static_cast<uint64_t>(draw_seed(generator)));
+  const double low = lower.toDouble(), width = upper.toDouble() - low;
+  const Tensor slopes = rand(x.sizes(), draws, x.dtype(), x.device()) * width + low;
+  const Tensor scale = where(le(x, 0), slopes, ones_like(x));
+  copy_(written, scale);
+  return x * scale;
+}
+
+// PyTorch's limits on n for randperm's out dtype: every value n - 1 must be exact in it.
+void check_randperm_length(int64_t n, c10::ScalarType dtype) {
+  TORCH_CHECK(n >= 0, "n must be non-negative, got", n);
+  TORCH_CHECK(dtype != c10::kBool, "\"randperm\" not implemented for 'Bool'");
+  TORCH_CHECK(dtype != c10::kFloat || n <= (int64_t{1} << 24) + 1,
+              "n cannot be greater than 2^24+1 for Float type.");
+  TORCH_CHECK(dtype != c10::kDouble || n <= (int64_t{1} << 53) + 1,
+              "n cannot be greater than 2^53+1 for Double type.");
+  TORCH_CHECK(dtype != c10::kInt || n - 1 <= std::numeric_limits<int32_t>::max(),
+              "value cannot be converted to type int32_t without overflow");
+}
+
+}  // namespace
+
+at::Tensor rrelu_with_noise(const at::Tensor& self, const at::Tensor& noise,
+                            const at::Scalar& lower, const at::Scalar& upper, bool training,
+                            c10::optional<at::Generator> generator) {
+  Call c("rrelu_with_noise", {&self, &noise});
+  return c.result(rrelu(c, self, noise, lower, upper, training, generator));
+}
+
+at::Tensor& rrelu_with_noise_inplace(at::Tensor& self, const at::Tensor& noise,
+                                     const at::Scalar& lower, const at::Scalar& upper,
+                                     bool training, c10::optional<at::Generator> generator) {
+  Call c("rrelu_with_noise_", {&self, &noise});
+  return c.write_back(self, rrelu(c, self, noise, lower, upper, training, generator));
+}
+
+// A uniform permutation of 0..n-1: the order that sorts n uniform draws (float64, so ties, which
+// would favour the lower index, are about n^2 / 2^54 likely).
+at::Tensor& randperm_generator_out(int64_t n, c10::optional<at::Generator> generator,
+                                   at::Tensor& out) {
+  check_randperm_length(n, out.scalar_type());
+  Call c("randperm.generator_out", {&out});
+  Generator draws(static_cast<uint64_t>(draw_seed(generator)));
+  const Tensor keys = rand({n}, draws, DType::Float64, c.arg(out).device());
+  return c.assign_out(out, std::get<1>(sort(keys, 0, false)));
 }
 
 }  // namespace lazygen::pytorch::adapters

@@ -289,6 +289,19 @@ at::Tensor native_dropout_backward(const at::Tensor& grad_output, const at::Tens
                                    double scale);
 // bernoulli(Tensor self, *, Generator? generator=None) -> Tensor
 at::Tensor bernoulli(const at::Tensor& self, c10::optional<at::Generator> generator);
+// rrelu_with_noise(Tensor self, Tensor noise, Scalar lower=0.125, Scalar upper=0.3333333333333333,
+// bool training=False, Generator? generator=None) -> Tensor
+at::Tensor rrelu_with_noise(const at::Tensor& self, const at::Tensor& noise,
+                            const at::Scalar& lower, const at::Scalar& upper, bool training,
+                            c10::optional<at::Generator> generator);
+// rrelu_with_noise_(Tensor(a!) self, Tensor noise, Scalar lower=0.125, Scalar
+// upper=0.3333333333333333, bool training=False, Generator? generator=None) -> Tensor(a!)
+at::Tensor& rrelu_with_noise_inplace(at::Tensor& self, const at::Tensor& noise,
+                                     const at::Scalar& lower, const at::Scalar& upper,
+                                     bool training, c10::optional<at::Generator> generator);
+// randperm.generator_out(int n, *, Generator? generator, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& randperm_generator_out(int64_t n, c10::optional<at::Generator> generator,
+                                   at::Tensor& out);
 // normal_(Tensor(a!) self, float mean=0, float std=1, *, Generator? generator=None) -> Tensor(a!)
 at::Tensor& normal_inplace(at::Tensor& self, double mean, double std,
                            c10::optional<at::Generator> generator);
