@@ -361,7 +361,10 @@ Tensor rrelu(const Call& c, const at::Tensor& self, const at::Tensor& noise,
   return x * scale;
 }
 
-// PyTorch's limits on n for randperm's out dtype: every value n - 1 must be exact in it.
+// PyTorch's limits on n for randperm's out dtype: every value n - 1 must be exact in it. Its own
+// check_supported_max_int_with_precision (ATen/native/TensorFactories.h) would pull in
+// ATen/Functions.h and build a scalar tensor on out's device; these are its checks for the
+// device's dtypes, with its messages.
 void check_randperm_length(int64_t n, c10::ScalarType dtype) {
   TORCH_CHECK(n >= 0, "n must be non-negative, got", n);
   TORCH_CHECK(dtype != c10::kBool, "\"randperm\" not implemented for 'Bool'");
