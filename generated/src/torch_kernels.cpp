@@ -368,6 +368,8 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   adapter.add("multilabel_margin_loss_forward", TORCH_FN(adapters::multilabel_margin_loss_forward));
   adapter.add("multilabel_margin_loss_backward",
               TORCH_FN(adapters::multilabel_margin_loss_backward));
+  adapter.add("_ctc_loss", TORCH_FN(adapters::_ctc_loss));
+  adapter.add("_ctc_loss_backward", TORCH_FN(adapters::_ctc_loss_backward));
   adapter.add("max_unpool2d", TORCH_FN(adapters::max_unpool2d));
   adapter.add("max_unpool3d", TORCH_FN(adapters::max_unpool3d));
   adapter.add("index_reduce", TORCH_FN(adapters::index_reduce));

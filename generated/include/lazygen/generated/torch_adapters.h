@@ -954,6 +954,20 @@ at::Tensor multi_margin_loss_backward(const at::Tensor& grad_output, const at::T
 at::Tensor multilabel_margin_loss_backward(const at::Tensor& grad_output, const at::Tensor& self,
                                            const at::Tensor& target, int64_t reduction,
                                            const at::Tensor& is_target);
+// _ctc_loss(Tensor log_probs, Tensor targets, int[] input_lengths, int[] target_lengths, int
+// blank=0, bool zero_infinity=False) -> (Tensor, Tensor)
+::std::tuple<at::Tensor, at::Tensor> _ctc_loss(const at::Tensor& log_probs,
+                                               const at::Tensor& targets,
+                                               c10::IntArrayRef input_lengths,
+                                               c10::IntArrayRef target_lengths, int64_t blank,
+                                               bool zero_infinity);
+// _ctc_loss_backward(Tensor grad, Tensor log_probs, Tensor targets, int[] input_lengths, int[]
+// target_lengths, Tensor neg_log_likelihood, Tensor log_alpha, int blank, bool zero_infinity=False)
+// -> Tensor
+at::Tensor _ctc_loss_backward(const at::Tensor& grad, const at::Tensor& log_probs,
+                              const at::Tensor& targets, c10::IntArrayRef input_lengths,
+                              c10::IntArrayRef target_lengths, const at::Tensor& neg_log_likelihood,
+                              const at::Tensor& log_alpha, int64_t blank, bool zero_infinity);
 // max_unpool2d(Tensor self, Tensor indices, int[2] output_size) -> Tensor
 at::Tensor max_unpool2d(const at::Tensor& self, const at::Tensor& indices,
                         c10::IntArrayRef output_size);
