@@ -41,7 +41,8 @@ namespace {
 // the log-probabilities once (gather), and each time step t computes
 //   alpha_t(s) = logsumexp(alpha_{t-1}(s), alpha_{t-1}(s-1), alpha_{t-1}(s-2) where allowed)
 //                + log_probs[t, n, l'_s]
-// for every sample at once; a sample whose input length has passed keeps its alpha. Lengths are
+// for every sample at once; each sample's likelihood is read from its alphas at its own last
+// step (See Note [Unreachable states] for log 0). Lengths are
 // lists (host values), so every mask is built on the host and nothing syncs; the trace has one
 // step per time step of the longest input. The backward recomputes the forward over a fresh leaf
 // and differentiates it with lazygen's autograd. PyTorch's kernel returns, in place of d nll /
